@@ -1,0 +1,22 @@
+// Bundles src/cli.ts into dist/ with code splitting, so each verb and each heavy dependency
+// loads only when a command needs it and module resolution costs nothing at start-up.
+import { build } from 'esbuild';
+import { rm } from 'node:fs/promises';
+
+await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: ['src/cli.ts'],
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.18',
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // Some dependencies are CommonJS and call require(); give the ESM bundle one.
+  banner: {
+    js: "import { createRequire as __giftcodesCreateRequire } from 'node:module'; const require = __giftcodesCreateRequire(import.meta.url);",
+  },
+});
