@@ -1,0 +1,39 @@
+// What a route handler is given.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Fulfilment } from './fulfilment.js';
+import type { Reply } from './http.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { ServerOptions } from './options.js';
+import type { Caller, Store } from './store.js';
+import type { Webhooks } from './webhooks.js';
+
+export interface Deps {
+  opts: ServerOptions;
+  store: Store;
+  idempotency: IdempotencyStore;
+  fulfilment: Fulfilment;
+  webhooks: Webhooks;
+  /** Secret from which live codes are derived; new for every server start. */
+  liveSecret: string;
+}
+
+export interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  query: URLSearchParams;
+  /** Path segments captured by the route pattern. */
+  params: string[];
+  /** The authenticated reseller and environment (routes with `auth: false` get a placeholder never read). */
+  caller: Caller;
+  deps: Deps;
+}
+
+/** A reply to send, or null when the handler already dealt with the socket. */
+export type Handler = (ctx: Ctx) => Reply | null | Promise<Reply | null>;
+
+export interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  auth: boolean;
+  handler: Handler;
+}

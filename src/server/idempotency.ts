@@ -1,0 +1,98 @@
+// Idempotency keys: bound to a fingerprint of the body, scoped per reseller and environment,
+// remembered for 24 hours; a finished request's status and body are replayed byte for byte.
+import { createHash } from 'node:crypto';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+type Entry =
+  | { state: 'in_progress'; fingerprint: string; at: number }
+  | { state: 'done'; fingerprint: string; at: number; status: number; body: string };
+
+export type Claim =
+  | { kind: 'new' }
+  | { kind: 'reused' }
+  | { kind: 'in_progress' }
+  | { kind: 'replay'; status: number; body: string };
+
+export type KeyParse = { ok: true; key: string } | { ok: false; code: 'idempotency_key_missing' | 'idempotency_key_invalid'; message: string };
+
+/** Accepts a bare key (Stripe) or an RFC 8941 sf-string (`"abc"` is the key abc). */
+export function parseIdempotencyKey(header: string | undefined): KeyParse {
+  const raw = (header ?? '').trim();
+  if (raw === '' || raw === '""') {
+    return { ok: false, code: 'idempotency_key_missing', message: 'the Idempotency-Key header is required on POST /v1/orders' };
+  }
+  let key = raw;
+  if (raw.startsWith('"')) {
+    const m = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/.exec(raw);
+    if (m === null) return invalid('Idempotency-Key is not a valid quoted string (RFC 8941 sf-string)');
+    key = (m[1] ?? '').replace(/\\(["\\])/g, '$1');
+  }
+  if (!/^[\x20-\x7e]+$/.test(key)) return invalid('Idempotency-Key may hold only printable ASCII characters');
+  if (key.length > IDEMPOTENCY_KEY_MAX) return invalid(`Idempotency-Key is longer than ${IDEMPOTENCY_KEY_MAX} characters`);
+  return { ok: true, key };
+}
+
+function invalid(message: string): KeyParse {
+  return { ok: false, code: 'idempotency_key_invalid', message };
+}
+
+/** JSON with object keys sorted at every depth, so equal bodies have equal fingerprints. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const parts = Object.keys(obj)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`);
+    return `{${parts.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function fingerprint(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+export class IdempotencyStore {
+  // Insertion order is claim order, so expired entries are always at the front.
+  private entries = new Map<string, Entry>();
+
+  constructor(private readonly ttlMs = IDEMPOTENCY_TTL_MS) {}
+
+  /** Looks the key up; when it is new, it is now in progress and the caller must finish or release it. */
+  claim(scope: string, print: string, now = Date.now()): Claim {
+    this.prune(now);
+    const entry = this.entries.get(scope);
+    if (entry === undefined) {
+      this.entries.set(scope, { state: 'in_progress', fingerprint: print, at: now });
+      return { kind: 'new' };
+    }
+    if (entry.fingerprint !== print) return { kind: 'reused' };
+    if (entry.state === 'in_progress') return { kind: 'in_progress' };
+    return { kind: 'replay', status: entry.status, body: entry.body };
+  }
+
+  finish(scope: string, status: number, body: string): void {
+    const entry = this.entries.get(scope);
+    if (entry === undefined) return;
+    this.entries.set(scope, { state: 'done', fingerprint: entry.fingerprint, at: entry.at, status, body });
+  }
+
+  /** Forgets an in-progress key whose request produced nothing worth replaying (a 5xx). */
+  release(scope: string): void {
+    if (this.entries.get(scope)?.state === 'in_progress') this.entries.delete(scope);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private prune(now: number): void {
+    for (const [scope, entry] of this.entries) {
+      if (now - entry.at < this.ttlMs) break;
+      this.entries.delete(scope);
+    }
+  }
+}

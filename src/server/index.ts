@@ -1,0 +1,83 @@
+// The reference server: a faithful, in-memory implementation of SPEC.md for trying the CLI and testing it.
+// Imports nothing from outside src/server.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIPv6 } from 'node:net';
+import { createHandler } from './app.js';
+import type { Deps } from './context.js';
+import { Faults } from './faults.js';
+import { Fulfilment } from './fulfilment.js';
+import { answerClientError } from './http.js';
+import { IdempotencyStore } from './idempotency.js';
+import type { RunningServer, ServerOptions } from './options.js';
+import { DEFAULT_WEBHOOK_SECRET, checkServerOptions } from './options.js';
+import { defaultSeed, loadSeed } from './seed.js';
+import { Store } from './store.js';
+import { Webhooks } from './webhooks.js';
+
+export type { DemoKey, RunningServer, ServerOptions } from './options.js';
+export { defaultServerOptions } from './options.js';
+
+/** A slow or stalled client is cut off after this long. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => reject(new Error(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`));
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  checkServerOptions(opts);
+  const seed = opts.seedFile === undefined ? defaultSeed() : await loadSeed(opts.seedFile);
+  const store = new Store(seed);
+  const webhooks = new Webhooks(
+    opts.webhookUrl === undefined ? undefined : new URL(opts.webhookUrl),
+    opts.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
+    opts.log,
+  );
+  const fulfilment = new Fulfilment(opts.fulfilAfterMs, (order, view) => {
+    if (view.status === 'failed') store.refund(order);
+    webhooks.emit(view.status === 'completed' ? 'order.fulfilled' : 'order.failed', view);
+  });
+  const deps: Deps = {
+    opts,
+    store,
+    idempotency: new IdempotencyStore(),
+    fulfilment,
+    webhooks,
+    liveSecret: randomBytes(32).toString('hex'),
+  };
+  const server = createServer(
+    { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    createHandler(deps, new Faults(opts)),
+  );
+  server.keepAliveTimeout = 5000;
+  server.on('clientError', answerClientError);
+  await listen(server, opts.port, opts.host);
+
+  const port = (server.address() as AddressInfo).port;
+  const host = isIPv6(opts.host) ? `[${opts.host}]` : opts.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    demoKeys: seed.resellers.map((r) => ({ resellerId: r.id, test: r.keys.test[0] ?? '', live: r.keys.live[0] ?? '' })),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        fulfilment.stop();
+        webhooks.stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// `giftcodes serve`: start the server, print where it listens and its demo keys, stop on SIGINT/SIGTERM.
+import type { EventEmitter } from 'node:events';
+import type { ServerOptions } from './options.js';
+import { startServer } from './index.js';
+
+/**
+ * The first line on `out` is exactly `giftcodes reference server listening on <url>` (tests read the
+ * port from it), then one line per demo key (each reseller's first test and live key): `  <reseller>  <environment>  <key>`.
+ * `signals` is the process unless a test passes its own emitter.
+ */
+export async function serveMain(
+  opts: ServerOptions,
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+  signals: EventEmitter = process,
+): Promise<void> {
+  const server = await startServer(opts);
+  const lines = [`giftcodes reference server listening on ${server.url}`];
+  for (const k of server.demoKeys) {
+    if (k.test !== '') lines.push(`  ${k.resellerId}  test  ${k.test}`);
+    if (k.live !== '') lines.push(`  ${k.resellerId}  live  ${k.live}`);
+  }
+  out.write(`${lines.join('\n')}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      signals.off('SIGINT', onInt);
+      signals.off('SIGTERM', onTerm);
+      err.write(`giftcodes reference server: ${signal} received, shutting down\n`);
+      void server.close().then(resolve);
+    };
+    const onInt = () => stop('SIGINT');
+    const onTerm = () => stop('SIGTERM');
+    signals.on('SIGINT', onInt);
+    signals.on('SIGTERM', onTerm);
+  });
+}

@@ -1,0 +1,93 @@
+// The reference server's options: one flag of `giftcodes serve` per field.
+
+export interface ServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** JSON seed file (resellers, keys, wallets, products); the built-in demo seed when absent. */
+  seedFile?: string;
+  /** Fault: delay added before answering each request, in ms (0 = off). */
+  latencyMs: number;
+  /** Fault: share 0..1 of requests answered 503 before any processing. */
+  failRate: number;
+  /** Fault: requests per second allowed (token bucket; 0 = off); excess get 429 with Retry-After. */
+  rateLimit: number;
+  /** Orders are `processing` at half this time and terminal at this time, in ms. */
+  fulfilAfterMs: number;
+  /** Fault: share 0..1 of POST /v1/orders that commit the order, then destroy the socket unanswered. */
+  dropAfterCommit: number;
+  /** Fault: a new POST /v1/orders keeps its idempotency key in progress this long, in ms. */
+  holdMs: number;
+  /** Share 0..1 of new orders that end `failed` instead of `completed`. */
+  failOrders: number;
+  /** POST signed order events here. */
+  webhookUrl?: string;
+  /** HMAC secret for webhook signatures (default 'whsec_demo'). */
+  webhookSecret?: string;
+  /** Serve GET /_admin/ledger and POST /_admin/reset (tests only). */
+  admin: boolean;
+  /** One line per request (method path status ms) when provided. */
+  log?: (line: string) => void;
+}
+
+export interface DemoKey {
+  resellerId: string;
+  test: string;
+  live: string;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  demoKeys: DemoKey[];
+  /** Stops accepting, ends keep-alive sockets and pending timers, resolves when closed. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_WEBHOOK_SECRET = 'whsec_demo';
+
+export function defaultServerOptions(): ServerOptions {
+  return {
+    host: '127.0.0.1',
+    port: 4010,
+    latencyMs: 0,
+    failRate: 0,
+    rateLimit: 0,
+    fulfilAfterMs: 1000,
+    dropAfterCommit: 0,
+    holdMs: 0,
+    failOrders: 0,
+    admin: false,
+  };
+}
+
+/** Throws a plain Error naming the first option that is out of range. */
+export function checkServerOptions(opts: ServerOptions): void {
+  const share = (name: string, v: number) => {
+    if (!Number.isFinite(v) || v < 0 || v > 1) throw new Error(`${name} must be between 0 and 1`);
+  };
+  const nonNegative = (name: string, v: number) => {
+    if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
+  };
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) {
+    throw new Error('port must be an integer from 0 to 65535');
+  }
+  nonNegative('latency', opts.latencyMs);
+  nonNegative('rate limit', opts.rateLimit);
+  nonNegative('fulfil-after', opts.fulfilAfterMs);
+  nonNegative('hold', opts.holdMs);
+  share('fail rate', opts.failRate);
+  share('drop-after-commit', opts.dropAfterCommit);
+  share('fail-orders', opts.failOrders);
+  if (opts.webhookUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(opts.webhookUrl);
+    } catch {
+      throw new Error('webhook URL is not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new Error('webhook URL must be http or https');
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { codeRecords } from '../codes.js';
+import type { Route } from '../context.js';
+import { errorReply, jsonReply } from '../http.js';
+import { listPage, parseCursor, parseLimit } from '../pagination.js';
+import { ownOrder } from './orders.js';
+
+export const CODES_DEFAULT_LIMIT = 1000;
+
+export const codesRoute: Route = {
+  method: 'GET',
+  pattern: /^\/v1\/orders\/([^/]+)\/codes$/,
+  auth: true,
+  handler: (ctx) => {
+    const order = ownOrder(ctx);
+    const { fulfilment, liveSecret } = ctx.deps;
+    const status = fulfilment.view(order).status;
+    if (status === 'failed') return errorReply(409, 'order_failed', 'the order failed; it has no codes');
+    if (status !== 'completed') {
+      return errorReply(409, 'order_not_completed', `the order is ${status}; its codes can be fetched once it is completed`);
+    }
+    const limit = parseLimit(ctx.query, CODES_DEFAULT_LIMIT);
+    const scope = `codes.${order.id}`;
+    const offset = parseCursor(ctx.query, scope, order.quantity);
+    return jsonReply(200, listPage(scope, order.quantity, offset, limit, (from, count) => codeRecords(order, from, count, liveSecret)));
+  },
+};

@@ -1,0 +1,166 @@
+// In-memory state: keys, wallets, supply, orders and the ledger of charges.
+import { randomBytes } from 'node:crypto';
+import type { Environment, Seed, SeedProduct } from './seed.js';
+
+export interface Caller {
+  resellerId: string;
+  environment: Environment;
+}
+
+export interface Order {
+  id: string;
+  resellerId: string;
+  environment: Environment;
+  product: SeedProduct;
+  quantity: number;
+  /** price * quantity, minor units of product.currency. */
+  amount: number;
+  idempotencyKey: string;
+  createdAt: number;
+  /** Decided at placement: the order will end `failed` with this reason. */
+  failureReason: string | null;
+  /** Terminal side effects (refund, webhook) done. */
+  settled: boolean;
+}
+
+export interface LedgerEntry {
+  order_id: string;
+  reseller_id: string;
+  environment: Environment;
+  product_id: string;
+  quantity: number;
+  amount: { amount: number; currency: string };
+  idempotency_key: string;
+  created_at: string;
+  /** A failed live order gives its money and supply back. */
+  refunded: boolean;
+}
+
+export type PlaceResult =
+  | { ok: true; order: Order }
+  | { ok: false; code: 'insufficient_funds' | 'insufficient_supply'; message: string };
+
+export class Store {
+  readonly products: readonly SeedProduct[];
+  private readonly productById = new Map<string, SeedProduct>();
+  private readonly keys = new Map<string, Caller>();
+  private wallets = new Map<string, Map<string, number>>();
+  private supply = new Map<string, Map<string, number>>();
+  private orders = new Map<string, Order>();
+  private ledger: LedgerEntry[] = [];
+  private ledgerById = new Map<string, LedgerEntry>();
+
+  constructor(private readonly seed: Seed) {
+    this.products = seed.products;
+    for (const p of seed.products) this.productById.set(p.id, p);
+    for (const r of seed.resellers) {
+      for (const k of r.keys.test) this.keys.set(k, { resellerId: r.id, environment: 'test' });
+      for (const k of r.keys.live) this.keys.set(k, { resellerId: r.id, environment: 'live' });
+    }
+    this.reset();
+  }
+
+  /** Back to the seed: balances, supply, no orders. */
+  reset(): void {
+    this.wallets = new Map();
+    this.supply = new Map();
+    for (const r of this.seed.resellers) {
+      this.wallets.set(r.id, new Map(Object.entries(r.wallet)));
+      const s = new Map<string, number>();
+      for (const p of this.seed.products) s.set(p.id, r.supply[p.id] ?? p.supply);
+      this.supply.set(r.id, s);
+    }
+    this.orders = new Map();
+    this.ledger = [];
+    this.ledgerById = new Map();
+  }
+
+  authenticate(key: string): Caller | undefined {
+    return this.keys.get(key);
+  }
+
+  product(id: string): SeedProduct | undefined {
+    return this.productById.get(id);
+  }
+
+  /** Whether the caller could order at least one unit now. */
+  available(caller: Caller, product: SeedProduct): boolean {
+    if (caller.environment === 'test') return true;
+    return (this.supply.get(caller.resellerId)?.get(product.id) ?? 0) > 0;
+  }
+
+  order(id: string): Order | undefined {
+    return this.orders.get(id);
+  }
+
+  /** Creates the order and, in live, debits wallet and supply in the same synchronous step. */
+  place(caller: Caller, product: SeedProduct, quantity: number, idempotencyKey: string, failureReason: string | null): PlaceResult {
+    const amount = product.price * quantity;
+    if (caller.environment === 'live') {
+      const supply = this.supply.get(caller.resellerId);
+      const wallet = this.wallets.get(caller.resellerId);
+      const units = supply?.get(product.id) ?? 0;
+      const balance = wallet?.get(product.currency) ?? 0;
+      if (units < quantity) {
+        return { ok: false, code: 'insufficient_supply', message: `only ${units} units of ${product.id} are available` };
+      }
+      if (balance < amount) {
+        return {
+          ok: false,
+          code: 'insufficient_funds',
+          message: `the order costs ${amount} ${product.currency} (minor units) and the wallet holds ${balance}`,
+        };
+      }
+      supply?.set(product.id, units - quantity);
+      wallet?.set(product.currency, balance - amount);
+    }
+    const order: Order = {
+      id: `ord_${randomBytes(12).toString('hex')}`,
+      resellerId: caller.resellerId,
+      environment: caller.environment,
+      product,
+      quantity,
+      amount,
+      idempotencyKey,
+      createdAt: Date.now(),
+      failureReason,
+      settled: false,
+    };
+    this.orders.set(order.id, order);
+    const entry: LedgerEntry = {
+      order_id: order.id,
+      reseller_id: order.resellerId,
+      environment: order.environment,
+      product_id: product.id,
+      quantity,
+      amount: { amount, currency: product.currency },
+      idempotency_key: idempotencyKey,
+      created_at: new Date(order.createdAt).toISOString(),
+      refunded: false,
+    };
+    this.ledger.push(entry);
+    this.ledgerById.set(order.id, entry);
+    return { ok: true, order };
+  }
+
+  /** Gives a failed live order's money and supply back, once. */
+  refund(order: Order): void {
+    const entry = this.ledgerById.get(order.id);
+    if (order.environment !== 'live' || entry === undefined || entry.refunded) return;
+    entry.refunded = true;
+    const wallet = this.wallets.get(order.resellerId);
+    const supply = this.supply.get(order.resellerId);
+    wallet?.set(order.product.currency, (wallet.get(order.product.currency) ?? 0) + order.amount);
+    supply?.set(order.product.id, (supply.get(order.product.id) ?? 0) + order.quantity);
+  }
+
+  ledgerView(): {
+    orders: LedgerEntry[];
+    wallets: Record<string, Record<string, number>>;
+    supply: Record<string, Record<string, number>>;
+  } {
+    const plain = (m: Map<string, Map<string, number>>) =>
+      Object.fromEntries([...m].map(([k, inner]) => [k, Object.fromEntries(inner)]));
+    return { orders: this.ledger, wallets: plain(this.wallets), supply: plain(this.supply) };
+  }
+}
