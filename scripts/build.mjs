@@ -1,7 +1,9 @@
 // Bundles src/cli.ts into dist/ with code splitting, so each verb and each heavy dependency
 // loads only when a command needs it and module resolution costs nothing at start-up.
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+
+const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
 await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
@@ -15,6 +17,7 @@ await build({
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
+  define: { __GIFTCODES_VERSION__: JSON.stringify(pkg.version) },
   // Some dependencies are CommonJS and call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __giftcodesCreateRequire } from 'node:module'; const require = __giftcodesCreateRequire(import.meta.url);",

@@ -1,0 +1,276 @@
+// The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
+import { Agent, request } from 'undici';
+import { InterruptedError, NetworkError, type CliError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
+import { extractList, nextPageUrl } from './pagination.js';
+import { isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './retry.js';
+import { orderEnvelopeSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  requestTimeoutMs: number;
+  retry: RetryPolicy;
+  /** One line per HTTP attempt, for --verbose. */
+  log?: (line: string) => void;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
+}
+
+export interface ApiRequest {
+  method: 'GET' | 'POST';
+  /** A path under the base URL (`/v1/ping`), or an absolute URL on the same origin (a next page). */
+  target: string | URL;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: unknown;
+  url: URL;
+}
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const USER_AGENT = `giftcodes/${VERSION} node/${process.versions.node} ${process.platform}`;
+
+export class ApiClient {
+  private readonly options: ApiClientOptions;
+  private readonly base: URL;
+  private readonly agent: Agent;
+
+  constructor(options: ApiClientOptions) {
+    this.options = options;
+    this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+    this.agent = new Agent({
+      keepAliveTimeout: 4_000,
+      connect: { timeout: options.requestTimeoutMs },
+    });
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close().catch(() => undefined);
+  }
+
+  async ping(): Promise<Ping> {
+    const response = await this.send({ method: 'GET', target: '/v1/ping' });
+    return this.parse(response, pingSchema, 'GET /v1/ping');
+  }
+
+  async listProducts(): Promise<Product[]> {
+    const products: Product[] = [];
+    for await (const page of this.pages('/v1/catalog', 'products')) {
+      for (const item of page) {
+        const parsed = productSchema.safeParse(item);
+        if (!parsed.success) throw unreadableBody('GET', '/v1/catalog', 200, 'a product without an id');
+        products.push(parsed.data);
+      }
+    }
+    return products;
+  }
+
+  async createOrder(body: string, idempotencyKey: string): Promise<{ order: Order; replayed: boolean }> {
+    const response = await this.send({
+      method: 'POST',
+      target: '/v1/orders',
+      body,
+      headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    });
+    const order = this.parse(response, orderEnvelopeSchema, 'POST /v1/orders');
+    return { order, replayed: response.headers['idempotent-replayed'] === 'true' };
+  }
+
+  async getOrder(id: string): Promise<Order> {
+    const path = `/v1/orders/${encodeURIComponent(id)}`;
+    const response = await this.send({ method: 'GET', target: path });
+    return this.parse(response, orderEnvelopeSchema, `GET ${path}`);
+  }
+
+  /** The order's codes, page by page, so an export never holds them all. */
+  async *codePages(orderId: string): AsyncGenerator<CodeRecord[]> {
+    const path = `/v1/orders/${encodeURIComponent(orderId)}/codes`;
+    for await (const page of this.pages(path, 'codes')) {
+      for (const record of page) {
+        if (!record || typeof record !== 'object' || Array.isArray(record)) {
+          throw unreadableBody('GET', path, 200, 'a code record that is not an object');
+        }
+      }
+      yield page as CodeRecord[];
+    }
+  }
+
+  /** Follows every pagination form to the end; a loop or a foreign host is an error, not a hang or a leak. */
+  async *pages(path: string, listKey: string): AsyncGenerator<unknown[]> {
+    let target: URL | undefined = this.resolve(path);
+    const seen = new Set<string>();
+    while (target) {
+      const key = target.toString();
+      if (seen.has(key)) throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, { code: 'invalid_pagination' });
+      seen.add(key);
+      const response = await this.send({ method: 'GET', target });
+      const items = extractList(response.body, listKey);
+      if (!items) throw unreadableBody('GET', displayPath(target), response.status, 'no list in the body');
+      yield items;
+      target = nextPageUrl(response.body, response.headers.link, target, items.at(-1));
+      if (target && items.length === 0 && seen.size > 1 && target.searchParams.get('starting_after') !== null) target = undefined;
+    }
+  }
+
+  /** One logical request: attempts, backoff, Retry-After, and the mapping of the last failure to an exit code. */
+  async send(req: ApiRequest): Promise<ApiResponse> {
+    const url = this.resolve(req.target);
+    const path = displayPath(url);
+    const started = Date.now();
+    const maxAttempts = this.options.retry.retries + 1;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(req, url, path, attempt, maxAttempts);
+      if ('response' in outcome) return outcome.response;
+      const delay = outcome.retryable
+        ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
+        : undefined;
+      if (delay === undefined) throw outcome.error(attempt);
+      this.options.log?.(`  retrying in ${(delay / 1000).toFixed(1)}s`);
+      await sleep(delay, this.options.signal).catch(() => {
+        throw new InterruptedError();
+      });
+    }
+  }
+
+  private async attempt(
+    req: ApiRequest,
+    url: URL,
+    path: string,
+    attempt: number,
+    maxAttempts: number,
+  ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; error: (attempts: number) => CliError }> {
+    const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, deadline]) : deadline;
+    const started = performance.now();
+    const log = (result: string): void =>
+      this.options.log?.(`${req.method} ${path} ${result} ${Math.round(performance.now() - started)}ms attempt ${attempt}/${maxAttempts}`);
+    try {
+      const res = await request(url, {
+        method: req.method,
+        dispatcher: this.agent,
+        signal,
+        headersTimeout: this.options.requestTimeoutMs,
+        bodyTimeout: this.options.requestTimeoutMs,
+        headers: {
+          accept: 'application/json',
+          'user-agent': USER_AGENT,
+          'x-api-key': this.options.apiKey,
+          ...req.headers,
+        },
+        ...(req.body === undefined ? {} : { body: req.body }),
+      });
+      const text = await readText(res.body, MAX_BODY_BYTES);
+      log(String(res.statusCode));
+      const headers = flattenHeaders(res.headers);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        let body: unknown;
+        try {
+          body = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, 'not JSON') };
+        }
+        if (body === undefined) return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, 'empty') };
+        return { response: { status: res.statusCode, headers, body, url } };
+      }
+      const errorBody = parseErrorBody(res.statusCode, text, headers['content-type']);
+      return {
+        retryable: isRetryableStatus(res.statusCode, errorBody.code),
+        retryAfterMs: parseRetryAfterMs(headers['retry-after']),
+        error: (attempts) => errorForStatus(req.method, path, res.statusCode, errorBody, attempts),
+      };
+    } catch (error) {
+      if (this.options.signal?.aborted) throw new InterruptedError();
+      if (error instanceof NetworkError) {
+        log(error.code);
+        return { retryable: false, error: () => error };
+      }
+      const reason = deadline.aborted ? `no complete answer within ${this.options.requestTimeoutMs / 1000}s` : describeNetworkError(error);
+      log(reason);
+      return {
+        retryable: true,
+        error: (attempts) =>
+          new NetworkError(`cannot reach ${this.base.origin} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
+            code: deadline.aborted ? 'timeout' : 'network_error',
+            hint: isLocalDefault(this.base) ? 'is the reference server running? start it with: giftcodes serve' : 'check --base-url and the network, or raise --request-timeout',
+          }),
+      };
+    }
+  }
+
+  private resolve(target: string | URL): URL {
+    const url = typeof target === 'string' && target.startsWith('/') ? new URL(target.slice(1), this.base) : new URL(target, this.base);
+    if (url.origin !== this.base.origin) {
+      throw new NetworkError(`the API pointed at another host (${url.host}); refusing to send the key there`, { code: 'foreign_host' });
+    }
+    return url;
+  }
+
+  private parse<T>(response: ApiResponse, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, what: string): T {
+    const parsed = schema.safeParse(response.body);
+    if (!parsed.success) {
+      const [method = 'GET', path = what] = what.split(' ');
+      throw unreadableBody(method, path, response.status, 'unexpected shape');
+    }
+    return parsed.data;
+  }
+}
+
+async function readText(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy?.();
+      throw new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, { code: 'response_too_large' });
+    }
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+function displayPath(url: URL): string {
+  return `${url.pathname}${url.search}`;
+}
+
+function isLocalDefault(base: URL): boolean {
+  return base.hostname === '127.0.0.1' || base.hostname === 'localhost';
+}
+
+function describeNetworkError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
+      return 'the connection was closed before an answer';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'timed out connecting';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out waiting for the answer';
+    default:
+      return code ?? (error instanceof Error ? error.message.split('\n')[0] ?? 'network error' : 'network error');
+  }
+}

@@ -1,0 +1,127 @@
+// Builds the commander program, runs it, and is the only place that maps errors to text and exits.
+import { Command, CommanderError, Option } from 'commander';
+import { createApp, type App } from './commands/app.js';
+import { registerCommands } from './commands/index.js';
+import { environmentArg, integer, seconds } from './commands/parse.js';
+import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
+import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
+import { Io } from './output/io.js';
+import { VERSION } from './version.js';
+
+export function buildProgram(app: App): Command {
+  const program = new Command('giftcodes')
+    .description('Order gift codes from the reseller API: check a key, browse the catalog, place orders exactly once, watch them and export their codes.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .addOption(new Option('--profile <name>', 'config profile to use').env('GIFTCODES_PROFILE'))
+    .addOption(new Option('--env <test|live>', "which of the profile's keys to use").argParser(environmentArg))
+    .addOption(new Option('--api-key <key>', "use this key instead of the profile's (prefer GIFTCODES_API_KEY: flags show in ps)"))
+    .addOption(new Option('--base-url <url>', 'API base URL (default: the profile\'s, else http://127.0.0.1:4010)'))
+    .option('--json', 'machine output: one JSON document on stdout; errors as JSON on stderr')
+    .option('-q, --quiet', 'no spinner, progress or notices: only data and errors')
+    .option('-v, --verbose', 'one stderr line per HTTP attempt (the key redacted)')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .addOption(new Option('--request-timeout <seconds>', 'deadline for one HTTP attempt').argParser(seconds(0.05, 3600)).default(DEFAULT_REQUEST_TIMEOUT_S))
+    .addOption(new Option('--retries <n>', 'retries of a retryable failure').argParser(integer(0, 20)).default(DEFAULT_RETRIES))
+    .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)');
+  registerCommands(program, app);
+  return program;
+}
+
+export async function main(argv: readonly string[] = process.argv): Promise<never> {
+  const io = Io.system();
+  const controller = new AbortController();
+  const app = createApp(io, controller.signal);
+  installSignalHandlers(controller, io);
+  const program = buildProgram(app);
+  let commanderMessage = '';
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (text) => io.stdout.write(text),
+    writeErr: (text) => io.stderr.write(text),
+    outputError: (text) => {
+      commanderMessage = text;
+    },
+  });
+  forEachCommand(program, (command) => {
+    command.exitOverride();
+    command.configureOutput(program.configureOutput());
+  });
+
+  let code: number = ExitCode.ok;
+  try {
+    await program.parseAsync(argv as string[]);
+  } catch (error) {
+    code = report(io, error, commanderMessage, controller.signal);
+  }
+  await app.close().catch(() => undefined);
+  return exit(code);
+}
+
+function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal): number {
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
+    const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
+    const [first = message, ...rest] = message.split('\n');
+    const hint = rest.join(' ').trim() || 'see --help';
+    printError(io, { code: 'usage', message: first, hint, exitCode: ExitCode.usage });
+    return ExitCode.usage;
+  }
+  const cliError: CliError | undefined = isCliError(error) ? error : signal.aborted ? (signal.reason as CliError) : undefined;
+  if (cliError) {
+    printError(io, { code: cliError.code, message: cliError.message, hint: cliError.hint, status: cliError.status, exitCode: cliError.exitCode });
+    return cliError.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  printError(io, { code: 'internal_error', message: `unexpected internal error: ${message.split('\n')[0]}`, hint: 'this is a bug; please report it with the command you ran (set GIFTCODES_DEBUG=1 for details)', exitCode: ExitCode.internal });
+  if (io.env.GIFTCODES_DEBUG && error instanceof Error && error.stack) io.errRaw(`${error.stack}\n`);
+  return ExitCode.internal;
+}
+
+interface PrintableError {
+  code: string;
+  message: string;
+  hint?: string | undefined;
+  status?: number | undefined;
+  exitCode: number;
+}
+
+function printError(io: Io, error: PrintableError): void {
+  if (io.json) {
+    const body = { code: error.code, message: error.message, ...(error.status ? { status: error.status } : {}), exitCode: error.exitCode, ...(error.hint ? { hint: error.hint } : {}) };
+    io.errRaw(`${JSON.stringify({ error: body })}\n`);
+    return;
+  }
+  io.errRaw(`${io.c.red('error:')} ${error.message}\n`);
+  if (error.hint && !io.quiet) io.errRaw(`${io.c.dim('hint:')} ${error.hint}\n`);
+}
+
+/** The first signal asks the running verb to stop (it keeps its journal and says how to resume); a second forces. */
+function installSignalHandlers(controller: AbortController, io: Io): void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      io.errRaw(`\n${signal} again: exiting now\n`);
+      process.exit(ExitCode.interrupted);
+    }
+    controller.abort(new InterruptedError(`interrupted by ${signal}`));
+    // A verb that does not stop promptly is ended; the journal is already on disk.
+    setTimeout(() => process.exit(ExitCode.interrupted), 5_000).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+function forEachCommand(command: Command, visit: (command: Command) => void): void {
+  for (const sub of command.commands) {
+    visit(sub);
+    forEachCommand(sub, visit);
+  }
+}
+
+/** Waits for stdout to drain (pipes are asynchronous on some platforms), then exits. */
+function exit(code: number): Promise<never> {
+  return new Promise<never>(() => {
+    process.stdout.write('', () => process.exit(code));
+  });
+}

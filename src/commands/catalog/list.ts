@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import type { Factory } from '../../factory.js';
+import { display, renderTable } from '../../output/table.js';
+import type { Product } from '../../api/schemas.js';
+import { examples, type App } from '../app.js';
+import { saveCatalogCache } from '../../output/catalog-cache.js';
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('list')
+    .description('list the products (each id is a purchasable denomination)')
+    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+  examples(command, ['giftcodes catalog list', 'giftcodes catalog list --json | jq -r \'.[].id\'', 'giftcodes catalog list --env live']);
+}
+
+export async function run(f: Factory): Promise<void> {
+  const api = await f.api();
+  const spinner = await f.io.spinner('reading the catalog');
+  let products: Product[];
+  try {
+    products = await api.listProducts();
+  } finally {
+    spinner.stop();
+  }
+  // Completions offer product ids from this cache: TAB never calls the network.
+  saveCatalogCache(f.configDir, products.map((product) => product.id));
+  if (f.io.json) {
+    f.io.outJson(products);
+    return;
+  }
+  if (products.length === 0) {
+    f.io.notice('the catalog is empty');
+    return;
+  }
+  const known = new Set(['id', 'name', 'brand', 'price', 'available', 'object']);
+  f.io.out(
+    renderTable(f.io, products, [
+      { header: 'id', value: (p) => p.id },
+      { header: 'name', value: (p) => display(p.name ?? p.title ?? p.description) },
+      { header: 'brand', value: (p) => display(p.brand) },
+      { header: 'price', value: (p) => display(p.price ?? p.face_value ?? p.amount) },
+      { header: 'available', value: (p) => display(p.available ?? p.in_stock ?? p.supply) },
+    ]),
+  );
+  const extra = new Set(products.flatMap((p) => Object.keys(p).filter((k) => !known.has(k))));
+  if (extra.size > 0) f.io.notice(f.io.c.dim(`${products.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`));
+}

@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import type { Factory } from '../../factory.js';
+import { maskKey } from '../../secrets.js';
+import { renderTable } from '../../output/table.js';
+import { examples, type App } from '../app.js';
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('list')
+    .description('list the profiles; the default is marked')
+    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+  examples(command, ['giftcodes config list', 'giftcodes config list --json']);
+}
+
+export async function run(f: Factory): Promise<void> {
+  const store = await f.config();
+  const rows = store.profileNames().map((name) => {
+    const profile = store.profile(name);
+    return {
+      profile: name,
+      default: name === store.defaultProfile,
+      baseUrl: profile.baseUrl ?? null,
+      defaultEnv: profile.defaultEnv ?? 'test',
+      keys: { test: profile.keys?.test ? maskKey(profile.keys.test) : null, live: profile.keys?.live ? maskKey(profile.keys.live) : null },
+    };
+  });
+  if (f.io.json) {
+    f.io.outJson(rows);
+    return;
+  }
+  f.io.out(
+    renderTable(f.io, rows, [
+      { header: '', value: (r) => (r.default ? '*' : '') },
+      { header: 'profile', value: (r) => r.profile },
+      { header: 'default env', value: (r) => r.defaultEnv },
+      { header: 'test key', value: (r) => r.keys.test ?? '-' },
+      { header: 'live key', value: (r) => r.keys.live ?? '-' },
+      { header: 'base url', value: (r) => r.baseUrl ?? '(default)' },
+    ]),
+  );
+}

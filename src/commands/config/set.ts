@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import { SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { examples, type App } from '../app.js';
+
+
+export interface SetOptions {
+  field: string;
+  value: string;
+}
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('set')
+    .description(`change a field of the profile (${FIELDS.join(', ')}); keys are set with login`)
+    .argument('<field>', FIELDS.join(' | '))
+    .argument('<value>', 'the new value')
+    .action(async (field: string, value: string, _flags: object, cmd: Command) => run({ field, value }, app.factory(cmd)));
+  examples(command, ['giftcodes config set default-env live', 'giftcodes config set base-url https://api.example.com --profile shop-eu']);
+}
+
+export async function run(options: SetOptions, f: Factory): Promise<void> {
+  const field = checkField(options.field);
+  const { normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
+  let value = options.value.trim();
+  if (field === 'base-url') value = normaliseBaseUrl(value);
+  if (field === 'default-env' && value !== 'test' && value !== 'live') {
+    throw new UsageError(`default-env must be test or live, not "${value}"`);
+  }
+  const store = await f.config();
+  const profile = resolveProfileName(f.globals, f.io.env, store);
+  store.setField(profile, field, value);
+  if (f.io.json) f.io.outJson({ profile, field, value });
+  else f.io.out(`${f.io.c.green('✓')} ${field} is now ${value} in profile "${profile}"`);
+}
+
+function checkField(field: string): Field {
+  if ((FIELDS as readonly string[]).includes(field)) return field as Field;
+  const hint = /key/i.test(field) ? 'keys are stored with: giftcodes login' : `fields: ${FIELDS.join(', ')}`;
+  throw new UsageError(`unknown config field "${field}"`, { hint });
+}

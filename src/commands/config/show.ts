@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import type { Factory } from '../../factory.js';
+import { maskKey } from '../../secrets.js';
+import { examples, type App } from '../app.js';
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('show')
+    .description('show the profile in use: base URL, default environment, masked keys')
+    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+  examples(command, ['giftcodes config show', 'giftcodes config show --profile shop-eu --json']);
+}
+
+export async function run(f: Factory): Promise<void> {
+  const [{ resolveProfileName, resolveBaseUrl }, store] = await Promise.all([import('../../config/resolve.js'), f.config()]);
+  const name = resolveProfileName(f.globals, f.io.env, store);
+  const profile = store.profile(name);
+  const shown = {
+    profile: name,
+    default: name === store.defaultProfile,
+    baseUrl: resolveBaseUrl(f.globals, f.io.env, store, name),
+    defaultEnv: profile.defaultEnv ?? 'test',
+    keys: { test: profile.keys?.test ? maskKey(profile.keys.test) : null, live: profile.keys?.live ? maskKey(profile.keys.live) : null },
+    configFile: store.path,
+  };
+  if (f.io.json) {
+    f.io.outJson(shown);
+    return;
+  }
+  const none = f.io.c.dim('(none)');
+  f.io.out(
+    [
+      `profile      ${shown.profile}${shown.default ? f.io.c.dim(' (default)') : ''}`,
+      `base URL     ${shown.baseUrl}`,
+      `default env  ${shown.defaultEnv}`,
+      `test key     ${shown.keys.test ?? none}`,
+      `live key     ${shown.keys.live ?? none}`,
+      `config file  ${shown.configFile}`,
+    ].join('\n'),
+  );
+}

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { examples, type App } from '../app.js';
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('use')
+    .description('make a profile the default')
+    .argument('<profile>', 'profile name')
+    .action(async (profile: string, _flags: object, cmd: Command) => run({ profile }, app.factory(cmd)));
+  examples(command, ['giftcodes config use shop-eu', 'giftcodes config use default']);
+}
+
+export async function run(options: { profile: string }, f: Factory): Promise<void> {
+  const store = await f.config();
+  if (!store.hasProfile(options.profile)) {
+    throw new UsageError(`no profile named "${options.profile}"`, {
+      hint: `profiles: ${store.profileNames().join(', ')}; create one with: giftcodes login --profile ${options.profile}`,
+    });
+  }
+  store.useProfile(options.profile);
+  if (f.io.json) f.io.outJson({ defaultProfile: options.profile });
+  else f.io.out(`${f.io.c.green('✓')} "${options.profile}" is now the default profile`);
+}

@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import { AuthError, UsageError, isCliError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
+import { examples, type App } from './app.js';
+
+export interface LoginOptions {
+  apiKeyStdin?: boolean;
+}
+
+const MAX_PROMPT_TRIES = 3;
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('login')
+    .description('store an API key in the profile, verified with ping first')
+    .option('--api-key-stdin', 'read the key from stdin instead of prompting')
+    .action(async (flags: LoginOptions, cmd: Command) => run(flags, app.factory(cmd)));
+  examples(command, [
+    'giftcodes login',
+    'giftcodes login --env live --profile shop-eu',
+    'printf %s "$GIFTCODES_KEY" | giftcodes login --api-key-stdin --base-url https://api.example.com',
+  ]);
+}
+
+export async function run(options: LoginOptions, f: Factory): Promise<void> {
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport }, store] = await Promise.all([import('../config/resolve.js'), f.config()]);
+  const profile = resolveProfileName(f.globals, f.io.env, store);
+  const baseUrl = resolveBaseUrl(f.globals, f.io.env, store, profile);
+  if (f.globals.env === 'all') throw new UsageError('--env all goes only with logout', { hint: 'use --env test or --env live' });
+  const wanted = f.globals.env;
+  assertSafeTransport(baseUrl);
+
+  const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {
+    const environment = checkPrefix(key, wanted);
+    const api = await f.clientFor(baseUrl, key);
+    const spinner = await f.io.spinner('verifying the key');
+    try {
+      const ping = await api.ping();
+      if (ping.environment !== environment && ping.environment !== 'unknown') {
+        throw new AuthError(`the API says this key is for "${ping.environment}", but its prefix says ${environment}`, { code: 'environment_mismatch' });
+      }
+      return { environment, resellerId: ping.resellerId };
+    } finally {
+      spinner.stop();
+    }
+  };
+
+  let key: string;
+  let verified: { environment: KeyEnvironment; resellerId: string };
+  const given = f.globals.apiKey || (options.apiKeyStdin ? await readStdin(f) : undefined);
+  if (given !== undefined) {
+    key = given;
+    verified = await verify(key);
+  } else {
+    // A person at a terminal may mistype: ask again, up to a few times.
+    for (let attempt = 1; ; attempt++) {
+      key = (await f.io.password(`API key${wanted ? ` (${wanted})` : ''}`, '--api-key-stdin')).trim();
+      f.io.addSecret(key);
+      try {
+        verified = await verify(key);
+        break;
+      } catch (error) {
+        const retryable = isCliError(error) && (error.exitCode === 3 || error.exitCode === 2);
+        if (!retryable || attempt >= MAX_PROMPT_TRIES) throw error;
+        f.io.errRaw(`${f.io.c.red('✗')} ${error.message}; try again\n`);
+      }
+    }
+  }
+
+  const explicitBaseUrl = Boolean(f.globals.baseUrl || f.io.env.GIFTCODES_BASE_URL);
+  store.setKey(profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined);
+  const result = { profile, environment: verified.environment, resellerId: verified.resellerId, key: maskKey(key), baseUrl, configFile: store.path };
+  if (f.io.json) {
+    f.io.outJson(result);
+    return;
+  }
+  f.io.out(`${f.io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId} in profile "${profile}"`);
+  const defaultEnv = store.profile(profile).defaultEnv ?? 'test';
+  if (defaultEnv !== verified.environment) {
+    f.io.notice(`commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`);
+  }
+}
+
+function checkPrefix(key: string, wanted: KeyEnvironment | undefined): KeyEnvironment {
+  const environment = environmentOfKey(key);
+  if (!environment || !/^sc_(test|live)_[A-Za-z0-9_-]{8,}$/.test(key)) {
+    throw new UsageError('that does not look like an API key: it must begin with sc_test_ or sc_live_', {
+      code: 'invalid_api_key_format',
+      hint: 'copy the whole key from the dashboard',
+    });
+  }
+  if (wanted && wanted !== environment) {
+    throw new UsageError(`a ${environment} key cannot be saved as the ${wanted} key`, {
+      code: 'environment_mismatch',
+      hint: `use a sc_${wanted}_ key, or drop --env`,
+    });
+  }
+  return environment;
+}
+
+async function readStdin(f: Factory): Promise<string> {
+  if (f.io.stdinIsTTY) {
+    throw new UsageError('--api-key-stdin reads the key from a pipe, but stdin is a terminal', { hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin' });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of f.io.stdin) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > 4096) throw new UsageError('stdin holds more than an API key', { hint: 'pipe just the key' });
+    chunks.push(buffer);
+  }
+  const key = Buffer.concat(chunks).toString('utf8').trim();
+  if (key === '') throw new UsageError('stdin was empty: no key to save', { hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin' });
+  f.io.addSecret(key);
+  return key;
+}

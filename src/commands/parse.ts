@@ -1,0 +1,50 @@
+// Flag values checked where they are parsed: a bad value is a usage error (exit 2) before anything is sent.
+import { InvalidArgumentError } from 'commander';
+
+/** Seconds, fractions allowed (`0.5`), bounded. */
+export function seconds(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const trimmed = value.trim();
+    const n = Number(trimmed);
+    if (trimmed === '' || !Number.isFinite(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected seconds between ${min} and ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+export function integer(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const trimmed = value.trim();
+    if (!/^[+]?\d+$/.test(trimmed)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
+    const n = Number(trimmed);
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+export function share(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a share from 0 to 1, got "${value}"`);
+  return n;
+}
+
+export function nonEmpty(what: string, maxLength = 200): (value: string) => string {
+  return (value) => {
+    const trimmed = value.trim();
+    if (trimmed === '') throw new InvalidArgumentError(`${what} must not be empty`);
+    if (trimmed.length > maxLength) throw new InvalidArgumentError(`${what} is longer than ${maxLength} characters`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new InvalidArgumentError(`${what} must not contain control characters`);
+    return trimmed;
+  };
+}
+
+/** `test` or `live`; `all` is accepted here for `logout --env all` and refused by every other verb. */
+export function environmentArg(value: string): 'test' | 'live' | 'all' {
+  const v = value.trim().toLowerCase();
+  if (v === 'test' || v === 'live' || v === 'all') return v;
+  throw new InvalidArgumentError(`expected test or live, got "${value}"`);
+}

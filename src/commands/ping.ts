@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { environmentOfKey } from '../secrets.js';
+import type { Factory } from '../factory.js';
+import { examples, type App } from './app.js';
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('ping')
+    .description('check that the key works: status, environment and reseller')
+    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+  examples(command, ['giftcodes ping', 'giftcodes ping --env live --json', 'GIFTCODES_API_KEY=sc_test_… giftcodes ping']);
+}
+
+export async function run(f: Factory): Promise<void> {
+  const [connection, api] = await Promise.all([f.connection(), f.api()]);
+  const ping = await api.ping();
+  const expected = environmentOfKey(connection.apiKey);
+  if (expected && ping.environment !== expected) {
+    f.io.warn(`the API says this key is for "${ping.environment}", but its prefix says ${expected}`);
+  }
+  if (f.io.json) {
+    f.io.outJson(ping);
+    return;
+  }
+  const c = f.io.c;
+  const env = ping.environment === 'live' ? c.red.bold('live') : c.cyan(ping.environment);
+  f.io.out(`status       ${c.green(ping.status)}\nenvironment  ${env}\nreseller     ${ping.resellerId}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}`);
+}

@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import type { ServerOptions } from '../server/index.js';
+import { examples, type App } from './app.js';
+import { integer, share } from './parse.js';
+
+interface ServeFlags {
+  host: string;
+  port: number;
+  seed?: string;
+  latency: number;
+  failRate: number;
+  rateLimit: number;
+  fulfilAfter: number;
+  dropAfterCommit: number;
+  hold: number;
+  failOrders: number;
+  webhookUrl?: string;
+  webhookSecret?: string;
+  admin?: boolean;
+  log?: boolean;
+}
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('serve')
+    .description('run the local reference server (a faithful implementation of the API, with fault flags for tests)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'port (0 picks a free one and prints it)').argParser(integer(0, 65535)).default(4010))
+    .option('--seed <file>', 'JSON file of resellers, keys, wallets and products')
+    .addOption(new Option('--latency <ms>', 'fault: delay every answer').argParser(integer(0, 600_000)).default(0))
+    .addOption(new Option('--fail-rate <share>', 'fault: share of requests answered 503').argParser(share).default(0))
+    .addOption(new Option('--rate-limit <n>', 'fault: requests per second before 429 with Retry-After (0 = off)').argParser(integer(0, 1_000_000)).default(0))
+    .addOption(new Option('--fulfil-after <ms>', 'time for an order to go pending → processing → completed').argParser(integer(0, 86_400_000)).default(1000))
+    .addOption(new Option('--drop-after-commit <share>', 'fault: share of orders committed, then the connection dropped unanswered').argParser(share).default(0))
+    .addOption(new Option('--hold <ms>', 'fault: keep each order request in progress this long').argParser(integer(0, 600_000)).default(0))
+    .addOption(new Option('--fail-orders <share>', 'share of orders that end failed instead of completed').argParser(share).default(0))
+    .option('--webhook-url <url>', 'send signed order.fulfilled events here', urlArg)
+    .option('--webhook-secret <secret>', 'secret that signs webhook events (default whsec_demo)')
+    .option('--admin', 'enable /_admin/ledger for tests')
+    .option('--log', 'print one line per request')
+    .action(async (flags: ServeFlags, cmd: Command) => {
+      const f = app.factory(cmd);
+      const [{ serveMain }, { defaultServerOptions }] = await Promise.all([import('../server/main.js'), import('../server/index.js')]);
+      const options: ServerOptions = {
+        ...defaultServerOptions(),
+        host: flags.host,
+        port: flags.port,
+        latencyMs: flags.latency,
+        failRate: flags.failRate,
+        rateLimit: flags.rateLimit,
+        fulfilAfterMs: flags.fulfilAfter,
+        dropAfterCommit: flags.dropAfterCommit,
+        holdMs: flags.hold,
+        failOrders: flags.failOrders,
+        admin: flags.admin === true,
+        ...(flags.seed ? { seedFile: flags.seed } : {}),
+        ...(flags.webhookUrl ? { webhookUrl: flags.webhookUrl } : {}),
+        ...(flags.webhookSecret ? { webhookSecret: flags.webhookSecret } : {}),
+        ...(flags.log ? { log: (line: string) => f.io.errRaw(`${line}\n`) } : {}),
+      };
+      await serveMain(options, f.io.stdout, f.io.stderr);
+    });
+  examples(command, [
+    'giftcodes serve',
+    'giftcodes serve --port 0 --fail-rate 0.3 --rate-limit 20',
+    'giftcodes serve --webhook-url http://127.0.0.1:8787/hook --webhook-secret whsec_demo',
+  ]);
+}
+
+function urlArg(value: string): string {
+  try {
+    return new URL(value).toString();
+  } catch {
+    throw new InvalidArgumentError(`"${value}" is not a URL`);
+  }
+}

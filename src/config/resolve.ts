@@ -1,0 +1,120 @@
+// Which key, environment and base URL a command uses: flag, then environment variable, then profile, then default.
+import { AuthError, UsageError } from '../errors.js';
+import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
+import type { ConfigStore } from './store.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
+export interface ConnectionFlags {
+  profile?: string | undefined;
+  env?: KeyEnvironment | 'all' | undefined;
+  apiKey?: string | undefined;
+  baseUrl?: string | undefined;
+}
+
+export interface Connection {
+  profile: string;
+  environment: KeyEnvironment;
+  apiKey: string;
+  baseUrl: string;
+  /** Where the key came from, for error hints. */
+  keySource: 'flag' | 'environment' | 'profile';
+}
+
+export function resolveProfileName(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): string {
+  return flags.profile || env.GIFTCODES_PROFILE || store.defaultProfile;
+}
+
+export function resolveBaseUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore, profile: string): string {
+  return normaliseBaseUrl(flags.baseUrl || env.GIFTCODES_BASE_URL || store.profile(profile).baseUrl || DEFAULT_BASE_URL);
+}
+
+export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
+  if (flags.env === 'all') throw new UsageError('--env all goes only with logout', { hint: 'use --env test or --env live' });
+  const profile = resolveProfileName(flags, env, store);
+  const explicitProfile = Boolean(flags.profile || env.GIFTCODES_PROFILE);
+  const baseUrl = resolveBaseUrl(flags, env, store, profile);
+
+  const givenKey = flags.apiKey || env.GIFTCODES_API_KEY;
+  if (givenKey) {
+    const keySource = flags.apiKey ? 'flag' : 'environment';
+    const where = keySource === 'flag' ? '--api-key' : 'GIFTCODES_API_KEY';
+    const keyEnv = environmentOfKey(givenKey);
+    if (!keyEnv) {
+      throw new AuthError(`the key in ${where} does not look like an API key (it must begin with sc_test_ or sc_live_)`, {
+        code: 'invalid_api_key_format',
+        hint: 'copy the whole key from the dashboard',
+      });
+    }
+    if (flags.env && flags.env !== keyEnv) {
+      throw new UsageError(`--env ${flags.env} conflicts with the ${keyEnv} key in ${where}`, {
+        code: 'environment_conflict',
+        hint: `drop --env, or use a sc_${flags.env}_ key`,
+      });
+    }
+    return checked({ profile, environment: keyEnv, apiKey: givenKey, baseUrl, keySource });
+  }
+
+  if (explicitProfile && !store.hasProfile(profile)) {
+    throw new AuthError(`no profile named "${profile}"`, {
+      code: 'profile_not_found',
+      hint: `create it with: giftcodes login --profile ${profile}   (profiles: ${store.profileNames().join(', ')})`,
+    });
+  }
+  const stored = store.profile(profile);
+  const environment: KeyEnvironment = flags.env ?? stored.defaultEnv ?? 'test';
+  const apiKey = stored.keys?.[environment];
+  if (!apiKey) {
+    const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;
+    throw new AuthError(`no ${environment} key in profile "${profile}"`, {
+      code: 'no_api_key',
+      hint: `run: giftcodes login${profileFlag} --env ${environment}   (or set GIFTCODES_API_KEY)`,
+    });
+  }
+  if (environmentOfKey(apiKey) !== environment) {
+    throw new AuthError(`the ${environment} key stored in profile "${profile}" is not a ${environment} key`, {
+      code: 'environment_mismatch',
+      hint: `run: giftcodes login --profile ${profile} --env ${environment}`,
+    });
+  }
+  return checked({ profile, environment, apiKey, baseUrl, keySource: 'profile' });
+}
+
+function checked(connection: Connection): Connection {
+  assertSafeTransport(connection.baseUrl);
+  return connection;
+}
+
+export function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`the base URL "${raw}" is not a valid URL`, { code: 'invalid_base_url', hint: 'for example: --base-url https://api.example.com' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`the base URL must use http or https, not ${url.protocol}`, { code: 'invalid_base_url' });
+  }
+  if (url.username || url.password) {
+    throw new UsageError('the base URL must not carry credentials', { code: 'invalid_base_url' });
+  }
+  url.search = '';
+  url.hash = '';
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/** A key never travels over plain http except to this machine. */
+export function assertSafeTransport(baseUrl: string): void {
+  const url = new URL(baseUrl);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new AuthError(`refusing to send an API key over plain http to ${url.host}`, {
+      code: 'insecure_base_url',
+      hint: `use https://${url.host}${url.pathname === '/' ? '' : url.pathname}`,
+    });
+  }
+}

@@ -1,0 +1,87 @@
+// Typed errors that carry their exit code; only src/cli.ts turns them into text and an exit.
+
+export const ExitCode = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  auth: 3,
+  api: 4,
+  network: 5,
+  orderFailed: 6,
+  timeout: 7,
+  interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface CliErrorInit {
+  code?: string;
+  hint?: string;
+  status?: number;
+  cause?: unknown;
+}
+
+export class CliError extends Error {
+  readonly exitCode: ExitCodeValue;
+  readonly code: string;
+  readonly hint: string | undefined;
+  readonly status: number | undefined;
+
+  constructor(exitCode: ExitCodeValue, message: string, init: CliErrorInit = {}) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.code = init.code ?? 'error';
+    this.hint = init.hint;
+    this.status = init.status;
+  }
+}
+
+/** Bad flags or input, caught before anything was sent. */
+export class UsageError extends CliError {
+  constructor(message: string, init: CliErrorInit = {}) {
+    super(ExitCode.usage, message, { code: 'usage', ...init });
+  }
+}
+
+/** No key, a rejected key, an environment mismatch, an unsafe base URL, an unreadable config. */
+export class AuthError extends CliError {
+  constructor(message: string, init: CliErrorInit = {}) {
+    super(ExitCode.auth, message, { code: 'auth', ...init });
+  }
+}
+
+/** The API answered and refused (4xx other than auth). */
+export class ApiError extends CliError {
+  constructor(message: string, init: CliErrorInit = {}) {
+    super(ExitCode.api, message, { code: 'api_error', ...init });
+  }
+}
+
+/** The API could not be reached, kept failing, or answered with something unreadable. */
+export class NetworkError extends CliError {
+  constructor(message: string, init: CliErrorInit = {}) {
+    super(ExitCode.network, message, { code: 'network_error', ...init });
+  }
+}
+
+export class OrderFailedError extends CliError {
+  constructor(message: string, init: CliErrorInit = {}) {
+    super(ExitCode.orderFailed, message, { code: 'order_failed', ...init });
+  }
+}
+
+export class WaitTimeoutError extends CliError {
+  constructor(message: string, init: CliErrorInit = {}) {
+    super(ExitCode.timeout, message, { code: 'timeout', ...init });
+  }
+}
+
+export class InterruptedError extends CliError {
+  constructor(message = 'interrupted', init: CliErrorInit = {}) {
+    super(ExitCode.interrupted, message, { code: 'interrupted', ...init });
+  }
+}
+
+export function isCliError(error: unknown): error is CliError {
+  return error instanceof CliError;
+}

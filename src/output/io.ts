@@ -1,0 +1,205 @@
+// One object owns the streams, TTY facts, colour, the spinner and prompts; a test builds one over buffers.
+import type { Readable, Writable } from 'node:stream';
+import { Chalk, type ChalkInstance } from 'chalk';
+import { InterruptedError, UsageError } from '../errors.js';
+import { redactKeys } from '../secrets.js';
+
+export interface IoOptions {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  columns?: number;
+  color?: boolean | undefined;
+}
+
+export interface OutputMode {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  /** `--no-color` sets this false; undefined means decide from the environment. */
+  color?: boolean | undefined;
+}
+
+export interface Spinner {
+  update(text: string): void;
+  stop(finalText?: string): void;
+}
+
+export class Io {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  json = false;
+  quiet = false;
+  verbose = false;
+  private colorOverride: boolean | undefined;
+  private chalkInstance: ChalkInstance | undefined;
+  private readonly columnsOverride: number | undefined;
+  /** Secrets that must never be written, whole, to any stream. */
+  private readonly secrets: string[] = [];
+
+  constructor(options: IoOptions) {
+    this.stdin = options.stdin;
+    this.stdout = options.stdout;
+    this.stderr = options.stderr;
+    this.env = options.env;
+    this.stdinIsTTY = options.stdinIsTTY;
+    this.stdoutIsTTY = options.stdoutIsTTY;
+    this.stderrIsTTY = options.stderrIsTTY;
+    this.columnsOverride = options.columns;
+    this.colorOverride = options.color;
+  }
+
+  static system(): Io {
+    return new Io({
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      stdinIsTTY: process.stdin.isTTY === true,
+      stdoutIsTTY: process.stdout.isTTY === true,
+      stderrIsTTY: process.stderr.isTTY === true,
+    });
+  }
+
+  setMode(mode: OutputMode): void {
+    this.json = mode.json;
+    this.quiet = mode.quiet;
+    this.verbose = mode.verbose;
+    if (mode.color === false) this.colorOverride = false;
+    this.chalkInstance = undefined;
+  }
+
+  addSecret(secret: string | undefined): void {
+    if (secret) this.secrets.push(secret);
+  }
+
+  redact(text: string): string {
+    return redactKeys(text, this.secrets);
+  }
+
+  get columns(): number {
+    if (this.columnsOverride) return this.columnsOverride;
+    const columns = (this.stdout as Writable & { columns?: number }).columns;
+    return columns && columns > 20 ? columns : 100;
+  }
+
+  /** Colour follows --no-color, NO_COLOR, FORCE_COLOR, then whether stdout is a terminal. */
+  get colorEnabled(): boolean {
+    if (this.colorOverride !== undefined) return this.colorOverride;
+    const force = this.env.FORCE_COLOR;
+    if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+    if (this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== '') return false;
+    if (this.env.TERM === 'dumb') return false;
+    return this.stdoutIsTTY;
+  }
+
+  get c(): ChalkInstance {
+    this.chalkInstance ??= new Chalk({ level: this.colorEnabled ? 1 : 0 });
+    return this.chalkInstance;
+  }
+
+  /** Prompts need a person at both ends: stdin and stderr on a terminal, and not CI. */
+  get canPrompt(): boolean {
+    const ci = this.env.CI;
+    return this.stdinIsTTY && this.stderrIsTTY && !(ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0');
+  }
+
+  /** Data: stdout. */
+  out(text: string): void {
+    this.stdout.write(this.redact(text.endsWith('\n') ? text : `${text}\n`));
+  }
+
+  /** Exactly one JSON document on stdout. */
+  outJson(value: unknown): void {
+    this.stdout.write(this.redact(`${JSON.stringify(value, null, 2)}\n`));
+  }
+
+  /** Progress and notices: stderr, silenced by --quiet and --json. */
+  notice(text: string): void {
+    if (this.quiet || this.json) return;
+    this.stderr.write(this.redact(`${text}\n`));
+  }
+
+  /** Warnings: stderr, silenced only by --quiet. */
+  warn(text: string): void {
+    if (this.quiet) return;
+    this.stderr.write(this.redact(`${this.c.yellow('warning:')} ${text}\n`));
+  }
+
+  /** --verbose lines: stderr. */
+  debug(text: string): void {
+    if (!this.verbose) return;
+    this.stderr.write(this.redact(`${this.c.dim(text)}\n`));
+  }
+
+  /** Raw stderr write for the error printer. */
+  errRaw(text: string): void {
+    this.stderr.write(this.redact(text));
+  }
+
+  /** A spinner on a terminal stderr; elsewhere nothing (callers print status changes with notice()). */
+  async spinner(text: string): Promise<Spinner> {
+    if (this.quiet || this.json || !this.stderrIsTTY) {
+      return { update: () => undefined, stop: () => undefined };
+    }
+    const { default: ora } = await import('ora');
+    const spinner = ora({ text, stream: this.stderr as NodeJS.WritableStream, color: 'cyan', discardStdin: false, isEnabled: true }).start();
+    return {
+      update: (next) => {
+        spinner.text = next;
+      },
+      stop: (finalText) => {
+        if (finalText) spinner.stopAndPersist({ symbol: this.c.green('✓'), text: finalText });
+        else spinner.stop();
+      },
+    };
+  }
+
+  /** Ask yes/no. Non-interactive runs never prompt: they fail naming the flag that answers. */
+  async confirm(message: string, answeringFlag: string, defaultAnswer = false): Promise<boolean> {
+    if (!this.canPrompt) {
+      throw new UsageError(`${message} needs confirmation, and this run is not interactive`, {
+        code: 'confirmation_required',
+        hint: `pass ${answeringFlag} to confirm without a prompt`,
+      });
+    }
+    const { confirm } = await import('@inquirer/prompts');
+    return this.promptOrInterrupt(() =>
+      confirm({ message, default: defaultAnswer }, { input: this.stdin, output: this.stderr }),
+    );
+  }
+
+  /** A masked secret prompt. */
+  async password(message: string, answeringFlag: string, validate?: (value: string) => true | string): Promise<string> {
+    if (!this.canPrompt) {
+      throw new UsageError(`${message}: this run is not interactive, so it cannot prompt`, {
+        code: 'prompt_unavailable',
+        hint: `pass ${answeringFlag}`,
+      });
+    }
+    const { password } = await import('@inquirer/prompts');
+    return this.promptOrInterrupt(() =>
+      password({ message, mask: '*', ...(validate ? { validate } : {}) }, { input: this.stdin, output: this.stderr }),
+    );
+  }
+
+  private async promptOrInterrupt<T>(ask: () => Promise<T>): Promise<T> {
+    try {
+      return await ask();
+    } catch (error) {
+      if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) {
+        throw new InterruptedError('cancelled at the prompt; nothing was saved or sent');
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,62 @@
+// Tables sized to the terminal: columns padded, the widest cut with an ellipsis when the row would not fit.
+import type { Io } from './io.js';
+
+export interface Column<Row> {
+  header: string;
+  value: (row: Row) => string;
+}
+
+export function renderTable<Row>(io: Io, rows: readonly Row[], columns: readonly Column<Row>[]): string {
+  const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
+  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)));
+  if (io.stdoutIsTTY) fitToWidth(widths, io.columns, columns.map((c) => c.header.length));
+  const line = (values: string[]): string =>
+    values
+      .map((value, i) => fit(value, widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  const header = line(columns.map((column) => column.header.toUpperCase()));
+  return [io.c.bold(header), ...cells.map(line)].join('\n');
+}
+
+function fitToWidth(widths: number[], total: number, minimums: number[]): void {
+  const gaps = 2 * (widths.length - 1);
+  while (widths.reduce((a, b) => a + b, 0) + gaps > total) {
+    let widest = 0;
+    widths.forEach((w, i) => {
+      if (w > (widths[widest] ?? 0)) widest = i;
+    });
+    const floor = Math.max(minimums[widest] ?? 4, 4);
+    if ((widths[widest] ?? 0) <= floor) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+  }
+}
+
+function fit(value: string, width: number): string {
+  if (value.length <= width) return value.padEnd(width);
+  return `${value.slice(0, Math.max(0, width - 1))}…`;
+}
+
+function oneLine(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return value.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+}
+
+/** A value from a loosely typed record, for display: nested `{amount,currency}` money reads as `25.00 USD`. */
+export function display(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    const money = value as Record<string, unknown>;
+    if (typeof money.amount === 'number' && typeof money.currency === 'string') return formatMoney(money.amount, money.currency);
+  }
+  return JSON.stringify(value);
+}
+
+/** Minor units to a decimal string; currencies without minor units are shown as they are. */
+export function formatMoney(minor: number, currency: string): string {
+  const zeroDecimal = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'HUF', 'TWD', 'UGX']);
+  if (zeroDecimal.has(currency.toUpperCase())) return `${minor} ${currency.toUpperCase()}`;
+  return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
+}
