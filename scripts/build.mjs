@@ -18,8 +18,14 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   define: { __GIFTCODES_VERSION__: JSON.stringify(pkg.version) },
-  // Some dependencies are CommonJS and call require(); give the ESM bundle one.
+  // Some dependencies are CommonJS and use require() and __filename; give the ESM bundle both.
   banner: {
-    js: "import { createRequire as __giftcodesCreateRequire } from 'node:module'; const require = __giftcodesCreateRequire(import.meta.url);",
+    js: [
+      "import { createRequire as __gcCreateRequire } from 'node:module';",
+      "import { fileURLToPath as __gcFileURLToPath } from 'node:url';",
+      'const require = __gcCreateRequire(import.meta.url);',
+      'const __filename = __gcFileURLToPath(import.meta.url);',
+      "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+    ].join(' '),
   },
 });

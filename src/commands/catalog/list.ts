@@ -3,7 +3,6 @@ import type { Factory } from '../../factory.js';
 import { display, renderTable } from '../../output/table.js';
 import type { Product } from '../../api/schemas.js';
 import { examples, type App } from '../app.js';
-import { saveCatalogCache } from '../../output/catalog-cache.js';
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -23,6 +22,7 @@ export async function run(f: Factory): Promise<void> {
     spinner.stop();
   }
   // Completions offer product ids from this cache: TAB never calls the network.
+  const { saveCatalogCache } = await import('../../output/catalog-cache.js');
   saveCatalogCache(f.configDir, products.map((product) => product.id));
   if (f.io.json) {
     f.io.outJson(products);

@@ -1,0 +1,1 @@
+export class Journal { constructor(readonly dir: string) {} }

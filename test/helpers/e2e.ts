@@ -1,0 +1,153 @@
+// End-to-end harness: the built bin/giftcodes as a child process against `giftcodes serve --port 0`,
+// each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { recordOutput, registerSecret } from './leaks.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const BIN = join(ROOT, 'bin', 'giftcodes');
+
+export const DEMO_KEYS = {
+  test: 'sc_test_demo_4f3c9a1b7e2d',
+  live: 'sc_live_demo_9b1e6d2c8a7f',
+  smallTest: 'sc_test_small_2a7c5e9d1b3f',
+  smallLive: 'sc_live_small_6d8f0a3c5e1b',
+} as const;
+for (const key of Object.values(DEMO_KEYS)) registerSecret(key);
+
+export interface TestServer {
+  url: string;
+  port: number;
+  keys: { resellerId: string; env: 'test' | 'live'; key: string }[];
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `giftcodes serve --port 0 --admin <args>` and waits for its listening line. */
+export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--admin', ...args], {
+    env: { ...process.env, ...env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const lines = createInterface({ input: proc.stdout! });
+  const keys: TestServer['keys'] = [];
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    let found: string | undefined;
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 10_000);
+    proc.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
+    lines.on('line', (line) => {
+      const listening = /listening on (http:\/\/\S+)/.exec(line);
+      if (listening) found = listening[1];
+      const key = /^\s+(\S+)\s+(test|live)\s+(sc_\S+)$/.exec(line);
+      if (key) {
+        keys.push({ resellerId: key[1]!, env: key[2] as 'test' | 'live', key: key[3]! });
+        registerSecret(key[3]!);
+      }
+      // Keys follow the listening line at once; give them a moment to arrive.
+      if (found) {
+        clearTimeout(timer);
+        setTimeout(() => resolvePromise(found!), 50);
+      }
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    keys,
+    proc,
+    stop: () =>
+      new Promise<void>((resolvePromise) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolvePromise();
+        proc.once('exit', () => resolvePromise());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+export function tempDir(prefix = 'giftcodes-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface RunOptions {
+  /** GIFTCODES_CONFIG_DIR; a fresh one when omitted. */
+  configDir?: string;
+  baseUrl?: string;
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  configDir: string;
+}
+
+/** Runs the built CLI; never inherits a developer's real config or key. */
+export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const { proc, result } = spawnCli(args, options);
+  if (options.input !== undefined) proc.stdin?.end(options.input);
+  else proc.stdin?.end();
+  return result;
+}
+
+export function spawnCli(args: string[], options: RunOptions = {}): { proc: ChildProcess; result: Promise<RunResult> } {
+  const configDir = options.configDir ?? tempDir();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIFTCODES_API_KEY: undefined,
+    GIFTCODES_PROFILE: undefined,
+    GIFTCODES_BASE_URL: options.baseUrl,
+    CI: 'true',
+    NO_COLOR: '1',
+    FORCE_COLOR: undefined,
+    ...options.env,
+    GIFTCODES_CONFIG_DIR: configDir,
+  };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const proc = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const result = new Promise<RunResult>((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`giftcodes ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    proc.on('error', reject);
+    proc.on('close', (code, signal) => {
+      clearTimeout(timer);
+      recordOutput(`giftcodes ${args.join(' ')}`, stdout, stderr);
+      resolvePromise({ code, signal, stdout, stderr, configDir });
+    });
+  });
+  return { proc, result };
+}
+
+/** Saves a key into a fresh config dir through the real `login --api-key-stdin`. */
+export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test, configDir = tempDir()): Promise<string> {
+  const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: key });
+  if (result.code !== 0) throw new Error(`login failed: ${result.stderr}`);
+  return configDir;
+}
+
+export async function ledger(server: TestServer): Promise<{ orders: Record<string, unknown>[] } & Record<string, unknown>> {
+  const res = await fetch(`${server.url}/_admin/ledger`);
+  return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
+}
