@@ -8,17 +8,20 @@ export class RateLimiter {
   private last: number;
   private readonly capacity: number;
 
-  /** `perSecond` requests a second, in bursts of up to one second's worth. */
-  constructor(private readonly perSecond: number) {
+  /** `perSecond` requests a second, in bursts of up to one second's worth; times are monotonic ms. */
+  constructor(
+    private readonly perSecond: number,
+    now = performance.now(),
+  ) {
     this.capacity = Math.max(1, perSecond);
     this.tokens = this.capacity;
-    this.last = Date.now();
+    this.last = now;
   }
 
   /** 0 when the request may go ahead, else the whole seconds to wait (at least 1). */
-  take(now = Date.now()): number {
-    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 1000) * this.perSecond);
-    this.last = now;
+  take(now = performance.now()): number {
+    this.tokens = Math.min(this.capacity, this.tokens + (Math.max(0, now - this.last) / 1000) * this.perSecond);
+    this.last = Math.max(this.last, now);
     if (this.tokens >= 1) {
       this.tokens -= 1;
       return 0;

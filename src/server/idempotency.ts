@@ -38,21 +38,35 @@ function invalid(message: string): KeyParse {
   return { ok: false, code: 'idempotency_key_invalid', message };
 }
 
-/** JSON with object keys sorted at every depth, so equal bodies have equal fingerprints. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    const parts = Object.keys(obj)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`);
-    return `{${parts.join(',')}}`;
+/** Deeper bodies are refused rather than risk the stack; an order request has depth 1. */
+export const MAX_BODY_DEPTH = 32;
+
+/** JSON with object keys sorted at every depth, so equal bodies have equal fingerprints; undefined when too deep. */
+export function canonicalJson(value: unknown, depth = 0): string | undefined {
+  if (depth > MAX_BODY_DEPTH) return undefined;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const s = canonicalJson(item, depth + 1);
+      if (s === undefined) return undefined;
+      parts.push(s);
+    }
+    return `[${parts.join(',')}]`;
   }
-  return JSON.stringify(value);
+  const obj = value as Record<string, unknown>;
+  for (const k of Object.keys(obj).sort()) {
+    const s = canonicalJson(obj[k], depth + 1);
+    if (s === undefined) return undefined;
+    parts.push(`${JSON.stringify(k)}:${s}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
-export function fingerprint(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+/** sha256 of the canonical JSON; undefined when the body nests deeper than MAX_BODY_DEPTH. */
+export function fingerprint(body: unknown): string | undefined {
+  const canonical = canonicalJson(body);
+  return canonical === undefined ? undefined : createHash('sha256').update(canonical).digest('hex');
 }
 
 export class IdempotencyStore {

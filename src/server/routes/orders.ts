@@ -32,8 +32,10 @@ export const placeOrderRoute: Route = {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       return errorReply(400, 'invalid_request', 'the request body must be a JSON object');
     }
+    const print = fingerprint(parsed);
+    if (print === undefined) return errorReply(400, 'invalid_request', 'the request body nests too deeply');
     const scope = `${caller.resellerId}\n${caller.environment}\n${key.key}`;
-    const claim = deps.idempotency.claim(scope, fingerprint(parsed));
+    const claim = deps.idempotency.claim(scope, print);
     switch (claim.kind) {
       case 'reused':
         return errorReply(422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request body');

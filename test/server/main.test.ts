@@ -1,0 +1,49 @@
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import { describe, expect, test } from 'vitest';
+import { defaultServerOptions } from '../../src/server/index.js';
+import { serveMain } from '../../src/server/main.js';
+import { KEYS, until } from './helpers.js';
+
+describe('serveMain', () => {
+  test('prints where it listens and the demo keys, serves, and stops on SIGTERM', async () => {
+    const out = new PassThrough();
+    const err = new PassThrough();
+    let printed = '';
+    out.on('data', (c: Buffer) => (printed += c.toString()));
+    const signals = new EventEmitter();
+    const done = serveMain({ ...defaultServerOptions(), port: 0 }, out, err, signals);
+    await until(async () => (printed.includes('\n') ? true : undefined));
+    const lines = printed.trimEnd().split('\n');
+    const m = /^giftcodes reference server listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(lines[0] ?? '');
+    expect(m).not.toBeNull();
+    expect(lines.slice(1)).toEqual([
+      `  rs_demo  test  ${KEYS.test}`,
+      `  rs_demo  live  ${KEYS.live}`,
+      `  rs_small  test  ${KEYS.smallTest}`,
+      `  rs_small  live  ${KEYS.smallLive}`,
+    ]);
+    const url = m?.[1] ?? '';
+    const ping = await fetch(`${url}/v1/ping`, { headers: { 'X-API-Key': KEYS.live } });
+    expect(await ping.json()).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_demo' });
+    signals.emit('SIGTERM');
+    await done;
+    expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
+    await expect(fetch(`${url}/v1/ping`)).rejects.toThrow();
+  });
+
+  test('a port in use is a clear error', async () => {
+    const signals = new EventEmitter();
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (c: Buffer) => (printed += c.toString()));
+    const first = serveMain({ ...defaultServerOptions(), port: 0 }, out, new PassThrough(), signals);
+    await until(async () => (printed.includes('\n') ? true : undefined));
+    const port = Number(/:(\d+)\n/.exec(printed)?.[1]);
+    await expect(serveMain({ ...defaultServerOptions(), port }, new PassThrough(), new PassThrough(), new EventEmitter())).rejects.toThrow(
+      /EADDRINUSE/,
+    );
+    signals.emit('SIGINT');
+    await first;
+  });
+});
