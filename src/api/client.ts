@@ -186,7 +186,7 @@ export class ApiClient {
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
         retryAfterMs: parseRetryAfterMs(headers['retry-after']),
-        error: (attempts) => errorForStatus(req.method, path, res.statusCode, errorBody, attempts),
+        error: (attempts) => errorForStatus(req.method, path, res.statusCode, errorBody, attempts, headers.location),
       };
     } catch (error) {
       if (this.options.signal?.aborted) throw new InterruptedError();

@@ -49,8 +49,9 @@ export function parseErrorBody(status: number, text: string, contentType: string
       };
     }
   }
-  const firstLine = trimmed.split(/\r?\n/).find((line) => line.trim() !== '') ?? '';
-  return { code: fallbackCode, message: clip(stripTags(firstLine)) };
+  const plain = isHtml(trimmed, contentType) ? htmlText(trimmed) : trimmed;
+  const firstLine = plain.split(/\r?\n/).find((line) => line.trim() !== '') ?? '';
+  return { code: fallbackCode, message: clip(firstLine) };
 }
 
 export function describeHttpError(method: string, path: string, status: number, body: ErrorBody): string {
@@ -58,9 +59,18 @@ export function describeHttpError(method: string, path: string, status: number, 
   return `${method} ${path} failed: HTTP ${status} ${body.code}${message}`;
 }
 
-/** 401/403 are the key's fault (exit 3); other 4xx are refusals (exit 4); 5xx and 429 are failures (exit 5). */
-export function errorForStatus(method: string, path: string, status: number, body: ErrorBody, attempts: number): CliError {
+/** 401/403 are the key's fault (exit 3); other 4xx are refusals (exit 4); 5xx, 429 and redirects are failures (exit 5). */
+export function errorForStatus(method: string, path: string, status: number, body: ErrorBody, attempts: number, location?: string): CliError {
   const text = describeHttpError(method, path, status, body);
+  if (status < 400) {
+    // Redirects are never followed: the key must not travel to an address the user did not give.
+    const where = location ? ` to ${clip(location)}` : '';
+    return new NetworkError(`${text} (a redirect${where}, not followed)`, {
+      code: body.code,
+      status,
+      hint: location ? `if ${clip(location)} is the API, use it as --base-url` : 'check --base-url',
+    });
+  }
   if (status === 401 || status === 403) {
     return new AuthError(text, {
       code: body.code,
@@ -108,8 +118,30 @@ function slug(text: string | undefined): string | undefined {
   return s || undefined;
 }
 
-function stripTags(text: string): string {
-  return text.replace(/<[^>]*>/g, ' ');
+function isHtml(text: string, contentType: string | undefined): boolean {
+  return /html/i.test(contentType ?? '') || /^<(!doctype|html|head|body)\b/i.test(text);
+}
+
+/** A proxy's error page: its title, else its text one block per line (tags and scripts dropped). */
+function htmlText(html: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim();
+  if (title) return decodeEntities(title);
+  const text = html
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<[^>]*>/g, '\n');
+  return decodeEntities(text);
+}
+
+function decodeEntities(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  return text.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (entity, name: string) => {
+    if (name.startsWith('#')) {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    }
+    return named[name.toLowerCase()] ?? entity;
+  });
 }
 
 export function unreadableBody(method: string, path: string, status: number, reason: string): NetworkError {
