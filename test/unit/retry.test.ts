@@ -1,0 +1,139 @@
+// The retry policy: exponential backoff with full jitter, capped; Retry-After honoured; bounded in total.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY_POLICY, backoffDelayMs, isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from '../../src/api/retry.js';
+
+const policy: RetryPolicy = { retries: 5, baseDelayMs: 100, maxDelayMs: 1_000, maxTotalMs: 10_000, maxRetryAfterMs: 5_000 };
+const lowest = () => 0;
+const highest = () => 0.999999;
+
+describe('backoffDelayMs', () => {
+  it('full jitter: from 0 up to base × 2^retry', () => {
+    for (const [retry, ceiling] of [
+      [0, 100],
+      [1, 200],
+      [2, 400],
+      [3, 800],
+    ] as const) {
+      expect(backoffDelayMs(policy, retry, lowest)).toBe(0);
+      expect(backoffDelayMs(policy, retry, highest)).toBe(ceiling - 1);
+    }
+  });
+
+  it('is capped at maxDelayMs however many retries came before', () => {
+    expect(backoffDelayMs(policy, 4, highest)).toBeLessThan(policy.maxDelayMs);
+    expect(backoffDelayMs(policy, 60, highest)).toBeLessThan(policy.maxDelayMs);
+    expect(backoffDelayMs(policy, 60, highest)).toBeGreaterThan(policy.maxDelayMs - 2);
+  });
+
+  it('stays within bounds with the real random source', () => {
+    for (let i = 0; i < 500; i++) {
+      const retry = i % 8;
+      const delay = backoffDelayMs(policy, retry);
+      expect(delay).toBeGreaterThanOrEqual(0);
+      expect(delay).toBeLessThan(Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry));
+      expect(Number.isInteger(delay)).toBe(true);
+    }
+  });
+});
+
+describe('parseRetryAfterMs', () => {
+  const now = Date.parse('2025-01-01T00:00:00Z');
+
+  it('reads delta-seconds, fractions tolerated', () => {
+    expect(parseRetryAfterMs('3', now)).toBe(3_000);
+    expect(parseRetryAfterMs(' 0 ', now)).toBe(0);
+    expect(parseRetryAfterMs('1.5', now)).toBe(1_500);
+  });
+
+  it('reads an HTTP date as the time left until it', () => {
+    expect(parseRetryAfterMs('Wed, 01 Jan 2025 00:00:07 GMT', now)).toBe(7_000);
+  });
+
+  it('a date in the past means now', () => {
+    expect(parseRetryAfterMs('Tue, 31 Dec 2024 23:59:00 GMT', now)).toBe(0);
+  });
+
+  it.each([undefined, '', 'soon', '1e3x'])('is undefined for absent or unreadable values: %j', (value) => {
+    expect(parseRetryAfterMs(value, now)).toBeUndefined();
+  });
+
+  it('never gives a negative wait', () => {
+    expect(parseRetryAfterMs('-5', now) ?? 0).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('nextDelayMs', () => {
+  it('gives a delay for each retry the policy allows, then stops', () => {
+    for (let retry = 0; retry < policy.retries; retry++) expect(nextDelayMs(policy, retry, 0, undefined, lowest)).toBe(0);
+    expect(nextDelayMs(policy, policy.retries, 0, undefined, lowest)).toBeUndefined();
+  });
+
+  it('no retries at all with retries 0', () => {
+    expect(nextDelayMs({ ...policy, retries: 0 }, 0, 0, undefined, lowest)).toBeUndefined();
+  });
+
+  it('honours Retry-After when it is longer than the backoff', () => {
+    expect(nextDelayMs(policy, 0, 0, 2_000, highest)).toBe(2_000);
+  });
+
+  it('keeps the backoff when it is longer than Retry-After', () => {
+    expect(nextDelayMs(policy, 3, 0, 10, highest)).toBe(799);
+  });
+
+  it('stops when Retry-After is longer than the policy will wait', () => {
+    expect(nextDelayMs(policy, 0, 0, policy.maxRetryAfterMs + 1, lowest)).toBeUndefined();
+    expect(nextDelayMs(policy, 0, 0, policy.maxRetryAfterMs, lowest)).toBe(policy.maxRetryAfterMs);
+  });
+
+  it('is bounded in total: no retry that would start after maxTotalMs', () => {
+    expect(nextDelayMs(policy, 1, policy.maxTotalMs - 50, undefined, highest)).toBeUndefined();
+    expect(nextDelayMs(policy, 1, policy.maxTotalMs - 500, undefined, highest)).toBe(199);
+    expect(nextDelayMs(policy, 0, policy.maxTotalMs - 1_000, 2_000, lowest)).toBeUndefined();
+  });
+
+  it('the default policy adds up to a bounded wait: every delay within its cap, the sum within maxTotalMs', () => {
+    let elapsed = 0;
+    let retries = 0;
+    for (let retry = 0; ; retry++) {
+      const delay = nextDelayMs(DEFAULT_RETRY_POLICY, retry, elapsed, undefined, highest);
+      if (delay === undefined) break;
+      expect(delay).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxDelayMs);
+      elapsed += delay;
+      retries++;
+    }
+    expect(retries).toBe(DEFAULT_RETRY_POLICY.retries);
+    expect(elapsed).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxTotalMs);
+  });
+});
+
+describe('isRetryableStatus', () => {
+  it.each([429, 408, 500, 502, 503, 504])('%i is retried', (status) => {
+    expect(isRetryableStatus(status, undefined)).toBe(true);
+  });
+
+  it.each([400, 401, 403, 404, 422])('%i is never retried', (status) => {
+    expect(isRetryableStatus(status, 'anything')).toBe(false);
+  });
+
+  it('409 only as request_in_progress', () => {
+    expect(isRetryableStatus(409, 'request_in_progress')).toBe(true);
+    expect(isRetryableStatus(409, 'order_not_completed')).toBe(false);
+  });
+});
+
+describe('sleep', () => {
+  it('resolves after the delay', async () => {
+    await expect(sleep(5)).resolves.toBeUndefined();
+  });
+
+  it('rejects at once when aborted, with the abort reason', async () => {
+    const controller = new AbortController();
+    const pending = sleep(60_000, controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+  });
+
+  it('rejects when the signal is already aborted', async () => {
+    await expect(sleep(60_000, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+  });
+});
