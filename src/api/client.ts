@@ -34,6 +34,7 @@ export interface ApiResponse {
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_EMPTY_PAGES_IN_A_ROW = 20;
 const USER_AGENT = `giftcodes/${VERSION} node/${process.versions.node} ${process.platform}`;
 
 export class ApiClient {
@@ -109,6 +110,7 @@ export class ApiClient {
   async *pages(path: string, listKey: string): AsyncGenerator<unknown[]> {
     let target: URL | undefined = this.resolve(path);
     const seen = new Set<string>();
+    let emptyInARow = 0;
     while (target) {
       const key = target.toString();
       if (seen.has(key)) throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, { code: 'invalid_pagination' });
@@ -119,6 +121,11 @@ export class ApiClient {
       yield items;
       target = nextPageUrl(response.body, response.headers.link, target, items.at(-1));
       if (target && items.length === 0 && seen.size > 1 && target.searchParams.get('starting_after') !== null) target = undefined;
+      // Each page new yet empty, forever, would never be caught by `seen`: a run of them is a broken list.
+      emptyInARow = items.length === 0 ? emptyInARow + 1 : 0;
+      if (target && emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
+        throw new NetworkError(`the API's pagination of ${path} sent ${emptyInARow} empty pages in a row and still names a next page`, { code: 'invalid_pagination' });
+      }
     }
   }
 
