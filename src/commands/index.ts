@@ -2,11 +2,13 @@
 import type { Command } from 'commander';
 import type { App } from './app.js';
 import { register as registerCatalog } from './catalog/index.js';
+import { register as registerCodes } from './codes/index.js';
 import { register as registerConfig } from './config/index.js';
 import { register as registerLogin } from './login.js';
 import { register as registerLogout } from './logout.js';
 import { register as registerPing } from './ping.js';
 import { register as registerServe } from './serve.js';
+import { register as registerWebhook } from './webhook/index.js';
 
 export function registerCommands(program: Command, app: App): void {
   program.commandsGroup('Set up:');
@@ -16,6 +18,8 @@ export function registerCommands(program: Command, app: App): void {
   registerPing(program, app);
   program.commandsGroup('Buy codes:');
   registerCatalog(program, app);
+  registerCodes(program, app);
   program.commandsGroup('Tools:');
+  registerWebhook(program, app);
   registerServe(program, app);
 }

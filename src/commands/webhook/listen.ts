@@ -1,0 +1,116 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import type { WebhookEvent } from '../../webhooks/receiver.js';
+import { examples, type App } from '../app.js';
+import { integer, nonEmpty } from '../parse.js';
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** From --secret, else GIFTCODES_WEBHOOK_SECRET. */
+  secret?: string | undefined;
+  signatureHeader: string;
+  forwardTo?: URL | undefined;
+}
+
+interface ListenFlags {
+  host: string;
+  port: number;
+  secret?: string;
+  signatureHeader: string;
+  forwardTo?: URL;
+}
+
+const FORWARD_TIMEOUT_MS = 10_000;
+
+function urlArg(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
+  return url;
+}
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('listen')
+    .description('receive webhook events: verify each signature, drop duplicates, print each event, optionally forward it')
+    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').argParser(integer(0, 65535)).makeOptionMandatory())
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--secret <secret>', 'the webhook signing secret (or GIFTCODES_WEBHOOK_SECRET, which keeps it out of ps)', nonEmpty('secret', 1000))
+    .option('--signature-header <name>', 'header that carries the signature', nonEmpty('header name'), 'Giftcodes-Signature')
+    .option('--forward-to <url>', 'POST each verified event on to this URL, with its body and signature', urlArg)
+    .action(async (flags: ListenFlags, cmd: Command) =>
+      run({ host: flags.host, port: flags.port, secret: flags.secret, signatureHeader: flags.signatureHeader, forwardTo: flags.forwardTo }, app.factory(cmd)),
+    );
+  examples(command, [
+    'GIFTCODES_WEBHOOK_SECRET=whsec_demo giftcodes webhook listen --port 8787',
+    'giftcodes serve --webhook-url http://127.0.0.1:8787/hook   # in another terminal',
+    'giftcodes webhook listen --port 8787 --secret whsec_demo --json | jq -r .data.order.id',
+    'giftcodes webhook listen --port 8787 --secret whsec_demo --forward-to http://127.0.0.1:3000/hooks',
+  ]);
+}
+
+/** Listens until SIGINT/SIGTERM, then closes and returns (exit 0). */
+export async function run(options: ListenOptions, f: Factory): Promise<void> {
+  const secret = options.secret ?? f.io.env.GIFTCODES_WEBHOOK_SECRET;
+  if (!secret) {
+    throw new UsageError('no webhook secret', { code: 'secret_missing', hint: 'pass --secret, or set GIFTCODES_WEBHOOK_SECRET' });
+  }
+  f.io.addSecret(secret);
+  const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
+  const io = f.io;
+  const forwards = new Set<Promise<void>>();
+  const receiver = await startWebhookReceiver({
+    host: options.host,
+    port: options.port,
+    secret,
+    signatureHeader: options.signatureHeader,
+    onEvent: (event, raw, delivery) => {
+      if (io.json) io.stdout.write(io.redact(`${JSON.stringify(event)}\n`));
+      else io.out(describe(event, orderFromEvent(event)));
+      if (options.forwardTo) {
+        const sent = forward(options.forwardTo, raw, delivery.headerName, delivery.signature, event, f).finally(() => forwards.delete(sent));
+        forwards.add(sent);
+      }
+    },
+    onReject: (status, reason) => io.warn(`refused a delivery (${status}): ${reason}`),
+  });
+  io.notice(`listening for webhook events on ${receiver.url} (any path); Ctrl-C to stop`);
+  if (options.forwardTo) io.notice(`forwarding verified events to ${options.forwardTo.href}`);
+  await new Promise<void>((resolvePromise) => {
+    if (f.signal.aborted) resolvePromise();
+    else f.signal.addEventListener('abort', () => resolvePromise(), { once: true });
+  });
+  await receiver.close();
+  await Promise.allSettled([...forwards]);
+  io.notice('stopped listening');
+}
+
+function describe(event: WebhookEvent, order: Record<string, unknown> | undefined): string {
+  const created = typeof event.created === 'number' ? new Date(event.created * 1000) : new Date();
+  const field = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '-');
+  return [created.toISOString(), field(event.type), field(event.id), field(order?.id), field(order?.status)].join('  ');
+}
+
+async function forward(url: URL, raw: string, headerName: string, signature: string, event: WebhookEvent, f: Factory): Promise<void> {
+  const id = typeof event.id === 'string' ? event.id : 'event';
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [headerName]: signature },
+      body: raw,
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+    await res.body?.cancel();
+    if (res.status < 200 || res.status >= 300) f.io.warn(`forwarding ${id} to ${url.href} failed: HTTP ${res.status}`);
+    else f.io.debug(`forwarded ${id} to ${url.href}: HTTP ${res.status}`);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    f.io.warn(`forwarding ${id} to ${url.href} failed: ${cause ?? (error instanceof Error ? error.message : String(error))}`);
+  }
+}

@@ -1,0 +1,239 @@
+// CSV export (RFC 4180, CRLF rows): a header row, `order_id` first, then `code` if present, then every
+// other field in first-seen order; nested objects flattened with dots, arrays as JSON.
+//
+// The streaming problem: the header must name every column, yet a column may first appear on the last
+// page, and memory must stay flat. Choice: each page is formatted once, as CSV rows, into a spool file
+// beside the target, in the column order known so far. Columns are only ever appended, so an early row
+// lacks at most some trailing cells. At the end the header is written, then the spool is copied after it:
+// byte for byte where rows already have every column in the final order (the usual case: every record
+// has the same fields), and re-cut row by row elsewhere (padded, or reordered when `code` first appears
+// after another field). Memory holds the column names and one segment per change of width, never rows.
+// The cost is writing the data twice to disk; a JSONL spool would also serialize and parse it twice.
+import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import type { CodeRecord } from '../api/schemas.js';
+import type { FormatWriter, TextSink } from './format.js';
+
+/** A spreadsheet runs a cell starting with one of these as a formula (CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+const COPY_CHUNK = 256 * 1024;
+
+/**
+ * One cell, quoted when needed. Text a spreadsheet would run as a formula gets a leading `'` unless
+ * `raw`; numbers and booleans are data, never formulas, so `-5` stays a number.
+ */
+export function csvCell(value: unknown, raw: boolean): string {
+  let text: string;
+  if (typeof value === 'string') {
+    text = !raw && FORMULA_START.test(value) ? `'${value}` : value;
+  } else if (value === null || value === undefined) {
+    return '';
+  } else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    text = String(value);
+  } else {
+    text = JSON.stringify(value) ?? '';
+  }
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Visits every leaf of a record: nested objects become `a.b` keys; arrays and scalars are leaves. */
+export function flattenRecord(record: Record<string, unknown>, visit: (key: string, value: unknown) => void, prefix = ''): void {
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    const name = prefix === '' ? key : `${prefix}.${key}`;
+    if (isPlainObject(value)) flattenRecord(value, visit, name);
+    else visit(name, value);
+  }
+}
+
+interface Segment {
+  start: number;
+  end: number;
+  /** Cells in each row of this segment. */
+  width: number;
+}
+
+export interface CsvWriterOptions {
+  /** The `order_id` cell of records that carry no `order_id` of their own. */
+  orderId: string;
+  /** `--csv-raw`: no formula escaping. */
+  raw: boolean;
+  /** A path for the spool file (created 0600, removed by dispose). */
+  spoolPath: string;
+  /** Applied to each chunk of text before it is written (stdout redaction). */
+  transform?: (text: string) => string;
+}
+
+export class CsvWriter implements FormatWriter {
+  private readonly index = new Map<string, number>([['order_id', 0]]);
+  private readonly names: string[] = ['order_id'];
+  private readonly segments: Segment[] = [];
+  private readonly orderIdCell: string;
+  private readonly transform: (text: string) => string;
+  private spool: FileHandle | undefined;
+  private spoolSize = 0;
+  private disposed = false;
+
+  constructor(
+    private readonly sink: TextSink,
+    private readonly options: CsvWriterOptions,
+  ) {
+    this.orderIdCell = csvCell(options.orderId, options.raw);
+    this.transform = options.transform ?? ((text) => text);
+  }
+
+  /** The header as it stands so far. */
+  get columns(): string[] {
+    return this.finalOrder().map((i) => this.names[i] ?? '');
+  }
+
+  async page(records: readonly CodeRecord[]): Promise<void> {
+    const raw = this.options.raw;
+    let text = '';
+    let width = this.names.length;
+    for (const record of records) {
+      // `code` goes second; adding it before the record's other new fields keeps the spool in final order.
+      if (!this.index.has('code') && 'code' in record && !isPlainObject(record.code)) this.addColumn('code');
+      const cells: string[] = [this.orderIdCell];
+      flattenRecord(record, (key, value) => {
+        cells[this.index.get(key) ?? this.addColumn(key)] = csvCell(value, raw);
+      });
+      if (this.names.length !== width) {
+        if (text !== '') await this.append(text, width);
+        text = '';
+        width = this.names.length;
+      }
+      let row = cells[0] ?? '';
+      for (let i = 1; i < width; i++) row += `,${cells[i] ?? ''}`;
+      text += `${row}\r\n`;
+    }
+    if (text !== '') await this.append(text, width);
+  }
+
+  async finish(): Promise<void> {
+    const order = this.finalOrder();
+    const header = order.map((i) => csvCell(this.names[i], this.options.raw)).join(',');
+    await this.sink.write(this.transform(`${header}\r\n`));
+    const inOrder = order.every((internal, position) => internal === position);
+    for (const segment of this.segments) {
+      if (inOrder && segment.width === order.length) await this.copy(segment);
+      else await this.recut(segment, order);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const spool = this.spool;
+    this.spool = undefined;
+    if (spool) {
+      await spool.close().catch(() => undefined);
+      await unlink(this.options.spoolPath).catch(() => undefined);
+    }
+  }
+
+  private addColumn(name: string): number {
+    const i = this.names.length;
+    this.names.push(name);
+    this.index.set(name, i);
+    return i;
+  }
+
+  /** Internal column numbers in header order: order_id, code, then the rest as first seen. */
+  private finalOrder(): number[] {
+    const code = this.index.get('code');
+    const order = [0];
+    if (code !== undefined) order.push(code);
+    for (let i = 1; i < this.names.length; i++) if (i !== code) order.push(i);
+    return order;
+  }
+
+  private async append(text: string, width: number): Promise<void> {
+    this.spool ??= await open(this.options.spoolPath, 'wx+', 0o600);
+    const bytes = Buffer.from(this.transform(text), 'utf8');
+    await writeAll(this.spool, bytes, this.spoolSize);
+    const last = this.segments.at(-1);
+    if (last && last.width === width && last.end === this.spoolSize) last.end += bytes.length;
+    else this.segments.push({ start: this.spoolSize, end: this.spoolSize + bytes.length, width });
+    this.spoolSize += bytes.length;
+  }
+
+  private async *read(segment: Segment): AsyncGenerator<Buffer> {
+    const spool = this.spool;
+    if (!spool) return;
+    for (let at = segment.start; at < segment.end; ) {
+      // A fresh buffer each time: stdout may still hold the previous one.
+      const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, segment.end - at));
+      const { bytesRead } = await spool.read(buffer, 0, buffer.length, at);
+      if (bytesRead === 0) throw new Error('the CSV spool file ended early');
+      at += bytesRead;
+      yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+    }
+  }
+
+  private async copy(segment: Segment): Promise<void> {
+    for await (const chunk of this.read(segment)) await this.sink.write(chunk);
+  }
+
+  /** Rows written before a column existed: cut each into its cells, then pad and reorder them. */
+  private async recut(segment: Segment, order: number[]): Promise<void> {
+    const decoder = new StringDecoder('utf8');
+    const splitter = new RowSplitter();
+    for await (const chunk of this.read(segment)) {
+      let text = '';
+      splitter.push(decoder.write(chunk), (cells) => {
+        text += `${order.map((i) => cells[i] ?? '').join(',')}\r\n`;
+      });
+      if (text !== '') await this.sink.write(text);
+    }
+  }
+}
+
+/** Splits CSV written by this module into rows of still-encoded cells; rows end with CRLF outside quotes. */
+export class RowSplitter {
+  private inQuotes = false;
+  private skipLf = false;
+  private cell = '';
+  private row: string[] = [];
+
+  push(text: string, onRow: (cells: string[]) => void): void {
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (this.skipLf) {
+        this.skipLf = false;
+        if (ch === 10) {
+          start = i + 1;
+          continue;
+        }
+      }
+      if (ch === 34) {
+        this.inQuotes = !this.inQuotes;
+      } else if (!this.inQuotes && (ch === 44 || ch === 13)) {
+        this.row.push(this.cell + text.slice(start, i));
+        this.cell = '';
+        start = i + 1;
+        if (ch === 13) {
+          onRow(this.row);
+          this.row = [];
+          this.skipLf = true;
+        }
+      }
+    }
+    this.cell += text.slice(start);
+  }
+}
+
+/** FileHandle.write may write less than asked; loop until every byte is down. */
+export async function writeAll(handle: FileHandle, bytes: Uint8Array, position: number | null = null): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position === null ? null : position + offset);
+    offset += bytesWritten;
+  }
+}

@@ -1,0 +1,29 @@
+// What every export format shares: a sink for text, and a writer fed one page of records at a time.
+import type { CodeRecord } from '../api/schemas.js';
+
+export type ExportFormat = 'csv' | 'json' | 'jsonl';
+
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'jsonl'];
+
+/** Where formatted text goes: a temporary file, or stdout. `write` resolves once the sink can take more. */
+export interface TextSink {
+  write(chunk: string | Uint8Array): Promise<void>;
+}
+
+export interface FormatWriter {
+  /** Formats one page and writes it; never holds more than a page. */
+  page(records: readonly CodeRecord[]): Promise<void>;
+  /** Writes what closes the document. */
+  finish(): Promise<void>;
+  /** Removes anything temporary; safe to call twice, and after an error. */
+  dispose(): Promise<void>;
+}
+
+/** `--format`, else the extension (.csv, .json, .jsonl, .ndjson), else json. */
+export function formatFor(out: string, format: ExportFormat | undefined): ExportFormat {
+  if (format) return format;
+  const lower = out.toLowerCase();
+  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'jsonl';
+  return 'json';
+}

@@ -1,0 +1,82 @@
+// Waits for an order to end: polls GET /v1/orders/{id} (the client honours Retry-After and retries),
+// a spinner on a terminal, one line per status change elsewhere. Shared by codes get, order place and watch.
+import type { ApiClient } from '../api/client.js';
+import { orderOutcome, type Order } from '../api/schemas.js';
+import { sleep } from '../api/retry.js';
+import { InterruptedError, OrderFailedError, WaitTimeoutError } from '../errors.js';
+import type { Io } from '../output/io.js';
+
+export const DEFAULT_INTERVAL_S = 2;
+
+export interface WaitOptions {
+  api: ApiClient;
+  orderId: string;
+  io: Io;
+  signal: AbortSignal;
+  /** Seconds between polls (default 2). */
+  intervalS?: number;
+  /** Give up after this many seconds (exit 7); no limit when absent. */
+  timeoutS?: number;
+  /** Each time the status changes, the first poll included. */
+  onStatus?: (order: Order) => void;
+}
+
+/** An order that ended in a failure state (exit 6); carries the order as the server sent it. */
+export class OrderEndedError extends OrderFailedError {
+  constructor(readonly order: Order) {
+    super(`order ${order.id} ended ${order.status}`, {
+      code: 'order_failed',
+      hint: `nothing to fetch; see it with: giftcodes order show ${order.id}`,
+    });
+  }
+}
+
+/** Resolves with the completed order; throws OrderEndedError (6), WaitTimeoutError (7) or InterruptedError (130). */
+export async function waitForOrder(o: WaitOptions): Promise<Order> {
+  const intervalMs = Math.max(10, Math.round((o.intervalS ?? DEFAULT_INTERVAL_S) * 1000));
+  const deadline = o.timeoutS === undefined ? Infinity : Date.now() + o.timeoutS * 1000;
+  const spinner = await o.io.spinner(`waiting for order ${o.orderId}`);
+  let last: string | undefined;
+  let outcome: 'done' | 'error' = 'error';
+  try {
+    for (;;) {
+      const order = await o.api.getOrder(o.orderId).catch((error: unknown) => {
+        throw o.signal.aborted ? interrupted(o) : error;
+      });
+      if (order.status !== last) {
+        last = order.status;
+        o.onStatus?.(order);
+        spinner.update(`order ${order.id} is ${order.status}`);
+        // notice() is silent under --quiet and --json; on a terminal the spinner says it instead.
+        if (!o.io.stderrIsTTY) o.io.notice(`order ${order.id}: ${order.status}`);
+      }
+      const result = orderOutcome(order.status);
+      if (result === 'completed') {
+        outcome = 'done';
+        spinner.stop(`order ${order.id} completed`);
+        return order;
+      }
+      if (result === 'failed') throw new OrderEndedError(order);
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new WaitTimeoutError(`gave up waiting for order ${o.orderId} after ${o.timeoutS}s; it is still ${order.status}`, {
+          code: 'wait_timeout',
+          hint: `the order goes on on the server; wait again with: giftcodes order watch ${o.orderId}`,
+        });
+      }
+      await sleep(Math.min(intervalMs, left), o.signal).catch(() => {
+        throw interrupted(o);
+      });
+    }
+  } finally {
+    if (outcome === 'error') spinner.stop();
+  }
+}
+
+function interrupted(o: WaitOptions): InterruptedError {
+  const reason: unknown = o.signal.reason;
+  const message = reason instanceof Error ? reason.message : 'interrupted';
+  return new InterruptedError(`${message} while waiting for order ${o.orderId}`, {
+    hint: `the order goes on on the server; wait again with: giftcodes order watch ${o.orderId}`,
+  });
+}

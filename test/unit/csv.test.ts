@@ -1,0 +1,155 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CsvWriter, RowSplitter, csvCell, flattenRecord } from '../../src/export/csv.js';
+import { formatFor, type TextSink } from '../../src/export/format.js';
+import { tempDir } from '../helpers/e2e.js';
+
+function memorySink(): TextSink & { text(): string } {
+  const chunks: Buffer[] = [];
+  return {
+    write: async (chunk) => {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+  };
+}
+
+/** The obvious in-memory CSV, to hold the streaming writer against. */
+function referenceCsv(orderId: string, records: Record<string, unknown>[], raw: boolean): string {
+  const flat = records.map((record) => {
+    const cells = new Map<string, unknown>();
+    flattenRecord(record, (key, value) => cells.set(key, value));
+    return cells;
+  });
+  const others: string[] = [];
+  let hasCode = false;
+  for (const cells of flat) {
+    for (const key of cells.keys()) {
+      if (key === 'code') hasCode = true;
+      else if (key !== 'order_id' && !others.includes(key)) others.push(key);
+    }
+  }
+  const columns = ['order_id', ...(hasCode ? ['code'] : []), ...others];
+  const lines = [columns.map((c) => csvCell(c, raw)).join(',')];
+  for (const cells of flat) {
+    lines.push(columns.map((c) => csvCell(c === 'order_id' && !cells.has(c) ? orderId : cells.get(c), raw)).join(','));
+  }
+  return lines.map((line) => `${line}\r\n`).join('');
+}
+
+async function streamCsv(orderId: string, pages: Record<string, unknown>[][], raw: boolean): Promise<{ text: string; spool: string }> {
+  const sink = memorySink();
+  const spool = join(tempDir(), 'spool.tmp');
+  const writer = new CsvWriter(sink, { orderId, raw, spoolPath: spool });
+  try {
+    for (const page of pages) await writer.page(page);
+    await writer.finish();
+  } finally {
+    await writer.dispose();
+  }
+  return { text: sink.text(), spool };
+}
+
+describe('csvCell', () => {
+  it('escapes what a spreadsheet would run as a formula, unless raw', () => {
+    for (const start of ['=', '+', '-', '@', '\t', '\r']) {
+      const value = `${start}SUM(A1)`;
+      expect(csvCell(value, false).replace(/^"|"$/g, '')).toMatch(/^'/);
+      expect(csvCell(value, true).replace(/^"/, '')).toMatch(new RegExp(`^\\${start === '\t' ? 't' : start === '\r' ? 'r' : start}`));
+    }
+    expect(csvCell('=1+1', false)).toBe("'=1+1");
+    expect(csvCell('=1+1', true)).toBe('=1+1');
+    expect(csvCell('TEST-ABCD', false)).toBe('TEST-ABCD');
+  });
+
+  it('leaves numbers and booleans alone: -5 is data, not a formula', () => {
+    expect(csvCell(-5, false)).toBe('-5');
+    expect(csvCell(true, false)).toBe('true');
+    expect(csvCell(null, false)).toBe('');
+  });
+
+  it('quotes per RFC 4180 and writes arrays as JSON', () => {
+    expect(csvCell('a,b', false)).toBe('"a,b"');
+    expect(csvCell('say "hi"', false)).toBe('"say ""hi"""');
+    expect(csvCell('two\nlines', false)).toBe('"two\nlines"');
+    expect(csvCell(['x', 1], false)).toBe('"[""x"",1]"');
+    expect(csvCell('=HYPERLINK("x")', false)).toBe(`"'=HYPERLINK(""x"")"`);
+  });
+});
+
+describe('formatFor', () => {
+  it('takes --format, else the extension, else json', () => {
+    expect(formatFor('a.csv', undefined)).toBe('csv');
+    expect(formatFor('A.CSV', undefined)).toBe('csv');
+    expect(formatFor('a.jsonl', undefined)).toBe('jsonl');
+    expect(formatFor('a.ndjson', undefined)).toBe('jsonl');
+    expect(formatFor('a.json', undefined)).toBe('json');
+    expect(formatFor('a.txt', undefined)).toBe('json');
+    expect(formatFor('-', undefined)).toBe('json');
+    expect(formatFor('a.csv', 'jsonl')).toBe('jsonl');
+  });
+});
+
+describe('CsvWriter', () => {
+  it('puts order_id first and code second, flattens nested objects, and removes its spool', async () => {
+    const { text, spool } = await streamCsv('ord_1', [[{ pin: '1', code: 'A', value: { amount: 5, currency: 'USD' } }], [{ code: 'B', pin: '2', value: { amount: 5, currency: 'USD' } }]], false);
+    expect(text).toBe('order_id,code,pin,value.amount,value.currency\r\nord_1,A,1,5,USD\r\nord_1,B,2,5,USD\r\n');
+    expect(existsSync(spool)).toBe(false);
+  });
+
+  it('adds a column first seen on a later page, padding the earlier rows', async () => {
+    const { text } = await streamCsv('ord_1', [[{ code: 'A' }, { code: 'B' }], [{ code: 'C', extra: '=x' }]], false);
+    expect(text).toBe("order_id,code,extra\r\nord_1,A,\r\nord_1,B,\r\nord_1,C,'=x\r\n");
+  });
+
+  it('moves code second even when it first appears after other fields', async () => {
+    const { text } = await streamCsv('ord_1', [[{ pin: '1' }], [{ pin: '2', code: 'B' }]], true);
+    expect(text).toBe('order_id,code,pin\r\nord_1,,1\r\nord_1,B,2\r\n');
+  });
+
+  it('keeps a record\'s own order_id', async () => {
+    const { text } = await streamCsv('ord_1', [[{ order_id: 'ord_other', code: 'A' }]], false);
+    expect(text).toBe('order_id,code\r\nord_other,A\r\n');
+  });
+
+  it('writes a header alone for an order without codes', async () => {
+    const { text } = await streamCsv('ord_1', [[]], false);
+    expect(text).toBe('order_id\r\n');
+  });
+
+  it('matches the in-memory CSV for any records split into any pages', async () => {
+    const scalar = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom('=1+1', '-2', '+x', '@a', '\tt', '\rr', 'a,b', '"q"', 'l\nm', 'é€😀'),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 2 }),
+    );
+    const key = fc.constantFrom('code', 'pin', 'serial', 'order_id', 'x', '=evil', 'a,b');
+    const record = fc.dictionary(key, fc.oneof(scalar, fc.dictionary(fc.constantFrom('amount', 'currency'), scalar, { maxKeys: 2 })), { maxKeys: 5 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(record, { maxLength: 4 }), { maxLength: 4 }), fc.boolean(), async (pages, raw) => {
+        const { text } = await streamCsv('ord_9', pages, raw);
+        expect(text).toBe(referenceCsv('ord_9', pages.flat(), raw));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('RowSplitter', () => {
+  it('finds the same rows wherever the text is cut', () => {
+    const text = 'a,"b,""c""\r\nd",e\r\n,\r\n"x\r\n"\r\n';
+    const expected = [['a', '"b,""c""\r\nd"', 'e'], ['', ''], ['"x\r\n"']];
+    for (let cut = 0; cut <= text.length; cut++) {
+      const rows: string[][] = [];
+      const splitter = new RowSplitter();
+      splitter.push(text.slice(0, cut), (cells) => rows.push(cells));
+      splitter.push(text.slice(cut), (cells) => rows.push(cells));
+      expect(rows).toEqual(expected);
+    }
+  });
+});
