@@ -49,6 +49,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     command.configureOutput(program.configureOutput());
   });
 
+  // A flag parsing error comes before any verb sets the output mode; --json must still get a JSON error.
+  const args = argv.slice(2);
+  const terminator = args.indexOf('--');
+  if ((terminator === -1 ? args : args.slice(0, terminator)).includes('--json')) io.json = true;
+
   let code: number = ExitCode.ok;
   try {
     await program.parseAsync(argv as string[]);
