@@ -1,0 +1,372 @@
+// The foundation end to end: the built CLI against `giftcodes serve --port 0`, each run with its own
+// temporary GIFTCODES_CONFIG_DIR: ping, catalog, keys and environments, transport safety, prompts.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+
+let server: TestServer;
+/** A config dir holding both demo keys of rs_demo, logged in through the real login. */
+let bothKeys: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  bothKeys = await loggedIn(server, DEMO_KEYS.test);
+  await loggedIn(server, DEMO_KEYS.live, bothKeys);
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+function jsonError(result: RunResult): Record<string, unknown> {
+  const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
+  expect(lines, result.stderr).toHaveLength(1);
+  const parsed = JSON.parse(lines[0]!) as { error: Record<string, unknown> };
+  expect(Object.keys(parsed)).toEqual(['error']);
+  expect(parsed.error).toMatchObject({ code: expect.any(String), message: expect.any(String), exitCode: result.code });
+  return parsed.error;
+}
+
+describe('ping', () => {
+  it('a test key: --json carries status, environment and resellerId', async () => {
+    const result = await runCli(['ping', '--json'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    const ping = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(ping).toEqual({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
+    expect(result.stderr).toBe('');
+  });
+
+  it('a live key (--env live): environment live', async () => {
+    const result = await runCli(['ping', '--env', 'live', '--json'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_demo' });
+  });
+
+  it('another reseller\'s live key given with --api-key', async () => {
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallLive], { baseUrl: server.url });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_small' });
+  });
+
+  it('for people: status, environment, reseller, base URL and profile, one a line', async () => {
+    const result = await runCli(['ping'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^status\s+ok$/m);
+    expect(result.stdout).toMatch(/^environment\s+test$/m);
+    expect(result.stdout).toMatch(/^reseller\s+rs_demo$/m);
+    expect(result.stdout).toContain(`base URL     ${server.url}`);
+    expect(result.stdout).toMatch(/^profile\s+default$/m);
+  });
+
+  it('a bad key exits 3, showing the status and the code', async () => {
+    const result = await runCli(['ping', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: server.url });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('HTTP 401 invalid_api_key');
+    expect(result.stderr).toMatch(/^hint: /m);
+    expect(result.stdout).toBe('');
+  });
+
+  it('a key without a known prefix exits 3 before anything is sent', async () => {
+    const result = await runCli(['ping', '--verbose'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: 'pk_something_else_123456' } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('GIFTCODES_API_KEY does not look like an API key');
+    expect(result.stderr).not.toContain('GET /v1/ping');
+  });
+
+  it('no key at all exits 3 and says how to log in', async () => {
+    const result = await runCli(['ping'], { baseUrl: server.url });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('no test key in profile "default"');
+    expect(result.stderr).toContain('giftcodes login');
+  });
+
+  it('--json errors are one JSON object on stderr with code, message, status and exitCode', async () => {
+    const result = await runCli(['ping', '--json', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: server.url });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(jsonError(result)).toMatchObject({ code: 'invalid_api_key', status: 401, exitCode: 3, message: expect.stringContaining('HTTP 401') });
+  });
+
+  it('--json usage errors too', async () => {
+    const result = await runCli(['ping', '--json', '--retries', 'many']);
+    expect(result.code).toBe(2);
+    expect(jsonError(result)).toMatchObject({ code: 'usage', exitCode: 2 });
+  });
+});
+
+describe('catalog list', () => {
+  it('a table: a header and one row per product, prices as money', async () => {
+    const result = await runCli(['catalog', 'list'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+BRAND\s+PRICE\s+AVAILABLE$/);
+    expect(lines).toHaveLength(13);
+    expect(result.stdout).toMatch(/^amazon-us-10\s+Amazon\.com Gift Card \$10\s+Amazon\s+10\.00 USD\s+true$/m);
+    expect(result.stdout).toMatch(/^zalando-de-25\s.*25\.00 EUR/m);
+  });
+
+  it('--json: one array of every product with every field the server sent', async () => {
+    const result = await runCli(['catalog', 'list', '--json'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    const products = JSON.parse(result.stdout) as Record<string, unknown>[];
+    expect(products).toHaveLength(12);
+    expect(products[0]).toEqual({
+      id: 'amazon-us-10',
+      object: 'product',
+      name: 'Amazon.com Gift Card $10',
+      brand: 'Amazon',
+      price: { amount: 1000, currency: 'USD' },
+      available: true,
+    });
+    expect(result.stderr).toBe('');
+  });
+
+  it('reads a catalog of two pages whole (the server\'s default limit is 10)', async () => {
+    const result = await runCli(['catalog', 'list', '--json', '--verbose'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
+    expect(ids.slice(-2)).toEqual(['zalando-de-25', 'tesco-uk-20']);
+    expect(new Set(ids).size).toBe(12);
+    const requests = result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog'));
+    expect(requests).toHaveLength(2);
+    expect(requests[1]).toMatch(/^GET \/v1\/catalog\?cursor=\S+ 200 \d+ms attempt 1\/6$/);
+  });
+
+  it('keeps the product ids for shell completion', async () => {
+    const configDir = await loggedIn(server);
+    expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
+    const cache = JSON.parse(readFileSync(join(configDir, 'catalog-cache.json'), 'utf8')) as { ids: string[] };
+    expect(cache.ids).toHaveLength(12);
+    expect(cache.ids).toContain('tesco-uk-20');
+  });
+
+  it('a bad key exits 3 here too', async () => {
+    const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], { baseUrl: server.url });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('a catalog of 250 products (--seed)', () => {
+  let big: TestServer;
+  beforeAll(async () => {
+    const dir = tempDir();
+    const products = Array.from({ length: 250 }, (_, i) => ({
+      id: `product-${String(i + 1).padStart(3, '0')}`,
+      name: `Product ${i + 1}`,
+      brand: 'Seeded',
+      price: 100 * (i + 1),
+      currency: 'USD',
+    }));
+    const seedFile = join(dir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify({ products }));
+    big = await startServer(['--seed', seedFile]);
+  });
+  afterAll(async () => {
+    await big.stop();
+  });
+
+  it('is read whole, in order, over 25 pages', async () => {
+    const result = await runCli(['catalog', 'list', '--json', '--verbose'], { baseUrl: big.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code).toBe(0);
+    const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
+    expect(ids).toHaveLength(250);
+    expect(ids[0]).toBe('product-001');
+    expect(ids[249]).toBe('product-250');
+    expect(ids).toEqual([...ids].sort());
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog'))).toHaveLength(25);
+  });
+
+  it('as a table: 250 rows', async () => {
+    const result = await runCli(['catalog', 'list'], { baseUrl: big.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(251);
+    expect(result.stdout).toMatch(/^product-250\s+Product 250\s+Seeded\s+250\.00 USD/m);
+  });
+});
+
+describe('login', () => {
+  it('--api-key-stdin saves a key that the next ping uses', async () => {
+    const configDir = tempDir();
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: `${DEMO_KEYS.test}\n` });
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain('saved the test key sc_test_…7e2d for reseller rs_demo in profile "default"');
+    const ping = await runCli(['ping', '--json'], { configDir });
+    expect(ping.code).toBe(0);
+    expect(JSON.parse(ping.stdout)).toMatchObject({ environment: 'test', resellerId: 'rs_demo' });
+  });
+
+  it('--json: the profile, environment, reseller and the key masked', async () => {
+    const result = await runCli(['login', '--api-key-stdin', '--json', '--base-url', server.url], { input: DEMO_KEYS.live });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', environment: 'live', resellerId: 'rs_demo', key: 'sc_live_…8a7f', baseUrl: server.url });
+  });
+
+  it('a live key saved into a named profile, then used with --profile and --env live', async () => {
+    const configDir = tempDir();
+    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallLive });
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain('--env live');
+    const ping = await runCli(['ping', '--json', '--profile', 'shop-eu', '--env', 'live'], { configDir });
+    expect(ping.code).toBe(0);
+    expect(JSON.parse(ping.stdout)).toMatchObject({ environment: 'live', resellerId: 'rs_small' });
+  });
+
+  it('a key the server rejects is not saved (exit 3)', async () => {
+    const configDir = tempDir();
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: 'sc_test_unknown_key_0000000' });
+    expect(result.code).toBe(3);
+    expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_test_unknown');
+  });
+
+  it('an sc_live_ key given for --env test is refused (exit 2) and not saved', async () => {
+    const configDir = tempDir();
+    const result = await runCli(['login', '--api-key-stdin', '--env', 'test', '--base-url', server.url], { configDir, input: DEMO_KEYS.live });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('a live key cannot be saved as the test key');
+    expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_live_');
+  });
+
+  it('an empty stdin is a usage error', async () => {
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { input: '' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('stdin was empty');
+  });
+
+  it('never prompts when not interactive: exit 2 naming --api-key-stdin (CI set)', async () => {
+    const result = await runCli(['login', '--base-url', server.url]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('not interactive');
+    expect(result.stderr).toContain('--api-key-stdin');
+  });
+
+  it('never prompts when stdin is not a terminal, even without CI', async () => {
+    const result = await runCli(['login', '--base-url', server.url], { env: { CI: undefined } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--api-key-stdin');
+  });
+});
+
+describe('keys and environments', () => {
+  it('--api-key with a conflicting --env is a usage error (exit 2)', async () => {
+    const result = await runCli(['ping', '--api-key', DEMO_KEYS.live, '--env', 'test'], { baseUrl: server.url });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--env test conflicts with the live key in --api-key');
+  });
+
+  it('GIFTCODES_API_KEY with a conflicting --env is a usage error too', async () => {
+    const result = await runCli(['ping', '--env', 'live'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('GIFTCODES_API_KEY');
+  });
+
+  it('--env all belongs to logout only', async () => {
+    const result = await runCli(['ping', '--env', 'all'], { configDir: bothKeys });
+    expect(result.code).toBe(2);
+  });
+
+  it('an unknown --env value is a usage error', async () => {
+    const result = await runCli(['ping', '--env', 'prod'], { configDir: bothKeys });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('expected test or live');
+  });
+
+  it('the --api-key flag wins over GIFTCODES_API_KEY', async () => {
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallTest], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ resellerId: 'rs_small' });
+  });
+
+  it('GIFTCODES_API_KEY wins over the profile\'s key', async () => {
+    const result = await runCli(['ping', '--json'], { configDir: bothKeys, env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest } });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ resellerId: 'rs_small' });
+  });
+
+  it('--base-url wins over GIFTCODES_BASE_URL', async () => {
+    const result = await runCli(['ping', '--json', '--base-url', server.url, '--retries', '0'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
+    expect(result.code).toBe(0);
+  });
+
+  it('GIFTCODES_BASE_URL wins over the profile\'s base URL', async () => {
+    const result = await runCli(['ping', '--retries', '0'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('http://127.0.0.1:1');
+  });
+});
+
+describe('a key never travels over plain http to another machine', () => {
+  it('--base-url http://giftcodes.invalid with a key exits 3 before any connection', async () => {
+    const result = await runCli(['ping', '--verbose', '--api-key', DEMO_KEYS.test, '--base-url', 'http://giftcodes.invalid']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('refusing to send an API key over plain http to giftcodes.invalid');
+    expect(result.stderr).toContain('hint: use https://giftcodes.invalid');
+    // --verbose prints a line per attempt: there was none.
+    expect(result.stderr).not.toMatch(/^GET /m);
+  });
+
+  it('from GIFTCODES_BASE_URL and a profile key too', async () => {
+    const result = await runCli(['catalog', 'list', '--verbose'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://192.0.2.10:8080' } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).not.toMatch(/^GET /m);
+  });
+
+  it('login refuses it before reading a key', async () => {
+    const configDir = tempDir();
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', 'http://giftcodes.invalid'], { configDir, input: DEMO_KEYS.test });
+    expect(result.code).toBe(3);
+    expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_test_');
+  });
+
+  it('http to a loopback name is allowed', async () => {
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.test, '--base-url', server.url.replace('127.0.0.1', 'localhost')]);
+    expect(result.code).toBe(0);
+  });
+
+  it('a base URL that is not http(s) is a usage error', async () => {
+    const result = await runCli(['ping', '--api-key', DEMO_KEYS.test, '--base-url', 'ftp://example.com']);
+    expect(result.code).toBe(2);
+  });
+});
+
+describe('--verbose', () => {
+  it('one line per attempt: method, path, status, duration, attempt number; the key nowhere', async () => {
+    const result = await runCli(['ping', '--verbose'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^GET \/v1\/ping 200 \d+ms attempt 1\/6$/m);
+    expect(result.stderr).not.toContain(DEMO_KEYS.test);
+    expect(result.stderr).not.toContain('4f3c9a1b');
+  });
+
+  it('--quiet keeps stderr empty on success', async () => {
+    const result = await runCli(['catalog', 'list', '--quiet'], { configDir: bothKeys });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('help and usage', () => {
+  it('`help` with no command prints the help and exits 0', async () => {
+    const result = await runCli(['help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: giftcodes');
+  });
+
+  it('--help of a verb shows examples', async () => {
+    const result = await runCli(['catalog', 'list', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Examples:');
+  });
+
+  it('--version prints the version', async () => {
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('an unknown command exits 2', async () => {
+    const result = await runCli(['pingg']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown command 'pingg'");
+  });
+});
