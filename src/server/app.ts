@@ -18,6 +18,8 @@ export function routes(admin: boolean): Route[] {
 }
 
 const NO_CALLER: Caller = { resellerId: '', environment: 'test' };
+// Most requests have no query string; routes only read it, so one empty instance serves them all.
+const NO_QUERY = new URLSearchParams();
 
 function authenticate(req: IncomingMessage, deps: Deps): Caller | Reply {
   const key = req.headers['x-api-key'];
@@ -62,7 +64,7 @@ export function createHandler(deps: Deps, faults: Faults): (req: IncomingMessage
       if ('status' in auth) return auth;
       caller = auth;
     }
-    const ctx: Ctx = { req, res, query: new URLSearchParams(search), params, caller, deps };
+    const ctx: Ctx = { req, res, query: search === '' ? NO_QUERY : new URLSearchParams(search), params, caller, deps };
     return route.handler(ctx);
   }
 

@@ -4,13 +4,17 @@ import type { Fulfilment } from './fulfilment.js';
 import type { Reply } from './http.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ServerOptions } from './options.js';
-import type { Caller, Store } from './store.js';
+import type { Caller, Order, Store } from './store.js';
 import type { Webhooks } from './webhooks.js';
+
+/** What an idempotency key remembers: the order it created (its first answer is re-rendered
+ * byte for byte from it, which keeps ~300 bytes per order out of memory) or the error reply. */
+export type OrderAnswer = Order | Reply;
 
 export interface Deps {
   opts: ServerOptions;
   store: Store;
-  idempotency: IdempotencyStore;
+  idempotency: IdempotencyStore<OrderAnswer>;
   fulfilment: Fulfilment;
   webhooks: Webhooks;
   /** Secret from which live codes are derived; new for every server start. */

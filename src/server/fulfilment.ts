@@ -49,11 +49,10 @@ export class Fulfilment {
 
   private render(order: Order, status: OrderStatus): OrderView {
     const created = new Date(order.createdAt).toISOString();
-    const terminal = status === 'completed' || status === 'failed';
     const updated =
-      terminal ? new Date(this.terminalAt(order)).toISOString()
+      status === 'pending' ? created
       : status === 'processing' ? new Date(order.createdAt + this.fulfilAfterMs / 2).toISOString()
-      : created;
+      : new Date(this.terminalAt(order)).toISOString();
     return {
       id: order.id,
       object: 'order',

@@ -53,14 +53,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads the request body, refusing more than BODY_LIMIT bytes and invalid UTF-8. */
 export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<BodyResult> {
-  const tooLarge: BodyResult = {
+  const tooLarge = (): BodyResult => ({
     ok: false,
     reply: errorReply(413, 'payload_too_large', `the request body exceeds ${limit} bytes`, { Connection: 'close' }),
-  };
+  });
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    return Promise.resolve(tooLarge);
+    return Promise.resolve(tooLarge());
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -76,7 +76,7 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Body
       size += chunk.length;
       if (size > limit) {
         chunks.length = 0;
-        finish(tooLarge);
+        finish(tooLarge());
         return;
       }
       chunks.push(chunk);
@@ -88,8 +88,12 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Body
         finish({ ok: false, reply: errorReply(400, 'invalid_json', 'the request body is not valid UTF-8') });
       }
     });
-    req.on('error', () => finish({ ok: false, reply: errorReply(400, 'invalid_request', 'the request body could not be read') }));
-    req.on('close', () => finish({ ok: false, reply: errorReply(400, 'invalid_request', 'the request body was cut short') }));
+    // 'close' also follows every normal 'end'; build the error only when it matters.
+    const cut = () => {
+      if (!done) finish({ ok: false, reply: errorReply(400, 'invalid_request', 'the request body was cut short') });
+    };
+    req.on('error', cut);
+    req.on('close', cut);
   });
 }
 

@@ -1,19 +1,18 @@
 // Idempotency keys: bound to a fingerprint of the body, scoped per reseller and environment,
-// remembered for 24 hours; a finished request's status and body are replayed byte for byte.
+// remembered for 24 hours; what a finished request answered (`T`, chosen by the route) is kept to replay.
 import { createHash } from 'node:crypto';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_MAX = 255;
 
-type Entry =
-  | { state: 'in_progress'; fingerprint: string; at: number }
-  | { state: 'done'; fingerprint: string; at: number; status: number; body: string };
+/** `result` is undefined while the first request with the key is still running. */
+interface Entry<T> {
+  fingerprint: string;
+  at: number;
+  result: T | undefined;
+}
 
-export type Claim =
-  | { kind: 'new' }
-  | { kind: 'reused' }
-  | { kind: 'in_progress' }
-  | { kind: 'replay'; status: number; body: string };
+export type Claim<T> = { kind: 'new' } | { kind: 'reused' } | { kind: 'in_progress' } | { kind: 'replay'; result: T };
 
 export type KeyParse = { ok: true; key: string } | { ok: false; code: 'idempotency_key_missing' | 'idempotency_key_invalid'; message: string };
 
@@ -66,37 +65,36 @@ export function canonicalJson(value: unknown, depth = 0): string | undefined {
 /** sha256 of the canonical JSON; undefined when the body nests deeper than MAX_BODY_DEPTH. */
 export function fingerprint(body: unknown): string | undefined {
   const canonical = canonicalJson(body);
-  return canonical === undefined ? undefined : createHash('sha256').update(canonical).digest('hex');
+  return canonical === undefined ? undefined : createHash('sha256').update(canonical).digest('base64');
 }
 
-export class IdempotencyStore {
+export class IdempotencyStore<T> {
   // Insertion order is claim order, so expired entries are always at the front.
-  private entries = new Map<string, Entry>();
+  private entries = new Map<string, Entry<T>>();
 
   constructor(private readonly ttlMs = IDEMPOTENCY_TTL_MS) {}
 
   /** Looks the key up; when it is new, it is now in progress and the caller must finish or release it. */
-  claim(scope: string, print: string, now = Date.now()): Claim {
+  claim(scope: string, print: string, now = Date.now()): Claim<T> {
     this.prune(now);
     const entry = this.entries.get(scope);
     if (entry === undefined) {
-      this.entries.set(scope, { state: 'in_progress', fingerprint: print, at: now });
+      this.entries.set(scope, { fingerprint: print, at: now, result: undefined });
       return { kind: 'new' };
     }
     if (entry.fingerprint !== print) return { kind: 'reused' };
-    if (entry.state === 'in_progress') return { kind: 'in_progress' };
-    return { kind: 'replay', status: entry.status, body: entry.body };
+    if (entry.result === undefined) return { kind: 'in_progress' };
+    return { kind: 'replay', result: entry.result };
   }
 
-  finish(scope: string, status: number, body: string): void {
+  finish(scope: string, result: T): void {
     const entry = this.entries.get(scope);
-    if (entry === undefined) return;
-    this.entries.set(scope, { state: 'done', fingerprint: entry.fingerprint, at: entry.at, status, body });
+    if (entry !== undefined) entry.result = result;
   }
 
   /** Forgets an in-progress key whose request produced nothing worth replaying (a 5xx). */
   release(scope: string): void {
-    if (this.entries.get(scope)?.state === 'in_progress') this.entries.delete(scope);
+    if (this.entries.get(scope)?.result === undefined) this.entries.delete(scope);
   }
 
   clear(): void {

@@ -69,6 +69,26 @@ describe('routing', () => {
   });
 });
 
+describe('request log', () => {
+  test('one line per request: method, path without the query, status, duration; dropped answers say so', async () => {
+    const lines: string[] = [];
+    const logged = await start({ log: (line) => lines.push(line), dropAfterCommit: 1 });
+    try {
+      await call(logged, '/v1/catalog?limit=2');
+      await call(logged, '/v1/nothing');
+      await call(logged, '/v1/orders', { idem: newKey(), body: { product_id: 'amazon-us-10', quantity: 1 } }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(lines).toHaveLength(3);
+      expect(lines[0]).toMatch(/^GET \/v1\/catalog 200 \d+ms$/);
+      expect(lines[1]).toMatch(/^GET \/v1\/nothing 404 \d+ms$/);
+      expect(lines[2]).toMatch(/^POST \/v1\/orders dropped \d+ms$/);
+      expect(lines.join('\n')).not.toContain(KEYS.test);
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
 describe('hostile input', () => {
   const order = (body: string | Buffer, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -1,6 +1,6 @@
 // POST /v1/orders (idempotent placement) and GET /v1/orders/{id}.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Ctx, Route } from '../context.js';
+import type { Ctx, Deps, OrderAnswer, Route } from '../context.js';
 import type { Reply } from '../http.js';
 import { errorReply, fail, jsonReply, readBody } from '../http.js';
 import { fingerprint, parseIdempotencyKey } from '../idempotency.js';
@@ -41,21 +41,24 @@ export const placeOrderRoute: Route = {
         return errorReply(422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request body');
       case 'in_progress':
         return errorReply(409, 'request_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly');
-      case 'replay':
-        return { status: claim.status, body: claim.body, headers: { 'Idempotent-Replayed': 'true' } };
+      case 'replay': {
+        const original = answerReply(deps, claim.result);
+        return { ...original, headers: { 'Idempotent-Replayed': 'true' } };
+      }
       case 'new':
         break;
     }
-    let reply: Reply;
+    let answer: OrderAnswer;
     try {
       if (deps.opts.holdMs > 0) await sleep(deps.opts.holdMs);
-      reply = place(ctx, parsed as Record<string, unknown>, key.key);
+      answer = place(ctx, parsed as Record<string, unknown>, key.key);
     } catch (e) {
       // Nothing was committed: forget the key so a retry starts afresh (5xx are never replayed).
       deps.idempotency.release(scope);
       throw e;
     }
-    deps.idempotency.finish(scope, reply.status, reply.body);
+    deps.idempotency.finish(scope, answer);
+    const reply = answerReply(deps, answer);
     if (reply.status === 201 && deps.opts.dropAfterCommit > 0 && Math.random() < deps.opts.dropAfterCommit) {
       req.socket.destroy();
       return null;
@@ -64,8 +67,13 @@ export const placeOrderRoute: Route = {
   },
 };
 
+/** The reply for a stored answer: an order is rendered as it was when placed, so always the same bytes. */
+function answerReply(deps: Deps, answer: OrderAnswer): Reply {
+  return 'body' in answer ? answer : jsonReply(201, deps.fulfilment.view(answer, answer.createdAt));
+}
+
 /** Validates the order request and commits it; every answer here is stored for replay. */
-function place({ caller, deps }: Ctx, body: Record<string, unknown>, idempotencyKey: string): Reply {
+function place({ caller, deps }: Ctx, body: Record<string, unknown>, idempotencyKey: string): OrderAnswer {
   for (const field of Object.keys(body)) {
     if (!FIELDS.has(field)) return errorReply(400, 'invalid_request', `unknown field ${JSON.stringify(field)}; expected product_id and quantity`);
   }
@@ -85,7 +93,7 @@ function place({ caller, deps }: Ctx, body: Record<string, unknown>, idempotency
   const result = deps.store.place(caller, product, quantity, idempotencyKey, failureReason);
   if (!result.ok) return errorReply(422, result.code, result.message);
   deps.fulfilment.track(result.order);
-  return jsonReply(201, deps.fulfilment.view(result.order, result.order.createdAt));
+  return result.order;
 }
 
 /** The caller's own order, else 404: another reseller's or environment's orders do not exist for it. */
