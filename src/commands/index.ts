@@ -3,9 +3,11 @@ import type { Command } from 'commander';
 import type { App } from './app.js';
 import { register as registerCatalog } from './catalog/index.js';
 import { register as registerCodes } from './codes/index.js';
+import { register as registerCompletion } from './completion.js';
 import { register as registerConfig } from './config/index.js';
 import { register as registerLogin } from './login.js';
 import { register as registerLogout } from './logout.js';
+import { register as registerOrder } from './order/index.js';
 import { register as registerPing } from './ping.js';
 import { register as registerServe } from './serve.js';
 import { register as registerWebhook } from './webhook/index.js';
@@ -18,8 +20,10 @@ export function registerCommands(program: Command, app: App): void {
   registerPing(program, app);
   program.commandsGroup('Buy codes:');
   registerCatalog(program, app);
+  registerOrder(program, app);
   registerCodes(program, app);
   program.commandsGroup('Tools:');
   registerWebhook(program, app);
   registerServe(program, app);
+  registerCompletion(program, app);
 }

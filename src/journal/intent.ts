@@ -1,43 +1,43 @@
 // An order intent: everything needed to place the same order again, byte for byte, after a crash.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import type { KeyEnvironment } from '../secrets.js';
+import type { Owner } from './owner.js';
 
-export const INTENT_VERSION = 1;
+export const INTENT_VERSION = 1 as const;
 
 /** After this long the server may have forgotten the idempotency key: never resumed silently. */
 export const INTENT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-const ownerSchema = z.object({ pid: z.number().int(), start: z.string().optional(), host: z.string() });
+export interface OutSpec {
+  path: string;
+  format?: 'csv' | 'json' | 'jsonl' | undefined;
+  force: boolean;
+  csvRaw: boolean;
+}
 
-const outSchema = z.object({ path: z.string(), format: z.enum(['csv', 'json', 'jsonl']).optional(), force: z.boolean(), csvRaw: z.boolean() });
-
-export const intentSchema = z.object({
-  version: z.literal(INTENT_VERSION),
-  key: z.string().min(1),
-  profile: z.string(),
-  environment: z.enum(['test', 'live']),
-  baseUrl: z.string(),
+export interface Intent {
+  version: typeof INTENT_VERSION;
+  key: string;
+  profile: string;
+  environment: KeyEnvironment;
+  baseUrl: string;
   /** A short hash of the API key: tells keys apart without storing one. */
-  keyId: z.string(),
-  productId: z.string(),
-  quantity: z.number().int(),
+  keyId: string;
+  productId: string;
+  quantity: number;
   /** The exact request body, resent byte for byte. */
-  body: z.string(),
-  fingerprint: z.string(),
+  body: string;
+  fingerprint: string;
   /** `sending`: the POST may or may not have reached the server. `placed`: the server answered with an order. */
-  phase: z.enum(['sending', 'placed']),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  owner: ownerSchema,
-  orderId: z.string().optional(),
-  status: z.string().optional(),
-  wait: z.boolean().optional(),
-  out: outSchema.optional(),
-});
-
-export type Intent = z.infer<typeof intentSchema>;
-export type OutSpec = z.infer<typeof outSchema>;
+  phase: 'sending' | 'placed';
+  createdAt: string;
+  updatedAt: string;
+  owner: Owner;
+  orderId?: string | undefined;
+  status?: string | undefined;
+  wait?: boolean | undefined;
+  out?: OutSpec | undefined;
+}
 
 export interface OrderSpec {
   profile: string;

@@ -11,7 +11,6 @@ import {
   INTENT_MAX_AGE_MS,
   INTENT_VERSION,
   ageMs,
-  intentSchema,
   orderBody,
   sameOrder,
   sha256,
@@ -20,6 +19,7 @@ import {
   type OutSpec,
 } from './intent.js';
 import { currentOwner, isAlive, isSameProcess } from './owner.js';
+import { intentSchema } from './schema.js';
 
 export interface Unreadable {
   file: string;

@@ -129,6 +129,12 @@ export class Io {
     this.stderr.write(this.redact(`${text}\n`));
   }
 
+  /** Things the user must hear even in --json mode (stderr): silenced only by --quiet. */
+  say(text: string): void {
+    if (this.quiet) return;
+    this.stderr.write(this.redact(`${text}\n`));
+  }
+
   /** Warnings: stderr, silenced only by --quiet. */
   warn(text: string): void {
     if (this.quiet) return;

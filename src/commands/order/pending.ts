@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import type { Factory } from '../../factory.js';
+import { INTENT_MAX_AGE_MS, ageMs } from '../../journal/intent.js';
+import { isAlive } from '../../journal/owner.js';
+import { renderTable } from '../../output/table.js';
+import { examples, type App } from '../app.js';
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('pending')
+    .description('orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)')
+    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+  examples(command, ['giftcodes order pending', 'giftcodes order pending --json', 'giftcodes order resume --all']);
+}
+
+export async function run(f: Factory): Promise<void> {
+  const journal = await f.journal();
+  const { intents, unreadable } = journal.read();
+  const rows = intents.map((intent) => {
+    const running = isAlive(intent.owner);
+    return {
+      key: intent.key,
+      productId: intent.productId,
+      quantity: intent.quantity,
+      profile: intent.profile,
+      environment: intent.environment,
+      baseUrl: intent.baseUrl,
+      phase: intent.phase,
+      orderId: intent.orderId ?? null,
+      status: intent.status ?? null,
+      createdAt: intent.createdAt,
+      state: running ? 'running' : ageMs(intent) >= INTENT_MAX_AGE_MS ? 'stale' : 'interrupted',
+      ...(running ? { pid: intent.owner.pid } : {}),
+      ...(intent.out ? { out: intent.out.path } : {}),
+    };
+  });
+  for (const bad of unreadable) f.io.warn(`unreadable journal file ${bad.file} (${bad.reason}); it was left in place`);
+  if (f.io.json) {
+    f.io.outJson(rows);
+    return;
+  }
+  if (rows.length === 0) {
+    f.io.out('no pending orders: every order placed from here reached you');
+    return;
+  }
+  f.io.out(
+    renderTable(f.io, rows, [
+      { header: 'key', value: (r) => r.key },
+      { header: 'product', value: (r) => r.productId },
+      { header: 'qty', value: (r) => String(r.quantity) },
+      { header: 'env', value: (r) => r.environment },
+      { header: 'order', value: (r) => r.orderId ?? '(unknown)' },
+      { header: 'state', value: (r) => r.state },
+      { header: 'started', value: (r) => r.createdAt },
+    ]),
+  );
+  f.io.notice(f.io.c.dim('finish them with: giftcodes order resume --all   (stale ones: giftcodes order resume <key> --yes)'));
+}

@@ -1,0 +1,84 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InterruptedError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { examples, type App } from '../app.js';
+import { integer, nonEmpty } from '../parse.js';
+import { addWaitFlags, outSpec, type WaitFlags } from './flags.js';
+
+export interface PlaceOptions extends WaitFlags {
+  product: string;
+  quantity: number;
+  idempotencyKey?: string;
+  wait?: boolean;
+}
+
+export const MAX_QUANTITY = 1_000_000;
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('place')
+    .description('place an order exactly once, even across crashes (the key is journaled before anything is sent)')
+    .addOption(new Option('--product <id>', 'product id from the catalog').argParser(nonEmpty('product id')).makeOptionMandatory())
+    .addOption(new Option('--quantity <n>', 'number of units').argParser(integer(1, MAX_QUANTITY)).makeOptionMandatory())
+    .addOption(new Option('--idempotency-key <key>', 'supply the idempotency key yourself (default: a new UUID, journaled)').argParser(idempotencyKeyArg))
+    .option('--wait', 'wait until the order completes (exit 6 if it fails, 7 on --timeout)');
+  addWaitFlags(command).action(async (flags: PlaceOptions, cmd: Command) => run(flags, app.factory(cmd)));
+  examples(command, [
+    'giftcodes order place --product amazon-us-25 --quantity 10',
+    'giftcodes order place --product amazon-us-25 --quantity 100 --out codes.csv --yes',
+    'giftcodes order place --product steam-us-20 --quantity 5 --wait --timeout 300 --json',
+  ]);
+}
+
+export async function run(options: PlaceOptions, f: Factory): Promise<void> {
+  const out = outSpec(options);
+  const connection = await f.connection();
+  if (out && out.path !== '-') {
+    const { checkOutTarget } = await import('../../export/write.js');
+    checkOutTarget(out.path, out.force);
+  }
+  if (connection.environment === 'live' && !f.globals.yes) {
+    const yes = await f.io.confirm(
+      `Place a LIVE order for ${options.quantity} × ${options.product}? It is charged to the wallet of profile "${connection.profile}".`,
+      '--yes',
+    );
+    if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+  }
+  const [journal, api, { keyIdOf }, { driveIntent, deliver }] = await Promise.all([
+    f.journal(),
+    f.api(),
+    import('../../journal/intent.js'),
+    import('../../orders/drive.js'),
+  ]);
+  const { intent, resumed } = await journal.begin({
+    profile: connection.profile,
+    environment: connection.environment,
+    baseUrl: connection.baseUrl,
+    keyId: keyIdOf(connection.apiKey),
+    productId: options.product,
+    quantity: options.quantity,
+    key: options.idempotencyKey,
+    wait: options.wait === true || out !== undefined,
+    out,
+  });
+  if (resumed) {
+    f.io.say(
+      `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
+    );
+  }
+  const driven = await driveIntent(f, api, journal, intent, {
+    wait: options.wait === true || out !== undefined,
+    out,
+    intervalS: options.interval,
+    timeoutS: options.timeout,
+  });
+  deliver(f, journal, intent, driven);
+}
+
+/** Printable ASCII without spaces, as an HTTP header value and a journal key can safely carry. */
+function idempotencyKeyArg(value: string): string {
+  if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
+    throw new InvalidArgumentError('an idempotency key is 1 to 255 printable ASCII characters without spaces');
+  }
+  return value;
+}

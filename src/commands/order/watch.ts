@@ -1,0 +1,111 @@
+import { Option, type Command } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import { orderOutcome, type Order } from '../../api/schemas.js';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import { printOrder } from '../../orders/present.js';
+import { examples, type App } from '../app.js';
+import { integer, nonEmpty } from '../parse.js';
+import { addWaitFlags, outSpec, type WaitFlags } from './flags.js';
+
+export interface WatchOptions extends WaitFlags {
+  id: string;
+  webhookPort?: number;
+  webhookSecret?: string;
+  signatureHeader?: string;
+}
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('watch')
+    .description('wait until an order ends: exit 0 completed, 6 failed, 7 on --timeout')
+    .argument('<id>', 'order id', nonEmpty('order id'))
+    .addOption(new Option('--webhook-port <port>', 'also listen for the signed order.fulfilled event on this port').argParser(integer(0, 65535)))
+    .addOption(new Option('--webhook-secret <secret>', 'the webhook signing secret').env('GIFTCODES_WEBHOOK_SECRET'))
+    .option('--signature-header <name>', 'the header carrying the signature (default Giftcodes-Signature)');
+  addWaitFlags(command).action(async (id: string, flags: Omit<WatchOptions, 'id'>, cmd: Command) => run({ ...flags, id }, app.factory(cmd)));
+  examples(command, [
+    'giftcodes order watch ord_8f2k1',
+    'giftcodes order watch ord_8f2k1 --timeout 600 --out codes.csv',
+    'GIFTCODES_WEBHOOK_SECRET=whsec_… giftcodes order watch ord_8f2k1 --webhook-port 8787',
+  ]);
+}
+
+export async function run(options: WatchOptions, f: Factory): Promise<void> {
+  const out = outSpec(options);
+  if (options.webhookPort !== undefined && !options.webhookSecret) {
+    throw new UsageError('--webhook-port needs the signing secret', { hint: 'pass --webhook-secret, or set GIFTCODES_WEBHOOK_SECRET' });
+  }
+  if (out && out.path !== '-') {
+    const { checkOutTarget } = await import('../../export/write.js');
+    checkOutTarget(out.path, out.force);
+  }
+  const api = await f.api();
+  const { OrderEndedError } = await import('../../orders/wait.js');
+  const order = await waitWithWebhook(f, api, options).catch((error: unknown) => {
+    // A failed order is still the answer: --json prints it before the exit 6 error.
+    if (error instanceof OrderEndedError && f.io.json) f.io.outJson(error.order);
+    throw error;
+  });
+  let written: { path: string; count: number; format: string } | undefined;
+  if (out) {
+    const { exportCodes } = await import('../../export/write.js');
+    written = await exportCodes({ api, orderId: order.id, out: out.path, format: out.format, force: out.force, csvRaw: out.csvRaw, io: f.io, signal: f.signal });
+  }
+  printOrder(f.io, order);
+  if (written && written.path !== '-' && !f.io.json) f.io.out(`${f.io.c.green('✓')} wrote ${written.count} codes to ${written.path} (${written.format})`);
+  // An interrupted `order place` of this order has now reached the user: its intent is done.
+  const journal = await f.journal();
+  const { isAlive } = await import('../../journal/owner.js');
+  for (const intent of journal.read().intents) {
+    if (intent.orderId === order.id && !isAlive(intent.owner) && (!intent.out || written)) journal.resolve(intent);
+  }
+}
+
+/** Polls; with --webhook-port, a verified event for this order ends the wait early, confirmed by one GET. */
+async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions): Promise<Order> {
+  const { waitForOrder } = await import('../../orders/wait.js');
+  const poll = (signal: AbortSignal): Promise<Order> =>
+    waitForOrder({ api, orderId: options.id, io: f.io, signal, intervalS: options.interval, timeoutS: options.timeout });
+  if (options.webhookPort === undefined || !options.webhookSecret) return poll(f.signal);
+
+  const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
+  const stopPolling = new AbortController();
+  const signal = AbortSignal.any([f.signal, stopPolling.signal]);
+  let onEventForOrder: () => void = () => undefined;
+  const eventArrived = new Promise<void>((resolve) => {
+    onEventForOrder = resolve;
+  });
+  const receiver = await startWebhookReceiver({
+    port: options.webhookPort,
+    secret: options.webhookSecret,
+    ...(options.signatureHeader ? { signatureHeader: options.signatureHeader } : {}),
+    onEvent: (event) => {
+      const order = orderFromEvent(event);
+      if (order && String(order.id) === options.id) onEventForOrder();
+    },
+  });
+  f.io.notice(`listening for webhook events on ${receiver.url}`);
+  try {
+    const confirmed = eventArrived.then(async () => {
+      const order = await api.getOrder(options.id);
+      const outcome = orderOutcome(order.status);
+      if (outcome === 'in_progress') return new Promise<Order>(() => undefined);
+      f.io.notice(`webhook event received; order ${order.id} is ${order.status}`);
+      if (outcome === 'failed') {
+        const { OrderEndedError } = await import('../../orders/wait.js');
+        throw new OrderEndedError(order);
+      }
+      return order;
+    });
+    const polled = poll(signal).catch((error: unknown) => {
+      if (stopPolling.signal.aborted && !f.signal.aborted) return new Promise<Order>(() => undefined);
+      throw error;
+    });
+    const order = await Promise.race([confirmed, polled]);
+    stopPolling.abort();
+    return order;
+  } finally {
+    await receiver.close();
+  }
+}

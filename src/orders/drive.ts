@@ -1,0 +1,99 @@
+// Drives one journal intent to its outcome: place (or re-place with the same key and body), wait, write
+// the codes, print, and only then resolve the intent. Every failure says whether the order may exist.
+import type { ApiClient } from '../api/client.js';
+import { orderOutcome, type Order } from '../api/schemas.js';
+import { CliError, type ExitCodeValue } from '../errors.js';
+import type { Factory } from '../factory.js';
+import type { Intent, OutSpec } from '../journal/intent.js';
+import type { Journal } from '../journal/journal.js';
+import { describeOrder } from './present.js';
+
+export interface DriveOptions {
+  wait: boolean;
+  out?: OutSpec | undefined;
+  intervalS: number;
+  timeoutS?: number | undefined;
+}
+
+export interface Driven {
+  order: Order;
+  written?: { path: string; count: number; format: string } | undefined;
+}
+
+/** Exit codes after which the server certainly holds no order for this key (it refused, or the key was rejected). */
+const REFUSED: readonly ExitCodeValue[] = [3, 4];
+
+export async function driveIntent(f: Factory, api: ApiClient, journal: Journal, start: Intent, options: DriveOptions): Promise<Driven> {
+  let intent = start;
+  let order: Order;
+  try {
+    if (intent.phase === 'placed' && intent.orderId) {
+      order = await api.getOrder(intent.orderId);
+    } else {
+      order = (await api.createOrder(intent.body, intent.key)).order;
+      intent = journal.save({ ...intent, phase: 'placed', orderId: order.id, status: order.status });
+    }
+  } catch (error) {
+    if (error instanceof CliError && REFUSED.includes(error.exitCode) && intent.phase === 'sending') {
+      journal.resolve(intent);
+      throw error;
+    }
+    throw keptForResume(error, intent);
+  }
+
+  let written: Driven['written'];
+  if (options.wait || options.out) {
+    const { waitForOrder, OrderEndedError } = await import('./wait.js');
+    try {
+      order = await waitForOrder({ api, orderId: order.id, io: f.io, signal: f.signal, intervalS: options.intervalS, timeoutS: options.timeoutS });
+    } catch (error) {
+      if (!(error instanceof OrderEndedError)) throw keptForResume(error, intent);
+      // A failed order is an outcome: shown (the order itself with --json), then resolved.
+      if (f.io.json) f.io.outJson(error.order);
+      journal.resolve(intent);
+      throw error;
+    }
+    if (options.out) {
+      const { exportCodes } = await import('../export/write.js');
+      try {
+        written = await exportCodes({
+          api,
+          orderId: order.id,
+          out: options.out.path,
+          format: options.out.format,
+          force: options.out.force,
+          csvRaw: options.out.csvRaw,
+          io: f.io,
+          signal: f.signal,
+        });
+      } catch (error) {
+        throw keptForResume(error, intent);
+      }
+    }
+  }
+  return { order, written };
+}
+
+/** The outcome reached the user: print it, then resolve the intent (in that order: a crash between them only repeats the print). */
+export function deliver(f: Factory, journal: Journal, intent: Intent, driven: Driven): void {
+  const { order, written } = driven;
+  if (f.io.json) {
+    f.io.outJson(order);
+  } else {
+    f.io.out(describeOrder(f.io, order));
+    if (written && written.path !== '-') f.io.out(`${f.io.c.green('✓')} wrote ${written.count} codes to ${written.path} (${written.format})`);
+    else if (orderOutcome(order.status) === 'in_progress') f.io.notice(f.io.c.dim(`follow it with: giftcodes order watch ${order.id}`));
+  }
+  journal.resolve(intent);
+}
+
+/** The intent stays in the journal; the message says the order may exist and how to finish it. */
+function keptForResume(error: unknown, intent: Intent): unknown {
+  if (!(error instanceof CliError)) return error;
+  const placed = intent.orderId ? `order ${intent.orderId} was placed` : 'the order may or may not have been placed';
+  return new CliError(error.exitCode, `${error.message}; ${placed}`, {
+    code: error.code,
+    status: error.status,
+    hint: `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
+  });
+}

@@ -1,0 +1,34 @@
+// How an order reads to a person; --json prints the order exactly as the server sent it.
+import type { Order } from '../api/schemas.js';
+import { orderOutcome } from '../api/schemas.js';
+import type { Io } from '../output/io.js';
+import { display } from '../output/table.js';
+
+export function statusText(io: Io, status: string): string {
+  const outcome = orderOutcome(status);
+  if (outcome === 'completed') return io.c.green(status);
+  if (outcome === 'failed') return io.c.red(status);
+  return io.c.yellow(status);
+}
+
+export function describeOrder(io: Io, order: Order): string {
+  const rows: [string, string][] = [
+    ['order', order.id],
+    ['status', statusText(io, order.status)],
+  ];
+  const known: [string, unknown][] = [
+    ['product', order.product_id ?? order.productId ?? order.product],
+    ['quantity', order.quantity],
+    ['amount', order.amount ?? order.total],
+    ['environment', order.environment],
+    ['created', order.created_at ?? order.createdAt ?? order.created],
+    ['reason', order.failure_reason ?? order.failureReason],
+  ];
+  for (const [label, value] of known) if (value !== undefined && value !== null && value !== '') rows.push([label, display(value)]);
+  return rows.map(([label, value]) => `${label.padEnd(12)} ${value}`).join('\n');
+}
+
+export function printOrder(io: Io, order: Order): void {
+  if (io.json) io.outJson(order);
+  else io.out(describeOrder(io, order));
+}

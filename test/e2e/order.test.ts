@@ -1,0 +1,216 @@
+// Orders end to end: placement, waiting, the exit codes of CONTRACT.md, live confirmation, interruption and resume.
+import { readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ledger, loggedIn, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
+
+function journalFiles(configDir: string): string[] {
+  const dir = join(configDir, 'journal');
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+}
+
+describe('order place, show, watch', () => {
+  let server: TestServer;
+  let configDir: string;
+  beforeAll(async () => {
+    server = await startServer(['--fulfil-after', '400']);
+    configDir = await loggedIn(server);
+  });
+  afterAll(() => server.stop());
+
+  it('places an order once and prints the order as the server sent it', async () => {
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--json'], { configDir });
+    expect(result.code, result.stderr).toBe(0);
+    const order = JSON.parse(result.stdout);
+    expect(order).toMatchObject({ product_id: 'amazon-us-25', quantity: 3, object: 'order' });
+    expect(order.id).toMatch(/^ord_/);
+    const after = await ledger(server);
+    expect(after.orders.length).toBe(before + 1);
+    expect(after.orders.at(-1)).toMatchObject({ order_id: order.id });
+    expect(journalFiles(configDir)).toEqual([]);
+  });
+
+  it('shows an order and watches it to completion (exit 0, no escape codes off a terminal)', async () => {
+    const placed = JSON.parse((await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1', '--json'], { configDir })).stdout);
+    const shown = await runCli(['order', 'show', placed.id, '--json'], { configDir });
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout).id).toBe(placed.id);
+    const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1'], { configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toContain('completed');
+    expect(watched.stderr + watched.stdout).not.toContain('\u001b');
+    const json = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--json'], { configDir });
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: placed.id, status: 'completed' });
+  });
+
+  it('place --wait ends completed', async () => {
+    const result = await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'], { configDir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).status).toBe('completed');
+  });
+
+  it('rejects bad quantities and products before writing or sending anything (exit 2)', async () => {
+    const fresh = await loggedIn(server);
+    const before = (await ledger(server)).orders.length;
+    for (const args of [
+      ['--product', 'amazon-us-25', '--quantity', '0'],
+      ['--product', 'amazon-us-25', '--quantity', 'ten'],
+      ['--product', 'amazon-us-25', '--quantity', '-1'],
+      ['--product', 'amazon-us-25', '--quantity', '1.5'],
+      ['--product', '', '--quantity', '1'],
+      ['--quantity', '1'],
+      ['--product', 'amazon-us-25'],
+    ]) {
+      const result = await runCli(['order', 'place', ...args], { configDir: fresh });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.trim().split('\n').length).toBeLessThanOrEqual(2);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(journalFiles(fresh)).toEqual([]);
+    expect((await ledger(server)).orders.length).toBe(before);
+  });
+
+  it('an unknown product is the API refusing (exit 4) and leaves nothing pending', async () => {
+    const result = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], { configDir });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('HTTP 400');
+    expect(journalFiles(configDir)).toEqual([]);
+  });
+
+  it('a reused idempotency key with another body is refused (exit 4)', async () => {
+    const key = `test-key-${Date.now()}`;
+    const first = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key], { configDir });
+    expect(first.code).toBe(0);
+    const second = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--idempotency-key', key, '--json'], { configDir });
+    expect(second.code).toBe(4);
+    expect(JSON.parse(second.stderr).error).toMatchObject({ code: 'idempotency_key_reused', status: 422, exitCode: 4 });
+  });
+
+  it('a live order without --yes and without a terminal exits 2 and sends nothing', async () => {
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1'], {
+      baseUrl: server.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.live },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--yes');
+    expect((await ledger(server)).orders.length).toBe(before);
+    const confirmed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--yes', '--json'], {
+      baseUrl: server.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.live },
+    });
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(JSON.parse(confirmed.stdout).environment).toBe('live');
+  });
+});
+
+describe('order watch endings', () => {
+  it('exits 6 when the order fails, printing the final order with --json', async () => {
+    const server = await startServer(['--fulfil-after', '200', '--fail-orders', '1']);
+    try {
+      const configDir = await loggedIn(server);
+      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
+      const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--json'], { configDir });
+      expect(watched.code).toBe(6);
+      expect(JSON.parse(watched.stdout).status).toBe('failed');
+      expect(JSON.parse(watched.stderr).error.exitCode).toBe(6);
+      const waited = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
+      expect(waited.code).toBe(6);
+      expect(journalFiles(configDir)).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('exits 7 on --timeout, keeping a waiting place to resume', async () => {
+    const server = await startServer(['--fulfil-after', '60000']);
+    try {
+      const configDir = await loggedIn(server);
+      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
+      const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '0.5'], { configDir });
+      expect(watched.code).toBe(7);
+      expect(watched.stderr).toContain(placed.id);
+      const waited = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--wait', '--interval', '0.1', '--timeout', '0.5'], { configDir });
+      expect(waited.code).toBe(7);
+      expect(waited.stderr).toContain('order resume');
+      const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+      expect(pending).toHaveLength(1);
+      expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', phase: 'placed', state: 'interrupted' });
+      const ordersBefore = (await ledger(server)).orders.length;
+      const again = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--wait', '--interval', '0.1', '--timeout', '0.3'], { configDir });
+      expect(again.code).toBe(7);
+      expect(again.stderr).toContain('resuming');
+      expect((await ledger(server)).orders.length).toBe(ordersBefore);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('interruption and recovery', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer(['--hold', '1500', '--fulfil-after', '100']);
+  });
+  afterAll(() => server.stop());
+
+  it('SIGINT mid-request exits 130, keeps the intent, and resume finishes it with one charge', async () => {
+    const configDir = await loggedIn(server);
+    const before = (await ledger(server)).orders.length;
+    const { proc, result } = spawnCli(['order', 'place', '--product', 'netflix-us-30', '--quantity', '4'], { configDir });
+    proc.stdin?.end();
+    // Wait until the intent is on disk (the request is then in flight, held by the server).
+    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    proc.kill('SIGINT');
+    const interrupted = await result;
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stderr).toMatch(/order resume/);
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    expect(pending).toHaveLength(1);
+    const resumed = await runCli(['order', 'resume', pending[0].key, '--json'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).quantity).toBe(4);
+    const orders = (await ledger(server)).orders.slice(before);
+    expect(orders.filter((o) => o.quantity === 4 && o.product_id === 'netflix-us-30')).toHaveLength(1);
+    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+  });
+
+  it('abandon drops an interrupted intent and warns that the order may exist', async () => {
+    const configDir = await loggedIn(server);
+    const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '1'], { configDir });
+    proc.stdin?.end();
+    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    proc.kill('SIGKILL');
+    await result;
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    expect(pending).toHaveLength(1);
+    expect(pending[0].state).toBe('interrupted');
+    const abandoned = await runCli(['order', 'abandon', pending[0].key], { configDir });
+    expect(abandoned.code).toBe(0);
+    expect(abandoned.stderr).toMatch(/may have been placed/);
+    expect(journalFiles(configDir)).toEqual([]);
+  });
+});
+
+describe('resume after a dropped connection', () => {
+  it('a second run replays the committed order instead of charging again', async () => {
+    const server = await startServer(['--drop-after-commit', '1']);
+    try {
+      const configDir = await loggedIn(server);
+      const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '7', '--retries', '0'], { configDir });
+      expect(first.code).toBe(5);
+      expect(first.stderr).toMatch(/may or may not have been placed/);
+      expect((await ledger(server)).orders).toHaveLength(1);
+      const second = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '7', '--json'], { configDir });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain('resuming');
+      const ledgerAfter = await ledger(server);
+      expect(ledgerAfter.orders).toHaveLength(1);
+      expect(JSON.parse(second.stdout).id).toBe(ledgerAfter.orders[0]!.order_id);
+    } finally {
+      await server.stop();
+    }
+  });
+});
