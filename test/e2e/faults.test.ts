@@ -1,0 +1,114 @@
+// Faults from the server's own flags: 503s and 429s are retried to success and --verbose shows each attempt;
+// a server that is gone, or never answers, ends with exit 5 within --request-timeout/--retries bounds.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+
+const withKey = (server: TestServer) => ({ baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+
+function attemptLines(result: RunResult): string[] {
+  return result.stderr.split('\n').filter((line) => /^GET \/v1\//.test(line));
+}
+
+describe('503s from --fail-rate 0.5', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // 60 products: 6 pages at the default limit, so a run almost always meets a 503.
+    const products = Array.from({ length: 60 }, (_, i) => ({ id: `card-${i + 1}`, name: `Card ${i + 1}`, brand: 'Faulty', price: 500, currency: 'USD' }));
+    const seedFile = join(tempDir(), 'seed.json');
+    writeFileSync(seedFile, JSON.stringify({ products }));
+    server = await startServer(['--fail-rate', '0.5', '--seed', seedFile]);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('are retried until the whole catalog is read, each attempt a --verbose line with the key redacted', async () => {
+    // A run that happens to meet no 503 proves nothing about retries: try again (every run must still succeed).
+    let retried: RunResult | undefined;
+    for (let run = 0; run < 5 && !retried; run++) {
+      const result = await runCli(['catalog', 'list', '--json', '--verbose', '--retries', '20'], { ...withKey(server), timeoutMs: 60_000 });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toHaveLength(60);
+      if (/ 503 /.test(result.stderr)) retried = result;
+    }
+    expect(retried, 'no run met a 503').toBeDefined();
+    const lines = attemptLines(retried!);
+    expect(lines.some((line) => / 503 \d+ms attempt 1\/21$/.test(line))).toBe(true);
+    expect(lines.some((line) => / 200 \d+ms attempt ([2-9]|1\d|2[01])\/21$/.test(line))).toBe(true);
+    expect(retried!.stderr).toMatch(/^ {2}retrying in \d+\.\ds$/m);
+    expect(retried!.stderr).not.toContain(DEMO_KEYS.test);
+  });
+
+  it('with --retries 0 a 503 is exit 5 naming the status', async () => {
+    // With a share of 0.5, twelve single-attempt pings all succeeding is 1 in 4096.
+    let failed: RunResult | undefined;
+    for (let run = 0; run < 12 && !failed; run++) {
+      const result = await runCli(['ping', '--retries', '0'], withKey(server));
+      if (result.code !== 0) failed = result;
+    }
+    expect(failed, 'no ping met a 503').toBeDefined();
+    expect(failed!.code).toBe(5);
+    expect(failed!.stderr).toContain('HTTP 503 service_unavailable');
+  });
+});
+
+describe('429s from --rate-limit 1', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer(['--rate-limit', '1']);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('the second page is rate limited, Retry-After is honoured, and the catalog is read whole', async () => {
+    const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(server));
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toHaveLength(12);
+    const lines = attemptLines(result);
+    expect(lines[0]).toMatch(/^GET \/v1\/catalog 200 \d+ms attempt 1\/6$/);
+    expect(lines.some((line) => /^GET \/v1\/catalog\?cursor=\S+ 429 \d+ms attempt 1\/6$/.test(line))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^GET \/v1\/catalog\?cursor=\S+ 200 \d+ms attempt [2-6]\/6$/);
+    // The server asks for one second; the client's jittered backoff is shorter, so it waits the second.
+    expect(result.stderr).toContain('  retrying in 1.0s');
+  });
+});
+
+describe('a server that is gone, or never answers', () => {
+  it('a stopped server: exit 5 after --retries 1 (two attempts), with a hint', async () => {
+    const server = await startServer();
+    const configDir = await loggedIn(server);
+    await server.stop();
+    const result = await runCli(['ping', '--request-timeout', '1', '--retries', '1', '--verbose'], { configDir, timeoutMs: 15_000 });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(`cannot reach ${server.url}`);
+    expect(result.stderr).toContain('after 2 attempts');
+    expect(result.stderr).toMatch(/^hint: /m);
+    expect(attemptLines(result)).toHaveLength(2);
+  });
+
+  it('a server that accepts and never answers: each attempt ends at --request-timeout, then exit 5', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const result = await runCli(['ping', '--request-timeout', '1', '--retries', '1', '--json'], {
+        baseUrl: url,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+        timeoutMs: 15_000,
+      });
+      expect(result.code).toBe(5);
+      const error = (JSON.parse(result.stderr.trim()) as { error: Record<string, unknown> }).error;
+      expect(error).toMatchObject({ code: 'timeout', exitCode: 5 });
+      expect(error.message).toContain('no complete answer within 1s');
+      expect(error.message).toContain('after 2 attempts');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
