@@ -1,0 +1,251 @@
+// `codes get` end to end: exports that match the server's codes exactly, CSV escaping, 0600 files,
+// --force, a SIGKILL mid-export, codes before completion, --wait.
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+
+const SEED = join(ROOT, 'test/server/fixtures/formula-seed.json');
+const KEY = 'sc_test_formula_0a1b2c3d4e5f';
+
+type CodeRecord = Record<string, unknown> & { code: string; pin: string; serial: string; value: { amount: number; currency: string }; expires_at: string };
+
+async function api(server: TestServer, path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${server.url}${path}`, { ...init, headers: { 'X-API-Key': KEY, ...init.headers } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function placeOrder(server: TestServer, productId: string, quantity: number): Promise<string> {
+  const res = await api(server, '/v1/orders', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+    body: JSON.stringify({ product_id: productId, quantity }),
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function completed(server: TestServer, orderId: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const res = await api(server, `/v1/orders/${orderId}`);
+    if (res.body.status === 'completed') return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`order ${orderId} did not complete`);
+}
+
+/** The server's codes, read page by page with its cursor: what every export must match. */
+async function serverCodes(server: TestServer, orderId: string): Promise<CodeRecord[]> {
+  const codes: CodeRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await api(server, `/v1/orders/${orderId}/codes${cursor ? `?cursor=${cursor}` : ''}`);
+    expect(res.status).toBe(200);
+    codes.push(...(res.body.data as CodeRecord[]));
+    cursor = res.body.has_more ? (res.body.next_cursor as string) : null;
+  } while (cursor);
+  return codes;
+}
+
+/** RFC 4180, strictly: CRLF rows, quoted cells with doubled quotes. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += ch;
+  }
+  expect(cell).toBe('');
+  expect(row).toEqual([]);
+  return rows;
+}
+
+function mode(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+function strays(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.endsWith('.tmp'));
+}
+
+function cli(server: TestServer, args: string[], timeoutMs?: number) {
+  return runCli(args, { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY }, ...(timeoutMs ? { timeoutMs } : {}) });
+}
+
+describe('codes get: exports', () => {
+  let server: TestServer;
+  let bigOrder: string;
+  let expected: CodeRecord[];
+  beforeAll(async () => {
+    server = await startServer(['--seed', SEED, '--fulfil-after', '200']);
+    bigOrder = await placeOrder(server, 'plain-us-10', 10_000);
+    await completed(server, bigOrder);
+    expected = await serverCodes(server, bigOrder);
+  });
+  afterAll(() => server.stop());
+
+  it('exports a 10,000-code order to CSV, JSON and JSONL, each matching the server exactly, 0600', async () => {
+    expect(expected).toHaveLength(10_000);
+    expect(new Set(expected.map((c) => c.code)).size).toBe(10_000);
+    const dir = tempDir();
+    for (const name of ['codes.csv', 'codes.json', 'codes.jsonl']) {
+      const result = await cli(server, ['codes', 'get', bigOrder, '--out', join(dir, name), '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ orderId: bigOrder, path: join(dir, name), count: 10_000, format: name.split('.')[1] });
+      expect(mode(join(dir, name))).toBe(0o600);
+    }
+    expect(JSON.parse(readFileSync(join(dir, 'codes.json'), 'utf8'))).toEqual(expected);
+    const lines = readFileSync(join(dir, 'codes.jsonl'), 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => JSON.parse(line))).toEqual(expected);
+    const [header, ...rows] = parseCsv(readFileSync(join(dir, 'codes.csv'), 'utf8'));
+    expect(header).toEqual(['order_id', 'code', 'pin', 'serial', 'value.amount', 'value.currency', 'expires_at']);
+    expect(rows).toEqual(expected.map((c) => [bigOrder, c.code, c.pin, c.serial, String(c.value.amount), c.value.currency, c.expires_at]));
+    expect(strays(dir)).toEqual([]);
+  });
+
+  it('prints the records as one JSON array on stdout, and CSV/JSONL to stdout with --format', async () => {
+    const json = await cli(server, ['codes', 'get', bigOrder, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(expected);
+    const jsonl = await cli(server, ['codes', 'get', bigOrder, '--format', 'jsonl']);
+    expect(jsonl.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(expected);
+    const csv = await cli(server, ['codes', 'get', bigOrder, '--format', 'csv', '--out', '-']);
+    expect(parseCsv(csv.stdout)).toHaveLength(10_001);
+    const refused = await cli(server, ['codes', 'get', bigOrder, '--json', '--format', 'csv']);
+    expect(refused.code).toBe(2);
+  });
+
+  it('escapes a formula in a CSV cell, and keeps it raw with --csv-raw', async () => {
+    const order = await placeOrder(server, 'formula-us-10', 3);
+    await completed(server, order);
+    const [first] = await serverCodes(server, order);
+    expect(first?.code.startsWith('=')).toBe(true);
+    const escaped = await cli(server, ['codes', 'get', order, '--format', 'csv']);
+    expect(escaped.code, escaped.stderr).toBe(0);
+    const escapedRows = parseCsv(escaped.stdout);
+    expect(escapedRows[1]?.[1]).toBe(`'${first?.code}`);
+    const raw = await cli(server, ['codes', 'get', order, '--format', 'csv', '--csv-raw']);
+    expect(parseCsv(raw.stdout)[1]?.[1]).toBe(first?.code);
+    // JSON is data, not a spreadsheet: never altered.
+    const json = await cli(server, ['codes', 'get', order, '--json']);
+    expect(JSON.parse(json.stdout)[0].code).toBe(first?.code);
+  });
+
+  it('leaves an existing file untouched without --force (exit 2), and replaces it with --force', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.csv');
+    writeFileSync(target, 'keep me\n', { mode: 0o644 });
+    const refused = await cli(server, ['codes', 'get', bigOrder, '--out', target]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--force');
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
+    const forced = await cli(server, ['codes', 'get', bigOrder, '--out', target, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(parseCsv(readFileSync(target, 'utf8'))).toHaveLength(10_001);
+    expect(mode(target)).toBe(0o600);
+    expect(strays(dir)).toEqual([]);
+  });
+
+  it('refuses a missing directory before fetching anything (exit 2)', async () => {
+    const result = await cli(server, ['codes', 'get', bigOrder, '--out', join(tempDir(), 'no', 'such', 'codes.csv')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('does not exist');
+  });
+
+  it('says an unknown order is not found (exit 4)', async () => {
+    const result = await cli(server, ['codes', 'get', 'ord_does_not_exist']);
+    expect(result.code).toBe(4);
+  });
+});
+
+describe('codes get: timing and interruption', () => {
+  // Slow pages so a kill lands mid-export, and slow fulfilment so an order can be caught before completion.
+  let server: TestServer;
+  let bigOrder: string;
+  beforeAll(async () => {
+    server = await startServer(['--seed', SEED, '--fulfil-after', '2500', '--latency', '120']);
+    bigOrder = await placeOrder(server, 'plain-us-10', 10_000);
+  });
+  afterAll(() => server.stop());
+
+  it('exits 4 with a hint naming --wait before completion, then --wait waits and succeeds', async () => {
+    const order = await placeOrder(server, 'plain-us-10', 5);
+    const early = await cli(server, ['codes', 'get', order]);
+    expect(early.code).toBe(4);
+    expect(early.stderr).toContain('order_not_completed');
+    expect(early.stderr).toContain('--wait');
+    const dir = tempDir();
+    const waited = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.2', '--out', join(dir, 'codes.jsonl')]);
+    expect(waited.code, waited.stderr).toBe(0);
+    // Off a terminal, one line per status change.
+    expect(waited.stderr).toMatch(new RegExp(`order ${order}: (pending|processing)`));
+    expect(waited.stderr).toContain(`order ${order}: completed`);
+    expect(readFileSync(join(dir, 'codes.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(5);
+  });
+
+  it('gives up with exit 7 after --timeout', async () => {
+    const order = await placeOrder(server, 'plain-us-10', 1);
+    const result = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.1', '--timeout', '0.3']);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('order watch');
+  });
+
+  it('exits 6 when the order fails while waiting', async () => {
+    const order = await placeOrder(server, 'doomed-us-10', 1);
+    const result = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.2', '--json']);
+    expect(result.code).toBe(6);
+    expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'order_failed', exitCode: 6 });
+  });
+
+  it('a SIGKILL mid-export leaves no file at the target; the next run cleans the stray temporary file', async () => {
+    await completed(server, bigOrder);
+    const dir = tempDir();
+    const target = join(dir, 'codes.csv');
+    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
+    proc.stdin?.end();
+    for (let i = 0; i < 1000 && strays(dir).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const temps = strays(dir);
+    expect(temps.length).toBeGreaterThan(0);
+    expect(temps.every((name) => name.startsWith(`.codes.csv.giftcodes-${proc.pid}-`))).toBe(true);
+    proc.kill('SIGKILL');
+    expect((await result).signal).toBe('SIGKILL');
+    expect(existsSync(target)).toBe(false);
+    expect(strays(dir).length).toBeGreaterThan(0);
+    const again = await cli(server, ['codes', 'get', bigOrder, '--out', target], 60_000);
+    expect(again.code, again.stderr).toBe(0);
+    expect(parseCsv(readFileSync(target, 'utf8'))).toHaveLength(10_001);
+    expect(strays(dir)).toEqual([]);
+  });
+
+  it('SIGTERM mid-export exits 130 and leaves no file at the target', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.json');
+    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
+    proc.stdin?.end();
+    for (let i = 0; i < 1000 && strays(dir).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    proc.kill('SIGTERM');
+    const ended = await result;
+    expect(ended.code).toBe(130);
+    expect(existsSync(target)).toBe(false);
+  });
+});

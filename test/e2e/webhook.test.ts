@@ -1,0 +1,225 @@
+// `webhook listen` end to end: the reference server's signed events reach it, forged, stale and
+// repeated deliveries do not get printed, and a listener that was down when the event was first sent
+// still gets it from the server's retries.
+import type { ChildProcess } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, spawnCli, startServer, type RunResult, type TestServer } from '../helpers/e2e.js';
+
+const SECRET = 'whsec_e2e_4b9c2d7e1f';
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Listener {
+  proc: ChildProcess;
+  result: Promise<RunResult>;
+  url: string;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Starts `webhook listen` and waits until it answers HTTP. */
+async function listen(port: number, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Listener> {
+  const { proc, result } = spawnCli(['webhook', 'listen', '--port', String(port), ...extra], { env: { GIFTCODES_WEBHOOK_SECRET: SECRET, ...env } });
+  proc.stdin?.end();
+  let stdout = '';
+  let stderr = '';
+  proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  await until(async () => {
+    if (proc.exitCode !== null) throw new Error(`webhook listen exited ${proc.exitCode}: ${stderr}`);
+    return fetch(`${url}/hook`).then(
+      (res) => (res.status === 405 ? true : undefined),
+      () => undefined,
+    );
+  });
+  return { proc, result, url, stdout: () => stdout, stderr: () => stderr };
+}
+
+function sign(body: string, t = Math.floor(Date.now() / 1000), secret = SECRET): string {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+function event(id = `evt_${randomUUID().replace(/-/g, '')}`, orderId = `ord_${randomUUID().slice(0, 8)}`): { id: string; orderId: string; body: string } {
+  const body = JSON.stringify({ id, type: 'order.fulfilled', created: Math.floor(Date.now() / 1000), data: { order: { id: orderId, status: 'completed' } } });
+  return { id, orderId, body };
+}
+
+async function deliver(url: string, body: string, signature: string | undefined, header = 'Giftcodes-Signature'): Promise<number> {
+  const res = await fetch(`${url}/hook`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { [header]: signature } : {}) }, body });
+  await res.body?.cancel();
+  return res.status;
+}
+
+const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+async function placeOrder(server: TestServer): Promise<string> {
+  const res = await fetch(`${server.url}/v1/orders`, {
+    method: 'POST',
+    headers: { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+    body: JSON.stringify({ product_id: 'amazon-us-25', quantity: 1 }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+describe('webhook listen with the reference server', () => {
+  let server: TestServer;
+  let port: number;
+  let listener: Listener;
+  let serverLog = '';
+  beforeAll(async () => {
+    port = await freePort();
+    server = await startServer(['--fulfil-after', '200', '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--log']);
+    server.proc.stderr?.on('data', (c: Buffer) => (serverLog += c.toString()));
+  });
+  afterAll(async () => {
+    listener?.proc.kill('SIGKILL');
+    await server.stop();
+  });
+
+  it('a listener that was down when the event was first sent gets it from the retries', async () => {
+    const orderId = await placeOrder(server);
+    // The first delivery finds nobody listening.
+    await until(() => (/webhook evt_\w+ attempt 1: (?!2\d\d)/.test(serverLog) ? true : undefined));
+    listener = await listen(port);
+    await until(() => (listener.stdout().includes(orderId) ? true : undefined));
+    const line = listener.stdout().split('\n').find((l) => l.includes(orderId)) ?? '';
+    expect(line).toMatch(/order\.fulfilled\s+evt_\w+\s+ord_\w+\s+completed/);
+    expect(serverLog).toMatch(/attempt \d+: 200/);
+  });
+
+  it('prints a signed event from the server once', async () => {
+    const orderId = await placeOrder(server);
+    await until(() => (listener.stdout().includes(orderId) ? true : undefined));
+    const eventId = /evt_\w+/.exec(listener.stdout().split('\n').find((l) => l.includes(orderId)) ?? '')?.[0];
+    expect(eventId).toBeDefined();
+    await until(() => (serverLog.includes(`webhook ${eventId} attempt 1: 200`) ? true : undefined));
+    expect(count(listener.stdout(), orderId)).toBe(1);
+  });
+
+  it('answers 400 to a missing or bad signature, and prints nothing', async () => {
+    const forged = event();
+    expect(await deliver(listener.url, forged.body, undefined)).toBe(400);
+    expect(await deliver(listener.url, forged.body, sign(forged.body, undefined, 'whsec_wrong'))).toBe(400);
+    expect(await deliver(listener.url, forged.body, 't=123,v1=zz')).toBe(400);
+    // A signature over another body.
+    expect(await deliver(listener.url, forged.body, sign(`${forged.body} `))).toBe(400);
+    await until(() => (count(listener.stderr(), 'refused a delivery (400)') >= 4 ? true : undefined));
+    expect(listener.stdout()).not.toContain(forged.id);
+  });
+
+  it('rejects a stale timestamp even with a good signature', async () => {
+    const stale = event();
+    const old = Math.floor(Date.now() / 1000) - 301;
+    expect(await deliver(listener.url, stale.body, sign(stale.body, old))).toBe(400);
+    const future = Math.floor(Date.now() / 1000) + 400;
+    expect(await deliver(listener.url, stale.body, sign(stale.body, future))).toBe(400);
+    expect(listener.stdout()).not.toContain(stale.id);
+    // Within the tolerance is fine.
+    expect(await deliver(listener.url, stale.body, sign(stale.body, Math.floor(Date.now() / 1000) - 200))).toBe(200);
+    await until(() => (listener.stdout().includes(stale.id) ? true : undefined));
+  });
+
+  it('prints a redelivered event id once, answering 2xx each time', async () => {
+    const e = event();
+    expect(await deliver(listener.url, e.body, sign(e.body))).toBe(200);
+    expect(await deliver(listener.url, e.body, sign(e.body))).toBe(200);
+    // Any v1 of several may match (secret rotation).
+    const t = Math.floor(Date.now() / 1000);
+    const rotated = `t=${t},v1=${'0'.repeat(64)},v1=${sign(e.body, t).split('v1=')[1]}`;
+    expect(await deliver(listener.url, e.body, rotated)).toBe(200);
+    const marker = event();
+    expect(await deliver(listener.url, marker.body, sign(marker.body))).toBe(200);
+    await until(() => (listener.stdout().includes(marker.id) ? true : undefined));
+    expect(count(listener.stdout(), e.id)).toBe(1);
+  });
+
+  it('answers 400 to a signed body that is not JSON', async () => {
+    expect(await deliver(listener.url, 'not json', sign('not json'))).toBe(400);
+  });
+
+  it('stops on SIGTERM with exit 0', async () => {
+    listener.proc.kill('SIGTERM');
+    const ended = await listener.result;
+    expect(ended.code).toBe(0);
+  });
+});
+
+describe('webhook listen --json --forward-to', () => {
+  interface Forwarded {
+    headers: IncomingHttpHeaders;
+    body: string;
+  }
+  const forwarded: Forwarded[] = [];
+  const plan: number[] = [];
+  const target = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      forwarded.push({ headers: req.headers, body });
+      res.writeHead(plan.shift() ?? 200).end();
+    });
+  });
+  let listener: Listener;
+  beforeAll(async () => {
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/in`;
+    listener = await listen(await freePort(), ['--json', '--signature-header', 'X-Sig', '--forward-to', targetUrl, '--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: '' });
+  });
+  afterAll(async () => {
+    listener?.proc.kill('SIGKILL');
+    await new Promise<void>((r) => target.close(() => r()));
+  });
+
+  it('prints one JSON line per event and forwards the raw body with its signature', async () => {
+    const e = event();
+    const signature = sign(e.body);
+    expect(await deliver(listener.url, e.body, signature, 'Giftcodes-Signature')).toBe(400);
+    expect(await deliver(listener.url, e.body, signature, 'X-Sig')).toBe(200);
+    await until(() => (forwarded.length > 0 ? true : undefined));
+    expect(forwarded[0]?.body).toBe(e.body);
+    expect(forwarded[0]?.headers['x-sig']).toBe(signature);
+    const lines = listener.stdout().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toEqual(JSON.parse(e.body));
+  });
+
+  it('reports a failed forward on stderr', async () => {
+    plan.push(500);
+    const e = event();
+    expect(await deliver(listener.url, e.body, sign(e.body), 'X-Sig')).toBe(200);
+    await until(() => (listener.stderr().includes(`forwarding ${e.id}`) ? true : undefined));
+    expect(listener.stderr()).toMatch(new RegExp(`forwarding ${e.id} to \\S+ failed: HTTP 500`));
+  });
+});
+
+describe('webhook listen refuses to start without a secret', () => {
+  it('exits 2 naming --secret and GIFTCODES_WEBHOOK_SECRET', async () => {
+    const { proc, result } = spawnCli(['webhook', 'listen', '--port', '0'], { env: { GIFTCODES_WEBHOOK_SECRET: undefined } });
+    proc.stdin?.end();
+    const ended = await result;
+    expect(ended.code).toBe(2);
+    expect(ended.stderr).toContain('GIFTCODES_WEBHOOK_SECRET');
+  });
+});
