@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { maskKey } from '../../secrets.js';
 import { examples, type App } from '../app.js';
@@ -14,6 +15,12 @@ export function register(parent: Command, app: App): void {
 export async function run(f: Factory): Promise<void> {
   const [{ resolveProfileName, resolveBaseUrl }, store] = await Promise.all([import('../../config/resolve.js'), f.config()]);
   const name = resolveProfileName(f.globals, f.io.env, store);
+  // The default profile exists implicitly (a fresh install); any other name shown empty would mislead.
+  if (name !== store.defaultProfile && !store.hasProfile(name)) {
+    throw new UsageError(`no profile named "${name}"`, {
+      hint: `profiles: ${store.profileNames().join(', ')}; create one with: giftcodes login --profile ${name}`,
+    });
+  }
   const profile = store.profile(name);
   const shown = {
     profile: name,
