@@ -1,0 +1,232 @@
+// Profiles on disk: permissions, warnings, a corrupt file, config show/list/set/use and logout.
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+const mode = (path: string): number => statSync(path).mode & 0o777;
+const storedConfig = (configDir: string): string => readFileSync(join(configDir, 'config.json'), 'utf8');
+
+describe('the config file on disk', () => {
+  it('login creates the directory 0700 and the file 0600', async () => {
+    const configDir = join(tempDir(), 'nested', 'giftcodes');
+    await loggedIn(server, DEMO_KEYS.test, configDir);
+    expect(mode(configDir)).toBe(0o700);
+    expect(mode(join(configDir, 'config.json'))).toBe(0o600);
+    expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: DEMO_KEYS.test } } } });
+  });
+
+  it('a loose directory (chmod 755) is warned about, and the command still runs', async () => {
+    const configDir = await loggedIn(server);
+    chmodSync(configDir, 0o755);
+    const result = await runCli(['ping'], { configDir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`warning: the directory ${configDir} is readable by other users (mode 0755); run: chmod 700 ${configDir}`);
+  });
+
+  it('a loose config file (chmod 644) is warned about, and the next write makes it 0600 again', async () => {
+    const configDir = await loggedIn(server);
+    const file = join(configDir, 'config.json');
+    chmodSync(file, 0o644);
+    const show = await runCli(['config', 'show'], { configDir });
+    expect(show.code).toBe(0);
+    expect(show.stderr).toContain(`the config file ${file} is readable by other users (mode 0644)`);
+    expect((await runCli(['config', 'set', 'default-env', 'test'], { configDir })).code).toBe(0);
+    expect(mode(file)).toBe(0o600);
+  });
+
+  it('--quiet silences the warning', async () => {
+    const configDir = await loggedIn(server);
+    chmodSync(configDir, 0o755);
+    const result = await runCli(['ping', '--quiet'], { configDir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
+  it('a corrupt config file: exit 3, one line, no stack trace', async () => {
+    const configDir = tempDir();
+    writeFileSync(join(configDir, 'config.json'), '{"profiles": {"default": ', { mode: 0o600 });
+    const result = await runCli(['ping', '--quiet'], { configDir });
+    expect(result.code).toBe(3);
+    const lines = result.stderr.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: cannot read the config file .*config\.json/);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('a config file of the wrong shape: exit 3 naming where', async () => {
+    const configDir = tempDir();
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { keys: { test: 42 } } } }), { mode: 0o600 });
+    const result = await runCli(['config', 'show', '--json'], { configDir });
+    expect(result.code).toBe(3);
+    const error = (JSON.parse(result.stderr.trim()) as { error: Record<string, unknown> }).error;
+    expect(error).toMatchObject({ code: 'config_invalid', exitCode: 3 });
+    expect(error.message).toContain('profiles.default.keys.test');
+  });
+
+  it('GIFTCODES_CONFIG_DIR that is a file: exit 3', async () => {
+    const file = join(tempDir(), 'not-a-dir');
+    writeFileSync(file, 'x');
+    const result = await runCli(['config', 'show'], { configDir: file });
+    expect(result.code).toBe(3);
+  });
+});
+
+describe('config show, list, set, use', () => {
+  let configDir: string;
+  beforeAll(async () => {
+    configDir = await loggedIn(server, DEMO_KEYS.test);
+    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const named = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallTest });
+    expect(named.code).toBe(0);
+  });
+
+  it('show: the profile in use with both keys masked', async () => {
+    const result = await runCli(['config', 'show'], { configDir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^profile\s+default \(default\)$/m);
+    expect(result.stdout).toContain(`base URL     ${server.url}`);
+    expect(result.stdout).toMatch(/^test key\s+sc_test_…7e2d$/m);
+    expect(result.stdout).toMatch(/^live key\s+sc_live_…8a7f$/m);
+    expect(result.stdout).not.toContain(DEMO_KEYS.test);
+    expect(result.stdout).not.toContain(DEMO_KEYS.live);
+  });
+
+  it('show --json: the same fields, keys masked', async () => {
+    const result = await runCli(['config', 'show', '--json'], { configDir });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      profile: 'default',
+      default: true,
+      baseUrl: server.url,
+      defaultEnv: 'test',
+      keys: { test: 'sc_test_…7e2d', live: 'sc_live_…8a7f' },
+      configFile: join(configDir, 'config.json'),
+    });
+  });
+
+  it('show of a profile that does not exist is a usage error', async () => {
+    const result = await runCli(['config', 'show', '--profile', 'nope'], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no profile named "nope"');
+  });
+
+  it('show on a fresh install shows the defaults', async () => {
+    const result = await runCli(['config', 'show', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', baseUrl: 'http://127.0.0.1:4010', defaultEnv: 'test', keys: { test: null, live: null } });
+  });
+
+  it('list: every profile, the default marked, keys masked', async () => {
+    const result = await runCli(['config', 'list'], { configDir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^\*\s+default\s+test\s+sc_test_…7e2d\s+sc_live_…8a7f/m);
+    expect(result.stdout).toMatch(/^\s+shop-eu\s+test\s+sc_test_…1b3f\s+-/m);
+    const json = await runCli(['config', 'list', '--json'], { configDir });
+    const rows = JSON.parse(json.stdout) as { profile: string; default: boolean; keys: Record<string, string | null> }[];
+    expect(rows.map((r) => [r.profile, r.default])).toEqual([
+      ['default', true],
+      ['shop-eu', false],
+    ]);
+    expect(rows[1]!.keys).toEqual({ test: 'sc_test_…1b3f', live: null });
+  });
+
+  it('set default-env live: ping then uses the live key', async () => {
+    const dir = await loggedIn(server, DEMO_KEYS.test);
+    await loggedIn(server, DEMO_KEYS.live, dir);
+    const set = await runCli(['config', 'set', 'default-env', 'live'], { configDir: dir });
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('default-env is now live in profile "default"');
+    const ping = await runCli(['ping', '--json'], { configDir: dir });
+    expect(JSON.parse(ping.stdout)).toMatchObject({ environment: 'live' });
+    // --env still chooses per command.
+    const test = await runCli(['ping', '--json', '--env', 'test'], { configDir: dir });
+    expect(JSON.parse(test.stdout)).toMatchObject({ environment: 'test' });
+  });
+
+  it('set base-url: normalised and used by the next command', async () => {
+    const dir = tempDir();
+    await runCli(['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:1'], { configDir: dir, input: DEMO_KEYS.test }).then((r) => expect(r.code).toBe(5));
+    const set = await runCli(['config', 'set', 'base-url', `${server.url}/`, '--json'], { configDir: dir });
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ profile: 'default', field: 'base-url', value: server.url });
+    const login = await runCli(['login', '--api-key-stdin'], { configDir: dir, input: DEMO_KEYS.test });
+    expect(login.code).toBe(0);
+    expect((await runCli(['ping'], { configDir: dir })).code).toBe(0);
+  });
+
+  it.each([
+    [['default-env', 'prod'], 'default-env must be test or live'],
+    [['base-url', 'not a url'], 'is not a valid URL'],
+    [['base-url', 'ftp://example.com'], 'must use http or https'],
+    [['api-key', DEMO_KEYS.test], 'keys are stored with: giftcodes login'],
+    [['colour', 'blue'], 'unknown config field "colour"'],
+  ])('set %j is refused (exit 2)', async (args, message) => {
+    const result = await runCli(['config', 'set', ...args], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('use: makes an existing profile the default, which the next ping uses', async () => {
+    const dir = await loggedIn(server, DEMO_KEYS.test);
+    expect((await runCli(['login', '--api-key-stdin', '--profile', 'small', '--base-url', server.url], { configDir: dir, input: DEMO_KEYS.smallTest })).code).toBe(0);
+    const use = await runCli(['config', 'use', 'small'], { configDir: dir });
+    expect(use.code).toBe(0);
+    expect(use.stdout).toContain('"small" is now the default profile');
+    const ping = await runCli(['ping', '--json'], { configDir: dir });
+    expect(JSON.parse(ping.stdout)).toMatchObject({ resellerId: 'rs_small' });
+    // --profile and GIFTCODES_PROFILE still choose per command.
+    expect(JSON.parse((await runCli(['ping', '--json', '--profile', 'default'], { configDir: dir })).stdout)).toMatchObject({ resellerId: 'rs_demo' });
+    expect(JSON.parse((await runCli(['ping', '--json'], { configDir: dir, env: { GIFTCODES_PROFILE: 'default' } })).stdout)).toMatchObject({ resellerId: 'rs_demo' });
+  });
+
+  it('use of a profile that does not exist is a usage error and changes nothing', async () => {
+    const before = storedConfig(configDir);
+    const result = await runCli(['config', 'use', 'nope'], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no profile named "nope"');
+    expect(storedConfig(configDir)).toBe(before);
+  });
+
+  it('a command with --profile naming no profile exits 3', async () => {
+    const result = await runCli(['ping', '--profile', 'nope'], { configDir });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('no profile named "nope"');
+  });
+});
+
+describe('logout', () => {
+  it('by default removes both keys', async () => {
+    const configDir = await loggedIn(server, DEMO_KEYS.test);
+    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const result = await runCli(['logout'], { configDir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('removed the test and live keys from profile "default"');
+    expect(storedConfig(configDir)).not.toContain('sc_');
+    expect((await runCli(['ping'], { configDir })).code).toBe(3);
+  });
+
+  it('--env live removes only the live key', async () => {
+    const configDir = await loggedIn(server, DEMO_KEYS.test);
+    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const result = await runCli(['logout', '--env', 'live', '--json'], { configDir });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ profile: 'default', removed: ['live'] });
+    expect((await runCli(['ping'], { configDir })).code).toBe(0);
+    expect((await runCli(['ping', '--env', 'live'], { configDir })).code).toBe(3);
+  });
+
+  it('with nothing stored says so and succeeds', async () => {
+    const result = await runCli(['logout']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('no test or live key was stored in profile "default"');
+  });
+});
