@@ -121,13 +121,14 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
 }
 
 /** Every page, in order, into the writer; an interruption stops between pages. */
-async function pump(o: ExportOptions, writer: FormatWriter): Promise<number> {
+async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void): Promise<number> {
   let count = 0;
   try {
     for await (const page of o.api.codePages(o.orderId)) {
       if (o.signal.aborted) throw interrupted(o.signal);
       await writer.page(page);
       count += page.length;
+      written?.(count);
       o.onProgress?.(count);
     }
     if (o.signal.aborted) throw interrupted(o.signal);
@@ -143,6 +144,9 @@ async function pump(o: ExportOptions, writer: FormatWriter): Promise<number> {
   return count;
 }
 
+/** The reader of stdout went away (`| head`): stop fetching quietly, as cat or jq would. */
+class ReaderGone extends Error {}
+
 async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<number> {
   const stdout = o.io.stdout;
   let failure: Error | undefined;
@@ -150,9 +154,10 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<n
     failure = error;
   };
   stdout.on('error', onError);
+  const gone = (error: Error): Error => ((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : error);
   const sink: TextSink = {
     write: async (chunk) => {
-      if (failure) throw stdoutClosed(failure);
+      if (failure) throw gone(failure);
       if (stdout.write(chunk)) return;
       await new Promise<void>((resolvePromise, reject) => {
         const done = (): void => {
@@ -163,7 +168,7 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<n
         const fail = (error: Error): void => {
           stdout.off('drain', done);
           stdout.off('error', fail);
-          reject(stdoutClosed(error));
+          reject(gone(error));
         };
         stdout.on('drain', done);
         stdout.on('error', fail);
@@ -174,19 +179,16 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<n
   const prefix = `giftcodes-spool-`;
   removeStaleTemps(tmpdir(), prefix);
   const writer = writerFor(format, sink, o, tempPath(tmpdir(), prefix), (text) => o.io.redact(text));
+  let written = 0;
   try {
-    return await pump(o, writer);
+    return await pump(o, writer, (count) => (written = count));
+  } catch (error) {
+    if (error instanceof ReaderGone) return written;
+    throw error;
   } finally {
     await writer.dispose();
     stdout.off('error', onError);
   }
-}
-
-function stdoutClosed(error: Error): CliError {
-  return new InterruptedError(`stdout was closed while writing codes (${(error as NodeJS.ErrnoException).code ?? error.message})`, {
-    code: 'stdout_closed',
-    hint: 'write to a file instead: --out codes.csv',
-  });
 }
 
 function interrupted(signal: AbortSignal): CliError {

@@ -135,6 +135,15 @@ describe('codes get: exports', () => {
     expect(refused.code).toBe(2);
   });
 
+  it('stops quietly with exit 0 when the reader of stdout goes away (| head)', async () => {
+    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
+    proc.stdin?.end();
+    proc.stdout?.once('data', () => proc.stdout?.destroy());
+    const ended = await result;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stderr).toBe('');
+  });
+
   it('escapes a formula in a CSV cell, and keeps it raw with --csv-raw', async () => {
     const order = await placeOrder(server, 'formula-us-10', 3);
     await completed(server, order);
