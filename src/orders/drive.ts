@@ -76,15 +76,23 @@ export async function driveIntent(f: Factory, api: ApiClient, journal: Journal, 
 
 /** The outcome reached the user: print it, then resolve the intent (in that order: a crash between them only repeats the print). */
 export function deliver(f: Factory, journal: Journal, intent: Intent, driven: Driven): void {
-  const { order, written } = driven;
+  printOutcome(f, driven);
+  journal.resolve(intent);
+}
+
+/** The order on stdout, unless the codes went there (`--out -`): stdout then holds only the codes. */
+export function printOutcome(f: Factory, { order, written }: Driven): void {
+  if (written?.path === '-') {
+    f.io.notice(`order ${order.id} ${order.status}: wrote ${written.count} codes to stdout`);
+    return;
+  }
   if (f.io.json) {
     f.io.outJson(order);
-  } else {
-    f.io.out(describeOrder(f.io, order));
-    if (written && written.path !== '-') f.io.out(`${f.io.c.green('✓')} wrote ${written.count} codes to ${written.path} (${written.format})`);
-    else if (orderOutcome(order.status) === 'in_progress') f.io.notice(f.io.c.dim(`follow it with: giftcodes order watch ${order.id}`));
+    return;
   }
-  journal.resolve(intent);
+  f.io.out(describeOrder(f.io, order));
+  if (written) f.io.out(`${f.io.c.green('✓')} wrote ${written.count} codes to ${written.path} (${written.format})`);
+  else if (orderOutcome(order.status) === 'in_progress') f.io.notice(f.io.c.dim(`follow it with: giftcodes order watch ${order.id}`));
 }
 
 /** The intent stays in the journal; the message says the order may exist and how to finish it. */

@@ -1,5 +1,5 @@
 // Orders end to end: placement, waiting, the exit codes of CONTRACT.md, live confirmation, interruption and resume.
-import { readdirSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
@@ -48,6 +48,26 @@ describe('order place, show, watch', () => {
     const result = await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'], { configDir });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).status).toBe('completed');
+  });
+
+  it('place --out - puts only the codes on stdout', async () => {
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '5', '--out', '-', '--format', 'csv', '--interval', '0.1'], { configDir });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]!.startsWith('order_id,code')).toBe(true);
+    expect(lines).toHaveLength(6);
+    expect(journalFiles(configDir)).toEqual([]);
+  });
+
+  it('place --out refuses an existing file before anything is placed (exit 2)', async () => {
+    const before = (await ledger(server)).orders.length;
+    const file = join(configDir, 'exists.csv');
+    writeFileSync(file, 'keep me');
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', file], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--force');
+    expect(readFileSync(file, 'utf8')).toBe('keep me');
+    expect((await ledger(server)).orders.length).toBe(before);
   });
 
   it('rejects bad quantities and products before writing or sending anything (exit 2)', async () => {

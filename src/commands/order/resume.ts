@@ -14,6 +14,7 @@ export interface ResumeOptions {
   all?: boolean;
   interval: number;
   timeout?: number;
+  force?: boolean;
 }
 
 export function register(parent: Command, app: App): void {
@@ -22,6 +23,7 @@ export function register(parent: Command, app: App): void {
     .description('finish interrupted orders with their original keys and requests (never a second charge)')
     .argument('[key]', 'the idempotency key shown by order pending')
     .option('--all', 'resume every interrupted order')
+    .option('--force', "overwrite an existing file when the order was placed with --out")
     .addOption(new Option('--interval <seconds>', 'time between status checks while waiting').argParser(seconds(0.05, 3600)).default(DEFAULT_INTERVAL_S))
     .addOption(new Option('--timeout <seconds>', 'give up waiting after this long (exit 7)').argParser(seconds(0.05, 30 * 86400)))
     .action(async (key: string | undefined, flags: Omit<ResumeOptions, 'key'>, cmd: Command) => run({ ...flags, ...(key ? { key } : {}) }, app.factory(cmd)));
@@ -94,7 +96,7 @@ async function resumeOne(f: Factory, journal: Journal, key: string, options: Res
   if (intent.phase === 'sending' || !intent.orderId) f.io.say(`resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`);
   const driven = await driveIntent(f, api, journal, intent, {
     wait: intent.wait === true || intent.out !== undefined,
-    out: intent.out,
+    out: intent.out && options.force ? { ...intent.out, force: true } : intent.out,
     intervalS: options.interval,
     timeoutS: options.timeout,
   });

@@ -3,7 +3,6 @@ import type { ApiClient } from '../../api/client.js';
 import { orderOutcome, type Order } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { printOrder } from '../../orders/present.js';
 import { examples, type App } from '../app.js';
 import { integer, nonEmpty } from '../parse.js';
 import { addWaitFlags, outSpec, type WaitFlags } from './flags.js';
@@ -52,8 +51,8 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
     const { exportCodes } = await import('../../export/write.js');
     written = await exportCodes({ api, orderId: order.id, out: out.path, format: out.format, force: out.force, csvRaw: out.csvRaw, io: f.io, signal: f.signal });
   }
-  printOrder(f.io, order);
-  if (written && written.path !== '-' && !f.io.json) f.io.out(`${f.io.c.green('✓')} wrote ${written.count} codes to ${written.path} (${written.format})`);
+  const { printOutcome } = await import('../../orders/drive.js');
+  printOutcome(f, { order, written });
   // An interrupted `order place` of this order has now reached the user: its intent is done.
   const journal = await f.journal();
   const { isAlive } = await import('../../journal/owner.js');
