@@ -5,10 +5,11 @@ import { KEYS, call, placeOrder, start, until } from './helpers.js';
 
 const FORMULA_SEED = fileURLToPath(new URL('./fixtures/formula-seed.json', import.meta.url));
 const FORMULA_KEY = 'sc_test_formula_0a1b2c3d4e5f';
+const FULFIL_MS = 300;
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await start({ fulfilAfterMs: 60 });
+  server = await start({ fulfilAfterMs: FULFIL_MS });
 });
 afterAll(() => server.close());
 
@@ -47,8 +48,13 @@ describe('GET /v1/orders/{id}/codes', () => {
   test('409 order_not_completed before completion, then the codes', async () => {
     const placed = await placeOrder(server, 'amazon-us-25', 3);
     const early = await call(server, `/v1/orders/${placed.json.id}/codes`);
-    expect(early.status).toBe(409);
-    expect(early.json.error.code).toBe('order_not_completed');
+    // On a machine too slow to ask within FULFIL_MS, the order may have completed already.
+    if (Date.now() - Date.parse(placed.json.created_at) < FULFIL_MS) {
+      expect(early.status).toBe(409);
+      expect(early.json.error.code).toBe('order_not_completed');
+    } else {
+      expect([200, 409]).toContain(early.status);
+    }
     await completed(server, placed.json.id);
     const { codes } = await allCodes(server, placed.json.id);
     expect(codes).toHaveLength(3);
