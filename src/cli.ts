@@ -1,6 +1,7 @@
 // Builds the commander program, runs it, and is the only place that maps errors to text and exits.
 import { Command, CommanderError, Option } from 'commander';
 import { createApp, type App } from './commands/app.js';
+import { finishHelp, forEachCommand, helpConfiguration } from './commands/help.js';
 import { registerCommands } from './commands/index.js';
 import { environmentArg, integer, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
@@ -13,6 +14,7 @@ export function buildProgram(app: App): Command {
     .description('Order gift codes from the reseller API: check a key, browse the catalog, place orders exactly once, watch them and export their codes.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
+    .configureHelp(helpConfiguration)
     .showSuggestionAfterError(true)
     .addOption(new Option('--profile <name>', 'config profile to use').env('GIFTCODES_PROFILE'))
     .addOption(new Option('--env <test|live>', "which of the profile's keys to use").argParser(environmentArg))
@@ -26,6 +28,7 @@ export function buildProgram(app: App): Command {
     .addOption(new Option('--retries <n>', 'retries of a retryable failure').argParser(integer(0, 20)).default(DEFAULT_RETRIES))
     .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)');
   registerCommands(program, app);
+  finishHelp(program);
   return program;
 }
 
@@ -69,7 +72,8 @@ function report(io: Io, error: unknown, commanderMessage: string, signal: AbortS
     if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
     const [first = message, ...rest] = message.split('\n');
-    const hint = rest.join(' ').trim() || 'see --help';
+    // commander's suggestion arrives as "(Did you mean order?)" on the second line: it is the hint.
+    const hint = rest.join(' ').trim().replace(/^\((.*)\)$/, '$1') || 'see --help';
     printError(io, { code: 'usage', message: first, hint, exitCode: ExitCode.usage });
     return ExitCode.usage;
   }
@@ -115,13 +119,6 @@ function installSignalHandlers(controller: AbortController, io: Io): void {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-}
-
-function forEachCommand(command: Command, visit: (command: Command) => void): void {
-  for (const sub of command.commands) {
-    visit(sub);
-    forEachCommand(sub, visit);
-  }
 }
 
 /** Waits for stdout to drain (pipes are asynchronous on some platforms), then exits. */

@@ -30,7 +30,15 @@ export function createApp(io: Io, signal: AbortSignal): App {
   };
 }
 
+const EXAMPLES = new WeakMap<Command, readonly string[]>();
+
 /** Adds an Examples section to a command's --help. */
 export function examples(command: Command, lines: readonly string[]): Command {
+  EXAMPLES.set(command, lines);
   return command.addHelpText('after', `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`);
+}
+
+/** The examples given to a command, if any (a noun's help shows its verbs' first ones). */
+export function examplesOf(command: Command): readonly string[] | undefined {
+  return EXAMPLES.get(command);
 }

@@ -26,9 +26,9 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** Starts `giftcodes serve --port 0 --admin <args>` and waits for its listening line. */
-export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--admin', ...args], {
+/** Starts `giftcodes serve --port 0 --admin <args>` and waits for its listening line; `bin` for another install. */
+export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, bin: string = BIN): Promise<TestServer> {
+  const proc = spawn(process.execPath, [bin, 'serve', '--port', '0', '--admin', ...args], {
     env: { ...process.env, ...env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,180 @@
+# bash completion for giftcodes
+# Generated from the command tree by `giftcodes completion bash`; do not edit (npm run completions).
+# Load it now: source <(giftcodes completion bash); for good: see "Shell completion" in README.md.
+
+# Subcommands of a command path ("" is giftcodes itself, "config " is giftcodes config).
+_giftcodes_subcommands() {
+  case "$1" in
+    '') REPLY='login logout config ping catalog order codes webhook serve completion help' ;;
+    'config ') REPLY='show list set use help' ;;
+    'catalog ') REPLY='list help' ;;
+    'order ') REPLY='place show watch pending resume abandon help' ;;
+    'codes ') REPLY='get help' ;;
+    'webhook ') REPLY='listen help' ;;
+    *) REPLY='' ;;
+  esac
+}
+
+# Flags accepted at a command path: its own and those of the commands above it.
+_giftcodes_flags() {
+  case "$1" in
+    '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --api-key-stdin --help -h' ;;
+    'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
+    'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
+    'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --product --quantity --idempotency-key --wait --interval --timeout --out --format --force --csv-raw --help -h' ;;
+    'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --webhook-port --webhook-secret --signature-header --interval --timeout --out --format --force --csv-raw --help -h' ;;
+    'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --all --force --interval --timeout --help -h' ;;
+    'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
+    'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --out -o --format --force --csv-raw --wait --interval --timeout --help -h' ;;
+    'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
+    'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --port --host --secret --signature-header --forward-to --help -h' ;;
+    'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
+    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --admin --log --help -h' ;;
+    'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
+    'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
+    *) REPLY='' ;;
+  esac
+}
+
+# What follows a flag at a path ("words a b", files, "dynamic products", none); fails for a boolean flag.
+_giftcodes_flag_value() {
+  case "$1|$2" in
+    'order place '*'|--product') REPLY='dynamic products' ;;
+    'order place '*'|--quantity') REPLY='none' ;;
+    'order place '*'|--idempotency-key') REPLY='none' ;;
+    'order place '*'|--interval') REPLY='none' ;;
+    'order place '*'|--timeout') REPLY='none' ;;
+    'order place '*'|--out') REPLY='files' ;;
+    'order place '*'|--format') REPLY='words csv json jsonl' ;;
+    'order watch '*'|--webhook-port') REPLY='none' ;;
+    'order watch '*'|--webhook-secret') REPLY='none' ;;
+    'order watch '*'|--signature-header') REPLY='none' ;;
+    'order watch '*'|--interval') REPLY='none' ;;
+    'order watch '*'|--timeout') REPLY='none' ;;
+    'order watch '*'|--out') REPLY='files' ;;
+    'order watch '*'|--format') REPLY='words csv json jsonl' ;;
+    'order resume '*'|--interval') REPLY='none' ;;
+    'order resume '*'|--timeout') REPLY='none' ;;
+    'codes get '*'|--out') REPLY='files' ;;
+    'codes get '*'|-o') REPLY='files' ;;
+    'codes get '*'|--format') REPLY='words csv json jsonl' ;;
+    'codes get '*'|--interval') REPLY='none' ;;
+    'codes get '*'|--timeout') REPLY='none' ;;
+    'webhook listen '*'|--port') REPLY='none' ;;
+    'webhook listen '*'|--host') REPLY='none' ;;
+    'webhook listen '*'|--secret') REPLY='none' ;;
+    'webhook listen '*'|--signature-header') REPLY='none' ;;
+    'webhook listen '*'|--forward-to') REPLY='none' ;;
+    'serve '*'|--host') REPLY='none' ;;
+    'serve '*'|--port') REPLY='none' ;;
+    'serve '*'|--seed') REPLY='files' ;;
+    'serve '*'|--latency') REPLY='none' ;;
+    'serve '*'|--fail-rate') REPLY='none' ;;
+    'serve '*'|--rate-limit') REPLY='none' ;;
+    'serve '*'|--fulfil-after') REPLY='none' ;;
+    'serve '*'|--drop-after-commit') REPLY='none' ;;
+    'serve '*'|--hold') REPLY='none' ;;
+    'serve '*'|--fail-orders') REPLY='none' ;;
+    'serve '*'|--webhook-url') REPLY='none' ;;
+    'serve '*'|--webhook-secret') REPLY='none' ;;
+    *'|--profile') REPLY='dynamic profiles' ;;
+    *'|--env') REPLY='words test live' ;;
+    *'|--api-key') REPLY='none' ;;
+    *'|--base-url') REPLY='none' ;;
+    *'|--request-timeout') REPLY='none' ;;
+    *'|--retries') REPLY='none' ;;
+    *) return 1 ;;
+  esac
+}
+
+# What completes the positional argument at an index of a path; fails when nothing does.
+_giftcodes_arg_value() {
+  case "$1|$2" in
+    'config set |'0) REPLY='words base-url default-env' ;;
+    'config use |'0) REPLY='dynamic profiles' ;;
+    'config help |'0) REPLY='words show list set use' ;;
+    'catalog help |'0) REPLY='words list' ;;
+    'order help |'0) REPLY='words place show watch pending resume abandon' ;;
+    'codes help |'0) REPLY='words get' ;;
+    'webhook help |'0) REPLY='words listen' ;;
+    'completion |'0) REPLY='words bash zsh fish' ;;
+    'help |'0) REPLY='words login logout config ping catalog order codes webhook serve completion' ;;
+    *) return 1 ;;
+  esac
+}
+
+# Fills COMPREPLY with the values of a source that begin with $2.
+_giftcodes_values() {
+  case "$1" in
+    'words '*) COMPREPLY=($(compgen -W "${1#words }" -- "$2")) ;;
+    files)
+      # One name a line: file names may hold spaces.
+      local IFS=$'\n'
+      compopt -o filenames 2>/dev/null
+      COMPREPLY=($(compgen -f -- "$2")) ;;
+    'dynamic '*) COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" __complete "${1#dynamic }" 2>/dev/null)" -- "$2")) ;;
+    *) COMPREPLY=() ;;
+  esac
+}
+
+_giftcodes() {
+  local cur="${COMP_WORDS[COMP_CWORD]}" end=$COMP_CWORD flag='' path='' nargs=0 i word REPLY
+  COMPREPLY=()
+  # bash splits --flag=value at "=": complete the value of that flag.
+  if [[ $cur == '=' && ${COMP_WORDS[end-1]} == -* ]]; then
+    flag=${COMP_WORDS[end-1]} cur='' end=$((end - 1))
+  elif [[ ${COMP_WORDS[end-1]} == '=' && ${COMP_WORDS[end-2]} == -* ]]; then
+    flag=${COMP_WORDS[end-2]} end=$((end - 2))
+  elif [[ ${COMP_WORDS[end-1]} == -* ]]; then
+    flag=${COMP_WORDS[end-1]} end=$((end - 1))
+  fi
+  for ((i = 1; i < end; i++)); do
+    word=${COMP_WORDS[i]}
+    case "$word" in
+      -*)
+        if [[ ${COMP_WORDS[i+1]} == '=' ]]; then
+          i=$((i + 2))
+        elif _giftcodes_flag_value "$path" "$word"; then
+          i=$((i + 1))
+        fi ;;
+      *)
+        _giftcodes_subcommands "$path"
+        if [[ $nargs == 0 && " $REPLY " == *" $word "* ]]; then path="$path$word "; else nargs=$((nargs + 1)); fi ;;
+    esac
+  done
+  if [[ -n $flag ]] && _giftcodes_flag_value "$path" "$flag"; then
+    _giftcodes_values "$REPLY" "$cur"
+    return 0
+  fi
+  if [[ $cur != -* ]]; then
+    _giftcodes_subcommands "$path"
+    if [[ -n $REPLY && $nargs == 0 ]]; then
+      _giftcodes_values "words $REPLY" "$cur"
+      return 0
+    fi
+    if _giftcodes_arg_value "$path" "$nargs"; then
+      _giftcodes_values "$REPLY" "$cur"
+      return 0
+    fi
+  fi
+  _giftcodes_flags "$path"
+  _giftcodes_values "words $REPLY" "$cur"
+}
+
+complete -F _giftcodes giftcodes

@@ -1,0 +1,204 @@
+# fish completion for giftcodes
+# Generated from the command tree by `giftcodes completion fish`; do not edit (npm run completions).
+# Load it now: giftcodes completion fish | source; for good: see "Shell completion" in README.md.
+
+function __giftcodes_subcommands --argument-names path
+    switch $path
+        case ''
+            printf '%s\n' 'login' 'logout' 'config' 'ping' 'catalog' 'order' 'codes' 'webhook' 'serve' 'completion' 'help'
+        case 'config '
+            printf '%s\n' 'show' 'list' 'set' 'use' 'help'
+        case 'catalog '
+            printf '%s\n' 'list' 'help'
+        case 'order '
+            printf '%s\n' 'place' 'show' 'watch' 'pending' 'resume' 'abandon' 'help'
+        case 'codes '
+            printf '%s\n' 'get' 'help'
+        case 'webhook '
+            printf '%s\n' 'listen' 'help'
+    end
+end
+
+function __giftcodes_takes_value --argument-names flag
+    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--product' '--quantity' '--idempotency-key' '--interval' '--timeout' '--out' '--format' '--webhook-port' '--webhook-secret' '--signature-header' '-o' '--port' '--host' '--secret' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url'
+end
+
+# Prints the command path before the cursor ("order place ") and how many arguments follow it.
+function __giftcodes_walk
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l path ''
+    set -l nargs 0
+    set -l skip 0
+    for token in $tokens
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $token
+            case '--*=*'
+            case '-*'
+                __giftcodes_takes_value $token; and set skip 1
+            case '*'
+                if test $nargs = 0; and contains -- $token (__giftcodes_subcommands $path)
+                    set path "$path$token "
+                else
+                    set nargs (math $nargs + 1)
+                end
+        end
+    end
+    printf '%s\n' "$path" $nargs $skip
+end
+
+# True when the cursor is at a word (not a flag's value) right below a command path.
+function __giftcodes_at --argument-names path
+    set -l walk (__giftcodes_walk)
+    test "$walk[1]" = "$path"; and test $walk[2] = 0; and test $walk[3] = 0
+end
+
+# True at the positional argument of a path with this index ("2+" for a variadic one).
+function __giftcodes_arg --argument-names path index
+    set -l walk (__giftcodes_walk)
+    test "$walk[1]" = "$path"; and test $walk[3] = 0; or return 1
+    if string match -q -- '*+' $index
+        test $walk[2] -ge (string trim -c + -- $index)
+    else
+        test $walk[2] = $index
+    end
+end
+
+# True anywhere below a command path (flags of a command are accepted by its subcommands).
+function __giftcodes_under --argument-names path
+    string match -q -- "$path*" (__giftcodes_walk)[1]
+end
+
+function __giftcodes_dynamic --argument-names source
+    set -l program (commandline -opc)[1]
+    $program __complete $source 2>/dev/null
+end
+
+complete -c giftcodes -f
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'login' -d 'store an API key in the profile, verified with ping first'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'logout' -d 'remove keys from the profile (--env test|live|all; default all)'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'config' -d 'inspect and change profiles (keys are always shown masked)'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'ping' -d 'check that the key works: status, environment and reseller'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'catalog' -d 'browse the products you can order'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'order' -d 'place, follow and recover orders'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'codes' -d 'fetch the codes of a completed order (CSV, JSON, JSONL)'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'webhook' -d 'receive signed webhook events from the API'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'serve' -d 'run the local reference server (a faithful implementation of the API, with fault flags for tests)'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'completion' -d 'print the shell completion script for bash, zsh or fish'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'help' -d 'show help for a command'
+complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'show' -d 'show the profile in use: base URL, default environment, masked keys'
+complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'list' -d 'list the profiles; the default is marked'
+complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'set' -d 'change a field of the profile (base-url, default-env); keys are set with login'
+complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'use' -d 'make a profile the default'
+complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'help' -d 'show help for a command'
+complete -c giftcodes -n '__giftcodes_at \'catalog \'' -a 'list' -d 'list the products (each id is a purchasable denomination)'
+complete -c giftcodes -n '__giftcodes_at \'catalog \'' -a 'help' -d 'show help for a command'
+complete -c giftcodes -n '__giftcodes_at \'order \'' -a 'place' -d 'place an order exactly once, even across crashes (the key is journaled before anything is sent)'
+complete -c giftcodes -n '__giftcodes_at \'order \'' -a 'show' -d 'read an order: its status and every field the API sends'
+complete -c giftcodes -n '__giftcodes_at \'order \'' -a 'watch' -d 'wait until an order ends: exit 0 completed, 6 failed, 7 on --timeout'
+complete -c giftcodes -n '__giftcodes_at \'order \'' -a 'pending' -d 'orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)'
+complete -c giftcodes -n '__giftcodes_at \'order \'' -a 'resume' -d 'finish interrupted orders with their original keys and requests (never a second charge)'
+complete -c giftcodes -n '__giftcodes_at \'order \'' -a 'abandon' -d 'stop resuming one interrupted order (it may still exist on the server)'
+complete -c giftcodes -n '__giftcodes_at \'order \'' -a 'help' -d 'show help for a command'
+complete -c giftcodes -n '__giftcodes_at \'codes \'' -a 'get' -d 'write the codes of an order to stdout or a file, every page followed'
+complete -c giftcodes -n '__giftcodes_at \'codes \'' -a 'help' -d 'show help for a command'
+complete -c giftcodes -n '__giftcodes_at \'webhook \'' -a 'listen' -d 'receive webhook events: verify each signature, drop duplicates, print each event, optionally forward it'
+complete -c giftcodes -n '__giftcodes_at \'webhook \'' -a 'help' -d 'show help for a command'
+complete -c giftcodes -n '__giftcodes_arg \'config set \' 0' -a 'base-url default-env'
+complete -c giftcodes -n '__giftcodes_arg \'config use \' 0' -a '(__giftcodes_dynamic profiles)' -d 'profiles'
+complete -c giftcodes -n '__giftcodes_arg \'config help \' 0' -a 'show list set use'
+complete -c giftcodes -n '__giftcodes_arg \'catalog help \' 0' -a 'list'
+complete -c giftcodes -n '__giftcodes_arg \'order help \' 0' -a 'place show watch pending resume abandon'
+complete -c giftcodes -n '__giftcodes_arg \'codes help \' 0' -a 'get'
+complete -c giftcodes -n '__giftcodes_arg \'webhook help \' 0' -a 'listen'
+complete -c giftcodes -n '__giftcodes_arg \'completion \' 0' -a 'bash zsh fish'
+complete -c giftcodes -n '__giftcodes_arg \'help \' 0' -a 'login logout config ping catalog order codes webhook serve completion'
+complete -c giftcodes -l version -s V -d 'print the version'
+complete -c giftcodes -l profile -x -a '(__giftcodes_dynamic profiles)' -d 'config profile to use'
+complete -c giftcodes -l env -x -a 'test live' -d 'which of the profile\'s keys to use'
+complete -c giftcodes -l api-key -x -d 'use this key instead of the profile\'s (prefer GIFTCODES_API_KEY: flags show in ps)'
+complete -c giftcodes -l base-url -x -d 'API base URL (default: the profile\'s, else http://127.0.0.1:4010)'
+complete -c giftcodes -l json -d 'machine output: one JSON document on stdout; errors as JSON on stderr'
+complete -c giftcodes -l quiet -s q -d 'no spinner, progress or notices: only data and errors'
+complete -c giftcodes -l verbose -s v -d 'one stderr line per HTTP attempt (the key redacted)'
+complete -c giftcodes -l no-color -d 'no colour (also NO_COLOR)'
+complete -c giftcodes -l request-timeout -x -d 'deadline for one HTTP attempt'
+complete -c giftcodes -l retries -x -d 'retries of a retryable failure'
+complete -c giftcodes -l yes -s y -d 'answer yes to confirmations (required for live orders when not interactive)'
+complete -c giftcodes -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'login \'' -l api-key-stdin -d 'read the key from stdin instead of prompting'
+complete -c giftcodes -n '__giftcodes_under \'login \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'logout \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'config \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'config show \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'config list \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'config set \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'config use \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'ping \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'catalog \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'catalog list \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'order \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l product -x -a '(__giftcodes_dynamic products)' -d 'product id from the catalog'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l quantity -x -d 'number of units'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l idempotency-key -x -d 'supply the idempotency key yourself (default: a new UUID, journaled)'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l wait -d 'wait until the order completes (exit 6 if it fails, 7 on --timeout)'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l interval -x -d 'time between status checks'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l timeout -x -d 'give up waiting after this long (exit 7; the order is kept to resume)'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l out -r -F -d 'write the codes to this file once completed (- for stdout)'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l format -x -a 'csv json jsonl' -d 'codes file format (default: from the extension, else json)'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l force -d 'overwrite an existing --out file'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l csv-raw -d 'do not escape cells a spreadsheet would run as a formula'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'order show \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l webhook-port -x -d 'also listen for the signed order.fulfilled event on this port'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l webhook-secret -x -d 'the webhook signing secret'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l signature-header -x -d 'the header carrying the signature (default Giftcodes-Signature)'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l interval -x -d 'time between status checks'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l timeout -x -d 'give up waiting after this long (exit 7; the order is kept to resume)'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l out -r -F -d 'write the codes to this file once completed (- for stdout)'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l format -x -a 'csv json jsonl' -d 'codes file format (default: from the extension, else json)'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l force -d 'overwrite an existing --out file'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l csv-raw -d 'do not escape cells a spreadsheet would run as a formula'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'order pending \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'order resume \'' -l all -d 'resume every interrupted order'
+complete -c giftcodes -n '__giftcodes_under \'order resume \'' -l force -d 'overwrite an existing file when the order was placed with --out'
+complete -c giftcodes -n '__giftcodes_under \'order resume \'' -l interval -x -d 'time between status checks while waiting'
+complete -c giftcodes -n '__giftcodes_under \'order resume \'' -l timeout -x -d 'give up waiting after this long (exit 7)'
+complete -c giftcodes -n '__giftcodes_under \'order resume \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'order abandon \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'codes \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l out -s o -r -F -d 'write to this file (0600, atomically; \'-\' = stdout)'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l format -x -a 'csv json jsonl' -d 'csv, json or jsonl (default: from the --out extension, else json)'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l force -d 'overwrite an existing --out file'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l csv-raw -d 'do not escape CSV cells that a spreadsheet would run as formulas'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l wait -d 'wait for the order to complete first'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l interval -x -d 'seconds between polls with --wait'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l timeout -x -d 'give up waiting after this long (exit 7)'
+complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'webhook \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l port -x -d 'port to listen on (0 picks a free one)'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l host -x -d 'address to listen on'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l secret -x -d 'the webhook signing secret (or GIFTCODES_WEBHOOK_SECRET, which keeps it out of ps)'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l signature-header -x -d 'header that carries the signature'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l forward-to -x -d 'POST each verified event on to this URL, with its body and signature'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l host -x -d 'address to listen on'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l port -x -d 'port (0 picks a free one and prints it)'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l seed -r -F -d 'JSON file of resellers, keys, wallets and products'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l latency -x -d 'fault: delay every answer'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l fail-rate -x -d 'fault: share of requests answered 503'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l rate-limit -x -d 'fault: requests per second before 429 with Retry-After (0 = off)'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l fulfil-after -x -d 'time for an order to go pending → processing → completed'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l drop-after-commit -x -d 'fault: share of orders committed, then the connection dropped unanswered'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l hold -x -d 'fault: keep each order request in progress this long'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l fail-orders -x -d 'share of orders that end failed instead of completed'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-url -x -d 'send signed order.fulfilled events here'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-secret -x -d 'secret that signs webhook events (default whsec_demo)'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l admin -d 'enable /_admin/ledger for tests'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l log -d 'print one line per request'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'completion \'' -l help -s h -d 'show help'

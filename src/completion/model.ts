@@ -1,0 +1,138 @@
+// The command tree as plain data for the script renderers: one walk of commander, so a new verb
+// completes the day it is registered. Value rules live here, in one table, and never call the network.
+import type { Argument, Command, Option } from 'commander';
+import type { DynamicSource } from './names.js';
+
+/** What completes a value: fixed words, file paths, a dynamic source read from the config dir, or nothing. */
+export type ValueSource =
+  | { kind: 'words'; words: readonly string[] }
+  | { kind: 'files' }
+  | { kind: 'dynamic'; source: DynamicSource }
+  | { kind: 'none' };
+
+export interface FlagSpec {
+  /** `--env`, `-q`: every spelling of the option. */
+  names: readonly string[];
+  description: string;
+  /** Undefined for a boolean flag. */
+  value?: ValueSource;
+  /** Where the option is defined: a flag of an ancestor is accepted below it too (commander's default). */
+  definedAt: string;
+}
+
+export interface CommandSpec {
+  /** Words from the root, e.g. ['order', 'place']; [] for the program itself. */
+  path: readonly string[];
+  name: string;
+  description: string;
+  subcommands: readonly CommandSpec[];
+  /** Every flag accepted here: the command's own and its ancestors'. */
+  flags: readonly FlagSpec[];
+  /** Positional arguments in order; the last repeats when variadic. */
+  args: readonly ValueSource[];
+  variadic: boolean;
+}
+
+const NONE: ValueSource = { kind: 'none' };
+const FILES: ValueSource = { kind: 'files' };
+const dynamic = (source: DynamicSource): ValueSource => ({ kind: 'dynamic', source });
+const words = (list: readonly string[]): ValueSource => ({ kind: 'words', words: list });
+
+/** Conventions by name: `--out <file>` completes paths, `--profile`/`<profile>` profile names, `--product` product ids. */
+const BY_NAME: Readonly<Record<string, ValueSource>> = {
+  profile: dynamic('profiles'),
+  product: dynamic('products'),
+  'product-id': dynamic('products'),
+  // codes get parses --format itself; the export formats, as order place lists them in its choices.
+  format: words(['csv', 'json', 'jsonl']),
+  out: FILES,
+  seed: FILES,
+  file: FILES,
+  path: FILES,
+  dir: FILES,
+};
+
+export function buildModel(program: Command): CommandSpec {
+  return walk(program, [], []);
+}
+
+function walk(command: Command, path: readonly string[], inherited: readonly FlagSpec[]): CommandSpec {
+  const help = command.createHelp();
+  const visible = help.visibleOptions(command);
+  const own = visible.map((option) => flagSpec(option, path.join(' ')));
+  const ownNames = new Set(own.flatMap((flag) => flag.names));
+  // A subcommand's own definition of a flag wins over an ancestor's.
+  const flags = [...inherited.filter((flag) => !flag.names.some((name) => ownNames.has(name))), ...own];
+  // Below a command, its registered options still apply; its --help and --version are its own.
+  const passedDown = flags.filter((flag) => !own.includes(flag) || isInherited(visible[own.indexOf(flag)]!, command));
+  const children = help.visibleCommands(command);
+  const subcommands = children.map((child) => {
+    const childPath = [...path, child.name()];
+    // commander's implicit `help [command]` takes the names of its siblings.
+    if (child.name() === 'help' && !command.commands.includes(child)) {
+      return {
+        path: childPath,
+        name: 'help',
+        description: help.subcommandDescription(child),
+        subcommands: [],
+        flags: passedDown,
+        args: [words(children.filter((c) => c !== child).map((c) => c.name()))],
+        variadic: false,
+      } satisfies CommandSpec;
+    }
+    return walk(child, childPath, passedDown);
+  });
+  const args = command.registeredArguments.map(argumentSource);
+  return {
+    path,
+    name: command.name(),
+    description: path.length === 0 ? command.description() : firstLine(command.summary() || command.description()),
+    subcommands,
+    flags,
+    args,
+    variadic: command.registeredArguments.at(-1)?.variadic === true,
+  };
+}
+
+function isInherited(option: Option, command: Command): boolean {
+  return command.options.includes(option) && option.long !== '--version';
+}
+
+function flagSpec(option: Option, definedAt: string): FlagSpec {
+  const names = [option.long, option.short].filter((name): name is string => Boolean(name));
+  const spec: FlagSpec = { names, description: firstLine(option.description), definedAt };
+  if (option.required || option.optional) spec.value = optionSource(option);
+  return spec;
+}
+
+function optionSource(option: Option): ValueSource {
+  if (option.argChoices?.length) return words(option.argChoices);
+  const placeholder = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1] ?? '';
+  const listed = alternatives(placeholder);
+  if (listed) return words(listed);
+  const long = option.long?.replace(/^--/, '') ?? '';
+  return BY_NAME[long] ?? BY_NAME[placeholder] ?? NONE;
+}
+
+function argumentSource(argument: Argument): ValueSource {
+  if (argument.argChoices?.length) return words(argument.argChoices);
+  // `.argument('<field>', 'base-url | default-env')`: a description that is only a list of words is the list.
+  const listed = alternatives(argument.name()) ?? alternatives(argument.description.replace(/\s*\|\s*/g, '|'));
+  if (listed) return words(listed);
+  return BY_NAME[argument.name()] ?? NONE;
+}
+
+/** `test|live` → ['test', 'live']; anything that is not a plain list of words → undefined. */
+function alternatives(text: string): string[] | undefined {
+  if (!/^[\w.-]+(\|[\w.-]+)+$/.test(text)) return undefined;
+  return text.split('|');
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]?.trim() ?? '';
+}
+
+/** Every command of the model, depth first, the program first. */
+export function allCommands(root: CommandSpec): CommandSpec[] {
+  return [root, ...root.subcommands.flatMap(allCommands)];
+}

@@ -1,0 +1,202 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, DEMO_KEYS, ROOT, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { openTerminal, type Terminal } from '../helpers/tmux.js';
+
+const SCRIPTS = { bash: 'completions/giftcodes.bash', zsh: 'completions/_giftcodes', fish: 'completions/giftcodes.fish' } as const;
+const BASH_SCRIPT = join(ROOT, SCRIPTS.bash);
+
+let server: TestServer;
+let configDir: string;
+let productIds: string[];
+/** A PATH whose `giftcodes` is this build, as a global install would put it. */
+let pathWithGiftcodes: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  configDir = await loggedIn(server);
+  // The catalog cache that TAB reads is written by `catalog list`.
+  const list = await runCli(['catalog', 'list', '--json'], { configDir });
+  expect(list.code).toBe(0);
+  productIds = (JSON.parse(list.stdout) as { id: string }[]).map((product) => product.id);
+  const binDir = tempDir('giftcodes-bin-');
+  symlinkSync(BIN, join(binDir, 'giftcodes'));
+  pathWithGiftcodes = [binDir, dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('completions/ is generated from the command tree', () => {
+  for (const [shell, file] of Object.entries(SCRIPTS)) {
+    it(`giftcodes completion ${shell} equals ${file}`, async () => {
+      const result = await runCli(['completion', shell]);
+      expect(result.code).toBe(0);
+      const committed = existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : '(missing)';
+      expect(result.stdout === committed, `${file} differs from the command tree: run \`npm run completions\` and commit completions/`).toBe(true);
+    });
+  }
+
+  it('rejects an unknown shell with a usage error naming the choices', async () => {
+    const result = await runCli(['completion', 'powershell']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bash, zsh, fish/);
+  });
+});
+
+/** Calls the bash completion function as bash's readline would for `line` (cursor at its end). */
+function bashComplete(line: string, env: Record<string, string> = {}): string[] {
+  // Words as bash splits them: at blanks, and around "=" (COMP_WORDBREAKS).
+  const words = line.split(' ').flatMap((word) => {
+    const at = word.indexOf('=');
+    if (!word.startsWith('-') || at < 0) return [word];
+    const value = word.slice(at + 1);
+    return value === '' ? [word.slice(0, at), '='] : [word.slice(0, at), '=', value];
+  });
+  const program = `
+    source "$1"; shift
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
+    _giftcodes
+    printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program, 'bash', BASH_SCRIPT, ...words], {
+    encoding: 'utf8',
+    env: { PATH: pathWithGiftcodes, HOME: configDir, GIFTCODES_CONFIG_DIR: configDir, ...env },
+  });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\n').filter((word) => word !== '');
+}
+
+describe('bash completion function', () => {
+  it('completes commands, nested subcommands and the help command', () => {
+    expect(bashComplete('giftcodes con')).toEqual(['config']);
+    expect(bashComplete('giftcodes config ').sort()).toEqual(['help', 'list', 'set', 'show', 'use']);
+    expect(bashComplete('giftcodes help cat')).toEqual(['catalog']);
+    expect(bashComplete('giftcodes --json --profile x con')).toEqual(['config']);
+    expect(bashComplete('giftcodes __')).toEqual([]);
+  });
+
+  it('completes the flags of a command with the global ones', () => {
+    const flags = bashComplete('giftcodes catalog list --');
+    expect(flags).toEqual(expect.arrayContaining(['--json', '--env', '--profile', '--help', '--base-url']));
+    expect(flags).not.toContain('--version');
+    expect(bashComplete('giftcodes serve --fail')).toEqual(expect.arrayContaining(['--fail-rate', '--fail-orders']));
+  });
+
+  it('completes flag values: environments, shells, config fields, files', () => {
+    expect(bashComplete('giftcodes --env ')).toEqual(['test', 'live']);
+    expect(bashComplete('giftcodes ping --env l')).toEqual(['live']);
+    expect(bashComplete('giftcodes ping --env=')).toEqual(['test', 'live']);
+    expect(bashComplete('giftcodes completion ')).toEqual(['bash', 'zsh', 'fish']);
+    expect(bashComplete('giftcodes config set ')).toEqual(['base-url', 'default-env']);
+    const dir = tempDir('giftcodes-files-');
+    writeFileSync(join(dir, 'seed-resellers.json'), '{}');
+    expect(bashComplete(`giftcodes serve --seed ${dir}/seed-`)).toEqual([`${dir}/seed-resellers.json`]);
+  });
+
+  it('offers profile names from the config, read without the network', async () => {
+    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.test });
+    expect(login.code).toBe(0);
+    expect(bashComplete('giftcodes --profile ').sort()).toEqual(['default', 'shop-eu']);
+    expect(bashComplete('giftcodes config use shop')).toEqual(['shop-eu']);
+  });
+
+  it('offers product ids from the catalog cache; nothing when there is no cache', () => {
+    expect(productIds.length).toBeGreaterThan(1);
+    expect(bashComplete('giftcodes order place --product ').sort()).toEqual([...productIds].sort());
+    const steam = productIds.filter((id) => id.startsWith('steam'));
+    expect(bashComplete('giftcodes order place --quantity 2 --product steam').sort()).toEqual(steam.sort());
+    expect(bashComplete('giftcodes order place --product ', { GIFTCODES_CONFIG_DIR: tempDir() })).toEqual([]);
+  });
+
+  it('offers nothing after a flag whose value cannot be guessed', () => {
+    expect(bashComplete('giftcodes order place --quantity ')).toEqual([]);
+  });
+});
+
+describe('giftcodes __complete (what TAB runs)', () => {
+  it('reads local files with plain fs: a config that conf would reject still lists profiles, and nothing is created', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ defaultProfile: 'ops', profiles: { 'shop-eu': { keys: 42 } } }));
+    const profiles = await runCli(['__complete', 'profiles'], { configDir: dir });
+    expect(profiles.code).toBe(0);
+    expect(profiles.stdout.split('\n').filter(Boolean)).toEqual(['ops', 'shop-eu']);
+    const missing = join(dir, 'not-there');
+    const products = await runCli(['__complete', 'products'], { configDir: missing });
+    expect(products).toMatchObject({ code: 0, stdout: '' });
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('is hidden from help', async () => {
+    const help = await runCli(['--help']);
+    expect(help.stdout).not.toContain('__complete');
+  });
+});
+
+describe('bash in a real terminal', () => {
+  let terminal: Terminal;
+  beforeAll(async () => {
+    const home = tempDir('giftcodes-home-');
+    mkdirSync(join(home, '.config'), { recursive: true });
+    terminal = openTerminal(['bash', '--norc', '--noprofile'], { PATH: pathWithGiftcodes, HOME: home, GIFTCODES_CONFIG_DIR: configDir, PS1: '$ ' });
+    terminal.type(`source ${BASH_SCRIPT}; clear`);
+    terminal.press('Enter');
+    await terminal.waitFor(/^\$$/m);
+  });
+  afterAll(() => terminal?.close());
+
+  /** Types a line, presses TAB, then a marker: the marker shows where the cursor was left. */
+  const complete = (typed: string): Promise<string> => {
+    terminal.press('C-u');
+    terminal.type(typed);
+    terminal.press('Tab');
+    terminal.type('%');
+    return terminal.waitFor(/%$/m);
+  };
+
+  it('giftcodes con<TAB> completes to config', async () => {
+    expect(await complete('giftcodes con')).toMatch(/^\$ giftcodes config %$/m);
+  });
+
+  it('giftcodes or<TAB> completes to order', async () => {
+    expect(await complete('giftcodes or')).toMatch(/^\$ giftcodes order %$/m);
+  });
+
+  it('giftcodes order place --product <TAB><TAB> lists the cached product ids', async () => {
+    expect(await complete('giftcodes order place --product steam')).toMatch(/^\$ giftcodes order place --product steam-us-%$/m);
+    terminal.press('BSpace', 'Tab', 'Tab');
+    const screen = await terminal.waitFor(/steam-us-20\s+steam-us-50/);
+    for (const id of productIds.filter((id) => id.startsWith('steam'))) expect(screen).toContain(id);
+    expect(screen).not.toContain('amazon-us-25');
+    terminal.press('C-u', 'C-l');
+    terminal.type('giftcodes order place --product ');
+    terminal.press('Tab', 'Tab');
+    const all = await terminal.waitFor(productIds[productIds.length - 1]!);
+    for (const id of productIds) expect(all).toContain(id);
+  });
+});
+
+describe('zsh and fish load their scripts', () => {
+  const has = (shell: string): boolean => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+
+  it.skipIf(!has('zsh'))('zsh parses completions/_giftcodes', () => {
+    execFileSync('zsh', ['-n', join(ROOT, SCRIPTS.zsh)]);
+  });
+
+  it.skipIf(!has('fish'))('fish completes commands, flag values and cached products', () => {
+    const run = (line: string): string[] =>
+      execFileSync('fish', ['--no-config', '-c', `source ${join(ROOT, SCRIPTS.fish)}; complete -C'${line}'`], {
+        encoding: 'utf8',
+        env: { PATH: pathWithGiftcodes, HOME: configDir, GIFTCODES_CONFIG_DIR: configDir },
+      })
+        .split('\n')
+        .filter(Boolean)
+        .map((row) => row.split('\t')[0]!);
+    expect(run('giftcodes con')).toEqual(['config']);
+    expect(run('giftcodes --env ').sort()).toEqual(['live', 'test']);
+    expect(run('giftcodes codes get --format j')).toEqual(['json', 'jsonl']);
+    expect(run('giftcodes order place --product ').sort()).toEqual([...productIds].sort());
+  });
+});

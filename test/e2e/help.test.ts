@@ -1,0 +1,84 @@
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli.js';
+import { createApp } from '../../src/commands/app.js';
+import { Io } from '../../src/output/io.js';
+import { runCli } from '../helpers/e2e.js';
+
+/** Every visible command of the tree, as the words that run it ([] is giftcodes itself). */
+function commandPaths(): string[][] {
+  const stream = (): PassThrough => new PassThrough();
+  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const program = buildProgram(createApp(io, new AbortController().signal));
+  const paths: string[][] = [];
+  const visit = (command: Command, path: string[]): void => {
+    paths.push(path);
+    for (const sub of command.createHelp().visibleCommands(command)) {
+      if (sub.name() === 'help' && !command.commands.includes(sub)) continue;
+      visit(sub, [...path, sub.name()]);
+    }
+  };
+  visit(program, []);
+  return paths;
+}
+
+const paths = commandPaths();
+
+describe('--help on every command', () => {
+  it('finds the whole tree', () => {
+    expect(paths.length).toBeGreaterThan(10);
+    expect(paths).toContainEqual(['config', 'set']);
+    expect(paths).toContainEqual(['completion']);
+    expect(paths.flat()).not.toContain('__complete');
+  });
+
+  it.each(paths.map((path) => [path.join(' ') || '(giftcodes)', path] as const))('%s --help has a description, usage and examples', async (_name, path) => {
+    const result = await runCli([...path, '--help']);
+    expect(result.code).toBe(0);
+    const usage = ['giftcodes', ...path].join(' ');
+    expect(result.stdout).toContain(`Usage: ${usage}`);
+    // The description is the paragraph after the usage line.
+    expect(result.stdout.split('\n')[2]?.trim().length ?? 0, `${usage} has no description`).toBeGreaterThan(10);
+    expect(result.stdout, `${usage} --help has no examples: add examples(command, [...]) in its register()`).toMatch(/\nExamples:\n {2}\$ .*giftcodes /);
+    expect(result.stdout).not.toContain('(default: false)');
+    expect(result.stdout).not.toContain('display help for command');
+  });
+});
+
+describe('top-level help', () => {
+  it('groups commands by what a reseller does, help with the tools', async () => {
+    const { stdout } = await runCli(['--help']);
+    const headings = stdout.split('\n').filter((line) => /^\S.*:$/.test(line));
+    expect(headings).toEqual(['Options:', 'Set up:', 'Buy codes:', 'Tools:', 'Examples:']);
+    const tools = stdout.slice(stdout.indexOf('Tools:'), stdout.indexOf('Examples:'));
+    expect(tools).toMatch(/^ {2}help \[command\] +show help for a command$/m);
+    expect(stdout.slice(stdout.indexOf('Set up:'), stdout.indexOf('Buy codes:'))).toMatch(/^ {2}login /m);
+  });
+
+  it('giftcodes help <command> is <command> --help', async () => {
+    const [viaHelp, viaFlag] = await Promise.all([runCli(['help', 'config']), runCli(['config', '--help'])]);
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+});
+
+describe('unknown commands suggest the nearest', () => {
+  it.each([
+    [['ordr'], 'order'],
+    [['confg'], 'config'],
+    [['config', 'shw'], 'show'],
+    [['ping', '--jsn'], '--json'],
+  ])('giftcodes %s', async (args, nearest) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error: unknown (command|option) '/m);
+    expect(result.stderr).toContain(`hint: Did you mean ${nearest}?\n`);
+  });
+
+  it('says where to look when nothing is near', async () => {
+    const result = await runCli(['xyzzy']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('hint: see --help');
+  });
+});

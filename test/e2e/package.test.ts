@@ -1,0 +1,80 @@
+// The tarball a reseller installs: only what runs, and a working `giftcodes` on PATH after a global install.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ROOT, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { recordOutput } from '../helpers/leaks.js';
+
+const run = promisify(execFile);
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+
+let packed: { filename: string; files: { path: string }[] };
+let prefix: string;
+let installed: string;
+/** Runs the installed giftcodes found on PATH, with a config dir of its own and nothing of the developer's. */
+let giftcodes: (args: string[], env?: NodeJS.ProcessEnv) => Promise<{ stdout: string; stderr: string }>;
+
+beforeAll(async () => {
+  const dir = tempDir('giftcodes-pack-');
+  // --ignore-scripts: prepack would rebuild dist/ under the other test files' feet; `npm test` built it already.
+  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
+  packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
+  prefix = join(dir, 'prefix');
+  await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: dir });
+  installed = join(prefix, 'bin', 'giftcodes');
+  const configDir = tempDir();
+  giftcodes = async (args, env = {}) => {
+    const result = await run('giftcodes', args, {
+      cwd: dir,
+      env: { PATH: [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'), HOME: dir, GIFTCODES_CONFIG_DIR: configDir, NO_COLOR: '1', ...env },
+    });
+    recordOutput(`installed giftcodes ${args.join(' ')}`, result.stdout, result.stderr);
+    return result;
+  };
+}, 120_000);
+
+describe('npm pack', () => {
+  it('holds only what runs: the build, bin, completions, README, LICENSE, package.json', () => {
+    const paths = packed.files.map((file) => file.path).sort();
+    const allowed = /^(dist\/[\w-]+\.js|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|README\.md|LICENSE|package\.json)$/;
+    expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
+    for (const required of ['dist/cli.js', 'bin/giftcodes', 'completions/giftcodes.bash', 'completions/_giftcodes', 'completions/giftcodes.fish', 'README.md', 'LICENSE', 'package.json']) {
+      expect(paths).toContain(required);
+    }
+  });
+});
+
+describe('npm install --global <tarball>', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer([], {}, join(prefix, 'lib', 'node_modules', pkg.name, 'bin', 'giftcodes'));
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('puts giftcodes on PATH: --version', async () => {
+    const { stdout } = await giftcodes(['--version']);
+    expect(stdout.trim()).toBe(pkg.version);
+  });
+
+  it('--help shows the commands', async () => {
+    const { stdout } = await giftcodes(['--help']);
+    expect(stdout).toMatch(/^Usage: giftcodes /);
+    expect(stdout).toContain('Set up:');
+    expect(stdout).toMatch(/^ {2}login/m);
+  });
+
+  it('pings a giftcodes serve started from the same install', async () => {
+    expect(installed).toMatch(/giftcodes$/);
+    const { stdout } = await giftcodes(['ping', '--json', '--base-url', server.url], { GIFTCODES_API_KEY: DEMO_KEYS.test });
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
+  });
+
+  it('ships completion scripts equal to what the installed command prints', async () => {
+    const { stdout } = await giftcodes(['completion', 'bash']);
+    expect(stdout).toBe(readFileSync(join(prefix, 'lib', 'node_modules', pkg.name, 'completions', 'giftcodes.bash'), 'utf8'));
+  });
+});

@@ -1,0 +1,59 @@
+// A real terminal for interactive tests: tmux runs a command on its own server (-L, unique per
+// terminal), send-keys types, capture-pane reads what a person would see. Screens go to the leak check.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { recordOutput } from './leaks.js';
+
+export interface Terminal {
+  /** Types text literally (no key names). */
+  type(text: string): void;
+  /** Presses keys by tmux name: 'Enter', 'Tab', 'C-c'. */
+  press(...keys: string[]): void;
+  /** What the screen shows now, trailing blank lines dropped. */
+  screen(): string;
+  /** Waits until the screen matches; fails with the screen when it never does. */
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  close(): void;
+}
+
+/** Runs `argv` in a fresh 120x40 terminal with exactly `env` (nothing inherited: no CI, no developer config). */
+export function openTerminal(argv: readonly string[], env: Record<string, string>): Terminal {
+  const socket = `giftcodes-test-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  const assignments = Object.entries({ TERM: 'xterm-256color', ...env }).map(([name, value]) => `${name}=${value}`);
+  tmux('-f', '/dev/null', 'new-session', '-d', '-x', '120', '-y', '40', '--', 'env', '-i', ...assignments, ...argv);
+  let closed = false;
+  const screen = (): string => {
+    const text = tmux('capture-pane', '-p', '-J').replace(/\s+$/, '');
+    recordOutput(`tmux: ${argv.join(' ')}`, text, '');
+    return text;
+  };
+  return {
+    type: (text) => void tmux('send-keys', '-l', '--', text),
+    press: (...keys) => void tmux('send-keys', ...keys),
+    screen,
+    async waitFor(pattern, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const text = screen();
+        if (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) return text;
+        if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(pattern)}; it shows:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        tmux('kill-server');
+      } catch {
+        // Already gone: the command ended and took the server with it.
+      }
+    },
+  };
+}
+
+/** argv run by sh, which then prints `[exit N]` and stays, so the screen and the exit code can be read. */
+export function keepingExit(argv: readonly string[]): string[] {
+  return ['sh', '-c', '"$@"; echo "[exit $?]"; exec sleep 3600', 'sh', ...argv];
+}
