@@ -1,0 +1,111 @@
+// Interactive flows in a real terminal (tmux): what a person sees and types. No CI variable here,
+// so the CLI prompts as it would for a person.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, DEMO_KEYS, ledger, loggedIn, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { registerSecret } from '../helpers/leaks.js';
+import { keepingExit, openTerminal, type Terminal } from '../helpers/tmux.js';
+
+const WRONG_KEY = 'sc_test_wrongwrong0000';
+registerSecret(WRONG_KEY);
+
+let server: TestServer;
+let terminal: Terminal | undefined;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+afterEach(() => {
+  terminal?.close();
+  terminal = undefined;
+});
+
+/** giftcodes in a terminal, as a person at a shell would run it; the screen ends with `[exit N]`. */
+function giftcodesInTerminal(args: string[], configDir: string): Terminal {
+  terminal = openTerminal(keepingExit([process.execPath, BIN, ...args]), {
+    PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+    HOME: configDir,
+    GIFTCODES_CONFIG_DIR: configDir,
+    NO_COLOR: '1',
+  });
+  return terminal;
+}
+
+function savedConfig(configDir: string): string {
+  const file = join(configDir, 'config.json');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+}
+
+describe('login at a terminal', () => {
+  it('masks the key, asks again after a rejected key, and saves a good one', async () => {
+    const configDir = tempDir();
+    const t = giftcodesInTerminal(['login', '--base-url', server.url], configDir);
+    await t.waitFor('API key');
+    t.type(WRONG_KEY);
+    const typing = await t.waitFor('*'.repeat(WRONG_KEY.length));
+    expect(typing).not.toContain('sc_test_');
+    t.press('Enter');
+    await t.waitFor(/try again/);
+    await t.waitFor(/API key[^\n]*\n*$/);
+    t.type(DEMO_KEYS.test);
+    t.press('Enter');
+    const done = await t.waitFor(/\[exit \d+\]/);
+    expect(done).toContain('[exit 0]');
+    expect(done).toMatch(/saved the test key sc_test_…[0-9a-z]{4} for reseller rs_demo/);
+    expect(done).not.toContain(DEMO_KEYS.test);
+    expect(done).not.toContain(WRONG_KEY);
+    expect(JSON.parse(savedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: DEMO_KEYS.test } } } });
+  });
+
+  it('Ctrl-C at the prompt exits 130 and saves nothing', async () => {
+    const configDir = tempDir();
+    const t = giftcodesInTerminal(['login', '--base-url', server.url], configDir);
+    await t.waitFor('API key');
+    t.type('sc_test_demo_4f3c');
+    await t.waitFor('*****');
+    t.press('C-c');
+    const done = await t.waitFor(/\[exit \d+\]/);
+    expect(done).toContain('[exit 130]');
+    expect(savedConfig(configDir)).not.toContain('sc_test_');
+  });
+});
+
+describe('a live order at a terminal asks first', () => {
+  let configDir: string;
+  beforeAll(async () => {
+    configDir = await loggedIn(server, DEMO_KEYS.live);
+  });
+
+  const place = async (): Promise<Terminal> => {
+    const t = giftcodesInTerminal(['order', 'place', '--env', 'live', '--product', 'amazon-us-10', '--quantity', '1'], configDir);
+    await t.waitFor(/LIVE order for 1 × amazon-us-10/);
+    return t;
+  };
+
+  it('n cancels: exit 130 and nothing reaches the server', async () => {
+    const before = (await ledger(server)).orders.length;
+    const t = await place();
+    t.type('n');
+    t.press('Enter');
+    const done = await t.waitFor(/\[exit \d+\]/);
+    expect(done).toContain('[exit 130]');
+    expect(done).toMatch(/nothing was sent/);
+    expect((await ledger(server)).orders.length).toBe(before);
+  });
+
+  it('y places it', async () => {
+    const before = (await ledger(server)).orders.length;
+    const t = await place();
+    t.type('y');
+    t.press('Enter');
+    const done = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(done).toContain('[exit 0]');
+    const orders = (await ledger(server)).orders;
+    expect(orders.length).toBe(before + 1);
+    expect(orders.at(-1)).toMatchObject({ product_id: 'amazon-us-10', quantity: 1, environment: 'live' });
+  });
+});
