@@ -29,6 +29,8 @@ export interface ExportOptions {
   signal: AbortSignal;
   /** Called after each page with the number of codes written so far (a spinner). */
   onProgress?: (count: number) => void;
+  /** Called with the complete, fsynced temporary file just before it becomes the target (the journal records it). */
+  beforeCommit?: (temp: string) => void;
 }
 
 export interface ExportResult {
@@ -71,6 +73,7 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
     await file.sync();
     await file.close();
     handle = undefined;
+    o.beforeCommit?.(temp);
     await commit(temp, target, o.force);
     committed = true;
     fsyncDirectory(dirname(target));

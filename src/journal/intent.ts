@@ -37,6 +37,8 @@ export interface Intent {
   status?: string | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
+  /** Set once the codes file is complete beside its target, just before the rename that delivers it. */
+  delivering?: { temp: string } | undefined;
 }
 
 export interface OrderSpec {

@@ -2,7 +2,7 @@
 // first byte of the order request is sent, removed only once the outcome has reached the user.
 // A short lock over the whole directory makes "find an orphan or create an intent" safe for overlapping processes.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { UsageError } from '../errors.js';
@@ -92,6 +92,21 @@ export class Journal {
         );
       }
       return { intent: this.create(options, randomUUID(), now), resumed: false };
+    });
+  }
+
+  /**
+   * Resolves interrupted intents whose codes file was delivered: the rename happened (the temporary file
+   * is gone and the target exists) but the process died before it could resolve the intent. Their outcome
+   * reached the user; resuming them would deliver the same codes twice.
+   */
+  settleDelivered(): Promise<Intent[]> {
+    return this.withLock(() => {
+      const settled = this.read().intents.filter(
+        (intent) => intent.delivering && intent.out && !isAlive(intent.owner) && !existsSync(intent.delivering.temp) && existsSync(intent.out.path),
+      );
+      for (const intent of settled) this.resolve(intent);
+      return settled;
     });
   }
 

@@ -28,4 +28,5 @@ export const intentSchema: z.ZodType<Intent> = z.object({
   status: z.string().optional(),
   wait: z.boolean().optional(),
   out: outSchema.optional(),
+  delivering: z.object({ temp: z.string() }).optional(),
 });

@@ -1,7 +1,8 @@
 // Drives one journal intent to its outcome: place (or re-place with the same key and body), wait, write
 // the codes, print, and only then resolve the intent. Every failure says whether the order may exist.
 import type { ApiClient } from '../api/client.js';
-import { orderOutcome, type Order } from '../api/schemas.js';
+import { orderOutcome } from '../api/outcome.js';
+import type { Order } from '../api/schemas.js';
 import { CliError, type ExitCodeValue } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
@@ -65,6 +66,10 @@ export async function driveIntent(f: Factory, api: ApiClient, journal: Journal, 
           csvRaw: options.out.csvRaw,
           io: f.io,
           signal: f.signal,
+          // Recorded before the rename: a run killed right after it is known to have delivered its file.
+          beforeCommit: (temp) => {
+            intent = journal.save({ ...intent, delivering: { temp } });
+          },
         });
       } catch (error) {
         throw keptForResume(error, intent);
@@ -104,4 +109,12 @@ function keptForResume(error: unknown, intent: Intent): unknown {
     status: error.status,
     hint: `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
   });
+}
+
+/** An earlier run that wrote its codes file but died before resolving its intent is done: say so, once. */
+export async function settleDelivered(f: Factory): Promise<void> {
+  const journal = await f.journal();
+  for (const intent of await journal.settleDelivered()) {
+    f.io.say(`the interrupted order ${intent.orderId ?? intent.key} had already written its codes to ${intent.out?.path ?? 'its file'}; it is complete`);
+  }
 }

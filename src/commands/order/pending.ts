@@ -15,6 +15,7 @@ export function register(parent: Command, app: App): void {
 
 export async function run(f: Factory): Promise<void> {
   const journal = await f.journal();
+  await (await import('../../orders/drive.js')).settleDelivered(f);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);

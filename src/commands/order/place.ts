@@ -33,6 +33,7 @@ export function register(parent: Command, app: App): void {
 export async function run(options: PlaceOptions, f: Factory): Promise<void> {
   const out = outSpec(options);
   const connection = await f.connection();
+  if (out) await (await import('../../orders/drive.js')).settleDelivered(f);
   if (out && out.path !== '-') {
     const { checkOutTarget } = await import('../../export/write.js');
     checkOutTarget(out.path, out.force);
@@ -82,3 +83,4 @@ function idempotencyKeyArg(value: string): string {
   }
   return value;
 }
+

@@ -33,7 +33,8 @@ export function register(parent: Command, app: App): void {
 export async function run(options: ResumeOptions, f: Factory): Promise<void> {
   if (!options.key && !options.all) throw new UsageError('name the key of the order to resume, or pass --all', { hint: 'list them with: giftcodes order pending' });
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
-  const [journal, { isAlive }] = await Promise.all([f.journal(), import('../../journal/owner.js')]);
+  const [journal, { isAlive }, { settleDelivered }] = await Promise.all([f.journal(), import('../../journal/owner.js'), import('../../orders/drive.js')]);
+  await settleDelivered(f);
   const keys = options.key ? [options.key] : journal.read().intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
   if (keys.length === 0) {
     if (f.io.json) f.io.outJson([]);

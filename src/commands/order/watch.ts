@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import { orderOutcome, type Order } from '../../api/schemas.js';
+import { orderOutcome } from '../../api/outcome.js';
+import type { Order } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
