@@ -10,6 +10,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'giftcodes');
 const STEP_TIMEOUT_MS = 60_000;
 const configDir = mkdtempSync(join(tmpdir(), 'giftcodes-demo-'));
+// The codes file outlives the demo, so it can be opened afterwards.
+const codesFile = join(mkdtempSync(join(tmpdir(), 'giftcodes-demo-codes-')), 'codes.csv');
 const env = { ...process.env, GIFTCODES_CONFIG_DIR: configDir };
 for (const name of ['GIFTCODES_API_KEY', 'GIFTCODES_PROFILE', 'GIFTCODES_BASE_URL']) delete env[name];
 const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${text}\x1b[22m` : text);
@@ -84,10 +86,11 @@ try {
   await giftcodes(`login --api-key-stdin --base-url ${server.url}`, { input: server.testKey });
   await giftcodes('ping');
   await giftcodes('catalog list');
-  // Later steps go here, one line each, e.g.:
-  //   const order = JSON.parse(await giftcodes('order place --product amazon-us-25 --quantity 2 --json'));
-  //   await giftcodes(`order watch ${order.id}`);
-  process.stdout.write(`\n${bold('demo finished: every step succeeded')}\n`);
+  const order = JSON.parse(await giftcodes('order place --product amazon-us-25 --quantity 5 --json'));
+  await giftcodes(`order watch ${order.id} --interval 0.5`);
+  await giftcodes(`codes get ${order.id} --out ${codesFile}`);
+  await giftcodes('order pending');
+  process.stdout.write(`\n${bold('demo finished: every step succeeded')}\nthe codes of order ${order.id} are in ${codesFile}\n`);
 } catch (error) {
   process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
   exitCode = 1;
