@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, DEMO_KEYS, ROOT, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { openTerminal, type Terminal } from '../helpers/tmux.js';
@@ -198,5 +199,34 @@ describe('zsh and fish load their scripts', () => {
     expect(run('giftcodes --env ').sort()).toEqual(['live', 'test']);
     expect(run('giftcodes codes get --format j')).toEqual(['json', 'jsonl']);
     expect(run('giftcodes order place --product ').sort()).toEqual([...productIds].sort());
+  });
+});
+
+describe('start-up: --version, --help, completion and TAB load no HTTP client, schema or config library', () => {
+  /** The libraries by a string only their code holds, looked up in each bundle file a run loaded. */
+  const LIBRARIES = { 'HTTP client (undici)': 'undici', 'schemas (zod)': 'ZodError', 'config library (conf)': 'projectSuffix' };
+  const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
+
+  async function librariesLoadedBy(args: string[]): Promise<string[]> {
+    const loads = join(tempDir(), 'loads.txt');
+    const result = await runCli(args, {
+      configDir,
+      env: { GIFTCODES_LOADS: loads, NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')` },
+    });
+    expect(result.stderr).not.toMatch(/internal error|ERR_/);
+    const files = readFileSync(loads, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    expect(files.length).toBeGreaterThan(0);
+    const code = files.map((url) => readFileSync(new URL(url), 'utf8')).join('\n');
+    return Object.entries(LIBRARIES)
+      .filter(([, marker]) => code.includes(marker))
+      .map(([name]) => name);
+  }
+
+  it.each([[['--version']], [['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']], [['__complete', 'profiles']]])('giftcodes %s', async (args) => {
+    expect(await librariesLoadedBy(args)).toEqual([]);
+  });
+
+  it('(the check sees them when a command does load them)', async () => {
+    expect(await librariesLoadedBy(['ping', '--base-url', server.url])).toEqual(Object.keys(LIBRARIES));
   });
 });

@@ -1,0 +1,120 @@
+// `npm test`: build, the whole suite on this Node, then the end-to-end subset on the other LTS lines,
+// whose binaries come from the npm registry's `node` package (npx caches them after the first fetch).
+// A Node that cannot be fetched is a failure, never a skip. Ends with "N passed, N failed".
+//
+//   node scripts/test.mjs                 everything (what CI runs)
+//   node scripts/test.mjs --node 22       only the end-to-end suite on Node 22
+//   node scripts/test.mjs --node 24 --all-e2e   every end-to-end file on Node 24, not only the subset
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+const OTHER_LTS = [22, 24];
+
+// On the other Node lines, the end-to-end files that cover what differs between Node versions (HTTP
+// client and server, TTY prompts, fs and fsync of the journal, the packed install) and finish fast. The
+// long soak and chaos files run on this Node only, so `npm test` stays well under 5 minutes.
+const E2E_SUBSET = [
+  'test/e2e/ping.test.ts',
+  'test/e2e/order.test.ts',
+  'test/e2e/hostile.test.ts',
+  'test/e2e/webhook.test.ts',
+  'test/e2e/help.test.ts',
+  'test/e2e/completion.test.ts',
+  'test/e2e/tty.test.ts',
+  'test/e2e/package.test.ts',
+  'test/e2e/demo.test.ts',
+];
+
+const args = process.argv.slice(2);
+const onlyNode = args.includes('--node') ? Number(args[args.indexOf('--node') + 1]) : undefined;
+const allE2e = args.includes('--all-e2e');
+const reports = mkdtempSync(join(tmpdir(), 'giftcodes-test-'));
+const results = [];
+
+ensureTools();
+run('build', process.execPath, [join(ROOT, 'scripts', 'build.mjs')]);
+if (onlyNode === undefined) vitest(`the whole suite on Node ${process.versions.node}`, process.execPath, []);
+for (const major of onlyNode === undefined ? OTHER_LTS : [onlyNode]) {
+  const node = nodeBinary(major);
+  if (node) vitest(`end-to-end ${allE2e ? 'suite' : 'subset'} on Node ${node.version}`, node.path, allE2e ? ['test/e2e'] : E2E_SUBSET);
+}
+rmSync(reports, { recursive: true, force: true });
+
+let passed = 0;
+let failed = 0;
+console.log('\nnpm test:');
+for (const result of results) {
+  passed += result.passed;
+  failed += result.failed;
+  console.log(`  ${result.ok ? 'ok  ' : 'FAIL'} ${result.name}${result.counted ? `: ${result.passed} passed, ${result.failed} failed` : ''}${result.why ? ` (${result.why})` : ''}`);
+}
+const ok = results.every((result) => result.ok);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(ok ? 0 : 1);
+
+function run(name, command, commandArgs, options = {}) {
+  console.log(`\n▶ ${name}`);
+  const child = spawnSync(command, commandArgs, { cwd: ROOT, stdio: 'inherit', ...options });
+  const ok = child.status === 0;
+  const why = child.error ? child.error.message : ok ? '' : `exit ${child.status ?? child.signal}`;
+  const result = { name, ok, why, passed: 0, failed: 0, counted: false };
+  results.push(result);
+  return result;
+}
+
+function vitest(name, node, files) {
+  const report = join(reports, `${results.length}.json`);
+  const result = run(name, node, [VITEST, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files]);
+  try {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    // A file that fails outside its tests (a beforeAll, an import) counts as one failure.
+    const brokenFiles = json.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'));
+    result.passed = json.numPassedTests;
+    result.failed = json.numFailedTests + brokenFiles.length;
+    result.counted = true;
+    if (json.numTotalTests === 0) Object.assign(result, { ok: false, why: 'no test ran' });
+  } catch {
+    Object.assign(result, { ok: false, why: result.why || 'vitest wrote no report' });
+  }
+}
+
+/** The node binary of an LTS line from the npm registry; a failure to get it fails the run, loudly. */
+function nodeBinary(major) {
+  const name = `fetch Node ${major} (npx -p node@${major})`;
+  console.log(`\n▶ ${name}`);
+  const child = spawnSync('npx', ['--yes', '--package', `node@${major}`, '--', 'node', '-p', 'process.execPath + "\\n" + process.versions.node'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 300_000,
+  });
+  const [path, version] = (child.stdout ?? '').trim().split('\n');
+  if (child.status !== 0 || !path || !version?.startsWith(`${major}.`)) {
+    const why = child.error?.message ?? `exit ${child.status ?? child.signal}, printed ${JSON.stringify(child.stdout ?? '')}`;
+    console.error(`✗ could not get Node ${major} from the npm registry: ${why}`);
+    results.push({ name, ok: false, why: `could not get Node ${major}: ${why}`, passed: 0, failed: 0, counted: false });
+    return undefined;
+  }
+  results.push({ name: `${name}: ${version}`, ok: true, why: '', passed: 0, failed: 0, counted: false });
+  return { path, version };
+}
+
+/**
+ * The terminal tests drive tmux and bash. A fresh machine may lack tmux: as root with apt-get (CI here),
+ * install it from Debian's packages; otherwise the tests that need it fail and say why.
+ */
+function ensureTools() {
+  const has = (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
+  if (has('tmux')) return;
+  if (process.getuid?.() === 0 && has('apt-get')) {
+    console.log('\n▶ tmux is missing: apt-get install tmux (for the terminal tests)');
+    const install = () => spawnSync('apt-get', ['install', '-y', '-qq', 'tmux'], { stdio: 'inherit' }).status === 0;
+    if (install() || (spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' }).status === 0 && install())) return;
+  }
+  console.error('✗ tmux is not installed: the terminal tests (test/e2e/tty.test.ts, completion.test.ts) will fail; install tmux');
+}
