@@ -6,14 +6,14 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('completion')
     .description('print the shell completion script for bash, zsh or fish')
-    .addArgument(new Argument('<shell>', 'bash | zsh | fish').choices(SHELLS))
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .action(async (shell: Shell, _flags: object, cmd: Command) => {
       const { completionScript } = await import('../completion/index.js');
       app.io.out(completionScript(shell, root(cmd)));
     });
   examples(command, [
     'source <(giftcodes completion bash)',
-    'giftcodes completion zsh > "${fpath[1]}/_giftcodes"',
+    'giftcodes completion zsh > ~/.zfunc/_giftcodes   # a directory on $fpath',
     'giftcodes completion fish > ~/.config/fish/completions/giftcodes.fish',
   ]);
 
