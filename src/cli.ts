@@ -108,11 +108,15 @@ function printError(io: Io, error: PrintableError): void {
 
 /** The first signal asks the running verb to stop (it keeps its journal and says how to resume); a second forces. */
 function installSignalHandlers(controller: AbortController, io: Io): void {
+  let firstAt = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
+      // conf's atomic writer (when-exit) re-raises the first signal at once: that echo is not the user pressing again.
+      if (Date.now() - firstAt < 500) return;
       io.errRaw(`\n${signal} again: exiting now\n`);
       process.exit(ExitCode.interrupted);
     }
+    firstAt = Date.now();
     controller.abort(new InterruptedError(`interrupted by ${signal}`));
     // A verb that does not stop promptly is ended; the journal is already on disk.
     setTimeout(() => process.exit(ExitCode.interrupted), 5_000).unref();

@@ -144,7 +144,7 @@ export class ApiClient {
       if (delay === undefined) throw outcome.error(attempt);
       this.options.log?.(`  retrying in ${(delay / 1000).toFixed(1)}s`);
       await sleep(delay, this.options.signal).catch(() => {
-        throw new InterruptedError();
+        throw this.interrupted();
       });
     }
   }
@@ -196,7 +196,7 @@ export class ApiClient {
         error: (attempts) => errorForStatus(req.method, path, res.statusCode, errorBody, attempts, headers.location),
       };
     } catch (error) {
-      if (this.options.signal?.aborted) throw new InterruptedError();
+      if (this.options.signal?.aborted) throw this.interrupted();
       if (error instanceof NetworkError) {
         log(error.code);
         return { retryable: false, error: () => error };
@@ -212,6 +212,12 @@ export class ApiClient {
           }),
       };
     }
+  }
+
+  /** The signal's own reason ("interrupted by SIGINT") when it carries one. */
+  private interrupted(): InterruptedError {
+    const reason: unknown = this.options.signal?.reason;
+    return reason instanceof InterruptedError ? reason : new InterruptedError();
   }
 
   private resolve(target: string | URL): URL {
