@@ -187,6 +187,8 @@ describe('interruption and recovery', () => {
     const interrupted = await result;
     expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toMatch(/order resume/);
+    expect(interrupted.stderr).toContain('interrupted by SIGINT');
+    expect(interrupted.stderr).not.toContain('exiting now');
     const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
     expect(pending).toHaveLength(1);
     const resumed = await runCli(['order', 'resume', pending[0].key, '--json'], { configDir });
@@ -195,6 +197,20 @@ describe('interruption and recovery', () => {
     const orders = (await ledger(server)).orders.slice(before);
     expect(orders.filter((o) => o.quantity === 4 && o.product_id === 'netflix-us-30')).toHaveLength(1);
     expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+  });
+
+  it('SIGTERM (a cron timeout) also stops gracefully with the resume hint', async () => {
+    const configDir = await loggedIn(server);
+    const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '2'], { configDir });
+    proc.stdin?.end();
+    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    proc.kill('SIGTERM');
+    const stopped = await result;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('interrupted by SIGTERM');
+    expect(stopped.stderr).toMatch(/order resume [0-9a-f-]{36}/);
+    expect(stopped.stderr).not.toContain('exiting now');
   });
 
   it('abandon drops an interrupted intent and warns that the order may exist', async () => {
