@@ -1,6 +1,8 @@
 // A key is never printed whole: these helpers are the only way a key reaches text.
 
-const KEY_PATTERN = /\b(sc_(?:test|live)_)([A-Za-z0-9_-]+)/g;
+// Everything up to a separator counts as part of the key, so a key with `.`, `/`, `+` or `=` is masked whole.
+// A masked key (`sc_live_…3f9a`) is left as it is.
+const KEY_PATTERN = /\b(sc_(?:test|live)_)([^\s"'`<>,;()[\]{}…]+)/g;
 
 /** `sc_live_…3f9a`: the prefix says which environment, the last four say which key. */
 export function maskKey(key: string): string {
@@ -13,11 +15,12 @@ export function maskKey(key: string): string {
 
 /** Masks every key-shaped token in a text: the last net before anything is written. */
 export function redactKeys(text: string, extraSecrets: readonly string[] = []): string {
-  let out = text.replace(KEY_PATTERN, (_m, prefix: string, rest: string) => maskKey(prefix + rest));
-  for (const secret of extraSecrets) {
+  // Known secrets first, longest first, while they still stand whole in the text; then anything key-shaped.
+  let out = text;
+  for (const secret of [...extraSecrets].sort((a, b) => b.length - a.length)) {
     if (secret.length >= 8) out = out.split(secret).join(maskKey(secret));
   }
-  return out;
+  return out.replace(KEY_PATTERN, (_m, prefix: string, rest: string) => maskKey(prefix + rest));
 }
 
 export type KeyEnvironment = 'test' | 'live';
@@ -26,4 +29,13 @@ export function environmentOfKey(key: string): KeyEnvironment | undefined {
   if (key.startsWith('sc_test_')) return 'test';
   if (key.startsWith('sc_live_')) return 'live';
   return undefined;
+}
+
+/** Terminal control characters (C0, DEL, C1) a hostile server could use to rewrite the screen. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Server text made safe to print: control characters become spaces. */
+export function stripControl(text: string): string {
+  return text.replace(CONTROL, ' ');
 }

@@ -1,5 +1,6 @@
 // Every error-body form a real service might send, read into one shape, then mapped to an exit code.
 import { ApiError, AuthError, NetworkError, type CliError } from '../errors.js';
+import { stripControl } from '../secrets.js';
 
 export interface ErrorBody {
   code: string;
@@ -78,7 +79,8 @@ export function errorForStatus(method: string, path: string, status: number, bod
       hint: status === 401 ? 'check the key: giftcodes login, or GIFTCODES_API_KEY' : 'this key may not be allowed to do that',
     });
   }
-  if (status >= 500 || status === 429 || status === 408) {
+  // A request still in progress after every retry is not a refusal: the first attempt may yet succeed.
+  if (status >= 500 || status === 429 || status === 408 || (status === 409 && body.code === 'request_in_progress')) {
     const tries = attempts > 1 ? ` (after ${attempts} attempts)` : '';
     return new NetworkError(`${text}${tries}`, { code: body.code, status, hint: 'the service is failing; try again later, or raise --retries' });
   }
@@ -108,7 +110,7 @@ function str(value: unknown): string | undefined {
 }
 
 function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
+  const oneLine = stripControl(text).replace(/\s+/g, ' ').trim();
   return oneLine.length > MAX_MESSAGE ? `${oneLine.slice(0, MAX_MESSAGE - 1)}…` : oneLine;
 }
 

@@ -62,15 +62,14 @@ export function keyIdOf(apiKey: string): string {
   return sha256(`giftcodes-key-id:${apiKey}`).slice(0, 16);
 }
 
+/** The same request in the contract's words: product, quantity, profile and environment. */
+export function sameRequest(intent: Intent, spec: OrderSpec): boolean {
+  return intent.productId === spec.productId && intent.quantity === spec.quantity && intent.profile === spec.profile && intent.environment === spec.environment;
+}
+
+/** The same request to the same server with the same key: only such an intent can be resumed. */
 export function sameOrder(intent: Intent, spec: OrderSpec): boolean {
-  return (
-    intent.productId === spec.productId &&
-    intent.quantity === spec.quantity &&
-    intent.profile === spec.profile &&
-    intent.environment === spec.environment &&
-    intent.baseUrl === spec.baseUrl &&
-    intent.keyId === spec.keyId
-  );
+  return sameRequest(intent, spec) && intent.baseUrl === spec.baseUrl && intent.keyId === spec.keyId;
 }
 
 export function ageMs(intent: Intent, now: number = Date.now()): number {

@@ -13,6 +13,7 @@ import {
   ageMs,
   orderBody,
   sameOrder,
+  sameRequest,
   sha256,
   type Intent,
   type OrderSpec,
@@ -81,6 +82,18 @@ export class Journal {
       const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
       const fresh = orphans.find((intent) => ageMs(intent, now) < INTENT_MAX_AGE_MS);
       if (fresh) return { intent: this.claimed(fresh, options, now), resumed: true };
+      // The contract matches on product, quantity, profile and environment. An orphan that matches those
+      // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
+      const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
+      if (other) {
+        throw new UsageError(
+          `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
+          {
+            code: 'intent_conflict',
+            hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
+          },
+        );
+      }
       const stale = orphans[0];
       if (stale) {
         throw new UsageError(

@@ -3,11 +3,12 @@
 import type { ApiClient } from '../api/client.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
-import { CliError, type ExitCodeValue } from '../errors.js';
+import { CliError, ExitCode } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { describeOrder } from './present.js';
+import { OrderEndedError, waitForOrder } from './wait.js';
 
 export interface DriveOptions {
   wait: boolean;
@@ -21,8 +22,14 @@ export interface Driven {
   written?: { path: string; count: number; format: string } | undefined;
 }
 
-/** Exit codes after which the server certainly holds no order for this key (it refused, or the key was rejected). */
-const REFUSED: readonly ExitCodeValue[] = [3, 4];
+/**
+ * Answers after which the server certainly holds no order for this key: it validated the request and
+ * refused it (an idempotent API replays that same refusal for the key). A 401/403 (a key revoked after an
+ * earlier attempt went through), a 404 or a 409 prove nothing: the intent is kept.
+ */
+function isDefinitiveRefusal(error: unknown): boolean {
+  return error instanceof CliError && error.exitCode === ExitCode.api && [400, 402, 422].includes(error.status ?? 0);
+}
 
 export async function driveIntent(f: Factory, api: ApiClient, journal: Journal, start: Intent, options: DriveOptions): Promise<Driven> {
   let intent = start;
@@ -35,22 +42,25 @@ export async function driveIntent(f: Factory, api: ApiClient, journal: Journal, 
       intent = journal.save({ ...intent, phase: 'placed', orderId: order.id, status: order.status });
     }
   } catch (error) {
-    if (error instanceof CliError && REFUSED.includes(error.exitCode) && intent.phase === 'sending') {
+    if (intent.phase === 'sending' && isDefinitiveRefusal(error)) {
       journal.resolve(intent);
       throw error;
     }
     throw keptForResume(error, intent);
   }
+  // An order can fail at once (rejected on placement): that is its outcome, with or without --wait.
+  if (orderOutcome(order.status) === 'failed') {
+    journal.resolve(intent);
+    throw new OrderEndedError(order);
+  }
 
   let written: Driven['written'];
   if (options.wait || options.out) {
-    const { waitForOrder, OrderEndedError } = await import('./wait.js');
     try {
       order = await waitForOrder({ api, orderId: order.id, io: f.io, signal: f.signal, intervalS: options.intervalS, timeoutS: options.timeoutS });
     } catch (error) {
       if (!(error instanceof OrderEndedError)) throw keptForResume(error, intent);
-      // A failed order is an outcome: shown (the order itself with --json), then resolved.
-      if (f.io.json) f.io.outJson(error.order);
+      // A failed order is an outcome: resolved here, shown by the caller (showFailedOrder).
       journal.resolve(intent);
       throw error;
     }
@@ -116,5 +126,22 @@ export async function settleDelivered(f: Factory): Promise<void> {
   const journal = await f.journal();
   for (const intent of await journal.settleDelivered()) {
     f.io.say(`the interrupted order ${intent.orderId ?? intent.key} had already written its codes to ${intent.out?.path ?? 'its file'}; it is complete`);
+  }
+}
+
+/** With --json, a failed order is still the answer: the order goes to stdout before the exit-6 error. */
+export function showFailedOrder(f: Factory, error: unknown): never {
+  if (error instanceof OrderEndedError && f.io.json) f.io.outJson(error.order);
+  throw error;
+}
+
+/**
+ * An order's codes reached the user outside `order place` (order watch --out, codes get): any interrupted
+ * intent of that order is done, or a later `order place` would resume it and deliver the same codes again.
+ */
+export async function settleOrder(f: Factory, orderId: string, wroteCodes: boolean): Promise<void> {
+  const [journal, { isAlive }] = await Promise.all([f.journal(), import('../journal/owner.js')]);
+  for (const intent of journal.read().intents) {
+    if (intent.orderId === orderId && !isAlive(intent.owner) && (!intent.out || wroteCodes)) journal.resolve(intent);
   }
 }

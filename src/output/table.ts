@@ -1,5 +1,6 @@
 // Tables sized to the terminal: columns padded, the widest cut with an ellipsis when the row would not fit.
 import type { Io } from './io.js';
+import { stripControl } from '../secrets.js';
 
 export interface Column<Row> {
   header: string;
@@ -45,13 +46,13 @@ function oneLine(value: string): string {
 /** A value from a loosely typed record, for display: nested `{amount,currency}` money reads as `25.00 USD`. */
 export function display(value: unknown): string {
   if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return stripControl(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'object' && !Array.isArray(value)) {
     const money = value as Record<string, unknown>;
     if (typeof money.amount === 'number' && typeof money.currency === 'string') return formatMoney(money.amount, money.currency);
   }
-  return JSON.stringify(value);
+  return stripControl(JSON.stringify(value));
 }
 
 /** Minor units to a decimal string; currencies without minor units are shown as they are. */

@@ -70,6 +70,19 @@ describe('order place, show, watch', () => {
     expect((await ledger(server)).orders.length).toBe(before);
   });
 
+  it('refuses flags that would do nothing, before anything is sent (exit 2)', async () => {
+    for (const args of [
+      ['--timeout', '5'],
+      ['--interval', '1'],
+      ['--format', 'csv'],
+      ['--force'],
+      ['--out', '-', '--format', 'csv', '--json'],
+    ]) {
+      const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', ...args], { configDir });
+      expect(result.code, args.join(' ')).toBe(2);
+    }
+  });
+
   it('rejects bad quantities and products before writing or sending anything (exit 2)', async () => {
     const fresh = await loggedIn(server);
     const before = (await ledger(server)).orders.length;
@@ -197,6 +210,23 @@ describe('interruption and recovery', () => {
     const orders = (await ledger(server)).orders.slice(before);
     expect(orders.filter((o) => o.quantity === 4 && o.product_id === 'netflix-us-30')).toHaveLength(1);
     expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+  });
+
+  it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
+    const configDir = await loggedIn(server);
+    const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'], { configDir });
+    expect(first.code, first.stderr).toBe(5);
+    expect(first.stderr).toContain('request_in_progress');
+    expect(first.stderr).toMatch(/order resume [0-9a-f-]{36}/);
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', quantity: 9, phase: 'sending' });
+    const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const results = JSON.parse(resumed.stdout);
+    expect(results).toHaveLength(1);
+    const charged = (await ledger(server)).orders.filter((o) => o.product_id === 'amazon-us-50' && o.quantity === 9);
+    expect(charged.map((o) => o.order_id)).toEqual([results[0].order.id]);
   });
 
   it('SIGTERM (a cron timeout) also stops gracefully with the resume hint', async () => {

@@ -64,12 +64,20 @@ describe('journal', () => {
     expect(other.intent.key).not.toBe(first.key);
   });
 
-  it('does not match another product, quantity, environment, server or key', async () => {
+  it('does not match another product, quantity, environment or profile', async () => {
     const j = journal();
     orphan(j, (await j.begin(spec)).intent);
-    for (const change of [{ productId: 'x' }, { quantity: 4 }, { environment: 'live' as const }, { baseUrl: 'http://127.0.0.1:1' }, { keyId: 'k2' }, { profile: 'other' }]) {
+    for (const change of [{ productId: 'x' }, { quantity: 4 }, { environment: 'live' as const }, { profile: 'other' }]) {
       const { resumed } = await j.begin({ ...spec, ...change });
       expect(resumed, JSON.stringify(change)).toBe(false);
+    }
+  });
+
+  it('refuses, naming it, an orphan of the same request made with another key or server', async () => {
+    for (const change of [{ baseUrl: 'http://127.0.0.1:1' }, { keyId: 'k2' }]) {
+      const j = journal();
+      const first = orphan(j, (await j.begin(spec)).intent);
+      await expect(j.begin({ ...spec, ...change }), JSON.stringify(change)).rejects.toMatchObject({ exitCode: 2, code: 'intent_conflict', hint: expect.stringContaining(first.key) });
     }
   });
 

@@ -1,38 +1,12 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { UsageError } from '../../errors.js';
-import type { ExportFormat } from '../../export/format.js';
+import type { Command } from 'commander';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
-import { nonEmpty, seconds } from '../parse.js';
+import { nonEmpty } from '../parse.js';
+import { addIntervalFlags, addOutFlags, checkWaitFlags, DEFAULT_INTERVAL_S, type WaitFlags } from '../wait-flags.js';
 
-export interface GetOptions {
+export interface GetOptions extends WaitFlags {
   orderId: string;
-  out?: string | undefined;
-  format?: ExportFormat | undefined;
-  force: boolean;
-  csvRaw: boolean;
-  wait: boolean;
-  /** Seconds between polls with --wait. */
-  interval: number;
-  /** Seconds before --wait gives up (exit 7). */
-  timeout?: number | undefined;
-}
-
-interface GetFlags {
-  out?: string;
-  format?: ExportFormat;
-  force?: boolean;
-  csvRaw?: boolean;
   wait?: boolean;
-  interval: number;
-  timeout?: number;
-}
-
-export function formatArg(value: string): ExportFormat {
-  const v = value.trim().toLowerCase();
-  if (v === 'csv' || v === 'json' || v === 'jsonl') return v;
-  if (v === 'ndjson') return 'jsonl';
-  throw new InvalidArgumentError(`expected csv, json or jsonl, got "${value}"`);
 }
 
 export function register(parent: Command, app: App): void {
@@ -40,28 +14,10 @@ export function register(parent: Command, app: App): void {
     .command('get')
     .description('write the codes of an order to stdout or a file, every page followed')
     .argument('<order-id>', 'the order whose codes to fetch', nonEmpty('order id'))
-    .option('-o, --out <file>', "write to this file (0600, atomically; '-' = stdout)")
-    .addOption(new Option('--format <format>', 'csv, json or jsonl (default: from the --out extension, else json)').argParser(formatArg))
-    .option('--force', 'overwrite an existing --out file')
-    .option('--csv-raw', 'do not escape CSV cells that a spreadsheet would run as formulas')
-    .option('--wait', 'wait for the order to complete first')
-    .addOption(new Option('--interval <seconds>', 'seconds between polls with --wait').argParser(seconds(0.05, 3600)).default(2))
-    .addOption(new Option('--timeout <seconds>', 'give up waiting after this long (exit 7)').argParser(seconds(0.05, 7 * 24 * 3600)))
-    .action(async (orderId: string, flags: GetFlags, cmd: Command) =>
-      run(
-        {
-          orderId,
-          out: flags.out,
-          format: flags.format,
-          force: flags.force === true,
-          csvRaw: flags.csvRaw === true,
-          wait: flags.wait === true,
-          interval: flags.interval,
-          timeout: flags.timeout,
-        },
-        app.factory(cmd),
-      ),
-    );
+    .option('--wait', 'wait for the order to complete first');
+  addOutFlags(addIntervalFlags(command), "write to this file (0600, atomically; '-' = stdout, the default)").action(
+    async (orderId: string, flags: Omit<GetOptions, 'orderId'>, cmd: Command) => run({ ...flags, orderId }, app.factory(cmd)),
+  );
   examples(command, [
     'giftcodes codes get ord_123 --out codes.csv',
     'giftcodes codes get ord_123 --wait --timeout 300 --out codes.jsonl',
@@ -72,18 +28,14 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: GetOptions, f: Factory): Promise<void> {
   const out = options.out ?? '-';
-  if (f.io.json && out === '-' && options.format !== undefined && options.format !== 'json') {
-    throw new UsageError(`--json prints one JSON document; --format ${options.format} cannot go to stdout with it`, {
-      hint: `drop --json, or add --out codes.${options.format}`,
-    });
-  }
-  if (options.timeout !== undefined && !options.wait) throw new UsageError('--timeout needs --wait', { hint: 'add --wait' });
+  checkWaitFlags(options, { json: f.io.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
+  const force = options.force === true;
   const [{ exportCodes, checkOutTarget }, api] = await Promise.all([import('../../export/write.js'), f.api()]);
   // Refuse an existing file before waiting or fetching anything.
-  checkOutTarget(out, options.force);
+  checkOutTarget(out, force);
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
-    await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval, timeoutS: options.timeout });
+    await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
   }
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
@@ -93,8 +45,8 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
       orderId: options.orderId,
       out,
       format: options.format,
-      force: options.force,
-      csvRaw: options.csvRaw,
+      force,
+      csvRaw: options.csvRaw === true,
       io: f.io,
       signal: f.signal,
       onProgress: (count) => spinner?.update(`fetching the codes of ${options.orderId}: ${count}`),
@@ -102,6 +54,9 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   } finally {
     spinner?.stop();
   }
+  // The codes reached the user: an interrupted `order place` of this order must not deliver them again.
+  const { settleOrder } = await import('../../orders/drive.js');
+  await settleOrder(f, options.orderId, true);
   if (out === '-') return;
   if (f.io.json) {
     f.io.outJson({ orderId: options.orderId, path: result.path, count: result.count, format: result.format });

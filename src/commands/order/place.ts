@@ -3,7 +3,7 @@ import { InterruptedError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
 import { integer, nonEmpty } from '../parse.js';
-import { addWaitFlags, outSpec, type WaitFlags } from './flags.js';
+import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFlags } from '../wait-flags.js';
 
 export interface PlaceOptions extends WaitFlags {
   product: string;
@@ -32,6 +32,8 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: PlaceOptions, f: Factory): Promise<void> {
   const out = outSpec(options);
+  const waits = options.wait === true || out !== undefined;
+  checkWaitFlags(options, { json: f.io.json, waits, waitFlag: '--wait' });
   const connection = await f.connection();
   if (out) await (await import('../../orders/drive.js')).settleDelivered(f);
   if (out && out.path !== '-') {
@@ -45,7 +47,7 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
     );
     if (!yes) throw new InterruptedError('cancelled: nothing was sent');
   }
-  const [journal, api, { keyIdOf }, { driveIntent, deliver }] = await Promise.all([
+  const [journal, api, { keyIdOf }, { driveIntent, deliver, showFailedOrder }] = await Promise.all([
     f.journal(),
     f.api(),
     import('../../journal/intent.js'),
@@ -59,7 +61,7 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
     productId: options.product,
     quantity: options.quantity,
     key: options.idempotencyKey,
-    wait: options.wait === true || out !== undefined,
+    wait: waits,
     out,
   });
   if (resumed) {
@@ -68,11 +70,11 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
     );
   }
   const driven = await driveIntent(f, api, journal, intent, {
-    wait: options.wait === true || out !== undefined,
+    wait: waits,
     out,
-    intervalS: options.interval,
+    intervalS: options.interval ?? DEFAULT_INTERVAL_S,
     timeoutS: options.timeout,
-  });
+  }).catch((error: unknown) => showFailedOrder(f, error));
   deliver(f, journal, intent, driven);
 }
 

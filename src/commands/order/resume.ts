@@ -5,27 +5,22 @@ import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
 import { examples, type App } from '../app.js';
-import { seconds } from '../parse.js';
-import { Option } from 'commander';
-import { DEFAULT_INTERVAL_S } from './flags.js';
+import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
 
 export interface ResumeOptions {
   key?: string;
   all?: boolean;
-  interval: number;
+  interval?: number;
   timeout?: number;
   force?: boolean;
 }
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('resume')
+  const command = addIntervalFlags(parent.command('resume'))
     .description('finish interrupted orders with their original keys and requests (never a second charge)')
     .argument('[key]', 'the idempotency key shown by order pending')
     .option('--all', 'resume every interrupted order')
     .option('--force', "overwrite an existing file when the order was placed with --out")
-    .addOption(new Option('--interval <seconds>', 'time between status checks while waiting').argParser(seconds(0.05, 3600)).default(DEFAULT_INTERVAL_S))
-    .addOption(new Option('--timeout <seconds>', 'give up waiting after this long (exit 7)').argParser(seconds(0.05, 30 * 86400)))
     .action(async (key: string | undefined, flags: Omit<ResumeOptions, 'key'>, cmd: Command) => run({ ...flags, ...(key ? { key } : {}) }, app.factory(cmd)));
   examples(command, ['giftcodes order pending', 'giftcodes order resume 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21', 'giftcodes order resume --all --json']);
 }
@@ -41,16 +36,16 @@ export async function run(options: ResumeOptions, f: Factory): Promise<void> {
     else f.io.out('nothing to resume: no interrupted orders');
     return;
   }
+  const { deliver, showFailedOrder } = await import('../../orders/drive.js');
   if (options.key) {
-    const { intent, driven } = await resumeOne(f, journal, options.key, options);
-    const { deliver } = await import('../../orders/drive.js');
+    const { intent, driven } = await resumeOne(f, journal, options.key, options).catch((error: unknown) => showFailedOrder(f, error));
     deliver(f, journal, intent, driven);
     return;
   }
   // --all: one JSON document for all of them; one failure does not stop the rest.
   const results: { key: string; order?: unknown; error?: { code: string; message: string; exitCode: number } }[] = [];
   let firstFailure: CliError | undefined;
-  const { deliver } = await import('../../orders/drive.js');
+  const { OrderEndedError } = await import('../../orders/wait.js');
   for (const key of keys) {
     try {
       const { intent, driven } = await resumeOne(f, journal, key, options);
@@ -63,7 +58,11 @@ export async function run(options: ResumeOptions, f: Factory): Promise<void> {
     } catch (error) {
       if (!(error instanceof CliError) || error.exitCode === 130) throw error;
       firstFailure ??= error;
-      results.push({ key, error: { code: error.code, message: error.message, exitCode: error.exitCode } });
+      results.push({
+        key,
+        ...(error instanceof OrderEndedError ? { order: error.order } : {}),
+        error: { code: error.code, message: error.message, exitCode: error.exitCode },
+      });
       if (!f.io.json) f.io.errRaw(`${f.io.c.red('✗')} ${key}: ${error.message}\n`);
     }
   }
@@ -98,7 +97,7 @@ async function resumeOne(f: Factory, journal: Journal, key: string, options: Res
   const driven = await driveIntent(f, api, journal, intent, {
     wait: intent.wait === true || intent.out !== undefined,
     out: intent.out && options.force ? { ...intent.out, force: true } : intent.out,
-    intervalS: options.interval,
+    intervalS: options.interval ?? DEFAULT_INTERVAL_S,
     timeoutS: options.timeout,
   });
   return { intent, driven };

@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
 import { integer, nonEmpty } from '../parse.js';
-import { addWaitFlags, outSpec, type WaitFlags } from './flags.js';
+import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFlags } from '../wait-flags.js';
 
 export interface WatchOptions extends WaitFlags {
   id: string;
@@ -33,6 +33,7 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: WatchOptions, f: Factory): Promise<void> {
   const out = outSpec(options);
+  checkWaitFlags(options, { json: f.io.json, waits: true, waitFlag: '' });
   if (options.webhookPort !== undefined && !options.webhookSecret) {
     throw new UsageError('--webhook-port needs the signing secret', { hint: 'pass --webhook-secret, or set GIFTCODES_WEBHOOK_SECRET' });
   }
@@ -41,32 +42,23 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
     checkOutTarget(out.path, out.force);
   }
   const api = await f.api();
-  const { OrderEndedError } = await import('../../orders/wait.js');
-  const order = await waitWithWebhook(f, api, options).catch((error: unknown) => {
-    // A failed order is still the answer: --json prints it before the exit 6 error.
-    if (error instanceof OrderEndedError && f.io.json) f.io.outJson(error.order);
-    throw error;
-  });
+  const { showFailedOrder, printOutcome, settleOrder } = await import('../../orders/drive.js');
+  const order = await waitWithWebhook(f, api, options).catch((error: unknown) => showFailedOrder(f, error));
   let written: { path: string; count: number; format: string } | undefined;
   if (out) {
     const { exportCodes } = await import('../../export/write.js');
     written = await exportCodes({ api, orderId: order.id, out: out.path, format: out.format, force: out.force, csvRaw: out.csvRaw, io: f.io, signal: f.signal });
   }
-  const { printOutcome } = await import('../../orders/drive.js');
   printOutcome(f, { order, written });
   // An interrupted `order place` of this order has now reached the user: its intent is done.
-  const journal = await f.journal();
-  const { isAlive } = await import('../../journal/owner.js');
-  for (const intent of journal.read().intents) {
-    if (intent.orderId === order.id && !isAlive(intent.owner) && (!intent.out || written)) journal.resolve(intent);
-  }
+  await settleOrder(f, order.id, written !== undefined);
 }
 
 /** Polls; with --webhook-port, a verified event for this order ends the wait early, confirmed by one GET. */
 async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions): Promise<Order> {
   const { waitForOrder } = await import('../../orders/wait.js');
   const poll = (signal: AbortSignal): Promise<Order> =>
-    waitForOrder({ api, orderId: options.id, io: f.io, signal, intervalS: options.interval, timeoutS: options.timeout });
+    waitForOrder({ api, orderId: options.id, io: f.io, signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
   if (options.webhookPort === undefined || !options.webhookSecret) return poll(f.signal);
 
   const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');

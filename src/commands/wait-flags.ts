@@ -1,0 +1,80 @@
+// Flags shared by the verbs that wait for an order and write its codes (order place, order watch, codes get),
+// and the checks that make a flag that would do nothing an error instead of a silent no-op.
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { ExportFormat } from '../export/format.js';
+import type { OutSpec } from '../journal/intent.js';
+import { DEFAULT_INTERVAL_S } from '../orders/wait.js';
+import { seconds } from './parse.js';
+
+export { DEFAULT_INTERVAL_S };
+
+export interface WaitFlags {
+  interval?: number;
+  timeout?: number;
+  out?: string;
+  format?: ExportFormat;
+  force?: boolean;
+  csvRaw?: boolean;
+}
+
+export const MAX_WAIT_S = 30 * 86400;
+
+export function formatArg(value: string): ExportFormat {
+  const v = value.trim().toLowerCase();
+  if (v === 'csv' || v === 'json' || v === 'jsonl') return v;
+  if (v === 'ndjson') return 'jsonl';
+  throw new InvalidArgumentError(`expected csv, json or jsonl, got "${value}"`);
+}
+
+export function addIntervalFlags(command: Command): Command {
+  return command
+    .addOption(new Option('--interval <seconds>', `time between status checks (default ${DEFAULT_INTERVAL_S})`).argParser(seconds(0.05, 3600)))
+    .addOption(new Option('--timeout <seconds>', 'give up waiting after this long (exit 7)').argParser(seconds(0.05, MAX_WAIT_S)));
+}
+
+export function addOutFlags(command: Command, outHelp: string): Command {
+  return command
+    .option('-o, --out <file>', outHelp)
+    .addOption(new Option('--format <format>', 'csv, json or jsonl (default: from the extension, else json)').argParser(formatArg))
+    .option('--force', 'overwrite an existing --out file')
+    .option('--csv-raw', 'do not escape cells a spreadsheet would run as a formula');
+}
+
+export function addWaitFlags(command: Command): Command {
+  return addOutFlags(addIntervalFlags(command), 'write the codes to this file once completed (- for stdout)');
+}
+
+/** `--out` as the journal keeps it: an absolute path, so a resume from another directory writes the same file. */
+export function outSpec(flags: WaitFlags): OutSpec | undefined {
+  if (flags.out === undefined) return undefined;
+  return {
+    path: flags.out === '-' ? '-' : resolve(flags.out),
+    ...(flags.format ? { format: flags.format } : {}),
+    force: flags.force === true,
+    csvRaw: flags.csvRaw === true,
+  };
+}
+
+/**
+ * A flag that would be ignored is a usage error: `--timeout` without waiting, `--format` without a file,
+ * and CSV or JSONL on stdout beside the one JSON document of --json.
+ */
+export function checkWaitFlags(flags: WaitFlags, o: { json: boolean; waits: boolean; waitFlag: string; outDefaultsToStdout?: boolean }): void {
+  if (!o.waits) {
+    for (const name of ['interval', 'timeout'] as const) {
+      if (flags[name] !== undefined) throw new UsageError(`--${name} only applies while waiting`, { hint: `add ${o.waitFlag}` });
+    }
+  }
+  if (flags.out === undefined && !o.outDefaultsToStdout) {
+    const given = (['format', 'force', 'csvRaw'] as const).find((name) => flags[name] !== undefined);
+    if (given) throw new UsageError(`--${given === 'csvRaw' ? 'csv-raw' : given} only applies with --out`, { hint: 'add --out <file>' });
+  }
+  const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
+  if (o.json && out === '-' && flags.format !== undefined && flags.format !== 'json') {
+    throw new UsageError(`--json prints one JSON document; --format ${flags.format} cannot go to stdout with it`, {
+      hint: `drop --json, or add --out codes.${flags.format}`,
+    });
+  }
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { maskKey, redactKeys, stripControl } from '../../src/secrets.js';
+
+describe('redactKeys', () => {
+  it('masks every key-shaped token, whatever characters follow the prefix', () => {
+    for (const key of ['sc_live_ABCDEFGH/secretsecretsecret', 'sc_test_abc.defghijklmnopqrstuv', 'sc_live_aGVsbG8+d29ybGQ=xyzw', 'sc_test_plain_0123456789abcdef']) {
+      const text = `{"message":"key ${key} is unknown"}`;
+      const out = redactKeys(text);
+      expect(out, key).not.toContain(key.slice(8));
+      expect(out).toContain(maskKey(key));
+      expect(out.endsWith(' is unknown"}')).toBe(true);
+    }
+  });
+
+  it('masks known secrets whole before the pattern can cut them', () => {
+    const secret = 'sc_live_part1/part2/part3-tail';
+    expect(redactKeys(`a ${secret} b`, [secret])).toBe(`a ${maskKey(secret)} b`);
+    expect(redactKeys('token whsec_abcdefghijkl used', ['whsec_abcdefghijkl'])).not.toContain('whsec_abcdefghijkl');
+  });
+
+  it('keeps only the prefix and the last four characters', () => {
+    expect(maskKey('sc_live_demo_9b1e6d2c8a7f')).toBe('sc_live_…8a7f');
+    expect(maskKey('sc_test_short')).toBe('sc_test_…');
+  });
+});
+
+describe('stripControl', () => {
+  it('removes terminal control sequences a hostile server could send', () => {
+    expect(stripControl('ok\u001b[2Jcleared\u001b]0;title\u0007\u009b')).not.toMatch(/[\u001b\u0007\u009b]/);
+    expect(stripControl('tab\tand\nnewline')).toBe('tab\tand\nnewline');
+  });
+});
