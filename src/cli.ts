@@ -71,10 +71,11 @@ function report(io: Io, error: unknown, commanderMessage: string, signal: AbortS
   if (error instanceof CommanderError) {
     if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
-    const [first = message, ...rest] = message.split('\n');
-    // commander's suggestion arrives as "(Did you mean order?)" on the second line: it is the hint.
-    const hint = rest.join(' ').trim().replace(/^\((.*)\)$/, '$1') || 'see --help';
-    printError(io, { code: 'usage', message: first, hint, exitCode: ExitCode.usage });
+    // commander's suggestion arrives as "(Did you mean order?)" on a line of its own: it is the hint.
+    // Any other line break came from a value the user typed, and stays in the message (escaped when printed).
+    const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(message);
+    const first = suggestion ? message.slice(0, suggestion.index) : message;
+    printError(io, { code: 'usage', message: first, hint: suggestion?.[1] ?? 'see --help', exitCode: ExitCode.usage });
     return ExitCode.usage;
   }
   const cliError: CliError | undefined = isCliError(error) ? error : signal.aborted ? (signal.reason as CliError) : undefined;
@@ -102,8 +103,19 @@ function printError(io: Io, error: PrintableError): void {
     io.errRaw(`${JSON.stringify({ error: body })}\n`);
     return;
   }
-  io.errRaw(`${io.c.red('error:')} ${error.message}\n`);
-  if (error.hint && !io.quiet) io.errRaw(`${io.c.dim('hint:')} ${error.hint}\n`);
+  io.errRaw(`${io.c.red('error:')} ${visible(error.message)}\n`);
+  if (error.hint && !io.quiet) io.errRaw(`${io.c.dim('hint:')} ${visible(error.hint)}\n`);
+}
+
+/**
+ * Messages echo what the user typed and what a server sent: a line break would split the one error line
+ * (or forge a `hint:`), and an escape sequence would reach the terminal. Both are shown escaped instead.
+ */
+function visible(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, (c) =>
+    c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The first signal asks the running verb to stop (it keeps its journal and says how to resume); a second forces. */

@@ -1,0 +1,140 @@
+// What every fuzz case must end with, whatever it was fed: a contract exit code, no stack trace, and on
+// failure one `error: …` line (plus an optional `hint: …` line) last on stderr, or one JSON error with --json.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import fc from 'fast-check';
+import { BIN, ROOT, type RunResult } from '../helpers/e2e.js';
+
+/** CONTRACT.md's exit codes, without 1 (a bug). */
+export const CONTRACT_EXIT_CODES: readonly number[] = [0, 2, 3, 4, 5, 6, 7, 130];
+
+/** The problems with one run's ending; an empty list means it ended well. */
+export function endingProblems(result: RunResult, o: { json: boolean; allowed?: readonly number[] }): string[] {
+  const problems: string[] = [];
+  const allowed = o.allowed ?? CONTRACT_EXIT_CODES;
+  if (result.code === null || !allowed.includes(result.code)) problems.push(`exit ${result.code ?? result.signal} is not one of ${allowed.join(', ')}`);
+  for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+    if (/^\s+at /m.test(text)) problems.push(`a stack trace on ${name}`);
+    if (/node:internal|\b(TypeError|RangeError|ReferenceError|SyntaxError)\b|Unhandled|Maximum call stack/.test(text)) problems.push(`an internal error on ${name}`);
+  }
+  if (result.code === 0 || result.code === null) return problems;
+  const lines = result.stderr.split('\n').filter((line) => line !== '');
+  if (o.json) {
+    const last = lines.at(-1) ?? '';
+    try {
+      const parsed = JSON.parse(last) as { error?: { code?: unknown; message?: unknown; exitCode?: unknown } };
+      if (typeof parsed.error?.message !== 'string' || typeof parsed.error.code !== 'string') problems.push('the JSON error lacks code or message');
+      if (parsed.error?.exitCode !== result.code) problems.push(`the JSON error says exitCode ${String(parsed.error?.exitCode)}, the process ${result.code}`);
+    } catch {
+      problems.push(`the last stderr line is not a JSON error: ${last.slice(0, 200)}`);
+    }
+    return problems;
+  }
+  const errorLines = lines.filter((line) => line.startsWith('error: '));
+  if (errorLines.length !== 1) problems.push(`${errorLines.length} lines start with "error: "`);
+  const at = lines.findIndex((line) => line.startsWith('error: '));
+  const after = at < 0 ? [] : lines.slice(at + 1);
+  if (after.length > 1 || (after.length === 1 && !after[0]!.startsWith('hint: '))) {
+    problems.push(`the error is not one line plus an optional hint: ${JSON.stringify(lines.slice(at).join('\n').slice(0, 300))}`);
+  }
+  // eslint-disable-next-line no-control-regex
+  if (at >= 0 && /[\u0000-\u0008\u000b-\u001f\u007f\u009b]/.test(lines.slice(at).join(''))) problems.push('control characters in the error');
+  return problems;
+}
+
+/** sha256 of every file under a directory (lock directories left out), keyed by relative path. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  const walk = (current: string): void => {
+    for (const name of readdirSync(current)) {
+      if (name === '.lock') continue;
+      const path = join(current, name);
+      const stats = statSync(path);
+      if (stats.isDirectory()) walk(path);
+      else if (stats.isFile()) out[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export function sha256File(path: string): string | undefined {
+  return existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex') : undefined;
+}
+
+/** Runs jobs with at most `limit` in flight; results in input order. */
+export async function pool<T, R>(items: readonly T[], limit: number, job: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await job(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** The seed and run count: fixed by default so a failure reproduces; GIFTCODES_FUZZ_SEED / _RUNS to explore. */
+export function fuzzSettings(defaultRuns: number): { seed: number; runs: number } {
+  const seed = Number(process.env.GIFTCODES_FUZZ_SEED ?? '20240607');
+  const runs = Number(process.env.GIFTCODES_FUZZ_RUNS ?? String(defaultRuns));
+  return { seed, runs };
+}
+
+/**
+ * Draws `runs` cases from an arbitrary with a fixed seed. The cases are child processes, so they run a few
+ * at a time in a pool rather than one by one inside fc.assert; a failure names its case and the seed.
+ */
+export function draw<T>(arbitrary: fc.Arbitrary<T>, settings: { seed: number; runs: number }): T[] {
+  return fc.sample(arbitrary, { seed: settings.seed, numRuns: settings.runs });
+}
+
+/** Strings that make good trouble (empty, blank, unicode, control characters, flags, huge numbers, long), or one of `extra` (not filtered). */
+export function trouble(extra: readonly string[] = []): fc.Arbitrary<string> {
+  const random = fc
+    .oneof(
+      { weight: 3, arbitrary: fc.constantFrom('', ' ', '0', '-1', '1e309', '99999999999999999999999', 'NaN', 'Infinity', '-0', '0x1f', '1.5', '+7', '--json', '-', '--', 'true', 'null', '{}', '[]') },
+      { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
+      { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+      { weight: 1, arbitrary: fc.constantFrom('a\nb', 'line\r\nbreak', '\u001b[31mred\u001b[0m', '\u001b]0;title\u0007', 'tab\there', '\u202eevil', 'ünïcødé-🎁', 'x'.repeat(5000)) },
+      { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String) },
+      { weight: 1, arbitrary: fc.double().map(String) },
+    )
+    .filter(safeArg);
+  return extra.length === 0 ? random : fc.oneof({ weight: 3, arbitrary: random }, { weight: 2, arbitrary: fc.constantFrom(...extra) });
+}
+
+/** argv cannot carry NUL; and no value may name a path outside the case's own directory or a network host. */
+export function safeArg(value: string): boolean {
+  return !value.includes('\u0000') && !/[/\\]/.test(value) && !value.startsWith('~') && !/[a-z][a-z0-9+.-]*:/i.test(value);
+}
+
+/**
+ * `giftcodes serve` prints its demo keys by design, which the harness's key-leak check (rightly) flags in
+ * any other command: serve cases run through this, unrecorded, and check stderr for keys themselves.
+ */
+export function spawnServe(args: string[], o: { configDir: string; cwd: string; stopAfterMs: number; timeoutMs: number }): Promise<RunResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', GIFTCODES_CONFIG_DIR: o.configDir };
+  for (const name of ['GIFTCODES_API_KEY', 'GIFTCODES_PROFILE', 'GIFTCODES_BASE_URL', 'FORCE_COLOR']) delete env[name];
+  const proc = spawn(process.execPath, [BIN, ...args], { env, cwd: o.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const stop = setTimeout(() => proc.kill('SIGTERM'), o.stopAfterMs);
+  const kill = setTimeout(() => proc.kill('SIGKILL'), o.timeoutMs);
+  return new Promise((resolve, reject) => {
+    proc.on('error', reject);
+    proc.on('close', (code, signal) => {
+      clearTimeout(stop);
+      clearTimeout(kill);
+      if (signal === 'SIGKILL') reject(new Error(`giftcodes ${args.join(' ')} did not stop on SIGTERM`));
+      else resolve({ code, signal, stdout, stderr, configDir: o.configDir });
+    });
+  });
+}
