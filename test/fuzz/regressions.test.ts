@@ -5,9 +5,13 @@ import { endingProblems } from './check.js';
 
 describe('bugs the fuzzers found', () => {
   test('a typed value holding a line break or an escape sequence stays on the one error line, shown escaped', async () => {
-    const broken = await runCli(['config', 'use', 'a\nhint: forged']);
+    const broken = await runCli(['--retries', '1\nhint: forged', 'ping']);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toBe('error: no profile named "a\\nhint: forged"\nhint: profiles: default; create one with: giftcodes login --profile a\\nhint: forged\n');
+    expect(broken.stderr).toBe(`error: option '--retries <n>' argument '1\\nhint: forged' is invalid. expected a whole number, got "1\\nhint: forged"\nhint: see --help\n`);
+    const profile = await runCli(['config', 'show', '--profile', 'a\nb\rc']);
+    expect(profile.code).toBe(2);
+    expect(endingProblems(profile, { json: false })).toEqual([]);
+    expect(profile.stderr).toContain('a\\nb\\rc');
     const escape = await runCli(['--retries', '\u001b]0;title\u0007', 'ping']);
     expect(escape.code).toBe(2);
     expect(escape.stderr).not.toContain('\u001b');
