@@ -53,9 +53,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   });
 
   // A flag parsing error comes before any verb sets the output mode; --json must still get a JSON error.
-  const args = argv.slice(2);
-  const terminator = args.indexOf('--');
-  if ((terminator === -1 ? args : args.slice(0, terminator)).includes('--json')) io.json = true;
+  if (jsonFlagGiven(program, argv.slice(2))) io.json = true;
 
   let code: number = ExitCode.ok;
   try {
@@ -65,6 +63,22 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   }
   await app.close().catch(() => undefined);
   return exit(code);
+}
+
+/**
+ * Whether --json is given as a flag, read as commander reads the program's own options: not after a `--`
+ * terminator, and neither `--json` nor `--` counts as the value of a global option (`--api-key --json`,
+ * `--env --`). A verb's options are unknown at that level, so they never take `--json` as their value.
+ */
+function jsonFlagGiven(program: Command, args: readonly string[]): boolean {
+  const takesValue = new Set(program.options.filter((option) => option.required).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)));
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--') return false;
+    if (arg === '--json') return true;
+    if (arg !== undefined && takesValue.has(arg)) i++;
+  }
+  return false;
 }
 
 function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal): number {

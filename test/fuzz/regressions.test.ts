@@ -21,4 +21,19 @@ describe('bugs the fuzzers found', () => {
     const typo = await runCli(['pingg']);
     expect(typo.stderr).toBe("error: unknown command 'pingg'\nhint: Did you mean ping?\n");
   });
+
+  test('--json as the value of a global option, or `--` as one, is read as commander reads it', async () => {
+    // `--env --json`: --json is the value of --env, so the usage error is text.
+    const value = await runCli(['--env', '--json', 'ping']);
+    expect(value.code).toBe(2);
+    expect(value.stderr).toMatch(/^error: option '--env <test\|live>' argument '--json' is invalid/);
+    // `--env --`: the `--` is a value, not a terminator, so the --json after it counts.
+    const terminator = await runCli(['--env', '--', 'ping', '--json']);
+    expect(terminator.code).toBe(2);
+    expect(JSON.parse(terminator.stderr)).toMatchObject({ error: { code: 'usage', exitCode: 2 } });
+    // A verb's option never takes --json as its value: commander gives it to the program first.
+    const verbOption = await runCli(['order', 'watch', 'ord_1', '--signature-header', '--json', 'x-signature', '--api-key', 'not-a-key']);
+    expect(verbOption.code).toBe(3);
+    expect(JSON.parse(verbOption.stderr)).toMatchObject({ error: { code: 'invalid_api_key_format', exitCode: 3 } });
+  });
 });
