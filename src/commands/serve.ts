@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
+import { UsageError } from '../errors.js';
 import { examples, type App } from './app.js';
 import { integer, share } from './parse.js';
 
@@ -59,7 +60,15 @@ export function register(parent: Command, app: App): void {
         ...(flags.webhookSecret ? { webhookSecret: flags.webhookSecret } : {}),
         ...(flags.log ? { log: (line: string) => f.io.errRaw(`${line}\n`) } : {}),
       };
-      await serveMain(options, f.io.stdout, f.io.stderr);
+      try {
+        await serveMain(options, f.io.stdout, f.io.stderr);
+      } catch (error) {
+        // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
+        throw new UsageError(`cannot start the server: ${error instanceof Error ? error.message : String(error)}`, {
+          code: 'serve_failed',
+          hint: 'check --seed, --host and --port',
+        });
+      }
     });
   examples(command, [
     'giftcodes serve',

@@ -36,4 +36,10 @@ describe('bugs the fuzzers found', () => {
     expect(verbOption.code).toBe(3);
     expect(JSON.parse(verbOption.stderr)).toMatchObject({ error: { code: 'invalid_api_key_format', exitCode: 3 } });
   });
+
+  test('serve with a seed file it cannot read is a usage error (exit 2), not an internal one', async () => {
+    const result = await runCli(['serve', '--port', '0', '--seed', 'no-such-seed.json']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: cannot start the server: cannot read seed file no-such-seed.json: ENOENT\nhint: check --seed, --host and --port\n');
+  });
 });
