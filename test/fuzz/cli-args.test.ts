@@ -1,0 +1,243 @@
+// Fuzz: every command of the tree with random flags, values and arguments (unicode, control characters, huge
+// numbers, empty strings, flag-looking values), run as the built CLI against a real reference server.
+// Each run must end with a contract exit code and one clean error line, and a usage error (exit 2) must
+// leave the config, the journal and the working directory exactly as they were.
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Command, Option } from 'commander';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildProgram } from '../../src/cli.js';
+import { createApp } from '../../src/commands/app.js';
+import { Io } from '../../src/output/io.js';
+import { DEMO_KEYS, loggedIn, spawnCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { draw, endingProblems, fuzzSettings, pool, sha256File, snapshot, spawnServe, trouble } from './check.js';
+
+interface Leaf {
+  path: string[];
+  options: Option[];
+  args: { name: string; required: boolean; variadic: boolean }[];
+}
+
+/** The command tree as the CLI builds it: every command that runs something. */
+function leaves(): Leaf[] {
+  const stream = () => new PassThrough();
+  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const program = buildProgram(createApp(io, new AbortController().signal));
+  const found: Leaf[] = [];
+  const visit = (command: Command, path: string[]): void => {
+    for (const sub of command.commands) {
+      const here = [...path, sub.name()];
+      if (sub.commands.length === 0) {
+        found.push({
+          path: here,
+          options: [...sub.options],
+          args: sub.registeredArguments.map((a) => ({ name: a.name(), required: a.required, variadic: a.variadic })),
+        });
+      }
+      visit(sub, here);
+    }
+  };
+  visit(program, []);
+  return found;
+}
+
+let server: TestServer;
+let template: string;
+let tree: Leaf[];
+let globalOptions: Option[];
+
+beforeAll(async () => {
+  server = await startServer(['--fulfil-after', '0']);
+  template = await loggedIn(server);
+  await loggedIn(server, DEMO_KEYS.live, template);
+  tree = leaves();
+  const stream = () => new PassThrough();
+  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  globalOptions = [...buildProgram(createApp(io, new AbortController().signal)).options].filter((o) => o.long !== '--version' && o.long !== '--help');
+}, 30_000);
+afterAll(() => server?.stop());
+
+/** Values worth trying for an option, beside the random trouble. */
+function valuesFor(name: string): fc.Arbitrary<string> {
+  const urls = () => [server.url, 'http://giftcodes.invalid', 'http://127.0.0.1:1', 'ftp://example.invalid', 'http://user:pw@127.0.0.1:1', 'not a url', ''];
+  switch (name) {
+    case 'base-url':
+      return fc.constantFrom(...urls());
+    case 'forward-to':
+    case 'webhook-url':
+      return fc.constantFrom('http://127.0.0.1:1/hook', 'ftp://example.invalid', 'nope', '');
+    case 'host':
+      // A host name would mean a DNS lookup and a listener off this machine: loopback only.
+      return fc.constant('127.0.0.1');
+    case 'product':
+      return trouble(['amazon-us-10', 'amazon-us-25', 'nope', 'netflix-us-30']);
+    case 'quantity':
+      return trouble(['1', '2', '0', '1000000', '1000001']);
+    case 'api-key':
+      return trouble([DEMO_KEYS.test, DEMO_KEYS.live, 'sc_test_short', 'sk_live_1234567890abcdef', 'sc_live_not_a_real_key_0000']);
+    case 'env':
+      return trouble(['test', 'live', 'all', 'LIVE']);
+    case 'profile':
+      return trouble(['default', 'other']);
+    case 'out':
+      return trouble(['existing.csv', 'new.csv', 'new.json', 'codes.jsonl', '-', 'dir-here']);
+    case 'format':
+      return trouble(['csv', 'json', 'jsonl', 'ndjson', 'xml']);
+    case 'seed':
+      return trouble(['missing.json', 'bad.json', 'dir-here']);
+    case 'interval':
+    case 'timeout':
+    case 'request-timeout':
+      return trouble(['0.05', '0.2', '1', '3601']);
+    case 'retries':
+      return trouble(['0', '1', '21']);
+    case 'field':
+      return trouble(['base-url', 'default-env', 'api-key']);
+    case 'value':
+      return trouble(['live', 'test', 'https://api.example.invalid', 'http://giftcodes.invalid']);
+    case 'shell':
+      return trouble(['bash', 'zsh', 'fish', 'powershell']);
+    case 'id':
+    case 'order-id':
+      return trouble(['ord_nope', 'ord_0000000000']);
+    default:
+      return name.endsWith('port') ? trouble(['0', '-1', '65536', 'http']).map(noRealPort) : trouble();
+  }
+}
+
+/** A real port number would take a port another test may count on being closed (127.0.0.1:1): 0 instead. */
+function noRealPort(value: string): string {
+  const trimmed = value.trim();
+  return /^\+?\d+$/.test(trimmed) && Number(trimmed) >= 1 && Number(trimmed) <= 65535 ? '0' : value;
+}
+
+/** Each option is given with chance `share`, so a case is not always a wall of flags that fails at the first. */
+function optionArgs(options: readonly Option[], share: number): fc.Arbitrary<string[]> {
+  return fc
+    .tuple(
+      ...options.map((option) => {
+        const flag = option.long ?? option.short ?? '';
+        const name = flag.replace(/^-+/, '');
+        const takesValue = option.required || option.optional;
+        const value = takesValue ? (option.argChoices ? fc.oneof(fc.constantFrom(...option.argChoices), valuesFor(name)) : valuesFor(name)) : fc.constant(undefined);
+        const spelled = option.short && option.long ? fc.constantFrom(option.short, option.long) : fc.constant(flag);
+        const given = fc.oneof({ weight: Math.round(100 - share * 100), arbitrary: fc.constant(null) }, { weight: Math.round(share * 100), arbitrary: fc.tuple(spelled, value, fc.boolean()) });
+        return given.map((picked) => {
+          if (picked === null) return [];
+          const [spelling, v, joined] = picked;
+          if (v === undefined) return [spelling];
+          return joined && spelling.startsWith('--') ? [`${spelling}=${v}`] : [spelling, v];
+        });
+      }),
+    )
+    .map((groups) => groups.flat());
+}
+
+interface Case {
+  argv: string[];
+  stdin: string;
+  command: string;
+}
+
+function caseArbitrary(): fc.Arbitrary<Case> {
+  return fc.constantFrom(...tree).chain((leaf) => {
+    const positional = fc.tuple(
+      ...leaf.args.map((arg) =>
+        fc.option(fc.array(valuesFor(arg.name), { minLength: 1, maxLength: arg.variadic ? 3 : 1 }), { freq: arg.required ? 8 : 2 }),
+      ),
+    );
+    return fc
+      .record({
+        globalsFirst: optionArgs(globalOptions, 0.12),
+        globalsAfter: optionArgs(globalOptions, 0.08),
+        own: optionArgs(leaf.options, 0.4),
+        positional,
+        extra: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom(['--no-such-flag'], ['surplus-argument'], ['-Z'], ['--quantity']) }),
+        stdin: fc.oneof(fc.constant(''), fc.constant(DEMO_KEYS.test), trouble()),
+      })
+      .map((r) => {
+        const args = r.positional.flatMap((values) => values ?? []);
+        return {
+          argv: [...r.globalsFirst, ...leaf.path, ...args, ...r.own, ...r.globalsAfter, ...(r.extra ?? [])],
+          stdin: r.stdin,
+          command: leaf.path.join(' '),
+        };
+      });
+  });
+}
+
+/**
+ * --json as commander reads it: the program parses its own options first, anywhere in argv, knowing only
+ * them; so --json is the flag unless it follows `--` or is the value of a global option (`--env --json`).
+ */
+function jsonGiven(argv: readonly string[]): boolean {
+  const takesValue = new Set<string>();
+  for (const option of globalOptions) {
+    if (!option.required) continue;
+    if (option.long) takesValue.add(option.long);
+    if (option.short) takesValue.add(option.short);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') return false;
+    if (argv[i] === '--json') return true;
+    if (takesValue.has(argv[i]!)) i++;
+  }
+  return false;
+}
+
+/** Runs one case in its own copy of the logged-in config and its own working directory. */
+async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems: string[] }> {
+  const configDir = tempDir('giftcodes-fuzz-args-');
+  cpSync(template, configDir, { recursive: true });
+  const cwd = tempDir('giftcodes-fuzz-cwd-');
+  writeFileSync(join(cwd, 'existing.csv'), 'order_id,code\nord_1,KEEP-ME\n', { mode: 0o600 });
+  writeFileSync(join(cwd, 'bad.json'), '{"resellers": [', { mode: 0o600 });
+  mkdirSync(join(cwd, 'dir-here'));
+  const beforeConfig = snapshot(configDir);
+  const beforeCwd = snapshot(cwd);
+  const existing = sha256File(join(cwd, 'existing.csv'));
+  let result: RunResult;
+  if (c.command === 'serve') {
+    result = await spawnServe(c.argv, { configDir, cwd, stopAfterMs: 1_200, timeoutMs: 20_000 });
+  } else {
+    const { proc, result: pending } = spawnCli(c.argv, { configDir, cwd, timeoutMs: 20_000 });
+    proc.stdin?.end(c.stdin);
+    // A listener would run until stopped: stop it as a person would.
+    const stopper = c.command === 'webhook listen' ? setTimeout(() => proc.kill('SIGTERM'), 1_200) : undefined;
+    result = await pending.finally(() => clearTimeout(stopper));
+  }
+  const json = jsonGiven(c.argv);
+  const problems = endingProblems(result, { json });
+  if (c.command === 'serve' && /sc_(test|live)_/.test(result.stderr)) problems.push('serve printed a key on stderr');
+  if (result.code === 2) {
+    if (JSON.stringify(snapshot(configDir)) !== JSON.stringify(beforeConfig)) problems.push('a usage error changed the config directory');
+    if (JSON.stringify(snapshot(cwd)) !== JSON.stringify(beforeCwd)) problems.push('a usage error changed the working directory');
+  }
+  const forced = c.argv.some((a) => a === '--force' || a.startsWith('--force='));
+  if (!(forced && result.code === 0) && sha256File(join(cwd, 'existing.csv')) !== existing) problems.push('existing.csv changed without --force');
+  rmSync(configDir, { recursive: true, force: true });
+  rmSync(cwd, { recursive: true, force: true });
+  return { c, result, problems };
+}
+
+describe('fuzz: command-line arguments', () => {
+  test('every command, random flags and values: a contract exit code and one clean error line', async () => {
+    const settings = fuzzSettings(240);
+    const cases = draw(caseArbitrary(), settings);
+    const outcomes = await pool(cases, 3, runCase);
+    console.log(`fuzz cli-args: ${cases.length} cases (seed ${settings.seed}, ${tree.length} commands)`);
+    const covered = new Set(cases.map((c) => c.command));
+    const failures = outcomes
+      .filter((o) => o.problems.length > 0)
+      .map((o) => `giftcodes ${JSON.stringify(o.c.argv)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`);
+    expect(failures.slice(0, 10).join('\n')).toBe('');
+    // The draw reached every command of the tree, and both success and failure.
+    expect([...covered].sort()).toEqual(tree.map((leaf) => leaf.path.join(' ')).sort());
+    const codes: Record<string, number> = {};
+    for (const o of outcomes) codes[String(o.result.code)] = (codes[String(o.result.code)] ?? 0) + 1;
+    console.log(`fuzz cli-args: exit codes ${JSON.stringify(codes)}`);
+    for (const code of ['0', '2', '3', '4']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
+  }, 120_000);
+});
