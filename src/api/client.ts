@@ -2,6 +2,7 @@
 import { Agent, request } from 'undici';
 import { InterruptedError, NetworkError, type CliError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { parseJsonBody } from './body.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
 import { extractList, nextPageUrl } from './pagination.js';
 import { isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './retry.js';
@@ -176,20 +177,15 @@ export class ApiClient {
         },
         ...(req.body === undefined ? {} : { body: req.body }),
       });
-      const text = await readText(res.body, MAX_BODY_BYTES);
+      const bytes = await readBytes(res.body, MAX_BODY_BYTES);
       log(String(res.statusCode));
       const headers = flattenHeaders(res.headers);
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        let body: unknown;
-        try {
-          body = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, 'not JSON') };
-        }
-        if (body === undefined) return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, 'empty') };
-        return { response: { status: res.statusCode, headers, body, url } };
+        const parsed = parseJsonBody(bytes);
+        if (!parsed.ok) return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, parsed.reason) };
+        return { response: { status: res.statusCode, headers, body: parsed.value, url } };
       }
-      const errorBody = parseErrorBody(res.statusCode, text, headers['content-type']);
+      const errorBody = parseErrorBody(res.statusCode, bytes.toString('utf8'), headers['content-type']);
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
         retryAfterMs: parseRetryAfterMs(headers['retry-after']),
@@ -238,7 +234,7 @@ export class ApiClient {
   }
 }
 
-async function readText(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number): Promise<string> {
+async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -249,7 +245,7 @@ async function readText(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (
     }
     chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {

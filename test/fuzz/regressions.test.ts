@@ -1,7 +1,20 @@
 // One test per bug the fuzz suites found, each the smallest input that showed it.
-import { describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/e2e.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/api/body.js';
+import { DEMO_KEYS, runCli, tempDir } from '../helpers/e2e.js';
+import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { endingProblems } from './check.js';
+
+let hostile: HostileServer;
+let answer: Behaviour = { kind: 'reset' };
+beforeAll(async () => {
+  hostile = await startHostileServer(() => answer);
+});
+afterAll(() => hostile.close());
+
+const nested = (depth: number): string => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
 describe('bugs the fuzzers found', () => {
   test('a typed value holding a line break or an escape sequence stays on the one error line, shown escaped', async () => {
@@ -41,5 +54,42 @@ describe('bugs the fuzzers found', () => {
     const result = await runCli(['serve', '--port', '0', '--seed', 'no-such-seed.json']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('error: cannot start the server: cannot read seed file no-such-seed.json: ENOENT\nhint: check --seed, --host and --port\n');
+  });
+
+  test('a successful answer nested thousands deep is exit 5 (unreadable), not a stack overflow (exit 1)', async () => {
+    answer = { kind: 'reply', status: 201, body: `{"id":"ord_1","status":"completed","x":${nested(5_000)}}` };
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json', '--retries', '0'], {
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
+    expect(placed.code).toBe(5);
+    expect(JSON.parse(placed.stderr).error.message).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    answer = { kind: 'reply', status: 200, body: `{"data":[{"code":"A","x":${nested(5_000)}}],"has_more":false}` };
+    const cwd = tempDir();
+    const codes = await runCli(['codes', 'get', 'ord_1', '--out', 'codes.csv', '--retries', '0'], { cwd, baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(codes.code).toBe(5);
+    expect(endingProblems(codes, { json: false })).toEqual([]);
+    expect(existsSync(join(cwd, 'codes.csv'))).toBe(false);
+    // The limit leaves room for any real answer.
+    expect(parseJsonBody(Buffer.from(nested(MAX_JSON_DEPTH)))).toEqual({ ok: true, value: expect.anything() });
+    expect(parseJsonBody(Buffer.from(nested(MAX_JSON_DEPTH + 1)))).toMatchObject({ ok: false });
+  });
+
+  test('codes in invalid UTF-8 are exit 5, not written with replacement characters', async () => {
+    answer = {
+      kind: 'reply',
+      status: 200,
+      body: Buffer.concat([Buffer.from('{"data":[{"code":"AB'), Buffer.from([0xff, 0xfe]), Buffer.from('CD"}],"has_more":false}')]),
+    };
+    const cwd = tempDir();
+    const result = await runCli(['codes', 'get', 'ord_1', '--out', 'codes.csv', '--retries', '0'], { cwd, baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('GET /v1/orders/ord_1/codes: HTTP 200 with a body that cannot be understood (not valid UTF-8)');
+    expect(existsSync(join(cwd, 'codes.csv'))).toBe(false);
+    // An error body in bad UTF-8 is still shown with its status.
+    answer = { kind: 'reply', status: 404, body: Buffer.concat([Buffer.from('{"error":{"code":"not_found","message":"no order '), Buffer.from([0xff]), Buffer.from('"}}')]) };
+    const missing = await runCli(['order', 'show', 'ord_1', '--retries', '0'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('HTTP 404 not_found: no order');
   });
 });
