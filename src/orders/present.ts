@@ -1,6 +1,6 @@
 // How an order reads to a person; --json prints the order exactly as the server sent it.
+import { orderOutcome } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
-import { orderOutcome } from '../api/schemas.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
 

@@ -1,7 +1,8 @@
 // Waits for an order to end: polls GET /v1/orders/{id} (the client honours Retry-After and retries),
 // a spinner on a terminal, one line per status change elsewhere. Shared by codes get, order place and watch.
 import type { ApiClient } from '../api/client.js';
-import { orderOutcome, type Order } from '../api/schemas.js';
+import { orderOutcome } from '../api/outcome.js';
+import type { Order } from '../api/schemas.js';
 import { sleep } from '../api/retry.js';
 import { InterruptedError, OrderFailedError, WaitTimeoutError } from '../errors.js';
 import type { Io } from '../output/io.js';

@@ -1,5 +1,6 @@
 // One object owns the streams, TTY facts, colour, the spinner and prompts; a test builds one over buffers.
 import type { Readable, Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
@@ -30,9 +31,7 @@ export interface Spinner {
 }
 
 export class Io {
-  readonly stdin: Readable;
-  readonly stdout: Writable;
-  readonly stderr: Writable;
+  private readonly streams: Pick<IoOptions, 'stdin' | 'stdout' | 'stderr'>;
   readonly env: NodeJS.ProcessEnv;
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
@@ -47,9 +46,7 @@ export class Io {
   private readonly secrets: string[] = [];
 
   constructor(options: IoOptions) {
-    this.stdin = options.stdin;
-    this.stdout = options.stdout;
-    this.stderr = options.stderr;
+    this.streams = options;
     this.env = options.env;
     this.stdinIsTTY = options.stdinIsTTY;
     this.stdoutIsTTY = options.stdoutIsTTY;
@@ -58,16 +55,35 @@ export class Io {
     this.colorOverride = options.color;
   }
 
+  /** Node creates a process stream on first use (stdin on a pipe costs a socket): only a command that uses one pays. */
   static system(): Io {
     return new Io({
-      stdin: process.stdin,
-      stdout: process.stdout,
-      stderr: process.stderr,
+      get stdin() {
+        return process.stdin;
+      },
+      get stdout() {
+        return process.stdout;
+      },
+      get stderr() {
+        return process.stderr;
+      },
       env: process.env,
-      stdinIsTTY: process.stdin.isTTY === true,
-      stdoutIsTTY: process.stdout.isTTY === true,
-      stderrIsTTY: process.stderr.isTTY === true,
+      stdinIsTTY: isatty(0),
+      stdoutIsTTY: isatty(1),
+      stderrIsTTY: isatty(2),
     });
+  }
+
+  get stdin(): Readable {
+    return this.streams.stdin;
+  }
+
+  get stdout(): Writable {
+    return this.streams.stdout;
+  }
+
+  get stderr(): Writable {
+    return this.streams.stderr;
   }
 
   setMode(mode: OutputMode): void {

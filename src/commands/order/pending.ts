@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import type { Factory } from '../../factory.js';
-import { INTENT_MAX_AGE_MS, ageMs } from '../../journal/intent.js';
-import { isAlive } from '../../journal/owner.js';
 import { renderTable } from '../../output/table.js';
 import { examples, type App } from '../app.js';
 
@@ -14,7 +12,8 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(f: Factory): Promise<void> {
-  const journal = await f.journal();
+  // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
+  const [journal, { INTENT_MAX_AGE_MS, ageMs }, { isAlive }] = await Promise.all([f.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
   await (await import('../../orders/drive.js')).settleDelivered(f);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {

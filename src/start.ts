@@ -1,0 +1,46 @@
+// The process entry (bin/giftcodes). `giftcodes --version`, and `giftcodes --help` into a pipe or file, are
+// answered here, before the program and its dependencies load: scripts call them often and they need
+// nothing else. Anything else goes to cli.ts.
+import module from 'node:module';
+import { VERSION } from './version.js';
+
+export async function main(argv: readonly string[] = process.argv): Promise<never> {
+  const args = argv.slice(2);
+  const only = args.length === 1 ? args[0] : undefined;
+  if (only === '--version' || only === '-V') return exitAfter(`${VERSION}\n`);
+  if ((only === '--help' || only === '-h') && !colourForced(process.env) && !(await import('node:tty')).isatty(1)) {
+    const help = await renderedHelp();
+    if (help !== undefined) return exitAfter(help);
+  }
+  // Node >= 22.1 can keep the compiled bundle between runs; older Node simply compiles each time.
+  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  const cli = await import('./cli.js');
+  return cli.main(argv);
+}
+
+/**
+ * The top-level help that scripts/build.mjs rendered through commander when it built dist/: the same bytes
+ * commander writes when stdout is not a terminal (80 columns, no colour). A terminal goes through
+ * commander, which wraps to its width. Undefined when the build made none (then commander answers).
+ */
+async function renderedHelp(): Promise<string | undefined> {
+  try {
+    const rendered = (await import(new URL('./help.js', import.meta.url).href)) as { default?: unknown };
+    return typeof rendered.default === 'string' ? rendered.default : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Commander keeps colour in help when FORCE_COLOR or CLICOLOR_FORCE ask for it, even into a pipe. */
+function colourForced(env: NodeJS.ProcessEnv): boolean {
+  if (env.NO_COLOR || env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false;
+  return Boolean(env.FORCE_COLOR) || env.CLICOLOR_FORCE !== undefined;
+}
+
+/** Writes the text, waits for stdout to take it (a pipe may be asynchronous), then exits 0. */
+function exitAfter(text: string): Promise<never> {
+  return new Promise<never>(() => {
+    process.stdout.write(text, () => process.exit(0));
+  });
+}

@@ -1,0 +1,38 @@
+// dist/start.js answers `--version`, and `--help` into a pipe, without loading the program (issue 6): what it
+// prints must be what commander prints, byte for byte.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/e2e.js';
+
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('the answers start.js gives without the program', () => {
+  it('the build rendered the top-level help beside the bundle', () => {
+    expect(existsSync(join(ROOT, 'dist', 'help.js'))).toBe(true);
+  });
+
+  it('--help and -h print exactly what commander prints for `giftcodes help`', async () => {
+    const [flag, short, command] = await Promise.all([runCli(['--help']), runCli(['-h']), runCli(['help'])]);
+    expect(command.code).toBe(0);
+    expect(command.stdout).toMatch(/^Usage: giftcodes /);
+    expect(flag.code).toBe(0);
+    expect(flag.stdout).toBe(command.stdout);
+    expect(flag.stderr).toBe('');
+    expect(short.stdout).toBe(command.stdout);
+  });
+
+  it('--help with other arguments still goes through commander', async () => {
+    const [help, order] = await Promise.all([runCli(['--help', '--json']), runCli(['order', '--help'])]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: giftcodes /);
+    expect(order.stdout).toMatch(/^Usage: giftcodes order /);
+  });
+
+  it('--version and -V print the package version, as commander would', async () => {
+    const [long, short, withJson] = await Promise.all([runCli(['--version']), runCli(['-V']), runCli(['--json', '--version'])]);
+    expect(long).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(short.stdout).toBe(`${version}\n`);
+    expect(withJson.stdout).toBe(`${version}\n`);
+  });
+});
