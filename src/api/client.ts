@@ -1,5 +1,4 @@
 // The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
-import { Agent, request } from 'undici';
 import { InterruptedError, NetworkError, type CliError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { parseJsonBody } from './body.js';
@@ -7,6 +6,7 @@ import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
 import { extractList, nextPageUrl } from './pagination.js';
 import { isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './retry.js';
 import { orderEnvelopeSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
+import { Transport } from './transport.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -41,15 +41,11 @@ const USER_AGENT = `giftcodes/${VERSION} node/${process.versions.node} ${process
 export class ApiClient {
   private readonly options: ApiClientOptions;
   private readonly base: URL;
-  private readonly agent: Agent;
+  private readonly transport = new Transport();
 
   constructor(options: ApiClientOptions) {
     this.options = options;
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
-    this.agent = new Agent({
-      keepAliveTimeout: 4_000,
-      connect: { timeout: options.requestTimeoutMs },
-    });
   }
 
   get baseUrl(): string {
@@ -57,7 +53,7 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close().catch(() => undefined);
+    this.transport.close();
   }
 
   async ping(): Promise<Ping> {
@@ -163,19 +159,17 @@ export class ApiClient {
     const log = (result: string): void =>
       this.options.log?.(`${req.method} ${path} ${result} ${Math.round(performance.now() - started)}ms attempt ${attempt}/${maxAttempts}`);
     try {
-      const res = await request(url, {
+      // The deadline covers the whole attempt: connecting, the head, and every byte of the body.
+      const res = await this.transport.request(url, {
         method: req.method,
-        dispatcher: this.agent,
         signal,
-        headersTimeout: this.options.requestTimeoutMs,
-        bodyTimeout: this.options.requestTimeoutMs,
         headers: {
           accept: 'application/json',
           'user-agent': USER_AGENT,
           'x-api-key': this.options.apiKey,
           ...req.headers,
         },
-        ...(req.body === undefined ? {} : { body: req.body }),
+        body: req.body,
       });
       const bytes = await readBytes(res.body, MAX_BODY_BYTES);
       log(String(res.statusCode));
@@ -271,14 +265,10 @@ function describeNetworkError(error: unknown): string {
     case 'EAI_AGAIN':
       return 'host not found';
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
     case 'EPIPE':
       return 'the connection was closed before an answer';
-    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
       return 'timed out connecting';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'timed out waiting for the answer';
     default:
       return code ?? (error instanceof Error ? error.message.split('\n')[0] ?? 'network error' : 'network error');
   }

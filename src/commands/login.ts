@@ -69,7 +69,7 @@ export async function run(options: LoginOptions, f: Factory): Promise<void> {
   }
 
   const explicitBaseUrl = Boolean(f.globals.baseUrl || f.io.env.GIFTCODES_BASE_URL);
-  store.setKey(profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined);
+  await store.setKey(profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined);
   const result = { profile, environment: verified.environment, resellerId: verified.resellerId, key: maskKey(key), baseUrl, configFile: store.path };
   if (f.io.json) {
     f.io.outJson(result);

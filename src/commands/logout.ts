@@ -16,7 +16,7 @@ export async function run(f: Factory): Promise<void> {
   const profile = resolveProfileName(f.globals, f.io.env, store);
   const wanted = f.globals.env as KeyEnvironment | 'all' | undefined;
   const envs: KeyEnvironment[] = wanted === undefined || wanted === 'all' ? ['test', 'live'] : [wanted];
-  const removed = store.removeKeys(profile, envs);
+  const removed = await store.removeKeys(profile, envs);
   if (f.io.json) {
     f.io.outJson({ profile, removed });
     return;

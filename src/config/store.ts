@@ -1,24 +1,30 @@
 // Profiles on disk (conf, 0600 in a 0700 directory), parsed once into plain types.
-import { statSync } from 'node:fs';
+// Reading is plain JSON, read as conf reads it; conf (with the JSON-schema compiler it loads) is imported
+// only to write: most commands just read a profile, and loading conf cost them about 20 ms.
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Conf from 'conf';
-import { z } from 'zod';
+import type Conf from 'conf';
+import * as z from 'zod/mini';
+import { en } from 'zod/v4/locales';
 import { AuthError, UsageError } from '../errors.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
 import { ensurePrivateDir, looseModeWarning } from './paths.js';
 
+// zod/mini (see api/schemas.ts) comes without messages; an invalid config file is reported with zod's English ones.
+z.config(en());
+
 const environmentSchema = z.enum(['test', 'live']);
 
 const profileSchema = z.object({
-  baseUrl: z.string().optional(),
-  defaultEnv: environmentSchema.optional(),
-  keys: z.object({ test: z.string().optional(), live: z.string().optional() }).partial().optional(),
+  baseUrl: z.optional(z.string()),
+  defaultEnv: z.optional(environmentSchema),
+  keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
 const configSchema = z.object({
-  defaultProfile: z.string().optional(),
-  profiles: z.record(z.string(), profileSchema).optional(),
+  defaultProfile: z.optional(z.string()),
+  profiles: z.optional(z.record(z.string(), profileSchema)),
 });
 
 export type Profile = z.infer<typeof profileSchema>;
@@ -31,7 +37,7 @@ export class ConfigStore {
   readonly dir: string;
   readonly path: string;
   readonly warnings: string[] = [];
-  private readonly conf: Conf<ConfigData>;
+  private conf: Conf<ConfigData> | undefined;
   private data: ConfigData;
 
   constructor(dir: string) {
@@ -39,6 +45,7 @@ export class ConfigStore {
     this.path = join(dir, 'config.json');
     const dirWarning = ensurePrivateDir(dir);
     if (dirWarning) this.warnings.push(dirWarning);
+    let stored: unknown;
     try {
       const stats = statSync(this.path, { throwIfNoEntry: false });
       if (stats && !stats.isFile()) throw new Error('not a regular file');
@@ -46,14 +53,7 @@ export class ConfigStore {
         const fileWarning = looseModeWarning(this.path, stats.mode, 'config file', 0o600);
         if (fileWarning) this.warnings.push(fileWarning);
       }
-      this.conf = new Conf<ConfigData>({
-        cwd: dir,
-        configName: 'config',
-        projectName: 'giftcodes',
-        configFileMode: 0o600,
-        clearInvalidConfig: false,
-        accessPropertiesByDotNotation: false,
-      });
+      stored = stats ? readStored(this.path) : {};
     } catch (error) {
       throw new AuthError(`cannot read the config file ${this.path}: ${shortReason(error)}`, {
         code: 'config_invalid',
@@ -61,7 +61,7 @@ export class ConfigStore {
         cause: error,
       });
     }
-    const parsed = configSchema.safeParse(this.conf.store);
+    const parsed = configSchema.safeParse(stored);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue ? issue.path.join('.') || 'top level' : 'top level';
@@ -91,42 +91,53 @@ export class ConfigStore {
     return this.data.profiles?.[name] ?? {};
   }
 
-  setKey(profileName: string, env: KeyEnvironment, key: string, baseUrl?: string): void {
+  async setKey(profileName: string, env: KeyEnvironment, key: string, baseUrl?: string): Promise<void> {
     if (environmentOfKey(key) !== env) throw new UsageError(`a ${env} key must begin with sc_${env}_`);
-    this.updateProfile(profileName, (profile) => ({
+    await this.updateProfile(profileName, (profile) => ({
       ...profile,
       ...(baseUrl ? { baseUrl } : {}),
       keys: { ...profile.keys, [env]: key },
     }));
   }
 
-  removeKeys(profileName: string, envs: readonly KeyEnvironment[]): KeyEnvironment[] {
+  async removeKeys(profileName: string, envs: readonly KeyEnvironment[]): Promise<KeyEnvironment[]> {
     const keys = { ...this.profile(profileName).keys };
     const removed = envs.filter((env) => keys[env] !== undefined);
     for (const env of envs) delete keys[env];
-    if (removed.length > 0) this.updateProfile(profileName, (profile) => ({ ...profile, keys }));
+    if (removed.length > 0) await this.updateProfile(profileName, (profile) => ({ ...profile, keys }));
     return removed;
   }
 
-  setField(profileName: string, field: SettableField, value: string): void {
-    this.updateProfile(profileName, (profile) =>
+  async setField(profileName: string, field: SettableField, value: string): Promise<void> {
+    await this.updateProfile(profileName, (profile) =>
       field === 'base-url' ? { ...profile, baseUrl: value } : { ...profile, defaultEnv: environmentSchema.parse(value) },
     );
   }
 
-  useProfile(name: string): void {
+  async useProfile(name: string): Promise<void> {
     this.data = { ...this.data, defaultProfile: name };
-    this.save();
+    await this.save();
   }
 
-  private updateProfile(name: string, change: (profile: Profile) => Profile): void {
+  private async updateProfile(name: string, change: (profile: Profile) => Profile): Promise<void> {
     const profiles = { ...this.data.profiles, [name]: change(this.profile(name)) };
     this.data = { ...this.data, profiles };
-    this.save();
+    await this.save();
   }
 
-  private save(): void {
+  private async save(): Promise<void> {
     try {
+      if (!this.conf) {
+        const { default: Conf } = await import('conf');
+        this.conf = new Conf<ConfigData>({
+          cwd: this.dir,
+          configName: 'config',
+          projectName: 'giftcodes',
+          configFileMode: 0o600,
+          clearInvalidConfig: false,
+          accessPropertiesByDotNotation: false,
+        });
+      }
       this.conf.store = this.data;
     } catch (error) {
       throw new AuthError(`cannot write the config file ${this.path}: ${shortReason(error)}`, {
@@ -135,6 +146,11 @@ export class ConfigStore {
       });
     }
   }
+}
+
+/** What conf's `store` holds for the file: its JSON assigned onto a prototype-less object. */
+function readStored(path: string): unknown {
+  return Object.assign(Object.create(null) as object, JSON.parse(readFileSync(path, 'utf8')) as unknown);
 }
 
 function shortReason(error: unknown): string {

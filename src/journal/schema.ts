@@ -1,21 +1,22 @@
 // The intent file's shape, checked when the journal is read: a damaged file is reported, never trusted.
-import { z } from 'zod';
+// zod/mini, as in api/schemas.ts: the journal is read by every order command.
+import * as z from 'zod/mini';
 import { INTENT_VERSION, type Intent } from './intent.js';
 
-const ownerSchema = z.object({ pid: z.number().int(), start: z.string().optional(), host: z.string() });
+const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), host: z.string() });
 
-const outSchema = z.object({ path: z.string(), format: z.enum(['csv', 'json', 'jsonl']).optional(), force: z.boolean(), csvRaw: z.boolean() });
+const outSchema = z.object({ path: z.string(), format: z.optional(z.enum(['csv', 'json', 'jsonl'])), force: z.boolean(), csvRaw: z.boolean() });
 
-export const intentSchema: z.ZodType<Intent> = z.object({
+export const intentSchema: z.ZodMiniType<Intent> = z.object({
   version: z.literal(INTENT_VERSION),
-  key: z.string().min(1),
+  key: z.string().check(z.minLength(1)),
   profile: z.string(),
   environment: z.enum(['test', 'live']),
   baseUrl: z.string(),
   /** A short hash of the API key: tells keys apart without storing one. */
   keyId: z.string(),
   productId: z.string(),
-  quantity: z.number().int(),
+  quantity: z.int(),
   /** The exact request body, resent byte for byte. */
   body: z.string(),
   fingerprint: z.string(),
@@ -24,9 +25,9 @@ export const intentSchema: z.ZodType<Intent> = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   owner: ownerSchema,
-  orderId: z.string().optional(),
-  status: z.string().optional(),
-  wait: z.boolean().optional(),
-  out: outSchema.optional(),
-  delivering: z.object({ temp: z.string() }).optional(),
+  orderId: z.optional(z.string()),
+  status: z.optional(z.string()),
+  wait: z.optional(z.boolean()),
+  out: z.optional(outSchema),
+  delivering: z.optional(z.object({ temp: z.string() })),
 });

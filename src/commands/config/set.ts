@@ -30,7 +30,7 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   }
   const store = await f.config();
   const profile = resolveProfileName(f.globals, f.io.env, store);
-  store.setField(profile, field, value);
+  await store.setField(profile, field, value);
   if (f.io.json) f.io.outJson({ profile, field, value });
   else f.io.out(`${f.io.c.green('✓')} ${field} is now ${value} in profile "${profile}"`);
 }

@@ -19,7 +19,7 @@ export async function run(options: { profile: string }, f: Factory): Promise<voi
       hint: `profiles: ${store.profileNames().join(', ')}; create one with: giftcodes login --profile ${options.profile}`,
     });
   }
-  store.useProfile(options.profile);
+  await store.useProfile(options.profile);
   if (f.io.json) f.io.outJson({ defaultProfile: options.profile });
   else f.io.out(`${f.io.c.green('✓')} "${options.profile}" is now the default profile`);
 }
