@@ -166,13 +166,14 @@ export class CsvWriter implements FormatWriter {
   private async *read(segment: Segment): AsyncGenerator<Buffer> {
     const spool = this.spool;
     if (!spool) return;
+    // One buffer for the whole segment: each chunk is consumed (decoded, or written: TextSink) before the
+    // next read. A fresh buffer per read left megabytes of them for the garbage collector at once.
+    const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, segment.end - segment.start));
     for (let at = segment.start; at < segment.end; ) {
-      // A fresh buffer each time: stdout may still hold the previous one.
-      const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, segment.end - at));
-      const { bytesRead } = await spool.read(buffer, 0, buffer.length, at);
+      const { bytesRead } = await spool.read(buffer, 0, Math.min(buffer.length, segment.end - at), at);
       if (bytesRead === 0) throw new Error('the CSV spool file ended early');
       at += bytesRead;
-      yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+      yield buffer.subarray(0, bytesRead);
     }
   }
 

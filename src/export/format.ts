@@ -5,7 +5,10 @@ export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'jsonl'];
 
-/** Where formatted text goes: a temporary file, or stdout. `write` resolves once the sink can take more. */
+/**
+ * Where formatted text goes: a temporary file, or stdout. `write` resolves once the sink is done with the
+ * chunk and can take more: a Buffer passed in may then be reused.
+ */
 export interface TextSink {
   write(chunk: string | Uint8Array): Promise<void>;
 }

@@ -159,24 +159,13 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<n
   stdout.on('error', onError);
   const gone = (error: Error): Error => ((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : error);
   const sink: TextSink = {
-    write: async (chunk) => {
-      if (failure) throw gone(failure);
-      if (stdout.write(chunk)) return;
-      await new Promise<void>((resolvePromise, reject) => {
-        const done = (): void => {
-          stdout.off('drain', done);
-          stdout.off('error', fail);
-          resolvePromise();
-        };
-        const fail = (error: Error): void => {
-          stdout.off('drain', done);
-          stdout.off('error', fail);
-          reject(gone(error));
-        };
-        stdout.on('drain', done);
-        stdout.on('error', fail);
-      });
-    },
+    // Resolves when stdout has written the chunk (TextSink: the caller may then reuse its buffer); one
+    // chunk in flight at a time is also the backpressure.
+    write: (chunk) =>
+      new Promise<void>((resolvePromise, reject) => {
+        if (failure) return reject(gone(failure));
+        stdout.write(chunk, (error) => (error ? reject(gone(error)) : resolvePromise()));
+      }),
   };
   // The data goes through the same last net as every other stdout line: no key is ever printed whole.
   const prefix = `giftcodes-spool-`;
