@@ -2,7 +2,7 @@
 // UTF-8, a BOM, hostile keys (__proto__), loose or no permissions, a directory where the file should be, a
 // file where the directory should be. Every command ends with a contract exit code and one clean line, and
 // a config file that could not be read is never rewritten.
-import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
