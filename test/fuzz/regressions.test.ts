@@ -1,5 +1,5 @@
 // One test per bug the fuzz suites found, each the smallest input that showed it.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/api/body.js';
@@ -91,5 +91,20 @@ describe('bugs the fuzzers found', () => {
     const missing = await runCli(['order', 'show', 'ord_1', '--retries', '0'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('HTTP 404 not_found: no order');
+  });
+
+  test('a damaged journal file is reported by order pending and order resume --all, and pending never claims every order reached you', async () => {
+    const configDir = tempDir();
+    mkdirSync(join(configDir, 'journal'), { recursive: true, mode: 0o700 });
+    const damaged = join(configDir, 'journal', `${'ab'.repeat(20)}.json`);
+    writeFileSync(damaged, '{"version":1,"key":"3f1c9a9e-5d1b', { mode: 0o600 });
+    const pending = await runCli(['order', 'pending'], { configDir });
+    expect(pending.code).toBe(0);
+    expect(pending.stdout).toBe(`no pending orders that can be read, but 1 journal file could not be: look at ${join(configDir, 'journal')}\n`);
+    expect(pending.stderr).toContain(`unreadable journal file ${damaged} (not valid JSON); it was left in place`);
+    const resumed = await runCli(['order', 'resume', '--all'], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`unreadable journal file ${damaged}`);
+    expect(readFileSync(damaged, 'utf8')).toBe('{"version":1,"key":"3f1c9a9e-5d1b');
   });
 });

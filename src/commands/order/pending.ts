@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Factory } from '../../factory.js';
+import type { Unreadable } from '../../journal/journal.js';
 import { renderTable } from '../../output/table.js';
 import { examples, type App } from '../app.js';
 
@@ -34,13 +35,18 @@ export async function run(f: Factory): Promise<void> {
       ...(intent.out ? { out: intent.out.path } : {}),
     };
   });
-  for (const bad of unreadable) f.io.warn(`unreadable journal file ${bad.file} (${bad.reason}); it was left in place`);
+  warnUnreadable(f, unreadable);
   if (f.io.json) {
     f.io.outJson(rows);
     return;
   }
   if (rows.length === 0) {
-    f.io.out('no pending orders: every order placed from here reached you');
+    // An unreadable file may be an order that never reached the user: never say they all did.
+    f.io.out(
+      unreadable.length === 0
+        ? 'no pending orders: every order placed from here reached you'
+        : `no pending orders that can be read, but ${unreadable.length} journal file${unreadable.length === 1 ? '' : 's'} could not be: look at ${journal.dir}`,
+    );
     return;
   }
   f.io.out(
@@ -55,4 +61,9 @@ export async function run(f: Factory): Promise<void> {
     ]),
   );
   f.io.notice(f.io.c.dim('finish them with: giftcodes order resume --all   (stale ones: giftcodes order resume <key> --yes)'));
+}
+
+/** Damaged journal files are named, never removed: one may be the only trace of an order. */
+export function warnUnreadable(f: Factory, unreadable: readonly Unreadable[]): void {
+  for (const bad of unreadable) f.io.warn(`unreadable journal file ${bad.file} (${bad.reason}); it was left in place`);
 }

@@ -5,6 +5,7 @@ import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
 import { examples, type App } from '../app.js';
+import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
 
 export interface ResumeOptions {
@@ -30,7 +31,14 @@ export async function run(options: ResumeOptions, f: Factory): Promise<void> {
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
   const [journal, { isAlive }, { settleDelivered }] = await Promise.all([f.journal(), import('../../journal/owner.js'), import('../../orders/drive.js')]);
   await settleDelivered(f);
-  const keys = options.key ? [options.key] : journal.read().intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
+  let keys: string[];
+  if (options.key) {
+    keys = [options.key];
+  } else {
+    const { intents, unreadable } = journal.read();
+    warnUnreadable(f, unreadable);
+    keys = intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
+  }
   if (keys.length === 0) {
     if (f.io.json) f.io.outJson([]);
     else f.io.out('nothing to resume: no interrupted orders');
