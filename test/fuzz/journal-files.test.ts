@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
 import { startHostileServer } from '../helpers/hostile-server.js';
 import { draw, endingProblems, fuzzSettings, pool, snapshot } from './check.js';
 
