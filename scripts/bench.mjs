@@ -1,0 +1,195 @@
+// `npm run bench`: the figures of issue 6, measured side by side in one run on this machine, each printed
+// with its target and PASS or FAIL (exit 1 if any fails). Public tools only: child processes timed from
+// here, getrusage for peak RSS, autocannon for load. Not part of `npm test`; about a minute.
+// BENCH_PAIRS (default 40) sets how many alternated pairs each start-up figure takes.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { alternate } from './bench/alternate.mjs';
+import { placeOrder, startListening, waitCompleted } from './bench/servers.mjs';
+import { readMetafile, startupGraph } from './bench/startup-graph.mjs';
+import { formatMs, median, summary } from './bench/stats.mjs';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'giftcodes');
+const NODE = process.execPath;
+const MAXRSS = join(ROOT, 'scripts', 'bench', 'maxrss.mjs');
+const METAFILE = join(ROOT, '.bench', 'esbuild-meta.json');
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+const TEST_KEY = 'sc_test_demo_4f3c9a1b7e2d';
+const PRODUCT = 'amazon-us-25';
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 40);
+
+const scratch = mkdtempSync(join(os.tmpdir(), 'giftcodes-bench-'));
+const configDir = join(scratch, 'config');
+/** The CLI's environment: nothing of the developer's config or key. */
+const cliEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir };
+for (const name of ['GIFTCODES_API_KEY', 'GIFTCODES_PROFILE', 'GIFTCODES_BASE_URL']) delete cliEnv[name];
+
+const verdicts = [];
+function verdict(figure, value, target, pass) {
+  verdicts.push({ figure, value, target, pass });
+  console.log(`  ${pass ? 'PASS' : 'FAIL'}  ${figure}: ${value}  (target ${target})`);
+}
+
+const node0 = { label: 'node -e 0', argv: [NODE, '-e', '0'] };
+function giftcodes(args, check) {
+  return { label: `giftcodes ${args.join(' ')}`, argv: [NODE, BIN, ...args], env: cliEnv, check };
+}
+
+/** One start-up figure: the command against bare Node, alternated, judged on the ratio of the medians. */
+function startupFigure(command, limit) {
+  const r = alternate(command, node0, { pairs: PAIRS });
+  console.log(`  ${command.label.padEnd(22)} ${formatMs(r.a)}`);
+  console.log(`  ${'node -e 0'.padEnd(22)} ${formatMs(r.b)}`);
+  console.log(`  per-pair ratio: median ${r.medianPairRatio.toFixed(2)}, ${r.pairRatio.min.toFixed(2)}–${r.pairRatio.max.toFixed(2)}`);
+  if (limit === undefined) console.log(`  info  ${command.label} / node -e 0: ${r.ratio.toFixed(2)}×  (no target)`);
+  else verdict(`${command.label} / node -e 0`, `${r.ratio.toFixed(2)}×`, `≤ ${limit}×`, r.ratio <= limit);
+}
+
+function heading(text) {
+  console.log(`\n${text}`);
+}
+
+async function main() {
+  const cpus = os.cpus();
+  console.log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, ${os.type()} ${os.release()}`);
+  console.log(`node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}; ${PAIRS} alternated pairs per start-up figure`);
+
+  heading('start-up graph (esbuild metafile of the build)');
+  const metafile = existsSync(METAFILE) ? readMetafile(METAFILE) : undefined;
+  if (!metafile) verdict('start-up graph', `no ${METAFILE}`, 'scripts/build.mjs writes it', false);
+  const entries = new Set(Object.values(metafile?.outputs ?? {}).map((output) => output.entryPoint));
+  for (const entry of ['src/start.ts', 'src/cli.ts'].filter((name) => entries.has(name))) {
+    const graph = startupGraph(metafile, entry);
+    const packages = Object.entries(graph.packages).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KiB`);
+    console.log(`  ${entry}: ${graph.files} files, ${(graph.bytes / 1024).toFixed(0)} KiB; packages: ${packages.join(', ') || 'none'}`);
+    verdict(`${entry} start-up graph`, graph.heavy.length ? `loads ${graph.heavy.join(', ')}` : 'no heavy dependency', 'none of undici, zod, conf, ora, @inquirer, write-file-atomic, proper-lockfile', graph.heavy.length === 0);
+  }
+
+  heading('start-up (wall time of the whole process, alternated with node -e 0)');
+  startupFigure(giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)), 1.3);
+  startupFigure(giftcodes(['--help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)), 1.3);
+  // The same text through commander, which is how --help reaches a terminal (it wraps to the terminal's width).
+  startupFigure(giftcodes(['help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)));
+
+  const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--fulfil-after', '100'], { label: 'giftcodes serve' });
+  try {
+    const login = spawnSync(NODE, [BIN, 'login', '--api-key-stdin', '--base-url', server.url], { env: cliEnv, input: TEST_KEY, encoding: 'utf8' });
+    if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
+
+    heading(`ping (a logged-in profile, against giftcodes serve on ${server.url})`);
+    startupFigure(giftcodes(['ping'], (r) => (String(r.stdout).includes('rs_demo') ? undefined : `printed ${r.stdout}`)), 2.0);
+
+    heading('codes get to CSV (orders placed over HTTP, completed, then exported end to end)');
+    await exportFigures(server.url);
+  } finally {
+    await server.stop();
+  }
+
+  heading('POST /v1/orders under load (autocannon, fresh Idempotency-Key per request, loopback)');
+  await loadFigures();
+
+  const failed = verdicts.filter((v) => !v.pass);
+  heading(`${verdicts.length - failed.length} of ${verdicts.length} targets hold${failed.length ? `; failing: ${failed.map((v) => v.figure).join('; ')}` : ''}`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+/** Runs `codes get` for each size in alternation; wall time from spawn to exit, peak RSS from getrusage. */
+async function exportFigures(url) {
+  const sizes = [100_000, 10_000];
+  const orders = {};
+  for (const quantity of sizes) {
+    const { order } = await placeOrder(url, TEST_KEY, PRODUCT, quantity);
+    await waitCompleted(url, TEST_KEY, order.id);
+    orders[quantity] = order.id;
+  }
+  const runs = Object.fromEntries(sizes.map((size) => [size, { ms: [], rssKiB: [] }]));
+  for (let round = 0; round < 3; round++) {
+    for (const quantity of sizes) {
+      const out = join(scratch, `codes-${quantity}.csv`);
+      const started = process.hrtime.bigint();
+      const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orders[quantity], '--out', out], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.status !== 0) throw new Error(`codes get failed: ${result.stderr}`);
+      const lines = countLines(out);
+      if (lines !== quantity + 1) throw new Error(`codes get wrote ${lines} lines for ${quantity} codes`);
+      rmSync(out);
+      runs[quantity].ms.push(ms);
+      runs[quantity].rssKiB.push(Number(String(result.output[3]).trim()));
+    }
+  }
+  for (const quantity of sizes) {
+    const rss = summary(runs[quantity].rssKiB.map((kib) => kib / 1024));
+    console.log(`  ${String(quantity).padStart(7)} codes: ${formatMs(summary(runs[quantity].ms))}, peak RSS ${rss.median.toFixed(1)} MiB (${rss.min.toFixed(1)}–${rss.max.toFixed(1)})`);
+  }
+  const big = summary(runs[100_000].ms);
+  const rate = (n) => 100_000 / (n / 1000);
+  verdict('codes get 100,000 codes/s', `${Math.round(rate(big.median)).toLocaleString('en')} (${Math.round(rate(big.max)).toLocaleString('en')}–${Math.round(rate(big.min)).toLocaleString('en')})`, '≥ 100,000', rate(big.median) >= 100_000);
+  const peak = median(runs[100_000].rssKiB) / 1024;
+  verdict('codes get 100,000 peak RSS', `${peak.toFixed(1)} MiB`, '< 150 MiB', peak < 150);
+  const growth = peak - median(runs[10_000].rssKiB) / 1024;
+  verdict('peak RSS at 100,000 minus at 10,000', `${growth.toFixed(1)} MiB`, '≤ 20 MiB', growth <= 20);
+}
+
+function countLines(file) {
+  const text = readFileSync(file);
+  let lines = 0;
+  for (let i = text.indexOf(10); i !== -1; i = text.indexOf(10, i + 1)) lines++;
+  if (statSync(file).size > 0 && text[text.length - 1] !== 10) lines++;
+  return lines;
+}
+
+/** Alternates autocannon rounds against the reference server and a bare node:http server, same requests. */
+async function loadFigures() {
+  const { default: autocannon } = await import('autocannon');
+  const reference = await startListening([NODE, BIN, 'serve', '--port', '0'], { label: 'giftcodes serve' });
+  let bare;
+  try {
+    const { text: sample } = await placeOrder(reference.url, TEST_KEY, PRODUCT, 1);
+    bare = await startListening([NODE, join(ROOT, 'scripts', 'bench', 'bare-server.mjs')], { env: { ...process.env, BENCH_BODY: sample }, label: 'bare server' });
+    const connections = 10;
+    // Short rounds, many alternations: load from elsewhere on the machine then falls on both sides alike.
+    const roundSeconds = 2.5;
+    const rounds = 5;
+    const fire = async (url, duration) => {
+      const result = await autocannon({
+        url: `${url}/v1/orders`,
+        method: 'POST',
+        connections,
+        duration,
+        // autocannon puts a fresh id in place of [<id>] in every request, header included.
+        idReplacement: true,
+        headers: { 'X-API-Key': TEST_KEY, 'Content-Type': 'application/json', 'Idempotency-Key': 'bench-[<id>]' },
+        body: JSON.stringify({ product_id: PRODUCT, quantity: 1 }),
+      });
+      const bad = result.non2xx + result.errors + result.timeouts;
+      if (bad > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
+      return result['2xx'] / result.duration;
+    };
+    await fire(bare.url, 1);
+    await fire(reference.url, 1);
+    const rates = { reference: [], bare: [] };
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 ? ['reference', 'bare'] : ['bare', 'reference'];
+      for (const side of order) rates[side].push(await fire(side === 'bare' ? bare.url : reference.url, roundSeconds));
+    }
+    const show = (values) => `${Math.round(median(values)).toLocaleString('en')} req/s (${Math.round(Math.min(...values)).toLocaleString('en')}–${Math.round(Math.max(...values)).toLocaleString('en')})`;
+    console.log(`  ${connections} connections, ${rounds} rounds of ${roundSeconds} s each side, alternated`);
+    console.log(`  reference server   ${show(rates.reference)}`);
+    console.log(`  bare node:http     ${show(rates.bare)}`);
+    const ratio = median(rates.reference) / median(rates.bare);
+    const perRound = rates.reference.map((rate, i) => (rate / rates.bare[i]).toFixed(2));
+    console.log(`  per-round ratio: ${perRound.join(', ')}`);
+    verdict('reference POST /v1/orders rate / bare node:http', `${ratio.toFixed(2)}×`, '≥ 0.5×', ratio >= 0.5);
+  } finally {
+    await Promise.all([reference.stop(), bare?.stop()]);
+  }
+}
+
+try {
+  process.exitCode = await main();
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
