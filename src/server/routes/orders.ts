@@ -19,6 +19,8 @@ export const placeOrderRoute: Route = {
   auth: true,
   handler: async (ctx) => {
     const { req, caller, deps } = ctx;
+    // Two Idempotency-Key headers name two keys (node would join them into a third): bind the order to none.
+    if ((req.headersDistinct['idempotency-key']?.length ?? 0) > 1) return errorReply(400, 'idempotency_key_invalid', 'send one Idempotency-Key header, not several');
     const key = parseIdempotencyKey(headerValue(req.headers['idempotency-key']));
     if (!key.ok) return errorReply(400, key.code, key.message);
     const body = await readBody(req);
