@@ -3,7 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration } from './commands/help.js';
 import { registerCommands } from './commands/index.js';
-import { environmentArg, integer, seconds } from './commands/parse.js';
+import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { Io } from './output/io.js';
@@ -16,10 +16,10 @@ export function buildProgram(app: App): Command {
     .helpOption('-h, --help', 'show help')
     .configureHelp(helpConfiguration)
     .showSuggestionAfterError(true)
-    .addOption(new Option('--profile <name>', 'config profile to use').env('GIFTCODES_PROFILE'))
+    .addOption(new Option('--profile <name>', 'config profile to use (env: GIFTCODES_PROFILE)').argParser(profileName))
     .addOption(new Option('--env <test|live>', "which of the profile's keys to use").argParser(environmentArg))
-    .addOption(new Option('--api-key <key>', "use this key instead of the profile's (prefer GIFTCODES_API_KEY: flags show in ps)"))
-    .addOption(new Option('--base-url <url>', 'API base URL (default: the profile\'s, else http://127.0.0.1:4010)'))
+    .addOption(new Option('--api-key <key>', "use this key instead of the profile's (prefer GIFTCODES_API_KEY: flags show in ps)").argParser(nonEmpty('--api-key', 1024)))
+    .addOption(new Option('--base-url <url>', 'API base URL (default: the profile\'s, else http://127.0.0.1:4010)').argParser(nonEmpty('--base-url', 2048)))
     .option('--json', 'machine output: one JSON document on stdout; errors as JSON on stderr')
     .option('-q, --quiet', 'no spinner, progress or notices: only data and errors')
     .option('-v, --verbose', 'one stderr line per HTTP attempt (the key redacted)')
@@ -34,10 +34,15 @@ export function buildProgram(app: App): Command {
 
 export async function main(argv: readonly string[] = process.argv): Promise<never> {
   const io = Io.system();
+  // A reader that went away (`| head`) ends the run quietly instead of with an EPIPE stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+  });
   const controller = new AbortController();
   const app = createApp(io, controller.signal);
   installSignalHandlers(controller, io);
   const program = buildProgram(app);
+  argv = helpWords(program, argv);
   let commanderMessage = '';
   program.exitOverride();
   program.configureOutput({
@@ -63,6 +68,17 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   }
   await app.close().catch(() => undefined);
   return exit(code);
+}
+
+/**
+ * `giftcodes help order place` is `giftcodes order place --help` (commander's help command reads one word),
+ * and `giftcodes help ordr` is the unknown command `ordr`: exit 2 with a suggestion, not the top-level help.
+ */
+function helpWords(program: Command, argv: readonly string[]): readonly string[] {
+  if (argv[2] !== 'help' || argv.length < 4) return argv;
+  const words = argv.slice(3);
+  const known = program.commands.some((command) => command.name() === words[0] || command.aliases().includes(words[0] ?? ''));
+  return [...argv.slice(0, 2), ...words, ...(known ? ['--help'] : [])];
 }
 
 /**
@@ -113,12 +129,17 @@ interface PrintableError {
 
 function printError(io: Io, error: PrintableError): void {
   if (io.json) {
-    const body = { code: error.code, message: error.message, ...(error.status ? { status: error.status } : {}), exitCode: error.exitCode, ...(error.hint ? { hint: error.hint } : {}) };
+    const body = { code: error.code, message: error.message, status: error.status ?? null, exitCode: error.exitCode, ...(error.hint ? { hint: error.hint } : {}) };
     io.errRaw(`${JSON.stringify({ error: body })}\n`);
     return;
   }
+  // The hint is part of the error (it says how to resume an interrupted order): --quiet keeps it, on the same line.
+  if (io.quiet && error.hint) {
+    io.errRaw(`${io.c.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
+    return;
+  }
   io.errRaw(`${io.c.red('error:')} ${visible(error.message)}\n`);
-  if (error.hint && !io.quiet) io.errRaw(`${io.c.dim('hint:')} ${visible(error.hint)}\n`);
+  if (error.hint) io.errRaw(`${io.c.dim('hint:')} ${visible(error.hint)}\n`);
 }
 
 /**

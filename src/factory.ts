@@ -25,6 +25,18 @@ export interface GlobalOptions {
 export const DEFAULT_REQUEST_TIMEOUT_S = 30;
 export const DEFAULT_RETRIES = 5;
 
+const warnedAboutArgv = new WeakSet<Io>();
+
+/**
+ * A key given with --api-key sits in the shell history and in every `ps` listing while the command runs:
+ * said once per run, with the two ways that keep it out. Not in --json mode, whose stderr is one JSON error.
+ */
+function warnKeyOnCommandLine(io: Io): void {
+  if (io.json || warnedAboutArgv.has(io)) return;
+  warnedAboutArgv.add(io);
+  io.warn('--api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin');
+}
+
 export class Factory {
   readonly io: Io;
   readonly globals: GlobalOptions;
@@ -38,7 +50,10 @@ export class Factory {
     this.io = io;
     this.globals = globals;
     this.signal = signal;
-    if (globals.apiKey) io.addSecret(globals.apiKey);
+    if (globals.apiKey) {
+      io.addSecret(globals.apiKey);
+      warnKeyOnCommandLine(io);
+    }
     if (io.env.GIFTCODES_API_KEY) io.addSecret(io.env.GIFTCODES_API_KEY);
   }
 
@@ -50,7 +65,7 @@ export class Factory {
     this.configPromise ??= (async () => {
       const { ConfigStore } = await import('./config/store.js');
       const store = new ConfigStore(this.configDir);
-      for (const warning of store.warnings) this.io.warn(warning);
+      for (const warning of store.warnings) this.warnOnce(warning);
       return store;
     })();
     return this.configPromise;
@@ -89,11 +104,19 @@ export class Factory {
     this.journalPromise ??= (async () => {
       const [{ Journal }, { ensurePrivateDir }] = await Promise.all([import('./journal/journal.js'), import('./config/paths.js')]);
       const dir = `${this.configDir}/journal`;
-      ensurePrivateDir(this.configDir);
-      ensurePrivateDir(dir);
+      for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)]) if (warning) this.warnOnce(warning);
       return new Journal(dir);
     })();
     return this.journalPromise;
+  }
+
+  private readonly warned = new Set<string>();
+
+  /** The config and the journal share a directory: its permission warning is said once. */
+  warnOnce(warning: string): void {
+    if (this.warned.has(warning)) return;
+    this.warned.add(warning);
+    this.io.warn(warning);
   }
 
   async close(): Promise<void> {

@@ -6,19 +6,13 @@ import * as z from 'zod/mini';
 
 const idSchema = z.pipe(z.union([z.string().check(z.minLength(1)), z.number()]), z.transform(String));
 
-export const pingSchema = z.pipe(
-  z.looseObject({
-    status: z.string(),
-    environment: z.optional(z.string()),
-    resellerId: z.optional(z.string()),
-    reseller_id: z.optional(z.string()),
-  }),
-  z.transform((ping) => ({
-    ...ping,
-    environment: ping.environment ?? 'unknown',
-    resellerId: ping.resellerId ?? ping.reseller_id ?? 'unknown',
-  })),
-);
+/** Kept as the server sent it (--json prints it so); `pingFacts` reads it for people. */
+export const pingSchema = z.looseObject({
+  status: z.string(),
+  environment: z.optional(z.string()),
+  resellerId: z.optional(z.string()),
+  reseller_id: z.optional(z.string()),
+});
 export type Ping = z.output<typeof pingSchema>;
 
 export const productSchema = z.looseObject({ id: idSchema });

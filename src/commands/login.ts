@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { pingFacts } from '../api/outcome.js';
 import { AuthError, UsageError, isCliError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
@@ -37,10 +38,11 @@ export async function run(options: LoginOptions, f: Factory): Promise<void> {
     const spinner = await f.io.spinner('verifying the key');
     try {
       const ping = await api.ping();
-      if (ping.environment !== environment && ping.environment !== 'unknown') {
-        throw new AuthError(`the API says this key is for "${ping.environment}", but its prefix says ${environment}`, { code: 'environment_mismatch' });
+      const facts = pingFacts(ping);
+      if (facts.environment !== environment && facts.environment !== 'unknown') {
+        throw new AuthError(`the API says this key is for "${facts.environment}", but its prefix says ${environment}`, { code: 'environment_mismatch' });
       }
-      return { environment, resellerId: ping.resellerId };
+      return { environment, resellerId: facts.resellerId };
     } finally {
       spinner.stop();
     }

@@ -48,3 +48,20 @@ export function environmentArg(value: string): 'test' | 'live' | 'all' {
   if (v === 'test' || v === 'live' || v === 'all') return v;
   throw new InvalidArgumentError(`expected test or live, got "${value}"`);
 }
+
+/** A flag that moves money is given once: `--quantity 1 --quantity 2` is a mistake, not "the last one wins". */
+export function once<T>(flag: string, parse: (value: string) => T): (value: string, previous: T | undefined) => T {
+  return (value, previous) => {
+    if (previous !== undefined) throw new InvalidArgumentError(`${flag} was given more than once`);
+    return parse(value);
+  };
+}
+
+/** Profile names are keys in the config file: plain words, never an object's built-in property. */
+export function profileName(value: string): string {
+  const name = value.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || name === '__proto__' || name === 'constructor' || name === 'prototype') {
+    throw new InvalidArgumentError(`"${value}" is not a profile name (letters, digits, . _ -; at most 64)`);
+  }
+  return name;
+}

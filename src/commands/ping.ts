@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { pingFacts } from '../api/outcome.js';
+import { display } from '../output/table.js';
 import { environmentOfKey } from '../secrets.js';
 import type { Factory } from '../factory.js';
 import { examples, type App } from './app.js';
@@ -14,15 +16,16 @@ export function register(parent: Command, app: App): void {
 export async function run(f: Factory): Promise<void> {
   const [connection, api] = await Promise.all([f.connection(), f.api()]);
   const ping = await api.ping();
+  const facts = pingFacts(ping);
   const expected = environmentOfKey(connection.apiKey);
-  if (expected && ping.environment !== expected) {
-    f.io.warn(`the API says this key is for "${ping.environment}", but its prefix says ${expected}`);
+  if (expected && facts.environment !== expected) {
+    f.io.warn(`the API says this key is for "${facts.environment}", but its prefix says ${expected}`);
   }
   if (f.io.json) {
     f.io.outJson(ping);
     return;
   }
   const c = f.io.c;
-  const env = ping.environment === 'live' ? c.red.bold('live') : c.cyan(ping.environment);
-  f.io.out(`status       ${c.green(ping.status)}\nenvironment  ${env}\nreseller     ${ping.resellerId}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}`);
+  const env = facts.environment === 'live' ? c.red.bold('live') : c.cyan(display(facts.environment));
+  f.io.out(`status       ${c.green(display(ping.status))}\nenvironment  ${env}\nreseller     ${display(facts.resellerId)}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}`);
 }

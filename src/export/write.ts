@@ -232,7 +232,8 @@ function fileError(error: unknown, target: string): CliError {
   if (isCliError(error)) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'error';
   const reason = code === 'ENOSPC' ? 'no space left on the device' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EDQUOT' ? 'disk quota exceeded' : (error as Error).message;
-  return new CliError(ExitCode.internal, `cannot write ${target}: ${reason}`, { code: 'write_failed', hint: 'nothing was written at that path; free space or fix permissions, then run again' });
+  // A full disk or a read-only directory is the --out target's problem, not a bug (exit 1 means a bug).
+  return new CliError(ExitCode.usage, `cannot write ${target}: ${reason}`, { code: 'write_failed', hint: 'nothing was written at that path; free space or fix permissions, then run again' });
 }
 
 /** `.codes.csv.giftcodes-`: temporary files of a target share this prefix, then `<pid>-<random>.tmp`. */

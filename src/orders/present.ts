@@ -13,8 +13,8 @@ export function statusText(io: Io, status: string): string {
 
 export function describeOrder(io: Io, order: Order): string {
   const rows: [string, string][] = [
-    ['order', order.id],
-    ['status', statusText(io, order.status)],
+    ['order', display(order.id)],
+    ['status', statusText(io, display(order.status))],
   ];
   const known: [string, unknown][] = [
     ['product', order.product_id ?? order.productId ?? order.product],

@@ -145,9 +145,8 @@ export class Io {
     this.stderr.write(this.redact(`${text}\n`));
   }
 
-  /** Things the user must hear even in --json mode (stderr): silenced only by --quiet. */
+  /** Things the user must hear in every mode, --json and --quiet too (stderr): a resumed order, a settled one. */
   say(text: string): void {
-    if (this.quiet) return;
     this.stderr.write(this.redact(`${text}\n`));
   }
 
@@ -187,9 +186,10 @@ export class Io {
   }
 
   /** Ask yes/no. Non-interactive runs never prompt: they fail naming the flag that answers. */
-  async confirm(message: string, answeringFlag: string, defaultAnswer = false): Promise<boolean> {
+  /** `subject` names what is confirmed for the non-interactive error ("a live order"); `message` is the question. */
+  async confirm(message: string, answeringFlag: string, subject = 'this', defaultAnswer = false): Promise<boolean> {
     if (!this.canPrompt) {
-      throw new UsageError(`${message} needs confirmation, and this run is not interactive`, {
+      throw new UsageError(`${subject} needs confirmation, and this run is not interactive`, {
         code: 'confirmation_required',
         hint: `pass ${answeringFlag} to confirm without a prompt`,
       });

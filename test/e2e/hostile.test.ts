@@ -93,7 +93,7 @@ function cli(scenario: string, args: string[]): Promise<RunResult> {
   });
 }
 
-/** With --quiet the hint is dropped: what is left must be exactly one line, and never a stack trace. */
+/** With --quiet the hint joins the error line: exactly one line, and never a stack trace. */
 function expectOneLine(result: RunResult): string {
   expect(result.stderr).not.toMatch(/^\s+at /m);
   expect(result.stderr).not.toMatch(/TypeError|ReferenceError|Unhandled|node:internal/);
@@ -166,7 +166,8 @@ describe('error bodies: the status, the code and the message are shown', () => {
   it('{"error":"code","message"} on a 4xx is exit 4', async () => {
     const result = await cli('error-string', ['catalog', 'list', '-q']);
     expect(result.code).toBe(4);
-    expect(expectOneLine(result)).toBe('error: GET /error-string/v1/catalog failed: HTTP 422 unknown_product: there is no product called nope');
+    // Under --quiet the hint joins the one line, in parentheses.
+    expect(expectOneLine(result)).toBe('error: GET /error-string/v1/catalog failed: HTTP 422 unknown_product: there is no product called nope (list the products with: giftcodes catalog list)');
   });
 
   it('application/problem+json 404 is exit 4', async () => {

@@ -26,6 +26,7 @@ describe('redactKeys', () => {
 
 describe('stripControl', () => {
   it('removes terminal control sequences a hostile server could send', () => {
+    // eslint-disable-next-line no-control-regex
     expect(stripControl('ok\u001b[2Jcleared\u001b]0;title\u0007\u009b')).not.toMatch(/[\u001b\u0007\u009b]/);
     expect(stripControl('tab\tand\nnewline')).toBe('tab\tand\nnewline');
   });

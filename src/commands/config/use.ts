@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
+import { profileName } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('use')
     .description('make a profile the default')
-    .argument('<profile>', 'profile name')
+    .argument('<profile>', 'profile name', profileName)
     .action(async (profile: string, _flags: object, cmd: Command) => run({ profile }, app.factory(cmd)));
   examples(command, ['giftcodes config use shop-eu', 'giftcodes config use default']);
 }

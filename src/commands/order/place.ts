@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { InterruptedError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
-import { integer, nonEmpty } from '../parse.js';
+import { integer, nonEmpty, once } from '../parse.js';
 import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFlags } from '../wait-flags.js';
 
 export interface PlaceOptions extends WaitFlags {
@@ -18,9 +18,9 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('place')
     .description('place an order exactly once, even across crashes (the key is journaled before anything is sent)')
-    .addOption(new Option('--product <id>', 'product id from the catalog').argParser(nonEmpty('product id')).makeOptionMandatory())
-    .addOption(new Option('--quantity <n>', 'number of units').argParser(integer(1, MAX_QUANTITY)).makeOptionMandatory())
-    .addOption(new Option('--idempotency-key <key>', 'supply the idempotency key yourself (default: a new UUID, journaled)').argParser(idempotencyKeyArg))
+    .addOption(new Option('--product <id>', 'product id from the catalog').argParser(once('--product', nonEmpty('product id'))).makeOptionMandatory())
+    .addOption(new Option('--quantity <n>', 'number of units').argParser(once('--quantity', integer(1, MAX_QUANTITY))).makeOptionMandatory())
+    .addOption(new Option('--idempotency-key <key>', 'supply the idempotency key yourself (default: a new UUID, journaled)').argParser(once('--idempotency-key', idempotencyKeyArg)))
     .option('--wait', 'wait until the order completes (exit 6 if it fails, 7 on --timeout)');
   addWaitFlags(command).action(async (flags: PlaceOptions, cmd: Command) => run(flags, app.factory(cmd)));
   examples(command, [
@@ -44,6 +44,7 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
     const yes = await f.io.confirm(
       `Place a LIVE order for ${options.quantity} × ${options.product}? It is charged to the wallet of profile "${connection.profile}".`,
       '--yes',
+      `a live order (${options.quantity} × ${options.product})`,
     );
     if (!yes) throw new InterruptedError('cancelled: nothing was sent');
   }

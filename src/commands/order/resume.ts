@@ -90,6 +90,7 @@ async function resumeOne(f: Factory, journal: Journal, key: string, options: Res
     const yes = await f.io.confirm(
       `The order ${key} is older than 24 hours: the server may have forgotten its key, so if the first attempt went through, resuming could place a second order. Resume anyway?`,
       '--yes',
+      `resuming an order older than 24 hours (${key})`,
     );
     if (!yes) throw new UsageError(`left ${key} pending`, { hint: `check the server for it, then: giftcodes order abandon ${key}` });
   }

@@ -1,0 +1,75 @@
+// Edges of the command line: help words, empty or hostile flag values, a reader that goes away, the
+// shape of --json errors, and hints that survive --quiet.
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+
+let server: TestServer;
+let configDir: string;
+beforeAll(async () => {
+  server = await startServer();
+  configDir = await loggedIn(server);
+});
+afterAll(() => server.stop());
+
+describe('help words', () => {
+  it('help <noun> <verb> shows the verb', async () => {
+    const result = await runCli(['help', 'order', 'place']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: giftcodes order place');
+  });
+
+  it('help of an unknown command is a usage error with a suggestion', async () => {
+    const result = await runCli(['help', 'ordr']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Did you mean order\?/);
+  });
+});
+
+describe('flag values', () => {
+  it('an empty --api-key, --base-url or --profile is an error, not a silent fallback', async () => {
+    for (const args of [['--api-key', ''], ['--base-url', ''], ['--profile', '']]) {
+      const result = await runCli([...args, 'ping'], { configDir });
+      expect(result.code, args.join(' ')).toBe(2);
+    }
+  });
+
+  it('a profile name that is not a plain word is refused', async () => {
+    for (const name of ['__proto__', 'a b', '../etc', 'x'.repeat(65)]) {
+      const result = await runCli(['login', '--api-key-stdin', '--profile', name], { configDir: tempDir(), input: 'sc_test_demo_4f3c9a1b7e2d' });
+      expect(result.code, name).toBe(2);
+    }
+  });
+
+  it('a repeated --quantity on a command that moves money is refused', async () => {
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--quantity', '2'], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('more than once');
+  });
+});
+
+describe('output', () => {
+  it('a reader that goes away ends the run quietly (no EPIPE stack trace)', () => {
+    const script = `"${process.execPath}" "${BIN}" catalog list --json | head -c 1 >/dev/null; exit \${PIPESTATUS[0]}`;
+    const result = spawnSync('bash', ['-c', script], {
+      encoding: 'utf8',
+      env: { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1' },
+    });
+    expect(result.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(result.status).toBe(0);
+  });
+
+  it('every --json error carries code, message, status (null when there is none) and exitCode', async () => {
+    const usage = await runCli(['--json', 'order', 'place', '--product', 'x', '--quantity', '0'], { configDir });
+    expect(JSON.parse(usage.stderr)).toMatchObject({ error: { code: 'usage', status: null, exitCode: 2 } });
+    const api = await runCli(['--json', 'order', 'show', 'ord_missing'], { configDir });
+    expect(JSON.parse(api.stderr)).toMatchObject({ error: { status: 404, exitCode: 4 } });
+  });
+
+  it('--quiet keeps the hint of an error, on the one error line', async () => {
+    const result = await runCli(['--quiet', 'ping'], { configDir: tempDir() });
+    expect(result.code).toBe(3);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^error: .*\(run: giftcodes login/);
+  });
+});
