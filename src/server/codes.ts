@@ -1,6 +1,6 @@
 // Code records, derived on demand from (order id, index): the same order always has the same codes,
 // and a page is computed when asked for, so a 100,000-code order never sits in memory.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Order } from './store.js';
 
 export interface CodeRecord {
@@ -32,7 +32,8 @@ export function codeRecords(order: Order, offset: number, count: number, liveSec
   const end = Math.min(order.quantity, offset + count);
   const out: CodeRecord[] = [];
   for (let i = offset; i < end; i++) {
-    const h = createHash('sha256').update(`${secret}:${order.id}:${i}`).digest();
+    // One-shot hash: about half the cost of createHash().update().digest() per code, the same bytes.
+    const h = hash('sha256', `${secret}:${order.id}:${i}`, 'buffer');
     out.push({
       code: `${prefix}${group(h, 0)}-${group(h, 4)}-${group(h, 8)}-${group(h, 12)}`,
       pin: String(h.readUInt32BE(16) % 10000).padStart(4, '0'),
