@@ -25,6 +25,11 @@ export function redactKeys(text: string, extraSecrets: readonly string[] = []): 
 
 export type KeyEnvironment = 'test' | 'live';
 
+/** A profile's two keys as they may be shown: masked, or null when absent. */
+export function maskedKeys(keys: { test?: string | undefined; live?: string | undefined } | undefined): { test: string | null; live: string | null } {
+  return { test: keys?.test ? maskKey(keys.test) : null, live: keys?.live ? maskKey(keys.live) : null };
+}
+
 export function environmentOfKey(key: string): KeyEnvironment | undefined {
   if (key.startsWith('sc_test_')) return 'test';
   if (key.startsWith('sc_live_')) return 'live';

@@ -1,5 +1,6 @@
 // The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
 import { InterruptedError, NetworkError, type CliError } from '../errors.js';
+import { isLoopbackHost } from '../config/resolve.js';
 import { VERSION } from '../version.js';
 import { parseJsonBody } from './body.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
@@ -198,7 +199,7 @@ export class ApiClient {
         error: (attempts) =>
           new NetworkError(`cannot reach ${this.base.origin} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
             code: deadline.aborted ? 'timeout' : 'network_error',
-            hint: isLocalDefault(this.base) ? 'is the reference server running? start it with: giftcodes serve' : 'check --base-url and the network, or raise --request-timeout',
+            hint: isLoopbackHost(this.base.hostname) ? 'is the reference server running? start it with: giftcodes serve' : 'check --base-url and the network, or raise --request-timeout',
           }),
       };
     }
@@ -250,10 +251,6 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 
 function displayPath(url: URL): string {
   return `${url.pathname}${url.search}`;
-}
-
-function isLocalDefault(base: URL): boolean {
-  return base.hostname === '127.0.0.1' || base.hostname === 'localhost';
 }
 
 function describeNetworkError(error: unknown): string {

@@ -25,11 +25,10 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: LoginOptions, f: Factory): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport }, store] = await Promise.all([import('../config/resolve.js'), f.config()]);
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments }, store] = await Promise.all([import('../config/resolve.js'), f.config()]);
   const profile = resolveProfileName(f.globals, f.io.env, store);
   const baseUrl = resolveBaseUrl(f.globals, f.io.env, store, profile);
-  if (f.globals.env === 'all') throw new UsageError('--env all goes only with logout', { hint: 'use --env test or --env live' });
-  const wanted = f.globals.env;
+  const wanted = refuseAllEnvironments(f.globals.env);
   assertSafeTransport(baseUrl);
 
   const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {

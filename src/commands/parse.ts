@@ -65,3 +65,15 @@ export function profileName(value: string): string {
   }
   return name;
 }
+
+/** An http or https URL (a webhook target, a forwarding address). */
+export function httpUrl(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
+  return url;
+}

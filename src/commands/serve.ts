@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError, Option } from 'commander';
+import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
 import { UsageError } from '../errors.js';
 import { examples, type App } from './app.js';
-import { integer, share } from './parse.js';
+import { httpUrl, integer, share } from './parse.js';
 
 interface ServeFlags {
   host: string;
@@ -36,7 +36,7 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--drop-after-commit <share>', 'fault: share of orders committed, then the connection dropped unanswered').argParser(share).default(0))
     .addOption(new Option('--hold <ms>', 'fault: keep each order request in progress this long').argParser(integer(0, 600_000)).default(0))
     .addOption(new Option('--fail-orders <share>', 'share of orders that end failed instead of completed').argParser(share).default(0))
-    .option('--webhook-url <url>', 'send signed order.fulfilled events here', urlArg)
+    .option('--webhook-url <url>', 'send signed order.fulfilled events here', (value: string) => httpUrl(value).toString())
     .option('--webhook-secret <secret>', 'secret that signs webhook events (default whsec_demo)')
     .option('--admin', 'enable /_admin/ledger for tests')
     .option('--log', 'print one line per request')
@@ -75,12 +75,4 @@ export function register(parent: Command, app: App): void {
     'giftcodes serve --port 0 --fail-rate 0.3 --rate-limit 20',
     'giftcodes serve --webhook-url http://127.0.0.1:8787/hook --webhook-secret whsec_demo',
   ]);
-}
-
-function urlArg(value: string): string {
-  try {
-    return new URL(value).toString();
-  } catch {
-    throw new InvalidArgumentError(`"${value}" is not a URL`);
-  }
 }

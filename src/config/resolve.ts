@@ -21,6 +21,12 @@ export interface Connection {
   keySource: 'flag' | 'environment' | 'profile';
 }
 
+/** `--env all` names both keys: only logout takes it. */
+export function refuseAllEnvironments(env: KeyEnvironment | 'all' | undefined): KeyEnvironment | undefined {
+  if (env === 'all') throw new UsageError('--env all goes only with logout', { hint: 'use --env test or --env live' });
+  return env;
+}
+
 export function resolveProfileName(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): string {
   return flags.profile || env.GIFTCODES_PROFILE || store.defaultProfile;
 }
@@ -30,7 +36,7 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv, s
 }
 
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
-  if (flags.env === 'all') throw new UsageError('--env all goes only with logout', { hint: 'use --env test or --env live' });
+  const wantedEnv = refuseAllEnvironments(flags.env);
   const profile = resolveProfileName(flags, env, store);
   const explicitProfile = Boolean(flags.profile || env.GIFTCODES_PROFILE);
   const baseUrl = resolveBaseUrl(flags, env, store, profile);
@@ -46,10 +52,10 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
         hint: 'copy the whole key from the dashboard',
       });
     }
-    if (flags.env && flags.env !== keyEnv) {
-      throw new UsageError(`--env ${flags.env} conflicts with the ${keyEnv} key in ${where}`, {
+    if (wantedEnv && wantedEnv !== keyEnv) {
+      throw new UsageError(`--env ${wantedEnv} conflicts with the ${keyEnv} key in ${where}`, {
         code: 'environment_conflict',
-        hint: `drop --env, or use a sc_${flags.env}_ key`,
+        hint: `drop --env, or use a sc_${wantedEnv}_ key`,
       });
     }
     return checked({ profile, environment: keyEnv, apiKey: givenKey, baseUrl, keySource });
@@ -62,7 +68,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     });
   }
   const stored = store.profile(profile);
-  const environment: KeyEnvironment = flags.env ?? stored.defaultEnv ?? 'test';
+  const environment: KeyEnvironment = wantedEnv ?? stored.defaultEnv ?? 'test';
   const apiKey = stored.keys?.[environment];
   if (!apiKey) {
     const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;

@@ -3,8 +3,6 @@ import type { CodeRecord } from '../api/schemas.js';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'jsonl'];
-
 /**
  * Where formatted text goes: a temporary file, or stdout. `write` resolves once the sink is done with the
  * chunk and can take more: a Buffer passed in may then be reused.

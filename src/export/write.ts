@@ -9,6 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, CliError, ExitCode, InterruptedError, OrderFailedError, UsageError, isCliError } from '../errors.js';
 import { fsyncDirectory } from '../files/atomic.js';
+import { pidAlive } from '../journal/owner.js';
 import type { Io } from '../output/io.js';
 import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
@@ -256,7 +257,7 @@ export function removeStaleTemps(dir: string, prefix: string): void {
   for (const name of names) {
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
     const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || pidAlive(pid)) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {
@@ -265,11 +266,3 @@ export function removeStaleTemps(dir: string, prefix: string): void {
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -21,15 +21,21 @@ export function isSameProcess(a: Owner, b: Owner): boolean {
 export function isAlive(owner: Owner): boolean {
   if (owner.host !== hostname()) return true;
   if (owner.pid === process.pid) return owner.start === undefined || owner.start === processStart(process.pid);
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (!pidAlive(owner.pid)) return false;
   const stat = readStat(owner.pid);
   if (stat === undefined) return true;
   if (stat.state === 'Z' || stat.state === 'X') return false;
   return owner.start === undefined || stat.start === owner.start;
+}
+
+/** Whether a process with this pid exists (one of another user's counts). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function processStart(pid: number): string | undefined {

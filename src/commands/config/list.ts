@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Factory } from '../../factory.js';
-import { maskKey } from '../../secrets.js';
+import { maskedKeys } from '../../secrets.js';
 import { renderTable } from '../../output/table.js';
 import { examples, type App } from '../app.js';
 
@@ -21,7 +21,7 @@ export async function run(f: Factory): Promise<void> {
       default: name === store.defaultProfile,
       baseUrl: profile.baseUrl ?? null,
       defaultEnv: profile.defaultEnv ?? 'test',
-      keys: { test: profile.keys?.test ? maskKey(profile.keys.test) : null, live: profile.keys?.live ? maskKey(profile.keys.live) : null },
+      keys: maskedKeys(profile.keys),
     };
   });
   if (f.io.json) {

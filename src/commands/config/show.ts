@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import { maskKey } from '../../secrets.js';
+import { maskedKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 
 export function register(parent: Command, app: App): void {
@@ -27,7 +27,7 @@ export async function run(f: Factory): Promise<void> {
     default: name === store.defaultProfile,
     baseUrl: resolveBaseUrl(f.globals, f.io.env, store, name),
     defaultEnv: profile.defaultEnv ?? 'test',
-    keys: { test: profile.keys?.test ? maskKey(profile.keys.test) : null, live: profile.keys?.live ? maskKey(profile.keys.live) : null },
+    keys: maskedKeys(profile.keys),
     configFile: store.path,
   };
   if (f.io.json) {

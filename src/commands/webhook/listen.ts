@@ -1,9 +1,9 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { WebhookEvent } from '../../webhooks/receiver.js';
 import { examples, type App } from '../app.js';
-import { integer, nonEmpty } from '../parse.js';
+import { httpUrl, integer, nonEmpty } from '../parse.js';
 
 export interface ListenOptions {
   host: string;
@@ -24,17 +24,6 @@ interface ListenFlags {
 
 const FORWARD_TIMEOUT_MS = 10_000;
 
-function urlArg(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
-  return url;
-}
-
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('listen')
@@ -43,7 +32,7 @@ export function register(parent: Command, app: App): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--secret <secret>', 'the webhook signing secret (or GIFTCODES_WEBHOOK_SECRET, which keeps it out of ps)', nonEmpty('secret', 1000))
     .option('--signature-header <name>', 'header that carries the signature', nonEmpty('header name'), 'Giftcodes-Signature')
-    .option('--forward-to <url>', 'POST each verified event on to this URL, with its body and signature', urlArg)
+    .option('--forward-to <url>', 'POST each verified event on to this URL, with its body and signature', httpUrl)
     .action(async (flags: ListenFlags, cmd: Command) =>
       run({ host: flags.host, port: flags.port, secret: flags.secret, signatureHeader: flags.signatureHeader, forwardTo: flags.forwardTo }, app.factory(cmd)),
     );
