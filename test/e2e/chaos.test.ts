@@ -50,6 +50,17 @@ describe('chaos: order place killed at random instants', () => {
         if (order) {
           expect(order.quantity).toBe(round);
           printed.set(round, order.id);
+          if (run.signal !== null) {
+            // Killed after printing: if that was before the intent was crossed out (the contract allows that
+            // instant), `order pending` shows it, and running the same command again, as a user would,
+            // prints the same order and charges nothing.
+            const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { quantity: number }[];
+            if (pending.some((intent) => intent.quantity === round)) {
+              const again = await runCli(args, { configDir, timeoutMs: 60_000 });
+              expect(again.code, again.stderr).toBe(0);
+              expect(printedOrder(again.stdout)?.id).toBe(order.id);
+            }
+          }
         } else if (run.signal === null) {
           // A run that was not killed must have succeeded.
           expect(run.code, run.stderr).toBe(0);

@@ -105,6 +105,8 @@ describe('webhook listen with the reference server', () => {
     await until(() => (listener.stdout().includes(orderId) ? true : undefined));
     const line = listener.stdout().split('\n').find((l) => l.includes(orderId)) ?? '';
     expect(line).toMatch(/order\.fulfilled\s+evt_\w+\s+ord_\w+\s+completed/);
+    // The listener prints the event before the server has logged its 200: wait for the log line.
+    await until(() => (/attempt \d+: 200/.test(serverLog) ? true : undefined));
     expect(serverLog).toMatch(/attempt \d+: 200/);
   });
 
