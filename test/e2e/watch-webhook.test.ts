@@ -1,20 +1,8 @@
 // order watch --webhook-port: a signed order.fulfilled event ends the wait at once (confirmed by one GET),
 // long before the next poll would have.
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loggedIn, runCli, startServer } from '../helpers/e2e.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../helpers/ports.js';
 
 describe('order watch with a webhook listener', () => {
   it('ends on the signed event instead of waiting for the next poll', async () => {

@@ -7,16 +7,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, spawnCli, startServer, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { freePort } from '../helpers/ports.js';
 
 const SECRET = 'whsec_e2e_4b9c2d7e1f';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -2,9 +2,9 @@
 // openapi.yaml. With --errors Prism answers a violation itself (422 for a request, 500 VIOLATIONS for a
 // response), sets an `sl-violations` header, and logs it; `problems()` returns what it logged since a mark.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './e2e.js';
+import { freePort } from './ports.js';
 
 const PRISM = join(ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
 const SPEC = join(ROOT, 'openapi.yaml');
@@ -20,17 +20,6 @@ export interface PrismProxy {
   /** Lines since `mark` that show a request forwarded upstream (proof the traffic went through Prism). */
   forwarded(mark: number): string[];
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts `prism proxy openapi.yaml <upstream> --errors` on a free loopback port and waits until it listens. */

@@ -2,28 +2,16 @@
 // Stoplight Prism's validating proxy with --errors, and any violation it reports fails the test.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
 import { KEYS, newKey, sleep, start, until } from './helpers.js';
+import { freePort } from '../helpers/ports.js';
 
 const SPEC = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 const PRISM = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 const FORMULA_SEED = fileURLToPath(new URL('./fixtures/formula-seed.json', import.meta.url));
 const FORMULA_KEY = 'sc_test_formula_0a1b2c3d4e5f';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Proxy {
   url: string;
