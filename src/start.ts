@@ -1,4 +1,4 @@
-// The process entry (bin/giftcodes). `giftcodes --version`, and `giftcodes --help` into a pipe or file, are
+// The process entry (bin/giftcodes). `giftcodes --version`, and `giftcodes --help` (or `help`) into a pipe, a file or a terminal of 80 columns or more, are
 // answered here, before the program and its dependencies load: scripts call them often and they need
 // nothing else. Anything else goes to cli.ts.
 import module from 'node:module';
@@ -8,7 +8,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   const args = argv.slice(2);
   const only = args.length === 1 ? args[0] : undefined;
   if (only === '--version' || only === '-V') return exitAfter(`${VERSION}\n`);
-  if ((only === '--help' || only === '-h') && !colourForced(process.env) && !(await import('node:tty')).isatty(1)) {
+  if ((only === '--help' || only === '-h' || only === 'help') && !colourForced(process.env) && (await fitsRenderedHelp())) {
     const help = await renderedHelp();
     if (help !== undefined) return exitAfter(help);
   }
@@ -30,6 +30,16 @@ async function renderedHelp(): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The rendered help is 80 columns wide, as commander writes it into a pipe. A terminal at least that wide
+ * gets it too (commander's own wrap to a wider terminal is not worth a quarter of the start-up time);
+ * a narrower one goes through commander, which wraps to fit.
+ */
+async function fitsRenderedHelp(): Promise<boolean> {
+  if (!(await import('node:tty')).isatty(1)) return true;
+  return (process.stdout.columns ?? 0) >= 80;
 }
 
 /** Commander keeps colour in help when FORCE_COLOR or CLICOLOR_FORCE ask for it, even into a pipe. */

@@ -1,5 +1,6 @@
 // dist/start.js answers `--version`, and `--help` into a pipe, without loading the program (issue 6): what it
 // prints must be what commander prints, byte for byte.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,22 @@ describe('the answers start.js gives without the program', () => {
     expect(flag.stdout).toBe(command.stdout);
     expect(flag.stderr).toBe('');
     expect(short.stdout).toBe(command.stdout);
+  });
+
+  it('a terminal at least 80 columns wide gets the same help; a narrower one gets it wrapped to fit', () => {
+    const onTerminal = (columns: number): string =>
+      spawnSync('script', ['-qc', `stty cols ${columns}; "${process.execPath}" "${join(ROOT, 'bin', 'giftcodes')}" --help`, '/dev/null'], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }).stdout.replace(/\r/g, '');
+    const piped = spawnSync(process.execPath, [join(ROOT, 'bin', 'giftcodes'), '--help'], { encoding: 'utf8' }).stdout;
+    expect(onTerminal(120)).toBe(piped);
+    const narrow = onTerminal(60);
+    expect(narrow).toMatch(/^Usage: giftcodes /);
+    // Commander wraps the descriptions to the narrow terminal (the examples are kept whole).
+    expect(narrow).not.toBe(piped);
+    expect(narrow).toContain('Order gift codes from the reseller API: check a key, browse\n');
   });
 
   it('--help with other arguments still goes through commander', async () => {
