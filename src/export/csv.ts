@@ -87,11 +87,6 @@ export class CsvWriter implements FormatWriter {
     this.transform = options.transform ?? ((text) => text);
   }
 
-  /** The header as it stands so far. */
-  get columns(): string[] {
-    return this.finalOrder().map((i) => this.names[i] ?? '');
-  }
-
   async page(records: readonly CodeRecord[]): Promise<void> {
     const raw = this.options.raw;
     let text = '';
