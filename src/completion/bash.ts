@@ -1,7 +1,7 @@
 // The bash script: static tables from the command tree, and a walker over COMP_WORDS. It works on
 // bash 3.2 (macOS) too, so no mapfile; dynamic values come from `giftcodes __complete`, local files only.
 import { allCommands, type CommandSpec } from './model.js';
-import { argValueCases, flagValueCases, pathKey, sq } from './shared.js';
+import { pathKey, sq, valueLookupFunctions } from './shared.js';
 
 export function bashScript(root: CommandSpec): string {
   const commands = allCommands(root);
@@ -30,22 +30,7 @@ ${flagCases.join('\n')}
   esac
 }
 
-# What follows a flag at a path ("words a b", files, "dynamic products", none); fails for a boolean flag.
-_giftcodes_flag_value() {
-  case "$1|$2" in
-${flagValueCases(root, '    ').join('\n')}
-    *) return 1 ;;
-  esac
-}
-
-# What completes the positional argument at an index of a path; fails when nothing does.
-_giftcodes_arg_value() {
-  case "$1|$2" in
-${argValueCases(root, '    ').join('\n')}
-    *) return 1 ;;
-  esac
-}
-
+${valueLookupFunctions(root)}
 # Fills COMPREPLY with the values of a source that begin with $2.
 _giftcodes_values() {
   case "$1" in

@@ -58,3 +58,23 @@ export function argValueCases(root: CommandSpec, indent: string): string[] {
   }
   return lines;
 }
+
+/** The two lookups bash and zsh share word for word: what follows a flag, and what a positional takes. */
+export function valueLookupFunctions(root: CommandSpec): string {
+  return `# What follows a flag at a path ("words a b", files, "dynamic products", none); fails for a boolean flag.
+_giftcodes_flag_value() {
+  case "$1|$2" in
+${flagValueCases(root, '    ').join('\n')}
+    *) return 1 ;;
+  esac
+}
+
+# What completes the positional argument at an index of a path; fails when nothing does.
+_giftcodes_arg_value() {
+  case "$1|$2" in
+${argValueCases(root, '    ').join('\n')}
+    *) return 1 ;;
+  esac
+}
+`;
+}

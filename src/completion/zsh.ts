@@ -1,7 +1,7 @@
 // The zsh script: the same tables as bash, with descriptions shown by _describe. Works autoloaded from
 // $fpath (as _giftcodes) and sourced (`source <(giftcodes completion zsh)`).
 import { allCommands, type CommandSpec } from './model.js';
-import { argValueCases, flagValueCases, pathKey, sq } from './shared.js';
+import { pathKey, sq, valueLookupFunctions } from './shared.js';
 
 /** `name:description` for _describe, colons in the name escaped. */
 function described(name: string, description: string): string {
@@ -38,22 +38,7 @@ ${flagCases.join('\n')}
   esac
 }
 
-# What follows a flag at a path ("words a b", files, "dynamic products", none); fails for a boolean flag.
-_giftcodes_flag_value() {
-  case "$1|$2" in
-${flagValueCases(root, '    ').join('\n')}
-    *) return 1 ;;
-  esac
-}
-
-# What completes the positional argument at an index of a path; fails when nothing does.
-_giftcodes_arg_value() {
-  case "$1|$2" in
-${argValueCases(root, '    ').join('\n')}
-    *) return 1 ;;
-  esac
-}
-
+${valueLookupFunctions(root)}
 _giftcodes_values() {
   case "$1" in
     'words '*) compadd -- \${=\${1#words }} ;;
