@@ -15,9 +15,8 @@ export interface OutSpec {
   csvRaw: boolean;
 }
 
-export interface Intent {
-  version: typeof INTENT_VERSION;
-  key: string;
+/** What makes two order requests the same order: see sameRequest and sameOrder. */
+export interface OrderSpec {
   profile: string;
   environment: KeyEnvironment;
   baseUrl: string;
@@ -25,6 +24,11 @@ export interface Intent {
   keyId: string;
   productId: string;
   quantity: number;
+}
+
+export interface Intent extends OrderSpec {
+  version: typeof INTENT_VERSION;
+  key: string;
   /** The exact request body, resent byte for byte. */
   body: string;
   fingerprint: string;
@@ -39,15 +43,6 @@ export interface Intent {
   out?: OutSpec | undefined;
   /** Set once the codes file is complete beside its target, just before the rename that delivers it. */
   delivering?: { temp: string } | undefined;
-}
-
-export interface OrderSpec {
-  profile: string;
-  environment: KeyEnvironment;
-  baseUrl: string;
-  keyId: string;
-  productId: string;
-  quantity: number;
 }
 
 export function orderBody(productId: string, quantity: number): string {
