@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
-import { KEYS, call, placeOrder, start } from './helpers.js';
+import { KEYS, call, placeOrder, readPages, start } from './helpers.js';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -9,22 +9,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function readAll(limit?: number): Promise<{ ids: string[]; pages: number }> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const q = new URLSearchParams();
-    if (limit !== undefined) q.set('limit', String(limit));
-    if (cursor !== null) q.set('cursor', cursor);
-    const res = await call(server, `/v1/catalog?${q}`);
-    expect(res.status).toBe(200);
-    expect(res.json.object).toBe('list');
-    ids.push(...res.json.data.map((p: { id: string }) => p.id));
-    expect(res.json.has_more).toBe(res.json.next_cursor !== null);
-    cursor = res.json.next_cursor;
-    pages += 1;
-  } while (cursor !== null);
-  return { ids, pages };
+  const { items, pages } = await readPages<{ id: string }>(server, '/v1/catalog', limit === undefined ? {} : { limit });
+  return { ids: items.map((p) => p.id), pages };
 }
 
 describe('GET /v1/catalog', () => {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
-import { KEYS, call, placeOrder, start, until } from './helpers.js';
+import { KEYS, call, placeOrder, readPages, start, until } from './helpers.js';
 
 const FORMULA_SEED = fileURLToPath(new URL('./fixtures/formula-seed.json', import.meta.url));
 const FORMULA_KEY = 'sc_test_formula_0a1b2c3d4e5f';
@@ -26,22 +26,8 @@ async function completed(s: RunningServer, id: string, key: string = KEYS.test):
 }
 
 async function allCodes(s: RunningServer, id: string, key: string = KEYS.test, limit?: number): Promise<{ codes: CodeRecord[]; pages: number }> {
-  const codes: CodeRecord[] = [];
-  let cursor: string | null = null;
-  let pages = 0;
-  do {
-    const q = new URLSearchParams();
-    if (limit !== undefined) q.set('limit', String(limit));
-    if (cursor !== null) q.set('cursor', cursor);
-    const res = await call(s, `/v1/orders/${id}/codes?${q}`, { key });
-    expect(res.status).toBe(200);
-    expect(res.json.object).toBe('list');
-    codes.push(...res.json.data);
-    cursor = res.json.next_cursor;
-    expect(res.json.has_more).toBe(cursor !== null);
-    pages += 1;
-  } while (cursor !== null);
-  return { codes, pages };
+  const { items, pages } = await readPages<CodeRecord>(s, `/v1/orders/${id}/codes`, limit === undefined ? { key } : { key, limit });
+  return { codes: items, pages };
 }
 
 describe('GET /v1/orders/{id}/codes', () => {

@@ -1,5 +1,6 @@
 // Shared helpers of the server suite: start a real server on a free port, call it over real HTTP.
 import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
 import type { RunningServer, ServerOptions } from '../../src/server/index.js';
 import { defaultServerOptions, startServer } from '../../src/server/index.js';
 
@@ -87,3 +88,23 @@ export async function until<T>(check: () => Promise<T | undefined>, ms = 5000): 
 }
 
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Reads a list endpoint page by page through `next_cursor`, checking the envelope of every page. */
+export async function readPages<T>(s: RunningServer, path: string, o: { key?: string; limit?: number } = {}): Promise<{ items: T[]; pages: number }> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const q = new URLSearchParams();
+    if (o.limit !== undefined) q.set('limit', String(o.limit));
+    if (cursor !== null) q.set('cursor', cursor);
+    const res = await call(s, `${path}?${q}`, o.key === undefined ? {} : { key: o.key });
+    expect(res.status).toBe(200);
+    expect(res.json.object).toBe('list');
+    items.push(...(res.json.data as T[]));
+    cursor = res.json.next_cursor;
+    expect(res.json.has_more).toBe(cursor !== null);
+    pages += 1;
+  } while (cursor !== null);
+  return { items, pages };
+}
