@@ -34,10 +34,6 @@ export function buildProgram(app: App): Command {
 
 export async function main(argv: readonly string[] = process.argv): Promise<never> {
   const io = Io.system();
-  // A reader that went away (`| head`) ends the run quietly instead of with an EPIPE stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
-  });
   const controller = new AbortController();
   const app = createApp(io, controller.signal);
   installSignalHandlers(controller, io);
@@ -63,6 +59,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   let code: number = ExitCode.ok;
   try {
     await program.parseAsync(argv as string[]);
+    // Output that never arrived is not success (exit 8), for every command.
+    await io.flushOut();
   } catch (error) {
     code = report(io, error, commanderMessage, controller.signal);
   }

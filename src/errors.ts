@@ -9,6 +9,7 @@ export const ExitCode = {
   network: 5,
   orderFailed: 6,
   timeout: 7,
+  local: 8,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -73,6 +74,16 @@ export class OrderFailedError extends CliError {
 export class WaitTimeoutError extends CliError {
   constructor(message: string, init: CliErrorInit = {}) {
     super(ExitCode.timeout, message, { code: 'timeout', ...init });
+  }
+}
+
+/**
+ * A local resource failed: the journal, config or an output (a codes file, stdout) cannot be written or
+ * read (disk full, read-only, permission, a closed pipe), or a config directory others can write.
+ */
+export class LocalError extends CliError {
+  constructor(message: string, init: CliErrorInit = {}) {
+    super(ExitCode.local, message, { code: 'local_error', ...init });
   }
 }
 

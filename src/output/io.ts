@@ -2,7 +2,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
-import { InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
 
 export interface IoOptions {
@@ -44,6 +44,10 @@ export class Io {
   private readonly columnsOverride: number | undefined;
   /** Secrets that must never be written, whole, to any stream. */
   private readonly secrets: string[] = [];
+  /** Writes to stdout whose callback has not come yet, and the first error any of them reported. */
+  private readonly pendingOut = new Set<Promise<void>>();
+  private outFailure: NodeJS.ErrnoException | undefined;
+  private watchingOut = false;
 
   constructor(options: IoOptions) {
     this.streams = options;
@@ -129,14 +133,56 @@ export class Io {
     return this.stdinIsTTY && this.stderrIsTTY && !(ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0');
   }
 
-  /** Data: stdout. */
+  /** Data: stdout. Whether it arrived is known only after flushOut(). */
   out(text: string): void {
-    this.stdout.write(this.redact(text.endsWith('\n') ? text : `${text}\n`));
+    this.writeOut(this.redact(text.endsWith('\n') ? text : `${text}\n`));
   }
 
-  /** Exactly one JSON document on stdout. */
+  /** Exactly one JSON document on stdout. Whether it arrived is known only after flushOut(). */
   outJson(value: unknown): void {
-    this.stdout.write(this.redact(`${JSON.stringify(value, null, 2)}\n`));
+    this.writeOut(this.redact(`${JSON.stringify(value, null, 2)}\n`));
+  }
+
+  /**
+   * Delivery is a fact, not an inference: resolves once every stdout write so far has been handed to the
+   * kernel, and throws LocalError (exit 8) if any failed (a full disk, a closed pipe, a closed descriptor).
+   * An order's intent is resolved only after this returned.
+   */
+  async flushOut(): Promise<void> {
+    while (this.pendingOut.size > 0) await Promise.all([...this.pendingOut]);
+    const failure = this.outFailure;
+    if (failure) {
+      const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : (failure.code ?? failure.message);
+      throw new LocalError(`could not write the output to standard output (${why})`, {
+        code: 'output_failed',
+        hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
+      });
+    }
+  }
+
+  private writeOut(text: string): void {
+    if (this.outFailure) return;
+    if (!this.watchingOut) {
+      // The failure reaches the write callback; without a listener the stream's 'error' event would also
+      // end the process with a stack trace.
+      this.watchingOut = true;
+      this.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        this.outFailure ??= error;
+      });
+    }
+    const written = new Promise<void>((resolve) => {
+      const done = (error?: Error | null): void => {
+        if (error) this.outFailure ??= error as NodeJS.ErrnoException;
+        resolve();
+      };
+      try {
+        this.stdout.write(text, done);
+      } catch (error) {
+        done(error as Error);
+      }
+    });
+    this.pendingOut.add(written);
+    void written.then(() => this.pendingOut.delete(written));
   }
 
   /** Progress and notices: stderr, silenced by --quiet and --json. */
