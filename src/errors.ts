@@ -19,6 +19,8 @@ export interface CliErrorInit {
   hint?: string;
   status?: number;
   cause?: unknown;
+  /** Certainly nothing of the request reached the network on any attempt (DNS failure, refused connection, TLS handshake failure). */
+  notSent?: boolean;
 }
 
 export class CliError extends Error {
@@ -26,6 +28,8 @@ export class CliError extends Error {
   readonly code: string;
   readonly hint: string | undefined;
   readonly status: number | undefined;
+  /** Certainly nothing of the request reached the network on any attempt: set by the API client. */
+  notSent: boolean;
 
   constructor(exitCode: ExitCodeValue, message: string, init: CliErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -34,6 +38,7 @@ export class CliError extends Error {
     this.code = init.code ?? 'error';
     this.hint = init.hint;
     this.status = init.status;
+    this.notSent = init.notSent ?? false;
   }
 }
 

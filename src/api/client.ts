@@ -133,13 +133,20 @@ export class ApiClient {
     const path = displayPath(url);
     const started = Date.now();
     const maxAttempts = this.options.retry.retries + 1;
+    // Whether any attempt may have written a byte of the request: a failure is "not sent" only if none did.
+    let maybeSent = false;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(req, url, path, attempt, maxAttempts);
       if ('response' in outcome) return outcome.response;
+      if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
         : undefined;
-      if (delay === undefined) throw outcome.error(attempt);
+      if (delay === undefined) {
+        const error = outcome.error(attempt);
+        error.notSent = !maybeSent;
+        throw error;
+      }
       this.options.log?.(`  retrying in ${(delay / 1000).toFixed(1)}s`);
       await sleep(delay, this.options.signal).catch(() => {
         throw this.interrupted();
@@ -153,7 +160,7 @@ export class ApiClient {
     path: string,
     attempt: number,
     maxAttempts: number,
-  ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; error: (attempts: number) => CliError }> {
+  ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }> {
     const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, deadline]) : deadline;
     const started = performance.now();
@@ -196,6 +203,7 @@ export class ApiClient {
       log(reason);
       return {
         retryable: true,
+        notSent: !deadline.aborted && isNotSent(error),
         error: (attempts) =>
           new NetworkError(`cannot reach ${this.base.origin} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
             code: deadline.aborted ? 'timeout' : 'network_error',
@@ -251,6 +259,12 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 
 function displayPath(url: URL): string {
   return `${url.pathname}${url.search}`;
+}
+
+/** Failures that happen before a connection exists: nothing of the request can have reached the server. */
+function isNotSent(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
 }
 
 function describeNetworkError(error: unknown): string {
