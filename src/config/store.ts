@@ -7,6 +7,7 @@ import type Conf from 'conf';
 import * as z from 'zod/mini';
 import { en } from 'zod/v4/locales';
 import { AuthError, UsageError } from '../errors.js';
+import { localError } from '../files/atomic.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
 import { ensurePrivateDir, looseModeWarning } from './paths.js';
@@ -140,6 +141,8 @@ export class ConfigStore {
       }
       this.conf.store = this.data;
     } catch (error) {
+      // The disk refused (full, read-only, permission): a local resource failed (exit 8), not the configuration.
+      if (typeof (error as NodeJS.ErrnoException).code === 'string') throw localError(error, this.path, 'config file', 'config_unwritable');
       throw new AuthError(`cannot write the config file ${this.path}: ${shortReason(error)}`, {
         code: 'config_unwritable',
         cause: error,
