@@ -107,12 +107,21 @@ function breakStale(path: string, stale: LockHolder, me: LockHolder, target: str
   }
 }
 
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK']);
+
 /** Creates `path` holding `holder`, whole; false when it exists. */
 function createLockFile(path: string, holder: LockHolder, target: string): boolean {
   const temp = join(dirname(path), `.${basename(target)}.giftcodes-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
   try {
     writeFileSync(temp, `${JSON.stringify(holder)}\n`, { flag: 'wx', mode: 0o600 });
-    linkSync(temp, path);
+    try {
+      linkSync(temp, path);
+    } catch (error) {
+      if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      // A file system without hard links: create exclusively, then fill. A reader meanwhile sees an
+      // unreadable lock, which is never taken over (busy), so the gap is safe.
+      writeFileSync(path, `${JSON.stringify(holder)}\n`, { flag: 'wx', mode: 0o600 });
+    }
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
