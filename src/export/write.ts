@@ -103,7 +103,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
 
 /**
  * Refuses an --out target before anything is fetched or placed: a symbolic link (dangling or not, also
- * with --force), an existing file without --force, a missing directory (exit 2), one another run is
+ * with --force), a device or pipe, an existing file without --force, a missing directory (exit 2), one another run is
  * writing (exit 2, out_busy), a directory or a directory that cannot be written (exit 8). '-' passes.
  * `lockHeldHere`: the caller holds the target's lock, so it is not reported busy.
  */
@@ -118,6 +118,8 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
   }
   if (stat?.isSymbolicLink()) throw symlinkRefused(out, target, force);
   if (stat?.isDirectory()) throw new LocalError(`cannot write ${out}: it is a directory`, { code: 'out_is_directory', hint: 'give a file name, e.g. --out codes.csv' });
+  // A device or a pipe (`--out /dev/stdout`) would be replaced by the rename, not written to.
+  if (stat && !stat.isFile()) throw new UsageError(`${out} is not a regular file (${kindOf(stat)})`, { code: 'out_not_a_file', hint: 'for standard output use --out -; otherwise give the path of a file' });
   if (stat && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`, { code: 'out_exists', hint: 'pass --force, or choose another --out file' });
   const dir = dirname(target);
   try {
@@ -132,6 +134,14 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
     throw new LocalError(`cannot write to the directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, { code: 'out_not_writable', hint });
   }
   if (!options.lockHeldHere) checkOutLock(target);
+}
+
+function kindOf(stat: Stats): string {
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isFIFO()) return 'a named pipe';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a file';
 }
 
 function symlinkRefused(out: string, target: string, force: boolean): UsageError {
@@ -241,6 +251,7 @@ async function commit(temp: string, target: string, force: boolean): Promise<voi
     // A link planted since the pre-flight is refused; one planted after this check is replaced by the rename, never written through.
     const stat = await lstat(target).catch(() => undefined);
     if (stat?.isSymbolicLink()) throw symlinkRefused(target, target, force);
+    if (stat && !stat.isFile()) throw new UsageError(`${target} is not a regular file (${kindOf(stat)}); it was left untouched`, { code: 'out_not_a_file', hint: 'give the path of a file' });
     await rename(temp, target).catch((error: unknown) => {
       throw fileError(error, target);
     });

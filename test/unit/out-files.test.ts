@@ -78,6 +78,16 @@ describe('a link planted at --out while the codes are fetched', () => {
   });
 });
 
+describe('checkOutTarget', () => {
+  it('refuses a device or a named pipe, also with --force: the rename would replace it, not write to it', () => {
+    expect(() => checkOutTarget('/dev/null', true)).toThrow(expect.objectContaining({ code: 'out_not_a_file', exitCode: ExitCode.usage, message: '/dev/null is not a regular file (a character device)' }));
+    const fifo = join(tempDir(), 'codes.csv');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(() => checkOutTarget(fifo, true)).toThrow(expect.objectContaining({ code: 'out_not_a_file', hint: expect.stringContaining('--out -') }));
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+  });
+});
+
 describe('the --out path lock', () => {
   const held: { release(): void }[] = [];
   afterEach(() => {
