@@ -61,14 +61,6 @@ export function lockOutTarget(target: string): OutLock {
   throw busy(target, path, readHolder(path) ?? 'unreadable');
 }
 
-/** Refuses at once when a live process holds the target's lock (a pre-flight check; taking the lock is what counts). */
-export function checkOutLock(target: string): void {
-  const path = outLockPath(target);
-  const holder = readHolder(path);
-  if (holder === undefined) return;
-  if (holder === 'unreadable' || holderAlive(holder)) throw busy(target, path, holder);
-}
-
 export function holderAlive(holder: LockHolder): boolean {
   const me = currentHolder();
   if (holder.boot && me.boot && holder.boot !== me.boot) return false;

@@ -17,7 +17,7 @@ import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
-import { checkOutLock, lockOutTarget, type OutLock } from './out-lock.js';
+import { lockOutTarget, type OutLock } from './out-lock.js';
 
 export { formatFor, type ExportFormat } from './format.js';
 export { lockOutTarget, outLockPath, type OutLock } from './out-lock.js';
@@ -54,9 +54,9 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
     return { path: '-', count, format };
   }
   const target = resolve(o.out);
-  checkOutTarget(target, o.force, { lockHeldHere: o.lock !== undefined });
   const ownLock = o.lock ? undefined : lockOutTarget(target);
   try {
+    checkOutTarget(target, o.force, { lockHeldHere: true });
     return await exportToFile(o, format, target);
   } finally {
     ownLock?.release();
@@ -104,7 +104,8 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
 /**
  * Refuses an --out target before anything is fetched or placed: a symbolic link (dangling or not, also
  * with --force), a device or pipe, an existing file without --force, a missing directory (exit 2), one another run is
- * writing (exit 2, out_busy), a directory or a directory that cannot be written (exit 8). '-' passes.
+ * writing (exit 2, out_busy), a directory, or a directory that cannot be written or holds no space
+ * for the lock file (exit 8). '-' passes.
  * `lockHeldHere`: the caller holds the target's lock, so it is not reported busy.
  */
 export function checkOutTarget(out: string, force: boolean, options: { lockHeldHere?: boolean } = {}): void {
@@ -133,7 +134,9 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
     const { reason, hint } = errnoMeaning(code);
     throw new LocalError(`cannot write to the directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, { code: 'out_not_writable', hint });
   }
-  if (!options.lockHeldHere) checkOutLock(target);
+  // Taking the lock and letting it go is also a write probe: a full or read-only disk is found here,
+  // before an order is placed, rather than after it was charged.
+  if (!options.lockHeldHere) lockOutTarget(target).release();
 }
 
 function kindOf(stat: Stats): string {

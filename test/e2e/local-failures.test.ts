@@ -53,6 +53,21 @@ describe('local resources that fail: exit 8', () => {
     expect(readdirSync(dir).sort()).toEqual(['filler', 'old.csv']);
   });
 
+  it.skipIf(noMounts)('order place --out to a full disk: exit 8 before the order is placed, nothing charged, nothing pending', async () => {
+    const dir = fullDisk();
+    const configDir = tempDir();
+    const before = (await ledger(server)).orders.length;
+    const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', join(dir, 'codes.csv'), '--interval', '0.1'], configDir);
+    expect(placed.code, placed.stderr).toBe(8);
+    expect(placed.stderr).toContain(`cannot write ${join(dir, 'codes.csv')}`);
+    expect(placed.stderr).toContain('no space left on the device');
+    expectOneCleanError(placed.stderr);
+    expect((await ledger(server)).orders.length).toBe(before);
+    const pending = await cli(['order', 'pending', '--json'], configDir);
+    expect(JSON.parse(pending.stdout)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['filler']);
+  });
+
   it.skipIf(noMounts)('codes get --out on a disk that fills up while the codes are written: exit 8, no temporary file, no lock left', async () => {
     const dir = fullDisk(undefined, 8 * 1024);
     const result = await cli(['codes', 'get', bigOrderId, '--out', join(dir, 'codes.jsonl')]);
