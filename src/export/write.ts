@@ -103,9 +103,9 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
 
 /**
  * Refuses an --out target before anything is fetched or placed: a symbolic link (dangling or not, also
- * with --force), a device or pipe, an existing file without --force, a missing directory (exit 2), one another run is
- * writing (exit 2, out_busy), a directory, or a directory that cannot be written or holds no space
- * for the lock file (exit 8). '-' passes.
+ * with --force), a device or pipe, a missing directory, a path another run is writing (out_busy), an
+ * existing file without --force (exit 2); a directory, or a directory that cannot be written or holds
+ * no space for the lock file (exit 8). '-' passes.
  * `lockHeldHere`: the caller holds the target's lock, so it is not reported busy.
  */
 export function checkOutTarget(out: string, force: boolean, options: { lockHeldHere?: boolean } = {}): void {
@@ -121,7 +121,6 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
   if (stat?.isDirectory()) throw new LocalError(`cannot write ${out}: it is a directory`, { code: 'out_is_directory', hint: 'give a file name, e.g. --out codes.csv' });
   // A device or a pipe (`--out /dev/stdout`) would be replaced by the rename, not written to.
   if (stat && !stat.isFile()) throw new UsageError(`${out} is not a regular file (${kindOf(stat)})`, { code: 'out_not_a_file', hint: 'for standard output use --out -; otherwise give the path of a file' });
-  if (stat && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`, { code: 'out_exists', hint: 'pass --force, or choose another --out file' });
   const dir = dirname(target);
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
@@ -135,8 +134,9 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
     throw new LocalError(`cannot write to the directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, { code: 'out_not_writable', hint });
   }
   // Taking the lock and letting it go is also a write probe: a full or read-only disk is found here,
-  // before an order is placed, rather than after it was charged.
+  // before an order is placed, rather than after it was charged; and a killed writer's lock is cleared.
   if (!options.lockHeldHere) lockOutTarget(target).release();
+  if (stat && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`, { code: 'out_exists', hint: 'pass --force, or choose another --out file' });
 }
 
 function kindOf(stat: Stats): string {

@@ -1,7 +1,7 @@
 // --out a symbolic link is refused before anything is charged (exit 2, naming the link and where it
 // points), also with --force; and one writer per --out path: a second run while the first writes fails
 // at once with out_busy, also when the first is stopped (SIGSTOP), and the file is the first run's, whole.
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
@@ -109,51 +109,69 @@ describe('--out a symbolic link', () => {
 });
 
 describe('one writer per --out path', () => {
+  const BIG = 10_000;
   let server: TestServer;
   const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
   let first: string;
   let second: string;
+  let third: string;
   beforeAll(async () => {
-    // Every answer takes 150 ms: an export of many pages lasts long enough for a second run to meet it.
-    server = await startServer(['--fulfil-after', '0', '--latency', '150']);
+    // Every answer takes 250 ms: an export of ten pages lasts long enough for a second run to meet it.
+    server = await startServer(['--fulfil-after', '0', '--latency', '250']);
     const ids: string[] = [];
-    for (const quantity of [3000, 5]) {
+    for (const quantity of [BIG, 5, BIG]) {
       const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', String(quantity), '--wait', '--interval', '0.1', '--json'], { baseUrl: server.url, env });
       expect(placed.code, placed.stderr).toBe(0);
       ids.push(JSON.parse(placed.stdout).id as string);
     }
-    [first, second] = ids as [string, string];
+    [first, second, third] = ids as [string, string, string];
   });
   afterAll(() => server.stop());
 
-  /** Starts `codes get <first> --out target` and resolves once its lock is beside the target. */
+  /** Codes written to a temporary file beside the target: the export is under way (the pre-flight's brief lock is not). */
+  function exporting(dir: string): boolean {
+    return readdirSync(dir).some((name) => {
+      if (!name.endsWith('.tmp')) return false;
+      try {
+        return statSync(join(dir, name)).size > 1000;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  /** Starts `codes get <first> --out target` and resolves once it is writing the codes, holding the lock. */
   async function firstWriter(target: string) {
     const run = spawnCli(['codes', 'get', first, '--out', target, '--format', 'jsonl'], { baseUrl: server.url, env, timeoutMs: 120_000 });
     run.proc.stdin?.end();
     const lock = join(target, '..', `.codes.jsonl.giftcodes.lock`);
-    while (!existsSync(lock)) {
-      if (run.proc.exitCode !== null) throw new Error(`the first run ended before taking the lock: ${(await run.result).stderr}`);
+    while (!exporting(join(target, '..'))) {
+      if (run.proc.exitCode !== null) throw new Error(`the first run ended before writing: ${(await run.result).stderr}`);
       await new Promise((r) => setTimeout(r, 5));
     }
+    expect(existsSync(lock)).toBe(true);
     return { ...run, lock };
   }
 
-  it('a second codes get to the same path fails at once with out_busy naming the first pid; the file is the first run\'s, whole', async () => {
+  it('two codes get to one path at once: one writes, the other fails at once with out_busy; the file is the winner\'s, whole', async () => {
     const target = join(tempDir(), 'codes.jsonl');
-    const winner = await firstWriter(target);
-    const loser = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl', '--force', '--json'], { baseUrl: server.url, env });
-    expect(loser.code, loser.stderr).toBe(2);
+    // Both exports take seconds (ten slow pages): started together, they overlap.
+    const runs = [first, third].map((id) => {
+      const run = spawnCli(['codes', 'get', id, '--out', target, '--format', 'jsonl', '--force', '--json'], { baseUrl: server.url, env, timeoutMs: 120_000 });
+      run.proc.stdin?.end();
+      return { id, pid: run.proc.pid, result: run.result };
+    });
+    const results = await Promise.all(runs.map((run) => run.result));
+    expect(results.map((r) => r.code).sort(), results.map((r) => r.stderr).join('\n')).toEqual([0, 2]);
+    const winner = runs[results.findIndex((r) => r.code === 0)]!;
+    const loser = results.find((r) => r.code === 2)!;
     const error = JSON.parse(loser.stderr).error;
     expect(error).toMatchObject({ code: 'out_busy', exitCode: 2 });
-    expect(error.message).toContain(`pid ${winner.proc.pid}`);
-    expect(error.message).toContain(target);
-    const won = await winner.result;
-    expect(won.code, won.stderr).toBe(0);
+    expect(error.message).toBe(`another giftcodes process (pid ${winner.pid}) is writing ${target}`);
     const records = readFileSync(target, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { code: string });
-    const expected = await runCli(['codes', 'get', first, '--format', 'jsonl'], { baseUrl: server.url, env });
+    const expected = await runCli(['codes', 'get', winner.id, '--format', 'jsonl'], { baseUrl: server.url, env });
     expect(records).toEqual(expected.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)));
-    expect(records).toHaveLength(3000);
-    expect(existsSync(winner.lock)).toBe(false);
+    expect(records).toHaveLength(BIG);
     expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);
   });
 
@@ -171,7 +189,7 @@ describe('one writer per --out path', () => {
     }
     const done = await stopped.result;
     expect(done.code, done.stderr).toBe(0);
-    expect(readFileSync(target, 'utf8').trimEnd().split('\n')).toHaveLength(3000);
+    expect(readFileSync(target, 'utf8').trimEnd().split('\n')).toHaveLength(BIG);
   });
 
   it('a lock left by a killed writer is taken over by the next run', async () => {

@@ -138,6 +138,14 @@ describe('the --out path lock', () => {
     }
   });
 
+  it('the pre-flight clears a dead writer\'s lock also when it then refuses an existing file', () => {
+    const target = join(tempDir(), 'codes.jsonl');
+    writeFileSync(target, 'whole\n');
+    writeFileSync(outLockPath(target), JSON.stringify({ pid: deadPid() }));
+    expect(() => checkOutTarget(target, false)).toThrow(expect.objectContaining({ code: 'out_exists' }));
+    expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);
+  });
+
   it('an unreadable lock is not taken over: the message names it and says when to remove it', () => {
     const target = join(tempDir(), 'codes.jsonl');
     writeFileSync(outLockPath(target), 'not json');
