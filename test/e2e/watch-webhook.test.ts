@@ -43,6 +43,7 @@ describe('order watch with a webhook listener', () => {
   it('needs the secret with --webhook-port (exit 2)', async () => {
     const result = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '9']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--webhook-secret');
+    expect(result.stderr).toContain('GIFTCODES_WEBHOOK_SECRET');
+    expect(result.stderr).toContain('--secret-file');
   });
 });
