@@ -248,3 +248,18 @@ describe('startWebhookReceiver', () => {
     }
   });
 });
+
+describe('verifyDelivery on arbitrary input', () => {
+  it('never throws and never accepts headers it did not sign, whatever the headers, body, scheme and secret', async () => {
+    const fc = await import('fast-check');
+    const names = fc.constantFrom('giftcodes-signature', 'stripe-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-signature', 'x-hub-signature-256', 'x-github-delivery', 'x-sig');
+    const values = fc.oneof(fc.string(), fc.constantFrom(`t=${NOW},v1=`, 'v1,', 'sha256=', `t=${NOW}`, 'v1,AAAA v1,', '  ,,='), fc.array(fc.string(), { maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.dictionary(names, values), fc.uint8Array({ maxLength: 64 }), fc.option(fc.constantFrom(...(['giftcodes', 'stripe', 'standard', 'github'] as const)), { nil: undefined }), fc.string(), (headers, body, scheme, secret) => {
+        const result = verifyDelivery(headers, Buffer.from(body), { secret: secret || 'whsec_x', scheme, signatureHeader: 'x-sig', toleranceS: 300, nowS: NOW });
+        expect(result.ok).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
