@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
 import { verifyDelivery, type Scheme } from './signatures.js';
 
-export { DEFAULT_SIGNATURE_HEADER, SCHEMES, type Scheme } from './signatures.js';
+// Scheme as a type only: re-exporting SCHEMES here would split schemes.ts into a chunk loaded at every start.
+export { DEFAULT_SIGNATURE_HEADER, type Scheme } from './signatures.js';
 export const DEFAULT_TOLERANCE_S = 300;
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Event ids remembered for duplicate detection; the oldest are forgotten first. */

@@ -8,7 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Scheme } from './schemes.js';
 
-export { SCHEMES, type Scheme } from './schemes.js';
+export type { Scheme } from './schemes.js';
 
 export const DEFAULT_SIGNATURE_HEADER = 'giftcodes-signature';
 
