@@ -146,7 +146,7 @@ export class ApiClient {
       });
       const outcome = await this.attempt(req, url, path, attempt, maxAttempts);
       if ('response' in outcome) return outcome.response;
-      this.budget.note(outcome.retryAfterMs);
+      if (outcome.retryable) this.budget.note(outcome.retryAfterMs);
       if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
