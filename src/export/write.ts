@@ -15,6 +15,7 @@ import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
+import { prefetched } from './prefetch.js';
 
 export { formatFor, type ExportFormat } from './format.js';
 
@@ -128,7 +129,7 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
 async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void): Promise<number> {
   let count = 0;
   try {
-    for await (const page of o.api.codePages(o.orderId)) {
+    for await (const page of prefetched(o.api.codePages(o.orderId))) {
       if (o.signal.aborted) throw interrupted(o.signal);
       await writer.page(page);
       count += page.length;
