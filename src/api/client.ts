@@ -3,6 +3,7 @@ import { InterruptedError, NetworkError, type CliError } from '../errors.js';
 import { isLoopbackHost } from '../config/resolve.js';
 import { VERSION } from '../version.js';
 import { parseJsonBody } from './body.js';
+import { RateLimitBudget } from './budget.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
 import { extractList, nextPageUrl } from './pagination.js';
 import { isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './retry.js';
@@ -43,9 +44,11 @@ export class ApiClient {
   private readonly options: ApiClientOptions;
   private readonly base: URL;
   private readonly transport = new Transport();
+  private readonly budget: RateLimitBudget;
 
   constructor(options: ApiClientOptions) {
     this.options = options;
+    this.budget = new RateLimitBudget(options.retry.maxRetryAfterMs);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   }
 
@@ -64,7 +67,8 @@ export class ApiClient {
 
   async listProducts(): Promise<Product[]> {
     const products: Product[] = [];
-    for await (const page of this.pages('/v1/catalog', 'products')) {
+    // The reference server's largest page (CONTRACT: ask for it); 5,000 products are then 5 requests, not 500.
+    for await (const page of this.pages('/v1/catalog?limit=1000', 'products')) {
       for (const item of page) {
         const parsed = productSchema.safeParse(item);
         if (!parsed.success) throw unreadableBody('GET', '/v1/catalog', 200, 'a product without an id');
@@ -136,8 +140,13 @@ export class ApiClient {
     // Whether any attempt may have written a byte of the request: a failure is "not sent" only if none did.
     let maybeSent = false;
     for (let attempt = 1; ; attempt++) {
+      // A Retry-After one request was given holds every request of this client (a plan's concurrent rows).
+      await this.budget.ready(this.options.signal).catch(() => {
+        throw this.interrupted();
+      });
       const outcome = await this.attempt(req, url, path, attempt, maxAttempts);
       if ('response' in outcome) return outcome.response;
+      if (outcome.retryable) this.budget.note(outcome.retryAfterMs);
       if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
 import { UsageError } from '../errors.js';
+import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
 import { httpUrl, integer, share } from './parse.js';
 
@@ -18,6 +19,7 @@ interface ServeFlags {
   failOrders: number;
   webhookUrl?: string;
   webhookSecret?: string;
+  webhookScheme?: ServerOptions['webhookScheme'];
   admin?: boolean;
   log?: boolean;
 }
@@ -38,6 +40,7 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--fail-orders <share>', 'share of orders that end failed instead of completed').argParser(share).default(0))
     .option('--webhook-url <url>', 'send signed order.fulfilled events here', (value: string) => httpUrl(value).toString())
     .option('--webhook-secret <secret>', 'secret that signs webhook events (default whsec_demo)')
+    .addOption(new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'))
     .option('--admin', 'enable /_admin/ledger for tests')
     .option('--log', 'print one line per request')
     .action(async (flags: ServeFlags, cmd: Command) => {
@@ -58,6 +61,7 @@ export function register(parent: Command, app: App): void {
         ...(flags.seed ? { seedFile: flags.seed } : {}),
         ...(flags.webhookUrl ? { webhookUrl: flags.webhookUrl } : {}),
         ...(flags.webhookSecret ? { webhookSecret: flags.webhookSecret } : {}),
+        ...(flags.webhookScheme ? { webhookScheme: flags.webhookScheme } : {}),
         ...(flags.log ? { log: (line: string) => f.io.errRaw(`${line}\n`) } : {}),
       };
       try {

@@ -18,6 +18,7 @@ import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from '
 import { JsonArrayWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
 import { lockOutTarget, type OutLock } from './out-lock.js';
+import { prefetched } from './prefetch.js';
 
 export { formatFor, type ExportFormat } from './format.js';
 export { lockOutTarget, outLockPath, type OutLock } from './out-lock.js';
@@ -183,7 +184,7 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
 async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void): Promise<number> {
   let count = 0;
   try {
-    for await (const page of o.api.codePages(o.orderId)) {
+    for await (const page of prefetched(o.api.codePages(o.orderId))) {
       if (o.signal.aborted) throw interrupted(o.signal);
       await writer.page(page);
       count += page.length;

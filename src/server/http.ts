@@ -8,7 +8,8 @@ export const BODY_LIMIT = 64 * 1024;
 /** What a handler answers; kept as bytes-to-be so an idempotent replay can send it again unchanged. */
 export interface Reply {
   status: number;
-  body: string;
+  /** JSON text, or its UTF-8 bytes (a page of codes, made as bytes). */
+  body: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -27,7 +28,7 @@ export function errorReply(status: number, code: string, message: string, header
 /** Thrown by handlers for a plain error answer. */
 export class HttpError extends Error {
   constructor(readonly reply: Reply) {
-    super(reply.body);
+    super(String(reply.body));
   }
 }
 
