@@ -109,6 +109,11 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(set.code).toBe(0);
     expect(set.stdout).toContain(`http://***@127.0.0.1:${proxy.port}`);
     expect(set.stdout).not.toContain(PROXY_PASSWORD);
+    const show = await runCli(['config', 'show', '--json'], { configDir });
+    expect(JSON.parse(show.stdout)).toMatchObject({ proxy: `http://***@127.0.0.1:${proxy.port}` });
+    expect(show.stdout).not.toContain(PROXY_PASSWORD);
+    const bad = await runCli(['config', 'set', 'proxy', 'socks5://user:pw@127.0.0.1:1080'], { configDir });
+    expect(bad.code).toBe(2);
     const before = proxy.connects.length;
     const profile = await runCli(['ping', '-v', '--ca-file', certs.ca], { configDir, baseUrl: apiUrl, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(profile.code).toBe(0);
