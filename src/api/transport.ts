@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { UsageError } from '../errors.js';
 
 export interface WireRequest {
   method: string;
@@ -72,6 +73,15 @@ export function proxySettings(env: NodeJS.ProcessEnv, profileProxy: string | und
   };
 }
 
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** A proxy URL as it may be shown: never its user name or password. */
 export function displayProxy(proxy: string): string {
   try {
@@ -91,6 +101,16 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.options = options;
     this.settings = proxySettings(options.env, options.proxy);
+    const fromProfile = options.proxy !== undefined && this.settings.httpsProxy === options.proxy && this.settings.httpProxy === options.proxy;
+    for (const proxy of new Set([this.settings.httpProxy, this.settings.httpsProxy])) {
+      if (proxy !== undefined && !isHttpUrl(proxy)) {
+        // The value is not echoed: it may hold a password.
+        throw new UsageError(`${fromProfile ? "the profile's proxy" : 'HTTPS_PROXY/HTTP_PROXY'} is not an http:// or https:// URL`, {
+          code: 'invalid_proxy',
+          hint: 'for example: http://proxy.example.com:3128 (SOCKS proxies are not supported)',
+        });
+      }
+    }
   }
 
   /** The proxy this URL's requests go through, credentials hidden; undefined when they go direct. */

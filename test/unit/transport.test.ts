@@ -201,6 +201,20 @@ describe('proxy settings: environment (lower case first), then the profile', () 
     expect(bypassed(url('https://anything'), '')).toBe(false);
   });
 
+  it('a proxy that is not an http(s) URL is exit 2 before anything is sent, its value not echoed', () => {
+    for (const proxy of ['garbage', 'socks5://user:hidden-pw-1@127.0.0.1:1080']) {
+      let error: unknown;
+      try {
+        client('https://api.example.com', { HTTPS_PROXY: proxy });
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(isCliError(error) && error.exitCode).toBe(2);
+      expect(String((error as Error).message)).not.toContain('hidden-pw-1');
+    }
+    expect(() => client('https://api.example.com', {})).not.toThrow();
+  });
+
   it('a proxy is shown without its credentials', () => {
     expect(displayProxy('http://user:secret@proxy.internal:3128')).toBe('http://***@proxy.internal:3128');
     expect(displayProxy('http://proxy.internal:3128/')).toBe('http://proxy.internal:3128');
