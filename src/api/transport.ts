@@ -154,7 +154,9 @@ export class Transport {
       // What undici's index does on load: the proxy agent itself calls this.connect() on its proxy client.
       Object.assign(Dispatcher.prototype, api);
       v8.setFlagsFromString('--liftoff-only');
-      const tls = this.options.extraCa === undefined ? undefined : { ca: await trustedRoots(this.options.extraCa) };
+      // One secure context for the run: given as a list of CAs instead, Node would parse all ~140 roots again
+      // for every connection. The host name is still checked against the certificate (checkServerIdentity).
+      const tls = this.options.extraCa === undefined ? undefined : { secureContext: await trustedContext(this.options.extraCa) };
       const { httpProxy, httpsProxy, noProxy } = this.settings;
       // Passing every field, even as an empty string, stops undici reading process.env behind our back.
       return new EnvHttpProxyAgent({
@@ -172,13 +174,13 @@ export class Transport {
  * Node's own roots, those of NODE_EXTRA_CA_CERTS, and the file's: an explicit `ca` replaces Node's list,
  * so all three are given.
  */
-async function trustedRoots(extraCa: string): Promise<string[]> {
-  const [{ rootCertificates }, { readFile }] = await Promise.all([import('node:tls'), import('node:fs/promises')]);
+async function trustedContext(extraCa: string): Promise<import('node:tls').SecureContext> {
+  const [{ rootCertificates, createSecureContext }, { readFile }] = await Promise.all([import('node:tls'), import('node:fs/promises')]);
   const roots = [...rootCertificates];
   const nodeExtra = process.env.NODE_EXTRA_CA_CERTS;
   if (nodeExtra) roots.push(...splitPem(await readFile(nodeExtra, 'utf8').catch(() => '')));
   roots.push(...splitPem(extraCa));
-  return roots;
+  return createSecureContext({ ca: roots });
 }
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

@@ -71,7 +71,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   beforeAll(async () => {
     certs = makeCertificates(tempDir('giftcodes-tls-'));
     server = await startServer(['--tls-cert', certs.cert, '--tls-key', certs.key, '--fulfil-after', '200']);
-    proxy = await startProxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}`, hosts: { [API_HOST]: '127.0.0.1' } });
+    proxy = await startProxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}`, hosts: { [API_HOST]: '127.0.0.1', 'other.giftcodes.test': '127.0.0.1' } });
     apiUrl = `https://${API_HOST}:${server.port}`;
     proxyUrl = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
   }, 30_000);
@@ -170,6 +170,13 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     const json = await runCli(['ping', '--json'], { baseUrl: `https://127.0.0.1:${server.port}`, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'certificate_error', exitCode: 5 } });
+  });
+
+  it('a trusted CA does not excuse a certificate for another name: ERR_TLS_CERT_ALTNAME_INVALID, exit 5, one attempt', async () => {
+    const result = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: `https://other.giftcodes.test:${server.port}`, env: viaProxy() });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(attempts(result.stderr)).toBe(1);
   });
 
   it('NODE_EXTRA_CA_CERTS and GIFTCODES_CA_FILE are trusted as --ca-file is', async () => {
