@@ -16,6 +16,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'giftcodes');
 const NODE = process.execPath;
 const MAXRSS = join(ROOT, 'scripts', 'bench', 'maxrss.mjs');
+const CPUTIME = join(ROOT, 'scripts', 'bench', 'cputime.mjs');
 const METAFILE = join(ROOT, '.bench', 'esbuild-meta.json');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const TEST_KEY = 'sc_test_demo_4f3c9a1b7e2d';
@@ -49,6 +50,9 @@ function startupFigure(command, limit) {
   console.log(`  per-pair ratio: median ${r.medianPairRatio.toFixed(2)}, ${r.pairRatio.min.toFixed(2)}–${r.pairRatio.max.toFixed(2)}`);
   if (limit === undefined) console.log(`  info  ${command.label} / node -e 0: ${r.ratio.toFixed(2)}×  (no target)`);
   else verdict(`${command.label} / node -e 0`, `${r.ratio.toFixed(2)}×`, `≤ ${limit}×`, r.ratio <= limit);
+  // CPU time, alternated the same way: on a machine shared with other work it moves far less than wall time.
+  const cpu = alternate(command, node0, { pairs: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
+  console.log(`  info  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}: ${cpu.ratio.toFixed(2)}×  (no target; wall time is judged)`);
 }
 
 /** A figure that cannot be measured on this tree: printed with its target, neither PASS nor FAIL. */

@@ -20,6 +20,8 @@ const environmentSchema = z.enum(['test', 'live']);
 const profileSchema = z.object({
   baseUrl: z.optional(z.string()),
   defaultEnv: z.optional(environmentSchema),
+  /** A forward proxy for this profile's API, used when HTTPS_PROXY/HTTP_PROXY are unset. */
+  proxy: z.optional(z.string()),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
@@ -111,7 +113,9 @@ export class ConfigStore {
 
   async setField(profileName: string, field: SettableField, value: string): Promise<void> {
     await this.updateProfile(profileName, (profile) =>
-      field === 'base-url' ? { ...profile, baseUrl: value } : { ...profile, defaultEnv: environmentSchema.parse(value) },
+      field === 'base-url' ? { ...profile, baseUrl: value }
+      : field === 'proxy' ? { ...profile, proxy: value }
+      : { ...profile, defaultEnv: environmentSchema.parse(value) },
     );
   }
 
