@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { InterruptedError } from '../../errors.js';
+import { failpoint } from '../../failpoints.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
 import { integer, nonEmpty, once } from '../parse.js';
@@ -35,8 +36,24 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
   const waits = options.wait === true || out !== undefined;
   checkWaitFlags(options, { json: f.io.json, waits, waitFlag: '--wait' });
   const connection = await f.connection();
-  if (out) await (await import('../../orders/drive.js')).settleDelivered(f);
-  if (out && out.path !== '-') {
+  const [journal, api, { keyIdOf }, { driveIntent, deliver, showFailedOrder }, { resumableFor }] = await Promise.all([
+    f.journal(),
+    f.api(),
+    import('../../journal/intent.js'),
+    import('../../orders/drive.js'),
+    import('../../orders/recover.js'),
+  ]);
+  const spec = {
+    profile: connection.profile,
+    environment: connection.environment,
+    baseUrl: connection.baseUrl,
+    keyId: keyIdOf(connection.apiKey),
+    productId: options.product,
+    quantity: options.quantity,
+  };
+  // An existing --out file is refused before anything is charged, unless it is the delivery of the very
+  // intent this run will resume (a run killed right after its rename).
+  if (out && out.path !== '-' && !resumableFor(journal, spec, options.idempotencyKey, out.path)) {
     const { checkOutTarget } = await import('../../export/write.js');
     checkOutTarget(out.path, out.force);
   }
@@ -48,35 +65,20 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
     );
     if (!yes) throw new InterruptedError('cancelled: nothing was sent');
   }
-  const [journal, api, { keyIdOf }, { driveIntent, deliver, showFailedOrder }] = await Promise.all([
-    f.journal(),
-    f.api(),
-    import('../../journal/intent.js'),
-    import('../../orders/drive.js'),
-  ]);
-  const { intent, resumed } = await journal.begin({
-    profile: connection.profile,
-    environment: connection.environment,
-    baseUrl: connection.baseUrl,
-    keyId: keyIdOf(connection.apiKey),
-    productId: options.product,
-    quantity: options.quantity,
-    key: options.idempotencyKey,
-    wait: waits,
-    out,
-  });
+  const { intent, resumed } = await journal.begin({ ...spec, key: options.idempotencyKey, wait: waits, out });
+  await failpoint('intent.written');
   if (resumed) {
     f.io.say(
       `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
     );
   }
-  const driven = await driveIntent(f, api, journal, intent, {
+  const { machine, driven } = await driveIntent({ io: f.io, api, journal, signal: f.signal }, intent, {
     wait: waits,
-    out,
+    out: intent.out,
     intervalS: options.interval ?? DEFAULT_INTERVAL_S,
     timeoutS: options.timeout,
-  }).catch((error: unknown) => showFailedOrder(f, error));
-  deliver(f, journal, intent, driven);
+  }).catch((error: unknown) => showFailedOrder(f.io, error));
+  await deliver(f.io, machine, driven);
 }
 
 /** Printable ASCII without spaces, as an HTTP header value and a journal key can safely carry. */

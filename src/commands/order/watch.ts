@@ -42,16 +42,30 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
     checkOutTarget(out.path, out.force);
   }
   const api = await f.api();
-  const { showFailedOrder, printOutcome, settleOrder } = await import('../../orders/drive.js');
-  const order = await waitWithWebhook(f, api, options).catch((error: unknown) => showFailedOrder(f, error));
+  const [{ showFailedOrder, printOutcome, settleOrder }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../failpoints.js')]);
+  const order = await waitWithWebhook(f, api, options).catch((error: unknown) => showFailedOrder(f.io, error));
   let written: { path: string; count: number; format: string } | undefined;
   if (out) {
     const { exportCodes } = await import('../../export/write.js');
-    written = await exportCodes({ api, orderId: order.id, out: out.path, format: out.format, force: out.force, csvRaw: out.csvRaw, io: f.io, signal: f.signal });
+    written = await exportCodes({
+      api,
+      orderId: order.id,
+      out: out.path,
+      format: out.format,
+      force: out.force,
+      csvRaw: out.csvRaw,
+      io: f.io,
+      signal: f.signal,
+      beforeCommit: () => failpointSync('codes.tmp-written'),
+    });
+    await failpoint('codes.renamed');
   }
-  printOutcome(f, { order, written });
+  printOutcome(f.io, { order, written });
+  await f.io.flushOut();
+  await failpoint('delivered');
   // An interrupted `order place` of this order has now reached the user: its intent is done.
-  await settleOrder(f, order.id, written !== undefined);
+  await settleOrder(await f.journal(), order.id, written !== undefined);
+  await failpoint('resolved');
 }
 
 /** Polls; with --webhook-port, a verified event for this order ends the wait early, confirmed by one GET. */
