@@ -31,8 +31,9 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   checkWaitFlags(options, { json: f.io.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
   const force = options.force === true;
   const [{ exportCodes, checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), f.api(), import('../../failpoints.js')]);
-  // Refuse an existing file before waiting or fetching anything.
-  checkOutTarget(out, force);
+  // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
+  const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
+  const existing = outExists(() => checkOutTarget(out, force));
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
     await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
@@ -40,7 +41,9 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
   try {
-    result = await exportCodes({
+    const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: f.io, signal: f.signal }) : undefined;
+    if (existing && !same) throw existing;
+    result = same ?? await exportCodes({
       api,
       orderId: options.orderId,
       out,
