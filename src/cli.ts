@@ -1,7 +1,7 @@
 // Builds the commander program, runs it, and is the only place that maps errors to text and exits.
 import { Command, CommanderError, Option } from 'commander';
 import { createApp, type App } from './commands/app.js';
-import { finishHelp, forEachCommand, helpConfiguration } from './commands/help.js';
+import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { registerCommands } from './commands/index.js';
 import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
@@ -26,7 +26,18 @@ export function buildProgram(app: App): Command {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .addOption(new Option('--request-timeout <seconds>', 'deadline for one HTTP attempt').argParser(seconds(0.05, 3600)).default(DEFAULT_REQUEST_TIMEOUT_S))
     .addOption(new Option('--retries <n>', 'retries of a retryable failure').argParser(integer(0, 20)).default(DEFAULT_RETRIES))
-    .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)');
+    .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)')
+    .option('--query <expr>', 'JMESPath expression applied to the --json document (implies --json)')
+    .option('--no-pager', 'never send long output through a pager (also GIFTCODES_PAGER=cat)');
+  // --query is compiled while the arguments are checked: a bad expression exits 2 before anything is sent.
+  program.hook('preAction', async (_program, action) => {
+    const { query: expression, pager } = action.optsWithGlobals<{ query?: string; pager?: boolean }>();
+    if (pager === false) app.io.pager = false;
+    if (expression === undefined) return;
+    app.io.json = true;
+    const { compileQuery } = await import('./output/exporter.js');
+    app.io.query = await compileQuery(expression);
+  });
   registerCommands(program, app);
   finishHelp(program);
   return program;
@@ -39,6 +50,12 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   installSignalHandlers(controller, io);
   const program = buildProgram(app);
   argv = helpWords(program, argv);
+  const topic = argv[2] === 'help' && argv.length === 4 ? helpTopic(argv[3] ?? '') : undefined;
+  if (topic !== undefined) {
+    io.out(topic);
+    await io.flushOut().catch(() => undefined);
+    return exit(ExitCode.ok);
+  }
   let commanderMessage = '';
   program.exitOverride();
   program.configureOutput({
@@ -73,7 +90,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
  * and `giftcodes help ordr` is the unknown command `ordr`: exit 2 with a suggestion, not the top-level help.
  */
 function helpWords(program: Command, argv: readonly string[]): readonly string[] {
-  if (argv[2] !== 'help' || argv.length < 4) return argv;
+  if (argv[2] !== 'help' || argv.length < 4 || (argv.length === 4 && helpTopic(argv[3] ?? '') !== undefined)) return argv;
   const words = argv.slice(3);
   const known = program.commands.some((command) => command.name() === words[0] || command.aliases().includes(words[0] ?? ''));
   return [...argv.slice(0, 2), ...words, ...(known ? ['--help'] : [])];
@@ -89,7 +106,7 @@ function jsonFlagGiven(program: Command, args: readonly string[]): boolean {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--') return false;
-    if (arg === '--json') return true;
+    if (arg === '--json' || arg === '--query' || arg?.startsWith('--query=')) return true;
     if (arg !== undefined && takesValue.has(arg)) i++;
   }
   return false;

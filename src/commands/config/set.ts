@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 
 
@@ -24,15 +25,16 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   const field = checkField(options.field);
   const { normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
   let value = options.value.trim();
+  // Every value is checked before the config is opened: a bad one exits 2 and nothing is written.
+  if (value === '') throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
   if (field === 'base-url') value = normaliseBaseUrl(value);
   if (field === 'default-env' && value !== 'test' && value !== 'live') {
-    throw new UsageError(`default-env must be test or live, not "${value}"`);
+    throw new UsageError(`default-env must be test or live, not "${value}"`, { hint: 'giftcodes config set default-env test (or live)' });
   }
   const store = await f.config();
   const profile = resolveProfileName(f.globals, f.io.env, store);
   await store.setField(profile, field, value);
-  if (f.io.json) f.io.outJson({ profile, field, value });
-  else f.io.out(`${f.io.c.green('✓')} ${field} is now ${value} in profile "${profile}"`);
+  await exportResult(f.io, { profile, field, value }, { text: () => `${f.io.c.green('✓')} ${field} is now ${value} in profile "${profile}"` });
 }
 
 function checkField(field: string): Field {
