@@ -27,7 +27,7 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   let value = options.value.trim();
   // Every value is checked before the config is opened: a bad one exits 2 and nothing is written.
   if (value === '') throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
-  if (field === 'base-url') value = normaliseBaseUrl(value);
+  if (field === 'base-url') value = withHint(() => normaliseBaseUrl(value), 'for example: giftcodes config set base-url https://api.example.com');
   if (field === 'default-env' && value !== 'test' && value !== 'live') {
     throw new UsageError(`default-env must be test or live, not "${value}"`, { hint: 'giftcodes config set default-env test (or live)' });
   }
@@ -41,4 +41,13 @@ function checkField(field: string): Field {
   if ((FIELDS as readonly string[]).includes(field)) return field as Field;
   const hint = /key/i.test(field) ? 'keys are stored with: giftcodes login' : `fields: ${FIELDS.join(', ')}`;
   throw new UsageError(`unknown config field "${field}"`, { hint });
+}
+
+function withHint<T>(check: () => T, hint: string): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof UsageError && !error.hint) throw new UsageError(error.message, { code: error.code, hint });
+    throw error;
+  }
 }
