@@ -9,6 +9,9 @@ import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { Io } from './output/io.js';
 import { VERSION } from './version.js';
 
+/** For scripts/gen-man.mjs: the help topics go into the man page. */
+export { HELP_TOPICS } from './commands/help.js';
+
 export function buildProgram(app: App): Command {
   const program = new Command('giftcodes')
     .description('Order gift codes from the reseller API: check a key, browse the catalog, place orders exactly once, watch them and export their codes.')

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, ROOT, ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 
 type Rec = { key: string; orderId?: string; productId: string; quantity: number; status?: string; outcome: string; environment: string; profile: string };
 
@@ -255,6 +255,12 @@ describe('--query on every command, help, logs', () => {
     const verb = await runCli(['order', 'list', '--help']);
     const global = verb.stdout.slice(verb.stdout.indexOf('Global Options:'));
     for (const flag of ['--query <expr>', '--profile <name>', '--json', '--no-pager']) expect(global).toContain(flag);
+  });
+
+  it('the build writes man/giftcodes.1 from the command tree', () => {
+    const man = readFileSync(join(ROOT, 'man', 'giftcodes.1'), 'utf8');
+    expect(man).toMatch(/^\.TH GIFTCODES 1 /);
+    for (const text of ['giftcodes order list', '\\-\\-plan <file.csv>', '\\-\\-query <expr>', 'GIFTCODES_CONFIG_DIR', 'a local resource failed']) expect(man).toContain(text);
   });
 
   it('notices carry an ISO 8601 time when stderr is not a terminal; --quiet leaves only data', async () => {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { OrderRecord } from '../../journal/history.js';
@@ -30,7 +30,7 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--since <date|duration>', 'created since a date (2026-11-01) or a duration ago (12h, 7d)').argParser(nonEmpty('--since')))
     .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
     .option('--refresh', 'read the current status of unfinished orders from the API and record it')
-    .addOption(new Option('--format <format>', 'table or csv (for reconciliation)').argParser(formatArg).default('table'))
+    .addOption(new Option('--format <format>', 'table, or csv for reconciliation').choices(['table', 'csv']).default('table'))
     .action(async (flags: ListOptions, cmd: Command) => run(flags, app.factory(cmd), cmd));
   examples(command, [
     'giftcodes order list',
@@ -39,11 +39,6 @@ export function register(parent: Command, app: App): void {
     'giftcodes order list --since 2026-11-01 --env live --format csv > november.csv',
     "giftcodes order list --query '[?outcome==`delivered`].orderId'",
   ]);
-}
-
-function formatArg(value: string): 'table' | 'csv' {
-  if (value === 'table' || value === 'csv') return value;
-  throw new InvalidArgumentError(`expected table or csv, got "${value}"`);
 }
 
 export async function run(options: ListOptions, f: Factory, cmd?: Command): Promise<void> {
