@@ -229,6 +229,11 @@ describe('--query on every command, help, logs', () => {
     expect(await q(['order', 'resume', '--all'], 'length(@)')).toBe(0);
     expect(await q(['config', 'set', 'default-env', 'test'], 'value')).toBe('test');
     expect(await q(['config', 'use', 'default'], 'defaultProfile')).toBe('default');
+    // --out F --json: the order, and where its codes went.
+    const file = join(tempDir(), 'codes.csv');
+    const written = await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', file, '--interval', '0.1'], '[status, written]');
+    expect(written).toEqual(['completed', { path: file, count: 2, format: 'csv' }]);
+    expect(await q(['codes', 'get', id, '--out', join(tempDir(), 'c.json')], 'count')).toBe(1);
     // --query implies --json.
     const implied = await runCli(['ping', '--query', 'status'], { configDir });
     expect(implied.code, implied.stderr).toBe(0);
