@@ -36,7 +36,7 @@ _giftcodes_flags() {
     'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
     'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --webhook-port --webhook-secret --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
     'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --interval --timeout --all --force --help -h' ;;
+    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --interval --timeout --all --force --force-stale --help -h' ;;
     'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
     'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
     'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
@@ -108,7 +108,7 @@ _giftcodes_flag_value() {
 # What completes the positional argument at an index of a path; fails when nothing does.
 _giftcodes_arg_value() {
   case "$1|$2" in
-    'config set |'0) REPLY='words base-url default-env' ;;
+    'config set |'0) REPLY='words base-url default-env history-days' ;;
     'config use |'0) REPLY='dynamic profiles' ;;
     'config help |'0) REPLY='words show list set use' ;;
     'catalog help |'0) REPLY='words list' ;;

@@ -226,3 +226,37 @@ describe('certain refusals end at once; the corrected command runs without a wor
     expect(await charges(703)).toHaveLength(1);
   });
 });
+
+describe('the local order record', () => {
+  it('keeps each ended order (never a key or a code), pruned after history-days (config set history-days)', { timeout: 60_000 }, async () => {
+    const configDir = await loggedIn(server);
+    expect((await runCli(['config', 'set', 'history-days', '0'], { configDir })).code).toBe(2);
+    expect((await runCli(['config', 'set', 'history-days', 'ten'], { configDir })).code).toBe(2);
+    const set = await runCli(['config', 'set', 'history-days', '30'], { configDir });
+    expect(set.code, set.stderr).toBe(0);
+    const history = join(configDir, 'history');
+    const day = 86_400_000;
+    const planted = (key: string, daysAgo: number): void => {
+      const at = new Date(Date.now() - daysAgo * day).toISOString();
+      const record = { key, productId: PRODUCT, quantity: 1, environment: 'test', profile: 'default', baseUrl: server.url, createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered' };
+      spawnSync('mkdir', ['-p', history]);
+      writeFileSync(join(history, `${key}.json`), JSON.stringify(record));
+    };
+    planted('old-31-days', 31);
+    planted('kept-29-days', 29);
+    const placed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '801', '--out', join(configDir, 'codes.csv')], { configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const names = readdirSync(history);
+    expect(names).not.toContain('old-31-days.json');
+    expect(names).toContain('kept-29-days.json');
+    const records = names.map((name) => readFileSync(join(history, name), 'utf8'));
+    const mine = records.map((text) => JSON.parse(text) as Record<string, unknown>).find((r) => r.quantity === 801);
+    expect(mine).toMatchObject({ outcome: 'delivered', productId: PRODUCT, quantity: 801, environment: 'test', profile: 'default', out: join(configDir, 'codes.csv') });
+    expect(mine!.orderId).toBe((await charges(801))[0]);
+    const codes = readFileSync(join(configDir, 'codes.csv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split(',').pop()!);
+    for (const text of records) {
+      expect(text).not.toContain(DEMO_KEYS.test);
+      for (const code of codes) expect(text).not.toContain(code);
+    }
+  });
+});
