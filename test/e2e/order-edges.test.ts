@@ -260,3 +260,55 @@ describe('the local order record', () => {
     }
   });
 });
+
+describe('codes on stdout (--out -) and files at one --out path', () => {
+  for (const how of ['full', 'closed'] as const) {
+    it(`place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`, { timeout: 60_000 }, async () => {
+      const configDir = await loggedIn(server);
+      const quantity = how === 'full' ? 901 : 902;
+      const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', '-', '--interval', '0.05'];
+      const bad = await runBadStdout(args, configDir, how);
+      expect(bad.code, bad.stderr).toBe(8);
+      expect(await pending(configDir)).toHaveLength(1);
+      const again = await runCli(args, { configDir });
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toHaveLength(quantity);
+      expect(await charges(quantity)).toHaveLength(1);
+      expect(await pending(configDir)).toEqual([]);
+    });
+  }
+
+  it("another order's file at the --out path never settles an interrupted order: its re-run writes its own codes", { timeout: 60_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const file = join(configDir, 'codes.json');
+    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '903', '--out', file, '--force', '--interval', '0.05'];
+    const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const mine = readFileSync(file, 'utf8');
+    // Another restock renames its own file (same size, other codes) over the path, as a second writer would.
+    writeFileSync(`${file}.other`, mine.replace(/"code": "([^"]+)"/, (_m, code: string) => `"code": "${code.split('').reverse().join('')}"`));
+    spawnSync('mv', [`${file}.other`, file]);
+    const left = await pending(configDir);
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatchObject({ phase: 'accepted' });
+    const again = await runCli(args, { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(mine);
+    expect(await charges(903)).toHaveLength(1);
+    expect(await pending(configDir)).toEqual([]);
+  });
+
+  it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 60_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const file = join(configDir, 'codes.json');
+    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '904', '--out', file, '--force', '--interval', '0.05', '--json'];
+    const [a, b] = await Promise.all([runCli(args, { configDir }), runCli(args, { configDir })]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const ids = [a, b].map((run) => (JSON.parse(run.stdout) as { id: string }).id);
+    expect(new Set(ids).size).toBe(2);
+    expect((await charges(904)).sort()).toEqual([...ids].sort());
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(904);
+    expect(await pending(configDir)).toEqual([]);
+  });
+});
