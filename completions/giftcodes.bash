@@ -117,7 +117,7 @@ _giftcodes_flag_value() {
 # What completes the positional argument at an index of a path; fails when nothing does.
 _giftcodes_arg_value() {
   case "$1|$2" in
-    'config set |'0) REPLY='words base-url default-env' ;;
+    'config set |'0) REPLY='words base-url default-env history-days' ;;
     'config use |'0) REPLY='dynamic profiles' ;;
     'config help |'0) REPLY='words show list set use' ;;
     'catalog help |'0) REPLY='words list' ;;

@@ -109,7 +109,10 @@ export class Factory {
       const [{ Journal }, { ensurePrivateDir }] = await Promise.all([import('./journal/journal.js'), import('./config/paths.js')]);
       const dir = `${this.configDir}/journal`;
       for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)]) if (warning) this.warnOnce(warning);
-      return new Journal(dir);
+      // How long the order record keeps ended orders: the profile's history-days, else 90.
+      const store = await this.config().catch(() => undefined);
+      const profile = store && (this.globals.profile || this.io.env.GIFTCODES_PROFILE || store.defaultProfile);
+      return new Journal(dir, { historyDays: profile ? store.profile(profile).historyDays : undefined });
     })();
     return this.journalPromise;
   }

@@ -19,6 +19,8 @@ const environmentSchema = z.enum(['test', 'live']);
 const profileSchema = z.object({
   baseUrl: z.optional(z.string()),
   defaultEnv: z.optional(environmentSchema),
+  /** Days the local order record keeps an ended order (default 90). */
+  historyDays: z.optional(z.int()),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
@@ -110,7 +112,11 @@ export class ConfigStore {
 
   async setField(profileName: string, field: SettableField, value: string): Promise<void> {
     await this.updateProfile(profileName, (profile) =>
-      field === 'base-url' ? { ...profile, baseUrl: value } : { ...profile, defaultEnv: environmentSchema.parse(value) },
+      field === 'base-url'
+        ? { ...profile, baseUrl: value }
+        : field === 'history-days'
+          ? { ...profile, historyDays: Number(value) }
+          : { ...profile, defaultEnv: environmentSchema.parse(value) },
     );
   }
 

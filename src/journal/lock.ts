@@ -31,18 +31,29 @@ export async function withDirLock<T>(dir: string, fn: () => T | Promise<T>, wait
   try {
     return await fn();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    release(lock);
   }
 }
 
-function tryAcquire(lock: string): boolean {
+/** Removes the lock only while it still names this process. */
+function release(lock: string): void {
+  try {
+    const owner = JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as Owner;
+    if (owner.pid !== process.pid) return;
+  } catch {
+    return;
+  }
+  rmSync(lock, { recursive: true, force: true });
+}
+
+function tryAcquire(lock: string, afterTakeOver = false): boolean {
   try {
     mkdirSync(lock, { mode: 0o700 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST') throw new LocalError(`cannot lock the order journal (${lock}: ${code ?? 'error'})`, { code: 'journal_unwritable', cause: error });
-    takeOverIfDead(lock);
-    return false;
+    // A dead holder's lock is taken over at once: one more try right away, no wait.
+    return !afterTakeOver && takeOverIfDead(lock) ? tryAcquire(lock, true) : false;
   }
   try {
     writeFileSync(join(lock, 'owner'), JSON.stringify(currentOwner()), { mode: 0o600 });
@@ -55,26 +66,29 @@ function tryAcquire(lock: string): boolean {
 }
 
 /** Removes a lock whose holder is provably dead; the rename makes "check, then remove" safe against a second taker. */
-function takeOverIfDead(lock: string): void {
+function takeOverIfDead(lock: string): boolean {
   const seen = holder(lock);
-  if (seen === 'missing' || seen === 'alive') return;
+  if (seen === 'missing') return true;
+  if (seen === 'alive') return false;
   const aside = `${lock}.dead-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
     renameSync(lock, aside);
   } catch {
-    return; // another waiter took it over first
+    return false; // another waiter took it over first
   }
   // Between our look and the rename another waiter may have replaced the dead lock with its own live one.
   const moved = holder(aside);
   if (moved === 'alive') {
     try {
       renameSync(aside, lock);
-      return;
     } catch {
-      // the path was taken meanwhile: the holder's critical section is short and sync; it will release
+      // The path was taken meanwhile: two holders now. Left aside, never removed; its holder's release
+      // removes only a lock that names it. Needs three processes within microseconds of each other.
     }
+    return false;
   }
   rmSync(aside, { recursive: true, force: true });
+  return true;
 }
 
 function holder(lock: string): 'missing' | 'alive' | 'dead' {

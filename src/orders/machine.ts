@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { ApiClient } from '../api/client.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode, LocalError } from '../errors.js';
 import { failpoint, failpointSync } from '../failpoints.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
@@ -141,10 +141,14 @@ export class OrderMachine {
       const files = this.intent.files ?? [];
       const last = files[files.length - 1];
       if (last) this.save({ files: [...files.slice(0, -1), { ...last, count: written.count, format: written.format }] });
+      if (out.path === '-' && written.count < this.intent.quantity) {
+        // The reader of stdout went away before every code was written: not delivered.
+        throw new LocalError(`could not write the codes of order ${orderId} to standard output (${written.count} of ${this.intent.quantity} written)`, { code: 'output_failed' });
+      }
       await failpoint('codes.renamed');
       return written;
     } catch (error) {
-      throw keptForResume(error, this.intent);
+      throw keptForResume(out.path === '-' && !(error instanceof CliError) ? stdoutFailure(error) : error, this.intent);
     }
   }
 
@@ -217,4 +221,10 @@ export function keptForResume(error: unknown, intent: Intent): unknown {
     hint: `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
   });
   return kept;
+}
+
+function stdoutFailure(error: unknown): LocalError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === 'ENOSPC' ? 'no space left on the device' : code === 'EPIPE' ? 'the reader closed the pipe' : (code ?? String(error));
+  return new LocalError(`could not write the codes to standard output (${why})`, { code: 'output_failed', cause: error });
 }

@@ -282,7 +282,7 @@ describe('--query on every command, help, logs', () => {
   it('config set refuses an unknown field or a bad value (exit 2) and writes nothing', async () => {
     const file = join(configDir, 'config.json');
     const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    for (const args of [['colour', 'red'], ['base-url', 'not a url'], ['base-url', 'ftp://x'], ['default-env', 'prod'], ['base-url', ' ']]) {
+    for (const args of [['colour', 'red'], ['base-url', 'not a url'], ['base-url', 'ftp://x'], ['default-env', 'prod'], ['base-url', ' '], ['history-days', 'ten'], ['history-days', '0'], ['history-days', '-5']]) {
       const result = await runCli(['config', 'set', ...args], { configDir });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/^hint: /m);

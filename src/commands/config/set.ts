@@ -31,6 +31,9 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   if (field === 'default-env' && value !== 'test' && value !== 'live') {
     throw new UsageError(`default-env must be test or live, not "${value}"`, { hint: 'giftcodes config set default-env test (or live)' });
   }
+  if (field === 'history-days' && !/^[1-9][0-9]{0,4}$/.test(value)) {
+    throw new UsageError(`history-days is a whole number of days from 1 to 99999, not "${value}"`, { hint: 'the local order record keeps ended orders 90 days by default' });
+  }
   const store = await f.config();
   const profile = resolveProfileName(f.globals, f.io.env, store);
   await store.setField(profile, field, value);
