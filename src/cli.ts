@@ -82,7 +82,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     // Output that never arrived is not success (exit 8), for every command.
     await io.flushOut();
   } catch (error) {
-    code = report(io, error, commanderMessage, controller.signal);
+    code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)));
   }
   await app.close().catch(() => undefined);
   return exit(code);
@@ -115,7 +115,20 @@ function jsonFlagGiven(program: Command, args: readonly string[]): boolean {
   return false;
 }
 
-function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal): number {
+/** The help that explains a usage error: `giftcodes order place --help` for a flag of order place. */
+function helpFor(program: Command, args: readonly string[]): string {
+  const words: string[] = [];
+  let command: Command = program;
+  for (const arg of args) {
+    const sub = command.commands.find((c) => c.name() === arg);
+    if (!sub) continue;
+    words.push(arg);
+    command = sub;
+  }
+  return words.length === 0 ? 'see --help' : `see: giftcodes ${words.join(' ')} --help`;
+}
+
+function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal, usageHelp = 'see --help'): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
@@ -123,7 +136,7 @@ function report(io: Io, error: unknown, commanderMessage: string, signal: AbortS
     // Any other line break came from a value the user typed, and stays in the message (escaped when printed).
     const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(message);
     const first = suggestion ? message.slice(0, suggestion.index) : message;
-    printError(io, { code: 'usage', message: first, hint: suggestion?.[1] ?? 'see --help', exitCode: ExitCode.usage });
+    printError(io, { code: 'usage', message: first, hint: suggestion?.[1] ?? usageHelp, exitCode: ExitCode.usage });
     return ExitCode.usage;
   }
   const cliError: CliError | undefined = isCliError(error) ? error : signal.aborted ? (signal.reason as CliError) : undefined;

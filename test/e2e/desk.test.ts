@@ -301,3 +301,18 @@ describe('--query on every command, help, logs', () => {
     expect((await ledger(server)).orders.length).toBe(before);
   });
 });
+
+describe('hints name what fixes this cause', () => {
+  it('a bad flag of a verb points at that verb\'s help', async () => {
+    const result = await runCli(['order', 'place', '--quantity', 'x', '--product', 'p']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('hint: see: giftcodes order place --help\n');
+  });
+
+  it('a wrong port never suggests login', async () => {
+    const result = await runCli(['ping', '--base-url', 'http://127.0.0.1:9', '--retries', '0'], { env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/^hint: /m);
+    expect(result.stderr).not.toContain('login');
+  });
+});
