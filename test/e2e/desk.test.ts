@@ -316,3 +316,35 @@ describe('hints name what fixes this cause', () => {
     expect(result.stderr).not.toContain('login');
   });
 });
+
+describe('webhook listen --query', () => {
+  it('applies the expression to each event line', async () => {
+    const { createServer } = await import('node:net');
+    const { createHmac } = await import('node:crypto');
+    const port = await new Promise<number>((resolvePort) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const free = (probe.address() as { port: number }).port;
+        probe.close(() => resolvePort(free));
+      });
+    });
+    const secret = 'whsec_desk_test';
+    const { proc, result } = spawnCli(['webhook', 'listen', '--port', String(port), '--query', 'data.order.id'], { env: { GIFTCODES_WEBHOOK_SECRET: secret } });
+    proc.stdin?.end();
+    let stdout = '';
+    proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+    const url = `http://127.0.0.1:${port}/hook`;
+    for (let i = 0; i < 300; i++) {
+      if ((await fetch(url).then((r) => r.status, () => 0)) === 405) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const body = JSON.stringify({ id: 'evt_desk1', type: 'order.fulfilled', created: Math.floor(Date.now() / 1000), data: { order: { id: 'ord_desk1', status: 'completed' } } });
+    const t = Math.floor(Date.now() / 1000);
+    const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Giftcodes-Signature': signature }, body });
+    expect(res.status).toBe(200);
+    for (let i = 0; i < 300 && !stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
+    proc.kill('SIGTERM');
+    await result;
+    expect(stdout).toBe('"ord_desk1"\n');
+  });
+});

@@ -60,7 +60,8 @@ export async function run(options: ListenOptions, f: Factory): Promise<void> {
     secret,
     signatureHeader: options.signatureHeader,
     onEvent: (event, raw, delivery) => {
-      if (io.json) io.stdout.write(io.redact(`${JSON.stringify(event)}\n`));
+      // One JSON line per event; --query applies to each event.
+      if (io.json) io.stdout.write(io.redact(`${JSON.stringify(io.query ? (io.query(event) ?? null) : event)}\n`));
       else io.out(describe(event, orderFromEvent(event)));
       if (options.forwardTo) {
         const sent = forward(options.forwardTo, raw, delivery.headerName, delivery.signature, event, f).finally(() => forwards.delete(sent));
