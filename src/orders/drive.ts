@@ -1,7 +1,7 @@
 // Drives one journal intent to its outcome: place (or re-place with the same key and body), wait, write
 // the codes, print, and only then resolve the intent. Every failure says whether the order may exist.
 import type { ApiClient } from '../api/client.js';
-import { orderOutcome } from '../api/outcome.js';
+import { orderOutcome, orderQuantity } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode } from '../errors.js';
 import type { Factory } from '../factory.js';
@@ -70,6 +70,7 @@ export async function driveIntent(f: Factory, api: ApiClient, journal: Journal, 
         written = await exportCodes({
           api,
           orderId: order.id,
+          expected: orderQuantity(order),
           out: options.out.path,
           format: options.out.format,
           force: options.out.force,

@@ -33,9 +33,11 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   const [{ exportCodes, checkOutTarget }, api] = await Promise.all([import('../../export/write.js'), f.api()]);
   // Refuse an existing file before waiting or fetching anything.
   checkOutTarget(out, force);
+  // The order's quantity, where known, is how many codes must arrive.
+  let expected: number | undefined;
   if (options.wait) {
-    const { waitForOrder } = await import('../../orders/wait.js');
-    await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
+    const [{ waitForOrder }, { orderQuantity }] = await Promise.all([import('../../orders/wait.js'), import('../../api/outcome.js')]);
+    expected = orderQuantity(await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout }));
   }
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
@@ -43,6 +45,7 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
     result = await exportCodes({
       api,
       orderId: options.orderId,
+      expected,
       out,
       format: options.format,
       force,

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import { orderOutcome } from '../../api/outcome.js';
+import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import type { Order } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -47,7 +47,7 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   let written: { path: string; count: number; format: string } | undefined;
   if (out) {
     const { exportCodes } = await import('../../export/write.js');
-    written = await exportCodes({ api, orderId: order.id, out: out.path, format: out.format, force: out.force, csvRaw: out.csvRaw, io: f.io, signal: f.signal });
+    written = await exportCodes({ api, orderId: order.id, expected: orderQuantity(order), out: out.path, format: out.format, force: out.force, csvRaw: out.csvRaw, io: f.io, signal: f.signal });
   }
   printOutcome(f, { order, written });
   // An interrupted `order place` of this order has now reached the user: its intent is done.
