@@ -1,7 +1,6 @@
 import { codeRecords } from '../codes.js';
 import type { Route } from '../context.js';
-import { errorReply, jsonReply } from '../http.js';
-import { listPage, parseCursor, parseLimit } from '../pagination.js';
+import { errorReply } from '../http.js';
 import { ownOrder } from './orders.js';
 
 export const CODES_DEFAULT_LIMIT = 1000;
@@ -18,9 +17,14 @@ export const codesRoute: Route = {
     if (status !== 'completed') {
       return errorReply(409, 'order_not_completed', `the order is ${status}; its codes can be fetched once it is completed`);
     }
-    const limit = parseLimit(ctx.query, CODES_DEFAULT_LIMIT);
-    const scope = `codes.${order.id}`;
-    const offset = parseCursor(ctx.query, scope, order.quantity);
-    return jsonReply(200, listPage(scope, order.quantity, offset, limit, (from, count) => codeRecords(order, from, count, liveSecret)));
+    return ctx.deps.dialect.list({
+      kind: 'codes',
+      path: `/v1/orders/${encodeURIComponent(order.id)}/codes`,
+      query: ctx.query,
+      scope: `codes.${order.id}`,
+      total: order.quantity,
+      defaultLimit: CODES_DEFAULT_LIMIT,
+      page: (from, count) => codeRecords(order, from, count, liveSecret),
+    });
   },
 };

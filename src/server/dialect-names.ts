@@ -1,0 +1,4 @@
+// The names of `serve --dialect`, apart from dialects.ts so that the command's definition (loaded for
+// every command's --help and completion) does not pull the server in.
+export const DIALECTS = ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const;
+export type DialectName = (typeof DIALECTS)[number];
