@@ -45,7 +45,7 @@ _giftcodes_flags() {
     'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
     'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --port --host --secret --signature-header --forward-to --help -h' ;;
     'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
-    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --admin --log --help -h' ;;
+    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --admin --log --help -h' ;;
     'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
     'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
     *) REPLY='' ;;
@@ -95,6 +95,7 @@ _giftcodes_flag_value() {
     'serve '*'|--fail-orders') REPLY='none' ;;
     'serve '*'|--webhook-url') REPLY='none' ;;
     'serve '*'|--webhook-secret') REPLY='none' ;;
+    'serve '*'|--dialect') REPLY='words ours jsonapi problem spring pages' ;;
     *'|--profile') REPLY='dynamic profiles' ;;
     *'|--env') REPLY='words test live' ;;
     *'|--api-key') REPLY='none' ;;

@@ -121,15 +121,15 @@ describe('catalog list', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('reads a catalog of two pages whole (the server\'s default limit is 10)', async () => {
+  it('asks for the largest page (limit=1000; the server\'s default limit is 10): the 12 products in one request', async () => {
     const result = await runCli(['catalog', 'list', '--json', '--verbose'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
     expect(ids.slice(-2)).toEqual(['zalando-de-25', 'tesco-uk-20']);
     expect(new Set(ids).size).toBe(12);
     const requests = result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog'));
-    expect(requests).toHaveLength(2);
-    expect(requests[1]).toMatch(/^GET \/v1\/catalog\?cursor=\S+ 200 \d+ms attempt 1\/6$/);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatch(/^GET \/v1\/catalog\?limit=1000&\S+ 200 \d+ms attempt 1\/6$/);
   });
 
   it('keeps the product ids for shell completion', async () => {
@@ -160,7 +160,8 @@ describe('a catalog of 250 products (--seed)', () => {
     }));
     const seedFile = join(dir, 'seed.json');
     writeFileSync(seedFile, JSON.stringify({ products }));
-    big = await startServer(['--seed', seedFile]);
+    // Pages of at most 10 whatever the client asks for: the list is followed over 25 pages.
+    big = await startServer(['--seed', seedFile, '--max-page', '10']);
   });
   afterAll(async () => {
     await big.stop();
