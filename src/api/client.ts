@@ -81,7 +81,13 @@ export class ApiClient {
       body,
       headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
     });
-    const order = this.parse(response, orderSchema, 'POST /v1/orders', 'order');
+    // 202 Accepted may name the order without a status yet: it is then in progress, shown as "accepted".
+    const resource = unwrapResource(response.body, 'order', 'status');
+    const accepted =
+      response.status === 202 && resource && typeof resource === 'object' && !Array.isArray(resource) && (resource as Record<string, unknown>).status === undefined
+        ? { ...response, body: { ...resource, status: 'accepted' } }
+        : response;
+    const order = this.parse(accepted, orderSchema, 'POST /v1/orders', 'order');
     return { order, replayed: response.headers['idempotent-replayed'] === 'true' };
   }
 

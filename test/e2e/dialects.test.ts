@@ -260,6 +260,35 @@ describe('header forms the reference server does not speak (a raw-socket server)
     expect(hostile.requests).toHaveLength(2);
   });
 
+  it('a service that refuses the page-size parameters (400) is asked once more without them', async () => {
+    hostile.requests.length = 0;
+    hostile.plan = (request) =>
+      request.path.includes('?') ? json(400, { code: 'invalid_parameter', message: 'unknown parameter per_page' }) : json(200, { products: [{ id: 'p1' }, { id: 'p2' }] });
+    const result = await runCli(['catalog', 'list', '--json'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id)).toEqual(['p1', 'p2']);
+    expect(hostile.requests.map((r) => r.path)).toEqual([expect.stringMatching(/^\/v1\/catalog\?limit=1000&/), '/v1/catalog']);
+  });
+
+  it('202 Accepted naming the order without a status: in progress, then waited for to completion', async () => {
+    hostile.requests.length = 0;
+    hostile.plan = (request) => {
+      if (request.method === 'POST') return json(202, { data: { type: 'orders', id: 'ord_acc', attributes: {} } });
+      if (request.path === '/v1/orders/ord_acc') return json(200, { id: 'ord_acc', status: 'COMPLETE', quantity: 1 });
+      return json(404, { error: { code: 'not_found', message: request.path } });
+    };
+    const configDir = tempDir();
+    const result = await runCli(['order', 'place', '--product', 'p1', '--quantity', '1', '--wait', '--interval', '0.1', '--json'], {
+      configDir,
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: 'ord_acc', status: 'COMPLETE' });
+    expect(hostile.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(journalFiles(configDir)).toEqual([]);
+  });
+
   it('an environment name that is neither test nor live is shown with a warning, not refused', async () => {
     hostile.plan = () => json(200, { data: { type: 'status', id: 'x', attributes: { status: 'ok', environment: 'staging', resellerId: 'rs_x' } } });
     const result = await runCli(['ping'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
