@@ -55,6 +55,9 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
     expect(result.stdout).toMatch(new RegExp(`^environment\\s+${spelled.environment.replace(/[()]/g, '\\$&')}$`, 'm'));
     expect(result.stdout).toMatch(/^reseller\s+rs_demo$/m);
     expect(result.stderr).toBe('');
+    // login verifies the key with the same ping: the dialect's name for test is test.
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { input: DEMO_KEYS.test });
+    expect(login.code, login.stderr).toBe(0);
   });
 
   it('catalog list: every product, over every page', async () => {
@@ -93,6 +96,10 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
     expect(got.code, got.stderr).toBe(0);
     const records = readFileSync(again, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { code: string });
     expect(records.map((r) => r.code)).toEqual(rows.slice(1).map((row) => row.split(',')[1]));
+    const watched = join(tempDir(), 'watched.json');
+    const watch = await runCli(['order', 'watch', orderId, '--out', watched, '--interval', '0.1'], withKey(server));
+    expect(watch.code, watch.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(watched, 'utf8')) as unknown[]).length).toBe(12);
     expect((await ledger(server)).orders.filter((o) => o.order_id === orderId)).toHaveLength(1);
   });
 
