@@ -304,8 +304,12 @@ function partialResult(path: string, noun: string, stated: string, read: number,
   });
 }
 
+/** The path and query as shown in messages and -v lines, without the page-size parameters the client adds to every list. */
 function displayPath(url: URL): string {
-  return `${url.pathname}${url.search}`;
+  if (!PAGE_SIZE_PARAMS.some((name) => url.searchParams.get(name) === String(LARGEST_PAGE))) return `${url.pathname}${url.search}`;
+  const shown = new URL(url);
+  for (const name of PAGE_SIZE_PARAMS) if (shown.searchParams.get(name) === String(LARGEST_PAGE)) shown.searchParams.delete(name);
+  return `${shown.pathname}${shown.search}`;
 }
 
 /** Failures that happen before a connection exists: nothing of the request can have reached the server. */
