@@ -37,7 +37,8 @@ function startRelay(upstream: string): Promise<Server> {
 
 beforeAll(async () => {
   // Orders take a second to complete: long enough to ask for codes too early, short enough to wait for.
-  server = await startServer(['--fulfil-after', '1000']);
+  // Pages of at most 10, whatever size the client asks for: lists take more than one page through Prism.
+  server = await startServer(['--fulfil-after', '1000', '--max-page', '10']);
   relay = await startRelay(server.url);
   try {
     prism = await startPrism(`http://127.0.0.1:${(relay.address() as AddressInfo).port}`);
