@@ -39,9 +39,10 @@ export function pingFacts(ping: { environment?: string | undefined; resellerId?:
   return { environment: kind ?? ping.environment ?? 'unknown', known: kind !== undefined, resellerId: ping.resellerId ?? ping.reseller_id ?? 'unknown' };
 }
 
-/** How many codes an order is for, where it says (`quantity`, also as a numeric string); else undefined. */
+/** How many codes an order is for, where it says so (`quantity`, also as a numeric string); else undefined. */
 export function orderQuantity(order: Record<string, unknown>): number | undefined {
-  const raw = order.quantity ?? order.count;
+  // Only `quantity`: another count (items, units of a bundle) must never make a whole export look short.
+  const raw = order.quantity;
   const n = typeof raw === 'string' && /^\d{1,9}$/.test(raw.trim()) ? Number(raw) : raw;
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }

@@ -34,7 +34,7 @@ describe('orderQuantity', () => {
   it.each([
     [{ quantity: 12 }, 12],
     [{ quantity: '12' }, 12],
-    [{ count: 3 }, 3],
+    [{ count: 3 }, undefined],
     [{ quantity: 0 }, undefined],
     [{ quantity: 1.5 }, undefined],
     [{ quantity: 'many' }, undefined],
