@@ -34,7 +34,7 @@ _giftcodes_flags() {
     'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
     'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --product --quantity --idempotency-key --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
     'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --webhook-port --webhook-secret --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
     'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
     'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --interval --timeout --all --force --help -h' ;;
     'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
@@ -43,9 +43,9 @@ _giftcodes_flags() {
     'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
     'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
     'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --port --host --secret --signature-header --forward-to --help -h' ;;
+    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
     'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
-    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --admin --log --help -h' ;;
+    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --webhook-scheme --admin --log --help -h' ;;
     'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
     'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
     *) REPLY='' ;;
@@ -64,7 +64,9 @@ _giftcodes_flag_value() {
     'order place '*'|-o') REPLY='files' ;;
     'order place '*'|--format') REPLY='words csv json jsonl' ;;
     'order watch '*'|--webhook-port') REPLY='none' ;;
+    'order watch '*'|--secret-file') REPLY='files' ;;
     'order watch '*'|--webhook-secret') REPLY='none' ;;
+    'order watch '*'|--webhook-scheme') REPLY='words giftcodes stripe standard github' ;;
     'order watch '*'|--signature-header') REPLY='none' ;;
     'order watch '*'|--interval') REPLY='none' ;;
     'order watch '*'|--timeout') REPLY='none' ;;
@@ -80,7 +82,9 @@ _giftcodes_flag_value() {
     'codes get '*'|--format') REPLY='words csv json jsonl' ;;
     'webhook listen '*'|--port') REPLY='none' ;;
     'webhook listen '*'|--host') REPLY='none' ;;
+    'webhook listen '*'|--secret-file') REPLY='files' ;;
     'webhook listen '*'|--secret') REPLY='none' ;;
+    'webhook listen '*'|--scheme') REPLY='words giftcodes stripe standard github' ;;
     'webhook listen '*'|--signature-header') REPLY='none' ;;
     'webhook listen '*'|--forward-to') REPLY='none' ;;
     'serve '*'|--host') REPLY='none' ;;
@@ -96,6 +100,7 @@ _giftcodes_flag_value() {
     'serve '*'|--webhook-url') REPLY='none' ;;
     'serve '*'|--webhook-secret') REPLY='none' ;;
     'serve '*'|--dialect') REPLY='words ours jsonapi problem spring pages' ;;
+    'serve '*'|--webhook-scheme') REPLY='words giftcodes stripe standard github' ;;
     *'|--profile') REPLY='dynamic profiles' ;;
     *'|--env') REPLY='words test live' ;;
     *'|--api-key') REPLY='none' ;;

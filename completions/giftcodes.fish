@@ -20,7 +20,7 @@ function __giftcodes_subcommands --argument-names path
 end
 
 function __giftcodes_takes_value --argument-names flag
-    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--product' '--quantity' '--idempotency-key' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--webhook-secret' '--signature-header' '--port' '--host' '--secret' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect'
+    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--product' '--quantity' '--idempotency-key' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect'
 end
 
 # Prints the command path before the cursor ("order place ") and how many arguments follow it.
@@ -154,7 +154,9 @@ complete -c giftcodes -n '__giftcodes_under \'order place \'' -l csv-raw -d 'do 
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'order show \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l webhook-port -x -d 'also listen for the signed order.fulfilled event on this port'
-complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l webhook-secret -x -d 'the webhook signing secret'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l secret-file -r -F -d 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l webhook-secret -x -d 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)'
+complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l webhook-scheme -x -a 'giftcodes stripe standard github' -d 'signature scheme of the events (default: detected from the headers)'
 complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l signature-header -x -d 'the header carrying the signature (default Giftcodes-Signature)'
 complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l interval -x -d 'time between status checks (default 2)'
 complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l timeout -x -d 'give up waiting after this long (exit 7)'
@@ -182,8 +184,10 @@ complete -c giftcodes -n '__giftcodes_under \'codes get \'' -l help -s h -d 'sho
 complete -c giftcodes -n '__giftcodes_under \'webhook \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l port -x -d 'port to listen on (0 picks a free one)'
 complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l host -x -d 'address to listen on'
-complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l secret -x -d 'the webhook signing secret (or GIFTCODES_WEBHOOK_SECRET, which keeps it out of ps)'
-complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l signature-header -x -d 'header that carries the signature'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l secret-file -r -F -d 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l secret -x -d 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l scheme -x -a 'giftcodes stripe standard github' -d 'signature scheme (default: detected from the headers)'
+complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l signature-header -x -d 'header that carries our t=,v1= signature'
 complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l forward-to -x -d 'POST each verified event on to this URL, with its body and signature'
 complete -c giftcodes -n '__giftcodes_under \'webhook listen \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l host -x -d 'address to listen on'
@@ -199,6 +203,7 @@ complete -c giftcodes -n '__giftcodes_under \'serve \'' -l fail-orders -x -d 'sh
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-url -x -d 'send signed order.fulfilled events here'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-secret -x -d 'secret that signs webhook events (default whsec_demo)'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l dialect -x -a 'ours jsonapi problem spring pages' -d 'how lists, resources and errors look: ours (openapi.yaml) or the dialect of a real API'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-scheme -x -a 'giftcodes stripe standard github' -d 'how webhook events are signed'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l admin -d 'enable /_admin/ledger for tests'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l log -d 'print one line per request'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l help -s h -d 'show help'

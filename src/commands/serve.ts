@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
 import { DIALECTS, type DialectName } from '../server/dialect-names.js';
 import { UsageError } from '../errors.js';
+import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
 import { httpUrl, integer, share } from './parse.js';
 
@@ -22,6 +23,7 @@ interface ServeFlags {
   dialect: DialectName;
   maxPage: number;
   shortPages?: boolean;
+  webhookScheme?: ServerOptions['webhookScheme'];
   admin?: boolean;
   log?: boolean;
 }
@@ -45,6 +47,7 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--dialect <name>', 'how lists, resources and errors look: ours (openapi.yaml) or the dialect of a real API').choices(DIALECTS).default('ours'))
     .addOption(new Option('--max-page <n>', 'largest page served; larger sizes are clamped').argParser(integer(1, 1000)).default(1000).hideHelp())
     .addOption(new Option('--short-pages', 'fault: the last page of every list lacks an item while the total is still stated').hideHelp())
+    .addOption(new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'))
     .option('--admin', 'enable /_admin/ledger for tests')
     .option('--log', 'print one line per request')
     .action(async (flags: ServeFlags, cmd: Command) => {
@@ -68,6 +71,7 @@ export function register(parent: Command, app: App): void {
         ...(flags.seed ? { seedFile: flags.seed } : {}),
         ...(flags.webhookUrl ? { webhookUrl: flags.webhookUrl } : {}),
         ...(flags.webhookSecret ? { webhookSecret: flags.webhookSecret } : {}),
+        ...(flags.webhookScheme ? { webhookScheme: flags.webhookScheme } : {}),
         ...(flags.log ? { log: (line: string) => f.io.errRaw(`${line}\n`) } : {}),
       };
       try {

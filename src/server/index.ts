@@ -43,6 +43,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     opts.webhookUrl === undefined ? undefined : new URL(opts.webhookUrl),
     opts.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
     opts.log,
+    opts.webhookScheme,
   );
   const fulfilment = new Fulfilment(opts.fulfilAfterMs, (order, view) => {
     if (view.status === 'failed') store.refund(order);

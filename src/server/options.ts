@@ -25,6 +25,8 @@ export interface ServerOptions {
   webhookUrl?: string;
   /** HMAC secret for webhook signatures (default 'whsec_demo'). */
   webhookSecret?: string;
+  /** How webhook events are signed (default 'giftcodes'): ours, Stripe's, Standard Webhooks or GitHub's. */
+  webhookScheme?: WebhookScheme;
   /** Serve GET /_admin/ledger and POST /_admin/reset (tests only). */
   admin: boolean;
   /** How lists, resources and errors look on the wire ('ours' = openapi.yaml). */
@@ -36,6 +38,9 @@ export interface ServerOptions {
   /** One line per request (method path status ms) when provided. */
   log?: (line: string) => void;
 }
+
+export const WEBHOOK_SCHEMES = ['giftcodes', 'stripe', 'standard', 'github'] as const;
+export type WebhookScheme = (typeof WEBHOOK_SCHEMES)[number];
 
 export interface DemoKey {
   resellerId: string;
@@ -90,6 +95,9 @@ export function checkServerOptions(opts: ServerOptions): void {
   share('drop-after-commit', opts.dropAfterCommit);
   share('fail-orders', opts.failOrders);
   if (!Number.isInteger(opts.maxPage) || opts.maxPage < 1) throw new Error('max page must be a positive integer');
+  if (opts.webhookScheme !== undefined && !WEBHOOK_SCHEMES.includes(opts.webhookScheme)) {
+    throw new Error(`webhook scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}`);
+  }
   if (opts.webhookUrl !== undefined) {
     let url: URL;
     try {
