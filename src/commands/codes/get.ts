@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { orderQuantity } from '../../api/outcome.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
 import { nonEmpty } from '../parse.js';
@@ -36,7 +37,7 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   // The order's quantity, where known, is how many codes must arrive.
   let expected: number | undefined;
   if (options.wait) {
-    const [{ waitForOrder }, { orderQuantity }] = await Promise.all([import('../../orders/wait.js'), import('../../api/outcome.js')]);
+    const { waitForOrder } = await import('../../orders/wait.js');
     expected = orderQuantity(await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout }));
   }
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
