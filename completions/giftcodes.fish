@@ -20,7 +20,7 @@ function __giftcodes_subcommands --argument-names path
 end
 
 function __giftcodes_takes_value --argument-names flag
-    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--product' '--quantity' '--idempotency-key' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect'
+    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--product' '--quantity' '--idempotency-key' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect' '--tls-cert' '--tls-key' '--gzip'
 end
 
 # Prints the command path before the cursor ("order place ") and how many arguments follow it.
@@ -91,7 +91,7 @@ complete -c giftcodes -n '__giftcodes_at \'\'' -a 'completion' -d 'print the she
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'help' -d 'show help for a command'
 complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'show' -d 'show the profile in use: base URL, default environment, masked keys'
 complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'list' -d 'list the profiles; the default is marked'
-complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'set' -d 'change a field of the profile (base-url, default-env); keys are set with login'
+complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'set' -d 'change a field of the profile (base-url, default-env, proxy); keys are set with login'
 complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'use' -d 'make a profile the default'
 complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'help' -d 'show help for a command'
 complete -c giftcodes -n '__giftcodes_at \'catalog \'' -a 'list' -d 'list the products (each id is a purchasable denomination)'
@@ -107,7 +107,7 @@ complete -c giftcodes -n '__giftcodes_at \'codes \'' -a 'get' -d 'write the code
 complete -c giftcodes -n '__giftcodes_at \'codes \'' -a 'help' -d 'show help for a command'
 complete -c giftcodes -n '__giftcodes_at \'webhook \'' -a 'listen' -d 'receive webhook events: verify each signature, drop duplicates, print each event, optionally forward it'
 complete -c giftcodes -n '__giftcodes_at \'webhook \'' -a 'help' -d 'show help for a command'
-complete -c giftcodes -n '__giftcodes_arg \'config set \' 0' -a 'base-url default-env'
+complete -c giftcodes -n '__giftcodes_arg \'config set \' 0' -a 'base-url default-env proxy'
 complete -c giftcodes -n '__giftcodes_arg \'config use \' 0' -a '(__giftcodes_dynamic profiles)' -d 'profiles'
 complete -c giftcodes -n '__giftcodes_arg \'config help \' 0' -a 'show list set use'
 complete -c giftcodes -n '__giftcodes_arg \'catalog help \' 0' -a 'list'
@@ -127,6 +127,7 @@ complete -c giftcodes -l verbose -s v -d 'one stderr line per HTTP attempt (the 
 complete -c giftcodes -l no-color -d 'no colour (also NO_COLOR)'
 complete -c giftcodes -l request-timeout -x -d 'deadline for one HTTP attempt'
 complete -c giftcodes -l retries -x -d 'retries of a retryable failure'
+complete -c giftcodes -l ca-file -r -F -d 'PEM certificates trusted in addition to Node\'s own (env: GIFTCODES_CA_FILE)'
 complete -c giftcodes -l yes -s y -d 'answer yes to confirmations (required for live orders when not interactive)'
 complete -c giftcodes -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'login \'' -l api-key-stdin -d 'read the key from stdin instead of prompting'
@@ -206,5 +207,9 @@ complete -c giftcodes -n '__giftcodes_under \'serve \'' -l dialect -x -a 'ours j
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-scheme -x -a 'giftcodes stripe standard github' -d 'how webhook events are signed'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l admin -d 'enable /_admin/ledger for tests'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l log -d 'print one line per request'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l tls-cert -x -d 'serve https with this certificate (PEM; with --tls-key)'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l tls-key -x -d 'the private key of --tls-cert (PEM)'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l gzip -x -a 'accepted always' -d 'gzip JSON bodies: when the client accepts gzip, or always (even unasked)'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l connection-close -d 'answer with Connection: close and end each connection after one request'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'completion \'' -l help -s h -d 'show help'

@@ -26,6 +26,10 @@ interface ServeFlags {
   webhookScheme?: ServerOptions['webhookScheme'];
   admin?: boolean;
   log?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  gzip?: 'accepted' | 'always';
+  connectionClose?: boolean;
 }
 
 export function register(parent: Command, app: App): void {
@@ -50,8 +54,13 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'))
     .option('--admin', 'enable /_admin/ledger for tests')
     .option('--log', 'print one line per request')
+    .option('--tls-cert <pem>', 'serve https with this certificate (PEM; with --tls-key)')
+    .option('--tls-key <pem>', 'the private key of --tls-cert (PEM)')
+    .addOption(new Option('--gzip [when]', 'gzip JSON bodies: when the client accepts gzip, or always (even unasked)').choices(['accepted', 'always']).preset('accepted'))
+    .option('--connection-close', 'answer with Connection: close and end each connection after one request')
     .action(async (flags: ServeFlags, cmd: Command) => {
       const f = app.factory(cmd);
+      const tls = await readTls(flags);
       const [{ serveMain }, { defaultServerOptions }] = await Promise.all([import('../server/main.js'), import('../server/index.js')]);
       const options: ServerOptions = {
         ...defaultServerOptions(),
@@ -73,6 +82,9 @@ export function register(parent: Command, app: App): void {
         ...(flags.webhookSecret ? { webhookSecret: flags.webhookSecret } : {}),
         ...(flags.webhookScheme ? { webhookScheme: flags.webhookScheme } : {}),
         ...(flags.log ? { log: (line: string) => f.io.errRaw(`${line}\n`) } : {}),
+        ...(tls ? { tls } : {}),
+        ...(flags.gzip ? { gzip: flags.gzip } : {}),
+        ...(flags.connectionClose ? { connectionClose: true } : {}),
       };
       try {
         await serveMain(options, f.io.stdout, f.io.stderr);
@@ -80,7 +92,7 @@ export function register(parent: Command, app: App): void {
         // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
         throw new UsageError(`cannot start the server: ${error instanceof Error ? error.message : String(error)}`, {
           code: 'serve_failed',
-          hint: 'check --seed, --host and --port',
+          hint: 'check --seed, --host, --port, --tls-cert and --tls-key',
         });
       }
     });
@@ -89,5 +101,23 @@ export function register(parent: Command, app: App): void {
     'giftcodes serve --port 0 --fail-rate 0.3 --rate-limit 20',
     'giftcodes serve --dialect jsonapi',
     'giftcodes serve --webhook-url http://127.0.0.1:8787/hook --webhook-secret whsec_demo',
+    'giftcodes serve --tls-cert server.pem --tls-key server.key --gzip',
   ]);
+}
+
+/** Both PEM files or neither; an unreadable one is bad input, said before the server starts. */
+async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string } | undefined> {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return undefined;
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) {
+    throw new UsageError('--tls-cert and --tls-key go together', { code: 'usage', hint: 'give both PEM files, or neither for plain http' });
+  }
+  const { readFile } = await import('node:fs/promises');
+  const read = async (flag: string, path: string): Promise<string> => {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${flag} ${path}: ${(error as { code?: string }).code ?? 'unreadable'}`, { code: 'usage' });
+    }
+  };
+  return { cert: await read('--tls-cert', flags.tlsCert), key: await read('--tls-key', flags.tlsKey) };
 }

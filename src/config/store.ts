@@ -7,6 +7,7 @@ import type Conf from 'conf';
 import * as z from 'zod/mini';
 import { en } from 'zod/v4/locales';
 import { AuthError, UsageError } from '../errors.js';
+import { localError } from '../files/atomic.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
 import { ensurePrivateDir, looseModeWarning } from './paths.js';
@@ -19,6 +20,8 @@ const environmentSchema = z.enum(['test', 'live']);
 const profileSchema = z.object({
   baseUrl: z.optional(z.string()),
   defaultEnv: z.optional(environmentSchema),
+  /** A forward proxy for this profile's API, used when HTTPS_PROXY/HTTP_PROXY are unset. */
+  proxy: z.optional(z.string()),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
@@ -110,7 +113,9 @@ export class ConfigStore {
 
   async setField(profileName: string, field: SettableField, value: string): Promise<void> {
     await this.updateProfile(profileName, (profile) =>
-      field === 'base-url' ? { ...profile, baseUrl: value } : { ...profile, defaultEnv: environmentSchema.parse(value) },
+      field === 'base-url' ? { ...profile, baseUrl: value }
+      : field === 'proxy' ? { ...profile, proxy: value }
+      : { ...profile, defaultEnv: environmentSchema.parse(value) },
     );
   }
 
@@ -140,6 +145,8 @@ export class ConfigStore {
       }
       this.conf.store = this.data;
     } catch (error) {
+      // The disk refused (full, read-only, permission): a local resource failed (exit 8), not the configuration.
+      if (typeof (error as NodeJS.ErrnoException).code === 'string') throw localError(error, this.path, 'config file', 'config_unwritable');
       throw new AuthError(`cannot write the config file ${this.path}: ${shortReason(error)}`, {
         code: 'config_unwritable',
         cause: error,

@@ -220,9 +220,9 @@ function resource(type: string, item: object): Record<string, unknown> {
   return { type, id: String(ident), attributes };
 }
 
-function ourError(body: string): { code: string; message: string } | undefined {
+function ourError(body: string | Buffer): { code: string; message: string } | undefined {
   try {
-    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
+    const parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as { error?: { code?: unknown; message?: unknown } };
     const code = parsed.error?.code;
     const message = parsed.error?.message;
     return typeof code === 'string' && typeof message === 'string' ? { code, message } : undefined;

@@ -37,6 +37,12 @@ export interface ServerOptions {
   shortPages: boolean;
   /** One line per request (method path status ms) when provided. */
   log?: (line: string) => void;
+  /** Serve https with this PEM certificate (chain) and key instead of plain http. */
+  tls?: { cert: string; key: string };
+  /** gzip JSON bodies: when the client accepts gzip, or always (even unasked), or never. */
+  gzip?: 'off' | 'accepted' | 'always';
+  /** Answer every request with `Connection: close` and end the connection after it. */
+  connectionClose?: boolean;
 }
 
 export const WEBHOOK_SCHEMES = ['giftcodes', 'stripe', 'standard', 'github'] as const;
