@@ -161,8 +161,7 @@ describe('a catalog of 250 products (--seed)', () => {
     }));
     const seedFile = join(dir, 'seed.json');
     writeFileSync(seedFile, JSON.stringify({ products }));
-    // Pages of at most 10 whatever the client asks for: the list is followed over 25 pages.
-    big = await startServer(['--seed', seedFile, '--max-page', '10']);
+    big = await startServer(['--seed', seedFile]);
   });
   afterAll(async () => {
     await big.stop();
