@@ -14,6 +14,10 @@ export interface GlobalOptions {
   apiKey?: string | undefined;
   baseUrl?: string | undefined;
   json?: boolean;
+  /** --query <expr>: implies --json (see output/exporter.ts). */
+  query?: string | undefined;
+  /** --no-pager sets this false. */
+  pager?: boolean;
   quiet?: boolean;
   verbose?: boolean;
   color?: boolean;
@@ -158,7 +162,10 @@ export class Factory {
       const [{ Journal }, { ensurePrivateDir }] = await Promise.all([import('./journal/journal.js'), import('./config/paths.js')]);
       const dir = `${this.configDir}/journal`;
       for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)]) if (warning) this.warnOnce(warning);
-      return new Journal(dir);
+      // How long the order record keeps ended orders: the profile's history-days, else 90.
+      const store = await this.config().catch(() => undefined);
+      const profile = store && (this.globals.profile || this.io.env.GIFTCODES_PROFILE || store.defaultProfile);
+      return new Journal(dir, { historyDays: profile ? store.profile(profile).historyDays : undefined });
     })();
     return this.journalPromise;
   }

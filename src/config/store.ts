@@ -22,6 +22,8 @@ const profileSchema = z.object({
   defaultEnv: z.optional(environmentSchema),
   /** A forward proxy for this profile's API, used when HTTPS_PROXY/HTTP_PROXY are unset. */
   proxy: z.optional(z.string()),
+  /** Days the local order record keeps an ended order (default 90). */
+  historyDays: z.optional(z.int()),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
@@ -113,9 +115,13 @@ export class ConfigStore {
 
   async setField(profileName: string, field: SettableField, value: string): Promise<void> {
     await this.updateProfile(profileName, (profile) =>
-      field === 'base-url' ? { ...profile, baseUrl: value }
-      : field === 'proxy' ? { ...profile, proxy: value }
-      : { ...profile, defaultEnv: environmentSchema.parse(value) },
+      field === 'base-url'
+        ? { ...profile, baseUrl: value }
+        : field === 'proxy'
+          ? { ...profile, proxy: value }
+          : field === 'history-days'
+            ? { ...profile, historyDays: Number(value) }
+            : { ...profile, defaultEnv: environmentSchema.parse(value) },
     );
   }
 

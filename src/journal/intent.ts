@@ -3,10 +3,32 @@ import { createHash } from 'node:crypto';
 import type { KeyEnvironment } from '../secrets.js';
 import type { Owner } from './owner.js';
 
-export const INTENT_VERSION = 1 as const;
+export const INTENT_VERSION = 2 as const;
+
+/**
+ * The order machine's durable phases (src/orders/machine.ts). `prepared`: on disk, nothing sent.
+ * `sending`: the POST may or may not have reached the server. `accepted`: the server answered with an order.
+ * `delivered`: the sink (stdout, the codes file) reported success. Resolved, refused and abandoned intents
+ * leave the journal for the order record (history.ts).
+ */
+export type Phase = 'prepared' | 'sending' | 'accepted' | 'delivered';
 
 /** After this long the server may have forgotten the idempotency key: never resumed silently. */
 export const INTENT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** An intent dated further ahead than this was written under another clock: never resumed silently. */
+export const INTENT_MAX_FUTURE_MS = 5 * 60 * 1000;
+
+/** The codes file one run wrote: recorded before its rename, so a re-run knows its own file and no other. */
+export interface FileIdentity {
+  orderId: string;
+  path: string;
+  dev: number;
+  ino: number;
+  size: number;
+  sha256: string;
+  count?: number | undefined;
+  format?: 'csv' | 'json' | 'jsonl' | undefined;
+}
 
 export interface OutSpec {
   path: string;
@@ -32,8 +54,7 @@ export interface Intent extends OrderSpec {
   /** The exact request body, resent byte for byte. */
   body: string;
   fingerprint: string;
-  /** `sending`: the POST may or may not have reached the server. `placed`: the server answered with an order. */
-  phase: 'sending' | 'placed';
+  phase: Phase;
   createdAt: string;
   updatedAt: string;
   owner: Owner;
@@ -41,8 +62,8 @@ export interface Intent extends OrderSpec {
   status?: string | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
-  /** Set once the codes file is complete beside its target, just before the rename that delivers it. */
-  delivering?: { temp: string } | undefined;
+  /** Every codes file a run of this intent wrote, each recorded just before the rename that delivers it. */
+  files?: FileIdentity[] | undefined;
 }
 
 export function orderBody(productId: string, quantity: number): string {
@@ -69,4 +90,13 @@ export function sameOrder(intent: Intent, spec: OrderSpec): boolean {
 
 export function ageMs(intent: Intent, now: number = Date.now()): number {
   return now - Date.parse(intent.createdAt);
+}
+
+/** Why an intent must not be resumed silently, if it must not: too old, dated in the future, or undated. */
+export function staleness(intent: Intent, now: number = Date.now()): 'old' | 'future' | undefined {
+  const age = ageMs(intent, now);
+  if (Number.isNaN(age)) return 'future';
+  if (age > INTENT_MAX_AGE_MS) return 'old';
+  if (-age > INTENT_MAX_FUTURE_MS) return 'future';
+  return undefined;
 }

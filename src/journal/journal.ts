@@ -1,24 +1,15 @@
 // The durable order journal: one file per unresolved intent, written atomically and fsynced before the
-// first byte of the order request is sent, removed only once the outcome has reached the user.
-// A short lock over the whole directory makes "find an orphan or create an intent" safe for overlapping processes.
+// first byte of the order request is sent, removed only once the outcome has reached the user (it then
+// becomes a record in history/, beside the journal). A short lock over the whole directory makes "find an
+// orphan or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
-import { UsageError } from '../errors.js';
+import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CliError, LocalError, UsageError } from '../errors.js';
 import { fsyncDirectory, writeFileAtomicSync } from '../files/atomic.js';
-import {
-  INTENT_MAX_AGE_MS,
-  INTENT_VERSION,
-  ageMs,
-  orderBody,
-  sameOrder,
-  sameRequest,
-  sha256,
-  type Intent,
-  type OrderSpec,
-  type OutSpec,
-} from './intent.js';
+import { DEFAULT_HISTORY_DAYS, History, type OrderRecord } from './history.js';
+import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
+import { withDirLock } from './lock.js';
 import { currentOwner, isAlive, isSameProcess } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -40,18 +31,31 @@ export interface Begun {
   resumed: boolean;
 }
 
+export type Ending = Exclude<OrderRecord['outcome'], 'pending'>;
+
 export class Journal {
   readonly dir: string;
+  readonly history: History;
+  private historyDays: number;
+  private pruned = false;
 
-  constructor(dir: string) {
+  constructor(dir: string, options: { historyDays?: number | undefined } = {}) {
     this.dir = dir;
+    this.history = new History(join(dirname(dir), 'history'));
+    this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
   /** Every intent on disk; unreadable files are reported, never removed. */
   read(): { intents: Intent[]; unreadable: Unreadable[] } {
     const intents: Intent[] = [];
     const unreadable: Unreadable[] = [];
-    for (const name of readdirSync(this.dir)) {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      throw localError(error, `cannot read the order journal ${this.dir}`);
+    }
+    for (const name of names) {
       if (!name.endsWith('.json')) continue;
       const file = join(this.dir, name);
       try {
@@ -70,7 +74,7 @@ export class Journal {
     return this.read().intents.find((intent) => intent.key === key);
   }
 
-  /** Takes over the matching interrupted intent, or writes a new one; either way it is on disk when this returns. */
+  /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
   begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
     return this.withLock(() => {
       const { intents } = this.read();
@@ -80,7 +84,7 @@ export class Journal {
         return { intent: this.create(options, options.key, now), resumed: false };
       }
       const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
-      const fresh = orphans.find((intent) => ageMs(intent, now) < INTENT_MAX_AGE_MS);
+      const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
       if (fresh) return { intent: this.claimed(fresh, options, now), resumed: true };
       // The contract matches on product, quantity, profile and environment. An orphan that matches those
       // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
@@ -95,66 +99,85 @@ export class Journal {
         );
       }
       const stale = orphans[0];
-      if (stale) {
-        throw new UsageError(
-          `an interrupted order for ${stale.quantity} × ${stale.productId} from ${stale.createdAt} was never confirmed, and it is older than 24 hours, so it is not resumed silently`,
-          {
-            code: 'stale_intent',
-            hint: `finish it with: giftcodes order resume ${stale.key}   or drop it with: giftcodes order abandon ${stale.key}`,
-          },
-        );
-      }
+      if (stale) throw staleError(stale, now);
       return { intent: this.create(options, randomUUID(), now), resumed: false };
     });
   }
 
-  /**
-   * Resolves interrupted intents whose codes file was delivered: the rename happened (the temporary file
-   * is gone and the target exists) but the process died before it could resolve the intent. Their outcome
-   * reached the user; resuming them would deliver the same codes twice.
-   */
-  settleDelivered(): Promise<Intent[]> {
-    return this.withLock(() => {
-      const settled = this.read().intents.filter(
-        (intent) => intent.delivering && intent.out && !isAlive(intent.owner) && !existsSync(intent.delivering.temp) && existsSync(intent.out.path),
-      );
-      for (const intent of settled) this.resolve(intent);
-      return settled;
-    });
-  }
-
-  /** Claims one intent for `order resume`; refuses one a live process holds. */
-  claim(key: string, now: number = Date.now()): Promise<Intent> {
+  /** Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced. */
+  claim(key: string, options: { forceStale?: boolean | undefined } = {}, now: number = Date.now()): Promise<Intent> {
     return this.withLock(() => {
       const intent = this.find(key);
-      if (!intent) throw new UsageError(`no unresolved order with the key ${key}`, { code: 'intent_not_found', hint: 'list them with: giftcodes order pending' });
+      if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
+      if (!options.forceStale && staleness(intent, now) !== undefined) throw staleError(intent, now);
       return this.claimed(intent, {}, now);
     });
   }
 
+  /** Ends every intent of a dead owner that `delivered` says reached the user; returns them. */
+  settle(delivered: (intent: Intent) => boolean, now: number = Date.now()): Promise<Intent[]> {
+    return this.withLock(() => {
+      const settled = this.read().intents.filter((intent) => !isAlive(intent.owner) && delivered(intent));
+      for (const intent of settled) this.end(intent, 'delivered', { now });
+      return settled;
+    });
+  }
+
+  /** Writes the intent's new state durably (atomic, fsynced) before the caller takes the next step. */
   save(intent: Intent, now: number = Date.now()): Intent {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
-    writeFileAtomicSync(this.fileOf(intent.key), `${JSON.stringify(next, null, 2)}\n`);
+    try {
+      writeFileAtomicSync(this.fileOf(intent.key), `${JSON.stringify(next, null, 2)}\n`);
+    } catch (error) {
+      throw localError(error, `cannot write the order journal ${this.dir}`);
+    }
     return next;
   }
 
-  /** The outcome reached the user: the intent is done. */
-  resolve(intent: Intent): void {
+  /** The intent is over: it becomes a record of the order history and leaves the journal. */
+  end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): OrderRecord {
+    const now = o.now ?? Date.now();
+    const record: OrderRecord = {
+      key: intent.key,
+      ...(intent.orderId !== undefined ? { orderId: intent.orderId } : {}),
+      productId: intent.productId,
+      quantity: intent.quantity,
+      ...(intent.status !== undefined ? { status: intent.status } : {}),
+      environment: intent.environment,
+      profile: intent.profile,
+      baseUrl: intent.baseUrl,
+      createdAt: intent.createdAt,
+      updatedAt: intent.updatedAt,
+      endedAt: new Date(now).toISOString(),
+      outcome,
+      ...(intent.out ? { out: intent.out.path } : {}),
+      ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+    };
+    try {
+      this.history.record(record);
+      if (!this.pruned) {
+        this.pruned = true;
+        this.history.prune(this.historyDays, now);
+      }
+    } catch {
+      // The record is a convenience; the journal is the promise. A failed record never keeps an intent open.
+    }
     try {
       unlinkSync(this.fileOf(intent.key));
       fsyncDirectory(this.dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw localError(error, `cannot update the order journal ${this.dir}`);
     }
+    return record;
   }
 
-  abandon(key: string): Promise<Intent> {
+  abandon(key: string, now: number = Date.now()): Promise<Intent> {
     return this.withLock(() => {
       const intent = this.find(key);
-      if (!intent) throw new UsageError(`no unresolved order with the key ${key}`, { code: 'intent_not_found', hint: 'list them with: giftcodes order pending' });
+      if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
-      this.resolve(intent);
+      this.end(intent, 'abandoned', { now });
       return intent;
     });
   }
@@ -167,6 +190,7 @@ export class Journal {
         hint: 'use a new key, or repeat the original product, quantity, profile and environment',
       });
     }
+    if (staleness(existing, now) !== undefined) throw staleError(existing, now);
     return this.claimed(existing, options, now);
   }
 
@@ -206,7 +230,7 @@ export class Journal {
         quantity: options.quantity,
         body,
         fingerprint: sha256(body),
-        phase: 'sending',
+        phase: 'prepared',
         createdAt: time,
         updatedAt: time,
         owner: currentOwner(),
@@ -222,25 +246,30 @@ export class Journal {
     return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
   }
 
-  private async withLock<T>(fn: () => T): Promise<T> {
-    const release = await lockfile.lock(this.dir, {
-      lockfilePath: join(this.dir, '.lock'),
-      realpath: false,
-      // A lock left by a killed process is taken over once it has not been refreshed for this long.
-      stale: 3_000,
-      update: 1_000,
-      retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100 },
-      onCompromised: () => undefined,
-    }).catch((error: unknown) => {
-      throw new UsageError(`the order journal in ${this.dir} stayed locked (${(error as NodeJS.ErrnoException).code ?? 'lock error'})`, {
-        code: 'journal_locked',
-        hint: 'another giftcodes process is busy with it; try again in a moment',
-      });
-    });
-    try {
-      return fn();
-    } finally {
-      await release().catch(() => undefined);
-    }
+  private withLock<T>(fn: () => T): Promise<T> {
+    return withDirLock(this.dir, fn);
   }
+}
+
+function notFound(key: string): UsageError {
+  return new UsageError(`no unresolved order with the key ${key}`, { code: 'intent_not_found', hint: 'list them with: giftcodes order pending' });
+}
+
+/** Old or future-dated: the server may have forgotten the key, or the clock moved; a person decides. */
+export function staleError(intent: Intent, now: number = Date.now()): UsageError {
+  const why =
+    staleness(intent, now) === 'old'
+      ? `was started ${intent.createdAt}, more than 24 hours ago: the server may have forgotten its key`
+      : `is dated ${intent.createdAt}, in the future (more than 5 minutes ahead of this clock): it was written under another clock`;
+  return new UsageError(`the interrupted order for ${intent.quantity} × ${intent.productId} (key ${intent.key}) ${why}, so it is not resumed silently`, {
+    code: 'stale_intent',
+    hint: `check the server for it, then finish it with: giftcodes order resume ${intent.key} --force-stale   or drop it with: giftcodes order abandon ${intent.key}`,
+  });
+}
+
+function localError(error: unknown, message: string): CliError {
+  if (error instanceof CliError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  const reason = code === 'ENOSPC' ? 'no space left on the device' : code === 'EROFS' ? 'read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code;
+  return new LocalError(`${message}: ${reason}`, { code: 'journal_unwritable', hint: 'free space or fix the permissions of the config directory, then run the command again', cause: error });
 }

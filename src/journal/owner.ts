@@ -1,25 +1,51 @@
-// Who holds an intent, and whether that process is still alive (a dead owner's intent is resumable).
+// Who holds an intent or the journal lock, and whether that process is still alive. A process is its pid,
+// its start time and the boot it runs in; never the host's name (a renamed host, a shared config directory).
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 
 export interface Owner {
   pid: number;
   /** The process's start time in clock ticks since boot (Linux), so a reused pid is not mistaken for the owner. */
   start?: string | undefined;
-  host: string;
+  /** /proc/sys/kernel/random/boot_id: a pid and start time mean something only within one boot. */
+  boot?: string | undefined;
+  /** Written by version 1 intents only; read, never trusted for liveness. */
+  host?: string | undefined;
+}
+
+let bootCache: string | undefined | null = null;
+
+export function bootId(): string | undefined {
+  if (bootCache !== null) return bootCache;
+  try {
+    bootCache = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    bootCache = undefined;
+  }
+  return bootCache;
 }
 
 export function currentOwner(): Owner {
-  return { pid: process.pid, start: processStart(process.pid), host: hostname() };
+  const boot = bootId();
+  const start = processStart(process.pid);
+  return { pid: process.pid, ...(start !== undefined ? { start } : {}), ...(boot !== undefined ? { boot } : {}) };
 }
 
 export function isSameProcess(a: Owner, b: Owner): boolean {
-  return a.pid === b.pid && a.host === b.host && (a.start === undefined || b.start === undefined || a.start === b.start);
+  return a.pid === b.pid && sameBoot(a, b) && (a.start === undefined || b.start === undefined || a.start === b.start);
 }
 
-/** Dead is certain only on this host; an owner on another host (a shared config dir) counts as alive. */
+function sameBoot(a: Owner, b: Owner): boolean {
+  return a.boot === undefined || b.boot === undefined || a.boot === b.boot;
+}
+
+/**
+ * Alive only when provably so on this boot: an owner from another boot (a reboot, another host sharing the
+ * config directory) is not. A stopped process (SIGSTOP) is alive. A version 1 owner carries a host name
+ * instead of a boot id: it is checked by pid and start time here, whatever the name says.
+ */
 export function isAlive(owner: Owner): boolean {
-  if (owner.host !== hostname()) return true;
+  const here = bootId();
+  if (owner.boot !== undefined && here !== undefined && owner.boot !== here) return false;
   if (owner.pid === process.pid) return owner.start === undefined || owner.start === processStart(process.pid);
   if (!pidAlive(owner.pid)) return false;
   const stat = readStat(owner.pid);

@@ -3,11 +3,13 @@
 import * as z from 'zod/mini';
 import { INTENT_VERSION, type Intent } from './intent.js';
 
-const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), host: z.string() });
+const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), boot: z.optional(z.string()), host: z.optional(z.string()) });
 
 const outSchema = z.object({ path: z.string(), format: z.optional(z.enum(['csv', 'json', 'jsonl'])), force: z.boolean(), csvRaw: z.boolean() });
 
-export const intentSchema: z.ZodMiniType<Intent> = z.object({
+const fileSchema = z.object({ orderId: z.string(), path: z.string(), dev: z.number(), ino: z.number(), size: z.number(), sha256: z.string(), count: z.optional(z.number()), format: z.optional(z.enum(['csv', 'json', 'jsonl'])) });
+
+const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   version: z.literal(INTENT_VERSION),
   key: z.string().check(z.minLength(1)),
   profile: z.string(),
@@ -20,8 +22,7 @@ export const intentSchema: z.ZodMiniType<Intent> = z.object({
   /** The exact request body, resent byte for byte. */
   body: z.string(),
   fingerprint: z.string(),
-  /** `sending`: the POST may or may not have reached the server. `placed`: the server answered with an order. */
-  phase: z.enum(['sending', 'placed']),
+  phase: z.enum(['prepared', 'sending', 'accepted', 'delivered']),
   createdAt: z.string(),
   updatedAt: z.string(),
   owner: ownerSchema,
@@ -29,5 +30,25 @@ export const intentSchema: z.ZodMiniType<Intent> = z.object({
   status: z.optional(z.string()),
   wait: z.optional(z.boolean()),
   out: z.optional(outSchema),
-  delivering: z.optional(z.object({ temp: z.string() })),
+  files: z.optional(z.array(fileSchema)),
 });
+
+/**
+ * Version 1 intents (pending on users' disks when they upgrade) are read as version 2: `placed` is
+ * `accepted`; `delivering` named only a temporary file, which proves nothing, so it is dropped and the
+ * codes are written again; its owner keeps its host name, which liveness ignores.
+ */
+function fromVersion1(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const v = value as Record<string, unknown>;
+  if (v.version !== 1) return value;
+  const { delivering: _dropped, ...rest } = v;
+  return { ...rest, version: INTENT_VERSION, phase: v.phase === 'placed' ? 'accepted' : v.phase };
+}
+
+export const intentSchema = {
+  safeParse(value: unknown): { success: true; data: Intent } | { success: false } {
+    const parsed = intentV2Schema.safeParse(fromVersion1(value));
+    return parsed.success ? { success: true, data: parsed.data } : { success: false };
+  },
+};

@@ -1,84 +1,24 @@
-// Exactly once under SIGKILL at random instants: every round is killed and re-run until a run has printed
-// its order; the server's ledger then holds exactly one order per round, and nothing is left pending.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledger, loggedIn, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
+// Exactly once under SIGKILL at random instants and at named failpoints, over every mode (place --json,
+// --wait, --out, --out --force, resume <key>, resume --all [--json], watch --out, codes get --out): the
+// server's ledger then holds exactly one order per round, each reached the user, and nothing is pending.
+import { describe, expect, it } from 'vitest';
+import { runChaos } from '../../scripts/chaos.mjs';
+import { ledger, loggedIn, runCli, startServer } from '../helpers/e2e.js';
 
 const ROUNDS = 50;
-const PRODUCT = 'amazon-us-25';
 
-/** The order a run printed, if its stdout holds the whole JSON document. */
-function printedOrder(stdout: string): { id: string; quantity: number } | undefined {
-  try {
-    const order = JSON.parse(stdout) as { id?: unknown; quantity?: unknown };
-    return typeof order.id === 'string' && typeof order.quantity === 'number' ? { id: order.id, quantity: order.quantity } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-describe('chaos: order place killed at random instants', () => {
-  let server: TestServer;
-  let configDir: string;
-  beforeAll(async () => {
-    // Commit-then-drop on a third of new orders and a held key make every phase of placement long enough to hit.
-    server = await startServer(['--drop-after-commit', '0.3', '--hold', '150']);
-    configDir = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
-
-  it(`charges exactly once per round over ${ROUNDS} rounds`, { timeout: 240_000 }, async () => {
-    const printed = new Map<number, string>();
-    let kills = 0;
-    let resumes = 0;
-    for (let round = 1; round <= ROUNDS; round++) {
-      // Each round orders a distinct quantity, so the ledger tells the rounds apart.
-      const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(round), '--json', '--retries', '8'];
-      for (let attempt = 1; !printed.has(round); attempt++) {
-        expect(attempt, `round ${round} never finished`).toBeLessThan(40);
-        const { proc, result } = spawnCli(args, { configDir, timeoutMs: 60_000 });
-        proc.stdin?.end();
-        // Later attempts run longer before the kill, so every round ends.
-        const killAfter = Math.random() * (150 + attempt * 120);
-        const timer = setTimeout(() => {
-          kills++;
-          proc.kill('SIGKILL');
-        }, killAfter);
-        const run = await result;
-        clearTimeout(timer);
-        if (run.stderr.includes('resuming')) resumes++;
-        const order = printedOrder(run.stdout);
-        if (order) {
-          expect(order.quantity).toBe(round);
-          printed.set(round, order.id);
-          if (run.signal !== null) {
-            // Killed after printing: if that was before the intent was crossed out (the contract allows that
-            // instant), `order pending` shows it, and running the same command again, as a user would,
-            // prints the same order and charges nothing.
-            const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { quantity: number }[];
-            if (pending.some((intent) => intent.quantity === round)) {
-              const again = await runCli(args, { configDir, timeoutMs: 60_000 });
-              expect(again.code, again.stderr).toBe(0);
-              expect(printedOrder(again.stdout)?.id).toBe(order.id);
-            }
-          }
-        } else if (run.signal === null) {
-          // A run that was not killed must have succeeded.
-          expect(run.code, run.stderr).toBe(0);
-        }
-      }
-    }
-
-    const orders = (await ledger(server)).orders.filter((o) => o.product_id === PRODUCT);
-    for (let round = 1; round <= ROUNDS; round++) {
-      const charged = orders.filter((o) => o.quantity === round);
-      expect(charged.map((o) => o.order_id), `round ${round}`).toEqual([printed.get(round)]);
-    }
-    expect(new Set(printed.values()).size).toBe(ROUNDS);
-    const pending = await runCli(['order', 'pending', '--json'], { configDir });
-    expect(JSON.parse(pending.stdout)).toEqual([]);
-    expect(kills).toBeGreaterThan(ROUNDS / 2);
-    // Some kills must land after the intent was journaled, or the journal was never put to the test.
-    expect(resumes).toBeGreaterThan(0);
+describe('chaos: random kills over every way an order reaches the user (scripts/chaos.mjs)', () => {
+  it(`charges exactly once per round and loses nothing over ${ROUNDS} rounds`, { timeout: 300_000 }, async () => {
+    const result = await runChaos({ rounds: ROUNDS, concurrency: 4 });
+    console.log(`chaos: ${JSON.stringify(result)}`);
+    expect(result.rounds).toBe(ROUNDS);
+    expect(result.charges, `seed ${result.seed}`).toBe(ROUNDS);
+    expect(result.double, `seed ${result.seed}`).toBe(0);
+    expect(result.lost, `seed ${result.seed}`).toBe(0);
+    expect(result.left, `seed ${result.seed}`).toBe(0);
+    expect(Object.values(result.byMode).every((n) => n >= 5)).toBe(true);
+    // Kills must land, or the journal was never put to the test.
+    expect(result.kills).toBeGreaterThan(ROUNDS / 2);
   });
 });
 

@@ -169,7 +169,7 @@ describe('order watch endings', () => {
       expect(waited.stderr).toContain('order resume');
       const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
       expect(pending).toHaveLength(1);
-      expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', phase: 'placed', state: 'interrupted' });
+      expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', phase: 'accepted', state: 'interrupted' });
       const ordersBefore = (await ledger(server)).orders.length;
       const again = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--wait', '--interval', '0.1', '--timeout', '0.3'], { configDir });
       expect(again.code).toBe(7);

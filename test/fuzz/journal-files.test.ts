@@ -36,7 +36,7 @@ afterAll(() => server?.stop());
 /** Required fields of an intent, each with values its type can never take (so the file is never a valid intent). */
 const notAString = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }));
 const WRONG: Record<string, fc.Arbitrary<unknown>> = {
-  version: fc.constantFrom(0, 2, '1', null, 1.5),
+  version: fc.constantFrom(0, 3, '1', '2', null, 1.5),
   key: fc.oneof(notAString, fc.constant('')),
   profile: notAString,
   environment: fc.oneof(notAString, fc.constantFrom('prod', 'LIVE', '')),

@@ -1,12 +1,11 @@
 // The journal's rules, on a real directory: who may take an intent over, when, and what is never resumed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INTENT_MAX_AGE_MS, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import { INTENT_MAX_AGE_MS, INTENT_MAX_FUTURE_MS, staleness, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { isAlive } from '../../src/journal/owner.js';
+import { currentOwner, isAlive } from '../../src/journal/owner.js';
 import { tempDir } from '../helpers/e2e.js';
 
 const spec: OrderSpec = {
@@ -30,7 +29,7 @@ function journal(): Journal {
 }
 
 function orphan(j: Journal, intent: Intent, changes: Partial<Intent> = {}): Intent {
-  return j.save({ ...intent, owner: { pid: deadPid(), host: hostname() }, ...changes });
+  return j.save({ ...intent, owner: { pid: deadPid(), boot: currentOwner().boot }, ...changes });
 }
 
 describe('journal', () => {
@@ -40,7 +39,7 @@ describe('journal', () => {
     expect(resumed).toBe(false);
     expect(intent.key).toMatch(/^[0-9a-f-]{36}$/);
     expect(intent.body).toBe('{"product_id":"amazon-us-25","quantity":3}');
-    expect(intent.phase).toBe('sending');
+    expect(intent.phase).toBe('prepared');
     expect(j.read().intents.map((i) => i.key)).toEqual([intent.key]);
   });
 
@@ -81,14 +80,90 @@ describe('journal', () => {
     }
   });
 
-  it('never resumes an intent older than 24 hours silently', async () => {
+  it('never resumes an intent older than 24 hours silently; by key with forceStale it can be claimed', async () => {
     const j = journal();
     const old = (await j.begin(spec)).intent;
     orphan(j, old, { createdAt: new Date(Date.now() - INTENT_MAX_AGE_MS - 1000).toISOString() });
-    await expect(j.begin(spec)).rejects.toMatchObject({ exitCode: 2, code: 'stale_intent' });
-    // Explicitly, by key, it can still be claimed (order resume asks for confirmation first).
-    const claimed = await j.claim(old.key);
+    const refused = j.begin(spec);
+    await expect(refused).rejects.toMatchObject({ exitCode: 2, code: 'stale_intent' });
+    await expect(refused).rejects.toThrow(/more than 24 hours ago/);
+    await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order resume ${old.key} --force-stale`) });
+    await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order abandon ${old.key}`) });
+    await expect(j.claim(old.key)).rejects.toMatchObject({ code: 'stale_intent' });
+    const claimed = await j.claim(old.key, { forceStale: true });
     expect(claimed.key).toBe(old.key);
+  });
+
+  it('the 24 h and 5 min limits are exact', () => {
+    const now = Date.parse('2026-06-01T12:00:00.000Z');
+    const at = (ms: number): Intent => ({ createdAt: new Date(now + ms).toISOString() }) as Intent;
+    expect(staleness(at(-INTENT_MAX_AGE_MS), now)).toBeUndefined();
+    expect(staleness(at(-INTENT_MAX_AGE_MS - 1), now)).toBe('old');
+    expect(staleness(at(INTENT_MAX_FUTURE_MS), now)).toBeUndefined();
+    expect(staleness(at(INTENT_MAX_FUTURE_MS + 1), now)).toBe('future');
+    expect(staleness({ createdAt: 'yesterday' } as Intent, now)).toBe('future');
+    expect(INTENT_MAX_AGE_MS).toBe(86_400_000);
+    expect(INTENT_MAX_FUTURE_MS).toBe(300_000);
+  });
+
+  it('never resumes a future-dated intent silently, and says why', async () => {
+    const j = journal();
+    const ahead = (await j.begin(spec)).intent;
+    orphan(j, ahead, { createdAt: new Date(Date.now() + INTENT_MAX_FUTURE_MS + 60_000).toISOString() });
+    const refused = j.begin(spec);
+    await expect(refused).rejects.toMatchObject({ exitCode: 2, code: 'stale_intent' });
+    await expect(refused).rejects.toThrow(/in the future/);
+    await expect(j.claim(ahead.key)).rejects.toMatchObject({ code: 'stale_intent' });
+    expect((await j.claim(ahead.key, { forceStale: true })).key).toBe(ahead.key);
+  });
+
+  it('an intent of another boot (another host, a reboot) is resumable; its host name is never looked at', async () => {
+    const j = journal();
+    const first = (await j.begin(spec)).intent;
+    j.save({ ...first, owner: { pid: process.pid, start: '1', boot: '00000000-0000-0000-0000-000000000000' } });
+    const again = await j.begin(spec);
+    expect(again).toMatchObject({ resumed: true, intent: { key: first.key } });
+    // A version 1 owner on another host name, this very (alive) pid: checked by pid and start, not the name.
+    j.save({ ...again.intent, owner: { pid: deadPid(), host: 'renamed-host' } });
+    expect((await j.begin(spec)).intent.key).toBe(first.key);
+    expect(isAlive({ pid: process.pid, host: 'another-name' })).toBe(true);
+    expect(isAlive({ pid: process.pid, boot: 'other-boot' })).toBe(false);
+    expect(isAlive({ ...currentOwner() })).toBe(true);
+  });
+
+  it('reads a version 1 intent (placed, delivering, host) as version 2', () => {
+    const j = journal();
+    const v1 = {
+      version: 1, key: 'old-1', ...spec, body: '{"product_id":"amazon-us-25","quantity":3}', fingerprint: 'f', phase: 'placed',
+      createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), owner: { pid: 1, start: '5', host: 'h' }, orderId: 'ord_1', delivering: { temp: '/x' },
+    };
+    writeFileSync(join(j.dir, 'v1.json'), JSON.stringify(v1));
+    const [intent] = j.read().intents;
+    expect(intent).toMatchObject({ version: 2, key: 'old-1', phase: 'accepted', orderId: 'ord_1' });
+    expect(intent).not.toHaveProperty('delivering');
+    const sending = { ...v1, key: 'old-2', phase: 'sending' };
+    writeFileSync(join(j.dir, 'v1b.json'), JSON.stringify(sending));
+    expect(j.find('old-2')?.phase).toBe('sending');
+  });
+
+  it('end() moves the intent to the order record, without the key id or body', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    const record = j.end({ ...intent, orderId: 'ord_9', status: 'completed' }, 'delivered', { now: Date.parse('2026-01-01T00:00:00Z') });
+    expect(record).toMatchObject({ key: intent.key, orderId: 'ord_9', outcome: 'delivered', endedAt: '2026-01-01T00:00:00.000Z', productId: 'amazon-us-25', quantity: 3 });
+    expect(j.read().intents).toEqual([]);
+    expect(j.history.list().map((r) => r.key)).toEqual([intent.key]);
+    expect(JSON.stringify(j.history.list())).not.toContain('k1');
+  });
+
+  it('abandon ends the intent as abandoned in the record', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    orphan(j, intent);
+    await j.abandon(intent.key);
+    expect(j.read().intents).toEqual([]);
+    expect(j.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned' });
+    await expect(j.abandon(intent.key)).rejects.toMatchObject({ exitCode: 2, code: 'intent_not_found' });
   });
 
   it('binds a user-supplied key to its order', async () => {
@@ -103,33 +178,9 @@ describe('journal', () => {
   it('refuses to claim or abandon an intent a live process holds', async () => {
     const j = journal();
     const held = (await j.begin(spec)).intent;
-    j.save({ ...held, owner: { pid: process.ppid, host: hostname() } });
+    j.save({ ...held, owner: { pid: process.ppid } });
     await expect(j.claim(held.key)).rejects.toMatchObject({ code: 'intent_busy' });
     await expect(j.abandon(held.key)).rejects.toMatchObject({ code: 'intent_busy' });
-  });
-
-  it('settles an intent whose codes file was delivered before it died, instead of resuming it', async () => {
-    const j = journal();
-    const dir = tempDir();
-    const target = join(dir, 'codes.csv');
-    writeFileSync(target, 'order_id,code\n');
-    const first = (await j.begin({ ...spec, out: { path: target, force: false, csvRaw: false } })).intent;
-    orphan(j, first, { phase: 'placed', orderId: 'ord_1', delivering: { temp: join(dir, '.codes.csv.gone.tmp') } });
-    const settled = await j.settleDelivered();
-    expect(settled.map((i) => i.key)).toEqual([first.key]);
-    expect(j.read().intents).toEqual([]);
-    expect((await j.begin(spec)).resumed).toBe(false);
-  });
-
-  it('keeps an intent whose temporary file was never renamed', async () => {
-    const j = journal();
-    const dir = tempDir();
-    const temp = join(dir, '.codes.csv.tmp');
-    writeFileSync(temp, 'partial');
-    const first = (await j.begin({ ...spec, out: { path: join(dir, 'codes.csv'), force: false, csvRaw: false } })).intent;
-    orphan(j, first, { phase: 'placed', orderId: 'ord_1', delivering: { temp } });
-    expect(await j.settleDelivered()).toEqual([]);
-    expect((await j.begin(spec)).resumed).toBe(true);
   });
 
   it('reports unreadable files and never deletes them', async () => {

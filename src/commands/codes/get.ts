@@ -31,9 +31,10 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   const out = options.out ?? '-';
   checkWaitFlags(options, { json: f.io.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
   const force = options.force === true;
-  const [{ exportCodes, checkOutTarget }, api] = await Promise.all([import('../../export/write.js'), f.api()]);
-  // Refuse an existing file before waiting or fetching anything.
-  checkOutTarget(out, force);
+  const [{ exportCodes, checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), f.api(), import('../../failpoints.js')]);
+  // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
+  const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
+  const existing = outExists(() => checkOutTarget(out, force));
   // The order's quantity, where known, is how many codes must arrive.
   let expected: number | undefined;
   if (options.wait) {
@@ -43,7 +44,9 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
   try {
-    result = await exportCodes({
+    const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: f.io, signal: f.signal }) : undefined;
+    if (existing && !same) throw existing;
+    result = same ?? await exportCodes({
       api,
       orderId: options.orderId,
       expected,
@@ -54,17 +57,20 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
       io: f.io,
       signal: f.signal,
       onProgress: (count) => spinner?.update(`fetching the codes of ${options.orderId}: ${count}`),
+      beforeCommit: () => failpointSync('codes.tmp-written'),
     });
+    if (out !== '-') await failpoint('codes.renamed');
   } finally {
     spinner?.stop();
   }
+  if (out !== '-') {
+    if (f.io.json) f.io.outJson({ orderId: options.orderId, path: result.path, count: result.count, format: result.format });
+    else f.io.notice(`${f.io.c.green('✓')} wrote ${result.count} codes of ${options.orderId} to ${result.path} (${result.format}, 0600)`);
+  }
+  await f.io.flushOut();
+  await failpoint('delivered');
   // The codes reached the user: an interrupted `order place` of this order must not deliver them again.
   const { settleOrder } = await import('../../orders/drive.js');
-  await settleOrder(f, options.orderId, true);
-  if (out === '-') return;
-  if (f.io.json) {
-    f.io.outJson({ orderId: options.orderId, path: result.path, count: result.count, format: result.format });
-    return;
-  }
-  f.io.notice(`${f.io.c.green('✓')} wrote ${result.count} codes of ${options.orderId} to ${result.path} (${result.format}, 0600)`);
+  await settleOrder(await f.journal(), options.orderId, true);
+  await failpoint('resolved');
 }

@@ -14,11 +14,12 @@ export function register(parent: Command, app: App): void {
 
 export async function run(f: Factory): Promise<void> {
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
-  const [journal, { INTENT_MAX_AGE_MS, ageMs }, { isAlive }] = await Promise.all([f.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
-  await (await import('../../orders/drive.js')).settleDelivered(f);
+  const [journal, { staleness }, { isAlive }] = await Promise.all([f.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
+  await (await import('../../orders/drive.js')).settleDelivered(f.io, journal);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
+    const stale = staleness(intent);
     return {
       key: intent.key,
       productId: intent.productId,
@@ -30,7 +31,7 @@ export async function run(f: Factory): Promise<void> {
       orderId: intent.orderId ?? null,
       status: intent.status ?? null,
       createdAt: intent.createdAt,
-      state: running ? 'running' : ageMs(intent) >= INTENT_MAX_AGE_MS ? 'stale' : 'interrupted',
+      state: running ? 'running' : stale === 'old' ? 'stale' : stale === 'future' ? 'future-dated' : 'interrupted',
       ...(running ? { pid: intent.owner.pid } : {}),
       ...(intent.out ? { out: intent.out.path } : {}),
     };
@@ -60,7 +61,7 @@ export async function run(f: Factory): Promise<void> {
       { header: 'started', value: (r) => r.createdAt },
     ]),
   );
-  f.io.notice(f.io.c.dim('finish them with: giftcodes order resume --all   (stale ones: giftcodes order resume <key> --yes)'));
+  f.io.notice(f.io.c.dim('finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)'));
 }
 
 /** Damaged journal files are named, never removed: one may be the only trace of an order. */

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { AuthError, CliError, UsageError } from '../../errors.js';
+import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
+import type { OrderMachine } from '../../orders/machine.js';
 import { examples, type App } from '../app.js';
 import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
@@ -14,6 +14,7 @@ export interface ResumeOptions {
   interval?: number;
   timeout?: number;
   force?: boolean;
+  forceStale?: boolean;
 }
 
 export function register(parent: Command, app: App): void {
@@ -22,6 +23,7 @@ export function register(parent: Command, app: App): void {
     .argument('[key]', 'the idempotency key shown by order pending')
     .option('--all', 'resume every interrupted order')
     .option('--force', "overwrite an existing file when the order was placed with --out")
+    .option('--force-stale', 'resume an order older than 24 hours or dated in the future (check the server for it first)')
     .action(async (key: string | undefined, flags: Omit<ResumeOptions, 'key'>, cmd: Command) => run({ ...flags, ...(key ? { key } : {}) }, app.factory(cmd)));
   examples(command, ['giftcodes order pending', 'giftcodes order resume 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21', 'giftcodes order resume --all --json']);
 }
@@ -29,42 +31,40 @@ export function register(parent: Command, app: App): void {
 export async function run(options: ResumeOptions, f: Factory): Promise<void> {
   if (!options.key && !options.all) throw new UsageError('name the key of the order to resume, or pass --all', { hint: 'list them with: giftcodes order pending' });
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
-  const [journal, { isAlive }, { settleDelivered }] = await Promise.all([f.journal(), import('../../journal/owner.js'), import('../../orders/drive.js')]);
-  await settleDelivered(f);
-  let keys: string[];
+  if (options.forceStale && !options.key) throw new UsageError('--force-stale applies to one order at a time', { hint: 'name its key: giftcodes order resume <key> --force-stale' });
+  const [journal, { isAlive }, { deliver, showFailedOrder, settleDelivered }] = await Promise.all([f.journal(), import('../../journal/owner.js'), import('../../orders/drive.js')]);
   if (options.key) {
-    keys = [options.key];
-  } else {
-    const { intents, unreadable } = journal.read();
-    warnUnreadable(f, unreadable);
-    keys = intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
+    const { machine, driven } = await resumeOne(f, journal, options.key, options).catch((error: unknown) => showFailedOrder(f.io, error));
+    await deliver(f.io, machine, driven);
+    return;
   }
+  await settleDelivered(f.io, journal);
+  const { intents, unreadable } = journal.read();
+  warnUnreadable(f, unreadable);
+  const keys = intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
   if (keys.length === 0) {
     if (f.io.json) f.io.outJson([]);
     else f.io.out('nothing to resume: no interrupted orders');
+    await f.io.flushOut();
     return;
   }
-  const { deliver, showFailedOrder } = await import('../../orders/drive.js');
-  if (options.key) {
-    const { intent, driven } = await resumeOne(f, journal, options.key, options).catch((error: unknown) => showFailedOrder(f, error));
-    deliver(f, journal, intent, driven);
-    return;
-  }
-  // --all: one JSON document for all of them; one failure does not stop the rest.
+  // --all: one JSON document for all of them; one failure does not stop the rest. Every intent is resolved
+  // only after its outcome was printed and stdout flushed.
   const results: { key: string; order?: unknown; error?: { code: string; message: string; exitCode: number } }[] = [];
+  const done: OrderMachine[] = [];
   let firstFailure: CliError | undefined;
   const { OrderEndedError } = await import('../../orders/wait.js');
   for (const key of keys) {
     try {
-      const { intent, driven } = await resumeOne(f, journal, key, options);
+      const { machine, driven } = await resumeOne(f, journal, key, options);
       if (f.io.json) {
         results.push({ key, order: driven.order });
-        journal.resolve(intent);
+        done.push(machine);
       } else {
-        deliver(f, journal, intent, driven);
+        await deliver(f.io, machine, driven);
       }
     } catch (error) {
-      if (!(error instanceof CliError) || error.exitCode === 130) throw error;
+      if (!(error instanceof CliError) || error.exitCode === 130 || error.exitCode === ExitCode.local) throw error;
       firstFailure ??= error;
       results.push({
         key,
@@ -74,26 +74,25 @@ export async function run(options: ResumeOptions, f: Factory): Promise<void> {
       if (!f.io.json) f.io.errRaw(`${f.io.c.red('✗')} ${key}: ${error.message}\n`);
     }
   }
-  if (f.io.json) f.io.outJson(results);
+  if (f.io.json) {
+    f.io.outJson(results);
+    await f.io.flushOut();
+    for (const machine of done) {
+      await machine.delivered();
+      await machine.resolve();
+    }
+  }
   if (firstFailure) throw new CliError(firstFailure.exitCode, `${results.filter((r) => r.error).length} of ${keys.length} orders could not be resumed`, { code: firstFailure.code, hint: 'see the lines above; giftcodes order pending lists what is left' });
 }
 
-async function resumeOne(f: Factory, journal: Journal, key: string, options: ResumeOptions): Promise<{ intent: Intent; driven: Driven }> {
-  const [{ resolveConnection }, { keyIdOf, ageMs, INTENT_MAX_AGE_MS }, { driveIntent }, store] = await Promise.all([
+async function resumeOne(f: Factory, journal: Journal, key: string, options: ResumeOptions): Promise<{ machine: OrderMachine; driven: Driven }> {
+  const [{ resolveConnection }, { keyIdOf }, { driveIntent }, store] = await Promise.all([
     import('../../config/resolve.js'),
     import('../../journal/intent.js'),
     import('../../orders/drive.js'),
     f.config(),
   ]);
-  const intent = await journal.claim(key);
-  if (intent.phase === 'sending' && ageMs(intent) >= INTENT_MAX_AGE_MS && !f.globals.yes) {
-    const yes = await f.io.confirm(
-      `The order ${key} is older than 24 hours: the server may have forgotten its key, so if the first attempt went through, resuming could place a second order. Resume anyway?`,
-      '--yes',
-      `resuming an order older than 24 hours (${key})`,
-    );
-    if (!yes) throw new UsageError(`left ${key} pending`, { hint: `check the server for it, then: giftcodes order abandon ${key}` });
-  }
+  const intent = await journal.claim(key, { forceStale: options.forceStale === true });
   const connection = resolveConnection({ profile: intent.profile, env: intent.environment, apiKey: f.globals.apiKey, baseUrl: intent.baseUrl }, f.io.env, store);
   if (keyIdOf(connection.apiKey) !== intent.keyId) {
     throw new AuthError(`the order ${key} was started with a different API key than the ${intent.environment} key of profile "${intent.profile}" now`, {
@@ -102,12 +101,11 @@ async function resumeOne(f: Factory, journal: Journal, key: string, options: Res
     });
   }
   const api = await f.clientFor(intent.baseUrl, connection.apiKey);
-  if (intent.phase === 'sending' || !intent.orderId) f.io.say(`resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`);
-  const driven = await driveIntent(f, api, journal, intent, {
+  if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId) f.io.say(`resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`);
+  return driveIntent({ io: f.io, api, journal, signal: f.signal }, intent, {
     wait: intent.wait === true || intent.out !== undefined,
     out: intent.out && options.force ? { ...intent.out, force: true } : intent.out,
     intervalS: options.interval ?? DEFAULT_INTERVAL_S,
     timeoutS: options.timeout,
   });
-  return { intent, driven };
 }

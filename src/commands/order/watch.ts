@@ -41,21 +41,35 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   const out = outSpec(options);
   checkWaitFlags(options, { json: f.io.json, waits: true, waitFlag: '' });
   const webhookSecret = await webhookSecretFor(options, f);
+  // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
+  let existing: unknown;
   if (out && out.path !== '-') {
-    const { checkOutTarget } = await import('../../export/write.js');
-    checkOutTarget(out.path, out.force);
+    const [{ checkOutTarget }, { outExists }] = await Promise.all([import('../../export/write.js'), import('../../orders/recover.js')]);
+    existing = outExists(() => checkOutTarget(out.path, out.force));
   }
   const api = await f.api();
-  const { showFailedOrder, printOutcome, settleOrder } = await import('../../orders/drive.js');
-  const order = await waitWithWebhook(f, api, { ...options, webhookSecret }).catch((error: unknown) => showFailedOrder(f, error));
+  const [{ showFailedOrder, printOutcome, settleOrder }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../failpoints.js')]);
+  const order = await waitWithWebhook(f, api, { ...options, webhookSecret }).catch((error: unknown) => showFailedOrder(f.io, error));
   let written: { path: string; count: number; format: string } | undefined;
   if (out) {
-    const { exportCodes } = await import('../../export/write.js');
-    written = await exportCodes({ api, orderId: order.id, expected: orderQuantity(order), out: out.path, format: out.format, force: out.force, csvRaw: out.csvRaw, io: f.io, signal: f.signal });
+    const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: f.io, signal: f.signal };
+    if (existing) {
+      const { sameCodesAlready } = await import('../../orders/recover.js');
+      written = await sameCodesAlready(common);
+      if (!written) throw existing;
+      f.io.say(`${out.path} already holds these codes; it was left as it was`);
+    } else {
+      const { exportCodes } = await import('../../export/write.js');
+      written = await exportCodes({ ...common, expected: orderQuantity(order), force: out.force, beforeCommit: () => failpointSync('codes.tmp-written') });
+      await failpoint('codes.renamed');
+    }
   }
-  printOutcome(f, { order, written });
+  printOutcome(f.io, { order, written });
+  await f.io.flushOut();
+  await failpoint('delivered');
   // An interrupted `order place` of this order has now reached the user: its intent is done.
-  await settleOrder(f, order.id, written !== undefined);
+  await settleOrder(await f.journal(), order.id, written !== undefined);
+  await failpoint('resolved');
 }
 
 /** The secret for --webhook-port from --secret-file, GIFTCODES_WEBHOOK_SECRET or --webhook-secret (warned); checked before anything is sent. */
@@ -121,3 +135,4 @@ async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions
     await receiver.close();
   }
 }
+

@@ -1,0 +1,129 @@
+// The local order record: every intent that ended (resolved, refused, abandoned, failed) leaves one small
+// file in `history/` beside the journal. One file per record, written atomically: overlapping processes
+// never lose each other's records. A record never holds an API key or a code.
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomicSync } from '../files/atomic.js';
+import { sha256 } from './intent.js';
+
+export interface OrderRecord {
+  key: string;
+  orderId?: string;
+  productId: string;
+  quantity: number;
+  status?: string;
+  environment: 'test' | 'live';
+  profile: string;
+  baseUrl: string;
+  createdAt: string;
+  updatedAt: string;
+  endedAt?: string;
+  outcome: 'delivered' | 'failed' | 'refused' | 'abandoned' | 'pending';
+  out?: string;
+  error?: { code: string; message: string };
+}
+
+export const DEFAULT_HISTORY_DAYS = 90;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const OUTCOMES = new Set(['delivered', 'failed', 'refused', 'abandoned', 'pending']);
+
+export class History {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** Every readable record, newest first (by the time it ended, else its last update). */
+  list(): OrderRecord[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const records: OrderRecord[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        const record = parseRecord(JSON.parse(readFileSync(join(this.dir, name), 'utf8')));
+        if (record) records.push(record);
+      } catch {
+        // A damaged record is skipped: the record is a convenience, the server holds the truth.
+      }
+    }
+    return records.sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
+  }
+
+  /** Writes (or replaces) the record of one key. */
+  record(r: OrderRecord): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    writeFileAtomicSync(this.fileOf(r.key), `${JSON.stringify(clean(r), null, 2)}\n`);
+  }
+
+  /** Drops records that ended more than `days` days ago. */
+  prune(days: number, now: number = Date.now()): void {
+    const limit = now - days * DAY_MS;
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.endsWith('.json')) continue;
+      const file = join(this.dir, name);
+      try {
+        const record = parseRecord(JSON.parse(readFileSync(file, 'utf8')));
+        if (record && Date.parse(timeOf(record)) < limit) unlinkSync(file);
+      } catch {
+        // Unreadable or removed by another process meanwhile: left alone.
+      }
+    }
+  }
+
+  private fileOf(key: string): string {
+    // Keys are the user's to choose: hashed into safe file names, as the journal does.
+    return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
+  }
+}
+
+function timeOf(r: OrderRecord): string {
+  return r.endedAt ?? r.updatedAt;
+}
+
+/** Only the fields of OrderRecord are written: nothing else an intent carries (a key id, a body) leaks in. */
+function clean(r: OrderRecord): OrderRecord {
+  return {
+    key: r.key,
+    ...(r.orderId !== undefined ? { orderId: r.orderId } : {}),
+    productId: r.productId,
+    quantity: r.quantity,
+    ...(r.status !== undefined ? { status: r.status } : {}),
+    environment: r.environment,
+    profile: r.profile,
+    baseUrl: r.baseUrl,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
+    outcome: r.outcome,
+    ...(r.out !== undefined ? { out: r.out } : {}),
+    ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
+  };
+}
+
+function parseRecord(value: unknown): OrderRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const str = (x: unknown): x is string => typeof x === 'string';
+  if (!str(v.key) || !str(v.productId) || typeof v.quantity !== 'number' || !str(v.profile) || !str(v.baseUrl)) return undefined;
+  if (!str(v.createdAt) || !str(v.updatedAt) || (v.environment !== 'test' && v.environment !== 'live')) return undefined;
+  if (!str(v.outcome) || !OUTCOMES.has(v.outcome)) return undefined;
+  return clean(v as unknown as OrderRecord);
+}
+
+/** The record lives beside the journal (`<config dir>/journal`): `<config dir>/history`. */
+export function historyDir(configDir: string): string {
+  return join(configDir, 'history');
+}

@@ -1,0 +1,57 @@
+// What a crashed run left, seen from the next one: the intent `order place` would resume, and whether the
+// file at --out is that intent's own delivery.
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { formatFor } from '../export/format.js';
+import type { ExportOptions, ExportResult } from '../export/write.js';
+import { sameOrder, staleness, type OrderSpec } from '../journal/intent.js';
+import type { Journal } from '../journal/journal.js';
+import { isAlive } from '../journal/owner.js';
+import { deliveredFile } from './machine.js';
+
+/** True when `order place` will resume an intent whose own codes file is at `path` (no lock: advisory, for the early --out check). */
+export function resumableFor(journal: Journal, spec: OrderSpec, key: string | undefined, path: string): boolean {
+  const { intents } = journal.read();
+  const candidate =
+    key !== undefined
+      ? intents.find((intent) => intent.key === key)
+      : intents.find((intent) => sameOrder(intent, spec) && !isAlive(intent.owner) && staleness(intent) === undefined);
+  return candidate !== undefined && deliveredFile(candidate, path) !== undefined;
+}
+
+/**
+ * For the verbs that charge nothing (order watch --out, codes get --out): an existing file that holds, byte
+ * for byte, the codes this run would write is this order's earlier delivery (a run killed right after its
+ * rename), not a conflict. The codes are written to a private file beside it and compared.
+ */
+export async function sameCodesAlready(o: Omit<ExportOptions, 'force' | 'beforeCommit' | 'onProgress'>): Promise<ExportResult | undefined> {
+  const { exportCodes } = await import('../export/write.js');
+  const target = resolve(o.out);
+  const check = join(dirname(target), `.${basename(target)}.giftcodes-check-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const written = await exportCodes({ ...o, out: check, format: formatFor(target, o.format), force: true });
+    return digest(check) === digest(target) ? { ...written, path: target } : undefined;
+  } finally {
+    rmSync(check, { force: true });
+  }
+}
+
+function digest(path: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The out_exists refusal, kept for later; any other refusal of the target is thrown at once. */
+export function outExists(check: () => void): unknown {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'out_exists') return error;
+    throw error;
+  }
+}

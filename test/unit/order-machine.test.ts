@@ -1,0 +1,183 @@
+// Every transition of the order machine, on a real journal directory and over real HTTP to an in-process
+// reference server: the phase on disk after each step, where the intent ends, and what the record says.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
+import { ApiError, AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../src/errors.js';
+import { keyIdOf, type OrderSpec } from '../../src/journal/intent.js';
+import { Journal } from '../../src/journal/journal.js';
+import { deliver, driveIntent } from '../../src/orders/drive.js';
+import { certainlyRefused, deliveredFile, fileIdentity, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
+import { OrderEndedError } from '../../src/orders/wait.js';
+import { Io } from '../../src/output/io.js';
+import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { tempDir } from '../helpers/e2e.js';
+
+const KEY = 'sc_test_demo_4f3c9a1b7e2d';
+let server: RunningServer;
+let failing: RunningServer;
+beforeAll(async () => {
+  server = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
+  failing = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0, failOrders: 1 });
+});
+afterAll(async () => {
+  await server.close();
+  await failing.close();
+});
+
+function ioOver(stdout: Writable = new PassThrough()): Io {
+  return new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+}
+
+function setup(url = server.url, stdout?: Writable): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
+  const dir = join(tempDir(), 'journal');
+  mkdirSync(dir, { recursive: true });
+  const journal = new Journal(dir);
+  const api = new ApiClient({ baseUrl: url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+  const spec = { profile: 'default', environment: 'test' as const, baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
+  return { deps: { io: ioOver(stdout), api, journal, signal: new AbortController().signal }, journal, spec };
+}
+
+const phaseOnDisk = (journal: Journal, key: string): string | undefined => journal.find(key)?.phase;
+
+describe('order machine transitions', () => {
+  it('prepared → sending → accepted → delivered → resolved, each phase on disk', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    expect(phaseOnDisk(journal, intent.key)).toBe('prepared');
+    const machine = new OrderMachine(deps, intent);
+    const order = await machine.send();
+    expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
+    expect(journal.find(intent.key)).toMatchObject({ orderId: order.id, status: order.status });
+    await machine.delivered();
+    expect(phaseOnDisk(journal, intent.key)).toBe('delivered');
+    await machine.resolve();
+    expect(journal.find(intent.key)).toBeUndefined();
+    expect(journal.history.list()).toMatchObject([{ key: intent.key, orderId: order.id, outcome: 'delivered' }]);
+  });
+
+  it('send() writes `sending` before the POST: a request that fails after it keeps the intent pending in `sending`', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    const machine = new OrderMachine({ ...deps, api: { createOrder: () => Promise.reject(new NetworkError('reset', { status: 503 })) } as unknown as ApiClient }, intent);
+    await expect(machine.send()).rejects.toMatchObject({ exitCode: 5, hint: expect.stringContaining(`giftcodes order resume ${intent.key}`) });
+    expect(phaseOnDisk(journal, intent.key)).toBe('sending');
+    expect(journal.history.list()).toEqual([]);
+  });
+
+  it('→ refused: an unknown product (400 from this server) ends the intent at once, the error in the record', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin({ ...spec, productId: 'no-such-product' });
+    const error = await new OrderMachine(deps, intent).send().catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: ExitCode.api, status: 400 });
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.list()).toMatchObject([{ key: intent.key, outcome: 'refused', error: { code: (error as CliError).code } }]);
+  });
+
+  it('→ refused: a connection refused before anything was sent (notSent)', async () => {
+    const { deps, journal, spec } = setup('http://127.0.0.1:9');
+    const { intent } = await journal.begin(spec);
+    const error = await new OrderMachine(deps, intent).send().catch((e: unknown) => e);
+    expect(error).toMatchObject({ notSent: true });
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.list()[0]?.outcome).toBe('refused');
+  });
+
+  it('which failures certainly charged nothing: exact statuses, first attempt or not', () => {
+    const status = (s: number): CliError => new ApiError('x', { status: s });
+    for (const s of [400, 404, 422]) {
+      expect(certainlyRefused(status(s), true), String(s)).toBe(true);
+      expect(certainlyRefused(status(s), false), String(s)).toBe(true);
+    }
+    for (const s of [401, 403]) {
+      expect(certainlyRefused(status(s), true), String(s)).toBe(true);
+      expect(certainlyRefused(status(s), false), String(s)).toBe(false);
+    }
+    for (const s of [402, 408, 409, 429, 500, 502, 503, 200]) {
+      expect(certainlyRefused(status(s), true), String(s)).toBe(false);
+    }
+    expect(certainlyRefused(new NetworkError('refused', { notSent: true }), true)).toBe(true);
+    expect(certainlyRefused(new NetworkError('refused', { notSent: true }), false)).toBe(false);
+    expect(certainlyRefused(new NetworkError('timeout'), true)).toBe(false);
+    expect(certainlyRefused(new UsageError('bad'), true)).toBe(true);
+    expect(certainlyRefused(new AuthError('no key'), true)).toBe(true);
+    expect(certainlyRefused(new UsageError('bad'), false)).toBe(false);
+    expect(certainlyRefused(new Error('bug'), true)).toBe(false);
+  });
+
+  it('→ failed: an order that ends failed is its outcome; the record says failed', async () => {
+    const { deps, journal, spec } = setup(failing.url);
+    const { intent } = await journal.begin(spec);
+    const machine = new OrderMachine(deps, intent);
+    await machine.send().catch(() => undefined);
+    const error = await machine.complete({ intervalS: 0.01 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderEndedError);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'failed', status: 'failed' });
+  });
+
+  it('→ abandoned: abandon ends the intent in the record as abandoned', async () => {
+    const { journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    journal.save({ ...intent, owner: { pid: 999_999_999 } });
+    await journal.abandon(intent.key);
+    expect(journal.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned' });
+  });
+
+  it('a resumed accepted intent is read with GET, never POSTed again', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    const first = new OrderMachine(deps, intent);
+    const order = await first.send();
+    const api = { getOrder: (id: string) => deps.api.getOrder(id), createOrder: () => Promise.reject(new Error('a second POST')) } as unknown as ApiClient;
+    const { driven } = await driveIntent({ ...deps, api }, first.intent, { wait: false, intervalS: 0.01 });
+    expect(driven.order.id).toBe(order.id);
+  });
+
+  it('delivery: the intent stays accepted when stdout fails (exit 8), and is resolved once it was flushed', async () => {
+    const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) });
+    const { deps, journal, spec } = setup(server.url, broken);
+    const { intent } = await journal.begin(spec);
+    const { machine, driven } = await driveIntent(deps, intent, { wait: false, intervalS: 0.01 });
+    await expect(deliver(deps.io, machine, driven)).rejects.toMatchObject({ exitCode: 8 });
+    expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
+    const ok = setup(server.url);
+    const again = await driveIntent({ ...ok.deps, journal }, journal.find(intent.key)!, { wait: false, intervalS: 0.01 });
+    await deliver(ok.deps.io, again.machine, again.driven);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.list()[0]).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });
+  });
+
+  it('a codes file: its identity is recorded before the rename, and only that file is recognised later', async () => {
+    const { deps, journal, spec } = setup();
+    const path = join(tempDir(), 'codes.json');
+    const { intent } = await journal.begin({ ...spec, out: { path, force: false, csvRaw: false } });
+    const { machine, driven } = await driveIntent(deps, intent, { wait: true, out: intent.out, intervalS: 0.01 });
+    expect(driven.written).toMatchObject({ path, count: 2 });
+    const onDisk = journal.find(intent.key)!;
+    expect(onDisk.files).toHaveLength(1);
+    expect(onDisk.files![0]).toMatchObject({ orderId: driven.order.id, path, size: readFileSync(path).length });
+    expect(deliveredFile(onDisk, path)).toBeDefined();
+    // Same size, other bytes: not its file.
+    const text = readFileSync(path, 'utf8');
+    const changed = text.replace('"code"', '"codf"');
+    expect(changed).not.toBe(text);
+    writeFileSync(path, changed);
+    expect(deliveredFile(onDisk, path)).toBeUndefined();
+    writeFileSync(path, text);
+    expect(deliveredFile(onDisk, path)).toBeDefined();
+    // Same bytes in another file (another inode, made while the first still exists): not its file either.
+    writeFileSync(`${path}.copy`, text);
+    renameSync(`${path}.copy`, path);
+    expect(deliveredFile(onDisk, path)).toBeUndefined();
+    // Another order's identity at the same path is never proof.
+    const other = { ...onDisk, orderId: 'ord_other', files: [{ ...fileIdentity(path, 'ord_x', path) }] };
+    expect(deliveredFile(other, path)).toBeUndefined();
+    expect(deliveredFile({ ...onDisk, files: [fileIdentity(path, onDisk.orderId!, path)] }, path)).toBeDefined();
+    await machine.delivered();
+    await machine.resolve();
+  });
+});
