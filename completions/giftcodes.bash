@@ -46,7 +46,7 @@ _giftcodes_flags() {
     'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
     'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
-    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
+    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
     'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
     *) REPLY='' ;;
@@ -107,6 +107,7 @@ _giftcodes_flag_value() {
     'serve '*'|--fail-orders') REPLY='none' ;;
     'serve '*'|--webhook-url') REPLY='none' ;;
     'serve '*'|--webhook-secret') REPLY='none' ;;
+    'serve '*'|--dialect') REPLY='words ours jsonapi problem spring pages' ;;
     'serve '*'|--webhook-scheme') REPLY='words giftcodes stripe standard github' ;;
     'serve '*'|--tls-cert') REPLY='none' ;;
     'serve '*'|--tls-key') REPLY='none' ;;

@@ -20,7 +20,7 @@ function __giftcodes_subcommands --argument-names path
 end
 
 function __giftcodes_takes_value --argument-names flag
-    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--query' '--product' '--quantity' '--idempotency-key' '--plan' '--concurrency' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--status' '--since' '--limit' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--tls-cert' '--tls-key' '--gzip'
+    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--query' '--product' '--quantity' '--idempotency-key' '--plan' '--concurrency' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--status' '--since' '--limit' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect' '--tls-cert' '--tls-key' '--gzip'
 end
 
 # Prints the command path before the cursor ("order place ") and how many arguments follow it.
@@ -217,6 +217,7 @@ complete -c giftcodes -n '__giftcodes_under \'serve \'' -l hold -x -d 'fault: ke
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l fail-orders -x -d 'share of orders that end failed instead of completed'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-url -x -d 'send signed order.fulfilled events here'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-secret -x -d 'secret that signs webhook events (default whsec_demo)'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l dialect -x -a 'ours jsonapi problem spring pages' -d 'how lists, resources and errors look: ours (openapi.yaml) or the dialect of a real API'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-scheme -x -a 'giftcodes stripe standard github' -d 'how webhook events are signed'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l admin -d 'enable /_admin/ledger for tests'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l log -d 'print one line per request'

@@ -19,13 +19,18 @@ export async function run(f: Factory): Promise<void> {
   const ping = await api.ping();
   const facts = pingFacts(ping);
   const expected = environmentOfKey(connection.apiKey);
-  if (expected && facts.environment !== expected) {
+  // The key's prefix decides: a name the service spells otherwise is shown with a warning, never refused.
+  if (!facts.known) {
+    f.io.warn(`the API names the environment "${display(ping.environment ?? 'unknown')}", which is neither test nor live; the key's prefix says ${expected ?? 'nothing'}`);
+  } else if (expected && facts.environment !== expected) {
     f.io.warn(`the API says this key is for "${facts.environment}", but its prefix says ${expected}`);
   }
   const c = f.io.c;
   await exportResult(f.io, ping, {
     text: () => {
-      const env = facts.environment === 'live' ? c.red.bold('live') : c.cyan(display(facts.environment));
+      const sent = ping.environment ?? facts.environment;
+      const shown = display(facts.known && sent.toLowerCase() !== facts.environment ? `${sent} (${facts.environment})` : sent);
+      const env = facts.environment === 'live' ? c.red.bold(shown) : c.cyan(shown);
       return `status       ${c.green(display(ping.status))}\nenvironment  ${env}\nreseller     ${display(facts.resellerId)}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}`;
     },
   });
