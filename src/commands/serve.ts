@@ -90,10 +90,8 @@ export function register(parent: Command, app: App): void {
         await serveMain(options, f.io.stdout, f.io.stderr);
       } catch (error) {
         // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
-        throw new UsageError(`cannot start the server: ${error instanceof Error ? error.message : String(error)}`, {
-          code: 'serve_failed',
-          hint: 'check --seed, --host, --port, --tls-cert and --tls-key',
-        });
+        const message = error instanceof Error ? error.message : String(error);
+        throw new UsageError(`cannot start the server: ${message}`, { code: 'serve_failed', hint: serveHint(message) });
       }
     });
   examples(command, [
@@ -120,4 +118,12 @@ async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string }
     }
   };
   return { cert: await read('--tls-cert', flags.tlsCert), key: await read('--tls-key', flags.tlsKey) };
+}
+
+/** The hint names the flag behind this cause: a seed file, an address, or the TLS pair. */
+function serveHint(message: string): string {
+  if (/seed/i.test(message)) return 'check --seed';
+  if (/EADDRINUSE|EADDRNOTAVAIL|EACCES|listen|address/i.test(message)) return 'check --host and --port (is another server already on that port? --port 0 picks a free one)';
+  if (/cert|key|tls|pem|ssl/i.test(message)) return 'check --tls-cert and --tls-key';
+  return 'check --seed, --host, --port, --tls-cert and --tls-key';
 }
