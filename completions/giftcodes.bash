@@ -18,36 +18,36 @@ _giftcodes_subcommands() {
 # Flags accepted at a command path: its own and those of the commands above it.
 _giftcodes_flags() {
   case "$1" in
-    '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --api-key-stdin --help -h' ;;
-    'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
-    'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
-    'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --product --quantity --idempotency-key --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --webhook-port --webhook-secret --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --interval --timeout --all --force --force-stale --help -h' ;;
-    'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
-    'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
-    'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --port --host --secret --signature-header --forward-to --help -h' ;;
-    'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
-    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --admin --log --help -h' ;;
-    'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y --help -h' ;;
-    'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --yes -y' ;;
+    '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --api-key-stdin --help -h' ;;
+    'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
+    'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
+    'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --product --quantity --idempotency-key --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --interval --timeout --all --force --force-stale --help -h' ;;
+    'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
+    'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
+    'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
+    'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
+    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
+    'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
+    'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
     *) REPLY='' ;;
   esac
 }
@@ -64,7 +64,9 @@ _giftcodes_flag_value() {
     'order place '*'|-o') REPLY='files' ;;
     'order place '*'|--format') REPLY='words csv json jsonl' ;;
     'order watch '*'|--webhook-port') REPLY='none' ;;
+    'order watch '*'|--secret-file') REPLY='files' ;;
     'order watch '*'|--webhook-secret') REPLY='none' ;;
+    'order watch '*'|--webhook-scheme') REPLY='words giftcodes stripe standard github' ;;
     'order watch '*'|--signature-header') REPLY='none' ;;
     'order watch '*'|--interval') REPLY='none' ;;
     'order watch '*'|--timeout') REPLY='none' ;;
@@ -80,7 +82,9 @@ _giftcodes_flag_value() {
     'codes get '*'|--format') REPLY='words csv json jsonl' ;;
     'webhook listen '*'|--port') REPLY='none' ;;
     'webhook listen '*'|--host') REPLY='none' ;;
+    'webhook listen '*'|--secret-file') REPLY='files' ;;
     'webhook listen '*'|--secret') REPLY='none' ;;
+    'webhook listen '*'|--scheme') REPLY='words giftcodes stripe standard github' ;;
     'webhook listen '*'|--signature-header') REPLY='none' ;;
     'webhook listen '*'|--forward-to') REPLY='none' ;;
     'serve '*'|--host') REPLY='none' ;;
@@ -95,12 +99,17 @@ _giftcodes_flag_value() {
     'serve '*'|--fail-orders') REPLY='none' ;;
     'serve '*'|--webhook-url') REPLY='none' ;;
     'serve '*'|--webhook-secret') REPLY='none' ;;
+    'serve '*'|--webhook-scheme') REPLY='words giftcodes stripe standard github' ;;
+    'serve '*'|--tls-cert') REPLY='none' ;;
+    'serve '*'|--tls-key') REPLY='none' ;;
+    'serve '*'|--gzip') REPLY='words accepted always' ;;
     *'|--profile') REPLY='dynamic profiles' ;;
     *'|--env') REPLY='words test live' ;;
     *'|--api-key') REPLY='none' ;;
     *'|--base-url') REPLY='none' ;;
     *'|--request-timeout') REPLY='none' ;;
     *'|--retries') REPLY='none' ;;
+    *'|--ca-file') REPLY='files' ;;
     *) return 1 ;;
   esac
 }
@@ -108,7 +117,7 @@ _giftcodes_flag_value() {
 # What completes the positional argument at an index of a path; fails when nothing does.
 _giftcodes_arg_value() {
   case "$1|$2" in
-    'config set |'0) REPLY='words base-url default-env history-days' ;;
+    'config set |'0) REPLY='words base-url default-env proxy history-days' ;;
     'config use |'0) REPLY='dynamic profiles' ;;
     'config help |'0) REPLY='words show list set use' ;;
     'catalog help |'0) REPLY='words list' ;;

@@ -1,12 +1,13 @@
-// `npm run bench`: the figures of issue 6, measured side by side in one run on this machine, each printed
-// with its target and PASS or FAIL (exit 1 if any fails). Public tools only: child processes timed from
-// here, getrusage for peak RSS, autocannon for load. Not part of `npm test`; about a minute.
+// `npm run bench`: the figures of issues 6 and 16, measured side by side in one run on this machine, each
+// printed with its target and PASS or FAIL (exit 1 if any fails). Public tools only: child processes timed
+// from here, getrusage for peak RSS, autocannon for load. Not part of `npm test`; a few minutes.
 // BENCH_PAIRS (default 40) sets how many alternated pairs each start-up figure takes.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { alternate } from './bench/alternate.mjs';
+import { catalogSeed, writeJson } from './bench/catalog.mjs';
 import { placeOrder, startListening, waitCompleted } from './bench/servers.mjs';
 import { readMetafile, startupGraph } from './bench/startup-graph.mjs';
 import { formatMs, median, summary } from './bench/stats.mjs';
@@ -15,11 +16,14 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'giftcodes');
 const NODE = process.execPath;
 const MAXRSS = join(ROOT, 'scripts', 'bench', 'maxrss.mjs');
+const CPUTIME = join(ROOT, 'scripts', 'bench', 'cputime.mjs');
 const METAFILE = join(ROOT, '.bench', 'esbuild-meta.json');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const TEST_KEY = 'sc_test_demo_4f3c9a1b7e2d';
 const PRODUCT = 'amazon-us-25';
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 40);
+/** Runs of each export and catalog figure (BENCH_ROUNDS, default 3); medians are judged. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const scratch = mkdtempSync(join(os.tmpdir(), 'giftcodes-bench-'));
 const configDir = join(scratch, 'config');
@@ -46,6 +50,14 @@ function startupFigure(command, limit) {
   console.log(`  per-pair ratio: median ${r.medianPairRatio.toFixed(2)}, ${r.pairRatio.min.toFixed(2)}–${r.pairRatio.max.toFixed(2)}`);
   if (limit === undefined) console.log(`  info  ${command.label} / node -e 0: ${r.ratio.toFixed(2)}×  (no target)`);
   else verdict(`${command.label} / node -e 0`, `${r.ratio.toFixed(2)}×`, `≤ ${limit}×`, r.ratio <= limit);
+  // CPU time, alternated the same way: on a machine shared with other work it moves far less than wall time.
+  const cpu = alternate(command, node0, { pairs: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
+  console.log(`  info  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}: ${cpu.ratio.toFixed(2)}×  (no target; wall time is judged)`);
+}
+
+/** A figure that cannot be measured on this tree: printed with its target, neither PASS nor FAIL. */
+function notMeasured(figure, why, target) {
+  console.log(`  ----  ${figure}: not measured: ${why}  (target ${target})`);
 }
 
 function heading(text) {
@@ -82,11 +94,17 @@ async function main() {
     heading(`ping (a logged-in profile, against giftcodes serve on ${server.url})`);
     startupFigure(giftcodes(['ping'], (r) => (String(r.stdout).includes('rs_demo') ? undefined : `printed ${r.stdout}`)), 2.0);
 
-    heading('codes get to CSV (orders placed over HTTP, completed, then exported end to end)');
+    heading('codes get (orders placed over HTTP, completed, then exported end to end; whole process)');
     await exportFigures(server.url);
   } finally {
     await server.stop();
   }
+
+  heading('catalog list of 5,000 products at --latency 50 (a seed file, a server of its own)');
+  await catalogFigures();
+
+  heading('order place --plan of 1,000 rows at --latency 50');
+  await planFigures();
 
   heading('POST /v1/orders under load (autocannon, fresh Idempotency-Key per request, loopback)');
   await loadFigures();
@@ -96,41 +114,108 @@ async function main() {
   return failed.length === 0 ? 0 : 1;
 }
 
-/** Runs `codes get` for each size in alternation; wall time from spawn to exit, peak RSS from getrusage. */
+/** One `codes get` to a file, as a child process: wall time from spawn to exit, peak RSS from getrusage. */
+function exportOnce(orderId, quantity, format) {
+  const out = join(scratch, `codes-${quantity}.${format}`);
+  const started = process.hrtime.bigint();
+  const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orderId, '--out', out], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`codes get failed: ${result.stderr}`);
+  checkExport(out, quantity, format);
+  rmSync(out);
+  return { ms, rssMiB: Number(String(result.output[3]).trim()) / 1024 };
+}
+
+/** The file holds every code: a header and one line each (CSV), one line each (JSONL), an array (JSON). */
+function checkExport(file, quantity, format) {
+  const lines = countLines(file);
+  const expected = format === 'csv' ? quantity + 1 : format === 'jsonl' ? quantity : quantity + 2;
+  if (lines !== expected) throw new Error(`codes get wrote ${lines} lines of ${format} for ${quantity} codes (expected ${expected})`);
+  if (format === 'json') {
+    const head = Buffer.alloc(2);
+    const fd = openSync(file, 'r');
+    readSync(fd, head, 0, 2, 0);
+    closeSync(fd);
+    if (head.toString() !== '[\n') throw new Error('the JSON export does not start with an array');
+  }
+}
+
+/**
+ * CSV at 100,000 and 1,000,000 codes in alternation (the ratio of their peak RSS is the flat-memory
+ * figure), then JSON and JSONL at 1,000,000 beside them. Codes per second count the whole process.
+ */
 async function exportFigures(url) {
-  const sizes = [100_000, 10_000];
   const orders = {};
-  for (const quantity of sizes) {
+  for (const quantity of [100_000, 1_000_000]) {
     const { order } = await placeOrder(url, TEST_KEY, PRODUCT, quantity);
     await waitCompleted(url, TEST_KEY, order.id);
     orders[quantity] = order.id;
   }
-  const runs = Object.fromEntries(sizes.map((size) => [size, { ms: [], rssKiB: [] }]));
-  for (let round = 0; round < 3; round++) {
-    for (const quantity of sizes) {
-      const out = join(scratch, `codes-${quantity}.csv`);
-      const started = process.hrtime.bigint();
-      const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orders[quantity], '--out', out], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (result.status !== 0) throw new Error(`codes get failed: ${result.stderr}`);
-      const lines = countLines(out);
-      if (lines !== quantity + 1) throw new Error(`codes get wrote ${lines} lines for ${quantity} codes`);
-      rmSync(out);
-      runs[quantity].ms.push(ms);
-      runs[quantity].rssKiB.push(Number(String(result.output[3]).trim()));
+  const runs = { 'csv 100000': [], 'csv 1000000': [], 'json 1000000': [], 'jsonl 1000000': [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternated, so load from elsewhere on the machine falls on every figure alike.
+    const order = round % 2 ? ['jsonl 1000000', 'json 1000000', 'csv 1000000', 'csv 100000'] : Object.keys(runs);
+    for (const key of order) {
+      const [format, quantity] = [key.split(' ')[0], Number(key.split(' ')[1])];
+      runs[key].push(exportOnce(orders[quantity], quantity, format));
     }
   }
-  for (const quantity of sizes) {
-    const rss = summary(runs[quantity].rssKiB.map((kib) => kib / 1024));
-    console.log(`  ${String(quantity).padStart(7)} codes: ${formatMs(summary(runs[quantity].ms))}, peak RSS ${rss.median.toFixed(1)} MiB (${rss.min.toFixed(1)}–${rss.max.toFixed(1)})`);
+  const rate = (quantity, ms) => Math.round(quantity / (ms / 1000));
+  const figures = {};
+  for (const [key, list] of Object.entries(runs)) {
+    const quantity = Number(key.split(' ')[1]);
+    const ms = summary(list.map((r) => r.ms));
+    const rss = summary(list.map((r) => r.rssMiB));
+    figures[key] = { ms, rss, rate: rate(quantity, ms.median) };
+    console.log(`  ${key.padEnd(14)} ${formatMs(ms)}: ${rate(quantity, ms.median).toLocaleString('en')} codes/s (${rate(quantity, ms.max).toLocaleString('en')}–${rate(quantity, ms.min).toLocaleString('en')}), peak RSS ${rss.median.toFixed(1)} MiB (${rss.min.toFixed(1)}–${rss.max.toFixed(1)})`);
   }
-  const big = summary(runs[100_000].ms);
-  const rate = (n) => 100_000 / (n / 1000);
-  verdict('codes get 100,000 codes/s', `${Math.round(rate(big.median)).toLocaleString('en')} (${Math.round(rate(big.max)).toLocaleString('en')}–${Math.round(rate(big.min)).toLocaleString('en')})`, '≥ 100,000', rate(big.median) >= 100_000);
-  const peak = median(runs[100_000].rssKiB) / 1024;
-  verdict('codes get 100,000 peak RSS', `${peak.toFixed(1)} MiB`, '< 150 MiB', peak < 150);
-  const growth = peak - median(runs[10_000].rssKiB) / 1024;
-  verdict('peak RSS at 100,000 minus at 10,000', `${growth.toFixed(1)} MiB`, '≤ 20 MiB', growth <= 20);
+  const big = figures['csv 1000000'];
+  verdict('codes get 1,000,000 codes to CSV, codes/s', big.rate.toLocaleString('en'), '≥ 300,000', big.rate >= 300_000);
+  verdict('codes get 1,000,000 to CSV, peak RSS', `${big.rss.median.toFixed(1)} MiB`, '< 100 MiB', big.rss.median < 100);
+  const growth = big.rss.median - figures['csv 100000'].rss.median;
+  verdict('peak RSS at 1,000,000 minus at 100,000 (CSV)', `${growth.toFixed(1)} MiB`, '≤ 10 MiB', growth <= 10);
+  for (const format of ['json', 'jsonl']) {
+    const f = figures[`${format} 1000000`];
+    console.log(`  info  codes get 1,000,000 codes to ${format.toUpperCase()}: ${f.rate.toLocaleString('en')} codes/s, peak RSS ${f.rss.median.toFixed(1)} MiB  (no target of its own; CSV's are ≥ 300,000 and < 100 MiB)`);
+  }
+}
+
+/** `catalog list --json -v` against 5,000 products behind 50 ms of latency: requests counted from the verbose lines. */
+async function catalogFigures() {
+  const seedFile = join(scratch, 'catalog-5000.json');
+  writeJson(seedFile, catalogSeed(5000));
+  const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--latency', '50', '--seed', seedFile], { label: 'giftcodes serve --latency 50' });
+  try {
+    const env = { ...cliEnv, GIFTCODES_API_KEY: TEST_KEY, GIFTCODES_BASE_URL: server.url };
+    const runs = [];
+    for (let round = 0; round < ROUNDS + 2; round++) {
+      const started = process.hrtime.bigint();
+      const result = spawnSync(NODE, [BIN, 'catalog', 'list', '--json', '-v'], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.status !== 0) throw new Error(`catalog list failed: ${result.stderr}`);
+      const products = JSON.parse(result.stdout).length;
+      if (products !== 5000) throw new Error(`catalog list printed ${products} products of 5,000`);
+      const requests = result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog')).length;
+      runs.push({ ms, requests });
+    }
+    const ms = summary(runs.map((r) => r.ms));
+    const requests = Math.max(...runs.map((r) => r.requests));
+    console.log(`  ${formatMs(ms)}, ${requests} requests`);
+    verdict('catalog list of 5,000 at --latency 50, requests', String(requests), '≤ 6', requests <= 6);
+    verdict('catalog list of 5,000 at --latency 50, wall time', `${ms.median.toFixed(0)} ms`, '≤ 1000 ms', ms.median <= 1000);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Measured once `order place --plan` exists (issue 16's plan rows); until then a placeholder row. */
+async function planFigures() {
+  const help = spawnSync(NODE, [BIN, 'order', 'place', '--help'], { env: cliEnv, encoding: 'utf8' });
+  if (!String(help.stdout).includes('--plan')) {
+    notMeasured('1,000-row plan at --latency 50', 'needs order place --plan', '≤ 15 s, --concurrency 1 beside it');
+    return;
+  }
+  notMeasured('1,000-row plan at --latency 50', 'order place --plan exists, but this bench does not measure it yet', '≤ 15 s, --concurrency 1 beside it');
 }
 
 function countLines(file) {

@@ -2,6 +2,7 @@
 // loads only when a command needs it and module resolution costs nothing at start-up.
 // The bundle is built beside dist/ and swapped in whole, so a CLI running meanwhile never sees half a build.
 import { spawnSync } from 'node:child_process';
+import http2 from 'node:http2';
 import { build } from 'esbuild';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 
@@ -19,6 +20,29 @@ const processGlobal = {
   setup(build) {
     build.onResolve({ filter: /^(node:)?process$/ }, (args) => (args.kind === 'import-statement' ? { path: 'process', namespace: 'process-global' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'process-global' }, () => ({ contents: 'export default process;', loader: 'js' }));
+  },
+};
+
+/**
+ * undici's HTTP/2 client requires node:http2 when it loads, only to read a few constants; node:http2 brings
+ * node:tls and node:crypto with it (about 10 ms of every API command on plain http, which is what the local
+ * server and the bench speak). giftcodes never asks for HTTP/2 (allowH2 stays off), so undici gets the same
+ * constants, copied here from this Node at build time, and node:http2 itself only if something reaches past them.
+ */
+const lazyHttp2 = {
+  name: 'lazy-http2',
+  setup(build) {
+    build.onResolve({ filter: /^node:http2$/ }, (args) =>
+      /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/.test(args.importer) ? { path: 'http2', namespace: 'lazy-http2' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-http2' }, () => ({
+      contents: [
+        `const constants = ${JSON.stringify(http2.constants)};`,
+        'let real;',
+        "module.exports = new Proxy({ constants }, { get: (known, name) => (name in known ? known[name] : (real ??= require('node:http2'))[name]) });",
+      ].join('\n'),
+      loader: 'js',
+    }));
   },
 };
 
@@ -54,7 +78,7 @@ try {
     legalComments: 'none',
     logLevel: 'warning',
     define: { __GIFTCODES_VERSION__: JSON.stringify(pkg.version) },
-    plugins: [processGlobal],
+    plugins: [processGlobal, lazyHttp2],
     // What each output holds and imports: `npm run bench` checks the start-up graph with it.
     metafile: true,
     // Some dependencies are CommonJS and use require() and __filename; give the ESM bundle both.

@@ -26,6 +26,7 @@ export function buildProgram(app: App): Command {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .addOption(new Option('--request-timeout <seconds>', 'deadline for one HTTP attempt').argParser(seconds(0.05, 3600)).default(DEFAULT_REQUEST_TIMEOUT_S))
     .addOption(new Option('--retries <n>', 'retries of a retryable failure').argParser(integer(0, 20)).default(DEFAULT_RETRIES))
+    .addOption(new Option('--ca-file <path>', "PEM certificates trusted in addition to Node's own (env: GIFTCODES_CA_FILE)").argParser(nonEmpty('--ca-file', 4096)))
     .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)');
   registerCommands(program, app);
   finishHelp(program);

@@ -1,6 +1,7 @@
 // One factory of dependencies, built lazily: `--help`, `--version` and `completion` load none of them.
 import type { ApiClient } from './api/client.js';
 import { configDir } from './config/paths.js';
+import { LocalError, UsageError } from './errors.js';
 import type { Connection } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
 import type { Journal } from './journal/journal.js';
@@ -20,12 +21,24 @@ export interface GlobalOptions {
   requestTimeout: number;
   retries: number;
   yes?: boolean;
+  /** PEM roots trusted in addition to Node's own (else GIFTCODES_CA_FILE). */
+  caFile?: string | undefined;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_S = 30;
 export const DEFAULT_RETRIES = 5;
 
 const warnedAboutArgv = new WeakSet<Io>();
+
+/** The password of a proxy URL, in the forms it could be printed in (as typed, and decoded). */
+function proxyPassword(proxy: string): string | undefined {
+  try {
+    const password = new URL(proxy).password;
+    return password === '' ? undefined : decodeURIComponent(password);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A key given with --api-key sits in the shell history and in every `ps` listing while the command runs:
@@ -86,11 +99,19 @@ export class Factory {
 
   /** A client for an explicit key and URL: login verifies a key before it is saved. */
   async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
-    const [{ ApiClient }, { DEFAULT_RETRY_POLICY }] = await Promise.all([import('./api/client.js'), import('./api/retry.js')]);
+    const [{ ApiClient }, { DEFAULT_RETRY_POLICY }, extraCa, proxy] = await Promise.all([
+      import('./api/client.js'),
+      import('./api/retry.js'),
+      this.extraCa(),
+      this.profileProxy(),
+    ]);
     this.io.addSecret(apiKey);
     const client = new ApiClient({
       baseUrl,
       apiKey,
+      extraCa,
+      proxy,
+      env: this.io.env,
       requestTimeoutMs: Math.max(1, Math.round(this.globals.requestTimeout * 1000)),
       retry: { ...DEFAULT_RETRY_POLICY, retries: this.globals.retries },
       log: (line) => this.io.debug(line),
@@ -98,6 +119,38 @@ export class Factory {
     });
     this.clients.push(client);
     return client;
+  }
+
+  /** The PEM text of --ca-file or GIFTCODES_CA_FILE: exit 8 when it cannot be read, 2 when it holds no certificate. */
+  private async extraCa(): Promise<string | undefined> {
+    const path = this.globals.caFile || this.io.env.GIFTCODES_CA_FILE;
+    if (!path) return undefined;
+    const where = this.globals.caFile ? '--ca-file' : 'GIFTCODES_CA_FILE';
+    const [{ readFile }, { splitPem }] = await Promise.all([import('node:fs/promises'), import('./api/transport.js')]);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? 'unreadable';
+      throw new LocalError(`cannot read the CA file ${path} (${where}): ${code}`, { code: 'ca_file_unreadable', hint: 'give the path of a PEM file of CA certificates' });
+    }
+    if (splitPem(text).length === 0) {
+      throw new UsageError(`the CA file ${path} (${where}) holds no PEM certificate`, {
+        code: 'ca_file_invalid',
+        hint: 'it must contain -----BEGIN CERTIFICATE----- blocks (convert DER with: openssl x509 -inform der -in ca.cer -out ca.pem)',
+      });
+    }
+    return text;
+  }
+
+  /** The profile's proxy; its credentials, when it carries any, join the secrets kept out of every output. */
+  private async profileProxy(): Promise<string | undefined> {
+    const [{ resolveProfileName }, store] = await Promise.all([import('./config/resolve.js'), this.config()]);
+    const proxy = store.profile(resolveProfileName(this.globals, this.io.env, store)).proxy;
+    for (const value of [proxy, this.io.env.HTTPS_PROXY, this.io.env.https_proxy, this.io.env.HTTP_PROXY, this.io.env.http_proxy]) {
+      if (value) this.io.addSecret(proxyPassword(value));
+    }
+    return proxy;
   }
 
   journal(): Promise<Journal> {

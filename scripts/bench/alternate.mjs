@@ -7,13 +7,13 @@ import { summary, median } from './stats.mjs';
  * `a` and `b`: { label, argv: [file, ...args], env?, check?(result) → error text | undefined }.
  * Returns { a, b, ratio, pairRatio } where a and b summarise milliseconds and pairRatio the per-pair A/B.
  */
-export function alternate(a, b, { pairs = 30, warmup = 3 } = {}) {
+export function alternate(a, b, { pairs = 30, warmup = 3, cpuHook } = {}) {
   const times = { a: [], b: [] };
   const ratios = [];
   for (let i = 0; i < warmup + pairs; i++) {
     // Swap the order every pair so neither side always runs right after the other.
     const order = i % 2 ? [b, a] : [a, b];
-    const took = new Map(order.map((side) => [side, timeOnce(side)]));
+    const took = new Map(order.map((side) => [side, timeOnce(side, cpuHook)]));
     if (i < warmup) continue;
     times.a.push(took.get(a));
     times.b.push(took.get(b));
@@ -24,11 +24,13 @@ export function alternate(a, b, { pairs = 30, warmup = 3 } = {}) {
   return { a: sa, b: sb, ratio: sa.median / sb.median, pairRatio: summary(ratios), medianPairRatio: median(ratios) };
 }
 
-function timeOnce(side) {
+/** Wall milliseconds; with `cpuHook` (scripts/bench/cputime.mjs preloaded), the child's CPU milliseconds instead. */
+function timeOnce(side, cpuHook) {
   const [file, ...args] = side.argv;
   const started = process.hrtime.bigint();
-  const result = spawnSync(file, args, { env: side.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 24 });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const argv = cpuHook ? ['--import', cpuHook, ...args] : args;
+  const result = spawnSync(file, argv, { env: side.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe', ...(cpuHook ? ['pipe'] : [])], maxBuffer: 1 << 24 });
+  const ms = cpuHook ? Number(String(result.output?.[3] ?? '').trim()) / 1000 : Number(process.hrtime.bigint() - started) / 1e6;
   const problem = result.error?.message ?? (result.status !== 0 ? `exit ${result.status ?? result.signal}: ${String(result.stderr).trim()}` : side.check?.(result));
   if (problem) throw new Error(`${side.label}: ${problem}`);
   return ms;

@@ -26,14 +26,23 @@ export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   return { ok: true, value };
 }
 
-/** Iterative, so the check cannot overflow the stack it protects. */
+/** Iterative, so the check cannot overflow the stack it protects; nothing allocated per object (a page of codes has thousands). */
 function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: { node: object; depth: number }[] = value !== null && typeof value === 'object' ? [{ node: value, depth: 1 }] : [];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    if (top.depth > limit) return true;
-    for (const child of Object.values(top.node)) {
-      if (child !== null && typeof child === 'object') stack.push({ node: child as object, depth: top.depth + 1 });
+  if (value === null || typeof value !== 'object') return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  const push = (child: unknown, depth: number): void => {
+    if (child !== null && typeof child === 'object') {
+      nodes.push(child);
+      depths.push(depth);
     }
+  };
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    const depth = depths.pop() ?? 0;
+    if (depth > limit) return true;
+    // for…of and for…in: Object.values made an array per object.
+    if (Array.isArray(node)) for (const child of node as unknown[]) push(child, depth + 1);
+    else for (const key in node) push((node as Record<string, unknown>)[key], depth + 1);
   }
   return false;
 }

@@ -3,11 +3,12 @@ import { InterruptedError, NetworkError, type CliError } from '../errors.js';
 import { isLoopbackHost } from '../config/resolve.js';
 import { VERSION } from '../version.js';
 import { parseJsonBody } from './body.js';
+import { RateLimitBudget } from './budget.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
 import { extractList, nextPageUrl } from './pagination.js';
 import { isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './retry.js';
 import { orderEnvelopeSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
-import { Transport } from './transport.js';
+import { Transport, UnsupportedCodingError } from './transport.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -18,6 +19,12 @@ export interface ApiClientOptions {
   log?: (line: string) => void;
   /** Aborted on SIGINT/SIGTERM. */
   signal?: AbortSignal;
+  /** The profile's proxy URL, used when HTTPS_PROXY/HTTP_PROXY (any case) are unset. */
+  proxy?: string | undefined;
+  /** PEM roots trusted in addition to Node's own (--ca-file). */
+  extraCa?: string | undefined;
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default: the process's environment). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ApiRequest {
@@ -42,11 +49,15 @@ const USER_AGENT = `giftcodes/${VERSION} node/${process.versions.node} ${process
 export class ApiClient {
   private readonly options: ApiClientOptions;
   private readonly base: URL;
-  private readonly transport = new Transport();
+  private readonly transport: Transport;
+  private readonly budget: RateLimitBudget;
+  private proxyLogged = false;
 
   constructor(options: ApiClientOptions) {
     this.options = options;
+    this.budget = new RateLimitBudget(options.retry.maxRetryAfterMs);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+    this.transport = new Transport({ proxy: options.proxy, extraCa: options.extraCa, env: options.env ?? process.env });
   }
 
   get baseUrl(): string {
@@ -54,7 +65,7 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    this.transport.close();
+    await this.transport.close();
   }
 
   async ping(): Promise<Ping> {
@@ -64,7 +75,8 @@ export class ApiClient {
 
   async listProducts(): Promise<Product[]> {
     const products: Product[] = [];
-    for await (const page of this.pages('/v1/catalog', 'products')) {
+    // The reference server's largest page (CONTRACT: ask for it); 5,000 products are then 5 requests, not 500.
+    for await (const page of this.pages('/v1/catalog?limit=1000', 'products')) {
       for (const item of page) {
         const parsed = productSchema.safeParse(item);
         if (!parsed.success) throw unreadableBody('GET', '/v1/catalog', 200, 'a product without an id');
@@ -136,8 +148,13 @@ export class ApiClient {
     // Whether any attempt may have written a byte of the request: a failure is "not sent" only if none did.
     let maybeSent = false;
     for (let attempt = 1; ; attempt++) {
+      // A Retry-After one request was given holds every request of this client (a plan's concurrent rows).
+      await this.budget.ready(this.options.signal).catch(() => {
+        throw this.interrupted();
+      });
       const outcome = await this.attempt(req, url, path, attempt, maxAttempts);
       if ('response' in outcome) return outcome.response;
+      if (outcome.retryable) this.budget.note(outcome.retryAfterMs);
       if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
@@ -166,6 +183,13 @@ export class ApiClient {
     const started = performance.now();
     const log = (result: string): void =>
       this.options.log?.(`${req.method} ${path} ${result} ${Math.round(performance.now() - started)}ms attempt ${attempt}/${maxAttempts}`);
+    if (!this.proxyLogged) {
+      // Said once, before the first attempt: which proxy (never its credentials), or none.
+      this.proxyLogged = true;
+      const proxy = this.transport.proxyFor(url);
+      if (proxy) this.options.log?.(`via proxy ${proxy}`);
+    }
+    let answeredStatus = 0;
     try {
       // The deadline covers the whole attempt: connecting, the head, and every byte of the body.
       const res = await this.transport.request(url, {
@@ -179,6 +203,7 @@ export class ApiClient {
         },
         body: req.body,
       });
+      answeredStatus = res.statusCode;
       const bytes = await readBytes(res.body, MAX_BODY_BYTES);
       log(String(res.statusCode));
       const headers = flattenHeaders(res.headers);
@@ -199,6 +224,15 @@ export class ApiClient {
         log(error.code);
         return { retryable: false, error: () => error };
       }
+      const failure = classify(error, answeredStatus);
+      if (failure && !deadline.aborted) {
+        log(failure.reason);
+        return {
+          retryable: failure.retryable,
+          notSent: failure.notSent,
+          error: (attempts) => failure.error(req.method, path, this.base.origin, attempts),
+        };
+      }
       const reason = deadline.aborted ? `no complete answer within ${this.options.requestTimeoutMs / 1000}s` : describeNetworkError(error);
       log(reason);
       return {
@@ -207,7 +241,10 @@ export class ApiClient {
         error: (attempts) =>
           new NetworkError(`cannot reach ${this.base.origin} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
             code: deadline.aborted ? 'timeout' : 'network_error',
-            hint: isLoopbackHost(this.base.hostname) ? 'is the reference server running? start it with: giftcodes serve' : 'check --base-url and the network, or raise --request-timeout',
+            hint:
+              this.transport.proxyFor(url) !== undefined ? `check the proxy (${this.transport.proxyFor(url)}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`
+              : isLoopbackHost(this.base.hostname) ? 'is the reference server running? start it with: giftcodes serve'
+              : 'check --base-url and the network, or raise --request-timeout',
           }),
       };
     }
@@ -261,10 +298,84 @@ function displayPath(url: URL): string {
   return `${url.pathname}${url.search}`;
 }
 
-/** Failures that happen before a connection exists: nothing of the request can have reached the server. */
-function isNotSent(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+/**
+ * Failures that happen before a connection to the API exists: nothing of the request can have reached it.
+ * A refused or unresolvable host (the API's or the proxy's), an unreachable network, and undici's own
+ * connect timeout. A reset or a close after connecting is not here: the request may have been written.
+ */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function isNotSent(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && NOT_SENT_CODES.has(code);
+}
+
+/** OpenSSL's and Node's names for a certificate Node does not trust: the TLS handshake failed, nothing was sent. */
+const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+interface Failure {
+  reason: string;
+  retryable: boolean;
+  notSent: boolean;
+  error: (method: string, path: string, origin: string, attempts: number) => CliError;
+}
+
+/** The transport failures that need more than "cannot reach": untrusted certificates, proxy refusals, codings. */
+export function classify(error: unknown, status = 0): Failure | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : '';
+  if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) {
+    const reason = `certificate not trusted: ${code}`;
+    return {
+      reason,
+      retryable: false,
+      notSent: true,
+      error: (method, path, origin) =>
+        new NetworkError(`cannot verify the certificate of ${origin} (${method} ${path}: ${code})`, {
+          code: 'certificate_error',
+          hint: 'if the API uses a private CA, trust it with --ca-file <pem> (or GIFTCODES_CA_FILE), or set NODE_EXTRA_CA_CERTS',
+        }),
+    };
+  }
+  const proxyStatus = /^Proxy response \((\d{3})\)/.exec(message);
+  if (proxyStatus) {
+    const status = Number(proxyStatus[1]);
+    const reason = `the proxy refused the tunnel (${status})`;
+    return {
+      reason,
+      // A proxy's 5xx may pass (its upstream was down); 407 and other refusals will not change on their own.
+      retryable: status >= 500,
+      notSent: true,
+      error: (method, path, origin, attempts) =>
+        new NetworkError(`cannot reach ${origin} through the proxy (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
+          code: 'proxy_error',
+          hint: status === 407 ? 'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)' : 'check HTTPS_PROXY/HTTP_PROXY, NO_PROXY and the profile\'s proxy',
+        }),
+    };
+  }
+  if (error instanceof UnsupportedCodingError || (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR')))) {
+    const detail = error instanceof UnsupportedCodingError ? message : 'its compressed body is corrupt';
+    const answered = error instanceof UnsupportedCodingError ? error.status : status;
+    return { reason: 'unreadable coding', retryable: false, notSent: false, error: (method, path) => unreadableBody(method, path, answered, detail) };
+  }
+  return undefined;
 }
 
 function describeNetworkError(error: unknown): string {
@@ -279,7 +390,13 @@ function describeNetworkError(error: unknown): string {
     case 'EPIPE':
       return 'the connection was closed before an answer';
     case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
       return 'timed out connecting';
+    case 'UND_ERR_SOCKET':
+      return 'the connection was closed before a complete answer';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'the server stopped answering';
     default:
       return code ?? (error instanceof Error ? error.message.split('\n')[0] ?? 'network error' : 'network error');
   }

@@ -1,7 +1,17 @@
-// The wire under ApiClient: one request over node:http or node:https, with keep-alive. Node's own HTTP
-// parser is native; undici's is WebAssembly, and compiling it cost every `giftcodes` process about 90 ms
-// (BENCHMARKS.md). Deadlines, retries and error mapping stay in client.ts.
-import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+// The wire under ApiClient, on undici: EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, or the profile's
+// proxy), keep-alive within a run, extra CA roots, and bodies decoded from gzip, br or deflate.
+// Deadlines, retries and error mapping stay in client.ts. Loaded only by commands that talk to the network.
+//
+// Start-up cost (BENCHMARKS.md): undici parses HTTP with llhttp compiled to WebAssembly, synchronously, on
+// the first connection. V8 compiles it at once with its baseline compiler (Liftoff) and then re-compiles it
+// with its optimising one in the background; a process that is done after one request waits for that second
+// compile at exit (about 170 ms on a loaded two-core machine). A CLI run never parses enough to profit from
+// it, so the optimising tier is switched off before undici compiles its parser. Only the undici modules
+// used here are imported (its index pulls in fetch, WebSocket, mocks and caches: 1 MB).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { UsageError } from '../errors.js';
 
 export interface WireRequest {
   method: string;
@@ -14,42 +24,214 @@ export interface WireRequest {
 export interface WireResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  /** The body as it arrives; destroy() stops reading it. */
-  body: IncomingMessage;
+  /** The body as it arrives, already decoded when it came gzip, br or deflate coded; destroy() stops reading it. */
+  body: Readable;
 }
 
-/** What node:http and node:https have in common, as used here. */
-interface Module {
-  Agent: new (options: { keepAlive: boolean }) => Agent;
-  request: typeof import('node:http').request;
+export interface TransportOptions {
+  /** The profile's proxy URL: used when neither HTTPS_PROXY nor HTTP_PROXY (any case) is set. */
+  proxy?: string | undefined;
+  /** PEM text trusted in addition to Node's own roots (--ca-file / GIFTCODES_CA_FILE). */
+  extraCa?: string | undefined;
+  /** The environment to read the proxy variables from (the process's). */
+  env: NodeJS.ProcessEnv;
+}
+
+/** A body whose Content-Encoding this client cannot decode: unreadable, not a network failure. */
+export class UnsupportedCodingError extends Error {
+  readonly code = 'GC_UNSUPPORTED_CODING';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export const ACCEPT_ENCODING = 'gzip, br';
+
+/** The proxy a request to this URL goes through, as HTTPS_PROXY/HTTP_PROXY/NO_PROXY and the profile say. */
+export interface ProxySettings {
+  httpProxy: string | undefined;
+  httpsProxy: string | undefined;
+  noProxy: string | undefined;
+}
+
+/** Environment first (lower case wins, as curl and undici read it), then the profile's `proxy`. */
+export function proxySettings(env: NodeJS.ProcessEnv, profileProxy: string | undefined): ProxySettings {
+  const pick = (lower: string, upper: string): string | undefined => {
+    const value = env[lower] ?? env[upper];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const httpProxy = pick('http_proxy', 'HTTP_PROXY');
+  const httpsProxy = pick('https_proxy', 'HTTPS_PROXY');
+  const fromEnv = httpProxy !== undefined || httpsProxy !== undefined;
+  return {
+    httpProxy: fromEnv ? httpProxy : profileProxy,
+    httpsProxy: fromEnv ? (httpsProxy ?? httpProxy) : profileProxy,
+    noProxy: pick('no_proxy', 'NO_PROXY'),
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A proxy URL as it may be shown: never its user name or password. */
+export function displayProxy(proxy: string): string {
+  try {
+    const url = new URL(proxy);
+    const hidden = url.username !== '' || url.password !== '';
+    return `${url.protocol}//${hidden ? '***@' : ''}${url.host}`;
+  } catch {
+    return '(an unparsable proxy URL)';
+  }
 }
 
 export class Transport {
-  private readonly agents = new Map<string, Agent>();
+  private dispatcher: Promise<Dispatcher> | undefined;
+  private readonly options: TransportOptions;
+  private readonly settings: ProxySettings;
+
+  constructor(options: TransportOptions) {
+    this.options = options;
+    this.settings = proxySettings(options.env, options.proxy);
+    const fromProfile = options.proxy !== undefined && this.settings.httpsProxy === options.proxy && this.settings.httpProxy === options.proxy;
+    for (const proxy of new Set([this.settings.httpProxy, this.settings.httpsProxy])) {
+      if (proxy !== undefined && !isHttpUrl(proxy)) {
+        // The value is not echoed: it may hold a password.
+        throw new UsageError(`${fromProfile ? "the profile's proxy" : 'HTTPS_PROXY/HTTP_PROXY'} is not an http:// or https:// URL`, {
+          code: 'invalid_proxy',
+          hint: 'for example: http://proxy.example.com:3128 (SOCKS proxies are not supported)',
+        });
+      }
+    }
+  }
+
+  /** The proxy this URL's requests go through, credentials hidden; undefined when they go direct. */
+  proxyFor(url: URL): string | undefined {
+    const proxy = url.protocol === 'https:' ? this.settings.httpsProxy : this.settings.httpProxy;
+    if (proxy === undefined || bypassed(url, this.settings.noProxy)) return undefined;
+    return displayProxy(proxy);
+  }
 
   /** Resolves once the status and headers have arrived; the body is read by the caller. */
   async request(url: URL, req: WireRequest): Promise<WireResponse> {
-    // https (and with it TLS) loads only for an https base URL; the local reference server is plain http.
-    const secure = url.protocol === 'https:';
-    const module: Module = secure ? await import('node:https') : await import('node:http');
-    let agent = this.agents.get(url.protocol);
-    if (!agent) {
-      agent = new module.Agent({ keepAlive: true });
-      this.agents.set(url.protocol, agent);
-    }
-    const headers = req.body === undefined ? req.headers : { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) };
-    return new Promise<WireResponse>((resolve, reject) => {
-      const outgoing = module.request(url, { method: req.method, headers, agent, signal: req.signal }, (res) => {
-        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
-      });
-      // Stays attached after the answer: a later socket error then ends the body instead of the process.
-      outgoing.on('error', reject);
-      outgoing.end(req.body);
+    const dispatcher = await this.load();
+    const res = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: req.method as Dispatcher.HttpMethod,
+      headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
+      body: req.body,
+      signal: req.signal,
     });
+    // undici's body emits 'error' when destroyed unread (a body too large, a coding we refuse): the reader
+    // already knows why it stopped, and an unheard 'error' event would end the process.
+    res.body.on('error', () => undefined);
+    return { statusCode: res.statusCode, headers: res.headers, body: await decoded(res.body, res.headers['content-encoding'], res.statusCode) };
   }
 
-  close(): void {
-    for (const agent of this.agents.values()) agent.destroy();
-    this.agents.clear();
+  async close(): Promise<void> {
+    const dispatcher = this.dispatcher;
+    this.dispatcher = undefined;
+    if (dispatcher) await (await dispatcher).destroy().catch(() => undefined);
   }
+
+  private load(): Promise<Dispatcher> {
+    this.dispatcher ??= (async () => {
+      const [v8, { default: EnvHttpProxyAgent }, { default: Dispatcher }, { default: api }] = await Promise.all([
+        import('node:v8'),
+        import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+        import('undici/lib/dispatcher/dispatcher.js'),
+        import('undici/lib/api/index.js'),
+      ]);
+      // What undici's index does on load: the proxy agent itself calls this.connect() on its proxy client.
+      Object.assign(Dispatcher.prototype, api);
+      v8.setFlagsFromString('--liftoff-only');
+      // One secure context for the run: given as a list of CAs instead, Node would parse all ~140 roots again
+      // for every connection. The host name is still checked against the certificate (checkServerIdentity).
+      const tls = this.options.extraCa === undefined ? undefined : { secureContext: await trustedContext(this.options.extraCa) };
+      const { httpProxy, httpsProxy, noProxy } = this.settings;
+      // Passing every field, even as an empty string, stops undici reading process.env behind our back.
+      return new EnvHttpProxyAgent({
+        httpProxy: httpProxy ?? '',
+        httpsProxy: httpsProxy ?? '',
+        noProxy: noProxy ?? '',
+        ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}),
+      });
+    })();
+    return this.dispatcher;
+  }
+}
+
+/**
+ * Node's own roots, those of NODE_EXTRA_CA_CERTS, and the file's: an explicit `ca` replaces Node's list,
+ * so all three are given.
+ */
+async function trustedContext(extraCa: string): Promise<import('node:tls').SecureContext> {
+  const [{ rootCertificates, createSecureContext }, { readFile }] = await Promise.all([import('node:tls'), import('node:fs/promises')]);
+  const roots = [...rootCertificates];
+  const nodeExtra = process.env.NODE_EXTRA_CA_CERTS;
+  if (nodeExtra) roots.push(...splitPem(await readFile(nodeExtra, 'utf8').catch(() => '')));
+  roots.push(...splitPem(extraCa));
+  return createSecureContext({ ca: roots });
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** The PEM certificates in a text; none when it holds none. */
+export function splitPem(text: string): string[] {
+  return text.match(PEM_CERTIFICATE) ?? [];
+}
+
+/**
+ * Whether NO_PROXY sends this URL direct, decided exactly as undici's EnvHttpProxyAgent decides it (so what -v
+ * says is what happens): `*` alone, or host names (a leading `.` or `*.` dropped: the name and its
+ * subdomains), each with an optional port; IPv6 literals in brackets.
+ */
+export function bypassed(url: URL, noProxy: string | undefined): boolean {
+  if (!noProxy) return false;
+  if (noProxy === '*') return true;
+  const host = url.host.replace(/:\d*$/, '').toLowerCase();
+  const port = Number.parseInt(url.port, 10) || (url.protocol === 'https:' ? 443 : 80);
+  for (const entry of noProxy.split(/[,\s]/)) {
+    if (!entry) continue;
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    const name = (parsed ? (parsed[1] ?? '') : entry).replace(/^\*?\./, '').toLowerCase();
+    if (parsed && Number.parseInt(parsed[2] ?? '', 10) !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+
+/** The body decoded as its Content-Encoding says (a list applies right to left); identity as it is. */
+async function decoded(body: Readable, contentEncoding: string | string[] | undefined, status: number): Promise<Readable> {
+  const codings = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? ''))
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return body;
+  const zlib = await import('node:zlib');
+  const { pipeline } = await import('node:stream');
+  let stream: Readable = body;
+  for (const coding of codings.reverse()) {
+    const decoder =
+      coding === 'gzip' || coding === 'x-gzip' ? zlib.createGunzip()
+      : coding === 'br' ? zlib.createBrotliDecompress()
+      : coding === 'deflate' ? zlib.createInflate()
+      : undefined;
+    if (!decoder) {
+      body.destroy();
+      throw new UnsupportedCodingError(`the body is coded "${coding}", which this client cannot decode`, status);
+    }
+    // Errors travel down the chain: a cut or corrupt body fails the reader, and destroying the last stream stops the socket.
+    stream = pipeline(stream, decoder, () => undefined);
+  }
+  return stream;
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
 import { UsageError } from '../errors.js';
+import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
 import { httpUrl, integer, share } from './parse.js';
 
@@ -18,8 +19,13 @@ interface ServeFlags {
   failOrders: number;
   webhookUrl?: string;
   webhookSecret?: string;
+  webhookScheme?: ServerOptions['webhookScheme'];
   admin?: boolean;
   log?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  gzip?: 'accepted' | 'always';
+  connectionClose?: boolean;
 }
 
 export function register(parent: Command, app: App): void {
@@ -38,10 +44,16 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--fail-orders <share>', 'share of orders that end failed instead of completed').argParser(share).default(0))
     .option('--webhook-url <url>', 'send signed order.fulfilled events here', (value: string) => httpUrl(value).toString())
     .option('--webhook-secret <secret>', 'secret that signs webhook events (default whsec_demo)')
+    .addOption(new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'))
     .option('--admin', 'enable /_admin/ledger for tests')
     .option('--log', 'print one line per request')
+    .option('--tls-cert <pem>', 'serve https with this certificate (PEM; with --tls-key)')
+    .option('--tls-key <pem>', 'the private key of --tls-cert (PEM)')
+    .addOption(new Option('--gzip [when]', 'gzip JSON bodies: when the client accepts gzip, or always (even unasked)').choices(['accepted', 'always']).preset('accepted'))
+    .option('--connection-close', 'answer with Connection: close and end each connection after one request')
     .action(async (flags: ServeFlags, cmd: Command) => {
       const f = app.factory(cmd);
+      const tls = await readTls(flags);
       const [{ serveMain }, { defaultServerOptions }] = await Promise.all([import('../server/main.js'), import('../server/index.js')]);
       const options: ServerOptions = {
         ...defaultServerOptions(),
@@ -58,7 +70,11 @@ export function register(parent: Command, app: App): void {
         ...(flags.seed ? { seedFile: flags.seed } : {}),
         ...(flags.webhookUrl ? { webhookUrl: flags.webhookUrl } : {}),
         ...(flags.webhookSecret ? { webhookSecret: flags.webhookSecret } : {}),
+        ...(flags.webhookScheme ? { webhookScheme: flags.webhookScheme } : {}),
         ...(flags.log ? { log: (line: string) => f.io.errRaw(`${line}\n`) } : {}),
+        ...(tls ? { tls } : {}),
+        ...(flags.gzip ? { gzip: flags.gzip } : {}),
+        ...(flags.connectionClose ? { connectionClose: true } : {}),
       };
       try {
         await serveMain(options, f.io.stdout, f.io.stderr);
@@ -66,7 +82,7 @@ export function register(parent: Command, app: App): void {
         // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
         throw new UsageError(`cannot start the server: ${error instanceof Error ? error.message : String(error)}`, {
           code: 'serve_failed',
-          hint: 'check --seed, --host and --port',
+          hint: 'check --seed, --host, --port, --tls-cert and --tls-key',
         });
       }
     });
@@ -74,5 +90,23 @@ export function register(parent: Command, app: App): void {
     'giftcodes serve',
     'giftcodes serve --port 0 --fail-rate 0.3 --rate-limit 20',
     'giftcodes serve --webhook-url http://127.0.0.1:8787/hook --webhook-secret whsec_demo',
+    'giftcodes serve --tls-cert server.pem --tls-key server.key --gzip',
   ]);
+}
+
+/** Both PEM files or neither; an unreadable one is bad input, said before the server starts. */
+async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string } | undefined> {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return undefined;
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) {
+    throw new UsageError('--tls-cert and --tls-key go together', { code: 'usage', hint: 'give both PEM files, or neither for plain http' });
+  }
+  const { readFile } = await import('node:fs/promises');
+  const read = async (flag: string, path: string): Promise<string> => {
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${flag} ${path}: ${(error as { code?: string }).code ?? 'unreadable'}`, { code: 'usage' });
+    }
+  };
+  return { cert: await read('--tls-cert', flags.tlsCert), key: await read('--tls-key', flags.tlsKey) };
 }

@@ -7,6 +7,7 @@ import type Conf from 'conf';
 import * as z from 'zod/mini';
 import { en } from 'zod/v4/locales';
 import { AuthError, UsageError } from '../errors.js';
+import { localError } from '../files/atomic.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
 import { ensurePrivateDir, looseModeWarning } from './paths.js';
@@ -21,6 +22,8 @@ const profileSchema = z.object({
   defaultEnv: z.optional(environmentSchema),
   /** Days the local order record keeps an ended order (default 90). */
   historyDays: z.optional(z.int()),
+  /** A forward proxy for this profile's API, used when HTTPS_PROXY/HTTP_PROXY are unset. */
+  proxy: z.optional(z.string()),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
@@ -114,9 +117,11 @@ export class ConfigStore {
     await this.updateProfile(profileName, (profile) =>
       field === 'base-url'
         ? { ...profile, baseUrl: value }
-        : field === 'history-days'
-          ? { ...profile, historyDays: Number(value) }
-          : { ...profile, defaultEnv: environmentSchema.parse(value) },
+        : field === 'proxy'
+          ? { ...profile, proxy: value }
+          : field === 'history-days'
+            ? { ...profile, historyDays: Number(value) }
+            : { ...profile, defaultEnv: environmentSchema.parse(value) },
     );
   }
 
@@ -146,6 +151,8 @@ export class ConfigStore {
       }
       this.conf.store = this.data;
     } catch (error) {
+      // The disk refused (full, read-only, permission): a local resource failed (exit 8), not the configuration.
+      if (typeof (error as NodeJS.ErrnoException).code === 'string') throw localError(error, this.path, 'config file', 'config_unwritable');
       throw new AuthError(`cannot write the config file ${this.path}: ${shortReason(error)}`, {
         code: 'config_unwritable',
         cause: error,

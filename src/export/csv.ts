@@ -12,12 +12,16 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
+import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
 
 /** A spreadsheet runs a cell starting with one of these as a formula (CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 const COPY_CHUNK = 256 * 1024;
+
+/** Text that is its own cell: no quoting, and nothing a spreadsheet would run (the common case, one test). */
+const PLAIN_TEXT = /^(?:[^=+\-@\t\r",\n][^",\r\n]*)?$/;
 
 /**
  * One cell, quoted when needed. Text a spreadsheet would run as a formula gets a leading `'` unless
@@ -26,6 +30,7 @@ const COPY_CHUNK = 256 * 1024;
 export function csvCell(value: unknown, raw: boolean): string {
   let text: string;
   if (typeof value === 'string') {
+    if (PLAIN_TEXT.test(value)) return value;
     text = !raw && FORMULA_START.test(value) ? `'${value}` : value;
   } else if (value === null || value === undefined) {
     return '';
@@ -51,6 +56,15 @@ export function flattenRecord(record: Record<string, unknown>, visit: (key: stri
   }
 }
 
+/** A key path seen in records, so a known field costs a Map lookup, not building its dotted name again. */
+interface Field {
+  name: string;
+  /** Its column once it has held a leaf. */
+  column?: number;
+  /** Fields under it once it has held an object. */
+  children?: Map<string, Field>;
+}
+
 interface Segment {
   start: number;
   end: number;
@@ -73,6 +87,8 @@ export class CsvWriter implements FormatWriter {
   private readonly index = new Map<string, number>([['order_id', 0]]);
   private readonly names: string[] = ['order_id'];
   private readonly segments: Segment[] = [];
+  private readonly fields = new Map<string, Field>();
+  private readonly encoder = new Utf8Encoder();
   private readonly orderIdCell: string;
   private readonly transform: (text: string) => string;
   private spool: FileHandle | undefined;
@@ -88,16 +104,13 @@ export class CsvWriter implements FormatWriter {
   }
 
   async page(records: readonly CodeRecord[]): Promise<void> {
-    const raw = this.options.raw;
     let text = '';
     let width = this.names.length;
     for (const record of records) {
       // `code` goes second; adding it before the record's other new fields keeps the spool in final order.
       if (!this.index.has('code') && 'code' in record && !isPlainObject(record.code)) this.addColumn('code');
-      const cells: string[] = [this.orderIdCell];
-      flattenRecord(record, (key, value) => {
-        cells[this.index.get(key) ?? this.addColumn(key)] = csvCell(value, raw);
-      });
+      const cells: (string | undefined)[] = [this.orderIdCell];
+      this.cells(record, this.fields, '', cells);
       if (this.names.length !== width) {
         if (text !== '') await this.append(text, width);
         text = '';
@@ -108,6 +121,24 @@ export class CsvWriter implements FormatWriter {
       text += `${row}\r\n`;
     }
     if (text !== '') await this.append(text, width);
+  }
+
+  /** flattenRecord's leaves into `cells` by column, remembering every key path seen. */
+  private cells(record: Record<string, unknown>, fields: Map<string, Field>, parent: string, cells: (string | undefined)[]): void {
+    for (const key of Object.keys(record)) {
+      const value = record[key];
+      let field = fields.get(key);
+      if (field === undefined) {
+        field = { name: parent === '' ? key : `${parent}.${key}` };
+        fields.set(key, field);
+      }
+      if (isPlainObject(value)) {
+        this.cells(value, (field.children ??= new Map()), field.name, cells);
+      } else {
+        field.column ??= this.index.get(field.name) ?? this.addColumn(field.name);
+        cells[field.column] = csvCell(value, this.options.raw);
+      }
+    }
   }
 
   async finish(): Promise<void> {
@@ -150,7 +181,7 @@ export class CsvWriter implements FormatWriter {
 
   private async append(text: string, width: number): Promise<void> {
     this.spool ??= await open(this.options.spoolPath, 'wx+', 0o600);
-    const bytes = Buffer.from(this.transform(text), 'utf8');
+    const bytes = this.encoder.encode(this.transform(text));
     await writeAll(this.spool, bytes, this.spoolSize);
     const last = this.segments.at(-1);
     if (last && last.width === width && last.end === this.spoolSize) last.end += bytes.length;

@@ -1,8 +1,10 @@
 // JSON export: one array of records, streamed one record a line so no page is ever joined to the next.
 import type { CodeRecord } from '../api/schemas.js';
+import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
 
 export class JsonArrayWriter implements FormatWriter {
+  private readonly encoder = new Utf8Encoder();
   private count = 0;
 
   constructor(
@@ -17,7 +19,7 @@ export class JsonArrayWriter implements FormatWriter {
       text += (this.count === 0 ? '[\n' : ',\n') + JSON.stringify(record);
       this.count++;
     }
-    await this.sink.write(this.transform(text));
+    await this.sink.write(this.encoder.encode(this.transform(text)));
   }
 
   async finish(): Promise<void> {

@@ -1,22 +1,27 @@
 // Writes an order's codes to a file or stdout, page by page: memory stays flat in the number of codes.
 // A file appears whole or not at all: a 0600 temporary file beside the target, fsynced, then renamed
 // (or hard-linked, which refuses to replace a file that appeared meanwhile), then the directory fsynced.
+// A symbolic link at the target is refused, never written through nor replaced; one writer per target
+// (out-lock.ts); a failure of the disk is a LocalError (exit 8) and leaves an existing target untouched.
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { link, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { accessSync, constants, lstatSync, readdirSync, readlinkSync, unlinkSync, type Stats } from 'node:fs';
+import { link, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, CliError, ExitCode, InterruptedError, OrderFailedError, UsageError, isCliError } from '../errors.js';
-import { fsyncDirectory } from '../files/atomic.js';
+import { ApiError, CliError, InterruptedError, LocalError, OrderFailedError, UsageError, isCliError } from '../errors.js';
+import { errnoMeaning, fsyncDirectory, localError } from '../files/atomic.js';
 import { pidAlive } from '../journal/owner.js';
 import type { Io } from '../output/io.js';
 import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
+import { lockOutTarget, type OutLock } from './out-lock.js';
+import { prefetched } from './prefetch.js';
 
 export { formatFor, type ExportFormat } from './format.js';
+export { lockOutTarget, outLockPath, type OutLock } from './out-lock.js';
 
 export interface ExportOptions {
   api: ApiClient;
@@ -32,6 +37,8 @@ export interface ExportOptions {
   onProgress?: (count: number) => void;
   /** Called with the complete, fsynced temporary file just before it becomes the target (the journal records it). */
   beforeCommit?: (temp: string) => void;
+  /** The target's lock, when the caller holds it across more than the export (taken and released here otherwise). */
+  lock?: OutLock;
 }
 
 export interface ExportResult {
@@ -48,7 +55,16 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
     return { path: '-', count, format };
   }
   const target = resolve(o.out);
-  checkOutTarget(target, o.force);
+  const ownLock = o.lock ? undefined : lockOutTarget(target);
+  try {
+    checkOutTarget(target, o.force, { lockHeldHere: true });
+    return await exportToFile(o, format, target);
+  } finally {
+    ownLock?.release();
+  }
+}
+
+async function exportToFile(o: ExportOptions, format: ExportFormat, target: string): Promise<ExportResult> {
   removeStaleTemps(dirname(target), tempPrefix(target));
   const temp = tempPath(dirname(target), tempPrefix(target));
   let handle: FileHandle | undefined;
@@ -87,30 +103,70 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
 }
 
 /**
- * Refuses an --out target before anything is fetched or placed: an existing file without --force,
- * a directory, or a directory that is missing or not writable. '-' (stdout) always passes.
+ * Refuses an --out target before anything is fetched or placed: a symbolic link (dangling or not, also
+ * with --force), a device or pipe, a missing directory, a path another run is writing (out_busy), an
+ * existing file without --force (exit 2); a directory, or a directory that cannot be written or holds
+ * no space for the lock file (exit 8). '-' passes.
+ * `lockHeldHere`: the caller holds the target's lock, so it is not reported busy.
  */
-export function checkOutTarget(out: string, force: boolean): void {
+export function checkOutTarget(out: string, force: boolean, options: { lockHeldHere?: boolean } = {}): void {
   if (out === '-') return;
   const target = resolve(out);
-  let stat: ReturnType<typeof statSync> | undefined;
+  let stat: Stats | undefined;
   try {
-    stat = statSync(target);
+    stat = lstatSync(target);
   } catch {
     stat = undefined;
   }
-  if (stat?.isDirectory()) throw new UsageError(`${out} is a directory`, { code: 'out_is_directory', hint: 'give a file name, e.g. --out codes.csv' });
-  if (stat && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`, { code: 'out_exists', hint: 'pass --force, or choose another --out file' });
+  if (stat?.isSymbolicLink()) throw symlinkRefused(out, target, force);
+  if (stat?.isDirectory()) throw new LocalError(`cannot write ${out}: it is a directory`, { code: 'out_is_directory', hint: 'give a file name, e.g. --out codes.csv' });
+  // A device or a pipe (`--out /dev/stdout`) would be replaced by the rename, not written to.
+  if (stat && !stat.isFile()) throw new UsageError(`${out} is not a regular file (${kindOf(stat)})`, { code: 'out_not_a_file', hint: 'for standard output use --out -; otherwise give the path of a file' });
   const dir = dirname(target);
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new UsageError(missing ? `the directory ${dir} does not exist` : `cannot write to the directory ${dir}`, {
-      code: 'out_not_writable',
-      hint: missing ? 'create it first, or choose another --out path' : 'choose a directory you can write to',
-    });
+    const code = (error as NodeJS.ErrnoException).code;
+    // A path that names no directory is bad input; a directory the system will not let us write is a local resource failing.
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new UsageError(`the directory ${dir} does not exist`, { code: 'out_not_writable', hint: 'create it first, or choose another --out path' });
+    }
+    const { reason, hint } = errnoMeaning(code);
+    throw new LocalError(`cannot write to the directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, { code: 'out_not_writable', hint });
   }
+  // Taking the lock and letting it go is also a write probe: a full or read-only disk is found here,
+  // before an order is placed, rather than after it was charged; and a killed writer's lock is cleared.
+  if (!options.lockHeldHere) lockOutTarget(target).release();
+  if (stat && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`, { code: 'out_exists', hint: 'pass --force, or choose another --out file' });
+}
+
+function kindOf(stat: Stats): string {
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isFIFO()) return 'a named pipe';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a file';
+}
+
+function symlinkRefused(out: string, target: string, force: boolean): UsageError {
+  let pointsTo: string;
+  try {
+    pointsTo = readlinkSync(target);
+  } catch {
+    pointsTo = 'an unreadable target';
+  }
+  const real = resolve(dirname(target), pointsTo);
+  let dangling = false;
+  try {
+    lstatSync(real);
+  } catch {
+    dangling = true;
+  }
+  const what = `${out} is a symbolic link to ${pointsTo}${dangling ? ' (which does not exist)' : ''}`;
+  return new UsageError(force ? `${what}; --force does not replace a link` : `${what}; codes are never written through a link`, {
+    code: 'out_is_symlink',
+    hint: `give the real path (--out ${real}), or remove the link first: rm ${out}`,
+  });
 }
 
 function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spoolPath: string, transform?: (text: string) => string): FormatWriter {
@@ -128,7 +184,7 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
 async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void): Promise<number> {
   let count = 0;
   try {
-    for await (const page of o.api.codePages(o.orderId)) {
+    for await (const page of prefetched(o.api.codePages(o.orderId))) {
       if (o.signal.aborted) throw interrupted(o.signal);
       await writer.page(page);
       count += page.length;
@@ -196,6 +252,10 @@ function interrupted(signal: AbortSignal): CliError {
 /** The atomic step. Without --force, link() refuses a target that appeared since the check; rename() would replace it. */
 async function commit(temp: string, target: string, force: boolean): Promise<void> {
   if (force) {
+    // A link planted since the pre-flight is refused; one planted after this check is replaced by the rename, never written through.
+    const stat = await lstat(target).catch(() => undefined);
+    if (stat?.isSymbolicLink()) throw symlinkRefused(target, target, force);
+    if (stat && !stat.isFile()) throw new UsageError(`${target} is not a regular file (${kindOf(stat)}); it was left untouched`, { code: 'out_not_a_file', hint: 'give the path of a file' });
     await rename(temp, target).catch((error: unknown) => {
       throw fileError(error, target);
     });
@@ -209,7 +269,7 @@ async function commit(temp: string, target: string, force: boolean): Promise<voi
     // Filesystems without hard links: check, then rename (a narrow window instead of none).
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EMLINK') throw fileError(error, target);
     try {
-      statSync(target);
+      lstatSync(target);
       throw appeared(target);
     } catch (statError) {
       if (isCliError(statError)) throw statError;
@@ -231,10 +291,8 @@ function appeared(target: string): UsageError {
 
 function fileError(error: unknown, target: string): CliError {
   if (isCliError(error)) return error;
-  const code = (error as NodeJS.ErrnoException).code ?? 'error';
-  const reason = code === 'ENOSPC' ? 'no space left on the device' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EDQUOT' ? 'disk quota exceeded' : (error as Error).message;
-  // A full disk or a read-only directory is the --out target's problem, not a bug (exit 1 means a bug).
-  return new CliError(ExitCode.usage, `cannot write ${target}: ${reason}`, { code: 'write_failed', hint: 'nothing was written at that path; free space or fix permissions, then run again' });
+  // A full disk or a read-only directory is a local resource failing (exit 8), not a bug (exit 1).
+  return localError(error, target, 'codes file', 'write_failed');
 }
 
 /** `.codes.csv.giftcodes-`: temporary files of a target share this prefix, then `<pid>-<random>.tmp`. */

@@ -2,13 +2,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+
+/** How the server frames its answers on one response (index.ts sets it from --gzip and --connection-close). */
+export interface Wire {
+  gzip: 'off' | 'accepted' | 'always';
+  connectionClose: boolean;
+}
+
+export const responseWire = new WeakMap<ServerResponse, Wire>();
+
+/** Whether an Accept-Encoding header accepts gzip (a q of 0 refuses it). */
+function acceptsGzip(header: string | undefined): boolean {
+  for (const part of (header ?? '').toLowerCase().split(',')) {
+    const [coding = '', ...params] = part.trim().split(';');
+    if (coding.trim() !== 'gzip' && coding.trim() !== '*') continue;
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return q === undefined || Number(q) > 0;
+  }
+  return false;
+}
 
 export const BODY_LIMIT = 64 * 1024;
 
 /** What a handler answers; kept as bytes-to-be so an idempotent replay can send it again unchanged. */
 export interface Reply {
   status: number;
-  body: string;
+  /** JSON text, or its UTF-8 bytes (a page of codes, made as bytes). */
+  body: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -27,7 +48,7 @@ export function errorReply(status: number, code: string, message: string, header
 /** Thrown by handlers for a plain error answer. */
 export class HttpError extends Error {
   constructor(readonly reply: Reply) {
-    super(reply.body);
+    super(String(reply.body));
   }
 }
 
@@ -37,14 +58,20 @@ export function fail(status: number, code: string, message: string, headers?: Re
 
 export function send(res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return;
+  const wire = responseWire.get(res);
+  const gzip = wire !== undefined && (wire.gzip === 'always' || (wire.gzip === 'accepted' && acceptsGzip(res.req.headers['accept-encoding'])));
+  const body = gzip ? gzipSync(reply.body) : reply.body;
   const headers: Record<string, string | number> = {
     'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(reply.body),
+    'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
+    ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+    ...(wire && wire.gzip !== 'off' ? { Vary: 'Accept-Encoding' } : {}),
+    ...(wire?.connectionClose ? { Connection: 'close' } : {}),
     ...reply.headers,
   };
   res.writeHead(reply.status, headers);
-  res.end(reply.body);
+  res.end(body);
 }
 
 export type BodyResult = { ok: true; text: string } | { ok: false; reply: Reply };

@@ -2,14 +2,15 @@
 // Imports nothing from outside src/server.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { createHandler } from './app.js';
 import type { Deps } from './context.js';
 import { Faults } from './faults.js';
 import { Fulfilment } from './fulfilment.js';
-import { answerClientError } from './http.js';
+import { answerClientError, responseWire, type Wire } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { RunningServer, ServerOptions } from './options.js';
 import { DEFAULT_WEBHOOK_SECRET, checkServerOptions } from './options.js';
@@ -42,6 +43,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     opts.webhookUrl === undefined ? undefined : new URL(opts.webhookUrl),
     opts.webhookSecret ?? DEFAULT_WEBHOOK_SECRET,
     opts.log,
+    opts.webhookScheme,
   );
   const fulfilment = new Fulfilment(opts.fulfilAfterMs, (order, view) => {
     if (view.status === 'failed') store.refund(order);
@@ -55,10 +57,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     webhooks,
     liveSecret: randomBytes(32).toString('hex'),
   };
-  const server = createServer(
-    { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
-    createHandler(deps, new Faults(opts)),
-  );
+  const handler = createHandler(deps, new Faults(opts));
+  const wire: Wire = { gzip: opts.gzip ?? 'off', connectionClose: opts.connectionClose === true };
+  const framed = wire.gzip === 'off' && !wire.connectionClose ? handler : (req: IncomingMessage, res: ServerResponse) => {
+    responseWire.set(res, wire);
+    handler(req, res);
+  };
+  const serverOptions = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 };
+  const server: Server = opts.tls ? createTlsServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, framed) : createServer(serverOptions, framed);
   server.keepAliveTimeout = 5000;
   server.on('clientError', answerClientError);
   await listen(server, opts.port, opts.host);
@@ -67,7 +73,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = isIPv6(opts.host) ? `[${opts.host}]` : opts.host;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://${host}:${port}`,
     port,
     demoKeys: seed.resellers.map((r) => ({ resellerId: r.id, test: r.keys.test[0] ?? '', live: r.keys.live[0] ?? '' })),
     close() {

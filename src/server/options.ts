@@ -24,11 +24,22 @@ export interface ServerOptions {
   webhookUrl?: string;
   /** HMAC secret for webhook signatures (default 'whsec_demo'). */
   webhookSecret?: string;
+  /** How webhook events are signed (default 'giftcodes'): ours, Stripe's, Standard Webhooks or GitHub's. */
+  webhookScheme?: WebhookScheme;
   /** Serve GET /_admin/ledger and POST /_admin/reset (tests only). */
   admin: boolean;
   /** One line per request (method path status ms) when provided. */
   log?: (line: string) => void;
+  /** Serve https with this PEM certificate (chain) and key instead of plain http. */
+  tls?: { cert: string; key: string };
+  /** gzip JSON bodies: when the client accepts gzip, or always (even unasked), or never. */
+  gzip?: 'off' | 'accepted' | 'always';
+  /** Answer every request with `Connection: close` and end the connection after it. */
+  connectionClose?: boolean;
 }
+
+export const WEBHOOK_SCHEMES = ['giftcodes', 'stripe', 'standard', 'github'] as const;
+export type WebhookScheme = (typeof WEBHOOK_SCHEMES)[number];
 
 export interface DemoKey {
   resellerId: string;
@@ -79,6 +90,9 @@ export function checkServerOptions(opts: ServerOptions): void {
   share('fail rate', opts.failRate);
   share('drop-after-commit', opts.dropAfterCommit);
   share('fail-orders', opts.failOrders);
+  if (opts.webhookScheme !== undefined && !WEBHOOK_SCHEMES.includes(opts.webhookScheme)) {
+    throw new Error(`webhook scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}`);
+  }
   if (opts.webhookUrl !== undefined) {
     let url: URL;
     try {

@@ -10,13 +10,14 @@ export interface ListEnvelope<T> {
   next_cursor: string | null;
 }
 
+/** A positive integer; above MAX_LIMIT it is clamped (as GitHub and Stripe-like services do), so a client asking big gets the largest page. */
 export function parseLimit(query: URLSearchParams, fallback: number): number {
   const raw = query.get('limit');
   if (raw === null) return fallback;
-  if (!/^[0-9]{1,7}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_LIMIT) {
-    fail(400, 'invalid_limit', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+  if (!/^[0-9]{1,16}$/.test(raw) || Number(raw) < 1) {
+    fail(400, 'invalid_limit', `limit must be a positive integer (pages hold at most ${MAX_LIMIT})`);
   }
-  return Number(raw);
+  return Math.min(Number(raw), MAX_LIMIT);
 }
 
 /** A cursor is an offset bound to the list it came from (`scope`), base64url-encoded. */
@@ -35,6 +36,15 @@ export function parseCursor(query: URLSearchParams, scope: string, total: number
   const rest = text.slice(prefix.length);
   if (!/^(0|[1-9][0-9]{0,8})$/.test(rest) || Number(rest) > total) invalid();
   return Number(rest);
+}
+
+/** The same envelope as `listPage`, as JSON bytes around items already serialized (`itemsJson(offset, count)`). */
+export function listPageJson(scope: string, total: number, offset: number, limit: number, itemsJson: (offset: number, count: number) => Buffer): Buffer {
+  const count = Math.max(0, Math.min(limit, total - offset));
+  const next = offset + count;
+  const hasMore = next < total;
+  const cursor = hasMore ? JSON.stringify(encodeCursor(scope, next)) : 'null';
+  return Buffer.concat([Buffer.from('{"object":"list","data":['), itemsJson(offset, count), Buffer.from(`],"has_more":${hasMore},"next_cursor":${cursor}}`)]);
 }
 
 /** Builds one page from `offset`; `page(offset, count)` makes only the items shown. */

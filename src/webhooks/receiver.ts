@@ -1,12 +1,13 @@
-// Receives signed webhook events (CONTRACT.md, Webhooks): `t=<unix>,v1=<hex>` where hex is
-// HMAC-SHA256(secret, `<t>.<raw body>`), compared in constant time against every v1; a timestamp more
-// than the tolerance from now is refused; a repeated event id is acknowledged but not emitted again.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// Receives signed webhook events (CONTRACT.md, Webhooks): each delivery verified by its scheme (see
+// signatures.ts), a timestamp more than the tolerance from now refused, a repeated event id acknowledged
+// but not emitted again.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
+import { verifyDelivery, type Scheme } from './signatures.js';
 
-export const DEFAULT_SIGNATURE_HEADER = 'giftcodes-signature';
+// Scheme as a type only: re-exporting SCHEMES here would split schemes.ts into a chunk loaded at every start.
+export { DEFAULT_SIGNATURE_HEADER, type Scheme } from './signatures.js';
 export const DEFAULT_TOLERANCE_S = 300;
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Event ids remembered for duplicate detection; the oldest are forgotten first. */
@@ -24,7 +25,9 @@ export interface ReceiverOptions {
   host?: string;
   port: number;
   secret: string;
-  signatureHeader?: string;
+  /** --scheme; detected from each delivery's headers when absent. */
+  scheme?: Scheme | undefined;
+  signatureHeader?: string | undefined;
   toleranceS?: number;
   maxBodyBytes?: number;
   /** A thrown error answers 500, so the sender retries; the id is not remembered. */
@@ -36,45 +39,17 @@ export interface ReceiverOptions {
 }
 
 export interface Delivery {
-  /** The signature header as received, for forwarding. */
-  signature: string;
-  headerName: string;
+  scheme: Scheme;
+  /** The event id that duplicates are judged by: webhook-id, X-GitHub-Delivery, else the body's id. */
+  id?: string | undefined;
+  /** The signature headers as received, for forwarding with the raw body. */
+  signed: Record<string, string>;
 }
 
 export interface RunningReceiver {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-export type Verification = { ok: true; timestamp: number } | { ok: false; reason: string };
-
-/** Checks a signature header against the raw body; never throws. */
-export function verifySignature(header: string | undefined, rawBody: Buffer, secret: string, toleranceS: number, nowS: number): Verification {
-  if (!header) return { ok: false, reason: 'missing signature' };
-  let timestamp: string | undefined;
-  const candidates: string[] = [];
-  for (const part of header.split(',')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (name === 't') timestamp = value;
-    else if (name === 'v1') candidates.push(value);
-  }
-  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'signature without a timestamp' };
-  if (candidates.length === 0) return { ok: false, reason: 'signature without v1' };
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
-  let matched = false;
-  for (const candidate of candidates) {
-    if (!/^[0-9a-fA-F]{64}$/.test(candidate)) continue;
-    // Compare every candidate, never stopping early: timing says nothing about which one matched.
-    if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) matched = true;
-  }
-  if (!matched) return { ok: false, reason: 'bad signature' };
-  const t = Number(timestamp);
-  if (Math.abs(nowS - t) > toleranceS) return { ok: false, reason: `timestamp ${t} is more than ${toleranceS}s from now` };
-  return { ok: true, timestamp: t };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -111,7 +86,6 @@ class RecentIds {
 
 export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
   const host = o.host ?? '127.0.0.1';
-  const headerName = (o.signatureHeader ?? DEFAULT_SIGNATURE_HEADER).toLowerCase();
   const toleranceS = o.toleranceS ?? DEFAULT_TOLERANCE_S;
   const maxBody = o.maxBodyBytes ?? MAX_BODY_BYTES;
   const now = o.now ?? (() => Date.now() / 1000);
@@ -128,9 +102,7 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> => {
-    const header = req.headers[headerName];
-    const signature = Array.isArray(header) ? header.join(',') : header;
-    const check = verifySignature(signature, raw, o.secret, toleranceS, now());
+    const check = verifyDelivery(req.headers, raw, { secret: o.secret, scheme: o.scheme, signatureHeader: o.signatureHeader, toleranceS, nowS: now() });
     if (!check.ok) return reject(res, 400, check.reason);
     const text = raw.toString('utf8');
     let event: unknown;
@@ -140,11 +112,11 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
       return reject(res, 400, 'body is not JSON');
     }
     if (!isObject(event)) return reject(res, 400, 'event is not a JSON object');
-    const id = typeof event.id === 'string' || typeof event.id === 'number' ? String(event.id) : undefined;
+    const id = check.deliveryId ?? (typeof event.id === 'string' || typeof event.id === 'number' ? String(event.id) : undefined);
     if (id !== undefined && seen.has(id)) return answer(res, 200, { received: true, duplicate: true });
     if (id !== undefined) seen.add(id);
     try {
-      await o.onEvent(event as WebhookEvent, text, { signature: signature ?? '', headerName });
+      await o.onEvent(event as WebhookEvent, text, { scheme: check.scheme, id, signed: check.signed });
     } catch (error) {
       // Not delivered after all: forget the id so the sender's retry is taken.
       if (id !== undefined) seen.delete(id);

@@ -2,13 +2,14 @@
 // Prism's validation proxy (--errors) in front of `giftcodes serve`, so every request the CLI sends and every
 // response the server returns is checked against openapi.yaml. A violation fails the test twice over: Prism
 // answers it with an error of its own (the exit code or the message is then wrong), and it logs it.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEMO_KEYS, ledger, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
 import { startPrism, type PrismProxy } from '../helpers/prism.js';
+import { defaultSeed } from '../../src/server/seed.js';
 
 let server: TestServer;
 let prism: PrismProxy;
@@ -37,7 +38,11 @@ function startRelay(upstream: string): Promise<Server> {
 
 beforeAll(async () => {
   // Orders take a second to complete: long enough to ask for codes too early, short enough to wait for.
-  server = await startServer(['--fulfil-after', '1000']);
+  // The demo catalog and 1,000 more products: two pages of the 1,000 the client asks for.
+  const products = [...defaultSeed().products, ...Array.from({ length: 1000 }, (_, i) => ({ id: `extra-${i + 1}`, name: `Extra ${i + 1}`, brand: 'Extra', price: 500, currency: 'USD', supply: 1000 }))];
+  const seedFile = join(tempDir('giftcodes-contract-seed-'), 'seed.json');
+  writeFileSync(seedFile, JSON.stringify({ products }));
+  server = await startServer(['--fulfil-after', '1000', '--seed', seedFile]);
   relay = await startRelay(server.url);
   try {
     prism = await startPrism(`http://127.0.0.1:${(relay.address() as AddressInfo).port}`);
@@ -87,8 +92,8 @@ describe('the CLI through Prism --errors: openapi.yaml holds for every scenario'
   test('catalog list follows every page', async () => {
     const mark = prism.mark();
     const products = parsed<{ id: string }[]>(await cli(['catalog', 'list', '--json']));
-    expect(products).toHaveLength(12);
-    expect(new Set(products.map((p) => p.id)).size).toBe(12);
+    expect(products).toHaveLength(1012);
+    expect(new Set(products.map((p) => p.id)).size).toBe(1012);
     // More than one page went through the proxy.
     expect(prism.forwarded(mark).filter((line) => line.includes('/v1/catalog')).length).toBeGreaterThan(1);
   });

@@ -9,6 +9,14 @@ import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type RunResult, type
 
 const withKey = (server: TestServer) => ({ baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
 
+/** A seed file of `count` products: the catalog is then count/1000 pages of the largest page the client asks for. */
+function catalogSeed(count: number): string {
+  const products = Array.from({ length: count }, (_, i) => ({ id: `card-${i + 1}`, name: `Card ${i + 1}`, brand: 'Faulty', price: 500, currency: 'USD' }));
+  const seedFile = join(tempDir(), 'seed.json');
+  writeFileSync(seedFile, JSON.stringify({ products }));
+  return seedFile;
+}
+
 function attemptLines(result: RunResult): string[] {
   return result.stderr.split('\n').filter((line) => /^GET \/v1\//.test(line));
 }
@@ -16,11 +24,8 @@ function attemptLines(result: RunResult): string[] {
 describe('503s from --fail-rate 0.5', () => {
   let server: TestServer;
   beforeAll(async () => {
-    // 60 products: 6 pages at the default limit, so a run almost always meets a 503.
-    const products = Array.from({ length: 60 }, (_, i) => ({ id: `card-${i + 1}`, name: `Card ${i + 1}`, brand: 'Faulty', price: 500, currency: 'USD' }));
-    const seedFile = join(tempDir(), 'seed.json');
-    writeFileSync(seedFile, JSON.stringify({ products }));
-    server = await startServer(['--fail-rate', '0.5', '--seed', seedFile]);
+    // 6,000 products: 6 pages of the 1,000 the client asks for, so a run almost always meets a 503.
+    server = await startServer(['--fail-rate', '0.5', '--seed', catalogSeed(6000)]);
   });
   afterAll(async () => {
     await server.stop();
@@ -32,7 +37,7 @@ describe('503s from --fail-rate 0.5', () => {
     for (let run = 0; run < 5 && !retried; run++) {
       const result = await runCli(['catalog', 'list', '--json', '--verbose', '--retries', '20'], { ...withKey(server), timeoutMs: 60_000 });
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toHaveLength(60);
+      expect(JSON.parse(result.stdout)).toHaveLength(6000);
       if (/ 503 /.test(result.stderr)) retried = result;
     }
     expect(retried, 'no run met a 503').toBeDefined();
@@ -59,7 +64,8 @@ describe('503s from --fail-rate 0.5', () => {
 describe('429s from --rate-limit 1', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer(['--rate-limit', '1']);
+    // 1,200 products: two pages of 1,000, the second one asked for within the same second.
+    server = await startServer(['--rate-limit', '1', '--seed', catalogSeed(1200)]);
   });
   afterAll(async () => {
     await server.stop();
@@ -68,11 +74,11 @@ describe('429s from --rate-limit 1', () => {
   it('the second page is rate limited, Retry-After is honoured, and the catalog is read whole', async () => {
     const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(server));
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toHaveLength(12);
+    expect(JSON.parse(result.stdout)).toHaveLength(1200);
     const lines = attemptLines(result);
-    expect(lines[0]).toMatch(/^GET \/v1\/catalog 200 \d+ms attempt 1\/6$/);
-    expect(lines.some((line) => /^GET \/v1\/catalog\?cursor=\S+ 429 \d+ms attempt 1\/6$/.test(line))).toBe(true);
-    expect(lines.at(-1)).toMatch(/^GET \/v1\/catalog\?cursor=\S+ 200 \d+ms attempt [2-6]\/6$/);
+    expect(lines[0]).toMatch(/^GET \/v1\/catalog\?limit=1000 200 \d+ms attempt 1\/6$/);
+    expect(lines.some((line) => /^GET \/v1\/catalog\?limit=1000&cursor=\S+ 429 \d+ms attempt 1\/6$/.test(line))).toBe(true);
+    expect(lines.at(-1)).toMatch(/^GET \/v1\/catalog\?limit=1000&cursor=\S+ 200 \d+ms attempt [2-6]\/6$/);
     // The server asks for one second; the client's jittered backoff is shorter, so it waits the second.
     expect(result.stderr).toContain('  retrying in 1.0s');
   });

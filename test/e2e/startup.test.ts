@@ -3,8 +3,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/e2e.js';
+import { DEMO_KEYS, ROOT, runCli, startServer, tempDir } from '../helpers/e2e.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -51,5 +52,40 @@ describe('the answers start.js gives without the program', () => {
     expect(long).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
     expect(short.stdout).toBe(`${version}\n`);
     expect(withJson.stdout).toBe(`${version}\n`);
+  });
+});
+
+describe('undici loads only for commands that talk to the API', () => {
+  const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
+  const loadsEnv = (file: string): NodeJS.ProcessEnv => ({
+    GIFTCODES_LOADS: file,
+    NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')`,
+  });
+  /** Whether any bundle file a run loaded holds undici's HTTP parser (a name only undici's client has). */
+  const loadedUndici = (file: string): boolean => {
+    const urls = readFileSync(file, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    expect(urls.length).toBeGreaterThan(0);
+    return urls.some((url) => readFileSync(new URL(url), 'utf8').includes('wasm_on_headers_complete'));
+  };
+
+  it.each([[['--version']], [['--help']], [['help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not', async (args) => {
+    const file = join(tempDir(), 'loads.txt');
+    const result = await runCli(args, { env: loadsEnv(file) });
+    expect(result.code).toBe(0);
+    expect(loadedUndici(file)).toBe(false);
+  });
+
+  it('giftcodes serve does not; ping against it does (the check sees undici when it is there)', async () => {
+    const serveLoads = join(tempDir(), 'serve-loads.txt');
+    const server = await startServer([], loadsEnv(serveLoads));
+    try {
+      const pingLoads = join(tempDir(), 'ping-loads.txt');
+      const ping = await runCli(['ping'], { baseUrl: server.url, env: { ...loadsEnv(pingLoads), GIFTCODES_API_KEY: DEMO_KEYS.test } });
+      expect(ping.code).toBe(0);
+      expect(loadedUndici(pingLoads)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+    expect(loadedUndici(serveLoads)).toBe(false);
   });
 });

@@ -8,11 +8,12 @@ describe('order watch with a webhook listener', () => {
   it('ends on the signed event instead of waiting for the next poll', async () => {
     const port = await freePort();
     const secret = 'whsec_watch_test_secret';
-    const server = await startServer(['--fulfil-after', '1500', '--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', secret]);
+    const server = await startServer(['--fulfil-after', '4000', '--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', secret]);
     try {
       const configDir = await loggedIn(server);
       const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], { configDir })).stdout);
-      // One poll at the start, then none for 10 minutes: only the event can end this in time.
+      // One poll at the start, then none for 10 minutes: only the event can end this in time. 4 s to
+      // fulfil leaves a loaded machine time to start the watch before the order completes.
       const watched = await runCli(['order', 'watch', placed.id, '--interval', '600', '--webhook-port', String(port), '--json'], {
         configDir,
         env: { GIFTCODES_WEBHOOK_SECRET: secret },
@@ -43,6 +44,7 @@ describe('order watch with a webhook listener', () => {
   it('needs the secret with --webhook-port (exit 2)', async () => {
     const result = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '9']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--webhook-secret');
+    expect(result.stderr).toContain('GIFTCODES_WEBHOOK_SECRET');
+    expect(result.stderr).toContain('--secret-file');
   });
 });

@@ -74,7 +74,9 @@ function valuesFor(name: string): fc.Arbitrary<string> {
     case 'product':
       return trouble(['amazon-us-10', 'amazon-us-25', 'nope', 'netflix-us-30']);
     case 'quantity':
-      return trouble(['1', '2', '0', '1000000', '1000001']);
+      // 1000001 is past the bound; 1,000,000 itself is now a real order whose export (--out) takes seconds,
+      // so the valid side of the bound is left to test/server/orders.test.ts.
+      return trouble(['1', '2', '0', '100000', '1000001']);
     case 'api-key':
       return trouble([DEMO_KEYS.test, DEMO_KEYS.live, 'sc_test_short', 'sk_live_1234567890abcdef', 'sc_live_not_a_real_key_0000']);
     case 'env':

@@ -43,7 +43,7 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 10_000);
     proc.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
     lines.on('line', (line) => {
-      const listening = /listening on (http:\/\/\S+)/.exec(line);
+      const listening = /listening on (https?:\/\/\S+)/.exec(line);
       if (listening) found = listening[1];
       const key = /^\s+(\S+)\s+(test|live)\s+(sc_\S+)$/.exec(line);
       if (key) {

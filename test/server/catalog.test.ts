@@ -41,7 +41,13 @@ describe('GET /v1/catalog', () => {
     }
   });
 
-  test.each(['0', '1001', '-1', '1.5', 'ten', ''])('limit=%j is 400 invalid_limit', async (limit) => {
+  test.each(['1001', '99999999999'])('limit=%j above the largest page is clamped to it (1000)', async (limit) => {
+    const res = await call(server, `/v1/catalog?limit=${limit}`);
+    expect(res.status).toBe(200);
+    expect(res.json.data).toHaveLength(12);
+  });
+
+  test.each(['0', '-1', '1.5', 'ten', '', '1e3', '99999999999999999'])('limit=%j is 400 invalid_limit', async (limit) => {
     const res = await call(server, `/v1/catalog?limit=${limit}`);
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('invalid_limit');

@@ -90,6 +90,30 @@ describe('GET /v1/orders/{id}/codes', () => {
     const small = await allCodes(server, placed.json.id, KEYS.test, 777);
     expect(small.pages).toBe(13);
     expect(small.codes).toEqual(byDefault.codes);
+    // Above the largest page the limit is clamped, not refused.
+    const big = await allCodes(server, placed.json.id, KEYS.test, 5000);
+    expect(big.pages).toBe(10);
+    expect(big.codes).toEqual(byDefault.codes);
+  });
+
+  test('a 1,000,000-code order: its last page is computed alone, serials reach 1000000, no page beyond', async () => {
+    const placed = await placeOrder(server, 'amazon-us-10', 1_000_000);
+    expect(placed.status).toBe(201);
+    await completed(server, placed.json.id);
+    const cursor = Buffer.from(`codes.${placed.json.id}:999000`).toString('base64url');
+    const last = await call(server, `/v1/orders/${placed.json.id}/codes?limit=1000&cursor=${cursor}`);
+    expect(last.status).toBe(200);
+    expect(last.json.has_more).toBe(false);
+    expect(last.json.next_cursor).toBeNull();
+    const codes = last.json.data as CodeRecord[];
+    expect(codes).toHaveLength(1000);
+    expect(codes[0]?.serial).toMatch(/-999001$/);
+    expect(codes.at(-1)?.serial).toMatch(/-1000000$/);
+    // What the route writes as bytes is what JSON.stringify would write.
+    expect(last.text).toBe(JSON.stringify(last.json));
+    const first = await call(server, `/v1/orders/${placed.json.id}/codes?limit=1000`);
+    expect(first.json.has_more).toBe(true);
+    expect(new Set([...codes, ...(first.json.data as CodeRecord[])].map((c) => c.code)).size).toBe(2000);
   });
 
   test('a bad limit or cursor is a 400', async () => {
@@ -98,7 +122,7 @@ describe('GET /v1/orders/{id}/codes', () => {
     const other = await placeOrder(server, 'amazon-us-10', 2);
     await completed(server, other.json.id);
     const page = await call(server, `/v1/orders/${other.json.id}/codes?limit=1`);
-    expect((await call(server, `/v1/orders/${placed.json.id}/codes?limit=1001`)).json.error.code).toBe('invalid_limit');
+    expect((await call(server, `/v1/orders/${placed.json.id}/codes?limit=0`)).json.error.code).toBe('invalid_limit');
     const foreign = await call(server, `/v1/orders/${placed.json.id}/codes?cursor=${page.json.next_cursor}`);
     expect(foreign.status).toBe(400);
     expect(foreign.json.error.code).toBe('invalid_cursor');

@@ -128,7 +128,8 @@ describe('CsvWriter', () => {
       fc.constant(null),
       fc.array(fc.integer(), { maxLength: 2 }),
     );
-    const key = fc.constantFrom('code', 'pin', 'serial', 'order_id', 'x', '=evil', 'a,b');
+    // 'x.amount' collides with x's nested amount: both are the one column x.amount, the later cell wins.
+    const key = fc.constantFrom('code', 'pin', 'serial', 'order_id', 'x', 'x.amount', '=evil', 'a,b');
     const record = fc.dictionary(key, fc.oneof(scalar, fc.dictionary(fc.constantFrom('amount', 'currency'), scalar, { maxKeys: 2 })), { maxKeys: 5 });
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(record, { maxLength: 4 }), { maxLength: 4 }), fc.boolean(), async (pages, raw) => {

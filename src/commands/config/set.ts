@@ -25,6 +25,7 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   const { normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
   let value = options.value.trim();
   if (field === 'base-url') value = normaliseBaseUrl(value);
+  if (field === 'proxy') value = checkProxyUrl(value);
   if (field === 'default-env' && value !== 'test' && value !== 'live') {
     throw new UsageError(`default-env must be test or live, not "${value}"`);
   }
@@ -34,8 +35,24 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   const store = await f.config();
   const profile = resolveProfileName(f.globals, f.io.env, store);
   await store.setField(profile, field, value);
-  if (f.io.json) f.io.outJson({ profile, field, value });
-  else f.io.out(`${f.io.c.green('✓')} ${field} is now ${value} in profile "${profile}"`);
+  // A proxy URL may carry a password: never echoed.
+  const shown = field === 'proxy' ? (await import('../../api/transport.js')).displayProxy(value) : value;
+  if (f.io.json) f.io.outJson({ profile, field, value: shown });
+  else f.io.out(`${f.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"`);
+}
+
+/** An http(s) proxy URL (the proxy itself; the API behind it may be https). */
+function checkProxyUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError('the proxy is not a valid URL', { code: 'invalid_proxy', hint: 'for example: giftcodes config set proxy http://proxy.example.com:3128' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`the proxy must be an http or https URL, not ${url.protocol}`, { code: 'invalid_proxy' });
+  }
+  return value;
 }
 
 function checkField(field: string): Field {

@@ -22,12 +22,15 @@ export async function run(f: Factory): Promise<void> {
     });
   }
   const profile = store.profile(name);
+  // The proxy only when the profile has one, and never its credentials.
+  const proxy = profile.proxy ? (await import('../../api/transport.js')).displayProxy(profile.proxy) : undefined;
   const shown = {
     profile: name,
     default: name === store.defaultProfile,
     baseUrl: resolveBaseUrl(f.globals, f.io.env, store, name),
     defaultEnv: profile.defaultEnv ?? 'test',
     keys: maskedKeys(profile.keys),
+    ...(proxy ? { proxy } : {}),
     configFile: store.path,
   };
   if (f.io.json) {
@@ -42,6 +45,7 @@ export async function run(f: Factory): Promise<void> {
       `default env  ${shown.defaultEnv}`,
       `test key     ${shown.keys.test ?? none}`,
       `live key     ${shown.keys.live ?? none}`,
+      ...(proxy ? [`proxy        ${proxy}`] : []),
       `config file  ${shown.configFile}`,
     ].join('\n'),
   );

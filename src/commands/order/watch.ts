@@ -5,6 +5,7 @@ import type { Order } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
+import { SCHEMES, type Scheme } from '../../webhooks/schemes.js';
 import { integer, nonEmpty } from '../parse.js';
 import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFlags } from '../wait-flags.js';
 
@@ -12,6 +13,8 @@ export interface WatchOptions extends WaitFlags {
   id: string;
   webhookPort?: number;
   webhookSecret?: string;
+  secretFile?: string;
+  webhookScheme?: Scheme;
   signatureHeader?: string;
 }
 
@@ -21,22 +24,23 @@ export function register(parent: Command, app: App): void {
     .description('wait until an order ends: exit 0 completed, 6 failed, 7 on --timeout')
     .argument('<id>', 'order id', nonEmpty('order id'))
     .addOption(new Option('--webhook-port <port>', 'also listen for the signed order.fulfilled event on this port').argParser(integer(0, 65535)))
-    .addOption(new Option('--webhook-secret <secret>', 'the webhook signing secret').env('GIFTCODES_WEBHOOK_SECRET'))
+    .option('--secret-file <path>', 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)', nonEmpty('secret file', 4096))
+    .option('--webhook-secret <secret>', 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)', nonEmpty('secret', 1000))
+    .addOption(new Option('--webhook-scheme <scheme>', 'signature scheme of the events (default: detected from the headers)').choices(SCHEMES))
     .option('--signature-header <name>', 'the header carrying the signature (default Giftcodes-Signature)');
   addWaitFlags(command).action(async (id: string, flags: Omit<WatchOptions, 'id'>, cmd: Command) => run({ ...flags, id }, app.factory(cmd)));
   examples(command, [
     'giftcodes order watch ord_8f2k1',
     'giftcodes order watch ord_8f2k1 --timeout 600 --out codes.csv',
     'GIFTCODES_WEBHOOK_SECRET=whsec_… giftcodes order watch ord_8f2k1 --webhook-port 8787',
+    'giftcodes order watch ord_8f2k1 --webhook-port 8787 --secret-file ~/.config/giftcodes/webhook-secret',
   ]);
 }
 
 export async function run(options: WatchOptions, f: Factory): Promise<void> {
   const out = outSpec(options);
   checkWaitFlags(options, { json: f.io.json, waits: true, waitFlag: '' });
-  if (options.webhookPort !== undefined && !options.webhookSecret) {
-    throw new UsageError('--webhook-port needs the signing secret', { hint: 'pass --webhook-secret, or set GIFTCODES_WEBHOOK_SECRET' });
-  }
+  const webhookSecret = await webhookSecretFor(options, f);
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   let existing: unknown;
   if (out && out.path !== '-') {
@@ -45,7 +49,7 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   }
   const api = await f.api();
   const [{ showFailedOrder, printOutcome, settleOrder }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../failpoints.js')]);
-  const order = await waitWithWebhook(f, api, options).catch((error: unknown) => showFailedOrder(f.io, error));
+  const order = await waitWithWebhook(f, api, { ...options, webhookSecret }).catch((error: unknown) => showFailedOrder(f.io, error));
   let written: { path: string; count: number; format: string } | undefined;
   if (out) {
     const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: f.io, signal: f.signal };
@@ -68,6 +72,21 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   await failpoint('resolved');
 }
 
+/** The secret for --webhook-port from --secret-file, GIFTCODES_WEBHOOK_SECRET or --webhook-secret (warned); checked before anything is sent. */
+async function webhookSecretFor(options: WatchOptions, f: Factory): Promise<string | undefined> {
+  if (options.webhookPort === undefined) {
+    if (options.secretFile !== undefined || options.webhookSecret !== undefined || options.webhookScheme !== undefined) {
+      throw new UsageError('the webhook secret and scheme go with --webhook-port', { hint: 'add --webhook-port <port>, or drop them' });
+    }
+    return undefined;
+  }
+  const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
+  const secret = resolveWebhookSecret({ flag: options.webhookSecret, flagName: '--webhook-secret', file: options.secretFile, env: f.io.env }, f.io);
+  if (!secret) throw new UsageError('--webhook-port needs the signing secret', { hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
+  f.io.addSecret(secret);
+  return secret;
+}
+
 /** Polls; with --webhook-port, a verified event for this order ends the wait early, confirmed by one GET. */
 async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions): Promise<Order> {
   const { waitForOrder } = await import('../../orders/wait.js');
@@ -85,6 +104,7 @@ async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions
   const receiver = await startWebhookReceiver({
     port: options.webhookPort,
     secret: options.webhookSecret,
+    scheme: options.webhookScheme,
     ...(options.signatureHeader ? { signatureHeader: options.signatureHeader } : {}),
     onEvent: (event) => {
       const order = orderFromEvent(event);

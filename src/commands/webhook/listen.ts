@@ -1,15 +1,19 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
-import type { WebhookEvent } from '../../webhooks/receiver.js';
+import type { Delivery, Scheme, WebhookEvent } from '../../webhooks/receiver.js';
 import { examples, type App } from '../app.js';
+import { SCHEMES } from '../../webhooks/schemes.js';
 import { httpUrl, integer, nonEmpty } from '../parse.js';
 
 export interface ListenOptions {
   host: string;
   port: number;
-  /** From --secret, else GIFTCODES_WEBHOOK_SECRET. */
+  /** --secret (warned), else --secret-file, else GIFTCODES_WEBHOOK_SECRET. */
   secret?: string | undefined;
+  secretFile?: string | undefined;
+  /** Detected from each delivery's headers when absent. */
+  scheme?: Scheme | undefined;
   signatureHeader: string;
   forwardTo?: URL | undefined;
 }
@@ -18,6 +22,8 @@ interface ListenFlags {
   host: string;
   port: number;
   secret?: string;
+  secretFile?: string;
+  scheme?: Scheme;
   signatureHeader: string;
   forwardTo?: URL;
 }
@@ -30,25 +36,31 @@ export function register(parent: Command, app: App): void {
     .description('receive webhook events: verify each signature, drop duplicates, print each event, optionally forward it')
     .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').argParser(integer(0, 65535)).makeOptionMandatory())
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--secret <secret>', 'the webhook signing secret (or GIFTCODES_WEBHOOK_SECRET, which keeps it out of ps)', nonEmpty('secret', 1000))
-    .option('--signature-header <name>', 'header that carries the signature', nonEmpty('header name'), 'Giftcodes-Signature')
+    .option('--secret-file <path>', 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)', nonEmpty('secret file', 4096))
+    .option('--secret <secret>', 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)', nonEmpty('secret', 1000))
+    .addOption(new Option('--scheme <scheme>', 'signature scheme (default: detected from the headers)').choices(SCHEMES))
+    .option('--signature-header <name>', 'header that carries our t=,v1= signature', nonEmpty('header name'), 'Giftcodes-Signature')
     .option('--forward-to <url>', 'POST each verified event on to this URL, with its body and signature', httpUrl)
     .action(async (flags: ListenFlags, cmd: Command) =>
-      run({ host: flags.host, port: flags.port, secret: flags.secret, signatureHeader: flags.signatureHeader, forwardTo: flags.forwardTo }, app.factory(cmd)),
+      run(
+        { host: flags.host, port: flags.port, secret: flags.secret, secretFile: flags.secretFile, scheme: flags.scheme, signatureHeader: flags.signatureHeader, forwardTo: flags.forwardTo },
+        app.factory(cmd),
+      ),
     );
   examples(command, [
     'GIFTCODES_WEBHOOK_SECRET=whsec_demo giftcodes webhook listen --port 8787',
     'giftcodes serve --webhook-url http://127.0.0.1:8787/hook   # in another terminal',
-    'giftcodes webhook listen --port 8787 --secret whsec_demo --json | jq -r .data.order.id',
-    'giftcodes webhook listen --port 8787 --secret whsec_demo --forward-to http://127.0.0.1:3000/hooks',
+    'giftcodes webhook listen --port 8787 --secret-file ~/.config/giftcodes/webhook-secret --json | jq -r .data.order.id',
+    'giftcodes webhook listen --port 8787 --scheme github --secret-file /run/secrets/github-hook --forward-to http://127.0.0.1:3000/hooks',
   ]);
 }
 
 /** Listens until SIGINT/SIGTERM, then closes and returns (exit 0). */
 export async function run(options: ListenOptions, f: Factory): Promise<void> {
-  const secret = options.secret ?? f.io.env.GIFTCODES_WEBHOOK_SECRET;
+  const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
+  const secret = resolveWebhookSecret({ flag: options.secret, flagName: '--secret', file: options.secretFile, env: f.io.env }, f.io);
   if (!secret) {
-    throw new UsageError('no webhook secret', { code: 'secret_missing', hint: 'pass --secret, or set GIFTCODES_WEBHOOK_SECRET' });
+    throw new UsageError('no webhook secret', { code: 'secret_missing', hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
   }
   f.io.addSecret(secret);
   const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
@@ -58,12 +70,13 @@ export async function run(options: ListenOptions, f: Factory): Promise<void> {
     host: options.host,
     port: options.port,
     secret,
+    scheme: options.scheme,
     signatureHeader: options.signatureHeader,
     onEvent: (event, raw, delivery) => {
       if (io.json) io.stdout.write(io.redact(`${JSON.stringify(event)}\n`));
-      else io.out(describe(event, orderFromEvent(event)));
+      else io.out(describe(event, orderFromEvent(event), delivery));
       if (options.forwardTo) {
-        const sent = forward(options.forwardTo, raw, delivery.headerName, delivery.signature, event, f).finally(() => forwards.delete(sent));
+        const sent = forward(options.forwardTo, raw, delivery, f).finally(() => forwards.delete(sent));
         forwards.add(sent);
       }
     },
@@ -80,18 +93,19 @@ export async function run(options: ListenOptions, f: Factory): Promise<void> {
   io.notice('stopped listening');
 }
 
-function describe(event: WebhookEvent, order: Record<string, unknown> | undefined): string {
+/** One line: when, type, event id, order id, order status (GitHub names the type in a header, Standard Webhooks the id). */
+function describe(event: WebhookEvent, order: Record<string, unknown> | undefined, delivery: Delivery): string {
   const created = typeof event.created === 'number' ? new Date(event.created * 1000) : new Date();
   const field = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '-');
-  return [created.toISOString(), field(event.type), field(event.id), field(order?.id), field(order?.status)].join('  ');
+  return [created.toISOString(), field(event.type ?? delivery.signed['x-github-event']), field(event.id ?? delivery.id), field(order?.id), field(order?.status)].join('  ');
 }
 
-async function forward(url: URL, raw: string, headerName: string, signature: string, event: WebhookEvent, f: Factory): Promise<void> {
-  const id = typeof event.id === 'string' ? event.id : 'event';
+async function forward(url: URL, raw: string, delivery: Delivery, f: Factory): Promise<void> {
+  const id = delivery.id ?? 'event';
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [headerName]: signature },
+      headers: { 'content-type': 'application/json', ...delivery.signed },
       body: raw,
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });

@@ -6,7 +6,7 @@ import { errorReply, fail, jsonReply, readBody } from '../http.js';
 import { fingerprint, parseIdempotencyKey } from '../idempotency.js';
 import type { Order } from '../store.js';
 
-export const MAX_QUANTITY = 100_000;
+export const MAX_QUANTITY = 1_000_000;
 const FIELDS = new Set(['product_id', 'quantity']);
 
 function headerValue(v: string | string[] | undefined): string | undefined {

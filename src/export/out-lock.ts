@@ -1,0 +1,193 @@
+// One writer per --out path: a lock file beside the target, `.<name>.giftcodes.lock`, holding the
+// writer's pid, process start time and boot id. It is created whole (written to a temporary file, then
+// hard-linked into place, which fails if a lock exists), so a reader never sees half a lock. A lock is
+// taken over only when its owner is provably dead (no such process, another process under that pid,
+// a zombie, another boot): never by age, because a stopped (SIGSTOP) process is alive.
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { LocalError, UsageError } from '../errors.js';
+import { errnoMeaning } from '../files/atomic.js';
+import { pidAlive } from '../journal/owner.js';
+
+export interface LockHolder {
+  pid: number;
+  /** Start time in clock ticks since boot (Linux /proc/<pid>/stat field 22); absent elsewhere. */
+  start?: string | undefined;
+  /** /proc/sys/kernel/random/boot_id (Linux); absent elsewhere. */
+  boot?: string | undefined;
+}
+
+export interface OutLock {
+  /** The lock file. */
+  readonly path: string;
+  /** The --out target it guards. */
+  readonly target: string;
+  /** Removes the lock if it is still this process's; safe to call twice. */
+  release(): void;
+}
+
+/** The lock file of an --out target (an absolute path). */
+export function outLockPath(target: string): string {
+  return join(dirname(target), `.${basename(target)}.giftcodes.lock`);
+}
+
+/**
+ * Takes the lock of an --out target (an absolute path), or throws: UsageError `out_busy` (exit 2) when a
+ * live process holds it, LocalError (exit 8) when the directory refuses the lock file.
+ */
+export function lockOutTarget(target: string): OutLock {
+  const path = outLockPath(target);
+  const me = currentHolder();
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (createLockFile(path, me, target)) {
+      let held = true;
+      return {
+        path,
+        target,
+        release: () => {
+          if (!held) return;
+          held = false;
+          const holder = readHolder(path);
+          if (holder !== 'unreadable' && holder && sameHolder(holder, me)) unlinkQuietly(path);
+        },
+      };
+    }
+    const holder = readHolder(path);
+    if (holder === undefined) continue; // released meanwhile: try again
+    if (holder === 'unreadable' || holderAlive(holder)) throw busy(target, path, holder);
+    breakStale(path, holder, me, target);
+  }
+  throw busy(target, path, readHolder(path) ?? 'unreadable');
+}
+
+export function holderAlive(holder: LockHolder): boolean {
+  const me = currentHolder();
+  if (holder.boot && me.boot && holder.boot !== me.boot) return false;
+  if (!pidAlive(holder.pid)) return false;
+  const stat = readStat(holder.pid);
+  if (stat === undefined) return true;
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return holder.start === undefined || stat.start === holder.start;
+}
+
+export function currentHolder(): LockHolder {
+  return { pid: process.pid, start: readStat(process.pid)?.start, boot: bootId() };
+}
+
+function sameHolder(a: LockHolder, b: LockHolder): boolean {
+  return a.pid === b.pid && a.start === b.start && a.boot === b.boot;
+}
+
+/**
+ * Stale-lock breakers go one at a time through `<lock>.break` (itself a lock), so one breaker never
+ * removes the fresh lock another breaker has just created. A breaker left by a killed breaker is
+ * removed once its owner is dead.
+ */
+function breakStale(path: string, stale: LockHolder, me: LockHolder, target: string): void {
+  const breaker = `${path}.break`;
+  if (!createLockFile(breaker, me, target)) {
+    const other = readHolder(breaker);
+    if (other && other !== 'unreadable' && !holderAlive(other)) unlinkQuietly(breaker);
+    return;
+  }
+  try {
+    const now = readHolder(path);
+    if (now && now !== 'unreadable' && sameHolder(now, stale)) unlinkQuietly(path);
+  } finally {
+    unlinkQuietly(breaker);
+  }
+}
+
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK']);
+
+/** Creates `path` holding `holder`, whole; false when it exists. */
+function createLockFile(path: string, holder: LockHolder, target: string): boolean {
+  const temp = join(dirname(path), `.${basename(target)}.giftcodes-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temp, `${JSON.stringify(holder)}\n`, { flag: 'wx', mode: 0o600 });
+    try {
+      linkSync(temp, path);
+    } catch (error) {
+      if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+      // A file system without hard links: create exclusively, then fill. A reader meanwhile sees an
+      // unreadable lock, which is never taken over (busy), so the gap is safe.
+      writeFileSync(path, `${JSON.stringify(holder)}\n`, { flag: 'wx', mode: 0o600 });
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const errno = (error as NodeJS.ErrnoException).code;
+    const { reason, hint } = errnoMeaning(errno);
+    throw new LocalError(`cannot write ${target}: its lock file ${path} cannot be created: ${reason}${errno ? ` (${errno})` : ''}`, { code: 'write_failed', hint, cause: error });
+  } finally {
+    unlinkQuietly(temp);
+  }
+}
+
+function readHolder(path: string): LockHolder | 'unreadable' | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : 'unreadable';
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof parsed.pid !== 'number' || !Number.isSafeInteger(parsed.pid) || parsed.pid <= 0) return 'unreadable';
+    return {
+      pid: parsed.pid,
+      start: typeof parsed.start === 'string' ? parsed.start : undefined,
+      boot: typeof parsed.boot === 'string' ? parsed.boot : undefined,
+    };
+  } catch {
+    return 'unreadable';
+  }
+}
+
+function busy(target: string, path: string, holder: LockHolder | 'unreadable'): UsageError {
+  if (holder === 'unreadable') {
+    return new UsageError(`${target} is locked by ${path}, which cannot be read`, {
+      code: 'out_busy',
+      hint: `if no giftcodes process is writing ${target}, remove ${path}`,
+    });
+  }
+  return new UsageError(`another giftcodes process (pid ${holder.pid}) is writing ${target}`, {
+    code: 'out_busy',
+    hint: `wait for pid ${holder.pid} to finish, or choose another --out file`,
+  });
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+let cachedBoot: string | undefined | null = null;
+
+function bootId(): string | undefined {
+  if (cachedBoot !== null) return cachedBoot;
+  try {
+    cachedBoot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    cachedBoot = undefined;
+  }
+  return cachedBoot;
+}
+
+function readStat(pid: number): { state: string; start: string } | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: fields are counted after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const state = fields[0];
+    const start = fields[19];
+    return state && start ? { state, start } : undefined;
+  } catch {
+    return undefined;
+  }
+}

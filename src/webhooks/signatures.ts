@@ -1,0 +1,168 @@
+// The webhook signature schemes the receiver verifies (CONTRACT.md, Webhooks): ours, Stripe's, Standard
+// Webhooks and GitHub's. Pure functions over the request's headers and raw body; never throws.
+//
+// Standard Webhooks is done here with node:crypto instead of the `standardwebhooks` package: the scheme
+// is one HMAC and a base64 key (about 20 lines below), while the package would add a dependency and two
+// of its own (@stablelib/base64, fast-sha256) to a CLI that must start instantly, and would keep its own
+// tolerance and comparison rules apart from the other three schemes'.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Scheme } from './schemes.js';
+
+export type { Scheme } from './schemes.js';
+
+export const DEFAULT_SIGNATURE_HEADER = 'giftcodes-signature';
+
+/** Header names in lower case, as node:http gives them; a repeated header joined with ', '. */
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface VerifyOptions {
+  secret: string;
+  /** Chosen with --scheme; detected from the headers when absent. */
+  scheme?: Scheme | undefined;
+  /** The header that carries our `t=,v1=` signature (--signature-header). */
+  signatureHeader?: string | undefined;
+  toleranceS: number;
+  /** Unix seconds. */
+  nowS: number;
+}
+
+export type Verified = {
+  ok: true;
+  scheme: Scheme;
+  /** Unix seconds, where the scheme signs one. */
+  timestamp?: number;
+  /** The delivery's id where the scheme puts it in a header (webhook-id, X-GitHub-Delivery). */
+  deliveryId?: string;
+  /** The headers that carry the signature, to forward with the raw body. */
+  signed: Record<string, string>;
+};
+export type Verification = Verified | { ok: false; reason: string };
+
+const refuse = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** --scheme, else the first signature header present: ours (or --signature-header), Standard Webhooks, Stripe, GitHub. */
+export function detectScheme(headers: Headers, signatureHeader = DEFAULT_SIGNATURE_HEADER): Scheme | undefined {
+  if (header(headers, signatureHeader) !== undefined) return 'giftcodes';
+  if (header(headers, 'webhook-signature') !== undefined || header(headers, 'svix-signature') !== undefined) return 'standard';
+  if (header(headers, 'stripe-signature') !== undefined) return 'stripe';
+  if (header(headers, 'x-hub-signature-256') !== undefined) return 'github';
+  return undefined;
+}
+
+export function verifyDelivery(headers: Headers, rawBody: Buffer, o: VerifyOptions): Verification {
+  const signatureHeader = (o.signatureHeader ?? DEFAULT_SIGNATURE_HEADER).toLowerCase();
+  const scheme = o.scheme ?? detectScheme(headers, signatureHeader);
+  if (scheme === undefined) return refuse('missing signature');
+  switch (scheme) {
+    case 'giftcodes':
+    case 'stripe': {
+      const name = scheme === 'stripe' ? 'stripe-signature' : signatureHeader;
+      const value = header(headers, name);
+      const check = verifyTimestamped(value, rawBody, o.secret, o.toleranceS, o.nowS);
+      return check.ok ? { ok: true, scheme, timestamp: check.timestamp, signed: { [name]: value ?? '' } } : check;
+    }
+    case 'standard':
+      return verifyStandard(headers, rawBody, o);
+    case 'github':
+      return verifyGithub(headers, rawBody, o.secret);
+  }
+}
+
+/** Constant time; false for anything that is not exactly the expected length. */
+function sameBytes(expected: Buffer, given: Buffer): boolean {
+  return given.length === expected.length && timingSafeEqual(expected, given);
+}
+
+/** Compares every candidate, never stopping early: timing says nothing about which one matched. */
+function anyMatches(expected: Buffer, candidates: Buffer[]): boolean {
+  let matched = false;
+  for (const candidate of candidates) if (sameBytes(expected, candidate)) matched = true;
+  return matched;
+}
+
+function timestampCheck(raw: string | undefined, toleranceS: number, nowS: number): { ok: true; timestamp: number } | { ok: false; reason: string } {
+  if (raw === undefined || !/^\d{1,12}$/.test(raw.trim())) return refuse('signature without a timestamp');
+  const t = Number(raw.trim());
+  if (Math.abs(nowS - t) > toleranceS) return refuse(`timestamp ${t} is more than ${toleranceS}s from now`);
+  return { ok: true, timestamp: t };
+}
+
+/** Ours and Stripe's: `t=<unix>,v1=<hex>[,v1=<hex>…]`, HMAC-SHA256(secret, `<t>.<raw body>`). */
+export function verifyTimestamped(value: string | undefined, rawBody: Buffer, secret: string, toleranceS: number, nowS: number): { ok: true; timestamp: number } | { ok: false; reason: string } {
+  if (!value) return refuse('missing signature');
+  let timestamp: string | undefined;
+  const candidates: Buffer[] = [];
+  for (const part of value.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    const given = part.slice(eq + 1).trim();
+    if (name === 't') timestamp = given;
+    else if (name === 'v1' && /^[0-9a-fA-F]{64}$/.test(given)) candidates.push(Buffer.from(given, 'hex'));
+    else if (name === 'v1') candidates.push(Buffer.alloc(0));
+  }
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return refuse('signature without a timestamp');
+  if (candidates.length === 0) return refuse('signature without v1');
+  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
+  if (!anyMatches(expected, candidates)) return refuse('bad signature');
+  return timestampCheck(timestamp, toleranceS, nowS);
+}
+
+/**
+ * The key of a Standard Webhooks secret: `whsec_<base64>` is the base64 of the key bytes (as Svix and the
+ * spec give it). A secret whose remainder is not base64 is used as it stands, so any secret still works.
+ */
+export function standardKey(secret: string): Buffer {
+  const rest = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  if (rest !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(rest) && rest.replace(/=+$/, '').length % 4 !== 1) return Buffer.from(rest, 'base64');
+  return Buffer.from(secret, 'utf8');
+}
+
+/** `webhook-signature: v1,<base64> [v1,<base64> …]` of `<webhook-id>.<webhook-timestamp>.<body>`; Svix's `svix-` names too. */
+function verifyStandard(headers: Headers, rawBody: Buffer, o: VerifyOptions): Verification {
+  const prefix = header(headers, 'webhook-signature') !== undefined ? 'webhook' : 'svix';
+  const id = header(headers, `${prefix}-id`);
+  const timestamp = header(headers, `${prefix}-timestamp`);
+  const value = header(headers, `${prefix}-signature`);
+  if (!value) return refuse('missing signature');
+  if (!id) return refuse(`signature without ${prefix}-id`);
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp.trim())) return refuse('signature without a timestamp');
+  const candidates: Buffer[] = [];
+  // Space-separated; a repeated header arrives joined with ', ', whose comma is dropped here.
+  for (const entry of value.split(/\s+/).map((e) => e.replace(/,$/, ''))) {
+    const comma = entry.indexOf(',');
+    if (comma > 0 && entry.slice(0, comma) === 'v1') candidates.push(Buffer.from(entry.slice(comma + 1), 'base64'));
+  }
+  if (candidates.length === 0) return refuse('signature without v1');
+  const expected = createHmac('sha256', standardKey(o.secret)).update(`${id}.${timestamp.trim()}.`).update(rawBody).digest();
+  if (!anyMatches(expected, candidates)) return refuse('bad signature');
+  const check = timestampCheck(timestamp, o.toleranceS, o.nowS);
+  if (!check.ok) return check;
+  return {
+    ok: true,
+    scheme: 'standard',
+    timestamp: check.timestamp,
+    deliveryId: id,
+    signed: { [`${prefix}-id`]: id, [`${prefix}-timestamp`]: timestamp, [`${prefix}-signature`]: value },
+  };
+}
+
+/** `X-Hub-Signature-256: sha256=<hex>` of the raw body; no timestamp, so duplicates go by X-GitHub-Delivery. */
+function verifyGithub(headers: Headers, rawBody: Buffer, secret: string): Verification {
+  const value = header(headers, 'x-hub-signature-256');
+  if (!value) return refuse('missing signature');
+  const match = /^sha256=([0-9a-fA-F]{64})$/.exec(value.trim());
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  if (!sameBytes(expected, match ? Buffer.from(match[1]!, 'hex') : Buffer.alloc(0))) return refuse('bad signature');
+  const delivery = header(headers, 'x-github-delivery');
+  const signed: Record<string, string> = { 'x-hub-signature-256': value };
+  const event = header(headers, 'x-github-event');
+  if (delivery) signed['x-github-delivery'] = delivery;
+  if (event) signed['x-github-event'] = event;
+  return { ok: true, scheme: 'github', signed, ...(delivery ? { deliveryId: delivery } : {}) };
+}

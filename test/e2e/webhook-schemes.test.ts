@@ -1,0 +1,262 @@
+// Every signature scheme end to end: `giftcodes serve --webhook-scheme X` signs the events, `webhook listen`
+// and `order watch --webhook-port` verify them, detected from the headers and with the scheme chosen; and
+// the secret's ways off the command line: the environment and --secret-file, checked in /proc/<pid>/cmdline.
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerSecret } from '../helpers/leaks.js';
+import { DEMO_KEYS, loggedIn, runCli, spawnCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { freePort } from '../helpers/ports.js';
+
+const SCHEMES = ['giftcodes', 'stripe', 'standard', 'github'] as const;
+// A Svix-style secret: Standard Webhooks keys with its base64 remainder, the others with the text.
+const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+registerSecret(SECRET);
+const ARGV_WARNING = /warning: --(webhook-)?secret/;
+// For `webhook listen`: events soon after each order.
+const FULFIL_AFTER_MS = '200';
+// For `order watch`: long enough, on a loaded machine too, that it listens before the order completes,
+// so only the event can end it (its one poll is at the start and the next in 10 minutes).
+const WATCH_FULFIL_AFTER_MS = '4000';
+
+async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Listener {
+  proc: ChildProcess;
+  result: Promise<RunResult>;
+  stdout(): string;
+  stderr(): string;
+  stop(): Promise<RunResult>;
+}
+
+/** Starts `webhook listen --port <port> <extra>` and waits until it answers HTTP. */
+async function listen(port: number, extra: string[], env: NodeJS.ProcessEnv = { GIFTCODES_WEBHOOK_SECRET: SECRET }): Promise<Listener> {
+  const { proc, result } = spawnCli(['webhook', 'listen', '--port', String(port), ...extra], { env });
+  proc.stdin?.end();
+  let stdout = '';
+  let stderr = '';
+  proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  await until(async () => {
+    if (proc.exitCode !== null) throw new Error(`webhook listen exited ${proc.exitCode}: ${stderr}`);
+    return fetch(`http://127.0.0.1:${port}/hook`).then(
+      (res) => (res.status === 405 ? true : undefined),
+      () => undefined,
+    );
+  });
+  return {
+    proc,
+    result,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: () => {
+      proc.kill('SIGTERM');
+      return result;
+    },
+  };
+}
+
+async function placeOrder(server: TestServer): Promise<string> {
+  const res = await fetch(`${server.url}/v1/orders`, {
+    method: 'POST',
+    headers: { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+    body: JSON.stringify({ product_id: 'amazon-us-25', quantity: 1 }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** The events printed by `webhook listen --json`, one JSON line each. */
+const events = (stdout: string): Record<string, unknown>[] =>
+  stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
+  let server: TestServer;
+  let port: number;
+  let serverLog = '';
+  let slowServer: TestServer;
+  let slowPort: number;
+  beforeAll(async () => {
+    port = await freePort();
+    server = await startServer(['--fulfil-after', FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme, '--log']);
+    server.proc.stderr?.on('data', (c: Buffer) => (serverLog += c.toString()));
+    slowPort = await freePort();
+    slowServer = await startServer(['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${slowPort}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme]);
+  });
+  afterAll(() => Promise.all([server.stop(), slowServer.stop()]));
+
+  it.each([
+    ['detected from the headers', []],
+    ['chosen with --scheme', ['--scheme', scheme]],
+  ])('webhook listen verifies the event, %s, and prints it once', async (_how, flags) => {
+    const listener = await listen(port, ['--json', ...flags]);
+    try {
+      const orderId = await placeOrder(server);
+      const printed = await until(() => events(listener.stdout()).find((e) => JSON.stringify(e).includes(orderId)));
+      expect(printed.type).toBe('order.fulfilled');
+      expect(listener.stderr()).not.toContain('refused a delivery (400)');
+    } finally {
+      const ended = await listener.stop();
+      expect(ended.code).toBe(0);
+    }
+  });
+
+  it('webhook listen with another scheme chosen refuses the event (400) and prints nothing', async () => {
+    const other = scheme === 'github' ? 'stripe' : 'github';
+    const before = serverLog.length;
+    const listener = await listen(port, ['--json', '--scheme', other]);
+    try {
+      await placeOrder(server);
+      await until(() => (/attempt \d+: 400/.test(serverLog.slice(before)) ? true : undefined));
+      expect(listener.stderr()).toContain('refused a delivery (400)');
+      expect(listener.stdout()).toBe('');
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it.each([
+    ['detected from the headers', []],
+    ['chosen with --webhook-scheme', ['--webhook-scheme', scheme]],
+  ])('order watch --webhook-port ends on the event, %s', async (_how, flags) => {
+    const configDir = await loggedIn(slowServer);
+    const orderId = await placeOrder(slowServer);
+    const watched = await runCli(['order', 'watch', orderId, '--interval', '600', '--webhook-port', String(slowPort), ...flags], {
+      configDir,
+      env: { GIFTCODES_WEBHOOK_SECRET: SECRET },
+      timeoutMs: 20_000,
+    });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stderr).toContain(`webhook event received; order ${orderId} is completed`);
+    expect(watched.stderr).not.toMatch(ARGV_WARNING);
+  });
+});
+
+describe('the webhook secret stays off the command line', () => {
+  const procCmdline = (pid: number): string => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  const hasProc = existsSync('/proc/self/cmdline');
+  let server: TestServer;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    server = await startServer(['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', 'standard']);
+  });
+  afterAll(() => server.stop());
+
+  it.skipIf(!hasProc)('from GIFTCODES_WEBHOOK_SECRET: absent from /proc/<pid>/cmdline of the running listener, which verifies with it', async () => {
+    const listener = await listen(port, ['--json']);
+    try {
+      const cmdline = procCmdline(listener.proc.pid!);
+      expect(cmdline).toContain('webhook listen --port');
+      expect(cmdline).not.toContain(SECRET);
+      expect(cmdline).not.toContain(SECRET.slice('whsec_'.length, 20));
+      const orderId = await placeOrder(server);
+      await until(() => (listener.stdout().includes(orderId) ? true : undefined));
+      expect(listener.stderr()).not.toMatch(ARGV_WARNING);
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it.skipIf(!hasProc)('from --secret-file: the path is on the command line, the secret is not', async () => {
+    const file = join(tempDir(), 'webhook-secret');
+    writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
+    const listener = await listen(port, ['--json', '--secret-file', file], { GIFTCODES_WEBHOOK_SECRET: undefined });
+    try {
+      const cmdline = procCmdline(listener.proc.pid!);
+      expect(cmdline).toContain(`--secret-file ${file}`);
+      expect(cmdline).not.toContain(SECRET);
+      const orderId = await placeOrder(server);
+      await until(() => (listener.stdout().includes(orderId) ? true : undefined));
+      expect(listener.stderr()).not.toMatch(ARGV_WARNING);
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it('--secret still works, with a warning (none in --json mode), and the secret never printed', async () => {
+    const plain = await listen(port, ['--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: undefined });
+    try {
+      const orderId = await placeOrder(server);
+      await until(() => (plain.stdout().includes(orderId) ? true : undefined));
+      expect(plain.stderr()).toContain('warning: --secret shows the webhook secret to every user of this machine in ps output');
+    } finally {
+      const ended = await plain.stop();
+      expect(`${ended.stdout}${ended.stderr}`).not.toContain(SECRET);
+    }
+    const json = await listen(await freePort(), ['--json', '--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: undefined });
+    const ended = await json.stop();
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).not.toMatch(ARGV_WARNING);
+  });
+
+  it('order watch: --secret-file works, --webhook-secret is warned about', async () => {
+    const configDir = await loggedIn(server);
+    const file = join(tempDir(), 'webhook-secret');
+    writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
+    const first = await placeOrder(server);
+    const fromFile = await runCli(['order', 'watch', first, '--interval', '600', '--webhook-port', String(port), '--secret-file', file], { configDir, timeoutMs: 20_000 });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(fromFile.stderr).toContain('webhook event received');
+    expect(fromFile.stderr).not.toMatch(ARGV_WARNING);
+    const second = await placeOrder(server);
+    const fromArgv = await runCli(['order', 'watch', second, '--interval', '600', '--webhook-port', String(port), '--webhook-secret', SECRET], { configDir, timeoutMs: 20_000 });
+    expect(fromArgv.code, fromArgv.stderr).toBe(0);
+    expect(fromArgv.stderr).toContain('warning: --webhook-secret shows the webhook secret to every user of this machine in ps output');
+    expect(`${fromArgv.stdout}${fromArgv.stderr}`).not.toContain(SECRET);
+  });
+});
+
+describe('a bad --secret-file is refused before listening', () => {
+  const file = (content: string, mode: number): string => {
+    const path = join(tempDir(), 'secret');
+    writeFileSync(path, content);
+    chmodSync(path, mode);
+    return path;
+  };
+  const start = (args: string[]) => runCli(['webhook', 'listen', '--port', '0', ...args], { env: { GIFTCODES_WEBHOOK_SECRET: undefined } });
+
+  it('a missing file is exit 8', async () => {
+    const result = await start(['--secret-file', join(tempDir(), 'absent')]);
+    expect(result.code).toBe(8);
+    expect(result.stderr).toMatch(/cannot read the secret file .*absent \(ENOENT\)/);
+  });
+
+  it('an empty file is exit 2', async () => {
+    const result = await start(['--secret-file', file('\n', 0o600)]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is empty');
+  });
+
+  it.skipIf(process.platform === 'win32')('a file others can write is exit 8 with the chmod to run, also for order watch', async () => {
+    const path = file(`${SECRET}\n`, 0o666);
+    const result = await start(['--secret-file', path]);
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(`chmod 600 ${path}`);
+    expect(result.stderr).not.toContain(SECRET);
+    const watched = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '0', '--secret-file', path]);
+    expect(watched.code).toBe(8);
+    const json = await start(['--json', '--secret-file', path]);
+    expect(json.code).toBe(8);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { exitCode: 8 } });
+  });
+
+  it('--secret and --secret-file together are exit 2; --secret-file without --webhook-port too', async () => {
+    const path = file(`${SECRET}\n`, 0o600);
+    expect((await start(['--secret', 'x', '--secret-file', path])).code).toBe(2);
+    expect((await runCli(['order', 'watch', 'ord_x', '--secret-file', path])).code).toBe(2);
+  });
+});

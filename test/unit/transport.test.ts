@@ -1,0 +1,229 @@
+// Which failures the client marks notSent (certainly nothing reached the API on any attempt), on real loopback
+// sockets through the real undici transport; and the pure pieces: proxy settings, NO_PROXY, display, PEM.
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, classify, isNotSent } from '../../src/api/client.js';
+import { bypassed, displayProxy, proxySettings, splitPem } from '../../src/api/transport.js';
+import { isCliError, type CliError } from '../../src/errors.js';
+import { startProxy, type TestProxy } from '../helpers/proxy.js';
+
+const KEY = 'sc_test_unit_0123456789ab';
+
+function client(baseUrl: string, env: NodeJS.ProcessEnv = {}, retries = 1): { api: ApiClient; lines: string[] } {
+  const lines: string[] = [];
+  const api = new ApiClient({
+    baseUrl,
+    apiKey: KEY,
+    requestTimeoutMs: 5_000,
+    retry: { retries, baseDelayMs: 1, maxDelayMs: 1, maxTotalMs: 10_000, maxRetryAfterMs: 1 },
+    log: (line) => lines.push(line),
+    env,
+  });
+  return { api, lines };
+}
+
+async function failure(api: ApiClient): Promise<CliError> {
+  try {
+    await api.ping();
+  } catch (error) {
+    if (isCliError(error)) return error;
+    throw error;
+  } finally {
+    await api.close();
+  }
+  throw new Error('ping succeeded');
+}
+
+/** A raw TCP server: `onRequest` gets the socket once the request head has arrived. */
+async function rawServer(onRequest: (socket: Socket) => void): Promise<{ server: NetServer; url: string; requests: () => number }> {
+  let requests = 0;
+  const server = createNetServer((socket) => {
+    let head = '';
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      if (head.includes('\r\n\r\n')) {
+        head = '';
+        requests++;
+        onRequest(socket);
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+}
+
+/** A port on loopback that nothing listens on: bound, read, released. */
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('notSent: set only when every attempt failed before the API could have read a byte', () => {
+  const servers: NetServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  });
+
+  it('a refused connection, on every attempt: notSent, and it was retried', async () => {
+    const { api, lines } = client(`http://127.0.0.1:${await closedPort()}`);
+    const error = await failure(api);
+    expect(error.exitCode).toBe(5);
+    expect(error.notSent).toBe(true);
+    expect(lines.filter((line) => line.startsWith('GET /v1/ping'))).toHaveLength(2);
+  });
+
+  it('a host name that does not resolve: notSent', async () => {
+    const error = await failure(client('http://giftcodes-unit.invalid', {}, 0).api);
+    expect(error.notSent).toBe(true);
+  });
+
+  it('a connection reset after the request was written: NOT notSent (the server may have acted on it)', async () => {
+    const raw = await rawServer((socket) => socket.resetAndDestroy());
+    servers.push(raw.server);
+    const error = await failure(client(raw.url).api);
+    expect(raw.requests()).toBe(2);
+    expect(error.exitCode).toBe(5);
+    expect(error.notSent).toBe(false);
+  });
+
+  it('a connection closed after the request without an answer: NOT notSent', async () => {
+    const raw = await rawServer((socket) => socket.end());
+    servers.push(raw.server);
+    const error = await failure(client(raw.url, {}, 0).api);
+    expect(raw.requests()).toBe(1);
+    expect(error.notSent).toBe(false);
+  });
+
+  it('one refused attempt and one that reached the server: NOT notSent', async () => {
+    // The first attempt gets a 503 (sent, retryable); the server then goes away and the second is refused.
+    const raw = await rawServer((socket) => {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+      raw.server.close();
+    });
+    const error = await failure(client(raw.url).api);
+    expect(raw.requests()).toBe(1);
+    expect(error.notSent).toBe(false);
+  });
+
+  describe('through a proxy', () => {
+    let proxy: TestProxy;
+    beforeAll(async () => {
+      proxy = await startProxy({ credentials: 'user:right-password-123' });
+    });
+    afterAll(async () => {
+      await proxy.close();
+    });
+
+    it('a proxy that refuses the CONNECT (407): notSent, not retried, the credentials in no message', async () => {
+      const { api, lines } = client('https://api.giftcodes.test', { HTTPS_PROXY: `http://user:wrong-password-456@127.0.0.1:${proxy.port}` });
+      const error = await failure(api);
+      expect(error.code).toBe('proxy_error');
+      expect(error.notSent).toBe(true);
+      expect(lines.filter((line) => line.startsWith('GET /v1/ping'))).toHaveLength(1);
+      const everything = `${error.message} ${error.hint ?? ''} ${lines.join('\n')}`;
+      expect(everything).not.toContain('wrong-password-456');
+      expect(everything).toContain(`via proxy http://***@127.0.0.1:${proxy.port}`);
+    });
+
+    it('a proxy that is not there: notSent', async () => {
+      const error = await failure(client('https://api.giftcodes.test', { HTTPS_PROXY: `http://127.0.0.1:${await closedPort()}` }, 0).api);
+      expect(error.notSent).toBe(true);
+      expect(error.hint).toContain('check the proxy');
+    });
+  });
+});
+
+describe('classify and isNotSent by code', () => {
+  const coded = (code: string, message = 'x'): Error => Object.assign(new Error(message), { code });
+
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])('%s is not sent', (code) => {
+    expect(isNotSent(coded(code))).toBe(true);
+  });
+
+  it.each(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT'])('%s may have been sent', (code) => {
+    expect(isNotSent(coded(code))).toBe(false);
+  });
+
+  it.each(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'])(
+    '%s: a certificate error, not retried, not sent, exit 5 with the hint',
+    (code) => {
+      const failure = classify(coded(code));
+      expect(failure).toMatchObject({ retryable: false, notSent: true });
+      const error = failure!.error('GET', '/v1/ping', 'https://api.example.com', 1);
+      expect(error.exitCode).toBe(5);
+      expect(error.code).toBe('certificate_error');
+      expect(error.hint).toContain('--ca-file');
+      expect(error.hint).toContain('NODE_EXTRA_CA_CERTS');
+    },
+  );
+
+  it("a proxy's 502 is retried, its 407 and 403 are not; all are not sent", () => {
+    const proxy = (status: number) => classify(coded('UND_ERR_ABORTED', `Proxy response (${status}) !== 200 when HTTP Tunneling`));
+    expect(proxy(502)).toMatchObject({ retryable: true, notSent: true });
+    expect(proxy(407)).toMatchObject({ retryable: false, notSent: true });
+    expect(proxy(403)).toMatchObject({ retryable: false, notSent: true });
+  });
+
+  it('an ordinary abort or reset is left to the generic mapping', () => {
+    expect(classify(coded('UND_ERR_ABORTED', 'Request aborted'))).toBeUndefined();
+    expect(classify(coded('ECONNRESET'))).toBeUndefined();
+  });
+});
+
+describe('proxy settings: environment (lower case first), then the profile', () => {
+  it('HTTPS_PROXY and HTTP_PROXY from the environment win over the profile', () => {
+    expect(proxySettings({ HTTPS_PROXY: 'http://env:1' }, 'http://profile:2')).toEqual({ httpProxy: undefined, httpsProxy: 'http://env:1', noProxy: undefined });
+    expect(proxySettings({ https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:1' }, undefined).httpsProxy).toBe('http://lower:1');
+    expect(proxySettings({ HTTP_PROXY: 'http://only-http:1' }, undefined)).toMatchObject({ httpProxy: 'http://only-http:1', httpsProxy: 'http://only-http:1' });
+  });
+
+  it('the profile proxy applies when the environment names none; NO_PROXY still applies', () => {
+    expect(proxySettings({ no_proxy: 'internal' }, 'http://profile:2')).toEqual({ httpProxy: 'http://profile:2', httpsProxy: 'http://profile:2', noProxy: 'internal' });
+    expect(proxySettings({ HTTPS_PROXY: '' }, 'http://profile:2').httpsProxy).toBe('http://profile:2');
+    expect(proxySettings({}, undefined)).toEqual({ httpProxy: undefined, httpsProxy: undefined, noProxy: undefined });
+  });
+
+  it('NO_PROXY: names, subdomains, leading dots, ports, *', () => {
+    const url = (text: string) => new URL(text);
+    expect(bypassed(url('https://api.example.com'), 'example.com')).toBe(true);
+    expect(bypassed(url('https://api.example.com'), '.example.com')).toBe(true);
+    expect(bypassed(url('https://api.example.com'), '*.example.com')).toBe(true);
+    expect(bypassed(url('https://notexample.com'), 'example.com')).toBe(false);
+    expect(bypassed(url('https://api.example.com:8443'), 'api.example.com:443')).toBe(false);
+    expect(bypassed(url('https://api.example.com'), 'api.example.com:443')).toBe(true);
+    expect(bypassed(url('http://127.0.0.1:4010'), 'localhost, 127.0.0.1')).toBe(true);
+    expect(bypassed(url('http://[::1]:4010'), '[::1]')).toBe(true);
+    expect(bypassed(url('https://anything'), '*')).toBe(true);
+    expect(bypassed(url('https://anything'), '')).toBe(false);
+  });
+
+  it('a proxy that is not an http(s) URL is exit 2 before anything is sent, its value not echoed', () => {
+    for (const proxy of ['garbage', 'socks5://user:hidden-pw-1@127.0.0.1:1080']) {
+      let error: unknown;
+      try {
+        client('https://api.example.com', { HTTPS_PROXY: proxy });
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(isCliError(error) && error.exitCode).toBe(2);
+      expect(String((error as Error).message)).not.toContain('hidden-pw-1');
+    }
+    expect(() => client('https://api.example.com', {})).not.toThrow();
+  });
+
+  it('a proxy is shown without its credentials', () => {
+    expect(displayProxy('http://user:secret@proxy.internal:3128')).toBe('http://***@proxy.internal:3128');
+    expect(displayProxy('http://proxy.internal:3128/')).toBe('http://proxy.internal:3128');
+    expect(displayProxy('not a url user:secret')).not.toContain('secret');
+  });
+
+  it('splitPem finds each certificate, and none in other text', () => {
+    const cert = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+    expect(splitPem(`junk\n${cert}\n${cert}\n`)).toEqual([cert, cert]);
+    expect(splitPem('-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----')).toEqual([]);
+  });
+});
