@@ -8,7 +8,7 @@ _giftcodes_subcommands() {
     '') REPLY='login logout config ping catalog order codes webhook serve completion help' ;;
     'config ') REPLY='show list set use help' ;;
     'catalog ') REPLY='list help' ;;
-    'order ') REPLY='place show watch pending resume abandon help' ;;
+    'order ') REPLY='place show watch list pending resume abandon help' ;;
     'codes ') REPLY='get help' ;;
     'webhook ') REPLY='listen help' ;;
     *) REPLY='' ;;
@@ -18,36 +18,37 @@ _giftcodes_subcommands() {
 # Flags accepted at a command path: its own and those of the commands above it.
 _giftcodes_flags() {
   case "$1" in
-    '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --api-key-stdin --help -h' ;;
-    'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
-    'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
-    'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --product --quantity --idempotency-key --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --interval --timeout --all --force --force-stale --help -h' ;;
-    'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
-    'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
-    'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
-    'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
-    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
-    'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --help -h' ;;
-    'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y' ;;
+    '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --api-key-stdin --help -h' ;;
+    'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
+    'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
+    'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --product --quantity --idempotency-key --wait --plan --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --status --product --since --limit --refresh --format --help -h' ;;
+    'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --interval --timeout --all --force --force-stale --help -h' ;;
+    'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
+    'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
+    'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
+    'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
+    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
+    'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
     *) REPLY='' ;;
   esac
 }
@@ -58,6 +59,8 @@ _giftcodes_flag_value() {
     'order place '*'|--product') REPLY='dynamic products' ;;
     'order place '*'|--quantity') REPLY='none' ;;
     'order place '*'|--idempotency-key') REPLY='none' ;;
+    'order place '*'|--plan') REPLY='files' ;;
+    'order place '*'|--concurrency') REPLY='none' ;;
     'order place '*'|--interval') REPLY='none' ;;
     'order place '*'|--timeout') REPLY='none' ;;
     'order place '*'|--out') REPLY='files' ;;
@@ -73,6 +76,11 @@ _giftcodes_flag_value() {
     'order watch '*'|--out') REPLY='files' ;;
     'order watch '*'|-o') REPLY='files' ;;
     'order watch '*'|--format') REPLY='words csv json jsonl' ;;
+    'order list '*'|--status') REPLY='words delivered failed refused abandoned pending' ;;
+    'order list '*'|--product') REPLY='dynamic products' ;;
+    'order list '*'|--since') REPLY='words date duration' ;;
+    'order list '*'|--limit') REPLY='none' ;;
+    'order list '*'|--format') REPLY='words table csv' ;;
     'order resume '*'|--interval') REPLY='none' ;;
     'order resume '*'|--timeout') REPLY='none' ;;
     'codes get '*'|--interval') REPLY='none' ;;
@@ -99,6 +107,7 @@ _giftcodes_flag_value() {
     'serve '*'|--fail-orders') REPLY='none' ;;
     'serve '*'|--webhook-url') REPLY='none' ;;
     'serve '*'|--webhook-secret') REPLY='none' ;;
+    'serve '*'|--dialect') REPLY='words ours jsonapi problem spring pages' ;;
     'serve '*'|--webhook-scheme') REPLY='words giftcodes stripe standard github' ;;
     'serve '*'|--tls-cert') REPLY='none' ;;
     'serve '*'|--tls-key') REPLY='none' ;;
@@ -110,6 +119,7 @@ _giftcodes_flag_value() {
     *'|--request-timeout') REPLY='none' ;;
     *'|--retries') REPLY='none' ;;
     *'|--ca-file') REPLY='files' ;;
+    *'|--query') REPLY='none' ;;
     *) return 1 ;;
   esac
 }
@@ -117,11 +127,11 @@ _giftcodes_flag_value() {
 # What completes the positional argument at an index of a path; fails when nothing does.
 _giftcodes_arg_value() {
   case "$1|$2" in
-    'config set |'0) REPLY='words base-url default-env proxy history-days' ;;
+    'config set |'0) REPLY='words base-url default-env history-days proxy' ;;
     'config use |'0) REPLY='dynamic profiles' ;;
     'config help |'0) REPLY='words show list set use' ;;
     'catalog help |'0) REPLY='words list' ;;
-    'order help |'0) REPLY='words place show watch pending resume abandon' ;;
+    'order help |'0) REPLY='words place show watch list pending resume abandon' ;;
     'codes help |'0) REPLY='words get' ;;
     'webhook help |'0) REPLY='words listen' ;;
     'completion |'0) REPLY='words bash zsh fish' ;;

@@ -93,6 +93,9 @@ try {
     },
   });
   await renderHelp();
+  // man/giftcodes.1, from the same command tree.
+  const man = spawnSync(process.execPath, [new URL('scripts/gen-man.mjs', root).pathname, new URL('cli.js', staging).pathname], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (man.status !== 0) throw new Error(`generating man/giftcodes.1 failed:\n${man.stderr}`);
   await rename(dist, retired).catch((error) => {
     if (error.code !== 'ENOENT') throw error;
   });

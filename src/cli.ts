@@ -1,13 +1,16 @@
 // Builds the commander program, runs it, and is the only place that maps errors to text and exits.
 import { Command, CommanderError, Option } from 'commander';
 import { createApp, type App } from './commands/app.js';
-import { finishHelp, forEachCommand, helpConfiguration } from './commands/help.js';
+import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { registerCommands } from './commands/index.js';
 import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { Io } from './output/io.js';
 import { VERSION } from './version.js';
+
+/** For scripts/gen-man.mjs: the help topics go into the man page. */
+export { HELP_TOPICS } from './commands/help.js';
 
 export function buildProgram(app: App): Command {
   const program = new Command('giftcodes')
@@ -27,7 +30,18 @@ export function buildProgram(app: App): Command {
     .addOption(new Option('--request-timeout <seconds>', 'deadline for one HTTP attempt').argParser(seconds(0.05, 3600)).default(DEFAULT_REQUEST_TIMEOUT_S))
     .addOption(new Option('--retries <n>', 'retries of a retryable failure').argParser(integer(0, 20)).default(DEFAULT_RETRIES))
     .addOption(new Option('--ca-file <path>', "PEM certificates trusted in addition to Node's own (env: GIFTCODES_CA_FILE)").argParser(nonEmpty('--ca-file', 4096)))
-    .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)');
+    .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)')
+    .option('--query <expr>', 'JMESPath expression applied to the --json document (implies --json)')
+    .option('--no-pager', 'never send long output through a pager (also GIFTCODES_PAGER=cat)');
+  // --query is compiled while the arguments are checked: a bad expression exits 2 before anything is sent.
+  program.hook('preAction', async (_program, action) => {
+    const { query: expression, pager } = action.optsWithGlobals<{ query?: string; pager?: boolean }>();
+    if (pager === false) app.io.pager = false;
+    if (expression === undefined) return;
+    app.io.json = true;
+    const { compileQuery } = await import('./output/exporter.js');
+    app.io.query = await compileQuery(expression);
+  });
   registerCommands(program, app);
   finishHelp(program);
   return program;
@@ -40,6 +54,12 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   installSignalHandlers(controller, io);
   const program = buildProgram(app);
   argv = helpWords(program, argv);
+  const topic = argv[2] === 'help' && argv.length === 4 ? helpTopic(argv[3] ?? '') : undefined;
+  if (topic !== undefined) {
+    io.out(topic);
+    await io.flushOut().catch(() => undefined);
+    return exit(ExitCode.ok);
+  }
   let commanderMessage = '';
   program.exitOverride();
   program.configureOutput({
@@ -63,7 +83,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     // Output that never arrived is not success (exit 8), for every command.
     await io.flushOut();
   } catch (error) {
-    code = report(io, error, commanderMessage, controller.signal);
+    code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)));
   }
   await app.close().catch(() => undefined);
   return exit(code);
@@ -74,7 +94,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
  * and `giftcodes help ordr` is the unknown command `ordr`: exit 2 with a suggestion, not the top-level help.
  */
 function helpWords(program: Command, argv: readonly string[]): readonly string[] {
-  if (argv[2] !== 'help' || argv.length < 4) return argv;
+  if (argv[2] !== 'help' || argv.length < 4 || (argv.length === 4 && helpTopic(argv[3] ?? '') !== undefined)) return argv;
   const words = argv.slice(3);
   const known = program.commands.some((command) => command.name() === words[0] || command.aliases().includes(words[0] ?? ''));
   return [...argv.slice(0, 2), ...words, ...(known ? ['--help'] : [])];
@@ -90,13 +110,26 @@ function jsonFlagGiven(program: Command, args: readonly string[]): boolean {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--') return false;
-    if (arg === '--json') return true;
+    if (arg === '--json' || arg === '--query' || arg?.startsWith('--query=')) return true;
     if (arg !== undefined && takesValue.has(arg)) i++;
   }
   return false;
 }
 
-function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal): number {
+/** The help that explains a usage error: `giftcodes order place --help` for a flag of order place. */
+function helpFor(program: Command, args: readonly string[]): string {
+  const words: string[] = [];
+  let command: Command = program;
+  for (const arg of args) {
+    const sub = command.commands.find((c) => c.name() === arg);
+    if (!sub) continue;
+    words.push(arg);
+    command = sub;
+  }
+  return words.length === 0 ? 'see --help' : `see: giftcodes ${words.join(' ')} --help`;
+}
+
+function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal, usageHelp = 'see --help'): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
@@ -104,7 +137,7 @@ function report(io: Io, error: unknown, commanderMessage: string, signal: AbortS
     // Any other line break came from a value the user typed, and stays in the message (escaped when printed).
     const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(message);
     const first = suggestion ? message.slice(0, suggestion.index) : message;
-    printError(io, { code: 'usage', message: first, hint: suggestion?.[1] ?? 'see --help', exitCode: ExitCode.usage });
+    printError(io, { code: 'usage', message: first, hint: suggestion?.[1] ?? usageHelp, exitCode: ExitCode.usage });
     return ExitCode.usage;
   }
   const cliError: CliError | undefined = isCliError(error) ? error : signal.aborted ? (signal.reason as CliError) : undefined;

@@ -14,6 +14,10 @@ export interface GlobalOptions {
   apiKey?: string | undefined;
   baseUrl?: string | undefined;
   json?: boolean;
+  /** --query <expr>: implies --json (see output/exporter.ts). */
+  query?: string | undefined;
+  /** --no-pager sets this false. */
+  pager?: boolean;
   quiet?: boolean;
   verbose?: boolean;
   color?: boolean;

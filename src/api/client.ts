@@ -1,13 +1,13 @@
 // The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
-import { InterruptedError, NetworkError, type CliError } from '../errors.js';
+import { ApiError, InterruptedError, NetworkError, type CliError } from '../errors.js';
 import { isLoopbackHost } from '../config/resolve.js';
 import { VERSION } from '../version.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
-import { extractList, nextPageUrl } from './pagination.js';
-import { isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from './retry.js';
-import { orderEnvelopeSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
+import { LARGEST_PAGE, PAGE_SIZE_PARAMS, codeRecord, extractList, flattenResource, nextPageUrl, statedTotal, unwrapResource } from './pagination.js';
+import { describeReset, isRetryableStatus, nextDelayMs, rateLimitWaitMs, sleep, waitExceedsBudget, type RetryPolicy } from './retry.js';
+import { orderSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
 import { Transport, UnsupportedCodingError } from './transport.js';
 
 export interface ApiClientOptions {
@@ -70,13 +70,12 @@ export class ApiClient {
 
   async ping(): Promise<Ping> {
     const response = await this.send({ method: 'GET', target: '/v1/ping' });
-    return this.parse(response, pingSchema, 'GET /v1/ping');
+    return this.parse(response, pingSchema, 'GET /v1/ping', 'ping');
   }
 
   async listProducts(): Promise<Product[]> {
     const products: Product[] = [];
-    // The reference server's largest page (CONTRACT: ask for it); 5,000 products are then 5 requests, not 500.
-    for await (const page of this.pages('/v1/catalog?limit=1000', 'products')) {
+    for await (const page of this.pages('/v1/catalog', 'products', 'products', flattenResource)) {
       for (const item of page) {
         const parsed = productSchema.safeParse(item);
         if (!parsed.success) throw unreadableBody('GET', '/v1/catalog', 200, 'a product without an id');
@@ -93,43 +92,75 @@ export class ApiClient {
       body,
       headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
     });
-    const order = this.parse(response, orderEnvelopeSchema, 'POST /v1/orders');
+    // 202 Accepted may name the order without a status yet: it is then in progress, shown as "accepted".
+    const resource = unwrapResource(response.body, 'order', 'status');
+    const accepted =
+      response.status === 202 && resource && typeof resource === 'object' && !Array.isArray(resource) && (resource as Record<string, unknown>).status === undefined
+        ? { ...response, body: { ...resource, status: 'accepted' } }
+        : response;
+    const order = this.parse(accepted, orderSchema, 'POST /v1/orders', 'order');
     return { order, replayed: response.headers['idempotent-replayed'] === 'true' };
   }
 
   async getOrder(id: string): Promise<Order> {
     const path = `/v1/orders/${encodeURIComponent(id)}`;
     const response = await this.send({ method: 'GET', target: path });
-    return this.parse(response, orderEnvelopeSchema, `GET ${path}`);
+    return this.parse(response, orderSchema, `GET ${path}`, 'order');
   }
 
-  /** The order's codes, page by page, so an export never holds them all. */
-  async *codePages(orderId: string): AsyncGenerator<CodeRecord[]> {
+  /**
+   * The order's codes, page by page, so an export never holds them all. `expected` (the order's quantity)
+   * and any total the service states are checked once the last page is read: a shortfall throws there,
+   * after the last page and before the caller can finish (an export then writes no file).
+   */
+  async *codePages(orderId: string, expected?: number): AsyncGenerator<CodeRecord[]> {
     const path = `/v1/orders/${encodeURIComponent(orderId)}/codes`;
-    for await (const page of this.pages(path, 'codes')) {
+    let read = 0;
+    for await (const page of this.pages(path, 'codes', 'codes', codeRecord)) {
       for (const record of page) {
         if (!record || typeof record !== 'object' || Array.isArray(record)) {
           throw unreadableBody('GET', path, 200, 'a code record that is not an object');
         }
       }
+      read += page.length;
       yield page as CodeRecord[];
     }
+    if (expected !== undefined && read !== expected) throw partialResult(path, 'codes', `the order is for ${expected} codes`, read, expected);
   }
 
-  /** Follows every pagination form to the end; a loop or a foreign host is an error, not a hang or a leak. */
-  async *pages(path: string, listKey: string): AsyncGenerator<unknown[]> {
+  /**
+   * Follows every pagination form to the end, asking for the largest page; a loop or a foreign host is an
+   * error, not a hang or a leak; a stated total that differs from what was read is an error, not a partial list.
+   */
+  async *pages(path: string, listKey: string, noun = 'items', normalise: (item: unknown) => unknown = (item) => item): AsyncGenerator<unknown[]> {
     let target: URL | undefined = this.resolve(path);
+    for (const name of PAGE_SIZE_PARAMS) target.searchParams.set(name, String(LARGEST_PAGE));
     const seen = new Set<string>();
     let emptyInARow = 0;
+    let total: number | undefined;
+    let read = 0;
     while (target) {
       const key = target.toString();
       if (seen.has(key)) throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, { code: 'invalid_pagination' });
       seen.add(key);
-      const response = await this.send({ method: 'GET', target });
-      const items = extractList(response.body, listKey);
-      if (!items) throw unreadableBody('GET', displayPath(target), response.status, 'no list in the body');
+      let response: ApiResponse;
+      try {
+        response = await this.send({ method: 'GET', target });
+      } catch (error) {
+        // A service that refuses the page-size parameters is asked once more without them.
+        if (seen.size === 1 && error instanceof ApiError && (error.status === 400 || error.status === 422)) {
+          target = this.resolve(path);
+          continue;
+        }
+        throw error;
+      }
+      const raw = extractList(response.body, listKey);
+      if (!raw) throw unreadableBody('GET', displayPath(target), response.status, 'no list in the body');
+      const items = raw.map(normalise);
+      total ??= statedTotal(response.body);
+      read += items.length;
       yield items;
-      target = nextPageUrl(response.body, response.headers.link, target, items.at(-1));
+      target = nextPageUrl(response.body, response.headers.link, target, items.at(-1), items.length);
       if (target && items.length === 0 && seen.size > 1 && target.searchParams.get('starting_after') !== null) target = undefined;
       // Each page new yet empty, forever, would never be caught by `seen`: a run of them is a broken list.
       emptyInARow = items.length === 0 ? emptyInARow + 1 : 0;
@@ -137,6 +168,7 @@ export class ApiClient {
         throw new NetworkError(`the API's pagination of ${path} sent ${emptyInARow} empty pages in a row and still names a next page`, { code: 'invalid_pagination' });
       }
     }
+    if (total !== undefined && read !== total) throw partialResult(path, noun, `the API states ${total} ${noun}`, read, total);
   }
 
   /** One logical request: attempts, backoff, Retry-After, and the mapping of the last failure to an exit code. */
@@ -162,6 +194,10 @@ export class ApiClient {
       if (delay === undefined) {
         const error = outcome.error(attempt);
         error.notSent = !maybeSent;
+        // The service's own wait ended the retries: say when it may be asked again.
+        if (outcome.retryable && outcome.retryAfterMs !== undefined && waitExceedsBudget(this.options.retry, Date.now() - started, outcome.retryAfterMs)) {
+          error.message = `${error.message}; ${describeReset(outcome.retryAfterMs)}`;
+        }
         throw error;
       }
       this.options.log?.(`  retrying in ${(delay / 1000).toFixed(1)}s`);
@@ -215,7 +251,7 @@ export class ApiClient {
       const errorBody = parseErrorBody(res.statusCode, bytes.toString('utf8'), headers['content-type']);
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
-        retryAfterMs: parseRetryAfterMs(headers['retry-after']),
+        retryAfterMs: rateLimitWaitMs(res.statusCode, headers),
         error: (attempts) => errorForStatus(req.method, path, res.statusCode, errorBody, attempts, headers.location),
       };
     } catch (error) {
@@ -264,8 +300,9 @@ export class ApiClient {
     return url;
   }
 
-  private parse<T>(response: ApiResponse, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, what: string): T {
-    const parsed = schema.safeParse(response.body);
+  /** A single resource, bare or in any envelope (`data`, `order`, `{meta, data}`, JSON:API). */
+  private parse<T>(response: ApiResponse, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, what: string, key: string): T {
+    const parsed = schema.safeParse(unwrapResource(response.body, key, 'status'));
     if (!parsed.success) {
       const [method = 'GET', path = what] = what.split(' ');
       throw unreadableBody(method, path, response.status, 'unexpected shape');
@@ -294,8 +331,21 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
+/** What was read differs from what the service or the order says there is: never used as if whole. */
+function partialResult(path: string, noun: string, stated: string, read: number, expected: number): NetworkError {
+  const how = read < expected ? `only ${read} arrived` : `${read} arrived, more than that`;
+  return new NetworkError(`GET ${path}: ${stated} but ${how}; the partial list is not used`, {
+    code: 'partial_result',
+    hint: `the service did not send every ${noun.replace(/s$/, '')}; try again later, and tell the provider if it persists`,
+  });
+}
+
+/** The path and query as shown in messages and -v lines, without the page-size parameters the client adds to every list. */
 function displayPath(url: URL): string {
-  return `${url.pathname}${url.search}`;
+  if (!PAGE_SIZE_PARAMS.some((name) => url.searchParams.get(name) === String(LARGEST_PAGE))) return `${url.pathname}${url.search}`;
+  const shown = new URL(url);
+  for (const name of PAGE_SIZE_PARAMS) if (shown.searchParams.get(name) === String(LARGEST_PAGE)) shown.searchParams.delete(name);
+  return `${shown.pathname}${shown.search}`;
 }
 
 /**

@@ -9,8 +9,43 @@ export interface ErrorBody {
 
 const MAX_MESSAGE = 300;
 
-/** Reads `{"error":{"code","message"}}`, `{"error":"code","message"}`, `{"code","message"}`, problem+json, or text. */
+/** The codes SPEC.md and the CLI act on, recognised also as `REQUEST_IN_PROGRESS`, `request-in-progress`, `RequestInProgress`. */
+const KNOWN_CODES = new Set([
+  'idempotency_key_reused',
+  'idempotency_key_missing',
+  'idempotency_key_invalid',
+  'request_in_progress',
+  'order_not_completed',
+  'order_failed',
+  'order_not_found',
+  'product_not_found',
+  'unknown_product',
+  'invalid_api_key',
+  'insufficient_funds',
+  'insufficient_supply',
+  'rate_limited',
+]);
+
+/** A known code in any spelling becomes its SPEC spelling; another code is kept as sent. */
+export function canonicalCode(code: string): string {
+  const snake = code
+    .trim()
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[\s.-]+/g, '_');
+  return KNOWN_CODES.has(snake) ? snake : code;
+}
+
+/**
+ * Reads `{"error":{"code","message"}}`, `{"error":"code","message"}`, `{"code","message"}`, RFC 9457
+ * problem+json, JSON:API `{"errors":[…]}`, `{"type","message","help"}`, or text.
+ */
 export function parseErrorBody(status: number, text: string, contentType: string | undefined): ErrorBody {
+  const read = readErrorBody(status, text, contentType);
+  return { code: canonicalCode(read.code), message: read.message };
+}
+
+function readErrorBody(status: number, text: string, contentType: string | undefined): ErrorBody {
   const fallbackCode = `http_${status}`;
   const trimmed = text.trim();
   let json: unknown;
@@ -27,8 +62,8 @@ export function parseErrorBody(status: number, text: string, contentType: string
     if (nested && typeof nested === 'object' && !Array.isArray(nested)) {
       const inner = nested as Record<string, unknown>;
       return {
-        code: str(inner.code) ?? str(inner.type) ?? str(body.code) ?? fallbackCode,
-        message: clip(str(inner.message) ?? str(inner.detail) ?? str(body.message) ?? ''),
+        code: str(inner.code) ?? typeCode(str(inner.type)) ?? str(body.code) ?? fallbackCode,
+        message: clip(withHelp(str(inner.message) ?? str(inner.detail) ?? str(body.message) ?? '', str(inner.help))),
       };
     }
     if (typeof nested === 'string') {
@@ -37,15 +72,30 @@ export function parseErrorBody(status: number, text: string, contentType: string
         message: clip(str(body.message) ?? str(body.error_description) ?? str(body.detail) ?? (str(body.code) ? nested : '')),
       };
     }
+    // JSON:API: {"errors":[{"status","code","title","detail"}]}; the first error names the failure.
+    if (Array.isArray(body.errors) && body.errors.length > 0) {
+      const first: unknown = body.errors[0];
+      if (first && typeof first === 'object' && !Array.isArray(first)) {
+        const e = first as Record<string, unknown>;
+        const more = body.errors.length > 1 ? ` (and ${body.errors.length - 1} more)` : '';
+        return {
+          code: str(e.code) ?? typeCode(str(e.type)) ?? slug(str(e.title)) ?? fallbackCode,
+          message: clip(`${str(e.detail) ?? str(e.title) ?? str(e.message) ?? ''}${more}`),
+        };
+      }
+      if (typeof first === 'string') return { code: fallbackCode, message: clip(first) };
+    }
     if (body.code !== undefined || body.message !== undefined) {
-      return { code: str(body.code) ?? fallbackCode, message: clip(str(body.message) ?? str(body.detail) ?? '') };
+      // `{"type","message","help"}` (Runa) names the code in `type`; problem+json may add `code` to its members.
+      return {
+        code: str(body.code) ?? typeCode(str(body.type)) ?? fallbackCode,
+        message: clip(withHelp(str(body.message) ?? str(body.detail) ?? str(body.title) ?? '', str(body.help))),
+      };
     }
     // RFC 9457 problem details: type, title, status, detail.
     if (body.title !== undefined || body.detail !== undefined || body.type !== undefined) {
-      const type = str(body.type);
-      const typeCode = type && type !== 'about:blank' ? type.replace(/\/+$/, '').split(/[/#]/).pop() : undefined;
       return {
-        code: str(body.code) ?? typeCode ?? slug(str(body.title)) ?? fallbackCode,
+        code: typeCode(str(body.type)) ?? slug(str(body.title)) ?? fallbackCode,
         message: clip(str(body.detail) ?? str(body.title) ?? ''),
       };
     }
@@ -53,6 +103,17 @@ export function parseErrorBody(status: number, text: string, contentType: string
   const plain = isHtml(trimmed, contentType) ? htmlText(trimmed) : trimmed;
   const firstLine = plain.split(/\r?\n/).find((line) => line.trim() !== '') ?? '';
   return { code: fallbackCode, message: clip(firstLine) };
+}
+
+/** The code in a problem type: its last path segment (`https://x/probs/out-of-stock` → `out-of-stock`). */
+function typeCode(type: string | undefined): string | undefined {
+  if (!type || type === 'about:blank') return undefined;
+  return type.replace(/[/#]+$/, '').split(/[/#]/).pop() || undefined;
+}
+
+function withHelp(message: string, help: string | undefined): string {
+  if (!help || message.includes(help)) return message;
+  return message ? `${message} (${help})` : help;
 }
 
 export function describeHttpError(method: string, path: string, status: number, body: ErrorBody): string {
@@ -80,7 +141,7 @@ export function errorForStatus(method: string, path: string, status: number, bod
     });
   }
   // A request still in progress after every retry is not a refusal: the first attempt may yet succeed.
-  if (status >= 500 || status === 429 || status === 408 || (status === 409 && body.code === 'request_in_progress')) {
+  if (status >= 500 || status === 429 || status === 408 || (status === 409 && canonicalCode(body.code) === 'request_in_progress')) {
     const tries = attempts > 1 ? ` (after ${attempts} attempts)` : '';
     return new NetworkError(`${text}${tries}`, { code: body.code, status, hint: 'the service is failing; try again later, or raise --retries' });
   }
@@ -88,7 +149,7 @@ export function errorForStatus(method: string, path: string, status: number, bod
 }
 
 function hintForCode(code: string): string | undefined {
-  switch (code) {
+  switch (canonicalCode(code)) {
     case 'idempotency_key_reused':
       return 'that idempotency key belongs to a different order; use a new key, or repeat the original product and quantity';
     case 'order_not_completed':

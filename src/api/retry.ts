@@ -40,6 +40,55 @@ export function parseRetryAfterMs(value: string | undefined, now: number = Date.
   return Math.max(0, date - now);
 }
 
+/** Epoch seconds are larger than any wait a service would state in seconds (about 31 years). */
+const EPOCH_SECONDS_FROM = 1_000_000_000;
+const EPOCH_MS_FROM = 1_000_000_000_000;
+
+/** `X-RateLimit-Reset`/`RateLimit-Reset`: epoch seconds (or ms), or seconds to wait; undefined when unreadable. */
+export function parseResetMs(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) return undefined;
+  const n = Number(trimmed);
+  if (n >= EPOCH_MS_FROM) return Math.max(0, Math.round(n - now));
+  if (n >= EPOCH_SECONDS_FROM) return Math.max(0, Math.round(n * 1000 - now));
+  return Math.round(n * 1000);
+}
+
+/** The IETF `RateLimit` header: `"default";r=0;t=30` (draft 8+) or `limit=10, remaining=0, reset=30` (earlier). */
+export function parseRateLimitHeaderMs(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const match = /(?:^|[;,\s])(?:t|reset)\s*=\s*(\d+(?:\.\d+)?)/i.exec(value);
+  return match ? Math.round(Number(match[1]) * 1000) : undefined;
+}
+
+/**
+ * How long the service asks to wait before the next attempt: Retry-After on any status; on a 429 also the
+ * reset headers (a reset time on a successful or 5xx answer says nothing about this request).
+ */
+export function rateLimitWaitMs(status: number, headers: Record<string, string | undefined>, now: number = Date.now()): number | undefined {
+  const retryAfter = parseRetryAfterMs(headers['retry-after'], now);
+  if (retryAfter !== undefined || status !== 429) return retryAfter;
+  return (
+    parseRateLimitHeaderMs(headers.ratelimit) ??
+    parseResetMs(headers['ratelimit-reset'], now) ??
+    parseResetMs(headers['x-ratelimit-reset'], now) ??
+    parseResetMs(headers['x-rate-limit-reset'], now)
+  );
+}
+
+/** True when the service's wait alone ends the retries: longer than honoured, or past the total budget. */
+export function waitExceedsBudget(policy: RetryPolicy, elapsedMs: number, retryAfterMs: number | undefined): boolean {
+  if (retryAfterMs === undefined) return false;
+  return retryAfterMs > policy.maxRetryAfterMs || elapsedMs + retryAfterMs > policy.maxTotalMs;
+}
+
+/** `the rate limit resets at 09:12:03 UTC (in 75 s)`. */
+export function describeReset(waitMs: number, now: number = Date.now()): string {
+  const at = new Date(now + waitMs).toISOString().slice(11, 19);
+  return `the rate limit resets at ${at} UTC (in ${Math.ceil(waitMs / 1000)} s)`;
+}
+
 /** The wait before the next attempt, or undefined when the policy says stop. */
 export function nextDelayMs(
   policy: RetryPolicy,

@@ -21,17 +21,4 @@ export type Product = z.output<typeof productSchema>;
 export const orderSchema = z.looseObject({ id: idSchema, status: z.string().check(z.minLength(1)) });
 export type Order = z.output<typeof orderSchema>;
 
-/** Orders may arrive bare or wrapped (`{"order":{…}}`, `{"data":{…}}`). */
-export const orderEnvelopeSchema = z.union([
-  orderSchema,
-  z.pipe(
-    z.object({ order: orderSchema }),
-    z.transform((wrapped) => wrapped.order),
-  ),
-  z.pipe(
-    z.object({ data: orderSchema }),
-    z.transform((wrapped) => wrapped.data),
-  ),
-]);
-
 export type CodeRecord = Record<string, unknown>;

@@ -19,7 +19,7 @@ export function createApp(io: Io, signal: AbortSignal): App {
     signal,
     factory(command) {
       const globals = command.optsWithGlobals<GlobalOptions>();
-      io.setMode({ json: globals.json === true, quiet: globals.quiet === true, verbose: globals.verbose === true, color: globals.color === false ? false : undefined });
+      io.setMode({ json: globals.json === true || globals.query !== undefined, quiet: globals.quiet === true, verbose: globals.verbose === true, color: globals.color === false ? false : undefined });
       const factory = new Factory(io, globals, signal);
       factories.push(factory);
       return factory;

@@ -38,7 +38,7 @@ export async function run(options: LoginOptions, f: Factory): Promise<void> {
     try {
       const ping = await api.ping();
       const facts = pingFacts(ping);
-      if (facts.environment !== environment && facts.environment !== 'unknown') {
+      if (facts.known && facts.environment !== environment) {
         throw new AuthError(`the API says this key is for "${facts.environment}", but its prefix says ${environment}`, { code: 'environment_mismatch' });
       }
       return { environment, resellerId: facts.resellerId };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { pingFacts } from '../api/outcome.js';
+import { exportResult } from '../output/exporter.js';
 import { display } from '../output/table.js';
 import { environmentOfKey } from '../secrets.js';
 import type { Factory } from '../factory.js';
@@ -18,14 +19,19 @@ export async function run(f: Factory): Promise<void> {
   const ping = await api.ping();
   const facts = pingFacts(ping);
   const expected = environmentOfKey(connection.apiKey);
-  if (expected && facts.environment !== expected) {
+  // The key's prefix decides: a name the service spells otherwise is shown with a warning, never refused.
+  if (!facts.known) {
+    f.io.warn(`the API names the environment "${display(ping.environment ?? 'unknown')}", which is neither test nor live; the key's prefix says ${expected ?? 'nothing'}`);
+  } else if (expected && facts.environment !== expected) {
     f.io.warn(`the API says this key is for "${facts.environment}", but its prefix says ${expected}`);
   }
-  if (f.io.json) {
-    f.io.outJson(ping);
-    return;
-  }
   const c = f.io.c;
-  const env = facts.environment === 'live' ? c.red.bold('live') : c.cyan(display(facts.environment));
-  f.io.out(`status       ${c.green(display(ping.status))}\nenvironment  ${env}\nreseller     ${display(facts.resellerId)}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}`);
+  await exportResult(f.io, ping, {
+    text: () => {
+      const sent = ping.environment ?? facts.environment;
+      const shown = display(facts.known && sent.toLowerCase() !== facts.environment ? `${sent} (${facts.environment})` : sent);
+      const env = facts.environment === 'live' ? c.red.bold(shown) : c.cyan(shown);
+      return `status       ${c.green(display(ping.status))}\nenvironment  ${env}\nreseller     ${display(facts.resellerId)}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}`;
+    },
+  });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
+import { DIALECTS, type DialectName } from '../server/dialect-names.js';
 import { UsageError } from '../errors.js';
 import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
@@ -19,6 +20,9 @@ interface ServeFlags {
   failOrders: number;
   webhookUrl?: string;
   webhookSecret?: string;
+  dialect: DialectName;
+  maxPage: number;
+  shortPages?: boolean;
   webhookScheme?: ServerOptions['webhookScheme'];
   admin?: boolean;
   log?: boolean;
@@ -44,6 +48,9 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--fail-orders <share>', 'share of orders that end failed instead of completed').argParser(share).default(0))
     .option('--webhook-url <url>', 'send signed order.fulfilled events here', (value: string) => httpUrl(value).toString())
     .option('--webhook-secret <secret>', 'secret that signs webhook events (default whsec_demo)')
+    .addOption(new Option('--dialect <name>', 'how lists, resources and errors look: ours (openapi.yaml) or the dialect of a real API').choices(DIALECTS).default('ours'))
+    .addOption(new Option('--max-page <n>', 'largest page served; larger sizes are clamped').argParser(integer(1, 1000)).default(1000).hideHelp())
+    .addOption(new Option('--short-pages', 'fault: the last page of every list lacks an item while the total is still stated').hideHelp())
     .addOption(new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'))
     .option('--admin', 'enable /_admin/ledger for tests')
     .option('--log', 'print one line per request')
@@ -66,6 +73,9 @@ export function register(parent: Command, app: App): void {
         dropAfterCommit: flags.dropAfterCommit,
         holdMs: flags.hold,
         failOrders: flags.failOrders,
+        dialect: flags.dialect,
+        maxPage: flags.maxPage,
+        shortPages: flags.shortPages === true,
         admin: flags.admin === true,
         ...(flags.seed ? { seedFile: flags.seed } : {}),
         ...(flags.webhookUrl ? { webhookUrl: flags.webhookUrl } : {}),
@@ -89,6 +99,7 @@ export function register(parent: Command, app: App): void {
   examples(command, [
     'giftcodes serve',
     'giftcodes serve --port 0 --fail-rate 0.3 --rate-limit 20',
+    'giftcodes serve --dialect jsonapi',
     'giftcodes serve --webhook-url http://127.0.0.1:8787/hook --webhook-secret whsec_demo',
     'giftcodes serve --tls-cert server.pem --tls-key server.key --gzip',
   ]);

@@ -46,6 +46,8 @@ const BY_NAME: Readonly<Record<string, ValueSource>> = {
   // codes get parses --format itself; the export formats, as order place lists them in its choices.
   format: words(['csv', 'json', 'jsonl']),
   out: FILES,
+  plan: FILES,
+  status: words(['delivered', 'failed', 'refused', 'abandoned', 'pending']),
   seed: FILES,
   file: FILES,
   path: FILES,

@@ -20,10 +20,10 @@ const environmentSchema = z.enum(['test', 'live']);
 const profileSchema = z.object({
   baseUrl: z.optional(z.string()),
   defaultEnv: z.optional(environmentSchema),
-  /** Days the local order record keeps an ended order (default 90). */
-  historyDays: z.optional(z.int()),
   /** A forward proxy for this profile's API, used when HTTPS_PROXY/HTTP_PROXY are unset. */
   proxy: z.optional(z.string()),
+  /** Days the local order record keeps an ended order (default 90). */
+  historyDays: z.optional(z.int()),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 

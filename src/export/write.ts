@@ -33,6 +33,8 @@ export interface ExportOptions {
   csvRaw: boolean;
   io: Io;
   signal: AbortSignal;
+  /** How many codes the order is for (its quantity): fewer or more read is exit 5 and no file. */
+  expected?: number | undefined;
   /** Called after each page with the number of codes written so far (a spinner). */
   onProgress?: (count: number) => void;
   /** Called with the complete, fsynced temporary file just before it becomes the target (the journal records it). */
@@ -184,7 +186,7 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
 async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void): Promise<number> {
   let count = 0;
   try {
-    for await (const page of prefetched(o.api.codePages(o.orderId))) {
+    for await (const page of prefetched(o.api.codePages(o.orderId, o.expected))) {
       if (o.signal.aborted) throw interrupted(o.signal);
       await writer.page(page);
       count += page.length;

@@ -54,7 +54,8 @@ export function printOutcome(io: Io, { order, written }: Driven): void {
     return;
   }
   if (io.json) {
-    io.outJson(order);
+    // --out F --json: the order as the server sent it, and where its codes went (`written`: path, count, format).
+    io.outJson(written ? { ...order, written: { path: written.path, count: written.count, format: written.format } } : order);
     return;
   }
   io.out(describeOrder(io, order));

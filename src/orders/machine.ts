@@ -125,6 +125,8 @@ export class OrderMachine {
       const written = await exportCodes({
         api: this.deps.api,
         orderId,
+        // The quantity ordered is how many codes must arrive: fewer is exit 5 and no file.
+        expected: this.intent.quantity,
         out: out.path,
         format: out.format,
         force: out.force,

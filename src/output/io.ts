@@ -37,6 +37,10 @@ export class Io {
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   json = false;
+  /** --query: applied to every JSON document written with outJson (see output/exporter.ts). */
+  query: ((value: unknown) => unknown) | undefined;
+  /** --no-pager sets this false (see output/exporter.ts). */
+  pager = true;
   quiet = false;
   verbose = false;
   private colorOverride: boolean | undefined;
@@ -140,6 +144,7 @@ export class Io {
 
   /** Exactly one JSON document on stdout. Whether it arrived is known only after flushOut(). */
   outJson(value: unknown): void {
+    if (this.query) value = this.query(value) ?? null;
     this.writeOut(this.redact(`${JSON.stringify(value, null, 2)}\n`));
   }
 
@@ -188,18 +193,23 @@ export class Io {
   /** Progress and notices: stderr, silenced by --quiet and --json. */
   notice(text: string): void {
     if (this.quiet || this.json) return;
-    this.stderr.write(this.redact(`${text}\n`));
+    this.stderr.write(this.redact(`${this.stamp()}${text}\n`));
   }
 
   /** Things the user must hear in every mode, --json and --quiet too (stderr): a resumed order, a settled one. */
   say(text: string): void {
-    this.stderr.write(this.redact(`${text}\n`));
+    this.stderr.write(this.redact(`${this.stamp()}${text}\n`));
   }
 
   /** Warnings: stderr, silenced only by --quiet. */
   warn(text: string): void {
     if (this.quiet) return;
-    this.stderr.write(this.redact(`${this.c.yellow('warning:')} ${text}\n`));
+    this.stderr.write(this.redact(`${this.stamp()}${this.c.yellow('warning:')} ${text}\n`));
+  }
+
+  /** Cron reads stderr from a log file: there, each notice, warning and progress line starts with an ISO 8601 time. */
+  stamp(): string {
+    return this.stderrIsTTY ? '' : `${new Date().toISOString()} `;
   }
 
   /** --verbose lines: stderr. */

@@ -1,16 +1,26 @@
 // Tables sized to the terminal: columns padded, the widest cut with an ellipsis when the row would not fit.
+// Ids and keys are never cut (support staff copy them whole): names and descriptions give way instead, and
+// a row of ids wider than the terminal wraps rather than lose a character.
 import type { Io } from './io.js';
 import { stripControl } from '../secrets.js';
 
 export interface Column<Row> {
   header: string;
   value: (row: Row) => string;
+  /** Never cut this column (an id, a key). Columns headed id, key, order or … id / … key are kept anyway. */
+  whole?: boolean;
+}
+
+const WHOLE_HEADERS = /^(id|key|order|order id|idempotency key|.* id|.* key)$/i;
+
+function isWhole<Row>(column: Column<Row>): boolean {
+  return column.whole === true || WHOLE_HEADERS.test(column.header);
 }
 
 export function renderTable<Row>(io: Io, rows: readonly Row[], columns: readonly Column<Row>[]): string {
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)));
-  if (io.stdoutIsTTY) fitToWidth(widths, io.columns, columns.map((c) => c.header.length));
+  if (io.stdoutIsTTY) fitToWidth(widths, io.columns, columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : c.header.length)));
   const line = (values: string[]): string =>
     values
       .map((value, i) => fit(value, widths[i] ?? 0))
@@ -23,12 +33,12 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], columns: readonly
 function fitToWidth(widths: number[], total: number, minimums: number[]): void {
   const gaps = 2 * (widths.length - 1);
   while (widths.reduce((a, b) => a + b, 0) + gaps > total) {
-    let widest = 0;
+    // The widest column that can still give way (a whole column's minimum is its full width).
+    let widest = -1;
     widths.forEach((w, i) => {
-      if (w > (widths[widest] ?? 0)) widest = i;
+      if (w > Math.max(minimums[i] ?? 4, 4) && (widest < 0 || w > (widths[widest] ?? 0))) widest = i;
     });
-    const floor = Math.max(minimums[widest] ?? 4, 4);
-    if ((widths[widest] ?? 0) <= floor) break;
+    if (widest < 0) break;
     widths[widest] = (widths[widest] ?? 0) - 1;
   }
 }

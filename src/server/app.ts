@@ -81,15 +81,15 @@ export function createHandler(deps: Deps, faults: Faults): (req: IncomingMessage
     }
     dispatch(req, res, path, q < 0 ? '' : url.slice(q + 1)).then(
       (reply) => {
-        if (reply !== null) send(res, reply);
+        if (reply !== null) send(res, deps.dialect.render(reply));
       },
       (e: unknown) => {
         if (e instanceof HttpError) {
-          send(res, e.reply);
+          send(res, deps.dialect.render(e.reply));
           return;
         }
         log?.(`internal error: ${e instanceof Error ? e.message : String(e)}`);
-        send(res, errorReply(500, 'internal_error', 'the server hit an unexpected error'));
+        send(res, deps.dialect.render(errorReply(500, 'internal_error', 'the server hit an unexpected error')));
       },
     );
   };

@@ -1,5 +1,6 @@
 // What a route handler is given.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dialect } from './dialects.js';
 import type { Fulfilment } from './fulfilment.js';
 import type { Reply } from './http.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -17,6 +18,8 @@ export interface Deps {
   idempotency: IdempotencyStore<OrderAnswer>;
   fulfilment: Fulfilment;
   webhooks: Webhooks;
+  /** How lists, resources and errors are rendered (`serve --dialect`). */
+  dialect: Dialect;
   /** Secret from which live codes are derived; new for every server start. */
   liveSecret: string;
 }

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { isIPv6 } from 'node:net';
 import { createHandler } from './app.js';
 import type { Deps } from './context.js';
+import { dialectFor } from './dialects.js';
 import { Faults } from './faults.js';
 import { Fulfilment } from './fulfilment.js';
 import { answerClientError, responseWire, type Wire } from './http.js';
@@ -55,6 +56,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     idempotency: new IdempotencyStore(),
     fulfilment,
     webhooks,
+    dialect: dialectFor(opts),
     liveSecret: randomBytes(32).toString('hex'),
   };
   const handler = createHandler(deps, new Faults(opts));

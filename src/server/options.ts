@@ -1,4 +1,5 @@
 // The reference server's options: one flag of `giftcodes serve` per field.
+import type { DialectName } from './dialect-names.js';
 
 export interface ServerOptions {
   host: string;
@@ -28,6 +29,12 @@ export interface ServerOptions {
   webhookScheme?: WebhookScheme;
   /** Serve GET /_admin/ledger and POST /_admin/reset (tests only). */
   admin: boolean;
+  /** How lists, resources and errors look on the wire ('ours' = openapi.yaml). */
+  dialect: DialectName;
+  /** The largest page served; larger sizes asked for are clamped. */
+  maxPage: number;
+  /** Fault: the last page of every list lacks an item while the total is still stated. */
+  shortPages: boolean;
   /** One line per request (method path status ms) when provided. */
   log?: (line: string) => void;
   /** Serve https with this PEM certificate (chain) and key instead of plain http. */
@@ -68,6 +75,9 @@ export function defaultServerOptions(): ServerOptions {
     dropAfterCommit: 0,
     holdMs: 0,
     failOrders: 0,
+    dialect: 'ours',
+    maxPage: 1000,
+    shortPages: false,
     admin: false,
   };
 }
@@ -90,6 +100,7 @@ export function checkServerOptions(opts: ServerOptions): void {
   share('fail rate', opts.failRate);
   share('drop-after-commit', opts.dropAfterCommit);
   share('fail-orders', opts.failOrders);
+  if (!Number.isInteger(opts.maxPage) || opts.maxPage < 1) throw new Error('max page must be a positive integer');
   if (opts.webhookScheme !== undefined && !WEBHOOK_SCHEMES.includes(opts.webhookScheme)) {
     throw new Error(`webhook scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}`);
   }

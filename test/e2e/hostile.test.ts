@@ -167,7 +167,7 @@ describe('error bodies: the status, the code and the message are shown', () => {
     const result = await cli('error-string', ['catalog', 'list', '-q']);
     expect(result.code).toBe(4);
     // Under --quiet the hint joins the one line, in parentheses.
-    expect(expectOneLine(result)).toBe('error: GET /error-string/v1/catalog?limit=1000 failed: HTTP 422 unknown_product: there is no product called nope (list the products with: giftcodes catalog list)');
+    expect(expectOneLine(result)).toBe('error: GET /error-string/v1/catalog failed: HTTP 422 unknown_product: there is no product called nope (list the products with: giftcodes catalog list)');
   });
 
   it('application/problem+json 404 is exit 4', async () => {

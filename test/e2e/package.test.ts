@@ -36,11 +36,11 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('npm pack', () => {
-  it('holds only what runs: the build, bin, completions, README, LICENSE, package.json', () => {
+  it('holds only what runs: the build, bin, completions, the man page, README, LICENSE, package.json', () => {
     const paths = packed.files.map((file) => file.path).sort();
-    const allowed = /^(dist\/[\w-]+\.js|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|README\.md|LICENSE|package\.json)$/;
+    const allowed = /^(dist\/[\w-]+\.js|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
-    for (const required of ['dist/cli.js', 'bin/giftcodes', 'completions/giftcodes.bash', 'completions/_giftcodes', 'completions/giftcodes.fish', 'README.md', 'LICENSE', 'package.json']) {
+    for (const required of ['dist/cli.js', 'bin/giftcodes', 'completions/giftcodes.bash', 'completions/_giftcodes', 'completions/giftcodes.fish', 'man/giftcodes.1', 'README.md', 'LICENSE', 'package.json']) {
       expect(paths).toContain(required);
     }
   });

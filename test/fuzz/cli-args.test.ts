@@ -183,7 +183,8 @@ function jsonGiven(argv: readonly string[]): boolean {
   }
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--') return false;
-    if (argv[i] === '--json') return true;
+    // --query implies --json (src/cli.ts reads it the same way).
+    if (argv[i] === '--json' || argv[i] === '--query' || argv[i]!.startsWith('--query=')) return true;
     if (takesValue.has(argv[i]!)) i++;
   }
   return false;

@@ -20,7 +20,7 @@ describe('bugs the fuzzers found', () => {
   test('a typed value holding a line break or an escape sequence stays on the one error line, shown escaped', async () => {
     const broken = await runCli(['--retries', '1\nhint: forged', 'ping']);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toBe(`error: option '--retries <n>' argument '1\\nhint: forged' is invalid. expected a whole number, got "1\\nhint: forged"\nhint: see --help\n`);
+    expect(broken.stderr).toBe(`error: option '--retries <n>' argument '1\\nhint: forged' is invalid. expected a whole number, got "1\\nhint: forged"\nhint: see: giftcodes ping --help\n`);
     const profile = await runCli(['config', 'show', '--profile', 'a\nb\rc']);
     expect(profile.code).toBe(2);
     expect(endingProblems(profile, { json: false })).toEqual([]);

@@ -1,6 +1,6 @@
 // Every error-body form a real service might send is read into { code, message } and mapped to an exit code.
 import { describe, expect, it } from 'vitest';
-import { describeHttpError, errorForStatus, parseErrorBody, unreadableBody } from '../../src/api/errors.js';
+import { canonicalCode, describeHttpError, errorForStatus, parseErrorBody, unreadableBody } from '../../src/api/errors.js';
 import { ApiError, AuthError, ExitCode, NetworkError } from '../../src/errors.js';
 
 const JSON_TYPE = 'application/json';
@@ -152,5 +152,69 @@ describe('errorForStatus: the exit code of each status', () => {
     expect(error.exitCode).toBe(ExitCode.network);
     expect(error.code).toBe('invalid_response');
     expect(error.message).not.toContain('\n');
+  });
+});
+
+describe('issue 13: every error dialect of CONTRACT.md, with the idempotency errors of SPEC.md in each', () => {
+  const IDEMPOTENCY = [
+    ['idempotency_key_reused', 422],
+    ['request_in_progress', 409],
+    ['idempotency_key_missing', 400],
+  ] as const;
+
+  const forms: [string, (code: string, status: number) => [string, string]][] = [
+    ['{"error":{"code","message"}}', (code) => [JSON.stringify({ error: { code, message: 'm' } }), JSON_TYPE]],
+    ['{"error":"code","message"}', (code) => [JSON.stringify({ error: code, message: 'm' }), JSON_TYPE]],
+    ['{"code","message"}', (code) => [JSON.stringify({ code, message: 'm' }), JSON_TYPE]],
+    ['problem+json with a code member', (code, status) => [JSON.stringify({ type: 'about:blank', title: 'T', status, detail: 'm', code }), 'application/problem+json']],
+    ['problem+json, the code in the type', (code, status) => [JSON.stringify({ type: `https://api.example.com/problems/${code}`, title: 'T', status, detail: 'm' }), 'application/problem+json']],
+    ['problem+json, the type with dashes', (code, status) => [JSON.stringify({ type: `https://x.test/p/${code.replace(/_/g, '-')}`, title: 'T', status, detail: 'm' }), 'application/problem+json']],
+    ['JSON:API errors', (code, status) => [JSON.stringify({ errors: [{ status: String(status), code, title: 'T', detail: 'm' }] }), 'application/vnd.api+json']],
+    ['{"type","message","help"} (Runa)', (code) => [JSON.stringify({ type: code, message: 'm', help: 'see the docs' }), JSON_TYPE]],
+    ['upper-case code', (code) => [JSON.stringify({ error: code.toUpperCase(), message: 'm' }), JSON_TYPE]],
+  ];
+
+  for (const [form, make] of forms) {
+    it.each(IDEMPOTENCY)(`${form}: %s (%i)`, (code, status) => {
+      const [text, type] = make(code, status);
+      const body = parseErrorBody(status, text, type);
+      expect(body.code).toBe(code);
+      expect(body.message).toMatch(/^m\b/);
+      const error = errorForStatus('POST', '/v1/orders', status, body, 1);
+      // 409 request_in_progress is a failure to retry (exit 5), the others refusals (exit 4).
+      expect(error.exitCode).toBe(status === 409 ? ExitCode.network : ExitCode.api);
+      expect(error.message).toContain(`HTTP ${status} ${code}: m`);
+    });
+  }
+
+  it('JSON:API: the first error, with a count of the others; the title when there is no detail', () => {
+    const text = JSON.stringify({ errors: [{ status: '404', code: 'product_not_found', title: 'Not found' }, { title: 'other' }] });
+    expect(parseErrorBody(404, text, 'application/vnd.api+json')).toEqual({ code: 'product_not_found', message: 'Not found (and 1 more)' });
+  });
+
+  it('JSON:API without a code: a slug of the title', () => {
+    expect(parseErrorBody(404, JSON.stringify({ errors: [{ status: '404', title: 'Product Not Found' }] }), JSON_TYPE).code).toBe('product_not_found');
+  });
+
+  it("Runa's help is kept with the message", () => {
+    expect(parseErrorBody(404, JSON.stringify({ type: 'product_not_found', message: 'no such product', help: 'list the catalog' }), JSON_TYPE)).toEqual({
+      code: 'product_not_found',
+      message: 'no such product (list the catalog)',
+    });
+  });
+
+  it('a known code in another spelling is the SPEC spelling; an unknown one is kept as sent', () => {
+    expect(canonicalCode('RequestInProgress')).toBe('request_in_progress');
+    expect(canonicalCode('ORDER-NOT-COMPLETED')).toBe('order_not_completed');
+    expect(canonicalCode('SOMETHING_ELSE')).toBe('SOMETHING_ELSE');
+  });
+
+  it('a 404 product_not_found in each form is a refusal with its hint', () => {
+    for (const [, make] of forms) {
+      const [text, type] = make('product_not_found', 404);
+      const error = errorForStatus('POST', '/v1/orders', 404, parseErrorBody(404, text, type), 1);
+      expect(error.exitCode).toBe(ExitCode.api);
+      expect(error.hint).toContain('catalog list');
+    }
   });
 });

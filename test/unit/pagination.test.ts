@@ -1,6 +1,6 @@
 // The tolerant list parsers: every envelope and every pagination form CONTRACT.md names, and garbage.
 import { describe, expect, it } from 'vitest';
-import { extractList, nextPageUrl, parseLinkNext } from '../../src/api/pagination.js';
+import { codeRecord, extractList, flattenResource, nextPageUrl, parseLinkNext, statedTotal, unwrapResource } from '../../src/api/pagination.js';
 import { NetworkError } from '../../src/errors.js';
 
 const items = [{ id: 'a' }, { id: 'b' }];
@@ -159,5 +159,128 @@ describe('parseLinkNext: the Link header', () => {
 
   it.each(['', 'garbage', '<unterminated; rel="next"', 'https://x.test/p; rel="next"'])('finds nothing in garbage: %j', (header) => {
     expect(parseLinkNext(header)).toBeUndefined();
+  });
+});
+
+describe('issue 13: every list envelope of CONTRACT.md', () => {
+  it.each(['records', 'content'])('reads the array under "%s"', (key) => {
+    expect(extractList({ [key]: items }, 'codes')).toEqual(items);
+  });
+
+  it('reads a list one level down (data.items, data.codes)', () => {
+    expect(extractList({ data: { items, total: 2 } }, 'products')).toEqual(items);
+    expect(extractList({ data: { codes: items } }, 'codes')).toEqual(items);
+  });
+
+  it('reads a JSON:API resource as {id, ...attributes}', () => {
+    expect(flattenResource({ type: 'products', id: 'p1', attributes: { name: 'P', price: 5 }, links: { self: '/x' } })).toEqual({ id: 'p1', name: 'P', price: 5 });
+    expect(flattenResource({ id: 'p1', name: 'plain' })).toEqual({ id: 'p1', name: 'plain' });
+  });
+
+  it('reads codes given as plain strings as {code}', () => {
+    expect(['AAAA', 'BBBB'].map(codeRecord)).toEqual([{ code: 'AAAA' }, { code: 'BBBB' }]);
+  });
+});
+
+describe('unwrapResource: a single resource in any envelope', () => {
+  const order = { id: 'ord_1', status: 'completed', quantity: 3 };
+  it.each([
+    ['bare', order],
+    ['under data', { data: order }],
+    ['under order', { order }],
+    ['{meta, data}', { meta: { request_id: 'r' }, data: order }],
+    ['a JSON:API resource', { data: { type: 'orders', id: 'ord_1', attributes: { status: 'completed', quantity: 3 } } }],
+  ])('%s', (_name, body) => {
+    expect(unwrapResource(body, 'order', 'status')).toEqual(order);
+  });
+
+  it('a bare resource that has a data field of its own stays as it is', () => {
+    const withData = { id: 'ord_1', status: 'completed', data: { note: 'x' } };
+    expect(unwrapResource(withData, 'order', 'status')).toBe(withData);
+  });
+});
+
+describe('statedTotal', () => {
+  it.each([
+    [{ total: 7 }, 7],
+    [{ total_count: 7 }, 7],
+    [{ totalElements: 7 }, 7],
+    [{ meta: { total: 7 } }, 7],
+    [{ meta: { total_count: '7' } }, 7],
+    [{ pagination: { total: 7 } }, 7],
+    [{ page: { totalElements: 7, number: 0 } }, 7],
+    [{ data: [] }, undefined],
+    [{ total: -1 }, undefined],
+    [{ total: 'many' }, undefined],
+    [[1, 2], undefined],
+  ])('%j → %s', (body, total) => {
+    expect(statedTotal(body)).toBe(total);
+  });
+});
+
+describe('issue 13: every pagination form is followed to the end', () => {
+  const base = new URL('https://api.example.com/v1/orders/o/codes?limit=1000&per_page=1000');
+
+  it('page/per_page with total_pages and no next link (the silent-partial-result bug)', () => {
+    const first = nextPageUrl({ items, page: 1, per_page: 2, total_pages: 3 }, undefined, base, items.at(-1), 2);
+    expect(first?.searchParams.get('page')).toBe('2');
+    expect(first?.searchParams.get('per_page')).toBe('1000');
+    expect(nextPageUrl({ items, page: 3, per_page: 2, total_pages: 3 }, undefined, first!, items.at(-1), 2)).toBeUndefined();
+  });
+
+  it.each([
+    ['totalPages', { page: 1, per_page: 2, totalPages: 2 }],
+    ['last_page', { current_page: 1, per_page: 2, last_page: 2 }],
+    ['last (a number)', { page: 1, per_page: 2, last: 2 }],
+    ['total', { page: 1, per_page: 2, total: 4 }],
+    ['total_count', { page: 1, per_page: 2, total_count: 3 }],
+    ['meta', { meta: { page: 1, per_page: 2, total_pages: 2 } }],
+  ])('page numbers with %s', (_name, body) => {
+    const next = nextPageUrl({ data: items, ...body }, undefined, base, items.at(-1), 2);
+    expect(next?.searchParams.get('page')).toBe('2');
+    const page2 = { ...body, page: 2, current_page: 2, meta: 'meta' in body ? { ...body.meta, page: 2 } : undefined };
+    expect(nextPageUrl({ data: items, ...page2 }, undefined, next!, items.at(-1), 2)).toBeUndefined();
+  });
+
+  it("Spring's {content, totalPages, number (from 0), size, last}", () => {
+    const first = nextPageUrl({ content: items, totalPages: 2, totalElements: 4, number: 0, size: 2, last: false }, undefined, base, items.at(-1), 2);
+    expect(first?.searchParams.get('page')).toBe('1');
+    expect(nextPageUrl({ content: items, totalPages: 2, totalElements: 4, number: 1, size: 2, last: true }, undefined, first!, items.at(-1), 2)).toBeUndefined();
+  });
+
+  it('Spring HATEOAS: the page facts under `page`', () => {
+    const next = nextPageUrl({ _embedded: {}, page: { size: 2, totalElements: 3, totalPages: 2, number: 0 } }, undefined, base, undefined, 2);
+    expect(next?.searchParams.get('page')).toBe('1');
+  });
+
+  it('JSON:API page[number] is kept as the parameter', () => {
+    const here2 = new URL('https://api.example.com/v1/catalog?page[number]=1&page[size]=2');
+    const next = nextPageUrl({ data: items, meta: { total_pages: 2 } }, undefined, here2, undefined, 2);
+    expect(next?.searchParams.get('page[number]')).toBe('2');
+    expect(next?.searchParams.has('page')).toBe(false);
+  });
+
+  it('page numbers without any count: a full page has a successor, a short one ends', () => {
+    expect(nextPageUrl({ items, page: 1, per_page: 2 }, undefined, base, undefined, 2)?.searchParams.get('page')).toBe('2');
+    expect(nextPageUrl({ items: [items[0]], page: 2, per_page: 2 }, undefined, base, undefined, 1)).toBeUndefined();
+  });
+
+  it('offsets: offset/limit with total', () => {
+    const next = nextPageUrl({ results: items, offset: 0, limit: 2, total: 5 }, undefined, base, undefined, 2);
+    expect(next?.searchParams.get('offset')).toBe('2');
+    expect(nextPageUrl({ results: [items[0]], offset: 4, limit: 2, total: 5 }, undefined, next!, undefined, 1)).toBeUndefined();
+  });
+
+  it('an offset page that is empty ends the list (the total check then speaks)', () => {
+    expect(nextPageUrl({ results: [], offset: 4, limit: 2, total: 9 }, undefined, base, undefined, 0)).toBeUndefined();
+  });
+
+  it('a next URL under meta, and links.next as a JSON:API link object', () => {
+    expect(nextPageUrl({ data: items, meta: { next: '/v1/x?page=2' } }, undefined, base, undefined, 2)?.toString()).toBe('https://api.example.com/v1/x?page=2');
+    expect(nextPageUrl({ data: items, links: { next: { href: '/v1/x?page=3' } } }, undefined, base, undefined, 2)?.toString()).toBe('https://api.example.com/v1/x?page=3');
+  });
+
+  it('has_more under meta is read like the top-level field', () => {
+    expect(nextPageUrl({ data: items, meta: { has_more: false }, next: '/v1/x?page=2' }, undefined, base, undefined, 2)).toBeUndefined();
   });
 });

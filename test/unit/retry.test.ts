@@ -1,6 +1,6 @@
 // The retry policy: exponential backoff with full jitter, capped; Retry-After honoured; bounded in total.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, backoffDelayMs, isRetryableStatus, nextDelayMs, parseRetryAfterMs, sleep, type RetryPolicy } from '../../src/api/retry.js';
+import { DEFAULT_RETRY_POLICY, backoffDelayMs, describeReset, isRetryableStatus, nextDelayMs, parseResetMs, parseRetryAfterMs, rateLimitWaitMs, sleep, waitExceedsBudget, type RetryPolicy } from '../../src/api/retry.js';
 
 const policy: RetryPolicy = { retries: 5, baseDelayMs: 100, maxDelayMs: 1_000, maxTotalMs: 10_000, maxRetryAfterMs: 5_000 };
 const lowest = () => 0;
@@ -135,5 +135,45 @@ describe('sleep', () => {
 
   it('rejects when the signal is already aborted', async () => {
     await expect(sleep(60_000, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+  });
+});
+
+describe('issue 13: every rate-limit header form', () => {
+  const now = Date.parse('2026-11-23T09:00:00Z');
+
+  it('Retry-After as seconds and as an HTTP date', () => {
+    expect(rateLimitWaitMs(429, { 'retry-after': '7' }, now)).toBe(7_000);
+    expect(rateLimitWaitMs(503, { 'retry-after': 'Mon, 23 Nov 2026 09:00:30 GMT' }, now)).toBe(30_000);
+  });
+
+  it('X-RateLimit-Reset and RateLimit-Reset: epoch seconds or seconds to wait', () => {
+    expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': String(now / 1000 + 42) }, now)).toBe(42_000);
+    expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': '42' }, now)).toBe(42_000);
+    expect(rateLimitWaitMs(429, { 'ratelimit-reset': '5' }, now)).toBe(5_000);
+    expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': String(now + 9_000) }, now)).toBe(9_000);
+    expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': String(now / 1000 - 10) }, now)).toBe(0);
+  });
+
+  it("the IETF RateLimit header's t= (and the older reset=)", () => {
+    expect(rateLimitWaitMs(429, { ratelimit: '"default";r=0;t=12' }, now)).toBe(12_000);
+    expect(rateLimitWaitMs(429, { ratelimit: 'limit=100, remaining=0, reset=3' }, now)).toBe(3_000);
+  });
+
+  it('Retry-After wins over the reset headers; reset headers are read only on a 429', () => {
+    expect(rateLimitWaitMs(429, { 'retry-after': '2', 'x-ratelimit-reset': '50' }, now)).toBe(2_000);
+    expect(rateLimitWaitMs(503, { 'x-ratelimit-reset': '50' }, now)).toBeUndefined();
+    expect(rateLimitWaitMs(200, { ratelimit: '"default";r=5;t=12' }, now)).toBeUndefined();
+  });
+
+  it.each(['', 'soon', '-5', '1e3'])('unreadable reset values are ignored: %j', (value) => {
+    expect(parseResetMs(value, now)).toBeUndefined();
+  });
+
+  it('a wait longer than honoured, or past the total budget, ends the retries and says when the limit resets', () => {
+    expect(waitExceedsBudget(policy, 0, policy.maxRetryAfterMs + 1)).toBe(true);
+    expect(waitExceedsBudget(policy, policy.maxTotalMs - 1_000, 2_000)).toBe(true);
+    expect(waitExceedsBudget(policy, 0, 1_000)).toBe(false);
+    expect(waitExceedsBudget(policy, 0, undefined)).toBe(false);
+    expect(describeReset(75_000, now)).toBe('the rate limit resets at 09:01:15 UTC (in 75 s)');
   });
 });

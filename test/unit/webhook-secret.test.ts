@@ -86,7 +86,7 @@ describe('resolveWebhookSecret', () => {
   it('a secret on the command line works, with one warning naming the flag and the ways out', () => {
     const { io, stderr } = testIo();
     expect(resolveWebhookSecret({ flag: 'whsec_argv', flagName: '--webhook-secret', env: { GIFTCODES_WEBHOOK_SECRET: 'whsec_env' } }, io)).toBe('whsec_argv');
-    expect(stderr()).toMatch(/^warning: --webhook-secret shows the webhook secret to every user of this machine in ps output; set GIFTCODES_WEBHOOK_SECRET or use --secret-file instead\n$/);
+    expect(stderr()).toMatch(/^(\S+Z )?warning: --webhook-secret shows the webhook secret to every user of this machine in ps output; set GIFTCODES_WEBHOOK_SECRET or use --secret-file instead\n$/);
   });
 
   it('says nothing on stderr in --json mode', () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Factory } from '../../factory.js';
+import { exportResult } from '../../output/exporter.js';
 import { display, renderTable } from '../../output/table.js';
 import type { Product } from '../../api/schemas.js';
 import { examples, type App } from '../app.js';
@@ -24,24 +25,22 @@ export async function run(f: Factory): Promise<void> {
   // Completions offer product ids from this cache: TAB never calls the network.
   const { saveCatalogCache } = await import('../../output/catalog-cache.js');
   saveCatalogCache(f.configDir, products.map((product) => product.id));
-  if (f.io.json) {
-    f.io.outJson(products);
-    return;
-  }
-  if (products.length === 0) {
+  if (products.length === 0 && !f.io.json) {
     f.io.notice('the catalog is empty');
     return;
   }
+  await exportResult(f.io, products, {
+    text: (rows) =>
+      renderTable(f.io, rows, [
+        { header: 'id', value: (p) => p.id, whole: true },
+        { header: 'name', value: (p) => display(p.name ?? p.title ?? p.description) },
+        { header: 'brand', value: (p) => display(p.brand) },
+        { header: 'price', value: (p) => display(p.price ?? p.face_value ?? p.amount) },
+        { header: 'available', value: (p) => display(p.available ?? p.in_stock ?? p.supply) },
+      ]),
+  });
+  if (f.io.json) return;
   const known = new Set(['id', 'name', 'brand', 'price', 'available', 'object']);
-  f.io.out(
-    renderTable(f.io, products, [
-      { header: 'id', value: (p) => p.id },
-      { header: 'name', value: (p) => display(p.name ?? p.title ?? p.description) },
-      { header: 'brand', value: (p) => display(p.brand) },
-      { header: 'price', value: (p) => display(p.price ?? p.face_value ?? p.amount) },
-      { header: 'available', value: (p) => display(p.available ?? p.in_stock ?? p.supply) },
-    ]),
-  );
   const extra = new Set(products.flatMap((p) => Object.keys(p).filter((k) => !known.has(k))));
   if (extra.size > 0) f.io.notice(f.io.c.dim(`${products.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`));
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { orderQuantity } from '../../api/outcome.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
 import { nonEmpty } from '../parse.js';
@@ -34,9 +35,11 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
   const existing = outExists(() => checkOutTarget(out, force));
+  // The order's quantity, where known, is how many codes must arrive.
+  let expected: number | undefined;
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
-    await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
+    expected = orderQuantity(await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout }));
   }
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
@@ -46,6 +49,7 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
     result = same ?? await exportCodes({
       api,
       orderId: options.orderId,
+      expected,
       out,
       format: options.format,
       force,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Factory } from '../../factory.js';
 import { maskedKeys } from '../../secrets.js';
+import { exportResult } from '../../output/exporter.js';
 import { renderTable } from '../../output/table.js';
 import { examples, type App } from '../app.js';
 
@@ -24,12 +25,8 @@ export async function run(f: Factory): Promise<void> {
       keys: maskedKeys(profile.keys),
     };
   });
-  if (f.io.json) {
-    f.io.outJson(rows);
-    return;
-  }
-  f.io.out(
-    renderTable(f.io, rows, [
+  await exportResult(f.io, rows, {
+    text: () => renderTable(f.io, rows, [
       { header: '', value: (r) => (r.default ? '*' : '') },
       { header: 'profile', value: (r) => r.profile },
       { header: 'default env', value: (r) => r.defaultEnv },
@@ -37,5 +34,5 @@ export async function run(f: Factory): Promise<void> {
       { header: 'live key', value: (r) => r.keys.live ?? '-' },
       { header: 'base url', value: (r) => r.baseUrl ?? '(default)' },
     ]),
-  );
+  });
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 
 
@@ -24,10 +25,12 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   const field = checkField(options.field);
   const { normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
   let value = options.value.trim();
-  if (field === 'base-url') value = normaliseBaseUrl(value);
+  // Every value is checked before the config is opened: a bad one exits 2 and nothing is written.
+  if (value === '') throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
+  if (field === 'base-url') value = withHint(() => normaliseBaseUrl(value), 'for example: giftcodes config set base-url https://api.example.com');
   if (field === 'proxy') value = checkProxyUrl(value);
   if (field === 'default-env' && value !== 'test' && value !== 'live') {
-    throw new UsageError(`default-env must be test or live, not "${value}"`);
+    throw new UsageError(`default-env must be test or live, not "${value}"`, { hint: 'giftcodes config set default-env test (or live)' });
   }
   if (field === 'history-days' && !/^[1-9][0-9]{0,4}$/.test(value)) {
     throw new UsageError(`history-days is a whole number of days from 1 to 99999, not "${value}"`, { hint: 'the local order record keeps ended orders 90 days by default' });
@@ -37,8 +40,7 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   await store.setField(profile, field, value);
   // A proxy URL may carry a password: never echoed.
   const shown = field === 'proxy' ? (await import('../../api/transport.js')).displayProxy(value) : value;
-  if (f.io.json) f.io.outJson({ profile, field, value: shown });
-  else f.io.out(`${f.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"`);
+  await exportResult(f.io, { profile, field, value: shown }, { text: () => `${f.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"` });
 }
 
 /** An http(s) proxy URL (the proxy itself; the API behind it may be https). */
@@ -59,4 +61,13 @@ function checkField(field: string): Field {
   if ((FIELDS as readonly string[]).includes(field)) return field as Field;
   const hint = /key/i.test(field) ? 'keys are stored with: giftcodes login' : `fields: ${FIELDS.join(', ')}`;
   throw new UsageError(`unknown config field "${field}"`, { hint });
+}
+
+function withHint<T>(check: () => T, hint: string): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof UsageError && !error.hint) throw new UsageError(error.message, { code: error.code, hint });
+    throw error;
+  }
 }

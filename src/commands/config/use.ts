@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
+import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import { profileName } from '../parse.js';
 
@@ -21,6 +22,5 @@ export async function run(options: { profile: string }, f: Factory): Promise<voi
     });
   }
   await store.useProfile(options.profile);
-  if (f.io.json) f.io.outJson({ defaultProfile: options.profile });
-  else f.io.out(`${f.io.c.green('✓')} "${options.profile}" is now the default profile`);
+  await exportResult(f.io, { defaultProfile: options.profile }, { text: () => `${f.io.c.green('✓')} "${options.profile}" is now the default profile` });
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { failpoint } from '../../failpoints.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
@@ -9,6 +9,9 @@ import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFla
 export interface PlaceOptions extends WaitFlags {
   product: string;
   quantity: number;
+  plan?: string;
+  dryRun?: boolean;
+  concurrency?: number;
   idempotencyKey?: string;
   wait?: boolean;
 }
@@ -19,10 +22,13 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('place')
     .description('place an order exactly once, even across crashes (the key is journaled before anything is sent)')
-    .addOption(new Option('--product <id>', 'product id from the catalog').argParser(once('--product', nonEmpty('product id'))).makeOptionMandatory())
-    .addOption(new Option('--quantity <n>', 'number of units').argParser(once('--quantity', integer(1, MAX_QUANTITY))).makeOptionMandatory())
+    .addOption(new Option('--product <id>', 'product id from the catalog').argParser(once('--product', nonEmpty('product id'))))
+    .addOption(new Option('--quantity <n>', 'number of units').argParser(once('--quantity', integer(1, MAX_QUANTITY))))
     .addOption(new Option('--idempotency-key <key>', 'supply the idempotency key yourself (default: a new UUID, journaled)').argParser(once('--idempotency-key', idempotencyKeyArg)))
-    .option('--wait', 'wait until the order completes (exit 6 if it fails, 7 on --timeout)');
+    .option('--wait', 'wait until the order completes (exit 6 if it fails, 7 on --timeout)')
+    .addOption(new Option('--plan <file.csv>', 'bulk: one order per row product,quantity[,out]; the same plan never orders twice').argParser(nonEmpty('--plan', 4096)).conflicts(['product', 'quantity', 'idempotencyKey']))
+    .option('--dry-run', 'with --plan: print what would be ordered, send nothing')
+    .addOption(new Option('--concurrency <n>', 'with --plan: rows at once').argParser(integer(1, 32)).default(4));
   addWaitFlags(command).action(async (flags: PlaceOptions, cmd: Command) => run(flags, app.factory(cmd)));
   examples(command, [
     'giftcodes order place --product amazon-us-25 --quantity 10',
@@ -32,6 +38,8 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: PlaceOptions, f: Factory): Promise<void> {
+  if (options.plan !== undefined) return (await import('../../orders/plan.js')).runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, f);
+  checkSingleOrderFlags(options);
   const out = outSpec(options);
   const waits = options.wait === true || out !== undefined;
   checkWaitFlags(options, { json: f.io.json, waits, waitFlag: '--wait' });
@@ -59,7 +67,7 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
   }
   if (connection.environment === 'live' && !f.globals.yes) {
     const yes = await f.io.confirm(
-      `Place a LIVE order for ${options.quantity} × ${options.product}? It is charged to the wallet of profile "${connection.profile}".`,
+      f.io.canPrompt ? await (await import('../../orders/confirm.js')).liveOrderQuestion(api, options.product, options.quantity, connection.profile) : '',
       '--yes',
       `a live order (${options.quantity} × ${options.product})`,
     );
@@ -89,3 +97,12 @@ function idempotencyKeyArg(value: string): string {
   return value;
 }
 
+
+/** Without --plan, --product and --quantity are required; --dry-run and --concurrency belong to --plan. */
+function checkSingleOrderFlags(options: PlaceOptions): void {
+  if (options.product === undefined || options.quantity === undefined) {
+    const missing = options.product === undefined ? "'--product <id>'" : "'--quantity <n>'";
+    throw new UsageError(`required option ${missing} not specified`, { hint: 'giftcodes order place --product <id> --quantity <n>   (or --plan <file.csv>)' });
+  }
+  if (options.dryRun) throw new UsageError('--dry-run is for --plan', { hint: 'giftcodes order place --plan restock.csv --dry-run' });
+}

@@ -8,12 +8,25 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('show')
     .description('read an order: its status and every field the API sends')
-    .argument('<id>', 'order id', nonEmpty('order id'))
-    .action(async (id: string, _flags: object, cmd: Command) => run({ id }, app.factory(cmd)));
-  examples(command, ['giftcodes order show ord_8f2k1', 'giftcodes order show ord_8f2k1 --json | jq -r .status']);
+    .argument('<ref>', 'order id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'))
+    .action(async (ref: string, _flags: object, cmd: Command) => run({ ref }, app.factory(cmd)));
+  examples(command, ['giftcodes order show ord_8f2k1', 'giftcodes order show ord_8f', 'giftcodes order show 3f9a2c1e --json | jq -r .status']);
 }
 
-export async function run(options: { id: string }, f: Factory): Promise<void> {
+/**
+ * The ref is resolved against the local record (exact id or key first, then a unique prefix; an ambiguous
+ * prefix lists the candidates, exit 2). A ref unknown here is asked of the API as an order id.
+ */
+export async function run(options: { ref: string }, f: Factory): Promise<void> {
+  const [journal, { allRecords, resolveRef }] = await Promise.all([f.journal(), import('../../orders/history-query.js')]);
+  const record = resolveRef(allRecords(journal.history, journal.read().intents), options.ref);
+  if (record && record.orderId === undefined) {
+    const { ApiError } = await import('../../errors.js');
+    throw new ApiError(`the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`, {
+      code: 'no_order_id',
+      hint: record.outcome === 'pending' ? `finish it with: giftcodes order resume ${record.key}` : 'see it with: giftcodes order list --json',
+    });
+  }
   const api = await f.api();
-  printOrder(f.io, await api.getOrder(options.id));
+  printOrder(f.io, await api.getOrder(record?.orderId ?? options.ref));
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import { orderOutcome } from '../../api/outcome.js';
+import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import type { Order } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
@@ -60,7 +60,7 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
       f.io.say(`${out.path} already holds these codes; it was left as it was`);
     } else {
       const { exportCodes } = await import('../../export/write.js');
-      written = await exportCodes({ ...common, force: out.force, beforeCommit: () => failpointSync('codes.tmp-written') });
+      written = await exportCodes({ ...common, expected: orderQuantity(order), force: out.force, beforeCommit: () => failpointSync('codes.tmp-written') });
       await failpoint('codes.renamed');
     }
   }

@@ -73,7 +73,8 @@ export async function run(options: ListenOptions, f: Factory): Promise<void> {
     scheme: options.scheme,
     signatureHeader: options.signatureHeader,
     onEvent: (event, raw, delivery) => {
-      if (io.json) io.stdout.write(io.redact(`${JSON.stringify(event)}\n`));
+      // One JSON line per event; --query applies to each event.
+      if (io.json) io.stdout.write(io.redact(`${JSON.stringify(io.query ? (io.query(event) ?? null) : event)}\n`));
       else io.out(describe(event, orderFromEvent(event), delivery));
       if (options.forwardTo) {
         const sent = forward(options.forwardTo, raw, delivery, f).finally(() => forwards.delete(sent));

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ctx, Deps, OrderAnswer, Route } from '../context.js';
 import type { Reply } from '../http.js';
-import { errorReply, fail, jsonReply, readBody } from '../http.js';
+import { errorReply, fail, readBody } from '../http.js';
 import { fingerprint, parseIdempotencyKey } from '../idempotency.js';
 import type { Order } from '../store.js';
 
@@ -61,7 +61,7 @@ export const placeOrderRoute: Route = {
     }
     deps.idempotency.finish(scope, answer);
     const reply = answerReply(deps, answer);
-    if (reply.status === 201 && deps.opts.dropAfterCommit > 0 && Math.random() < deps.opts.dropAfterCommit) {
+    if (reply.status < 300 && deps.opts.dropAfterCommit > 0 && Math.random() < deps.opts.dropAfterCommit) {
       req.socket.destroy();
       return null;
     }
@@ -71,7 +71,7 @@ export const placeOrderRoute: Route = {
 
 /** The reply for a stored answer: an order is rendered as it was when placed, so always the same bytes. */
 function answerReply(deps: Deps, answer: OrderAnswer): Reply {
-  return 'body' in answer ? answer : jsonReply(201, deps.fulfilment.view(answer, answer.createdAt));
+  return 'body' in answer ? answer : deps.dialect.resource('order', { ...deps.fulfilment.view(answer, answer.createdAt) }, deps.dialect.placedStatus);
 }
 
 /** Validates the order request and commits it; every answer here is stored for replay. */
@@ -111,5 +111,5 @@ export const getOrderRoute: Route = {
   method: 'GET',
   pattern: /^\/v1\/orders\/([^/]+)$/,
   auth: true,
-  handler: (ctx) => jsonReply(200, ctx.deps.fulfilment.view(ownOrder(ctx))),
+  handler: (ctx) => ctx.deps.dialect.resource('order', { ...ctx.deps.fulfilment.view(ownOrder(ctx)) }),
 };

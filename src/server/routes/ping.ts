@@ -1,9 +1,8 @@
 import type { Route } from '../context.js';
-import { jsonReply } from '../http.js';
 
 export const pingRoute: Route = {
   method: 'GET',
   pattern: /^\/v1\/ping$/,
   auth: true,
-  handler: ({ caller }) => jsonReply(200, { status: 'ok', environment: caller.environment, resellerId: caller.resellerId }),
+  handler: ({ caller, deps }) => deps.dialect.resource('ping', { status: 'ok', environment: caller.environment, resellerId: caller.resellerId }),
 };

@@ -1,0 +1,118 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { Factory } from '../../factory.js';
+import type { OrderRecord } from '../../journal/history.js';
+import { exportResult } from '../../output/exporter.js';
+import { renderTable } from '../../output/table.js';
+import { examples, type App } from '../app.js';
+import { environmentArg, integer, nonEmpty, profileName } from '../parse.js';
+
+export interface ListOptions {
+  status?: string;
+  product?: string;
+  since?: string;
+  env?: string;
+  profile?: string;
+  limit?: number;
+  refresh?: boolean;
+  format?: 'table' | 'csv';
+}
+
+/** How many orders --refresh reads from the API at once. */
+export const REFRESH_CONCURRENCY = 4;
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('list')
+    .description('the local order record: every order placed or tried from here, newest first (unresolved ones as pending)')
+    .addOption(new Option('--status <status>', 'outcome (delivered, failed, refused, abandoned, pending) or server status').argParser(nonEmpty('--status')))
+    .addOption(new Option('--product <id>', 'only this product').argParser(nonEmpty('--product')))
+    .addOption(new Option('--since <date|duration>', 'created since a date (2026-11-01) or a duration ago (12h, 7d)').argParser(nonEmpty('--since')))
+    .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
+    .option('--refresh', 'read the current status of unfinished orders from the API and record it')
+    .addOption(new Option('--format <format>', 'table, or csv for reconciliation').choices(['table', 'csv']).default('table'))
+    .action(async (flags: ListOptions, cmd: Command) => run(flags, app.factory(cmd), cmd));
+  examples(command, [
+    'giftcodes order list',
+    'giftcodes order list --since 7d --status failed',
+    'giftcodes order list --refresh --status pending',
+    'giftcodes order list --since 2026-11-01 --env live --format csv > november.csv',
+    "giftcodes order list --query '[?outcome==`delivered`].orderId'",
+  ]);
+}
+
+export async function run(options: ListOptions, f: Factory, cmd?: Command): Promise<void> {
+  const { allRecords, filterRecords, parseSince, recordsCsv, unfinished } = await import('../../orders/history-query.js');
+  // --env and --profile are global options: here they filter (they are read from the command's own view).
+  const local = cmd?.optsWithGlobals<{ env?: string; profile?: string }>() ?? {};
+  const env = local.env === undefined ? undefined : environmentArg(local.env);
+  if (env === 'all') throw new UsageError('--env all is only for logout', { hint: 'order list shows every environment unless --env test or --env live is given' });
+  const profile = local.profile === undefined ? undefined : profileName(local.profile);
+  const since = options.since === undefined ? undefined : parseSince(options.since);
+  const journal = await f.journal();
+  const records = () => filterRecords(allRecords(journal.history, journal.read().intents), { status: options.status, product: options.product, since, env, profile, limit: options.limit });
+  if (options.refresh) await refresh(f, records().filter(unfinished));
+  const rows = records();
+  if (rows.length === 0 && !f.io.json && options.format !== 'csv') {
+    f.io.notice('no orders in the local record match');
+    return;
+  }
+  const { csvCell } = await import('../../export/csv.js');
+  await exportResult(
+    f.io,
+    rows,
+    {
+      csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
+      text: (data) =>
+        renderTable(f.io, data, [
+          { header: 'order', value: (r) => r.orderId ?? '-', whole: true },
+          { header: 'key', value: (r) => r.key, whole: true },
+          { header: 'product', value: (r) => r.productId, whole: true },
+          { header: 'qty', value: (r) => String(r.quantity) },
+          { header: 'status', value: (r) => r.status ?? '' },
+          { header: 'outcome', value: (r) => r.outcome },
+          { header: 'env', value: (r) => r.environment },
+          { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z') },
+        ]),
+    },
+    options.format,
+  );
+}
+
+/**
+ * Reads each unfinished order once (REFRESH_CONCURRENCY at a time) with the connection this run resolved,
+ * and records the status it reads. Orders of another profile, environment or server are left as they are.
+ */
+async function refresh(f: Factory, targets: readonly OrderRecord[]): Promise<void> {
+  if (targets.length === 0) return;
+  const [connection, api, journal] = await Promise.all([f.connection(), f.api(), f.journal()]);
+  const mine = targets.filter((r) => r.profile === connection.profile && r.environment === connection.environment && r.baseUrl === connection.baseUrl);
+  if (mine.length < targets.length) f.io.notice(`${targets.length - mine.length} unfinished orders belong to another profile, environment or server: not refreshed (use --profile / --env)`);
+  const pendingKeys = new Set(journal.read().intents.map((intent) => intent.key));
+  const spinner = await f.io.spinner(`refreshing 0/${mine.length}`);
+  let done = 0;
+  let next = 0;
+  const failures: string[] = [];
+  const worker = async (): Promise<void> => {
+    while (next < mine.length) {
+      const record = mine[next++]!;
+      try {
+        const order = await api.getOrder(record.orderId!);
+        const status = typeof order.status === 'string' ? order.status : undefined;
+        // An unresolved intent belongs to the journal (order resume finishes it): only ended records are rewritten.
+        if (status !== undefined && status !== record.status && !pendingKeys.has(record.key)) {
+          journal.history.record({ ...record, status, updatedAt: new Date().toISOString() });
+        }
+      } catch (error) {
+        failures.push(`${record.orderId}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      spinner.update(`refreshing ${++done}/${mine.length}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(REFRESH_CONCURRENCY, mine.length) }, worker));
+  } finally {
+    spinner.stop();
+  }
+  for (const failure of failures) f.io.warn(`could not refresh ${failure}`);
+}

@@ -1,0 +1,104 @@
+// What `order list` and `order show <ref>` read: the local order record (ended orders, history/) and the
+// journal's unresolved intents (shown as outcome `pending`), newest first; filters, --since, CSV and refs.
+import { orderOutcome } from '../api/outcome.js';
+import { UsageError } from '../errors.js';
+import type { History, OrderRecord } from '../journal/history.js';
+import type { Intent } from '../journal/intent.js';
+
+/** Every order this machine placed or tried: unresolved intents first merged in, newest first. */
+export function allRecords(history: History, intents: readonly Intent[]): OrderRecord[] {
+  const ended = history.list();
+  const seen = new Set(ended.map((r) => r.key));
+  const pending: OrderRecord[] = intents
+    .filter((intent) => !seen.has(intent.key))
+    .map((intent) => ({
+      key: intent.key,
+      ...(intent.orderId !== undefined ? { orderId: intent.orderId } : {}),
+      productId: intent.productId,
+      quantity: intent.quantity,
+      ...(intent.status !== undefined ? { status: intent.status } : {}),
+      environment: intent.environment,
+      profile: intent.profile,
+      baseUrl: intent.baseUrl,
+      createdAt: intent.createdAt,
+      updatedAt: intent.updatedAt,
+      outcome: 'pending' as const,
+      ...(intent.out ? { out: intent.out.path } : {}),
+    }));
+  return [...pending, ...ended].sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
+}
+
+function timeOf(r: OrderRecord): string {
+  return r.endedAt ?? r.updatedAt;
+}
+
+export interface ListFilters {
+  status?: string | undefined;
+  product?: string | undefined;
+  /** Epoch ms: records created at or after. */
+  since?: number | undefined;
+  env?: string | undefined;
+  profile?: string | undefined;
+  limit?: number | undefined;
+}
+
+/** --status matches the outcome (delivered, failed, refused, abandoned, pending) or the server's status, any case. */
+export function filterRecords(records: readonly OrderRecord[], f: ListFilters): OrderRecord[] {
+  const status = f.status?.toLowerCase();
+  const out = records.filter(
+    (r) =>
+      (status === undefined || r.outcome === status || r.status?.toLowerCase() === status) &&
+      (f.product === undefined || r.productId === f.product) &&
+      (f.since === undefined || Date.parse(r.createdAt) >= f.since) &&
+      (f.env === undefined || r.environment === f.env) &&
+      (f.profile === undefined || r.profile === f.profile),
+  );
+  return f.limit === undefined ? out : out.slice(0, f.limit);
+}
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `--since`: a date (2026-11-01), a date and time (ISO 8601), or a duration back from now (90m, 12h, 7d, 2w). */
+export function parseSince(value: string, now: number = Date.now()): number {
+  const text = value.trim();
+  const duration = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(text);
+  if (duration) return now - Number(duration[1]) * (UNITS[duration[2] ?? 'd'] ?? 0);
+  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) {
+    const ms = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
+    if (Number.isFinite(ms)) return ms;
+  }
+  throw new UsageError(`--since expects a date (2026-11-01), a time (2026-11-01T08:00:00Z) or a duration (12h, 7d), not "${value}"`, { hint: 'for example: --since 7d' });
+}
+
+/** Whether the server may still change this record's status (worth a --refresh). */
+export function unfinished(r: OrderRecord): boolean {
+  return r.orderId !== undefined && (r.status === undefined || orderOutcome(r.status) === 'in_progress');
+}
+
+export const CSV_COLUMNS = ['key', 'order_id', 'product_id', 'quantity', 'status', 'outcome', 'environment', 'profile', 'base_url', 'created_at', 'updated_at', 'ended_at', 'out', 'error_code', 'error_message'] as const;
+
+/** RFC 4180, a header row; cells a spreadsheet would run as a formula are escaped (csvCell). */
+export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknown) => string): string {
+  const rows = records.map((r) =>
+    [r.key, r.orderId, r.productId, r.quantity, r.status, r.outcome, r.environment, r.profile, r.baseUrl, r.createdAt, r.updatedAt, r.endedAt, r.out, r.error?.code, r.error?.message].map(cell).join(','),
+  );
+  return [CSV_COLUMNS.join(','), ...rows].join('\r\n');
+}
+
+/**
+ * `order show <ref>`: an order id or a key, whole or a unique prefix of either. Exact matches win over
+ * prefixes; undefined when nothing local matches (the caller then asks the API for it as an id).
+ */
+export function resolveRef(records: readonly OrderRecord[], ref: string): OrderRecord | undefined {
+  const exact = records.filter((r) => r.orderId === ref || r.key === ref);
+  const pick = exact.length > 0 ? exact : records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
+  // One order may appear as both a key and an id match: the same record.
+  const unique = [...new Map(pick.map((r) => [r.key, r])).values()];
+  if (unique.length <= 1) return unique[0];
+  // One error line (src/cli.ts escapes line breaks): the candidates separated by "; ".
+  const shown = unique.slice(0, 10).map((r) => `${r.orderId ?? '(no order id)'} (key ${r.key}, ${r.quantity} × ${r.productId}, ${r.createdAt})`);
+  throw new UsageError(`"${ref}" matches ${unique.length} orders: ${shown.join('; ')}${unique.length > 10 ? `; and ${unique.length - 10} more` : ''}`, {
+    code: 'ambiguous_ref',
+    hint: 'give more characters of the order id or key',
+  });
+}

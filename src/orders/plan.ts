@@ -1,0 +1,195 @@
+// `order place --plan <file.csv>`: bulk restock. One order per row (`product,quantity[,out]`), each with its
+// own journal intent and a key derived from the plan's bytes and the row's line number, so the same plan run
+// again orders nothing more (rows already delivered are read, not placed; others resume with their key) and
+// a run killed half way finishes exactly the missing rows. Every row is checked before anything is sent.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Order } from '../api/schemas.js';
+import { CliError, ExitCode, InterruptedError, isCliError, LocalError, UsageError } from '../errors.js';
+import type { Factory } from '../factory.js';
+import type { OutSpec } from '../journal/intent.js';
+import { sha256 } from '../journal/intent.js';
+import { exportResult } from '../output/exporter.js';
+import { renderTable } from '../output/table.js';
+import type { OrderMachine } from './machine.js';
+
+export interface PlanRow {
+  /** The line number in the plan file (1-based): the row's name in every message. */
+  row: number;
+  productId: string;
+  quantity: number;
+  key: string;
+  out?: string | undefined;
+}
+
+export interface PlanResult {
+  row: number;
+  productId: string;
+  quantity: number;
+  key: string;
+  order?: Order | undefined;
+  out?: string | undefined;
+  /** Written codes, when the row had an out file. */
+  count?: number | undefined;
+  /** True when the local record shows the row delivered by an earlier run: nothing was placed. */
+  already?: boolean | undefined;
+  dryRun?: boolean | undefined;
+  error?: { code: string; message: string; exitCode: number } | undefined;
+}
+
+export interface PlanOptions {
+  plan: string;
+  dryRun?: boolean | undefined;
+  concurrency: number;
+  wait?: boolean | undefined;
+  interval?: number | undefined;
+  timeout?: number | undefined;
+  force?: boolean | undefined;
+}
+
+const MAX_QUANTITY = 1_000_000;
+
+/** The row's idempotency key: the plan's content and the row, nothing else (a re-run of the same bytes finds it). */
+export function rowKey(planSha: string, row: number): string {
+  return `plan-${planSha.slice(0, 24)}-r${row}`;
+}
+
+/** Parses the plan; every bad row is reported with its line number, and nothing is ordered if there is one. */
+export function parsePlan(bytes: Buffer, planPath: string): PlanRow[] {
+  const planSha = sha256(bytes.toString('latin1'));
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const rows: PlanRow[] = [];
+  const problems: string[] = [];
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    const trimmed = raw.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    const cells = trimmed.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'));
+    if (rows.length === 0 && problems.length === 0 && cells[0]?.toLowerCase() === 'product' && cells[1]?.toLowerCase() === 'quantity') return; // the header
+    const [productId, quantity, out, ...extra] = cells;
+    if (extra.length > 0 || cells.length < 2) return void problems.push(`line ${line}: expected product,quantity[,out], got ${cells.length} fields`);
+    if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId)) return void problems.push(`line ${line}: "${productId ?? ''}" is not a product id`);
+    const n = /^\d+$/.test(quantity ?? '') ? Number(quantity) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY) return void problems.push(`line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
+    const outPath = out === undefined || out === '' ? undefined : resolve(dirname(planPath), out);
+    rows.push({ row: line, productId, quantity: n, key: rowKey(planSha, line), ...(outPath ? { out: outPath } : {}) });
+  });
+  const outs = new Map<string, number>();
+  for (const row of rows) {
+    if (!row.out) continue;
+    const earlier = outs.get(row.out);
+    if (earlier !== undefined) problems.push(`line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`);
+    else outs.set(row.out, row.row);
+  }
+  if (problems.length > 0) {
+    throw new UsageError(`the plan ${planPath} has ${problems.length} bad row${problems.length === 1 ? '' : 's'}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`, {
+      code: 'bad_plan',
+      hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
+    });
+  }
+  if (rows.length === 0) throw new UsageError(`the plan ${planPath} has no rows`, { code: 'bad_plan', hint: 'each row is product,quantity[,out]' });
+  return rows;
+}
+
+export function readPlan(path: string): PlanRow[] {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR') throw new UsageError(`cannot read the plan ${path}: ${code === 'ENOENT' ? 'no such file' : 'it is a directory'}`, { code: 'bad_plan', hint: 'check the --plan path' });
+    throw new LocalError(`cannot read the plan ${path} (${code ?? 'error'})`, { code: 'plan_unreadable' });
+  }
+  return parsePlan(bytes, path);
+}
+
+/** Runs the plan: every row at most `concurrency` at once; one summary; the exit status of the worst row. */
+export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
+  const rows = readPlan(o.plan);
+  if (o.dryRun) {
+    await summary(f, rows.map((r) => ({ ...r, dryRun: true })));
+    return;
+  }
+  const connection = await f.connection();
+  const [journal, api, { keyIdOf }, { driveIntent }] = await Promise.all([f.journal(), f.api(), import('../journal/intent.js'), import('./drive.js')]);
+  const delivered = new Map(journal.history.list().filter((r) => r.outcome === 'delivered').map((r) => [r.key, r]));
+  if (connection.environment === 'live' && !f.globals.yes) {
+    const todo = rows.filter((r) => !delivered.has(r.key));
+    const units = todo.reduce((sum, r) => sum + r.quantity, 0);
+    const yes = await f.io.confirm(`Place ${todo.length} LIVE orders (${units} units in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`, '--yes', `a live plan (${todo.length} orders)`);
+    if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+  }
+  const results: PlanResult[] = new Array<PlanResult>(rows.length);
+  const machines: OrderMachine[] = [];
+  const spinner = await f.io.spinner(`plan: 0/${rows.length} rows`);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < rows.length && !f.signal.aborted) {
+      const index = next++;
+      const row = rows[index]!;
+      const base: PlanResult = { row: row.row, productId: row.productId, quantity: row.quantity, key: row.key, ...(row.out ? { out: row.out } : {}) };
+      try {
+        const earlier = delivered.get(row.key);
+        if (earlier?.orderId !== undefined) {
+          // Delivered by an earlier run of this plan: read, never placed again.
+          results[index] = { ...base, order: await api.getOrder(earlier.orderId), already: true };
+        } else {
+          const out: OutSpec | undefined = row.out ? { path: row.out, force: o.force === true, csvRaw: false } : undefined;
+          const spec = { profile: connection.profile, environment: connection.environment, baseUrl: connection.baseUrl, keyId: keyIdOf(connection.apiKey), productId: row.productId, quantity: row.quantity };
+          const { intent, resumed } = await journal.begin({ ...spec, key: row.key, wait: o.wait === true || out !== undefined, out });
+          if (resumed) f.io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
+          const { machine, driven } = await driveIntent({ io: f.io, api, journal, signal: f.signal }, intent, {
+            wait: o.wait === true || out !== undefined,
+            out: intent.out,
+            intervalS: o.interval ?? 2,
+            timeoutS: o.timeout,
+          });
+          machines.push(machine);
+          results[index] = { ...base, order: driven.order, ...(driven.written ? { count: driven.written.count } : {}) };
+        }
+      } catch (error) {
+        const e = isCliError(error) ? error : undefined;
+        results[index] = { ...base, error: { code: e?.code ?? 'internal_error', message: error instanceof Error ? error.message : String(error), exitCode: e?.exitCode ?? ExitCode.internal } };
+      }
+      spinner.update(`plan: ${++done}/${rows.length} rows`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(o.concurrency, rows.length) }, worker));
+  } finally {
+    spinner.stop();
+  }
+  if (f.signal.aborted) throw f.signal.reason;
+  // The summary is the delivery of every row: printed and flushed, then each row's intent is resolved.
+  await summary(f, results);
+  await f.io.flushOut();
+  for (const machine of machines) {
+    await machine.delivered();
+    await machine.resolve();
+  }
+  const failed = results.filter((r) => r.error);
+  if (failed.length > 0) {
+    const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
+    throw new CliError(worst, `${failed.length} of ${results.length} plan rows failed (first: line ${failed[0]!.row}: ${failed[0]!.error!.message})`, {
+      code: 'plan_rows_failed',
+      hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+    });
+  }
+}
+
+async function summary(f: Factory, results: readonly PlanResult[]): Promise<void> {
+  await exportResult(f.io, results, {
+    text: (data) =>
+      renderTable(f.io, data, [
+        { header: 'row', value: (r) => String(r.row) },
+        { header: 'product', value: (r) => r.productId, whole: true },
+        { header: 'qty', value: (r) => String(r.quantity) },
+        { header: 'order', value: (r) => (r.order ? String(r.order.id) : '-'), whole: true },
+        { header: 'status', value: (r) => (r.dryRun ? 'dry run: not sent' : r.error ? `error: ${r.error.code}` : `${String(r.order?.status ?? '')}${r.already ? ' (earlier run)' : ''}`) },
+        { header: 'key', value: (r) => r.key, whole: true },
+        { header: 'out', value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : '') },
+      ]),
+  });
+}

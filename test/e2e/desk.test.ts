@@ -1,0 +1,350 @@
+// Support desk and cron (issue 14): the local order record (order list, order show <ref>), bulk restock from a
+// plan, --query on every command, help topics, logs with timestamps. The built CLI against `giftcodes serve`.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ROOT, ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+
+type Rec = { key: string; orderId?: string; productId: string; quantity: number; status?: string; outcome: string; environment: string; profile: string };
+
+async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
+  const result = await runCli(['order', 'list', '--json', ...args], { configDir });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Rec[];
+}
+
+async function ordersWithKeyPrefix(server: TestServer, prefix: string): Promise<Record<string, unknown>[]> {
+  return (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
+}
+
+describe('order list and order show <ref>', () => {
+  let server: TestServer;
+  let configDir: string;
+  beforeAll(async () => {
+    server = await startServer(['--fulfil-after', '300']);
+    configDir = await loggedIn(server);
+  });
+  afterAll(() => server.stop());
+
+  it('records place, refusal, abandon and resume, newest first, with every filter', async () => {
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], { configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const order = JSON.parse(placed.stdout) as { id: string };
+    const refused = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], { configDir });
+    expect(refused.code).toBe(4);
+    // Killed right after the request went out: pending in the journal, then listed as pending.
+    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    expect(killed.signal ?? killed.code).not.toBe(0);
+    let records = await list(configDir);
+    expect(records[0]).toMatchObject({ productId: 'steam-us-20', outcome: 'pending' });
+    const resumed = await runCli(['order', 'resume', '--all'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // A second interrupted one, abandoned.
+    await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '3'], { configDir, env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' } });
+    const pendingKey = (await list(configDir, '--status', 'pending'))[0]!.key;
+    expect((await runCli(['order', 'abandon', pendingKey], { configDir })).code).toBe(0);
+
+    records = await list(configDir);
+    expect(records.map((r) => [r.productId, r.outcome])).toEqual([
+      ['apple-us-25', 'abandoned'],
+      ['steam-us-20', 'delivered'],
+      ['no-such-product', 'refused'],
+      ['amazon-us-25', 'delivered'],
+    ]);
+    expect(records[3]!.orderId).toBe(order.id);
+    // Filters: each one alone.
+    expect((await list(configDir, '--status', 'refused')).map((r) => r.productId)).toEqual(['no-such-product']);
+    expect((await list(configDir, '--product', 'amazon-us-25')).map((r) => r.orderId)).toEqual([order.id]);
+    expect(await list(configDir, '--since', '2999-01-01')).toEqual([]);
+    expect(await list(configDir, '--since', '1h')).toHaveLength(4);
+    expect(await list(configDir, '--env', 'live')).toEqual([]);
+    expect(await list(configDir, '--env', 'test')).toHaveLength(4);
+    expect(await list(configDir, '--profile', 'other')).toEqual([]);
+    expect(await list(configDir, '--profile', 'default')).toHaveLength(4);
+    expect((await list(configDir, '--limit', '2')).map((r) => r.productId)).toEqual(['apple-us-25', 'steam-us-20']);
+    const bad = await runCli(['order', 'list', '--since', 'last tuesday'], { configDir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --since expects/m);
+
+    // CSV for reconciliation: the header, one line per record.
+    const csv = await runCli(['order', 'list', '--format', 'csv', '--product', 'amazon-us-25'], { configDir });
+    expect(csv.code, csv.stderr).toBe(0);
+    const lines = csv.stdout.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]!.split(',').slice(1, 4)).toEqual([order.id, 'amazon-us-25', '2']);
+  });
+
+  it('--refresh reads the status of unfinished orders from the API and records it', async () => {
+    const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir })).stdout) as { id: string; status: string };
+    expect(placed.status).not.toBe('completed');
+    const before = (await list(configDir, '--product', 'amazon-us-10'))[0]!;
+    expect(before.status).toBe(placed.status);
+    let after = before;
+    for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
+      after = (await list(configDir, '--product', 'amazon-us-10', '--refresh'))[0]!;
+    }
+    expect(after.status).toBe('completed');
+    // Recorded: a plain list (no API call) now says completed.
+    expect((await list(configDir, '--product', 'amazon-us-10'))[0]!.status).toBe('completed');
+  });
+
+  it('order show takes an id, a key, or a unique prefix; an ambiguous prefix lists the candidates (exit 2)', async () => {
+    const records = (await list(configDir)).filter((r) => r.orderId);
+    const one = records[0]!;
+    for (const ref of [one.orderId!, one.key, one.orderId!.slice(0, 14), one.key.slice(0, 12)]) {
+      const shown = await runCli(['order', 'show', ref, '--json'], { configDir });
+      expect(shown.code, `${ref}: ${shown.stderr}`).toBe(0);
+      expect(JSON.parse(shown.stdout).id).toBe(one.orderId);
+    }
+    const ambiguous = await runCli(['order', 'show', 'ord_'], { configDir });
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/^error: "ord_" matches \d+ orders: /m);
+    for (const r of records) expect(ambiguous.stderr).toContain(r.orderId!);
+    // Unknown locally: asked of the API as an id (another machine's order).
+    const elsewhere = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir: await loggedIn(server) })).stdout) as { id: string };
+    const remote = await runCli(['order', 'show', elsewhere.id, '--json'], { configDir });
+    expect(remote.code, remote.stderr).toBe(0);
+    expect(JSON.parse(remote.stdout).id).toBe(elsewhere.id);
+    const missing = await runCli(['order', 'show', 'ord_nothing_like_it'], { configDir });
+    expect(missing.code).toBe(4);
+  });
+});
+
+describe('order place --plan', () => {
+  let server: TestServer;
+  let configDir: string;
+  beforeAll(async () => {
+    server = await startServer(['--fulfil-after', '100']);
+    configDir = await loggedIn(server);
+  });
+  afterAll(() => server.stop());
+
+  it('first run orders every row; the same plan again orders nothing more; --dry-run sends nothing', async () => {
+    const dir = tempDir();
+    const plan = join(dir, 'restock.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-25,2\nsteam-us-20,1,steam.csv\napple-us-25,3\n');
+    const dry = await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir });
+    expect(dry.code, dry.stderr).toBe(0);
+    const planned = JSON.parse(dry.stdout) as { row: number; key: string }[];
+    expect(planned.map((r) => r.row)).toEqual([2, 3, 4]);
+    const prefix = planned[0]!.key.replace(/-r\d+$/, '');
+    expect(await ordersWithKeyPrefix(server, prefix)).toEqual([]);
+
+    const first = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const rows = JSON.parse(first.stdout) as { row: number; productId: string; quantity: number; key: string; order: { id: string }; out?: string }[];
+    expect(rows.map((r) => [r.row, r.productId, r.quantity])).toEqual([[2, 'amazon-us-25', 2], [3, 'steam-us-20', 1], [4, 'apple-us-25', 3]]);
+    expect(rows.map((r) => r.key)).toEqual(planned.map((r) => r.key));
+    expect(rows[1]!.out).toBe(join(dir, 'steam.csv'));
+    expect(readFileSync(join(dir, 'steam.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(2);
+    expect(await ordersWithKeyPrefix(server, prefix)).toHaveLength(3);
+
+    const second = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(second.code, second.stderr).toBe(0);
+    expect((JSON.parse(second.stdout) as { order: { id: string } }[]).map((r) => r.order.id)).toEqual(rows.map((r) => r.order.id));
+    expect(await ordersWithKeyPrefix(server, prefix)).toHaveLength(3);
+    const table = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^ROW +PRODUCT +QTY +ORDER/);
+    for (const r of rows) expect(table.stdout).toContain(r.order.id);
+  });
+
+  it('a run killed half way, run again, orders exactly the missing rows', async () => {
+    const dir = tempDir();
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, Array.from({ length: 6 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n'));
+    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=pause:400' } });
+    const dry = JSON.parse((await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir })).stdout) as { key: string }[];
+    const prefix = dry[0]!.key.replace(/-r\d+$/, '');
+    for (let i = 0; i < 300 && (await ordersWithKeyPrefix(server, prefix)).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    proc.kill('SIGKILL');
+    await result;
+    const partial = await ordersWithKeyPrefix(server, prefix);
+    expect(partial.length).toBeGreaterThanOrEqual(2);
+    expect(partial.length).toBeLessThan(6);
+    const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    const after = await ordersWithKeyPrefix(server, prefix);
+    expect(after).toHaveLength(6);
+    expect(new Set(after.map((o) => o.idempotency_key)).size).toBe(6);
+    expect(after.map((o) => o.quantity).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    // The earlier orders are the same orders, not new ones.
+    for (const o of partial) expect(after.find((a) => a.idempotency_key === o.idempotency_key)!.order_id).toBe(o.order_id);
+  });
+
+  it('bad rows are reported with their line numbers and nothing is ordered', async () => {
+    const dir = tempDir();
+    const plan = join(dir, 'bad.csv');
+    writeFileSync(plan, 'amazon-us-10,1\namazon-us-10,zero\n\namazon-us-10\namazon-us-10,0\n');
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/has 3 bad rows, nothing was ordered: line 2: .*; line 4: .*; line 5: /);
+    expect((await ledger(server)).orders.length).toBe(before);
+    const missing = await runCli(['order', 'place', '--plan', join(dir, 'nope.csv')], { configDir });
+    expect(missing.code).toBe(2);
+    const both = await runCli(['order', 'place', '--plan', plan, '--product', 'x'], { configDir });
+    expect(both.code).toBe(2);
+  });
+
+  it('a row the API refuses fails that row only: exit status of the worst row', async () => {
+    const dir = tempDir();
+    const plan = join(dir, 'mixed.csv');
+    writeFileSync(plan, 'amazon-us-10,1\nno-such-product,1\n');
+    const result = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(result.code).toBe(4);
+    const rows = JSON.parse(result.stdout) as { row: number; order?: { id: string }; error?: { code: string } }[];
+    expect(rows[0]!.order?.id).toMatch(/^ord_/);
+    expect(rows[1]!.error).toBeDefined();
+    expect(JSON.parse(result.stderr).error.code).toBe('plan_rows_failed');
+  });
+});
+
+describe('--query on every command, help, logs', () => {
+  let server: TestServer;
+  let configDir: string;
+  beforeAll(async () => {
+    server = await startServer(['--fulfil-after', '100']);
+    configDir = await loggedIn(server);
+  });
+  afterAll(() => server.stop());
+
+  it('applies the expression to each command\'s JSON document', async () => {
+    const q = async (args: string[], expr: string): Promise<unknown> => {
+      const result = await runCli([...args, '--json', '--query', expr], { configDir });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    expect(await q(['ping'], 'environment')).toBe('test');
+    expect(await q(['catalog', 'list'], "[?id=='amazon-us-25'].id | [0]")).toBe('amazon-us-25');
+    expect(await q(['config', 'list'], '[0].profile')).toBe('default');
+    expect(await q(['config', 'show'], 'type(@)')).toBe('object');
+    const id = (await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1'], 'id')) as string;
+    expect(id).toMatch(/^ord_/);
+    expect(await q(['order', 'show', id], 'id')).toBe(id);
+    expect(await q(['order', 'watch', id, '--interval', '0.1'], 'status')).toBe('completed');
+    expect(await q(['order', 'list'], '[0].orderId')).toBe(id);
+    expect(await q(['order', 'pending'], 'length(@)')).toBe(0);
+    expect(await q(['order', 'resume', '--all'], 'length(@)')).toBe(0);
+    expect(await q(['config', 'set', 'default-env', 'test'], 'value')).toBe('test');
+    expect(await q(['config', 'use', 'default'], 'defaultProfile')).toBe('default');
+    // --out F --json: the order, and where its codes went.
+    const file = join(tempDir(), 'codes.csv');
+    const written = await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', file, '--interval', '0.1'], '[status, written]');
+    expect(written).toEqual(['completed', { path: file, count: 2, format: 'csv' }]);
+    expect(await q(['codes', 'get', id, '--out', join(tempDir(), 'c.json')], 'count')).toBe(1);
+    // --query implies --json.
+    const implied = await runCli(['ping', '--query', 'status'], { configDir });
+    expect(implied.code, implied.stderr).toBe(0);
+    expect(JSON.parse(implied.stdout)).toBe('ok');
+  });
+
+  it('a bad expression exits 2 before anything is sent', async () => {
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json', '--query', '[[id'], { configDir });
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'bad_query', exitCode: 2 });
+    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await list(configDir)).filter((r) => r.outcome === 'pending')).toEqual([]);
+  });
+
+  it('help environment, help exit-codes, global options in every verb\'s help', async () => {
+    const env = await runCli(['help', 'environment']);
+    expect(env.code).toBe(0);
+    for (const name of ['GIFTCODES_CONFIG_DIR', 'GIFTCODES_API_KEY', 'GIFTCODES_PAGER', 'NO_PROXY']) expect(env.stdout).toContain(name);
+    const codes = await runCli(['help', 'exit-codes']);
+    expect(codes.code).toBe(0);
+    expect(codes.stdout).toMatch(/^ {2}8 {4}a local resource failed/m);
+    expect(codes.stdout).toMatch(/^ {2}130 {2}interrupted/m);
+    const verb = await runCli(['order', 'list', '--help']);
+    const global = verb.stdout.slice(verb.stdout.indexOf('Global Options:'));
+    for (const flag of ['--query <expr>', '--profile <name>', '--json', '--no-pager']) expect(global).toContain(flag);
+  });
+
+  it('the build writes man/giftcodes.1 from the command tree', () => {
+    const man = readFileSync(join(ROOT, 'man', 'giftcodes.1'), 'utf8');
+    expect(man).toMatch(/^\.TH GIFTCODES 1 /);
+    for (const text of ['giftcodes order list', '\\-\\-plan <file.csv>', '\\-\\-query <expr>', 'GIFTCODES_CONFIG_DIR', 'a local resource failed']) expect(man).toContain(text);
+  });
+
+  it('notices carry an ISO 8601 time when stderr is not a terminal; --quiet leaves only data', async () => {
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z /);
+    const quiet = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1', '--quiet'], { configDir });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('config set refuses an unknown field or a bad value (exit 2) and writes nothing', async () => {
+    const file = join(configDir, 'config.json');
+    const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    for (const args of [['colour', 'red'], ['base-url', 'not a url'], ['base-url', 'ftp://x'], ['default-env', 'prod'], ['base-url', ' '], ['history-days', 'ten'], ['history-days', '0'], ['history-days', '-5']]) {
+      const result = await runCli(['config', 'set', ...args], { configDir });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/^hint: /m);
+    }
+    expect(existsSync(file) ? readFileSync(file, 'utf8') : '').toBe(before);
+  });
+
+  it('a live plan off a terminal needs --yes and sends nothing', async () => {
+    const live = await loggedIn(server, DEMO_KEYS.live, tempDir());
+    const plan = join(tempDir(), 'live.csv');
+    writeFileSync(plan, 'amazon-us-10,1\n');
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(['order', 'place', '--plan', plan, '--env', 'live'], { configDir: live });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--yes');
+    expect((await ledger(server)).orders.length).toBe(before);
+  });
+});
+
+describe('hints name what fixes this cause', () => {
+  it('a bad flag of a verb points at that verb\'s help', async () => {
+    const result = await runCli(['order', 'place', '--quantity', 'x', '--product', 'p']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('hint: see: giftcodes order place --help\n');
+  });
+
+  it('a wrong port never suggests login', async () => {
+    const result = await runCli(['ping', '--base-url', 'http://127.0.0.1:9', '--retries', '0'], { env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/^hint: /m);
+    expect(result.stderr).not.toContain('login');
+  });
+});
+
+describe('webhook listen --query', () => {
+  it('applies the expression to each event line', async () => {
+    const { createServer } = await import('node:net');
+    const { createHmac } = await import('node:crypto');
+    const port = await new Promise<number>((resolvePort) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const free = (probe.address() as { port: number }).port;
+        probe.close(() => resolvePort(free));
+      });
+    });
+    const secret = 'whsec_desk_test';
+    const { proc, result } = spawnCli(['webhook', 'listen', '--port', String(port), '--query', 'data.order.id'], { env: { GIFTCODES_WEBHOOK_SECRET: secret } });
+    proc.stdin?.end();
+    let stdout = '';
+    proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+    const url = `http://127.0.0.1:${port}/hook`;
+    for (let i = 0; i < 300; i++) {
+      if ((await fetch(url).then((r) => r.status, () => 0)) === 405) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const body = JSON.stringify({ id: 'evt_desk1', type: 'order.fulfilled', created: Math.floor(Date.now() / 1000), data: { order: { id: 'ord_desk1', status: 'completed' } } });
+    const t = Math.floor(Date.now() / 1000);
+    const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Giftcodes-Signature': signature }, body });
+    expect(res.status).toBe(200);
+    for (let i = 0; i < 300 && !stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
+    proc.kill('SIGTERM');
+    await result;
+    expect(stdout).toBe('"ord_desk1"\n');
+  });
+});

@@ -1,0 +1,49 @@
+// Tables never cut an id or a key at 80 columns (support staff copy them whole): names give way instead.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { Io } from '../../src/output/io.js';
+import { renderTable } from '../../src/output/table.js';
+
+function terminal(columns: number): Io {
+  return new Io({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: { NO_COLOR: '1' }, stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true, columns });
+}
+
+const orderId = 'ord_a31ac06557824eecba89eb1e_with_a_long_suffix';
+const key = 'plan-e392c912162627605ac6cea6-r12';
+const productId = 'amazon-us-25-digital-delivery-only';
+
+describe('renderTable at 80 columns', () => {
+  it('keeps every id and key whole and cuts the name', () => {
+    const rows = [{ orderId, key, productId, name: 'Amazon.com Gift Card, twenty-five US dollars, digital delivery, one per customer' }];
+    const text = renderTable(terminal(80), rows, [
+      { header: 'order', value: (r) => r.orderId },
+      { header: 'key', value: (r) => r.key },
+      { header: 'product', value: (r) => r.productId, whole: true },
+      { header: 'name', value: (r) => r.name },
+    ]);
+    const line = text.split('\n')[1]!;
+    expect(line).toContain(orderId);
+    expect(line).toContain(key);
+    expect(line).toContain(productId);
+    expect(line).toContain('…');
+  });
+
+  it('a row of ids wider than the terminal overflows rather than lose a character', () => {
+    const rows = [{ id: 'x'.repeat(60), key: 'k'.repeat(40) }];
+    const text = renderTable(terminal(80), rows, [
+      { header: 'id', value: (r) => r.id },
+      { header: 'idempotency key', value: (r) => r.key },
+    ]);
+    expect(text).toContain('x'.repeat(60));
+    expect(text).toContain('k'.repeat(40));
+    expect(text).not.toContain('…');
+  });
+
+  it('still fits a table whose only wide column is a name', () => {
+    const text = renderTable(terminal(80), [{ id: 'a1', name: 'n'.repeat(200) }], [
+      { header: 'id', value: (r) => r.id },
+      { header: 'name', value: (r) => r.name },
+    ]);
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+});
