@@ -119,7 +119,7 @@ export class Journal {
   settle(delivered: (intent: Intent) => boolean, now: number = Date.now()): Promise<Intent[]> {
     return this.withLock(() => {
       const settled = this.read().intents.filter((intent) => !isAlive(intent.owner) && delivered(intent));
-      for (const intent of settled) this.end(intent, 'delivered', { now });
+      for (const intent of settled) this.endLocked(intent, 'delivered', { now });
       return settled;
     });
   }
@@ -135,8 +135,16 @@ export class Journal {
     return next;
   }
 
-  /** The intent is over: it becomes a record of the order history and leaves the journal. */
-  end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): OrderRecord {
+  /**
+   * The intent is over: it becomes a record of the order history and leaves the journal. Under the lock:
+   * another process that read this intent a moment ago must not see it gone, judge its owner dead (this
+   * process exits right after) and take over an order that was already delivered.
+   */
+  end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord> {
+    return this.withLock(() => this.endLocked(intent, outcome, o));
+  }
+
+  private endLocked(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): OrderRecord {
     const now = o.now ?? Date.now();
     const record: OrderRecord = {
       key: intent.key,
@@ -177,7 +185,7 @@ export class Journal {
       const intent = this.find(key);
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
-      this.end(intent, 'abandoned', { now });
+      this.endLocked(intent, 'abandoned', { now });
       return intent;
     });
   }

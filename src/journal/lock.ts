@@ -3,7 +3,8 @@
 // liveness decides, never a timer. A lock dir without an owner file yet is being made: waited for.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { localError } from '../files/atomic.js';
 import { failpointSync } from '../failpoints.js';
 import { currentOwner, isAlive, type Owner } from './owner.js';
 
@@ -51,7 +52,7 @@ function tryAcquire(lock: string, afterTakeOver = false): boolean {
     mkdirSync(lock, { mode: 0o700 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST') throw new LocalError(`cannot lock the order journal (${lock}: ${code ?? 'error'})`, { code: 'journal_unwritable', cause: error });
+    if (code !== 'EEXIST') throw localError(error, lock, 'order journal lock', 'journal_unwritable');
     // A dead holder's lock is taken over at once: one more try right away, no wait.
     return !afterTakeOver && takeOverIfDead(lock) ? tryAcquire(lock, true) : false;
   }
@@ -59,8 +60,7 @@ function tryAcquire(lock: string, afterTakeOver = false): boolean {
     writeFileSync(join(lock, 'owner'), JSON.stringify(currentOwner()), { mode: 0o600 });
   } catch (error) {
     rmSync(lock, { recursive: true, force: true });
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new LocalError(`cannot lock the order journal (${lock}: ${code ?? 'error'})`, { code: 'journal_unwritable', cause: error });
+    throw localError(error, lock, 'order journal lock', 'journal_unwritable');
   }
   return true;
 }

@@ -76,7 +76,7 @@ export class OrderMachine {
       order = (await this.deps.api.createOrder(this.intent.body, this.intent.key)).order;
     } catch (error) {
       if (certainlyRefused(error, firstAttempt)) {
-        this.refuse(error as CliError);
+        await this.refuse(error as CliError);
         throw error;
       }
       throw keptForResume(error, this.intent);
@@ -89,7 +89,7 @@ export class OrderMachine {
   async accept(order: Order): Promise<Order> {
     this.save({ phase: 'accepted', orderId: order.id, status: order.status });
     await failpoint('order.accepted');
-    this.endIfFailed(order);
+    await this.endIfFailed(order);
     return order;
   }
 
@@ -99,7 +99,7 @@ export class OrderMachine {
       throw keptForResume(error, this.intent);
     });
     if (order.status !== this.intent.status) this.save({ status: order.status });
-    this.endIfFailed(order);
+    await this.endIfFailed(order);
     return order;
   }
 
@@ -110,7 +110,7 @@ export class OrderMachine {
       if (order.status !== this.intent.status) this.save({ status: order.status });
       return order;
     } catch (error) {
-      if (error instanceof OrderEndedError) this.fail(error.order);
+      if (error instanceof OrderEndedError) await this.fail(error.order);
       throw error instanceof OrderEndedError ? error : keptForResume(error, this.intent);
     }
   }
@@ -167,24 +167,24 @@ export class OrderMachine {
 
   /** delivered → resolved: the intent leaves the journal for the order record. The one place it happens. */
   async resolve(): Promise<void> {
-    this.deps.journal.end(this.intent, 'delivered', { now: this.now() });
+    await this.deps.journal.end(this.intent, 'delivered', { now: this.now() });
     await failpoint('resolved');
   }
 
   /** → refused: certainly nothing was charged; the intent is over at once, nothing is left pending. */
-  refuse(error: CliError): void {
-    this.deps.journal.end(this.intent, 'refused', { error, now: this.now() });
+  async refuse(error: CliError): Promise<void> {
+    await this.deps.journal.end(this.intent, 'refused', { error, now: this.now() });
   }
 
   /** → failed: the order ended in a failure state; that is its outcome. */
-  fail(order: Order): void {
+  async fail(order: Order): Promise<void> {
     this.intent = { ...this.intent, status: order.status };
-    this.deps.journal.end(this.intent, 'failed', { now: this.now() });
+    await this.deps.journal.end(this.intent, 'failed', { now: this.now() });
   }
 
-  private endIfFailed(order: Order): void {
+  private async endIfFailed(order: Order): Promise<void> {
     if (orderOutcome(order.status) !== 'failed') return;
-    this.fail(order);
+    await this.fail(order);
     throw new OrderEndedError(order);
   }
 }

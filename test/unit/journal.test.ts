@@ -149,7 +149,7 @@ describe('journal', () => {
   it('end() moves the intent to the order record, without the key id or body', async () => {
     const j = journal();
     const { intent } = await j.begin(spec);
-    const record = j.end({ ...intent, orderId: 'ord_9', status: 'completed' }, 'delivered', { now: Date.parse('2026-01-01T00:00:00Z') });
+    const record = await j.end({ ...intent, orderId: 'ord_9', status: 'completed' }, 'delivered', { now: Date.parse('2026-01-01T00:00:00Z') });
     expect(record).toMatchObject({ key: intent.key, orderId: 'ord_9', outcome: 'delivered', endedAt: '2026-01-01T00:00:00.000Z', productId: 'amazon-us-25', quantity: 3 });
     expect(j.read().intents).toEqual([]);
     expect(j.history.list().map((r) => r.key)).toEqual([intent.key]);
