@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import type Conf from 'conf';
 import * as z from 'zod/mini';
 import { en } from 'zod/v4/locales';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, LocalError, UsageError } from '../errors.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
-import { ensurePrivateDir, looseModeWarning } from './paths.js';
+import { checkOwnership, ensurePrivateDir } from './paths.js';
 
 // zod/mini (see api/schemas.ts) comes without messages; an invalid config file is reported with zod's English ones.
 z.config(en());
@@ -50,11 +50,12 @@ export class ConfigStore {
       const stats = statSync(this.path, { throwIfNoEntry: false });
       if (stats && !stats.isFile()) throw new Error('not a regular file');
       if (stats) {
-        const fileWarning = looseModeWarning(this.path, stats.mode, 'config file', 0o600);
+        const fileWarning = checkOwnership(this.path, stats, 'config file');
         if (fileWarning) this.warnings.push(fileWarning);
       }
       stored = stats ? readStored(this.path) : {};
     } catch (error) {
+      if (error instanceof LocalError) throw error;
       throw new AuthError(`cannot read the config file ${this.path}: ${shortReason(error)}`, {
         code: 'config_invalid',
         hint: `fix or remove ${this.path}, then run: giftcodes login`,
