@@ -20,6 +20,8 @@ const profileSchema = z.object({
   baseUrl: z.optional(z.string()),
   defaultEnv: z.optional(environmentSchema),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
+  /** Keys kept in the credential store: the account each is filed under (a reference, never the key). */
+  keyring: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
 const configSchema = z.object({
@@ -94,18 +96,38 @@ export class ConfigStore {
 
   async setKey(profileName: string, env: KeyEnvironment, key: string, baseUrl?: string): Promise<void> {
     if (environmentOfKey(key) !== env) throw new UsageError(`a ${env} key must begin with sc_${env}_`);
-    await this.updateProfile(profileName, (profile) => ({
-      ...profile,
-      ...(baseUrl ? { baseUrl } : {}),
-      keys: { ...profile.keys, [env]: key },
-    }));
+    await this.updateProfile(profileName, (profile) => {
+      const keyring = { ...profile.keyring };
+      delete keyring[env];
+      return { ...profile, ...(baseUrl ? { baseUrl } : {}), keys: { ...profile.keys, [env]: key }, keyring };
+    });
+  }
+
+  /** Records that the profile's key for `env` is in the credential store under `account`; the file keeps no key. */
+  async setKeyringReference(profileName: string, env: KeyEnvironment, account: string, baseUrl?: string): Promise<void> {
+    await this.updateProfile(profileName, (profile) => {
+      const keys = { ...profile.keys };
+      delete keys[env];
+      return { ...profile, ...(baseUrl ? { baseUrl } : {}), keys, keyring: { ...profile.keyring, [env]: account } };
+    });
+  }
+
+  /** Where the profile's key for `env` lives, if anywhere. */
+  keyLocation(profileName: string, env: KeyEnvironment): 'keyring' | 'file' | undefined {
+    const profile = this.profile(profileName);
+    if (profile.keyring?.[env] !== undefined) return 'keyring';
+    return profile.keys?.[env] !== undefined ? 'file' : undefined;
   }
 
   async removeKeys(profileName: string, envs: readonly KeyEnvironment[]): Promise<KeyEnvironment[]> {
     const keys = { ...this.profile(profileName).keys };
-    const removed = envs.filter((env) => keys[env] !== undefined);
-    for (const env of envs) delete keys[env];
-    if (removed.length > 0) await this.updateProfile(profileName, (profile) => ({ ...profile, keys }));
+    const keyring = { ...this.profile(profileName).keyring };
+    const removed = envs.filter((env) => keys[env] !== undefined || keyring[env] !== undefined);
+    for (const env of envs) {
+      delete keys[env];
+      delete keyring[env];
+    }
+    if (removed.length > 0) await this.updateProfile(profileName, (profile) => ({ ...profile, keys, keyring }));
     return removed;
   }
 

@@ -133,8 +133,9 @@ describe('config show, list, set, use', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^profile\s+default \(default\)$/m);
     expect(result.stdout).toContain(`base URL     ${server.url}`);
-    expect(result.stdout).toMatch(/^test key\s+sc_test_…7e2d$/m);
-    expect(result.stdout).toMatch(/^live key\s+sc_live_…8a7f$/m);
+    // No D-Bus session here: login kept both keys in the file, and show says where each one is.
+    expect(result.stdout).toMatch(/^test key\s+sc_test_…7e2d {2}\(in the config file\)$/m);
+    expect(result.stdout).toMatch(/^live key\s+sc_live_…8a7f {2}\(in the config file\)$/m);
     expect(result.stdout).not.toContain(DEMO_KEYS.test);
     expect(result.stdout).not.toContain(DEMO_KEYS.live);
   });
@@ -148,6 +149,7 @@ describe('config show, list, set, use', () => {
       baseUrl: server.url,
       defaultEnv: 'test',
       keys: { test: 'sc_test_…7e2d', live: 'sc_live_…8a7f' },
+      keyStorage: { test: 'file', live: 'file' },
       configFile: join(configDir, 'config.json'),
     });
   });

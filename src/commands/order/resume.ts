@@ -79,7 +79,7 @@ export async function run(options: ResumeOptions, f: Factory): Promise<void> {
 }
 
 async function resumeOne(f: Factory, journal: Journal, key: string, options: ResumeOptions): Promise<{ intent: Intent; driven: Driven }> {
-  const [{ resolveConnection }, { keyIdOf, ageMs, INTENT_MAX_AGE_MS }, { driveIntent }, store] = await Promise.all([
+  const [{ resolveConnection, loadStoredKey }, { keyIdOf, ageMs, INTENT_MAX_AGE_MS }, { driveIntent }, store] = await Promise.all([
     import('../../config/resolve.js'),
     import('../../journal/intent.js'),
     import('../../orders/drive.js'),
@@ -94,7 +94,8 @@ async function resumeOne(f: Factory, journal: Journal, key: string, options: Res
     );
     if (!yes) throw new UsageError(`left ${key} pending`, { hint: `check the server for it, then: giftcodes order abandon ${key}` });
   }
-  const connection = resolveConnection({ profile: intent.profile, env: intent.environment, apiKey: f.globals.apiKey, baseUrl: intent.baseUrl }, f.io.env, store);
+  const connection = await loadStoredKey(resolveConnection({ profile: intent.profile, env: intent.environment, apiKey: f.globals.apiKey, baseUrl: intent.baseUrl }, f.io.env, store), f.io.env);
+  f.io.addSecret(connection.apiKey);
   if (keyIdOf(connection.apiKey) !== intent.keyId) {
     throw new AuthError(`the order ${key} was started with a different API key than the ${intent.environment} key of profile "${intent.profile}" now`, {
       code: 'key_changed',
