@@ -49,3 +49,11 @@ describe('redactKeys against echoed keys', () => {
     expect(out).toContain('here"}');
   });
 });
+
+describe('redactKeys, regressions from the fuzz test', () => {
+  it('masks a key whose escaped prefix lost its backslashes (a problem title turned into an error code)', () => {
+    const out = redactKeys('http 400 bad_key_sc_u005ftest_u005faaaaaaaaaaaa: revoked');
+    expect(out).not.toContain('aaaaaaaa');
+    expect(out).toContain(': revoked');
+  });
+});
