@@ -19,6 +19,7 @@ import {
   type OrderSpec,
   type OutSpec,
 } from './intent.js';
+import { redactKeys } from '../secrets.js';
 import { currentOwner, isAlive, isSameProcess } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -135,7 +136,8 @@ export class Journal {
 
   save(intent: Intent, now: number = Date.now()): Intent {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
-    writeFileAtomicSync(this.fileOf(intent.key), `${JSON.stringify(next, null, 2)}\n`);
+    // A server's error text kept here may echo a key: no file holds one (issue 15).
+    writeFileAtomicSync(this.fileOf(intent.key), redactKeys(`${JSON.stringify(next, null, 2)}\n`));
     return next;
   }
 

@@ -94,3 +94,16 @@ describe('redaction of keys a server echoes', () => {
     );
   }, 240_000);
 });
+
+describe('files an order writes', () => {
+  it.each(Object.keys(DIALECTS).filter((name) => name !== 'okBody'))('an order refused with the key echoed in %s leaves no key in the journal or any other file', async (dialect) => {
+    const echoed = 'sc_live_Echoed_Key_In_Journal_9f3a';
+    reply = DIALECTS[dialect]!(echoed.toUpperCase());
+    const configDir = tempDir();
+    const result = await runCli(['order', 'place', '--product', 'p1', '--quantity', '1', '--yes', '--json'], { configDir, baseUrl: url, env: { GIFTCODES_API_KEY: 'sc_test_configuredkey_0123456789', GIFTCODES_KEYRING: 'off' } });
+    expect(result.code).not.toBe(0);
+    const seen = `${result.stdout}\n${result.stderr}\n${filesUnder(configDir)}`.toLowerCase();
+    expect(seen).not.toContain('echoed_key_in_journal');
+    expect(seen).not.toContain('configuredkey_0123');
+  });
+});
