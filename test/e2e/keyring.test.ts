@@ -75,6 +75,9 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
     const showJson = JSON.parse((await runCli(['config', 'show', '--json'], { configDir, env: env() })).stdout) as { keyStorage: unknown };
     expect(showJson.keyStorage).toEqual({ test: 'keyring', live: null });
 
+    const list = await runCli(['config', 'list'], { configDir, env: env() });
+    expect(list.stdout).toMatch(/^\*\s+default\s+test\s+\(credential store\)\s+-/m);
+
     const logout = await runCli(['logout'], { configDir, env: env() });
     expect(logout.code, logout.stderr).toBe(0);
     expect(logout.stdout).toContain('removed the test key');
