@@ -109,16 +109,34 @@ function defaultCollection(env: NodeJS.ProcessEnv): Promise<{ path: string } | {
   });
 }
 
+/**
+ * On Linux the native module talks to D-Bus partly on the main thread, where no timer can interrupt it: a bus
+ * that never answers would hang the process. So the bus is first asked from a child process, with a timeout.
+ */
+let busChecked: Promise<void> | undefined;
+function assertBusAnswers(env: NodeJS.ProcessEnv, what: string): Promise<void> {
+  if (process.platform !== 'linux') return Promise.resolve();
+  busChecked ??= (async () => {
+    if (!env.DBUS_SESSION_BUS_ADDRESS) throw new KeyringError(`no D-Bus session to reach the credential store (${what})`);
+    const collection = await defaultCollection(env);
+    if ('reason' in collection) throw new KeyringError(`the credential store did not answer within ${timeoutMs(env) / 1000} s (${what}): ${collection.reason}`);
+  })();
+  return busChecked;
+}
+
 export async function keyringGet(env: NodeJS.ProcessEnv, account: string): Promise<string | undefined> {
+  await assertBusAnswers(env, 'read');
   const value = await bounded(env, 'read', () => nativeEntry(account).getPassword());
   return value ?? undefined;
 }
 
 export async function keyringSet(env: NodeJS.ProcessEnv, account: string, key: string): Promise<void> {
+  await assertBusAnswers(env, 'write');
   await bounded(env, 'write', () => nativeEntry(account).setPassword(key));
 }
 
 export async function keyringDelete(env: NodeJS.ProcessEnv, account: string): Promise<boolean> {
+  await assertBusAnswers(env, 'delete');
   return bounded(env, 'delete', () => nativeEntry(account).deleteCredential().catch((error: unknown) => {
     if (/no matching|not found|NoEntry/i.test(firstLine(error))) return false;
     throw error;

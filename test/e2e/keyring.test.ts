@@ -2,7 +2,7 @@
 // password, then login, use, config show and logout against it; the fallback to the 0600 file when no store
 // answers (no D-Bus, or a bus that never replies, as a cron job may meet), said in one line.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +126,25 @@ describe('with no usable credential store', () => {
       expect(login.code, login.stderr).toBe(0);
       expect(login.stderr).toMatch(/^warning: no usable credential store \(.+\): the key is stored in the config file /);
       expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: KEY } } } });
+    } finally {
+      for (const connection of sockets) connection.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
+  it('a key in the store with a bus that never answers: ping ends with exit 8 after the timeout, not a hang', async () => {
+    const dir = tempDir();
+    const socket = join(dir, 'bus');
+    const sockets: import('node:net').Socket[] = [];
+    const silent: Server = createServer((connection) => sockets.push(connection));
+    await new Promise<void>((resolve) => silent.listen(socket, resolve));
+    try {
+      const configDir = tempDir();
+      writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: server.url, keyring: { test: 'default/test' } } } }), { mode: 0o600 });
+      const ping = await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}`, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' } });
+      expect(ping.code).toBe(8);
+      expect(ping.stderr).toContain('error: the credential store did not answer within 1 s (read)');
+      expect(ping.stderr).toContain('hint: set GIFTCODES_API_KEY for this run');
     } finally {
       for (const connection of sockets) connection.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
