@@ -134,6 +134,7 @@ complete -c giftcodes -l query -x -d 'JMESPath expression applied to the --json 
 complete -c giftcodes -l no-pager -d 'never send long output through a pager (also GIFTCODES_PAGER=cat)'
 complete -c giftcodes -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'login \'' -l api-key-stdin -d 'read the key from stdin instead of prompting'
+complete -c giftcodes -n '__giftcodes_under \'login \'' -l insecure-storage -d 'keep the key in the 0600 config file, not the credential store'
 complete -c giftcodes -n '__giftcodes_under \'login \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'logout \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'config \'' -l help -s h -d 'show help'

@@ -110,11 +110,21 @@ function nodeBinary(major) {
  */
 function ensureTools() {
   const has = (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
-  if (has('tmux')) return;
+  // tool → Debian package, and what goes untested without it.
+  const wanted = [
+    ['tmux', 'tmux', 'the terminal tests (test/e2e/tty.test.ts, completion.test.ts) will fail'],
+    ['dbus-run-session', 'dbus', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
+    ['dbus-send', 'dbus', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
+    ['gnome-keyring-daemon', 'gnome-keyring', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
+    ['secret-tool', 'libsecret-tools', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
+  ];
+  const missing = wanted.filter(([tool]) => !has(tool));
+  if (missing.length === 0) return;
+  const packages = [...new Set(missing.map(([, pkg]) => pkg))];
   if (process.getuid?.() === 0 && has('apt-get')) {
-    console.log('\n▶ tmux is missing: apt-get install tmux (for the terminal tests)');
-    const install = () => spawnSync('apt-get', ['install', '-y', '-qq', 'tmux'], { stdio: 'inherit' }).status === 0;
+    console.log(`\n▶ missing ${missing.map(([tool]) => tool).join(', ')}: apt-get install ${packages.join(' ')}`);
+    const install = () => spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit' }).status === 0;
     if (install() || (spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' }).status === 0 && install())) return;
   }
-  console.error('✗ tmux is not installed: the terminal tests (test/e2e/tty.test.ts, completion.test.ts) will fail; install tmux');
+  for (const [tool, pkg, effect] of missing) console.error(`✗ ${tool} is not installed and cannot be installed here (Debian package ${pkg}; needs root and apt-get): ${effect}`);
 }

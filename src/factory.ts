@@ -89,8 +89,8 @@ export class Factory {
   }
 
   async connection(): Promise<Connection> {
-    const [{ resolveConnection }, store] = await Promise.all([import('./config/resolve.js'), this.config()]);
-    const connection = resolveConnection(this.globals, this.io.env, store);
+    const [{ resolveConnection, loadStoredKey }, store] = await Promise.all([import('./config/resolve.js'), this.config()]);
+    const connection = await loadStoredKey(resolveConnection(this.globals, this.io.env, store), this.io.env);
     this.io.addSecret(connection.apiKey);
     return connection;
   }

@@ -1,12 +1,29 @@
 // A key is never printed whole: these helpers are the only way a key reaches text.
 
 // Everything up to a separator counts as part of the key, so a key with `.`, `/`, `+` or `=` is masked whole.
+// The prefix is matched in any case and with any of its characters JSON-escaped (`sc\u005flive_`), and the
+// body may hold `\uXXXX` escapes (`sc_live_ab\u005fcd`): a server that echoes a key escaped or upper-cased
+// must not get it printed. No word boundary before the prefix: after an escape such as `\n` there is none.
+// An escape whose backslashes were lost on the way (an error title turned into a code: `sc_u005flive_`)
+// still counts in the prefix.
 // A masked key (`sc_live_…3f9a`) is left as it is.
-const KEY_PATTERN = /\b(sc_(?:test|live)_)([^\s"'`<>,;()[\]{}…]+)/g;
+const ESCAPE = String.raw`\\+u[0-9a-fA-F]{4}`;
+function escapable(text: string): string {
+  const hex = (ch: string): string => ch.charCodeAt(0).toString(16);
+  return [...text].map((ch) => `(?:${ch}|[\\\\_]*u00(?:${hex(ch.toLowerCase())}|${hex(ch.toUpperCase())}))`).join('');
+}
+const PREFIX = `(?:${escapable('sc_')}(?:${escapable('test')}|${escapable('live')})${escapable('_')})`;
+const KEY_PATTERN = new RegExp(`(${PREFIX})((?:${ESCAPE}|[^\\s"'\`<>,;()[\\]{}…\\\\])+)`, 'gi');
+
+/** `\u005f` escapes (any number of backslashes; none in a prefix) read back as the characters they stand for. */
+function unescapeKey(text: string, inPrefix = false): string {
+  const escape = inPrefix ? /[\\_]*u00([0-9a-fA-F]{2})/g : /\\+u([0-9a-fA-F]{4})/g;
+  return text.replace(escape, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
 
 /** `sc_live_…3f9a`: the prefix says which environment, the last four say which key. */
 export function maskKey(key: string): string {
-  const match = /^(sc_(?:test|live)_)(.*)$/.exec(key);
+  const match = /^(sc_(?:test|live)_)(.*)$/i.exec(key);
   const prefix = match?.[1] ?? '';
   const rest = match?.[2] ?? key;
   const tail = rest.length > 8 ? rest.slice(-4) : '';
@@ -20,7 +37,7 @@ export function redactKeys(text: string, extraSecrets: readonly string[] = []): 
   for (const secret of [...extraSecrets].sort((a, b) => b.length - a.length)) {
     if (secret.length >= 8) out = out.split(secret).join(maskKey(secret));
   }
-  return out.replace(KEY_PATTERN, (_m, prefix: string, rest: string) => maskKey(prefix + rest));
+  return out.replace(KEY_PATTERN, (_m, prefix: string, rest: string) => maskKey(unescapeKey(prefix, true).toLowerCase() + unescapeKey(rest)));
 }
 
 export type KeyEnvironment = 'test' | 'live';

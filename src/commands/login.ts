@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { pingFacts } from '../api/outcome.js';
 import { AuthError, UsageError, isCliError } from '../errors.js';
+import type { ConfigStore } from '../config/store.js';
 import type { Factory } from '../factory.js';
 import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
 import { examples, type App } from './app.js';
 
 export interface LoginOptions {
   apiKeyStdin?: boolean;
+  insecureStorage?: boolean;
 }
 
 const MAX_PROMPT_TRIES = 3;
@@ -16,6 +18,7 @@ export function register(parent: Command, app: App): void {
     .command('login')
     .description('store an API key in the profile, verified with ping first')
     .option('--api-key-stdin', 'read the key from stdin instead of prompting')
+    .option('--insecure-storage', 'keep the key in the 0600 config file, not the credential store')
     .action(async (flags: LoginOptions, cmd: Command) => run(flags, app.factory(cmd)));
   examples(command, [
     'giftcodes login',
@@ -70,23 +73,50 @@ export async function run(options: LoginOptions, f: Factory): Promise<void> {
   }
 
   const explicitBaseUrl = Boolean(f.globals.baseUrl || f.io.env.GIFTCODES_BASE_URL);
-  await store.setKey(profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined);
-  const result = { profile, environment: verified.environment, resellerId: verified.resellerId, key: maskKey(key), baseUrl, configFile: store.path };
+  const storage = await storeKey(f, store, profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined, options.insecureStorage === true);
+  const result = { profile, environment: verified.environment, resellerId: verified.resellerId, key: maskKey(key), baseUrl, storage, configFile: store.path };
   if (f.io.json) {
     f.io.outJson(result);
     return;
   }
-  f.io.out(`${f.io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId} in profile "${profile}"`);
+  const where = storage === 'keyring' ? 'the credential store' : `the config file ${store.path}`;
+  f.io.out(`${f.io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId} in profile "${profile}" (${where})`);
   const defaultEnv = store.profile(profile).defaultEnv ?? 'test';
   if (defaultEnv !== verified.environment) {
     f.io.notice(`commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`);
   }
 }
 
+/**
+ * Into the credential store when one is usable (live keys and test keys alike); into the 0600 config file
+ * with --insecure-storage, or, said plainly on stderr, when no store is usable or it failed.
+ */
+async function storeKey(f: Factory, store: ConfigStore, profile: string, environment: KeyEnvironment, key: string, baseUrl: string | undefined, insecure: boolean): Promise<'keyring' | 'file'> {
+  if (!insecure) {
+    const { keyringStatus, keyringSet, keyringAccount } = await import('../config/keyring.js');
+    const status = await keyringStatus(f.io.env);
+    let reason = status.usable ? '' : status.reason;
+    if (status.usable) {
+      const account = keyringAccount(profile, environment);
+      try {
+        await keyringSet(f.io.env, account, key);
+        await store.setKeyringReference(profile, environment, account, baseUrl);
+        return 'keyring';
+      } catch (error) {
+        reason = error instanceof Error ? error.message : String(error);
+      }
+    }
+    f.io.warn(`no usable credential store (${reason}): the key is stored in the config file ${store.path} (mode 0600)`);
+  }
+  await store.setKey(profile, environment, key, baseUrl);
+  return 'file';
+}
+
 function checkPrefix(key: string, wanted: KeyEnvironment | undefined): KeyEnvironment {
   const environment = environmentOfKey(key);
-  if (!environment || !/^sc_(test|live)_[A-Za-z0-9_-]{8,}$/.test(key)) {
-    throw new UsageError('that does not look like an API key: it must begin with sc_test_ or sc_live_', {
+  // The key itself is never echoed back: it may be a real key with a typo.
+  if (!environment || !/^sc_(test|live)_[A-Za-z0-9_]{8,}$/.test(key)) {
+    throw new UsageError('that does not look like an API key: it must be sc_test_ or sc_live_ followed by letters, digits and _', {
       code: 'invalid_api_key_format',
       hint: 'copy the whole key from the dashboard',
     });

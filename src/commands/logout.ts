@@ -16,6 +16,15 @@ export async function run(f: Factory): Promise<void> {
   const profile = resolveProfileName(f.globals, f.io.env, store);
   const wanted = f.globals.env as KeyEnvironment | 'all' | undefined;
   const envs: KeyEnvironment[] = wanted === undefined || wanted === 'all' ? ['test', 'live'] : [wanted];
+  // From the credential store first: the reference in the profile goes only once the key is gone.
+  const inKeyring = envs.flatMap((env) => {
+    const account = store.profile(profile).keyring?.[env];
+    return account ? [account] : [];
+  });
+  if (inKeyring.length > 0) {
+    const { keyringDelete } = await import('../config/keyring.js');
+    for (const account of inKeyring) await keyringDelete(f.io.env, account);
+  }
   const removed = await store.removeKeys(profile, envs);
   if (f.io.json) {
     f.io.outJson({ profile, removed });

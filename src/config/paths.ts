@@ -1,8 +1,8 @@
 // Where the config and the order journal live, and the permission rules for them.
-import { mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { mkdirSync, statSync, type Stats } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { AuthError } from '../errors.js';
+import { AuthError, LocalError } from '../errors.js';
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.GIFTCODES_CONFIG_DIR) return env.GIFTCODES_CONFIG_DIR;
@@ -17,9 +17,9 @@ export function ensurePrivateDir(dir: string): string | undefined {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stats = statSync(dir);
     if (!stats.isDirectory()) throw new AuthError(`${dir} is not a directory`, { code: 'config_invalid' });
-    return looseModeWarning(dir, stats.mode, 'directory', 0o700);
+    return checkOwnership(dir, stats, 'directory');
   } catch (error) {
-    if (error instanceof AuthError) throw error;
+    if (error instanceof AuthError || error instanceof LocalError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
     throw new AuthError(`cannot use the config directory ${dir} (${code})`, {
       code: 'config_unreadable',
@@ -33,4 +33,52 @@ export function looseModeWarning(path: string, mode: number, what: string, wante
   if (process.platform === 'win32' || (mode & 0o077) === 0) return undefined;
   const shown = (mode & 0o777).toString(8).padStart(4, '0');
   return `the ${what} ${path} is readable by other users (mode ${shown}); run: chmod ${wanted.toString(8)} ${path}`;
+}
+
+/**
+ * The ssh rule for a directory or file that holds or points at secrets: one that another user owns, or that
+ * the group or others can write, is refused (LocalError, exit 8) with the exact command that fixes it, since
+ * anyone who can write it can plant a key or a base URL; one that others can only read gives a warning
+ * (returned, for the caller to print once). Files owned by root are accepted, as ssh accepts them.
+ */
+export function checkOwnership(path: string, stats: Stats, what: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const wanted = stats.isDirectory() ? 0o700 : 0o600;
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
+    throw new LocalError(`the ${what} ${path} belongs to another user (uid ${stats.uid}): refusing to use it`, {
+      code: 'unsafe_permissions',
+      hint: `run: chown ${ownerName(uid)} ${path} && chmod ${wanted.toString(8)} ${path}`,
+    });
+  }
+  if ((stats.mode & 0o022) !== 0) {
+    throw new LocalError(`the ${what} ${path} can be written by other users (mode ${modeText(stats.mode)}): refusing to use it`, {
+      code: 'unsafe_permissions',
+      hint: `run: chmod ${wanted.toString(8)} ${path}`,
+    });
+  }
+  return looseModeWarning(path, stats.mode, what, wanted);
+}
+
+/**
+ * For files named on the command line that hold or vouch for secrets (`--ca-file`, `--secret-file`):
+ * refused with exit 8 when another user owns it or can write it, a warning returned when others can read it.
+ * A missing file is left to the caller's own error.
+ */
+export function assertPrivateFile(path: string, what: string): string | undefined {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats) return undefined;
+  return checkOwnership(path, stats, what);
+}
+
+function modeText(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, '0');
+}
+
+function ownerName(uid: number): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return String(uid);
+  }
 }

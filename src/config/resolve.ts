@@ -18,7 +18,23 @@ export interface Connection {
   apiKey: string;
   baseUrl: string;
   /** Where the key came from, for error hints. */
-  keySource: 'flag' | 'environment' | 'profile';
+  keySource: 'flag' | 'environment' | 'profile' | 'keyring';
+  /** With keySource 'keyring': the credential-store account; apiKey is empty until loadStoredKey fills it. */
+  keyringAccount?: string;
+}
+
+/** Fills in a key kept in the credential store (loading the native module only now), bounded by a timeout. */
+export async function loadStoredKey(connection: Connection, env: NodeJS.ProcessEnv): Promise<Connection> {
+  if (connection.keySource !== 'keyring' || connection.apiKey !== '' || !connection.keyringAccount) return connection;
+  const { keyringGet } = await import('./keyring.js');
+  const apiKey = await keyringGet(env, connection.keyringAccount);
+  if (!apiKey || environmentOfKey(apiKey) !== connection.environment) {
+    throw new AuthError(`the ${connection.environment} key of profile "${connection.profile}" is missing from the credential store`, {
+      code: 'no_api_key',
+      hint: `run: giftcodes login --profile ${connection.profile} --env ${connection.environment}`,
+    });
+  }
+  return { ...connection, apiKey };
 }
 
 /** `--env all` names both keys: only logout takes it. */
@@ -70,6 +86,10 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const stored = store.profile(profile);
   const environment: KeyEnvironment = wantedEnv ?? stored.defaultEnv ?? 'test';
   const apiKey = stored.keys?.[environment];
+  const keyringAccount = stored.keyring?.[environment];
+  if (!apiKey && keyringAccount) {
+    return checked({ profile, environment, apiKey: '', baseUrl, keySource: 'keyring', keyringAccount });
+  }
   if (!apiKey) {
     const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;
     throw new AuthError(`no ${environment} key in profile "${profile}"`, {

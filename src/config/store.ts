@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import type Conf from 'conf';
 import * as z from 'zod/mini';
 import { en } from 'zod/v4/locales';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, LocalError, UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
-import { ensurePrivateDir, looseModeWarning } from './paths.js';
+import { checkOwnership, ensurePrivateDir } from './paths.js';
 
 // zod/mini (see api/schemas.ts) comes without messages; an invalid config file is reported with zod's English ones.
 z.config(en());
@@ -25,6 +25,8 @@ const profileSchema = z.object({
   /** Days the local order record keeps an ended order (default 90). */
   historyDays: z.optional(z.int()),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
+  /** Keys kept in the credential store: the account each is filed under (a reference, never the key). */
+  keyring: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
 });
 
 const configSchema = z.object({
@@ -55,11 +57,12 @@ export class ConfigStore {
       const stats = statSync(this.path, { throwIfNoEntry: false });
       if (stats && !stats.isFile()) throw new Error('not a regular file');
       if (stats) {
-        const fileWarning = looseModeWarning(this.path, stats.mode, 'config file', 0o600);
+        const fileWarning = checkOwnership(this.path, stats, 'config file');
         if (fileWarning) this.warnings.push(fileWarning);
       }
       stored = stats ? readStored(this.path) : {};
     } catch (error) {
+      if (error instanceof LocalError) throw error;
       throw new AuthError(`cannot read the config file ${this.path}: ${shortReason(error)}`, {
         code: 'config_invalid',
         hint: `fix or remove ${this.path}, then run: giftcodes login`,
@@ -98,18 +101,38 @@ export class ConfigStore {
 
   async setKey(profileName: string, env: KeyEnvironment, key: string, baseUrl?: string): Promise<void> {
     if (environmentOfKey(key) !== env) throw new UsageError(`a ${env} key must begin with sc_${env}_`);
-    await this.updateProfile(profileName, (profile) => ({
-      ...profile,
-      ...(baseUrl ? { baseUrl } : {}),
-      keys: { ...profile.keys, [env]: key },
-    }));
+    await this.updateProfile(profileName, (profile) => {
+      const keyring = { ...profile.keyring };
+      delete keyring[env];
+      return { ...profile, ...(baseUrl ? { baseUrl } : {}), keys: { ...profile.keys, [env]: key }, keyring };
+    });
+  }
+
+  /** Records that the profile's key for `env` is in the credential store under `account`; the file keeps no key. */
+  async setKeyringReference(profileName: string, env: KeyEnvironment, account: string, baseUrl?: string): Promise<void> {
+    await this.updateProfile(profileName, (profile) => {
+      const keys = { ...profile.keys };
+      delete keys[env];
+      return { ...profile, ...(baseUrl ? { baseUrl } : {}), keys, keyring: { ...profile.keyring, [env]: account } };
+    });
+  }
+
+  /** Where the profile's key for `env` lives, if anywhere. */
+  keyLocation(profileName: string, env: KeyEnvironment): 'keyring' | 'file' | undefined {
+    const profile = this.profile(profileName);
+    if (profile.keyring?.[env] !== undefined) return 'keyring';
+    return profile.keys?.[env] !== undefined ? 'file' : undefined;
   }
 
   async removeKeys(profileName: string, envs: readonly KeyEnvironment[]): Promise<KeyEnvironment[]> {
     const keys = { ...this.profile(profileName).keys };
-    const removed = envs.filter((env) => keys[env] !== undefined);
-    for (const env of envs) delete keys[env];
-    if (removed.length > 0) await this.updateProfile(profileName, (profile) => ({ ...profile, keys }));
+    const keyring = { ...this.profile(profileName).keyring };
+    const removed = envs.filter((env) => keys[env] !== undefined || keyring[env] !== undefined);
+    for (const env of envs) {
+      delete keys[env];
+      delete keyring[env];
+    }
+    if (removed.length > 0) await this.updateProfile(profileName, (profile) => ({ ...profile, keys, keyring }));
     return removed;
   }
 

@@ -10,6 +10,7 @@ import { fsyncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, type OrderRecord } from './history.js';
 import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
+import { redactKeys } from '../secrets.js';
 import { currentOwner, isAlive, isSameProcess } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -128,7 +129,8 @@ export class Journal {
   save(intent: Intent, now: number = Date.now()): Intent {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
     try {
-      writeFileAtomicSync(this.fileOf(intent.key), `${JSON.stringify(next, null, 2)}\n`);
+      // A server's error text kept here may echo a key: no file holds one (issue 15).
+      writeFileAtomicSync(this.fileOf(intent.key), redactKeys(`${JSON.stringify(next, null, 2)}\n`));
     } catch (error) {
       throw localError(error, `cannot write the order journal ${this.dir}`);
     }

@@ -2,12 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../files/atomic.js';
+import { redactKeys } from '../secrets.js';
 
 const FILE = 'catalog-cache.json';
 
 export function saveCatalogCache(dir: string, ids: readonly string[]): void {
   try {
-    writeFileAtomicSync(join(dir, FILE), `${JSON.stringify({ savedAt: new Date().toISOString(), ids })}\n`);
+    writeFileAtomicSync(join(dir, FILE), redactKeys(`${JSON.stringify({ savedAt: new Date().toISOString(), ids })}\n`));
   } catch {
     // A cache is a convenience: failing to write it must never fail the command.
   }

@@ -1,5 +1,6 @@
 // Profiles on disk: permissions, warnings, a corrupt file, config show/list/set/use and logout.
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
@@ -51,6 +52,44 @@ describe('the config file on disk', () => {
     expect(result.stderr).toBe('');
   });
 
+  it('a directory others can write (chmod 777) is refused with exit 8 and the chmod that fixes it', async () => {
+    const configDir = await loggedIn(server);
+    chmodSync(configDir, 0o777);
+    const result = await runCli(['ping'], { configDir });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(`the directory ${configDir} can be written by other users (mode 0777): refusing to use it`);
+    expect(result.stderr).toContain(`hint: run: chmod 700 ${configDir}`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('a config file others can write (chmod 666) is refused with exit 8, and works again after the hinted chmod', async () => {
+    const configDir = await loggedIn(server);
+    const file = join(configDir, 'config.json');
+    chmodSync(file, 0o666);
+    const result = await runCli(['ping', '--json'], { configDir });
+    expect(result.code).toBe(8);
+    expect(JSON.parse(result.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'unsafe_permissions', exitCode: 8 } });
+    expect(result.stderr).toContain(`chmod 600 ${file}`);
+    chmodSync(file, 0o600);
+    expect((await runCli(['ping'], { configDir })).code).toBe(0);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('a directory or config file another user owns is refused with the chown to run (needs root to arrange)', async () => {
+    const configDir = await loggedIn(server);
+    const file = join(configDir, 'config.json');
+    chownSync(file, 65534, 65534);
+    const fileResult = await runCli(['config', 'show'], { configDir });
+    expect(fileResult.code).toBe(8);
+    expect(fileResult.stderr).toContain(`the config file ${file} belongs to another user (uid 65534)`);
+    expect(fileResult.stderr).toContain(`hint: run: chown ${userInfo().username} ${file} && chmod 600 ${file}`);
+    chownSync(file, 0, 0);
+    chownSync(configDir, 65534, 65534);
+    const dirResult = await runCli(['config', 'show'], { configDir });
+    expect(dirResult.code).toBe(8);
+    expect(dirResult.stderr).toContain(`the directory ${configDir} belongs to another user (uid 65534)`);
+    chownSync(configDir, 0, 0);
+  });
+
   it('a corrupt config file: exit 3, one line, no stack trace', async () => {
     const configDir = tempDir();
     writeFileSync(join(configDir, 'config.json'), '{"profiles": {"default": ', { mode: 0o600 });
@@ -94,8 +133,9 @@ describe('config show, list, set, use', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^profile\s+default \(default\)$/m);
     expect(result.stdout).toContain(`base URL     ${server.url}`);
-    expect(result.stdout).toMatch(/^test key\s+sc_test_…7e2d$/m);
-    expect(result.stdout).toMatch(/^live key\s+sc_live_…8a7f$/m);
+    // No D-Bus session here: login kept both keys in the file, and show says where each one is.
+    expect(result.stdout).toMatch(/^test key\s+sc_test_…7e2d {2}\(in the config file\)$/m);
+    expect(result.stdout).toMatch(/^live key\s+sc_live_…8a7f {2}\(in the config file\)$/m);
     expect(result.stdout).not.toContain(DEMO_KEYS.test);
     expect(result.stdout).not.toContain(DEMO_KEYS.live);
   });
@@ -109,6 +149,7 @@ describe('config show, list, set, use', () => {
       baseUrl: server.url,
       defaultEnv: 'test',
       keys: { test: 'sc_test_…7e2d', live: 'sc_live_…8a7f' },
+      keyStorage: { test: 'file', live: 'file' },
       configFile: join(configDir, 'config.json'),
     });
   });

@@ -89,3 +89,42 @@ describe('undici loads only for commands that talk to the API', () => {
     expect(loadedUndici(serveLoads)).toBe(false);
   });
 });
+
+describe('the credential store is loaded only when a key is needed (issue 15)', () => {
+  const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
+  /** A string only src/config/keyring.ts holds: the one module that requires @napi-rs/keyring. */
+  const KEYRING_MARKER = 'keyring_unavailable';
+
+  async function loadsKeyring(args: string[], input?: string): Promise<boolean> {
+    const loads = join(tempDir(), 'loads.txt');
+    const result = await runCli(args, { input, env: { GIFTCODES_LOADS: loads, NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')` } });
+    expect(result.stderr).not.toMatch(/internal error|ERR_/);
+    const files = readFileSync(loads, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    expect(files.length).toBeGreaterThan(0);
+    return files.some((url) => readFileSync(new URL(url), 'utf8').includes(KEYRING_MARKER));
+  }
+
+  it.each([[['--version']], [['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not load it', async (args) => {
+    expect(await loadsKeyring(args)).toBe(false);
+  });
+
+  it('(the check sees it when login does load it)', async () => {
+    const server = await startServer();
+    try {
+      expect(await loadsKeyring(['login', '--api-key-stdin', '--base-url', server.url], DEMO_KEYS.test)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it.skipIf(process.platform !== 'linux')('a running `serve` has not mapped the native keyring module', async () => {
+    const server = await startServer();
+    try {
+      const maps = readFileSync(`/proc/${server.proc.pid}/maps`, 'utf8');
+      expect(maps).toContain('node');
+      expect(maps).not.toMatch(/keyring/i);
+    } finally {
+      await server.stop();
+    }
+  });
+});

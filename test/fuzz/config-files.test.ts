@@ -130,7 +130,8 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
     cwd: root,
     timeoutMs: 20_000,
   });
-  const problems = endingProblems(result, { json: c.json, allowed: [0, 2, 3, 4, 5] });
+  // A config directory others can write is refused with exit 8 whatever it holds (issue 15).
+  const problems = endingProblems(result, { json: c.json, allowed: c.dirMode === 0o777 && c.shape.kind !== 'dir-is-file' ? [8] : [0, 2, 3, 4, 5] });
   const after = c.shape.kind === 'dir-is-file' ? {} : snapshot(configDir);
   // A config it could not use is left exactly as it was; a read-only command changes no config at all.
   if ((result.code !== 0 || c.command.readOnly) && before['config.json'] !== after['config.json']) {

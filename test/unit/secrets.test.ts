@@ -31,3 +31,29 @@ describe('stripControl', () => {
     expect(stripControl('tab\tand\nnewline')).toBe('tab\tand\nnewline');
   });
 });
+
+describe('redactKeys against echoed keys', () => {
+  const key = 'sc_live_Ab12_cd34_EF56gh78';
+  const body = key.slice('sc_live_'.length);
+  it.each([
+    ['upper-cased', key.toUpperCase()],
+    ['an escaped underscore in the body', key.replace('Ab12_', String.raw`Ab12\u005f`)],
+    ['an escaped prefix', String.raw`sc\u005flive\u005f` + body],
+    ['an escaped and upper-cased prefix', String.raw`S\u0043_LIVE_` + body],
+    ['escaped quotes around it', String.raw`\"${key}\"`],
+    ['after a JSON-escaped newline', String.raw`line\n${key}`],
+  ])('masks a key echoed with %s', (_what, echoed) => {
+    const out = redactKeys(`{"detail":"bad key ${echoed} here"}`);
+    expect(out.toLowerCase()).not.toContain(body.toLowerCase());
+    expect(out.toLowerCase()).not.toContain(body.slice(0, 8).toLowerCase());
+    expect(out).toContain('here"}');
+  });
+});
+
+describe('redactKeys, regressions from the fuzz test', () => {
+  it('masks a key whose escaped prefix lost its backslashes (a problem title turned into an error code)', () => {
+    const out = redactKeys('http 400 bad_key_sc_u005ftest_u005faaaaaaaaaaaa: revoked');
+    expect(out).not.toContain('aaaaaaaa');
+    expect(out).toContain(': revoked');
+  });
+});

@@ -23,6 +23,8 @@ export async function run(f: Factory): Promise<void> {
       baseUrl: profile.baseUrl ?? null,
       defaultEnv: profile.defaultEnv ?? 'test',
       keys: maskedKeys(profile.keys),
+      // Keys in the credential store are not read here (one lookup per profile would be slow): only where they are.
+      keyStorage: { test: store.keyLocation(name, 'test') ?? null, live: store.keyLocation(name, 'live') ?? null },
     };
   });
   await exportResult(f.io, rows, {
@@ -30,8 +32,8 @@ export async function run(f: Factory): Promise<void> {
       { header: '', value: (r) => (r.default ? '*' : '') },
       { header: 'profile', value: (r) => r.profile },
       { header: 'default env', value: (r) => r.defaultEnv },
-      { header: 'test key', value: (r) => r.keys.test ?? '-' },
-      { header: 'live key', value: (r) => r.keys.live ?? '-' },
+      { header: 'test key', value: (r) => r.keys.test ?? (r.keyStorage.test === 'keyring' ? '(credential store)' : '-') },
+      { header: 'live key', value: (r) => r.keys.live ?? (r.keyStorage.live === 'keyring' ? '(credential store)' : '-') },
       { header: 'base url', value: (r) => r.baseUrl ?? '(default)' },
     ]),
   });

@@ -86,14 +86,15 @@ export async function run(options: ResumeOptions, f: Factory): Promise<void> {
 }
 
 async function resumeOne(f: Factory, journal: Journal, key: string, options: ResumeOptions): Promise<{ machine: OrderMachine; driven: Driven }> {
-  const [{ resolveConnection }, { keyIdOf }, { driveIntent }, store] = await Promise.all([
+  const [{ resolveConnection, loadStoredKey }, { keyIdOf }, { driveIntent }, store] = await Promise.all([
     import('../../config/resolve.js'),
     import('../../journal/intent.js'),
     import('../../orders/drive.js'),
     f.config(),
   ]);
   const intent = await journal.claim(key, { forceStale: options.forceStale === true });
-  const connection = resolveConnection({ profile: intent.profile, env: intent.environment, apiKey: f.globals.apiKey, baseUrl: intent.baseUrl }, f.io.env, store);
+  const connection = await loadStoredKey(resolveConnection({ profile: intent.profile, env: intent.environment, apiKey: f.globals.apiKey, baseUrl: intent.baseUrl }, f.io.env, store), f.io.env);
+  f.io.addSecret(connection.apiKey);
   if (keyIdOf(connection.apiKey) !== intent.keyId) {
     throw new AuthError(`the order ${key} was started with a different API key than the ${intent.environment} key of profile "${intent.profile}" now`, {
       code: 'key_changed',
