@@ -26,8 +26,28 @@ export function maskKey(key: string): string {
   const match = /^(sc_(?:test|live)_)(.*)$/i.exec(key);
   const prefix = match?.[1] ?? '';
   const rest = match?.[2] ?? key;
-  const tail = rest.length > 8 ? rest.slice(-4) : '';
+  // Only a plain tail is shown: a `"` or `\` in it would break the JSON document the mask is written into.
+  const last = rest.slice(-4);
+  const tail = rest.length > 8 && !/["\\]/.test(last) ? last : '';
   return `${prefix}…${tail}`;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A known secret as it may stand in text: any case, each character as it is, JSON-escaped (`\"`, `\\`) or
+ * as `\uXXXX`, and split across lines (whitespace or an escaped line break between any two characters).
+ */
+function secretPattern(secret: string): RegExp {
+  const between = String.raw`(?:\s|\\+[nrt])*`;
+  const char = (c: string): string => {
+    // Raw, or JSON-escaped once or twice (a backslash as 4, 2 or 1, longest first, so masking takes whole
+    // escape units and the JSON document stays valid), or as \uXXXX.
+    const forms = c === '\\' ? [String.raw`\\\\\\\\`, String.raw`\\\\`, String.raw`\\`] : c === '"' ? [String.raw`\\*"`] : [escapeRegExp(c)];
+    forms.push(String.raw`\\+u` + c.charCodeAt(0).toString(16).padStart(4, '0'));
+    return `(?:${forms.join('|')})`;
+  };
+  return new RegExp([...secret].map(char).join(between), 'gi');
 }
 
 /** Masks every key-shaped token in a text: the last net before anything is written. */
@@ -35,7 +55,10 @@ export function redactKeys(text: string, extraSecrets: readonly string[] = []): 
   // Known secrets first, longest first, while they still stand whole in the text; then anything key-shaped.
   let out = text;
   for (const secret of [...extraSecrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length >= 8) out = out.split(secret).join(maskKey(secret));
+    if (secret.length < 8) continue;
+    out = out.split(secret).join(maskKey(secret));
+    // Escaped, upper-cased or split across lines, as a server may echo it.
+    out = out.replace(secretPattern(secret), maskKey(secret));
   }
   return out.replace(KEY_PATTERN, (_m, prefix: string, rest: string) => maskKey(unescapeKey(prefix, true).toLowerCase() + unescapeKey(rest)));
 }
