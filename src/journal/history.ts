@@ -4,6 +4,7 @@
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../files/atomic.js';
+import { redactKeys } from '../secrets.js';
 import { sha256 } from './intent.js';
 
 export interface OrderRecord {
@@ -59,7 +60,8 @@ export class History {
   /** Writes (or replaces) the record of one key. */
   record(r: OrderRecord): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    writeFileAtomicSync(this.fileOf(r.key), `${JSON.stringify(clean(r), null, 2)}\n`);
+    // A server's error text kept here may echo a key: no file holds one (issue 15).
+    writeFileAtomicSync(this.fileOf(r.key), redactKeys(`${JSON.stringify(clean(r), null, 2)}\n`));
   }
 
   /** Drops records that ended more than `days` days ago. */
