@@ -104,7 +104,8 @@ describe('with no usable credential store', () => {
     const configDir = tempDir();
     const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: KEY, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
     expect(login.code, login.stderr).toBe(0);
-    const lines = login.stderr.split('\n').filter(Boolean);
+    // A non-terminal stderr stamps each notice with its ISO 8601 time (cron logs).
+    const lines = login.stderr.split('\n').filter(Boolean).map((line) => line.replace(/^\S+Z /, ''));
     expect(lines).toEqual([`warning: no usable credential store (no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset)): the key is stored in the config file ${join(configDir, 'config.json')} (mode 0600)`]);
     expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: KEY } } } });
     expect((await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: undefined } })).code).toBe(0);
@@ -124,7 +125,7 @@ describe('with no usable credential store', () => {
         env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}`, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' },
       });
       expect(login.code, login.stderr).toBe(0);
-      expect(login.stderr).toMatch(/^warning: no usable credential store \(.+\): the key is stored in the config file /);
+      expect(login.stderr).toMatch(/^(\S+Z )?warning: no usable credential store \(.+\): the key is stored in the config file /);
       expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: KEY } } } });
     } finally {
       for (const connection of sockets) connection.destroy();

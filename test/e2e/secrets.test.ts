@@ -46,7 +46,8 @@ describe('--api-key on the command line', () => {
   test('warns once on stderr, pointing at GIFTCODES_API_KEY and login --api-key-stdin', async () => {
     const result = await runCli(['ping', '--api-key', KEY], { baseUrl: server.url });
     expect(result.code).toBe(0);
-    const warnings = result.stderr.split('\n').filter((line) => line.includes('--api-key puts the key'));
+    // A non-terminal stderr stamps each notice with its ISO 8601 time (cron logs).
+    const warnings = result.stderr.split('\n').filter((line) => line.includes('--api-key puts the key')).map((line) => line.replace(/^\S+Z /, ''));
     expect(warnings).toEqual(['warning: --api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin']);
     // login with --api-key too (the key still went through argv).
     const login = await runCli(['login', '--api-key', KEY], { baseUrl: server.url });
