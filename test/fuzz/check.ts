@@ -79,10 +79,14 @@ export async function pool<T, R>(items: readonly T[], limit: number, job: (item:
   return results;
 }
 
-/** The seed and run count: fixed by default so a failure reproduces; GIFTCODES_FUZZ_SEED / _RUNS to explore. */
+/**
+ * The seed and run count: fixed by default so a failure reproduces; GIFTCODES_FUZZ_SEED / _RUNS to explore.
+ * `npm test` runs every suite at GIFTCODES_FUZZ_SCALE=0.5 to stay in its time budget; `npm run fuzz` runs the full counts.
+ */
 export function fuzzSettings(defaultRuns: number): { seed: number; runs: number } {
   const seed = Number(process.env.GIFTCODES_FUZZ_SEED ?? '20240607');
-  const runs = Number(process.env.GIFTCODES_FUZZ_RUNS ?? String(defaultRuns));
+  const scale = Number(process.env.GIFTCODES_FUZZ_SCALE ?? '1');
+  const runs = Number(process.env.GIFTCODES_FUZZ_RUNS ?? String(Math.max(1, Math.round(defaultRuns * (scale > 0 ? scale : 1)))));
   return { seed, runs };
 }
 
