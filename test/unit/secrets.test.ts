@@ -57,3 +57,32 @@ describe('redactKeys, regressions from the fuzz test', () => {
     expect(out).toContain(': revoked');
   });
 });
+
+describe('redactKeys: known secrets as a server may echo them', () => {
+  it('masks a known secret in its JSON-escaped form, even with quotes and backslashes in it', () => {
+    const secret = 'sc_test_we"ird\\key_0123';
+    const text = JSON.stringify({ error: { message: `bad key ${secret}` } });
+    const out = redactKeys(text, [secret]);
+    expect(out).not.toContain(JSON.stringify(secret).slice(1, -1));
+    expect(out).not.toContain('ird');
+    expect(() => JSON.parse(out) as unknown).not.toThrow();
+  });
+
+  it('masks a known secret split across lines, even one the pattern cannot see (a quote right after the prefix)', () => {
+    // Found by test/fuzz/redaction.test.ts (seed 7): such a key, given in GIFTCODES_API_KEY, was printed whole.
+    const secret = 'sc_live_"s\\XM.u0H5XpxFrjyO2dSY\\6IgWgmaouJ';
+    for (const text of [`a ${secret.slice(0, 20)}\n${secret.slice(20)} b`, JSON.stringify({ m: `${secret.slice(0, 12)}\n${secret.slice(12)}` }), secret.toUpperCase()]) {
+      const out = redactKeys(text, [secret]);
+      expect(out.replace(/\s|\\n/g, '').toLowerCase(), text).not.toContain('xm.u0h5xpx');
+    }
+  });
+
+  it('leaves a masked key as it is', () => {
+    expect(redactKeys('sc_live_…8a7f and SC_TEST_…')).toBe('sc_live_…8a7f and SC_TEST_…');
+  });
+
+  it('keeps only the prefix and the last four characters', () => {
+    expect(maskKey('sc_live_demo_9b1e6d2c8a7f')).toBe('sc_live_…8a7f');
+    expect(maskKey('sc_test_short')).toBe('sc_test_…');
+  });
+});
