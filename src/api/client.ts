@@ -181,12 +181,18 @@ export class ApiClient {
     let maybeSent = false;
     for (let attempt = 1; ; attempt++) {
       // A Retry-After one request was given holds every request of this client (a plan's concurrent rows).
-      await this.budget.ready(this.options.signal).catch(() => {
+      const release = await this.budget.acquire(this.options.signal).catch(() => {
         throw this.interrupted();
       });
-      const outcome = await this.attempt(req, url, path, attempt, maxAttempts);
+      let outcome: Awaited<ReturnType<ApiClient['attempt']>>;
+      try {
+        outcome = await this.attempt(req, url, path, attempt, maxAttempts);
+        if ('response' in outcome || !outcome.retryable) this.budget.answered();
+        else this.budget.note(outcome.retryAfterMs);
+      } finally {
+        release();
+      }
       if ('response' in outcome) return outcome.response;
-      if (outcome.retryable) this.budget.note(outcome.retryAfterMs);
       if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
