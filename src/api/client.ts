@@ -283,13 +283,22 @@ export class ApiClient {
         error: (attempts) =>
           new NetworkError(`cannot reach ${this.base.origin} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
             code: deadline.aborted ? 'timeout' : 'network_error',
-            hint:
-              this.transport.proxyFor(url) !== undefined ? `check the proxy (${this.transport.proxyFor(url)}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`
-              : isLoopbackHost(this.base.hostname) ? 'is the reference server running? start it with: giftcodes serve'
-              : 'check --base-url and the network, or raise --request-timeout',
+            hint: this.networkHint(url, deadline.aborted, (error as { code?: string }).code === 'ECONNREFUSED'),
           }),
       };
     }
+  }
+
+  /** The flag or command that fixes this cause (issue 14): a proxy, a slow answer, or nothing listening there. */
+  private networkHint(url: URL, timedOut: boolean, refused: boolean): string {
+    const proxy = this.transport.proxyFor(url);
+    if (proxy !== undefined) return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
+    const seconds = this.options.requestTimeoutMs / 1000;
+    if (timedOut) return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
+    const where = `${this.base.hostname}:${this.base.port || (this.base.protocol === 'https:' ? '443' : '80')}`;
+    if (refused && isLoopbackHost(this.base.hostname)) return `nothing listens on ${where}: start the reference server with giftcodes serve, or check --base-url`;
+    if (refused) return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
+    return 'check --base-url and the network, or raise --request-timeout';
   }
 
   /** The signal's own reason ("interrupted by SIGINT") when it carries one. */
