@@ -1,9 +1,10 @@
 // `npm run bench`: the figures of issues 6 and 16, measured side by side in one run on this machine, each
 // printed with its target and PASS or FAIL (exit 1 if any fails). Public tools only: child processes timed
 // from here, getrusage for peak RSS, autocannon for load. Not part of `npm test`; a few minutes.
-// BENCH_PAIRS (default 40) sets how many alternated pairs each start-up figure takes.
+// BENCH_PAIRS (default 40) sets how many alternated pairs each start-up figure takes. BENCH_ONLY (a comma list
+// of startup, ping, export, catalog, plan, load) runs only those sections.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { alternate } from './bench/alternate.mjs';
@@ -24,6 +25,9 @@ const PRODUCT = 'amazon-us-25';
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 40);
 /** Runs of each export and catalog figure (BENCH_ROUNDS, default 3); medians are judged. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : undefined;
+const want = (section) => !ONLY || ONLY.has(section);
 
 const scratch = mkdtempSync(join(os.tmpdir(), 'giftcodes-bench-'));
 const configDir = join(scratch, 'config');
@@ -55,11 +59,6 @@ function startupFigure(command, limit) {
   console.log(`  info  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}: ${cpu.ratio.toFixed(2)}×  (no target; wall time is judged)`);
 }
 
-/** A figure that cannot be measured on this tree: printed with its target, neither PASS nor FAIL. */
-function notMeasured(figure, why, target) {
-  console.log(`  ----  ${figure}: not measured: ${why}  (target ${target})`);
-}
-
 function heading(text) {
   console.log(`\n${text}`);
 }
@@ -69,45 +68,58 @@ async function main() {
   console.log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, ${os.type()} ${os.release()}`);
   console.log(`node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}; ${PAIRS} alternated pairs per start-up figure`);
 
-  heading('start-up graph (esbuild metafile of the build)');
-  const metafile = existsSync(METAFILE) ? readMetafile(METAFILE) : undefined;
-  if (!metafile) verdict('start-up graph', `no ${METAFILE}`, 'scripts/build.mjs writes it', false);
-  const entries = new Set(Object.values(metafile?.outputs ?? {}).map((output) => output.entryPoint));
-  for (const entry of ['src/start.ts', 'src/cli.ts'].filter((name) => entries.has(name))) {
-    const graph = startupGraph(metafile, entry);
-    const packages = Object.entries(graph.packages).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KiB`);
-    console.log(`  ${entry}: ${graph.files} files, ${(graph.bytes / 1024).toFixed(0)} KiB; packages: ${packages.join(', ') || 'none'}`);
-    verdict(`${entry} start-up graph`, graph.heavy.length ? `loads ${graph.heavy.join(', ')}` : 'no heavy dependency', 'none of undici, zod, conf, ora, @inquirer, write-file-atomic, proper-lockfile', graph.heavy.length === 0);
+  if (want('startup')) {
+    heading('start-up graph (esbuild metafile of the build)');
+    const metafile = existsSync(METAFILE) ? readMetafile(METAFILE) : undefined;
+    if (!metafile) verdict('start-up graph', `no ${METAFILE}`, 'scripts/build.mjs writes it', false);
+    const entries = new Set(Object.values(metafile?.outputs ?? {}).map((output) => output.entryPoint));
+    for (const entry of ['src/start.ts', 'src/cli.ts'].filter((name) => entries.has(name))) {
+      const graph = startupGraph(metafile, entry);
+      const packages = Object.entries(graph.packages).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KiB`);
+      console.log(`  ${entry}: ${graph.files} files, ${(graph.bytes / 1024).toFixed(0)} KiB; packages: ${packages.join(', ') || 'none'}`);
+      verdict(`${entry} start-up graph`, graph.heavy.length ? `loads ${graph.heavy.join(', ')}` : 'no heavy dependency', 'none of undici, zod, conf, ora, @inquirer, write-file-atomic, proper-lockfile', graph.heavy.length === 0);
+    }
+
+    heading('start-up (wall time of the whole process, alternated with node -e 0)');
+    startupFigure(giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)), 1.3);
+    startupFigure(giftcodes(['--help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)), 1.3);
+    // The same text through commander, which is how --help reaches a terminal (it wraps to the terminal's width).
+    startupFigure(giftcodes(['help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)));
   }
 
-  heading('start-up (wall time of the whole process, alternated with node -e 0)');
-  startupFigure(giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)), 1.3);
-  startupFigure(giftcodes(['--help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)), 1.3);
-  // The same text through commander, which is how --help reaches a terminal (it wraps to the terminal's width).
-  startupFigure(giftcodes(['help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)));
+  if (want('ping') || want('export')) {
+    const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--fulfil-after', '100'], { label: 'giftcodes serve' });
+    try {
+      const login = spawnSync(NODE, [BIN, 'login', '--api-key-stdin', '--base-url', server.url], { env: cliEnv, input: TEST_KEY, encoding: 'utf8' });
+      if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
 
-  const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--fulfil-after', '100'], { label: 'giftcodes serve' });
-  try {
-    const login = spawnSync(NODE, [BIN, 'login', '--api-key-stdin', '--base-url', server.url], { env: cliEnv, input: TEST_KEY, encoding: 'utf8' });
-    if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
-
-    heading(`ping (a logged-in profile, against giftcodes serve on ${server.url})`);
-    startupFigure(giftcodes(['ping'], (r) => (String(r.stdout).includes('rs_demo') ? undefined : `printed ${r.stdout}`)), 2.0);
-
-    heading('codes get (orders placed over HTTP, completed, then exported end to end; whole process)');
-    await exportFigures(server.url);
-  } finally {
-    await server.stop();
+      if (want('ping')) {
+        heading(`ping (a logged-in profile, against giftcodes serve on ${server.url})`);
+        startupFigure(giftcodes(['ping'], (r) => (String(r.stdout).includes('rs_demo') ? undefined : `printed ${r.stdout}`)), 2.0);
+      }
+      if (want('export')) {
+        heading('codes get (orders placed over HTTP, completed, then exported end to end; whole process)');
+        await exportFigures(server.url);
+      }
+    } finally {
+      await server.stop();
+    }
   }
 
-  heading('catalog list of 5,000 products at --latency 50 (a seed file, a server of its own)');
-  await catalogFigures();
+  if (want('catalog')) {
+    heading('catalog list of 5,000 products at --latency 50 (a seed file, a server of its own)');
+    await catalogFigures();
+  }
 
-  heading('order place --plan of 1,000 rows at --latency 50');
-  await planFigures();
+  if (want('plan')) {
+    heading('order place --plan of 1,000 rows at --latency 50');
+    await planFigures();
+  }
 
-  heading('POST /v1/orders under load (autocannon, fresh Idempotency-Key per request, loopback)');
-  await loadFigures();
+  if (want('load')) {
+    heading('POST /v1/orders under load (autocannon, fresh Idempotency-Key per request, loopback)');
+    await loadFigures();
+  }
 
   const failed = verdicts.filter((v) => !v.pass);
   heading(`${verdicts.length - failed.length} of ${verdicts.length} targets hold${failed.length ? `; failing: ${failed.map((v) => v.figure).join('; ')}` : ''}`);
@@ -208,14 +220,36 @@ async function catalogFigures() {
   }
 }
 
-/** Measured once `order place --plan` exists (issue 16's plan rows); until then a placeholder row. */
+/**
+ * A 1,000-row plan (no codes files, so no waiting for fulfilment) against a server of its own at --latency 50,
+ * run with the default --concurrency and with --concurrency 1; each run a fresh config dir and plan bytes of
+ * its own (a plan run again would order nothing). One run each: the serial one takes about a minute.
+ */
 async function planFigures() {
-  const help = spawnSync(NODE, [BIN, 'order', 'place', '--help'], { env: cliEnv, encoding: 'utf8' });
-  if (!String(help.stdout).includes('--plan')) {
-    notMeasured('1,000-row plan at --latency 50', 'needs order place --plan', '≤ 15 s, --concurrency 1 beside it');
-    return;
+  const ROWS = 1000;
+  const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--latency', '50'], { label: 'giftcodes serve --latency 50' });
+  try {
+    const runPlan = (label, extra) => {
+      const dir = mkdtempSync(join(scratch, 'plan-'));
+      const plan = join(dir, 'plan.csv');
+      writeFileSync(plan, `# bench ${label}\nproduct,quantity\n${Array.from({ length: ROWS }, (_, i) => `amazon-us-10,${(i % 3) + 1}`).join('\n')}\n`);
+      const env = { ...cliEnv, GIFTCODES_CONFIG_DIR: join(dir, 'config'), GIFTCODES_API_KEY: TEST_KEY, GIFTCODES_BASE_URL: server.url };
+      const started = process.hrtime.bigint();
+      const result = spawnSync(NODE, [BIN, 'order', 'place', '--plan', plan, '--json', ...extra], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.status !== 0) throw new Error(`plan (${label}) failed: ${result.stderr.slice(0, 2000)}`);
+      const ordered = JSON.parse(result.stdout).filter((row) => row.order?.id).length;
+      if (ordered !== ROWS) throw new Error(`plan (${label}) ordered ${ordered} rows of ${ROWS}`);
+      console.log(`  ${label.padEnd(22)} ${(ms / 1000).toFixed(2)} s  (${(ROWS / (ms / 1000)).toFixed(0)} rows/s)`);
+      return ms;
+    };
+    const parallel = runPlan('default --concurrency', []);
+    const serial = runPlan('--concurrency 1', ['--concurrency', '1']);
+    verdict('1,000-row plan at --latency 50, default --concurrency', `${(parallel / 1000).toFixed(2)} s`, '≤ 15 s', parallel <= 15_000);
+    console.log(`  info  --concurrency 1: ${(serial / 1000).toFixed(2)} s, ${(serial / parallel).toFixed(2)}× the default  (no target)`);
+  } finally {
+    await server.stop();
   }
-  notMeasured('1,000-row plan at --latency 50', 'order place --plan exists, but this bench does not measure it yet', '≤ 15 s, --concurrency 1 beside it');
 }
 
 function countLines(file) {

@@ -130,7 +130,10 @@ export class Factory {
     const path = this.globals.caFile || this.io.env.GIFTCODES_CA_FILE;
     if (!path) return undefined;
     const where = this.globals.caFile ? '--ca-file' : 'GIFTCODES_CA_FILE';
-    const [{ readFile }, { splitPem }] = await Promise.all([import('node:fs/promises'), import('./api/transport.js')]);
+    const [{ readFile }, { splitPem }, { assertPrivateFile }] = await Promise.all([import('node:fs/promises'), import('./api/transport.js'), import('./config/paths.js')]);
+    // Whoever can write the CA file can vouch for any server: refused as a config file would be (exit 8). That
+    // others can read it is no warning here: certificates are public (/etc/ssl/certs is 0644 by design).
+    void assertPrivateFile(path, 'CA file');
     let text: string;
     try {
       text = await readFile(path, 'utf8');

@@ -181,12 +181,18 @@ export class ApiClient {
     let maybeSent = false;
     for (let attempt = 1; ; attempt++) {
       // A Retry-After one request was given holds every request of this client (a plan's concurrent rows).
-      await this.budget.ready(this.options.signal).catch(() => {
+      const release = await this.budget.acquire(this.options.signal).catch(() => {
         throw this.interrupted();
       });
-      const outcome = await this.attempt(req, url, path, attempt, maxAttempts);
+      let outcome: Awaited<ReturnType<ApiClient['attempt']>>;
+      try {
+        outcome = await this.attempt(req, url, path, attempt, maxAttempts);
+        if ('response' in outcome || !outcome.retryable) this.budget.answered();
+        else this.budget.note(outcome.retryAfterMs);
+      } finally {
+        release();
+      }
       if ('response' in outcome) return outcome.response;
-      if (outcome.retryable) this.budget.note(outcome.retryAfterMs);
       if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
@@ -277,13 +283,22 @@ export class ApiClient {
         error: (attempts) =>
           new NetworkError(`cannot reach ${this.base.origin} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
             code: deadline.aborted ? 'timeout' : 'network_error',
-            hint:
-              this.transport.proxyFor(url) !== undefined ? `check the proxy (${this.transport.proxyFor(url)}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`
-              : isLoopbackHost(this.base.hostname) ? 'is the reference server running? start it with: giftcodes serve'
-              : 'check --base-url and the network, or raise --request-timeout',
+            hint: this.networkHint(url, deadline.aborted, (error as { code?: string }).code === 'ECONNREFUSED'),
           }),
       };
     }
+  }
+
+  /** The flag or command that fixes this cause (issue 14): a proxy, a slow answer, or nothing listening there. */
+  private networkHint(url: URL, timedOut: boolean, refused: boolean): string {
+    const proxy = this.transport.proxyFor(url);
+    if (proxy !== undefined) return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
+    const seconds = this.options.requestTimeoutMs / 1000;
+    if (timedOut) return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
+    const where = `${this.base.hostname}:${this.base.port || (this.base.protocol === 'https:' ? '443' : '80')}`;
+    if (refused && isLoopbackHost(this.base.hostname)) return `nothing listens on ${where}: start the reference server with giftcodes serve, or check --base-url`;
+    if (refused) return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
+    return 'check --base-url and the network, or raise --request-timeout';
   }
 
   /** The signal's own reason ("interrupted by SIGINT") when it carries one. */

@@ -137,7 +137,7 @@ export function errorForStatus(method: string, path: string, status: number, bod
     return new AuthError(text, {
       code: body.code,
       status,
-      hint: status === 401 ? 'check the key: giftcodes login, or GIFTCODES_API_KEY' : 'this key may not be allowed to do that',
+      hint: status === 401 ? 'the key was refused: save a valid one with giftcodes login, or give it with --api-key or GIFTCODES_API_KEY' : 'this key may not be allowed to do that',
     });
   }
   // A request still in progress after every retry is not a refusal: the first attempt may yet succeed.

@@ -2,6 +2,7 @@
 // GIFTCODES_WEBHOOK_SECRET keep it out of the process list; a secret on the command line still works,
 // with a warning, since every user of the machine can read it in `ps`.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { checkOwnership } from '../config/paths.js';
 import { LocalError, UsageError } from '../errors.js';
 import type { Io } from '../output/io.js';
 
@@ -47,21 +48,10 @@ export function readSecretFile(path: string, io: Io): string {
   try {
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw new LocalError(`cannot read the secret file ${path}: it is a directory`, { code: 'secret_file_unreadable' });
-    if (process.platform !== 'win32') {
-      const uid = process.getuid?.();
-      if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
-        throw new LocalError(`the secret file ${path} belongs to another user (uid ${stats.uid}), who could replace the secret`, {
-          code: 'secret_file_unsafe',
-          hint: `copy it to a file of your own, or as root run: chown ${uid} ${path}`,
-        });
-      }
-      if (stats.isFile() && (stats.mode & 0o022) !== 0) {
-        throw new LocalError(`the secret file ${path} can be written by other users (mode ${octal(stats.mode)}), who could replace the secret`, {
-          code: 'secret_file_unsafe',
-          hint: `run: chmod 600 ${path}`,
-        });
-      }
-      if (stats.isFile() && (stats.mode & 0o044) !== 0) io.warn(`the secret file ${path} is readable by other users (mode ${octal(stats.mode)}); run: chmod 600 ${path}`);
+    // The one rule for files that hold secrets (src/config/paths.ts), judged on the descriptor read below.
+    if (stats.isFile()) {
+      const warning = checkOwnership(path, stats, 'secret file');
+      if (warning) io.warn(warning);
     }
     const content = readBounded(fd, path).replace(/\r?\n$/, '');
     if (content.trim() === '') throw new UsageError(`the secret file ${path} is empty`, { code: 'secret_empty', hint: 'write the webhook signing secret into it' });
@@ -96,5 +86,3 @@ function unreadable(path: string, error: unknown): LocalError {
   const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
   return new LocalError(`cannot read the secret file ${path} (${code})`, { code: 'secret_file_unreadable', hint: 'check the path and that this user may read it', cause: error });
 }
-
-const octal = (mode: number): string => (mode & 0o777).toString(8).padStart(4, '0');

@@ -234,6 +234,16 @@ describe('--query on every command, help, logs', () => {
     const written = await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', file, '--interval', '0.1'], '[status, written]');
     expect(written).toEqual(['completed', { path: file, count: 2, format: 'csv' }]);
     expect(await q(['codes', 'get', id, '--out', join(tempDir(), 'c.json')], 'count')).toBe(1);
+    // To stdout the codes stream; --query gathers them and applies to the array (it was ignored before).
+    const many = (await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--wait', '--interval', '0.1'], 'id')) as string;
+    const codes = (await q(['codes', 'get', many], '[*].code')) as string[];
+    expect(codes).toHaveLength(3);
+    for (const code of codes) expect(typeof code).toBe('string');
+    expect(await q(['codes', 'get', many], 'length(@)')).toBe(3);
+    const csv = await runCli(['codes', 'get', many, '--format', 'csv', '--query', '[0]', '-v'], { configDir });
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toContain('--format csv cannot go to stdout');
+    expect(csv.stderr).not.toMatch(/^GET /m);
     // --query implies --json.
     const implied = await runCli(['ping', '--query', 'status'], { configDir });
     expect(implied.code, implied.stderr).toBe(0);

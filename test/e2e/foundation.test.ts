@@ -62,7 +62,8 @@ describe('ping', () => {
     const result = await runCli(['ping', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: server.url });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key');
-    expect(result.stderr).toMatch(/^hint: /m);
+    // The hint names what fixes a refused key: login, --api-key, GIFTCODES_API_KEY.
+    expect(result.stderr).toMatch(/^hint: .*giftcodes login.*--api-key.*GIFTCODES_API_KEY/m);
     expect(result.stdout).toBe('');
   });
 

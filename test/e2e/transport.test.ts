@@ -6,7 +6,7 @@
 // name resolves nowhere (.test is reserved, RFC 6761) except inside the test proxy, which maps it to the
 // server's loopback address. A client that skips the proxy cannot even resolve it, and the test shows that.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -202,6 +202,37 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(bad.stderr).toContain('holds no PEM certificate');
     expect(bad.stderr).toContain('GIFTCODES_CA_FILE');
     expect(attempts(bad.stderr)).toBe(0);
+  });
+
+  it('issue 15: a CA file others can write, or another user owns, is exit 8 with the fix; one others can read is used', async () => {
+    const dir = tempDir();
+    const copy = (name: string, mode: number): string => {
+      const path = join(dir, name);
+      writeFileSync(path, readFileSync(certs.ca));
+      chmodSync(path, mode);
+      return path;
+    };
+    const writable = copy('writable.pem', 0o666);
+    const refused = await runCli(['ping', '-v', '--ca-file', writable], { baseUrl: apiUrl, env: viaProxy() });
+    expect(refused.code).toBe(8);
+    expect(refused.stderr).toContain(`the CA file ${writable} can be written by other users (mode 0666)`);
+    expect(refused.stderr).toContain(`hint: run: chmod 600 ${writable}`);
+    expect(attempts(refused.stderr)).toBe(0);
+    const viaEnv = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ GIFTCODES_CA_FILE: writable }) });
+    expect(viaEnv.code).toBe(8);
+    expect(attempts(viaEnv.stderr)).toBe(0);
+    // Certificates are public: a 0644 CA file (as in /etc/ssl/certs) is used, with no warning on every run.
+    const readable = copy('readable.pem', 0o644);
+    const used = await runCli(['ping', '--ca-file', readable], { baseUrl: apiUrl, env: viaProxy() });
+    expect(used.code, used.stderr).toBe(0);
+    expect(used.stderr).toBe('');
+    if (process.getuid?.() === 0) {
+      const foreign = copy('foreign.pem', 0o644);
+      chownSync(foreign, 65534, 65534);
+      const theirs = await runCli(['ping', '--ca-file', foreign], { baseUrl: apiUrl, env: viaProxy() });
+      expect(theirs.code).toBe(8);
+      expect(theirs.stderr).toContain(`the CA file ${foreign} belongs to another user (uid 65534)`);
+    }
   });
 
   it('a proxy that refuses the tunnel (wrong credentials): exit 5, not retried, the password in no output', async () => {

@@ -3,7 +3,7 @@
 // the secret's ways off the command line: the environment and --secret-file, checked in /proc/<pid>/cmdline.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSecret } from '../helpers/leaks.js';
@@ -252,6 +252,16 @@ describe('a bad --secret-file is refused before listening', () => {
     const json = await start(['--json', '--secret-file', path]);
     expect(json.code).toBe(8);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { exitCode: 8 } });
+  });
+
+  it.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)('as root, a file another user owns (nobody) is exit 8 with the chown to run', async () => {
+    const path = file(`${SECRET}\n`, 0o600);
+    chownSync(path, 65534, 65534);
+    const result = await start(['--secret-file', path]);
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(`the secret file ${path} belongs to another user (uid 65534)`);
+    expect(result.stderr).toContain(`chown root ${path}`);
+    expect(result.stderr).not.toContain(SECRET);
   });
 
   it('--secret and --secret-file together are exit 2; --secret-file without --webhook-port too', async () => {

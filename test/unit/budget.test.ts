@@ -78,6 +78,51 @@ describe('RateLimitBudget', () => {
     expect(clock.slept).toEqual([]);
   });
 
+  it('after a rate limit, requests run one at a time; four answers in a row let a second run beside', async () => {
+    const clock = fakeClock();
+    const budget = new RateLimitBudget(60_000, clock);
+    const first = await budget.acquire();
+    const second = await budget.acquire(); // unbounded until a rate limit
+    budget.note(1_000);
+    first();
+    second();
+    const a = await budget.acquire();
+    let bStarted = false;
+    const b = budget.acquire().then((release) => {
+      bStarted = true;
+      return release;
+    });
+    await Promise.resolve();
+    expect(bStarted).toBe(false); // one slot, held by a
+    for (let n = 0; n < 3; n++) budget.answered();
+    await Promise.resolve();
+    expect(bStarted).toBe(false);
+    budget.answered(); // the fourth in a row: the limit grows to two
+    (await b)();
+    a();
+    budget.note(1_000); // another rate limit: back to one at a time
+    const c = await budget.acquire();
+    const d = budget.acquire();
+    let dStarted = false;
+    void d.then(() => (dStarted = true));
+    await Promise.resolve();
+    expect(dStarted).toBe(false);
+    c();
+    (await d)();
+  });
+
+  it('an interrupted wait for a slot rejects and takes no slot', async () => {
+    const controller = new AbortController();
+    const budget = new RateLimitBudget(60_000, fakeClock());
+    budget.note(1);
+    const held = await budget.acquire();
+    const waiting = budget.acquire(controller.signal);
+    controller.abort(new Error('interrupted by SIGINT'));
+    await expect(waiting).rejects.toThrow('interrupted by SIGINT');
+    held();
+    (await budget.acquire())();
+  });
+
   it('stops waiting when the run is interrupted', async () => {
     const controller = new AbortController();
     const budget = new RateLimitBudget(60_000);

@@ -31,6 +31,9 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   const out = options.out ?? '-';
   checkWaitFlags(options, { json: f.io.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
   const force = options.force === true;
+  // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
+  // the query applied to them (README, Choices). --format csv/jsonl with it is refused by checkWaitFlags.
+  const queried = out === '-' && f.io.query !== undefined;
   const [{ exportCodes, checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), f.api(), import('../../failpoints.js')]);
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
@@ -40,6 +43,15 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
     expected = orderQuantity(await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout }));
+  }
+  if (queried) {
+    const codes: unknown[] = [];
+    for await (const page of api.codePages(options.orderId, expected)) codes.push(...page);
+    f.io.outJson(codes);
+    await f.io.flushOut();
+    const { settleOrder } = await import('../../orders/drive.js');
+    await settleOrder(await f.journal(), options.orderId, true);
+    return;
   }
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
