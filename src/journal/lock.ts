@@ -13,7 +13,28 @@ export const LOCK_WAIT_MS = 60_000;
 /** A lock dir left without an owner file (killed between mkdir and write) is dead after this long. */
 const OWNERLESS_MS = 5_000;
 
+/** The tail of each directory's queue of holders in this process. */
+const queues = new Map<string, Promise<void>>();
+
+/**
+ * Holders in one process (the rows of a plan) take turns through a queue: polling the lock file against
+ * each other would cost each turn up to 100 ms of sleep. Other processes still meet at the lock file.
+ */
 export async function withDirLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: number = LOCK_WAIT_MS): Promise<T> {
+  const before = queues.get(dir) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = before.then(() => new Promise<void>((resolve) => (done = resolve)));
+  queues.set(dir, mine);
+  await before;
+  try {
+    return await withFileLock(dir, fn, waitMs);
+  } finally {
+    done();
+    if (queues.get(dir) === mine) queues.delete(dir);
+  }
+}
+
+async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: number): Promise<T> {
   const lock = join(dir, '.lock');
   const deadline = Date.now() + waitMs;
   let delay = 5;
