@@ -8,6 +8,7 @@ import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, InterruptedError, isCliError, LocalError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { OutSpec } from '../journal/intent.js';
+import type { Journal } from '../journal/journal.js';
 import { sha256 } from '../journal/intent.js';
 import { exportResult } from '../output/exporter.js';
 import { renderTable } from '../output/table.js';
@@ -114,6 +115,7 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
   const connection = await f.connection();
   const [journal, api, { keyIdOf }, { driveIntent }] = await Promise.all([f.journal(), f.api(), import('../journal/intent.js'), import('./drive.js')]);
   const delivered = new Map(journal.history.list().filter((r) => r.outcome === 'delivered').map((r) => [r.key, r]));
+  await checkOutFiles(rows, delivered, journal, o.force === true);
   if (connection.environment === 'live' && !f.globals.yes) {
     const todo = rows.filter((r) => !delivered.has(r.key));
     const units = todo.reduce((sum, r) => sum + r.quantity, 0);
@@ -176,6 +178,28 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
       code: 'plan_rows_failed',
       hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     });
+  }
+}
+
+/**
+ * Every row's out file is refused before anything is sent (a symbolic link, an existing file without
+ * --force, a directory that cannot be written), as `order place --out` does: after the charge it would be
+ * an order left pending. A row already delivered, or whose interrupted intent's own file is there, passes.
+ */
+async function checkOutFiles(rows: readonly PlanRow[], delivered: ReadonlyMap<string, unknown>, journal: Journal, force: boolean): Promise<void> {
+  const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
+  if (todo.length === 0) return;
+  const [{ checkOutTarget }, { deliveredFile }] = await Promise.all([import('../export/write.js'), import('./machine.js')]);
+  const { intents } = journal.read();
+  for (const row of todo) {
+    const intent = intents.find((i) => i.key === row.key);
+    if (intent && deliveredFile(intent, row.out!) !== undefined) continue;
+    try {
+      checkOutTarget(row.out!, force);
+    } catch (error) {
+      if (isCliError(error)) throw new CliError(error.exitCode, `line ${row.row}: ${error.message}; nothing was ordered`, { code: error.code, ...(error.hint ? { hint: error.hint } : {}) });
+      throw error;
+    }
   }
 }
 
