@@ -133,7 +133,11 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
       const row = rows[index]!;
       const base: PlanResult = { row: row.row, productId: row.productId, quantity: row.quantity, key: row.key, ...(row.out ? { out: row.out } : {}) };
       try {
-        const earlier = delivered.get(row.key);
+        // Read again now, not only at the start: an overlapping run of the same plan may have delivered
+        // this row meanwhile, and placing it again (the same key: the same order) would find its out file
+        // taken and leave an order pending that was delivered.
+        const again = delivered.get(row.key) ?? journal.history.get(row.key);
+        const earlier = again?.outcome === 'delivered' ? again : undefined;
         if (earlier?.orderId !== undefined) {
           // Delivered by an earlier run of this plan: read, never placed again.
           results[index] = { ...base, order: await api.getOrder(earlier.orderId), already: true };
