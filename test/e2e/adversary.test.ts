@@ -150,7 +150,7 @@ describe('order place --plan run twice at once', () => {
     // The first run holds row 2; the second delivers row 3 while the first is stopped there.
     const second = await runCli(['order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'], { configDir });
     expect(second.code).toBe(2);
-    const secondRows = JSON.parse(second.stdout) as { row: number; error?: { code: string } }[];
+    const secondRows = JSON.parse(second.stdout) as { row: number; key: string; error?: { code: string } }[];
     expect(secondRows.find((r) => r.row === 2)?.error?.code).toBe('intent_busy');
     expect(secondRows.find((r) => r.row === 3)?.error).toBeUndefined();
     expect(await firstCode, firstErr).toBe(0);
