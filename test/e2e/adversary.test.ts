@@ -63,18 +63,20 @@ describe('codes get to stdout whose reader has gone', () => {
   // Broke: `codes get <id>` with stdout on a closed pipe wrote nothing, exited 0 (as cat does) and then
   // settled the interrupted `order place` of that order as delivered: it left `order pending`, and the
   // codes had reached no one. A closed pipe is not a delivery.
-  it('leaves the interrupted order pending; resume then delivers it with no second charge', { timeout: 45_000 }, async () => {
+  for (const verb of ['codes get', 'order watch --out -'] as const) {
+  it(`${verb}: leaves the interrupted order pending; resume then delivers it with no second charge`, { timeout: 45_000 }, async () => {
     const dir = tempDir();
     const configDir = await loggedIn(server);
     const { key, orderId } = await orphanAccepted(configDir, dir, 3);
     const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1' };
     delete env.GIFTCODES_API_KEY;
-    const proc = spawn(process.execPath, [BIN, 'codes', 'get', orderId, '--wait', '--interval', '0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = verb === 'codes get' ? ['codes', 'get', orderId, '--wait', '--interval', '0.1'] : ['order', 'watch', orderId, '--out', '-', '--interval', '0.1'];
+    const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout.destroy();
     let stderr = '';
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
-    expect(code, stderr).toBe(0);
+    if (verb === 'codes get') expect(code, stderr).toBe(0);
     expect((await pending(configDir)).map((i) => i.key)).toEqual([key]);
     const resumed = await runCli(['order', 'resume', '--all'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -82,6 +84,7 @@ describe('codes get to stdout whose reader has gone', () => {
     expect(await chargedWithKey(key)).toHaveLength(1);
     expect(await pending(configDir)).toEqual([]);
   });
+  }
 });
 
 describe('codes get of an order id that an intent of another server also holds', () => {
