@@ -2,8 +2,8 @@
 // own journal intent and a key derived from the plan's bytes and the row's line number, so the same plan run
 // again orders nothing more (rows already delivered are read, not placed; others resume with their key) and
 // a run killed half way finishes exactly the missing rows. Every row is checked before anything is sent.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, InterruptedError, isCliError, LocalError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
@@ -79,9 +79,11 @@ export function parsePlan(bytes: Buffer, planPath: string): PlanRow[] {
   const outs = new Map<string, number>();
   for (const row of rows) {
     if (!row.out) continue;
-    const earlier = outs.get(row.out);
+    // Two spellings of one file (a directory reached through a symbolic link) are one file: one writer.
+    const same = realFile(row.out);
+    const earlier = outs.get(same);
     if (earlier !== undefined) problems.push(`line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`);
-    else outs.set(row.out, row.row);
+    else outs.set(same, row.row);
   }
   if (problems.length > 0) {
     throw new UsageError(`the plan ${planPath} has ${problems.length} bad row${problems.length === 1 ? '' : 's'}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`, {
@@ -91,6 +93,15 @@ export function parsePlan(bytes: Buffer, planPath: string): PlanRow[] {
   }
   if (rows.length === 0) throw new UsageError(`the plan ${planPath} has no rows`, { code: 'bad_plan', hint: 'each row is product,quantity[,out]' });
   return rows;
+}
+
+/** The file a path names once its directory's symbolic links are followed (the path itself when it cannot be). */
+function realFile(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
 }
 
 export function readPlan(path: string): PlanRow[] {

@@ -1,7 +1,7 @@
 // A hostile review of exactly-once (issue 12, after the order machine was merged): each test is one break
 // found by trying, reproduced against `giftcodes serve` over real HTTP, then fixed.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ledger, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
@@ -163,5 +163,24 @@ describe('order place --plan run twice at once', () => {
     expect(await pending(configDir)).toEqual([]);
     const charged = (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(secondRows[0]!.key.replace(/-r\d+$/, '')));
     expect(charged).toHaveLength(2);
+  });
+});
+
+describe('order place --plan: one out file named two ways', () => {
+  // Broke: rows were told apart by their resolved path only, so `d/codes.csv` and `link-to-d/codes.csv`
+  // passed as two files: the second row was charged, then found the file the first wrote and stayed pending.
+  it('is refused before anything is sent', { timeout: 30_000 }, async () => {
+    const dir = tempDir();
+    const configDir = await loggedIn(server);
+    mkdirSync(join(dir, 'd'));
+    symlinkSync(join(dir, 'd'), join(dir, 'link-to-d'));
+    const plan = join(dir, 'plan.csv');
+    writeFileSync(plan, `product,quantity,out\n${PRODUCT},1,d/codes.csv\n${PRODUCT},2,link-to-d/codes.csv\n`);
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('line 3: out file');
+    expect((await ledger(server)).orders.length).toBe(before);
+    expect(await pending(configDir)).toEqual([]);
   });
 });
