@@ -48,13 +48,15 @@ export interface ExportResult {
   path: string;
   count: number;
   format: ExportFormat;
+  /** '-' only: the reader of stdout went away before every code was written (`| head`): not a delivery. */
+  readerGone?: boolean | undefined;
 }
 
 export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
   const format = formatFor(o.out, o.format);
   if (o.out === '-') {
-    const count = await exportToStdout(o, format);
-    return { path: '-', count, format };
+    const { count, gone } = await exportToStdout(o, format);
+    return { path: '-', count, format, ...(gone ? { readerGone: true } : {}) };
   }
   const target = resolve(o.out);
   const ownLock = o.lock ? undefined : lockOutTarget(target);
@@ -209,7 +211,7 @@ async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: nu
 /** The reader of stdout went away (`| head`): stop fetching quietly, as cat or jq would. */
 class ReaderGone extends Error {}
 
-async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<number> {
+async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{ count: number; gone: boolean }> {
   const stdout = o.io.stdout;
   let failure: Error | undefined;
   const onError = (error: Error): void => {
@@ -232,9 +234,9 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<n
   const writer = writerFor(format, sink, o, tempPath(tmpdir(), prefix), (text) => o.io.redact(text));
   let written = 0;
   try {
-    return await pump(o, writer, (count) => (written = count));
+    return { count: await pump(o, writer, (count) => (written = count)), gone: false };
   } catch (error) {
-    if (error instanceof ReaderGone) return written;
+    if (error instanceof ReaderGone) return { count: written, gone: true };
     throw error;
   } finally {
     await writer.dispose();

@@ -57,6 +57,15 @@ export class History {
     return records.sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
   }
 
+  /** The record of one key, if there is a readable one. */
+  get(key: string): OrderRecord | undefined {
+    try {
+      return parseRecord(JSON.parse(readFileSync(this.fileOf(key), 'utf8')));
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Writes (or replaces) the record of one key. */
   record(r: OrderRecord): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });

@@ -165,7 +165,10 @@ export class Journal {
       ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
     };
     try {
-      this.history.record(record);
+      // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
+      // not erase the record of the order that key placed: a record with an order id is kept.
+      const earlier = intent.orderId === undefined ? this.history.get(intent.key) : undefined;
+      if (earlier?.orderId === undefined) this.history.record(record);
       if (!this.pruned) {
         this.pruned = true;
         this.history.prune(this.historyDays, now);

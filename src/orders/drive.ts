@@ -79,6 +79,7 @@ export function showFailedOrder(io: Io, error: unknown): never {
  * An order's codes reached the user outside `order place` (order watch --out, codes get): any interrupted
  * intent of that order is done, or a later `order place` would resume it and deliver the same codes again.
  */
-export async function settleOrder(journal: Journal, orderId: string, wroteCodes: boolean): Promise<void> {
-  await journal.settle((intent) => intent.orderId === orderId && (!intent.out || wroteCodes));
+export async function settleOrder(journal: Journal, orderId: string, wroteCodes: boolean, baseUrl: string): Promise<void> {
+  // Order ids are one server's names: the same id on another server (test and live, two services) is another order.
+  await journal.settle((intent) => intent.orderId === orderId && intent.baseUrl === baseUrl && (!intent.out || wroteCodes));
 }

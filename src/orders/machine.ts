@@ -143,7 +143,7 @@ export class OrderMachine {
       const files = this.intent.files ?? [];
       const last = files[files.length - 1];
       if (last) this.save({ files: [...files.slice(0, -1), { ...last, count: written.count, format: written.format }] });
-      if (out.path === '-' && written.count < this.intent.quantity) {
+      if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
         // The reader of stdout went away before every code was written: not delivered.
         throw new LocalError(`could not write the codes of order ${orderId} to standard output (${written.count} of ${this.intent.quantity} written)`, { code: 'output_failed' });
       }

@@ -2,12 +2,13 @@
 // own journal intent and a key derived from the plan's bytes and the row's line number, so the same plan run
 // again orders nothing more (rows already delivered are read, not placed; others resume with their key) and
 // a run killed half way finishes exactly the missing rows. Every row is checked before anything is sent.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, InterruptedError, isCliError, LocalError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
 import type { OutSpec } from '../journal/intent.js';
+import type { Journal } from '../journal/journal.js';
 import { sha256 } from '../journal/intent.js';
 import { exportResult } from '../output/exporter.js';
 import { renderTable } from '../output/table.js';
@@ -78,9 +79,11 @@ export function parsePlan(bytes: Buffer, planPath: string): PlanRow[] {
   const outs = new Map<string, number>();
   for (const row of rows) {
     if (!row.out) continue;
-    const earlier = outs.get(row.out);
+    // Two spellings of one file (a directory reached through a symbolic link) are one file: one writer.
+    const same = realFile(row.out);
+    const earlier = outs.get(same);
     if (earlier !== undefined) problems.push(`line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`);
-    else outs.set(row.out, row.row);
+    else outs.set(same, row.row);
   }
   if (problems.length > 0) {
     throw new UsageError(`the plan ${planPath} has ${problems.length} bad row${problems.length === 1 ? '' : 's'}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`, {
@@ -90,6 +93,15 @@ export function parsePlan(bytes: Buffer, planPath: string): PlanRow[] {
   }
   if (rows.length === 0) throw new UsageError(`the plan ${planPath} has no rows`, { code: 'bad_plan', hint: 'each row is product,quantity[,out]' });
   return rows;
+}
+
+/** The file a path names once its directory's symbolic links are followed (the path itself when it cannot be). */
+function realFile(path: string): string {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path;
+  }
 }
 
 export function readPlan(path: string): PlanRow[] {
@@ -114,6 +126,7 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
   const connection = await f.connection();
   const [journal, api, { keyIdOf }, { driveIntent }] = await Promise.all([f.journal(), f.api(), import('../journal/intent.js'), import('./drive.js')]);
   const delivered = new Map(journal.history.list().filter((r) => r.outcome === 'delivered').map((r) => [r.key, r]));
+  await checkOutFiles(rows, delivered, journal, o.force === true);
   if (connection.environment === 'live' && !f.globals.yes) {
     const todo = rows.filter((r) => !delivered.has(r.key));
     const units = todo.reduce((sum, r) => sum + r.quantity, 0);
@@ -131,7 +144,11 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
       const row = rows[index]!;
       const base: PlanResult = { row: row.row, productId: row.productId, quantity: row.quantity, key: row.key, ...(row.out ? { out: row.out } : {}) };
       try {
-        const earlier = delivered.get(row.key);
+        // Read again now, not only at the start: an overlapping run of the same plan may have delivered
+        // this row meanwhile, and placing it again (the same key: the same order) would find its out file
+        // taken and leave an order pending that was delivered.
+        const again = delivered.get(row.key) ?? journal.history.get(row.key);
+        const earlier = again?.outcome === 'delivered' ? again : undefined;
         if (earlier?.orderId !== undefined) {
           // Delivered by an earlier run of this plan: read, never placed again.
           results[index] = { ...base, order: await api.getOrder(earlier.orderId), already: true };
@@ -176,6 +193,28 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
       code: 'plan_rows_failed',
       hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     });
+  }
+}
+
+/**
+ * Every row's out file is refused before anything is sent (a symbolic link, an existing file without
+ * --force, a directory that cannot be written), as `order place --out` does: after the charge it would be
+ * an order left pending. A row already delivered, or whose interrupted intent's own file is there, passes.
+ */
+async function checkOutFiles(rows: readonly PlanRow[], delivered: ReadonlyMap<string, unknown>, journal: Journal, force: boolean): Promise<void> {
+  const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
+  if (todo.length === 0) return;
+  const [{ checkOutTarget }, { deliveredFile }] = await Promise.all([import('../export/write.js'), import('./machine.js')]);
+  const { intents } = journal.read();
+  for (const row of todo) {
+    const intent = intents.find((i) => i.key === row.key);
+    if (intent && deliveredFile(intent, row.out!) !== undefined) continue;
+    try {
+      checkOutTarget(row.out!, force);
+    } catch (error) {
+      if (isCliError(error)) throw new CliError(error.exitCode, `line ${row.row}: ${error.message}; nothing was ordered`, { code: error.code, ...(error.hint ? { hint: error.hint } : {}) });
+      throw error;
+    }
   }
 }
 

@@ -80,9 +80,12 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
     else f.io.notice(`${f.io.c.green('✓')} wrote ${result.count} codes of ${options.orderId} to ${result.path} (${result.format}, 0600)`);
   }
   await f.io.flushOut();
+  // The reader of stdout went away (`| head`): quiet, as cat would be, but the codes did not all reach the
+  // user, so an interrupted `order place` of this order stays pending.
+  if (result.readerGone) return;
   await failpoint('delivered');
   // The codes reached the user: an interrupted `order place` of this order must not deliver them again.
   const { settleOrder } = await import('../../orders/drive.js');
-  await settleOrder(await f.journal(), options.orderId, true);
+  await settleOrder(await f.journal(), options.orderId, true, api.baseUrl);
   await failpoint('resolved');
 }

@@ -50,7 +50,7 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   const api = await f.api();
   const [{ showFailedOrder, printOutcome, settleOrder }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../failpoints.js')]);
   const order = await waitWithWebhook(f, api, { ...options, webhookSecret }).catch((error: unknown) => showFailedOrder(f.io, error));
-  let written: { path: string; count: number; format: string } | undefined;
+  let written: { path: string; count: number; format: string; readerGone?: boolean | undefined } | undefined;
   if (out) {
     const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: f.io, signal: f.signal };
     if (existing) {
@@ -68,7 +68,8 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   await f.io.flushOut();
   await failpoint('delivered');
   // An interrupted `order place` of this order has now reached the user: its intent is done.
-  await settleOrder(await f.journal(), order.id, written !== undefined);
+  // Not when the reader of `--out -` went away before every code was written: nothing reached the user.
+  if (!written?.readerGone) await settleOrder(await f.journal(), order.id, written !== undefined, api.baseUrl);
   await failpoint('resolved');
 }
 
