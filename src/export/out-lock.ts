@@ -8,15 +8,10 @@ import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { LocalError, UsageError } from '../errors.js';
 import { errnoMeaning } from '../files/atomic.js';
-import { pidAlive } from '../journal/owner.js';
+import { currentOwner, isAlive, type Owner } from '../journal/owner.js';
 
-export interface LockHolder {
-  pid: number;
-  /** Start time in clock ticks since boot (Linux /proc/<pid>/stat field 22); absent elsewhere. */
-  start?: string | undefined;
-  /** /proc/sys/kernel/random/boot_id (Linux); absent elsewhere. */
-  boot?: string | undefined;
-}
+/** The process holding a lock: pid, start time and boot, as the journal's owners (src/journal/owner.ts). */
+export type LockHolder = Owner;
 
 export interface OutLock {
   /** The lock file. */
@@ -61,19 +56,10 @@ export function lockOutTarget(target: string): OutLock {
   throw busy(target, path, readHolder(path) ?? 'unreadable');
 }
 
-export function holderAlive(holder: LockHolder): boolean {
-  const me = currentHolder();
-  if (holder.boot && me.boot && holder.boot !== me.boot) return false;
-  if (!pidAlive(holder.pid)) return false;
-  const stat = readStat(holder.pid);
-  if (stat === undefined) return true;
-  if (stat.state === 'Z' || stat.state === 'X') return false;
-  return holder.start === undefined || stat.start === holder.start;
-}
+/** Alive only when provably so on this boot; a stopped process is alive. */
+export const holderAlive: (holder: LockHolder) => boolean = isAlive;
 
-export function currentHolder(): LockHolder {
-  return { pid: process.pid, start: readStat(process.pid)?.start, boot: bootId() };
-}
+export const currentHolder: () => LockHolder = currentOwner;
 
 function sameHolder(a: LockHolder, b: LockHolder): boolean {
   return a.pid === b.pid && a.start === b.start && a.boot === b.boot;
@@ -163,31 +149,5 @@ function unlinkQuietly(path: string): void {
     unlinkSync(path);
   } catch {
     // Already gone.
-  }
-}
-
-let cachedBoot: string | undefined | null = null;
-
-function bootId(): string | undefined {
-  if (cachedBoot !== null) return cachedBoot;
-  try {
-    cachedBoot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-  } catch {
-    cachedBoot = undefined;
-  }
-  return cachedBoot;
-}
-
-function readStat(pid: number): { state: string; start: string } | undefined {
-  if (process.platform !== 'linux') return undefined;
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: fields are counted after the last ')'.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const state = fields[0];
-    const start = fields[19];
-    return state && start ? { state, start } : undefined;
-  } catch {
-    return undefined;
   }
 }

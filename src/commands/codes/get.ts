@@ -50,7 +50,7 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
     f.io.outJson(codes);
     await f.io.flushOut();
     const { settleOrder } = await import('../../orders/drive.js');
-    await settleOrder(await f.journal(), options.orderId, true);
+    await settleOrder(await f.journal(), options.orderId, true, api.baseUrl);
     return;
   }
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
