@@ -42,7 +42,7 @@ beforeAll(async () => {
   const products = [...defaultSeed().products, ...Array.from({ length: 1000 }, (_, i) => ({ id: `extra-${i + 1}`, name: `Extra ${i + 1}`, brand: 'Extra', price: 500, currency: 'USD', supply: 1000 }))];
   const seedFile = join(tempDir('giftcodes-contract-seed-'), 'seed.json');
   writeFileSync(seedFile, JSON.stringify({ products }));
-  server = await startServer(['--fulfil-after', '1000', '--seed', seedFile]);
+  server = await startServer(['--fulfil-after', '2500', '--seed', seedFile]);
   relay = await startRelay(server.url);
   try {
     prism = await startPrism(`http://127.0.0.1:${(relay.address() as AddressInfo).port}`);

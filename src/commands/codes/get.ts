@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { orderQuantity } from '../../api/outcome.js';
+import { InterruptedError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
 import { nonEmpty } from '../parse.js';
@@ -56,7 +57,9 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
   try {
-    const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: f.io, signal: f.signal }) : undefined;
+    // An existing file is refused unless it is already exactly these codes (a re-run); when the codes cannot
+    // be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
+    const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: f.io, signal: f.signal }).catch(unlessInterrupted) : undefined;
     if (existing && !same) throw existing;
     result = same ?? await exportCodes({
       api,
@@ -88,4 +91,10 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   const { settleOrder } = await import('../../orders/drive.js');
   await settleOrder(await f.journal(), options.orderId, true, api.baseUrl);
   await failpoint('resolved');
+}
+
+/** A failure to read the codes for comparison counts as "not the same file"; an interruption still interrupts. */
+function unlessInterrupted(error: unknown): undefined {
+  if (error instanceof InterruptedError) throw error;
+  return undefined;
 }
