@@ -1,0 +1,179 @@
+// What `order list` and `order show <ref>` read, in-process: the merge of the record and the journal, each
+// filter, --since's forms, the CSV columns and the ref rules (exact before prefix, ambiguity named).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { History, type OrderRecord } from '../../src/journal/history.js';
+import type { Intent } from '../../src/journal/intent.js';
+import { allRecords, CSV_COLUMNS, filterRecords, parseSince, recordsCsv, resolveRef, unfinished } from '../../src/orders/history-query.js';
+
+function rec(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
+  return { key, productId: 'p1', quantity: 2, environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1', createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered', ...extra };
+}
+
+function intent(key: string, at: string, extra: Partial<Intent> = {}): Intent {
+  return {
+    version: 2, key, profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:1', keyId: 'kid', productId: 'p2', quantity: 3, body: '{}', fingerprint: 'f',
+    phase: 'sending', createdAt: at, updatedAt: at, owner: { pid: 1 }, ...extra,
+  };
+}
+
+describe('allRecords', () => {
+  it('merges unresolved intents as pending, newest first, an ended key shown once (as ended)', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    h.record(rec('ended', '2026-01-02T00:00:00.000Z', { orderId: 'ord_e', status: 'completed' }));
+    const all = allRecords(h, [
+      intent('open', '2026-01-03T00:00:00.000Z', { orderId: 'ord_o', status: 'processing', out: { path: '/x/codes.csv', force: false, csvRaw: false } }),
+      intent('bare', '2026-01-01T00:00:00.000Z'),
+      intent('ended', '2026-01-05T00:00:00.000Z'),
+    ]);
+    expect(all.map((r) => r.key)).toEqual(['open', 'ended', 'bare']);
+    expect(all[0]).toEqual({
+      key: 'open', orderId: 'ord_o', productId: 'p2', quantity: 3, status: 'processing', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1',
+      createdAt: '2026-01-03T00:00:00.000Z', updatedAt: '2026-01-03T00:00:00.000Z', outcome: 'pending', out: '/x/codes.csv',
+    });
+    expect(all[1]).toMatchObject({ outcome: 'delivered', orderId: 'ord_e' });
+    expect(Object.keys(all[2]!)).not.toContain('orderId');
+    expect(Object.keys(all[2]!)).not.toContain('status');
+    expect(Object.keys(all[2]!)).not.toContain('out');
+  });
+
+  it('orders equal times by key, descending', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    const t = '2026-01-01T00:00:00.000Z';
+    expect(allRecords(h, [intent('a', t), intent('c', t), intent('b', t)]).map((r) => r.key)).toEqual(['c', 'b', 'a']);
+  });
+
+  it('sorts by the end time of an ended record, else its last update', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    h.record(rec('late-end', '2026-01-01T00:00:00.000Z', { endedAt: '2026-01-09T00:00:00.000Z' }));
+    const all = allRecords(h, [intent('mid', '2026-01-01T00:00:00.000Z', { updatedAt: '2026-01-05T00:00:00.000Z' })]);
+    expect(all.map((r) => r.key)).toEqual(['late-end', 'mid']);
+  });
+});
+
+describe('filterRecords', () => {
+  const records = [
+    rec('a', '2026-01-01T00:00:00.000Z', { status: 'Completed', productId: 'p1', environment: 'test', profile: 'one' }),
+    rec('b', '2026-01-02T00:00:00.000Z', { outcome: 'refused', productId: 'p2', environment: 'live', profile: 'two' }),
+    rec('c', '2026-01-03T00:00:00.000Z', { outcome: 'pending', status: 'processing', productId: 'p1', environment: 'live', profile: 'one' }),
+  ];
+  const keys = (f: Parameters<typeof filterRecords>[1]): string[] => filterRecords(records, f).map((r) => r.key);
+
+  it('each filter on its own, and all of them together', () => {
+    expect(keys({})).toEqual(['a', 'b', 'c']);
+    expect(keys({ status: 'REFUSED' })).toEqual(['b']);
+    expect(keys({ status: 'completed' })).toEqual(['a']);
+    expect(keys({ status: 'Processing' })).toEqual(['c']);
+    expect(keys({ product: 'p1' })).toEqual(['a', 'c']);
+    expect(keys({ env: 'live' })).toEqual(['b', 'c']);
+    expect(keys({ profile: 'one' })).toEqual(['a', 'c']);
+    expect(keys({ product: 'p1', env: 'live', profile: 'one', status: 'pending' })).toEqual(['c']);
+  });
+
+  it('--since is inclusive, to the millisecond', () => {
+    expect(keys({ since: Date.parse('2026-01-02T00:00:00.000Z') })).toEqual(['b', 'c']);
+    expect(keys({ since: Date.parse('2026-01-02T00:00:00.001Z') })).toEqual(['c']);
+  });
+
+  it('--limit keeps the first n after filtering', () => {
+    expect(keys({ limit: 2 })).toEqual(['a', 'b']);
+    expect(keys({ product: 'p1', limit: 1 })).toEqual(['a']);
+    expect(keys({ limit: 0 })).toEqual([]);
+  });
+});
+
+describe('parseSince', () => {
+  const now = Date.parse('2026-11-10T12:00:00.000Z');
+  it('durations in every unit, counted back from now', () => {
+    expect(parseSince('30s', now)).toBe(now - 30_000);
+    expect(parseSince('90m', now)).toBe(now - 90 * 60_000);
+    expect(parseSince('12h', now)).toBe(now - 12 * 3_600_000);
+    expect(parseSince('7d', now)).toBe(now - 7 * 86_400_000);
+    expect(parseSince('2w', now)).toBe(now - 14 * 86_400_000);
+    expect(parseSince('1.5h', now)).toBe(now - 5_400_000);
+    expect(parseSince(' 1d ', now)).toBe(now - 86_400_000);
+  });
+
+  it('a date is midnight UTC; a date and time as written', () => {
+    expect(parseSince('2026-11-01', now)).toBe(Date.parse('2026-11-01T00:00:00Z'));
+    expect(parseSince('2026-11-01T08:00:00Z', now)).toBe(Date.parse('2026-11-01T08:00:00Z'));
+    expect(parseSince('2026-11-01T08:00:00+02:00', now)).toBe(Date.parse('2026-11-01T06:00:00Z'));
+  });
+
+  it('anything else is a usage error naming the value', () => {
+    for (const bad of ['7', 'd', '7y', 'x7d', '7dd', 'yesterday', '2026-13-45', '2026-11-01T', '12026-11-01', '2026-11-01x', '']) {
+      expect(() => parseSince(bad, now), bad).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(`not "${bad}"`) }));
+    }
+  });
+});
+
+describe('unfinished', () => {
+  it('only an order the server may still change', () => {
+    expect(unfinished(rec('a', '2026-01-01T00:00:00.000Z'))).toBe(false);
+    expect(unfinished(rec('a', '2026-01-01T00:00:00.000Z', { orderId: 'o' }))).toBe(true);
+    expect(unfinished(rec('a', '2026-01-01T00:00:00.000Z', { orderId: 'o', status: 'processing' }))).toBe(true);
+    expect(unfinished(rec('a', '2026-01-01T00:00:00.000Z', { orderId: 'o', status: 'completed' }))).toBe(false);
+    expect(unfinished(rec('a', '2026-01-01T00:00:00.000Z', { orderId: 'o', status: 'failed' }))).toBe(false);
+  });
+});
+
+describe('recordsCsv', () => {
+  it('a header row, then one row per record in column order, CRLF between rows', () => {
+    const r = rec('k1', '2026-01-01T00:00:00.000Z', { orderId: 'o1', status: 'completed', out: '/tmp/c.csv', error: { code: 'c', message: 'm' } });
+    const csv = recordsCsv([r, rec('k2', '2026-01-02T00:00:00.000Z')], (v) => (v === undefined ? '' : `[${String(v)}]`));
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toBe(CSV_COLUMNS.join(','));
+    expect(lines[0]).toBe('key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message');
+    expect(lines[1]).toBe('[k1],[o1],[p1],[2],[completed],[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[/tmp/c.csv],[c],[m]');
+    expect(lines[2]).toBe('[k2],,[p1],[2],,[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],,,');
+    expect(lines).toHaveLength(3);
+  });
+});
+
+describe('resolveRef', () => {
+  const records = [
+    rec('key-alpha', '2026-01-01T00:00:00.000Z', { orderId: 'ord_100' }),
+    rec('key-beta', '2026-01-02T00:00:00.000Z', { orderId: 'ord_1001' }),
+    rec('ord_1002', '2026-01-03T00:00:00.000Z'),
+  ];
+
+  it('an exact id or key wins over a prefix of others', () => {
+    expect(resolveRef(records, 'ord_100')?.key).toBe('key-alpha');
+    expect(resolveRef(records, 'key-beta')?.key).toBe('key-beta');
+    expect(resolveRef(records, 'ord_1002')?.key).toBe('ord_1002');
+  });
+
+  it('a unique prefix of an id or a key', () => {
+    expect(resolveRef(records, 'key-a')?.key).toBe('key-alpha');
+    expect(resolveRef(records, 'key-b')?.key).toBe('key-beta');
+    expect(resolveRef(records, 'nothing')).toBeUndefined();
+    expect(resolveRef([], 'x')).toBeUndefined();
+  });
+
+  it('one record matched as both key and id is one match', () => {
+    expect(resolveRef([rec('same', '2026-01-01T00:00:00.000Z', { orderId: 'same' })], 'sa')?.key).toBe('same');
+  });
+
+  it('an ambiguous prefix is a usage error listing the candidates on one line', () => {
+    let error: unknown;
+    try {
+      resolveRef(records, 'key-');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ exitCode: 2, code: 'ambiguous_ref', hint: 'give more characters of the order id or key' });
+    expect((error as Error).message).toBe(
+      '"key-" matches 2 orders: ord_100 (key key-alpha, 2 × p1, 2026-01-01T00:00:00.000Z); ord_1001 (key key-beta, 2 × p1, 2026-01-02T00:00:00.000Z)',
+    );
+  });
+
+  it('more than ten candidates: ten shown and the rest counted; no order id is said so', () => {
+    const many = Array.from({ length: 12 }, (_, i) => rec(`k${String(i).padStart(2, '0')}`, '2026-01-01T00:00:00.000Z'));
+    expect(() => resolveRef(many, 'k')).toThrow(/^"k" matches 12 orders: \(no order id\) \(key k00, .*; and 2 more$/);
+    expect(() => resolveRef(many, 'k')).toThrow(expect.objectContaining({ message: expect.not.stringContaining('key k10') }));
+    const eleven = many.slice(0, 10);
+    expect(() => resolveRef(eleven, 'k')).toThrow(expect.objectContaining({ message: expect.not.stringContaining('more') }));
+  });
+});

@@ -1,0 +1,308 @@
+// Waiting, printing the outcome, settling interrupted intents and recognising an earlier delivery, in-process
+// against the reference server: the pieces order place, resume, watch and codes get share.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
+import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import { Journal } from '../../src/journal/journal.js';
+import { driveIntent, printOutcome, settleDelivered, settleOrder, showFailedOrder } from '../../src/orders/drive.js';
+import { fileIdentity, OrderMachine } from '../../src/orders/machine.js';
+import { outExists, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
+import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
+import { Io } from '../../src/output/io.js';
+import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { tempDir } from '../helpers/e2e.js';
+
+const KEY = 'sc_test_demo_4f3c9a1b7e2d';
+let fast: RunningServer;
+let slow: RunningServer;
+let failing: RunningServer;
+beforeAll(async () => {
+  fast = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
+  slow = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 3_600_000 });
+  failing = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0, failOrders: 1 });
+});
+afterAll(async () => {
+  await Promise.all([fast.close(), slow.close(), failing.close()]);
+});
+
+interface Captured {
+  io: Io;
+  out: () => string;
+  err: () => string;
+}
+
+function capture(json = false): Captured {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const io = new Io({ stdin: new PassThrough(), stdout, stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  if (json) io.setMode({ json: true, quiet: false, verbose: false });
+  return { io, out: () => out, err: () => err };
+}
+
+function api(url: string): ApiClient {
+  return new ApiClient({ baseUrl: url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+}
+
+function journal(): Journal {
+  const dir = join(tempDir(), 'journal');
+  mkdirSync(dir, { recursive: true });
+  return new Journal(dir);
+}
+
+const specFor = (url: string): OrderSpec => ({ profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 });
+
+async function placed(url: string): Promise<string> {
+  return (await api(url).createOrder('{"product_id":"amazon-us-25","quantity":2}', `k-${Math.random()}`)).order.id;
+}
+
+describe('waitForOrder', () => {
+  it('polls until completed and says each status change once, on stderr', async () => {
+    const c = capture();
+    const orderId = await placed(fast.url);
+    const seen: string[] = [];
+    const order = await waitForOrder({ api: api(fast.url), orderId, io: c.io, signal: new AbortController().signal, intervalS: 0.01, onStatus: (o) => seen.push(o.status) });
+    expect(order.status).toBe('completed');
+    expect(seen.at(-1)).toBe('completed');
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(c.err()).toContain(`order ${orderId}: completed\n`);
+    expect(DEFAULT_INTERVAL_S).toBe(2);
+  });
+
+  it('a failed order is OrderEndedError (exit 6) carrying the order, with the hint to show it', async () => {
+    const orderId = await placed(failing.url);
+    const error = await waitForOrder({ api: api(failing.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderEndedError);
+    expect(error).toMatchObject({ exitCode: 6, code: 'order_failed', message: `order ${orderId} ended failed`, hint: `nothing to fetch; see it with: giftcodes order show ${orderId}`, order: { id: orderId } });
+  });
+
+  it('--timeout 0: one poll, then exit 7 naming the status, the order going on', async () => {
+    const orderId = await placed(slow.url);
+    const error = await waitForOrder({ api: api(slow.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01, timeoutS: 0 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 7, code: 'wait_timeout', hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}` });
+    expect((error as Error).message).toMatch(new RegExp(`^gave up waiting for order ${orderId} after 0s; it is still \\S+$`));
+  });
+
+  it('an abort while waiting is exit 130 with the reason, the order going on', async () => {
+    const orderId = await placed(slow.url);
+    const controller = new AbortController();
+    const waiting = waitForOrder({ api: api(slow.url), orderId, io: capture().io, signal: controller.signal, intervalS: 60, onStatus: () => setImmediate(() => controller.abort(new Error('SIGINT received'))) });
+    const error = await waiting.catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 130, message: `SIGINT received while waiting for order ${orderId}`, hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}` });
+    const bare = new AbortController();
+    const plain = waitForOrder({ api: api(slow.url), orderId, io: capture().io, signal: bare.signal, intervalS: 60, onStatus: () => setImmediate(() => bare.abort('no error')) });
+    await expect(plain).rejects.toMatchObject({ exitCode: 130, message: `interrupted while waiting for order ${orderId}` });
+  });
+});
+
+describe('printOutcome', () => {
+  const order = { id: 'ord_1', status: 'completed' };
+
+  it('codes on stdout: stdout holds only the codes, the outcome goes to stderr', async () => {
+    const c = capture();
+    printOutcome(c.io, { order, written: { path: '-', count: 3, format: 'csv' } });
+    await c.io.flushOut();
+    expect(c.out()).toBe('');
+    expect(c.err()).toContain('order ord_1 completed: wrote 3 codes to stdout\n');
+  });
+
+  it('--json: the order, with where its codes went when there is a file', async () => {
+    const c = capture(true);
+    printOutcome(c.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
+    await c.io.flushOut();
+    expect(JSON.parse(c.out())).toEqual({ ...order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
+    const plain = capture(true);
+    printOutcome(plain.io, { order });
+    await plain.io.flushOut();
+    expect(JSON.parse(plain.out())).toEqual(order);
+  });
+
+  it('text: the order, then the file line (written now or earlier), or how to follow an order in progress', async () => {
+    const now = capture();
+    printOutcome(now.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
+    await now.io.flushOut();
+    expect(now.out()).toContain('order        ord_1\n');
+    expect(now.out()).toContain('✓ wrote 3 codes to /x/c.csv (csv)\n');
+    const earlier = capture();
+    printOutcome(earlier.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
+    await earlier.io.flushOut();
+    expect(earlier.out()).toContain('✓ the codes were already written to /x/c.csv (csv)\n');
+    const going = capture();
+    printOutcome(going.io, { order: { id: 'ord_2', status: 'processing' } });
+    await going.io.flushOut();
+    expect(going.err()).toContain('follow it with: giftcodes order watch ord_2\n');
+    expect(now.err()).toBe('');
+    const done = capture();
+    printOutcome(done.io, { order });
+    expect(done.err()).toBe('');
+  });
+
+  it('showFailedOrder: with --json the failed order goes to stdout; the error is thrown either way', async () => {
+    const failed = new OrderEndedError({ id: 'ord_f', status: 'failed' });
+    const json = capture(true);
+    expect(() => showFailedOrder(json.io, failed)).toThrow(failed);
+    await json.io.flushOut();
+    expect(JSON.parse(json.out())).toEqual({ id: 'ord_f', status: 'failed' });
+    const text = capture();
+    expect(() => showFailedOrder(text.io, failed)).toThrow(failed);
+    const other = new Error('other');
+    expect(() => showFailedOrder(json.io, other)).toThrow(other);
+    await text.io.flushOut();
+    expect(text.out()).toBe('');
+  });
+});
+
+describe('settling interrupted intents', () => {
+  const dead = { pid: 999_999_999 };
+
+  it('settleDelivered ends dead intents that reached the user (delivered, or their own file on disk), and says so', async () => {
+    const j = journal();
+    const spec = specFor(fast.url);
+    const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, phase: 'delivered', orderId: 'ord_a', owner: dead });
+    const path = join(tempDir(), 'codes.json');
+    writeFileSync(path, '[]');
+    const b = j.save({ ...(await j.begin({ ...spec, key: 'b' })).intent, phase: 'accepted', orderId: 'ord_b', owner: dead, out: { path, force: false, csvRaw: false } });
+    j.save({ ...b, files: [fileIdentity(path, 'ord_b', path)] });
+    j.save({ ...(await j.begin({ ...spec, key: 'c' })).intent, phase: 'accepted', orderId: 'ord_c', owner: dead, out: { path: join(tempDir(), 'none.json'), force: false, csvRaw: false } });
+    j.save({ ...(await j.begin({ ...spec, key: 'd' })).intent, phase: 'accepted', orderId: 'ord_d', owner: dead, out: { path: '-', force: false, csvRaw: false }, files: [fileIdentity(path, 'ord_d', '-')] });
+    j.save({ ...(await j.begin({ ...spec, key: 'e' })).intent, phase: 'delivered', orderId: 'ord_e' });
+    const c = capture(true);
+    await settleDelivered(c.io, j);
+    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['c', 'd', 'e']);
+    expect(c.err()).toContain('the interrupted order ord_a had already reached you; it is complete\n');
+    expect(c.err()).toContain(`the interrupted order ord_b had already reached you (codes in ${path}); it is complete\n`);
+    expect(j.history.list().map((r) => [r.key, r.outcome]).sort()).toEqual([
+      ['a', 'delivered'],
+      ['b', 'delivered'],
+    ]);
+    expect(a.key).toBe('a');
+  });
+
+  it('settleDelivered names the key when there is no order id', async () => {
+    const j = journal();
+    j.save({ ...(await j.begin({ ...specFor(fast.url), key: 'no-id' })).intent, phase: 'delivered', owner: dead });
+    const c = capture();
+    await settleDelivered(c.io, j);
+    expect(c.err()).toContain('the interrupted order no-id had already reached you; it is complete\n');
+  });
+
+  it('settleOrder ends the intents of that order: without an out file always, with one only when codes were written', async () => {
+    const spec = specFor(fast.url);
+    const make = async (j: Journal): Promise<void> => {
+      j.save({ ...(await j.begin({ ...spec, key: 'plain' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead });
+      j.save({ ...(await j.begin({ ...spec, key: 'file' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead, out: { path: '/x', force: false, csvRaw: false } });
+      j.save({ ...(await j.begin({ ...spec, key: 'other' })).intent, phase: 'accepted', orderId: 'ord_y', owner: dead });
+    };
+    const without = journal();
+    await make(without);
+    await settleOrder(without, 'ord_x', false);
+    expect(without.read().intents.map((i) => i.key).sort()).toEqual(['file', 'other']);
+    const withCodes = journal();
+    await make(withCodes);
+    await settleOrder(withCodes, 'ord_x', true);
+    expect(withCodes.read().intents.map((i) => i.key)).toEqual(['other']);
+  });
+});
+
+describe('driveIntent', () => {
+  it('wait false, no out: sends once and returns the order as accepted, nothing written', async () => {
+    const j = journal();
+    const { intent } = await j.begin(specFor(slow.url));
+    const c = capture();
+    const { driven } = await driveIntent({ io: c.io, api: api(slow.url), journal: j, signal: new AbortController().signal }, intent, { wait: false, intervalS: 0.01 });
+    expect(driven.written).toBeUndefined();
+    expect(driven.order.status).not.toBe('completed');
+    expect(j.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: driven.order.id });
+  });
+
+  it('an accepted intent whose own file is on disk and whose order completed is not waited for; the file is kept', async () => {
+    const j = journal();
+    const path = join(tempDir(), 'codes.json');
+    const { intent } = await j.begin({ ...specFor(fast.url), out: { path, force: false, csvRaw: false } });
+    const deps = { io: capture().io, api: api(fast.url), journal: j, signal: new AbortController().signal };
+    await driveIntent(deps, intent, { wait: true, out: intent.out, intervalS: 0.01 });
+    const before = readFileSync(path, 'utf8');
+    const onDisk = j.find(intent.key)!;
+    // A second run: waiting would throw (the API refuses every call but the one GET).
+    let gets = 0;
+    const counting = { getOrder: (id: string) => (gets++ === 0 ? deps.api.getOrder(id) : Promise.reject(new Error('waited'))) } as unknown as ApiClient;
+    const again = await driveIntent({ ...deps, api: counting }, onDisk, { wait: true, out: onDisk.out, intervalS: 0.01 });
+    expect(gets).toBe(1);
+    expect(again.driven.written).toMatchObject({ path, earlier: true, count: 2 });
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
+  it('a `sending` intent with an order id (never accepted on disk) is sent again with its key, not read', async () => {
+    const j = journal();
+    const { intent } = await j.begin(specFor(fast.url));
+    const sending: Intent = j.save({ ...intent, phase: 'sending', orderId: 'ord_stale' });
+    const calls: string[] = [];
+    const real = api(fast.url);
+    const spy = {
+      createOrder: (body: string, key: string) => (calls.push('post'), real.createOrder(body, key)),
+      getOrder: (id: string) => (calls.push('get'), real.getOrder(id)),
+    } as unknown as ApiClient;
+    await driveIntent({ io: capture().io, api: spy, journal: j, signal: new AbortController().signal }, sending, { wait: false, intervalS: 0.01 });
+    expect(calls).toEqual(['post']);
+    const prepared = { ...sending, phase: 'prepared' as const, key: 'k2' };
+    calls.length = 0;
+    await new OrderMachine({ io: capture().io, api: spy, journal: j, signal: new AbortController().signal }, j.save(prepared)).send();
+    expect(calls).toEqual(['post']);
+  });
+});
+
+describe('recover', () => {
+  it('resumableFor: only when the intent order place would resume owns the file at the path', async () => {
+    const j = journal();
+    const spec = specFor(fast.url);
+    const path = join(tempDir(), 'codes.json');
+    writeFileSync(path, '["x"]');
+    const { intent } = await j.begin({ ...spec, key: 'mine' });
+    const own = j.save({ ...intent, orderId: 'ord_m', owner: { pid: 999_999_999 }, files: [fileIdentity(path, 'ord_m', path)] });
+    expect(resumableFor(j, spec, 'mine', path)).toBe(true);
+    expect(resumableFor(j, spec, undefined, path)).toBe(true);
+    expect(resumableFor(j, spec, 'other-key', path)).toBe(false);
+    expect(resumableFor(j, { ...spec, quantity: 3 }, undefined, path)).toBe(false);
+    expect(resumableFor(j, spec, 'mine', `${path}.other`)).toBe(false);
+    // Held by a live process, or stale: order place would not resume it without a key.
+    j.save({ ...own, owner: { pid: process.ppid } });
+    expect(resumableFor(j, spec, undefined, path)).toBe(false);
+    j.save({ ...own, createdAt: new Date(Date.now() - 25 * 3_600_000).toISOString() });
+    expect(resumableFor(j, spec, undefined, path)).toBe(false);
+    expect(resumableFor(j, spec, 'mine', path)).toBe(true);
+  });
+
+  it('sameCodesAlready: the same bytes are an earlier delivery; other bytes or no file are not; no check file is left', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.json');
+    const orderId = await placed(fast.url);
+    const base = { api: api(fast.url), orderId, io: capture().io, signal: new AbortController().signal, csvRaw: false };
+    expect(await sameCodesAlready({ ...base, out: target })).toBeUndefined();
+    const first = await (await import('../../src/export/write.js')).exportCodes({ ...base, out: target, force: false });
+    const same = await sameCodesAlready({ ...base, out: target });
+    expect(same).toMatchObject({ path: target, count: first.count });
+    writeFileSync(target, '[]');
+    expect(await sameCodesAlready({ ...base, out: target })).toBeUndefined();
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(dir)).toEqual(['codes.json']);
+  });
+
+  it('outExists keeps an out_exists refusal and throws any other', () => {
+    const exists = Object.assign(new Error('exists'), { code: 'out_exists' });
+    expect(outExists(() => undefined)).toBeUndefined();
+    expect(outExists(() => {
+      throw exists;
+    })).toBe(exists);
+    const other = Object.assign(new Error('denied'), { code: 'out_unwritable' });
+    expect(() => outExists(() => {
+      throw other;
+    })).toThrow(other);
+  });
+});

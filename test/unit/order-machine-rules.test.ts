@@ -1,0 +1,222 @@
+// The order machine's finer rules, in-process against the reference server: what a kept intent's error
+// says, which fields identify a codes file, what a resumed send writes, and a short stdout.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
+import { ApiError, CliError, ExitCode, NetworkError, OrderFailedError } from '../../src/errors.js';
+import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import { Journal } from '../../src/journal/journal.js';
+import { certainlyRefused, deliveredFile, fileIdentity, keptForResume, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
+import { OrderEndedError } from '../../src/orders/wait.js';
+import { Io } from '../../src/output/io.js';
+import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { tempDir } from '../helpers/e2e.js';
+
+const KEY = 'sc_test_demo_4f3c9a1b7e2d';
+let server: RunningServer;
+let failing: RunningServer;
+beforeAll(async () => {
+  server = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
+  failing = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0, failOrders: 1 });
+});
+afterAll(async () => {
+  await Promise.all([server.close(), failing.close()]);
+});
+
+const T0 = Date.parse('2026-06-01T12:00:00.000Z');
+
+function setup(url = server.url, stdout: Writable = new PassThrough()): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
+  const dir = join(tempDir(), 'journal');
+  mkdirSync(dir, { recursive: true });
+  const journal = new Journal(dir);
+  const api = new ApiClient({ baseUrl: url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+  const io = new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const spec = { profile: 'default', environment: 'test' as const, baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
+  return { deps: { io, api, journal, signal: new AbortController().signal, now: () => T0 }, journal, spec };
+}
+
+describe('keptForResume', () => {
+  const intent = { key: 'k-1' } as Intent;
+
+  it('says the order may or may not exist, and how to finish it; code, status and exit kept', () => {
+    const kept = keptForResume(new NetworkError('connection reset', { code: 'network_error', status: 503 }), intent) as CliError;
+    expect(kept).toBeInstanceOf(CliError);
+    expect(kept).toMatchObject({
+      exitCode: ExitCode.network,
+      code: 'network_error',
+      status: 503,
+      message: 'connection reset; the order may or may not have been placed',
+      hint: 'nothing is lost or charged twice: run the same command again, or: giftcodes order resume k-1',
+    });
+  });
+
+  it('with an order id: the order was placed', () => {
+    expect((keptForResume(new ApiError('boom', { status: 500 }), { ...intent, orderId: 'ord_7' }) as Error).message).toBe('boom; order ord_7 was placed');
+  });
+
+  it('said once; a failed order and a non-CLI error pass unchanged', () => {
+    const once = new ApiError('boom; order ord_7 was placed');
+    expect(keptForResume(once, { ...intent, orderId: 'ord_7' })).toBe(once);
+    const failed = new OrderFailedError('ended failed');
+    expect(keptForResume(failed, intent)).toBe(failed);
+    const bug = new Error('bug');
+    expect(keptForResume(bug, intent)).toBe(bug);
+  });
+});
+
+describe('certainlyRefused, the rest of the table', () => {
+  it('a CLI error without a status: usage and auth only on a first attempt; others never', () => {
+    expect(certainlyRefused(new CliError(ExitCode.network, 'x'), true)).toBe(false);
+    expect(certainlyRefused(new CliError(ExitCode.local, 'x'), true)).toBe(false);
+    expect(certainlyRefused(new CliError(ExitCode.auth, 'x'), false)).toBe(false);
+    expect(certainlyRefused(new CliError(ExitCode.auth, 'x', { status: 500 }), true)).toBe(false);
+    expect(certainlyRefused(new CliError(ExitCode.network, 'x', { status: 404 }), false)).toBe(true);
+  });
+});
+
+describe('codes file identity', () => {
+  it('fileIdentity records order, path, dev, ino, size and the sha256 of the bytes', () => {
+    const file = join(tempDir(), 'f.json');
+    writeFileSync(file, 'hello');
+    const stat = statSync(file);
+    expect(fileIdentity(file, 'ord_1', '/target')).toEqual({
+      orderId: 'ord_1', path: '/target', dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+    });
+  });
+
+  it('deliveredFile: each field must match; a directory or a missing file is never a delivery', () => {
+    const dir = tempDir();
+    const path = join(dir, 'c.json');
+    writeFileSync(path, '[1]');
+    const id = fileIdentity(path, 'ord_1', path);
+    const intent = { key: 'k', orderId: 'ord_1', files: [id] } as Intent;
+    expect(deliveredFile(intent, path)).toEqual(id);
+    for (const change of [{ dev: id.dev + 1 }, { ino: id.ino + 1 }, { size: id.size + 1 }, { sha256: createHash('sha256').update('x').digest('hex') }, { path: `${path}x` }, { orderId: 'ord_2' }]) {
+      expect(deliveredFile({ ...intent, files: [{ ...id, ...change }] }, path), JSON.stringify(change)).toBeUndefined();
+    }
+    expect(deliveredFile({ ...intent, files: undefined }, path)).toBeUndefined();
+    expect(deliveredFile(intent, join(dir, 'none'))).toBeUndefined();
+    expect(deliveredFile({ ...intent, files: [{ ...id, path: join(dir, 'none') }] }, join(dir, 'none'))).toBeUndefined();
+    const sub = join(dir, 'sub');
+    mkdirSync(sub);
+    const st = statSync(sub);
+    expect(deliveredFile({ ...intent, files: [{ ...id, path: sub, dev: st.dev, ino: st.ino, size: st.size }] }, sub)).toBeUndefined();
+    // Several identities: the one whose bytes match.
+    expect(deliveredFile({ ...intent, files: [{ ...id, sha256: 'other' }, id] }, path)).toEqual(id);
+  });
+});
+
+describe('machine transitions, more', () => {
+  it('every save is stamped with the machine clock; accept records id and status', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec, T0 - 1000);
+    const machine = new OrderMachine(deps, intent);
+    const order = await machine.send();
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: order.id, status: order.status, updatedAt: '2026-06-01T12:00:00.000Z' });
+    await machine.delivered();
+    await machine.resolve();
+    expect(journal.history.list()[0]).toMatchObject({ endedAt: '2026-06-01T12:00:00.000Z', outcome: 'delivered' });
+  });
+
+  it('a resumed `sending` intent is POSTed again without first writing `sending`; a refusal then is certain only for 400/404/422', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    const sending = journal.save({ ...intent, phase: 'sending' });
+    const saves: string[] = [];
+    const watching = Object.assign(Object.create(journal) as Journal, { save: (i: Intent, now?: number) => (saves.push(i.phase), journal.save(i, now)) });
+    const unauthorized = { createOrder: () => Promise.reject(new ApiError('forbidden', { status: 403 })) } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, journal: watching, api: unauthorized }, sending).send()).rejects.toMatchObject({ status: 403, message: 'forbidden; the order may or may not have been placed' });
+    expect(saves).toEqual([]);
+    expect(journal.find(intent.key)?.phase).toBe('sending');
+    const gone = { createOrder: () => Promise.reject(new ApiError('no such product', { status: 404 })) } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, api: gone }, sending).send()).rejects.toMatchObject({ status: 404, message: 'no such product' });
+    expect(journal.find(intent.key)).toBeUndefined();
+    expect(journal.history.list()[0]).toMatchObject({ outcome: 'refused', error: { message: 'no such product' } });
+  });
+
+  it('an order already failed when accepted ends the intent failed at once (exit 6)', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    const machine = new OrderMachine(deps, intent);
+    await expect(machine.accept({ id: 'ord_f', status: 'Failed' })).rejects.toBeInstanceOf(OrderEndedError);
+    expect(journal.find(intent.key)).toBeUndefined();
+    expect(journal.history.list()[0]).toMatchObject({ key: intent.key, orderId: 'ord_f', status: 'Failed', outcome: 'failed' });
+  });
+
+  it('refresh saves a changed status only, and never POSTs; a failed read keeps the intent', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    const first = new OrderMachine(deps, intent);
+    const order = await first.send();
+    const accepted = journal.save({ ...first.intent, status: 'stale-status' }, T0 - 5000);
+    const again = new OrderMachine(deps, accepted);
+    const read = await again.refresh();
+    expect(read.id).toBe(order.id);
+    expect(journal.find(intent.key)).toMatchObject({ status: read.status, updatedAt: '2026-06-01T12:00:00.000Z' });
+    const unchanged = journal.save({ ...again.intent }, T0 - 5000);
+    await new OrderMachine(deps, unchanged).refresh();
+    expect(journal.find(intent.key)?.updatedAt).toBe('2026-06-01T11:59:55.000Z');
+    const down = { getOrder: () => Promise.reject(new NetworkError('down')) } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, api: down }, unchanged).refresh()).rejects.toMatchObject({ message: `down; order ${order.id} was placed` });
+  });
+
+  it('complete saves the final status; a failed order ends the intent failed; other errors keep it', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    const machine = new OrderMachine(deps, intent);
+    await machine.send();
+    journal.save({ ...machine.intent, status: 'processing' });
+    machine.intent = { ...machine.intent, status: 'processing' };
+    const done = await machine.complete({ intervalS: 0.01 });
+    expect(done.status).toBe('completed');
+    expect(journal.find(intent.key)?.status).toBe('completed');
+    const down = { getOrder: () => Promise.reject(new NetworkError('down')) } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, api: down }, machine.intent).complete({ intervalS: 0.01 })).rejects.toMatchObject({ message: `down; order ${done.id} was placed` });
+    expect(journal.find(intent.key)).toBeDefined();
+    const f = setup(failing.url);
+    const failed = new OrderMachine(f.deps, (await f.journal.begin(f.spec)).intent);
+    await failed.send().catch(() => undefined);
+    const error = await failed.complete({ intervalS: 0.01, timeoutS: 30 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderEndedError);
+    expect((error as Error).message).not.toContain('may or may not');
+  });
+
+  it('writeCodes: the identity gains count and format after the rename; a second run finds its file and writes nothing', async () => {
+    const { deps, journal, spec } = setup();
+    const path = join(tempDir(), 'codes.csv');
+    const out = { path, format: 'csv' as const, force: false, csvRaw: false };
+    const { intent } = await journal.begin({ ...spec, out });
+    const machine = new OrderMachine(deps, intent);
+    await machine.send();
+    await machine.complete({ intervalS: 0.01 });
+    const written = await machine.writeCodes(out);
+    expect(written).toMatchObject({ path, count: 2, format: 'csv' });
+    const files = journal.find(intent.key)!.files!;
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatchObject({ orderId: machine.intent.orderId, path, count: 2, format: 'csv', size: statSync(path).size });
+    const again = await new OrderMachine(deps, journal.find(intent.key)!).writeCodes(out);
+    expect(again).toEqual({ path, count: 2, format: 'csv', earlier: true });
+    // An identity recorded before the rename (no count or format yet): the intent's quantity and the --out format.
+    const bare = { ...journal.find(intent.key)!, files: [{ ...files[0]!, count: undefined, format: undefined }] };
+    expect(await new OrderMachine(deps, bare).writeCodes({ ...out, format: 'jsonl' })).toEqual({ path, count: 2, format: 'jsonl', earlier: true });
+    expect(await new OrderMachine(deps, bare).writeCodes({ ...out, format: undefined })).toEqual({ path, count: 2, format: 'json', earlier: true });
+    expect(readFileSync(path, 'utf8').split('\n')[0]).toContain('code');
+  });
+
+  it('codes to stdout: a write error is exit 8 in words, the intent kept', async () => {
+    const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) });
+    const { deps, journal, spec } = setup(server.url, broken);
+    const { intent } = await journal.begin(spec);
+    const machine = new OrderMachine(deps, intent);
+    await machine.send();
+    await machine.complete({ intervalS: 0.01 });
+    const error = await machine.writeCodes({ path: '-', force: false, csvRaw: false }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 8 });
+    expect((error as Error).message).toMatch(/standard output/);
+    expect(journal.find(intent.key)?.phase).toBe('accepted');
+  });
+});
