@@ -200,13 +200,18 @@ describe('settling interrupted intents', () => {
       j.save({ ...(await j.begin({ ...spec, key: 'file' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead, out: { path: '/x', force: false, csvRaw: false } });
       j.save({ ...(await j.begin({ ...spec, key: 'other' })).intent, phase: 'accepted', orderId: 'ord_y', owner: dead });
     };
+    // The same order id on another server is another order: nothing settles.
+    const elsewhere = journal();
+    await make(elsewhere);
+    await settleOrder(elsewhere, 'ord_x', true, 'http://127.0.0.1:1');
+    expect(elsewhere.read().intents).toHaveLength(3);
     const without = journal();
     await make(without);
-    await settleOrder(without, 'ord_x', false);
+    await settleOrder(without, 'ord_x', false, spec.baseUrl);
     expect(without.read().intents.map((i) => i.key).sort()).toEqual(['file', 'other']);
     const withCodes = journal();
     await make(withCodes);
-    await settleOrder(withCodes, 'ord_x', true);
+    await settleOrder(withCodes, 'ord_x', true, spec.baseUrl);
     expect(withCodes.read().intents.map((i) => i.key)).toEqual(['other']);
   });
 });
