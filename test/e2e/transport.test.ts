@@ -158,6 +158,32 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(ledger.orders.filter((order) => order.idempotency_key === key)).toHaveLength(1);
   }, 70_000);
 
+  // Every dialect of CONTRACT's tolerance section through the proxy too: lists over several pages, an order
+  // waited for with its codes written, and an error body, each read as it is read direct (dialects.test.ts).
+  it.each(['ours', 'jsonapi', 'problem', 'spring', 'pages'])('serve --dialect %s through the proxy: every catalog page, an order with its codes, an error', async (dialect) => {
+    const dialectServer = await startServer(['--dialect', dialect, '--max-page', '10', '--fulfil-after', '0', '--tls-cert', certs.cert, '--tls-key', certs.key]);
+    try {
+      const url = `https://${API_HOST}:${dialectServer.port}`;
+      const before = proxy.connects.length;
+      const catalog = await runCli(['catalog', 'list', '--json', '--ca-file', certs.ca], { baseUrl: url, env: viaProxy() });
+      expect(catalog.code, catalog.stderr).toBe(0);
+      const products = JSON.parse(catalog.stdout) as { id: string }[];
+      expect(products.length).toBeGreaterThan(10);
+      expect(new Set(products.map((p) => p.id)).size).toBe(products.length);
+      const out = join(tempDir(), 'codes.csv');
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--wait', '--interval', '0.1', '--out', out, '--ca-file', certs.ca, '--json'], { baseUrl: url, env: viaProxy() });
+      expect(placed.code, placed.stderr).toBe(0);
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(13);
+      const refused = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1', '--ca-file', certs.ca], { baseUrl: url, env: viaProxy() });
+      expect(refused.code, refused.stderr).toBe(4);
+      expect(refused.stderr).toMatch(/HTTP 4\d\d/);
+      expect(proxy.connects.length - before).toBeGreaterThanOrEqual(3);
+      expect(proxy.connects.slice(before).every((target) => target.startsWith(`${API_HOST}:`))).toBe(true);
+    } finally {
+      await dialectServer.stop();
+    }
+  }, 60_000);
+
   it('a certificate Node does not trust: exit 5 at once, one attempt, a hint naming --ca-file and NODE_EXTRA_CA_CERTS', async () => {
     const result = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy() });
     expect(result.code).toBe(5);
