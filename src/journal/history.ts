@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
-import { sha256 } from './intent.js';
+import { sha256, type Intent } from './intent.js';
 
 export interface OrderRecord {
   key: string;
@@ -25,6 +25,24 @@ export interface OrderRecord {
 }
 
 export const DEFAULT_HISTORY_DAYS = 90;
+
+/** What the record keeps of an intent (never its key id, body or owner); the journal adds how it ended. */
+export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): OrderRecord {
+  return {
+    key: intent.key,
+    ...(intent.orderId !== undefined ? { orderId: intent.orderId } : {}),
+    productId: intent.productId,
+    quantity: intent.quantity,
+    ...(intent.status !== undefined ? { status: intent.status } : {}),
+    environment: intent.environment,
+    profile: intent.profile,
+    baseUrl: intent.baseUrl,
+    createdAt: intent.createdAt,
+    updatedAt: intent.updatedAt,
+    outcome,
+    ...(intent.out ? { out: intent.out.path } : {}),
+  };
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const OUTCOMES = new Set(['delivered', 'failed', 'refused', 'abandoned', 'pending']);

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
 import { fsyncDirectory, writeFileAtomicSync } from '../files/atomic.js';
-import { DEFAULT_HISTORY_DAYS, History, type OrderRecord } from './history.js';
+import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
 import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
 import { redactKeys } from '../secrets.js';
@@ -149,19 +149,8 @@ export class Journal {
   private endLocked(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): OrderRecord {
     const now = o.now ?? Date.now();
     const record: OrderRecord = {
-      key: intent.key,
-      ...(intent.orderId !== undefined ? { orderId: intent.orderId } : {}),
-      productId: intent.productId,
-      quantity: intent.quantity,
-      ...(intent.status !== undefined ? { status: intent.status } : {}),
-      environment: intent.environment,
-      profile: intent.profile,
-      baseUrl: intent.baseUrl,
-      createdAt: intent.createdAt,
-      updatedAt: intent.updatedAt,
+      ...recordOf(intent, outcome),
       endedAt: new Date(now).toISOString(),
-      outcome,
-      ...(intent.out ? { out: intent.out.path } : {}),
       ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
     };
     try {

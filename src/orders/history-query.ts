@@ -2,7 +2,7 @@
 // journal's unresolved intents (shown as outcome `pending`), newest first; filters, --since, CSV and refs.
 import { orderOutcome } from '../api/outcome.js';
 import { UsageError } from '../errors.js';
-import type { History, OrderRecord } from '../journal/history.js';
+import { recordOf, type History, type OrderRecord } from '../journal/history.js';
 import type { Intent } from '../journal/intent.js';
 
 /** Every order this machine placed or tried: unresolved intents first merged in, newest first. */
@@ -11,20 +11,7 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
   const seen = new Set(ended.map((r) => r.key));
   const pending: OrderRecord[] = intents
     .filter((intent) => !seen.has(intent.key))
-    .map((intent) => ({
-      key: intent.key,
-      ...(intent.orderId !== undefined ? { orderId: intent.orderId } : {}),
-      productId: intent.productId,
-      quantity: intent.quantity,
-      ...(intent.status !== undefined ? { status: intent.status } : {}),
-      environment: intent.environment,
-      profile: intent.profile,
-      baseUrl: intent.baseUrl,
-      createdAt: intent.createdAt,
-      updatedAt: intent.updatedAt,
-      outcome: 'pending' as const,
-      ...(intent.out ? { out: intent.out.path } : {}),
-    }));
+    .map((intent) => recordOf(intent, 'pending'));
   return [...pending, ...ended].sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
 }
 
