@@ -232,7 +232,10 @@ describe('codes get: timing and interruption', () => {
     const target = join(dir, 'codes.csv');
     const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
     proc.stdin?.end();
-    for (let i = 0; i < 1000 && strays(dir).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // The export's temporary file, holding codes already: the --out lock's own short-lived temporary file
+    // (a few bytes of JSON, linked into place at once) shares the prefix and must not be mistaken for it.
+    const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
+    for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
     const temps = strays(dir);
     expect(temps.length).toBeGreaterThan(0);
     expect(temps.every((name) => name.startsWith(`.codes.csv.giftcodes-${proc.pid}-`))).toBe(true);
@@ -251,7 +254,10 @@ describe('codes get: timing and interruption', () => {
     const target = join(dir, 'codes.json');
     const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
     proc.stdin?.end();
-    for (let i = 0; i < 1000 && strays(dir).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // The export's temporary file, holding codes already: the --out lock's own short-lived temporary file
+    // (a few bytes of JSON, linked into place at once) shares the prefix and must not be mistaken for it.
+    const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
+    for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
     proc.kill('SIGTERM');
     const ended = await result;
     expect(ended.code).toBe(130);
