@@ -24,25 +24,44 @@ const processGlobal = {
 };
 
 /**
- * undici's HTTP/2 client requires node:http2 when it loads, only to read a few constants; node:http2 brings
- * node:tls and node:crypto with it (about 10 ms of every API command on plain http, which is what the local
- * server and the bench speak). giftcodes never asks for HTTP/2 (allowH2 stays off), so undici gets the same
- * constants, copied here from this Node at build time, and node:http2 itself only if something reaches past them.
+ * Node modules some dependencies require when they load but need only on paths giftcodes never takes. Each
+ * gets a stand-in that answers the few names read at load, and requires the real module the first time
+ * anything else is asked for. Measured on `ping` (BENCHMARKS.md, issue 13), each is a few milliseconds of
+ * every API command:
+ * - undici's HTTP/2 client reads eight `node:http2` constants (copied here from this Node at build time);
+ *   node:http2 brings node:tls and node:crypto. giftcodes never enables HTTP/2 (allowH2 stays off).
+ * - undici's HTTP/1 client reads `http.maxHeaderSize` at load, for a default: the transport always passes
+ *   maxHeaderSize itself, so the default is never used. Its util compares a stream body's constructor with
+ *   `http.IncomingMessage` before destroying it; giftcodes sends string bodies only, never a response.
+ *   node:http brings ten more modules (its agent, parser, client and server).
+ * - commander requires node:child_process for stand-alone executable sub-commands, which giftcodes has none
+ *   of; node:child_process brings node:dgram and seven more.
  */
-const lazyHttp2 = {
-  name: 'lazy-http2',
+const LAZY_BUILTINS = [
+  { name: 'node:http2', importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/, known: () => ({ constants: http2.constants }) },
+  { name: 'node:http', importer: /[\\/]undici[\\/]lib[\\/](dispatcher[\\/]client|core[\\/]util)\.js$/, known: () => ({ maxHeaderSize: 16384 }), stubs: ['IncomingMessage'] },
+  { name: 'node:child_process', importer: /[\\/]commander[\\/]lib[\\/]command\.js$/, known: () => ({}) },
+];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
   setup(build) {
-    build.onResolve({ filter: /^node:http2$/ }, (args) =>
-      /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/.test(args.importer) ? { path: 'http2', namespace: 'lazy-http2' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'lazy-http2' }, () => ({
-      contents: [
-        `const constants = ${JSON.stringify(http2.constants)};`,
-        'let real;',
-        "module.exports = new Proxy({ constants }, { get: (known, name) => (name in known ? known[name] : (real ??= require('node:http2'))[name]) });",
-      ].join('\n'),
-      loader: 'js',
-    }));
+    build.onResolve({ filter: /^node:(http2?|child_process)$/ }, (args) => {
+      const lazy = LAZY_BUILTINS.find((entry) => entry.name === args.path && entry.importer.test(args.importer));
+      return lazy ? { path: lazy.name, namespace: 'lazy-builtins' } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => {
+      const lazy = LAZY_BUILTINS.find((entry) => entry.name === args.path);
+      return {
+        contents: [
+          `const known = ${JSON.stringify(lazy.known())};`,
+          // A class that nothing is an instance of: a comparison with it is false, as it is for every body giftcodes sends.
+          ...(lazy.stubs ?? []).map((name) => `known[${JSON.stringify(name)}] = class NotLoaded {};`),
+          'let real;',
+          `module.exports = new Proxy(known, { get: (target, name) => (name in target ? target[name] : (real ??= require(${JSON.stringify(lazy.name)}))[name]) });`,
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
   },
 };
 
@@ -78,7 +97,7 @@ try {
     legalComments: 'none',
     logLevel: 'warning',
     define: { __GIFTCODES_VERSION__: JSON.stringify(pkg.version) },
-    plugins: [processGlobal, lazyHttp2],
+    plugins: [processGlobal, lazyBuiltins],
     // What each output holds and imports: `npm run bench` checks the start-up graph with it.
     metafile: true,
     // Some dependencies are CommonJS and use require() and __filename; give the ESM bundle both.

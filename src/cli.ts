@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
-import { registerCommands } from './commands/index.js';
+import { commandWord, registerCommands } from './commands/index.js';
 import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
@@ -12,7 +12,8 @@ import { VERSION } from './version.js';
 /** For scripts/gen-man.mjs: the help topics go into the man page. */
 export { HELP_TOPICS } from './commands/help.js';
 
-export function buildProgram(app: App): Command {
+/** With `argv`, only the branch of the command it names is built (see registerCommands); without, the whole tree. */
+export function buildProgram(app: App, argv?: readonly string[]): Command {
   const program = new Command('giftcodes')
     .description('Order gift codes from the reseller API: check a key, browse the catalog, place orders exactly once, watch them and export their codes.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -42,7 +43,7 @@ export function buildProgram(app: App): Command {
     const { compileQuery } = await import('./output/exporter.js');
     app.io.query = await compileQuery(expression);
   });
-  registerCommands(program, app);
+  registerCommands(program, app, argv ? commandWord(program, argv.slice(2)) : undefined);
   finishHelp(program);
   return program;
 }
@@ -52,7 +53,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   const controller = new AbortController();
   const app = createApp(io, controller.signal);
   installSignalHandlers(controller, io);
-  const program = buildProgram(app);
+  const program = buildProgram(app, argv);
   argv = helpWords(program, argv);
   const topic = argv[2] === 'help' && argv.length === 4 ? helpTopic(argv[3] ?? '') : undefined;
   if (topic !== undefined) {

@@ -97,12 +97,14 @@ export class Factory {
 
   /** The client for the resolved connection (profile, environment, key, base URL). */
   api(): Promise<ApiClient> {
+    if (!this.apiPromise) preloadTransport();
     this.apiPromise ??= this.connection().then((connection) => this.clientFor(connection.baseUrl, connection.apiKey));
     return this.apiPromise;
   }
 
   /** A client for an explicit key and URL: login verifies a key before it is saved. */
   async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
+    preloadTransport();
     const [{ ApiClient }, { DEFAULT_RETRY_POLICY }, extraCa, proxy] = await Promise.all([
       import('./api/client.js'),
       import('./api/retry.js'),
@@ -185,4 +187,14 @@ export class Factory {
   async close(): Promise<void> {
     await Promise.all(this.clients.map((client) => client.close()));
   }
+}
+
+/**
+ * A command that asked for a client will send a request: undici's files are read while the config is read and
+ * the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
+ */
+function preloadTransport(): void {
+  import('./api/transport.js')
+    .then(({ loadUndici }) => loadUndici())
+    .catch(() => undefined);
 }

@@ -52,15 +52,44 @@ function secretPattern(secret: string): RegExp {
 
 /** Masks every key-shaped token in a text: the last net before anything is written. */
 export function redactKeys(text: string, extraSecrets: readonly string[] = []): string {
+  return redactWith(text, extraSecrets, true);
+}
+
+/**
+ * `screen` skips a pattern when a plain search proves it cannot match: compiling the patterns costs more than
+ * the rest of a short command's output (~2–4 ms of `ping`), and most text holds no key. Exported for the
+ * test that screened and unscreened redaction agree.
+ */
+export function redactWith(text: string, extraSecrets: readonly string[], screen: boolean): string {
   // Known secrets first, longest first, while they still stand whole in the text; then anything key-shaped.
   let out = text;
   for (const secret of [...extraSecrets].sort((a, b) => b.length - a.length)) {
     if (secret.length < 8) continue;
     out = out.split(secret).join(maskKey(secret));
     // Escaped, upper-cased or split across lines, as a server may echo it.
-    out = out.replace(secretPattern(secret), maskKey(secret));
+    if (!screen || mayHold(out.toUpperCase(), secret)) out = out.replace(secretPattern(secret), maskKey(secret));
   }
+  if (screen && !KEY_SCREEN.test(out)) return out;
   return out.replace(KEY_PATTERN, (_m, prefix: string, rest: string) => maskKey(unescapeKey(prefix, true).toLowerCase() + unescapeKey(rest)));
+}
+
+/**
+ * Every match of KEY_PATTERN holds one of these: its first two characters are `s` and `c`, each as itself
+ * or as an escape ending in `u0073`/`u0053` and `u0063`/`u0043` (any case, any backslashes or underscores
+ * before it).
+ */
+const KEY_SCREEN = /s(?:c|[\\_]*u00[46]3)|u00[57]3/i;
+
+/**
+ * Whether a text, upper-cased, may hold the secret in a form secretPattern matches: each of its characters
+ * must stand somewhere as itself (in any case) or as a `\uXXXX` escape. One missing rules the secret out.
+ */
+function mayHold(upperText: string, secret: string): boolean {
+  for (const c of new Set(secret)) {
+    const escape = `U${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`;
+    if (!upperText.includes(c.toUpperCase()) && !upperText.includes(escape)) return false;
+  }
+  return true;
 }
 
 export type KeyEnvironment = 'test' | 'live';

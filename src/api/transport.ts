@@ -93,6 +93,34 @@ export function displayProxy(proxy: string): string {
   }
 }
 
+interface Undici {
+  v8: typeof import('node:v8');
+  EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
+}
+let undici: Promise<Undici> | undefined;
+
+/**
+ * undici's modules, read once per process. A command that will talk to the network starts this as soon as it
+ * knows (Factory.api), so the files are read while the config is: on `ping` it is the one wait left between
+ * the command line and the request (BENCHMARKS.md, issue 13).
+ */
+export function loadUndici(): Promise<Undici> {
+  undici ??= (async () => {
+    const [v8, { default: EnvHttpProxyAgent }, { default: Dispatcher }, { default: request }, { default: connect }] = await Promise.all([
+      import('node:v8'),
+      import('undici/lib/dispatcher/env-http-proxy-agent.js'),
+      import('undici/lib/dispatcher/dispatcher.js'),
+      import('undici/lib/api/api-request.js'),
+      import('undici/lib/api/api-connect.js'),
+    ]);
+    // What undici's index does on load, for the two methods used: request(), and connect(), which the proxy
+    // agent calls on its proxy client to open a tunnel. (stream, pipeline and upgrade are never loaded.)
+    Object.assign(Dispatcher.prototype, { request, connect });
+    return { v8, EnvHttpProxyAgent };
+  })();
+  return undici;
+}
+
 export class Transport {
   private dispatcher: Promise<Dispatcher> | undefined;
   private readonly options: TransportOptions;
@@ -145,14 +173,7 @@ export class Transport {
 
   private load(): Promise<Dispatcher> {
     this.dispatcher ??= (async () => {
-      const [v8, { default: EnvHttpProxyAgent }, { default: Dispatcher }, { default: api }] = await Promise.all([
-        import('node:v8'),
-        import('undici/lib/dispatcher/env-http-proxy-agent.js'),
-        import('undici/lib/dispatcher/dispatcher.js'),
-        import('undici/lib/api/index.js'),
-      ]);
-      // What undici's index does on load: the proxy agent itself calls this.connect() on its proxy client.
-      Object.assign(Dispatcher.prototype, api);
+      const { v8, EnvHttpProxyAgent } = await loadUndici();
       v8.setFlagsFromString('--liftoff-only');
       // One secure context for the run: given as a list of CAs instead, Node would parse all ~140 roots again
       // for every connection. The host name is still checked against the certificate (checkServerIdentity).
@@ -163,6 +184,8 @@ export class Transport {
         httpProxy: httpProxy ?? '',
         httpsProxy: httpsProxy ?? '',
         noProxy: noProxy ?? '',
+        // undici's default is read from node:http, which the build keeps unloaded (scripts/build.mjs): the same 16 KiB.
+        maxHeaderSize: 16 * 1024,
         ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}),
       });
     })();

@@ -1,4 +1,4 @@
-// The three undici modules the transport imports by path (its index would bundle fetch, WebSocket and mocks).
+// The undici modules the transport imports by path (its index would bundle fetch, WebSocket and mocks).
 declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
   import { EnvHttpProxyAgent } from 'undici';
   export default EnvHttpProxyAgent;
@@ -9,8 +9,13 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
   export default Dispatcher;
 }
 
-/** request, stream, pipeline, upgrade, connect: undici's index puts them on Dispatcher.prototype. */
-declare module 'undici/lib/api/index.js' {
-  const api: Record<string, unknown>;
-  export default api;
+/** request and connect: undici's index puts them (and stream, pipeline, upgrade) on Dispatcher.prototype. */
+declare module 'undici/lib/api/api-request.js' {
+  const request: (...args: unknown[]) => unknown;
+  export default request;
+}
+
+declare module 'undici/lib/api/api-connect.js' {
+  const connect: (...args: unknown[]) => unknown;
+  export default connect;
 }

@@ -12,18 +12,46 @@ import { register as registerPing } from './ping.js';
 import { register as registerServe } from './serve.js';
 import { register as registerWebhook } from './webhook/index.js';
 
-export function registerCommands(program: Command, app: App): void {
-  program.commandsGroup('Set up:');
-  registerLogin(program, app);
-  registerLogout(program, app);
-  registerConfig(program, app);
-  registerPing(program, app);
-  program.commandsGroup('Buy codes:');
-  registerCatalog(program, app);
-  registerOrder(program, app);
-  registerCodes(program, app);
-  program.commandsGroup('Tools:');
-  registerWebhook(program, app);
-  registerServe(program, app);
-  registerCompletion(program, app);
+/** The top-level commands, each with its group in the help and the names it registers. */
+const COMMANDS: readonly { name: string; group: string; register: (program: Command, app: App) => void }[] = [
+  { name: 'login', group: 'Set up:', register: registerLogin },
+  { name: 'logout', group: 'Set up:', register: registerLogout },
+  { name: 'config', group: 'Set up:', register: registerConfig },
+  { name: 'ping', group: 'Set up:', register: registerPing },
+  { name: 'catalog', group: 'Buy codes:', register: registerCatalog },
+  { name: 'order', group: 'Buy codes:', register: registerOrder },
+  { name: 'codes', group: 'Buy codes:', register: registerCodes },
+  { name: 'webhook', group: 'Tools:', register: registerWebhook },
+  { name: 'serve', group: 'Tools:', register: registerServe },
+  { name: 'completion', group: 'Tools:', register: registerCompletion },
+];
+
+/**
+ * Registers the command tree. Given `only` (the command a run names), just that command's branch: parsing
+ * and running it is the same, and the other forty-odd commands are not built on every start (~4 ms of
+ * `ping`, BENCHMARKS.md issue 13). Anything else (no command, help, `__complete`, an unknown word) gets the
+ * whole tree, for the help, the completions and the "did you mean" suggestions.
+ */
+export function registerCommands(program: Command, app: App, only?: string): void {
+  const one = COMMANDS.find((command) => command.name === only);
+  let group: string | undefined;
+  for (const command of one ? [one] : COMMANDS) {
+    if (command.group !== group) program.commandsGroup((group = command.group));
+    command.register(program, app);
+  }
+}
+
+/**
+ * The command a run names: the first word that is neither an option of the program nor the value of one
+ * (`giftcodes --profile work ping` → ping); undefined after `--` or when there is none.
+ */
+export function commandWord(program: Command, args: readonly string[]): string | undefined {
+  const takesValue = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)));
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--') return undefined;
+    if (!arg.startsWith('-') || arg === '-') return arg;
+    if (takesValue.has(arg)) i++;
+  }
+  return undefined;
 }

@@ -2,10 +2,16 @@
 // link planted at its name is never followed), fsynced, renamed (a link at the target is replaced,
 // never written through), 0600. A failure is a LocalError (exit 8) naming the file; the temporary
 // file is removed and the target left as it was.
-import { randomBytes } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { LocalError } from '../errors.js';
+
+// node:crypto (seventeen modules) only when a file is written: commands that read the config and write
+// nothing (ping, catalog, order show) start without it (BENCHMARKS.md, issue 13).
+const require = createRequire(import.meta.url);
+const randomBytes = (size: number): Buffer => (require('node:crypto') as typeof Crypto).randomBytes(size);
 
 /** `what` names the file in the error: "journal file", "config file". */
 export function writeFileAtomicSync(path: string, data: string, what = 'file'): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskKey, redactKeys, stripControl } from '../../src/secrets.js';
+import { maskKey, redactKeys, redactWith, stripControl } from '../../src/secrets.js';
 
 describe('redactKeys', () => {
   it('masks every key-shaped token, whatever characters follow the prefix', () => {
@@ -84,5 +84,50 @@ describe('redactKeys: known secrets as a server may echo them', () => {
   it('keeps only the prefix and the last four characters', () => {
     expect(maskKey('sc_live_demo_9b1e6d2c8a7f')).toBe('sc_live_…8a7f');
     expect(maskKey('sc_test_short')).toBe('sc_test_…');
+  });
+});
+
+describe('redactKeys: the screen that skips patterns never changes the result', () => {
+  // A seeded generator: the same texts every run.
+  let seed = 0x9e3779b9;
+  const random = (): number => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  const escapeChar = (c: string): string => `${'\\'.repeat(1 + Math.floor(random() * 3))}u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  /** The key as a server may echo it: as is, upper-cased, some characters escaped, split over lines, JSON-quoted. */
+  const disguise = (key: string): string => {
+    const form = pick(['plain', 'upper', 'escape', 'split', 'json', 'underscore-escape']);
+    if (form === 'upper') return key.toUpperCase();
+    if (form === 'escape') return [...key].map((c) => (random() < 0.3 ? escapeChar(c) : c)).join('');
+    if (form === 'underscore-escape') return key.replace(/_/, '_u005f'.slice(random() < 0.5 ? 1 : 0));
+    if (form === 'split') return [...key].map((c) => (random() < 0.1 ? `${c}\\n` : c)).join('');
+    if (form === 'json') return JSON.stringify(key).slice(1, -1);
+    return key;
+  };
+  const noise = ['status ok', 'reseller rs_demo', 'description: scenic', 'http://127.0.0.1:4010', '{"a":1}', 'Sc', 'u0053', '\\u0073c_', ' ', '\n', 'test_', 'live', 'SC_LIVE', '…'];
+  const secrets = ['sc_test_demo_4f3c9a1b7e2d', 'sc_live_Zx9.Y/+w=_k', 'hunter2-proxy-pass', 'p"a\\ss w0rd!'];
+
+  it('agrees with the unscreened redaction on 3,000 texts, key-bearing or not', () => {
+    let changed = 0;
+    for (let i = 0; i < 3000; i++) {
+      const parts: string[] = [];
+      for (let n = Math.floor(random() * 6); n >= 0; n--) parts.push(random() < 0.35 ? disguise(pick(secrets)) : pick(noise));
+      const text = parts.join(pick(['', ' ', '\n', '"', ',']));
+      const known = secrets.filter(() => random() < 0.6);
+      const screened = redactWith(text, known, true);
+      expect(screened, JSON.stringify(text)).toBe(redactWith(text, known, false));
+      if (screened !== text) changed++;
+    }
+    // The texts must exercise the patterns, not only the screen's fast path.
+    expect(changed).toBeGreaterThan(500);
+  });
+
+  it('still masks a key whose first characters are escaped, and skips text with no key', () => {
+    expect(redactKeys('key: \\u0073\\u0063_live_abcdefgh1234')).toBe('key: sc_live_…1234');
+    expect(redactKeys('status ok\nreseller rs_demo', ['sc_test_demo_4f3c9a1b7e2d'])).toBe('status ok\nreseller rs_demo');
   });
 });

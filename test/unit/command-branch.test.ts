@@ -1,0 +1,67 @@
+// `giftcodes <command> …` builds only that command's branch (registerCommands' `only`): the branch must be
+// the same as in the whole tree, every top-level command must be reachable that way, and the command word
+// must be found past the program's own options.
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli.js';
+import { createApp } from '../../src/commands/app.js';
+import { commandWord } from '../../src/commands/index.js';
+import { Io } from '../../src/output/io.js';
+
+function program(argv?: string[]): Command {
+  const stream = (): PassThrough => new PassThrough();
+  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  return buildProgram(createApp(io, new AbortController().signal), argv);
+}
+
+/** A command's whole shape: its name, arguments, options (flags, defaults) and sub-commands, recursively. */
+function shape(command: Command): unknown {
+  return {
+    name: command.name(),
+    aliases: command.aliases(),
+    description: command.description(),
+    arguments: command.registeredArguments.map((argument) => `${argument.name()}:${argument.required}:${argument.variadic}`),
+    options: command.options.map((option) => `${option.flags}=${JSON.stringify(option.defaultValue)}`),
+    commands: command.commands.map(shape),
+  };
+}
+
+const whole = program();
+const topLevel = whole.commands.map((command) => command.name()).filter((name) => name !== 'help' && name !== '__complete');
+
+describe('one branch of the command tree', () => {
+  it('covers the tree: ten top-level commands', () => {
+    expect(topLevel).toEqual(['login', 'logout', 'config', 'ping', 'catalog', 'order', 'codes', 'webhook', 'serve', 'completion']);
+  });
+
+  it.each(topLevel)('`giftcodes %s …` builds that command alone, exactly as in the whole tree', (name) => {
+    const branch = program(['node', 'giftcodes', '--profile', 'work', name, '--json']);
+    const built = branch.commands.filter((command) => command.name() !== 'help' && command.name() !== '__complete');
+    expect(built.map((command) => command.name())).toEqual([name]);
+    expect(shape(built[0] as Command)).toEqual(shape(whole.commands.find((command) => command.name() === name) as Command));
+    expect(branch.options.map((option) => option.flags)).toEqual(whole.options.map((option) => option.flags));
+  });
+
+  it.each([[['help', 'order']], [['__complete', 'order', '']], [['pign']], [[]], [['--', 'ping']], [['--json']]])('builds the whole tree for %j', (args) => {
+    expect(program(['node', 'giftcodes', ...args]).commands.map((command) => command.name())).toEqual(whole.commands.map((command) => command.name()));
+  });
+});
+
+describe('commandWord', () => {
+  const options = whole;
+  it.each([
+    [['ping'], 'ping'],
+    [['--profile', 'work', 'ping'], 'ping'],
+    [['--profile=work', 'order', 'place'], 'order'],
+    [['--profile', 'ping', 'catalog'], 'catalog'],
+    [['-q', '-v', '--json', 'codes', 'get'], 'codes'],
+    [['--env', 'live', '--request-timeout', '5', 'order'], 'order'],
+    [['--query', 'status', 'ping'], 'ping'],
+    [['--', 'ping'], undefined],
+    [['--json'], undefined],
+    [[], undefined],
+  ])('%j names %s', (args, word) => {
+    expect(commandWord(options, args)).toBe(word);
+  });
+});
