@@ -1,8 +1,9 @@
 // One factory of dependencies, built lazily: `--help`, `--version` and `completion` load none of them.
 import type { ApiClient } from './api/client.js';
+import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { configDir } from './config/paths.js';
+import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
 import { LocalError, UsageError } from './errors.js';
-import type { Connection } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
 import type { Journal } from './journal/journal.js';
 import type { Io } from './output/io.js';
@@ -89,7 +90,7 @@ export class Factory {
   }
 
   async connection(): Promise<Connection> {
-    const [{ resolveConnection, loadStoredKey }, store] = await Promise.all([import('./config/resolve.js'), this.config()]);
+    const store = await this.config();
     const connection = await loadStoredKey(resolveConnection(this.globals, this.io.env, store), this.io.env);
     this.io.addSecret(connection.apiKey);
     return connection;
@@ -105,9 +106,8 @@ export class Factory {
   /** A client for an explicit key and URL: login verifies a key before it is saved. */
   async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
     preloadTransport();
-    const [{ ApiClient }, { DEFAULT_RETRY_POLICY }, extraCa, proxy] = await Promise.all([
+    const [{ ApiClient }, extraCa, proxy] = await Promise.all([
       import('./api/client.js'),
-      import('./api/retry.js'),
       this.extraCa(),
       this.profileProxy(),
     ]);
@@ -154,7 +154,7 @@ export class Factory {
 
   /** The profile's proxy; its credentials, when it carries any, join the secrets kept out of every output. */
   private async profileProxy(): Promise<string | undefined> {
-    const [{ resolveProfileName }, store] = await Promise.all([import('./config/resolve.js'), this.config()]);
+    const store = await this.config();
     const proxy = store.profile(resolveProfileName(this.globals, this.io.env, store)).proxy;
     for (const value of [proxy, this.io.env.HTTPS_PROXY, this.io.env.https_proxy, this.io.env.HTTP_PROXY, this.io.env.http_proxy]) {
       if (value) this.io.addSecret(proxyPassword(value));

@@ -93,33 +93,16 @@ export function displayProxy(proxy: string): string {
   }
 }
 
-interface Undici {
-  v8: typeof import('node:v8');
-  EnvHttpProxyAgent: typeof import('undici').EnvHttpProxyAgent;
-}
-let undici: Promise<Undici> | undefined;
-
 /**
  * undici's modules, read once per process. A command that will talk to the network starts this as soon as it
- * knows (Factory.api), so the files are read while the config is: on `ping` it is the one wait left between
+ * knows (Factory.api), so the file is read while the config is: on `ping` it is the one wait left between
  * the command line and the request (BENCHMARKS.md, issue 13).
  */
-export function loadUndici(): Promise<Undici> {
-  undici ??= (async () => {
-    const [v8, { default: EnvHttpProxyAgent }, { default: Dispatcher }, { default: request }, { default: connect }] = await Promise.all([
-      import('node:v8'),
-      import('undici/lib/dispatcher/env-http-proxy-agent.js'),
-      import('undici/lib/dispatcher/dispatcher.js'),
-      import('undici/lib/api/api-request.js'),
-      import('undici/lib/api/api-connect.js'),
-    ]);
-    // What undici's index does on load, for the two methods used: request(), and connect(), which the proxy
-    // agent calls on its proxy client to open a tunnel. (stream, pipeline and upgrade are never loaded.)
-    Object.assign(Dispatcher.prototype, { request, connect });
-    return { v8, EnvHttpProxyAgent };
-  })();
+export function loadUndici(): Promise<typeof import('./undici.js')> {
+  undici ??= import('./undici.js');
   return undici;
 }
+let undici: Promise<typeof import('./undici.js')> | undefined;
 
 export class Transport {
   private dispatcher: Promise<Dispatcher> | undefined;
