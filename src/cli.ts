@@ -86,7 +86,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   } catch (error) {
     code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)));
   }
-  await app.close().catch(() => undefined);
+  // Not app.close(): the process ends here, and the kernel closes its sockets as undici would (a FIN each),
+  // without the ~3 ms of waiting for every socket's close event first.
   return exit(code);
 }
 

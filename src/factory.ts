@@ -190,11 +190,12 @@ export class Factory {
 }
 
 /**
- * A command that asked for a client will send a request: undici's files are read while the config is read and
- * the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
+ * A command that asked for a client will send a request: the client's and undici's files are read while the
+ * config is read and the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
  */
 function preloadTransport(): void {
-  import('./api/transport.js')
+  import('./api/client.js')
+    .then(() => import('./api/transport.js'))
     .then(({ loadUndici }) => loadUndici())
     .catch(() => undefined);
 }
