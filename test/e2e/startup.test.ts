@@ -90,6 +90,29 @@ describe('undici loads only for commands that talk to the API', () => {
   });
 });
 
+describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
+  /** The Node modules a run loaded, from process.moduleLoadList written at exit. */
+  async function builtinsOf(args: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+    const file = join(tempDir(), 'builtins.txt');
+    const script = `import{writeFileSync}from'node:fs';process.on('exit',()=>writeFileSync(${JSON.stringify(file)},process.moduleLoadList.join('\\n')))`;
+    const result = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(script)}` } });
+    expect(result.code, result.stderr).toBe(0);
+    return readFileSync(file, 'utf8').split('\n');
+  }
+
+  it('node:http, node:child_process and node:crypto stay out of a ping (scripts/build.mjs, src/files/atomic.ts)', async () => {
+    const server = await startServer();
+    try {
+      const loaded = await builtinsOf(['ping'], { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url });
+      // The list is what it claims to be: undici's own needs are in it.
+      expect(loaded).toContain('NativeModule net');
+      for (const name of ['http', 'child_process', 'crypto', 'http2', 'tls']) expect(loaded).not.toContain(`NativeModule ${name}`);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('the credential store is loaded only when a key is needed (issue 15)', () => {
   const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
   /** A string only src/config/keyring.ts holds: the one module that requires @napi-rs/keyring. */
