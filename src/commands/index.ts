@@ -30,10 +30,11 @@ const COMMANDS: readonly { name: string; group: string; register: (program: Comm
  * Registers the command tree. Given `only` (the command a run names), just that command's branch: parsing
  * and running it is the same, and the other forty-odd commands are not built on every start (~4 ms of
  * `ping`, BENCHMARKS.md issue 13). Anything else (no command, help, `__complete`, an unknown word) gets the
- * whole tree, for the help, the completions and the "did you mean" suggestions.
+ * whole tree, for the help, `completion`'s scripts, `__complete` and the "did you mean" suggestions.
  */
 export function registerCommands(program: Command, app: App, only?: string): void {
-  const one = COMMANDS.find((command) => command.name === only);
+  // `completion` prints a script made from the whole tree.
+  const one = only === 'completion' ? undefined : COMMANDS.find((command) => command.name === only);
   let group: string | undefined;
   for (const command of one ? [one] : COMMANDS) {
     if (command.group !== group) program.commandsGroup((group = command.group));
