@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import http2 from 'node:http2';
 import { build } from 'esbuild';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
@@ -66,6 +67,59 @@ const lazyBuiltins = {
 };
 
 /**
+ * esbuild puts each module in the chunk of its own set of entry points, and every dynamic import is an entry
+ * point: the modules cli.js imports at start were spread over fourteen small files, each costing every start
+ * about half a millisecond to resolve, read, link and evaluate (BENCHMARKS.md, issue 13). Two rewrites, at
+ * build time only, put that start-up graph (cli.js's static imports, found by a first pass) in one file:
+ * - a dynamic import of a module already in the graph is made static (cli.js has loaded it by then anyway),
+ *   so it is no entry point of its own;
+ * - every module outside the graph imports the whole graph, last, so every entry point reaches all of it.
+ * Nothing in the graph imports those modules statically, so neither adds a cycle to the graph.
+ */
+async function startGraph(options) {
+  const dynamicExternal = {
+    name: 'dynamic-external',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+    },
+  };
+  const cli = new URL('src/cli.ts', root).pathname;
+  const result = await build({ ...options, entryPoints: [cli], splitting: false, write: false, outdir: undefined, outfile: 'graph.js', plugins: [...options.plugins, dynamicExternal] });
+  // cli.ts itself is not in it: start.ts imports it dynamically, and that import must stay dynamic.
+  return new Set(Object.keys(result.metafile.inputs).filter((input) => !input.includes(':')).map((input) => new URL(input, root).pathname).filter((path) => path !== cli));
+}
+
+function oneStartChunk(graph) {
+  const entries = new Set(['src/cli.ts', 'src/start.ts'].map((path) => new URL(path, root).pathname));
+  // import('./x.js') in code; not `typeof import('./x.js')`, which is a type.
+  const DYNAMIC = /(?<!typeof )\bimport\('(\.{1,2}\/[^']+)\.js'\)/g;
+  return {
+    name: 'one-start-chunk',
+    setup(build) {
+      build.onResolve({ filter: /^giftcodes:start-graph$/ }, () => ({ path: 'start-graph', namespace: 'start-graph' }));
+      build.onLoad({ filter: /.*/, namespace: 'start-graph' }, () => ({
+        contents: [...graph].map((path) => `import ${JSON.stringify(path)};`).join('\n'),
+        loader: 'js',
+        resolveDir: new URL('.', root).pathname,
+      }));
+      build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+        if (entries.has(args.path)) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        const statics = [];
+        const rewritten = source.replace(DYNAMIC, (whole, relative) => {
+          if (!graph.has(join(dirname(args.path), `${relative}.ts`))) return whole;
+          statics.push(`import * as __gcStatic${statics.length} from '${relative}.js';`);
+          return `Promise.resolve(__gcStatic${statics.length - 1})`;
+        });
+        const inGraph = graph.has(args.path);
+        if (statics.length === 0 && inGraph) return undefined;
+        return { contents: `${statics.join('\n')}\n${rewritten}\n${inGraph ? '' : "import 'giftcodes:start-graph';\n"}`, loader: 'ts' };
+      });
+    },
+  };
+}
+
+/**
  * `giftcodes --help` into a pipe or a file is the same text every time: commander renders it here, once,
  * into dist/help.js, and start.js prints that without loading the program (a terminal still goes through
  * commander, which wraps to its width). Rendered as a pipe sees it: 80 columns, no colour forced.
@@ -83,27 +137,32 @@ async function renderHelp() {
 }
 
 try {
-  const result = await build({
-    // start.js is what bin/giftcodes runs; it loads cli.js (the program) unless it can answer alone.
-    entryPoints: [new URL('src/start.ts', root).pathname, new URL('src/cli.ts', root).pathname],
-    outdir: staging.pathname,
+  const common = {
     absWorkingDir: new URL('.', root).pathname,
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20.18',
+    logLevel: 'warning',
+    // What each output holds and imports: `npm run bench` checks the start-up graph with it.
+    metafile: true,
+    define: { __GIFTCODES_VERSION__: JSON.stringify(pkg.version) },
+    plugins: [processGlobal, lazyBuiltins],
+  };
+  const graph = await startGraph(common);
+  const result = await build({
+    ...common,
+    // start.js is what bin/giftcodes runs; it loads cli.js (the program) unless it can answer alone.
+    entryPoints: [new URL('src/start.ts', root).pathname, new URL('src/cli.ts', root).pathname],
+    outdir: staging.pathname,
+    splitting: true,
     sourcemap: false,
     // Minified: V8 compiles each module, and each function again when it first runs, in time that grows with
     // its source text. Measured (BENCHMARKS.md, issue 13): undici's file compiles in 6.2 ms instead of 9.5,
     // cli.js in 3.5 instead of 4.6. No stack trace is ever shown to a user; error names are set explicitly.
     minify: true,
     legalComments: 'none',
-    logLevel: 'warning',
-    define: { __GIFTCODES_VERSION__: JSON.stringify(pkg.version) },
-    plugins: [processGlobal, lazyBuiltins],
-    // What each output holds and imports: `npm run bench` checks the start-up graph with it.
-    metafile: true,
+    plugins: [...common.plugins, oneStartChunk(graph)],
     // Some dependencies are CommonJS and use require() and __filename; give the ESM bundle both.
     banner: {
       js: [
