@@ -194,8 +194,5 @@ export class Factory {
  * config is read and the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
  */
 function preloadTransport(): void {
-  import('./api/client.js')
-    .then(() => import('./api/transport.js'))
-    .then(({ loadUndici }) => loadUndici())
-    .catch(() => undefined);
+  void Promise.all([import('./api/client.js'), import('./api/transport.js').then(({ loadUndici }) => loadUndici())]).catch(() => undefined);
 }
