@@ -90,7 +90,7 @@ async function startGraph(options) {
 }
 
 function oneStartChunk(graph) {
-  const entries = new Set(['src/cli.ts', 'src/start.ts'].map((path) => new URL(path, root).pathname));
+  const [cli, start] = ['src/cli.ts', 'src/start.ts'].map((path) => new URL(path, root).pathname);
   // import('./x.js') in code; not `typeof import('./x.js')`, which is a type.
   const DYNAMIC = /(?<!typeof )\bimport\('(\.{1,2}\/[^']+)\.js'\)/g;
   return {
@@ -103,7 +103,8 @@ function oneStartChunk(graph) {
         resolveDir: new URL('.', root).pathname,
       }));
       build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
-        if (entries.has(args.path)) return undefined;
+        // start.ts's import of cli.ts stays dynamic: --version and --help are answered without it.
+        if (args.path === start) return undefined;
         const source = await readFile(args.path, 'utf8');
         const statics = [];
         const rewritten = source.replace(DYNAMIC, (whole, relative) => {
@@ -111,7 +112,7 @@ function oneStartChunk(graph) {
           statics.push(`import * as __gcStatic${statics.length} from '${relative}.js';`);
           return `Promise.resolve(__gcStatic${statics.length - 1})`;
         });
-        const inGraph = graph.has(args.path);
+        const inGraph = graph.has(args.path) || args.path === cli;
         if (statics.length === 0 && inGraph) return undefined;
         return { contents: `${statics.join('\n')}\n${rewritten}\n${inGraph ? '' : "import 'giftcodes:start-graph';\n"}`, loader: 'ts' };
       });

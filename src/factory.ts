@@ -1,6 +1,7 @@
 // One factory of dependencies, built lazily: `--help`, `--version` and `completion` load none of them.
 import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
+import { loadUndici, splitPem } from './api/transport.js';
 import { configDir } from './config/paths.js';
 import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
 import { LocalError, UsageError } from './errors.js';
@@ -132,7 +133,7 @@ export class Factory {
     const path = this.globals.caFile || this.io.env.GIFTCODES_CA_FILE;
     if (!path) return undefined;
     const where = this.globals.caFile ? '--ca-file' : 'GIFTCODES_CA_FILE';
-    const [{ readFile }, { splitPem }, { assertPrivateFile }] = await Promise.all([import('node:fs/promises'), import('./api/transport.js'), import('./config/paths.js')]);
+    const [{ readFile }, { assertPrivateFile }] = await Promise.all([import('node:fs/promises'), import('./config/paths.js')]);
     // Whoever can write the CA file can vouch for any server: refused as a config file would be (exit 8). That
     // others can read it is no warning here: certificates are public (/etc/ssl/certs is 0644 by design).
     void assertPrivateFile(path, 'CA file');
@@ -194,5 +195,5 @@ export class Factory {
  * config is read and the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
  */
 function preloadTransport(): void {
-  void Promise.all([import('./api/client.js'), import('./api/transport.js').then(({ loadUndici }) => loadUndici())]).catch(() => undefined);
+  void Promise.all([import('./api/client.js'), loadUndici()]).catch(() => undefined);
 }
