@@ -4,7 +4,7 @@
 // orphan or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
 import { fsyncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
@@ -39,6 +39,8 @@ export class Journal {
   readonly history: History;
   private historyDays: number;
   private pruned = false;
+  /** File names of the intents this journal saved and has not ended (see find). */
+  private readonly written = new Set<string>();
 
   constructor(dir: string, options: { historyDays?: number | undefined } = {}) {
     this.dir = dir;
@@ -46,8 +48,8 @@ export class Journal {
     this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
-  /** Every intent on disk; unreadable files are reported, never removed. */
-  read(): { intents: Intent[]; unreadable: Unreadable[] } {
+  /** Every intent on disk (of the names `which` accepts); unreadable files are reported, never removed. */
+  read(which: (name: string) => boolean = () => true): { intents: Intent[]; unreadable: Unreadable[] } {
     const intents: Intent[] = [];
     const unreadable: Unreadable[] = [];
     let names: string[];
@@ -57,7 +59,7 @@ export class Journal {
       throw localError(error, `cannot read the order journal ${this.dir}`);
     }
     for (const name of names) {
-      if (!name.endsWith('.json')) continue;
+      if (!name.endsWith('.json') || !which(name)) continue;
       const file = join(this.dir, name);
       try {
         const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
@@ -71,19 +73,30 @@ export class Journal {
     return { intents, unreadable };
   }
 
+  /**
+   * The intent of one key. save() writes it at fileOf(key) and nowhere else, so that one file is read; only
+   * when it is missing or is not that key's intent are the other files read: an intent put there by other
+   * means (copied by hand) is still found. The files this journal itself wrote under other keys are skipped
+   * then: each holds the key it was written for (another process changes an intent only once its owner, this
+   * process, is dead). Reading every file for every key made a plan's rows quadratic: the rows stay in the
+   * journal until the summary is out, and 1,000 rows read half a million files (issue 16).
+   */
   find(key: string): Intent | undefined {
-    return this.read().intents.find((intent) => intent.key === key);
+    const file = this.fileOf(key);
+    const direct = readIntent(file);
+    if (direct?.key === key) return direct;
+    return this.read((name) => name !== basename(file) && !this.written.has(name)).intents.find((intent) => intent.key === key);
   }
 
   /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
   begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
     return this.withLock(() => {
-      const { intents } = this.read();
       if (options.key !== undefined) {
-        const existing = intents.find((intent) => intent.key === options.key);
+        const existing = this.find(options.key);
         if (existing) return { intent: this.takeOver(existing, options, now), resumed: true };
         return { intent: this.create(options, options.key, now), resumed: false };
       }
+      const { intents } = this.read();
       const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
       const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
       if (fresh) return { intent: this.claimed(fresh, options, now), resumed: true };
@@ -128,12 +141,14 @@ export class Journal {
   /** Writes the intent's new state durably (atomic, fsynced) before the caller takes the next step. */
   save(intent: Intent, now: number = Date.now()): Intent {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
+    const file = this.fileOf(intent.key);
     try {
       // A server's error text kept here may echo a key: no file holds one (issue 15).
-      writeFileAtomicSync(this.fileOf(intent.key), redactKeys(`${JSON.stringify(next, null, 2)}\n`));
+      writeFileAtomicSync(file, redactKeys(`${JSON.stringify(next, null, 2)}\n`));
     } catch (error) {
       throw localError(error, `cannot write the order journal ${this.dir}`);
     }
+    this.written.add(basename(file));
     return next;
   }
 
@@ -165,8 +180,10 @@ export class Journal {
     } catch {
       // The record is a convenience; the journal is the promise. A failed record never keeps an intent open.
     }
+    const file = this.fileOf(intent.key);
+    this.written.delete(basename(file));
     try {
-      unlinkSync(this.fileOf(intent.key));
+      unlinkSync(file);
       fsyncDirectory(this.dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw localError(error, `cannot update the order journal ${this.dir}`);
@@ -250,6 +267,16 @@ export class Journal {
 
   private withLock<T>(fn: () => T): Promise<T> {
     return withDirLock(this.dir, fn);
+  }
+}
+
+/** The intent in one file, or undefined when there is none or it is not a readable intent. */
+function readIntent(file: string): Intent | undefined {
+  try {
+    const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }
 
