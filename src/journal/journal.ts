@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
-import { fsyncDirectory, writeFileAtomicSync } from '../files/atomic.js';
+import { syncDirectory, writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
 import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
@@ -90,16 +90,16 @@ export class Journal {
 
   /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
   begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
-    return this.withLock(() => {
+    return this.withLock(async () => {
       if (options.key !== undefined) {
         const existing = this.find(options.key);
-        if (existing) return { intent: this.takeOver(existing, options, now), resumed: true };
-        return { intent: this.create(options, options.key, now), resumed: false };
+        if (existing) return { intent: await this.takeOver(existing, options, now), resumed: true };
+        return { intent: await this.create(options, options.key, now), resumed: false };
       }
       const { intents } = this.read();
       const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
       const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
-      if (fresh) return { intent: this.claimed(fresh, options, now), resumed: true };
+      if (fresh) return { intent: await this.claimed(fresh, options, now), resumed: true };
       // The contract matches on product, quantity, profile and environment. An orphan that matches those
       // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
       const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
@@ -114,7 +114,7 @@ export class Journal {
       }
       const stale = orphans[0];
       if (stale) throw staleError(stale, now);
-      return { intent: this.create(options, randomUUID(), now), resumed: false };
+      return { intent: await this.create(options, randomUUID(), now), resumed: false };
     });
   }
 
@@ -131,9 +131,9 @@ export class Journal {
 
   /** Ends every intent of a dead owner that `delivered` says reached the user; returns them. */
   settle(delivered: (intent: Intent) => boolean, now: number = Date.now()): Promise<Intent[]> {
-    return this.withLock(() => {
+    return this.withLock(async () => {
       const settled = this.read().intents.filter((intent) => !isAlive(intent.owner) && delivered(intent));
-      for (const intent of settled) this.endLocked(intent, 'delivered', { now });
+      await this.endLocked(settled, 'delivered', { now });
       return settled;
     });
   }
@@ -143,8 +143,24 @@ export class Journal {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
     const file = this.fileOf(intent.key);
     try {
-      // A server's error text kept here may echo a key: no file holds one (issue 15).
-      writeFileAtomicSync(file, redactKeys(`${JSON.stringify(next, null, 2)}\n`));
+      writeFileAtomicSync(file, textOf(next));
+    } catch (error) {
+      throw localError(error, `cannot write the order journal ${this.dir}`);
+    }
+    this.written.add(basename(file));
+    return next;
+  }
+
+  /**
+   * save() without blocking the event loop: as durable (the file and its directory entry fsynced) when the
+   * promise settles, and the caller awaits it before its next step. The rows of a plan save at once: their
+   * fsyncs overlap, and one directory fsync serves the renames of all of them (syncDirectory).
+   */
+  async saveAsync(intent: Intent, now: number = Date.now()): Promise<Intent> {
+    const next = { ...intent, updatedAt: new Date(now).toISOString() };
+    const file = this.fileOf(intent.key);
+    try {
+      await writeFileAtomic(file, textOf(next));
     } catch (error) {
       throw localError(error, `cannot write the order journal ${this.dir}`);
     }
@@ -157,22 +173,36 @@ export class Journal {
    * another process that read this intent a moment ago must not see it gone, judge its owner dead (this
    * process exits right after) and take over an order that was already delivered.
    */
-  end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord> {
-    return this.withLock(() => this.endLocked(intent, outcome, o));
+  async end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord> {
+    const [record] = await this.withLock(() => this.endLocked([intent], outcome, o));
+    return record!;
   }
 
-  private endLocked(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): OrderRecord {
+  /** end() for many intents under one hold of the lock (a plan's rows, once its summary is out). */
+  endAll(intents: readonly Intent[], outcome: Ending, o: { now?: number } = {}): Promise<OrderRecord[]> {
+    return this.withLock(() => this.endLocked(intents, outcome, o));
+  }
+
+  /**
+   * Every record is on disk (each file fsynced, then one fsync of history/) before the first intent leaves the
+   * journal; then every intent file is removed and the journal's directory fsynced once. A crash in between
+   * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
+   */
+  private async endLocked(intents: readonly Intent[], outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord[]> {
     const now = o.now ?? Date.now();
-    const record: OrderRecord = {
-      ...recordOf(intent, outcome),
-      endedAt: new Date(now).toISOString(),
-      ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
-    };
+    const records = intents.map(
+      (intent): OrderRecord => ({
+        ...recordOf(intent, outcome),
+        endedAt: new Date(now).toISOString(),
+        ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+      }),
+    );
     try {
       // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
       // not erase the record of the order that key placed: a record with an order id is kept.
-      const earlier = intent.orderId === undefined ? this.history.get(intent.key) : undefined;
-      if (earlier?.orderId === undefined) this.history.record(record);
+      const kept = records.filter((record, i) => intents[i]!.orderId !== undefined || this.history.get(record.key)?.orderId === undefined);
+      await inTurns(kept, (record) => this.history.recordInBatch(record));
+      if (kept.length > 0) await syncDirectory(this.history.dir);
       if (!this.pruned) {
         this.pruned = true;
         this.history.prune(this.historyDays, now);
@@ -180,28 +210,32 @@ export class Journal {
     } catch {
       // The record is a convenience; the journal is the promise. A failed record never keeps an intent open.
     }
-    const file = this.fileOf(intent.key);
-    this.written.delete(basename(file));
-    try {
-      unlinkSync(file);
-      fsyncDirectory(this.dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw localError(error, `cannot update the order journal ${this.dir}`);
+    let failure: unknown;
+    for (const intent of intents) {
+      const file = this.fileOf(intent.key);
+      this.written.delete(basename(file));
+      try {
+        unlinkSync(file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') failure ??= error;
+      }
     }
-    return record;
+    if (intents.length > 0) await syncDirectory(this.dir);
+    if (failure !== undefined) throw localError(failure, `cannot update the order journal ${this.dir}`);
+    return records;
   }
 
   abandon(key: string, now: number = Date.now()): Promise<Intent> {
-    return this.withLock(() => {
+    return this.withLock(async () => {
       const intent = this.find(key);
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
-      this.endLocked(intent, 'abandoned', { now });
+      await this.endLocked([intent], 'abandoned', { now });
       return intent;
     });
   }
 
-  private takeOver(existing: Intent, options: BeginOptions, now: number): Intent {
+  private takeOver(existing: Intent, options: BeginOptions, now: number): Promise<Intent> {
     this.assertNotHeld(existing);
     if (!sameOrder(existing, options)) {
       throw new UsageError(`the idempotency key ${existing.key} already belongs to another order (${existing.quantity} × ${existing.productId})`, {
@@ -222,8 +256,8 @@ export class Journal {
     }
   }
 
-  private claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Intent {
-    return this.save(
+  private claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Promise<Intent> {
+    return this.saveAsync(
       {
         ...intent,
         owner: currentOwner(),
@@ -234,10 +268,10 @@ export class Journal {
     );
   }
 
-  private create(options: BeginOptions, key: string, now: number): Intent {
+  private create(options: BeginOptions, key: string, now: number): Promise<Intent> {
     const body = orderBody(options.productId, options.quantity);
     const time = new Date(now).toISOString();
-    return this.save(
+    return this.saveAsync(
       {
         version: INTENT_VERSION,
         key,
@@ -265,9 +299,23 @@ export class Journal {
     return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
   }
 
-  private withLock<T>(fn: () => T): Promise<T> {
+  private withLock<T>(fn: () => T | Promise<T>): Promise<T> {
     return withDirLock(this.dir, fn);
   }
+}
+
+/** A server's error text kept in an intent may echo a key: no file holds one (issue 15). */
+function textOf(intent: Intent): string {
+  return redactKeys(`${JSON.stringify(intent, null, 2)}\n`);
+}
+
+/** At most 16 at a time: as many files open as the file system can usefully sync together, never thousands. */
+export async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(16, items.length) }, worker));
 }
 
 /** The intent in one file, or undefined when there is none or it is not a readable intent. */

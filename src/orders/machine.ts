@@ -10,7 +10,7 @@ import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, LocalError } from '../errors.js';
 import { failpoint, failpointSync } from '../failpoints.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
-import type { Journal } from '../journal/journal.js';
+import { inTurns, type Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
 
@@ -63,14 +63,20 @@ export class OrderMachine {
     return this.deps.now?.() ?? Date.now();
   }
 
-  private save(changes: Partial<Intent>): void {
+  /** The new state is durable when this settles; every step awaits it before the next (the write does not block other rows). */
+  private async save(changes: Partial<Intent>): Promise<void> {
+    this.intent = await this.deps.journal.saveAsync({ ...this.intent, ...changes }, this.now());
+  }
+
+  /** save() inside a synchronous callback (the export's beforeCommit, which runs right before its rename). */
+  private saveSync(changes: Partial<Intent>): void {
     this.intent = this.deps.journal.save({ ...this.intent, ...changes }, this.now());
   }
 
   /** prepared → sending → accepted: the POST with the journaled key and body, byte for byte. */
   async send(): Promise<Order> {
     const firstAttempt = this.intent.phase === 'prepared';
-    if (firstAttempt) this.save({ phase: 'sending' });
+    if (firstAttempt) await this.save({ phase: 'sending' });
     let order: Order;
     try {
       order = (await this.deps.api.createOrder(this.intent.body, this.intent.key)).order;
@@ -87,7 +93,7 @@ export class OrderMachine {
 
   /** sending → accepted: the server's order id and status are on disk before anything else happens. */
   async accept(order: Order): Promise<Order> {
-    this.save({ phase: 'accepted', orderId: order.id, status: order.status });
+    await this.save({ phase: 'accepted', orderId: order.id, status: order.status });
     await failpoint('order.accepted');
     await this.endIfFailed(order);
     return order;
@@ -98,7 +104,7 @@ export class OrderMachine {
     const order = await this.deps.api.getOrder(this.intent.orderId!).catch((error: unknown) => {
       throw keptForResume(error, this.intent);
     });
-    if (order.status !== this.intent.status) this.save({ status: order.status });
+    if (order.status !== this.intent.status) await this.save({ status: order.status });
     await this.endIfFailed(order);
     return order;
   }
@@ -107,7 +113,7 @@ export class OrderMachine {
   async complete(o: { intervalS: number; timeoutS?: number | undefined }): Promise<Order> {
     try {
       const order = await waitForOrder({ api: this.deps.api, orderId: this.intent.orderId!, io: this.deps.io, signal: this.deps.signal, intervalS: o.intervalS, timeoutS: o.timeoutS });
-      if (order.status !== this.intent.status) this.save({ status: order.status });
+      if (order.status !== this.intent.status) await this.save({ status: order.status });
       return order;
     } catch (error) {
       if (error instanceof OrderEndedError) await this.fail(error.order);
@@ -136,13 +142,13 @@ export class OrderMachine {
         beforeCommit: (temp) => {
           failpointSync('codes.tmp-written');
           const identity = { ...fileIdentity(temp, orderId, out.path), format: out.format };
-          this.save({ files: [...(this.intent.files ?? []), identity] });
+          this.saveSync({ files: [...(this.intent.files ?? []), identity] });
         },
       });
       // The count and format were not known before the rename; the identity gains them now (not needed for recognition).
       const files = this.intent.files ?? [];
       const last = files[files.length - 1];
-      if (last) this.save({ files: [...files.slice(0, -1), { ...last, count: written.count, format: written.format }] });
+      if (last) await this.save({ files: [...files.slice(0, -1), { ...last, count: written.count, format: written.format }] });
       if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
         // The reader of stdout went away before every code was written: not delivered.
         throw new LocalError(`could not write the codes of order ${orderId} to standard output (${written.count} of ${this.intent.quantity} written)`, { code: 'output_failed' });
@@ -161,13 +167,29 @@ export class OrderMachine {
 
   /** accepted → delivered: the sink (stdout flushed, or the file renamed into place) reported success. */
   async delivered(): Promise<void> {
-    this.save({ phase: 'delivered' });
+    await this.save({ phase: 'delivered' });
     await failpoint('delivered');
   }
 
   /** delivered → resolved: the intent leaves the journal for the order record. The one place it happens. */
   async resolve(): Promise<void> {
     await this.deps.journal.end(this.intent, 'delivered', { now: this.now() });
+    await failpoint('resolved');
+  }
+
+  /**
+   * resolve() for many machines of one journal (a plan's rows, once its summary is flushed): each is
+   * `delivered` first, as deliver() does one, then all leave the journal under one hold of its lock. The
+   * writes overlap and their directory fsyncs are shared (Journal.endAll); no step is left out.
+   */
+  static async resolveAll(journal: Journal, machines: readonly OrderMachine[]): Promise<void> {
+    if (machines.length === 0) return;
+    await inTurns(machines, (machine) => machine.delivered());
+    await journal.endAll(
+      machines.map((machine) => machine.intent),
+      'delivered',
+      { now: machines[0]!.now() },
+    );
     await failpoint('resolved');
   }
 

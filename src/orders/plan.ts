@@ -182,10 +182,7 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
   // The summary is the delivery of every row: printed and flushed, then each row's intent is resolved.
   await summary(f, results);
   await f.io.flushOut();
-  for (const machine of machines) {
-    await machine.delivered();
-    await machine.resolve();
-  }
+  await (await import('./machine.js')).OrderMachine.resolveAll(journal, machines);
   const failed = results.filter((r) => r.error);
   if (failed.length > 0) {
     const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
