@@ -37,24 +37,51 @@ export function writeFileAtomicSync(path: string, data: string, what = 'file'): 
  * `syncDir: false` leaves the directory's fsync to the caller, who makes one for many files (syncDirectory).
  */
 export async function writeFileAtomic(path: string, data: string, what = 'file', o: { syncDir?: boolean } = {}): Promise<void> {
+  let staged: Staged | undefined;
+  try {
+    staged = await stageFile(path, data);
+    await staged.commit();
+  } catch (error) {
+    throw localError(error, path, what);
+  } finally {
+    await staged?.discard();
+  }
+  if (o.syncDir !== false) await syncDirectory(dirname(path));
+}
+
+export interface Staged {
+  /** Renames the file into place: atomic, but durable only once its directory is fsynced (syncDirectory). */
+  commit(): Promise<void>;
+  /** Removes the temporary file unless it was committed; never fails. */
+  discard(): Promise<void>;
+}
+
+/** The first half of writeFileAtomic: `data` in a temporary file beside `path`, written and fsynced; errors are the system's. */
+export async function stageFile(path: string, data: string): Promise<Staged> {
   const temp = tempBeside(path);
+  let done = false;
+  const discard = async (): Promise<void> => {
+    if (!done) await unlink(temp).catch(() => undefined);
+    done = true;
+  };
   let file: FileHandle | undefined;
-  let renamed = false;
   try {
     file = await open(temp, 'wx', 0o600);
     await file.writeFile(data, 'utf8');
     await file.sync();
-    await file.close();
-    file = undefined;
-    await rename(temp, path);
-    renamed = true;
   } catch (error) {
-    throw localError(error, path, what);
+    await discard();
+    throw error;
   } finally {
-    if (file !== undefined) await file.close().catch(() => undefined);
-    if (!renamed) await unlink(temp).catch(() => undefined);
+    await file?.close().catch(() => undefined);
   }
-  if (o.syncDir !== false) await syncDirectory(dirname(path));
+  return {
+    commit: async () => {
+      await rename(temp, path);
+      done = true;
+    },
+    discard,
+  };
 }
 
 function tempBeside(path: string): string {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
-import { syncDirectory, writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
+import { stageFile, syncDirectory, writeFileAtomic, writeFileAtomicSync, type Staged } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
 import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
@@ -89,33 +89,58 @@ export class Journal {
   }
 
   /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
-  begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
-    return this.withLock(async () => {
-      if (options.key !== undefined) {
-        const existing = this.find(options.key);
-        if (existing) return { intent: await this.takeOver(existing, options, now), resumed: true };
-        return { intent: await this.create(options, options.key, now), resumed: false };
-      }
-      const { intents } = this.read();
-      const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
-      const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
-      if (fresh) return { intent: await this.claimed(fresh, options, now), resumed: true };
-      // The contract matches on product, quantity, profile and environment. An orphan that matches those
-      // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
-      const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
-      if (other) {
-        throw new UsageError(
-          `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
-          {
-            code: 'intent_conflict',
-            hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
-          },
-        );
-      }
-      const stale = orphans[0];
-      if (stale) throw staleError(stale, now);
-      return { intent: await this.create(options, randomUUID(), now), resumed: false };
-    });
+  async begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
+    // A new intent's file is written and fsynced before the lock is taken, renamed into place under it, and
+    // its directory fsynced once the lock is released: the lock covers "find one or create it", not the
+    // disk's waits, which the rows of a plan would otherwise queue behind. Durable before begin returns.
+    const fresh = newIntent(options, options.key ?? randomUUID(), now);
+    let staged: Staged;
+    try {
+      staged = await stageFile(this.fileOf(fresh.key), textOf(fresh));
+    } catch (error) {
+      throw localError(error, `cannot write the order journal ${this.dir}`);
+    }
+    const create = async (): Promise<Begun> => {
+      await staged.commit().catch((error: unknown) => {
+        throw localError(error, `cannot write the order journal ${this.dir}`);
+      });
+      this.written.add(basename(this.fileOf(fresh.key)));
+      return { intent: fresh, resumed: false };
+    };
+    try {
+      const begun = await this.withLock(() => this.found(options, now) ?? create());
+      await syncDirectory(this.dir);
+      return begun;
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  /** The intent begin() takes over (claimed, on disk when this settles), or undefined when it creates one. */
+  private found(options: BeginOptions, now: number): Promise<Begun> | undefined {
+    if (options.key !== undefined) {
+      const existing = this.find(options.key);
+      return existing ? this.takeOver(existing, options, now).then((intent) => ({ intent, resumed: true })) : undefined;
+    }
+    const { intents } = this.read();
+    const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
+    const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
+    if (fresh) return this.claimed(fresh, options, now).then((intent) => ({ intent, resumed: true }));
+    // The contract matches on product, quantity, profile and environment. An orphan that matches those
+    // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
+    const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
+    if (other) {
+      throw new UsageError(
+        `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
+        {
+          code: 'intent_conflict',
+          hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
+        },
+      );
+    }
+    const stale = orphans[0];
+    if (stale) throw staleError(stale, now);
+    return undefined;
   }
 
   /** Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced. */
@@ -178,8 +203,11 @@ export class Journal {
     return record!;
   }
 
-  /** end() for many intents under one hold of the lock (a plan's rows, once its summary is out). */
-  endAll(intents: readonly Intent[], outcome: Ending, o: { now?: number } = {}): Promise<OrderRecord[]> {
+  /**
+   * end() for many intents under one hold of the lock (a plan's rows, once its summary is out). `recorded`
+   * runs once every record is durable, before the first intent leaves the journal.
+   */
+  endAll(intents: readonly Intent[], outcome: Ending, o: { now?: number; recorded?: () => Promise<void> } = {}): Promise<OrderRecord[]> {
     return this.withLock(() => this.endLocked(intents, outcome, o));
   }
 
@@ -188,7 +216,7 @@ export class Journal {
    * journal; then every intent file is removed and the journal's directory fsynced once. A crash in between
    * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
    */
-  private async endLocked(intents: readonly Intent[], outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord[]> {
+  private async endLocked(intents: readonly Intent[], outcome: Ending, o: { error?: CliError | undefined; now?: number; recorded?: () => Promise<void> } = {}): Promise<OrderRecord[]> {
     const now = o.now ?? Date.now();
     const records = intents.map(
       (intent): OrderRecord => ({
@@ -210,6 +238,7 @@ export class Journal {
     } catch {
       // The record is a convenience; the journal is the promise. A failed record never keeps an intent open.
     }
+    await o.recorded?.();
     let failure: unknown;
     for (const intent of intents) {
       const file = this.fileOf(intent.key);
@@ -268,32 +297,6 @@ export class Journal {
     );
   }
 
-  private create(options: BeginOptions, key: string, now: number): Promise<Intent> {
-    const body = orderBody(options.productId, options.quantity);
-    const time = new Date(now).toISOString();
-    return this.saveAsync(
-      {
-        version: INTENT_VERSION,
-        key,
-        profile: options.profile,
-        environment: options.environment,
-        baseUrl: options.baseUrl,
-        keyId: options.keyId,
-        productId: options.productId,
-        quantity: options.quantity,
-        body,
-        fingerprint: sha256(body),
-        phase: 'prepared',
-        createdAt: time,
-        updatedAt: time,
-        owner: currentOwner(),
-        ...(options.wait ? { wait: true } : {}),
-        ...(options.out ? { out: options.out } : {}),
-      },
-      now,
-    );
-  }
-
   private fileOf(key: string): string {
     // Keys are the user's to choose: hash them into safe file names.
     return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
@@ -304,13 +307,37 @@ export class Journal {
   }
 }
 
+/** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
+function newIntent(options: BeginOptions, key: string, now: number): Intent {
+  const body = orderBody(options.productId, options.quantity);
+  const time = new Date(now).toISOString();
+  return {
+    version: INTENT_VERSION,
+    key,
+    profile: options.profile,
+    environment: options.environment,
+    baseUrl: options.baseUrl,
+    keyId: options.keyId,
+    productId: options.productId,
+    quantity: options.quantity,
+    body,
+    fingerprint: sha256(body),
+    phase: 'prepared',
+    createdAt: time,
+    updatedAt: time,
+    owner: currentOwner(),
+    ...(options.wait ? { wait: true } : {}),
+    ...(options.out ? { out: options.out } : {}),
+  };
+}
+
 /** A server's error text kept in an intent may echo a key: no file holds one (issue 15). */
 function textOf(intent: Intent): string {
   return redactKeys(`${JSON.stringify(intent, null, 2)}\n`);
 }
 
 /** At most 16 at a time: as many files open as the file system can usefully sync together, never thousands. */
-export async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++]!);

@@ -10,7 +10,7 @@ import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, LocalError } from '../errors.js';
 import { failpoint, failpointSync } from '../failpoints.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
-import { inTurns, type Journal } from '../journal/journal.js';
+import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
 
@@ -51,6 +51,8 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
 
 export class OrderMachine {
   intent: Intent;
+  /** Armed by this process and not sent since: `sending` on disk, but certainly nothing went yet. */
+  private armedUnsent = false;
 
   constructor(
     private readonly deps: MachineDeps,
@@ -73,14 +75,31 @@ export class OrderMachine {
     this.intent = this.deps.journal.save({ ...this.intent, ...changes }, this.now());
   }
 
-  /** prepared → sending → accepted: the POST with the journaled key and body, byte for byte. */
-  async send(): Promise<Order> {
-    const firstAttempt = this.intent.phase === 'prepared';
-    if (firstAttempt) await this.save({ phase: 'sending' });
+  /**
+   * prepared → sending, durable before the POST may go. send() arms first; a plan arms its next row while
+   * this row's POST is out, so the row's disk wait overlaps the network instead of adding to it.
+   */
+  async arm(): Promise<void> {
+    if (this.intent.phase !== 'prepared') return;
+    await this.save({ phase: 'sending' });
+    this.armedUnsent = true;
+  }
+
+  /**
+   * prepared → sending → accepted: the POST with the journaled key and body, byte for byte. `answered` is
+   * told when the POST has its answer (before `accepted` is written): a plan's row then needs the network
+   * no more, and its worker may send the next row meanwhile.
+   */
+  async send(answered?: () => void): Promise<Order> {
+    const firstAttempt = this.intent.phase === 'prepared' || this.armedUnsent;
+    await this.arm();
+    this.armedUnsent = false;
     let order: Order;
     try {
       order = (await this.deps.api.createOrder(this.intent.body, this.intent.key)).order;
+      answered?.();
     } catch (error) {
+      answered?.();
       if (certainlyRefused(error, firstAttempt)) {
         await this.refuse(error as CliError);
         throw error;
@@ -178,17 +197,19 @@ export class OrderMachine {
   }
 
   /**
-   * resolve() for many machines of one journal (a plan's rows, once its summary is flushed): each is
-   * `delivered` first, as deliver() does one, then all leave the journal under one hold of its lock. The
-   * writes overlap and their directory fsyncs are shared (Journal.endAll); no step is left out.
+   * delivered → resolved for many machines of one journal (a plan's rows, once its summary is flushed), in
+   * two durable steps for all of them instead of two per row: every row's record `delivered` is written
+   * (fsynced, the directory once), which is the fact that it reached the user (settleDelivered ends an
+   * intent it finds so recorded, as one in phase `delivered`); then every intent leaves the journal and
+   * its directory is fsynced once. A crash before the records: the rows are `accepted`, and the same plan
+   * again reads each order (never a second POST) and reports it; after them: they are settled.
    */
   static async resolveAll(journal: Journal, machines: readonly OrderMachine[]): Promise<void> {
     if (machines.length === 0) return;
-    await inTurns(machines, (machine) => machine.delivered());
     await journal.endAll(
       machines.map((machine) => machine.intent),
       'delivered',
-      { now: machines[0]!.now() },
+      { now: machines[0]!.now(), recorded: () => failpoint('delivered') },
     );
     await failpoint('resolved');
   }
