@@ -164,6 +164,29 @@ describe('journal', () => {
     expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'hand', 'moved', 'row-1', 'row-2']);
   });
 
+  it('begin leaves no temporary file behind, whether it creates the intent or takes one over', async () => {
+    const j = journal();
+    const first = (await j.begin({ ...spec, key: 'k' })).intent;
+    orphan(j, first);
+    expect((await j.begin({ ...spec, key: 'k' })).resumed).toBe(true);
+    await expect(j.begin({ ...spec, key: 'k', productId: 'other' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await j.begin(spec);
+    expect(readdirSync(j.dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(j.read().intents).toHaveLength(2);
+  });
+
+  it('endAll records every intent, then removes them all; a record of an order is never replaced by one without', async () => {
+    const j = journal();
+    const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, orderId: 'ord_a' });
+    const b = (await j.begin({ ...spec, key: 'b' })).intent;
+    j.history.record({ key: 'b', orderId: 'ord_b', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', outcome: 'delivered' });
+    const order: string[] = [];
+    await j.endAll([a, b], 'abandoned', { recorded: () => Promise.resolve(void order.push(`recorded with ${j.read().intents.length} intents`)) });
+    expect(order).toEqual(['recorded with 2 intents']);
+    expect(j.read().intents).toEqual([]);
+    expect(j.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(['a abandoned ord_a', 'b delivered ord_b']);
+  });
+
   it('end() moves the intent to the order record, without the key id or body', async () => {
     const j = journal();
     const { intent } = await j.begin(spec);
