@@ -4,7 +4,7 @@
 // file is removed and the target left as it was.
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { LocalError } from '../errors.js';
 
@@ -40,7 +40,7 @@ export async function writeFileAtomic(path: string, data: string, what = 'file',
   let staged: Staged | undefined;
   try {
     staged = await stageFile(path, data);
-    await staged.commit();
+    staged.commit();
   } catch (error) {
     throw localError(error, path, what);
   } finally {
@@ -50,8 +50,12 @@ export async function writeFileAtomic(path: string, data: string, what = 'file',
 }
 
 export interface Staged {
-  /** Renames the file into place: atomic, but durable only once its directory is fsynced (syncDirectory). */
-  commit(): Promise<void>;
+  /**
+   * Renames the file into place: atomic, but durable only once its directory is fsynced (syncDirectory).
+   * Synchronous: a rename takes microseconds, where a turn in libuv's threadpool may wait behind fsyncs,
+   * and the journal renames while it holds its lock.
+   */
+  commit(): void;
   /** Removes the temporary file unless it was committed; never fails. */
   discard(): Promise<void>;
 }
@@ -76,8 +80,8 @@ export async function stageFile(path: string, data: string): Promise<Staged> {
     await file?.close().catch(() => undefined);
   }
   return {
-    commit: async () => {
-      await rename(temp, path);
+    commit: () => {
+      renameSync(temp, path);
       done = true;
     },
     discard,

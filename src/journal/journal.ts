@@ -100,10 +100,12 @@ export class Journal {
     } catch (error) {
       throw localError(error, `cannot write the order journal ${this.dir}`);
     }
-    const create = async (): Promise<Begun> => {
-      await staged.commit().catch((error: unknown) => {
+    const create = (): Begun => {
+      try {
+        staged.commit();
+      } catch (error) {
         throw localError(error, `cannot write the order journal ${this.dir}`);
-      });
+      }
       this.written.add(basename(this.fileOf(fresh.key)));
       return { intent: fresh, resumed: false };
     };

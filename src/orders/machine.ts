@@ -97,7 +97,6 @@ export class OrderMachine {
     let order: Order;
     try {
       order = (await this.deps.api.createOrder(this.intent.body, this.intent.key)).order;
-      answered?.();
     } catch (error) {
       answered?.();
       if (certainlyRefused(error, firstAttempt)) {
@@ -107,6 +106,7 @@ export class OrderMachine {
       throw keptForResume(error, this.intent);
     }
     await failpoint('request.sent');
+    answered?.();
     return this.accept(order);
   }
 

@@ -76,7 +76,7 @@ describe('writeFileAtomic and stageFile', () => {
     await dropped.discard();
     expect(readdirSync(dir)).toEqual([]);
     const kept = await stageFile(join(dir, 'b.json'), 'b');
-    await kept.commit();
+    kept.commit();
     await kept.discard();
     expect(readdirSync(dir)).toEqual(['b.json']);
     expect(readFileSync(join(dir, 'b.json'), 'utf8')).toBe('b');
