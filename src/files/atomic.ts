@@ -4,6 +4,7 @@
 // file is removed and the target left as it was.
 import type * as Crypto from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { LocalError } from '../errors.js';
@@ -15,7 +16,7 @@ const randomBytes = (size: number): Buffer => (require('node:crypto') as typeof 
 
 /** `what` names the file in the error: "journal file", "config file". */
 export function writeFileAtomicSync(path: string, data: string, what = 'file'): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const temp = tempBeside(path);
   let fd: number | undefined;
   let renamed = false;
   try {
@@ -34,6 +35,67 @@ export function writeFileAtomicSync(path: string, data: string, what = 'file'): 
     if (!renamed) unlinkQuietly(temp);
   }
   fsyncDirectory(dirname(path));
+}
+
+/**
+ * writeFileAtomicSync's steps on libuv's threads: the event loop goes on while the disk syncs, and
+ * concurrent writers (a plan's rows) overlap their fsyncs, which the file system commits together.
+ * `syncDir: false` leaves the directory's fsync to the caller, who makes one for many files (syncDirectory).
+ */
+export async function writeFileAtomic(path: string, data: string, what = 'file', o: { syncDir?: boolean } = {}): Promise<void> {
+  let staged: Staged | undefined;
+  try {
+    staged = await stageFile(path, data);
+    staged.commit();
+  } catch (error) {
+    throw localError(error, path, what);
+  } finally {
+    await staged?.discard();
+  }
+  if (o.syncDir !== false) await syncDirectory(dirname(path));
+}
+
+export interface Staged {
+  /**
+   * Renames the file into place: atomic, but durable only once its directory is fsynced (syncDirectory).
+   * Synchronous: a rename takes microseconds, where a turn in libuv's threadpool may wait behind fsyncs,
+   * and the journal renames while it holds its lock.
+   */
+  commit(): void;
+  /** Removes the temporary file unless it was committed; never fails. */
+  discard(): Promise<void>;
+}
+
+/** The first half of writeFileAtomic: `data` in a temporary file beside `path`, written and fsynced; errors are the system's. */
+export async function stageFile(path: string, data: string): Promise<Staged> {
+  const temp = tempBeside(path);
+  let done = false;
+  const discard = async (): Promise<void> => {
+    if (!done) await unlink(temp).catch(() => undefined);
+    done = true;
+  };
+  let file: FileHandle | undefined;
+  try {
+    file = await open(temp, 'wx', 0o600);
+    await file.writeFile(data, 'utf8');
+    await file.sync();
+  } catch (error) {
+    await discard();
+    throw error;
+  } finally {
+    await file?.close().catch(() => undefined);
+  }
+  return {
+    commit: () => {
+      renameSync(temp, path);
+      done = true;
+    },
+    discard,
+  };
+}
+
+function tempBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
 }
 
 /** What an errno means to a user, and what to do about it. */
@@ -86,6 +148,41 @@ export function fsyncDirectory(dir: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The directory fsync running now, per directory, and the one that follows it, shared by every caller meanwhile. */
+const dirSyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>();
+
+/**
+ * fsyncDirectory without blocking, and shared: a caller's renames are durable when its promise settles.
+ * An fsync already running may have begun before the caller's rename, so it does not count; the caller
+ * waits for the next one, which starts when it ends and serves everyone who asked meanwhile (a plan's
+ * rows ask together: one fsync for many entries, never one that started too early).
+ */
+export function syncDirectory(dir: string): Promise<void> {
+  if (process.platform === 'win32') return Promise.resolve();
+  const current = dirSyncs.get(dir);
+  if (current === undefined) return startDirectorySync(dir);
+  current.next ??= current.running.then(() => startDirectorySync(dir));
+  return current.next;
+}
+
+function startDirectorySync(dir: string): Promise<void> {
+  const state: { running: Promise<void>; next?: Promise<void> } = { running: Promise.resolve() };
+  state.running = (async () => {
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(dir, 'r');
+      await handle.sync();
+    } catch {
+      // Some filesystems refuse to fsync a directory; the rename is still atomic.
+    } finally {
+      await handle?.close().catch(() => undefined);
+      if (dirSyncs.get(dir) === state) dirSyncs.delete(dir);
+    }
+  })();
+  dirSyncs.set(dir, state);
+  return state.running;
 }
 
 function closeQuietly(fd: number): void {

@@ -3,7 +3,7 @@
 // never lose each other's records. A record never holds an API key or a code.
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from '../files/atomic.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
 
@@ -87,8 +87,13 @@ export class History {
   /** Writes (or replaces) the record of one key. */
   record(r: OrderRecord): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    // A server's error text kept here may echo a key: no file holds one (issue 15).
-    writeFileAtomicSync(this.fileOf(r.key), redactKeys(`${JSON.stringify(clean(r), null, 2)}\n`));
+    writeFileAtomicSync(this.fileOf(r.key), textOf(r));
+  }
+
+  /** record() without blocking, for many at once: the caller makes the directory's fsync, one for all (syncDirectory). */
+  async recordInBatch(r: OrderRecord): Promise<void> {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.fileOf(r.key), textOf(r), 'file', { syncDir: false });
   }
 
   /** Drops records that ended more than `days` days ago. */
@@ -116,6 +121,11 @@ export class History {
     // Keys are the user's to choose: hashed into safe file names, as the journal does.
     return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
   }
+}
+
+/** A server's error text kept here may echo a key: no file holds one (issue 15). */
+function textOf(r: OrderRecord): string {
+  return redactKeys(`${JSON.stringify(clean(r), null, 2)}\n`);
 }
 
 function timeOf(r: OrderRecord): string {

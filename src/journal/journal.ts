@@ -4,9 +4,9 @@
 // orphan or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
-import { fsyncDirectory, writeFileAtomicSync } from '../files/atomic.js';
+import { stageFile, syncDirectory, writeFileAtomic, writeFileAtomicSync, type Staged } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
 import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
@@ -39,6 +39,8 @@ export class Journal {
   readonly history: History;
   private historyDays: number;
   private pruned = false;
+  /** File names of the intents this journal saved and has not ended (see find). */
+  private readonly written = new Set<string>();
 
   constructor(dir: string, options: { historyDays?: number | undefined } = {}) {
     this.dir = dir;
@@ -46,8 +48,8 @@ export class Journal {
     this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
-  /** Every intent on disk; unreadable files are reported, never removed. */
-  read(): { intents: Intent[]; unreadable: Unreadable[] } {
+  /** Every intent on disk (of the names `which` accepts); unreadable files are reported, never removed. */
+  read(which: (name: string) => boolean = () => true): { intents: Intent[]; unreadable: Unreadable[] } {
     const intents: Intent[] = [];
     const unreadable: Unreadable[] = [];
     let names: string[];
@@ -57,7 +59,7 @@ export class Journal {
       throw localError(error, `cannot read the order journal ${this.dir}`);
     }
     for (const name of names) {
-      if (!name.endsWith('.json')) continue;
+      if (!name.endsWith('.json') || !which(name)) continue;
       const file = join(this.dir, name);
       try {
         const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
@@ -71,38 +73,76 @@ export class Journal {
     return { intents, unreadable };
   }
 
+  /**
+   * The intent of one key. save() writes it at fileOf(key) and nowhere else, so that one file is read; only
+   * when it is missing or is not that key's intent are the other files read: an intent put there by other
+   * means (copied by hand) is still found. The files this journal itself wrote under other keys are skipped
+   * then: each holds the key it was written for (another process changes an intent only once its owner, this
+   * process, is dead). Reading every file for every key made a plan's rows quadratic: the rows stay in the
+   * journal until the summary is out, and 1,000 rows read half a million files (issue 16).
+   */
   find(key: string): Intent | undefined {
-    return this.read().intents.find((intent) => intent.key === key);
+    const file = this.fileOf(key);
+    const direct = readIntent(file);
+    if (direct?.key === key) return direct;
+    return this.read((name) => name !== basename(file) && !this.written.has(name)).intents.find((intent) => intent.key === key);
   }
 
   /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
-  begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
-    return this.withLock(() => {
-      const { intents } = this.read();
-      if (options.key !== undefined) {
-        const existing = intents.find((intent) => intent.key === options.key);
-        if (existing) return { intent: this.takeOver(existing, options, now), resumed: true };
-        return { intent: this.create(options, options.key, now), resumed: false };
+  async begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
+    // A new intent's file is written and fsynced before the lock is taken, renamed into place under it, and
+    // its directory fsynced once the lock is released: the lock covers "find one or create it", not the
+    // disk's waits, which the rows of a plan would otherwise queue behind. Durable before begin returns.
+    const fresh = newIntent(options, options.key ?? randomUUID(), now);
+    let staged: Staged;
+    try {
+      staged = await stageFile(this.fileOf(fresh.key), textOf(fresh));
+    } catch (error) {
+      throw localError(error, `cannot write the order journal ${this.dir}`);
+    }
+    const create = (): Begun => {
+      try {
+        staged.commit();
+      } catch (error) {
+        throw localError(error, `cannot write the order journal ${this.dir}`);
       }
-      const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
-      const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
-      if (fresh) return { intent: this.claimed(fresh, options, now), resumed: true };
-      // The contract matches on product, quantity, profile and environment. An orphan that matches those
-      // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
-      const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
-      if (other) {
-        throw new UsageError(
-          `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
-          {
-            code: 'intent_conflict',
-            hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
-          },
-        );
-      }
-      const stale = orphans[0];
-      if (stale) throw staleError(stale, now);
-      return { intent: this.create(options, randomUUID(), now), resumed: false };
-    });
+      this.written.add(basename(this.fileOf(fresh.key)));
+      return { intent: fresh, resumed: false };
+    };
+    try {
+      const begun = await this.withLock(() => this.found(options, now) ?? create());
+      await syncDirectory(this.dir);
+      return begun;
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  /** The intent begin() takes over (claimed, on disk when this settles), or undefined when it creates one. */
+  private found(options: BeginOptions, now: number): Promise<Begun> | undefined {
+    if (options.key !== undefined) {
+      const existing = this.find(options.key);
+      return existing ? this.takeOver(existing, options, now).then((intent) => ({ intent, resumed: true })) : undefined;
+    }
+    const { intents } = this.read();
+    const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
+    const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
+    if (fresh) return this.claimed(fresh, options, now).then((intent) => ({ intent, resumed: true }));
+    // The contract matches on product, quantity, profile and environment. An orphan that matches those
+    // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
+    const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
+    if (other) {
+      throw new UsageError(
+        `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
+        {
+          code: 'intent_conflict',
+          hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
+        },
+      );
+    }
+    const stale = orphans[0];
+    if (stale) throw staleError(stale, now);
+    return undefined;
   }
 
   /** Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced. */
@@ -118,9 +158,9 @@ export class Journal {
 
   /** Ends every intent of a dead owner that `delivered` says reached the user; returns them. */
   settle(delivered: (intent: Intent) => boolean, now: number = Date.now()): Promise<Intent[]> {
-    return this.withLock(() => {
+    return this.withLock(async () => {
       const settled = this.read().intents.filter((intent) => !isAlive(intent.owner) && delivered(intent));
-      for (const intent of settled) this.endLocked(intent, 'delivered', { now });
+      await this.endLocked(settled, 'delivered', { now });
       return settled;
     });
   }
@@ -128,12 +168,30 @@ export class Journal {
   /** Writes the intent's new state durably (atomic, fsynced) before the caller takes the next step. */
   save(intent: Intent, now: number = Date.now()): Intent {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
+    const file = this.fileOf(intent.key);
     try {
-      // A server's error text kept here may echo a key: no file holds one (issue 15).
-      writeFileAtomicSync(this.fileOf(intent.key), redactKeys(`${JSON.stringify(next, null, 2)}\n`));
+      writeFileAtomicSync(file, textOf(next));
     } catch (error) {
       throw localError(error, `cannot write the order journal ${this.dir}`);
     }
+    this.written.add(basename(file));
+    return next;
+  }
+
+  /**
+   * save() without blocking the event loop: as durable (the file and its directory entry fsynced) when the
+   * promise settles, and the caller awaits it before its next step. The rows of a plan save at once: their
+   * fsyncs overlap, and one directory fsync serves the renames of all of them (syncDirectory).
+   */
+  async saveAsync(intent: Intent, now: number = Date.now()): Promise<Intent> {
+    const next = { ...intent, updatedAt: new Date(now).toISOString() };
+    const file = this.fileOf(intent.key);
+    try {
+      await writeFileAtomic(file, textOf(next));
+    } catch (error) {
+      throw localError(error, `cannot write the order journal ${this.dir}`);
+    }
+    this.written.add(basename(file));
     return next;
   }
 
@@ -142,22 +200,39 @@ export class Journal {
    * another process that read this intent a moment ago must not see it gone, judge its owner dead (this
    * process exits right after) and take over an order that was already delivered.
    */
-  end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord> {
-    return this.withLock(() => this.endLocked(intent, outcome, o));
+  async end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord> {
+    const [record] = await this.withLock(() => this.endLocked([intent], outcome, o));
+    return record!;
   }
 
-  private endLocked(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): OrderRecord {
+  /**
+   * end() for many intents under one hold of the lock (a plan's rows, once its summary is out). `recorded`
+   * runs once every record is durable, before the first intent leaves the journal.
+   */
+  endAll(intents: readonly Intent[], outcome: Ending, o: { now?: number; recorded?: () => Promise<void> } = {}): Promise<OrderRecord[]> {
+    return this.withLock(() => this.endLocked(intents, outcome, o));
+  }
+
+  /**
+   * Every record is on disk (each file fsynced, then one fsync of history/) before the first intent leaves the
+   * journal; then every intent file is removed and the journal's directory fsynced once. A crash in between
+   * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
+   */
+  private async endLocked(intents: readonly Intent[], outcome: Ending, o: { error?: CliError | undefined; now?: number; recorded?: () => Promise<void> } = {}): Promise<OrderRecord[]> {
     const now = o.now ?? Date.now();
-    const record: OrderRecord = {
-      ...recordOf(intent, outcome),
-      endedAt: new Date(now).toISOString(),
-      ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
-    };
+    const records = intents.map(
+      (intent): OrderRecord => ({
+        ...recordOf(intent, outcome),
+        endedAt: new Date(now).toISOString(),
+        ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+      }),
+    );
     try {
       // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
       // not erase the record of the order that key placed: a record with an order id is kept.
-      const earlier = intent.orderId === undefined ? this.history.get(intent.key) : undefined;
-      if (earlier?.orderId === undefined) this.history.record(record);
+      const kept = records.filter((record, i) => intents[i]!.orderId !== undefined || this.history.get(record.key)?.orderId === undefined);
+      await inTurns(kept, (record) => this.history.recordInBatch(record));
+      if (kept.length > 0) await syncDirectory(this.history.dir);
       if (!this.pruned) {
         this.pruned = true;
         this.history.prune(this.historyDays, now);
@@ -165,26 +240,33 @@ export class Journal {
     } catch {
       // The record is a convenience; the journal is the promise. A failed record never keeps an intent open.
     }
-    try {
-      unlinkSync(this.fileOf(intent.key));
-      fsyncDirectory(this.dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw localError(error, `cannot update the order journal ${this.dir}`);
+    await o.recorded?.();
+    let failure: unknown;
+    for (const intent of intents) {
+      const file = this.fileOf(intent.key);
+      this.written.delete(basename(file));
+      try {
+        unlinkSync(file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') failure ??= error;
+      }
     }
-    return record;
+    if (intents.length > 0) await syncDirectory(this.dir);
+    if (failure !== undefined) throw localError(failure, `cannot update the order journal ${this.dir}`);
+    return records;
   }
 
   abandon(key: string, now: number = Date.now()): Promise<Intent> {
-    return this.withLock(() => {
+    return this.withLock(async () => {
       const intent = this.find(key);
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
-      this.endLocked(intent, 'abandoned', { now });
+      await this.endLocked([intent], 'abandoned', { now });
       return intent;
     });
   }
 
-  private takeOver(existing: Intent, options: BeginOptions, now: number): Intent {
+  private takeOver(existing: Intent, options: BeginOptions, now: number): Promise<Intent> {
     this.assertNotHeld(existing);
     if (!sameOrder(existing, options)) {
       throw new UsageError(`the idempotency key ${existing.key} already belongs to another order (${existing.quantity} × ${existing.productId})`, {
@@ -205,8 +287,8 @@ export class Journal {
     }
   }
 
-  private claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Intent {
-    return this.save(
+  private claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Promise<Intent> {
+    return this.saveAsync(
       {
         ...intent,
         owner: currentOwner(),
@@ -217,39 +299,61 @@ export class Journal {
     );
   }
 
-  private create(options: BeginOptions, key: string, now: number): Intent {
-    const body = orderBody(options.productId, options.quantity);
-    const time = new Date(now).toISOString();
-    return this.save(
-      {
-        version: INTENT_VERSION,
-        key,
-        profile: options.profile,
-        environment: options.environment,
-        baseUrl: options.baseUrl,
-        keyId: options.keyId,
-        productId: options.productId,
-        quantity: options.quantity,
-        body,
-        fingerprint: sha256(body),
-        phase: 'prepared',
-        createdAt: time,
-        updatedAt: time,
-        owner: currentOwner(),
-        ...(options.wait ? { wait: true } : {}),
-        ...(options.out ? { out: options.out } : {}),
-      },
-      now,
-    );
-  }
-
   private fileOf(key: string): string {
     // Keys are the user's to choose: hash them into safe file names.
     return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
   }
 
-  private withLock<T>(fn: () => T): Promise<T> {
+  private withLock<T>(fn: () => T | Promise<T>): Promise<T> {
     return withDirLock(this.dir, fn);
+  }
+}
+
+/** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
+function newIntent(options: BeginOptions, key: string, now: number): Intent {
+  const body = orderBody(options.productId, options.quantity);
+  const time = new Date(now).toISOString();
+  return {
+    version: INTENT_VERSION,
+    key,
+    profile: options.profile,
+    environment: options.environment,
+    baseUrl: options.baseUrl,
+    keyId: options.keyId,
+    productId: options.productId,
+    quantity: options.quantity,
+    body,
+    fingerprint: sha256(body),
+    phase: 'prepared',
+    createdAt: time,
+    updatedAt: time,
+    owner: currentOwner(),
+    ...(options.wait ? { wait: true } : {}),
+    ...(options.out ? { out: options.out } : {}),
+  };
+}
+
+/** A server's error text kept in an intent may echo a key: no file holds one (issue 15). */
+function textOf(intent: Intent): string {
+  return redactKeys(`${JSON.stringify(intent, null, 2)}\n`);
+}
+
+/** At most 16 at a time: as many files open as the file system can usefully sync together, never thousands. */
+async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(16, items.length) }, worker));
+}
+
+/** The intent in one file, or undefined when there is none or it is not a readable intent. */
+function readIntent(file: string): Intent | undefined {
+  try {
+    const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 // The journal's short lock: a directory made with mkdir (atomic), holding its owner. A lock whose owner is
 // dead is taken over at once; a live owner keeps it however long it takes, stopped (SIGSTOP) or not:
 // liveness decides, never a timer. A lock dir without an owner file yet is being made: waited for.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
@@ -65,7 +65,13 @@ function release(lock: string): void {
   } catch {
     return;
   }
-  rmSync(lock, { recursive: true, force: true });
+  try {
+    // The owner file, then the directory: two calls, where rmSync's recursive walk takes a dozen, per row of a plan.
+    unlinkSync(join(lock, 'owner'));
+    rmdirSync(lock);
+  } catch {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 function tryAcquire(lock: string, afterTakeOver = false): boolean {

@@ -15,6 +15,8 @@ export interface DriveOptions {
   out?: OutSpec | undefined;
   intervalS: number;
   timeoutS?: number | undefined;
+  /** Told when the order's POST has its answer (see OrderMachine.send). */
+  answered?: () => void;
 }
 
 export interface Driven {
@@ -22,10 +24,11 @@ export interface Driven {
   written?: Written | undefined;
 }
 
-/** Takes the intent from whatever phase it is in to the point where its outcome is ready for the sink. */
-export async function driveIntent(deps: MachineDeps, start: Intent, options: DriveOptions): Promise<{ machine: OrderMachine; driven: Driven }> {
-  const machine = new OrderMachine(deps, start);
-  let order = start.orderId && start.phase !== 'prepared' && start.phase !== 'sending' ? await machine.refresh() : await machine.send();
+/** Takes the intent (or a machine already armed) from whatever phase it is in to the point where its outcome is ready for the sink. */
+export async function driveIntent(deps: MachineDeps, from: Intent | OrderMachine, options: DriveOptions): Promise<{ machine: OrderMachine; driven: Driven }> {
+  const machine = from instanceof OrderMachine ? from : new OrderMachine(deps, from);
+  const start = machine.intent;
+  let order = start.orderId && start.phase !== 'prepared' && start.phase !== 'sending' ? await machine.refresh() : await machine.send(options.answered);
   let written: Written | undefined;
   if (options.wait || options.out) {
     const earlier = options.out ? machine.earlierFile(options.out.path) : undefined;
@@ -65,7 +68,12 @@ export function printOutcome(io: Io, { order, written }: Driven): void {
 
 /** Interrupted intents that had reached the user (phase delivered, or their own file on disk) end now, said once. */
 export async function settleDelivered(io: Io, journal: Journal): Promise<void> {
-  const settled = await journal.settle((intent) => intent.phase === 'delivered' || (intent.out !== undefined && intent.out.path !== '-' && deliveredFile(intent, intent.out.path) !== undefined));
+  const recorded = (intent: Intent): boolean => {
+    if (intent.orderId === undefined) return false;
+    const record = journal.history.get(intent.key);
+    return record?.outcome === 'delivered' && record.orderId === intent.orderId && record.baseUrl === intent.baseUrl;
+  };
+  const settled = await journal.settle((intent) => intent.phase === 'delivered' || recorded(intent) || (intent.out !== undefined && intent.out.path !== '-' && deliveredFile(intent, intent.out.path) !== undefined));
   for (const intent of settled) io.say(`the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes in ${intent.out.path})` : ''}; it is complete`);
 }
 

@@ -51,6 +51,8 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
 
 export class OrderMachine {
   intent: Intent;
+  /** Armed by this process and not sent since: `sending` on disk, but certainly nothing went yet. */
+  private armedUnsent = false;
 
   constructor(
     private readonly deps: MachineDeps,
@@ -63,18 +65,40 @@ export class OrderMachine {
     return this.deps.now?.() ?? Date.now();
   }
 
-  private save(changes: Partial<Intent>): void {
+  /** The new state is durable when this settles; every step awaits it before the next (the write does not block other rows). */
+  private async save(changes: Partial<Intent>): Promise<void> {
+    this.intent = await this.deps.journal.saveAsync({ ...this.intent, ...changes }, this.now());
+  }
+
+  /** save() inside a synchronous callback (the export's beforeCommit, which runs right before its rename). */
+  private saveSync(changes: Partial<Intent>): void {
     this.intent = this.deps.journal.save({ ...this.intent, ...changes }, this.now());
   }
 
-  /** prepared → sending → accepted: the POST with the journaled key and body, byte for byte. */
-  async send(): Promise<Order> {
-    const firstAttempt = this.intent.phase === 'prepared';
-    if (firstAttempt) this.save({ phase: 'sending' });
+  /**
+   * prepared → sending, durable before the POST may go. send() arms first; a plan arms its next row while
+   * this row's POST is out, so the row's disk wait overlaps the network instead of adding to it.
+   */
+  async arm(): Promise<void> {
+    if (this.intent.phase !== 'prepared') return;
+    await this.save({ phase: 'sending' });
+    this.armedUnsent = true;
+  }
+
+  /**
+   * prepared → sending → accepted: the POST with the journaled key and body, byte for byte. `answered` is
+   * told when the POST has its answer (before `accepted` is written): a plan's row then needs the network
+   * no more, and its worker may send the next row meanwhile.
+   */
+  async send(answered?: () => void): Promise<Order> {
+    const firstAttempt = this.intent.phase === 'prepared' || this.armedUnsent;
+    await this.arm();
+    this.armedUnsent = false;
     let order: Order;
     try {
       order = (await this.deps.api.createOrder(this.intent.body, this.intent.key)).order;
     } catch (error) {
+      answered?.();
       if (certainlyRefused(error, firstAttempt)) {
         await this.refuse(error as CliError);
         throw error;
@@ -82,12 +106,13 @@ export class OrderMachine {
       throw keptForResume(error, this.intent);
     }
     await failpoint('request.sent');
+    answered?.();
     return this.accept(order);
   }
 
   /** sending → accepted: the server's order id and status are on disk before anything else happens. */
   async accept(order: Order): Promise<Order> {
-    this.save({ phase: 'accepted', orderId: order.id, status: order.status });
+    await this.save({ phase: 'accepted', orderId: order.id, status: order.status });
     await failpoint('order.accepted');
     await this.endIfFailed(order);
     return order;
@@ -98,7 +123,7 @@ export class OrderMachine {
     const order = await this.deps.api.getOrder(this.intent.orderId!).catch((error: unknown) => {
       throw keptForResume(error, this.intent);
     });
-    if (order.status !== this.intent.status) this.save({ status: order.status });
+    if (order.status !== this.intent.status) await this.save({ status: order.status });
     await this.endIfFailed(order);
     return order;
   }
@@ -107,7 +132,7 @@ export class OrderMachine {
   async complete(o: { intervalS: number; timeoutS?: number | undefined }): Promise<Order> {
     try {
       const order = await waitForOrder({ api: this.deps.api, orderId: this.intent.orderId!, io: this.deps.io, signal: this.deps.signal, intervalS: o.intervalS, timeoutS: o.timeoutS });
-      if (order.status !== this.intent.status) this.save({ status: order.status });
+      if (order.status !== this.intent.status) await this.save({ status: order.status });
       return order;
     } catch (error) {
       if (error instanceof OrderEndedError) await this.fail(error.order);
@@ -136,13 +161,13 @@ export class OrderMachine {
         beforeCommit: (temp) => {
           failpointSync('codes.tmp-written');
           const identity = { ...fileIdentity(temp, orderId, out.path), format: out.format };
-          this.save({ files: [...(this.intent.files ?? []), identity] });
+          this.saveSync({ files: [...(this.intent.files ?? []), identity] });
         },
       });
       // The count and format were not known before the rename; the identity gains them now (not needed for recognition).
       const files = this.intent.files ?? [];
       const last = files[files.length - 1];
-      if (last) this.save({ files: [...files.slice(0, -1), { ...last, count: written.count, format: written.format }] });
+      if (last) await this.save({ files: [...files.slice(0, -1), { ...last, count: written.count, format: written.format }] });
       if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
         // The reader of stdout went away before every code was written: not delivered.
         throw new LocalError(`could not write the codes of order ${orderId} to standard output (${written.count} of ${this.intent.quantity} written)`, { code: 'output_failed' });
@@ -161,13 +186,31 @@ export class OrderMachine {
 
   /** accepted → delivered: the sink (stdout flushed, or the file renamed into place) reported success. */
   async delivered(): Promise<void> {
-    this.save({ phase: 'delivered' });
+    await this.save({ phase: 'delivered' });
     await failpoint('delivered');
   }
 
   /** delivered → resolved: the intent leaves the journal for the order record. The one place it happens. */
   async resolve(): Promise<void> {
     await this.deps.journal.end(this.intent, 'delivered', { now: this.now() });
+    await failpoint('resolved');
+  }
+
+  /**
+   * delivered → resolved for many machines of one journal (a plan's rows, once its summary is flushed), in
+   * two durable steps for all of them instead of two per row: every row's record `delivered` is written
+   * (fsynced, the directory once), which is the fact that it reached the user (settleDelivered ends an
+   * intent it finds so recorded, as one in phase `delivered`); then every intent leaves the journal and
+   * its directory is fsynced once. A crash before the records: the rows are `accepted`, and the same plan
+   * again reads each order (never a second POST) and reports it; after them: they are settled.
+   */
+  static async resolveAll(journal: Journal, machines: readonly OrderMachine[]): Promise<void> {
+    if (machines.length === 0) return;
+    await journal.endAll(
+      machines.map((machine) => machine.intent),
+      'delivered',
+      { now: machines[0]!.now(), recorded: () => failpoint('delivered') },
+    );
     await failpoint('resolved');
   }
 

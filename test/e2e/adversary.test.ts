@@ -131,12 +131,14 @@ describe('order place --plan run twice at once', () => {
   // that delivered a row (its codes in the row's out file) made the first run place that row again (the
   // same key, so the same order), find the out file taken, exit 2 and leave an order pending that had
   // been delivered; `order resume --all` then failed on it every time.
+  // A run readies (begins and arms) its next row while the current row's request is out (issue 16): paused
+  // on row 2, the first run already holds row 3 too, so the row the second run delivers is row 4.
   it('a row the other run delivered meanwhile is read, not placed; nothing is left pending', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     const configDir = await loggedIn(server);
     const plan = join(dir, 'plan.csv');
-    writeFileSync(plan, `product,quantity,out\n${PRODUCT},4\n${PRODUCT},5,b.csv\n`);
-    const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', GIFTCODES_FAILPOINTS: 'order.accepted=pause:5000' };
+    writeFileSync(plan, `product,quantity,out\n${PRODUCT},4\n${PRODUCT},3\n${PRODUCT},5,b.csv\n`);
+    const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', GIFTCODES_FAILPOINTS: 'request.sent=pause:5000' };
     delete env.GIFTCODES_API_KEY;
     const first = spawn(process.execPath, [BIN, 'order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let firstOut = '';
@@ -145,24 +147,26 @@ describe('order place --plan run twice at once', () => {
     const paused = new Promise<void>((resolve) =>
       first.stderr.on('data', (chunk: Buffer) => {
         firstErr += chunk.toString();
-        if (firstErr.includes('failpoint order.accepted')) resolve();
+        if (firstErr.includes('failpoint request.sent')) resolve();
       }),
     );
     const firstCode = new Promise<number | null>((resolve) => first.on('close', resolve));
     await paused;
-    // The first run holds row 2; the second delivers row 3 while the first is stopped there.
+    // The first run holds rows 2 and 3; the second delivers row 4 while the first is stopped.
     const second = await runCli(['order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'], { configDir });
     expect(second.code).toBe(2);
     const secondRows = JSON.parse(second.stdout) as { row: number; key: string; error?: { code: string } }[];
     expect(secondRows.find((r) => r.row === 2)?.error?.code).toBe('intent_busy');
-    expect(secondRows.find((r) => r.row === 3)?.error).toBeUndefined();
+    expect(secondRows.find((r) => r.row === 3)?.error?.code).toBe('intent_busy');
+    expect(secondRows.find((r) => r.row === 4)?.error).toBeUndefined();
     expect(await firstCode, firstErr).toBe(0);
     const firstRows = JSON.parse(firstOut) as { row: number; already?: boolean; error?: unknown }[];
-    expect(firstRows.find((r) => r.row === 3)).toMatchObject({ already: true });
+    expect(firstRows.find((r) => r.row === 4)).toMatchObject({ already: true });
+    expect(firstRows.filter((r) => r.error !== undefined)).toEqual([]);
     expect(readFileSync(join(dir, 'b.csv'), 'utf8').trim().split('\n')).toHaveLength(6);
     expect(await pending(configDir)).toEqual([]);
     const charged = (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(secondRows[0]!.key.replace(/-r\d+$/, '')));
-    expect(charged).toHaveLength(2);
+    expect(charged).toHaveLength(3);
   });
 });
 

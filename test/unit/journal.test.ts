@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INTENT_MAX_AGE_MS, INTENT_MAX_FUTURE_MS, staleness, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import { INTENT_MAX_AGE_MS, INTENT_MAX_FUTURE_MS, sha256, staleness, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { currentOwner, isAlive } from '../../src/journal/owner.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -144,6 +144,47 @@ describe('journal', () => {
     const sending = { ...v1, key: 'old-2', phase: 'sending' };
     writeFileSync(join(j.dir, 'v1b.json'), JSON.stringify(sending));
     expect(j.find('old-2')?.phase).toBe('sending');
+  });
+
+  it('finds a key at its own file name, and still under any other name (copied by hand); a file holding another key is not it', async () => {
+    const j = journal();
+    const mine = (await j.begin({ ...spec, key: 'row-1' })).intent;
+    await j.begin({ ...spec, key: 'row-2' });
+    // An orphan of key "hand" under a name save() never uses: found by begin and resumed, not replaced.
+    const hand = { ...mine, key: 'hand', owner: { pid: deadPid(), boot: currentOwner().boot } };
+    writeFileSync(join(j.dir, 'copied.json'), JSON.stringify(hand));
+    const resumed = await j.begin({ ...spec, key: 'hand' });
+    expect(resumed).toMatchObject({ resumed: true, intent: { key: 'hand', createdAt: mine.createdAt } });
+    // The file named for key "moved" holds row-1's intent: "moved" is not there, and begin creates it.
+    const moved = join(j.dir, `${sha256('moved').slice(0, 40)}.json`);
+    writeFileSync(moved, JSON.stringify({ ...mine, owner: { pid: deadPid() } }));
+    expect(j.find('moved')).toBeUndefined();
+    expect(j.find('row-1')?.key).toBe('row-1');
+    expect((await j.begin({ ...spec, key: 'moved' })).resumed).toBe(false);
+    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'hand', 'moved', 'row-1', 'row-2']);
+  });
+
+  it('begin leaves no temporary file behind, whether it creates the intent or takes one over', async () => {
+    const j = journal();
+    const first = (await j.begin({ ...spec, key: 'k' })).intent;
+    orphan(j, first);
+    expect((await j.begin({ ...spec, key: 'k' })).resumed).toBe(true);
+    await expect(j.begin({ ...spec, key: 'k', productId: 'other' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await j.begin(spec);
+    expect(readdirSync(j.dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(j.read().intents).toHaveLength(2);
+  });
+
+  it('endAll records every intent, then removes them all; a record of an order is never replaced by one without', async () => {
+    const j = journal();
+    const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, orderId: 'ord_a' });
+    const b = (await j.begin({ ...spec, key: 'b' })).intent;
+    j.history.record({ key: 'b', orderId: 'ord_b', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', outcome: 'delivered' });
+    const order: string[] = [];
+    await j.endAll([a, b], 'abandoned', { recorded: () => Promise.resolve(void order.push(`recorded with ${j.read().intents.length} intents`)) });
+    expect(order).toEqual(['recorded with 2 intents']);
+    expect(j.read().intents).toEqual([]);
+    expect(j.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(['a abandoned ord_a', 'b delivered ord_b']);
   });
 
   it('end() moves the intent to the order record, without the key id or body', async () => {

@@ -185,6 +185,22 @@ describe('settling interrupted intents', () => {
     expect(a.key).toBe('a');
   });
 
+  it('settleDelivered ends a dead `accepted` intent whose record says delivered for the same order and server (a plan killed between its two batched steps), and no other', async () => {
+    const j = journal();
+    const spec = specFor(fast.url);
+    const record = (key: string, orderId: string, baseUrl = spec.baseUrl, outcome: 'delivered' | 'refused' = 'delivered'): void =>
+      j.history.record({ key, orderId, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'default', baseUrl, createdAt: 'x', updatedAt: 'x', outcome });
+    for (const key of ['same', 'other-order', 'other-server', 'refused', 'none']) j.save({ ...(await j.begin({ ...spec, key })).intent, phase: 'accepted', orderId: `ord_${key}`, owner: dead });
+    record('same', 'ord_same');
+    record('other-order', 'ord_elsewhere');
+    record('other-server', 'ord_other-server', 'http://127.0.0.1:1');
+    record('refused', 'ord_refused', spec.baseUrl, 'refused');
+    const c = capture();
+    await settleDelivered(c.io, j);
+    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['none', 'other-order', 'other-server', 'refused']);
+    expect(c.err()).toContain('the interrupted order ord_same had already reached you; it is complete\n');
+  });
+
   it('settleDelivered names the key when there is no order id', async () => {
     const j = journal();
     j.save({ ...(await j.begin({ ...specFor(fast.url), key: 'no-id' })).intent, phase: 'delivered', owner: dead });

@@ -86,6 +86,56 @@ describe('order machine transitions', () => {
     expect(journal.history.list()[0]?.outcome).toBe('refused');
   });
 
+  it('arm() writes `sending` before any request; a POST refused before it left is still certain: the intent ends refused', async () => {
+    const { deps, journal, spec } = setup('http://127.0.0.1:9');
+    const { intent } = await journal.begin(spec);
+    const machine = new OrderMachine(deps, intent);
+    await machine.arm();
+    // A crash now leaves `sending`: resumed as "may have been sent", with its key, never a second charge.
+    expect(phaseOnDisk(journal, intent.key)).toBe('sending');
+    const error = await machine.send().catch((e: unknown) => e);
+    expect(error).toMatchObject({ notSent: true });
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.list()[0]?.outcome).toBe('refused');
+  });
+
+  it('a `sending` intent read from disk is not a first attempt: a POST refused before it left keeps it pending', async () => {
+    const { deps, journal, spec } = setup('http://127.0.0.1:9');
+    const { intent } = await journal.begin(spec);
+    await new OrderMachine(deps, intent).arm();
+    const error = await new OrderMachine(deps, journal.find(intent.key)!).send().catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: ExitCode.network, hint: expect.stringContaining(`giftcodes order resume ${intent.key}`) });
+    expect(phaseOnDisk(journal, intent.key)).toBe('sending');
+  });
+
+  it('resolveAll: every record is on disk (delivered) before any intent leaves the journal; then none is left', async () => {
+    const { deps, journal, spec } = setup();
+    const machines = await Promise.all(
+      [1, 2, 3].map(async (n) => {
+        const { intent } = await journal.begin({ ...spec, key: `row-${n}` });
+        const machine = new OrderMachine(deps, intent);
+        await machine.send();
+        return machine;
+      }),
+    );
+    let seen: { records: string[]; intents: string[] } | undefined;
+    const endAll = journal.endAll.bind(journal);
+    journal.endAll = (intents, outcome, o) =>
+      endAll(intents, outcome, {
+        ...o,
+        recorded: async () => {
+          seen = { records: journal.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`), intents: journal.read().intents.map((i) => i.key) };
+          await o?.recorded?.();
+        },
+      });
+    await OrderMachine.resolveAll(journal, machines);
+    const expected = machines.map((m) => `${m.intent.key} delivered ${m.intent.orderId}`).sort();
+    expect(seen?.records.sort()).toEqual(expected);
+    expect(seen?.intents.sort()).toEqual(['row-1', 'row-2', 'row-3']);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(expected);
+  });
+
   it('which failures certainly charged nothing: exact statuses, first attempt or not', () => {
     const status = (s: number): CliError => new ApiError('x', { status: s });
     for (const s of [400, 404, 422]) {
