@@ -1,5 +1,6 @@
 // What every export format shares: a sink for text, and a writer fed one page of records at a time.
 import type { CodeRecord } from '../api/schemas.js';
+import type { ScannedPage } from './scan.js';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
@@ -14,6 +15,8 @@ export interface TextSink {
 export interface FormatWriter {
   /** Formats one page and writes it; never holds more than a page. */
   page(records: readonly CodeRecord[]): Promise<void>;
+  /** The same for a page read from its bytes (scan.ts): the same bytes out as page() of its records. */
+  raw(page: ScannedPage): Promise<void>;
   /** Writes what closes the document. */
   finish(): Promise<void>;
   /** Removes anything temporary; safe to call twice, and after an error. */

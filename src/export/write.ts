@@ -19,6 +19,8 @@ import { JsonArrayWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
 import { lockOutTarget, type OutLock } from './out-lock.js';
 import { prefetched } from './prefetch.js';
+import { PageScanner } from './scan.js';
+import { LIST_KEYS } from '../api/pagination.js';
 
 export { formatFor, type ExportFormat } from './format.js';
 export { lockOutTarget, outLockPath, type OutLock } from './out-lock.js';
@@ -90,7 +92,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
       },
     };
     writer = writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));
-    const count = await pump(o, writer);
+    const count = await pump(o, writer, undefined, new PageScanner([...LIST_KEYS, 'codes']));
     await file.sync();
     await file.close();
     handle = undefined;
@@ -184,14 +186,23 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
   }
 }
 
-/** Every page, in order, into the writer; an interruption stops between pages. */
-async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void): Promise<number> {
+/**
+ * Every page, in order, into the writer; an interruption stops between pages. With a scanner, pages it
+ * can read are written straight from their bytes (scan.ts), the others through JSON.parse as before.
+ */
+async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void, scanner?: PageScanner): Promise<number> {
   let count = 0;
+  const pages = scanner ? o.api.rawCodePages(o.orderId, o.expected, (bytes) => scanner.scan(bytes)) : o.api.codePages(o.orderId, o.expected);
   try {
-    for await (const page of prefetched(o.api.codePages(o.orderId, o.expected))) {
+    for await (const page of prefetched(pages)) {
       if (o.signal.aborted) throw interrupted(o.signal);
-      await writer.page(page);
-      count += page.length;
+      if (Array.isArray(page)) {
+        await writer.page(page);
+        count += page.length;
+      } else {
+        await writer.raw(page);
+        count += page.count;
+      }
       written?.(count);
       o.onProgress?.(count);
     }
