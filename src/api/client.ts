@@ -33,8 +33,8 @@ export interface ApiRequest {
   target: string | URL;
   body?: string;
   headers?: Record<string, string>;
-  /** A 2xx body is handed over as its bytes (ApiResponse.bytes), not parsed: the caller reads it. */
-  rawBody?: boolean;
+  /** A 2xx body is handed over as its bytes (ApiResponse.bytes), not parsed, in a buffer of this size from here. */
+  rawBody?: (size: number) => Buffer;
 }
 
 export interface ApiResponse {
@@ -57,6 +57,16 @@ export interface RawPage {
   close: number;
   count: number;
   records: Int32Array;
+}
+
+/** What reads pages from their bytes (rawCodePages), with the buffers it reads them from. */
+export interface RawPageReader<P extends RawPage> {
+  /** A page read from `bytes`, or undefined: JSON.parse reads it, and `bytes` is released. */
+  read(bytes: Buffer): P | undefined;
+  /** A buffer of `size` bytes for a page's body (reused once released). */
+  buffer(size: number): Buffer;
+  /** `bytes` is no longer used. */
+  release(bytes: Buffer): void;
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -150,7 +160,7 @@ export class ApiClient {
    * returned it (the export writes it straight from the bytes), any other page as records from JSON.parse.
    * The same checks either way: every page followed, the stated total and `expected` checked at the end.
    */
-  async *rawCodePages<P extends RawPage>(orderId: string, expected: number | undefined, read: (bytes: Buffer) => P | undefined): AsyncGenerator<CodeRecord[] | P> {
+  async *rawCodePages<P extends RawPage>(orderId: string, expected: number | undefined, read: RawPageReader<P>): AsyncGenerator<CodeRecord[] | P> {
     const path = `/v1/orders/${encodeURIComponent(orderId)}/codes`;
     let count = 0;
     for await (const page of this.walk(path, 'codes', 'codes', codeRecord, read)) {
@@ -184,7 +194,7 @@ export class ApiClient {
     listKey: string,
     noun: string,
     normalise: (item: unknown) => unknown,
-    read?: (bytes: Buffer) => P | undefined,
+    read?: RawPageReader<P>,
   ): AsyncGenerator<unknown[] | P> {
     let target: URL | undefined = this.resolve(path);
     for (const name of PAGE_SIZE_PARAMS) target.searchParams.set(name, String(LARGEST_PAGE));
@@ -198,7 +208,7 @@ export class ApiClient {
       seen.add(key);
       let response: ApiResponse;
       try {
-        response = await this.send({ method: 'GET', target, ...(read ? { rawBody: true } : {}) });
+        response = await this.send({ method: 'GET', target, ...(read ? { rawBody: (size: number) => read.buffer(size) } : {}) });
       } catch (error) {
         // A service that refuses the page-size parameters is asked once more without them.
         if (seen.size === 1 && error instanceof ApiError && (error.status === 400 || error.status === 422)) {
@@ -207,10 +217,11 @@ export class ApiClient {
         }
         throw error;
       }
-      const fast = response.bytes && read ? readRaw(response.bytes, read, listKey) : undefined;
+      const fast = response.bytes && read ? readRaw(response.bytes, (bytes) => read.read(bytes), listKey) : undefined;
       if (fast) response.body = fast.envelope;
       else if (response.bytes) {
         const parsed = parseJsonBody(response.bytes);
+        read?.release(response.bytes);
         if (!parsed.ok) throw unreadableBody('GET', displayPath(target), response.status, parsed.reason);
         response.body = parsed.value;
       }
@@ -285,8 +296,21 @@ export class ApiClient {
     attempt: number,
     maxAttempts: number,
   ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }> {
-    const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
-    const signal = this.options.signal ? AbortSignal.any([this.options.signal, deadline]) : deadline;
+    // A deadline of this attempt's own, cleared when it ends: AbortSignal.timeout's timer (and AbortSignal.any's
+    // link to the process's signal) outlived every request by the whole timeout, and over the thousand pages
+    // of a large export they piled up in the old generation (peak RSS grew with the number of codes).
+    const deadline = { aborted: false };
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.aborted = true;
+      controller.abort(new DOMException('the request timed out', 'TimeoutError'));
+    }, this.options.requestTimeoutMs);
+    timer.unref();
+    const outer = this.options.signal;
+    const onAbort = (): void => controller.abort(outer?.reason);
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    const signal = controller.signal;
     const started = performance.now();
     const log = (result: string): void =>
       this.options.log?.(`${req.method} ${path} ${result} ${Math.round(performance.now() - started)}ms attempt ${attempt}/${maxAttempts}`);
@@ -311,7 +335,8 @@ export class ApiClient {
         body: req.body,
       });
       answeredStatus = res.statusCode;
-      const bytes = await readBytes(res.body, MAX_BODY_BYTES);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const bytes = await readBytes(res.body, MAX_BODY_BYTES, ok ? req.rawBody : undefined);
       log(String(res.statusCode));
       const headers = flattenHeaders(res.headers);
       if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -352,6 +377,9 @@ export class ApiClient {
             hint: this.networkHint(url, deadline.aborted, (error as { code?: string }).code === 'ECONNREFUSED'),
           }),
       };
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -410,7 +438,8 @@ export function readRaw<P extends RawPage>(bytes: Buffer, read: (bytes: Buffer) 
   return { page, envelope: parsed.value, last };
 }
 
-async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number): Promise<Buffer> {
+/** The whole body, in a buffer from `into` where given. */
+async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number, into?: (size: number) => Buffer): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -421,7 +450,11 @@ async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: 
     }
     chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   }
-  return Buffer.concat(chunks);
+  if (!into) return Buffer.concat(chunks);
+  const bytes = into(size);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(bytes, at);
+  return bytes;
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {

@@ -192,7 +192,7 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
  */
 async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void, scanner?: PageScanner): Promise<number> {
   let count = 0;
-  const pages = scanner ? o.api.rawCodePages(o.orderId, o.expected, (bytes) => scanner.scan(bytes)) : o.api.codePages(o.orderId, o.expected);
+  const pages = scanner ? o.api.rawCodePages(o.orderId, o.expected, { read: (bytes) => scanner.scan(bytes), buffer: (size) => scanner.buffer(size), release: (bytes) => scanner.release(bytes) }) : o.api.codePages(o.orderId, o.expected);
   try {
     for await (const page of prefetched(pages)) {
       if (o.signal.aborted) throw interrupted(o.signal);
@@ -201,6 +201,7 @@ async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: nu
         count += page.length;
       } else {
         await writer.raw(page);
+        scanner?.releasePage(page);
         count += page.count;
       }
       written?.(count);
