@@ -9,6 +9,10 @@
 // has the same fields), and re-cut row by row elsewhere (padded, or reordered when `code` first appears
 // after another field). Memory holds the column names and one segment per change of width, never rows.
 // The cost is writing the data twice to disk; a JSONL spool would also serialize and parse it twice.
+// So where the sink can read back and forget what it was given (a file: TextSink.rewind), the header is
+// written with the first rows, as the columns stand, and rows go straight after it; should a column be
+// added later, the rows written so far are moved into the spool and the sink emptied (the spool's way
+// from then on). The usual export (every record with the same fields) then writes its rows once.
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
@@ -101,6 +105,10 @@ export class CsvWriter implements FormatWriter {
   private columnLeaves = new Int32Array(0);
   private orderIdBytes: Buffer | undefined;
   private out: Buffer = Buffer.allocUnsafe(64 * 1024);
+  /** Rows written straight to the sink after its header: where they lie in it, and their width. */
+  private direct: { start: number; end: number; width: number } | undefined;
+  /** Rows may still go straight to the sink (it can be rewound, nothing transforms the text, no spool yet). */
+  private directAllowed: boolean;
 
   constructor(
     private readonly sink: TextSink,
@@ -108,6 +116,7 @@ export class CsvWriter implements FormatWriter {
   ) {
     this.orderIdCell = csvCell(options.orderId, options.raw);
     this.transform = options.transform ?? ((text) => text);
+    this.directAllowed = sink.rewind !== undefined && options.transform === undefined;
   }
 
   async page(records: readonly CodeRecord[]): Promise<void> {
@@ -207,6 +216,8 @@ export class CsvWriter implements FormatWriter {
   }
 
   async finish(): Promise<void> {
+    if (this.direct && this.direct.width === this.names.length) return;
+    await this.leaveDirect();
     const order = this.finalOrder();
     const header = order.map((i) => csvCell(this.names[i], this.options.raw)).join(',');
     await this.sink.write(this.transform(`${header}\r\n`));
@@ -249,6 +260,40 @@ export class CsvWriter implements FormatWriter {
   }
 
   private async appendBytes(bytes: Buffer, width: number): Promise<void> {
+    if (this.directAllowed) {
+      if (!this.direct && this.names.length === width && this.finalOrder().every((internal, position) => internal === position)) {
+        const header = Buffer.from(`${this.names.map((name) => csvCell(name, this.options.raw)).join(',')}\r\n`, 'utf8');
+        await this.sink.write(header);
+        this.direct = { start: header.length, end: header.length, width };
+      }
+      if (this.direct && this.direct.width === width && this.names.length === width) {
+        await this.sink.write(bytes);
+        this.direct.end += bytes.length;
+        return;
+      }
+      await this.leaveDirect();
+    }
+    await this.spoolBytes(bytes, width);
+  }
+
+  /** The rows written straight to the sink go into the spool, and the sink is emptied: a column was added. */
+  private async leaveDirect(): Promise<void> {
+    this.directAllowed = false;
+    const direct = this.direct;
+    const rewind = this.sink.rewind;
+    if (!direct || !rewind) return;
+    this.direct = undefined;
+    const buffer = Buffer.allocUnsafe(COPY_CHUNK);
+    for (let at = direct.start; at < direct.end; ) {
+      const read = await rewind.read(buffer, at, Math.min(buffer.length, direct.end - at));
+      if (read === 0) throw new Error('the codes file ended early');
+      await this.spoolBytes(buffer.subarray(0, read), direct.width);
+      at += read;
+    }
+    await rewind.truncate();
+  }
+
+  private async spoolBytes(bytes: Buffer, width: number): Promise<void> {
     this.spool ??= await open(this.options.spoolPath, 'wx+', 0o600);
     await writeAll(this.spool, bytes, this.spoolSize);
     const last = this.segments.at(-1);

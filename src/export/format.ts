@@ -10,6 +10,11 @@ export type ExportFormat = 'csv' | 'json' | 'jsonl';
  */
 export interface TextSink {
   write(chunk: string | Uint8Array): Promise<void>;
+  /** A file: what was written can be read back (from `position`, as written) and all of it dropped. */
+  rewind?: {
+    read(buffer: Buffer, position: number, length: number): Promise<number>;
+    truncate(): Promise<void>;
+  };
 }
 
 export interface FormatWriter {

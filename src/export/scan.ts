@@ -273,9 +273,10 @@ function grow(array: Int32Array): Int32Array<ArrayBuffer> {
 
 function ws(b: Buffer, p: number): number {
   for (;;) {
-    const c = b[p];
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
-    else return p;
+    const c = b[p] as number;
+    // One comparison for the usual case (no whitespace: anything above a space).
+    if (c > 0x20 || (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)) return p;
+    p++;
   }
 }
 

@@ -77,7 +77,8 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
   let writer: FormatWriter | undefined;
   let committed = false;
   try {
-    handle = await open(temp, 'wx', 0o600).catch((error: unknown) => {
+    // Read and write: the CSV writer may read back rows it wrote (TextSink.rewind).
+    handle = await open(temp, 'wx+', 0o600).catch((error: unknown) => {
       throw fileError(error, target);
     });
     const file = handle;
@@ -89,6 +90,20 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
           throw fileError(error, target);
         });
         position += bytes.length;
+      },
+      rewind: {
+        read: async (buffer, at, length) => {
+          const { bytesRead } = await file.read(buffer, 0, length, at).catch((error: unknown) => {
+            throw fileError(error, target);
+          });
+          return bytesRead;
+        },
+        truncate: async () => {
+          await file.truncate(0).catch((error: unknown) => {
+            throw fileError(error, target);
+          });
+          position = 0;
+        },
       },
     };
     writer = writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));

@@ -17,21 +17,32 @@ import { tempDir } from '../helpers/e2e.js';
 
 const LIST = [...LIST_KEYS, 'codes'];
 
-function memorySink(): TextSink & { bytes(): Buffer } {
-  const chunks: Buffer[] = [];
+/** A sink in memory; `rewindable` like a file's (CSV then writes rows straight after its header). */
+function memorySink(rewindable = false): TextSink & { bytes(): Buffer } {
+  let chunks: Buffer[] = [];
   return {
     write: async (chunk) => {
       chunks.push(Buffer.from(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     },
     bytes: () => Buffer.concat(chunks),
+    ...(rewindable
+      ? {
+          rewind: {
+            read: async (buffer: Buffer, position: number, length: number) => Buffer.concat(chunks).copy(buffer, 0, position, position + length),
+            truncate: async () => {
+              chunks = [];
+            },
+          },
+        }
+      : {}),
   };
 }
 
 type Writers = Record<string, { writer: FormatWriter; sink: ReturnType<typeof memorySink> }>;
 
-function writers(dir: string, tag: string): Writers {
+function writers(dir: string, tag: string, rewindable = false): Writers {
   const make = (build: (sink: TextSink) => FormatWriter) => {
-    const sink = memorySink();
+    const sink = memorySink(rewindable);
     return { writer: build(sink), sink };
   };
   return {
@@ -218,7 +229,8 @@ describe('the export fast path', () => {
         run++;
         const scanner = new PageScanner(LIST);
         const slow = writers(dir, `s${run}`);
-        const mixed = writers(dir, `m${run}`);
+        // The JSON.parse path into the spool; the mixed one straight into a file-like sink where it can.
+        const mixed = writers(dir, `m${run}`, true);
         const read: ({ items: Record<string, unknown>[]; fast?: ScannedPage })[] = [];
         for (const bytes of pages) {
           pagesSeen++;
@@ -282,6 +294,32 @@ describe('the export fast path', () => {
         await slow[name]!.writer.dispose();
         await mixed[name]!.writer.dispose();
       }
+    }
+  });
+
+  it('writes CSV rows straight after the header of a file, and moves them to the spool when a column is added', async () => {
+    const cases: Record<string, unknown>[][][] = [
+      [[{ code: 'A', pin: '1' }], [{ code: 'B', pin: '2' }]],
+      [[{ code: 'A', pin: '1' }], [{ code: 'B', pin: '2', extra: '=x' }], [{ code: 'C' }]],
+      [[{ pin: '1' }, { pin: '2' }], [{ code: 'B', pin: '3' }]],
+      [[{ code: 'A' }, { code: 'B', value: { amount: 1 } }]],
+      [[]],
+    ];
+    for (const pages of cases) {
+      const dir = tempDir();
+      const plain = memorySink();
+      const file = memorySink(true);
+      const a = new CsvWriter(plain, { orderId: 'ord_1', raw: false, spoolPath: join(dir, 'a.tmp') });
+      const b = new CsvWriter(file, { orderId: 'ord_1', raw: false, spoolPath: join(dir, 'b.tmp') });
+      for (const page of pages) {
+        await a.page(page);
+        await b.page(page);
+      }
+      await a.finish();
+      await b.finish();
+      await a.dispose();
+      await b.dispose();
+      expect(file.bytes().toString(), JSON.stringify(pages)).toBe(plain.bytes().toString());
     }
   });
 
