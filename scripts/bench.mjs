@@ -4,7 +4,7 @@
 // BENCH_PAIRS (default 40) sets how many alternated pairs each start-up figure takes. BENCH_ONLY (a comma list
 // of startup, ping, export, catalog, plan, load) runs only those sections.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { alternate } from './bench/alternate.mjs';
@@ -252,11 +252,24 @@ async function planFigures() {
   }
 }
 
+// A megabyte at a time: reading a whole export (up to 160 MB) grew this process's RSS, and a child spawned
+// after it started with that RSS in its getrusage peak (Linux carries ru_maxrss across fork and exec), so
+// the next figure's peak RSS was this harness's, not the CLI's.
 function countLines(file) {
-  const text = readFileSync(file);
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  const fd = openSync(file, 'r');
   let lines = 0;
-  for (let i = text.indexOf(10); i !== -1; i = text.indexOf(10, i + 1)) lines++;
-  if (statSync(file).size > 0 && text[text.length - 1] !== 10) lines++;
+  let last = 10;
+  try {
+    for (let read = readSync(fd, buffer, 0, buffer.length, null); read > 0; read = readSync(fd, buffer, 0, buffer.length, null)) {
+      const chunk = buffer.subarray(0, read);
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      last = chunk[read - 1];
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (last !== 10) lines++;
   return lines;
 }
 

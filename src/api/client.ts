@@ -33,6 +33,8 @@ export interface ApiRequest {
   target: string | URL;
   body?: string;
   headers?: Record<string, string>;
+  /** A 2xx body is handed over as its bytes (ApiResponse.bytes), not parsed, in a buffer of this size from here. */
+  rawBody?: (size: number) => Buffer;
 }
 
 export interface ApiResponse {
@@ -40,6 +42,31 @@ export interface ApiResponse {
   headers: Record<string, string | undefined>;
   body: unknown;
   url: URL;
+  /** With ApiRequest.rawBody: the body's bytes, and `body` is undefined. */
+  bytes?: Buffer;
+}
+
+/**
+ * A page read from its bytes by the caller's reader (the export's fast path, src/export/scan.ts): the
+ * records are under `key`, the array spanning `open` (its `[`) to `close` (its `]`), `count` of them;
+ * `records` holds three numbers per record, the first two its start and end.
+ */
+export interface RawPage {
+  key: string;
+  open: number;
+  close: number;
+  count: number;
+  records: Int32Array;
+}
+
+/** What reads pages from their bytes (rawCodePages), with the buffers it reads them from. */
+export interface RawPageReader<P extends RawPage> {
+  /** A page read from `bytes`, or undefined: JSON.parse reads it, and `bytes` is released. */
+  read(bytes: Buffer): P | undefined;
+  /** A buffer of `size` bytes for a page's body (reused once released). */
+  buffer(size: number): Buffer;
+  /** `bytes` is no longer used. */
+  release(bytes: Buffer): void;
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -129,23 +156,59 @@ export class ApiClient {
   }
 
   /**
+   * codePages, where each page's bytes are first offered to `read`: a page it reads is yielded as it
+   * returned it (the export writes it straight from the bytes), any other page as records from JSON.parse.
+   * The same checks either way: every page followed, the stated total and `expected` checked at the end.
+   */
+  async *rawCodePages<P extends RawPage>(orderId: string, expected: number | undefined, read: RawPageReader<P>): AsyncGenerator<CodeRecord[] | P> {
+    const path = `/v1/orders/${encodeURIComponent(orderId)}/codes`;
+    let count = 0;
+    for await (const page of this.walk(path, 'codes', 'codes', codeRecord, read)) {
+      if (Array.isArray(page)) {
+        for (const record of page) {
+          if (!record || typeof record !== 'object' || Array.isArray(record)) {
+            throw unreadableBody('GET', path, 200, 'a code record that is not an object');
+          }
+        }
+        count += page.length;
+        yield page as CodeRecord[];
+      } else {
+        count += page.count;
+        yield page;
+      }
+    }
+    if (expected !== undefined && count !== expected) throw partialResult(path, 'codes', `the order is for ${expected} codes`, count, expected);
+  }
+
+  /**
    * Follows every pagination form to the end, asking for the largest page; a loop or a foreign host is an
    * error, not a hang or a leak; a stated total that differs from what was read is an error, not a partial list.
    */
   async *pages(path: string, listKey: string, noun = 'items', normalise: (item: unknown) => unknown = (item) => item): AsyncGenerator<unknown[]> {
+    for await (const page of this.walk(path, listKey, noun, normalise)) yield page as unknown[];
+  }
+
+  /** pages(), where `read` may take a page from its bytes (rawCodePages). */
+  private async *walk<P extends RawPage>(
+    path: string,
+    listKey: string,
+    noun: string,
+    normalise: (item: unknown) => unknown,
+    read?: RawPageReader<P>,
+  ): AsyncGenerator<unknown[] | P> {
     let target: URL | undefined = this.resolve(path);
     for (const name of PAGE_SIZE_PARAMS) target.searchParams.set(name, String(LARGEST_PAGE));
     const seen = new Set<string>();
     let emptyInARow = 0;
     let total: number | undefined;
-    let read = 0;
+    let got = 0;
     while (target) {
       const key = target.toString();
       if (seen.has(key)) throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, { code: 'invalid_pagination' });
       seen.add(key);
       let response: ApiResponse;
       try {
-        response = await this.send({ method: 'GET', target });
+        response = await this.send({ method: 'GET', target, ...(read ? { rawBody: (size: number) => read.buffer(size) } : {}) });
       } catch (error) {
         // A service that refuses the page-size parameters is asked once more without them.
         if (seen.size === 1 && error instanceof ApiError && (error.status === 400 || error.status === 422)) {
@@ -154,21 +217,34 @@ export class ApiClient {
         }
         throw error;
       }
-      const raw = extractList(response.body, listKey);
-      if (!raw) throw unreadableBody('GET', displayPath(target), response.status, 'no list in the body');
-      const items = raw.map(normalise);
+      const fast = response.bytes && read ? readRaw(response.bytes, (bytes) => read.read(bytes), listKey) : undefined;
+      if (fast) response.body = fast.envelope;
+      else if (response.bytes) {
+        const parsed = parseJsonBody(response.bytes);
+        read?.release(response.bytes);
+        if (!parsed.ok) throw unreadableBody('GET', displayPath(target), response.status, parsed.reason);
+        response.body = parsed.value;
+      }
+      let items: unknown[] | undefined;
+      if (!fast) {
+        const raw = extractList(response.body, listKey);
+        if (!raw) throw unreadableBody('GET', displayPath(target), response.status, 'no list in the body');
+        items = raw.map(normalise);
+      }
+      const length = fast ? fast.page.count : (items?.length ?? 0);
       total ??= statedTotal(response.body);
-      read += items.length;
-      yield items;
-      target = nextPageUrl(response.body, response.headers.link, target, items.at(-1), items.length);
-      if (target && items.length === 0 && seen.size > 1 && target.searchParams.get('starting_after') !== null) target = undefined;
+      got += length;
+      const last = fast ? normalise(fast.last) : items?.at(-1);
+      yield fast ? fast.page : (items ?? []);
+      target = nextPageUrl(response.body, response.headers.link, target, last, length);
+      if (target && length === 0 && seen.size > 1 && target.searchParams.get('starting_after') !== null) target = undefined;
       // Each page new yet empty, forever, would never be caught by `seen`: a run of them is a broken list.
-      emptyInARow = items.length === 0 ? emptyInARow + 1 : 0;
+      emptyInARow = length === 0 ? emptyInARow + 1 : 0;
       if (target && emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
         throw new NetworkError(`the API's pagination of ${path} sent ${emptyInARow} empty pages in a row and still names a next page`, { code: 'invalid_pagination' });
       }
     }
-    if (total !== undefined && read !== total) throw partialResult(path, noun, `the API states ${total} ${noun}`, read, total);
+    if (total !== undefined && got !== total) throw partialResult(path, noun, `the API states ${total} ${noun}`, got, total);
   }
 
   /** One logical request: attempts, backoff, Retry-After, and the mapping of the last failure to an exit code. */
@@ -220,8 +296,21 @@ export class ApiClient {
     attempt: number,
     maxAttempts: number,
   ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }> {
-    const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
-    const signal = this.options.signal ? AbortSignal.any([this.options.signal, deadline]) : deadline;
+    // A deadline of this attempt's own, cleared when it ends: AbortSignal.timeout's timer (and AbortSignal.any's
+    // link to the process's signal) outlived every request by the whole timeout, and over the thousand pages
+    // of a large export they piled up in the old generation (peak RSS grew with the number of codes).
+    const deadline = { aborted: false };
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.aborted = true;
+      controller.abort(new DOMException('the request timed out', 'TimeoutError'));
+    }, this.options.requestTimeoutMs);
+    timer.unref();
+    const outer = this.options.signal;
+    const onAbort = (): void => controller.abort(outer?.reason);
+    if (outer?.aborted) onAbort();
+    else outer?.addEventListener('abort', onAbort, { once: true });
+    const signal = controller.signal;
     const started = performance.now();
     const log = (result: string): void =>
       this.options.log?.(`${req.method} ${path} ${result} ${Math.round(performance.now() - started)}ms attempt ${attempt}/${maxAttempts}`);
@@ -246,10 +335,12 @@ export class ApiClient {
         body: req.body,
       });
       answeredStatus = res.statusCode;
-      const bytes = await readBytes(res.body, MAX_BODY_BYTES);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const bytes = await readBytes(res.body, MAX_BODY_BYTES, ok ? req.rawBody : undefined);
       log(String(res.statusCode));
       const headers = flattenHeaders(res.headers);
       if (res.statusCode >= 200 && res.statusCode < 300) {
+        if (req.rawBody) return { response: { status: res.statusCode, headers, body: undefined, url, bytes } };
         const parsed = parseJsonBody(bytes);
         if (!parsed.ok) return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, parsed.reason) };
         return { response: { status: res.statusCode, headers, body: parsed.value, url } };
@@ -286,6 +377,9 @@ export class ApiClient {
             hint: this.networkHint(url, deadline.aborted, (error as { code?: string }).code === 'ECONNREFUSED'),
           }),
       };
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -326,7 +420,26 @@ export class ApiClient {
   }
 }
 
-async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number): Promise<Buffer> {
+/**
+ * A page `read` took from its bytes, with the envelope around its records (the body with the array
+ * emptied: totals, next links) parsed by JSON.parse; undefined, so that JSON.parse reads the whole body,
+ * unless the envelope is valid and the list it names is that array.
+ */
+export function readRaw<P extends RawPage>(bytes: Buffer, read: (bytes: Buffer) => P | undefined, listKey: string): { page: P; envelope: unknown; last: unknown } | undefined {
+  const page = read(bytes);
+  if (!page || page.count === 0) return undefined;
+  const parsed = parseJsonBody(Buffer.concat([bytes.subarray(0, page.open + 1), bytes.subarray(page.close)]));
+  if (!parsed.ok || !parsed.value || typeof parsed.value !== 'object') return undefined;
+  const list = (parsed.value as Record<string, unknown>)[page.key];
+  if (!Array.isArray(list) || list.length !== 0 || extractList(parsed.value, listKey) !== list) return undefined;
+  // The last record, for a next page named after its id (Stripe's starting_after).
+  const at = (page.count - 1) * 3;
+  const last: unknown = JSON.parse(bytes.toString('utf8', page.records[at], page.records[at + 1]));
+  return { page, envelope: parsed.value, last };
+}
+
+/** The whole body, in a buffer from `into` where given. */
+async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number, into?: (size: number) => Buffer): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -337,7 +450,11 @@ async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: 
     }
     chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   }
-  return Buffer.concat(chunks);
+  if (!into) return Buffer.concat(chunks);
+  const bytes = into(size);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(bytes, at);
+  return bytes;
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {

@@ -3,7 +3,7 @@
 // page numbers or offsets. Every form is followed to the end, and a stated total is checked at the end.
 import { NetworkError } from '../errors.js';
 
-const LIST_KEYS = ['data', 'items', 'results', 'records', 'content'] as const;
+export const LIST_KEYS = ['data', 'items', 'results', 'records', 'content'] as const;
 
 /** The largest page asked for; a service that allows less clamps it (or refuses, and is asked again bare). */
 export const LARGEST_PAGE = 1000;

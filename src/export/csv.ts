@@ -9,11 +9,16 @@
 // has the same fields), and re-cut row by row elsewhere (padded, or reordered when `code` first appears
 // after another field). Memory holds the column names and one segment per change of width, never rows.
 // The cost is writing the data twice to disk; a JSONL spool would also serialize and parse it twice.
+// So where the sink can read back and forget what it was given (a file: TextSink.rewind), the header is
+// written with the first rows, as the columns stand, and rows go straight after it; should a column be
+// added later, the rows written so far are moved into the spool and the sink emptied (the spool's way
+// from then on). The usual export (every record with the same fields) then writes its rows once.
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
 import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
+import { LITERAL, NULL, NUMBER, STRING_COMMA, copy, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
 
 /** A spreadsheet runs a cell starting with one of these as a formula (CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -94,6 +99,16 @@ export class CsvWriter implements FormatWriter {
   private spool: FileHandle | undefined;
   private spoolSize = 0;
   private disposed = false;
+  /** raw(): the last shape seen, the column of each of its leaves, and which leaf fills each column (-1: none). */
+  private shape: Shape | undefined;
+  private leafColumns: number[] = [];
+  private columnLeaves = new Int32Array(0);
+  private orderIdBytes: Buffer | undefined;
+  private out: Buffer = Buffer.allocUnsafe(64 * 1024);
+  /** Rows written straight to the sink after its header: where they lie in it, and their width. */
+  private direct: { start: number; end: number; width: number } | undefined;
+  /** Rows may still go straight to the sink (it can be rewound, nothing transforms the text, no spool yet). */
+  private directAllowed: boolean;
 
   constructor(
     private readonly sink: TextSink,
@@ -101,6 +116,7 @@ export class CsvWriter implements FormatWriter {
   ) {
     this.orderIdCell = csvCell(options.orderId, options.raw);
     this.transform = options.transform ?? ((text) => text);
+    this.directAllowed = sink.rewind !== undefined && options.transform === undefined;
   }
 
   async page(records: readonly CodeRecord[]): Promise<void> {
@@ -123,6 +139,64 @@ export class CsvWriter implements FormatWriter {
     if (text !== '') await this.append(text, width);
   }
 
+  /**
+   * page() of the records, straight from their bytes: each cell is the record's bytes, quoted or
+   * prefixed as csvCell() would (a string here holds no escape, no quote and no control character).
+   */
+  async raw(page: ScannedPage): Promise<void> {
+    if (this.options.transform) return this.page(parsedRecords(page));
+    const shape = page.shape;
+    if (shape !== this.shape) {
+      // The columns page() adds for the first record of this shape (the others add none).
+      if (!this.index.has('code') && shape.topCode) this.addColumn('code');
+      this.leafColumns = shape.leafNames.map((name) => this.index.get(name) ?? this.addColumn(name));
+      this.shape = shape;
+      this.columnLeaves = new Int32Array(0);
+    }
+    const width = this.names.length;
+    if (this.columnLeaves.length !== width) {
+      this.columnLeaves = new Int32Array(width).fill(-1);
+      this.leafColumns.forEach((column, leaf) => (this.columnLeaves[column] = leaf));
+    }
+    const orderId = (this.orderIdBytes ??= Buffer.from(this.orderIdCell, 'utf8'));
+    const columns = this.columnLeaves;
+    const leaves = shape.leaves;
+    const { bytes: b, values } = page;
+    // Each cell at most its bytes, two quotes, a `'` and a comma.
+    const out = (this.out = room(this.out, page.close - page.open + page.count * (orderId.length + 4 * width + 2)));
+    const raw = this.options.raw;
+    let o = 0;
+    for (let r = 0; r < page.count; r++) {
+      const base = r * leaves * 3;
+      for (let column = 0; column < width; column++) {
+        if (column > 0) out[o++] = 0x2c;
+        const leaf = columns[column] as number;
+        if (leaf < 0) {
+          if (column === 0) o += orderId.copy(out, o);
+          continue;
+        }
+        const at = base + leaf * 3;
+        const kind = values[at];
+        const s = values[at + 1] as number;
+        const e = values[at + 2] as number;
+        if (kind === NUMBER || kind === LITERAL) {
+          o = copy(b, s, e, out, o);
+        } else if (kind !== NULL && e > s) {
+          const quoted = kind === STRING_COMMA;
+          const first = b[s];
+          if (quoted) out[o++] = 0x22;
+          // = + - @ start a formula (FORMULA_START; a tab or CR would have been escaped in the JSON).
+          if (!raw && (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40)) out[o++] = 0x27;
+          o = copy(b, s, e, out, o);
+          if (quoted) out[o++] = 0x22;
+        }
+      }
+      out[o++] = 0x0d;
+      out[o++] = 0x0a;
+    }
+    await this.appendBytes(out.subarray(0, o), width);
+  }
+
   /** flattenRecord's leaves into `cells` by column, remembering every key path seen. */
   private cells(record: Record<string, unknown>, fields: Map<string, Field>, parent: string, cells: (string | undefined)[]): void {
     for (const key of Object.keys(record)) {
@@ -142,6 +216,8 @@ export class CsvWriter implements FormatWriter {
   }
 
   async finish(): Promise<void> {
+    if (this.direct && this.direct.width === this.names.length) return;
+    await this.leaveDirect();
     const order = this.finalOrder();
     const header = order.map((i) => csvCell(this.names[i], this.options.raw)).join(',');
     await this.sink.write(this.transform(`${header}\r\n`));
@@ -180,8 +256,45 @@ export class CsvWriter implements FormatWriter {
   }
 
   private async append(text: string, width: number): Promise<void> {
+    await this.appendBytes(this.encoder.encode(this.transform(text)), width);
+  }
+
+  private async appendBytes(bytes: Buffer, width: number): Promise<void> {
+    if (this.directAllowed) {
+      if (!this.direct && this.names.length === width && this.finalOrder().every((internal, position) => internal === position)) {
+        const header = Buffer.from(`${this.names.map((name) => csvCell(name, this.options.raw)).join(',')}\r\n`, 'utf8');
+        await this.sink.write(header);
+        this.direct = { start: header.length, end: header.length, width };
+      }
+      if (this.direct && this.direct.width === width && this.names.length === width) {
+        await this.sink.write(bytes);
+        this.direct.end += bytes.length;
+        return;
+      }
+      await this.leaveDirect();
+    }
+    await this.spoolBytes(bytes, width);
+  }
+
+  /** The rows written straight to the sink go into the spool, and the sink is emptied: a column was added. */
+  private async leaveDirect(): Promise<void> {
+    this.directAllowed = false;
+    const direct = this.direct;
+    const rewind = this.sink.rewind;
+    if (!direct || !rewind) return;
+    this.direct = undefined;
+    const buffer = Buffer.allocUnsafe(COPY_CHUNK);
+    for (let at = direct.start; at < direct.end; ) {
+      const read = await rewind.read(buffer, at, Math.min(buffer.length, direct.end - at));
+      if (read === 0) throw new Error('the codes file ended early');
+      await this.spoolBytes(buffer.subarray(0, read), direct.width);
+      at += read;
+    }
+    await rewind.truncate();
+  }
+
+  private async spoolBytes(bytes: Buffer, width: number): Promise<void> {
     this.spool ??= await open(this.options.spoolPath, 'wx+', 0o600);
-    const bytes = this.encoder.encode(this.transform(text));
     await writeAll(this.spool, bytes, this.spoolSize);
     const last = this.segments.at(-1);
     if (last && last.width === width && last.end === this.spoolSize) last.end += bytes.length;

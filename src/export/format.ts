@@ -1,5 +1,6 @@
 // What every export format shares: a sink for text, and a writer fed one page of records at a time.
 import type { CodeRecord } from '../api/schemas.js';
+import type { ScannedPage } from './scan.js';
 
 export type ExportFormat = 'csv' | 'json' | 'jsonl';
 
@@ -9,11 +10,18 @@ export type ExportFormat = 'csv' | 'json' | 'jsonl';
  */
 export interface TextSink {
   write(chunk: string | Uint8Array): Promise<void>;
+  /** A file: what was written can be read back (from `position`, as written) and all of it dropped. */
+  rewind?: {
+    read(buffer: Buffer, position: number, length: number): Promise<number>;
+    truncate(): Promise<void>;
+  };
 }
 
 export interface FormatWriter {
   /** Formats one page and writes it; never holds more than a page. */
   page(records: readonly CodeRecord[]): Promise<void>;
+  /** The same for a page read from its bytes (scan.ts): the same bytes out as page() of its records. */
+  raw(page: ScannedPage): Promise<void>;
   /** Writes what closes the document. */
   finish(): Promise<void>;
   /** Removes anything temporary; safe to call twice, and after an error. */

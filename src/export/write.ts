@@ -19,6 +19,8 @@ import { JsonArrayWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
 import { lockOutTarget, type OutLock } from './out-lock.js';
 import { prefetched } from './prefetch.js';
+import { PageScanner } from './scan.js';
+import { LIST_KEYS } from '../api/pagination.js';
 
 export { formatFor, type ExportFormat } from './format.js';
 export { lockOutTarget, outLockPath, type OutLock } from './out-lock.js';
@@ -75,7 +77,8 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
   let writer: FormatWriter | undefined;
   let committed = false;
   try {
-    handle = await open(temp, 'wx', 0o600).catch((error: unknown) => {
+    // Read and write: the CSV writer may read back rows it wrote (TextSink.rewind).
+    handle = await open(temp, 'wx+', 0o600).catch((error: unknown) => {
       throw fileError(error, target);
     });
     const file = handle;
@@ -88,9 +91,23 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
         });
         position += bytes.length;
       },
+      rewind: {
+        read: async (buffer, at, length) => {
+          const { bytesRead } = await file.read(buffer, 0, length, at).catch((error: unknown) => {
+            throw fileError(error, target);
+          });
+          return bytesRead;
+        },
+        truncate: async () => {
+          await file.truncate(0).catch((error: unknown) => {
+            throw fileError(error, target);
+          });
+          position = 0;
+        },
+      },
     };
     writer = writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));
-    const count = await pump(o, writer);
+    const count = await pump(o, writer, undefined, new PageScanner([...LIST_KEYS, 'codes']));
     await file.sync();
     await file.close();
     handle = undefined;
@@ -184,14 +201,24 @@ function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spool
   }
 }
 
-/** Every page, in order, into the writer; an interruption stops between pages. */
-async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void): Promise<number> {
+/**
+ * Every page, in order, into the writer; an interruption stops between pages. With a scanner, pages it
+ * can read are written straight from their bytes (scan.ts), the others through JSON.parse as before.
+ */
+async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void, scanner?: PageScanner): Promise<number> {
   let count = 0;
+  const pages = scanner ? o.api.rawCodePages(o.orderId, o.expected, { read: (bytes) => scanner.scan(bytes), buffer: (size) => scanner.buffer(size), release: (bytes) => scanner.release(bytes) }) : o.api.codePages(o.orderId, o.expected);
   try {
-    for await (const page of prefetched(o.api.codePages(o.orderId, o.expected))) {
+    for await (const page of prefetched(pages)) {
       if (o.signal.aborted) throw interrupted(o.signal);
-      await writer.page(page);
-      count += page.length;
+      if (Array.isArray(page)) {
+        await writer.page(page);
+        count += page.length;
+      } else {
+        await writer.raw(page);
+        scanner?.releasePage(page);
+        count += page.count;
+      }
       written?.(count);
       o.onProgress?.(count);
     }
