@@ -3,6 +3,7 @@
 // then resolve (deliver). Every failure says whether the order may exist.
 import { orderOutcome } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
+import type { OutLock } from '../export/out-lock.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
@@ -17,6 +18,8 @@ export interface DriveOptions {
   timeoutS?: number | undefined;
   /** Told when the order's POST has its answer (see OrderMachine.send). */
   answered?: () => void;
+  /** The --out target's lock, when the caller took it before the charge and holds it to the end. */
+  outLock?: OutLock | undefined;
 }
 
 export interface Driven {
@@ -34,7 +37,7 @@ export async function driveIntent(deps: MachineDeps, from: Intent | OrderMachine
     const earlier = options.out ? machine.earlierFile(options.out.path) : undefined;
     // A completed order whose file is already delivered needs no wait: it is read once above.
     if (!earlier || orderOutcome(order.status) !== 'completed') order = await machine.complete({ intervalS: options.intervalS, timeoutS: options.timeoutS });
-    if (options.out) written = await machine.writeCodes(options.out);
+    if (options.out) written = await machine.writeCodes(options.out, options.outLock);
   }
   return { machine, driven: { order, written } };
 }

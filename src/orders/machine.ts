@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/client.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, LocalError } from '../errors.js';
+import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
@@ -141,7 +142,7 @@ export class OrderMachine {
   }
 
   /** The codes file: its identity is recorded in the intent before the rename that delivers it. */
-  async writeCodes(out: OutSpec): Promise<Written> {
+  async writeCodes(out: OutSpec, lock?: OutLock): Promise<Written> {
     const earlier = this.earlierFile(out.path);
     if (earlier) return { path: out.path, count: earlier.count ?? this.intent.quantity, format: earlier.format ?? out.format ?? 'json', earlier: true };
     const { exportCodes } = await import('../export/write.js');
@@ -158,6 +159,7 @@ export class OrderMachine {
         csvRaw: out.csvRaw,
         io: this.deps.io,
         signal: this.deps.signal,
+        ...(lock ? { lock } : {}),
         beforeCommit: (temp) => {
           failpointSync('codes.tmp-written');
           const identity = { ...fileIdentity(temp, orderId, out.path), format: out.format };

@@ -298,6 +298,28 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(await pending(configDir)).toEqual([]);
   });
 
+  it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const file = join(configDir, 'held.json');
+    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '905', '--out', file, '--force', '--interval', '0.05', '--json'];
+    // The first run stops for 3 s right after its POST went out: it has charged, and must hold the file's lock.
+    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:3000' } });
+    const lock = join(configDir, '.held.json.giftcodes.lock');
+    const deadline = Date.now() + 20_000;
+    while ((await charges(905)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readdirSync(configDir)).toContain('.held.json.giftcodes.lock');
+    const second = await runCli(args, { configDir });
+    expect(second.code, second.stderr).toBe(2);
+    expect(second.stderr).toContain('out_busy');
+    // Only the first run's order was charged, and the first delivers it whole.
+    const done = await first.result;
+    expect(done.code, done.stderr).toBe(0);
+    expect(await charges(905)).toEqual([(JSON.parse(done.stdout) as { id: string }).id]);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(905);
+    expect(readdirSync(configDir)).not.toContain(lock.slice(configDir.length + 1));
+    expect(await pending(configDir)).toEqual([]);
+  });
+
   it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 60_000 }, async () => {
     const configDir = await loggedIn(server);
     const file = join(configDir, 'codes.json');

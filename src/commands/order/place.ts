@@ -1,5 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
+import type { OutLock } from '../../export/out-lock.js';
 import { failpoint } from '../../failpoints.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
@@ -59,34 +61,49 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
     productId: options.product,
     quantity: options.quantity,
   };
-  // An existing --out file is refused before anything is charged, unless it is the delivery of the very
-  // intent this run will resume (a run killed right after its rename).
-  if (out && out.path !== '-' && !resumableFor(journal, spec, options.idempotencyKey, out.path)) {
-    const { checkOutTarget } = await import('../../export/write.js');
-    checkOutTarget(out.path, out.force);
+  // One writer per --out file, from before the charge to the end of the run: a second run at the same file
+  // meanwhile is refused (out_busy, exit 2) with nothing charged, never after its charge. An existing file
+  // is refused before anything is charged, unless it is the delivery of the very intent this run will resume
+  // (a run killed right after its rename).
+  let outLock: OutLock | undefined;
+  if (out && out.path !== '-') {
+    const { checkOutTarget, lockOutTarget } = await import('../../export/write.js');
+    outLock = lockOutTarget(resolve(out.path));
+    try {
+      if (!resumableFor(journal, spec, options.idempotencyKey, out.path)) checkOutTarget(out.path, out.force, { lockHeldHere: true });
+    } catch (error) {
+      outLock.release();
+      throw error;
+    }
   }
-  if (connection.environment === 'live' && !f.globals.yes) {
-    const yes = await f.io.confirm(
-      f.io.canPrompt ? await (await import('../../orders/confirm.js')).liveOrderQuestion(api, options.product, options.quantity, connection.profile) : '',
-      '--yes',
-      `a live order (${options.quantity} × ${options.product})`,
-    );
-    if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+  try {
+    if (connection.environment === 'live' && !f.globals.yes) {
+      const yes = await f.io.confirm(
+        f.io.canPrompt ? await (await import('../../orders/confirm.js')).liveOrderQuestion(api, options.product, options.quantity, connection.profile) : '',
+        '--yes',
+        `a live order (${options.quantity} × ${options.product})`,
+      );
+      if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+    }
+    const { intent, resumed } = await journal.begin({ ...spec, key: options.idempotencyKey, wait: waits, out });
+    await failpoint('intent.written');
+    if (resumed) {
+      f.io.say(
+        `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
+      );
+    }
+    const { machine, driven } = await driveIntent({ io: f.io, api, journal, signal: f.signal }, intent, {
+      wait: waits,
+      out: intent.out,
+      intervalS: options.interval ?? DEFAULT_INTERVAL_S,
+      timeoutS: options.timeout,
+      // The lock held is this command's --out; a resumed intent writes where it was started to (its own lock).
+      outLock: outLock && intent.out && resolve(intent.out.path) === outLock.target ? outLock : undefined,
+    }).catch((error: unknown) => showFailedOrder(f.io, error));
+    await deliver(f.io, machine, driven);
+  } finally {
+    outLock?.release();
   }
-  const { intent, resumed } = await journal.begin({ ...spec, key: options.idempotencyKey, wait: waits, out });
-  await failpoint('intent.written');
-  if (resumed) {
-    f.io.say(
-      `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
-    );
-  }
-  const { machine, driven } = await driveIntent({ io: f.io, api, journal, signal: f.signal }, intent, {
-    wait: waits,
-    out: intent.out,
-    intervalS: options.interval ?? DEFAULT_INTERVAL_S,
-    timeoutS: options.timeout,
-  }).catch((error: unknown) => showFailedOrder(f.io, error));
-  await deliver(f.io, machine, driven);
 }
 
 /** Printable ASCII without spaces, as an HTTP header value and a journal key can safely carry. */
