@@ -1,0 +1,168 @@
+// A hostile review of issue 16's overlapped journal (rows armed ahead, the summary's rows ended in two
+// batched durable steps, settle by a `delivered` record, begin's staged intent): each test is one attempt
+// to break exactly-once, against `giftcodes serve` over real HTTP, checked on the server's ledger.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer(['--fulfil-after', '50']);
+});
+afterAll(() => server.stop());
+
+async function ordersWithPrefix(prefix: string): Promise<Record<string, unknown>[]> {
+  return (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
+}
+
+async function pendingKeys(configDir: string): Promise<string[]> {
+  const result = await runCli(['order', 'pending', '--json'], { configDir });
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { key: string }[]).map((i) => i.key);
+}
+
+function intentFiles(configDir: string): string[] {
+  const journal = join(configDir, 'journal');
+  return existsSync(journal) ? readdirSync(journal).filter((n) => n.endsWith('.json')) : [];
+}
+
+function writePlan(dir: string, rows: number, tag: string): string {
+  const plan = join(dir, 'plan.csv');
+  writeFileSync(plan, `# ${tag} ${Math.random()}\nproduct,quantity\n${Array.from({ length: rows }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\n`);
+  return plan;
+}
+
+async function planKeys(plan: string, configDir: string): Promise<string[]> {
+  const dry = await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir });
+  expect(dry.code, dry.stderr).toBe(0);
+  return (JSON.parse(dry.stdout) as { key: string }[]).map((r) => r.key);
+}
+
+describe('settle by a delivered record', () => {
+  // Broke: settleDelivered ended any dead intent whose key had a `delivered` record of the same order, even
+  // a record written before that intent existed. A key reused for the same order (the server replays it)
+  // to another --out file, killed once accepted, was ended by the next `order pending` as "already reached
+  // you (codes in b.csv)": b.csv was never written and the intent was gone, nothing left to resume.
+  it('a record older than the intent does not settle it: the new --out file is still delivered', { timeout: 60_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const key = `reuse-${Date.now()}`;
+    const args = (file: string): string[] => ['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--idempotency-key', key, '--out', join(dir, file), '--interval', '0.05'];
+    const first = await runCli(args('a.csv'), { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const killed = await runCli(args('b.csv'), { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+
+    // The order is one on the ledger; its second delivery (b.csv) has not happened: it stays resumable.
+    expect(await pendingKeys(configDir)).toEqual([key]);
+    expect(existsSync(join(dir, 'b.csv'))).toBe(false);
+    const resumed = await runCli(['order', 'resume', '--all', '--interval', '0.05'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'b.csv'), 'utf8')).toBe(readFileSync(join(dir, 'a.csv'), 'utf8'));
+    expect(await pendingKeys(configDir)).toEqual([]);
+    expect(await ordersWithPrefix(key)).toHaveLength(1);
+  });
+});
+
+describe('a plan killed between its two batched end steps', () => {
+  // The rows' records say `delivered`, their intents (`accepted`) are still there: any command's settle
+  // ends them, none is sent or refreshed again, and the same plan reports each as already delivered.
+  it('order resume --all settles every row, sends nothing; the plan again reports the same orders', { timeout: 90_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = writePlan(dir, 6, 'between');
+    const keys = await planKeys(plan, configDir);
+    const killed = await runCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '3'], { configDir, env: { GIFTCODES_FAILPOINTS: 'delivered=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const summary = JSON.parse(killed.stdout) as { key: string; order: { id: string } }[];
+    expect(summary.map((r) => r.key)).toEqual(keys);
+    expect(intentFiles(configDir)).toHaveLength(6);
+
+    const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toEqual([]);
+    expect(resumed.stderr.match(/had already reached you/g)).toHaveLength(6);
+    expect(intentFiles(configDir)).toEqual([]);
+
+    const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    const rows = JSON.parse(again.stdout) as { key: string; already?: boolean; order: { id: string } }[];
+    expect(rows.every((r) => r.already === true)).toBe(true);
+    expect(rows.map((r) => r.order.id)).toEqual(summary.map((r) => r.order.id));
+    const orders = await ordersWithPrefix(keys[0]!.replace(/-r\d+$/, ''));
+    expect(orders).toHaveLength(6);
+    expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(6);
+  });
+});
+
+describe('other commands while a plan has rows out and rows armed', () => {
+  // While every row's POST pauses after its answer, the plan's workers hold their next rows armed
+  // (`sending` on disk, nothing sent): `order pending` and `order resume --all` from another process must
+  // neither settle nor send any row the live plan holds.
+  it('order pending and order resume --all leave the live plan\'s rows alone; one order per row', { timeout: 90_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = writePlan(dir, 6, 'meanwhile');
+    const keys = await planKeys(plan, configDir);
+    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
+      timeoutMs: 60_000,
+    });
+    proc.stdin?.end();
+    // Wait for the first pause: two rows answered, two more armed behind them.
+    await new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer): void => {
+        if (chunk.toString().includes('failpoint request.sent')) {
+          proc.stderr?.off('data', onData);
+          resolve();
+        }
+      };
+      proc.stderr?.on('data', onData);
+    });
+    expect(intentFiles(configDir).length).toBeGreaterThanOrEqual(2);
+    const pending = await runCli(['order', 'pending', '--json'], { configDir });
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(pending.stderr).not.toContain('already reached you');
+    const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toEqual([]);
+    expect((await ordersWithPrefix(prefix)).length).toBeLessThanOrEqual(4);
+
+    const done = await result;
+    expect(done.code, done.stderr).toBe(0);
+    const rows = JSON.parse(done.stdout) as { key: string; order: { id: string } }[];
+    const orders = await ordersWithPrefix(prefix);
+    expect(orders).toHaveLength(6);
+    for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
+    expect(await pendingKeys(configDir)).toEqual([]);
+  });
+});
+
+describe('two runs of one plan at once', () => {
+  // Each row is one key: whichever run holds it, the other is refused that row (intent_busy) or reads it
+  // as delivered; never a second order. A third run then reports every row, and nothing stays pending.
+  it('one order per row on the ledger, and the plan again reports them all', { timeout: 120_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = writePlan(dir, 12, 'twice');
+    const keys = await planKeys(plan, configDir);
+    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
+    const [a, b] = await Promise.all([runCli(args, { configDir, timeoutMs: 90_000 }), runCli(args, { configDir, timeoutMs: 90_000 })]);
+    for (const run of [a, b]) expect([0, 2], run.stderr).toContain(run.code);
+    let orders = await ordersWithPrefix(prefix);
+    expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(orders.length);
+
+    const again = await runCli(args, { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
+    orders = await ordersWithPrefix(prefix);
+    expect(orders).toHaveLength(12);
+    for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
+    expect(await pendingKeys(configDir)).toEqual([]);
+    expect(intentFiles(configDir)).toEqual([]);
+  });
+});
