@@ -4,13 +4,18 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startServer(['--fulfil-after', '50']);
 });
-afterAll(() => server.stop());
+afterAll(() => {
+  unmountAll();
+  return server.stop();
+});
 
 async function ordersWithPrefix(prefix: string): Promise<Record<string, unknown>[]> {
   return (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
@@ -162,6 +167,112 @@ describe('two runs of one plan at once', () => {
     orders = await ordersWithPrefix(prefix);
     expect(orders).toHaveLength(12);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
+    expect(await pendingKeys(configDir)).toEqual([]);
+    expect(intentFiles(configDir)).toEqual([]);
+  });
+});
+
+/** Resolves when the process's stderr shows `text`. */
+function stderrShows(proc: ReturnType<typeof spawnCli>['proc'], text: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let seen = '';
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      if (seen.includes(text)) {
+        proc.stderr?.off('data', onData);
+        resolve();
+      }
+    };
+    proc.stderr?.on('data', onData);
+  });
+}
+
+const noMounts = mountSupport();
+
+describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in the middle of a plan", () => {
+  // A remount read-only is refused (busy) while a file is open for writing there: tried until it takes.
+  const remount = async (dir: string, mode: 'ro' | 'rw'): Promise<void> => {
+    for (let tries = 0; ; tries++) {
+      try {
+        execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'pipe' });
+        return;
+      } catch (error) {
+        if (tries > 200) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+  };
+
+  // At `request.sent` (answered, `accepted` not yet written) and at `delivered` (the records written, the
+  // intents not yet removed): whatever write fails, every row is one order, and once the disk is writable
+  // again the natural recovery leaves nothing pending.
+  for (const point of ['request.sent', 'delivered'] as const) {
+    it(`read-only from ${point} on: exit 8, one order per row, recovered once writable`, { timeout: 90_000 }, async () => {
+      const configDir = readOnlyDisk();
+      await remount(configDir, 'rw');
+      await loggedIn(server, undefined, configDir);
+      const dir = tempDir();
+      const plan = writePlan(dir, 6, `ro-${point}`);
+      const keys = await planKeys(plan, configDir);
+      const prefix = keys[0]!.replace(/-r\d+$/, '');
+      const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: `${point}=pause:1500` },
+        timeoutMs: 60_000,
+      });
+      proc.stdin?.end();
+      await stderrShows(proc, `failpoint ${point}`);
+      await remount(configDir, 'ro');
+      const failed = await result;
+      await remount(configDir, 'rw');
+      expect(failed.code, failed.stderr).toBe(8);
+      expect(failed.stderr).not.toMatch(/\n\s+at /);
+      const charged = await ordersWithPrefix(prefix);
+      expect(new Set(charged.map((o) => o.idempotency_key)).size).toBe(charged.length);
+
+      const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+      expect(again.code, again.stderr).toBe(0);
+      const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
+      const orders = await ordersWithPrefix(prefix);
+      expect(orders).toHaveLength(6);
+      for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
+      expect(await pendingKeys(configDir)).toEqual([]);
+      expect(intentFiles(configDir)).toEqual([]);
+    });
+  }
+});
+
+describe('a plan SIGKILLed at random instants, again and again, then run to the end', () => {
+  // Five kills at random times (each run a little further on, or not), with no recovery between them but
+  // the next run of the same plan: then one full run. One order per row, each reported, nothing pending.
+  it('one order per row on the ledger, the last run reports every one, nothing pending', { timeout: 180_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = join(dir, 'plan.csv');
+    writeFileSync(plan, `# random ${Math.random()}\nproduct,quantity,out\n${Array.from({ length: 10 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\nsteam-us-20,2,a.csv\nsteam-us-20,3,b.csv\n`);
+    const keys = await planKeys(plan, configDir);
+    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3', '--interval', '0.05'];
+    for (let i = 0; i < 5; i++) {
+      const { proc, result } = spawnCli(args, { configDir, timeoutMs: 60_000 });
+      proc.stdin?.end();
+      const delay = 150 + Math.floor(Math.random() * 500);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), delay);
+      const run = await result;
+      clearTimeout(timer);
+      expect(run.signal === 'SIGKILL' || run.code === 0, `after ${delay} ms: ${run.code} ${run.stderr}`).toBe(true);
+      const charged = await ordersWithPrefix(prefix);
+      expect(new Set(charged.map((o) => o.idempotency_key)).size).toBe(charged.length);
+    }
+    const last = await runCli(args, { configDir, timeoutMs: 60_000 });
+    expect(last.code, last.stderr).toBe(0);
+    const rows = JSON.parse(last.stdout) as { key: string; order: { id: string } }[];
+    expect(rows.map((r) => r.key)).toEqual(keys);
+    const orders = await ordersWithPrefix(prefix);
+    expect(orders).toHaveLength(12);
+    for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
+    expect(readFileSync(join(dir, 'a.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(3);
+    expect(readFileSync(join(dir, 'b.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(4);
     expect(await pendingKeys(configDir)).toEqual([]);
     expect(intentFiles(configDir)).toEqual([]);
   });
