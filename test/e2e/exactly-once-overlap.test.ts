@@ -277,3 +277,28 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
     expect(intentFiles(configDir)).toEqual([]);
   });
 });
+
+describe('an intent file renamed by hand', () => {
+  // find(key) reads the key's own file first; an intent under another name is found by the scan. Resumed,
+  // it is saved under its own name: the renamed copy must not stay behind as a second pending intent.
+  for (const point of ['intent.written', 'order.accepted'] as const) {
+    it(`killed at ${point}, renamed, resumed: one order, nothing pending`, { timeout: 60_000 }, async () => {
+      const configDir = await loggedIn(server);
+      const key = `renamed-${point}-${Date.now()}`;
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: `${point}=kill` },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const [file] = intentFiles(configDir);
+      const journal = join(configDir, 'journal');
+      writeFileSync(join(journal, 'restored.json'), readFileSync(join(journal, file!)));
+      execFileSync('rm', [join(journal, file!)]);
+      const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(await pendingKeys(configDir)).toEqual([]);
+      expect(intentFiles(configDir)).toEqual([]);
+      expect(await ordersWithPrefix(key)).toHaveLength(1);
+    });
+  }
+});
