@@ -302,3 +302,31 @@ describe('an intent file renamed by hand', () => {
     });
   }
 });
+
+describe('a plan row and an order place --out at the same file', () => {
+  // `order place --out` holds its file's lock from before its charge (b245ebf): a second writer is refused
+  // with nothing charged. A plan row's out file must be held as long: otherwise a place run while the row's
+  // POST is out charges, writes the file, and the row (charged too) can then never deliver its codes there.
+  it('the later one is refused before its charge; every order charged is delivered, nothing pending', { timeout: 90_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = join(dir, 'plan.csv');
+    writeFileSync(plan, `# shared out ${Math.random()}\nproduct,quantity,out\nsteam-us-20,2,codes.csv\n`);
+    const [key] = await planKeys(plan, configDir);
+    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--interval', '0.05'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:2000' },
+      timeoutMs: 60_000,
+    });
+    proc.stdin?.end();
+    await stderrShows(proc, 'failpoint request.sent');
+    const placeKey = `shared-out-${Date.now()}`;
+    const place = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '3', '--idempotency-key', placeKey, '--out', join(dir, 'codes.csv'), '--interval', '0.05'], { configDir });
+    const planRun = await result;
+    const charged = [...(await ordersWithPrefix(key!)), ...(await ordersWithPrefix(placeKey))];
+    // Whichever way it went: no order is charged that its run did not deliver, and nothing is pending.
+    expect(place.code === 0 || planRun.code === 0, `${place.stderr}\n${planRun.stderr}`).toBe(true);
+    expect(charged, `place: ${place.code} ${place.stderr}\nplan: ${planRun.code} ${planRun.stderr}`).toHaveLength(1);
+    expect(await pendingKeys(configDir)).toEqual([]);
+  });
+});
