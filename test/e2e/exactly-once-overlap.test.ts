@@ -332,3 +332,38 @@ describe('a plan row and an order place --out at the same file', () => {
     expect(await pendingKeys(configDir)).toEqual([]);
   });
 });
+
+describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
+  // Armed rows (`sending` on disk, nothing sent) are left when the run stops: the same plan again sends
+  // each with its key. Exit 130, no stack trace; then one order per row and nothing pending.
+  it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = writePlan(dir, 6, 'sigint');
+    const keys = await planKeys(plan, configDir);
+    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
+      timeoutMs: 60_000,
+    });
+    proc.stdin?.end();
+    await stderrShows(proc, 'failpoint request.sent');
+    proc.kill('SIGINT');
+    const stopped = await result;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).not.toMatch(/\n\s+at /);
+    const before = await ordersWithPrefix(prefix);
+    expect(before.length).toBeLessThan(6);
+
+    const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
+    const orders = await ordersWithPrefix(prefix);
+    expect(orders).toHaveLength(6);
+    for (const o of before) expect(orders.find((a) => a.idempotency_key === o.idempotency_key)?.order_id).toBe(o.order_id);
+    for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
+    expect(await pendingKeys(configDir)).toEqual([]);
+    expect(intentFiles(configDir)).toEqual([]);
+  });
+});
