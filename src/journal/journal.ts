@@ -41,6 +41,8 @@ export class Journal {
   private pruned = false;
   /** File names of the intents this journal saved and has not ended (see find). */
   private readonly written = new Set<string>();
+  /** Intents read from a file other than their key's own (renamed or restored by hand): key → those files. */
+  private readonly foreign = new Map<string, Set<string>>();
 
   constructor(dir: string, options: { historyDays?: number | undefined } = {}) {
     this.dir = dir;
@@ -63,8 +65,11 @@ export class Journal {
       const file = join(this.dir, name);
       try {
         const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-        if (parsed.success) intents.push(parsed.data);
-        else unreadable.push({ file, reason: 'not an intent of this version' });
+        if (parsed.success) {
+          intents.push(parsed.data);
+          // Saved and ended under the key's own name: a copy under another would outlive its order's end.
+          if (basename(this.fileOf(parsed.data.key)) !== name) this.foreign.set(parsed.data.key, (this.foreign.get(parsed.data.key) ?? new Set()).add(file));
+        } else unreadable.push({ file, reason: 'not an intent of this version' });
       } catch (error) {
         unreadable.push({ file, reason: (error as NodeJS.ErrnoException).code ?? 'not valid JSON' });
       }
@@ -250,6 +255,11 @@ export class Journal {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') failure ??= error;
       }
+      try {
+        this.removeForeign(intent.key);
+      } catch (error) {
+        failure ??= error;
+      }
     }
     if (intents.length > 0) await syncDirectory(this.dir);
     if (failure !== undefined) throw localError(failure, `cannot update the order journal ${this.dir}`);
@@ -287,8 +297,8 @@ export class Journal {
     }
   }
 
-  private claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Promise<Intent> {
-    return this.saveAsync(
+  private async claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Promise<Intent> {
+    const saved = await this.saveAsync(
       {
         ...intent,
         owner: currentOwner(),
@@ -297,6 +307,33 @@ export class Journal {
       },
       now,
     );
+    // Now durable under its own name: a copy it was found in under another name goes (under the lock).
+    let removed = false;
+    try {
+      removed = this.removeForeign(intent.key);
+    } catch {
+      // Left for the intent's end to remove (and report); the claim itself is durable.
+    }
+    if (removed) await syncDirectory(this.dir);
+    return saved;
+  }
+
+  /** Removes the files other than its own that held the key's intent; true when one was removed. */
+  private removeForeign(key: string): boolean {
+    const files = this.foreign.get(key);
+    this.foreign.delete(key);
+    let removed = false;
+    for (const file of files ?? []) {
+      // Only while it still holds this key: a file named for another key may since have become that key's own.
+      if (readIntent(file)?.key !== key) continue;
+      try {
+        unlinkSync(file);
+        removed = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    return removed;
   }
 
   private fileOf(key: string): string {

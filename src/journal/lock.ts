@@ -70,7 +70,12 @@ function release(lock: string): void {
     unlinkSync(join(lock, 'owner'));
     rmdirSync(lock);
   } catch {
-    rmSync(lock, { recursive: true, force: true });
+    try {
+      rmSync(lock, { recursive: true, force: true });
+    } catch {
+      // A disk turned read-only (or gone): the error of the holder's own step is the one to report, not
+      // this one. A lock left behind names this process, dead once it exits: the next taker takes it over.
+    }
   }
 }
 

@@ -74,7 +74,10 @@ export async function settleDelivered(io: Io, journal: Journal): Promise<void> {
   const recorded = (intent: Intent): boolean => {
     if (intent.orderId === undefined) return false;
     const record = journal.history.get(intent.key);
-    return record?.outcome === 'delivered' && record.orderId === intent.orderId && record.baseUrl === intent.baseUrl;
+    // The record of this very intent (its createdAt is kept through every claim), never an older one of the
+    // same key and order: a key reused for the same order (the server replays it) to another --out file has
+    // the first run's record, and its own delivery has not happened.
+    return record?.outcome === 'delivered' && record.orderId === intent.orderId && record.baseUrl === intent.baseUrl && record.createdAt === intent.createdAt;
   };
   const settled = await journal.settle((intent) => intent.phase === 'delivered' || recorded(intent) || (intent.out !== undefined && intent.out.path !== '-' && deliveredFile(intent, intent.out.path) !== undefined));
   for (const intent of settled) io.say(`the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes in ${intent.out.path})` : ''}; it is complete`);

@@ -7,6 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, InterruptedError, isCliError, LocalError, UsageError } from '../errors.js';
 import type { Factory } from '../factory.js';
+import type { OutLock } from '../export/out-lock.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { sha256 } from '../journal/intent.js';
@@ -124,107 +125,130 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
     return;
   }
   const connection = await f.connection();
-  const [journal, api, { keyIdOf }, { driveIntent }, { OrderMachine }] = await Promise.all([f.journal(), f.api(), import('../journal/intent.js'), import('./drive.js'), import('./machine.js')]);
+  const [journal, api, { keyIdOf }, { driveIntent }, { OrderMachine, deliveredFile }, files] = await Promise.all([
+    f.journal(),
+    f.api(),
+    import('../journal/intent.js'),
+    import('./drive.js'),
+    import('./machine.js'),
+    rows.some((row) => row.out !== undefined) ? import('../export/write.js') : undefined,
+  ]);
   const delivered = new Map(journal.history.list().filter((r) => r.outcome === 'delivered').map((r) => [r.key, r]));
   await checkOutFiles(rows, delivered, journal, o.force === true);
-  if (connection.environment === 'live' && !f.globals.yes) {
-    const todo = rows.filter((r) => !delivered.has(r.key));
-    const units = todo.reduce((sum, r) => sum + r.quantity, 0);
-    const yes = await f.io.confirm(`Place ${todo.length} LIVE orders (${units} units in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`, '--yes', `a live plan (${todo.length} orders)`);
-    if (!yes) throw new InterruptedError('cancelled: nothing was sent');
-  }
-  const results: PlanResult[] = new Array<PlanResult>(rows.length);
-  const machines: Machine[] = [];
-  const spinner = await f.io.spinner(`plan: 0/${rows.length} rows`);
-  let next = 0;
-  let done = 0;
-  const deps = { io: f.io, api, journal, signal: f.signal };
-  const waits = o.wait === true;
-  /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
-  type Ready = { index: number; base: PlanResult } & ({ earlier: string } | { machine: Machine } | { error: unknown });
-  const prepare = async (index: number): Promise<Ready> => {
-    const row = rows[index]!;
-    const base: PlanResult = { row: row.row, productId: row.productId, quantity: row.quantity, key: row.key, ...(row.out ? { out: row.out } : {}) };
-    try {
-      // Read again now, not only at the start: an overlapping run of the same plan may have delivered
-      // this row meanwhile, and placing it again (the same key: the same order) would find its out file
-      // taken and leave an order pending that was delivered.
-      const again = delivered.get(row.key) ?? journal.history.get(row.key);
-      const earlier = again?.outcome === 'delivered' ? again : undefined;
-      // Delivered by an earlier run of this plan: read, never placed again.
-      if (earlier?.orderId !== undefined) return { index, base, earlier: earlier.orderId };
-      const out: OutSpec | undefined = row.out ? { path: row.out, force: o.force === true, csvRaw: false } : undefined;
-      const spec = { profile: connection.profile, environment: connection.environment, baseUrl: connection.baseUrl, keyId: keyIdOf(connection.apiKey), productId: row.productId, quantity: row.quantity };
-      const { intent, resumed } = await journal.begin({ ...spec, key: row.key, wait: waits || out !== undefined, out });
-      if (resumed) f.io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
-      const machine = new OrderMachine(deps, intent);
-      await machine.arm();
-      return { index, base, machine };
-    } catch (error) {
-      return { index, base, error };
-    }
-  };
-  const run = async (ready: Ready, answered: () => void): Promise<PlanResult> => {
-    const { base } = ready;
-    try {
-      if ('error' in ready) throw ready.error;
-      if ('earlier' in ready) return { ...base, order: await api.getOrder(ready.earlier), already: true };
-      const { machine, driven } = await driveIntent(deps, ready.machine, {
-        wait: waits || ready.machine.intent.out !== undefined,
-        out: ready.machine.intent.out,
-        intervalS: o.interval ?? 2,
-        timeoutS: o.timeout,
-        // A row that waits for nothing is done with the network once its POST is answered: writing its
-        // `accepted` state (durable before the summary, which awaits every row) need not hold up the next row.
-        ...(waits || ready.machine.intent.out !== undefined ? {} : { answered }),
-      });
-      machines.push(machine);
-      return { ...base, order: driven.order, ...(driven.written ? { count: driven.written.count } : {}) };
-    } catch (error) {
-      const e = isCliError(error) ? error : undefined;
-      return { ...base, error: { code: e?.code ?? 'internal_error', message: error instanceof Error ? error.message : String(error), exitCode: e?.exitCode ?? ExitCode.internal } };
-    }
-  };
-  const take = (): Promise<Ready> | undefined => (next < rows.length && !f.signal.aborted ? prepare(next++) : undefined);
-  // `concurrency` rows talk to the server at once. Each worker readies its next row (the intent written and
-  // fsynced, `sending`) while its current row's request is out: the disk waits overlap the network instead
-  // of adding to every row. Interrupted, at most one readied row per worker is left pending, never sent:
-  // the same plan again sends it with its key.
-  const finishing: Promise<void>[] = [];
-  const worker = async (): Promise<void> => {
-    let ahead = take();
-    while (ahead !== undefined) {
-      const ready = await ahead;
-      if (f.signal.aborted) break;
-      ahead = take();
-      await new Promise<void>((free) => {
-        const row = run(ready, free).then((result) => {
-          results[ready.index] = result;
-          spinner.update(`plan: ${++done}/${rows.length} rows`);
-          free();
-        });
-        finishing.push(row);
-      });
-    }
-  };
+  /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
+  const outLocks = new Map<string, OutLock>();
   try {
-    await Promise.all(Array.from({ length: Math.min(o.concurrency, rows.length) }, worker));
-    await Promise.all(finishing);
+    if (connection.environment === 'live' && !f.globals.yes) {
+      const todo = rows.filter((r) => !delivered.has(r.key));
+      const units = todo.reduce((sum, r) => sum + r.quantity, 0);
+      const yes = await f.io.confirm(`Place ${todo.length} LIVE orders (${units} units in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`, '--yes', `a live plan (${todo.length} orders)`);
+      if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+    }
+    const results: PlanResult[] = new Array<PlanResult>(rows.length);
+    const machines: Machine[] = [];
+    const spinner = await f.io.spinner(`plan: 0/${rows.length} rows`);
+    let next = 0;
+    let done = 0;
+    const deps = { io: f.io, api, journal, signal: f.signal };
+    const waits = o.wait === true;
+    /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
+    type Ready = { index: number; base: PlanResult } & ({ earlier: string } | { machine: Machine } | { error: unknown });
+    const prepare = async (index: number): Promise<Ready> => {
+      const row = rows[index]!;
+      const base: PlanResult = { row: row.row, productId: row.productId, quantity: row.quantity, key: row.key, ...(row.out ? { out: row.out } : {}) };
+      try {
+        // Read again now, not only at the start: an overlapping run of the same plan may have delivered
+        // this row meanwhile, and placing it again (the same key: the same order) would find its out file
+        // taken and leave an order pending that was delivered.
+        const again = delivered.get(row.key) ?? journal.history.get(row.key);
+        const earlier = again?.outcome === 'delivered' ? again : undefined;
+        // Delivered by an earlier run of this plan: read, never placed again.
+        if (earlier?.orderId !== undefined) return { index, base, earlier: earlier.orderId };
+        const out: OutSpec | undefined = row.out ? { path: row.out, force: o.force === true, csvRaw: false } : undefined;
+        if (row.out && files) {
+          // Another run (order place --out, another plan) that would write this file meanwhile is refused
+          // before its charge, never this row after its own: the row is refused here if the file is taken
+          // now, unless it is this row's own earlier delivery.
+          outLocks.set(row.key, files.lockOutTarget(row.out));
+          const existing = journal.find(row.key);
+          if (!existing || deliveredFile(existing, row.out) === undefined) files.checkOutTarget(row.out, o.force === true, { lockHeldHere: true });
+        }
+        const spec = { profile: connection.profile, environment: connection.environment, baseUrl: connection.baseUrl, keyId: keyIdOf(connection.apiKey), productId: row.productId, quantity: row.quantity };
+        const { intent, resumed } = await journal.begin({ ...spec, key: row.key, wait: waits || out !== undefined, out });
+        if (resumed) f.io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
+        const machine = new OrderMachine(deps, intent);
+        await machine.arm();
+        return { index, base, machine };
+      } catch (error) {
+        return { index, base, error };
+      }
+    };
+    const run = async (ready: Ready, answered: () => void): Promise<PlanResult> => {
+      const { base } = ready;
+      try {
+        if ('error' in ready) throw ready.error;
+        if ('earlier' in ready) return { ...base, order: await api.getOrder(ready.earlier), already: true };
+        const { machine, driven } = await driveIntent(deps, ready.machine, {
+          wait: waits || ready.machine.intent.out !== undefined,
+          out: ready.machine.intent.out,
+          intervalS: o.interval ?? 2,
+          timeoutS: o.timeout,
+          // The row's out file, locked before its charge (checkOutFiles): the lock the export then holds.
+          ...(outLocks.get(base.key)?.target === ready.machine.intent.out?.path ? { outLock: outLocks.get(base.key) } : {}),
+          // A row that waits for nothing is done with the network once its POST is answered: writing its
+          // `accepted` state (durable before the summary, which awaits every row) need not hold up the next row.
+          ...(waits || ready.machine.intent.out !== undefined ? {} : { answered }),
+        });
+        machines.push(machine);
+        return { ...base, order: driven.order, ...(driven.written ? { count: driven.written.count } : {}) };
+      } catch (error) {
+        const e = isCliError(error) ? error : undefined;
+        return { ...base, error: { code: e?.code ?? 'internal_error', message: error instanceof Error ? error.message : String(error), exitCode: e?.exitCode ?? ExitCode.internal } };
+      }
+    };
+    const take = (): Promise<Ready> | undefined => (next < rows.length && !f.signal.aborted ? prepare(next++) : undefined);
+    // `concurrency` rows talk to the server at once. Each worker readies its next row (the intent written and
+    // fsynced, `sending`) while its current row's request is out: the disk waits overlap the network instead
+    // of adding to every row. Interrupted, at most one readied row per worker is left pending, never sent:
+    // the same plan again sends it with its key.
+    const finishing: Promise<void>[] = [];
+    const worker = async (): Promise<void> => {
+      let ahead = take();
+      while (ahead !== undefined) {
+        const ready = await ahead;
+        if (f.signal.aborted) break;
+        ahead = take();
+        await new Promise<void>((free) => {
+          const row = run(ready, free).then((result) => {
+            results[ready.index] = result;
+            spinner.update(`plan: ${++done}/${rows.length} rows`);
+            free();
+          });
+          finishing.push(row);
+        });
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(o.concurrency, rows.length) }, worker));
+      await Promise.all(finishing);
+    } finally {
+      spinner.stop();
+    }
+    if (f.signal.aborted) throw f.signal.reason;
+    // The summary is the delivery of every row: printed and flushed, then each row's intent is resolved.
+    await summary(f, results);
+    await f.io.flushOut();
+    await OrderMachine.resolveAll(journal, machines);
+    const failed = results.filter((r) => r.error);
+    if (failed.length > 0) {
+      const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
+      throw new CliError(worst, `${failed.length} of ${results.length} plan rows failed (first: line ${failed[0]!.row}: ${failed[0]!.error!.message})`, {
+        code: 'plan_rows_failed',
+        hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+      });
+    }
   } finally {
-    spinner.stop();
-  }
-  if (f.signal.aborted) throw f.signal.reason;
-  // The summary is the delivery of every row: printed and flushed, then each row's intent is resolved.
-  await summary(f, results);
-  await f.io.flushOut();
-  await OrderMachine.resolveAll(journal, machines);
-  const failed = results.filter((r) => r.error);
-  if (failed.length > 0) {
-    const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
-    throw new CliError(worst, `${failed.length} of ${results.length} plan rows failed (first: line ${failed[0]!.row}: ${failed[0]!.error!.message})`, {
-      code: 'plan_rows_failed',
-      hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
-    });
+    for (const lock of outLocks.values()) lock.release();
   }
 }
 

@@ -161,7 +161,11 @@ describe('journal', () => {
     expect(j.find('moved')).toBeUndefined();
     expect(j.find('row-1')?.key).toBe('row-1');
     expect((await j.begin({ ...spec, key: 'moved' })).resumed).toBe(false);
-    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'hand', 'moved', 'row-1', 'row-2']);
+    // Taken over, "hand" lives under its own name; the copy it was found in is gone (it would stay pending).
+    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'moved', 'row-1', 'row-2']);
+    // row-1 was once read from the file now "moved"'s own: ending row-1 leaves "moved" alone.
+    await j.end(mine, 'delivered');
+    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'moved', 'row-2']);
   });
 
   it('begin leaves no temporary file behind, whether it creates the intent or takes one over', async () => {

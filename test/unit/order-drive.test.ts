@@ -185,19 +185,27 @@ describe('settling interrupted intents', () => {
     expect(a.key).toBe('a');
   });
 
-  it('settleDelivered ends a dead `accepted` intent whose record says delivered for the same order and server (a plan killed between its two batched steps), and no other', async () => {
+  it('settleDelivered ends a dead `accepted` intent whose record says delivered for the same order and server (a plan killed between its two batched steps), and no other (nor one by an older record of its key)', async () => {
     const j = journal();
     const spec = specFor(fast.url);
-    const record = (key: string, orderId: string, baseUrl = spec.baseUrl, outcome: 'delivered' | 'refused' = 'delivered'): void =>
-      j.history.record({ key, orderId, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'default', baseUrl, createdAt: 'x', updatedAt: 'x', outcome });
-    for (const key of ['same', 'other-order', 'other-server', 'refused', 'none']) j.save({ ...(await j.begin({ ...spec, key })).intent, phase: 'accepted', orderId: `ord_${key}`, owner: dead });
+    const created = new Map<string, string>();
+    const record = (key: string, orderId: string, baseUrl = spec.baseUrl, outcome: 'delivered' | 'refused' = 'delivered', createdAt = created.get(key)!): void =>
+      j.history.record({ key, orderId, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'default', baseUrl, createdAt, updatedAt: createdAt, outcome });
+    for (const key of ['same', 'other-order', 'other-server', 'refused', 'none', 'older']) {
+      const { intent } = await j.begin({ ...spec, key });
+      created.set(key, intent.createdAt);
+      j.save({ ...intent, phase: 'accepted', orderId: `ord_${key}`, owner: dead });
+    }
     record('same', 'ord_same');
     record('other-order', 'ord_elsewhere');
     record('other-server', 'ord_other-server', 'http://127.0.0.1:1');
     record('refused', 'ord_refused', spec.baseUrl, 'refused');
+    // The same key and order delivered by an earlier intent (the key reused, the server replayed the order):
+    // that record is not this intent's delivery.
+    record('older', 'ord_older', spec.baseUrl, 'delivered', '2020-01-01T00:00:00.000Z');
     const c = capture();
     await settleDelivered(c.io, j);
-    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['none', 'other-order', 'other-server', 'refused']);
+    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['none', 'older', 'other-order', 'other-server', 'refused']);
     expect(c.err()).toContain('the interrupted order ord_same had already reached you; it is complete\n');
   });
 
