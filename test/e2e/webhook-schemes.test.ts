@@ -11,6 +11,7 @@ import { DEMO_KEYS, loggedIn, runCli, spawnCli, startServer, tempDir, type RunRe
 import { freePort } from '../helpers/ports.js';
 
 const SCHEMES = ['giftcodes', 'stripe', 'standard', 'github'] as const;
+const WATCHED_SCHEMES = new Set<string>(['standard', 'github']);
 // A Svix-style secret: Standard Webhooks keys with its base64 remainder, the others with the text.
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 registerSecret(SECRET);
@@ -128,7 +129,9 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
     }
   });
 
-  it.each([
+  // order watch verifies with the same receiver as webhook listen (above, every scheme); each of these waits
+  // out the slow server's 4 s, so two schemes stand for the four in the watch path.
+  it.runIf(WATCHED_SCHEMES.has(scheme)).each([
     ['detected from the headers', []],
     ['chosen with --webhook-scheme', ['--webhook-scheme', scheme]],
   ])('order watch --webhook-port ends on the event, %s', async (_how, flags) => {
