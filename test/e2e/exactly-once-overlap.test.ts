@@ -44,6 +44,15 @@ async function planKeys(plan: string, configDir: string): Promise<string[]> {
   return (JSON.parse(dry.stdout) as { key: string }[]).map((r) => r.key);
 }
 
+/** A fresh config dir and a plan of `rows` rows: its file, the rows' keys and the keys' common prefix. */
+async function freshPlan(rows: number, tag: string): Promise<{ configDir: string; dir: string; plan: string; keys: string[]; prefix: string }> {
+  const configDir = await loggedIn(server);
+  const dir = tempDir();
+  const plan = writePlan(dir, rows, tag);
+  const keys = await planKeys(plan, configDir);
+  return { configDir, dir, plan, keys, prefix: keys[0]!.replace(/-r\d+$/, '') };
+}
+
 describe('settle by a delivered record', () => {
   // Broke: settleDelivered ended any dead intent whose key had a `delivered` record of the same order, even
   // a record written before that intent existed. A key reused for the same order (the server replays it)
@@ -106,11 +115,7 @@ describe('other commands while a plan has rows out and rows armed', () => {
   // (`sending` on disk, nothing sent): `order pending` and `order resume --all` from another process must
   // neither settle nor send any row the live plan holds.
   it('order pending and order resume --all leave the live plan\'s rows alone; one order per row', { timeout: 90_000 }, async () => {
-    const configDir = await loggedIn(server);
-    const dir = tempDir();
-    const plan = writePlan(dir, 6, 'meanwhile');
-    const keys = await planKeys(plan, configDir);
-    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const { configDir, plan, prefix } = await freshPlan(6, 'meanwhile');
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
       env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
@@ -150,11 +155,7 @@ describe('two runs of one plan at once', () => {
   // Each row is one key: whichever run holds it, the other is refused that row (intent_busy) or reads it
   // as delivered; never a second order. A third run then reports every row, and nothing stays pending.
   it('one order per row on the ledger, and the plan again reports them all', { timeout: 120_000 }, async () => {
-    const configDir = await loggedIn(server);
-    const dir = tempDir();
-    const plan = writePlan(dir, 12, 'twice');
-    const keys = await planKeys(plan, configDir);
-    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const { configDir, plan, prefix } = await freshPlan(12, 'twice');
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
     const [a, b] = await Promise.all([runCli(args, { configDir, timeoutMs: 90_000 }), runCli(args, { configDir, timeoutMs: 90_000 })]);
     for (const run of [a, b]) expect([0, 2], run.stderr).toContain(run.code);
@@ -337,11 +338,7 @@ describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
   // Armed rows (`sending` on disk, nothing sent) are left when the run stops: the same plan again sends
   // each with its key. Exit 130, no stack trace; then one order per row and nothing pending.
   it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
-    const configDir = await loggedIn(server);
-    const dir = tempDir();
-    const plan = writePlan(dir, 6, 'sigint');
-    const keys = await planKeys(plan, configDir);
-    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const { configDir, plan, prefix } = await freshPlan(6, 'sigint');
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
       env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
