@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ledger, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { BIN, ledger, loggedIn, pendingIntents, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 
 const PRODUCT = 'steam-us-20';
 
@@ -18,9 +18,6 @@ async function chargedWithKey(key: string): Promise<unknown[]> {
   return (await ledger(server)).orders.filter((o) => o.idempotency_key === key);
 }
 
-async function pending(configDir: string): Promise<{ key: string; orderId: string | null }[]> {
-  return JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string; orderId: string | null }[];
-}
 
 /** A place --out killed once its order was accepted: one orphan intent holding the order id. */
 async function orphanAccepted(configDir: string, dir: string, quantity: number): Promise<{ key: string; orderId: string }> {
@@ -29,7 +26,7 @@ async function orphanAccepted(configDir: string, dir: string, quantity: number):
     env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
   });
   expect(killed.signal).toBe('SIGKILL');
-  const [intent] = await pending(configDir);
+  const [intent] = await pendingIntents(configDir);
   expect(intent?.orderId).toMatch(/^ord_/);
   return { key: intent!.key, orderId: intent!.orderId! };
 }
@@ -53,7 +50,7 @@ describe('order place --plan: a row out file that cannot be written', () => {
       expect(result.stderr).toContain('line 2:');
       expect(result.stderr).toContain('nothing was ordered');
       expect(await chargedWithKey(dry[0]!.key)).toHaveLength(0);
-      expect(await pending(configDir)).toEqual([]);
+      expect(await pendingIntents(configDir)).toEqual([]);
       if (kind === 'an existing file') expect(readFileSync(out, 'utf8')).toBe('mine\n');
     });
   }
@@ -77,12 +74,12 @@ describe('codes get to stdout whose reader has gone', () => {
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
     if (verb === 'codes get') expect(code, stderr).toBe(0);
-    expect((await pending(configDir)).map((i) => i.key)).toEqual([key]);
+    expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
     const resumed = await runCli(['order', 'resume', '--all'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readFileSync(join(dir, 'place.csv'), 'utf8').trim().split('\n')).toHaveLength(4);
     expect(await chargedWithKey(key)).toHaveLength(1);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
   }
 });
@@ -104,7 +101,7 @@ describe('codes get of an order id that an intent of another server also holds',
     const got = await runCli(['codes', 'get', orderId, '--wait', '--interval', '0.1', '--out', join(dir, 'other.csv')], { configDir });
     expect(got.code, got.stderr).toBe(0);
     expect(existsSync(join(dir, 'other.csv'))).toBe(true);
-    expect((await pending(configDir)).map((i) => i.key)).toEqual([key]);
+    expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
   });
 });
 
@@ -122,7 +119,7 @@ describe('--idempotency-key reused for another product', () => {
     const list = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as { key: string; orderId?: string; outcome: string }[];
     expect(list.filter((r) => r.key === key)).toEqual([expect.objectContaining({ orderId, outcome: 'delivered' })]);
     expect(await chargedWithKey(key)).toHaveLength(1);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 });
 
@@ -164,7 +161,7 @@ describe('order place --plan run twice at once', () => {
     expect(firstRows.find((r) => r.row === 4)).toMatchObject({ already: true });
     expect(firstRows.filter((r) => r.error !== undefined)).toEqual([]);
     expect(readFileSync(join(dir, 'b.csv'), 'utf8').trim().split('\n')).toHaveLength(6);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
     const charged = (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(secondRows[0]!.key.replace(/-r\d+$/, '')));
     expect(charged).toHaveLength(3);
   });
@@ -185,6 +182,6 @@ describe('order place --plan: one out file named two ways', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('line 3: out file');
     expect((await ledger(server)).orders.length).toBe(before);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 });

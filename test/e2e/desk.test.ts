@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ROOT, ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, loggedIn, ordersWithKeyPrefix, ROOT, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 
 type Rec = { key: string; orderId?: string; productId: string; quantity: number; status?: string; outcome: string; environment: string; profile: string };
 
@@ -13,9 +13,6 @@ async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
   return JSON.parse(result.stdout) as Rec[];
 }
 
-async function ordersWithKeyPrefix(server: TestServer, prefix: string): Promise<Record<string, unknown>[]> {
-  return (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
-}
 
 describe('order list and order show <ref>', () => {
   let server: TestServer;

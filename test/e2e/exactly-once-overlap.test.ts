@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 let server: TestServer;
@@ -17,14 +17,9 @@ afterAll(() => {
   return server.stop();
 });
 
-async function ordersWithPrefix(prefix: string): Promise<Record<string, unknown>[]> {
-  return (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
-}
 
 async function pendingKeys(configDir: string): Promise<string[]> {
-  const result = await runCli(['order', 'pending', '--json'], { configDir });
-  expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { key: string }[]).map((i) => i.key);
+  return (await pendingIntents(configDir)).map((i) => i.key);
 }
 
 function intentFiles(configDir: string): string[] {
@@ -75,7 +70,7 @@ describe('settle by a delivered record', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readFileSync(join(dir, 'b.csv'), 'utf8')).toBe(readFileSync(join(dir, 'a.csv'), 'utf8'));
     expect(await pendingKeys(configDir)).toEqual([]);
-    expect(await ordersWithPrefix(key)).toHaveLength(1);
+    expect(await ordersWithKeyPrefix(server, key)).toHaveLength(1);
   });
 });
 
@@ -104,7 +99,7 @@ describe('a plan killed between its two batched end steps', () => {
     const rows = JSON.parse(again.stdout) as { key: string; already?: boolean; order: { id: string } }[];
     expect(rows.every((r) => r.already === true)).toBe(true);
     expect(rows.map((r) => r.order.id)).toEqual(summary.map((r) => r.order.id));
-    const orders = await ordersWithPrefix(keys[0]!.replace(/-r\d+$/, ''));
+    const orders = await ordersWithKeyPrefix(server, keys[0]!.replace(/-r\d+$/, ''));
     expect(orders).toHaveLength(6);
     expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(6);
   });
@@ -139,12 +134,12 @@ describe('other commands while a plan has rows out and rows armed', () => {
     const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual([]);
-    expect((await ordersWithPrefix(prefix)).length).toBeLessThanOrEqual(4);
+    expect((await ordersWithKeyPrefix(server, prefix)).length).toBeLessThanOrEqual(4);
 
     const done = await result;
     expect(done.code, done.stderr).toBe(0);
     const rows = JSON.parse(done.stdout) as { key: string; order: { id: string } }[];
-    const orders = await ordersWithPrefix(prefix);
+    const orders = await ordersWithKeyPrefix(server, prefix);
     expect(orders).toHaveLength(6);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
     expect(await pendingKeys(configDir)).toEqual([]);
@@ -159,13 +154,13 @@ describe('two runs of one plan at once', () => {
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
     const [a, b] = await Promise.all([runCli(args, { configDir, timeoutMs: 90_000 }), runCli(args, { configDir, timeoutMs: 90_000 })]);
     for (const run of [a, b]) expect([0, 2], run.stderr).toContain(run.code);
-    let orders = await ordersWithPrefix(prefix);
+    let orders = await ordersWithKeyPrefix(server, prefix);
     expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(orders.length);
 
     const again = await runCli(args, { configDir });
     expect(again.code, again.stderr).toBe(0);
     const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
-    orders = await ordersWithPrefix(prefix);
+    orders = await ordersWithKeyPrefix(server, prefix);
     expect(orders).toHaveLength(12);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
     expect(await pendingKeys(configDir)).toEqual([]);
@@ -228,13 +223,13 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
       await remount(configDir, 'rw');
       expect(failed.code, failed.stderr).toBe(8);
       expect(failed.stderr).not.toMatch(/\n\s+at /);
-      const charged = await ordersWithPrefix(prefix);
+      const charged = await ordersWithKeyPrefix(server, prefix);
       expect(new Set(charged.map((o) => o.idempotency_key)).size).toBe(charged.length);
 
       const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
       expect(again.code, again.stderr).toBe(0);
       const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
-      const orders = await ordersWithPrefix(prefix);
+      const orders = await ordersWithKeyPrefix(server, prefix);
       expect(orders).toHaveLength(6);
       for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
       expect(await pendingKeys(configDir)).toEqual([]);
@@ -262,14 +257,14 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
       const run = await result;
       clearTimeout(timer);
       expect(run.signal === 'SIGKILL' || run.code === 0, `after ${delay} ms: ${run.code} ${run.stderr}`).toBe(true);
-      const charged = await ordersWithPrefix(prefix);
+      const charged = await ordersWithKeyPrefix(server, prefix);
       expect(new Set(charged.map((o) => o.idempotency_key)).size).toBe(charged.length);
     }
     const last = await runCli(args, { configDir, timeoutMs: 60_000 });
     expect(last.code, last.stderr).toBe(0);
     const rows = JSON.parse(last.stdout) as { key: string; order: { id: string } }[];
     expect(rows.map((r) => r.key)).toEqual(keys);
-    const orders = await ordersWithPrefix(prefix);
+    const orders = await ordersWithKeyPrefix(server, prefix);
     expect(orders).toHaveLength(12);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
     expect(readFileSync(join(dir, 'a.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(3);
@@ -299,7 +294,7 @@ describe('an intent file renamed by hand', () => {
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(await pendingKeys(configDir)).toEqual([]);
       expect(intentFiles(configDir)).toEqual([]);
-      expect(await ordersWithPrefix(key)).toHaveLength(1);
+      expect(await ordersWithKeyPrefix(server, key)).toHaveLength(1);
     });
   }
 });
@@ -324,7 +319,7 @@ describe('a plan row and an order place --out at the same file', () => {
     const placeKey = `shared-out-${Date.now()}`;
     const place = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '3', '--idempotency-key', placeKey, '--out', join(dir, 'codes.csv'), '--interval', '0.05'], { configDir });
     const planRun = await result;
-    const charged = [...(await ordersWithPrefix(key!)), ...(await ordersWithPrefix(placeKey))];
+    const charged = [...(await ordersWithKeyPrefix(server, key!)), ...(await ordersWithKeyPrefix(server, placeKey))];
     // The plan locked codes.csv before its row's charge: place is refused (out_busy), nothing charged.
     expect(planRun.code, planRun.stderr).toBe(0);
     expect(place.code, place.stderr).toBe(2);
@@ -350,13 +345,13 @@ describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
     const stopped = await result;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).not.toMatch(/\n\s+at /);
-    const before = await ordersWithPrefix(prefix);
+    const before = await ordersWithKeyPrefix(server, prefix);
     expect(before.length).toBeLessThan(6);
 
     const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(again.code, again.stderr).toBe(0);
     const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
-    const orders = await ordersWithPrefix(prefix);
+    const orders = await ordersWithKeyPrefix(server, prefix);
     expect(orders).toHaveLength(6);
     for (const o of before) expect(orders.find((a) => a.idempotency_key === o.idempotency_key)?.order_id).toBe(o.order_id);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, ledger, loggedIn, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
+import { BIN, DEMO_KEYS, ledger, loggedIn, pendingIntents, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 
 const PRODUCT = 'steam-us-20';
@@ -24,9 +24,6 @@ function journalFiles(configDir: string): string[] {
   return readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'));
 }
 
-async function pending(configDir: string): Promise<{ key: string; orderId: string | null; phase: string; state: string }[]> {
-  return JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string; orderId: string | null; phase: string; state: string }[];
-}
 
 /** Runs the CLI with stdout on /dev/full, or on a pipe whose reader has gone. */
 function runBadStdout(args: string[], configDir: string, how: 'full' | 'closed'): Promise<{ code: number | null; stderr: string }> {
@@ -45,7 +42,7 @@ function runBadStdout(args: string[], configDir: string, how: 'full' | 'closed')
 async function orphanAfterPost(configDir: string, quantity: number): Promise<string> {
   const killed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
   expect(killed.signal).toBe('SIGKILL');
-  const [intent] = await pending(configDir);
+  const [intent] = await pendingIntents(configDir);
   expect(intent).toMatchObject({ phase: 'sending', state: 'interrupted' });
   return intent!.key;
 }
@@ -77,7 +74,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
         const bad = await runBadStdout(command.args(quantity, key), configDir, how);
         expect(bad.code, bad.stderr).toBe(8);
         expect(bad.stderr).toMatch(how === 'full' ? /no space left on the device/ : /the reader closed the pipe/);
-        const left = await pending(configDir);
+        const left = await pendingIntents(configDir);
         expect(left).toHaveLength(1);
         expect(left[0]!.phase).toBe('accepted');
         const again = await runCli(command.args(quantity, left[0]!.key), { configDir });
@@ -85,7 +82,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
         const charged = await charges(quantity);
         expect(charged).toHaveLength(1);
         expect(command.parse(again.stdout)).toBe(charged[0]);
-        expect(await pending(configDir)).toEqual([]);
+        expect(await pendingIntents(configDir)).toEqual([]);
       });
     }
   }
@@ -106,7 +103,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('resuming the interrupted order');
     expect(await charges(401)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 
   it('an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it', { timeout: 60_000 }, async () => {
@@ -123,7 +120,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
     const abandoned = await runCli(['order', 'abandon', key], { configDir });
     expect(abandoned.code, abandoned.stderr).toBe(0);
     expect(abandoned.stdout).toContain(`abandoned ${key}`);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 });
 
@@ -151,7 +148,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
       const forced = await runCli(['order', 'resume', key, '--force-stale', '--json'], { configDir });
       expect(forced.code, forced.stderr).toBe(0);
       expect(await charges(quantity)).toEqual([(JSON.parse(forced.stdout) as { id: string }).id]);
-      expect(await pending(configDir)).toEqual([]);
+      expect(await pendingIntents(configDir)).toEqual([]);
     });
   }
 });
@@ -185,7 +182,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
     expect(new Set(ids).size).toBe(2);
     expect(a.stderr).toContain('resuming the interrupted order');
     expect((await charges(601)).sort()).toEqual([...ids].sort());
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 });
 
@@ -195,7 +192,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
     const port = await freePort();
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--retries', '0'], { configDir, baseUrl: `http://127.0.0.1:${port}` });
     expect(wrong.code).toBe(5);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
     const records = readdirSync(join(configDir, 'history')).map((name) => JSON.parse(readFileSync(join(configDir, 'history', name), 'utf8')) as { outcome: string; quantity: number });
     expect(records).toMatchObject([{ outcome: 'refused', quantity: 701 }]);
     const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--json'], { configDir });
@@ -208,7 +205,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
     const configDir = await loggedIn(server);
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_0000' } });
     expect(wrong.code).toBe(3);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
     const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702', '--json'], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stderr).not.toMatch(/interrupted|resum|intent/);
@@ -219,7 +216,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
     const configDir = await loggedIn(server);
     const wrong = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '703'], { configDir });
     expect(wrong.code).toBe(4);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
     const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '703', '--json'], { configDir });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stderr).not.toMatch(/interrupted|resum|intent/);
@@ -269,12 +266,12 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
       const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', '-', '--interval', '0.05'];
       const bad = await runBadStdout(args, configDir, how);
       expect(bad.code, bad.stderr).toBe(8);
-      expect(await pending(configDir)).toHaveLength(1);
+      expect(await pendingIntents(configDir)).toHaveLength(1);
       const again = await runCli(args, { configDir });
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout)).toHaveLength(quantity);
       expect(await charges(quantity)).toHaveLength(1);
-      expect(await pending(configDir)).toEqual([]);
+      expect(await pendingIntents(configDir)).toEqual([]);
     });
   }
 
@@ -288,14 +285,14 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     // Another restock renames its own file (same size, other codes) over the path, as a second writer would.
     writeFileSync(`${file}.other`, mine.replace(/"code": "([^"]+)"/, (_m, code: string) => `"code": "${code.split('').reverse().join('')}"`));
     spawnSync('mv', [`${file}.other`, file]);
-    const left = await pending(configDir);
+    const left = await pendingIntents(configDir);
     expect(left).toHaveLength(1);
     expect(left[0]).toMatchObject({ phase: 'accepted' });
     const again = await runCli(args, { configDir });
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(mine);
     expect(await charges(903)).toHaveLength(1);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 
   it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
@@ -317,7 +314,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(await charges(905)).toEqual([(JSON.parse(done.stdout) as { id: string }).id]);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(905);
     expect(readdirSync(configDir)).not.toContain(lock.slice(configDir.length + 1));
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 
   it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 60_000 }, async () => {
@@ -336,6 +333,6 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(new Set(ids).size).toBe(delivered.length);
     expect((await charges(904)).sort()).toEqual([...ids].sort());
     expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(904);
-    expect(await pending(configDir)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSecret } from '../helpers/leaks.js';
-import { DEMO_KEYS, loggedIn, runCli, spawnCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, loggedIn, runCli, type RunResult, spawnCli, startServer, tempDir, type TestServer, until } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 
 const SCHEMES = ['giftcodes', 'stripe', 'standard', 'github'] as const;
@@ -22,15 +22,6 @@ const FULFIL_AFTER_MS = '200';
 // so only the event can end it (its one poll is at the start and the next in 10 minutes).
 const WATCH_FULFIL_AFTER_MS = '4000';
 
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 interface Listener {
   proc: ChildProcess;

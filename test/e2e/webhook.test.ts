@@ -6,20 +6,11 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, spawnCli, startServer, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, type RunResult, spawnCli, startServer, type TestServer, until } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 
 const SECRET = 'whsec_e2e_4b9c2d7e1f';
 
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 interface Listener {
   proc: ChildProcess;

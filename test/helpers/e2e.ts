@@ -151,3 +151,26 @@ export async function ledger(server: TestServer): Promise<{ orders: Record<strin
   const res = await fetch(`${server.url}/_admin/ledger`);
   return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
 }
+
+/** The server's orders whose idempotency key starts with `prefix` (a plan's rows share one). */
+export async function ordersWithKeyPrefix(server: TestServer, prefix: string): Promise<Record<string, unknown>[]> {
+  return (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
+}
+
+/** The intents `order pending --json` lists for a config dir; a failing command fails the test. */
+export async function pendingIntents(configDir: string): Promise<{ key: string; orderId: string | null; phase: string; state: string }[]> {
+  const result = await runCli(['order', 'pending', '--json'], { configDir });
+  if (result.code !== 0) throw new Error(`order pending failed (exit ${result.code}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as { key: string; orderId: string | null; phase: string; state: string }[];
+}
+
+/** Polls until `check` gives something other than undefined; fails after `ms`. */
+export async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
