@@ -30,26 +30,26 @@ function actionFor(name: Failpoint): Action | undefined {
   return table.get(name);
 }
 
-/** A durable step was just taken. Kills or pauses the process only when a test asked for it. */
-export async function failpoint(name: Failpoint): Promise<void> {
+/** The pause a test asked for at this step (announced on stderr), after killing the process if it asked for that. */
+function fire(name: Failpoint): number | undefined {
   const action = actionFor(name);
-  if (!action) return;
+  if (!action) return undefined;
   if (action.kind === 'kill') {
     process.kill(process.pid, 'SIGKILL');
-    return;
+    return undefined;
   }
   process.stderr.write(`failpoint ${name}: pause ${action.ms} ms\n`);
-  await new Promise((resolve) => setTimeout(resolve, action.ms));
+  return action.ms;
+}
+
+/** A durable step was just taken. Kills or pauses the process only when a test asked for it. */
+export async function failpoint(name: Failpoint): Promise<void> {
+  const ms = fire(name);
+  if (ms !== undefined) await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The same for a step inside synchronous code (a lock held): a pause blocks the whole process there. */
 export function failpointSync(name: Failpoint): void {
-  const action = actionFor(name);
-  if (!action) return;
-  if (action.kind === 'kill') {
-    process.kill(process.pid, 'SIGKILL');
-    return;
-  }
-  process.stderr.write(`failpoint ${name}: pause ${action.ms} ms\n`);
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, action.ms);
+  const ms = fire(name);
+  if (ms !== undefined) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
