@@ -161,6 +161,29 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
   if (stat && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`, { code: 'out_exists', hint: 'pass --force, or choose another --out file' });
 }
 
+/**
+ * For a run that will charge before it writes: the target checked as checkOutTarget does, then its lock
+ * taken and returned for the caller to hold until the run ends, so a second writer meanwhile is refused
+ * (out_busy) before its own charge. The first check comes before any lock file is tried beside the target,
+ * so a mistyped directory stays exit 2; the second, under the lock, sees a file another run wrote in
+ * between. `ownDelivery`: the file there is this intent's own earlier delivery, not refused as existing.
+ */
+export function holdOutTarget(out: string, force: boolean, ownDelivery: () => boolean): OutLock {
+  const target = resolve(out);
+  const check = (): void => {
+    if (!ownDelivery()) checkOutTarget(target, force, { lockHeldHere: true });
+  };
+  check();
+  const lock = lockOutTarget(target);
+  try {
+    check();
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  return lock;
+}
+
 function kindOf(stat: Stats): string {
   if (stat.isCharacterDevice()) return 'a character device';
   if (stat.isBlockDevice()) return 'a block device';

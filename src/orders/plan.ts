@@ -169,9 +169,11 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
           // Another run (order place --out, another plan) that would write this file meanwhile is refused
           // before its charge, never this row after its own: the row is refused here if the file is taken
           // now, unless it is this row's own earlier delivery.
-          outLocks.set(row.key, files.lockOutTarget(row.out));
-          const existing = journal.find(row.key);
-          if (!existing || deliveredFile(existing, row.out) === undefined) files.checkOutTarget(row.out, o.force === true, { lockHeldHere: true });
+          const own = (): boolean => {
+            const existing = journal.find(row.key);
+            return existing !== undefined && deliveredFile(existing, row.out!) !== undefined;
+          };
+          outLocks.set(row.key, files.holdOutTarget(row.out, o.force === true, own));
         }
         const spec = { profile: connection.profile, environment: connection.environment, baseUrl: connection.baseUrl, keyId: keyIdOf(connection.apiKey), productId: row.productId, quantity: row.quantity };
         const { intent, resumed } = await journal.begin({ ...spec, key: row.key, wait: waits || out !== undefined, out });

@@ -295,6 +295,16 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(await pendingIntents(configDir)).toEqual([]);
   });
 
+  it('order place --out into a directory that does not exist: exit 2, nothing charged, no lock file tried there', async () => {
+    const configDir = await loggedIn(server);
+    const result = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '906', '--out', join(configDir, 'missing', 'codes.csv')], { configDir });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('does not exist');
+    expect(result.stderr).not.toContain('lock file');
+    expect(await charges(906)).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
+  });
+
   it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
     const configDir = await loggedIn(server);
     const file = join(configDir, 'held.json');

@@ -67,14 +67,8 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
   // (a run killed right after its rename).
   let outLock: OutLock | undefined;
   if (out && out.path !== '-') {
-    const { checkOutTarget, lockOutTarget } = await import('../../export/write.js');
-    outLock = lockOutTarget(resolve(out.path));
-    try {
-      if (!resumableFor(journal, spec, options.idempotencyKey, out.path)) checkOutTarget(out.path, out.force, { lockHeldHere: true });
-    } catch (error) {
-      outLock.release();
-      throw error;
-    }
+    const { holdOutTarget } = await import('../../export/write.js');
+    outLock = holdOutTarget(out.path, out.force, () => resumableFor(journal, spec, options.idempotencyKey, out.path));
   }
   try {
     if (connection.environment === 'live' && !f.globals.yes) {
