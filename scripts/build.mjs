@@ -46,7 +46,8 @@ const LAZY_BUILTINS = [
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
-    build.onResolve({ filter: /^node:(http2?|child_process)$/ }, (args) => {
+    const names = new RegExp(`^(${LAZY_BUILTINS.map((entry) => entry.name).join('|')})$`);
+    build.onResolve({ filter: names }, (args) => {
       const lazy = LAZY_BUILTINS.find((entry) => entry.name === args.path && entry.importer.test(args.importer));
       return lazy ? { path: lazy.name, namespace: 'lazy-builtins' } : undefined;
     });

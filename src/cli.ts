@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
-import { commandWord, registerCommands } from './commands/index.js';
+import { commandWord, registerCommands, valueFlags } from './commands/index.js';
 import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
@@ -108,7 +108,7 @@ function helpWords(program: Command, argv: readonly string[]): readonly string[]
  * `--env --`). A verb's options are unknown at that level, so they never take `--json` as their value.
  */
 function jsonFlagGiven(program: Command, args: readonly string[]): boolean {
-  const takesValue = new Set(program.options.filter((option) => option.required).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)));
+  const takesValue = valueFlags(program);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--') return false;

@@ -2,7 +2,7 @@
 import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { loadUndici, splitPem } from './api/transport.js';
-import { configDir } from './config/paths.js';
+import { assertPrivateFile, configDir, ensurePrivateDir } from './config/paths.js';
 import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
 import { LocalError, UsageError } from './errors.js';
 import type { ConfigStore } from './config/store.js';
@@ -133,7 +133,7 @@ export class Factory {
     const path = this.globals.caFile || this.io.env.GIFTCODES_CA_FILE;
     if (!path) return undefined;
     const where = this.globals.caFile ? '--ca-file' : 'GIFTCODES_CA_FILE';
-    const [{ readFile }, { assertPrivateFile }] = await Promise.all([import('node:fs/promises'), import('./config/paths.js')]);
+    const { readFile } = await import('node:fs/promises');
     // Whoever can write the CA file can vouch for any server: refused as a config file would be (exit 8). That
     // others can read it is no warning here: certificates are public (/etc/ssl/certs is 0644 by design).
     void assertPrivateFile(path, 'CA file');
@@ -165,7 +165,7 @@ export class Factory {
 
   journal(): Promise<Journal> {
     this.journalPromise ??= (async () => {
-      const [{ Journal }, { ensurePrivateDir }] = await Promise.all([import('./journal/journal.js'), import('./config/paths.js')]);
+      const { Journal } = await import('./journal/journal.js');
       const dir = `${this.configDir}/journal`;
       for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)]) if (warning) this.warnOnce(warning);
       // How long the order record keeps ended orders: the profile's history-days, else 90.

@@ -93,6 +93,8 @@ export function displayProxy(proxy: string): string {
   }
 }
 
+let undici: Promise<typeof import('./undici.js')> | undefined;
+
 /**
  * undici's modules, read once per process. A command that will talk to the network starts this as soon as it
  * knows (Factory.api), so the file is read while the config is: on `ping` it is the one wait left between
@@ -102,7 +104,6 @@ export function loadUndici(): Promise<typeof import('./undici.js')> {
   undici ??= import('./undici.js');
   return undici;
 }
-let undici: Promise<typeof import('./undici.js')> | undefined;
 
 export class Transport {
   private dispatcher: Promise<Dispatcher> | undefined;

@@ -47,7 +47,7 @@ export function registerCommands(program: Command, app: App, only?: string): voi
  * (`giftcodes --profile work ping` → ping); undefined after `--` or when there is none.
  */
 export function commandWord(program: Command, args: readonly string[]): string | undefined {
-  const takesValue = new Set(program.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)));
+  const takesValue = valueFlags(program);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--') return undefined;
@@ -55,4 +55,9 @@ export function commandWord(program: Command, args: readonly string[]): string |
     if (takesValue.has(arg)) i++;
   }
   return undefined;
+}
+
+/** The flags of a command's own options that take a value (`--profile`, `--env`, …), long and short. */
+export function valueFlags(command: Command): Set<string> {
+  return new Set(command.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)));
 }
