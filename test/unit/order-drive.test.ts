@@ -1,66 +1,38 @@
 // Waiting, printing the outcome, settling interrupted intents and recognising an earlier delivery, in-process
 // against the reference server: the pieces order place, resume, watch and codes get share.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { driveIntent, printOutcome, settleDelivered, settleOrder, showFailedOrder } from '../../src/orders/drive.js';
 import { fileIdentity, OrderMachine } from '../../src/orders/machine.js';
 import { outExists, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
 import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
-import { Io } from '../../src/output/io.js';
-import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
 
-const KEY = 'sc_test_demo_4f3c9a1b7e2d';
 let fast: RunningServer;
 let slow: RunningServer;
 let failing: RunningServer;
 beforeAll(async () => {
-  fast = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
-  slow = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 3_600_000 });
-  failing = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0, failOrders: 1 });
+  fast = await inProcessServer();
+  slow = await inProcessServer({ fulfilAfterMs: 3_600_000 });
+  failing = await inProcessServer({ failOrders: 1 });
 });
 afterAll(async () => {
   await Promise.all([fast.close(), slow.close(), failing.close()]);
 });
 
-interface Captured {
-  io: Io;
-  out: () => string;
-  err: () => string;
-}
-
-function capture(json = false): Captured {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const io = new Io({ stdin: new PassThrough(), stdout, stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
-  if (json) io.setMode({ json: true, quiet: false, verbose: false });
-  return { io, out: () => out, err: () => err };
-}
-
-function api(url: string): ApiClient {
-  return new ApiClient({ baseUrl: url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
-}
-
-function journal(): Journal {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return new Journal(dir);
-}
+type Captured = ReturnType<typeof capturedIo>;
+const capture = (json = false): Captured => capturedIo({ json });
 
 const specFor = (url: string): OrderSpec => ({ profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 });
 
 async function placed(url: string): Promise<string> {
-  return (await api(url).createOrder('{"product_id":"amazon-us-25","quantity":2}', `k-${Math.random()}`)).order.id;
+  return (await clientOf(url).createOrder('{"product_id":"amazon-us-25","quantity":2}', `k-${Math.random()}`)).order.id;
 }
 
 describe('waitForOrder', () => {
@@ -68,7 +40,7 @@ describe('waitForOrder', () => {
     const c = capture();
     const orderId = await placed(fast.url);
     const seen: string[] = [];
-    const order = await waitForOrder({ api: api(fast.url), orderId, io: c.io, signal: new AbortController().signal, intervalS: 0.01, onStatus: (o) => seen.push(o.status) });
+    const order = await waitForOrder({ api: clientOf(fast.url), orderId, io: c.io, signal: new AbortController().signal, intervalS: 0.01, onStatus: (o) => seen.push(o.status) });
     expect(order.status).toBe('completed');
     expect(seen.at(-1)).toBe('completed');
     expect(new Set(seen).size).toBe(seen.length);
@@ -78,14 +50,14 @@ describe('waitForOrder', () => {
 
   it('a failed order is OrderEndedError (exit 6) carrying the order, with the hint to show it', async () => {
     const orderId = await placed(failing.url);
-    const error = await waitForOrder({ api: api(failing.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01 }).catch((e: unknown) => e);
+    const error = await waitForOrder({ api: clientOf(failing.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderEndedError);
     expect(error).toMatchObject({ exitCode: 6, code: 'order_failed', message: `order ${orderId} ended failed`, hint: `nothing to fetch; see it with: giftcodes order show ${orderId}`, order: { id: orderId } });
   });
 
   it('--timeout 0: one poll, then exit 7 naming the status, the order going on', async () => {
     const orderId = await placed(slow.url);
-    const error = await waitForOrder({ api: api(slow.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01, timeoutS: 0 }).catch((e: unknown) => e);
+    const error = await waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01, timeoutS: 0 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 7, code: 'wait_timeout', hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}` });
     expect((error as Error).message).toMatch(new RegExp(`^gave up waiting for order ${orderId} after 0s; it is still \\S+$`));
   });
@@ -93,11 +65,11 @@ describe('waitForOrder', () => {
   it('an abort while waiting is exit 130 with the reason, the order going on', async () => {
     const orderId = await placed(slow.url);
     const controller = new AbortController();
-    const waiting = waitForOrder({ api: api(slow.url), orderId, io: capture().io, signal: controller.signal, intervalS: 60, onStatus: () => setImmediate(() => controller.abort(new Error('SIGINT received'))) });
+    const waiting = waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: controller.signal, intervalS: 60, onStatus: () => setImmediate(() => controller.abort(new Error('SIGINT received'))) });
     const error = await waiting.catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 130, message: `SIGINT received while waiting for order ${orderId}`, hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}` });
     const bare = new AbortController();
-    const plain = waitForOrder({ api: api(slow.url), orderId, io: capture().io, signal: bare.signal, intervalS: 60, onStatus: () => setImmediate(() => bare.abort('no error')) });
+    const plain = waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: bare.signal, intervalS: 60, onStatus: () => setImmediate(() => bare.abort('no error')) });
     await expect(plain).rejects.toMatchObject({ exitCode: 130, message: `interrupted while waiting for order ${orderId}` });
   });
 });
@@ -163,7 +135,7 @@ describe('settling interrupted intents', () => {
   const dead = { pid: 999_999_999 };
 
   it('settleDelivered ends dead intents that reached the user (delivered, or their own file on disk), and says so', async () => {
-    const j = journal();
+    const j = freshJournal();
     const spec = specFor(fast.url);
     const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, phase: 'delivered', orderId: 'ord_a', owner: dead });
     const path = join(tempDir(), 'codes.json');
@@ -186,7 +158,7 @@ describe('settling interrupted intents', () => {
   });
 
   it('settleDelivered ends a dead `accepted` intent whose record says delivered for the same order and server (a plan killed between its two batched steps), and no other (nor one by an older record of its key)', async () => {
-    const j = journal();
+    const j = freshJournal();
     const spec = specFor(fast.url);
     const created = new Map<string, string>();
     const record = (key: string, orderId: string, baseUrl = spec.baseUrl, outcome: 'delivered' | 'refused' = 'delivered', createdAt = created.get(key)!): void =>
@@ -210,7 +182,7 @@ describe('settling interrupted intents', () => {
   });
 
   it('settleDelivered names the key when there is no order id', async () => {
-    const j = journal();
+    const j = freshJournal();
     j.save({ ...(await j.begin({ ...specFor(fast.url), key: 'no-id' })).intent, phase: 'delivered', owner: dead });
     const c = capture();
     await settleDelivered(c.io, j);
@@ -225,15 +197,15 @@ describe('settling interrupted intents', () => {
       j.save({ ...(await j.begin({ ...spec, key: 'other' })).intent, phase: 'accepted', orderId: 'ord_y', owner: dead });
     };
     // The same order id on another server is another order: nothing settles.
-    const elsewhere = journal();
+    const elsewhere = freshJournal();
     await make(elsewhere);
     await settleOrder(elsewhere, 'ord_x', true, 'http://127.0.0.1:1');
     expect(elsewhere.read().intents).toHaveLength(3);
-    const without = journal();
+    const without = freshJournal();
     await make(without);
     await settleOrder(without, 'ord_x', false, spec.baseUrl);
     expect(without.read().intents.map((i) => i.key).sort()).toEqual(['file', 'other']);
-    const withCodes = journal();
+    const withCodes = freshJournal();
     await make(withCodes);
     await settleOrder(withCodes, 'ord_x', true, spec.baseUrl);
     expect(withCodes.read().intents.map((i) => i.key)).toEqual(['other']);
@@ -242,20 +214,20 @@ describe('settling interrupted intents', () => {
 
 describe('driveIntent', () => {
   it('wait false, no out: sends once and returns the order as accepted, nothing written', async () => {
-    const j = journal();
+    const j = freshJournal();
     const { intent } = await j.begin(specFor(slow.url));
     const c = capture();
-    const { driven } = await driveIntent({ io: c.io, api: api(slow.url), journal: j, signal: new AbortController().signal }, intent, { wait: false, intervalS: 0.01 });
+    const { driven } = await driveIntent({ io: c.io, api: clientOf(slow.url), journal: j, signal: new AbortController().signal }, intent, { wait: false, intervalS: 0.01 });
     expect(driven.written).toBeUndefined();
     expect(driven.order.status).not.toBe('completed');
     expect(j.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: driven.order.id });
   });
 
   it('an accepted intent whose own file is on disk and whose order completed is not waited for; the file is kept', async () => {
-    const j = journal();
+    const j = freshJournal();
     const path = join(tempDir(), 'codes.json');
     const { intent } = await j.begin({ ...specFor(fast.url), out: { path, force: false, csvRaw: false } });
-    const deps = { io: capture().io, api: api(fast.url), journal: j, signal: new AbortController().signal };
+    const deps = { io: capture().io, api: clientOf(fast.url), journal: j, signal: new AbortController().signal };
     await driveIntent(deps, intent, { wait: true, out: intent.out, intervalS: 0.01 });
     const before = readFileSync(path, 'utf8');
     const onDisk = j.find(intent.key)!;
@@ -269,11 +241,11 @@ describe('driveIntent', () => {
   });
 
   it('a `sending` intent with an order id (never accepted on disk) is sent again with its key, not read', async () => {
-    const j = journal();
+    const j = freshJournal();
     const { intent } = await j.begin(specFor(fast.url));
     const sending: Intent = j.save({ ...intent, phase: 'sending', orderId: 'ord_stale' });
     const calls: string[] = [];
-    const real = api(fast.url);
+    const real = clientOf(fast.url);
     const spy = {
       createOrder: (body: string, key: string) => (calls.push('post'), real.createOrder(body, key)),
       getOrder: (id: string) => (calls.push('get'), real.getOrder(id)),
@@ -289,7 +261,7 @@ describe('driveIntent', () => {
 
 describe('recover', () => {
   it('resumableFor: only when the intent order place would resume owns the file at the path', async () => {
-    const j = journal();
+    const j = freshJournal();
     const spec = specFor(fast.url);
     const path = join(tempDir(), 'codes.json');
     writeFileSync(path, '["x"]');
@@ -312,7 +284,7 @@ describe('recover', () => {
     const dir = tempDir();
     const target = join(dir, 'codes.json');
     const orderId = await placed(fast.url);
-    const base = { api: api(fast.url), orderId, io: capture().io, signal: new AbortController().signal, csvRaw: false };
+    const base = { api: clientOf(fast.url), orderId, io: capture().io, signal: new AbortController().signal, csvRaw: false };
     expect(await sameCodesAlready({ ...base, out: target })).toBeUndefined();
     const first = await (await import('../../src/export/write.js')).exportCodes({ ...base, out: target, force: false });
     const same = await sameCodesAlready({ ...base, out: target });

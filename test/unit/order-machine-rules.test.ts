@@ -6,22 +6,20 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import { ApiError, CliError, ExitCode, NetworkError, OrderFailedError } from '../../src/errors.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { certainlyRefused, deliveredFile, fileIdentity, keptForResume, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
-import { Io } from '../../src/output/io.js';
-import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
 
-const KEY = 'sc_test_demo_4f3c9a1b7e2d';
 let server: RunningServer;
 let failing: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
-  failing = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0, failOrders: 1 });
+  server = await inProcessServer();
+  failing = await inProcessServer({ failOrders: 1 });
 });
 afterAll(async () => {
   await Promise.all([server.close(), failing.close()]);
@@ -30,11 +28,9 @@ afterAll(async () => {
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
 function setup(url = server.url, stdout: Writable = new PassThrough()): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  const journal = new Journal(dir);
-  const api = new ApiClient({ baseUrl: url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
-  const io = new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const journal = freshJournal();
+  const api = clientOf(url);
+  const { io } = capturedIo({ stdout });
   const spec = { profile: 'default', environment: 'test' as const, baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
   return { deps: { io, api, journal, signal: new AbortController().signal, now: () => T0 }, journal, spec };
 }

@@ -1,11 +1,10 @@
 // Every transition of the order machine, on a real journal directory and over real HTTP to an in-process
 // reference server: the phase on disk after each step, where the intent ends, and what the record says.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import { ApiError, AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../src/errors.js';
 import { keyIdOf, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
@@ -13,32 +12,27 @@ import { deliver, driveIntent } from '../../src/orders/drive.js';
 import { certainlyRefused, deliveredFile, fileIdentity, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { Io } from '../../src/output/io.js';
-import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
 
-const KEY = 'sc_test_demo_4f3c9a1b7e2d';
 let server: RunningServer;
 let failing: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
-  failing = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0, failOrders: 1 });
+  server = await inProcessServer();
+  failing = await inProcessServer({ failOrders: 1 });
 });
 afterAll(async () => {
   await server.close();
   await failing.close();
 });
 
-function ioOver(stdout: Writable = new PassThrough()): Io {
-  return new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
-}
+const ioOver = (stdout?: Writable): Io => capturedIo({ stdout }).io;
 
 function setup(url = server.url, stdout?: Writable): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  const journal = new Journal(dir);
-  const api = new ApiClient({ baseUrl: url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+  const journal = freshJournal();
   const spec = { profile: 'default', environment: 'test' as const, baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
-  return { deps: { io: ioOver(stdout), api, journal, signal: new AbortController().signal }, journal, spec };
+  return { deps: { io: ioOver(stdout), api: clientOf(url), journal, signal: new AbortController().signal }, journal, spec };
 }
 
 const phaseOnDisk = (journal: Journal, key: string): string | undefined => journal.find(key)?.phase;

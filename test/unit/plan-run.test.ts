@@ -1,22 +1,19 @@
 // runPlan in-process, against the reference server, with a narrow stand-in for the Factory (the connection,
 // journal and client it hands out): one order per row, a re-run orders nothing more, the worst row's exit.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import type { Factory } from '../../src/factory.js';
 import { Journal } from '../../src/journal/journal.js';
 import { runPlan, type PlanResult } from '../../src/orders/plan.js';
-import { Io } from '../../src/output/io.js';
-import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
 
-const KEY = 'sc_test_demo_4f3c9a1b7e2d';
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
+  server = await inProcessServer();
 });
 afterAll(async () => {
   await server.close();
@@ -31,21 +28,9 @@ interface Harness {
 }
 
 function harness(o: { json?: boolean; environment?: 'test' | 'live'; yes?: boolean; journal?: Journal } = {}): Harness {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const io = new Io({ stdin: new PassThrough(), stdout, stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
-  io.setMode({ json: o.json ?? true, quiet: false, verbose: false });
-  let journal = o.journal;
-  if (!journal) {
-    const dir = join(tempDir(), 'journal');
-    mkdirSync(dir, { recursive: true });
-    journal = new Journal(dir);
-  }
-  const real = new ApiClient({ baseUrl: server.url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+  const { io, out, err } = capturedIo({ json: o.json ?? true });
+  const journal = o.journal ?? freshJournal();
+  const real = clientOf(server.url);
   let posts = 0;
   const api = Object.assign(Object.create(real) as ApiClient, { createOrder: (body: string, key: string) => (posts++, real.createOrder(body, key)) });
   const j = journal;
@@ -57,7 +42,7 @@ function harness(o: { json?: boolean; environment?: 'test' | 'live'; yes?: boole
     journal: () => Promise.resolve(j),
     api: () => Promise.resolve(api),
   } as unknown as Factory;
-  return { f, journal: j, out: () => out, err: () => err, posts: () => posts };
+  return { f, journal: j, out, err, posts: () => posts };
 }
 
 function plan(text: string): string {
