@@ -28,20 +28,8 @@ export const DEFAULT_HISTORY_DAYS = 90;
 
 /** What the record keeps of an intent (never its key id, body or owner); the journal adds how it ended. */
 export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): OrderRecord {
-  return {
-    key: intent.key,
-    ...(intent.orderId !== undefined ? { orderId: intent.orderId } : {}),
-    productId: intent.productId,
-    quantity: intent.quantity,
-    ...(intent.status !== undefined ? { status: intent.status } : {}),
-    environment: intent.environment,
-    profile: intent.profile,
-    baseUrl: intent.baseUrl,
-    createdAt: intent.createdAt,
-    updatedAt: intent.updatedAt,
-    outcome,
-    ...(intent.out ? { out: intent.out.path } : {}),
-  };
+  // An intent holds neither endedAt nor error; clean() keeps the record's fields and drops the rest.
+  return clean({ ...intent, outcome, out: intent.out?.path } as OrderRecord);
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
