@@ -83,6 +83,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     });
     const file = handle;
     let position = 0;
+    const flusher = new Flusher(file, (error) => fileError(error, target));
     const sink: TextSink = {
       write: async (chunk) => {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
@@ -90,6 +91,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
           throw fileError(error, target);
         });
         position += bytes.length;
+        flusher.wrote(bytes.length);
       },
       rewind: {
         read: async (buffer, at, length) => {
@@ -99,6 +101,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
           return bytesRead;
         },
         truncate: async () => {
+          await flusher.settled();
           await file.truncate(0).catch((error: unknown) => {
             throw fileError(error, target);
           });
@@ -108,6 +111,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     };
     writer = writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));
     const count = await pump(o, writer, undefined, new PageScanner([...LIST_KEYS, 'codes']));
+    await flusher.settled();
     await file.sync();
     await file.close();
     handle = undefined;
@@ -120,6 +124,45 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     await writer?.dispose();
     await handle?.close().catch(() => undefined);
     if (!committed) await unlink(temp).catch(() => undefined);
+  }
+}
+
+/** Bytes written between two background flushes of a codes file. */
+const FLUSH_EVERY = 8 * 1024 * 1024;
+
+/**
+ * Starts the disk writing a large codes file while it is still being fetched: after every FLUSH_EVERY
+ * bytes, an fdatasync in the background (one at a time), so the fsync before the rename finds little
+ * left to write. Without it, 112 MB of CSV (1,000,000 codes) waited 0.2–0.8 s for that last fsync.
+ * A background flush's failure is kept and thrown by settled(): Linux reports a write-back error to
+ * one fsync of the file only, so the final fsync could otherwise succeed over lost data.
+ */
+export class Flusher {
+  private pending = 0;
+  private running: Promise<void> | undefined;
+  private failure: unknown;
+
+  constructor(
+    private readonly file: FileHandle,
+    private readonly failed: (error: unknown) => Error,
+  ) {}
+
+  wrote(bytes: number): void {
+    this.pending += bytes;
+    if (this.pending < FLUSH_EVERY || this.running || this.failure !== undefined) return;
+    this.pending = 0;
+    this.running = this.file
+      .datasync()
+      .catch((error: unknown) => {
+        this.failure = error;
+      })
+      .finally(() => (this.running = undefined));
+  }
+
+  /** The background flush, if one is running, has ended; its failure, if any, is thrown. */
+  async settled(): Promise<void> {
+    await this.running;
+    if (this.failure !== undefined) throw this.failed(this.failure);
   }
 }
 
