@@ -1,7 +1,7 @@
 // Bundles src/start.ts and src/cli.ts into dist/ with code splitting, so each verb and each heavy dependency
 // loads only when a command needs it and module resolution costs nothing at start-up.
 // The bundle is built beside dist/ and swapped in whole, so a CLI running meanwhile never sees half a build.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import http2 from 'node:http2';
 import { build } from 'esbuild';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -122,6 +122,64 @@ function oneStartChunk(graph) {
 }
 
 /**
+ * undici (src/api/undici.ts) is built on its own, as CommonJS, into dist/undici.cjs: transport.ts compiles it
+ * with vm.Script and the V8 code cache below, which Node 20's module loader has no way to use. The main
+ * bundle imports that file instead of bundling undici a second time (the import is reached only without it).
+ */
+const undiciApart = {
+  name: 'undici-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/undici\.js$/ }, (args) => (args.importer.endsWith('/src/api/transport.ts') ? { path: './undici.cjs', external: true } : undefined));
+  },
+};
+
+async function buildUndici(common) {
+  await build({
+    ...common,
+    entryPoints: [new URL('src/api/undici.ts', root).pathname],
+    format: 'cjs',
+    outfile: new URL('undici.cjs', staging).pathname,
+    minify: true,
+    legalComments: 'none',
+    metafile: false,
+  });
+}
+
+/**
+ * undici's functions that a request runs, compiled once here and kept as a V8 code cache beside the file
+ * (dist/undici.cjs.cache): a `ping` run as a user runs it, against a server on loopback, writes what it
+ * compiled as it exits (GIFTCODES_BUILD_CODE_CACHE). Measured on `ping` (BENCHMARKS.md, issue 13): 26 ms of
+ * CPU less per API command. V8 rejects the cache under another Node version or other V8 flags, and the
+ * command then compiles undici as it did without one.
+ */
+async function makeCodeCache() {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: 'ok', environment: 'test', reseller_id: 'rs_build' }));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const out = new URL('undici.cjs.cache', staging).pathname;
+  const configDir = new URL(`.code-cache-${process.pid}/`, staging).pathname;
+  try {
+    const env = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, GIFTCODES_API_KEY: 'sc_test_codecache', GIFTCODES_BASE_URL: `http://127.0.0.1:${server.address().port}`, GIFTCODES_BUILD_CODE_CACHE: out };
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'NODE_OPTIONS', 'GIFTCODES_PROFILE']) delete env[name];
+    const script = `const { main } = await import(${JSON.stringify(new URL('start.js', staging).href)}); await main(['node', 'giftcodes', 'ping']);`;
+    const result = await new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      child.on('close', (status) => resolve({ status, output }));
+    });
+    if (result.status !== 0) throw new Error(`making undici's code cache failed (exit ${result.status}):\n${result.output}`);
+  } finally {
+    server.close();
+    await rm(configDir, { recursive: true, force: true });
+  }
+}
+
+/**
  * `giftcodes --help` into a pipe or a file is the same text every time: commander renders it here, once,
  * into dist/help.js, and start.js prints that without loading the program (a terminal still goes through
  * commander, which wraps to its width). Rendered as a pipe sees it: 80 columns, no colour forced.
@@ -166,7 +224,7 @@ try {
     // cli.js in 3.5 instead of 4.6. No stack trace is ever shown to a user; error names are set explicitly.
     minify: true,
     legalComments: 'none',
-    plugins: [...common.plugins, oneStartChunk(graph)],
+    plugins: [...common.plugins, oneStartChunk(graph), undiciApart],
     // Some dependencies are CommonJS and use require() and __filename; give the ESM bundle both.
     banner: {
       js: [
@@ -178,7 +236,9 @@ try {
       ].join(' '),
     },
   });
+  await buildUndici(common);
   await renderHelp();
+  await makeCodeCache();
   // man/giftcodes.1, from the same command tree.
   const man = spawnSync(process.execPath, [new URL('scripts/gen-man.mjs', root).pathname, new URL('cli.js', staging).pathname], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (man.status !== 0) throw new Error(`generating man/giftcodes.1 failed:\n${man.stderr}`);

@@ -84,7 +84,7 @@ export class ApiClient {
     this.options = options;
     this.budget = new RateLimitBudget(options.retry.maxRetryAfterMs);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
-    this.transport = new Transport({ proxy: options.proxy, extraCa: options.extraCa, env: options.env ?? process.env });
+    this.transport = new Transport({ proxy: options.proxy, extraCa: options.extraCa, env: options.env ?? process.env, log: options.log });
   }
 
   get baseUrl(): string {

@@ -11,6 +11,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
 
 export interface WireRequest {
@@ -35,6 +38,8 @@ export interface TransportOptions {
   extraCa?: string | undefined;
   /** The environment to read the proxy variables from (the process's). */
   env: NodeJS.ProcessEnv;
+  /** Where -v lines go: how undici was compiled is said once, when the first request loads it. */
+  log?: ((line: string) => void) | undefined;
 }
 
 /** A body whose Content-Encoding this client cannot decode: unreadable, not a network failure. */
@@ -93,15 +98,38 @@ export function displayProxy(proxy: string): string {
   }
 }
 
-let undici: Promise<typeof import('./undici.js')> | undefined;
+type Undici = typeof import('./undici.js');
+let undici: Promise<{ parts: Undici; compiled: string }> | undefined;
 
 /**
  * undici's modules, read once per process. A command that will talk to the network starts this as soon as it
  * knows (Factory.api), so the file is read while the config is: on `ping` it is the one wait left between
  * the command line and the request (BENCHMARKS.md, issue 13).
+ *
+ * The build puts them in dist/undici.cjs, and a V8 code cache of the functions a request runs beside it
+ * (undici.cjs.cache, made by scripts/build.mjs from one `ping`): V8 then compiles none of them again,
+ * which was most of a first request's time. A cache another Node version or other V8 flags made is
+ * rejected by V8, and the file is compiled as it would be without one. Run from source (the tests), the
+ * module is imported as it is.
  */
-export function loadUndici(): Promise<typeof import('./undici.js')> {
-  undici ??= import('./undici.js');
+export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
+  undici ??= (async () => {
+    const [{ setFlagsFromString }, { readFile }] = await Promise.all([import('node:v8'), import('node:fs/promises')]);
+    // First: the flags are part of what a code cache was made for.
+    setFlagsFromString('--liftoff-only');
+    const file = fileURLToPath(new URL('./undici.cjs', import.meta.url));
+    const [source, cachedData] = await Promise.all([readFile(file, 'utf8').catch(() => undefined), readFile(`${file}.cache`).catch(() => undefined)]);
+    if (source === undefined) return { parts: await import('./undici.js'), compiled: 'from source' };
+    const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
+    const module = { exports: {} as Undici };
+    (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+    // scripts/build.mjs makes the cache: what this process compiled, written as it exits.
+    const out = process.env.GIFTCODES_BUILD_CODE_CACHE;
+    if (out) process.once('exit', () => writeFileSync(out, script.createCachedData()));
+    const compiled = cachedData === undefined ? 'no code cache' : script.cachedDataRejected ? 'code cache not used (V8 rejected it: another Node version, other V8 flags, or a damaged file)' : 'from its code cache';
+    return { parts: module.exports, compiled };
+  })();
   return undici;
 }
 
@@ -157,8 +185,9 @@ export class Transport {
 
   private load(): Promise<Dispatcher> {
     this.dispatcher ??= (async () => {
-      const { v8, EnvHttpProxyAgent } = await loadUndici();
-      v8.setFlagsFromString('--liftoff-only');
+      const { parts, compiled } = await loadUndici();
+      const { EnvHttpProxyAgent } = parts;
+      this.options.log?.(`undici: ${compiled}`);
       // One secure context for the run: given as a list of CAs instead, Node would parse all ~140 roots again
       // for every connection. The host name is still checked against the certificate (checkServerIdentity).
       const tls = this.options.extraCa === undefined ? undefined : { secureContext: await trustedContext(this.options.extraCa) };

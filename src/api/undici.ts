@@ -1,8 +1,7 @@
-// The parts of undici the transport uses, in one module so the build puts them in one file: the proxy-aware
-// agent, and the two request methods undici's index would put on Dispatcher.prototype: request(), and
-// connect(), which the proxy agent calls on its proxy client to open a tunnel (stream, pipeline and upgrade
-// are never loaded). Imported only by transport.ts, when a command is about to talk to the network.
-import v8 from 'node:v8';
+// The parts of undici the transport uses, in one module: the proxy-aware agent, and the two request methods
+// undici's index would put on Dispatcher.prototype: request(), and connect(), which the proxy agent calls on
+// its proxy client to open a tunnel (stream, pipeline and upgrade are never loaded). scripts/build.mjs builds
+// it on its own, as dist/undici.cjs, which transport.ts compiles with its V8 code cache (loadUndici).
 import connect from 'undici/lib/api/api-connect.js';
 import request from 'undici/lib/api/api-request.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
@@ -10,4 +9,4 @@ import EnvHttpProxyAgent from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 
 Object.assign(Dispatcher.prototype, { request, connect });
 
-export { EnvHttpProxyAgent, v8 };
+export { EnvHttpProxyAgent };

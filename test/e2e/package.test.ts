@@ -38,9 +38,9 @@ beforeAll(async () => {
 describe('npm pack', () => {
   it('holds only what runs: the build, bin, completions, the man page, README, LICENSE, package.json', () => {
     const paths = packed.files.map((file) => file.path).sort();
-    const allowed = /^(dist\/[\w-]+\.js|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
+    const allowed = /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
-    for (const required of ['dist/cli.js', 'bin/giftcodes', 'completions/giftcodes.bash', 'completions/_giftcodes', 'completions/giftcodes.fish', 'man/giftcodes.1', 'README.md', 'LICENSE', 'package.json']) {
+    for (const required of ['dist/cli.js', 'dist/undici.cjs', 'dist/undici.cjs.cache', 'bin/giftcodes', 'completions/giftcodes.bash', 'completions/_giftcodes', 'completions/giftcodes.fish', 'man/giftcodes.1', 'README.md', 'LICENSE', 'package.json']) {
       expect(paths).toContain(required);
     }
   });

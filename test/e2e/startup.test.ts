@@ -1,7 +1,7 @@
 // dist/start.js answers `--version`, and `--help` into a pipe, without loading the program (issue 6): what it
 // prints must be what commander prints, byte for byte.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -57,36 +57,78 @@ describe('the answers start.js gives without the program', () => {
 
 describe('undici loads only for commands that talk to the API', () => {
   const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
-  const loadsEnv = (file: string): NodeJS.ProcessEnv => ({
-    GIFTCODES_LOADS: file,
-    NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')`,
-  });
-  /** Whether any bundle file a run loaded holds undici's HTTP parser (a name only undici's client has). */
-  const loadedUndici = (file: string): boolean => {
+  /** The bundle files a run loaded through Node's module loader, and Node's own modules, written at exit. */
+  const loadsEnv = (file: string): NodeJS.ProcessEnv => {
+    const builtins = `import{writeFileSync}from'node:fs';process.on('exit',()=>writeFileSync(${JSON.stringify(`${file}.builtins`)},process.moduleLoadList.join('\\n')))`;
+    return {
+      GIFTCODES_LOADS: file,
+      NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}') --import=data:text/javascript,${encodeURIComponent(builtins)}`,
+    };
+  };
+  /** Whether a bundle chunk the run imported holds undici's HTTP parser (a name only undici's client has). */
+  const chunkWithUndici = (file: string): boolean => {
     const urls = readFileSync(file, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
     expect(urls.length).toBeGreaterThan(0);
     return urls.some((url) => readFileSync(new URL(url), 'utf8').includes('wasm_on_headers_complete'));
   };
+  /** transport.ts compiles dist/undici.cjs with node:vm, which nothing else in the program loads. */
+  const compiledUndici = (file: string): boolean => readFileSync(`${file}.builtins`, 'utf8').split('\n').includes('NativeModule vm');
 
   it.each([[['--version']], [['--help']], [['help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not', async (args) => {
     const file = join(tempDir(), 'loads.txt');
     const result = await runCli(args, { env: loadsEnv(file) });
     expect(result.code).toBe(0);
-    expect(loadedUndici(file)).toBe(false);
+    expect(chunkWithUndici(file)).toBe(false);
+    expect(compiledUndici(file)).toBe(false);
   });
 
-  it('giftcodes serve does not; ping against it does (the check sees undici when it is there)', async () => {
+  it('giftcodes serve does not; ping against it does, from dist/undici.cjs and its code cache (never a chunk of the bundle)', async () => {
     const serveLoads = join(tempDir(), 'serve-loads.txt');
     const server = await startServer([], loadsEnv(serveLoads));
     try {
       const pingLoads = join(tempDir(), 'ping-loads.txt');
-      const ping = await runCli(['ping'], { baseUrl: server.url, env: { ...loadsEnv(pingLoads), GIFTCODES_API_KEY: DEMO_KEYS.test } });
-      expect(ping.code).toBe(0);
-      expect(loadedUndici(pingLoads)).toBe(true);
+      const ping = await runCli(['ping', '-v'], { baseUrl: server.url, env: { ...loadsEnv(pingLoads), GIFTCODES_API_KEY: DEMO_KEYS.test } });
+      expect(ping.code, ping.stderr).toBe(0);
+      expect(compiledUndici(pingLoads)).toBe(true);
+      expect(chunkWithUndici(pingLoads)).toBe(false);
+      // The cache the build made for this Node is used: V8 compiles none of undici's request path again.
+      expect(ping.stderr).toContain('undici: from its code cache');
     } finally {
       await server.stop();
     }
-    expect(loadedUndici(serveLoads)).toBe(false);
+    expect(chunkWithUndici(serveLoads)).toBe(false);
+    expect(compiledUndici(serveLoads)).toBe(false);
+  });
+});
+
+describe("undici's code cache is an optimisation, never a condition (issue 13)", () => {
+  /** A copy of the installed program (bin, dist, package.json; the same node_modules) whose cache a test may spoil. */
+  function programCopy(): string {
+    const dir = tempDir();
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    return dir;
+  }
+
+  it.each([
+    ['damaged', (cache: string) => writeFileSync(cache, readFileSync(cache).subarray(0, 200)), 'undici: code cache not used (V8 rejected it'],
+    ['random bytes', (cache: string) => writeFileSync(cache, Buffer.alloc(4096, 7)), 'undici: code cache not used (V8 rejected it'],
+    ['missing', (cache: string) => rmSync(cache), 'undici: no code cache'],
+  ])('a %s cache: ping works, and -v says how undici was compiled', async (_name, spoil, said) => {
+    const program = programCopy();
+    spoil(join(program, 'dist', 'undici.cjs.cache'));
+    const server = await startServer();
+    try {
+      const ping = spawnSync(process.execPath, [join(program, 'bin', 'giftcodes'), 'ping', '-v'], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url, NO_COLOR: '1' },
+      });
+      expect(ping.status, ping.stderr).toBe(0);
+      expect(ping.stdout).toContain('status       ok');
+      expect(ping.stderr).toContain(said);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
