@@ -37,11 +37,14 @@ const processGlobal = {
  *   node:http brings ten more modules (its agent, parser, client and server).
  * - commander requires node:child_process for stand-alone executable sub-commands, which giftcodes has none
  *   of; node:child_process brings node:dgram and seven more.
+ * - undici's modules require node:assert, and only ever call it as `assert(condition)`: the stand-in is that
+ *   function, which loads the real one (and its five modules, ~4 ms) only to throw its AssertionError.
  */
 const LAZY_BUILTINS = [
   { name: 'node:http2', importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/, known: () => ({ constants: http2.constants }) },
   { name: 'node:http', importer: /[\\/]undici[\\/]lib[\\/](dispatcher[\\/]client|core[\\/]util)\.js$/, known: () => ({ maxHeaderSize: 16384 }), stubs: ['IncomingMessage'] },
   { name: 'node:child_process', importer: /[\\/]commander[\\/]lib[\\/]command\.js$/, known: () => ({}) },
+  { name: 'node:assert', importer: /[\\/]undici[\\/]lib[\\/]/, known: () => ({}), call: 'function assert(value, message) { if (!value) (real ??= require("node:assert"))(value, message); }' },
 ];
 const lazyBuiltins = {
   name: 'lazy-builtins',
@@ -55,7 +58,7 @@ const lazyBuiltins = {
       const lazy = LAZY_BUILTINS.find((entry) => entry.name === args.path);
       return {
         contents: [
-          `const known = ${JSON.stringify(lazy.known())};`,
+          `const known = Object.assign(${lazy.call ?? '{}'}, ${JSON.stringify(lazy.known())});`,
           // A class that nothing is an instance of: a comparison with it is false, as it is for every body giftcodes sends.
           ...(lazy.stubs ?? []).map((name) => `known[${JSON.stringify(name)}] = class NotLoaded {};`),
           'let real;',
