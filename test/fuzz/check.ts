@@ -81,7 +81,7 @@ export async function pool<T, R>(items: readonly T[], limit: number, job: (item:
 
 /**
  * The seed and run count: fixed by default so a failure reproduces; GIFTCODES_FUZZ_SEED / _RUNS to explore.
- * `npm test` runs every suite at GIFTCODES_FUZZ_SCALE=0.5 to stay in its time budget; `npm run fuzz` runs the full counts.
+ * `npm test` runs every suite at GIFTCODES_FUZZ_SCALE=0.3 to stay in its time budget; `npm run fuzz` runs the full counts.
  */
 export function fuzzSettings(defaultRuns: number, o: { scaled?: boolean } = {}): { seed: number; runs: number } {
   const seed = Number(process.env.GIFTCODES_FUZZ_SEED ?? '20240607');
