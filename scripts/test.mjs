@@ -21,6 +21,7 @@ const OTHER_LTS = [22, 24];
 const E2E_SUBSET = [
   'test/e2e/ping.test.ts',
   'test/e2e/order.test.ts',
+  'test/e2e/order-endings.test.ts',
   'test/e2e/hostile.test.ts',
   'test/e2e/webhook.test.ts',
   'test/e2e/help.test.ts',
