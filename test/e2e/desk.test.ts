@@ -151,9 +151,10 @@ describe('order place --plan', () => {
     const dir = tempDir();
     const plan = join(dir, 'night.csv');
     writeFileSync(plan, Array.from({ length: 6 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n'));
-    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=pause:400' } });
+    // The rows' keys first: a dry run started beside the plan could, on a loaded machine, end after all 6 rows.
     const dry = JSON.parse((await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir })).stdout) as { key: string }[];
     const prefix = dry[0]!.key.replace(/-r\d+$/, '');
+    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=pause:1000' } });
     for (let i = 0; i < 300 && (await ordersWithKeyPrefix(server, prefix)).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
     proc.kill('SIGKILL');
     await result;
@@ -207,7 +208,8 @@ describe('--query on every command, help, logs', () => {
   });
   afterAll(() => server.stop());
 
-  it('applies the expression to each command\'s JSON document', async () => {
+  // About 25 CLI runs one after the other: on a loaded machine they passed the default 30 s.
+  it('applies the expression to each command\'s JSON document', { timeout: 90_000 }, async () => {
     const q = async (args: string[], expr: string): Promise<unknown> => {
       const result = await runCli([...args, '--json', '--query', expr], { configDir });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);

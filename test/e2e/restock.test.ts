@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledger, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
 
-// Halved in `npm test` (GIFTCODES_FUZZ_SCALE=0.5, as the fuzz suites); 20 when this file runs alone.
+// Scaled in `npm test` (GIFTCODES_FUZZ_SCALE=0.3, as the fuzz suites: 8 rounds, the floor); 20 when this file runs alone.
 const ROUNDS = Math.max(8, Math.round(20 * Math.min(1, Number(process.env.GIFTCODES_FUZZ_SCALE ?? '1') || 1)));
 const QUANTITY = 100;
 const RESTOCK_TEST_KEY = 'sc_test_restock_5b8e2f7a1c4d9e06';

@@ -1,9 +1,9 @@
 // End-to-end harness: the built bin/giftcodes as a child process against `giftcodes serve --port 0`,
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { recordOutput, registerSecret } from './leaks.js';
 
@@ -140,10 +140,50 @@ export function spawnCli(args: string[], options: RunOptions = {}): { proc: Chil
   return { proc, result };
 }
 
-/** Saves a key into a fresh config dir through the real `login --api-key-stdin`. */
+/** Per server: what a real login with a key did to a config dir's files, keyed by those files and the key. */
+const logins = new WeakMap<TestServer, Map<string, string>>();
+
+/** The files under `dir` (path, mode, content) as one string; undefined when `dir` does not exist. */
+function dirState(dir: string): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  const parts: string[] = [];
+  const walk = (current: string): void => {
+    for (const name of readdirSync(current).sort()) {
+      const path = join(current, name);
+      const stats = statSync(path);
+      parts.push(`${relative(dir, path)} ${stats.mode.toString(8)}`);
+      if (stats.isDirectory()) walk(path);
+      else parts.push(readFileSync(path, 'utf8'));
+    }
+  };
+  walk(dir);
+  return parts.join('\0');
+}
+
+/**
+ * Saves a key into a config dir through the real `login --api-key-stdin`. Each CLI process costs CPU the
+ * suite is short of, so per server only the first login from a given state of the dir (empty, or holding
+ * the test key) is run; a later one from the same state copies the files that login wrote. What login
+ * itself does is tested where it is the subject (foundation, config, secrets, keyring: with a dir that does
+ * not exist yet, or a key the server rejects, it always runs).
+ */
 export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test, configDir = tempDir()): Promise<string> {
+  const byState = logins.get(server) ?? new Map<string, string>();
+  logins.set(server, byState);
+  const before = dirState(configDir);
+  const id = before === undefined ? undefined : `${key}\0${before}`;
+  const saved = id === undefined ? undefined : byState.get(id);
+  if (saved !== undefined) {
+    cpSync(saved, configDir, { recursive: true });
+    return configDir;
+  }
   const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: key });
   if (result.code !== 0) throw new Error(`login failed: ${result.stderr}`);
+  if (id !== undefined) {
+    const copy = tempDir('giftcodes-login-');
+    cpSync(configDir, copy, { recursive: true });
+    byState.set(id, copy);
+  }
   return configDir;
 }
 

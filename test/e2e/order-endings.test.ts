@@ -1,0 +1,134 @@
+// Orders end to end, their other endings: an order that fails, --timeout, and interruption (SIGINT, SIGTERM,
+// SIGKILL, a request still in progress) with resume and abandon. (Split from order.test.ts so the two run on
+// two workers: both are in npm test's end-to-end subset on every Node line.)
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledger, loggedIn, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
+
+function journalFiles(configDir: string): string[] {
+  const dir = join(configDir, 'journal');
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+}
+
+describe('order watch endings', () => {
+  it('exits 6 when the order fails, printing the final order with --json', async () => {
+    const server = await startServer(['--fulfil-after', '200', '--fail-orders', '1']);
+    try {
+      const configDir = await loggedIn(server);
+      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
+      const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--json'], { configDir });
+      expect(watched.code).toBe(6);
+      expect(JSON.parse(watched.stdout).status).toBe('failed');
+      expect(JSON.parse(watched.stderr).error.exitCode).toBe(6);
+      const waited = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
+      expect(waited.code).toBe(6);
+      expect(journalFiles(configDir)).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('exits 7 on --timeout, keeping a waiting place to resume', async () => {
+    const server = await startServer(['--fulfil-after', '60000']);
+    try {
+      const configDir = await loggedIn(server);
+      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
+      const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '0.5'], { configDir });
+      expect(watched.code).toBe(7);
+      expect(watched.stderr).toContain(placed.id);
+      const waited = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--wait', '--interval', '0.1', '--timeout', '0.5'], { configDir });
+      expect(waited.code).toBe(7);
+      expect(waited.stderr).toContain('order resume');
+      const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+      expect(pending).toHaveLength(1);
+      expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', phase: 'accepted', state: 'interrupted' });
+      const ordersBefore = (await ledger(server)).orders.length;
+      const again = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--wait', '--interval', '0.1', '--timeout', '0.3'], { configDir });
+      expect(again.code).toBe(7);
+      expect(again.stderr).toContain('resuming');
+      expect((await ledger(server)).orders.length).toBe(ordersBefore);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('interruption and recovery', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer(['--hold', '1500', '--fulfil-after', '100']);
+  });
+  afterAll(() => server.stop());
+
+  it('SIGINT mid-request exits 130, keeps the intent, and resume finishes it with one charge', async () => {
+    const configDir = await loggedIn(server);
+    const before = (await ledger(server)).orders.length;
+    const { proc, result } = spawnCli(['order', 'place', '--product', 'netflix-us-30', '--quantity', '4'], { configDir });
+    proc.stdin?.end();
+    // Wait until the intent is on disk (the request is then in flight, held by the server).
+    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    proc.kill('SIGINT');
+    const interrupted = await result;
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stderr).toMatch(/order resume/);
+    expect(interrupted.stderr).toContain('interrupted by SIGINT');
+    expect(interrupted.stderr).not.toContain('exiting now');
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    expect(pending).toHaveLength(1);
+    const resumed = await runCli(['order', 'resume', pending[0].key, '--json'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).quantity).toBe(4);
+    const orders = (await ledger(server)).orders.slice(before);
+    expect(orders.filter((o) => o.quantity === 4 && o.product_id === 'netflix-us-30')).toHaveLength(1);
+    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+  });
+
+  it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
+    const configDir = await loggedIn(server);
+    const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'], { configDir });
+    expect(first.code, first.stderr).toBe(5);
+    expect(first.stderr).toContain('request_in_progress');
+    expect(first.stderr).toMatch(/order resume [0-9a-f-]{36}/);
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', quantity: 9, phase: 'sending' });
+    const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const results = JSON.parse(resumed.stdout);
+    expect(results).toHaveLength(1);
+    const charged = (await ledger(server)).orders.filter((o) => o.product_id === 'amazon-us-50' && o.quantity === 9);
+    expect(charged.map((o) => o.order_id)).toEqual([results[0].order.id]);
+  });
+
+  it('SIGTERM (a cron timeout) also stops gracefully with the resume hint', async () => {
+    const configDir = await loggedIn(server);
+    const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '2'], { configDir });
+    proc.stdin?.end();
+    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    proc.kill('SIGTERM');
+    const stopped = await result;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('interrupted by SIGTERM');
+    expect(stopped.stderr).toMatch(/order resume [0-9a-f-]{36}/);
+    expect(stopped.stderr).not.toContain('exiting now');
+  });
+
+  it('abandon drops an interrupted intent and warns that the order may exist', async () => {
+    const configDir = await loggedIn(server);
+    const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '1'], { configDir });
+    proc.stdin?.end();
+    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    proc.kill('SIGKILL');
+    await result;
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    expect(pending).toHaveLength(1);
+    expect(pending[0].state).toBe('interrupted');
+    const abandoned = await runCli(['order', 'abandon', pending[0].key], { configDir });
+    expect(abandoned.code).toBe(0);
+    expect(abandoned.stderr).toMatch(/may have been placed/);
+    expect(journalFiles(configDir)).toEqual([]);
+  });
+});
