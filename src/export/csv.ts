@@ -18,7 +18,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
 import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
-import { LITERAL, NULL, NUMBER, STRING_COMMA, copy, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
+import { LITERAL, NULL, NUMBER, STRING_COMMA, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
 
 /** A spreadsheet runs a cell starting with one of these as a formula (CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -165,6 +165,8 @@ export class CsvWriter implements FormatWriter {
     // Each cell at most its bytes, two quotes, a `'` and a comma.
     const out = (this.out = room(this.out, page.close - page.open + page.count * (orderId.length + 4 * width + 2)));
     const raw = this.options.raw;
+    const from = new DataView(b.buffer, b.byteOffset, b.length);
+    const to = new DataView(out.buffer, out.byteOffset, out.length);
     let o = 0;
     for (let r = 0; r < page.count; r++) {
       const base = r * leaves * 3;
@@ -180,14 +182,14 @@ export class CsvWriter implements FormatWriter {
         const s = values[at + 1] as number;
         const e = values[at + 2] as number;
         if (kind === NUMBER || kind === LITERAL) {
-          o = copy(b, s, e, out, o);
+          o = copyWords(from, s, e, to, o);
         } else if (kind !== NULL && e > s) {
           const quoted = kind === STRING_COMMA;
           const first = b[s];
           if (quoted) out[o++] = 0x22;
           // = + - @ start a formula (FORMULA_START; a tab or CR would have been escaped in the JSON).
           if (!raw && (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40)) out[o++] = 0x27;
-          o = copy(b, s, e, out, o);
+          o = copyWords(from, s, e, to, o);
           if (quoted) out[o++] = 0x22;
         }
       }
@@ -376,4 +378,15 @@ export async function writeAll(handle: FileHandle, bytes: Uint8Array, position: 
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position === null ? null : position + offset);
     offset += bytesWritten;
   }
+}
+
+/**
+ * Copies bytes [s, e) of `from` to `to` at o, four at a time (a DataView reads and writes unaligned words in
+ * one instruction each): a cell is too short for a call into C++ to pay, and a byte loop costs four times the
+ * steps. Returns the new o.
+ */
+function copyWords(from: DataView, s: number, e: number, to: DataView, o: number): number {
+  for (; s + 4 <= e; s += 4, o += 4) to.setUint32(o, from.getUint32(s, true), true);
+  for (; s < e; s++, o++) to.setUint8(o, from.getUint8(s));
+  return o;
 }
