@@ -12,7 +12,7 @@ import { CsvWriter } from '../../src/export/csv.js';
 import type { FormatWriter, TextSink } from '../../src/export/format.js';
 import { JsonArrayWriter } from '../../src/export/json.js';
 import { JsonLinesWriter } from '../../src/export/jsonl.js';
-import { PageScanner, type ScannedPage } from '../../src/export/scan.js';
+import { PageScanner, STRING_COMMA, type ScannedPage } from '../../src/export/scan.js';
 import { tempDir } from '../helpers/e2e.js';
 
 const LIST = [...LIST_KEYS, 'codes'];
@@ -342,6 +342,29 @@ describe('the export fast path', () => {
       '{"data":[{"code":"A"},{"pin":"B"}]}',
     ]) {
       expect(readRaw(Buffer.from(body), (b) => scanner.scan(b), 'codes'), body).toBeUndefined();
+    }
+  });
+
+  it('sees a control character, a backslash, a quote or a comma wherever it falls in a string (strings are read four bytes at a time)', () => {
+    const scanner = new PageScanner(LIST);
+    const plain = 'ABCDEFGHJKLMNPQRSTUV';
+    for (let at = 0; at < plain.length; at++) {
+      for (let prefix = 0; prefix < 4; prefix++) {
+        // The record starts `prefix` bytes later, so the special byte lands at every offset of a word.
+        const body = (value: string): Buffer => Buffer.from(`{"data":[{"code":"${'X'.repeat(prefix)}${value}"}]}`);
+        for (const control of ['\x00', '\x01', '\t', '\n', '\x1f']) {
+          const bad = body(plain.slice(0, at) + control + plain.slice(at));
+          expect(scanner.scan(bad), JSON.stringify(bad.toString())).toBeUndefined();
+        }
+        // An escape is JSON.parse's to read.
+        expect(scanner.scan(body(`${plain.slice(0, at)}\\\\n${plain.slice(at)}`))).toBeUndefined();
+        // A comma makes the value a quoted CSV cell; a quote ends the string there.
+        const comma = scanner.scan(body(`${plain.slice(0, at)},${plain.slice(at)}`));
+        expect(comma?.values[0]).toBe(STRING_COMMA);
+        const quoted = scanner.scan(body(`${plain.slice(0, at)}","pin":"1${plain.slice(at)}`));
+        expect(quoted?.shape.leafNames).toEqual(['code', 'pin']);
+        expect(quoted?.values[2]).toBe(quoted ? quoted.values[1]! + prefix + at : -1);
+      }
     }
   });
 });
