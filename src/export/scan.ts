@@ -68,6 +68,8 @@ export class Shape {
   readonly keyStart: Int32Array;
   readonly keyLength: Int32Array;
   readonly keys: Buffer;
+  /** `keys`, read four bytes at a time by match(). */
+  readonly keyWords: DataView;
 
   constructor(
     steps: readonly number[],
@@ -75,6 +77,7 @@ export class Shape {
   ) {
     this.steps = Int8Array.from(steps);
     this.keys = Buffer.from(stepKeys.join(''), 'utf8');
+    this.keyWords = new DataView(this.keys.buffer, this.keys.byteOffset, this.keys.length);
     this.keyStart = new Int32Array(steps.length);
     this.keyLength = new Int32Array(steps.length);
     let at = 0;
@@ -382,6 +385,7 @@ let matchEnd = 0;
 function match(b: Buffer, view: DataView, p: number, shape: Shape, values: Int32Array, at: number): number {
   const steps = shape.steps;
   const keys = shape.keys;
+  const keyWords = shape.keyWords;
   let compact = 2;
   let first = true;
   p++;
@@ -403,7 +407,10 @@ function match(b: Buffer, view: DataView, p: number, shape: Shape, values: Int32
     p++;
     const ks = shape.keyStart[s] as number;
     const kl = shape.keyLength[s] as number;
-    for (let i = 0; i < kl; i++) if (b[p + i] !== keys[ks + i]) return -1;
+    if (p + kl > b.length) return -1;
+    let i = 0;
+    for (; i + 4 <= kl; i += 4) if (view.getUint32(p + i, true) !== keyWords.getUint32(ks + i, true)) return -1;
+    for (; i < kl; i++) if (b[p + i] !== keys[ks + i]) return -1;
     p += kl;
     if (b[p] !== QUOTE) return -1;
     p = ws(b, p + 1);

@@ -345,6 +345,18 @@ describe('the export fast path', () => {
     }
   });
 
+  it('takes no page cut short, wherever the cut falls (keys and strings are read four bytes at a time)', () => {
+    const scanner = new PageScanner(LIST);
+    const page = '{"data":[{"code":"TEST-MX43-2TGY","pin":"9972","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23"},{"code":"TEST-Q8N8-X2P6","pin":"1571","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23"}],"has_more":false}';
+    expect(scanner.scan(Buffer.from(page))?.count).toBe(2);
+    for (let cut = 1; cut < page.length; cut++) {
+      // In a buffer of its own, so nothing past the cut can be read.
+      const bytes = Buffer.from(page.slice(0, cut));
+      expect(() => scanner.scan(bytes), page.slice(0, cut)).not.toThrow();
+      expect(scanner.scan(bytes), page.slice(0, cut)).toBeUndefined();
+    }
+  });
+
   it('sees a control character, a backslash, a quote or a comma wherever it falls in a string (strings are read four bytes at a time)', () => {
     const scanner = new PageScanner(LIST);
     const plain = 'ABCDEFGHJKLMNPQRSTUV';
