@@ -154,7 +154,9 @@ describe('order place --plan', () => {
     // The rows' keys first: a dry run started beside the plan could, on a loaded machine, end after all 6 rows.
     const dry = JSON.parse((await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir })).stdout) as { key: string }[];
     const prefix = dry[0]!.key.replace(/-r\d+$/, '');
-    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=pause:1000' } });
+    // A pause at request.sent holds the row before the worker may take the next one (src/orders/plan.ts moves
+    // on once a POST is answered; a pause at order.accepted would not hold it, and all 6 could be ordered).
+    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1000' } });
     for (let i = 0; i < 300 && (await ordersWithKeyPrefix(server, prefix)).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
     proc.kill('SIGKILL');
     await result;
