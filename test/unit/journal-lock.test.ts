@@ -1,7 +1,7 @@
 // The journal lock goes by its holder's liveness, never a timer: a dead holder's lock is taken at once,
 // a live (or stopped) holder keeps it as long as it runs.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withDirLock } from '../../src/journal/lock.js';
@@ -22,6 +22,35 @@ describe('journal lock', () => {
     plant(dir, { pid: deadPid(), boot: currentOwner().boot });
     await expect(withDirLock(dir, () => 'ran', 1)).resolves.toBe('ran');
     expect(existsSync(join(dir, '.lock'))).toBe(false);
+    // The dead lock was moved aside, then removed: nothing of it is left.
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a waiter gets the lock once its live holder lets it go, within the wait', async () => {
+    const dir = tempDir();
+    plant(dir, { pid: process.ppid, boot: currentOwner().boot });
+    setTimeout(() => rmSync(join(dir, '.lock'), { recursive: true }), 150);
+    await expect(withDirLock(dir, () => 'ran', 10_000)).resolves.toBe('ran');
+  });
+
+  it('holds the lock, with this process as its owner, while the work runs', async () => {
+    const dir = tempDir();
+    const seen = await withDirLock(dir, () => JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8')) as { pid: number });
+    expect(seen.pid).toBe(process.pid);
+    expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
+
+  it('never removes a lock that names another process when the work ends (it was taken over meanwhile)', async () => {
+    const dir = tempDir();
+    const other = { pid: process.ppid, boot: currentOwner().boot };
+    await withDirLock(dir, () => writeFileSync(join(dir, '.lock', 'owner'), JSON.stringify(other)));
+    expect(JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8'))).toEqual(other);
+  });
+
+  it('a lock whose owner file vanished while held is left as it is, and the work still succeeds', async () => {
+    const dir = tempDir();
+    await expect(withDirLock(dir, () => (unlinkSync(join(dir, '.lock', 'owner')), 'ran'))).resolves.toBe('ran');
+    expect(existsSync(join(dir, '.lock'))).toBe(true);
   });
 
   it('takes over a lock held on another boot', async () => {
