@@ -5,7 +5,19 @@
 //   GIFTCODES_FAILPOINTS="intent.written=pause:10000"    sleep 10 s there (the event loop keeps running)
 //   several: "request.sent=pause:200,resolved=kill"
 
-export const FAILPOINTS = ['intent.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.renamed', 'delivered', 'resolved', 'journal.locked'] as const;
+/** In the order an order meets them (src/orders/lifecycle.ts names where each sits); journal.locked last. */
+export const FAILPOINTS = [
+  'intent.written',
+  'sending.written',
+  'request.sent',
+  'order.accepted',
+  'codes.tmp-written',
+  'codes.identity-written',
+  'codes.renamed',
+  'delivered',
+  'resolved',
+  'journal.locked',
+] as const;
 export type Failpoint = (typeof FAILPOINTS)[number];
 
 type Action = { kind: 'kill' } | { kind: 'pause'; ms: number };

@@ -6,10 +6,9 @@ import type { Owner } from './owner.js';
 export const INTENT_VERSION = 2 as const;
 
 /**
- * The order machine's durable phases (src/orders/machine.ts). `prepared`: on disk, nothing sent.
- * `sending`: the POST may or may not have reached the server. `accepted`: the server answered with an order.
- * `delivered`: the sink (stdout, the codes file) reported success. Resolved, refused and abandoned intents
- * leave the journal for the order record (history.ts).
+ * The phases an intent file holds; src/orders/lifecycle.ts is the whole table. `prepared`: on disk, nothing
+ * sent. `sending`: the POST may or may not have reached the server. `accepted`: the server answered with an
+ * order. `delivered`: written by earlier versions only (the order record is the fact now), still read.
  */
 export type Phase = 'prepared' | 'sending' | 'accepted' | 'delivered';
 
@@ -22,6 +21,8 @@ export const INTENT_MAX_FUTURE_MS = 5 * 60 * 1000;
 export interface FileIdentity {
   orderId: string;
   path: string;
+  /** The temporary file it was written as: still there (same inode) means the rename never happened. */
+  temp?: string | undefined;
   dev: number;
   ino: number;
   size: number;

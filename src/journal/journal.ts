@@ -4,12 +4,14 @@
 // orphan or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
 import { stageFile, syncDirectory, writeFileAtomic, writeFileAtomicSync, type Staged } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
 import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
+import { deliveredFile, renamedFile } from './codes-file.js';
+import { failpoint } from '../failpoints.js';
 import { redactKeys } from '../secrets.js';
 import { currentOwner, isAlive, isSameProcess } from './owner.js';
 import { intentSchema } from './schema.js';
@@ -30,6 +32,8 @@ export interface Begun {
   intent: Intent;
   /** True when an interrupted intent was taken over: the same key and body will be sent again. */
   resumed: boolean;
+  /** Interrupted intents of the same order whose outcome had reached the user: settled now, for the verb to say so. */
+  settled: Intent[];
 }
 
 export type Ending = Exclude<OrderRecord['outcome'], 'pending'>;
@@ -105,6 +109,7 @@ export class Journal {
     } catch (error) {
       throw localError(error, `cannot write the order journal ${this.dir}`);
     }
+    const settled: Intent[] = [];
     const create = (): Begun => {
       try {
         staged.commit();
@@ -112,27 +117,36 @@ export class Journal {
         throw localError(error, `cannot write the order journal ${this.dir}`);
       }
       this.written.add(basename(this.fileOf(fresh.key)));
-      return { intent: fresh, resumed: false };
+      return { intent: fresh, resumed: false, settled };
     };
     try {
-      const begun = await this.withLock(() => this.found(options, now) ?? create());
+      const begun = await this.withLock(async () => (await this.found(options, now, settled)) ?? create());
       await syncDirectory(this.dir);
+      await failpoint('intent.written');
       return begun;
     } finally {
       await staged.discard();
     }
   }
 
-  /** The intent begin() takes over (claimed, on disk when this settles), or undefined when it creates one. */
-  private found(options: BeginOptions, now: number): Promise<Begun> | undefined {
+  /**
+   * The intent begin() takes over (claimed, on disk when this settles), or undefined when it creates one.
+   * An interrupted intent whose outcome already reached the user is done: it is settled (into `settled`),
+   * never resumed, so the new order is placed beside it; except that one whose codes file is at this
+   * command's --out, unchanged, is this command run again (the codes are not written or charged again), and
+   * one whose codes went to another file refuses this command: its codes are never written into a second file.
+   */
+  private async found(options: BeginOptions, now: number, settled: Intent[]): Promise<Begun | undefined> {
     if (options.key !== undefined) {
       const existing = this.find(options.key);
-      return existing ? this.takeOver(existing, options, now).then((intent) => ({ intent, resumed: true })) : undefined;
+      if (existing && !isAlive(existing.owner) && !(await this.resumable(existing, options, now, settled))) return undefined;
+      return existing ? { intent: await this.takeOver(existing, options, now), resumed: true, settled } : undefined;
     }
     const { intents } = this.read();
-    const orphans = intents.filter((intent) => sameOrder(intent, options) && !isAlive(intent.owner));
+    const orphans: Intent[] = [];
+    for (const intent of intents) if (sameOrder(intent, options) && !isAlive(intent.owner) && (await this.resumable(intent, options, now, settled))) orphans.push(intent);
     const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
-    if (fresh) return this.claimed(fresh, options, now).then((intent) => ({ intent, resumed: true }));
+    if (fresh) return { intent: await this.claimed(fresh, options, now), resumed: true, settled };
     // The contract matches on product, quantity, profile and environment. An orphan that matches those
     // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
     const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
@@ -150,6 +164,38 @@ export class Journal {
     return undefined;
   }
 
+  /**
+   * False for an interrupted intent whose outcome already reached the user: it is settled now (into
+   * `settled`), and when its codes went to a file other than this command's --out, this command is refused.
+   * The one such intent that is resumed is this very command run again: its codes file is at this --out,
+   * unchanged (it is not written or charged again).
+   */
+  private async resumable(intent: Intent, options: BeginOptions, now: number, settled: Intent[]): Promise<boolean> {
+    const ending = this.reached(intent);
+    if (ending === undefined) return true;
+    if (options.out && intent.out && resolve(options.out.path) === resolve(intent.out.path) && deliveredFile(intent, intent.out.path)) return true;
+    await this.endLocked([intent], ending, { now });
+    settled.push(intent);
+    if (ending === 'delivered' && intent.out && intent.out.path !== '-') throw codesDelivered(intent);
+    return false;
+  }
+
+  /**
+   * How the intent's outcome already reached the user, from the files alone, or undefined while it has not:
+   * its record says so (this very intent's: its createdAt is kept through every claim, so a key reused for the
+   * same order to another file is not taken for the first run's delivery), or it is in phase `delivered`
+   * (written by versions before the record was the fact), or the codes file its run renamed into place is
+   * there unchanged, or was renamed and has since been moved away (codes-file.ts).
+   */
+  reached(intent: Intent): Ending | undefined {
+    if (intent.phase === 'delivered') return 'delivered';
+    if (intent.orderId === undefined) return undefined;
+    const record = this.history.get(intent.key);
+    if (record && (record.outcome === 'delivered' || record.outcome === 'failed') && record.orderId === intent.orderId && record.baseUrl === intent.baseUrl && record.createdAt === intent.createdAt) return record.outcome;
+    if (intent.out && intent.out.path !== '-' && (deliveredFile(intent, intent.out.path) !== undefined || renamedFile(intent) !== undefined)) return 'delivered';
+    return undefined;
+  }
+
   /** Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced. */
   claim(key: string, options: { forceStale?: boolean | undefined } = {}, now: number = Date.now()): Promise<Intent> {
     return this.withLock(() => {
@@ -161,11 +207,11 @@ export class Journal {
     });
   }
 
-  /** Ends every intent of a dead owner that `delivered` says reached the user; returns them. */
-  settle(delivered: (intent: Intent) => boolean, now: number = Date.now()): Promise<Intent[]> {
+  /** Ends every intent of a dead owner that `endingOf` gives an ending (see orders/lifecycle.ts settle); returns them. */
+  settleWhere(endingOf: (intent: Intent) => Ending | undefined, now: number = Date.now()): Promise<Intent[]> {
     return this.withLock(async () => {
-      const settled = this.read().intents.filter((intent) => !isAlive(intent.owner) && delivered(intent));
-      await this.endLocked(settled, 'delivered', { now });
+      const settled = this.read().intents.filter((intent) => !isAlive(intent.owner) && endingOf(intent) !== undefined);
+      await this.endLocked(settled, (intent) => endingOf(intent)!, { now });
       return settled;
     });
   }
@@ -201,21 +247,27 @@ export class Journal {
   }
 
   /**
-   * The intent is over: it becomes a record of the order history and leaves the journal. Under the lock:
-   * another process that read this intent a moment ago must not see it gone, judge its owner dead (this
-   * process exits right after) and take over an order that was already delivered.
+   * The fact that outcomes reached the user (orders/lifecycle.ts deliver): their records, each file fsynced,
+   * then history/ once. Unlike a record written as an intent ends, a failure here is an error (exit 8): the
+   * intents stay pending, and their next run delivers again.
    */
-  async end(intent: Intent, outcome: Ending, o: { error?: CliError | undefined; now?: number } = {}): Promise<OrderRecord> {
-    const [record] = await this.withLock(() => this.endLocked([intent], outcome, o));
-    return record!;
+  async recordDelivery(records: readonly OrderRecord[]): Promise<void> {
+    try {
+      await inTurns(records, (record) => this.history.recordInBatch(record));
+      await syncDirectory(this.history.dir);
+    } catch (error) {
+      throw localError(error, `cannot write the order record ${this.history.dir}`);
+    }
   }
 
   /**
-   * end() for many intents under one hold of the lock (a plan's rows, once its summary is out). `recorded`
-   * runs once every record is durable, before the first intent leaves the journal.
+   * The intents are over: each becomes a record of the order history and leaves the journal. The one place an
+   * intent ends. Under the lock: another process that read this intent a moment ago must not see it gone,
+   * judge its owner dead (this process exits right after) and take over an order that was already delivered.
+   * `recorded`: their records were written by recordDelivery, and are not written again.
    */
-  endAll(intents: readonly Intent[], outcome: Ending, o: { now?: number; recorded?: () => Promise<void> } = {}): Promise<OrderRecord[]> {
-    return this.withLock(() => this.endLocked(intents, outcome, o));
+  end(intents: readonly Intent[], ending: Ending | ((intent: Intent) => Ending), o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {}): Promise<OrderRecord[]> {
+    return this.withLock(() => this.endLocked(intents, ending, o));
   }
 
   /**
@@ -223,29 +275,35 @@ export class Journal {
    * journal; then every intent file is removed and the journal's directory fsynced once. A crash in between
    * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
    */
-  private async endLocked(intents: readonly Intent[], outcome: Ending, o: { error?: CliError | undefined; now?: number; recorded?: () => Promise<void> } = {}): Promise<OrderRecord[]> {
+  private async endLocked(intents: readonly Intent[], ending: Ending | ((intent: Intent) => Ending), o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {}): Promise<OrderRecord[]> {
     const now = o.now ?? Date.now();
+    const endingOf = typeof ending === 'function' ? ending : () => ending;
     const records = intents.map(
       (intent): OrderRecord => ({
-        ...recordOf(intent, outcome),
+        ...recordOf(intent, endingOf(intent)),
         endedAt: new Date(now).toISOString(),
         ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
       }),
     );
-    try {
-      // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
-      // not erase the record of the order that key placed: a record with an order id is kept.
-      const kept = records.filter((record, i) => intents[i]!.orderId !== undefined || this.history.get(record.key)?.orderId === undefined);
-      await inTurns(kept, (record) => this.history.recordInBatch(record));
-      if (kept.length > 0) await syncDirectory(this.history.dir);
-      if (!this.pruned) {
-        this.pruned = true;
-        this.history.prune(this.historyDays, now);
+    if (!o.recorded) {
+      try {
+        // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
+        // not erase the record of the order that key placed: a record with an order id is kept.
+        const kept = records.filter((record, i) => intents[i]!.orderId !== undefined || this.history.get(record.key)?.orderId === undefined);
+        await inTurns(kept, (record) => this.history.recordInBatch(record));
+        if (kept.length > 0) await syncDirectory(this.history.dir);
+      } catch {
+        // The record is a convenience here; the journal is the promise. A failed record never keeps an intent open.
       }
-    } catch {
-      // The record is a convenience; the journal is the promise. A failed record never keeps an intent open.
     }
-    await o.recorded?.();
+    if (!this.pruned) {
+      this.pruned = true;
+      try {
+        this.history.prune(this.historyDays, now);
+      } catch {
+        // As above: pruning old records never stands in the way of an order.
+      }
+    }
     let failure: unknown;
     for (const intent of intents) {
       const file = this.fileOf(intent.key);
@@ -392,6 +450,17 @@ function readIntent(file: string): Intent | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** An interrupted order's codes went to a file: never written into a second one (README, "Exactly once"). */
+function codesDelivered(intent: Intent): UsageError {
+  return new UsageError(
+    `the interrupted order ${intent.orderId} for ${intent.quantity} × ${intent.productId} had already reached you: its codes were written to ${intent.out!.path}. They are never written into a second file, and nothing was charged now`,
+    {
+      code: 'codes_delivered',
+      hint: `its codes are in ${intent.out!.path} (giftcodes order list shows it); to place a new order for ${intent.quantity} × ${intent.productId}, run the same command again`,
+    },
+  );
 }
 
 function notFound(key: string): UsageError {

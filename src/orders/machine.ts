@@ -1,18 +1,18 @@
-// The order state machine: prepared → sending → accepted → delivered → resolved, or refused, failed,
-// abandoned. One function per transition; each writes its phase durably (atomic, fsynced) before the next
-// step is taken, and passes a named failpoint (STYLE 10). The intent is resolved in exactly one place,
-// resolve(), which runs only after the sink reported success (STYLE 11).
-import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import type { ApiClient } from '../api/client.js';
+// The order state machine: one function per transition, each along an edge of the lifecycle table
+// (lifecycle.ts), each written durably (atomic, fsynced) before the next step is taken, each passing the
+// step's failpoint (STYLE 10). It never ends an intent that was charged: deliver and settle (lifecycle.ts)
+// do, after the sink reported success (STYLE 11); only a refusal, which certainly charged nothing, ends at once.
 import { orderOutcome } from '../api/outcome.js';
+import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, LocalError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
+import { deliveredFile, fileIdentity } from '../journal/codes-file.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
+import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
 
 /** What a verb hands the machine: narrow, so a test can run it with a test Io and a real server. */
@@ -66,14 +66,21 @@ export class OrderMachine {
     return this.deps.now?.() ?? Date.now();
   }
 
-  /** The new state is durable when this settles; every step awaits it before the next (the write does not block other rows). */
-  private async save(changes: Partial<Intent>): Promise<void> {
-    this.intent = await this.deps.journal.saveAsync({ ...this.intent, ...changes }, this.now());
+  /**
+   * One edge of the lifecycle table: the intent's new state is durable when this settles, then the step's
+   * failpoint fires; every step awaits it before the next (the write does not block a plan's other rows).
+   */
+  private async move(to: Step, changes: Partial<Intent> = {}): Promise<void> {
+    const from = stepOf(this.intent);
+    checkMove(from, to);
+    this.intent = await this.deps.journal.saveAsync({ ...this.intent, ...changes, phase: to as Intent['phase'] }, this.now());
+    const step = LIFECYCLE[to].failpoint;
+    if (step && to !== from) await failpoint(step);
   }
 
-  /** save() inside a synchronous callback (the export's beforeCommit, which runs right before its rename). */
-  private saveSync(changes: Partial<Intent>): void {
-    this.intent = this.deps.journal.save({ ...this.intent, ...changes }, this.now());
+  /** A new fact in the same phase (the order's status, a codes file's identity): written before it is relied on. */
+  private async note(changes: Partial<Intent>): Promise<void> {
+    await this.move(stepOf(this.intent), changes);
   }
 
   /**
@@ -82,7 +89,7 @@ export class OrderMachine {
    */
   async arm(): Promise<void> {
     if (this.intent.phase !== 'prepared') return;
-    await this.save({ phase: 'sending' });
+    await this.move('sending');
     this.armedUnsent = true;
   }
 
@@ -113,9 +120,8 @@ export class OrderMachine {
 
   /** sending → accepted: the server's order id and status are on disk before anything else happens. */
   async accept(order: Order): Promise<Order> {
-    await this.save({ phase: 'accepted', orderId: order.id, status: order.status });
-    await failpoint('order.accepted');
-    await this.endIfFailed(order);
+    await this.move('accepted', { orderId: order.id, status: order.status });
+    this.throwIfFailed(order);
     return order;
   }
 
@@ -124,29 +130,36 @@ export class OrderMachine {
     const order = await this.deps.api.getOrder(this.intent.orderId!).catch((error: unknown) => {
       throw keptForResume(error, this.intent);
     });
-    if (order.status !== this.intent.status) await this.save({ status: order.status });
-    await this.endIfFailed(order);
+    if (order.status !== this.intent.status) await this.note({ status: order.status });
+    this.throwIfFailed(order);
     return order;
   }
 
-  /** Waits for the order to complete; a failed order is an outcome (the intent ends `failed`). */
+  /** Waits for the order to complete; a failed order is an outcome (OrderEndedError, its status on disk), delivered as any other. */
   async complete(o: { intervalS: number; timeoutS?: number | undefined }): Promise<Order> {
+    let order: Order;
     try {
-      const order = await waitForOrder({ api: this.deps.api, orderId: this.intent.orderId!, io: this.deps.io, signal: this.deps.signal, intervalS: o.intervalS, timeoutS: o.timeoutS });
-      if (order.status !== this.intent.status) await this.save({ status: order.status });
-      return order;
+      order = await waitForOrder({ api: this.deps.api, orderId: this.intent.orderId!, io: this.deps.io, signal: this.deps.signal, intervalS: o.intervalS, timeoutS: o.timeoutS });
     } catch (error) {
-      if (error instanceof OrderEndedError) await this.fail(error.order);
-      throw error instanceof OrderEndedError ? error : keptForResume(error, this.intent);
+      if (!(error instanceof OrderEndedError)) throw keptForResume(error, this.intent);
+      order = error.order;
     }
+    if (order.status !== this.intent.status) await this.note({ status: order.status });
+    this.throwIfFailed(order);
+    return order;
   }
 
-  /** The codes file: its identity is recorded in the intent before the rename that delivers it. */
+  /**
+   * The codes file: its identity is recorded in the intent before the rename that delivers it, replacing any
+   * earlier run's (which never reached its rename, or this run would not write). A file already delivered by
+   * an earlier run (there unchanged, or renamed and moved away since) is never written again.
+   */
   async writeCodes(out: OutSpec, lock?: OutLock): Promise<Written> {
-    const earlier = this.earlierFile(out.path);
+    const earlier = this.deliveredTo(out.path);
     if (earlier) return { path: out.path, count: earlier.count ?? this.intent.quantity, format: earlier.format ?? out.format ?? 'json', earlier: true };
     const { exportCodes } = await import('../export/write.js');
     const orderId = this.intent.orderId!;
+    let identity: FileIdentity | undefined;
     try {
       const written = await exportCodes({
         api: this.deps.api,
@@ -162,14 +175,14 @@ export class OrderMachine {
         ...(lock ? { lock } : {}),
         beforeCommit: (temp) => {
           failpointSync('codes.tmp-written');
-          const identity = { ...fileIdentity(temp, orderId, out.path), format: out.format };
-          this.saveSync({ files: [...(this.intent.files ?? []), identity] });
+          identity = { ...fileIdentity(temp, orderId, out.path), format: out.format };
+          checkMove(stepOf(this.intent), 'accepted');
+          this.intent = this.deps.journal.save({ ...this.intent, files: [identity] }, this.now());
+          failpointSync('codes.identity-written');
         },
       });
       // The count and format were not known before the rename; the identity gains them now (not needed for recognition).
-      const files = this.intent.files ?? [];
-      const last = files[files.length - 1];
-      if (last) await this.save({ files: [...files.slice(0, -1), { ...last, count: written.count, format: written.format }] });
+      if (identity) await this.note({ files: [{ ...identity, count: written.count, format: written.format }] });
       if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
         // The reader of stdout went away before every code was written: not delivered.
         throw new LocalError(`could not write the codes of order ${orderId} to standard output (${written.count} of ${this.intent.quantity} written)`, { code: 'output_failed' });
@@ -177,84 +190,30 @@ export class OrderMachine {
       await failpoint('codes.renamed');
       return written;
     } catch (error) {
+      // An identity whose file never took its place is no proof of anything: taken back, or a later run would
+      // read its missing temporary file as a rename (codes-file.ts renamedFile).
+      if (identity && !deliveredFile(this.intent, out.path)) await this.note({ files: [] }).catch(() => undefined);
       throw keptForResume(out.path === '-' && !(error instanceof CliError) ? stdoutFailure(error) : error, this.intent);
     }
   }
 
-  /** The file at `path` is one this intent's runs wrote, unchanged: its delivery, found after a crash. */
-  earlierFile(path: string): FileIdentity | undefined {
-    return deliveredFile(this.intent, path);
-  }
-
-  /** accepted → delivered: the sink (stdout flushed, or the file renamed into place) reported success. */
-  async delivered(): Promise<void> {
-    await this.save({ phase: 'delivered' });
-    await failpoint('delivered');
-  }
-
-  /** delivered → resolved: the intent leaves the journal for the order record. The one place it happens. */
-  async resolve(): Promise<void> {
-    await this.deps.journal.end(this.intent, 'delivered', { now: this.now() });
-    await failpoint('resolved');
-  }
-
-  /**
-   * delivered → resolved for many machines of one journal (a plan's rows, once its summary is flushed), in
-   * two durable steps for all of them instead of two per row: every row's record `delivered` is written
-   * (fsynced, the directory once), which is the fact that it reached the user (settleDelivered ends an
-   * intent it finds so recorded, as one in phase `delivered`); then every intent leaves the journal and
-   * its directory is fsynced once. A crash before the records: the rows are `accepted`, and the same plan
-   * again reads each order (never a second POST) and reports it; after them: they are settled.
-   */
-  static async resolveAll(journal: Journal, machines: readonly OrderMachine[]): Promise<void> {
-    if (machines.length === 0) return;
-    await journal.endAll(
-      machines.map((machine) => machine.intent),
-      'delivered',
-      { now: machines[0]!.now(), recorded: () => failpoint('delivered') },
-    );
-    await failpoint('resolved');
+  /** The codes file this intent's runs delivered to `path`, found after a crash: there unchanged, or renamed and moved away since. */
+  deliveredTo(path: string): FileIdentity | undefined {
+    const here = deliveredFile(this.intent, path);
+    if (here || path === '-' || this.deps.journal.reached(this.intent) === undefined) return here;
+    return this.intent.files?.find((f) => f.orderId === this.intent.orderId);
   }
 
   /** → refused: certainly nothing was charged; the intent is over at once, nothing is left pending. */
   async refuse(error: CliError): Promise<void> {
-    await this.deps.journal.end(this.intent, 'refused', { error, now: this.now() });
+    checkMove(stepOf(this.intent), 'refused');
+    await this.deps.journal.end([this.intent], 'refused', { error, now: this.now() });
   }
 
-  /** → failed: the order ended in a failure state; that is its outcome. */
-  async fail(order: Order): Promise<void> {
-    this.intent = { ...this.intent, status: order.status };
-    await this.deps.journal.end(this.intent, 'failed', { now: this.now() });
+  /** A failed order is its outcome: its status is on disk (accepted), and deliver ends it `failed` once the user has it. */
+  private throwIfFailed(order: Order): void {
+    if (orderOutcome(order.status) === 'failed') throw new OrderEndedError(order);
   }
-
-  private async endIfFailed(order: Order): Promise<void> {
-    if (orderOutcome(order.status) !== 'failed') return;
-    await this.fail(order);
-    throw new OrderEndedError(order);
-  }
-}
-
-/** The identity of a complete file: recorded before its rename, which keeps the inode. */
-export function fileIdentity(file: string, orderId: string, path: string): FileIdentity {
-  const stat = statSync(file);
-  return { orderId, path, dev: stat.dev, ino: stat.ino, size: stat.size, sha256: createHash('sha256').update(readFileSync(file)).digest('hex') };
-}
-
-/** The identity recorded by this intent that the file at `path` has now, content included, if any. */
-export function deliveredFile(intent: Intent, path: string): FileIdentity | undefined {
-  const candidates = (intent.files ?? []).filter((f) => f.path === path && f.orderId === intent.orderId);
-  if (candidates.length === 0) return undefined;
-  let stat;
-  try {
-    stat = statSync(path);
-  } catch {
-    return undefined;
-  }
-  if (!stat.isFile()) return undefined;
-  const same = candidates.filter((f) => f.dev === stat.dev && f.ino === stat.ino && f.size === stat.size);
-  if (same.length === 0) return undefined;
-  const digest = createHash('sha256').update(readFileSync(path)).digest('hex');
-  return same.find((f) => f.sha256 === digest);
 }
 
 /** The intent stays in the journal; the message says the order may exist and how to finish it. */

@@ -14,6 +14,7 @@ import { sha256 } from '../journal/intent.js';
 import { exportResult } from '../output/exporter.js';
 import { renderTable } from '../output/table.js';
 import type { OrderMachine as Machine } from './machine.js';
+import type { Driven } from './drive.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -125,12 +126,14 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
     return;
   }
   const connection = await f.connection();
-  const [journal, api, { keyIdOf }, { driveIntent }, { OrderMachine, deliveredFile }, files] = await Promise.all([
+  const [journal, api, { keyIdOf }, { driveIntent }, { OrderMachine }, { deliveredFile }, { deliver, settle }, files] = await Promise.all([
     f.journal(),
     f.api(),
     import('../journal/intent.js'),
     import('./drive.js'),
     import('./machine.js'),
+    import('../journal/codes-file.js'),
+    import('./lifecycle.js'),
     rows.some((row) => row.out !== undefined) ? import('../export/write.js') : undefined,
   ]);
   const delivered = new Map(journal.history.list().filter((r) => r.outcome === 'delivered').map((r) => [r.key, r]));
@@ -145,7 +148,7 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
     const results: PlanResult[] = new Array<PlanResult>(rows.length);
-    const machines: Machine[] = [];
+    const outcomes: Driven[] = [];
     const spinner = await f.io.spinner(`plan: 0/${rows.length} rows`);
     let next = 0;
     let done = 0;
@@ -162,8 +165,12 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
         // taken and leave an order pending that was delivered.
         const again = delivered.get(row.key) ?? journal.history.get(row.key);
         const earlier = again?.outcome === 'delivered' ? again : undefined;
-        // Delivered by an earlier run of this plan: read, never placed again.
-        if (earlier?.orderId !== undefined) return { index, base, earlier: earlier.orderId };
+        // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
+        // before it settled, ends now.
+        if (earlier?.orderId !== undefined) {
+          if (journal.find(row.key)) await journal.settleWhere((intent) => (intent.key === row.key ? journal.reached(intent) : undefined));
+          return { index, base, earlier: earlier.orderId };
+        }
         const out: OutSpec | undefined = row.out ? { path: row.out, force: o.force === true, csvRaw: false } : undefined;
         if (row.out && files) {
           // Another run (order place --out, another plan) that would write this file meanwhile is refused
@@ -190,7 +197,7 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
       try {
         if ('error' in ready) throw ready.error;
         if ('earlier' in ready) return { ...base, order: await api.getOrder(ready.earlier), already: true };
-        const { machine, driven } = await driveIntent(deps, ready.machine, {
+        const outcome = await driveIntent(deps, ready.machine, {
           wait: waits || ready.machine.intent.out !== undefined,
           out: ready.machine.intent.out,
           intervalS: o.interval ?? 2,
@@ -201,11 +208,10 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
           // `accepted` state (durable before the summary, which awaits every row) need not hold up the next row.
           ...(waits || ready.machine.intent.out !== undefined ? {} : { answered }),
         });
-        machines.push(machine);
-        return { ...base, order: driven.order, ...(driven.written ? { count: driven.written.count } : {}) };
+        outcomes.push(outcome);
+        return { ...base, order: outcome.order, ...(outcome.written ? { count: outcome.written.count } : {}), ...(outcome.failure ? { error: errorOf(outcome.failure) } : {}) };
       } catch (error) {
-        const e = isCliError(error) ? error : undefined;
-        return { ...base, error: { code: e?.code ?? 'internal_error', message: error instanceof Error ? error.message : String(error), exitCode: e?.exitCode ?? ExitCode.internal } };
+        return { ...base, error: errorOf(error) };
       }
     };
     const take = (): Promise<Ready> | undefined => (next < rows.length && !f.signal.aborted ? prepare(next++) : undefined);
@@ -237,10 +243,9 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
       spinner.stop();
     }
     if (f.signal.aborted) throw f.signal.reason;
-    // The summary is the delivery of every row: printed and flushed, then each row's intent is resolved.
-    await summary(f, results);
-    await f.io.flushOut();
-    await OrderMachine.resolveAll(journal, machines);
+    // The summary is the delivery of every row: printed and flushed, then each row's record, then its intent settled.
+    await deliver(f.io, journal, () => summary(f, results), outcomes);
+    await settle(journal, outcomes);
     const failed = results.filter((r) => r.error);
     if (failed.length > 0) {
       const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
@@ -262,7 +267,7 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
 async function checkOutFiles(rows: readonly PlanRow[], delivered: ReadonlyMap<string, unknown>, journal: Journal, force: boolean): Promise<void> {
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
   if (todo.length === 0) return;
-  const [{ checkOutTarget }, { deliveredFile }] = await Promise.all([import('../export/write.js'), import('./machine.js')]);
+  const [{ checkOutTarget }, { deliveredFile }] = await Promise.all([import('../export/write.js'), import('../journal/codes-file.js')]);
   const { intents } = journal.read();
   for (const row of todo) {
     const intent = intents.find((i) => i.key === row.key);
@@ -274,6 +279,11 @@ async function checkOutFiles(rows: readonly PlanRow[], delivered: ReadonlyMap<st
       throw error;
     }
   }
+}
+
+function errorOf(error: unknown): NonNullable<PlanResult['error']> {
+  const e = isCliError(error) ? error : undefined;
+  return { code: e?.code ?? 'internal_error', message: error instanceof Error ? error.message : String(error), exitCode: e?.exitCode ?? ExitCode.internal };
 }
 
 async function summary(f: Factory, results: readonly PlanResult[]): Promise<void> {

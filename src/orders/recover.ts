@@ -8,7 +8,7 @@ import type { ExportOptions, ExportResult } from '../export/write.js';
 import { sameOrder, staleness, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { isAlive } from '../journal/owner.js';
-import { deliveredFile } from './machine.js';
+import { deliveredFile } from '../journal/codes-file.js';
 
 /** True when `order place` will resume an intent whose own codes file is at `path` (no lock: advisory, for the early --out check). */
 export function resumableFor(journal: Journal, spec: OrderSpec, key: string | undefined, path: string): boolean {

@@ -1,4 +1,5 @@
 // One object owns the streams, TTY facts, colour, the spinner and prompts; a test builds one over buffers.
+import { fstatSync, readFileSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
@@ -15,6 +16,8 @@ export interface IoOptions {
   stderrIsTTY: boolean;
   columns?: number;
   color?: boolean | undefined;
+  /** The descriptor behind stdout (the process's: 1), checked at flushOut for a stdout closed before the start. */
+  stdoutFd?: number | undefined;
 }
 
 export interface OutputMode {
@@ -31,7 +34,7 @@ export interface Spinner {
 }
 
 export class Io {
-  private readonly streams: Pick<IoOptions, 'stdin' | 'stdout' | 'stderr'>;
+  private readonly streams: Pick<IoOptions, 'stdin' | 'stdout' | 'stderr' | 'stdoutFd'>;
   readonly env: NodeJS.ProcessEnv;
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
@@ -79,6 +82,7 @@ export class Io {
       stdinIsTTY: isatty(0),
       stdoutIsTTY: isatty(1),
       stderrIsTTY: isatty(2),
+      stdoutFd: 1,
     });
   }
 
@@ -155,9 +159,12 @@ export class Io {
    */
   async flushOut(): Promise<void> {
     while (this.pendingOut.size > 0) await Promise.all([...this.pendingOut]);
+    if (this.streams.stdoutFd !== undefined && !this.outFailure && closedAtStart(this.streams.stdoutFd)) {
+      this.outFailure = Object.assign(new Error('standard output was closed'), { code: 'EBADF' });
+    }
     const failure = this.outFailure;
     if (failure) {
-      const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : (failure.code ?? failure.message);
+      const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EBADF' ? 'it is closed (EBADF)' : (failure.code ?? failure.message);
       throw new LocalError(`could not write the output to standard output (${why})`, {
         code: 'output_failed',
         hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
@@ -279,5 +286,22 @@ export class Io {
       }
       throw error;
     }
+  }
+}
+
+/**
+ * A descriptor closed when the process started (`exec 1>&-`): Node reopens it on /dev/null for reading and
+ * writing, and every write then "succeeds". A shell's `>/dev/null` opens it for writing only, and is the
+ * user's choice. Linux only (the flags come from /proc); elsewhere a closed stdout is not told apart.
+ */
+function closedAtStart(fd: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+    if (flags === undefined || (parseInt(flags, 8) & 3) !== 2) return false;
+    const stat = fstatSync(fd);
+    return stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
   }
 }

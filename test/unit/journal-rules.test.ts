@@ -197,12 +197,12 @@ describe('claim, settle, end', () => {
     expect(j.find(intent.key)?.owner.pid).toBe(process.pid);
   });
 
-  it('settle ends only dead owners the predicate accepts, as delivered', async () => {
+  it('settleWhere ends only dead owners the function gives an ending, with that ending', async () => {
     const j = journal();
     j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, owner: dead() });
     j.save({ ...(await j.begin({ ...spec, key: 'b' })).intent, owner: dead() });
     await j.begin({ ...spec, key: 'c' });
-    const settled = await j.settle((i) => i.key !== 'b');
+    const settled = await j.settleWhere((i) => (i.key !== 'b' ? 'delivered' : undefined));
     expect(settled.map((i) => i.key)).toEqual(['a']);
     expect(j.read().intents.map((i) => i.key).sort()).toEqual(['b', 'c']);
     expect(j.history.list()).toMatchObject([{ key: 'a', outcome: 'delivered' }]);
@@ -211,7 +211,7 @@ describe('claim, settle, end', () => {
   it('end writes the whole record: ids, status, out path and the error code and message only', async () => {
     const j = journal();
     const { intent } = await j.begin({ ...spec, out: { path: '/x/c.csv', force: false, csvRaw: false } }, T0);
-    const record = await j.end({ ...intent, orderId: 'ord_1', status: 'failed' }, 'refused', { error: new UsageError('bad product', { code: 'product_not_found', hint: 'h' }), now: T0 + 1000 });
+    const [record] = await j.end([{ ...intent, orderId: 'ord_1', status: 'failed' }], 'refused', { error: new UsageError('bad product', { code: 'product_not_found', hint: 'h' }), now: T0 + 1000 });
     const expected: OrderRecord = {
       key: intent.key, orderId: 'ord_1', productId: 'amazon-us-25', quantity: 3, status: 'failed', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:4010',
       createdAt: '2026-06-01T12:00:00.000Z', updatedAt: '2026-06-01T12:00:00.000Z', endedAt: '2026-06-01T12:00:01.000Z', outcome: 'refused', out: '/x/c.csv',
@@ -219,23 +219,23 @@ describe('claim, settle, end', () => {
     };
     expect(record).toEqual(expected);
     expect(j.history.list()).toEqual([expected]);
-    const bare = await j.end((await j.begin({ ...spec, key: 'bare' }, T0)).intent, 'abandoned', { now: T0 });
-    expect(Object.keys(bare).sort()).toEqual(['baseUrl', 'createdAt', 'endedAt', 'environment', 'key', 'outcome', 'productId', 'profile', 'quantity', 'updatedAt']);
+    const [bare] = await j.end([(await j.begin({ ...spec, key: 'bare' }, T0)).intent], 'abandoned', { now: T0 });
+    expect(Object.keys(bare!).sort()).toEqual(['baseUrl', 'createdAt', 'endedAt', 'environment', 'key', 'outcome', 'productId', 'profile', 'quantity', 'updatedAt']);
   });
 
   it('end prunes the history once per journal, by its days', async () => {
     const j = journal({ historyDays: 2 });
     j.history.record({ key: 'old', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 2 * 86_400_000 - 1).toISOString(), outcome: 'delivered' });
     j.history.record({ key: 'edge', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 2 * 86_400_000).toISOString(), outcome: 'delivered' });
-    await j.end((await j.begin({ ...spec, key: 'a' }, T0)).intent, 'abandoned', { now: T0 });
+    await j.end([(await j.begin({ ...spec, key: 'a' }, T0)).intent], 'abandoned', { now: T0 });
     expect(j.history.list().map((r) => r.key).sort()).toEqual(['a', 'edge']);
     j.history.record({ key: 'older', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 30 * 86_400_000).toISOString(), outcome: 'delivered' });
-    await j.end((await j.begin({ ...spec, key: 'b' }, T0)).intent, 'abandoned', { now: T0 });
+    await j.end([(await j.begin({ ...spec, key: 'b' }, T0)).intent], 'abandoned', { now: T0 });
     expect(j.history.list().map((r) => r.key)).toContain('older');
     const defaults = journal();
     defaults.history.record({ key: 'd89', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 89 * 86_400_000).toISOString(), outcome: 'delivered' });
     defaults.history.record({ key: 'd91', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 91 * 86_400_000).toISOString(), outcome: 'delivered' });
-    await defaults.end((await defaults.begin(spec, T0)).intent, 'abandoned', { now: T0 });
+    await defaults.end([(await defaults.begin(spec, T0)).intent], 'abandoned', { now: T0 });
     expect(defaults.history.list().map((r) => r.key)).toContain('d89');
     expect(defaults.history.list().map((r) => r.key)).not.toContain('d91');
   });
@@ -244,9 +244,9 @@ describe('claim, settle, end', () => {
     const j = journal();
     writeFileSync(join(j.dir, '..', 'history'), 'a file where the directory goes');
     const { intent } = await j.begin(spec);
-    await expect(j.end(intent, 'delivered')).resolves.toMatchObject({ key: intent.key });
+    await expect(j.end([intent], 'delivered')).resolves.toMatchObject([{ key: intent.key }]);
     expect(j.read().intents).toEqual([]);
-    await expect(j.end(intent, 'delivered')).resolves.toMatchObject({ key: intent.key });
+    await expect(j.end([intent], 'delivered')).resolves.toMatchObject([{ key: intent.key }]);
   });
 
   it('staleError words: old or future, with the key and both ways out', () => {

@@ -164,7 +164,7 @@ describe('journal', () => {
     // Taken over, "hand" lives under its own name; the copy it was found in is gone (it would stay pending).
     expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'moved', 'row-1', 'row-2']);
     // row-1 was once read from the file now "moved"'s own: ending row-1 leaves "moved" alone.
-    await j.end(mine, 'delivered');
+    await j.end([mine], 'delivered');
     expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'moved', 'row-2']);
   });
 
@@ -179,14 +179,12 @@ describe('journal', () => {
     expect(j.read().intents).toHaveLength(2);
   });
 
-  it('endAll records every intent, then removes them all; a record of an order is never replaced by one without', async () => {
+  it('end of many records every intent, then removes them all; a record of an order is never replaced by one without', async () => {
     const j = journal();
     const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, orderId: 'ord_a' });
     const b = (await j.begin({ ...spec, key: 'b' })).intent;
     j.history.record({ key: 'b', orderId: 'ord_b', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', outcome: 'delivered' });
-    const order: string[] = [];
-    await j.endAll([a, b], 'abandoned', { recorded: () => Promise.resolve(void order.push(`recorded with ${j.read().intents.length} intents`)) });
-    expect(order).toEqual(['recorded with 2 intents']);
+    await j.end([a, b], 'abandoned');
     expect(j.read().intents).toEqual([]);
     expect(j.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(['a abandoned ord_a', 'b delivered ord_b']);
   });
@@ -194,7 +192,7 @@ describe('journal', () => {
   it('end() moves the intent to the order record, without the key id or body', async () => {
     const j = journal();
     const { intent } = await j.begin(spec);
-    const record = await j.end({ ...intent, orderId: 'ord_9', status: 'completed' }, 'delivered', { now: Date.parse('2026-01-01T00:00:00Z') });
+    const [record] = await j.end([{ ...intent, orderId: 'ord_9', status: 'completed' }], 'delivered', { now: Date.parse('2026-01-01T00:00:00Z') });
     expect(record).toMatchObject({ key: intent.key, orderId: 'ord_9', outcome: 'delivered', endedAt: '2026-01-01T00:00:00.000Z', productId: 'amazon-us-25', quantity: 3 });
     expect(j.read().intents).toEqual([]);
     expect(j.history.list().map((r) => r.key)).toEqual([intent.key]);

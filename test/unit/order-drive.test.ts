@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { driveIntent, printOutcome, settleDelivered, settleOrder, showFailedOrder } from '../../src/orders/drive.js';
-import { fileIdentity, OrderMachine } from '../../src/orders/machine.js';
+import { fileIdentity } from '../../src/journal/codes-file.js';
+import { driveIntent, printOutcome } from '../../src/orders/drive.js';
+import { settle, settleReached } from '../../src/orders/lifecycle.js';
+import { OrderMachine } from '../../src/orders/machine.js';
 import { outExists, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
 import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
 import { type RunningServer } from '../../src/server/index.js';
@@ -116,25 +118,22 @@ describe('printOutcome', () => {
     expect(done.err()).toBe('');
   });
 
-  it('showFailedOrder: with --json the failed order goes to stdout; the error is thrown either way', async () => {
-    const failed = new OrderEndedError({ id: 'ord_f', status: 'failed' });
+  it('a failed order is printed like any outcome: with --json the order as the server sent it, in text its description', async () => {
     const json = capture(true);
-    expect(() => showFailedOrder(json.io, failed)).toThrow(failed);
+    printOutcome(json.io, { order: { id: 'ord_f', status: 'failed' } });
     await json.io.flushOut();
     expect(JSON.parse(json.out())).toEqual({ id: 'ord_f', status: 'failed' });
     const text = capture();
-    expect(() => showFailedOrder(text.io, failed)).toThrow(failed);
-    const other = new Error('other');
-    expect(() => showFailedOrder(json.io, other)).toThrow(other);
+    printOutcome(text.io, { order: { id: 'ord_f', status: 'failed' } });
     await text.io.flushOut();
-    expect(text.out()).toBe('');
+    expect(text.out()).toMatch(/^order\s+ord_f\nstatus\s+failed\n$/);
   });
 });
 
 describe('settling interrupted intents', () => {
   const dead = { pid: 999_999_999 };
 
-  it('settleDelivered ends dead intents that reached the user (delivered, or their own file on disk), and says so', async () => {
+  it('settleReached ends dead intents that reached the user (delivered, or their own file on disk), and says so', async () => {
     const j = freshJournal();
     const spec = specFor(fast.url);
     const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, phase: 'delivered', orderId: 'ord_a', owner: dead });
@@ -146,7 +145,7 @@ describe('settling interrupted intents', () => {
     j.save({ ...(await j.begin({ ...spec, key: 'd' })).intent, phase: 'accepted', orderId: 'ord_d', owner: dead, out: { path: '-', force: false, csvRaw: false }, files: [fileIdentity(path, 'ord_d', '-')] });
     j.save({ ...(await j.begin({ ...spec, key: 'e' })).intent, phase: 'delivered', orderId: 'ord_e' });
     const c = capture(true);
-    await settleDelivered(c.io, j);
+    await settleReached(c.io, j);
     expect(j.read().intents.map((i) => i.key).sort()).toEqual(['c', 'd', 'e']);
     expect(c.err()).toContain('the interrupted order ord_a had already reached you; it is complete\n');
     expect(c.err()).toContain(`the interrupted order ord_b had already reached you (codes in ${path}); it is complete\n`);
@@ -157,7 +156,7 @@ describe('settling interrupted intents', () => {
     expect(a.key).toBe('a');
   });
 
-  it('settleDelivered ends a dead `accepted` intent whose record says delivered for the same order and server (a plan killed between its two batched steps), and no other (nor one by an older record of its key)', async () => {
+  it('settleReached ends a dead `accepted` intent whose record says delivered for the same order and server (a plan killed between its two batched steps), and no other (nor one by an older record of its key)', async () => {
     const j = freshJournal();
     const spec = specFor(fast.url);
     const created = new Map<string, string>();
@@ -176,20 +175,20 @@ describe('settling interrupted intents', () => {
     // that record is not this intent's delivery.
     record('older', 'ord_older', spec.baseUrl, 'delivered', '2020-01-01T00:00:00.000Z');
     const c = capture();
-    await settleDelivered(c.io, j);
+    await settleReached(c.io, j);
     expect(j.read().intents.map((i) => i.key).sort()).toEqual(['none', 'older', 'other-order', 'other-server', 'refused']);
     expect(c.err()).toContain('the interrupted order ord_same had already reached you; it is complete\n');
   });
 
-  it('settleDelivered names the key when there is no order id', async () => {
+  it('settleReached names the key when there is no order id', async () => {
     const j = freshJournal();
     j.save({ ...(await j.begin({ ...specFor(fast.url), key: 'no-id' })).intent, phase: 'delivered', owner: dead });
     const c = capture();
-    await settleDelivered(c.io, j);
+    await settleReached(c.io, j);
     expect(c.err()).toContain('the interrupted order no-id had already reached you; it is complete\n');
   });
 
-  it('settleOrder ends the intents of that order: without an out file always, with one only when codes were written', async () => {
+  it('settle, for an order fetched by watch or codes get, ends the intents of that order: without an out file always, with one only when codes were written', async () => {
     const spec = specFor(fast.url);
     const make = async (j: Journal): Promise<void> => {
       j.save({ ...(await j.begin({ ...spec, key: 'plain' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead });
@@ -199,15 +198,15 @@ describe('settling interrupted intents', () => {
     // The same order id on another server is another order: nothing settles.
     const elsewhere = freshJournal();
     await make(elsewhere);
-    await settleOrder(elsewhere, 'ord_x', true, 'http://127.0.0.1:1');
+    await settle(elsewhere, { orderId: 'ord_x', baseUrl: 'http://127.0.0.1:1', codes: true });
     expect(elsewhere.read().intents).toHaveLength(3);
     const without = freshJournal();
     await make(without);
-    await settleOrder(without, 'ord_x', false, spec.baseUrl);
+    await settle(without, { orderId: 'ord_x', baseUrl: spec.baseUrl, codes: false });
     expect(without.read().intents.map((i) => i.key).sort()).toEqual(['file', 'other']);
     const withCodes = freshJournal();
     await make(withCodes);
-    await settleOrder(withCodes, 'ord_x', true, spec.baseUrl);
+    await settle(withCodes, { orderId: 'ord_x', baseUrl: spec.baseUrl, codes: true });
     expect(withCodes.read().intents.map((i) => i.key)).toEqual(['other']);
   });
 });
@@ -217,7 +216,7 @@ describe('driveIntent', () => {
     const j = freshJournal();
     const { intent } = await j.begin(specFor(slow.url));
     const c = capture();
-    const { driven } = await driveIntent({ io: c.io, api: clientOf(slow.url), journal: j, signal: new AbortController().signal }, intent, { wait: false, intervalS: 0.01 });
+    const driven = await driveIntent({ io: c.io, api: clientOf(slow.url), journal: j, signal: new AbortController().signal }, intent, { wait: false, intervalS: 0.01 });
     expect(driven.written).toBeUndefined();
     expect(driven.order.status).not.toBe('completed');
     expect(j.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: driven.order.id });
@@ -236,7 +235,7 @@ describe('driveIntent', () => {
     const counting = { getOrder: (id: string) => (gets++ === 0 ? deps.api.getOrder(id) : Promise.reject(new Error('waited'))) } as unknown as ApiClient;
     const again = await driveIntent({ ...deps, api: counting }, onDisk, { wait: true, out: onDisk.out, intervalS: 0.01 });
     expect(gets).toBe(1);
-    expect(again.driven.written).toMatchObject({ path, earlier: true, count: 2 });
+    expect(again.written).toMatchObject({ path, earlier: true, count: 2 });
     expect(readFileSync(path, 'utf8')).toBe(before);
   });
 

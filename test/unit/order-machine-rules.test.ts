@@ -1,6 +1,6 @@
 // The order machine's finer rules, in-process against the reference server: what a kept intent's error
 // says, which fields identify a codes file, what a resumed send writes, and a short stdout.
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -9,7 +9,9 @@ import { ApiClient } from '../../src/api/client.js';
 import { ApiError, CliError, ExitCode, NetworkError, OrderFailedError } from '../../src/errors.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { certainlyRefused, deliveredFile, fileIdentity, keptForResume, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
+import { deliveredFile, fileIdentity, renamedFile } from '../../src/journal/codes-file.js';
+import { deliver, settle } from '../../src/orders/lifecycle.js';
+import { certainlyRefused, keptForResume, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -75,13 +77,30 @@ describe('certainlyRefused, the rest of the table', () => {
 });
 
 describe('codes file identity', () => {
-  it('fileIdentity records order, path, dev, ino, size and the sha256 of the bytes', () => {
+  it('fileIdentity records order, path, the temporary file, dev, ino, size and the sha256 of the bytes', () => {
     const file = join(tempDir(), 'f.json');
     writeFileSync(file, 'hello');
     const stat = statSync(file);
     expect(fileIdentity(file, 'ord_1', '/target')).toEqual({
-      orderId: 'ord_1', path: '/target', dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+      orderId: 'ord_1', path: '/target', temp: file, dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
     });
+  });
+
+  it('renamedFile: an identity whose temporary file is gone was renamed; one whose temporary file is still there (same inode) was not', () => {
+    const dir = tempDir();
+    const temp = join(dir, '.c.json.tmp');
+    writeFileSync(temp, '[1]');
+    const id = fileIdentity(temp, 'ord_1', join(dir, 'c.json'));
+    const intent = { orderId: 'ord_1', files: [id] } as Intent;
+    expect(renamedFile(intent)).toBeUndefined();
+    renameSync(temp, join(dir, 'c.json'));
+    expect(renamedFile(intent)).toEqual(id);
+    // Another file at the temporary name (another inode): the rename happened.
+    writeFileSync(temp, '[1]');
+    expect(renamedFile(intent)).toEqual(id);
+    // Another order's identity, or one without a temporary name (written by an earlier version), proves nothing.
+    expect(renamedFile({ ...intent, orderId: 'ord_2' })).toBeUndefined();
+    expect(renamedFile({ ...intent, files: [{ ...id, temp: undefined }] })).toBeUndefined();
   });
 
   it('deliveredFile: each field must match; a directory or a missing file is never a delivery', () => {
@@ -113,8 +132,9 @@ describe('machine transitions, more', () => {
     const machine = new OrderMachine(deps, intent);
     const order = await machine.send();
     expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: order.id, status: order.status, updatedAt: '2026-06-01T12:00:00.000Z' });
-    await machine.delivered();
-    await machine.resolve();
+    const outcome = { intent: machine.intent, ending: 'delivered' as const };
+    await deliver(deps.io, journal, () => undefined, [outcome], T0);
+    await settle(journal, [outcome], T0);
     expect(journal.history.list()[0]).toMatchObject({ endedAt: '2026-06-01T12:00:00.000Z', outcome: 'delivered' });
   });
 
@@ -134,13 +154,21 @@ describe('machine transitions, more', () => {
     expect(journal.history.list()[0]).toMatchObject({ outcome: 'refused', error: { message: 'no such product' } });
   });
 
-  it('an order already failed when accepted ends the intent failed at once (exit 6)', async () => {
+  it('an order already failed when accepted is exit 6 with its status on disk; the intent ends only once that reached the user', async () => {
     const { deps, journal, spec } = setup();
     const { intent } = await journal.begin(spec);
     const machine = new OrderMachine(deps, intent);
+    await machine.arm();
     await expect(machine.accept({ id: 'ord_f', status: 'Failed' })).rejects.toBeInstanceOf(OrderEndedError);
-    expect(journal.find(intent.key)).toBeUndefined();
-    expect(journal.history.list()[0]).toMatchObject({ key: intent.key, orderId: 'ord_f', status: 'Failed', outcome: 'failed' });
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: 'ord_f', status: 'Failed' });
+    expect(journal.history.list()).toEqual([]);
+  });
+
+  it('a move the lifecycle table does not allow is a bug, refused before anything is written', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec);
+    await expect(new OrderMachine(deps, intent).accept({ id: 'ord_x', status: 'pending' })).rejects.toThrow('order lifecycle: no move from prepared to accepted');
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'prepared' });
   });
 
   it('refresh saves a changed status only, and never POSTs; a failed read keeps the intent', async () => {

@@ -8,8 +8,10 @@ import { ApiClient } from '../../src/api/client.js';
 import { ApiError, AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../src/errors.js';
 import { keyIdOf, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { deliver, driveIntent } from '../../src/orders/drive.js';
-import { certainlyRefused, deliveredFile, fileIdentity, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
+import { deliveredFile, fileIdentity } from '../../src/journal/codes-file.js';
+import { driveIntent, finish } from '../../src/orders/drive.js';
+import { deliver, settle } from '../../src/orders/lifecycle.js';
+import { certainlyRefused, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { Io } from '../../src/output/io.js';
 import { type RunningServer } from '../../src/server/index.js';
@@ -38,7 +40,7 @@ function setup(url = server.url, stdout?: Writable): { deps: MachineDeps; journa
 const phaseOnDisk = (journal: Journal, key: string): string | undefined => journal.find(key)?.phase;
 
 describe('order machine transitions', () => {
-  it('prepared → sending → accepted → delivered → resolved, each phase on disk', async () => {
+  it('prepared → sending → accepted → delivered (the record) → resolved (the intent file gone), each on disk', async () => {
     const { deps, journal, spec } = setup();
     const { intent } = await journal.begin(spec);
     expect(phaseOnDisk(journal, intent.key)).toBe('prepared');
@@ -46,9 +48,11 @@ describe('order machine transitions', () => {
     const order = await machine.send();
     expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
     expect(journal.find(intent.key)).toMatchObject({ orderId: order.id, status: order.status });
-    await machine.delivered();
-    expect(phaseOnDisk(journal, intent.key)).toBe('delivered');
-    await machine.resolve();
+    const outcome = { intent: machine.intent, ending: 'delivered' as const };
+    await deliver(deps.io, journal, () => deps.io.out('the order'), [outcome]);
+    expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
+    expect(journal.reached(journal.find(intent.key)!)).toBe('delivered');
+    await settle(journal, [outcome]);
     expect(journal.find(intent.key)).toBeUndefined();
     expect(journal.history.list()).toMatchObject([{ key: intent.key, orderId: order.id, outcome: 'delivered' }]);
   });
@@ -102,7 +106,7 @@ describe('order machine transitions', () => {
     expect(phaseOnDisk(journal, intent.key)).toBe('sending');
   });
 
-  it('resolveAll: every record is on disk (delivered) before any intent leaves the journal; then none is left', async () => {
+  it('deliver and settle many: every record is on disk (delivered) before any intent leaves the journal; then none is left', async () => {
     const { deps, journal, spec } = setup();
     const machines = await Promise.all(
       [1, 2, 3].map(async (n) => {
@@ -112,20 +116,12 @@ describe('order machine transitions', () => {
         return machine;
       }),
     );
-    let seen: { records: string[]; intents: string[] } | undefined;
-    const endAll = journal.endAll.bind(journal);
-    journal.endAll = (intents, outcome, o) =>
-      endAll(intents, outcome, {
-        ...o,
-        recorded: async () => {
-          seen = { records: journal.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`), intents: journal.read().intents.map((i) => i.key) };
-          await o?.recorded?.();
-        },
-      });
-    await OrderMachine.resolveAll(journal, machines);
+    const outcomes = machines.map((m) => ({ intent: m.intent, ending: 'delivered' as const }));
+    await deliver(deps.io, journal, () => undefined, outcomes);
     const expected = machines.map((m) => `${m.intent.key} delivered ${m.intent.orderId}`).sort();
-    expect(seen?.records.sort()).toEqual(expected);
-    expect(seen?.intents.sort()).toEqual(['row-1', 'row-2', 'row-3']);
+    expect(journal.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(expected);
+    expect(journal.read().intents.map((i) => i.key).sort()).toEqual(['row-1', 'row-2', 'row-3']);
+    await settle(journal, outcomes);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(expected);
   });
@@ -152,15 +148,30 @@ describe('order machine transitions', () => {
     expect(certainlyRefused(new Error('bug'), true)).toBe(false);
   });
 
-  it('→ failed: an order that ends failed is its outcome; the record says failed', async () => {
+  it('→ failed: an order that ends failed is its outcome; it stays pending until that reached the user, then the record says failed', async () => {
     const { deps, journal, spec } = setup(failing.url);
     const { intent } = await journal.begin(spec);
     const machine = new OrderMachine(deps, intent);
     await machine.send().catch(() => undefined);
     const error = await machine.complete({ intervalS: 0.01 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderEndedError);
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', status: 'failed' });
+    const driven = await driveIntent(deps, machine.intent, { wait: true, intervalS: 0.01 });
+    expect(driven).toMatchObject({ ending: 'failed', failure: expect.any(OrderEndedError) });
+    await expect(finish(deps.io, journal, driven)).rejects.toBeInstanceOf(OrderEndedError);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'failed', status: 'failed' });
+  });
+
+  it('→ failed with stdout failing (--json > /dev/full): exit 8, the intent stays pending, no record (gap 4)', async () => {
+    const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) });
+    const { deps, journal, spec } = setup(failing.url, broken);
+    const { intent } = await journal.begin(spec);
+    const driven = await driveIntent(deps, intent, { wait: true, intervalS: 0.01 });
+    expect(driven.ending).toBe('failed');
+    await expect(finish(deps.io, journal, driven)).rejects.toMatchObject({ exitCode: 8 });
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', status: 'failed' });
+    expect(journal.history.list()).toEqual([]);
   });
 
   it('→ abandoned: abandon ends the intent in the record as abandoned', async () => {
@@ -177,7 +188,7 @@ describe('order machine transitions', () => {
     const first = new OrderMachine(deps, intent);
     const order = await first.send();
     const api = { getOrder: (id: string) => deps.api.getOrder(id), createOrder: () => Promise.reject(new Error('a second POST')) } as unknown as ApiClient;
-    const { driven } = await driveIntent({ ...deps, api }, first.intent, { wait: false, intervalS: 0.01 });
+    const driven = await driveIntent({ ...deps, api }, first.intent, { wait: false, intervalS: 0.01 });
     expect(driven.order.id).toBe(order.id);
   });
 
@@ -185,12 +196,13 @@ describe('order machine transitions', () => {
     const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) });
     const { deps, journal, spec } = setup(server.url, broken);
     const { intent } = await journal.begin(spec);
-    const { machine, driven } = await driveIntent(deps, intent, { wait: false, intervalS: 0.01 });
-    await expect(deliver(deps.io, machine, driven)).rejects.toMatchObject({ exitCode: 8 });
+    const driven = await driveIntent(deps, intent, { wait: false, intervalS: 0.01 });
+    await expect(finish(deps.io, journal, driven)).rejects.toMatchObject({ exitCode: 8 });
     expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
+    expect(journal.history.list()).toEqual([]);
     const ok = setup(server.url);
     const again = await driveIntent({ ...ok.deps, journal }, journal.find(intent.key)!, { wait: false, intervalS: 0.01 });
-    await deliver(ok.deps.io, again.machine, again.driven);
+    await finish(ok.deps.io, journal, again);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.list()[0]).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });
   });
@@ -199,7 +211,7 @@ describe('order machine transitions', () => {
     const { deps, journal, spec } = setup();
     const path = join(tempDir(), 'codes.json');
     const { intent } = await journal.begin({ ...spec, out: { path, force: false, csvRaw: false } });
-    const { machine, driven } = await driveIntent(deps, intent, { wait: true, out: intent.out, intervalS: 0.01 });
+    const driven = await driveIntent(deps, intent, { wait: true, out: intent.out, intervalS: 0.01 });
     expect(driven.written).toMatchObject({ path, count: 2 });
     const onDisk = journal.find(intent.key)!;
     expect(onDisk.files).toHaveLength(1);
@@ -221,7 +233,7 @@ describe('order machine transitions', () => {
     const other = { ...onDisk, orderId: 'ord_other', files: [{ ...fileIdentity(path, 'ord_x', path) }] };
     expect(deliveredFile(other, path)).toBeUndefined();
     expect(deliveredFile({ ...onDisk, files: [fileIdentity(path, onDisk.orderId!, path)] }, path)).toBeDefined();
-    await machine.delivered();
-    await machine.resolve();
+    await finish(deps.io, journal, driven);
+    expect(journal.read().intents).toEqual([]);
   });
 });

@@ -48,10 +48,7 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   if (queried) {
     const codes: unknown[] = [];
     for await (const page of api.codePages(options.orderId, expected)) codes.push(...page);
-    f.io.outJson(codes);
-    await f.io.flushOut();
-    const { settleOrder } = await import('../../orders/drive.js');
-    await settleOrder(await f.journal(), options.orderId, true, api.baseUrl);
+    await delivered(f, () => f.io.outJson(codes), { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
     return;
   }
   const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
@@ -78,19 +75,21 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   } finally {
     spinner?.stop();
   }
-  if (out !== '-') {
+  const print = (): void => {
+    if (out === '-') return;
     if (f.io.json) f.io.outJson({ orderId: options.orderId, path: result.path, count: result.count, format: result.format });
     else f.io.notice(`${f.io.c.green('✓')} wrote ${result.count} codes of ${options.orderId} to ${result.path} (${result.format}, 0600)`);
-  }
-  await f.io.flushOut();
+  };
   // The reader of stdout went away (`| head`): quiet, as cat would be, but the codes did not all reach the
   // user, so an interrupted `order place` of this order stays pending.
-  if (result.readerGone) return;
-  await failpoint('delivered');
-  // The codes reached the user: an interrupted `order place` of this order must not deliver them again.
-  const { settleOrder } = await import('../../orders/drive.js');
-  await settleOrder(await f.journal(), options.orderId, true, api.baseUrl);
-  await failpoint('resolved');
+  await delivered(f, print, result.readerGone ? undefined : { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
+}
+
+/** The codes reached the user (lifecycle.ts): an interrupted `order place` of this order must not deliver them again. */
+async function delivered(f: Factory, print: () => void, delivery: { orderId: string; baseUrl: string; codes: boolean } | undefined): Promise<void> {
+  const [{ deliver, settle }, journal] = await Promise.all([import('../../orders/lifecycle.js'), f.journal()]);
+  await deliver(f.io, journal, print, delivery ?? []);
+  if (delivery) await settle(journal, delivery);
 }
 
 /** A failure to read the codes for comparison counts as "not the same file"; an interruption still interrupts. */

@@ -15,7 +15,7 @@ export function register(parent: Command, app: App): void {
 export async function run(f: Factory): Promise<void> {
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
   const [journal, { staleness }, { isAlive }] = await Promise.all([f.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
-  await (await import('../../orders/drive.js')).settleDelivered(f.io, journal);
+  await (await import('../../orders/lifecycle.js')).settleReached(f.io, journal);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);

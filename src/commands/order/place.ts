@@ -2,7 +2,6 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
-import { failpoint } from '../../failpoints.js';
 import type { Factory } from '../../factory.js';
 import { examples, type App } from '../app.js';
 import { integer, nonEmpty, once } from '../parse.js';
@@ -46,12 +45,13 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
   const waits = options.wait === true || out !== undefined;
   checkWaitFlags(options, { json: f.io.json, waits, waitFlag: '--wait' });
   const connection = await f.connection();
-  const [journal, api, { keyIdOf }, { driveIntent, deliver, showFailedOrder }, { resumableFor }] = await Promise.all([
+  const [journal, api, { keyIdOf }, { driveIntent, finish }, { resumableFor }, { sayReached }] = await Promise.all([
     f.journal(),
     f.api(),
     import('../../journal/intent.js'),
     import('../../orders/drive.js'),
     import('../../orders/recover.js'),
+    import('../../orders/lifecycle.js'),
   ]);
   const spec = {
     profile: connection.profile,
@@ -79,22 +79,22 @@ export async function run(options: PlaceOptions, f: Factory): Promise<void> {
       );
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
-    const { intent, resumed } = await journal.begin({ ...spec, key: options.idempotencyKey, wait: waits, out });
-    await failpoint('intent.written');
+    const { intent, resumed, settled } = await journal.begin({ ...spec, key: options.idempotencyKey, wait: waits, out });
+    sayReached(f.io, settled);
     if (resumed) {
       f.io.say(
         `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
       );
     }
-    const { machine, driven } = await driveIntent({ io: f.io, api, journal, signal: f.signal }, intent, {
+    const driven = await driveIntent({ io: f.io, api, journal, signal: f.signal }, intent, {
       wait: waits,
       out: intent.out,
       intervalS: options.interval ?? DEFAULT_INTERVAL_S,
       timeoutS: options.timeout,
       // The lock held is this command's --out; a resumed intent writes where it was started to (its own lock).
       outLock: outLock && intent.out && resolve(intent.out.path) === outLock.target ? outLock : undefined,
-    }).catch((error: unknown) => showFailedOrder(f.io, error));
-    await deliver(f.io, machine, driven);
+    });
+    await finish(f.io, journal, driven);
   } finally {
     outLock?.release();
   }

@@ -3,7 +3,6 @@ import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import type { Factory } from '../../factory.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
-import type { OrderMachine } from '../../orders/machine.js';
 import { examples, type App } from '../app.js';
 import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
@@ -32,60 +31,57 @@ export async function run(options: ResumeOptions, f: Factory): Promise<void> {
   if (!options.key && !options.all) throw new UsageError('name the key of the order to resume, or pass --all', { hint: 'list them with: giftcodes order pending' });
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
   if (options.forceStale && !options.key) throw new UsageError('--force-stale applies to one order at a time', { hint: 'name its key: giftcodes order resume <key> --force-stale' });
-  const [journal, { isAlive }, { deliver, showFailedOrder, settleDelivered }] = await Promise.all([f.journal(), import('../../journal/owner.js'), import('../../orders/drive.js')]);
+  const [journal, { isAlive }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
+    f.journal(),
+    import('../../journal/owner.js'),
+    import('../../orders/drive.js'),
+    import('../../orders/lifecycle.js'),
+  ]);
   if (options.key) {
-    const { machine, driven } = await resumeOne(f, journal, options.key, options).catch((error: unknown) => showFailedOrder(f.io, error));
-    await deliver(f.io, machine, driven);
+    await finish(f.io, journal, await resumeOne(f, journal, options.key, options));
     return;
   }
-  await settleDelivered(f.io, journal);
+  await settleReached(f.io, journal);
   const { intents, unreadable } = journal.read();
   warnUnreadable(f, unreadable);
   const keys = intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
   if (keys.length === 0) {
-    if (f.io.json) f.io.outJson([]);
-    else f.io.out('nothing to resume: no interrupted orders');
-    await f.io.flushOut();
+    await deliver(f.io, journal, () => (f.io.json ? f.io.outJson([]) : f.io.out('nothing to resume: no interrupted orders')), []);
     return;
   }
-  // --all: one JSON document for all of them; one failure does not stop the rest. Every intent is resolved
+  // --all: one JSON document for all of them; one failure does not stop the rest. Every intent is settled
   // only after its outcome was printed and stdout flushed.
   const results: { key: string; order?: unknown; error?: { code: string; message: string; exitCode: number } }[] = [];
-  const done: OrderMachine[] = [];
+  const done: Driven[] = [];
   let firstFailure: CliError | undefined;
-  const { OrderEndedError } = await import('../../orders/wait.js');
+  const failed = (key: string, error: CliError, order?: unknown): void => {
+    firstFailure ??= error;
+    results.push({ key, ...(order !== undefined ? { order } : {}), error: { code: error.code, message: error.message, exitCode: error.exitCode } });
+    if (!f.io.json) f.io.errRaw(`${f.io.c.red('✗')} ${key}: ${error.message}\n`);
+  };
   for (const key of keys) {
     try {
-      const { machine, driven } = await resumeOne(f, journal, key, options);
+      const driven = await resumeOne(f, journal, key, options);
       if (f.io.json) {
-        results.push({ key, order: driven.order });
-        done.push(machine);
+        if (driven.failure) failed(key, driven.failure, driven.order);
+        else results.push({ key, order: driven.order });
+        done.push(driven);
       } else {
-        await deliver(f.io, machine, driven);
+        await finish(f.io, journal, driven);
       }
     } catch (error) {
       if (!(error instanceof CliError) || error.exitCode === 130 || error.exitCode === ExitCode.local) throw error;
-      firstFailure ??= error;
-      results.push({
-        key,
-        ...(error instanceof OrderEndedError ? { order: error.order } : {}),
-        error: { code: error.code, message: error.message, exitCode: error.exitCode },
-      });
-      if (!f.io.json) f.io.errRaw(`${f.io.c.red('✗')} ${key}: ${error.message}\n`);
+      failed(key, error);
     }
   }
   if (f.io.json) {
-    f.io.outJson(results);
-    await f.io.flushOut();
-    for (const machine of done) {
-      await machine.delivered();
-      await machine.resolve();
-    }
+    await deliver(f.io, journal, () => f.io.outJson(results), done);
+    await settle(journal, done);
   }
   if (firstFailure) throw new CliError(firstFailure.exitCode, `${results.filter((r) => r.error).length} of ${keys.length} orders could not be resumed`, { code: firstFailure.code, hint: 'see the lines above; giftcodes order pending lists what is left' });
 }
 
-async function resumeOne(f: Factory, journal: Journal, key: string, options: ResumeOptions): Promise<{ machine: OrderMachine; driven: Driven }> {
+async function resumeOne(f: Factory, journal: Journal, key: string, options: ResumeOptions): Promise<Driven> {
   const [{ resolveConnection, loadStoredKey }, { keyIdOf }, { driveIntent }, store] = await Promise.all([
     import('../../config/resolve.js'),
     import('../../journal/intent.js'),

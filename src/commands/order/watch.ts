@@ -48,10 +48,17 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
     existing = outExists(() => checkOutTarget(out.path, out.force));
   }
   const api = await f.api();
-  const [{ showFailedOrder, printOutcome, settleOrder }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../failpoints.js')]);
-  const order = await waitWithWebhook(f, api, { ...options, webhookSecret }).catch((error: unknown) => showFailedOrder(f.io, error));
+  const [{ printOutcome }, { deliver, settle }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../orders/lifecycle.js'), import('../../failpoints.js')]);
+  const { order, failure } = await waitWithWebhook(f, api, { ...options, webhookSecret }).then(
+    (order) => ({ order, failure: undefined }),
+    async (error: unknown) => {
+      const { OrderEndedError } = await import('../../orders/wait.js');
+      if (error instanceof OrderEndedError) return { order: error.order, failure: error };
+      throw error;
+    },
+  );
   let written: { path: string; count: number; format: string; readerGone?: boolean | undefined } | undefined;
-  if (out) {
+  if (out && !failure) {
     const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: f.io, signal: f.signal };
     if (existing) {
       const { sameCodesAlready } = await import('../../orders/recover.js');
@@ -64,13 +71,13 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
       await failpoint('codes.renamed');
     }
   }
-  printOutcome(f.io, { order, written });
-  await f.io.flushOut();
-  await failpoint('delivered');
-  // An interrupted `order place` of this order has now reached the user: its intent is done.
+  // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
   // Not when the reader of `--out -` went away before every code was written: nothing reached the user.
-  if (!written?.readerGone) await settleOrder(await f.journal(), order.id, written !== undefined, api.baseUrl);
-  await failpoint('resolved');
+  const journal = await f.journal();
+  const delivery = { orderId: order.id, baseUrl: api.baseUrl, codes: written !== undefined && !written.readerGone, ...(failure ? { ending: 'failed' as const } : {}) };
+  await deliver(f.io, journal, () => printOutcome(f.io, { order, written }), written?.readerGone ? [] : delivery);
+  if (!written?.readerGone) await settle(journal, delivery);
+  if (failure) throw failure;
 }
 
 /** The secret for --webhook-port from --secret-file, GIFTCODES_WEBHOOK_SECRET or --webhook-secret (warned); checked before anything is sent. */

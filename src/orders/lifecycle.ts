@@ -1,0 +1,134 @@
+// The order lifecycle in one table: every step an intent may take, where it is written, the failpoint fired
+// once it is durable, and how the intent ends. The machine (machine.ts) moves only along these edges, and
+// every path that gets an order to the user goes through the two functions below it: deliver (the outcome
+// reached the user: a durable fact), then settle (the intent leaves the journal; the one place it does).
+//
+//   prepared ──► sending ──► accepted ──► delivered ──► resolved
+//      │            │           │   ▲          (the record)  (the intent file gone)
+//      └────────────┴──► refused│   └ status, codes file identity
+//                               └──► failed ──► resolved
+//   abandoned: from any phase, by `order abandon`
+import type { Failpoint } from '../failpoints.js';
+import { failpoint } from '../failpoints.js';
+import { recordOf, type OrderRecord } from '../journal/history.js';
+import type { Intent, Phase } from '../journal/intent.js';
+import type { Ending, Journal } from '../journal/journal.js';
+import type { Io } from '../output/io.js';
+
+/** A step of the lifecycle: a phase written in the intent file, or one of its endings. */
+export type Step = Phase | 'failed' | 'resolved' | 'refused' | 'abandoned';
+
+export interface StepRule {
+  /** The steps it may move to (itself: a new status or codes file recorded in the same phase). */
+  readonly to: readonly Step[];
+  /** What is made durable: the intent file, the order record (history/), or the intent file's removal. */
+  readonly writes: 'intent' | 'record' | 'removal';
+  /** Fired once the write is durable; a test may kill the process there (failpoints.ts). */
+  readonly failpoint?: Failpoint;
+  /** How the intent ends, for an ending: the outcome its record keeps. */
+  readonly ends?: Ending;
+}
+
+export const LIFECYCLE: Readonly<Record<Step, StepRule>> = {
+  // On disk before the first byte of the POST; written by Journal.begin, which fires the failpoint.
+  prepared: { to: ['sending', 'refused', 'abandoned'], writes: 'intent', failpoint: 'intent.written' },
+  // The POST may go now; whether it reached the server is unknown until it is answered.
+  sending: { to: ['accepted', 'refused', 'abandoned'], writes: 'intent', failpoint: 'sending.written' },
+  // The server's order id and status; then its status as it changes, and each codes file's identity before its rename.
+  accepted: { to: ['accepted', 'delivered', 'failed', 'abandoned'], writes: 'intent', failpoint: 'order.accepted' },
+  // The outcome reached the user (stdout flushed, or the codes file renamed into place and then stdout flushed).
+  delivered: { to: ['resolved'], writes: 'record', failpoint: 'delivered', ends: 'delivered' },
+  // The order ended in a failure state and that, too, reached the user (--json: the failed order on stdout).
+  failed: { to: ['resolved'], writes: 'record', failpoint: 'delivered', ends: 'failed' },
+  // The intent left the journal; its record stays for `order list`.
+  resolved: { to: [], writes: 'removal', failpoint: 'resolved' },
+  // Certainly nothing was charged: the intent ends at once, with its error.
+  refused: { to: [], writes: 'removal', ends: 'refused' },
+  // A person dropped it (`order abandon`): it may exist on the server.
+  abandoned: { to: [], writes: 'removal', ends: 'abandoned' },
+};
+
+/**
+ * The step an intent file is at. Phase `delivered` was written by versions before the record became the
+ * fact: such an intent has reached the user (Journal.reached) and moves on as an `accepted` one would.
+ */
+export function stepOf(intent: Intent): Step {
+  return intent.phase === 'delivered' ? 'accepted' : intent.phase;
+}
+
+/** Whether the table allows the move; the machine refuses any other as a bug (exit 1). */
+export function mayMove(from: Step, to: Step): boolean {
+  return LIFECYCLE[from].to.includes(to);
+}
+
+export function checkMove(from: Step, to: Step): void {
+  if (!mayMove(from, to)) throw new Error(`order lifecycle: no move from ${from} to ${to}`);
+}
+
+/** An outcome ready for the user: its intent, and whether the order completed (or is under way) or failed. */
+export interface Outcome {
+  intent: Intent;
+  ending: 'delivered' | 'failed';
+}
+
+/**
+ * What reached the user: the outcomes of this run's own intents, or an order's codes (or the order itself)
+ * fetched by a verb that charges nothing (order watch, codes get), which is the delivery of any interrupted
+ * intent of that order on that server.
+ */
+export type Delivery = readonly Outcome[] | { orderId: string; baseUrl: string; codes: boolean; ending?: Outcome['ending'] };
+
+/**
+ * The one way an outcome reaches the user: `print` writes it, stdout is flushed (a full disk, a closed pipe
+ * or a closed descriptor is exit 8 and every intent stays pending), and only then is each outcome's record
+ * made durable: the fact that it reached the user, which every later run reads (Journal.reached). Many
+ * outcomes (a plan's rows, resume --all --json) share one print, one flush and the records' fsyncs.
+ */
+export async function deliver(io: Io, journal: Journal, print: () => void | Promise<void>, delivery: Delivery, now: number = Date.now()): Promise<void> {
+  await print();
+  await io.flushOut();
+  if ('orderId' in delivery) {
+    await failpoint(LIFECYCLE.delivered.failpoint!);
+    return;
+  }
+  if (delivery.length === 0) return;
+  for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
+  await journal.recordDelivery(delivery.map(({ intent, ending }) => endedRecord(intent, LIFECYCLE[ending].ends!, now)));
+  await failpoint(LIFECYCLE.delivered.failpoint!);
+}
+
+/**
+ * delivered → resolved: the delivered intents leave the journal, the one place an intent that was charged
+ * ends (their records were written by deliver). For an order fetched by watch or codes get: every
+ * interrupted intent of it, unless its codes file was not what reached the user.
+ */
+export async function settle(journal: Journal, delivery: Delivery, now: number = Date.now()): Promise<void> {
+  if ('orderId' in delivery) {
+    // Order ids are one server's names: the same id on another server (test and live, two services) is another order.
+    const { orderId, baseUrl, codes, ending = 'delivered' } = delivery;
+    await journal.settleWhere((intent) => (intent.orderId === orderId && intent.baseUrl === baseUrl && (!intent.out || codes || ending === 'failed') ? LIFECYCLE[ending].ends : undefined), now);
+  } else {
+    if (delivery.length === 0) return;
+    const endings = new Map(delivery.map((o) => [o.intent.key, LIFECYCLE[o.ending].ends!]));
+    await journal.end(
+      delivery.map((o) => o.intent),
+      (intent) => endings.get(intent.key)!,
+      { recorded: true, now },
+    );
+  }
+  await failpoint(LIFECYCLE.resolved.failpoint!);
+}
+
+/** Interrupted intents whose outcome had reached the user (Journal.reached) end now, each said once. */
+export async function settleReached(io: Io, journal: Journal): Promise<void> {
+  sayReached(io, await journal.settleWhere((intent) => journal.reached(intent)));
+}
+
+export function sayReached(io: Io, settled: readonly Intent[]): void {
+  for (const intent of settled) io.say(`the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out && intent.out.path !== '-' ? ` (codes in ${intent.out.path})` : ''}; it is complete`);
+}
+
+/** The record an intent leaves when it ends this way. */
+export function endedRecord(intent: Intent, ending: Ending, now: number, error?: { code: string; message: string }): OrderRecord {
+  return { ...recordOf(intent, ending), endedAt: new Date(now).toISOString(), ...(error ? { error: { code: error.code, message: error.message } } : {}) };
+}
