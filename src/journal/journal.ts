@@ -458,7 +458,7 @@ function codesDelivered(intent: Intent): UsageError {
     `the interrupted order ${intent.orderId} for ${intent.quantity} × ${intent.productId} had already reached you: its codes were written to ${intent.out!.path}. They are never written into a second file, and nothing was charged now`,
     {
       code: 'codes_delivered',
-      hint: `its codes are in ${intent.out!.path} (giftcodes order list shows it); to place a new order for ${intent.quantity} × ${intent.productId}, run the same command again`,
+      hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out <file>; to place a new order for ${intent.quantity} × ${intent.productId}: run the same command again`,
     },
   );
 }

@@ -157,6 +157,9 @@ export class OrderMachine {
   async writeCodes(out: OutSpec, lock?: OutLock): Promise<Written> {
     const earlier = this.deliveredTo(out.path);
     if (earlier) return { path: out.path, count: earlier.count ?? this.intent.quantity, format: earlier.format ?? out.format ?? 'json', earlier: true };
+    // An identity an earlier run recorded never reached its rename (or it would be a delivery, above): taken back
+    // before this run's export clears that run's temporary file, whose absence would then read as a rename.
+    if (this.intent.files?.length) await this.note({ files: [] });
     const { exportCodes } = await import('../export/write.js');
     const orderId = this.intent.orderId!;
     let identity: FileIdentity | undefined;

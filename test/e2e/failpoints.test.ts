@@ -1,7 +1,11 @@
 // The failpoint matrix (STYLE 10): every durable step × every way an order reaches the user. The CLI is
-// killed (SIGKILL) exactly at the step, the natural recovery runs (the same command again, when an intent is
-// still pending), and then: one charge on the server's ledger, the order on stdout or a complete codes file,
-// nothing pending. Unreachable combinations are left out by construction (listed in UNREACHABLE).
+// killed (SIGKILL) exactly at the step, the natural recovery runs (the same command again, when an intent
+// whose outcome never reached the user is left, read from the journal's files), and then: one charge on
+// the server's ledger, the order on stdout or a complete codes file, and no intent file left in the journal
+// (read directly, not through `order pending`, which settles what reached the user) except one killed after
+// its delivery was recorded, which the next journal command settles. Unreachable combinations are left out
+// by construction (listed in UNREACHABLE).
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,9 +13,10 @@ import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
 import { ledger, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
-const STDOUT_POINTS: Failpoint[] = ['intent.written', 'request.sent', 'order.accepted', 'delivered', 'resolved'];
+const STDOUT_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved'];
 const RESUME_POINTS: Failpoint[] = ['request.sent', 'order.accepted', 'delivered', 'resolved'];
 const FILE_ONLY_POINTS: Failpoint[] = ['codes.tmp-written', 'codes.renamed', 'delivered', 'resolved'];
+const PLAN_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.renamed', 'delivered', 'resolved'];
 const ALL_POINTS = FAILPOINTS.filter((p) => p !== 'journal.locked');
 
 interface Ctx {
@@ -28,8 +33,8 @@ interface Mode {
   /** Leaves the pending intent the mode recovers (a place killed at one step). */
   setup?: 'sending' | 'accepted';
   args: (c: Ctx) => string[];
-  /** Where the order reaches the user. */
-  sink: 'json' | 'text' | 'all-json' | 'file';
+  /** Where the order reaches the user (a plan: its summary, and one row's codes file). */
+  sink: 'json' | 'text' | 'all-json' | 'file' | 'plan';
   /** The file exists before the run (junk): an older file is never proof of delivery. */
   junk?: boolean;
 }
@@ -45,13 +50,22 @@ const MODES: Mode[] = [
   { name: 'resume --all --json', points: RESUME_POINTS, setup: 'sending', args: () => ['order', 'resume', '--all', '--json'], sink: 'all-json' },
   { name: 'watch --out', points: FILE_ONLY_POINTS, setup: 'accepted', args: (c) => ['order', 'watch', c.orderId!, '--out', c.file, '--interval', '0.05'], sink: 'file' },
   { name: 'codes get --out', points: FILE_ONLY_POINTS, setup: 'accepted', args: (c) => ['codes', 'get', c.orderId!, '--wait', '--interval', '0.05', '--out', c.file], sink: 'file' },
+  { name: 'place --plan', points: PLAN_POINTS, args: (c) => ['order', 'place', '--plan', planFor(c), '--json', '--interval', '0.05'], sink: 'plan' },
 ];
+
+/** A plan of two rows: `quantity` with the codes file, and `quantity + 500` without one. */
+function planFor(c: Ctx): string {
+  const plan = join(c.configDir, 'restock.csv');
+  if (!existsSync(plan)) writeFileSync(plan, `product,quantity,out\n${PRODUCT},${c.quantity},${c.file}\n${PRODUCT},${c.quantity + 500}\n`);
+  return plan;
+}
 
 /** Not reachable, so not in the matrix: said here so the gaps are visible. */
 export const UNREACHABLE = {
   'place --json / place --wait': 'codes.tmp-written, codes.renamed (no codes file)',
   'resume <key> / resume --all / resume --all --json': 'intent.written (written by place); codes.* (resumed intents placed without --out)',
-  'watch --out / codes get --out': 'intent.written, request.sent, order.accepted (they never place an order)',
+  'resume <key> / resume --all / resume --all --json ': 'sending.written (a resumed `sending` intent is sent again without writing it)',
+  'watch --out / codes get --out': 'intent.written, sending.written, request.sent, order.accepted, codes.identity-written (they never place an order, and record no file)',
 };
 
 const cases = MODES.flatMap((mode) => mode.points.map((point) => ({ mode, point })));
@@ -61,12 +75,22 @@ function pendingFiles(configDir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
 }
 
+/** Read from the files alone: an intent whose delivery is recorded (its own record in history/, or phase `delivered`). */
+function deliveryRecorded(configDir: string, name: string): boolean {
+  const intent = JSON.parse(readFileSync(join(configDir, 'journal', name), 'utf8')) as { key: string; phase: string; createdAt: string };
+  if (intent.phase === 'delivered') return true;
+  const record = join(configDir, 'history', `${createHash('sha256').update(intent.key).digest('hex').slice(0, 40)}.json`);
+  if (!existsSync(record)) return false;
+  const { outcome, createdAt } = JSON.parse(readFileSync(record, 'utf8')) as { outcome: string; createdAt: string };
+  return (outcome === 'delivered' || outcome === 'failed') && createdAt === intent.createdAt;
+}
+
 function printedIds(sink: Mode['sink'], run: RunResult | undefined): string[] {
   if (!run) return [];
   if (sink === 'text') return [...run.stdout.matchAll(/^order\s+(\S+)/gm)].map((m) => m[1]!);
   try {
     const doc = JSON.parse(run.stdout) as unknown;
-    if (sink === 'all-json') return (doc as { order?: { id: string } }[]).flatMap((r) => (r.order ? [r.order.id] : []));
+    if (sink === 'all-json' || sink === 'plan') return (doc as { order?: { id: string } }[]).flatMap((r) => (r.order ? [r.order.id] : []));
     return [(doc as { id: string }).id];
   } catch {
     return [];
@@ -83,8 +107,8 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
   afterAll(() => server.stop());
 
   it('names every failpoint of the contract', () => {
-    expect(ALL_POINTS).toEqual(['intent.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.renamed', 'delivered', 'resolved']);
-    expect(cases.length).toBe(44);
+    expect(ALL_POINTS).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.renamed', 'delivered', 'resolved']);
+    expect(cases.length).toBe(59);
   });
 
   it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))('$label', { timeout: 120_000 }, async ({ mode, point, i }) => {
@@ -106,23 +130,35 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
     expect(killed.signal, `${killed.stderr}`).toBe('SIGKILL');
 
     let recovery: RunResult | undefined;
-    const needsRecovery = pendingFiles(configDir).length > 0 || (mode.sink === 'file' && !existsSync(ctx.file)) || (mode.junk && readFileSync(ctx.file, 'utf8').includes('older'));
+    const undelivered = pendingFiles(configDir).filter((name) => !deliveryRecorded(configDir, name));
+    const hasFile = mode.sink === 'file' || mode.sink === 'plan';
+    const needsRecovery = undelivered.length > 0 || (hasFile && !existsSync(ctx.file)) || (mode.junk && readFileSync(ctx.file, 'utf8').includes('older'));
     if (needsRecovery) {
       recovery = await runCli(mode.args(ctx), { configDir });
       expect(recovery.code, recovery.stderr).toBe(0);
     }
 
-    const charged = (await ledger(server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === ctx.quantity);
-    expect(charged, 'exactly one charge').toHaveLength(1);
-    const orderId = String(charged[0]!.order_id);
-    if (mode.sink === 'file') {
+    const book = (await ledger(server)).orders;
+    const rows = mode.sink === 'plan' ? [ctx.quantity, ctx.quantity + 500] : [ctx.quantity];
+    for (const quantity of rows) {
+      const charged = book.filter((o) => o.product_id === PRODUCT && o.quantity === quantity);
+      expect(charged, `exactly one charge for ${quantity}`).toHaveLength(1);
+      if (mode.sink !== 'file') expect([...printedIds(mode.sink, killed), ...printedIds(mode.sink, recovery)], 'the order reached stdout').toContain(String(charged[0]!.order_id));
+    }
+    if (hasFile) {
       const codes = JSON.parse(readFileSync(ctx.file, 'utf8')) as { code: string }[];
       expect(codes).toHaveLength(ctx.quantity);
       expect(codes.every((c) => typeof c.code === 'string')).toBe(true);
-    } else {
-      expect([...printedIds(mode.sink, killed), ...printedIds(mode.sink, recovery)], 'the order reached stdout').toContain(orderId);
     }
-    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
-    expect(pendingFiles(configDir)).toEqual([]);
+    // Read from the files, not through `order pending`: only an intent killed after its delivery was recorded
+    // may be left, and the next journal command settles it.
+    const left = pendingFiles(configDir);
+    if (point === 'delivered' && !recovery) {
+      expect(left.every((name) => deliveryRecorded(configDir, name)), 'only intents whose delivery is recorded').toBe(true);
+      expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+      expect(pendingFiles(configDir)).toEqual([]);
+    } else {
+      expect(left, 'no intent file left').toEqual([]);
+    }
   });
 });

@@ -275,7 +275,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     });
   }
 
-  it("another order's file at the --out path never settles an interrupted order: its re-run writes its own codes", { timeout: 60_000 }, async () => {
+  it("an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way", { timeout: 60_000 }, async () => {
     const configDir = await loggedIn(server);
     const file = join(configDir, 'codes.json');
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '903', '--out', file, '--force', '--interval', '0.05'];
@@ -283,16 +283,23 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(killed.signal).toBe('SIGKILL');
     const mine = readFileSync(file, 'utf8');
     // Another restock renames its own file (same size, other codes) over the path, as a second writer would.
-    writeFileSync(`${file}.other`, mine.replace(/"code": "([^"]+)"/, (_m, code: string) => `"code": "${code.split('').reverse().join('')}"`));
+    writeFileSync(`${file}.other`, mine.replace(/"code": ?"([^"]+)"/, (_m, code: string) => `"code":"${code.split('').reverse().join('')}"`));
     spawnSync('mv', [`${file}.other`, file]);
-    const left = await pendingIntents(configDir);
-    expect(left).toHaveLength(1);
-    expect(left[0]).toMatchObject({ phase: 'accepted' });
+    const other = readFileSync(file, 'utf8');
+    // The codes reached the user when the rename put them in place: writing them again could sell them twice.
     const again = await runCli(args, { configDir });
-    expect(again.code, again.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe(mine);
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toContain('had already reached you');
+    expect(again.stderr).toMatch(/giftcodes codes get \S+ --out <file>/);
+    expect(readFileSync(file, 'utf8')).toBe(other);
     expect(await charges(903)).toHaveLength(1);
     expect(await pendingIntents(configDir)).toEqual([]);
+    // Settled by that refusal: the same command again is a new order, on purpose.
+    const orderId = (await charges(903))[0]!;
+    const fetched = await runCli(['codes', 'get', orderId, '--out', file, '--force'], { configDir });
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(mine);
+    expect(mine).not.toBe(other);
   });
 
   it('order place --out into a directory that does not exist: exit 2, nothing charged, no lock file tried there', async () => {
