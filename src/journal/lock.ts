@@ -3,12 +3,12 @@
 // exactly one maker wins. A lock whose owner is dead is taken over at once; a live owner keeps it however
 // long it takes, stopped (SIGSTOP) or not: liveness decides, never a timer. Only a lock dir left without an
 // owner (by an older giftcodes that wrote its owner after mkdir) goes by age.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { failpointSync } from '../failpoints.js';
-import { currentOwner, isAlive, isSameProcess, pidAlive, type Owner } from './owner.js';
+import { currentOwner, isAlive, isSameProcess, leftByDead, type Owner } from './owner.js';
 
 /** How long a waiter waits for a live holder before it gives up (exit 2, try again). */
 export const LOCK_WAIT_MS = 60_000;
@@ -153,16 +153,11 @@ function takeOverIfDead(lock: string): boolean {
  */
 function sweep(dir: string): void {
   swept.add(dir);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  const pidOf = (name: string): number | undefined => {
     const pid = /^\.lock\.(?:new|dead)-(\d+)-/.exec(name)?.[1];
-    if (pid !== undefined && Number(pid) !== process.pid && !pidAlive(Number(pid))) removeLockDir(join(dir, name));
-  }
+    return pid === undefined ? undefined : Number(pid);
+  };
+  for (const name of leftByDead(dir, pidOf)) removeLockDir(join(dir, name));
 }
 
 function holder(lock: string): 'missing' | 'alive' | 'dead' {

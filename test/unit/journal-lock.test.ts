@@ -212,10 +212,11 @@ describe('journal lock', () => {
       mkdirSync(join(dir, name));
       writeFileSync(join(dir, name, 'owner'), JSON.stringify({ pid: dead, boot: currentOwner().boot }));
     }
-    mkdirSync(join(dir, `.lock.new-${process.ppid}-c`));
-    mkdirSync(join(dir, `.lock.new-x-d`));
+    // A live process's (the parent's), this process's own, and a name that is none of these.
+    const kept = [`.lock.new-${process.ppid}-c`, `.lock.new-${process.pid}-d`, '.lock.new-x-e'];
+    for (const name of kept) mkdirSync(join(dir, name));
     await withDirLock(dir, () => 'ran');
-    expect(readdirSync(dir).sort()).toEqual([`.lock.new-${process.ppid}-c`, '.lock.new-x-d']);
+    expect(readdirSync(dir).sort()).toEqual(kept.sort());
   });
 
   it.skipIf(mountSupport())('a journal on a read-only disk: exit 8 journal_unwritable at once, naming the lock', async () => {
