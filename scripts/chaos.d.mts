@@ -1,14 +1,25 @@
 // Types of scripts/chaos.mjs for the test that runs it inside npm test.
 export interface ChaosResult {
   rounds: number;
+  /** Orders asked for: one per round, three per plan round. */
+  orders: number;
   charges: number;
   lost: number;
   double: number;
+  /** Intent files left in journal/ at the end of the rounds. */
   left: number;
-  kills: number;
+  /** Charged orders without a delivered record in history/. */
+  unrecorded: number;
+  /** Rounds with an order the server never charged. */
   noCharge: number;
+  kills: number;
+  /** Rounds whose last command was interrupted, finished by order resume --all. */
+  finished: number;
+  /** Other entries left in journal/ (temporary files, lock dirs). */
+  litter: number;
   seed: number;
   byMode: Record<string, number>;
 }
 export const MODES: string[];
+export function failed(round: Pick<ChaosResult, 'lost' | 'double' | 'left' | 'unrecorded' | 'noCharge'>): boolean;
 export function runChaos(options?: { rounds?: number; concurrency?: number; seed?: number; log?: (line: string) => void }): Promise<ChaosResult>;

@@ -1,7 +1,8 @@
 // Small files written whole or not at all: a temporary file beside the target (created O_EXCL, so a
 // link planted at its name is never followed), fsynced, renamed (a link at the target is replaced,
 // never written through), 0600. A failure is a LocalError (exit 8) naming the file; the temporary
-// file is removed and the target left as it was.
+// file is removed and the target left as it was. A failed fsync of the directory after the rename is
+// one too (naming the directory): the file is in place, but not known to survive a crash.
 import type * as Crypto from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
@@ -136,6 +137,19 @@ export function localError(error: unknown, path: string, what = 'file', code = '
   return new LocalError(`cannot write the ${what} ${path}: ${reason}${errno && errno !== reason ? ` (${errno})` : ''}`, { code, hint, cause: error });
 }
 
+/**
+ * The answers of a file system that cannot fsync a directory at all, where the rename is all there is:
+ * EINVAL is Linux's when the directory has no fsync (proc, sysfs, some FUSE and 9p mounts); ENOTSUP /
+ * EOPNOTSUPP some network file systems'; EBADF systems' that refuse to fsync a descriptor opened read-only
+ * (PostgreSQL's fsync_fname tolerates EINVAL and EBADF on directories for the same reasons). Any other
+ * failure (EIO, ENOSPC, EACCES on opening it) means the renames may not survive a crash: reported.
+ */
+const CANNOT_SYNC_DIRECTORIES = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF']);
+
+function directoryError(error: unknown, dir: string): LocalError | undefined {
+  return CANNOT_SYNC_DIRECTORIES.has((error as NodeJS.ErrnoException).code ?? '') ? undefined : localError(error, dir, 'directory');
+}
+
 /** After a rename, the directory entry itself must reach the disk for the file to survive a crash. */
 export function fsyncDirectory(dir: string): void {
   if (process.platform === 'win32') return;
@@ -143,10 +157,11 @@ export function fsyncDirectory(dir: string): void {
   try {
     fd = openSync(dir, 'r');
     fsyncSync(fd);
-  } catch {
-    // Some filesystems refuse to fsync a directory; the rename is still atomic.
+  } catch (error) {
+    const failure = directoryError(error, dir);
+    if (failure) throw failure;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    if (fd !== undefined) closeQuietly(fd);
   }
 }
 
@@ -157,13 +172,15 @@ const dirSyncs = new Map<string, { running: Promise<void>; next?: Promise<void> 
  * fsyncDirectory without blocking, and shared: a caller's renames are durable when its promise settles.
  * An fsync already running may have begun before the caller's rename, so it does not count; the caller
  * waits for the next one, which starts when it ends and serves everyone who asked meanwhile (a plan's
- * rows ask together: one fsync for many entries, never one that started too early).
+ * rows ask together: one fsync for many entries, never one that started too early). A failed fsync
+ * rejects every caller it served; the next one runs all the same, for its own callers.
  */
 export function syncDirectory(dir: string): Promise<void> {
   if (process.platform === 'win32') return Promise.resolve();
   const current = dirSyncs.get(dir);
   if (current === undefined) return startDirectorySync(dir);
-  current.next ??= current.running.then(() => startDirectorySync(dir));
+  const start = (): Promise<void> => startDirectorySync(dir);
+  current.next ??= current.running.then(start, start);
   return current.next;
 }
 
@@ -174,8 +191,9 @@ function startDirectorySync(dir: string): Promise<void> {
     try {
       handle = await open(dir, 'r');
       await handle.sync();
-    } catch {
-      // Some filesystems refuse to fsync a directory; the rename is still atomic.
+    } catch (error) {
+      const failure = directoryError(error, dir);
+      if (failure) throw failure;
     } finally {
       await handle?.close().catch(() => undefined);
       if (dirSyncs.get(dir) === state) dirSyncs.delete(dir);

@@ -1,17 +1,26 @@
-// The journal's short lock: a directory made with mkdir (atomic), holding its owner. A lock whose owner is
-// dead is taken over at once; a live owner keeps it however long it takes, stopped (SIGSTOP) or not:
-// liveness decides, never a timer. A lock dir without an owner file yet is being made: waited for.
-import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+// The journal's short lock: a directory holding its owner, made whole under a temporary name and renamed into
+// place, so the lock never exists without its owner. rename(2) fails on a non-empty directory (ENOTEMPTY):
+// exactly one maker wins. A lock whose owner is dead is taken over at once; a live owner keeps it however
+// long it takes, stopped (SIGSTOP) or not: liveness decides, never a timer. Only a lock dir left without an
+// owner (by an older giftcodes that wrote its owner after mkdir) goes by age.
+import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { failpointSync } from '../failpoints.js';
-import { currentOwner, isAlive, type Owner } from './owner.js';
+import { currentOwner, isAlive, isSameProcess, leftByDead, type Owner } from './owner.js';
 
 /** How long a waiter waits for a live holder before it gives up (exit 2, try again). */
 export const LOCK_WAIT_MS = 60_000;
-/** A lock dir left without an owner file (killed between mkdir and write) is dead after this long. */
+/** A lock dir without an owner file (an older giftcodes between mkdir and write, or killed there) is dead after this long. */
 const OWNERLESS_MS = 5_000;
+
+/** This process as a lock's owner: its start time read once. */
+let me: Owner | undefined;
+const self = (): Owner => (me ??= currentOwner());
+
+/** Directories whose leftover temporary lock dirs this process has swept. */
+const swept = new Set<string>();
 
 /** The tail of each directory's queue of holders in this process. */
 const queues = new Map<string, Promise<void>>();
@@ -51,57 +60,72 @@ async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: nu
   }
   failpointSync('journal.locked');
   try {
+    if (!swept.has(dir)) sweep(dir);
     return await fn();
   } finally {
     release(lock);
   }
 }
 
-/** Removes the lock only while it still names this process. */
+/**
+ * Removes the lock only while it names this process (pid, start time and boot: a reused pid is another
+ * process), and never anything but its owner file and the empty directory: should the rmdir meet a lock
+ * another holder renamed into place meanwhile (ENOTEMPTY), that lock is theirs and stays.
+ */
 function release(lock: string): void {
+  let owner: Owner;
   try {
-    const owner = JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as Owner;
-    if (owner.pid !== process.pid) return;
+    owner = JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as Owner;
   } catch {
     return;
   }
+  if (!isSameProcess(owner, self())) return;
+  // The owner file, then the directory: two calls per row of a plan. A disk turned read-only (or gone)
+  // leaves it: the error of the holder's own step is the one to report, and a lock left naming this
+  // process is dead once it exits (an emptied one, after OWNERLESS_MS).
+  removeLockDir(lock);
+}
+
+/** Its owner file, then the directory itself, never recursively: anything else in it keeps it. */
+function removeLockDir(path: string): void {
   try {
-    // The owner file, then the directory: two calls, where rmSync's recursive walk takes a dozen, per row of a plan.
-    unlinkSync(join(lock, 'owner'));
-    rmdirSync(lock);
+    unlinkSync(join(path, 'owner'));
   } catch {
-    try {
-      rmSync(lock, { recursive: true, force: true });
-    } catch {
-      // A disk turned read-only (or gone): the error of the holder's own step is the one to report, not
-      // this one. A lock left behind names this process, dead once it exits: the next taker takes it over.
-    }
+    // Not written yet, or already gone: the rmdir says whether the directory can go.
+  }
+  try {
+    rmdirSync(path);
+  } catch {
+    // Not empty (another holder's lock renamed onto it) or the disk failed: left as it is.
   }
 }
 
 function tryAcquire(lock: string, afterTakeOver = false): boolean {
+  const seen = holder(lock);
+  if (seen === 'alive') return false;
+  // A dead holder's lock is taken over at once: one more try right away, no wait.
+  if (seen === 'dead') return !afterTakeOver && takeOverIfDead(lock) && tryAcquire(lock, true);
+  const made = `${lock}.new-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  let placed = false;
   try {
-    mkdirSync(lock, { mode: 0o700 });
+    mkdirSync(made, { mode: 0o700 });
+    writeFileSync(join(made, 'owner'), JSON.stringify(self()), { mode: 0o600, flag: 'wx' });
+    renameSync(made, lock);
+    placed = true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST') throw localError(error, lock, 'order journal lock', 'journal_unwritable');
-    // A dead holder's lock is taken over at once: one more try right away, no wait.
-    return !afterTakeOver && takeOverIfDead(lock) ? tryAcquire(lock, true) : false;
-  }
-  try {
-    writeFileSync(join(lock, 'owner'), JSON.stringify(currentOwner()), { mode: 0o600 });
-  } catch (error) {
-    rmSync(lock, { recursive: true, force: true });
+    // Another maker's lock was renamed into place first.
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return false;
     throw localError(error, lock, 'order journal lock', 'journal_unwritable');
+  } finally {
+    // Only ever the directory this call made: never a lock at the real path.
+    if (!placed) removeLockDir(made);
   }
   return true;
 }
 
 /** Removes a lock whose holder is provably dead; the rename makes "check, then remove" safe against a second taker. */
 function takeOverIfDead(lock: string): boolean {
-  const seen = holder(lock);
-  if (seen === 'missing') return true;
-  if (seen === 'alive') return false;
   const aside = `${lock}.dead-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
     renameSync(lock, aside);
@@ -109,8 +133,7 @@ function takeOverIfDead(lock: string): boolean {
     return false; // another waiter took it over first
   }
   // Between our look and the rename another waiter may have replaced the dead lock with its own live one.
-  const moved = holder(aside);
-  if (moved === 'alive') {
+  if (holder(aside) === 'alive') {
     try {
       renameSync(aside, lock);
     } catch {
@@ -119,8 +142,22 @@ function takeOverIfDead(lock: string): boolean {
     }
     return false;
   }
-  rmSync(aside, { recursive: true, force: true });
+  removeLockDir(aside);
   return true;
+}
+
+/**
+ * Removes the temporary lock dirs (".lock.new-<pid>-…" being made, ".lock.dead-<pid>-…" being taken over)
+ * that a process killed meanwhile left behind, once per directory and process, under the lock. The pid in
+ * the name is the maker's or taker's: while it lives, the dir is its own (a reused pid only keeps one longer).
+ */
+function sweep(dir: string): void {
+  swept.add(dir);
+  const pidOf = (name: string): number | undefined => {
+    const pid = /^\.lock\.(?:new|dead)-(\d+)-/.exec(name)?.[1];
+    return pid === undefined ? undefined : Number(pid);
+  };
+  for (const name of leftByDead(dir, pidOf)) removeLockDir(join(dir, name));
 }
 
 function holder(lock: string): 'missing' | 'alive' | 'dead' {
@@ -128,7 +165,8 @@ function holder(lock: string): 'missing' | 'alive' | 'dead' {
   try {
     owner = JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as Owner;
   } catch {
-    // No owner yet, or half written: being made right now, or its maker died in that instant.
+    // No owner: an older giftcodes making its lock right now (or killed in that instant), or a release
+    // between its two steps. Young, it is waited for; old, it is dead.
     try {
       return Date.now() - statSync(lock).mtimeMs > OWNERLESS_MS ? 'dead' : 'alive';
     } catch {

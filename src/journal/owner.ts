@@ -1,6 +1,6 @@
 // Who holds an intent or the journal lock, and whether that process is still alive. A process is its pid,
 // its start time and the boot it runs in; never the host's name (a renamed host, a shared config directory).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Owner {
   pid: number;
@@ -62,6 +62,24 @@ export function pidAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * The names in `dir` that a process now dead made, by the pid `pidOf` reads from each name (undefined: not
+ * such a name): temporary files and directories a kill left behind. Never this process's; a reused pid only
+ * keeps its name longer.
+ */
+export function leftByDead(dir: string, pidOf: (name: string) => number | undefined): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => {
+    const pid = pidOf(name);
+    return pid !== undefined && pid !== process.pid && !pidAlive(pid);
+  });
 }
 
 function processStart(pid: number): string | undefined {

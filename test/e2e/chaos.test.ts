@@ -1,24 +1,40 @@
-// Exactly once under SIGKILL at random instants and at named failpoints, over every mode (place --json,
-// --wait, --out, --out --force, resume <key>, resume --all [--json], watch --out, codes get --out): the
-// server's ledger then holds exactly one order per round, each reached the user, and nothing is pending.
+// Exactly once under SIGKILL at random instants and at every named failpoint, over every mode (place --json,
+// --wait, --out, --out --force, resume <key>, resume --all [--json], watch --out, codes get --out, plan rows),
+// counted from outside the journal's code: the server's ledger holds exactly one order per order asked for,
+// each reached the user (its id on stdout, or its very codes in its file), no intent file is left in
+// journal/, and each charged order has its delivered record in history/.
 import { describe, expect, it } from 'vitest';
-import { runChaos } from '../../scripts/chaos.mjs';
+import { MODES, failed, runChaos } from '../../scripts/chaos.mjs';
 import { ledger, loggedIn, runCli, startServer } from '../helpers/e2e.js';
 
 const ROUNDS = 50;
 
 describe('chaos: random kills over every way an order reaches the user (scripts/chaos.mjs)', () => {
-  it(`charges exactly once per round and loses nothing over ${ROUNDS} rounds`, { timeout: 300_000 }, async () => {
+  it(`charges exactly once per order and loses or leaves nothing over ${ROUNDS} rounds`, { timeout: 300_000 }, async () => {
     const result = await runChaos({ rounds: ROUNDS, concurrency: 4 });
     console.log(`chaos: ${JSON.stringify(result)}`);
+    const seed = `seed ${result.seed}`;
     expect(result.rounds).toBe(ROUNDS);
-    expect(result.charges, `seed ${result.seed}`).toBe(ROUNDS);
-    expect(result.double, `seed ${result.seed}`).toBe(0);
-    expect(result.lost, `seed ${result.seed}`).toBe(0);
-    expect(result.left, `seed ${result.seed}`).toBe(0);
+    // A plan round asks for three orders (its rows), every other round for one.
+    expect(result.orders).toBe(ROUNDS + 2 * result.byMode.plan!);
+    expect(result.charges, seed).toBe(result.orders);
+    expect(result.double, seed).toBe(0);
+    expect(result.lost, seed).toBe(0);
+    expect(result.left, seed).toBe(0);
+    expect(result.unrecorded, seed).toBe(0);
+    expect(result.noCharge, seed).toBe(0);
+    expect(failed(result)).toBe(false);
+    expect(Object.keys(result.byMode)).toEqual(MODES);
+    expect(MODES).toEqual(expect.arrayContaining(['plan', 'watch --out', 'codes get --out']));
     expect(Object.values(result.byMode).every((n) => n >= 5)).toBe(true);
     // Kills must land, or the journal was never put to the test.
     expect(result.kills).toBeGreaterThan(ROUNDS / 2);
+  });
+
+  it('a round fails on anything left, lost, doubled, unrecorded or never charged', () => {
+    const clean = { lost: 0, double: 0, left: 0, unrecorded: 0, noCharge: 0 };
+    expect(failed(clean)).toBe(false);
+    for (const name of Object.keys(clean)) expect(failed({ ...clean, [name]: 1 }), name).toBe(true);
   });
 });
 

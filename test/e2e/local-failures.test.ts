@@ -130,9 +130,8 @@ describe('local resources that fail: exit 8', () => {
     expectOneCleanError(set.stderr);
   });
 
-  // Skipped until the journal's lock is rebuilt (src/journal, issue 12's order-machine part): today
-  // proper-lockfile's mkdir fails with EROFS, retried for ~20 s and reported as exit 2 journal_locked.
-  it.skip('a journal on a read-only disk: order place is exit 8, and nothing is charged', async () => {
+  // Once skipped: proper-lockfile retried its mkdir's EROFS for ~20 s and said exit 2 journal_locked.
+  it.skipIf(noMounts)('a journal on a read-only disk: order place is exit 8, and nothing is charged', async () => {
     const configDir = readOnlyDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
     const before = (await ledger(server)).orders.length;
     const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], configDir);

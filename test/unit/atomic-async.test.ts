@@ -1,25 +1,52 @@
 // The asynchronous durable writes of the journal (issue 16): a directory fsync shared by the callers that
 // ask while one runs, never one that began before a caller asked; staged files that leave nothing behind.
+// A directory fsync that fails is exit 8 naming the directory, for every caller it served (issue 21).
+import * as fs from 'node:fs';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { stageFile, syncDirectory, writeFileAtomic } from '../../src/files/atomic.js';
+import { fsyncDirectory, stageFile, syncDirectory, writeFileAtomic, writeFileAtomicSync } from '../../src/files/atomic.js';
 import { tempDir } from '../helpers/e2e.js';
 
-/** Directory fsyncs begun (through the mocked open(dir, 'r')), each finished by the test. */
-const dirSyncs: { dir: string; finish: () => void }[] = [];
+/** Directory fsyncs begun (through the mocked open(dir, 'r')), each finished (or failed with an errno) by the test. */
+const dirSyncs: { dir: string; finish: () => void; fail: (code: string) => void }[] = [];
 let holdDirSyncs = false;
+/** An errno the next opens of a directory fail with (async), or its fsyncs (sync), when set. */
+let dirOpenFails: string | undefined;
+let dirFsyncSyncFails: string | undefined;
+
+function errno(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: simulated`), { code });
+}
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
   return {
     ...real,
     open: async (path: string, flags: string, mode?: number) => {
+      if (flags === 'r' && dirOpenFails) throw errno(dirOpenFails);
       if (!holdDirSyncs || flags !== 'r') return real.open(path, flags, mode);
-      return { sync: () => new Promise<void>((finish) => dirSyncs.push({ dir: path, finish })), close: () => Promise.resolve() };
+      return {
+        sync: () => new Promise<void>((finish, reject) => dirSyncs.push({ dir: path, finish, fail: (code) => reject(errno(code)) })),
+        close: () => Promise.resolve(),
+      };
     },
   };
 });
+
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...real,
+    fsyncSync: (fd: number) => {
+      if (dirFsyncSyncFails && real.fstatSync(fd).isDirectory()) throw errno(dirFsyncSyncFails);
+      real.fsyncSync(fd);
+    },
+  };
+});
+
+/** The fsyncs begun of one directory: a test's own, whatever an earlier test left running. */
+const of = (dir: string) => dirSyncs.filter((sync) => sync.dir === dir);
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve));
@@ -55,7 +82,105 @@ describe('syncDirectory', () => {
       await later;
     } finally {
       holdDirSyncs = false;
+      dirSyncs.length = 0;
     }
+  });
+});
+
+describe('a directory fsync that fails', () => {
+  const inDirectory = (dir: string, code: string) => ({ exitCode: 8, code: 'local_error', message: `cannot write the directory ${dir}: ${reasonOf(code)} (${code})` });
+  const reasonOf = (code: string) => (code === 'EIO' ? 'an input/output error from the disk' : code === 'ENOSPC' ? 'no space left on the device' : 'permission denied');
+
+  it('is exit 8 naming the directory, for every caller it served; the next one still runs for its own callers', async () => {
+    holdDirSyncs = true;
+    try {
+      const first = syncDirectory('/f').catch((error: unknown) => error);
+      await until(() => of('/f').length === 1);
+      const second = syncDirectory('/f').catch((error: unknown) => error);
+      const third = syncDirectory('/f').catch((error: unknown) => error);
+      of('/f')[0]!.fail('EIO');
+      expect(await first).toMatchObject(inDirectory('/f', 'EIO'));
+      // The one that failed began before they asked: theirs runs all the same.
+      await until(() => of('/f').length === 2);
+      const fourth = syncDirectory('/f').then(() => 'synced');
+      of('/f')[1]!.fail('ENOSPC');
+      expect(await second).toMatchObject(inDirectory('/f', 'ENOSPC'));
+      expect(await third).toMatchObject(inDirectory('/f', 'ENOSPC'));
+      await until(() => of('/f').length === 3);
+      of('/f')[2]!.finish();
+      await expect(fourth).resolves.toBe('synced');
+    } finally {
+      holdDirSyncs = false;
+      dirSyncs.length = 0;
+    }
+  });
+
+  it('a directory that cannot be opened to fsync it is reported too', async () => {
+    dirOpenFails = 'EACCES';
+    try {
+      await expect(syncDirectory('/g')).rejects.toMatchObject(inDirectory('/g', 'EACCES'));
+    } finally {
+      dirOpenFails = undefined;
+    }
+  });
+
+  it('after writeFileAtomic: exit 8 naming the directory; the file is in place', async () => {
+    const dir = tempDir();
+    holdDirSyncs = true;
+    try {
+      const written = writeFileAtomic(join(dir, 'a.json'), 'a', 'journal file').catch((error: unknown) => error);
+      await until(() => of(dir).length === 1);
+      of(dir)[0]!.fail('EIO');
+      expect(await written).toMatchObject(inDirectory(dir, 'EIO'));
+      expect(readFileSync(join(dir, 'a.json'), 'utf8')).toBe('a');
+    } finally {
+      holdDirSyncs = false;
+      dirSyncs.length = 0;
+    }
+  });
+
+  it('after writeFileAtomicSync: exit 8 naming the directory, with the hint for its cause; the file is in place', () => {
+    const dir = tempDir();
+    dirFsyncSyncFails = 'EIO';
+    try {
+      expect(() => writeFileAtomicSync(join(dir, 'config.json'), '{}', 'config file')).toThrow(expect.objectContaining({ ...inDirectory(dir, 'EIO'), hint: expect.stringContaining('dmesg') }));
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{}');
+      expect(readdirSync(dir)).toEqual(['config.json']);
+    } finally {
+      dirFsyncSyncFails = undefined;
+    }
+  });
+
+  it.each(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF'])('is tolerated when it says the file system cannot fsync a directory (%s)', async (code) => {
+    const dir = tempDir();
+    dirFsyncSyncFails = code;
+    try {
+      expect(() => fsyncDirectory(dir)).not.toThrow();
+      expect(() => writeFileAtomicSync(join(dir, 'b.json'), 'b')).not.toThrow();
+    } finally {
+      dirFsyncSyncFails = undefined;
+    }
+    holdDirSyncs = true;
+    try {
+      const synced = syncDirectory(dir).then(() => 'synced');
+      await until(() => of(dir).length === 1);
+      of(dir)[0]!.fail(code);
+      await expect(synced).resolves.toBe('synced');
+    } finally {
+      holdDirSyncs = false;
+      dirSyncs.length = 0;
+    }
+  });
+
+  it.skipIf(process.platform !== 'linux')('a real one: Linux answers EINVAL for a directory without fsync (/proc), which is tolerated', async () => {
+    const fd = fs.openSync('/proc', 'r');
+    try {
+      expect(() => fs.fsyncSync(fd)).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+    } finally {
+      fs.closeSync(fd);
+    }
+    expect(() => fsyncDirectory('/proc')).not.toThrow();
+    await expect(syncDirectory('/proc')).resolves.toBeUndefined();
   });
 });
 

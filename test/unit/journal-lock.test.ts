@@ -1,17 +1,87 @@
 // The journal lock goes by its holder's liveness, never a timer: a dead holder's lock is taken at once,
-// a live (or stopped) holder keeps it as long as it runs.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+// a live (or stopped) holder keeps it as long as it runs. The lock is made whole under a temporary name
+// and renamed into place; a maker or holder removes only what is its own (issue 21).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
-import { tempDir } from '../helpers/e2e.js';
+import { BIN, ROOT, tempDir } from '../helpers/e2e.js';
+import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
+
+/** Run by the lock's code just before it writes an owner file (into the dir being made), and just after it unlinks one. */
+let beforeOwner: ((made: string) => void) | undefined;
+let afterUnlink: ((path: string) => void) | undefined;
+
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...real,
+    writeFileSync: (...args: Parameters<typeof real.writeFileSync>) => {
+      const hook = beforeOwner;
+      if (hook && typeof args[0] === 'string' && args[0].endsWith('/owner')) {
+        beforeOwner = undefined;
+        hook(real.realpathSync(args[0].slice(0, -'/owner'.length)));
+      }
+      real.writeFileSync(...args);
+    },
+    unlinkSync: (path: string) => {
+      real.unlinkSync(path);
+      const hook = afterUnlink;
+      if (hook && path.endsWith('/owner')) {
+        afterUnlink = undefined;
+        hook(path);
+      }
+    },
+  };
+});
+
+afterAll(unmountAll);
+
+/** The other process is the built giftcodes (npm test builds it first). */
+const noBuild = existsSync(join(ROOT, 'dist', 'start.js')) ? undefined : 'no dist/: run npm run build';
+if (noBuild) console.log(`journal-lock: skipping the tests with another giftcodes process: ${noBuild}`);
 
 function plant(dir: string, owner: object | undefined, ageS = 0): void {
   mkdirSync(join(dir, '.lock'));
   if (owner) writeFileSync(join(dir, '.lock', 'owner'), JSON.stringify(owner));
   if (ageS) utimesSync(join(dir, '.lock'), new Date(Date.now() - ageS * 1000), new Date(Date.now() - ageS * 1000));
+}
+
+const ownerPid = (dir: string): number | undefined => {
+  try {
+    return (JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Ages a directory's mtime as if its maker had paused that long since making it. */
+const age = (dir: string, seconds: number): void => utimesSync(dir, new Date(Date.now() - seconds * 1000), new Date(Date.now() - seconds * 1000));
+
+/** Blocks this whole process (as a paused maker would be) until `condition` holds. */
+function blockUntil(condition: () => boolean, ms = 10_000): void {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('the condition never held');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  }
+}
+
+/** Another giftcodes process that takes the journal lock of `configDir` (order pending), holding it `holdMs`. */
+const otherProcessEnv = (configDir: string, holdMs: number): NodeJS.ProcessEnv => ({
+  ...process.env,
+  GIFTCODES_CONFIG_DIR: configDir,
+  GIFTCODES_FAILPOINTS: `journal.locked=pause:${holdMs}`,
+  NO_COLOR: '1',
+  CI: 'true',
+});
+
+function journalIn(configDir: string): string {
+  const dir = join(configDir, 'journal');
+  mkdirSync(dir, { mode: 0o700 });
+  return dir;
 }
 
 const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
@@ -74,6 +144,90 @@ describe('journal lock', () => {
     const old = tempDir();
     plant(old, undefined, 6);
     await expect(withDirLock(old, () => 'ran', 1)).resolves.toBe('ran');
+  });
+
+  it.skipIf(noBuild)('a maker paused over 5 s before writing its owner holds nothing yet: another process takes the free lock meanwhile, then the maker gets its own', async () => {
+    const configDir = tempDir();
+    const dir = journalIn(configDir);
+    const seen: { made?: string; lockExisted?: boolean; other?: ReturnType<typeof spawnSync> } = {};
+    beforeOwner = (made) => {
+      seen.made = made;
+      seen.lockExisted = existsSync(join(dir, '.lock'));
+      age(made, 6);
+      seen.other = spawnSync(process.execPath, [BIN, 'order', 'pending', '--json'], { env: otherProcessEnv(configDir, 0), encoding: 'utf8' });
+    };
+    await expect(withDirLock(dir, () => ownerPid(dir))).resolves.toBe(process.pid);
+    // The owner is written into a directory of its own, never into the lock at its real path.
+    expect(seen.made).not.toBe(join(dir, '.lock'));
+    expect(dirname(seen.made!)).toBe(dir);
+    expect(seen.lockExisted).toBe(false);
+    expect(seen.other?.status, String(seen.other?.stderr)).toBe(0);
+    expect(String(seen.other?.stderr)).toContain('failpoint journal.locked');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it.skipIf(noBuild)('a maker whose owner write fails removes only the directory it made, never the lock another process holds', async () => {
+    const configDir = tempDir();
+    const dir = journalIn(configDir);
+    const other = { proc: undefined as ReturnType<typeof spawn> | undefined };
+    beforeOwner = (made) => {
+      age(made, 6);
+      const proc = spawn(process.execPath, [BIN, 'order', 'pending', '--json'], { env: otherProcessEnv(configDir, 1500), stdio: 'ignore' });
+      other.proc = proc;
+      blockUntil(() => ownerPid(dir) === proc.pid);
+      throw Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
+    };
+    const exited = new Promise<number | null>((resolve) => {
+      const wait = (): void => void (other.proc ? other.proc.once('exit', resolve) : setTimeout(wait, 10));
+      wait();
+    });
+    await expect(withDirLock(dir, () => 'ran', 1)).rejects.toMatchObject({ exitCode: 8, code: 'journal_unwritable' });
+    expect(ownerPid(dir)).toBe(other.proc?.pid);
+    expect(await exited).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a lock naming this pid with another start time (the pid reused) is another process: left at release', async () => {
+    const dir = tempDir();
+    const reused = { ...currentOwner(), start: '1' };
+    await withDirLock(dir, () => writeFileSync(join(dir, '.lock', 'owner'), JSON.stringify(reused)));
+    expect(JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8'))).toEqual(reused);
+  });
+
+  it('a release that meets a lock another maker renamed into place between its two steps leaves that lock', async () => {
+    const dir = tempDir();
+    const racer = { pid: process.ppid, boot: currentOwner().boot };
+    afterUnlink = () => {
+      // Our emptied lock dir is replaced by the racer's whole one: rename(2) replaces an empty directory.
+      const made = join(dir, '.lock.new-racer');
+      mkdirSync(made);
+      writeFileSync(join(made, 'owner'), JSON.stringify(racer));
+      renameSync(made, join(dir, '.lock'));
+    };
+    await expect(withDirLock(dir, () => 'ran')).resolves.toBe('ran');
+    expect(afterUnlink).toBeUndefined();
+    expect(JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8'))).toEqual(racer);
+  });
+
+  it('sweeps the temporary lock dirs processes killed meanwhile left, never one a live process is making', async () => {
+    const dir = tempDir();
+    const dead = deadPid();
+    for (const name of [`.lock.new-${dead}-a`, `.lock.dead-${dead}-b`]) {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'owner'), JSON.stringify({ pid: dead, boot: currentOwner().boot }));
+    }
+    // A live process's (the parent's), this process's own, and a name that is none of these.
+    const kept = [`.lock.new-${process.ppid}-c`, `.lock.new-${process.pid}-d`, '.lock.new-x-e'];
+    for (const name of kept) mkdirSync(join(dir, name));
+    await withDirLock(dir, () => 'ran');
+    expect(readdirSync(dir).sort()).toEqual(kept.sort());
+  });
+
+  it.skipIf(mountSupport())('a journal on a read-only disk: exit 8 journal_unwritable at once, naming the lock', async () => {
+    const dir = readOnlyDisk();
+    const started = Date.now();
+    await expect(withDirLock(dir, () => 'ran')).rejects.toMatchObject({ exitCode: 8, code: 'journal_unwritable', message: expect.stringContaining(join(dir, '.lock')) });
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('holders run one at a time', async () => {
