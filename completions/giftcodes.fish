@@ -5,7 +5,7 @@
 function __giftcodes_subcommands --argument-names path
     switch $path
         case ''
-            printf '%s\n' 'login' 'logout' 'config' 'ping' 'catalog' 'order' 'codes' 'webhook' 'serve' 'completion' 'help'
+            printf '%s\n' 'login' 'logout' 'config' 'ping' 'doctor' 'catalog' 'order' 'codes' 'webhook' 'serve' 'completion' 'help'
         case 'config '
             printf '%s\n' 'show' 'list' 'set' 'use' 'help'
         case 'catalog '
@@ -82,6 +82,7 @@ complete -c giftcodes -n '__giftcodes_at \'\'' -a 'login' -d 'store an API key i
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'logout' -d 'remove keys from the profile (--env test|live|all; default all)'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'config' -d 'inspect and change profiles (keys are always shown masked)'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'ping' -d 'check that the key works: status, environment and reseller'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'doctor' -d 'check that a cron job can run here: PATH, key, directories, API, clock'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'catalog' -d 'browse the products you can order'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'order' -d 'place, follow and recover orders'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'codes' -d 'fetch the codes of a completed order (CSV, JSON, JSONL)'
@@ -116,7 +117,7 @@ complete -c giftcodes -n '__giftcodes_arg \'order help \' 0' -a 'place show watc
 complete -c giftcodes -n '__giftcodes_arg \'codes help \' 0' -a 'get'
 complete -c giftcodes -n '__giftcodes_arg \'webhook help \' 0' -a 'listen'
 complete -c giftcodes -n '__giftcodes_arg \'completion \' 0' -a 'bash zsh fish'
-complete -c giftcodes -n '__giftcodes_arg \'help \' 0' -a 'login logout config ping catalog order codes webhook serve completion'
+complete -c giftcodes -n '__giftcodes_arg \'help \' 0' -a 'login logout config ping doctor catalog order codes webhook serve completion'
 complete -c giftcodes -l version -s V -d 'print the version'
 complete -c giftcodes -l profile -x -a '(__giftcodes_dynamic profiles)' -d 'config profile to use (env: GIFTCODES_PROFILE)'
 complete -c giftcodes -l env -x -a 'test live' -d 'which of the profile\'s keys to use'
@@ -143,6 +144,7 @@ complete -c giftcodes -n '__giftcodes_under \'config list \'' -l help -s h -d 's
 complete -c giftcodes -n '__giftcodes_under \'config set \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'config use \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'ping \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'doctor \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'catalog \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'catalog list \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'order \'' -l help -s h -d 'show help'
