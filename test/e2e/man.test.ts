@@ -16,7 +16,7 @@ const listed = ENVIRONMENT_VARIABLES.flatMap((variable) => variable.names).sort(
 function generate(env: NodeJS.ProcessEnv = {}): { status: number | null; stderr: string; page: string } {
   const target = join(tempDir('giftcodes-man-'), 'giftcodes.1');
   const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'gen-man.mjs'), join(ROOT, 'dist', 'cli.js'), target], {
-    env: { ...process.env, SOURCE_DATE_EPOCH: undefined, ...env },
+    env: { ...process.env, ...env },
     encoding: 'utf8',
   });
   let text = '';
@@ -36,19 +36,22 @@ function section(text: string, name: string): string {
   return text.slice(start, end < 0 ? undefined : end);
 }
 
+const changelogDate = new RegExp(`^## ${pkg.version.replace(/\./g, '\\.')} \\((\\d{4}-\\d{2}-\\d{2})\\)$`, 'm').exec(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'))?.[1];
+const th = (date: string | undefined): string => `.TH GIFTCODES 1 ${date} "giftcodes ${pkg.version}" "User Commands"`;
+
 describe('.TH', () => {
-  it("carries the version's release date from CHANGELOG.md, not the build time", () => {
-    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
-    const date = new RegExp(`^## ${pkg.version.replace(/\./g, '\\.')} \\((\\d{4}-\\d{2}-\\d{2})\\)$`, 'm').exec(changelog)?.[1];
-    expect(date, `CHANGELOG.md has no heading for ${pkg.version}`).toBeDefined();
-    expect(page().split('\n')[0]).toBe(`.TH GIFTCODES 1 ${date} "giftcodes ${pkg.version}" "User Commands"`);
+  it("carries the version's release date from CHANGELOG.md (or SOURCE_DATE_EPOCH's, when the build had one), not the build time", () => {
+    expect(changelogDate, `CHANGELOG.md has no heading for ${pkg.version}`).toBeDefined();
+    const epoch = process.env.SOURCE_DATE_EPOCH;
+    expect(page().split('\n')[0]).toBe(th(epoch ? new Date(Number(epoch) * 1000).toISOString().slice(0, 10) : changelogDate));
   });
 
   it('is the same page on every build; SOURCE_DATE_EPOCH sets the date when given, and a bad one fails', () => {
     expect(generate().page).toBe(page());
+    expect(generate({ SOURCE_DATE_EPOCH: '' }).page.split('\n')[0]).toBe(th(changelogDate));
     const packaged = generate({ SOURCE_DATE_EPOCH: '1700000000' });
     expect(packaged.status).toBe(0);
-    expect(packaged.page.split('\n')[0]).toBe(`.TH GIFTCODES 1 2023-11-14 "giftcodes ${pkg.version}" "User Commands"`);
+    expect(packaged.page.split('\n')[0]).toBe(th('2023-11-14'));
     const bad = generate({ SOURCE_DATE_EPOCH: 'yesterday' });
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('SOURCE_DATE_EPOCH must be whole seconds');
