@@ -5,7 +5,7 @@
 # Subcommands of a command path ("" is giftcodes itself, "config " is giftcodes config).
 _giftcodes_subcommands() {
   case "$1" in
-    '') REPLY='login logout config ping catalog order codes webhook serve completion help' ;;
+    '') REPLY='login logout config ping doctor catalog order codes webhook serve completion help' ;;
     'config ') REPLY='show list set use help' ;;
     'catalog ') REPLY='list help' ;;
     'order ') REPLY='place show watch list pending resume abandon help' ;;
@@ -28,6 +28,7 @@ _giftcodes_flags() {
     'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
     'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'doctor ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
@@ -135,7 +136,7 @@ _giftcodes_arg_value() {
     'codes help |'0) REPLY='words get' ;;
     'webhook help |'0) REPLY='words listen' ;;
     'completion |'0) REPLY='words bash zsh fish' ;;
-    'help |'0) REPLY='words login logout config ping catalog order codes webhook serve completion' ;;
+    'help |'0) REPLY='words login logout config ping doctor catalog order codes webhook serve completion' ;;
     *) return 1 ;;
   esac
 }

@@ -110,8 +110,9 @@ function nodeBinary(major) {
 }
 
 /**
- * The terminal tests drive tmux and bash. A fresh machine may lack tmux: as root with apt-get (CI here),
- * install it from Debian's packages; otherwise the tests that need it fail and say why.
+ * The terminal tests drive tmux and bash, the keyring tests a Secret Service, the man page test mandoc. A fresh
+ * machine may lack them: as root with apt-get (CI here), install them from Debian's packages; otherwise the
+ * tests that need them fail or skip and say why.
  */
 function ensureTools() {
   const has = (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
@@ -122,6 +123,7 @@ function ensureTools() {
     ['dbus-send', 'dbus', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
     ['gnome-keyring-daemon', 'gnome-keyring', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
     ['secret-tool', 'libsecret-tools', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
+    ['mandoc', 'mandoc', 'the man page lint (test/e2e/man.test.ts) will be skipped'],
   ];
   const missing = wanted.filter(([tool]) => !has(tool));
   if (missing.length === 0) return;

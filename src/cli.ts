@@ -9,8 +9,9 @@ import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { Io } from './output/io.js';
 import { VERSION } from './version.js';
 
-/** For scripts/gen-man.mjs: the help topics go into the man page. */
+/** For scripts/gen-man.mjs: the help topics and the environment variables go into the man page. */
 export { HELP_TOPICS } from './commands/help.js';
+export { ENVIRONMENT_VARIABLES } from './commands/environment.js';
 
 /** With `argv`, only the branch of the command it names is built (see registerCommands); without, the whole tree. */
 export function buildProgram(app: App, argv?: readonly string[]): Command {

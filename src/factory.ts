@@ -80,6 +80,11 @@ export class Factory {
     return configDir(this.io.env);
   }
 
+  /** The order journal sits in the config directory. */
+  get journalDir(): string {
+    return `${this.configDir}/journal`;
+  }
+
   config(): Promise<ConfigStore> {
     this.configPromise ??= (async () => {
       const { ConfigStore } = await import('./config/store.js');
@@ -104,8 +109,8 @@ export class Factory {
     return this.apiPromise;
   }
 
-  /** A client for an explicit key and URL: login verifies a key before it is saved. */
-  async clientFor(baseUrl: string, apiKey: string): Promise<ApiClient> {
+  /** A client for an explicit key and URL: login verifies a key before it is saved; doctor pings with fewer retries. */
+  async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries): Promise<ApiClient> {
     preloadTransport();
     const [{ ApiClient }, extraCa, proxy] = await Promise.all([
       import('./api/client.js'),
@@ -120,7 +125,7 @@ export class Factory {
       proxy,
       env: this.io.env,
       requestTimeoutMs: Math.max(1, Math.round(this.globals.requestTimeout * 1000)),
-      retry: { ...DEFAULT_RETRY_POLICY, retries: this.globals.retries },
+      retry: { ...DEFAULT_RETRY_POLICY, retries },
       log: (line) => this.io.debug(line),
       signal: this.signal,
     });
@@ -166,7 +171,7 @@ export class Factory {
   journal(): Promise<Journal> {
     this.journalPromise ??= (async () => {
       const { Journal } = await import('./journal/journal.js');
-      const dir = `${this.configDir}/journal`;
+      const dir = this.journalDir;
       for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)]) if (warning) this.warnOnce(warning);
       // How long the order record keeps ended orders: the profile's history-days, else 90.
       const store = await this.config().catch(() => undefined);

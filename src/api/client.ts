@@ -96,8 +96,13 @@ export class ApiClient {
   }
 
   async ping(): Promise<Ping> {
+    return (await this.pingWithDate()).ping;
+  }
+
+  /** The ping and the service's Date header, for doctor to compare this machine's clock with. */
+  async pingWithDate(): Promise<{ ping: Ping; date: string | undefined }> {
     const response = await this.send({ method: 'GET', target: '/v1/ping' });
-    return this.parse(response, pingSchema, 'GET /v1/ping', 'ping');
+    return { ping: this.parse(response, pingSchema, 'GET /v1/ping', 'ping'), date: response.headers.date };
   }
 
   async listProducts(): Promise<Product[]> {

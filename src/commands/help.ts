@@ -2,6 +2,7 @@
 // does, and an Examples section on every command (a noun shows its verbs' first examples).
 import { Help, type Command, type HelpConfiguration } from 'commander';
 import { examples, examplesOf } from './app.js';
+import { environmentHelp } from './environment.js';
 
 /** Given to the program before any command is added: commander copies it to each subcommand. */
 export const helpConfiguration: HelpConfiguration = {
@@ -25,22 +26,7 @@ const PROGRAM_EXAMPLES = [
 
 /** `giftcodes help <topic>`: pages that are not commands. */
 export const HELP_TOPICS: Readonly<Record<string, string>> = {
-  environment: `Environment variables read by giftcodes (a flag wins over its variable, a variable over the profile):
-
-  GIFTCODES_PROFILE      config profile to use (--profile)
-  GIFTCODES_API_KEY      use this key instead of the profile's (--api-key); its prefix decides the environment
-  GIFTCODES_BASE_URL     API base URL (--base-url); default the profile's, else http://127.0.0.1:4010
-  GIFTCODES_CONFIG_DIR   directory of the config, the order journal and the order record (tests and cron use it)
-  GIFTCODES_CA_FILE      PEM certificates trusted in addition to Node's own (--ca-file)
-  NODE_EXTRA_CA_CERTS    the same, read by Node itself
-  GIFTCODES_WEBHOOK_SECRET  the webhook secret for webhook listen and order watch --webhook-port
-  GIFTCODES_PAGER        pager for long output on a terminal (wins over PAGER; "cat" or empty: none)
-  PAGER                  pager for long output on a terminal (default: less -FRX)
-  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (and lower case)  a forward proxy; credentials are never printed
-  NO_COLOR, FORCE_COLOR  colour control (--no-color)
-  CI                     set: never prompt (as when stdin or stderr is not a terminal)
-  GIFTCODES_DEBUG        set: an unexpected internal error prints its stack
-`,
+  environment: environmentHelp(),
   'exit-codes': `Exit codes:
 
   0    success

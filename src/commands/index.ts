@@ -5,6 +5,7 @@ import { register as registerCatalog } from './catalog/index.js';
 import { register as registerCodes } from './codes/index.js';
 import { register as registerCompletion } from './completion.js';
 import { register as registerConfig } from './config/index.js';
+import { register as registerDoctor } from './doctor.js';
 import { register as registerLogin } from './login.js';
 import { register as registerLogout } from './logout.js';
 import { register as registerOrder } from './order/index.js';
@@ -18,6 +19,7 @@ const COMMANDS: readonly { name: string; group: string; register: (program: Comm
   { name: 'logout', group: 'Set up:', register: registerLogout },
   { name: 'config', group: 'Set up:', register: registerConfig },
   { name: 'ping', group: 'Set up:', register: registerPing },
+  { name: 'doctor', group: 'Set up:', register: registerDoctor },
   { name: 'catalog', group: 'Buy codes:', register: registerCatalog },
   { name: 'order', group: 'Buy codes:', register: registerOrder },
   { name: 'codes', group: 'Buy codes:', register: registerCodes },

@@ -1,8 +1,7 @@
 // Values for TAB that depend on the user's files: profile names and cached product ids. Plain fs only
 // (no conf, no zod, never the network), because a shell waits for this on every TAB.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { configDir } from '../config/paths.js';
+import { configDir, configFile } from '../config/paths.js';
 import { readCatalogCache } from '../output/catalog-cache.js';
 import type { DynamicSource } from './names.js';
 
@@ -13,7 +12,7 @@ export function dynamicValues(source: DynamicSource, env: NodeJS.ProcessEnv): st
 
 function profileNames(dir: string): string[] {
   try {
-    const config: unknown = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    const config: unknown = JSON.parse(readFileSync(configFile(dir), 'utf8'));
     if (!config || typeof config !== 'object') return [];
     const { profiles, defaultProfile } = config as { profiles?: unknown; defaultProfile?: unknown };
     const names = profiles && typeof profiles === 'object' ? Object.keys(profiles) : [];

@@ -11,6 +11,11 @@ export function configDir(env: NodeJS.ProcessEnv): string {
   return join(base, 'giftcodes');
 }
 
+/** The config file in a config directory (conf names it so: configName 'config'). */
+export function configFile(dir: string): string {
+  return join(dir, 'config.json');
+}
+
 /** Creates the directory 0700 when missing; returns a warning when an existing one is looser. */
 export function ensurePrivateDir(dir: string): string | undefined {
   try {

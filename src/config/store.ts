@@ -2,7 +2,6 @@
 // Reading is plain JSON, read as conf reads it; conf (with the JSON-schema compiler it loads) is imported
 // only to write: most commands just read a profile, and loading conf cost them about 20 ms.
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type Conf from 'conf';
 import * as z from 'zod/mini';
 import { en } from 'zod/v4/locales';
@@ -10,7 +9,7 @@ import { AuthError, LocalError, UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
-import { checkOwnership, ensurePrivateDir } from './paths.js';
+import { checkOwnership, configFile, ensurePrivateDir } from './paths.js';
 
 // zod/mini (see api/schemas.ts) comes without messages; an invalid config file is reported with zod's English ones.
 z.config(en());
@@ -49,7 +48,7 @@ export class ConfigStore {
 
   constructor(dir: string) {
     this.dir = dir;
-    this.path = join(dir, 'config.json');
+    this.path = configFile(dir);
     const dirWarning = ensurePrivateDir(dir);
     if (dirWarning) this.warnings.push(dirWarning);
     let stored: unknown;

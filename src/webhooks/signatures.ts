@@ -19,7 +19,7 @@ export interface VerifyOptions {
   secret: string;
   /** Chosen with --scheme; detected from the headers when absent. */
   scheme?: Scheme | undefined;
-  /** The header that carries our `t=,v1=` signature (--signature-header). */
+  /** --signature-header: the header a service names for its signature; its form decides the scheme. */
   signatureHeader?: string | undefined;
   toleranceS: number;
   /** Unix seconds. */
@@ -45,31 +45,75 @@ function header(headers: Headers, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** --scheme, else the first signature header present: ours (or --signature-header), Standard Webhooks, Stripe, GitHub. */
-export function detectScheme(headers: Headers, signatureHeader = DEFAULT_SIGNATURE_HEADER): Scheme | undefined {
-  if (header(headers, signatureHeader) !== undefined) return 'giftcodes';
-  if (header(headers, 'webhook-signature') !== undefined || header(headers, 'svix-signature') !== undefined) return 'standard';
-  if (header(headers, 'stripe-signature') !== undefined) return 'stripe';
-  if (header(headers, 'x-hub-signature-256') !== undefined) return 'github';
+/** Each scheme's own signature header, in the order detection tries them (Svix's name for Standard Webhooks too). */
+const OWN_HEADERS: Readonly<Record<Exclude<Scheme, 'giftcodes'>, readonly string[]>> = {
+  standard: ['webhook-signature', 'svix-signature'],
+  stripe: ['stripe-signature'],
+  github: ['x-hub-signature-256'],
+};
+
+/** How each scheme's signature looks: ours and Stripe's are one form, verified alike. */
+const FORMS: Readonly<Record<Scheme, string>> = { giftcodes: 't=…,v1=…', stripe: 't=…,v1=…', standard: 'v1,…', github: 'sha256=…' };
+
+/**
+ * The scheme a signature's own form names: `t=…,v1=…` ours (Stripe's under its own header), `v1,<base64>`
+ * Standard Webhooks, `sha256=<hex>` GitHub. A header named with --signature-header is often one a service
+ * documents (`webhook-signature`, `X-Hub-Signature-256`): its form, not its name, says how to verify it.
+ */
+function schemeOfForm(name: string, value: string): Scheme | undefined {
+  const text = value.trim();
+  if (/^sha256=/i.test(text)) return 'github';
+  if (/^v\d+a?,/.test(text)) return 'standard';
+  if (/(?:^|,)\s*t=/.test(text)) return name === 'stripe-signature' ? 'stripe' : 'giftcodes';
   return undefined;
+}
+
+/**
+ * --scheme, else the first signature header present: ours (or --signature-header, read by its form), Standard
+ * Webhooks, Stripe, GitHub.
+ */
+export function detectScheme(headers: Headers, signatureHeader = DEFAULT_SIGNATURE_HEADER): Scheme | undefined {
+  const name = signatureHeader.toLowerCase();
+  const named = header(headers, name);
+  if (named !== undefined) return name === DEFAULT_SIGNATURE_HEADER ? 'giftcodes' : (schemeOfForm(name, named) ?? 'giftcodes');
+  for (const [scheme, names] of Object.entries(OWN_HEADERS) as [Scheme, readonly string[]][]) {
+    if (names.some((own) => header(headers, own) !== undefined)) return scheme;
+  }
+  return undefined;
+}
+
+/**
+ * The header a scheme's signature is read from: one named with --signature-header when the delivery carries
+ * it, else the scheme's own (ours is only ever the named one).
+ */
+function signatureHeaderFor(scheme: Scheme, headers: Headers, signatureHeader: string): string {
+  if (scheme === 'giftcodes') return signatureHeader;
+  const own = OWN_HEADERS[scheme];
+  if (signatureHeader !== DEFAULT_SIGNATURE_HEADER && header(headers, signatureHeader) !== undefined) return signatureHeader;
+  return own.find((name) => header(headers, name) !== undefined) ?? own[0]!;
 }
 
 export function verifyDelivery(headers: Headers, rawBody: Buffer, o: VerifyOptions): Verification {
   const signatureHeader = (o.signatureHeader ?? DEFAULT_SIGNATURE_HEADER).toLowerCase();
   const scheme = o.scheme ?? detectScheme(headers, signatureHeader);
   if (scheme === undefined) return refuse('missing signature');
+  const name = signatureHeaderFor(scheme, headers, signatureHeader);
+  const value = header(headers, name);
+  // A chosen scheme that the named header's form contradicts: say so, not "signature without a timestamp".
+  const form = value === undefined || name === DEFAULT_SIGNATURE_HEADER ? undefined : schemeOfForm(name, value);
+  if (o.scheme !== undefined && form !== undefined && FORMS[form] !== FORMS[o.scheme]) {
+    return refuse(`the ${name} header holds a ${form} signature (${FORMS[form]}), not a ${o.scheme} one`);
+  }
   switch (scheme) {
     case 'giftcodes':
     case 'stripe': {
-      const name = scheme === 'stripe' ? 'stripe-signature' : signatureHeader;
-      const value = header(headers, name);
       const check = verifyTimestamped(value, rawBody, o.secret, o.toleranceS, o.nowS);
       return check.ok ? { ok: true, scheme, timestamp: check.timestamp, signed: { [name]: value ?? '' } } : check;
     }
     case 'standard':
-      return verifyStandard(headers, rawBody, o);
+      return verifyStandard(headers, name, rawBody, o);
     case 'github':
-      return verifyGithub(headers, rawBody, o.secret);
+      return verifyGithub(headers, name, rawBody, o.secret);
   }
 }
 
@@ -123,12 +167,24 @@ export function standardKey(secret: string): Buffer {
   return Buffer.from(secret, 'utf8');
 }
 
+/**
+ * The prefix of a Standard Webhooks signature header's companions (`<prefix>-id`, `<prefix>-timestamp`):
+ * `webhook` or `svix` for their own names; for another name, `X-` of `X-signature` when the delivery carries
+ * `X-id`, else whichever of webhook-id and svix-id it carries.
+ */
+function companionPrefix(headers: Headers, name: string): string {
+  const own = /^(.+)-signature$/.exec(name)?.[1];
+  if (own !== undefined && header(headers, `${own}-id`) !== undefined) return own;
+  if (own === 'webhook' || own === 'svix') return own;
+  return header(headers, 'webhook-id') === undefined && header(headers, 'svix-id') !== undefined ? 'svix' : 'webhook';
+}
+
 /** `webhook-signature: v1,<base64> [v1,<base64> …]` of `<webhook-id>.<webhook-timestamp>.<body>`; Svix's `svix-` names too. */
-function verifyStandard(headers: Headers, rawBody: Buffer, o: VerifyOptions): Verification {
-  const prefix = header(headers, 'webhook-signature') !== undefined ? 'webhook' : 'svix';
+function verifyStandard(headers: Headers, name: string, rawBody: Buffer, o: VerifyOptions): Verification {
+  const prefix = companionPrefix(headers, name);
   const id = header(headers, `${prefix}-id`);
   const timestamp = header(headers, `${prefix}-timestamp`);
-  const value = header(headers, `${prefix}-signature`);
+  const value = header(headers, name);
   if (!value) return refuse('missing signature');
   if (!id) return refuse(`signature without ${prefix}-id`);
   if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp.trim())) return refuse('signature without a timestamp');
@@ -148,19 +204,19 @@ function verifyStandard(headers: Headers, rawBody: Buffer, o: VerifyOptions): Ve
     scheme: 'standard',
     timestamp: check.timestamp,
     deliveryId: id,
-    signed: { [`${prefix}-id`]: id, [`${prefix}-timestamp`]: timestamp, [`${prefix}-signature`]: value },
+    signed: { [`${prefix}-id`]: id, [`${prefix}-timestamp`]: timestamp, [name]: value },
   };
 }
 
 /** `X-Hub-Signature-256: sha256=<hex>` of the raw body; no timestamp, so duplicates go by X-GitHub-Delivery. */
-function verifyGithub(headers: Headers, rawBody: Buffer, secret: string): Verification {
-  const value = header(headers, 'x-hub-signature-256');
+function verifyGithub(headers: Headers, name: string, rawBody: Buffer, secret: string): Verification {
+  const value = header(headers, name);
   if (!value) return refuse('missing signature');
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec(value.trim());
   const expected = createHmac('sha256', secret).update(rawBody).digest();
   if (!sameBytes(expected, match ? Buffer.from(match[1]!, 'hex') : Buffer.alloc(0))) return refuse('bad signature');
   const delivery = header(headers, 'x-github-delivery');
-  const signed: Record<string, string> = { 'x-hub-signature-256': value };
+  const signed: Record<string, string> = { [name]: value };
   const event = header(headers, 'x-github-event');
   if (delivery) signed['x-github-delivery'] = delivery;
   if (event) signed['x-github-event'] = event;

@@ -77,6 +77,8 @@ describe('bash completion function', () => {
     expect(bashComplete('giftcodes help cat')).toEqual(['catalog']);
     expect(bashComplete('giftcodes --json --profile x con')).toEqual(['config']);
     expect(bashComplete('giftcodes __')).toEqual([]);
+    expect(bashComplete('giftcodes doc')).toEqual(['doctor']);
+    expect(bashComplete('giftcodes doctor --')).toEqual(expect.arrayContaining(['--json', '--quiet', '--env', '--retries']));
   });
 
   it('completes the flags of a command with the global ones', () => {

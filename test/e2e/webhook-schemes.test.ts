@@ -2,7 +2,7 @@
 // and `order watch --webhook-port` verify them, detected from the headers and with the scheme chosen; and
 // the secret's ways off the command line: the environment and --secret-file, checked in /proc/<pid>/cmdline.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,18 @@ const events = (stdout: string): Record<string, unknown>[] =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
+/** The header each service documents for its signature, as a user copies it into --signature-header. */
+const DOCUMENTED_HEADER: Partial<Record<(typeof SCHEMES)[number], string>> = { standard: 'webhook-signature', github: 'X-Hub-Signature-256' };
+
+/** A delivery of `body` in the scheme's headers, signed with the wrong secret. */
+function badlySigned(scheme: 'standard' | 'github', body: string): Record<string, string> {
+  const wrong = randomBytes(24);
+  if (scheme === 'github') return { 'X-GitHub-Delivery': randomUUID(), 'X-Hub-Signature-256': `sha256=${createHmac('sha256', wrong).update(body).digest('hex')}` };
+  const id = `msg_${randomUUID()}`;
+  const t = Math.floor(Date.now() / 1000);
+  return { 'webhook-id': id, 'webhook-timestamp': String(t), 'webhook-signature': `v1,${createHmac('sha256', wrong).update(`${id}.${t}.${body}`).digest('base64')}` };
+}
+
 describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
   let server: TestServer;
   let port: number;
@@ -106,6 +118,27 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
     }
   });
 
+  // Issue 23: naming the header the service documents refused every delivery ("signature without a timestamp").
+  const documented = DOCUMENTED_HEADER[scheme];
+  it.runIf(documented !== undefined)(`webhook listen --signature-header ${documented ?? '(the documented header)'}: the server's events are verified, a bad signature is still 400`, async () => {
+    const listener = await listen(port, ['--json', '--signature-header', documented!]);
+    try {
+      const orderId = await placeOrder(server);
+      const printed = await until(() => events(listener.stdout()).find((e) => JSON.stringify(e).includes(orderId)));
+      expect(printed.type).toBe('order.fulfilled');
+      expect(listener.stderr()).not.toContain('refused a delivery (400)');
+      const body = JSON.stringify({ id: 'evt_forged', type: 'order.fulfilled', data: { order: { id: 'ord_forged', status: 'completed' } } });
+      const forged = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'content-type': 'application/json', ...badlySigned(scheme as 'standard' | 'github', body) }, body });
+      expect(forged.status).toBe(400);
+      expect(await forged.json()).toEqual({ error: 'bad signature' });
+      await until(() => (listener.stderr().includes('refused a delivery (400): bad signature') ? true : undefined));
+      expect(listener.stdout()).not.toContain('evt_forged');
+    } finally {
+      const ended = await listener.stop();
+      expect(ended.code).toBe(0);
+    }
+  });
+
   it('webhook listen with another scheme chosen refuses the event (400) and prints nothing', async () => {
     const other = scheme === 'github' ? 'stripe' : 'github';
     const before = serverLog.length;
@@ -125,6 +158,7 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
   it.runIf(WATCHED_SCHEMES.has(scheme)).each([
     ['detected from the headers', []],
     ['chosen with --webhook-scheme', ['--webhook-scheme', scheme]],
+    [`with --signature-header ${DOCUMENTED_HEADER[scheme] ?? '(the documented header)'}`, ['--signature-header', DOCUMENTED_HEADER[scheme] ?? '']],
   ])('order watch --webhook-port ends on the event, %s', async (_how, flags) => {
     const configDir = await loggedIn(slowServer);
     const orderId = await placeOrder(slowServer);

@@ -131,6 +131,40 @@ describe('detection', () => {
     expect(verify({ 'x-sig': sign(BODY, NOW) }, { signatureHeader: 'X-Sig' })).toMatchObject({ ok: true, signed: { 'x-sig': sign(BODY, NOW) } });
   });
 
+  // Issue 23: naming the header a service documents refused every Standard Webhooks and GitHub delivery
+  // ("signature without a timestamp"): the named header's form and its companions decide the scheme.
+  it.each([
+    ['standard', 'webhook-signature'],
+    ['standard', 'Webhook-Signature'],
+    ['github', 'X-Hub-Signature-256'],
+    ['stripe', 'Stripe-Signature'],
+  ] as const)('--signature-header naming the %s header (%s) reads the scheme from its form and companions', (scheme, name) => {
+    const secret = secretOf(scheme);
+    const good = headersFor(scheme, NOW);
+    expect(detectScheme(good, name.toLowerCase())).toBe(scheme);
+    expect(verify(good, { secret, signatureHeader: name })).toMatchObject({ ok: true, scheme });
+    expect(verify(good, { secret, signatureHeader: name, scheme })).toMatchObject({ ok: true, scheme });
+    expect(verify(headersFor(scheme, NOW, 'whsec_other'), { secret, signatureHeader: name })).toEqual({ ok: false, reason: 'bad signature' });
+    expect(verify(good, { secret, signatureHeader: name, body: `${BODY} ` })).toEqual({ ok: false, reason: 'bad signature' });
+  });
+
+  it('a header of any name holding a Standard Webhooks or GitHub signature is verified as one, with its companions', () => {
+    const standard = headersFor('standard', NOW);
+    const renamed = { 'webhook-id': standard['webhook-id'], 'webhook-timestamp': standard['webhook-timestamp'], 'x-sig': standard['webhook-signature'] };
+    expect(verify(renamed, { secret: STANDARD_SECRET, signatureHeader: 'X-Sig' })).toMatchObject({ ok: true, scheme: 'standard', deliveryId: 'msg_1', signed: { 'x-sig': standard['webhook-signature'] } });
+    // The companions are signed too: without the id there is nothing to verify against.
+    expect(verify({ 'webhook-timestamp': String(NOW), 'x-sig': standard['webhook-signature'] }, { secret: STANDARD_SECRET, signatureHeader: 'X-Sig' })).toMatchObject({ ok: false, reason: expect.stringContaining('webhook-id') });
+    const github = headersFor('github', NOW);
+    expect(verify({ 'x-github-delivery': 'd-9', 'x-sig': github['x-hub-signature-256'] }, { signatureHeader: 'X-Sig' })).toMatchObject({ ok: true, scheme: 'github', deliveryId: 'd-9' });
+    // Ours under the named header is still ours.
+    expect(verify({ 'x-sig': sign(BODY, NOW) }, { signatureHeader: 'X-Sig' })).toMatchObject({ ok: true, scheme: 'giftcodes' });
+  });
+
+  it('a scheme chosen against the form of the named header says so, instead of "without a timestamp"', () => {
+    const github = headersFor('github', NOW);
+    expect(verify(github, { signatureHeader: 'X-Hub-Signature-256', scheme: 'giftcodes' })).toEqual({ ok: false, reason: 'the x-hub-signature-256 header holds a github signature (sha256=…), not a giftcodes one' });
+  });
+
   it('verifyTimestamped is the one check behind ours and Stripe', () => {
     expect(verifyTimestamped(sign(BODY, NOW), Buffer.from(BODY), SECRET, 300, NOW)).toEqual({ ok: true, timestamp: NOW });
     expect(verifyTimestamped(undefined, Buffer.from(BODY), SECRET, 300, NOW)).toEqual({ ok: false, reason: 'missing signature' });

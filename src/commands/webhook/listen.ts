@@ -39,7 +39,7 @@ export function register(parent: Command, app: App): void {
     .option('--secret-file <path>', 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)', nonEmpty('secret file', 4096))
     .option('--secret <secret>', 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)', nonEmpty('secret', 1000))
     .addOption(new Option('--scheme <scheme>', 'signature scheme (default: detected from the headers)').choices(SCHEMES))
-    .option('--signature-header <name>', 'header that carries our t=,v1= signature', nonEmpty('header name'), 'Giftcodes-Signature')
+    .option('--signature-header <name>', 'the header that carries the signature, as the service names it (its form and companion headers decide the scheme)', nonEmpty('header name'), 'Giftcodes-Signature')
     .option('--forward-to <url>', 'POST each verified event on to this URL, with its body and signature', httpUrl)
     .action(async (flags: ListenFlags, cmd: Command) =>
       run(

@@ -1,0 +1,97 @@
+// `giftcodes doctor`: what a cron job needs, checked in the environment it runs in (cron's PATH, no terminal,
+// no D-Bus session), one line each; exit 0 only when every check holds. It never prompts.
+import type { Command } from 'commander';
+import { fileURLToPath } from 'node:url';
+import { CliError, ExitCode } from '../errors.js';
+import type { Factory } from '../factory.js';
+import { examples, type App } from './app.js';
+import type { Outcome } from './doctor-checks.js';
+
+export interface DoctorOptions {
+  /** Retries of the ping: none unless --retries is given, so an unreachable API is said at once. */
+  retries: number;
+}
+
+/** The factory's parts doctor uses, and where this program and the Node running it live. */
+export interface DoctorDeps extends Pick<Factory, 'io' | 'configDir' | 'journalDir' | 'config' | 'connection' | 'clientFor'> {
+  /** This install's launcher (bin/giftcodes): the absolute path a crontab can call. */
+  programPath: string;
+  nodePath: string;
+  nodeVersion: string;
+  /** Milliseconds since 1970: the clock the API's Date header is compared with. */
+  now(): number;
+}
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('doctor')
+    .summary('check that a cron job can run here: PATH, key, directories, API, clock')
+    .description('check what a cron job needs where it runs: the command on PATH, a key readable without a terminal, the config and journal directories, the API, the clock')
+    .action(async (_flags: object, cmd: Command) => {
+      const f = app.factory(cmd);
+      const retries = cmd.getOptionValueSourceWithGlobals('retries') === 'cli' ? f.globals.retries : 0;
+      await run(
+        { retries },
+        {
+          io: f.io,
+          configDir: f.configDir,
+          journalDir: f.journalDir,
+          config: () => f.config(),
+          connection: () => f.connection(),
+          clientFor: (baseUrl, apiKey, tries) => f.clientFor(baseUrl, apiKey, tries),
+          // dist/ sits beside bin/ in every install, and this module is bundled into dist/.
+          programPath: fileURLToPath(new URL('../bin/giftcodes', import.meta.url)),
+          nodePath: process.execPath,
+          nodeVersion: process.versions.node,
+          now: () => Date.now(),
+        },
+      );
+    });
+  examples(command, [
+    'giftcodes doctor',
+    'giftcodes doctor --quiet && giftcodes order place --plan /etc/giftcodes/nightly.csv --env live --yes',
+    'giftcodes doctor --json --env live',
+  ]);
+}
+
+export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<void> {
+  const { commandCheck, directoryCheck, keyCheck, apiCheck, clockCheck, notChecked } = await import('./doctor-checks.js');
+  const results: Outcome[] = [await commandCheck(deps)];
+  const config = directoryCheck('config', deps.configDir);
+  results.push(config, directoryCheck('journal', deps.journalDir));
+  const key = config.ok ? await keyCheck(deps) : { outcome: notChecked('key', 'the config directory is refused (above)') };
+  results.push(key.outcome);
+  const api = key.connection ? await apiCheck(deps, key.connection, options.retries) : { outcome: notChecked('api', 'no key to ping with') };
+  results.push(api.outcome);
+  results.push(api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'));
+  report(deps.io, results);
+  const failed = results.filter((result) => !result.ok && !result.notChecked);
+  const skipped = results.filter((result) => result.notChecked);
+  if (failed.length + skipped.length > 0) {
+    const first = failed[0];
+    const message = `${failed.length} of ${results.length} checks failed: ${failed.map((result) => result.check).join(', ')}${skipped.length > 0 ? `; not checked: ${skipped.map((result) => result.check).join(', ')}` : ''}`;
+    // Every failed check carries its kind's code; one without would be a bug here.
+    throw new CliError(first?.exitCode ?? ExitCode.internal, message, {
+      code: 'doctor_failed',
+      hint: `the first failed check (${first?.check ?? 'none'}) decides the exit code; each failed line says what to do`,
+    });
+  }
+}
+
+/** One line a check; --quiet leaves only the failed ones, --json prints the array. */
+function report(io: DoctorDeps['io'], results: readonly Outcome[]): void {
+  if (io.json) {
+    io.outJson(results.map(({ check, ok, detail, hint }) => ({ check, ok, detail, ...(hint === undefined ? {} : { hint }) })));
+    return;
+  }
+  const width = Math.max(...results.map((line) => line.check.length));
+  const c = io.c;
+  const text = results
+    .filter((line) => !io.quiet || !line.ok)
+    .map((line) => {
+      const mark = io.stdoutIsTTY ? (line.ok ? c.green('✓') : line.notChecked ? c.dim('-') : c.red('✗')) : line.ok ? 'ok  ' : line.notChecked ? 'skip' : 'FAIL';
+      const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
+      return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
+    });
+  if (text.length > 0) io.out(text.join('\n'));
+}

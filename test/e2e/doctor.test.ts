@@ -1,0 +1,126 @@
+// `giftcodes doctor` as cron runs it: the built CLI with a PATH of its own, against `giftcodes serve` with a
+// logged-in config dir; each failing check ends with the exit code of its kind (README, doctor).
+import { chmodSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, loggedIn, ROOT, runCli, tempDir, type RunOptions, type TestServer, startServer } from '../helpers/e2e.js';
+import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { freePort } from '../helpers/ports.js';
+
+/** A crontab's PATH=… line that finds this checkout's giftcodes and the node running the tests. */
+const CRON_PATH = [join(ROOT, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+const CHECKS = ['command', 'config', 'journal', 'key', 'api', 'clock'];
+
+interface Line {
+  check: string;
+  ok: boolean;
+  detail: string;
+  hint?: string;
+}
+
+const doctor = (args: string[], options: RunOptions) => runCli(['doctor', ...args], { ...options, env: { PATH: CRON_PATH, DBUS_SESSION_BUS_ADDRESS: undefined, ...options.env } });
+const lines = (stdout: string): Line[] => JSON.parse(stdout) as Line[];
+const line = (stdout: string, check: string): Line | undefined => lines(stdout).find((l) => l.check === check);
+
+let server: TestServer;
+let configDir: string;
+beforeAll(async () => {
+  server = await startServer();
+  configDir = await loggedIn(server);
+});
+afterAll(() => server.stop());
+
+describe('giftcodes doctor: everything a cron job needs holds', () => {
+  it('prints one line a check, the key masked, and exits 0', async () => {
+    const result = await doctor([], { configDir });
+    expect(result.code, result.stderr).toBe(0);
+    const printed = result.stdout.trimEnd().split('\n');
+    expect(printed.map((l) => l.split(/\s+/).slice(0, 2))).toEqual(CHECKS.map((check) => ['ok', check]));
+    expect(result.stdout).toContain(`giftcodes ${join(ROOT, 'bin', 'giftcodes')}, node v${process.versions.node}`);
+    expect(result.stdout).toContain('sc_test_…7e2d (test, profile "default") from the config file');
+    expect(result.stdout).toContain(`${server.url} answered ping in`);
+    expect(result.stdout).toMatch(/clock +within \d+ s of the API's clock/);
+    expect(result.stderr).toBe('');
+  });
+
+  it('--json: an array of {check, ok, detail}; --quiet: nothing at all', async () => {
+    const json = await doctor(['--json'], { configDir });
+    expect(json.code).toBe(0);
+    expect(lines(json.stdout).map((l) => [l.check, l.ok])).toEqual(CHECKS.map((check) => [check, true]));
+    const quiet = await doctor(['--quiet'], { configDir });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout + quiet.stderr).toBe('');
+  });
+});
+
+describe('giftcodes doctor: the first failing check decides the exit code', () => {
+  it("cron's PATH without giftcodes or node: exit 3, with the PATH= line and the absolute paths to use", async () => {
+    const result = await doctor([], { configDir, env: { PATH: tempDir() } });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/^FAIL command +giftcodes and node not found on PATH/m);
+    expect(result.stdout).toContain(`put PATH=${dirname(process.execPath)}:`);
+    expect(result.stdout).toContain(`call both by absolute path: ${process.execPath} ${join(ROOT, 'bin', 'giftcodes')}`);
+    // The other checks still run and say so.
+    expect(result.stdout).toMatch(/^ok +api /m);
+    expect(result.stderr).toContain('error: 1 of 6 checks failed: command');
+  });
+
+  it('a group-writable config dir: exit 8 with the chmod to run; the key is not read from it', async () => {
+    const dir = await loggedIn(server, DEMO_KEYS.test, tempDir());
+    chmodSync(dir, 0o770);
+    const result = await doctor(['--json'], { configDir: dir });
+    expect(result.code).toBe(8);
+    expect(line(result.stdout, 'config')).toMatchObject({ ok: false, detail: expect.stringContaining('can be written by other users (mode 0770)'), hint: `run: chmod 700 ${dir}` });
+    expect(line(result.stdout, 'key')).toMatchObject({ ok: false, detail: expect.stringContaining('not checked') });
+    expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'doctor_failed', exitCode: 8 } });
+  });
+
+  it('an unreachable base URL: exit 5, the cause named; the clock is not compared', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const result = await doctor(['--json', '--base-url', closed], { configDir });
+    expect(result.code).toBe(5);
+    const api = line(result.stdout, 'api');
+    expect(api).toMatchObject({ ok: false, detail: expect.stringMatching(/ECONNREFUSED|refused/) });
+    expect(line(result.stdout, 'clock')).toMatchObject({ ok: false, detail: expect.stringContaining('not checked') });
+  });
+
+  it('a key the API rejects: exit 3; no key at all: exit 3 with the login to run, the API not pinged', async () => {
+    const rejected = await doctor(['--json'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_unknown_0123456789' } });
+    expect(rejected.code).toBe(3);
+    expect(line(rejected.stdout, 'key')).toMatchObject({ ok: true, detail: expect.stringContaining('from GIFTCODES_API_KEY') });
+    expect(line(rejected.stdout, 'api')).toMatchObject({ ok: false, detail: expect.stringContaining('401') });
+    const none = await doctor(['--json'], { baseUrl: server.url });
+    expect(none.code).toBe(3);
+    expect(line(none.stdout, 'key')).toMatchObject({ ok: false, hint: expect.stringContaining('giftcodes login') });
+    expect(line(none.stdout, 'api')).toMatchObject({ ok: false, detail: 'not checked: no key to ping with' });
+  });
+
+  it('a key kept in the credential store, run without a D-Bus session (as cron runs): exit 8', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: server.url, keyring: { test: 'default/test' } } } }), { mode: 0o600 });
+    const result = await doctor(['--json'], { configDir: dir });
+    expect(result.code).toBe(8);
+    expect(line(result.stdout, 'key')).toMatchObject({ ok: false, detail: expect.stringContaining('D-Bus'), hint: expect.stringContaining('--insecure-storage') });
+  });
+
+  describe('against a service whose clock is 10 minutes behind', () => {
+    let skewed: HostileServer;
+    beforeAll(async () => {
+      skewed = await startHostileServer(() => ({
+        kind: 'reply',
+        status: 200,
+        headers: { Date: new Date(Date.now() - 600_000).toUTCString() },
+        body: JSON.stringify({ status: 'ok', environment: 'test', reseller_id: 'rs_skew' }),
+      }));
+    });
+    afterAll(() => skewed.close());
+
+    it('the clock check fails: exit 8, how far off and which way', async () => {
+      const result = await doctor([], { configDir, baseUrl: skewed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+      expect(result.code).toBe(8);
+      expect(result.stdout).toMatch(/^ok +api +http:\/\/127\.0\.0\.1:\d+ answered ping in \d+ ms: test, reseller rs_skew$/m);
+      expect(result.stdout).toMatch(/^FAIL clock +this machine's clock is (9 min 5\d|10 min \d) s ahead of the API's/m);
+      expect(result.stdout).toContain('hint: set the clock');
+    });
+  });
+});

@@ -1,0 +1,89 @@
+// doctor's run() with a test Io and its dependencies given: marks on a terminal, --quiet, the node version on
+// PATH, the clock compared with the reference server's Date, and which check's exit code wins.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run, type DoctorDeps } from '../../src/commands/doctor.js';
+import { findOnPath } from '../../src/commands/doctor-checks.js';
+import { ConfigStore } from '../../src/config/store.js';
+import type { RunningServer } from '../../src/server/index.js';
+import { Io } from '../../src/output/io.js';
+import { tempDir } from '../helpers/e2e.js';
+import { clientOf, inProcessServer, KEY } from '../helpers/inprocess.js';
+
+/** A directory for PATH holding `giftcodes` and a `node` that says it is `version`. */
+function fakeBin(version: string): string {
+  const dir = tempDir('giftcodes-path-');
+  writeFileSync(join(dir, 'giftcodes'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  writeFileSync(join(dir, 'node'), `#!/bin/sh\necho ${version}\n`, { mode: 0o755 });
+  return dir;
+}
+
+function terminalIo(env: NodeJS.ProcessEnv, quiet = false): { io: Io; out: () => string } {
+  const stdout = new PassThrough();
+  let out = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const io = new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: { ...env, NO_COLOR: '1' }, stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true });
+  io.setMode({ json: false, quiet, verbose: false });
+  return { io, out: () => out };
+}
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await inProcessServer();
+});
+afterAll(() => server.close());
+
+function deps(io: Io, o: { clockOffsetMs?: number } = {}): DoctorDeps {
+  const configDir = tempDir();
+  chmodSync(configDir, 0o700);
+  mkdirSync(join(configDir, 'journal'), { mode: 0o700 });
+  return {
+    io,
+    configDir,
+    journalDir: join(configDir, 'journal'),
+    config: () => Promise.resolve(new ConfigStore(configDir)),
+    connection: () => Promise.resolve({ profile: 'default', environment: 'test', apiKey: KEY, baseUrl: server.url, keySource: 'environment' }),
+    clientFor: () => Promise.resolve(clientOf(server.url)),
+    programPath: '/opt/giftcodes/bin/giftcodes',
+    nodePath: '/opt/node/bin/node',
+    nodeVersion: '22.1.0',
+    now: () => Date.now() + (o.clockOffsetMs ?? 0),
+  };
+}
+
+describe('giftcodes doctor, run() over a test Io', () => {
+  it('on a terminal: ✓ a line, and no error when every check holds', async () => {
+    const { io, out } = terminalIo({ PATH: fakeBin('v20.18.1') });
+    await run({ retries: 0 }, deps(io));
+    expect(out().split('\n').filter(Boolean).map((line) => line.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓', '✓', '✓']);
+    expect(out()).toContain('node v20.18.1');
+    expect(out()).not.toContain(KEY);
+  });
+
+  it('a node on PATH older than 20.18.1 fails the command check (exit 3) before a clock an hour ahead (exit 8)', async () => {
+    const { io, out } = terminalIo({ PATH: fakeBin('v18.19.0') });
+    await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: 3_600_000 }))).rejects.toMatchObject({ exitCode: 3, message: '2 of 6 checks failed: command, clock' });
+    expect(out()).toMatch(/^✗ command {2}the node on PATH \(.*\/node\) is v18\.19\.0; giftcodes needs 20\.18\.1 or later\n {2}hint: put PATH=\/opt\/node\/bin:\/opt\/giftcodes\/bin:\/usr\/bin:\/bin in the crontab/m);
+    expect(out()).toMatch(/^✗ clock {4}this machine's clock is 1 h 0 min ahead of the API's/m);
+  });
+
+  it('--quiet prints only what failed', async () => {
+    const { io, out } = terminalIo({ PATH: fakeBin('v20.18.1') }, true);
+    await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: -400_000 }))).rejects.toMatchObject({ exitCode: 8 });
+    expect(out().split('\n').filter((line) => !line.startsWith('  hint:') && line !== '')).toEqual([expect.stringMatching(/^✗ clock +this machine's clock is 6 min (39|40) s behind the API's/)]);
+  });
+});
+
+describe('findOnPath', () => {
+  it('takes the first executable file of that name, skipping directories and files that do not run', () => {
+    const first = tempDir();
+    const second = fakeBin('v20.18.1');
+    mkdirSync(join(first, 'node'));
+    writeFileSync(join(first, 'giftcodes'), '', { mode: 0o644 });
+    expect(findOnPath('node', `${first}::${second}`, {})).toBe(join(second, 'node'));
+    expect(findOnPath('giftcodes', `${first}:${second}`, {})).toBe(join(second, 'giftcodes'));
+    expect(findOnPath('giftcodes', '', {})).toBeUndefined();
+  });
+});
