@@ -1,36 +1,47 @@
-// Runs two commands as child processes in alternation (A, B, B, A, …) and records each one's wall time,
-// so that a noisy machine slows both sides alike and the per-pair ratio stays meaningful.
+// Runs commands as child processes in rotation (A B, B A, … or A B C, B C A, C A B, …) and records each one's
+// wall time, so that a noisy machine slows every side alike and the per-round ratios stay meaningful.
 import { spawnSync } from 'node:child_process';
-import { summary, median } from './stats.mjs';
+import { summary } from './stats.mjs';
 
 /**
- * `a` and `b`: { label, argv: [file, ...args], env?, check?(result) → error text | undefined }.
- * Returns { a, b, ratio, pairRatio } where a and b summarise milliseconds and pairRatio the per-pair A/B.
+ * `sides`: [{ label, argv: [file, ...args], env?, check?(result) → error text | undefined }]. Returns
+ * { times: [ms per round] per side, summaries: summary per side }.
  */
-export function alternate(a, b, { pairs = 30, warmup = 3, cpuHook } = {}) {
-  const times = { a: [], b: [] };
-  const ratios = [];
-  for (let i = 0; i < warmup + pairs; i++) {
-    // Swap the order every pair so neither side always runs right after the other.
-    const order = i % 2 ? [b, a] : [a, b];
-    const took = new Map(order.map((side) => [side, timeOnce(side, cpuHook)]));
+export function rotate(sides, { rounds = 30, warmup = 3, cpuHook } = {}) {
+  const times = sides.map(() => []);
+  for (let i = 0; i < warmup + rounds; i++) {
+    // Each round starts one side later, so no side always runs right after the same other one.
+    const took = [];
+    for (let k = 0; k < sides.length; k++) {
+      const side = (i + k) % sides.length;
+      took[side] = timeOnce(sides[side], cpuHook);
+    }
     if (i < warmup) continue;
-    times.a.push(took.get(a));
-    times.b.push(took.get(b));
-    ratios.push(took.get(a) / took.get(b));
+    took.forEach((ms, side) => times[side].push(ms));
   }
-  const sa = summary(times.a);
-  const sb = summary(times.b);
-  return { a: sa, b: sb, ratio: sa.median / sb.median, pairRatio: summary(ratios), medianPairRatio: median(ratios) };
+  return { times, summaries: times.map(summary) };
+}
+
+/** Side x against side y of a rotation: the ratio of their medians and a summary of the per-round ratios. */
+export function ratioOf(rotation, x, y) {
+  const perRound = rotation.times[x].map((ms, i) => ms / rotation.times[y][i]);
+  return { ratio: rotation.summaries[x].median / rotation.summaries[y].median, perRound: summary(perRound) };
+}
+
+/** Two sides: { a, b, ratio, pairRatio, medianPairRatio }, a and b summarising milliseconds. */
+export function alternate(a, b, { pairs = 30, warmup = 3, cpuHook } = {}) {
+  const r = rotate([a, b], { rounds: pairs, warmup, cpuHook });
+  const { ratio, perRound } = ratioOf(r, 0, 1);
+  return { a: r.summaries[0], b: r.summaries[1], ratio, pairRatio: perRound, medianPairRatio: perRound.median };
 }
 
 /** Wall milliseconds; with `cpuHook` (scripts/bench/cputime.mjs preloaded), the child's CPU milliseconds instead. */
 function timeOnce(side, cpuHook) {
   const [file, ...args] = side.argv;
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   const argv = cpuHook ? ['--import', cpuHook, ...args] : args;
   const result = spawnSync(file, argv, { env: side.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe', ...(cpuHook ? ['pipe'] : [])], maxBuffer: 1 << 24 });
-  const ms = cpuHook ? Number(String(result.output?.[3] ?? '').trim()) / 1000 : Number(process.hrtime.bigint() - started) / 1e6;
+  const ms = cpuHook ? Number(String(result.output?.[3] ?? '').trim()) / 1000 : performance.now() - started;
   const problem = result.error?.message ?? (result.status !== 0 ? `exit ${result.status ?? result.signal}: ${String(result.stderr).trim()}` : side.check?.(result));
   if (problem) throw new Error(`${side.label}: ${problem}`);
   return ms;
