@@ -13,7 +13,7 @@ import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
 import { redactKeys } from '../secrets.js';
-import { currentOwner, isAlive, isSameProcess } from './owner.js';
+import { currentOwner, isAlive, isSameProcess, leftByDead } from './owner.js';
 import { intentSchema } from './schema.js';
 
 export interface Unreadable {
@@ -43,6 +43,7 @@ export class Journal {
   readonly history: History;
   private historyDays: number;
   private pruned = false;
+  private swept = false;
   /** File names of the intents this journal saved and has not ended (see find). */
   private readonly written = new Set<string>();
   /** Intents read from a file other than their key's own (renamed or restored by hand): key → those files. */
@@ -120,7 +121,10 @@ export class Journal {
       return { intent: fresh, resumed: false, settled };
     };
     try {
-      const begun = await this.withLock(async () => (await this.found(options, now, settled)) ?? create());
+      const begun = await this.withLock(async () => {
+        this.sweep();
+        return (await this.found(options, now, settled)) ?? create();
+      });
       await syncDirectory(this.dir);
       await failpoint('intent.written');
       return begun;
@@ -194,6 +198,19 @@ export class Journal {
     if (record && (record.outcome === 'delivered' || record.outcome === 'failed') && record.orderId === intent.orderId && record.baseUrl === intent.baseUrl && record.createdAt === intent.createdAt) return record.outcome;
     if (intent.out && intent.out.path !== '-' && (deliveredFile(intent, intent.out.path) !== undefined || renamedFile(intent) !== undefined)) return 'delivered';
     return undefined;
+  }
+
+  /** Temporary files a writer killed mid-write left (`.<intent file>.<pid>-<random>.tmp`), once per run, under the lock. */
+  private sweep(): void {
+    if (this.swept) return;
+    this.swept = true;
+    for (const name of leftByDead(this.dir, (file) => Number(/^\..+\.(\d+)-[0-9a-f]+\.tmp$/.exec(file)?.[1]) || undefined)) {
+      try {
+        unlinkSync(join(this.dir, name));
+      } catch {
+        // Removed by another run meanwhile: what matters is that it is gone.
+      }
+    }
   }
 
   /** Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced. */

@@ -168,6 +168,17 @@ describe('journal', () => {
     expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'moved', 'row-2']);
   });
 
+  it("begin removes the temporary files a writer killed mid-write left, and no live writer's", async () => {
+    const j = journal();
+    mkdirSync(j.dir, { recursive: true });
+    const dead = `.${'a'.repeat(40)}.json.${deadPid()}-0a1b2c3d4e5f.tmp`;
+    const live = `.${'b'.repeat(40)}.json.${process.ppid}-0a1b2c3d4e5f.tmp`;
+    const other = 'notes.tmp';
+    for (const name of [dead, live, other]) writeFileSync(join(j.dir, name), '{');
+    await j.begin(spec);
+    expect(readdirSync(j.dir).filter((n) => n.endsWith('.tmp')).sort()).toEqual([live, other].sort());
+  });
+
   it('begin leaves no temporary file behind, whether it creates the intent or takes one over', async () => {
     const j = journal();
     const first = (await j.begin({ ...spec, key: 'k' })).intent;
