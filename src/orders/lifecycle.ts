@@ -86,7 +86,7 @@ export type Delivery = readonly Outcome[] | { orderId: string; baseUrl: string; 
  */
 export async function deliver(io: Io, journal: Journal, print: () => void | Promise<void>, delivery: Delivery, now: number = Date.now()): Promise<void> {
   await print();
-  await io.flushOut();
+  await io.flushOut({ delivery: true });
   if ('orderId' in delivery) {
     await failpoint(LIFECYCLE.delivered.failpoint!);
     return;

@@ -157,9 +157,11 @@ export class Io {
    * kernel, and throws LocalError (exit 8) if any failed (a full disk, a closed pipe, a closed descriptor).
    * An order's intent is resolved only after this returned.
    */
-  async flushOut(): Promise<void> {
+  async flushOut(o: { delivery?: boolean } = {}): Promise<void> {
     while (this.pendingOut.size > 0) await Promise.all([...this.pendingOut]);
-    if (this.streams.stdoutFd !== undefined && !this.outFailure && closedAtStart(this.streams.stdoutFd)) {
+    // Only where an order's outcome is being delivered (orders/lifecycle.ts): a parent that gave another
+    // command a read-write /dev/null (Node's stdio 'ignore', Python's DEVNULL) meant to throw its output away.
+    if (o.delivery && this.streams.stdoutFd !== undefined && !this.outFailure && closedAtStart(this.streams.stdoutFd)) {
       this.outFailure = Object.assign(new Error('standard output was closed'), { code: 'EBADF' });
     }
     const failure = this.outFailure;

@@ -106,6 +106,8 @@ describe('exactly once, without exceptions', () => {
     expect(closed.code, closed.stderr).toBe(8);
     expect(closed.stderr).toContain('standard output');
     expect(journalFiles(configDir)).toHaveLength(1);
+    // Only an order's delivery asks: a command that delivers no order runs as before (a parent's stdio 'ignore' is the same descriptor).
+    expect(shell('exec 1>&-; exec CLI', ['order', 'pending', '--json'], configDir).code).toBe(0);
     // A shell's own `> /dev/null` is the user's choice, and is a delivery.
     const discarded = shell('exec CLI > /dev/null', ['order', 'place', '--product', PRODUCT, '--quantity', '736', '--json'], configDir);
     expect(discarded.code, discarded.stderr).toBe(0);

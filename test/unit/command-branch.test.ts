@@ -32,7 +32,7 @@ const topLevel = whole.commands.map((command) => command.name()).filter((name) =
 
 describe('one branch of the command tree', () => {
   it('covers the tree: ten top-level commands', () => {
-    expect(topLevel).toEqual(['login', 'logout', 'config', 'ping', 'catalog', 'order', 'codes', 'webhook', 'serve', 'completion']);
+    expect(topLevel).toEqual(['login', 'logout', 'config', 'ping', 'doctor', 'catalog', 'order', 'codes', 'webhook', 'serve', 'completion']);
   });
 
   it.each(topLevel.filter((name) => name !== 'completion'))('`giftcodes %s …` builds that command alone, exactly as in the whole tree', (name) => {
