@@ -3,7 +3,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { ExportFormat } from '../export/format.js';
+import { EXPORT_FORMATS_IN_WORDS, exportFormatNamed, type ExportFormat } from '../export/format.js';
 import type { OutSpec } from '../journal/intent.js';
 import { DEFAULT_INTERVAL_S } from '../orders/wait.js';
 import { seconds } from './parse.js';
@@ -22,10 +22,9 @@ export interface WaitFlags {
 export const MAX_WAIT_S = 30 * 86400;
 
 export function formatArg(value: string): ExportFormat {
-  const v = value.trim().toLowerCase();
-  if (v === 'csv' || v === 'json' || v === 'jsonl') return v;
-  if (v === 'ndjson') return 'jsonl';
-  throw new InvalidArgumentError(`expected csv, json or jsonl, got "${value}"`);
+  const format = exportFormatNamed(value);
+  if (format === undefined) throw new InvalidArgumentError(`expected ${EXPORT_FORMATS_IN_WORDS}, got "${value}"`);
+  return format;
 }
 
 export function addIntervalFlags(command: Command): Command {
@@ -37,7 +36,7 @@ export function addIntervalFlags(command: Command): Command {
 export function addOutFlags(command: Command, outHelp: string): Command {
   return command
     .option('-o, --out <file>', outHelp)
-    .addOption(new Option('--format <format>', 'csv, json or jsonl (default: from the extension, else json)').argParser(formatArg))
+    .addOption(new Option('--format <format>', `${EXPORT_FORMATS_IN_WORDS} (default: from the extension, else json)`).argParser(formatArg))
     .option('--force', 'overwrite an existing --out file')
     .option('--csv-raw', 'do not escape cells a spreadsheet would run as a formula');
 }

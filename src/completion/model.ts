@@ -1,6 +1,7 @@
 // The command tree as plain data for the script renderers: one walk of commander, so a new verb
 // completes the day it is registered. Value rules live here, in one table, and never call the network.
 import type { Argument, Command, Option } from 'commander';
+import { EXPORT_FORMATS } from '../export/format.js';
 import type { DynamicSource } from './names.js';
 
 /** What completes a value: fixed words, file paths, a dynamic source read from the config dir, or nothing. */
@@ -43,8 +44,8 @@ const BY_NAME: Readonly<Record<string, ValueSource>> = {
   profile: dynamic('profiles'),
   product: dynamic('products'),
   'product-id': dynamic('products'),
-  // codes get parses --format itself; the export formats, as order place lists them in its choices.
-  format: words(['csv', 'json', 'jsonl']),
+  // The export formats' --format parses its value itself (aliases too): no choices to read, so the list.
+  format: words(EXPORT_FORMATS),
   out: FILES,
   plan: FILES,
   status: words(['delivered', 'failed', 'refused', 'abandoned', 'pending']),

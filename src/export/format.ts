@@ -2,7 +2,21 @@
 import type { CodeRecord } from '../api/schemas.js';
 import type { ScannedPage } from './scan.js';
 
-export type ExportFormat = 'csv' | 'json' | 'jsonl';
+/** The export formats, named once: the --format parser, the writers, the journal's schema and completion read this list. */
+export const EXPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** For help and errors: "csv, json or jsonl". */
+export const EXPORT_FORMATS_IN_WORDS = `${EXPORT_FORMATS.slice(0, -1).join(', ')} or ${EXPORT_FORMATS[EXPORT_FORMATS.length - 1]}`;
+
+/** Other names a format goes by: NDJSON is JSON Lines. */
+const ALIASES = new Map<string, ExportFormat>([['ndjson', 'jsonl']]);
+
+/** The format a --format value names, in any case, or undefined. */
+export function exportFormatNamed(value: string): ExportFormat | undefined {
+  const name = value.trim().toLowerCase();
+  return EXPORT_FORMATS.find((format) => format === name) ?? ALIASES.get(name);
+}
 
 /**
  * Where formatted text goes: a temporary file, or stdout. `write` resolves once the sink is done with the

@@ -256,15 +256,17 @@ function symlinkRefused(out: string, target: string, force: boolean): UsageError
   });
 }
 
-function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spoolPath: string, transform?: (text: string) => string): FormatWriter {
-  switch (format) {
-    case 'csv':
-      return new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...(transform ? { transform } : {}) });
-    case 'jsonl':
-      return new JsonLinesWriter(sink, transform);
-    case 'json':
-      return new JsonArrayWriter(sink, transform);
-  }
+type Transform = (text: string) => string;
+
+/** Each export format's writer: a new format is its writer file and one line here. */
+const WRITERS: { readonly [format in ExportFormat]: (sink: TextSink, o: ExportOptions, spoolPath: string, transform?: Transform) => FormatWriter } = {
+  csv: (sink, o, spoolPath, transform) => new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...(transform ? { transform } : {}) }),
+  json: (sink, _o, _spoolPath, transform) => new JsonArrayWriter(sink, transform),
+  jsonl: (sink, _o, _spoolPath, transform) => new JsonLinesWriter(sink, transform),
+};
+
+function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spoolPath: string, transform?: Transform): FormatWriter {
+  return WRITERS[format](sink, o, spoolPath, transform);
 }
 
 /**

@@ -1,5 +1,6 @@
 // An order intent: everything needed to place the same order again, byte for byte, after a crash.
 import { createHash } from 'node:crypto';
+import type { ExportFormat } from '../export/format.js';
 import type { KeyEnvironment } from '../secrets.js';
 import type { Owner } from './owner.js';
 
@@ -28,12 +29,12 @@ export interface FileIdentity {
   size: number;
   sha256: string;
   count?: number | undefined;
-  format?: 'csv' | 'json' | 'jsonl' | undefined;
+  format?: ExportFormat | undefined;
 }
 
 export interface OutSpec {
   path: string;
-  format?: 'csv' | 'json' | 'jsonl' | undefined;
+  format?: ExportFormat | undefined;
   force: boolean;
   csvRaw: boolean;
 }

@@ -1,13 +1,14 @@
 // The intent file's shape, checked when the journal is read: a damaged file is reported, never trusted.
 // zod/mini, as in api/schemas.ts: the journal is read by every order command.
 import * as z from 'zod/mini';
+import { EXPORT_FORMATS } from '../export/format.js';
 import { INTENT_VERSION, type Intent } from './intent.js';
 
 const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), boot: z.optional(z.string()), host: z.optional(z.string()) });
 
-const outSchema = z.object({ path: z.string(), format: z.optional(z.enum(['csv', 'json', 'jsonl'])), force: z.boolean(), csvRaw: z.boolean() });
+const outSchema = z.object({ path: z.string(), format: z.optional(z.enum(EXPORT_FORMATS)), force: z.boolean(), csvRaw: z.boolean() });
 
-const fileSchema = z.object({ orderId: z.string(), path: z.string(), temp: z.optional(z.string()), dev: z.number(), ino: z.number(), size: z.number(), sha256: z.string(), count: z.optional(z.number()), format: z.optional(z.enum(['csv', 'json', 'jsonl'])) });
+const fileSchema = z.object({ orderId: z.string(), path: z.string(), temp: z.optional(z.string()), dev: z.number(), ino: z.number(), size: z.number(), sha256: z.string(), count: z.optional(z.number()), format: z.optional(z.enum(EXPORT_FORMATS)) });
 
 const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   version: z.literal(INTENT_VERSION),

@@ -38,7 +38,7 @@ export function parseCursor(query: URLSearchParams, scope: string, total: number
   return Number(rest);
 }
 
-/** The same envelope as `listPage`, as JSON bytes around items already serialized (`itemsJson(offset, count)`). */
+/** The same envelope as `listEnvelope`, as JSON bytes around items already serialized (`itemsJson(offset, count)`). */
 export function listPageJson(scope: string, total: number, offset: number, limit: number, itemsJson: (offset: number, count: number) => Buffer): Buffer {
   const count = Math.max(0, Math.min(limit, total - offset));
   const next = offset + count;
@@ -47,10 +47,8 @@ export function listPageJson(scope: string, total: number, offset: number, limit
   return Buffer.concat([Buffer.from('{"object":"list","data":['), itemsJson(offset, count), Buffer.from(`],"has_more":${hasMore},"next_cursor":${cursor}}`)]);
 }
 
-/** Builds one page from `offset`; `page(offset, count)` makes only the items shown. */
-export function listPage<T>(scope: string, total: number, offset: number, limit: number, page: (offset: number, count: number) => T[]): ListEnvelope<T> {
-  const data = page(offset, limit);
-  const next = offset + data.length;
-  const hasMore = next < total;
-  return { object: 'list', data, has_more: hasMore, next_cursor: hasMore ? encodeCursor(scope, next) : null };
+/** The envelope of a page whose items run to `end`; `data` may lack the last of them (--short-pages) while the cursor still follows `end`. */
+export function listEnvelope<T>(scope: string, total: number, end: number, data: T[]): ListEnvelope<T> {
+  const hasMore = end < total;
+  return { object: 'list', data, has_more: hasMore, next_cursor: hasMore ? encodeCursor(scope, end) : null };
 }

@@ -1,10 +1,9 @@
 // Where the webhook secret comes from (CONTRACT.md, Commands: `webhook listen`): --secret-file or
 // GIFTCODES_WEBHOOK_SECRET keep it out of the process list; a secret on the command line still works,
-// with a warning, since every user of the machine can read it in `ps`.
+// with a warning, since every user of the machine can read it in `ps`. Warnings are returned: the verb prints them.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { checkOwnership } from '../config/paths.js';
 import { LocalError, UsageError } from '../errors.js';
-import type { Io } from '../output/io.js';
 
 /** A secret file larger than this is not a secret: refused before it is read whole. */
 const MAX_SECRET_FILE_BYTES = 64 * 1024;
@@ -19,26 +18,32 @@ export interface SecretSources {
   env: NodeJS.ProcessEnv;
 }
 
-/** The secret, or undefined when no source gives one; the caller says which flag it needs. */
-export function resolveWebhookSecret(s: SecretSources, io: Io): string | undefined {
+export interface WebhookSecret {
+  /** Undefined when no source gives one; the caller says which flag it needs. */
+  secret: string | undefined;
+  /** The secret is on the command line. As the --api-key warning (src/factory.ts): not for --json mode, whose stderr is one JSON error. */
+  flagWarning?: string;
+  /** The secret file is readable by other users: for every mode. */
+  fileWarning?: string;
+}
+
+export function resolveWebhookSecret(s: SecretSources): WebhookSecret {
   if (s.flag !== undefined && s.file !== undefined) {
     throw new UsageError(`${s.flagName} and --secret-file both give the webhook secret`, { code: 'secret_conflict', hint: 'keep --secret-file' });
   }
   if (s.flag !== undefined) {
-    // As the --api-key warning in src/factory.ts: not in --json mode, whose stderr is one JSON error.
-    if (!io.json) io.warn(`${s.flagName} shows the webhook secret to every user of this machine in ps output; set GIFTCODES_WEBHOOK_SECRET or use --secret-file instead`);
-    return s.flag;
+    return { secret: s.flag, flagWarning: `${s.flagName} shows the webhook secret to every user of this machine in ps output; set GIFTCODES_WEBHOOK_SECRET or use --secret-file instead` };
   }
-  if (s.file !== undefined) return readSecretFile(s.file, io);
-  return s.env.GIFTCODES_WEBHOOK_SECRET || undefined;
+  if (s.file !== undefined) return readSecretFile(s.file);
+  return { secret: s.env.GIFTCODES_WEBHOOK_SECRET || undefined };
 }
 
 /**
  * The file's content without its trailing line break. One another user owns or can write is refused
  * (exit 8, as ssh refuses such a key file): they could plant a secret and forge events; one others can
- * read is used with a warning. Checked on the open descriptor, so the file read is the file checked.
+ * read is used, with the warning returned. Checked on the open descriptor, so the file read is the file checked.
  */
-export function readSecretFile(path: string, io: Io): string {
+export function readSecretFile(path: string): WebhookSecret & { secret: string } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -49,15 +54,12 @@ export function readSecretFile(path: string, io: Io): string {
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw new LocalError(`cannot read the secret file ${path}: it is a directory`, { code: 'secret_file_unreadable' });
     // The one rule for files that hold secrets (src/config/paths.ts), judged on the descriptor read below.
-    if (stats.isFile()) {
-      const warning = checkOwnership(path, stats, 'secret file');
-      if (warning) io.warn(warning);
-    }
+    const fileWarning = stats.isFile() ? checkOwnership(path, stats, 'secret file') : undefined;
     const content = readBounded(fd, path).replace(/\r?\n$/, '');
     if (content.trim() === '') throw new UsageError(`the secret file ${path} is empty`, { code: 'secret_empty', hint: 'write the webhook signing secret into it' });
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(content)) throw new UsageError(`the secret file ${path} holds more than one line`, { code: 'secret_invalid', hint: 'keep only the secret in it' });
-    return content;
+    return fileWarning ? { secret: content, fileWarning } : { secret: content };
   } finally {
     closeSync(fd);
   }

@@ -282,6 +282,22 @@ describe('a bad --secret-file is refused before listening', () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { exitCode: 8 } });
   });
 
+  it.skipIf(process.platform === 'win32')('a file others can read is used with one warning, in --json mode too, also by order watch', async () => {
+    const path = file(`${SECRET}\n`, 0o644);
+    const warning = `warning: the secret file ${path} is readable by other users (mode 0644); run: chmod 600 ${path}`;
+    for (const mode of [[], ['--json']]) {
+      const listener = await listen(await freePort(), [...mode, '--secret-file', path], { GIFTCODES_WEBHOOK_SECRET: undefined });
+      const ended = await listener.stop();
+      expect(ended.code, ended.stderr).toBe(0);
+      expect(ended.stderr.split(warning)).toHaveLength(2);
+      expect(ended.stderr).not.toContain(SECRET);
+    }
+    // Warned while the flags are checked, before the missing API key ends it.
+    const watched = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '0', '--secret-file', path]);
+    expect(watched.code).not.toBe(0);
+    expect(watched.stderr.split(warning)).toHaveLength(2);
+  });
+
   it.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)('as root, a file another user owns (nobody) is exit 8 with the chown to run', async () => {
     const path = file(`${SECRET}\n`, 0o600);
     chownSync(path, 65534, 65534);

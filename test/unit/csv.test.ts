@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvWriter, RowSplitter, csvCell, flattenRecord } from '../../src/export/csv.js';
+import { formatArg } from '../../src/commands/wait-flags.js';
 import { formatFor, type TextSink } from '../../src/export/format.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -89,6 +90,13 @@ describe('formatFor', () => {
     expect(formatFor('a.txt', undefined)).toBe('json');
     expect(formatFor('-', undefined)).toBe('json');
     expect(formatFor('a.csv', 'jsonl')).toBe('jsonl');
+  });
+
+  it('--format takes the three formats in any case and ndjson for jsonl; anything else names them', () => {
+    expect(['csv', 'json', 'jsonl', ' CSV ', 'Json', 'ndjson', 'NDJSON'].map(formatArg)).toEqual(['csv', 'json', 'jsonl', 'csv', 'json', 'jsonl', 'jsonl']);
+    for (const bad of ['xml', '', 'constructor', '__proto__', 'json,csv']) {
+      expect(() => formatArg(bad)).toThrow(`expected csv, json or jsonl, got "${bad}"`);
+    }
   });
 });
 

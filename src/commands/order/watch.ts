@@ -89,7 +89,9 @@ async function webhookSecretFor(options: WatchOptions, f: Factory): Promise<stri
     return undefined;
   }
   const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
-  const secret = resolveWebhookSecret({ flag: options.webhookSecret, flagName: '--webhook-secret', file: options.secretFile, env: f.io.env }, f.io);
+  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.webhookSecret, flagName: '--webhook-secret', file: options.secretFile, env: f.io.env });
+  if (fileWarning) f.io.warn(fileWarning);
+  if (flagWarning && !f.io.json) f.io.warn(flagWarning);
   if (!secret) throw new UsageError('--webhook-port needs the signing secret', { hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
   f.io.addSecret(secret);
   return secret;

@@ -58,7 +58,9 @@ export function register(parent: Command, app: App): void {
 /** Listens until SIGINT/SIGTERM, then closes and returns (exit 0). */
 export async function run(options: ListenOptions, f: Factory): Promise<void> {
   const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
-  const secret = resolveWebhookSecret({ flag: options.secret, flagName: '--secret', file: options.secretFile, env: f.io.env }, f.io);
+  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.secret, flagName: '--secret', file: options.secretFile, env: f.io.env });
+  if (fileWarning) f.io.warn(fileWarning);
+  if (flagWarning && !f.io.json) f.io.warn(flagWarning);
   if (!secret) {
     throw new UsageError('no webhook secret', { code: 'secret_missing', hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
   }

@@ -1,7 +1,6 @@
 import { codeRecords, codeRecordsJson } from '../codes.js';
 import type { Route } from '../context.js';
 import { errorReply } from '../http.js';
-import { listPageJson, parseCursor, parseLimit } from '../pagination.js';
 import { ownOrder } from './orders.js';
 
 export const CODES_DEFAULT_LIMIT = 1000;
@@ -18,16 +17,7 @@ export const codesRoute: Route = {
     if (status !== 'completed') {
       return errorReply(409, 'order_not_completed', `the order is ${status}; its codes can be fetched once it is completed`);
     }
-    const { dialect, opts } = ctx.deps;
-    if (dialect.name === 'ours' && !opts.shortPages) {
-      const limit = Math.min(parseLimit(ctx.query, CODES_DEFAULT_LIMIT), opts.maxPage);
-      const scope = `codes.${order.id}`;
-      const offset = parseCursor(ctx.query, scope, order.quantity);
-      // Written as text directly: a 1,000-code page is ~160 KB, and JSON.stringify of the records cost as much as making them.
-      return { status: 200, body: listPageJson(scope, order.quantity, offset, limit, (from, count) => codeRecordsJson(order, from, count, liveSecret)) };
-    }
-    // Another dialect (or the short-pages fault) renders the records through the presentation layer.
-    return dialect.list({
+    return ctx.deps.dialect.list({
       kind: 'codes',
       path: `/v1/orders/${encodeURIComponent(order.id)}/codes`,
       query: ctx.query,
@@ -35,6 +25,7 @@ export const codesRoute: Route = {
       total: order.quantity,
       defaultLimit: CODES_DEFAULT_LIMIT,
       page: (from, count) => codeRecords(order, from, count, liveSecret),
+      pageJson: (from, count) => codeRecordsJson(order, from, count, liveSecret),
     });
   },
 };
