@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import http2 from 'node:http2';
 import { build } from 'esbuild';
+import { ESM_REQUIRE_BANNER } from './esm-banner.mjs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -232,15 +233,7 @@ try {
     legalComments: 'none',
     plugins: [...common.plugins, oneStartChunk(graph), undiciApart],
     // Some dependencies are CommonJS and use require() and __filename; give the ESM bundle both.
-    banner: {
-      js: [
-        "import { createRequire as __gcCreateRequire } from 'node:module';",
-        "import { fileURLToPath as __gcFileURLToPath } from 'node:url';",
-        'const require = __gcCreateRequire(import.meta.url);',
-        'const __filename = __gcFileURLToPath(import.meta.url);',
-        "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
-      ].join(' '),
-    },
+    banner: { js: ESM_REQUIRE_BANNER },
   });
   await buildUndici(common);
   await renderHelp();

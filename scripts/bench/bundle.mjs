@@ -2,6 +2,7 @@
 // minified, with the same require/__filename banner for CommonJS dependencies such as undici), so that the
 // CLI and its floor pay alike for reading and compiling their code.
 import { build } from 'esbuild';
+import { ESM_REQUIRE_BANNER } from '../esm-banner.mjs';
 
 export async function bundleBare(root, entry, outfile) {
   await build({
@@ -15,15 +16,7 @@ export async function bundleBare(root, entry, outfile) {
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',
-    banner: {
-      js: [
-        "import { createRequire as __gcCreateRequire } from 'node:module';",
-        "import { fileURLToPath as __gcFileURLToPath } from 'node:url';",
-        'const require = __gcCreateRequire(import.meta.url);',
-        'const __filename = __gcFileURLToPath(import.meta.url);',
-        "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
-      ].join(' '),
-    },
+    banner: { js: ESM_REQUIRE_BANNER },
   });
   return outfile;
 }
