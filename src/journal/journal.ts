@@ -121,10 +121,7 @@ export class Journal {
       return { intent: fresh, resumed: false, settled };
     };
     try {
-      const begun = await this.withLock(async () => {
-        this.sweep();
-        return (await this.found(options, now, settled)) ?? create();
-      });
+      const begun = await this.withLock(async () => (await this.found(options, now, settled)) ?? create());
       await syncDirectory(this.dir);
       await failpoint('intent.written');
       return begun;
@@ -200,7 +197,7 @@ export class Journal {
     return undefined;
   }
 
-  /** Temporary files a writer killed mid-write left (`.<intent file>.<pid>-<random>.tmp`), once per run, under the lock. */
+  /** Temporary files a writer killed mid-write left (`.<intent file>.<pid>-<random>.tmp`): the first time a run takes the lock. */
   private sweep(): void {
     if (this.swept) return;
     this.swept = true;
@@ -417,7 +414,10 @@ export class Journal {
   }
 
   private withLock<T>(fn: () => T | Promise<T>): Promise<T> {
-    return withDirLock(this.dir, fn);
+    return withDirLock(this.dir, () => {
+      this.sweep();
+      return fn();
+    });
   }
 }
 
