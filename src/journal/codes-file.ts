@@ -1,14 +1,14 @@
-// A codes file as a recorded fact (STYLE 11): its identity (device, inode, size, SHA-256, and the temporary
-// name it was written under) is in the intent before the rename that delivers it, so a later run knows this
-// intent's own file, and no other, from what is on disk.
+// A codes file as a recorded fact (STYLE 11): its identity (device, inode, size, SHA-256) is in the intent
+// before the rename that delivers it, and its count right after, so a later run knows this intent's own
+// file, and no other, from what is on disk, and knows a file that was renamed into place even once it is gone.
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { FileIdentity, Intent } from './intent.js';
 
 /** The identity of a complete file about to be renamed to `path`: the rename keeps the inode. */
 export function fileIdentity(file: string, orderId: string, path: string): FileIdentity {
   const stat = statSync(file);
-  return { orderId, path, temp: file, dev: stat.dev, ino: stat.ino, size: stat.size, sha256: createHash('sha256').update(readFileSync(file)).digest('hex') };
+  return { orderId, path, dev: stat.dev, ino: stat.ino, size: stat.size, sha256: createHash('sha256').update(readFileSync(file)).digest('hex') };
 }
 
 /** The identity recorded by this intent that the file at `path` has now, content included, if any. */
@@ -29,18 +29,11 @@ export function deliveredFile(intent: Intent, path: string): FileIdentity | unde
 }
 
 /**
- * The identity of a codes file that was renamed into place and is no longer there as it was (the reseller
- * moved it away, or sold from it): its temporary file is gone, and a run that failed before its rename takes
- * its identity back (machine.ts). Writing its codes again would put them in a second file.
+ * The identity of a codes file that was renamed into place, whatever is at its path now (the reseller moved
+ * it away, or sold from it, or another file replaced it): its count is written only after the rename
+ * (machine.ts writeCodes). Writing its codes again would put them in a second file. A temporary file's
+ * absence proves nothing: another export to the same path clears a dead run's temporary files.
  */
 export function renamedFile(intent: Intent): FileIdentity | undefined {
-  return (intent.files ?? []).find((f) => {
-    if (f.orderId !== intent.orderId || f.temp === undefined) return false;
-    try {
-      const stat = lstatSync(f.temp);
-      return !(stat.dev === f.dev && stat.ino === f.ino);
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ENOENT';
-    }
-  });
+  return (intent.files ?? []).find((f) => f.orderId === intent.orderId && f.count !== undefined);
 }

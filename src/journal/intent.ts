@@ -22,12 +22,11 @@ export const INTENT_MAX_FUTURE_MS = 5 * 60 * 1000;
 export interface FileIdentity {
   orderId: string;
   path: string;
-  /** The temporary file it was written as: still there (same inode) means the rename never happened. */
-  temp?: string | undefined;
   dev: number;
   ino: number;
   size: number;
   sha256: string;
+  /** Written right after the rename: an identity with a count was renamed into place (codes-file.ts renamedFile). */
   count?: number | undefined;
   format?: ExportFormat | undefined;
 }

@@ -140,8 +140,13 @@ export class Journal {
   private async found(options: BeginOptions, now: number, settled: Intent[]): Promise<Begun | undefined> {
     if (options.key !== undefined) {
       const existing = this.find(options.key);
-      if (existing && !isAlive(existing.owner) && !(await this.resumable(existing, options, now, settled))) return undefined;
-      return existing ? { intent: await this.takeOver(existing, options, now), resumed: true, settled } : undefined;
+      if (existing && !isAlive(existing.owner) && !(await this.resumable(existing, options, now, settled))) throw keyDelivered(existing.key, existing.orderId, existing.out?.path);
+      if (existing) return { intent: await this.takeOver(existing, options, now), resumed: true, settled };
+      // A key names one order on one server: the one its record says it placed and delivered, which the server
+      // may have forgotten by now (a second charge), and whose codes would otherwise go into a second file.
+      const record = this.history.get(options.key);
+      if (record?.outcome === 'delivered' && record.orderId !== undefined && record.baseUrl === options.baseUrl && record.environment === options.environment) throw keyDelivered(record.key, record.orderId, record.out);
+      return undefined;
     }
     const { intents } = this.read();
     const orphans: Intent[] = [];
@@ -478,6 +483,14 @@ function codesDelivered(intent: Intent): UsageError {
       hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out <file>; to place a new order for ${intent.quantity} × ${intent.productId}: run the same command again`,
     },
   );
+}
+
+/** A key the user chose that already placed an order that reached them. */
+function keyDelivered(key: string, orderId: string | undefined, out: string | undefined): UsageError {
+  return new UsageError(`the idempotency key ${key} already placed order ${orderId ?? '(unknown)'}, which reached you${out && out !== '-' ? ` (codes in ${out})` : ''}; a key names one order, so nothing was sent`, {
+    code: 'idempotency_key_used',
+    hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or none: giftcodes makes one)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
+  });
 }
 
 function notFound(key: string): UsageError {

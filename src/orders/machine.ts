@@ -151,15 +151,12 @@ export class OrderMachine {
 
   /**
    * The codes file: its identity is recorded in the intent before the rename that delivers it, replacing any
-   * earlier run's (which never reached its rename, or this run would not write). A file already delivered by
+   * earlier run's (which never reached its rename, or this run would not write), and its count right after. A file already delivered by
    * an earlier run (there unchanged, or renamed and moved away since) is never written again.
    */
   async writeCodes(out: OutSpec, lock?: OutLock): Promise<Written> {
     const earlier = this.deliveredTo(out.path);
     if (earlier) return { path: out.path, count: earlier.count ?? this.intent.quantity, format: earlier.format ?? out.format ?? 'json', earlier: true };
-    // An identity an earlier run recorded never reached its rename (or it would be a delivery, above): taken back
-    // before this run's export clears that run's temporary file, whose absence would then read as a rename.
-    if (this.intent.files?.length) await this.note({ files: [] });
     const { exportCodes } = await import('../export/write.js');
     const orderId = this.intent.orderId!;
     let identity: FileIdentity | undefined;
@@ -184,7 +181,8 @@ export class OrderMachine {
           failpointSync('codes.identity-written');
         },
       });
-      // The count and format were not known before the rename; the identity gains them now (not needed for recognition).
+      // The count and format were not known before the rename; the identity gains them now, and with them the
+      // fact that the rename happened (codes-file.ts renamedFile), which holds once the file is moved away.
       if (identity) await this.note({ files: [{ ...identity, count: written.count, format: written.format }] });
       if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
         // The reader of stdout went away before every code was written: not delivered.
@@ -193,9 +191,6 @@ export class OrderMachine {
       await failpoint('codes.renamed');
       return written;
     } catch (error) {
-      // An identity whose file never took its place is no proof of anything: taken back, or a later run would
-      // read its missing temporary file as a rename (codes-file.ts renamedFile).
-      if (identity && !deliveredFile(this.intent, out.path)) await this.note({ files: [] }).catch(() => undefined);
       throw keptForResume(out.path === '-' && !(error instanceof CliError) ? stdoutFailure(error) : error, this.intent);
     }
   }

@@ -10,6 +10,7 @@ import type { Factory } from '../factory.js';
 import type { OutLock } from '../export/out-lock.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
+import type { OrderRecord } from '../journal/history.js';
 import { sha256 } from '../journal/intent.js';
 import { exportResult } from '../output/exporter.js';
 import { renderTable } from '../output/table.js';
@@ -136,7 +137,10 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
     import('./lifecycle.js'),
     rows.some((row) => row.out !== undefined) ? import('../export/write.js') : undefined,
   ]);
-  const delivered = new Map(journal.history.list().filter((r) => r.outcome === 'delivered').map((r) => [r.key, r]));
+  // A row's key is the plan's bytes and its line: the same plan run on another server or environment (a test
+  // run, then live) is other orders, and its records there say nothing of these rows.
+  const here = (r: OrderRecord | undefined): OrderRecord | undefined => (r?.outcome === 'delivered' && r.baseUrl === connection.baseUrl && r.environment === connection.environment ? r : undefined);
+  const delivered = new Map(journal.history.list().filter((r) => here(r)).map((r) => [r.key, r]));
   await checkOutFiles(rows, delivered, journal, o.force === true);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
@@ -163,8 +167,7 @@ export async function runPlan(o: PlanOptions, f: Factory): Promise<void> {
         // Read again now, not only at the start: an overlapping run of the same plan may have delivered
         // this row meanwhile, and placing it again (the same key: the same order) would find its out file
         // taken and leave an order pending that was delivered.
-        const again = delivered.get(row.key) ?? journal.history.get(row.key);
-        const earlier = again?.outcome === 'delivered' ? again : undefined;
+        const earlier = delivered.get(row.key) ?? here(journal.history.get(row.key));
         // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
         // before it settled, ends now.
         if (earlier?.orderId !== undefined) {

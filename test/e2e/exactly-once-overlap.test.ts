@@ -49,26 +49,20 @@ async function freshPlan(rows: number, tag: string): Promise<{ configDir: string
 }
 
 describe('settle by a delivered record', () => {
-  // Broke: settleDelivered ended any dead intent whose key had a `delivered` record of the same order, even
-  // a record written before that intent existed. A key reused for the same order (the server replays it)
-  // to another --out file, killed once accepted, was ended by the next `order pending` as "already reached
-  // you (codes in b.csv)": b.csv was never written and the intent was gone, nothing left to resume.
-  it('a record older than the intent does not settle it: the new --out file is still delivered', { timeout: 60_000 }, async () => {
+  // A record written before an intent existed never settles it (unit: order-drive.test.ts, settleReached).
+  // Reusing the key after delivery is now refused outright (issue 21's review): the server may have
+  // forgotten the key (a second charge), and it would put the same codes into a second file.
+  it('a key reused after its order reached you is refused before anything is sent: the same codes never go into a second file', { timeout: 60_000 }, async () => {
     const configDir = await loggedIn(server);
     const dir = tempDir();
     const key = `reuse-${Date.now()}`;
     const args = (file: string): string[] => ['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--idempotency-key', key, '--out', join(dir, file), '--interval', '0.05'];
     const first = await runCli(args('a.csv'), { configDir });
     expect(first.code, first.stderr).toBe(0);
-    const killed = await runCli(args('b.csv'), { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-
-    // The order is one on the ledger; its second delivery (b.csv) has not happened: it stays resumable.
-    expect(await pendingKeys(configDir)).toEqual([key]);
+    const again = await runCli(args('b.csv'), { configDir });
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toContain(`the idempotency key ${key} already placed order`);
     expect(existsSync(join(dir, 'b.csv'))).toBe(false);
-    const resumed = await runCli(['order', 'resume', '--all', '--interval', '0.05'], { configDir });
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'b.csv'), 'utf8')).toBe(readFileSync(join(dir, 'a.csv'), 'utf8'));
     expect(await pendingKeys(configDir)).toEqual([]);
     expect(await ordersWithKeyPrefix(server, key)).toHaveLength(1);
   });

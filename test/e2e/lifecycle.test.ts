@@ -3,10 +3,10 @@
 // before its JSON was flushed. Each through the built CLI against a real server; what is pending is read
 // from the journal's files, never through `order pending` (which settles what reached the user).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ledger, loggedIn, ROOT, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { BIN, DEMO_KEYS, ledger, loggedIn, ROOT, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 
 const PRODUCT = 'amazon-us-25';
@@ -79,6 +79,55 @@ describe('exactly once, without exceptions', () => {
     expect(readFileSync(mon, 'utf8')).toBe(before);
     expect(await charges(732)).toHaveLength(1);
     expect(journalFiles(configDir)).toEqual([]);
+  });
+
+  it('an order killed before its rename stays pending when another export clears its temporary file at that path: its own codes are written, never taken for delivered (review)', { timeout: 90_000 }, async () => {
+    const configDir = await fresh();
+    const file = join(tempDir(), 'f.json');
+    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '737', '--out', file, '--interval', '0.05'];
+    expect((await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.identity-written=kill' } })).signal).toBe('SIGKILL');
+    const other = JSON.parse((await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1', '--json'], { configDir })).stdout) as { id: string };
+    const exported = await runCli(['codes', 'get', other.id, '--wait', '--interval', '0.05', '--out', file], { configDir });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(journalFiles(configDir)).toHaveLength(1);
+    const again = await runCli([...args, '--force'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    const ids = await charges(737);
+    expect(ids).toHaveLength(1);
+    const codes = JSON.parse(readFileSync(file, 'utf8')) as unknown[];
+    expect(codes).toHaveLength(737);
+    expect(journalFiles(configDir)).toEqual([]);
+  });
+
+  it('a key you chose names one order: reused after that order reached you, it is refused (exit 2) before anything is sent, with or without --out (review)', { timeout: 90_000 }, async () => {
+    const configDir = await fresh();
+    const dir = tempDir();
+    const key = `mine-${Date.now()}`;
+    const place = (...more: string[]): string[] => ['order', 'place', '--product', PRODUCT, '--quantity', '738', '--idempotency-key', key, ...more];
+    expect((await runCli(place('--out', join(dir, 'a.json')), { configDir })).code).toBe(0);
+    for (const more of [['--out', join(dir, 'b.json')], ['--json']]) {
+      const again = await runCli(place(...more), { configDir });
+      expect(again.code, again.stderr).toBe(2);
+      expect(again.stderr).toContain(`the idempotency key ${key} already placed order`);
+    }
+    expect(existsSync(join(dir, 'b.json'))).toBe(false);
+    expect(await charges(738)).toHaveLength(1);
+  });
+
+  it('the same plan on another environment is other orders: a test run, then the live run, orders both (review)', { timeout: 90_000 }, async () => {
+    const configDir = await loggedIn(server, DEMO_KEYS.live, await fresh());
+    const dir = tempDir();
+    const plan = join(dir, 'nightly.csv');
+    writeFileSync(plan, 'product,quantity,out\napple-us-25,3,codes.csv\napple-us-25,4\n');
+    const test = await runCli(['order', 'place', '--plan', plan, '--env', 'test', '--json'], { configDir });
+    expect(test.code, test.stderr).toBe(0);
+    rmSync(join(dir, 'codes.csv'));
+    const live = await runCli(['order', 'place', '--plan', plan, '--env', 'live', '--yes', '--json'], { configDir });
+    expect(live.code, live.stderr).toBe(0);
+    const rows = JSON.parse(live.stdout) as { already?: boolean; order?: { id: string } }[];
+    expect(rows.every((row) => row.already === undefined && row.order !== undefined)).toBe(true);
+    const book = (await ledger(server)).orders.filter((o) => o.product_id === 'apple-us-25');
+    expect(book.map((o) => `${String(o.environment)} ${String(o.quantity)}`).sort()).toEqual(['live 3', 'live 4', 'test 3', 'test 4']);
   });
 
   it('gap 2: an order killed after it reached stdout is done: the identical order place is a new order, with or without order pending in between', { timeout: 90_000 }, async () => {

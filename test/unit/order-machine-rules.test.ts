@@ -1,6 +1,6 @@
 // The order machine's finer rules, in-process against the reference server: what a kept intent's error
 // says, which fields identify a codes file, what a resumed send writes, and a short stdout.
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -77,30 +77,28 @@ describe('certainlyRefused, the rest of the table', () => {
 });
 
 describe('codes file identity', () => {
-  it('fileIdentity records order, path, the temporary file, dev, ino, size and the sha256 of the bytes', () => {
+  it('fileIdentity records order, path, dev, ino, size and the sha256 of the bytes', () => {
     const file = join(tempDir(), 'f.json');
     writeFileSync(file, 'hello');
     const stat = statSync(file);
     expect(fileIdentity(file, 'ord_1', '/target')).toEqual({
-      orderId: 'ord_1', path: '/target', temp: file, dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+      orderId: 'ord_1', path: '/target', dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
     });
   });
 
-  it('renamedFile: an identity whose temporary file is gone was renamed; one whose temporary file is still there (same inode) was not', () => {
+  it('renamedFile: an identity whose count was written (after the rename) was renamed into place, whatever is at its path now; one without a count was not', () => {
     const dir = tempDir();
     const temp = join(dir, '.c.json.tmp');
     writeFileSync(temp, '[1]');
     const id = fileIdentity(temp, 'ord_1', join(dir, 'c.json'));
     const intent = { orderId: 'ord_1', files: [id] } as Intent;
+    // Recorded before the rename, its temporary file since removed (a crash, then another export to the path): no proof.
+    rmSync(temp);
     expect(renamedFile(intent)).toBeUndefined();
-    renameSync(temp, join(dir, 'c.json'));
-    expect(renamedFile(intent)).toEqual(id);
-    // Another file at the temporary name (another inode): the rename happened.
-    writeFileSync(temp, '[1]');
-    expect(renamedFile(intent)).toEqual(id);
-    // Another order's identity, or one without a temporary name (written by an earlier version), proves nothing.
-    expect(renamedFile({ ...intent, orderId: 'ord_2' })).toBeUndefined();
-    expect(renamedFile({ ...intent, files: [{ ...id, temp: undefined }] })).toBeUndefined();
+    const counted = { ...id, count: 1 };
+    expect(renamedFile({ ...intent, files: [counted] })).toEqual(counted);
+    // Another order's identity proves nothing.
+    expect(renamedFile({ ...intent, orderId: 'ord_2', files: [counted] })).toBeUndefined();
   });
 
   it('deliveredFile: each field must match; a directory or a missing file is never a delivery', () => {
