@@ -1,5 +1,6 @@
 // Builds the commander program, runs it, and is the only place that maps errors to text and exits.
 import { Command, CommanderError, Option } from 'commander';
+import { setMaxListeners } from 'node:events';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { commandWord, registerCommands, valueFlags } from './commands/index.js';
@@ -52,6 +53,9 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
 export async function main(argv: readonly string[] = process.argv): Promise<never> {
   const io = Io.system();
   const controller = new AbortController();
+  // Every request and wait in flight listens to it: a plan at --concurrency 32 holds more than Node's default
+  // ten, whose "possible memory leak" warning would land on a user's stderr. Each removes its listener when done.
+  setMaxListeners(256, controller.signal);
   const app = createApp(io, controller.signal);
   installSignalHandlers(controller, io);
   const program = buildProgram(app, argv);

@@ -130,6 +130,16 @@ describe('exactly once, without exceptions', () => {
     expect(book.map((o) => `${String(o.environment)} ${String(o.quantity)}`).sort()).toEqual(['live 3', 'live 4', 'test 3', 'test 4']);
   });
 
+  it('a plan at --concurrency 32 leaves no Node warning on stderr (every request in flight listens to the run\'s signal)', { timeout: 90_000 }, async () => {
+    const configDir = await fresh();
+    const plan = join(tempDir(), 'wide.csv');
+    writeFileSync(plan, `product,quantity\n${Array.from({ length: 40 }, (_, i) => `steam-us-20,${i + 2}`).join('\n')}\n`);
+    const run = await runCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '32'], { configDir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/Warning|trace-warnings/);
+    expect(JSON.parse(run.stdout)).toHaveLength(40);
+  });
+
   it('gap 2: an order killed after it reached stdout is done: the identical order place is a new order, with or without order pending in between', { timeout: 90_000 }, async () => {
     for (const [quantity, between] of [[733, false], [734, true]] as const) {
       const configDir = await fresh();
