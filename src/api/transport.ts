@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
+import { guarded, untilAborted, type Connector } from './connect.js';
 
 export interface WireRequest {
   method: string;
@@ -36,6 +37,8 @@ export interface TransportOptions {
   proxy?: string | undefined;
   /** PEM text trusted in addition to Node's own roots (--ca-file / GIFTCODES_CA_FILE). */
   extraCa?: string | undefined;
+  /** How long a connection may take to open (the proxy's answer to CONNECT included): one attempt's deadline. */
+  connectTimeoutMs?: number | undefined;
   /** The environment to read the proxy variables from (the process's). */
   env: NodeJS.ProcessEnv;
   /** Where -v lines go: how undici was compiled is said once, when the first request loads it. */
@@ -163,14 +166,17 @@ export class Transport {
   /** Resolves once the status and headers have arrived; the body is read by the caller. */
   async request(url: URL, req: WireRequest): Promise<WireResponse> {
     const dispatcher = await this.load();
-    const res = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: req.method as Dispatcher.HttpMethod,
-      headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
-      body: req.body,
-      signal: req.signal,
-    });
+    const res = await untilAborted(
+      dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
+        body: req.body,
+        signal: req.signal,
+      }),
+      req.signal,
+    );
     // undici's body emits 'error' when destroyed unread (a body too large, a coding we refuse): the reader
     // already knows why it stopped, and an unheard 'error' event would end the process.
     res.body.on('error', () => undefined);
@@ -186,12 +192,19 @@ export class Transport {
   private load(): Promise<Dispatcher> {
     this.dispatcher ??= (async () => {
       const { parts, compiled } = await loadUndici();
-      const { EnvHttpProxyAgent } = parts;
+      const { EnvHttpProxyAgent, Pool, Client } = parts;
       this.options.log?.(`undici: ${compiled}`);
       // One secure context for the run: given as a list of CAs instead, Node would parse all ~140 roots again
       // for every connection. The host name is still checked against the certificate (checkServerIdentity).
       const tls = this.options.extraCa === undefined ? undefined : { secureContext: await trustedContext(this.options.extraCa) };
       const { httpProxy, httpsProxy, noProxy } = this.settings;
+      const connectTimeoutMs = this.options.connectTimeoutMs ?? 30_000;
+      // Every connection undici opens for a request (direct, or through the proxy's tunnel) goes through
+      // guarded(): what fails there is known never to have carried a request.
+      const clientFactory = (origin: string | URL, options: object): Dispatcher => {
+        const connector = (options as { connect?: unknown }).connect;
+        return new Client(origin, { ...options, ...(typeof connector === 'function' ? { connect: guarded(connector as Connector, connectTimeoutMs) } : {}) });
+      };
       // Passing every field, even as an empty string, stops undici reading process.env behind our back.
       return new EnvHttpProxyAgent({
         httpProxy: httpProxy ?? '',
@@ -199,6 +212,7 @@ export class Transport {
         noProxy: noProxy ?? '',
         // undici's default is read from node:http, which the build keeps unloaded (scripts/build.mjs): the same 16 KiB.
         maxHeaderSize: 16 * 1024,
+        factory: (origin: string | URL, options: object) => new Pool(origin, { ...options, factory: clientFactory }),
         ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}),
       });
     })();

@@ -6,7 +6,7 @@
 // name resolves nowhere (.test is reserved, RFC 6761) except inside the test proxy, which maps it to the
 // server's loopback address. A client that skips the proxy cannot even resolve it, and the test shows that.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +14,9 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, pendingIntents, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
+import { freePort } from '../helpers/ports.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 
 const API_HOST = 'api.giftcodes.test';
@@ -270,6 +271,96 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(attempts(result.stderr)).toBe(1);
     expect(result.stderr).not.toContain(PROXY_PASSWORD);
     expect(result.stderr).not.toContain(PROXY_USER);
+  });
+
+  it('issue 23: every failure that involves the proxy names it, masked: refused, unknown host, closed on CONNECT, 407; for an https and an http API', async () => {
+    const closing = await startProxy({ answer: 'close' });
+    try {
+      const credentials = `${PROXY_USER}:${PROXY_PASSWORD}`;
+      const refusedPort = await freePort();
+      const cases = [
+        { proxy: `http://${credentials}@127.0.0.1:${refusedPort}`, shown: `http://***@127.0.0.1:${refusedPort}`, says: 'the proxy refused the connection' },
+        { proxy: `http://${credentials}@proxy.giftcodes.invalid:3128`, shown: 'http://***@proxy.giftcodes.invalid:3128', says: "the proxy's host was not found" },
+        { proxy: `http://${credentials}@127.0.0.1:${closing.port}`, shown: `http://***@127.0.0.1:${closing.port}`, says: 'the proxy closed the connection before opening the tunnel' },
+        { proxy: `http://${PROXY_USER}:wrong-${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`, shown: `http://***@127.0.0.1:${proxy.port}`, says: 'the proxy refused the tunnel (407)' },
+      ];
+      registerSecret(`wrong-${PROXY_PASSWORD}`);
+      // An http:// API on loopback goes through the proxy too (NO_PROXY is empty), in a tunnel as undici opens one.
+      for (const baseUrl of [apiUrl, `http://127.0.0.1:${server.port}`]) {
+        for (const { proxy: url, shown, says } of cases) {
+          const result = await runCli(['ping', '--json', '--retries', '0', '--ca-file', certs.ca], {
+            baseUrl,
+            env: { HTTPS_PROXY: url, HTTP_PROXY: url, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
+            timeoutMs: 15_000,
+          });
+          expect(result.code, `${baseUrl} ${says}: ${result.stderr}`).toBe(5);
+          const { error } = JSON.parse(result.stderr) as { error: { message: string; hint: string } };
+          expect(error.message).toContain(`through the proxy ${shown} `);
+          expect(error.message).toContain(says);
+          expect(`${error.message} ${error.hint}`).not.toContain(PROXY_USER);
+        }
+      }
+      // The money path through the closing proxy: nothing was sent, so nothing is left pending.
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--ca-file', certs.ca, '--retries', '1'], {
+        baseUrl: apiUrl,
+        env: { HTTPS_PROXY: `http://127.0.0.1:${closing.port}`, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
+        timeoutMs: 15_000,
+      });
+      expect(placed.code, placed.stderr).toBe(5);
+      expect(placed.stderr).toContain(`through the proxy http://127.0.0.1:${closing.port} `);
+      expect(await pendingIntents(placed.configDir)).toEqual([]);
+    } finally {
+      await closing.close();
+    }
+  }, 120_000);
+
+  it('issue 23: a proxy silent after CONNECT holds an attempt no longer than --request-timeout, and is named', async () => {
+    const silent = await startProxy({ answer: 'nothing' });
+    try {
+      const result = await runCli(['ping', '--json', '--retries', '0', '--request-timeout', '1', '--ca-file', certs.ca], {
+        baseUrl: apiUrl,
+        env: { HTTPS_PROXY: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${silent.port}`, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
+        timeoutMs: 20_000,
+      });
+      expect(result.code, result.stderr).toBe(5);
+      expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'timeout' } });
+      expect(JSON.parse(result.stderr).error.message).toContain(`through the proxy http://***@127.0.0.1:${silent.port} `);
+      expect(silent.connects).toEqual([`${API_HOST}:${server.port}`]);
+    } finally {
+      await silent.close();
+    }
+  }, 30_000);
+});
+
+describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', () => {
+  let plain: TestServer;
+  beforeAll(async () => {
+    plain = await startServer([]);
+  }, 30_000);
+  afterAll(async () => {
+    await plain?.stop();
+  });
+
+  it('fails in the TLS handshake with nothing sent and nothing pending; the corrected command places exactly one order without a word about it', async () => {
+    const configDir = tempDir();
+    const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
+    const order = ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2'];
+    const before = (await ledger(plain)).orders.length;
+    const wrong = await runCli([...order, '-v'], { configDir, baseUrl: `https://127.0.0.1:${plain.port}`, env });
+    expect(wrong.code, wrong.stderr).toBe(5);
+    expect((await ledger(plain)).orders.length).toBe(before);
+    // The journal's own files first (order pending settles what it reads), then what order pending says.
+    expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'))).toEqual([]);
+    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(wrong.stderr).toMatch(/^error: cannot open a TLS session with https:\/\/127\.0\.0\.1:\d+ /m);
+    expect(wrong.stderr).toContain('use http:// in --base-url');
+    // Not retried: the same port will not start speaking TLS.
+    expect(wrong.stderr.split('\n').filter((line) => line.startsWith('POST /v1/orders '))).toHaveLength(1);
+    const right = await runCli(order, { configDir, baseUrl: plain.url, env });
+    expect(right.code, right.stderr).toBe(0);
+    expect(right.stderr).not.toMatch(/resum|interrupted|pending|earlier|another/i);
+    expect(right.stdout).toMatch(/^order +ord_/m);
+    expect((await ledger(plain)).orders.length).toBe(before + 1);
   });
 });
 
