@@ -22,7 +22,7 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** The profile's proxy URL, used when HTTPS_PROXY/HTTP_PROXY (any case) are unset. */
   proxy?: string | undefined;
-  /** PEM roots trusted in addition to Node's own (--ca-file). */
+  /** PEM roots trusted in addition to Node's own (--ca-file, SSL_CERT_FILE, SSL_CERT_DIR). */
   extraCa?: string | undefined;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default: the process's environment). */
   env?: NodeJS.ProcessEnv;
@@ -540,7 +540,7 @@ export function classify(error: unknown, status = 0): Failure | undefined {
       error: (method, path, origin, _attempts, proxy) =>
         new NetworkError(`cannot verify the certificate of ${origin}${through(proxy)} (${method} ${path}: ${code})`, {
           code: 'certificate_error',
-          hint: 'if the API uses a private CA, trust it with --ca-file <pem> (or GIFTCODES_CA_FILE), or set NODE_EXTRA_CA_CERTS',
+          hint: 'if the API uses a private CA, trust it with --ca-file <pem> (or GIFTCODES_CA_FILE, SSL_CERT_FILE, SSL_CERT_DIR), or set NODE_EXTRA_CA_CERTS',
         }),
     };
   }

@@ -33,6 +33,8 @@ export const HELP_TOPICS: Readonly<Record<string, string>> = {
   GIFTCODES_CONFIG_DIR   directory of the config, the order journal and the order record (tests and cron use it)
   GIFTCODES_CA_FILE      PEM certificates trusted in addition to Node's own (--ca-file)
   NODE_EXTRA_CA_CERTS    the same, read by Node itself
+  SSL_CERT_FILE          a PEM bundle of CA certificates, trusted in addition to Node's own (read for https only)
+  SSL_CERT_DIR           directories of PEM certificates (':'-separated), trusted the same way
   GIFTCODES_WEBHOOK_SECRET  the webhook secret for webhook listen and order watch --webhook-port
   GIFTCODES_PAGER        pager for long output on a terminal (wins over PAGER; "cat" or empty: none)
   PAGER                  pager for long output on a terminal (default: less -FRX)

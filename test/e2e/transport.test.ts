@@ -11,7 +11,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, pendingIntents, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
@@ -215,6 +215,69 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     // --ca-file adds to Node's roots and to NODE_EXTRA_CA_CERTS: an unrelated PEM given with it keeps the extra CA trusted.
     const both = await runCli(['ping', '--ca-file', certs.cert], { baseUrl: direct, env: { NODE_EXTRA_CA_CERTS: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(both.code).toBe(0);
+  });
+
+  it('issue 23: SSL_CERT_FILE and SSL_CERT_DIR trust the private CA as --ca-file does (the same ping fails without them), adding to what Node trusts', async () => {
+    const direct = `https://127.0.0.1:${server.port}`;
+    const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
+    const without = await runCli(['ping', '--json'], { baseUrl: direct, env });
+    expect(without.code).toBe(5);
+    expect(JSON.parse(without.stderr)).toMatchObject({ error: { code: 'certificate_error' } });
+    const file = await runCli(['ping'], { baseUrl: direct, env: { ...env, SSL_CERT_FILE: certs.ca } });
+    expect(file.code, file.stderr).toBe(0);
+    // An OpenSSL hashed directory (the CA under its hash name only, beside a file that is no certificate), second
+    // in a list whose first directory is empty; and a directory of plain *.crt files.
+    const hashed = tempDir();
+    const hash = execFileSync('openssl', ['x509', '-hash', '-noout', '-in', certs.ca], { encoding: 'utf8' }).trim();
+    writeFileSync(join(hashed, `${hash}.0`), readFileSync(certs.ca));
+    writeFileSync(join(hashed, 'README'), 'not a certificate\n');
+    writeFileSync(join(hashed, 'notes.pem'), 'not a certificate either\n');
+    const byHash = await runCli(['ping'], { baseUrl: direct, env: { ...env, SSL_CERT_DIR: `${tempDir()}${delimiter}${hashed}` } });
+    expect(byHash.code, byHash.stderr).toBe(0);
+    const named = tempDir();
+    writeFileSync(join(named, 'corporate-root.crt'), readFileSync(certs.ca));
+    const byName = await runCli(['ping'], { baseUrl: direct, env: { ...env, SSL_CERT_DIR: named } });
+    expect(byName.code, byName.stderr).toBe(0);
+    // They add, as --ca-file does (curl's SSL_CERT_FILE would replace the store): an unrelated certificate in
+    // SSL_CERT_FILE leaves the CA of NODE_EXTRA_CA_CERTS trusted.
+    const adds = await runCli(['ping'], { baseUrl: direct, env: { ...env, SSL_CERT_FILE: certs.cert, NODE_EXTRA_CA_CERTS: certs.ca } });
+    expect(adds.code, adds.stderr).toBe(0);
+    expect(JSON.parse(without.stderr).error.hint).toContain('SSL_CERT_FILE');
+    const help = await runCli(['help', 'environment']);
+    expect(help.stdout).toMatch(/^ {2}SSL_CERT_FILE {2,}\S/m);
+    expect(help.stdout).toMatch(/^ {2}SSL_CERT_DIR {2,}\S/m);
+  });
+
+  it('issue 23: an SSL_CERT_FILE or SSL_CERT_DIR that cannot be read is exit 8, a file without a certificate exit 2, nothing sent; plain http reads neither', async () => {
+    const dir = tempDir();
+    const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
+    const missing = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ SSL_CERT_FILE: join(dir, 'nope.pem') }) });
+    expect(missing.code).toBe(8);
+    expect(missing.stderr).toContain(`cannot read the CA file ${join(dir, 'nope.pem')} (SSL_CERT_FILE): ENOENT`);
+    expect(attempts(missing.stderr)).toBe(0);
+    const noDir = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ SSL_CERT_DIR: `${dir}${delimiter}${join(dir, 'nowhere')}` }) });
+    expect(noDir.code).toBe(8);
+    expect(noDir.stderr).toContain(`cannot read the CA directory ${join(dir, 'nowhere')} (SSL_CERT_DIR): ENOENT`);
+    expect(attempts(noDir.stderr)).toBe(0);
+    writeFileSync(join(dir, 'bad.pem'), 'not a certificate\n');
+    const bad = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ SSL_CERT_FILE: join(dir, 'bad.pem') }) });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('(SSL_CERT_FILE) holds no PEM certificate');
+    expect(attempts(bad.stderr)).toBe(0);
+    const writable = join(dir, 'writable.pem');
+    writeFileSync(writable, readFileSync(certs.ca));
+    chmodSync(writable, 0o666);
+    const planted = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ SSL_CERT_FILE: writable }) });
+    expect(planted.code).toBe(8);
+    expect(planted.stderr).toContain('can be written by other users');
+    // Plain http speaks no TLS: the variables, set for the whole machine, are not even read.
+    const plain = await startServer([]);
+    try {
+      const http = await runCli(['ping'], { baseUrl: plain.url, env: { ...env, SSL_CERT_FILE: join(dir, 'nope.pem'), SSL_CERT_DIR: join(dir, 'nowhere') } });
+      expect(http.code, http.stderr).toBe(0);
+    } finally {
+      await plain.stop();
+    }
   });
 
   it('a CA file that cannot be read is exit 8; one that holds no certificate is exit 2; neither sends anything', async () => {
