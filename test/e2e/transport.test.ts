@@ -62,7 +62,11 @@ function httpsJson(url: string, ca: string): Promise<{ orders: { idempotency_key
 
 const attempts = (stderr: string, path = '/v1/ping'): number => stderr.split('\n').filter((line) => line.startsWith(`GET ${path} `)).length;
 
-describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy', () => {
+// Most tests here run several CLI processes one after another (and some start servers): 30 s each, the default,
+// was a third of what one took with a busy core beside it. Each run still has runCli's own 30 s.
+const SEVERAL_RUNS = { timeout: 120_000 };
+
+describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy', SEVERAL_RUNS, () => {
   let certs: { ca: string; cert: string; key: string };
   let server: TestServer;
   let proxy: TestProxy;
@@ -71,11 +75,12 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
 
   beforeAll(async () => {
     certs = makeCertificates(tempDir('giftcodes-tls-'));
-    server = await startServer(['--tls-cert', certs.cert, '--tls-key', certs.key, '--fulfil-after', '200']);
+    // Pages of three: the catalog's twelve products are four requests back to back (the keep-alive test).
+    server = await startServer(['--tls-cert', certs.cert, '--tls-key', certs.key, '--fulfil-after', '200', '--max-page', '3']);
     proxy = await startProxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}`, hosts: { [API_HOST]: '127.0.0.1', 'other.giftcodes.test': '127.0.0.1' } });
     apiUrl = `https://${API_HOST}:${server.port}`;
     proxyUrl = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await server?.stop();
     await proxy?.close();
@@ -149,15 +154,26 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     const lines = readFileSync(out, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^order_id,code/);
-    // Keep-alive within the run: fewer tunnels than requests. (undici 7.30 checks an idle socket for one
-    // event-loop turn before reusing it and meanwhile opens a second connection, so not always exactly one.)
-    const requests = result.stderr.split('\n').filter((line) => /^(GET|POST) \/v1\//.test(line)).length;
-    expect(requests).toBeGreaterThanOrEqual(3);
-    expect(proxy.connects.length - before).toBeLessThan(requests);
-    expect(proxy.connects.length - before).toBeLessThanOrEqual(2);
+    // Every request went through the proxy, to the API. How many tunnels they took is not asked here: the wait
+    // polls every 2 s and the journal syncs between requests, and an idle tunnel lives 3 s in undici (the
+    // server's Keep-Alive: timeout=5, less undici's 2 s margin), so on a busy machine the count is the
+    // machine's speed. Keep-alive is asked of requests that follow each other at once (the next test).
+    expect(proxy.connects.length - before).toBeGreaterThanOrEqual(1);
+    expect(proxy.connects.slice(before).every((target) => target === `${API_HOST}:${server.port}`)).toBe(true);
     const ledger = await httpsJson(`${server.url}/_admin/ledger`, certs.ca);
     expect(ledger.orders.filter((order) => order.idempotency_key === key)).toHaveLength(1);
-  }, 70_000);
+  });
+
+  it('keep-alive within a run: the catalog\'s pages, asked back to back, share at most two tunnels', async () => {
+    const before = proxy.connects.length;
+    const result = await runCli(['catalog', 'list', '--json', '-v', '--ca-file', certs.ca], { baseUrl: apiUrl, env: viaProxy() });
+    expect(result.code, result.stderr).toBe(0);
+    const requests = result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog')).length;
+    expect(requests).toBeGreaterThanOrEqual(4);
+    // undici 7.30 checks an idle socket for one event-loop turn before reusing it, and a request asked meanwhile
+    // opens a second connection: never a third, as one request at a time is out.
+    expect(proxy.connects.length - before).toBeLessThanOrEqual(2);
+  });
 
   // Every dialect of CONTRACT's tolerance section through the proxy too: lists over several pages, an order
   // waited for with its codes written, and an error body, each read as it is read direct (dialects.test.ts).
@@ -183,7 +199,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     } finally {
       await dialectServer.stop();
     }
-  }, 60_000);
+  });
 
   it('a certificate Node does not trust: exit 5 at once, one attempt, a hint naming --ca-file and NODE_EXTRA_CA_CERTS', async () => {
     const result = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy() });
@@ -354,7 +370,6 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
           const result = await runCli(['ping', '--json', '--retries', '0', '--ca-file', certs.ca], {
             baseUrl,
             env: { HTTPS_PROXY: url, HTTP_PROXY: url, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
-            timeoutMs: 15_000,
           });
           expect(result.code, `${baseUrl} ${says}: ${result.stderr}`).toBe(5);
           const { error } = JSON.parse(result.stderr) as { error: { message: string; hint: string } };
@@ -367,7 +382,6 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--ca-file', certs.ca, '--retries', '1'], {
         baseUrl: apiUrl,
         env: { HTTPS_PROXY: `http://127.0.0.1:${closing.port}`, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
-        timeoutMs: 15_000,
       });
       expect(placed.code, placed.stderr).toBe(5);
       expect(placed.stderr).toContain(`through the proxy http://127.0.0.1:${closing.port} `);
@@ -375,7 +389,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     } finally {
       await closing.close();
     }
-  }, 120_000);
+  }, 240_000);
 
   it('issue 23: a proxy silent after CONNECT holds an attempt no longer than --request-timeout, and is named', async () => {
     const silent = await startProxy({ answer: 'nothing' });
@@ -383,7 +397,6 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       const result = await runCli(['ping', '--json', '--retries', '0', '--request-timeout', '1', '--ca-file', certs.ca], {
         baseUrl: apiUrl,
         env: { HTTPS_PROXY: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${silent.port}`, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
-        timeoutMs: 20_000,
       });
       expect(result.code, result.stderr).toBe(5);
       expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'timeout' } });
@@ -392,10 +405,10 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     } finally {
       await silent.close();
     }
-  }, 30_000);
+  });
 });
 
-describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', () => {
+describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', SEVERAL_RUNS, () => {
   let plain: TestServer;
   beforeAll(async () => {
     plain = await startServer([]);
@@ -427,7 +440,7 @@ describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', () => {
   });
 });
 
-describe('bodies, framing and addresses', () => {
+describe('bodies, framing and addresses', SEVERAL_RUNS, () => {
   let gzipServer: TestServer;
   beforeAll(async () => {
     gzipServer = await startServer(['--gzip', 'always', '--connection-close']);
