@@ -1,10 +1,9 @@
 // One factory of dependencies, built lazily: `--help`, `--version` and `completion` load none of them.
 import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
-import { loadUndici, splitPem } from './api/transport.js';
-import { assertPrivateFile, configDir, ensurePrivateDir } from './config/paths.js';
+import { loadUndici, proxySettings } from './api/transport.js';
+import { configDir, ensurePrivateDir } from './config/paths.js';
 import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
-import { LocalError, UsageError } from './errors.js';
 import type { ConfigStore } from './config/store.js';
 import type { Journal } from './journal/journal.js';
 import type { Io } from './output/io.js';
@@ -112,17 +111,14 @@ export class Factory {
   /** A client for an explicit key and URL: login verifies a key before it is saved; doctor pings with fewer retries. */
   async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries): Promise<ApiClient> {
     preloadTransport();
-    const [{ ApiClient }, extraCa, proxy] = await Promise.all([
-      import('./api/client.js'),
-      this.extraCa(),
-      this.profileProxy(),
-    ]);
+    const proxy = this.profileProxy();
+    const [{ ApiClient }, extraCa] = await Promise.all([import('./api/client.js'), this.extraCa(baseUrl, proxy), proxy]);
     this.io.addSecret(apiKey);
     const client = new ApiClient({
       baseUrl,
       apiKey,
       extraCa,
-      proxy,
+      proxy: await proxy,
       env: this.io.env,
       requestTimeoutMs: Math.max(1, Math.round(this.globals.requestTimeout * 1000)),
       retry: { ...DEFAULT_RETRY_POLICY, retries },
@@ -133,29 +129,23 @@ export class Factory {
     return client;
   }
 
-  /** The PEM text of --ca-file or GIFTCODES_CA_FILE: exit 8 when it cannot be read, 2 when it holds no certificate. */
-  private async extraCa(): Promise<string | undefined> {
-    const path = this.globals.caFile || this.io.env.GIFTCODES_CA_FILE;
-    if (!path) return undefined;
-    const where = this.globals.caFile ? '--ca-file' : 'GIFTCODES_CA_FILE';
-    const { readFile } = await import('node:fs/promises');
-    // Whoever can write the CA file can vouch for any server: refused as a config file would be (exit 8). That
-    // others can read it is no warning here: certificates are public (/etc/ssl/certs is 0644 by design).
-    void assertPrivateFile(path, 'CA file');
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? 'unreadable';
-      throw new LocalError(`cannot read the CA file ${path} (${where}): ${code}`, { code: 'ca_file_unreadable', hint: 'give the path of a PEM file of CA certificates' });
-    }
-    if (splitPem(text).length === 0) {
-      throw new UsageError(`the CA file ${path} (${where}) holds no PEM certificate`, {
-        code: 'ca_file_invalid',
-        hint: 'it must contain -----BEGIN CERTIFICATE----- blocks (convert DER with: openssl x509 -inform der -in ca.cer -out ca.pem)',
-      });
-    }
-    return text;
+  /**
+   * The PEM text of --ca-file (or GIFTCODES_CA_FILE), SSL_CERT_FILE and SSL_CERT_DIR: exit 8 when one cannot be
+   * read, 2 when a file holds no certificate. The flag is read whatever the URL; the two system-wide variables
+   * only when TLS will be spoken (an https API or proxy): plain http to the local server reads nothing.
+   */
+  private async extraCa(baseUrl: string, profileProxy: Promise<string | undefined>): Promise<string | undefined> {
+    const { env } = this.io;
+    const file = this.globals.caFile || env.GIFTCODES_CA_FILE;
+    const system = Boolean(env.SSL_CERT_FILE || env.SSL_CERT_DIR) && speaksTls(baseUrl, proxySettings(env, await profileProxy));
+    if (!file && !system) return undefined;
+    const { trustedCa } = await import('./config/ca.js');
+    return trustedCa({
+      file,
+      fileWhere: this.globals.caFile ? '--ca-file' : 'GIFTCODES_CA_FILE',
+      certFile: system ? env.SSL_CERT_FILE : undefined,
+      certDir: system ? env.SSL_CERT_DIR : undefined,
+    });
   }
 
   /** The profile's proxy; its credentials, when it carries any, join the secrets kept out of every output. */
@@ -193,6 +183,11 @@ export class Factory {
   async close(): Promise<void> {
     await Promise.all(this.clients.map((client) => client.close()));
   }
+}
+
+/** Whether a client of this base URL may speak TLS: the URL is https, or the proxy an http URL may go through is. */
+function speaksTls(baseUrl: string, proxies: { httpProxy: string | undefined }): boolean {
+  return /^https:/i.test(baseUrl) || /^https:/i.test(proxies.httpProxy ?? '');
 }
 
 /**

@@ -8,6 +8,7 @@ import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
 import { LARGEST_PAGE, PAGE_SIZE_PARAMS, codeRecord, extractList, flattenResource, nextPageUrl, statedTotal, unwrapResource } from './pagination.js';
 import { describeReset, isRetryableStatus, nextDelayMs, rateLimitWaitMs, sleep, waitExceedsBudget, type RetryPolicy } from './retry.js';
 import { orderSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
+import { neverConnected } from './connect.js';
 import { Transport, UnsupportedCodingError } from './transport.js';
 
 export interface ApiClientOptions {
@@ -21,7 +22,7 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** The profile's proxy URL, used when HTTPS_PROXY/HTTP_PROXY (any case) are unset. */
   proxy?: string | undefined;
-  /** PEM roots trusted in addition to Node's own (--ca-file). */
+  /** PEM roots trusted in addition to Node's own (--ca-file, SSL_CERT_FILE, SSL_CERT_DIR). */
   extraCa?: string | undefined;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default: the process's environment). */
   env?: NodeJS.ProcessEnv;
@@ -84,7 +85,13 @@ export class ApiClient {
     this.options = options;
     this.budget = new RateLimitBudget(options.retry.maxRetryAfterMs);
     this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
-    this.transport = new Transport({ proxy: options.proxy, extraCa: options.extraCa, env: options.env ?? process.env, log: options.log });
+    this.transport = new Transport({
+      proxy: options.proxy,
+      extraCa: options.extraCa,
+      env: options.env ?? process.env,
+      log: options.log,
+      connectTimeoutMs: options.requestTimeoutMs,
+    });
   }
 
   get baseUrl(): string {
@@ -311,10 +318,11 @@ export class ApiClient {
     const started = process.hrtime.bigint();
     const log = (result: string): void =>
       this.options.log?.(`${req.method} ${path} ${result} ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)}ms attempt ${attempt}/${maxAttempts}`);
+    // The proxy this request goes through, credentials hidden: every failure that involves it names it.
+    const proxy = this.transport.proxyFor(url);
     if (!this.proxyLogged) {
-      // Said once, before the first attempt: which proxy (never its credentials), or none.
+      // Said once, before the first attempt: which proxy, or none.
       this.proxyLogged = true;
-      const proxy = this.transport.proxyFor(url);
       if (proxy) this.options.log?.(`via proxy ${proxy}`);
     }
     let answeredStatus = 0;
@@ -354,22 +362,23 @@ export class ApiClient {
         log(error.code);
         return { retryable: false, error: () => error };
       }
+      const notSent = !deadline.aborted && isNotSent(error);
       const failure = classify(error, answeredStatus);
       if (failure && !deadline.aborted) {
         log(failure.reason);
         return {
           retryable: failure.retryable,
-          notSent: failure.notSent,
-          error: (attempts) => failure.error(req.method, path, this.base.origin, attempts),
+          notSent: failure.notSent || notSent,
+          error: (attempts) => failure.error(req.method, path, this.base.origin, attempts, proxy),
         };
       }
-      const reason = deadline.aborted ? `no complete answer within ${this.options.requestTimeoutMs / 1000}s` : describeNetworkError(error);
+      const reason = deadline.aborted ? `no complete answer within ${this.options.requestTimeoutMs / 1000}s` : describeNetworkError(error, proxy !== undefined);
       log(reason);
       return {
         retryable: true,
-        notSent: !deadline.aborted && isNotSent(error),
+        notSent,
         error: (attempts) =>
-          new NetworkError(`cannot reach ${this.base.origin} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
+          new NetworkError(`cannot reach ${this.base.origin}${through(proxy)} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
             code: deadline.aborted ? 'timeout' : 'network_error',
             hint: this.networkHint(url, deadline.aborted, (error as { code?: string }).code === 'ECONNREFUSED'),
           }),
@@ -478,15 +487,18 @@ function displayPath(url: URL): string {
 }
 
 /**
- * Failures that happen before a connection to the API exists: nothing of the request can have reached it.
- * A refused or unresolvable host (the API's or the proxy's), an unreachable network, and undici's own
- * connect timeout. A reset or a close after connecting is not here: the request may have been written.
+ * Nothing of the request can have reached the API: the failure came while the connection was being opened (a
+ * refused or unresolvable host, the API's or the proxy's, a proxy refusing CONNECT, a TLS handshake that
+ * failed, whatever its code). Decided by where the error was raised, not by its code: the same code after
+ * connecting (a reset, EHOSTUNREACH on a live connection) may follow a request that was written.
  */
-const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
 export function isNotSent(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && NOT_SENT_CODES.has(code);
+  return neverConnected(error);
+}
+
+/** ` through the proxy http://***@host:port`, or nothing for a request that goes direct. */
+function through(proxy: string | undefined): string {
+  return proxy === undefined ? '' : ` through the proxy ${proxy}`;
 }
 
 /** OpenSSL's and Node's names for a certificate Node does not trust: the TLS handshake failed, nothing was sent. */
@@ -513,8 +525,12 @@ interface Failure {
   reason: string;
   retryable: boolean;
   notSent: boolean;
-  error: (method: string, path: string, origin: string, attempts: number) => CliError;
+  /** `proxy`: the proxy the request went through, credentials hidden. */
+  error: (method: string, path: string, origin: string, attempts: number, proxy?: string) => CliError;
 }
+
+/** OpenSSL's names for a peer that answered the handshake with something other than TLS (most often plain HTTP). */
+const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'ERR_SSL_UNKNOWN_PROTOCOL']);
 
 /** The transport failures that need more than "cannot reach": untrusted certificates, proxy refusals, codings. */
 export function classify(error: unknown, status = 0): Failure | undefined {
@@ -526,10 +542,24 @@ export function classify(error: unknown, status = 0): Failure | undefined {
       reason,
       retryable: false,
       notSent: true,
-      error: (method, path, origin) =>
-        new NetworkError(`cannot verify the certificate of ${origin} (${method} ${path}: ${code})`, {
+      error: (method, path, origin, _attempts, proxy) =>
+        new NetworkError(`cannot verify the certificate of ${origin}${through(proxy)} (${method} ${path}: ${code})`, {
           code: 'certificate_error',
-          hint: 'if the API uses a private CA, trust it with --ca-file <pem> (or GIFTCODES_CA_FILE), or set NODE_EXTRA_CA_CERTS',
+          hint: 'if the API uses a private CA, trust it with --ca-file <pem> (or GIFTCODES_CA_FILE, SSL_CERT_FILE, SSL_CERT_DIR), or set NODE_EXTRA_CA_CERTS',
+        }),
+    };
+  }
+  // A handshake that failed in OpenSSL before the session existed: it will fail the same way again.
+  if (typeof code === 'string' && (code.startsWith('ERR_SSL_') || code === 'EPROTO') && neverConnected(error)) {
+    const notTls = NOT_TLS_CODES.has(code);
+    return {
+      reason: `TLS handshake failed: ${code}`,
+      retryable: false,
+      notSent: true,
+      error: (method, path, origin, _attempts, proxy) =>
+        new NetworkError(`cannot open a TLS session with ${origin}${through(proxy)} (${method} ${path}: ${code}${notTls ? ': the port does not speak TLS' : ''})`, {
+          code: 'tls_error',
+          hint: notTls ? `if that port serves plain HTTP, use http:// in --base-url (a key is sent over http only to this machine)` : 'check --base-url: the server and this client agree on no TLS version or cipher',
         }),
     };
   }
@@ -542,10 +572,12 @@ export function classify(error: unknown, status = 0): Failure | undefined {
       // A proxy's 5xx may pass (its upstream was down); 407 and other refusals will not change on their own.
       retryable: status >= 500,
       notSent: true,
-      error: (method, path, origin, attempts) =>
-        new NetworkError(`cannot reach ${origin} through the proxy (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
+      error: (method, path, origin, attempts, proxy) =>
+        new NetworkError(`cannot reach ${origin}${proxy === undefined ? ' through the proxy' : through(proxy)} (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
           code: 'proxy_error',
-          hint: status === 407 ? 'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)' : 'check HTTPS_PROXY/HTTP_PROXY, NO_PROXY and the profile\'s proxy',
+          hint: status !== 407 ? "check HTTPS_PROXY/HTTP_PROXY, NO_PROXY and the profile's proxy"
+            : proxy?.includes('***@') ? "the proxy refused its credentials: check the user and password in HTTPS_PROXY/HTTP_PROXY or the profile's proxy"
+            : 'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)',
         }),
     };
   }
@@ -557,14 +589,19 @@ export function classify(error: unknown, status = 0): Failure | undefined {
   return undefined;
 }
 
-function describeNetworkError(error: unknown): string {
+/** `proxied`: every connection goes to the proxy, so a refusal, an unknown host or a slow connect is the proxy's. */
+function describeNetworkError(error: unknown, proxied: boolean): string {
   const code = (error as { code?: string }).code;
   switch (code) {
     case 'ECONNREFUSED':
-      return 'connection refused';
+      return proxied ? 'the proxy refused the connection' : 'connection refused';
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return 'host not found';
+      return proxied ? "the proxy's host was not found" : 'host not found';
+    case 'GC_CLOSED_WHILE_CONNECTING':
+      return proxied ? 'the proxy closed the connection before opening the tunnel' : 'the connection was closed while it was being opened';
+    case 'GC_CONNECT_TIMEOUT':
+      return proxied ? 'the proxy did not open the tunnel in time' : 'timed out connecting';
     case 'ECONNRESET':
     case 'EPIPE':
       return 'the connection was closed before an answer';

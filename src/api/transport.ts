@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../errors.js';
+import { guarded, untilAborted, type Connector } from './connect.js';
 
 export interface WireRequest {
   method: string;
@@ -34,8 +35,10 @@ export interface WireResponse {
 export interface TransportOptions {
   /** The profile's proxy URL: used when neither HTTPS_PROXY nor HTTP_PROXY (any case) is set. */
   proxy?: string | undefined;
-  /** PEM text trusted in addition to Node's own roots (--ca-file / GIFTCODES_CA_FILE). */
+  /** PEM text trusted in addition to Node's own roots (--ca-file / GIFTCODES_CA_FILE, SSL_CERT_FILE, SSL_CERT_DIR). */
   extraCa?: string | undefined;
+  /** How long a connection may take to open (the proxy's answer to CONNECT included): one attempt's deadline. */
+  connectTimeoutMs?: number | undefined;
   /** The environment to read the proxy variables from (the process's). */
   env: NodeJS.ProcessEnv;
   /** Where -v lines go: how undici was compiled is said once, when the first request loads it. */
@@ -162,15 +165,18 @@ export class Transport {
 
   /** Resolves once the status and headers have arrived; the body is read by the caller. */
   async request(url: URL, req: WireRequest): Promise<WireResponse> {
-    const dispatcher = await this.load();
-    const res = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: req.method as Dispatcher.HttpMethod,
-      headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
-      body: req.body,
-      signal: req.signal,
-    });
+    const dispatcher = await this.load(url);
+    const res = await untilAborted(
+      dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
+        body: req.body,
+        signal: req.signal,
+      }),
+      req.signal,
+    );
     // undici's body emits 'error' when destroyed unread (a body too large, a coding we refuse): the reader
     // already knows why it stopped, and an unheard 'error' event would end the process.
     res.body.on('error', () => undefined);
@@ -183,15 +189,25 @@ export class Transport {
     if (dispatcher) await (await dispatcher).destroy().catch(() => undefined);
   }
 
-  private load(): Promise<Dispatcher> {
+  /** The dispatcher for this client's one origin (`url` is on it): TLS roots are built only when it or its proxy speaks TLS. */
+  private load(url: URL): Promise<Dispatcher> {
     this.dispatcher ??= (async () => {
       const { parts, compiled } = await loadUndici();
-      const { EnvHttpProxyAgent } = parts;
+      const { EnvHttpProxyAgent, Pool, Client } = parts;
       this.options.log?.(`undici: ${compiled}`);
+      const { httpProxy, httpsProxy, noProxy } = this.settings;
+      const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;
+      const speaksTls = url.protocol === 'https:' || (proxy !== undefined && !bypassed(url, noProxy) && /^https:/i.test(proxy));
       // One secure context for the run: given as a list of CAs instead, Node would parse all ~140 roots again
       // for every connection. The host name is still checked against the certificate (checkServerIdentity).
-      const tls = this.options.extraCa === undefined ? undefined : { secureContext: await trustedContext(this.options.extraCa) };
-      const { httpProxy, httpsProxy, noProxy } = this.settings;
+      const tls = this.options.extraCa === undefined || !speaksTls ? undefined : { secureContext: await trustedContext(this.options.extraCa) };
+      const connectTimeoutMs = this.options.connectTimeoutMs ?? 30_000;
+      // Every connection undici opens for a request (direct, or through the proxy's tunnel) goes through
+      // guarded(): what fails there is known never to have carried a request.
+      const clientFactory = (origin: string | URL, options: object): Dispatcher => {
+        const connector = (options as { connect?: unknown }).connect;
+        return new Client(origin, { ...options, ...(typeof connector === 'function' ? { connect: guarded(connector as Connector, connectTimeoutMs) } : {}) });
+      };
       // Passing every field, even as an empty string, stops undici reading process.env behind our back.
       return new EnvHttpProxyAgent({
         httpProxy: httpProxy ?? '',
@@ -199,6 +215,7 @@ export class Transport {
         noProxy: noProxy ?? '',
         // undici's default is read from node:http, which the build keeps unloaded (scripts/build.mjs): the same 16 KiB.
         maxHeaderSize: 16 * 1024,
+        factory: (origin: string | URL, options: object) => new Pool(origin, { ...options, factory: clientFactory }),
         ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}),
       });
     })();
@@ -214,12 +231,25 @@ async function trustedContext(extraCa: string): Promise<import('node:tls').Secur
   const [{ rootCertificates, createSecureContext }, { readFile }] = await Promise.all([import('node:tls'), import('node:fs/promises')]);
   const roots = [...rootCertificates];
   const nodeExtra = process.env.NODE_EXTRA_CA_CERTS;
-  if (nodeExtra) roots.push(...splitPem(await readFile(nodeExtra, 'utf8').catch(() => '')));
-  roots.push(...splitPem(extraCa));
+  const more = [...splitPem(nodeExtra ? await readFile(nodeExtra, 'utf8').catch(() => '') : ''), ...splitPem(extraCa)];
+  // NODE_EXTRA_CA_CERTS and SSL_CERT_FILE often name the system's bundle, mostly Node's own roots again: each
+  // certificate is parsed once (at about a millisecond each).
+  const seen = new Set(roots.map(pemBody));
+  for (const certificate of more) {
+    const body = pemBody(certificate);
+    if (seen.has(body)) continue;
+    seen.add(body);
+    roots.push(certificate);
+  }
   return createSecureContext({ ca: roots });
 }
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** A certificate's base64, whatever its line breaks: the same certificate in two files compares equal. */
+function pemBody(certificate: string): string {
+  return certificate.replace(/\s+/g, '');
+}
 
 /** The PEM certificates in a text; none when it holds none. */
 export function splitPem(text: string): string[] {

@@ -19,3 +19,13 @@ declare module 'undici/lib/api/api-connect.js' {
   const connect: (...args: unknown[]) => unknown;
   export default connect;
 }
+
+declare module 'undici/lib/dispatcher/pool.js' {
+  import { Pool } from 'undici';
+  export default Pool;
+}
+
+declare module 'undici/lib/dispatcher/client.js' {
+  import { Client } from 'undici';
+  export default Client;
+}

@@ -18,6 +18,8 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { names: ['DBUS_SESSION_BUS_ADDRESS'], meaning: "on Linux, the session bus the credential store (Secret Service) is reached over; cron has none" },
   { names: ['GIFTCODES_CA_FILE'], meaning: "PEM certificates trusted in addition to Node's own (--ca-file)" },
   { names: ['NODE_EXTRA_CA_CERTS'], meaning: 'the same, read by Node itself when it starts' },
+  { names: ['SSL_CERT_FILE'], meaning: "a PEM bundle of CA certificates, trusted in addition to Node's own (read for https only)" },
+  { names: ['SSL_CERT_DIR'], meaning: "directories of PEM certificates (':'-separated), trusted the same way" },
   { names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'], meaning: 'a forward proxy and the hosts that bypass it (lower case too, and it wins); credentials are never printed' },
   { names: ['GIFTCODES_WEBHOOK_SECRET'], meaning: 'the webhook secret for webhook listen and order watch --webhook-port' },
   { names: ['GIFTCODES_PAGER'], meaning: 'pager for long output on a terminal (wins over PAGER; "cat" or empty: none)' },

@@ -93,7 +93,7 @@ export interface RunResult {
   configDir: string;
 }
 
-/** Runs the built CLI; never inherits a developer's real config or key. */
+/** Runs the built CLI; never inherits a developer's real config, key or CA settings. */
 export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const { proc, result } = spawnCli(args, options);
   if (options.input !== undefined) proc.stdin?.end(options.input);
@@ -111,6 +111,9 @@ export function spawnCli(args: string[], options: RunOptions = {}): { proc: Chil
     CI: 'true',
     NO_COLOR: '1',
     FORCE_COLOR: undefined,
+    // The machine's own trust settings (often the system bundle) are no part of a test: a test gives its own.
+    SSL_CERT_FILE: undefined,
+    SSL_CERT_DIR: undefined,
     ...options.env,
     GIFTCODES_CONFIG_DIR: configDir,
   };

@@ -1,6 +1,7 @@
 // A forward proxy for tests, on loopback: answers CONNECT host:port by opening a tunnel, records every target,
-// and can require Proxy-Authorization. `hosts` maps names only the proxy knows (api.giftcodes.test) to a
-// loopback address, so a client that does not go through the proxy cannot even resolve them.
+// and can require Proxy-Authorization, or misbehave: close the connection on CONNECT, or never answer it.
+// `hosts` maps names only the proxy knows (api.giftcodes.test) to a loopback address, so a client that does
+// not go through the proxy cannot even resolve them.
 import { createServer, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
@@ -19,6 +20,8 @@ export interface ProxyOptions {
   credentials?: string;
   /** Host names resolved by the proxy alone: name → address. */
   hosts?: Record<string, string>;
+  /** What a CONNECT gets: a tunnel (the default), the connection closed, or no answer at all. */
+  answer?: 'tunnel' | 'close' | 'nothing';
 }
 
 export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy> {
@@ -34,9 +37,17 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    // Node takes its own error listener off a socket it hands to 'connect': a client that resets (a CLI that
+    // exits) would otherwise be an uncaught error in the test process, whichever branch below it is in.
+    client.on('error', () => undefined);
     const target = req.url ?? '';
     connects.push(target);
     authorizations.push(req.headers['proxy-authorization']);
+    if (options.answer === 'close') {
+      client.end();
+      return;
+    }
+    if (options.answer === 'nothing') return;
     const expected = options.credentials === undefined ? undefined : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
     if (expected !== undefined && req.headers['proxy-authorization'] !== expected) {
       client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');

@@ -1,0 +1,83 @@
+// The CA sources read from disk (src/config/ca.ts): --ca-file, SSL_CERT_FILE and SSL_CERT_DIR's directories as
+// OpenSSL lays them out. What a certificate is does not matter here (the e2e transport test trusts a real CA
+// through each); these are PEM-shaped blocks, told apart by their body.
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { trustedCa } from '../../src/config/ca.js';
+import { isCliError } from '../../src/errors.js';
+import { tempDir } from '../helpers/e2e.js';
+
+const pem = (body: string): string => `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----`;
+const bodies = (text: string | undefined): string[] => (text ?? '').match(/(?<=-----BEGIN CERTIFICATE-----\n)[^\n]+/g) ?? [];
+
+async function exitCodeOf(promise: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isCliError(error)) return error.exitCode;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('SSL_CERT_DIR read as OpenSSL lays a directory out', () => {
+  it('reads *.pem, *.crt, *.cer and hash links, each file once however many names it has; skips CRLs, other names and files without a certificate', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'Corp_Root.pem'), pem('CORP'));
+    symlinkSync('Corp_Root.pem', join(dir, '5d3a8f2b.0'));
+    symlinkSync(join(dir, 'Corp_Root.pem'), join(dir, 'again.crt'));
+    writeFileSync(join(dir, 'other.cer'), pem('OTHER'));
+    writeFileSync(join(dir, '0a1b2c3d.1'), pem('HASHED'));
+    writeFileSync(join(dir, '5d3a8f2b.r0'), pem('A-CRL-NAME'));
+    writeFileSync(join(dir, 'README'), pem('NOT-A-CERTIFICATE-NAME'));
+    writeFileSync(join(dir, 'notes.pem'), 'no certificate here\n');
+    mkdirSync(join(dir, 'sub.pem'));
+    expect(bodies(await trustedCa({ fileWhere: '--ca-file', certDir: dir })).sort()).toEqual(['CORP', 'HASHED', 'OTHER']);
+  });
+
+  it('a file SSL_CERT_FILE names is not read again from the directory; empty list entries are passed over', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'bundle.crt'), `${pem('ONE')}\n${pem('TWO')}\n`);
+    writeFileSync(join(dir, 'three.pem'), pem('THREE'));
+    const second = tempDir();
+    writeFileSync(join(second, 'four.pem'), pem('FOUR'));
+    const text = await trustedCa({ fileWhere: '--ca-file', certFile: join(dir, 'bundle.crt'), certDir: `${delimiter}${dir}${delimiter}${delimiter}${second}` });
+    expect(bodies(text).sort()).toEqual(['FOUR', 'ONE', 'THREE', 'TWO']);
+  });
+
+  it('a link to nothing is passed over (a certificate removed without its hash link); a directory without certificates adds none', async () => {
+    const dir = tempDir();
+    symlinkSync(join(dir, 'removed.pem'), join(dir, '11223344.0'));
+    expect(await trustedCa({ fileWhere: '--ca-file', certDir: dir })).toBeUndefined();
+    writeFileSync(join(dir, 'kept.pem'), pem('KEPT'));
+    expect(bodies(await trustedCa({ fileWhere: '--ca-file', certDir: dir }))).toEqual(['KEPT']);
+  });
+
+  it('a directory that is missing, or that others can write, is exit 8; so is a certificate file in it others can write', async () => {
+    const dir = tempDir();
+    expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certDir: join(dir, 'missing') }))).toBe(8);
+    const open = join(dir, 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certDir: open }))).toBe(8);
+    const planted = join(dir, 'planted');
+    mkdirSync(planted);
+    writeFileSync(join(planted, 'evil.pem'), pem('EVIL'));
+    chmodSync(join(planted, 'evil.pem'), 0o666);
+    expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certDir: planted }))).toBe(8);
+  });
+});
+
+describe('CA files', () => {
+  it('--ca-file and SSL_CERT_FILE add up; each must hold a certificate (exit 2) and be readable (exit 8)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'flag.pem'), pem('FLAG'));
+    writeFileSync(join(dir, 'system.pem'), pem('SYSTEM'));
+    writeFileSync(join(dir, 'empty.pem'), 'nothing\n');
+    expect(bodies(await trustedCa({ file: join(dir, 'flag.pem'), fileWhere: '--ca-file', certFile: join(dir, 'system.pem') }))).toEqual(['FLAG', 'SYSTEM']);
+    expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certFile: join(dir, 'empty.pem') }))).toBe(2);
+    expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certFile: join(dir, 'missing.pem') }))).toBe(8);
+    expect(await trustedCa({ fileWhere: '--ca-file' })).toBeUndefined();
+  });
+});
