@@ -152,7 +152,7 @@ export async function runRows(
     import('./drive.js'),
     import('./machine.js'),
     import('../journal/codes-file.js'),
-    rows.some((row) => row.out !== undefined) ? import('../export/write.js') : undefined,
+    rows.some((row) => row.out !== undefined) ? import('../export/out-target.js') : undefined,
   ]);
   const results: PlanResult[] = new Array<PlanResult>(rows.length);
   const outcomes: Driven[] = [];
@@ -272,7 +272,7 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
 export async function checkOutFiles(rows: readonly PlanRow[], delivered: ReadonlyMap<string, unknown>, journal: Journal, force: boolean): Promise<void> {
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
   if (todo.length === 0) return;
-  const [{ checkOutTarget }, { deliveredFile }] = await Promise.all([import('../export/write.js'), import('../journal/codes-file.js')]);
+  const [{ checkOutTarget }, { deliveredFile }] = await Promise.all([import('../export/out-target.js'), import('../journal/codes-file.js')]);
   const { intents } = journal.read();
   for (const row of todo) {
     const intent = intents.find((i) => i.key === row.key);

@@ -92,7 +92,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   // (a run killed right after its rename).
   let outLock: OutLock | undefined;
   if (out && out.path !== '-') {
-    const { holdOutTarget } = await import('../../export/write.js');
+    const { holdOutTarget } = await import('../../export/out-target.js');
     outLock = holdOutTarget(out.path, out.force, () => resumableFor(journal, spec, options.idempotencyKey, out.path));
   }
   try {

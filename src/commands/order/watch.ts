@@ -52,7 +52,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   let existing: unknown;
   if (out && out.path !== '-') {
-    const [{ checkOutTarget }, { outExists }] = await Promise.all([import('../../export/write.js'), import('../../orders/recover.js')]);
+    const [{ checkOutTarget }, { outExists }] = await Promise.all([import('../../export/out-target.js'), import('../../orders/recover.js')]);
     existing = outExists(() => checkOutTarget(out.path, out.force));
   }
   const api = await deps.api();
