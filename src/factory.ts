@@ -5,6 +5,7 @@ import { loadUndici, proxySettings } from './api/transport.js';
 import { configDir, ensurePrivateDir } from './config/paths.js';
 import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
+import type { Deps } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
 import type { Io } from './output/io.js';
 import type { KeyEnvironment } from './secrets.js';
@@ -55,7 +56,8 @@ function warnKeyOnCommandLine(io: Io): void {
   io.warn('--api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin');
 }
 
-export class Factory {
+/** The lazy implementation of a verb's dependencies (commands/deps.ts); verbs see only the Deps they ask for. */
+export class Factory implements Deps {
   readonly io: Io;
   readonly globals: GlobalOptions;
   readonly signal: AbortSignal;
@@ -178,6 +180,10 @@ export class Factory {
     if (this.warned.has(warning)) return;
     this.warned.add(warning);
     this.io.warn(warning);
+  }
+
+  now(): number {
+    return Date.now();
   }
 
   async close(): Promise<void> {

@@ -2,12 +2,21 @@
 import type { Command } from 'commander';
 import { Factory, type GlobalOptions } from '../factory.js';
 import type { Io } from '../output/io.js';
+import type { Deps } from './deps.js';
+
+/** A run's resolved global flags, and the lazy dependencies built from them. */
+export interface Context {
+  readonly globals: GlobalOptions;
+  /** The output mode: --json, or --query (which implies it). */
+  readonly json: boolean;
+  readonly deps: Deps;
+}
 
 export interface App {
   readonly io: Io;
   readonly signal: AbortSignal;
-  /** Builds the lazy factory from the command's flags and the global ones, and sets the output mode. */
-  factory(command: Command): Factory;
+  /** Reads the command's flags and the global ones, sets the output mode, and builds the lazy dependencies. */
+  context(command: Command): Context;
   /** Closes what the factories opened (keep-alive sockets), so the process can end. */
   close(): Promise<void>;
 }
@@ -17,12 +26,13 @@ export function createApp(io: Io, signal: AbortSignal): App {
   return {
     io,
     signal,
-    factory(command) {
+    context(command) {
       const globals = command.optsWithGlobals<GlobalOptions>();
-      io.setMode({ json: globals.json === true || globals.query !== undefined, quiet: globals.quiet === true, verbose: globals.verbose === true, color: globals.color === false ? false : undefined });
+      const json = globals.json === true || globals.query !== undefined;
+      io.setMode({ json, quiet: globals.quiet === true, verbose: globals.verbose === true, color: globals.color === false ? false : undefined });
       const factory = new Factory(io, globals, signal);
       factories.push(factory);
-      return factory;
+      return { globals, json, deps: factory };
     },
     async close() {
       await Promise.all(factories.map((factory) => factory.close()));

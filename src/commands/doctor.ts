@@ -3,23 +3,22 @@
 import type { Command } from 'commander';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../errors.js';
-import type { Factory } from '../factory.js';
 import { examples, type App } from './app.js';
+import type { Deps } from './deps.js';
 import type { Outcome } from './doctor-checks.js';
+import { exportResult } from '../output/exporter.js';
 
 export interface DoctorOptions {
   /** Retries of the ping: none unless --retries is given, so an unreachable API is said at once. */
   retries: number;
 }
 
-/** The factory's parts doctor uses, and where this program and the Node running it live. */
-export interface DoctorDeps extends Pick<Factory, 'io' | 'configDir' | 'journalDir' | 'config' | 'connection' | 'clientFor'> {
+/** The dependencies doctor uses, and where this program and the Node running it live. */
+export interface DoctorDeps extends Pick<Deps, 'io' | 'configDir' | 'journalDir' | 'config' | 'connection' | 'clientFor' | 'now'> {
   /** This install's launcher (bin/giftcodes): the absolute path a crontab can call. */
   programPath: string;
   nodePath: string;
   nodeVersion: string;
-  /** Milliseconds since 1970: the clock the API's Date header is compared with. */
-  now(): number;
 }
 
 export function register(parent: Command, app: App): void {
@@ -28,8 +27,8 @@ export function register(parent: Command, app: App): void {
     .summary('check that a cron job can run here: PATH, key, directories, API, clock')
     .description('check what a cron job needs where it runs: the command on PATH, a key readable without a terminal, the config and journal directories, the API, the clock')
     .action(async (_flags: object, cmd: Command) => {
-      const f = app.factory(cmd);
-      const retries = cmd.getOptionValueSourceWithGlobals('retries') === 'cli' ? f.globals.retries : 0;
+      const { globals, deps: f } = app.context(cmd);
+      const retries = cmd.getOptionValueSourceWithGlobals('retries') === 'cli' ? globals.retries : 0;
       await run(
         { retries },
         {
@@ -43,7 +42,8 @@ export function register(parent: Command, app: App): void {
           programPath: fileURLToPath(new URL('../bin/giftcodes', import.meta.url)),
           nodePath: process.execPath,
           nodeVersion: process.versions.node,
-          now: () => Date.now(),
+          // The clock the API's Date header is compared with.
+          now: () => f.now(),
         },
       );
     });
@@ -64,7 +64,7 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
   const api = key.connection ? await apiCheck(deps, key.connection, options.retries) : { outcome: notChecked('api', 'no key to ping with') };
   results.push(api.outcome);
   results.push(api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'));
-  report(deps.io, results);
+  await report(deps.io, results);
   const failed = results.filter((result) => !result.ok && !result.notChecked);
   const skipped = results.filter((result) => result.notChecked);
   if (failed.length + skipped.length > 0) {
@@ -79,11 +79,12 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
 }
 
 /** One line a check; --quiet leaves only the failed ones, --json prints the array. */
-function report(io: DoctorDeps['io'], results: readonly Outcome[]): void {
-  if (io.json) {
-    io.outJson(results.map(({ check, ok, detail, hint }) => ({ check, ok, detail, ...(hint === undefined ? {} : { hint }) })));
-    return;
-  }
+async function report(io: DoctorDeps['io'], results: readonly Outcome[]): Promise<void> {
+  const document = results.map(({ check, ok, detail, hint }) => ({ check, ok, detail, ...(hint === undefined ? {} : { hint }) }));
+  await exportResult(io, document, { text: () => reportText(io, results), pager: false });
+}
+
+function reportText(io: DoctorDeps['io'], results: readonly Outcome[]): string {
   const width = Math.max(...results.map((line) => line.check.length));
   const c = io.c;
   const text = results
@@ -93,5 +94,5 @@ function report(io: DoctorDeps['io'], results: readonly Outcome[]): void {
       const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
       return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
     });
-  if (text.length > 0) io.out(text.join('\n'));
+  return text.join('\n');
 }

@@ -2,14 +2,18 @@ import type { Command } from 'commander';
 import { pingFacts } from '../api/outcome.js';
 import { AuthError, UsageError, isCliError } from '../errors.js';
 import type { ConfigStore } from '../config/store.js';
-import type { Factory } from '../factory.js';
+import { exportResult } from '../output/exporter.js';
 import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
 import { examples, type App } from './app.js';
+import type { Deps, GlobalOptions } from './deps.js';
 
-export interface LoginOptions {
+/** Its own flags, and the profile, --env, --api-key and --base-url the run names. */
+export interface LoginOptions extends Pick<GlobalOptions, 'profile' | 'env' | 'apiKey' | 'baseUrl'> {
   apiKeyStdin?: boolean;
   insecureStorage?: boolean;
 }
+
+type LoginDeps = Pick<Deps, 'io' | 'config' | 'clientFor'>;
 
 const MAX_PROMPT_TRIES = 3;
 
@@ -19,7 +23,10 @@ export function register(parent: Command, app: App): void {
     .description('store an API key in the profile, verified with ping first')
     .option('--api-key-stdin', 'read the key from stdin instead of prompting')
     .option('--insecure-storage', 'keep the key in the 0600 config file, not the credential store')
-    .action(async (flags: LoginOptions, cmd: Command) => run(flags, app.factory(cmd)));
+    .action(async (flags: Pick<LoginOptions, 'apiKeyStdin' | 'insecureStorage'>, cmd: Command) => {
+      const { globals, deps } = app.context(cmd);
+      await run({ ...flags, profile: globals.profile, env: globals.env, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, deps);
+    });
   examples(command, [
     'giftcodes login',
     'giftcodes login --env live --profile shop-eu',
@@ -27,17 +34,17 @@ export function register(parent: Command, app: App): void {
   ]);
 }
 
-export async function run(options: LoginOptions, f: Factory): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments }, store] = await Promise.all([import('../config/resolve.js'), f.config()]);
-  const profile = resolveProfileName(f.globals, f.io.env, store);
-  const baseUrl = resolveBaseUrl(f.globals, f.io.env, store, profile);
-  const wanted = refuseAllEnvironments(f.globals.env);
+export async function run(options: LoginOptions, deps: LoginDeps): Promise<void> {
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const profile = resolveProfileName(options, deps.io.env, store);
+  const baseUrl = resolveBaseUrl(options, deps.io.env, store, profile);
+  const wanted = refuseAllEnvironments(options.env);
   assertSafeTransport(baseUrl);
 
   const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {
     const environment = checkPrefix(key, wanted);
-    const api = await f.clientFor(baseUrl, key);
-    const spinner = await f.io.spinner('verifying the key');
+    const api = await deps.clientFor(baseUrl, key);
+    const spinner = await deps.io.spinner('verifying the key');
     try {
       const ping = await api.ping();
       const facts = pingFacts(ping);
@@ -52,61 +59,62 @@ export async function run(options: LoginOptions, f: Factory): Promise<void> {
 
   let key: string;
   let verified: { environment: KeyEnvironment; resellerId: string };
-  const given = f.globals.apiKey || (options.apiKeyStdin ? await readStdin(f) : undefined);
+  const given = options.apiKey || (options.apiKeyStdin ? await readStdin(deps) : undefined);
   if (given !== undefined) {
     key = given;
     verified = await verify(key);
   } else {
     // A person at a terminal may mistype: ask again, up to a few times.
     for (let attempt = 1; ; attempt++) {
-      key = (await f.io.password(`API key${wanted ? ` (${wanted})` : ''}`, '--api-key-stdin')).trim();
-      f.io.addSecret(key);
+      key = (await deps.io.password(`API key${wanted ? ` (${wanted})` : ''}`, '--api-key-stdin')).trim();
+      deps.io.addSecret(key);
       try {
         verified = await verify(key);
         break;
       } catch (error) {
         const retryable = isCliError(error) && (error.exitCode === 3 || error.exitCode === 2);
         if (!retryable || attempt >= MAX_PROMPT_TRIES) throw error;
-        f.io.errRaw(`${f.io.c.red('✗')} ${error.message}; try again\n`);
+        deps.io.errRaw(`${deps.io.c.red('✗')} ${error.message}; try again\n`);
       }
     }
   }
 
-  const explicitBaseUrl = Boolean(f.globals.baseUrl || f.io.env.GIFTCODES_BASE_URL);
-  const storage = await storeKey(f, store, profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined, options.insecureStorage === true);
+  const explicitBaseUrl = Boolean(options.baseUrl || deps.io.env.GIFTCODES_BASE_URL);
+  const storage = await storeKey(deps, store, profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined, options.insecureStorage === true);
   const result = { profile, environment: verified.environment, resellerId: verified.resellerId, key: maskKey(key), baseUrl, storage, configFile: store.path };
-  if (f.io.json) {
-    f.io.outJson(result);
-    return;
-  }
-  const where = storage === 'keyring' ? 'the credential store' : `the config file ${store.path}`;
-  f.io.out(`${f.io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId} in profile "${profile}" (${where})`);
-  const defaultEnv = store.profile(profile).defaultEnv ?? 'test';
-  if (defaultEnv !== verified.environment) {
-    f.io.notice(`commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`);
-  }
+  const { io } = deps;
+  await exportResult(io, result, {
+    text: () => {
+      const where = storage === 'keyring' ? 'the credential store' : `the config file ${store.path}`;
+      return `${io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId} in profile "${profile}" (${where})`;
+    },
+    notes: () => {
+      const defaultEnv = store.profile(profile).defaultEnv ?? 'test';
+      return defaultEnv === verified.environment ? [] : [`commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`];
+    },
+  });
 }
 
 /**
  * Into the credential store when one is usable (live keys and test keys alike); into the 0600 config file
  * with --insecure-storage, or, said plainly on stderr, when no store is usable or it failed.
  */
-async function storeKey(f: Factory, store: ConfigStore, profile: string, environment: KeyEnvironment, key: string, baseUrl: string | undefined, insecure: boolean): Promise<'keyring' | 'file'> {
+async function storeKey(deps: LoginDeps, store: ConfigStore, profile: string, environment: KeyEnvironment, key: string, baseUrl: string | undefined, insecure: boolean): Promise<'keyring' | 'file'> {
   if (!insecure) {
     const { keyringStatus, keyringSet, keyringAccount } = await import('../config/keyring.js');
-    const status = await keyringStatus(f.io.env);
+    const status = await keyringStatus(deps.io.env);
     let reason = status.usable ? '' : status.reason;
     if (status.usable) {
       const account = keyringAccount(profile, environment);
       try {
-        await keyringSet(f.io.env, account, key);
+        await keyringSet(deps.io.env, account, key);
         await store.setKeyringReference(profile, environment, account, baseUrl);
         return 'keyring';
       } catch (error) {
         reason = error instanceof Error ? error.message : String(error);
       }
     }
-    f.io.warn(`no usable credential store (${reason}): the key is stored in the config file ${store.path} (mode 0600)`);
+    deps.io.warn(`no usable credential store (${reason}): the key is stored in the config file ${store.path} (mode 0600)`);
   }
   await store.setKey(profile, environment, key, baseUrl);
   return 'file';
@@ -130,13 +138,13 @@ function checkPrefix(key: string, wanted: KeyEnvironment | undefined): KeyEnviro
   return environment;
 }
 
-async function readStdin(f: Factory): Promise<string> {
-  if (f.io.stdinIsTTY) {
+async function readStdin(deps: LoginDeps): Promise<string> {
+  if (deps.io.stdinIsTTY) {
     throw new UsageError('--api-key-stdin reads the key from a pipe, but stdin is a terminal', { hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin' });
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of f.io.stdin) {
+  for await (const chunk of deps.io.stdin) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buffer.length;
     if (size > 4096) throw new UsageError('stdin holds more than an API key', { hint: 'pipe just the key' });
@@ -144,6 +152,6 @@ async function readStdin(f: Factory): Promise<string> {
   }
   const key = Buffer.concat(chunks).toString('utf8').trim();
   if (key === '') throw new UsageError('stdin was empty: no key to save', { hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin' });
-  f.io.addSecret(key);
+  deps.io.addSecret(key);
   return key;
 }

@@ -3,30 +3,30 @@ import { pingFacts } from '../api/outcome.js';
 import { exportResult } from '../output/exporter.js';
 import { display } from '../output/table.js';
 import { environmentOfKey } from '../secrets.js';
-import type { Factory } from '../factory.js';
 import { examples, type App } from './app.js';
+import type { Deps } from './deps.js';
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('ping')
     .description('check that the key works: status, environment and reseller')
-    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+    .action(async (_flags: object, cmd: Command) => run(app.context(cmd).deps));
   examples(command, ['giftcodes ping', 'giftcodes ping --env live --json', 'GIFTCODES_API_KEY=sc_test_… giftcodes ping']);
 }
 
-export async function run(f: Factory): Promise<void> {
-  const [connection, api] = await Promise.all([f.connection(), f.api()]);
+export async function run(deps: Pick<Deps, 'io' | 'connection' | 'api'>): Promise<void> {
+  const [connection, api] = await Promise.all([deps.connection(), deps.api()]);
   const ping = await api.ping();
   const facts = pingFacts(ping);
   const expected = environmentOfKey(connection.apiKey);
   // The key's prefix decides: a name the service spells otherwise is shown with a warning, never refused.
   if (!facts.known) {
-    f.io.warn(`the API names the environment "${display(ping.environment ?? 'unknown')}", which is neither test nor live; the key's prefix says ${expected ?? 'nothing'}`);
+    deps.io.warn(`the API names the environment "${display(ping.environment ?? 'unknown')}", which is neither test nor live; the key's prefix says ${expected ?? 'nothing'}`);
   } else if (expected && facts.environment !== expected) {
-    f.io.warn(`the API says this key is for "${facts.environment}", but its prefix says ${expected}`);
+    deps.io.warn(`the API says this key is for "${facts.environment}", but its prefix says ${expected}`);
   }
-  const c = f.io.c;
-  await exportResult(f.io, ping, {
+  const c = deps.io.c;
+  await exportResult(deps.io, ping, {
     text: () => {
       const sent = ping.environment ?? facts.environment;
       const shown = display(facts.known && sent.toLowerCase() !== facts.environment ? `${sent} (${facts.environment})` : sent);

@@ -59,7 +59,7 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--gzip [when]', 'gzip JSON bodies: when the client accepts gzip, or always (even unasked)').choices(['accepted', 'always']).preset('accepted'))
     .option('--connection-close', 'answer with Connection: close and end each connection after one request')
     .action(async (flags: ServeFlags, cmd: Command) => {
-      const f = app.factory(cmd);
+      const { io } = app.context(cmd).deps;
       const tls = await readTls(flags);
       const [{ serveMain }, { defaultServerOptions }] = await Promise.all([import('../server/main.js'), import('../server/index.js')]);
       const options: ServerOptions = {
@@ -81,13 +81,13 @@ export function register(parent: Command, app: App): void {
         ...(flags.webhookUrl ? { webhookUrl: flags.webhookUrl } : {}),
         ...(flags.webhookSecret ? { webhookSecret: flags.webhookSecret } : {}),
         ...(flags.webhookScheme ? { webhookScheme: flags.webhookScheme } : {}),
-        ...(flags.log ? { log: (line: string) => f.io.errRaw(`${line}\n`) } : {}),
+        ...(flags.log ? { log: (line: string) => io.errRaw(`${line}\n`) } : {}),
         ...(tls ? { tls } : {}),
         ...(flags.gzip ? { gzip: flags.gzip } : {}),
         ...(flags.connectionClose ? { connectionClose: true } : {}),
       };
       try {
-        await serveMain(options, f.io.stdout, f.io.stderr);
+        await serveMain(options, io.stdout, io.stderr);
       } catch (error) {
         // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
         const message = error instanceof Error ? error.message : String(error);

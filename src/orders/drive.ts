@@ -6,6 +6,7 @@ import type { Order } from '../api/schemas.js';
 import type { OutLock } from '../export/out-lock.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
+import { exportResult } from '../output/exporter.js';
 import type { Io } from '../output/io.js';
 import { deliver, settle, type Outcome } from './lifecycle.js';
 import { OrderMachine, type MachineDeps, type Written } from './machine.js';
@@ -56,19 +57,20 @@ export async function driveIntent(deps: MachineDeps, from: Intent | OrderMachine
  * The order on stdout, unless the codes went there (`--out -`): stdout then holds only the codes. A failed
  * order is printed too (with --json, the order as the server sent it), before its error (exit 6) on stderr.
  */
-export function printOutcome(io: Io, { order, written }: Pick<Driven, 'order' | 'written'>): void {
+export async function printOutcome(io: Io, { order, written }: Pick<Driven, 'order' | 'written'>): Promise<void> {
   if (written?.path === '-') {
     io.notice(`order ${order.id} ${order.status}: wrote ${written.count} codes to stdout`);
     return;
   }
-  if (io.json) {
-    // --out F --json: the order as the server sent it, and where its codes went (`written`: path, count, format).
-    io.outJson(written ? { ...order, written: { path: written.path, count: written.count, format: written.format } } : order);
-    return;
-  }
-  io.out(describeOrder(io, order));
-  if (written) io.out(`${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${written.count} codes`} to ${written.path} (${written.format})`);
-  else if (orderOutcome(order.status) === 'in_progress') io.notice(io.c.dim(`follow it with: giftcodes order watch ${order.id}`));
+  // --out F --json: the order as the server sent it, and where its codes went (`written`: path, count, format).
+  await exportResult(io, written ? { ...order, written: { path: written.path, count: written.count, format: written.format } } : order, {
+    text: () => {
+      const file = written && `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${written.count} codes`} to ${written.path} (${written.format})`;
+      return file ? `${describeOrder(io, order)}\n${file}` : describeOrder(io, order);
+    },
+    notes: () => (!written && orderOutcome(order.status) === 'in_progress' ? [io.c.dim(`follow it with: giftcodes order watch ${order.id}`)] : []),
+    pager: false,
+  });
 }
 
 /** One order's outcome to the user, then its intent's end (lifecycle.ts); a failed order is then its error (exit 6). */

@@ -1,6 +1,7 @@
 // How an order reads to a person; --json prints the order exactly as the server sent it.
 import { orderOutcome } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
+import { exportResult } from '../output/exporter.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
 
@@ -28,7 +29,6 @@ export function describeOrder(io: Io, order: Order): string {
   return rows.map(([label, value]) => `${label.padEnd(12)} ${value}`).join('\n');
 }
 
-export function printOrder(io: Io, order: Order): void {
-  if (io.json) io.outJson(order);
-  else io.out(describeOrder(io, order));
+export async function printOrder(io: Io, order: Order): Promise<void> {
+  await exportResult(io, order, { text: (data) => describeOrder(io, data), pager: false });
 }

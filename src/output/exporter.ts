@@ -1,5 +1,7 @@
 // One result exporter (gh's cmdutil.Exporter): a verb computes its data, and this is the one place that
-// writes it — the JSON document (through Io.outJson, which applies --query), the CSV, or the text.
+// writes it — the JSON document (through Io.outJson, which applies --query), the CSV, or the text with what
+// a person reads around it (the line said when there is nothing, the notices after it). A new output mode
+// is a change here, not in every verb.
 import { UsageError } from '../errors.js';
 import type { Io } from './io.js';
 
@@ -8,9 +10,21 @@ export interface Exporter<T> {
   text?: (data: T) => string | undefined;
   /** The CSV document, when the verb offers `--format csv`. */
   csv?: (data: T) => string;
+  /**
+   * In text mode, when there is nothing to show: this line instead of the text and its notes, on stdout, or
+   * as a notice (stderr) with `notice`. Never in --json or CSV, whose empty document is the answer.
+   */
+  empty?: { when: (data: T) => boolean; line: string; notice?: boolean };
+  /** Notices (stderr, not with --quiet) said after the text: a hint, what --json would add. */
+  notes?: (data: T) => readonly string[];
+  /** false: the text is written whole, never through the pager (a short report, or one printed whole as before). */
+  pager?: boolean;
 }
 
-/** Writes `data` once, in the mode the run asked for: --json (and --query), --format csv, or text (paged on a terminal). */
+/**
+ * Writes `data` once, in the mode the run asked for: --json (and --query), --format csv, or text (paged on a
+ * terminal unless the exporter says otherwise). Without the pager every write happens before it returns.
+ */
 export async function exportResult<T>(io: Io, data: T, exporter: Exporter<T>, format?: 'csv' | 'table' | undefined): Promise<void> {
   if (io.json) {
     io.outJson(data);
@@ -20,8 +34,39 @@ export async function exportResult<T>(io: Io, data: T, exporter: Exporter<T>, fo
     io.out(exporter.csv(data));
     return;
   }
+  if (exporter.empty?.when(data)) {
+    if (exporter.empty.notice) io.notice(exporter.empty.line);
+    else io.out(exporter.empty.line);
+    return;
+  }
   const text = exporter.text?.(data);
-  if (text !== undefined && text !== '') await page(io, text);
+  if (text !== undefined && text !== '') {
+    if (exporter.pager === false) io.out(text);
+    else await page(io, text);
+  }
+  for (const note of exporter.notes?.(data) ?? []) io.notice(note);
+}
+
+/**
+ * One item of a stream that has no end to wait for (webhook events): with --json one compact JSON line each,
+ * --query applied to each; else its line of text.
+ */
+export function exportItem<T>(io: Io, item: T, text: (item: T) => string): void {
+  if (io.json) io.stdout.write(io.redact(`${JSON.stringify(io.query ? (io.query(item) ?? null) : item)}\n`));
+  else io.out(text(item));
+}
+
+/**
+ * --json writes one document: a verb that handles many items (order resume --all) gathers them and exports
+ * them once; text prints each as it comes, its failures on stderr as they happen.
+ */
+export function gathersItems(io: Io): boolean {
+  return io.json;
+}
+
+/** A warning that stays out of --json's stderr (which holds only the one JSON error, if any). */
+export function warnOutsideJson(io: Io, warning: string): void {
+  if (!io.json) io.warn(warning);
 }
 
 /**

@@ -81,7 +81,7 @@ describe('printOutcome', () => {
 
   it('codes on stdout: stdout holds only the codes, the outcome goes to stderr', async () => {
     const c = capture();
-    printOutcome(c.io, { order, written: { path: '-', count: 3, format: 'csv' } });
+    await printOutcome(c.io, { order, written: { path: '-', count: 3, format: 'csv' } });
     await c.io.flushOut();
     expect(c.out()).toBe('');
     expect(c.err()).toContain('order ord_1 completed: wrote 3 codes to stdout\n');
@@ -89,42 +89,42 @@ describe('printOutcome', () => {
 
   it('--json: the order, with where its codes went when there is a file', async () => {
     const c = capture(true);
-    printOutcome(c.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
+    await printOutcome(c.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
     await c.io.flushOut();
     expect(JSON.parse(c.out())).toEqual({ ...order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
     const plain = capture(true);
-    printOutcome(plain.io, { order });
+    await printOutcome(plain.io, { order });
     await plain.io.flushOut();
     expect(JSON.parse(plain.out())).toEqual(order);
   });
 
   it('text: the order, then the file line (written now or earlier), or how to follow an order in progress', async () => {
     const now = capture();
-    printOutcome(now.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
+    await printOutcome(now.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
     await now.io.flushOut();
     expect(now.out()).toContain('order        ord_1\n');
     expect(now.out()).toContain('✓ wrote 3 codes to /x/c.csv (csv)\n');
     const earlier = capture();
-    printOutcome(earlier.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
+    await printOutcome(earlier.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
     await earlier.io.flushOut();
     expect(earlier.out()).toContain('✓ the codes were already written to /x/c.csv (csv)\n');
     const going = capture();
-    printOutcome(going.io, { order: { id: 'ord_2', status: 'processing' } });
+    await printOutcome(going.io, { order: { id: 'ord_2', status: 'processing' } });
     await going.io.flushOut();
     expect(going.err()).toContain('follow it with: giftcodes order watch ord_2\n');
     expect(now.err()).toBe('');
     const done = capture();
-    printOutcome(done.io, { order });
+    await printOutcome(done.io, { order });
     expect(done.err()).toBe('');
   });
 
   it('a failed order is printed like any outcome: with --json the order as the server sent it, in text its description', async () => {
     const json = capture(true);
-    printOutcome(json.io, { order: { id: 'ord_f', status: 'failed' } });
+    await printOutcome(json.io, { order: { id: 'ord_f', status: 'failed' } });
     await json.io.flushOut();
     expect(JSON.parse(json.out())).toEqual({ id: 'ord_f', status: 'failed' });
     const text = capture();
-    printOutcome(text.io, { order: { id: 'ord_f', status: 'failed' } });
+    await printOutcome(text.io, { order: { id: 'ord_f', status: 'failed' } });
     await text.io.flushOut();
     expect(text.out()).toMatch(/^order\s+ord_f\nstatus\s+failed\n$/);
   });

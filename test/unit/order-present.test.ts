@@ -56,12 +56,12 @@ describe('printOrder', () => {
   it('text: the description; --json: the order exactly as sent', async () => {
     const order = { id: 'ord_3', status: 'processing', extra: { nested: true } };
     const text = io();
-    printOrder(text.io, order);
+    await printOrder(text.io, order);
     await text.io.flushOut();
     expect(text.out()).toBe(`${describeOrder(text.io, order)}\n`);
     const json = io();
     json.io.setMode({ json: true, quiet: false, verbose: false });
-    printOrder(json.io, order);
+    await printOrder(json.io, order);
     await json.io.flushOut();
     expect(JSON.parse(json.out())).toEqual(order);
   });

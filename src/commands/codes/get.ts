@@ -1,15 +1,20 @@
 import type { Command } from 'commander';
 import { orderQuantity } from '../../api/outcome.js';
 import { InterruptedError } from '../../errors.js';
-import type { Factory } from '../../factory.js';
+import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 import { addIntervalFlags, addOutFlags, checkWaitFlags, DEFAULT_INTERVAL_S, type WaitFlags } from '../wait-flags.js';
 
 export interface GetOptions extends WaitFlags {
   orderId: string;
   wait?: boolean;
+  /** The output mode is --json (checked against --format). */
+  json: boolean;
 }
+
+type GetDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal'>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -18,7 +23,10 @@ export function register(parent: Command, app: App): void {
     .argument('<order-id>', 'the order whose codes to fetch', nonEmpty('order id'))
     .option('--wait', 'wait for the order to complete first');
   addOutFlags(addIntervalFlags(command), "write to this file (0600, atomically; '-' = stdout, the default)").action(
-    async (orderId: string, flags: Omit<GetOptions, 'orderId'>, cmd: Command) => run({ ...flags, orderId }, app.factory(cmd)),
+    async (orderId: string, flags: Omit<GetOptions, 'orderId' | 'json'>, cmd: Command) => {
+      const { json, deps } = app.context(cmd);
+      await run({ ...flags, orderId, json }, deps);
+    },
   );
   examples(command, [
     'giftcodes codes get ord_123 --out codes.csv',
@@ -28,14 +36,14 @@ export function register(parent: Command, app: App): void {
   ]);
 }
 
-export async function run(options: GetOptions, f: Factory): Promise<void> {
+export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   const out = options.out ?? '-';
-  checkWaitFlags(options, { json: f.io.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
+  checkWaitFlags(options, { json: options.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
   const force = options.force === true;
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (README, Choices). --format csv/jsonl with it is refused by checkWaitFlags.
-  const queried = out === '-' && f.io.query !== undefined;
-  const [{ exportCodes, checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), f.api(), import('../../failpoints.js')]);
+  const queried = out === '-' && deps.io.query !== undefined;
+  const [{ exportCodes }, { checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), import('../../export/out-target.js'), deps.api(), import('../../failpoints.js')]);
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
   const existing = outExists(() => checkOutTarget(out, force));
@@ -43,20 +51,20 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   let expected: number | undefined;
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
-    expected = orderQuantity(await waitForOrder({ api, orderId: options.orderId, io: f.io, signal: f.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout }));
+    expected = orderQuantity(await waitForOrder({ api, orderId: options.orderId, io: deps.io, signal: deps.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout }));
   }
   if (queried) {
     const codes: unknown[] = [];
     for await (const page of api.codePages(options.orderId, expected)) codes.push(...page);
-    await delivered(f, () => f.io.outJson(codes), { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
+    await delivered(deps, () => deps.io.outJson(codes), { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
     return;
   }
-  const spinner = out === '-' ? undefined : await f.io.spinner(`fetching the codes of ${options.orderId}`);
+  const spinner = out === '-' ? undefined : await deps.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
   try {
     // An existing file is refused unless it is already exactly these codes (a re-run); when the codes cannot
     // be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
-    const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: f.io, signal: f.signal }).catch(unlessInterrupted) : undefined;
+    const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: deps.io, signal: deps.signal }).catch(unlessInterrupted) : undefined;
     if (existing && !same) throw existing;
     result = same ?? await exportCodes({
       api,
@@ -66,8 +74,8 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
       format: options.format,
       force,
       csvRaw: options.csvRaw === true,
-      io: f.io,
-      signal: f.signal,
+      io: deps.io,
+      signal: deps.signal,
       onProgress: (count) => spinner?.update(`fetching the codes of ${options.orderId}: ${count}`),
       beforeCommit: () => failpointSync('codes.tmp-written'),
     });
@@ -75,20 +83,22 @@ export async function run(options: GetOptions, f: Factory): Promise<void> {
   } finally {
     spinner?.stop();
   }
-  const print = (): void => {
+  // The codes went to the file: stdout holds where (--json), else a notice says it.
+  const print = async (): Promise<void> => {
     if (out === '-') return;
-    if (f.io.json) f.io.outJson({ orderId: options.orderId, path: result.path, count: result.count, format: result.format });
-    else f.io.notice(`${f.io.c.green('✓')} wrote ${result.count} codes of ${options.orderId} to ${result.path} (${result.format}, 0600)`);
+    await exportResult(deps.io, { orderId: options.orderId, path: result.path, count: result.count, format: result.format }, {
+      notes: (data) => [`${deps.io.c.green('✓')} wrote ${data.count} codes of ${data.orderId} to ${data.path} (${data.format}, 0600)`],
+    });
   };
   // The reader of stdout went away (`| head`): quiet, as cat would be, but the codes did not all reach the
   // user, so an interrupted `order place` of this order stays pending.
-  await delivered(f, print, result.readerGone ? undefined : { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
+  await delivered(deps, print, result.readerGone ? undefined : { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
 }
 
 /** The codes reached the user (lifecycle.ts): an interrupted `order place` of this order must not deliver them again. */
-async function delivered(f: Factory, print: () => void, delivery: { orderId: string; baseUrl: string; codes: boolean } | undefined): Promise<void> {
-  const [{ deliver, settle }, journal] = await Promise.all([import('../../orders/lifecycle.js'), f.journal()]);
-  await deliver(f.io, journal, print, delivery ?? []);
+async function delivered(deps: GetDeps, print: () => void | Promise<void>, delivery: { orderId: string; baseUrl: string; codes: boolean } | undefined): Promise<void> {
+  const [{ deliver, settle }, journal] = await Promise.all([import('../../orders/lifecycle.js'), deps.journal()]);
+  await deliver(deps.io, journal, print, delivery ?? []);
   if (delivery) await settle(journal, delivery);
 }
 

@@ -1,20 +1,20 @@
 import type { Command } from 'commander';
-import type { Factory } from '../../factory.js';
 import { maskedKeys } from '../../secrets.js';
 import { exportResult } from '../../output/exporter.js';
 import { renderTable } from '../../output/table.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('list')
     .description('list the profiles; the default is marked')
-    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+    .action(async (_flags: object, cmd: Command) => run(app.context(cmd).deps));
   examples(command, ['giftcodes config list', 'giftcodes config list --json']);
 }
 
-export async function run(f: Factory): Promise<void> {
-  const store = await f.config();
+export async function run(deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
+  const store = await deps.config();
   const rows = store.profileNames().map((name) => {
     const profile = store.profile(name);
     return {
@@ -27,8 +27,8 @@ export async function run(f: Factory): Promise<void> {
       keyStorage: { test: store.keyLocation(name, 'test') ?? null, live: store.keyLocation(name, 'live') ?? null },
     };
   });
-  await exportResult(f.io, rows, {
-    text: () => renderTable(f.io, rows, [
+  await exportResult(deps.io, rows, {
+    text: () => renderTable(deps.io, rows, [
       { header: '', value: (r) => (r.default ? '*' : '') },
       { header: 'profile', value: (r) => r.profile },
       { header: 'default env', value: (r) => r.defaultEnv },

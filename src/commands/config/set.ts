@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
 import { UsageError } from '../../errors.js';
-import type { Factory } from '../../factory.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
+import type { Deps, GlobalOptions } from '../deps.js';
 
 
-export interface SetOptions {
+export interface SetOptions extends Pick<GlobalOptions, 'profile'> {
   field: string;
   value: string;
 }
@@ -17,11 +17,14 @@ export function register(parent: Command, app: App): void {
     .description(`change a field of the profile (${FIELDS.join(', ')}); keys are set with login`)
     .argument('<field>', FIELDS.join(' | '))
     .argument('<value>', 'the new value')
-    .action(async (field: string, value: string, _flags: object, cmd: Command) => run({ field, value }, app.factory(cmd)));
+    .action(async (field: string, value: string, _flags: object, cmd: Command) => {
+      const { globals, deps } = app.context(cmd);
+      return run({ field, value, profile: globals.profile }, deps);
+    });
   examples(command, ['giftcodes config set default-env live', 'giftcodes config set base-url https://api.example.com --profile shop-eu']);
 }
 
-export async function run(options: SetOptions, f: Factory): Promise<void> {
+export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
   const field = checkField(options.field);
   const { normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
   let value = options.value.trim();
@@ -35,12 +38,12 @@ export async function run(options: SetOptions, f: Factory): Promise<void> {
   if (field === 'history-days' && !/^[1-9][0-9]{0,4}$/.test(value)) {
     throw new UsageError(`history-days is a whole number of days from 1 to 99999, not "${value}"`, { hint: 'the local order record keeps ended orders 90 days by default' });
   }
-  const store = await f.config();
-  const profile = resolveProfileName(f.globals, f.io.env, store);
+  const store = await deps.config();
+  const profile = resolveProfileName(options, deps.io.env, store);
   await store.setField(profile, field, value);
   // A proxy URL may carry a password: never echoed.
   const shown = field === 'proxy' ? (await import('../../api/transport.js')).displayProxy(value) : value;
-  await exportResult(f.io, { profile, field, value: shown }, { text: () => `${f.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"` });
+  await exportResult(deps.io, { profile, field, value: shown }, { text: () => `${deps.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"` });
 }
 
 /** An http(s) proxy URL (the proxy itself; the API behind it may be https). */

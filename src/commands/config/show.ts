@@ -1,20 +1,27 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { Factory } from '../../factory.js';
+import { exportResult } from '../../output/exporter.js';
 import { maskKey, maskedKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
+import type { Deps, GlobalOptions } from '../deps.js';
+
+/** The profile and base URL the run names (flags; the environment and the config fill in the rest). */
+export type ShowOptions = Pick<GlobalOptions, 'profile' | 'baseUrl'>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('show')
     .description('show the profile in use: base URL, default environment, masked keys')
-    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+    .action(async (_flags: object, cmd: Command) => {
+      const { globals, deps } = app.context(cmd);
+      await run({ profile: globals.profile, baseUrl: globals.baseUrl }, deps);
+    });
   examples(command, ['giftcodes config show', 'giftcodes config show --profile shop-eu --json']);
 }
 
-export async function run(f: Factory): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl }, store] = await Promise.all([import('../../config/resolve.js'), f.config()]);
-  const name = resolveProfileName(f.globals, f.io.env, store);
+export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
+  const [{ resolveProfileName, resolveBaseUrl }, store] = await Promise.all([import('../../config/resolve.js'), deps.config()]);
+  const name = resolveProfileName(options, deps.io.env, store);
   // The default profile exists implicitly (a fresh install); any other name shown empty would mislead.
   if (name !== store.defaultProfile && !store.hasProfile(name)) {
     throw new UsageError(`no profile named "${name}"`, {
@@ -31,31 +38,29 @@ export async function run(f: Factory): Promise<void> {
     const account = profile.keyring?.[env];
     if (!account) continue;
     const { keyringGet } = await import('../../config/keyring.js');
-    const key = await keyringGet(f.io.env, account).catch((error: unknown) => {
-      f.io.warn(error instanceof Error ? error.message : String(error));
+    const key = await keyringGet(deps.io.env, account).catch((error: unknown) => {
+      deps.io.warn(error instanceof Error ? error.message : String(error));
       return undefined;
     });
-    if (key) f.io.addSecret(key);
+    if (key) deps.io.addSecret(key);
     keys[env] = key ? maskKey(key) : '(missing from the credential store)';
   }
   const shown = {
     profile: name,
     default: name === store.defaultProfile,
-    baseUrl: resolveBaseUrl(f.globals, f.io.env, store, name),
+    baseUrl: resolveBaseUrl(options, deps.io.env, store, name),
     defaultEnv: profile.defaultEnv ?? 'test',
     keys,
     keyStorage: storage,
     ...(proxy ? { proxy } : {}),
     configFile: store.path,
   };
-  if (f.io.json) {
-    f.io.outJson(shown);
-    return;
-  }
-  const none = f.io.c.dim('(none)');
-  f.io.out(
-    [
-      `profile      ${shown.profile}${shown.default ? f.io.c.dim(' (default)') : ''}`,
+  const { io } = deps;
+  const none = io.c.dim('(none)');
+  await exportResult(io, shown, {
+    pager: false,
+    text: () => [
+      `profile      ${shown.profile}${shown.default ? io.c.dim(' (default)') : ''}`,
       `base URL     ${shown.baseUrl}`,
       `default env  ${shown.defaultEnv}`,
       `test key     ${shown.keys.test ?? none}${where(shown.keyStorage.test)}`,
@@ -63,7 +68,7 @@ export async function run(f: Factory): Promise<void> {
       ...(proxy ? [`proxy        ${proxy}`] : []),
       `config file  ${shown.configFile}`,
     ].join('\n'),
-  );
+  });
 }
 
 function where(location: 'keyring' | 'file' | null): string {

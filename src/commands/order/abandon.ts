@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { Factory } from '../../factory.js';
+import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
@@ -8,17 +9,16 @@ export function register(parent: Command, app: App): void {
     .command('abandon')
     .description('stop resuming one interrupted order (it may still exist on the server)')
     .argument('<key>', 'the idempotency key shown by order pending', nonEmpty('key', 255))
-    .action(async (key: string, _flags: object, cmd: Command) => run({ key }, app.factory(cmd)));
+    .action(async (key: string, _flags: object, cmd: Command) => run({ key }, app.context(cmd).deps));
   examples(command, ['giftcodes order pending', 'giftcodes order abandon 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21']);
 }
 
-export async function run(options: { key: string }, f: Factory): Promise<void> {
-  const journal = await f.journal();
+export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
+  const journal = await deps.journal();
   const intent = await journal.abandon(options.key);
   const where = intent.orderId
     ? `it was placed as order ${intent.orderId}: check it with giftcodes order show ${intent.orderId}`
     : `it may have been placed on the server with the idempotency key ${intent.key}`;
-  f.io.warn(`abandoned ${intent.quantity} × ${intent.productId} (${intent.environment}); ${where}`);
-  if (f.io.json) f.io.outJson({ abandoned: intent.key, orderId: intent.orderId ?? null, productId: intent.productId, quantity: intent.quantity });
-  else f.io.out(`abandoned ${intent.key}`);
+  deps.io.warn(`abandoned ${intent.quantity} × ${intent.productId} (${intent.environment}); ${where}`);
+  await exportResult(deps.io, { abandoned: intent.key, orderId: intent.orderId ?? null, productId: intent.productId, quantity: intent.quantity }, { text: (data) => `abandoned ${data.abandoned}` });
 }

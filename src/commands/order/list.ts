@@ -1,10 +1,10 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { Factory } from '../../factory.js';
 import type { OrderRecord } from '../../journal/history.js';
 import { exportResult } from '../../output/exporter.js';
 import { renderTable } from '../../output/table.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 import { environmentArg, integer, nonEmpty, profileName } from '../parse.js';
 
 export interface ListOptions {
@@ -17,6 +17,8 @@ export interface ListOptions {
   refresh?: boolean;
   format?: 'table' | 'csv';
 }
+
+type ListDeps = Pick<Deps, 'io' | 'journal' | 'connection' | 'api' | 'now'>;
 
 /** How many orders --refresh reads from the API at once. */
 export const REFRESH_CONCURRENCY = 4;
@@ -31,7 +33,11 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
     .option('--refresh', 'read the current status of unfinished orders from the API and record it')
     .addOption(new Option('--format <format>', 'table, or csv for reconciliation').choices(['table', 'csv']).default('table'))
-    .action(async (flags: ListOptions, cmd: Command) => run(flags, app.factory(cmd), cmd));
+    .action(async (flags: Omit<ListOptions, 'env' | 'profile'>, cmd: Command) => {
+      // --env and --profile are global options: here they filter.
+      const { globals, deps } = app.context(cmd);
+      await run({ ...flags, env: globals.env, profile: globals.profile }, deps);
+    });
   examples(command, [
     'giftcodes order list',
     'giftcodes order list --since 7d --status failed',
@@ -41,30 +47,25 @@ export function register(parent: Command, app: App): void {
   ]);
 }
 
-export async function run(options: ListOptions, f: Factory, cmd?: Command): Promise<void> {
+export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const { allRecords, filterRecords, parseSince, recordsCsv, unfinished } = await import('../../orders/history-query.js');
-  // --env and --profile are global options: here they filter (they are read from the command's own view).
-  const local = cmd?.optsWithGlobals<{ env?: string; profile?: string }>() ?? {};
-  const env = local.env === undefined ? undefined : environmentArg(local.env);
+  const env = options.env === undefined ? undefined : environmentArg(options.env);
   if (env === 'all') throw new UsageError('--env all is only for logout', { hint: 'order list shows every environment unless --env test or --env live is given' });
-  const profile = local.profile === undefined ? undefined : profileName(local.profile);
+  const profile = options.profile === undefined ? undefined : profileName(options.profile);
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  const journal = await f.journal();
+  const journal = await deps.journal();
   const records = () => filterRecords(allRecords(journal.history, journal.read().intents), { status: options.status, product: options.product, since, env, profile, limit: options.limit });
-  if (options.refresh) await refresh(f, records().filter(unfinished));
+  if (options.refresh) await refresh(deps, records().filter(unfinished));
   const rows = records();
-  if (rows.length === 0 && !f.io.json && options.format !== 'csv') {
-    f.io.notice('no orders in the local record match');
-    return;
-  }
   const { csvCell } = await import('../../export/csv.js');
   await exportResult(
-    f.io,
+    deps.io,
     rows,
     {
+      empty: { when: (data) => data.length === 0, line: 'no orders in the local record match', notice: true },
       csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
       text: (data) =>
-        renderTable(f.io, data, [
+        renderTable(deps.io, data, [
           { header: 'order', value: (r) => r.orderId ?? '-', whole: true },
           { header: 'key', value: (r) => r.key, whole: true },
           { header: 'product', value: (r) => r.productId, whole: true },
@@ -83,13 +84,13 @@ export async function run(options: ListOptions, f: Factory, cmd?: Command): Prom
  * Reads each unfinished order once (REFRESH_CONCURRENCY at a time) with the connection this run resolved,
  * and records the status it reads. Orders of another profile, environment or server are left as they are.
  */
-async function refresh(f: Factory, targets: readonly OrderRecord[]): Promise<void> {
+async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise<void> {
   if (targets.length === 0) return;
-  const [connection, api, journal] = await Promise.all([f.connection(), f.api(), f.journal()]);
+  const [connection, api, journal] = await Promise.all([deps.connection(), deps.api(), deps.journal()]);
   const mine = targets.filter((r) => r.profile === connection.profile && r.environment === connection.environment && r.baseUrl === connection.baseUrl);
-  if (mine.length < targets.length) f.io.notice(`${targets.length - mine.length} unfinished orders belong to another profile, environment or server: not refreshed (use --profile / --env)`);
+  if (mine.length < targets.length) deps.io.notice(`${targets.length - mine.length} unfinished orders belong to another profile, environment or server: not refreshed (use --profile / --env)`);
   const pendingKeys = new Set(journal.read().intents.map((intent) => intent.key));
-  const spinner = await f.io.spinner(`refreshing 0/${mine.length}`);
+  const spinner = await deps.io.spinner(`refreshing 0/${mine.length}`);
   let done = 0;
   let next = 0;
   const failures: string[] = [];
@@ -101,7 +102,7 @@ async function refresh(f: Factory, targets: readonly OrderRecord[]): Promise<voi
         const status = typeof order.status === 'string' ? order.status : undefined;
         // An unresolved intent belongs to the journal (order resume finishes it): only ended records are rewritten.
         if (status !== undefined && status !== record.status && !pendingKeys.has(record.key)) {
-          journal.history.record({ ...record, status, updatedAt: new Date().toISOString() });
+          journal.history.record({ ...record, status, updatedAt: new Date(deps.now()).toISOString() });
         }
       } catch (error) {
         failures.push(`${record.orderId}: ${error instanceof Error ? error.message : String(error)}`);
@@ -114,5 +115,5 @@ async function refresh(f: Factory, targets: readonly OrderRecord[]): Promise<voi
   } finally {
     spinner.stop();
   }
-  for (const failure of failures) f.io.warn(`could not refresh ${failure}`);
+  for (const failure of failures) deps.io.warn(`could not refresh ${failure}`);
 }

@@ -1,21 +1,23 @@
 import type { Command } from 'commander';
-import type { Factory } from '../../factory.js';
 import type { Unreadable } from '../../journal/journal.js';
+import { exportResult } from '../../output/exporter.js';
+import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('pending')
     .description('orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)')
-    .action(async (_flags: object, cmd: Command) => run(app.factory(cmd)));
+    .action(async (_flags: object, cmd: Command) => run(app.context(cmd).deps));
   examples(command, ['giftcodes order pending', 'giftcodes order pending --json', 'giftcodes order resume --all']);
 }
 
-export async function run(f: Factory): Promise<void> {
+export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
-  const [journal, { staleness }, { isAlive }] = await Promise.all([f.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
-  await (await import('../../orders/lifecycle.js')).settleReached(f.io, journal);
+  const [journal, { staleness }, { isAlive }] = await Promise.all([deps.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
+  await (await import('../../orders/lifecycle.js')).settleReached(deps.io, journal);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
@@ -36,35 +38,33 @@ export async function run(f: Factory): Promise<void> {
       ...(intent.out ? { out: intent.out.path } : {}),
     };
   });
-  warnUnreadable(f, unreadable);
-  if (f.io.json) {
-    f.io.outJson(rows);
-    return;
-  }
-  if (rows.length === 0) {
-    // An unreadable file may be an order that never reached the user: never say they all did.
-    f.io.out(
-      unreadable.length === 0
-        ? 'no pending orders: every order placed from here reached you'
-        : `no pending orders that can be read, but ${unreadable.length} journal file${unreadable.length === 1 ? '' : 's'} could not be: look at ${journal.dir}`,
-    );
-    return;
-  }
-  f.io.out(
-    renderTable(f.io, rows, [
-      { header: 'key', value: (r) => r.key },
-      { header: 'product', value: (r) => r.productId },
-      { header: 'qty', value: (r) => String(r.quantity) },
-      { header: 'env', value: (r) => r.environment },
-      { header: 'order', value: (r) => r.orderId ?? '(unknown)' },
-      { header: 'state', value: (r) => r.state },
-      { header: 'started', value: (r) => r.createdAt },
-    ]),
-  );
-  f.io.notice(f.io.c.dim('finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)'));
+  warnUnreadable(deps.io, unreadable);
+  const { io } = deps;
+  await exportResult(io, rows, {
+    empty: {
+      when: (data) => data.length === 0,
+      // An unreadable file may be an order that never reached the user: never say they all did.
+      line:
+        unreadable.length === 0
+          ? 'no pending orders: every order placed from here reached you'
+          : `no pending orders that can be read, but ${unreadable.length} journal file${unreadable.length === 1 ? '' : 's'} could not be: look at ${journal.dir}`,
+    },
+    text: (data) =>
+      renderTable(io, data, [
+        { header: 'key', value: (r) => r.key },
+        { header: 'product', value: (r) => r.productId },
+        { header: 'qty', value: (r) => String(r.quantity) },
+        { header: 'env', value: (r) => r.environment },
+        { header: 'order', value: (r) => r.orderId ?? '(unknown)' },
+        { header: 'state', value: (r) => r.state },
+        { header: 'started', value: (r) => r.createdAt },
+      ]),
+    notes: () => [io.c.dim('finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)')],
+    pager: false,
+  });
 }
 
 /** Damaged journal files are named, never removed: one may be the only trace of an order. */
-export function warnUnreadable(f: Factory, unreadable: readonly Unreadable[]): void {
-  for (const bad of unreadable) f.io.warn(`unreadable journal file ${bad.file} (${bad.reason}); it was left in place`);
+export function warnUnreadable(io: Io, unreadable: readonly Unreadable[]): void {
+  for (const bad of unreadable) io.warn(`unreadable journal file ${bad.file} (${bad.reason}); it was left in place`);
 }

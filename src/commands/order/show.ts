@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { Factory } from '../../factory.js';
 import { printOrder } from '../../orders/present.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
@@ -9,7 +9,7 @@ export function register(parent: Command, app: App): void {
     .command('show')
     .description('read an order: its status and every field the API sends')
     .argument('<ref>', 'order id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'))
-    .action(async (ref: string, _flags: object, cmd: Command) => run({ ref }, app.factory(cmd)));
+    .action(async (ref: string, _flags: object, cmd: Command) => run({ ref }, app.context(cmd).deps));
   examples(command, ['giftcodes order show ord_8f2k1', 'giftcodes order show ord_8f', 'giftcodes order show 3f9a2c1e --json | jq -r .status']);
 }
 
@@ -17,8 +17,8 @@ export function register(parent: Command, app: App): void {
  * The ref is resolved against the local record (exact id or key first, then a unique prefix; an ambiguous
  * prefix lists the candidates, exit 2). A ref unknown here is asked of the API as an order id.
  */
-export async function run(options: { ref: string }, f: Factory): Promise<void> {
-  const [journal, { allRecords, resolveRef }] = await Promise.all([f.journal(), import('../../orders/history-query.js')]);
+export async function run(options: { ref: string }, deps: Pick<Deps, 'io' | 'journal' | 'api'>): Promise<void> {
+  const [journal, { allRecords, resolveRef }] = await Promise.all([deps.journal(), import('../../orders/history-query.js')]);
   const record = resolveRef(allRecords(journal.history, journal.read().intents), options.ref);
   if (record && record.orderId === undefined) {
     const { ApiError } = await import('../../errors.js');
@@ -27,6 +27,6 @@ export async function run(options: { ref: string }, f: Factory): Promise<void> {
       hint: record.outcome === 'pending' ? `finish it with: giftcodes order resume ${record.key}` : 'see it with: giftcodes order list --json',
     });
   }
-  const api = await f.api();
-  printOrder(f.io, await api.getOrder(record?.orderId ?? options.ref));
+  const api = await deps.api();
+  await printOrder(deps.io, await api.getOrder(record?.orderId ?? options.ref));
 }

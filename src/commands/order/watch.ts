@@ -3,8 +3,9 @@ import type { ApiClient } from '../../api/client.js';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import type { Order } from '../../api/schemas.js';
 import { UsageError } from '../../errors.js';
-import type { Factory } from '../../factory.js';
+import { warnOutsideJson } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 import { SCHEMES, type Scheme } from '../../webhooks/schemes.js';
 import { integer, nonEmpty } from '../parse.js';
 import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFlags } from '../wait-flags.js';
@@ -16,7 +17,11 @@ export interface WatchOptions extends WaitFlags {
   secretFile?: string;
   webhookScheme?: Scheme;
   signatureHeader?: string;
+  /** The output mode is --json (checked against --out - and --format). */
+  json: boolean;
 }
+
+type WatchDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal'>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -28,7 +33,10 @@ export function register(parent: Command, app: App): void {
     .option('--webhook-secret <secret>', 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)', nonEmpty('secret', 1000))
     .addOption(new Option('--webhook-scheme <scheme>', 'signature scheme of the events (default: detected from the headers)').choices(SCHEMES))
     .option('--signature-header <name>', 'the header carrying the signature (default Giftcodes-Signature)');
-  addWaitFlags(command).action(async (id: string, flags: Omit<WatchOptions, 'id'>, cmd: Command) => run({ ...flags, id }, app.factory(cmd)));
+  addWaitFlags(command).action(async (id: string, flags: Omit<WatchOptions, 'id' | 'json'>, cmd: Command) => {
+    const { json, deps } = app.context(cmd);
+    return run({ ...flags, id, json }, deps);
+  });
   examples(command, [
     'giftcodes order watch ord_8f2k1',
     'giftcodes order watch ord_8f2k1 --timeout 600 --out codes.csv',
@@ -37,19 +45,19 @@ export function register(parent: Command, app: App): void {
   ]);
 }
 
-export async function run(options: WatchOptions, f: Factory): Promise<void> {
+export async function run(options: WatchOptions, deps: WatchDeps): Promise<void> {
   const out = outSpec(options);
-  checkWaitFlags(options, { json: f.io.json, waits: true, waitFlag: '' });
-  const webhookSecret = await webhookSecretFor(options, f);
+  checkWaitFlags(options, { json: options.json, waits: true, waitFlag: '' });
+  const webhookSecret = await webhookSecretFor(options, deps);
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   let existing: unknown;
   if (out && out.path !== '-') {
-    const [{ checkOutTarget }, { outExists }] = await Promise.all([import('../../export/write.js'), import('../../orders/recover.js')]);
+    const [{ checkOutTarget }, { outExists }] = await Promise.all([import('../../export/out-target.js'), import('../../orders/recover.js')]);
     existing = outExists(() => checkOutTarget(out.path, out.force));
   }
-  const api = await f.api();
+  const api = await deps.api();
   const [{ printOutcome }, { deliver, settle }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../orders/lifecycle.js'), import('../../failpoints.js')]);
-  const { order, failure } = await waitWithWebhook(f, api, { ...options, webhookSecret }).then(
+  const { order, failure } = await waitWithWebhook(deps, api, { ...options, webhookSecret }).then(
     (order) => ({ order, failure: undefined }),
     async (error: unknown) => {
       const { OrderEndedError } = await import('../../orders/wait.js');
@@ -59,12 +67,12 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   );
   let written: { path: string; count: number; format: string; readerGone?: boolean | undefined } | undefined;
   if (out && !failure) {
-    const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: f.io, signal: f.signal };
+    const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: deps.io, signal: deps.signal };
     if (existing) {
       const { sameCodesAlready } = await import('../../orders/recover.js');
       written = await sameCodesAlready(common);
       if (!written) throw existing;
-      f.io.say(`${out.path} already holds these codes; it was left as it was`);
+      deps.io.say(`${out.path} already holds these codes; it was left as it was`);
     } else {
       const { exportCodes } = await import('../../export/write.js');
       written = await exportCodes({ ...common, expected: orderQuantity(order), force: out.force, beforeCommit: () => failpointSync('codes.tmp-written') });
@@ -73,15 +81,15 @@ export async function run(options: WatchOptions, f: Factory): Promise<void> {
   }
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
   // Not when the reader of `--out -` went away before every code was written: nothing reached the user.
-  const journal = await f.journal();
+  const journal = await deps.journal();
   const delivery = { orderId: order.id, baseUrl: api.baseUrl, codes: written !== undefined && !written.readerGone, ...(failure ? { ending: 'failed' as const } : {}) };
-  await deliver(f.io, journal, () => printOutcome(f.io, { order, written }), written?.readerGone ? [] : delivery);
+  await deliver(deps.io, journal, () => printOutcome(deps.io, { order, written }), written?.readerGone ? [] : delivery);
   if (!written?.readerGone) await settle(journal, delivery);
   if (failure) throw failure;
 }
 
 /** The secret for --webhook-port from --secret-file, GIFTCODES_WEBHOOK_SECRET or --webhook-secret (warned); checked before anything is sent. */
-async function webhookSecretFor(options: WatchOptions, f: Factory): Promise<string | undefined> {
+async function webhookSecretFor(options: WatchOptions, deps: WatchDeps): Promise<string | undefined> {
   if (options.webhookPort === undefined) {
     if (options.secretFile !== undefined || options.webhookSecret !== undefined || options.webhookScheme !== undefined) {
       throw new UsageError('the webhook secret and scheme go with --webhook-port', { hint: 'add --webhook-port <port>, or drop them' });
@@ -89,24 +97,24 @@ async function webhookSecretFor(options: WatchOptions, f: Factory): Promise<stri
     return undefined;
   }
   const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
-  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.webhookSecret, flagName: '--webhook-secret', file: options.secretFile, env: f.io.env });
-  if (fileWarning) f.io.warn(fileWarning);
-  if (flagWarning && !f.io.json) f.io.warn(flagWarning);
+  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.webhookSecret, flagName: '--webhook-secret', file: options.secretFile, env: deps.io.env });
+  if (fileWarning) deps.io.warn(fileWarning);
+  if (flagWarning) warnOutsideJson(deps.io, flagWarning);
   if (!secret) throw new UsageError('--webhook-port needs the signing secret', { hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
-  f.io.addSecret(secret);
+  deps.io.addSecret(secret);
   return secret;
 }
 
 /** Polls; with --webhook-port, a verified event for this order ends the wait early, confirmed by one GET. */
-async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions): Promise<Order> {
+async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOptions): Promise<Order> {
   const { waitForOrder } = await import('../../orders/wait.js');
   const poll = (signal: AbortSignal): Promise<Order> =>
-    waitForOrder({ api, orderId: options.id, io: f.io, signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
-  if (options.webhookPort === undefined || !options.webhookSecret) return poll(f.signal);
+    waitForOrder({ api, orderId: options.id, io: deps.io, signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
+  if (options.webhookPort === undefined || !options.webhookSecret) return poll(deps.signal);
 
   const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
   const stopPolling = new AbortController();
-  const signal = AbortSignal.any([f.signal, stopPolling.signal]);
+  const signal = AbortSignal.any([deps.signal, stopPolling.signal]);
   let onEventForOrder: () => void = () => undefined;
   const eventArrived = new Promise<void>((resolve) => {
     onEventForOrder = resolve;
@@ -121,13 +129,13 @@ async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions
       if (order && String(order.id) === options.id) onEventForOrder();
     },
   });
-  f.io.notice(`listening for webhook events on ${receiver.url}`);
+  deps.io.notice(`listening for webhook events on ${receiver.url}`);
   try {
     const confirmed = eventArrived.then(async () => {
       const order = await api.getOrder(options.id);
       const outcome = orderOutcome(order.status);
       if (outcome === 'in_progress') return new Promise<Order>(() => undefined);
-      f.io.notice(`webhook event received; order ${order.id} is ${order.status}`);
+      deps.io.notice(`webhook event received; order ${order.id} is ${order.status}`);
       if (outcome === 'failed') {
         const { OrderEndedError } = await import('../../orders/wait.js');
         throw new OrderEndedError(order);
@@ -135,7 +143,7 @@ async function waitWithWebhook(f: Factory, api: ApiClient, options: WatchOptions
       return order;
     });
     const polled = poll(signal).catch((error: unknown) => {
-      if (stopPolling.signal.aborted && !f.signal.aborted) return new Promise<Order>(() => undefined);
+      if (stopPolling.signal.aborted && !deps.signal.aborted) return new Promise<Order>(() => undefined);
       throw error;
     });
     const order = await Promise.race([confirmed, polled]);

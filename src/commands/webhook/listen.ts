@@ -1,8 +1,10 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { Factory } from '../../factory.js';
+import { exportItem, warnOutsideJson } from '../../output/exporter.js';
+import type { Io } from '../../output/io.js';
 import type { Delivery, Scheme, WebhookEvent } from '../../webhooks/receiver.js';
 import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
 import { SCHEMES } from '../../webhooks/schemes.js';
 import { httpUrl, integer, nonEmpty } from '../parse.js';
 
@@ -44,7 +46,7 @@ export function register(parent: Command, app: App): void {
     .action(async (flags: ListenFlags, cmd: Command) =>
       run(
         { host: flags.host, port: flags.port, secret: flags.secret, secretFile: flags.secretFile, scheme: flags.scheme, signatureHeader: flags.signatureHeader, forwardTo: flags.forwardTo },
-        app.factory(cmd),
+        app.context(cmd).deps,
       ),
     );
   examples(command, [
@@ -56,17 +58,17 @@ export function register(parent: Command, app: App): void {
 }
 
 /** Listens until SIGINT/SIGTERM, then closes and returns (exit 0). */
-export async function run(options: ListenOptions, f: Factory): Promise<void> {
+export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signal'>): Promise<void> {
   const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
-  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.secret, flagName: '--secret', file: options.secretFile, env: f.io.env });
-  if (fileWarning) f.io.warn(fileWarning);
-  if (flagWarning && !f.io.json) f.io.warn(flagWarning);
+  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.secret, flagName: '--secret', file: options.secretFile, env: deps.io.env });
+  if (fileWarning) deps.io.warn(fileWarning);
+  if (flagWarning) warnOutsideJson(deps.io, flagWarning);
   if (!secret) {
     throw new UsageError('no webhook secret', { code: 'secret_missing', hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
   }
-  f.io.addSecret(secret);
+  deps.io.addSecret(secret);
   const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
-  const io = f.io;
+  const io = deps.io;
   const forwards = new Set<Promise<void>>();
   const receiver = await startWebhookReceiver({
     host: options.host,
@@ -76,10 +78,9 @@ export async function run(options: ListenOptions, f: Factory): Promise<void> {
     signatureHeader: options.signatureHeader,
     onEvent: (event, raw, delivery) => {
       // One JSON line per event; --query applies to each event.
-      if (io.json) io.stdout.write(io.redact(`${JSON.stringify(io.query ? (io.query(event) ?? null) : event)}\n`));
-      else io.out(describe(event, orderFromEvent(event), delivery));
+      exportItem(io, event, () => describe(event, orderFromEvent(event), delivery));
       if (options.forwardTo) {
-        const sent = forward(options.forwardTo, raw, delivery, f).finally(() => forwards.delete(sent));
+        const sent = forward(options.forwardTo, raw, delivery, io).finally(() => forwards.delete(sent));
         forwards.add(sent);
       }
     },
@@ -88,8 +89,8 @@ export async function run(options: ListenOptions, f: Factory): Promise<void> {
   io.notice(`listening for webhook events on ${receiver.url} (any path); Ctrl-C to stop`);
   if (options.forwardTo) io.notice(`forwarding verified events to ${options.forwardTo.href}`);
   await new Promise<void>((resolvePromise) => {
-    if (f.signal.aborted) resolvePromise();
-    else f.signal.addEventListener('abort', () => resolvePromise(), { once: true });
+    if (deps.signal.aborted) resolvePromise();
+    else deps.signal.addEventListener('abort', () => resolvePromise(), { once: true });
   });
   await receiver.close();
   await Promise.allSettled([...forwards]);
@@ -103,7 +104,7 @@ function describe(event: WebhookEvent, order: Record<string, unknown> | undefine
   return [created.toISOString(), field(event.type ?? delivery.signed['x-github-event']), field(event.id ?? delivery.id), field(order?.id), field(order?.status)].join('  ');
 }
 
-async function forward(url: URL, raw: string, delivery: Delivery, f: Factory): Promise<void> {
+async function forward(url: URL, raw: string, delivery: Delivery, io: Io): Promise<void> {
   const id = delivery.id ?? 'event';
   try {
     const res = await fetch(url, {
@@ -113,10 +114,10 @@ async function forward(url: URL, raw: string, delivery: Delivery, f: Factory): P
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });
     await res.body?.cancel();
-    if (res.status < 200 || res.status >= 300) f.io.warn(`forwarding ${id} to ${url.href} failed: HTTP ${res.status}`);
-    else f.io.debug(`forwarded ${id} to ${url.href}: HTTP ${res.status}`);
+    if (res.status < 200 || res.status >= 300) io.warn(`forwarding ${id} to ${url.href} failed: HTTP ${res.status}`);
+    else io.debug(`forwarded ${id} to ${url.href}: HTTP ${res.status}`);
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    f.io.warn(`forwarding ${id} to ${url.href} failed: ${cause ?? (error instanceof Error ? error.message : String(error))}`);
+    io.warn(`forwarding ${id} to ${url.href} failed: ${cause ?? (error instanceof Error ? error.message : String(error))}`);
   }
 }

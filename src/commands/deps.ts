@@ -1,0 +1,28 @@
+// What a verb's run receives besides its options: the Io and lazy getters (the Factory in src/factory.ts
+// builds each on first use). A verb takes the narrowest Pick of this it needs; only the registration
+// (app.ts and each verb's `register`) turns commander's flags into options and these dependencies.
+import type { ApiClient } from '../api/client.js';
+import type { Connection } from '../config/resolve.js';
+import type { ConfigStore } from '../config/store.js';
+import type { Journal } from '../journal/journal.js';
+import type { Io } from '../output/io.js';
+
+export type { GlobalOptions } from '../factory.js';
+
+export interface Deps {
+  readonly io: Io;
+  /** Aborted on SIGINT/SIGTERM. */
+  readonly signal: AbortSignal;
+  readonly configDir: string;
+  readonly journalDir: string;
+  config(): Promise<ConfigStore>;
+  /** The resolved profile, environment, key and base URL (the key joins the secrets kept out of every output). */
+  connection(): Promise<Connection>;
+  /** The client for the resolved connection. */
+  api(): Promise<ApiClient>;
+  /** A client for an explicit key and URL (login verifies a key before saving it; resume uses the intent's). */
+  clientFor(baseUrl: string, apiKey: string, retries?: number): Promise<ApiClient>;
+  journal(): Promise<Journal>;
+  /** Milliseconds since 1970. */
+  now(): number;
+}
