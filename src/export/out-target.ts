@@ -54,13 +54,15 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
  */
 export function holdOutTarget(out: string, force: boolean, ownDelivery: () => boolean): OutLock {
   const target = resolve(out);
-  const check = (): void => {
-    if (!ownDelivery()) checkOutTarget(target, force, { lockHeldHere: true });
+  const check = (lockHeldHere: boolean): void => {
+    if (!ownDelivery()) checkOutTarget(target, force, { lockHeldHere });
   };
-  check();
+  // The first check also probes the lock (after the directory is known to exist): a killed writer's lock is
+  // cleared even when the run is then refused (an existing file), never left beside the file for good.
+  check(false);
   const lock = lockOutTarget(target);
   try {
-    check();
+    check(true);
   } catch (error) {
     lock.release();
     throw error;

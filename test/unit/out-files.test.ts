@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { ExitCode, LocalError, UsageError } from '../../src/errors.js';
 import { exportCodes } from '../../src/export/write.js';
-import { checkOutTarget } from '../../src/export/out-target.js';
+import { checkOutTarget, holdOutTarget } from '../../src/export/out-target.js';
 import { currentHolder, lockOutTarget, outLockPath } from '../../src/export/out-lock.js';
 import { writeFileAtomicSync } from '../../src/files/atomic.js';
 import type { Io } from '../../src/output/io.js';
@@ -144,6 +144,14 @@ describe('the --out path lock', () => {
     writeFileSync(target, 'whole\n');
     writeFileSync(outLockPath(target), JSON.stringify({ pid: deadPid() }));
     expect(() => checkOutTarget(target, false)).toThrow(expect.objectContaining({ code: 'out_exists' }));
+    expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);
+  });
+
+  it('holdOutTarget (order place --out, plan rows) clears a dead writer\'s lock too when it refuses an existing file', () => {
+    const target = join(tempDir(), 'codes.jsonl');
+    writeFileSync(target, 'whole\n');
+    writeFileSync(outLockPath(target), JSON.stringify({ pid: deadPid() }));
+    expect(() => holdOutTarget(target, false, () => false)).toThrow(expect.objectContaining({ code: 'out_exists' }));
     expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);
   });
 
