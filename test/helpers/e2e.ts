@@ -1,10 +1,12 @@
 // End-to-end harness: the built bin/giftcodes as a child process against `giftcodes serve --port 0`,
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { recordOutput, registerSecret } from './leaks.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -69,6 +71,58 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
         proc.kill('SIGTERM');
       }),
   };
+}
+
+/** What servedApi gives the tests of its describe (or file); read inside a test or a hook, once it started. */
+export interface ServedApi {
+  readonly server: TestServer;
+  readonly url: string;
+  /** A config dir logged in to the server (servedApi with `login`); a test that changes it takes its own with loggedIn(). */
+  readonly configDir: string;
+}
+
+/**
+ * A served API for the tests of the enclosing describe (or file): `giftcodes serve --admin <args>` started
+ * before them and stopped after; with `login`, a config dir logged in to it (true: the demo test key).
+ * `args` may be a function, called when the server starts, for arguments made first (a free port, a seed file).
+ */
+export function servedApi(
+  args: string[] | (() => string[] | Promise<string[]>) = [],
+  o: { login?: boolean | string; env?: NodeJS.ProcessEnv; bin?: string | (() => string) } = {},
+): ServedApi {
+  let server: TestServer | undefined;
+  let configDir: string | undefined;
+  beforeAll(async () => {
+    server = await startServer(typeof args === 'function' ? await args() : args, o.env, typeof o.bin === 'function' ? o.bin() : o.bin);
+    if (o.login) configDir = await loggedIn(server, o.login === true ? DEMO_KEYS.test : o.login);
+  });
+  afterAll(() => server?.stop());
+  const started = (): TestServer => {
+    if (server === undefined) throw new Error('servedApi: the server starts before the tests; read it inside a test or a hook');
+    return server;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    get url() {
+      return started().url;
+    },
+    get configDir() {
+      if (configDir === undefined) throw new Error('servedApi: pass { login: true } for a logged-in config dir');
+      return configDir;
+    },
+  };
+}
+
+/** Runs `fn` with a served API of its own (`giftcodes serve --admin <args>`), stopped whatever `fn` did. */
+export async function withServer<T>(args: string[], fn: (server: TestServer) => Promise<T>, env: NodeJS.ProcessEnv = {}): Promise<T> {
+  const server = await startServer(args, env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
 }
 
 export function tempDir(prefix = 'giftcodes-test-'): string {
@@ -190,6 +244,17 @@ export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test,
 export async function ledger(server: TestServer): Promise<{ orders: Record<string, unknown>[] } & Record<string, unknown>> {
   const res = await fetch(`${server.url}/_admin/ledger`);
   return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
+}
+
+/** Places an order straight on the server, as another client would (not through the CLI); its id. */
+export async function placedOnServer(server: TestServer, productId = 'amazon-us-25', quantity = 1, key: string = DEMO_KEYS.test): Promise<string> {
+  const res = await fetch(`${server.url}/v1/orders`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+    body: JSON.stringify({ product_id: productId, quantity }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
 }
 
 /** The server's orders whose idempotency key starts with `prefix` (a plan's rows share one). */
