@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ledger, loggedIn, ROOT, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, ledger, loggedIn, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 
 const PRODUCT = 'amazon-us-25';
@@ -28,19 +28,13 @@ function shell(script: string, args: string[], configDir: string): { code: numbe
 }
 
 describe('exactly once, without exceptions', () => {
-  let server: TestServer;
-  let template: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '100', '--fail-orders', '0']);
-    template = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  // Logged in once up front: each test's fresh() config dir is then a copy of that login.
+  const served = servedApi(['--fulfil-after', '100', '--fail-orders', '0'], { login: true });
 
-  const fresh = async (): Promise<string> => loggedIn(server, undefined, tempDir());
-  const charges = async (quantity: number): Promise<string[]> => (await ledger(server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
+  const fresh = async (): Promise<string> => loggedIn(served.server, undefined, tempDir());
+  const charges = async (quantity: number): Promise<string[]> => (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
 
   it('gap 1: codes renamed into mon.csv, then the same order with --out tue.csv: refused (exit 2) naming mon.csv, nothing charged, tue.csv never written; --force too; the same command again is a new order', { timeout: 90_000 }, async () => {
-    void template;
     const configDir = await fresh();
     const dir = tempDir();
     const mon = join(dir, 'mon.csv');
@@ -118,13 +112,10 @@ describe('exactly once, without exceptions', () => {
 });
 
 describe('a failed order reaches the user before its intent ends (gap 4)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '100', '--fail-orders', '1']);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '100', '--fail-orders', '1']);
 
   it('--wait --json > /dev/full: exit 8 and the intent pending; the next run prints the failed order and exits 6, nothing left', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '1', '--wait', '--interval', '0.05', '--json'];
     const full = shell('exec CLI > /dev/full', args, configDir);
