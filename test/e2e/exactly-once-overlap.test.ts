@@ -3,18 +3,14 @@
 // to break exactly-once, against `giftcodes serve` over real HTTP, checked on the server's ledger.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer(['--fulfil-after', '50']);
-});
+const served = servedApi(['--fulfil-after', '50']);
 afterAll(() => {
   unmountAll();
-  return server.stop();
 });
 
 
@@ -41,7 +37,7 @@ async function planKeys(plan: string, configDir: string): Promise<string[]> {
 
 /** A fresh config dir and a plan of `rows` rows: its file, the rows' keys and the keys' common prefix. */
 async function freshPlan(rows: number, tag: string): Promise<{ configDir: string; dir: string; plan: string; keys: string[]; prefix: string }> {
-  const configDir = await loggedIn(server);
+  const configDir = await loggedIn(served.server);
   const dir = tempDir();
   const plan = writePlan(dir, rows, tag);
   const keys = await planKeys(plan, configDir);
@@ -54,6 +50,7 @@ describe('settle by a delivered record', () => {
   // to another --out file, killed once accepted, was ended by the next `order pending` as "already reached
   // you (codes in b.csv)": b.csv was never written and the intent was gone, nothing left to resume.
   it('a record older than the intent does not settle it: the new --out file is still delivered', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const dir = tempDir();
     const key = `reuse-${Date.now()}`;
@@ -78,6 +75,7 @@ describe('a plan killed between its two batched end steps', () => {
   // The rows' records say `delivered`, their intents (`accepted`) are still there: any command's settle
   // ends them, none is sent or refreshed again, and the same plan reports each as already delivered.
   it('order resume --all settles every row, sends nothing; the plan again reports the same orders', { timeout: 90_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const dir = tempDir();
     const plan = writePlan(dir, 6, 'between');
@@ -110,6 +108,7 @@ describe('other commands while a plan has rows out and rows armed', () => {
   // (`sending` on disk, nothing sent): `order pending` and `order resume --all` from another process must
   // neither settle nor send any row the live plan holds.
   it('order pending and order resume --all leave the live plan\'s rows alone; one order per row', { timeout: 90_000 }, async () => {
+    const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(6, 'meanwhile');
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
@@ -150,6 +149,7 @@ describe('two runs of one plan at once', () => {
   // Each row is one key: whichever run holds it, the other is refused that row (intent_busy) or reads it
   // as delivered; never a second order. A third run then reports every row, and nothing stays pending.
   it('one order per row on the ledger, and the plan again reports them all', { timeout: 120_000 }, async () => {
+    const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(12, 'twice');
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
     const [a, b] = await Promise.all([runCli(args, { configDir, timeoutMs: 90_000 }), runCli(args, { configDir, timeoutMs: 90_000 })]);
@@ -204,6 +204,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
   // again the natural recovery leaves nothing pending.
   for (const point of ['request.sent', 'delivered'] as const) {
     it(`read-only from ${point} on: exit 8, one order per row, recovered once writable`, { timeout: 90_000 }, async () => {
+      const { server } = served;
       const configDir = readOnlyDisk();
       await remount(configDir, 'rw');
       await loggedIn(server, undefined, configDir);
@@ -242,6 +243,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
   // Five kills at random times (each run a little further on, or not), with no recovery between them but
   // the next run of the same plan: then one full run. One order per row, each reported, nothing pending.
   it('one order per row on the ledger, the last run reports every one, nothing pending', { timeout: 180_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const dir = tempDir();
     const plan = join(dir, 'plan.csv');
@@ -279,6 +281,7 @@ describe('an intent file renamed by hand', () => {
   // it is saved under its own name: the renamed copy must not stay behind as a second pending intent.
   for (const point of ['intent.written', 'order.accepted'] as const) {
     it(`killed at ${point}, renamed, resumed: one order, nothing pending`, { timeout: 60_000 }, async () => {
+      const { server } = served;
       const configDir = await loggedIn(server);
       const key = `renamed-${point}-${Date.now()}`;
       const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key], {
@@ -304,6 +307,7 @@ describe('a plan row and an order place --out at the same file', () => {
   // with nothing charged. A plan row's out file must be held as long: otherwise a place run while the row's
   // POST is out charges, writes the file, and the row (charged too) can then never deliver its codes there.
   it('the later one is refused before its charge; every order charged is delivered, nothing pending', { timeout: 90_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const dir = tempDir();
     const plan = join(dir, 'plan.csv');
@@ -333,6 +337,7 @@ describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
   // Armed rows (`sending` on disk, nothing sent) are left when the run stops: the same plan again sends
   // each with its key. Exit 130, no stack trace; then one order per row and nothing pending.
   it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
+    const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(6, 'sigint');
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
