@@ -14,7 +14,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, runCli, servedApi, tempDir, withServer } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 
@@ -63,27 +63,27 @@ const attempts = (stderr: string, path = '/v1/ping'): number => stderr.split('\n
 
 describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy', () => {
   let certs: { ca: string; cert: string; key: string };
-  let server: TestServer;
+  const served = servedApi(() => {
+    certs = makeCertificates(tempDir('giftcodes-tls-'));
+    return ['--tls-cert', certs.cert, '--tls-key', certs.key, '--fulfil-after', '200'];
+  });
   let proxy: TestProxy;
   let apiUrl: string;
   let proxyUrl: string;
 
   beforeAll(async () => {
-    certs = makeCertificates(tempDir('giftcodes-tls-'));
-    server = await startServer(['--tls-cert', certs.cert, '--tls-key', certs.key, '--fulfil-after', '200']);
     proxy = await startProxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}`, hosts: { [API_HOST]: '127.0.0.1', 'other.giftcodes.test': '127.0.0.1' } });
-    apiUrl = `https://${API_HOST}:${server.port}`;
+    apiUrl = `https://${API_HOST}:${served.server.port}`;
     proxyUrl = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
   }, 30_000);
   afterAll(async () => {
-    await server?.stop();
     await proxy?.close();
   });
 
   const viaProxy = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ HTTPS_PROXY: proxyUrl, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test, ...extra });
 
   it('the server speaks https with the private CA, and the API name does not resolve outside the proxy', async () => {
-    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
+    expect(served.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
     const direct = await runCli(['ping', '-v', '--retries', '0', '--ca-file', certs.ca], { baseUrl: apiUrl, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(direct.code).toBe(5);
     expect(direct.stderr).toContain('host not found');
@@ -95,7 +95,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(result.stderr).toBe(`via proxy http://***@127.0.0.1:${proxy.port}\n${result.stderr.split('\n').slice(1).join('\n')}`);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('rs_demo');
-    expect(proxy.connects.slice(before)).toEqual([`${API_HOST}:${server.port}`]);
+    expect(proxy.connects.slice(before)).toEqual([`${API_HOST}:${served.server.port}`]);
     expect(proxy.authorizations.at(-1)).toBe(`Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`);
     expect(`${result.stdout}${result.stderr}`).not.toContain(PROXY_PASSWORD);
     expect(`${result.stdout}${result.stderr}`).not.toContain(PROXY_USER);
@@ -122,7 +122,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   });
 
   it('NO_PROXY sends a listed host direct; without it the same host goes through the proxy', async () => {
-    const direct = `https://127.0.0.1:${server.port}`;
+    const direct = `https://127.0.0.1:${served.server.port}`;
     const before = proxy.connects.length;
     const bypass = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: direct, env: viaProxy({ NO_PROXY: 'localhost,127.0.0.1' }) });
     expect(bypass.code).toBe(0);
@@ -130,7 +130,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(proxy.connects.length).toBe(before);
     const proxied = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: direct, env: viaProxy() });
     expect(proxied.code).toBe(0);
-    expect(proxy.connects.slice(before)).toEqual([`127.0.0.1:${server.port}`]);
+    expect(proxy.connects.slice(before)).toEqual([`127.0.0.1:${served.server.port}`]);
   });
 
   it('the whole money path through the proxy: order place --wait --out, exactly one charge', async () => {
@@ -154,15 +154,14 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(requests).toBeGreaterThanOrEqual(3);
     expect(proxy.connects.length - before).toBeLessThan(requests);
     expect(proxy.connects.length - before).toBeLessThanOrEqual(2);
-    const ledger = await httpsJson(`${server.url}/_admin/ledger`, certs.ca);
+    const ledger = await httpsJson(`${served.url}/_admin/ledger`, certs.ca);
     expect(ledger.orders.filter((order) => order.idempotency_key === key)).toHaveLength(1);
   }, 70_000);
 
   // Every dialect of CONTRACT's tolerance section through the proxy too: lists over several pages, an order
   // waited for with its codes written, and an error body, each read as it is read direct (dialects.test.ts).
   it.each(['ours', 'jsonapi', 'problem', 'spring', 'pages'])('serve --dialect %s through the proxy: every catalog page, an order with its codes, an error', async (dialect) => {
-    const dialectServer = await startServer(['--dialect', dialect, '--max-page', '10', '--fulfil-after', '0', '--tls-cert', certs.cert, '--tls-key', certs.key]);
-    try {
+    await withServer(['--dialect', dialect, '--max-page', '10', '--fulfil-after', '0', '--tls-cert', certs.cert, '--tls-key', certs.key], async (dialectServer) => {
       const url = `https://${API_HOST}:${dialectServer.port}`;
       const before = proxy.connects.length;
       const catalog = await runCli(['catalog', 'list', '--json', '--ca-file', certs.ca], { baseUrl: url, env: viaProxy() });
@@ -179,9 +178,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       expect(refused.stderr).toMatch(/HTTP 4\d\d/);
       expect(proxy.connects.length - before).toBeGreaterThanOrEqual(3);
       expect(proxy.connects.slice(before).every((target) => target.startsWith(`${API_HOST}:`))).toBe(true);
-    } finally {
-      await dialectServer.stop();
-    }
+    });
   }, 60_000);
 
   it('a certificate Node does not trust: exit 5 at once, one attempt, a hint naming --ca-file and NODE_EXTRA_CA_CERTS', async () => {
@@ -193,20 +190,20 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(result.stderr).toContain('NODE_EXTRA_CA_CERTS');
     expect(result.stderr).not.toContain('retrying');
     expect(result.stderr).not.toContain(PROXY_PASSWORD);
-    const json = await runCli(['ping', '--json'], { baseUrl: `https://127.0.0.1:${server.port}`, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const json = await runCli(['ping', '--json'], { baseUrl: `https://127.0.0.1:${served.server.port}`, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'certificate_error', exitCode: 5 } });
   });
 
   it('a trusted CA does not excuse a certificate for another name: ERR_TLS_CERT_ALTNAME_INVALID, exit 5, one attempt', async () => {
-    const result = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: `https://other.giftcodes.test:${server.port}`, env: viaProxy() });
+    const result = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: `https://other.giftcodes.test:${served.server.port}`, env: viaProxy() });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
     expect(attempts(result.stderr)).toBe(1);
   });
 
   it('NODE_EXTRA_CA_CERTS and GIFTCODES_CA_FILE are trusted as --ca-file is', async () => {
-    const direct = `https://127.0.0.1:${server.port}`;
+    const direct = `https://127.0.0.1:${served.server.port}`;
     const extra = await runCli(['ping'], { baseUrl: direct, env: { NODE_EXTRA_CA_CERTS: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(extra.code).toBe(0);
     const envFile = await runCli(['ping'], { baseUrl: direct, env: { GIFTCODES_CA_FILE: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test } });
@@ -274,13 +271,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
 });
 
 describe('bodies, framing and addresses', () => {
-  let gzipServer: TestServer;
-  beforeAll(async () => {
-    gzipServer = await startServer(['--gzip', 'always', '--connection-close']);
-  }, 30_000);
-  afterAll(async () => {
-    await gzipServer?.stop();
-  });
+  const gzipServed = servedApi(['--gzip', 'always', '--connection-close']);
 
   it('the reference server gzips when asked, and with --gzip always also unasked', async () => {
     const head = (url: string, headers: Record<string, string>): Promise<IncomingHttpHeaders> =>
@@ -292,30 +283,24 @@ describe('bodies, framing and addresses', () => {
           .on('error', reject)
           .end();
       });
-    expect((await head(gzipServer.url, {}))['content-encoding']).toBe('gzip');
-    expect((await head(gzipServer.url, {})).connection).toBe('close');
-    const asked = await startServer(['--gzip']);
-    try {
+    expect((await head(gzipServed.url, {}))['content-encoding']).toBe('gzip');
+    expect((await head(gzipServed.url, {})).connection).toBe('close');
+    await withServer(['--gzip'], async (asked) => {
       expect((await head(asked.url, { 'accept-encoding': 'gzip, br' }))['content-encoding']).toBe('gzip');
       expect((await head(asked.url, {}))['content-encoding']).toBeUndefined();
-    } finally {
-      await asked.stop();
-    }
+    });
   });
 
   it('every page of a gzipped catalog over Connection: close reads whole', async () => {
-    const plain = await startServer([]);
-    try {
+    await withServer([], async (plain) => {
       const [zipped, reference] = await Promise.all([
-        runCli(['catalog', 'list', '--json', '-v'], { baseUrl: gzipServer.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
+        runCli(['catalog', 'list', '--json', '-v'], { baseUrl: gzipServed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
         runCli(['catalog', 'list', '--json'], { baseUrl: plain.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
       ]);
       expect(zipped.code).toBe(0);
       expect(attempts(zipped.stderr, '/v1/catalog')).toBeGreaterThanOrEqual(1);
       expect(JSON.parse(zipped.stdout)).toEqual(JSON.parse(reference.stdout));
-    } finally {
-      await plain.stop();
-    }
+    });
   });
 
   describe('a hand-written server: what the client sends, and gzip, br and deflate bodies', () => {
@@ -386,14 +371,11 @@ describe('bodies, framing and addresses', () => {
   const hasIpv6Loopback = Object.values(networkInterfaces()).some((addresses) => addresses?.some((a) => a.family === 'IPv6' && a.address === '::1'));
 
   it.skipIf(!hasIpv6Loopback)('an IPv6 literal base URL: http://[::1]:<port> (skipped where this machine has no IPv6 loopback)', async () => {
-    const v6 = await startServer(['--host', '::1']);
-    try {
+    await withServer(['--host', '::1'], async (v6) => {
       expect(v6.url).toMatch(/^http:\/\/\[::1\]:/);
       const result = await runCli(['ping', '-v'], { baseUrl: v6.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('rs_demo');
-    } finally {
-      await v6.stop();
-    }
+    });
   });
 });
