@@ -2,22 +2,15 @@
 // journal and client it hands out): one order per row, a re-run orders nothing more, the worst row's exit.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import type { Factory } from '../../src/factory.js';
 import { Journal } from '../../src/journal/journal.js';
 import { runPlan, type PlanResult } from '../../src/orders/plan.js';
-import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
-import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await inProcessServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const servers = inProcessServers({ server: {} });
 
 interface Harness {
   f: Factory;
@@ -30,7 +23,7 @@ interface Harness {
 function harness(o: { json?: boolean; environment?: 'test' | 'live'; yes?: boolean; journal?: Journal } = {}): Harness {
   const { io, out, err } = capturedIo({ json: o.json ?? true });
   const journal = o.journal ?? freshJournal();
-  const real = clientOf(server.url);
+  const real = clientOf(servers.server.url);
   let posts = 0;
   const api = Object.assign(Object.create(real) as ApiClient, { createOrder: (body: string, key: string) => (posts++, real.createOrder(body, key)) });
   const j = journal;
@@ -38,7 +31,7 @@ function harness(o: { json?: boolean; environment?: 'test' | 'live'; yes?: boole
     io,
     globals: { yes: o.yes ?? false },
     signal: new AbortController().signal,
-    connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'default', baseUrl: server.url, apiKey: KEY }),
+    connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'default', baseUrl: servers.server.url, apiKey: KEY }),
     journal: () => Promise.resolve(j),
     api: () => Promise.resolve(api),
   } as unknown as Factory;
