@@ -83,12 +83,13 @@ export interface ServedApi {
 
 /**
  * A served API for the tests of the enclosing describe (or file): `giftcodes serve --admin <args>` started
- * before them and stopped after; with `login`, a config dir logged in to it (true: the demo test key).
+ * before them and stopped after; with `login`, a config dir logged in to it with that key or keys (true: the
+ * demo test key).
  * `args` may be a function, called when the server starts, for arguments made first (a free port, a seed file).
  */
 export function servedApi(
   args: string[] | (() => string[] | Promise<string[]>) = [],
-  o: { login?: boolean | string; env?: NodeJS.ProcessEnv; bin?: string | (() => string) } = {},
+  o: { login?: boolean | string | readonly string[]; env?: NodeJS.ProcessEnv; bin?: string | (() => string) } = {},
 ): ServedApi {
   let server: TestServer | undefined;
   let configDir: string | undefined;
@@ -215,13 +216,21 @@ function dirState(dir: string): string | undefined {
 }
 
 /**
- * Saves a key into a config dir through the real `login --api-key-stdin`. Each CLI process costs CPU the
+ * Saves a key (or each of several, in turn) into a config dir through the real `login --api-key-stdin`. Each CLI process costs CPU the
  * suite is short of, so per server only the first login from a given state of the dir (empty, or holding
  * the test key) is run; a later one from the same state copies the files that login wrote. What login
  * itself does is tested where it is the subject (foundation, config, secrets, keyring: with a dir that does
  * not exist yet, or a key the server rejects, it always runs).
  */
-export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test, configDir = tempDir()): Promise<string> {
+export async function loggedIn(server: TestServer, key: string | readonly string[] = DEMO_KEYS.test, configDir = tempDir()): Promise<string> {
+  for (const one of typeof key === 'string' ? [key] : key) await loginOnce(server, one, configDir);
+  return configDir;
+}
+
+/** Both demo keys of the default profile, test then live: loggedIn(server, BOTH_KEYS) holds both. */
+export const BOTH_KEYS: readonly string[] = [DEMO_KEYS.test, DEMO_KEYS.live];
+
+async function loginOnce(server: TestServer, key: string, configDir: string): Promise<void> {
   const byState = logins.get(server) ?? new Map<string, string>();
   logins.set(server, byState);
   const before = dirState(configDir);
@@ -229,7 +238,7 @@ export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test,
   const saved = id === undefined ? undefined : byState.get(id);
   if (saved !== undefined) {
     cpSync(saved, configDir, { recursive: true });
-    return configDir;
+    return;
   }
   const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: key });
   if (result.code !== 0) throw new Error(`login failed: ${result.stderr}`);
@@ -238,7 +247,6 @@ export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test,
     cpSync(configDir, copy, { recursive: true });
     byState.set(id, copy);
   }
-  return configDir;
 }
 
 export async function ledger(server: TestServer): Promise<{ orders: Record<string, unknown>[] } & Record<string, unknown>> {
