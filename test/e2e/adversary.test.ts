@@ -3,19 +3,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ledger, loggedIn, pendingIntents, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, ledger, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const PRODUCT = 'steam-us-20';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer(['--fulfil-after', '100']);
-});
-afterAll(() => server.stop());
+const served = servedApi(['--fulfil-after', '100']);
 
 async function chargedWithKey(key: string): Promise<unknown[]> {
-  return (await ledger(server)).orders.filter((o) => o.idempotency_key === key);
+  return (await ledger(served.server)).orders.filter((o) => o.idempotency_key === key);
 }
 
 
@@ -37,6 +33,7 @@ describe('order place --plan: a row out file that cannot be written', () => {
   // it pending; every re-run of the plan failed the same way. `order place --out` refuses both up front.
   for (const kind of ['an existing file', 'a dangling symbolic link'] as const) {
     it(`${kind}: refused before anything is sent, nothing charged, nothing pending`, { timeout: 30_000 }, async () => {
+      const { server } = served;
       const dir = tempDir();
       const configDir = await loggedIn(server);
       const out = join(dir, 'codes.csv');
@@ -62,6 +59,7 @@ describe('codes get to stdout whose reader has gone', () => {
   // codes had reached no one. A closed pipe is not a delivery.
   for (const verb of ['codes get', 'order watch --out -'] as const) {
   it(`${verb}: leaves the interrupted order pending; resume then delivers it with no second charge`, { timeout: 45_000 }, async () => {
+    const { server } = served;
     const dir = tempDir();
     const configDir = await loggedIn(server);
     const { key, orderId } = await orphanAccepted(configDir, dir, 3);
@@ -89,6 +87,7 @@ describe('codes get of an order id that an intent of another server also holds',
   // server it was placed on: the same id on the live and the test service (or two services) made a live
   // order vanish from `order pending` when the test order's codes were fetched.
   it('leaves the other server’s intent pending', { timeout: 30_000 }, async () => {
+    const { server } = served;
     const dir = tempDir();
     const configDir = await loggedIn(server);
     const { key, orderId } = await orphanAccepted(configDir, dir, 1);
@@ -109,6 +108,7 @@ describe('--idempotency-key reused for another product', () => {
   // Broke: the refusal (422 idempotency_key_reused) was recorded under the same key and replaced the record
   // of the order that key had placed: `order list` no longer showed a delivered, charged order.
   it('keeps the record of the order the key placed', { timeout: 30_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const key = `adv-${Date.now()}`;
     const first = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '1', '--idempotency-key', key, '--json'], { configDir });
@@ -131,6 +131,7 @@ describe('order place --plan run twice at once', () => {
   // A run readies (begins and arms) its next row while the current row's request is out (issue 16): paused
   // on row 2, the first run already holds row 3 too, so the row the second run delivers is row 4.
   it('a row the other run delivered meanwhile is read, not placed; nothing is left pending', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const dir = tempDir();
     const configDir = await loggedIn(server);
     const plan = join(dir, 'plan.csv');
@@ -171,6 +172,7 @@ describe('order place --plan: one out file named two ways', () => {
   // Broke: rows were told apart by their resolved path only, so `d/codes.csv` and `link-to-d/codes.csv`
   // passed as two files: the second row was charged, then found the file the first wrote and stayed pending.
   it('is refused before anything is sent', { timeout: 30_000 }, async () => {
+    const { server } = served;
     const dir = tempDir();
     const configDir = await loggedIn(server);
     mkdirSync(join(dir, 'd'));

@@ -5,7 +5,7 @@
 // journal/, and each charged order has its delivered record in history/.
 import { describe, expect, it } from 'vitest';
 import { MODES, failed, runChaos } from '../../scripts/chaos.mjs';
-import { ledger, loggedIn, runCli, startServer } from '../helpers/e2e.js';
+import { ledger, loggedIn, runCli, withServer } from '../helpers/e2e.js';
 
 const ROUNDS = 50;
 
@@ -40,8 +40,7 @@ describe('chaos: random kills over every way an order reaches the user (scripts/
 
 describe('overlapping cron jobs', () => {
   it('8 concurrent order place processes with the same product and quantity make 8 orders', async () => {
-    const server = await startServer(['--hold', '300']);
-    try {
+    await withServer(['--hold', '300'], async (server) => {
       const configDir = await loggedIn(server);
       const runs = await Promise.all(
         Array.from({ length: 8 }, () => runCli(['order', 'place', '--product', 'steam-us-50', '--quantity', '2', '--json'], { configDir })),
@@ -53,8 +52,6 @@ describe('overlapping cron jobs', () => {
       expect(orders).toHaveLength(8);
       expect(new Set(orders.map((o) => o.order_id))).toEqual(new Set(ids));
       expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

@@ -1,16 +1,10 @@
 // Edges of the command line: help words, empty or hostile flag values, a reader that goes away, the
 // shape of --json errors, and hints that survive --quiet.
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
-let server: TestServer;
-let configDir: string;
-beforeAll(async () => {
-  server = await startServer();
-  configDir = await loggedIn(server);
-});
-afterAll(() => server.stop());
+const served = servedApi([], { login: true });
 
 describe('help words', () => {
   it('help <noun> <verb> shows the verb', async () => {
@@ -28,6 +22,7 @@ describe('help words', () => {
 
 describe('flag values', () => {
   it('an empty --api-key, --base-url or --profile is an error, not a silent fallback', async () => {
+    const { configDir } = served;
     for (const args of [['--api-key', ''], ['--base-url', ''], ['--profile', '']]) {
       const result = await runCli([...args, 'ping'], { configDir });
       expect(result.code, args.join(' ')).toBe(2);
@@ -42,6 +37,7 @@ describe('flag values', () => {
   });
 
   it('a repeated --quantity on a command that moves money is refused', async () => {
+    const { configDir } = served;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--quantity', '2'], { configDir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('more than once');
@@ -50,6 +46,7 @@ describe('flag values', () => {
 
 describe('output', () => {
   it('a reader that goes away ends the run quietly (no EPIPE stack trace)', () => {
+    const { configDir } = served;
     const script = `"${process.execPath}" "${BIN}" catalog list --json | head -c 1 >/dev/null; exit \${PIPESTATUS[0]}`;
     const result = spawnSync('bash', ['-c', script], {
       encoding: 'utf8',
@@ -60,6 +57,7 @@ describe('output', () => {
   });
 
   it('every --json error carries code, message, status (null when there is none) and exitCode', async () => {
+    const { configDir } = served;
     const usage = await runCli(['--json', 'order', 'place', '--product', 'x', '--quantity', '0'], { configDir });
     expect(JSON.parse(usage.stderr)).toMatchObject({ error: { code: 'usage', status: null, exitCode: 2 } });
     const api = await runCli(['--json', 'order', 'show', 'ord_missing'], { configDir });

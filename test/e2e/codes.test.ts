@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer } from '../helpers/e2e.js';
 
 const SEED = join(ROOT, 'test/server/fixtures/formula-seed.json');
 const KEY = 'sc_test_formula_0a1b2c3d4e5f';
@@ -92,18 +92,18 @@ function cli(server: TestServer, args: string[], timeoutMs?: number) {
 }
 
 describe('codes get: exports', () => {
-  let server: TestServer;
+  const served = servedApi(['--seed', SEED, '--fulfil-after', '200']);
   let bigOrder: string;
   let expected: CodeRecord[];
   beforeAll(async () => {
-    server = await startServer(['--seed', SEED, '--fulfil-after', '200']);
+    const { server } = served;
     bigOrder = await placeOrder(server, 'plain-us-10', 10_000);
     await completed(server, bigOrder);
     expected = await serverCodes(server, bigOrder);
   });
-  afterAll(() => server.stop());
 
   it('exports a 10,000-code order to CSV, JSON and JSONL, each matching the server exactly, 0600', async () => {
+    const { server } = served;
     expect(expected).toHaveLength(10_000);
     expect(new Set(expected.map((c) => c.code)).size).toBe(10_000);
     const dir = tempDir();
@@ -124,6 +124,7 @@ describe('codes get: exports', () => {
   });
 
   it('prints the records as one JSON array on stdout, and CSV/JSONL to stdout with --format', async () => {
+    const { server } = served;
     const json = await cli(server, ['codes', 'get', bigOrder, '--json']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual(expected);
@@ -136,6 +137,7 @@ describe('codes get: exports', () => {
   });
 
   it('stops quietly with exit 0 when the reader of stdout goes away (| head)', async () => {
+    const { server } = served;
     const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
     proc.stdin?.end();
     proc.stdout?.once('data', () => proc.stdout?.destroy());
@@ -145,6 +147,7 @@ describe('codes get: exports', () => {
   });
 
   it('escapes a formula in a CSV cell, and keeps it raw with --csv-raw', async () => {
+    const { server } = served;
     const order = await placeOrder(server, 'formula-us-10', 3);
     await completed(server, order);
     const [first] = await serverCodes(server, order);
@@ -161,6 +164,7 @@ describe('codes get: exports', () => {
   });
 
   it('leaves an existing file untouched without --force (exit 2), and replaces it with --force', async () => {
+    const { server } = served;
     const dir = tempDir();
     const target = join(dir, 'codes.csv');
     writeFileSync(target, 'keep me\n', { mode: 0o644 });
@@ -176,12 +180,14 @@ describe('codes get: exports', () => {
   });
 
   it('refuses a missing directory before fetching anything (exit 2)', async () => {
+    const { server } = served;
     const result = await cli(server, ['codes', 'get', bigOrder, '--out', join(tempDir(), 'no', 'such', 'codes.csv')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('does not exist');
   });
 
   it('says an unknown order is not found (exit 4)', async () => {
+    const { server } = served;
     const result = await cli(server, ['codes', 'get', 'ord_does_not_exist']);
     expect(result.code).toBe(4);
   });
@@ -189,15 +195,15 @@ describe('codes get: exports', () => {
 
 describe('codes get: timing and interruption', () => {
   // Slow pages so a kill lands mid-export, and slow fulfilment so an order can be caught before completion.
-  let server: TestServer;
+  const served = servedApi(['--seed', SEED, '--fulfil-after', '2500', '--latency', '120']);
   let bigOrder: string;
   beforeAll(async () => {
-    server = await startServer(['--seed', SEED, '--fulfil-after', '2500', '--latency', '120']);
+    const { server } = served;
     bigOrder = await placeOrder(server, 'plain-us-10', 10_000);
   });
-  afterAll(() => server.stop());
 
   it('exits 4 with a hint naming --wait before completion, then --wait waits and succeeds', async () => {
+    const { server } = served;
     const order = await placeOrder(server, 'plain-us-10', 5);
     const early = await cli(server, ['codes', 'get', order]);
     expect(early.code).toBe(4);
@@ -213,6 +219,7 @@ describe('codes get: timing and interruption', () => {
   });
 
   it('gives up with exit 7 after --timeout', async () => {
+    const { server } = served;
     const order = await placeOrder(server, 'plain-us-10', 1);
     const result = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.1', '--timeout', '0.3']);
     expect(result.code).toBe(7);
@@ -220,6 +227,7 @@ describe('codes get: timing and interruption', () => {
   });
 
   it('exits 6 when the order fails while waiting', async () => {
+    const { server } = served;
     const order = await placeOrder(server, 'doomed-us-10', 1);
     const result = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.2', '--json']);
     expect(result.code).toBe(6);
@@ -227,6 +235,7 @@ describe('codes get: timing and interruption', () => {
   });
 
   it('a SIGKILL mid-export leaves no file at the target; the next run cleans the stray temporary file', async () => {
+    const { server } = served;
     await completed(server, bigOrder);
     const dir = tempDir();
     const target = join(dir, 'codes.csv');
@@ -250,6 +259,7 @@ describe('codes get: timing and interruption', () => {
   });
 
   it('SIGTERM mid-export exits 130 and leaves no file at the target', async () => {
+    const { server } = served;
     const dir = tempDir();
     const target = join(dir, 'codes.json');
     const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });

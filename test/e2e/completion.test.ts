@@ -3,31 +3,25 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, ROOT, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { BIN, DEMO_KEYS, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { openTerminal, type Terminal } from '../helpers/tmux.js';
 
 const SCRIPTS = { bash: 'completions/giftcodes.bash', zsh: 'completions/_giftcodes', fish: 'completions/giftcodes.fish' } as const;
 const BASH_SCRIPT = join(ROOT, SCRIPTS.bash);
 
-let server: TestServer;
-let configDir: string;
+const served = servedApi([], { login: true });
 let productIds: string[];
 /** A PATH whose `giftcodes` is this build, as a global install would put it. */
 let pathWithGiftcodes: string;
 
 beforeAll(async () => {
-  server = await startServer();
-  configDir = await loggedIn(server);
   // The catalog cache that TAB reads is written by `catalog list`.
-  const list = await runCli(['catalog', 'list', '--json'], { configDir });
+  const list = await runCli(['catalog', 'list', '--json'], { configDir: served.configDir });
   expect(list.code).toBe(0);
   productIds = (JSON.parse(list.stdout) as { id: string }[]).map((product) => product.id);
   const binDir = tempDir('giftcodes-bin-');
   symlinkSync(BIN, join(binDir, 'giftcodes'));
   pathWithGiftcodes = [binDir, dirname(process.execPath), '/usr/bin', '/bin'].join(':');
-});
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe('completions/ is generated from the command tree', () => {
@@ -64,7 +58,7 @@ function bashComplete(line: string, env: Record<string, string> = {}): string[] 
     printf '%s\\n' "\${COMPREPLY[@]}"`;
   const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program, 'bash', BASH_SCRIPT, ...words], {
     encoding: 'utf8',
-    env: { PATH: pathWithGiftcodes, HOME: configDir, GIFTCODES_CONFIG_DIR: configDir, ...env },
+    env: { PATH: pathWithGiftcodes, HOME: served.configDir, GIFTCODES_CONFIG_DIR: served.configDir, ...env },
   });
   expect(result.stderr).toBe('');
   return result.stdout.split('\n').filter((word) => word !== '');
@@ -100,7 +94,7 @@ describe('bash completion function', () => {
   });
 
   it('offers profile names from the config, read without the network', async () => {
-    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.test });
+    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], { configDir: served.configDir, input: DEMO_KEYS.test });
     expect(login.code).toBe(0);
     expect(bashComplete('giftcodes --profile ').sort()).toEqual(['default', 'shop-eu']);
     expect(bashComplete('giftcodes config use shop')).toEqual(['shop-eu']);
@@ -143,7 +137,7 @@ describe('bash in a real terminal', () => {
   beforeAll(async () => {
     const home = tempDir('giftcodes-home-');
     mkdirSync(join(home, '.config'), { recursive: true });
-    terminal = openTerminal(['bash', '--norc', '--noprofile'], { PATH: pathWithGiftcodes, HOME: home, GIFTCODES_CONFIG_DIR: configDir, PS1: '$ ' });
+    terminal = openTerminal(['bash', '--norc', '--noprofile'], { PATH: pathWithGiftcodes, HOME: home, GIFTCODES_CONFIG_DIR: served.configDir, PS1: '$ ' });
     terminal.type(`source ${BASH_SCRIPT}; clear`);
     terminal.press('Enter');
     await terminal.waitFor(/^\$$/m);
@@ -192,7 +186,7 @@ describe('zsh and fish load their scripts', () => {
     const run = (line: string): string[] =>
       execFileSync('fish', ['--no-config', '-c', `source ${join(ROOT, SCRIPTS.fish)}; complete -C'${line}'`], {
         encoding: 'utf8',
-        env: { PATH: pathWithGiftcodes, HOME: configDir, GIFTCODES_CONFIG_DIR: configDir },
+        env: { PATH: pathWithGiftcodes, HOME: served.configDir, GIFTCODES_CONFIG_DIR: served.configDir },
       })
         .split('\n')
         .filter(Boolean)
@@ -212,7 +206,7 @@ describe('start-up: --version, --help, completion and TAB load no HTTP client, s
   async function librariesLoadedBy(args: string[], input?: string): Promise<string[]> {
     const loads = join(tempDir(), 'loads.txt');
     const result = await runCli(args, {
-      configDir,
+      configDir: served.configDir,
       input,
       env: { GIFTCODES_LOADS: loads, NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')` },
     });
@@ -231,6 +225,6 @@ describe('start-up: --version, --help, completion and TAB load no HTTP client, s
 
   it('(the check sees them when a command does load them)', async () => {
     // login checks the key over HTTP (the client, zod), then saves it with conf, which only writing loads.
-    expect(await librariesLoadedBy(['login', '--api-key-stdin', '--base-url', server.url], DEMO_KEYS.test)).toEqual(Object.keys(LIBRARIES));
+    expect(await librariesLoadedBy(['login', '--api-key-stdin', '--base-url', served.url], DEMO_KEYS.test)).toEqual(Object.keys(LIBRARIES));
   });
 });

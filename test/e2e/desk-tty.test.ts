@@ -1,36 +1,16 @@
 // Issue 14 at a real terminal (tmux): the live confirmation names the price; long output goes through the pager.
-import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { History } from '../../src/journal/history.js';
-import { BIN, DEMO_KEYS, ledger, loggedIn, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
-import { keepingExit, openTerminal, type Terminal } from '../helpers/tmux.js';
+import { DEMO_KEYS, ledger, loggedIn, servedApi, tempDir } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
 
-let server: TestServer;
-let terminal: Terminal | undefined;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(() => {
-  terminal?.close();
-  terminal = undefined;
-});
-
-function inTerminal(args: string[], configDir: string, env: Record<string, string> = {}): Terminal {
-  terminal = openTerminal(keepingExit([process.execPath, BIN, ...args]), {
-    PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
-    HOME: configDir,
-    GIFTCODES_CONFIG_DIR: configDir,
-    NO_COLOR: '1',
-    ...env,
-  });
-  return terminal;
-}
+const served = servedApi();
+const inTerminal = giftcodesTerminals();
 
 describe('at a terminal', () => {
   it('a live order asks with product, quantity and the catalog price', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server, DEMO_KEYS.live);
     const before = (await ledger(server)).orders.length;
     const t = inTerminal(['order', 'place', '--env', 'live', '--product', 'amazon-us-10', '--quantity', '3'], configDir);
@@ -42,6 +22,7 @@ describe('at a terminal', () => {
   });
 
   it('a list longer than the screen goes through the pager; --no-pager prints it', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const history = new History(join(configDir, 'history'));
     for (let i = 0; i < 60; i++) {

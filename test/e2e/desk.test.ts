@@ -2,8 +2,10 @@
 // plan, --query on every command, help topics, logs with timestamps. The built CLI against `giftcodes serve`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, ordersWithKeyPrefix, ROOT, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ledger, loggedIn, ordersWithKeyPrefix, ROOT, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
+import { freePort } from '../helpers/ports.js';
+import { webhookListener } from '../helpers/webhooks.js';
 
 type Rec = { key: string; orderId?: string; productId: string; quantity: number; status?: string; outcome: string; environment: string; profile: string };
 
@@ -15,15 +17,10 @@ async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
 
 
 describe('order list and order show <ref>', () => {
-  let server: TestServer;
-  let configDir: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '300']);
-    configDir = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '300'], { login: true });
 
   it('records place, refusal, abandon and resume, newest first, with every filter', async () => {
+    const { configDir } = served;
     const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], { configDir });
     expect(placed.code, placed.stderr).toBe(0);
     const order = JSON.parse(placed.stdout) as { id: string };
@@ -73,6 +70,7 @@ describe('order list and order show <ref>', () => {
   });
 
   it('--refresh reads the status of unfinished orders from the API and records it', async () => {
+    const { configDir } = served;
     const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir })).stdout) as { id: string; status: string };
     expect(placed.status).not.toBe('completed');
     const before = (await list(configDir, '--product', 'amazon-us-10'))[0]!;
@@ -87,6 +85,7 @@ describe('order list and order show <ref>', () => {
   });
 
   it('order show takes an id, a key, or a unique prefix; an ambiguous prefix lists the candidates (exit 2)', async () => {
+    const { server, configDir } = served;
     const records = (await list(configDir)).filter((r) => r.orderId);
     const one = records[0]!;
     for (const ref of [one.orderId!, one.key, one.orderId!.slice(0, 14), one.key.slice(0, 12)]) {
@@ -109,15 +108,10 @@ describe('order list and order show <ref>', () => {
 });
 
 describe('order place --plan', () => {
-  let server: TestServer;
-  let configDir: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '100']);
-    configDir = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '100'], { login: true });
 
   it('first run orders every row; the same plan again orders nothing more; --dry-run sends nothing', async () => {
+    const { server, configDir } = served;
     const dir = tempDir();
     const plan = join(dir, 'restock.csv');
     writeFileSync(plan, 'product,quantity,out\namazon-us-25,2\nsteam-us-20,1,steam.csv\napple-us-25,3\n');
@@ -148,6 +142,7 @@ describe('order place --plan', () => {
   });
 
   it('a run killed half way, run again, orders exactly the missing rows', async () => {
+    const { server, configDir } = served;
     const dir = tempDir();
     const plan = join(dir, 'night.csv');
     writeFileSync(plan, Array.from({ length: 6 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n'));
@@ -174,6 +169,7 @@ describe('order place --plan', () => {
   });
 
   it('bad rows are reported with their line numbers and nothing is ordered', async () => {
+    const { server, configDir } = served;
     const dir = tempDir();
     const plan = join(dir, 'bad.csv');
     writeFileSync(plan, 'amazon-us-10,1\namazon-us-10,zero\n\namazon-us-10\namazon-us-10,0\n');
@@ -189,6 +185,7 @@ describe('order place --plan', () => {
   });
 
   it('a row the API refuses fails that row only: exit status of the worst row', async () => {
+    const { configDir } = served;
     const dir = tempDir();
     const plan = join(dir, 'mixed.csv');
     writeFileSync(plan, 'amazon-us-10,1\nno-such-product,1\n');
@@ -202,16 +199,11 @@ describe('order place --plan', () => {
 });
 
 describe('--query on every command, help, logs', () => {
-  let server: TestServer;
-  let configDir: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '100']);
-    configDir = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '100'], { login: true });
 
   // About 25 CLI runs one after the other: on a loaded machine they passed the default 30 s.
   it('applies the expression to each command\'s JSON document', { timeout: 90_000 }, async () => {
+    const { configDir } = served;
     const q = async (args: string[], expr: string): Promise<unknown> => {
       const result = await runCli([...args, '--json', '--query', expr], { configDir });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
@@ -252,6 +244,7 @@ describe('--query on every command, help, logs', () => {
   });
 
   it('a bad expression exits 2 before anything is sent', async () => {
+    const { server, configDir } = served;
     const before = (await ledger(server)).orders.length;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json', '--query', '[[id'], { configDir });
     expect(result.code).toBe(2);
@@ -280,6 +273,7 @@ describe('--query on every command, help, logs', () => {
   });
 
   it('notices carry an ISO 8601 time when stderr is not a terminal; --quiet leaves only data', async () => {
+    const { configDir } = served;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stderr.trimEnd().split('\n');
@@ -291,6 +285,7 @@ describe('--query on every command, help, logs', () => {
   });
 
   it('config set refuses an unknown field or a bad value (exit 2) and writes nothing', async () => {
+    const { configDir } = served;
     const file = join(configDir, 'config.json');
     const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
     for (const args of [['colour', 'red'], ['base-url', 'not a url'], ['base-url', 'ftp://x'], ['default-env', 'prod'], ['base-url', ' '], ['history-days', 'ten'], ['history-days', '0'], ['history-days', '-5']]) {
@@ -302,6 +297,7 @@ describe('--query on every command, help, logs', () => {
   });
 
   it('a live plan off a terminal needs --yes and sends nothing', async () => {
+    const { server } = served;
     const live = await loggedIn(server, DEMO_KEYS.live, tempDir());
     const plan = join(tempDir(), 'live.csv');
     writeFileSync(plan, 'amazon-us-10,1\n');
@@ -330,32 +326,17 @@ describe('hints name what fixes this cause', () => {
 
 describe('webhook listen --query', () => {
   it('applies the expression to each event line', async () => {
-    const { createServer } = await import('node:net');
     const { createHmac } = await import('node:crypto');
-    const port = await new Promise<number>((resolvePort) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const free = (probe.address() as { port: number }).port;
-        probe.close(() => resolvePort(free));
-      });
-    });
     const secret = 'whsec_desk_test';
-    const { proc, result } = spawnCli(['webhook', 'listen', '--port', String(port), '--query', 'data.order.id'], { env: { GIFTCODES_WEBHOOK_SECRET: secret } });
-    proc.stdin?.end();
-    let stdout = '';
-    proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-    const url = `http://127.0.0.1:${port}/hook`;
-    for (let i = 0; i < 300; i++) {
-      if ((await fetch(url).then((r) => r.status, () => 0)) === 405) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const listener = await webhookListener(await freePort(), ['--query', 'data.order.id'], { GIFTCODES_WEBHOOK_SECRET: secret });
+    const url = `${listener.url}/hook`;
     const body = JSON.stringify({ id: 'evt_desk1', type: 'order.fulfilled', created: Math.floor(Date.now() / 1000), data: { order: { id: 'ord_desk1', status: 'completed' } } });
     const t = Math.floor(Date.now() / 1000);
     const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Giftcodes-Signature': signature }, body });
     expect(res.status).toBe(200);
-    for (let i = 0; i < 300 && !stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
-    proc.kill('SIGTERM');
-    await result;
-    expect(stdout).toBe('"ord_desk1"\n');
+    for (let i = 0; i < 300 && !listener.stdout().includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
+    await listener.stop();
+    expect(listener.stdout()).toBe('"ord_desk1"\n');
   });
 });

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, runCli, spawnCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, runCli, servedApi, spawnCli, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const DIALECTS = ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const;
@@ -41,14 +41,11 @@ function journalFiles(configDir: string): string[] {
 }
 
 describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
-  let server: TestServer;
+  const served = servedApi(['--dialect', dialect, '--max-page', MAX_PAGE, '--fulfil-after', '0']);
   const spelled = SPELLING[dialect];
-  beforeAll(async () => {
-    server = await startServer(['--dialect', dialect, '--max-page', MAX_PAGE, '--fulfil-after', '0']);
-  });
-  afterAll(() => server.stop());
 
   it('ping: the environment name is read as test, no warning', async () => {
+    const { server } = served;
     const result = await runCli(['ping'], withKey(server));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^status\s+ok$/m);
@@ -61,6 +58,7 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('catalog list: every product, over every page', async () => {
+    const { server } = served;
     const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(server));
     expect(result.code, result.stderr).toBe(0);
     const products = JSON.parse(result.stdout) as Record<string, unknown>[];
@@ -71,6 +69,7 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('order place --out: placed, waited for, every code written; order show and codes get read the same order', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const out = join(tempDir(), 'codes.csv');
     const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--out', out, '--interval', '0.1', '--verbose'], withKey(server, configDir));
@@ -104,6 +103,7 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('an unknown product: exit 4 with the status, the code and the message; nothing left pending', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const result = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], withKey(server, configDir));
     expect(result.code, result.stderr).toBe(4);
@@ -113,6 +113,7 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('a key the service does not know: exit 3, HTTP 401 invalid_api_key and the message', async () => {
+    const { server } = served;
     const result = await runCli(['catalog', 'list'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_000000' } });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key: the API key is not recognised');
@@ -120,6 +121,7 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('an order that does not exist: exit 4, HTTP 404 order_not_found', async () => {
+    const { server } = served;
     const result = await runCli(['order', 'show', 'ord_nope'], withKey(server));
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('HTTP 404 order_not_found: no order with this id exists for this key');
@@ -127,13 +129,10 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
 });
 
 describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --short-pages', (dialect) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer(['--dialect', dialect, '--max-page', MAX_PAGE, '--fulfil-after', '0', '--short-pages']);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--dialect', dialect, '--max-page', MAX_PAGE, '--fulfil-after', '0', '--short-pages']);
 
   it('order place --out: exit 5 with the counts, and no codes file (nor a temporary one)', async () => {
+    const { server } = served;
     const dir = tempDir();
     const out = join(dir, 'codes.csv');
     const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--out', out, '--interval', '0.1'], withKey(server));
@@ -143,6 +142,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   });
 
   it('codes get --out of a completed order: exit 5, no file', async () => {
+    const { server } = served;
     const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'], withKey(server));
     expect(placed.code, placed.stderr).toBe(0);
     const { id } = JSON.parse(placed.stdout) as { id: string };
@@ -155,6 +155,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
 
   // Ours states no total for the catalog (openapi.yaml): there, only the order's quantity can tell.
   it.skipIf(dialect === 'ours')('catalog list: the stated total is checked: exit 5, nothing printed, no completion cache', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const result = await runCli(['catalog', 'list', '--json'], withKey(server, configDir));
     expect(result.code, result.stderr).toBe(5);
@@ -165,14 +166,11 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
 });
 
 describe.each(DIALECTS)("SPEC's idempotency errors in the error dialect of serve --dialect %s", (dialect) => {
-  let server: TestServer;
-  beforeAll(async () => {
-    // Each new order is held in progress for 2 s: a second request with its key meets request_in_progress.
-    server = await startServer(['--dialect', dialect, '--hold', '2000', '--fulfil-after', '0']);
-  });
-  afterAll(() => server.stop());
+  // Each new order is held in progress for 2 s: a second request with its key meets request_in_progress.
+  const served = servedApi(['--dialect', dialect, '--hold', '2000', '--fulfil-after', '0']);
 
   it('409 request_in_progress is retried with the same key (one order); 422 idempotency_key_reused is refused at once', async () => {
+    const { server } = served;
     const key = `dialect-${dialect}-${Date.now()}`;
     const args = ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--idempotency-key', key, '--json', '--verbose', '--retries', '10'];
     const firstDir = tempDir();

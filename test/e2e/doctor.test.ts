@@ -1,10 +1,11 @@
 // `giftcodes doctor` as cron runs it: the built CLI with a PATH of its own, against `giftcodes serve` with a
 // logged-in config dir; each failing check ends with the exit code of its kind (README, doctor).
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, ROOT, runCli, tempDir, type RunOptions, type TestServer, startServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, type RunOptions } from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { storeKeptConfigDir } from '../helpers/keyring.js';
 import { freePort } from '../helpers/ports.js';
 
 /** A crontab's PATH=… line that finds this checkout's giftcodes and the node running the tests. */
@@ -22,16 +23,11 @@ const doctor = (args: string[], options: RunOptions) => runCli(['doctor', ...arg
 const lines = (stdout: string): Line[] => JSON.parse(stdout) as Line[];
 const line = (stdout: string, check: string): Line | undefined => lines(stdout).find((l) => l.check === check);
 
-let server: TestServer;
-let configDir: string;
-beforeAll(async () => {
-  server = await startServer();
-  configDir = await loggedIn(server);
-});
-afterAll(() => server.stop());
+const served = servedApi([], { login: true });
 
 describe('giftcodes doctor: everything a cron job needs holds', () => {
   it('prints one line a check, the key masked, and exits 0', async () => {
+    const { server, configDir } = served;
     const result = await doctor([], { configDir });
     expect(result.code, result.stderr).toBe(0);
     const printed = result.stdout.trimEnd().split('\n');
@@ -44,6 +40,7 @@ describe('giftcodes doctor: everything a cron job needs holds', () => {
   });
 
   it('--json: an array of {check, ok, detail}; --quiet: nothing at all', async () => {
+    const { configDir } = served;
     const json = await doctor(['--json'], { configDir });
     expect(json.code).toBe(0);
     expect(lines(json.stdout).map((l) => [l.check, l.ok])).toEqual(CHECKS.map((check) => [check, true]));
@@ -55,6 +52,7 @@ describe('giftcodes doctor: everything a cron job needs holds', () => {
 
 describe('giftcodes doctor: the first failing check decides the exit code', () => {
   it("cron's PATH without giftcodes or node: exit 3, with the PATH= line and the absolute paths to use", async () => {
+    const { configDir } = served;
     const result = await doctor([], { configDir, env: { PATH: tempDir() } });
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/^FAIL command +giftcodes and node not found on PATH/m);
@@ -66,6 +64,7 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
   });
 
   it('a group-writable config dir: exit 8 with the chmod to run; the key is not read from it', async () => {
+    const { server } = served;
     const dir = await loggedIn(server, DEMO_KEYS.test, tempDir());
     chmodSync(dir, 0o770);
     const result = await doctor(['--json'], { configDir: dir });
@@ -76,6 +75,7 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
   });
 
   it('an unreachable base URL: exit 5, the cause named; the clock is not compared', async () => {
+    const { configDir } = served;
     const closed = `http://127.0.0.1:${await freePort()}`;
     const result = await doctor(['--json', '--base-url', closed], { configDir });
     expect(result.code).toBe(5);
@@ -85,6 +85,7 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
   });
 
   it('a key the API rejects: exit 3; no key at all: exit 3 with the login to run, the API not pinged', async () => {
+    const { server, configDir } = served;
     const rejected = await doctor(['--json'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_unknown_0123456789' } });
     expect(rejected.code).toBe(3);
     expect(line(rejected.stdout, 'key')).toMatchObject({ ok: true, detail: expect.stringContaining('from GIFTCODES_API_KEY') });
@@ -96,8 +97,8 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
   });
 
   it('a key kept in the credential store, run without a D-Bus session (as cron runs): exit 8', async () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: server.url, keyring: { test: 'default/test' } } } }), { mode: 0o600 });
+    const { server } = served;
+    const dir = storeKeptConfigDir(server.url);
     const result = await doctor(['--json'], { configDir: dir });
     expect(result.code).toBe(8);
     expect(line(result.stdout, 'key')).toMatchObject({ ok: false, detail: expect.stringContaining('D-Bus'), hint: expect.stringContaining('--insecure-storage') });
@@ -116,6 +117,7 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
     afterAll(() => skewed.close());
 
     it('the clock check fails: exit 8, how far off and which way', async () => {
+      const { configDir } = served;
       const result = await doctor([], { configDir, baseUrl: skewed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
       expect(result.code).toBe(8);
       expect(result.stdout).toMatch(/^ok +api +http:\/\/127\.0\.0\.1:\d+ answered ping in \d+ ms: test, reseller rs_skew$/m);

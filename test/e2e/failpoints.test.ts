@@ -8,9 +8,9 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
-import { ledger, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { ledger, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
 const STDOUT_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved'];
@@ -98,13 +98,7 @@ function printedIds(sink: Mode['sink'], run: RunResult | undefined): string[] {
 }
 
 describe('failpoint matrix: a kill at every durable step, then the natural recovery', () => {
-  let server: TestServer;
-  let template: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '100']);
-    template = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '100'], { login: true });
 
   it('names every failpoint of the contract', () => {
     expect(ALL_POINTS).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.renamed', 'delivered', 'resolved']);
@@ -112,6 +106,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
   });
 
   it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))('$label', { timeout: 120_000 }, async ({ mode, point, i }) => {
+    const { server, configDir: template } = served;
     const configDir = tempDir();
     cpSync(template, configDir, { recursive: true });
     const ctx: Ctx = { configDir, quantity: 100 + i, file: join(tempDir(), 'codes.json') };

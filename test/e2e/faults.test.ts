@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEYS, loggedIn, runCli, servedApi, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
 
 const withKey = (server: TestServer) => ({ baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
 
@@ -22,16 +22,11 @@ function attemptLines(result: RunResult): string[] {
 }
 
 describe('503s from --fail-rate 0.5', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    // 6,000 products: 6 pages of the 1,000 the client asks for, so a run almost always meets a 503.
-    server = await startServer(['--fail-rate', '0.5', '--seed', catalogSeed(6000)]);
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  // 6,000 products: 6 pages of the 1,000 the client asks for, so a run almost always meets a 503.
+  const served = servedApi(['--fail-rate', '0.5', '--seed', catalogSeed(6000)]);
 
   it('are retried until the whole catalog is read, each attempt a --verbose line with the key redacted', async () => {
+    const { server } = served;
     // A run that happens to meet no 503 proves nothing about retries: try again (every run must still succeed).
     let retried: RunResult | undefined;
     for (let run = 0; run < 5 && !retried; run++) {
@@ -49,6 +44,7 @@ describe('503s from --fail-rate 0.5', () => {
   });
 
   it('with --retries 0 a 503 is exit 5 naming the status', async () => {
+    const { server } = served;
     // With a share of 0.5, twelve single-attempt pings all succeeding is 1 in 4096.
     let failed: RunResult | undefined;
     for (let run = 0; run < 12 && !failed; run++) {
@@ -62,16 +58,11 @@ describe('503s from --fail-rate 0.5', () => {
 });
 
 describe('429s from --rate-limit 1', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    // 1,200 products: two pages of 1,000, the second one asked for within the same second.
-    server = await startServer(['--rate-limit', '1', '--seed', catalogSeed(1200)]);
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  // 1,200 products: two pages of 1,000, the second one asked for within the same second.
+  const served = servedApi(['--rate-limit', '1', '--seed', catalogSeed(1200)]);
 
   it('the second page is rate limited, Retry-After is honoured, and the catalog is read whole', async () => {
+    const { server } = served;
     const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(server));
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveLength(1200);

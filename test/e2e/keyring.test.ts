@@ -1,59 +1,33 @@
 // Keys in a real Secret Service: a private D-Bus session with gnome-keyring-daemon unlocked by a test
 // password, then login, use, config show and logout against it; the fallback to the 0600 file when no store
 // answers (no D-Bus, or a bus that never replies, as a cron job may meet), said in one line.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEYS, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { missingKeyringTools, secretService, storeKeptConfigDir, withSilentBus } from '../helpers/keyring.js';
 
-const TOOLS = ['dbus-run-session', 'dbus-send', 'gnome-keyring-daemon', 'secret-tool'];
-const missing = TOOLS.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
+const missing = missingKeyringTools();
 if (missing.length > 0) console.log(`keyring.test.ts: skipping the Secret Service tests: ${missing.join(', ')} not installed (Debian: dbus gnome-keyring libsecret-tools)`);
 
 const KEY = DEMO_KEYS.test;
 const LIVE = DEMO_KEYS.live;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-}, 30_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const served = servedApi();
 
 function storedConfig(configDir: string): string {
   return readFileSync(join(configDir, 'config.json'), 'utf8');
 }
 
 describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyring, unlocked)', () => {
-  let session: ChildProcess;
-  let bus = '';
-  const home = tempDir();
-  const env = (): NodeJS.ProcessEnv => ({ DBUS_SESSION_BUS_ADDRESS: bus, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home });
-
-  beforeAll(async () => {
-    mkdirSync(join(home, 'data'), { recursive: true });
-    const script = 'printf test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600';
-    session = spawn('dbus-run-session', ['--', 'sh', '-c', script], { env: { ...process.env, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home }, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
-    bus = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      session.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolve(out.trim());
-      });
-      session.on('exit', (code) => reject(new Error(`dbus-run-session ended (${code})`)));
-    });
-  }, 30_000);
-  afterAll(() => {
-    if (session?.pid) process.kill(-session.pid, 'SIGTERM');
-  });
+  const { env } = secretService();
 
   const lookup = (account: string): string =>
     spawnSync('secret-tool', ['lookup', 'service', 'giftcodes', 'username', account], { env: { ...process.env, ...env() }, encoding: 'utf8' }).stdout;
 
   it('login stores the key in the Secret Service, the profile only a reference; ping uses it; config show and logout follow it', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: KEY, env: env() });
     expect(login.code, login.stderr).toBe(0);
@@ -87,6 +61,7 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
   });
 
   it('--insecure-storage keeps the key in the 0600 file on purpose, and config show says so', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const login = await runCli(['login', '--api-key-stdin', '--insecure-storage', '--base-url', server.url], { configDir, input: LIVE, env: env() });
     expect(login.code, login.stderr).toBe(0);
@@ -101,6 +76,7 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
 
 describe('with no usable credential store', () => {
   it('no D-Bus session: login stores the key in the config file and says so in one line', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: KEY, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
     expect(login.code, login.stderr).toBe(0);
@@ -112,47 +88,33 @@ describe('with no usable credential store', () => {
   });
 
   it.skipIf(missing.includes('dbus-send'))('a bus that never answers: login gives up after the timeout and falls back to the file', async () => {
-    const dir = tempDir();
-    const socket = join(dir, 'bus');
-    const sockets: import('node:net').Socket[] = [];
-    const silent: Server = createServer((connection) => sockets.push(connection));
-    await new Promise<void>((resolve) => silent.listen(socket, resolve));
-    try {
+    const { server } = served;
+    await withSilentBus(async (bus) => {
       const configDir = tempDir();
       const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], {
         configDir,
         input: KEY,
-        env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}`, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' },
+        env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' },
       });
       expect(login.code, login.stderr).toBe(0);
       expect(login.stderr).toMatch(/^(\S+Z )?warning: no usable credential store \(.+\): the key is stored in the config file /);
       expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: KEY } } } });
-    } finally {
-      for (const connection of sockets) connection.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
+    });
   });
 
   it('a key in the store with a bus that never answers: ping ends with exit 8 after the timeout, not a hang', async () => {
-    const dir = tempDir();
-    const socket = join(dir, 'bus');
-    const sockets: import('node:net').Socket[] = [];
-    const silent: Server = createServer((connection) => sockets.push(connection));
-    await new Promise<void>((resolve) => silent.listen(socket, resolve));
-    try {
-      const configDir = tempDir();
-      writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: server.url, keyring: { test: 'default/test' } } } }), { mode: 0o600 });
-      const ping = await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}`, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' } });
+    const { server } = served;
+    await withSilentBus(async (bus) => {
+      const configDir = storeKeptConfigDir(server.url);
+      const ping = await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' } });
       expect(ping.code).toBe(8);
       expect(ping.stderr).toContain('error: the credential store did not answer within 1 s (read)');
       expect(ping.stderr).toContain('hint: set GIFTCODES_API_KEY for this run');
-    } finally {
-      for (const connection of sockets) connection.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
+    });
   });
 
   it('a key that is not sc_test_/sc_live_ plus letters, digits and _ is refused with exit 2 and not echoed', async () => {
+    const { server } = served;
     for (const bad of ['sc_test_abc-def-ghij-kl', 'sc_live_abcdefgh!x', 'sc_test_ab"cdefghij']) {
       const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { input: bad, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
       expect(result.code, bad).toBe(2);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ROOT, BIN, ledger, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { BIN, DEMO_KEYS, ledger, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { fullDisk, mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 const noMounts = mountSupport();
@@ -18,12 +18,12 @@ function expectOneCleanError(stderr: string): void {
 }
 
 describe('local resources that fail: exit 8', () => {
-  let server: TestServer;
+  const served = servedApi(['--fulfil-after', '0']);
   let orderId: string;
   let bigOrderId: string;
   const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
   beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '0']);
+    const { server } = served;
     const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '40', '--wait', '--interval', '0.1', '--json'], { baseUrl: server.url, env });
     expect(placed.code, placed.stderr).toBe(0);
     orderId = JSON.parse(placed.stdout).id as string;
@@ -31,12 +31,11 @@ describe('local resources that fail: exit 8', () => {
     expect(big.code, big.stderr).toBe(0);
     bigOrderId = JSON.parse(big.stdout).id as string;
   });
-  afterAll(async () => {
+  afterAll(() => {
     unmountAll();
-    await server.stop();
   });
 
-  const cli = (args: string[], configDir?: string) => runCli(args, { baseUrl: server.url, env, ...(configDir ? { configDir } : {}) });
+  const cli = (args: string[], configDir?: string) => runCli(args, { baseUrl: served.url, env, ...(configDir ? { configDir } : {}) });
 
   it.skipIf(noMounts)('codes get --out on a full disk: exit 8 naming the file and ENOSPC, no temporary file, an existing file untouched', async () => {
     const dir = fullDisk((d) => writeFileSync(join(d, 'old.csv'), 'keep me\n'));
@@ -54,6 +53,7 @@ describe('local resources that fail: exit 8', () => {
   });
 
   it.skipIf(noMounts)('order place --out to a full disk: exit 8 before the order is placed, nothing charged, nothing pending', async () => {
+    const { server } = served;
     const dir = fullDisk();
     const configDir = tempDir();
     const before = (await ledger(server)).orders.length;
@@ -98,6 +98,7 @@ describe('local resources that fail: exit 8', () => {
   });
 
   it.skipIf(noMounts)('a config directory on a full disk: ping works; order place is exit 8 naming the journal, and nothing is charged', async () => {
+    const { server } = served;
     const configDir = fullDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
     const ping = await cli(['ping', '--json'], configDir);
     expect(ping.code, ping.stderr).toBe(0);
@@ -132,6 +133,7 @@ describe('local resources that fail: exit 8', () => {
 
   // Once skipped: proper-lockfile retried its mkdir's EROFS for ~20 s and said exit 2 journal_locked.
   it.skipIf(noMounts)('a journal on a read-only disk: order place is exit 8, and nothing is charged', async () => {
+    const { server } = served;
     const configDir = readOnlyDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
     const before = (await ledger(server)).orders.length;
     const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], configDir);
@@ -143,6 +145,7 @@ describe('local resources that fail: exit 8', () => {
   });
 
   it('ping --json > /dev/full is exit 8', async () => {
+    const { server } = served;
     const out = openSync('/dev/full', 'w');
     try {
       const proc = spawn(process.execPath, [BIN, 'ping', '--json'], {

@@ -4,20 +4,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, ledger, loggedIn, pendingIntents, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, DEMO_KEYS, ledger, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 
 const PRODUCT = 'steam-us-20';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer(['--fulfil-after', '100']);
-});
-afterAll(() => server.stop());
+const served = servedApi(['--fulfil-after', '100']);
 
 async function charges(quantity: number): Promise<string[]> {
-  return (await ledger(server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
+  return (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
 }
 
 function journalFiles(configDir: string): string[] {
@@ -69,6 +65,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
     for (const how of ['full', 'closed'] as const) {
       const quantity = ++q;
       it.concurrent(`${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`, { timeout: 60_000 }, async () => {
+        const { server } = served;
         const configDir = await loggedIn(server);
         const key = command.setup ? await orphanAfterPost(configDir, quantity) : '';
         const bad = await runBadStdout(command.args(quantity, key), configDir, how);
@@ -90,6 +87,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
 
 describe('owners are pid + start time + boot, never the host name', () => {
   it('an intent left under another host name (unshare --uts) is resumed by order place: one charge', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const unshare = spawnSync('unshare', ['--uts', 'true']);
     if (unshare.status !== 0) return expect.fail('unshare --uts is needed (root): ' + String(unshare.stderr));
     const configDir = await loggedIn(server);
@@ -107,6 +105,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
   });
 
   it('an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     await orphanAfterPost(configDir, 402);
     // This very test runner's pid is alive on this boot: with another boot id it proves nothing.
@@ -130,6 +129,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
     ['older than 24 hours', -25 * 3600_000, /more than 24 hours ago/],
   ] as const) {
     it(`an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`, { timeout: 60_000 }, async () => {
+      const { server } = served;
       const configDir = await loggedIn(server);
       const quantity = shiftMs > 0 ? 501 : 502;
       const key = await orphanAfterPost(configDir, quantity);
@@ -155,6 +155,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
 
 describe('a process stopped inside the journal lock keeps its claim', () => {
   it('SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice', { timeout: 90_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     await orphanAfterPost(configDir, 601);
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '601', '--json'];
@@ -188,6 +189,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
 
 describe('certain refusals end at once; the corrected command runs without a word about them', () => {
   it('a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const port = await freePort();
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--retries', '0'], { configDir, baseUrl: `http://127.0.0.1:${port}` });
@@ -202,6 +204,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
   });
 
   it('a wrong key (401): exit 3, nothing pending; the right key runs at once', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_0000' } });
     expect(wrong.code).toBe(3);
@@ -213,6 +216,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
   });
 
   it('an unknown product (404): exit 4, nothing pending; the corrected product runs at once', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const wrong = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '703'], { configDir });
     expect(wrong.code).toBe(4);
@@ -226,6 +230,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
 
 describe('the local order record', () => {
   it('keeps each ended order (never a key or a code), pruned after history-days (config set history-days)', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     expect((await runCli(['config', 'set', 'history-days', '0'], { configDir })).code).toBe(2);
     expect((await runCli(['config', 'set', 'history-days', 'ten'], { configDir })).code).toBe(2);
@@ -261,6 +266,7 @@ describe('the local order record', () => {
 describe('codes on stdout (--out -) and files at one --out path', () => {
   for (const how of ['full', 'closed'] as const) {
     it(`place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`, { timeout: 60_000 }, async () => {
+      const { server } = served;
       const configDir = await loggedIn(server);
       const quantity = how === 'full' ? 901 : 902;
       const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', '-', '--interval', '0.05'];
@@ -276,6 +282,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   }
 
   it("an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way", { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const file = join(configDir, 'codes.json');
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '903', '--out', file, '--force', '--interval', '0.05'];
@@ -303,6 +310,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('order place --out into a directory that does not exist: exit 2, nothing charged, no lock file tried there', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const result = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '906', '--out', join(configDir, 'missing', 'codes.csv')], { configDir });
     expect(result.code, result.stderr).toBe(2);
@@ -313,6 +321,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const file = join(configDir, 'held.json');
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '905', '--out', file, '--force', '--interval', '0.05', '--json'];
@@ -335,6 +344,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 60_000 }, async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const file = join(configDir, 'codes.json');
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '904', '--out', file, '--force', '--interval', '0.05', '--json'];

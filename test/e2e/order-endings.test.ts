@@ -3,8 +3,8 @@
 // two workers: both are in npm test's end-to-end subset on every Node line.)
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledger, loggedIn, runCli, spawnCli, startServer, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { ledger, loggedIn, runCli, servedApi, spawnCli, withServer } from '../helpers/e2e.js';
 
 function journalFiles(configDir: string): string[] {
   const dir = join(configDir, 'journal');
@@ -13,8 +13,7 @@ function journalFiles(configDir: string): string[] {
 
 describe('order watch endings', () => {
   it('exits 6 when the order fails, printing the final order with --json', async () => {
-    const server = await startServer(['--fulfil-after', '200', '--fail-orders', '1']);
-    try {
+    await withServer(['--fulfil-after', '200', '--fail-orders', '1'], async (server) => {
       const configDir = await loggedIn(server);
       const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
       const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--json'], { configDir });
@@ -24,14 +23,11 @@ describe('order watch endings', () => {
       const waited = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
       expect(waited.code).toBe(6);
       expect(journalFiles(configDir)).toEqual([]);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('exits 7 on --timeout, keeping a waiting place to resume', async () => {
-    const server = await startServer(['--fulfil-after', '60000']);
-    try {
+    await withServer(['--fulfil-after', '60000'], async (server) => {
       const configDir = await loggedIn(server);
       const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
       const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '0.5'], { configDir });
@@ -48,20 +44,15 @@ describe('order watch endings', () => {
       expect(again.code).toBe(7);
       expect(again.stderr).toContain('resuming');
       expect((await ledger(server)).orders.length).toBe(ordersBefore);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 
 describe('interruption and recovery', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer(['--hold', '1500', '--fulfil-after', '100']);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--hold', '1500', '--fulfil-after', '100']);
 
   it('SIGINT mid-request exits 130, keeps the intent, and resume finishes it with one charge', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const before = (await ledger(server)).orders.length;
     const { proc, result } = spawnCli(['order', 'place', '--product', 'netflix-us-30', '--quantity', '4'], { configDir });
@@ -86,6 +77,7 @@ describe('interruption and recovery', () => {
   });
 
   it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'], { configDir });
     expect(first.code, first.stderr).toBe(5);
@@ -103,6 +95,7 @@ describe('interruption and recovery', () => {
   });
 
   it('SIGTERM (a cron timeout) also stops gracefully with the resume hint', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '2'], { configDir });
     proc.stdin?.end();
@@ -117,6 +110,7 @@ describe('interruption and recovery', () => {
   });
 
   it('abandon drops an interrupted intent and warns that the order may exist', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '1'], { configDir });
     proc.stdin?.end();

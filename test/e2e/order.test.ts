@@ -2,8 +2,8 @@
 // dropped connection. Failed and timed-out orders, interruption and resume: order-endings.test.ts.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, runCli, startServer, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, withServer } from '../helpers/e2e.js';
 
 function journalFiles(configDir: string): string[] {
   const dir = join(configDir, 'journal');
@@ -11,15 +11,10 @@ function journalFiles(configDir: string): string[] {
 }
 
 describe('order place, show, watch', () => {
-  let server: TestServer;
-  let configDir: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '400']);
-    configDir = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '400'], { login: true });
 
   it('places an order once and prints the order as the server sent it', async () => {
+    const { server, configDir } = served;
     const before = (await ledger(server)).orders.length;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--json'], { configDir });
     expect(result.code, result.stderr).toBe(0);
@@ -33,6 +28,7 @@ describe('order place, show, watch', () => {
   });
 
   it('shows an order and watches it to completion (exit 0, no escape codes off a terminal)', async () => {
+    const { configDir } = served;
     const placed = JSON.parse((await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1', '--json'], { configDir })).stdout);
     const shown = await runCli(['order', 'show', placed.id, '--json'], { configDir });
     expect(shown.code).toBe(0);
@@ -46,12 +42,14 @@ describe('order place, show, watch', () => {
   });
 
   it('place --wait ends completed', async () => {
+    const { configDir } = served;
     const result = await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'], { configDir });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).status).toBe('completed');
   });
 
   it('place --out - puts only the codes on stdout', async () => {
+    const { configDir } = served;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '5', '--out', '-', '--format', 'csv', '--interval', '0.1'], { configDir });
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
@@ -61,6 +59,7 @@ describe('order place, show, watch', () => {
   });
 
   it('place --out refuses an existing file before anything is placed (exit 2)', async () => {
+    const { server, configDir } = served;
     const before = (await ledger(server)).orders.length;
     const file = join(configDir, 'exists.csv');
     writeFileSync(file, 'keep me');
@@ -72,6 +71,7 @@ describe('order place, show, watch', () => {
   });
 
   it('refuses flags that would do nothing, before anything is sent (exit 2)', async () => {
+    const { configDir } = served;
     for (const args of [
       ['--timeout', '5'],
       ['--interval', '1'],
@@ -85,6 +85,7 @@ describe('order place, show, watch', () => {
   });
 
   it('rejects bad quantities and products before writing or sending anything (exit 2)', async () => {
+    const { server } = served;
     const fresh = await loggedIn(server);
     const before = (await ledger(server)).orders.length;
     for (const args of [
@@ -106,6 +107,7 @@ describe('order place, show, watch', () => {
   });
 
   it('an unknown product is the API refusing (exit 4) and leaves nothing pending', async () => {
+    const { configDir } = served;
     const result = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], { configDir });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('HTTP 400');
@@ -113,6 +115,7 @@ describe('order place, show, watch', () => {
   });
 
   it('a reused idempotency key with another body is refused (exit 4)', async () => {
+    const { configDir } = served;
     const key = `test-key-${Date.now()}`;
     const first = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key], { configDir });
     expect(first.code).toBe(0);
@@ -122,6 +125,7 @@ describe('order place, show, watch', () => {
   });
 
   it('a live order without --yes and without a terminal exits 2 and sends nothing', async () => {
+    const { server } = served;
     const before = (await ledger(server)).orders.length;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1'], {
       baseUrl: server.url,
@@ -141,8 +145,7 @@ describe('order place, show, watch', () => {
 
 describe('resume after a dropped connection', () => {
   it('a second run replays the committed order instead of charging again', async () => {
-    const server = await startServer(['--drop-after-commit', '1']);
-    try {
+    await withServer(['--drop-after-commit', '1'], async (server) => {
       const configDir = await loggedIn(server);
       const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '7', '--retries', '0'], { configDir });
       expect(first.code).toBe(5);
@@ -154,8 +157,6 @@ describe('resume after a dropped connection', () => {
       const ledgerAfter = await ledger(server);
       expect(ledgerAfter.orders).toHaveLength(1);
       expect(JSON.parse(second.stdout).id).toBe(ledgerAfter.orders[0]!.order_id);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

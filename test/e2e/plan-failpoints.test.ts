@@ -4,24 +4,18 @@
 // hits, every row is one order on the server's ledger, the re-run reports each, and nothing stays pending.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Failpoint } from '../../src/failpoints.js';
-import { ledger, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { ledger, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const POINTS: Failpoint[] = ['journal.locked', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.renamed', 'delivered', 'resolved'];
 
 describe('a plan killed at every durable step, then run again', () => {
-  let server: TestServer;
-  let template: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '50']);
-    template = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '50'], { login: true });
 
   it.each(POINTS)('killed at %s: one order per row, each reported, nothing pending', async (point) => {
-    const configDir = tempDir();
-    for (const name of readdirSync(template)) writeFileSync(join(configDir, name), readFileSync(join(template, name)));
+    const { server } = served;
+    const configDir = await loggedIn(server);
     const dir = tempDir();
     const plan = join(dir, 'plan.csv');
     // Six rows, one with a codes file (the codes.* steps), at two at a time: rows are armed ahead and overlap.

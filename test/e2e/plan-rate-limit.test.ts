@@ -4,26 +4,24 @@
 // (about four 429s a second at --concurrency 4, over 25 for this plan). Counted on the server's --log lines.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const ROWS = 16;
 
 describe('order place --plan under --rate-limit', () => {
-  let server: TestServer;
+  const served = servedApi(['--rate-limit', '2', '--log']);
   let log = '';
   beforeAll(async () => {
-    server = await startServer(['--rate-limit', '2', '--log']);
+    const { server } = served;
     // One line per request, on stderr.
     server.proc.stderr?.on('data', (chunk: Buffer) => {
       log += chunk.toString();
     });
   });
-  afterAll(async () => {
-    await server.stop();
-  });
 
   it('a 429 on one row holds every row: all rows ordered, fewer 429s than rows', async () => {
+    const { server } = served;
     const plan = join(tempDir(), 'night.csv');
     writeFileSync(plan, Array.from({ length: ROWS }, () => 'amazon-us-10,1').join('\n'));
     const result = await runCli(['order', 'place', '--plan', plan, '--json'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test }, timeoutMs: 90_000 });

@@ -2,8 +2,8 @@
 // (or 2, because f.csv already exists) leaves one charged order and a complete f.csv in every round.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledger, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { ledger, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
 
 // Scaled in `npm test` (GIFTCODES_FUZZ_SCALE=0.3, as the fuzz suites: 8 rounds, the floor); 20 when this file runs alone.
@@ -15,8 +15,7 @@ registerSecret(RESTOCK_TEST_KEY);
 registerSecret(RESTOCK_LIVE_KEY);
 
 describe('restock chaos: order place --out killed at random instants', () => {
-  let server: TestServer;
-  beforeAll(async () => {
+  const served = servedApi(() => {
     // A wallet deep enough for every round's live order.
     const seed = join(tempDir(), 'seed.json');
     writeFileSync(
@@ -29,12 +28,12 @@ describe('restock chaos: order place --out killed at random instants', () => {
         ],
       }),
     );
-    server = await startServer(['--seed', seed, '--drop-after-commit', '0.3', '--hold', '100', '--fulfil-after', '300']);
+    return ['--seed', seed, '--drop-after-commit', '0.3', '--hold', '100', '--fulfil-after', '300'];
   });
-  afterAll(() => server.stop());
 
   it(`one charge and a complete file in each of ${ROUNDS} rounds`, { timeout: 240_000 }, async () => {
     // A live key, as a real restock uses: --yes answers the confirmation.
+    const { server } = served;
     const env = { GIFTCODES_API_KEY: RESTOCK_LIVE_KEY };
     const configDir = tempDir();
     const files: string[] = [];

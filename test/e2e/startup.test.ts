@@ -5,7 +5,7 @@ import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ROOT, runCli, startServer, tempDir } from '../helpers/e2e.js';
+import { DEMO_KEYS, ROOT, runCli, tempDir, withServer } from '../helpers/e2e.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -84,8 +84,7 @@ describe('undici loads only for commands that talk to the API', () => {
 
   it('giftcodes serve does not; ping against it does, from dist/undici.cjs and its code cache (never a chunk of the bundle)', async () => {
     const serveLoads = join(tempDir(), 'serve-loads.txt');
-    const server = await startServer([], loadsEnv(serveLoads));
-    try {
+    await withServer([], async (server) => {
       const pingLoads = join(tempDir(), 'ping-loads.txt');
       const ping = await runCli(['ping', '-v'], { baseUrl: server.url, env: { ...loadsEnv(pingLoads), GIFTCODES_API_KEY: DEMO_KEYS.test } });
       expect(ping.code, ping.stderr).toBe(0);
@@ -93,9 +92,7 @@ describe('undici loads only for commands that talk to the API', () => {
       expect(chunkWithUndici(pingLoads)).toBe(false);
       // The cache the build made for this Node is used: V8 compiles none of undici's request path again.
       expect(ping.stderr).toContain('undici: from its code cache');
-    } finally {
-      await server.stop();
-    }
+    }, loadsEnv(serveLoads));
     expect(chunkWithUndici(serveLoads)).toBe(false);
     expect(compiledUndici(serveLoads)).toBe(false);
   });
@@ -117,8 +114,7 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
   ])('a %s cache: ping works, and -v says how undici was compiled', async (_name, spoil, said) => {
     const program = programCopy();
     spoil(join(program, 'dist', 'undici.cjs.cache'));
-    const server = await startServer();
-    try {
+    await withServer([], async (server) => {
       const ping = spawnSync(process.execPath, [join(program, 'bin', 'giftcodes'), 'ping', '-v'], {
         encoding: 'utf8',
         env: { PATH: process.env.PATH, HOME: process.env.HOME, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url, NO_COLOR: '1' },
@@ -126,9 +122,7 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
       expect(ping.status, ping.stderr).toBe(0);
       expect(ping.stdout).toContain('status       ok');
       expect(ping.stderr).toContain(said);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 
@@ -143,15 +137,12 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
   }
 
   it('node:http, node:child_process, node:crypto and node:assert stay out of a ping (scripts/build.mjs, src/files/atomic.ts)', async () => {
-    const server = await startServer();
-    try {
+    await withServer([], async (server) => {
       const loaded = await builtinsOf(['ping'], { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url });
       // The list is what it claims to be: undici's own needs are in it.
       expect(loaded).toContain('NativeModule net');
       for (const name of ['http', 'child_process', 'crypto', 'http2', 'tls', 'assert']) expect(loaded).not.toContain(`NativeModule ${name}`);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 
@@ -174,22 +165,16 @@ describe('the credential store is loaded only when a key is needed (issue 15)', 
   });
 
   it('(the check sees it when login does load it)', async () => {
-    const server = await startServer();
-    try {
+    await withServer([], async (server) => {
       expect(await loadsKeyring(['login', '--api-key-stdin', '--base-url', server.url], DEMO_KEYS.test)).toBe(true);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it.skipIf(process.platform !== 'linux')('a running `serve` has not mapped the native keyring module', async () => {
-    const server = await startServer();
-    try {
+    await withServer([], async (server) => {
       const maps = readFileSync(`/proc/${server.proc.pid}/maps`, 'utf8');
       expect(maps).toContain('node');
       expect(maps).not.toMatch(/keyring/i);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

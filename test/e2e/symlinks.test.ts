@@ -3,8 +3,8 @@
 // at once with out_busy, also when the first is stopped (SIGSTOP), and the file is the first run's, whole.
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ledger, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
 
 function expectLinkIntact(link: string, pointsTo: string): void {
   expect(lstatSync(link).isSymbolicLink()).toBe(true);
@@ -12,13 +12,7 @@ function expectLinkIntact(link: string, pointsTo: string): void {
 }
 
 describe('--out a symbolic link', () => {
-  let server: TestServer;
-  let configDir: string;
-  beforeAll(async () => {
-    server = await startServer(['--fulfil-after', '0']);
-    configDir = await loggedIn(server);
-  });
-  afterAll(() => server.stop());
+  const served = servedApi(['--fulfil-after', '0'], { login: true });
 
   const variants: { name: string; make: (dir: string) => { link: string; pointsTo: string }; force: boolean; dangling?: boolean }[] = [
     {
@@ -70,6 +64,7 @@ describe('--out a symbolic link', () => {
 
   for (const variant of variants) {
     it(`order place --out ${variant.name}: refused (exit 2) before the order is placed, the link untouched`, async () => {
+      const { server, configDir } = served;
       const dir = tempDir();
       const { link, pointsTo } = variant.make(dir);
       const before = await ledger(server);
@@ -90,6 +85,7 @@ describe('--out a symbolic link', () => {
   }
 
   it('codes get and order watch refuse a link too, in --json with the code out_is_symlink', async () => {
+    const { configDir } = served;
     const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'], { configDir });
     expect(placed.code, placed.stderr).toBe(0);
     const id = JSON.parse(placed.stdout).id as string;
@@ -110,14 +106,14 @@ describe('--out a symbolic link', () => {
 
 describe('one writer per --out path', () => {
   const BIG = 10_000;
-  let server: TestServer;
+  // Every answer takes 250 ms: an export of ten pages lasts long enough for a second run to meet it.
+  const served = servedApi(['--fulfil-after', '0', '--latency', '250']);
   const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
   let first: string;
   let second: string;
   let third: string;
   beforeAll(async () => {
-    // Every answer takes 250 ms: an export of ten pages lasts long enough for a second run to meet it.
-    server = await startServer(['--fulfil-after', '0', '--latency', '250']);
+    const { server } = served;
     const ids: string[] = [];
     for (const quantity of [BIG, 5, BIG]) {
       const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', String(quantity), '--wait', '--interval', '0.1', '--json'], { baseUrl: server.url, env });
@@ -126,7 +122,6 @@ describe('one writer per --out path', () => {
     }
     [first, second, third] = ids as [string, string, string];
   });
-  afterAll(() => server.stop());
 
   /** Codes written to a temporary file beside the target: the export is under way (the pre-flight's brief lock is not). */
   function exporting(dir: string): boolean {
@@ -142,7 +137,7 @@ describe('one writer per --out path', () => {
 
   /** Starts `codes get <first> --out target` and resolves once it is writing the codes, holding the lock. */
   async function firstWriter(target: string) {
-    const run = spawnCli(['codes', 'get', first, '--out', target, '--format', 'jsonl'], { baseUrl: server.url, env, timeoutMs: 120_000 });
+    const run = spawnCli(['codes', 'get', first, '--out', target, '--format', 'jsonl'], { baseUrl: served.url, env, timeoutMs: 120_000 });
     run.proc.stdin?.end();
     const lock = join(target, '..', `.codes.jsonl.giftcodes.lock`);
     while (!exporting(join(target, '..'))) {
@@ -154,6 +149,7 @@ describe('one writer per --out path', () => {
   }
 
   it('two codes get to one path at once: one writes, the other fails at once with out_busy; the file is the winner\'s, whole', async () => {
+    const { server } = served;
     const target = join(tempDir(), 'codes.jsonl');
     // Both exports take seconds (ten slow pages): started together, they overlap.
     const runs = [first, third].map((id) => {
@@ -176,6 +172,7 @@ describe('one writer per --out path', () => {
   });
 
   it('a stopped writer (SIGSTOP) still holds the path: the second run is refused, the first completes after SIGCONT', async () => {
+    const { server } = served;
     const target = join(tempDir(), 'codes.jsonl');
     const stopped = await firstWriter(target);
     stopped.proc.kill('SIGSTOP');
@@ -193,6 +190,7 @@ describe('one writer per --out path', () => {
   });
 
   it('a lock left by a killed writer is taken over by the next run', async () => {
+    const { server } = served;
     const target = join(tempDir(), 'codes.jsonl');
     const killed = await firstWriter(target);
     killed.proc.kill('SIGKILL');

@@ -1,39 +1,18 @@
 // Interactive flows in a real terminal (tmux): what a person sees and types. No CI variable here,
 // so the CLI prompts as it would for a person.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, ledger, loggedIn, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ledger, loggedIn, servedApi, tempDir } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
-import { keepingExit, openTerminal, type Terminal } from '../helpers/tmux.js';
+import { giftcodesTerminals, type Terminal } from '../helpers/tmux.js';
 
 const WRONG_KEY = 'sc_test_wrongwrong0000';
 registerSecret(WRONG_KEY);
 
-let server: TestServer;
-let terminal: Terminal | undefined;
-
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(() => {
-  terminal?.close();
-  terminal = undefined;
-});
-
+const served = servedApi();
 /** giftcodes in a terminal, as a person at a shell would run it; the screen ends with `[exit N]`. */
-function giftcodesInTerminal(args: string[], configDir: string): Terminal {
-  terminal = openTerminal(keepingExit([process.execPath, BIN, ...args]), {
-    PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
-    HOME: configDir,
-    GIFTCODES_CONFIG_DIR: configDir,
-    NO_COLOR: '1',
-  });
-  return terminal;
-}
+const giftcodesInTerminal = giftcodesTerminals();
 
 function savedConfig(configDir: string): string {
   const file = join(configDir, 'config.json');
@@ -42,6 +21,7 @@ function savedConfig(configDir: string): string {
 
 describe('login at a terminal', () => {
   it('masks the key, asks again after a rejected key, and saves a good one', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const t = giftcodesInTerminal(['login', '--base-url', server.url], configDir);
     await t.waitFor('API key');
@@ -62,6 +42,7 @@ describe('login at a terminal', () => {
   });
 
   it('Ctrl-C at the prompt exits 130 and saves nothing', async () => {
+    const { server } = served;
     const configDir = tempDir();
     const t = giftcodesInTerminal(['login', '--base-url', server.url], configDir);
     await t.waitFor('API key');
@@ -77,6 +58,7 @@ describe('login at a terminal', () => {
 describe('a live order at a terminal asks first', () => {
   let configDir: string;
   beforeAll(async () => {
+    const { server } = served;
     configDir = await loggedIn(server, DEMO_KEYS.live);
   });
 
@@ -87,6 +69,7 @@ describe('a live order at a terminal asks first', () => {
   };
 
   it('n cancels: exit 130 and nothing reaches the server', async () => {
+    const { server } = served;
     const before = (await ledger(server)).orders.length;
     const t = await place();
     t.type('n');
@@ -98,6 +81,7 @@ describe('a live order at a terminal asks first', () => {
   });
 
   it('y places it', async () => {
+    const { server } = served;
     const before = (await ledger(server)).orders.length;
     const t = await place();
     t.type('y');

@@ -1,14 +1,14 @@
 // Every signature scheme end to end: `giftcodes serve --webhook-scheme X` signs the events, `webhook listen`
 // and `order watch --webhook-port` verify them, detected from the headers and with the scheme chosen; and
 // the secret's ways off the command line: the environment and --secret-file, checked in /proc/<pid>/cmdline.
-import type { ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { registerSecret } from '../helpers/leaks.js';
-import { DEMO_KEYS, loggedIn, runCli, type RunResult, spawnCli, startServer, tempDir, type TestServer, until } from '../helpers/e2e.js';
+import { loggedIn, placedOnServer, runCli, servedApi, tempDir, until } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
+import { webhookListener, type Listener } from '../helpers/webhooks.js';
 
 const SCHEMES = ['giftcodes', 'stripe', 'standard', 'github'] as const;
 const WATCHED_SCHEMES = new Set<string>(['standard', 'github']);
@@ -22,51 +22,8 @@ const FULFIL_AFTER_MS = '200';
 // so only the event can end it (its one poll is at the start and the next in 10 minutes).
 const WATCH_FULFIL_AFTER_MS = '4000';
 
-
-interface Listener {
-  proc: ChildProcess;
-  result: Promise<RunResult>;
-  stdout(): string;
-  stderr(): string;
-  stop(): Promise<RunResult>;
-}
-
-/** Starts `webhook listen --port <port> <extra>` and waits until it answers HTTP. */
-async function listen(port: number, extra: string[], env: NodeJS.ProcessEnv = { GIFTCODES_WEBHOOK_SECRET: SECRET }): Promise<Listener> {
-  const { proc, result } = spawnCli(['webhook', 'listen', '--port', String(port), ...extra], { env });
-  proc.stdin?.end();
-  let stdout = '';
-  let stderr = '';
-  proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-  proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  await until(async () => {
-    if (proc.exitCode !== null) throw new Error(`webhook listen exited ${proc.exitCode}: ${stderr}`);
-    return fetch(`http://127.0.0.1:${port}/hook`).then(
-      (res) => (res.status === 405 ? true : undefined),
-      () => undefined,
-    );
-  });
-  return {
-    proc,
-    result,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    stop: () => {
-      proc.kill('SIGTERM');
-      return result;
-    },
-  };
-}
-
-async function placeOrder(server: TestServer): Promise<string> {
-  const res = await fetch(`${server.url}/v1/orders`, {
-    method: 'POST',
-    headers: { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
-    body: JSON.stringify({ product_id: 'amazon-us-25', quantity: 1 }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
+/** `webhook listen` with this file's secret in the environment unless `env` is given. */
+const listen = (port: number, extra: string[], env: NodeJS.ProcessEnv = { GIFTCODES_WEBHOOK_SECRET: SECRET }): Promise<Listener> => webhookListener(port, extra, env);
 
 /** The events printed by `webhook listen --json`, one JSON line each. */
 const events = (stdout: string): Record<string, unknown>[] =>
@@ -88,19 +45,20 @@ function badlySigned(scheme: 'standard' | 'github', body: string): Record<string
 }
 
 describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
-  let server: TestServer;
   let port: number;
-  let serverLog = '';
-  let slowServer: TestServer;
-  let slowPort: number;
-  beforeAll(async () => {
+  const served = servedApi(async () => {
     port = await freePort();
-    server = await startServer(['--fulfil-after', FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme, '--log']);
-    server.proc.stderr?.on('data', (c: Buffer) => (serverLog += c.toString()));
-    slowPort = await freePort();
-    slowServer = await startServer(['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${slowPort}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme]);
+    return ['--fulfil-after', FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme, '--log'];
   });
-  afterAll(() => Promise.all([server.stop(), slowServer.stop()]));
+  let serverLog = '';
+  beforeAll(() => {
+    served.server.proc.stderr?.on('data', (c: Buffer) => (serverLog += c.toString()));
+  });
+  let slowPort: number;
+  const slowServed = servedApi(async () => {
+    slowPort = await freePort();
+    return ['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${slowPort}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme];
+  });
 
   it.each([
     ['detected from the headers', []],
@@ -108,7 +66,7 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
   ])('webhook listen verifies the event, %s, and prints it once', async (_how, flags) => {
     const listener = await listen(port, ['--json', ...flags]);
     try {
-      const orderId = await placeOrder(server);
+      const orderId = await placedOnServer(served.server);
       const printed = await until(() => events(listener.stdout()).find((e) => JSON.stringify(e).includes(orderId)));
       expect(printed.type).toBe('order.fulfilled');
       expect(listener.stderr()).not.toContain('refused a delivery (400)');
@@ -123,7 +81,7 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
   it.runIf(documented !== undefined)(`webhook listen --signature-header ${documented ?? '(the documented header)'}: the server's events are verified, a bad signature is still 400`, async () => {
     const listener = await listen(port, ['--json', '--signature-header', documented!]);
     try {
-      const orderId = await placeOrder(server);
+      const orderId = await placedOnServer(served.server);
       const printed = await until(() => events(listener.stdout()).find((e) => JSON.stringify(e).includes(orderId)));
       expect(printed.type).toBe('order.fulfilled');
       expect(listener.stderr()).not.toContain('refused a delivery (400)');
@@ -144,7 +102,7 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
     const before = serverLog.length;
     const listener = await listen(port, ['--json', '--scheme', other]);
     try {
-      await placeOrder(server);
+      await placedOnServer(served.server);
       await until(() => (/attempt \d+: 400/.test(serverLog.slice(before)) ? true : undefined));
       expect(listener.stderr()).toContain('refused a delivery (400)');
       expect(listener.stdout()).toBe('');
@@ -160,8 +118,8 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
     ['chosen with --webhook-scheme', ['--webhook-scheme', scheme]],
     [`with --signature-header ${DOCUMENTED_HEADER[scheme] ?? '(the documented header)'}`, ['--signature-header', DOCUMENTED_HEADER[scheme] ?? '']],
   ])('order watch --webhook-port ends on the event, %s', async (_how, flags) => {
-    const configDir = await loggedIn(slowServer);
-    const orderId = await placeOrder(slowServer);
+    const configDir = await loggedIn(slowServed.server);
+    const orderId = await placedOnServer(slowServed.server);
     const watched = await runCli(['order', 'watch', orderId, '--interval', '600', '--webhook-port', String(slowPort), ...flags], {
       configDir,
       env: { GIFTCODES_WEBHOOK_SECRET: SECRET },
@@ -176,13 +134,11 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
 describe('the webhook secret stays off the command line', () => {
   const procCmdline = (pid: number): string => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   const hasProc = existsSync('/proc/self/cmdline');
-  let server: TestServer;
   let port: number;
-  beforeAll(async () => {
+  const served = servedApi(async () => {
     port = await freePort();
-    server = await startServer(['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', 'standard']);
+    return ['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', 'standard'];
   });
-  afterAll(() => server.stop());
 
   it.skipIf(!hasProc)('from GIFTCODES_WEBHOOK_SECRET: absent from /proc/<pid>/cmdline of the running listener, which verifies with it', async () => {
     const listener = await listen(port, ['--json']);
@@ -191,7 +147,7 @@ describe('the webhook secret stays off the command line', () => {
       expect(cmdline).toContain('webhook listen --port');
       expect(cmdline).not.toContain(SECRET);
       expect(cmdline).not.toContain(SECRET.slice('whsec_'.length, 20));
-      const orderId = await placeOrder(server);
+      const orderId = await placedOnServer(served.server);
       await until(() => (listener.stdout().includes(orderId) ? true : undefined));
       expect(listener.stderr()).not.toMatch(ARGV_WARNING);
     } finally {
@@ -207,7 +163,7 @@ describe('the webhook secret stays off the command line', () => {
       const cmdline = procCmdline(listener.proc.pid!);
       expect(cmdline).toContain(`--secret-file ${file}`);
       expect(cmdline).not.toContain(SECRET);
-      const orderId = await placeOrder(server);
+      const orderId = await placedOnServer(served.server);
       await until(() => (listener.stdout().includes(orderId) ? true : undefined));
       expect(listener.stderr()).not.toMatch(ARGV_WARNING);
     } finally {
@@ -218,7 +174,7 @@ describe('the webhook secret stays off the command line', () => {
   it('--secret still works, with a warning (none in --json mode), and the secret never printed', async () => {
     const plain = await listen(port, ['--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: undefined });
     try {
-      const orderId = await placeOrder(server);
+      const orderId = await placedOnServer(served.server);
       await until(() => (plain.stdout().includes(orderId) ? true : undefined));
       expect(plain.stderr()).toContain('warning: --secret shows the webhook secret to every user of this machine in ps output');
     } finally {
@@ -232,15 +188,15 @@ describe('the webhook secret stays off the command line', () => {
   });
 
   it('order watch: --secret-file works, --webhook-secret is warned about', async () => {
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const file = join(tempDir(), 'webhook-secret');
     writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
-    const first = await placeOrder(server);
+    const first = await placedOnServer(served.server);
     const fromFile = await runCli(['order', 'watch', first, '--interval', '600', '--webhook-port', String(port), '--secret-file', file], { configDir, timeoutMs: 20_000 });
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(fromFile.stderr).toContain('webhook event received');
     expect(fromFile.stderr).not.toMatch(ARGV_WARNING);
-    const second = await placeOrder(server);
+    const second = await placedOnServer(served.server);
     const fromArgv = await runCli(['order', 'watch', second, '--interval', '600', '--webhook-port', String(port), '--webhook-secret', SECRET], { configDir, timeoutMs: 20_000 });
     expect(fromArgv.code, fromArgv.stderr).toBe(0);
     expect(fromArgv.stderr).toContain('warning: --webhook-secret shows the webhook secret to every user of this machine in ps output');

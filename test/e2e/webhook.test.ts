@@ -1,43 +1,16 @@
 // `webhook listen` end to end: the reference server's signed events reach it, forged, stale and
 // repeated deliveries do not get printed, and a listener that was down when the event was first sent
 // still gets it from the server's retries.
-import type { ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, type RunResult, spawnCli, startServer, type TestServer, until } from '../helpers/e2e.js';
+import { placedOnServer, servedApi, spawnCli, until } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
+import { recordingReceiver, webhookListener, type Listener, type Receiver } from '../helpers/webhooks.js';
 
 const SECRET = 'whsec_e2e_4b9c2d7e1f';
 
-
-interface Listener {
-  proc: ChildProcess;
-  result: Promise<RunResult>;
-  url: string;
-  stdout(): string;
-  stderr(): string;
-}
-
-/** Starts `webhook listen` and waits until it answers HTTP. */
-async function listen(port: number, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Listener> {
-  const { proc, result } = spawnCli(['webhook', 'listen', '--port', String(port), ...extra], { env: { GIFTCODES_WEBHOOK_SECRET: SECRET, ...env } });
-  proc.stdin?.end();
-  let stdout = '';
-  let stderr = '';
-  proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-  proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  await until(async () => {
-    if (proc.exitCode !== null) throw new Error(`webhook listen exited ${proc.exitCode}: ${stderr}`);
-    return fetch(`${url}/hook`).then(
-      (res) => (res.status === 405 ? true : undefined),
-      () => undefined,
-    );
-  });
-  return { proc, result, url, stdout: () => stdout, stderr: () => stderr };
-}
+/** `webhook listen` with this file's secret in the environment unless `env` says otherwise. */
+const listen = (port: number, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Listener> => webhookListener(port, extra, { GIFTCODES_WEBHOOK_SECRET: SECRET, ...env });
 
 function sign(body: string, t = Math.floor(Date.now() / 1000), secret = SECRET): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
@@ -56,33 +29,23 @@ async function deliver(url: string, body: string, signature: string | undefined,
 
 const count = (text: string, needle: string): number => text.split(needle).length - 1;
 
-async function placeOrder(server: TestServer): Promise<string> {
-  const res = await fetch(`${server.url}/v1/orders`, {
-    method: 'POST',
-    headers: { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
-    body: JSON.stringify({ product_id: 'amazon-us-25', quantity: 1 }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
-}
-
 describe('webhook listen with the reference server', () => {
-  let server: TestServer;
   let port: number;
+  const served = servedApi(async () => {
+    port = await freePort();
+    return ['--fulfil-after', '200', '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--log'];
+  });
   let listener: Listener;
   let serverLog = '';
-  beforeAll(async () => {
-    port = await freePort();
-    server = await startServer(['--fulfil-after', '200', '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--log']);
-    server.proc.stderr?.on('data', (c: Buffer) => (serverLog += c.toString()));
+  beforeAll(() => {
+    served.server.proc.stderr?.on('data', (c: Buffer) => (serverLog += c.toString()));
   });
-  afterAll(async () => {
+  afterAll(() => {
     listener?.proc.kill('SIGKILL');
-    await server.stop();
   });
 
   it('a listener that was down when the event was first sent gets it from the retries', async () => {
-    const orderId = await placeOrder(server);
+    const orderId = await placedOnServer(served.server);
     // The first delivery finds nobody listening.
     await until(() => (/webhook evt_\w+ attempt 1: (?!2\d\d)/.test(serverLog) ? true : undefined));
     listener = await listen(port);
@@ -95,7 +58,7 @@ describe('webhook listen with the reference server', () => {
   });
 
   it('prints a signed event from the server once', async () => {
-    const orderId = await placeOrder(server);
+    const orderId = await placedOnServer(served.server);
     await until(() => (listener.stdout().includes(orderId) ? true : undefined));
     const eventId = /evt_\w+/.exec(listener.stdout().split('\n').find((l) => l.includes(orderId)) ?? '')?.[0];
     expect(eventId).toBeDefined();
@@ -152,30 +115,15 @@ describe('webhook listen with the reference server', () => {
 });
 
 describe('webhook listen --json --forward-to', () => {
-  interface Forwarded {
-    headers: IncomingHttpHeaders;
-    body: string;
-  }
-  const forwarded: Forwarded[] = [];
-  const plan: number[] = [];
-  const target = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      forwarded.push({ headers: req.headers, body });
-      res.writeHead(plan.shift() ?? 200).end();
-    });
-  });
+  let target: Receiver;
   let listener: Listener;
   beforeAll(async () => {
-    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-    const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/in`;
-    listener = await listen(await freePort(), ['--json', '--signature-header', 'X-Sig', '--forward-to', targetUrl, '--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: '' });
+    target = await recordingReceiver('/in');
+    listener = await listen(await freePort(), ['--json', '--signature-header', 'X-Sig', '--forward-to', target.url, '--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: '' });
   });
   afterAll(async () => {
     listener?.proc.kill('SIGKILL');
-    await new Promise<void>((r) => target.close(() => r()));
+    await target?.close();
   });
 
   it('prints one JSON line per event and forwards the raw body with its signature', async () => {
@@ -183,16 +131,16 @@ describe('webhook listen --json --forward-to', () => {
     const signature = sign(e.body);
     expect(await deliver(listener.url, e.body, signature, 'Giftcodes-Signature')).toBe(400);
     expect(await deliver(listener.url, e.body, signature, 'X-Sig')).toBe(200);
-    await until(() => (forwarded.length > 0 ? true : undefined));
-    expect(forwarded[0]?.body).toBe(e.body);
-    expect(forwarded[0]?.headers['x-sig']).toBe(signature);
+    await until(() => (target.deliveries.length > 0 ? true : undefined));
+    expect(target.deliveries[0]?.raw).toBe(e.body);
+    expect(target.deliveries[0]?.headers['x-sig']).toBe(signature);
     const lines = listener.stdout().trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '')).toEqual(JSON.parse(e.body));
   });
 
   it('reports a failed forward on stderr', async () => {
-    plan.push(500);
+    target.plan.push(500);
     const e = event();
     expect(await deliver(listener.url, e.body, sign(e.body), 'X-Sig')).toBe(200);
     await until(() => (listener.stderr().includes(`forwarding ${e.id}`) ? true : undefined));

@@ -79,6 +79,21 @@ export async function pool<T, R>(items: readonly T[], limit: number, job: (item:
   return results;
 }
 
+/** One line per outcome that has problems, naming its case, for the failing test's message. */
+export function failureLines<O extends { result: RunResult; problems: string[] }>(outcomes: readonly O[], name: (outcome: O) => string): string[] {
+  return outcomes
+    .filter((o) => o.problems.length > 0)
+    .map((o) => `${name(o)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`);
+}
+
+/** How many outcomes ended with each exit code, keyed by the code as text; said on the console under `name`. */
+export function exitCodeCounts(name: string, outcomes: readonly { result: RunResult }[]): Record<string, number> {
+  const codes: Record<string, number> = {};
+  for (const o of outcomes) codes[String(o.result.code)] = (codes[String(o.result.code)] ?? 0) + 1;
+  console.log(`fuzz ${name}: exit codes ${JSON.stringify(codes)}`);
+  return codes;
+}
+
 /**
  * The seed and run count: fixed by default so a failure reproduces; GIFTCODES_FUZZ_SEED / _RUNS to explore.
  * `npm test` runs every suite at GIFTCODES_FUZZ_SCALE=0.3 to stay in its time budget; `npm run fuzz` runs the full counts.
@@ -96,6 +111,14 @@ export function fuzzSettings(defaultRuns: number, o: { scaled?: boolean } = {}):
  */
 export function draw<T>(arbitrary: fc.Arbitrary<T>, settings: { seed: number; runs: number }): T[] {
   return fc.sample(arbitrary, { seed: settings.seed, numRuns: settings.runs });
+}
+
+/** Draws a fuzz suite's cases and runs them `concurrency` at a time; says how many there were and the seed (and `note`). */
+export async function runFuzz<C, O>(name: string, arbitrary: fc.Arbitrary<C>, settings: { seed: number; runs: number }, run: (c: C, index: number) => Promise<O>, o: { concurrency?: number; note?: string } = {}): Promise<{ cases: C[]; outcomes: O[] }> {
+  const cases = draw(arbitrary, settings);
+  const outcomes = await pool(cases, o.concurrency ?? 4, run);
+  console.log(`fuzz ${name}: ${cases.length} cases (seed ${settings.seed}${o.note === undefined ? '' : `, ${o.note}`})`);
+  return { cases, outcomes };
 }
 
 /** Strings that make good trouble (empty, blank, unicode, control characters, flags, huge numbers, long), or one of `extra` (not filtered). */

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command, Option } from 'commander';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { createApp } from '../../src/commands/app.js';
 import { Io } from '../../src/output/io.js';
-import { DEMO_KEYS, loggedIn, spawnCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
-import { draw, endingProblems, fuzzSettings, pool, sha256File, snapshot, spawnServe, trouble } from './check.js';
+import { BOTH_KEYS, DEMO_KEYS, servedApi, spawnCli, tempDir, type RunResult } from '../helpers/e2e.js';
+import { endingProblems, exitCodeCounts, failureLines, fuzzSettings, runFuzz, sha256File, snapshot, spawnServe, trouble } from './check.js';
 
 interface Leaf {
   path: string[];
@@ -43,25 +43,20 @@ function leaves(): Leaf[] {
   return found;
 }
 
-let server: TestServer;
-let template: string;
+const served = servedApi(['--fulfil-after', '0'], { login: BOTH_KEYS });
 let tree: Leaf[];
 let globalOptions: Option[];
 
-beforeAll(async () => {
-  server = await startServer(['--fulfil-after', '0']);
-  template = await loggedIn(server);
-  await loggedIn(server, DEMO_KEYS.live, template);
+beforeAll(() => {
   tree = leaves();
   const stream = () => new PassThrough();
   const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
   globalOptions = [...buildProgram(createApp(io, new AbortController().signal)).options].filter((o) => o.long !== '--version' && o.long !== '--help');
 }, 30_000);
-afterAll(() => server?.stop());
 
 /** Values worth trying for an option, beside the random trouble. */
 function valuesFor(name: string): fc.Arbitrary<string> {
-  const urls = () => [server.url, 'http://giftcodes.invalid', 'http://127.0.0.1:1', 'ftp://example.invalid', 'http://user:pw@127.0.0.1:1', 'not a url', ''];
+  const urls = () => [served.url, 'http://giftcodes.invalid', 'http://127.0.0.1:1', 'ftp://example.invalid', 'http://user:pw@127.0.0.1:1', 'not a url', ''];
   switch (name) {
     case 'base-url':
       return fc.constantFrom(...urls());
@@ -193,7 +188,7 @@ function jsonGiven(argv: readonly string[]): boolean {
 /** Runs one case in its own copy of the logged-in config and its own working directory. */
 async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems: string[] }> {
   const configDir = tempDir('giftcodes-fuzz-args-');
-  cpSync(template, configDir, { recursive: true });
+  cpSync(served.configDir, configDir, { recursive: true });
   const cwd = tempDir('giftcodes-fuzz-cwd-');
   writeFileSync(join(cwd, 'existing.csv'), 'order_id,code\nord_1,KEEP-ME\n', { mode: 0o600 });
   writeFileSync(join(cwd, 'bad.json'), '{"resellers": [', { mode: 0o600 });
@@ -228,20 +223,12 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
 describe('fuzz: command-line arguments', () => {
   test('every command, random flags and values: a contract exit code and one clean error line', async () => {
     // Not scaled down in npm test: fewer cases no longer reach every exit code the check below asks for.
-    const settings = fuzzSettings(240, { scaled: false });
-    const cases = draw(caseArbitrary(), settings);
-    const outcomes = await pool(cases, 3, runCase);
-    console.log(`fuzz cli-args: ${cases.length} cases (seed ${settings.seed}, ${tree.length} commands)`);
+    const { cases, outcomes } = await runFuzz('cli-args', caseArbitrary(), fuzzSettings(240, { scaled: false }), runCase, { concurrency: 3, note: `${tree.length} commands` });
     const covered = new Set(cases.map((c) => c.command));
-    const failures = outcomes
-      .filter((o) => o.problems.length > 0)
-      .map((o) => `giftcodes ${JSON.stringify(o.c.argv)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`);
-    expect(failures.slice(0, 10).join('\n')).toBe('');
+    expect(failureLines(outcomes, (o) => `giftcodes ${JSON.stringify(o.c.argv)}`).slice(0, 10).join('\n')).toBe('');
     // The draw reached every command of the tree, and both success and failure.
     expect([...covered].sort()).toEqual(tree.map((leaf) => leaf.path.join(' ')).sort());
-    const codes: Record<string, number> = {};
-    for (const o of outcomes) codes[String(o.result.code)] = (codes[String(o.result.code)] ?? 0) + 1;
-    console.log(`fuzz cli-args: exit codes ${JSON.stringify(codes)}`);
+    const codes = exitCodeCounts('cli-args', outcomes);
     for (const code of ['0', '2', '3', '4']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -5,21 +5,17 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
-import { draw, endingProblems, fuzzSettings, pool, snapshot } from './check.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { BOTH_KEYS, DEMO_KEYS, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
+import { endingProblems, exitCodeCounts, failureLines, fuzzSettings, runFuzz, snapshot } from './check.js';
 
-let server: TestServer;
+const served = servedApi(['--fulfil-after', '0'], { login: BOTH_KEYS });
 /** A real config with both keys, as login writes it. */
 let valid: Record<string, unknown> = {};
 
-beforeAll(async () => {
-  server = await startServer(['--fulfil-after', '0']);
-  const dir = await loggedIn(server);
-  await loggedIn(server, DEMO_KEYS.live, dir);
-  valid = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
-}, 30_000);
-afterAll(() => server?.stop());
+beforeAll(() => {
+  valid = JSON.parse(readFileSync(join(served.configDir, 'config.json'), 'utf8')) as Record<string, unknown>;
+});
 
 /** Paths of the valid config where a wrong type is worth trying. */
 const PATHS: readonly string[][] = [
@@ -125,7 +121,7 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
   const result = await runCli([...c.command.args, ...(c.json ? ['--json'] : [])], {
     configDir,
     // The base URL always comes from here, so nothing in a mangled profile can send a request elsewhere.
-    env: { GIFTCODES_BASE_URL: server.url },
+    env: { GIFTCODES_BASE_URL: served.url },
     input: c.command.stdin ?? '',
     cwd: root,
     timeoutMs: 20_000,
@@ -152,17 +148,9 @@ function describeCase(c: Case): string {
 
 describe('fuzz: config files', () => {
   test('every damaged config ends with a contract exit code and one clean line, and is never rewritten', async () => {
-    const settings = fuzzSettings(150);
-    const cases = draw(caseArbitrary, settings);
-    const outcomes = await pool(cases, 4, runCase);
-    console.log(`fuzz config-files: ${cases.length} cases (seed ${settings.seed})`);
-    const failures = outcomes
-      .filter((o) => o.problems.length > 0)
-      .map((o) => `${describeCase(o.c)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`);
-    expect(failures.slice(0, 8).join('\n')).toBe('');
-    const codes: Record<string, number> = {};
-    for (const o of outcomes) codes[String(o.result.code)] = (codes[String(o.result.code)] ?? 0) + 1;
-    console.log(`fuzz config-files: exit codes ${JSON.stringify(codes)}`);
+    const { outcomes } = await runFuzz('config-files', caseArbitrary, fuzzSettings(150), runCase);
+    expect(failureLines(outcomes, (o) => describeCase(o.c)).slice(0, 8).join('\n')).toBe('');
+    const codes = exitCodeCounts('config-files', outcomes);
     for (const code of ['0', '3']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -5,23 +5,20 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { ledger, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
 import { startHostileServer } from '../helpers/hostile-server.js';
-import { draw, endingProblems, fuzzSettings, pool, snapshot } from './check.js';
+import { endingProblems, failureLines, fuzzSettings, runFuzz, snapshot } from './check.js';
 
-let server: TestServer;
-let template: string;
+const served = servedApi(['--fulfil-after', '0'], { login: true });
 /** A real intent, as `order place` leaves it when the POST never got an answer. */
 let intentText = '';
 
 beforeAll(async () => {
-  server = await startServer(['--fulfil-after', '0']);
-  template = await loggedIn(server);
   const silent = await startHostileServer(() => ({ kind: 'reset' }));
   try {
     const scratch = tempDir('giftcodes-fuzz-journal-');
-    cpSync(template, scratch, { recursive: true });
+    cpSync(served.configDir, scratch, { recursive: true });
     const placed = await runCli(['order', 'place', '--product', 'other-product', '--quantity', '7', '--retries', '0', '--base-url', silent.url], { configDir: scratch });
     expect(placed.code).toBe(5);
     const [name] = readdirSync(join(scratch, 'journal')).filter((n) => n.endsWith('.json'));
@@ -31,7 +28,6 @@ beforeAll(async () => {
     await silent.close();
   }
 }, 30_000);
-afterAll(() => server?.stop());
 
 /** Required fields of an intent, each with values its type can never take (so the file is never a valid intent). */
 const notAString = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }));
@@ -99,7 +95,7 @@ const caseArbitrary: fc.Arbitrary<Case> = fc.record({ damaged: fc.array(damage, 
 
 async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunResult; problems: string[] }> {
   const configDir = tempDir('giftcodes-fuzz-journal-');
-  cpSync(template, configDir, { recursive: true });
+  cpSync(served.configDir, configDir, { recursive: true });
   const journal = join(configDir, 'journal');
   mkdirSync(journal, { recursive: true, mode: 0o700 });
   // Named as the journal names its files (40 hex characters), so nothing tells them apart but their content.
@@ -132,16 +128,9 @@ function describeCase(c: Case): string {
 
 describe('fuzz: journal files', () => {
   test('damaged intents are reported and kept; placing and resuming still work', async () => {
-    const settings = fuzzSettings(120);
-    const cases = draw(caseArbitrary, settings);
-    const outcomes = await pool(cases, 4, runCase);
-    console.log(`fuzz journal-files: ${cases.length} cases (seed ${settings.seed})`);
-    const failures = outcomes
-      .filter((o) => o.problems.length > 0)
-      .map((o) => `${describeCase(o.c)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`);
-    expect(failures.slice(0, 8).join('\n')).toBe('');
-    const ledger = (await (await fetch(`${server.url}/_admin/ledger`)).json()) as { orders: unknown[] };
+    const { cases, outcomes } = await runFuzz('journal-files', caseArbitrary, fuzzSettings(120), runCase);
+    expect(failureLines(outcomes, (o) => describeCase(o.c)).slice(0, 8).join('\n')).toBe('');
     const placed = cases.filter((c) => c.command[1] === 'place').length;
-    expect(ledger.orders).toHaveLength(placed);
+    expect((await ledger(served.server)).orders).toHaveLength(placed);
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEMO_KEYS, runCli, tempDir, type RunResult } from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
-import { draw, endingProblems, fuzzSettings, pool, sha256File, snapshot } from './check.js';
+import { endingProblems, exitCodeCounts, failureLines, fuzzSettings, runFuzz, sha256File, snapshot } from './check.js';
 
 const REQUEST_TIMEOUT_S = 1;
 
@@ -175,17 +175,9 @@ function describeCase(c: Case): string {
 
 describe('fuzz: hostile server responses', () => {
   test('every answer ends in time with a contract exit code and one clean error line, touching no other file', async () => {
-    const settings = fuzzSettings(160);
-    const cases = draw(caseArbitrary, settings);
-    const outcomes = await pool(cases, 4, runCase);
-    console.log(`fuzz responses: ${cases.length} cases (seed ${settings.seed})`);
-    const failures = outcomes
-      .filter((o) => o.problems.length > 0)
-      .map((o) => `${describeCase(o.c)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`);
-    expect(failures.slice(0, 8).join('\n')).toBe('');
-    const codes: Record<string, number> = {};
-    for (const o of outcomes) codes[String(o.result.code)] = (codes[String(o.result.code)] ?? 0) + 1;
-    console.log(`fuzz responses: exit codes ${JSON.stringify(codes)}`);
+    const { outcomes } = await runFuzz('responses', caseArbitrary, fuzzSettings(160), runCase);
+    expect(failureLines(outcomes, (o) => describeCase(o.c)).slice(0, 8).join('\n')).toBe('');
+    const codes = exitCodeCounts('responses', outcomes);
     for (const code of ['3', '4', '5']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
   }, 150_000);
 });

@@ -4,17 +4,13 @@
 // Idempotency-Key headers, and clients that trickle, stall or go idle are handled and cut off.
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
-import { defaultServerOptions, startServer } from '../../src/server/index.js';
+import { describe, expect, test } from 'vitest';
 import { DEMO_KEYS } from '../helpers/e2e.js';
 import { fuzzSettings } from './check.js';
+import { inProcessServers } from '../helpers/inprocess.js';
+import { ledger } from '../server/helpers.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
-});
-afterAll(() => server?.close());
+const servers = inProcessServers({ server: {} });
 
 interface RawAnswer {
   status: number;
@@ -25,7 +21,7 @@ interface RawAnswer {
 /** Writes bytes as they are and reads the first answer; `closed` is what came before the server hung up. */
 function raw(bytes: string | Buffer, o: { keepOpen?: boolean } = {}): Promise<{ answer: RawAnswer | undefined; closed: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1');
+    const socket = connect(servers.server.port, '127.0.0.1');
     let text = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => (text += chunk));
@@ -150,12 +146,12 @@ describe('random requests', () => {
     );
     console.log(`fuzz server-input: ${cases} cases (seed ${seed})`);
     // Only well-formed orders were charged: a catalog product and a whole quantity of at least one.
-    const ledger = (await (await fetch(`${server.url}/_admin/ledger`)).json()) as { orders: { product_id: string; quantity: number }[] };
-    for (const order of ledger.orders) {
+    const book = await ledger(servers.server);
+    for (const order of book.orders) {
       expect(['amazon-us-10', 'amazon-us-25', 'netflix-us-30']).toContain(order.product_id);
       expect(Number.isInteger(order.quantity) && order.quantity >= 1).toBe(true);
     }
-    expect((await fetch(`${server.url}/v1/ping`, { headers: { 'X-API-Key': DEMO_KEYS.test } })).status).toBe(200);
+    expect((await fetch(`${servers.server.url}/v1/ping`, { headers: { 'X-API-Key': DEMO_KEYS.test } })).status).toBe(200);
   }, 60_000);
 });
 
@@ -172,14 +168,14 @@ describe('header abuse', () => {
 
   test('two Idempotency-Key headers are 400 idempotency_key_invalid, and nothing is charged', async () => {
     const body = '{"product_id":"amazon-us-10","quantity":1}';
-    const before = ((await (await fetch(`${server.url}/_admin/ledger`)).json()) as { orders: unknown[] }).orders.length;
+    const before = (await ledger(servers.server)).orders.length;
     const { answer } = await raw(
       `POST /v1/orders HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\nIdempotency-Key: first\r\nIdempotency-Key: second\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
     );
     expect(answer?.status).toBe(400);
     expect(JSON.parse(answer!.body).error.code).toBe('idempotency_key_invalid');
-    expect(((await (await fetch(`${server.url}/_admin/ledger`)).json()) as { orders: unknown[] }).orders).toHaveLength(before);
+    expect((await ledger(servers.server)).orders).toHaveLength(before);
   });
 
   test('a header line that tries to smuggle a second header is refused', async () => {
@@ -195,7 +191,7 @@ describe('slow clients', () => {
     const body = '{"product_id":"amazon-us-10","quantity":1}';
     const trickle = (head: string, rest: string) =>
       new Promise<{ closed: string; bytesSent: number }>((resolve) => {
-        const socket = connect(server.port, '127.0.0.1');
+        const socket = connect(servers.server.port, '127.0.0.1');
         let text = '';
         let sent = 0;
         socket.setEncoding('latin1');
@@ -221,7 +217,7 @@ describe('slow clients', () => {
       // Meanwhile the server answers everyone else at once.
       (async () => {
         for (let i = 0; i < 5; i++) {
-          const res = await fetch(`${server.url}/v1/ping`, { headers: { 'X-API-Key': DEMO_KEYS.test } });
+          const res = await fetch(`${servers.server.url}/v1/ping`, { headers: { 'X-API-Key': DEMO_KEYS.test } });
           expect(res.status).toBe(200);
           await new Promise((r) => setTimeout(r, 1_000));
         }
@@ -235,7 +231,7 @@ describe('slow clients', () => {
     // The idle connection got its answer, then was closed for idling.
     expect(idle.closed).toMatch(/^HTTP\/1\.1 200 /);
     // The half-sent order was never placed.
-    const ledger = (await (await fetch(`${server.url}/_admin/ledger`)).json()) as { orders: { idempotency_key: string }[] };
-    expect(ledger.orders.some((o) => o.idempotency_key === 'slow-body')).toBe(false);
+    const book = await ledger(servers.server);
+    expect(book.orders.some((o) => o.idempotency_key === 'slow-body')).toBe(false);
   }, 30_000);
 });

@@ -1,10 +1,12 @@
 // End-to-end harness: the built bin/giftcodes as a child process against `giftcodes serve --port 0`,
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { recordOutput, registerSecret } from './leaks.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -69,6 +71,59 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
         proc.kill('SIGTERM');
       }),
   };
+}
+
+/** What servedApi gives the tests of its describe (or file); read inside a test or a hook, once it started. */
+export interface ServedApi {
+  readonly server: TestServer;
+  readonly url: string;
+  /** A config dir logged in to the server (servedApi with `login`); a test that changes it takes its own with loggedIn(). */
+  readonly configDir: string;
+}
+
+/**
+ * A served API for the tests of the enclosing describe (or file): `giftcodes serve --admin <args>` started
+ * before them and stopped after; with `login`, a config dir logged in to it with that key or keys (true: the
+ * demo test key).
+ * `args` may be a function, called when the server starts, for arguments made first (a free port, a seed file).
+ */
+export function servedApi(
+  args: string[] | (() => string[] | Promise<string[]>) = [],
+  o: { login?: boolean | string | readonly string[]; env?: NodeJS.ProcessEnv; bin?: string | (() => string) } = {},
+): ServedApi {
+  let server: TestServer | undefined;
+  let configDir: string | undefined;
+  beforeAll(async () => {
+    server = await startServer(typeof args === 'function' ? await args() : args, o.env, typeof o.bin === 'function' ? o.bin() : o.bin);
+    if (o.login) configDir = await loggedIn(server, o.login === true ? DEMO_KEYS.test : o.login);
+  });
+  afterAll(() => server?.stop());
+  const started = (): TestServer => {
+    if (server === undefined) throw new Error('servedApi: the server starts before the tests; read it inside a test or a hook');
+    return server;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    get url() {
+      return started().url;
+    },
+    get configDir() {
+      if (configDir === undefined) throw new Error('servedApi: pass { login: true } for a logged-in config dir');
+      return configDir;
+    },
+  };
+}
+
+/** Runs `fn` with a served API of its own (`giftcodes serve --admin <args>`), stopped whatever `fn` did. */
+export async function withServer<T>(args: string[], fn: (server: TestServer) => Promise<T>, env: NodeJS.ProcessEnv = {}): Promise<T> {
+  const server = await startServer(args, env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
 }
 
 export function tempDir(prefix = 'giftcodes-test-'): string {
@@ -164,13 +219,21 @@ function dirState(dir: string): string | undefined {
 }
 
 /**
- * Saves a key into a config dir through the real `login --api-key-stdin`. Each CLI process costs CPU the
+ * Saves a key (or each of several, in turn) into a config dir through the real `login --api-key-stdin`. Each CLI process costs CPU the
  * suite is short of, so per server only the first login from a given state of the dir (empty, or holding
  * the test key) is run; a later one from the same state copies the files that login wrote. What login
  * itself does is tested where it is the subject (foundation, config, secrets, keyring: with a dir that does
  * not exist yet, or a key the server rejects, it always runs).
  */
-export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test, configDir = tempDir()): Promise<string> {
+export async function loggedIn(server: TestServer, key: string | readonly string[] = DEMO_KEYS.test, configDir = tempDir()): Promise<string> {
+  for (const one of typeof key === 'string' ? [key] : key) await loginOnce(server, one, configDir);
+  return configDir;
+}
+
+/** Both demo keys of the default profile, test then live: loggedIn(server, BOTH_KEYS) holds both. */
+export const BOTH_KEYS: readonly string[] = [DEMO_KEYS.test, DEMO_KEYS.live];
+
+async function loginOnce(server: TestServer, key: string, configDir: string): Promise<void> {
   const byState = logins.get(server) ?? new Map<string, string>();
   logins.set(server, byState);
   const before = dirState(configDir);
@@ -178,7 +241,7 @@ export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test,
   const saved = id === undefined ? undefined : byState.get(id);
   if (saved !== undefined) {
     cpSync(saved, configDir, { recursive: true });
-    return configDir;
+    return;
   }
   const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: key });
   if (result.code !== 0) throw new Error(`login failed: ${result.stderr}`);
@@ -187,12 +250,22 @@ export async function loggedIn(server: TestServer, key: string = DEMO_KEYS.test,
     cpSync(configDir, copy, { recursive: true });
     byState.set(id, copy);
   }
-  return configDir;
 }
 
 export async function ledger(server: TestServer): Promise<{ orders: Record<string, unknown>[] } & Record<string, unknown>> {
   const res = await fetch(`${server.url}/_admin/ledger`);
   return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
+}
+
+/** Places an order straight on the server, as another client would (not through the CLI); its id. */
+export async function placedOnServer(server: TestServer, productId = 'amazon-us-25', quantity = 1, key: string = DEMO_KEYS.test): Promise<string> {
+  const res = await fetch(`${server.url}/v1/orders`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
+    body: JSON.stringify({ product_id: productId, quantity }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
 }
 
 /** The server's orders whose idempotency key starts with `prefix` (a plan's rows share one). */

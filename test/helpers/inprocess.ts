@@ -4,9 +4,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
+import { keyIdOf, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
+import type { MachineDeps } from '../../src/orders/machine.js';
 import { Io } from '../../src/output/io.js';
 import { defaultServerOptions, startServer, type RunningServer, type ServerOptions } from '../../src/server/index.js';
 import { DEMO_KEYS, tempDir } from './e2e.js';
@@ -16,6 +19,33 @@ export const KEY = DEMO_KEYS.test;
 /** The reference server on a free port, its admin routes on, orders fulfilled at once unless `o` says otherwise. */
 export function inProcessServer(o: Partial<ServerOptions> = {}): Promise<RunningServer> {
   return startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0, ...o });
+}
+
+/**
+ * In-process servers for the tests of the enclosing describe (or file), one per name with its options: started
+ * before them, closed after. Read them inside a test or a hook. `start` for other defaults (the server suite's).
+ */
+export function inProcessServers<N extends string>(options: Record<N, Partial<ServerOptions>>, start: (o: Partial<ServerOptions>) => Promise<RunningServer> = inProcessServer): Record<N, RunningServer> {
+  const running = new Map<N, RunningServer>();
+  const names = Object.keys(options) as N[];
+  beforeAll(async () => {
+    for (const name of names) running.set(name, await start(options[name]));
+  });
+  afterAll(async () => {
+    await Promise.all([...running.values()].map((server) => server.close()));
+  });
+  const servers = {} as Record<N, RunningServer>;
+  for (const name of names) {
+    Object.defineProperty(servers, name, {
+      enumerable: true,
+      get: () => {
+        const server = running.get(name);
+        if (server === undefined) throw new Error(`inProcessServers: ${name} starts before the tests; read it inside a test or a hook`);
+        return server;
+      },
+    });
+  }
+  return servers;
 }
 
 /** A client of `url` with the demo test key, one attempt per request. */
@@ -41,4 +71,17 @@ export function capturedIo(o: { json?: boolean; stdout?: Writable } = {}): { io:
   const io = new Io({ stdin: new PassThrough(), stdout, stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
   if (o.json) io.setMode({ json: true, quiet: false, verbose: false });
   return { io, out: () => out, err: () => err };
+}
+
+/** The order the order-machine tests place: 2 × amazon-us-25 with the demo test key, on `url`. */
+export function testOrderSpec(url: string): OrderSpec {
+  return { profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
+}
+
+/** What the order machine runs on in one test: a fresh journal, a client of `url`, an Io over `stdout`, and a clock when given. */
+export function machineSetup(url: string, o: { stdout?: Writable; now?: () => number } = {}): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
+  const journal = freshJournal();
+  const { io } = capturedIo({ stdout: o.stdout });
+  const deps: MachineDeps = { io, api: clientOf(url), journal, signal: new AbortController().signal, ...(o.now ? { now: o.now } : {}) };
+  return { deps, journal, spec: testOrderSpec(url) };
 }

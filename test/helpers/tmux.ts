@@ -2,6 +2,9 @@
 // terminal), send-keys types, capture-pane reads what a person would see. Screens go to the leak check.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import { afterEach } from 'vitest';
+import { BIN } from './e2e.js';
 import { recordOutput } from './leaks.js';
 
 export interface Terminal {
@@ -56,4 +59,28 @@ export function openTerminal(argv: readonly string[], env: Record<string, string
 /** argv run by sh, which then prints `[exit N]` and stays, so the screen and the exit code can be read. */
 export function keepingExit(argv: readonly string[]): string[] {
   return ['sh', '-c', '"$@"; echo "[exit $?]"; exec sleep 3600', 'sh', ...argv];
+}
+
+/**
+ * For the tests of the enclosing describe (or file): opens the built giftcodes in a terminal as a person at a
+ * shell runs it (no CI; HOME and the config in `configDir`); the screen ends with `[exit N]`. Every terminal a
+ * test opened is closed after it.
+ */
+export function giftcodesTerminals(): (args: string[], configDir: string, env?: Record<string, string>) => Terminal {
+  let opened: Terminal[] = [];
+  afterEach(() => {
+    for (const terminal of opened) terminal.close();
+    opened = [];
+  });
+  return (args, configDir, env = {}) => {
+    const terminal = openTerminal(keepingExit([process.execPath, BIN, ...args]), {
+      PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+      HOME: configDir,
+      GIFTCODES_CONFIG_DIR: configDir,
+      NO_COLOR: '1',
+      ...env,
+    });
+    opened.push(terminal);
+    return terminal;
+  };
 }

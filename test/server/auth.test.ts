@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
+import { describe, expect, test } from 'vitest';
 import { KEYS, call, start } from './helpers.js';
+import { inProcessServers } from '../helpers/inprocess.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await start();
-});
-afterAll(() => server.close());
+const servers = inProcessServers({ server: {} }, start);
 
 describe('X-API-Key authentication', () => {
   test.each([
@@ -18,7 +14,7 @@ describe('X-API-Key authentication', () => {
     ['unknown', 'sc_test_unknown_0000000000000'],
     ['a live key with a test prefix', 'sc_test_demo_9b1e6d2c8a7f'],
   ])('%s key: 401 invalid_api_key, the key never echoed', async (_what, key) => {
-    const res = await call(server, '/v1/ping', { key });
+    const res = await call(servers.server, '/v1/ping', { key });
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.json.error.code).toBe('invalid_api_key');
@@ -27,6 +23,7 @@ describe('X-API-Key authentication', () => {
   });
 
   test('every API route needs a key', async () => {
+    const { server } = servers;
     for (const [method, path] of [
       ['GET', '/v1/catalog'],
       ['POST', '/v1/orders'],
@@ -42,22 +39,26 @@ describe('X-API-Key authentication', () => {
 
 describe('GET /v1/ping', () => {
   test('a test key authenticates in test', async () => {
+    const { server } = servers;
     const res = await call(server, '/v1/ping', { key: KEYS.test });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
   });
 
   test('a live key authenticates in live', async () => {
+    const { server } = servers;
     const res = await call(server, '/v1/ping', { key: KEYS.live });
     expect(res.json).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_demo' });
   });
 
   test('the key decides the reseller', async () => {
+    const { server } = servers;
     const res = await call(server, '/v1/ping', { key: KEYS.smallLive });
     expect(res.json).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_small' });
   });
 
   test('demoKeys lists each reseller with its keys', () => {
+    const { server } = servers;
     expect(server.demoKeys).toEqual([
       { resellerId: 'rs_demo', test: KEYS.test, live: KEYS.live },
       { resellerId: 'rs_small', test: KEYS.smallTest, live: KEYS.smallLive },

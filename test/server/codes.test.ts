@@ -1,17 +1,14 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
 import { KEYS, call, placeOrder, readPages, start, until } from './helpers.js';
+import { inProcessServers } from '../helpers/inprocess.js';
 
 const FORMULA_SEED = fileURLToPath(new URL('./fixtures/formula-seed.json', import.meta.url));
 const FORMULA_KEY = 'sc_test_formula_0a1b2c3d4e5f';
 const FULFIL_MS = 300;
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await start({ fulfilAfterMs: FULFIL_MS });
-});
-afterAll(() => server.close());
+const servers = inProcessServers({ server: { fulfilAfterMs: FULFIL_MS } }, start);
 
 interface CodeRecord {
   code: string;
@@ -32,6 +29,7 @@ async function allCodes(s: RunningServer, id: string, key: string = KEYS.test, l
 
 describe('GET /v1/orders/{id}/codes', () => {
   test('409 order_not_completed before completion, then the codes', async () => {
+    const { server } = servers;
     const placed = await placeOrder(server, 'amazon-us-25', 3);
     const early = await call(server, `/v1/orders/${placed.json.id}/codes`);
     // On a machine too slow to ask within FULFIL_MS, the order may have completed already.
@@ -54,6 +52,7 @@ describe('GET /v1/orders/{id}/codes', () => {
   });
 
   test('codes are deterministic: the same order gives the same codes, another order others', async () => {
+    const { server } = servers;
     const a = await placeOrder(server, 'apple-us-25', 5);
     const b = await placeOrder(server, 'apple-us-25', 5);
     await completed(server, a.json.id);
@@ -67,6 +66,7 @@ describe('GET /v1/orders/{id}/codes', () => {
   });
 
   test('live codes carry no TEST- marker and only the owner sees them', async () => {
+    const { server } = servers;
     const placed = await placeOrder(server, 'steam-us-20', 2, { key: KEYS.live });
     await completed(server, placed.json.id, KEYS.live);
     const { codes } = await allCodes(server, placed.json.id, KEYS.live);
@@ -78,6 +78,7 @@ describe('GET /v1/orders/{id}/codes', () => {
   });
 
   test('10,000 codes page by page: complete, in order, no duplicates, the same at any page size', async () => {
+    const { server } = servers;
     const placed = await placeOrder(server, 'amazon-us-10', 10_000);
     await completed(server, placed.json.id);
     const byDefault = await allCodes(server, placed.json.id);
@@ -97,6 +98,7 @@ describe('GET /v1/orders/{id}/codes', () => {
   });
 
   test('a 1,000,000-code order: its last page is computed alone, serials reach 1000000, no page beyond', async () => {
+    const { server } = servers;
     const placed = await placeOrder(server, 'amazon-us-10', 1_000_000);
     expect(placed.status).toBe(201);
     await completed(server, placed.json.id);
@@ -117,6 +119,7 @@ describe('GET /v1/orders/{id}/codes', () => {
   });
 
   test('a bad limit or cursor is a 400', async () => {
+    const { server } = servers;
     const placed = await placeOrder(server, 'amazon-us-10', 2);
     await completed(server, placed.json.id);
     const other = await placeOrder(server, 'amazon-us-10', 2);
@@ -130,13 +133,10 @@ describe('GET /v1/orders/{id}/codes', () => {
 });
 
 describe('with the formula seed', () => {
-  let seeded: RunningServer;
-  beforeAll(async () => {
-    seeded = await start({ seedFile: FORMULA_SEED, fulfilAfterMs: 30 });
-  });
-  afterAll(() => seeded.close());
+  const seededServers = inProcessServers({ seeded: { seedFile: FORMULA_SEED, fulfilAfterMs: 30 } }, start);
 
   test('every code of a product with a codePrefix starts with it', async () => {
+    const { seeded } = seededServers;
     const placed = await placeOrder(seeded, 'formula-us-10', 4, { key: FORMULA_KEY });
     expect(placed.status).toBe(201);
     await completed(seeded, placed.json.id, FORMULA_KEY);
@@ -146,6 +146,7 @@ describe('with the formula seed', () => {
   });
 
   test('a product seeded to fail: the order ends failed and its codes are 409 order_failed', async () => {
+    const { seeded } = seededServers;
     const placed = await placeOrder(seeded, 'doomed-us-10', 1, { key: FORMULA_KEY });
     await until(async () => ((await call(seeded, `/v1/orders/${placed.json.id}`, { key: FORMULA_KEY })).json.status === 'failed' ? true : undefined));
     const res = await call(seeded, `/v1/orders/${placed.json.id}/codes`, { key: FORMULA_KEY });
@@ -156,6 +157,7 @@ describe('with the formula seed', () => {
   });
 
   test('the seed replaces the demo keys', async () => {
+    const { seeded } = seededServers;
     expect(seeded.demoKeys).toEqual([{ resellerId: 'rs_formula', test: FORMULA_KEY, live: 'sc_live_formula_5f4e3d2c1b0a' }]);
     expect((await call(seeded, '/v1/ping', { key: KEYS.test })).status).toBe(401);
   });

@@ -1,19 +1,15 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
+import { describe, expect, test } from 'vitest';
 import { KEYS, call, ledger, newKey, start } from './helpers.js';
+import { inProcessServers } from '../helpers/inprocess.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await start();
-});
-afterAll(() => server.close());
+const servers = inProcessServers({ server: {} }, start);
 
 /** Sends raw bytes and returns what came back before the server closed. */
 function raw(bytes: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1');
+    const socket = connect(servers.server.port, '127.0.0.1');
     let out = '';
     socket.setEncoding('utf8');
     socket.on('data', (c: string) => (out += c));
@@ -25,6 +21,7 @@ function raw(bytes: string | Buffer): Promise<string> {
 
 describe('routing', () => {
   test.each(['/', '/v1', '/v2/ping', '/v1/ping/', '/v1/orders/x/codes/y', '/_admin/nothing'])('%s is 404 not_found', async (path) => {
+    const { server } = servers;
     const res = await call(server, path);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/json');
@@ -39,7 +36,7 @@ describe('routing', () => {
     ['PATCH', '/v1/orders/ord_1/codes', 'GET'],
     ['POST', '/_admin/ledger', 'GET'],
   ])('%s %s is 405 with Allow: %s', async (method, path, allow) => {
-    const res = await call(server, path, { method });
+    const res = await call(servers.server, path, { method });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     expect(res.json.error.code).toBe('method_not_allowed');
@@ -56,6 +53,7 @@ describe('routing', () => {
   });
 
   test('POST /_admin/reset returns to the seed', async () => {
+    const { server } = servers;
     await call(server, '/v1/orders', { key: KEYS.live, idem: 'reset-me', body: { product_id: 'amazon-us-10', quantity: 1 } });
     const res = await call(server, '/_admin/reset', { method: 'POST' });
     expect(res.status).toBe(200);
@@ -92,7 +90,7 @@ describe('request log', () => {
 describe('hostile input', () => {
   const order = (body: string | Buffer, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${server.url}/v1/orders`, {
+      const req = request(`${servers.server.url}/v1/orders`, {
         method: 'POST',
         headers: { 'X-API-Key': KEYS.test, 'Idempotency-Key': newKey(), 'Content-Type': 'application/json', ...headers },
       });
@@ -154,6 +152,7 @@ describe('hostile input', () => {
   });
 
   test('no stack traces and the server keeps answering', async () => {
+    const { server } = servers;
     const res = await call(server, '/v1/orders', { idem: newKey(), body: '{"product_id":"amazon-us-10","quantity":1e400}' });
     expect(res.status).toBe(400);
     expect(res.text).not.toMatch(/at .*\.ts:\d+/);

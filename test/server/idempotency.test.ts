@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
+import { describe, expect, test } from 'vitest';
 import { canonicalJson, parseIdempotencyKey } from '../../src/server/idempotency.js';
 import { KEYS, call, ledger, newKey, sleep, start } from './helpers.js';
+import { inProcessServers } from '../helpers/inprocess.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await start();
-});
-afterAll(() => server.close());
+const servers = inProcessServers({ server: {} }, start);
 
 const body = { product_id: 'amazon-us-25', quantity: 2 };
 
 describe('rule 1: same key, same body', () => {
   test('replays the original status and body byte for byte, and charges once', async () => {
+    const { server } = servers;
     const idem = newKey();
     const first = await call(server, '/v1/orders', { key: KEYS.live, idem, body });
     expect(first.status).toBe(201);
@@ -28,6 +25,7 @@ describe('rule 1: same key, same body', () => {
   });
 
   test('the quoted sf-string form is the same key as the bare form', async () => {
+    const { server } = servers;
     const idem = newKey();
     const bare = await call(server, '/v1/orders', { idem, body });
     const quoted = await call(server, '/v1/orders', { idem: `"${idem}"`, body });
@@ -36,6 +34,7 @@ describe('rule 1: same key, same body', () => {
   });
 
   test('a refused request is replayed too, so a retry cannot turn into a different answer', async () => {
+    const { server } = servers;
     const idem = newKey();
     const bad = { product_id: 'amazon-us-25', quantity: 0 };
     const first = await call(server, '/v1/orders', { idem, body: bad });
@@ -49,6 +48,7 @@ describe('rule 1: same key, same body', () => {
 
 describe('rule 2: same key, different body', () => {
   test('422 idempotency_key_reused, and nothing more is charged', async () => {
+    const { server } = servers;
     const idem = newKey();
     await call(server, '/v1/orders', { key: KEYS.live, idem, body });
     const before = (await ledger(server)).orders.length;
@@ -60,13 +60,10 @@ describe('rule 2: same key, different body', () => {
 });
 
 describe('rule 3: same key while the first request runs', () => {
-  let held: RunningServer;
-  beforeAll(async () => {
-    held = await start({ holdMs: 200 });
-  });
-  afterAll(() => held.close());
+  const heldServers = inProcessServers({ held: { holdMs: 200 } }, start);
 
   test('409 request_in_progress, then the original once it is done', async () => {
+    const { held } = heldServers;
     const idem = newKey();
     // Whichever of the two the server sees first is the original; the other finds it in progress.
     const pair = await Promise.all([
@@ -83,6 +80,7 @@ describe('rule 3: same key while the first request runs', () => {
   });
 
   test('50 concurrent identical POSTs with one key make exactly one order', async () => {
+    const { held } = heldServers;
     const idem = newKey();
     const answers = await Promise.all(Array.from({ length: 50 }, () => call(held, '/v1/orders', { key: KEYS.live, idem, body })));
     const created = answers.filter((a) => a.status === 201);
@@ -113,7 +111,7 @@ describe('rule 4: the key is required', () => {
     ['blank', '   '],
     ['an empty quoted string', '""'],
   ])('%s: 400 idempotency_key_missing', async (_what, idem) => {
-    const res = await call(server, '/v1/orders', { ...(idem === undefined ? {} : { idem }), body });
+    const res = await call(servers.server, '/v1/orders', { ...(idem === undefined ? {} : { idem }), body });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('idempotency_key_missing');
   });
@@ -123,12 +121,13 @@ describe('rule 4: the key is required', () => {
     ['a broken quoted string', '"abc'],
     ['a quoted string with a bad escape', '"a\\b"'],
   ])('%s: 400 idempotency_key_invalid', async (_what, idem) => {
-    const res = await call(server, '/v1/orders', { idem, body });
+    const res = await call(servers.server, '/v1/orders', { idem, body });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('idempotency_key_invalid');
   });
 
   test('255 characters is fine', async () => {
+    const { server } = servers;
     const res = await call(server, '/v1/orders', { idem: `${newKey()}-`.padEnd(255, 'x'), body });
     expect(res.status).toBe(201);
   });
@@ -136,6 +135,7 @@ describe('rule 4: the key is required', () => {
 
 describe('scope', () => {
   test('a key is scoped per environment and per reseller', async () => {
+    const { server } = servers;
     const idem = newKey();
     const ids = new Set<string>();
     for (const key of [KEYS.test, KEYS.live, KEYS.smallTest]) {
@@ -149,13 +149,10 @@ describe('scope', () => {
 });
 
 describe('drop after commit', () => {
-  let dropping: RunningServer;
-  beforeAll(async () => {
-    dropping = await start({ dropAfterCommit: 1 });
-  });
-  afterAll(() => dropping.close());
+  const droppingServers = inProcessServers({ dropping: { dropAfterCommit: 1 } }, start);
 
   test('the first attempt sees the connection drop; the retry gets the order that was committed', async () => {
+    const { dropping } = droppingServers;
     const idem = newKey();
     await expect(call(dropping, '/v1/orders', { key: KEYS.live, idem, body })).rejects.toThrow();
     const book = await ledger(dropping);

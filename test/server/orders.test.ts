@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunningServer } from '../../src/server/index.js';
+import { describe, expect, test } from 'vitest';
 import { KEYS, call, ledger, newKey, placeOrder, sleep, start, until } from './helpers.js';
+import { inProcessServers } from '../helpers/inprocess.js';
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await start();
-});
-afterAll(() => server.close());
+const servers = inProcessServers({ server: {} }, start);
 
 describe('POST /v1/orders validation', () => {
   test.each([
@@ -26,14 +22,15 @@ describe('POST /v1/orders validation', () => {
     ['malformed JSON', '{"product_id": ', 'invalid_json'],
     ['an empty body', '', 'invalid_json'],
   ])('%s: 400 %s, nothing charged', async (_what, body, code) => {
-    const before = (await ledger(server)).orders.length;
-    const res = await call(server, '/v1/orders', { key: KEYS.live, idem: newKey(), body });
+    const before = (await ledger(servers.server)).orders.length;
+    const res = await call(servers.server, '/v1/orders', { key: KEYS.live, idem: newKey(), body });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe(code);
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(servers.server)).orders.length).toBe(before);
   });
 
   test('the largest quantity is accepted', async () => {
+    const { server } = servers;
     const res = await placeOrder(server, 'amazon-us-10', 1_000_000);
     expect(res.status).toBe(201);
     expect(res.json.quantity).toBe(1_000_000);
@@ -42,6 +39,7 @@ describe('POST /v1/orders validation', () => {
 
 describe('charges', () => {
   test('a live order debits the wallet and the supply exactly once', async () => {
+    const { server } = servers;
     const before = await ledger(server);
     const res = await placeOrder(server, 'zalando-de-25', 4, { key: KEYS.live });
     expect(res.status).toBe(201);
@@ -70,6 +68,7 @@ describe('charges', () => {
   });
 
   test('a test order is in the ledger but never debits', async () => {
+    const { server } = servers;
     const before = await ledger(server);
     const res = await placeOrder(server, 'tesco-uk-20', 3, { key: KEYS.test });
     expect(res.json.environment).toBe('test');
@@ -80,6 +79,7 @@ describe('charges', () => {
   });
 
   test('insufficient funds: 422, nothing debited; the same order in test goes through', async () => {
+    const { server } = servers;
     const before = await ledger(server);
     const res = await placeOrder(server, 'amazon-us-25', 3, { key: KEYS.smallLive });
     expect(res.status).toBe(422);
@@ -91,6 +91,7 @@ describe('charges', () => {
   });
 
   test('insufficient supply: 422 insufficient_supply', async () => {
+    const { server } = servers;
     const res = await placeOrder(server, 'netflix-us-30', 6, { key: KEYS.live });
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe('insufficient_supply');
@@ -99,6 +100,7 @@ describe('charges', () => {
 
 describe('GET /v1/orders/{id}', () => {
   test('only the owning reseller and environment can read an order', async () => {
+    const { server } = servers;
     const placed = await placeOrder(server, 'steam-us-20', 1, { key: KEYS.test });
     const own = await call(server, `/v1/orders/${placed.json.id}`, { key: KEYS.test });
     expect(own.status).toBe(200);

@@ -1,34 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { KEYS, placeOrder, start, until } from './helpers.js';
+import { recordingReceiver, type Delivery, type Receiver } from '../helpers/webhooks.js';
 
-interface Delivery {
-  headers: Record<string, string | string[] | undefined>;
-  raw: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  event: any;
-  answered: number;
-}
-
-/** A receiver that answers the statuses in `plan` in turn, then 200. */
-async function receiver(plan: number[] = []) {
-  const deliveries: Delivery[] = [];
-  const srv = createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (raw += c));
-    req.on('end', () => {
-      const answered = plan.shift() ?? 200;
-      deliveries.push({ headers: req.headers, raw, event: JSON.parse(raw), answered });
-      res.writeHead(answered).end();
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hooks`;
-  return { url, deliveries, close: () => new Promise<void>((r) => srv.close(() => r())) };
-}
+/** A receiver at /hooks that answers the statuses in `plan` in turn, then 200. */
+const receiver = (plan: number[] = []): Promise<Receiver> => recordingReceiver('/hooks', plan);
 
 function verify(d: Delivery, secret: string): boolean {
   const header = String(d.headers['giftcodes-signature']);

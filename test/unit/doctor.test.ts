@@ -3,14 +3,13 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run, type DoctorDeps } from '../../src/commands/doctor.js';
 import { findOnPath } from '../../src/commands/doctor-checks.js';
 import { ConfigStore } from '../../src/config/store.js';
-import type { RunningServer } from '../../src/server/index.js';
 import { Io } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
-import { clientOf, inProcessServer, KEY } from '../helpers/inprocess.js';
+import { clientOf, inProcessServers, KEY } from '../helpers/inprocess.js';
 
 /** A directory for PATH holding `giftcodes` and a `node` that says it is `version`. */
 function fakeBin(version: string): string {
@@ -29,11 +28,7 @@ function terminalIo(env: NodeJS.ProcessEnv, quiet = false): { io: Io; out: () =>
   return { io, out: () => out };
 }
 
-let server: RunningServer;
-beforeAll(async () => {
-  server = await inProcessServer();
-});
-afterAll(() => server.close());
+const servers = inProcessServers({ server: {} });
 
 function deps(io: Io, o: { clockOffsetMs?: number } = {}): DoctorDeps {
   const configDir = tempDir();
@@ -44,8 +39,8 @@ function deps(io: Io, o: { clockOffsetMs?: number } = {}): DoctorDeps {
     configDir,
     journalDir: join(configDir, 'journal'),
     config: () => Promise.resolve(new ConfigStore(configDir)),
-    connection: () => Promise.resolve({ profile: 'default', environment: 'test', apiKey: KEY, baseUrl: server.url, keySource: 'environment' }),
-    clientFor: () => Promise.resolve(clientOf(server.url)),
+    connection: () => Promise.resolve({ profile: 'default', environment: 'test', apiKey: KEY, baseUrl: servers.server.url, keySource: 'environment' }),
+    clientFor: () => Promise.resolve(clientOf(servers.server.url)),
     programPath: '/opt/giftcodes/bin/giftcodes',
     nodePath: '/opt/node/bin/node',
     nodeVersion: '22.1.0',

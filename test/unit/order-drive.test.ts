@@ -2,9 +2,9 @@
 // against the reference server: the pieces order place, resume, watch and codes get share.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import { type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { driveIntent, printOutcome } from '../../src/orders/drive.js';
@@ -12,26 +12,14 @@ import { settle, settleReached } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
 import { outExists, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
 import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
-import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
-import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+import { capturedIo, clientOf, freshJournal, inProcessServers, testOrderSpec } from '../helpers/inprocess.js';
 
-let fast: RunningServer;
-let slow: RunningServer;
-let failing: RunningServer;
-beforeAll(async () => {
-  fast = await inProcessServer();
-  slow = await inProcessServer({ fulfilAfterMs: 3_600_000 });
-  failing = await inProcessServer({ failOrders: 1 });
-});
-afterAll(async () => {
-  await Promise.all([fast.close(), slow.close(), failing.close()]);
-});
+const servers = inProcessServers({ fast: {}, slow: { fulfilAfterMs: 3_600_000 }, failing: { failOrders: 1 } });
 
 type Captured = ReturnType<typeof capturedIo>;
 const capture = (json = false): Captured => capturedIo({ json });
 
-const specFor = (url: string): OrderSpec => ({ profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 });
 
 async function placed(url: string): Promise<string> {
   return (await clientOf(url).createOrder('{"product_id":"amazon-us-25","quantity":2}', `k-${Math.random()}`)).order.id;
@@ -39,6 +27,7 @@ async function placed(url: string): Promise<string> {
 
 describe('waitForOrder', () => {
   it('polls until completed and says each status change once, on stderr', async () => {
+    const { fast } = servers;
     const c = capture();
     const orderId = await placed(fast.url);
     const seen: string[] = [];
@@ -51,6 +40,7 @@ describe('waitForOrder', () => {
   });
 
   it('a failed order is OrderEndedError (exit 6) carrying the order, with the hint to show it', async () => {
+    const { failing } = servers;
     const orderId = await placed(failing.url);
     const error = await waitForOrder({ api: clientOf(failing.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderEndedError);
@@ -58,6 +48,7 @@ describe('waitForOrder', () => {
   });
 
   it('--timeout 0: one poll, then exit 7 naming the status, the order going on', async () => {
+    const { slow } = servers;
     const orderId = await placed(slow.url);
     const error = await waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01, timeoutS: 0 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 7, code: 'wait_timeout', hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}` });
@@ -65,6 +56,7 @@ describe('waitForOrder', () => {
   });
 
   it('an abort while waiting is exit 130 with the reason, the order going on', async () => {
+    const { slow } = servers;
     const orderId = await placed(slow.url);
     const controller = new AbortController();
     const waiting = waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: controller.signal, intervalS: 60, onStatus: () => setImmediate(() => controller.abort(new Error('SIGINT received'))) });
@@ -134,8 +126,9 @@ describe('settling interrupted intents', () => {
   const dead = { pid: 999_999_999 };
 
   it('settleReached ends dead intents that reached the user (delivered, or their own file on disk), and says so', async () => {
+    const { fast } = servers;
     const j = freshJournal();
-    const spec = specFor(fast.url);
+    const spec = testOrderSpec(fast.url);
     const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, phase: 'delivered', orderId: 'ord_a', owner: dead });
     const path = join(tempDir(), 'codes.json');
     writeFileSync(path, '[]');
@@ -157,8 +150,9 @@ describe('settling interrupted intents', () => {
   });
 
   it('settleReached ends a dead `accepted` intent whose record says delivered for the same order and server (a plan killed between its two batched steps), and no other (nor one by an older record of its key)', async () => {
+    const { fast } = servers;
     const j = freshJournal();
-    const spec = specFor(fast.url);
+    const spec = testOrderSpec(fast.url);
     const created = new Map<string, string>();
     const record = (key: string, orderId: string, baseUrl = spec.baseUrl, outcome: 'delivered' | 'refused' = 'delivered', createdAt = created.get(key)!): void =>
       j.history.record({ key, orderId, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'default', baseUrl, createdAt, updatedAt: createdAt, outcome });
@@ -181,15 +175,17 @@ describe('settling interrupted intents', () => {
   });
 
   it('settleReached names the key when there is no order id', async () => {
+    const { fast } = servers;
     const j = freshJournal();
-    j.save({ ...(await j.begin({ ...specFor(fast.url), key: 'no-id' })).intent, phase: 'delivered', owner: dead });
+    j.save({ ...(await j.begin({ ...testOrderSpec(fast.url), key: 'no-id' })).intent, phase: 'delivered', owner: dead });
     const c = capture();
     await settleReached(c.io, j);
     expect(c.err()).toContain('the interrupted order no-id had already reached you; it is complete\n');
   });
 
   it('settle, for an order fetched by watch or codes get, ends the intents of that order: without an out file always, with one only when codes were written', async () => {
-    const spec = specFor(fast.url);
+    const { fast } = servers;
+    const spec = testOrderSpec(fast.url);
     const make = async (j: Journal): Promise<void> => {
       j.save({ ...(await j.begin({ ...spec, key: 'plain' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead });
       j.save({ ...(await j.begin({ ...spec, key: 'file' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead, out: { path: '/x', force: false, csvRaw: false } });
@@ -213,8 +209,9 @@ describe('settling interrupted intents', () => {
 
 describe('driveIntent', () => {
   it('wait false, no out: sends once and returns the order as accepted, nothing written', async () => {
+    const { slow } = servers;
     const j = freshJournal();
-    const { intent } = await j.begin(specFor(slow.url));
+    const { intent } = await j.begin(testOrderSpec(slow.url));
     const c = capture();
     const driven = await driveIntent({ io: c.io, api: clientOf(slow.url), journal: j, signal: new AbortController().signal }, intent, { wait: false, intervalS: 0.01 });
     expect(driven.written).toBeUndefined();
@@ -223,9 +220,10 @@ describe('driveIntent', () => {
   });
 
   it('an accepted intent whose own file is on disk and whose order completed is not waited for; the file is kept', async () => {
+    const { fast } = servers;
     const j = freshJournal();
     const path = join(tempDir(), 'codes.json');
-    const { intent } = await j.begin({ ...specFor(fast.url), out: { path, force: false, csvRaw: false } });
+    const { intent } = await j.begin({ ...testOrderSpec(fast.url), out: { path, force: false, csvRaw: false } });
     const deps = { io: capture().io, api: clientOf(fast.url), journal: j, signal: new AbortController().signal };
     await driveIntent(deps, intent, { wait: true, out: intent.out, intervalS: 0.01 });
     const before = readFileSync(path, 'utf8');
@@ -240,8 +238,9 @@ describe('driveIntent', () => {
   });
 
   it('a `sending` intent with an order id (never accepted on disk) is sent again with its key, not read', async () => {
+    const { fast } = servers;
     const j = freshJournal();
-    const { intent } = await j.begin(specFor(fast.url));
+    const { intent } = await j.begin(testOrderSpec(fast.url));
     const sending: Intent = j.save({ ...intent, phase: 'sending', orderId: 'ord_stale' });
     const calls: string[] = [];
     const real = clientOf(fast.url);
@@ -260,8 +259,9 @@ describe('driveIntent', () => {
 
 describe('recover', () => {
   it('resumableFor: only when the intent order place would resume owns the file at the path', async () => {
+    const { fast } = servers;
     const j = freshJournal();
-    const spec = specFor(fast.url);
+    const spec = testOrderSpec(fast.url);
     const path = join(tempDir(), 'codes.json');
     writeFileSync(path, '["x"]');
     const { intent } = await j.begin({ ...spec, key: 'mine' });
@@ -280,6 +280,7 @@ describe('recover', () => {
   });
 
   it('sameCodesAlready: the same bytes are an earlier delivery; other bytes or no file are not; no check file is left', async () => {
+    const { fast } = servers;
     const dir = tempDir();
     const target = join(dir, 'codes.json');
     const orderId = await placed(fast.url);

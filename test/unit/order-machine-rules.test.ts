@@ -3,39 +3,24 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiError, CliError, ExitCode, NetworkError, OrderFailedError } from '../../src/errors.js';
-import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import { type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { deliveredFile, fileIdentity, renamedFile } from '../../src/journal/codes-file.js';
 import { deliver, settle } from '../../src/orders/lifecycle.js';
-import { certainlyRefused, keptForResume, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
+import { certainlyRefused, keptForResume, OrderMachine } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
-import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
-import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+import { inProcessServers, machineSetup } from '../helpers/inprocess.js';
 
-let server: RunningServer;
-let failing: RunningServer;
-beforeAll(async () => {
-  server = await inProcessServer();
-  failing = await inProcessServer({ failOrders: 1 });
-});
-afterAll(async () => {
-  await Promise.all([server.close(), failing.close()]);
-});
+const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
-function setup(url = server.url, stdout: Writable = new PassThrough()): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
-  const journal = freshJournal();
-  const api = clientOf(url);
-  const { io } = capturedIo({ stdout });
-  const spec = { profile: 'default', environment: 'test' as const, baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
-  return { deps: { io, api, journal, signal: new AbortController().signal, now: () => T0 }, journal, spec };
-}
+const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> => machineSetup(url, { stdout, now: () => T0 });
 
 describe('keptForResume', () => {
   const intent = { key: 'k-1' } as Intent;
@@ -187,6 +172,7 @@ describe('machine transitions, more', () => {
   });
 
   it('complete saves the final status; a failed order ends the intent failed; other errors keep it', async () => {
+    const { failing } = servers;
     const { deps, journal, spec } = setup();
     const { intent } = await journal.begin(spec);
     const machine = new OrderMachine(deps, intent);
@@ -230,6 +216,7 @@ describe('machine transitions, more', () => {
   });
 
   it('codes to stdout: a write error is exit 8 in words, the intent kept', async () => {
+    const { server } = servers;
     const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) });
     const { deps, journal, spec } = setup(server.url, broken);
     const { intent } = await journal.begin(spec);

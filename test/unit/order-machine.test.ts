@@ -3,39 +3,22 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiError, AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../src/errors.js';
-import { keyIdOf, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { deliveredFile, fileIdentity } from '../../src/journal/codes-file.js';
 import { driveIntent, finish } from '../../src/orders/drive.js';
 import { deliver, settle } from '../../src/orders/lifecycle.js';
-import { certainlyRefused, OrderMachine, type MachineDeps } from '../../src/orders/machine.js';
+import { certainlyRefused, OrderMachine } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
-import { Io } from '../../src/output/io.js';
-import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
-import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+import { inProcessServers, machineSetup } from '../helpers/inprocess.js';
 
-let server: RunningServer;
-let failing: RunningServer;
-beforeAll(async () => {
-  server = await inProcessServer();
-  failing = await inProcessServer({ failOrders: 1 });
-});
-afterAll(async () => {
-  await server.close();
-  await failing.close();
-});
+const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
-const ioOver = (stdout?: Writable): Io => capturedIo({ stdout }).io;
 
-function setup(url = server.url, stdout?: Writable): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
-  const journal = freshJournal();
-  const spec = { profile: 'default', environment: 'test' as const, baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
-  return { deps: { io: ioOver(stdout), api: clientOf(url), journal, signal: new AbortController().signal }, journal, spec };
-}
+const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> => machineSetup(url, { stdout });
 
 const phaseOnDisk = (journal: Journal, key: string): string | undefined => journal.find(key)?.phase;
 
@@ -149,6 +132,7 @@ describe('order machine transitions', () => {
   });
 
   it('→ failed: an order that ends failed is its outcome; it stays pending until that reached the user, then the record says failed', async () => {
+    const { failing } = servers;
     const { deps, journal, spec } = setup(failing.url);
     const { intent } = await journal.begin(spec);
     const machine = new OrderMachine(deps, intent);
@@ -164,6 +148,7 @@ describe('order machine transitions', () => {
   });
 
   it('→ failed with stdout failing (--json > /dev/full): exit 8, the intent stays pending, no record (gap 4)', async () => {
+    const { failing } = servers;
     const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) });
     const { deps, journal, spec } = setup(failing.url, broken);
     const { intent } = await journal.begin(spec);
@@ -193,6 +178,7 @@ describe('order machine transitions', () => {
   });
 
   it('delivery: the intent stays accepted when stdout fails (exit 8), and is resolved once it was flushed', async () => {
+    const { server } = servers;
     const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) });
     const { deps, journal, spec } = setup(server.url, broken);
     const { intent } = await journal.begin(spec);

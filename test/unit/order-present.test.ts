@@ -1,13 +1,12 @@
 // How an order reads to a person, and the question a live order asks, in-process (the mutation run sees
 // only these; the e2e tests of order show and order place run the built CLI).
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import { liveOrderQuestion } from '../../src/orders/confirm.js';
 import { describeOrder, printOrder, statusText } from '../../src/orders/present.js';
 import { Io } from '../../src/output/io.js';
-import { defaultServerOptions, startServer, type RunningServer } from '../../src/server/index.js';
+import { clientOf, inProcessServers } from '../helpers/inprocess.js';
 
 function io(env: Record<string, string> = {}): { io: Io; out: () => string } {
   const stdout = new PassThrough();
@@ -68,18 +67,12 @@ describe('printOrder', () => {
 });
 
 describe('liveOrderQuestion', () => {
-  let server: RunningServer;
-  beforeAll(async () => {
-    server = await startServer({ ...defaultServerOptions(), port: 0, admin: true, fulfilAfterMs: 0 });
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const servers = inProcessServers({ server: {} });
 
   const fake = (products: unknown): ApiClient => ({ listProducts: () => (products instanceof Error ? Promise.reject(products) : Promise.resolve(products)) }) as unknown as ApiClient;
 
   it('names product, quantity, unit price and profile, from the real catalog', async () => {
-    const api = new ApiClient({ baseUrl: server.url, apiKey: 'sc_test_demo_4f3c9a1b7e2d', requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+    const api = clientOf(servers.server.url);
     const question = await liveOrderQuestion(api, 'amazon-us-25', 3, 'shop');
     expect(question).toBe('Place a LIVE order for 3 × amazon-us-25 at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "shop".');
   });
