@@ -36,6 +36,17 @@ describe('waitForOrder pace', () => {
     const { api, polls } = scripted(['pending', 'completed']);
     await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.0404 });
     expect(polls[1]! - polls[0]!).toBeGreaterThanOrEqual(39);
+    // Not the 2 s default either.
+    expect(polls[1]! - polls[0]!).toBeLessThan(1500);
+  });
+
+  it('each status is told once, however many polls find it', async () => {
+    const c = capturedIo();
+    const seen: string[] = [];
+    const { api } = scripted(['pending', 'processing', 'processing', 'processing', 'completed']);
+    await waitForOrder({ api, orderId: 'ord_1', io: c.io, signal: signal(), intervalS: 0.01, onStatus: (o) => seen.push(o.status) });
+    expect(seen).toEqual(['pending', 'processing', 'completed']);
+    expect(c.err().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''))).toEqual(['order ord_1: pending', 'order ord_1: processing', 'order ord_1: completed']);
   });
 
   it('the last sleep is cut to the deadline: --timeout 0.05 with a 60 s interval gives up after about 50 ms', async () => {
@@ -60,6 +71,7 @@ describe('waitForOrder on a terminal', () => {
     const t = tty();
     const { api } = scripted(['pending', 'completed']);
     await waitForOrder({ api, orderId: 'ord_1', io: t.io, signal: signal(), intervalS: 0.01 });
+    expect(t.err()).toContain('waiting for order ord_1');
     expect(t.err()).toContain('✓ order ord_1 completed');
     expect(t.err()).not.toContain('order ord_1: pending');
   });
@@ -69,6 +81,10 @@ describe('waitForOrder on a terminal', () => {
     const { api } = scripted(['failed']);
     await expect(waitForOrder({ api, orderId: 'ord_1', io: t.io, signal: signal(), intervalS: 0.01 })).rejects.toMatchObject({ exitCode: 6 });
     expect(t.err()).not.toContain('✓');
+    // Stopped: no frame is drawn after.
+    const drawn = t.err().length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(t.err().length).toBe(drawn);
   });
 });
 
