@@ -1,13 +1,14 @@
 // The lifecycle table (orders/lifecycle.ts) as the machine and the verbs follow it, in-process against the
 // reference server: the failpoints each path passes, in order; the moves the table refuses; what deliver and
 // settle do with nothing to deliver, a failed order, and an order fetched by watch or codes get.
-import { existsSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAILPOINTS } from '../../src/failpoints.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { driveIntent, finish } from '../../src/orders/drive.js';
-import { checkMove, deliver, endedRecord, LIFECYCLE, mayMove, settle, stepOf, type Step } from '../../src/orders/lifecycle.js';
+import { checkMove, deliver, endedRecord, LIFECYCLE, mayMove, sayReached, settle, stepOf, type Step } from '../../src/orders/lifecycle.js';
+import { Io } from '../../src/output/io.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -15,10 +16,13 @@ import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../hel
 
 /** The failpoints fired in this process, in order (journal.locked left out: it fires at every lock). */
 const fired = vi.hoisted(() => [] as string[]);
+/** Run at each failpoint, when set: a look at the disk at that step. */
+const at = vi.hoisted(() => ({ fire: undefined as ((name: string) => void) | undefined }));
 vi.mock('../../src/failpoints.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/failpoints.js')>();
   const record = (name: string): void => {
     if (name !== 'journal.locked') fired.push(name);
+    at.fire?.(name);
   };
   return { ...real, failpoint: (name: string) => Promise.resolve(record(name)), failpointSync: record };
 });
@@ -34,6 +38,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   fired.length = 0;
+  at.fire = undefined;
 });
 
 const specFor = (url: string, productId = 'amazon-us-25'): OrderSpec => ({ profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId, quantity: 2 });
@@ -102,6 +107,23 @@ describe('the failpoints each path passes', () => {
     expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });
   });
 
+  it("the codes file's identity is on disk when codes.identity-written fires, before the rename; the status when order.accepted fires", async () => {
+    const { journal, deps: d } = deps(server.url);
+    const path = join(tempDir(), 'codes.json');
+    const { intent } = await journal.begin({ ...specFor(server.url), wait: true, out: { path, force: false, csvRaw: false, format: 'json' } });
+    const seen: Record<string, unknown> = {};
+    at.fire = (name) => {
+      const onDisk = journal.find(intent.key);
+      if (name === 'order.accepted') seen.accepted = { phase: onDisk?.phase, orderId: onDisk?.orderId, status: onDisk?.status };
+      if (name === 'codes.identity-written') seen.identity = { files: onDisk?.files?.map((f) => f.path), target: existsSync(path) };
+      if (name === 'codes.tmp-written') seen.tmp = { files: onDisk?.files?.length ?? 0, target: existsSync(path) };
+    };
+    const driven = await driveIntent(d, intent, { wait: true, out: intent.out, intervalS: 0.01 });
+    expect(seen.accepted).toEqual({ phase: 'accepted', orderId: driven.order.id, status: expect.any(String) });
+    expect(seen.tmp).toEqual({ files: 0, target: false });
+    expect(seen.identity).toEqual({ files: [path], target: false });
+  });
+
   it('a failed order: accepted, then delivered (the order reached the user) and resolved; exit 6 after', async () => {
     const { journal, c, deps: d } = deps(failing.url);
     const { intent } = await journal.begin({ ...specFor(failing.url), wait: true });
@@ -110,7 +132,7 @@ describe('the failpoints each path passes', () => {
     await expect(finish(d.io, journal, driven)).rejects.toBeInstanceOf(OrderEndedError);
     expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved']);
     expect(c.out()).toContain(driven.order.id);
-    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'failed' });
+    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'failed', status: 'failed' });
   });
 
   it('a refusal ends the intent at once: no request.sent, nothing delivered or resolved', async () => {
@@ -146,6 +168,34 @@ describe('deliver and settle', () => {
     expect(c.out()).toBe('no orders\n');
     expect(fired).toEqual([]);
     expect(existsSync(journal.history.dir)).toBe(false);
+  });
+
+  it('a stdout closed at the start is no delivery: exit 8, no record, no failpoint, the intent kept', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_c' });
+    fired.length = 0;
+    const fd = openSync('/dev/null', 'r+');
+    try {
+      const { io } = capturedIo();
+      const closed = new Io({ stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, stdoutFd: fd });
+      await expect(deliver(closed, journal, () => closed.out('ord_c'), [{ intent: accepted, ending: 'delivered' }])).rejects.toMatchObject({ exitCode: 8, code: 'output_failed' });
+    } finally {
+      closeSync(fd);
+    }
+    expect(fired).toEqual([]);
+    expect(journal.history.get(intent.key)).toBeUndefined();
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
+  });
+
+  it('sayReached names the codes file only for a real path', () => {
+    const c = capturedIo();
+    sayReached(c.io, [{ key: 'k1', orderId: 'ord_1', out: { path: '-' } } as Intent, { key: 'k2', out: { path: '/x/c.csv' } } as Intent, { key: 'k3', orderId: 'ord_3' } as Intent]);
+    expect(c.err().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''))).toEqual([
+      'the interrupted order ord_1 had already reached you; it is complete',
+      'the interrupted order k2 had already reached you (codes in /x/c.csv); it is complete',
+      'the interrupted order ord_3 had already reached you; it is complete',
+    ]);
   });
 
   it('an outcome of an intent the table cannot end so (still prepared) is refused before any record', async () => {
