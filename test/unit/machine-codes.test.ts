@@ -5,10 +5,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { NetworkError } from '../../src/errors.js';
-import { fileIdentity } from '../../src/journal/codes-file.js';
+import { fileIdentity, renamedFile } from '../../src/journal/codes-file.js';
 import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
 import type { Journal } from '../../src/journal/journal.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
@@ -121,5 +122,60 @@ describe('deliveredTo', () => {
     machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
     expect(j.reached(machine.intent)).toBeUndefined();
     expect(machine.deliveredTo(path)).toBeUndefined();
+  });
+});
+
+describe('codes to stdout (--out -)', () => {
+  const toStdout = (stdout: Writable) => capturedIo({ stdout }).io;
+  const failing = (code?: string) =>
+    new Writable({
+      write(_chunk, _e, callback) {
+        callback(Object.assign(new Error('write failed'), code ? { code } : {}));
+      },
+    });
+
+  it('every code written: delivered, no file identity', async () => {
+    const j = freshJournal();
+    const { machine } = await accepted(j, outTo('-'));
+    let out = '';
+    const stdout = new Writable({ write: (chunk, _e, callback) => ((out += String(chunk)), callback()) });
+    const m = new OrderMachine({ io: toStdout(stdout), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    expect(await m.writeCodes(outTo('-'))).toMatchObject({ path: '-', count: 2 });
+    expect(JSON.parse(out)).toHaveLength(2);
+    expect(j.find(machine.intent.key)!.files ?? []).toEqual([]);
+  });
+
+  it('the reader gone before every code was written: exit 8 output_failed, counted, the intent kept', async () => {
+    const j = freshJournal();
+    const { machine } = await accepted(j, outTo('-'));
+    const m = new OrderMachine({ io: toStdout(failing('EPIPE')), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
+    expect((error as Error).message).toMatch(new RegExp(`^could not write the codes of order ${machine.intent.orderId} to standard output \\(0 of 2 written\\); order ${machine.intent.orderId} was placed$`));
+    expect(j.find(machine.intent.key)).toMatchObject({ phase: 'accepted' });
+  });
+
+  it.each([
+    ['ENOSPC', 'no space left on the device'],
+    ['EIO', 'EIO'],
+    [undefined, 'Error: write failed'],
+  ])('a stdout that fails (%s) is exit 8 in words: %s', async (code, why) => {
+    const j = freshJournal();
+    const { machine } = await accepted(j, outTo('-'));
+    const m = new OrderMachine({ io: toStdout(failing(code)), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
+    expect((error as Error).message).toBe(`could not write the codes to standard output (${why}); order ${machine.intent.orderId} was placed`);
+  });
+});
+
+describe('renamedFile, more', () => {
+  it('a temporary path that cannot be looked at (not ENOENT) is no proof of a rename', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), '');
+    const target = join(dir, 'c.json');
+    writeFileSync(target, '[]');
+    const id = { ...fileIdentity(target, 'ord_1', target), temp: join(dir, 'file', 'x.tmp') };
+    expect(renamedFile({ orderId: 'ord_1', files: [id] } as Intent)).toBeUndefined();
   });
 });
