@@ -159,6 +159,22 @@ describe('the failpoints each path passes', () => {
   });
 });
 
+describe('driveIntent', () => {
+  it('waits with the given interval and --timeout: an order that never ends is exit 7, its intent kept accepted', async () => {
+    const never = await inProcessServer({ fulfilAfterMs: 3_600_000 });
+    try {
+      const journal = freshJournal();
+      const { intent } = await journal.begin({ ...specFor(never.url), wait: true });
+      const d = { io: capturedIo().io, api: clientOf(never.url), journal, signal: new AbortController().signal };
+      const error = await driveIntent(d, intent, { wait: true, intervalS: 0.01, timeoutS: 0.2 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ exitCode: 7, code: 'wait_timeout', message: expect.stringContaining('after 0.2s') });
+      expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
+    } finally {
+      await never.close();
+    }
+  });
+});
+
 describe('deliver and settle', () => {
   it('nothing to deliver: printed and flushed, no record, no failpoint; nothing to settle: no failpoint', async () => {
     const journal = freshJournal();
