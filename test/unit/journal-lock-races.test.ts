@@ -95,4 +95,9 @@ describe('journal lock races', () => {
     await expect(withDirLock(dir, () => 'ran', 10_000)).resolves.toBe('ran');
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it('a lock that cannot be made is exit 8 naming the lock and the reason', async () => {
+    const dir = join(tempDir(), 'missing');
+    await expect(withDirLock(dir, () => 'ran', 10)).rejects.toMatchObject({ exitCode: 8, code: 'journal_unwritable', message: expect.stringMatching(new RegExp(`^cannot write the order journal lock ${dir}/\\.lock: the directory does not exist \\(ENOENT\\)$`)) });
+  });
 });
