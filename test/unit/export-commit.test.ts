@@ -1,0 +1,206 @@
+// The delivery tail of a codes file (export/write.ts): the complete temporary file is fsynced, recorded
+// (beforeCommit), linked or renamed into place, and its directory fsynced; whatever appeared at the target
+// meanwhile is left untouched; a file system without hard links gets check-then-rename; the temporary files
+// of dead writers are swept, no one else's.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { ExitCode } from '../../src/errors.js';
+import { exportCodes, removeStaleTemps } from '../../src/export/write.js';
+import type { Io } from '../../src/output/io.js';
+import { tempDir } from '../helpers/e2e.js';
+
+/** What the tail did, in order: the temporary file's fsync, the link or rename, the directory's fsync. */
+const steps = vi.hoisted(() => [] as string[]);
+/** Errnos the next link / rename / directory fsync fail with, when set. */
+const fail = vi.hoisted(() => ({ link: undefined as string | undefined, rename: undefined as string | undefined, dirSync: undefined as string | undefined }));
+const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: simulated`), { code });
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...real,
+    open: async (...args: Parameters<typeof real.open>) => {
+      const handle = await real.open(...args);
+      if (args[1] !== 'wx+') return handle;
+      const sync = handle.sync.bind(handle);
+      return Object.assign(handle, { sync: async () => (await sync(), steps.push('file fsync')) });
+    },
+    link: async (from: string, to: string) => {
+      if (fail.link) throw errno(fail.link);
+      await real.link(from, to);
+      steps.push('link');
+    },
+    rename: async (from: string, to: string) => {
+      if (fail.rename) throw errno(fail.rename);
+      await real.rename(from, to);
+      steps.push('rename');
+    },
+  };
+});
+
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...real,
+    fsyncSync: (fd: number) => {
+      if (real.fstatSync(fd).isDirectory()) {
+        if (fail.dirSync) throw errno(fail.dirSync);
+        steps.push('directory fsync');
+      }
+      real.fsyncSync(fd);
+    },
+  };
+});
+
+afterEach(() => {
+  steps.length = 0;
+  fail.link = fail.rename = fail.dirSync = undefined;
+});
+
+/** Two pages of codes; `between` runs after the first (something planted at the target meanwhile). */
+function apiWith(between: () => void): ApiClient {
+  async function* codePages() {
+    yield [{ code: 'A-1' }];
+    between();
+    yield [{ code: 'A-2' }];
+  }
+  return { codePages, rawCodePages: codePages } as unknown as ApiClient;
+}
+
+const CODES = '{"code":"A-1"}\n{"code":"A-2"}\n';
+
+function exportTo(out: string, o: { force?: boolean; between?: () => void; beforeCommit?: (temp: string) => void } = {}) {
+  return exportCodes({ api: apiWith(o.between ?? (() => undefined)), orderId: 'ord_1', out, format: 'jsonl', force: o.force ?? false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, ...(o.beforeCommit ? { beforeCommit: o.beforeCommit } : {}) });
+}
+
+const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+
+describe('the tail of a codes file', () => {
+  it('fsync, the record of the complete file, link, directory fsync; the same file (inode) becomes the target, no temporary file stays', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    let recorded: { temp: string; ino: number; bytes: string } | undefined;
+    const result = await exportTo(target, { beforeCommit: (temp) => {
+      steps.push('recorded');
+      recorded = { temp, ino: statSync(temp).ino, bytes: readFileSync(temp, 'utf8') };
+    } });
+    expect(steps).toEqual(['file fsync', 'recorded', 'link', 'directory fsync']);
+    expect(result).toEqual({ path: target, count: 2, format: 'jsonl' });
+    expect(recorded!.temp).toMatch(new RegExp(`^${dir}/\\.codes\\.jsonl\\.giftcodes-${process.pid}-[0-9a-f]{12}\\.tmp$`));
+    expect(recorded!.bytes).toBe(CODES);
+    expect(statSync(target).ino).toBe(recorded!.ino);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+
+  it('--force renames over the existing file', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    writeFileSync(target, 'old\n');
+    await exportTo(target, { force: true });
+    expect(steps).toEqual(['file fsync', 'rename', 'directory fsync']);
+    expect(readFileSync(target, 'utf8')).toBe(CODES);
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+
+  it('a file that appeared at the target meanwhile is left untouched (exit 2, out_exists, how to go on)', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    const error = await exportTo(target, { between: () => writeFileSync(target, 'theirs\n') }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: ExitCode.usage, code: 'out_exists', message: `${target} appeared while the codes were being fetched; it was left untouched`, hint: 'pass --force to overwrite it, or choose another --out file' });
+    expect(readFileSync(target, 'utf8')).toBe('theirs\n');
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+
+  it('--force: a directory that appeared at the target is not replaced (exit 2, out_not_a_file)', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    const error = await exportTo(target, { force: true, between: () => mkdirSync(target) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: ExitCode.usage, code: 'out_not_a_file', message: `${target} is not a regular file (not a file); it was left untouched`, hint: 'give the path of a file' });
+    expect(statSync(target).isDirectory()).toBe(true);
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+
+  it('a directory fsync that fails is exit 8 naming the directory; the file is in place', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    fail.dirSync = 'EIO';
+    const error = await exportTo(target).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: ExitCode.local, message: `cannot write the directory ${dir}: an input/output error from the disk (EIO)` });
+    expect(readFileSync(target, 'utf8')).toBe(CODES);
+  });
+
+  it('a failing rename (--force) or link is exit 8 write_failed naming the file; no temporary file stays, the old file kept', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    writeFileSync(target, 'old\n');
+    fail.rename = 'ENOSPC';
+    await expect(exportTo(target, { force: true })).rejects.toMatchObject({ exitCode: ExitCode.local, code: 'write_failed', message: `cannot write the codes file ${target}: no space left on the device (ENOSPC)` });
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+    expect(readFileSync(target, 'utf8')).toBe('old\n');
+    const fresh = join(dir, 'fresh.jsonl');
+    fail.link = 'EIO';
+    await expect(exportTo(fresh)).rejects.toMatchObject({ exitCode: ExitCode.local, code: 'write_failed', message: expect.stringContaining(fresh) });
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+});
+
+describe('a file system without hard links', () => {
+  it.each(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'])('(link: %s) checks the target, then renames', async (code) => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    fail.link = code;
+    await exportTo(target);
+    expect(steps).toEqual(['file fsync', 'rename', 'directory fsync']);
+    expect(readFileSync(target, 'utf8')).toBe(CODES);
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+
+  it('a file that appeared meanwhile is left untouched there too; a failing rename is exit 8', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    fail.link = 'EPERM';
+    await expect(exportTo(target, { between: () => writeFileSync(target, 'theirs\n') })).rejects.toMatchObject({ code: 'out_exists', message: expect.stringContaining('appeared while the codes were being fetched') });
+    expect(readFileSync(target, 'utf8')).toBe('theirs\n');
+    expect(steps).not.toContain('rename');
+    const other = join(dir, 'other.jsonl');
+    fail.rename = 'EROFS';
+    await expect(exportTo(other)).rejects.toMatchObject({ exitCode: ExitCode.local, code: 'write_failed', message: `cannot write the codes file ${other}: the file system is read-only (EROFS)` });
+    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+});
+
+describe('removeStaleTemps', () => {
+  it("removes a dead writer's temporary files of this prefix, and nothing else", () => {
+    const dir = tempDir();
+    const prefix = '.codes.csv.giftcodes-';
+    const dead = deadPid();
+    const names = {
+      dead: `${prefix}${dead}-abc.tmp`,
+      live: `${prefix}${process.ppid}-abc.tmp`,
+      mine: `${prefix}${process.pid}-abc.tmp`,
+      notTmp: `${prefix}${dead}-abc.part`,
+      otherTarget: `.other.csv.giftcodes-${dead}-abc.tmp`,
+      zero: `${prefix}0-abc.tmp`,
+      noPid: `${prefix}x-abc.tmp`,
+      huge: `${prefix}99999999999999999999-abc.tmp`,
+    };
+    for (const name of Object.values(names)) writeFileSync(join(dir, name), '');
+    removeStaleTemps(dir, prefix);
+    expect(readdirSync(dir).sort()).toEqual(Object.values(names).filter((n) => n !== names.dead).sort());
+  });
+
+  it('a directory that cannot be read is left alone; an export sweeps its own target\'s leftovers before it writes', async () => {
+    expect(() => removeStaleTemps(join(tempDir(), 'missing'), '.x.giftcodes-')).not.toThrow();
+    const dir = tempDir();
+    const dead = deadPid();
+    writeFileSync(join(dir, `.codes.jsonl.giftcodes-${dead}-abc.tmp`), 'half');
+    writeFileSync(join(dir, `.other.jsonl.giftcodes-${dead}-abc.tmp`), 'half');
+    await exportTo(join(dir, 'codes.jsonl'));
+    expect(readdirSync(dir).sort()).toEqual([`.other.jsonl.giftcodes-${dead}-abc.tmp`, 'codes.jsonl']);
+    expect(existsSync(join(dir, 'codes.jsonl'))).toBe(true);
+  });
+});

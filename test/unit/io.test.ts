@@ -1,0 +1,283 @@
+// Io, the one owner of the streams: which stream each kind of line goes to and when it is silent, colour,
+// prompts, columns, and flushOut's check of a stdout closed at the start (Node reopens it on /dev/null).
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExitCode, InterruptedError, LocalError, UsageError } from '../../src/errors.js';
+import { Io, type IoOptions } from '../../src/output/io.js';
+import { tempDir } from '../helpers/e2e.js';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
+const ESC = '\u001b[';
+
+function ioWith(o: Partial<IoOptions> = {}): { io: Io; out: () => string; err: () => string } {
+  const stdout = o.stdout ?? new PassThrough();
+  const stderr = o.stderr ?? new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const io = new Io({ stdin: new PassThrough(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, ...o, stdout, stderr });
+  return { io, out: () => out, err: () => err };
+}
+
+describe('Io streams', () => {
+  it('system() gives the process streams, looked up when used', () => {
+    const io = Io.system();
+    expect(io.stdin).toBe(process.stdin);
+    expect(io.stdout).toBe(process.stdout);
+    expect(io.stderr).toBe(process.stderr);
+    expect(io.env).toBe(process.env);
+  });
+
+  it('out ends each text with one newline; outJson writes one indented document; both redact a known secret', async () => {
+    const c = ioWith();
+    c.io.addSecret('sk_live_abcdefghijklmnop');
+    c.io.out('one');
+    c.io.out('two\n');
+    c.io.outJson({ key: 'sk_live_abcdefghijklmnop' });
+    await c.io.flushOut();
+    expect(c.out()).toMatch(/^one\ntwo\n\{\n {2}"key": "[^"]+"\n\}\n$/);
+    expect(c.out()).not.toContain('sk_live_abcdefghijklmnop');
+  });
+
+  it('an empty secret is not added: redaction leaves text alone', async () => {
+    const c = ioWith();
+    c.io.addSecret('');
+    c.io.addSecret(undefined);
+    expect(c.io.redact('plain text')).toBe('plain text');
+  });
+
+  it('outJson applies --query; a query that finds nothing prints null', async () => {
+    const c = ioWith();
+    c.io.query = (value) => (value as { id?: string }).id;
+    c.io.outJson({ id: 'ord_1' });
+    c.io.outJson({});
+    await c.io.flushOut();
+    expect(c.out()).toBe('"ord_1"\nnull\n');
+  });
+
+  it('notice: stderr with an ISO time when stderr is no terminal, none on a terminal; silent under --quiet and --json', () => {
+    const c = ioWith();
+    c.io.notice('hello');
+    expect(c.err()).toMatch(new RegExp(`${ISO.source}hello\\n$`));
+    const tty = ioWith({ stderrIsTTY: true });
+    tty.io.notice('hello');
+    expect(tty.err()).toBe('hello\n');
+    for (const mode of [{ json: true, quiet: false }, { json: false, quiet: true }]) {
+      const quiet = ioWith();
+      quiet.io.setMode({ ...mode, verbose: false });
+      quiet.io.notice('hidden');
+      expect(quiet.err()).toBe('');
+    }
+  });
+
+  it('say is heard in every mode; warn only not under --quiet, prefixed; debug only with --verbose; errRaw as given, redacted', () => {
+    const c = ioWith({ stderrIsTTY: true });
+    c.io.setMode({ json: true, quiet: true, verbose: false });
+    c.io.say('resumed');
+    c.io.warn('hidden');
+    c.io.debug('hidden too');
+    expect(c.err()).toBe('resumed\n');
+    const v = ioWith({ stderrIsTTY: true });
+    v.io.setMode({ json: false, quiet: false, verbose: true });
+    v.io.warn('careful');
+    v.io.debug('detail');
+    v.io.addSecret('sk_test_abcdefghijklmnop');
+    v.io.errRaw('raw sk_test_abcdefghijklmnop');
+    expect(v.err()).toMatch(/^warning: careful\ndetail\nraw (?!sk_test_abcdefghijklmnop)\S+$/);
+    const s = ioWith();
+    s.io.say('stamped');
+    s.io.warn('stamped too');
+    expect(s.err().split('\n').filter(Boolean).every((line) => ISO.test(line))).toBe(true);
+  });
+
+  it('setMode sets --json, --quiet and --verbose', () => {
+    const { io } = ioWith();
+    io.setMode({ json: true, quiet: true, verbose: true });
+    expect([io.json, io.quiet, io.verbose]).toEqual([true, true, true]);
+    io.setMode({ json: false, quiet: false, verbose: false });
+    expect([io.json, io.quiet, io.verbose]).toEqual([false, false, false]);
+  });
+});
+
+describe('Io colour', () => {
+  const enabled = (o: Partial<IoOptions>): boolean => ioWith(o).io.colorEnabled;
+
+  it('follows FORCE_COLOR, then NO_COLOR, then TERM=dumb, then whether stdout is a terminal', () => {
+    expect(enabled({})).toBe(false);
+    expect(enabled({ stdoutIsTTY: true })).toBe(true);
+    expect(enabled({ env: { FORCE_COLOR: '1' } })).toBe(true);
+    expect(enabled({ env: { FORCE_COLOR: '0' }, stdoutIsTTY: true })).toBe(false);
+    expect(enabled({ env: { FORCE_COLOR: 'false' }, stdoutIsTTY: true })).toBe(false);
+    expect(enabled({ env: { FORCE_COLOR: '', NO_COLOR: '1' }, stdoutIsTTY: true })).toBe(false);
+    expect(enabled({ env: { FORCE_COLOR: '' }, stdoutIsTTY: true })).toBe(true);
+    expect(enabled({ env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).toBe(true);
+    expect(enabled({ env: { NO_COLOR: '' }, stdoutIsTTY: true })).toBe(true);
+    expect(enabled({ env: { TERM: 'dumb' }, stdoutIsTTY: true })).toBe(false);
+    expect(enabled({ env: { TERM: 'xterm' }, stdoutIsTTY: true })).toBe(true);
+    expect(enabled({ color: false, env: { FORCE_COLOR: '1' } })).toBe(false);
+    expect(enabled({ color: true })).toBe(true);
+  });
+
+  it('--no-color turns it off and the colours already made are made again; no colour word leaves it as it was', () => {
+    const { io } = ioWith({ env: { FORCE_COLOR: '1' } });
+    expect(io.c.green('x')).toContain(ESC);
+    io.setMode({ json: false, quiet: false, verbose: false });
+    expect(io.colorEnabled).toBe(true);
+    expect(io.c.green('x')).toContain(ESC);
+    io.setMode({ json: false, quiet: false, verbose: false, color: false });
+    expect(io.colorEnabled).toBe(false);
+    expect(io.c.green('x')).toBe('x');
+  });
+
+  it('a warning is yellow and a debug line dim when colour is on', () => {
+    const c = ioWith({ env: { FORCE_COLOR: '1' }, stderrIsTTY: true });
+    c.io.setMode({ json: false, quiet: false, verbose: true });
+    c.io.warn('w');
+    c.io.debug('d');
+    expect(c.err()).toBe(`${ESC}33mwarning:${ESC}39m w\n${ESC}2md${ESC}22m\n`);
+  });
+});
+
+describe('Io columns and prompts', () => {
+  const withColumns = (columns: number | undefined, override?: number): number => {
+    const stdout = Object.assign(new PassThrough(), columns === undefined ? {} : { columns });
+    return ioWith({ stdout, ...(override === undefined ? {} : { columns: override }) }).io.columns;
+  };
+
+  it('columns: the override, else stdout\'s when wider than 20, else 100', () => {
+    expect(withColumns(undefined)).toBe(100);
+    expect(withColumns(80)).toBe(80);
+    expect(withColumns(21)).toBe(21);
+    expect(withColumns(20)).toBe(100);
+    expect(withColumns(80, 50)).toBe(50);
+  });
+
+  it('prompts need stdin and stderr on a terminal, and no CI (CI empty, "false" or "0" is no CI)', () => {
+    const can = (o: Partial<IoOptions>): boolean => ioWith(o).io.canPrompt;
+    expect(can({ stdinIsTTY: true, stderrIsTTY: true })).toBe(true);
+    expect(can({ stdinIsTTY: false, stderrIsTTY: true })).toBe(false);
+    expect(can({ stdinIsTTY: true, stderrIsTTY: false })).toBe(false);
+    for (const ci of ['', 'false', '0']) expect(can({ stdinIsTTY: true, stderrIsTTY: true, env: { CI: ci } })).toBe(true);
+    for (const ci of ['true', '1']) expect(can({ stdinIsTTY: true, stderrIsTTY: true, env: { CI: ci } })).toBe(false);
+  });
+
+  it('confirm and password without a person: exit 2 naming what needs it and the flag that answers', async () => {
+    const { io } = ioWith();
+    const confirmError = await io.confirm('Place it?', '--yes', 'a live order').catch((e: unknown) => e);
+    expect(confirmError).toBeInstanceOf(UsageError);
+    expect(confirmError).toMatchObject({ code: 'confirmation_required', message: 'a live order needs confirmation, and this run is not interactive', hint: 'pass --yes to confirm without a prompt' });
+    await expect(io.confirm('Sure?', '--yes')).rejects.toMatchObject({ message: 'this needs confirmation, and this run is not interactive' });
+    await expect(io.password('API key', '--api-key-stdin')).rejects.toMatchObject({ exitCode: ExitCode.usage, code: 'prompt_unavailable', message: 'API key: this run is not interactive, so it cannot prompt', hint: 'pass --api-key-stdin' });
+  });
+
+  it('a prompt answered reads the answer; Ctrl-C at a prompt is exit 130, nothing saved or sent', async () => {
+    const answered = new PassThrough();
+    const yes = new Io({ stdin: answered, stdout: new PassThrough(), stderr: new PassThrough(), env: {}, stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true });
+    const asking = yes.confirm('Place it?', '--yes');
+    setTimeout(() => answered.write('y\n'), 20);
+    await expect(asking).resolves.toBe(true);
+
+    const typed = new PassThrough();
+    const no = new Io({ stdin: typed, stdout: new PassThrough(), stderr: new PassThrough(), env: {}, stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true });
+    const waiting = no.password('API key', '--api-key-stdin');
+    setTimeout(() => typed.write('\x03'), 20);
+    const error = await waiting.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error).toMatchObject({ message: 'cancelled at the prompt; nothing was saved or sent' });
+  });
+});
+
+describe('Io spinner', () => {
+  it('nothing but the status lines when stderr is no terminal, or under --quiet or --json', async () => {
+    for (const setup of [{}, { stderrIsTTY: true, quiet: true }, { stderrIsTTY: true, json: true }]) {
+      const c = ioWith({ stderrIsTTY: setup.stderrIsTTY ?? false });
+      c.io.setMode({ json: setup.json ?? false, quiet: setup.quiet ?? false, verbose: false });
+      const spinner = await c.io.spinner('waiting');
+      spinner.update('still waiting');
+      spinner.stop('done');
+      expect(c.err()).toBe('');
+    }
+  });
+
+  it('on a terminal: the text on stderr, and a final line with a check mark when given one', async () => {
+    const c = ioWith({ stderrIsTTY: true });
+    const spinner = await c.io.spinner('waiting for order ord_1');
+    spinner.update('order ord_1 is processing');
+    spinner.stop('order ord_1 completed');
+    expect(c.err()).toContain('waiting for order ord_1');
+    expect(c.err()).toContain('✓ order ord_1 completed');
+    const plain = ioWith({ stderrIsTTY: true });
+    const quiet = await plain.io.spinner('waiting');
+    quiet.stop();
+    expect(plain.err()).not.toContain('✓');
+  });
+});
+
+describe('Io.flushOut, more', () => {
+  const opened: number[] = [];
+  afterEach(() => {
+    for (const fd of opened.splice(0)) closeSync(fd);
+  });
+  const fd = (path: string, flags: string): number => {
+    const n = openSync(path, flags);
+    opened.push(n);
+    return n;
+  };
+
+  it('a stdout closed at the start (/dev/null open for reading and writing) is exit 8 at a delivery, and only there', async () => {
+    const c = ioWith({ stdoutFd: fd('/dev/null', 'r+') });
+    c.io.out('the order');
+    await expect(c.io.flushOut()).resolves.toBeUndefined();
+    const error = await c.io.flushOut({ delivery: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LocalError);
+    expect(error).toMatchObject({ code: 'output_failed', message: 'could not write the output to standard output (it is closed (EBADF))' });
+    expect((error as LocalError).hint).toMatch(/^send stdout somewhere that can take it/);
+    // Once failed, nothing more is written.
+    c.io.out('more');
+    await expect(c.io.flushOut()).rejects.toBeInstanceOf(LocalError);
+  });
+
+  it.skipIf(process.platform !== 'linux')('a user\'s >/dev/null (write only), a file read-write, or another device read-write is a delivery', async () => {
+    const file = join(tempDir(), 'out.txt');
+    writeFileSync(file, '');
+    for (const [path, flags] of [['/dev/null', 'w'], [file, 'r+'], ['/dev/zero', 'r+']] as const) {
+      const c = ioWith({ stdoutFd: fd(path, flags) });
+      c.io.out('the order');
+      await expect(c.io.flushOut({ delivery: true })).resolves.toBeUndefined();
+    }
+    // A descriptor that is not open is not told apart either (the write's own error says it).
+    await expect(ioWith({ stdoutFd: 987 }).io.flushOut({ delivery: true })).resolves.toBeUndefined();
+  });
+
+  it('waits for writes made while it waits; the first failure is kept, named by its code or its message', async () => {
+    let calls = 0;
+    const slow = new Writable({
+      write(_chunk, _e, callback) {
+        calls += 1;
+        setTimeout(() => callback(calls === 2 ? Object.assign(new Error('quota'), { code: 'EDQUOT' }) : undefined), 5);
+      },
+    });
+    const c = ioWith({ stdout: slow });
+    c.io.out('first');
+    const flushing = c.io.flushOut();
+    c.io.out('second');
+    await expect(flushing).rejects.toMatchObject({ message: 'could not write the output to standard output (EDQUOT)' });
+    expect(calls).toBe(2);
+
+    const noCode = ioWith({ stdout: new Writable({ write: (_c, _e, callback) => callback(new Error('went away')) }) });
+    noCode.io.out('x');
+    await expect(noCode.io.flushOut()).rejects.toMatchObject({ message: 'could not write the output to standard output (went away)' });
+  });
+
+  it("an 'error' event on stdout is a failure too, and never an uncaught one", async () => {
+    const stdout = new PassThrough();
+    const c = ioWith({ stdout });
+    c.io.out('x');
+    await c.io.flushOut();
+    stdout.emit('error', Object.assign(new Error('pipe'), { code: 'EPIPE' }));
+    await expect(c.io.flushOut()).rejects.toMatchObject({ message: 'could not write the output to standard output (the reader closed the pipe)' });
+  });
+});

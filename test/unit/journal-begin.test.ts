@@ -1,0 +1,175 @@
+// Journal.begin with interrupted intents whose outcome had, or had not, reached the user (issue 21): a
+// delivered one is settled and never resumed, so a new order is placed; its codes are never written into a
+// second file; the one exception is the same command run again (its own file at this --out, unchanged).
+// Journal.reached reads that from the files alone; recordDelivery's failure is exit 8.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fileIdentity } from '../../src/journal/codes-file.js';
+import { currentOwner } from '../../src/journal/owner.js';
+import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
+import { Journal } from '../../src/journal/journal.js';
+import { endedRecord } from '../../src/orders/lifecycle.js';
+import { tempDir } from '../helpers/e2e.js';
+
+const spec: OrderSpec = { profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 3 };
+const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
+const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
+
+function journal(): Journal {
+  const dir = join(tempDir(), 'journal');
+  mkdirSync(dir, { recursive: true });
+  return new Journal(dir);
+}
+
+/** An interrupted intent of a dead run, accepted as `ord_1`; with `file`, its codes file renamed into place there. */
+async function interrupted(j: Journal, o: { key?: string; file?: string; delivered?: boolean } = {}): Promise<Intent> {
+  const { intent } = await j.begin({ ...spec, ...(o.key ? { key: o.key } : {}), ...(o.file ? { out: outTo(o.file) } : {}) });
+  let saved = j.save({ ...intent, phase: 'accepted', orderId: 'ord_1', status: 'completed', owner: dead() });
+  if (o.file) {
+    writeFileSync(o.file, '[{"code":"A"}]\n');
+    saved = j.save({ ...saved, files: [{ ...fileIdentity(o.file, 'ord_1', o.file), temp: join(tempDir(), 'renamed-away.tmp') }] });
+  }
+  if (o.delivered) await j.recordDelivery([endedRecord(saved, 'delivered', Date.now())]);
+  return saved;
+}
+
+describe('begin with an interrupted intent of the same order', () => {
+  it('that did not reach the user: resumed, the same key, nothing settled', async () => {
+    const j = journal();
+    const old = await interrupted(j);
+    const begun = await j.begin(spec);
+    expect(begun).toMatchObject({ resumed: true, settled: [], intent: { key: old.key, orderId: 'ord_1' } });
+    expect(begun.intent.owner.pid).toBe(process.pid);
+  });
+
+  it('that reached the user (its record says so): settled, and a new order is placed beside it', async () => {
+    const j = journal();
+    const old = await interrupted(j, { delivered: true });
+    const begun = await j.begin(spec);
+    expect(begun.resumed).toBe(false);
+    expect(begun.intent.key).not.toBe(old.key);
+    expect(begun.intent.phase).toBe('prepared');
+    expect(begun.settled.map((i) => i.key)).toEqual([old.key]);
+    expect(j.read().intents.map((i) => i.key)).toEqual([begun.intent.key]);
+    expect(j.history.get(old.key)).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
+  });
+
+  it('with --idempotency-key: a delivered intent of that key is settled, and the key starts a new intent', async () => {
+    const j = journal();
+    const old = await interrupted(j, { key: 'nightly', delivered: true });
+    const begun = await j.begin({ ...spec, key: 'nightly' });
+    expect(begun).toMatchObject({ resumed: false, intent: { key: 'nightly', phase: 'prepared' } });
+    expect(begun.intent.orderId).toBeUndefined();
+    expect(begun.settled.map((i) => i.createdAt)).toEqual([old.createdAt]);
+  });
+
+  it('whose codes file is at this --out, unchanged: the same command run again, resumed', async () => {
+    const j = journal();
+    const file = join(tempDir(), 'mon.json');
+    const old = await interrupted(j, { file });
+    const begun = await j.begin({ ...spec, out: outTo(file) });
+    expect(begun).toMatchObject({ resumed: true, settled: [], intent: { key: old.key, out: { path: file } } });
+  });
+
+  it('whose codes went to another file: refused (exit 2, codes_delivered) naming that file; settled; nothing new begun', async () => {
+    const j = journal();
+    const mon = join(tempDir(), 'mon.json');
+    const tue = join(tempDir(), 'tue.json');
+    const old = await interrupted(j, { file: mon });
+    const error = await j.begin({ ...spec, out: outTo(tue) }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'codes_delivered',
+      message: `the interrupted order ord_1 for 3 × amazon-us-25 had already reached you: its codes were written to ${mon}. They are never written into a second file, and nothing was charged now`,
+      hint: 'to write them again on purpose: giftcodes codes get ord_1 --out <file>; to place a new order for 3 × amazon-us-25: run the same command again',
+    });
+    expect(j.read().intents).toEqual([]);
+    expect(j.history.get(old.key)).toMatchObject({ outcome: 'delivered' });
+    // Run again: the interrupted order is over, this is a new order.
+    expect(await j.begin({ ...spec, out: outTo(tue) })).toMatchObject({ resumed: false, settled: [] });
+  });
+
+  it('whose file at this --out was changed since (sold from): refused as delivered, never written again', async () => {
+    const j = journal();
+    const file = join(tempDir(), 'mon.json');
+    await interrupted(j, { file });
+    writeFileSync(file, '[]\n');
+    await expect(j.begin({ ...spec, out: outTo(file) })).rejects.toMatchObject({ code: 'codes_delivered' });
+  });
+
+  it('delivered to stdout (--out -) or without a file: settled without a refusal', async () => {
+    const j = journal();
+    const old = await interrupted(j, { delivered: true });
+    j.save({ ...j.find(old.key)!, out: outTo('-') });
+    const begun = await j.begin({ ...spec, out: outTo(join(tempDir(), 'x.json')) });
+    expect(begun).toMatchObject({ resumed: false, settled: [{ key: old.key }] });
+  });
+
+  it('a failed order that reached the user is settled as failed, never refused', async () => {
+    const j = journal();
+    const old = await interrupted(j, { file: join(tempDir(), 'never.json') });
+    const withoutFile = j.save({ ...old, files: [] });
+    await j.recordDelivery([endedRecord(withoutFile, 'failed', Date.now())]);
+    const begun = await j.begin({ ...spec, out: outTo(join(tempDir(), 'other.json')) });
+    expect(begun).toMatchObject({ resumed: false, settled: [{ key: old.key }] });
+    expect(j.history.get(old.key)).toMatchObject({ outcome: 'failed' });
+  });
+});
+
+describe('reached', () => {
+  it('from the files alone: the legacy phase, this very intent\'s record, or its own codes file', async () => {
+    const j = journal();
+    const base = await interrupted(j);
+    expect(j.reached(base)).toBeUndefined();
+    expect(j.reached({ ...base, phase: 'delivered', orderId: undefined })).toBe('delivered');
+    const record = (over: Partial<ReturnType<typeof endedRecord>>, outcome: 'delivered' | 'failed' | 'refused' = 'delivered') => j.history.record({ ...endedRecord(base, outcome, Date.now()), ...over });
+    record({ createdAt: '2020-01-01T00:00:00.000Z' });
+    expect(j.reached(base)).toBeUndefined();
+    record({ baseUrl: 'http://127.0.0.1:1' });
+    expect(j.reached(base)).toBeUndefined();
+    record({ orderId: 'ord_2' });
+    expect(j.reached(base)).toBeUndefined();
+    record({}, 'refused');
+    expect(j.reached(base)).toBeUndefined();
+    record({}, 'failed');
+    expect(j.reached(base)).toBe('failed');
+    expect(j.reached({ ...base, orderId: undefined })).toBeUndefined();
+  });
+
+  it("a codes file counts only at a real path: an identity recorded for stdout proves nothing", async () => {
+    const j = journal();
+    const file = join(tempDir(), 'c.json');
+    const withFile = await interrupted(j, { file });
+    expect(j.reached(withFile)).toBe('delivered');
+    expect(j.reached({ ...withFile, out: outTo('-') })).toBeUndefined();
+    expect(j.reached({ ...withFile, out: undefined })).toBeUndefined();
+  });
+});
+
+describe('recordDelivery', () => {
+  it('a record that cannot be written is exit 8 naming history/, in words', async () => {
+    const j = journal();
+    const intent = await interrupted(j);
+    const errno = (code: string) => Object.assign(new Error(code), { code });
+    for (const [code, words] of [['ENOSPC', 'no space left on the device'], ['EROFS', 'read-only file system'], ['EACCES', 'permission denied'], ['EPERM', 'permission denied'], ['EIO', 'EIO']]) {
+      (j.history as unknown as { recordInBatch: () => Promise<void> }).recordInBatch = () => Promise.reject(errno(code!));
+      await expect(j.recordDelivery([endedRecord(intent, 'delivered', Date.now())])).rejects.toMatchObject({
+        exitCode: 8,
+        code: 'journal_unwritable',
+        message: `cannot write the order record ${j.history.dir}: ${words}`,
+        hint: 'free space or fix the permissions of the config directory, then run the command again',
+      });
+    }
+    expect(j.find(intent.key)).toBeDefined();
+  });
+
+  it('many records at once, each in history/', async () => {
+    const j = journal();
+    const records = Array.from({ length: 40 }, (_, i) => ({ ...endedRecord({ ...spec, key: `k${i}`, orderId: `ord_${i}`, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', phase: 'accepted' } as unknown as Intent, 'delivered', Date.now()) }));
+    await j.recordDelivery(records);
+    expect(j.history.list()).toHaveLength(40);
+  });
+});

@@ -1,0 +1,258 @@
+// The lifecycle table (orders/lifecycle.ts) as the machine and the verbs follow it, in-process against the
+// reference server: the failpoints each path passes, in order; the moves the table refuses; what deliver and
+// settle do with nothing to deliver, a failed order, and an order fetched by watch or codes get.
+import { closeSync, existsSync, openSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FAILPOINTS } from '../../src/failpoints.js';
+import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import { driveIntent, finish } from '../../src/orders/drive.js';
+import { checkMove, deliver, endedRecord, LIFECYCLE, mayMove, sayReached, settle, stepOf, type Step } from '../../src/orders/lifecycle.js';
+import { Io } from '../../src/output/io.js';
+import { OrderEndedError } from '../../src/orders/wait.js';
+import { type RunningServer } from '../../src/server/index.js';
+import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+
+/** The failpoints fired in this process, in order (journal.locked left out: it fires at every lock). */
+const fired = vi.hoisted(() => [] as string[]);
+/** Run at each failpoint, when set: a look at the disk at that step. */
+const at = vi.hoisted(() => ({ fire: undefined as ((name: string) => void) | undefined }));
+vi.mock('../../src/failpoints.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/failpoints.js')>();
+  const record = (name: string): void => {
+    if (name !== 'journal.locked') fired.push(name);
+    at.fire?.(name);
+  };
+  return { ...real, failpoint: (name: string) => Promise.resolve(record(name)), failpointSync: record };
+});
+
+let server: RunningServer;
+let failing: RunningServer;
+beforeAll(async () => {
+  server = await inProcessServer();
+  failing = await inProcessServer({ failOrders: 1 });
+});
+afterAll(async () => {
+  await Promise.all([server.close(), failing.close()]);
+});
+beforeEach(() => {
+  fired.length = 0;
+  at.fire = undefined;
+});
+
+const specFor = (url: string, productId = 'amazon-us-25'): OrderSpec => ({ profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId, quantity: 2 });
+const STEPS = Object.keys(LIFECYCLE) as Step[];
+
+describe('the table', () => {
+  it('moves forward only: nothing returns to prepared or sending, an ending leads at most to resolved', () => {
+    for (const from of STEPS) {
+      for (const to of LIFECYCLE[from].to) expect(STEPS).toContain(to);
+      if (LIFECYCLE[from].ends || from === 'resolved') expect(LIFECYCLE[from].to.every((to) => to === 'resolved')).toBe(true);
+    }
+    expect(STEPS.filter((from) => mayMove(from, 'prepared'))).toEqual([]);
+    expect(STEPS.filter((from) => mayMove(from, 'sending'))).toEqual(['prepared']);
+    expect(STEPS.filter((from) => mayMove(from, 'accepted'))).toEqual(['sending', 'accepted']);
+  });
+
+  it('refused only before the order was accepted (certainly nothing charged); abandoned from any live phase', () => {
+    expect(STEPS.filter((from) => mayMove(from, 'refused'))).toEqual(['prepared', 'sending']);
+    expect(STEPS.filter((from) => mayMove(from, 'abandoned'))).toEqual(['prepared', 'sending', 'accepted']);
+    expect(STEPS.filter((from) => mayMove(from, 'delivered') || mayMove(from, 'failed'))).toEqual(['accepted']);
+    expect(STEPS.filter((from) => mayMove(from, 'resolved'))).toEqual(['delivered', 'failed']);
+  });
+
+  it('what each step makes durable, and the ending its record keeps', () => {
+    const phases = ['prepared', 'sending', 'accepted'];
+    for (const step of STEPS) expect(LIFECYCLE[step].writes).toBe(phases.includes(step) ? 'intent' : step === 'delivered' || step === 'failed' ? 'record' : 'removal');
+    expect(STEPS.map((step) => LIFECYCLE[step].ends)).toEqual([undefined, undefined, undefined, 'delivered', 'failed', undefined, 'refused', 'abandoned']);
+  });
+
+  it("each durable step's failpoint is a known one, fired in the order FAILPOINTS lists them", () => {
+    const named = STEPS.map((step) => LIFECYCLE[step].failpoint).filter((f) => f !== undefined);
+    expect(named).toEqual(['intent.written', 'sending.written', 'order.accepted', 'delivered', 'delivered', 'resolved']);
+    const order = [...new Set(named)].map((f) => FAILPOINTS.indexOf(f));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(order.every((i) => i >= 0)).toBe(true);
+  });
+
+  it('checkMove refuses any other move as a bug, naming both steps', () => {
+    expect(() => checkMove('prepared', 'accepted')).toThrow(new Error('order lifecycle: no move from prepared to accepted'));
+    expect(() => checkMove('resolved', 'resolved')).toThrow('no move from resolved to resolved');
+    expect(() => checkMove('accepted', 'accepted')).not.toThrow();
+  });
+
+  it('an intent in the legacy phase `delivered` moves on as an accepted one', () => {
+    expect(stepOf({ phase: 'delivered' } as Intent)).toBe('accepted');
+    expect(stepOf({ phase: 'sending' } as Intent)).toBe('sending');
+  });
+});
+
+describe('the failpoints each path passes', () => {
+  const deps = (url: string) => {
+    const journal = freshJournal();
+    const c = capturedIo();
+    return { journal, c, deps: { io: c.io, api: clientOf(url), journal, signal: new AbortController().signal } };
+  };
+
+  it('order place --wait --out: every step of the table, each once, in order', async () => {
+    const { journal, deps: d } = deps(server.url);
+    const path = join(tempDir(), 'codes.csv');
+    const { intent } = await journal.begin({ ...specFor(server.url), wait: true, out: { path, force: false, csvRaw: false } });
+    const driven = await driveIntent(d, intent, { wait: true, out: intent.out, intervalS: 0.01 });
+    await finish(d.io, journal, driven);
+    expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.renamed', 'delivered', 'resolved']);
+    expect(existsSync(path)).toBe(true);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });
+  });
+
+  it("the codes file's identity is on disk when codes.identity-written fires, before the rename; the status when order.accepted fires", async () => {
+    const { journal, deps: d } = deps(server.url);
+    const path = join(tempDir(), 'codes.json');
+    const { intent } = await journal.begin({ ...specFor(server.url), wait: true, out: { path, force: false, csvRaw: false, format: 'json' } });
+    const seen: Record<string, unknown> = {};
+    at.fire = (name) => {
+      const onDisk = journal.find(intent.key);
+      if (name === 'order.accepted') seen.accepted = { phase: onDisk?.phase, orderId: onDisk?.orderId, status: onDisk?.status };
+      if (name === 'codes.identity-written') seen.identity = { files: onDisk?.files?.map((f) => f.path), target: existsSync(path) };
+      if (name === 'codes.tmp-written') seen.tmp = { files: onDisk?.files?.length ?? 0, target: existsSync(path) };
+    };
+    const driven = await driveIntent(d, intent, { wait: true, out: intent.out, intervalS: 0.01 });
+    expect(seen.accepted).toEqual({ phase: 'accepted', orderId: driven.order.id, status: expect.any(String) });
+    expect(seen.tmp).toEqual({ files: 0, target: false });
+    expect(seen.identity).toEqual({ files: [path], target: false });
+  });
+
+  it('a failed order: accepted, then delivered (the order reached the user) and resolved; exit 6 after', async () => {
+    const { journal, c, deps: d } = deps(failing.url);
+    const { intent } = await journal.begin({ ...specFor(failing.url), wait: true });
+    const driven = await driveIntent(d, intent, { wait: true, intervalS: 0.01 });
+    expect(driven.ending).toBe('failed');
+    await expect(finish(d.io, journal, driven)).rejects.toBeInstanceOf(OrderEndedError);
+    expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved']);
+    expect(c.out()).toContain(driven.order.id);
+    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'failed', status: 'failed' });
+  });
+
+  it('a refusal ends the intent at once: no request.sent, nothing delivered or resolved', async () => {
+    const { journal, deps: d } = deps(server.url);
+    const { intent } = await journal.begin(specFor(server.url, 'no-such-product'));
+    await expect(driveIntent(d, intent, { wait: false, intervalS: 0.01 })).rejects.toMatchObject({ status: expect.any(Number) });
+    expect(fired).toEqual(['intent.written', 'sending.written']);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'refused' });
+  });
+
+  it('a new status in the same phase is written without firing its phase failpoint again', async () => {
+    const slow = await inProcessServer({ fulfilAfterMs: 60 });
+    try {
+      const { journal, deps: d } = deps(slow.url);
+      const { intent } = await journal.begin({ ...specFor(slow.url), wait: true });
+      const driven = await driveIntent(d, intent, { wait: true, intervalS: 0.01 });
+      expect(driven.order.status).toBe('completed');
+      expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', status: 'completed' });
+      expect(fired.filter((f) => f === 'order.accepted')).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('driveIntent', () => {
+  it('waits with the given interval and --timeout: an order that never ends is exit 7, its intent kept accepted', async () => {
+    const never = await inProcessServer({ fulfilAfterMs: 3_600_000 });
+    try {
+      const journal = freshJournal();
+      const { intent } = await journal.begin({ ...specFor(never.url), wait: true });
+      const d = { io: capturedIo().io, api: clientOf(never.url), journal, signal: new AbortController().signal };
+      const error = await driveIntent(d, intent, { wait: true, intervalS: 0.01, timeoutS: 0.2 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ exitCode: 7, code: 'wait_timeout', message: expect.stringContaining('after 0.2s') });
+      expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
+    } finally {
+      await never.close();
+    }
+  });
+});
+
+describe('deliver and settle', () => {
+  it('nothing to deliver: printed and flushed, no record, no failpoint; nothing to settle: no failpoint', async () => {
+    const journal = freshJournal();
+    const c = capturedIo();
+    await deliver(c.io, journal, () => c.io.out('no orders'), []);
+    await settle(journal, []);
+    expect(c.out()).toBe('no orders\n');
+    expect(fired).toEqual([]);
+    expect(existsSync(journal.history.dir)).toBe(false);
+  });
+
+  it('a stdout closed at the start is no delivery: exit 8, no record, no failpoint, the intent kept', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_c' });
+    fired.length = 0;
+    const fd = openSync('/dev/null', 'r+');
+    try {
+      const { io } = capturedIo();
+      const closed = new Io({ stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, stdoutFd: fd });
+      await expect(deliver(closed, journal, () => closed.out('ord_c'), [{ intent: accepted, ending: 'delivered' }])).rejects.toMatchObject({ exitCode: 8, code: 'output_failed' });
+    } finally {
+      closeSync(fd);
+    }
+    expect(fired).toEqual([]);
+    expect(journal.history.get(intent.key)).toBeUndefined();
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
+  });
+
+  it('sayReached names the codes file only for a real path', () => {
+    const c = capturedIo();
+    sayReached(c.io, [{ key: 'k1', orderId: 'ord_1', out: { path: '-' } } as Intent, { key: 'k2', out: { path: '/x/c.csv' } } as Intent, { key: 'k3', orderId: 'ord_3' } as Intent]);
+    expect(c.err().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''))).toEqual([
+      'the interrupted order ord_1 had already reached you; it is complete',
+      'the interrupted order k2 had already reached you (codes in /x/c.csv); it is complete',
+      'the interrupted order ord_3 had already reached you; it is complete',
+    ]);
+  });
+
+  it('an outcome of an intent the table cannot end so (still prepared) is refused before any record', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    fired.length = 0;
+    const c = capturedIo();
+    await expect(deliver(c.io, journal, () => c.io.out('x'), [{ intent, ending: 'delivered' }])).rejects.toThrow('order lifecycle: no move from prepared to delivered');
+    expect(journal.history.get(intent.key)).toBeUndefined();
+    expect(fired).toEqual([]);
+  });
+
+  it('an order fetched by watch or codes get: delivered fires, no record is written by deliver; settle fires resolved', async () => {
+    const journal = freshJournal();
+    const c = capturedIo();
+    const delivery = { orderId: 'ord_w', baseUrl: server.url, codes: false };
+    await deliver(c.io, journal, () => c.io.out('ord_w completed'), delivery);
+    expect(fired).toEqual(['delivered']);
+    expect(existsSync(journal.history.dir) ? readdirSync(journal.history.dir) : []).toEqual([]);
+    await settle(journal, delivery);
+    expect(fired).toEqual(['delivered', 'resolved']);
+  });
+
+  it("a failed order watched to its end settles its interrupted intent with a codes file too (those codes never come), as 'failed'", async () => {
+    const journal = freshJournal();
+    const dead = { pid: 999_999_999 };
+    const { intent } = await journal.begin(specFor(server.url));
+    journal.save({ ...intent, phase: 'accepted', orderId: 'ord_f', owner: dead, out: { path: join(tempDir(), 'c.csv'), force: false, csvRaw: false } });
+    await settle(journal, { orderId: 'ord_f', baseUrl: server.url, codes: false });
+    expect(journal.read().intents).toHaveLength(1);
+    await settle(journal, { orderId: 'ord_f', baseUrl: server.url, codes: false, ending: 'failed' });
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'failed', orderId: 'ord_f' });
+  });
+
+  it('endedRecord: the intent as a record with its end time, and only the code and message of an error', () => {
+    const intent = { key: 'k', orderId: 'ord_1', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'http://x', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:01.000Z', phase: 'accepted' } as Intent;
+    const at = Date.parse('2026-01-02T00:00:00.000Z');
+    expect(endedRecord(intent, 'delivered', at)).toMatchObject({ key: 'k', orderId: 'ord_1', outcome: 'delivered', endedAt: '2026-01-02T00:00:00.000Z' });
+    expect(endedRecord(intent, 'delivered', at)).not.toHaveProperty('error');
+    const error = Object.assign(new Error('refused'), { code: 'invalid_product', status: 422 });
+    expect(endedRecord(intent, 'refused', at, error).error).toEqual({ code: 'invalid_product', message: 'refused' });
+  });
+});

@@ -1,0 +1,181 @@
+// OrderMachine.writeCodes and deliveredTo, in-process against the reference server: an identity an earlier run
+// recorded but never renamed is taken back before this run writes (or its swept temporary file would read as
+// a rename); one whose file never took its place is taken back on failure; a delivered file moved away since
+// is never written again.
+import { spawnSync } from 'node:child_process';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { NetworkError } from '../../src/errors.js';
+import { fileIdentity, renamedFile } from '../../src/journal/codes-file.js';
+import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
+import type { Journal } from '../../src/journal/journal.js';
+import { endedRecord } from '../../src/orders/lifecycle.js';
+import { OrderMachine } from '../../src/orders/machine.js';
+import { type RunningServer } from '../../src/server/index.js';
+import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await inProcessServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
+
+/** An accepted, completed order of 2 codes, its intent on disk with `out`. */
+async function accepted(j: Journal, out: OutSpec): Promise<{ machine: OrderMachine; api: ApiClient }> {
+  const api = clientOf(server.url);
+  const { intent } = await j.begin({ profile: 'default', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2, out });
+  const machine = new OrderMachine({ io: capturedIo().io, api, journal: j, signal: new AbortController().signal }, intent);
+  await machine.send();
+  return { machine, api };
+}
+
+/** An API whose codes fail after the first page (the connection lost). */
+function failingCodes(real: ApiClient): ApiClient {
+  async function* pages() {
+    yield [{ code: 'A-1' }];
+    throw new NetworkError('connection reset', { code: 'network_error' });
+  }
+  return Object.assign(Object.create(real) as ApiClient, { codePages: pages, rawCodePages: pages });
+}
+
+describe('writeCodes', () => {
+  it("takes back an earlier run's identity that never reached its rename before this run writes: a failure then leaves no false delivery", async () => {
+    const j = freshJournal();
+    const dir = tempDir();
+    const path = join(dir, 'codes.json');
+    const { machine, api } = await accepted(j, outTo(path));
+    // The earlier run (now dead) had written its temporary file and recorded it, then died before the rename.
+    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
+    writeFileSync(temp, '[]');
+    machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
+    const failing = new OrderMachine({ io: capturedIo().io, api: failingCodes(api), journal: j, signal: new AbortController().signal }, machine.intent);
+    await expect(failing.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'network_error' });
+    // The export swept the dead run's temporary file; its identity was taken back first.
+    expect(existsSync(temp)).toBe(false);
+    const onDisk = j.find(machine.intent.key)!;
+    expect(onDisk.files ?? []).toEqual([]);
+    expect(j.reached(onDisk)).toBeUndefined();
+  });
+
+  it('an identity whose file never took its place (a file appeared at the target) is taken back', async () => {
+    const j = freshJournal();
+    const path = join(tempDir(), 'codes.json');
+    const { machine, api } = await accepted(j, outTo(path));
+    async function* pages() {
+      yield [{ code: 'A-1' }];
+      writeFileSync(path, 'theirs\n');
+      yield [{ code: 'A-2' }];
+    }
+    const planting = Object.assign(Object.create(api) as ApiClient, { codePages: pages, rawCodePages: pages });
+    const m = new OrderMachine({ io: capturedIo().io, api: planting, journal: j, signal: new AbortController().signal }, machine.intent);
+    await expect(m.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'out_exists' });
+    expect(j.find(machine.intent.key)!.files).toEqual([]);
+    expect(m.intent.files).toEqual([]);
+  });
+
+  it('the identity kept after the rename gains the count and format, and names the temporary file it was written under', async () => {
+    const j = freshJournal();
+    const path = join(tempDir(), 'codes.json');
+    const { machine } = await accepted(j, outTo(path));
+    const written = await machine.writeCodes(outTo(path));
+    expect(written).toMatchObject({ path, count: 2, format: 'json' });
+    const [identity] = j.find(machine.intent.key)!.files!;
+    expect(identity).toMatchObject({ path, orderId: machine.intent.orderId, count: 2, format: 'json', temp: expect.stringMatching(/\/\.codes\.json\.giftcodes-\d+-[0-9a-f]+\.tmp$/) });
+  });
+});
+
+describe('deliveredTo', () => {
+  it('a delivered file moved away since is still this intent\'s delivery: never written again', async () => {
+    const j = freshJournal();
+    const dir = tempDir();
+    const path = join(dir, 'codes.json');
+    const { machine } = await accepted(j, outTo(path));
+    await machine.writeCodes(outTo(path));
+    renameSync(path, join(dir, 'sold.json'));
+    const intent: Intent = j.find(machine.intent.key)!;
+    await j.recordDelivery([endedRecord(intent, 'delivered', Date.now())]);
+    const again = new OrderMachine({ io: capturedIo().io, api: clientOf(server.url), journal: j, signal: new AbortController().signal }, intent);
+    expect(again.deliveredTo(path)).toMatchObject({ path, count: 2 });
+    expect(await again.writeCodes(outTo(path))).toEqual({ path, count: 2, format: 'json', earlier: true });
+    expect(existsSync(path)).toBe(false);
+    // Codes to stdout are never an earlier delivery.
+    expect(again.deliveredTo('-')).toBeUndefined();
+  });
+
+  it('before the intent reached the user, an identity is no delivery unless its file is there unchanged', async () => {
+    const j = freshJournal();
+    const dir = tempDir();
+    const path = join(dir, 'codes.json');
+    const { machine } = await accepted(j, outTo(path));
+    // Recorded, never renamed: its temporary file is still there.
+    const temp = join(dir, `.codes.json.giftcodes-${process.pid}-abcdef.tmp`);
+    writeFileSync(temp, '[]');
+    machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
+    expect(j.reached(machine.intent)).toBeUndefined();
+    expect(machine.deliveredTo(path)).toBeUndefined();
+  });
+});
+
+describe('codes to stdout (--out -)', () => {
+  const toStdout = (stdout: Writable) => capturedIo({ stdout }).io;
+  const failing = (code?: string) =>
+    new Writable({
+      write(_chunk, _e, callback) {
+        callback(Object.assign(new Error('write failed'), code ? { code } : {}));
+      },
+    });
+
+  it('every code written: delivered, no file identity', async () => {
+    const j = freshJournal();
+    const { machine } = await accepted(j, outTo('-'));
+    let out = '';
+    const stdout = new Writable({ write: (chunk, _e, callback) => ((out += String(chunk)), callback()) });
+    const m = new OrderMachine({ io: toStdout(stdout), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    expect(await m.writeCodes(outTo('-'))).toMatchObject({ path: '-', count: 2 });
+    expect(JSON.parse(out)).toHaveLength(2);
+    expect(j.find(machine.intent.key)!.files ?? []).toEqual([]);
+  });
+
+  it('the reader gone before every code was written: exit 8 output_failed, counted, the intent kept', async () => {
+    const j = freshJournal();
+    const { machine } = await accepted(j, outTo('-'));
+    const m = new OrderMachine({ io: toStdout(failing('EPIPE')), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
+    expect((error as Error).message).toMatch(new RegExp(`^could not write the codes of order ${machine.intent.orderId} to standard output \\(0 of 2 written\\); order ${machine.intent.orderId} was placed$`));
+    expect(j.find(machine.intent.key)).toMatchObject({ phase: 'accepted' });
+  });
+
+  it.each([
+    ['ENOSPC', 'no space left on the device'],
+    ['EIO', 'EIO'],
+    [undefined, 'Error: write failed'],
+  ])('a stdout that fails (%s) is exit 8 in words: %s', async (code, why) => {
+    const j = freshJournal();
+    const { machine } = await accepted(j, outTo('-'));
+    const m = new OrderMachine({ io: toStdout(failing(code)), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
+    expect((error as Error).message).toBe(`could not write the codes to standard output (${why}); order ${machine.intent.orderId} was placed`);
+  });
+});
+
+describe('renamedFile, more', () => {
+  it('a temporary path that cannot be looked at (not ENOENT) is no proof of a rename', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), '');
+    const target = join(dir, 'c.json');
+    writeFileSync(target, '[]');
+    const id = { ...fileIdentity(target, 'ord_1', target), temp: join(dir, 'file', 'x.tmp') };
+    expect(renamedFile({ orderId: 'ord_1', files: [id] } as Intent)).toBeUndefined();
+  });
+});

@@ -1,0 +1,159 @@
+// runPlan's finer rules in-process against the reference server: the live plan's question and its answer,
+// out files refused before anything is sent, a row resumed, the summary's status and out cells, what a row's
+// failure becomes (its code and exit, the worst exit for the plan), and a plan that cannot be read.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import type { Factory } from '../../src/factory.js';
+import { sha256 } from '../../src/journal/intent.js';
+import { Journal } from '../../src/journal/journal.js';
+import { Io } from '../../src/output/io.js';
+import { readPlan, rowKey, runPlan, type PlanResult } from '../../src/orders/plan.js';
+import { type RunningServer } from '../../src/server/index.js';
+import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+import { keyIdOf } from '../../src/journal/intent.js';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await inProcessServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+function harness(o: { json?: boolean; environment?: 'test' | 'live'; yes?: boolean; journal?: Journal; io?: { io: Io; out: () => string; err: () => string }; createOrder?: () => Promise<never> } = {}) {
+  const captured = o.io ?? capturedIo({ json: o.json ?? true });
+  const journal = o.journal ?? freshJournal();
+  const real = clientOf(server.url);
+  let posts = 0;
+  const api = Object.assign(Object.create(real) as ApiClient, { createOrder: (body: string, key: string) => (posts++, o.createOrder ? o.createOrder() : real.createOrder(body, key)) });
+  const f = {
+    io: captured.io,
+    globals: { yes: o.yes ?? false },
+    signal: new AbortController().signal,
+    connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'shop', baseUrl: server.url, apiKey: KEY }),
+    journal: () => Promise.resolve(journal),
+    api: () => Promise.resolve(api),
+  } as unknown as Factory;
+  return { f, journal, out: captured.out, err: captured.err, posts: () => posts };
+}
+
+function plan(text: string): string {
+  const dir = tempDir();
+  const path = join(dir, 'plan.csv');
+  writeFileSync(path, text);
+  return path;
+}
+
+/** An Io whose stdin and stderr are a terminal, and whose stdin types `answer` once asked. */
+function terminal(answer: string): { io: Io; out: () => string; err: () => string } {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  stderr.on('data', (c: Buffer) => {
+    err += c.toString('utf8');
+    if (err.includes('LIVE') && answer) {
+      const typed = answer;
+      answer = '';
+      setTimeout(() => stdin.write(typed), 20);
+    }
+  });
+  return { io: new Io({ stdin, stdout, stderr, env: {}, stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true }), out: () => out, err: () => err };
+}
+
+describe('a live plan', () => {
+  it('asks on a terminal, counting the orders and units to place; no is exit 130 and nothing sent', async () => {
+    const path = plan('amazon-us-25,2\nsteam-us-20,3\n');
+    const h = harness({ environment: 'live', io: terminal('n\n') });
+    const error = await runPlan({ plan: path, concurrency: 1 }, h.f).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 130, message: 'cancelled: nothing was sent' });
+    // The prompt's own styling (ANSI) and wrapping aside.
+    const asked = stripVTControlCharacters(h.err()).replace(/\s+/g, ' ');
+    expect(asked).toContain(`Place 2 LIVE orders (5 units in all) from ${path}? They are charged to the wallet of profile "shop".`);
+    expect(h.posts()).toBe(0);
+  });
+
+  it('yes on the terminal, or --yes without one, places the rows', async () => {
+    const asked = harness({ environment: 'live', io: terminal('y\n') });
+    await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, asked.f);
+    expect(asked.posts()).toBe(1);
+    const yes = harness({ environment: 'live', yes: true });
+    await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, yes.f);
+    expect(yes.posts()).toBe(1);
+  });
+});
+
+describe('out files', () => {
+  it('an existing out file without --force refuses the plan before anything is sent, naming the line', async () => {
+    const path = plan('amazon-us-25,1\namazon-us-25,1,taken.csv\n');
+    writeFileSync(join(path, '..', 'taken.csv'), 'old\n');
+    const h = harness();
+    const error = await runPlan({ plan: path, concurrency: 1 }, h.f).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 2, code: 'out_exists', hint: 'pass --force, or choose another --out file' });
+    expect((error as Error).message).toBe(`line 2: ${join(path, '..', 'taken.csv')} exists; pass --force to overwrite it; nothing was ordered`);
+    expect(h.posts()).toBe(0);
+    const forced = harness();
+    await runPlan({ plan: path, concurrency: 1, force: true }, forced.f);
+    expect(forced.posts()).toBe(2);
+  });
+});
+
+describe('the summary', () => {
+  it('text: an earlier run\'s rows say so; a failed row its error code; an out cell without a count when nothing was written', async () => {
+    const path = plan('amazon-us-25,1,a.csv\nno-such-product,1,b.csv\n');
+    const first = harness({ json: false });
+    await expect(runPlan({ plan: path, concurrency: 2 }, first.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
+    const lines = first.out().split('\n');
+    expect(lines[1]).toMatch(/ completed +plan-\S+-r1 +\S+a\.csv \(1\)$/);
+    expect(lines[2]).toMatch(/^2 +no-such-product +1 +- +error: \S+ +plan-\S+-r2 +\S+b\.csv$/);
+    const again = harness({ json: false, journal: first.journal });
+    await expect(runPlan({ plan: path, concurrency: 2 }, again.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
+    expect(again.out().split('\n')[1]).toMatch(/ completed \(earlier run\) +plan-/);
+  });
+
+  it('a row that fails with an error of no kind is internal_error, exit 1; the plan exits with its worst row', async () => {
+    const h = harness({ createOrder: () => Promise.reject(new Error('boom')) });
+    const error = await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, h.f).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 1, code: 'plan_rows_failed', message: '1 of 1 plan rows failed (first: line 1: boom)', hint: 'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)' });
+    expect((JSON.parse(h.out()) as PlanResult[])[0]!.error).toEqual({ code: 'internal_error', message: 'boom', exitCode: 1 });
+    const mixed = harness();
+    const worst = await runPlan({ plan: plan('amazon-us-25,1\nno-such-product,1\n'), concurrency: 1 }, mixed.f).catch((e: unknown) => e);
+    expect(worst).toMatchObject({ code: 'plan_rows_failed' });
+    const results = JSON.parse(mixed.out()) as PlanResult[];
+    expect((worst as { exitCode: number }).exitCode).toBe(results[1]!.error!.exitCode);
+    expect((worst as Error).message).toMatch(/^1 of 2 plan rows failed \(first: line 2: /);
+  });
+});
+
+describe('resumed rows', () => {
+  it('a row whose interrupted intent is in the journal is resumed with its key, and says so', async () => {
+    const text = 'amazon-us-25,2\n';
+    const path = plan(text);
+    const h = harness({ json: false });
+    const key = rowKey(sha256(Buffer.from(text).toString('latin1')), 1);
+    const { intent } = await h.journal.begin({ profile: 'shop', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2, key });
+    h.journal.save({ ...intent, phase: 'sending', owner: { pid: 999_999_999 } });
+    await runPlan({ plan: path, concurrency: 1 }, h.f);
+    expect(h.err()).toContain(`row 1: resuming its interrupted order (key ${key})`);
+    expect(h.journal.read().intents).toEqual([]);
+    expect(h.journal.history.get(key)).toMatchObject({ outcome: 'delivered' });
+  });
+});
+
+describe('readPlan', () => {
+  it('a path through a file is exit 8 plan_unreadable with its errno', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), '');
+    const path = join(dir, 'file', 'plan.csv');
+    expect(() => readPlan(path)).toThrow(expect.objectContaining({ exitCode: 8, code: 'plan_unreadable', message: `cannot read the plan ${path} (ENOTDIR)` }));
+    mkdirSync(join(dir, 'd.csv'));
+    expect(() => readPlan(join(dir, 'd.csv'))).toThrow(expect.objectContaining({ exitCode: 2, message: `cannot read the plan ${join(dir, 'd.csv')}: it is a directory`, hint: 'check the --plan path' }));
+  });
+});

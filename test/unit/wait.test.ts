@@ -1,0 +1,100 @@
+// waitForOrder's finer rules against a scripted API: the pace of its polls (never faster than 10 ms, never
+// past the deadline), a terminal's spinner instead of status lines, and which failures are its own.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { ApiError } from '../../src/errors.js';
+import { Io } from '../../src/output/io.js';
+import { waitForOrder } from '../../src/orders/wait.js';
+import { capturedIo } from '../helpers/inprocess.js';
+
+/** An API whose order goes through `statuses`, one per poll, the last repeated; the times of the polls. */
+function scripted(statuses: string[]): { api: ApiClient; polls: number[] } {
+  const polls: number[] = [];
+  const api = {
+    getOrder: (id: string) => {
+      polls.push(performance.now());
+      return Promise.resolve({ id, status: statuses[Math.min(polls.length - 1, statuses.length - 1)] });
+    },
+  } as unknown as ApiClient;
+  return { api, polls };
+}
+
+const signal = (): AbortSignal => new AbortController().signal;
+
+describe('waitForOrder pace', () => {
+  it('an interval under 10 ms (0 too) polls every 10 ms at the fastest', async () => {
+    for (const intervalS of [0, 0.001]) {
+      const { api, polls } = scripted(['pending', 'processing', 'processing', 'completed']);
+      await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS });
+      expect(polls).toHaveLength(4);
+      for (let i = 1; i < polls.length; i++) expect(polls[i]! - polls[i - 1]!).toBeGreaterThanOrEqual(9);
+    }
+  });
+
+  it('the interval is in seconds, rounded to the millisecond', async () => {
+    const { api, polls } = scripted(['pending', 'completed']);
+    await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.0404 });
+    expect(polls[1]! - polls[0]!).toBeGreaterThanOrEqual(39);
+    // Not the 2 s default either.
+    expect(polls[1]! - polls[0]!).toBeLessThan(1500);
+  });
+
+  it('each status is told once, however many polls find it', async () => {
+    const c = capturedIo();
+    const seen: string[] = [];
+    const { api } = scripted(['pending', 'processing', 'processing', 'processing', 'completed']);
+    await waitForOrder({ api, orderId: 'ord_1', io: c.io, signal: signal(), intervalS: 0.01, onStatus: (o) => seen.push(o.status) });
+    expect(seen).toEqual(['pending', 'processing', 'completed']);
+    expect(c.err().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''))).toEqual(['order ord_1: pending', 'order ord_1: processing', 'order ord_1: completed']);
+  });
+
+  it('the last sleep is cut to the deadline: --timeout 0.05 with a 60 s interval gives up after about 50 ms', async () => {
+    const { api, polls } = scripted(['processing']);
+    const started = performance.now();
+    const error = await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 60, timeoutS: 0.05 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'wait_timeout', message: 'gave up waiting for order ord_1 after 0.05s; it is still processing' });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(polls.length).toBe(2);
+  });
+});
+
+describe('waitForOrder on a terminal', () => {
+  const tty = (): { io: Io; err: () => string } => {
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    return { io: new Io({ stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: true }), err: () => err };
+  };
+
+  it('the spinner tells the status and ends on a check mark; no status lines', async () => {
+    const t = tty();
+    const { api } = scripted(['pending', 'completed']);
+    await waitForOrder({ api, orderId: 'ord_1', io: t.io, signal: signal(), intervalS: 0.01 });
+    expect(t.err()).toContain('waiting for order ord_1');
+    expect(t.err()).toContain('✓ order ord_1 completed');
+    expect(t.err()).not.toContain('order ord_1: pending');
+  });
+
+  it('a wait that ends in an error stops the spinner without a check mark', async () => {
+    const t = tty();
+    const { api } = scripted(['failed']);
+    await expect(waitForOrder({ api, orderId: 'ord_1', io: t.io, signal: signal(), intervalS: 0.01 })).rejects.toMatchObject({ exitCode: 6 });
+    expect(t.err()).not.toContain('✓');
+    // Stopped: no frame is drawn after.
+    const drawn = t.err().length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(t.err().length).toBe(drawn);
+  });
+});
+
+describe('waitForOrder failures', () => {
+  it("a failed poll is the client's own error, unless the wait was interrupted", async () => {
+    const refused = new ApiError('server said no', { status: 500 });
+    const api = { getOrder: () => Promise.reject(refused) } as unknown as ApiClient;
+    await expect(waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.01 })).rejects.toBe(refused);
+    const stopped = new AbortController();
+    stopped.abort(new Error('SIGTERM received'));
+    await expect(waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: stopped.signal, intervalS: 0.01 })).rejects.toMatchObject({ exitCode: 130, message: 'SIGTERM received while waiting for order ord_1' });
+  });
+});
