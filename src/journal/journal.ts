@@ -143,9 +143,12 @@ export class Journal {
       if (existing && !isAlive(existing.owner) && !(await this.resumable(existing, options, now, settled))) throw keyDelivered(existing.key, existing.orderId, existing.out?.path);
       if (existing) return { intent: await this.takeOver(existing, options, now), resumed: true, settled };
       // A key names one order on one server: the one its record says it placed and delivered, which the server
-      // may have forgotten by now (a second charge), and whose codes would otherwise go into a second file.
+      // may have forgotten by now (a second charge), and whose codes would otherwise go into a second file. The
+      // same key with another body is the server's to refuse (422 idempotency_key_reused, exit 4).
       const record = this.history.get(options.key);
-      if (record?.outcome === 'delivered' && record.orderId !== undefined && record.baseUrl === options.baseUrl && record.environment === options.environment) throw keyDelivered(record.key, record.orderId, record.out);
+      if (record?.outcome === 'delivered' && record.orderId !== undefined && record.baseUrl === options.baseUrl && record.environment === options.environment && record.productId === options.productId && record.quantity === options.quantity) {
+        throw keyDelivered(record.key, record.orderId, record.out);
+      }
       return undefined;
     }
     const { intents } = this.read();

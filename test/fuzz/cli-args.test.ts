@@ -2,7 +2,7 @@
 // numbers, empty strings, flag-looking values), run as the built CLI against a real reference server.
 // Each run must end with a contract exit code and one clean error line, and a usage error (exit 2) must
 // leave the config, the journal and the working directory exactly as they were.
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command, Option } from 'commander';
@@ -202,8 +202,17 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
   } else {
     const { proc, result: pending } = spawnCli(c.argv, { configDir, cwd, timeoutMs: 20_000 });
     proc.stdin?.end(c.stdin);
-    // A listener would run until stopped: stop it as a person would.
-    const stopper = c.command === 'webhook listen' ? setTimeout(() => proc.kill('SIGTERM'), 1_200) : undefined;
+    // A listener would run until stopped: stop it as a person would, 1.2 s after it catches SIGTERM (read from
+    // /proc: on a loaded machine the process may still be loading its modules 1.2 s after its spawn, and a
+    // signal then would end it by Node's default action, which no person's Ctrl-C meets in practice).
+    let stopper: NodeJS.Timeout | undefined;
+    if (c.command === 'webhook listen') {
+      const started = Date.now();
+      const poll = (): void => {
+        stopper = catchesTerm(proc.pid) || Date.now() - started > 15_000 ? setTimeout(() => proc.kill('SIGTERM'), 1_200) : setTimeout(poll, 25);
+      };
+      poll();
+    }
     result = await pending.finally(() => clearTimeout(stopper));
   }
   const json = jsonGiven(c.argv);
@@ -218,6 +227,17 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
   rmSync(configDir, { recursive: true, force: true });
   rmSync(cwd, { recursive: true, force: true });
   return { c, result, problems };
+}
+
+/** Whether the process has a handler for SIGTERM (Linux: the SigCgt mask in /proc/<pid>/status); elsewhere, assumed. */
+function catchesTerm(pid: number | undefined): boolean {
+  if (pid === undefined || process.platform !== 'linux') return true;
+  try {
+    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
+  }
 }
 
 describe('fuzz: command-line arguments', () => {
