@@ -30,7 +30,7 @@ async function interrupted(j: Journal, o: { key?: string; file?: string; deliver
   let saved = j.save({ ...intent, phase: 'accepted', orderId: 'ord_1', status: 'completed', owner: dead() });
   if (o.file) {
     writeFileSync(o.file, '[{"code":"A"}]\n');
-    saved = j.save({ ...saved, files: [{ ...fileIdentity(o.file, 'ord_1', o.file), temp: join(tempDir(), 'renamed-away.tmp') }] });
+    saved = j.save({ ...saved, files: [{ ...fileIdentity(o.file, 'ord_1', o.file), count: 1 }] });
   }
   if (o.delivered) await j.recordDelivery([endedRecord(saved, 'delivered', Date.now())]);
   return saved;
@@ -57,13 +57,12 @@ describe('begin with an interrupted intent of the same order', () => {
     expect(j.history.get(old.key)).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
   });
 
-  it('with --idempotency-key: a delivered intent of that key is settled, and the key starts a new intent', async () => {
+  it('with --idempotency-key: a delivered intent of that key is settled, and the key is refused (it names that one order)', async () => {
     const j = journal();
-    const old = await interrupted(j, { key: 'nightly', delivered: true });
-    const begun = await j.begin({ ...spec, key: 'nightly' });
-    expect(begun).toMatchObject({ resumed: false, intent: { key: 'nightly', phase: 'prepared' } });
-    expect(begun.intent.orderId).toBeUndefined();
-    expect(begun.settled.map((i) => i.createdAt)).toEqual([old.createdAt]);
+    await interrupted(j, { key: 'nightly', delivered: true });
+    await expect(j.begin({ ...spec, key: 'nightly' })).rejects.toMatchObject({ exitCode: 2, code: 'idempotency_key_used' });
+    expect(j.read().intents).toEqual([]);
+    await expect(j.begin({ ...spec, key: 'nightly' })).rejects.toMatchObject({ code: 'idempotency_key_used' });
   });
 
   it('whose codes file is at this --out, unchanged: the same command run again, resumed', async () => {

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { NetworkError } from '../../src/errors.js';
-import { fileIdentity, renamedFile } from '../../src/journal/codes-file.js';
+import { fileIdentity } from '../../src/journal/codes-file.js';
 import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
 import type { Journal } from '../../src/journal/journal.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
@@ -48,7 +48,7 @@ function failingCodes(real: ApiClient): ApiClient {
 }
 
 describe('writeCodes', () => {
-  it("takes back an earlier run's identity that never reached its rename before this run writes: a failure then leaves no false delivery", async () => {
+  it("an earlier run's identity that never reached its rename is no delivery, also once the export swept its temporary file: a failure leaves it resumable", async () => {
     const j = freshJournal();
     const dir = tempDir();
     const path = join(dir, 'codes.json');
@@ -59,14 +59,11 @@ describe('writeCodes', () => {
     machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
     const failing = new OrderMachine({ io: capturedIo().io, api: failingCodes(api), journal: j, signal: new AbortController().signal }, machine.intent);
     await expect(failing.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'network_error' });
-    // The export swept the dead run's temporary file; its identity was taken back first.
     expect(existsSync(temp)).toBe(false);
-    const onDisk = j.find(machine.intent.key)!;
-    expect(onDisk.files ?? []).toEqual([]);
-    expect(j.reached(onDisk)).toBeUndefined();
+    expect(j.reached(j.find(machine.intent.key)!)).toBeUndefined();
   });
 
-  it('an identity whose file never took its place (a file appeared at the target) is taken back', async () => {
+  it('an identity whose file never took its place (a file appeared at the target) is no delivery', async () => {
     const j = freshJournal();
     const path = join(tempDir(), 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
@@ -78,18 +75,18 @@ describe('writeCodes', () => {
     const planting = Object.assign(Object.create(api) as ApiClient, { codePages: pages, rawCodePages: pages });
     const m = new OrderMachine({ io: capturedIo().io, api: planting, journal: j, signal: new AbortController().signal }, machine.intent);
     await expect(m.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'out_exists' });
-    expect(j.find(machine.intent.key)!.files).toEqual([]);
-    expect(m.intent.files).toEqual([]);
+    expect(j.find(machine.intent.key)!.files?.every((f) => f.count === undefined)).toBe(true);
+    expect(j.reached(j.find(machine.intent.key)!)).toBeUndefined();
   });
 
-  it('the identity kept after the rename gains the count and format, and names the temporary file it was written under', async () => {
+  it('the identity kept after the rename gains the count and format (the fact that it was renamed)', async () => {
     const j = freshJournal();
     const path = join(tempDir(), 'codes.json');
     const { machine } = await accepted(j, outTo(path));
     const written = await machine.writeCodes(outTo(path));
     expect(written).toMatchObject({ path, count: 2, format: 'json' });
     const [identity] = j.find(machine.intent.key)!.files!;
-    expect(identity).toMatchObject({ path, orderId: machine.intent.orderId, count: 2, format: 'json', temp: expect.stringMatching(/\/\.codes\.json\.giftcodes-\d+-[0-9a-f]+\.tmp$/) });
+    expect(identity).toMatchObject({ path, orderId: machine.intent.orderId, count: 2, format: 'json' });
   });
 });
 
@@ -166,16 +163,5 @@ describe('codes to stdout (--out -)', () => {
     const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
     expect((error as Error).message).toBe(`could not write the codes to standard output (${why}); order ${machine.intent.orderId} was placed`);
-  });
-});
-
-describe('renamedFile, more', () => {
-  it('a temporary path that cannot be looked at (not ENOENT) is no proof of a rename', () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, 'file'), '');
-    const target = join(dir, 'c.json');
-    writeFileSync(target, '[]');
-    const id = { ...fileIdentity(target, 'ord_1', target), temp: join(dir, 'file', 'x.tmp') };
-    expect(renamedFile({ orderId: 'ord_1', files: [id] } as Intent)).toBeUndefined();
   });
 });

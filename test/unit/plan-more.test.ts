@@ -7,11 +7,11 @@ import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import type { Factory } from '../../src/factory.js';
+import { runPlan as runPlanVerb, type PlaceDeps, type PlanRunOptions } from '../../src/commands/order/place.js';
 import { sha256 } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { Io } from '../../src/output/io.js';
-import { readPlan, rowKey, runPlan, type PlanResult } from '../../src/orders/plan.js';
+import { readPlan, rowKey, type PlanResult } from '../../src/orders/plan.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
@@ -33,13 +33,18 @@ function harness(o: { json?: boolean; environment?: 'test' | 'live'; yes?: boole
   const api = Object.assign(Object.create(real) as ApiClient, { createOrder: (body: string, key: string) => (posts++, o.createOrder ? o.createOrder() : real.createOrder(body, key)) });
   const f = {
     io: captured.io,
-    globals: { yes: o.yes ?? false },
+    yes: o.yes ?? false,
     signal: new AbortController().signal,
     connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'shop', baseUrl: server.url, apiKey: KEY }),
     journal: () => Promise.resolve(journal),
     api: () => Promise.resolve(api),
-  } as unknown as Factory;
+  } as unknown as PlaceDeps & { yes: boolean };
   return { f, journal, out: captured.out, err: captured.err, posts: () => posts };
+}
+
+/** The verb with the harness's --yes, as its registration would pass it. */
+function runPlan(o: PlanRunOptions, f: PlaceDeps & { yes: boolean }): Promise<void> {
+  return runPlanVerb({ ...o, yes: f.yes }, f);
 }
 
 function plan(text: string): string {
