@@ -210,11 +210,13 @@ describe('codes get: timing and interruption', () => {
     expect(early.stderr).toContain('order_not_completed');
     expect(early.stderr).toContain('--wait');
     const dir = tempDir();
-    const waited = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.2', '--out', join(dir, 'codes.jsonl')]);
+    // A fresh order for the wait: on a loaded machine the first one may have completed during the first run.
+    const pending = await placeOrder(server, 'plain-us-10', 5);
+    const waited = await cli(server, ['codes', 'get', pending, '--wait', '--interval', '0.2', '--out', join(dir, 'codes.jsonl')]);
     expect(waited.code, waited.stderr).toBe(0);
     // Off a terminal, one line per status change.
-    expect(waited.stderr).toMatch(new RegExp(`order ${order}: (pending|processing)`));
-    expect(waited.stderr).toContain(`order ${order}: completed`);
+    expect(waited.stderr).toMatch(new RegExp(`order ${pending}: (pending|processing)`));
+    expect(waited.stderr).toContain(`order ${pending}: completed`);
     expect(readFileSync(join(dir, 'codes.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(5);
   });
 
