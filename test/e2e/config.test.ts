@@ -2,22 +2,17 @@
 import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const served = servedApi();
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 const storedConfig = (configDir: string): string => readFileSync(join(configDir, 'config.json'), 'utf8');
 
 describe('the config file on disk', () => {
   it('login creates the directory 0700 and the file 0600', async () => {
+    const { server } = served;
     const configDir = join(tempDir(), 'nested', 'giftcodes');
     await loggedIn(server, DEMO_KEYS.test, configDir);
     expect(mode(configDir)).toBe(0o700);
@@ -26,6 +21,7 @@ describe('the config file on disk', () => {
   });
 
   it('a loose directory (chmod 755) is warned about, and the command still runs', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     chmodSync(configDir, 0o755);
     const result = await runCli(['ping'], { configDir });
@@ -34,6 +30,7 @@ describe('the config file on disk', () => {
   });
 
   it('a loose config file (chmod 644) is warned about, and the next write makes it 0600 again', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const file = join(configDir, 'config.json');
     chmodSync(file, 0o644);
@@ -45,6 +42,7 @@ describe('the config file on disk', () => {
   });
 
   it('--quiet silences the warning', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     chmodSync(configDir, 0o755);
     const result = await runCli(['ping', '--quiet'], { configDir });
@@ -53,6 +51,7 @@ describe('the config file on disk', () => {
   });
 
   it('a directory others can write (chmod 777) is refused with exit 8 and the chmod that fixes it', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     chmodSync(configDir, 0o777);
     const result = await runCli(['ping'], { configDir });
@@ -63,6 +62,7 @@ describe('the config file on disk', () => {
   });
 
   it('a config file others can write (chmod 666) is refused with exit 8, and works again after the hinted chmod', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const file = join(configDir, 'config.json');
     chmodSync(file, 0o666);
@@ -75,6 +75,7 @@ describe('the config file on disk', () => {
   });
 
   it.skipIf(process.getuid?.() !== 0)('a directory or config file another user owns is refused with the chown to run (needs root to arrange)', async () => {
+    const { server } = served;
     const configDir = await loggedIn(server);
     const file = join(configDir, 'config.json');
     chownSync(file, 65534, 65534);
@@ -122,13 +123,14 @@ describe('the config file on disk', () => {
 describe('config show, list, set, use', () => {
   let configDir: string;
   beforeAll(async () => {
-    configDir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const { server } = served;
+    configDir = await loggedIn(server, BOTH_KEYS);
     const named = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallTest });
     expect(named.code).toBe(0);
   });
 
   it('show: the profile in use with both keys masked', async () => {
+    const { server } = served;
     const result = await runCli(['config', 'show'], { configDir });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^profile\s+default \(default\)$/m);
@@ -141,6 +143,7 @@ describe('config show, list, set, use', () => {
   });
 
   it('show --json: the same fields, keys masked', async () => {
+    const { server } = served;
     const result = await runCli(['config', 'show', '--json'], { configDir });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -181,8 +184,8 @@ describe('config show, list, set, use', () => {
   });
 
   it('set default-env live: ping then uses the live key', async () => {
-    const dir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, dir);
+    const { server } = served;
+    const dir = await loggedIn(server, BOTH_KEYS);
     const set = await runCli(['config', 'set', 'default-env', 'live'], { configDir: dir });
     expect(set.code).toBe(0);
     expect(set.stdout).toContain('default-env is now live in profile "default"');
@@ -194,6 +197,7 @@ describe('config show, list, set, use', () => {
   });
 
   it('set base-url: normalised and used by the next command', async () => {
+    const { server } = served;
     const dir = tempDir();
     await runCli(['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:1'], { configDir: dir, input: DEMO_KEYS.test }).then((r) => expect(r.code).toBe(5));
     const set = await runCli(['config', 'set', 'base-url', `${server.url}/`, '--json'], { configDir: dir });
@@ -217,6 +221,7 @@ describe('config show, list, set, use', () => {
   });
 
   it('use: makes an existing profile the default, which the next ping uses', async () => {
+    const { server } = served;
     const dir = await loggedIn(server, DEMO_KEYS.test);
     expect((await runCli(['login', '--api-key-stdin', '--profile', 'small', '--base-url', server.url], { configDir: dir, input: DEMO_KEYS.smallTest })).code).toBe(0);
     const use = await runCli(['config', 'use', 'small'], { configDir: dir });
@@ -246,8 +251,8 @@ describe('config show, list, set, use', () => {
 
 describe('logout', () => {
   it('by default removes both keys', async () => {
-    const configDir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const { server } = served;
+    const configDir = await loggedIn(server, BOTH_KEYS);
     const result = await runCli(['logout'], { configDir });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('removed the test and live keys from profile "default"');
@@ -256,8 +261,8 @@ describe('logout', () => {
   });
 
   it('--env live removes only the live key', async () => {
-    const configDir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const { server } = served;
+    const configDir = await loggedIn(server, BOTH_KEYS);
     const result = await runCli(['logout', '--env', 'live', '--json'], { configDir });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ profile: 'default', removed: ['live'] });
