@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, runCli, servedApi, spawnCli, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, journalFiles, ledger, runCli, servedApi, spawnCli, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const DIALECTS = ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const;
@@ -34,10 +34,6 @@ function requestLines(result: RunResult, prefix: string): string[] {
 
 function filesIn(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
-}
-
-function journalFiles(configDir: string): string[] {
-  return filesIn(join(configDir, 'journal')).filter((name) => name.endsWith('.json'));
 }
 
 describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {

@@ -1,14 +1,9 @@
 // Orders end to end: placement, waiting, the exit codes of CONTRACT.md, live confirmation, and a replay after a
 // dropped connection. Failed and timed-out orders, interruption and resume: order-endings.test.ts.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, withServer } from '../helpers/e2e.js';
-
-function journalFiles(configDir: string): string[] {
-  const dir = join(configDir, 'journal');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
-}
+import { DEMO_KEYS, journalFiles, ledger, loggedIn, runCli, servedApi, withServer } from '../helpers/e2e.js';
 
 describe('order place, show, watch', () => {
   const served = servedApi(['--fulfil-after', '400'], { login: true });
