@@ -2,7 +2,7 @@
 // --force, a SIGKILL mid-export, codes before completion, --wait.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer } from '../helpers/e2e.js';
 
@@ -85,6 +85,20 @@ function mode(path: string): number {
 
 function strays(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.endsWith('.tmp'));
+}
+
+/**
+ * `codes get <orderId> --out <target>` started, once its export is under way: its temporary file beside the
+ * target holds codes already (the --out lock's own short-lived temporary file, a few bytes of JSON linked into
+ * place at once, shares the prefix and must not be mistaken for it).
+ */
+async function exportUnderWay(server: TestServer, orderId: string, target: string): Promise<ReturnType<typeof spawnCli>> {
+  const run = spawnCli(['codes', 'get', orderId, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
+  run.proc.stdin?.end();
+  const dir = dirname(target);
+  const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
+  for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
+  return run;
 }
 
 function cli(server: TestServer, args: string[], timeoutMs?: number) {
@@ -239,12 +253,7 @@ describe('codes get: timing and interruption', () => {
     await completed(server, bigOrder);
     const dir = tempDir();
     const target = join(dir, 'codes.csv');
-    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
-    proc.stdin?.end();
-    // The export's temporary file, holding codes already: the --out lock's own short-lived temporary file
-    // (a few bytes of JSON, linked into place at once) shares the prefix and must not be mistaken for it.
-    const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
-    for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
+    const { proc, result } = await exportUnderWay(server, bigOrder, target);
     const temps = strays(dir);
     expect(temps.length).toBeGreaterThan(0);
     expect(temps.every((name) => name.startsWith(`.codes.csv.giftcodes-${proc.pid}-`))).toBe(true);
@@ -262,12 +271,7 @@ describe('codes get: timing and interruption', () => {
     const { server } = served;
     const dir = tempDir();
     const target = join(dir, 'codes.json');
-    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
-    proc.stdin?.end();
-    // The export's temporary file, holding codes already: the --out lock's own short-lived temporary file
-    // (a few bytes of JSON, linked into place at once) shares the prefix and must not be mistaken for it.
-    const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
-    for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
+    const { proc, result } = await exportUnderWay(server, bigOrder, target);
     proc.kill('SIGTERM');
     const ended = await result;
     expect(ended.code).toBe(130);

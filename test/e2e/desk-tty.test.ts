@@ -15,8 +15,7 @@ describe('at a terminal', () => {
     const before = (await ledger(server)).orders.length;
     const t = inTerminal(['order', 'place', '--env', 'live', '--product', 'amazon-us-10', '--quantity', '3'], configDir);
     await t.waitFor(/LIVE order for 3 × amazon-us-10 at 10\.00 USD each, 30\.00 USD in all\?/);
-    t.type('n');
-    t.press('Enter');
+    t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/)).toContain('[exit 130]');
     expect((await ledger(server)).orders.length).toBe(before);
   });

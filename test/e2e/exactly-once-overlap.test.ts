@@ -110,22 +110,8 @@ describe('other commands while a plan has rows out and rows armed', () => {
   it('order pending and order resume --all leave the live plan\'s rows alone; one order per row', { timeout: 90_000 }, async () => {
     const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(6, 'meanwhile');
-    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
-      timeoutMs: 60_000,
-    });
-    proc.stdin?.end();
-    // Wait for the first pause: two rows answered, two more armed behind them.
-    await new Promise<void>((resolve) => {
-      const onData = (chunk: Buffer): void => {
-        if (chunk.toString().includes('failpoint request.sent')) {
-          proc.stderr?.off('data', onData);
-          resolve();
-        }
-      };
-      proc.stderr?.on('data', onData);
-    });
+    // Once at the first pause: two rows answered, two more armed behind them.
+    const { result } = await planPausedAt(configDir, plan, 'request.sent=pause:1500');
     expect(intentFiles(configDir).length).toBeGreaterThanOrEqual(2);
     const pending = await runCli(['order', 'pending', '--json'], { configDir });
     expect(pending.code, pending.stderr).toBe(0);
@@ -183,6 +169,14 @@ function stderrShows(proc: ReturnType<typeof spawnCli>['proc'], text: string): P
   });
 }
 
+/** `order place --plan <plan> --json <flags>` started with the failpoint `pause` (point=pause:ms), once it stopped there. */
+async function planPausedAt(configDir: string, plan: string, pause: string, flags: string[] = ['--concurrency', '2']): Promise<ReturnType<typeof spawnCli>> {
+  const run = spawnCli(['order', 'place', '--plan', plan, '--json', ...flags], { configDir, env: { GIFTCODES_FAILPOINTS: pause }, timeoutMs: 60_000 });
+  run.proc.stdin?.end();
+  await stderrShows(run.proc, `failpoint ${pause.split('=')[0]}`);
+  return run;
+}
+
 const noMounts = mountSupport();
 
 describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in the middle of a plan", () => {
@@ -212,13 +206,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
       const plan = writePlan(dir, 6, `ro-${point}`);
       const keys = await planKeys(plan, configDir);
       const prefix = keys[0]!.replace(/-r\d+$/, '');
-      const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
-        configDir,
-        env: { GIFTCODES_FAILPOINTS: `${point}=pause:1500` },
-        timeoutMs: 60_000,
-      });
-      proc.stdin?.end();
-      await stderrShows(proc, `failpoint ${point}`);
+      const { result } = await planPausedAt(configDir, plan, `${point}=pause:1500`);
       await remount(configDir, 'ro');
       const failed = await result;
       await remount(configDir, 'rw');
@@ -313,13 +301,7 @@ describe('a plan row and an order place --out at the same file', () => {
     const plan = join(dir, 'plan.csv');
     writeFileSync(plan, `# shared out ${Math.random()}\nproduct,quantity,out\nsteam-us-20,2,codes.csv\n`);
     const [key] = await planKeys(plan, configDir);
-    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--interval', '0.05'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:2000' },
-      timeoutMs: 60_000,
-    });
-    proc.stdin?.end();
-    await stderrShows(proc, 'failpoint request.sent');
+    const { result } = await planPausedAt(configDir, plan, 'request.sent=pause:2000', ['--interval', '0.05']);
     const placeKey = `shared-out-${Date.now()}`;
     const place = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '3', '--idempotency-key', placeKey, '--out', join(dir, 'codes.csv'), '--interval', '0.05'], { configDir });
     const planRun = await result;
@@ -339,13 +321,7 @@ describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
   it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
     const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(6, 'sigint');
-    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
-      timeoutMs: 60_000,
-    });
-    proc.stdin?.end();
-    await stderrShows(proc, 'failpoint request.sent');
+    const { proc, result } = await planPausedAt(configDir, plan, 'request.sent=pause:1500');
     proc.kill('SIGINT');
     const stopped = await result;
     expect(stopped.code, stopped.stderr).toBe(130);

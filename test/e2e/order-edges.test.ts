@@ -16,6 +16,13 @@ async function charges(quantity: number): Promise<string[]> {
   return (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
 }
 
+/** A logged-in config dir and the restock a cron job runs into its --out file `name` (with --force, --json). */
+async function restockTo(name: string, quantity: number): Promise<{ configDir: string; file: string; args: string[] }> {
+  const configDir = await loggedIn(served.server);
+  const file = join(configDir, name);
+  return { configDir, file, args: ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file, '--force', '--interval', '0.05', '--json'] };
+}
+
 function journalFiles(configDir: string): string[] {
   return readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'));
 }
@@ -321,10 +328,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
-    const file = join(configDir, 'held.json');
-    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '905', '--out', file, '--force', '--interval', '0.05', '--json'];
+    const { configDir, file, args } = await restockTo('held.json', 905);
     // The first run stops for 3 s right after its POST went out: it has charged, and must hold the file's lock.
     const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:3000' } });
     const lock = join(configDir, '.held.json.giftcodes.lock');
@@ -344,10 +348,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
-    const file = join(configDir, 'codes.json');
-    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '904', '--out', file, '--force', '--interval', '0.05', '--json'];
+    const { configDir, file, args } = await restockTo('codes.json', 904);
     const runs = await Promise.all([runCli(args, { configDir }), runCli(args, { configDir })]);
     // One writer per --out path: when both pre-flights meet at the path lock, one run is refused (out_busy,
     // exit 2) before anything is charged; otherwise both run one after the other at the file.

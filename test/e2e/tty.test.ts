@@ -31,8 +31,7 @@ describe('login at a terminal', () => {
     t.press('Enter');
     await t.waitFor(/try again/);
     await t.waitFor(/API key[^\n]*\n*$/);
-    t.type(DEMO_KEYS.test);
-    t.press('Enter');
+    t.answer(DEMO_KEYS.test);
     const done = await t.waitFor(/\[exit \d+\]/);
     expect(done).toContain('[exit 0]');
     expect(done).toMatch(/saved the test key sc_test_…[0-9a-z]{4} for reseller rs_demo/);
@@ -72,8 +71,7 @@ describe('a live order at a terminal asks first', () => {
     const { server } = served;
     const before = (await ledger(server)).orders.length;
     const t = await place();
-    t.type('n');
-    t.press('Enter');
+    t.answer('n');
     const done = await t.waitFor(/\[exit \d+\]/);
     expect(done).toContain('[exit 130]');
     expect(done).toMatch(/nothing was sent/);
@@ -84,8 +82,7 @@ describe('a live order at a terminal asks first', () => {
     const { server } = served;
     const before = (await ledger(server)).orders.length;
     const t = await place();
-    t.type('y');
-    t.press('Enter');
+    t.answer('y');
     const done = await t.waitFor(/\[exit \d+\]/, 30_000);
     expect(done).toContain('[exit 0]');
     const orders = (await ledger(server)).orders;
