@@ -20,6 +20,14 @@ const servers = inProcessServers({ fast: {}, slow: { fulfilAfterMs: 3_600_000 },
 type Captured = ReturnType<typeof capturedIo>;
 const capture = (json = false): Captured => capturedIo({ json });
 
+/** What printOutcome wrote for `outcome` (in --json mode with `json`), once flushed. */
+async function printed(outcome: Parameters<typeof printOutcome>[1], json = false): Promise<Captured> {
+  const c = capture(json);
+  printOutcome(c.io, outcome);
+  await c.io.flushOut();
+  return c;
+}
+
 
 async function placed(url: string): Promise<string> {
   return (await clientOf(url).createOrder('{"product_id":"amazon-us-25","quantity":2}', `k-${Math.random()}`)).order.id;
@@ -72,37 +80,25 @@ describe('printOutcome', () => {
   const order = { id: 'ord_1', status: 'completed' };
 
   it('codes on stdout: stdout holds only the codes, the outcome goes to stderr', async () => {
-    const c = capture();
-    printOutcome(c.io, { order, written: { path: '-', count: 3, format: 'csv' } });
-    await c.io.flushOut();
+    const c = await printed({ order, written: { path: '-', count: 3, format: 'csv' } });
     expect(c.out()).toBe('');
     expect(c.err()).toContain('order ord_1 completed: wrote 3 codes to stdout\n');
   });
 
   it('--json: the order, with where its codes went when there is a file', async () => {
-    const c = capture(true);
-    printOutcome(c.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
-    await c.io.flushOut();
+    const c = await printed({ order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } }, true);
     expect(JSON.parse(c.out())).toEqual({ ...order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
-    const plain = capture(true);
-    printOutcome(plain.io, { order });
-    await plain.io.flushOut();
+    const plain = await printed({ order }, true);
     expect(JSON.parse(plain.out())).toEqual(order);
   });
 
   it('text: the order, then the file line (written now or earlier), or how to follow an order in progress', async () => {
-    const now = capture();
-    printOutcome(now.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
-    await now.io.flushOut();
+    const now = await printed({ order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
     expect(now.out()).toContain('order        ord_1\n');
     expect(now.out()).toContain('✓ wrote 3 codes to /x/c.csv (csv)\n');
-    const earlier = capture();
-    printOutcome(earlier.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
-    await earlier.io.flushOut();
+    const earlier = await printed({ order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
     expect(earlier.out()).toContain('✓ the codes were already written to /x/c.csv (csv)\n');
-    const going = capture();
-    printOutcome(going.io, { order: { id: 'ord_2', status: 'processing' } });
-    await going.io.flushOut();
+    const going = await printed({ order: { id: 'ord_2', status: 'processing' } });
     expect(going.err()).toContain('follow it with: giftcodes order watch ord_2\n');
     expect(now.err()).toBe('');
     const done = capture();
@@ -111,13 +107,9 @@ describe('printOutcome', () => {
   });
 
   it('a failed order is printed like any outcome: with --json the order as the server sent it, in text its description', async () => {
-    const json = capture(true);
-    printOutcome(json.io, { order: { id: 'ord_f', status: 'failed' } });
-    await json.io.flushOut();
+    const json = await printed({ order: { id: 'ord_f', status: 'failed' } }, true);
     expect(JSON.parse(json.out())).toEqual({ id: 'ord_f', status: 'failed' });
-    const text = capture();
-    printOutcome(text.io, { order: { id: 'ord_f', status: 'failed' } });
-    await text.io.flushOut();
+    const text = await printed({ order: { id: 'ord_f', status: 'failed' } });
     expect(text.out()).toMatch(/^order\s+ord_f\nstatus\s+failed\n$/);
   });
 });
