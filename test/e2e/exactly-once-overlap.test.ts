@@ -1,11 +1,11 @@
 // A hostile review of issue 16's overlapped journal (rows armed ahead, the summary's rows ended in two
 // batched durable steps, settle by a `delivered` record, begin's staged intent): each test is one attempt
 // to break exactly-once, against `giftcodes serve` over real HTTP, checked on the server's ledger.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
+import { journalFiles, loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 const served = servedApi(['--fulfil-after', '50']);
@@ -18,14 +18,11 @@ async function pendingKeys(configDir: string): Promise<string[]> {
   return (await pendingIntents(configDir)).map((i) => i.key);
 }
 
-function intentFiles(configDir: string): string[] {
-  const journal = join(configDir, 'journal');
-  return existsSync(journal) ? readdirSync(journal).filter((n) => n.endsWith('.json')) : [];
-}
-
-function writePlan(dir: string, rows: number, tag: string): string {
+/** A plan file in `dir`: `rows` rows of amazon-us-10, or the CSV given; its first line, a comment with `tag` and a random number, makes its keys its own. */
+function writePlan(dir: string, rows: number | string, tag: string): string {
   const plan = join(dir, 'plan.csv');
-  writeFileSync(plan, `# ${tag} ${Math.random()}\nproduct,quantity\n${Array.from({ length: rows }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\n`);
+  const csv = typeof rows === 'string' ? rows : `product,quantity\n${Array.from({ length: rows }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\n`;
+  writeFileSync(plan, `# ${tag} ${Math.random()}\n${csv}`);
   return plan;
 }
 
@@ -35,8 +32,8 @@ async function planKeys(plan: string, configDir: string): Promise<string[]> {
   return (JSON.parse(dry.stdout) as { key: string }[]).map((r) => r.key);
 }
 
-/** A fresh config dir and a plan of `rows` rows: its file, the rows' keys and the keys' common prefix. */
-async function freshPlan(rows: number, tag: string): Promise<{ configDir: string; dir: string; plan: string; keys: string[]; prefix: string }> {
+/** A fresh config dir and a plan (writePlan's): its file, the rows' keys and the keys' common prefix. */
+async function freshPlan(rows: number | string, tag: string): Promise<{ configDir: string; dir: string; plan: string; keys: string[]; prefix: string }> {
   const configDir = await loggedIn(served.server);
   const dir = tempDir();
   const plan = writePlan(dir, rows, tag);
@@ -50,8 +47,7 @@ describe('settle by a delivered record', () => {
   // to another --out file, killed once accepted, was ended by the next `order pending` as "already reached
   // you (codes in b.csv)": b.csv was never written and the intent was gone, nothing left to resume.
   it('a record older than the intent does not settle it: the new --out file is still delivered', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const dir = tempDir();
     const key = `reuse-${Date.now()}`;
     const args = (file: string): string[] => ['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--idempotency-key', key, '--out', join(dir, file), '--interval', '0.05'];
@@ -67,7 +63,7 @@ describe('settle by a delivered record', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readFileSync(join(dir, 'b.csv'), 'utf8')).toBe(readFileSync(join(dir, 'a.csv'), 'utf8'));
     expect(await pendingKeys(configDir)).toEqual([]);
-    expect(await ordersWithKeyPrefix(server, key)).toHaveLength(1);
+    expect(await ordersWithKeyPrefix(served.server, key)).toHaveLength(1);
   });
 });
 
@@ -75,8 +71,7 @@ describe('a plan killed between its two batched end steps', () => {
   // The rows' records say `delivered`, their intents (`accepted`) are still there: any command's settle
   // ends them, none is sent or refreshed again, and the same plan reports each as already delivered.
   it('order resume --all settles every row, sends nothing; the plan again reports the same orders', { timeout: 90_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const dir = tempDir();
     const plan = writePlan(dir, 6, 'between');
     const keys = await planKeys(plan, configDir);
@@ -84,20 +79,20 @@ describe('a plan killed between its two batched end steps', () => {
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const summary = JSON.parse(killed.stdout) as { key: string; order: { id: string } }[];
     expect(summary.map((r) => r.key)).toEqual(keys);
-    expect(intentFiles(configDir)).toHaveLength(6);
+    expect(journalFiles(configDir)).toHaveLength(6);
 
     const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual([]);
     expect(resumed.stderr.match(/had already reached you/g)).toHaveLength(6);
-    expect(intentFiles(configDir)).toEqual([]);
+    expect(journalFiles(configDir)).toEqual([]);
 
     const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(again.code, again.stderr).toBe(0);
     const rows = JSON.parse(again.stdout) as { key: string; already?: boolean; order: { id: string } }[];
     expect(rows.every((r) => r.already === true)).toBe(true);
     expect(rows.map((r) => r.order.id)).toEqual(summary.map((r) => r.order.id));
-    const orders = await ordersWithKeyPrefix(server, keys[0]!.replace(/-r\d+$/, ''));
+    const orders = await ordersWithKeyPrefix(served.server, keys[0]!.replace(/-r\d+$/, ''));
     expect(orders).toHaveLength(6);
     expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(6);
   });
@@ -108,23 +103,22 @@ describe('other commands while a plan has rows out and rows armed', () => {
   // (`sending` on disk, nothing sent): `order pending` and `order resume --all` from another process must
   // neither settle nor send any row the live plan holds.
   it('order pending and order resume --all leave the live plan\'s rows alone; one order per row', { timeout: 90_000 }, async () => {
-    const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(6, 'meanwhile');
     // Once at the first pause: two rows answered, two more armed behind them.
     const { result } = await planPausedAt(configDir, plan, 'request.sent=pause:1500');
-    expect(intentFiles(configDir).length).toBeGreaterThanOrEqual(2);
+    expect(journalFiles(configDir).length).toBeGreaterThanOrEqual(2);
     const pending = await runCli(['order', 'pending', '--json'], { configDir });
     expect(pending.code, pending.stderr).toBe(0);
     expect(pending.stderr).not.toContain('already reached you');
     const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual([]);
-    expect((await ordersWithKeyPrefix(server, prefix)).length).toBeLessThanOrEqual(4);
+    expect((await ordersWithKeyPrefix(served.server, prefix)).length).toBeLessThanOrEqual(4);
 
     const done = await result;
     expect(done.code, done.stderr).toBe(0);
     const rows = JSON.parse(done.stdout) as { key: string; order: { id: string } }[];
-    const orders = await ordersWithKeyPrefix(server, prefix);
+    const orders = await ordersWithKeyPrefix(served.server, prefix);
     expect(orders).toHaveLength(6);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
     expect(await pendingKeys(configDir)).toEqual([]);
@@ -135,22 +129,21 @@ describe('two runs of one plan at once', () => {
   // Each row is one key: whichever run holds it, the other is refused that row (intent_busy) or reads it
   // as delivered; never a second order. A third run then reports every row, and nothing stays pending.
   it('one order per row on the ledger, and the plan again reports them all', { timeout: 120_000 }, async () => {
-    const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(12, 'twice');
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
     const [a, b] = await Promise.all([runCli(args, { configDir, timeoutMs: 90_000 }), runCli(args, { configDir, timeoutMs: 90_000 })]);
     for (const run of [a, b]) expect([0, 2], run.stderr).toContain(run.code);
-    let orders = await ordersWithKeyPrefix(server, prefix);
+    let orders = await ordersWithKeyPrefix(served.server, prefix);
     expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(orders.length);
 
     const again = await runCli(args, { configDir });
     expect(again.code, again.stderr).toBe(0);
     const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
-    orders = await ordersWithKeyPrefix(server, prefix);
+    orders = await ordersWithKeyPrefix(served.server, prefix);
     expect(orders).toHaveLength(12);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
     expect(await pendingKeys(configDir)).toEqual([]);
-    expect(intentFiles(configDir)).toEqual([]);
+    expect(journalFiles(configDir)).toEqual([]);
   });
 });
 
@@ -222,7 +215,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
       expect(orders).toHaveLength(6);
       for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
       expect(await pendingKeys(configDir)).toEqual([]);
-      expect(intentFiles(configDir)).toEqual([]);
+      expect(journalFiles(configDir)).toEqual([]);
     });
   }
 });
@@ -232,12 +225,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
   // the next run of the same plan: then one full run. One order per row, each reported, nothing pending.
   it('one order per row on the ledger, the last run reports every one, nothing pending', { timeout: 180_000 }, async () => {
     const { server } = served;
-    const configDir = await loggedIn(server);
-    const dir = tempDir();
-    const plan = join(dir, 'plan.csv');
-    writeFileSync(plan, `# random ${Math.random()}\nproduct,quantity,out\n${Array.from({ length: 10 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\nsteam-us-20,2,a.csv\nsteam-us-20,3,b.csv\n`);
-    const keys = await planKeys(plan, configDir);
-    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const { configDir, dir, plan, keys, prefix } = await freshPlan(`product,quantity,out\n${Array.from({ length: 10 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\nsteam-us-20,2,a.csv\nsteam-us-20,3,b.csv\n`, 'random');
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3', '--interval', '0.05'];
     for (let i = 0; i < 5; i++) {
       const { proc, result } = spawnCli(args, { configDir, timeoutMs: 60_000 });
@@ -260,7 +248,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
     expect(readFileSync(join(dir, 'a.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(3);
     expect(readFileSync(join(dir, 'b.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(4);
     expect(await pendingKeys(configDir)).toEqual([]);
-    expect(intentFiles(configDir)).toEqual([]);
+    expect(journalFiles(configDir)).toEqual([]);
   });
 });
 
@@ -269,23 +257,22 @@ describe('an intent file renamed by hand', () => {
   // it is saved under its own name: the renamed copy must not stay behind as a second pending intent.
   for (const point of ['intent.written', 'order.accepted'] as const) {
     it(`killed at ${point}, renamed, resumed: one order, nothing pending`, { timeout: 60_000 }, async () => {
-      const { server } = served;
-      const configDir = await loggedIn(server);
+      const configDir = await loggedIn(served.server);
       const key = `renamed-${point}-${Date.now()}`;
       const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key], {
         configDir,
         env: { GIFTCODES_FAILPOINTS: `${point}=kill` },
       });
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      const [file] = intentFiles(configDir);
+      const [file] = journalFiles(configDir);
       const journal = join(configDir, 'journal');
       writeFileSync(join(journal, 'restored.json'), readFileSync(join(journal, file!)));
       execFileSync('rm', [join(journal, file!)]);
       const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(await pendingKeys(configDir)).toEqual([]);
-      expect(intentFiles(configDir)).toEqual([]);
-      expect(await ordersWithKeyPrefix(server, key)).toHaveLength(1);
+      expect(journalFiles(configDir)).toEqual([]);
+      expect(await ordersWithKeyPrefix(served.server, key)).toHaveLength(1);
     });
   }
 });
@@ -296,11 +283,7 @@ describe('a plan row and an order place --out at the same file', () => {
   // POST is out charges, writes the file, and the row (charged too) can then never deliver its codes there.
   it('the later one is refused before its charge; every order charged is delivered, nothing pending', { timeout: 90_000 }, async () => {
     const { server } = served;
-    const configDir = await loggedIn(server);
-    const dir = tempDir();
-    const plan = join(dir, 'plan.csv');
-    writeFileSync(plan, `# shared out ${Math.random()}\nproduct,quantity,out\nsteam-us-20,2,codes.csv\n`);
-    const [key] = await planKeys(plan, configDir);
+    const { configDir, dir, plan, keys: [key] } = await freshPlan('product,quantity,out\nsteam-us-20,2,codes.csv\n', 'shared out');
     const { result } = await planPausedAt(configDir, plan, 'request.sent=pause:2000', ['--interval', '0.05']);
     const placeKey = `shared-out-${Date.now()}`;
     const place = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '3', '--idempotency-key', placeKey, '--out', join(dir, 'codes.csv'), '--interval', '0.05'], { configDir });
@@ -319,24 +302,23 @@ describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
   // Armed rows (`sending` on disk, nothing sent) are left when the run stops: the same plan again sends
   // each with its key. Exit 130, no stack trace; then one order per row and nothing pending.
   it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
-    const { server } = served;
     const { configDir, plan, prefix } = await freshPlan(6, 'sigint');
     const { proc, result } = await planPausedAt(configDir, plan, 'request.sent=pause:1500');
     proc.kill('SIGINT');
     const stopped = await result;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).not.toMatch(/\n\s+at /);
-    const before = await ordersWithKeyPrefix(server, prefix);
+    const before = await ordersWithKeyPrefix(served.server, prefix);
     expect(before.length).toBeLessThan(6);
 
     const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(again.code, again.stderr).toBe(0);
     const rows = JSON.parse(again.stdout) as { key: string; order: { id: string } }[];
-    const orders = await ordersWithKeyPrefix(server, prefix);
+    const orders = await ordersWithKeyPrefix(served.server, prefix);
     expect(orders).toHaveLength(6);
     for (const o of before) expect(orders.find((a) => a.idempotency_key === o.idempotency_key)?.order_id).toBe(o.order_id);
     for (const row of rows) expect(orders.find((o) => o.idempotency_key === row.key)?.order_id).toBe(row.order.id);
     expect(await pendingKeys(configDir)).toEqual([]);
-    expect(intentFiles(configDir)).toEqual([]);
+    expect(journalFiles(configDir)).toEqual([]);
   });
 });
