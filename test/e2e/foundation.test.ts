@@ -35,8 +35,7 @@ describe('ping', () => {
   });
 
   it('another reseller\'s live key given with --api-key', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallLive], { baseUrl: server.url });
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallLive], { baseUrl: served.url });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_small' });
   });
@@ -53,8 +52,7 @@ describe('ping', () => {
   });
 
   it('a bad key exits 3, showing the status and the code', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: server.url });
+    const result = await runCli(['ping', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key');
     // The hint names what fixes a refused key: login, --api-key, GIFTCODES_API_KEY.
@@ -63,24 +61,21 @@ describe('ping', () => {
   });
 
   it('a key without a known prefix exits 3 before anything is sent', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--verbose'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: 'pk_something_else_123456' } });
+    const result = await runCli(['ping', '--verbose'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: 'pk_something_else_123456' } });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('GIFTCODES_API_KEY does not look like an API key');
     expect(result.stderr).not.toContain('GET /v1/ping');
   });
 
   it('no key at all exits 3 and says how to log in', async () => {
-    const { server } = served;
-    const result = await runCli(['ping'], { baseUrl: server.url });
+    const result = await runCli(['ping'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('no test key in profile "default"');
     expect(result.stderr).toContain('giftcodes login');
   });
 
   it('--json errors are one JSON object on stderr with code, message, status and exitCode', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--json', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: server.url });
+    const result = await runCli(['ping', '--json', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(jsonError(result)).toMatchObject({ code: 'invalid_api_key', status: 401, exitCode: 3, message: expect.stringContaining('HTTP 401') });
@@ -136,8 +131,7 @@ describe('catalog list', () => {
   });
 
   it('keeps the product ids for shell completion', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
     const cache = JSON.parse(readFileSync(join(configDir, 'catalog-cache.json'), 'utf8')) as { ids: string[] };
     expect(cache.ids).toHaveLength(12);
@@ -145,8 +139,7 @@ describe('catalog list', () => {
   });
 
   it('a bad key exits 3 here too', async () => {
-    const { server } = served;
-    const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], { baseUrl: server.url });
+    const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
   });
@@ -188,9 +181,8 @@ describe('a catalog of 250 products (--seed)', () => {
 
 describe('login', () => {
   it('--api-key-stdin saves a key that the next ping uses', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: `${DEMO_KEYS.test}\n` });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: `${DEMO_KEYS.test}\n` });
     expect(login.code).toBe(0);
     expect(login.stdout).toContain('saved the test key sc_test_…7e2d for reseller rs_demo in profile "default"');
     const ping = await runCli(['ping', '--json'], { configDir });
@@ -199,16 +191,14 @@ describe('login', () => {
   });
 
   it('--json: the profile, environment, reseller and the key masked', async () => {
-    const { server } = served;
-    const result = await runCli(['login', '--api-key-stdin', '--json', '--base-url', server.url], { input: DEMO_KEYS.live });
+    const result = await runCli(['login', '--api-key-stdin', '--json', '--base-url', served.url], { input: DEMO_KEYS.live });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', environment: 'live', resellerId: 'rs_demo', key: 'sc_live_…8a7f', baseUrl: server.url });
+    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', environment: 'live', resellerId: 'rs_demo', key: 'sc_live_…8a7f', baseUrl: served.url });
   });
 
   it('a live key saved into a named profile, then used with --profile and --env live', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallLive });
+    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], { configDir, input: DEMO_KEYS.smallLive });
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('--env live');
     const ping = await runCli(['ping', '--json', '--profile', 'shop-eu', '--env', 'live'], { configDir });
@@ -217,40 +207,35 @@ describe('login', () => {
   });
 
   it('a key the server rejects is not saved (exit 3)', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: 'sc_test_unknown_key_0000000' });
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: 'sc_test_unknown_key_0000000' });
     expect(result.code).toBe(3);
     expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_test_unknown');
   });
 
   it('an sc_live_ key given for --env test is refused (exit 2) and not saved', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const result = await runCli(['login', '--api-key-stdin', '--env', 'test', '--base-url', server.url], { configDir, input: DEMO_KEYS.live });
+    const result = await runCli(['login', '--api-key-stdin', '--env', 'test', '--base-url', served.url], { configDir, input: DEMO_KEYS.live });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('a live key cannot be saved as the test key');
     expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_live_');
   });
 
   it('an empty stdin is a usage error', async () => {
-    const { server } = served;
-    const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { input: '' });
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { input: '' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('stdin was empty');
   });
 
   it('never prompts when not interactive: exit 2 naming --api-key-stdin (CI set)', async () => {
-    const { server } = served;
-    const result = await runCli(['login', '--base-url', server.url]);
+    const result = await runCli(['login', '--base-url', served.url]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('not interactive');
     expect(result.stderr).toContain('--api-key-stdin');
   });
 
   it('never prompts when stdin is not a terminal, even without CI', async () => {
-    const { server } = served;
-    const result = await runCli(['login', '--base-url', server.url], { env: { CI: undefined } });
+    const result = await runCli(['login', '--base-url', served.url], { env: { CI: undefined } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--api-key-stdin');
   });
@@ -258,15 +243,13 @@ describe('login', () => {
 
 describe('keys and environments', () => {
   it('--api-key with a conflicting --env is a usage error (exit 2)', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--api-key', DEMO_KEYS.live, '--env', 'test'], { baseUrl: server.url });
+    const result = await runCli(['ping', '--api-key', DEMO_KEYS.live, '--env', 'test'], { baseUrl: served.url });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--env test conflicts with the live key in --api-key');
   });
 
   it('GIFTCODES_API_KEY with a conflicting --env is a usage error too', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--env', 'live'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '--env', 'live'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('GIFTCODES_API_KEY');
   });
@@ -285,8 +268,7 @@ describe('keys and environments', () => {
   });
 
   it('the --api-key flag wins over GIFTCODES_API_KEY', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallTest], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallTest], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ resellerId: 'rs_small' });
   });
@@ -337,8 +319,7 @@ describe('a key never travels over plain http to another machine', () => {
   });
 
   it('http to a loopback name is allowed', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.test, '--base-url', server.url.replace('127.0.0.1', 'localhost')]);
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.test, '--base-url', served.url.replace('127.0.0.1', 'localhost')]);
     expect(result.code).toBe(0);
   });
 

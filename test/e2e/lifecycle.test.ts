@@ -110,8 +110,7 @@ describe('a failed order reaches the user before its intent ends (gap 4)', () =>
   const served = servedApi(['--fulfil-after', '100', '--fail-orders', '1']);
 
   it('--wait --json > /dev/full: exit 8 and the intent pending; the next run prints the failed order and exits 6, nothing left', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '1', '--wait', '--interval', '0.05', '--json'];
     const full = shell('exec CLI > /dev/full', args, configDir);
     expect(full.code, full.stderr).toBe(8);
@@ -120,7 +119,7 @@ describe('a failed order reaches the user before its intent ends (gap 4)', () =>
     expect(again.code, again.stderr).toBe(6);
     expect(JSON.parse(again.stdout)).toMatchObject({ status: 'failed' });
     expect(journalFiles(configDir)).toEqual([]);
-    const orders = (await ledger(server)).orders;
+    const orders = (await ledger(served.server)).orders;
     expect(orders).toHaveLength(1);
     const listed = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as { outcome: string }[];
     expect(listed).toMatchObject([{ outcome: 'failed' }]);

@@ -75,8 +75,7 @@ async function send(planned: Planned): Promise<Answered> {
 
 describe('load', () => {
   test(`${REQUESTS} order requests, ${IN_FLIGHT} in flight: the ledger holds exactly the orders answered`, async () => {
-    const { server } = served;
-    const before = await ledger(server);
+    const before = await ledger(served.server);
     const planned = plan();
     const answers: Answered[] = new Array<Answered>(planned.length);
     let next = 0;
@@ -112,7 +111,7 @@ describe('load', () => {
     const answeredIds = [...orderOfKey.values()].sort();
     expect(new Set(answeredIds).size).toBe(answeredIds.length);
 
-    const after = await ledger(server);
+    const after = await ledger(served.server);
     const beforeIds = new Set(before.orders.map((o) => String(o.order_id)));
     const added = after.orders.filter((o) => !beforeIds.has(String(o.order_id)));
     // Exactly the answered orders: none lost, none doubled, none for a refused request.

@@ -75,8 +75,7 @@ describe('interruption and recovery', () => {
   });
 
   it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'], { configDir });
     expect(first.code, first.stderr).toBe(5);
     expect(first.stderr).toContain('request_in_progress');
@@ -88,13 +87,12 @@ describe('interruption and recovery', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const results = JSON.parse(resumed.stdout);
     expect(results).toHaveLength(1);
-    const charged = (await ledger(server)).orders.filter((o) => o.product_id === 'amazon-us-50' && o.quantity === 9);
+    const charged = (await ledger(served.server)).orders.filter((o) => o.product_id === 'amazon-us-50' && o.quantity === 9);
     expect(charged.map((o) => o.order_id)).toEqual([results[0].order.id]);
   });
 
   it('SIGTERM (a cron timeout) also stops gracefully with the resume hint', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const { proc, result } = await placeInFlight(configDir, ['--product', 'tesco-uk-20', '--quantity', '2']);
     await new Promise((r) => setTimeout(r, 200));
     proc.kill('SIGTERM');
@@ -106,8 +104,7 @@ describe('interruption and recovery', () => {
   });
 
   it('abandon drops an interrupted intent and warns that the order may exist', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const { proc, result } = await placeInFlight(configDir, ['--product', 'tesco-uk-20', '--quantity', '1']);
     proc.kill('SIGKILL');
     await result;

@@ -62,9 +62,8 @@ describe('npm install --global <tarball>', () => {
   });
 
   it('pings a giftcodes serve started from the same install', async () => {
-    const { server } = served;
     expect(installed).toMatch(/giftcodes$/);
-    const { stdout } = await giftcodes(['ping', '--json', '--base-url', server.url], { GIFTCODES_API_KEY: DEMO_KEYS.test });
+    const { stdout } = await giftcodes(['ping', '--json', '--base-url', served.url], { GIFTCODES_API_KEY: DEMO_KEYS.test });
     expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
   });
 

@@ -37,14 +37,13 @@ function files(dir: string): Record<string, string> {
 
 describe('--api-key on the command line', () => {
   test('warns once on stderr, pointing at GIFTCODES_API_KEY and login --api-key-stdin', async () => {
-    const { server } = served;
-    const result = await runCli(['ping', '--api-key', KEY], { baseUrl: server.url });
+    const result = await runCli(['ping', '--api-key', KEY], { baseUrl: served.url });
     expect(result.code).toBe(0);
     // A non-terminal stderr stamps each notice with its ISO 8601 time (cron logs).
     const warnings = result.stderr.split('\n').filter((line) => line.includes('--api-key puts the key')).map((line) => line.replace(/^\S+Z /, ''));
     expect(warnings).toEqual(['warning: --api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin']);
     // login with --api-key too (the key still went through argv).
-    const login = await runCli(['login', '--api-key', KEY], { baseUrl: server.url });
+    const login = await runCli(['login', '--api-key', KEY], { baseUrl: served.url });
     expect(login.code).toBe(0);
     expect(login.stderr.match(/--api-key puts the key/g)).toHaveLength(1);
   });
@@ -65,13 +64,12 @@ describe('--api-key on the command line', () => {
 describe('a known key through every command, with --verbose', () => {
   test('appears in no output and in no file but config.json: not the journal, the catalog cache or codes files', async () => {
     const { server: dropper } = dropping;
-    const { server } = served;
     const configDir = tempDir('giftcodes-secrets-');
     const cwd = tempDir('giftcodes-secrets-cwd-');
     const outputs: RunResult[] = [];
     const journalSeen: Record<string, string> = {};
     const run = async (args: string[], o: RunOptions & { expectCode?: number } = {}): Promise<RunResult> => {
-      const result = await runCli([...args, '--verbose'], { configDir, cwd, baseUrl: server.url, ...o });
+      const result = await runCli([...args, '--verbose'], { configDir, cwd, baseUrl: served.url, ...o });
       outputs.push(result);
       expect(result.code, `giftcodes ${args.join(' ')}: ${result.stderr}`).toBe(o.expectCode ?? 0);
       // The journal as it stands after every command, so a key written and later removed is caught too.
@@ -140,13 +138,12 @@ describe('a known key through every command, with --verbose', () => {
 
 describe('crash output', () => {
   test('an internal error, with GIFTCODES_DEBUG=1 stack output, shows the key masked', async () => {
-    const { server } = served;
     // Forced from outside: a preload makes Date#toISOString throw with the key in its message once the
     // order journal is about to write an intent, which no CliError covers (exit 1, a bug by definition).
     const preload = join(tempDir(), 'crash.mjs');
     writeFileSync(preload, "Date.prototype.toISOString = function () { throw new Error(`clock broke while holding ${process.env.GIFTCODES_API_KEY}`); };\n");
     const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--verbose'], {
-      baseUrl: server.url,
+      baseUrl: served.url,
       env: { GIFTCODES_API_KEY: KEY, GIFTCODES_DEBUG: '1', NODE_OPTIONS: `--import=${preload}` },
     });
     expect(result.code).toBe(1);
@@ -186,9 +183,8 @@ describe('plain http to another host', () => {
   }
 
   test('the tracer sees lookups and connects (control: localhost)', async () => {
-    const { server } = served;
     const { env, trace } = tracer();
-    const result = await runCli(['ping', '--retries', '0'], { baseUrl: server.url.replace('127.0.0.1', 'localhost'), env: { ...env, GIFTCODES_API_KEY: KEY } });
+    const result = await runCli(['ping', '--retries', '0'], { baseUrl: served.url.replace('127.0.0.1', 'localhost'), env: { ...env, GIFTCODES_API_KEY: KEY } });
     expect(result.code).toBe(0);
     expect(trace()).toEqual(expect.arrayContaining(['lookup localhost']));
     expect(trace().some((line) => line.startsWith('connect'))).toBe(true);
