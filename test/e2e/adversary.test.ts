@@ -33,9 +33,8 @@ describe('order place --plan: a row out file that cannot be written', () => {
   // it pending; every re-run of the plan failed the same way. `order place --out` refuses both up front.
   for (const kind of ['an existing file', 'a dangling symbolic link'] as const) {
     it(`${kind}: refused before anything is sent, nothing charged, nothing pending`, { timeout: 30_000 }, async () => {
-      const { server } = served;
       const dir = tempDir();
-      const configDir = await loggedIn(server);
+      const configDir = await loggedIn(served.server);
       const out = join(dir, 'codes.csv');
       if (kind === 'an existing file') writeFileSync(out, 'mine\n');
       else symlinkSync(join(dir, 'nowhere.csv'), out);
@@ -59,9 +58,8 @@ describe('codes get to stdout whose reader has gone', () => {
   // codes had reached no one. A closed pipe is not a delivery.
   for (const verb of ['codes get', 'order watch --out -'] as const) {
   it(`${verb}: leaves the interrupted order pending; resume then delivers it with no second charge`, { timeout: 45_000 }, async () => {
-    const { server } = served;
     const dir = tempDir();
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const { key, orderId } = await orphanAccepted(configDir, dir, 3);
     const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1' };
     delete env.GIFTCODES_API_KEY;
@@ -87,9 +85,8 @@ describe('codes get of an order id that an intent of another server also holds',
   // server it was placed on: the same id on the live and the test service (or two services) made a live
   // order vanish from `order pending` when the test order's codes were fetched.
   it('leaves the other server’s intent pending', { timeout: 30_000 }, async () => {
-    const { server } = served;
     const dir = tempDir();
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const { key, orderId } = await orphanAccepted(configDir, dir, 1);
     // The intent now names another server that happens to use the same order id.
     const journal = join(configDir, 'journal');
@@ -108,8 +105,7 @@ describe('--idempotency-key reused for another product', () => {
   // Broke: the refusal (422 idempotency_key_reused) was recorded under the same key and replaced the record
   // of the order that key had placed: `order list` no longer showed a delivered, charged order.
   it('keeps the record of the order the key placed', { timeout: 30_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const key = `adv-${Date.now()}`;
     const first = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '1', '--idempotency-key', key, '--json'], { configDir });
     expect(first.code, first.stderr).toBe(0);
@@ -131,9 +127,8 @@ describe('order place --plan run twice at once', () => {
   // A run readies (begins and arms) its next row while the current row's request is out (issue 16): paused
   // on row 2, the first run already holds row 3 too, so the row the second run delivers is row 4.
   it('a row the other run delivered meanwhile is read, not placed; nothing is left pending', { timeout: 60_000 }, async () => {
-    const { server } = served;
     const dir = tempDir();
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const plan = join(dir, 'plan.csv');
     writeFileSync(plan, `product,quantity,out\n${PRODUCT},4\n${PRODUCT},3\n${PRODUCT},5,b.csv\n`);
     const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', GIFTCODES_FAILPOINTS: 'request.sent=pause:5000' };
@@ -163,7 +158,7 @@ describe('order place --plan run twice at once', () => {
     expect(firstRows.filter((r) => r.error !== undefined)).toEqual([]);
     expect(readFileSync(join(dir, 'b.csv'), 'utf8').trim().split('\n')).toHaveLength(6);
     expect(await pendingIntents(configDir)).toEqual([]);
-    const charged = (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(secondRows[0]!.key.replace(/-r\d+$/, '')));
+    const charged = (await ledger(served.server)).orders.filter((o) => String(o.idempotency_key).startsWith(secondRows[0]!.key.replace(/-r\d+$/, '')));
     expect(charged).toHaveLength(3);
   });
 });

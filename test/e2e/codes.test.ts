@@ -2,7 +2,7 @@
 // --force, a SIGKILL mid-export, codes before completion, --wait.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer } from '../helpers/e2e.js';
 
@@ -87,6 +87,20 @@ function strays(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.endsWith('.tmp'));
 }
 
+/**
+ * `codes get <orderId> --out <target>` started, once its export is under way: its temporary file beside the
+ * target holds codes already (the --out lock's own short-lived temporary file, a few bytes of JSON linked into
+ * place at once, shares the prefix and must not be mistaken for it).
+ */
+async function exportUnderWay(server: TestServer, orderId: string, target: string): Promise<ReturnType<typeof spawnCli>> {
+  const run = spawnCli(['codes', 'get', orderId, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
+  run.proc.stdin?.end();
+  const dir = dirname(target);
+  const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
+  for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
+  return run;
+}
+
 function cli(server: TestServer, args: string[], timeoutMs?: number) {
   return runCli(args, { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY }, ...(timeoutMs ? { timeoutMs } : {}) });
 }
@@ -103,12 +117,11 @@ describe('codes get: exports', () => {
   });
 
   it('exports a 10,000-code order to CSV, JSON and JSONL, each matching the server exactly, 0600', async () => {
-    const { server } = served;
     expect(expected).toHaveLength(10_000);
     expect(new Set(expected.map((c) => c.code)).size).toBe(10_000);
     const dir = tempDir();
     for (const name of ['codes.csv', 'codes.json', 'codes.jsonl']) {
-      const result = await cli(server, ['codes', 'get', bigOrder, '--out', join(dir, name), '--json']);
+      const result = await cli(served.server, ['codes', 'get', bigOrder, '--out', join(dir, name), '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ orderId: bigOrder, path: join(dir, name), count: 10_000, format: name.split('.')[1] });
       expect(mode(join(dir, name))).toBe(0o600);
@@ -137,8 +150,7 @@ describe('codes get: exports', () => {
   });
 
   it('stops quietly with exit 0 when the reader of stdout goes away (| head)', async () => {
-    const { server } = served;
-    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
+    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY } });
     proc.stdin?.end();
     proc.stdout?.once('data', () => proc.stdout?.destroy());
     const ended = await result;
@@ -164,15 +176,14 @@ describe('codes get: exports', () => {
   });
 
   it('leaves an existing file untouched without --force (exit 2), and replaces it with --force', async () => {
-    const { server } = served;
     const dir = tempDir();
     const target = join(dir, 'codes.csv');
     writeFileSync(target, 'keep me\n', { mode: 0o644 });
-    const refused = await cli(server, ['codes', 'get', bigOrder, '--out', target]);
+    const refused = await cli(served.server, ['codes', 'get', bigOrder, '--out', target]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--force');
     expect(readFileSync(target, 'utf8')).toBe('keep me\n');
-    const forced = await cli(server, ['codes', 'get', bigOrder, '--out', target, '--force']);
+    const forced = await cli(served.server, ['codes', 'get', bigOrder, '--out', target, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect(parseCsv(readFileSync(target, 'utf8'))).toHaveLength(10_001);
     expect(mode(target)).toBe(0o600);
@@ -180,15 +191,13 @@ describe('codes get: exports', () => {
   });
 
   it('refuses a missing directory before fetching anything (exit 2)', async () => {
-    const { server } = served;
-    const result = await cli(server, ['codes', 'get', bigOrder, '--out', join(tempDir(), 'no', 'such', 'codes.csv')]);
+    const result = await cli(served.server, ['codes', 'get', bigOrder, '--out', join(tempDir(), 'no', 'such', 'codes.csv')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('does not exist');
   });
 
   it('says an unknown order is not found (exit 4)', async () => {
-    const { server } = served;
-    const result = await cli(server, ['codes', 'get', 'ord_does_not_exist']);
+    const result = await cli(served.server, ['codes', 'get', 'ord_does_not_exist']);
     expect(result.code).toBe(4);
   });
 });
@@ -198,8 +207,7 @@ describe('codes get: timing and interruption', () => {
   const served = servedApi(['--seed', SEED, '--fulfil-after', '2500', '--latency', '120']);
   let bigOrder: string;
   beforeAll(async () => {
-    const { server } = served;
-    bigOrder = await placeOrder(server, 'plain-us-10', 10_000);
+    bigOrder = await placeOrder(served.server, 'plain-us-10', 10_000);
   });
 
   it('exits 4 with a hint naming --wait before completion, then --wait waits and succeeds', async () => {
@@ -221,17 +229,15 @@ describe('codes get: timing and interruption', () => {
   });
 
   it('gives up with exit 7 after --timeout', async () => {
-    const { server } = served;
-    const order = await placeOrder(server, 'plain-us-10', 1);
-    const result = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.1', '--timeout', '0.3']);
+    const order = await placeOrder(served.server, 'plain-us-10', 1);
+    const result = await cli(served.server, ['codes', 'get', order, '--wait', '--interval', '0.1', '--timeout', '0.3']);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain('order watch');
   });
 
   it('exits 6 when the order fails while waiting', async () => {
-    const { server } = served;
-    const order = await placeOrder(server, 'doomed-us-10', 1);
-    const result = await cli(server, ['codes', 'get', order, '--wait', '--interval', '0.2', '--json']);
+    const order = await placeOrder(served.server, 'doomed-us-10', 1);
+    const result = await cli(served.server, ['codes', 'get', order, '--wait', '--interval', '0.2', '--json']);
     expect(result.code).toBe(6);
     expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'order_failed', exitCode: 6 });
   });
@@ -241,12 +247,7 @@ describe('codes get: timing and interruption', () => {
     await completed(server, bigOrder);
     const dir = tempDir();
     const target = join(dir, 'codes.csv');
-    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
-    proc.stdin?.end();
-    // The export's temporary file, holding codes already: the --out lock's own short-lived temporary file
-    // (a few bytes of JSON, linked into place at once) shares the prefix and must not be mistaken for it.
-    const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
-    for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
+    const { proc, result } = await exportUnderWay(server, bigOrder, target);
     const temps = strays(dir);
     expect(temps.length).toBeGreaterThan(0);
     expect(temps.every((name) => name.startsWith(`.codes.csv.giftcodes-${proc.pid}-`))).toBe(true);
@@ -261,15 +262,9 @@ describe('codes get: timing and interruption', () => {
   });
 
   it('SIGTERM mid-export exits 130 and leaves no file at the target', async () => {
-    const { server } = served;
     const dir = tempDir();
     const target = join(dir, 'codes.json');
-    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
-    proc.stdin?.end();
-    // The export's temporary file, holding codes already: the --out lock's own short-lived temporary file
-    // (a few bytes of JSON, linked into place at once) shares the prefix and must not be mistaken for it.
-    const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
-    for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
+    const { proc, result } = await exportUnderWay(served.server, bigOrder, target);
     proc.kill('SIGTERM');
     const ended = await result;
     expect(ended.code).toBe(130);

@@ -138,8 +138,7 @@ describe('bash in a real terminal', () => {
     const home = tempDir('giftcodes-home-');
     mkdirSync(join(home, '.config'), { recursive: true });
     terminal = openTerminal(['bash', '--norc', '--noprofile'], { PATH: pathWithGiftcodes, HOME: home, GIFTCODES_CONFIG_DIR: served.configDir, PS1: '$ ' });
-    terminal.type(`source ${BASH_SCRIPT}; clear`);
-    terminal.press('Enter');
+    terminal.answer(`source ${BASH_SCRIPT}; clear`);
     await terminal.waitFor(/^\$$/m);
   });
   afterAll(() => terminal?.close());

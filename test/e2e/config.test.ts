@@ -2,41 +2,40 @@
 import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const served = servedApi();
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 const storedConfig = (configDir: string): string => readFileSync(join(configDir, 'config.json'), 'utf8');
 
+/** A logged-in config dir whose directory, or config file, then has `permissions`. */
+async function loggedInWithMode(what: 'directory' | 'config file', permissions: number): Promise<{ configDir: string; file: string }> {
+  const configDir = await loggedIn(served.server);
+  const file = join(configDir, 'config.json');
+  chmodSync(what === 'directory' ? configDir : file, permissions);
+  return { configDir, file };
+}
+
 describe('the config file on disk', () => {
   it('login creates the directory 0700 and the file 0600', async () => {
     const configDir = join(tempDir(), 'nested', 'giftcodes');
-    await loggedIn(server, DEMO_KEYS.test, configDir);
+    await loggedIn(served.server, DEMO_KEYS.test, configDir);
     expect(mode(configDir)).toBe(0o700);
     expect(mode(join(configDir, 'config.json'))).toBe(0o600);
     expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: DEMO_KEYS.test } } } });
   });
 
   it('a loose directory (chmod 755) is warned about, and the command still runs', async () => {
-    const configDir = await loggedIn(server);
-    chmodSync(configDir, 0o755);
+    const { configDir } = await loggedInWithMode('directory', 0o755);
     const result = await runCli(['ping'], { configDir });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`warning: the directory ${configDir} is readable by other users (mode 0755); run: chmod 700 ${configDir}`);
   });
 
   it('a loose config file (chmod 644) is warned about, and the next write makes it 0600 again', async () => {
-    const configDir = await loggedIn(server);
-    const file = join(configDir, 'config.json');
-    chmodSync(file, 0o644);
+    const { configDir, file } = await loggedInWithMode('config file', 0o644);
     const show = await runCli(['config', 'show'], { configDir });
     expect(show.code).toBe(0);
     expect(show.stderr).toContain(`the config file ${file} is readable by other users (mode 0644)`);
@@ -45,16 +44,14 @@ describe('the config file on disk', () => {
   });
 
   it('--quiet silences the warning', async () => {
-    const configDir = await loggedIn(server);
-    chmodSync(configDir, 0o755);
+    const { configDir } = await loggedInWithMode('directory', 0o755);
     const result = await runCli(['ping', '--quiet'], { configDir });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
   });
 
   it('a directory others can write (chmod 777) is refused with exit 8 and the chmod that fixes it', async () => {
-    const configDir = await loggedIn(server);
-    chmodSync(configDir, 0o777);
+    const { configDir } = await loggedInWithMode('directory', 0o777);
     const result = await runCli(['ping'], { configDir });
     expect(result.code).toBe(8);
     expect(result.stderr).toContain(`the directory ${configDir} can be written by other users (mode 0777): refusing to use it`);
@@ -63,9 +60,7 @@ describe('the config file on disk', () => {
   });
 
   it('a config file others can write (chmod 666) is refused with exit 8, and works again after the hinted chmod', async () => {
-    const configDir = await loggedIn(server);
-    const file = join(configDir, 'config.json');
-    chmodSync(file, 0o666);
+    const { configDir, file } = await loggedInWithMode('config file', 0o666);
     const result = await runCli(['ping', '--json'], { configDir });
     expect(result.code).toBe(8);
     expect(JSON.parse(result.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'unsafe_permissions', exitCode: 8 } });
@@ -75,7 +70,7 @@ describe('the config file on disk', () => {
   });
 
   it.skipIf(process.getuid?.() !== 0)('a directory or config file another user owns is refused with the chown to run (needs root to arrange)', async () => {
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const file = join(configDir, 'config.json');
     chownSync(file, 65534, 65534);
     const fileResult = await runCli(['config', 'show'], { configDir });
@@ -122,9 +117,8 @@ describe('the config file on disk', () => {
 describe('config show, list, set, use', () => {
   let configDir: string;
   beforeAll(async () => {
-    configDir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, configDir);
-    const named = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallTest });
+    configDir = await loggedIn(served.server, BOTH_KEYS);
+    const named = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], { configDir, input: DEMO_KEYS.smallTest });
     expect(named.code).toBe(0);
   });
 
@@ -132,7 +126,7 @@ describe('config show, list, set, use', () => {
     const result = await runCli(['config', 'show'], { configDir });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^profile\s+default \(default\)$/m);
-    expect(result.stdout).toContain(`base URL     ${server.url}`);
+    expect(result.stdout).toContain(`base URL     ${served.url}`);
     // No D-Bus session here: login kept both keys in the file, and show says where each one is.
     expect(result.stdout).toMatch(/^test key\s+sc_test_…7e2d {2}\(in the config file\)$/m);
     expect(result.stdout).toMatch(/^live key\s+sc_live_…8a7f {2}\(in the config file\)$/m);
@@ -146,7 +140,7 @@ describe('config show, list, set, use', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       profile: 'default',
       default: true,
-      baseUrl: server.url,
+      baseUrl: served.url,
       defaultEnv: 'test',
       keys: { test: 'sc_test_…7e2d', live: 'sc_live_…8a7f' },
       keyStorage: { test: 'file', live: 'file' },
@@ -181,8 +175,7 @@ describe('config show, list, set, use', () => {
   });
 
   it('set default-env live: ping then uses the live key', async () => {
-    const dir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, dir);
+    const dir = await loggedIn(served.server, BOTH_KEYS);
     const set = await runCli(['config', 'set', 'default-env', 'live'], { configDir: dir });
     expect(set.code).toBe(0);
     expect(set.stdout).toContain('default-env is now live in profile "default"');
@@ -196,9 +189,9 @@ describe('config show, list, set, use', () => {
   it('set base-url: normalised and used by the next command', async () => {
     const dir = tempDir();
     await runCli(['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:1'], { configDir: dir, input: DEMO_KEYS.test }).then((r) => expect(r.code).toBe(5));
-    const set = await runCli(['config', 'set', 'base-url', `${server.url}/`, '--json'], { configDir: dir });
+    const set = await runCli(['config', 'set', 'base-url', `${served.url}/`, '--json'], { configDir: dir });
     expect(set.code).toBe(0);
-    expect(JSON.parse(set.stdout)).toEqual({ profile: 'default', field: 'base-url', value: server.url });
+    expect(JSON.parse(set.stdout)).toEqual({ profile: 'default', field: 'base-url', value: served.url });
     const login = await runCli(['login', '--api-key-stdin'], { configDir: dir, input: DEMO_KEYS.test });
     expect(login.code).toBe(0);
     expect((await runCli(['ping'], { configDir: dir })).code).toBe(0);
@@ -217,8 +210,8 @@ describe('config show, list, set, use', () => {
   });
 
   it('use: makes an existing profile the default, which the next ping uses', async () => {
-    const dir = await loggedIn(server, DEMO_KEYS.test);
-    expect((await runCli(['login', '--api-key-stdin', '--profile', 'small', '--base-url', server.url], { configDir: dir, input: DEMO_KEYS.smallTest })).code).toBe(0);
+    const dir = await loggedIn(served.server, DEMO_KEYS.test);
+    expect((await runCli(['login', '--api-key-stdin', '--profile', 'small', '--base-url', served.url], { configDir: dir, input: DEMO_KEYS.smallTest })).code).toBe(0);
     const use = await runCli(['config', 'use', 'small'], { configDir: dir });
     expect(use.code).toBe(0);
     expect(use.stdout).toContain('"small" is now the default profile');
@@ -246,8 +239,7 @@ describe('config show, list, set, use', () => {
 
 describe('logout', () => {
   it('by default removes both keys', async () => {
-    const configDir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
     const result = await runCli(['logout'], { configDir });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('removed the test and live keys from profile "default"');
@@ -256,8 +248,7 @@ describe('logout', () => {
   });
 
   it('--env live removes only the live key', async () => {
-    const configDir = await loggedIn(server, DEMO_KEYS.test);
-    await loggedIn(server, DEMO_KEYS.live, configDir);
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
     const result = await runCli(['logout', '--env', 'live', '--json'], { configDir });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ profile: 'default', removed: ['live'] });

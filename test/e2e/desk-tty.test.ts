@@ -15,19 +15,17 @@ describe('at a terminal', () => {
     const before = (await ledger(server)).orders.length;
     const t = inTerminal(['order', 'place', '--env', 'live', '--product', 'amazon-us-10', '--quantity', '3'], configDir);
     await t.waitFor(/LIVE order for 3 × amazon-us-10 at 10\.00 USD each, 30\.00 USD in all\?/);
-    t.type('n');
-    t.press('Enter');
+    t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/)).toContain('[exit 130]');
     expect((await ledger(server)).orders.length).toBe(before);
   });
 
   it('a list longer than the screen goes through the pager; --no-pager prints it', async () => {
-    const { server } = served;
     const configDir = tempDir();
     const history = new History(join(configDir, 'history'));
     for (let i = 0; i < 60; i++) {
       const time = new Date(Date.UTC(2026, 10, 1, 0, i)).toISOString();
-      history.record({ key: `key-${i}`, orderId: `ord_${String(i).padStart(4, '0')}`, productId: 'amazon-us-10', quantity: 1, status: 'completed', environment: 'test', profile: 'default', baseUrl: server.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
+      history.record({ key: `key-${i}`, orderId: `ord_${String(i).padStart(4, '0')}`, productId: 'amazon-us-10', quantity: 1, status: 'completed', environment: 'test', profile: 'default', baseUrl: served.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
     }
     // The pager counts the lines it was given, so the screen shows that it ran and what it got.
     const paged = inTerminal(['order', 'list'], configDir, { GIFTCODES_PAGER: "wc -l | sed 's/^/PAGED /'" });

@@ -85,7 +85,7 @@ describe('order list and order show <ref>', () => {
   });
 
   it('order show takes an id, a key, or a unique prefix; an ambiguous prefix lists the candidates (exit 2)', async () => {
-    const { server, configDir } = served;
+    const { configDir } = served;
     const records = (await list(configDir)).filter((r) => r.orderId);
     const one = records[0]!;
     for (const ref of [one.orderId!, one.key, one.orderId!.slice(0, 14), one.key.slice(0, 12)]) {
@@ -98,7 +98,7 @@ describe('order list and order show <ref>', () => {
     expect(ambiguous.stderr).toMatch(/^error: "ord_" matches \d+ orders: /m);
     for (const r of records) expect(ambiguous.stderr).toContain(r.orderId!);
     // Unknown locally: asked of the API as an id (another machine's order).
-    const elsewhere = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir: await loggedIn(server) })).stdout) as { id: string };
+    const elsewhere = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir: await loggedIn(served.server) })).stdout) as { id: string };
     const remote = await runCli(['order', 'show', elsewhere.id, '--json'], { configDir });
     expect(remote.code, remote.stderr).toBe(0);
     expect(JSON.parse(remote.stdout).id).toBe(elsewhere.id);
@@ -169,15 +169,15 @@ describe('order place --plan', () => {
   });
 
   it('bad rows are reported with their line numbers and nothing is ordered', async () => {
-    const { server, configDir } = served;
+    const { configDir } = served;
     const dir = tempDir();
     const plan = join(dir, 'bad.csv');
     writeFileSync(plan, 'amazon-us-10,1\namazon-us-10,zero\n\namazon-us-10\namazon-us-10,0\n');
-    const before = (await ledger(server)).orders.length;
+    const before = (await ledger(served.server)).orders.length;
     const result = await runCli(['order', 'place', '--plan', plan], { configDir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/has 3 bad rows, nothing was ordered: line 2: .*; line 4: .*; line 5: /);
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(served.server)).orders.length).toBe(before);
     const missing = await runCli(['order', 'place', '--plan', join(dir, 'nope.csv')], { configDir });
     expect(missing.code).toBe(2);
     const both = await runCli(['order', 'place', '--plan', plan, '--product', 'x'], { configDir });
@@ -244,12 +244,12 @@ describe('--query on every command, help, logs', () => {
   });
 
   it('a bad expression exits 2 before anything is sent', async () => {
-    const { server, configDir } = served;
-    const before = (await ledger(server)).orders.length;
+    const { configDir } = served;
+    const before = (await ledger(served.server)).orders.length;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json', '--query', '[[id'], { configDir });
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'bad_query', exitCode: 2 });
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(served.server)).orders.length).toBe(before);
     expect((await list(configDir)).filter((r) => r.outcome === 'pending')).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, runCli, servedApi, spawnCli, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, journalFiles, ledger, runCli, servedApi, spawnCli, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const DIALECTS = ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const;
@@ -36,30 +36,24 @@ function filesIn(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-function journalFiles(configDir: string): string[] {
-  return filesIn(join(configDir, 'journal')).filter((name) => name.endsWith('.json'));
-}
-
 describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   const served = servedApi(['--dialect', dialect, '--max-page', MAX_PAGE, '--fulfil-after', '0']);
   const spelled = SPELLING[dialect];
 
   it('ping: the environment name is read as test, no warning', async () => {
-    const { server } = served;
-    const result = await runCli(['ping'], withKey(server));
+    const result = await runCli(['ping'], withKey(served.server));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^status\s+ok$/m);
     expect(result.stdout).toMatch(new RegExp(`^environment\\s+${spelled.environment.replace(/[()]/g, '\\$&')}$`, 'm'));
     expect(result.stdout).toMatch(/^reseller\s+rs_demo$/m);
     expect(result.stderr).toBe('');
     // login verifies the key with the same ping: the dialect's name for test is test.
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { input: DEMO_KEYS.test });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { input: DEMO_KEYS.test });
     expect(login.code, login.stderr).toBe(0);
   });
 
   it('catalog list: every product, over every page', async () => {
-    const { server } = served;
-    const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(server));
+    const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(served.server));
     expect(result.code, result.stderr).toBe(0);
     const products = JSON.parse(result.stdout) as Record<string, unknown>[];
     expect(products.map((p) => p.id)).toHaveLength(PRODUCTS);
@@ -103,9 +97,8 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('an unknown product: exit 4 with the status, the code and the message; nothing left pending', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const result = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], withKey(server, configDir));
+    const result = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], withKey(served.server, configDir));
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toContain('HTTP 400 unknown_product: no product has the id "no-such-product"');
     expect(result.stderr).toContain('hint: list the products with: giftcodes catalog list');
@@ -113,16 +106,14 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('a key the service does not know: exit 3, HTTP 401 invalid_api_key and the message', async () => {
-    const { server } = served;
-    const result = await runCli(['catalog', 'list'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_000000' } });
+    const result = await runCli(['catalog', 'list'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_000000' } });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key: the API key is not recognised');
     expect(result.stdout).toBe('');
   });
 
   it('an order that does not exist: exit 4, HTTP 404 order_not_found', async () => {
-    const { server } = served;
-    const result = await runCli(['order', 'show', 'ord_nope'], withKey(server));
+    const result = await runCli(['order', 'show', 'ord_nope'], withKey(served.server));
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('HTTP 404 order_not_found: no order with this id exists for this key');
   });
@@ -132,22 +123,20 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   const served = servedApi(['--dialect', dialect, '--max-page', MAX_PAGE, '--fulfil-after', '0', '--short-pages']);
 
   it('order place --out: exit 5 with the counts, and no codes file (nor a temporary one)', async () => {
-    const { server } = served;
     const dir = tempDir();
     const out = join(dir, 'codes.csv');
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--out', out, '--interval', '0.1'], withKey(server));
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--out', out, '--interval', '0.1'], withKey(served.server));
     expect(result.code, result.stderr).toBe(5);
     expect(result.stderr).toMatch(/12 codes but only 11 arrived/);
     expect(filesIn(dir)).toEqual([]);
   });
 
   it('codes get --out of a completed order: exit 5, no file', async () => {
-    const { server } = served;
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'], withKey(server));
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'], withKey(served.server));
     expect(placed.code, placed.stderr).toBe(0);
     const { id } = JSON.parse(placed.stdout) as { id: string };
     const dir = tempDir();
-    const result = await runCli(['codes', 'get', id, '--wait', '--out', join(dir, 'codes.json')], withKey(server));
+    const result = await runCli(['codes', 'get', id, '--wait', '--out', join(dir, 'codes.json')], withKey(served.server));
     expect(result.code, result.stderr).toBe(5);
     expect(result.stderr).toMatch(/7 codes but only 6 arrived/);
     expect(filesIn(dir)).toEqual([]);
@@ -155,9 +144,8 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
 
   // Ours states no total for the catalog (openapi.yaml): there, only the order's quantity can tell.
   it.skipIf(dialect === 'ours')('catalog list: the stated total is checked: exit 5, nothing printed, no completion cache', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const result = await runCli(['catalog', 'list', '--json'], withKey(server, configDir));
+    const result = await runCli(['catalog', 'list', '--json'], withKey(served.server, configDir));
     expect(result.code, result.stderr).toBe(5);
     expect(result.stderr).toContain('the API states 12 products but only 11 arrived');
     expect(result.stdout).toBe('');

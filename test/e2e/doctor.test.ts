@@ -27,14 +27,14 @@ const served = servedApi([], { login: true });
 
 describe('giftcodes doctor: everything a cron job needs holds', () => {
   it('prints one line a check, the key masked, and exits 0', async () => {
-    const { server, configDir } = served;
+    const { configDir } = served;
     const result = await doctor([], { configDir });
     expect(result.code, result.stderr).toBe(0);
     const printed = result.stdout.trimEnd().split('\n');
     expect(printed.map((l) => l.split(/\s+/).slice(0, 2))).toEqual(CHECKS.map((check) => ['ok', check]));
     expect(result.stdout).toContain(`giftcodes ${join(ROOT, 'bin', 'giftcodes')}, node v${process.versions.node}`);
     expect(result.stdout).toContain('sc_test_…7e2d (test, profile "default") from the config file');
-    expect(result.stdout).toContain(`${server.url} answered ping in`);
+    expect(result.stdout).toContain(`${served.url} answered ping in`);
     expect(result.stdout).toMatch(/clock +within \d+ s of the API's clock/);
     expect(result.stderr).toBe('');
   });
@@ -64,8 +64,7 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
   });
 
   it('a group-writable config dir: exit 8 with the chmod to run; the key is not read from it', async () => {
-    const { server } = served;
-    const dir = await loggedIn(server, DEMO_KEYS.test, tempDir());
+    const dir = await loggedIn(served.server, DEMO_KEYS.test, tempDir());
     chmodSync(dir, 0o770);
     const result = await doctor(['--json'], { configDir: dir });
     expect(result.code).toBe(8);
@@ -85,20 +84,19 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
   });
 
   it('a key the API rejects: exit 3; no key at all: exit 3 with the login to run, the API not pinged', async () => {
-    const { server, configDir } = served;
+    const { configDir } = served;
     const rejected = await doctor(['--json'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_unknown_0123456789' } });
     expect(rejected.code).toBe(3);
     expect(line(rejected.stdout, 'key')).toMatchObject({ ok: true, detail: expect.stringContaining('from GIFTCODES_API_KEY') });
     expect(line(rejected.stdout, 'api')).toMatchObject({ ok: false, detail: expect.stringContaining('401') });
-    const none = await doctor(['--json'], { baseUrl: server.url });
+    const none = await doctor(['--json'], { baseUrl: served.url });
     expect(none.code).toBe(3);
     expect(line(none.stdout, 'key')).toMatchObject({ ok: false, hint: expect.stringContaining('giftcodes login') });
     expect(line(none.stdout, 'api')).toMatchObject({ ok: false, detail: 'not checked: no key to ping with' });
   });
 
   it('a key kept in the credential store, run without a D-Bus session (as cron runs): exit 8', async () => {
-    const { server } = served;
-    const dir = storeKeptConfigDir(server.url);
+    const dir = storeKeptConfigDir(served.url);
     const result = await doctor(['--json'], { configDir: dir });
     expect(result.code).toBe(8);
     expect(line(result.stdout, 'key')).toMatchObject({ ok: false, detail: expect.stringContaining('D-Bus'), hint: expect.stringContaining('--insecure-storage') });

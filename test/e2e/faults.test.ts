@@ -26,11 +26,10 @@ describe('503s from --fail-rate 0.5', () => {
   const served = servedApi(['--fail-rate', '0.5', '--seed', catalogSeed(6000)]);
 
   it('are retried until the whole catalog is read, each attempt a --verbose line with the key redacted', async () => {
-    const { server } = served;
     // A run that happens to meet no 503 proves nothing about retries: try again (every run must still succeed).
     let retried: RunResult | undefined;
     for (let run = 0; run < 5 && !retried; run++) {
-      const result = await runCli(['catalog', 'list', '--json', '--verbose', '--retries', '20'], { ...withKey(server), timeoutMs: 60_000 });
+      const result = await runCli(['catalog', 'list', '--json', '--verbose', '--retries', '20'], { ...withKey(served.server), timeoutMs: 60_000 });
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toHaveLength(6000);
       if (/ 503 /.test(result.stderr)) retried = result;
@@ -44,11 +43,10 @@ describe('503s from --fail-rate 0.5', () => {
   });
 
   it('with --retries 0 a 503 is exit 5 naming the status', async () => {
-    const { server } = served;
     // With a share of 0.5, twelve single-attempt pings all succeeding is 1 in 4096.
     let failed: RunResult | undefined;
     for (let run = 0; run < 12 && !failed; run++) {
-      const result = await runCli(['ping', '--retries', '0'], withKey(server));
+      const result = await runCli(['ping', '--retries', '0'], withKey(served.server));
       if (result.code !== 0) failed = result;
     }
     expect(failed, 'no ping met a 503').toBeDefined();
@@ -62,8 +60,7 @@ describe('429s from --rate-limit 1', () => {
   const served = servedApi(['--rate-limit', '1', '--seed', catalogSeed(1200)]);
 
   it('the second page is rate limited, Retry-After is honoured, and the catalog is read whole', async () => {
-    const { server } = served;
-    const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(server));
+    const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(served.server));
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveLength(1200);
     const lines = attemptLines(result);

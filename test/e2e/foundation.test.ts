@@ -2,21 +2,11 @@
 // temporary GIFTCODES_CONFIG_DIR: ping, catalog, keys and environments, transport safety, prompts.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
 
-let server: TestServer;
-/** A config dir holding both demo keys of rs_demo, logged in through the real login. */
-let bothKeys: string;
-
-beforeAll(async () => {
-  server = await startServer();
-  bothKeys = await loggedIn(server, DEMO_KEYS.test);
-  await loggedIn(server, DEMO_KEYS.live, bothKeys);
-});
-afterAll(async () => {
-  await server.stop();
-});
+/** Its config dir holds both demo keys of rs_demo, logged in through the real login. */
+const served = servedApi([], { login: BOTH_KEYS });
 
 function jsonError(result: RunResult): Record<string, unknown> {
   const lines = result.stderr.split('\n').filter((line) => line.trim() !== '');
@@ -29,6 +19,7 @@ function jsonError(result: RunResult): Record<string, unknown> {
 
 describe('ping', () => {
   it('a test key: --json carries status, environment and resellerId', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--json'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     const ping = JSON.parse(result.stdout) as Record<string, unknown>;
@@ -37,18 +28,20 @@ describe('ping', () => {
   });
 
   it('a live key (--env live): environment live', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--env', 'live', '--json'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_demo' });
   });
 
   it('another reseller\'s live key given with --api-key', async () => {
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallLive], { baseUrl: server.url });
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallLive], { baseUrl: served.url });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_small' });
   });
 
   it('for people: status, environment, reseller, base URL and profile, one a line', async () => {
+    const { server, configDir: bothKeys } = served;
     const result = await runCli(['ping'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^status\s+ok$/m);
@@ -59,7 +52,7 @@ describe('ping', () => {
   });
 
   it('a bad key exits 3, showing the status and the code', async () => {
-    const result = await runCli(['ping', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: server.url });
+    const result = await runCli(['ping', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key');
     // The hint names what fixes a refused key: login, --api-key, GIFTCODES_API_KEY.
@@ -68,21 +61,21 @@ describe('ping', () => {
   });
 
   it('a key without a known prefix exits 3 before anything is sent', async () => {
-    const result = await runCli(['ping', '--verbose'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: 'pk_something_else_123456' } });
+    const result = await runCli(['ping', '--verbose'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: 'pk_something_else_123456' } });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('GIFTCODES_API_KEY does not look like an API key');
     expect(result.stderr).not.toContain('GET /v1/ping');
   });
 
   it('no key at all exits 3 and says how to log in', async () => {
-    const result = await runCli(['ping'], { baseUrl: server.url });
+    const result = await runCli(['ping'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('no test key in profile "default"');
     expect(result.stderr).toContain('giftcodes login');
   });
 
   it('--json errors are one JSON object on stderr with code, message, status and exitCode', async () => {
-    const result = await runCli(['ping', '--json', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: server.url });
+    const result = await runCli(['ping', '--json', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(jsonError(result)).toMatchObject({ code: 'invalid_api_key', status: 401, exitCode: 3, message: expect.stringContaining('HTTP 401') });
@@ -97,6 +90,7 @@ describe('ping', () => {
 
 describe('catalog list', () => {
   it('a table: a header and one row per product, prices as money', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['catalog', 'list'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
@@ -107,6 +101,7 @@ describe('catalog list', () => {
   });
 
   it('--json: one array of every product with every field the server sent', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['catalog', 'list', '--json'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     const products = JSON.parse(result.stdout) as Record<string, unknown>[];
@@ -123,6 +118,7 @@ describe('catalog list', () => {
   });
 
   it('reads the catalog whole in one request: it asks for the largest page (the server\'s default is 10)', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['catalog', 'list', '--json', '--verbose'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
@@ -135,7 +131,7 @@ describe('catalog list', () => {
   });
 
   it('keeps the product ids for shell completion', async () => {
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
     const cache = JSON.parse(readFileSync(join(configDir, 'catalog-cache.json'), 'utf8')) as { ids: string[] };
     expect(cache.ids).toHaveLength(12);
@@ -143,15 +139,14 @@ describe('catalog list', () => {
   });
 
   it('a bad key exits 3 here too', async () => {
-    const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], { baseUrl: server.url });
+    const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], { baseUrl: served.url });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
   });
 });
 
 describe('a catalog of 250 products (--seed)', () => {
-  let big: TestServer;
-  beforeAll(async () => {
+  const bigServed = servedApi(() => {
     const dir = tempDir();
     const products = Array.from({ length: 250 }, (_, i) => ({
       id: `product-${String(i + 1).padStart(3, '0')}`,
@@ -162,14 +157,11 @@ describe('a catalog of 250 products (--seed)', () => {
     }));
     const seedFile = join(dir, 'seed.json');
     writeFileSync(seedFile, JSON.stringify({ products }));
-    big = await startServer(['--seed', seedFile]);
-  });
-  afterAll(async () => {
-    await big.stop();
+    return ['--seed', seedFile];
   });
 
   it('is read whole, in order, in one page of the 1,000 the client asks for (25 at the server\'s default)', async () => {
-    const result = await runCli(['catalog', 'list', '--json', '--verbose'], { baseUrl: big.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['catalog', 'list', '--json', '--verbose'], { baseUrl: bigServed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code).toBe(0);
     const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
     expect(ids).toHaveLength(250);
@@ -180,7 +172,7 @@ describe('a catalog of 250 products (--seed)', () => {
   });
 
   it('as a table: 250 rows', async () => {
-    const result = await runCli(['catalog', 'list'], { baseUrl: big.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['catalog', 'list'], { baseUrl: bigServed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(251);
     expect(result.stdout).toMatch(/^product-250\s+Product 250\s+Seeded\s+250\.00 USD/m);
@@ -190,7 +182,7 @@ describe('a catalog of 250 products (--seed)', () => {
 describe('login', () => {
   it('--api-key-stdin saves a key that the next ping uses', async () => {
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: `${DEMO_KEYS.test}\n` });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: `${DEMO_KEYS.test}\n` });
     expect(login.code).toBe(0);
     expect(login.stdout).toContain('saved the test key sc_test_…7e2d for reseller rs_demo in profile "default"');
     const ping = await runCli(['ping', '--json'], { configDir });
@@ -199,14 +191,14 @@ describe('login', () => {
   });
 
   it('--json: the profile, environment, reseller and the key masked', async () => {
-    const result = await runCli(['login', '--api-key-stdin', '--json', '--base-url', server.url], { input: DEMO_KEYS.live });
+    const result = await runCli(['login', '--api-key-stdin', '--json', '--base-url', served.url], { input: DEMO_KEYS.live });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', environment: 'live', resellerId: 'rs_demo', key: 'sc_live_…8a7f', baseUrl: server.url });
+    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', environment: 'live', resellerId: 'rs_demo', key: 'sc_live_…8a7f', baseUrl: served.url });
   });
 
   it('a live key saved into a named profile, then used with --profile and --env live', async () => {
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallLive });
+    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], { configDir, input: DEMO_KEYS.smallLive });
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('--env live');
     const ping = await runCli(['ping', '--json', '--profile', 'shop-eu', '--env', 'live'], { configDir });
@@ -216,34 +208,34 @@ describe('login', () => {
 
   it('a key the server rejects is not saved (exit 3)', async () => {
     const configDir = tempDir();
-    const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: 'sc_test_unknown_key_0000000' });
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: 'sc_test_unknown_key_0000000' });
     expect(result.code).toBe(3);
     expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_test_unknown');
   });
 
   it('an sc_live_ key given for --env test is refused (exit 2) and not saved', async () => {
     const configDir = tempDir();
-    const result = await runCli(['login', '--api-key-stdin', '--env', 'test', '--base-url', server.url], { configDir, input: DEMO_KEYS.live });
+    const result = await runCli(['login', '--api-key-stdin', '--env', 'test', '--base-url', served.url], { configDir, input: DEMO_KEYS.live });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('a live key cannot be saved as the test key');
     expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_live_');
   });
 
   it('an empty stdin is a usage error', async () => {
-    const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { input: '' });
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { input: '' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('stdin was empty');
   });
 
   it('never prompts when not interactive: exit 2 naming --api-key-stdin (CI set)', async () => {
-    const result = await runCli(['login', '--base-url', server.url]);
+    const result = await runCli(['login', '--base-url', served.url]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('not interactive');
     expect(result.stderr).toContain('--api-key-stdin');
   });
 
   it('never prompts when stdin is not a terminal, even without CI', async () => {
-    const result = await runCli(['login', '--base-url', server.url], { env: { CI: undefined } });
+    const result = await runCli(['login', '--base-url', served.url], { env: { CI: undefined } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--api-key-stdin');
   });
@@ -251,46 +243,51 @@ describe('login', () => {
 
 describe('keys and environments', () => {
   it('--api-key with a conflicting --env is a usage error (exit 2)', async () => {
-    const result = await runCli(['ping', '--api-key', DEMO_KEYS.live, '--env', 'test'], { baseUrl: server.url });
+    const result = await runCli(['ping', '--api-key', DEMO_KEYS.live, '--env', 'test'], { baseUrl: served.url });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--env test conflicts with the live key in --api-key');
   });
 
   it('GIFTCODES_API_KEY with a conflicting --env is a usage error too', async () => {
-    const result = await runCli(['ping', '--env', 'live'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '--env', 'live'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('GIFTCODES_API_KEY');
   });
 
   it('--env all belongs to logout only', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--env', 'all'], { configDir: bothKeys });
     expect(result.code).toBe(2);
   });
 
   it('an unknown --env value is a usage error', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--env', 'prod'], { configDir: bothKeys });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('expected test or live');
   });
 
   it('the --api-key flag wins over GIFTCODES_API_KEY', async () => {
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallTest], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallTest], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ resellerId: 'rs_small' });
   });
 
   it('GIFTCODES_API_KEY wins over the profile\'s key', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--json'], { configDir: bothKeys, env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest } });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ resellerId: 'rs_small' });
   });
 
   it('--base-url wins over GIFTCODES_BASE_URL', async () => {
+    const { server, configDir: bothKeys } = served;
     const result = await runCli(['ping', '--json', '--base-url', server.url, '--retries', '0'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
     expect(result.code).toBe(0);
   });
 
   it('GIFTCODES_BASE_URL wins over the profile\'s base URL', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--retries', '0'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('http://127.0.0.1:1');
@@ -308,6 +305,7 @@ describe('a key never travels over plain http to another machine', () => {
   });
 
   it('from GIFTCODES_BASE_URL and a profile key too', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['catalog', 'list', '--verbose'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://192.0.2.10:8080' } });
     expect(result.code).toBe(3);
     expect(result.stderr).not.toMatch(/^GET /m);
@@ -321,7 +319,7 @@ describe('a key never travels over plain http to another machine', () => {
   });
 
   it('http to a loopback name is allowed', async () => {
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.test, '--base-url', server.url.replace('127.0.0.1', 'localhost')]);
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.test, '--base-url', served.url.replace('127.0.0.1', 'localhost')]);
     expect(result.code).toBe(0);
   });
 
@@ -333,6 +331,7 @@ describe('a key never travels over plain http to another machine', () => {
 
 describe('--verbose', () => {
   it('one line per attempt: method, path, status, duration, attempt number; the key nowhere', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--verbose'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^GET \/v1\/ping 200 \d+ms attempt 1\/6$/m);
@@ -341,6 +340,7 @@ describe('--verbose', () => {
   });
 
   it('--quiet keeps stderr empty on success', async () => {
+    const { configDir: bothKeys } = served;
     const result = await runCli(['catalog', 'list', '--quiet'], { configDir: bothKeys });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');

@@ -27,9 +27,8 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
     spawnSync('secret-tool', ['lookup', 'service', 'giftcodes', 'username', account], { env: { ...process.env, ...env() }, encoding: 'utf8' }).stdout;
 
   it('login stores the key in the Secret Service, the profile only a reference; ping uses it; config show and logout follow it', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: KEY, env: env() });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: KEY, env: env() });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain('(the credential store)');
     expect(login.stderr).toBe('');
@@ -61,9 +60,8 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
   });
 
   it('--insecure-storage keeps the key in the 0600 file on purpose, and config show says so', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--insecure-storage', '--base-url', server.url], { configDir, input: LIVE, env: env() });
+    const login = await runCli(['login', '--api-key-stdin', '--insecure-storage', '--base-url', served.url], { configDir, input: LIVE, env: env() });
     expect(login.code, login.stderr).toBe(0);
     // Chosen on purpose: no warning about a missing store.
     expect(login.stderr).not.toContain('credential store');
@@ -76,9 +74,8 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
 
 describe('with no usable credential store', () => {
   it('no D-Bus session: login stores the key in the config file and says so in one line', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { configDir, input: KEY, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: KEY, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
     expect(login.code, login.stderr).toBe(0);
     // A non-terminal stderr stamps each notice with its ISO 8601 time (cron logs).
     const lines = login.stderr.split('\n').filter(Boolean).map((line) => line.replace(/^\S+Z /, ''));
@@ -88,10 +85,9 @@ describe('with no usable credential store', () => {
   });
 
   it.skipIf(missing.includes('dbus-send'))('a bus that never answers: login gives up after the timeout and falls back to the file', async () => {
-    const { server } = served;
     await withSilentBus(async (bus) => {
       const configDir = tempDir();
-      const login = await runCli(['login', '--api-key-stdin', '--base-url', server.url], {
+      const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
         configDir,
         input: KEY,
         env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' },
@@ -103,9 +99,8 @@ describe('with no usable credential store', () => {
   });
 
   it('a key in the store with a bus that never answers: ping ends with exit 8 after the timeout, not a hang', async () => {
-    const { server } = served;
     await withSilentBus(async (bus) => {
-      const configDir = storeKeptConfigDir(server.url);
+      const configDir = storeKeptConfigDir(served.url);
       const ping = await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' } });
       expect(ping.code).toBe(8);
       expect(ping.stderr).toContain('error: the credential store did not answer within 1 s (read)');
@@ -114,9 +109,8 @@ describe('with no usable credential store', () => {
   });
 
   it('a key that is not sc_test_/sc_live_ plus letters, digits and _ is refused with exit 2 and not echoed', async () => {
-    const { server } = served;
     for (const bad of ['sc_test_abc-def-ghij-kl', 'sc_live_abcdefgh!x', 'sc_test_ab"cdefghij']) {
-      const result = await runCli(['login', '--api-key-stdin', '--base-url', server.url], { input: bad, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+      const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { input: bad, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
       expect(result.code, bad).toBe(2);
       expect(result.stderr).toContain('letters, digits and _');
       expect(result.stderr + result.stdout).not.toContain(bad.slice(8));

@@ -2,17 +2,13 @@
 // share of them repeating a key (the same body, or another body), a quarter of them live. Afterwards the
 // ledger matches exactly the orders that were answered: none lost, none doubled, none charged for a
 // refused request, every repeat of a key answered with the same order, and the wallet debited once each.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEMO_KEYS, ledger, startServer, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, test } from 'vitest';
+import { DEMO_KEYS, ledger, servedApi } from '../helpers/e2e.js';
 
 const REQUESTS = 2_000;
 const IN_FLIGHT = 50;
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer(['--fulfil-after', '0']);
-});
-afterAll(() => server?.stop());
+const served = servedApi(['--fulfil-after', '0']);
 
 interface Planned {
   key: string;
@@ -63,7 +59,7 @@ function plan(): Planned[] {
 /** One logical request: a 409 request_in_progress is retried shortly, as SPEC.md asks of a client. */
 async function send(planned: Planned): Promise<Answered> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(`${server.url}/v1/orders`, {
+    const res = await fetch(`${served.url}/v1/orders`, {
       method: 'POST',
       headers: { 'X-API-Key': planned.apiKey, 'Idempotency-Key': planned.key, 'Content-Type': 'application/json' },
       body: planned.body,
@@ -79,7 +75,7 @@ async function send(planned: Planned): Promise<Answered> {
 
 describe('load', () => {
   test(`${REQUESTS} order requests, ${IN_FLIGHT} in flight: the ledger holds exactly the orders answered`, async () => {
-    const before = await ledger(server);
+    const before = await ledger(served.server);
     const planned = plan();
     const answers: Answered[] = new Array<Answered>(planned.length);
     let next = 0;
@@ -115,7 +111,7 @@ describe('load', () => {
     const answeredIds = [...orderOfKey.values()].sort();
     expect(new Set(answeredIds).size).toBe(answeredIds.length);
 
-    const after = await ledger(server);
+    const after = await ledger(served.server);
     const beforeIds = new Set(before.orders.map((o) => String(o.order_id)));
     const added = after.orders.filter((o) => !beforeIds.has(String(o.order_id)));
     // Exactly the answered orders: none lost, none doubled, none for a refused request.

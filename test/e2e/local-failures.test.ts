@@ -23,11 +23,10 @@ describe('local resources that fail: exit 8', () => {
   let bigOrderId: string;
   const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
   beforeAll(async () => {
-    const { server } = served;
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '40', '--wait', '--interval', '0.1', '--json'], { baseUrl: server.url, env });
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '40', '--wait', '--interval', '0.1', '--json'], { baseUrl: served.url, env });
     expect(placed.code, placed.stderr).toBe(0);
     orderId = JSON.parse(placed.stdout).id as string;
-    const big = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '400', '--wait', '--interval', '0.1', '--json'], { baseUrl: server.url, env });
+    const big = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '400', '--wait', '--interval', '0.1', '--json'], { baseUrl: served.url, env });
     expect(big.code, big.stderr).toBe(0);
     bigOrderId = JSON.parse(big.stdout).id as string;
   });
@@ -53,16 +52,15 @@ describe('local resources that fail: exit 8', () => {
   });
 
   it.skipIf(noMounts)('order place --out to a full disk: exit 8 before the order is placed, nothing charged, nothing pending', async () => {
-    const { server } = served;
     const dir = fullDisk();
     const configDir = tempDir();
-    const before = (await ledger(server)).orders.length;
+    const before = (await ledger(served.server)).orders.length;
     const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', join(dir, 'codes.csv'), '--interval', '0.1'], configDir);
     expect(placed.code, placed.stderr).toBe(8);
     expect(placed.stderr).toContain(`cannot write ${join(dir, 'codes.csv')}`);
     expect(placed.stderr).toContain('no space left on the device');
     expectOneCleanError(placed.stderr);
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(served.server)).orders.length).toBe(before);
     const pending = await cli(['order', 'pending', '--json'], configDir);
     expect(JSON.parse(pending.stdout)).toEqual([]);
     expect(readdirSync(dir)).toEqual(['filler']);
@@ -98,17 +96,16 @@ describe('local resources that fail: exit 8', () => {
   });
 
   it.skipIf(noMounts)('a config directory on a full disk: ping works; order place is exit 8 naming the journal, and nothing is charged', async () => {
-    const { server } = served;
     const configDir = fullDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
     const ping = await cli(['ping', '--json'], configDir);
     expect(ping.code, ping.stderr).toBe(0);
-    const before = (await ledger(server)).orders.length;
+    const before = (await ledger(served.server)).orders.length;
     const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], configDir);
     expect(placed.code, placed.stderr).toBe(8);
     expect(placed.stderr).toContain(join(configDir, 'journal'));
     expect(placed.stderr).toContain('no space left on the device');
     expectOneCleanError(placed.stderr);
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(served.server)).orders.length).toBe(before);
     expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -133,24 +130,22 @@ describe('local resources that fail: exit 8', () => {
 
   // Once skipped: proper-lockfile retried its mkdir's EROFS for ~20 s and said exit 2 journal_locked.
   it.skipIf(noMounts)('a journal on a read-only disk: order place is exit 8, and nothing is charged', async () => {
-    const { server } = served;
     const configDir = readOnlyDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
-    const before = (await ledger(server)).orders.length;
+    const before = (await ledger(served.server)).orders.length;
     const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], configDir);
     expect(placed.code, placed.stderr).toBe(8);
     expect(placed.stderr).toContain(join(configDir, 'journal'));
     expect(placed.stderr).toContain('read-only');
     expectOneCleanError(placed.stderr);
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(served.server)).orders.length).toBe(before);
   });
 
   it('ping --json > /dev/full is exit 8', async () => {
-    const { server } = served;
     const out = openSync('/dev/full', 'w');
     try {
       const proc = spawn(process.execPath, [BIN, 'ping', '--json'], {
         cwd: ROOT,
-        env: { ...process.env, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_BASE_URL: server.url, GIFTCODES_API_KEY: DEMO_KEYS.test, CI: 'true', NO_COLOR: '1' },
+        env: { ...process.env, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_BASE_URL: served.url, GIFTCODES_API_KEY: DEMO_KEYS.test, CI: 'true', NO_COLOR: '1' },
         stdio: ['ignore', out, 'pipe'],
       });
       let stderr = '';

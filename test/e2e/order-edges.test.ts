@@ -16,6 +16,13 @@ async function charges(quantity: number): Promise<string[]> {
   return (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
 }
 
+/** A logged-in config dir and the restock a cron job runs into its --out file `name` (with --force, --json). */
+async function restockTo(name: string, quantity: number): Promise<{ configDir: string; file: string; args: string[] }> {
+  const configDir = await loggedIn(served.server);
+  const file = join(configDir, name);
+  return { configDir, file, args: ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file, '--force', '--interval', '0.05', '--json'] };
+}
+
 function journalFiles(configDir: string): string[] {
   return readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'));
 }
@@ -65,8 +72,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
     for (const how of ['full', 'closed'] as const) {
       const quantity = ++q;
       it.concurrent(`${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`, { timeout: 60_000 }, async () => {
-        const { server } = served;
-        const configDir = await loggedIn(server);
+        const configDir = await loggedIn(served.server);
         const key = command.setup ? await orphanAfterPost(configDir, quantity) : '';
         const bad = await runBadStdout(command.args(quantity, key), configDir, how);
         expect(bad.code, bad.stderr).toBe(8);
@@ -87,10 +93,9 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
 
 describe('owners are pid + start time + boot, never the host name', () => {
   it('an intent left under another host name (unshare --uts) is resumed by order place: one charge', { timeout: 60_000 }, async () => {
-    const { server } = served;
     const unshare = spawnSync('unshare', ['--uts', 'true']);
     if (unshare.status !== 0) return expect.fail('unshare --uts is needed (root): ' + String(unshare.stderr));
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', GIFTCODES_FAILPOINTS: 'request.sent=kill' };
     delete env.GIFTCODES_API_KEY;
     const script = `hostname giftcodes-elsewhere && exec "${process.execPath}" "${BIN}" order place --product ${PRODUCT} --quantity 401 --json`;
@@ -105,8 +110,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
   });
 
   it('an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     await orphanAfterPost(configDir, 402);
     // This very test runner's pid is alive on this boot: with another boot id it proves nothing.
     editIntent(configDir, (intent) => (intent.owner = { pid: process.pid, boot: '6b2c1f00-0000-4000-8000-000000000000' }));
@@ -129,8 +133,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
     ['older than 24 hours', -25 * 3600_000, /more than 24 hours ago/],
   ] as const) {
     it(`an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`, { timeout: 60_000 }, async () => {
-      const { server } = served;
-      const configDir = await loggedIn(server);
+      const configDir = await loggedIn(served.server);
       const quantity = shiftMs > 0 ? 501 : 502;
       const key = await orphanAfterPost(configDir, quantity);
       editIntent(configDir, (intent) => (intent.createdAt = new Date(Date.now() + shiftMs).toISOString()));
@@ -155,8 +158,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
 
 describe('a process stopped inside the journal lock keeps its claim', () => {
   it('SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice', { timeout: 90_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     await orphanAfterPost(configDir, 601);
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '601', '--json'];
     const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'journal.locked=pause:300' }, timeoutMs: 80_000 });
@@ -189,8 +191,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
 
 describe('certain refusals end at once; the corrected command runs without a word about them', () => {
   it('a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const port = await freePort();
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--retries', '0'], { configDir, baseUrl: `http://127.0.0.1:${port}` });
     expect(wrong.code).toBe(5);
@@ -204,8 +205,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
   });
 
   it('a wrong key (401): exit 3, nothing pending; the right key runs at once', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_0000' } });
     expect(wrong.code).toBe(3);
     expect(await pendingIntents(configDir)).toEqual([]);
@@ -216,8 +216,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
   });
 
   it('an unknown product (404): exit 4, nothing pending; the corrected product runs at once', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const wrong = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '703'], { configDir });
     expect(wrong.code).toBe(4);
     expect(await pendingIntents(configDir)).toEqual([]);
@@ -230,8 +229,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
 
 describe('the local order record', () => {
   it('keeps each ended order (never a key or a code), pruned after history-days (config set history-days)', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     expect((await runCli(['config', 'set', 'history-days', '0'], { configDir })).code).toBe(2);
     expect((await runCli(['config', 'set', 'history-days', 'ten'], { configDir })).code).toBe(2);
     const set = await runCli(['config', 'set', 'history-days', '30'], { configDir });
@@ -240,7 +238,7 @@ describe('the local order record', () => {
     const day = 86_400_000;
     const planted = (key: string, daysAgo: number): void => {
       const at = new Date(Date.now() - daysAgo * day).toISOString();
-      const record = { key, productId: PRODUCT, quantity: 1, environment: 'test', profile: 'default', baseUrl: server.url, createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered' };
+      const record = { key, productId: PRODUCT, quantity: 1, environment: 'test', profile: 'default', baseUrl: served.url, createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered' };
       spawnSync('mkdir', ['-p', history]);
       writeFileSync(join(history, `${key}.json`), JSON.stringify(record));
     };
@@ -266,8 +264,7 @@ describe('the local order record', () => {
 describe('codes on stdout (--out -) and files at one --out path', () => {
   for (const how of ['full', 'closed'] as const) {
     it(`place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`, { timeout: 60_000 }, async () => {
-      const { server } = served;
-      const configDir = await loggedIn(server);
+      const configDir = await loggedIn(served.server);
       const quantity = how === 'full' ? 901 : 902;
       const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', '-', '--interval', '0.05'];
       const bad = await runBadStdout(args, configDir, how);
@@ -282,8 +279,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   }
 
   it("an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way", { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const file = join(configDir, 'codes.json');
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '903', '--out', file, '--force', '--interval', '0.05'];
     const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' } });
@@ -310,8 +306,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('order place --out into a directory that does not exist: exit 2, nothing charged, no lock file tried there', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const result = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '906', '--out', join(configDir, 'missing', 'codes.csv')], { configDir });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('does not exist');
@@ -321,10 +316,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
-    const file = join(configDir, 'held.json');
-    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '905', '--out', file, '--force', '--interval', '0.05', '--json'];
+    const { configDir, file, args } = await restockTo('held.json', 905);
     // The first run stops for 3 s right after its POST went out: it has charged, and must hold the file's lock.
     const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:3000' } });
     const lock = join(configDir, '.held.json.giftcodes.lock');
@@ -344,10 +336,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   });
 
   it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 60_000 }, async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
-    const file = join(configDir, 'codes.json');
-    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '904', '--out', file, '--force', '--interval', '0.05', '--json'];
+    const { configDir, file, args } = await restockTo('codes.json', 904);
     const runs = await Promise.all([runCli(args, { configDir }), runCli(args, { configDir })]);
     // One writer per --out path: when both pre-flights meet at the path lock, one run is refused (out_busy,
     // exit 2) before anything is charged; otherwise both run one after the other at the file.

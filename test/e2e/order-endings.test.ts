@@ -1,14 +1,15 @@
 // Orders end to end, their other endings: an order that fails, --timeout, and interruption (SIGINT, SIGTERM,
 // SIGKILL, a request still in progress) with resume and abandon. (Split from order.test.ts so the two run on
 // two workers: both are in npm test's end-to-end subset on every Node line.)
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, loggedIn, runCli, servedApi, spawnCli, withServer } from '../helpers/e2e.js';
+import { journalFiles, ledger, loggedIn, runCli, servedApi, spawnCli, withServer } from '../helpers/e2e.js';
 
-function journalFiles(configDir: string): string[] {
-  const dir = join(configDir, 'journal');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+/** `order place <args>` started, once its intent is on disk (its request then in flight, held by the server). */
+async function placeInFlight(configDir: string, args: string[]): Promise<ReturnType<typeof spawnCli>> {
+  const placing = spawnCli(['order', 'place', ...args], { configDir });
+  placing.proc.stdin?.end();
+  for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  return placing;
 }
 
 describe('order watch endings', () => {
@@ -55,10 +56,7 @@ describe('interruption and recovery', () => {
     const { server } = served;
     const configDir = await loggedIn(server);
     const before = (await ledger(server)).orders.length;
-    const { proc, result } = spawnCli(['order', 'place', '--product', 'netflix-us-30', '--quantity', '4'], { configDir });
-    proc.stdin?.end();
-    // Wait until the intent is on disk (the request is then in flight, held by the server).
-    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const { proc, result } = await placeInFlight(configDir, ['--product', 'netflix-us-30', '--quantity', '4']);
     await new Promise((r) => setTimeout(r, 200));
     proc.kill('SIGINT');
     const interrupted = await result;
@@ -77,8 +75,7 @@ describe('interruption and recovery', () => {
   });
 
   it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'], { configDir });
     expect(first.code, first.stderr).toBe(5);
     expect(first.stderr).toContain('request_in_progress');
@@ -90,16 +87,13 @@ describe('interruption and recovery', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const results = JSON.parse(resumed.stdout);
     expect(results).toHaveLength(1);
-    const charged = (await ledger(server)).orders.filter((o) => o.product_id === 'amazon-us-50' && o.quantity === 9);
+    const charged = (await ledger(served.server)).orders.filter((o) => o.product_id === 'amazon-us-50' && o.quantity === 9);
     expect(charged.map((o) => o.order_id)).toEqual([results[0].order.id]);
   });
 
   it('SIGTERM (a cron timeout) also stops gracefully with the resume hint', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
-    const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '2'], { configDir });
-    proc.stdin?.end();
-    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const configDir = await loggedIn(served.server);
+    const { proc, result } = await placeInFlight(configDir, ['--product', 'tesco-uk-20', '--quantity', '2']);
     await new Promise((r) => setTimeout(r, 200));
     proc.kill('SIGTERM');
     const stopped = await result;
@@ -110,11 +104,8 @@ describe('interruption and recovery', () => {
   });
 
   it('abandon drops an interrupted intent and warns that the order may exist', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
-    const { proc, result } = spawnCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '1'], { configDir });
-    proc.stdin?.end();
-    for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const configDir = await loggedIn(served.server);
+    const { proc, result } = await placeInFlight(configDir, ['--product', 'tesco-uk-20', '--quantity', '1']);
     proc.kill('SIGKILL');
     await result;
     const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);

@@ -1,27 +1,22 @@
 // Orders end to end: placement, waiting, the exit codes of CONTRACT.md, live confirmation, and a replay after a
 // dropped connection. Failed and timed-out orders, interruption and resume: order-endings.test.ts.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, withServer } from '../helpers/e2e.js';
-
-function journalFiles(configDir: string): string[] {
-  const dir = join(configDir, 'journal');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
-}
+import { DEMO_KEYS, journalFiles, ledger, loggedIn, runCli, servedApi, withServer } from '../helpers/e2e.js';
 
 describe('order place, show, watch', () => {
   const served = servedApi(['--fulfil-after', '400'], { login: true });
 
   it('places an order once and prints the order as the server sent it', async () => {
-    const { server, configDir } = served;
-    const before = (await ledger(server)).orders.length;
+    const { configDir } = served;
+    const before = (await ledger(served.server)).orders.length;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--json'], { configDir });
     expect(result.code, result.stderr).toBe(0);
     const order = JSON.parse(result.stdout);
     expect(order).toMatchObject({ product_id: 'amazon-us-25', quantity: 3, object: 'order' });
     expect(order.id).toMatch(/^ord_/);
-    const after = await ledger(server);
+    const after = await ledger(served.server);
     expect(after.orders.length).toBe(before + 1);
     expect(after.orders.at(-1)).toMatchObject({ order_id: order.id });
     expect(journalFiles(configDir)).toEqual([]);
@@ -59,15 +54,15 @@ describe('order place, show, watch', () => {
   });
 
   it('place --out refuses an existing file before anything is placed (exit 2)', async () => {
-    const { server, configDir } = served;
-    const before = (await ledger(server)).orders.length;
+    const { configDir } = served;
+    const before = (await ledger(served.server)).orders.length;
     const file = join(configDir, 'exists.csv');
     writeFileSync(file, 'keep me');
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', file], { configDir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--force');
     expect(readFileSync(file, 'utf8')).toBe('keep me');
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(served.server)).orders.length).toBe(before);
   });
 
   it('refuses flags that would do nothing, before anything is sent (exit 2)', async () => {

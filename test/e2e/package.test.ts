@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ROOT, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_KEYS, ROOT, servedApi, tempDir } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 
 const run = promisify(execFile);
@@ -47,13 +47,7 @@ describe('npm pack', () => {
 });
 
 describe('npm install --global <tarball>', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startServer([], {}, join(prefix, 'lib', 'node_modules', pkg.name, 'bin', 'giftcodes'));
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const served = servedApi([], { bin: () => join(prefix, 'lib', 'node_modules', pkg.name, 'bin', 'giftcodes') });
 
   it('puts giftcodes on PATH: --version', async () => {
     const { stdout } = await giftcodes(['--version']);
@@ -69,7 +63,7 @@ describe('npm install --global <tarball>', () => {
 
   it('pings a giftcodes serve started from the same install', async () => {
     expect(installed).toMatch(/giftcodes$/);
-    const { stdout } = await giftcodes(['ping', '--json', '--base-url', server.url], { GIFTCODES_API_KEY: DEMO_KEYS.test });
+    const { stdout } = await giftcodes(['ping', '--json', '--base-url', served.url], { GIFTCODES_API_KEY: DEMO_KEYS.test });
     expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
   });
 

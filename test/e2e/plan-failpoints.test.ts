@@ -14,8 +14,7 @@ describe('a plan killed at every durable step, then run again', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
 
   it.each(POINTS)('killed at %s: one order per row, each reported, nothing pending', async (point) => {
-    const { server } = served;
-    const configDir = await loggedIn(server);
+    const configDir = await loggedIn(served.server);
     const dir = tempDir();
     const plan = join(dir, 'plan.csv');
     // Six rows, one with a codes file (the codes.* steps), at two at a time: rows are armed ahead and overlap.
@@ -28,7 +27,7 @@ describe('a plan killed at every durable step, then run again', () => {
     const rows = JSON.parse(again.stdout) as { key: string; quantity: number; order?: { id: string } }[];
     expect(rows).toHaveLength(6);
     const prefix = rows[0]!.key.replace(/-r\d+$/, '');
-    const orders = (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
+    const orders = (await ledger(served.server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
     // One charge per row: never a second order for a key, and the re-run reports the very orders placed.
     expect(orders).toHaveLength(6);
     expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(6);

@@ -13,22 +13,20 @@ describe('order place --plan under --rate-limit', () => {
   const served = servedApi(['--rate-limit', '2', '--log']);
   let log = '';
   beforeAll(async () => {
-    const { server } = served;
     // One line per request, on stderr.
-    server.proc.stderr?.on('data', (chunk: Buffer) => {
+    served.server.proc.stderr?.on('data', (chunk: Buffer) => {
       log += chunk.toString();
     });
   });
 
   it('a 429 on one row holds every row: all rows ordered, fewer 429s than rows', async () => {
-    const { server } = served;
     const plan = join(tempDir(), 'night.csv');
     writeFileSync(plan, Array.from({ length: ROWS }, () => 'amazon-us-10,1').join('\n'));
-    const result = await runCli(['order', 'place', '--plan', plan, '--json'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test }, timeoutMs: 90_000 });
+    const result = await runCli(['order', 'place', '--plan', plan, '--json'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test }, timeoutMs: 90_000 });
     expect(result.code, result.stderr).toBe(0);
     const rows = JSON.parse(result.stdout) as { order?: { id: string } }[];
     expect(rows.filter((r) => r.order?.id)).toHaveLength(ROWS);
-    expect((await ledger(server)).orders).toHaveLength(ROWS);
+    expect((await ledger(served.server)).orders).toHaveLength(ROWS);
     const answers = log.split('\n').filter((line) => line.startsWith('POST /v1/orders '));
     const limited = answers.filter((line) => / 429 /.test(line)).length;
     expect(answers.filter((line) => / 201 /.test(line))).toHaveLength(ROWS);

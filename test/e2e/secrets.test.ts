@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, DEMO_KEYS, ROOT, loggedIn, runCli, spawnCli, startServer, tempDir, type RunOptions, type RunResult, type TestServer } from '../helpers/e2e.js';
+import { describe, expect, test } from 'vitest';
+import { BIN, DEMO_KEYS, ROOT, loggedIn, runCli, servedApi, spawnCli, tempDir, type RunOptions, type RunResult } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 
 const KEY = DEMO_KEYS.test;
@@ -13,16 +13,9 @@ const LIVE = DEMO_KEYS.live;
 /** A key also leaks in part: its secret middle, without the prefix and the last four that masking shows. */
 const FRAGMENTS = [KEY, LIVE, KEY.slice(8, -4), LIVE.slice(8, -4)];
 
-let server: TestServer;
+const served = servedApi(['--fulfil-after', '300']);
 /** Commits each order, then drops the connection: the order stays pending in the journal. */
-let dropper: TestServer;
-
-beforeAll(async () => {
-  [server, dropper] = await Promise.all([startServer(['--fulfil-after', '300']), startServer(['--fulfil-after', '0', '--drop-after-commit', '1'])]);
-}, 30_000);
-afterAll(async () => {
-  await Promise.all([server?.stop(), dropper?.stop()]);
-});
+const dropping = servedApi(['--fulfil-after', '0', '--drop-after-commit', '1']);
 
 function leaks(text: string): string[] {
   return FRAGMENTS.filter((fragment) => text.includes(fragment)).map((fragment) => `${fragment.slice(0, 12)}…`);
@@ -44,18 +37,19 @@ function files(dir: string): Record<string, string> {
 
 describe('--api-key on the command line', () => {
   test('warns once on stderr, pointing at GIFTCODES_API_KEY and login --api-key-stdin', async () => {
-    const result = await runCli(['ping', '--api-key', KEY], { baseUrl: server.url });
+    const result = await runCli(['ping', '--api-key', KEY], { baseUrl: served.url });
     expect(result.code).toBe(0);
     // A non-terminal stderr stamps each notice with its ISO 8601 time (cron logs).
     const warnings = result.stderr.split('\n').filter((line) => line.includes('--api-key puts the key')).map((line) => line.replace(/^\S+Z /, ''));
     expect(warnings).toEqual(['warning: --api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin']);
     // login with --api-key too (the key still went through argv).
-    const login = await runCli(['login', '--api-key', KEY], { baseUrl: server.url });
+    const login = await runCli(['login', '--api-key', KEY], { baseUrl: served.url });
     expect(login.code).toBe(0);
     expect(login.stderr.match(/--api-key puts the key/g)).toHaveLength(1);
   });
 
   test('says nothing for GIFTCODES_API_KEY, a saved key, or in --json mode', async () => {
+    const { server } = served;
     const env = await runCli(['ping'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
     expect(env.code).toBe(0);
     expect(env.stderr).toBe('');
@@ -69,12 +63,13 @@ describe('--api-key on the command line', () => {
 
 describe('a known key through every command, with --verbose', () => {
   test('appears in no output and in no file but config.json: not the journal, the catalog cache or codes files', async () => {
+    const { server: dropper } = dropping;
     const configDir = tempDir('giftcodes-secrets-');
     const cwd = tempDir('giftcodes-secrets-cwd-');
     const outputs: RunResult[] = [];
     const journalSeen: Record<string, string> = {};
     const run = async (args: string[], o: RunOptions & { expectCode?: number } = {}): Promise<RunResult> => {
-      const result = await runCli([...args, '--verbose'], { configDir, cwd, baseUrl: server.url, ...o });
+      const result = await runCli([...args, '--verbose'], { configDir, cwd, baseUrl: served.url, ...o });
       outputs.push(result);
       expect(result.code, `giftcodes ${args.join(' ')}: ${result.stderr}`).toBe(o.expectCode ?? 0);
       // The journal as it stands after every command, so a key written and later removed is caught too.
@@ -148,7 +143,7 @@ describe('crash output', () => {
     const preload = join(tempDir(), 'crash.mjs');
     writeFileSync(preload, "Date.prototype.toISOString = function () { throw new Error(`clock broke while holding ${process.env.GIFTCODES_API_KEY}`); };\n");
     const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--verbose'], {
-      baseUrl: server.url,
+      baseUrl: served.url,
       env: { GIFTCODES_API_KEY: KEY, GIFTCODES_DEBUG: '1', NODE_OPTIONS: `--import=${preload}` },
     });
     expect(result.code).toBe(1);
@@ -189,7 +184,7 @@ describe('plain http to another host', () => {
 
   test('the tracer sees lookups and connects (control: localhost)', async () => {
     const { env, trace } = tracer();
-    const result = await runCli(['ping', '--retries', '0'], { baseUrl: server.url.replace('127.0.0.1', 'localhost'), env: { ...env, GIFTCODES_API_KEY: KEY } });
+    const result = await runCli(['ping', '--retries', '0'], { baseUrl: served.url.replace('127.0.0.1', 'localhost'), env: { ...env, GIFTCODES_API_KEY: KEY } });
     expect(result.code).toBe(0);
     expect(trace()).toEqual(expect.arrayContaining(['lookup localhost']));
     expect(trace().some((line) => line.startsWith('connect'))).toBe(true);
@@ -201,7 +196,7 @@ describe('plain http to another host', () => {
     ['the profile\'s live key, catalog', ['catalog', 'list', '--env', 'live', '--verbose'], {}],
   ] as const)('a live key is refused for http://giftcodes.invalid before any lookup or connect (%s)', async (_name, args, env) => {
     const { env: traceEnv, trace } = tracer();
-    const configDir = await loggedIn(server, LIVE);
+    const configDir = await loggedIn(served.server, LIVE);
     const result = await runCli([...args, '--base-url', 'http://giftcodes.invalid'], { configDir, env: { ...env, ...traceEnv } });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('refusing to send an API key over plain http to giftcodes.invalid');
@@ -216,7 +211,7 @@ describe('files stay private under umask 000', () => {
   /** The built CLI under `umask 000`, recorded for the key-leak check like every other run. */
   function underUmask(args: string[], o: { configDir: string; cwd: string; input?: string }): Promise<RunResult> {
     return new Promise((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', GIFTCODES_CONFIG_DIR: o.configDir, GIFTCODES_BASE_URL: server.url };
+      const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', GIFTCODES_CONFIG_DIR: o.configDir, GIFTCODES_BASE_URL: served.url };
       delete env.GIFTCODES_API_KEY;
       delete env.GIFTCODES_PROFILE;
       const proc = spawn('sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, ...args], { cwd: o.cwd ?? ROOT, env });

@@ -64,10 +64,10 @@ describe('--out a symbolic link', () => {
 
   for (const variant of variants) {
     it(`order place --out ${variant.name}: refused (exit 2) before the order is placed, the link untouched`, async () => {
-      const { server, configDir } = served;
+      const { configDir } = served;
       const dir = tempDir();
       const { link, pointsTo } = variant.make(dir);
-      const before = await ledger(server);
+      const before = await ledger(served.server);
       const args = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', link, '--interval', '0.1', ...(variant.force ? ['--force'] : [])];
       const result = await runCli(args, { configDir });
       expect(result.code, result.stderr).toBe(2);
@@ -75,7 +75,7 @@ describe('--out a symbolic link', () => {
       if (variant.dangling) expect(result.stderr).toContain('does not exist');
       if (variant.force) expect(result.stderr).toContain('--force does not replace a link');
       expect(result.stderr).toMatch(/hint: give the real path \(--out .+\), or remove the link first: rm /);
-      expect((await ledger(server)).orders).toEqual(before.orders);
+      expect((await ledger(served.server)).orders).toEqual(before.orders);
       expectLinkIntact(link, pointsTo);
       if (existsSync(join(dir, 'real.csv'))) expect(readFileSync(join(dir, 'real.csv'), 'utf8')).toBe('keep me\n');
       expect(existsSync(join(dir, 'planted.csv'))).toBe(false);
@@ -113,10 +113,9 @@ describe('one writer per --out path', () => {
   let second: string;
   let third: string;
   beforeAll(async () => {
-    const { server } = served;
     const ids: string[] = [];
     for (const quantity of [BIG, 5, BIG]) {
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', String(quantity), '--wait', '--interval', '0.1', '--json'], { baseUrl: server.url, env });
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', String(quantity), '--wait', '--interval', '0.1', '--json'], { baseUrl: served.url, env });
       expect(placed.code, placed.stderr).toBe(0);
       ids.push(JSON.parse(placed.stdout).id as string);
     }
@@ -149,11 +148,10 @@ describe('one writer per --out path', () => {
   }
 
   it('two codes get to one path at once: one writes, the other fails at once with out_busy; the file is the winner\'s, whole', async () => {
-    const { server } = served;
     const target = join(tempDir(), 'codes.jsonl');
     // Both exports take seconds (ten slow pages): started together, they overlap.
     const runs = [first, third].map((id) => {
-      const run = spawnCli(['codes', 'get', id, '--out', target, '--format', 'jsonl', '--force', '--json'], { baseUrl: server.url, env, timeoutMs: 120_000 });
+      const run = spawnCli(['codes', 'get', id, '--out', target, '--format', 'jsonl', '--force', '--json'], { baseUrl: served.url, env, timeoutMs: 120_000 });
       run.proc.stdin?.end();
       return { id, pid: run.proc.pid, result: run.result };
     });
@@ -165,19 +163,18 @@ describe('one writer per --out path', () => {
     expect(error).toMatchObject({ code: 'out_busy', exitCode: 2 });
     expect(error.message).toBe(`another giftcodes process (pid ${winner.pid}) is writing ${target}`);
     const records = readFileSync(target, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { code: string });
-    const expected = await runCli(['codes', 'get', winner.id, '--format', 'jsonl'], { baseUrl: server.url, env });
+    const expected = await runCli(['codes', 'get', winner.id, '--format', 'jsonl'], { baseUrl: served.url, env });
     expect(records).toEqual(expected.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)));
     expect(records).toHaveLength(BIG);
     expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);
   });
 
   it('a stopped writer (SIGSTOP) still holds the path: the second run is refused, the first completes after SIGCONT', async () => {
-    const { server } = served;
     const target = join(tempDir(), 'codes.jsonl');
     const stopped = await firstWriter(target);
     stopped.proc.kill('SIGSTOP');
     try {
-      const loser = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl', '--force'], { baseUrl: server.url, env });
+      const loser = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl', '--force'], { baseUrl: served.url, env });
       expect(loser.code, loser.stderr).toBe(2);
       expect(loser.stderr).toContain(`another giftcodes process (pid ${stopped.proc.pid}) is writing ${target}`);
       expect(loser.stderr).toContain(`hint: wait for pid ${stopped.proc.pid} to finish`);
@@ -190,13 +187,12 @@ describe('one writer per --out path', () => {
   });
 
   it('a lock left by a killed writer is taken over by the next run', async () => {
-    const { server } = served;
     const target = join(tempDir(), 'codes.jsonl');
     const killed = await firstWriter(target);
     killed.proc.kill('SIGKILL');
     await killed.result;
     expect(existsSync(killed.lock)).toBe(true);
-    const next = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl'], { baseUrl: server.url, env });
+    const next = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl'], { baseUrl: served.url, env });
     expect(next.code, next.stderr).toBe(0);
     expect(readFileSync(target, 'utf8').trimEnd().split('\n')).toHaveLength(5);
     expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);

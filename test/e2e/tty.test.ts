@@ -21,9 +21,8 @@ function savedConfig(configDir: string): string {
 
 describe('login at a terminal', () => {
   it('masks the key, asks again after a rejected key, and saves a good one', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const t = giftcodesInTerminal(['login', '--base-url', server.url], configDir);
+    const t = giftcodesInTerminal(['login', '--base-url', served.url], configDir);
     await t.waitFor('API key');
     t.type(WRONG_KEY);
     const typing = await t.waitFor('*'.repeat(WRONG_KEY.length));
@@ -31,8 +30,7 @@ describe('login at a terminal', () => {
     t.press('Enter');
     await t.waitFor(/try again/);
     await t.waitFor(/API key[^\n]*\n*$/);
-    t.type(DEMO_KEYS.test);
-    t.press('Enter');
+    t.answer(DEMO_KEYS.test);
     const done = await t.waitFor(/\[exit \d+\]/);
     expect(done).toContain('[exit 0]');
     expect(done).toMatch(/saved the test key sc_test_…[0-9a-z]{4} for reseller rs_demo/);
@@ -42,9 +40,8 @@ describe('login at a terminal', () => {
   });
 
   it('Ctrl-C at the prompt exits 130 and saves nothing', async () => {
-    const { server } = served;
     const configDir = tempDir();
-    const t = giftcodesInTerminal(['login', '--base-url', server.url], configDir);
+    const t = giftcodesInTerminal(['login', '--base-url', served.url], configDir);
     await t.waitFor('API key');
     t.type('sc_test_demo_4f3c');
     await t.waitFor('*****');
@@ -58,8 +55,7 @@ describe('login at a terminal', () => {
 describe('a live order at a terminal asks first', () => {
   let configDir: string;
   beforeAll(async () => {
-    const { server } = served;
-    configDir = await loggedIn(server, DEMO_KEYS.live);
+    configDir = await loggedIn(served.server, DEMO_KEYS.live);
   });
 
   const place = async (): Promise<Terminal> => {
@@ -69,26 +65,22 @@ describe('a live order at a terminal asks first', () => {
   };
 
   it('n cancels: exit 130 and nothing reaches the server', async () => {
-    const { server } = served;
-    const before = (await ledger(server)).orders.length;
+    const before = (await ledger(served.server)).orders.length;
     const t = await place();
-    t.type('n');
-    t.press('Enter');
+    t.answer('n');
     const done = await t.waitFor(/\[exit \d+\]/);
     expect(done).toContain('[exit 130]');
     expect(done).toMatch(/nothing was sent/);
-    expect((await ledger(server)).orders.length).toBe(before);
+    expect((await ledger(served.server)).orders.length).toBe(before);
   });
 
   it('y places it', async () => {
-    const { server } = served;
-    const before = (await ledger(server)).orders.length;
+    const before = (await ledger(served.server)).orders.length;
     const t = await place();
-    t.type('y');
-    t.press('Enter');
+    t.answer('y');
     const done = await t.waitFor(/\[exit \d+\]/, 30_000);
     expect(done).toContain('[exit 0]');
-    const orders = (await ledger(server)).orders;
+    const orders = (await ledger(served.server)).orders;
     expect(orders.length).toBe(before + 1);
     expect(orders.at(-1)).toMatchObject({ product_id: 'amazon-us-10', quantity: 1, environment: 'live' });
   });

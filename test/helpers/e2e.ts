@@ -280,6 +280,12 @@ export async function pendingIntents(configDir: string): Promise<{ key: string; 
   return JSON.parse(result.stdout) as { key: string; orderId: string | null; phase: string; state: string }[];
 }
 
+/** The intent files (*.json) in a config dir's journal; none when it has no journal yet. */
+export function journalFiles(configDir: string): string[] {
+  const dir = join(configDir, 'journal');
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+}
+
 /** Polls until `check` gives something other than undefined; fails after `ms`. */
 export async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -7,7 +7,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
-import { keyIdOf, type OrderSpec } from '../../src/journal/intent.js';
+import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import type { MachineDeps } from '../../src/orders/machine.js';
 import { Io } from '../../src/output/io.js';
@@ -84,4 +84,11 @@ export function machineSetup(url: string, o: { stdout?: Writable; now?: () => nu
   const { io } = capturedIo({ stdout: o.stdout });
   const deps: MachineDeps = { io, api: clientOf(url), journal, signal: new AbortController().signal, ...(o.now ? { now: o.now } : {}) };
   return { deps, journal, spec: testOrderSpec(url) };
+}
+
+/** machineSetup, with an intent for its spec begun in the journal. */
+export async function machineWithIntent(url: string, o: { stdout?: Writable; now?: () => number } = {}): Promise<ReturnType<typeof machineSetup> & { intent: Intent }> {
+  const setup = machineSetup(url, o);
+  const { intent } = await setup.journal.begin(setup.spec);
+  return { ...setup, intent };
 }

@@ -12,6 +12,8 @@ export interface Terminal {
   type(text: string): void;
   /** Presses keys by tmux name: 'Enter', 'Tab', 'C-c'. */
   press(...keys: string[]): void;
+  /** Types text literally, then presses Enter: an answer to a prompt. */
+  answer(text: string): void;
   /** What the screen shows now, trailing blank lines dropped. */
   screen(): string;
   /** Waits until the screen matches; fails with the screen when it never does. */
@@ -31,9 +33,15 @@ export function openTerminal(argv: readonly string[], env: Record<string, string
     recordOutput(`tmux: ${argv.join(' ')}`, text, '');
     return text;
   };
+  const type = (text: string): void => void tmux('send-keys', '-l', '--', text);
+  const press = (...keys: string[]): void => void tmux('send-keys', ...keys);
   return {
-    type: (text) => void tmux('send-keys', '-l', '--', text),
-    press: (...keys) => void tmux('send-keys', ...keys),
+    type,
+    press,
+    answer(text) {
+      type(text);
+      press('Enter');
+    },
     screen,
     async waitFor(pattern, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;

@@ -14,13 +14,14 @@ import { deliver, settle } from '../../src/orders/lifecycle.js';
 import { certainlyRefused, keptForResume, OrderMachine } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
-import { inProcessServers, machineSetup } from '../helpers/inprocess.js';
+import { inProcessServers, machineSetup, machineWithIntent } from '../helpers/inprocess.js';
 
 const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
 const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> => machineSetup(url, { stdout, now: () => T0 });
+const begun = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineWithIntent> => machineWithIntent(url, { stdout, now: () => T0 });
 
 describe('keptForResume', () => {
   const intent = { key: 'k-1' } as Intent;
@@ -122,8 +123,7 @@ describe('machine transitions, more', () => {
   });
 
   it('a resumed `sending` intent is POSTed again without first writing `sending`; a refusal then is certain only for 400/404/422', async () => {
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun();
     const sending = journal.save({ ...intent, phase: 'sending' });
     const saves: string[] = [];
     const watching = Object.assign(Object.create(journal) as Journal, { save: (i: Intent, now?: number) => (saves.push(i.phase), journal.save(i, now)) });
@@ -138,8 +138,7 @@ describe('machine transitions, more', () => {
   });
 
   it('an order already failed when accepted is exit 6 with its status on disk; the intent ends only once that reached the user', async () => {
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun();
     const machine = new OrderMachine(deps, intent);
     await machine.arm();
     await expect(machine.accept({ id: 'ord_f', status: 'Failed' })).rejects.toBeInstanceOf(OrderEndedError);
@@ -148,15 +147,13 @@ describe('machine transitions, more', () => {
   });
 
   it('a move the lifecycle table does not allow is a bug, refused before anything is written', async () => {
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun();
     await expect(new OrderMachine(deps, intent).accept({ id: 'ord_x', status: 'pending' })).rejects.toThrow('order lifecycle: no move from prepared to accepted');
     expect(journal.find(intent.key)).toMatchObject({ phase: 'prepared' });
   });
 
   it('refresh saves a changed status only, and never POSTs; a failed read keeps the intent', async () => {
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun();
     const first = new OrderMachine(deps, intent);
     const order = await first.send();
     const accepted = journal.save({ ...first.intent, status: 'stale-status' }, T0 - 5000);
@@ -173,8 +170,7 @@ describe('machine transitions, more', () => {
 
   it('complete saves the final status; a failed order ends the intent failed; other errors keep it', async () => {
     const { failing } = servers;
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun();
     const machine = new OrderMachine(deps, intent);
     await machine.send();
     journal.save({ ...machine.intent, status: 'processing' });
@@ -218,8 +214,7 @@ describe('machine transitions, more', () => {
   it('codes to stdout: a write error is exit 8 in words, the intent kept', async () => {
     const { server } = servers;
     const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) });
-    const { deps, journal, spec } = setup(server.url, broken);
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun(server.url, broken);
     const machine = new OrderMachine(deps, intent);
     await machine.send();
     await machine.complete({ intervalS: 0.01 });

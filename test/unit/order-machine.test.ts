@@ -13,19 +13,19 @@ import { deliver, settle } from '../../src/orders/lifecycle.js';
 import { certainlyRefused, OrderMachine } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
-import { inProcessServers, machineSetup } from '../helpers/inprocess.js';
+import { inProcessServers, machineSetup, machineWithIntent } from '../helpers/inprocess.js';
 
 const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
 
 const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> => machineSetup(url, { stdout });
+const begun = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineWithIntent> => machineWithIntent(url, { stdout });
 
 const phaseOnDisk = (journal: Journal, key: string): string | undefined => journal.find(key)?.phase;
 
 describe('order machine transitions', () => {
   it('prepared → sending → accepted → delivered (the record) → resolved (the intent file gone), each on disk', async () => {
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun();
     expect(phaseOnDisk(journal, intent.key)).toBe('prepared');
     const machine = new OrderMachine(deps, intent);
     const order = await machine.send();
@@ -41,8 +41,7 @@ describe('order machine transitions', () => {
   });
 
   it('send() writes `sending` before the POST: a request that fails after it keeps the intent pending in `sending`', async () => {
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun();
     const machine = new OrderMachine({ ...deps, api: { createOrder: () => Promise.reject(new NetworkError('reset', { status: 503 })) } as unknown as ApiClient }, intent);
     await expect(machine.send()).rejects.toMatchObject({ exitCode: 5, hint: expect.stringContaining(`giftcodes order resume ${intent.key}`) });
     expect(phaseOnDisk(journal, intent.key)).toBe('sending');
@@ -59,8 +58,7 @@ describe('order machine transitions', () => {
   });
 
   it('→ refused: a connection refused before anything was sent (notSent)', async () => {
-    const { deps, journal, spec } = setup('http://127.0.0.1:9');
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun('http://127.0.0.1:9');
     const error = await new OrderMachine(deps, intent).send().catch((e: unknown) => e);
     expect(error).toMatchObject({ notSent: true });
     expect(journal.read().intents).toEqual([]);
@@ -68,8 +66,7 @@ describe('order machine transitions', () => {
   });
 
   it('arm() writes `sending` before any request; a POST refused before it left is still certain: the intent ends refused', async () => {
-    const { deps, journal, spec } = setup('http://127.0.0.1:9');
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun('http://127.0.0.1:9');
     const machine = new OrderMachine(deps, intent);
     await machine.arm();
     // A crash now leaves `sending`: resumed as "may have been sent", with its key, never a second charge.
@@ -81,8 +78,7 @@ describe('order machine transitions', () => {
   });
 
   it('a `sending` intent read from disk is not a first attempt: a POST refused before it left keeps it pending', async () => {
-    const { deps, journal, spec } = setup('http://127.0.0.1:9');
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun('http://127.0.0.1:9');
     await new OrderMachine(deps, intent).arm();
     const error = await new OrderMachine(deps, journal.find(intent.key)!).send().catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: ExitCode.network, hint: expect.stringContaining(`giftcodes order resume ${intent.key}`) });
@@ -133,8 +129,7 @@ describe('order machine transitions', () => {
 
   it('→ failed: an order that ends failed is its outcome; it stays pending until that reached the user, then the record says failed', async () => {
     const { failing } = servers;
-    const { deps, journal, spec } = setup(failing.url);
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun(failing.url);
     const machine = new OrderMachine(deps, intent);
     await machine.send().catch(() => undefined);
     const error = await machine.complete({ intervalS: 0.01 }).catch((e: unknown) => e);
@@ -150,8 +145,7 @@ describe('order machine transitions', () => {
   it('→ failed with stdout failing (--json > /dev/full): exit 8, the intent stays pending, no record (gap 4)', async () => {
     const { failing } = servers;
     const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) });
-    const { deps, journal, spec } = setup(failing.url, broken);
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun(failing.url, broken);
     const driven = await driveIntent(deps, intent, { wait: true, intervalS: 0.01 });
     expect(driven.ending).toBe('failed');
     await expect(finish(deps.io, journal, driven)).rejects.toMatchObject({ exitCode: 8 });
@@ -160,16 +154,14 @@ describe('order machine transitions', () => {
   });
 
   it('→ abandoned: abandon ends the intent in the record as abandoned', async () => {
-    const { journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { journal, intent } = await begun();
     journal.save({ ...intent, owner: { pid: 999_999_999 } });
     await journal.abandon(intent.key);
     expect(journal.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned' });
   });
 
   it('a resumed accepted intent is read with GET, never POSTed again', async () => {
-    const { deps, journal, spec } = setup();
-    const { intent } = await journal.begin(spec);
+    const { deps, intent } = await begun();
     const first = new OrderMachine(deps, intent);
     const order = await first.send();
     const api = { getOrder: (id: string) => deps.api.getOrder(id), createOrder: () => Promise.reject(new Error('a second POST')) } as unknown as ApiClient;
@@ -180,8 +172,7 @@ describe('order machine transitions', () => {
   it('delivery: the intent stays accepted when stdout fails (exit 8), and is resolved once it was flushed', async () => {
     const { server } = servers;
     const broken = new Writable({ write: (_c, _e, cb) => cb(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })) });
-    const { deps, journal, spec } = setup(server.url, broken);
-    const { intent } = await journal.begin(spec);
+    const { deps, journal, intent } = await begun(server.url, broken);
     const driven = await driveIntent(deps, intent, { wait: false, intervalS: 0.01 });
     await expect(finish(deps.io, journal, driven)).rejects.toMatchObject({ exitCode: 8 });
     expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
