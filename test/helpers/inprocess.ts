@@ -92,3 +92,17 @@ export async function machineWithIntent(url: string, o: { stdout?: Writable; now
   const { intent } = await setup.journal.begin(setup.spec);
   return { ...setup, intent };
 }
+
+/**
+ * An API whose order has two pages of codes; `between` runs after the first page was written (something
+ * planted at the target meanwhile). The export offers each page's bytes to its fast path first
+ * (rawCodePages); these pages are records already.
+ */
+export function twoPageApi(between: () => void): ApiClient {
+  async function* codePages() {
+    yield [{ code: 'A-1' }];
+    between();
+    yield [{ code: 'A-2' }];
+  }
+  return { codePages, rawCodePages: codePages } as unknown as ApiClient;
+}

@@ -6,11 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApiClient } from '../../src/api/client.js';
 import { ExitCode } from '../../src/errors.js';
 import { exportCodes, removeStaleTemps } from '../../src/export/write.js';
 import type { Io } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
+import { twoPageApi } from '../helpers/inprocess.js';
 
 /** What the tail did, in order: the temporary file's fsync, the link or rename, the directory's fsync. */
 const steps = vi.hoisted(() => [] as string[]);
@@ -60,20 +60,11 @@ afterEach(() => {
   fail.link = fail.rename = fail.dirSync = undefined;
 });
 
-/** Two pages of codes; `between` runs after the first (something planted at the target meanwhile). */
-function apiWith(between: () => void): ApiClient {
-  async function* codePages() {
-    yield [{ code: 'A-1' }];
-    between();
-    yield [{ code: 'A-2' }];
-  }
-  return { codePages, rawCodePages: codePages } as unknown as ApiClient;
-}
 
 const CODES = '{"code":"A-1"}\n{"code":"A-2"}\n';
 
 function exportTo(out: string, o: { force?: boolean; between?: () => void; beforeCommit?: (temp: string) => void } = {}) {
-  return exportCodes({ api: apiWith(o.between ?? (() => undefined)), orderId: 'ord_1', out, format: 'jsonl', force: o.force ?? false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, ...(o.beforeCommit ? { beforeCommit: o.beforeCommit } : {}) });
+  return exportCodes({ api: twoPageApi(o.between ?? (() => undefined)), orderId: 'ord_1', out, format: 'jsonl', force: o.force ?? false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, ...(o.beforeCommit ? { beforeCommit: o.beforeCommit } : {}) });
 }
 
 const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);

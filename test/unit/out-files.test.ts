@@ -5,7 +5,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../src/api/client.js';
 import { ExitCode, LocalError, UsageError } from '../../src/errors.js';
 import { exportCodes } from '../../src/export/write.js';
 import { checkOutTarget, holdOutTarget } from '../../src/export/out-target.js';
@@ -13,20 +12,11 @@ import { currentHolder, lockOutTarget, outLockPath } from '../../src/export/out-
 import { writeFileAtomicSync } from '../../src/files/atomic.js';
 import type { Io } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
+import { twoPageApi } from '../helpers/inprocess.js';
 
-/** Two pages of codes; `between` runs after the first page was written (a link planted meanwhile). */
-function apiWith(between: () => void): ApiClient {
-  async function* codePages() {
-    yield [{ code: 'A-1' }];
-    between();
-    yield [{ code: 'A-2' }];
-  }
-  // The export offers each page's bytes to its fast path first (rawCodePages); these pages are records already.
-  return { codePages, rawCodePages: codePages } as unknown as ApiClient;
-}
 
 function exportTo(out: string, force: boolean, between: () => void = () => undefined) {
-  return exportCodes({ api: apiWith(between), orderId: 'ord_1', out, format: 'jsonl', force, csvRaw: false, io: {} as Io, signal: new AbortController().signal });
+  return exportCodes({ api: twoPageApi(between), orderId: 'ord_1', out, format: 'jsonl', force, csvRaw: false, io: {} as Io, signal: new AbortController().signal });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<UsageError | LocalError> {
@@ -106,7 +96,7 @@ describe('the --out path lock', () => {
     expect(() => checkOutTarget(target, false, { lockHeldHere: true })).not.toThrow();
     expect((await refusal(exportTo(target, false))).code).toBe('out_busy');
     // Held by the caller: the export uses it and leaves it to the caller to release.
-    const result = await exportCodes({ api: apiWith(() => undefined), orderId: 'ord_1', out: target, format: 'jsonl', force: false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, lock });
+    const result = await exportCodes({ api: twoPageApi(() => undefined), orderId: 'ord_1', out: target, format: 'jsonl', force: false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, lock });
     expect(result.count).toBe(2);
     expect(existsSync(lock.path)).toBe(true);
     lock.release();
