@@ -184,7 +184,7 @@ function idempotencyKeyArg(value: string): string {
   if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
     throw new InvalidArgumentError('an idempotency key is 1 to 255 printable ASCII characters without spaces');
   }
-  // Whatever is written masks API keys (the journal, its log, every output): a key-shaped one would be read back
+  // Whatever is written masks API keys (the journal, every output): a key-shaped one would be read back
   // masked, a different key, and a resumed order sent under it would be charged again.
   if (redactKeys(value) !== value) throw new InvalidArgumentError('an idempotency key must not look like an API key (sc_test_… or sc_live_…): choose another');
   return value;
