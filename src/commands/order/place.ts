@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
-import type { PlanResult } from '../../orders/plan.js';
+import type { PlanResult, RowOptions } from '../../orders/plan.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -27,14 +27,10 @@ export interface PlaceOptions extends WaitFlags {
 }
 
 /** `order place --plan`: the plan file, how its rows run, and --yes. */
-export interface PlanRunOptions {
+/** How the rows run (RowOptions), and what the plan itself is asked. */
+export interface PlanRunOptions extends RowOptions {
   plan: string;
   dryRun?: boolean | undefined;
-  concurrency: number;
-  wait?: boolean | undefined;
-  interval?: number | undefined;
-  timeout?: number | undefined;
-  force?: boolean | undefined;
   yes?: boolean | undefined;
 }
 
