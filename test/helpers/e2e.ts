@@ -1,6 +1,6 @@
 // End-to-end harness: the built bin/giftcodes as a child process against `giftcodes serve --port 0`,
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -295,4 +295,9 @@ export async function until<T>(check: () => T | undefined | Promise<T | undefine
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The pid of a process that has already exited: a dead owner of an intent, a lock or a codes file. */
+export function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 }

@@ -4,11 +4,10 @@
 // and the other's lock untouched.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 
 /** Run once, just before the lock's next renameSync(from, to). */
 const hook = vi.hoisted(() => ({ beforeRename: undefined as ((from: string, to: string) => void) | undefined }));
@@ -26,7 +25,6 @@ vi.mock('node:fs', async (importOriginal) => {
   };
 });
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 const live = () => ({ pid: process.ppid, boot: currentOwner().boot });
 
 function plant(lock: string, owner: object): void {

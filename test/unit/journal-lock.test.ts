@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { nextPoll, withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
-import { BIN, ROOT, tempDir } from '../helpers/e2e.js';
+import { BIN, deadPid, ROOT, tempDir } from '../helpers/e2e.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 /** Run by the lock's code just before it writes an owner file (into the dir being made), and just after it unlinks one. */
@@ -84,7 +84,6 @@ function journalIn(configDir: string): string {
   return dir;
 }
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
 describe('journal lock', () => {
   it('takes over at once a lock whose holder is dead, and removes it after', async () => {
