@@ -257,6 +257,11 @@ export async function ledger(server: TestServer): Promise<{ orders: Record<strin
   return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
+/** The ids of the orders the server charged for `quantity` × `productId`, from its ledger. */
+export async function chargesFor(server: TestServer, productId: string, quantity: number): Promise<string[]> {
+  return (await ledger(server)).orders.filter((o) => o.product_id === productId && o.quantity === quantity).map((o) => String(o.order_id));
+}
+
 /** Places an order straight on the server, as another client would (not through the CLI); its id. */
 export async function placedOnServer(server: TestServer, productId = 'amazon-us-25', quantity = 1, key: string = DEMO_KEYS.test): Promise<string> {
   const res = await fetch(`${server.url}/v1/orders`, {
