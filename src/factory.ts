@@ -89,7 +89,7 @@ export class Factory implements Deps {
   config(): Promise<ConfigStore> {
     this.configPromise ??= (async () => {
       const { ConfigStore } = await import('./config/store.js');
-      const store = new ConfigStore(this.configDir);
+      const store = await ConfigStore.open(this.configDir);
       for (const warning of store.warnings) this.warnOnce(warning);
       return store;
     })();
