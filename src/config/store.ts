@@ -3,81 +3,69 @@
 // only to write: most commands just read a profile, and loading conf cost them about 20 ms.
 import { readFileSync, statSync } from 'node:fs';
 import type Conf from 'conf';
-import * as z from 'zod/mini';
-import { en } from 'zod/v4/locales';
 import { AuthError, LocalError, UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { SettableField } from './fields.js';
 import { checkOwnership, configFile, ensurePrivateDir } from './paths.js';
 
-// zod/mini (see api/schemas.ts) comes without messages; an invalid config file is reported with zod's English ones.
-z.config(en());
-
-const environmentSchema = z.enum(['test', 'live']);
-
-const profileSchema = z.object({
-  baseUrl: z.optional(z.string()),
-  defaultEnv: z.optional(environmentSchema),
+export interface Profile {
+  baseUrl?: string | undefined;
+  defaultEnv?: KeyEnvironment | undefined;
   /** A forward proxy for this profile's API, used when HTTPS_PROXY/HTTP_PROXY are unset. */
-  proxy: z.optional(z.string()),
+  proxy?: string | undefined;
   /** Days the local order record keeps an ended order (default 90). */
-  historyDays: z.optional(z.int()),
-  keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
+  historyDays?: number | undefined;
+  keys?: { test?: string | undefined; live?: string | undefined } | undefined;
   /** Keys kept in the credential store: the account each is filed under (a reference, never the key). */
-  keyring: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
-});
+  keyring?: { test?: string | undefined; live?: string | undefined } | undefined;
+}
 
-const configSchema = z.object({
-  defaultProfile: z.optional(z.string()),
-  profiles: z.optional(z.record(z.string(), profileSchema)),
-});
-
-export type Profile = z.infer<typeof profileSchema>;
-type ConfigData = z.infer<typeof configSchema>;
+export interface ConfigData {
+  defaultProfile?: string | undefined;
+  profiles?: Record<string, Profile> | undefined;
+}
 
 export const DEFAULT_PROFILE = 'default';
-
 
 export class ConfigStore {
   readonly dir: string;
   readonly path: string;
-  readonly warnings: string[] = [];
+  readonly warnings: readonly string[];
   private conf: Conf<ConfigData> | undefined;
   private data: ConfigData;
 
-  constructor(dir: string) {
+  private constructor(dir: string, path: string, data: ConfigData, warnings: string[]) {
     this.dir = dir;
-    this.path = configFile(dir);
+    this.path = path;
+    this.data = data;
+    this.warnings = warnings;
+  }
+
+  /** Reads and checks the config file in `dir` (none yet is an empty config). */
+  static async open(dir: string): Promise<ConfigStore> {
+    const path = configFile(dir);
+    const warnings: string[] = [];
     const dirWarning = ensurePrivateDir(dir);
-    if (dirWarning) this.warnings.push(dirWarning);
+    if (dirWarning) warnings.push(dirWarning);
     let stored: unknown;
     try {
-      const stats = statSync(this.path, { throwIfNoEntry: false });
+      const stats = statSync(path, { throwIfNoEntry: false });
       if (stats && !stats.isFile()) throw new Error('not a regular file');
       if (stats) {
-        const fileWarning = checkOwnership(this.path, stats, 'config file');
-        if (fileWarning) this.warnings.push(fileWarning);
+        const fileWarning = checkOwnership(path, stats, 'config file');
+        if (fileWarning) warnings.push(fileWarning);
       }
-      stored = stats ? readStored(this.path) : {};
+      stored = stats ? readStored(path) : {};
     } catch (error) {
       if (error instanceof LocalError) throw error;
-      throw new AuthError(`cannot read the config file ${this.path}: ${shortReason(error)}`, {
+      throw new AuthError(`cannot read the config file ${path}: ${shortReason(error)}`, {
         code: 'config_invalid',
-        hint: `fix or remove ${this.path}, then run: giftcodes login`,
+        hint: `fix or remove ${path}, then run: giftcodes login`,
         cause: error,
       });
     }
-    const parsed = configSchema.safeParse(stored);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? issue.path.join('.') || 'top level' : 'top level';
-      throw new AuthError(`the config file ${this.path} is invalid at ${where}: ${issue?.message ?? 'unexpected shape'}`, {
-        code: 'config_invalid',
-        hint: `fix or remove ${this.path}, then run: giftcodes login`,
-      });
-    }
-    this.data = parsed.data;
+    return new ConfigStore(dir, path, plainConfig(stored) ?? (await checkedConfig(stored, path)), warnings);
   }
 
   get defaultProfile(): string {
@@ -143,7 +131,7 @@ export class ConfigStore {
           ? { ...profile, proxy: value }
           : field === 'history-days'
             ? { ...profile, historyDays: Number(value) }
-            : { ...profile, defaultEnv: environmentSchema.parse(value) },
+            : { ...profile, defaultEnv: environment(value) },
     );
   }
 
@@ -181,6 +169,109 @@ export class ConfigStore {
       });
     }
   }
+}
+
+/** The file as zod checks it (config/schema.ts), with zod's message for the first thing wrong in it. */
+async function checkedConfig(stored: unknown, path: string): Promise<ConfigData> {
+  const { configSchema } = await import('./schema.js');
+  const parsed = configSchema.safeParse(stored);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? issue.path.join('.') || 'top level' : 'top level';
+    throw new AuthError(`the config file ${path} is invalid at ${where}: ${issue?.message ?? 'unexpected shape'}`, {
+      code: 'config_invalid',
+      hint: `fix or remove ${path}, then run: giftcodes login`,
+    });
+  }
+  return parsed.data;
+}
+
+const CONFIG_FIELDS = new Set(['defaultProfile', 'profiles']);
+const PROFILE_FIELDS = new Set(['baseUrl', 'defaultEnv', 'proxy', 'historyDays', 'keys', 'keyring']);
+const KEY_FIELDS = new Set(['test', 'live']);
+
+/**
+ * The config as zod's schema would return it, for a file with nothing unusual in it: only the known fields, of
+ * their types, plain objects, no `__proto__`. Anything else is undefined, and goes to zod (checkedConfig),
+ * which has the last word and the messages; test/unit/config-check.test.ts holds the two equal.
+ */
+export function plainConfig(stored: unknown): ConfigData | undefined {
+  if (!onlyFields(stored, CONFIG_FIELDS)) return undefined;
+  const { defaultProfile, profiles } = stored as Record<string, unknown>;
+  if (defaultProfile !== undefined && typeof defaultProfile !== 'string') return undefined;
+  const data: ConfigData = {};
+  if ('defaultProfile' in stored) data.defaultProfile = defaultProfile as string;
+  if ('profiles' in stored) {
+    if (!plainObject(profiles)) return undefined;
+    const out: Record<string, Profile> = {};
+    for (const name of Object.keys(profiles)) {
+      const profile = plainProfile(profiles[name]);
+      if (name === '__proto__' || !profile) return undefined;
+      out[name] = profile;
+    }
+    data.profiles = out;
+  }
+  return data;
+}
+
+function plainProfile(value: unknown): Profile | undefined {
+  if (!onlyFields(value, PROFILE_FIELDS)) return undefined;
+  const { baseUrl, defaultEnv, proxy, historyDays, keys, keyring } = value as Record<string, unknown>;
+  const profile: Profile = {};
+  if ('baseUrl' in value) {
+    if (typeof baseUrl !== 'string') return undefined;
+    profile.baseUrl = baseUrl;
+  }
+  if ('defaultEnv' in value) {
+    if (defaultEnv !== 'test' && defaultEnv !== 'live') return undefined;
+    profile.defaultEnv = defaultEnv;
+  }
+  if ('proxy' in value) {
+    if (typeof proxy !== 'string') return undefined;
+    profile.proxy = proxy;
+  }
+  if ('historyDays' in value) {
+    if (!Number.isSafeInteger(historyDays)) return undefined;
+    profile.historyDays = historyDays as number;
+  }
+  for (const [field, given] of [['keys', keys], ['keyring', keyring]] as const) {
+    if (!(field in value)) continue;
+    const entries = plainKeys(given);
+    if (!entries) return undefined;
+    profile[field] = entries;
+  }
+  return profile;
+}
+
+function plainKeys(value: unknown): { test?: string; live?: string } | undefined {
+  if (!onlyFields(value, KEY_FIELDS)) return undefined;
+  const { test, live } = value as Record<string, unknown>;
+  const keys: { test?: string; live?: string } = {};
+  if ('test' in value) {
+    if (typeof test !== 'string') return undefined;
+    keys.test = test;
+  }
+  if ('live' in value) {
+    if (typeof live !== 'string') return undefined;
+    keys.live = live;
+  }
+  return keys;
+}
+
+/** An object made by JSON.parse (or conf's prototype-less copy of one) whose own keys are all in `fields`. */
+function onlyFields(value: unknown, fields: ReadonlySet<string>): value is Record<string, unknown> {
+  return plainObject(value) && Object.keys(value).every((key) => fields.has(key));
+}
+
+function plainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
+function environment(value: string): KeyEnvironment {
+  if (value !== 'test' && value !== 'live') throw new UsageError(`default-env must be test or live, not "${value}"`);
+  return value;
 }
 
 /** What conf's `store` holds for the file: its JSON assigned onto a prototype-less object. */

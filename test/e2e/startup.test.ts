@@ -1,11 +1,11 @@
 // dist/start.js answers `--version`, and `--help` into a pipe, without loading the program (issue 6): what it
 // prints must be what commander prints, byte for byte.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ROOT, runCli, tempDir, withServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, loggedIn, ROOT, runCli, tempDir, withServer } from '../helpers/e2e.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -143,6 +143,36 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
       expect(loaded).toContain('NativeModule net');
       for (const name of ['http', 'child_process', 'crypto', 'http2', 'tls', 'assert']) expect(loaded).not.toContain(`NativeModule ${name}`);
     });
+  });
+});
+
+describe('a ping with a valid profile loads no zod (issue 23)', () => {
+  const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
+  /** Whether a bundle file the run loaded is zod's (a name only zod's core has). */
+  async function loadsZod(args: string[], configDir: string): Promise<{ zod: boolean; code: number | null; stderr: string }> {
+    const loads = join(tempDir(), 'loads.txt');
+    const result = await runCli(args, { configDir, env: { GIFTCODES_LOADS: loads, NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')` } });
+    const files = readFileSync(loads, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    expect(files.length).toBeGreaterThan(0);
+    return { zod: files.some((url) => readFileSync(new URL(url), 'utf8').includes('$ZodType')), code: result.code, stderr: result.stderr };
+  }
+
+  it('ping of a logged-in profile reads its config and the answer without zod', async () => {
+    await withServer([], async (server) => {
+      const ping = await loadsZod(['ping'], await loggedIn(server));
+      expect(ping.code, ping.stderr).toBe(0);
+      expect(ping.zod).toBe(false);
+    });
+  });
+
+  it('(the check sees zod when a damaged config file needs its message)', async () => {
+    const configDir = tempDir();
+    chmodSync(configDir, 0o700);
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { keys: { test: 7 } } } }), { mode: 0o600 });
+    const ping = await loadsZod(['ping'], configDir);
+    expect(ping.code).toBe(3);
+    expect(ping.stderr).toContain('is invalid at profiles.default.keys.test: Invalid input: expected string, received number');
+    expect(ping.zod).toBe(true);
   });
 });
 

@@ -38,7 +38,7 @@ function deps(io: Io, o: { clockOffsetMs?: number } = {}): DoctorDeps {
     io,
     configDir,
     journalDir: join(configDir, 'journal'),
-    config: () => Promise.resolve(new ConfigStore(configDir)),
+    config: () => ConfigStore.open(configDir),
     connection: () => Promise.resolve({ profile: 'default', environment: 'test', apiKey: KEY, baseUrl: servers.server.url, keySource: 'environment' }),
     clientFor: () => Promise.resolve(clientOf(servers.server.url)),
     programPath: '/opt/giftcodes/bin/giftcodes',
