@@ -1,6 +1,7 @@
 // The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
 import { ApiError, InterruptedError, NetworkError, type CliError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { guessNextPage, requestWritten } from './ahead.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
@@ -203,13 +204,21 @@ export class ApiClient {
     let emptyInARow = 0;
     let total: number | undefined;
     let got = 0;
+    const rawBody = read ? { rawBody: (size: number) => read.buffer(size) } : {};
+    // The next page, asked for before this one is read (ahead.ts); once a guess proves wrong, no more guesses.
+    let ahead: { key: string; response: Promise<ApiResponse> } | undefined;
+    let guessing = read !== undefined;
     while (target) {
       const key = target.toString();
       if (seen.has(key)) throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, { code: 'invalid_pagination' });
       seen.add(key);
+      const asked = ahead?.key === key ? ahead.response : undefined;
+      // A wrong guess is left to finish on its own: nothing reads it.
+      if (ahead && !asked) guessing = false;
+      ahead = undefined;
       let response: ApiResponse;
       try {
-        response = await this.send({ method: 'GET', target, ...(read ? { rawBody: (size: number) => read.buffer(size) } : {}) });
+        response = await (asked ?? this.send({ method: 'GET', target, ...rawBody }));
       } catch (error) {
         // A service that refuses the page-size parameters is asked once more without them.
         if (seen.size === 1 && error instanceof ApiError && (error.status === 400 || error.status === 422)) {
@@ -217,6 +226,16 @@ export class ApiClient {
           continue;
         }
         throw error;
+      }
+      if (guessing && response.bytes) {
+        const next = guessNextPage(response.bytes, response.headers.link, target);
+        if (next && next.origin === this.base.origin && !seen.has(next.toString())) {
+          const asking = this.send({ method: 'GET', target: next, ...rawBody });
+          asking.catch(() => undefined);
+          ahead = { key: next.toString(), response: asking };
+          // The request goes out before this page is scanned, so the service prepares it meanwhile.
+          await requestWritten();
+        }
       }
       const fast = response.bytes && read ? readRaw(response.bytes, (bytes) => read.read(bytes), listKey) : undefined;
       if (fast) response.body = fast.envelope;
