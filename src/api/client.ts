@@ -270,7 +270,9 @@ export class ApiClient {
   /** One logical request: attempts, backoff, Retry-After, and the mapping of the last failure to an exit code. */
   async send(req: ApiRequest): Promise<ApiResponse> {
     const url = this.resolve(req.target);
-    const path = displayPath(url);
+    // Made only for a -v line or an error: building it (a URL without the page-size parameters) cost more than the rest of a request's bookkeeping.
+    let shown: string | undefined;
+    const path = (): string => (shown ??= displayPath(url));
     const started = Date.now();
     const maxAttempts = this.options.retry.retries + 1;
     // Whether any attempt may have written a byte of the request: a failure is "not sent" only if none did.
@@ -312,7 +314,7 @@ export class ApiClient {
   private async attempt(
     req: ApiRequest,
     url: URL,
-    path: string,
+    path: () => string,
     attempt: number,
     maxAttempts: number,
   ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }> {
@@ -335,7 +337,7 @@ export class ApiClient {
     // and nine more of Node's modules (~2 ms of every API command, BENCHMARKS.md issue 13).
     const started = process.hrtime.bigint();
     const log = (result: string): void =>
-      this.options.log?.(`${req.method} ${path} ${result} ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)}ms attempt ${attempt}/${maxAttempts}`);
+      this.options.log?.(`${req.method} ${path()} ${result} ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)}ms attempt ${attempt}/${maxAttempts}`);
     // The proxy this request goes through, credentials hidden: every failure that involves it names it.
     const proxy = this.transport.proxyFor(url);
     if (!this.proxyLogged) {
@@ -365,14 +367,14 @@ export class ApiClient {
       if (ok) {
         if (req.rawBody) return { response: { status: res.statusCode, headers, body: undefined, url, bytes } };
         const parsed = parseJsonBody(bytes);
-        if (!parsed.ok) return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, parsed.reason) };
+        if (!parsed.ok) return { retryable: false, error: () => unreadableBody(req.method, path(), res.statusCode, parsed.reason) };
         return { response: { status: res.statusCode, headers, body: parsed.value, url } };
       }
       const errorBody = parseErrorBody(res.statusCode, bytes.toString('utf8'), headers['content-type']);
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
         retryAfterMs: rateLimitWaitMs(res.statusCode, headers),
-        error: (attempts) => errorForStatus(req.method, path, res.statusCode, errorBody, attempts, headers.location),
+        error: (attempts) => errorForStatus(req.method, path(), res.statusCode, errorBody, attempts, headers.location),
       };
     } catch (error) {
       if (this.options.signal?.aborted) throw this.interrupted();
@@ -382,7 +384,7 @@ export class ApiClient {
       }
       const failure = transportFailure(error, {
         method: req.method,
-        path,
+        path: path(),
         base: this.base,
         proxy,
         requestTimeoutMs: this.options.requestTimeoutMs,
@@ -477,7 +479,9 @@ function partialResult(path: string, noun: string, stated: string, read: number,
 /** The path and query as shown in messages and -v lines, without the page-size parameters the client adds to every list. */
 function displayPath(url: URL): string {
   if (!PAGE_SIZE_PARAMS.some((name) => url.searchParams.get(name) === String(LARGEST_PAGE))) return `${url.pathname}${url.search}`;
-  const shown = new URL(url);
-  for (const name of PAGE_SIZE_PARAMS) if (shown.searchParams.get(name) === String(LARGEST_PAGE)) shown.searchParams.delete(name);
-  return `${shown.pathname}${shown.search}`;
+  // A detached copy of the query: each delete on a URL's own searchParams serialises and parses the whole URL again.
+  const params = new URLSearchParams(url.search);
+  for (const name of PAGE_SIZE_PARAMS) if (params.get(name) === String(LARGEST_PAGE)) params.delete(name);
+  const query = params.toString();
+  return `${url.pathname}${query === '' ? '' : `?${query}`}`;
 }

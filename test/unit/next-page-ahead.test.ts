@@ -74,8 +74,8 @@ async function serve(pages: Record<string, string>): Promise<{ url: string; aske
 
 const page = (codes: string[], tail: string, head = ''): string => `{"object":"list",${head}"data":[${codes.map((code) => `{"code":"${code}","pin":"1"}`).join(',')}],${tail}}`;
 
-async function read(url: string, onPage: (page: ScannedPage, codes: string[]) => Promise<void>): Promise<string[]> {
-  const api = new ApiClient({ baseUrl: url, apiKey: 'sc_test_demo_4f3c9a1b7e2d', requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+async function read(url: string, onPage: (page: ScannedPage, codes: string[]) => Promise<void>, log?: (line: string) => void): Promise<string[]> {
+  const api = new ApiClient({ baseUrl: url, apiKey: 'sc_test_demo_4f3c9a1b7e2d', requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 }, ...(log ? { log } : {}) });
   const scanner = new PageScanner([...LIST_KEYS, 'codes']);
   const seen: string[] = [];
   try {
@@ -123,5 +123,18 @@ describe('the next page of codes, asked for ahead', () => {
     expect(codes).toEqual(['A1', 'B1', 'C1']);
     expect(asked.filter((cursor) => cursor !== 'wrong1')).toEqual(['', 'p2', 'p3']);
     expect(asked).not.toContain('wrong2');
+  });
+
+  it('names each page in -v lines without the page-size parameters it adds, the cursor kept', async () => {
+    const { url } = await serve({
+      '': page(['A1'], '"has_more":true,"next_cursor":"p/2+"'),
+      'p/2+': page(['B1'], '"has_more":false,"next_cursor":null'),
+    });
+    const lines: string[] = [];
+    expect(await read(url, async () => undefined, (line) => lines.push(line))).toEqual(['A1', 'B1']);
+    expect(lines.filter((line) => line.startsWith('GET ')).map((line) => line.replace(/ \d+ms /, ' '))).toEqual([
+      'GET /v1/orders/ord_1/codes 200 attempt 1/1',
+      'GET /v1/orders/ord_1/codes?cursor=p%2F2%2B 200 attempt 1/1',
+    ]);
   });
 });
