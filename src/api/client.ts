@@ -1,6 +1,7 @@
 // The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
 import { ApiError, InterruptedError, NetworkError, type CliError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { guessNextPage, requestWritten } from './ahead.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
@@ -203,13 +204,21 @@ export class ApiClient {
     let emptyInARow = 0;
     let total: number | undefined;
     let got = 0;
+    const rawBody = read ? { rawBody: (size: number) => read.buffer(size) } : {};
+    // The next page, asked for before this one is read (ahead.ts); once a guess proves wrong, no more guesses.
+    let ahead: { key: string; response: Promise<ApiResponse> } | undefined;
+    let guessing = read !== undefined;
     while (target) {
       const key = target.toString();
       if (seen.has(key)) throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, { code: 'invalid_pagination' });
       seen.add(key);
+      const asked = ahead?.key === key ? ahead.response : undefined;
+      // A wrong guess is left to finish on its own: nothing reads it.
+      if (ahead && !asked) guessing = false;
+      ahead = undefined;
       let response: ApiResponse;
       try {
-        response = await this.send({ method: 'GET', target, ...(read ? { rawBody: (size: number) => read.buffer(size) } : {}) });
+        response = await (asked ?? this.send({ method: 'GET', target, ...rawBody }));
       } catch (error) {
         // A service that refuses the page-size parameters is asked once more without them.
         if (seen.size === 1 && error instanceof ApiError && (error.status === 400 || error.status === 422)) {
@@ -217,6 +226,16 @@ export class ApiClient {
           continue;
         }
         throw error;
+      }
+      if (guessing && response.bytes) {
+        const next = guessNextPage(response.bytes, response.headers.link, target);
+        if (next && next.origin === this.base.origin && !seen.has(next.toString())) {
+          const asking = this.send({ method: 'GET', target: next, ...rawBody });
+          asking.catch(() => undefined);
+          ahead = { key: next.toString(), response: asking };
+          // The request goes out before this page is scanned, so the service prepares it meanwhile.
+          await requestWritten();
+        }
       }
       const fast = response.bytes && read ? readRaw(response.bytes, (bytes) => read.read(bytes), listKey) : undefined;
       if (fast) response.body = fast.envelope;
@@ -251,7 +270,9 @@ export class ApiClient {
   /** One logical request: attempts, backoff, Retry-After, and the mapping of the last failure to an exit code. */
   async send(req: ApiRequest): Promise<ApiResponse> {
     const url = this.resolve(req.target);
-    const path = displayPath(url);
+    // Made only for a -v line or an error: building it (a URL without the page-size parameters) cost more than the rest of a request's bookkeeping.
+    let shown: string | undefined;
+    const path = (): string => (shown ??= displayPath(url));
     const started = Date.now();
     const maxAttempts = this.options.retry.retries + 1;
     // Whether any attempt may have written a byte of the request: a failure is "not sent" only if none did.
@@ -293,7 +314,7 @@ export class ApiClient {
   private async attempt(
     req: ApiRequest,
     url: URL,
-    path: string,
+    path: () => string,
     attempt: number,
     maxAttempts: number,
   ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }> {
@@ -316,7 +337,7 @@ export class ApiClient {
     // and nine more of Node's modules (~2 ms of every API command, BENCHMARKS.md issue 13).
     const started = process.hrtime.bigint();
     const log = (result: string): void =>
-      this.options.log?.(`${req.method} ${path} ${result} ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)}ms attempt ${attempt}/${maxAttempts}`);
+      this.options.log?.(`${req.method} ${path()} ${result} ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)}ms attempt ${attempt}/${maxAttempts}`);
     // The proxy this request goes through, credentials hidden: every failure that involves it names it.
     const proxy = this.transport.proxyFor(url);
     if (!this.proxyLogged) {
@@ -346,14 +367,14 @@ export class ApiClient {
       if (ok) {
         if (req.rawBody) return { response: { status: res.statusCode, headers, body: undefined, url, bytes } };
         const parsed = parseJsonBody(bytes);
-        if (!parsed.ok) return { retryable: false, error: () => unreadableBody(req.method, path, res.statusCode, parsed.reason) };
+        if (!parsed.ok) return { retryable: false, error: () => unreadableBody(req.method, path(), res.statusCode, parsed.reason) };
         return { response: { status: res.statusCode, headers, body: parsed.value, url } };
       }
       const errorBody = parseErrorBody(res.statusCode, bytes.toString('utf8'), headers['content-type']);
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
         retryAfterMs: rateLimitWaitMs(res.statusCode, headers),
-        error: (attempts) => errorForStatus(req.method, path, res.statusCode, errorBody, attempts, headers.location),
+        error: (attempts) => errorForStatus(req.method, path(), res.statusCode, errorBody, attempts, headers.location),
       };
     } catch (error) {
       if (this.options.signal?.aborted) throw this.interrupted();
@@ -363,7 +384,7 @@ export class ApiClient {
       }
       const failure = transportFailure(error, {
         method: req.method,
-        path,
+        path: path(),
         base: this.base,
         proxy,
         requestTimeoutMs: this.options.requestTimeoutMs,
@@ -458,7 +479,9 @@ function partialResult(path: string, noun: string, stated: string, read: number,
 /** The path and query as shown in messages and -v lines, without the page-size parameters the client adds to every list. */
 function displayPath(url: URL): string {
   if (!PAGE_SIZE_PARAMS.some((name) => url.searchParams.get(name) === String(LARGEST_PAGE))) return `${url.pathname}${url.search}`;
-  const shown = new URL(url);
-  for (const name of PAGE_SIZE_PARAMS) if (shown.searchParams.get(name) === String(LARGEST_PAGE)) shown.searchParams.delete(name);
-  return `${shown.pathname}${shown.search}`;
+  // A detached copy of the query: each delete on a URL's own searchParams serialises and parses the whole URL again.
+  const params = new URLSearchParams(url.search);
+  for (const name of PAGE_SIZE_PARAMS) if (params.get(name) === String(LARGEST_PAGE)) params.delete(name);
+  const query = params.toString();
+  return `${url.pathname}${query === '' ? '' : `?${query}`}`;
 }
