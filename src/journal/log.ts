@@ -1,0 +1,379 @@
+// The journal's group-commit writer: one append-only log per process (journal/<pid>-<random>.log), one JSON
+// line per change of an intent ({key, intent} or {key, ended}). Each line is written the moment it is made
+// (so a process that takes the lock next reads it) and is durable once an fsync that began after it returns:
+// every line written while an fsync runs waits for the next one, which serves them all. A plan's rows thus
+// share their fsyncs instead of queueing one each. Readers fold the logs over the intent files (foldIntents);
+// the log of a dead process is compacted into intent files by the next lock holder (compactLog).
+import { closeSync, constants, fdatasync, fdatasyncSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
+import { redactKeys } from '../secrets.js';
+import { sha256, type Intent } from './intent.js';
+import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
+import { intentSchema } from './schema.js';
+
+/** A change of one intent: its whole new state, or its end (named by its createdAt, kept through every claim). */
+export type LogEntry = { key: string; intent: Intent } | { key: string; ended: string };
+
+/** The disk calls the writer makes, replaceable by a test (a counted or failing fsync). */
+export interface LogSync {
+  datasync(fd: number): Promise<void>;
+  datasyncSync(fd: number): void;
+  syncDirectory(dir: string): Promise<void>;
+  syncDirectorySync(dir: string): void;
+}
+
+const diskSync: LogSync = {
+  datasync: (fd) => new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
+  datasyncSync: (fd) => fdatasyncSync(fd),
+  syncDirectory,
+  syncDirectorySync: fsyncDirectory,
+};
+
+/** A log's name: its writer's pid (what a headerless log is judged by) and a random part. */
+const LOG_NAME = /^(\d+)-[0-9a-f]+\.log$/;
+
+export function isLogName(name: string): boolean {
+  return LOG_NAME.test(name);
+}
+
+/** `${key}\n${createdAt}`: one intent's identity, as an `ended` line names it. */
+export function endMark(key: string, createdAt: string): string {
+  return `${key}\n${createdAt}`;
+}
+
+/** The intent file of a key, as the journal names it (journal.ts fileOf): 40 hex of its sha256. */
+export function intentFile(dir: string, key: string): string {
+  return join(dir, `${sha256(key).slice(0, 40)}.json`);
+}
+
+/** A server's error text kept in an intent may echo a key: no file holds one (issue 15). */
+export function intentText(intent: Intent): string {
+  return redactKeys(`${JSON.stringify(intent, null, 2)}\n`);
+}
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * This process's log in one journal directory. After a failed write or fsync it is never trusted again: the
+ * page cache may hold lines the disk lost (PostgreSQL's lesson), so every waiter and every later append fails.
+ */
+export class IntentLog {
+  private fd: number | undefined;
+  private name: string | undefined;
+  /** Lines written (a sequence number each), and the last one an fsync covered. */
+  private written = 0;
+  private durable = 0;
+  /** A new log's directory entry is made durable with its first fsync. */
+  private entered = false;
+  private syncing = false;
+  private failure: unknown;
+  private waiters: Waiter[] = [];
+  /** The last state of each key this log holds and has not ended: what readers of this process fold in, unread. */
+  readonly live = new Map<string, Intent>();
+  /** Every intent this log ended (endMark): ends the intent files and other copies of it too. */
+  readonly ended = new Set<string>();
+  /** Fsyncs of the log made so far (for tests and the benchmark's curiosity). */
+  syncs = 0;
+
+  constructor(
+    readonly dir: string,
+    private readonly sync: LogSync = diskSync,
+  ) {}
+
+  get file(): string | undefined {
+    return this.name === undefined ? undefined : join(this.dir, this.name);
+  }
+
+  /** Writes the entries now; settles once an fsync covering them returned. */
+  append(entries: readonly LogEntry[]): Promise<void> {
+    let seq: number;
+    try {
+      seq = this.write(entries);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ seq, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** append() for a step inside synchronous code (just before a codes file's rename): its own fsync, which serves every line before it too. */
+  appendSync(entries: readonly LogEntry[]): void {
+    const seq = this.write(entries);
+    try {
+      this.sync.datasyncSync(this.fd!);
+      this.syncs++;
+      if (!this.entered) this.sync.syncDirectorySync(this.dir);
+      this.entered = true;
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+    this.covered(seq);
+  }
+
+  /** Closes and forgets the log file (compacted and removed): the next append starts a new one. */
+  reset(): void {
+    if (this.fd !== undefined) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // Nothing is written through it again.
+      }
+    }
+    this.fd = undefined;
+    this.name = undefined;
+    this.entered = false;
+    this.live.clear();
+    this.ended.clear();
+  }
+
+  /** Whether every line written is durable (nothing waits, nothing in flight). */
+  get idle(): boolean {
+    return this.durable === this.written && !this.syncing;
+  }
+
+  private write(entries: readonly LogEntry[]): number {
+    if (this.failure !== undefined) throw this.failure;
+    let text = '';
+    if (this.fd === undefined) {
+      this.name = `${process.pid}-${randomHex()}.log`;
+      try {
+        this.fd = openSync(join(this.dir, this.name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+      } catch (error) {
+        this.name = undefined;
+        throw error;
+      }
+      text = `${JSON.stringify({ log: 1, owner: currentOwner() })}\n`;
+    }
+    for (const entry of entries) text += `${redactKeys(JSON.stringify(entry))}\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    try {
+      // O_APPEND: each write lands at the end; a short write goes on where it stopped.
+      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done, bytes.length - done);
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+    for (const entry of entries) {
+      if ('intent' in entry) this.live.set(entry.key, entry.intent);
+      else {
+        this.ended.add(endMark(entry.key, entry.ended));
+        if (this.live.get(entry.key)?.createdAt === entry.ended) this.live.delete(entry.key);
+      }
+    }
+    return ++this.written;
+  }
+
+  /** Starts an fsync when lines wait for one and none runs; the one running may have begun before them. */
+  private kick(): void {
+    if (this.syncing || this.failure !== undefined || this.durable >= this.written) return;
+    this.syncing = true;
+    const upTo = this.written;
+    const fd = this.fd!;
+    void (async () => {
+      try {
+        await this.sync.datasync(fd);
+        this.syncs++;
+        if (!this.entered) await this.sync.syncDirectory(this.dir);
+        this.entered = true;
+      } catch (error) {
+        this.syncing = false;
+        this.fail(error);
+        return;
+      }
+      this.syncing = false;
+      this.covered(upTo);
+      this.kick();
+    })();
+  }
+
+  private covered(seq: number): void {
+    if (seq > this.durable) this.durable = seq;
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.seq <= this.durable) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private fail(error: unknown): void {
+    this.failure ??= error;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter.reject(this.failure);
+  }
+}
+
+function randomHex(): string {
+  return Math.floor(Math.random() * 2 ** 48)
+    .toString(16)
+    .padStart(12, '0');
+}
+
+/** A log as read from disk: its writer, the last state of each key it holds, the intents it ended, lines it cannot read. */
+export interface ReadLog {
+  file: string;
+  owner?: Owner | undefined;
+  live: Map<string, Intent>;
+  ended: Set<string>;
+  bad: number[];
+}
+
+/**
+ * Reads one log. A last line without its newline is torn: its write never completed, so it was never made
+ * durable nor acted on, and the state before it stands. A whole line that cannot be read is reported (bad).
+ */
+export function readLog(file: string): ReadLog {
+  const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  lines.pop(); // '' after the last newline, or the torn tail
+  const log: ReadLog = { file, live: new Map(), ended: new Set(), bad: [] };
+  lines.forEach((line, index) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      log.bad.push(index + 1);
+      return;
+    }
+    const v = value as Record<string, unknown>;
+    if (index === 0 && typeof v.owner === 'object' && v.owner !== null && 'log' in v) {
+      log.owner = v.owner as Owner;
+      return;
+    }
+    if (typeof v.key !== 'string') return void log.bad.push(index + 1);
+    if (typeof v.ended === 'string') {
+      log.ended.add(endMark(v.key, v.ended));
+      if (log.live.get(v.key)?.createdAt === v.ended) log.live.delete(v.key);
+      return;
+    }
+    const parsed = intentSchema.safeParse(v.intent);
+    if (parsed.success && parsed.data.key === v.key) log.live.set(v.key, parsed.data);
+    else log.bad.push(index + 1);
+  });
+  return log;
+}
+
+/** The logs in a journal directory other than `own` (a file name), read; a log removed meanwhile is skipped. */
+export function otherLogs(dir: string, own: string | undefined, names?: readonly string[]): ReadLog[] {
+  const logs: ReadLog[] = [];
+  for (const name of names ?? safeReaddir(dir)) {
+    if (!isLogName(name) || join(dir, name) === own) continue;
+    try {
+      logs.push(readLog(join(dir, name)));
+    } catch {
+      // Compacted and removed by its reader meanwhile: its intents are files now.
+    }
+  }
+  return logs;
+}
+
+/** Whether the process that wrote a log is gone: by its header's owner, or by the pid in its name when it has none. */
+export function logIsDead(log: ReadLog): boolean {
+  if (log.owner !== undefined) return !isAlive(log.owner);
+  const pid = Number(LOG_NAME.exec(log.file.slice(log.file.lastIndexOf('/') + 1))?.[1]);
+  return !Number.isFinite(pid) || (pid !== process.pid && !pidAlive(pid));
+}
+
+/** Where an intent's state was read: an intent file, another process's log, or this process's own. */
+export type Source = 'file' | 'log' | 'own';
+
+export interface Folded {
+  intent: Intent;
+  source: Source;
+}
+
+/**
+ * The journal's state: the files, then the logs over them. An intent that any log ended is gone, wherever
+ * another copy of it lies; of the rest, a log's state is newer than a file's (a file is only ever written
+ * from a log, by compaction), this process's own the newest; two logs are ordered by updatedAt.
+ */
+export function foldIntents(files: readonly Intent[], logs: readonly ReadLog[], own: { live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string> }): Map<string, Folded> {
+  const ended = new Set(own.ended);
+  for (const log of logs) for (const mark of log.ended) ended.add(mark);
+  const result = new Map<string, Folded>();
+  const rank: Record<Source, number> = { file: 0, log: 1, own: 2 };
+  const offer = (intent: Intent, source: Source): void => {
+    if (ended.has(endMark(intent.key, intent.createdAt))) return;
+    const held = result.get(intent.key);
+    if (held && (rank[held.source] > rank[source] || (held.source === source && source === 'log' && held.intent.updatedAt > intent.updatedAt))) return;
+    result.set(intent.key, { intent, source });
+  };
+  for (const intent of files) offer(intent, 'file');
+  for (const log of logs) for (const intent of log.live.values()) offer(intent, 'log');
+  for (const intent of own.live.values()) offer(intent, 'own');
+  return result;
+}
+
+/**
+ * Makes a log's state intent files and removes it, each step durable before the next, so that a crash at any
+ * point leaves either the log (compacted again, to the same result) or its files: the live intents written as
+ * intent files (atomic, fsynced), then the files of intents it ended (and older copies of its live ones)
+ * removed, then the log itself. `endedElsewhere`: intents another log ended, never written back.
+ */
+export async function compactLog(dir: string, log: { file: string; live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string> }, endedElsewhere: ReadonlySet<string> = new Set()): Promise<void> {
+  const live = [...log.live.values()].filter((intent) => !endedElsewhere.has(endMark(intent.key, intent.createdAt)));
+  for (const intent of live) await writeFileAtomic(intentFile(dir, intent.key), intentText(intent), 'journal file', { syncDir: false });
+  if (live.length > 0) await syncDirectory(dir);
+  let removed = false;
+  if (log.ended.size > 0 || live.length > 0) {
+    const liveOf = new Map(live.map((intent) => [intent.key, intent]));
+    for (const name of safeReaddir(dir)) {
+      if (!name.endsWith('.json')) continue;
+      const file = join(dir, name);
+      const intent = readIntentFile(file);
+      if (!intent) continue;
+      const ended = log.ended.has(endMark(intent.key, intent.createdAt));
+      const superseded = liveOf.get(intent.key)?.createdAt === intent.createdAt && file !== intentFile(dir, intent.key);
+      if (!ended && !superseded) continue;
+      try {
+        unlinkSync(file);
+        removed = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+  }
+  if (removed) await syncDirectory(dir);
+  try {
+    unlinkSync(log.file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/** The intent in one file, or undefined when there is none or it is not a readable intent. */
+export function readIntentFile(file: string): Intent | undefined {
+  try {
+    const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** This process's log of each journal directory: one writer per directory, whatever number of Journal objects. */
+const logs = new Map<string, IntentLog>();
+
+export function logOf(dir: string): IntentLog {
+  let log = logs.get(dir);
+  if (!log) logs.set(dir, (log = new IntentLog(dir)));
+  return log;
+}
