@@ -69,19 +69,40 @@ function run(args, configDir, { killAfterMs, failpoint } = {}) {
   );
 }
 
-/** The intent files in the journal (read here, never through giftcodes), and anything else left beside them. */
+/**
+ * The unresolved intents in the journal, read here from its files, never through giftcodes: the intent files,
+ * then each process's log (<pid>-<random>.log) folded over them (a log's state is newer than a file's; an
+ * intent any log ended is gone wherever a copy lies; a last line without its newline was never written
+ * whole); an unreadable file counts as an intent. Litter: anything else left beside them, logs included.
+ */
 function journalFiles(configDir) {
   const dir = join(configDir, 'journal');
   const names = existsSync(dir) ? readdirSync(dir) : [];
-  const intents = names
-    .filter((n) => n.endsWith('.json'))
-    .flatMap((n) => {
-      try {
-        return [JSON.parse(readFileSync(join(dir, n), 'utf8'))];
-      } catch {
-        return [{ unreadable: n }];
-      }
-    });
+  const found = new Map();
+  const ended = new Set();
+  const offer = (intent, fromLog) => {
+    const held = found.get(intent.key);
+    if (held && held.fromLog && (!fromLog || held.intent.updatedAt > intent.updatedAt)) return;
+    found.set(intent.key, { intent, fromLog });
+  };
+  for (const n of names.filter((n) => n.endsWith('.json'))) {
+    try {
+      offer(JSON.parse(readFileSync(join(dir, n), 'utf8')), false);
+    } catch {
+      offer({ key: `unreadable ${n}`, unreadable: n }, false);
+    }
+  }
+  for (const n of names.filter((n) => /^\d+-[0-9a-f]+\.log$/.test(n))) {
+    const last = new Map();
+    for (const line of readFileSync(join(dir, n), 'utf8').split('\n').slice(0, -1)) {
+      const entry = JSON.parse(line);
+      if (entry.key === undefined) continue;
+      if (entry.intent) last.set(entry.key, entry.intent);
+      else if (entry.ended !== undefined) ended.add(`${entry.key}\n${entry.ended}`);
+    }
+    for (const intent of last.values()) offer(intent, true);
+  }
+  const intents = [...found.values()].map((f) => f.intent).filter((x) => !ended.has(`${x.key}\n${x.createdAt}`));
   return { intents, litter: names.filter((n) => !n.endsWith('.json')) };
 }
 

@@ -1,11 +1,11 @@
 // A hostile review of issue 16's overlapped journal (rows armed ahead, the summary's rows ended in two
 // batched durable steps, settle by a `delivered` record, begin's staged intent): each test is one attempt
 // to break exactly-once, against `giftcodes serve` over real HTTP, checked on the server's ledger.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { journalFiles, loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 let server: TestServer;
@@ -23,8 +23,7 @@ async function pendingKeys(configDir: string): Promise<string[]> {
 }
 
 function intentFiles(configDir: string): string[] {
-  const journal = join(configDir, 'journal');
-  return existsSync(journal) ? readdirSync(journal).filter((n) => n.endsWith('.json')) : [];
+  return journalFiles(configDir);
 }
 
 function writePlan(dir: string, rows: number, tag: string): string {

@@ -3,18 +3,14 @@
 // before its JSON was flushed. Each through the built CLI against a real server; what is pending is read
 // from the journal's files, never through `order pending` (which settles what reached the user).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, ledger, loggedIn, ROOT, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { BIN, DEMO_KEYS, journalFiles, ledger, loggedIn, ROOT, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 
 const PRODUCT = 'amazon-us-25';
 
-function journalFiles(configDir: string): string[] {
-  const dir = join(configDir, 'journal');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
-}
 
 /** The CLI under `sh -c`, for what a shell does to its descriptors first (`exec 1>&-`, `> /dev/full`). */
 function shell(script: string, args: string[], configDir: string): { code: number | null; stdout: string; stderr: string } {

@@ -280,10 +280,57 @@ export async function pendingIntents(configDir: string): Promise<{ key: string; 
   return JSON.parse(result.stdout) as { key: string; orderId: string | null; phase: string; state: string }[];
 }
 
-/** The intent files (*.json) in a config dir's journal; none when it has no journal yet. */
-export function journalFiles(configDir: string): string[] {
+/** An unresolved intent as the journal's files hold it (the fields a test reads). */
+export interface JournalIntent {
+  key: string;
+  phase: string;
+  createdAt: string;
+  updatedAt: string;
+  orderId?: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The unresolved intents in a config dir's journal, read from its files, never through giftcodes (README,
+ * "The order journal"): the intent files (*.json), then each process's log (<pid>-<random>.log) folded over
+ * them. A log's state is newer than a file's (of two logs, the later updatedAt); an intent that any log
+ * ended is gone wherever a copy of it lies; a last line without its newline was never written whole.
+ * Unreadable files count as intents (named by their file), so that nothing left is missed.
+ */
+export function journalIntents(configDir: string): JournalIntent[] {
   const dir = join(configDir, 'journal');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+  const names = existsSync(dir) ? readdirSync(dir) : [];
+  const ended = new Set<string>();
+  const found = new Map<string, { intent: JournalIntent; fromLog: boolean }>();
+  const offer = (intent: JournalIntent, fromLog: boolean): void => {
+    const held = found.get(intent.key);
+    if (held && ((held.fromLog && !fromLog) || (held.fromLog && fromLog && held.intent.updatedAt > intent.updatedAt))) return;
+    found.set(intent.key, { intent, fromLog });
+  };
+  for (const name of names.filter((n) => n.endsWith('.json'))) {
+    try {
+      offer(JSON.parse(readFileSync(join(dir, name), 'utf8')) as JournalIntent, false);
+    } catch {
+      offer({ key: `unreadable file ${name}`, phase: 'unreadable', createdAt: '', updatedAt: '' }, false);
+    }
+  }
+  for (const name of names.filter((n) => /^\d+-[0-9a-f]+\.log$/.test(n))) {
+    const lines = readFileSync(join(dir, name), 'utf8').split('\n').slice(0, -1);
+    const last = new Map<string, JournalIntent>();
+    for (const line of lines) {
+      const entry = JSON.parse(line) as { key?: string; intent?: JournalIntent; ended?: string };
+      if (entry.key === undefined) continue; // the header
+      if (entry.intent) last.set(entry.key, entry.intent);
+      else if (entry.ended !== undefined) ended.add(`${entry.key}\n${entry.ended}`);
+    }
+    for (const intent of last.values()) offer(intent, true);
+  }
+  return [...found.values()].map((f) => f.intent).filter((intent) => !ended.has(`${intent.key}\n${intent.createdAt}`));
+}
+
+/** The keys of the unresolved intents in a config dir's journal, from its files (journalIntents); none without a journal. */
+export function journalFiles(configDir: string): string[] {
+  return journalIntents(configDir).map((intent) => intent.key);
 }
 
 /** Polls until `check` gives something other than undefined; fails after `ms`. */
