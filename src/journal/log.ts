@@ -120,14 +120,7 @@ export class IntentLog {
 
   /** Closes and forgets the log file (compacted and removed): the next append starts a new one. */
   reset(): void {
-    if (this.fd !== undefined) {
-      try {
-        closeSync(this.fd);
-      } catch {
-        // Nothing is written through it again.
-      }
-    }
-    this.fd = undefined;
+    this.close();
     this.name = undefined;
     this.entered = false;
     this.live.clear();
@@ -142,15 +135,14 @@ export class IntentLog {
   private write(entries: readonly LogEntry[]): number {
     if (this.failure !== undefined) throw this.failure;
     let text = '';
-    if (this.fd === undefined) {
-      this.name = `${process.pid}-${randomHex()}.log`;
-      try {
-        this.fd = openSync(join(this.dir, this.name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
-      } catch (error) {
-        this.name = undefined;
-        throw error;
-      }
+    if (this.name === undefined) {
+      const name = `${process.pid}-${randomHex()}.log`;
+      this.fd = openSync(join(this.dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+      this.name = name;
       text = `${JSON.stringify({ log: 1, owner: currentOwner() })}\n`;
+    } else if (this.fd === undefined) {
+      // Reopened, never created again: a log that vanished under its live writer is an error, not a new log.
+      this.fd = openSync(join(this.dir, this.name), constants.O_WRONLY | constants.O_APPEND);
     }
     for (const entry of entries) text += `${redactKeys(JSON.stringify(entry))}\n`;
     const bytes = Buffer.from(text, 'utf8');
@@ -202,6 +194,19 @@ export class IntentLog {
       else still.push(waiter);
     }
     this.waiters = still;
+    // Closed while every line is durable: a file open for writing keeps its disk from being remounted
+    // read-only, and the next write opens it again (each fsync covers only lines written through an open fd).
+    if (this.idle) this.close();
+  }
+
+  private close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Every line written through it is durable already.
+    }
+    this.fd = undefined;
   }
 
   private fail(error: unknown): void {
