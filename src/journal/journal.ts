@@ -307,7 +307,7 @@ export class Journal {
 
   /**
    * Every record is on disk (each file fsynced, then one fsync of history/) before the first intent leaves the
-   * journal; then every intent file is removed and the journal's directory fsynced once. A crash in between
+   * journal; then every intent's end is a line of the log, all made durable by one fsync. A crash in between
    * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
    */
   private async endLocked(intents: readonly Intent[], ending: Ending | ((intent: Intent) => Ending), o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {}): Promise<OrderRecord[]> {
