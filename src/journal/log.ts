@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
+import { onJournalExit } from './at-exit.js';
 import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -125,6 +126,21 @@ export class IntentLog {
     this.entered = false;
     this.live.clear();
     this.ended.clear();
+  }
+
+  /**
+   * The command is over with intents still unended (an error, a timeout, an interruption): they become intent
+   * files and the log goes, as the next lock holder would do once this process is gone. Not after a failure
+   * (the log is not trusted) nor while an fsync runs; then the next lock holder does it.
+   */
+  async finish(): Promise<void> {
+    const file = this.file;
+    if (file === undefined || this.failure !== undefined || !this.idle) return;
+    try {
+      await compactLog(this.dir, { file, live: this.live, ended: this.ended });
+    } finally {
+      this.reset();
+    }
   }
 
   /** Whether every line written is durable (nothing waits, nothing in flight). */
@@ -379,6 +395,10 @@ const logs = new Map<string, IntentLog>();
 
 export function logOf(dir: string): IntentLog {
   let log = logs.get(dir);
-  if (!log) logs.set(dir, (log = new IntentLog(dir)));
+  if (!log) {
+    const made = new IntentLog(dir);
+    logs.set(dir, (log = made));
+    onJournalExit(() => made.finish());
+  }
   return log;
 }

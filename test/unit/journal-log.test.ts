@@ -316,4 +316,19 @@ describe('compaction', () => {
     await j.begin({ ...spec, key: 'three' });
     expect(readdirSync(dir).filter((n) => n.endsWith('.log'))).toHaveLength(1);
   });
+
+  it('a command that ends with intents unended leaves them as intent files, and no log', async () => {
+    const dir = journalDir();
+    const j = new Journal(dir);
+    const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
+    const kept = await j.begin({ ...spec, key: 'kept' });
+    const sent = await j.saveAsync({ ...kept.intent, phase: 'sending' });
+    const gone = await j.begin({ ...spec, key: 'gone' });
+    await j.end([gone.intent], 'refused');
+    const { finishJournal } = await import('../../src/journal/at-exit.js');
+    await finishJournal();
+    expect(readdirSync(dir)).toEqual([`${sha256('kept').slice(0, 40)}.json`]);
+    expect(JSON.parse(readFileSync(fileOf(dir, 'kept'), 'utf8'))).toEqual(sent);
+    expect(new Journal(dir).read().intents).toEqual([sent]);
+  });
 });
