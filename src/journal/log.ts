@@ -136,6 +136,8 @@ export class IntentLog {
   async finish(): Promise<void> {
     const file = this.file;
     if (file === undefined || this.failure !== undefined || !this.idle) return;
+    // A step still running when its command ended (an interrupted plan's row) writes nothing into a log being removed.
+    this.failure = Object.assign(new Error('the command ended'), { code: 'ECANCELED' });
     try {
       await compactLog(this.dir, { file, live: this.live, ended: this.ended });
     } finally {
