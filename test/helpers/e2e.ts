@@ -295,14 +295,41 @@ export interface JournalIntent {
  * "The order journal"): the intent files (*.json), then each process's log (<pid>-<random>.log) folded over
  * them. A log's state is newer than a file's (of two logs, the later updatedAt); an intent that any log
  * ended is gone wherever a copy of it lies; a last line without its newline was never written whole.
- * Unreadable files count as intents (named by their file), so that nothing left is missed.
+ * Unreadable files and log lines, and logs set aside as unreadable, count as intents (named by where they
+ * are), so that nothing left is missed.
  */
 export function journalIntents(configDir: string): JournalIntent[] {
   const dir = join(configDir, 'journal');
   const names = existsSync(dir) ? readdirSync(dir) : [];
+  const unreadable = (what: string): JournalIntent => ({ key: `unreadable ${what}`, phase: 'unreadable', createdAt: '', updatedAt: '' });
+  // Every log's ends first: an end names one intent (key and createdAt), and only that one leaves the count,
+  // so an ended K(t2) never hides a pending K(t1) (giftcodes' foldIntents drops ended ones before it folds).
   const ended = new Set<string>();
+  const logs: JournalIntent[][] = [];
+  const left: JournalIntent[] = [];
+  for (const name of names.filter((n) => /^\d+-[0-9a-f]+\.log$/.test(n))) {
+    const last = new Map<string, JournalIntent>();
+    readFileSync(join(dir, name), 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .forEach((line, index) => {
+        let entry: { key?: string; intent?: JournalIntent; ended?: string };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          return void left.push(unreadable(`line ${index + 1} of ${name}`));
+        }
+        if (entry.key === undefined) return; // the header
+        if (entry.intent) last.set(entry.key, entry.intent);
+        else if (entry.ended !== undefined) ended.add(`${entry.key}\n${entry.ended}`);
+      });
+    logs.push([...last.values()]);
+  }
+  // A log giftcodes set aside for its unreadable lines is there for a person to see: it counts as left.
+  for (const name of names.filter((n) => n.endsWith('.unreadable'))) left.push(unreadable(name));
   const found = new Map<string, { intent: JournalIntent; fromLog: boolean }>();
   const offer = (intent: JournalIntent, fromLog: boolean): void => {
+    if (ended.has(`${intent.key}\n${intent.createdAt}`)) return;
     const held = found.get(intent.key);
     if (held && ((held.fromLog && !fromLog) || (held.fromLog && fromLog && held.intent.updatedAt > intent.updatedAt))) return;
     found.set(intent.key, { intent, fromLog });
@@ -311,21 +338,11 @@ export function journalIntents(configDir: string): JournalIntent[] {
     try {
       offer(JSON.parse(readFileSync(join(dir, name), 'utf8')) as JournalIntent, false);
     } catch {
-      offer({ key: `unreadable file ${name}`, phase: 'unreadable', createdAt: '', updatedAt: '' }, false);
+      left.push(unreadable(`file ${name}`));
     }
   }
-  for (const name of names.filter((n) => /^\d+-[0-9a-f]+\.log$/.test(n))) {
-    const lines = readFileSync(join(dir, name), 'utf8').split('\n').slice(0, -1);
-    const last = new Map<string, JournalIntent>();
-    for (const line of lines) {
-      const entry = JSON.parse(line) as { key?: string; intent?: JournalIntent; ended?: string };
-      if (entry.key === undefined) continue; // the header
-      if (entry.intent) last.set(entry.key, entry.intent);
-      else if (entry.ended !== undefined) ended.add(`${entry.key}\n${entry.ended}`);
-    }
-    for (const intent of last.values()) offer(intent, true);
-  }
-  return [...found.values()].map((f) => f.intent).filter((intent) => !ended.has(`${intent.key}\n${intent.createdAt}`));
+  for (const intents of logs) for (const intent of intents) offer(intent, true);
+  return [...[...found.values()].map((f) => f.intent), ...left];
 }
 
 /** The keys of the unresolved intents in a config dir's journal, from its files (journalIntents); none without a journal. */
