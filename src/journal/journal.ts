@@ -14,7 +14,7 @@ import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, t
 import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
-import { compactLog, foldIntents, intentFile, logIsDead, logOf, otherLogs, readIntentFile, type Folded, type IntentLog } from './log.js';
+import { compactLog, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog } from './log.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -76,6 +76,17 @@ export class Journal {
     }
     const logs = otherLogs(this.dir, this.log.file, names);
     for (const log of logs) for (const line of log.bad) unreadable.push({ file: log.file, reason: `line ${line} is not a journal entry` });
+    for (const name of names) {
+      if (!isSetAsideLog(name)) continue;
+      const file = join(this.dir, name);
+      let bad: number[] = [];
+      try {
+        bad = readLog(file).bad;
+      } catch {
+        // Removed by a person meanwhile.
+      }
+      for (const line of bad) unreadable.push({ file, reason: `line ${line} is not a journal entry; the readable ones are intent files now` });
+    }
     const folded = foldIntents(files, logs, this.log);
     this.elsewhere.clear();
     const intents = [...folded.values()].map((f) => this.noted(f));
@@ -369,7 +380,8 @@ export class Journal {
    */
   private async compactDead(): Promise<void> {
     const logs = otherLogs(this.dir, this.log.file);
-    const dead = logs.filter((log) => log.bad.length === 0 && logIsDead(log));
+    // One with lines it cannot read too: its readable intents become files, and the log is set aside (compactLog).
+    const dead = logs.filter((log) => logIsDead(log));
     if (dead.length === 0) return;
     const ended = new Set(this.log.ended);
     for (const log of logs) for (const mark of log.ended) ended.add(mark);

@@ -4,7 +4,7 @@
 // every line written while an fsync runs waits for the next one, which serves them all. A plan's rows thus
 // share their fsyncs instead of queueing one each. Readers fold the logs over the intent files (foldIntents);
 // the log of a dead process is compacted into intent files by the next lock holder (compactLog).
-import { closeSync, constants, fdatasync, fdatasyncSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
@@ -36,6 +36,13 @@ const LOG_NAME = /^(\d+)-[0-9a-f]+\.log$/;
 
 export function isLogName(name: string): boolean {
   return LOG_NAME.test(name);
+}
+
+/** A dead log with lines nobody can read, set aside whole once its readable intents are intent files: a person's to look at. */
+export const SET_ASIDE = '.unreadable';
+
+export function isSetAsideLog(name: string): boolean {
+  return name.endsWith(`.log${SET_ASIDE}`) && LOG_NAME.test(name.slice(0, -SET_ASIDE.length));
 }
 
 /** `${key}\n${createdAt}`: one intent's identity, as an `ended` line names it. */
@@ -340,9 +347,11 @@ export function foldIntents(files: readonly Intent[], logs: readonly ReadLog[], 
  * Makes a log's state intent files and removes it, each step durable before the next, so that a crash at any
  * point leaves either the log (compacted again, to the same result) or its files: the live intents written as
  * intent files (atomic, fsynced), then the files of intents it ended (and older copies of its live ones)
- * removed, then the log itself. `endedElsewhere`: intents another log ended, never written back.
+ * removed, then the log itself. `endedElsewhere`: intents another log ended, never written back. A log with
+ * lines it cannot read (`bad`) is renamed aside (SET_ASIDE) instead of removed: its readable intents are the
+ * only copy of interrupted orders and must become files, but what the other lines held is not ours to drop.
  */
-export async function compactLog(dir: string, log: { file: string; live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string> }, endedElsewhere: ReadonlySet<string> = new Set()): Promise<void> {
+export async function compactLog(dir: string, log: { file: string; live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string>; bad?: readonly number[] }, endedElsewhere: ReadonlySet<string> = new Set()): Promise<void> {
   const live = [...log.live.values()].filter((intent) => !endedElsewhere.has(endMark(intent.key, intent.createdAt)));
   for (const intent of live) await writeFileAtomic(intentFile(dir, intent.key), intentText(intent), 'journal file', { syncDir: false });
   if (live.length > 0) await syncDirectory(dir);
@@ -367,7 +376,8 @@ export async function compactLog(dir: string, log: { file: string; live: Readonl
   }
   if (removed) await syncDirectory(dir);
   try {
-    unlinkSync(log.file);
+    if (log.bad !== undefined && log.bad.length > 0) renameSync(log.file, `${log.file}${SET_ASIDE}`);
+    else unlinkSync(log.file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
