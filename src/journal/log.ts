@@ -10,6 +10,7 @@ import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
 import { onJournalExit } from './at-exit.js';
+import { withDirLock } from './lock.js';
 import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -30,6 +31,9 @@ const diskSync: LogSync = {
   syncDirectory,
   syncDirectorySync: fsyncDirectory,
 };
+
+/** How long a command's end waits for the journal's lock to compact its log, before it leaves that to the next run. */
+const FINISH_LOCK_WAIT_MS = 5_000;
 
 /** A log's name: its writer's pid (what a headerless log is judged by) and a random part. */
 const LOG_NAME = /^(\d+)-[0-9a-f]+\.log$/;
@@ -137,18 +141,36 @@ export class IntentLog {
 
   /**
    * The command is over with intents still unended (an error, a timeout, an interruption): they become intent
-   * files and the log goes, as the next lock holder would do once this process is gone. Not after a failure
-   * (the log is not trusted) nor while an fsync runs; then the next lock holder does it.
+   * files and the log goes, as the next lock holder would do once this process is gone. Under the journal's
+   * lock, as every change of its files: a keyed begin reads the key's file, then the logs, and must not find
+   * the intent in neither, midway (a second intent for the key). Not after a failure (the log is not
+   * trusted) nor while an fsync runs, nor when the lock does not come soon: then the next lock holder does it.
    */
   async finish(): Promise<void> {
-    const file = this.file;
-    if (file === undefined || this.failure !== undefined || !this.idle) return;
-    // A step still running when its command ended (an interrupted plan's row) writes nothing into a log being removed.
-    this.failure = Object.assign(new Error('the command ended'), { code: 'ECANCELED' });
+    if (this.file === undefined || this.failure !== undefined || !this.idle) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, FINISH_LOCK_WAIT_MS).unref()));
+    const locked = withDirLock(
+      this.dir,
+      async () => {
+        // Looked at again under the lock: a step may have run meanwhile.
+        const file = this.file;
+        if (file === undefined || this.failure !== undefined || !this.idle) return;
+        // A step still running when its command ended (an interrupted plan's row) writes nothing into a log being removed.
+        this.failure = Object.assign(new Error('the command ended'), { code: 'ECANCELED' });
+        try {
+          await compactLog(this.dir, { file, live: this.live, ended: this.ended });
+        } finally {
+          this.reset();
+        }
+      },
+      FINISH_LOCK_WAIT_MS,
+    );
+    locked.catch(() => undefined); // given up on (late): its failure is the next run's to meet
     try {
-      await compactLog(this.dir, { file, live: this.live, ended: this.ended });
+      await Promise.race([locked, late]);
     } finally {
-      this.reset();
+      clearTimeout(timer);
     }
   }
 
