@@ -4,7 +4,7 @@
 // every line written while an fsync runs waits for the next one, which serves them all. A plan's rows thus
 // share their fsyncs instead of queueing one each. Readers fold the logs over the intent files (foldIntents);
 // the log of a dead process is compacted into intent files by the next lock holder (compactLog).
-import { closeSync, constants, fdatasync, fdatasyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
@@ -80,6 +80,13 @@ export class IntentLog {
   /** Lines written (a sequence number each), and the last one an fsync covered. */
   private written = 0;
   private durable = 0;
+  /** The log's length as written, and as far as an fsync covered it: a failure cuts it back to the latter. */
+  private bytes = 0;
+  private durableBytes = 0;
+  /** Entries written and not yet covered by an fsync, by sequence number; and the state the covered ones make. */
+  private unconfirmed: { seq: number; entries: readonly LogEntry[] }[] = [];
+  private readonly durableLive = new Map<string, Intent>();
+  private readonly durableEnded = new Set<string>();
   /** A new log's directory entry is made durable with its first fsync. */
   private entered = false;
   private syncing = false;
@@ -118,6 +125,7 @@ export class IntentLog {
   /** append() for a step inside synchronous code (just before a codes file's rename): its own fsync, which serves every line before it too. */
   appendSync(entries: readonly LogEntry[]): void {
     const seq = this.write(entries);
+    const upToBytes = this.bytes;
     try {
       this.sync.datasyncSync(this.fd!);
       this.syncs++;
@@ -127,7 +135,7 @@ export class IntentLog {
       this.fail(error);
       throw error;
     }
-    this.covered(seq);
+    this.covered(seq, upToBytes);
   }
 
   /** Closes and forgets the log file (compacted and removed): the next append starts a new one. */
@@ -135,8 +143,10 @@ export class IntentLog {
     this.close();
     this.name = undefined;
     this.entered = false;
-    this.live.clear();
-    this.ended.clear();
+    this.bytes = this.durableBytes = 0;
+    this.unconfirmed = [];
+    for (const state of [this.live, this.durableLive]) state.clear();
+    for (const state of [this.ended, this.durableEnded]) state.clear();
   }
 
   /**
@@ -186,6 +196,7 @@ export class IntentLog {
       const name = `${process.pid}-${randomHex()}.log`;
       this.fd = openSync(join(this.dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
       this.name = name;
+      this.bytes = this.durableBytes = 0;
       text = `${JSON.stringify({ log: 1, owner: currentOwner() })}\n`;
     } else if (this.fd === undefined) {
       // Reopened, never created again: a log that vanished under its live writer is an error, not a new log.
@@ -195,18 +206,17 @@ export class IntentLog {
     const bytes = Buffer.from(text, 'utf8');
     try {
       // O_APPEND: each write lands at the end; a short write goes on where it stopped.
-      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length; ) {
+        const wrote = writeSync(this.fd, bytes, done, bytes.length - done);
+        done += wrote;
+        this.bytes += wrote;
+      }
     } catch (error) {
       this.fail(error);
       throw error;
     }
-    for (const entry of entries) {
-      if ('intent' in entry) this.live.set(entry.key, entry.intent);
-      else {
-        this.ended.add(endMark(entry.key, entry.ended));
-        if (this.live.get(entry.key)?.createdAt === entry.ended) this.live.delete(entry.key);
-      }
-    }
+    apply(this.live, this.ended, entries);
+    this.unconfirmed.push({ seq: this.written + 1, entries });
     return ++this.written;
   }
 
@@ -215,6 +225,7 @@ export class IntentLog {
     if (this.syncing || this.failure !== undefined || this.durable >= this.written) return;
     this.syncing = true;
     const upTo = this.written;
+    const upToBytes = this.bytes;
     const fd = this.fd!;
     void (async () => {
       try {
@@ -228,13 +239,18 @@ export class IntentLog {
         return;
       }
       this.syncing = false;
-      this.covered(upTo);
+      this.covered(upTo, upToBytes);
       this.kick();
     })();
   }
 
-  private covered(seq: number): void {
+  private covered(seq: number, upToBytes: number): void {
+    if (this.failure !== undefined) return; // an fsync that returned after another step failed: that failure stands
     if (seq > this.durable) this.durable = seq;
+    if (upToBytes > this.durableBytes) this.durableBytes = upToBytes;
+    let confirmed = 0;
+    while (confirmed < this.unconfirmed.length && this.unconfirmed[confirmed]!.seq <= this.durable) apply(this.durableLive, this.durableEnded, this.unconfirmed[confirmed++]!.entries);
+    if (confirmed > 0) this.unconfirmed = this.unconfirmed.slice(confirmed);
     const still: Waiter[] = [];
     for (const waiter of this.waiters) {
       if (waiter.seq <= this.durable) waiter.resolve();
@@ -256,11 +272,44 @@ export class IntentLog {
     this.fd = undefined;
   }
 
+  /**
+   * Every caller whose line no fsync confirmed is told of the failure and takes no step after it (a begin
+   * sends nothing, a step is not taken, an end leaves its intent pending), so those lines are cut from the
+   * log, which keeps only what was confirmed: left there, a new intent whose begin failed would become a
+   * pending `prepared` order that the next run sends. Dropping them loses nothing: a state that may have
+   * been acted on (`sending` before the request left) was confirmed before the step after it.
+   */
   private fail(error: unknown): void {
+    const first = this.failure === undefined;
     this.failure ??= error;
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter.reject(this.failure);
+    if (!first) return;
+    this.unconfirmed = [];
+    this.live.clear();
+    this.ended.clear();
+    for (const [key, intent] of this.durableLive) this.live.set(key, intent);
+    for (const mark of this.durableEnded) this.ended.add(mark);
+    if (this.fd === undefined || this.bytes === this.durableBytes) return;
+    try {
+      ftruncateSync(this.fd, this.durableBytes);
+      this.bytes = this.durableBytes;
+      this.sync.datasyncSync(this.fd);
+    } catch {
+      // The disk refuses even that: the lines stay, as before this cut; the error already reported stands.
+    }
+  }
+}
+
+/** The entries' changes made to a log's state: the last state of each key, and the intents ended. */
+function apply(live: Map<string, Intent>, ended: Set<string>, entries: readonly LogEntry[]): void {
+  for (const entry of entries) {
+    if ('intent' in entry) live.set(entry.key, entry.intent);
+    else {
+      ended.add(endMark(entry.key, entry.ended));
+      if (live.get(entry.key)?.createdAt === entry.ended) live.delete(entry.key);
+    }
   }
 }
 
