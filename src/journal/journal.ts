@@ -102,10 +102,14 @@ export class Journal {
   find(key: string): Intent | undefined {
     const own = this.fileOf(key);
     const files: Intent[] = [];
-    const direct = readIntentFile(own);
-    if (direct?.key === key) files.push(direct);
+    let direct = readIntentFile(own);
     const names = this.names();
-    const logs = otherLogs(this.dir, this.log.file, names);
+    const vanished: string[] = [];
+    const logs = otherLogs(this.dir, this.log.file, names, vanished);
+    // A log compacted between the look at the key's file and the read of the log: its intents are files now,
+    // and the key's may be one of them (never in neither place, or a keyed begin makes a second intent).
+    if (!direct && vanished.length > 0) direct = readIntentFile(own);
+    if (direct?.key === key) files.push(direct);
     if (!direct && !this.log.live.has(key) && !logs.some((log) => log.live.has(key))) {
       for (const name of names) {
         if (!name.endsWith('.json') || name === basename(own)) continue;

@@ -363,8 +363,8 @@ export function readLog(file: string): ReadLog {
   return log;
 }
 
-/** The logs in a journal directory other than `own` (a file name), read; a log removed meanwhile is skipped. */
-export function otherLogs(dir: string, own: string | undefined, names?: readonly string[]): ReadLog[] {
+/** The logs in a journal directory other than `own` (a file name), read; a log removed meanwhile is skipped, and named in `vanished`. */
+export function otherLogs(dir: string, own: string | undefined, names?: readonly string[], vanished: string[] = []): ReadLog[] {
   const logs: ReadLog[] = [];
   for (const name of names ?? safeReaddir(dir)) {
     if (!isLogName(name) || join(dir, name) === own) continue;
@@ -372,6 +372,7 @@ export function otherLogs(dir: string, own: string | undefined, names?: readonly
       logs.push(readLog(join(dir, name)));
     } catch {
       // Compacted and removed by its reader meanwhile: its intents are files now.
+      vanished.push(name);
     }
   }
   return logs;
