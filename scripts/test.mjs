@@ -5,7 +5,7 @@
 //   node scripts/test.mjs                 everything (what CI runs)
 //   node scripts/test.mjs --node 22       only the end-to-end suite on Node 22
 //   node scripts/test.mjs --node 24 --all-e2e   every end-to-end file on Node 24, not only the subset
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -36,18 +36,29 @@ const onlyNode = args.includes('--node') ? Number(args[args.indexOf('--node') + 
 const allE2e = args.includes('--all-e2e');
 const reports = mkdtempSync(join(tmpdir(), 'giftcodes-test-'));
 const results = [];
+let reportCount = 0;
 
 ensureTools();
-run('build', process.execPath, [join(ROOT, 'scripts', 'build.mjs')]);
+results.push(await run('build', process.execPath, [join(ROOT, 'scripts', 'build.mjs')]));
 // The fuzz suites run at 0.3 of their counts here (`npm run fuzz` runs them whole): the suite's time budget is 6
 // minutes of two cores. Their seeds are fixed, so the cases drawn are the same each run (and still reach every exit
 // code each suite asks for).
 process.env.GIFTCODES_FUZZ_SCALE ??= '0.3';
-if (onlyNode === undefined) vitest(`the whole suite on Node ${process.versions.node}`, process.execPath, []);
-for (const major of onlyNode === undefined ? OTHER_LTS : [onlyNode]) {
-  const node = nodeBinary(major);
-  if (node) vitest(`end-to-end ${allE2e ? 'suite' : 'subset'} on Node ${node.version}`, node.path, allE2e ? ['test/e2e'] : E2E_SUBSET);
+// The other Node lines are fetched while the suite runs (a first fetch downloads each one). Their subsets then run
+// side by side: each waits most of its time on its longest files (package, order-endings) while its other workers
+// sit idle. A run whose output would meet another's prints it whole when it ends.
+const fetches = (onlyNode === undefined ? OTHER_LTS : [onlyNode]).map((major) => nodeBinary(major));
+if (onlyNode === undefined) results.push(await vitest(`the whole suite on Node ${process.versions.node}`, process.execPath, []));
+const subsets = [];
+for (const fetched of fetches) {
+  const node = await fetched;
+  console.log(`\n▶ ${node.result.name}`);
+  process.stderr.write(node.stderr);
+  if (!node.result.ok) console.error(`✗ ${node.result.why}`);
+  results.push(node.result);
+  if (node.path) subsets.push(vitest(`end-to-end ${allE2e ? 'suite' : 'subset'} on Node ${node.version}`, node.path, allE2e ? ['test/e2e'] : E2E_SUBSET, { whole: fetches.length > 1 }));
 }
+results.push(...(await Promise.all(subsets)));
 rmSync(reports, { recursive: true, force: true });
 
 let passed = 0;
@@ -62,19 +73,31 @@ const ok = results.every((result) => result.ok);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(ok ? 0 : 1);
 
-function run(name, command, commandArgs, options = {}) {
-  console.log(`\n▶ ${name}`);
-  const child = spawnSync(command, commandArgs, { cwd: ROOT, stdio: 'inherit', ...options });
-  const ok = child.status === 0;
-  const why = child.error ? child.error.message : ok ? '' : `exit ${child.status ?? child.signal}`;
-  const result = { name, ok, why, passed: 0, failed: 0, counted: false };
-  results.push(result);
-  return result;
+/** Runs a command to its end: its output goes straight to this terminal, or with `whole` all at once when it ends. */
+function run(name, command, commandArgs, o = {}) {
+  if (!o.whole) console.log(`\n▶ ${name}`);
+  const child = spawn(command, commandArgs, { cwd: ROOT, stdio: o.whole ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  const output = [];
+  child.stdout?.on('data', (chunk) => output.push(chunk));
+  child.stderr?.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolve) => {
+    let error;
+    child.on('error', (e) => (error = e));
+    child.on('close', (code, signal) => {
+      if (o.whole) {
+        console.log(`\n▶ ${name}`);
+        process.stdout.write(Buffer.concat(output));
+      }
+      const ok = code === 0;
+      const why = error ? error.message : ok ? '' : `exit ${code ?? signal}`;
+      resolve({ name, ok, why, passed: 0, failed: 0, counted: false });
+    });
+  });
 }
 
-function vitest(name, node, files) {
-  const report = join(reports, `${results.length}.json`);
-  const result = run(name, node, [VITEST, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files]);
+async function vitest(name, node, files, o = {}) {
+  const report = join(reports, `${++reportCount}.json`);
+  const result = await run(name, node, [VITEST, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files], o);
   try {
     const json = JSON.parse(readFileSync(report, 'utf8'));
     // A file that fails outside its tests (a beforeAll, an import) counts as one failure.
@@ -86,27 +109,35 @@ function vitest(name, node, files) {
   } catch {
     Object.assign(result, { ok: false, why: result.why || 'vitest wrote no report' });
   }
+  return result;
 }
 
-/** The node binary of an LTS line from the npm registry; a failure to get it fails the run, loudly. */
+/** The node binary of an LTS line from the npm registry, with its result line and what npx printed on stderr; a failure to get it fails the run, loudly. */
 function nodeBinary(major) {
   const name = `fetch Node ${major} (npx -p node@${major})`;
-  console.log(`\n▶ ${name}`);
-  const child = spawnSync('npx', ['--yes', '--package', `node@${major}`, '--', 'node', '-p', 'process.execPath + "\\n" + process.versions.node'], {
+  const child = spawn('npx', ['--yes', '--package', `node@${major}`, '--', 'node', '-p', 'process.execPath + "\\n" + process.versions.node'], {
     cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 300_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const [path, version] = (child.stdout ?? '').trim().split('\n');
-  if (child.status !== 0 || !path || !version?.startsWith(`${major}.`)) {
-    const why = child.error?.message ?? `exit ${child.status ?? child.signal}, printed ${JSON.stringify(child.stdout ?? '')}`;
-    console.error(`✗ could not get Node ${major} from the npm registry: ${why}`);
-    results.push({ name, ok: false, why: `could not get Node ${major}: ${why}`, passed: 0, failed: 0, counted: false });
-    return undefined;
-  }
-  results.push({ name: `${name}: ${version}`, ok: true, why: '', passed: 0, failed: 0, counted: false });
-  return { path, version };
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+  return new Promise((resolve) => {
+    let error;
+    child.on('error', (e) => (error = e));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const [path, version] = stdout.trim().split('\n');
+      if (code !== 0 || !path || !version?.startsWith(`${major}.`)) {
+        const why = error?.message ?? `exit ${code ?? signal}, printed ${JSON.stringify(stdout)}`;
+        resolve({ stderr, result: { name, ok: false, why: `could not get Node ${major} from the npm registry: ${why}`, passed: 0, failed: 0, counted: false } });
+        return;
+      }
+      resolve({ path, version, stderr, result: { name: `${name}: ${version}`, ok: true, why: '', passed: 0, failed: 0, counted: false } });
+    });
+  });
 }
 
 /**

@@ -1,6 +1,5 @@
 // The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
 import { ApiError, InterruptedError, NetworkError, type CliError } from '../errors.js';
-import { isLoopbackHost } from '../config/resolve.js';
 import { VERSION } from '../version.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
@@ -8,8 +7,8 @@ import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
 import { LARGEST_PAGE, PAGE_SIZE_PARAMS, codeRecord, extractList, flattenResource, nextPageUrl, statedTotal, unwrapResource } from './pagination.js';
 import { describeReset, isRetryableStatus, nextDelayMs, rateLimitWaitMs, sleep, waitExceedsBudget, type RetryPolicy } from './retry.js';
 import { orderSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
-import { neverConnected } from './connect.js';
-import { Transport, UnsupportedCodingError } from './transport.js';
+import { transportFailure } from './network-errors.js';
+import { Transport } from './transport.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -362,43 +361,21 @@ export class ApiClient {
         log(error.code);
         return { retryable: false, error: () => error };
       }
-      const notSent = !deadline.aborted && isNotSent(error);
-      const failure = classify(error, answeredStatus);
-      if (failure && !deadline.aborted) {
-        log(failure.reason);
-        return {
-          retryable: failure.retryable,
-          notSent: failure.notSent || notSent,
-          error: (attempts) => failure.error(req.method, path, this.base.origin, attempts, proxy),
-        };
-      }
-      const reason = deadline.aborted ? `no complete answer within ${this.options.requestTimeoutMs / 1000}s` : describeNetworkError(error, proxy !== undefined);
-      log(reason);
-      return {
-        retryable: true,
-        notSent,
-        error: (attempts) =>
-          new NetworkError(`cannot reach ${this.base.origin}${through(proxy)} (${req.method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
-            code: deadline.aborted ? 'timeout' : 'network_error',
-            hint: this.networkHint(url, deadline.aborted, (error as { code?: string }).code === 'ECONNREFUSED'),
-          }),
-      };
+      const failure = transportFailure(error, {
+        method: req.method,
+        path,
+        base: this.base,
+        proxy,
+        requestTimeoutMs: this.options.requestTimeoutMs,
+        timedOut: deadline.aborted,
+        status: answeredStatus,
+      });
+      log(failure.reason);
+      return failure;
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onAbort);
     }
-  }
-
-  /** The flag or command that fixes this cause (issue 14): a proxy, a slow answer, or nothing listening there. */
-  private networkHint(url: URL, timedOut: boolean, refused: boolean): string {
-    const proxy = this.transport.proxyFor(url);
-    if (proxy !== undefined) return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
-    const seconds = this.options.requestTimeoutMs / 1000;
-    if (timedOut) return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
-    const where = `${this.base.hostname}:${this.base.port || (this.base.protocol === 'https:' ? '443' : '80')}`;
-    if (refused && isLoopbackHost(this.base.hostname)) return `nothing listens on ${where}: start the reference server with giftcodes serve, or check --base-url`;
-    if (refused) return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
-    return 'check --base-url and the network, or raise --request-timeout';
   }
 
   /** The signal's own reason ("interrupted by SIGINT") when it carries one. */
@@ -484,136 +461,4 @@ function displayPath(url: URL): string {
   const shown = new URL(url);
   for (const name of PAGE_SIZE_PARAMS) if (shown.searchParams.get(name) === String(LARGEST_PAGE)) shown.searchParams.delete(name);
   return `${shown.pathname}${shown.search}`;
-}
-
-/**
- * Nothing of the request can have reached the API: the failure came while the connection was being opened (a
- * refused or unresolvable host, the API's or the proxy's, a proxy refusing CONNECT, a TLS handshake that
- * failed, whatever its code). Decided by where the error was raised, not by its code: the same code after
- * connecting (a reset, EHOSTUNREACH on a live connection) may follow a request that was written.
- */
-export function isNotSent(error: unknown): boolean {
-  return neverConnected(error);
-}
-
-/** ` through the proxy http://***@host:port`, or nothing for a request that goes direct. */
-function through(proxy: string | undefined): string {
-  return proxy === undefined ? '' : ` through the proxy ${proxy}`;
-}
-
-/** OpenSSL's and Node's names for a certificate Node does not trust: the TLS handshake failed, nothing was sent. */
-const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_REVOKED',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_SIGNATURE_FAILURE',
-  'INVALID_CA',
-  'PATH_LENGTH_EXCEEDED',
-  'INVALID_PURPOSE',
-  'HOSTNAME_MISMATCH',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-interface Failure {
-  reason: string;
-  retryable: boolean;
-  notSent: boolean;
-  /** `proxy`: the proxy the request went through, credentials hidden. */
-  error: (method: string, path: string, origin: string, attempts: number, proxy?: string) => CliError;
-}
-
-/** OpenSSL's names for a peer that answered the handshake with something other than TLS (most often plain HTTP). */
-const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'ERR_SSL_UNKNOWN_PROTOCOL']);
-
-/** The transport failures that need more than "cannot reach": untrusted certificates, proxy refusals, codings. */
-export function classify(error: unknown, status = 0): Failure | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const message = error instanceof Error ? error.message : '';
-  if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) {
-    const reason = `certificate not trusted: ${code}`;
-    return {
-      reason,
-      retryable: false,
-      notSent: true,
-      error: (method, path, origin, _attempts, proxy) =>
-        new NetworkError(`cannot verify the certificate of ${origin}${through(proxy)} (${method} ${path}: ${code})`, {
-          code: 'certificate_error',
-          hint: 'if the API uses a private CA, trust it with --ca-file <pem> (or GIFTCODES_CA_FILE, SSL_CERT_FILE, SSL_CERT_DIR), or set NODE_EXTRA_CA_CERTS',
-        }),
-    };
-  }
-  // A handshake that failed in OpenSSL before the session existed: it will fail the same way again.
-  if (typeof code === 'string' && (code.startsWith('ERR_SSL_') || code === 'EPROTO') && neverConnected(error)) {
-    const notTls = NOT_TLS_CODES.has(code);
-    return {
-      reason: `TLS handshake failed: ${code}`,
-      retryable: false,
-      notSent: true,
-      error: (method, path, origin, _attempts, proxy) =>
-        new NetworkError(`cannot open a TLS session with ${origin}${through(proxy)} (${method} ${path}: ${code}${notTls ? ': the port does not speak TLS' : ''})`, {
-          code: 'tls_error',
-          hint: notTls ? `if that port serves plain HTTP, use http:// in --base-url (a key is sent over http only to this machine)` : 'check --base-url: the server and this client agree on no TLS version or cipher',
-        }),
-    };
-  }
-  const proxyStatus = /^Proxy response \((\d{3})\)/.exec(message);
-  if (proxyStatus) {
-    const status = Number(proxyStatus[1]);
-    const reason = `the proxy refused the tunnel (${status})`;
-    return {
-      reason,
-      // A proxy's 5xx may pass (its upstream was down); 407 and other refusals will not change on their own.
-      retryable: status >= 500,
-      notSent: true,
-      error: (method, path, origin, attempts, proxy) =>
-        new NetworkError(`cannot reach ${origin}${proxy === undefined ? ' through the proxy' : through(proxy)} (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
-          code: 'proxy_error',
-          hint: status !== 407 ? "check HTTPS_PROXY/HTTP_PROXY, NO_PROXY and the profile's proxy"
-            : proxy?.includes('***@') ? "the proxy refused its credentials: check the user and password in HTTPS_PROXY/HTTP_PROXY or the profile's proxy"
-            : 'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)',
-        }),
-    };
-  }
-  if (error instanceof UnsupportedCodingError || (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR')))) {
-    const detail = error instanceof UnsupportedCodingError ? message : 'its compressed body is corrupt';
-    const answered = error instanceof UnsupportedCodingError ? error.status : status;
-    return { reason: 'unreadable coding', retryable: false, notSent: false, error: (method, path) => unreadableBody(method, path, answered, detail) };
-  }
-  return undefined;
-}
-
-/** `proxied`: every connection goes to the proxy, so a refusal, an unknown host or a slow connect is the proxy's. */
-function describeNetworkError(error: unknown, proxied: boolean): string {
-  const code = (error as { code?: string }).code;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return proxied ? 'the proxy refused the connection' : 'connection refused';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return proxied ? "the proxy's host was not found" : 'host not found';
-    case 'GC_CLOSED_WHILE_CONNECTING':
-      return proxied ? 'the proxy closed the connection before opening the tunnel' : 'the connection was closed while it was being opened';
-    case 'GC_CONNECT_TIMEOUT':
-      return proxied ? 'the proxy did not open the tunnel in time' : 'timed out connecting';
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return 'the connection was closed before an answer';
-    case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'timed out connecting';
-    case 'UND_ERR_SOCKET':
-      return 'the connection was closed before a complete answer';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'the server stopped answering';
-    default:
-      return code ?? (error instanceof Error ? error.message.split('\n')[0] ?? 'network error' : 'network error');
-  }
 }

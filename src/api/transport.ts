@@ -1,6 +1,7 @@
 // The wire under ApiClient, on undici: EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, or the profile's
 // proxy), keep-alive within a run, extra CA roots, and bodies decoded from gzip, br or deflate.
-// Deadlines, retries and error mapping stay in client.ts. Loaded only by commands that talk to the network.
+// Deadlines and retries stay in client.ts, what a failure means in network-errors.ts and errors.ts.
+// Loaded only by commands that talk to the network.
 //
 // Start-up cost (BENCHMARKS.md): undici parses HTTP with llhttp compiled to WebAssembly, synchronously, on
 // the first connection. V8 compiles it at once with its baseline compiler (Liftoff) and then re-compiles it

@@ -40,6 +40,22 @@ export function createApp(io: Io, signal: AbortSignal): App {
   };
 }
 
+/** What a verb shows in its noun's help: its one line, and the examples under its own. */
+export interface VerbHelp {
+  readonly description: string;
+  readonly examples: readonly string[];
+}
+
+/**
+ * Adds a verb without flags of its own: `action` runs it with the run's context and the verb's arguments,
+ * which the caller adds to the returned command (each checked where it is parsed).
+ */
+export function addVerb(parent: Command, app: App, name: string, help: VerbHelp, action: (context: Context, ...args: string[]) => Promise<void>): Command {
+  const command = parent.command(name).description(help.description);
+  command.action(async () => action(app.context(command), ...(command.processedArgs as string[])));
+  return examples(command, help.examples);
+}
+
 const EXAMPLES = new WeakMap<Command, readonly string[]>();
 
 /** Adds an Examples section to a command's --help. */

@@ -1,21 +1,15 @@
 import type { Command } from 'commander';
 import { exportResult } from '../output/exporter.js';
 import type { KeyEnvironment } from '../secrets.js';
-import { examples, type App } from './app.js';
+import { addVerb, type App } from './app.js';
 import type { Deps, GlobalOptions } from './deps.js';
 
 /** The profile, and --env test|live|all (all when absent). */
 export type LogoutOptions = Pick<GlobalOptions, 'profile' | 'env'>;
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('logout')
-    .description("remove keys from the profile (--env test|live|all; default all)")
-    .action(async (_flags: object, cmd: Command) => {
-      const { globals, deps } = app.context(cmd);
-      await run({ profile: globals.profile, env: globals.env }, deps);
-    });
-  examples(command, ['giftcodes logout', 'giftcodes logout --env live', 'giftcodes logout --profile shop-eu --env all']);
+  const help = { description: 'remove keys from the profile (--env test|live|all; default all)', examples: ['giftcodes logout', 'giftcodes logout --env live', 'giftcodes logout --profile shop-eu --env all'] };
+  addVerb(parent, app, 'logout', help, ({ globals, deps }) => run({ profile: globals.profile, env: globals.env }, deps));
 }
 
 export async function run(options: LogoutOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {

@@ -3,15 +3,12 @@ import { pingFacts } from '../api/outcome.js';
 import { exportResult } from '../output/exporter.js';
 import { display } from '../output/table.js';
 import { environmentOfKey } from '../secrets.js';
-import { examples, type App } from './app.js';
+import { addVerb, type App } from './app.js';
 import type { Deps } from './deps.js';
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('ping')
-    .description('check that the key works: status, environment and reseller')
-    .action(async (_flags: object, cmd: Command) => run(app.context(cmd).deps));
-  examples(command, ['giftcodes ping', 'giftcodes ping --env live --json', 'GIFTCODES_API_KEY=sc_test_… giftcodes ping']);
+  const help = { description: 'check that the key works: status, environment and reseller', examples: ['giftcodes ping', 'giftcodes ping --env live --json', 'GIFTCODES_API_KEY=sc_test_… giftcodes ping'] };
+  addVerb(parent, app, 'ping', help, ({ deps }) => run(deps));
 }
 
 export async function run(deps: Pick<Deps, 'io' | 'connection' | 'api'>): Promise<void> {

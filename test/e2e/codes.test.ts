@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer } from '../helpers/e2e.js';
+import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer, until } from '../helpers/e2e.js';
 
 const SEED = join(ROOT, 'test/server/fixtures/formula-seed.json');
 const KEY = 'sc_test_formula_0a1b2c3d4e5f';
@@ -97,7 +97,7 @@ async function exportUnderWay(server: TestServer, orderId: string, target: strin
   run.proc.stdin?.end();
   const dir = dirname(target);
   const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
-  for (let i = 0; i < 1000 && !exportTemp(); i++) await new Promise((r) => setTimeout(r, 5));
+  await until(() => exportTemp() || undefined);
   return run;
 }
 

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, ordersWithKeyPrefix, ROOT, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, loggedIn, ordersWithKeyPrefix, ROOT, runCli, servedApi, spawnCli, tempDir, until } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 import { webhookListener } from '../helpers/webhooks.js';
 
@@ -335,7 +335,7 @@ describe('webhook listen --query', () => {
     const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Giftcodes-Signature': signature }, body });
     expect(res.status).toBe(200);
-    for (let i = 0; i < 300 && !listener.stdout().includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
+    await until(() => listener.stdout().includes('\n') || undefined);
     await listener.stop();
     expect(listener.stdout()).toBe('"ord_desk1"\n');
   });

@@ -6,11 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, journalFiles, ledger, loggedIn, ROOT, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { BIN, chargesFor, DEMO_KEYS, journalFiles, ledger, loggedIn, ROOT, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 
 const PRODUCT = 'amazon-us-25';
-
 
 /** The CLI under `sh -c`, for what a shell does to its descriptors first (`exec 1>&-`, `> /dev/full`). */
 function shell(script: string, args: string[], configDir: string): { code: number | null; stdout: string; stderr: string } {
@@ -33,7 +32,7 @@ describe('exactly once, without exceptions', () => {
   afterAll(() => server.stop());
 
   const fresh = async (): Promise<string> => loggedIn(server, undefined, tempDir());
-  const charges = async (quantity: number): Promise<string[]> => (await ledger(server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
+  const charges = (quantity: number): Promise<string[]> => chargesFor(server, PRODUCT, quantity);
 
   it('gap 1: codes renamed into mon.csv, then the same order with --out tue.csv: refused (exit 2) naming mon.csv, nothing charged, tue.csv never written; --force too; the same command again is a new order', { timeout: 90_000 }, async () => {
     void template;

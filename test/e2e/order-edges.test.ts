@@ -5,15 +5,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, journalFiles, ledger, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
+import { BIN, chargesFor, DEMO_KEYS, journalFiles, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 
 const PRODUCT = 'steam-us-20';
 
 const served = servedApi(['--fulfil-after', '100']);
 
-async function charges(quantity: number): Promise<string[]> {
-  return (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).map((o) => String(o.order_id));
+function charges(quantity: number): Promise<string[]> {
+  return chargesFor(served.server, PRODUCT, quantity);
 }
 
 /** A logged-in config dir and the restock a cron job runs into its --out file `name` (with --force, --json). */

@@ -2,13 +2,13 @@
 // SIGKILL, a request still in progress) with resume and abandon. (Split from order.test.ts so the two run on
 // two workers: both are in npm test's end-to-end subset on every Node line.)
 import { describe, expect, it } from 'vitest';
-import { journalFiles, ledger, loggedIn, runCli, servedApi, spawnCli, withServer } from '../helpers/e2e.js';
+import { journalFiles, ledger, loggedIn, runCli, servedApi, spawnCli, until, withServer } from '../helpers/e2e.js';
 
 /** `order place <args>` started, once its intent is on disk (its request then in flight, held by the server). */
 async function placeInFlight(configDir: string, args: string[]): Promise<ReturnType<typeof spawnCli>> {
   const placing = spawnCli(['order', 'place', ...args], { configDir });
   placing.proc.stdin?.end();
-  for (let i = 0; i < 100 && journalFiles(configDir).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  await until(() => journalFiles(configDir).length > 0 || undefined);
   return placing;
 }
 

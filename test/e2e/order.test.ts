@@ -119,6 +119,20 @@ describe('order place, show, watch', () => {
     expect(JSON.parse(second.stderr).error).toMatchObject({ code: 'idempotency_key_reused', status: 422, exitCode: 4 });
   });
 
+  it('an idempotency key shaped like an API key is refused before anything is sent: masked in the journal, it would be another key on resume (a second charge)', async () => {
+    const { configDir, server } = served;
+    const before = (await ledger(server)).orders.length;
+    for (const key of ['sc_live_0123456789abcdef0123456789abcdef', 'order-SC_TEST_abcdefgh12345678']) {
+      const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--json'], { configDir });
+      expect(result.code).toBe(2);
+      expect(JSON.parse(result.stderr).error.message).toContain('must not look like an API key');
+      expect(result.stderr).not.toContain(key);
+    }
+    expect((await ledger(server)).orders.length).toBe(before);
+    const pending = await runCli(['order', 'pending', '--json'], { configDir });
+    expect(JSON.parse(pending.stdout)).toEqual([]);
+  });
+
   it('a live order without --yes and without a terminal exits 2 and sends nothing', async () => {
     const { server } = served;
     const before = (await ledger(server)).orders.length;

@@ -6,8 +6,11 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ROOT, servedApi, tempDir } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
+import { MACHINE_EXTRA_CA_CERTS } from '../helpers/machine-env.js';
 
 const run = promisify(execFile);
+/** npm's environment: the machine's, with its extra CAs should npm reach for the registry. */
+const npmEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...(MACHINE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: MACHINE_EXTRA_CA_CERTS }) });
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 let packed: { filename: string; files: { path: string }[] };
@@ -19,10 +22,10 @@ let giftcodes: (args: string[], env?: NodeJS.ProcessEnv) => Promise<{ stdout: st
 beforeAll(async () => {
   const dir = tempDir('giftcodes-pack-');
   // --ignore-scripts: prepack would rebuild dist/ under the other test files' feet; `npm test` built it already.
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
+  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, env: npmEnv() });
   packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
   prefix = join(dir, 'prefix');
-  await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: dir });
+  await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: dir, env: npmEnv() });
   installed = join(prefix, 'bin', 'giftcodes');
   const configDir = tempDir();
   giftcodes = async (args, env = {}) => {

@@ -14,7 +14,7 @@ import { networkInterfaces } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, pendingIntents, runCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, pendingIntents, runCli, servedApi, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
 import { freePort } from '../helpers/ports.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
@@ -65,6 +65,9 @@ const attempts = (stderr: string, path = '/v1/ping'): number => stderr.split('\n
 // Most tests here run several CLI processes one after another (and some start servers): 30 s each, the default,
 // was a third of what one took with a busy core beside it. Each run still has runCli's own 30 s.
 const SEVERAL_RUNS = { timeout: 120_000 };
+
+/** A plain-HTTP reference server for the tests that need one beside their own: they read only their own orders. */
+const plainServed = servedApi([]);
 
 describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy', SEVERAL_RUNS, () => {
   let certs: { ca: string; cert: string; key: string };
@@ -287,13 +290,8 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(planted.code).toBe(8);
     expect(planted.stderr).toContain('can be written by other users');
     // Plain http speaks no TLS: the variables, set for the whole machine, are not even read.
-    const plain = await startServer([]);
-    try {
-      const http = await runCli(['ping'], { baseUrl: plain.url, env: { ...env, SSL_CERT_FILE: join(dir, 'nope.pem'), SSL_CERT_DIR: join(dir, 'nowhere') } });
-      expect(http.code, http.stderr).toBe(0);
-    } finally {
-      await plain.stop();
-    }
+    const http = await runCli(['ping'], { baseUrl: plainServed.url, env: { ...env, SSL_CERT_FILE: join(dir, 'nope.pem'), SSL_CERT_DIR: join(dir, 'nowhere') } });
+    expect(http.code, http.stderr).toBe(0);
   });
 
   it('a CA file that cannot be read is exit 8; one that holds no certificate is exit 2; neither sends anything', async () => {
@@ -409,15 +407,8 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
 });
 
 describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', SEVERAL_RUNS, () => {
-  let plain: TestServer;
-  beforeAll(async () => {
-    plain = await startServer([]);
-  }, 30_000);
-  afterAll(async () => {
-    await plain?.stop();
-  });
-
   it('fails in the TLS handshake with nothing sent and nothing pending; the corrected command places exactly one order without a word about it', async () => {
+    const plain = plainServed.server;
     const configDir = tempDir();
     const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
     const order = ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2'];
@@ -471,18 +462,13 @@ describe('bodies, framing and addresses', SEVERAL_RUNS, () => {
   });
 
   it('every page of a gzipped catalog over Connection: close reads whole', async () => {
-    const plain = await startServer([]);
-    try {
-      const [zipped, reference] = await Promise.all([
-        runCli(['catalog', 'list', '--json', '-v'], { baseUrl: gzipServer.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
-        runCli(['catalog', 'list', '--json'], { baseUrl: plain.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
-      ]);
-      expect(zipped.code).toBe(0);
-      expect(attempts(zipped.stderr, '/v1/catalog')).toBeGreaterThanOrEqual(1);
-      expect(JSON.parse(zipped.stdout)).toEqual(JSON.parse(reference.stdout));
-    } finally {
-      await plain.stop();
-    }
+    const [zipped, reference] = await Promise.all([
+      runCli(['catalog', 'list', '--json', '-v'], { baseUrl: gzipServer.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
+      runCli(['catalog', 'list', '--json'], { baseUrl: plainServed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
+    ]);
+    expect(zipped.code).toBe(0);
+    expect(attempts(zipped.stderr, '/v1/catalog')).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(zipped.stdout)).toEqual(JSON.parse(reference.stdout));
   });
 
   describe('a hand-written server: what the client sends, and gzip, br and deflate bodies', () => {

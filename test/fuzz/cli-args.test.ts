@@ -2,7 +2,7 @@
 // numbers, empty strings, flag-looking values), run as the built CLI against a real reference server.
 // Each run must end with a contract exit code and one clean error line, and a usage error (exit 2) must
 // leave the config, the journal and the working directory exactly as they were.
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command, Option } from 'commander';
@@ -202,14 +202,15 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
   } else {
     const { proc, result: pending } = spawnCli(c.argv, { configDir, cwd, timeoutMs: 20_000 });
     proc.stdin?.end(c.stdin);
-    // A listener would run until stopped: stop it as a person would, 1.2 s after it catches SIGTERM (read from
-    // /proc: on a loaded machine the process may still be loading its modules 1.2 s after its spawn, and a
-    // signal then would end it by Node's default action, which no person's Ctrl-C meets in practice).
+    // A listener would run until stopped: stop it as a person would, 1.2 s after it listens (read from /proc: on
+    // a loaded machine the process may still be loading its modules 1.2 s after its spawn, and a signal then
+    // would end it by Node's default action or by the handler conf's atomic writer installs as it loads, before
+    // giftcodes' own; a person's Ctrl-C meets neither in practice). It binds its port after its handler is in.
     let stopper: NodeJS.Timeout | undefined;
     if (c.command === 'webhook listen') {
       const started = Date.now();
       const poll = (): void => {
-        stopper = catchesTerm(proc.pid) || Date.now() - started > 15_000 ? setTimeout(() => proc.kill('SIGTERM'), 1_200) : setTimeout(poll, 25);
+        stopper = (catchesTerm(proc.pid) && listening(proc.pid)) || Date.now() - started > 15_000 ? setTimeout(() => proc.kill('SIGTERM'), 1_200) : setTimeout(poll, 25);
       };
       poll();
     }
@@ -227,6 +228,31 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
   rmSync(configDir, { recursive: true, force: true });
   rmSync(cwd, { recursive: true, force: true });
   return { c, result, problems };
+}
+
+/** Whether the process holds a listening TCP socket (Linux: its fds' socket inodes in /proc/net/tcp*); elsewhere, assumed. */
+function listening(pid: number | undefined): boolean {
+  if (pid === undefined || process.platform !== 'linux') return true;
+  try {
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode) inodes.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        if (fields[3] === '0A' && inodes.has(fields[9] ?? '')) return true;
+      }
+    }
+    return false;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the process has a handler for SIGTERM (Linux: the SigCgt mask in /proc/<pid>/status); elsewhere, assumed. */

@@ -1,6 +1,6 @@
 // End-to-end harness: the built bin/giftcodes as a child process against `giftcodes serve --port 0`,
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -257,6 +257,11 @@ export async function ledger(server: TestServer): Promise<{ orders: Record<strin
   return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
+/** The ids of the orders the server charged for `quantity` × `productId`, from its ledger. */
+export async function chargesFor(server: TestServer, productId: string, quantity: number): Promise<string[]> {
+  return (await ledger(server)).orders.filter((o) => o.product_id === productId && o.quantity === quantity).map((o) => String(o.order_id));
+}
+
 /** Places an order straight on the server, as another client would (not through the CLI); its id. */
 export async function placedOnServer(server: TestServer, productId = 'amazon-us-25', quantity = 1, key: string = DEMO_KEYS.test): Promise<string> {
   const res = await fetch(`${server.url}/v1/orders`, {
@@ -359,4 +364,9 @@ export async function until<T>(check: () => T | undefined | Promise<T | undefine
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The pid of a process that has already exited: a dead owner of an intent, a lock or a codes file. */
+export function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 }

@@ -2,14 +2,13 @@
 // (beforeCommit), linked or renamed into place, and its directory fsynced; whatever appeared at the target
 // meanwhile is left untouched; a file system without hard links gets check-then-rename; the temporary files
 // of dead writers are swept, no one else's.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { exportCodes, removeStaleTemps } from '../../src/export/write.js';
 import type { Io } from '../../src/output/io.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 import { twoPageApi } from '../helpers/inprocess.js';
 
 /** What the tail did, in order: the temporary file's fsync, the link or rename, the directory's fsync. */
@@ -67,7 +66,6 @@ function exportTo(out: string, o: { force?: boolean; between?: () => void; befor
   return exportCodes({ api: twoPageApi(o.between ?? (() => undefined)), orderId: 'ord_1', out, format: 'jsonl', force: o.force ?? false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, ...(o.beforeCommit ? { beforeCommit: o.beforeCommit } : {}) });
 }
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
 describe('the tail of a codes file', () => {
   it('fsync, the record of the complete file, link, directory fsync; the same file (inode) becomes the target, no temporary file stays', async () => {

@@ -2,7 +2,6 @@
 // delivered one is settled and never resumed, so a new order is placed; its codes are never written into a
 // second file; the one exception is the same command run again (its own file at this --out, unchanged).
 // Journal.reached reads that from the files alone; recordDelivery's failure is exit 8.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,10 +10,9 @@ import { currentOwner } from '../../src/journal/owner.js';
 import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 
 const spec: OrderSpec = { profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 3 };
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
 const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
 

@@ -5,9 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { withDirLock } from '../../src/journal/lock.js';
+import { nextPoll, withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
-import { BIN, ROOT, tempDir } from '../helpers/e2e.js';
+import { BIN, deadPid, ROOT, tempDir } from '../helpers/e2e.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 /** Run by the lock's code just before it writes an owner file (into the dir being made), and just after it unlinks one. */
@@ -84,7 +84,6 @@ function journalIn(configDir: string): string {
   return dir;
 }
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
 describe('journal lock', () => {
   it('takes over at once a lock whose holder is dead, and removes it after', async () => {
@@ -245,5 +244,13 @@ describe('journal lock', () => {
       ),
     );
     expect(most).toBe(1);
+  });
+});
+
+describe('a waiter polls the lock', () => {
+  it('soon at first, then half as long again each time, never more than 100 ms apart', () => {
+    const waits = [5];
+    while (waits.length < 11) waits.push(nextPoll(waits.at(-1)!));
+    expect(waits).toEqual([5, 8, 12, 18, 27, 41, 62, 93, 100, 100, 100]);
   });
 });

@@ -1,6 +1,5 @@
 // The journal's finer rules, on real directories: what is read and how it is named, which orphan is taken,
 // what a record keeps, the schema's refusals, owner liveness, and the history's pruning and order.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,10 +10,9 @@ import { Journal, staleError } from '../../src/journal/journal.js';
 import { LOCK_WAIT_MS, withDirLock } from '../../src/journal/lock.js';
 import { bootId, currentOwner, isAlive, isSameProcess, pidAlive } from '../../src/journal/owner.js';
 import { intentSchema } from '../../src/journal/schema.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 
 const spec: OrderSpec = { profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 3 };
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
 function journal(options: { historyDays?: number } = {}): Journal {
   const dir = join(tempDir(), 'journal');

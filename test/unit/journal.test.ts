@@ -1,12 +1,11 @@
 // The journal's rules, on a real directory: who may take an intent over, when, and what is never resumed.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INTENT_MAX_AGE_MS, INTENT_MAX_FUTURE_MS, sha256, staleness, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { currentOwner, isAlive } from '../../src/journal/owner.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 
 const spec: OrderSpec = {
   profile: 'default',
@@ -16,11 +15,6 @@ const spec: OrderSpec = {
   productId: 'amazon-us-25',
   quantity: 3,
 };
-
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  return Number(child.stdout);
-}
 
 function journal(): Journal {
   const dir = join(tempDir(), 'journal');

@@ -2,7 +2,6 @@
 // recorded but never renamed is taken back before this run writes (or its swept temporary file would read as
 // a rename); one whose file never took its place is taken back on failure; a delivered file moved away since
 // is never written again.
-import { spawnSync } from 'node:child_process';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -15,7 +14,7 @@ import type { Journal } from '../../src/journal/journal.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
 import { type RunningServer } from '../../src/server/index.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
 
 let server: RunningServer;
@@ -26,7 +25,6 @@ afterAll(async () => {
   await server.close();
 });
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
 
 /** An accepted, completed order of 2 codes, its intent on disk with `out`. */

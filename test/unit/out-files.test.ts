@@ -11,7 +11,7 @@ import { checkOutTarget, holdOutTarget } from '../../src/export/out-target.js';
 import { currentHolder, lockOutTarget, outLockPath } from '../../src/export/out-lock.js';
 import { writeFileAtomicSync } from '../../src/files/atomic.js';
 import type { Io } from '../../src/output/io.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 import { twoPageApi } from '../helpers/inprocess.js';
 
 
@@ -27,11 +27,6 @@ async function refusal(promise: Promise<unknown>): Promise<UsageError | LocalErr
     throw error;
   }
   throw new Error('expected a refusal');
-}
-
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-  return Number(child.stdout);
 }
 
 describe('a link planted at --out while the codes are fetched', () => {

@@ -109,4 +109,23 @@ describe('plan parsing', () => {
     writeFileSync(join(dir, 'ok.csv'), 'p,2,c.json\n');
     expect(readPlan(join(dir, 'ok.csv'))).toMatchObject([{ row: 1, productId: 'p', quantity: 2, out: join(dir, 'c.json') }]);
   });
+
+  it('a header is only the first row: product,quantity after a row is a bad row; a row of one field is a bad row, never a crash', () => {
+    expect(refusal('p1,1\nproduct,quantity\n').message).toContain('line 2: quantity must be a whole number from 1 to 1000000, got "quantity"');
+    expect(refusal('product\n').message).toContain('line 1: expected product,quantity[,out], got 1 fields');
+  });
+
+  it('quotes are taken off a whole cell only', () => {
+    expect(parse('x"y",1\n')[0]!.productId).toBe('x"y"');
+    expect(parse('"x"y,1\n')[0]!.productId).toBe('"x"y');
+    expect(parse('"x-y","2"\n')[0]).toMatchObject({ productId: 'x-y', quantity: 2 });
+  });
+
+  it('every bad row is named with its line and what is wrong with it', () => {
+    const message = refusal('caf\u00e9,1\np1,0\np2,1000001\n').message;
+    expect(message).toContain('has 3 bad rows, nothing was ordered');
+    expect(message).toContain('line 1: "caf\u00e9" is not a product id');
+    expect(message).toContain('line 2: quantity must be a whole number from 1 to 1000000, got "0"');
+    expect(message).toContain('line 3: quantity must be a whole number from 1 to 1000000, got "1000001"');
+  });
 });

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
+import { InterruptedError } from '../../src/errors.js';
 import { runPlan, type PlaceDeps } from '../../src/commands/order/place.js';
 import { Journal } from '../../src/journal/journal.js';
 import type { PlanResult } from '../../src/orders/plan.js';
@@ -27,17 +28,27 @@ interface Harness {
   posts: () => number;
 }
 
-function harness(o: { json?: boolean; environment?: 'test' | 'live'; journal?: Journal } = {}): Harness {
+function harness(o: { json?: boolean; environment?: 'test' | 'live'; journal?: Journal; url?: string; controller?: AbortController; onPost?: (inFlight: number) => void } = {}): Harness {
   const { io, out, err } = capturedIo({ json: o.json ?? true });
   const journal = o.journal ?? freshJournal();
-  const real = clientOf(server.url);
+  const real = clientOf(o.url ?? server.url);
   let posts = 0;
-  const api = Object.assign(Object.create(real) as ApiClient, { createOrder: (body: string, key: string) => (posts++, real.createOrder(body, key)) });
+  let inFlight = 0;
+  const createOrder = async (body: string, key: string): ReturnType<ApiClient['createOrder']> => {
+    posts++;
+    o.onPost?.(++inFlight);
+    try {
+      return await real.createOrder(body, key);
+    } finally {
+      inFlight--;
+    }
+  };
+  const api = Object.assign(Object.create(real) as ApiClient, { createOrder });
   const j = journal;
   const deps: PlaceDeps = {
     io,
-    signal: new AbortController().signal,
-    connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'default', baseUrl: server.url, apiKey: KEY, keySource: 'environment' }),
+    signal: (o.controller ?? new AbortController()).signal,
+    connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'default', baseUrl: o.url ?? server.url, apiKey: KEY, keySource: 'environment' }),
     journal: () => Promise.resolve(j),
     api: () => Promise.resolve(api),
   };
@@ -105,5 +116,55 @@ describe('runPlan', () => {
     expect(h.out()).toContain('completed');
     expect(h.out()).toContain(`${join(path, '..', 'b.csv')} (2)`);
     expect(h.out()).toMatch(/plan-[0-9a-f]{24}-r1/);
+  });
+
+  it('--concurrency n: never more than n orders in flight at once', async () => {
+    for (const concurrency of [1, 2]) {
+      let most = 0;
+      const h = harness({ onPost: (inFlight) => (most = Math.max(most, inFlight)) });
+      await runPlan({ plan: plan('amazon-us-25,1\namazon-us-25,2\namazon-us-25,3\namazon-us-25,4\nsteam-us-20,1\n'), concurrency }, h.deps);
+      expect(h.posts()).toBe(5);
+      expect(most).toBeLessThanOrEqual(concurrency);
+    }
+  });
+
+  it('interrupted before it starts: nothing is sent, nothing is pending, the interruption is the error', async () => {
+    const controller = new AbortController();
+    controller.abort(new InterruptedError('interrupted by SIGTERM'));
+    const h = harness({ controller });
+    await expect(runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,1\n'), concurrency: 2 }, h.deps)).rejects.toMatchObject({ exitCode: 130, message: 'interrupted by SIGTERM' });
+    expect(h.posts()).toBe(0);
+    expect(h.journal.read().intents).toEqual([]);
+  });
+
+  it('interrupted while a row is out: the row readied next is never sent, and stays pending for the same plan again', async () => {
+    const controller = new AbortController();
+    const h = harness({ controller, onPost: () => controller.abort(new InterruptedError('interrupted by SIGINT')) });
+    const path = plan('amazon-us-25,1\nsteam-us-20,1\namazon-us-25,3\n');
+    await expect(runPlan({ plan: path, concurrency: 1 }, h.deps)).rejects.toMatchObject({ exitCode: 130 });
+    expect(h.posts()).toBe(1);
+    const left = h.journal.read().intents;
+    expect(left.map((i) => [i.productId, i.orderId])).toContainEqual(['steam-us-20', undefined]);
+    expect(left.some((i) => i.productId === 'amazon-us-25' && i.quantity === 3)).toBe(false);
+    // The same plan again sends the readied row with its key, and the rest: one order each, never a second.
+    const again = harness({ journal: h.journal });
+    await runPlan({ plan: path, concurrency: 1 }, again.deps);
+    expect(again.journal.read().intents).toEqual([]);
+    const results = JSON.parse(again.out()) as PlanResult[];
+    expect(results.map((r) => r.order?.id).filter(Boolean)).toHaveLength(3);
+  });
+
+  it('--wait: every row waits for its order to complete; without it a row is delivered as the API answered', async () => {
+    const slow = await inProcessServer({ fulfilAfterMs: 400 });
+    try {
+      const waited = harness({ url: slow.url });
+      await runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,1\n'), concurrency: 2, wait: true, interval: 0.05 }, waited.deps);
+      expect((JSON.parse(waited.out()) as PlanResult[]).map((r) => r.order?.status)).toEqual(['completed', 'completed']);
+      const answered = harness({ url: slow.url });
+      await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, answered.deps);
+      expect((JSON.parse(answered.out()) as PlanResult[])[0]!.order?.status).not.toBe('completed');
+    } finally {
+      await slow.close();
+    }
   });
 });

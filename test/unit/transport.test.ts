@@ -2,7 +2,8 @@
 // sockets through the real undici transport; and the pure pieces: proxy settings, NO_PROXY, display, PEM.
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, classify, isNotSent } from '../../src/api/client.js';
+import { ApiClient } from '../../src/api/client.js';
+import { classify, isNotSent } from '../../src/api/network-errors.js';
 import { bypassed, displayProxy, proxySettings, splitPem } from '../../src/api/transport.js';
 import { isCliError, type CliError } from '../../src/errors.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';

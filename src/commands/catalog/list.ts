@@ -2,15 +2,12 @@ import type { Command } from 'commander';
 import { exportResult } from '../../output/exporter.js';
 import { display, renderTable } from '../../output/table.js';
 import type { Product } from '../../api/schemas.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('list')
-    .description('list the products (each id is a purchasable denomination)')
-    .action(async (_flags: object, cmd: Command) => run(app.context(cmd).deps));
-  examples(command, ['giftcodes catalog list', 'giftcodes catalog list --json | jq -r \'.[].id\'', 'giftcodes catalog list --env live']);
+  const help = { description: 'list the products (each id is a purchasable denomination)', examples: ['giftcodes catalog list', "giftcodes catalog list --json | jq -r '.[].id'", 'giftcodes catalog list --env live'] };
+  addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
 export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise<void> {

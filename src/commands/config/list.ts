@@ -2,15 +2,12 @@ import type { Command } from 'commander';
 import { maskedKeys } from '../../secrets.js';
 import { exportResult } from '../../output/exporter.js';
 import { renderTable } from '../../output/table.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('list')
-    .description('list the profiles; the default is marked')
-    .action(async (_flags: object, cmd: Command) => run(app.context(cmd).deps));
-  examples(command, ['giftcodes config list', 'giftcodes config list --json']);
+  const help = { description: 'list the profiles; the default is marked', examples: ['giftcodes config list', 'giftcodes config list --json'] };
+  addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
 export async function run(deps: Pick<Deps, 'io' | 'config'>): Promise<void> {

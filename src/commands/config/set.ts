@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
 import { UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps, GlobalOptions } from '../deps.js';
 
 
@@ -12,16 +12,10 @@ export interface SetOptions extends Pick<GlobalOptions, 'profile'> {
 }
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('set')
-    .description(`change a field of the profile (${FIELDS.join(', ')}); keys are set with login`)
+  const help = { description: `change a field of the profile (${FIELDS.join(', ')}); keys are set with login`, examples: ['giftcodes config set default-env live', 'giftcodes config set base-url https://api.example.com --profile shop-eu'] };
+  addVerb(parent, app, 'set', help, ({ globals, deps }, field, value) => run({ field, value, profile: globals.profile }, deps))
     .argument('<field>', FIELDS.join(' | '))
-    .argument('<value>', 'the new value')
-    .action(async (field: string, value: string, _flags: object, cmd: Command) => {
-      const { globals, deps } = app.context(cmd);
-      return run({ field, value, profile: globals.profile }, deps);
-    });
-  examples(command, ['giftcodes config set default-env live', 'giftcodes config set base-url https://api.example.com --profile shop-eu']);
+    .argument('<value>', 'the new value');
 }
 
 export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {

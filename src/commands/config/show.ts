@@ -2,21 +2,15 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { maskKey, maskedKeys } from '../../secrets.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps, GlobalOptions } from '../deps.js';
 
 /** The profile and base URL the run names (flags; the environment and the config fill in the rest). */
 export type ShowOptions = Pick<GlobalOptions, 'profile' | 'baseUrl'>;
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('show')
-    .description('show the profile in use: base URL, default environment, masked keys')
-    .action(async (_flags: object, cmd: Command) => {
-      const { globals, deps } = app.context(cmd);
-      await run({ profile: globals.profile, baseUrl: globals.baseUrl }, deps);
-    });
-  examples(command, ['giftcodes config show', 'giftcodes config show --profile shop-eu --json']);
+  const help = { description: 'show the profile in use: base URL, default environment, masked keys', examples: ['giftcodes config show', 'giftcodes config show --profile shop-eu --json'] };
+  addVerb(parent, app, 'show', help, ({ globals, deps }) => run({ profile: globals.profile, baseUrl: globals.baseUrl }, deps));
 }
 
 export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {

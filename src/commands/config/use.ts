@@ -1,17 +1,13 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { profileName } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('use')
-    .description('make a profile the default')
-    .argument('<profile>', 'profile name', profileName)
-    .action(async (profile: string, _flags: object, cmd: Command) => run({ profile }, app.context(cmd).deps));
-  examples(command, ['giftcodes config use shop-eu', 'giftcodes config use default']);
+  const help = { description: 'make a profile the default', examples: ['giftcodes config use shop-eu', 'giftcodes config use default'] };
+  addVerb(parent, app, 'use', help, ({ deps }, profile) => run({ profile }, deps)).argument('<profile>', 'profile name', profileName);
 }
 
 export async function run(options: { profile: string }, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {

@@ -1,16 +1,12 @@
 import type { Command } from 'commander';
 import { exportResult } from '../../output/exporter.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('abandon')
-    .description('stop resuming one interrupted order (it may still exist on the server)')
-    .argument('<key>', 'the idempotency key shown by order pending', nonEmpty('key', 255))
-    .action(async (key: string, _flags: object, cmd: Command) => run({ key }, app.context(cmd).deps));
-  examples(command, ['giftcodes order pending', 'giftcodes order abandon 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21']);
+  const help = { description: 'stop resuming one interrupted order (it may still exist on the server)', examples: ['giftcodes order pending', 'giftcodes order abandon 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21'] };
+  addVerb(parent, app, 'abandon', help, ({ deps }, key) => run({ key }, deps)).argument('<key>', 'the idempotency key shown by order pending', nonEmpty('key', 255));
 }
 
 export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {

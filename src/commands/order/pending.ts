@@ -3,15 +3,12 @@ import type { Unreadable } from '../../journal/journal.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('pending')
-    .description('orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)')
-    .action(async (_flags: object, cmd: Command) => run(app.context(cmd).deps));
-  examples(command, ['giftcodes order pending', 'giftcodes order pending --json', 'giftcodes order resume --all']);
+  const help = { description: 'orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)', examples: ['giftcodes order pending', 'giftcodes order pending --json', 'giftcodes order resume --all'] };
+  addVerb(parent, app, 'pending', help, ({ deps }) => run(deps));
 }
 
 export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {

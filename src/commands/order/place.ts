@@ -2,10 +2,11 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
-import type { PlanResult } from '../../orders/plan.js';
+import type { PlanResult, RowOptions } from '../../orders/plan.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
+import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
@@ -26,14 +27,10 @@ export interface PlaceOptions extends WaitFlags {
 }
 
 /** `order place --plan`: the plan file, how its rows run, and --yes. */
-export interface PlanRunOptions {
+/** How the rows run (RowOptions), and what the plan itself is asked. */
+export interface PlanRunOptions extends RowOptions {
   plan: string;
   dryRun?: boolean | undefined;
-  concurrency: number;
-  wait?: boolean | undefined;
-  interval?: number | undefined;
-  timeout?: number | undefined;
-  force?: boolean | undefined;
   yes?: boolean | undefined;
 }
 
@@ -183,6 +180,9 @@ function idempotencyKeyArg(value: string): string {
   if (!/^[\x21-\x7e]{1,255}$/.test(value)) {
     throw new InvalidArgumentError('an idempotency key is 1 to 255 printable ASCII characters without spaces');
   }
+  // Whatever is written masks API keys (the journal, every output): a key-shaped one would be read back
+  // masked, a different key, and a resumed order sent under it would be charged again.
+  if (redactKeys(value) !== value) throw new InvalidArgumentError('an idempotency key must not look like an API key (sc_test_… or sc_live_…): choose another');
   return value;
 }
 

@@ -1,16 +1,12 @@
 import type { Command } from 'commander';
 import { printOrder } from '../../orders/present.js';
-import { examples, type App } from '../app.js';
+import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
-  const command = parent
-    .command('show')
-    .description('read an order: its status and every field the API sends')
-    .argument('<ref>', 'order id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'))
-    .action(async (ref: string, _flags: object, cmd: Command) => run({ ref }, app.context(cmd).deps));
-  examples(command, ['giftcodes order show ord_8f2k1', 'giftcodes order show ord_8f', 'giftcodes order show 3f9a2c1e --json | jq -r .status']);
+  const help = { description: 'read an order: its status and every field the API sends', examples: ['giftcodes order show ord_8f2k1', 'giftcodes order show ord_8f', 'giftcodes order show 3f9a2c1e --json | jq -r .status'] };
+  addVerb(parent, app, 'show', help, ({ deps }, ref) => run({ ref }, deps)).argument('<ref>', 'order id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'));
 }
 
 /**
