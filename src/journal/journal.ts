@@ -14,9 +14,12 @@ import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, t
 import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
-import { compactLog, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog } from './log.js';
+import { compactLog, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog, type OtherLogs } from './log.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead } from './owner.js';
 import { intentSchema } from './schema.js';
+
+/** How many times a read without the lock starts over when a run's exit moved an intent from its log to a file meanwhile. */
+const READ_ATTEMPTS = 10;
 
 export interface Unreadable {
   file: string;
@@ -58,8 +61,21 @@ export class Journal {
     this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
-  /** Every unresolved intent: the intent files, with the logs folded over them; unreadable files and log lines are reported, never removed. */
+  /**
+   * Every unresolved intent: the intent files, with the logs folded over them; unreadable files and logs are
+   * reported, never removed. Read without the lock: a log compacted by its run's exit between the listing and
+   * its read is a file now, one that was not listed, so the journal is read again (never an intent in neither place).
+   */
   read(): { intents: Intent[]; unreadable: Unreadable[] } {
+    for (let attempt = 1; ; attempt++) {
+      const seen = this.readOnce();
+      if (seen !== undefined) return seen;
+      if (attempt === READ_ATTEMPTS) throw new LocalError(`the order journal ${this.dir} kept changing while it was read`, { code: 'journal_busy', hint: 'run the command again' });
+    }
+  }
+
+  /** One read of the journal, or undefined when a file or log listed was gone by the time it was read. */
+  private readOnce(): { intents: Intent[]; unreadable: Unreadable[] } | undefined {
     const names = this.names();
     const files: Intent[] = [];
     const unreadable: Unreadable[] = [];
@@ -71,10 +87,14 @@ export class Journal {
         if (parsed.success) files.push(parsed.data);
         else unreadable.push({ file, reason: 'not an intent of this version' });
       } catch (error) {
-        unreadable.push({ file, reason: (error as NodeJS.ErrnoException).code ?? 'not valid JSON' });
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return undefined;
+        unreadable.push({ file, reason: code ?? 'not valid JSON' });
       }
     }
-    const logs = otherLogs(this.dir, this.log.file, names);
+    const { logs, vanished, failed } = otherLogs(this.dir, this.log.file, names);
+    if (vanished.length > 0) return undefined;
+    for (const { file, error } of failed) unreadable.push({ file, reason: error.code ?? 'error' });
     for (const log of logs) for (const line of log.bad) unreadable.push({ file: log.file, reason: `line ${line} is not a journal entry` });
     for (const name of names) {
       if (!isSetAsideLog(name)) continue;
@@ -104,8 +124,8 @@ export class Journal {
     const files: Intent[] = [];
     let direct = readIntentFile(own);
     const names = this.names();
-    const vanished: string[] = [];
-    const logs = otherLogs(this.dir, this.log.file, names, vanished);
+    const { logs, vanished, failed } = otherLogs(this.dir, this.log.file, names);
+    unreadableLogs(failed);
     // A log compacted between the look at the key's file and the read of the log: its intents are files now,
     // and the key's may be one of them (never in neither place, or a keyed begin makes a second intent).
     if (!direct && vanished.length > 0) direct = readIntentFile(own);
@@ -383,7 +403,8 @@ export class Journal {
    * then on, an intent in another process's log is that process's, and never taken over from here.
    */
   private async compactDead(): Promise<void> {
-    const logs = otherLogs(this.dir, this.log.file);
+    const { logs, failed } = otherLogs(this.dir, this.log.file);
+    unreadableLogs(failed);
     // One with lines it cannot read too: its readable intents become files, and the log is set aside (compactLog).
     const dead = logs.filter((log) => logIsDead(log));
     if (dead.length === 0) return;
@@ -527,6 +548,21 @@ export function staleError(intent: Intent, now: number = Date.now()): UsageError
 /** A write or fsync of the journal's log failed: exit 8, the reason in words and its errno (the log is not trusted again). */
 function journalWriteError(error: unknown, dir: string): CliError {
   return writeFailure(error, dir, 'order journal', 'journal_unwritable');
+}
+
+/**
+ * A log this process cannot read (permissions, an I/O error) may hold the only note of a charged order: no
+ * order is begun, claimed or taken over without it, and `order pending` lists it.
+ */
+function unreadableLogs(failed: OtherLogs['failed']): void {
+  const first = failed[0];
+  if (!first) return;
+  const reason = first.error.code === 'EACCES' || first.error.code === 'EPERM' ? 'permission denied' : (first.error.code ?? first.error.message);
+  throw new LocalError(`cannot read the order journal's log ${first.file}: ${reason}`, {
+    code: 'journal_unreadable',
+    hint: 'it may hold an order placed earlier: fix its permissions (as the user who runs giftcodes), then run the command again',
+    cause: first.error,
+  });
 }
 
 function localError(error: unknown, message: string): CliError {

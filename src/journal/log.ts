@@ -4,8 +4,8 @@
 // every line written while an fsync runs waits for the next one, which serves them all. A plan's rows thus
 // share their fsyncs instead of queueing one each. Readers fold the logs over the intent files (foldIntents);
 // the log of a dead process is compacted into intent files by the next lock holder (compactLog).
-import { closeSync, constants, fdatasync, fdatasyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
@@ -328,54 +328,121 @@ export interface ReadLog {
   bad: number[];
 }
 
-/**
- * Reads one log. A last line without its newline is torn: its write never completed, so it was never made
- * durable nor acted on, and the state before it stands. A whole line that cannot be read is reported (bad).
- */
-export function readLog(file: string): ReadLog {
-  const text = readFileSync(file, 'utf8');
-  const lines = text.split('\n');
-  lines.pop(); // '' after the last newline, or the torn tail
-  const log: ReadLog = { file, live: new Map(), ended: new Set(), bad: [] };
-  lines.forEach((line, index) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      log.bad.push(index + 1);
-      return;
-    }
-    const v = value as Record<string, unknown>;
-    if (index === 0 && typeof v.owner === 'object' && v.owner !== null && 'log' in v) {
-      log.owner = v.owner as Owner;
-      return;
-    }
-    if (typeof v.key !== 'string') return void log.bad.push(index + 1);
-    if (typeof v.ended === 'string') {
-      log.ended.add(endMark(v.key, v.ended));
-      if (log.live.get(v.key)?.createdAt === v.ended) log.live.delete(v.key);
-      return;
-    }
-    const parsed = intentSchema.safeParse(v.intent);
-    if (parsed.success && parsed.data.key === v.key) log.live.set(v.key, parsed.data);
-    else log.bad.push(index + 1);
-  });
-  return log;
+/** What a process has read of one log: how far (always just after a newline), the bytes before that point, and the state they make. */
+interface ReadSoFar {
+  dev: number;
+  ino: number;
+  offset: number;
+  /** The bytes just before `offset` (a few lines), checked again before reading on: a log rewritten in place is read again whole. */
+  tail: Buffer;
+  lines: number;
+  log: ReadLog;
 }
 
-/** The logs in a journal directory other than `own` (a file name), read; a log removed meanwhile is skipped, and named in `vanished`. */
-export function otherLogs(dir: string, own: string | undefined, names?: readonly string[], vanished: string[] = []): ReadLog[] {
-  const logs: ReadLog[] = [];
+/** The logs this process has read, by file: a log only grows, so each read takes only what was appended since (a plan's log holds all its rows until it ends). */
+const readSoFar = new Map<string, ReadSoFar>();
+const TAIL_BYTES = 4096;
+
+/**
+ * Reads one log, from where this process last stopped reading it. A last line without its newline is torn
+ * (or still being written): its write never completed, so it was never made durable nor acted on, and the
+ * state before it stands; it is read once its newline is there. A whole line that cannot be read is
+ * reported (bad). A log shorter than what was read (cut back after a failed fsync), another file under its
+ * name, or bytes that changed before the point reached: read again from the start.
+ */
+export function readLog(file: string): ReadLog {
+  const fd = openSync(file, 'r');
+  try {
+    const { dev, ino, size } = fstatSync(fd);
+    let read = readSoFar.get(file);
+    if (read && (read.dev !== dev || read.ino !== ino || size < read.offset || !bytesAt(fd, read.offset - read.tail.length, read.tail.length).equals(read.tail))) read = undefined;
+    if (!read) {
+      read = { dev, ino, offset: 0, tail: Buffer.alloc(0), lines: 0, log: { file, live: new Map(), ended: new Set(), bad: [] } };
+      readSoFar.set(file, read);
+    }
+    if (size > read.offset) {
+      const bytes = bytesAt(fd, read.offset, size - read.offset);
+      const end = bytes.lastIndexOf(0x0a);
+      if (end >= 0) {
+        for (const line of bytes.toString('utf8', 0, end).split('\n')) readLine(read, line);
+        read.offset += end + 1;
+        read.tail = Buffer.concat([read.tail, bytes.subarray(0, end + 1)]).subarray(-TAIL_BYTES);
+      }
+    }
+    return read.log;
+  } catch (error) {
+    readSoFar.delete(file);
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function bytesAt(fd: number, position: number, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, bytes, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return bytes.subarray(0, got);
+}
+
+/** One line of a log, its change made to the state read so far. */
+function readLine(read: ReadSoFar, line: string): void {
+  const number = ++read.lines;
+  const log = read.log;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    log.bad.push(number);
+    return;
+  }
+  const v = value as Record<string, unknown>;
+  if (number === 1 && typeof v.owner === 'object' && v.owner !== null && 'log' in v) {
+    log.owner = v.owner as Owner;
+    return;
+  }
+  if (typeof v.key !== 'string') return void log.bad.push(number);
+  if (typeof v.ended === 'string') {
+    log.ended.add(endMark(v.key, v.ended));
+    if (log.live.get(v.key)?.createdAt === v.ended) log.live.delete(v.key);
+    return;
+  }
+  const parsed = intentSchema.safeParse(v.intent);
+  if (parsed.success && parsed.data.key === v.key) log.live.set(v.key, parsed.data);
+  else log.bad.push(number);
+}
+
+/** The logs of a journal directory other than `own`, read; one removed meanwhile (compacted: its intents are files now) is named in `vanished`, one that cannot be read in `failed`. */
+export interface OtherLogs {
+  logs: ReadLog[];
+  vanished: string[];
+  failed: { file: string; error: NodeJS.ErrnoException }[];
+}
+
+export function otherLogs(dir: string, own: string | undefined, names?: readonly string[]): OtherLogs {
+  const found: OtherLogs = { logs: [], vanished: [], failed: [] };
+  const listed = new Set<string>();
   for (const name of names ?? safeReaddir(dir)) {
-    if (!isLogName(name) || join(dir, name) === own) continue;
+    if (!isLogName(name)) continue;
+    const file = join(dir, name);
+    listed.add(file);
+    if (file === own) continue;
     try {
-      logs.push(readLog(join(dir, name)));
-    } catch {
-      // Compacted and removed by its reader meanwhile: its intents are files now.
-      vanished.push(name);
+      found.logs.push(readLog(file));
+    } catch (error) {
+      // Only a log that is gone was compacted: one this process cannot read may hold the only copy of a charged order.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') found.vanished.push(name);
+      else found.failed.push({ file, error: error as NodeJS.ErrnoException });
     }
   }
-  return logs;
+  // What was read of a log no longer listed is forgotten: a long-lived process (webhook listen) reads many in turn.
+  const home = dirname(join(dir, 'log'));
+  for (const file of readSoFar.keys()) if (dirname(file) === home && !listed.has(file)) readSoFar.delete(file);
+  return found;
 }
 
 /** Whether the process that wrote a log is gone: by its header's owner, or by the pid in its name when it has none. */

@@ -11,11 +11,11 @@ import { expect, it, vi } from 'vitest';
 const hook: { fn?: ((file: string) => void) | undefined } = {};
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
-  const readFileSync = ((file: string, ...rest: unknown[]) => {
+  const openSync = ((file: string, ...rest: unknown[]) => {
     if (hook.fn && typeof file === 'string' && file.endsWith('.log')) hook.fn(file);
-    return (fs.readFileSync as (...a: unknown[]) => unknown)(file, ...rest);
-  }) as typeof fs.readFileSync;
-  return { ...fs, default: { ...fs, readFileSync }, readFileSync };
+    return (fs.openSync as (...a: unknown[]) => unknown)(file, ...rest);
+  }) as typeof fs.openSync;
+  return { ...fs, default: { ...fs, openSync }, openSync };
 });
 
 const { INTENT_VERSION, orderBody, sha256 } = await import('../../src/journal/intent.js');
