@@ -69,19 +69,56 @@ function run(args, configDir, { killAfterMs, failpoint } = {}) {
   );
 }
 
-/** The intent files in the journal (read here, never through giftcodes), and anything else left beside them. */
+/**
+ * The unresolved intents in the journal, read here from its files, never through giftcodes: the intent files,
+ * then each process's log (<pid>-<random>.log) folded over them (a log's state is newer than a file's; an
+ * intent any log ended is gone wherever a copy lies; a last line without its newline was never written
+ * whole); an unreadable file counts as an intent. Litter: anything else left beside them, logs included.
+ */
 function journalFiles(configDir) {
   const dir = join(configDir, 'journal');
   const names = existsSync(dir) ? readdirSync(dir) : [];
-  const intents = names
-    .filter((n) => n.endsWith('.json'))
-    .flatMap((n) => {
-      try {
-        return [JSON.parse(readFileSync(join(dir, n), 'utf8'))];
-      } catch {
-        return [{ unreadable: n }];
-      }
-    });
+  const unreadable = (what) => ({ key: `unreadable ${what}`, unreadable: what });
+  // Every log's ends first: an end names one intent (key and createdAt), and only that one leaves the count,
+  // so an ended K(t2) never hides a pending K(t1) (giftcodes' foldIntents drops ended ones before it folds).
+  const ended = new Set();
+  const logs = [];
+  const left = [];
+  for (const n of names.filter((n) => /^\d+-[0-9a-f]+\.log$/.test(n))) {
+    const last = new Map();
+    readFileSync(join(dir, n), 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .forEach((line, index) => {
+        let entry;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          return void left.push(unreadable(`line ${index + 1} of ${n}`));
+        }
+        if (entry.key === undefined) return;
+        if (entry.intent) last.set(entry.key, entry.intent);
+        else if (entry.ended !== undefined) ended.add(`${entry.key}\n${entry.ended}`);
+      });
+    logs.push([...last.values()]);
+  }
+  for (const n of names.filter((n) => n.endsWith('.unreadable'))) left.push(unreadable(n));
+  const found = new Map();
+  const offer = (intent, fromLog) => {
+    if (ended.has(`${intent.key}\n${intent.createdAt}`)) return;
+    const held = found.get(intent.key);
+    if (held && held.fromLog && (!fromLog || held.intent.updatedAt > intent.updatedAt)) return;
+    found.set(intent.key, { intent, fromLog });
+  };
+  for (const n of names.filter((n) => n.endsWith('.json'))) {
+    try {
+      offer(JSON.parse(readFileSync(join(dir, n), 'utf8')), false);
+    } catch {
+      left.push(unreadable(n));
+    }
+  }
+  for (const intents of logs) for (const intent of intents) offer(intent, true);
+  const intents = [...[...found.values()].map((f) => f.intent), ...left];
   return { intents, litter: names.filter((n) => !n.endsWith('.json')) };
 }
 

@@ -7,6 +7,7 @@ import { commandWord, registerCommands, valueFlags } from './commands/index.js';
 import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
+import { finishJournal } from './journal/at-exit.js';
 import { Io } from './output/io.js';
 import { VERSION } from './version.js';
 
@@ -91,6 +92,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   } catch (error) {
     code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)));
   }
+  // Intents this run leaves unended become intent files now, rather than wait in its log for the next run.
+  await finishJournal();
   // Not app.close(): the process ends here, and the kernel closes its sockets as undici would (a FIN each),
   // without the ~3 ms of waiting for every socket's close event first.
   return exit(code);

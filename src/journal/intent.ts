@@ -7,7 +7,7 @@ import type { Owner } from './owner.js';
 export const INTENT_VERSION = 2 as const;
 
 /**
- * The phases an intent file holds; src/orders/lifecycle.ts is the whole table. `prepared`: on disk, nothing
+ * The phases an intent's state holds (an intent file, a line of a log); src/orders/lifecycle.ts is the whole table. `prepared`: on disk, nothing
  * sent. `sending`: the POST may or may not have reached the server. `accepted`: the server answered with an
  * order. `delivered`: written by earlier versions only (the order record is the fact now), still read.
  */

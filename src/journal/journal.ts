@@ -1,20 +1,25 @@
-// The durable order journal: one file per unresolved intent, written atomically and fsynced before the
-// first byte of the order request is sent, removed only once the outcome has reached the user (it then
-// becomes a record in history/, beside the journal). A short lock over the whole directory makes "find an
-// orphan or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
+// The durable order journal: every unresolved intent, durable before the first byte of the order request is
+// sent, ended only once the outcome has reached the user (it then becomes a record in history/, beside the
+// journal). Its changes go through one group-commit writer (log.ts): this process's log, one fsync for the
+// changes of many intents at once; a dead process's log becomes one intent file per intent (compaction), which
+// is what an interrupted order looks like on disk. A short lock over the whole directory makes "find an orphan
+// or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
-import { stageFile, syncDirectory, writeFileAtomic, writeFileAtomicSync, type Staged } from '../files/atomic.js';
+import { localError as writeFailure, syncDirectory } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
 import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
-import { redactKeys } from '../secrets.js';
+import { compactLog, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog, type OtherLogs } from './log.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead } from './owner.js';
 import { intentSchema } from './schema.js';
+
+/** How many times a read without the lock starts over when a run's exit moved an intent from its log to a file meanwhile. */
+const READ_ATTEMPTS = 10;
 
 export interface Unreadable {
   file: string;
@@ -44,90 +49,138 @@ export class Journal {
   private historyDays: number;
   private pruned = false;
   private swept = false;
-  /** File names of the intents this journal saved and has not ended (see find). */
-  private readonly written = new Set<string>();
-  /** Intents read from a file other than their key's own (renamed or restored by hand): key → those files. */
-  private readonly foreign = new Map<string, Set<string>>();
+  /** This process's log in this directory (log.ts): every change of an intent goes through it. */
+  private readonly log: IntentLog;
+  /** Keys whose state was last read from another process's log: held by that process, never claimed from here. */
+  private readonly elsewhere = new Set<string>();
 
   constructor(dir: string, options: { historyDays?: number | undefined } = {}) {
     this.dir = dir;
+    this.log = logOf(resolve(dir));
     this.history = new History(join(dirname(dir), 'history'));
     this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
-  /** Every intent on disk (of the names `which` accepts); unreadable files are reported, never removed. */
-  read(which: (name: string) => boolean = () => true): { intents: Intent[]; unreadable: Unreadable[] } {
-    const intents: Intent[] = [];
-    const unreadable: Unreadable[] = [];
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch (error) {
-      throw localError(error, `cannot read the order journal ${this.dir}`);
+  /**
+   * Every unresolved intent: the intent files, with the logs folded over them; unreadable files and logs are
+   * reported, never removed. Read without the lock: a log compacted by its run's exit between the listing and
+   * its read is a file now, one that was not listed, so the journal is read again (never an intent in neither place).
+   */
+  read(): { intents: Intent[]; unreadable: Unreadable[] } {
+    for (let attempt = 1; ; attempt++) {
+      const seen = this.readOnce();
+      if (seen !== undefined) return seen;
+      if (attempt === READ_ATTEMPTS) throw new LocalError(`the order journal ${this.dir} kept changing while it was read`, { code: 'journal_busy', hint: 'run the command again' });
     }
+  }
+
+  /** One read of the journal, or undefined when a file or log listed was gone by the time it was read. */
+  private readOnce(): { intents: Intent[]; unreadable: Unreadable[] } | undefined {
+    const names = this.names();
+    const files: Intent[] = [];
+    const unreadable: Unreadable[] = [];
     for (const name of names) {
-      if (!name.endsWith('.json') || !which(name)) continue;
+      if (!name.endsWith('.json')) continue;
       const file = join(this.dir, name);
       try {
         const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-        if (parsed.success) {
-          intents.push(parsed.data);
-          // Saved and ended under the key's own name: a copy under another would outlive its order's end.
-          if (basename(this.fileOf(parsed.data.key)) !== name) this.foreign.set(parsed.data.key, (this.foreign.get(parsed.data.key) ?? new Set()).add(file));
-        } else unreadable.push({ file, reason: 'not an intent of this version' });
+        if (parsed.success) files.push(parsed.data);
+        else unreadable.push({ file, reason: 'not an intent of this version' });
       } catch (error) {
-        unreadable.push({ file, reason: (error as NodeJS.ErrnoException).code ?? 'not valid JSON' });
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return undefined;
+        unreadable.push({ file, reason: code ?? 'not valid JSON' });
       }
     }
+    const { logs, vanished, failed } = otherLogs(this.dir, this.log.file, names);
+    if (vanished.length > 0) return undefined;
+    for (const { file, error } of failed) unreadable.push({ file, reason: error.code ?? 'error' });
+    for (const log of logs) for (const line of log.bad) unreadable.push({ file: log.file, reason: `line ${line} is not a journal entry` });
+    for (const name of names) {
+      if (!isSetAsideLog(name)) continue;
+      const file = join(this.dir, name);
+      let bad: number[] = [];
+      try {
+        bad = readLog(file).bad;
+      } catch {
+        // Removed by a person meanwhile.
+      }
+      for (const line of bad) unreadable.push({ file, reason: `line ${line} is not a journal entry; the readable ones are intent files now` });
+    }
+    const folded = foldIntents(files, logs, this.log);
+    this.elsewhere.clear();
+    const intents = [...folded.values()].map((f) => this.noted(f));
     intents.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     return { intents, unreadable };
   }
 
   /**
-   * The intent of one key. save() writes it at fileOf(key) and nowhere else, so that one file is read; only
-   * when it is missing or is not that key's intent are the other files read: an intent put there by other
-   * means (copied by hand) is still found. The files this journal itself wrote under other keys are skipped
-   * then: each holds the key it was written for (another process changes an intent only once its owner, this
-   * process, is dead). Reading every file for every key made a plan's rows quadratic: the rows stay in the
-   * journal until the summary is out, and 1,000 rows read half a million files (issue 16).
+   * The intent of one key: its own file, the logs, and this process's own log (in memory). Only when none holds
+   * the key are the other intent files read: an intent put there by other means (copied by hand) is still
+   * found. Reading every file for every key made a plan's rows quadratic (issue 16).
    */
   find(key: string): Intent | undefined {
-    const file = this.fileOf(key);
-    const direct = readIntent(file);
-    if (direct?.key === key) return direct;
-    return this.read((name) => name !== basename(file) && !this.written.has(name)).intents.find((intent) => intent.key === key);
+    const own = this.fileOf(key);
+    const files: Intent[] = [];
+    let direct = readIntentFile(own);
+    const names = this.names();
+    const { logs, vanished, failed } = otherLogs(this.dir, this.log.file, names);
+    unreadableLogs(failed);
+    // A log compacted between the look at the key's file and the read of the log: its intents are files now,
+    // and the key's may be one of them (never in neither place, or a keyed begin makes a second intent).
+    if (!direct && vanished.length > 0) direct = readIntentFile(own);
+    if (direct?.key === key) files.push(direct);
+    if (!direct && !this.log.live.has(key) && !logs.some((log) => log.live.has(key))) {
+      for (const name of names) {
+        if (!name.endsWith('.json') || name === basename(own)) continue;
+        const intent = readIntentFile(join(this.dir, name));
+        if (intent?.key === key) files.push(intent);
+      }
+    }
+    const folded = foldIntents(files, logs, this.log).get(key);
+    this.elsewhere.delete(key);
+    return folded && this.noted(folded);
+  }
+
+  private noted(folded: Folded): Intent {
+    if (folded.source === 'log') this.elsewhere.add(folded.intent.key);
+    return folded.intent;
+  }
+
+  /** Whether another process holds the intent: its owner lives, or its state is in another process's log. */
+  private held(intent: Intent): boolean {
+    return isAlive(intent.owner) || this.elsewhere.has(intent.key);
+  }
+
+  private names(): string[] {
+    try {
+      return readdirSync(this.dir);
+    } catch (error) {
+      throw localError(error, `cannot read the order journal ${this.dir}`);
+    }
   }
 
   /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
   async begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
-    // A new intent's file is written and fsynced before the lock is taken, renamed into place under it, and
-    // its directory fsynced once the lock is released: the lock covers "find one or create it", not the
-    // disk's waits, which the rows of a plan would otherwise queue behind. Durable before begin returns.
+    // A new intent's line is written under the lock (the next holder reads it) and made durable after it is
+    // released, by an fsync it shares with the other rows of a plan: the lock covers "find one or create it",
+    // not the disk's waits. Durable before begin returns.
     const fresh = newIntent(options, options.key ?? randomUUID(), now);
-    let staged: Staged;
-    try {
-      staged = await stageFile(this.fileOf(fresh.key), textOf(fresh));
-    } catch (error) {
-      throw localError(error, `cannot write the order journal ${this.dir}`);
-    }
     const settled: Intent[] = [];
+    let durable: Promise<void> = Promise.resolve();
     const create = (): Begun => {
-      try {
-        staged.commit();
-      } catch (error) {
-        throw localError(error, `cannot write the order journal ${this.dir}`);
-      }
-      this.written.add(basename(this.fileOf(fresh.key)));
+      durable = this.log.append([{ key: fresh.key, intent: fresh }]);
+      durable.catch(() => undefined); // awaited below, once the lock is released
       return { intent: fresh, resumed: false, settled };
     };
+    const begun = await this.withLock(async () => (await this.found(options, now, settled)) ?? create());
     try {
-      const begun = await this.withLock(async () => (await this.found(options, now, settled)) ?? create());
-      await syncDirectory(this.dir);
-      await failpoint('intent.written');
-      return begun;
-    } finally {
-      await staged.discard();
+      await durable;
+    } catch (error) {
+      throw journalWriteError(error, this.dir);
     }
+    await failpoint('intent.written');
+    return begun;
   }
 
   /**
@@ -140,7 +193,7 @@ export class Journal {
   private async found(options: BeginOptions, now: number, settled: Intent[]): Promise<Begun | undefined> {
     if (options.key !== undefined) {
       const existing = this.find(options.key);
-      if (existing && !isAlive(existing.owner) && !(await this.resumable(existing, options, now, settled))) throw keyDelivered(existing.key, existing.orderId, existing.out?.path);
+      if (existing && !this.held(existing) && !(await this.resumable(existing, options, now, settled))) throw keyDelivered(existing.key, existing.orderId, existing.out?.path);
       if (existing) return { intent: await this.takeOver(existing, options, now), resumed: true, settled };
       // A key names one order on one server: the one its record says it placed and delivered, which the server
       // may have forgotten by now (a second charge), and whose codes would otherwise go into a second file. The
@@ -153,12 +206,12 @@ export class Journal {
     }
     const { intents } = this.read();
     const orphans: Intent[] = [];
-    for (const intent of intents) if (sameOrder(intent, options) && !isAlive(intent.owner) && (await this.resumable(intent, options, now, settled))) orphans.push(intent);
+    for (const intent of intents) if (sameOrder(intent, options) && !this.held(intent) && (await this.resumable(intent, options, now, settled))) orphans.push(intent);
     const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
     if (fresh) return { intent: await this.claimed(fresh, options, now), resumed: true, settled };
     // The contract matches on product, quantity, profile and environment. An orphan that matches those
     // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
-    const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !isAlive(intent.owner));
+    const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !this.held(intent));
     if (other) {
       throw new UsageError(
         `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
@@ -232,39 +285,34 @@ export class Journal {
   /** Ends every intent of a dead owner that `endingOf` gives an ending (see orders/lifecycle.ts settle); returns them. */
   settleWhere(endingOf: (intent: Intent) => Ending | undefined, now: number = Date.now()): Promise<Intent[]> {
     return this.withLock(async () => {
-      const settled = this.read().intents.filter((intent) => !isAlive(intent.owner) && endingOf(intent) !== undefined);
+      const settled = this.read().intents.filter((intent) => !this.held(intent) && endingOf(intent) !== undefined);
       await this.endLocked(settled, (intent) => endingOf(intent)!, { now });
       return settled;
     });
   }
 
-  /** Writes the intent's new state durably (atomic, fsynced) before the caller takes the next step. */
+  /** Writes the intent's new state durably (its line in the log, fsynced) before the caller takes the next step; for synchronous code. */
   save(intent: Intent, now: number = Date.now()): Intent {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
-    const file = this.fileOf(intent.key);
     try {
-      writeFileAtomicSync(file, textOf(next));
+      this.log.appendSync([{ key: next.key, intent: next }]);
     } catch (error) {
-      throw localError(error, `cannot write the order journal ${this.dir}`);
+      throw journalWriteError(error, this.dir);
     }
-    this.written.add(basename(file));
     return next;
   }
 
   /**
-   * save() without blocking the event loop: as durable (the file and its directory entry fsynced) when the
-   * promise settles, and the caller awaits it before its next step. The rows of a plan save at once: their
-   * fsyncs overlap, and one directory fsync serves the renames of all of them (syncDirectory).
+   * save() without blocking the event loop: durable when the promise settles, and the caller awaits it before
+   * its next step. The rows of a plan save at once, and one fsync of the log serves all of them (log.ts).
    */
   async saveAsync(intent: Intent, now: number = Date.now()): Promise<Intent> {
     const next = { ...intent, updatedAt: new Date(now).toISOString() };
-    const file = this.fileOf(intent.key);
     try {
-      await writeFileAtomic(file, textOf(next));
+      await this.log.append([{ key: next.key, intent: next }]);
     } catch (error) {
-      throw localError(error, `cannot write the order journal ${this.dir}`);
+      throw journalWriteError(error, this.dir);
     }
-    this.written.add(basename(file));
     return next;
   }
 
@@ -294,7 +342,7 @@ export class Journal {
 
   /**
    * Every record is on disk (each file fsynced, then one fsync of history/) before the first intent leaves the
-   * journal; then every intent file is removed and the journal's directory fsynced once. A crash in between
+   * journal; then every intent's end is a line of the log, all made durable by one fsync. A crash in between
    * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
    */
   private async endLocked(intents: readonly Intent[], ending: Ending | ((intent: Intent) => Ending), o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {}): Promise<OrderRecord[]> {
@@ -326,24 +374,49 @@ export class Journal {
         // As above: pruning old records never stands in the way of an order.
       }
     }
-    let failure: unknown;
-    for (const intent of intents) {
-      const file = this.fileOf(intent.key);
-      this.written.delete(basename(file));
+    if (intents.length === 0) return records;
+    // Their ends, one line each, made durable by one fsync; the files they were read from go at compaction.
+    try {
+      await this.log.append(intents.map((intent) => ({ key: intent.key, ended: intent.createdAt })));
+    } catch (error) {
+      throw journalWriteError(error, this.dir);
+    }
+    if (this.log.live.size === 0 && this.log.idle) await this.compactOwn();
+    return records;
+  }
+
+  /** Every intent this process's log holds has ended: the files of those ended go, then the log (log.ts compactLog). */
+  private async compactOwn(): Promise<void> {
+    const file = this.log.file;
+    if (file === undefined) return;
+    try {
+      await compactLog(this.dir, { file, live: this.log.live, ended: this.log.ended });
+    } catch (error) {
+      throw localError(error, `cannot update the order journal ${this.dir}`);
+    } finally {
+      this.log.reset();
+    }
+  }
+
+  /**
+   * The logs of processes that are gone become intent files before anything is claimed (under the lock): from
+   * then on, an intent in another process's log is that process's, and never taken over from here.
+   */
+  private async compactDead(): Promise<void> {
+    const { logs, failed } = otherLogs(this.dir, this.log.file);
+    unreadableLogs(failed);
+    // One with lines it cannot read too: its readable intents become files, and the log is set aside (compactLog).
+    const dead = logs.filter((log) => logIsDead(log));
+    if (dead.length === 0) return;
+    const ended = new Set(this.log.ended);
+    for (const log of logs) for (const mark of log.ended) ended.add(mark);
+    for (const log of dead) {
       try {
-        unlinkSync(file);
+        await compactLog(this.dir, log, ended);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') failure ??= error;
-      }
-      try {
-        this.removeForeign(intent.key);
-      } catch (error) {
-        failure ??= error;
+        throw localError(error, `cannot update the order journal ${this.dir}`);
       }
     }
-    if (intents.length > 0) await syncDirectory(this.dir);
-    if (failure !== undefined) throw localError(failure, `cannot update the order journal ${this.dir}`);
-    return records;
   }
 
   abandon(key: string, now: number = Date.now()): Promise<Intent> {
@@ -369,7 +442,7 @@ export class Journal {
   }
 
   private assertNotHeld(intent: Intent): void {
-    if (isAlive(intent.owner) && !isSameProcess(intent.owner, currentOwner())) {
+    if ((isAlive(intent.owner) && !isSameProcess(intent.owner, currentOwner())) || this.elsewhere.has(intent.key)) {
       throw new UsageError(`another giftcodes process (pid ${intent.owner.pid}) is working on the order with key ${intent.key}`, {
         code: 'intent_busy',
         hint: 'wait for it to finish, then check: giftcodes order pending',
@@ -377,8 +450,9 @@ export class Journal {
     }
   }
 
-  private async claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Promise<Intent> {
-    const saved = await this.saveAsync(
+  private claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Promise<Intent> {
+    // In this process's log from now on; the file (or hand-made copy) it was read from goes when the log is compacted.
+    return this.saveAsync(
       {
         ...intent,
         owner: currentOwner(),
@@ -387,43 +461,17 @@ export class Journal {
       },
       now,
     );
-    // Now durable under its own name: a copy it was found in under another name goes (under the lock).
-    let removed = false;
-    try {
-      removed = this.removeForeign(intent.key);
-    } catch {
-      // Left for the intent's end to remove (and report); the claim itself is durable.
-    }
-    if (removed) await syncDirectory(this.dir);
-    return saved;
-  }
-
-  /** Removes the files other than its own that held the key's intent; true when one was removed. */
-  private removeForeign(key: string): boolean {
-    const files = this.foreign.get(key);
-    this.foreign.delete(key);
-    let removed = false;
-    for (const file of files ?? []) {
-      // Only while it still holds this key: a file named for another key may since have become that key's own.
-      if (readIntent(file)?.key !== key) continue;
-      try {
-        unlinkSync(file);
-        removed = true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
-    }
-    return removed;
   }
 
   private fileOf(key: string): string {
-    // Keys are the user's to choose: hash them into safe file names.
-    return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
+    // Keys are the user's to choose: hashed into safe file names.
+    return intentFile(this.dir, key);
   }
 
   private withLock<T>(fn: () => T | Promise<T>): Promise<T> {
-    return withDirLock(this.dir, () => {
+    return withDirLock(this.dir, async () => {
       this.sweep();
+      await this.compactDead();
       return fn();
     });
   }
@@ -453,11 +501,6 @@ function newIntent(options: BeginOptions, key: string, now: number): Intent {
   };
 }
 
-/** A server's error text kept in an intent may echo a key: no file holds one (issue 15). */
-function textOf(intent: Intent): string {
-  return redactKeys(`${JSON.stringify(intent, null, 2)}\n`);
-}
-
 /** At most 16 at a time: as many files open as the file system can usefully sync together, never thousands. */
 async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -465,16 +508,6 @@ async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): 
     while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(16, items.length) }, worker));
-}
-
-/** The intent in one file, or undefined when there is none or it is not a readable intent. */
-function readIntent(file: string): Intent | undefined {
-  try {
-    const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** An interrupted order's codes went to a file: never written into a second one (README, "Exactly once"). */
@@ -509,6 +542,26 @@ export function staleError(intent: Intent, now: number = Date.now()): UsageError
   return new UsageError(`the interrupted order for ${intent.quantity} × ${intent.productId} (key ${intent.key}) ${why}, so it is not resumed silently`, {
     code: 'stale_intent',
     hint: `check the server for it, then finish it with: giftcodes order resume ${intent.key} --force-stale   or drop it with: giftcodes order abandon ${intent.key}`,
+  });
+}
+
+/** A write or fsync of the journal's log failed: exit 8, the reason in words and its errno (the log is not trusted again). */
+function journalWriteError(error: unknown, dir: string): CliError {
+  return writeFailure(error, dir, 'order journal', 'journal_unwritable');
+}
+
+/**
+ * A log this process cannot read (permissions, an I/O error) may hold the only note of a charged order: no
+ * order is begun, claimed or taken over without it, and `order pending` lists it.
+ */
+function unreadableLogs(failed: OtherLogs['failed']): void {
+  const first = failed[0];
+  if (!first) return;
+  const reason = first.error.code === 'EACCES' || first.error.code === 'EPERM' ? 'permission denied' : (first.error.code ?? first.error.message);
+  throw new LocalError(`cannot read the order journal's log ${first.file}: ${reason}`, {
+    code: 'journal_unreadable',
+    hint: 'it may hold an order placed earlier: fix its permissions (as the user who runs giftcodes), then run the command again',
+    cause: first.error,
   });
 }
 

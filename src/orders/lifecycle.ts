@@ -4,7 +4,7 @@
 // reached the user: a durable fact), then settle (the intent leaves the journal; the one place it does).
 //
 //   prepared ──► sending ──► accepted ──► delivered ──► resolved
-//      │            │           │   ▲          (the record)  (the intent file gone)
+//      │            │           │   ▲          (the record)  (the intent ended)
 //      └────────────┴──► refused│   └ status, codes file identity
 //                               └──► failed ──► resolved
 //   abandoned: from any phase, by `order abandon`
@@ -15,13 +15,13 @@ import type { Intent, Phase } from '../journal/intent.js';
 import type { Ending, Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
 
-/** A step of the lifecycle: a phase written in the intent file, or one of its endings. */
+/** A step of the lifecycle: a phase written in the intent's state (journal/log.ts), or one of its endings. */
 export type Step = Phase | 'failed' | 'resolved' | 'refused' | 'abandoned';
 
 export interface StepRule {
   /** The steps it may move to (itself: a new status or codes file recorded in the same phase). */
   readonly to: readonly Step[];
-  /** What is made durable: the intent file, the order record (history/), or the intent file's removal. */
+  /** What is made durable: the intent's state, the order record (history/), or the intent's end (a line of the journal's log each). */
   readonly writes: 'intent' | 'record' | 'removal';
   /** Fired once the write is durable; a test may kill the process there (failpoints.ts). */
   readonly failpoint?: Failpoint;
@@ -49,7 +49,7 @@ export const LIFECYCLE: Readonly<Record<Step, StepRule>> = {
 };
 
 /**
- * The step an intent file is at. Phase `delivered` was written by versions before the record became the
+ * The step an intent is at. Phase `delivered` was written by versions before the record became the
  * fact: such an intent has reached the user (Journal.reached) and moves on as an `accepted` one would.
  */
 export function stepOf(intent: Intent): Step {

@@ -10,7 +10,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
-import { ledger, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
+import { journalIntents, ledger, runCli, servedApi, tempDir, type JournalIntent, type RunResult } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
 const STDOUT_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved'];
@@ -70,14 +70,8 @@ export const UNREACHABLE = {
 
 const cases = MODES.flatMap((mode) => mode.points.map((point) => ({ mode, point })));
 
-function pendingFiles(configDir: string): string[] {
-  const dir = join(configDir, 'journal');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
-}
-
 /** Read from the files alone: an intent whose delivery is recorded (its own record in history/, or phase `delivered`). */
-function deliveryRecorded(configDir: string, name: string): boolean {
-  const intent = JSON.parse(readFileSync(join(configDir, 'journal', name), 'utf8')) as { key: string; phase: string; createdAt: string };
+function deliveryRecorded(configDir: string, intent: JournalIntent): boolean {
   if (intent.phase === 'delivered') return true;
   const record = join(configDir, 'history', `${createHash('sha256').update(intent.key).digest('hex').slice(0, 40)}.json`);
   if (!existsSync(record)) return false;
@@ -125,7 +119,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
     expect(killed.signal, `${killed.stderr}`).toBe('SIGKILL');
 
     let recovery: RunResult | undefined;
-    const undelivered = pendingFiles(configDir).filter((name) => !deliveryRecorded(configDir, name));
+    const undelivered = journalIntents(configDir).filter((intent) => !deliveryRecorded(configDir, intent));
     const hasFile = mode.sink === 'file' || mode.sink === 'plan';
     const needsRecovery = undelivered.length > 0 || (hasFile && !existsSync(ctx.file)) || (mode.junk && readFileSync(ctx.file, 'utf8').includes('older'));
     if (needsRecovery) {
@@ -147,13 +141,15 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
     }
     // Read from the files, not through `order pending`: only an intent killed after its delivery was recorded
     // may be left, and the next journal command settles it.
-    const left = pendingFiles(configDir);
+    const left = journalIntents(configDir);
     if (point === 'delivered' && !recovery) {
-      expect(left.every((name) => deliveryRecorded(configDir, name)), 'only intents whose delivery is recorded').toBe(true);
+      expect(left.every((intent) => deliveryRecorded(configDir, intent)), 'only intents whose delivery is recorded').toBe(true);
       expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
-      expect(pendingFiles(configDir)).toEqual([]);
+      expect(journalIntents(configDir)).toEqual([]);
     } else {
-      expect(left, 'no intent file left').toEqual([]);
+      expect(left, 'no intent left').toEqual([]);
     }
+    // The killed run's log was compacted by the next command (or, at `resolved`, removed by the run itself).
+    expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.log')), 'no log left').toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, chargesFor, DEMO_KEYS, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
+import { BIN, chargesFor, DEMO_KEYS, journalFiles, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 
 const PRODUCT = 'steam-us-20';
@@ -23,7 +23,8 @@ async function restockTo(name: string, quantity: number): Promise<{ configDir: s
   return { configDir, file, args: ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file, '--force', '--interval', '0.05', '--json'] };
 }
 
-function journalFiles(configDir: string): string[] {
+/** The intent files themselves (a killed run's intents are in its log until the next journal command, e.g. order pending, compacts it). */
+function intentFileNames(configDir: string): string[] {
   return readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'));
 }
 
@@ -51,7 +52,7 @@ async function orphanAfterPost(configDir: string, quantity: number): Promise<str
 }
 
 function editIntent(configDir: string, change: (intent: Record<string, unknown>) => void): void {
-  const [name] = journalFiles(configDir);
+  const [name] = intentFileNames(configDir);
   const file = join(configDir, 'journal', name!);
   const intent = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   change(intent);

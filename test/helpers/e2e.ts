@@ -285,10 +285,74 @@ export async function pendingIntents(configDir: string): Promise<{ key: string; 
   return JSON.parse(result.stdout) as { key: string; orderId: string | null; phase: string; state: string }[];
 }
 
-/** The intent files (*.json) in a config dir's journal; none when it has no journal yet. */
-export function journalFiles(configDir: string): string[] {
+/** An unresolved intent as the journal's files hold it (the fields a test reads). */
+export interface JournalIntent {
+  key: string;
+  phase: string;
+  createdAt: string;
+  updatedAt: string;
+  orderId?: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The unresolved intents in a config dir's journal, read from its files, never through giftcodes (README,
+ * "The order journal"): the intent files (*.json), then each process's log (<pid>-<random>.log) folded over
+ * them. A log's state is newer than a file's (of two logs, the later updatedAt); an intent that any log
+ * ended is gone wherever a copy of it lies; a last line without its newline was never written whole.
+ * Unreadable files and log lines, and logs set aside as unreadable, count as intents (named by where they
+ * are), so that nothing left is missed.
+ */
+export function journalIntents(configDir: string): JournalIntent[] {
   const dir = join(configDir, 'journal');
-  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+  const names = existsSync(dir) ? readdirSync(dir) : [];
+  const unreadable = (what: string): JournalIntent => ({ key: `unreadable ${what}`, phase: 'unreadable', createdAt: '', updatedAt: '' });
+  // Every log's ends first: an end names one intent (key and createdAt), and only that one leaves the count,
+  // so an ended K(t2) never hides a pending K(t1) (giftcodes' foldIntents drops ended ones before it folds).
+  const ended = new Set<string>();
+  const logs: JournalIntent[][] = [];
+  const left: JournalIntent[] = [];
+  for (const name of names.filter((n) => /^\d+-[0-9a-f]+\.log$/.test(n))) {
+    const last = new Map<string, JournalIntent>();
+    readFileSync(join(dir, name), 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .forEach((line, index) => {
+        let entry: { key?: string; intent?: JournalIntent; ended?: string };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          return void left.push(unreadable(`line ${index + 1} of ${name}`));
+        }
+        if (entry.key === undefined) return; // the header
+        if (entry.intent) last.set(entry.key, entry.intent);
+        else if (entry.ended !== undefined) ended.add(`${entry.key}\n${entry.ended}`);
+      });
+    logs.push([...last.values()]);
+  }
+  // A log giftcodes set aside for its unreadable lines is there for a person to see: it counts as left.
+  for (const name of names.filter((n) => n.endsWith('.unreadable'))) left.push(unreadable(name));
+  const found = new Map<string, { intent: JournalIntent; fromLog: boolean }>();
+  const offer = (intent: JournalIntent, fromLog: boolean): void => {
+    if (ended.has(`${intent.key}\n${intent.createdAt}`)) return;
+    const held = found.get(intent.key);
+    if (held && ((held.fromLog && !fromLog) || (held.fromLog && fromLog && held.intent.updatedAt > intent.updatedAt))) return;
+    found.set(intent.key, { intent, fromLog });
+  };
+  for (const name of names.filter((n) => n.endsWith('.json'))) {
+    try {
+      offer(JSON.parse(readFileSync(join(dir, name), 'utf8')) as JournalIntent, false);
+    } catch {
+      left.push(unreadable(`file ${name}`));
+    }
+  }
+  for (const intents of logs) for (const intent of intents) offer(intent, true);
+  return [...[...found.values()].map((f) => f.intent), ...left];
+}
+
+/** The keys of the unresolved intents in a config dir's journal, from its files (journalIntents); none without a journal. */
+export function journalFiles(configDir: string): string[] {
+  return journalIntents(configDir).map((intent) => intent.key);
 }
 
 /** Polls until `check` gives something other than undefined; fails after `ms`. */

@@ -52,10 +52,11 @@ describe('intent identity', () => {
 });
 
 describe('journal files', () => {
-  it('one file per key, named by 40 hex of its sha256; other names are ignored; a directory named .json is reported', async () => {
+  it('a live run keeps its intents in its own log, no file per key; other names are ignored; a directory named .json is reported', async () => {
     const j = journal();
     const { intent } = await j.begin({ ...spec, key: 'my/../key' });
-    expect(readdirSync(j.dir).filter((n) => n.endsWith('.json'))).toEqual([`${sha256('my/../key').slice(0, 40)}.json`]);
+    expect(readdirSync(j.dir).filter((n) => n.endsWith('.json'))).toEqual([]);
+    expect(readdirSync(j.dir).filter((n) => n.endsWith('.log'))).toEqual([expect.stringMatching(new RegExp(`^${process.pid}-[0-9a-f]+\\.log$`))]);
     expect(intent.key).toBe('my/../key');
     writeFileSync(join(j.dir, 'notes.txt'), 'not json');
     mkdirSync(join(j.dir, 'dir.json'));
@@ -102,7 +103,7 @@ describe('journal files', () => {
     const saved = j.save({ ...intent, status: 'server said sc_live_demo_9b1e6d2c8a7f' }, T0 + 5000);
     expect(saved.updatedAt).toBe('2026-06-01T12:00:05.000Z');
     expect(saved.createdAt).toBe('2026-06-01T12:00:00.000Z');
-    const text = readFileSync(join(j.dir, `${sha256(intent.key).slice(0, 40)}.json`), 'utf8');
+    const text = readFileSync(join(j.dir, readdirSync(j.dir).find((n) => n.endsWith('.log'))!), 'utf8');
     expect(text).not.toContain('sc_live_demo_9b1e6d2c8a7f');
     expect(text.endsWith('}\n')).toBe(true);
   });

@@ -1,0 +1,555 @@
+// The journal's group-commit writer: one append-only log per process (journal/<pid>-<random>.log), one JSON
+// line per change of an intent ({key, intent} or {key, ended}). Each line is written the moment it is made
+// (so a process that takes the lock next reads it) and is durable once an fsync that began after it returns:
+// every line written while an fsync runs waits for the next one, which serves them all. A plan's rows thus
+// share their fsyncs instead of queueing one each. Readers fold the logs over the intent files (foldIntents);
+// the log of a dead process is compacted into intent files by the next lock holder (compactLog).
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
+import { redactKeys } from '../secrets.js';
+import { sha256, type Intent } from './intent.js';
+import { onJournalExit } from './at-exit.js';
+import { withDirLock } from './lock.js';
+import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
+import { intentSchema } from './schema.js';
+
+/** A change of one intent: its whole new state, or its end (named by its createdAt, kept through every claim). */
+export type LogEntry = { key: string; intent: Intent } | { key: string; ended: string };
+
+/** The disk calls the writer makes, replaceable by a test (a counted or failing fsync). */
+export interface LogSync {
+  datasync(fd: number): Promise<void>;
+  datasyncSync(fd: number): void;
+  syncDirectory(dir: string): Promise<void>;
+  syncDirectorySync(dir: string): void;
+}
+
+const diskSync: LogSync = {
+  datasync: (fd) => new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
+  datasyncSync: (fd) => fdatasyncSync(fd),
+  syncDirectory,
+  syncDirectorySync: fsyncDirectory,
+};
+
+/** How long a command's end waits for the journal's lock to compact its log, before it leaves that to the next run. */
+const FINISH_LOCK_WAIT_MS = 5_000;
+
+/** A log's name: its writer's pid (what a headerless log is judged by) and a random part. */
+const LOG_NAME = /^(\d+)-[0-9a-f]+\.log$/;
+
+export function isLogName(name: string): boolean {
+  return LOG_NAME.test(name);
+}
+
+/** A dead log with lines nobody can read, set aside whole once its readable intents are intent files: a person's to look at. */
+export const SET_ASIDE = '.unreadable';
+
+export function isSetAsideLog(name: string): boolean {
+  return name.endsWith(`.log${SET_ASIDE}`) && LOG_NAME.test(name.slice(0, -SET_ASIDE.length));
+}
+
+/** `${key}\n${createdAt}`: one intent's identity, as an `ended` line names it. */
+export function endMark(key: string, createdAt: string): string {
+  return `${key}\n${createdAt}`;
+}
+
+/** The intent file of a key, as the journal names it (journal.ts fileOf): 40 hex of its sha256. */
+export function intentFile(dir: string, key: string): string {
+  return join(dir, `${sha256(key).slice(0, 40)}.json`);
+}
+
+/** A server's error text kept in an intent may echo a key: no file holds one (issue 15). */
+export function intentText(intent: Intent): string {
+  return redactKeys(`${JSON.stringify(intent, null, 2)}\n`);
+}
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * This process's log in one journal directory. After a failed write or fsync it is never trusted again: the
+ * page cache may hold lines the disk lost (PostgreSQL's lesson), so every waiter and every later append fails.
+ */
+export class IntentLog {
+  private fd: number | undefined;
+  private name: string | undefined;
+  /** Lines written (a sequence number each), and the last one an fsync covered. */
+  private written = 0;
+  private durable = 0;
+  /** The log's length as written, and as far as an fsync covered it: a failure cuts it back to the latter. */
+  private bytes = 0;
+  private durableBytes = 0;
+  /** Entries written and not yet covered by an fsync, by sequence number; and the state the covered ones make. */
+  private unconfirmed: { seq: number; entries: readonly LogEntry[] }[] = [];
+  private readonly durableLive = new Map<string, Intent>();
+  private readonly durableEnded = new Set<string>();
+  /** A new log's directory entry is made durable with its first fsync. */
+  private entered = false;
+  private syncing = false;
+  private failure: unknown;
+  private waiters: Waiter[] = [];
+  /** The last state of each key this log holds and has not ended: what readers of this process fold in, unread. */
+  readonly live = new Map<string, Intent>();
+  /** Every intent this log ended (endMark): ends the intent files and other copies of it too. */
+  readonly ended = new Set<string>();
+  /** Fsyncs of the log made so far (for tests and the benchmark's curiosity). */
+  syncs = 0;
+
+  constructor(
+    readonly dir: string,
+    private readonly sync: LogSync = diskSync,
+  ) {}
+
+  get file(): string | undefined {
+    return this.name === undefined ? undefined : join(this.dir, this.name);
+  }
+
+  /** Writes the entries now; settles once an fsync covering them returned. */
+  append(entries: readonly LogEntry[]): Promise<void> {
+    let seq: number;
+    try {
+      seq = this.write(entries);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ seq, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** append() for a step inside synchronous code (just before a codes file's rename): its own fsync, which serves every line before it too. */
+  appendSync(entries: readonly LogEntry[]): void {
+    const seq = this.write(entries);
+    const upToBytes = this.bytes;
+    try {
+      this.sync.datasyncSync(this.fd!);
+      this.syncs++;
+      if (!this.entered) this.sync.syncDirectorySync(this.dir);
+      this.entered = true;
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+    this.covered(seq, upToBytes);
+  }
+
+  /** Closes and forgets the log file (compacted and removed): the next append starts a new one. */
+  reset(): void {
+    this.close();
+    this.name = undefined;
+    this.entered = false;
+    this.bytes = this.durableBytes = 0;
+    this.unconfirmed = [];
+    for (const state of [this.live, this.durableLive]) state.clear();
+    for (const state of [this.ended, this.durableEnded]) state.clear();
+  }
+
+  /**
+   * The command is over with intents still unended (an error, a timeout, an interruption): they become intent
+   * files and the log goes, as the next lock holder would do once this process is gone. Under the journal's
+   * lock, as every change of its files: a keyed begin reads the key's file, then the logs, and must not find
+   * the intent in neither, midway (a second intent for the key). Not after a failure (the log is not
+   * trusted) nor while an fsync runs, nor when the lock does not come soon: then the next lock holder does it.
+   */
+  async finish(): Promise<void> {
+    if (this.file === undefined || this.failure !== undefined || !this.idle) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, FINISH_LOCK_WAIT_MS).unref()));
+    const locked = withDirLock(
+      this.dir,
+      async () => {
+        // Looked at again under the lock: a step may have run meanwhile.
+        const file = this.file;
+        if (file === undefined || this.failure !== undefined || !this.idle) return;
+        // A step still running when its command ended (an interrupted plan's row) writes nothing into a log being removed.
+        this.failure = Object.assign(new Error('the command ended'), { code: 'ECANCELED' });
+        try {
+          await compactLog(this.dir, { file, live: this.live, ended: this.ended });
+        } finally {
+          this.reset();
+        }
+      },
+      FINISH_LOCK_WAIT_MS,
+    );
+    locked.catch(() => undefined); // given up on (late): its failure is the next run's to meet
+    try {
+      await Promise.race([locked, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether every line written is durable (nothing waits, nothing in flight). */
+  get idle(): boolean {
+    return this.durable === this.written && !this.syncing;
+  }
+
+  private write(entries: readonly LogEntry[]): number {
+    if (this.failure !== undefined) throw this.failure;
+    let text = '';
+    if (this.name === undefined) {
+      const name = `${process.pid}-${randomHex()}.log`;
+      this.fd = openSync(join(this.dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+      this.name = name;
+      this.bytes = this.durableBytes = 0;
+      text = `${JSON.stringify({ log: 1, owner: currentOwner() })}\n`;
+    } else if (this.fd === undefined) {
+      // Reopened, never created again: a log that vanished under its live writer is an error, not a new log.
+      this.fd = openSync(join(this.dir, this.name), constants.O_WRONLY | constants.O_APPEND);
+    }
+    for (const entry of entries) text += `${redactKeys(JSON.stringify(entry))}\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    try {
+      // O_APPEND: each write lands at the end; a short write goes on where it stopped.
+      for (let done = 0; done < bytes.length; ) {
+        const wrote = writeSync(this.fd, bytes, done, bytes.length - done);
+        done += wrote;
+        this.bytes += wrote;
+      }
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+    apply(this.live, this.ended, entries);
+    this.unconfirmed.push({ seq: this.written + 1, entries });
+    return ++this.written;
+  }
+
+  /** Starts an fsync when lines wait for one and none runs; the one running may have begun before them. */
+  private kick(): void {
+    if (this.syncing || this.failure !== undefined || this.durable >= this.written) return;
+    this.syncing = true;
+    const upTo = this.written;
+    const upToBytes = this.bytes;
+    const fd = this.fd!;
+    void (async () => {
+      try {
+        await this.sync.datasync(fd);
+        this.syncs++;
+        if (!this.entered) await this.sync.syncDirectory(this.dir);
+        this.entered = true;
+      } catch (error) {
+        this.syncing = false;
+        this.fail(error);
+        return;
+      }
+      this.syncing = false;
+      this.covered(upTo, upToBytes);
+      this.kick();
+    })();
+  }
+
+  private covered(seq: number, upToBytes: number): void {
+    if (this.failure !== undefined) return; // an fsync that returned after another step failed: that failure stands
+    if (seq > this.durable) this.durable = seq;
+    if (upToBytes > this.durableBytes) this.durableBytes = upToBytes;
+    let confirmed = 0;
+    while (confirmed < this.unconfirmed.length && this.unconfirmed[confirmed]!.seq <= this.durable) apply(this.durableLive, this.durableEnded, this.unconfirmed[confirmed++]!.entries);
+    if (confirmed > 0) this.unconfirmed = this.unconfirmed.slice(confirmed);
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.seq <= this.durable) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+    // Closed while every line is durable: a file open for writing keeps its disk from being remounted
+    // read-only, and the next write opens it again (each fsync covers only lines written through an open fd).
+    if (this.idle) this.close();
+  }
+
+  private close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Every line written through it is durable already.
+    }
+    this.fd = undefined;
+  }
+
+  /**
+   * Every caller whose line no fsync confirmed is told of the failure and takes no step after it (a begin
+   * sends nothing, a step is not taken, an end leaves its intent pending), so those lines are cut from the
+   * log, which keeps only what was confirmed: left there, a new intent whose begin failed would become a
+   * pending `prepared` order that the next run sends. Dropping them loses nothing: a state that may have
+   * been acted on (`sending` before the request left) was confirmed before the step after it.
+   */
+  private fail(error: unknown): void {
+    const first = this.failure === undefined;
+    this.failure ??= error;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter.reject(this.failure);
+    if (!first) return;
+    this.unconfirmed = [];
+    this.live.clear();
+    this.ended.clear();
+    for (const [key, intent] of this.durableLive) this.live.set(key, intent);
+    for (const mark of this.durableEnded) this.ended.add(mark);
+    if (this.fd === undefined || this.bytes === this.durableBytes) return;
+    try {
+      ftruncateSync(this.fd, this.durableBytes);
+      this.bytes = this.durableBytes;
+      this.sync.datasyncSync(this.fd);
+    } catch {
+      // The disk refuses even that: the lines stay, as before this cut; the error already reported stands.
+    }
+  }
+}
+
+/** The entries' changes made to a log's state: the last state of each key, and the intents ended. */
+function apply(live: Map<string, Intent>, ended: Set<string>, entries: readonly LogEntry[]): void {
+  for (const entry of entries) {
+    if ('intent' in entry) live.set(entry.key, entry.intent);
+    else {
+      ended.add(endMark(entry.key, entry.ended));
+      if (live.get(entry.key)?.createdAt === entry.ended) live.delete(entry.key);
+    }
+  }
+}
+
+function randomHex(): string {
+  return Math.floor(Math.random() * 2 ** 48)
+    .toString(16)
+    .padStart(12, '0');
+}
+
+/** A log as read from disk: its writer, the last state of each key it holds, the intents it ended, lines it cannot read. */
+export interface ReadLog {
+  file: string;
+  owner?: Owner | undefined;
+  live: Map<string, Intent>;
+  ended: Set<string>;
+  bad: number[];
+}
+
+/** What a process has read of one log: how far (always just after a newline), the bytes before that point, and the state they make. */
+interface ReadSoFar {
+  dev: number;
+  ino: number;
+  offset: number;
+  /** The bytes just before `offset` (a few lines), checked again before reading on: a log rewritten in place is read again whole. */
+  tail: Buffer;
+  lines: number;
+  log: ReadLog;
+}
+
+/** The logs this process has read, by file: a log only grows, so each read takes only what was appended since (a plan's log holds all its rows until it ends). */
+const readSoFar = new Map<string, ReadSoFar>();
+const TAIL_BYTES = 4096;
+
+/**
+ * Reads one log, from where this process last stopped reading it. A last line without its newline is torn
+ * (or still being written): its write never completed, so it was never made durable nor acted on, and the
+ * state before it stands; it is read once its newline is there. A whole line that cannot be read is
+ * reported (bad). A log shorter than what was read (cut back after a failed fsync), another file under its
+ * name, or bytes that changed before the point reached: read again from the start.
+ */
+export function readLog(file: string): ReadLog {
+  const fd = openSync(file, 'r');
+  try {
+    const { dev, ino, size } = fstatSync(fd);
+    let read = readSoFar.get(file);
+    if (read && (read.dev !== dev || read.ino !== ino || size < read.offset || !bytesAt(fd, read.offset - read.tail.length, read.tail.length).equals(read.tail))) read = undefined;
+    if (!read) {
+      read = { dev, ino, offset: 0, tail: Buffer.alloc(0), lines: 0, log: { file, live: new Map(), ended: new Set(), bad: [] } };
+      readSoFar.set(file, read);
+    }
+    if (size > read.offset) {
+      const bytes = bytesAt(fd, read.offset, size - read.offset);
+      const end = bytes.lastIndexOf(0x0a);
+      if (end >= 0) {
+        for (const line of bytes.toString('utf8', 0, end).split('\n')) readLine(read, line);
+        read.offset += end + 1;
+        read.tail = Buffer.concat([read.tail, bytes.subarray(0, end + 1)]).subarray(-TAIL_BYTES);
+      }
+    }
+    return read.log;
+  } catch (error) {
+    readSoFar.delete(file);
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function bytesAt(fd: number, position: number, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, bytes, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return bytes.subarray(0, got);
+}
+
+/** One line of a log, its change made to the state read so far. */
+function readLine(read: ReadSoFar, line: string): void {
+  const number = ++read.lines;
+  const log = read.log;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    log.bad.push(number);
+    return;
+  }
+  const v = value as Record<string, unknown>;
+  if (number === 1 && typeof v.owner === 'object' && v.owner !== null && 'log' in v) {
+    log.owner = v.owner as Owner;
+    return;
+  }
+  if (typeof v.key !== 'string') return void log.bad.push(number);
+  if (typeof v.ended === 'string') {
+    log.ended.add(endMark(v.key, v.ended));
+    if (log.live.get(v.key)?.createdAt === v.ended) log.live.delete(v.key);
+    return;
+  }
+  const parsed = intentSchema.safeParse(v.intent);
+  if (parsed.success && parsed.data.key === v.key) log.live.set(v.key, parsed.data);
+  else log.bad.push(number);
+}
+
+/** The logs of a journal directory other than `own`, read; one removed meanwhile (compacted: its intents are files now) is named in `vanished`, one that cannot be read in `failed`. */
+export interface OtherLogs {
+  logs: ReadLog[];
+  vanished: string[];
+  failed: { file: string; error: NodeJS.ErrnoException }[];
+}
+
+export function otherLogs(dir: string, own: string | undefined, names?: readonly string[]): OtherLogs {
+  const found: OtherLogs = { logs: [], vanished: [], failed: [] };
+  const listed = new Set<string>();
+  for (const name of names ?? safeReaddir(dir)) {
+    if (!isLogName(name)) continue;
+    const file = join(dir, name);
+    listed.add(file);
+    if (file === own) continue;
+    try {
+      found.logs.push(readLog(file));
+    } catch (error) {
+      // Only a log that is gone was compacted: one this process cannot read may hold the only copy of a charged order.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') found.vanished.push(name);
+      else found.failed.push({ file, error: error as NodeJS.ErrnoException });
+    }
+  }
+  // What was read of a log no longer listed is forgotten: a long-lived process (webhook listen) reads many in turn.
+  const home = dirname(join(dir, 'log'));
+  for (const file of readSoFar.keys()) if (dirname(file) === home && !listed.has(file)) readSoFar.delete(file);
+  return found;
+}
+
+/** Whether the process that wrote a log is gone: by its header's owner, or by the pid in its name when it has none. */
+export function logIsDead(log: ReadLog): boolean {
+  if (log.owner !== undefined) return !isAlive(log.owner);
+  const pid = Number(LOG_NAME.exec(log.file.slice(log.file.lastIndexOf('/') + 1))?.[1]);
+  return !Number.isFinite(pid) || (pid !== process.pid && !pidAlive(pid));
+}
+
+/** Where an intent's state was read: an intent file, another process's log, or this process's own. */
+export type Source = 'file' | 'log' | 'own';
+
+export interface Folded {
+  intent: Intent;
+  source: Source;
+}
+
+/**
+ * The journal's state: the files, then the logs over them. An intent that any log ended is gone, wherever
+ * another copy of it lies; of the rest, a log's state is newer than a file's (a file is only ever written
+ * from a log, by compaction), this process's own the newest; two logs are ordered by updatedAt.
+ */
+export function foldIntents(files: readonly Intent[], logs: readonly ReadLog[], own: { live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string> }): Map<string, Folded> {
+  const ended = new Set(own.ended);
+  for (const log of logs) for (const mark of log.ended) ended.add(mark);
+  const result = new Map<string, Folded>();
+  const rank: Record<Source, number> = { file: 0, log: 1, own: 2 };
+  const offer = (intent: Intent, source: Source): void => {
+    if (ended.has(endMark(intent.key, intent.createdAt))) return;
+    const held = result.get(intent.key);
+    if (held && (rank[held.source] > rank[source] || (held.source === source && source === 'log' && held.intent.updatedAt > intent.updatedAt))) return;
+    result.set(intent.key, { intent, source });
+  };
+  for (const intent of files) offer(intent, 'file');
+  for (const log of logs) for (const intent of log.live.values()) offer(intent, 'log');
+  for (const intent of own.live.values()) offer(intent, 'own');
+  return result;
+}
+
+/**
+ * Makes a log's state intent files and removes it, each step durable before the next, so that a crash at any
+ * point leaves either the log (compacted again, to the same result) or its files: the live intents written as
+ * intent files (atomic, fsynced), then the files of intents it ended (and older copies of its live ones)
+ * removed, then the log itself. `endedElsewhere`: intents another log ended, never written back. A log with
+ * lines it cannot read (`bad`) is renamed aside (SET_ASIDE) instead of removed: its readable intents are the
+ * only copy of interrupted orders and must become files, but what the other lines held is not ours to drop.
+ */
+export async function compactLog(dir: string, log: { file: string; live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string>; bad?: readonly number[] }, endedElsewhere: ReadonlySet<string> = new Set()): Promise<void> {
+  const live = [...log.live.values()].filter((intent) => !endedElsewhere.has(endMark(intent.key, intent.createdAt)));
+  for (const intent of live) await writeFileAtomic(intentFile(dir, intent.key), intentText(intent), 'journal file', { syncDir: false });
+  if (live.length > 0) await syncDirectory(dir);
+  let removed = false;
+  if (log.ended.size > 0 || live.length > 0) {
+    const liveOf = new Map(live.map((intent) => [intent.key, intent]));
+    for (const name of safeReaddir(dir)) {
+      if (!name.endsWith('.json')) continue;
+      const file = join(dir, name);
+      const intent = readIntentFile(file);
+      if (!intent) continue;
+      const ended = log.ended.has(endMark(intent.key, intent.createdAt));
+      const superseded = liveOf.get(intent.key)?.createdAt === intent.createdAt && file !== intentFile(dir, intent.key);
+      if (!ended && !superseded) continue;
+      try {
+        unlinkSync(file);
+        removed = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+  }
+  if (removed) await syncDirectory(dir);
+  try {
+    if (log.bad !== undefined && log.bad.length > 0) renameSync(log.file, `${log.file}${SET_ASIDE}`);
+    else unlinkSync(log.file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/** The intent in one file, or undefined when there is none or it is not a readable intent. */
+export function readIntentFile(file: string): Intent | undefined {
+  try {
+    const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** This process's log of each journal directory: one writer per directory, whatever number of Journal objects. */
+const logs = new Map<string, IntentLog>();
+
+export function logOf(dir: string): IntentLog {
+  let log = logs.get(dir);
+  if (!log) {
+    const made = new IntentLog(dir);
+    logs.set(dir, (log = made));
+    onJournalExit(() => made.finish());
+  }
+  return log;
+}
