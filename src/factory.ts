@@ -1,13 +1,10 @@
-// One factory of dependencies, built lazily: `--help`, `--version` and `completion` build none of them.
-// The config store and the API client are in the start-up file all the same: nearly every command reads a
-// profile, and as chunks of their own they were four more files for each to resolve, read and link
-// (BENCHMARKS.md, issue 23). undici, the journal and the rest still load only when used.
-import { ApiClient } from './api/client.js';
+// One factory of dependencies, built lazily: `--help`, `--version` and `completion` load none of them.
+import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { loadUndici, proxySettings } from './api/transport.js';
 import { configDir, ensurePrivateDir } from './config/paths.js';
 import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
-import { ConfigStore } from './config/store.js';
+import type { ConfigStore } from './config/store.js';
 import type { Deps } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
 import type { Io } from './output/io.js';
@@ -91,6 +88,7 @@ export class Factory implements Deps {
 
   config(): Promise<ConfigStore> {
     this.configPromise ??= (async () => {
+      const { ConfigStore } = await import('./config/store.js');
       const store = await ConfigStore.open(this.configDir);
       for (const warning of store.warnings) this.warnOnce(warning);
       return store;
@@ -116,7 +114,7 @@ export class Factory implements Deps {
   async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries): Promise<ApiClient> {
     preloadTransport();
     const proxy = this.profileProxy();
-    const [extraCa] = await Promise.all([this.extraCa(baseUrl, proxy), proxy]);
+    const [{ ApiClient }, extraCa] = await Promise.all([import('./api/client.js'), this.extraCa(baseUrl, proxy), proxy]);
     this.io.addSecret(apiKey);
     const client = new ApiClient({
       baseUrl,
@@ -199,9 +197,9 @@ function speaksTls(baseUrl: string, proxies: { httpProxy: string | undefined }):
 }
 
 /**
- * A command that asked for a client will send a request: undici's files are read while the config is read and
- * the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
+ * A command that asked for a client will send a request: the client's and undici's files are read while the
+ * config is read and the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
  */
 function preloadTransport(): void {
-  void loadUndici().catch(() => undefined);
+  void Promise.all([import('./api/client.js'), loadUndici()]).catch(() => undefined);
 }
