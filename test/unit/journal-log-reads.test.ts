@@ -7,11 +7,11 @@ import { ftruncateSync, mkdirSync, openSync as realOpen, closeSync, appendFileSy
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
-const hooks: { open?: ((file: string) => void) | undefined; bytesRead: number } = { bytesRead: 0 };
+const hooks: { open?: ((file: string) => void) | undefined; readFile?: ((file: string) => void) | undefined; bytesRead: number } = { bytesRead: 0 };
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const openSync = ((file: string, ...rest: unknown[]) => {
-    if (hooks.open && typeof file === 'string' && file.endsWith('.log')) hooks.open(file);
+    if (hooks.open && typeof file === 'string' && (file.endsWith('.log') || file.endsWith('.unreadable'))) hooks.open(file);
     return (fs.openSync as (...a: unknown[]) => unknown)(file, ...rest);
   }) as typeof fs.openSync;
   const readSync = ((...args: unknown[]) => {
@@ -20,6 +20,7 @@ vi.mock('node:fs', async (importOriginal) => {
     return n;
   }) as typeof fs.readSync;
   const readFileSync = ((file: unknown, ...rest: unknown[]) => {
+    if (typeof file === 'string') hooks.readFile?.(file);
     const read = (fs.readFileSync as (...a: unknown[]) => string | Buffer)(file, ...rest);
     if (typeof file === 'string' && file.endsWith('.log')) hooks.bytesRead += Buffer.byteLength(read);
     return read;
@@ -155,5 +156,81 @@ describe('a log read again', () => {
     writeFileSync(file, line({ log: 1, owner }) + line({ key: 'B', intent: b }) + line({ key: 'C', intent: c }));
     expect([...readLog(file).live.keys()].sort()).toEqual(['B', 'C']);
     expect(readLog(file).bad).toEqual([]);
+  });
+});
+
+describe('a log that cannot be read, in words', () => {
+  it('names the log and why: permission denied for EACCES and EPERM, else its errno, else the error’s message', async () => {
+    const dir = journalDir();
+    const pid = deadPid();
+    const owner = { pid, boot: currentOwner().boot };
+    const log = writeLog(dir, pid, owner, [sending('X', owner)]);
+    const hint = 'it may hold an order placed earlier: fix its permissions (as the user who runs giftcodes), then run the command again';
+    const cases: [Error, string][] = [
+      [Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }), 'permission denied'],
+      [Object.assign(new Error('EPERM: operation not permitted'), { code: 'EPERM' }), 'permission denied'],
+      [Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }), 'EIO'],
+      [new Error('the disk went away'), 'the disk went away'],
+    ];
+    try {
+      for (const [error, reason] of cases) {
+        hooks.open = (file) => {
+          if (file === log) throw error;
+        };
+        await expect(new Journal(dir).begin({ ...spec, key: 'Y' })).rejects.toMatchObject({ code: 'journal_unreadable', message: `cannot read the order journal's log ${log}: ${reason}`, hint });
+      }
+      expect(new Journal(dir).read().unreadable).toEqual([{ file: log, reason: 'error' }]);
+    } finally {
+      hooks.open = undefined;
+    }
+  });
+});
+
+describe('a read without the lock that keeps meeting changes', () => {
+  it('starts over when an intent file listed is gone by its read', () => {
+    const dir = journalDir();
+    const owner = { pid: process.ppid, boot: currentOwner().boot };
+    const x = sending('K', owner);
+    writeFileSync(intentFile(dir, 'K'), intentText(x));
+    let reads = 0;
+    hooks.readFile = (file) => {
+      if (file === intentFile(dir, 'K') && ++reads === 1) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
+    };
+    try {
+      expect(new Journal(dir).read()).toEqual({ intents: [x], unreadable: [] });
+      expect(reads).toBe(2);
+    } finally {
+      hooks.readFile = undefined;
+    }
+  });
+
+  it('gives up after a few attempts with journal_busy, in words, when a log vanishes on every read', () => {
+    const dir = journalDir();
+    const owner = { pid: process.ppid, boot: currentOwner().boot };
+    const log = writeLog(dir, process.ppid, owner, [sending('K', owner)]);
+    hooks.open = (file) => {
+      if (file === log) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
+    };
+    try {
+      expect(() => new Journal(dir).read()).toThrow(expect.objectContaining({ code: 'journal_busy', message: `the order journal ${dir} kept changing while it was read`, hint: 'run the command again' }));
+    } finally {
+      hooks.open = undefined;
+    }
+  });
+
+  it('a log set aside and removed by a person meanwhile is no longer reported', () => {
+    const dir = journalDir();
+    const pid = deadPid();
+    const aside = join(dir, `${pid}-0123456789ab.log.unreadable`);
+    writeFileSync(aside, line({ log: 1, owner: { pid, boot: currentOwner().boot } }) + 'not json\n');
+    expect(new Journal(dir).read().unreadable).toEqual([{ file: aside, reason: 'line 2 is not a journal entry; the readable ones are intent files now' }]);
+    hooks.open = (file) => {
+      if (file === aside) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
+    };
+    try {
+      expect(new Journal(dir).read()).toEqual({ intents: [], unreadable: [] });
+    } finally {
+      hooks.open = undefined;
+    }
   });
 });

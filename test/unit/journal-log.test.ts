@@ -4,12 +4,13 @@
 // the logs over the intent files; a dead process's log is compacted, and compacting again (after a kill at
 // any step) comes to the same journal.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { INTENT_VERSION, orderBody, sha256, type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { compactLog, foldIntents, IntentLog, readLog, type LogSync } from '../../src/journal/log.js';
+import { compactLog, endMark, foldIntents, IntentLog, isLogName, isSetAsideLog, logIsDead, otherLogs, readLog, type LogSync, type ReadLog } from '../../src/journal/log.js';
+import { withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -330,5 +331,391 @@ describe('compaction', () => {
     expect(readdirSync(dir)).toEqual([`${sha256('kept').slice(0, 40)}.json`]);
     expect(JSON.parse(readFileSync(fileOf(dir, 'kept'), 'utf8'))).toEqual(sent);
     expect(new Journal(dir).read().intents).toEqual([sent]);
+  });
+});
+
+const eio = (): Error => Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+const keysOf = (state: ReadonlyMap<string, Intent>): string[] => [...state.keys()].sort();
+
+/** Descriptors this process holds open on a file (Linux): a log left open keeps its disk from a read-only remount. */
+function openOn(file: string): number {
+  const real = realpathSync(file);
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === real;
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+describe('the writer’s fsyncs, counted', () => {
+  it('the first fsync of a new log makes its directory entry durable too, once; syncs counts every fsync', async () => {
+    const held = heldSync();
+    let entries = 0;
+    const log = new IntentLog(journalDir(), { ...held.sync, syncDirectory: () => Promise.resolve(void entries++) });
+    const a = log.append([{ key: 'a', intent: intent('a') }]);
+    await tick();
+    held.release();
+    await a;
+    expect([log.syncs, entries]).toEqual([1, 1]);
+    const b = log.append([{ key: 'b', intent: intent('b') }]);
+    await tick();
+    held.release();
+    await b;
+    expect([log.syncs, entries]).toEqual([2, 1]);
+    // Compacted and forgotten: the next append makes a new log, whose entry is synced again.
+    const first = log.file;
+    log.reset();
+    const c = log.append([{ key: 'c', intent: intent('c') }]);
+    expect(log.file).not.toBe(first);
+    await tick();
+    held.release();
+    await c;
+    expect([log.syncs, entries]).toEqual([3, 2]);
+  });
+
+  it('appendSync: the same, with the synchronous fsyncs', () => {
+    let entries = 0;
+    const log = new IntentLog(journalDir(), { ...heldSync().sync, syncDirectorySync: () => void entries++ });
+    log.appendSync([{ key: 'a', intent: intent('a') }]);
+    expect([log.syncs, entries]).toEqual([1, 1]);
+    log.appendSync([{ key: 'b', intent: intent('b') }]);
+    expect([log.syncs, entries]).toEqual([2, 1]);
+    expect(log.idle).toBe(true);
+  });
+
+  it('two logs of one process in one directory are two files (the random part of the name)', async () => {
+    const dir = journalDir();
+    const one = new IntentLog(dir);
+    const two = new IntentLog(dir);
+    await one.append([{ key: 'a', intent: intent('a') }]);
+    await two.append([{ key: 'b', intent: intent('b') }]);
+    expect(one.file).not.toBe(two.file);
+    expect(readdirSync(dir)).toHaveLength(2);
+  });
+});
+
+describe('a failed fsync, against the lines it confirmed', () => {
+  it('cuts the log back to the lines an fsync confirmed, and the state back to theirs (a line written during an fsync is not covered by it)', async () => {
+    const held = heldSync();
+    const log = new IntentLog(journalDir(), held.sync);
+    const a = log.append([{ key: 'a', intent: intent('a') }]);
+    const upToA = readFileSync(log.file!, 'utf8');
+    await tick();
+    const b = log.append([{ key: 'b', intent: intent('b') }, { key: 'a', ended: intent('a').createdAt }]);
+    held.release();
+    await a;
+    await tick();
+    const error = eio();
+    held.failNext(error);
+    await expect(b).rejects.toBe(error);
+    expect(keysOf(log.live)).toEqual(['a']);
+    expect([...log.ended]).toEqual([]);
+    expect(readFileSync(log.file!, 'utf8')).toBe(upToA);
+  });
+
+  it('an fsync returning after a later appendSync confirmed more moves nothing back: a later failure keeps what appendSync confirmed', async () => {
+    const held = heldSync();
+    const log = new IntentLog(journalDir(), held.sync);
+    const a = log.append([{ key: 'a', intent: intent('a') }]);
+    await tick();
+    log.appendSync([{ key: 'b', intent: intent('b') }]);
+    await a;
+    held.release(); // the fsync begun for a alone
+    await tick();
+    expect(held.started).toBe(1);
+    expect(log.idle).toBe(true);
+    const c = log.append([{ key: 'c', intent: intent('c') }]);
+    await tick();
+    const error = eio();
+    held.failNext(error);
+    await expect(c).rejects.toBe(error);
+    expect(keysOf(log.live)).toEqual(['a', 'b']);
+    expect(keysOf(readLog(log.file!).live)).toEqual(['a', 'b']);
+  });
+
+  it('an fsync failing after appendSync confirmed every line cuts nothing (no cut-back fsync), and the log is not trusted again', async () => {
+    const held = heldSync();
+    let syncs = 0;
+    const log = new IntentLog(journalDir(), { ...held.sync, datasyncSync: () => void syncs++ });
+    const a = log.append([{ key: 'a', intent: intent('a') }]);
+    await tick();
+    log.appendSync([{ key: 'b', intent: intent('b') }]);
+    await a;
+    const error = eio();
+    held.failNext(error);
+    await tick();
+    expect(syncs).toBe(1);
+    expect(keysOf(readLog(log.file!).live)).toEqual(['a', 'b']);
+    await expect(log.append([{ key: 'c', intent: intent('c') }])).rejects.toBe(error);
+  });
+
+  it('an appendSync failing while an fsync runs fails every waiter; that fsync’s return starts no other', async () => {
+    const held = heldSync();
+    const error = eio();
+    const log = new IntentLog(journalDir(), {
+      ...held.sync,
+      datasyncSync: () => {
+        throw error;
+      },
+    });
+    const a = log.append([{ key: 'a', intent: intent('a') }]);
+    await tick();
+    const b = log.append([{ key: 'b', intent: intent('b') }]);
+    expect(() => log.appendSync([{ key: 'c', intent: intent('c') }])).toThrow(error);
+    await expect(a).rejects.toBe(error);
+    await expect(b).rejects.toBe(error);
+    held.release();
+    await tick();
+    expect(held.started).toBe(1);
+    expect(log.idle).toBe(false);
+  });
+
+  it('a second failure (the running fsync failing too) leaves the first one standing, for every later append', async () => {
+    const held = heldSync();
+    const first = eio();
+    const log = new IntentLog(journalDir(), {
+      ...held.sync,
+      datasyncSync: () => {
+        throw first;
+      },
+    });
+    const a = log.append([{ key: 'a', intent: intent('a') }]);
+    await tick();
+    expect(() => log.appendSync([{ key: 'b', intent: intent('b') }])).toThrow(first);
+    await expect(a).rejects.toBe(first);
+    held.failNext(new Error('EIO again'));
+    await tick();
+    await expect(log.append([{ key: 'c', intent: intent('c') }])).rejects.toBe(first);
+  });
+});
+
+describe('the log file’s descriptor', () => {
+  it('is open while a line waits for its fsync, one for every line, and closed once every line is durable; a read closes its own', async () => {
+    const held = heldSync();
+    const log = new IntentLog(journalDir(), held.sync);
+    const a = log.append([{ key: 'a', intent: intent('a') }]);
+    await tick();
+    const b = log.append([{ key: 'b', intent: intent('b') }]);
+    const c = log.append([{ key: 'c', intent: intent('c') }]);
+    expect(openOn(log.file!)).toBe(1);
+    held.release();
+    await a;
+    await tick();
+    held.release();
+    await Promise.all([b, c]);
+    expect(openOn(log.file!)).toBe(0);
+    expect(keysOf(readLog(log.file!).live)).toEqual(['a', 'b', 'c']);
+    expect(openOn(log.file!)).toBe(0);
+  });
+});
+
+describe('finish() at a command’s end', () => {
+  /** Holds the journal's lock (as a step of this process would) until released. */
+  function holdLock(dir: string): { release: () => void; released: Promise<void> } {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const released = withDirLock(dir, () => gate);
+    return { release, released };
+  }
+
+  const settled = (promise: Promise<unknown>): { done: boolean } => {
+    const state = { done: false };
+    void promise.then(() => (state.done = true));
+    return state;
+  };
+
+  it('makes the unended intents files, removes the log, and refuses every later step with ECANCELED', async () => {
+    const dir = journalDir();
+    const log = new IntentLog(dir);
+    await log.append([{ key: 'a', intent: intent('a', { phase: 'sending' }) }]);
+    await log.finish();
+    expect(readdirSync(dir)).toEqual([`${sha256('a').slice(0, 40)}.json`]);
+    expect(log.file).toBeUndefined();
+    expect(log.live.size).toBe(0);
+    await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toMatchObject({ code: 'ECANCELED', message: 'the command ended' });
+  });
+
+  it('returns at once, without waiting for the lock, with no log, after a failure, or while an fsync runs', async () => {
+    const dir = journalDir();
+    const lock = holdLock(dir);
+    await tick();
+    const none = settled(new IntentLog(dir).finish());
+    const held = heldSync();
+    const failed = new IntentLog(dir, held.sync);
+    const lost = failed.append([{ key: 'a', intent: intent('a') }]);
+    await tick();
+    held.failNext(eio());
+    await expect(lost).rejects.toThrow('EIO');
+    const afterFailure = settled(failed.finish());
+    const busy = new IntentLog(dir, held.sync);
+    const waiting = busy.append([{ key: 'b', intent: intent('b') }]);
+    await tick();
+    const whileSyncing = settled(busy.finish());
+    await tick();
+    await tick();
+    expect([none.done, afterFailure.done, whileSyncing.done]).toEqual([true, true, true]);
+    held.release();
+    await waiting;
+    lock.release();
+    await lock.released;
+  });
+
+  it('looks again under the lock: a line written, a failure, or a reset meanwhile, and it leaves the log alone', async () => {
+    const dir = journalDir();
+    const held = heldSync();
+    // A step writes while finish waits for the lock.
+    const stepped = new IntentLog(dir, held.sync);
+    stepped.appendSync([{ key: 'a', intent: intent('a') }]);
+    let lock = holdLock(dir);
+    const finishing = stepped.finish();
+    const step = stepped.append([{ key: 'a', intent: intent('a', { phase: 'sending' }) }]);
+    lock.release();
+    await finishing;
+    expect(existsSync(stepped.file!)).toBe(true);
+    await tick();
+    held.release();
+    await step;
+    // A step fails while finish waits.
+    const failing = new IntentLog(dir, held.sync);
+    failing.appendSync([{ key: 'b', intent: intent('b') }]);
+    lock = holdLock(dir);
+    const finishing2 = failing.finish();
+    const failed = failing.append([{ key: 'b', intent: intent('b', { phase: 'sending' }) }]);
+    await tick();
+    held.failNext(eio());
+    await expect(failed).rejects.toThrow('EIO');
+    lock.release();
+    await finishing2;
+    expect(keysOf(readLog(failing.file!).live)).toEqual(['b']);
+    // Compacted meanwhile (its intents ended): nothing left to finish.
+    const reset = new IntentLog(dir, held.sync);
+    reset.appendSync([{ key: 'c', intent: intent('c') }]);
+    lock = holdLock(dir);
+    const finishing3 = reset.finish();
+    unlinkSync(reset.file!);
+    reset.reset();
+    lock.release();
+    await expect(finishing3).resolves.toBeUndefined();
+    expect(readdirSync(dir).filter((name) => name.endsWith('.json'))).toEqual([]);
+  });
+
+  it('gives up on the lock after 5 s and leaves the log to the next run', async () => {
+    const dir = journalDir();
+    const log = new IntentLog(dir);
+    await log.append([{ key: 'a', intent: intent('a') }]);
+    const lock = holdLock(dir);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const finishing = settled(log.finish());
+      await vi.advanceTimersByTimeAsync(4_900);
+      expect(finishing.done).toBe(false);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(finishing.done).toBe(true);
+      expect(existsSync(log.file!)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+    lock.release();
+    await lock.released;
+    await withDirLock(dir, () => undefined); // the finish given up on runs once the lock comes
+  });
+});
+
+describe('what a line says', () => {
+  const T1 = '2026-06-01T12:00:00.000Z';
+  const T2 = '2026-06-02T12:00:00.000Z';
+
+  it('an end names one intent by its createdAt: the key’s newer intent stays live, in the writer and in a reader', async () => {
+    const log = new IntentLog(journalDir());
+    await log.append([
+      { key: 'a', intent: intent('a', { createdAt: T2, updatedAt: T2 }) },
+      { key: 'a', ended: T1 },
+    ]);
+    expect(keysOf(log.live)).toEqual(['a']);
+    expect([...log.ended]).toEqual([endMark('a', T1)]);
+    expect(keysOf(readLog(log.file!).live)).toEqual(['a']);
+  });
+
+  it('only a first line with `log` and an owner object is the header; a line not JSON, or whose intent is another key’s, is bad', () => {
+    const dir = journalDir();
+    const owner = currentOwner();
+    let n = 0;
+    const read = (...lines: unknown[]): ReadLog => {
+      const file = join(dir, `${++n}-0a.log`);
+      writeFileSync(file, lines.map((l) => `${typeof l === 'string' ? l : JSON.stringify(l)}\n`).join(''));
+      return readLog(file);
+    };
+    const notJson = read({ log: 1, owner }, 'not json {');
+    expect([notJson.owner, notJson.bad]).toEqual([owner, [2]]);
+    for (const header of [{ owner }, { log: 1, owner: null }, { log: 1, owner: 'x' }]) {
+      const log = read(header);
+      expect([log.owner, log.bad], JSON.stringify(header)).toEqual([undefined, [1]]);
+    }
+    const second = read({ log: 1, owner }, { log: 1, owner: { ...owner, pid: 1 } });
+    expect([second.owner, second.bad]).toEqual([owner, [2]]);
+    const crossed = read({ log: 1, owner }, { key: 'x', intent: intent('y') });
+    expect([crossed.live.size, crossed.bad]).toEqual([0, [2]]);
+    // An empty line is a whole line too, also when it is all a read finds appended.
+    const blank = read({ log: 1, owner });
+    appendFileSync(blank.file, '\n');
+    expect(readLog(blank.file).bad).toEqual([2]);
+  });
+
+  it('a log replaced by another file under its name (a new inode) is read whole again, even when its last kilobytes match', () => {
+    const dir = journalDir();
+    const owner = currentOwner();
+    const filler = Array.from({ length: 150 }, (_, i) => JSON.stringify({ key: `f${i}`, ended: T1 }) + '\n').join('');
+    const file = join(dir, `${process.ppid}-0a.log`);
+    const text = (key: string): string => `${JSON.stringify({ log: 1, owner })}\n${JSON.stringify({ key, intent: intent(key) })}\n${filler}`;
+    writeFileSync(file, text('a'));
+    expect(keysOf(readLog(file).live)).toEqual(['a']);
+    writeFileSync(`${file}.new`, text('b') + `${JSON.stringify({ key: 'c', intent: intent('c') })}\n`);
+    renameSync(`${file}.new`, file);
+    expect(keysOf(readLog(file).live)).toEqual(['b', 'c']);
+  });
+});
+
+describe('who wrote a log, and who reads it', () => {
+  const read = (file: string, owner?: ReadLog['owner']): ReadLog => ({ file, owner, live: new Map(), ended: new Set(), bad: [] });
+
+  it('a log is dead by its header’s owner; a headerless one by the pid in its name, a name without one is dead', () => {
+    const dir = journalDir();
+    const dead = { pid: deadPid(), boot: currentOwner().boot };
+    expect(logIsDead(read(join(dir, `${process.ppid}-0a.log`), dead))).toBe(true);
+    expect(logIsDead(read(join(dir, `${process.ppid}-0a.log`)))).toBe(false);
+    expect(logIsDead(read(join(dir, `${process.pid}-0a.log`)))).toBe(false);
+    expect(logIsDead(read(join(dir, `${deadPid()}-0a.log`)))).toBe(true);
+    expect(logIsDead(read(join(dir, 'notes.log')))).toBe(true);
+  });
+
+  it('foldIntents: two logs go by updatedAt whichever is read first; any log is over a file, even a later one; a file is the source `file`', () => {
+    const newer = intent('a', { phase: 'accepted', orderId: 'ord_a', updatedAt: '2026-06-01T13:00:00.000Z' });
+    const older = intent('a', { phase: 'sending', updatedAt: '2026-06-01T12:30:00.000Z' });
+    const logOf = (i: Intent): ReadLog => ({ file: 'x', live: new Map([[i.key, i]]), ended: new Set(), bad: [] });
+    const none = { live: new Map<string, Intent>(), ended: new Set<string>() };
+    expect(foldIntents([], [logOf(newer), logOf(older)], none).get('a')).toEqual({ source: 'log', intent: newer });
+    expect(foldIntents([], [logOf(older), logOf(newer)], none).get('a')).toEqual({ source: 'log', intent: newer });
+    expect(foldIntents([newer], [logOf(older)], none).get('a')).toEqual({ source: 'log', intent: older });
+    expect(foldIntents([older], [], none).get('a')).toEqual({ source: 'file', intent: older });
+  });
+
+  it('otherLogs reads every log but this process’s own, and a missing directory holds none', async () => {
+    const dir = journalDir();
+    const other = deadLog(dir, [{ key: 'a', intent: intent('a') }]);
+    const own = new IntentLog(dir);
+    await own.append([{ key: 'b', intent: intent('b') }]);
+    expect(otherLogs(dir, own.file).logs.map((log) => log.file)).toEqual([other]);
+    expect(otherLogs(join(dir, 'missing'), undefined)).toEqual({ logs: [], vanished: [], failed: [] });
+  });
+
+  it('log names: <pid>-<hex>.log, and such a log set aside as .unreadable; nothing else', () => {
+    expect(isLogName('123-0a1b.log')).toBe(true);
+    expect(isLogName('x123-0a1b.log')).toBe(false);
+    expect(isSetAsideLog('123-0a1b.log.unreadable')).toBe(true);
+    expect(isSetAsideLog('123-0a1b.log')).toBe(false);
+    expect(isSetAsideLog('notes.log.unreadable')).toBe(false);
+    expect(isSetAsideLog('123-0a1b.log.unreadablX')).toBe(false);
   });
 });
