@@ -2,7 +2,7 @@
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -128,6 +128,13 @@ export async function withServer<T>(args: string[], fn: (server: TestServer) => 
 
 export function tempDir(prefix = 'giftcodes-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** An empty order journal directory (`<temp>/journal`), as the journal's unit tests start from. */
+export function journalDir(): string {
+  const dir = join(tempDir(), 'journal');
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 export interface RunOptions {

@@ -3,22 +3,16 @@
 // was never sent: nothing of it is left for `order pending` or `order resume --all`. A state confirmed by an
 // earlier fsync (`sending`: the order may have been charged) stays, for the next run to resume.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { finishJournal } from '../../src/journal/at-exit.js';
 import { Journal } from '../../src/journal/journal.js';
 import { logOf, readLog, type LogSync } from '../../src/journal/log.js';
-import { tempDir } from '../helpers/e2e.js';
+import { journalDir } from '../helpers/e2e.js';
 
 const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
-
-function journalDir(): string {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
 
 /** This process's log of `dir`, its fsync failing (EIO) from when `failing.now` is set. */
 function failingLog(dir: string): { file: () => string; failing: { now: boolean } } {

@@ -1,7 +1,7 @@
 // The log writer's disk calls, seen and faulted (src/journal/log.ts): compaction's steps in their order, each
 // durable before the next (intent files, their directory fsync, removals, another, the log, another); a failed
 // removal; short reads and writes; a write that fails; the real fdatasync; what a reader remembers of a log.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -60,14 +60,8 @@ const { readdirSync, readFileSync, statSync } = await import('node:fs');
 const { INTENT_VERSION, orderBody, sha256 } = await import('../../src/journal/intent.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { compactLog, intentFile, intentText, IntentLog, otherLogs, readLog } = await import('../../src/journal/log.js');
-const { deadPid, tempDir } = await import('../helpers/e2e.js');
+const { deadPid, journalDir } = await import('../helpers/e2e.js');
 type Intent = import('../../src/journal/intent.js').Intent;
-
-function journalDir(): string {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
 
 const T = '2026-06-01T12:00:00.000Z';
 function intent(key: string, o: Partial<Intent> = {}): Intent {

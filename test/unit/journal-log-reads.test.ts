@@ -3,7 +3,7 @@
 // plan used to parse that plan's whole log, twice, under the lock); a log that cannot be read is never taken
 // for one compacted away (it may hold the only note of a charged order); and a read without the lock that
 // meets a log compacted between the listing and its read starts over instead of missing the intent.
-import { ftruncateSync, mkdirSync, openSync as realOpen, closeSync, appendFileSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
+import { ftruncateSync, openSync as realOpen, closeSync, appendFileSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -32,14 +32,8 @@ const { INTENT_VERSION, orderBody, sha256 } = await import('../../src/journal/in
 const { Journal } = await import('../../src/journal/journal.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { intentFile, intentText, readLog } = await import('../../src/journal/log.js');
-const { deadPid, tempDir } = await import('../helpers/e2e.js');
+const { deadPid, journalDir } = await import('../helpers/e2e.js');
 type Intent = import('../../src/journal/intent.js').Intent;
-
-function journalDir(): string {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
 
 const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
 

@@ -4,7 +4,7 @@
 // the logs over the intent files; a dead process's log is compacted, and compacting again (after a kill at
 // any step) comes to the same journal.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { INTENT_VERSION, orderBody, sha256, type Intent } from '../../src/journal/intent.js';
@@ -12,15 +12,9 @@ import { Journal } from '../../src/journal/journal.js';
 import { compactLog, endMark, foldIntents, IntentLog, isLogName, isSetAsideLog, logIsDead, otherLogs, readLog, type LogSync, type ReadLog } from '../../src/journal/log.js';
 import { withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
-import { tempDir } from '../helpers/e2e.js';
+import { journalDir } from '../helpers/e2e.js';
 
 const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
-
-function journalDir(): string {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
 
 function intent(key: string, o: Partial<Intent> = {}): Intent {
   const body = orderBody('amazon-us-25', 1);
