@@ -6,7 +6,7 @@ import type Conf from 'conf';
 import { AuthError, LocalError, UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
-import type { SettableField } from './fields.js';
+import { defaultEnvironment, type SettableField } from './fields.js';
 import { checkOwnership, configFile, ensurePrivateDir } from './paths.js';
 
 export interface Profile {
@@ -131,7 +131,7 @@ export class ConfigStore {
           ? { ...profile, proxy: value }
           : field === 'history-days'
             ? { ...profile, historyDays: Number(value) }
-            : { ...profile, defaultEnv: environment(value) },
+            : { ...profile, defaultEnv: defaultEnvironment(value) },
     );
   }
 
@@ -267,11 +267,6 @@ function plainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value) as unknown;
   return prototype === Object.prototype || prototype === null;
-}
-
-function environment(value: string): KeyEnvironment {
-  if (value !== 'test' && value !== 'live') throw new UsageError(`default-env must be test or live, not "${value}"`);
-  return value;
 }
 
 /** What conf's `store` holds for the file: its JSON assigned onto a prototype-less object. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
+import { defaultEnvironment, SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
 import { UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
@@ -26,9 +26,7 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   if (value === '') throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
   if (field === 'base-url') value = withHint(() => normaliseBaseUrl(value), 'for example: giftcodes config set base-url https://api.example.com');
   if (field === 'proxy') value = checkProxyUrl(value);
-  if (field === 'default-env' && value !== 'test' && value !== 'live') {
-    throw new UsageError(`default-env must be test or live, not "${value}"`, { hint: 'giftcodes config set default-env test (or live)' });
-  }
+  if (field === 'default-env') defaultEnvironment(value);
   if (field === 'history-days' && !/^[1-9][0-9]{0,4}$/.test(value)) {
     throw new UsageError(`history-days is a whole number of days from 1 to 99999, not "${value}"`, { hint: 'the local order record keeps ended orders 90 days by default' });
   }
