@@ -445,15 +445,21 @@ describe('a failed fsync, against the lines it confirmed', () => {
     await expect(log.append([{ key: 'c', intent: intent('c') }])).rejects.toBe(error);
   });
 
-  it('an appendSync failing while an fsync runs fails every waiter; that fsync’s return starts no other', async () => {
+  /** A log whose fsync the test holds, and whose synchronous fsync (appendSync's) fails with `error`. */
+  function syncFailingLog(error: Error): { held: ReturnType<typeof heldSync>; log: IntentLog } {
     const held = heldSync();
-    const error = eio();
     const log = new IntentLog(journalDir(), {
       ...held.sync,
       datasyncSync: () => {
         throw error;
       },
     });
+    return { held, log };
+  }
+
+  it('an appendSync failing while an fsync runs fails every waiter; that fsync’s return starts no other', async () => {
+    const error = eio();
+    const { held, log } = syncFailingLog(error);
     const a = log.append([{ key: 'a', intent: intent('a') }]);
     await tick();
     const b = log.append([{ key: 'b', intent: intent('b') }]);
@@ -467,14 +473,8 @@ describe('a failed fsync, against the lines it confirmed', () => {
   });
 
   it('a second failure (the running fsync failing too) leaves the first one standing, for every later append', async () => {
-    const held = heldSync();
     const first = eio();
-    const log = new IntentLog(journalDir(), {
-      ...held.sync,
-      datasyncSync: () => {
-        throw first;
-      },
-    });
+    const { held, log } = syncFailingLog(first);
     const a = log.append([{ key: 'a', intent: intent('a') }]);
     await tick();
     expect(() => log.appendSync([{ key: 'b', intent: intent('b') }])).toThrow(first);
