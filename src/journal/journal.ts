@@ -14,7 +14,7 @@ import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, t
 import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
-import { compactLog, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog, type OtherLogs } from './log.js';
+import { compactLog, foldIntent, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog, type OtherLogs } from './log.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -137,7 +137,7 @@ export class Journal {
         if (intent?.key === key) files.push(intent);
       }
     }
-    const folded = foldIntents(files, logs, this.log).get(key);
+    const folded = foldIntent(key, files, logs, this.log);
     this.elsewhere.delete(key);
     return folded && this.noted(folded);
   }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { INTENT_VERSION, orderBody, sha256, type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { compactLog, endMark, foldIntents, IntentLog, isLogName, isSetAsideLog, logIsDead, otherLogs, readLog, type LogSync, type ReadLog } from '../../src/journal/log.js';
+import { compactLog, endMark, foldIntent, foldIntents, IntentLog, isLogName, isSetAsideLog, logIsDead, otherLogs, readLog, type LogSync, type ReadLog } from '../../src/journal/log.js';
 import { withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { journalDir } from '../helpers/e2e.js';
@@ -199,6 +199,40 @@ describe('reading: the logs folded over the files', () => {
     const own = { live: new Map([['a', intent('a', { phase: 'sending' })]]), ended: new Set<string>() };
     expect(foldIntents([intent('a')], [other], own).get('a')).toMatchObject({ source: 'own', intent: { phase: 'sending' } });
     expect(foldIntents([intent('a')], [other], { live: new Map(), ended: new Set() }).get('a')).toMatchObject({ source: 'log', intent: { phase: 'accepted' } });
+  });
+
+  it('foldIntent(key) is foldIntents(…).get(key) for every key, on 2,000 generated journals', () => {
+    // A small world of keys, times and phases, so the same key often lies in files, logs and this process's
+    // own log at once, with ends that match one copy (same createdAt) and not another.
+    let seed = 23;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      // The high bits: an LCG's low bits repeat with a short period.
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const keys = ['a', 'b', 'c', 'd'];
+    const times = ['2026-06-01T12:00:00.000Z', '2026-06-01T12:00:01.000Z', '2026-06-01T12:00:02.000Z'];
+    const phases = ['prepared', 'sending', 'accepted'] as const;
+    const some = (): Intent => {
+      const key = keys[next(keys.length)]!;
+      return intent(key, { createdAt: times[next(times.length)]!, updatedAt: times[next(times.length)]!, phase: phases[next(phases.length)]! });
+    };
+    const ends = (): Set<string> => new Set(Array.from({ length: next(3) }, () => endMark(keys[next(keys.length)]!, times[next(times.length)]!)));
+    // A log's state is keyed by its intents' keys (readLog drops a line whose intent is another key's).
+    const live = (): Map<string, Intent> => new Map(Array.from({ length: next(4) }, () => some()).map((i) => [i.key, i]));
+    let compared = 0;
+    for (let journal = 0; journal < 2000; journal++) {
+      const files = Array.from({ length: next(4) }, some);
+      const logs: ReadLog[] = Array.from({ length: next(3) }, (_, n) => ({ file: `l${n}`, live: live(), ended: ends(), bad: [] }));
+      const own = { live: live(), ended: ends() };
+      const whole = foldIntents(files, logs, own);
+      for (const key of [...keys, 'none']) {
+        expect(foldIntent(key, files, logs, own)).toEqual(whole.get(key));
+        if (whole.has(key)) compared++;
+      }
+    }
+    // Most lookups find something: the comparison is not of two undefineds.
+    expect(compared).toBeGreaterThan(4000);
   });
 
   it('an intent in a live process’s log is that process’s: never claimed, resumed or abandoned from here', async () => {
