@@ -16,6 +16,7 @@ import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { sha256 } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
+import { MAX_QUANTITY } from './limits.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 
@@ -51,8 +52,6 @@ export interface RowOptions {
   timeout?: number | undefined;
   force?: boolean | undefined;
 }
-
-const MAX_QUANTITY = 1_000_000;
 
 /** The row's idempotency key: the plan's content and the row, nothing else (a re-run of the same bytes finds it). */
 export function rowKey(planSha: string, row: number): string {

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
+import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { PlanResult, RowOptions } from '../../orders/plan.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
@@ -35,8 +36,6 @@ export interface PlanRunOptions extends RowOptions {
 }
 
 export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'journal'>;
-
-export const MAX_QUANTITY = 1_000_000;
 
 export function register(parent: Command, app: App): void {
   const command = parent
