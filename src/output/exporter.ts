@@ -49,11 +49,13 @@ export async function exportResult<T>(io: Io, data: T, exporter: Exporter<T>, fo
 
 /**
  * One item of a stream that has no end to wait for (webhook events): with --json one compact JSON line each,
- * --query applied to each; else its line of text.
+ * --query applied to each; else its line of text. Resolves once stdout took it, and throws LocalError (exit 8)
+ * when it could not (the reader closed the pipe, a full disk): a stream then stops, as its reader has.
  */
-export function exportItem<T>(io: Io, item: T, text: (item: T) => string): void {
-  if (io.json) io.stdout.write(io.redact(`${JSON.stringify(io.query ? (io.query(item) ?? null) : item)}\n`));
+export async function exportItem<T>(io: Io, item: T, text: (item: T) => string): Promise<void> {
+  if (io.json) io.outLine(item);
   else io.out(text(item));
+  await io.flushOut();
 }
 
 /**

@@ -152,6 +152,12 @@ export class Io {
     this.writeOut(this.redact(`${JSON.stringify(value, null, 2)}\n`));
   }
 
+  /** One compact JSON line on stdout, --query applied to it: an item of a stream (webhook events). */
+  outLine(value: unknown): void {
+    if (this.query) value = this.query(value) ?? null;
+    this.writeOut(this.redact(`${JSON.stringify(value)}\n`));
+  }
+
   /**
    * Delivery is a fact, not an inference: resolves once every stdout write so far has been handed to the
    * kernel, and throws LocalError (exit 8) if any failed (a full disk, a closed pipe, a closed descriptor).

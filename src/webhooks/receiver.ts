@@ -38,6 +38,9 @@ export interface ReceiverOptions {
   now?: () => number;
 }
 
+/** How long close() lets a delivery being answered finish. */
+const CLOSE_GRACE_MS = 2_000;
+
 export interface Delivery {
   scheme: Scheme;
   /** The event id that duplicates are judged by: webhook-id, X-GitHub-Delivery, else the body's id. */
@@ -91,10 +94,12 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
   const now = o.now ?? (() => Date.now() / 1000);
   const seen = new RecentIds(SEEN_IDS);
 
+  let closing = false;
   const answer = (res: ServerResponse, status: number, body: Record<string, unknown>): void => {
     if (res.headersSent) return;
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+    // Once closing, the connection ends with this answer instead of idling until close() cuts it.
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(closing ? { connection: 'close' } : {}) }).end(text);
   };
   const reject = (res: ServerResponse, status: number, reason: string): void => {
     o.onReject?.(status, reason);
@@ -180,8 +185,12 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
     port,
     close: () =>
       new Promise<void>((resolvePromise) => {
+        closing = true;
         server.close(() => resolvePromise());
-        server.closeAllConnections();
+        // A delivery being answered gets its answer (its sender must not take a reset for a lost event); idle
+        // kept-alive sockets go now, and anything still open after CLOSE_GRACE_MS is cut.
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       }),
   };
 }

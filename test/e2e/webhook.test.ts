@@ -148,6 +148,48 @@ describe('webhook listen --json --forward-to', () => {
   });
 });
 
+describe('webhook listen whose reader goes away', () => {
+  // `webhook listen --json | head -1`: once the reader has closed the pipe, the next event cannot be printed.
+  // The listener stops with exit 8 and one line saying so; it neither dies with a stack trace (--json wrote
+  // past the Io's error handling) nor listens on, printing nowhere (text).
+  for (const mode of [['--json'], []]) {
+    it(`${mode.join(' ') || 'text'}: stops with exit 8 and one line, no stack trace`, async () => {
+      const listener = await listen(await freePort(), mode);
+      try {
+        const first = event();
+        expect(await deliver(listener.url, first.body, sign(first.body))).toBe(200);
+        await until(() => (listener.stdout().includes(first.id) ? true : undefined));
+        listener.proc.stdout?.destroy();
+        // Events until it exits (the close reaches it asynchronously); the one it could not print is answered
+        // 500, so its sender retries it, never 2xx as if received.
+        const statuses: number[] = [];
+        await until(async () => {
+          if (listener.proc.exitCode !== null) return true;
+          const next = event();
+          statuses.push(await deliver(listener.url, next.body, sign(next.body)).catch(() => 0));
+          return undefined;
+        });
+        expect(statuses).toContain(500);
+        const ended = await listener.result;
+        expect(ended.code).toBe(8);
+        // Besides the start's notice and the helper's readiness probe (a GET, refused 405): the run's one error.
+        const lines = ended.stderr.trimEnd().split('\n').filter((line) => !line.includes('listening for webhook events') && !line.includes('(405)'));
+        if (mode.length > 0) {
+          expect(lines).toHaveLength(1);
+          expect(JSON.parse(lines[0] ?? '')).toMatchObject({ error: { code: 'output_failed', exitCode: 8, message: 'could not write the output to standard output (the reader closed the pipe)' } });
+        } else {
+          expect(lines[0]).toBe('error: could not write the output to standard output (the reader closed the pipe)');
+          expect(lines.slice(1)).toEqual([expect.stringMatching(/^hint: /)]);
+        }
+        expect(ended.stderr).not.toMatch(/^\s+at /m);
+        expect(ended.stderr).not.toContain('EPIPE');
+      } finally {
+        listener.proc.kill('SIGKILL');
+      }
+    });
+  }
+});
+
 describe('webhook listen refuses to start without a secret', () => {
   it('exits 2 naming --secret and GIFTCODES_WEBHOOK_SECRET', async () => {
     const { proc, result } = spawnCli(['webhook', 'listen', '--port', '0'], { env: { GIFTCODES_WEBHOOK_SECRET: undefined } });

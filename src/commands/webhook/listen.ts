@@ -57,7 +57,10 @@ export function register(parent: Command, app: App): void {
   ]);
 }
 
-/** Listens until SIGINT/SIGTERM, then closes and returns (exit 0). */
+/**
+ * Listens until SIGINT/SIGTERM, then closes and returns (exit 0); or until stdout cannot take an event (its
+ * reader closed the pipe, a full disk): that event is answered 500 and the run ends with exit 8.
+ */
 export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signal'>): Promise<void> {
   const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
   const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.secret, flagName: '--secret', file: options.secretFile, env: deps.io.env });
@@ -70,30 +73,42 @@ export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signa
   const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
   const io = deps.io;
   const forwards = new Set<Promise<void>>();
+  // Stopped by SIGINT/SIGTERM, or by stdout refusing an event (exit 8): its reader is gone.
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolvePromise) => (stop = resolvePromise));
+  let outputFailed: unknown;
   const receiver = await startWebhookReceiver({
     host: options.host,
     port: options.port,
     secret,
     scheme: options.scheme,
     signatureHeader: options.signatureHeader,
-    onEvent: (event, raw, delivery) => {
+    onEvent: async (event, raw, delivery) => {
       // One JSON line per event; --query applies to each event.
-      exportItem(io, event, () => describe(event, orderFromEvent(event), delivery));
+      try {
+        await exportItem(io, event, () => describe(event, orderFromEvent(event), delivery));
+      } catch (error) {
+        // Not printed, so not received: answered 500 (the sender retries it), and the listener stops: its reader is gone.
+        outputFailed ??= error;
+        stop();
+        throw error;
+      }
       if (options.forwardTo) {
         const sent = forward(options.forwardTo, raw, delivery, io).finally(() => forwards.delete(sent));
         forwards.add(sent);
       }
     },
-    onReject: (status, reason) => io.warn(`refused a delivery (${status}): ${reason}`),
+    // An event refused because stdout failed is said once, as the run's error.
+    onReject: (status, reason) => (outputFailed === undefined ? io.warn(`refused a delivery (${status}): ${reason}`) : undefined),
   });
   io.notice(`listening for webhook events on ${receiver.url} (any path); Ctrl-C to stop`);
   if (options.forwardTo) io.notice(`forwarding verified events to ${options.forwardTo.href}`);
-  await new Promise<void>((resolvePromise) => {
-    if (deps.signal.aborted) resolvePromise();
-    else deps.signal.addEventListener('abort', () => resolvePromise(), { once: true });
-  });
+  if (deps.signal.aborted) stop();
+  else deps.signal.addEventListener('abort', () => stop(), { once: true });
+  await stopped;
   await receiver.close();
   await Promise.allSettled([...forwards]);
+  if (outputFailed !== undefined) throw outputFailed;
   io.notice('stopped listening');
 }
 
