@@ -463,14 +463,11 @@ export interface Folded {
 /**
  * The journal's state: the files, then the logs over them. An intent that any log ended is gone, wherever
  * another copy of it lies; of the rest, a log's state is newer than a file's (a file is only ever written
- * from a log, by compaction), this process's own the newest; two logs are ordered by updatedAt.
+ * from a log, by compaction), this process's own the newest; two copies of one kind (two logs, or a file and
+ * a copy of it made by hand) go by updatedAt, whichever is read first.
  */
 export function foldIntents(files: readonly Intent[], logs: readonly ReadLog[], own: OwnState): Map<string, Folded> {
-  const fold = folding(logs, own);
-  for (const intent of files) fold.offer(intent, 'file');
-  for (const log of logs) for (const intent of log.live.values()) fold.offer(intent, 'log');
-  for (const intent of own.live.values()) fold.offer(intent, 'own');
-  return fold.result;
+  return fold(files, logs, (log) => log.live.values(), own.live.values(), own);
 }
 
 /**
@@ -479,32 +476,32 @@ export function foldIntents(files: readonly Intent[], logs: readonly ReadLog[], 
  * key a plan's row looked up grew with the rows (a sixth of a 1,000-row plan's CPU at --concurrency 16, issue 23).
  */
 export function foldIntent(key: string, files: readonly Intent[], logs: readonly ReadLog[], own: OwnState): Folded | undefined {
-  const fold = folding(logs, own);
-  for (const intent of files) if (intent.key === key) fold.offer(intent, 'file');
-  for (const log of logs) {
-    const intent = log.live.get(key);
-    if (intent) fold.offer(intent, 'log');
-  }
-  const mine = own.live.get(key);
-  if (mine) fold.offer(mine, 'own');
-  return fold.result.get(key);
+  const only = (intent: Intent | undefined): Intent[] => (intent ? [intent] : []);
+  return fold(
+    files.filter((intent) => intent.key === key),
+    logs,
+    (log) => only(log.live.get(key)),
+    only(own.live.get(key)),
+    own,
+  ).get(key);
 }
 
 type OwnState = { live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string> };
 
-const RANK: Record<Source, number> = { file: 0, log: 1, own: 2 };
-
-/** The fold's rule, offered one copy of an intent at a time. */
-function folding(logs: readonly ReadLog[], own: OwnState): { result: Map<string, Folded>; offer: (intent: Intent, source: Source) => void } {
+/** The fold's rule. Copies are offered kind by kind (files, logs, this process's own), so a later kind is over an earlier one. */
+function fold(files: Iterable<Intent>, logs: readonly ReadLog[], liveOf: (log: ReadLog) => Iterable<Intent>, ownLive: Iterable<Intent>, own: OwnState): Map<string, Folded> {
   const result = new Map<string, Folded>();
   const ended = (mark: string): boolean => own.ended.has(mark) || logs.some((log) => log.ended.has(mark));
   const offer = (intent: Intent, source: Source): void => {
     if (ended(endMark(intent.key, intent.createdAt))) return;
     const held = result.get(intent.key);
-    if (held && (RANK[held.source] > RANK[source] || (held.source === source && source === 'log' && held.intent.updatedAt > intent.updatedAt))) return;
+    if (held?.source === source && held.intent.updatedAt > intent.updatedAt) return;
     result.set(intent.key, { intent, source });
   };
-  return { result, offer };
+  for (const intent of files) offer(intent, 'file');
+  for (const log of logs) for (const intent of liveOf(log)) offer(intent, 'log');
+  for (const intent of ownLive) offer(intent, 'own');
+  return result;
 }
 
 /**

@@ -718,7 +718,7 @@ describe('who wrote a log, and who reads it', () => {
     expect(logIsDead(read(join(dir, 'notes.log')))).toBe(true);
   });
 
-  it('foldIntents: two logs go by updatedAt whichever is read first; any log is over a file, even a later one; a file is the source `file`', () => {
+  it('foldIntents: two logs, or two files, go by updatedAt whichever is read first; any log is over a file, even a later one; a file is the source `file`', () => {
     const newer = intent('a', { phase: 'accepted', orderId: 'ord_a', updatedAt: '2026-06-01T13:00:00.000Z' });
     const older = intent('a', { phase: 'sending', updatedAt: '2026-06-01T12:30:00.000Z' });
     const logOf = (i: Intent): ReadLog => ({ file: 'x', live: new Map([[i.key, i]]), ended: new Set(), bad: [] });
@@ -727,6 +727,11 @@ describe('who wrote a log, and who reads it', () => {
     expect(foldIntents([], [logOf(older), logOf(newer)], none).get('a')).toEqual({ source: 'log', intent: newer });
     expect(foldIntents([newer], [logOf(older)], none).get('a')).toEqual({ source: 'log', intent: older });
     expect(foldIntents([older], [], none).get('a')).toEqual({ source: 'file', intent: older });
+    // An intent file and a copy of it made by hand under another name (find's last resort reads both).
+    expect(foldIntents([newer, older], [], none).get('a')).toEqual({ source: 'file', intent: newer });
+    expect(foldIntents([older, newer], [], none).get('a')).toEqual({ source: 'file', intent: newer });
+    // This process's own state is over every log, even one updated later.
+    expect(foldIntents([], [logOf(newer)], { live: new Map([['a', older]]), ended: new Set() }).get('a')).toEqual({ source: 'own', intent: older });
   });
 
   it('otherLogs reads every log but this process’s own, and a missing directory holds none', async () => {
