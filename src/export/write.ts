@@ -13,7 +13,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, CliError, InterruptedError, OrderFailedError, UsageError, isCliError } from '../errors.js';
 import { fsyncDirectory, localError } from '../files/atomic.js';
 import { pidAlive } from '../journal/owner.js';
-import type { Io } from '../output/io.js';
+import { stdoutFailed, type Io } from '../output/io.js';
 import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
@@ -239,7 +239,8 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
     failure = error;
   };
   stdout.on('error', onError);
-  const gone = (error: Error): Error => ((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : error);
+  // Any other failure (a full disk, a closed descriptor) is a local resource failing: exit 8, not a bug.
+  const gone = (error: Error): Error => ((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : stdoutFailed(error, 'the codes'));
   const sink: TextSink = {
     // Resolves when stdout has written the chunk (TextSink: the caller may then reuse its buffer); one
     // chunk in flight at a time is also the backpressure.

@@ -170,14 +170,7 @@ export class Io {
     if (o.delivery && this.streams.stdoutFd !== undefined && !this.outFailure && closedAtStart(this.streams.stdoutFd)) {
       this.outFailure = Object.assign(new Error('standard output was closed'), { code: 'EBADF' });
     }
-    const failure = this.outFailure;
-    if (failure) {
-      const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EBADF' ? 'it is closed (EBADF)' : (failure.code ?? failure.message);
-      throw new LocalError(`could not write the output to standard output (${why})`, {
-        code: 'output_failed',
-        hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
-      });
-    }
+    if (this.outFailure) throw stdoutFailed(this.outFailure);
   }
 
   private writeOut(text: string): void {
@@ -295,6 +288,16 @@ export class Io {
       throw error;
     }
   }
+}
+
+/** A write to stdout that failed (a full disk, a closed pipe, a closed descriptor): exit 8, for every writer of stdout. */
+export function stdoutFailed(failure: NodeJS.ErrnoException, what = 'the output'): LocalError {
+  const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EBADF' ? 'it is closed (EBADF)' : (failure.code ?? failure.message);
+  return new LocalError(`could not write ${what} to standard output (${why})`, {
+    code: 'output_failed',
+    hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
+    cause: failure,
+  });
 }
 
 /**

@@ -200,6 +200,32 @@ describe('codes get: exports', () => {
     const result = await cli(served.server, ['codes', 'get', 'ord_does_not_exist']);
     expect(result.code).toBe(4);
   });
+
+  // A full disk under stdout is a local resource failing, as a full disk under --out is: exit 8 and one
+  // line, not "unexpected internal error" (exit 1) for the ENOSPC that the codes' stream met.
+  const toFullDisk: { name: string; args: (order: string) => string[] }[] = [
+    { name: 'codes get (json)', args: (order) => ['codes', 'get', order] },
+    { name: 'codes get --format csv --out -', args: (order) => ['codes', 'get', order, '--format', 'csv', '--out', '-'] },
+    { name: 'codes get --format jsonl', args: (order) => ['codes', 'get', order, '--format', 'jsonl'] },
+    { name: 'codes get --json', args: (order) => ['codes', 'get', order, '--json'] },
+    { name: 'order watch --out -', args: (order) => ['order', 'watch', order, '--out', '-'] },
+  ];
+  for (const { name, args } of toFullDisk) {
+    it(`${name} with stdout on /dev/full: exit 8 and one line, no stack trace`, async () => {
+      const json = args(bigOrder).includes('--json');
+      const result = await runCli(args(bigOrder), { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY }, stdoutFull: true });
+      expect(result.code, result.stderr).toBe(8);
+      const errors = result.stderr.trimEnd().split('\n').filter((line) => !/ order \S+: completed$/.test(line));
+      const message = 'could not write the codes to standard output (no space left on the device)';
+      if (json) {
+        expect(errors).toHaveLength(1);
+        expect(JSON.parse(errors[0] ?? '')).toMatchObject({ error: { code: 'output_failed', exitCode: 8, message } });
+      } else {
+        expect(errors).toEqual([`error: ${message}`, expect.stringMatching(/^hint: /)]);
+      }
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    });
+  }
 });
 
 describe('codes get: timing and interruption', () => {
