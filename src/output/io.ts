@@ -55,6 +55,7 @@ export class Io {
   private readonly pendingOut = new Set<Promise<void>>();
   private outFailure: NodeJS.ErrnoException | undefined;
   private watchingOut = false;
+  private watchingErr = false;
 
   constructor(options: IoOptions) {
     this.streams = options;
@@ -95,7 +96,14 @@ export class Io {
   }
 
   get stderr(): Writable {
-    return this.streams.stderr;
+    const stderr = this.streams.stderr;
+    if (!this.watchingErr) {
+      // Where failures are told: one that cannot take them (its reader went away) leaves no one to tell, and its
+      // EPIPE, unhandled, would end the run with exit 1 before its data reached stdout. The exit code still tells.
+      this.watchingErr = true;
+      stderr.on('error', () => undefined);
+    }
+    return stderr;
   }
 
   setMode(mode: OutputMode): void {
