@@ -229,8 +229,13 @@ async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: nu
   return count;
 }
 
-/** The reader of stdout went away (`| head`): stop fetching quietly, as cat or jq would. */
+/** The reader of stdout went away (`| head`): stop fetching; the caller says so (readerGoneError). */
 class ReaderGone extends Error {}
+
+/** Codes whose reader went away before they all arrived are not delivered: exit 8 and one line, as any stdout that failed. */
+export function readerGoneError(orderId: string): CliError {
+  return stdoutFailed(Object.assign(new Error('the reader closed the pipe'), { code: 'EPIPE' }), `the codes of order ${orderId}`);
+}
 
 async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{ count: number; gone: boolean }> {
   const stdout = o.io.stdout;

@@ -149,13 +149,15 @@ describe('codes get: exports', () => {
     expect(refused.code).toBe(2);
   });
 
-  it('stops quietly with exit 0 when the reader of stdout goes away (| head)', async () => {
+  // As every other command's output (order place --out - among them): codes that did not all arrive are not
+  // success. Exit 0 told a cron job's `set -o pipefail` that a consumer which died had every code.
+  it('stops with exit 8 and one line when the reader of stdout goes away (| head)', async () => {
     const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY } });
     proc.stdin?.end();
     proc.stdout?.once('data', () => proc.stdout?.destroy());
     const ended = await result;
-    expect(ended.code, ended.stderr).toBe(0);
-    expect(ended.stderr).toBe('');
+    expect(ended.code, ended.stderr).toBe(8);
+    expect(ended.stderr.trimEnd().split('\n')).toEqual([`error: could not write the codes of order ${bigOrder} to standard output (the reader closed the pipe)`, expect.stringMatching(/^hint: /)]);
   });
 
   it('escapes a formula in a CSV cell, and keeps it raw with --csv-raw', async () => {
