@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
 import { DIALECTS, type DialectName } from '../server/dialect-names.js';
 import { UsageError } from '../errors.js';
+import { stdoutFailed } from '../output/io.js';
 import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
 import { httpUrl, integer, share } from './parse.js';
@@ -61,7 +62,7 @@ export function register(parent: Command, app: App): void {
     .action(async (flags: ServeFlags, cmd: Command) => {
       const { io } = app.context(cmd).deps;
       const tls = await readTls(flags);
-      const [{ serveMain }, { defaultServerOptions }] = await Promise.all([import('../server/main.js'), import('../server/index.js')]);
+      const [{ serveMain, ServeOutputError }, { defaultServerOptions }] = await Promise.all([import('../server/main.js'), import('../server/index.js')]);
       const options: ServerOptions = {
         ...defaultServerOptions(),
         host: flags.host,
@@ -89,6 +90,7 @@ export function register(parent: Command, app: App): void {
       try {
         await serveMain(options, io.stdout, io.stderr);
       } catch (error) {
+        if (error instanceof ServeOutputError) throw stdoutFailed(error.failure, "the server's address");
         // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
         const message = error instanceof Error ? error.message : String(error);
         throw new UsageError(`cannot start the server: ${message}`, { code: 'serve_failed', hint: serveHint(message) });

@@ -13,7 +13,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, CliError, InterruptedError, OrderFailedError, UsageError, isCliError } from '../errors.js';
 import { fsyncDirectory, localError } from '../files/atomic.js';
 import { pidAlive } from '../journal/owner.js';
-import type { Io } from '../output/io.js';
+import { stdoutFailed, type Io } from '../output/io.js';
 import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
@@ -229,8 +229,13 @@ async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: nu
   return count;
 }
 
-/** The reader of stdout went away (`| head`): stop fetching quietly, as cat or jq would. */
+/** The reader of stdout went away (`| head`): stop fetching; the caller says so (readerGoneError). */
 class ReaderGone extends Error {}
+
+/** Codes whose reader went away before they all arrived are not delivered: exit 8 and one line, as any stdout that failed. */
+export function readerGoneError(orderId: string): CliError {
+  return stdoutFailed(Object.assign(new Error('the reader closed the pipe'), { code: 'EPIPE' }), `the codes of order ${orderId}`);
+}
 
 async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{ count: number; gone: boolean }> {
   const stdout = o.io.stdout;
@@ -239,7 +244,8 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
     failure = error;
   };
   stdout.on('error', onError);
-  const gone = (error: Error): Error => ((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : error);
+  // Any other failure (a full disk, a closed descriptor) is a local resource failing: exit 8, not a bug.
+  const gone = (error: Error): Error => ((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : stdoutFailed(error, 'the codes'));
   const sink: TextSink = {
     // Resolves when stdout has written the chunk (TextSink: the caller may then reuse its buffer); one
     // chunk in flight at a time is also the backpressure.

@@ -11,7 +11,7 @@ import { failpoint, failpointSync } from '../failpoints.js';
 import { deliveredFile, fileIdentity } from '../journal/codes-file.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import type { Io } from '../output/io.js';
+import { stdoutFailed, type Io } from '../output/io.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
 
@@ -191,7 +191,7 @@ export class OrderMachine {
       await failpoint('codes.renamed');
       return written;
     } catch (error) {
-      throw keptForResume(out.path === '-' && !(error instanceof CliError) ? stdoutFailure(error) : error, this.intent);
+      throw keptForResume(out.path === '-' && !(error instanceof CliError) ? stdoutFailed(error as NodeJS.ErrnoException, 'the codes') : error, this.intent);
     }
   }
 
@@ -225,10 +225,4 @@ export function keptForResume(error: unknown, intent: Intent): unknown {
     hint: `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
   });
   return kept;
-}
-
-function stdoutFailure(error: unknown): LocalError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const why = code === 'ENOSPC' ? 'no space left on the device' : code === 'EPIPE' ? 'the reader closed the pipe' : (code ?? String(error));
-  return new LocalError(`could not write the codes to standard output (${why})`, { code: 'output_failed', cause: error });
 }

@@ -55,6 +55,7 @@ export class Io {
   private readonly pendingOut = new Set<Promise<void>>();
   private outFailure: NodeJS.ErrnoException | undefined;
   private watchingOut = false;
+  private watchingErr = false;
 
   constructor(options: IoOptions) {
     this.streams = options;
@@ -95,7 +96,14 @@ export class Io {
   }
 
   get stderr(): Writable {
-    return this.streams.stderr;
+    const stderr = this.streams.stderr;
+    if (!this.watchingErr) {
+      // Where failures are told: one that cannot take them (its reader went away) leaves no one to tell, and its
+      // EPIPE, unhandled, would end the run with exit 1 before its data reached stdout. The exit code still tells.
+      this.watchingErr = true;
+      stderr.on('error', () => undefined);
+    }
+    return stderr;
   }
 
   setMode(mode: OutputMode): void {
@@ -170,14 +178,7 @@ export class Io {
     if (o.delivery && this.streams.stdoutFd !== undefined && !this.outFailure && closedAtStart(this.streams.stdoutFd)) {
       this.outFailure = Object.assign(new Error('standard output was closed'), { code: 'EBADF' });
     }
-    const failure = this.outFailure;
-    if (failure) {
-      const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EBADF' ? 'it is closed (EBADF)' : (failure.code ?? failure.message);
-      throw new LocalError(`could not write the output to standard output (${why})`, {
-        code: 'output_failed',
-        hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
-      });
-    }
+    if (this.outFailure) throw stdoutFailed(this.outFailure);
   }
 
   private writeOut(text: string): void {
@@ -295,6 +296,16 @@ export class Io {
       throw error;
     }
   }
+}
+
+/** A write to stdout that failed (a full disk, a closed pipe, a closed descriptor): exit 8, for every writer of stdout. */
+export function stdoutFailed(failure: NodeJS.ErrnoException, what = 'the output'): LocalError {
+  const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EBADF' ? 'it is closed (EBADF)' : (failure.code ?? failure.message);
+  return new LocalError(`could not write ${what} to standard output (${why})`, {
+    code: 'output_failed',
+    hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
+    cause: failure,
+  });
 }
 
 /**

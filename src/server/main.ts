@@ -3,6 +3,13 @@ import type { EventEmitter } from 'node:events';
 import type { ServerOptions } from './options.js';
 import { startServer } from './index.js';
 
+/** `out` could not take the server's address and keys; the server is closed again. */
+export class ServeOutputError extends Error {
+  constructor(readonly failure: NodeJS.ErrnoException) {
+    super(`could not write the server's address: ${failure.message}`, { cause: failure });
+  }
+}
+
 /**
  * The first line on `out` is exactly `giftcodes reference server listening on <url>` (tests read the
  * port from it), then one line per demo key (each reseller's first test and live key): `  <reseller>  <environment>  <key>`.
@@ -20,7 +27,14 @@ export async function serveMain(
     if (k.test !== '') lines.push(`  ${k.resellerId}  test  ${k.test}`);
     if (k.live !== '') lines.push(`  ${k.resellerId}  live  ${k.live}`);
   }
-  out.write(`${lines.join('\n')}\n`);
+  // Where it listens is its output (with --port 0 the only way to learn the port): a stdout that cannot take it
+  // (its reader gone, a full disk) stops the server. The listener stays: a late 'error' must not go unhandled.
+  out.on('error', () => undefined);
+  const failure = await new Promise<Error | null | undefined>((resolve) => out.write(`${lines.join('\n')}\n`, resolve));
+  if (failure) {
+    await server.close();
+    throw new ServeOutputError(failure as NodeJS.ErrnoException);
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       signals.off('SIGINT', onInt);

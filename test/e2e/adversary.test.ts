@@ -53,7 +53,7 @@ describe('order place --plan: a row out file that cannot be written', () => {
 });
 
 describe('codes get to stdout whose reader has gone', () => {
-  // Broke: `codes get <id>` with stdout on a closed pipe wrote nothing, exited 0 (as cat does) and then
+  // Broke: `codes get <id>` with stdout on a closed pipe wrote nothing, exited 0 (as cat did; now exit 8) and then
   // settled the interrupted `order place` of that order as delivered: it left `order pending`, and the
   // codes had reached no one. A closed pipe is not a delivery.
   for (const verb of ['codes get', 'order watch --out -'] as const) {
@@ -69,7 +69,8 @@ describe('codes get to stdout whose reader has gone', () => {
     let stderr = '';
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
-    if (verb === 'codes get') expect(code, stderr).toBe(0);
+    expect(code, stderr).toBe(8);
+    expect(stderr).toContain('(the reader closed the pipe)');
     expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
     const resumed = await runCli(['order', 'resume', '--all'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -2,7 +2,7 @@
 // shape of --json errors, and hints that survive --quiet.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BIN, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BIN, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
 
 const served = servedApi([], { login: true });
 
@@ -42,6 +42,22 @@ describe('flag values', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('more than once');
   });
+});
+
+describe('serve whose stdout cannot take where it listens', () => {
+  // With --port 0 that line is the only way to learn the port: the server stops with exit 8 and one line,
+  // rather than die of an unhandled EPIPE or ENOSPC with a stack trace (exit 1).
+  for (const how of ['closed pipe', '/dev/full'] as const) {
+    it(`stdout on a ${how}: exit 8 and one line, no stack trace`, async () => {
+      const { proc, result } = spawnCli(['serve', '--port', '0'], { stdoutFull: how === '/dev/full', timeoutMs: 15_000 });
+      proc.stdin?.end();
+      proc.stdout?.destroy();
+      const ended = await result;
+      expect(ended.code, ended.stderr).toBe(8);
+      const why = how === '/dev/full' ? 'no space left on the device' : 'the reader closed the pipe';
+      expect(ended.stderr.trimEnd().split('\n')).toEqual([`error: could not write the server's address to standard output (${why})`, expect.stringMatching(/^hint: /)]);
+    });
+  }
 });
 
 describe('output', () => {

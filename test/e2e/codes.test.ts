@@ -149,13 +149,15 @@ describe('codes get: exports', () => {
     expect(refused.code).toBe(2);
   });
 
-  it('stops quietly with exit 0 when the reader of stdout goes away (| head)', async () => {
+  // As every other command's output (order place --out - among them): codes that did not all arrive are not
+  // success. Exit 0 told a cron job's `set -o pipefail` that a consumer which died had every code.
+  it('stops with exit 8 and one line when the reader of stdout goes away (| head)', async () => {
     const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY } });
     proc.stdin?.end();
     proc.stdout?.once('data', () => proc.stdout?.destroy());
     const ended = await result;
-    expect(ended.code, ended.stderr).toBe(0);
-    expect(ended.stderr).toBe('');
+    expect(ended.code, ended.stderr).toBe(8);
+    expect(ended.stderr.trimEnd().split('\n')).toEqual([`error: could not write the codes of order ${bigOrder} to standard output (the reader closed the pipe)`, expect.stringMatching(/^hint: /)]);
   });
 
   it('escapes a formula in a CSV cell, and keeps it raw with --csv-raw', async () => {
@@ -200,6 +202,32 @@ describe('codes get: exports', () => {
     const result = await cli(served.server, ['codes', 'get', 'ord_does_not_exist']);
     expect(result.code).toBe(4);
   });
+
+  // A full disk under stdout is a local resource failing, as a full disk under --out is: exit 8 and one
+  // line, not "unexpected internal error" (exit 1) for the ENOSPC that the codes' stream met.
+  const toFullDisk: { name: string; args: (order: string) => string[] }[] = [
+    { name: 'codes get (json)', args: (order) => ['codes', 'get', order] },
+    { name: 'codes get --format csv --out -', args: (order) => ['codes', 'get', order, '--format', 'csv', '--out', '-'] },
+    { name: 'codes get --format jsonl', args: (order) => ['codes', 'get', order, '--format', 'jsonl'] },
+    { name: 'codes get --json', args: (order) => ['codes', 'get', order, '--json'] },
+    { name: 'order watch --out -', args: (order) => ['order', 'watch', order, '--out', '-'] },
+  ];
+  for (const { name, args } of toFullDisk) {
+    it(`${name} with stdout on /dev/full: exit 8 and one line, no stack trace`, async () => {
+      const json = args(bigOrder).includes('--json');
+      const result = await runCli(args(bigOrder), { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY }, stdoutFull: true });
+      expect(result.code, result.stderr).toBe(8);
+      const errors = result.stderr.trimEnd().split('\n').filter((line) => !/ order \S+: completed$/.test(line));
+      const message = 'could not write the codes to standard output (no space left on the device)';
+      if (json) {
+        expect(errors).toHaveLength(1);
+        expect(JSON.parse(errors[0] ?? '')).toMatchObject({ error: { code: 'output_failed', exitCode: 8, message } });
+      } else {
+        expect(errors).toEqual([`error: ${message}`, expect.stringMatching(/^hint: /)]);
+      }
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    });
+  }
 });
 
 describe('codes get: timing and interruption', () => {

@@ -92,6 +92,32 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
   }
 });
 
+describe('stderr whose reader went away: the order still reaches stdout, exit 0, charged once', () => {
+  // `giftcodes order place … 2>&1 | head -1`, or a log reader that died: a notice on stderr met EPIPE, which
+  // no one handled, and the run died with exit 1 before printing the order (the intent left pending).
+  const commands: { name: string; args: (q: number) => string[]; parse: (out: string) => string }[] = [
+    { name: 'place (text)', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q)], parse: (o) => /^order\s+(\S+)/m.exec(o)![1]! },
+    { name: 'place --wait', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--wait', '--interval', '0.05'], parse: (o) => /^order\s+(\S+)/m.exec(o)![1]! },
+    { name: 'place --out -', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--out', '-', '--format', 'csv', '--interval', '0.05'], parse: (o) => o.split('\r\n')[1]!.split(',')[0]! },
+  ];
+  let q = 420;
+  for (const command of commands) {
+    const quantity = ++q;
+    it.concurrent(command.name, { timeout: 60_000 }, async () => {
+      const configDir = await loggedIn(served.server);
+      const { proc, result } = spawnCli(command.args(quantity), { configDir });
+      proc.stdin?.end();
+      proc.stderr?.destroy();
+      const ended = await result;
+      expect(ended.code).toBe(0);
+      const charged = await charges(quantity);
+      expect(charged).toHaveLength(1);
+      expect(command.parse(ended.stdout)).toBe(charged[0]);
+      expect(await pendingIntents(configDir)).toEqual([]);
+    });
+  }
+});
+
 describe('owners are pid + start time + boot, never the host name', () => {
   it('an intent left under another host name (unshare --uts) is resumed by order place: one charge', { timeout: 60_000 }, async () => {
     const unshare = spawnSync('unshare', ['--uts', 'true']);

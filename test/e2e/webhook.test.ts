@@ -190,6 +190,26 @@ describe('webhook listen whose reader goes away', () => {
   }
 });
 
+describe('webhook listen whose stderr reader goes away', () => {
+  // Refusals are warned on stderr: with its reader gone, that warning met an unhandled EPIPE and the listener
+  // died (exit 1), losing the events after it. It listens on: its events go to stdout, which still takes them.
+  it('keeps listening and printing events after a warning it could not write', async () => {
+    const listener = await listen(await freePort());
+    try {
+      listener.proc.stderr?.destroy();
+      const forged = event();
+      expect(await deliver(listener.url, forged.body, sign(forged.body, undefined, 'whsec_not_the_secret'))).toBe(400);
+      const good = event();
+      expect(await deliver(listener.url, good.body, sign(good.body))).toBe(200);
+      await until(() => (listener.stdout().includes(good.id) ? true : undefined));
+      expect(listener.proc.exitCode).toBeNull();
+      expect((await listener.stop()).code).toBe(0);
+    } finally {
+      listener.proc.kill('SIGKILL');
+    }
+  });
+});
+
 describe('webhook listen refuses to start without a secret', () => {
   it('exits 2 naming --secret and GIFTCODES_WEBHOOK_SECRET', async () => {
     const { proc, result } = spawnCli(['webhook', 'listen', '--port', '0'], { env: { GIFTCODES_WEBHOOK_SECRET: undefined } });

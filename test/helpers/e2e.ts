@@ -2,7 +2,7 @@
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -145,6 +145,8 @@ export interface RunOptions {
   input?: string;
   timeoutMs?: number;
   cwd?: string;
+  /** stdout on /dev/full: every write to it fails with ENOSPC (the result's stdout stays empty). */
+  stdoutFull?: boolean;
 }
 
 export interface RunResult {
@@ -180,7 +182,9 @@ export function spawnCli(args: string[], options: RunOptions = {}): { proc: Chil
     GIFTCODES_CONFIG_DIR: configDir,
   };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  const proc = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const full = options.stdoutFull ? openSync('/dev/full', 'w') : undefined;
+  const proc = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd ?? ROOT, stdio: ['pipe', full ?? 'pipe', 'pipe'] });
+  if (full !== undefined) closeSync(full);
   let stdout = '';
   let stderr = '';
   proc.stdout?.on('data', (chunk: Buffer) => {

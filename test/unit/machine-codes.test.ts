@@ -153,7 +153,7 @@ describe('codes to stdout (--out -)', () => {
   it.each([
     ['ENOSPC', 'no space left on the device'],
     ['EIO', 'EIO'],
-    [undefined, 'Error: write failed'],
+    [undefined, 'write failed'],
   ])('a stdout that fails (%s) is exit 8 in words: %s', async (code, why) => {
     const j = freshJournal();
     const { machine } = await accepted(j, outTo('-'));

@@ -43,7 +43,7 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (README, Choices). --format csv/jsonl with it is refused by checkWaitFlags.
   const queried = out === '-' && deps.io.query !== undefined;
-  const [{ exportCodes }, { checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), import('../../export/out-target.js'), deps.api(), import('../../failpoints.js')]);
+  const [{ exportCodes, readerGoneError }, { checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), import('../../export/out-target.js'), deps.api(), import('../../failpoints.js')]);
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
   const existing = outExists(() => checkOutTarget(out, force));
@@ -90,16 +90,17 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
       notes: (data) => [`${deps.io.c.green('✓')} wrote ${data.count} codes of ${data.orderId} to ${data.path} (${data.format}, 0600)`],
     });
   };
-  // The reader of stdout went away (`| head`): quiet, as cat would be, but the codes did not all reach the
-  // user, so an interrupted `order place` of this order stays pending.
-  await delivered(deps, print, result.readerGone ? undefined : { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
+  // The reader of stdout went away (`| head`): the codes did not all reach the user, so an interrupted
+  // `order place` of this order stays pending, and the run is exit 8.
+  if (result.readerGone) throw readerGoneError(options.orderId);
+  await delivered(deps, print, { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
 }
 
 /** The codes reached the user (lifecycle.ts): an interrupted `order place` of this order must not deliver them again. */
-async function delivered(deps: GetDeps, print: () => void | Promise<void>, delivery: { orderId: string; baseUrl: string; codes: boolean } | undefined): Promise<void> {
+async function delivered(deps: GetDeps, print: () => void | Promise<void>, delivery: { orderId: string; baseUrl: string; codes: boolean }): Promise<void> {
   const [{ deliver, settle }, journal] = await Promise.all([import('../../orders/lifecycle.js'), deps.journal()]);
-  await deliver(deps.io, journal, print, delivery ?? []);
-  if (delivery) await settle(journal, delivery);
+  await deliver(deps.io, journal, print, delivery);
+  await settle(journal, delivery);
 }
 
 /** A failure to read the codes for comparison counts as "not the same file"; an interruption still interrupts. */

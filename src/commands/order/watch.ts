@@ -74,17 +74,19 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       if (!written) throw existing;
       deps.io.say(`${out.path} already holds these codes; it was left as it was`);
     } else {
-      const { exportCodes } = await import('../../export/write.js');
+      const { exportCodes, readerGoneError } = await import('../../export/write.js');
       written = await exportCodes({ ...common, expected: orderQuantity(order), force: out.force, beforeCommit: () => failpointSync('codes.tmp-written') });
+      // The reader of `--out -` went away before every code was written: nothing reached the user (exit 8), and an
+      // interrupted `order place` of this order stays pending.
+      if (written.readerGone) throw readerGoneError(order.id);
       await failpoint('codes.renamed');
     }
   }
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
-  // Not when the reader of `--out -` went away before every code was written: nothing reached the user.
   const journal = await deps.journal();
-  const delivery = { orderId: order.id, baseUrl: api.baseUrl, codes: written !== undefined && !written.readerGone, ...(failure ? { ending: 'failed' as const } : {}) };
-  await deliver(deps.io, journal, () => printOutcome(deps.io, { order, written }), written?.readerGone ? [] : delivery);
-  if (!written?.readerGone) await settle(journal, delivery);
+  const delivery = { orderId: order.id, baseUrl: api.baseUrl, codes: written !== undefined, ...(failure ? { ending: 'failed' as const } : {}) };
+  await deliver(deps.io, journal, () => printOutcome(deps.io, { order, written }), delivery);
+  await settle(journal, delivery);
   if (failure) throw failure;
 }
 
