@@ -38,6 +38,7 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
   const deadline = o.timeoutS === undefined ? Infinity : Date.now() + o.timeoutS * 1000;
   const spinner = await o.io.spinner(`waiting for order ${o.orderId}`);
   let last: string | undefined;
+  let atDeadline = false;
   let outcome: 'done' | 'error' = 'error';
   try {
     for (;;) {
@@ -59,12 +60,15 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
       }
       if (result === 'failed') throw new OrderEndedError(order);
       const left = deadline - Date.now();
-      if (left <= 0) {
+      // The poll after a sleep cut to the deadline is the last: its timer may end a millisecond before Date.now
+      // reaches the deadline, and a sliver left must not buy another poll.
+      if (left <= 0 || atDeadline) {
         throw new WaitTimeoutError(`gave up waiting for order ${o.orderId} after ${o.timeoutS}s; it is still ${order.status}`, {
           code: 'wait_timeout',
           hint: `the order goes on on the server; wait again with: giftcodes order watch ${o.orderId}`,
         });
       }
+      atDeadline = left <= intervalMs;
       await sleep(Math.min(intervalMs, left), o.signal).catch(() => {
         throw interrupted(o);
       });

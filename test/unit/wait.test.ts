@@ -1,7 +1,7 @@
 // waitForOrder's finer rules against a scripted API: the pace of its polls (never faster than 10 ms, never
 // past the deadline), a terminal's spinner instead of status lines, and which failures are its own.
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/errors.js';
 import { Io } from '../../src/output/io.js';
@@ -56,6 +56,30 @@ describe('waitForOrder pace', () => {
     expect(error).toMatchObject({ code: 'wait_timeout', message: 'gave up waiting for order ord_1 after 0.05s; it is still processing' });
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(polls.length).toBe(2);
+  });
+
+  it('a timer that ends a millisecond before the clock says (as Node timers do against Date.now) brings no extra poll', async () => {
+    // The clock is held still and moved by the polls: the second poll comes at 49 ms of the 50, as when the cut
+    // sleep's timer fires on the event loop's cached time; a third would come at 60. Only Date is faked: the
+    // sleeps are real.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const start = Date.now();
+      let polls = 0;
+      const api = {
+        getOrder: (id: string) => {
+          polls++;
+          if (polls === 2) vi.setSystemTime(start + 49);
+          if (polls >= 3) vi.setSystemTime(start + 60);
+          return Promise.resolve({ id, status: 'processing' });
+        },
+      } as unknown as ApiClient;
+      const error = await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 60, timeoutS: 0.05 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'wait_timeout' });
+      expect(polls).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
