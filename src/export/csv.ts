@@ -16,6 +16,7 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
+import { localError } from '../files/atomic.js';
 import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
 import { LITERAL, NULL, NUMBER, STRING_COMMA, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
@@ -296,8 +297,13 @@ export class CsvWriter implements FormatWriter {
   }
 
   private async spoolBytes(bytes: Buffer, width: number): Promise<void> {
-    this.spool ??= await open(this.options.spoolPath, 'wx+', 0o600);
-    await writeAll(this.spool, bytes, this.spoolSize);
+    try {
+      this.spool ??= await open(this.options.spoolPath, 'wx+', 0o600);
+      await writeAll(this.spool, bytes, this.spoolSize);
+    } catch (error) {
+      // A TMPDIR that is missing or full is a local resource failing (exit 8), not a bug.
+      throw localError(error, this.options.spoolPath, 'temporary CSV file', 'write_failed');
+    }
     const last = this.segments.at(-1);
     if (last && last.width === width && last.end === this.spoolSize) last.end += bytes.length;
     else this.segments.push({ start: this.spoolSize, end: this.spoolSize + bytes.length, width });

@@ -11,7 +11,7 @@ import { failpoint, failpointSync } from '../failpoints.js';
 import { deliveredFile, fileIdentity } from '../journal/codes-file.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { stdoutFailed, type Io } from '../output/io.js';
+import type { Io } from '../output/io.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
 
@@ -191,7 +191,8 @@ export class OrderMachine {
       await failpoint('codes.renamed');
       return written;
     } catch (error) {
-      throw keptForResume(out.path === '-' && !(error instanceof CliError) ? stdoutFailed(error as NodeJS.ErrnoException, 'the codes') : error, this.intent);
+      // A stdout that failed is already exit 8 in words (export/write.ts), and so is a temporary file that could not be written.
+      throw keptForResume(error, this.intent);
     }
   }
 

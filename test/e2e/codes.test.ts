@@ -228,6 +228,18 @@ describe('codes get: exports', () => {
       expect(result.stderr).not.toMatch(/^\s+at /m);
     });
   }
+
+  // CSV to stdout is put in column order in a temporary file first: a TMPDIR that is missing (or full) is a
+  // local resource failing, not "unexpected internal error" (exit 1) for the ENOENT of its open.
+  it('CSV to stdout with a TMPDIR that does not exist: exit 8 and one line naming the temporary file', async () => {
+    const missing = join(tempDir(), 'no-such-tmp');
+    const result = await runCli(['codes', 'get', bigOrder, '--format', 'csv'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY, TMPDIR: missing } });
+    expect(result.code, result.stderr).toBe(8);
+    const errors = result.stderr.trimEnd().split('\n').filter((line) => !/ order \S+: completed$/.test(line));
+    expect(errors[0]).toMatch(new RegExp(`^error: cannot write the temporary CSV file ${missing}/giftcodes-spool-\\S+: the directory does not exist \\(ENOENT\\)$`));
+    expect(errors.slice(1)).toEqual([expect.stringMatching(/^hint: /)]);
+    expect(result.stdout).toBe('');
+  });
 });
 
 describe('codes get: timing and interruption', () => {
