@@ -93,6 +93,8 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
   const maxBody = o.maxBodyBytes ?? MAX_BODY_BYTES;
   const now = o.now ?? (() => Date.now() / 1000);
   const seen = new RecentIds(SEEN_IDS);
+  /** Events being handled, by id: what each ended with (a reason when it failed). */
+  const handling = new Map<string, Promise<string | undefined>>();
 
   let closing = false;
   const answer = (res: ServerResponse, status: number, body: Record<string, unknown>): void => {
@@ -118,14 +120,28 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
     }
     if (!isObject(event)) return reject(res, 400, 'event is not a JSON object');
     const id = check.deliveryId ?? (typeof event.id === 'string' || typeof event.id === 'number' ? String(event.id) : undefined);
+    // A retry of an event still being handled (its sender gave up waiting) is answered as that one is: a 2xx
+    // now would be a lost event if it then could not be handled.
+    const pending = id === undefined ? undefined : handling.get(id);
+    if (pending !== undefined) {
+      const failure = await pending;
+      if (failure !== undefined) return reject(res, 500, failure);
+    }
     if (id !== undefined && seen.has(id)) return answer(res, 200, { received: true, duplicate: true });
     if (id !== undefined) seen.add(id);
-    try {
-      await o.onEvent(event as WebhookEvent, text, { scheme: check.scheme, id, signed: check.signed });
-    } catch (error) {
-      // Not delivered after all: forget the id so the sender's retry is taken.
+    const handled = Promise.resolve()
+      .then(() => o.onEvent(event as WebhookEvent, text, { scheme: check.scheme, id, signed: check.signed }))
+      .then(
+        () => undefined,
+        (error: unknown) => `the event could not be handled: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    if (id !== undefined) handling.set(id, handled);
+    const failure = await handled;
+    if (id !== undefined) handling.delete(id);
+    // Not delivered after all: forget the id so the sender's retry is taken.
+    if (failure !== undefined) {
       if (id !== undefined) seen.delete(id);
-      return reject(res, 500, `the event could not be handled: ${error instanceof Error ? error.message : String(error)}`);
+      return reject(res, 500, failure);
     }
     answer(res, 200, { received: true });
   };

@@ -184,6 +184,9 @@ describe('orderFromEvent', () => {
 
 describe('startWebhookReceiver', () => {
   const nowS = () => Math.floor(Date.now() / 1000);
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
 
   it.each(['giftcodes', 'stripe', 'standard', 'github'] as const)('%s: answers 2xx to a good delivery, 400 to a bad one, and a repeated id once', async (scheme) => {
     const seen: { event: WebhookEvent; delivery: Delivery }[] = [];
@@ -257,6 +260,39 @@ describe('startWebhookReceiver', () => {
       expect(await post()).toBe(200);
       expect(await post()).toBe(200);
       expect(seen.map((e) => e.id)).toEqual(['evt_retry']);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a repeated id that arrives while the first is being handled gets the first\'s outcome, never 2xx before it', async () => {
+    // webhook listen answers an event once stdout took it: a sender's retry meanwhile (its first attempt timed
+    // out) answered 2xx at once as a duplicate would be lost if that first one then could not be printed.
+    let fail!: (error: Error) => void;
+    let calls = 0;
+    const receiver = await startWebhookReceiver({
+      port: 0,
+      secret: SECRET,
+      onEvent: () => {
+        calls++;
+        if (calls === 1) return new Promise<void>((_resolve, reject) => (fail = reject));
+      },
+    });
+    try {
+      const body = JSON.stringify({ id: 'evt_slow', type: 'order.fulfilled', data: { order: { id: 'ord_1' } } });
+      const post = () => fetch(`${receiver.url}/x`, { method: 'POST', headers: { 'giftcodes-signature': sign(body, nowS()) }, body }).then((r) => r.status);
+      const first = post();
+      await until(() => calls === 1);
+      let retried: number | undefined;
+      const retry = post().then((status) => (retried = status));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(retried).toBeUndefined();
+      fail(new Error('the reader closed the pipe'));
+      expect(await first).toBe(500);
+      expect(await retry).toBe(500);
+      // The sender's next retry is taken.
+      expect(await post()).toBe(200);
+      expect(calls).toBe(2);
     } finally {
       await receiver.close();
     }
