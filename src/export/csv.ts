@@ -16,7 +16,8 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
-import { localError } from '../files/atomic.js';
+import { LocalError } from '../errors.js';
+import { errnoMeaning, localError } from '../files/atomic.js';
 import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
 import { LITERAL, NULL, NUMBER, STRING_COMMA, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
@@ -317,11 +318,28 @@ export class CsvWriter implements FormatWriter {
     // next read. A fresh buffer per read left megabytes of them for the garbage collector at once.
     const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, segment.end - segment.start));
     for (let at = segment.start; at < segment.end; ) {
-      const { bytesRead } = await spool.read(buffer, 0, Math.min(buffer.length, segment.end - at), at);
-      if (bytesRead === 0) throw new Error('the CSV spool file ended early');
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await spool.read(buffer, 0, Math.min(buffer.length, segment.end - at), at));
+      } catch (error) {
+        throw this.spoolReadError(error);
+      }
+      if (bytesRead === 0) throw this.spoolReadError(undefined);
       at += bytesRead;
       yield buffer.subarray(0, bytesRead);
     }
+  }
+
+  /** The spool read back failed (an I/O error, or cut short by another process): a local resource, exit 8, not a bug. */
+  private spoolReadError(error: unknown): LocalError {
+    const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+    const meaning = errnoMeaning(errno).reason;
+    const reason = error === undefined ? 'it ended early (another process cut it short)' : `${meaning}${errno && errno !== meaning ? ` (${errno})` : ''}`;
+    return new LocalError(`cannot read the temporary CSV file ${this.options.spoolPath}: ${reason}`, {
+      code: 'read_failed',
+      hint: 'check the disk under TMPDIR (or set TMPDIR to another), then run the same command again',
+      ...(error === undefined ? {} : { cause: error }),
+    });
   }
 
   private async copy(segment: Segment): Promise<void> {

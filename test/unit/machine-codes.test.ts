@@ -2,7 +2,7 @@
 // recorded but never renamed is taken back before this run writes (or its swept temporary file would read as
 // a rename); one whose file never took its place is taken back on failure; a delivered file moved away since
 // is never written again.
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,5 +161,34 @@ describe('codes to stdout (--out -)', () => {
     const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
     expect((error as Error).message).toBe(`could not write the codes to standard output (${why}); order ${machine.intent.orderId} was placed`);
+  });
+
+  // CSV to stdout is put in column order in a temporary file, read back once every page arrived. That file
+  // failing on the way back (cut short: a TMPDIR cleaner, an I/O error) is a local resource failing, exit 8 with
+  // the order's resume hint, as it was while the machine wrapped every raw error of --out -; not "unexpected
+  // internal error" (exit 1), which names no order to resume.
+  it('the CSV spool that fails while read back: exit 8 naming the temporary file, the intent kept', async () => {
+    const j = freshJournal();
+    const { machine } = await accepted(j, outTo('-'));
+    const tmp = tempDir();
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      // The header is the first byte written, after every page went into the spool: then the spool is cut.
+      const stdout = new Writable({
+        write(_chunk, _e, callback) {
+          for (const name of readdirSync(tmp)) truncateSync(join(tmp, name), 0);
+          callback();
+        },
+      });
+      const m = new OrderMachine({ io: toStdout(stdout), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+      const error = await m.writeCodes({ ...outTo('-'), format: 'csv' }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ exitCode: 8 });
+      expect((error as Error).message).toMatch(new RegExp(`^cannot read the temporary CSV file ${tmp}/giftcodes-spool-\\S+: .*; order ${machine.intent.orderId} was placed$`));
+      expect(j.find(machine.intent.key)).toMatchObject({ phase: 'accepted' });
+    } finally {
+      process.env.TMPDIR = saved;
+      if (saved === undefined) delete process.env.TMPDIR;
+    }
   });
 });
