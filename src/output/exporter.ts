@@ -53,9 +53,7 @@ export async function exportResult<T>(io: Io, data: T, exporter: Exporter<T>, fo
  * when it could not (the reader closed the pipe, a full disk): a stream then stops, as its reader has.
  */
 export async function exportItem<T>(io: Io, item: T, text: (item: T) => string): Promise<void> {
-  if (io.json) io.outLine(item);
-  else io.out(text(item));
-  await io.flushOut();
+  await io.outItem(item, io.json ? undefined : text(item));
 }
 
 /**

@@ -162,8 +162,23 @@ export class Io {
 
   /** One compact JSON line on stdout, --query applied to it: an item of a stream (webhook events). */
   outLine(value: unknown): void {
-    if (this.query) value = this.query(value) ?? null;
-    this.writeOut(this.redact(`${JSON.stringify(value)}\n`));
+    void this.writeOut(this.redact(this.lineOf(value)));
+  }
+
+  /**
+   * An item of a stream (webhook events): one compact JSON line with --json (--query applied), else `text`.
+   * Resolves once stdout took this line, not every line written since: a steady stream faster than its
+   * reader would never be done. Throws LocalError (exit 8) once stdout failed, this line or one before it.
+   */
+  async outItem(value: unknown, text?: string): Promise<void> {
+    const line = text === undefined ? this.lineOf(value) : text.endsWith('\n') ? text : `${text}\n`;
+    // Writes reach the stream in order: this one taken means every one before it was.
+    await this.writeOut(this.redact(line));
+    if (this.outFailure) throw stdoutFailed(this.outFailure);
+  }
+
+  private lineOf(value: unknown): string {
+    return `${JSON.stringify(this.query ? (this.query(value) ?? null) : value)}\n`;
   }
 
   /**
@@ -181,8 +196,8 @@ export class Io {
     if (this.outFailure) throw stdoutFailed(this.outFailure);
   }
 
-  private writeOut(text: string): void {
-    if (this.outFailure) return;
+  private writeOut(text: string): Promise<void> {
+    if (this.outFailure) return Promise.resolve();
     if (!this.watchingOut) {
       // The failure reaches the write callback; without a listener the stream's 'error' event would also
       // end the process with a stack trace.
@@ -204,6 +219,7 @@ export class Io {
     });
     this.pendingOut.add(written);
     void written.then(() => this.pendingOut.delete(written));
+    return written;
   }
 
   /** Progress and notices: stderr, silenced by --quiet and --json. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode, InterruptedError, LocalError, UsageError } from '../../src/errors.js';
+import { exportItem } from '../../src/output/exporter.js';
 import { Io, type IoOptions } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -75,6 +76,29 @@ describe('Io streams', () => {
     const c = ioWith({ stdout });
     c.io.outLine({ id: 'evt_1' });
     await expect(c.io.flushOut()).rejects.toMatchObject({ exitCode: ExitCode.local, message: expect.stringContaining('the reader closed the pipe') });
+  });
+
+  it('exportItem resolves once stdout took its own line, not once every line written since (a steady stream starved every answer)', async () => {
+    // webhook listen answers an event once its line was taken: waiting for all pending lines instead, events
+    // arriving faster than a slow reader takes them were never answered (their senders time out and retry).
+    const stdout = new Writable({ highWaterMark: 1, write: (_chunk, _encoding, callback) => setTimeout(callback, 20) });
+    const c = ioWith({ stdout });
+    let firstTaken = false;
+    const first = exportItem(c.io, 'first', (item) => item).then(() => (firstTaken = true));
+    for (let i = 0; i < 20 && !firstTaken; i++) {
+      void exportItem(c.io, `item ${i}`, (item) => item);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(firstTaken).toBe(true);
+    await first;
+    await c.io.flushOut();
+  });
+
+  it('exportItem after a line that failed: exit 8, though its own write was never attempted', async () => {
+    const stdout = new Writable({ write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) });
+    const c = ioWith({ stdout });
+    await expect(exportItem(c.io, 'a', (item) => item)).rejects.toMatchObject({ exitCode: ExitCode.local });
+    await expect(exportItem(c.io, 'b', (item) => item)).rejects.toMatchObject({ exitCode: ExitCode.local });
   });
 
   it('notice: stderr with an ISO time when stderr is no terminal, none on a terminal; silent under --quiet and --json', () => {
