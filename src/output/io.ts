@@ -160,11 +160,6 @@ export class Io {
     this.writeOut(this.redact(`${JSON.stringify(value, null, 2)}\n`));
   }
 
-  /** One compact JSON line on stdout, --query applied to it: an item of a stream (webhook events). */
-  outLine(value: unknown): void {
-    void this.writeOut(this.redact(this.lineOf(value)));
-  }
-
   /**
    * An item of a stream (webhook events): one compact JSON line with --json (--query applied), else `text`.
    * Resolves once stdout took this line, not every line written since: a steady stream faster than its

@@ -59,23 +59,23 @@ describe('Io streams', () => {
     expect(c.out()).toBe('"ord_1"\nnull\n');
   });
 
-  it('outLine: one compact JSON line per item, --query applied to each (null when it finds nothing), keys redacted', async () => {
+  it('outItem: one compact JSON line per item, --query applied to each (null when it finds nothing), keys redacted', async () => {
     const c = ioWith();
-    c.io.outLine({ id: 'evt_1', data: { key: 'sk_live_abcdefghijklmnop' } });
+    await c.io.outItem({ id: 'evt_1', data: { key: 'sk_live_abcdefghijklmnop' } });
     c.io.addSecret('sk_live_abcdefghijklmnop');
-    c.io.outLine({ id: 'evt_2', data: { key: 'sk_live_abcdefghijklmnop' } });
+    await c.io.outItem({ id: 'evt_2', data: { key: 'sk_live_abcdefghijklmnop' } });
     c.io.query = (value) => (value as { id?: string }).id;
-    c.io.outLine({ id: 'evt_3' });
-    c.io.outLine({});
+    await c.io.outItem({ id: 'evt_3' });
+    await c.io.outItem({});
     await c.io.flushOut();
     expect(c.out()).toBe('{"id":"evt_1","data":{"key":"sk_live_abcdefghijklmnop"}}\n{"id":"evt_2","data":{"key":"…mnop"}}\n"evt_3"\nnull\n');
   });
 
-  it('outLine into a stdout that failed: flushOut is exit 8, the line is not taken for written', async () => {
+  it('outItem into a stdout that failed: exit 8, the line is not taken for written, and flushOut says so too', async () => {
     const stdout = new Writable({ write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) });
     const c = ioWith({ stdout });
-    c.io.outLine({ id: 'evt_1' });
-    await expect(c.io.flushOut()).rejects.toMatchObject({ exitCode: ExitCode.local, message: expect.stringContaining('the reader closed the pipe') });
+    await expect(c.io.outItem({ id: 'evt_1' })).rejects.toMatchObject({ exitCode: ExitCode.local, message: expect.stringContaining('the reader closed the pipe') });
+    await expect(c.io.flushOut()).rejects.toMatchObject({ exitCode: ExitCode.local });
   });
 
   it('exportItem resolves once stdout took its own line, not once every line written since (a steady stream starved every answer)', async () => {
