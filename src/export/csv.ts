@@ -17,7 +17,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
 import { LocalError } from '../errors.js';
-import { errnoMeaning, localError } from '../files/atomic.js';
+import { localError } from '../files/atomic.js';
 import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
 import { LITERAL, NULL, NUMBER, STRING_COMMA, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
@@ -332,13 +332,10 @@ export class CsvWriter implements FormatWriter {
 
   /** The spool read back failed (an I/O error, or cut short by another process): a local resource, exit 8, not a bug. */
   private spoolReadError(error: unknown): LocalError {
-    const errno = (error as NodeJS.ErrnoException | undefined)?.code;
-    const meaning = errnoMeaning(errno).reason;
-    const reason = error === undefined ? 'it ended early (another process cut it short)' : `${meaning}${errno && errno !== meaning ? ` (${errno})` : ''}`;
-    return new LocalError(`cannot read the temporary CSV file ${this.options.spoolPath}: ${reason}`, {
+    if (error !== undefined) return localError(error, this.options.spoolPath, 'temporary CSV file', 'read_failed', 'read');
+    return new LocalError(`cannot read the temporary CSV file ${this.options.spoolPath}: it ended early (another process cut it short)`, {
       code: 'read_failed',
-      hint: 'check the disk under TMPDIR (or set TMPDIR to another), then run the same command again',
-      ...(error === undefined ? {} : { cause: error }),
+      hint: 'run the same command again; set TMPDIR to a directory nothing else cleans up',
     });
   }
 

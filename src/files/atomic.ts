@@ -130,11 +130,11 @@ export function errnoMeaning(code: string | undefined): { reason: string; hint: 
 }
 
 /** An operating-system failure to write `path` as a LocalError (exit 8): the path, the errno's meaning, a hint for that cause. */
-export function localError(error: unknown, path: string, what = 'file', code = 'local_error'): LocalError {
+export function localError(error: unknown, path: string, what = 'file', code = 'local_error', doing: 'write' | 'read' = 'write'): LocalError {
   if (error instanceof LocalError) return error;
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   const { reason, hint } = errnoMeaning(errno);
-  return new LocalError(`cannot write the ${what} ${path}: ${reason}${errno && errno !== reason ? ` (${errno})` : ''}`, { code, hint, cause: error });
+  return new LocalError(`cannot ${doing} the ${what} ${path}: ${reason}${errno && errno !== reason ? ` (${errno})` : ''}`, { code, hint, cause: error });
 }
 
 /**

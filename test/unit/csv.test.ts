@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, truncateSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CsvWriter, RowSplitter, csvCell, flattenRecord } from '../../src/export/csv.js';
 import { formatArg } from '../../src/commands/wait-flags.js';
 import { formatFor, type TextSink } from '../../src/export/format.js';
@@ -159,6 +160,53 @@ describe('RowSplitter', () => {
       splitter.push(text.slice(0, cut), (cells) => rows.push(cells));
       splitter.push(text.slice(cut), (cells) => rows.push(cells));
       expect(rows).toEqual(expected);
+    }
+  });
+});
+
+describe('CsvWriter: the spool in TMPDIR failing is a local resource (exit 8), never an internal error', () => {
+  // A sink that cannot be rewound (stdout) sends every row through the spool.
+  const writer = (spoolPath: string) => new CsvWriter(memorySink(), { orderId: 'ord_1', raw: false, spoolPath });
+
+  it('a spool that cannot be made (its directory missing): write_failed, naming the file and the errno', async () => {
+    const spoolPath = join(tempDir(), 'no-such-tmp', 'giftcodes-spool-1.tmp');
+    await expect(writer(spoolPath).page([{ code: 'A-1' }])).rejects.toMatchObject({
+      exitCode: 8,
+      code: 'write_failed',
+      message: `cannot write the temporary CSV file ${spoolPath}: the directory does not exist (ENOENT)`,
+    });
+  });
+
+  it('a spool cut short before it is read back: read_failed, "it ended early"', async () => {
+    const spoolPath = join(tempDir(), 'giftcodes-spool-2.tmp');
+    const w = writer(spoolPath);
+    await w.page([{ code: 'A-1' }, { code: 'A-2' }]);
+    truncateSync(spoolPath, 0);
+    await expect(w.finish()).rejects.toMatchObject({
+      exitCode: 8,
+      code: 'read_failed',
+      message: `cannot read the temporary CSV file ${spoolPath}: it ended early (another process cut it short)`,
+    });
+    await w.dispose();
+  });
+
+  it('a spool whose read back fails (EIO): read_failed, naming the file and the errno', async () => {
+    const spoolPath = join(tempDir(), 'giftcodes-spool-3.tmp');
+    const w = writer(spoolPath);
+    await w.page([{ code: 'A-1' }]);
+    const probe = await open(spoolPath, 'r');
+    const fileHandle = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const read = vi.spyOn(fileHandle, 'read').mockRejectedValueOnce(Object.assign(new Error('i/o error'), { code: 'EIO' }));
+    try {
+      await expect(w.finish()).rejects.toMatchObject({
+        exitCode: 8,
+        code: 'read_failed',
+        message: `cannot read the temporary CSV file ${spoolPath}: an input/output error from the disk (EIO)`,
+      });
+    } finally {
+      read.mockRestore();
+      await w.dispose();
     }
   });
 });
