@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { ExportFormat } from '../export/format.js';
 import type { KeyEnvironment } from '../secrets.js';
-import type { Owner } from './owner.js';
+import { currentOwner, type Owner } from './owner.js';
 
 export const INTENT_VERSION = 2 as const;
 
@@ -100,4 +100,28 @@ export function staleness(intent: Intent, now: number = Date.now()): 'old' | 'fu
   if (age > INTENT_MAX_AGE_MS) return 'old';
   if (-age > INTENT_MAX_FUTURE_MS) return 'future';
   return undefined;
+}
+
+/** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
+export function newIntent(options: OrderSpec & { wait?: boolean | undefined; out?: OutSpec | undefined }, key: string, now: number): Intent {
+  const body = orderBody(options.productId, options.quantity);
+  const time = new Date(now).toISOString();
+  return {
+    version: INTENT_VERSION,
+    key,
+    profile: options.profile,
+    environment: options.environment,
+    baseUrl: options.baseUrl,
+    keyId: options.keyId,
+    productId: options.productId,
+    quantity: options.quantity,
+    body,
+    fingerprint: sha256(body),
+    phase: 'prepared',
+    createdAt: time,
+    updatedAt: time,
+    owner: currentOwner(),
+    ...(options.wait ? { wait: true } : {}),
+    ...(options.out ? { out: options.out } : {}),
+  };
 }

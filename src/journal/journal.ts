@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure, syncDirectory } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
-import { INTENT_VERSION, orderBody, sameOrder, sameRequest, sha256, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
+import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
@@ -475,30 +475,6 @@ export class Journal {
       return fn();
     });
   }
-}
-
-/** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
-function newIntent(options: BeginOptions, key: string, now: number): Intent {
-  const body = orderBody(options.productId, options.quantity);
-  const time = new Date(now).toISOString();
-  return {
-    version: INTENT_VERSION,
-    key,
-    profile: options.profile,
-    environment: options.environment,
-    baseUrl: options.baseUrl,
-    keyId: options.keyId,
-    productId: options.productId,
-    quantity: options.quantity,
-    body,
-    fingerprint: sha256(body),
-    phase: 'prepared',
-    createdAt: time,
-    updatedAt: time,
-    owner: currentOwner(),
-    ...(options.wait ? { wait: true } : {}),
-    ...(options.out ? { out: options.out } : {}),
-  };
 }
 
 /** At most 16 at a time: as many files open as the file system can usefully sync together, never thousands. */

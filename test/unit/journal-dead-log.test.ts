@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { INTENT_VERSION, orderBody, sha256, type Intent } from '../../src/journal/intent.js';
+import { newIntent, type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -15,9 +15,7 @@ const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process
 const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1 };
 
 function intent(key: string, o: Partial<Intent> = {}): Intent {
-  const body = orderBody(spec.productId, spec.quantity);
-  const time = new Date(Date.now() - 60_000).toISOString();
-  return { version: INTENT_VERSION, ...spec, key, body, fingerprint: sha256(body), phase: 'prepared', createdAt: time, updatedAt: time, owner: currentOwner(), ...o };
+  return { ...newIntent(spec, key, Date.now() - 60_000), ...o };
 }
 
 /** A dead run's log: x sent (maybe charged), z ended, then a line nobody can read. */

@@ -18,7 +18,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...fs, default: { ...fs, openSync }, openSync };
 });
 
-const { INTENT_VERSION, orderBody, sha256 } = await import('../../src/journal/intent.js');
+const { newIntent, sha256 } = await import('../../src/journal/intent.js');
 const { Journal } = await import('../../src/journal/journal.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { intentFile, intentText } = await import('../../src/journal/log.js');
@@ -30,12 +30,10 @@ it('a keyed begin that reads the key’s file before, and its log after, a compa
   mkdirSync(dir, { recursive: true });
   // Run A, alive (the test runner's parent): its log holds X (key K, accepted, waiting for codes).
   const owner = { pid: process.ppid, boot: currentOwner().boot };
-  const body = orderBody('p', 1);
-  const t1 = new Date(Date.now() - 60_000).toISOString();
-  const x: Intent = { version: INTENT_VERSION, key: 'K', profile: 'default', environment: 'test', baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1, body, fingerprint: sha256(body), phase: 'accepted', orderId: 'ord_1', createdAt: t1, updatedAt: t1, owner };
+  const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1, key: 'K' };
+  const x: Intent = { ...newIntent(spec, 'K', Date.now() - 60_000), phase: 'accepted', orderId: 'ord_1', owner };
   const aLog = join(dir, `${process.ppid}-0123456789ab.log`);
   writeFileSync(aLog, `${JSON.stringify({ log: 1, owner })}\n${JSON.stringify({ key: 'K', intent: x })}\n`);
-  const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1, key: 'K' };
 
   // The first read of A's log is the lock holder's look for dead logs; the second is find()'s, after it read K's file.
   let reads = 0;

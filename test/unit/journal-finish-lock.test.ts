@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { INTENT_VERSION, orderBody, sha256, type Intent } from '../../src/journal/intent.js';
+import { newIntent, sha256, type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { withDirLock } from '../../src/journal/lock.js';
 import { intentFile, IntentLog } from '../../src/journal/log.js';
@@ -15,9 +15,7 @@ import { tempDir } from '../helpers/e2e.js';
 const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
 
 function accepted(key: string): Intent {
-  const body = orderBody(spec.productId, spec.quantity);
-  const time = new Date(Date.now() - 60_000).toISOString();
-  return { version: INTENT_VERSION, ...spec, key, body, fingerprint: sha256(body), phase: 'accepted', orderId: 'ord_1', createdAt: time, updatedAt: time, owner: { pid: process.ppid, boot: currentOwner().boot } };
+  return { ...newIntent(spec, key, Date.now() - 60_000), phase: 'accepted', orderId: 'ord_1', owner: { pid: process.ppid, boot: currentOwner().boot } };
 }
 
 it('a run’s log is compacted at its end only under the journal lock: a holder of the lock sees the intent in the log throughout', async () => {

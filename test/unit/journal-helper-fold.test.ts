@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { INTENT_VERSION, orderBody, sha256, type Intent } from '../../src/journal/intent.js';
+import { newIntent, type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { intentFile, intentText } from '../../src/journal/log.js';
 import { currentOwner } from '../../src/journal/owner.js';
@@ -13,9 +13,10 @@ import { journalIntents, tempDir } from '../helpers/e2e.js';
 
 const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
+const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1 };
+
 function intent(key: string, createdAt: string, owner = { pid: deadPid(), boot: currentOwner().boot }): Intent {
-  const body = orderBody('amazon-us-25', 1);
-  return { version: INTENT_VERSION, key, profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1, body, fingerprint: sha256(body), phase: 'accepted', orderId: 'ord_1', createdAt, updatedAt: createdAt, owner };
+  return { ...newIntent(spec, key, Date.parse(createdAt)), phase: 'accepted', orderId: 'ord_1', owner };
 }
 
 it('an ended K(t2) in a log leaves the pending K(t1) file counted, as giftcodes counts it', () => {

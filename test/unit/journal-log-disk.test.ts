@@ -57,16 +57,16 @@ vi.mock('../../src/files/atomic.js', async (importOriginal) => {
 });
 
 const { readdirSync, readFileSync, statSync } = await import('node:fs');
-const { INTENT_VERSION, orderBody, sha256 } = await import('../../src/journal/intent.js');
+const { newIntent } = await import('../../src/journal/intent.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { compactLog, intentFile, intentText, IntentLog, otherLogs, readLog } = await import('../../src/journal/log.js');
 const { deadPid, journalDir } = await import('../helpers/e2e.js');
 type Intent = import('../../src/journal/intent.js').Intent;
 
 const T = '2026-06-01T12:00:00.000Z';
+const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
 function intent(key: string, o: Partial<Intent> = {}): Intent {
-  const body = orderBody('p', 1);
-  return { version: INTENT_VERSION, key, profile: 'default', environment: 'test', baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1, body, fingerprint: sha256(body), phase: 'sending', createdAt: T, updatedAt: T, owner: currentOwner(), ...o };
+  return { ...newIntent(spec, key, Date.parse(T)), phase: 'sending', ...o };
 }
 
 const line = (entry: unknown): string => `${JSON.stringify(entry)}\n`;

@@ -28,7 +28,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...fs, default: { ...fs, openSync, readSync, readFileSync }, openSync, readSync, readFileSync };
 });
 
-const { INTENT_VERSION, orderBody, sha256 } = await import('../../src/journal/intent.js');
+const { newIntent } = await import('../../src/journal/intent.js');
 const { Journal } = await import('../../src/journal/journal.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { intentFile, intentText, readLog } = await import('../../src/journal/log.js');
@@ -38,9 +38,7 @@ type Intent = import('../../src/journal/intent.js').Intent;
 const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
 
 function sending(key: string, owner: Intent['owner']): Intent {
-  const body = orderBody('p', 1);
-  const t = new Date(Date.now() - 60_000).toISOString();
-  return { version: INTENT_VERSION, key, ...spec, body, fingerprint: sha256(body), phase: 'sending', createdAt: t, updatedAt: t, owner };
+  return { ...newIntent(spec, key, Date.now() - 60_000), phase: 'sending', owner };
 }
 
 const line = (entry: unknown): string => `${JSON.stringify(entry)}\n`;

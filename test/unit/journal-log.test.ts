@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { INTENT_VERSION, orderBody, sha256, type Intent } from '../../src/journal/intent.js';
+import { newIntent, sha256, type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { compactLog, endMark, foldIntent, foldIntents, IntentLog, isLogName, isSetAsideLog, logIsDead, otherLogs, readLog, type LogSync, type ReadLog } from '../../src/journal/log.js';
 import { withDirLock } from '../../src/journal/lock.js';
@@ -16,26 +16,10 @@ import { journalDir } from '../helpers/e2e.js';
 
 const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
+const SPEC = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1 };
+
 function intent(key: string, o: Partial<Intent> = {}): Intent {
-  const body = orderBody('amazon-us-25', 1);
-  const time = '2026-06-01T12:00:00.000Z';
-  return {
-    version: INTENT_VERSION,
-    key,
-    profile: 'default',
-    environment: 'test',
-    baseUrl: 'http://127.0.0.1:4010',
-    keyId: 'k1',
-    productId: 'amazon-us-25',
-    quantity: 1,
-    body,
-    fingerprint: sha256(body),
-    phase: 'prepared',
-    createdAt: time,
-    updatedAt: time,
-    owner: currentOwner(),
-    ...o,
-  };
+  return { ...newIntent(SPEC, key, Date.parse('2026-06-01T12:00:00.000Z')), ...o };
 }
 
 /** An fsync each test holds until it says so, or fails: `started` counts the fsyncs begun. */
