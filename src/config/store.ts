@@ -186,81 +186,65 @@ async function checkedConfig(stored: unknown, path: string): Promise<ConfigData>
   return parsed.data;
 }
 
-const CONFIG_FIELDS = new Set(['defaultProfile', 'profiles']);
-const PROFILE_FIELDS = new Set(['baseUrl', 'defaultEnv', 'proxy', 'historyDays', 'keys', 'keyring']);
-const KEY_FIELDS = new Set(['test', 'live']);
-
 /**
  * The config as zod's schema would return it, for a file with nothing unusual in it: only the known fields, of
  * their types, plain objects, no `__proto__`. Anything else is undefined, and goes to zod (checkedConfig),
  * which has the last word and the messages; test/unit/config-check.test.ts holds the two equal.
  */
 export function plainConfig(stored: unknown): ConfigData | undefined {
-  if (!onlyFields(stored, CONFIG_FIELDS)) return undefined;
-  const { defaultProfile, profiles } = stored as Record<string, unknown>;
-  if (defaultProfile !== undefined && typeof defaultProfile !== 'string') return undefined;
-  const data: ConfigData = {};
-  if ('defaultProfile' in stored) data.defaultProfile = defaultProfile as string;
-  if ('profiles' in stored) {
-    if (!plainObject(profiles)) return undefined;
-    const out: Record<string, Profile> = {};
-    for (const name of Object.keys(profiles)) {
-      const profile = plainProfile(profiles[name]);
-      if (name === '__proto__' || !profile) return undefined;
-      out[name] = profile;
-    }
-    data.profiles = out;
-  }
-  return data;
+  return plainFields(stored, CONFIG) as ConfigData | undefined;
 }
 
-function plainProfile(value: unknown): Profile | undefined {
-  if (!onlyFields(value, PROFILE_FIELDS)) return undefined;
-  const { baseUrl, defaultEnv, proxy, historyDays, keys, keyring } = value as Record<string, unknown>;
-  const profile: Profile = {};
-  if ('baseUrl' in value) {
-    if (typeof baseUrl !== 'string') return undefined;
-    profile.baseUrl = baseUrl;
+/** The profiles by name, each plain; none named `__proto__`. */
+function plainProfiles(value: unknown): Record<string, Profile> | undefined {
+  if (!plainObject(value)) return undefined;
+  const out: Record<string, Profile> = {};
+  for (const name of Object.keys(value)) {
+    const profile = plainFields(value[name], PROFILE) as Profile | undefined;
+    if (name === '__proto__' || !profile) return undefined;
+    out[name] = profile;
   }
-  if ('defaultEnv' in value) {
-    if (defaultEnv !== 'test' && defaultEnv !== 'live') return undefined;
-    profile.defaultEnv = defaultEnv;
-  }
-  if ('proxy' in value) {
-    if (typeof proxy !== 'string') return undefined;
-    profile.proxy = proxy;
-  }
-  if ('historyDays' in value) {
-    if (!Number.isSafeInteger(historyDays)) return undefined;
-    profile.historyDays = historyDays as number;
-  }
-  for (const [field, given] of [['keys', keys], ['keyring', keyring]] as const) {
-    if (!(field in value)) continue;
-    const entries = plainKeys(given);
-    if (!entries) return undefined;
-    profile[field] = entries;
-  }
-  return profile;
+  return out;
 }
 
-function plainKeys(value: unknown): { test?: string; live?: string } | undefined {
-  if (!onlyFields(value, KEY_FIELDS)) return undefined;
-  const { test, live } = value as Record<string, unknown>;
-  const keys: { test?: string; live?: string } = {};
-  if ('test' in value) {
-    if (typeof test !== 'string') return undefined;
-    keys.test = test;
-  }
-  if ('live' in value) {
-    if (typeof live !== 'string') return undefined;
-    keys.live = live;
-  }
-  return keys;
-}
+/** A field's check: the value as zod would keep it, or INVALID. */
+type Field = (value: unknown) => unknown;
 
-/** An object made by JSON.parse (or conf's prototype-less copy of one) whose own keys are all in `fields`. */
-function onlyFields(value: unknown, fields: ReadonlySet<string>): value is Record<string, unknown> {
-  return plainObject(value) && Object.keys(value).every((key) => fields.has(key));
+const INVALID = Symbol('invalid');
+
+const text: Field = (value) => (typeof value === 'string' ? value : INVALID);
+
+/** The file's fields, a profile's and a key list's, in the schema's order (config/schema.ts), each with its check. */
+const CONFIG: readonly (readonly [keyof ConfigData, Field])[] = [
+  ['defaultProfile', text],
+  ['profiles', (value) => plainProfiles(value) ?? INVALID],
+];
+
+const PROFILE: readonly (readonly [keyof Profile, Field])[] = [
+  ['baseUrl', text],
+  ['defaultEnv', (value) => (value === 'test' || value === 'live' ? value : INVALID)],
+  ['proxy', text],
+  ['historyDays', (value) => (Number.isSafeInteger(value) ? value : INVALID)],
+  ['keys', (value) => plainFields(value, KEYS) ?? INVALID],
+  ['keyring', (value) => plainFields(value, KEYS) ?? INVALID],
+];
+
+const KEYS: readonly (readonly [string, Field])[] = [
+  ['test', text],
+  ['live', text],
+];
+
+/** An object of only these fields, each present one valid: a copy with them in this order; else undefined. */
+function plainFields(value: unknown, fields: readonly (readonly [string, Field])[]): Record<string, unknown> | undefined {
+  if (!plainObject(value) || !Object.keys(value).every((key) => fields.some(([name]) => name === key))) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [name, check] of fields) {
+    if (!(name in value)) continue;
+    const kept = check(value[name]);
+    if (kept === INVALID) return undefined;
+    out[name] = kept;
+  }
+  return out;
 }
 
 function plainObject(value: unknown): value is Record<string, unknown> {
