@@ -1,6 +1,7 @@
 // The question a live order asks: product, quantity, and the price when the catalog gives one.
 import type { ApiClient } from '../api/client.js';
-import { display, formatMoney } from '../output/table.js';
+import { display } from '../output/table.js';
+import { formatMoney } from '../money.js';
 
 /** Reads the catalog once for the price; a catalog that cannot be read leaves the price out (never blocks the order). */
 export async function liveOrderQuestion(api: ApiClient, productId: string, quantity: number, profile: string): Promise<string> {

@@ -3,6 +3,7 @@
 // a row of ids wider than the terminal wraps rather than lose a character.
 import type { Io } from './io.js';
 import { stripControl } from '../secrets.js';
+import { formatMoney } from '../money.js';
 
 export interface Column<Row> {
   header: string;
@@ -65,9 +66,3 @@ export function display(value: unknown): string {
   return stripControl(JSON.stringify(value));
 }
 
-/** Minor units to a decimal string; currencies without minor units are shown as they are. */
-export function formatMoney(minor: number, currency: string): string {
-  const zeroDecimal = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK', 'HUF', 'TWD', 'UGX']);
-  if (zeroDecimal.has(currency.toUpperCase())) return `${minor} ${currency.toUpperCase()}`;
-  return `${(minor / 100).toFixed(2)} ${currency.toUpperCase()}`;
-}

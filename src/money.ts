@@ -1,0 +1,32 @@
+// Money as a person reads it. The API gives every amount as an integer in the currency's minor unit
+// (2500 USD is $25.00); messages and tables show the major unit with the currency's own number of
+// decimals (ISO 4217), and JSON keeps the API's integers untouched. Integer arithmetic only: a float
+// division would print 0.29 USD for 29 cents as 0.28999….
+
+/** ISO 4217 currencies whose minor unit is not a hundredth. Every other code has two decimals. */
+const DECIMALS: Readonly<Record<string, number>> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0,
+  XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  CLF: 4, UYW: 4,
+};
+
+/** How many decimals the currency's minor unit has (2 unless ISO 4217 says otherwise). */
+export function currencyDecimals(currency: string): number {
+  return DECIMALS[currency.toUpperCase()] ?? 2;
+}
+
+/** An integer amount in minor units as a decimal string in the major unit: 2500 USD → "25.00", 500 JPY → "500". */
+export function majorUnits(minor: number, currency: string): string {
+  if (!Number.isSafeInteger(minor)) return String(minor);
+  const decimals = currencyDecimals(currency);
+  const sign = minor < 0 ? '-' : '';
+  const digits = String(Math.abs(minor)).padStart(decimals + 1, '0');
+  if (decimals === 0) return `${sign}${digits}`;
+  return `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+}
+
+/** An amount for a person: 2500 USD → "25.00 USD". */
+export function formatMoney(minor: number, currency: string): string {
+  return `${majorUnits(minor, currency)} ${currency.toUpperCase()}`;
+}

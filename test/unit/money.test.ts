@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { currencyDecimals, formatMoney, majorUnits } from '../../src/money.js';
+
+describe('money for a person', () => {
+  it('writes two-decimal currencies in their major unit, exactly', () => {
+    expect(formatMoney(2500, 'USD')).toBe('25.00 USD');
+    expect(formatMoney(29, 'eur')).toBe('0.29 EUR');
+    expect(formatMoney(5, 'GBP')).toBe('0.05 GBP');
+    expect(formatMoney(250000, 'USD')).toBe('2500.00 USD');
+    expect(formatMoney(-1999, 'USD')).toBe('-19.99 USD');
+    expect(formatMoney(0, 'USD')).toBe('0.00 USD');
+  });
+
+  it('follows ISO 4217 for currencies without cents or with thousandths', () => {
+    expect(currencyDecimals('JPY')).toBe(0);
+    expect(formatMoney(500, 'JPY')).toBe('500 JPY');
+    expect(currencyDecimals('kwd')).toBe(3);
+    expect(formatMoney(1234, 'KWD')).toBe('1.234 KWD');
+    expect(formatMoney(7, 'BHD')).toBe('0.007 BHD');
+    expect(currencyDecimals('CLF')).toBe(4);
+    expect(currencyDecimals('HUF')).toBe(2);
+  });
+
+  it('leaves an amount that is not a safe integer as the API sent it', () => {
+    expect(majorUnits(12.5, 'USD')).toBe('12.5');
+    expect(majorUnits(2 ** 60, 'USD')).toBe(String(2 ** 60));
+  });
+});
