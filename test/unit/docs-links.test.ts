@@ -71,3 +71,29 @@ describe('links in README.md and docs/', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('comments cite only documents in the repository', () => {
+  // The interface's rules are written in docs/ and the API in openapi.yaml; a comment that cites a document a
+  // clone does not hold (a contract, a spec, a style guide kept elsewhere) leaves its reason out of reach.
+  const sources: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+      else if (/\.(ts|mts|mjs|js)$/.test(entry.name)) sources.push(join(dir, entry.name));
+    }
+  };
+  for (const dir of ['src', 'test', 'scripts']) walk(join(ROOT, dir));
+
+  it('no citation of the contract, the spec or a numbered style practice in src/, test/ or scripts/', () => {
+    // The names are put together here so that this file does not match itself.
+    const outside = ['CON' + 'TRACT', 'SP' + 'EC', 'STY' + 'LE'];
+    const pattern = new RegExp(`${outside[0]}|${outside[2]} [0-9]|${outside[1]}\\b`);
+    const cited = sources.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (pattern.test(line) ? [`${relative(ROOT, file)}:${index + 1}: ${line.trim()}`] : [])),
+    );
+    expect(sources.length).toBeGreaterThan(100);
+    expect(cited).toEqual([]);
+  });
+});
