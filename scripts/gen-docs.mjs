@@ -19,6 +19,22 @@ const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\s+/g, ' ');
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as dashes. */
 const slug = (heading) => heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
 
+/** The guides that say more about a command than --help does, by the command's first words. */
+const GUIDES = [
+  ['order', 'Orders', 'orders.md'],
+  ['order', 'Exactly once, and re-running a command', 'exactly-once.md'],
+  ['order place', 'Cron and plans', 'cron-and-plans.md'],
+  ['order list', 'The support desk', 'support-desk.md'],
+  ['order show', 'The support desk', 'support-desk.md'],
+  ['codes', 'Codes and exports', 'codes-and-exports.md'],
+  ['webhook', 'Webhooks', 'webhooks.md'],
+  ['order watch', 'Webhooks', 'webhooks.md'],
+  ['doctor', 'Cron and plans', 'cron-and-plans.md'],
+  ['completion', 'Shell completion', 'shell-completion.md'],
+  ['login', 'The config file and secrets', 'config-and-secrets.md'],
+  ['config', 'The config file and secrets', 'config-and-secrets.md'],
+];
+
 function optionTable(options) {
   if (options.length === 0) return [];
   return ['| option | meaning |', '|---|---|', ...options.map((o) => `| \`${cell(o.flags)}\` | ${cell(o.description)}${o.default !== undefined ? ` (default: \`${cell(o.default)}\`)` : ''} |`)];
@@ -50,9 +66,11 @@ function page(words, command) {
     lines.push('What each one means for a script or a cron job: [exit codes](../exit-codes.md).', '');
   }
   const heading = words.join(' ');
+  const more = GUIDES.filter(([prefix]) => heading === prefix || heading.startsWith(`${prefix} `)).map(([, title, file]) => `[${title}](../${file})`);
   if (words.length > 0 && new RegExp(`^#{1,3} ${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').test(notes)) {
-    lines.push(`More words on \`${name}\`: [command notes](../commands.md#${slug(heading)}).`, '');
+    more.unshift(`[Command notes](../commands.md#${slug(heading)})`);
   }
+  if (more.length > 0) lines.push('## See also', '', ...more.map((link) => `- ${link}`), '');
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
