@@ -1,12 +1,13 @@
 // Writes man/giftcodes.1 from the command tree of a built cli.js (scripts/build.mjs runs it on each build):
-// every command with its usage, description and options, the global options, the environment and exit codes.
+// every command with its usage, description, options and examples, the global options, the environment, the
+// files it keeps and the exit codes. scripts/command-tree.mjs reads the tree, as it does for docs/manual/.
 // Usage: node scripts/gen-man.mjs [path/to/cli.js [path/to/giftcodes.1]]
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { argumentsOf, commands, CONFIG_DIR, examplesOf, exitCodesOf, FILES, loadTree, optionsOf } from './command-tree.mjs';
 
 const root = new URL('../', import.meta.url);
-const cliPath = process.argv[2] ? pathToFileURL(process.argv[2]).href : new URL('dist/cli.js', root).href;
-const { buildProgram, HELP_TOPICS, ENVIRONMENT_VARIABLES } = await import(cliPath);
+const { program, HELP_TOPICS, ENVIRONMENT_VARIABLES } = await loadTree(process.argv[2]);
 const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
 
 /**
@@ -26,10 +27,6 @@ async function releaseDate() {
   if (!entry) throw new Error(`CHANGELOG.md has no "## ${pkg.version} (YYYY-MM-DD)" heading: add the release date of ${pkg.version} there (the man page's .TH takes it)`);
   return entry[1];
 }
-
-// The tree needs no Io or factory to be built: actions and hooks that use them never run here.
-const app = { io: {}, signal: new AbortController().signal, factory: () => { throw new Error('not for running'); }, close: async () => undefined };
-const program = buildProgram(app);
 
 /**
  * roff: a backslash as \e, a leading dot or quote escaped, dashes as \- so they copy as ASCII, and any other
@@ -66,33 +63,28 @@ out.push('.SH SYNOPSIS', '.B giftcodes', '.I command', '.RI [ options ]');
 out.push('.SH DESCRIPTION', ...fill(program.description()));
 out.push('.SH GLOBAL OPTIONS', ...options(program));
 out.push('.SH COMMANDS');
-walk(program, []);
+for (const [words, command] of commands(program)) {
+  out.push(`.SS "${esc(['giftcodes', ...words, argumentsOf(command)].filter(Boolean).join(' '))}"`, ...fill(command.description()));
+  const own = options(command);
+  if (own.length > 0) out.push('.RS', ...own, '.RE');
+}
 out.push('.SH ENVIRONMENT', ...fill('A flag wins over its variable, a variable over the profile.'));
 for (const variable of ENVIRONMENT_VARIABLES) out.push('.TP', `.B ${esc(variable.names.join(', '))}`, ...fill(variable.meaning));
+out.push('.SH FILES', ...fill(CONFIG_DIR));
+for (const file of FILES) out.push('.TP', `.I ${esc(file.path)}`, ...fill(file.meaning));
 out.push('.SH EXIT STATUS');
-// `help exit-codes` is `  <code>  <meaning>` lines, a meaning going on in lines indented further.
-for (const [, code, meaning] of HELP_TOPICS['exit-codes'].matchAll(/^ {2}(\d+) +(.+(?:\n {4,}.+)*)/gm)) out.push('.TP', `.B ${code}`, ...fill(meaning));
+for (const { code, meaning } of exitCodesOf(HELP_TOPICS)) out.push('.TP', `.B ${code}`, ...fill(meaning));
+out.push('.SH EXAMPLES');
+// The program's own examples (what a reseller does, in order), then each command's, as --help shows them.
+for (const [words, command] of [[[], program], ...commands(program)]) {
+  const lines = examplesOf(command);
+  if (lines.length === 0 || (words.length > 0 && command.commands.length > 0)) continue;
+  out.push(...(words.length === 0 ? [] : [`.SS "${esc(['giftcodes', ...words].join(' '))}"`]), '.nf', '.RS 4', ...lines.map(esc), '.RE', '.fi');
+}
 out.push('.SH SEE ALSO', ...fill('giftcodes help environment, giftcodes help exit-codes, giftcodes'), '.I command', '\\-\\-help');
 
 function options(command) {
-  const lines = [];
-  for (const option of command.options) {
-    if (option.hidden) continue;
-    lines.push('.TP', `.B ${esc(option.flags)}`, ...fill(option.description + (option.defaultValue !== undefined && typeof option.defaultValue !== 'boolean' ? ` (default: ${option.defaultValue})` : '')));
-  }
-  return lines;
-}
-
-function walk(command, path) {
-  for (const sub of command.commands) {
-    if (sub.name() === 'help' || sub._hidden) continue;
-    const words = [...path, sub.name()];
-    const args = sub.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
-    out.push(`.SS "${esc(['giftcodes', ...words, args].filter(Boolean).join(' '))}"`, ...fill(sub.description()));
-    const own = options(sub);
-    if (own.length > 0) out.push('.RS', ...own, '.RE');
-    walk(sub, words);
-  }
+  return optionsOf(command).flatMap((option) => ['.TP', `.B ${esc(option.flags)}`, ...fill(option.description + (option.default !== undefined ? ` (default: ${option.default})` : ''))]);
 }
 
 const target = process.argv[3] ? pathToFileURL(process.argv[3]) : new URL('man/giftcodes.1', root);

@@ -1,4 +1,4 @@
-// Failpoints (STYLE 10): each durable step of the order machine has a name, and a test may ask the process
+// Failpoints (CONTRIBUTING.md): each durable step of the order machine has a name, and a test may ask the process
 // to die or pause exactly there, then run the natural recovery. Inert unless GIFTCODES_FAILPOINTS is set:
 // one environment lookup, parsed once; nothing is imported.
 //   GIFTCODES_FAILPOINTS="codes.renamed=kill"            SIGKILL this process at that step

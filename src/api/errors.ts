@@ -9,7 +9,7 @@ export interface ErrorBody {
 
 const MAX_MESSAGE = 300;
 
-/** The codes SPEC.md and the CLI act on, recognised also as `REQUEST_IN_PROGRESS`, `request-in-progress`, `RequestInProgress`. */
+/** The codes openapi.yaml names and the CLI acts on, recognised also as `REQUEST_IN_PROGRESS`, `request-in-progress`, `RequestInProgress`. */
 const KNOWN_CODES = new Set([
   'idempotency_key_reused',
   'idempotency_key_missing',
@@ -26,7 +26,7 @@ const KNOWN_CODES = new Set([
   'rate_limited',
 ]);
 
-/** A known code in any spelling becomes its SPEC spelling; another code is kept as sent. */
+/** A known code in any spelling becomes its openapi.yaml spelling; another code is kept as sent. */
 export function canonicalCode(code: string): string {
   const snake = code
     .trim()

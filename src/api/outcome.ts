@@ -1,4 +1,4 @@
-// What a server's answer means: an order status (CONTRACT.md, Tolerance), a ping's facts. Apart from
+// What a server's answer means: an order status (docs/dialects.md), a ping's facts. Apart from
 // schemas.ts so that code which only reads them, such as the verbs' definitions, does not pull zod into
 // the start-up chunk.
 

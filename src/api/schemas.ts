@@ -1,5 +1,5 @@
 // What the server sends, parsed once at the edge into the types the rest of the code uses.
-// Tolerant: unknown fields are kept, ids may be numbers, envelopes vary (CONTRACT.md, Tolerance).
+// Tolerant: unknown fields are kept, ids may be numbers, envelopes vary (docs/dialects.md).
 // Written out by hand, not with zod: each is a few fields, and loading zod cost every API command ~8 ms
 // (BENCHMARKS.md, issue 23). They read as zod's looseObject did, which test/unit/schemas.test.ts holds them to.
 

@@ -21,7 +21,7 @@ export interface CheckResult {
   hint?: string;
 }
 
-/** A failed check with the exit code of its kind (README's doctor section lists them); one not run says why. */
+/** A failed check with the exit code of its kind (docs/commands.md, doctor, lists them); one not run says why. */
 export type Outcome = CheckResult & { exitCode?: ExitCodeValue; notChecked?: true };
 
 /** A check that cannot run because an earlier one failed: not a pass, and not a cause of its own. */

@@ -1,5 +1,5 @@
 // The environment variables giftcodes reads: one list, from which `help environment` and the man page's
-// ENVIRONMENT section are made, and against which README's table is checked (test/e2e/man.test.ts).
+// ENVIRONMENT section are made, and against which docs/environment.md's table is checked (test/e2e/man.test.ts).
 
 export interface EnvironmentVariable {
   /** One variable, or several that mean the same (a proxy's three). */

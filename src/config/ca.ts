@@ -1,6 +1,6 @@
 // The CA certificates trusted in addition to Node's own: --ca-file (or GIFTCODES_CA_FILE), and SSL_CERT_FILE and
 // SSL_CERT_DIR, which curl, gh, Python and Go read. Every source adds to Node's roots; none replaces them
-// (README: Behind a proxy or a private CA). Loaded only when one of them is given.
+// (docs/proxies-and-tls.md). Loaded only when one of them is given.
 import type { Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';

@@ -1,4 +1,4 @@
-// A codes file as a recorded fact (STYLE 11): its identity (device, inode, size, SHA-256) is in the intent
+// A codes file as a recorded fact (docs/architecture.md): its identity (device, inode, size, SHA-256) is in the intent
 // before the rename that delivers it, and its count right after, so a later run knows this intent's own
 // file, and no other, from what is on disk, and knows a file that was renamed into place even once it is gone.
 import { createHash } from 'node:crypto';

@@ -486,7 +486,7 @@ async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): 
   await Promise.all(Array.from({ length: Math.min(16, items.length) }, worker));
 }
 
-/** An interrupted order's codes went to a file: never written into a second one (README, "Exactly once"). */
+/** An interrupted order's codes went to a file: never written into a second one (docs/exactly-once.md). */
 function codesDelivered(intent: Intent): UsageError {
   return new UsageError(
     `the interrupted order ${intent.orderId} for ${intent.quantity} × ${intent.productId} had already reached you: its codes were written to ${intent.out!.path}. They are never written into a second file, and nothing was charged now`,

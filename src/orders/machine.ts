@@ -1,7 +1,7 @@
 // The order state machine: one function per transition, each along an edge of the lifecycle table
 // (lifecycle.ts), each written durably (its line in the journal's log, fsynced) before the next step is taken, each passing the
-// step's failpoint (STYLE 10). It never ends an intent that was charged: deliver and settle (lifecycle.ts)
-// do, after the sink reported success (STYLE 11); only a refusal, which certainly charged nothing, ends at once.
+// step's failpoint (CONTRIBUTING.md). It never ends an intent that was charged: deliver and settle (lifecycle.ts)
+// do, after the sink reported success (docs/architecture.md); only a refusal, which certainly charged nothing, ends at once.
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';

@@ -1,6 +1,6 @@
 // The server's presentation layer: how lists, single resources and errors look on the wire. `ours` is what
 // openapi.yaml describes (the default); the others speak the dialects of real gift-card APIs, so the client's
-// tolerance (CONTRACT.md, Tolerance of a real service) is tested end to end against a real HTTP peer.
+// tolerance (docs/dialects.md) is tested end to end against a real HTTP peer.
 // A dialect is one record in DIALECTS below (its name also goes in dialect-names.ts, which `serve` offers).
 import { STATUS_CODES } from 'node:http';
 import type { Reply } from './http.js';

@@ -1,4 +1,4 @@
-// The reference server: a faithful, in-memory implementation of SPEC.md for trying the CLI and testing it.
+// The reference server: a faithful, in-memory implementation of the API (openapi.yaml) for trying the CLI and testing it.
 // Imports nothing from outside src/server.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';

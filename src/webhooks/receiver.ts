@@ -1,4 +1,4 @@
-// Receives signed webhook events (CONTRACT.md, Webhooks): each delivery verified by its scheme (see
+// Receives signed webhook events (docs/webhooks.md): each delivery verified by its scheme (see
 // signatures.ts), a timestamp more than the tolerance from now refused, a repeated event id acknowledged
 // but not emitted again.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

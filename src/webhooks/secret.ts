@@ -1,4 +1,4 @@
-// Where the webhook secret comes from (CONTRACT.md, Commands: `webhook listen`): --secret-file or
+// Where the webhook secret comes from (docs/webhooks.md, The secret): --secret-file or
 // GIFTCODES_WEBHOOK_SECRET keep it out of the process list; a secret on the command line still works,
 // with a warning, since every user of the machine can read it in `ps`. Warnings are returned: the verb prints them.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The webhook signature schemes the receiver verifies (CONTRACT.md, Webhooks): ours, Stripe's, Standard
+// The webhook signature schemes the receiver verifies (docs/webhooks.md, Signature schemes): ours, Stripe's, Standard
 // Webhooks and GitHub's. Pure functions over the request's headers and raw body; never throws.
 //
 // Standard Webhooks is done here with node:crypto instead of the `standardwebhooks` package: the scheme

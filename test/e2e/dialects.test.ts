@@ -1,6 +1,6 @@
-// The tolerance matrix (issue 13, CONTRACT.md "Tolerance of a real service"): every command that reads a list,
+// The tolerance matrix (issue 13, docs/dialects.md): every command that reads a list,
 // a resource or an error, against `giftcodes serve --dialect <d>` for every dialect; a shortfall per pagination
-// style (exit 5, the counts in the message, no file); SPEC's idempotency errors in every error dialect; and the
+// style (exit 5, the counts in the message, no file); openapi.yaml's idempotency errors in every error dialect; and the
 // header forms the reference server does not speak (Link header, rate-limit resets) from a raw-socket server.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -153,7 +153,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   });
 });
 
-describe.each(DIALECTS)("SPEC's idempotency errors in the error dialect of serve --dialect %s", (dialect) => {
+describe.each(DIALECTS)("openapi.yaml's idempotency errors in the error dialect of serve --dialect %s", (dialect) => {
   // Each new order is held in progress for 2 s: a second request with its key meets request_in_progress.
   const served = servedApi(['--dialect', dialect, '--hold', '2000', '--fulfil-after', '0']);
 

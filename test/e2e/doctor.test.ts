@@ -1,5 +1,5 @@
 // `giftcodes doctor` as cron runs it: the built CLI with a PATH of its own, against `giftcodes serve` with a
-// logged-in config dir; each failing check ends with the exit code of its kind (README, doctor).
+// logged-in config dir; each failing check ends with the exit code of its kind (docs/commands.md, doctor).
 import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The failpoint matrix (STYLE 10): every durable step × every way an order reaches the user. The CLI is
+// The failpoint matrix (CONTRIBUTING.md): every durable step × every way an order reaches the user. The CLI is
 // killed (SIGKILL) exactly at the step, the natural recovery runs (the same command again, when an intent
 // whose outcome never reached the user is left, read from the journal's files), and then: one charge on
 // the server's ledger, the order on stdout or a complete codes file, and no intent file left in the journal

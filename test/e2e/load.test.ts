@@ -56,7 +56,7 @@ function plan(): Planned[] {
   return out;
 }
 
-/** One logical request: a 409 request_in_progress is retried shortly, as SPEC.md asks of a client. */
+/** One logical request: a 409 request_in_progress is retried shortly, as openapi.yaml asks of a client. */
 async function send(planned: Planned): Promise<Answered> {
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(`${served.url}/v1/orders`, {

@@ -1,5 +1,5 @@
 // The man page the build writes (man/giftcodes.1): a release date in .TH that does not move between builds,
-// every environment variable that README and `help environment` list, and no mandoc lint error or warning.
+// every environment variable that docs/environment.md and `help environment` list, and no mandoc lint error or warning.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,17 +58,20 @@ describe('.TH', () => {
   });
 });
 
-describe('ENVIRONMENT: one list for help environment, the man page and README', () => {
+describe('ENVIRONMENT: one list for help environment, the man page and docs/environment.md', () => {
   it('the man page has every variable of the list, and only those', () => {
     const names = [...section(page(), 'ENVIRONMENT').matchAll(/^\.B (.+)$/gm)].flatMap((m) => m[1]!.replace(/\\-/g, '-').split(', ')).sort();
     expect(names).toEqual(listed);
     expect(names).toEqual(expect.arrayContaining(['XDG_CONFIG_HOME', 'APPDATA']));
   });
 
-  it("README's table of environment variables names the same variables", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const start = readme.indexOf('\n## Environment variables\n');
-    const table = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  it("docs/environment.md's table of environment variables names the same variables", () => {
+    const guide = readFileSync(join(ROOT, 'docs', 'environment.md'), 'utf8');
+    expect(guide.startsWith('# Environment variables\n')).toBe(true);
+    const start = guide.indexOf('\n| variable |');
+    expect(start).toBeGreaterThan(0);
+    const end = guide.indexOf('\n\n', start + 1);
+    const table = guide.slice(start, end < 0 ? undefined : end);
     const names = table
       .split('\n')
       .filter((line) => line.startsWith('| `'))

@@ -1,4 +1,4 @@
-// Orders end to end: placement, waiting, the exit codes of CONTRACT.md, live confirmation, and a replay after a
+// Orders end to end: placement, waiting, the exit codes of docs/exit-codes.md, live confirmation, and a replay after a
 // dropped connection. Failed and timed-out orders, interruption and resume: order-endings.test.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

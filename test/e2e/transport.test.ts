@@ -178,7 +178,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(proxy.connects.length - before).toBeLessThanOrEqual(2);
   });
 
-  // Every dialect of CONTRACT's tolerance section through the proxy too: lists over several pages, an order
+  // Every dialect of docs/dialects.md through the proxy too: lists over several pages, an order
   // waited for with its codes written, and an error body, each read as it is read direct (dialects.test.ts).
   it.each(['ours', 'jsonapi', 'problem', 'spring', 'pages'])('serve --dialect %s through the proxy: every catalog page, an order with its codes, an error', async (dialect) => {
     const dialectServer = await startServer(['--dialect', dialect, '--max-page', '10', '--fulfil-after', '0', '--tls-cert', certs.cert, '--tls-key', certs.key]);

@@ -7,13 +7,13 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { BIN, ROOT, type RunResult } from '../helpers/e2e.js';
 
-/** CONTRACT.md's exit codes, without 1 (a bug). */
-export const CONTRACT_EXIT_CODES: readonly number[] = [0, 2, 3, 4, 5, 6, 7, 8, 130];
+/** The exit codes of docs/exit-codes.md, without 1 (a bug). */
+export const DOCUMENTED_EXIT_CODES: readonly number[] = [0, 2, 3, 4, 5, 6, 7, 8, 130];
 
 /** The problems with one run's ending; an empty list means it ended well. */
 export function endingProblems(result: RunResult, o: { json: boolean; allowed?: readonly number[] }): string[] {
   const problems: string[] = [];
-  const allowed = o.allowed ?? CONTRACT_EXIT_CODES;
+  const allowed = o.allowed ?? DOCUMENTED_EXIT_CODES;
   if (result.code === null || !allowed.includes(result.code)) problems.push(`exit ${result.code ?? result.signal} is not one of ${allowed.join(', ')}`);
   for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
     if (/^\s+at /m.test(text)) problems.push(`a stack trace on ${name}`);

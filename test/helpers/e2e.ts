@@ -307,8 +307,8 @@ export interface JournalIntent {
 }
 
 /**
- * The unresolved intents in a config dir's journal, read from its files, never through giftcodes (README,
- * "The order journal"): the intent files (*.json), then each process's log (<pid>-<random>.log) folded over
+ * The unresolved intents in a config dir's journal, read from its files, never through giftcodes (docs/architecture.md,
+ * "The journal's files"): the intent files (*.json), then each process's log (<pid>-<random>.log) folded over
  * them. A log's state is newer than a file's (of two logs, the later updatedAt); an intent that any log
  * ended is gone wherever a copy of it lies; a last line without its newline was never written whole.
  * Unreadable files and log lines, and logs set aside as unreadable, count as intents (named by where they

@@ -7,7 +7,7 @@ import { ROOT } from './e2e.js';
 import { freePort } from './ports.js';
 
 const PRISM = join(ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
-const SPEC = join(ROOT, 'openapi.yaml');
+const OPENAPI = join(ROOT, 'openapi.yaml');
 
 export interface PrismProxy {
   url: string;
@@ -25,7 +25,7 @@ export interface PrismProxy {
 /** Starts `prism proxy openapi.yaml <upstream> --errors` on a free loopback port and waits until it listens. */
 export async function startPrism(upstream: string, timeoutMs = 30_000): Promise<PrismProxy> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [PRISM, 'proxy', SPEC, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], {
+  const child: ChildProcess = spawn(process.execPath, [PRISM, 'proxy', OPENAPI, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   });

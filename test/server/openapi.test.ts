@@ -8,7 +8,7 @@ import type { RunningServer } from '../../src/server/index.js';
 import { KEYS, newKey, sleep, start, until } from './helpers.js';
 import { freePort } from '../helpers/ports.js';
 
-const SPEC = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+const OPENAPI = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 const PRISM = fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url));
 const FORMULA_SEED = fileURLToPath(new URL('./fixtures/formula-seed.json', import.meta.url));
 const FORMULA_KEY = 'sc_test_formula_0a1b2c3d4e5f';
@@ -21,7 +21,7 @@ interface Proxy {
 
 async function proxy(upstream: RunningServer): Promise<Proxy> {
   const port = await freePort();
-  const child = spawn(process.execPath, [PRISM, 'proxy', SPEC, upstream.url, '--errors', '-h', '127.0.0.1', '-p', String(port), '-v', 'error'], {
+  const child = spawn(process.execPath, [PRISM, 'proxy', OPENAPI, upstream.url, '--errors', '-h', '127.0.0.1', '-p', String(port), '-v', 'error'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

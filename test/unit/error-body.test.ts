@@ -155,7 +155,7 @@ describe('errorForStatus: the exit code of each status', () => {
   });
 });
 
-describe('issue 13: every error dialect of CONTRACT.md, with the idempotency errors of SPEC.md in each', () => {
+describe('issue 13: every error dialect of docs/dialects.md, with the idempotency errors of openapi.yaml in each', () => {
   const IDEMPOTENCY = [
     ['idempotency_key_reused', 422],
     ['request_in_progress', 409],
@@ -203,7 +203,7 @@ describe('issue 13: every error dialect of CONTRACT.md, with the idempotency err
     });
   });
 
-  it('a known code in another spelling is the SPEC spelling; an unknown one is kept as sent', () => {
+  it('a known code in another spelling is the openapi.yaml spelling; an unknown one is kept as sent', () => {
     expect(canonicalCode('RequestInProgress')).toBe('request_in_progress');
     expect(canonicalCode('ORDER-NOT-COMPLETED')).toBe('order_not_completed');
     expect(canonicalCode('SOMETHING_ELSE')).toBe('SOMETHING_ELSE');

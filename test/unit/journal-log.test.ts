@@ -16,10 +16,10 @@ import { journalDir } from '../helpers/e2e.js';
 
 const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
-const SPEC = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1 };
+const ORDER = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1 };
 
 function intent(key: string, o: Partial<Intent> = {}): Intent {
-  return { ...newIntent(SPEC, key, Date.parse('2026-06-01T12:00:00.000Z')), ...o };
+  return { ...newIntent(ORDER, key, Date.parse('2026-06-01T12:00:00.000Z')), ...o };
 }
 
 /** An fsync each test holds until it says so, or fails: `started` counts the fsyncs begun. */

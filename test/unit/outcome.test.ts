@@ -1,4 +1,4 @@
-// Order statuses and environment names in every spelling CONTRACT.md names (Tolerance of a real service).
+// Order statuses and environment names in every spelling docs/dialects.md names.
 import { describe, expect, it } from 'vitest';
 import { environmentKind, orderOutcome, orderQuantity, pingFacts } from '../../src/api/outcome.js';
 

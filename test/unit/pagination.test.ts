@@ -1,4 +1,4 @@
-// The tolerant list parsers: every envelope and every pagination form CONTRACT.md names, and garbage.
+// The tolerant list parsers: every envelope and every pagination form docs/dialects.md names, and garbage.
 import { describe, expect, it } from 'vitest';
 import { codeRecord, extractList, flattenResource, nextPageUrl, parseLinkNext, statedTotal, unwrapResource } from '../../src/api/pagination.js';
 import { NetworkError } from '../../src/errors.js';
@@ -162,7 +162,7 @@ describe('parseLinkNext: the Link header', () => {
   });
 });
 
-describe('issue 13: every list envelope of CONTRACT.md', () => {
+describe('issue 13: every list envelope of docs/dialects.md', () => {
   it.each(['records', 'content'])('reads the array under "%s"', (key) => {
     expect(extractList({ [key]: items }, 'codes')).toEqual(items);
   });

@@ -41,7 +41,7 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   checkWaitFlags(options, { json: options.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
   const force = options.force === true;
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
-  // the query applied to them (README, Choices). --format csv/jsonl with it is refused by checkWaitFlags.
+  // the query applied to them (docs/choices.md). --format csv/jsonl with it is refused by checkWaitFlags.
   const queried = out === '-' && deps.io.query !== undefined;
   const [{ exportCodes, readerGoneError }, { checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), import('../../export/out-target.js'), deps.api(), import('../../failpoints.js')]);
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
