@@ -243,3 +243,22 @@ describe('journal', () => {
     expect(j.read().intents).toHaveLength(1);
   });
 });
+
+describe('the journal stores an intent exactly', () => {
+  it('keeps key-shaped text in every identifier (log line and compacted file); masks a key in the server status', async () => {
+    const { storedIntent, intentText } = await import('../../src/journal/log.js');
+    const { newIntent } = await import('../../src/journal/intent.js');
+    const spec: OrderSpec = { profile: 'misc_test_shop', environment: 'test', baseUrl: 'http://127.0.0.1:1/sc_test_x', keyId: 'abc', productId: 'misc_test_pack', quantity: 1 };
+    const intent = { ...newIntent({ ...spec, out: { path: '/tmp/misc_test_out/sc_live_d/c.csv', force: false, csvRaw: false } }, 'misc_test_key-sc_test_1', Date.now()), orderId: 'sc_live_order_abcdefgh', status: 'weird sc_live_abcdefgh1234' };
+    expect(storedIntent(intent)).toEqual({ ...intent, status: 'weird sc_live_…1234' });
+    expect(JSON.parse(intentText(intent))).toEqual({ ...intent, status: 'weird sc_live_…1234' });
+    const journal = new Journal(join(tempDir(), 'journal'));
+    mkdirSync(journal.dir, { recursive: true });
+    await journal.saveAsync(intent);
+    // The log line as written (this process's readers see its memory; another process reads the file).
+    const { readFileSync } = await import('node:fs');
+    const log = readdirSync(journal.dir).find((name) => name.endsWith('.log'))!;
+    const line = readFileSync(join(journal.dir, log), 'utf8').trim().split('\n').at(-1)!;
+    expect((JSON.parse(line) as { intent: Intent }).intent).toMatchObject({ profile: spec.profile, productId: spec.productId, baseUrl: spec.baseUrl, body: intent.body, key: intent.key, orderId: intent.orderId, out: intent.out, status: 'weird sc_live_…1234' });
+  });
+});
