@@ -64,4 +64,24 @@ describe('stored byte for byte: key-shaped text in a profile, product, path and 
     // Printed, the names are not masked either: they do not start with a key's prefix.
     expect(resumed.stdout + resumed.stderr).not.toContain('sc_test_…');
   });
+
+  it('a 422 idempotency_key_reused answering the resent request keeps the intent pending: exit 4 and what to check', { timeout: 180_000 }, async () => {
+    const { configDir, out } = await setup();
+    const key = 'misc_test_key-3';
+    // The server already holds an order under the key, with another body.
+    const held = await fetch(`${served.url}/v1/orders`, { method: 'POST', headers: { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json', 'Idempotency-Key': key }, body: JSON.stringify({ product_id: PRODUCT, quantity: 1 }) });
+    expect(held.status).toBe(201);
+    // Killed once `sending` is on disk: the next run cannot know whether the POST went.
+    const killed = await runCli(place(out, key, 4), { configDir, env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const again = await runCli(place(out, key, 4), { configDir });
+    expect(again.code, again.stderr).toBe(4);
+    expect(again.stderr).toContain('idempotency_key_reused');
+    expect(again.stderr).toContain('kept pending');
+    expect(again.stderr).toMatch(new RegExp(`^hint: .*giftcodes order resume ${key}`, 'm'));
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string }[];
+    expect(pending.map((p) => p.key)).toEqual([key]);
+    expect(existsSync(join(configDir, 'history')) ? readdirSync(join(configDir, 'history')) : []).toEqual([]);
+    expect(await charged(key)).toHaveLength(1);
+  });
 });
