@@ -43,6 +43,12 @@ export interface Begun {
 
 export type Ending = Exclude<OrderRecord['outcome'], 'pending'>;
 
+/** What claim() gives: the intent, now this process's; or, when its outcome had already reached the user, the intent settled and how it ended. */
+export interface Claimed {
+  intent: Intent;
+  reached?: Ending | undefined;
+}
+
 export class Journal {
   readonly dir: string;
   readonly history: History;
@@ -271,14 +277,24 @@ export class Journal {
     }
   }
 
-  /** Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced. */
-  claim(key: string, options: { forceStale?: boolean | undefined } = {}, now: number = Date.now()): Promise<Intent> {
-    return this.withLock(() => {
+  /**
+   * Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced.
+   * First the question every verb that takes an intent over asks (reached, as begin and resume --all do): an
+   * intent whose outcome already reached the user is not claimed but settled here, and `reached` says how it
+   * ended, so its codes are never delivered a second time.
+   */
+  claim(key: string, options: { forceStale?: boolean | undefined } = {}, now: number = Date.now()): Promise<Claimed> {
+    return this.withLock(async () => {
       const intent = this.find(key);
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
+      const reached = this.reached(intent);
+      if (reached !== undefined) {
+        await this.endLocked([intent], reached, { now });
+        return { intent, reached };
+      }
       if (!options.forceStale && staleness(intent, now) !== undefined) throw staleError(intent, now);
-      return this.claimed(intent, {}, now);
+      return { intent: await this.claimed(intent, {}, now) };
     });
   }
 

@@ -84,7 +84,7 @@ describe('journal', () => {
     await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order resume ${old.key} --force-stale`) });
     await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order abandon ${old.key}`) });
     await expect(j.claim(old.key)).rejects.toMatchObject({ code: 'stale_intent' });
-    const claimed = await j.claim(old.key, { forceStale: true });
+    const { intent: claimed } = await j.claim(old.key, { forceStale: true });
     expect(claimed.key).toBe(old.key);
   });
 
@@ -108,7 +108,7 @@ describe('journal', () => {
     await expect(refused).rejects.toMatchObject({ exitCode: 2, code: 'stale_intent' });
     await expect(refused).rejects.toThrow(/in the future/);
     await expect(j.claim(ahead.key)).rejects.toMatchObject({ code: 'stale_intent' });
-    expect((await j.claim(ahead.key, { forceStale: true })).key).toBe(ahead.key);
+    expect((await j.claim(ahead.key, { forceStale: true })).intent.key).toBe(ahead.key);
   });
 
   it('an intent of another boot (another host, a reboot) is resumable; its host name is never looked at', async () => {
@@ -260,5 +260,29 @@ describe('the journal stores an intent exactly', () => {
     const log = readdirSync(journal.dir).find((name) => name.endsWith('.log'))!;
     const line = readFileSync(join(journal.dir, log), 'utf8').trim().split('\n').at(-1)!;
     expect((JSON.parse(line) as { intent: Intent }).intent).toMatchObject({ profile: spec.profile, productId: spec.productId, baseUrl: spec.baseUrl, body: intent.body, key: intent.key, orderId: intent.orderId, out: intent.out, status: 'weird sc_live_…1234' });
+  });
+});
+
+describe('claim asks first whether the outcome already reached the user', () => {
+  it('an intent whose delivery is recorded is settled, not claimed: reached says how it ended', async () => {
+    const j = journal();
+    const { intent } = await j.begin({ ...spec, out: { path: '-', force: false, csvRaw: false } });
+    const accepted = orphan(j, intent, { phase: 'accepted', orderId: 'ord_1', status: 'completed' });
+    j.history.record({ key: intent.key, orderId: 'ord_1', productId: spec.productId, quantity: 3, environment: 'test', profile: 'default', baseUrl: spec.baseUrl, createdAt: accepted.createdAt, updatedAt: accepted.updatedAt, outcome: 'delivered' });
+    const claimed = await j.claim(intent.key);
+    expect(claimed.reached).toBe('delivered');
+    expect(claimed.intent.owner.pid).not.toBe(process.pid);
+    expect(j.find(intent.key)).toBeUndefined();
+    expect(j.history.get(intent.key)).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
+  });
+
+  it('one whose delivery is not recorded is claimed: no reached', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    orphan(j, intent, { phase: 'accepted', orderId: 'ord_2' });
+    const claimed = await j.claim(intent.key);
+    expect(claimed.reached).toBeUndefined();
+    expect(claimed.intent.owner.pid).toBe(process.pid);
+    expect(j.find(intent.key)).toMatchObject({ owner: { pid: process.pid } });
   });
 });
