@@ -286,3 +286,48 @@ describe('claim asks first whether the outcome already reached the user', () => 
     expect(j.find(intent.key)).toMatchObject({ owner: { pid: process.pid } });
   });
 });
+
+describe('the machine in an owner', () => {
+  it('is recorded; another machine is never alive here, never the same process, and is named by otherMachine', async () => {
+    const { machineId, otherMachine, isSameProcess } = await import('../../src/journal/owner.js');
+    const me = currentOwner();
+    expect(me.machine).toBe(machineId());
+    expect(machineId()).not.toBe('');
+    expect(otherMachine(me)).toBeUndefined();
+    expect(otherMachine({ ...me, machine: undefined })).toBeUndefined();
+    const there = { ...me, machine: 'elsewhere-1' };
+    expect(otherMachine(there)).toBe('elsewhere-1');
+    expect(isAlive(me)).toBe(true);
+    expect(isAlive(there)).toBe(false);
+    expect(isSameProcess(there, me)).toBe(false);
+    expect(isSameProcess({ ...me, machine: undefined }, me)).toBe(true);
+  });
+
+  it('GIFTCODES_MACHINE_ID stands in for the machine (tests only)', async () => {
+    const { machineId } = await import('../../src/journal/owner.js');
+    const before = process.env.GIFTCODES_MACHINE_ID;
+    process.env.GIFTCODES_MACHINE_ID = 'test-machine-x';
+    try {
+      expect(machineId()).toBe('test-machine-x');
+    } finally {
+      if (before === undefined) delete process.env.GIFTCODES_MACHINE_ID;
+      else process.env.GIFTCODES_MACHINE_ID = before;
+    }
+    expect(machineId()).not.toBe('test-machine-x');
+  });
+
+  it("begin refuses another machine's matching intent (by match and by key); claim takes it over; settleWhere leaves it", async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    const foreign = j.save({ ...intent, phase: 'sending', owner: { pid: deadPid(), machine: 'elsewhere-2' } });
+    await expect(j.begin(spec)).rejects.toMatchObject({ exitCode: 2, code: 'intent_other_machine', hint: `once you know that host is not running it: giftcodes order resume ${intent.key}` });
+    await expect(j.begin({ ...spec, key: intent.key })).rejects.toMatchObject({ code: 'intent_other_machine' });
+    expect(await j.settleWhere(() => 'delivered')).toEqual([]);
+    const { intent: claimed } = await j.claim(foreign.key);
+    expect(otherMachineOf(claimed)).toBeUndefined();
+  });
+});
+
+function otherMachineOf(intent: Intent): string | undefined {
+  return intent.owner.machine === currentOwner().machine ? undefined : intent.owner.machine;
+}

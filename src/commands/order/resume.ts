@@ -41,7 +41,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   if (!options.key && !options.all) throw new UsageError('name the key of the order to resume, or pass --all', { hint: 'list them with: giftcodes order pending' });
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
   if (options.forceStale && !options.key) throw new UsageError('--force-stale applies to one order at a time', { hint: 'name its key: giftcodes order resume <key> --force-stale' });
-  const [journal, { isAlive }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
+  const [journal, { isAlive, otherMachine }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
     deps.journal(),
     import('../../journal/owner.js'),
     import('../../orders/drive.js'),
@@ -56,7 +56,11 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   await settleReached(deps.io, journal);
   const { intents, unreadable } = journal.read();
   warnUnreadable(deps.io, unreadable);
-  const keys = intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
+  // Another machine's intents may be running there: each is resumed only by its key, once its host is known to be done.
+  for (const intent of intents.filter((i) => otherMachine(i.owner) !== undefined)) {
+    deps.io.warn(`skipped the interrupted order with key ${intent.key}: it belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory; once you know that host is not running it: giftcodes order resume ${intent.key}`);
+  }
+  const keys = intents.filter((intent) => !isAlive(intent.owner) && otherMachine(intent.owner) === undefined).map((intent) => intent.key);
   if (keys.length === 0) {
     await deliver(deps.io, journal, () => exportResult(deps.io, [], { empty: { when: () => true, line: 'nothing to resume: no interrupted orders' } }), []);
     return;
