@@ -21,6 +21,8 @@ export interface CliErrorInit {
   cause?: unknown;
   /** Certainly nothing of the request reached the network on any attempt (DNS failure, refused connection, TLS handshake failure). */
   notSent?: boolean;
+  /** An attempt before the one that failed may have reached the server (set by the API client on its retries). */
+  earlierMaybeSent?: boolean;
 }
 
 export class CliError extends Error {
@@ -30,6 +32,8 @@ export class CliError extends Error {
   readonly status: number | undefined;
   /** Certainly nothing of the request reached the network on any attempt: set by the API client. */
   notSent: boolean;
+  /** An earlier attempt of this request may have been sent: its answer then speaks of that attempt too. Set by the API client. */
+  earlierMaybeSent: boolean;
 
   constructor(exitCode: ExitCodeValue, message: string, init: CliErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -39,6 +43,7 @@ export class CliError extends Error {
     this.hint = init.hint;
     this.status = init.status;
     this.notSent = init.notSent ?? false;
+    this.earlierMaybeSent = init.earlierMaybeSent ?? false;
   }
 }
 

@@ -3,9 +3,12 @@
 // Everything up to a separator counts as part of the key, so a key with `.`, `/`, `+` or `=` is masked whole.
 // The prefix is matched in any case and with any of its characters JSON-escaped (`sc\u005flive_`), and the
 // body may hold `\uXXXX` escapes (`sc_live_ab\u005fcd`): a server that echoes a key escaped or upper-cased
-// must not get it printed. No word boundary before the prefix: after an escape such as `\n` there is none.
-// An escape whose backslashes were lost on the way (an error title turned into a code: `sc_u005flive_`)
-// still counts in the prefix.
+// must not get it printed. A key starts a word: a plainly spelled prefix preceded by a letter, a digit or an
+// underscore is part of another name (a profile `misc_test_shop`, a product `misc_test_pack`) and is left
+// alone; an escape right before it (`\n`, `\u000a`) still counts as a boundary, since the text it stands for
+// ends there. An escape whose backslashes were lost on the way (an error title turned into a code:
+// `bad_key_sc_u005flive_`) still counts in the prefix, and such a prefix needs no boundary: no name is
+// spelled that way.
 // A masked key (`sc_live_…3f9a`) is left as it is.
 const ESCAPE = String.raw`\\+u[0-9a-fA-F]{4}`;
 function escapable(text: string): string {
@@ -13,7 +16,9 @@ function escapable(text: string): string {
   return [...text].map((ch) => `(?:${ch}|[\\\\_]*u00(?:${hex(ch.toLowerCase())}|${hex(ch.toUpperCase())}))`).join('');
 }
 const PREFIX = `(?:${escapable('sc_')}(?:${escapable('test')}|${escapable('live')})${escapable('_')})`;
-const KEY_PATTERN = new RegExp(`(${PREFIX})((?:${ESCAPE}|[^\\s"'\`<>,;()[\\]{}…\\\\])+)`, 'gi');
+/** Before a plainly spelled prefix: not a word character, unless that character ends an escape (`\n`, `\u000a`). */
+const WORD_START = String.raw`(?:(?<![A-Za-z0-9_])|(?<=\\[A-Za-z])|(?<=\\u[0-9a-fA-F]{4})|(?!sc_(?:test|live)_))`;
+const KEY_PATTERN = new RegExp(`${WORD_START}(${PREFIX})((?:${ESCAPE}|[^\\s"'\`<>,;()[\\]{}…\\\\])+)`, 'gi');
 
 /** `\u005f` escapes (any number of backslashes; none in a prefix) read back as the characters they stand for. */
 function unescapeKey(text: string, inPrefix = false): string {

@@ -291,6 +291,7 @@ export class ApiClient {
         release();
       }
       if ('response' in outcome) return outcome.response;
+      const earlierMaybeSent = maybeSent;
       if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
@@ -298,6 +299,8 @@ export class ApiClient {
       if (delay === undefined) {
         const error = outcome.error(attempt);
         error.notSent = !maybeSent;
+        // An answer to a retry speaks of the earlier attempts too (a 422 idempotency_key_reused: that one may have placed the order).
+        error.earlierMaybeSent = earlierMaybeSent;
         // The service's own wait ended the retries: say when it may be asked again.
         if (outcome.retryable && outcome.retryAfterMs !== undefined && waitExceedsBudget(this.options.retry, Date.now() - started, outcome.retryAfterMs)) {
           error.message = `${error.message}; ${describeReset(outcome.retryAfterMs)}`;

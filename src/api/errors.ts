@@ -1,6 +1,6 @@
 // Every error-body form a real service might send, read into one shape, then mapped to an exit code.
 import { ApiError, AuthError, NetworkError, type CliError } from '../errors.js';
-import { stripControl } from '../secrets.js';
+import { redactKeys, stripControl } from '../secrets.js';
 
 export interface ErrorBody {
   code: string;
@@ -177,7 +177,9 @@ function clip(text: string): string {
 
 function slug(text: string | undefined): string | undefined {
   if (!text) return undefined;
-  const s = text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  // A key in the title is masked first: once its spaces are underscores (`bad_key_sc_live_…`) it no longer
+  // starts a word, and the redaction of what is printed would leave it whole.
+  const s = redactKeys(text).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
   return s || undefined;
 }
 

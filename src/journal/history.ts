@@ -111,9 +111,19 @@ export class History {
   }
 }
 
-/** A server's error text kept here may echo a key: no file holds one (issue 15). */
+/**
+ * A record as stored: the order's identifiers exactly as given and answered (never rewritten: `order list`
+ * and a re-run compare them); only the server's free text, its status and error, may echo a key, and is
+ * masked (issue 15).
+ */
 function textOf(r: OrderRecord): string {
-  return redactKeys(`${JSON.stringify(clean(r), null, 2)}\n`);
+  const kept = clean(r);
+  const masked: OrderRecord = {
+    ...kept,
+    ...(kept.status !== undefined ? { status: redactKeys(kept.status) } : {}),
+    ...(kept.error !== undefined ? { error: { code: redactKeys(kept.error.code), message: redactKeys(kept.error.message) } } : {}),
+  };
+  return `${JSON.stringify(masked, null, 2)}\n`;
 }
 
 function timeOf(r: OrderRecord): string {

@@ -15,7 +15,7 @@ import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
 import { compactLog, foldIntent, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog, type OtherLogs } from './log.js';
-import { currentOwner, isAlive, isSameProcess, leftByDead } from './owner.js';
+import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
 import { intentSchema } from './schema.js';
 
 /** How many times a read without the lock starts over when a run's exit moved an intent from its log to a file meanwhile. */
@@ -42,6 +42,12 @@ export interface Begun {
 }
 
 export type Ending = Exclude<OrderRecord['outcome'], 'pending'>;
+
+/** What claim() gives: the intent, now this process's; or, when its outcome had already reached the user, the intent settled and how it ended. */
+export interface Claimed {
+  intent: Intent;
+  reached?: Ending | undefined;
+}
 
 export class Journal {
   readonly dir: string;
@@ -193,6 +199,7 @@ export class Journal {
   private async found(options: BeginOptions, now: number, settled: Intent[]): Promise<Begun | undefined> {
     if (options.key !== undefined) {
       const existing = this.find(options.key);
+      if (existing && !this.held(existing) && otherMachine(existing.owner) !== undefined) throw onOtherMachine(existing);
       if (existing && !this.held(existing) && !(await this.resumable(existing, options, now, settled))) throw keyDelivered(existing.key, existing.orderId, existing.out?.path);
       if (existing) return { intent: await this.takeOver(existing, options, now), resumed: true, settled };
       // A key names one order on one server: the one its record says it placed and delivered, which the server
@@ -204,7 +211,11 @@ export class Journal {
       }
       return undefined;
     }
-    const { intents } = this.read();
+    const { intents: all } = this.read();
+    // Another machine's intent for this order may be running there: taken over only by its key, never matched.
+    const foreign = all.find((intent) => sameOrder(intent, options) && !this.held(intent) && otherMachine(intent.owner) !== undefined);
+    if (foreign) throw onOtherMachine(foreign);
+    const intents = all.filter((intent) => otherMachine(intent.owner) === undefined);
     const orphans: Intent[] = [];
     for (const intent of intents) if (sameOrder(intent, options) && !this.held(intent) && (await this.resumable(intent, options, now, settled))) orphans.push(intent);
     const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
@@ -271,21 +282,32 @@ export class Journal {
     }
   }
 
-  /** Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced. */
-  claim(key: string, options: { forceStale?: boolean | undefined } = {}, now: number = Date.now()): Promise<Intent> {
-    return this.withLock(() => {
+  /**
+   * Claims one intent for `order resume`; refuses one a live process holds, and a stale one unless forced.
+   * First the question every verb that takes an intent over asks (reached, as begin and resume --all do): an
+   * intent whose outcome already reached the user is not claimed but settled here, and `reached` says how it
+   * ended, so its codes are never delivered a second time.
+   */
+  claim(key: string, options: { forceStale?: boolean | undefined } = {}, now: number = Date.now()): Promise<Claimed> {
+    return this.withLock(async () => {
       const intent = this.find(key);
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
+      const reached = this.reached(intent);
+      if (reached !== undefined) {
+        await this.endLocked([intent], reached, { now });
+        return { intent, reached };
+      }
       if (!options.forceStale && staleness(intent, now) !== undefined) throw staleError(intent, now);
-      return this.claimed(intent, {}, now);
+      return { intent: await this.claimed(intent, {}, now) };
     });
   }
 
   /** Ends every intent of a dead owner that `endingOf` gives an ending (see orders/lifecycle.ts settle); returns them. */
   settleWhere(endingOf: (intent: Intent) => Ending | undefined, now: number = Date.now()): Promise<Intent[]> {
     return this.withLock(async () => {
-      const settled = this.read().intents.filter((intent) => !this.held(intent) && endingOf(intent) !== undefined);
+      // Never another machine's: it may be running there, between its delivery and its end.
+      const settled = this.read().intents.filter((intent) => !this.held(intent) && otherMachine(intent.owner) === undefined && endingOf(intent) !== undefined);
       await this.endLocked(settled, (intent) => endingOf(intent)!, { now });
       return settled;
     });
@@ -502,6 +524,14 @@ function keyDelivered(key: string, orderId: string | undefined, out: string | un
   return new UsageError(`the idempotency key ${key} already placed order ${orderId ?? '(unknown)'}, which reached you${out && out !== '-' ? ` (codes in ${out})` : ''}; a key names one order, so nothing was sent`, {
     code: 'idempotency_key_used',
     hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or none: giftcodes makes one)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
+  });
+}
+
+/** An interrupted intent of another machine sharing this config directory: its pid cannot be checked from here. */
+function onOtherMachine(intent: Intent): UsageError {
+  return new UsageError(`the interrupted order with key ${intent.key} (${intent.quantity} × ${intent.productId}) belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory, which may still be running it; nothing was sent`, {
+    code: 'intent_other_machine',
+    hint: `once you know that host is not running it: giftcodes order resume ${intent.key}`,
   });
 }
 

@@ -59,9 +59,23 @@ export function intentFile(dir: string, key: string): string {
   return join(dir, `${sha256(key).slice(0, 40)}.json`);
 }
 
-/** A server's error text kept in an intent may echo a key: no file holds one (issue 15). */
+/**
+ * An intent as the journal stores it: byte for byte what the user gave and the server answered. Keys stay out
+ * because none is ever put in (the key's id is stored, not the key); the one field that is the server's free
+ * text, its status, may echo a key and is masked (issue 15). Identifiers the journal compares or resends (the
+ * profile, product id, body, out path, idempotency key, base URL, order id) are never rewritten: a masked one
+ * is another order (README, "Exactly once").
+ */
+export function storedIntent(intent: Intent): Intent {
+  return intent.status === undefined ? intent : { ...intent, status: redactKeys(intent.status) };
+}
+
 export function intentText(intent: Intent): string {
-  return redactKeys(`${JSON.stringify(intent, null, 2)}\n`);
+  return `${JSON.stringify(storedIntent(intent), null, 2)}\n`;
+}
+
+function entryText(entry: LogEntry): string {
+  return JSON.stringify('intent' in entry ? { key: entry.key, intent: storedIntent(entry.intent) } : entry);
 }
 
 interface Waiter {
@@ -202,7 +216,7 @@ export class IntentLog {
       // Reopened, never created again: a log that vanished under its live writer is an error, not a new log.
       this.fd = openSync(join(this.dir, this.name), constants.O_WRONLY | constants.O_APPEND);
     }
-    for (const entry of entries) text += `${redactKeys(JSON.stringify(entry))}\n`;
+    for (const entry of entries) text += `${entryText(entry)}\n`;
     const bytes = Buffer.from(text, 'utf8');
     try {
       // O_APPEND: each write lands at the end; a short write goes on where it stopped.

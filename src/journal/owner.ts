@@ -1,6 +1,8 @@
 // Who holds an intent or the journal lock, and whether that process is still alive. A process is its pid,
-// its start time and the boot it runs in; never the host's name (a renamed host, a shared config directory).
+// its start time and the boot it runs in, on a machine (its /etc/machine-id): a config directory shared by two
+// hosts holds intents whose pid means nothing here, which this machine can neither prove alive nor dead.
 import { readdirSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 
 export interface Owner {
   pid: number;
@@ -10,6 +12,33 @@ export interface Owner {
   boot?: string | undefined;
   /** Written by version 1 intents only; read, never trusted for liveness. */
   host?: string | undefined;
+  /** The machine the process runs on (machineId): absent in owners written before it was recorded. */
+  machine?: string | undefined;
+}
+
+let machineCache: string | undefined;
+
+/**
+ * This machine: /etc/machine-id, else `host:<hostname>`. GIFTCODES_MACHINE_ID overrides it for tests only
+ * (two "machines" sharing one config directory on one host); it is no setting for users.
+ */
+export function machineId(): string {
+  const forTests = process.env.GIFTCODES_MACHINE_ID;
+  if (forTests) return forTests;
+  if (machineCache !== undefined) return machineCache;
+  let id = '';
+  try {
+    id = readFileSync('/etc/machine-id', 'utf8').trim();
+  } catch {
+    // No machine id (not systemd, a minimal container): the host name stands in.
+  }
+  machineCache = id || `host:${hostname()}`;
+  return machineCache;
+}
+
+/** The other machine an owner runs on, or undefined when it is this one (or an owner from before machines were recorded). */
+export function otherMachine(owner: Owner): string | undefined {
+  return owner.machine !== undefined && owner.machine !== machineId() ? owner.machine : undefined;
 }
 
 let bootCache: string | undefined | null = null;
@@ -27,11 +56,11 @@ export function bootId(): string | undefined {
 export function currentOwner(): Owner {
   const boot = bootId();
   const start = processStart(process.pid);
-  return { pid: process.pid, ...(start !== undefined ? { start } : {}), ...(boot !== undefined ? { boot } : {}) };
+  return { pid: process.pid, ...(start !== undefined ? { start } : {}), ...(boot !== undefined ? { boot } : {}), machine: machineId() };
 }
 
 export function isSameProcess(a: Owner, b: Owner): boolean {
-  return a.pid === b.pid && sameBoot(a, b) && (a.start === undefined || b.start === undefined || a.start === b.start);
+  return a.pid === b.pid && (a.machine === undefined || b.machine === undefined || a.machine === b.machine) && sameBoot(a, b) && (a.start === undefined || b.start === undefined || a.start === b.start);
 }
 
 function sameBoot(a: Owner, b: Owner): boolean {
@@ -44,6 +73,8 @@ function sameBoot(a: Owner, b: Owner): boolean {
  * instead of a boot id: it is checked by pid and start time here, whatever the name says.
  */
 export function isAlive(owner: Owner): boolean {
+  // Another machine's pid says nothing here (verbs that take intents over ask otherMachine first).
+  if (otherMachine(owner) !== undefined) return false;
   const here = bootId();
   if (owner.boot !== undefined && here !== undefined && owner.boot !== here) return false;
   if (owner.pid === process.pid) return owner.start === undefined || owner.start === processStart(process.pid);

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { EXPORT_FORMATS } from '../export/format.js';
 import { INTENT_VERSION, type Intent } from './intent.js';
 
-const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), boot: z.optional(z.string()), host: z.optional(z.string()) });
+const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), boot: z.optional(z.string()), host: z.optional(z.string()), machine: z.optional(z.string()) });
 
 const outSchema = z.object({ path: z.string(), format: z.optional(z.enum(EXPORT_FORMATS)), force: z.boolean(), csvRaw: z.boolean() });
 

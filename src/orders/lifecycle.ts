@@ -125,7 +125,8 @@ export async function settleReached(io: Io, journal: Journal): Promise<void> {
 }
 
 export function sayReached(io: Io, settled: readonly Intent[]): void {
-  for (const intent of settled) io.say(`the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out && intent.out.path !== '-' ? ` (codes in ${intent.out.path})` : ''}; it is complete`);
+  const where = (path: string): string => (path === '-' ? 'written to standard output' : `in ${path}`);
+  for (const intent of settled) io.say(`the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${where(intent.out.path)})` : ''}; it is complete`);
 }
 
 /** The record an intent leaves when it ends this way. */

@@ -2,6 +2,7 @@
 // (lifecycle.ts), each written durably (its line in the journal's log, fsynced) before the next step is taken, each passing the
 // step's failpoint (CONTRIBUTING.md). It never ends an intent that was charged: deliver and settle (lifecycle.ts)
 // do, after the sink reported success (docs/architecture.md); only a refusal, which certainly charged nothing, ends at once.
+import { canonicalCode } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
@@ -43,11 +44,34 @@ const REFUSED_FIRST_STATUSES = [401, 403];
  */
 export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean {
   if (!(error instanceof CliError)) return false;
+  if (orderUnderKey(error, firstAttempt)) return false;
   if (error.status !== undefined && REFUSED_STATUSES.includes(error.status)) return true;
   if (!firstAttempt) return false;
   if (error.notSent) return true;
   if (error.status !== undefined) return REFUSED_FIRST_STATUSES.includes(error.status);
   return error.exitCode === ExitCode.usage || error.exitCode === ExitCode.auth;
+}
+
+/**
+ * A 422 idempotency_key_reused answering a request that an earlier attempt may have sent (a run of this intent
+ * before, or an attempt of this run the client retried): the server holds an order under this key, and it may be
+ * this one, sent with a body the server now reads as another. Never a refusal: nothing proves nothing was charged.
+ */
+export function orderUnderKey(error: unknown, firstAttempt: boolean): boolean {
+  return error instanceof CliError && error.status === 422 && canonicalCode(error.code) === 'idempotency_key_reused' && (!firstAttempt || error.earlierMaybeSent);
+}
+
+/** The intent stays pending: the order under its key may be its own; the user checks the server before anything else. */
+function keptUnderKey(error: CliError, intent: Intent): CliError {
+  return new CliError(
+    error.exitCode,
+    `${error.message}; an earlier attempt of this order (key ${intent.key}) may have been sent, so the order the server holds under that key may be this one: it is kept pending, not ended`,
+    {
+      code: error.code,
+      status: error.status,
+      hint: `check the server's orders placed with the key ${intent.key} (giftcodes order list; giftcodes order show <order id>), then finish it with: giftcodes order resume ${intent.key}`,
+    },
+  );
 }
 
 export class OrderMachine {
@@ -111,6 +135,7 @@ export class OrderMachine {
         await this.refuse(error as CliError);
         throw error;
       }
+      if (orderUnderKey(error, firstAttempt)) throw keptUnderKey(error as CliError, this.intent);
       throw keptForResume(error, this.intent);
     }
     await failpoint('request.sent');

@@ -7,7 +7,7 @@ import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
 import { sameOrder, staleness, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { isAlive } from '../journal/owner.js';
+import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 
 /** True when `order place` will resume an intent whose own codes file is at `path` (no lock: advisory, for the early --out check). */
@@ -16,7 +16,7 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
   const candidate =
     key !== undefined
       ? intents.find((intent) => intent.key === key)
-      : intents.find((intent) => sameOrder(intent, spec) && !isAlive(intent.owner) && staleness(intent) === undefined);
+      : intents.find((intent) => sameOrder(intent, spec) && !isAlive(intent.owner) && otherMachine(intent.owner) === undefined && staleness(intent) === undefined);
   return candidate !== undefined && deliveredFile(candidate, path) !== undefined;
 }
 

@@ -218,3 +218,13 @@ describe('issue 13: every error dialect of docs/dialects.md, with the idempotenc
     }
   });
 });
+
+describe('parseErrorBody: a key in a title made into a code', () => {
+  it('is masked before its spaces become underscores (it would no longer start a word)', () => {
+    for (const text of [JSON.stringify({ title: 'Bad key sc_live_abcdefgh1234', status: 400 }), JSON.stringify({ errors: [{ status: '400', title: 'bad key sc_test_abcdefgh1234' }] })]) {
+      const { code } = parseErrorBody(400, text, 'application/problem+json');
+      expect(code).not.toContain('abcdefgh');
+      expect(code).toMatch(/^bad_key_sc_(live|test)_1234$/);
+    }
+  });
+});

@@ -36,7 +36,7 @@ it('its readable intent is resumed by `order resume`, and the log is set aside w
   const { dir, file, text } = deadLogWithBadLine();
   const journal = new Journal(dir);
   expect(journal.read().intents.map((i) => i.key)).toEqual(['x']);
-  const claimed = await journal.claim('x');
+  const { intent: claimed } = await journal.claim('x');
   expect([claimed.key, claimed.phase, claimed.owner.pid]).toEqual(['x', 'sending', process.pid]);
   expect(existsSync(file)).toBe(false);
   expect(readFileSync(`${file}.unreadable`, 'utf8')).toBe(text);

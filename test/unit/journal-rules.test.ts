@@ -191,7 +191,7 @@ describe('claim, settle, end', () => {
     await expect(j.claim('nope')).rejects.toMatchObject({ exitCode: 2, code: 'intent_not_found', message: 'no unresolved order with the key nope', hint: 'list them with: giftcodes order pending' });
     const { intent } = await j.begin(spec);
     j.save({ ...intent, owner: dead() });
-    const claimed = await j.claim(intent.key, {}, Date.now());
+    const { intent: claimed } = await j.claim(intent.key, {}, Date.now());
     expect(isSameProcess(claimed.owner, currentOwner())).toBe(true);
     expect(j.find(intent.key)?.owner.pid).toBe(process.pid);
   });

@@ -84,7 +84,7 @@ describe('journal', () => {
     await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order resume ${old.key} --force-stale`) });
     await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order abandon ${old.key}`) });
     await expect(j.claim(old.key)).rejects.toMatchObject({ code: 'stale_intent' });
-    const claimed = await j.claim(old.key, { forceStale: true });
+    const { intent: claimed } = await j.claim(old.key, { forceStale: true });
     expect(claimed.key).toBe(old.key);
   });
 
@@ -108,7 +108,7 @@ describe('journal', () => {
     await expect(refused).rejects.toMatchObject({ exitCode: 2, code: 'stale_intent' });
     await expect(refused).rejects.toThrow(/in the future/);
     await expect(j.claim(ahead.key)).rejects.toMatchObject({ code: 'stale_intent' });
-    expect((await j.claim(ahead.key, { forceStale: true })).key).toBe(ahead.key);
+    expect((await j.claim(ahead.key, { forceStale: true })).intent.key).toBe(ahead.key);
   });
 
   it('an intent of another boot (another host, a reboot) is resumable; its host name is never looked at', async () => {
@@ -243,3 +243,91 @@ describe('journal', () => {
     expect(j.read().intents).toHaveLength(1);
   });
 });
+
+describe('the journal stores an intent exactly', () => {
+  it('keeps key-shaped text in every identifier (log line and compacted file); masks a key in the server status', async () => {
+    const { storedIntent, intentText } = await import('../../src/journal/log.js');
+    const { newIntent } = await import('../../src/journal/intent.js');
+    const spec: OrderSpec = { profile: 'misc_test_shop', environment: 'test', baseUrl: 'http://127.0.0.1:1/sc_test_x', keyId: 'abc', productId: 'misc_test_pack', quantity: 1 };
+    const intent = { ...newIntent({ ...spec, out: { path: '/tmp/misc_test_out/sc_live_d/c.csv', force: false, csvRaw: false } }, 'misc_test_key-sc_test_1', Date.now()), orderId: 'sc_live_order_abcdefgh', status: 'weird sc_live_abcdefgh1234' };
+    expect(storedIntent(intent)).toEqual({ ...intent, status: 'weird sc_live_…1234' });
+    expect(JSON.parse(intentText(intent))).toEqual({ ...intent, status: 'weird sc_live_…1234' });
+    const journal = new Journal(join(tempDir(), 'journal'));
+    mkdirSync(journal.dir, { recursive: true });
+    await journal.saveAsync(intent);
+    // The log line as written (this process's readers see its memory; another process reads the file).
+    const { readFileSync } = await import('node:fs');
+    const log = readdirSync(journal.dir).find((name) => name.endsWith('.log'))!;
+    const line = readFileSync(join(journal.dir, log), 'utf8').trim().split('\n').at(-1)!;
+    expect((JSON.parse(line) as { intent: Intent }).intent).toMatchObject({ profile: spec.profile, productId: spec.productId, baseUrl: spec.baseUrl, body: intent.body, key: intent.key, orderId: intent.orderId, out: intent.out, status: 'weird sc_live_…1234' });
+  });
+});
+
+describe('claim asks first whether the outcome already reached the user', () => {
+  it('an intent whose delivery is recorded is settled, not claimed: reached says how it ended', async () => {
+    const j = journal();
+    const { intent } = await j.begin({ ...spec, out: { path: '-', force: false, csvRaw: false } });
+    const accepted = orphan(j, intent, { phase: 'accepted', orderId: 'ord_1', status: 'completed' });
+    j.history.record({ key: intent.key, orderId: 'ord_1', productId: spec.productId, quantity: 3, environment: 'test', profile: 'default', baseUrl: spec.baseUrl, createdAt: accepted.createdAt, updatedAt: accepted.updatedAt, outcome: 'delivered' });
+    const claimed = await j.claim(intent.key);
+    expect(claimed.reached).toBe('delivered');
+    expect(claimed.intent.owner.pid).not.toBe(process.pid);
+    expect(j.find(intent.key)).toBeUndefined();
+    expect(j.history.get(intent.key)).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
+  });
+
+  it('one whose delivery is not recorded is claimed: no reached', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    orphan(j, intent, { phase: 'accepted', orderId: 'ord_2' });
+    const claimed = await j.claim(intent.key);
+    expect(claimed.reached).toBeUndefined();
+    expect(claimed.intent.owner.pid).toBe(process.pid);
+    expect(j.find(intent.key)).toMatchObject({ owner: { pid: process.pid } });
+  });
+});
+
+describe('the machine in an owner', () => {
+  it('is recorded; another machine is never alive here, never the same process, and is named by otherMachine', async () => {
+    const { machineId, otherMachine, isSameProcess } = await import('../../src/journal/owner.js');
+    const me = currentOwner();
+    expect(me.machine).toBe(machineId());
+    expect(machineId()).not.toBe('');
+    expect(otherMachine(me)).toBeUndefined();
+    expect(otherMachine({ ...me, machine: undefined })).toBeUndefined();
+    const there = { ...me, machine: 'elsewhere-1' };
+    expect(otherMachine(there)).toBe('elsewhere-1');
+    expect(isAlive(me)).toBe(true);
+    expect(isAlive(there)).toBe(false);
+    expect(isSameProcess(there, me)).toBe(false);
+    expect(isSameProcess({ ...me, machine: undefined }, me)).toBe(true);
+  });
+
+  it('GIFTCODES_MACHINE_ID stands in for the machine (tests only)', async () => {
+    const { machineId } = await import('../../src/journal/owner.js');
+    const before = process.env.GIFTCODES_MACHINE_ID;
+    process.env.GIFTCODES_MACHINE_ID = 'test-machine-x';
+    try {
+      expect(machineId()).toBe('test-machine-x');
+    } finally {
+      if (before === undefined) delete process.env.GIFTCODES_MACHINE_ID;
+      else process.env.GIFTCODES_MACHINE_ID = before;
+    }
+    expect(machineId()).not.toBe('test-machine-x');
+  });
+
+  it("begin refuses another machine's matching intent (by match and by key); claim takes it over; settleWhere leaves it", async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    const foreign = j.save({ ...intent, phase: 'sending', owner: { pid: deadPid(), machine: 'elsewhere-2' } });
+    await expect(j.begin(spec)).rejects.toMatchObject({ exitCode: 2, code: 'intent_other_machine', hint: `once you know that host is not running it: giftcodes order resume ${intent.key}` });
+    await expect(j.begin({ ...spec, key: intent.key })).rejects.toMatchObject({ code: 'intent_other_machine' });
+    expect(await j.settleWhere(() => 'delivered')).toEqual([]);
+    const { intent: claimed } = await j.claim(foreign.key);
+    expect(otherMachineOf(claimed)).toBeUndefined();
+  });
+});
+
+function otherMachineOf(intent: Intent): string | undefined {
+  return intent.owner.machine === currentOwner().machine ? undefined : intent.owner.machine;
+}

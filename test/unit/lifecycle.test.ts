@@ -204,11 +204,11 @@ describe('deliver and settle', () => {
     expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
   });
 
-  it('sayReached names the codes file only for a real path', () => {
+  it('sayReached names where the codes went: a file, or standard output', () => {
     const c = capturedIo();
     sayReached(c.io, [{ key: 'k1', orderId: 'ord_1', out: { path: '-' } } as Intent, { key: 'k2', out: { path: '/x/c.csv' } } as Intent, { key: 'k3', orderId: 'ord_3' } as Intent]);
     expect(c.err().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''))).toEqual([
-      'the interrupted order ord_1 had already reached you; it is complete',
+      'the interrupted order ord_1 had already reached you (codes written to standard output); it is complete',
       'the interrupted order k2 had already reached you (codes in /x/c.csv); it is complete',
       'the interrupted order ord_3 had already reached you; it is complete',
     ]);

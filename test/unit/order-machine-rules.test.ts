@@ -14,7 +14,7 @@ import { deliver, settle } from '../../src/orders/lifecycle.js';
 import { certainlyRefused, keptForResume, OrderMachine } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
-import { inProcessServers, machineSetup, machineWithIntent } from '../helpers/inprocess.js';
+import { clientOf, inProcessServers, machineSetup, machineWithIntent } from '../helpers/inprocess.js';
 
 const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
@@ -222,5 +222,78 @@ describe('machine transitions, more', () => {
     expect(error).toMatchObject({ exitCode: 8 });
     expect((error as Error).message).toMatch(/standard output/);
     expect(journal.find(intent.key)?.phase).toBe('accepted');
+  });
+});
+
+describe('a 422 idempotency_key_reused answering a retry: an order exists under the key', () => {
+  /** The server holds an order under `key` with another body than the intent's. */
+  async function heldUnder(key: string): Promise<void> {
+    await clientOf(servers.server.url).createOrder(JSON.stringify({ product_id: 'amazon-us-10', quantity: 7 }), key);
+  }
+
+  it('a resent intent (sending) is kept pending: exit 4, says it may be this order, hints what to check', async () => {
+    const { deps, journal, intent } = await begun();
+    await heldUnder(intent.key);
+    const sending = await journal.saveAsync({ ...intent, phase: 'sending' }, T0);
+    const error = (await new OrderMachine(deps, sending).send().catch((e: unknown) => e)) as CliError;
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(ExitCode.api);
+    expect(error.code).toBe('idempotency_key_reused');
+    expect(error.message).toContain('may be this one: it is kept pending');
+    expect(error.hint).toContain(`giftcodes order resume ${intent.key}`);
+    expect(error.hint).toContain('giftcodes order show');
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'sending' });
+    expect(journal.history.get(intent.key)).toBeUndefined();
+  });
+
+  it('so is a first attempt whose client retried after an attempt that may have been sent', () => {
+    const retried = new ApiError('422', { status: 422, code: 'idempotency_key_reused' });
+    expect(certainlyRefused(retried, true)).toBe(true);
+    retried.earlierMaybeSent = true;
+    expect(certainlyRefused(retried, true)).toBe(false);
+    expect(certainlyRefused(new ApiError('422', { status: 422, code: 'idempotency_key_reused' }), false)).toBe(false);
+    expect(certainlyRefused(new ApiError('422', { status: 422, code: 'IdempotencyKeyReused' }), false)).toBe(false);
+    // Another 422 on a retry is still a refusal: the server replays an order it holds under the key before it validates.
+    expect(certainlyRefused(new ApiError('422', { status: 422, code: 'insufficient_funds' }), false)).toBe(true);
+    expect(certainlyRefused(new ApiError('400', { status: 400, code: 'idempotency_key_reused' }), false)).toBe(true);
+  });
+
+  it('a first attempt (nothing sent before) is refused and ended: this request charged nothing', async () => {
+    const { deps, journal, intent } = await begun();
+    await heldUnder(intent.key);
+    const error = (await new OrderMachine(deps, intent).send().catch((e: unknown) => e)) as CliError;
+    expect(error.code).toBe('idempotency_key_reused');
+    expect(journal.find(intent.key)).toBeUndefined();
+    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'refused' });
+  });
+});
+
+describe('the API client marks an answer that follows an attempt which may have been sent', () => {
+  it('a 503 then a 422: earlierMaybeSent; a 422 at once: not', async () => {
+    const { createServer } = await import('node:http');
+    const answers: number[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const status = answers.shift() ?? 422;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: status === 422 ? 'idempotency_key_reused' : 'unavailable', message: 'x' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { DEFAULT_RETRY_POLICY } = await import('../../src/api/retry.js');
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const api = new ApiClient({ baseUrl: url, apiKey: 'sc_test_demo_4f3c9a1b7e2d', requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+      answers.push(503, 422);
+      const retried = (await api.createOrder('{}', 'k').catch((e: unknown) => e)) as CliError;
+      expect(retried).toMatchObject({ status: 422, earlierMaybeSent: true });
+      expect(certainlyRefused(retried, true)).toBe(false);
+      answers.push(422);
+      const first = (await api.createOrder('{}', 'k').catch((e: unknown) => e)) as CliError;
+      expect(first).toMatchObject({ status: 422, earlierMaybeSent: false });
+    } finally {
+      server.close();
+    }
   });
 });

@@ -131,3 +131,33 @@ describe('redactKeys: the screen that skips patterns never changes the result', 
     expect(redactKeys('status ok\nreseller rs_demo', ['sc_test_demo_4f3c9a1b7e2d'])).toBe('status ok\nreseller rs_demo');
   });
 });
+
+describe('redactKeys: a key starts a word', () => {
+  it.each([
+    ['a profile', 'profile misc_test_shop'],
+    ['a product id', '{"product_id":"misc_test_pack"}'],
+    ['a path', 'wrote 3 codes to /tmp/misc_test_out/codes.json'],
+    ['an underscore before it', 'bad_sc_live_abcdefgh1234'],
+    ['a digit before it', 'x9sc_test_abcdefgh1234'],
+    ['upper case in a name', 'BASIC_LIVE_STUFF and MISC_TEST_PACK'],
+  ])('leaves %s alone', (_what, text) => {
+    expect(redactKeys(text)).toBe(text);
+  });
+
+  it.each([
+    ['at the start', 'sc_test_abcdefgh1234', 'sc_test_…1234'],
+    ['after a space', 'key sc_live_abcdefgh1234', 'key sc_live_…1234'],
+    ['after a slash', 'misc_test_x/sc_test_abcdefgh1234', 'misc_test_x/sc_test_…1234'],
+    ['after a quote', '"sc_test_abcdefgh1234"', '"sc_test_…1234"'],
+    ['after an escaped newline', String.raw`line\nsc_test_abcdefgh1234`, String.raw`line\nsc_test_…1234`],
+    ['after an escaped tab', String.raw`a\tSC_LIVE_abcdefgh1234`, String.raw`a\tsc_live_…1234`],
+    ['after a \\u escape', String.raw`a\u000asc_test_abcdefgh1234`, String.raw`a\u000asc_test_…1234`],
+    ['after a dash', 'x-sc_test_abcdefgh1234', 'x-sc_test_…1234'],
+  ])('masks a key %s', (_what, text, masked) => {
+    expect(redactKeys(text)).toBe(masked);
+  });
+
+  it('masks a known secret wherever it stands, word start or not', () => {
+    expect(redactKeys('misc_test_demo_4f3c9a1b7e2d', ['sc_test_demo_4f3c9a1b7e2d'])).toBe('mi' + maskKey('sc_test_demo_4f3c9a1b7e2d'));
+  });
+});

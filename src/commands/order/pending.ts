@@ -13,12 +13,13 @@ export function register(parent: Command, app: App): void {
 
 export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
-  const [journal, { staleness }, { isAlive }] = await Promise.all([deps.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
+  const [journal, { staleness }, { isAlive, otherMachine }] = await Promise.all([deps.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
   await (await import('../../orders/lifecycle.js')).settleReached(deps.io, journal);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
     const stale = staleness(intent);
+    const machine = otherMachine(intent.owner);
     return {
       key: intent.key,
       productId: intent.productId,
@@ -30,8 +31,10 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
       orderId: intent.orderId ?? null,
       status: intent.status ?? null,
       createdAt: intent.createdAt,
-      state: running ? 'running' : stale === 'old' ? 'stale' : stale === 'future' ? 'future-dated' : 'interrupted',
+      // Another machine's: its process cannot be checked from here, so neither running nor interrupted.
+      state: machine !== undefined ? 'other-machine' : running ? 'running' : stale === 'old' ? 'stale' : stale === 'future' ? 'future-dated' : 'interrupted',
       ...(running ? { pid: intent.owner.pid } : {}),
+      ...(machine !== undefined ? { machine } : {}),
       ...(intent.out ? { out: intent.out.path } : {}),
     };
   });
@@ -53,7 +56,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
         { header: 'qty', value: (r) => String(r.quantity) },
         { header: 'env', value: (r) => r.environment },
         { header: 'order', value: (r) => r.orderId ?? '(unknown)' },
-        { header: 'state', value: (r) => r.state },
+        { header: 'state', value: (r) => (r.machine !== undefined ? `on another machine (${r.machine})` : r.state) },
         { header: 'started', value: (r) => r.createdAt },
       ]),
     notes: () => [io.c.dim('finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)')],

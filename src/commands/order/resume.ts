@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
 import { exportResult, gathersItems } from '../../output/exporter.js';
@@ -39,20 +41,26 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   if (!options.key && !options.all) throw new UsageError('name the key of the order to resume, or pass --all', { hint: 'list them with: giftcodes order pending' });
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
   if (options.forceStale && !options.key) throw new UsageError('--force-stale applies to one order at a time', { hint: 'name its key: giftcodes order resume <key> --force-stale' });
-  const [journal, { isAlive }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
+  const [journal, { isAlive, otherMachine }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
     deps.journal(),
     import('../../journal/owner.js'),
     import('../../orders/drive.js'),
     import('../../orders/lifecycle.js'),
   ]);
   if (options.key) {
-    await finish(deps.io, journal, await resumeOne(deps, journal, options.key, options));
+    const one = await resumeOne(deps, journal, options.key, options);
+    if ('settled' in one) await printSettled(deps, one.settled, options);
+    else await finish(deps.io, journal, one);
     return;
   }
   await settleReached(deps.io, journal);
   const { intents, unreadable } = journal.read();
   warnUnreadable(deps.io, unreadable);
-  const keys = intents.filter((intent) => !isAlive(intent.owner)).map((intent) => intent.key);
+  // Another machine's intents may be running there: each is resumed only by its key, once its host is known to be done.
+  for (const intent of intents.filter((i) => otherMachine(i.owner) !== undefined)) {
+    deps.io.warn(`skipped the interrupted order with key ${intent.key}: it belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory; once you know that host is not running it: giftcodes order resume ${intent.key}`);
+  }
+  const keys = intents.filter((intent) => !isAlive(intent.owner) && otherMachine(intent.owner) === undefined).map((intent) => intent.key);
   if (keys.length === 0) {
     await deliver(deps.io, journal, () => exportResult(deps.io, [], { empty: { when: () => true, line: 'nothing to resume: no interrupted orders' } }), []);
     return;
@@ -71,6 +79,8 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   for (const key of keys) {
     try {
       const driven = await resumeOne(deps, journal, key, options);
+      // Its outcome reached the user meanwhile (another run's delivery): said, and not delivered again.
+      if ('settled' in driven) continue;
       if (gathered) {
         if (driven.failure) failed(key, driven.failure, driven.order);
         else results.push({ key, order: driven.order });
@@ -90,14 +100,40 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   if (firstFailure) throw new CliError(firstFailure.exitCode, `${results.filter((r) => r.error).length} of ${keys.length} orders could not be resumed`, { code: firstFailure.code, hint: 'see the lines above; giftcodes order pending lists what is left' });
 }
 
-async function resumeOne(deps: ResumeDeps, journal: Journal, key: string, options: ResumeOptions): Promise<Driven> {
-  const [{ resolveConnection, loadStoredKey }, { keyIdOf }, { driveIntent }, store] = await Promise.all([
-    import('../../config/resolve.js'),
-    import('../../journal/intent.js'),
-    import('../../orders/drive.js'),
-    deps.config(),
-  ]);
-  const intent = await journal.claim(key, { forceStale: options.forceStale === true });
+/**
+ * Takes the intent over and drives it to its outcome; or, when its outcome had already reached the user (the
+ * journal's claim asks, as every verb that takes an intent over does), says so and leaves it settled: its codes
+ * are never written a second time.
+ */
+async function resumeOne(deps: ResumeDeps, journal: Journal, key: string, options: ResumeOptions): Promise<Driven | { settled: Intent }> {
+  const [{ sayReached }, { driveIntent }] = await Promise.all([import('../../orders/lifecycle.js'), import('../../orders/drive.js')]);
+  const { intent, reached } = await journal.claim(key, { forceStale: options.forceStale === true });
+  if (reached !== undefined) {
+    sayReached(deps.io, [intent]);
+    return { settled: intent };
+  }
+  const api = await clientOfIntent(deps, intent, options);
+  if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId) deps.io.say(`resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`);
+  return driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
+    wait: intent.wait === true || intent.out !== undefined,
+    out: intent.out && options.force ? { ...intent.out, force: true } : intent.out,
+    intervalS: options.interval ?? DEFAULT_INTERVAL_S,
+    timeoutS: options.timeout,
+  });
+}
+
+/** With --json, an order whose outcome had already reached the user is printed as the server has it now (its codes are not). */
+async function printSettled(deps: ResumeDeps, intent: Intent, options: ResumeOptions): Promise<void> {
+  if (!deps.io.json || intent.orderId === undefined) return;
+  const api = await clientOfIntent(deps, intent, options);
+  deps.io.outJson(await api.getOrder(intent.orderId));
+  await deps.io.flushOut();
+}
+
+/** The client an intent's order is reached with: its profile's key for its environment, which must be the key it was placed with. */
+async function clientOfIntent(deps: ResumeDeps, intent: Intent, options: ResumeOptions): Promise<ApiClient> {
+  const [{ resolveConnection, loadStoredKey }, { keyIdOf }, store] = await Promise.all([import('../../config/resolve.js'), import('../../journal/intent.js'), deps.config()]);
+  const key = intent.key;
   const connection = await loadStoredKey(resolveConnection({ profile: intent.profile, env: intent.environment, apiKey: options.apiKey, baseUrl: intent.baseUrl }, deps.io.env, store), deps.io.env);
   deps.io.addSecret(connection.apiKey);
   if (keyIdOf(connection.apiKey) !== intent.keyId) {
@@ -106,12 +142,5 @@ async function resumeOne(deps: ResumeDeps, journal: Journal, key: string, option
       hint: 'resume it with the key it was placed with (GIFTCODES_API_KEY), or check the server and abandon it',
     });
   }
-  const api = await deps.clientFor(intent.baseUrl, connection.apiKey);
-  if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId) deps.io.say(`resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`);
-  return driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
-    wait: intent.wait === true || intent.out !== undefined,
-    out: intent.out && options.force ? { ...intent.out, force: true } : intent.out,
-    intervalS: options.interval ?? DEFAULT_INTERVAL_S,
-    timeoutS: options.timeout,
-  });
+  return deps.clientFor(intent.baseUrl, connection.apiKey);
 }
