@@ -6,6 +6,7 @@ import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, chargesFor, DEMO_KEYS, journalFiles, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
+import { gate, stderrShows } from '../helpers/gate.js';
 import { freePort } from '../helpers/ports.js';
 
 const PRODUCT = 'steam-us-20';
@@ -184,19 +185,15 @@ describe('time: stale and future-dated intents are never resumed silently', () =
 });
 
 describe('a process stopped inside the journal lock keeps its claim', () => {
-  it('SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice', { timeout: 90_000 }, async () => {
+  it('SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice', { timeout: 180_000 }, async () => {
     const configDir = await loggedIn(served.server);
     await orphanAfterPost(configDir, 601);
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '601', '--json'];
-    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'journal.locked=pause:300' }, timeoutMs: 80_000 });
+    // Held inside the lock until the test lets it go (a 300 ms pause could end before the SIGSTOP on a loaded machine).
+    const held = gate();
+    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('journal.locked') }, timeoutMs: 80_000 });
     first.proc.stdin?.end();
-    await new Promise<void>((resolve) => {
-      let seen = '';
-      first.proc.stderr!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        if (seen.includes('failpoint journal.locked: pause')) resolve();
-      });
-    });
+    await stderrShows(first.proc, 'failpoint journal.locked: wait');
     first.proc.kill('SIGSTOP');
     const second = spawnCli(args, { configDir, timeoutMs: 80_000 });
     second.proc.stdin?.end();
@@ -205,6 +202,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     expect(secondDone, 'the second run must wait for the stopped holder').toBe(false);
     first.proc.kill('SIGCONT');
+    held.open();
     const [a, b] = await Promise.all([first.result, second.result]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
@@ -342,15 +340,19 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(await pendingIntents(configDir)).toEqual([]);
   });
 
-  it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
+  it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 120_000 }, async () => {
     const { configDir, file, args } = await restockTo('held.json', 905);
-    // The first run stops for 3 s right after its POST went out: it has charged, and must hold the file's lock.
-    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:3000' } });
+    // The first run is held right after its POST was answered (until the second has run): it has charged, and must
+    // hold the file's lock. A hold, not a pause: a loaded machine could outlast a pause before the second run.
+    const held = gate();
+    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('request.sent') } });
+    first.proc.stdin?.end();
     const lock = join(configDir, '.held.json.giftcodes.lock');
-    const deadline = Date.now() + 20_000;
-    while ((await charges(905)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await stderrShows(first.proc, 'failpoint request.sent');
+    expect(await charges(905)).toHaveLength(1);
     expect(readdirSync(configDir)).toContain('.held.json.giftcodes.lock');
     const second = await runCli(args, { configDir });
+    held.open();
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain('out_busy');
     // Only the first run's order was charged, and the first delivers it whole.
