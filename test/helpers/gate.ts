@@ -3,6 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { tempDir } from './e2e.js';
 
 export interface Gate {
@@ -12,12 +13,12 @@ export interface Gate {
   open(): void;
 }
 
+/** A closed gate; made inside a test, it opens when the test ends, so a failed test leaves no process held. */
 export function gate(): Gate {
   const file = join(tempDir('giftcodes-gate-'), 'open');
-  return {
-    at: (point) => `${point}=wait:${file}`,
-    open: () => writeFileSync(file, ''),
-  };
+  const open = (): void => writeFileSync(file, '');
+  onTestFinished(open);
+  return { at: (point) => `${point}=wait:${file}`, open };
 }
 
 /** Resolves when the process's stderr shows `text` (a failpoint's announcement: the process is at that step). */
