@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ledger, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { gate } from '../helpers/gate.js';
 
 const PRODUCT = 'steam-us-20';
 
@@ -127,12 +128,14 @@ describe('order place --plan run twice at once', () => {
   // been delivered; `order resume --all` then failed on it every time.
   // A run readies (begins and arms) its next row while the current row's request is out (issue 16): paused
   // on row 2, the first run already holds row 3 too, so the row the second run delivers is row 4.
-  it('a row the other run delivered meanwhile is read, not placed; nothing is left pending', { timeout: 60_000 }, async () => {
+  it('a row the other run delivered meanwhile is read, not placed; nothing is left pending', { timeout: 120_000 }, async () => {
     const dir = tempDir();
     const configDir = await loggedIn(served.server);
     const plan = join(dir, 'plan.csv');
     writeFileSync(plan, `product,quantity,out\n${PRODUCT},4\n${PRODUCT},3\n${PRODUCT},5,b.csv\n`);
-    const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', GIFTCODES_FAILPOINTS: 'request.sent=pause:5000' };
+    // Held after its first POST until the second run is done (a 5 s pause could run out first on a loaded machine).
+    const held = gate();
+    const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', GIFTCODES_FAILPOINTS: held.at('request.sent') };
     delete env.GIFTCODES_API_KEY;
     const first = spawn(process.execPath, [BIN, 'order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let firstOut = '';
@@ -148,6 +151,7 @@ describe('order place --plan run twice at once', () => {
     await paused;
     // The first run holds rows 2 and 3; the second delivers row 4 while the first is stopped.
     const second = await runCli(['order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'], { configDir });
+    held.open();
     expect(second.code).toBe(2);
     const secondRows = JSON.parse(second.stdout) as { row: number; key: string; error?: { code: string } }[];
     expect(secondRows.find((r) => r.row === 2)?.error?.code).toBe('intent_busy');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { journalFiles, loggedIn, ordersWithKeyPrefix, pendingIntents, runCli, spawnCli, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import { gate, stderrShows } from '../helpers/gate.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 
 let server: TestServer;
@@ -104,22 +105,15 @@ describe('other commands while a plan has rows out and rows armed', () => {
   // neither settle nor send any row the live plan holds.
   it('order pending and order resume --all leave the live plan\'s rows alone; one order per row', { timeout: 90_000 }, async () => {
     const { configDir, plan, prefix } = await freshPlan(6, 'meanwhile');
+    const held = gate();
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
-      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
+      env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
       timeoutMs: 60_000,
     });
     proc.stdin?.end();
-    // Wait for the first pause: two rows answered, two more armed behind them.
-    await new Promise<void>((resolve) => {
-      const onData = (chunk: Buffer): void => {
-        if (chunk.toString().includes('failpoint request.sent')) {
-          proc.stderr?.off('data', onData);
-          resolve();
-        }
-      };
-      proc.stderr?.on('data', onData);
-    });
+    // Wait for the first row held after its answer: the other worker's row answered or out, rows armed behind them.
+    await stderrShows(proc, 'failpoint request.sent');
     expect(intentFiles(configDir).length).toBeGreaterThanOrEqual(2);
     const pending = await runCli(['order', 'pending', '--json'], { configDir });
     expect(pending.code, pending.stderr).toBe(0);
@@ -128,6 +122,7 @@ describe('other commands while a plan has rows out and rows armed', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual([]);
     expect((await ordersWithKeyPrefix(server, prefix)).length).toBeLessThanOrEqual(4);
+    held.open();
 
     const done = await result;
     expect(done.code, done.stderr).toBe(0);
@@ -161,21 +156,6 @@ describe('two runs of one plan at once', () => {
   });
 });
 
-/** Resolves when the process's stderr shows `text`. */
-function stderrShows(proc: ReturnType<typeof spawnCli>['proc'], text: string): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let seen = '';
-    const onData = (chunk: Buffer): void => {
-      seen += chunk.toString();
-      if (seen.includes(text)) {
-        proc.stderr?.off('data', onData);
-        resolve();
-      }
-    };
-    proc.stderr?.on('data', onData);
-  });
-}
-
 const noMounts = mountSupport();
 
 describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in the middle of a plan", () => {
@@ -204,14 +184,16 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
       const plan = writePlan(dir, 6, `ro-${point}`);
       const keys = await planKeys(plan, configDir);
       const prefix = keys[0]!.replace(/-r\d+$/, '');
+      const held = gate();
       const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
         configDir,
-        env: { GIFTCODES_FAILPOINTS: `${point}=pause:1500` },
+        env: { GIFTCODES_FAILPOINTS: held.at(point) },
         timeoutMs: 60_000,
       });
       proc.stdin?.end();
       await stderrShows(proc, `failpoint ${point}`);
       await remount(configDir, 'ro');
+      held.open();
       const failed = await result;
       await remount(configDir, 'rw');
       expect(failed.code, failed.stderr).toBe(8);
@@ -304,15 +286,17 @@ describe('a plan row and an order place --out at the same file', () => {
     const plan = join(dir, 'plan.csv');
     writeFileSync(plan, `# shared out ${Math.random()}\nproduct,quantity,out\nsteam-us-20,2,codes.csv\n`);
     const [key] = await planKeys(plan, configDir);
+    const held = gate();
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--interval', '0.05'], {
       configDir,
-      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:2000' },
+      env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
       timeoutMs: 60_000,
     });
     proc.stdin?.end();
     await stderrShows(proc, 'failpoint request.sent');
     const placeKey = `shared-out-${Date.now()}`;
     const place = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '3', '--idempotency-key', placeKey, '--out', join(dir, 'codes.csv'), '--interval', '0.05'], { configDir });
+    held.open();
     const planRun = await result;
     const charged = [...(await ordersWithKeyPrefix(server, key!)), ...(await ordersWithKeyPrefix(server, placeKey))];
     // The plan locked codes.csv before its row's charge: place is refused (out_busy), nothing charged.
@@ -329,14 +313,17 @@ describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
   // each with its key. Exit 130, no stack trace; then one order per row and nothing pending.
   it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
     const { configDir, plan, prefix } = await freshPlan(6, 'sigint');
+    const held = gate();
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
-      env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:1500' },
+      env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
       timeoutMs: 60_000,
     });
     proc.stdin?.end();
     await stderrShows(proc, 'failpoint request.sent');
+    // Interrupted while held; released then, as the pause would have ended: the rows out stop on their own.
     proc.kill('SIGINT');
+    held.open();
     const stopped = await result;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).not.toMatch(/\n\s+at /);

@@ -6,6 +6,7 @@ import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, chargesFor, DEMO_KEYS, journalFiles, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
+import { gate, stderrShows } from '../helpers/gate.js';
 import { freePort } from '../helpers/ports.js';
 
 const PRODUCT = 'steam-us-20';
@@ -72,7 +73,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
   for (const command of commands) {
     for (const how of ['full', 'closed'] as const) {
       const quantity = ++q;
-      it.concurrent(`${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`, { timeout: 60_000 }, async () => {
+      it.concurrent(`${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`, { timeout: 240_000 }, async () => {
         const configDir = await loggedIn(served.server);
         const key = command.setup ? await orphanAfterPost(configDir, quantity) : '';
         const bad = await runBadStdout(command.args(quantity, key), configDir, how);
@@ -103,7 +104,7 @@ describe('stderr whose reader went away: the order still reaches stdout, exit 0,
   let q = 420;
   for (const command of commands) {
     const quantity = ++q;
-    it.concurrent(command.name, { timeout: 60_000 }, async () => {
+    it.concurrent(command.name, { timeout: 240_000 }, async () => {
       const configDir = await loggedIn(served.server);
       const { proc, result } = spawnCli(command.args(quantity), { configDir });
       proc.stdin?.end();
@@ -119,7 +120,7 @@ describe('stderr whose reader went away: the order still reaches stdout, exit 0,
 });
 
 describe('owners are pid + start time + boot, never the host name', () => {
-  it('an intent left under another host name (unshare --uts) is resumed by order place: one charge', { timeout: 60_000 }, async () => {
+  it('an intent left under another host name (unshare --uts) is resumed by order place: one charge', { timeout: 240_000 }, async () => {
     const unshare = spawnSync('unshare', ['--uts', 'true']);
     if (unshare.status !== 0) return expect.fail('unshare --uts is needed (root): ' + String(unshare.stderr));
     const configDir = await loggedIn(served.server);
@@ -136,7 +137,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
     expect(await pendingIntents(configDir)).toEqual([]);
   });
 
-  it('an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it', { timeout: 60_000 }, async () => {
+  it('an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it', { timeout: 240_000 }, async () => {
     const configDir = await loggedIn(served.server);
     await orphanAfterPost(configDir, 402);
     // This very test runner's pid is alive on this boot: with another boot id it proves nothing.
@@ -159,7 +160,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
     ['dated 10 minutes in the future', 10 * 60_000, /in the future/],
     ['older than 24 hours', -25 * 3600_000, /more than 24 hours ago/],
   ] as const) {
-    it(`an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`, { timeout: 60_000 }, async () => {
+    it(`an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`, { timeout: 240_000 }, async () => {
       const configDir = await loggedIn(served.server);
       const quantity = shiftMs > 0 ? 501 : 502;
       const key = await orphanAfterPost(configDir, quantity);
@@ -184,19 +185,15 @@ describe('time: stale and future-dated intents are never resumed silently', () =
 });
 
 describe('a process stopped inside the journal lock keeps its claim', () => {
-  it('SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice', { timeout: 90_000 }, async () => {
+  it('SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice', { timeout: 180_000 }, async () => {
     const configDir = await loggedIn(served.server);
     await orphanAfterPost(configDir, 601);
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '601', '--json'];
-    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'journal.locked=pause:300' }, timeoutMs: 80_000 });
+    // Held inside the lock until the test lets it go (a 300 ms pause could end before the SIGSTOP on a loaded machine).
+    const held = gate();
+    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('journal.locked') }, timeoutMs: 80_000 });
     first.proc.stdin?.end();
-    await new Promise<void>((resolve) => {
-      let seen = '';
-      first.proc.stderr!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        if (seen.includes('failpoint journal.locked: pause')) resolve();
-      });
-    });
+    await stderrShows(first.proc, 'failpoint journal.locked: wait');
     first.proc.kill('SIGSTOP');
     const second = spawnCli(args, { configDir, timeoutMs: 80_000 });
     second.proc.stdin?.end();
@@ -205,6 +202,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     expect(secondDone, 'the second run must wait for the stopped holder').toBe(false);
     first.proc.kill('SIGCONT');
+    held.open();
     const [a, b] = await Promise.all([first.result, second.result]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
@@ -217,7 +215,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
 });
 
 describe('certain refusals end at once; the corrected command runs without a word about them', () => {
-  it('a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record', { timeout: 60_000 }, async () => {
+  it('a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record', { timeout: 240_000 }, async () => {
     const configDir = await loggedIn(served.server);
     const port = await freePort();
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--retries', '0'], { configDir, baseUrl: `http://127.0.0.1:${port}` });
@@ -231,7 +229,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
     expect(await charges(701)).toEqual([(JSON.parse(right.stdout) as { id: string }).id]);
   });
 
-  it('a wrong key (401): exit 3, nothing pending; the right key runs at once', { timeout: 60_000 }, async () => {
+  it('a wrong key (401): exit 3, nothing pending; the right key runs at once', { timeout: 240_000 }, async () => {
     const configDir = await loggedIn(served.server);
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_0000' } });
     expect(wrong.code).toBe(3);
@@ -242,7 +240,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
     expect(await charges(702)).toHaveLength(1);
   });
 
-  it('an unknown product (404): exit 4, nothing pending; the corrected product runs at once', { timeout: 60_000 }, async () => {
+  it('an unknown product (404): exit 4, nothing pending; the corrected product runs at once', { timeout: 240_000 }, async () => {
     const configDir = await loggedIn(served.server);
     const wrong = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '703'], { configDir });
     expect(wrong.code).toBe(4);
@@ -255,7 +253,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
 });
 
 describe('the local order record', () => {
-  it('keeps each ended order (never a key or a code), pruned after history-days (config set history-days)', { timeout: 60_000 }, async () => {
+  it('keeps each ended order (never a key or a code), pruned after history-days (config set history-days)', { timeout: 240_000 }, async () => {
     const configDir = await loggedIn(served.server);
     expect((await runCli(['config', 'set', 'history-days', '0'], { configDir })).code).toBe(2);
     expect((await runCli(['config', 'set', 'history-days', 'ten'], { configDir })).code).toBe(2);
@@ -290,7 +288,7 @@ describe('the local order record', () => {
 
 describe('codes on stdout (--out -) and files at one --out path', () => {
   for (const how of ['full', 'closed'] as const) {
-    it(`place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`, { timeout: 60_000 }, async () => {
+    it(`place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`, { timeout: 240_000 }, async () => {
       const configDir = await loggedIn(served.server);
       const quantity = how === 'full' ? 901 : 902;
       const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', '-', '--interval', '0.05'];
@@ -305,7 +303,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     });
   }
 
-  it("an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way", { timeout: 60_000 }, async () => {
+  it("an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way", { timeout: 240_000 }, async () => {
     const configDir = await loggedIn(served.server);
     const file = join(configDir, 'codes.json');
     const args = ['order', 'place', '--product', PRODUCT, '--quantity', '903', '--out', file, '--force', '--interval', '0.05'];
@@ -342,15 +340,19 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(await pendingIntents(configDir)).toEqual([]);
   });
 
-  it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 60_000 }, async () => {
+  it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 120_000 }, async () => {
     const { configDir, file, args } = await restockTo('held.json', 905);
-    // The first run stops for 3 s right after its POST went out: it has charged, and must hold the file's lock.
-    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:3000' } });
+    // The first run is held right after its POST was answered (until the second has run): it has charged, and must
+    // hold the file's lock. A hold, not a pause: a loaded machine could outlast a pause before the second run.
+    const held = gate();
+    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('request.sent') } });
+    first.proc.stdin?.end();
     const lock = join(configDir, '.held.json.giftcodes.lock');
-    const deadline = Date.now() + 20_000;
-    while ((await charges(905)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await stderrShows(first.proc, 'failpoint request.sent');
+    expect(await charges(905)).toHaveLength(1);
     expect(readdirSync(configDir)).toContain('.held.json.giftcodes.lock');
     const second = await runCli(args, { configDir });
+    held.open();
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain('out_busy');
     // Only the first run's order was charged, and the first delivers it whole.
@@ -362,7 +364,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(await pendingIntents(configDir)).toEqual([]);
   });
 
-  it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 60_000 }, async () => {
+  it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 240_000 }, async () => {
     const { configDir, file, args } = await restockTo('codes.json', 904);
     const runs = await Promise.all([runCli(args, { configDir }), runCli(args, { configDir })]);
     // One writer per --out path: when both pre-flights meet at the path lock, one run is refused (out_busy,

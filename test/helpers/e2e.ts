@@ -42,7 +42,7 @@ export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = 
   const keys: TestServer['keys'] = [];
   const url = await new Promise<string>((resolvePromise, reject) => {
     let found: string | undefined;
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 60_000);
     proc.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
     lines.on('line', (line) => {
       const listening = /listening on (https?:\/\/\S+)/.exec(line);
@@ -193,7 +193,8 @@ export function spawnCli(args: string[], options: RunOptions = {}): { proc: Chil
   proc.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  // A safety net against a hung CLI, generous for a loaded machine: a run that is slow is no failure.
+  const timeoutMs = options.timeoutMs ?? 90_000;
   const result = new Promise<RunResult>((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -367,7 +368,7 @@ export function journalFiles(configDir: string): string[] {
 }
 
 /** Polls until `check` gives something other than undefined; fails after `ms`. */
-export async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
+export async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();

@@ -35,7 +35,8 @@ async function proxy(upstream: RunningServer): Promise<Proxy> {
     } catch {
       return undefined;
     }
-  }, 20_000);
+    // A safety net only: prism takes seconds to start, far more on a loaded machine.
+  }, 120_000);
   return { url, child, upstream };
 }
 

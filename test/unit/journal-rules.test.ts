@@ -332,9 +332,11 @@ describe('owner liveness', () => {
   });
 
   it('a zombie (exited, not yet reaped) is dead', async () => {
-    // sh starts a child, then becomes `sleep` (exec), which never reaps it: the child stays a zombie.
+    // sh starts a child, then becomes `sleep` (exec), which never reaps it: the child stays a zombie as long as
+    // its parent lives. The parent lives until the test kills it: were it to end first (a `sleep 5` on a loaded
+    // machine), init would reap the zombie before the test looked at it.
     const { spawn } = await import('node:child_process');
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 3600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (c: Buffer) => resolve(c.toString()))));
       const state = (): string => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0]!;
