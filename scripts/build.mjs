@@ -209,7 +209,7 @@ try {
     bundle: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20.18',
+    target: 'node22.1',
     logLevel: 'warning',
     // The start-up graph's bare imports of packages marked free of side effects (chalk) are dropped, as meant.
     logOverride: { 'ignored-bare-import': 'silent' },
