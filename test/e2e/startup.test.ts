@@ -1,7 +1,7 @@
 // dist/start.js answers `--version`, and `--help` into a pipe, without loading the program (issue 6): what it
 // prints must be what commander prints, byte for byte.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -107,21 +107,63 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
     return dir;
   }
 
+  /** ping -v from a program copy, with a cache directory of the test's own. */
+  function ping(program: string, server: { url: string }, cacheHome: string, env: NodeJS.ProcessEnv = {}): ReturnType<typeof spawnSync> & { stderr: string; stdout: string } {
+    return spawnSync(process.execPath, [join(program, 'bin', 'giftcodes'), 'ping', '-v'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: cacheHome, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url, NO_COLOR: '1', ...env },
+    });
+  }
+
   it.each([
     ['damaged', (cache: string) => writeFileSync(cache, readFileSync(cache).subarray(0, 200)), 'undici: code cache not used (V8 rejected it'],
     ['random bytes', (cache: string) => writeFileSync(cache, Buffer.alloc(4096, 7)), 'undici: code cache not used (V8 rejected it'],
     ['missing', (cache: string) => rmSync(cache), 'undici: no code cache'],
-  ])('a %s cache: ping works, and -v says how undici was compiled', async (_name, spoil, said) => {
+  ])('a %s cache: ping works, -v says how undici was compiled, and this Node keeps a cache of its own for the next run (issue 33)', async (_name, spoil, said) => {
     const program = programCopy();
     spoil(join(program, 'dist', 'undici.cjs.cache'));
+    const cacheHome = tempDir();
     await withServer([], async (server) => {
-      const ping = spawnSync(process.execPath, [join(program, 'bin', 'giftcodes'), 'ping', '-v'], {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url, NO_COLOR: '1' },
-      });
-      expect(ping.status, ping.stderr).toBe(0);
-      expect(ping.stdout).toContain('status       ok');
-      expect(ping.stderr).toContain(said);
+      const first = ping(program, server, cacheHome);
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toContain('status       ok');
+      expect(first.stderr).toContain(said);
+      const kept = join(cacheHome, 'giftcodes', `undici-${process.version}-${process.platform}-${process.arch}.cache`);
+      expect(statSync(kept).mode & 0o777).toBe(0o600);
+      const second = ping(program, server, cacheHome);
+      expect(second.status, second.stderr).toBe(0);
+      expect(second.stderr).toContain(`undici: from the code cache this Node made (${kept})`);
+    });
+  });
+
+  it('a kept cache from another build of undici is not used (the stamp differs), and is replaced', async () => {
+    const program = programCopy();
+    rmSync(join(program, 'dist', 'undici.cjs.cache'));
+    const cacheHome = tempDir();
+    await withServer([], async (server) => {
+      expect(ping(program, server, cacheHome).status).toBe(0);
+      const kept = join(cacheHome, 'giftcodes', `undici-${process.version}-${process.platform}-${process.arch}.cache`);
+      const bytes = readFileSync(kept);
+      bytes[0] = bytes[0] === 0x30 ? 0x31 : 0x30;
+      writeFileSync(kept, bytes);
+      const other = ping(program, server, cacheHome);
+      expect(other.status, other.stderr).toBe(0);
+      expect(other.stderr).toContain('undici: no code cache');
+      expect(ping(program, server, cacheHome).stderr).toContain('undici: from the code cache this Node made');
+    });
+  });
+
+  it('NODE_DISABLE_COMPILE_CACHE: no cache is kept', async () => {
+    const program = programCopy();
+    rmSync(join(program, 'dist', 'undici.cjs.cache'));
+    const cacheHome = tempDir();
+    await withServer([], async (server) => {
+      for (let run = 0; run < 2; run++) {
+        const result = ping(program, server, cacheHome, { NODE_DISABLE_COMPILE_CACHE: '1' });
+        expect(result.status, result.stderr).toBe(0);
+        expect(result.stderr).toContain('undici: no code cache');
+      }
+      expect(existsSync(join(cacheHome, 'giftcodes'))).toBe(false);
     });
   });
 });
