@@ -74,7 +74,16 @@ describe('undici loads only for commands that talk to the API', () => {
   /** transport.ts compiles dist/undici.cjs with node:vm, which nothing else in the program loads. */
   const compiledUndici = (file: string): boolean => readFileSync(`${file}.builtins`, 'utf8').split('\n').includes('NativeModule vm');
 
-  it.each([[['--version']], [['--help']], [['help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not', async (args) => {
+  it.each([[['--version']], [['-V']]])('giftcodes %s loads nothing of the program: the launcher answers it (issue 33)', async (args) => {
+    const file = join(tempDir(), 'loads.txt');
+    const result = await runCli(args, { env: loadsEnv(file) });
+    expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const urls = readFileSync(file, 'utf8').split('\n');
+    expect(urls.some((url) => url.endsWith('/bin/giftcodes'))).toBe(true);
+    expect(urls.filter((url) => url.includes('/dist/'))).toEqual([]);
+  });
+
+  it.each([[['--help']], [['help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not', async (args) => {
     const file = join(tempDir(), 'loads.txt');
     const result = await runCli(args, { env: loadsEnv(file) });
     expect(result.code).toBe(0);
@@ -232,7 +241,7 @@ describe('the credential store is loaded only when a key is needed (issue 15)', 
     return files.some((url) => readFileSync(new URL(url), 'utf8').includes(KEYRING_MARKER));
   }
 
-  it.each([[['--version']], [['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not load it', async (args) => {
+  it.each([[['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not load it', async (args) => {
     expect(await loadsKeyring(args)).toBe(false);
   });
 
