@@ -6,6 +6,7 @@
 // BENCH_PAIRS (default 40): rounds of each start-up figure. BENCH_ROUNDS (default 3): runs of each export,
 // catalog and plan figure. BENCH_ONLY (a comma list of startup, ping, export, catalog, plan, load): only
 // those sections. BENCH_REPEATS (default 1), BENCH_LOAD_WAIT (seconds, default 60): repeats under load.
+// `npm run bench -- --node 26`: on Node 26 (22, 24 or 26; the default is this Node, or 24 when it is too old).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,28 @@ import { placeOrder, startListening, waitCompleted } from './bench/servers.mjs';
 import { readMetafile, startupGraph } from './bench/startup-graph.mjs';
 import { formatMs, median, summary } from './bench/stats.mjs';
 
+// `--node <major>` (22, 24 or 26) runs the whole bench on that Node line, fetched from the npm registry's `node`
+// package as scripts/test.mjs fetches it; without it, on a Node giftcodes refuses (older than 22.1), on Node 24.
+const nodeArg = process.argv.indexOf('--node');
+const [major, minor] = process.versions.node.split('.').map(Number);
+const wantedLine = nodeArg === -1 ? (major < 22 || (major === 22 && minor < 1) ? '24' : undefined) : process.argv[nodeArg + 1];
+if (wantedLine !== undefined && wantedLine !== String(major)) {
+  const fetched = spawnSync('npx', ['--yes', '--package', `node@${wantedLine}`, '--', 'node', '-p', 'process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const path = fetched.stdout?.trim();
+  if (fetched.status !== 0 || !path) {
+    console.error(`could not get Node ${wantedLine} from the npm registry (npx exit ${fetched.status ?? fetched.signal})`);
+    process.exit(2);
+  }
+  const args = process.argv.slice(2).filter((_, i, all) => all[i] !== '--node' && all[i - 1] !== '--node');
+  const run = spawnSync(path, [process.argv[1], ...args], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
+}
+
+// Start-up is measured without NODE_EXTRA_CA_CERTS (issue 33): with the system bundle there, Node reads every CA
+// at each start (`node -e 0` 92 M → 501 M instructions) and that cost squeezes every start-up ratio. Figures
+// with it set are printed beside.
+const EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS;
+delete process.env.NODE_EXTRA_CA_CERTS;
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'giftcodes');
 const NODE = process.execPath;
@@ -47,8 +70,13 @@ const judge = new Judge({ repeats: Number(process.env.BENCH_REPEATS ?? 1), waitS
 
 const scratch = mkdtempSync(join(os.tmpdir(), 'giftcodes-bench-'));
 const configDir = join(scratch, 'config');
-/** The CLI's environment: nothing of the developer's config or key. */
-const cliEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir };
+/**
+ * The CLI's environment: nothing of the developer's config or key, and a cache directory of its own (Node's
+ * compile cache and undici's code cache for this Node), warm after each figure's warm-up rounds.
+ */
+const cliEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, XDG_CACHE_HOME: join(scratch, 'cache') };
+/** The same without any cache kept between runs: what a first run on a Node costs. */
+const coldEnv = { ...cliEnv, NODE_DISABLE_COMPILE_CACHE: '1' };
 for (const name of ['GIFTCODES_API_KEY', 'GIFTCODES_PROFILE', 'GIFTCODES_BASE_URL']) delete cliEnv[name];
 
 const node0 = { label: 'node -e 0', argv: [NODE, '-e', '0'] };
@@ -68,27 +96,36 @@ function startupFigure(command, limit) {
     // CPU time, alternated the same way: on a machine shared with other work it moves far less than wall time.
     const cpu = alternate(command, node0, { pairs: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
     console.log(`  info  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}: ${cpu.ratio.toFixed(2)}×  (no target; wall time is judged)`);
+    if (EXTRA_CA) {
+      const withCa = (side) => ({ ...side, env: { ...(side.env ?? process.env), NODE_EXTRA_CA_CERTS: EXTRA_CA } });
+      const ca = alternate(withCa(command), withCa(node0), { pairs: Math.max(10, PAIRS >> 1) });
+      console.log(`  info  with NODE_EXTRA_CA_CERTS=${EXTRA_CA}: ${formatMs(ca.a)} vs ${formatMs(ca.b)}: ${ca.ratio.toFixed(2)}×  (no target)`);
+    }
   });
 }
 
 /**
- * `giftcodes ping` against `node -e 0` and against the bare undici GET (bundled as the CLI is), the three in
- * rotation in one run; each ratio is judged on the medians, the per-round ratios printed beside it.
+ * `giftcodes ping` against the bare undici GET (bundled as the CLI is) and `node -e 0`, with ping's caches warm
+ * (the warm-up rounds fill them) and, printed beside, cold (NODE_DISABLE_COMPILE_CACHE: neither Node's compile
+ * cache nor undici's code cache for this Node), the four in rotation in one run; the ratio to the bare GET is
+ * judged on the medians, the per-round ratios printed beside it.
  */
 async function pingFigure(url) {
   const bareGet = await bundleBare(ROOT, join(ROOT, 'scripts', 'bench', 'bare-get.mjs'), join(scratch, 'bare-get.mjs'));
   const ping = giftcodes(['ping'], (r) => (String(r.stdout).includes('rs_demo') ? undefined : `printed ${r.stdout}`));
   const bare = { label: 'bare undici GET', argv: [NODE, bareGet], env: { ...cliEnv, BENCH_URL: url, BENCH_KEY: TEST_KEY }, check: ping.check };
-  const sides = [ping, bare, node0];
+  const cold = { ...ping, label: 'giftcodes ping, cold', env: coldEnv };
+  const sides = [ping, bare, node0, cold];
   await judge.figure('ping', (check) => {
     const r = rotate(sides, { rounds: PAIRS });
     for (const [i, side] of sides.entries()) console.log(`  ${side.label.padEnd(22)} ${formatMs(r.summaries[i])}`);
     const cpu = rotate(sides, { rounds: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
-    for (const [against, limit] of [[2, 1.6], [1, 1.15]]) {
-      const wall = ratioOf(r, 0, against);
-      const cpuRatio = ratioOf(cpu, 0, against).ratio;
-      console.log(`  ping / ${sides[against].label}: per-round ratio median ${wall.perRound.median.toFixed(2)}, ${wall.perRound.min.toFixed(2)}–${wall.perRound.max.toFixed(2)}; CPU ${cpuRatio.toFixed(2)}× (${cpu.summaries[0].median.toFixed(1)} vs ${cpu.summaries[against].median.toFixed(1)} ms; no target)`);
-      check(`giftcodes ping / ${sides[against].label}`, `${wall.ratio.toFixed(2)}×`, `≤ ${limit}×`, wall.ratio <= limit);
+    for (const [x, against, limit] of [[0, 1, 1.0], [3, 1], [0, 2], [3, 2]]) {
+      const wall = ratioOf(r, x, against);
+      const cpuRatio = ratioOf(cpu, x, against);
+      console.log(`  ${sides[x].label} / ${sides[against].label}: ${wall.ratio.toFixed(2)}×, per round ${wall.perRound.median.toFixed(2)} (${wall.perRound.min.toFixed(2)}–${wall.perRound.max.toFixed(2)}); CPU ${cpuRatio.ratio.toFixed(2)}× (${cpu.summaries[x].median.toFixed(1)} vs ${cpu.summaries[against].median.toFixed(1)} ms)${limit === undefined ? '  (no target)' : ''}`);
+      // Judged on CPU: on a shared machine wall time moves with the load, CPU far less.
+      if (limit !== undefined) check(`giftcodes ping (caches warm) / ${sides[against].label}, CPU`, `${cpuRatio.ratio.toFixed(2)}×`, `≤ ${limit.toFixed(1)}×`, cpuRatio.ratio <= limit);
     }
     console.log(`  info  bare undici GET / node -e 0: ${ratioOf(r, 1, 2).ratio.toFixed(2)}×  (what undici alone costs a process)`);
   });
@@ -118,8 +155,8 @@ async function main() {
     });
 
     heading('start-up (wall time of the whole process, alternated with node -e 0)');
-    await startupFigure(giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)), 1.3);
-    await startupFigure(giftcodes(['--help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)), 1.3);
+    await startupFigure(giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)), 1.05);
+    await startupFigure(giftcodes(['--help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)), 1.2);
     // The same text through commander, which is how --help reaches a terminal (it wraps to the terminal's width).
     await startupFigure(giftcodes(['help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)));
   }
@@ -303,14 +340,17 @@ async function planFigures() {
     }
   };
   let runs = 0;
+  /** Each run's CPU time (user + system, getrusage), by its wall time. */
+  const cpuOf = new Map();
   const runPlan = (url, extra) => {
     const dir = mkdtempSync(join(scratch, 'plan-'));
     const plan = join(dir, 'plan.csv');
     writeFileSync(plan, `# bench run ${++runs}\nproduct,quantity\n${Array.from({ length: ROWS }, (_, i) => `${PLAN_PRODUCT},${(i % 3) + 1}`).join('\n')}\n`);
     const env = { ...cliEnv, GIFTCODES_CONFIG_DIR: join(dir, 'config'), GIFTCODES_API_KEY: TEST_KEY, GIFTCODES_BASE_URL: url };
     const started = performance.now();
-    const result = spawnSync(NODE, [BIN, 'order', 'place', '--plan', plan, '--json', ...extra], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+    const result = spawnSync(NODE, ['--import', CPUTIME, BIN, 'order', 'place', '--plan', plan, '--json', ...extra], { env, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     const ms = performance.now() - started;
+    cpuOf.set(ms, Number(String(result.output[3]).trim()) / 1000);
     if (result.status !== 0) throw new Error(`plan (${extra.join(' ') || 'default --concurrency'}) failed: ${result.stderr.slice(0, 2000)}`);
     const ordered = JSON.parse(result.stdout).filter((row) => row.order?.id).length;
     if (ordered !== ROWS) throw new Error(`plan (${extra.join(' ') || 'default --concurrency'}) ordered ${ordered} rows of ${ROWS}`);
@@ -320,8 +360,9 @@ async function planFigures() {
   const runBare = (url, inFlight = concurrency) => {
     const env = { ...cliEnv, BENCH_URL: url, BENCH_KEY: TEST_KEY, BENCH_PRODUCT: PLAN_PRODUCT, BENCH_ROWS: String(ROWS), BENCH_CONCURRENCY: String(inFlight) };
     const started = performance.now();
-    const result = spawnSync(NODE, [bareOrders], { env, encoding: 'utf8' });
+    const result = spawnSync(NODE, ['--import', CPUTIME, bareOrders], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     const ms = performance.now() - started;
+    cpuOf.set(ms, Number(String(result.output[3]).trim()) / 1000);
     if (result.status !== 0) throw new Error(`the bare POSTs failed: ${result.stderr.slice(0, 2000)}`);
     if (result.stdout.trim() !== `${ROWS} orders`) throw new Error(`the bare POSTs created ${result.stdout.trim()} of ${ROWS}`);
     return ms;
@@ -340,20 +381,24 @@ async function planFigures() {
     console.log(`  plan, --concurrency ${concurrency} (default)  ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), ${(ROWS / (plan.median / 1000)).toFixed(0)} rows/s`);
     console.log(`  bare undici POSTs, ${concurrency} at once ${seconds(bare.median)} (${seconds(bare.min)}–${seconds(bare.max)}), ${(ROWS / (bare.median / 1000)).toFixed(0)} orders/s`);
     console.log(`  plan / bare: ${ratio.toFixed(2)}×; per pair ${times.plan.map((ms, i) => (ms / times.bare[i]).toFixed(2)).join(', ')}`);
-    check('1,000-row plan at --latency 50, default --concurrency', seconds(plan.median), '≤ 5 s', plan.median <= 5_000);
-    check('1,000-row plan / the same POSTs from a bare undici script', `${ratio.toFixed(2)}×`, '≤ 1.5×', ratio <= 1.5);
+    // No target in seconds: at 4 at once and 50 ms a POST, 1,000 POSTs take 12.5 s at the least.
+    check('1,000-row plan / the same POSTs from a bare undici script, wall', `${ratio.toFixed(2)}×`, '≤ 1.10×', ratio <= 1.1);
   });
   const serial = await withServer((url) => runPlan(url, ['--concurrency', '1']));
   console.log(`  info  --concurrency 1: ${seconds(serial)}, ${(serial / planMedian).toFixed(2)}× the default  (no target)`);
-  // The 5 s target where arithmetic allows it: 1,000 POSTs at 50 ms, WIDE at once, take at least 3.1 s.
-  const times = { plan: [], bare: [] };
-  for (let pair = 0; pair < ROUNDS; pair++) {
-    for (const side of pair % 2 ? ['bare', 'plan'] : ['plan', 'bare']) times[side].push(await withServer((url) => (side === 'plan' ? runPlan(url, ['--concurrency', String(WIDE)]) : runBare(url, WIDE))));
-  }
-  const [plan, bare] = [summary(times.plan), summary(times.bare)];
-  console.log(
-    `  info  --concurrency ${WIDE} (at least ${seconds((Math.ceil(ROWS / WIDE) * 50))} at 50 ms a POST): plan ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), bare POSTs ${seconds(bare.median)}, ${(plan.median / bare.median).toFixed(2)}×  (no target: the contract's default is ${concurrency})`,
-  );
+  // At WIDE rows at once the journal, not the latency, bounds the plan: its CPU is judged beside its wall time.
+  await judge.figure(`the plan at --concurrency ${WIDE}`, async (check) => {
+    const times = { plan: [], bare: [] };
+    for (let pair = 0; pair < ROUNDS; pair++) {
+      for (const side of pair % 2 ? ['bare', 'plan'] : ['plan', 'bare']) times[side].push(await withServer((url) => (side === 'plan' ? runPlan(url, ['--concurrency', String(WIDE)]) : runBare(url, WIDE))));
+    }
+    const [plan, bare] = [summary(times.plan), summary(times.bare)];
+    const [planCpu, bareCpu] = [median(times.plan.map((ms) => cpuOf.get(ms))), median(times.bare.map((ms) => cpuOf.get(ms)))];
+    const [wall, cpu] = [plan.median / bare.median, planCpu / bareCpu];
+    console.log(`  --concurrency ${WIDE} (at least ${seconds(Math.ceil(ROWS / WIDE) * 50)} at 50 ms a POST): plan ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), bare POSTs ${seconds(bare.median)}; CPU ${seconds(planCpu)} vs ${seconds(bareCpu)}`);
+    check(`1,000-row plan at --concurrency ${WIDE} / the bare POSTs, wall`, `${wall.toFixed(2)}×`, '≤ 1.3×', wall <= 1.3);
+    check(`1,000-row plan at --concurrency ${WIDE} / the bare POSTs, CPU`, `${cpu.toFixed(2)}×`, '≤ 2.5×', cpu <= 2.5);
+  });
 }
 
 /** The plan's default --concurrency, as `order place --help` states it: the bare script sends as many at once. */

@@ -2,6 +2,7 @@
 // loads only when a command needs it and module resolution costs nothing at start-up.
 // The bundle is built beside dist/ and swapped in whole, so a CLI running meanwhile never sees half a build.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import http2 from 'node:http2';
 import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from './esm-banner.mjs';
@@ -127,7 +128,8 @@ function oneStartChunk(graph) {
 
 /**
  * undici (src/api/undici.ts) is built on its own, as CommonJS, into dist/undici.cjs: transport.ts compiles it
- * with vm.Script and the V8 code cache below, which Node 20's module loader has no way to use. The main
+ * with vm.Script and the V8 code cache below (Node's compile cache keeps only the code a module runs as it
+ * loads, not the functions a request calls later: BENCHMARKS.md, issue 33). The main
  * bundle imports that file instead of bundling undici a second time (the import is reached only without it).
  */
 const undiciApart = {
@@ -147,14 +149,20 @@ async function buildUndici(common) {
     legalComments: 'none',
     metafile: false,
   });
+  // Stamped with a hash of its text: the code cache a user's Node keeps of it (src/api/transport.ts) names the
+  // build it was made from, since V8 checks only the length of the text.
+  const file = new URL('undici.cjs', staging);
+  const text = await readFile(file, 'utf8');
+  await writeFile(file, `/*${createHash('sha256').update(text).digest('hex').slice(0, 16)}*/${text}`);
 }
 
 /**
  * undici's functions that a request runs, compiled once here and kept as a V8 code cache beside the file
  * (dist/undici.cjs.cache): a `ping` run as a user runs it, against a server on loopback, writes what it
  * compiled as it exits (GIFTCODES_BUILD_CODE_CACHE). Measured on `ping` (BENCHMARKS.md, issue 13): 26 ms of
- * CPU less per API command. V8 rejects the cache under another Node version or other V8 flags, and the
- * command then compiles undici as it did without one; so does a build that could not make it (a warning).
+ * CPU less per API command. V8 rejects the cache under another Node version or other V8 flags: the command
+ * then compiles undici as it did without one, and keeps a cache for that Node in the user's cache directory
+ * for the next runs (src/api/transport.ts); so does a build that could not make it (a warning).
  */
 async function makeCodeCache() {
   const { createServer } = await import('node:http');
@@ -209,7 +217,7 @@ try {
     bundle: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20.18',
+    target: 'node22.1',
     logLevel: 'warning',
     // The start-up graph's bare imports of packages marked free of side effects (chalk) are dropped, as meant.
     logOverride: { 'ignored-bare-import': 'silent' },

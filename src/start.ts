@@ -1,19 +1,19 @@
 // The process entry (bin/giftcodes). `giftcodes --version`, and `giftcodes --help` (or `help`) into a pipe, a file or a terminal of 80 columns or more, are
 // answered here, before the program and its dependencies load: scripts call them often and they need
 // nothing else. Anything else goes to cli.ts.
-import module from 'node:module';
+import { enableCompileCache } from './cache-dir.js';
 import { VERSION } from './version.js';
 
 export async function main(argv: readonly string[] = process.argv): Promise<never> {
   const args = argv.slice(2);
   const only = args.length === 1 ? args[0] : undefined;
   if (only === '--version' || only === '-V') return exitAfter(`${VERSION}\n`);
+  // Before any other module loads: from here on, each is compiled from the cache when it can be.
+  enableCompileCache();
   if ((only === '--help' || only === '-h' || only === 'help') && !colourForced(process.env) && (await fitsRenderedHelp())) {
     const help = await renderedHelp();
     if (help !== undefined) return exitAfter(help);
   }
-  // Node >= 22.1 can keep the compiled bundle between runs; older Node simply compiles each time.
-  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   const cli = await import('./cli.js');
   return cli.main(argv);
 }

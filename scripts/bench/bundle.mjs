@@ -1,4 +1,4 @@
-// Bundles a bare yardstick script as scripts/build.mjs bundles the CLI (esbuild: one ESM file for Node 20.18,
+// Bundles a bare yardstick script as scripts/build.mjs bundles the CLI (esbuild: one ESM file for Node 22.1,
 // minified, with the same require/__filename banner for CommonJS dependencies such as undici), so that the
 // CLI and its floor pay alike for reading and compiling their code.
 import { build } from 'esbuild';
@@ -12,7 +12,7 @@ export async function bundleBare(root, entry, outfile) {
     bundle: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20.18',
+    target: 'node22.1',
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',

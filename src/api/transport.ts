@@ -12,9 +12,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Script } from 'node:vm';
 import { fileURLToPath } from 'node:url';
+import { cacheDir } from '../cache-dir.js';
 import { UsageError } from '../errors.js';
 import { guarded, untilAborted, type Connector } from './connect.js';
 
@@ -112,9 +114,12 @@ let undici: Promise<{ parts: Undici; compiled: string }> | undefined;
  *
  * The build puts them in dist/undici.cjs, and a V8 code cache of the functions a request runs beside it
  * (undici.cjs.cache, made by scripts/build.mjs from one `ping`): V8 then compiles none of them again,
- * which was most of a first request's time. A cache another Node version or other V8 flags made is
- * rejected by V8, and the file is compiled as it would be without one. Run from source (the tests), the
- * module is imported as it is.
+ * which was most of a first request's time. V8 rejects a cache another Node version or other V8 flags made,
+ * so the first run on such a Node compiles undici as it would without one and, as it exits, keeps what it
+ * compiled in giftcodes' cache directory (src/cache-dir.ts), one file per Node version and build of undici;
+ * later runs on that Node compile from it. Node's own compile cache is no substitute: it keeps only the code
+ * a module runs as it loads (7 KB of undici's 300), not the functions a request calls later
+ * (BENCHMARKS.md, issue 33). Run from source (the tests), the module is imported as it is.
  */
 export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
   undici ??= (async () => {
@@ -122,19 +127,50 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
     // First: the flags are part of what a code cache was made for.
     setFlagsFromString('--liftoff-only');
     const file = fileURLToPath(new URL('./undici.cjs', import.meta.url));
-    const [source, cachedData] = await Promise.all([readFile(file, 'utf8').catch(() => undefined), readFile(`${file}.cache`).catch(() => undefined)]);
+    const own = ownCodeCache();
+    const [source, shipped, kept] = await Promise.all([
+      readFile(file, 'utf8').catch(() => undefined),
+      readFile(`${file}.cache`).catch(() => undefined),
+      own === undefined ? undefined : readFile(own).catch(() => undefined),
+    ]);
     if (source === undefined) return { parts: await import('./undici.js'), compiled: 'from source' };
+    // The build stamps the file with a hash of its text, and a kept cache starts with the stamp of the build it
+    // was made from (V8 itself checks only the text's length).
+    const stamp = /^\/\*([0-9a-f]{16})\*\//.exec(source)?.[1];
+    const ownData = stamp !== undefined && kept?.subarray(0, STAMP_BYTES).toString('latin1') === stamp ? kept.subarray(STAMP_BYTES) : undefined;
+    const cachedData = ownData ?? shipped;
     const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
     const module = { exports: {} as Undici };
     (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
-    // scripts/build.mjs makes the cache: what this process compiled, written as it exits.
+    // scripts/build.mjs makes the shipped cache: what this process compiled, written as it exits.
     const out = process.env.GIFTCODES_BUILD_CODE_CACHE;
     if (out) process.once('exit', () => writeFileSync(out, script.createCachedData()));
-    const compiled = cachedData === undefined ? 'no code cache' : script.cachedDataRejected ? 'code cache not used (V8 rejected it: another Node version, other V8 flags, or a damaged file)' : 'from its code cache';
+    else if (own !== undefined && stamp !== undefined && (cachedData === undefined || script.cachedDataRejected)) process.once('exit', () => keepCodeCache(own, stamp, script));
+    const from = ownData !== undefined ? `from the code cache this Node made (${own})` : 'from its code cache';
+    const compiled = cachedData === undefined ? 'no code cache' : script.cachedDataRejected ? 'code cache not used (V8 rejected it: another Node version, other V8 flags, or a damaged file)' : from;
     return { parts: module.exports, compiled };
   })();
   return undici;
+}
+
+const STAMP_BYTES = 16;
+
+/** Where this Node keeps its own code cache of undici: in the cache directory, one file per Node version and platform. */
+function ownCodeCache(): string | undefined {
+  const dir = process.env.GIFTCODES_BUILD_CODE_CACHE ? undefined : cacheDir();
+  return dir === undefined ? undefined : join(dir, `undici-${process.version}-${process.platform}-${process.arch}.cache`);
+}
+
+/** Writes the build's stamp and what this process compiled of undici, whole or not at all (a temporary file renamed over it); a failure leaves things as they were. */
+function keepCodeCache(path: string, stamp: string, script: Script): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, Buffer.concat([Buffer.from(stamp, 'latin1'), script.createCachedData()]), { mode: 0o600 });
+    renameSync(temporary, path);
+  } catch {
+    rmSync(temporary, { force: true });
+  }
 }
 
 export class Transport {

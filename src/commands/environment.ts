@@ -28,6 +28,9 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { names: ['CI'], meaning: 'set: never prompt (as when stdin or stderr is not a terminal)' },
   { names: ['TMPDIR'], meaning: 'where CSV to stdout is put in column order before it is written (default /tmp)' },
   { names: ['GIFTCODES_DEBUG'], meaning: 'set: an unexpected internal error prints its stack' },
+  { names: ['XDG_CACHE_HOME'], meaning: 'the cache directory (compiled code only) is $XDG_CACHE_HOME/giftcodes (default ~/.cache/giftcodes; macOS ~/Library/Caches/giftcodes)' },
+  { names: ['LOCALAPPDATA'], meaning: 'on Windows, the cache directory is %LOCALAPPDATA%\\giftcodes\\Cache' },
+  { names: ['NODE_DISABLE_COMPILE_CACHE'], meaning: "set: no compiled code is kept or read (Node's own switch; giftcodes' cache directory is not made)" },
 ];
 
 /** `giftcodes help environment`: the list as aligned text, a long name list on a line of its own. */

@@ -1,7 +1,7 @@
 // dist/start.js answers `--version`, and `--help` into a pipe, without loading the program (issue 6): what it
 // prints must be what commander prints, byte for byte.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -74,7 +74,16 @@ describe('undici loads only for commands that talk to the API', () => {
   /** transport.ts compiles dist/undici.cjs with node:vm, which nothing else in the program loads. */
   const compiledUndici = (file: string): boolean => readFileSync(`${file}.builtins`, 'utf8').split('\n').includes('NativeModule vm');
 
-  it.each([[['--version']], [['--help']], [['help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not', async (args) => {
+  it.each([[['--version']], [['-V']]])('giftcodes %s loads nothing of the program: the launcher answers it (issue 33)', async (args) => {
+    const file = join(tempDir(), 'loads.txt');
+    const result = await runCli(args, { env: loadsEnv(file) });
+    expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const urls = readFileSync(file, 'utf8').split('\n');
+    expect(urls.some((url) => url.endsWith('/bin/giftcodes'))).toBe(true);
+    expect(urls.filter((url) => url.includes('/dist/'))).toEqual([]);
+  });
+
+  it.each([[['--help']], [['help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not', async (args) => {
     const file = join(tempDir(), 'loads.txt');
     const result = await runCli(args, { env: loadsEnv(file) });
     expect(result.code).toBe(0);
@@ -107,21 +116,63 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
     return dir;
   }
 
+  /** ping -v from a program copy, with a cache directory of the test's own. */
+  function ping(program: string, server: { url: string }, cacheHome: string, env: NodeJS.ProcessEnv = {}): ReturnType<typeof spawnSync> & { stderr: string; stdout: string } {
+    return spawnSync(process.execPath, [join(program, 'bin', 'giftcodes'), 'ping', '-v'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: cacheHome, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url, NO_COLOR: '1', ...env },
+    });
+  }
+
   it.each([
     ['damaged', (cache: string) => writeFileSync(cache, readFileSync(cache).subarray(0, 200)), 'undici: code cache not used (V8 rejected it'],
     ['random bytes', (cache: string) => writeFileSync(cache, Buffer.alloc(4096, 7)), 'undici: code cache not used (V8 rejected it'],
     ['missing', (cache: string) => rmSync(cache), 'undici: no code cache'],
-  ])('a %s cache: ping works, and -v says how undici was compiled', async (_name, spoil, said) => {
+  ])('a %s cache: ping works, -v says how undici was compiled, and this Node keeps a cache of its own for the next run (issue 33)', async (_name, spoil, said) => {
     const program = programCopy();
     spoil(join(program, 'dist', 'undici.cjs.cache'));
+    const cacheHome = tempDir();
     await withServer([], async (server) => {
-      const ping = spawnSync(process.execPath, [join(program, 'bin', 'giftcodes'), 'ping', '-v'], {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url, NO_COLOR: '1' },
-      });
-      expect(ping.status, ping.stderr).toBe(0);
-      expect(ping.stdout).toContain('status       ok');
-      expect(ping.stderr).toContain(said);
+      const first = ping(program, server, cacheHome);
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toContain('status       ok');
+      expect(first.stderr).toContain(said);
+      const kept = join(cacheHome, 'giftcodes', `undici-${process.version}-${process.platform}-${process.arch}.cache`);
+      expect(statSync(kept).mode & 0o777).toBe(0o600);
+      const second = ping(program, server, cacheHome);
+      expect(second.status, second.stderr).toBe(0);
+      expect(second.stderr).toContain(`undici: from the code cache this Node made (${kept})`);
+    });
+  });
+
+  it('a kept cache from another build of undici is not used (the stamp differs), and is replaced', async () => {
+    const program = programCopy();
+    rmSync(join(program, 'dist', 'undici.cjs.cache'));
+    const cacheHome = tempDir();
+    await withServer([], async (server) => {
+      expect(ping(program, server, cacheHome).status).toBe(0);
+      const kept = join(cacheHome, 'giftcodes', `undici-${process.version}-${process.platform}-${process.arch}.cache`);
+      const bytes = readFileSync(kept);
+      bytes[0] = bytes[0] === 0x30 ? 0x31 : 0x30;
+      writeFileSync(kept, bytes);
+      const other = ping(program, server, cacheHome);
+      expect(other.status, other.stderr).toBe(0);
+      expect(other.stderr).toContain('undici: no code cache');
+      expect(ping(program, server, cacheHome).stderr).toContain('undici: from the code cache this Node made');
+    });
+  });
+
+  it('NODE_DISABLE_COMPILE_CACHE: no cache is kept', async () => {
+    const program = programCopy();
+    rmSync(join(program, 'dist', 'undici.cjs.cache'));
+    const cacheHome = tempDir();
+    await withServer([], async (server) => {
+      for (let run = 0; run < 2; run++) {
+        const result = ping(program, server, cacheHome, { NODE_DISABLE_COMPILE_CACHE: '1' });
+        expect(result.status, result.stderr).toBe(0);
+        expect(result.stderr).toContain('undici: no code cache');
+      }
+      expect(existsSync(join(cacheHome, 'giftcodes'))).toBe(false);
     });
   });
 });
@@ -190,7 +241,7 @@ describe('the credential store is loaded only when a key is needed (issue 15)', 
     return files.some((url) => readFileSync(new URL(url), 'utf8').includes(KEYRING_MARKER));
   }
 
-  it.each([[['--version']], [['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not load it', async (args) => {
+  it.each([[['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not load it', async (args) => {
     expect(await loadsKeyring(args)).toBe(false);
   });
 

@@ -1,0 +1,42 @@
+// The record's directory is made once per process (issue 33: a 1,000-row plan asked for it twice a row), and
+// made again when it has gone since.
+import * as fs from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { History, type OrderRecord } from '../../src/journal/history.js';
+
+vi.mock('node:fs', async (original) => {
+  const actual = await original<typeof import('node:fs')>();
+  return { ...actual, mkdirSync: vi.fn(actual.mkdirSync) };
+});
+
+function rec(key: string): OrderRecord {
+  const at = '2026-01-01T00:00:00.000Z';
+  return { key, productId: 'p1', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1', createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered' };
+}
+
+const mkdirsOf = (dir: string): number => vi.mocked(fs.mkdirSync).mock.calls.filter(([path]) => path === dir).length;
+
+describe("the record's directory", () => {
+  it('is made once for many records, written one by one or in a batch', async () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+    for (let i = 0; i < 5; i++) h.record(rec(`k${i}`));
+    await Promise.all(Array.from({ length: 5 }, (_, i) => h.recordInBatch(rec(`b${i}`))));
+    expect(readdirSync(h.dir)).toHaveLength(10);
+    expect(mkdirsOf(h.dir)).toBe(1);
+  });
+
+  it('is made again when it was removed meanwhile, and the record is written', async () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+    h.record(rec('first'));
+    rmSync(h.dir, { recursive: true });
+    h.record(rec('second'));
+    expect(h.get('second')?.key).toBe('second');
+    rmSync(h.dir, { recursive: true });
+    await h.recordInBatch(rec('third'));
+    expect(h.get('third')?.key).toBe('third');
+    expect(mkdirsOf(h.dir)).toBe(3);
+  });
+});
