@@ -77,7 +77,8 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     await delivered(deps, () => deps.io.outJson(codes), { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
     return;
   }
-  const journal = await deps.journal();
+  // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
+  const journal = out === '-' ? undefined : await deps.journal();
   const spinner = out === '-' ? undefined : await deps.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
   try {
@@ -96,7 +97,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       io: deps.io,
       signal: deps.signal,
       onProgress: (count) => spinner?.update(`fetching the codes of ${options.orderId}: ${count}`),
-      recordedTemp: (temp) => journal.recordsTemp(temp),
+      ...(journal ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
       beforeCommit: () => failpointSync('codes.tmp-written'),
     });
     if (out !== '-') await failpoint('codes.renamed');
