@@ -1,4 +1,4 @@
-// A codes file as a recorded fact (STYLE 11): its identity (device, inode, size, SHA-256), its count and the
+// A codes file as a recorded fact (docs/architecture.md): its identity (device, inode, size, SHA-256), its count and the
 // temporary file it is written as are in the intent before the rename that delivers it, and a mark that the
 // rename happened right after, so a later run knows this intent's own file, and no other, from what is on
 // disk, knows a file that was renamed into place even once it is gone, and knows when it cannot tell.
