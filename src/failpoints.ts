@@ -15,6 +15,7 @@ export const FAILPOINTS = [
   'order.accepted',
   'codes.tmp-written',
   'codes.identity-written',
+  'codes.committed',
   'codes.renamed',
   'delivered',
   'resolved',

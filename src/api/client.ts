@@ -173,11 +173,12 @@ export class ApiClient {
           }
         }
         count += page.length;
-        yield page as CodeRecord[];
       } else {
         count += page.count;
-        yield page;
       }
+      // A service that keeps naming a next page must not keep the export fetching: more codes than the order is for is a fault now.
+      if (expected !== undefined && count > expected) throw partialResult(path, 'codes', `the order is for ${expected} codes`, count, expected);
+      yield page as CodeRecord[] | P;
     }
     if (expected !== undefined && count !== expected) throw partialResult(path, 'codes', `the order is for ${expected} codes`, count, expected);
   }
@@ -472,10 +473,16 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 
 /** What was read differs from what the service or the order says there is: never used as if whole. */
 function partialResult(path: string, noun: string, stated: string, read: number, expected: number): NetworkError {
-  const how = read < expected ? `only ${read} arrived` : `${read} arrived, more than that`;
-  return new NetworkError(`GET ${path}: ${stated} but ${how}; the partial list is not used`, {
+  const one = noun.replace(/s$/, '');
+  if (read > expected) {
+    return new NetworkError(`GET ${path}: ${stated} but ${read} arrived, more than that (it kept naming a next page); the list is not used`, {
+      code: 'partial_result',
+      hint: `the service sent more ${noun} than there are; try again later, and tell the provider if it persists`,
+    });
+  }
+  return new NetworkError(`GET ${path}: ${stated} but only ${read} arrived; the partial list is not used`, {
     code: 'partial_result',
-    hint: `the service did not send every ${noun.replace(/s$/, '')}; try again later, and tell the provider if it persists`,
+    hint: `the service did not send every ${one}; try again later, and tell the provider if it persists`,
   });
 }
 

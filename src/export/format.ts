@@ -1,6 +1,7 @@
 // What every export format shares: a sink for text, and a writer fed one page of records at a time.
 import type { CodeRecord } from '../api/schemas.js';
 import type { ScannedPage } from './scan.js';
+import { UsageError } from '../errors.js';
 
 /** The export formats, named once: the --format parser, the writers, the journal's schema and completion read this list. */
 export const EXPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
@@ -42,11 +43,29 @@ export interface FormatWriter {
   dispose(): Promise<void>;
 }
 
-/** `--format`, else the extension (.csv, .json, .jsonl, .ndjson), else json. */
+/** The extensions that name a format; a file without one is json. */
+const EXTENSIONS = new Map<string, ExportFormat>([
+  ['csv', 'csv'],
+  ['json', 'json'],
+  ['jsonl', 'jsonl'],
+  ['ndjson', 'jsonl'],
+]);
+
+/**
+ * `--format`, else the extension (.csv, .json, .jsonl, .ndjson), else (no extension) json. An extension that
+ * names no format giftcodes writes (`codes.xls`, `codes.txt`) is refused (exit 2) rather than filled with
+ * JSON under a name that promises something else.
+ */
 export function formatFor(out: string, format: ExportFormat | undefined): ExportFormat {
   if (format) return format;
-  const lower = out.toLowerCase();
-  if (lower.endsWith('.csv')) return 'csv';
-  if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'jsonl';
-  return 'json';
+  const name = out.split(/[\\/]/).pop() ?? out;
+  const dot = name.lastIndexOf('.');
+  if (out === '-' || dot <= 0) return 'json';
+  const extension = name.slice(dot + 1).toLowerCase();
+  const named = EXTENSIONS.get(extension);
+  if (named) return named;
+  throw new UsageError(`${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`, {
+    code: 'out_format_unknown',
+    hint: `name the file .csv, .json or .jsonl, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
+  });
 }

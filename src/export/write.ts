@@ -22,6 +22,7 @@ import { lockOutTarget, type OutLock } from './out-lock.js';
 import { checkOutTarget, kindOf, symlinkRefused } from './out-target.js';
 import { prefetched } from './prefetch.js';
 import { PageScanner } from './scan.js';
+import { CodeTally } from './tally.js';
 import { LIST_KEYS } from '../api/pagination.js';
 
 export { formatFor, type ExportFormat } from './format.js';
@@ -41,10 +42,15 @@ export interface ExportOptions {
   expected?: number | undefined;
   /** Called after each page with the number of codes written so far (a spinner). */
   onProgress?: (count: number) => void;
-  /** Called with the complete, fsynced temporary file just before it becomes the target (the journal records it). */
-  beforeCommit?: (temp: string) => void;
+  /** Called with the complete, fsynced temporary file and its count just before it becomes the target (the journal records it). */
+  beforeCommit?: (temp: string, count: number) => void;
   /** The target's lock, when the caller holds it across more than the export (taken and released here otherwise). */
   lock?: OutLock;
+  /**
+   * Whether a dead run's temporary file is recorded in the journal as a finished codes file: such a file is
+   * left for that order's next run, which tells from it that the rename never happened (codes-file.ts).
+   */
+  recordedTemp?: (temp: string) => boolean;
 }
 
 export interface ExportResult {
@@ -73,7 +79,7 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
 }
 
 async function exportToFile(o: ExportOptions, format: ExportFormat, target: string): Promise<ExportResult> {
-  removeStaleTemps(dirname(target), tempPrefix(target));
+  removeStaleTemps(dirname(target), tempPrefix(target), o.recordedTemp);
   const temp = tempPath(dirname(target), tempPrefix(target));
   let handle: FileHandle | undefined;
   let writer: FormatWriter | undefined;
@@ -117,7 +123,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     await file.sync();
     await file.close();
     handle = undefined;
-    o.beforeCommit?.(temp);
+    o.beforeCommit?.(temp, count);
     await commit(temp, target, o.force);
     committed = true;
     fsyncDirectory(dirname(target));
@@ -200,11 +206,13 @@ async function keepYoungGenerationSmall(): Promise<void> {
  */
 async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void, scanner?: PageScanner): Promise<number> {
   let count = 0;
+  const tally = new CodeTally(o.orderId, o.expected);
   const pages = scanner ? o.api.rawCodePages(o.orderId, o.expected, { read: (bytes) => scanner.scan(bytes), buffer: (size) => scanner.buffer(size), release: (bytes) => scanner.release(bytes) }) : o.api.codePages(o.orderId, o.expected);
   try {
     for await (const page of prefetched(pages)) {
       if (o.signal.aborted) throw interrupted(o.signal);
       if (count === 0) await keepYoungGenerationSmall();
+      tally.page(page);
       if (Array.isArray(page)) {
         await writer.page(page);
         count += page.length;
@@ -336,7 +344,7 @@ function tempPath(dir: string, prefix: string): string {
 }
 
 /** Temporary files left by a process that died (SIGKILL, power loss); a live process's are its own. */
-export function removeStaleTemps(dir: string, prefix: string): void {
+export function removeStaleTemps(dir: string, prefix: string, keep?: (path: string) => boolean): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -347,6 +355,7 @@ export function removeStaleTemps(dir: string, prefix: string): void {
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
     const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || pidAlive(pid)) continue;
+    if (keep?.(join(dir, name))) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {

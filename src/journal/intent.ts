@@ -26,9 +26,13 @@ export interface FileIdentity {
   ino: number;
   size: number;
   sha256: string;
-  /** Written right after the rename: an identity with a count was renamed into place (codes-file.ts renamedFile). */
+  /** How many codes the file holds, and in which format: recorded with the identity, before the rename. */
   count?: number | undefined;
   format?: ExportFormat | undefined;
+  /** The temporary file that was to be renamed to `path`: while it is there unchanged, the rename never happened. */
+  temp?: string | undefined;
+  /** Written right after the rename: the file took its place, and reached the user even once it is moved away (codes-file.ts renamedFile). */
+  renamed?: boolean | undefined;
 }
 
 export interface OutSpec {

@@ -269,6 +269,11 @@ export class Journal {
     return undefined;
   }
 
+  /** Whether an intent recorded `temp` as the temporary file of a finished codes file (codes-file.ts recordedFileState). */
+  recordsTemp(temp: string): boolean {
+    return this.read().intents.some((intent) => intent.files?.some((f) => f.temp === temp) === true);
+  }
+
   /** Temporary files a writer killed mid-write left (`.<intent file>.<pid>-<random>.tmp`): the first time a run takes the lock. */
   private sweep(): void {
     if (this.swept) return;

@@ -8,7 +8,12 @@ const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), boot
 
 const outSchema = z.object({ path: z.string(), format: z.optional(z.enum(EXPORT_FORMATS)), force: z.boolean(), csvRaw: z.boolean() });
 
-const fileSchema = z.object({ orderId: z.string(), path: z.string(), dev: z.number(), ino: z.number(), size: z.number(), sha256: z.string(), count: z.optional(z.number()), format: z.optional(z.enum(EXPORT_FORMATS)) });
+const fileSchema = z.object({
+  orderId: z.string(), path: z.string(), dev: z.number(), ino: z.number(), size: z.number(), sha256: z.string(), count: z.optional(z.number()),
+  format: z.optional(z.enum(EXPORT_FORMATS)),
+  temp: z.optional(z.string()),
+  renamed: z.optional(z.boolean()),
+});
 
 const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   version: z.literal(INTENT_VERSION),

@@ -6,10 +6,10 @@ import { canonicalCode } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
-import { CliError, ExitCode, LocalError } from '../errors.js';
+import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
-import { deliveredFile, fileIdentity } from '../journal/codes-file.js';
+import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
@@ -175,16 +175,25 @@ export class OrderMachine {
   }
 
   /**
-   * The codes file: its identity is recorded in the intent before the rename that delivers it, replacing any
-   * earlier run's (which never reached its rename, or this run would not write), and its count right after. A file already delivered by
-   * an earlier run (there unchanged, or renamed and moved away since) is never written again.
+   * The codes file: its identity, count and temporary file are recorded in the intent before the rename that
+   * delivers it, and the mark that the rename happened right after. A file already delivered by an earlier run
+   * (there unchanged, or renamed and moved away since) is never written again; nor is one an earlier run
+   * recorded that is now neither at its target nor in its temporary file (codes-file.ts recordedFileState).
    */
   async writeCodes(out: OutSpec, lock?: OutLock): Promise<Written> {
     const earlier = this.deliveredTo(out.path);
     if (earlier) return { path: out.path, count: earlier.count ?? this.intent.quantity, format: earlier.format ?? out.format ?? 'json', earlier: true };
-    const { exportCodes } = await import('../export/write.js');
     const orderId = this.intent.orderId!;
+    if (out.path !== '-') {
+      const recorded = recordedFileState(this.intent);
+      if (recorded?.state === 'unaccounted') throw codesFileUnaccounted(this.intent, recorded.identity);
+      // An earlier run's file that never reached its rename: taken back before this export sweeps its temporary file.
+      if (recorded) await this.note({ files: [] });
+    }
+    const [{ exportCodes }, { formatFor }] = await Promise.all([import('../export/write.js'), import('../export/format.js')]);
+    const format = formatFor(out.path, out.format);
     let identity: FileIdentity | undefined;
+    let inFile: CliError | undefined;
     try {
       const written = await exportCodes({
         api: this.deps.api,
@@ -198,26 +207,45 @@ export class OrderMachine {
         io: this.deps.io,
         signal: this.deps.signal,
         ...(lock ? { lock } : {}),
-        beforeCommit: (temp) => {
+        recordedTemp: (temp) => this.deps.journal.recordsTemp(temp),
+        beforeCommit: (temp, count) => {
           failpointSync('codes.tmp-written');
-          identity = { ...fileIdentity(temp, orderId, out.path), format: out.format };
+          identity = { ...fileIdentity(temp, orderId, out.path), count, format };
           checkMove(stepOf(this.intent), 'accepted');
           this.intent = this.deps.journal.save({ ...this.intent, files: [identity] }, this.now());
           failpointSync('codes.identity-written');
         },
       });
-      // The count and format were not known before the rename; the identity gains them now, and with them the
-      // fact that the rename happened (codes-file.ts renamedFile), which holds once the file is moved away.
-      if (identity) await this.note({ files: [{ ...identity, count: written.count, format: written.format }] });
+      if (identity) {
+        await failpoint('codes.committed');
+        // The mark that the rename happened, which holds once the file is moved away (codes-file.ts renamedFile).
+        const renamed = { ...identity, renamed: true };
+        await this.note({ files: [renamed] }).catch((error: unknown) => {
+          throw (inFile = codesAlreadyInFile(error, this.intent, written.path));
+        });
+      }
       if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
         // The reader of stdout went away before every code was written: not delivered.
-        throw new LocalError(`could not write the codes of order ${orderId} to standard output (${written.count} of ${this.intent.quantity} written)`, { code: 'output_failed' });
+        // What is known: how many codes were handed to the pipe, not how many its reader read before it closed.
+        const what = written.readerGone === true ? `: the reader closed the pipe; ${written.count} of ${this.intent.quantity} codes were handed to it, how many it read is not known` : ` (${written.count} of ${this.intent.quantity} written)`;
+        throw new LocalError(`could not write the codes of order ${orderId} to standard output${what}`, { code: 'output_failed' });
       }
       await failpoint('codes.renamed');
       return written;
     } catch (error) {
+      // A recorded file that never took its place is taken back: left, it would read as codes moved away.
+      if (identity && !deliveredFile(this.intent, out.path)) this.takeBack();
       // A stdout that failed is already exit 8 in words (export/write.ts), and so is a temporary file that could not be written.
-      throw keptForResume(error, this.intent);
+      throw error === inFile ? error : keptForResume(error, this.intent);
+    }
+  }
+
+  /** The identity of a file that never took its place, dropped; if even that cannot be written, the next run says it cannot tell. */
+  private takeBack(): void {
+    try {
+      this.intent = this.deps.journal.save({ ...this.intent, files: [] }, this.now());
+    } catch {
+      // recordedFileState then finds the file unaccounted: the next run stops rather than write the codes twice.
     }
   }
 
@@ -251,4 +279,29 @@ export function keptForResume(error: unknown, intent: Intent): unknown {
     hint: `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
   });
   return kept;
+}
+
+/**
+ * An earlier run recorded a finished codes file for this order, and neither its temporary file nor its target
+ * holds it now: it may have been renamed into place and moved away (the mark written after the rename was
+ * lost), so the codes may already be with the user. Writing them again could hand them out twice: stop.
+ */
+function codesFileUnaccounted(intent: Intent, identity: FileIdentity): UsageError {
+  const orderId = intent.orderId ?? intent.key;
+  return new UsageError(
+    `the codes of order ${orderId} (${identity.count ?? intent.quantity}) were written for ${identity.path} by an earlier run, and neither that file nor its temporary file holds them now: they may already have reached you, so they are not written again`,
+    {
+      code: 'codes_file_unaccounted',
+      hint: `if you have them, end it with: giftcodes order abandon ${intent.key}   to write them again anyway: giftcodes codes get ${orderId} --out <file>`,
+    },
+  );
+}
+
+/** The codes file took its place but the journal could not record it: the error says the codes are there. */
+function codesAlreadyInFile(error: unknown, intent: Intent, path: string): CliError {
+  const cause = error instanceof CliError ? error : new LocalError(error instanceof Error ? error.message : String(error), { code: 'journal_failed' });
+  return new CliError(cause.exitCode, `${cause.message}; the codes of order ${intent.orderId!} are already in ${path} (written once, do not write them again)`, {
+    code: cause.code,
+    hint: `keep ${path}; once the journal can be written: giftcodes order resume ${intent.key}  (it finds the file and writes nothing)`,
+  });
 }

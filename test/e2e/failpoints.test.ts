@@ -6,7 +6,7 @@
 // its delivery was recorded, which the next journal command settles. Unreachable combinations are left out
 // by construction (listed in UNREACHABLE).
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
@@ -16,7 +16,7 @@ const PRODUCT = 'amazon-us-25';
 const STDOUT_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved'];
 const RESUME_POINTS: Failpoint[] = ['request.sent', 'order.accepted', 'delivered', 'resolved'];
 const FILE_ONLY_POINTS: Failpoint[] = ['codes.tmp-written', 'codes.renamed', 'delivered', 'resolved'];
-const PLAN_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.renamed', 'delivered', 'resolved'];
+const PLAN_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed', 'delivered', 'resolved'];
 const ALL_POINTS = FAILPOINTS.filter((p) => p !== 'journal.locked');
 
 interface Ctx {
@@ -65,7 +65,7 @@ export const UNREACHABLE = {
   'place --json / place --wait': 'codes.tmp-written, codes.renamed (no codes file)',
   'resume <key> / resume --all / resume --all --json': 'intent.written (written by place); codes.* (resumed intents placed without --out)',
   'resume <key> / resume --all / resume --all --json ': 'sending.written (a resumed `sending` intent is sent again without writing it)',
-  'watch --out / codes get --out': 'intent.written, sending.written, request.sent, order.accepted, codes.identity-written (they never place an order, and record no file)',
+  'watch --out / codes get --out': 'intent.written, sending.written, request.sent, order.accepted, codes.identity-written, codes.committed (they never place an order, and record no file)',
 };
 
 const cases = MODES.flatMap((mode) => mode.points.map((point) => ({ mode, point })));
@@ -95,8 +95,8 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
   const served = servedApi(['--fulfil-after', '100'], { login: true });
 
   it('names every failpoint of the contract', () => {
-    expect(ALL_POINTS).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.renamed', 'delivered', 'resolved']);
-    expect(cases.length).toBe(59);
+    expect(ALL_POINTS).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed', 'delivered', 'resolved']);
+    expect(cases.length).toBe(62);
   });
 
   it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))('$label', { timeout: 120_000 }, async ({ mode, point, i }) => {
@@ -152,4 +152,30 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
     // The killed run's log was compacted by the next command (or, at `resolved`, removed by the run itself).
     expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.log')), 'no log left').toEqual([]);
   });
+
+  // Between the rename and the mark that it happened: the file moved away (sold from, filed) before the next
+  // run. Its identity and count were recorded before the rename; neither the temporary file nor the target
+  // holds them, so the next run stops (exit 2) rather than write the same codes to a second file.
+  it.concurrent.each(MODES.filter((m) => m.name === 'place --out' || m.name === 'place --plan').map((mode) => ({ mode, label: mode.name })))(
+    '$label × codes.committed, the file moved away: exit 2 codes_file_unaccounted, never the codes again',
+    { timeout: 120_000 },
+    async ({ mode }) => {
+      const { server, configDir: template } = served;
+      const configDir = tempDir();
+      cpSync(template, configDir, { recursive: true });
+      const ctx: Ctx = { configDir, quantity: mode.sink === 'plan' ? 91 : 93, file: join(tempDir(), 'codes.json') };
+      const killed = await runCli(mode.args(ctx), { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.committed=kill' } });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      expect(JSON.parse(readFileSync(ctx.file, 'utf8'))).toHaveLength(ctx.quantity);
+      const moved = `${ctx.file}.sold`;
+      renameSync(ctx.file, moved);
+      const again = await runCli(mode.args(ctx), { configDir });
+      expect(again.code, again.stderr).toBe(2);
+      if (mode.sink === 'plan') expect(again.stdout).toContain('codes_file_unaccounted');
+      expect(again.stdout + again.stderr).toContain('neither that file nor its temporary file holds them now');
+      expect(existsSync(ctx.file), 'the codes are not written a second time').toBe(false);
+      const charged = (await ledger(server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === ctx.quantity);
+      expect(charged).toHaveLength(1);
+    },
+  );
 });

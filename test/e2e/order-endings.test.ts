@@ -1,8 +1,10 @@
 // Orders end to end, their other endings: an order that fails, --timeout, and interruption (SIGINT, SIGTERM,
 // SIGKILL, a request still in progress) with resume and abandon. (Split from order.test.ts so the two run on
 // two workers: both are in npm test's end-to-end subset on every Node line.)
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalFiles, ledger, loggedIn, runCli, servedApi, spawnCli, until, withServer } from '../helpers/e2e.js';
+import { journalFiles, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, until, withServer } from '../helpers/e2e.js';
 
 /** `order place <args>` started, once its intent is on disk (its request then in flight, held by the server). */
 async function placeInFlight(configDir: string, args: string[]): Promise<ReturnType<typeof spawnCli>> {
@@ -24,6 +26,22 @@ describe('order watch endings', () => {
       const waited = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
       expect(waited.code).toBe(6);
       expect(journalFiles(configDir)).toEqual([]);
+    });
+  });
+
+  it('codes get of a failed order (exit 6) ends the interrupted order place of it as failed: nothing left to resume (issue 29)', async () => {
+    await withServer(['--fulfil-after', '100', '--fail-orders', '1'], async (server) => {
+      const configDir = await loggedIn(server);
+      const out = join(tempDir(), 'codes.csv');
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', out], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+      expect(killed.signal).toBe('SIGKILL');
+      const [intent] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { orderId: string; key: string }[];
+      const got = await runCli(['codes', 'get', intent!.orderId, '--wait', '--interval', '0.1', '--out', out], { configDir });
+      expect(got.code, got.stderr).toBe(6);
+      expect(journalFiles(configDir)).toEqual([]);
+      const [record] = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as { outcome: string; orderId: string }[];
+      expect(record).toMatchObject({ orderId: intent!.orderId, outcome: 'failed' });
+      expect(existsSync(out)).toBe(false);
     });
   });
 

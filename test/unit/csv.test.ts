@@ -82,13 +82,17 @@ describe('csvCell', () => {
 });
 
 describe('formatFor', () => {
-  it('takes --format, else the extension, else json', () => {
+  it('takes --format, else the extension, else (no extension) json; an extension naming no format is refused', () => {
     expect(formatFor('a.csv', undefined)).toBe('csv');
     expect(formatFor('A.CSV', undefined)).toBe('csv');
     expect(formatFor('a.jsonl', undefined)).toBe('jsonl');
     expect(formatFor('a.ndjson', undefined)).toBe('jsonl');
     expect(formatFor('a.json', undefined)).toBe('json');
-    expect(formatFor('a.txt', undefined)).toBe('json');
+    expect(() => formatFor('a.txt', undefined)).toThrow(expect.objectContaining({ exitCode: 2, code: 'out_format_unknown' }) as Error);
+    expect(() => formatFor('dir.v2/codes.xls', undefined)).toThrow('dir.v2/codes.xls: the extension .xls names no format giftcodes writes (csv, json or jsonl)');
+    expect(formatFor('a.txt', 'csv')).toBe('csv');
+    expect(formatFor('dir.v2/codes', undefined)).toBe('json');
+    expect(formatFor('.codes', undefined)).toBe('json');
     expect(formatFor('-', undefined)).toBe('json');
     expect(formatFor('a.csv', 'jsonl')).toBe('jsonl');
   });

@@ -28,7 +28,7 @@ async function interrupted(j: Journal, o: { key?: string; file?: string; deliver
   let saved = j.save({ ...intent, phase: 'accepted', orderId: 'ord_1', status: 'completed', owner: dead() });
   if (o.file) {
     writeFileSync(o.file, '[{"code":"A"}]\n');
-    saved = j.save({ ...saved, files: [{ ...fileIdentity(o.file, 'ord_1', o.file), count: 1 }] });
+    saved = j.save({ ...saved, files: [{ ...fileIdentity(o.file, 'ord_1', o.file), count: 1, renamed: true }] });
   }
   if (o.delivered) await j.recordDelivery([endedRecord(saved, 'delivered', Date.now())]);
   return saved;

@@ -101,7 +101,7 @@ describe('the failpoints each path passes', () => {
     const { intent } = await journal.begin({ ...specFor(server.url), wait: true, out: { path, force: false, csvRaw: false } });
     const driven = await driveIntent(d, intent, { wait: true, out: intent.out, intervalS: 0.01 });
     await finish(d.io, journal, driven);
-    expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.renamed', 'delivered', 'resolved']);
+    expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed', 'delivered', 'resolved']);
     expect(existsSync(path)).toBe(true);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });

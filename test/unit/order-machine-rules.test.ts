@@ -63,16 +63,16 @@ describe('certainlyRefused, the rest of the table', () => {
 });
 
 describe('codes file identity', () => {
-  it('fileIdentity records order, path, dev, ino, size and the sha256 of the bytes', () => {
+  it('fileIdentity records order, path, dev, ino, size, the sha256 of the bytes and the temporary file', () => {
     const file = join(tempDir(), 'f.json');
     writeFileSync(file, 'hello');
     const stat = statSync(file);
     expect(fileIdentity(file, 'ord_1', '/target')).toEqual({
-      orderId: 'ord_1', path: '/target', dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+      orderId: 'ord_1', path: '/target', dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', temp: file,
     });
   });
 
-  it('renamedFile: an identity whose count was written (after the rename) was renamed into place, whatever is at its path now; one without a count was not', () => {
+  it('renamedFile: an identity marked renamed (after the rename) was renamed into place, whatever is at its path now; one with only its count (recorded before) was not', () => {
     const dir = tempDir();
     const temp = join(dir, '.c.json.tmp');
     writeFileSync(temp, '[1]');
@@ -81,10 +81,14 @@ describe('codes file identity', () => {
     // Recorded before the rename, its temporary file since removed (a crash, then another export to the path): no proof.
     rmSync(temp);
     expect(renamedFile(intent)).toBeUndefined();
-    const counted = { ...id, count: 1 };
-    expect(renamedFile({ ...intent, files: [counted] })).toEqual(counted);
+    expect(renamedFile({ ...intent, files: [{ ...id, count: 1 }] })).toBeUndefined();
+    const marked = { ...id, count: 1, renamed: true };
+    expect(renamedFile({ ...intent, files: [marked] })).toEqual(marked);
+    // Written by versions that recorded the count only after the rename (no temporary file named): renamed.
+    const { temp: _temp, ...legacy } = { ...id, count: 1 };
+    expect(renamedFile({ ...intent, files: [legacy] })).toEqual(legacy);
     // Another order's identity proves nothing.
-    expect(renamedFile({ ...intent, orderId: 'ord_2', files: [counted] })).toBeUndefined();
+    expect(renamedFile({ ...intent, orderId: 'ord_2', files: [marked] })).toBeUndefined();
   });
 
   it('deliveredFile: each field must match; a directory or a missing file is never a delivery', () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { orderQuantity } from '../../api/outcome.js';
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, OrderFailedError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -37,6 +37,19 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
+  try {
+    await fetchCodes(options, deps);
+  } catch (error) {
+    // A failed order is an outcome too: the interrupted `order place` of it, if any, ends as failed once it is said.
+    if (error instanceof OrderFailedError) {
+      const api = await deps.api();
+      await delivered(deps, () => undefined, { orderId: options.orderId, baseUrl: api.baseUrl, codes: false, ending: 'failed' });
+    }
+    throw error;
+  }
+}
+
+async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   const out = options.out ?? '-';
   checkWaitFlags(options, { json: options.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
   const force = options.force === true;
@@ -55,10 +68,17 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   }
   if (queried) {
     const codes: unknown[] = [];
-    for await (const page of api.codePages(options.orderId, expected)) codes.push(...page);
+    const { CodeTally } = await import('../../export/tally.js');
+    const tally = new CodeTally(options.orderId, expected);
+    for await (const page of api.codePages(options.orderId, expected)) {
+      tally.page(page);
+      codes.push(...page);
+    }
     await delivered(deps, () => deps.io.outJson(codes), { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
     return;
   }
+  // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
+  const journal = out === '-' ? undefined : await deps.journal();
   const spinner = out === '-' ? undefined : await deps.io.spinner(`fetching the codes of ${options.orderId}`);
   let result: Awaited<ReturnType<typeof exportCodes>>;
   try {
@@ -77,6 +97,7 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
       io: deps.io,
       signal: deps.signal,
       onProgress: (count) => spinner?.update(`fetching the codes of ${options.orderId}: ${count}`),
+      ...(journal ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
       beforeCommit: () => failpointSync('codes.tmp-written'),
     });
     if (out !== '-') await failpoint('codes.renamed');
@@ -97,7 +118,7 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
 }
 
 /** The codes reached the user (lifecycle.ts): an interrupted `order place` of this order must not deliver them again. */
-async function delivered(deps: GetDeps, print: () => void | Promise<void>, delivery: { orderId: string; baseUrl: string; codes: boolean }): Promise<void> {
+async function delivered(deps: GetDeps, print: () => void | Promise<void>, delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed' }): Promise<void> {
   const [{ deliver, settle }, journal] = await Promise.all([import('../../orders/lifecycle.js'), deps.journal()]);
   await deliver(deps.io, journal, print, delivery);
   await settle(journal, delivery);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CliError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -16,5 +17,15 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
     ? `it was placed as order ${intent.orderId}: check it with giftcodes order show ${intent.orderId}`
     : `it may have been placed on the server with the idempotency key ${intent.key}`;
   deps.io.warn(`abandoned ${intent.quantity} × ${intent.productId} (${intent.environment}); ${where}`);
-  await exportResult(deps.io, { abandoned: intent.key, orderId: intent.orderId ?? null, productId: intent.productId, quantity: intent.quantity }, { text: (data) => `abandoned ${data.abandoned}` });
+  try {
+    await exportResult(deps.io, { abandoned: intent.key, orderId: intent.orderId ?? null, productId: intent.productId, quantity: intent.quantity }, { text: (data) => `abandoned ${data.abandoned}` });
+    await deps.io.flushOut();
+  } catch (error) {
+    // The abandon is done and durable: running it again would only say the key is unknown.
+    if (!(error instanceof CliError)) throw error;
+    throw new CliError(error.exitCode, `${intent.key} WAS abandoned; only printing it failed: ${error.message}`, {
+      code: error.code,
+      hint: `nothing to run again; its record: giftcodes order list${intent.orderId ? `   the order: giftcodes order show ${intent.orderId}` : ''}`,
+    });
+  }
 }

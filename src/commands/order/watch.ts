@@ -75,7 +75,8 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       deps.io.say(`${out.path} already holds these codes; it was left as it was`);
     } else {
       const { exportCodes, readerGoneError } = await import('../../export/write.js');
-      written = await exportCodes({ ...common, expected: orderQuantity(order), force: out.force, beforeCommit: () => failpointSync('codes.tmp-written') });
+      const journal = await deps.journal();
+      written = await exportCodes({ ...common, expected: orderQuantity(order), force: out.force, recordedTemp: (temp) => journal.recordsTemp(temp), beforeCommit: () => failpointSync('codes.tmp-written') });
       // The reader of `--out -` went away before every code was written: nothing reached the user (exit 8), and an
       // interrupted `order place` of this order stays pending.
       if (written.readerGone) throw readerGoneError(order.id);

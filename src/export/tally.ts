@@ -1,0 +1,121 @@
+// Every code of one order, seen once: a page that repeats a code in place of another (the count still
+// matching) is a server fault, never codes to hand out. Memory stays small however many codes an order has:
+// one open-addressed table of 32-bit slots (at most half full), 8 MiB for a million codes, beside the
+// export's ~70 MiB. A slot's home is one hash of the code's text, its content a second one: two different
+// codes are taken for one only when their probe runs meet and the second hashes agree, about once in 2,000
+// orders of a million codes (far less for smaller ones). The hashes are seeded per run, so that rare false
+// refusal does not repeat when the command is run again; a true repeat always is refused.
+import type { CodeRecord } from '../api/schemas.js';
+import { NetworkError } from '../errors.js';
+import type { ScannedPage } from './scan.js';
+import { randomBytes } from 'node:crypto';
+
+const STRING = 1;
+const STRING_COMMA = 2;
+const NUMBER = 3;
+
+export class CodeTally {
+  private table: Uint32Array;
+  private mask: number;
+  private size = 0;
+  /** Codes looked at so far (the position of the next record in the order's pages). */
+  private seen = 0;
+  private readonly seed1: number;
+  private readonly seed2: number;
+  private readonly older: Uint32Array[] = [];
+
+  constructor(
+    private readonly orderId: string,
+    expected?: number,
+  ) {
+    let slots = 1024;
+    while (expected !== undefined && slots < expected * 2 && slots < 1 << 27) slots *= 2;
+    this.table = new Uint32Array(slots);
+    this.mask = slots - 1;
+    const seeds = randomBytes(8);
+    this.seed1 = seeds.readUInt32LE(0);
+    this.seed2 = seeds.readUInt32LE(4);
+  }
+
+  /** Every code of the page, in order; a code met before is exit 5. */
+  page(page: readonly CodeRecord[] | ScannedPage): void {
+    if (Array.isArray(page)) {
+      for (const record of page as readonly CodeRecord[]) {
+        const code = (record as { code?: unknown }).code;
+        if (typeof code === 'string' || typeof code === 'number') {
+          const bytes = Buffer.from(String(code), 'utf8');
+          this.add(bytes, 0, bytes.length);
+        } else {
+          this.seen++;
+        }
+      }
+      return;
+    }
+    const scanned = page as ScannedPage;
+    const leaf = scanned.shape.topCode ? scanned.shape.leafNames.indexOf('code') : -1;
+    const leaves = scanned.shape.leaves;
+    for (let r = 0; r < scanned.count; r++) {
+      const at = (r * leaves + leaf) * 3;
+      const kind = leaf < 0 ? 0 : (scanned.values[at] as number);
+      if (kind === STRING || kind === STRING_COMMA || kind === NUMBER) this.add(scanned.bytes, scanned.values[at + 1] as number, scanned.values[at + 2] as number);
+      else this.seen++;
+    }
+  }
+
+  private add(b: Uint8Array, start: number, stop: number): void {
+    let h1 = this.seed1 ^ 0x811c9dc5;
+    let h2 = this.seed2 ^ 0x9747b28c;
+    for (let i = start; i < stop; i++) {
+      const c = b[i] as number;
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+      h2 ^= h2 >>> 15;
+    }
+    h1 ^= h1 >>> 16;
+    h1 = Math.imul(h1, 0x85ebca6b);
+    h1 ^= h1 >>> 13;
+    // 0 marks an empty slot.
+    h2 = h2 >>> 0 || 1;
+    this.seen++;
+    if ((this.size + 1) * 2 > this.mask + 1) this.grow();
+    for (const older of this.older) if (holds(older, older.length - 1, h1, h2)) throw this.repeated();
+    for (let slot = h1 & this.mask; ; slot = (slot + 1) & this.mask) {
+      const held = this.table[slot] as number;
+      if (held === 0) {
+        this.table[slot] = h2;
+        this.size++;
+        return;
+      }
+      if (held === h2) throw this.repeated();
+    }
+  }
+
+  /**
+   * A full table (an order whose quantity was not known) is kept as it is, and a new one twice its size
+   * takes the codes that come next: a slot holds no code's first hash, so entries cannot be placed again.
+   * Each code is then looked for in every table, each at most half full; together they take twice the memory.
+   */
+  private grow(): void {
+    this.older.push(this.table);
+    this.table = new Uint32Array(this.table.length * 2);
+    this.mask = this.table.length - 1;
+    this.size = 0;
+  }
+
+  /** The code itself is not named: it is cash, and an error line goes to logs and cron mail. */
+  private repeated(): NetworkError {
+    return new NetworkError(`the codes of order ${this.orderId}: code number ${this.seen} repeats a code sent earlier in the same order; the codes are not used`, {
+      code: 'duplicate_code',
+      hint: 'the service sent a code twice in place of another; try again later, and tell the provider if it persists',
+    });
+  }
+}
+
+/** Whether `h2` is in the probe run of `h1` in a table (at most half full, so the run ends). */
+function holds(table: Uint32Array, mask: number, h1: number, h2: number): boolean {
+  for (let slot = h1 & mask; ; slot = (slot + 1) & mask) {
+    const held = table[slot] as number;
+    if (held === 0) return false;
+    if (held === h2) return true;
+  }
+}
