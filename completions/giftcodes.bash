@@ -59,7 +59,7 @@ _giftcodes_flag_value() {
   case "$1|$2" in
     'order place '*'|--product') REPLY='dynamic products' ;;
     'order place '*'|--quantity') REPLY='none' ;;
-    'order place '*'|--idempotency-key') REPLY='none' ;;
+    'order place '*'|--idempotency-key') REPLY='dynamic intents' ;;
     'order place '*'|--plan') REPLY='files' ;;
     'order place '*'|--concurrency') REPLY='none' ;;
     'order place '*'|--interval') REPLY='none' ;;
@@ -115,7 +115,7 @@ _giftcodes_flag_value() {
     'serve '*'|--gzip') REPLY='words accepted always' ;;
     *'|--profile') REPLY='dynamic profiles' ;;
     *'|--env') REPLY='words test live' ;;
-    *'|--api-key') REPLY='none' ;;
+    *'|--api-key') REPLY='dynamic intents' ;;
     *'|--base-url') REPLY='none' ;;
     *'|--request-timeout') REPLY='none' ;;
     *'|--retries') REPLY='none' ;;
@@ -132,7 +132,12 @@ _giftcodes_arg_value() {
     'config use |'0) REPLY='dynamic profiles' ;;
     'config help |'0) REPLY='words show list set use' ;;
     'catalog help |'0) REPLY='words list' ;;
+    'order show |'0) REPLY='dynamic orders' ;;
+    'order watch |'0) REPLY='dynamic orders' ;;
+    'order resume |'0) REPLY='dynamic intents' ;;
+    'order abandon |'0) REPLY='dynamic intents' ;;
     'order help |'0) REPLY='words place show watch list pending resume abandon' ;;
+    'codes get |'0) REPLY='dynamic orders' ;;
     'codes help |'0) REPLY='words get' ;;
     'webhook help |'0) REPLY='words listen' ;;
     'completion |'0) REPLY='words bash zsh fish' ;;

@@ -3,12 +3,12 @@ import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { loadUndici, proxySettings } from './api/transport.js';
 import { configDir, ensurePrivateDir } from './config/paths.js';
-import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
+import { loadStoredKey, resolveBaseUrl, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
-import type { Deps } from './commands/deps.js';
+import type { Deps, Target } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
 import type { Io } from './output/io.js';
-import type { KeyEnvironment } from './secrets.js';
+import { environmentOfKey, type KeyEnvironment } from './secrets.js';
 
 export interface GlobalOptions {
   profile?: string | undefined;
@@ -101,6 +101,23 @@ export class Factory implements Deps {
     const connection = await loadStoredKey(resolveConnection(this.globals, this.io.env, store), this.io.env);
     this.io.addSecret(connection.apiKey);
     return connection;
+  }
+
+  async connectionTo(where: Target): Promise<Connection> {
+    const store = await this.config();
+    const flags = { profile: where.profile, env: where.environment, apiKey: this.globals.apiKey, baseUrl: where.baseUrl };
+    const connection = await loadStoredKey(resolveConnection(flags, this.io.env, store), this.io.env);
+    this.io.addSecret(connection.apiKey);
+    return connection;
+  }
+
+  async currentTarget(): Promise<Target> {
+    const store = await this.config();
+    const profile = resolveProfileName(this.globals, this.io.env, store);
+    const given = this.globals.apiKey || this.io.env.GIFTCODES_API_KEY;
+    const wanted = this.globals.env === 'all' ? undefined : this.globals.env;
+    const environment = (given ? environmentOfKey(given) : undefined) ?? wanted ?? store.profile(profile).defaultEnv ?? 'test';
+    return { profile, environment, baseUrl: resolveBaseUrl(this.globals, this.io.env, store, profile) };
   }
 
   /** The client for the resolved connection (profile, environment, key, base URL). */

@@ -10,8 +10,8 @@ export function register(parent: Command, app: App): void {
   addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
-export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise<void> {
-  const api = await deps.api();
+export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connection'>): Promise<void> {
+  const [api, connection] = await Promise.all([deps.api(), deps.connection()]);
   const spinner = await deps.io.spinner('reading the catalog');
   let products: Product[];
   try {
@@ -21,7 +21,7 @@ export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise
   }
   // Completions offer product ids from this cache: TAB never calls the network.
   const { saveCatalogCache } = await import('../../output/catalog-cache.js');
-  saveCatalogCache(deps.configDir, products.map((product) => product.id));
+  saveCatalogCache(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl }, products.map((product) => product.id));
   const { io } = deps;
   await exportResult(io, products, {
     empty: { when: (rows) => rows.length === 0, line: 'the catalog is empty', notice: true },
