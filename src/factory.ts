@@ -123,12 +123,12 @@ export class Factory implements Deps {
   /** The client for the resolved connection (profile, environment, key, base URL). */
   api(): Promise<ApiClient> {
     if (!this.apiPromise) preloadTransport();
-    this.apiPromise ??= this.connection().then((connection) => this.clientFor(connection.baseUrl, connection.apiKey));
+    this.apiPromise ??= this.connection().then((connection) => this.clientFor(connection.baseUrl, connection.apiKey, this.globals.retries, refusedKeyHint(connection)));
     return this.apiPromise;
   }
 
   /** A client for an explicit key and URL: login verifies a key before it is saved; doctor pings with fewer retries. */
-  async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries): Promise<ApiClient> {
+  async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries, refusedHint?: string): Promise<ApiClient> {
     preloadTransport();
     const proxy = this.profileProxy();
     const [{ ApiClient }, extraCa] = await Promise.all([import('./api/client.js'), this.extraCa(baseUrl, proxy), proxy]);
@@ -143,6 +143,7 @@ export class Factory implements Deps {
       retry: { ...DEFAULT_RETRY_POLICY, retries },
       log: (line) => this.io.debug(line),
       signal: this.signal,
+      refusedKeyHint: refusedHint,
     });
     this.clients.push(client);
     return client;
@@ -205,6 +206,19 @@ export class Factory implements Deps {
 
   async close(): Promise<void> {
     await Promise.all(this.clients.map((client) => client.close()));
+  }
+}
+
+/** What to do about a refused key depends on where it came from: login does not replace a key given in the environment. */
+function refusedKeyHint(connection: Connection): string {
+  const profile = `${connection.profile === 'default' ? '' : ` --profile ${connection.profile}`} --env ${connection.environment}`;
+  switch (connection.keySource) {
+    case 'environment':
+      return `the key in GIFTCODES_API_KEY was refused (it overrides the profile's): set it to a valid key, or unset it to use the profile's`;
+    case 'flag':
+      return 'the key given with --api-key was refused: check it was copied whole, and that it is not revoked';
+    default:
+      return `the ${connection.environment} key of profile "${connection.profile}" was refused (revoked, or of another server than ${connection.baseUrl}?): save a valid one with: giftcodes login${profile}`;
   }
 }
 
