@@ -5,7 +5,7 @@
 # Subcommands of a command path ("" is giftcodes itself, "config " is giftcodes config).
 _giftcodes_subcommands() {
   case "$1" in
-    '') REPLY='login logout config ping doctor catalog order codes webhook serve completion help' ;;
+    '') REPLY='login logout config status ping doctor catalog order codes webhook serve completion version help' ;;
     'config ') REPLY='show list set use help' ;;
     'catalog ') REPLY='list help' ;;
     'order ') REPLY='place show watch list pending resume abandon help' ;;
@@ -19,7 +19,7 @@ _giftcodes_subcommands() {
 _giftcodes_flags() {
   case "$1" in
     '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --api-key-stdin --insecure-storage --help -h' ;;
+    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --api-key-stdin --insecure-storage --force --help -h' ;;
     'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
@@ -27,6 +27,7 @@ _giftcodes_flags() {
     'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
+    'status ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --offline --help -h' ;;
     'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'doctor ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
@@ -49,6 +50,7 @@ _giftcodes_flags() {
     'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
     'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
     'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
+    'version ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
     'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
     *) REPLY='' ;;
   esac
@@ -141,7 +143,7 @@ _giftcodes_arg_value() {
     'codes help |'0) REPLY='words get' ;;
     'webhook help |'0) REPLY='words listen' ;;
     'completion |'0) REPLY='words bash zsh fish' ;;
-    'help |'0) REPLY='words login logout config ping doctor catalog order codes webhook serve completion' ;;
+    'help |'0) REPLY='words login logout config status ping doctor catalog order codes webhook serve completion version' ;;
     *) return 1 ;;
   esac
 }

@@ -16,9 +16,15 @@ export function catalogCacheFile(dir: string, target: CacheTarget): string {
   return join(dir, `catalog-cache-${fnv1a(`${target.profile}\n${target.baseUrl}`)}.json`);
 }
 
-export function saveCatalogCache(dir: string, target: CacheTarget, ids: readonly string[]): void {
+/** A product's unit price as the catalog gave it: minor units and an ISO 4217 currency. */
+export interface UnitPrice {
+  readonly amount: number;
+  readonly currency: string;
+}
+
+export function saveCatalogCache(dir: string, target: CacheTarget, ids: readonly string[], prices: Readonly<Record<string, UnitPrice>> = {}): void {
   try {
-    const body = { savedAt: new Date().toISOString(), profile: target.profile, baseUrl: target.baseUrl, ids };
+    const body = { savedAt: new Date().toISOString(), profile: target.profile, baseUrl: target.baseUrl, ids, prices };
     writeFileAtomicSync(catalogCacheFile(dir, target), redactKeys(`${JSON.stringify(body)}\n`));
   } catch {
     // A cache is a convenience: failing to write it must never fail the command.
@@ -26,15 +32,31 @@ export function saveCatalogCache(dir: string, target: CacheTarget, ids: readonly
 }
 
 export function readCatalogCache(dir: string, target: CacheTarget): string[] {
+  const { ids } = readCache(dir, target);
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+}
+
+/** The unit prices the last `catalog list` of this profile and base URL saw, by product id (`order list`'s amounts). */
+export function readCatalogPrices(dir: string, target: CacheTarget): Map<string, UnitPrice> {
+  const { prices } = readCache(dir, target);
+  const out = new Map<string, UnitPrice>();
+  if (!prices || typeof prices !== 'object') return out;
+  for (const [id, price] of Object.entries(prices as Record<string, unknown>)) {
+    const p = price as Partial<UnitPrice> | null;
+    if (p && Number.isSafeInteger(p.amount) && typeof p.currency === 'string') out.set(id, { amount: p.amount!, currency: p.currency });
+  }
+  return out;
+}
+
+function readCache(dir: string, target: CacheTarget): { ids?: unknown; prices?: unknown } {
   try {
     const parsed: unknown = JSON.parse(readFileSync(catalogCacheFile(dir, target), 'utf8'));
-    if (!parsed || typeof parsed !== 'object') return [];
-    const { ids, profile, baseUrl } = parsed as { ids?: unknown; profile?: unknown; baseUrl?: unknown };
+    if (!parsed || typeof parsed !== 'object') return {};
+    const cache = parsed as { ids?: unknown; prices?: unknown; profile?: unknown; baseUrl?: unknown };
     // A hash collision must not offer another server's ids.
-    if (profile !== target.profile || baseUrl !== target.baseUrl) return [];
-    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+    return cache.profile === target.profile && cache.baseUrl === target.baseUrl ? cache : {};
   } catch {
-    return [];
+    return {};
   }
 }
 
