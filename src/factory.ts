@@ -3,7 +3,7 @@ import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { loadUndici, proxySettings } from './api/transport.js';
 import { configDir, ensurePrivateDir } from './config/paths.js';
-import { loadStoredKey, resolveBaseUrl, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
+import { baseUrlWarning, loadStoredKey, resolveBaseUrl, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
 import type { Deps, Target } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
@@ -100,6 +100,8 @@ export class Factory implements Deps {
     const store = await this.config();
     const connection = await loadStoredKey(resolveConnection(this.globals, this.io.env, store), this.io.env);
     this.io.addSecret(connection.apiKey);
+    const warning = baseUrlWarning(connection.baseUrl);
+    if (warning) this.warnOnce(warning);
     return connection;
   }
 

@@ -38,11 +38,13 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: LoginOptions, deps: LoginDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments, baseUrlWarning }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
   const profile = resolveProfileName(options, deps.io.env, store);
   const baseUrl = resolveBaseUrl(options, deps.io.env, store, profile);
   const wanted = refuseAllEnvironments(options.env);
   assertSafeTransport(baseUrl);
+  const v1 = baseUrlWarning(baseUrl);
+  if (v1) deps.io.warn(v1);
 
   const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {
     const environment = checkPrefix(key, wanted);
