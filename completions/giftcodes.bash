@@ -5,7 +5,7 @@
 # Subcommands of a command path ("" is giftcodes itself, "config " is giftcodes config).
 _giftcodes_subcommands() {
   case "$1" in
-    '') REPLY='login logout config ping doctor catalog order codes webhook serve completion help' ;;
+    '') REPLY='login logout config status ping doctor catalog order codes webhook serve completion version help' ;;
     'config ') REPLY='show list set use help' ;;
     'catalog ') REPLY='list help' ;;
     'order ') REPLY='place show watch list pending resume abandon help' ;;
@@ -18,38 +18,40 @@ _giftcodes_subcommands() {
 # Flags accepted at a command path: its own and those of the commands above it.
 _giftcodes_flags() {
   case "$1" in
-    '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --api-key-stdin --insecure-storage --help -h' ;;
-    'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
-    'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'doctor ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
-    'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --product --quantity --idempotency-key --wait --plan --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'order list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --status --product --since --limit --refresh --format --help -h' ;;
-    'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --interval --timeout --all --force --force-stale --help -h' ;;
-    'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
-    'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
-    'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
-    'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
-    'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
-    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
-    'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager --help -h' ;;
-    'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --no-pager' ;;
+    '') REPLY='--version -V --profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'login ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --api-key-stdin --insecure-storage --force --help -h' ;;
+    'logout ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'config ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
+    'status ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --offline --help -h' ;;
+    'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'doctor ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
+    'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --product --quantity --idempotency-key --wait --plan --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --status --product --since --limit --refresh --format --help -h' ;;
+    'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --interval --timeout --all --force --force-stale --help -h' ;;
+    'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
+    'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
+    'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
+    'webhook help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
+    'serve ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --host --port --seed --latency --fail-rate --rate-limit --fulfil-after --drop-after-commit --hold --fail-orders --webhook-url --webhook-secret --dialect --webhook-scheme --admin --log --tls-cert --tls-key --gzip --connection-close --help -h' ;;
+    'completion ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'version ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
     *) REPLY='' ;;
   esac
 }
@@ -59,7 +61,7 @@ _giftcodes_flag_value() {
   case "$1|$2" in
     'order place '*'|--product') REPLY='dynamic products' ;;
     'order place '*'|--quantity') REPLY='none' ;;
-    'order place '*'|--idempotency-key') REPLY='none' ;;
+    'order place '*'|--idempotency-key') REPLY='dynamic intents' ;;
     'order place '*'|--plan') REPLY='files' ;;
     'order place '*'|--concurrency') REPLY='none' ;;
     'order place '*'|--interval') REPLY='none' ;;
@@ -115,7 +117,7 @@ _giftcodes_flag_value() {
     'serve '*'|--gzip') REPLY='words accepted always' ;;
     *'|--profile') REPLY='dynamic profiles' ;;
     *'|--env') REPLY='words test live' ;;
-    *'|--api-key') REPLY='none' ;;
+    *'|--api-key') REPLY='dynamic intents' ;;
     *'|--base-url') REPLY='none' ;;
     *'|--request-timeout') REPLY='none' ;;
     *'|--retries') REPLY='none' ;;
@@ -132,11 +134,16 @@ _giftcodes_arg_value() {
     'config use |'0) REPLY='dynamic profiles' ;;
     'config help |'0) REPLY='words show list set use' ;;
     'catalog help |'0) REPLY='words list' ;;
+    'order show |'0) REPLY='dynamic orders' ;;
+    'order watch |'0) REPLY='dynamic orders' ;;
+    'order resume |'0) REPLY='dynamic intents' ;;
+    'order abandon |'0) REPLY='dynamic intents' ;;
     'order help |'0) REPLY='words place show watch list pending resume abandon' ;;
+    'codes get |'0) REPLY='dynamic orders' ;;
     'codes help |'0) REPLY='words get' ;;
     'webhook help |'0) REPLY='words listen' ;;
     'completion |'0) REPLY='words bash zsh fish' ;;
-    'help |'0) REPLY='words login logout config ping doctor catalog order codes webhook serve completion' ;;
+    'help |'0) REPLY='words login logout config status ping doctor catalog order codes webhook serve completion version' ;;
     *) return 1 ;;
   esac
 }

@@ -1,5 +1,5 @@
 // Builds the commander program, runs it, and is the only place that maps errors to text and exits.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { setMaxListeners } from 'node:events';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
@@ -36,11 +36,14 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     .addOption(new Option('--ca-file <path>', "PEM certificates trusted in addition to Node's own (env: GIFTCODES_CA_FILE)").argParser(nonEmpty('--ca-file', 4096)))
     .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)')
     .option('--query <expr>', 'JMESPath expression applied to the --json document (implies --json)')
+    .option('--raw', 'with --query: a result that is one string is printed as it is, without quotes (as jq -r)')
+    .addOption(new Option('--jq <expr>').hideHelp().argParser(refuseJq))
     .option('--no-pager', 'never send long output through a pager (also GIFTCODES_PAGER=cat)');
   // --query is compiled while the arguments are checked: a bad expression exits 2 before anything is sent.
   program.hook('preAction', async (_program, action) => {
-    const { query: expression, pager } = action.optsWithGlobals<{ query?: string; pager?: boolean }>();
+    const { query: expression, pager, raw } = action.optsWithGlobals<{ query?: string; pager?: boolean; raw?: boolean }>();
     if (pager === false) app.io.pager = false;
+    if (raw) app.io.raw = true;
     if (expression === undefined) return;
     app.io.json = true;
     const { compileQuery } = await import('./output/exporter.js');
@@ -49,6 +52,14 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
   registerCommands(program, app, argv ? commandWord(program, argv.slice(2)) : undefined);
   finishHelp(program);
   return program;
+}
+
+/**
+ * gh's --jq takes jq syntax, which JMESPath does not read: accepting it would run a different language under a
+ * familiar name. Refused while parsing (exit 2), pointing at --query and --raw.
+ */
+function refuseJq(): never {
+  throw new InvalidArgumentError("giftcodes filters JSON with --query (JMESPath, as the AWS CLI), not jq: for example --query '[0].orderId' --raw");
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<never> {

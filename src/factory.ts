@@ -3,12 +3,12 @@ import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { loadUndici, proxySettings } from './api/transport.js';
 import { configDir, ensurePrivateDir } from './config/paths.js';
-import { loadStoredKey, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
+import { baseUrlWarning, loadStoredKey, resolveBaseUrl, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
-import type { Deps } from './commands/deps.js';
+import type { Deps, Target } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
 import type { Io } from './output/io.js';
-import type { KeyEnvironment } from './secrets.js';
+import { environmentOfKey, type KeyEnvironment } from './secrets.js';
 
 export interface GlobalOptions {
   profile?: string | undefined;
@@ -100,18 +100,37 @@ export class Factory implements Deps {
     const store = await this.config();
     const connection = await loadStoredKey(resolveConnection(this.globals, this.io.env, store), this.io.env);
     this.io.addSecret(connection.apiKey);
+    const warning = baseUrlWarning(connection.baseUrl);
+    if (warning) this.warnOnce(warning);
     return connection;
+  }
+
+  async connectionTo(where: Target): Promise<Connection> {
+    const store = await this.config();
+    const flags = { profile: where.profile, env: where.environment, apiKey: this.globals.apiKey, baseUrl: where.baseUrl };
+    const connection = await loadStoredKey(resolveConnection(flags, this.io.env, store), this.io.env);
+    this.io.addSecret(connection.apiKey);
+    return connection;
+  }
+
+  async currentTarget(): Promise<Target> {
+    const store = await this.config();
+    const profile = resolveProfileName(this.globals, this.io.env, store);
+    const given = this.globals.apiKey || this.io.env.GIFTCODES_API_KEY;
+    const wanted = this.globals.env === 'all' ? undefined : this.globals.env;
+    const environment = (given ? environmentOfKey(given) : undefined) ?? wanted ?? store.profile(profile).defaultEnv ?? 'test';
+    return { profile, environment, baseUrl: resolveBaseUrl(this.globals, this.io.env, store, profile) };
   }
 
   /** The client for the resolved connection (profile, environment, key, base URL). */
   api(): Promise<ApiClient> {
     if (!this.apiPromise) preloadTransport();
-    this.apiPromise ??= this.connection().then((connection) => this.clientFor(connection.baseUrl, connection.apiKey));
+    this.apiPromise ??= this.connection().then((connection) => this.clientFor(connection.baseUrl, connection.apiKey, this.globals.retries, refusedKeyHint(connection)));
     return this.apiPromise;
   }
 
   /** A client for an explicit key and URL: login verifies a key before it is saved; doctor pings with fewer retries. */
-  async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries): Promise<ApiClient> {
+  async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries, refusedHint?: string): Promise<ApiClient> {
     preloadTransport();
     const proxy = this.profileProxy();
     const [{ ApiClient }, extraCa] = await Promise.all([import('./api/client.js'), this.extraCa(baseUrl, proxy), proxy]);
@@ -126,6 +145,7 @@ export class Factory implements Deps {
       retry: { ...DEFAULT_RETRY_POLICY, retries },
       log: (line) => this.io.debug(line),
       signal: this.signal,
+      refusedKeyHint: refusedHint,
     });
     this.clients.push(client);
     return client;
@@ -188,6 +208,19 @@ export class Factory implements Deps {
 
   async close(): Promise<void> {
     await Promise.all(this.clients.map((client) => client.close()));
+  }
+}
+
+/** What to do about a refused key depends on where it came from: login does not replace a key given in the environment. */
+function refusedKeyHint(connection: Connection): string {
+  const profile = `${connection.profile === 'default' ? '' : ` --profile ${connection.profile}`} --env ${connection.environment}`;
+  switch (connection.keySource) {
+    case 'environment':
+      return `the key in GIFTCODES_API_KEY was refused (it overrides the profile's): set it to a valid key, or unset it to use the profile's`;
+    case 'flag':
+      return 'the key given with --api-key was refused: check it was copied whole, and that it is not revoked';
+    default:
+      return `the ${connection.environment} key of profile "${connection.profile}" was refused (revoked, or of another server than ${connection.baseUrl}?): save a valid one with: giftcodes login${profile}`;
   }
 }
 

@@ -26,6 +26,8 @@ export interface ApiClientOptions {
   extraCa?: string | undefined;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default: the process's environment). */
   env?: NodeJS.ProcessEnv;
+  /** The hint of a 401, for where this key came from (a key in GIFTCODES_API_KEY is not fixed by login). */
+  refusedKeyHint?: string | undefined;
 }
 
 export interface ApiRequest {
@@ -378,7 +380,7 @@ export class ApiClient {
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
         retryAfterMs: rateLimitWaitMs(res.statusCode, headers),
-        error: (attempts) => errorForStatus(req.method, path(), res.statusCode, errorBody, attempts, headers.location),
+        error: (attempts) => errorForStatus(req.method, path(), res.statusCode, errorBody, attempts, headers.location, this.options.refusedKeyHint),
       };
     } catch (error) {
       if (this.options.signal?.aborted) throw this.interrupted();

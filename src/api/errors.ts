@@ -122,7 +122,7 @@ export function describeHttpError(method: string, path: string, status: number, 
 }
 
 /** 401/403 are the key's fault (exit 3); other 4xx are refusals (exit 4); 5xx, 429 and redirects are failures (exit 5). */
-export function errorForStatus(method: string, path: string, status: number, body: ErrorBody, attempts: number, location?: string): CliError {
+export function errorForStatus(method: string, path: string, status: number, body: ErrorBody, attempts: number, location?: string, refusedKeyHint?: string): CliError {
   const text = describeHttpError(method, path, status, body);
   if (status < 400) {
     // Redirects are never followed: the key must not travel to an address the user did not give.
@@ -137,7 +137,7 @@ export function errorForStatus(method: string, path: string, status: number, bod
     return new AuthError(text, {
       code: body.code,
       status,
-      hint: status === 401 ? 'the key was refused: save a valid one with giftcodes login, or give it with --api-key or GIFTCODES_API_KEY' : 'this key may not be allowed to do that',
+      hint: status === 401 ? (refusedKeyHint ?? 'the key was refused: save a valid one with giftcodes login, or give it with --api-key or GIFTCODES_API_KEY') : 'this key may not be allowed to do that',
     });
   }
   // A request still in progress after every retry is not a refusal: the first attempt may yet succeed.

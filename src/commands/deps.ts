@@ -9,6 +9,13 @@ import type { Io } from '../output/io.js';
 
 export type { GlobalOptions } from '../factory.js';
 
+/** Where an order lives: a profile's key for one environment, at one base URL. */
+export interface Target {
+  readonly profile: string;
+  readonly environment: 'test' | 'live';
+  readonly baseUrl: string;
+}
+
 export interface Deps {
   readonly io: Io;
   /** Aborted on SIGINT/SIGTERM. */
@@ -22,6 +29,13 @@ export interface Deps {
   api(): Promise<ApiClient>;
   /** A client for an explicit key and URL (login verifies a key before saving it; resume uses the intent's). */
   clientFor(baseUrl: string, apiKey: string, retries?: number): Promise<ApiClient>;
+  /**
+   * The connection to where an order was placed (a local record's profile, environment and base URL): this run's
+   * --api-key or GIFTCODES_API_KEY when given, else that profile's key.
+   */
+  connectionTo(where: Target): Promise<Connection>;
+  /** The profile, environment and base URL this run would use, without reading a key (for comparing). */
+  currentTarget(): Promise<Target>;
   journal(): Promise<Journal>;
   /** Milliseconds since 1970. */
   now(): number;

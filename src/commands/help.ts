@@ -6,8 +6,21 @@ import { environmentHelp } from './environment.js';
 
 /** Given to the program before any command is added: commander copies it to each subcommand. */
 export const helpConfiguration: HelpConfiguration = {
-  // Every verb's help lists the options it inherits (--json, --query, --profile, …), as gh does.
-  showGlobalOptions: true,
+  // A verb's help shows its own options and points at the global ones (giftcodes help options) in one line,
+  // instead of repeating seventeen of them under every verb.
+  showGlobalOptions: false,
+  formatHelp(command, helper) {
+    const text = Help.prototype.formatHelp.call(this, command, helper);
+    // The program's help lists what to run before how to tune it: its commands come before its options.
+    if (command.parent) return text;
+    const sections = text.split('\n\n');
+    const options = sections.findIndex((section) => section.startsWith('Options:'));
+    const lastCommands = sections.findLastIndex((section) => /^[A-Z][\w ]*:\n {2}\S/.test(section) && !section.startsWith('Options:') && !section.startsWith('Usage:'));
+    if (options < 0 || lastCommands < options) return text;
+    const [moved] = sections.splice(options, 1);
+    sections.splice(lastCommands, 0, moved!);
+    return `${sections.map((section) => section.replace(/\n+$/, '')).join('\n\n')}\n`;
+  },
   optionDescription(option) {
     const text = Help.prototype.optionDescription.call(this, option);
     // A boolean flag is off unless given: saying so is noise.
@@ -24,8 +37,8 @@ const PROGRAM_EXAMPLES = [
   'giftcodes order pending',
 ];
 
-/** `giftcodes help <topic>`: pages that are not commands. */
-export const HELP_TOPICS: Readonly<Record<string, string>> = {
+/** `giftcodes help <topic>`: pages that are not commands (`options` is added once the program is built). */
+export const HELP_TOPICS: Record<string, string> = {
   environment: environmentHelp(),
   'exit-codes': `Exit codes:
 
@@ -52,7 +65,8 @@ export function helpTopic(name: string): string | undefined {
 
 /** Run after every command is registered. */
 export function finishHelp(program: Command): void {
-  program.addHelpText('afterAll', `\nHelp topics: giftcodes help environment, giftcodes help exit-codes\n`);
+  HELP_TOPICS.options = globalOptionsHelp(program);
+  program.addHelpText('after', `\nHelp topics: giftcodes help options, giftcodes help environment, giftcodes help exit-codes\n`);
   // `help` sits with the last group of commands (the tools), not alone under "Commands:".
   const group = program.commands.at(-1)?.helpGroup() ?? '';
   program.addHelpCommand(helpCommand(program).helpGroup(group));
@@ -61,16 +75,27 @@ export function finishHelp(program: Command): void {
     PROGRAM_EXAMPLES.filter((line) => exists(program, line.split(' ').slice(1))),
   );
   forEachCommand(program, (command) => {
-    if (command.commands.length === 0) return;
-    command.addHelpCommand(helpCommand(command));
-    if (examplesOf(command)) return;
-    const picked: string[] = [];
-    for (const verb of command.commands) {
-      const line = examplesOf(verb)?.find((example) => !picked.includes(example));
-      if (line) picked.push(line);
+    if (command.commands.length > 0) {
+      command.addHelpCommand(helpCommand(command));
+      const picked: string[] = [];
+      for (const verb of examplesOf(command) ? [] : command.commands) {
+        const line = examplesOf(verb)?.find((example) => !picked.includes(example));
+        if (line) picked.push(line);
+      }
+      if (picked.length > 0) examples(command, picked);
     }
-    if (picked.length > 0) examples(command, picked);
+    command.addHelpText('after', `${examplesOf(command) ? '' : '\n'}Global options (--profile, --env, --json, --query, …): giftcodes help options\n`);
   });
+}
+
+/** `giftcodes help options`: the options every command takes, once. */
+function globalOptionsHelp(program: Command): string {
+  const helper = program.createHelp();
+  Object.assign(helper, helpConfiguration);
+  const options = helper.visibleOptions(program).filter((option) => option.long !== '--help' && option.long !== '--version');
+  const width = Math.max(...options.map((option) => helper.optionTerm(option).length));
+  const lines = options.map((option) => `  ${helper.optionTerm(option).padEnd(width)}  ${helper.optionDescription(option)}`);
+  return `Global options (every command takes them, before or after its name):\n\n${lines.join('\n')}\n`;
 }
 
 function helpCommand(parent: Command): Command {

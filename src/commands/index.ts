@@ -11,6 +11,8 @@ import { register as registerLogout } from './logout.js';
 import { register as registerOrder } from './order/index.js';
 import { register as registerPing } from './ping.js';
 import { register as registerServe } from './serve.js';
+import { register as registerStatus } from './status.js';
+import { register as registerVersion } from './version.js';
 import { register as registerWebhook } from './webhook/index.js';
 
 /** The top-level commands, each with its group in the help and the names it registers. */
@@ -18,6 +20,7 @@ const COMMANDS: readonly { name: string; group: string; register: (program: Comm
   { name: 'login', group: 'Set up:', register: registerLogin },
   { name: 'logout', group: 'Set up:', register: registerLogout },
   { name: 'config', group: 'Set up:', register: registerConfig },
+  { name: 'status', group: 'Set up:', register: registerStatus },
   { name: 'ping', group: 'Set up:', register: registerPing },
   { name: 'doctor', group: 'Set up:', register: registerDoctor },
   { name: 'catalog', group: 'Buy codes:', register: registerCatalog },
@@ -26,6 +29,7 @@ const COMMANDS: readonly { name: string; group: string; register: (program: Comm
   { name: 'webhook', group: 'Tools:', register: registerWebhook },
   { name: 'serve', group: 'Tools:', register: registerServe },
   { name: 'completion', group: 'Tools:', register: registerCompletion },
+  { name: 'version', group: 'Tools:', register: registerVersion },
 ];
 
 /**

@@ -11,6 +11,8 @@ import type { Deps, GlobalOptions } from './deps.js';
 export interface LoginOptions extends Pick<GlobalOptions, 'profile' | 'env' | 'apiKey' | 'baseUrl'> {
   apiKeyStdin?: boolean;
   insecureStorage?: boolean;
+  /** Save a key of another reseller than the profile's other key without asking. */
+  force?: boolean;
 }
 
 type LoginDeps = Pick<Deps, 'io' | 'config' | 'clientFor'>;
@@ -23,7 +25,8 @@ export function register(parent: Command, app: App): void {
     .description('store an API key in the profile, verified with ping first')
     .option('--api-key-stdin', 'read the key from stdin instead of prompting')
     .option('--insecure-storage', 'keep the key in the 0600 config file, not the credential store')
-    .action(async (flags: Pick<LoginOptions, 'apiKeyStdin' | 'insecureStorage'>, cmd: Command) => {
+    .option('--force', "save a key of another reseller than the profile's other key without asking")
+    .action(async (flags: Pick<LoginOptions, 'apiKeyStdin' | 'insecureStorage' | 'force'>, cmd: Command) => {
       const { globals, deps } = app.context(cmd);
       await run({ ...flags, profile: globals.profile, env: globals.env, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, deps);
     });
@@ -35,11 +38,13 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: LoginOptions, deps: LoginDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments, baseUrlWarning }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
   const profile = resolveProfileName(options, deps.io.env, store);
   const baseUrl = resolveBaseUrl(options, deps.io.env, store, profile);
   const wanted = refuseAllEnvironments(options.env);
   assertSafeTransport(baseUrl);
+  const v1 = baseUrlWarning(baseUrl);
+  if (v1) deps.io.warn(v1);
 
   const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {
     const environment = checkPrefix(key, wanted);
@@ -79,6 +84,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
     }
   }
 
+  await checkSameReseller(deps, store, profile, baseUrl, verified, options.force === true);
   const explicitBaseUrl = Boolean(options.baseUrl || deps.io.env.GIFTCODES_BASE_URL);
   const storage = await storeKey(deps, store, profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined, options.insecureStorage === true);
   const result = { profile, environment: verified.environment, resellerId: verified.resellerId, key: maskKey(key), baseUrl, storage, configFile: store.path };
@@ -93,6 +99,42 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
       return defaultEnv === verified.environment ? [] : [`commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`];
     },
   });
+}
+
+/**
+ * A profile's test and live keys belong to one reseller: a key of another one is most likely pasted into the
+ * wrong profile. Warned naming both; a person at a terminal is asked (default no), elsewhere --force says so.
+ * The other key is read and pinged once; when it cannot be (missing, refused, offline) there is nothing to compare.
+ */
+async function checkSameReseller(deps: LoginDeps, store: ConfigStore, profile: string, baseUrl: string, verified: { environment: KeyEnvironment; resellerId: string }, force: boolean): Promise<void> {
+  const other: KeyEnvironment = verified.environment === 'test' ? 'live' : 'test';
+  const stored = store.profile(profile);
+  let otherKey = stored.keys?.[other];
+  if (!otherKey && stored.keyring?.[other]) {
+    const { keyringGet } = await import('../config/keyring.js');
+    otherKey = await keyringGet(deps.io.env, stored.keyring[other]).catch(() => undefined);
+  }
+  if (!otherKey || environmentOfKey(otherKey) !== other) return;
+  deps.io.addSecret(otherKey);
+  let otherReseller: string;
+  try {
+    otherReseller = pingFacts(await (await deps.clientFor(baseUrl, otherKey, 0)).ping()).resellerId;
+  } catch {
+    return;
+  }
+  if (!otherReseller || otherReseller === verified.resellerId) return;
+  const what = `this ${verified.environment} key belongs to reseller ${verified.resellerId}, but the ${other} key of profile "${profile}" belongs to reseller ${otherReseller}`;
+  if (force) {
+    deps.io.warn(`${what}; saved anyway (--force)`);
+    return;
+  }
+  if (!deps.io.canPrompt) {
+    throw new UsageError(what, { code: 'reseller_mismatch', hint: `save it in another profile (--profile <name>), or pass --force to save it in "${profile}" anyway` });
+  }
+  deps.io.warn(what);
+  if (!(await deps.io.confirm(`Save it in profile "${profile}" anyway?`, '--force', 'a key of another reseller'))) {
+    throw new UsageError('the key was not saved', { code: 'reseller_mismatch', hint: 'save it in another profile with: giftcodes login --profile <name>' });
+  }
 }
 
 /**
@@ -123,7 +165,14 @@ async function storeKey(deps: LoginDeps, store: ConfigStore, profile: string, en
 function checkPrefix(key: string, wanted: KeyEnvironment | undefined): KeyEnvironment {
   const environment = environmentOfKey(key);
   // The key itself is never echoed back: it may be a real key with a typo.
-  if (!environment || !/^sc_(test|live)_[A-Za-z0-9_]{8,}$/.test(key)) {
+  if (environment && !/^sc_(test|live)_[A-Za-z0-9_]{8,}$/.test(key)) {
+    // The prefix is right: saying what a key starts with would point at the wrong part.
+    throw new UsageError(`that does not look like a whole API key: after sc_${environment}_ come at least 8 letters, digits or _, and nothing else`, {
+      code: 'invalid_api_key_format',
+      hint: 'copy the whole key from the dashboard, without spaces or quotes',
+    });
+  }
+  if (!environment) {
     throw new UsageError('that does not look like an API key: it must be sc_test_ or sc_live_ followed by letters, digits and _', {
       code: 'invalid_api_key_format',
       hint: 'copy the whole key from the dashboard',

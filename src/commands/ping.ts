@@ -2,9 +2,12 @@ import type { Command } from 'commander';
 import { pingFacts } from '../api/outcome.js';
 import { exportResult } from '../output/exporter.js';
 import { display } from '../output/table.js';
-import { environmentOfKey } from '../secrets.js';
+import { environmentOfKey, maskKey } from '../secrets.js';
 import { addVerb, type App } from './app.js';
 import type { Deps } from './deps.js';
+
+/** Where the key came from, as `status` says it: a key from the environment overrides the profile's. */
+const KEY_SOURCES = { flag: 'from --api-key', environment: 'from GIFTCODES_API_KEY, not the profile', profile: 'from the config file', keyring: 'from the credential store' } as const;
 
 export function register(parent: Command, app: App): void {
   const help = { description: 'check that the key works: status, environment and reseller', examples: ['giftcodes ping', 'giftcodes ping --env live --json', 'GIFTCODES_API_KEY=sc_test_… giftcodes ping'] };
@@ -28,7 +31,8 @@ export async function run(deps: Pick<Deps, 'io' | 'connection' | 'api'>): Promis
       const sent = ping.environment ?? facts.environment;
       const shown = display(facts.known && sent.toLowerCase() !== facts.environment ? `${sent} (${facts.environment})` : sent);
       const env = facts.environment === 'live' ? c.red.bold(shown) : c.cyan(shown);
-      return `status       ${c.green(display(ping.status))}\nenvironment  ${env}\nreseller     ${display(facts.resellerId)}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}`;
+      const key = `${maskKey(connection.apiKey)} (${KEY_SOURCES[connection.keySource]})`;
+      return `status       ${c.green(display(ping.status))}\nenvironment  ${env}\nreseller     ${display(facts.resellerId)}\nbase URL     ${api.baseUrl}\nprofile      ${connection.profile}\nkey          ${key}`;
     },
   });
 }

@@ -1,24 +1,90 @@
-// Values for TAB that depend on the user's files: profile names and cached product ids. Plain fs only
-// (no conf, no zod, never the network), because a shell waits for this on every TAB.
-import { readFileSync } from 'node:fs';
+// Values for TAB that depend on the user's files: profile names, cached product ids, recorded order ids and
+// pending intent keys. Plain fs only (no conf, no zod, never the network), because a shell waits for this on
+// every TAB.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { configDir, configFile } from '../config/paths.js';
+import { DEFAULT_BASE_URL, normaliseBaseUrl } from '../config/resolve.js';
 import { readCatalogCache } from '../output/catalog-cache.js';
 import type { DynamicSource } from './names.js';
 
 export function dynamicValues(source: DynamicSource, env: NodeJS.ProcessEnv): string[] {
   const dir = configDir(env);
-  return source === 'products' ? readCatalogCache(dir) : profileNames(dir);
+  switch (source) {
+    case 'products':
+      return readCatalogCache(dir, activeTarget(dir, env));
+    case 'orders':
+      // Order ids of the local record, newest first; an intent that never got one is named by its key.
+      return unique([...jsonFiles(join(dir, 'journal')), ...jsonFiles(join(dir, 'history'))].sort(newestFirst).map((r) => str(r.orderId) ?? str(r.key)));
+    case 'intents':
+      return unique(jsonFiles(join(dir, 'journal')).sort(newestFirst).map((r) => str(r.key)));
+    case 'profiles':
+      return profileNames(dir);
+  }
+}
+
+function readConfig(dir: string): Record<string, unknown> | undefined {
+  try {
+    const config: unknown = JSON.parse(readFileSync(configFile(dir), 'utf8'));
+    return config && typeof config === 'object' ? (config as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function profileNames(dir: string): string[] {
+  const config = readConfig(dir);
+  if (!config) return [];
+  const { profiles, defaultProfile } = config;
+  const names = profiles && typeof profiles === 'object' ? Object.keys(profiles) : [];
+  if (typeof defaultProfile === 'string' && !names.includes(defaultProfile)) names.unshift(defaultProfile);
+  return names;
+}
+
+/** The profile and base URL a command typed now would use (flags on the line are not seen): whose catalog TAB offers. */
+function activeTarget(dir: string, env: NodeJS.ProcessEnv): { profile: string; baseUrl: string } {
+  const config = readConfig(dir);
+  const profile = env.GIFTCODES_PROFILE || (typeof config?.defaultProfile === 'string' ? config.defaultProfile : 'default');
+  const profiles = config?.profiles && typeof config.profiles === 'object' ? (config.profiles as Record<string, unknown>) : {};
+  const stored = profiles[profile] && typeof profiles[profile] === 'object' ? (profiles[profile] as Record<string, unknown>) : {};
+  const raw = env.GIFTCODES_BASE_URL || str(stored.baseUrl) || DEFAULT_BASE_URL;
+  let baseUrl = raw;
   try {
-    const config: unknown = JSON.parse(readFileSync(configFile(dir), 'utf8'));
-    if (!config || typeof config !== 'object') return [];
-    const { profiles, defaultProfile } = config as { profiles?: unknown; defaultProfile?: unknown };
-    const names = profiles && typeof profiles === 'object' ? Object.keys(profiles) : [];
-    if (typeof defaultProfile === 'string' && !names.includes(defaultProfile)) names.unshift(defaultProfile);
-    return names;
+    baseUrl = normaliseBaseUrl(raw);
+  } catch {
+    // Not a URL: no cache was written for it, and none is found.
+  }
+  return { profile, baseUrl };
+}
+
+function jsonFiles(dir: string): Record<string, unknown>[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
   } catch {
     return [];
   }
+  const out: Record<string, unknown>[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue;
+    try {
+      const value: unknown = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+      if (value && typeof value === 'object') out.push(value as Record<string, unknown>);
+    } catch {
+      // Half-written or damaged: TAB offers what it can read.
+    }
+  }
+  return out;
+}
+
+function newestFirst(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  return (str(b.createdAt) ?? '').localeCompare(str(a.createdAt) ?? '');
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function unique(values: readonly (string | undefined)[]): string[] {
+  return [...new Set(values.filter((value): value is string => value !== undefined))];
 }

@@ -44,6 +44,9 @@ const BY_NAME: Readonly<Record<string, ValueSource>> = {
   profile: dynamic('profiles'),
   product: dynamic('products'),
   'product-id': dynamic('products'),
+  // An order ref (order show/watch, codes get) from the local record; an intent key (order resume/abandon) from the journal.
+  ref: dynamic('orders'),
+  key: dynamic('intents'),
   // The export formats' --format parses its value itself (aliases too): no choices to read, so the list.
   format: words(EXPORT_FORMATS),
   out: FILES,

@@ -111,6 +111,15 @@ function checked(connection: Connection): Connection {
   return connection;
 }
 
+/**
+ * The client puts /v1 before every path itself (/v1/ping, /v1/orders): a base URL that already ends in /v1
+ * sends /v1/v1/ping, which a server answers 404. Said as a warning with the URL to use instead.
+ */
+export function baseUrlWarning(baseUrl: string): string | undefined {
+  if (!/\/v1$/i.test(baseUrl)) return undefined;
+  return `the base URL ${baseUrl} ends in /v1, but the client adds the /v1 prefix itself (requests would go to ${baseUrl}/v1/…): use --base-url ${baseUrl.replace(/\/v1$/i, '')}`;
+}
+
 export function normaliseBaseUrl(raw: string): string {
   let url: URL;
   try {

@@ -29,13 +29,14 @@ export interface ListFilters {
   limit?: number | undefined;
 }
 
-/** --status matches the outcome (delivered, failed, refused, abandoned, pending) or the server's status, any case. */
+/** --product matches a part of the product id, any case (`--product amazon`); --status matches the outcome (delivered, failed, refused, abandoned, pending) or the server's status, any case. */
 export function filterRecords(records: readonly OrderRecord[], f: ListFilters): OrderRecord[] {
   const status = f.status?.toLowerCase();
+  const product = f.product?.toLowerCase();
   const out = records.filter(
     (r) =>
       (status === undefined || r.outcome === status || r.status?.toLowerCase() === status) &&
-      (f.product === undefined || r.productId === f.product) &&
+      (product === undefined || r.productId.toLowerCase().includes(product)) &&
       (f.since === undefined || Date.parse(r.createdAt) >= f.since) &&
       (f.env === undefined || r.environment === f.env) &&
       (f.profile === undefined || r.profile === f.profile),

@@ -40,6 +40,8 @@ export class Io {
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   json = false;
+  /** --raw: a JSON document that is a single string is printed as the string itself (jq -r). */
+  raw = false;
   /** --query: applied to every JSON document written with outJson (see output/exporter.ts). */
   query: ((value: unknown) => unknown) | undefined;
   /** --no-pager sets this false (see output/exporter.ts). */
@@ -157,6 +159,10 @@ export class Io {
   /** Exactly one JSON document on stdout. Whether it arrived is known only after flushOut(). */
   outJson(value: unknown): void {
     if (this.query) value = this.query(value) ?? null;
+    if (this.raw && typeof value === 'string') {
+      this.writeOut(this.redact(`${value}\n`));
+      return;
+    }
     this.writeOut(this.redact(`${JSON.stringify(value, null, 2)}\n`));
   }
 

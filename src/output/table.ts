@@ -10,6 +10,11 @@ export interface Column<Row> {
   value: (row: Row) => string;
   /** Never cut this column (an id, a key). Columns headed id, key, order or … id / … key are kept anyway. */
   whole?: boolean;
+  /**
+   * On a terminal too narrow for every column, columns with a rank are left out, lowest rank first, before any
+   * cell is cut (as gh does): the least useful go, so that ids and quantities stay whole.
+   */
+  dropRank?: number;
 }
 
 const WHOLE_HEADERS = /^(id|key|order|order id|idempotency key|.* id|.* key)$/i;
@@ -18,7 +23,8 @@ function isWhole<Row>(column: Column<Row>): boolean {
   return column.whole === true || WHOLE_HEADERS.test(column.header);
 }
 
-export function renderTable<Row>(io: Io, rows: readonly Row[], columns: readonly Column<Row>[]): string {
+export function renderTable<Row>(io: Io, rows: readonly Row[], all: readonly Column<Row>[]): string {
+  const columns = io.stdoutIsTTY ? fittingColumns(rows, all, io.columns) : all;
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)));
   if (io.stdoutIsTTY) fitToWidth(widths, io.columns, columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : c.header.length)));
@@ -29,6 +35,20 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], columns: readonly
       .trimEnd();
   const header = line(columns.map((column) => column.header.toUpperCase()));
   return [io.c.bold(header), ...cells.map(line)].join('\n');
+}
+
+/** The columns left once the droppable ones, lowest rank first, are left out until the rest fits `total`. */
+function fittingColumns<Row>(rows: readonly Row[], columns: readonly Column<Row>[], total: number): readonly Column<Row>[] {
+  const width = (column: Column<Row>): number => Math.max(column.header.length, ...rows.map((row) => oneLine(column.value(row)).length));
+  const widths = new Map(columns.map((column) => [column, width(column)]));
+  const kept = [...columns];
+  const needed = (): number => kept.reduce((sum, column) => sum + (widths.get(column) ?? 0), 0) + 2 * (kept.length - 1);
+  const droppable = columns.filter((column) => column.dropRank !== undefined).sort((a, b) => (a.dropRank ?? 0) - (b.dropRank ?? 0));
+  for (const column of droppable) {
+    if (needed() <= total) break;
+    kept.splice(kept.indexOf(column), 1);
+  }
+  return kept;
 }
 
 function fitToWidth(widths: number[], total: number, minimums: number[]): void {

@@ -27,7 +27,9 @@ function authenticate(req: IncomingMessage, deps: Deps): Caller | Reply {
     return errorReply(401, 'invalid_api_key', 'the X-API-Key header is missing');
   }
   if (typeof key !== 'string' || !API_KEY_PATTERN.test(key)) {
-    return errorReply(401, 'invalid_api_key', 'the API key is malformed; keys start with sc_test_ or sc_live_');
+    // Each cause its own words: a key with the right prefix is not told what its prefix should be.
+    const prefixed = typeof key === 'string' && /^sc_(test|live)_/.test(key);
+    return errorReply(401, 'invalid_api_key', prefixed ? 'the API key is malformed: after its prefix come 16 to 240 letters, digits or _' : 'the API key is malformed; keys start with sc_test_ or sc_live_');
   }
   return deps.store.authenticate(key) ?? errorReply(401, 'invalid_api_key', 'the API key is not recognised');
 }

@@ -108,6 +108,32 @@ describe('bash completion function', () => {
     expect(bashComplete('giftcodes order place --product ', { GIFTCODES_CONFIG_DIR: tempDir() })).toEqual([]);
   });
 
+  it("offers the product ids of the current profile and base URL only: another server's catalog is not offered", () => {
+    expect(bashComplete('giftcodes order place --product ', { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' })).toEqual([]);
+    expect(bashComplete('giftcodes order place --product ', { GIFTCODES_PROFILE: 'nobody' })).toEqual([]);
+    expect(bashComplete('giftcodes order place --product ', { GIFTCODES_BASE_URL: served.url }).sort()).toEqual([...productIds].sort());
+  });
+
+  it('offers the order ids of the local record for an order ref, and the pending keys for resume and abandon', async () => {
+    const configDir = tempDir();
+    for (const key of [DEMO_KEYS.test]) {
+      const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: key });
+      expect(login.code, login.stderr).toBe(0);
+    }
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const orderId = (JSON.parse(placed.stdout) as { id: string }).id;
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string }[];
+    const env = { GIFTCODES_CONFIG_DIR: configDir };
+    for (const verb of ['order show', 'order watch', 'codes get']) {
+      expect(bashComplete(`giftcodes ${verb} ${orderId.slice(0, 6)}`, env), verb).toContain(orderId);
+    }
+    expect(bashComplete('giftcodes order resume ', env)).toEqual([pending[0]!.key]);
+    expect(bashComplete('giftcodes order abandon ', env)).toEqual([pending[0]!.key]);
+  }, 90_000);
+
   it('offers nothing after a flag whose value cannot be guessed', () => {
     expect(bashComplete('giftcodes order place --quantity ')).toEqual([]);
   });

@@ -255,7 +255,7 @@ describe('--query on every command, help, logs', () => {
     expect((await list(configDir)).filter((r) => r.outcome === 'pending')).toEqual([]);
   });
 
-  it('help environment, help exit-codes, global options in every verb\'s help', async () => {
+  it('help environment, help exit-codes, help options, and a pointer to it in every verb\'s help', async () => {
     const env = await runCli(['help', 'environment']);
     expect(env.code).toBe(0);
     for (const name of ['GIFTCODES_CONFIG_DIR', 'GIFTCODES_API_KEY', 'GIFTCODES_PAGER', 'NO_PROXY']) expect(env.stdout).toContain(name);
@@ -263,8 +263,11 @@ describe('--query on every command, help, logs', () => {
     expect(codes.code).toBe(0);
     expect(codes.stdout).toMatch(/^ {2}8 {4}a local resource failed/m);
     expect(codes.stdout).toMatch(/^ {2}130 {2}interrupted/m);
+    // The global options are listed once, by `help options`; each verb's help points there instead of repeating them.
     const verb = await runCli(['order', 'list', '--help']);
-    const global = verb.stdout.slice(verb.stdout.indexOf('Global Options:'));
+    expect(verb.stdout).not.toContain('--query <expr>');
+    expect(verb.stdout).toContain('giftcodes help options');
+    const global = (await runCli(['help', 'options'])).stdout;
     for (const flag of ['--query <expr>', '--profile <name>', '--json', '--no-pager']) expect(global).toContain(flag);
   });
 

@@ -1,6 +1,6 @@
 // The foundation end to end: the built CLI against `giftcodes serve --port 0`, each run with its own
 // temporary GIFTCODES_CONFIG_DIR: ping, catalog, keys and environments, transport safety, prompts.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
@@ -133,7 +133,10 @@ describe('catalog list', () => {
   it('keeps the product ids for shell completion', async () => {
     const configDir = await loggedIn(served.server);
     expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
-    const cache = JSON.parse(readFileSync(join(configDir, 'catalog-cache.json'), 'utf8')) as { ids: string[] };
+    const [name, ...more] = readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'));
+    expect(more).toEqual([]);
+    const cache = JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as { ids: string[]; profile: string; baseUrl: string };
+    expect(cache).toMatchObject({ profile: 'default', baseUrl: served.url });
     expect(cache.ids).toHaveLength(12);
     expect(cache.ids).toContain('tesco-uk-20');
   });

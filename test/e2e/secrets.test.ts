@@ -121,7 +121,7 @@ describe('a known key through every command, with --verbose', () => {
     expect(outputs.some((r) => r.stdout.includes('sc_test_…7e2d'))).toBe(true);
 
     const stored = files(configDir);
-    expect(Object.keys(stored)).toEqual(expect.arrayContaining(['config.json', 'catalog-cache.json']));
+    expect(Object.keys(stored)).toEqual(expect.arrayContaining(['config.json', expect.stringMatching(/^catalog-cache-[0-9a-f]{8}\.json$/)]));
     for (const [path, content] of Object.entries({ ...stored, ...journalSeen })) {
       if (path === 'config.json') continue;
       expect(leaks(content), path).toEqual([]);
@@ -260,7 +260,7 @@ describe('files stay private under umask 000', () => {
     expect(mode(configDir)).toBe(0o700);
     expect(mode(join(configDir, 'journal'))).toBe(0o700);
     expect(mode(join(configDir, 'config.json'))).toBe(0o600);
-    expect(mode(join(configDir, 'catalog-cache.json'))).toBe(0o600);
+    for (const name of readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'))) expect(mode(join(configDir, name))).toBe(0o600);
     expect(mode(join(cwd, 'codes.csv'))).toBe(0o600);
     expect(mode(join(cwd, 'later.jsonl'))).toBe(0o600);
     // And no file anywhere under the config directory is readable by others.

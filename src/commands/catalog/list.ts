@@ -10,8 +10,8 @@ export function register(parent: Command, app: App): void {
   addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
-export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise<void> {
-  const api = await deps.api();
+export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connection'>): Promise<void> {
+  const [api, connection] = await Promise.all([deps.api(), deps.connection()]);
   const spinner = await deps.io.spinner('reading the catalog');
   let products: Product[];
   try {
@@ -21,7 +21,12 @@ export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise
   }
   // Completions offer product ids from this cache: TAB never calls the network.
   const { saveCatalogCache } = await import('../../output/catalog-cache.js');
-  saveCatalogCache(deps.configDir, products.map((product) => product.id));
+  const prices: Record<string, { amount: number; currency: string }> = {};
+  for (const product of products) {
+    const price = unitPrice(product);
+    if (price) prices[product.id] = price;
+  }
+  saveCatalogCache(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl }, products.map((product) => product.id), prices);
   const { io } = deps;
   await exportResult(io, products, {
     empty: { when: (rows) => rows.length === 0, line: 'the catalog is empty', notice: true },
@@ -39,4 +44,13 @@ export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise
       return extra.size > 0 ? [io.c.dim(`${rows.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`)] : [];
     },
   });
+}
+
+/** A product's price in minor units: `{amount, currency}`, or a number beside a `currency` field; else unknown. */
+function unitPrice(product: Product): { amount: number; currency: string } | undefined {
+  const price: unknown = product.price ?? product.face_value ?? product.amount;
+  if (typeof price === 'number' && Number.isSafeInteger(price) && typeof product.currency === 'string') return { amount: price, currency: product.currency };
+  if (!price || typeof price !== 'object') return undefined;
+  const { amount, currency } = price as { amount?: unknown; currency?: unknown };
+  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string' ? { amount, currency } : undefined;
 }

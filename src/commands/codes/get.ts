@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { orderQuantity } from '../../api/outcome.js';
+import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import { InterruptedError, OrderFailedError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
@@ -14,13 +14,13 @@ export interface GetOptions extends WaitFlags {
   json: boolean;
 }
 
-type GetDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal'>;
+type GetDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('get')
     .description('write the codes of an order to stdout or a file, every page followed')
-    .argument('<order-id>', 'the order whose codes to fetch', nonEmpty('order id'))
+    .argument('<ref>', 'the order: its id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'))
     .option('--wait', 'wait for the order to complete first');
   addOutFlags(addIntervalFlags(command), "write to this file (0600, atomically; '-' = stdout, the default)").action(
     async (orderId: string, flags: Omit<GetOptions, 'orderId' | 'json'>, cmd: Command) => {
@@ -56,7 +56,10 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (docs/choices.md). --format csv/jsonl with it is refused by checkWaitFlags.
   const queried = out === '-' && deps.io.query !== undefined;
-  const [{ exportCodes, readerGoneError }, { checkOutTarget }, api, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), import('../../export/out-target.js'), deps.api(), import('../../failpoints.js')]);
+  const [{ exportCodes, readerGoneError }, { checkOutTarget }, { orderRef, noteStatus }, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), import('../../export/out-target.js'), import('../../orders/ref.js'), import('../../failpoints.js')]);
+  const ref = await orderRef(deps, options.orderId);
+  const api = ref.api;
+  options = { ...options, orderId: ref.orderId };
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
   const existing = outExists(() => checkOutTarget(out, force));
@@ -64,8 +67,15 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   let expected: number | undefined;
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
-    expected = orderQuantity(await waitForOrder({ api, orderId: options.orderId, io: deps.io, signal: deps.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout }));
+    const order = await waitForOrder({ api, orderId: options.orderId, io: deps.io, signal: deps.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
+    noteStatus(await deps.journal(), ref, order.status, deps.now());
+    expected = orderQuantity(order);
   }
+  // Codes are served only for a completed order: once read, the record says so (unless it already says success).
+  const noteCompleted = async (): Promise<void> => {
+    if (!options.wait && ref.record?.status !== undefined && orderOutcome(ref.record.status) === 'completed') return;
+    if (!options.wait) noteStatus(await deps.journal(), ref, 'completed', deps.now());
+  };
   if (queried) {
     const codes: unknown[] = [];
     const { CodeTally } = await import('../../export/tally.js');
@@ -74,6 +84,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       tally.page(page);
       codes.push(...page);
     }
+    await noteCompleted();
     await delivered(deps, () => deps.io.outJson(codes), { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
     return;
   }
@@ -114,6 +125,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   // The reader of stdout went away (`| head`): the codes did not all reach the user, so an interrupted
   // `order place` of this order stays pending, and the run is exit 8.
   if (result.readerGone) throw readerGoneError(options.orderId);
+  await noteCompleted();
   await delivered(deps, print, { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
 }
 

@@ -6,13 +6,13 @@ import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'stop resuming one interrupted order (it may still exist on the server)', examples: ['giftcodes order pending', 'giftcodes order abandon 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21'] };
-  addVerb(parent, app, 'abandon', help, ({ deps }, key) => run({ key }, deps)).argument('<key>', 'the idempotency key shown by order pending', nonEmpty('key', 255));
+  const help = { description: 'stop resuming one interrupted order (it may still exist on the server)', examples: ['giftcodes order pending', 'giftcodes order abandon 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21', 'giftcodes order abandon 3f1c'] };
+  addVerb(parent, app, 'abandon', help, ({ deps }, key) => run({ key }, deps)).argument('<key>', 'the idempotency key shown by order pending, or a unique prefix of it', nonEmpty('key', 255));
 }
 
 export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
-  const journal = await deps.journal();
-  const intent = await journal.abandon(options.key);
+  const [journal, { intentKey }] = await Promise.all([deps.journal(), import('../../orders/ref.js')]);
+  const intent = await journal.abandon(await intentKey(journal, options.key));
   const where = intent.orderId
     ? `it was placed as order ${intent.orderId}: check it with giftcodes order show ${intent.orderId}`
     : `it may have been placed on the server with the idempotency key ${intent.key}`;

@@ -18,7 +18,7 @@ export interface ListOptions {
   format?: 'table' | 'csv';
 }
 
-type ListDeps = Pick<Deps, 'io' | 'journal' | 'connection' | 'api' | 'now'>;
+type ListDeps = Pick<Deps, 'io' | 'journal' | 'connection' | 'api' | 'now' | 'configDir'>;
 
 /** How many orders --refresh reads from the API at once. */
 export const REFRESH_CONCURRENCY = 4;
@@ -28,7 +28,7 @@ export function register(parent: Command, app: App): void {
     .command('list')
     .description('the local order record: every order placed or tried from here, newest first (unresolved ones as pending)')
     .addOption(new Option('--status <status>', 'outcome (delivered, failed, refused, abandoned, pending) or server status').argParser(nonEmpty('--status')))
-    .addOption(new Option('--product <id>', 'only this product').argParser(nonEmpty('--product')))
+    .addOption(new Option('--product <text>', 'only products whose id contains this (any case)').argParser(nonEmpty('--product')))
     .addOption(new Option('--since <date|duration>', 'created since a date (2026-11-01) or a duration ago (12h, 7d)').argParser(nonEmpty('--since')))
     .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
     .option('--refresh', 'read the current status of unfinished orders from the API and record it')
@@ -57,27 +57,65 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const records = () => filterRecords(allRecords(journal.history, journal.read().intents), { status: options.status, product: options.product, since, env, profile, limit: options.limit });
   if (options.refresh) await refresh(deps, records().filter(unfinished));
   const rows = records();
-  const { csvCell } = await import('../../export/csv.js');
+  const [{ csvCell }, price] = await Promise.all([import('../../export/csv.js'), unitPrices(deps, rows)]);
   await exportResult(
     deps.io,
     rows,
     {
       empty: { when: (data) => data.length === 0, line: 'no orders in the local record match', notice: true },
       csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
-      text: (data) =>
-        renderTable(deps.io, data, [
+      text: (data) => {
+        return renderTable(deps.io, data, [
           { header: 'order', value: (r) => r.orderId ?? '-', whole: true },
-          { header: 'key', value: (r) => r.key, whole: true },
           { header: 'product', value: (r) => r.productId, whole: true },
-          { header: 'qty', value: (r) => String(r.quantity) },
-          { header: 'status', value: (r) => r.status ?? '' },
-          { header: 'outcome', value: (r) => r.outcome },
-          { header: 'env', value: (r) => r.environment },
-          { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z') },
-        ]),
+          { header: 'qty', value: (r) => String(r.quantity), whole: true },
+          { header: 'amount', value: (r) => price(r), dropRank: 5 },
+          { header: 'status', value: (r) => r.status ?? '', dropRank: 4 },
+          { header: 'outcome', value: (r) => outcomeWords(r) },
+          { header: 'env', value: (r) => r.environment, dropRank: 3 },
+          { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
+          { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
+        ]);
+      },
     },
     options.format,
   );
+}
+
+/**
+ * What happened, in a support agent's words; --json and --format csv keep the record's one-word outcome
+ * (delivered, failed, refused, abandoned, pending).
+ */
+export function outcomeWords(r: OrderRecord): string {
+  switch (r.outcome) {
+    case 'delivered':
+      return r.out ? 'codes saved to file' : 'order placed';
+    case 'failed':
+      return 'order failed';
+    case 'refused':
+      return r.error ? `refused: ${r.error.code}` : 'refused by the API';
+    case 'abandoned':
+      return 'abandoned, not resumed';
+    case 'pending':
+      return 'unfinished: resume it';
+  }
+}
+
+/** Unit price × quantity from the catalog the record's profile and base URL last listed; blank where unknown. */
+async function unitPrices(deps: Pick<Deps, 'configDir'>, records: readonly OrderRecord[]): Promise<(r: OrderRecord) => string> {
+  const [{ readCatalogPrices }, { formatMoney }] = await Promise.all([import('../../output/catalog-cache.js'), import('../../money.js')]);
+  const byTarget = new Map<string, ReturnType<typeof readCatalogPrices>>();
+  const pricesOf = (r: OrderRecord): ReturnType<typeof readCatalogPrices> => {
+    const id = `${r.profile}\n${r.baseUrl}`;
+    let prices = byTarget.get(id);
+    if (!prices) byTarget.set(id, (prices = readCatalogPrices(deps.configDir, { profile: r.profile, baseUrl: r.baseUrl })));
+    return prices;
+  };
+  for (const r of records) pricesOf(r);
+  return (r) => {
+    const unit = pricesOf(r).get(r.productId);
+    return unit ? formatMoney(unit.amount * r.quantity, unit.currency) : '';
+  };
 }
 
 /**

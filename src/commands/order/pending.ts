@@ -51,13 +51,14 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
     },
     text: (data) =>
       renderTable(io, data, [
-        { header: 'key', value: (r) => r.key },
-        { header: 'product', value: (r) => r.productId },
-        { header: 'qty', value: (r) => String(r.quantity) },
-        { header: 'env', value: (r) => r.environment },
-        { header: 'order', value: (r) => r.orderId ?? '(unknown)' },
+        { header: 'key', value: (r) => r.key, whole: true },
+        { header: 'product', value: (r) => r.productId, whole: true },
+        { header: 'qty', value: (r) => String(r.quantity), whole: true },
+        { header: 'env', value: (r) => r.environment, dropRank: 3 },
         { header: 'state', value: (r) => (r.machine !== undefined ? `on another machine (${r.machine})` : r.state) },
-        { header: 'started', value: (r) => r.createdAt },
+        // The key resumes it (order resume takes it, or a prefix): on a narrow terminal the order id gives way.
+        { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 2 },
+        { header: 'started', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 1 },
       ]),
     notes: () => [io.c.dim('finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)')],
     pager: false,

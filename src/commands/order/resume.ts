@@ -26,7 +26,7 @@ type ResumeDeps = Pick<Deps, 'io' | 'signal' | 'config' | 'clientFor' | 'journal
 export function register(parent: Command, app: App): void {
   const command = addIntervalFlags(parent.command('resume'))
     .description('finish interrupted orders with their original keys and requests (never a second charge)')
-    .argument('[key]', 'the idempotency key shown by order pending')
+    .argument('[key]', 'the idempotency key shown by order pending, or a unique prefix of it')
     .option('--all', 'resume every interrupted order')
     .option('--force', "overwrite an existing file when the order was placed with --out")
     .option('--force-stale', 'resume an order older than 24 hours or dated in the future (check the server for it first)')
@@ -34,7 +34,7 @@ export function register(parent: Command, app: App): void {
       const { globals, deps } = app.context(cmd);
       return run({ ...flags, ...(key ? { key } : {}), apiKey: globals.apiKey }, deps);
     });
-  examples(command, ['giftcodes order pending', 'giftcodes order resume 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21', 'giftcodes order resume --all --json']);
+  examples(command, ['giftcodes order pending', 'giftcodes order resume 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21', 'giftcodes order resume 3f1c', 'giftcodes order resume --all --json']);
 }
 
 export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<void> {
@@ -48,7 +48,8 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     import('../../orders/lifecycle.js'),
   ]);
   if (options.key) {
-    const one = await resumeOne(deps, journal, options.key, options);
+    const { intentKey } = await import('../../orders/ref.js');
+    const one = await resumeOne(deps, journal, await intentKey(journal, options.key), options);
     if ('settled' in one) await printSettled(deps, one.settled, options);
     else await finish(deps.io, journal, one);
     return;

@@ -10,19 +10,13 @@ export function register(parent: Command, app: App): void {
 }
 
 /**
- * The ref is resolved against the local record (exact id or key first, then a unique prefix; an ambiguous
- * prefix lists the candidates, exit 2). A ref unknown here is asked of the API as an order id.
+ * The ref is resolved against the local record (orders/ref.ts) and read where the order was placed; a ref
+ * unknown here is asked of the current connection as an order id. The status read becomes the record's.
  */
-export async function run(options: { ref: string }, deps: Pick<Deps, 'io' | 'journal' | 'api'>): Promise<void> {
-  const [journal, { allRecords, resolveRef }] = await Promise.all([deps.journal(), import('../../orders/history-query.js')]);
-  const record = resolveRef(allRecords(journal.history, journal.read().intents), options.ref);
-  if (record && record.orderId === undefined) {
-    const { ApiError } = await import('../../errors.js');
-    throw new ApiError(`the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`, {
-      code: 'no_order_id',
-      hint: record.outcome === 'pending' ? `finish it with: giftcodes order resume ${record.key}` : 'see it with: giftcodes order list --json',
-    });
-  }
-  const api = await deps.api();
-  await printOrder(deps.io, await api.getOrder(record?.orderId ?? options.ref));
+export async function run(options: { ref: string }, deps: Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>): Promise<void> {
+  const { orderRef, noteStatus } = await import('../../orders/ref.js');
+  const ref = await orderRef(deps, options.ref);
+  const order = await ref.api.getOrder(ref.orderId);
+  noteStatus(await deps.journal(), ref, order.status, deps.now());
+  await printOrder(deps.io, order);
 }

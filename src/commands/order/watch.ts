@@ -21,13 +21,13 @@ export interface WatchOptions extends WaitFlags {
   json: boolean;
 }
 
-type WatchDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal'>;
+type WatchDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('watch')
     .description('wait until an order ends: exit 0 completed, 6 failed, 7 on --timeout')
-    .argument('<id>', 'order id', nonEmpty('order id'))
+    .argument('<ref>', 'order id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'))
     .addOption(new Option('--webhook-port <port>', 'also listen for the signed order.fulfilled event on this port').argParser(integer(0, 65535)))
     .option('--secret-file <path>', 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)', nonEmpty('secret file', 4096))
     .option('--webhook-secret <secret>', 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)', nonEmpty('secret', 1000))
@@ -55,7 +55,10 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     const [{ checkOutTarget }, { outExists }] = await Promise.all([import('../../export/out-target.js'), import('../../orders/recover.js')]);
     existing = outExists(() => checkOutTarget(out.path, out.force));
   }
-  const api = await deps.api();
+  const { orderRef, noteStatus } = await import('../../orders/ref.js');
+  const ref = await orderRef(deps, options.id);
+  const api = ref.api;
+  options = { ...options, id: ref.orderId };
   const [{ printOutcome }, { deliver, settle }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../orders/lifecycle.js'), import('../../failpoints.js')]);
   const { order, failure } = await waitWithWebhook(deps, api, { ...options, webhookSecret }).then(
     (order) => ({ order, failure: undefined }),
@@ -65,6 +68,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       throw error;
     },
   );
+  noteStatus(await deps.journal(), ref, order.status, deps.now());
   let written: { path: string; count: number; format: string; readerGone?: boolean | undefined } | undefined;
   if (out && !failure) {
     const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: deps.io, signal: deps.signal };

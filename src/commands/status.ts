@@ -1,0 +1,146 @@
+// `giftcodes status`, as `gh auth status`: every key this machine can use, where it comes from, whose it is,
+// and whether it works now (one ping each, all at once; --offline skips them).
+import type { Command } from 'commander';
+import { CliError, ExitCode, isCliError } from '../errors.js';
+import { exportResult } from '../output/exporter.js';
+import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
+import { examples, type App } from './app.js';
+import type { Deps, GlobalOptions } from './deps.js';
+
+export interface StatusOptions extends Pick<GlobalOptions, 'profile' | 'env' | 'apiKey' | 'baseUrl'> {
+  offline?: boolean;
+}
+
+/** Where a key comes from, in the words `status` prints (and --json keeps). */
+export type KeySource = 'credential store' | 'config file' | 'GIFTCODES_API_KEY' | '--api-key';
+
+export interface KeyStatus {
+  profile: string;
+  environment: KeyEnvironment;
+  /** The key commands use when run as this one was (the profile's default environment, or the given key). */
+  active: boolean;
+  key: string | null;
+  source: KeySource;
+  baseUrl: string;
+  resellerId: string | null;
+  /** null with --offline, or when there is no key to try. */
+  works: boolean | null;
+  error?: { code: string; message: string; exitCode: number };
+}
+
+type StatusDeps = Pick<Deps, 'io' | 'config' | 'clientFor'>;
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('status')
+    .description('every profile and key: where each comes from, whose it is, the base URL, and whether it works now')
+    .option('--offline', 'do not ping: show what is configured only')
+    .action(async (flags: Pick<StatusOptions, 'offline'>, cmd: Command) => {
+      const { globals, deps } = app.context(cmd);
+      await run({ ...flags, profile: globals.profile, env: globals.env, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, deps);
+    });
+  examples(command, ['giftcodes status', 'giftcodes status --offline', 'giftcodes status --json --query "[?works==\\`false\\`]"']);
+}
+
+export async function run(options: StatusOptions, deps: StatusDeps): Promise<void> {
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const { env } = deps.io;
+  const current = resolveProfileName(options, env, store);
+  const wantedEnv = options.env === 'all' ? undefined : options.env;
+  const rows: { status: KeyStatus; apiKey: string | undefined }[] = [];
+
+  // A key given on the command line or in the environment is what every command uses: it comes first.
+  const given = options.apiKey || env.GIFTCODES_API_KEY;
+  if (given) {
+    deps.io.addSecret(given);
+    const environment = environmentOfKey(given) ?? wantedEnv ?? 'test';
+    const source: KeySource = options.apiKey ? '--api-key' : 'GIFTCODES_API_KEY';
+    rows.push({ status: row(current, environment, true, given, source, resolveBaseUrl(options, env, store, current)), apiKey: given });
+  }
+  const profiles = store.profileNames();
+  if (!profiles.includes(current)) profiles.unshift(current);
+  for (const profile of profiles) {
+    const stored = store.profile(profile);
+    const defaultEnv = wantedEnv ?? stored.defaultEnv ?? 'test';
+    const baseUrl = resolveBaseUrl(options, env, store, profile);
+    for (const environment of ['test', 'live'] as const) {
+      const active = !given && profile === current && environment === defaultEnv;
+      const inFile = stored.keys?.[environment];
+      const account = stored.keyring?.[environment];
+      if (inFile) {
+        deps.io.addSecret(inFile);
+        rows.push({ status: row(profile, environment, active, inFile, 'config file', baseUrl), apiKey: inFile });
+      } else if (account) {
+        const { keyringGet } = await import('../config/keyring.js');
+        const key = await keyringGet(env, account).catch(() => undefined);
+        if (key) deps.io.addSecret(key);
+        const status = row(profile, environment, active, key, 'credential store', baseUrl);
+        if (!key) status.error = { code: 'no_api_key', message: 'the key is missing from the credential store', exitCode: ExitCode.auth };
+        rows.push({ status, apiKey: key });
+      }
+    }
+  }
+  if (rows.length === 0) {
+    throw new CliError(ExitCode.auth, 'no API key: not logged in to any profile', { code: 'no_api_key', hint: 'run: giftcodes login   (or set GIFTCODES_API_KEY)' });
+  }
+
+  if (!options.offline) {
+    await Promise.all(
+      rows.map(async ({ status, apiKey }) => {
+        if (!apiKey || status.error) return;
+        try {
+          assertSafeTransport(status.baseUrl);
+          // One attempt each: status says how things are now, it does not wait for them to get better.
+          const api = await deps.clientFor(status.baseUrl, apiKey, 0);
+          const { pingFacts } = await import('../api/outcome.js');
+          const facts = pingFacts(await api.ping());
+          status.resellerId = facts.resellerId || null;
+          status.works = true;
+        } catch (error) {
+          if (!isCliError(error) || error.exitCode === ExitCode.interrupted) throw error;
+          status.works = false;
+          status.error = { code: error.code, message: error.message, exitCode: error.exitCode };
+        }
+      }),
+    );
+  }
+
+  const statuses = rows.map((r) => r.status);
+  const { io } = deps;
+  await exportResult(io, statuses, { text: (data) => text(io.c, data, options.offline === true) });
+  const failed = statuses.filter((s) => s.works === false || (s.error && s.works !== true));
+  if (failed.length > 0) {
+    const first = failed.find((s) => s.active) ?? failed[0]!;
+    throw new CliError((first.error?.exitCode ?? ExitCode.auth) as typeof ExitCode.auth, `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`, {
+      code: first.error?.code ?? 'key_not_working',
+      hint: `see the lines above; replace a key with: giftcodes login --profile ${first.profile} --env ${first.environment}`,
+    });
+  }
+}
+
+function row(profile: string, environment: KeyEnvironment, active: boolean, key: string | undefined, source: KeySource, baseUrl: string): KeyStatus {
+  return { profile, environment, active, key: key ? maskKey(key) : null, source, baseUrl, resellerId: null, works: null };
+}
+
+type Colors = App['io']['c'];
+
+/** gh's layout: one block per profile, one line per key, its facts indented below (fits 80 columns). */
+function text(c: Colors, statuses: readonly KeyStatus[], offline: boolean): string {
+  const lines: string[] = [];
+  let profile: string | undefined;
+  for (const s of statuses) {
+    if (s.profile !== profile || s.source === 'GIFTCODES_API_KEY' || s.source === '--api-key') {
+      if (lines.length > 0) lines.push('');
+      lines.push(c.bold(s.source === 'GIFTCODES_API_KEY' || s.source === '--api-key' ? `key from ${s.source} (profile "${s.profile}")` : `profile "${s.profile}"`));
+      profile = s.source === 'config file' || s.source === 'credential store' ? s.profile : undefined;
+    }
+    const mark = s.works === true ? c.green('✓') : s.works === false || s.error ? c.red('✗') : c.dim('-');
+    const whose = s.resellerId ? `, reseller ${s.resellerId}` : '';
+    const state = s.works === true ? `works${whose}` : s.error ? `does not work: ${s.error.message}` : offline ? 'not checked (--offline)' : 'not checked';
+    lines.push(`  ${mark} ${s.environment} key ${s.key ?? '(missing)'}: ${state}`);
+    lines.push(`    - from: ${s.source}`);
+    lines.push(`    - base URL: ${s.baseUrl}`);
+    if (s.active) lines.push('    - used by commands run now');
+  }
+  return lines.join('\n');
+}

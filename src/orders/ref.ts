@@ -1,0 +1,94 @@
+// One way for every verb that names an order (order show, order watch, codes get, order resume, order abandon)
+// to read what the user typed: an order id or an idempotency key, whole or a unique prefix, looked up in the
+// local record first. A recorded order is read with the profile, environment and base URL it was placed with,
+// whatever the current profile is: an order placed live is not "not found" because the default key is test.
+import type { ApiClient } from '../api/client.js';
+import type { Deps, Target } from '../commands/deps.js';
+import { ApiError, AuthError, isCliError } from '../errors.js';
+import type { OrderRecord } from '../journal/history.js';
+import type { Journal } from '../journal/journal.js';
+import { allRecords, resolveRef } from './history-query.js';
+
+export interface OrderRef {
+  /** The order id to ask the API for. */
+  readonly orderId: string;
+  /** The local record it was found in, if any. */
+  readonly record: OrderRecord | undefined;
+  readonly api: ApiClient;
+}
+
+type RefDeps = Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo' | 'currentTarget'>;
+
+/**
+ * An order ref (id, key, or a unique prefix of either) to the order id and a client for where it lives. An
+ * ambiguous prefix is a usage error listing the candidates (exit 2); a ref unknown locally is asked of the
+ * current connection as an order id; a recorded intent that never got an id is said as such (exit 4).
+ */
+export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
+  const journal = await deps.journal();
+  const record = resolveRef(allRecords(journal.history, journal.read().intents), ref);
+  if (!record) return { orderId: ref, record: undefined, api: await deps.api() };
+  if (record.orderId === undefined) {
+    throw new ApiError(`the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`, {
+      code: 'no_order_id',
+      hint: record.outcome === 'pending' ? `finish it with: giftcodes order resume ${record.key}` : 'see it with: giftcodes order list --json',
+    });
+  }
+  return { orderId: record.orderId, record, api: await clientForRecord(deps, record) };
+}
+
+/**
+ * An intent key from a ref (`order resume`, `order abandon`): a whole key, or a unique prefix of the key or
+ * order id of an unresolved intent. Anything else is passed on as typed, for the journal to say it has none.
+ */
+export async function intentKey(journal: Journal, ref: string): Promise<string> {
+  const intents = journal.read().intents;
+  if (intents.some((intent) => intent.key === ref)) return ref;
+  const { recordOf } = await import('../journal/history.js');
+  return resolveRef(intents.map((intent) => recordOf(intent, 'pending')), ref)?.key ?? ref;
+}
+
+/** The record's own profile, environment and base URL, said on stderr when they are not this run's. */
+async function clientForRecord(deps: RefDeps, record: OrderRecord): Promise<ApiClient> {
+  const where: Target = { profile: record.profile, environment: record.environment, baseUrl: record.baseUrl };
+  const current = await deps.currentTarget().catch(() => undefined);
+  let connection;
+  try {
+    connection = await deps.connectionTo(where);
+  } catch (error) {
+    throw keyGone(error, record, where);
+  }
+  if (!current || current.profile !== where.profile || current.environment !== where.environment || current.baseUrl !== where.baseUrl) {
+    deps.io.notice(`order ${record.orderId} was placed with ${describe(where)}: reading it there`);
+  }
+  return deps.clientFor(connection.baseUrl, connection.apiKey);
+}
+
+function describe(where: Target): string {
+  return `the ${where.environment} key of profile "${where.profile}" at ${where.baseUrl}`;
+}
+
+/** No key for the record's profile and environment (logged out, profile removed, another key given): which one to use. */
+function keyGone(error: unknown, record: OrderRecord, where: Target): unknown {
+  if (!isCliError(error) || (error.exitCode !== 3 && error.code !== 'environment_conflict')) return error;
+  const profileFlag = ` --profile ${where.profile}`;
+  const baseUrlFlag = ` --base-url ${where.baseUrl}`;
+  return new AuthError(`order ${record.orderId} was placed with ${describe(where)}, and that key is not at hand (${error.message})`, {
+    code: 'order_key_missing',
+    hint: `log in with that reseller's ${where.environment} key: giftcodes login${profileFlag} --env ${where.environment}${baseUrlFlag}   (or set GIFTCODES_API_KEY to a sc_${where.environment}_ key)`,
+  });
+}
+
+/**
+ * The status a command just read of a recorded order becomes the record's, so `order list` shows the last
+ * one any command saw. Unresolved intents are the journal's to change (their status is written when they end).
+ */
+export function noteStatus(journal: Journal, ref: OrderRef, status: unknown, now: number): void {
+  const record = ref.record;
+  if (!record || typeof status !== 'string' || status === record.status || record.outcome === 'pending') return;
+  try {
+    journal.history.record({ ...record, status, updatedAt: new Date(now).toISOString() });
+  } catch {
+    // The record is a convenience: failing to update it must never fail the command that read the order.
+  }
+}

@@ -1,0 +1,127 @@
+// Every verb that names an order takes what `order list` shows: an order id or key, whole or a unique
+// prefix, read with the profile, environment and base URL the local record says it was placed with.
+import { describe, expect, it } from 'vitest';
+import { BOTH_KEYS, DEMO_KEYS, loggedIn, pendingIntents, runCli, servedApi } from '../helpers/e2e.js';
+
+const api = servedApi(['--fulfil-after', '300']);
+
+interface Listed {
+  orderId: string;
+  key: string;
+  environment: string;
+  profile: string;
+}
+
+async function listed(configDir: string): Promise<Listed[]> {
+  const result = await runCli(['order', 'list', '--json'], { configDir });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Listed[];
+}
+
+/** The shortest prefix of `id` no other listed order id or key shares (at least `ord_` and two more). */
+function uniquePrefix(id: string, others: readonly Listed[]): string {
+  for (let n = 6; n <= id.length; n++) {
+    const prefix = id.slice(0, n);
+    if (others.every((o) => o.orderId === id || (!o.orderId?.startsWith(prefix) && !o.key.startsWith(prefix)))) return prefix;
+  }
+  return id;
+}
+
+describe('an order placed live, looked up while the profile defaults to test', () => {
+  it('order show, order watch and codes get read it with its live key, by a unique prefix, and say so', async () => {
+    const configDir = await loggedIn(api.server, BOTH_KEYS);
+    const placed = await runCli(['order', 'place', '--env', 'live', '--yes', '--product', 'amazon-us-10', '--quantity', '2', '--wait', '--json'], { configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const other = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'], { configDir });
+    expect(other.code, other.stderr).toBe(0);
+    const orders = await listed(configDir);
+    const live = orders.find((o) => o.environment === 'live')!;
+    const prefix = uniquePrefix(live.orderId, orders);
+    expect(prefix.length).toBeLessThan(live.orderId.length);
+
+    const show = await runCli(['order', 'show', prefix], { configDir });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(live.orderId);
+    expect(show.stderr).toContain(`order ${live.orderId} was placed with the live key of profile "default"`);
+
+    const watch = await runCli(['order', 'watch', prefix], { configDir });
+    expect(watch.code, watch.stderr).toBe(0);
+    expect(watch.stdout + watch.stderr).toContain(live.orderId);
+
+    const codes = await runCli(['codes', 'get', prefix, '--json'], { configDir });
+    expect(codes.code, codes.stderr).toBe(0);
+    expect(JSON.parse(codes.stdout)).toHaveLength(2);
+  });
+
+  it('an ambiguous prefix lists the candidates and exits 2, in every verb', async () => {
+    const configDir = await loggedIn(api.server, BOTH_KEYS);
+    for (let i = 0; i < 2; i++) {
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir });
+      expect(placed.code, placed.stderr).toBe(0);
+    }
+    const orders = await listed(configDir);
+    for (const verb of [['order', 'show'], ['order', 'watch'], ['codes', 'get']]) {
+      const result = await runCli([...verb, 'ord_'], { configDir });
+      expect(result.code, `${verb.join(' ')}: ${result.stderr}`).toBe(2);
+      for (const order of orders) expect(result.stderr).toContain(order.orderId);
+    }
+  });
+});
+
+describe('an order placed under another profile', () => {
+  it('is read with that profile, and where its key is gone the error names the profile and environment to use', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const login = await runCli(['login', '--profile', 'big', '--api-key-stdin', '--base-url', api.url], { configDir, input: DEMO_KEYS.smallTest });
+    expect(login.code, login.stderr).toBe(0);
+    const placed = await runCli(['order', 'place', '--profile', 'big', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'], { configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const [order] = await listed(configDir);
+    const prefix = order!.orderId.slice(0, 10);
+
+    const show = await runCli(['order', 'show', prefix], { configDir });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stderr).toContain('profile "big"');
+
+    const logout = await runCli(['logout', '--profile', 'big', '--env', 'all'], { configDir });
+    expect(logout.code, logout.stderr).toBe(0);
+    const gone = await runCli(['order', 'show', prefix], { configDir });
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toContain(`order ${order!.orderId} was placed with the test key of profile "big"`);
+    expect(gone.stderr).toMatch(/hint: .*giftcodes login --profile big --env test/);
+  });
+});
+
+describe('order resume and order abandon take a prefix of the intent key', () => {
+  it('resumes and abandons by a unique prefix of the key order pending shows', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    for (let i = 1; i <= 2; i++) {
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', String(i), '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+      expect(killed.signal).toBe('SIGKILL');
+    }
+    const [first, second] = await pendingIntents(configDir);
+    const prefixOf = (key: string, other: string): string => {
+      let n = 1;
+      while (other.startsWith(key.slice(0, n))) n++;
+      return key.slice(0, Math.max(n, 4));
+    };
+    const resumed = await runCli(['order', 'resume', prefixOf(first!.key, second!.key), '--json'], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const abandoned = await runCli(['order', 'abandon', prefixOf(second!.key, first!.key), '--json'], { configDir });
+    expect(abandoned.code, abandoned.stderr).toBe(0);
+    expect(JSON.parse(abandoned.stdout)).toMatchObject({ abandoned: second!.key });
+    expect(await pendingIntents(configDir)).toEqual([]);
+  });
+});
+
+describe('the status order list shows is the last one any command saw', () => {
+  it('order show records the status it read', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const [before] = await listed(configDir);
+    const watched = await runCli(['order', 'watch', before!.orderId], { configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    const [after] = (await listed(configDir)) as (Listed & { status: string })[];
+    expect(after!.status).toBe('completed');
+  });
+});

@@ -1,0 +1,125 @@
+// Who am I, and which key is this: `giftcodes status`, ping's key source, login's reseller check, and 401
+// hints that fit their cause.
+import { describe, expect, it } from 'vitest';
+import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const api = servedApi();
+const terminal = giftcodesTerminals();
+
+interface Row {
+  profile: string;
+  environment: string;
+  active: boolean;
+  key: string;
+  source: string;
+  baseUrl: string;
+  resellerId: string | null;
+  works: boolean | null;
+}
+
+describe('giftcodes status', () => {
+  it('--json: every profile and environment with its masked key, source, reseller, base URL and whether it works', async () => {
+    const configDir = await loggedIn(api.server, BOTH_KEYS);
+    const big = await runCli(['login', '--profile', 'big', '--api-key-stdin', '--base-url', api.url], { configDir, input: DEMO_KEYS.smallTest });
+    expect(big.code, big.stderr).toBe(0);
+    const result = await runCli(['status', '--json'], { configDir });
+    expect(result.code, result.stderr).toBe(0);
+    const rows = JSON.parse(result.stdout) as Row[];
+    expect(rows).toEqual([
+      { profile: 'default', environment: 'test', active: true, key: 'sc_test_…7e2d', source: 'config file', baseUrl: api.url, resellerId: 'rs_demo', works: true },
+      { profile: 'default', environment: 'live', active: false, key: 'sc_live_…8a7f', source: 'config file', baseUrl: api.url, resellerId: 'rs_demo', works: true },
+      { profile: 'big', environment: 'test', active: false, key: 'sc_test_…1b3f', source: 'config file', baseUrl: api.url, resellerId: 'rs_small', works: true },
+    ]);
+  });
+
+  it('puts a key from GIFTCODES_API_KEY first, says so, and --offline pings nothing', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const result = await runCli(['status', '--json', '--offline'], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.smallLive, GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
+    expect(result.code, result.stderr).toBe(0);
+    const rows = JSON.parse(result.stdout) as Row[];
+    expect(rows[0]).toMatchObject({ environment: 'live', active: true, source: 'GIFTCODES_API_KEY', key: 'sc_live_…5e1b', works: null });
+    expect(rows[1]).toMatchObject({ profile: 'default', active: false, source: 'config file', works: null });
+  });
+
+  it('a key that does not work is marked, and the run exits with its exit code', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const result = await runCli(['status'], { configDir, env: { GIFTCODES_API_KEY: 'sc_live_not_a_known_key_at_all' } });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/✗ live key sc_live_…[a-z_]{4}: does not work: .*401/);
+    expect(result.stdout).toContain('✓ test key sc_test_…7e2d: works, reseller rs_demo');
+  });
+
+  it('fits 80 columns on a terminal: nothing cut, every line whole', async () => {
+    const configDir = await loggedIn(api.server, BOTH_KEYS);
+    const screen = await terminal(['status'], configDir, {}, { columns: 80, rows: 30 }).waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 0]');
+    const lines = screen.split('\n');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines).toContain('profile "default"');
+    expect(lines).toContain('  ✓ test key sc_test_…7e2d: works, reseller rs_demo');
+    expect(lines).toContain('  ✓ live key sc_live_…8a7f: works, reseller rs_demo');
+    expect(lines).toContain(`    - base URL: ${api.url}`);
+    expect(lines).toContain('    - from: config file');
+  });
+});
+
+describe('which key ping used', () => {
+  it('says when the key came from GIFTCODES_API_KEY rather than the profile', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const fromEnv = await runCli(['ping'], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest } });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    expect(fromEnv.stdout).toMatch(/^key\s+sc_test_…1b3f \(from GIFTCODES_API_KEY, not the profile\)$/m);
+    const fromProfile = await runCli(['ping'], { configDir });
+    expect(fromProfile.stdout).toMatch(/^key\s+sc_test_…7e2d \(from the config file\)$/m);
+  });
+});
+
+describe("login with a key of another reseller than the profile's other key", () => {
+  it('is refused when not interactive, naming both resellers; --force saves it with a warning', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const refused = await runCli(['login', '--api-key-stdin'], { configDir, input: DEMO_KEYS.smallLive });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('this live key belongs to reseller rs_small, but the test key of profile "default" belongs to reseller rs_demo');
+    expect(refused.stderr).toContain('--force');
+    const before = JSON.parse((await runCli(['status', '--json', '--offline'], { configDir })).stdout) as Row[];
+    expect(before.map((r) => r.environment)).toEqual(['test']);
+
+    const forced = await runCli(['login', '--api-key-stdin', '--force'], { configDir, input: DEMO_KEYS.smallLive });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain('belongs to reseller rs_small');
+    const same = await runCli(['login', '--api-key-stdin'], { configDir: await loggedIn(api.server, DEMO_KEYS.test), input: DEMO_KEYS.live });
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).not.toContain('belongs to reseller');
+  });
+
+  it('asks on a terminal, and a No saves nothing', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const t = terminal(['login'], configDir);
+    await t.waitFor('API key');
+    t.answer(DEMO_KEYS.smallLive);
+    await t.waitFor('Save it in profile "default" anyway?');
+    expect(t.screen()).toContain('belongs to reseller rs_small, but the test key of profile "default" belongs to reseller rs_demo');
+    t.answer('n');
+    const screen = await t.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 2]');
+    const rows = JSON.parse((await runCli(['status', '--json', '--offline'], { configDir })).stdout) as Row[];
+    expect(rows.map((r) => r.environment)).toEqual(['test']);
+  });
+});
+
+describe('a refused key gets the hint for its cause', () => {
+  it('a key with the right prefix is never told what keys start with; a key from GIFTCODES_API_KEY is not sent to login', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    for (const key of ['sc_test_short_key1', 'sc_test_long_enough_but_unknown_key']) {
+      const result = await runCli(['ping'], { configDir, env: { GIFTCODES_API_KEY: key } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).not.toContain('keys start with sc_test_ or sc_live_');
+      expect(result.stderr).toMatch(/hint: the key in GIFTCODES_API_KEY was refused/);
+    }
+    const short = await runCli(['login', '--api-key-stdin'], { configDir, input: 'sc_test_abc' });
+    expect(short.code).toBe(2);
+    expect(short.stderr).not.toContain('it must be sc_test_ or sc_live_');
+    expect(short.stderr).toContain('after sc_test_ come at least 8 letters');
+  });
+});

@@ -1,0 +1,50 @@
+// What a support agent reads at 80 columns: order list and order pending keep every order id, product id and
+// quantity whole (less useful columns give way), say the outcome in words, and show the amount where known.
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEYS, loggedIn, runCli, servedApi } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const api = servedApi(['--fulfil-after', '100']);
+const terminal = giftcodesTerminals();
+const NARROW = { columns: 80, rows: 30 };
+
+describe('order list and order pending at 80 columns', () => {
+  it('order list: ids, products and quantities whole, an amount, the outcome in words, nothing past column 80', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
+    const big = await runCli(['order', 'place', '--product', 'amazon-us-100', '--quantity', '12345', '--json'], { configDir });
+    expect(big.code, big.stderr).toBe(0);
+    const bigId = (JSON.parse(big.stdout) as { id: string }).id;
+    const small = await runCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '3', '--json'], { configDir });
+    expect(small.code, small.stderr).toBe(0);
+    const smallId = (JSON.parse(small.stdout) as { id: string }).id;
+
+    const screen = await terminal(['order', 'list'], configDir, {}, NARROW).waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 0]');
+    const lines = screen.split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^ORDER\s+PRODUCT\s+QTY\s+AMOUNT\s+.*OUTCOME/);
+    const bigLine = lines.find((line) => line.startsWith(bigId));
+    expect(bigLine).toMatch(/ amazon-us-100 +12345 +1234500\.00 USD +.*order placed/);
+    const smallLine = lines.find((line) => line.startsWith(smallId));
+    expect(smallLine).toMatch(/ tesco-uk-20 +3 +60\.00 GBP +.*order placed/);
+    expect(screen).not.toContain('…');
+
+    // --product matches a part of the id.
+    const tesco = await runCli(['order', 'list', '--product', 'TESCO', '--json'], { configDir });
+    expect((JSON.parse(tesco.stdout) as { orderId: string }[]).map((r) => r.orderId)).toEqual([smallId]);
+  });
+
+  it('order pending: the key, product and quantity whole; the order id and start time give way', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-100', '--quantity', '12345', '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const [pending] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string }[];
+    const screen = await terminal(['order', 'pending'], configDir, {}, NARROW).waitFor(/\[exit \d+\]/);
+    const lines = screen.split('\n');
+    const table = lines.filter((line) => line.startsWith('KEY') || line.startsWith(pending!.key));
+    expect(table).toHaveLength(2);
+    for (const line of table) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines.find((line) => line.startsWith(pending!.key))).toMatch(/ amazon-us-100 +12345 /);
+  });
+});
