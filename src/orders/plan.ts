@@ -11,10 +11,10 @@ import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import type { OrderRecord } from '../journal/history.js';
+import { inScope, type OrderRecord, type Scope } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { sha256 } from '../journal/intent.js';
+import { keyIdOf, sha256 } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import type { OrderMachine as Machine } from './machine.js';
@@ -129,17 +129,22 @@ export interface RowDeps {
 }
 
 /**
- * A record of a row delivered by an earlier run on this server and environment. A row's key is the plan's
- * bytes and its line: the same plan run on another server or environment (a test run, then live) is other
- * orders, and its records there say nothing of these rows.
+ * A record of a row delivered by an earlier run in this scope (server, environment and API key): the same
+ * plan run under test, on another server or by another reseller (another profile's key) is other orders,
+ * and its records there say nothing of these rows.
  */
-export function deliveredHere(record: OrderRecord | undefined, connection: Pick<Connection, 'baseUrl' | 'environment'>): OrderRecord | undefined {
-  return record?.outcome === 'delivered' && record.baseUrl === connection.baseUrl && record.environment === connection.environment ? record : undefined;
+export function deliveredHere(record: OrderRecord | undefined, scope: Scope): OrderRecord | undefined {
+  return record?.outcome === 'delivered' && inScope(record, scope) ? record : undefined;
 }
 
-/** The rows an earlier run delivered, by key: read from the local record, never placed again. */
-export function deliveredRows(journal: Journal, connection: Pick<Connection, 'baseUrl' | 'environment'>): Map<string, OrderRecord> {
-  return new Map(journal.history.list().filter((r) => deliveredHere(r, connection)).map((r) => [r.key, r]));
+/** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */
+export function deliveredRows(journal: Journal, scope: Scope): Map<string, OrderRecord> {
+  return new Map(journal.history.list().filter((r) => deliveredHere(r, scope)).map((r) => [r.key, r]));
+}
+
+/** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */
+export function connectionScope(connection: Pick<Connection, 'baseUrl' | 'environment' | 'apiKey'>): Scope {
+  return { baseUrl: connection.baseUrl, environment: connection.environment, keyId: keyIdOf(connection.apiKey) };
 }
 
 /**
@@ -155,8 +160,8 @@ export async function runRows(
   outLocks: Map<string, OutLock>,
 ): Promise<{ results: PlanResult[]; outcomes: Driven[] }> {
   const { io, api, journal, signal, connection } = deps;
-  const [{ keyIdOf }, { driveIntent }, { OrderMachine }, { deliveredFile }, files] = await Promise.all([
-    import('../journal/intent.js'),
+  const scope = connectionScope(connection);
+  const [{ driveIntent }, { OrderMachine }, { deliveredFile }, files] = await Promise.all([
     import('./drive.js'),
     import('./machine.js'),
     import('../journal/codes-file.js'),
@@ -178,7 +183,7 @@ export async function runRows(
       // Read again now, not only at the start: an overlapping run of the same plan may have delivered
       // this row meanwhile, and placing it again (the same key: the same order) would find its out file
       // taken and leave an order pending that was delivered.
-      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key), connection);
+      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key, scope), scope);
       // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
       // before it settled, ends now.
       if (earlier?.orderId !== undefined) {
@@ -196,7 +201,7 @@ export async function runRows(
         };
         outLocks.set(row.key, files.holdOutTarget(row.out, o.force === true, own));
       }
-      const spec = { profile: connection.profile, environment: connection.environment, baseUrl: connection.baseUrl, keyId: keyIdOf(connection.apiKey), productId: row.productId, quantity: row.quantity };
+      const spec = { profile: connection.profile, ...scope, productId: row.productId, quantity: row.quantity };
       const { intent, resumed } = await journal.begin({ ...spec, key: row.key, wait: waits || out !== undefined, out });
       if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
       const machine = new OrderMachine(machineDeps, intent);

@@ -148,7 +148,7 @@ describe('resumed rows', () => {
     await runPlan({ plan: path, concurrency: 1 }, h.f);
     expect(h.err()).toContain(`row 1: resuming its interrupted order (key ${key})`);
     expect(h.journal.read().intents).toEqual([]);
-    expect(h.journal.history.get(key)).toMatchObject({ outcome: 'delivered' });
+    expect(h.journal.history.get(key, intent)).toMatchObject({ outcome: 'delivered' });
   });
 });
 

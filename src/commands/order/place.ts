@@ -127,7 +127,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
  * status is the worst row's.
  */
 export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void> {
-  const { readPlan, deliveredRows, checkOutFiles, runRows, planFailure } = await import('../../orders/plan.js');
+  const { readPlan, deliveredRows, connectionScope, checkOutFiles, runRows, planFailure } = await import('../../orders/plan.js');
   const { io } = deps;
   const rows = readPlan(o.plan);
   if (o.dryRun) {
@@ -136,7 +136,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   }
   const connection = await deps.connection();
   const [journal, api, { deliver, settle }] = await Promise.all([deps.journal(), deps.api(), import('../../orders/lifecycle.js')]);
-  const delivered = deliveredRows(journal, connection);
+  const delivered = deliveredRows(journal, connectionScope(connection));
   await checkOutFiles(rows, delivered, journal, o.force === true);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
