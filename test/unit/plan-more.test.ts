@@ -11,11 +11,11 @@ import { ApiClient } from '../../src/api/client.js';
 import { runPlan as runPlanVerb, type PlaceDeps, type PlanRunOptions } from '../../src/commands/order/place.js';
 import { Journal } from '../../src/journal/journal.js';
 import { Io } from '../../src/output/io.js';
-import { planFamily, readPlan, rowKey, type PlanResult } from '../../src/orders/plan.js';
+import { legacyRowKey, planFamily, readPlan, rowKey, type PlanResult } from '../../src/orders/plan.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
-import { keyIdOf } from '../../src/journal/intent.js';
+import { keyIdOf, sha256 } from '../../src/journal/intent.js';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -151,6 +151,32 @@ describe('resumed rows', () => {
     expect(h.err()).toContain(`row 1: resuming its interrupted order (key ${key})`);
     expect(h.journal.read().intents).toEqual([]);
     expect(h.journal.history.get(key, intent)).toMatchObject({ outcome: 'delivered' });
+  });
+});
+
+describe('rows an older version ordered (keys from the plan bytes and line)', () => {
+  it('a row delivered under its older key is read, not ordered again; an interrupted one resumes with it', async () => {
+    const text = 'amazon-us-25,2\namazon-us-25,3\n';
+    const path = plan(text);
+    const sha = sha256(Buffer.from(text).toString('latin1'));
+    const h = harness();
+    const placed = await clientOf(server.url).createOrder(JSON.stringify({ product_id: 'amazon-us-25', quantity: 2 }), legacyRowKey(sha, 1));
+    const time = new Date().toISOString();
+    // A record as versions before the key id wrote it: named by the key alone, no keyId.
+    h.journal.history.record({ key: legacyRowKey(sha, 1), orderId: placed.order.id, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'shop', baseUrl: server.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
+    const { intent } = await h.journal.begin({ profile: 'shop', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 3, key: legacyRowKey(sha, 2) });
+    h.journal.save({ ...intent, phase: 'sending', owner: { pid: 999_999_999 } });
+    await runPlan({ plan: path, concurrency: 1 }, h.f);
+    const rows = JSON.parse(h.out()) as PlanResult[];
+    expect(rows.map((r) => r.key)).toEqual([legacyRowKey(sha, 1), legacyRowKey(sha, 2)]);
+    expect(rows[0]).toMatchObject({ already: true, order: { id: placed.order.id } });
+    expect(h.posts()).toBe(1);
+    expect(h.journal.read().intents).toEqual([]);
+    // Another environment's older record is not this row's.
+    const live = harness({ environment: 'live', yes: true, journal: freshJournal() });
+    live.journal.history.record({ key: legacyRowKey(sha, 1), orderId: placed.order.id, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'shop', baseUrl: server.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
+    await runPlan({ plan: path, concurrency: 1 }, live.f).catch(() => undefined);
+    expect((JSON.parse(live.out()) as PlanResult[]).map((r) => r.key)).not.toContain(legacyRowKey(sha, 1));
   });
 });
 
