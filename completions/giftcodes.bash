@@ -34,7 +34,7 @@ _giftcodes_flags() {
     'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
     'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
-    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --product --quantity --idempotency-key --wait --plan --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --product --quantity --idempotency-key --wait --plan --batch --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
     'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
     'order list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --status --product --since --limit --refresh --format --help -h' ;;
@@ -63,6 +63,7 @@ _giftcodes_flag_value() {
     'order place '*'|--quantity') REPLY='none' ;;
     'order place '*'|--idempotency-key') REPLY='dynamic intents' ;;
     'order place '*'|--plan') REPLY='files' ;;
+    'order place '*'|--batch') REPLY='none' ;;
     'order place '*'|--concurrency') REPLY='none' ;;
     'order place '*'|--interval') REPLY='none' ;;
     'order place '*'|--timeout') REPLY='none' ;;

@@ -20,7 +20,7 @@ function __giftcodes_subcommands --argument-names path
 end
 
 function __giftcodes_takes_value --argument-names flag
-    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--query' '--product' '--quantity' '--idempotency-key' '--plan' '--concurrency' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--status' '--since' '--limit' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect' '--tls-cert' '--tls-key' '--gzip'
+    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--query' '--product' '--quantity' '--idempotency-key' '--plan' '--batch' '--concurrency' '--interval' '--timeout' '--out' '-o' '--format' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--status' '--since' '--limit' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect' '--tls-cert' '--tls-key' '--gzip'
 end
 
 # Prints the command path before the cursor ("order place ") and how many arguments follow it.
@@ -164,6 +164,7 @@ complete -c giftcodes -n '__giftcodes_under \'order place \'' -l quantity -x -d 
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l idempotency-key -x -a '(__giftcodes_dynamic intents)' -d 'supply the idempotency key yourself (default: a new UUID, journaled)'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l wait -d 'wait until the order completes (exit 6 if it fails, 7 on --timeout)'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l plan -r -F -d 'bulk: one order per row product,quantity[,out]; the same plan never orders twice'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l batch -x -d 'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night)'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l dry-run -d 'with --plan: print what would be ordered, send nothing'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l concurrency -x -d 'with --plan: rows at once'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l interval -x -d 'time between status checks (default 2)'

@@ -9,6 +9,8 @@ import { sha256, type Intent } from './intent.js';
 
 export interface OrderRecord {
   key: string;
+  /** The API key's id (keyIdOf: a short hash, never the key): with baseUrl and environment, the key's scope. Absent in older records. */
+  keyId?: string;
   orderId?: string;
   productId: string;
   quantity: number;
@@ -26,7 +28,28 @@ export interface OrderRecord {
 
 export const DEFAULT_HISTORY_DAYS = 90;
 
-/** What the record keeps of an intent (never its key id, body or owner); the journal adds how it ended. */
+/**
+ * Where an idempotency key names one order: the server, the environment and the API key (by its id). The
+ * same key in another scope (a test run of a live plan, another reseller) is another order, and its record
+ * never stands for this one's.
+ */
+export interface Scope {
+  baseUrl: string;
+  environment: 'test' | 'live';
+  keyId: string;
+}
+
+/** The scope of an intent, an order's spec or a record that has one. */
+export function scopeOf(x: Scope): Scope {
+  return { baseUrl: x.baseUrl, environment: x.environment, keyId: x.keyId };
+}
+
+/** Whether a record is of this scope; a record from before key ids were kept matches on server and environment, as then. */
+export function inScope(r: OrderRecord, scope: Scope): boolean {
+  return r.baseUrl === scope.baseUrl && r.environment === scope.environment && (r.keyId === undefined || r.keyId === scope.keyId);
+}
+
+/** What the record keeps of an intent (its key id, never its body or owner); the journal adds how it ended. */
 export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): OrderRecord {
   // An intent holds neither endedAt nor error; clean() keeps the record's fields and drops the rest.
   return clean({ ...intent, outcome, out: intent.out?.path } as OrderRecord);
@@ -65,23 +88,25 @@ export class History {
     return records.sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
   }
 
-  /** The record of one key, if there is a readable one. */
-  get(key: string): OrderRecord | undefined {
-    try {
-      return parseRecord(JSON.parse(readFileSync(this.fileOf(key), 'utf8')));
-    } catch {
-      return undefined;
-    }
+  /**
+   * The record of one key in one scope, if there is a readable one: its own file, else the file an older
+   * version named by the key alone, when that record has no key id and is of this server and environment.
+   */
+  get(key: string, scope: Scope): OrderRecord | undefined {
+    const scoped = readRecord(this.fileOf({ key, ...scope }));
+    if (scoped?.key === key && inScope(scoped, scope)) return scoped;
+    const legacy = readRecord(this.fileOf({ key }));
+    return legacy?.key === key && legacy.keyId === undefined && inScope(legacy, scope) ? legacy : undefined;
   }
 
-  /** Writes (or replaces) the record of one key. */
+  /** Writes (or replaces) the record of one key in its scope. */
   record(r: OrderRecord): void {
-    this.inDir(() => writeFileAtomicSync(this.fileOf(r.key), textOf(r)));
+    this.inDir(() => writeFileAtomicSync(this.fileOf(r), textOf(r)));
   }
 
   /** record() without blocking, for many at once: the caller makes the directory's fsync, one for all (syncDirectory). */
   async recordInBatch(r: OrderRecord): Promise<void> {
-    await this.inDir(() => writeFileAtomic(this.fileOf(r.key), textOf(r), 'file', { syncDir: false }));
+    await this.inDir(() => writeFileAtomic(this.fileOf(r), textOf(r), 'file', { syncDir: false }));
   }
 
   /** Runs a write in the directory, made on the first write of the process, and again if it has gone since. */
@@ -128,9 +153,22 @@ export class History {
     }
   }
 
-  private fileOf(key: string): string {
-    // Keys are the user's to choose: hashed into safe file names, as the journal does.
-    return join(this.dir, `${sha256(key).slice(0, 40)}.json`);
+  /**
+   * Keys are the user's to choose: hashed into safe file names, as the journal does; with the scope, so that
+   * one key's records on two servers, environments or API keys are two files. A record without a key id (an
+   * older version's) keeps the name by the key alone, and is rewritten there (`order list --refresh`).
+   */
+  private fileOf(r: Pick<OrderRecord, 'key' | 'keyId' | 'baseUrl' | 'environment'> | { key: string }): string {
+    const scoped = 'keyId' in r && r.keyId !== undefined ? JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]) : r.key;
+    return join(this.dir, `${sha256(scoped).slice(0, 40)}.json`);
+  }
+}
+
+function readRecord(file: string): OrderRecord | undefined {
+  try {
+    return parseRecord(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    return undefined;
   }
 }
 
@@ -153,10 +191,11 @@ function timeOf(r: OrderRecord): string {
   return r.endedAt ?? r.updatedAt;
 }
 
-/** Only the fields of OrderRecord are written: nothing else an intent carries (a key id, a body) leaks in. */
+/** Only the fields of OrderRecord are written: nothing else an intent carries (its body, its owner) leaks in. */
 function clean(r: OrderRecord): OrderRecord {
   return {
     key: r.key,
+    ...(r.keyId !== undefined ? { keyId: r.keyId } : {}),
     ...(r.orderId !== undefined ? { orderId: r.orderId } : {}),
     productId: r.productId,
     quantity: r.quantity,
@@ -180,6 +219,7 @@ function parseRecord(value: unknown): OrderRecord | undefined {
   if (!str(v.key) || !str(v.productId) || typeof v.quantity !== 'number' || !str(v.profile) || !str(v.baseUrl)) return undefined;
   if (!str(v.createdAt) || !str(v.updatedAt) || (v.environment !== 'test' && v.environment !== 'live')) return undefined;
   if (!str(v.outcome) || !OUTCOMES.has(v.outcome)) return undefined;
+  if (v.keyId !== undefined && !str(v.keyId)) return undefined;
   return clean(v as unknown as OrderRecord);
 }
 

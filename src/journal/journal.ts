@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure, syncDirectory } from '../files/atomic.js';
-import { DEFAULT_HISTORY_DAYS, History, recordOf, type OrderRecord } from './history.js';
+import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord } from './history.js';
 import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
@@ -205,8 +205,9 @@ export class Journal {
       // A key names one order on one server: the one its record says it placed and delivered, which the server
       // may have forgotten by now (a second charge), and whose codes would otherwise go into a second file. The
       // same key with another body is the server's to refuse (422 idempotency_key_reused, exit 4).
-      const record = this.history.get(options.key);
-      if (record?.outcome === 'delivered' && record.orderId !== undefined && record.baseUrl === options.baseUrl && record.environment === options.environment && record.productId === options.productId && record.quantity === options.quantity) {
+      // Only this scope's record: the same key under test (or another reseller) is another order.
+      const record = this.history.get(options.key, scopeOf(options));
+      if (record?.outcome === 'delivered' && record.orderId !== undefined && record.productId === options.productId && record.quantity === options.quantity) {
         throw keyDelivered(record.key, record.orderId, record.out);
       }
       return undefined;
@@ -263,8 +264,8 @@ export class Journal {
   reached(intent: Intent): Ending | undefined {
     if (intent.phase === 'delivered') return 'delivered';
     if (intent.orderId === undefined) return undefined;
-    const record = this.history.get(intent.key);
-    if (record && (record.outcome === 'delivered' || record.outcome === 'failed') && record.orderId === intent.orderId && record.baseUrl === intent.baseUrl && record.createdAt === intent.createdAt) return record.outcome;
+    const record = this.history.get(intent.key, scopeOf(intent));
+    if (record && (record.outcome === 'delivered' || record.outcome === 'failed') && record.orderId === intent.orderId && record.createdAt === intent.createdAt) return record.outcome;
     if (intent.out && intent.out.path !== '-' && (deliveredFile(intent, intent.out.path) !== undefined || renamedFile(intent) !== undefined)) return 'delivered';
     return undefined;
   }
@@ -386,7 +387,7 @@ export class Journal {
       try {
         // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
         // not erase the record of the order that key placed: a record with an order id is kept.
-        const kept = records.filter((record, i) => intents[i]!.orderId !== undefined || this.history.get(record.key)?.orderId === undefined);
+        const kept = records.filter((record, i) => intents[i]!.orderId !== undefined || this.history.get(record.key, scopeOf(intents[i]!))?.orderId === undefined);
         await inTurns(kept, (record) => this.history.recordInBatch(record));
         if (kept.length > 0) await syncDirectory(this.history.dir);
       } catch {
@@ -459,9 +460,11 @@ export class Journal {
   private takeOver(existing: Intent, options: BeginOptions, now: number): Promise<Intent> {
     this.assertNotHeld(existing);
     if (!sameOrder(existing, options)) {
-      throw new UsageError(`the idempotency key ${existing.key} already belongs to another order (${existing.quantity} × ${existing.productId})`, {
+      // The journal holds one intent per key: the same key in another scope waits until that one is finished or dropped.
+      const where = existing.baseUrl !== options.baseUrl || existing.environment !== options.environment || existing.keyId !== options.keyId ? `, ${existing.environment} on ${existing.baseUrl}${existing.keyId !== options.keyId ? ' with another API key' : ''}, still interrupted` : '';
+      throw new UsageError(`the idempotency key ${existing.key} already belongs to another order (${existing.quantity} × ${existing.productId}${where})`, {
         code: 'idempotency_key_reused',
-        hint: 'use a new key, or repeat the original product, quantity, profile and environment',
+        hint: where ? `finish it first (giftcodes order resume ${existing.key}) or drop it (giftcodes order abandon ${existing.key}), or use a new key` : 'use a new key, or repeat the original product, quantity, profile and environment',
       });
     }
     if (staleness(existing, now) !== undefined) throw staleError(existing, now);

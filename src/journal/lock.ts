@@ -22,6 +22,13 @@ const self = (): Owner => (me ??= currentOwner());
 /** Directories whose leftover temporary lock dirs this process has swept. */
 const swept = new Set<string>();
 
+/**
+ * Directories whose lock a waiter of this process gave up on (journal_locked), until a waiter gets it again:
+ * one deadline for the whole run, not one per row. A plan behind a stopped holder waited 60 s for each of
+ * its rows in turn (17 hours for 1,000); after the first gives up, the others end at once.
+ */
+const givenUp = new Set<string>();
+
 /** The tail of each directory's queue of holders in this process. */
 const queues = new Map<string, Promise<void>>();
 
@@ -53,12 +60,15 @@ export function nextPoll(ms: number): number {
 
 async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: number): Promise<T> {
   const lock = join(dir, '.lock');
-  const deadline = Date.now() + waitMs;
+  const again = givenUp.has(dir);
+  const deadline = again ? -Infinity : Date.now() + waitMs;
   let delay = 5;
   for (;;) {
     if (tryAcquire(lock)) break;
     if (Date.now() > deadline) {
-      throw new UsageError(`the order journal in ${dir} stayed locked by a running giftcodes process for ${Math.round(waitMs / 1000)}s`, {
+      givenUp.add(dir);
+      const how = again ? 'is still locked by a running giftcodes process (this run already waited for it)' : `stayed locked by a running giftcodes process for ${Math.round(waitMs / 1000)}s`;
+      throw new UsageError(`the order journal in ${dir} ${how}`, {
         code: 'journal_locked',
         hint: 'another giftcodes process is busy with it (perhaps stopped): see ps, then try again',
       });
@@ -66,6 +76,7 @@ async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: nu
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = nextPoll(delay);
   }
+  givenUp.delete(dir);
   failpointSync('journal.locked');
   try {
     if (!swept.has(dir)) sweep(dir);

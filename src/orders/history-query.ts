@@ -2,15 +2,17 @@
 // journal's unresolved intents (shown as outcome `pending`), newest first; filters, --since, CSV and refs.
 import { orderOutcome } from '../api/outcome.js';
 import { UsageError } from '../errors.js';
-import { recordOf, type History, type OrderRecord } from '../journal/history.js';
+import { inScope, recordOf, type History, type OrderRecord } from '../journal/history.js';
 import type { Intent } from '../journal/intent.js';
 
 /** Every order this machine placed or tried: unresolved intents first merged in, newest first. */
 export function allRecords(history: History, intents: readonly Intent[]): OrderRecord[] {
   const ended = history.list();
-  const seen = new Set(ended.map((r) => r.key));
+  // A key is one order per scope (server, environment, API key): an intent is hidden only by its own scope's record.
+  const byKey = new Map<string, OrderRecord[]>();
+  for (const r of ended) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
   const pending: OrderRecord[] = intents
-    .filter((intent) => !seen.has(intent.key))
+    .filter((intent) => !byKey.get(intent.key)?.some((r) => inScope(r, intent)))
     .map((intent) => recordOf(intent, 'pending'));
   return [...pending, ...ended].sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
 }
@@ -80,11 +82,12 @@ export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknow
 export function resolveRef(records: readonly OrderRecord[], ref: string): OrderRecord | undefined {
   const exact = records.filter((r) => r.orderId === ref || r.key === ref);
   const pick = exact.length > 0 ? exact : records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
-  // One order may appear as both a key and an id match: the same record.
-  const unique = [...new Map(pick.map((r) => [r.key, r])).values()];
+  // One order may appear as both a key and an id match: the same record. One key in two scopes (test and
+  // live, two servers) is two orders.
+  const unique = [...new Map(pick.map((r) => [JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]), r])).values()];
   if (unique.length <= 1) return unique[0];
   // One error line (src/cli.ts escapes line breaks): the candidates separated by "; ".
-  const shown = unique.slice(0, 10).map((r) => `${r.orderId ?? '(no order id)'} (key ${r.key}, ${r.quantity} × ${r.productId}, ${r.createdAt})`);
+  const shown = unique.slice(0, 10).map((r) => `${r.orderId ?? '(no order id)'} (key ${r.key}, ${r.quantity} × ${r.productId}, ${r.environment}, ${r.createdAt})`);
   throw new UsageError(`"${ref}" matches ${unique.length} orders: ${shown.join('; ')}${unique.length > 10 ? `; and ${unique.length - 10} more` : ''}`, {
     code: 'ambiguous_ref',
     hint: 'give more characters of the order id or key',

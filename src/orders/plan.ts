@@ -1,9 +1,9 @@
 // `order place --plan <file.csv>`: bulk restock. One order per row (`product,quantity[,out]`), each with its
-// own journal intent and a key derived from the plan's bytes and the row's line number, so the same plan run
-// again orders nothing more (rows already delivered are read, not placed; others resume with their key) and
-// a run killed half way finishes exactly the missing rows. Every row is checked before anything is sent.
-// This is the rows' side (parse, check, run each to its outcome); the live-plan question, the summary and
-// its delivery are the verb's (commands/order/place.ts).
+// own journal intent and a key derived from what the row is (rowKey), so the same plan run again orders nothing
+// more (rows already delivered are read, not placed; others resume with their key), a run killed half way
+// finishes exactly the missing rows, and fixing one row leaves the others' keys alone. Every row is checked
+// before anything is sent. This is the rows' side (parse, check, run each to its outcome); the live-plan
+// question, the summary and its delivery are the verb's (commands/order/place.ts).
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Order } from '../api/schemas.js';
@@ -11,10 +11,10 @@ import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import type { OrderRecord } from '../journal/history.js';
+import { inScope, type OrderRecord, type Scope } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { sha256 } from '../journal/intent.js';
+import { INTENT_MAX_AGE_MS, keyIdOf, sha256 } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import type { OrderMachine as Machine } from './machine.js';
@@ -25,7 +25,10 @@ export interface PlanRow {
   row: number;
   productId: string;
   quantity: number;
+  /** rowKey: empty in a dry run without a key to scope it. */
   key: string;
+  /** The key versions before 0.2 gave the row (the plan's bytes and the line): their records and intents are still this row's. */
+  legacyKey: string;
   out?: string | undefined;
 }
 
@@ -53,18 +56,37 @@ export interface RowOptions {
   force?: boolean | undefined;
 }
 
-/** The row's idempotency key: the plan's content and the row, nothing else (a re-run of the same bytes finds it). */
-export function rowKey(planSha: string, row: number): string {
+/**
+ * The plan's family: the scope its orders are placed in (server, environment, API key), the plan file's name
+ * (not its folder: a copy elsewhere is the same plan) and the batch (`--batch`, to order the same plan again
+ * on purpose, e.g. once a night). 12 hex digits, the first half of every row key of the plan.
+ */
+export function planFamily(scope: Scope, planPath: string, batch: string | undefined): string {
+  return sha256(JSON.stringify(['giftcodes-plan', scope.baseUrl, scope.environment, scope.keyId, basename(planPath), batch ?? ''])).slice(0, 12);
+}
+
+/**
+ * A row's idempotency key: `plan-` and 24 hex digits, the plan's family then what the row is (its product,
+ * quantity, out cell as written, and which occurrence of an identical row it is). Editing one row, or adding
+ * one, leaves every other row's key alone: a fixed typo never orders the delivered rows again.
+ */
+export function rowKey(family: string, row: { productId: string; quantity: number; outCell: string; occurrence: number }): string {
+  return `plan-${family}${sha256(JSON.stringify([family, row.productId, row.quantity, row.outCell, row.occurrence])).slice(0, 12)}`;
+}
+
+/** The key versions before 0.2 gave a row: the plan's bytes and the line number. */
+export function legacyRowKey(planSha: string, row: number): string {
   return `plan-${planSha.slice(0, 24)}-r${row}`;
 }
 
-/** Parses the plan; every bad row is reported with its line number, and nothing is ordered if there is one. */
-export function parsePlan(bytes: Buffer, planPath: string): PlanRow[] {
+/** Parses the plan (keyed in `family`, when known); every bad row is reported with its line number, and nothing is ordered if there is one. */
+export function parsePlan(bytes: Buffer, planPath: string, family?: string): PlanRow[] {
   const planSha = sha256(bytes.toString('latin1'));
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const rows: PlanRow[] = [];
   const problems: string[] = [];
   const lines = text.split(/\r?\n/);
+  const occurrences = new Map<string, number>();
   lines.forEach((raw, index) => {
     const line = index + 1;
     const trimmed = raw.trim();
@@ -76,8 +98,13 @@ export function parsePlan(bytes: Buffer, planPath: string): PlanRow[] {
     if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId)) return void problems.push(`line ${line}: "${productId ?? ''}" is not a product id`);
     const n = /^\d+$/.test(quantity ?? '') ? Number(quantity) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY) return void problems.push(`line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
-    const outPath = out === undefined || out === '' ? undefined : resolve(dirname(planPath), out);
-    rows.push({ row: line, productId, quantity: n, key: rowKey(planSha, line), ...(outPath ? { out: outPath } : {}) });
+    const outCell = out ?? '';
+    const outPath = outCell === '' ? undefined : resolve(dirname(planPath), outCell);
+    const what = JSON.stringify([productId, n, outCell]);
+    const occurrence = (occurrences.get(what) ?? 0) + 1;
+    occurrences.set(what, occurrence);
+    const key = family === undefined ? '' : rowKey(family, { productId, quantity: n, outCell, occurrence });
+    rows.push({ row: line, productId, quantity: n, key, legacyKey: legacyRowKey(planSha, line), ...(outPath ? { out: outPath } : {}) });
   });
   const outs = new Map<string, number>();
   for (const row of rows) {
@@ -107,7 +134,7 @@ function realFile(path: string): string {
   }
 }
 
-export function readPlan(path: string): PlanRow[] {
+export function readPlan(path: string, family?: string): PlanRow[] {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -116,7 +143,7 @@ export function readPlan(path: string): PlanRow[] {
     if (code === 'ENOENT' || code === 'EISDIR') throw new UsageError(`cannot read the plan ${path}: ${code === 'ENOENT' ? 'no such file' : 'it is a directory'}`, { code: 'bad_plan', hint: 'check the --plan path' });
     throw new LocalError(`cannot read the plan ${path} (${code ?? 'error'})`, { code: 'plan_unreadable' });
   }
-  return parsePlan(bytes, path);
+  return parsePlan(bytes, path, family);
 }
 
 /** What a row worker needs: the run's connection, and its Io, client, journal and interruption. */
@@ -129,17 +156,50 @@ export interface RowDeps {
 }
 
 /**
- * A record of a row delivered by an earlier run on this server and environment. A row's key is the plan's
- * bytes and its line: the same plan run on another server or environment (a test run, then live) is other
- * orders, and its records there say nothing of these rows.
+ * A record of a row delivered by an earlier run in this scope (server, environment and API key): the same
+ * plan run under test, on another server or by another reseller (another profile's key) is other orders,
+ * and its records there say nothing of these rows.
  */
-export function deliveredHere(record: OrderRecord | undefined, connection: Pick<Connection, 'baseUrl' | 'environment'>): OrderRecord | undefined {
-  return record?.outcome === 'delivered' && record.baseUrl === connection.baseUrl && record.environment === connection.environment ? record : undefined;
+export function deliveredHere(record: OrderRecord | undefined, scope: Scope): OrderRecord | undefined {
+  return record?.outcome === 'delivered' && inScope(record, scope) ? record : undefined;
 }
 
-/** The rows an earlier run delivered, by key: read from the local record, never placed again. */
-export function deliveredRows(journal: Journal, connection: Pick<Connection, 'baseUrl' | 'environment'>): Map<string, OrderRecord> {
-  return new Map(journal.history.list().filter((r) => deliveredHere(r, connection)).map((r) => [r.key, r]));
+/** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */
+export function deliveredRows(journal: Journal, scope: Scope): Map<string, OrderRecord> {
+  return new Map(journal.history.list().filter((r) => deliveredHere(r, scope)).map((r) => [r.key, r]));
+}
+
+/** Whether an intent was made in this scope (server, environment, API key). */
+export function sameScope(intent: Scope, scope: Scope): boolean {
+  return intent.baseUrl === scope.baseUrl && intent.environment === scope.environment && intent.keyId === scope.keyId;
+}
+
+/**
+ * The rows with the keys they go by: a row that an older version ordered (its record in this scope, or its
+ * interrupted intent) and this one has not goes on under that version's key, never ordered a second time.
+ */
+export function keyRows(rows: readonly PlanRow[], delivered: ReadonlyMap<string, OrderRecord>, journal: Journal, scope: Scope): PlanRow[] {
+  let pending: Set<string> | undefined;
+  const interrupted = (key: string): boolean => (pending ??= new Set(journal.read().intents.filter((i) => sameScope(i, scope)).map((i) => i.key))).has(key);
+  return rows.map((row) => {
+    if (delivered.has(row.key) || !(delivered.has(row.legacyKey) || interrupted(row.legacyKey)) || interrupted(row.key)) return row;
+    return { ...row, key: row.legacyKey };
+  });
+}
+
+/**
+ * The records of this plan's family (its scope, file name and batch) delivered in the last 24 hours whose rows
+ * the plan no longer has: the plan was edited since, and what it would order now is asked, not assumed.
+ */
+export function changedSince(rows: readonly PlanRow[], delivered: ReadonlyMap<string, OrderRecord>, family: string, now: number = Date.now()): OrderRecord[] {
+  const keys = new Set(rows.map((r) => r.key));
+  const prefix = `plan-${family}`;
+  return [...delivered.values()].filter((r) => r.key.length === prefix.length + 12 && r.key.startsWith(prefix) && !keys.has(r.key) && now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS);
+}
+
+/** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */
+export function connectionScope(connection: Pick<Connection, 'baseUrl' | 'environment' | 'apiKey'>): Scope {
+  return { baseUrl: connection.baseUrl, environment: connection.environment, keyId: keyIdOf(connection.apiKey) };
 }
 
 /**
@@ -155,8 +215,8 @@ export async function runRows(
   outLocks: Map<string, OutLock>,
 ): Promise<{ results: PlanResult[]; outcomes: Driven[] }> {
   const { io, api, journal, signal, connection } = deps;
-  const [{ keyIdOf }, { driveIntent }, { OrderMachine }, { deliveredFile }, files] = await Promise.all([
-    import('../journal/intent.js'),
+  const scope = connectionScope(connection);
+  const [{ driveIntent }, { OrderMachine }, { deliveredFile }, files] = await Promise.all([
     import('./drive.js'),
     import('./machine.js'),
     import('../journal/codes-file.js'),
@@ -178,12 +238,17 @@ export async function runRows(
       // Read again now, not only at the start: an overlapping run of the same plan may have delivered
       // this row meanwhile, and placing it again (the same key: the same order) would find its out file
       // taken and leave an order pending that was delivered.
-      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key), connection);
+      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key, scope), scope);
       // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
       // before it settled, ends now.
       if (earlier?.orderId !== undefined) {
         if (journal.find(row.key)) await journal.settleWhere((intent) => (intent.key === row.key ? journal.reached(intent) : undefined));
-        return { index, base, earlier: earlier.orderId };
+        // Said as it happened: the order of an earlier run, its codes where that run wrote them (a copy of the
+        // plan in another folder names other files, which this run never writes).
+        const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
+        io.notice(`row ${row.row}: delivered by an earlier run (order ${earlier.orderId}${codes}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`);
+        const { out: _unwritten, ...rest } = base;
+        return { index, base: { ...rest, ...(earlier.out !== undefined ? { out: earlier.out } : {}) }, earlier: earlier.orderId };
       }
       const out: OutSpec | undefined = row.out ? { path: row.out, force: o.force === true, csvRaw: false } : undefined;
       if (row.out && files) {
@@ -196,7 +261,7 @@ export async function runRows(
         };
         outLocks.set(row.key, files.holdOutTarget(row.out, o.force === true, own));
       }
-      const spec = { profile: connection.profile, environment: connection.environment, baseUrl: connection.baseUrl, keyId: keyIdOf(connection.apiKey), productId: row.productId, quantity: row.quantity };
+      const spec = { profile: connection.profile, ...scope, productId: row.productId, quantity: row.quantity };
       const { intent, resumed } = await journal.begin({ ...spec, key: row.key, wait: waits || out !== undefined, out });
       if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
       const machine = new OrderMachine(machineDeps, intent);

@@ -83,16 +83,21 @@ export async function page(io: Io, text: string): Promise<void> {
     return;
   }
   const { spawn } = await import('node:child_process');
-  const started = await new Promise<boolean>((resolve) => {
+  // The pager runs through the shell, which starts even when the pager does not (127: not installed, 126:
+  // not executable): only a pager that ended well showed the text. One that failed showed nothing, or not
+  // all of it, and the text is printed plainly instead: a plan's summary is its rows' delivery.
+  const failed = await new Promise<string | undefined>((resolve) => {
     const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', LV: '-c', ...io.env } });
-    child.once('error', () => resolve(false));
+    child.once('error', (error) => resolve(error.message));
     child.once('spawn', () => {
       child.stdin.on('error', () => undefined); // the reader quit early (q in less): not an error
       child.stdin.end(io.redact(text.endsWith('\n') ? text : `${text}\n`));
-      child.once('close', () => resolve(true));
+      child.once('close', (code, signal) => resolve(code === 0 ? undefined : signal ? `killed by ${signal}` : `exit ${code}`));
     });
   });
-  if (!started) io.out(text);
+  if (failed === undefined) return;
+  io.out(text);
+  io.warn(`the pager "${command}" failed (${failed}): printed without it (--no-pager, or GIFTCODES_PAGER=cat, for none)`);
 }
 
 export function pagerCommand(io: Io): string | undefined {

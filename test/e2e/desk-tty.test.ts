@@ -1,4 +1,5 @@
 // Issue 14 at a real terminal (tmux): the live confirmation names the price; long output goes through the pager.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { History } from '../../src/journal/history.js';
@@ -39,5 +40,18 @@ describe('at a terminal', () => {
     // The screen keeps the last rows: the oldest order, printed straight to the terminal.
     expect(shown).toContain('ord_0000');
     expect(shown).not.toContain('PAGED');
+  });
+
+  it('a plan whose summary the pager fails to show (not installed) prints it plainly, and says so (issue 29)', { timeout: 120_000 }, async () => {
+    const configDir = await loggedIn(served.server);
+    const plan = join(tempDir(), 'pager.csv');
+    // More rows than the terminal's 40 lines: the summary goes to the pager.
+    writeFileSync(plan, Array.from({ length: 45 }, (_, i) => `amazon-us-10,${i + 100}`).join('\n'));
+    const t = inTerminal(['order', 'place', '--plan', plan], configDir, { GIFTCODES_PAGER: 'giftcodes-no-such-pager' });
+    const screen = await t.waitFor(/\[exit \d+\]/, 90_000);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).toMatch(/the pager "giftcodes-no-such-pager" failed \(exit 127\): printed without it/);
+    // The summary's last row reached the screen.
+    expect(screen).toMatch(/\n45 +amazon-us-10 +144 +ord_/);
   });
 });

@@ -1,6 +1,7 @@
 // A hostile review of issue 16's overlapped journal (rows armed ahead, the summary's rows ended in two
 // batched durable steps, settle by a `delivered` record, begin's staged intent): each test is one attempt
 // to break exactly-once, against `giftcodes serve` over real HTTP, checked on the server's ledger.
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +29,7 @@ function intentFiles(configDir: string): string[] {
 }
 
 function writePlan(dir: string, rows: number, tag: string): string {
-  const plan = join(dir, 'plan.csv');
+  const plan = join(dir, `plan-${randomUUID()}.csv`);
   writeFileSync(plan, `# ${tag} ${Math.random()}\nproduct,quantity\n${Array.from({ length: rows }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\n`);
   return plan;
 }
@@ -45,7 +46,7 @@ async function freshPlan(rows: number, tag: string): Promise<{ configDir: string
   const dir = tempDir();
   const plan = writePlan(dir, rows, tag);
   const keys = await planKeys(plan, configDir);
-  return { configDir, dir, plan, keys, prefix: keys[0]!.replace(/-r\d+$/, '') };
+  return { configDir, dir, plan, keys, prefix: keys[0]!.slice(0, 17) };
 }
 
 describe('settle by a delivered record', () => {
@@ -93,7 +94,7 @@ describe('a plan killed between its two batched end steps', () => {
     const rows = JSON.parse(again.stdout) as { key: string; already?: boolean; order: { id: string } }[];
     expect(rows.every((r) => r.already === true)).toBe(true);
     expect(rows.map((r) => r.order.id)).toEqual(summary.map((r) => r.order.id));
-    const orders = await ordersWithKeyPrefix(server, keys[0]!.replace(/-r\d+$/, ''));
+    const orders = await ordersWithKeyPrefix(server, keys[0]!.slice(0, 17));
     expect(orders).toHaveLength(6);
     expect(new Set(orders.map((o) => o.idempotency_key)).size).toBe(6);
   });
@@ -183,7 +184,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
       const dir = tempDir();
       const plan = writePlan(dir, 6, `ro-${point}`);
       const keys = await planKeys(plan, configDir);
-      const prefix = keys[0]!.replace(/-r\d+$/, '');
+      const prefix = keys[0]!.slice(0, 17);
       const held = gate();
       const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
         configDir,
@@ -219,10 +220,10 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
   it('one order per row on the ledger, the last run reports every one, nothing pending', { timeout: 180_000 }, async () => {
     const configDir = await loggedIn(server);
     const dir = tempDir();
-    const plan = join(dir, 'plan.csv');
+    const plan = join(dir, `plan-${randomUUID()}.csv`);
     writeFileSync(plan, `# random ${Math.random()}\nproduct,quantity,out\n${Array.from({ length: 10 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n')}\nsteam-us-20,2,a.csv\nsteam-us-20,3,b.csv\n`);
     const keys = await planKeys(plan, configDir);
-    const prefix = keys[0]!.replace(/-r\d+$/, '');
+    const prefix = keys[0]!.slice(0, 17);
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3', '--interval', '0.05'];
     for (let i = 0; i < 5; i++) {
       const { proc, result } = spawnCli(args, { configDir, timeoutMs: 60_000 });
@@ -283,7 +284,7 @@ describe('a plan row and an order place --out at the same file', () => {
   it('the later one is refused before its charge; every order charged is delivered, nothing pending', { timeout: 90_000 }, async () => {
     const configDir = await loggedIn(server);
     const dir = tempDir();
-    const plan = join(dir, 'plan.csv');
+    const plan = join(dir, `plan-${randomUUID()}.csv`);
     writeFileSync(plan, `# shared out ${Math.random()}\nproduct,quantity,out\nsteam-us-20,2,codes.csv\n`);
     const [key] = await planKeys(plan, configDir);
     const held = gate();

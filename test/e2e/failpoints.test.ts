@@ -55,7 +55,7 @@ const MODES: Mode[] = [
 
 /** A plan of two rows: `quantity` with the codes file, and `quantity + 500` without one. */
 function planFor(c: Ctx): string {
-  const plan = join(c.configDir, 'restock.csv');
+  const plan = join(c.configDir, `restock-${c.quantity}.csv`);
   if (!existsSync(plan)) writeFileSync(plan, `product,quantity,out\n${PRODUCT},${c.quantity},${c.file}\n${PRODUCT},${c.quantity + 500}\n`);
   return plan;
 }

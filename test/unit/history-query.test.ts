@@ -30,13 +30,23 @@ describe('allRecords', () => {
     ]);
     expect(all.map((r) => r.key)).toEqual(['open', 'ended', 'bare']);
     expect(all[0]).toEqual({
-      key: 'open', orderId: 'ord_o', productId: 'p2', quantity: 3, status: 'processing', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1',
+      key: 'open', keyId: 'kid', orderId: 'ord_o', productId: 'p2', quantity: 3, status: 'processing', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1',
       createdAt: '2026-01-03T00:00:00.000Z', updatedAt: '2026-01-03T00:00:00.000Z', outcome: 'pending', out: '/x/codes.csv',
     });
     expect(all[1]).toMatchObject({ outcome: 'delivered', orderId: 'ord_e' });
     expect(Object.keys(all[2]!)).not.toContain('orderId');
     expect(Object.keys(all[2]!)).not.toContain('status');
     expect(Object.keys(all[2]!)).not.toContain('out');
+  });
+
+  it("one key in two scopes: an intent is hidden only by its own scope's record; show names both (issue 29)", () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    h.record(rec('K', '2026-01-02T00:00:00.000Z', { orderId: 'ord_test', keyId: 'kid' }));
+    const live = intent('K', '2026-01-03T00:00:00.000Z', { environment: 'live', orderId: 'ord_live' });
+    const all = allRecords(h, [live, intent('K', '2026-01-01T00:00:00.000Z')]);
+    expect(all.map((r) => [r.environment, r.outcome])).toEqual([['live', 'pending'], ['test', 'delivered']]);
+    expect(() => resolveRef(all, 'K')).toThrow(/matches 2 orders: ord_live \(key K, 3 × p2, live, .*\); ord_test/);
+    expect(resolveRef(all, 'ord_live')?.environment).toBe('live');
   });
 
   it('orders equal times by key, descending', () => {
@@ -165,7 +175,7 @@ describe('resolveRef', () => {
     }
     expect(error).toMatchObject({ exitCode: 2, code: 'ambiguous_ref', hint: 'give more characters of the order id or key' });
     expect((error as Error).message).toBe(
-      '"key-" matches 2 orders: ord_100 (key key-alpha, 2 × p1, 2026-01-01T00:00:00.000Z); ord_1001 (key key-beta, 2 × p1, 2026-01-02T00:00:00.000Z)',
+      '"key-" matches 2 orders: ord_100 (key key-alpha, 2 × p1, test, 2026-01-01T00:00:00.000Z); ord_1001 (key key-beta, 2 × p1, test, 2026-01-02T00:00:00.000Z)',
     );
   });
 

@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { History, type OrderRecord } from '../../src/journal/history.js';
+import { createHash } from 'node:crypto';
+import { History, inScope, scopeOf, type OrderRecord } from '../../src/journal/history.js';
 
 function rec(key: string, endedAt: string, extra: Partial<OrderRecord> = {}): OrderRecord {
   return { key, productId: 'p1', quantity: 2, environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1', createdAt: endedAt, updatedAt: endedAt, endedAt, outcome: 'delivered', ...extra };
@@ -22,7 +23,43 @@ describe('History (the local order record)', () => {
     expect(readdirSync(h.dir)).toHaveLength(3);
   });
 
-  it('never stores fields beyond the record (no key id, no body, no codes)', () => {
+  it('one key in two scopes is two records; each found only in its own scope (issue 29)', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+    const live = rec('K', '2026-01-01T00:00:00.000Z', { environment: 'live', keyId: 'live-id', orderId: 'ord_live' });
+    const test = rec('K', '2026-01-02T00:00:00.000Z', { environment: 'test', keyId: 'test-id', orderId: 'ord_test' });
+    const other = rec('K', '2026-01-03T00:00:00.000Z', { environment: 'live', keyId: 'other-reseller', orderId: 'ord_other' });
+    for (const r of [live, test, other]) h.record(r);
+    expect(readdirSync(h.dir)).toHaveLength(3);
+    expect(h.get('K', scopeOf(live as Required<OrderRecord>))?.orderId).toBe('ord_live');
+    expect(h.get('K', scopeOf(test as Required<OrderRecord>))?.orderId).toBe('ord_test');
+    expect(h.get('K', scopeOf(other as Required<OrderRecord>))?.orderId).toBe('ord_other');
+    expect(h.get('K', { baseUrl: 'http://elsewhere', environment: 'live', keyId: 'live-id' })).toBeUndefined();
+    expect(h.get('K', { ...scopeOf(live as Required<OrderRecord>), keyId: 'unknown' })).toBeUndefined();
+    // Replacing a record replaces only its own scope's.
+    h.record({ ...live, status: 'completed' });
+    expect(h.list().filter((r) => r.key === 'K').map((r) => r.orderId).sort()).toEqual(['ord_live', 'ord_other', 'ord_test']);
+  });
+
+  it("reads an older version's record (named by the key alone, no key id) in its server and environment, whatever the key", () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+    h.record(rec('seed', '2026-01-01T00:00:00.000Z'));
+    const old = rec('K', '2026-01-01T00:00:00.000Z', { orderId: 'ord_old' });
+    writeFileSync(join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`), JSON.stringify(old));
+    const scope = { baseUrl: old.baseUrl, environment: 'test' as const, keyId: 'any' };
+    expect(h.get('K', scope)?.orderId).toBe('ord_old');
+    expect(h.get('K', { ...scope, environment: 'live' })).toBeUndefined();
+    expect(h.get('K', { ...scope, baseUrl: 'http://elsewhere' })).toBeUndefined();
+    expect(h.get('other', scope)).toBeUndefined();
+    expect(inScope(old, scope)).toBe(true);
+    // Its refresh (order list --refresh) rewrites it in place: still one file for it.
+    h.record({ ...h.get('K', scope)!, status: 'completed' });
+    expect(readdirSync(h.dir)).toHaveLength(2);
+    // A file an older version named by the key that holds a key id is not that older record: not read.
+    writeFileSync(join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`), JSON.stringify({ ...old, keyId: 'any' }));
+    expect(h.get('K', scope)).toBeUndefined();
+  });
+
+  it('never stores fields beyond the record (no key, no body, no codes)', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
     h.record({ ...rec('k', '2026-01-01T00:00:00.000Z'), apiKey: 'sc_test_secret', codes: ['X'] } as unknown as OrderRecord);
     const [name] = readdirSync(h.dir);

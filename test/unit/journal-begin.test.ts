@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { currentOwner } from '../../src/journal/owner.js';
+import { scopeOf } from '../../src/journal/history.js';
 import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
@@ -52,7 +53,7 @@ describe('begin with an interrupted intent of the same order', () => {
     expect(begun.intent.phase).toBe('prepared');
     expect(begun.settled.map((i) => i.key)).toEqual([old.key]);
     expect(j.read().intents.map((i) => i.key)).toEqual([begun.intent.key]);
-    expect(j.history.get(old.key)).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
+    expect(j.history.get(old.key, scopeOf(old))).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
   });
 
   it('with --idempotency-key: a delivered intent of that key is settled, and the key is refused (it names that one order)', async () => {
@@ -84,7 +85,7 @@ describe('begin with an interrupted intent of the same order', () => {
       hint: 'to write them again on purpose: giftcodes codes get ord_1 --out <file>; to place a new order for 3 × amazon-us-25: run the same command again',
     });
     expect(j.read().intents).toEqual([]);
-    expect(j.history.get(old.key)).toMatchObject({ outcome: 'delivered' });
+    expect(j.history.get(old.key, scopeOf(old))).toMatchObject({ outcome: 'delivered' });
     // Run again: the interrupted order is over, this is a new order.
     expect(await j.begin({ ...spec, out: outTo(tue) })).toMatchObject({ resumed: false, settled: [] });
   });
@@ -112,7 +113,7 @@ describe('begin with an interrupted intent of the same order', () => {
     await j.recordDelivery([endedRecord(withoutFile, 'failed', Date.now())]);
     const begun = await j.begin({ ...spec, out: outTo(join(tempDir(), 'other.json')) });
     expect(begun).toMatchObject({ resumed: false, settled: [{ key: old.key }] });
-    expect(j.history.get(old.key)).toMatchObject({ outcome: 'failed' });
+    expect(j.history.get(old.key, scopeOf(old))).toMatchObject({ outcome: 'failed' });
   });
 });
 
@@ -168,5 +169,34 @@ describe('recordDelivery', () => {
     const records = Array.from({ length: 40 }, (_, i) => ({ ...endedRecord({ ...spec, key: `k${i}`, orderId: `ord_${i}`, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', phase: 'accepted' } as unknown as Intent, 'delivered', Date.now()) }));
     await j.recordDelivery(records);
     expect(j.history.list()).toHaveLength(40);
+  });
+});
+
+describe('one key in two scopes (issue 29)', () => {
+  it("a key whose order was delivered under test is free live; live's own delivery then refuses it", async () => {
+    const j = journal();
+    const test = await interrupted(j, { key: 'K', delivered: true });
+    await j.end([test], 'delivered', { recorded: true });
+    const live = { ...spec, environment: 'live' as const, keyId: 'k-live', key: 'K' };
+    const begun = await j.begin(live);
+    expect(begun).toMatchObject({ resumed: false, intent: { key: 'K', environment: 'live' } });
+    const accepted = j.save({ ...begun.intent, phase: 'accepted', orderId: 'ord_live', status: 'completed' });
+    await j.recordDelivery([endedRecord(accepted, 'delivered', Date.now())]);
+    await j.end([accepted], 'delivered', { recorded: true });
+    await expect(j.begin(live)).rejects.toMatchObject({ code: 'idempotency_key_used', message: expect.stringContaining('ord_live') });
+    // Under test the key's own delivered order refuses it too, and each record is still its own.
+    await expect(j.begin({ ...spec, key: 'K' })).rejects.toMatchObject({ code: 'idempotency_key_used', message: expect.stringContaining('ord_1') });
+    expect(j.history.get('K', scopeOf(accepted))?.orderId).toBe('ord_live');
+    expect(j.history.get('K', scopeOf(test))?.orderId).toBe('ord_1');
+  });
+
+  it('a key still interrupted in another scope is refused with where it is and how to finish it', async () => {
+    const j = journal();
+    await interrupted(j, { key: 'K' });
+    const error = await j.begin({ ...spec, environment: 'live', keyId: 'k-live', key: 'K' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 2, code: 'idempotency_key_reused', hint: expect.stringContaining('giftcodes order resume K') });
+    expect((error as Error).message).toContain('test on http://127.0.0.1:4010 with another API key, still interrupted');
+    const same = await j.begin({ ...spec, quantity: 9, key: 'K' }).catch((e: unknown) => e);
+    expect((same as Error).message).not.toContain('still interrupted');
   });
 });

@@ -259,3 +259,36 @@ describe('a waiter polls the lock', () => {
     expect(waits).toEqual([5, 8, 12, 18, 27, 41, 62, 93, 100, 100, 100]);
   });
 });
+
+describe('one deadline per run behind a live holder (issue 29)', () => {
+  it('after one waiter gives up, the next waiters of this process end at once; a waiter that gets the lock starts the clock again', async () => {
+    const dir = tempDir();
+    plant(dir, { pid: process.ppid, boot: currentOwner().boot }, 3600);
+    vi.useFakeTimers();
+    try {
+      const first = withDirLock(dir, () => 'ran', 60_000).catch((e: unknown) => e);
+      // The rows queued behind it: each would have waited its own 60 s (241 s for 4 rows).
+      const rest = [1, 2, 3].map(() => withDirLock(dir, () => 'ran', 60_000).catch((e: unknown) => e));
+      await vi.advanceTimersByTimeAsync(61_000);
+      expect(await first).toMatchObject({ code: 'journal_locked', message: expect.stringContaining('for 60s') });
+      let settled = 0;
+      for (const p of rest) void p.then(() => settled++);
+      // No more waiting: not a second of the clock passes before every one has ended.
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(3);
+      for (const error of await Promise.all(rest)) expect(error).toMatchObject({ exitCode: 2, code: 'journal_locked', message: expect.stringContaining('this run already waited for it') });
+      // Once the holder is gone, the lock is taken at once, and the next wait is a whole one again.
+      rmSync(join(dir, '.lock'), { recursive: true });
+      expect(await withDirLock(dir, () => 'ran', 60_000)).toBe('ran');
+      plant(dir, { pid: process.ppid, boot: currentOwner().boot }, 3600);
+      let waited = false;
+      const later = withDirLock(dir, () => 'ran', 60_000).catch((e: unknown) => e).finally(() => (waited = true));
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(waited).toBe(false);
+      await vi.advanceTimersByTimeAsync(31_000);
+      expect(await later).toMatchObject({ code: 'journal_locked', message: expect.stringContaining('for 60s') });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

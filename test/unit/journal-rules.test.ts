@@ -212,14 +212,14 @@ describe('claim, settle, end', () => {
     const { intent } = await j.begin({ ...spec, out: { path: '/x/c.csv', force: false, csvRaw: false } }, T0);
     const [record] = await j.end([{ ...intent, orderId: 'ord_1', status: 'failed' }], 'refused', { error: new UsageError('bad product', { code: 'product_not_found', hint: 'h' }), now: T0 + 1000 });
     const expected: OrderRecord = {
-      key: intent.key, orderId: 'ord_1', productId: 'amazon-us-25', quantity: 3, status: 'failed', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:4010',
+      key: intent.key, keyId: spec.keyId, orderId: 'ord_1', productId: 'amazon-us-25', quantity: 3, status: 'failed', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:4010',
       createdAt: '2026-06-01T12:00:00.000Z', updatedAt: '2026-06-01T12:00:00.000Z', endedAt: '2026-06-01T12:00:01.000Z', outcome: 'refused', out: '/x/c.csv',
       error: { code: 'product_not_found', message: 'bad product' },
     };
     expect(record).toEqual(expected);
     expect(j.history.list()).toEqual([expected]);
     const [bare] = await j.end([(await j.begin({ ...spec, key: 'bare' }, T0)).intent], 'abandoned', { now: T0 });
-    expect(Object.keys(bare!).sort()).toEqual(['baseUrl', 'createdAt', 'endedAt', 'environment', 'key', 'outcome', 'productId', 'profile', 'quantity', 'updatedAt']);
+    expect(Object.keys(bare!).sort()).toEqual(['baseUrl', 'createdAt', 'endedAt', 'environment', 'key', 'keyId', 'outcome', 'productId', 'profile', 'quantity', 'updatedAt']);
   });
 
   it('end prunes the history once per journal, by its days', async () => {

@@ -188,20 +188,22 @@ describe('journal', () => {
     const j = journal();
     const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, orderId: 'ord_a' });
     const b = (await j.begin({ ...spec, key: 'b' })).intent;
-    j.history.record({ key: 'b', orderId: 'ord_b', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', outcome: 'delivered' });
+    // That key's record in the same scope (server, environment, API key); one in another scope is another order's.
+    j.history.record({ key: 'b', keyId: spec.keyId, orderId: 'ord_b', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: spec.baseUrl, createdAt: 'x', updatedAt: 'x', outcome: 'delivered' });
     await j.end([a, b], 'abandoned');
     expect(j.read().intents).toEqual([]);
     expect(j.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(['a abandoned ord_a', 'b delivered ord_b']);
   });
 
-  it('end() moves the intent to the order record, without the key id or body', async () => {
+  it('end() moves the intent to the order record, with its key id (the scope), without the body', async () => {
     const j = journal();
     const { intent } = await j.begin(spec);
     const [record] = await j.end([{ ...intent, orderId: 'ord_9', status: 'completed' }], 'delivered', { now: Date.parse('2026-01-01T00:00:00Z') });
     expect(record).toMatchObject({ key: intent.key, orderId: 'ord_9', outcome: 'delivered', endedAt: '2026-01-01T00:00:00.000Z', productId: 'amazon-us-25', quantity: 3 });
     expect(j.read().intents).toEqual([]);
     expect(j.history.list().map((r) => r.key)).toEqual([intent.key]);
-    expect(JSON.stringify(j.history.list())).not.toContain('k1');
+    expect(j.history.list()[0]?.keyId).toBe(spec.keyId);
+    expect(JSON.stringify(j.history.list())).not.toContain('product_id');
   });
 
   it('abandon ends the intent as abandoned in the record', async () => {

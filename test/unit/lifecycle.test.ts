@@ -5,6 +5,7 @@ import { closeSync, existsSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAILPOINTS } from '../../src/failpoints.js';
+import { scopeOf } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { driveIntent, finish } from '../../src/orders/drive.js';
 import { checkMove, deliver, endedRecord, LIFECYCLE, mayMove, sayReached, settle, stepOf, type Step } from '../../src/orders/lifecycle.js';
@@ -104,7 +105,7 @@ describe('the failpoints each path passes', () => {
     expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed', 'delivered', 'resolved']);
     expect(existsSync(path)).toBe(true);
     expect(journal.read().intents).toEqual([]);
-    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });
   });
 
   it("the codes file's identity is on disk when codes.identity-written fires, before the rename; the status when order.accepted fires", async () => {
@@ -132,7 +133,7 @@ describe('the failpoints each path passes', () => {
     await expect(finish(d.io, journal, driven)).rejects.toBeInstanceOf(OrderEndedError);
     expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved']);
     expect(c.out()).toContain(driven.order.id);
-    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'failed', status: 'failed' });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'failed', status: 'failed' });
   });
 
   it('a refusal ends the intent at once: no request.sent, nothing delivered or resolved', async () => {
@@ -141,7 +142,7 @@ describe('the failpoints each path passes', () => {
     await expect(driveIntent(d, intent, { wait: false, intervalS: 0.01 })).rejects.toMatchObject({ status: expect.any(Number) });
     expect(fired).toEqual(['intent.written', 'sending.written']);
     expect(journal.read().intents).toEqual([]);
-    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'refused' });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'refused' });
   });
 
   it('a new status in the same phase is written without firing its phase failpoint again', async () => {
@@ -200,7 +201,7 @@ describe('deliver and settle', () => {
       closeSync(fd);
     }
     expect(fired).toEqual([]);
-    expect(journal.history.get(intent.key)).toBeUndefined();
+    expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
     expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
   });
 
@@ -220,7 +221,7 @@ describe('deliver and settle', () => {
     fired.length = 0;
     const c = capturedIo();
     await expect(deliver(c.io, journal, () => c.io.out('x'), [{ intent, ending: 'delivered' }])).rejects.toThrow('order lifecycle: no move from prepared to delivered');
-    expect(journal.history.get(intent.key)).toBeUndefined();
+    expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
     expect(fired).toEqual([]);
   });
 
@@ -244,7 +245,7 @@ describe('deliver and settle', () => {
     expect(journal.read().intents).toHaveLength(1);
     await settle(journal, { orderId: 'ord_f', baseUrl: server.url, codes: false, ending: 'failed' });
     expect(journal.read().intents).toEqual([]);
-    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'failed', orderId: 'ord_f' });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'failed', orderId: 'ord_f' });
   });
 
   it('endedRecord: the intent as a record with its end time, and only the code and message of an error', () => {

@@ -1,6 +1,7 @@
 // runPlan's finer rules in-process against the reference server: the live plan's question and its answer,
 // out files refused before anything is sent, a row resumed, the summary's status and out cells, what a row's
 // failure becomes (its code and exit, the worst exit for the plan), and a plan that cannot be read.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -8,14 +9,13 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { runPlan as runPlanVerb, type PlaceDeps, type PlanRunOptions } from '../../src/commands/order/place.js';
-import { sha256 } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { Io } from '../../src/output/io.js';
-import { readPlan, rowKey, type PlanResult } from '../../src/orders/plan.js';
+import { legacyRowKey, planFamily, readPlan, rowKey, type PlanResult } from '../../src/orders/plan.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
-import { keyIdOf } from '../../src/journal/intent.js';
+import { keyIdOf, sha256 } from '../../src/journal/intent.js';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -49,7 +49,7 @@ function runPlan(o: PlanRunOptions, f: PlaceDeps & { yes: boolean }): Promise<vo
 
 function plan(text: string): string {
   const dir = tempDir();
-  const path = join(dir, 'plan.csv');
+  const path = join(dir, `plan-${randomUUID()}.csv`);
   writeFileSync(path, text);
   return path;
 }
@@ -116,11 +116,13 @@ describe('the summary', () => {
     const first = harness({ json: false });
     await expect(runPlan({ plan: path, concurrency: 2 }, first.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
     const lines = first.out().split('\n');
-    expect(lines[1]).toMatch(/ completed +plan-\S+-r1 +\S+a\.csv \(1\)$/);
-    expect(lines[2]).toMatch(/^2 +no-such-product +1 +- +error: \S+ +plan-\S+-r2 +\S+b\.csv$/);
+    expect(lines[1]).toMatch(/ completed +plan-[0-9a-f]{24} +\S+a\.csv \(1\)$/);
+    expect(lines[2]).toMatch(/^2 +no-such-product +1 +- +error: \S+ +plan-[0-9a-f]{24} +\S+b\.csv$/);
     const again = harness({ json: false, journal: first.journal });
     await expect(runPlan({ plan: path, concurrency: 2 }, again.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
-    expect(again.out().split('\n')[1]).toMatch(/ completed \(earlier run\) +plan-/);
+    // The earlier run's row names where that run wrote its codes, and says so on stderr.
+    expect(again.out().split('\n')[1]).toMatch(/ completed \(earlier run\) +plan-[0-9a-f]{24} +\S+a\.csv$/);
+    expect(again.err()).toMatch(/row 1: delivered by an earlier run \(order ord_\S+, its codes in \S+a\.csv, \S+\); not ordered again/);
   });
 
   it('a row that fails with an error of no kind is internal_error, exit 1; the plan exits with its worst row', async () => {
@@ -142,13 +144,39 @@ describe('resumed rows', () => {
     const text = 'amazon-us-25,2\n';
     const path = plan(text);
     const h = harness({ json: false });
-    const key = rowKey(sha256(Buffer.from(text).toString('latin1')), 1);
+    const key = rowKey(planFamily({ baseUrl: server.url, environment: 'test', keyId: keyIdOf(KEY) }, path, undefined), { productId: 'amazon-us-25', quantity: 2, outCell: '', occurrence: 1 });
     const { intent } = await h.journal.begin({ profile: 'shop', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2, key });
     h.journal.save({ ...intent, phase: 'sending', owner: { pid: 999_999_999 } });
     await runPlan({ plan: path, concurrency: 1 }, h.f);
     expect(h.err()).toContain(`row 1: resuming its interrupted order (key ${key})`);
     expect(h.journal.read().intents).toEqual([]);
-    expect(h.journal.history.get(key)).toMatchObject({ outcome: 'delivered' });
+    expect(h.journal.history.get(key, intent)).toMatchObject({ outcome: 'delivered' });
+  });
+});
+
+describe('rows an older version ordered (keys from the plan bytes and line)', () => {
+  it('a row delivered under its older key is read, not ordered again; an interrupted one resumes with it', async () => {
+    const text = 'amazon-us-25,2\namazon-us-25,3\n';
+    const path = plan(text);
+    const sha = sha256(Buffer.from(text).toString('latin1'));
+    const h = harness();
+    const placed = await clientOf(server.url).createOrder(JSON.stringify({ product_id: 'amazon-us-25', quantity: 2 }), legacyRowKey(sha, 1));
+    const time = new Date().toISOString();
+    // A record as versions before the key id wrote it: named by the key alone, no keyId.
+    h.journal.history.record({ key: legacyRowKey(sha, 1), orderId: placed.order.id, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'shop', baseUrl: server.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
+    const { intent } = await h.journal.begin({ profile: 'shop', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 3, key: legacyRowKey(sha, 2) });
+    h.journal.save({ ...intent, phase: 'sending', owner: { pid: 999_999_999 } });
+    await runPlan({ plan: path, concurrency: 1 }, h.f);
+    const rows = JSON.parse(h.out()) as PlanResult[];
+    expect(rows.map((r) => r.key)).toEqual([legacyRowKey(sha, 1), legacyRowKey(sha, 2)]);
+    expect(rows[0]).toMatchObject({ already: true, order: { id: placed.order.id } });
+    expect(h.posts()).toBe(1);
+    expect(h.journal.read().intents).toEqual([]);
+    // Another environment's older record is not this row's.
+    const live = harness({ environment: 'live', yes: true, journal: freshJournal() });
+    live.journal.history.record({ key: legacyRowKey(sha, 1), orderId: placed.order.id, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'shop', baseUrl: server.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
+    await runPlan({ plan: path, concurrency: 1 }, live.f).catch(() => undefined);
+    expect((JSON.parse(live.out()) as PlanResult[]).map((r) => r.key)).not.toContain(legacyRowKey(sha, 1));
   });
 });
 

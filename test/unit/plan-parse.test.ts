@@ -4,10 +4,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/journal/intent.js';
-import { parsePlan, readPlan, rowKey } from '../../src/orders/plan.js';
+import { legacyRowKey, parsePlan, planFamily, readPlan, rowKey } from '../../src/orders/plan.js';
 import { tempDir } from '../helpers/e2e.js';
 
-const parse = (text: string, path = '/plans/p.csv'): ReturnType<typeof parsePlan> => parsePlan(Buffer.from(text, 'utf8'), path);
+const scope = { baseUrl: 'http://127.0.0.1:4010', environment: 'test' as const, keyId: 'k1' };
+const F = planFamily(scope, '/plans/p.csv', undefined);
+const parse = (text: string, path = '/plans/p.csv'): ReturnType<typeof parsePlan> => parsePlan(Buffer.from(text, 'utf8'), path, F);
 
 function refusal(text: string): Error & { code?: string; exitCode?: number; hint?: string } {
   try {
@@ -19,9 +21,25 @@ function refusal(text: string): Error & { code?: string; exitCode?: number; hint
 }
 
 describe('plan parsing', () => {
-  it('the key is the plan bytes and the row: plan-<24 hex of sha256>-r<line>', () => {
+  it('a row key is plan-<24 hex>: the family (scope, file name, batch) then what the row is', () => {
+    const family = planFamily(scope, '/plans/p.csv', undefined);
+    expect(family).toMatch(/^[0-9a-f]{12}$/);
+    const key = rowKey(family, { productId: 'p1', quantity: 2, outCell: '', occurrence: 1 });
+    expect(key).toMatch(new RegExp(`^plan-${family}[0-9a-f]{12}$`));
+    // The older key (the plan's bytes and the line) is kept beside it, to find what older versions ordered.
     const sha = sha256('x');
-    expect(rowKey(sha, 7)).toBe(`plan-${sha.slice(0, 24)}-r7`);
+    expect(legacyRowKey(sha, 7)).toBe(`plan-${sha.slice(0, 24)}-r7`);
+  });
+
+  it('the family is the scope, the file name (not its folder) and the batch', () => {
+    const family = planFamily(scope, '/plans/p.csv', undefined);
+    expect(planFamily(scope, '/elsewhere/p.csv', undefined)).toBe(family);
+    expect(planFamily(scope, '/plans/q.csv', undefined)).not.toBe(family);
+    expect(planFamily(scope, '/plans/p.csv', '2026-11-29')).not.toBe(family);
+    expect(planFamily(scope, '/plans/p.csv', '2026-11-29')).not.toBe(planFamily(scope, '/plans/p.csv', '2026-11-30'));
+    expect(planFamily({ ...scope, environment: 'live' }, '/plans/p.csv', undefined)).not.toBe(family);
+    expect(planFamily({ ...scope, baseUrl: 'http://other' }, '/plans/p.csv', undefined)).not.toBe(family);
+    expect(planFamily({ ...scope, keyId: 'another-reseller' }, '/plans/p.csv', undefined)).not.toBe(family);
   });
 
   it('rows keep their line numbers; blank lines, comments, a header and a BOM are skipped; out is resolved beside the plan', () => {
@@ -29,10 +47,14 @@ describe('plan parsing', () => {
     const rows = parse(text);
     const sha = sha256(Buffer.from(text, 'utf8').toString('latin1'));
     expect(rows).toEqual([
-      { row: 4, productId: 'amazon-us-25', quantity: 3, key: `plan-${sha.slice(0, 24)}-r4`, out: '/plans/codes/a.csv' },
-      { row: 5, productId: 'steam-10', quantity: 1, key: `plan-${sha.slice(0, 24)}-r5` },
+      { row: 4, productId: 'amazon-us-25', quantity: 3, key: rowKey(F, { productId: 'amazon-us-25', quantity: 3, outCell: 'codes/a.csv', occurrence: 1 }), legacyKey: `plan-${sha.slice(0, 24)}-r4`, out: '/plans/codes/a.csv' },
+      { row: 5, productId: 'steam-10', quantity: 1, key: rowKey(F, { productId: 'steam-10', quantity: 1, outCell: '', occurrence: 1 }), legacyKey: `plan-${sha.slice(0, 24)}-r5` },
     ]);
     expect(rows[1]).not.toHaveProperty('out');
+  });
+
+  it('without a family (a dry run with no key) the rows have no key yet', () => {
+    expect(parsePlan(Buffer.from('p1,1\n'), '/plans/p.csv')[0]!.key).toBe('');
   });
 
   it('an empty out cell is no out file', () => {
@@ -45,9 +67,24 @@ describe('plan parsing', () => {
     expect(refusal('x,quantity\n').message).toContain('line 1: quantity must be a whole number');
   });
 
-  it('the same bytes give the same keys; other bytes other keys', () => {
-    expect(parse('p1,1\n')[0]!.key).toBe(parse('p1,1\n')[0]!.key);
-    expect(parse('p1,1\n')[0]!.key).not.toBe(parse('p1,1\r\n')[0]!.key);
+  it('a row keeps its key when other rows are edited, added or moved (issue 29: a fixed typo re-ordered the delivered rows)', () => {
+    const before = parse('p1,1\np2-typo,2\np3,3,c.csv\n');
+    const after = parse('# fixed\np3,3,c.csv\np1,1\np2,2\np4,1\n');
+    expect(after.find((r) => r.productId === 'p1')!.key).toBe(before[0]!.key);
+    expect(after.find((r) => r.productId === 'p3')!.key).toBe(before[2]!.key);
+    expect(after.find((r) => r.productId === 'p2')!.key).not.toBe(before[1]!.key);
+    // Line endings and spacing are not the row.
+    expect(parse('p1 , 1\r\n')[0]!.key).toBe(parse('p1,1\n')[0]!.key);
+  });
+
+  it('what the row is: product, quantity, out cell; identical rows are told apart by their occurrence', () => {
+    const [a, b, c] = parse('p1,1\np1,1\np1,1,x.csv\n');
+    expect(new Set([a!.key, b!.key, c!.key]).size).toBe(3);
+    expect(parse('p1,2\n')[0]!.key).not.toBe(a!.key);
+    expect(parse('p2,1\n')[0]!.key).not.toBe(a!.key);
+    // The second of two identical rows is the same order in every run; dropping the first makes it the first.
+    expect(parse('p9,1\np1,1\np1,1\n')[2]!.key).toBe(b!.key);
+    expect(parse('p1,1\n')[0]!.key).toBe(a!.key);
   });
 
   it('quantity: a whole number from 1 to 1000000', () => {

@@ -17,6 +17,8 @@ export interface PlaceOptions extends WaitFlags {
   product: string;
   quantity: number;
   plan?: string;
+  /** --batch: with --plan, a name that makes the plan's rows new orders (a nightly cron: the date). */
+  batch?: string;
   dryRun?: boolean;
   concurrency?: number;
   idempotencyKey?: string;
@@ -31,6 +33,7 @@ export interface PlaceOptions extends WaitFlags {
 /** How the rows run (RowOptions), and what the plan itself is asked. */
 export interface PlanRunOptions extends RowOptions {
   plan: string;
+  batch?: string | undefined;
   dryRun?: boolean | undefined;
   yes?: boolean | undefined;
 }
@@ -46,6 +49,7 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--idempotency-key <key>', 'supply the idempotency key yourself (default: a new UUID, journaled)').argParser(once('--idempotency-key', idempotencyKeyArg)))
     .option('--wait', 'wait until the order completes (exit 6 if it fails, 7 on --timeout)')
     .addOption(new Option('--plan <file.csv>', 'bulk: one order per row product,quantity[,out]; the same plan never orders twice').argParser(nonEmpty('--plan', 4096)).conflicts(['product', 'quantity', 'idempotencyKey']))
+    .addOption(new Option('--batch <name>', 'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night)').argParser(once('--batch', batchArg)))
     .option('--dry-run', 'with --plan: print what would be ordered, send nothing')
     .addOption(new Option('--concurrency <n>', 'with --plan: rows at once').argParser(integer(1, 32)).default(4));
   addWaitFlags(command).action(async (flags: Omit<PlaceOptions, 'yes' | 'json'>, cmd: Command) => {
@@ -127,22 +131,40 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
  * status is the worst row's.
  */
 export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void> {
-  const { readPlan, deliveredRows, checkOutFiles, runRows, planFailure } = await import('../../orders/plan.js');
+  const { readPlan, planFamily, keyRows, deliveredRows, connectionScope, sameScope, changedSince, checkOutFiles, runRows, planFailure } = await import('../../orders/plan.js');
   const { io } = deps;
-  const rows = readPlan(o.plan);
+  readPlan(o.plan); // every row checked first: a bad plan is exit 2 before a key or the journal is looked at
   if (o.dryRun) {
-    await planSummary(io, rows.map((r) => ({ ...r, dryRun: true })));
+    // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
+    const scope = await deps.connection().then(connectionScope, () => undefined);
+    await planSummary(io, readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch)).map((r) => ({ ...r, dryRun: true })));
     return;
   }
   const connection = await deps.connection();
-  const [journal, api, { deliver, settle }] = await Promise.all([deps.journal(), deps.api(), import('../../orders/lifecycle.js')]);
-  const delivered = deliveredRows(journal, connection);
+  const scope = connectionScope(connection);
+  const family = planFamily(scope, o.plan, o.batch);
+  const [journal, api, { deliver, settle, sayReached }] = await Promise.all([deps.journal(), deps.api(), import('../../orders/lifecycle.js')]);
+  const parsed = readPlan(o.plan, family);
+  // This plan's interrupted rows in this scope whose outcome already reached the user (a run killed after its
+  // summary was printed) end first, each said once: they are delivered rows from here on.
+  const own = new Set(parsed.flatMap((r) => [r.key, r.legacyKey]));
+  sayReached(io, await journal.settleWhere((intent) => (own.has(intent.key) && sameScope(intent, scope) ? journal.reached(intent) : undefined)));
+  const delivered = deliveredRows(journal, scope);
+  const rows = keyRows(parsed, delivered, journal, scope);
   await checkOutFiles(rows, delivered, journal, o.force === true);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
   try {
+    const todo = rows.filter((r) => !delivered.has(r.key));
+    const changed = changedSince(rows, delivered, family);
+    if (changed.length > 0 && todo.length > 0) {
+      // An edited plan is not silently ordered again: the rows it no longer has were delivered recently.
+      const gone = changed.slice(0, 5).map((r) => `${r.quantity} × ${r.productId} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`);
+      io.warn(`the plan ${o.plan} changed since it delivered ${changed.length} row${changed.length === 1 ? '' : 's'} it no longer has, in the last 24 hours: ${gone.join('; ')}${changed.length > 5 ? '; …' : ''}`);
+      const yes = o.yes || (await io.confirm(`Order ${todo.length} row${todo.length === 1 ? '' : 's'} of the changed plan now (${todo.slice(0, 5).map((r) => `line ${r.row}: ${r.quantity} × ${r.productId}`).join('; ')}${todo.length > 5 ? '; …' : ''})?`, '--yes', `ordering ${todo.length} rows of a changed plan`));
+      if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+    }
     if (connection.environment === 'live' && !o.yes) {
-      const todo = rows.filter((r) => !delivered.has(r.key));
       const units = todo.reduce((sum, r) => sum + r.quantity, 0);
       const yes = await io.confirm(`Place ${todo.length} LIVE orders (${units} units in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`, '--yes', `a live plan (${todo.length} orders)`);
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
@@ -186,11 +208,18 @@ function idempotencyKeyArg(value: string): string {
 }
 
 
-/** Without --plan, --product and --quantity are required; --dry-run and --concurrency belong to --plan. */
+/** A batch name is part of every row key of the plan: printable ASCII, as a key is, at most 100 characters. */
+function batchArg(value: string): string {
+  if (!/^[\x20-\x7e]{1,100}$/.test(value) || value.trim() === '') throw new InvalidArgumentError('a batch name is 1 to 100 printable ASCII characters (e.g. a date: 2026-11-29)');
+  return value;
+}
+
+/** Without --plan, --product and --quantity are required; --dry-run, --batch and --concurrency belong to --plan. */
 function checkSingleOrderFlags(options: PlaceOptions): void {
   if (options.product === undefined || options.quantity === undefined) {
     const missing = options.product === undefined ? "'--product <id>'" : "'--quantity <n>'";
     throw new UsageError(`required option ${missing} not specified`, { hint: 'giftcodes order place --product <id> --quantity <n>   (or --plan <file.csv>)' });
   }
   if (options.dryRun) throw new UsageError('--dry-run is for --plan', { hint: 'giftcodes order place --plan restock.csv --dry-run' });
+  if (options.batch !== undefined) throw new UsageError('--batch is for --plan', { hint: 'giftcodes order place --plan restock.csv --batch "$(date +%F)"' });
 }

@@ -1,0 +1,201 @@
+// Issue 29, finding 4: a record, an intent and a plan row are keyed by what they are (the idempotency key
+// with its server, environment and API key; a row by its product, quantity, out cell and occurrence), never
+// by the key alone or by the plan's bytes and line numbers. Each case is the reproduction of the finding,
+// checked against the reference server's ledger.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BOTH_KEYS, DEMO_KEYS, ledger, loggedIn, runCli, servedApi, tempDir, type TestServer } from '../helpers/e2e.js';
+
+const served = servedApi(['--fulfil-after', '0']);
+
+async function reset(server: TestServer): Promise<void> {
+  const res = await fetch(`${server.url}/_admin/reset`, { method: 'POST' });
+  expect(res.status).toBe(200);
+}
+
+/** The server's orders under these idempotency keys, of one environment. */
+async function chargedUnder(server: TestServer, keys: Iterable<string>, environment: 'test' | 'live'): Promise<Record<string, unknown>[]> {
+  const wanted = new Set(keys);
+  return (await ledger(server)).orders.filter((o) => wanted.has(String(o.idempotency_key)) && o.environment === environment);
+}
+
+describe('a record is the key on one server, environment and API key', () => {
+  it('a key used live, then under test, then live again: the third is recognised as the live order, nothing sent', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server, BOTH_KEYS);
+    const key = `restock-${Date.now()}`;
+    const place = (env: string) => runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--env', env, '--yes', '--json'], { configDir });
+    const live = await place('live');
+    expect(live.code, live.stderr).toBe(0);
+    const test = await place('test');
+    expect(test.code, test.stderr).toBe(0);
+    // The server forgets its keys (24 h later): only the local record stands between this and a second charge.
+    await reset(server);
+    const again = await place('live');
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toContain('idempotency_key_used');
+    expect(again.stderr).toContain((JSON.parse(live.stdout) as { id: string }).id);
+    expect(await chargedUnder(server, [key], 'live')).toEqual([]);
+  });
+
+  it('a plan run live, then under test, then live again: nothing more is charged live', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server, BOTH_KEYS);
+    const plan = join(tempDir(), 'plan.csv');
+    writeFileSync(plan, `product,quantity\namazon-us-10,1\namazon-us-10,2\nsteam-us-20,1\n`);
+    const run = (env: string) => runCli(['order', 'place', '--plan', plan, '--env', env, '--yes', '--json'], { configDir });
+    const live = await run('live');
+    expect(live.code, live.stderr).toBe(0);
+    const keys = (JSON.parse(live.stdout) as { key: string }[]).map((r) => r.key);
+    expect(await chargedUnder(server, keys, 'live')).toHaveLength(3);
+    const test = await run('test');
+    expect(test.code, test.stderr).toBe(0);
+    await reset(server);
+    await run('live');
+    expect((await ledger(server)).orders.filter((o) => o.environment === 'live')).toEqual([]);
+  });
+
+  it('order list and order show still find the records of every scope', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server, BOTH_KEYS);
+    const key = `both-${Date.now()}`;
+    for (const env of ['live', 'test']) {
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--env', env, '--yes', '--json'], { configDir });
+      expect(placed.code, placed.stderr).toBe(0);
+    }
+    const list = await runCli(['order', 'list', '--json'], { configDir });
+    expect(list.code, list.stderr).toBe(0);
+    const records = JSON.parse(list.stdout) as { key: string; environment: string }[];
+    expect(records.filter((r) => r.key === key).map((r) => r.environment).sort()).toEqual(['live', 'test']);
+    // One key, two orders: `order show <key>` names both rather than pick one.
+    const show = await runCli(['order', 'show', key], { configDir });
+    expect(show.code).toBe(2);
+    expect(show.stderr).toContain('matches 2 orders');
+  });
+});
+
+type Row = { row: number; key: string; already?: boolean; out?: string; order?: { id: string }; error?: { code: string } };
+
+describe('a plan row is keyed by what it is', () => {
+  it('a fixed typo orders the fixed row once and never the delivered rows again (the plan\'s own hint)', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'typo.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-10,3\nstem-us-20,2\n');
+    const first = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toContain('fix what failed and run the same plan again');
+    const [a] = JSON.parse(first.stdout) as Row[];
+    writeFileSync(plan, 'product,quantity\namazon-us-10,3\nsteam-us-20,2\n');
+    const fixed = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    const rows = JSON.parse(fixed.stdout) as Row[];
+    expect(rows[0]).toMatchObject({ key: a!.key, already: true, order: { id: a!.order!.id } });
+    expect(rows[1]!.already).toBeUndefined();
+    expect(await chargedUnder(server, [a!.key], 'test')).toHaveLength(1);
+    expect(await chargedUnder(server, [rows[1]!.key], 'test')).toHaveLength(1);
+    // No warning: nothing the plan delivered is missing from it.
+    expect(fixed.stderr).not.toContain('changed since');
+  });
+
+  it('an edited plan whose rows were delivered today says so, and orders its new rows only with --yes', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'edited.csv');
+    writeFileSync(plan, 'amazon-us-10,4\nsteam-us-20,5\n');
+    const first = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const [a, b] = JSON.parse(first.stdout) as Row[];
+    writeFileSync(plan, 'amazon-us-10,4\nsteam-us-20,6\n');
+    const refused = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`changed since it delivered 1 row it no longer has, in the last 24 hours: 5 × steam-us-20 (order ${b!.order!.id}`);
+    expect(refused.stderr).toContain('confirmation_required');
+    const yes = await runCli(['order', 'place', '--plan', plan, '--json', '--yes'], { configDir });
+    expect(yes.code, yes.stderr).toBe(0);
+    const rows = JSON.parse(yes.stdout) as Row[];
+    expect(rows[0]).toMatchObject({ key: a!.key, already: true });
+    expect(await chargedUnder(server, [a!.key, b!.key, rows[1]!.key], 'test')).toHaveLength(3);
+  });
+
+  it('--batch orders the same plan again on purpose; the same batch again orders nothing more', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, 'amazon-us-10,7\n');
+    const keys: string[] = [];
+    for (const batch of ['2026-11-28', '2026-11-29', '2026-11-29']) {
+      const run = await runCli(['order', 'place', '--plan', plan, '--batch', batch, '--json'], { configDir });
+      expect(run.code, run.stderr).toBe(0);
+      keys.push((JSON.parse(run.stdout) as Row[])[0]!.key);
+    }
+    expect(keys[0]).not.toBe(keys[1]);
+    expect(keys[1]).toBe(keys[2]);
+    expect(await chargedUnder(server, keys, 'test')).toHaveLength(2);
+    const single = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--batch', 'x'], { configDir });
+    expect(single.code).toBe(2);
+    expect(single.stderr).toContain('--batch is for --plan');
+  });
+});
+
+describe('a plan under another connection (issue 29: stuck)', () => {
+  it('killed at order.accepted under test, then run live: every row is ordered live', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server, BOTH_KEYS);
+    const plan = join(tempDir(), 'stuck.csv');
+    writeFileSync(plan, 'amazon-us-10,8\nsteam-us-20,8\n');
+    const killed = await runCli(['order', 'place', '--plan', plan, '--env', 'test', '--json', '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const live = await runCli(['order', 'place', '--plan', plan, '--env', 'live', '--yes', '--json'], { configDir });
+    expect(live.code, live.stderr).toBe(0);
+    const rows = JSON.parse(live.stdout) as Row[];
+    expect(await chargedUnder(server, rows.map((r) => r.key), 'live')).toHaveLength(2);
+    // The test run's interrupted row is still its own, and finishes under test.
+    const test = await runCli(['order', 'place', '--plan', plan, '--env', 'test', '--json'], { configDir });
+    expect(test.code, test.stderr).toBe(0);
+    const testRows = JSON.parse(test.stdout) as Row[];
+    expect(testRows.map((r) => r.key)).not.toEqual(rows.map((r) => r.key));
+    expect(await chargedUnder(server, testRows.map((r) => r.key), 'test')).toHaveLength(2);
+  });
+
+  it('the same plan under another profile (another reseller on the server) is that reseller\'s orders', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const login = await runCli(['login', '--profile', 'other', '--api-key-stdin', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallTest });
+    expect(login.code, login.stderr).toBe(0);
+    const plan = join(tempDir(), 'shared.csv');
+    writeFileSync(plan, 'amazon-us-10,9\n');
+    const mine = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(mine.code, mine.stderr).toBe(0);
+    const theirs = await runCli(['order', 'place', '--plan', plan, '--profile', 'other', '--json'], { configDir });
+    expect(theirs.code, theirs.stderr).toBe(0);
+    const [row] = JSON.parse(theirs.stdout) as Row[];
+    expect(row!.already).toBeUndefined();
+    const orders = (await ledger(server)).orders.filter((o) => o.idempotency_key === row!.key);
+    expect(orders.map((o) => o.reseller_id)).toEqual(['rs_small']);
+  });
+});
+
+describe('a copy of a plan in a new folder', () => {
+  it('says its rows were delivered by an earlier run, to the files that run wrote, and names no file it did not write', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const first = tempDir();
+    writeFileSync(join(first, 'night.csv'), 'product,quantity,out\namazon-us-10,11,codes.csv\n');
+    const ran = await runCli(['order', 'place', '--plan', join(first, 'night.csv'), '--json'], { configDir });
+    expect(ran.code, ran.stderr).toBe(0);
+    const second = join(tempDir(), 'tonight');
+    mkdirSync(second);
+    writeFileSync(join(second, 'night.csv'), readFileSync(join(first, 'night.csv')));
+    const copy = await runCli(['order', 'place', '--plan', join(second, 'night.csv')], { configDir });
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr).toMatch(/row 2: delivered by an earlier run \(order ord_\S+, its codes in .*codes\.csv, .*\); not ordered again/);
+    expect(copy.stderr).toContain(join(first, 'codes.csv'));
+    expect(copy.stdout).toContain(join(first, 'codes.csv'));
+    expect(copy.stdout).not.toContain(second);
+    expect(existsSync(join(second, 'codes.csv'))).toBe(false);
+    const keys = (JSON.parse(ran.stdout) as Row[]).map((r) => r.key);
+    expect(await chargedUnder(server, keys, 'test')).toHaveLength(1);
+  });
+});
