@@ -1,5 +1,6 @@
 // `order abandon` whose printout fails (a full disk, a closed pipe): the abandon is durable already, so the
 // error says it WAS abandoned and that there is nothing to run again (the repeat would say the key is unknown).
+import { scopeOf } from '../../src/journal/history.js';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/commands/order/abandon.js';
@@ -20,6 +21,6 @@ describe('order abandon whose printout fails', () => {
     expect((error as Error).message).toBe(`${intent.key} WAS abandoned; only printing it failed: could not write the output to standard output (no space left on the device)`);
     expect((error as { hint: string }).hint).toMatch(/^nothing to run again/);
     expect(journal.find(intent.key)).toBeUndefined();
-    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'abandoned' });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'abandoned' });
   });
 });

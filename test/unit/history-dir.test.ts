@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { History, type OrderRecord } from '../../src/journal/history.js';
+import { History, type OrderRecord, type Scope } from '../../src/journal/history.js';
 
 vi.mock('node:fs', async (original) => {
   const actual = await original<typeof import('node:fs')>();
@@ -17,6 +17,8 @@ function rec(key: string): OrderRecord {
   return { key, productId: 'p1', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1', createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered' };
 }
 
+/** Records written without a key id match any key id on their server and environment. */
+const SCOPE: Scope = { baseUrl: 'http://127.0.0.1:1', environment: 'test', keyId: 'k1' };
 const mkdirsOf = (dir: string): number => vi.mocked(fs.mkdirSync).mock.calls.filter(([path]) => path === dir).length;
 
 describe("the record's directory", () => {
@@ -33,10 +35,10 @@ describe("the record's directory", () => {
     h.record(rec('first'));
     rmSync(h.dir, { recursive: true });
     h.record(rec('second'));
-    expect(h.get('second')?.key).toBe('second');
+    expect(h.get('second', SCOPE)?.key).toBe('second');
     rmSync(h.dir, { recursive: true });
     await h.recordInBatch(rec('third'));
-    expect(h.get('third')?.key).toBe('third');
+    expect(h.get('third', SCOPE)?.key).toBe('third');
     expect(mkdirsOf(h.dir)).toBe(3);
   });
 });

@@ -87,7 +87,7 @@ describe('History stores identifiers exactly, and masks only the server text', (
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
     const ids = { key: 'misc_test_key-sc_test_x', productId: 'misc_test_pack', profile: 'misc_test_shop', out: '/tmp/misc_test_out/sc_live_dir/c.json', baseUrl: 'http://misc_test_host:1' };
     h.record({ ...rec(ids.key, '2026-01-01T00:00:00.000Z', { ...ids, orderId: 'sc_test_order_12345678', status: 'odd sc_live_abcdefgh1234' }), error: { code: 'bad sc_test_abcdefgh5678', message: 'key sc_test_abcdefgh9012 revoked' } });
-    const got = h.get(ids.key)!;
+    const got = h.get(ids.key, { baseUrl: ids.baseUrl, environment: 'test', keyId: 'k1' })!;
     expect(got).toMatchObject({ ...ids, orderId: 'sc_test_order_12345678', status: 'odd sc_live_…1234', error: { code: 'bad sc_test_…5678', message: 'key sc_test_…9012 revoked' } });
   });
 });

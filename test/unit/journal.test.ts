@@ -1,4 +1,5 @@
 // The journal's rules, on a real directory: who may take an intent over, when, and what is never resumed.
+import { scopeOf } from '../../src/journal/history.js';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -275,7 +276,7 @@ describe('claim asks first whether the outcome already reached the user', () => 
     expect(claimed.reached).toBe('delivered');
     expect(claimed.intent.owner.pid).not.toBe(process.pid);
     expect(j.find(intent.key)).toBeUndefined();
-    expect(j.history.get(intent.key)).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
+    expect(j.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'delivered', orderId: 'ord_1' });
   });
 
   it('one whose delivery is not recorded is claimed: no reached', async () => {

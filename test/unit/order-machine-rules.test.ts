@@ -1,5 +1,6 @@
 // The order machine's finer rules, in-process against the reference server: what a kept intent's error
 // says, which fields identify a codes file, what a resumed send writes, and a short stdout.
+import { scopeOf } from '../../src/journal/history.js';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -247,7 +248,7 @@ describe('a 422 idempotency_key_reused answering a retry: an order exists under 
     expect(error.hint).toContain(`giftcodes order resume ${intent.key}`);
     expect(error.hint).toContain('giftcodes order show');
     expect(journal.find(intent.key)).toMatchObject({ phase: 'sending' });
-    expect(journal.history.get(intent.key)).toBeUndefined();
+    expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
   });
 
   it('so is a first attempt whose client retried after an attempt that may have been sent', () => {
@@ -268,7 +269,7 @@ describe('a 422 idempotency_key_reused answering a retry: an order exists under 
     const error = (await new OrderMachine(deps, intent).send().catch((e: unknown) => e)) as CliError;
     expect(error.code).toBe('idempotency_key_reused');
     expect(journal.find(intent.key)).toBeUndefined();
-    expect(journal.history.get(intent.key)).toMatchObject({ outcome: 'refused' });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'refused' });
   });
 });
 
