@@ -164,7 +164,9 @@ export async function runRows(
   ]);
   const results: PlanResult[] = new Array<PlanResult>(rows.length);
   const outcomes: Driven[] = [];
-  const spinner = await io.spinner(`plan: 0/${rows.length} rows`);
+  const { startProgress } = await import('../output/progress.js');
+  const progress = startProgress(io, { label: 'plan', unit: 'rows', total: rows.length });
+  progress.update(0);
   let next = 0;
   let done = 0;
   const machineDeps = { io, api, journal, signal };
@@ -243,7 +245,7 @@ export async function runRows(
       await new Promise<void>((free) => {
         const row = run(ready, free).then((result) => {
           results[ready.index] = result;
-          spinner.update(`plan: ${++done}/${rows.length} rows`);
+          progress.update(++done);
           free();
         });
         finishing.push(row);
@@ -254,7 +256,7 @@ export async function runRows(
     await Promise.all(Array.from({ length: Math.min(o.concurrency, rows.length) }, worker));
     await Promise.all(finishing);
   } finally {
-    spinner.stop();
+    progress.stop();
   }
   if (signal.aborted) throw signal.reason;
   return { results, outcomes };

@@ -5,6 +5,7 @@ import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
+import { makeRoom } from './progress.js';
 
 export interface IoOptions {
   stdin: Readable;
@@ -97,6 +98,8 @@ export class Io {
 
   get stderr(): Writable {
     const stderr = this.streams.stderr;
+    // A progress line drawn on the terminal makes way for whatever is written next.
+    if (this.stderrIsTTY) makeRoom(stderr);
     if (!this.watchingErr) {
       // Where failures are told: one that cannot take them (its reader went away) leaves no one to tell, and its
       // EPIPE, unhandled, would end the run with exit 1 before its data reached stdout. The exit code still tells.

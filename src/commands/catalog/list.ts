@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { exportResult } from '../../output/exporter.js';
 import { display, renderTable } from '../../output/table.js';
+import type { ApiClient } from '../../api/client.js';
 import type { Product } from '../../api/schemas.js';
+import type { Io } from '../../output/io.js';
+import type { Progress } from '../../output/progress.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
@@ -10,15 +13,30 @@ export function register(parent: Command, app: App): void {
   addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
-export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise<void> {
-  const api = await deps.api();
-  const spinner = await deps.io.spinner('reading the catalog');
-  let products: Product[];
+/**
+ * The whole catalog: a spinner until the first page, then products read of the total the service states
+ * (or the count and rate, where it states none) for a catalog of many pages.
+ */
+export async function readCatalog(io: Io, api: ApiClient): Promise<Product[]> {
+  const [spinner, { startProgress }] = await Promise.all([io.spinner('reading the catalog'), import('../../output/progress.js')]);
+  let progress: Progress | undefined;
   try {
-    products = await api.listProducts();
+    return await api.listProducts((read, total) => {
+      if (!progress) {
+        spinner.stop();
+        progress = startProgress(io, { label: 'reading the catalog', unit: 'products', total });
+      }
+      progress.update(read, total);
+    });
   } finally {
     spinner.stop();
+    progress?.stop();
   }
+}
+
+export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir'>): Promise<void> {
+  const api = await deps.api();
+  const products = await readCatalog(deps.io, api);
   // Completions offer product ids from this cache: TAB never calls the network.
   const { saveCatalogCache } = await import('../../output/catalog-cache.js');
   saveCatalogCache(deps.configDir, products.map((product) => product.id));

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
+import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, RowOptions } from '../../orders/plan.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
@@ -115,7 +116,13 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // The lock held is this command's --out; a resumed intent writes where it was started to (its own lock).
       outLock: outLock && intent.out && resolve(intent.out.path) === outLock.target ? outLock : undefined,
     });
-    await finish(deps.io, journal, driven);
+    try {
+      await finish(deps.io, journal, driven);
+    } catch (error) {
+      if (error === driven.failure) await summarise(deps.io, driven);
+      throw error;
+    }
+    await summarise(deps.io, driven);
   } finally {
     outLock?.release();
   }
@@ -151,11 +158,27 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // The summary is the delivery of every row: printed and flushed, then each row's record, then its intent settled.
     await deliver(io, journal, () => planSummary(io, results), outcomes);
     await settle(journal, outcomes);
+    const { runSummary } = await import('../../output/progress.js');
+    runSummary(io, planStory(o.plan, results));
     const failure = planFailure(results);
     if (failure) throw failure;
   } finally {
     for (const lock of outLocks.values()) lock.release();
   }
+}
+
+/** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
+function planStory(plan: string, results: readonly PlanResult[]): string {
+  const failed = results.filter((r) => r.error).length;
+  const earlier = results.filter((r) => r.already).length;
+  const placed = results.filter((r) => !r.error && !r.already);
+  const units = placed.reduce((sum, r) => sum + r.quantity, 0);
+  const files = placed.filter((r) => r.out).length;
+  return [
+    `plan ${plan}: ${placed.length} of ${results.length} rows ordered (${units} codes${files > 0 ? `, ${files} codes files written` : ''})`,
+    ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
+    ...(failed > 0 ? [`${failed} failed`] : []),
+  ].join(', ');
 }
 
 /** One line per row: what was ordered (or read, or not sent), its order, and where its codes went. */
@@ -172,6 +195,13 @@ async function planSummary(io: Io, results: readonly PlanResult[]): Promise<void
         { header: 'out', value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : '') },
       ]),
   });
+}
+
+/** The run's one summary line in a log (output/progress.ts): what was ordered, the order, where its codes went. */
+async function summarise(io: Io, { intent, order, written }: Driven): Promise<void> {
+  const { runSummary } = await import('../../output/progress.js');
+  const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${written.format})` : '';
+  runSummary(io, `ordered ${intent.quantity} × ${intent.productId}: order ${String(order.id)} ${String(order.status)}${codes}`);
 }
 
 /** Printable ASCII without spaces, as an HTTP header value and a journal key can safely carry. */
