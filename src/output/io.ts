@@ -239,7 +239,13 @@ export class Io {
 
   /** Cron reads stderr from a log file: there, each notice, warning and progress line starts with an ISO 8601 time. */
   stamp(): string {
-    return this.stderrIsTTY ? '' : `${new Date().toISOString()} `;
+    if (this.stderrIsTTY) return '';
+    // The error printer stamps too: a clock that throws (a broken Date) must not take the error, and its redaction, with it.
+    try {
+      return `${new Date().toISOString()} `;
+    } catch {
+      return '';
+    }
   }
 
   /** --verbose lines: stderr. */
