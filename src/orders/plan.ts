@@ -41,6 +41,8 @@ export interface PlanResult {
   /** True when the local record shows the row delivered by an earlier run: nothing was placed. */
   already?: boolean | undefined;
   dryRun?: boolean | undefined;
+  /** A dry run's unit price, as the catalog gave it (minor units). */
+  price?: { amount: number; currency: string } | undefined;
   error?: { code: string; message: string; exitCode: number } | undefined;
 }
 

@@ -4,7 +4,9 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
-import type { PlanResult, RowOptions } from '../../orders/plan.js';
+import type { PlanResult, PlanRow, RowOptions } from '../../orders/plan.js';
+import type { Product } from '../../api/schemas.js';
+import { formatMoney } from '../../money.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -36,7 +38,7 @@ export interface PlanRunOptions extends RowOptions {
   yes?: boolean | undefined;
 }
 
-export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'journal'>;
+export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'journal' | 'configDir'>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -75,6 +77,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     import('../../orders/recover.js'),
     import('../../orders/lifecycle.js'),
   ]);
+  // A typo is refused before anything is sent, where the catalog is at hand; an interrupted order of the
+  // product is finished whatever the catalog says now.
+  if (!journal.read().intents.some((intent) => intent.productId === options.product)) {
+    const { checkProductKnown } = await import('../../orders/products.js');
+    await checkProductKnown({ configDir: deps.configDir, api: () => Promise.resolve(api) }, options.product);
+  }
   const spec = {
     profile: connection.profile,
     environment: connection.environment,
@@ -137,10 +145,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   const { readPlan, deliveredRows, checkOutFiles, runRows, planFailure } = await import('../../orders/plan.js');
   const { io } = deps;
   const rows = readPlan(o.plan);
-  if (o.dryRun) {
-    await planSummary(io, rows.map((r) => ({ ...r, dryRun: true })));
-    return;
-  }
+  if (o.dryRun) return dryRun(rows, deps);
   const connection = await deps.connection();
   const [journal, api, { deliver, settle }] = await Promise.all([deps.journal(), deps.api(), import('../../orders/lifecycle.js')]);
   const delivered = deliveredRows(journal, connection);
@@ -167,6 +172,54 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   }
 }
 
+/**
+ * A plan's dry run sends no order: every row's product is checked against the catalog (an unknown one fails
+ * the dry run, naming its row), with the unit price and the amount of each row and the total. Without a
+ * catalog (no key, no network) the rows are printed unchecked, and a warning says so.
+ */
+async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> {
+  const { io } = deps;
+  let products: Map<string, Product> | undefined;
+  try {
+    const { readCatalog } = await import('../catalog/list.js');
+    await deps.connection();
+    products = new Map((await readCatalog(io, await deps.api())).map((p) => [p.id, p]));
+  } catch (error) {
+    io.warn(`the products were not checked against the catalog: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (products) {
+    const { unknownProduct } = await import('../../orders/products.js');
+    const ids = [...products.keys()];
+    const bad = rows.filter((r) => !products.has(r.productId));
+    if (bad.length > 0) {
+      const first = unknownProduct(bad[0]!.productId, ids, `line ${bad[0]!.row}: `);
+      const more = bad.slice(1).map((r) => `line ${r.row}: "${r.productId}"`);
+      throw new UsageError(`${first.message}${more.length > 0 ? `; also unknown: ${more.join(', ')}` : ''}`, { code: 'unknown_product', ...(first.hint ? { hint: first.hint } : {}) });
+    }
+  }
+  await planSummary(io, rows.map((r) => ({ ...r, dryRun: true, ...(products ? { price: unitPrice(products.get(r.productId)) } : {}) })));
+  if (products && !io.json) {
+    const total = totalOf(rows.map((r) => ({ price: unitPrice(products.get(r.productId)), quantity: r.quantity })));
+    io.notice(`dry run: ${rows.length} orders, ${rows.reduce((sum, r) => sum + r.quantity, 0)} codes${total ? `, ${total} in all` : ''}; nothing was sent`);
+  }
+}
+
+type Money = { amount: number; currency: string };
+
+/** A product's unit price as the API gave it, where it gives one as { amount, currency }. */
+function unitPrice(product: Product | undefined): Money | undefined {
+  const price = product ? (product.price ?? product.face_value ?? product.amount) : undefined;
+  const money = price as Partial<Money> | undefined;
+  return money && typeof money.amount === 'number' && typeof money.currency === 'string' ? { amount: money.amount, currency: money.currency } : undefined;
+}
+
+/** The total per currency: `250.00 USD + 40.00 EUR`; undefined when no row has a price. */
+function totalOf(rows: readonly { price?: Money | undefined; quantity: number }[]): string | undefined {
+  const sums = new Map<string, number>();
+  for (const r of rows) if (r.price) sums.set(r.price.currency, (sums.get(r.price.currency) ?? 0) + r.price.amount * r.quantity);
+  return sums.size === 0 ? undefined : [...sums].map(([currency, minor]) => formatMoney(minor, currency)).join(' + ');
+}
+
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
 function planStory(plan: string, results: readonly PlanResult[]): string {
   const failed = results.filter((r) => r.error).length;
@@ -190,6 +243,12 @@ async function planSummary(io: Io, results: readonly PlanResult[]): Promise<void
         { header: 'product', value: (r) => r.productId, whole: true },
         { header: 'qty', value: (r) => String(r.quantity) },
         { header: 'order', value: (r) => (r.order ? String(r.order.id) : '-'), whole: true },
+        ...(data.some((r) => r.price)
+          ? [
+              { header: 'unit price', value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount, r.price.currency) : '') },
+              { header: 'amount', value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount * r.quantity, r.price.currency) : '') },
+            ]
+          : []),
         { header: 'status', value: (r) => (r.dryRun ? 'dry run: not sent' : r.error ? `error: ${r.error.code}` : `${String(r.order?.status ?? '')}${r.already ? ' (earlier run)' : ''}`) },
         { header: 'key', value: (r) => r.key, whole: true },
         { header: 'out', value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : '') },
