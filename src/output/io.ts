@@ -306,6 +306,15 @@ export class Io {
     );
   }
 
+  /**
+   * Any @inquirer/prompts prompt, bound to this Io's streams; Ctrl-C is an interruption. Callers check
+   * canPrompt first (a run that is not interactive never prompts).
+   */
+  async prompt<T>(ask: (prompts: typeof import('@inquirer/prompts'), context: { input: Readable; output: Writable }) => Promise<T>): Promise<T> {
+    const prompts = await import('@inquirer/prompts');
+    return this.promptOrInterrupt(() => ask(prompts, { input: this.stdin, output: this.stderr }));
+  }
+
   private async promptOrInterrupt<T>(ask: () => Promise<T>): Promise<T> {
     try {
       return await ask();

@@ -64,6 +64,12 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void> {
   if (options.plan !== undefined) return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
+  // Alone at a terminal: a guided order (orders/guided.ts), confirmed there; elsewhere the usage error below.
+  if (options.product === undefined && options.quantity === undefined && options.idempotencyKey === undefined && !options.json && deps.io.canPrompt) {
+    const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([import('../../orders/guided.js'), import('../catalog/list.js'), deps.connection(), deps.api()]);
+    const chosen = await guidedOrder(deps.io, api, connection, await readCatalog(deps.io, api));
+    options = { ...options, ...chosen, yes: true };
+  }
   checkSingleOrderFlags(options);
   const out = outSpec(options);
   const waits = options.wait === true || out !== undefined;
