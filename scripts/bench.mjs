@@ -57,7 +57,7 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 40);
 /** Runs of each export and catalog figure (BENCH_ROUNDS, default 3); medians are judged. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
-const SECTIONS = ['startup', 'ping', 'export', 'catalog', 'plan', 'load'];
+const SECTIONS = ['startup', 'ping', 'export', 'progress', 'catalog', 'plan', 'load'];
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((name) => name.trim())) : undefined;
 const unknown = [...(ONLY ?? [])].filter((name) => !SECTIONS.includes(name));
 if (unknown.length > 0) {
@@ -161,7 +161,7 @@ async function main() {
     await startupFigure(giftcodes(['help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)));
   }
 
-  if (want('ping') || want('export')) {
+  if (want('ping') || want('export') || want('progress')) {
     const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--fulfil-after', '100'], { label: 'giftcodes serve' });
     try {
       const login = spawnSync(NODE, [BIN, 'login', '--api-key-stdin', '--base-url', server.url], { env: cliEnv, input: TEST_KEY, encoding: 'utf8' });
@@ -174,6 +174,10 @@ async function main() {
       if (want('export')) {
         heading('codes get (orders placed over HTTP, completed, then exported end to end; whole process), beside a bare undici fetch of the same pages');
         await exportFigures(server.url);
+      }
+      if (want('progress')) {
+        heading('the progress line at a terminal: codes get of 1,000,000 codes to CSV in a pseudo-terminal (script), CPU beside the same run with --quiet');
+        await progressFigure(server.url);
       }
     } finally {
       await server.stop();
@@ -285,6 +289,47 @@ async function exportFigures(url) {
       const f = figures[`${format} 1000000`];
       console.log(`  info  codes get 1,000,000 codes to ${format.toUpperCase()}: ${f.rate.toLocaleString('en')} codes/s, peak RSS ${f.rss.median.toFixed(1)} MiB  (no target of its own)`);
     }
+  });
+}
+
+/**
+ * What the progress line costs (output/progress.ts): the same export of 1,000,000 codes run in a
+ * pseudo-terminal (`script`), with its progress line redrawn, and with --quiet (no progress), alternated;
+ * the CPU time of each (getrusage, to a file: script passes no extra descriptor) is judged.
+ */
+async function progressFigure(url) {
+  const quantity = 1_000_000;
+  const { order } = await placeOrder(url, TEST_KEY, PRODUCT, quantity);
+  await waitCompleted(url, TEST_KEY, order.id);
+  const once = (quiet) => {
+    const out = join(scratch, 'codes-progress.csv');
+    const cpuFile = join(scratch, 'cpu-progress.txt');
+    const command = [NODE, '--import', CPUTIME, BIN, 'codes', 'get', order.id, '--out', out, ...(quiet ? ['--quiet'] : [])].map((w) => `'${w}'`).join(' ');
+    const result = spawnSync('script', ['-qec', `${command} 3>'${cpuFile}'`, '/dev/null'], { env: { ...cliEnv, COLUMNS: '120' }, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (result.status !== 0) throw new Error(`codes get in a pseudo-terminal failed: ${result.stdout}${result.stderr}`);
+    const drawn = (result.stdout.match(/writing the codes of/g) ?? []).length;
+    if (!quiet && drawn === 0) throw new Error('no progress line was drawn in the pseudo-terminal');
+    checkExport(out, quantity, 'csv');
+    rmSync(out);
+    return { cpuMs: Number(readFileSync(cpuFile, 'utf8').trim()) / 1000, drawn };
+  };
+  await judge.figure('progress', (check) => {
+    const withProgress = [];
+    const without = [];
+    for (let round = 0; round < Math.max(ROUNDS, 5); round++) {
+      if (round % 2) {
+        without.push(once(true));
+        withProgress.push(once(false));
+      } else {
+        withProgress.push(once(false));
+        without.push(once(true));
+      }
+    }
+    const a = summary(withProgress.map((r) => r.cpuMs));
+    const b = summary(without.map((r) => r.cpuMs));
+    const cost = (a.median - b.median) / b.median;
+    console.log(`  CPU with the progress line ${a.median.toFixed(0)} ms (${a.min.toFixed(0)}–${a.max.toFixed(0)}), --quiet ${b.median.toFixed(0)} ms (${b.min.toFixed(0)}–${b.max.toFixed(0)}); redraws per run: ${withProgress.map((r) => r.drawn).join(', ')}`);
+    check('progress line at 1,000,000 codes, CPU beside --quiet', `${(cost * 100).toFixed(1)} %`, '≤ 3 %', cost <= 0.03);
   });
 }
 

@@ -1,6 +1,7 @@
 // Builds the commander program, runs it, and is the only place that maps errors to text and exits.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { setMaxListeners } from 'node:events';
+import { resolve as resolvePath } from 'node:path';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { commandWord, registerCommands, valueFlags } from './commands/index.js';
@@ -101,7 +102,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     // Output that never arrived is not success (exit 8), for every command.
     await io.flushOut();
   } catch (error) {
-    code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)));
+    const profile = program.opts<{ profile?: string }>().profile ?? io.env.GIFTCODES_PROFILE;
+    code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)), { configDir: io.env.GIFTCODES_CONFIG_DIR, profile });
   }
   // Intents this run leaves unended become intent files now, rather than wait in its log for the next run.
   await finishJournal();
@@ -150,7 +152,13 @@ function helpFor(program: Command, args: readonly string[]): string {
   return words.length === 0 ? 'see --help' : `see: giftcodes ${words.join(' ')} --help`;
 }
 
-function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal, usageHelp = 'see --help'): number {
+/** What the failing run used where it is not the default: a command in a hint must land in the same place. */
+interface RunPlace {
+  configDir?: string | undefined;
+  profile?: string | undefined;
+}
+
+function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal, usageHelp = 'see --help', place: RunPlace = {}): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
@@ -163,13 +171,29 @@ function report(io: Io, error: unknown, commanderMessage: string, signal: AbortS
   }
   const cliError: CliError | undefined = isCliError(error) ? error : signal.aborted ? (signal.reason as CliError) : undefined;
   if (cliError) {
-    printError(io, { code: cliError.code, message: cliError.message, hint: cliError.hint, status: cliError.status, exitCode: cliError.exitCode });
+    printError(io, { code: cliError.code, message: cliError.message, hint: cliError.hint && pinnedHint(cliError.hint, place), status: cliError.status, exitCode: cliError.exitCode });
     return cliError.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   printError(io, { code: 'internal_error', message: `unexpected internal error: ${message.split('\n')[0]}`, hint: 'this is a bug; please report it with the command you ran (set GIFTCODES_DEBUG=1 for details)', exitCode: ExitCode.internal });
   if (io.env.GIFTCODES_DEBUG && error instanceof Error && error.stack) io.errRaw(`${error.stack}\n`);
   return ExitCode.internal;
+}
+
+/**
+ * A hint's `giftcodes …` commands, run as the hint says, must reach the config directory and profile the
+ * failing run used (a cron job's GIFTCODES_CONFIG_DIR, its --profile), not the person's own defaults.
+ */
+export function pinnedHint(hint: string, place: RunPlace): string {
+  const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
+  const profile = place.profile && !hint.includes('--profile') ? `--profile ${shellWord(place.profile)} ` : '';
+  if (!dir && !profile) return hint;
+  return hint.replace(/(^|[\s(:|`])giftcodes (?=[a-z-])/g, (_match, before: string) => `${before}${dir}giftcodes ${profile}`);
+}
+
+/** A word the shell reads as it is: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 interface PrintableError {
@@ -187,12 +211,14 @@ function printError(io: Io, error: PrintableError): void {
     return;
   }
   // The hint is part of the error (it says how to resume an interrupted order): --quiet keeps it, on the same line.
+  // Not on a terminal (a cron log), every stderr line starts with its time, errors too.
+  const stamp = io.stamp();
   if (io.quiet && error.hint) {
-    io.errRaw(`${io.c.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
+    io.errRaw(`${stamp}${io.c.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
     return;
   }
-  io.errRaw(`${io.c.red('error:')} ${visible(error.message)}\n`);
-  if (error.hint) io.errRaw(`${io.c.dim('hint:')} ${visible(error.hint)}\n`);
+  io.errRaw(`${stamp}${io.c.red('error:')} ${visible(error.message)}\n`);
+  if (error.hint) io.errRaw(`${stamp}${io.c.dim('hint:')} ${visible(error.hint)}\n`);
 }
 
 /**

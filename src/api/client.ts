@@ -114,10 +114,11 @@ export class ApiClient {
     return { ping: this.parse(response, pingSchema, 'GET /v1/ping', 'ping'), date: response.headers.date };
   }
 
-  async listProducts(): Promise<Product[]> {
+  /** Every product; `onPage` hears how many were read so far and the total the service states, if it does. */
+  async listProducts(onPage?: (read: number, total: number | undefined) => void): Promise<Product[]> {
     const products: Product[] = [];
-    for await (const page of this.pages('/v1/catalog', 'products', 'products', flattenResource)) {
-      for (const item of page) {
+    for await (const page of this.walk('/v1/catalog', 'products', 'products', flattenResource, undefined, onPage)) {
+      for (const item of page as unknown[]) {
         const parsed = productSchema.safeParse(item);
         if (!parsed.success) throw unreadableBody('GET', '/v1/catalog', 200, 'a product without an id');
         products.push(parsed.data);
@@ -200,6 +201,7 @@ export class ApiClient {
     noun: string,
     normalise: (item: unknown) => unknown,
     read?: RawPageReader<P>,
+    onPage?: (read: number, total: number | undefined) => void,
   ): AsyncGenerator<unknown[] | P> {
     let target: URL | undefined = this.resolve(path);
     for (const name of PAGE_SIZE_PARAMS) target.searchParams.set(name, String(LARGEST_PAGE));
@@ -257,6 +259,7 @@ export class ApiClient {
       const length = fast ? fast.page.count : (items?.length ?? 0);
       total ??= statedTotal(response.body);
       got += length;
+      onPage?.(got, total);
       const last = fast ? normalise(fast.last) : items?.at(-1);
       yield fast ? fast.page : (items ?? []);
       target = nextPageUrl(response.body, response.headers.link, target, last, length);

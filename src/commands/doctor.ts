@@ -9,7 +9,7 @@ import type { Outcome } from './doctor-checks.js';
 import { exportResult } from '../output/exporter.js';
 
 export interface DoctorOptions {
-  /** Retries of the ping: none unless --retries is given, so an unreachable API is said at once. */
+  /** Retries of the ping (DOCTOR_RETRIES unless --retries is given). */
   retries: number;
 }
 
@@ -21,6 +21,13 @@ export interface DoctorDeps extends Pick<Deps, 'io' | 'configDir' | 'journalDir'
   nodeVersion: string;
 }
 
+/**
+ * Retries of the ping by default: doctor gates a cron job, so one blip (a 503, a reset) must not skip the
+ * night's restock, as `order place` would retry it too; but fewer than its 5, so an API that is down is said
+ * within seconds. `--retries` chooses.
+ */
+export const DOCTOR_RETRIES = 3;
+
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('doctor')
@@ -28,7 +35,7 @@ export function register(parent: Command, app: App): void {
     .description('check what a cron job needs where it runs: the command on PATH, a key readable without a terminal, the config and journal directories, the API, the clock')
     .action(async (_flags: object, cmd: Command) => {
       const { globals, deps: f } = app.context(cmd);
-      const retries = cmd.getOptionValueSourceWithGlobals('retries') === 'cli' ? globals.retries : 0;
+      const retries = cmd.getOptionValueSourceWithGlobals('retries') === 'cli' ? globals.retries : DOCTOR_RETRIES;
       await run(
         { retries },
         {

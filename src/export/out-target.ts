@@ -42,7 +42,7 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
   // Taking the lock and letting it go is also a write probe: a full or read-only disk is found here,
   // before an order is placed, rather than after it was charged; and a killed writer's lock is cleared.
   if (!options.lockHeldHere) lockOutTarget(target).release();
-  if (stat && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`, { code: 'out_exists', hint: 'pass --force, or choose another --out file' });
+  if (stat && !force) throw new UsageError(`${out} exists`, { code: 'out_exists', hint: 'pass --force to overwrite it, or choose another --out file' });
 }
 
 /**

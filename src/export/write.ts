@@ -14,6 +14,7 @@ import { ApiError, CliError, InterruptedError, OrderFailedError, UsageError, isC
 import { fsyncDirectory, localError } from '../files/atomic.js';
 import { pidAlive } from '../journal/owner.js';
 import { stdoutFailed, type Io } from '../output/io.js';
+import { startProgress, type Progress } from '../output/progress.js';
 import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
@@ -63,6 +64,21 @@ export interface ExportResult {
 }
 
 export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
+  const progress = codesProgress(o);
+  try {
+    return await exportCodesOnce(progress ? { ...o, onProgress: (count) => (progress.update(count), o.onProgress?.(count)) } : o);
+  } finally {
+    progress?.stop();
+  }
+}
+
+/** Codes written of the order's quantity, on stderr; not while the codes themselves go to a terminal. */
+function codesProgress(o: ExportOptions): Progress | undefined {
+  if (o.out === '-' && o.io.stdoutIsTTY) return undefined;
+  return startProgress(o.io, { label: `writing the codes of ${o.orderId}`, unit: 'codes', total: o.expected });
+}
+
+async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {
   const format = formatFor(o.out, o.format);
   if (o.out === '-') {
     const { count, gone } = await exportToStdout(o, format);

@@ -44,6 +44,8 @@ export interface PlanResult {
   /** True when the local record shows the row delivered by an earlier run: nothing was placed. */
   already?: boolean | undefined;
   dryRun?: boolean | undefined;
+  /** A dry run's unit price, as the catalog gave it (minor units). */
+  price?: { amount: number; currency: string } | undefined;
   error?: { code: string; message: string; exitCode: number } | undefined;
 }
 
@@ -224,7 +226,9 @@ export async function runRows(
   ]);
   const results: PlanResult[] = new Array<PlanResult>(rows.length);
   const outcomes: Driven[] = [];
-  const spinner = await io.spinner(`plan: 0/${rows.length} rows`);
+  const { startProgress } = await import('../output/progress.js');
+  const progress = startProgress(io, { label: 'plan', unit: 'rows', total: rows.length });
+  progress.update(0);
   let next = 0;
   let done = 0;
   const machineDeps = { io, api, journal, signal };
@@ -308,7 +312,7 @@ export async function runRows(
       await new Promise<void>((free) => {
         const row = run(ready, free).then((result) => {
           results[ready.index] = result;
-          spinner.update(`plan: ${++done}/${rows.length} rows`);
+          progress.update(++done);
           free();
         });
         finishing.push(row);
@@ -319,7 +323,7 @@ export async function runRows(
     await Promise.all(Array.from({ length: Math.min(o.concurrency, rows.length) }, worker));
     await Promise.all(finishing);
   } finally {
-    spinner.stop();
+    progress.stop();
   }
   if (signal.aborted) throw signal.reason;
   return { results, outcomes };

@@ -5,6 +5,7 @@ import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
+import { makeRoom } from './progress.js';
 
 export interface IoOptions {
   stdin: Readable;
@@ -99,6 +100,8 @@ export class Io {
 
   get stderr(): Writable {
     const stderr = this.streams.stderr;
+    // A progress line drawn on the terminal makes way for whatever is written next.
+    if (this.stderrIsTTY) makeRoom(stderr);
     if (!this.watchingErr) {
       // Where failures are told: one that cannot take them (its reader went away) leaves no one to tell, and its
       // EPIPE, unhandled, would end the run with exit 1 before its data reached stdout. The exit code still tells.
@@ -242,7 +245,13 @@ export class Io {
 
   /** Cron reads stderr from a log file: there, each notice, warning and progress line starts with an ISO 8601 time. */
   stamp(): string {
-    return this.stderrIsTTY ? '' : `${new Date().toISOString()} `;
+    if (this.stderrIsTTY) return '';
+    // The error printer stamps too: a clock that throws (a broken Date) must not take the error, and its redaction, with it.
+    try {
+      return `${new Date().toISOString()} `;
+    } catch {
+      return '';
+    }
   }
 
   /** --verbose lines: stderr. */
@@ -301,6 +310,15 @@ export class Io {
     return this.promptOrInterrupt(() =>
       password({ message, mask: '*', ...(validate ? { validate } : {}) }, { input: this.stdin, output: this.stderr }),
     );
+  }
+
+  /**
+   * Any @inquirer/prompts prompt, bound to this Io's streams; Ctrl-C is an interruption. Callers check
+   * canPrompt first (a run that is not interactive never prompts).
+   */
+  async prompt<T>(ask: (prompts: typeof import('@inquirer/prompts'), context: { input: Readable; output: Writable }) => Promise<T>): Promise<T> {
+    const prompts = await import('@inquirer/prompts');
+    return this.promptOrInterrupt(() => ask(prompts, { input: this.stdin, output: this.stderr }));
   }
 
   private async promptOrInterrupt<T>(ask: () => Promise<T>): Promise<T> {

@@ -1,6 +1,8 @@
 // In-memory state: keys, wallets, supply, orders and the ledger of charges.
 import { randomUUID } from 'node:crypto';
 import type { Environment, Seed, SeedProduct } from './seed.js';
+// Money as a person reads it (25.00 USD): a pure helper with no client state, shared with the CLI's messages.
+import { formatMoney } from '../money.js';
 
 export interface Caller {
   resellerId: string;
@@ -109,7 +111,7 @@ export class Store {
         return {
           ok: false,
           code: 'insufficient_funds',
-          message: `the order costs ${amount} ${product.currency} (minor units) and the wallet holds ${balance}`,
+          message: `the order costs ${formatMoney(amount, product.currency)} and the wallet holds ${formatMoney(balance, product.currency)}`,
         };
       }
       supply?.set(product.id, units - quantity);

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer, until } from '../helpers/e2e.js';
+import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer, until, unstamped } from '../helpers/e2e.js';
 
 const SEED = join(ROOT, 'test/server/fixtures/formula-seed.json');
 const KEY = 'sc_test_formula_0a1b2c3d4e5f';
@@ -157,7 +157,7 @@ describe('codes get: exports', () => {
     proc.stdout?.once('data', () => proc.stdout?.destroy());
     const ended = await result;
     expect(ended.code, ended.stderr).toBe(8);
-    expect(ended.stderr.trimEnd().split('\n')).toEqual([`error: could not write the codes of order ${bigOrder} to standard output (the reader closed the pipe)`, expect.stringMatching(/^hint: /)]);
+    expect(unstamped(ended.stderr).trimEnd().split('\n')).toEqual([`error: could not write the codes of order ${bigOrder} to standard output (the reader closed the pipe)`, expect.stringMatching(/^hint: /)]);
   });
 
   it('escapes a formula in a CSV cell, and keeps it raw with --csv-raw', async () => {
@@ -217,7 +217,7 @@ describe('codes get: exports', () => {
       const json = args(bigOrder).includes('--json');
       const result = await runCli(args(bigOrder), { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY }, stdoutFull: true });
       expect(result.code, result.stderr).toBe(8);
-      const errors = result.stderr.trimEnd().split('\n').filter((line) => !/ order \S+: completed$/.test(line));
+      const errors = unstamped(result.stderr).trimEnd().split('\n').filter((line) => !/order \S+: completed$/.test(line));
       const message = 'could not write the codes to standard output (no space left on the device)';
       if (json) {
         expect(errors).toHaveLength(1);
@@ -235,7 +235,7 @@ describe('codes get: exports', () => {
     const missing = join(tempDir(), 'no-such-tmp');
     const result = await runCli(['codes', 'get', bigOrder, '--format', 'csv'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY, TMPDIR: missing } });
     expect(result.code, result.stderr).toBe(8);
-    const errors = result.stderr.trimEnd().split('\n').filter((line) => !/ order \S+: completed$/.test(line));
+    const errors = unstamped(result.stderr).trimEnd().split('\n').filter((line) => !/order \S+: completed$/.test(line));
     expect(errors[0]).toMatch(new RegExp(`^error: cannot write the temporary CSV file ${missing}/giftcodes-spool-\\S+: the directory does not exist \\(ENOENT\\)$`));
     expect(errors.slice(1)).toEqual([expect.stringMatching(/^hint: /)]);
     expect(result.stdout).toBe('');

@@ -92,7 +92,7 @@ describe('the config file on disk', () => {
     expect(result.code).toBe(3);
     const lines = result.stderr.split('\n').filter((line) => line !== '');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^error: cannot read the config file .*config\.json/);
+    expect(lines[0]).toMatch(/^[\dT:.Z-]+ error: cannot read the config file .*config\.json/);
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 
@@ -201,7 +201,8 @@ describe('config show, list, set, use', () => {
     [['default-env', 'prod'], 'default-env must be test or live'],
     [['base-url', 'not a url'], 'is not a valid URL'],
     [['base-url', 'ftp://example.com'], 'must use http or https'],
-    [['api-key', DEMO_KEYS.test], 'keys are stored with: giftcodes login'],
+    // The hint's command names the config directory the run used (a cron job's, a test's).
+    [['api-key', DEMO_KEYS.test], 'keys are stored with: GIFTCODES_CONFIG_DIR='],
     [['colour', 'blue'], 'unknown config field "colour"'],
   ])('set %j is refused (exit 2)', async (args, message) => {
     const result = await runCli(['config', 'set', ...args], { configDir });

@@ -60,7 +60,7 @@ describe('order list and order show <ref>', () => {
     expect((await list(configDir, '--limit', '2')).map((r) => r.productId)).toEqual(['apple-us-25', 'steam-us-20']);
     const bad = await runCli(['order', 'list', '--since', 'last tuesday'], { configDir });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error: --since expects/m);
+    expect(bad.stderr).toMatch(/^[\dT:.Z-]+ error: --since expects/m);
 
     // CSV for reconciliation: the header, one line per record.
     const csv = await runCli(['order', 'list', '--format', 'csv', '--product', 'amazon-us-25'], { configDir });
@@ -97,7 +97,7 @@ describe('order list and order show <ref>', () => {
     }
     const ambiguous = await runCli(['order', 'show', 'ord_'], { configDir });
     expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toMatch(/^error: "ord_" matches \d+ orders: /m);
+    expect(ambiguous.stderr).toMatch(/^[\dT:.Z-]+ error: "ord_" matches \d+ orders: /m);
     for (const r of records) expect(ambiguous.stderr).toContain(r.orderId!);
     // Unknown locally: asked of the API as an id (another machine's order).
     const elsewhere = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir: await loggedIn(served.server) })).stdout) as { id: string };
@@ -296,7 +296,7 @@ describe('--query on every command, help, logs', () => {
     for (const args of [['colour', 'red'], ['base-url', 'not a url'], ['base-url', 'ftp://x'], ['default-env', 'prod'], ['base-url', ' '], ['history-days', 'ten'], ['history-days', '0'], ['history-days', '-5']]) {
       const result = await runCli(['config', 'set', ...args], { configDir });
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr).toMatch(/^hint: /m);
+      expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: /m);
     }
     expect(existsSync(file) ? readFileSync(file, 'utf8') : '').toBe(before);
   });
@@ -324,7 +324,7 @@ describe('hints name what fixes this cause', () => {
   it('a wrong port never suggests login', async () => {
     const result = await runCli(['ping', '--base-url', 'http://127.0.0.1:9', '--retries', '0'], { env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/^hint: /m);
+    expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: /m);
     expect(result.stderr).not.toContain('login');
   });
 });

@@ -56,7 +56,7 @@ describe('ping', () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key');
     // The hint names what fixes a refused key: login, --api-key, GIFTCODES_API_KEY.
-    expect(result.stderr).toMatch(/^hint: .*giftcodes login.*--api-key.*GIFTCODES_API_KEY/m);
+    expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: .*giftcodes login.*--api-key.*GIFTCODES_API_KEY/m);
     expect(result.stdout).toBe('');
   });
 

@@ -73,7 +73,7 @@ describe('unknown commands suggest the nearest', () => {
   ])('giftcodes %s', async (args, nearest) => {
     const result = await runCli(args);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^error: unknown (command|option) '/m);
+    expect(result.stderr).toMatch(/^[\dT:.Z-]+ error: unknown (command|option) '/m);
     expect(result.stderr).toContain(`hint: Did you mean ${nearest}?\n`);
   });
 

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, runCli, type RunResult } from '../helpers/e2e.js';
+import { DEMO_KEYS, runCli, type RunResult, unstamped } from '../helpers/e2e.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
 
@@ -99,9 +99,9 @@ function expectOneLine(result: RunResult): string {
   expect(result.stderr).not.toMatch(/TypeError|ReferenceError|Unhandled|node:internal/);
   const lines = result.stderr.split('\n').filter((line) => line !== '');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^error: /);
+  expect(lines[0]).toMatch(/^[\dT:.Z-]+ error: /);
   expect(result.stdout).toBe('');
-  return lines[0]!;
+  return unstamped(lines[0]!);
 }
 
 function jsonError(result: RunResult): { code: string; message: string; exitCode: number; status?: number } {
@@ -167,7 +167,7 @@ describe('error bodies: the status, the code and the message are shown', () => {
     const result = await cli('error-string', ['catalog', 'list', '-q']);
     expect(result.code).toBe(4);
     // Under --quiet the hint joins the one line, in parentheses.
-    expect(expectOneLine(result)).toBe('error: GET /error-string/v1/catalog failed: HTTP 422 unknown_product: there is no product called nope (list the products with: giftcodes catalog list)');
+    expect(expectOneLine(result)).toBe(`error: GET /error-string/v1/catalog failed: HTTP 422 unknown_product: there is no product called nope (list the products with: GIFTCODES_CONFIG_DIR=${result.configDir} giftcodes catalog list)`);
   });
 
   it('application/problem+json 404 is exit 4', async () => {

@@ -419,7 +419,7 @@ describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', SEVERAL_RU
     // The journal's own files first (order pending settles what it reads), then what order pending says.
     expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'))).toEqual([]);
     expect(await pendingIntents(configDir)).toEqual([]);
-    expect(wrong.stderr).toMatch(/^error: cannot open a TLS session with https:\/\/127\.0\.0\.1:\d+ /m);
+    expect(wrong.stderr).toMatch(/^[\dT:.Z-]+ error: cannot open a TLS session with https:\/\/127\.0\.0\.1:\d+ /m);
     expect(wrong.stderr).toContain('use http:// in --base-url');
     // Not retried: the same port will not start speaking TLS.
     expect(wrong.stderr.split('\n').filter((line) => line.startsWith('POST /v1/orders '))).toHaveLength(1);

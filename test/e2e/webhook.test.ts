@@ -3,7 +3,7 @@
 // still gets it from the server's retries.
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { placedOnServer, servedApi, spawnCli, until } from '../helpers/e2e.js';
+import { placedOnServer, servedApi, spawnCli, until, unstamped } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 import { recordingReceiver, webhookListener, type Listener, type Receiver } from '../helpers/webhooks.js';
 
@@ -173,7 +173,7 @@ describe('webhook listen whose reader goes away', () => {
         const ended = await listener.result;
         expect(ended.code).toBe(8);
         // Besides the start's notice and the helper's readiness probe (a GET, refused 405): the run's one error.
-        const lines = ended.stderr.trimEnd().split('\n').filter((line) => !line.includes('listening for webhook events') && !line.includes('(405)'));
+        const lines = unstamped(ended.stderr).trimEnd().split('\n').filter((line) => !line.includes('listening for webhook events') && !line.includes('(405)'));
         if (mode.length > 0) {
           expect(lines).toHaveLength(1);
           expect(JSON.parse(lines[0] ?? '')).toMatchObject({ error: { code: 'output_failed', exitCode: 8, message: 'could not write the output to standard output (the reader closed the pipe)' } });

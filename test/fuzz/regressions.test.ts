@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/api/body.js';
-import { DEMO_KEYS, runCli, tempDir } from '../helpers/e2e.js';
+import { DEMO_KEYS, runCli, tempDir, unstamped } from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { endingProblems } from './check.js';
 
@@ -20,7 +20,7 @@ describe('bugs the fuzzers found', () => {
   test('a typed value holding a line break or an escape sequence stays on the one error line, shown escaped', async () => {
     const broken = await runCli(['--retries', '1\nhint: forged', 'ping']);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toBe(`error: option '--retries <n>' argument '1\\nhint: forged' is invalid. expected a whole number, got "1\\nhint: forged"\nhint: see: giftcodes ping --help\n`);
+    expect(unstamped(broken.stderr)).toBe(`error: option '--retries <n>' argument '1\\nhint: forged' is invalid. expected a whole number, got "1\\nhint: forged"\nhint: see: giftcodes ping --help\n`);
     const profile = await runCli(['config', 'show', '--profile', 'a\nb\rc']);
     expect(profile.code).toBe(2);
     expect(endingProblems(profile, { json: false })).toEqual([]);
@@ -32,14 +32,14 @@ describe('bugs the fuzzers found', () => {
     expect(endingProblems(escape, { json: false })).toEqual([]);
     // commander's own suggestion is still the hint.
     const typo = await runCli(['pingg']);
-    expect(typo.stderr).toBe("error: unknown command 'pingg'\nhint: Did you mean ping?\n");
+    expect(unstamped(typo.stderr)).toBe("error: unknown command 'pingg'\nhint: Did you mean ping?\n");
   });
 
   test('--json as the value of a global option, or `--` as one, is read as commander reads it', async () => {
     // `--env --json`: --json is the value of --env, so the usage error is text.
     const value = await runCli(['--env', '--json', 'ping']);
     expect(value.code).toBe(2);
-    expect(value.stderr).toMatch(/^error: option '--env <test\|live>' argument '--json' is invalid/);
+    expect(unstamped(value.stderr)).toMatch(/^error: option '--env <test\|live>' argument '--json' is invalid/);
     // `--env --`: the `--` is a value, not a terminator, so the --json after it counts.
     const terminator = await runCli(['--env', '--', 'ping', '--json']);
     expect(terminator.code).toBe(2);
@@ -53,7 +53,7 @@ describe('bugs the fuzzers found', () => {
   test('serve with a seed file it cannot read is a usage error (exit 2), not an internal one', async () => {
     const result = await runCli(['serve', '--port', '0', '--seed', 'no-such-seed.json']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: cannot start the server: cannot read seed file no-such-seed.json: ENOENT\nhint: check --seed\n');
+    expect(unstamped(result.stderr)).toBe('error: cannot start the server: cannot read seed file no-such-seed.json: ENOENT\nhint: check --seed\n');
   });
 
   test('a successful answer nested thousands deep is exit 5 (unreadable), not a stack overflow (exit 1)', async () => {

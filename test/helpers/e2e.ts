@@ -382,3 +382,11 @@ export async function until<T>(check: () => T | undefined | Promise<T | undefine
 export function deadPid(): number {
   return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 }
+
+/** An ISO 8601 time and a space: how every stderr line starts when stderr is not a terminal (a cron log). */
+export const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
+
+/** stderr without the time at the start of each line, for tests about what the lines say. */
+export function unstamped(stderr: string): string {
+  return stderr.replace(new RegExp(STAMP.source, 'gm'), '');
+}

@@ -101,8 +101,8 @@ describe('out files', () => {
     writeFileSync(join(path, '..', 'taken.csv'), 'old\n');
     const h = harness();
     const error = await runPlan({ plan: path, concurrency: 1 }, h.f).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 2, code: 'out_exists', hint: 'pass --force, or choose another --out file' });
-    expect((error as Error).message).toBe(`line 2: ${join(path, '..', 'taken.csv')} exists; pass --force to overwrite it; nothing was ordered`);
+    expect(error).toMatchObject({ exitCode: 2, code: 'out_exists', hint: 'pass --force to overwrite it, or choose another --out file' });
+    expect((error as Error).message).toBe(`line 2: ${join(path, '..', 'taken.csv')} exists; nothing was ordered`);
     expect(h.posts()).toBe(0);
     const forced = harness();
     await runPlan({ plan: path, concurrency: 1, force: true }, forced.f);

@@ -48,6 +48,7 @@ function harness(o: { json?: boolean; environment?: 'test' | 'live'; journal?: J
   const j = journal;
   const deps: PlaceDeps = {
     io,
+    configDir: '/nonexistent',
     signal: (o.controller ?? new AbortController()).signal,
     connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'default', baseUrl: o.url ?? server.url, apiKey: KEY, keySource: 'environment' }),
     journal: () => Promise.resolve(j),
@@ -90,7 +91,8 @@ describe('runPlan', () => {
     await h.deps.io.flushOut();
     expect(h.posts()).toBe(0);
     expect(h.out()).toContain('dry run: not sent');
-    expect(h.out()).toMatch(/^ROW +PRODUCT +QTY +ORDER +STATUS +KEY +OUT\n1 +amazon-us-25 +2 +- +dry run: not sent +plan-[0-9a-f]{24}\n$/);
+    // Priced from the catalog (issue 30): the unit price and the row's amount.
+    expect(h.out()).toMatch(/^ROW +PRODUCT +QTY +ORDER +UNIT PRICE +AMOUNT +STATUS +KEY +OUT\n1 +amazon-us-25 +2 +- +25\.00 USD +50\.00 USD +dry run: not sent +plan-[0-9a-f]{24}\n$/);
   });
 
   it('a failing row fails the plan with its exit code, naming the first; the other rows are delivered', async () => {

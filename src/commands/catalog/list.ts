@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
 import { exportResult } from '../../output/exporter.js';
 import { display, renderTable } from '../../output/table.js';
+import type { ApiClient } from '../../api/client.js';
 import type { Product } from '../../api/schemas.js';
+import type { Io } from '../../output/io.js';
+import type { Progress } from '../../output/progress.js';
+import { unitPriceOf } from '../../orders/products.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
@@ -10,20 +14,35 @@ export function register(parent: Command, app: App): void {
   addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
-export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connection'>): Promise<void> {
-  const [api, connection] = await Promise.all([deps.api(), deps.connection()]);
-  const spinner = await deps.io.spinner('reading the catalog');
-  let products: Product[];
+/**
+ * The whole catalog: a spinner until the first page, then products read of the total the service states
+ * (or the count and rate, where it states none) for a catalog of many pages.
+ */
+export async function readCatalog(io: Io, api: ApiClient): Promise<Product[]> {
+  const [spinner, { startProgress }] = await Promise.all([io.spinner('reading the catalog'), import('../../output/progress.js')]);
+  let progress: Progress | undefined;
   try {
-    products = await api.listProducts();
+    return await api.listProducts((read, total) => {
+      if (!progress) {
+        spinner.stop();
+        progress = startProgress(io, { label: 'reading the catalog', unit: 'products', total });
+      }
+      progress.update(read, total);
+    });
   } finally {
     spinner.stop();
+    progress?.stop();
   }
+}
+
+export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connection'>): Promise<void> {
+  const [api, connection] = await Promise.all([deps.api(), deps.connection()]);
+  const products = await readCatalog(deps.io, api);
   // Completions offer product ids from this cache: TAB never calls the network.
   const { saveCatalogCache } = await import('../../output/catalog-cache.js');
   const prices: Record<string, { amount: number; currency: string }> = {};
   for (const product of products) {
-    const price = unitPrice(product);
+    const price = unitPriceOf(product);
     if (price) prices[product.id] = price;
   }
   saveCatalogCache(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl }, products.map((product) => product.id), prices);
@@ -44,13 +63,4 @@ export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connect
       return extra.size > 0 ? [io.c.dim(`${rows.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`)] : [];
     },
   });
-}
-
-/** A product's price in minor units: `{amount, currency}`, or a number beside a `currency` field; else unknown. */
-function unitPrice(product: Product): { amount: number; currency: string } | undefined {
-  const price: unknown = product.price ?? product.face_value ?? product.amount;
-  if (typeof price === 'number' && Number.isSafeInteger(price) && typeof product.currency === 'string') return { amount: price, currency: product.currency };
-  if (!price || typeof price !== 'object') return undefined;
-  const { amount, currency } = price as { amount?: unknown; currency?: unknown };
-  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string' ? { amount, currency } : undefined;
 }

@@ -90,31 +90,24 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   }
   // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
   const journal = out === '-' ? undefined : await deps.journal();
-  const spinner = out === '-' ? undefined : await deps.io.spinner(`fetching the codes of ${options.orderId}`);
-  let result: Awaited<ReturnType<typeof exportCodes>>;
-  try {
-    // An existing file is refused unless it is already exactly these codes (a re-run); when the codes cannot
-    // be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
-    const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: deps.io, signal: deps.signal }).catch(unlessInterrupted) : undefined;
-    if (existing && !same) throw existing;
-    result = same ?? await exportCodes({
-      api,
-      orderId: options.orderId,
-      expected,
-      out,
-      format: options.format,
-      force,
-      csvRaw: options.csvRaw === true,
-      io: deps.io,
-      signal: deps.signal,
-      onProgress: (count) => spinner?.update(`fetching the codes of ${options.orderId}: ${count}`),
-      ...(journal ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
-      beforeCommit: () => failpointSync('codes.tmp-written'),
-    });
-    if (out !== '-') await failpoint('codes.renamed');
-  } finally {
-    spinner?.stop();
-  }
+  // An existing file is refused unless it is already exactly these codes (a re-run); when the codes cannot
+  // be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
+  const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: deps.io, signal: deps.signal }).catch(unlessInterrupted) : undefined;
+  if (existing && !same) throw existing;
+  const result = same ?? await exportCodes({
+    api,
+    orderId: options.orderId,
+    expected,
+    out,
+    format: options.format,
+    force,
+    csvRaw: options.csvRaw === true,
+    io: deps.io,
+    signal: deps.signal,
+    ...(journal ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
+    beforeCommit: () => failpointSync('codes.tmp-written'),
+  });
+  if (out !== '-') await failpoint('codes.renamed');
   // The codes went to the file: stdout holds where (--json), else a notice says it.
   const print = async (): Promise<void> => {
     if (out === '-') return;
@@ -127,6 +120,8 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   if (result.readerGone) throw readerGoneError(options.orderId);
   await noteCompleted();
   await delivered(deps, print, { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
+  const { runSummary } = await import('../../output/progress.js');
+  runSummary(deps.io, `exported ${result.count} codes of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`);
 }
 
 /** The codes reached the user (lifecycle.ts): an interrupted `order place` of this order must not deliver them again. */

@@ -3,7 +3,10 @@ import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
-import type { PlanResult, RowOptions } from '../../orders/plan.js';
+import type { Driven } from '../../orders/drive.js';
+import type { PlanResult, PlanRow, RowOptions } from '../../orders/plan.js';
+import type { Product } from '../../api/schemas.js';
+import { formatMoney } from '../../money.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -38,7 +41,7 @@ export interface PlanRunOptions extends RowOptions {
   yes?: boolean | undefined;
 }
 
-export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'journal'>;
+export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'journal' | 'configDir'>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -65,6 +68,12 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void> {
   if (options.plan !== undefined) return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
+  // Alone at a terminal: a guided order (orders/guided.ts), confirmed there; elsewhere the usage error below.
+  if (options.product === undefined && options.quantity === undefined && options.idempotencyKey === undefined && !options.json && deps.io.canPrompt) {
+    const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([import('../../orders/guided.js'), import('../catalog/list.js'), deps.connection(), deps.api()]);
+    const chosen = await guidedOrder(deps.io, api, connection, await readCatalog(deps.io, api));
+    options = { ...options, ...chosen, yes: true };
+  }
   checkSingleOrderFlags(options);
   const out = outSpec(options);
   const waits = options.wait === true || out !== undefined;
@@ -78,6 +87,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     import('../../orders/recover.js'),
     import('../../orders/lifecycle.js'),
   ]);
+  // A typo is refused before anything is sent, where the catalog is at hand; an interrupted order of the
+  // product is finished whatever the catalog says now.
+  if (!journal.read().intents.some((intent) => intent.productId === options.product)) {
+    const { checkProductKnown } = await import('../../orders/products.js');
+    await checkProductKnown({ configDir: deps.configDir, target: { profile: connection.profile, baseUrl: connection.baseUrl }, api: () => Promise.resolve(api) }, options.product);
+  }
   const spec = {
     profile: connection.profile,
     environment: connection.environment,
@@ -119,7 +134,13 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // The lock held is this command's --out; a resumed intent writes where it was started to (its own lock).
       outLock: outLock && intent.out && resolve(intent.out.path) === outLock.target ? outLock : undefined,
     });
-    await finish(deps.io, journal, driven);
+    try {
+      await finish(deps.io, journal, driven);
+    } catch (error) {
+      if (error === driven.failure) await summarise(deps.io, driven);
+      throw error;
+    }
+    await summarise(deps.io, driven);
   } finally {
     outLock?.release();
   }
@@ -137,8 +158,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
     const scope = await deps.connection().then(connectionScope, () => undefined);
-    await planSummary(io, readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch)).map((r) => ({ ...r, dryRun: true })));
-    return;
+    return dryRun(readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch)), deps);
   }
   const connection = await deps.connection();
   const scope = connectionScope(connection);
@@ -173,11 +193,68 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // The summary is the delivery of every row: printed and flushed, then each row's record, then its intent settled.
     await deliver(io, journal, () => planSummary(io, results), outcomes);
     await settle(journal, outcomes);
+    const { runSummary } = await import('../../output/progress.js');
+    runSummary(io, planStory(o.plan, results));
     const failure = planFailure(results);
     if (failure) throw failure;
   } finally {
     for (const lock of outLocks.values()) lock.release();
   }
+}
+
+/**
+ * A plan's dry run sends no order: every row's product is checked against the catalog (an unknown one fails
+ * the dry run, naming its row), with the unit price and the amount of each row and the total. Without a
+ * catalog (no key, no network) the rows are printed unchecked, and a warning says so.
+ */
+async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> {
+  const { io } = deps;
+  const { unknownProduct, unitPriceOf } = await import('../../orders/products.js');
+  let products: Map<string, Product> | undefined;
+  try {
+    const { readCatalog } = await import('../catalog/list.js');
+    await deps.connection();
+    products = new Map((await readCatalog(io, await deps.api())).map((p) => [p.id, p]));
+  } catch (error) {
+    io.warn(`the products were not checked against the catalog: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (products) {
+    const ids = [...products.keys()];
+    const bad = rows.filter((r) => !products.has(r.productId));
+    if (bad.length > 0) {
+      const first = unknownProduct(bad[0]!.productId, ids, `line ${bad[0]!.row}: `);
+      const more = bad.slice(1).map((r) => `line ${r.row}: "${r.productId}"`);
+      throw new UsageError(`${first.message}${more.length > 0 ? `; also unknown: ${more.join(', ')}` : ''}`, { code: 'unknown_product', ...(first.hint ? { hint: first.hint } : {}) });
+    }
+  }
+  await planSummary(io, rows.map((r) => ({ ...r, dryRun: true, ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}) })));
+  if (products && !io.json) {
+    const total = totalOf(rows.map((r) => ({ price: unitPriceOf(products.get(r.productId)), quantity: r.quantity })));
+    io.notice(`dry run: ${rows.length} orders, ${rows.reduce((sum, r) => sum + r.quantity, 0)} codes${total ? `, ${total} in all` : ''}; nothing was sent`);
+  }
+}
+
+type Money = { amount: number; currency: string };
+
+/** The total per currency: `250.00 USD + 40.00 EUR`; undefined when no row has a price. */
+function totalOf(rows: readonly { price?: Money | undefined; quantity: number }[]): string | undefined {
+  const sums = new Map<string, number>();
+  for (const r of rows) if (r.price) sums.set(r.price.currency, (sums.get(r.price.currency) ?? 0) + r.price.amount * r.quantity);
+  return sums.size === 0 ? undefined : [...sums].map(([currency, minor]) => formatMoney(minor, currency)).join(' + ');
+}
+
+/** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
+function planStory(plan: string, results: readonly PlanResult[]): string {
+  const failed = results.filter((r) => r.error).length;
+  const earlier = results.filter((r) => r.already).length;
+  const placed = results.filter((r) => !r.error && !r.already);
+  const units = placed.reduce((sum, r) => sum + r.quantity, 0);
+  const files = placed.filter((r) => r.out).length;
+  return [
+    `plan ${plan}: ${placed.length} of ${results.length} rows ordered (${units} codes${files > 0 ? `, ${files} codes files written` : ''})`,
+    ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
+    ...(failed > 0 ? [`${failed} failed`] : []),
+  ].join(', ');
 }
 
 /** One line per row: what was ordered (or read, or not sent), its order, and where its codes went. */
@@ -189,11 +266,24 @@ async function planSummary(io: Io, results: readonly PlanResult[]): Promise<void
         { header: 'product', value: (r) => r.productId, whole: true },
         { header: 'qty', value: (r) => String(r.quantity) },
         { header: 'order', value: (r) => (r.order ? String(r.order.id) : '-'), whole: true },
+        ...(data.some((r) => r.price)
+          ? [
+              { header: 'unit price', value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount, r.price.currency) : '') },
+              { header: 'amount', value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount * r.quantity, r.price.currency) : '') },
+            ]
+          : []),
         { header: 'status', value: (r) => (r.dryRun ? 'dry run: not sent' : r.error ? `error: ${r.error.code}` : `${String(r.order?.status ?? '')}${r.already ? ' (earlier run)' : ''}`) },
         { header: 'key', value: (r) => r.key, whole: true },
         { header: 'out', value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : '') },
       ]),
   });
+}
+
+/** The run's one summary line in a log (output/progress.ts): what was ordered, the order, where its codes went. */
+async function summarise(io: Io, { intent, order, written }: Driven): Promise<void> {
+  const { runSummary } = await import('../../output/progress.js');
+  const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${written.format})` : '';
+  runSummary(io, `ordered ${intent.quantity} × ${intent.productId}: order ${String(order.id)} ${String(order.status)}${codes}`);
 }
 
 /** Printable ASCII without spaces, as an HTTP header value and a journal key can safely carry. */

@@ -1,0 +1,79 @@
+// Typos are caught before money moves: a product id that is not in the catalog is refused (exit 2) with the
+// nearest ids, before anything is sent. The catalog cache of the last `catalog list` (output/catalog-cache.ts)
+// says whether an id is known without a request; an id it lacks is looked up in the catalog itself, since
+// the cache may be older than the product.
+import type { ApiClient } from '../api/client.js';
+import type { Product } from '../api/schemas.js';
+import { UsageError } from '../errors.js';
+import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
+
+/** The ids closest to `id` (edit distance, ties by name): those at the least distance; none when nothing is close. */
+export function nearestIds(id: string, ids: readonly string[], count = 3): string[] {
+  const wanted = id.toLowerCase();
+  const limit = Math.max(2, Math.floor(wanted.length / 3));
+  return ids
+    .map((candidate) => ({ candidate, distance: editDistance(wanted, candidate.toLowerCase(), limit) }))
+    .filter((c) => c.distance <= limit)
+    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+    // Only the closest: "amazon-us-25", not every denomination of the brand beside it.
+    .filter((c, _i, all) => c.distance === all[0]!.distance)
+    .slice(0, count)
+    .map((c) => c.candidate);
+}
+
+/** Levenshtein distance, given up (limit + 1) once it exceeds `limit`: 20,000 products stay cheap. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      current.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** `no product "amazn-us-25" in the catalog; did you mean amazon-us-25?` (exit 2: nothing was sent). */
+export function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
+  const near = nearestIds(id, ids);
+  return new UsageError(`${where}no product "${id}" in the catalog${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}; nothing was sent`, {
+    code: 'unknown_product',
+    hint: 'list the products with: giftcodes catalog list',
+  });
+}
+
+/**
+ * Refuses a product id the catalog does not have, before anything is sent. Only where the catalog is at hand:
+ * with no cache, the order goes as before (the API refuses an unknown product, charging nothing); a catalog
+ * that cannot be read now never blocks an order.
+ */
+export async function checkProductKnown(o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient> }, id: string): Promise<void> {
+  const cached = readCatalogCache(o.configDir, o.target);
+  if (cached.length === 0 || cached.includes(id)) return;
+  let products: Product[];
+  try {
+    products = await (await o.api()).listProducts();
+  } catch {
+    return;
+  }
+  const ids = products.map((p) => p.id);
+  // The cache is left as `catalog list` saved it (with its prices): this read only answers the one question.
+  if (!ids.includes(id)) throw unknownProduct(id, ids);
+}
+
+/** A product's price in minor units: `{amount, currency}`, or a number beside a `currency` field; else unknown. */
+export function unitPriceOf(product: Product | undefined): { amount: number; currency: string } | undefined {
+  if (!product) return undefined;
+  const price: unknown = product.price ?? product.face_value ?? product.amount;
+  if (typeof price === 'number' && Number.isSafeInteger(price) && typeof product.currency === 'string') return { amount: price, currency: product.currency };
+  if (!price || typeof price !== 'object') return undefined;
+  const { amount, currency } = price as { amount?: unknown; currency?: unknown };
+  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string' ? { amount, currency } : undefined;
+}

@@ -1,0 +1,156 @@
+// How far a long step is: codes written of the order's quantity, catalog products read of the stated total,
+// plan rows done of all. On a terminal one line on stderr, redrawn in place at most ten times a second and
+// cleared at the end; elsewhere (cron, CI, a log file) no redraws, but a timestamped line every ten seconds
+// for work that lasts longer than that. Silent under --quiet and --json. See README, "Progress and logs".
+import type { Writable } from 'node:stream';
+
+/** What progress needs of the Io: stderr, whether it is a terminal, the mode, and the log's timestamps. */
+export interface ProgressIo {
+  readonly stderr: Writable;
+  readonly stderrIsTTY: boolean;
+  readonly quiet: boolean;
+  readonly json: boolean;
+  stamp(): string;
+}
+
+export interface ProgressOptions {
+  /** What is being done, for a person: "writing the codes of ord_123". */
+  label: string;
+  /** The unit counted, plural: "codes", "products", "rows". */
+  unit: string;
+  /** How many there are, where known; without it the line shows the count and the rate only. */
+  total?: number | undefined;
+  /** Milliseconds since some fixed point; a test passes a fake clock. */
+  now?: () => number;
+}
+
+export interface Progress {
+  /** `done` so far (and the total, once it becomes known). Cheap: it draws only when a redraw is due. */
+  update(done: number, total?: number): void;
+  /** Clears the line on a terminal. Safe to call twice. */
+  stop(): void;
+}
+
+/** Redraws on a terminal at most this often. */
+export const REDRAW_MS = 100;
+/** Not on a terminal: a line at most this often, the first one once the work has lasted this long. */
+export const LOG_EVERY_MS = 10_000;
+
+const NONE: Progress = { update: () => undefined, stop: () => undefined };
+
+/**
+ * Terminals with a progress line: one line at a time (a plan's rows write their codes under the plan's
+ * line). `erase` clears it when drawn, so that another line on stderr does not land beside it.
+ */
+const busy = new WeakMap<Writable, { erase(): void }>();
+
+/** Before any other line on a terminal's stderr: the progress line makes way, and is drawn again at its next update. */
+export function makeRoom(stderr: Writable): void {
+  busy.get(stderr)?.erase();
+}
+
+export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
+  if (io.quiet || io.json) return NONE;
+  const tty = io.stderrIsTTY;
+  // Read once: Io's stderr getter makes room for other lines, this one's own included.
+  const stderr = io.stderr;
+  if (tty && busy.has(stderr)) return NONE;
+  const now = o.now ?? (() => performance.now());
+  const started = now();
+  let total = o.total;
+  let done = 0;
+  let next = tty ? started : started + LOG_EVERY_MS;
+  let drawn = false;
+  let stopped = false;
+  if (tty) {
+    busy.set(stderr, {
+      erase: () => {
+        if (!drawn) return;
+        drawn = false;
+        next = 0;
+        stderr.write('\r\x1b[K');
+      },
+    });
+  }
+  const width = (): number => {
+    const columns = (stderr as Writable & { columns?: number }).columns;
+    return columns && columns > 20 ? columns : 80;
+  };
+  const draw = (at: number): void => {
+    const line = progressLine(o.label, o.unit, done, total, at - started);
+    if (tty) {
+      // \r back to the start of the line, \x1b[K erases what a longer earlier line left.
+      stderr.write(`\r${fit(line, width() - 1)}\x1b[K`);
+      drawn = true;
+    } else {
+      stderr.write(`${io.stamp()}${line}\n`);
+    }
+  };
+  return {
+    update(count, newTotal) {
+      if (stopped) return;
+      done = count;
+      if (newTotal !== undefined) total = newTotal;
+      const at = now();
+      // The last count is drawn on a terminal however soon it comes: the line ends at its total, not short of it.
+      const last = tty && total !== undefined && done >= total;
+      if (at < next && !last) return;
+      next = at + (tty ? REDRAW_MS : LOG_EVERY_MS);
+      draw(at);
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      if (tty) busy.delete(stderr);
+      if (drawn) stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+/** `writing the codes of ord_1: 50,000 of 100,000 codes (50%), 25,000 codes/s, 2 s left`. */
+export function progressLine(label: string, unit: string, done: number, total: number | undefined, elapsedMs: number): string {
+  const seconds = elapsedMs / 1000;
+  const rate = seconds > 0 ? done / seconds : 0;
+  const rateText = rate > 0 ? `, ${count(Math.round(rate))} ${unit}/s` : '';
+  if (total === undefined || total <= 0) return `${label}: ${count(done)} ${unit}${rateText}`;
+  const percent = Math.min(100, Math.floor((done * 100) / total));
+  const left = rate > 0 && done < total ? `, ${duration((total - done) / rate)} left` : '';
+  return `${label}: ${count(done)} of ${count(total)} ${unit} (${percent}%)${rateText}${left}`;
+}
+
+/** Seconds for a person: `42 s`, `3 min 5 s`, `1 h 2 min`. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** How long a run took, for its summary line: `0.8 s`, `31.2 s`, `3 min 5 s`. */
+export function took(seconds: number): string {
+  return seconds < 60 ? `${seconds.toFixed(1)} s` : duration(seconds);
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** A line that would wrap is cut with an ellipsis: a wrapped line cannot be redrawn in place. */
+function fit(line: string, width: number): string {
+  return line.length <= width ? line : `${line.slice(0, Math.max(0, width - 1))}…`;
+}
+
+/** What summary lines need of the Io. */
+export interface SummaryIo {
+  readonly stderrIsTTY: boolean;
+  notice(text: string): void;
+}
+
+/**
+ * Not on a terminal, a run that ordered or exported ends with one line that tells its story in the log:
+ * what was ordered, the order, where the codes went, how long the run took. A terminal has seen all that.
+ */
+export function runSummary(io: SummaryIo, what: string, seconds = process.uptime()): void {
+  if (io.stderrIsTTY) return;
+  io.notice(`done: ${what}; took ${took(seconds)}`);
+}

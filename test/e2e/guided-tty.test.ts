@@ -1,0 +1,40 @@
+// `giftcodes order place` alone at a terminal (tmux): a guided order, the product found by typing and picked
+// with the arrow keys, a quantity, the price and the total, a confirmation; elsewhere the usage error it was.
+import { describe, expect, it } from 'vitest';
+import { ledger, runCli, servedApi } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const served = servedApi(['--fulfil-after', '0'], { login: true });
+const inTerminal = giftcodesTerminals();
+
+describe('a guided order at a terminal', () => {
+  it('search by typing, pick with the arrow keys, see price and total, confirm: the order is placed once', async () => {
+    const before = (await ledger(served.server)).orders.length;
+    const t = inTerminal(['order', 'place'], served.configDir, { GIFTCODES_BASE_URL: served.url });
+    await t.waitFor(/Product \(type to search/);
+    t.type('steam');
+    await t.waitFor(/steam-us-20 +Steam +20\.00 USD/);
+    // The first match is highlighted; the arrow key moves to the second.
+    const list = t.screen().split('\n').filter((l) => /steam-us-\d+/.test(l));
+    expect(list.length).toBeGreaterThanOrEqual(2);
+    const second = /(steam-us-\d+)/.exec(list[1]!)![1]!;
+    t.press('Down');
+    t.press('Enter');
+    await t.waitFor(new RegExp(`Quantity of ${second}`));
+    t.answer('3');
+    const question = await t.waitFor(/Place a test order for 3 × steam-us-\d+ at [\d.]+ USD each, [\d.]+ USD in all\?/);
+    expect(question).toContain(`3 × ${second}`);
+    t.answer('y');
+    const done = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(done).toContain('[exit 0]');
+    expect(done).toMatch(new RegExp(`product +${second}`));
+    const orders = (await ledger(served.server)).orders;
+    expect(orders.length).toBe(before + 1);
+  }, 60_000);
+
+  it('without a terminal it stays the usage error', async () => {
+    const r = await runCli(['order', 'place'], { configDir: served.configDir, baseUrl: served.url });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("required option '--product <id>' not specified");
+  });
+});

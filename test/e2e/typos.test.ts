@@ -1,0 +1,43 @@
+// Typos are caught before money moves (issue 30): an unknown --product is refused with the nearest ids when
+// the catalog is at hand, and a plan's dry run checks every row against the catalog and prices it.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ledger, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
+
+const served = servedApi([], { login: true });
+
+describe('an unknown --product', () => {
+  it('is refused before anything is sent, exit 2, with the nearest id, once the catalog is at hand', async () => {
+    const { configDir, url: baseUrl } = served;
+    expect((await runCli(['catalog', 'list', '--json'], { configDir, baseUrl })).code).toBe(0);
+    const before = (await ledger(served.server)).orders.length;
+    const r = await runCli(['order', 'place', '--product', 'amazn-us-25', '--quantity', '1'], { configDir, baseUrl });
+    expect(r.code, r.stderr).toBe(2);
+    expect(unstamped(r.stderr)).toMatch(/^error: no product "amazn-us-25" in the catalog; did you mean amazon-us-25\?; nothing was sent$/m);
+    expect((await ledger(served.server)).orders.length).toBe(before);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe("a plan's --dry-run", () => {
+  it('prices every row from the catalog and prints the total', async () => {
+    const plan = join(tempDir(), 'restock.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-25,10\nsteam-us-20,2\n');
+    const r = await runCli(['order', 'place', '--plan', plan, '--dry-run'], { configDir: served.configDir, baseUrl: served.url });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^2 +amazon-us-25 +10 +- +25\.00 USD +250\.00 USD +dry run: not sent/m);
+    expect(r.stdout).toMatch(/^3 +steam-us-20 +2 +- +20\.00 USD +40\.00 USD +dry run: not sent/m);
+    expect(unstamped(r.stderr)).toContain('dry run: 2 orders, 12 codes, 290.00 USD in all; nothing was sent');
+  });
+
+  it('fails on an unknown product, naming its row and the nearest id; nothing is sent', async () => {
+    const plan = join(tempDir(), 'restock.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-25,10\nstem-us-20,2\n');
+    const before = (await ledger(served.server)).orders.length;
+    const r = await runCli(['order', 'place', '--plan', plan, '--dry-run'], { configDir: served.configDir, baseUrl: served.url });
+    expect(r.code).toBe(2);
+    expect(unstamped(r.stderr)).toMatch(/^error: line 3: no product "stem-us-20" in the catalog; did you mean steam-us-20\?/m);
+    expect((await ledger(served.server)).orders.length).toBe(before);
+  });
+});

@@ -1,0 +1,128 @@
+// Progress on stderr (output/progress.ts): redrawn in place on a terminal, timestamped lines in a log.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { LOG_EVERY_MS, makeRoom, progressLine, runSummary, startProgress, type ProgressIo } from '../../src/output/progress.js';
+
+function fakeIo(tty: boolean, mode: { quiet?: boolean; json?: boolean } = {}): ProgressIo & { text(): string } {
+  const stderr = new PassThrough();
+  let text = '';
+  stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { stderr, stderrIsTTY: tty, quiet: mode.quiet ?? false, json: mode.json ?? false, stamp: () => (tty ? '' : '2026-11-29T00:00:00.000Z '), text: () => text };
+}
+
+/** A clock the test moves by hand. */
+function clock(): { now: () => number; advance(ms: number): void } {
+  let t = 0;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+describe('progress on a terminal', () => {
+  it('redraws one line in place at most ten times a second, and clears it at the end', () => {
+    const io = fakeIo(true);
+    const c = clock();
+    const p = startProgress(io, { label: 'writing the codes of ord_1', unit: 'codes', total: 1000, now: c.now });
+    for (let i = 1; i <= 100; i++) {
+      c.advance(10);
+      p.update(i * 5);
+    }
+    p.stop();
+    const draws = io.text().split('\r').filter((s) => s.startsWith('writing'));
+    // 1000 ms of updates every 10 ms: at most one draw per 100 ms, plus the first.
+    expect(draws.length).toBeGreaterThanOrEqual(9);
+    expect(draws.length).toBeLessThanOrEqual(11);
+    expect(io.text()).not.toContain('\n');
+    expect(io.text().endsWith('\r\x1b[K')).toBe(true);
+    // eslint-disable-next-line no-control-regex
+    expect(draws.at(-1)).toMatch(/^writing the codes of ord_1: 4\d\d of 1,000 codes \(4\d%\), 500 codes\/s, 1 s left\x1b\[K$/);
+  });
+
+  it('draws the last count however soon it comes', () => {
+    const io = fakeIo(true);
+    const c = clock();
+    const p = startProgress(io, { label: 'x', unit: 'codes', total: 10, now: c.now });
+    p.update(1);
+    c.advance(1);
+    p.update(10);
+    expect(io.text()).toContain('10 of 10 codes (100%)');
+  });
+
+  it('draws one line at a time: a second progress under the first stays silent', () => {
+    const io = fakeIo(true);
+    const outer = startProgress(io, { label: 'plan', unit: 'rows', total: 2 });
+    const inner = startProgress(io, { label: 'writing the codes of ord_2', unit: 'codes', total: 10 });
+    inner.update(5);
+    inner.stop();
+    outer.update(1);
+    outer.stop();
+    expect(io.text()).not.toContain('ord_2');
+    expect(io.text()).toContain('plan: 1 of 2 rows (50%)');
+  });
+
+  it('makes way for another line on stderr, and is drawn again at its next update', () => {
+    const io = fakeIo(true);
+    const c = clock();
+    const p = startProgress(io, { label: 'x', unit: 'codes', total: 10, now: c.now });
+    p.update(1);
+    makeRoom(io.stderr);
+    io.stderr.write('warning: slow\n');
+    c.advance(1);
+    p.update(2);
+    p.stop();
+    expect(io.text()).toBe('\rx: 1 of 10 codes (10%)\x1b[K\r\x1b[Kwarning: slow\n\rx: 2 of 10 codes (20%), 2,000 codes/s, 4 s left\x1b[K\r\x1b[K');
+  });
+
+  it('says nothing under --quiet or --json', () => {
+    for (const mode of [{ quiet: true }, { json: true }]) {
+      const io = fakeIo(true, mode);
+      const p = startProgress(io, { label: 'x', unit: 'codes', total: 10 });
+      p.update(10);
+      p.stop();
+      expect(io.text()).toBe('');
+    }
+  });
+});
+
+describe('progress in a log', () => {
+  it('writes no redraws, and one timestamped line every ten seconds of work that lasts longer', () => {
+    const io = fakeIo(false);
+    const c = clock();
+    const p = startProgress(io, { label: 'writing the codes of ord_1', unit: 'codes', total: 100_000, now: c.now });
+    for (let s = 1; s <= 25; s++) {
+      c.advance(1000);
+      p.update(s * 4000);
+    }
+    p.stop();
+    const lines = io.text().split('\n').filter(Boolean);
+    expect(io.text()).not.toContain('\r');
+    expect(lines).toEqual([
+      '2026-11-29T00:00:00.000Z writing the codes of ord_1: 40,000 of 100,000 codes (40%), 4,000 codes/s, 15 s left',
+      '2026-11-29T00:00:00.000Z writing the codes of ord_1: 80,000 of 100,000 codes (80%), 4,000 codes/s, 5 s left',
+    ]);
+  });
+
+  it('says nothing of work shorter than ten seconds', () => {
+    const io = fakeIo(false);
+    const c = clock();
+    const p = startProgress(io, { label: 'x', unit: 'codes', total: 10, now: c.now });
+    c.advance(LOG_EVERY_MS - 1);
+    p.update(10);
+    p.stop();
+    expect(io.text()).toBe('');
+  });
+
+  it('ends a run with one summary line; a terminal gets none', () => {
+    const lines: string[] = [];
+    runSummary({ stderrIsTTY: false, notice: (t) => lines.push(t) }, 'ordered 5 × amazon-us-25: order ord_1 completed', 31.24);
+    runSummary({ stderrIsTTY: true, notice: (t) => lines.push(t) }, 'ordered', 1);
+    expect(lines).toEqual(['done: ordered 5 × amazon-us-25: order ord_1 completed; took 31.2 s']);
+  });
+});
+
+describe('progressLine', () => {
+  it('shows the count and the rate where the total is unknown', () => {
+    expect(progressLine('reading the catalog', 'products', 2000, undefined, 2000)).toBe('reading the catalog: 2,000 products, 1,000 products/s');
+  });
+  it('says minutes for long waits', () => {
+    expect(progressLine('w', 'codes', 1000, 1_000_000, 1000)).toBe('w: 1,000 of 1,000,000 codes (0%), 1,000 codes/s, 16 min 39 s left');
+  });
+});
