@@ -60,7 +60,9 @@ describe('rule 2: same key, different body', () => {
 });
 
 describe('rule 3: same key while the first request runs', () => {
-  const heldServers = inProcessServers({ held: { holdMs: 200 } }, start);
+  // Held 2 s: the second request, sent 50 ms after the first, must still find it running on a loaded machine
+  // (with 200 ms, a stall of the test's own event loop let the first finish, and the second was a replay).
+  const heldServers = inProcessServers({ held: { holdMs: 2000 } }, start);
 
   test('409 request_in_progress, then the original once it is done', async () => {
     const { held } = heldServers;

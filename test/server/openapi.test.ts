@@ -70,12 +70,14 @@ let seeded: Proxy;
 let faulty: Proxy;
 beforeAll(async () => {
   const servers = await Promise.all([
-    start({ fulfilAfterMs: 400, holdMs: 300 }),
+    // Orders held 2 s (was 300 ms): the same key sent 100 ms later through Prism must find the first still running,
+    // also when Prism and the test stall on a loaded machine.
+    start({ fulfilAfterMs: 400, holdMs: 2000 }),
     start({ fulfilAfterMs: 50, seedFile: FORMULA_SEED }),
     start({ rateLimit: 1, failRate: 1 }),
   ]);
   [plain, seeded, faulty] = await Promise.all(servers.map(proxy)) as [Proxy, Proxy, Proxy];
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   for (const p of [plain, seeded, faulty]) {
     p?.child.kill();
