@@ -1,7 +1,7 @@
 // Types of scripts/chaos.mjs for the test that runs it inside npm test.
 export interface ChaosResult {
   rounds: number;
-  /** Orders asked for: one per round, three per plan round. */
+  /** Orders asked for: one per round, three per plan round, six per plan run twice. */
   orders: number;
   charges: number;
   lost: number;
@@ -12,6 +12,8 @@ export interface ChaosResult {
   unrecorded: number;
   /** Rounds with an order the server never charged. */
   noCharge: number;
+  /** Rounds in which sixty commands a user could run never got every order to the user. */
+  stuck: number;
   kills: number;
   /** Rounds whose last command was interrupted, finished by order resume --all. */
   finished: number;
@@ -21,5 +23,5 @@ export interface ChaosResult {
   byMode: Record<string, number>;
 }
 export const MODES: string[];
-export function failed(round: Pick<ChaosResult, 'lost' | 'double' | 'left' | 'unrecorded' | 'noCharge'>): boolean;
+export function failed(round: Pick<ChaosResult, 'lost' | 'double' | 'left' | 'unrecorded' | 'noCharge' | 'stuck'>): boolean;
 export function runChaos(options?: { rounds?: number; concurrency?: number; seed?: number; log?: (line: string) => void }): Promise<ChaosResult>;

@@ -11,7 +11,7 @@
 //   node scripts/chaos.mjs [--rounds 300] [--concurrency 4] [--seed n]
 // Also imported by test/e2e/chaos.test.ts (runChaos) for the 50 rounds inside npm test.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,11 +20,20 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'giftcodes');
 const KEY = 'sc_test_demo_4f3c9a1b7e2d';
-/** Every order of a run is one (product, quantity) pair no other order uses: that is how the ledger tells them apart. */
-const PRODUCTS = ['amazon-us-10', 'amazon-us-25', 'amazon-us-50', 'amazon-us-100', 'apple-us-25', 'apple-us-50', 'google-play-us-25', 'steam-us-20', 'steam-us-50', 'zalando-de-25', 'tesco-uk-20'];
+const LIVE_KEY = 'sc_live_demo_9b1e6d2c8a7f';
+/** A second reseller, under a profile whose name holds key-shaped text (the journal must store it as given). */
+const MISC = { profile: 'misc_test_shop', reseller: 'rs_misc', test: 'sc_test_misc_5c2e8a0f4b6d1397', live: 'sc_live_misc_0d4f6b8a2c1e3579' };
+/**
+ * Every order of a run is one (product, quantity, environment, reseller) no other order uses: that is how the
+ * ledger tells them apart. Two product ids hold key-shaped text (`misc_test_`, `misc_live_`).
+ */
+const PRODUCTS = ['amazon-us-10', 'amazon-us-25', 'amazon-us-50', 'amazon-us-100', 'apple-us-25', 'misc_test_pack-10', 'apple-us-50', 'google-play-us-25', 'steam-us-20', 'misc_live_box-25', 'steam-us-50', 'zalando-de-25', 'tesco-uk-20'];
+const CURRENCY = { 'zalando-de-25': 'EUR', 'tesco-uk-20': 'GBP' };
 /** Every failpoint the client has (read from its source, so a new one is killed at too). */
 const FAILPOINTS = failpointNames();
-export const MODES = ['place --json', 'place --wait', 'place --out', 'place --out --force', 'resume <key>', 'resume --all', 'resume --all --json', 'watch --out', 'codes get --out', 'plan'];
+export const MODES = ['place --json', 'place --wait', 'place --out', 'place --out --force', 'resume <key>', 'resume --all', 'resume --all --json', 'watch --out', 'codes get --out', 'plan', 'plan test+live', 'plan edited', 'plan two profiles'];
+/** The modes that run a plan: a round of 'plan …' asks for three rows (edited: two, then the fixed one). */
+const PLAN_MODES = MODES.filter((m) => m.startsWith('plan'));
 const RESUME_ALL_JSON = ['order', 'resume', '--all', '--json', '--interval', '0.05'];
 
 function failpointNames() {
@@ -146,8 +155,24 @@ function fileCodes(path, quantity) {
   }
 }
 
-async function startServer() {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--admin', '--fulfil-after', '150', '--drop-after-commit', '0.2', '--hold', '50'], {
+/** The reference server's world for chaos: the demo reseller, a second one (MISC), and every product a round uses. */
+function seedFile(dir) {
+  const wallet = { USD: 1e12, EUR: 1e12, GBP: 1e12 };
+  const price = (id) => Number(/-(\d+)$/.exec(id)[1]) * 100;
+  const seed = {
+    resellers: [
+      { id: 'rs_demo', keys: { test: [KEY], live: [LIVE_KEY] }, wallet, supply: {} },
+      { id: MISC.reseller, keys: { test: [MISC.test], live: [MISC.live] }, wallet, supply: {} },
+    ],
+    products: PRODUCTS.map((id) => ({ id, name: id, brand: id.split('-')[0], price: price(id), currency: CURRENCY[id] ?? 'USD', supply: 1e9 })),
+  };
+  const file = join(dir, 'seed.json');
+  writeFileSync(file, JSON.stringify(seed));
+  return file;
+}
+
+async function startServer(seed) {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--admin', '--seed', seed, '--fulfil-after', '150', '--drop-after-commit', '0.2', '--hold', '50'], {
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -164,39 +189,74 @@ async function startServer() {
   return { url, stop: () => new Promise((resolve) => (proc.once('exit', resolve), proc.kill('SIGTERM'))) };
 }
 
-/** The orders a round asks for: one, or a plan's three rows (two with a file, one on stdout). */
+/**
+ * The orders a round asks for, each with the phase whose command asks for it, its environment and reseller:
+ * one order, or a plan's rows. 'plan' has two rows with a file and one on stdout; 'plan test+live' and 'plan
+ * two profiles' run the same stdout plan twice (under test then live, under the default profile then MISC's);
+ * 'plan edited' runs a plan whose middle row names a product that does not exist, then the same plan with the
+ * typo fixed (only that row may be ordered then). Every third round runs under MISC's profile, and every
+ * other round's files sit in a folder named `sc_live_out`: key-shaped text the journal must keep as given.
+ */
 function ordersOf(i, mode, configDir) {
-  const pair = (j) => ({ product: PRODUCTS[(3 * i + j) % PRODUCTS.length], quantity: 1 + Math.floor((3 * i + j) / PRODUCTS.length) });
-  if (mode === 'plan') {
+  const misc = mode !== 'plan two profiles' && i % 3 === 1;
+  const who = { env: 'test', reseller: misc ? MISC.reseller : 'rs_demo' };
+  const pair = (j) => ({ product: PRODUCTS[(3 * i + j) % PRODUCTS.length], quantity: 1 + Math.floor((3 * i + j) / PRODUCTS.length), phase: 0, ...who });
+  const folder = i % 2 === 0 ? join(configDir, 'sc_live_out') : configDir;
+  if (mode === 'plan' || mode === 'plan edited') {
     return [
-      { ...pair(0), file: join(configDir, 'row-a.json'), stdout: false },
-      { ...pair(1), stdout: true },
-      { ...pair(2), file: join(configDir, 'row-c.json'), stdout: false },
+      { ...pair(0), file: join(folder, 'row-a.json'), stdout: false },
+      { ...pair(1), stdout: true, phase: mode === 'plan edited' ? 1 : 0 },
+      { ...pair(2), file: join(folder, 'row-c.json'), stdout: false },
     ];
   }
-  const file = mode.includes('--out') ? join(configDir, 'codes.json') : undefined;
+  if (mode === 'plan test+live' || mode === 'plan two profiles') {
+    const again = mode === 'plan test+live' ? { env: 'live' } : { reseller: MISC.reseller };
+    const rows = [0, 1, 2].map((j) => ({ ...pair(j), stdout: true }));
+    return [...rows, ...rows.map((o) => ({ ...o, ...again, phase: 1 }))];
+  }
+  const file = mode.includes('--out') ? join(folder, 'codes.json') : undefined;
   // watch and codes get write the file, but the order placed before them may reach stdout first.
   return [{ ...pair(0), file, stdout: !file || mode === 'watch --out' || mode === 'codes get --out' }];
+}
+
+/** The command of each phase of a round (the first asks for the phase-0 orders, the second for phase 1). */
+function commandsOf(mode, orders, configDir, profile) {
+  const [first] = orders;
+  const poll = ['--interval', '0.05'];
+  const as = profile ? ['--profile', profile] : [];
+  if (PLAN_MODES.includes(mode)) {
+    const plan = join(configDir, mode === 'plan two profiles' ? 'nightly plan.csv' : 'plan.csv');
+    // 'plan edited' adds its middle row (phase 1) between the other two: every line after it moves.
+    const out = (o) => (o.file ? (dirname(o.file) === configDir ? basename(o.file) : join('sc_live_out', basename(o.file))) : '');
+    const write = (phase) => {
+      const rows = orders.filter((o) => (mode === 'plan edited' ? o.phase <= phase : o.phase === 0));
+      writeFileSync(plan, `product,quantity,out\n${rows.map((o) => [o.product, o.quantity, out(o)].join(',')).join('\n')}\n`);
+    };
+    const place = ['order', 'place', '--plan', plan, '--json', '--retries', '8', ...poll];
+    if (mode === 'plan') return [() => (write(0), [...place, ...as])];
+    if (mode === 'plan edited') return [() => (write(0), [...place, ...as]), () => (write(1), [...place, ...as, '--yes'])];
+    if (mode === 'plan test+live') return [() => (write(0), [...place, ...as]), () => [...place, ...as, '--env', 'live', '--yes']];
+    return [() => (write(0), [...place]), () => [...place, '--profile', MISC.profile]];
+  }
+  const place = ['order', 'place', '--product', first.product, '--quantity', String(first.quantity), '--retries', '8', ...as];
+  if (mode === 'place --wait') return [() => [...place, '--wait', ...poll]];
+  if (mode === 'place --out') return [() => [...place, '--out', first.file, ...poll]];
+  if (mode === 'place --out --force') return [() => [...place, '--out', first.file, '--force', ...poll]];
+  return [() => [...place, '--json']];
 }
 
 /** One round: a mode, random kills, recovery until every order reached the user; then everything counted. */
 async function round(i, mode, random, ctx) {
   const configDir = mkdtempSync(join(tmpdir(), 'giftcodes-chaos-'));
   cpSync(ctx.template, configDir, { recursive: true });
+  mkdirSync(join(configDir, 'sc_live_out'));
   const orders = ordersOf(i, mode, configDir);
   const [first] = orders;
-  const place = ['order', 'place', '--product', first.product, '--quantity', String(first.quantity), '--retries', '8'];
+  const profile = first.reseller === MISC.reseller && mode !== 'plan two profiles' ? MISC.profile : undefined;
+  const as = profile ? ['--profile', profile] : [];
+  const commands = commandsOf(mode, orders, configDir, profile);
   const poll = ['--interval', '0.05'];
   const printed = new Set();
-  let natural;
-  if (mode === 'plan') {
-    const plan = join(configDir, 'plan.csv');
-    writeFileSync(plan, `product,quantity,out\n${orders.map((o) => `${o.product},${o.quantity},${o.file ? basename(o.file) : ''}`).join('\n')}\n`);
-    natural = ['order', 'place', '--plan', plan, '--json', '--retries', '8', ...poll];
-  } else if (mode === 'place --wait') natural = [...place, '--wait', ...poll];
-  else if (mode === 'place --out') natural = [...place, '--out', first.file, ...poll];
-  else if (mode === 'place --out --force') natural = [...place, '--out', first.file, '--force', ...poll];
-  else natural = [...place, '--json'];
   if (mode === 'place --out --force') writeFileSync(first.file, '["an older file"]\n');
   let kills = 0;
   let last;
@@ -214,40 +274,50 @@ async function round(i, mode, random, ctx) {
   };
   const charged = async () => {
     const ledger = await ctx.ledger();
-    return orders.map((o) => ledger.filter((e) => e.product_id === o.product && e.quantity === o.quantity).map((e) => String(e.order_id)));
+    return orders.map((o) =>
+      ledger.filter((e) => e.product_id === o.product && e.quantity === o.quantity && e.environment === o.env && e.reseller_id === o.reseller).map((e) => String(e.order_id)),
+    );
   };
   // Reached: its id on stdout (where that is how the order reaches the user), or exactly its codes in its file.
-  const reached = async (o, id) => (o.stdout && printed.has(id)) || (o.file !== undefined && (await ctx.fileHolds(o.file, o.quantity, id)));
-  const allReached = async () => {
+  const reached = async (o, id) => (o.stdout && printed.has(id)) || (o.file !== undefined && (await ctx.fileHolds(o, id)));
+  const allReached = async (phase) => {
     const ids = await charged();
-    for (const [k, o] of orders.entries()) if (!(await someAsync(ids[k], (id) => reached(o, id)))) return false;
+    for (const [k, o] of orders.entries()) if (o.phase <= phase && !(await someAsync(ids[k], (id) => reached(o, id)))) return false;
     return true;
   };
-  // The first command: the mode's own place; the recovery modes start from a place killed after its POST
-  // (watch and codes get need the order id, so after the order was accepted).
-  if (mode.startsWith('resume')) await attempt(natural, 0, { failpoint: 'request.sent' });
-  else if (mode === 'watch --out' || mode === 'codes get --out') await attempt(natural, 0, { failpoint: 'order.accepted' });
-  else await attempt(natural, 0, randomKill(0));
-  for (let n = 1; !(await allReached()); n++) {
-    if (n > 60) throw new Error(`round ${i} (${mode}) never finished`);
-    const intent = journalFiles(configDir).intents.find((x) => x.key !== undefined);
-    let args;
-    if (!intent) args = natural;
-    else if (mode === 'resume <key>') args = ['order', 'resume', intent.key, '--json', ...poll];
-    else if (mode === 'resume --all') args = ['order', 'resume', '--all', ...poll];
-    else if (mode === 'resume --all --json') args = RESUME_ALL_JSON;
-    else if ((mode === 'watch --out' || mode === 'codes get --out') && intent.orderId)
-      args = mode === 'watch --out' ? ['order', 'watch', intent.orderId, '--out', first.file, ...poll] : ['codes', 'get', intent.orderId, '--wait', ...poll, '--out', first.file];
-    else args = random() < 0.5 ? natural : RESUME_ALL_JSON;
-    await attempt(args, n, randomKill(n));
+  let stuck = 0;
+  phases: for (const [phase, command] of commands.entries()) {
+    const natural = command();
+    // The first command: the phase's own; the recovery modes start from a place killed after its POST
+    // (watch and codes get need the order id, so after the order was accepted).
+    if (mode.startsWith('resume')) await attempt(natural, 0, { failpoint: 'request.sent' });
+    else if (mode === 'watch --out' || mode === 'codes get --out') await attempt(natural, 0, { failpoint: 'order.accepted' });
+    else await attempt(natural, 0, randomKill(0));
+    for (let n = 1; !(await allReached(phase)); n++) {
+      if (n > 60) {
+        // Sixty commands a user could run and an order still has not reached them: the round is stuck.
+        stuck = 1;
+        break phases;
+      }
+      const intent = journalFiles(configDir).intents.find((x) => x.key !== undefined);
+      let args;
+      if (!intent) args = natural;
+      else if (mode === 'resume <key>') args = ['order', 'resume', intent.key, '--json', ...poll];
+      else if (mode === 'resume --all') args = ['order', 'resume', '--all', ...poll];
+      else if (mode === 'resume --all --json') args = RESUME_ALL_JSON;
+      else if ((mode === 'watch --out' || mode === 'codes get --out') && intent.orderId)
+        args = mode === 'watch --out' ? ['order', 'watch', intent.orderId, '--out', first.file, ...poll, ...as] : ['codes', 'get', intent.orderId, '--wait', ...poll, '--out', first.file, ...as];
+      else args = random() < 0.5 ? natural : RESUME_ALL_JSON;
+      await attempt(args, n, randomKill(n));
+    }
   }
   // Every order reached the user. A command killed (or failed) at the end leaves what the next one ends:
   // the one a user runs after an interrupted run, never killed.
   const finished = last.signal !== null || last.code !== 0;
-  if (finished) await attempt(RESUME_ALL_JSON, -1, {});
+  if (finished && !stuck) await attempt(RESUME_ALL_JSON, -1, {});
   const ids = await charged();
   const records = historyRecords(configDir);
-  const totals = { orders: orders.length, charges: 0, lost: 0, double: 0, unrecorded: 0, noCharge: 0, kills, finished: finished ? 1 : 0 };
+  const totals = { orders: orders.length, charges: 0, lost: 0, double: 0, unrecorded: 0, noCharge: 0, stuck, kills, finished: finished ? 1 : 0 };
   for (const [k, o] of orders.entries()) {
     totals.charges += ids[k].length;
     totals.double += Math.max(0, ids[k].length - 1);
@@ -260,7 +330,8 @@ async function round(i, mode, random, ctx) {
   }
   const { intents, litter } = journalFiles(configDir);
   if (process.env.CHAOS_DEBUG && litter.length > 0) console.log(i, mode, 'left in journal/:', litter.join(' '));
-  rmSync(configDir, { recursive: true, force: true });
+  if (process.env.CHAOS_DEBUG && failed({ ...totals, left: intents.length })) console.log(i, mode, 'kept', configDir);
+  else rmSync(configDir, { recursive: true, force: true });
   return { ...totals, left: intents.length, litter: litter.length };
 }
 
@@ -271,36 +342,41 @@ async function someAsync(items, test) {
 
 /** What fails a round (and the script): litter and rounds that needed a finishing resume are only reported. */
 export function failed(r) {
-  return r.lost > 0 || r.double > 0 || r.left > 0 || r.unrecorded > 0 || r.noCharge > 0;
+  return r.lost > 0 || r.double > 0 || r.left > 0 || r.unrecorded > 0 || r.noCharge > 0 || r.stuck > 0;
 }
 
 export async function runChaos({ rounds = 300, concurrency = 4, seed = Date.now() % 1_000_000, log = () => undefined } = {}) {
   const random = rng(seed);
-  const server = await startServer();
   const template = mkdtempSync(join(tmpdir(), 'giftcodes-chaos-template-'));
-  const login = await new Promise((resolve) => {
-    const proc = spawn(process.execPath, [BIN, 'login', '--api-key-stdin', '--base-url', server.url], {
-      env: { ...process.env, GIFTCODES_CONFIG_DIR: template, CI: 'true' },
-      stdio: ['pipe', 'ignore', 'pipe'],
+  const server = await startServer(seedFile(template));
+  // The default profile holds the demo reseller's two keys, MISC's profile its reseller's two.
+  for (const [profile, key] of [[undefined, KEY], [undefined, LIVE_KEY], [MISC.profile, MISC.test], [MISC.profile, MISC.live]]) {
+    const login = await new Promise((resolve) => {
+      const proc = spawn(process.execPath, [BIN, 'login', '--api-key-stdin', '--base-url', server.url, ...(profile ? ['--profile', profile] : [])], {
+        env: { ...process.env, GIFTCODES_CONFIG_DIR: template, CI: 'true' },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      });
+      proc.stdin.end(key);
+      proc.on('close', resolve);
     });
-    proc.stdin.end(KEY);
-    proc.on('close', resolve);
-  });
-  if (login !== 0) throw new Error('login failed');
-  const api = (path) => fetch(`${server.url}${path}`, { headers: { 'X-API-Key': KEY } }).then((r) => r.json());
+    if (login !== 0) throw new Error(`login failed (${profile ?? 'default'} profile)`);
+  }
+  rmSync(join(template, 'seed.json'));
+  const api = (path, key = KEY) => fetch(`${server.url}${path}`, { headers: { 'X-API-Key': key } }).then((r) => r.json());
+  const keyOf = (o) => (o.reseller === MISC.reseller ? MISC[o.env] : o.env === 'live' ? LIVE_KEY : KEY);
   const ctx = {
     template,
     ledger: async () => (await api('/_admin/ledger')).orders,
     /** Whether the file holds exactly the codes the server has for that order. */
-    fileHolds: async (path, quantity, id) => {
-      const codes = fileCodes(path, quantity);
+    fileHolds: async (o, id) => {
+      const codes = fileCodes(o.file, o.quantity);
       if (!codes) return false;
-      const page = await api(`/v1/orders/${id}/codes?limit=1000`);
+      const page = await api(`/v1/orders/${id}/codes?limit=1000`, keyOf(o));
       const theirs = new Set((page.data ?? []).map((c) => c.code));
-      return theirs.size === quantity && codes.every((c) => theirs.has(c));
+      return theirs.size === o.quantity && codes.every((c) => theirs.has(c));
     },
   };
-  const totals = { rounds: 0, orders: 0, charges: 0, lost: 0, double: 0, left: 0, unrecorded: 0, noCharge: 0, kills: 0, finished: 0, litter: 0, seed };
+  const totals = { rounds: 0, orders: 0, charges: 0, lost: 0, double: 0, left: 0, unrecorded: 0, noCharge: 0, stuck: 0, kills: 0, finished: 0, litter: 0, seed };
   const byMode = Object.fromEntries(MODES.map((m) => [m, 0]));
   let next = 0;
   try {
@@ -311,9 +387,9 @@ export async function runChaos({ rounds = 300, concurrency = 4, seed = Date.now(
           const mode = MODES[i % MODES.length];
           const r = await round(i, mode, random, ctx);
           totals.rounds++;
-          for (const name of ['orders', 'charges', 'lost', 'double', 'left', 'unrecorded', 'noCharge', 'kills', 'finished', 'litter']) totals[name] += r[name];
+          for (const name of ['orders', 'charges', 'lost', 'double', 'left', 'unrecorded', 'noCharge', 'stuck', 'kills', 'finished', 'litter']) totals[name] += r[name];
           byMode[mode]++;
-          if (failed(r)) log(`round ${i} (${mode}): charges ${r.charges} of ${r.orders} orders, double ${r.double}, lost ${r.lost}, left ${r.left}, unrecorded ${r.unrecorded}`);
+          if (failed(r)) log(`round ${i} (${mode}): charges ${r.charges} of ${r.orders} orders, double ${r.double}, lost ${r.lost}, left ${r.left}, unrecorded ${r.unrecorded}${r.stuck ? ', stuck' : ''}`);
         }
       }),
     );
@@ -329,7 +405,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = Date.now();
   const result = await runChaos({ rounds: arg('--rounds', 300), concurrency: arg('--concurrency', 4), seed: arg('--seed', Date.now() % 1_000_000), log: (line) => console.log(line) });
   console.log(
-    `chaos: ${result.rounds} rounds, ${result.orders} orders, ${result.kills} kills, ${result.charges} charges, ${result.double} double charges, ${result.lost} lost, ${result.left} left pending, ${result.unrecorded} charged without a record, ${result.noCharge} rounds without a charge (seed ${result.seed}, ${Math.round((Date.now() - started) / 1000)} s)`,
+    `chaos: ${result.rounds} rounds, ${result.orders} orders, ${result.kills} kills, ${result.charges} charges, ${result.double} double charges, ${result.lost} lost, ${result.left} left pending, ${result.unrecorded} charged without a record, ${result.noCharge} rounds without a charge, ${result.stuck} rounds stuck (seed ${result.seed}, ${Math.round((Date.now() - started) / 1000)} s)`,
   );
   console.log(`rounds finished by order resume --all after an interrupted last command: ${result.finished}; other files left in journal/: ${result.litter}`);
   console.log(`modes: ${Object.entries(result.byMode).map(([m, n]) => `${m} ${n}`).join(', ')}`);
