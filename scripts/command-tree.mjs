@@ -63,7 +63,7 @@ export const FILES = [
   { path: '<config dir>/config.json', meaning: 'profiles, base URLs and, where no credential store is usable, keys (0600)' },
   { path: '<config dir>/journal/', meaning: 'the order journal: each running process\'s log and one intent file per order whose outcome has not reached you yet (0700)' },
   { path: '<config dir>/history/', meaning: 'the local order record that order list and order show read, kept 90 days; never a key or a code' },
-  { path: '<config dir>/catalog-cache.json', meaning: 'the product ids of the last catalog list, offered by shell completion without a network call' },
+  { path: '<config dir>/catalog-cache-<hash>.json', meaning: 'the product ids and unit prices of the last catalog list, one file per profile and base URL, offered by shell completion without a network call and read by the typo check of order place' },
   { path: '$TMPDIR', meaning: 'CSV written to stdout is put in column order in a temporary file here first (default /tmp)' },
   { path: '<install dir>/dist/undici.cjs.cache', meaning: 'the V8 code cache of the HTTP client, written at build time; ignored by another Node version' },
 ];

@@ -55,7 +55,7 @@ describe('the man page', () => {
 
   it('has FILES: config, journal, history and caches, with where the config directory is and what moves it', () => {
     const files = section('FILES').replace(/\\-/g, '-');
-    for (const path of ['<config dir>/config.json', '<config dir>/journal/', '<config dir>/history/', '<config dir>/catalog-cache.json']) expect(files).toContain(`.I ${path}`);
+    for (const path of ['<config dir>/config.json', '<config dir>/journal/', '<config dir>/history/', '<config dir>/catalog-cache-<hash>.json']) expect(files).toContain(`.I ${path}`);
     for (const variable of ['$GIFTCODES_CONFIG_DIR', '$XDG_CONFIG_HOME', '%APPDATA%', '$TMPDIR']) expect(files).toContain(variable);
   });
 });

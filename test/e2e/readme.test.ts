@@ -3,7 +3,7 @@
 // sh against it, from nothing to an order's codes in a file. The one change: serve gets --port 0 and the
 // commands GIFTCODES_BASE_URL, so that the test never takes port 4010 from anything else on the machine.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
@@ -93,6 +93,7 @@ describe("README's install and quickstart, as written", () => {
     expect(again.map((record) => record.code).sort()).toEqual(rows.slice(1).map((row) => row.split(',')[1]).sort());
 
     // The files the man page and docs/manual list under FILES are where they say, after a real run.
-    for (const file of ['config.json', 'journal', 'history', 'catalog-cache.json']) expect(existsSync(join(home, 'config', file)), file).toBe(true);
+    for (const file of ['config.json', 'journal', 'history']) expect(existsSync(join(home, 'config', file)), file).toBe(true);
+    expect(readdirSync(join(home, 'config')).filter((name) => /^catalog-cache-[0-9a-f]+\.json$/.test(name)), 'catalog-cache-<hash>.json').toHaveLength(1);
   }, 180_000);
 });

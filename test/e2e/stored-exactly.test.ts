@@ -78,7 +78,7 @@ describe('stored byte for byte: key-shaped text in a profile, product, path and 
     expect(again.code, again.stderr).toBe(4);
     expect(again.stderr).toContain('idempotency_key_reused');
     expect(again.stderr).toContain('kept pending');
-    expect(again.stderr).toMatch(new RegExp(`^hint: .*giftcodes order resume ${key}`, 'm'));
+    expect(again.stderr).toMatch(new RegExp(`^(\\S+ )?hint: .*giftcodes (--profile \\S+ )?order resume ${key}`, 'm'));
     const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string }[];
     expect(pending.map((p) => p.key)).toEqual([key]);
     expect(existsSync(join(configDir, 'history')) ? readdirSync(join(configDir, 'history')) : []).toEqual([]);

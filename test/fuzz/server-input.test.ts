@@ -158,9 +158,11 @@ describe('random requests', () => {
 describe('header abuse', () => {
   const ping = (headers: string) => raw(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\n${headers}Connection: close\r\n\r\n`);
 
-  test('1,500 small headers are fine; 2,500 (over 16 KiB) are 431 as JSON', async () => {
+  test('500 small headers are fine; 2,500 (over 16 KiB) are 431 as JSON', async () => {
+    // 500 headers are about 5 KiB. Node 22's parser counts more than the bytes sent (1,000 such headers, about
+    // 10 KiB, were already 431 on Node 22.23), so the fine case stays well below the 16 KiB limit.
     const many = (n: number) => Array.from({ length: n }, (_, i) => `X-${i}: v\r\n`).join('');
-    expect((await ping(many(1_500))).answer?.status).toBe(200);
+    expect((await ping(many(500))).answer?.status).toBe(200);
     const tooMany = await ping(many(2_500));
     expect(tooMany.answer?.status).toBe(431);
     expect(JSON.parse(tooMany.answer!.body)).toEqual({ error: { code: 'headers_too_large', message: 'the request headers are too large' } });
