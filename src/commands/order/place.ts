@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { InterruptedError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
+import { formatFor, tooManyRows, XLSX_MAX_CODES } from '../../export/format.js';
 import type { PlanResult, RowOptions } from '../../orders/plan.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
@@ -65,6 +66,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   const out = outSpec(options);
   const waits = options.wait === true || out !== undefined;
   checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
+  if (out && out.path !== '-' && options.quantity > XLSX_MAX_CODES && formatFor(out.path, out.format) === 'xlsx') throw tooManyRows(`--quantity ${options.quantity} with --out ${options.out ?? out.path}`);
   const connection = await deps.connection();
   const [journal, api, { keyIdOf }, { driveIntent, finish }, { resumableFor }, { sayReached }] = await Promise.all([
     deps.journal(),
