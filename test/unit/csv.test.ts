@@ -89,18 +89,19 @@ describe('formatFor', () => {
     expect(formatFor('a.ndjson', undefined)).toBe('jsonl');
     expect(formatFor('a.json', undefined)).toBe('json');
     expect(() => formatFor('a.txt', undefined)).toThrow(expect.objectContaining({ exitCode: 2, code: 'out_format_unknown' }) as Error);
-    expect(() => formatFor('dir.v2/codes.xls', undefined)).toThrow('dir.v2/codes.xls: the extension .xls names no format giftcodes writes (csv, json or jsonl)');
+    expect(() => formatFor('dir.v2/codes.xls', undefined)).toThrow('dir.v2/codes.xls: the extension .xls names no format giftcodes writes (csv, json, jsonl or xlsx)');
     expect(formatFor('a.txt', 'csv')).toBe('csv');
     expect(formatFor('dir.v2/codes', undefined)).toBe('json');
     expect(formatFor('.codes', undefined)).toBe('json');
     expect(formatFor('-', undefined)).toBe('json');
     expect(formatFor('a.csv', 'jsonl')).toBe('jsonl');
+    expect(formatFor('dir/Codes.XLSX', undefined)).toBe('xlsx');
   });
 
-  it('--format takes the three formats in any case and ndjson for jsonl; anything else names them', () => {
-    expect(['csv', 'json', 'jsonl', ' CSV ', 'Json', 'ndjson', 'NDJSON'].map(formatArg)).toEqual(['csv', 'json', 'jsonl', 'csv', 'json', 'jsonl', 'jsonl']);
+  it('--format takes the four formats in any case and ndjson for jsonl; anything else names them', () => {
+    expect(['csv', 'json', 'jsonl', 'xlsx', ' CSV ', 'Json', 'ndjson', 'NDJSON', 'XLSX'].map(formatArg)).toEqual(['csv', 'json', 'jsonl', 'xlsx', 'csv', 'json', 'jsonl', 'jsonl', 'xlsx']);
     for (const bad of ['xml', '', 'constructor', '__proto__', 'json,csv']) {
-      expect(() => formatArg(bad)).toThrow(`expected csv, json or jsonl, got "${bad}"`);
+      expect(() => formatArg(bad)).toThrow(`expected csv, json, jsonl or xlsx, got "${bad}"`);
     }
   });
 });
