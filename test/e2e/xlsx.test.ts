@@ -1,10 +1,11 @@
 // `--format xlsx` / `--out *.xlsx`: a real workbook, read back with an independent reader (Python's openpyxl,
 // Debian's python3-openpyxl), every cell's type and value compared with what the API served.
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, servedApi, tempDir, type TestServer } from '../helpers/e2e.js';
+import { ledger, pendingIntents, ROOT, runCli, servedApi, tempDir, type TestServer } from '../helpers/e2e.js';
 
 const SEED = join(ROOT, 'test/server/fixtures/xlsx-seed.json');
 const KEY = 'sc_test_sheet_0a1b2c3d4e5f6a';
@@ -125,4 +126,40 @@ describe('xlsx export', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(readWorkbook(out)[0]!.rows).toHaveLength(4);
   });
+
+  it('order place --out codes.xlsx killed at delivered, then order resume: the workbook is its delivery, untouched, no second file, one charge', async () => {
+    const key = `sheet-once-${Date.now()}`;
+    const out = join(tempDir(), 'codes.xlsx');
+    const place = ['order', 'place', '--product', 'zeros-us-25', '--quantity', '5', '--out', out, '--idempotency-key', key, '--interval', '0.05'];
+    const killed = await runCli(place, { configDir: served.configDir, env: { GIFTCODES_FAILPOINTS: 'delivered=kill' }, timeoutMs: 120_000 });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const digest = (): string => createHash('sha256').update(readFileSync(out)).digest('hex');
+    const before = digest();
+    expect(readWorkbook(out)[0]!.rows).toHaveLength(6);
+    const again = await runCli(['order', 'resume', key], { configDir: served.configDir, timeoutMs: 120_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/had already reached you \(codes in .*codes\.xlsx\)/);
+    expect(digest()).toBe(before);
+    expect(readdirSync(join(out, '..')).filter((name) => !name.endsWith('.giftcodes.lock'))).toEqual(['codes.xlsx']);
+    expect((await ledger(served.server)).orders.filter((o) => o.idempotency_key === key)).toHaveLength(1);
+    expect((await pendingIntents(served.configDir)).filter((i) => i.key === key)).toEqual([]);
+  }, 240_000);
+
+  it('order watch --out and a plan row take .xlsx', async () => {
+    const dir = tempDir();
+    const placed = await runCli(['order', 'place', '--product', 'digits-jp-500', '--quantity', '2', '--json'], { configDir: served.configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const orderId = (JSON.parse(placed.stdout) as { id: string }).id;
+    const watched = await runCli(['order', 'watch', orderId, '--out', join(dir, 'watched.xlsx'), '--interval', '0.05'], { configDir: served.configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(readWorkbook(join(dir, 'watched.xlsx'))[0]!.rows).toHaveLength(3);
+    const plan = join(dir, 'plan.csv');
+    writeFileSync(plan, `product,quantity,out\nzeros-us-25,4,${join(dir, 'planned.xlsx')}\n`);
+    const result = await runCli(['order', 'place', '--plan', plan, '--interval', '0.05'], { configDir: served.configDir });
+    expect(result.code, result.stderr).toBe(0);
+    const [sheet] = readWorkbook(join(dir, 'planned.xlsx'));
+    expect(sheet!.rows).toHaveLength(5);
+    expect(sheet!.rows[1]![1]!.value).toMatch(/^0208/);
+    expect(statSync(join(dir, 'planned.xlsx')).mode & 0o777).toBe(0o600);
+  }, 240_000);
 });
