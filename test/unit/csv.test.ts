@@ -109,7 +109,7 @@ describe('formatFor', () => {
 describe('CsvWriter', () => {
   it('puts order_id first and code second, flattens nested objects, and removes its spool', async () => {
     const { text, spool } = await streamCsv('ord_1', [[{ pin: '1', code: 'A', value: { amount: 5, currency: 'USD' } }], [{ code: 'B', pin: '2', value: { amount: 5, currency: 'USD' } }]], false);
-    expect(text).toBe('order_id,code,pin,value.amount,value.currency\r\nord_1,A,1,5,USD\r\nord_1,B,2,5,USD\r\n');
+    expect(text).toBe('order_id,code,pin,value.amount,value.currency,value.display\r\nord_1,A,1,5,USD,0.05\r\nord_1,B,2,5,USD,0.05\r\n');
     expect(existsSync(spool)).toBe(false);
   });
 
