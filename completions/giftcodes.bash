@@ -69,7 +69,7 @@ _giftcodes_flag_value() {
     'order place '*'|--timeout') REPLY='none' ;;
     'order place '*'|--out') REPLY='files' ;;
     'order place '*'|-o') REPLY='files' ;;
-    'order place '*'|--format') REPLY='words csv json jsonl' ;;
+    'order place '*'|--format') REPLY='words csv json jsonl xlsx' ;;
     'order watch '*'|--webhook-port') REPLY='none' ;;
     'order watch '*'|--secret-file') REPLY='files' ;;
     'order watch '*'|--webhook-secret') REPLY='none' ;;
@@ -79,7 +79,7 @@ _giftcodes_flag_value() {
     'order watch '*'|--timeout') REPLY='none' ;;
     'order watch '*'|--out') REPLY='files' ;;
     'order watch '*'|-o') REPLY='files' ;;
-    'order watch '*'|--format') REPLY='words csv json jsonl' ;;
+    'order watch '*'|--format') REPLY='words csv json jsonl xlsx' ;;
     'order list '*'|--status') REPLY='words delivered failed refused abandoned pending' ;;
     'order list '*'|--product') REPLY='dynamic products' ;;
     'order list '*'|--since') REPLY='words date duration' ;;
@@ -91,7 +91,7 @@ _giftcodes_flag_value() {
     'codes get '*'|--timeout') REPLY='none' ;;
     'codes get '*'|--out') REPLY='files' ;;
     'codes get '*'|-o') REPLY='files' ;;
-    'codes get '*'|--format') REPLY='words csv json jsonl' ;;
+    'codes get '*'|--format') REPLY='words csv json jsonl xlsx' ;;
     'webhook listen '*'|--port') REPLY='none' ;;
     'webhook listen '*'|--host') REPLY='none' ;;
     'webhook listen '*'|--secret-file') REPLY='files' ;;

@@ -211,13 +211,21 @@ function exportOnce(orderId, quantity, format) {
   const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orderId, '--out', out], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`codes get failed: ${result.stderr}`);
-  checkExport(out, quantity, format);
+  checkExport(out, quantity, format, String(result.stderr));
   rmSync(out);
   return { ms, rssMiB: Number(String(result.output[3]).trim()) / 1024 };
 }
 
-/** The file holds every code: a header and one line each (CSV), one line each (JSONL), an array (JSON). */
-function checkExport(file, quantity, format) {
+/** The file holds every code: a header and one line each (CSV), one line each (JSONL), an array (JSON); a zip that the run said holds them all (XLSX). */
+function checkExport(file, quantity, format, stderr) {
+  if (format === 'xlsx') {
+    const head = Buffer.alloc(4);
+    const fd = openSync(file, 'r');
+    readSync(fd, head, 0, 4, 0);
+    closeSync(fd);
+    if (head.toString('latin1') !== 'PK\x03\x04' || !stderr.includes(`wrote ${quantity} codes`)) throw new Error(`codes get wrote no workbook of ${quantity} codes: ${stderr}`);
+    return;
+  }
   const lines = countLines(file);
   const expected = format === 'csv' ? quantity + 1 : format === 'jsonl' ? quantity : quantity + 2;
   if (lines !== expected) throw new Error(`codes get wrote ${lines} lines of ${format} for ${quantity} codes (expected ${expected})`);
@@ -245,7 +253,7 @@ function floorOnce(bareCodes, url, orderId, quantity) {
 /**
  * CSV at 100,000 and 1,000,000 codes (the ratio of their peak RSS is the flat-memory figure), the floor (a
  * bare undici fetch of the 1,000,000 codes' pages, bodies thrown away) right beside the 1,000,000 to CSV,
- * then JSON and JSONL at 1,000,000; the order reversed every round. Codes per second count the whole process.
+ * then JSON, JSONL and XLSX at 1,000,000; the order reversed every round. Codes per second count the whole process.
  */
 async function exportFigures(url) {
   const bareCodes = await bundleBare(ROOT, join(ROOT, 'scripts', 'bench', 'bare-codes.mjs'), join(scratch, 'bare-codes.mjs'));
@@ -256,7 +264,7 @@ async function exportFigures(url) {
     orders[quantity] = order.id;
   }
   await judge.figure('the export figures', (check) => {
-    const runs = { 'csv 100000': [], 'csv 1000000': [], 'floor 1000000': [], 'json 1000000': [], 'jsonl 1000000': [] };
+    const runs = { 'csv 100000': [], 'csv 1000000': [], 'floor 1000000': [], 'json 1000000': [], 'jsonl 1000000': [], 'xlsx 1000000': [] };
     for (let round = 0; round < ROUNDS; round++) {
       // Reversed every other round, so load from elsewhere on the machine falls on every figure alike, and the
       // 1,000,000-code CSV export and its floor run next to each other, each first in turn.
@@ -289,6 +297,9 @@ async function exportFigures(url) {
       const f = figures[`${format} 1000000`];
       console.log(`  info  codes get 1,000,000 codes to ${format.toUpperCase()}: ${f.rate.toLocaleString('en')} codes/s, peak RSS ${f.rss.median.toFixed(1)} MiB  (no target of its own)`);
     }
+    const sheet = figures['xlsx 1000000'];
+    check('codes get 1,000,000 codes to XLSX, codes/s', sheet.rate.toLocaleString('en'), '≥ 30,000', sheet.rate >= 30_000);
+    check('codes get 1,000,000 codes to XLSX, peak RSS', `${sheet.rss.median.toFixed(1)} MiB`, '< 150 MiB', sheet.rss.median < 150);
   });
 }
 

@@ -3,7 +3,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { EXPORT_FORMATS_IN_WORDS, exportFormatNamed, formatFor, type ExportFormat } from '../export/format.js';
+import { EXPORT_FORMATS_IN_WORDS, exportFormatNamed, formatFor, xlsxToStdoutRefused, type ExportFormat } from '../export/format.js';
 import type { OutSpec } from '../journal/intent.js';
 import { DEFAULT_INTERVAL_S } from '../orders/wait.js';
 import { seconds } from './parse.js';
@@ -73,6 +73,7 @@ export function checkWaitFlags(flags: WaitFlags, o: { json: boolean; waits: bool
   const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
   // An --out whose extension names no format is refused here, before anything is waited for or charged.
   if (out !== undefined) formatFor(out, flags.format);
+  if (out === '-' && flags.format === 'xlsx') throw xlsxToStdoutRefused();
   if (o.json && out === '-' && flags.format !== undefined && flags.format !== 'json') {
     throw new UsageError(`--json prints one JSON document; --format ${flags.format} cannot go to stdout with it`, {
       hint: `drop --json, or add --out codes.${flags.format}`,

@@ -18,9 +18,10 @@ import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
 import { LocalError } from '../errors.js';
 import { localError } from '../files/atomic.js';
+import { DisplayCache, displayOf } from './display.js';
 import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
-import { LITERAL, NULL, NUMBER, STRING_COMMA, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
+import { LITERAL, NULL, NUMBER, STRING, STRING_COMMA, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
 
 /** A spreadsheet runs a cell starting with one of these as a formula (CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -70,6 +71,8 @@ interface Field {
   column?: number;
   /** Fields under it once it has held an object. */
   children?: Map<string, Field>;
+  /** The column of its display once it has held a money object (display.ts). */
+  displayColumn?: number;
 }
 
 interface Segment {
@@ -111,6 +114,10 @@ export class CsvWriter implements FormatWriter {
   private direct: { start: number; end: number; width: number } | undefined;
   /** Rows may still go straight to the sink (it can be rewound, nothing transforms the text, no spool yet). */
   private directAllowed: boolean;
+  /** raw(): the display column of each money object of the shape, and the displays of the records. */
+  private displayColumns: number[] = [];
+  private readonly displays = new DisplayCache();
+  private readonly pageDisplays = new DisplayCells();
 
   constructor(
     private readonly sink: TextSink,
@@ -148,10 +155,30 @@ export class CsvWriter implements FormatWriter {
   async raw(page: ScannedPage): Promise<void> {
     if (this.options.transform) return this.page(parsedRecords(page));
     const shape = page.shape;
+    const { bytes: b, values } = page;
+    const leaves = shape.leaves;
+    // Every record's money objects must make a display (as page() would add its column), else page() it is.
+    const displays = this.pageDisplays;
+    for (let r = 0; r < page.count && shape.money.length > 0; r++) {
+      for (let m = 0; m < shape.money.length; m++) {
+        const { amount, currency } = shape.money[m]!;
+        const a = r * leaves * 3 + amount * 3;
+        const c = r * leaves * 3 + currency * 3;
+        if (values[a] !== NUMBER || values[c] !== STRING || this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!) === undefined) return this.page(parsedRecords(page));
+      }
+    }
     if (shape !== this.shape) {
-      // The columns page() adds for the first record of this shape (the others add none).
+      // The columns page() adds for the first record of this shape (the others add none): a money
+      // object's display right after the object's last leaf.
       if (!this.index.has('code') && shape.topCode) this.addColumn('code');
-      this.leafColumns = shape.leafNames.map((name) => this.index.get(name) ?? this.addColumn(name));
+      this.leafColumns = [];
+      this.displayColumns = [];
+      shape.leafNames.forEach((name, leaf) => {
+        this.leafColumns.push(this.index.get(name) ?? this.addColumn(name));
+        shape.money.forEach((m, i) => {
+          if (m.lastLeaf === leaf) this.displayColumns[i] = this.index.get(m.display) ?? this.addColumn(m.display);
+        });
+      });
       this.shape = shape;
       this.columnLeaves = new Int32Array(0);
     }
@@ -159,13 +186,13 @@ export class CsvWriter implements FormatWriter {
     if (this.columnLeaves.length !== width) {
       this.columnLeaves = new Int32Array(width).fill(-1);
       this.leafColumns.forEach((column, leaf) => (this.columnLeaves[column] = leaf));
+      // A display column: -2 - its money object.
+      this.displayColumns.forEach((column, m) => (this.columnLeaves[column] = -2 - m));
     }
     const orderId = (this.orderIdBytes ??= Buffer.from(this.orderIdCell, 'utf8'));
     const columns = this.columnLeaves;
-    const leaves = shape.leaves;
-    const { bytes: b, values } = page;
-    // Each cell at most its bytes, two quotes, a `'` and a comma.
-    const out = (this.out = room(this.out, page.close - page.open + page.count * (orderId.length + 4 * width + 2)));
+    // Each cell at most its bytes, two quotes, a `'` and a comma; a display at most 24 bytes.
+    const out = (this.out = room(this.out, page.close - page.open + page.count * (orderId.length + 4 * width + 2 + 24 * shape.money.length)));
     const raw = this.options.raw;
     const from = new DataView(b.buffer, b.byteOffset, b.length);
     const to = new DataView(out.buffer, out.byteOffset, out.length);
@@ -177,6 +204,12 @@ export class CsvWriter implements FormatWriter {
         const leaf = columns[column] as number;
         if (leaf < 0) {
           if (column === 0) o += orderId.copy(out, o);
+          else if (leaf <= -2) {
+            const m = shape.money[-2 - leaf]!;
+            const a = base + m.amount * 3;
+            const c = base + m.currency * 3;
+            o += displays.cell(this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!)!, raw).copy(out, o);
+          }
           continue;
         }
         const at = base + leaf * 3;
@@ -212,6 +245,11 @@ export class CsvWriter implements FormatWriter {
       }
       if (isPlainObject(value)) {
         this.cells(value, (field.children ??= new Map()), field.name, cells);
+        const display = displayOf(value);
+        if (display !== undefined) {
+          field.displayColumn ??= this.index.get(`${field.name}.display`) ?? this.addColumn(`${field.name}.display`);
+          cells[field.displayColumn] = csvCell(display, this.options.raw);
+        }
       } else {
         field.column ??= this.index.get(field.name) ?? this.addColumn(field.name);
         cells[field.column] = csvCell(value, this.options.raw);
@@ -410,4 +448,18 @@ function copyWords(from: DataView, s: number, e: number, to: DataView, o: number
   for (; s + 4 <= e; s += 4, o += 4) to.setUint32(o, from.getUint32(s, true), true);
   for (; s < e; s++, o++) to.setUint8(o, from.getUint8(s));
   return o;
+}
+
+/** A display's CSV cell as bytes, kept while the display stays the same (the codes of an order share it). */
+class DisplayCells {
+  private display: string | undefined;
+  private bytes: Buffer = Buffer.alloc(0);
+
+  cell(display: string, raw: boolean): Buffer {
+    if (display !== this.display) {
+      this.display = display;
+      this.bytes = Buffer.from(csvCell(display, raw), 'utf8');
+    }
+    return this.bytes;
+  }
 }

@@ -4,7 +4,7 @@ import type { ScannedPage } from './scan.js';
 import { UsageError } from '../errors.js';
 
 /** The export formats, named once: the --format parser, the writers, the journal's schema and completion read this list. */
-export const EXPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
+export const EXPORT_FORMATS = ['csv', 'json', 'jsonl', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** For help and errors: "csv, json or jsonl". */
@@ -49,10 +49,11 @@ const EXTENSIONS = new Map<string, ExportFormat>([
   ['json', 'json'],
   ['jsonl', 'jsonl'],
   ['ndjson', 'jsonl'],
+  ['xlsx', 'xlsx'],
 ]);
 
 /**
- * `--format`, else the extension (.csv, .json, .jsonl, .ndjson), else (no extension) json. An extension that
+ * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json. An extension that
  * names no format giftcodes writes (`codes.xls`, `codes.txt`) is refused (exit 2) rather than filled with
  * JSON under a name that promises something else.
  */
@@ -66,6 +67,27 @@ export function formatFor(out: string, format: ExportFormat | undefined): Export
   if (named) return named;
   throw new UsageError(`${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`, {
     code: 'out_format_unknown',
-    hint: `name the file .csv, .json or .jsonl, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
+    hint: `name the file .csv, .json, .jsonl or .xlsx, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
+  });
+}
+
+/**
+ * A workbook is a zip file, not text: it is written to a file only (a terminal or a pipe gets nothing it
+ * could use, and a zip cannot be redacted as text is).
+ */
+export function xlsxToStdoutRefused(): UsageError {
+  return new UsageError('--format xlsx writes a file, not stdout', { code: 'xlsx_to_stdout', hint: 'add --out codes.xlsx' });
+}
+
+/** A worksheet's rows: 1,048,576, one of them the header. */
+export const XLSX_MAX_ROWS = 1_048_576;
+/** The codes one sheet (one order's workbook) can hold. */
+export const XLSX_MAX_CODES = XLSX_MAX_ROWS - 1;
+
+/** The refusal of a workbook that would need more rows than a worksheet has (exit 2). */
+export function tooManyRows(what: string): UsageError {
+  return new UsageError(`${what}: a spreadsheet sheet holds at most ${XLSX_MAX_CODES.toLocaleString('en-US')} codes (${XLSX_MAX_ROWS.toLocaleString('en-US')} rows with its header)`, {
+    code: 'xlsx_too_many_rows',
+    hint: 'write csv or jsonl instead (--format csv), or at most that many codes per file',
   });
 }

@@ -70,6 +70,13 @@ export class Shape {
   readonly keys: Buffer;
   /** `keys`, read four bytes at a time by match(). */
   readonly keyWords: DataView;
+  /**
+   * The money objects (display.ts): nested objects with leaves `amount` and `currency` and no `display`;
+   * each with the dotted name of its `display`, its two leaves, the last leaf inside it (its display
+   * column follows that leaf's), and whether its last member is a leaf (then JSON inserts the display
+   * right after that leaf's value).
+   */
+  readonly money: { display: string; amount: number; currency: number; lastLeaf: number; leafLast: boolean }[] = [];
 
   constructor(
     steps: readonly number[],
@@ -83,17 +90,30 @@ export class Shape {
     let at = 0;
     const path: string[] = [];
     let topCode = false;
+    const open: { amount: number; currency: number; display: boolean }[] = [];
+    let leaf = 0;
     for (let s = 0; s < steps.length; s++) {
       const key = stepKeys[s] ?? '';
       const length = Buffer.byteLength(key, 'utf8');
       this.keyStart[s] = at;
       this.keyLength[s] = length;
       at += length;
-      if (steps[s] === OPEN) path.push(key);
-      else if (steps[s] === CLOSE) path.pop();
-      else {
+      if (steps[s] === OPEN) {
+        if (key === 'display' && open.length > 0) open[open.length - 1]!.display = true;
+        path.push(key);
+        open.push({ amount: -1, currency: -1, display: false });
+      } else if (steps[s] === CLOSE) {
+        const object = open.pop()!;
+        if (object.amount >= 0 && object.currency >= 0 && !object.display) this.money.push({ display: [...path, 'display'].join('.'), amount: object.amount, currency: object.currency, lastLeaf: leaf - 1, leafLast: steps[s - 1] === LEAF });
+        path.pop();
+      } else {
         if (path.length === 0 && key === 'code') topCode = true;
+        const inside = open[open.length - 1];
+        if (inside && key === 'amount') inside.amount = leaf;
+        if (inside && key === 'currency') inside.currency = leaf;
+        if (inside && key === 'display') inside.display = true;
         this.leafNames.push([...path, key].join('.'));
+        leaf++;
       }
     }
     this.topCode = topCode;

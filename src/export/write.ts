@@ -16,7 +16,7 @@ import { pidAlive } from '../journal/owner.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
 import { CsvWriter, writeAll } from './csv.js';
-import { formatFor, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
+import { formatFor, xlsxToStdoutRefused, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
 import { JsonLinesWriter } from './jsonl.js';
 import { lockOutTarget, type OutLock } from './out-lock.js';
@@ -24,6 +24,7 @@ import { checkOutTarget, kindOf, symlinkRefused } from './out-target.js';
 import { prefetched } from './prefetch.js';
 import { PageScanner } from './scan.js';
 import { CodeTally } from './tally.js';
+import { XlsxWriter } from './xlsx.js';
 import { LIST_KEYS } from '../api/pagination.js';
 
 export { formatFor, type ExportFormat } from './format.js';
@@ -81,6 +82,7 @@ function codesProgress(o: ExportOptions): Progress | undefined {
 async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {
   const format = formatFor(o.out, o.format);
   if (o.out === '-') {
+    if (format === 'xlsx') throw xlsxToStdoutRefused();
     const { count, gone } = await exportToStdout(o, format);
     return { path: '-', count, format, ...(gone ? { readerGone: true } : {}) };
   }
@@ -197,6 +199,7 @@ const WRITERS: { readonly [format in ExportFormat]: (sink: TextSink, o: ExportOp
   csv: (sink, o, spoolPath, transform) => new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...(transform ? { transform } : {}) }),
   json: (sink, _o, _spoolPath, transform) => new JsonArrayWriter(sink, transform),
   jsonl: (sink, _o, _spoolPath, transform) => new JsonLinesWriter(sink, transform),
+  xlsx: (sink, o) => new XlsxWriter(sink, { orderId: o.orderId }),
 };
 
 function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spoolPath: string, transform?: Transform): FormatWriter {

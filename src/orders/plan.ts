@@ -348,14 +348,14 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
 export async function checkOutFiles(rows: readonly PlanRow[], delivered: ReadonlyMap<string, unknown>, journal: Journal, force: boolean): Promise<void> {
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
   if (todo.length === 0) return;
-  const [{ checkOutTarget }, { deliveredFile }, { formatFor }] = await Promise.all([import('../export/out-target.js'), import('../journal/codes-file.js'), import('../export/format.js')]);
+  const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyRows, XLSX_MAX_CODES }] = await Promise.all([import('../export/out-target.js'), import('../journal/codes-file.js'), import('../export/format.js')]);
   const { intents } = journal.read();
   for (const row of todo) {
     const intent = intents.find((i) => i.key === row.key);
     if (intent && deliveredFile(intent, row.out!) !== undefined) continue;
     try {
       // A row's codes file is written in the format its extension names: one that names none is refused.
-      formatFor(row.out!, undefined);
+      if (formatFor(row.out!, undefined) === 'xlsx' && row.quantity > XLSX_MAX_CODES) throw tooManyRows(`quantity ${row.quantity} with ${row.out!}`);
       checkOutTarget(row.out!, force);
     } catch (error) {
       if (isCliError(error)) throw new CliError(error.exitCode, `line ${row.row}: ${error.message}; nothing was ordered`, { code: error.code, ...(error.hint ? { hint: error.hint } : {}) });

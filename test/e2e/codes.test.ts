@@ -35,6 +35,11 @@ async function completed(server: TestServer, orderId: string): Promise<void> {
   throw new Error(`order ${orderId} did not complete`);
 }
 
+/** The records as exported: the API's, with the amount in dollars added as value.display (the seed's products are USD). */
+function displayed(codes: CodeRecord[]): CodeRecord[] {
+  return codes.map((c) => ({ ...c, value: { ...c.value, display: (c.value.amount / 100).toFixed(2) } }));
+}
+
 /** The server's codes, read page by page with its cursor: what every export must match. */
 async function serverCodes(server: TestServer, orderId: string): Promise<CodeRecord[]> {
   const codes: CodeRecord[] = [];
@@ -126,13 +131,13 @@ describe('codes get: exports', () => {
       expect(JSON.parse(result.stdout)).toEqual({ orderId: bigOrder, path: join(dir, name), count: 10_000, format: name.split('.')[1] });
       expect(mode(join(dir, name))).toBe(0o600);
     }
-    expect(JSON.parse(readFileSync(join(dir, 'codes.json'), 'utf8'))).toEqual(expected);
+    expect(JSON.parse(readFileSync(join(dir, 'codes.json'), 'utf8'))).toEqual(displayed(expected));
     const lines = readFileSync(join(dir, 'codes.jsonl'), 'utf8').split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines.map((line) => JSON.parse(line))).toEqual(expected);
+    expect(lines.map((line) => JSON.parse(line))).toEqual(displayed(expected));
     const [header, ...rows] = parseCsv(readFileSync(join(dir, 'codes.csv'), 'utf8'));
-    expect(header).toEqual(['order_id', 'code', 'pin', 'serial', 'value.amount', 'value.currency', 'expires_at']);
-    expect(rows).toEqual(expected.map((c) => [bigOrder, c.code, c.pin, c.serial, String(c.value.amount), c.value.currency, c.expires_at]));
+    expect(header).toEqual(['order_id', 'code', 'pin', 'serial', 'value.amount', 'value.currency', 'value.display', 'expires_at']);
+    expect(rows).toEqual(expected.map((c) => [bigOrder, c.code, c.pin, c.serial, String(c.value.amount), c.value.currency, (c.value.amount / 100).toFixed(2), c.expires_at]));
     expect(strays(dir)).toEqual([]);
   });
 
@@ -140,9 +145,9 @@ describe('codes get: exports', () => {
     const { server } = served;
     const json = await cli(server, ['codes', 'get', bigOrder, '--json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual(expected);
+    expect(JSON.parse(json.stdout)).toEqual(displayed(expected));
     const jsonl = await cli(server, ['codes', 'get', bigOrder, '--format', 'jsonl']);
-    expect(jsonl.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(expected);
+    expect(jsonl.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(displayed(expected));
     const csv = await cli(server, ['codes', 'get', bigOrder, '--format', 'csv', '--out', '-']);
     expect(parseCsv(csv.stdout)).toHaveLength(10_001);
     const refused = await cli(server, ['codes', 'get', bigOrder, '--json', '--format', 'csv']);

@@ -60,7 +60,7 @@ describe('hostile pages of codes', () => {
       return notFound(request.path);
     };
     const dir = tempDir();
-    for (const format of ['csv', 'json', 'jsonl']) {
+    for (const format of ['csv', 'json', 'jsonl', 'xlsx']) {
       const result = await runCli(['codes', 'get', 'ord_dup', '--wait', '--out', join(dir, `codes.${format}`), '--json'], { baseUrl: hostile.url, env });
       expect(result.code, result.stderr).toBe(5);
       expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'duplicate_code', exitCode: 5 } });

@@ -19,7 +19,7 @@ describe('--out extensions', () => {
     const before = (await ledger(served.server)).orders.length;
     const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--out', out], { configDir });
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain(`names no format giftcodes writes (csv, json or jsonl)`);
+    expect(result.stderr).toContain(`names no format giftcodes writes (csv, json, jsonl or xlsx)`);
     expect(result.stderr).toContain('--format');
     expect((await ledger(served.server)).orders.length).toBe(before);
     expect(existsSync(out)).toBe(false);

@@ -89,18 +89,19 @@ describe('formatFor', () => {
     expect(formatFor('a.ndjson', undefined)).toBe('jsonl');
     expect(formatFor('a.json', undefined)).toBe('json');
     expect(() => formatFor('a.txt', undefined)).toThrow(expect.objectContaining({ exitCode: 2, code: 'out_format_unknown' }) as Error);
-    expect(() => formatFor('dir.v2/codes.xls', undefined)).toThrow('dir.v2/codes.xls: the extension .xls names no format giftcodes writes (csv, json or jsonl)');
+    expect(() => formatFor('dir.v2/codes.xls', undefined)).toThrow('dir.v2/codes.xls: the extension .xls names no format giftcodes writes (csv, json, jsonl or xlsx)');
     expect(formatFor('a.txt', 'csv')).toBe('csv');
     expect(formatFor('dir.v2/codes', undefined)).toBe('json');
     expect(formatFor('.codes', undefined)).toBe('json');
     expect(formatFor('-', undefined)).toBe('json');
     expect(formatFor('a.csv', 'jsonl')).toBe('jsonl');
+    expect(formatFor('dir/Codes.XLSX', undefined)).toBe('xlsx');
   });
 
-  it('--format takes the three formats in any case and ndjson for jsonl; anything else names them', () => {
-    expect(['csv', 'json', 'jsonl', ' CSV ', 'Json', 'ndjson', 'NDJSON'].map(formatArg)).toEqual(['csv', 'json', 'jsonl', 'csv', 'json', 'jsonl', 'jsonl']);
+  it('--format takes the four formats in any case and ndjson for jsonl; anything else names them', () => {
+    expect(['csv', 'json', 'jsonl', 'xlsx', ' CSV ', 'Json', 'ndjson', 'NDJSON', 'XLSX'].map(formatArg)).toEqual(['csv', 'json', 'jsonl', 'xlsx', 'csv', 'json', 'jsonl', 'jsonl', 'xlsx']);
     for (const bad of ['xml', '', 'constructor', '__proto__', 'json,csv']) {
-      expect(() => formatArg(bad)).toThrow(`expected csv, json or jsonl, got "${bad}"`);
+      expect(() => formatArg(bad)).toThrow(`expected csv, json, jsonl or xlsx, got "${bad}"`);
     }
   });
 });
@@ -108,7 +109,7 @@ describe('formatFor', () => {
 describe('CsvWriter', () => {
   it('puts order_id first and code second, flattens nested objects, and removes its spool', async () => {
     const { text, spool } = await streamCsv('ord_1', [[{ pin: '1', code: 'A', value: { amount: 5, currency: 'USD' } }], [{ code: 'B', pin: '2', value: { amount: 5, currency: 'USD' } }]], false);
-    expect(text).toBe('order_id,code,pin,value.amount,value.currency\r\nord_1,A,1,5,USD\r\nord_1,B,2,5,USD\r\n');
+    expect(text).toBe('order_id,code,pin,value.amount,value.currency,value.display\r\nord_1,A,1,5,USD,0.05\r\nord_1,B,2,5,USD,0.05\r\n');
     expect(existsSync(spool)).toBe(false);
   });
 

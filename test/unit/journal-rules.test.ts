@@ -290,7 +290,7 @@ describe('intent schema', () => {
     for (const change of bad) expect(intentSchema.safeParse({ ...valid, ...change }).success, JSON.stringify(change)).toBe(false);
     for (const env of ['test', 'live']) expect(intentSchema.safeParse({ ...valid, environment: env }).success).toBe(true);
     for (const phase of ['prepared', 'sending', 'accepted', 'delivered']) expect(intentSchema.safeParse({ ...valid, phase }).success, phase).toBe(true);
-    for (const format of ['csv', 'json', 'jsonl']) expect(intentSchema.safeParse({ ...valid, out: { path: 'p', force: false, csvRaw: false, format } }).success, format).toBe(true);
+    for (const format of ['csv', 'json', 'jsonl', 'xlsx']) expect(intentSchema.safeParse({ ...valid, out: { path: 'p', force: false, csvRaw: false, format } }).success, format).toBe(true);
     expect(intentSchema.safeParse(null)).toEqual({ success: false });
     expect(intentSchema.safeParse('text')).toEqual({ success: false });
   });
