@@ -23,12 +23,19 @@ import { formatMs, median, summary } from './bench/stats.mjs';
 // package as scripts/test.mjs fetches it; without it, on a Node giftcodes refuses (older than 22.1), on Node 24.
 const nodeArg = process.argv.indexOf('--node');
 const [major, minor] = process.versions.node.split('.').map(Number);
-const wantedLine = nodeArg === -1 ? (major < 22 || (major === 22 && minor < 1) ? '24' : undefined) : process.argv[nodeArg + 1];
+const wantedLine =
+  nodeArg === -1 ? (major < 22 || (major === 22 && minor < 1) ? '24' : undefined) : process.argv[nodeArg + 1];
 if (wantedLine !== undefined && wantedLine !== String(major)) {
-  const fetched = spawnSync('npx', ['--yes', '--package', `node@${wantedLine}`, '--', 'node', '-p', 'process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const fetched = spawnSync(
+    'npx',
+    ['--yes', '--package', `node@${wantedLine}`, '--', 'node', '-p', 'process.execPath'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const path = fetched.stdout?.trim();
   if (fetched.status !== 0 || !path) {
-    console.error(`could not get Node ${wantedLine} from the npm registry (npx exit ${fetched.status ?? fetched.signal})`);
+    console.error(
+      `could not get Node ${wantedLine} from the npm registry (npx exit ${fetched.status ?? fetched.signal})`,
+    );
     process.exit(2);
   }
   const args = process.argv.slice(2).filter((_, i, all) => all[i] !== '--node' && all[i - 1] !== '--node');
@@ -66,7 +73,10 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const want = (section) => !ONLY || ONLY.has(section);
-const judge = new Judge({ repeats: Number(process.env.BENCH_REPEATS ?? 1), waitSeconds: Number(process.env.BENCH_LOAD_WAIT ?? 60) });
+const judge = new Judge({
+  repeats: Number(process.env.BENCH_REPEATS ?? 1),
+  waitSeconds: Number(process.env.BENCH_LOAD_WAIT ?? 60),
+});
 
 const scratch = mkdtempSync(join(os.tmpdir(), 'giftcodes-bench-'));
 const configDir = join(scratch, 'config');
@@ -90,16 +100,22 @@ function startupFigure(command, limit) {
     const r = alternate(command, node0, { pairs: PAIRS });
     console.log(`  ${command.label.padEnd(22)} ${formatMs(r.a)}`);
     console.log(`  ${'node -e 0'.padEnd(22)} ${formatMs(r.b)}`);
-    console.log(`  per-pair ratio: median ${r.medianPairRatio.toFixed(2)}, ${r.pairRatio.min.toFixed(2)}–${r.pairRatio.max.toFixed(2)}`);
+    console.log(
+      `  per-pair ratio: median ${r.medianPairRatio.toFixed(2)}, ${r.pairRatio.min.toFixed(2)}–${r.pairRatio.max.toFixed(2)}`,
+    );
     if (limit === undefined) console.log(`  info  ${command.label} / node -e 0: ${r.ratio.toFixed(2)}×  (no target)`);
     else check(`${command.label} / node -e 0`, `${r.ratio.toFixed(2)}×`, `≤ ${limit}×`, r.ratio <= limit);
     // CPU time, alternated the same way: on a machine shared with other work it moves far less than wall time.
     const cpu = alternate(command, node0, { pairs: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
-    console.log(`  info  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}: ${cpu.ratio.toFixed(2)}×  (no target; wall time is judged)`);
+    console.log(
+      `  info  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}: ${cpu.ratio.toFixed(2)}×  (no target; wall time is judged)`,
+    );
     if (EXTRA_CA) {
       const withCa = (side) => ({ ...side, env: { ...(side.env ?? process.env), NODE_EXTRA_CA_CERTS: EXTRA_CA } });
       const ca = alternate(withCa(command), withCa(node0), { pairs: Math.max(10, PAIRS >> 1) });
-      console.log(`  info  with NODE_EXTRA_CA_CERTS=${EXTRA_CA}: ${formatMs(ca.a)} vs ${formatMs(ca.b)}: ${ca.ratio.toFixed(2)}×  (no target)`);
+      console.log(
+        `  info  with NODE_EXTRA_CA_CERTS=${EXTRA_CA}: ${formatMs(ca.a)} vs ${formatMs(ca.b)}: ${ca.ratio.toFixed(2)}×  (no target)`,
+      );
     }
   });
 }
@@ -113,21 +129,41 @@ function startupFigure(command, limit) {
 async function pingFigure(url) {
   const bareGet = await bundleBare(ROOT, join(ROOT, 'scripts', 'bench', 'bare-get.mjs'), join(scratch, 'bare-get.mjs'));
   const ping = giftcodes(['ping'], (r) => (String(r.stdout).includes('rs_demo') ? undefined : `printed ${r.stdout}`));
-  const bare = { label: 'bare undici GET', argv: [NODE, bareGet], env: { ...cliEnv, BENCH_URL: url, BENCH_KEY: TEST_KEY }, check: ping.check };
+  const bare = {
+    label: 'bare undici GET',
+    argv: [NODE, bareGet],
+    env: { ...cliEnv, BENCH_URL: url, BENCH_KEY: TEST_KEY },
+    check: ping.check,
+  };
   const cold = { ...ping, label: 'giftcodes ping, cold', env: coldEnv };
   const sides = [ping, bare, node0, cold];
   await judge.figure('ping', (check) => {
     const r = rotate(sides, { rounds: PAIRS });
     for (const [i, side] of sides.entries()) console.log(`  ${side.label.padEnd(22)} ${formatMs(r.summaries[i])}`);
     const cpu = rotate(sides, { rounds: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
-    for (const [x, against, limit] of [[0, 1, 1.0], [3, 1], [0, 2], [3, 2]]) {
+    for (const [x, against, limit] of [
+      [0, 1, 1.0],
+      [3, 1],
+      [0, 2],
+      [3, 2],
+    ]) {
       const wall = ratioOf(r, x, against);
       const cpuRatio = ratioOf(cpu, x, against);
-      console.log(`  ${sides[x].label} / ${sides[against].label}: ${wall.ratio.toFixed(2)}×, per round ${wall.perRound.median.toFixed(2)} (${wall.perRound.min.toFixed(2)}–${wall.perRound.max.toFixed(2)}); CPU ${cpuRatio.ratio.toFixed(2)}× (${cpu.summaries[x].median.toFixed(1)} vs ${cpu.summaries[against].median.toFixed(1)} ms)${limit === undefined ? '  (no target)' : ''}`);
+      console.log(
+        `  ${sides[x].label} / ${sides[against].label}: ${wall.ratio.toFixed(2)}×, per round ${wall.perRound.median.toFixed(2)} (${wall.perRound.min.toFixed(2)}–${wall.perRound.max.toFixed(2)}); CPU ${cpuRatio.ratio.toFixed(2)}× (${cpu.summaries[x].median.toFixed(1)} vs ${cpu.summaries[against].median.toFixed(1)} ms)${limit === undefined ? '  (no target)' : ''}`,
+      );
       // Judged on CPU: on a shared machine wall time moves with the load, CPU far less.
-      if (limit !== undefined) check(`giftcodes ping (caches warm) / ${sides[against].label}, CPU`, `${cpuRatio.ratio.toFixed(2)}×`, `≤ ${limit.toFixed(1)}×`, cpuRatio.ratio <= limit);
+      if (limit !== undefined)
+        check(
+          `giftcodes ping (caches warm) / ${sides[against].label}, CPU`,
+          `${cpuRatio.ratio.toFixed(2)}×`,
+          `≤ ${limit.toFixed(1)}×`,
+          cpuRatio.ratio <= limit,
+        );
     }
-    console.log(`  info  bare undici GET / node -e 0: ${ratioOf(r, 1, 2).ratio.toFixed(2)}×  (what undici alone costs a process)`);
+    console.log(
+      `  info  bare undici GET / node -e 0: ${ratioOf(r, 1, 2).ratio.toFixed(2)}×  (what undici alone costs a process)`,
+    );
   });
 }
 
@@ -137,8 +173,15 @@ function heading(text) {
 
 async function main() {
   const cpus = os.cpus();
-  console.log(`machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, ${os.type()} ${os.release()}`);
-  console.log(`node ${process.version}; load average ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}; ${PAIRS} alternated pairs per start-up figure`);
+  console.log(
+    `machine: ${os.availableParallelism()} CPUs (${cpus[0]?.model.trim() ?? 'unknown'}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB, ${os.type()} ${os.release()}`,
+  );
+  console.log(
+    `node ${process.version}; load average ${os
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}; ${PAIRS} alternated pairs per start-up figure`,
+  );
 
   if (want('startup')) {
     heading('start-up graph (esbuild metafile of the build)');
@@ -148,35 +191,67 @@ async function main() {
       const entries = new Set(Object.values(metafile?.outputs ?? {}).map((output) => output.entryPoint));
       for (const entry of ['src/start.ts', 'src/cli.ts'].filter((name) => entries.has(name))) {
         const graph = startupGraph(metafile, entry);
-        const packages = Object.entries(graph.packages).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KiB`);
-        console.log(`  ${entry}: ${graph.files} files, ${(graph.bytes / 1024).toFixed(0)} KiB; packages: ${packages.join(', ') || 'none'}`);
-        check(`${entry} start-up graph`, graph.heavy.length ? `loads ${graph.heavy.join(', ')}` : 'no heavy dependency', 'none of undici, zod, conf, ora, @inquirer, ajv', graph.heavy.length === 0, { steady: true });
+        const packages = Object.entries(graph.packages).map(
+          ([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KiB`,
+        );
+        console.log(
+          `  ${entry}: ${graph.files} files, ${(graph.bytes / 1024).toFixed(0)} KiB; packages: ${packages.join(', ') || 'none'}`,
+        );
+        check(
+          `${entry} start-up graph`,
+          graph.heavy.length ? `loads ${graph.heavy.join(', ')}` : 'no heavy dependency',
+          'none of undici, zod, conf, ora, @inquirer, ajv',
+          graph.heavy.length === 0,
+          { steady: true },
+        );
       }
     });
 
     heading('start-up (wall time of the whole process, alternated with node -e 0)');
-    await startupFigure(giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)), 1.05);
-    await startupFigure(giftcodes(['--help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)), 1.2);
+    await startupFigure(
+      giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)),
+      1.05,
+    );
+    await startupFigure(
+      giftcodes(['--help'], (r) =>
+        String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`,
+      ),
+      1.2,
+    );
     // The same text through commander, which is how --help reaches a terminal (it wraps to the terminal's width).
-    await startupFigure(giftcodes(['help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)));
+    await startupFigure(
+      giftcodes(['help'], (r) => (String(r.stdout).startsWith('Usage: giftcodes') ? undefined : `printed ${r.stdout}`)),
+    );
   }
 
   if (want('ping') || want('export') || want('progress')) {
-    const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--fulfil-after', '100'], { label: 'giftcodes serve' });
+    const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--fulfil-after', '100'], {
+      label: 'giftcodes serve',
+    });
     try {
-      const login = spawnSync(NODE, [BIN, 'login', '--api-key-stdin', '--base-url', server.url], { env: cliEnv, input: TEST_KEY, encoding: 'utf8' });
+      const login = spawnSync(NODE, [BIN, 'login', '--api-key-stdin', '--base-url', server.url], {
+        env: cliEnv,
+        input: TEST_KEY,
+        encoding: 'utf8',
+      });
       if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
 
       if (want('ping')) {
-        heading(`ping (a logged-in profile, against giftcodes serve on ${server.url}), in rotation with a bare undici GET and node -e 0`);
+        heading(
+          `ping (a logged-in profile, against giftcodes serve on ${server.url}), in rotation with a bare undici GET and node -e 0`,
+        );
         await pingFigure(server.url);
       }
       if (want('export')) {
-        heading('codes get (orders placed over HTTP, completed, then exported end to end; whole process), beside a bare undici fetch of the same pages');
+        heading(
+          'codes get (orders placed over HTTP, completed, then exported end to end; whole process), beside a bare undici fetch of the same pages',
+        );
         await exportFigures(server.url);
       }
       if (want('progress')) {
-        heading('the progress line at a terminal: codes get of 1,000,000 codes to CSV in a pseudo-terminal (script), CPU beside the same run with --quiet');
+        heading(
+          'the progress line at a terminal: codes get of 1,000,000 codes to CSV in a pseudo-terminal (script), CPU beside the same run with --quiet',
+        );
         await progressFigure(server.url);
       }
     } finally {
@@ -190,7 +265,9 @@ async function main() {
   }
 
   if (want('plan')) {
-    heading('order place --plan of 1,000 rows at --latency 50, alternated with a bare undici script sending the same POSTs');
+    heading(
+      'order place --plan of 1,000 rows at --latency 50, alternated with a bare undici script sending the same POSTs',
+    );
     await planFigures();
   }
 
@@ -208,7 +285,10 @@ async function main() {
 function exportOnce(orderId, quantity, format) {
   const out = join(scratch, `codes-${quantity}.${format}`);
   const started = process.hrtime.bigint();
-  const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orderId, '--out', out], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orderId, '--out', out], {
+    env: cliEnv,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`codes get failed: ${result.stderr}`);
   checkExport(out, quantity, format, String(result.stderr));
@@ -223,12 +303,14 @@ function checkExport(file, quantity, format, stderr) {
     const fd = openSync(file, 'r');
     readSync(fd, head, 0, 4, 0);
     closeSync(fd);
-    if (head.toString('latin1') !== 'PK\x03\x04' || !stderr.includes(`wrote ${quantity} codes`)) throw new Error(`codes get wrote no workbook of ${quantity} codes: ${stderr}`);
+    if (head.toString('latin1') !== 'PK\x03\x04' || !stderr.includes(`wrote ${quantity} codes`))
+      throw new Error(`codes get wrote no workbook of ${quantity} codes: ${stderr}`);
     return;
   }
   const lines = countLines(file);
   const expected = format === 'csv' ? quantity + 1 : format === 'jsonl' ? quantity : quantity + 2;
-  if (lines !== expected) throw new Error(`codes get wrote ${lines} lines of ${format} for ${quantity} codes (expected ${expected})`);
+  if (lines !== expected)
+    throw new Error(`codes get wrote ${lines} lines of ${format} for ${quantity} codes (expected ${expected})`);
   if (format === 'json') {
     const head = Buffer.alloc(2);
     const fd = openSync(file, 'r');
@@ -246,7 +328,8 @@ function floorOnce(bareCodes, url, orderId, quantity) {
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`the bare fetch of the codes failed: ${result.stderr}`);
   const pages = Number(/^(\d+) pages/.exec(String(result.stdout))?.[1]);
-  if (pages !== Math.ceil(quantity / 1000)) throw new Error(`the bare fetch read ${result.stdout.toString().trim()} for ${quantity} codes`);
+  if (pages !== Math.ceil(quantity / 1000))
+    throw new Error(`the bare fetch read ${result.stdout.toString().trim()} for ${quantity} codes`);
   return { ms, rssMiB: Number(String(result.output[3]).trim()) / 1024 };
 }
 
@@ -256,7 +339,11 @@ function floorOnce(bareCodes, url, orderId, quantity) {
  * then JSON, JSONL and XLSX at 1,000,000; the order reversed every round. Codes per second count the whole process.
  */
 async function exportFigures(url) {
-  const bareCodes = await bundleBare(ROOT, join(ROOT, 'scripts', 'bench', 'bare-codes.mjs'), join(scratch, 'bare-codes.mjs'));
+  const bareCodes = await bundleBare(
+    ROOT,
+    join(ROOT, 'scripts', 'bench', 'bare-codes.mjs'),
+    join(scratch, 'bare-codes.mjs'),
+  );
   const orders = {};
   for (const quantity of [100_000, 1_000_000]) {
     const { order } = await placeOrder(url, TEST_KEY, PRODUCT, quantity);
@@ -264,14 +351,25 @@ async function exportFigures(url) {
     orders[quantity] = order.id;
   }
   await judge.figure('the export figures', (check) => {
-    const runs = { 'csv 100000': [], 'csv 1000000': [], 'floor 1000000': [], 'json 1000000': [], 'jsonl 1000000': [], 'xlsx 1000000': [] };
+    const runs = {
+      'csv 100000': [],
+      'csv 1000000': [],
+      'floor 1000000': [],
+      'json 1000000': [],
+      'jsonl 1000000': [],
+      'xlsx 1000000': [],
+    };
     for (let round = 0; round < ROUNDS; round++) {
       // Reversed every other round, so load from elsewhere on the machine falls on every figure alike, and the
       // 1,000,000-code CSV export and its floor run next to each other, each first in turn.
       const order = round % 2 ? Object.keys(runs).reverse() : Object.keys(runs);
       for (const key of order) {
         const [kind, quantity] = [key.split(' ')[0], Number(key.split(' ')[1])];
-        runs[key].push(kind === 'floor' ? floorOnce(bareCodes, url, orders[quantity], quantity) : exportOnce(orders[quantity], quantity, kind));
+        runs[key].push(
+          kind === 'floor'
+            ? floorOnce(bareCodes, url, orders[quantity], quantity)
+            : exportOnce(orders[quantity], quantity, kind),
+        );
       }
     }
     const rate = (quantity, ms) => Math.round(quantity / (ms / 1000));
@@ -281,25 +379,46 @@ async function exportFigures(url) {
       const ms = summary(list.map((r) => r.ms));
       const rss = summary(list.map((r) => r.rssMiB));
       figures[key] = { ms, rss, rate: rate(quantity, ms.median) };
-      console.log(`  ${key.padEnd(14)} ${formatMs(ms)}: ${rate(quantity, ms.median).toLocaleString('en')} codes/s (${rate(quantity, ms.max).toLocaleString('en')}–${rate(quantity, ms.min).toLocaleString('en')}), peak RSS ${rss.median.toFixed(1)} MiB (${rss.min.toFixed(1)}–${rss.max.toFixed(1)})`);
+      console.log(
+        `  ${key.padEnd(14)} ${formatMs(ms)}: ${rate(quantity, ms.median).toLocaleString('en')} codes/s (${rate(quantity, ms.max).toLocaleString('en')}–${rate(quantity, ms.min).toLocaleString('en')}), peak RSS ${rss.median.toFixed(1)} MiB (${rss.min.toFixed(1)}–${rss.max.toFixed(1)})`,
+      );
     }
     const big = figures['csv 1000000'];
     const floor = figures['floor 1000000'];
     const perRound = runs['csv 1000000'].map((r, i) => r.ms / runs['floor 1000000'][i].ms);
     const ratio = big.ms.median / floor.ms.median;
-    console.log(`  1,000,000 to CSV / the bare fetch of its pages: ${ratio.toFixed(2)}× (${(big.ms.median / 1000).toFixed(2)} vs ${(floor.ms.median / 1000).toFixed(2)} s); per round ${perRound.map((r) => r.toFixed(2)).join(', ')}`);
-    check('codes get 1,000,000 codes to CSV / bare undici fetch of the pages', `${ratio.toFixed(2)}×`, '≤ 1.3×', ratio <= 1.3);
+    console.log(
+      `  1,000,000 to CSV / the bare fetch of its pages: ${ratio.toFixed(2)}× (${(big.ms.median / 1000).toFixed(2)} vs ${(floor.ms.median / 1000).toFixed(2)} s); per round ${perRound.map((r) => r.toFixed(2)).join(', ')}`,
+    );
+    check(
+      'codes get 1,000,000 codes to CSV / bare undici fetch of the pages',
+      `${ratio.toFixed(2)}×`,
+      '≤ 1.3×',
+      ratio <= 1.3,
+    );
     check('codes get 1,000,000 codes to CSV, codes/s', big.rate.toLocaleString('en'), '≥ 300,000', big.rate >= 300_000);
     check('codes get 1,000,000 to CSV, peak RSS', `${big.rss.median.toFixed(1)} MiB`, '< 80 MiB', big.rss.median < 80);
     const growth = big.rss.median - figures['csv 100000'].rss.median;
     check('peak RSS at 1,000,000 minus at 100,000 (CSV)', `${growth.toFixed(1)} MiB`, '≤ 10 MiB', growth <= 10);
     for (const format of ['json', 'jsonl']) {
       const f = figures[`${format} 1000000`];
-      console.log(`  info  codes get 1,000,000 codes to ${format.toUpperCase()}: ${f.rate.toLocaleString('en')} codes/s, peak RSS ${f.rss.median.toFixed(1)} MiB  (no target of its own)`);
+      console.log(
+        `  info  codes get 1,000,000 codes to ${format.toUpperCase()}: ${f.rate.toLocaleString('en')} codes/s, peak RSS ${f.rss.median.toFixed(1)} MiB  (no target of its own)`,
+      );
     }
     const sheet = figures['xlsx 1000000'];
-    check('codes get 1,000,000 codes to XLSX, codes/s', sheet.rate.toLocaleString('en'), '≥ 30,000', sheet.rate >= 30_000);
-    check('codes get 1,000,000 codes to XLSX, peak RSS', `${sheet.rss.median.toFixed(1)} MiB`, '< 150 MiB', sheet.rss.median < 150);
+    check(
+      'codes get 1,000,000 codes to XLSX, codes/s',
+      sheet.rate.toLocaleString('en'),
+      '≥ 30,000',
+      sheet.rate >= 30_000,
+    );
+    check(
+      'codes get 1,000,000 codes to XLSX, peak RSS',
+      `${sheet.rss.median.toFixed(1)} MiB`,
+      '< 150 MiB',
+      sheet.rss.median < 150,
+    );
   });
 }
 
@@ -315,8 +434,25 @@ async function progressFigure(url) {
   const once = (quiet) => {
     const out = join(scratch, 'codes-progress.csv');
     const cpuFile = join(scratch, 'cpu-progress.txt');
-    const command = [NODE, '--import', CPUTIME, BIN, 'codes', 'get', order.id, '--out', out, ...(quiet ? ['--quiet'] : [])].map((w) => `'${w}'`).join(' ');
-    const result = spawnSync('script', ['-qec', `${command} 3>'${cpuFile}'`, '/dev/null'], { env: { ...cliEnv, COLUMNS: '120' }, encoding: 'utf8', maxBuffer: 1 << 26 });
+    const command = [
+      NODE,
+      '--import',
+      CPUTIME,
+      BIN,
+      'codes',
+      'get',
+      order.id,
+      '--out',
+      out,
+      ...(quiet ? ['--quiet'] : []),
+    ]
+      .map((w) => `'${w}'`)
+      .join(' ');
+    const result = spawnSync('script', ['-qec', `${command} 3>'${cpuFile}'`, '/dev/null'], {
+      env: { ...cliEnv, COLUMNS: '120' },
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
     if (result.status !== 0) throw new Error(`codes get in a pseudo-terminal failed: ${result.stdout}${result.stderr}`);
     const drawn = (result.stdout.match(/writing the codes of/g) ?? []).length;
     if (!quiet && drawn === 0) throw new Error('no progress line was drawn in the pseudo-terminal');
@@ -339,8 +475,15 @@ async function progressFigure(url) {
     const a = summary(withProgress.map((r) => r.cpuMs));
     const b = summary(without.map((r) => r.cpuMs));
     const cost = (a.median - b.median) / b.median;
-    console.log(`  CPU with the progress line ${a.median.toFixed(0)} ms (${a.min.toFixed(0)}–${a.max.toFixed(0)}), --quiet ${b.median.toFixed(0)} ms (${b.min.toFixed(0)}–${b.max.toFixed(0)}); redraws per run: ${withProgress.map((r) => r.drawn).join(', ')}`);
-    check('progress line at 1,000,000 codes, CPU beside --quiet', `${(cost * 100).toFixed(1)} %`, '≤ 3 %', cost <= 0.03);
+    console.log(
+      `  CPU with the progress line ${a.median.toFixed(0)} ms (${a.min.toFixed(0)}–${a.max.toFixed(0)}), --quiet ${b.median.toFixed(0)} ms (${b.min.toFixed(0)}–${b.max.toFixed(0)}); redraws per run: ${withProgress.map((r) => r.drawn).join(', ')}`,
+    );
+    check(
+      'progress line at 1,000,000 codes, CPU beside --quiet',
+      `${(cost * 100).toFixed(1)} %`,
+      '≤ 3 %',
+      cost <= 0.03,
+    );
   });
 }
 
@@ -348,7 +491,9 @@ async function progressFigure(url) {
 async function catalogFigures() {
   const seedFile = join(scratch, 'catalog-5000.json');
   writeJson(seedFile, catalogSeed(5000));
-  const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--latency', '50', '--seed', seedFile], { label: 'giftcodes serve --latency 50' });
+  const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--latency', '50', '--seed', seedFile], {
+    label: 'giftcodes serve --latency 50',
+  });
   try {
     await judge.figure('catalog list', (check) => catalogRuns(server.url, check));
   } finally {
@@ -361,7 +506,11 @@ function catalogRuns(url, check) {
   const runs = [];
   for (let round = 0; round < ROUNDS + 2; round++) {
     const started = process.hrtime.bigint();
-    const result = spawnSync(NODE, [BIN, 'catalog', 'list', '--json', '-v'], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+    const result = spawnSync(NODE, [BIN, 'catalog', 'list', '--json', '-v'], {
+      env,
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (result.status !== 0) throw new Error(`catalog list failed: ${result.stderr}`);
     const products = JSON.parse(result.stdout).length;
@@ -373,7 +522,12 @@ function catalogRuns(url, check) {
   const requests = Math.max(...runs.map((r) => r.requests));
   console.log(`  ${formatMs(ms)}, ${requests} requests`);
   check('catalog list of 5,000 at --latency 50, requests', String(requests), '≤ 6', requests <= 6, { steady: true });
-  check('catalog list of 5,000 at --latency 50, wall time', `${ms.median.toFixed(0)} ms`, '≤ 1000 ms', ms.median <= 1000);
+  check(
+    'catalog list of 5,000 at --latency 50, wall time',
+    `${ms.median.toFixed(0)} ms`,
+    '≤ 1000 ms',
+    ms.median <= 1000,
+  );
 }
 
 /**
@@ -386,9 +540,15 @@ function catalogRuns(url, check) {
 async function planFigures() {
   const ROWS = 1000;
   const concurrency = defaultConcurrency();
-  const bareOrders = await bundleBare(ROOT, join(ROOT, 'scripts', 'bench', 'bare-orders.mjs'), join(scratch, 'bare-orders.mjs'));
+  const bareOrders = await bundleBare(
+    ROOT,
+    join(ROOT, 'scripts', 'bench', 'bare-orders.mjs'),
+    join(scratch, 'bare-orders.mjs'),
+  );
   const withServer = async (run) => {
-    const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--latency', '50'], { label: 'giftcodes serve --latency 50' });
+    const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--latency', '50'], {
+      label: 'giftcodes serve --latency 50',
+    });
     try {
       return await run(server.url);
     } finally {
@@ -401,26 +561,53 @@ async function planFigures() {
   const runPlan = (url, extra) => {
     const dir = mkdtempSync(join(scratch, 'plan-'));
     const plan = join(dir, 'plan.csv');
-    writeFileSync(plan, `# bench run ${++runs}\nproduct,quantity\n${Array.from({ length: ROWS }, (_, i) => `${PLAN_PRODUCT},${(i % 3) + 1}`).join('\n')}\n`);
-    const env = { ...cliEnv, GIFTCODES_CONFIG_DIR: join(dir, 'config'), GIFTCODES_API_KEY: TEST_KEY, GIFTCODES_BASE_URL: url };
+    writeFileSync(
+      plan,
+      `# bench run ${++runs}\nproduct,quantity\n${Array.from({ length: ROWS }, (_, i) => `${PLAN_PRODUCT},${(i % 3) + 1}`).join('\n')}\n`,
+    );
+    const env = {
+      ...cliEnv,
+      GIFTCODES_CONFIG_DIR: join(dir, 'config'),
+      GIFTCODES_API_KEY: TEST_KEY,
+      GIFTCODES_BASE_URL: url,
+    };
     const started = performance.now();
-    const result = spawnSync(NODE, ['--import', CPUTIME, BIN, 'order', 'place', '--plan', plan, '--json', ...extra], { env, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const result = spawnSync(NODE, ['--import', CPUTIME, BIN, 'order', 'place', '--plan', plan, '--json', ...extra], {
+      env,
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     const ms = performance.now() - started;
     cpuOf.set(ms, Number(String(result.output[3]).trim()) / 1000);
-    if (result.status !== 0) throw new Error(`plan (${extra.join(' ') || 'default --concurrency'}) failed: ${result.stderr.slice(0, 2000)}`);
+    if (result.status !== 0)
+      throw new Error(`plan (${extra.join(' ') || 'default --concurrency'}) failed: ${result.stderr.slice(0, 2000)}`);
     const ordered = JSON.parse(result.stdout).filter((row) => row.order?.id).length;
-    if (ordered !== ROWS) throw new Error(`plan (${extra.join(' ') || 'default --concurrency'}) ordered ${ordered} rows of ${ROWS}`);
+    if (ordered !== ROWS)
+      throw new Error(`plan (${extra.join(' ') || 'default --concurrency'}) ordered ${ordered} rows of ${ROWS}`);
     rmSync(dir, { recursive: true, force: true });
     return ms;
   };
   const runBare = (url, inFlight = concurrency) => {
-    const env = { ...cliEnv, BENCH_URL: url, BENCH_KEY: TEST_KEY, BENCH_PRODUCT: PLAN_PRODUCT, BENCH_ROWS: String(ROWS), BENCH_CONCURRENCY: String(inFlight) };
+    const env = {
+      ...cliEnv,
+      BENCH_URL: url,
+      BENCH_KEY: TEST_KEY,
+      BENCH_PRODUCT: PLAN_PRODUCT,
+      BENCH_ROWS: String(ROWS),
+      BENCH_CONCURRENCY: String(inFlight),
+    };
     const started = performance.now();
-    const result = spawnSync(NODE, ['--import', CPUTIME, bareOrders], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const result = spawnSync(NODE, ['--import', CPUTIME, bareOrders], {
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     const ms = performance.now() - started;
     cpuOf.set(ms, Number(String(result.output[3]).trim()) / 1000);
     if (result.status !== 0) throw new Error(`the bare POSTs failed: ${result.stderr.slice(0, 2000)}`);
-    if (result.stdout.trim() !== `${ROWS} orders`) throw new Error(`the bare POSTs created ${result.stdout.trim()} of ${ROWS}`);
+    if (result.stdout.trim() !== `${ROWS} orders`)
+      throw new Error(`the bare POSTs created ${result.stdout.trim()} of ${ROWS}`);
     return ms;
   };
   const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
@@ -428,31 +615,60 @@ async function planFigures() {
   await judge.figure('the plan figures', async (check) => {
     const times = { plan: [], bare: [] };
     for (let pair = 0; pair < ROUNDS; pair++) {
-      for (const side of pair % 2 ? ['bare', 'plan'] : ['plan', 'bare']) times[side].push(await withServer((url) => (side === 'plan' ? runPlan(url, []) : runBare(url))));
+      for (const side of pair % 2 ? ['bare', 'plan'] : ['plan', 'bare'])
+        times[side].push(await withServer((url) => (side === 'plan' ? runPlan(url, []) : runBare(url))));
     }
     const plan = summary(times.plan);
     const bare = summary(times.bare);
     planMedian = plan.median;
     const ratio = plan.median / bare.median;
-    console.log(`  plan, --concurrency ${concurrency} (default)  ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), ${(ROWS / (plan.median / 1000)).toFixed(0)} rows/s`);
-    console.log(`  bare undici POSTs, ${concurrency} at once ${seconds(bare.median)} (${seconds(bare.min)}–${seconds(bare.max)}), ${(ROWS / (bare.median / 1000)).toFixed(0)} orders/s`);
-    console.log(`  plan / bare: ${ratio.toFixed(2)}×; per pair ${times.plan.map((ms, i) => (ms / times.bare[i]).toFixed(2)).join(', ')}`);
+    console.log(
+      `  plan, --concurrency ${concurrency} (default)  ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), ${(ROWS / (plan.median / 1000)).toFixed(0)} rows/s`,
+    );
+    console.log(
+      `  bare undici POSTs, ${concurrency} at once ${seconds(bare.median)} (${seconds(bare.min)}–${seconds(bare.max)}), ${(ROWS / (bare.median / 1000)).toFixed(0)} orders/s`,
+    );
+    console.log(
+      `  plan / bare: ${ratio.toFixed(2)}×; per pair ${times.plan.map((ms, i) => (ms / times.bare[i]).toFixed(2)).join(', ')}`,
+    );
     // No target in seconds: at 4 at once and 50 ms a POST, 1,000 POSTs take 12.5 s at the least.
-    check('1,000-row plan / the same POSTs from a bare undici script, wall', `${ratio.toFixed(2)}×`, '≤ 1.10×', ratio <= 1.1);
+    check(
+      '1,000-row plan / the same POSTs from a bare undici script, wall',
+      `${ratio.toFixed(2)}×`,
+      '≤ 1.10×',
+      ratio <= 1.1,
+    );
   });
   const serial = await withServer((url) => runPlan(url, ['--concurrency', '1']));
-  console.log(`  info  --concurrency 1: ${seconds(serial)}, ${(serial / planMedian).toFixed(2)}× the default  (no target)`);
+  console.log(
+    `  info  --concurrency 1: ${seconds(serial)}, ${(serial / planMedian).toFixed(2)}× the default  (no target)`,
+  );
   // At WIDE rows at once the journal, not the latency, bounds the plan: its CPU is judged beside its wall time.
   await judge.figure(`the plan at --concurrency ${WIDE}`, async (check) => {
     const times = { plan: [], bare: [] };
     for (let pair = 0; pair < ROUNDS; pair++) {
-      for (const side of pair % 2 ? ['bare', 'plan'] : ['plan', 'bare']) times[side].push(await withServer((url) => (side === 'plan' ? runPlan(url, ['--concurrency', String(WIDE)]) : runBare(url, WIDE))));
+      for (const side of pair % 2 ? ['bare', 'plan'] : ['plan', 'bare'])
+        times[side].push(
+          await withServer((url) =>
+            side === 'plan' ? runPlan(url, ['--concurrency', String(WIDE)]) : runBare(url, WIDE),
+          ),
+        );
     }
     const [plan, bare] = [summary(times.plan), summary(times.bare)];
-    const [planCpu, bareCpu] = [median(times.plan.map((ms) => cpuOf.get(ms))), median(times.bare.map((ms) => cpuOf.get(ms)))];
+    const [planCpu, bareCpu] = [
+      median(times.plan.map((ms) => cpuOf.get(ms))),
+      median(times.bare.map((ms) => cpuOf.get(ms))),
+    ];
     const [wall, cpu] = [plan.median / bare.median, planCpu / bareCpu];
-    console.log(`  --concurrency ${WIDE} (at least ${seconds(Math.ceil(ROWS / WIDE) * 50)} at 50 ms a POST): plan ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), bare POSTs ${seconds(bare.median)}; CPU ${seconds(planCpu)} vs ${seconds(bareCpu)}`);
-    check(`1,000-row plan at --concurrency ${WIDE} / the bare POSTs, wall`, `${wall.toFixed(2)}×`, '≤ 1.3×', wall <= 1.3);
+    console.log(
+      `  --concurrency ${WIDE} (at least ${seconds(Math.ceil(ROWS / WIDE) * 50)} at 50 ms a POST): plan ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), bare POSTs ${seconds(bare.median)}; CPU ${seconds(planCpu)} vs ${seconds(bareCpu)}`,
+    );
+    check(
+      `1,000-row plan at --concurrency ${WIDE} / the bare POSTs, wall`,
+      `${wall.toFixed(2)}×`,
+      '≤ 1.3×',
+      wall <= 1.3,
+    );
     check(`1,000-row plan at --concurrency ${WIDE} / the bare POSTs, CPU`, `${cpu.toFixed(2)}×`, '≤ 2.5×', cpu <= 2.5);
   });
 }
@@ -461,7 +677,8 @@ async function planFigures() {
 function defaultConcurrency() {
   const help = spawnSync(NODE, [BIN, 'order', 'place', '--help'], { env: cliEnv, encoding: 'utf8' });
   const value = Number(/--concurrency <n>.*\(default: (\d+)\)/.exec(help.stdout)?.[1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`order place --help states no default --concurrency:\n${help.stdout}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`order place --help states no default --concurrency:\n${help.stdout}`);
   return value;
 }
 
@@ -474,7 +691,11 @@ function countLines(file) {
   let lines = 0;
   let last = 10;
   try {
-    for (let read = readSync(fd, buffer, 0, buffer.length, null); read > 0; read = readSync(fd, buffer, 0, buffer.length, null)) {
+    for (
+      let read = readSync(fd, buffer, 0, buffer.length, null);
+      read > 0;
+      read = readSync(fd, buffer, 0, buffer.length, null)
+    ) {
       const chunk = buffer.subarray(0, read);
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
       last = chunk[read - 1];
@@ -493,7 +714,10 @@ async function loadFigures() {
   let bare;
   try {
     const { text: sample } = await placeOrder(reference.url, TEST_KEY, PRODUCT, 1);
-    bare = await startListening([NODE, join(ROOT, 'scripts', 'bench', 'bare-server.mjs')], { env: { ...process.env, BENCH_BODY: sample }, label: 'bare server' });
+    bare = await startListening([NODE, join(ROOT, 'scripts', 'bench', 'bare-server.mjs')], {
+      env: { ...process.env, BENCH_BODY: sample },
+      label: 'bare server',
+    });
     const connections = 10;
     const fire = async (url, duration) => {
       const result = await autocannon({
@@ -507,7 +731,10 @@ async function loadFigures() {
         body: JSON.stringify({ product_id: PRODUCT, quantity: 1 }),
       });
       const bad = result.non2xx + result.errors + result.timeouts;
-      if (bad > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
+      if (bad > 0)
+        throw new Error(
+          `${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`,
+        );
       return result['2xx'] / result.duration;
     };
     await fire(bare.url, 1);
@@ -528,7 +755,8 @@ async function loadRounds(fire, referenceUrl, bareUrl, connections, check) {
     const order = round % 2 ? ['reference', 'bare'] : ['bare', 'reference'];
     for (const side of order) rates[side].push(await fire(side === 'bare' ? bareUrl : referenceUrl, roundSeconds));
   }
-  const show = (values) => `${Math.round(median(values)).toLocaleString('en')} req/s (${Math.round(Math.min(...values)).toLocaleString('en')}–${Math.round(Math.max(...values)).toLocaleString('en')})`;
+  const show = (values) =>
+    `${Math.round(median(values)).toLocaleString('en')} req/s (${Math.round(Math.min(...values)).toLocaleString('en')}–${Math.round(Math.max(...values)).toLocaleString('en')})`;
   console.log(`  ${connections} connections, ${rounds} rounds of ${roundSeconds} s each side, alternated`);
   console.log(`  reference server   ${show(rates.reference)}`);
   console.log(`  bare node:http     ${show(rates.bare)}`);

@@ -21,8 +21,13 @@ const dist = new URL('dist/', root);
 const processGlobal = {
   name: 'process-global',
   setup(build) {
-    build.onResolve({ filter: /^(node:)?process$/ }, (args) => (args.kind === 'import-statement' ? { path: 'process', namespace: 'process-global' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'process-global' }, () => ({ contents: 'export default process;', loader: 'js' }));
+    build.onResolve({ filter: /^(node:)?process$/ }, (args) =>
+      args.kind === 'import-statement' ? { path: 'process', namespace: 'process-global' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'process-global' }, () => ({
+      contents: 'export default process;',
+      loader: 'js',
+    }));
   },
 };
 
@@ -43,10 +48,24 @@ const processGlobal = {
  *   function, which loads the real one (and its five modules, ~4 ms) only to throw its AssertionError.
  */
 const LAZY_BUILTINS = [
-  { name: 'node:http2', importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/, known: () => ({ constants: http2.constants }) },
-  { name: 'node:http', importer: /[\\/]undici[\\/]lib[\\/](dispatcher[\\/]client|core[\\/]util)\.js$/, known: () => ({ maxHeaderSize: 16384 }), stubs: ['IncomingMessage'] },
+  {
+    name: 'node:http2',
+    importer: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/,
+    known: () => ({ constants: http2.constants }),
+  },
+  {
+    name: 'node:http',
+    importer: /[\\/]undici[\\/]lib[\\/](dispatcher[\\/]client|core[\\/]util)\.js$/,
+    known: () => ({ maxHeaderSize: 16384 }),
+    stubs: ['IncomingMessage'],
+  },
   { name: 'node:child_process', importer: /[\\/]commander[\\/]lib[\\/]command\.js$/, known: () => ({}) },
-  { name: 'node:assert', importer: /[\\/]undici[\\/]lib[\\/]/, known: () => ({}), call: 'function assert(value, message) { if (!value) (real ??= require("node:assert"))(value, message); }' },
+  {
+    name: 'node:assert',
+    importer: /[\\/]undici[\\/]lib[\\/]/,
+    known: () => ({}),
+    call: 'function assert(value, message) { if (!value) (real ??= require("node:assert"))(value, message); }',
+  },
 ];
 const lazyBuiltins = {
   name: 'lazy-builtins',
@@ -86,13 +105,28 @@ async function startGraph(options) {
   const dynamicExternal = {
     name: 'dynamic-external',
     setup(build) {
-      build.onResolve({ filter: /.*/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+      build.onResolve({ filter: /.*/ }, (args) =>
+        args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+      );
     },
   };
   const cli = new URL('src/cli.ts', root).pathname;
-  const result = await build({ ...options, entryPoints: [cli], splitting: false, write: false, outdir: undefined, outfile: 'graph.js', plugins: [...options.plugins, dynamicExternal] });
+  const result = await build({
+    ...options,
+    entryPoints: [cli],
+    splitting: false,
+    write: false,
+    outdir: undefined,
+    outfile: 'graph.js',
+    plugins: [...options.plugins, dynamicExternal],
+  });
   // cli.ts itself is not in it: start.ts imports it dynamically, and that import must stay dynamic.
-  return new Set(Object.keys(result.metafile.inputs).filter((input) => !input.includes(':')).map((input) => new URL(input, root).pathname).filter((path) => path !== cli));
+  return new Set(
+    Object.keys(result.metafile.inputs)
+      .filter((input) => !input.includes(':'))
+      .map((input) => new URL(input, root).pathname)
+      .filter((path) => path !== cli),
+  );
 }
 
 function oneStartChunk(graph) {
@@ -120,7 +154,10 @@ function oneStartChunk(graph) {
         });
         const inGraph = graph.has(args.path) || args.path === cli;
         if (statics.length === 0 && inGraph) return undefined;
-        return { contents: `${statics.join('\n')}\n${rewritten}\n${inGraph ? '' : "import 'giftcodes:start-graph';\n"}`, loader: 'ts' };
+        return {
+          contents: `${statics.join('\n')}\n${rewritten}\n${inGraph ? '' : "import 'giftcodes:start-graph';\n"}`,
+          loader: 'ts',
+        };
       });
     },
   };
@@ -135,7 +172,9 @@ function oneStartChunk(graph) {
 const undiciApart = {
   name: 'undici-apart',
   setup(build) {
-    build.onResolve({ filter: /^\.\/undici\.js$/ }, (args) => (args.importer.endsWith('/src/api/transport.ts') ? { path: './undici.cjs', external: true } : undefined));
+    build.onResolve({ filter: /^\.\/undici\.js$/ }, (args) =>
+      args.importer.endsWith('/src/api/transport.ts') ? { path: './undici.cjs', external: true } : undefined,
+    );
   },
 };
 
@@ -174,11 +213,21 @@ async function makeCodeCache() {
   const out = new URL('undici.cjs.cache', staging).pathname;
   const configDir = new URL(`.code-cache-${process.pid}/`, staging).pathname;
   try {
-    const env = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, GIFTCODES_API_KEY: 'sc_test_codecache', GIFTCODES_BASE_URL: `http://127.0.0.1:${server.address().port}`, GIFTCODES_BUILD_CODE_CACHE: out };
-    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'NODE_OPTIONS', 'GIFTCODES_PROFILE']) delete env[name];
+    const env = {
+      ...process.env,
+      GIFTCODES_CONFIG_DIR: configDir,
+      GIFTCODES_API_KEY: 'sc_test_codecache',
+      GIFTCODES_BASE_URL: `http://127.0.0.1:${server.address().port}`,
+      GIFTCODES_BUILD_CODE_CACHE: out,
+    };
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'NODE_OPTIONS', 'GIFTCODES_PROFILE'])
+      delete env[name];
     const script = `const { main } = await import(${JSON.stringify(new URL('start.js', staging).href)}); await main(['node', 'giftcodes', 'ping']);`;
     const result = await new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));
@@ -186,7 +235,9 @@ async function makeCodeCache() {
     });
     if (result.status !== 0) {
       await rm(out, { force: true });
-      console.warn(`warning: undici's code cache was not made (the ping exited ${result.status}); API commands compile undici each time:\n${result.output}`);
+      console.warn(
+        `warning: undici's code cache was not made (the ping exited ${result.status}); API commands compile undici each time:\n${result.output}`,
+      );
     }
   } finally {
     server.close();
@@ -203,7 +254,11 @@ async function renderHelp() {
   const env = { ...process.env };
   for (const name of ['FORCE_COLOR', 'CLICOLOR_FORCE', 'NO_COLOR']) delete env[name];
   const script = `const { main } = await import(${JSON.stringify(new URL('cli.js', staging).href)}); await main(['node', 'giftcodes', '--help']);`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (result.status !== 0 || !result.stdout.startsWith('Usage: giftcodes')) {
     throw new Error(`rendering giftcodes --help failed (exit ${result.status}):\n${result.stderr}${result.stdout}`);
   }
@@ -247,7 +302,11 @@ try {
   await renderHelp();
   await makeCodeCache();
   // man/giftcodes.1, from the same command tree.
-  const man = spawnSync(process.execPath, [new URL('scripts/gen-man.mjs', root).pathname, new URL('cli.js', staging).pathname], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const man = spawnSync(
+    process.execPath,
+    [new URL('scripts/gen-man.mjs', root).pathname, new URL('cli.js', staging).pathname],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   if (man.status !== 0) throw new Error(`generating man/giftcodes.1 failed:\n${man.stderr}`);
   await rename(dist, retired).catch((error) => {
     if (error.code !== 'ENOENT') throw error;

@@ -23,5 +23,12 @@ export interface ChaosResult {
   byMode: Record<string, number>;
 }
 export const MODES: string[];
-export function failed(round: Pick<ChaosResult, 'lost' | 'double' | 'left' | 'unrecorded' | 'noCharge' | 'stuck'>): boolean;
-export function runChaos(options?: { rounds?: number; concurrency?: number; seed?: number; log?: (line: string) => void }): Promise<ChaosResult>;
+export function failed(
+  round: Pick<ChaosResult, 'lost' | 'double' | 'left' | 'unrecorded' | 'noCharge' | 'stuck'>,
+): boolean;
+export function runChaos(options?: {
+  rounds?: number;
+  concurrency?: number;
+  seed?: number;
+  log?: (line: string) => void;
+}): Promise<ChaosResult>;

@@ -22,16 +22,49 @@ const BIN = join(ROOT, 'bin', 'giftcodes');
 const KEY = 'sc_test_demo_4f3c9a1b7e2d';
 const LIVE_KEY = 'sc_live_demo_9b1e6d2c8a7f';
 /** A second reseller, under a profile whose name holds key-shaped text (the journal must store it as given). */
-const MISC = { profile: 'misc_test_shop', reseller: 'rs_misc', test: 'sc_test_misc_5c2e8a0f4b6d1397', live: 'sc_live_misc_0d4f6b8a2c1e3579' };
+const MISC = {
+  profile: 'misc_test_shop',
+  reseller: 'rs_misc',
+  test: 'sc_test_misc_5c2e8a0f4b6d1397',
+  live: 'sc_live_misc_0d4f6b8a2c1e3579',
+};
 /**
  * Every order of a run is one (product, quantity, environment, reseller) no other order uses: that is how the
  * ledger tells them apart. Two product ids hold key-shaped text (`misc_test_`, `misc_live_`).
  */
-const PRODUCTS = ['amazon-us-10', 'amazon-us-25', 'amazon-us-50', 'amazon-us-100', 'apple-us-25', 'misc_test_pack-10', 'apple-us-50', 'google-play-us-25', 'steam-us-20', 'misc_live_box-25', 'steam-us-50', 'zalando-de-25', 'tesco-uk-20'];
+const PRODUCTS = [
+  'amazon-us-10',
+  'amazon-us-25',
+  'amazon-us-50',
+  'amazon-us-100',
+  'apple-us-25',
+  'misc_test_pack-10',
+  'apple-us-50',
+  'google-play-us-25',
+  'steam-us-20',
+  'misc_live_box-25',
+  'steam-us-50',
+  'zalando-de-25',
+  'tesco-uk-20',
+];
 const CURRENCY = { 'zalando-de-25': 'EUR', 'tesco-uk-20': 'GBP' };
 /** Every failpoint the client has (read from its source, so a new one is killed at too). */
 const FAILPOINTS = failpointNames();
-export const MODES = ['place --json', 'place --wait', 'place --out', 'place --out --force', 'resume <key>', 'resume --all', 'resume --all --json', 'watch --out', 'codes get --out', 'plan', 'plan test+live', 'plan edited', 'plan two profiles'];
+export const MODES = [
+  'place --json',
+  'place --wait',
+  'place --out',
+  'place --out --force',
+  'resume <key>',
+  'resume --all',
+  'resume --all --json',
+  'watch --out',
+  'codes get --out',
+  'plan',
+  'plan test+live',
+  'plan edited',
+  'plan two profiles',
+];
 /** The modes that run a plan: a round of 'plan …' asks for three rows (edited: two, then the fixed one). */
 const PLAN_MODES = MODES.filter((m) => m.startsWith('plan'));
 const RESUME_ALL_JSON = ['order', 'resume', '--all', '--json', '--interval', '0.05'];
@@ -149,7 +182,9 @@ function historyRecords(configDir) {
 function fileCodes(path, quantity) {
   try {
     const codes = JSON.parse(readFileSync(path, 'utf8'));
-    return Array.isArray(codes) && codes.length === quantity && codes.every((c) => typeof c.code === 'string') ? codes.map((c) => c.code) : undefined;
+    return Array.isArray(codes) && codes.length === quantity && codes.every((c) => typeof c.code === 'string')
+      ? codes.map((c) => c.code)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -164,7 +199,14 @@ function seedFile(dir) {
       { id: 'rs_demo', keys: { test: [KEY], live: [LIVE_KEY] }, wallet, supply: {} },
       { id: MISC.reseller, keys: { test: [MISC.test], live: [MISC.live] }, wallet, supply: {} },
     ],
-    products: PRODUCTS.map((id) => ({ id, name: id, brand: id.split('-')[0], price: price(id), currency: CURRENCY[id] ?? 'USD', supply: 1e9 })),
+    products: PRODUCTS.map((id) => ({
+      id,
+      name: id,
+      brand: id.split('-')[0],
+      price: price(id),
+      currency: CURRENCY[id] ?? 'USD',
+      supply: 1e9,
+    })),
   };
   const file = join(dir, 'seed.json');
   writeFileSync(file, JSON.stringify(seed));
@@ -172,10 +214,28 @@ function seedFile(dir) {
 }
 
 async function startServer(seed) {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--admin', '--seed', seed, '--fulfil-after', '150', '--drop-after-commit', '0.2', '--hold', '50'], {
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      BIN,
+      'serve',
+      '--port',
+      '0',
+      '--admin',
+      '--seed',
+      seed,
+      '--fulfil-after',
+      '150',
+      '--drop-after-commit',
+      '0.2',
+      '--hold',
+      '50',
+    ],
+    {
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('server did not start')), 15_000);
     createInterface({ input: proc.stdout }).on('line', (line) => {
@@ -200,7 +260,12 @@ async function startServer(seed) {
 function ordersOf(i, mode, configDir) {
   const misc = mode !== 'plan two profiles' && i % 3 === 1;
   const who = { env: 'test', reseller: misc ? MISC.reseller : 'rs_demo' };
-  const pair = (j) => ({ product: PRODUCTS[(3 * i + j) % PRODUCTS.length], quantity: 1 + Math.floor((3 * i + j) / PRODUCTS.length), phase: 0, ...who });
+  const pair = (j) => ({
+    product: PRODUCTS[(3 * i + j) % PRODUCTS.length],
+    quantity: 1 + Math.floor((3 * i + j) / PRODUCTS.length),
+    phase: 0,
+    ...who,
+  });
   const folder = i % 2 === 0 ? join(configDir, 'sc_live_out') : configDir;
   if (mode === 'plan' || mode === 'plan edited') {
     return [
@@ -227,18 +292,34 @@ function commandsOf(mode, orders, configDir, profile) {
   if (PLAN_MODES.includes(mode)) {
     const plan = join(configDir, mode === 'plan two profiles' ? 'nightly plan.csv' : 'plan.csv');
     // 'plan edited' adds its middle row (phase 1) between the other two: every line after it moves.
-    const out = (o) => (o.file ? (dirname(o.file) === configDir ? basename(o.file) : join('sc_live_out', basename(o.file))) : '');
+    const out = (o) =>
+      o.file ? (dirname(o.file) === configDir ? basename(o.file) : join('sc_live_out', basename(o.file))) : '';
     const write = (phase) => {
       const rows = orders.filter((o) => (mode === 'plan edited' ? o.phase <= phase : o.phase === 0));
-      writeFileSync(plan, `product,quantity,out\n${rows.map((o) => [o.product, o.quantity, out(o)].join(',')).join('\n')}\n`);
+      writeFileSync(
+        plan,
+        `product,quantity,out\n${rows.map((o) => [o.product, o.quantity, out(o)].join(',')).join('\n')}\n`,
+      );
     };
     const place = ['order', 'place', '--plan', plan, '--json', '--retries', '8', ...poll];
     if (mode === 'plan') return [() => (write(0), [...place, ...as])];
-    if (mode === 'plan edited') return [() => (write(0), [...place, ...as]), () => (write(1), [...place, ...as, '--yes'])];
-    if (mode === 'plan test+live') return [() => (write(0), [...place, ...as]), () => [...place, ...as, '--env', 'live', '--yes']];
+    if (mode === 'plan edited')
+      return [() => (write(0), [...place, ...as]), () => (write(1), [...place, ...as, '--yes'])];
+    if (mode === 'plan test+live')
+      return [() => (write(0), [...place, ...as]), () => [...place, ...as, '--env', 'live', '--yes']];
     return [() => (write(0), [...place]), () => [...place, '--profile', MISC.profile]];
   }
-  const place = ['order', 'place', '--product', first.product, '--quantity', String(first.quantity), '--retries', '8', ...as];
+  const place = [
+    'order',
+    'place',
+    '--product',
+    first.product,
+    '--quantity',
+    String(first.quantity),
+    '--retries',
+    '8',
+    ...as,
+  ];
   if (mode === 'place --wait') return [() => [...place, '--wait', ...poll]];
   if (mode === 'place --out') return [() => [...place, '--out', first.file, ...poll]];
   if (mode === 'place --out --force') return [() => [...place, '--out', first.file, '--force', ...poll]];
@@ -262,7 +343,16 @@ async function round(i, mode, random, ctx) {
   let last;
   const attempt = async (args, n, opts) => {
     const result = await run(args, configDir, opts);
-    if (process.env.CHAOS_DEBUG) console.log(i, mode, args.slice(0, 3).join(' '), JSON.stringify(opts), result.code, result.signal, result.stderr.split('\n').slice(-3).join(' | '));
+    if (process.env.CHAOS_DEBUG)
+      console.log(
+        i,
+        mode,
+        args.slice(0, 3).join(' '),
+        JSON.stringify(opts),
+        result.code,
+        result.signal,
+        result.stderr.split('\n').slice(-3).join(' | '),
+      );
     if (result.signal) kills++;
     for (const m of result.stdout.matchAll(/ord_[0-9a-f]+/g)) printed.add(m[0]);
     last = result;
@@ -270,19 +360,31 @@ async function round(i, mode, random, ctx) {
   };
   const randomKill = (n) => {
     if (random() >= (n < 3 ? 0.75 : 0.3)) return {};
-    return random() < 0.5 ? { failpoint: FAILPOINTS[Math.floor(random() * FAILPOINTS.length)] } : { killAfterMs: Math.floor(random() * (150 + n * 120)) };
+    return random() < 0.5
+      ? { failpoint: FAILPOINTS[Math.floor(random() * FAILPOINTS.length)] }
+      : { killAfterMs: Math.floor(random() * (150 + n * 120)) };
   };
   const charged = async () => {
     const ledger = await ctx.ledger();
     return orders.map((o) =>
-      ledger.filter((e) => e.product_id === o.product && e.quantity === o.quantity && e.environment === o.env && e.reseller_id === o.reseller).map((e) => String(e.order_id)),
+      ledger
+        .filter(
+          (e) =>
+            e.product_id === o.product &&
+            e.quantity === o.quantity &&
+            e.environment === o.env &&
+            e.reseller_id === o.reseller,
+        )
+        .map((e) => String(e.order_id)),
     );
   };
   // Reached: its id on stdout (where that is how the order reaches the user), or exactly its codes in its file.
-  const reached = async (o, id) => (o.stdout && printed.has(id)) || (o.file !== undefined && (await ctx.fileHolds(o, id)));
+  const reached = async (o, id) =>
+    (o.stdout && printed.has(id)) || (o.file !== undefined && (await ctx.fileHolds(o, id)));
   const allReached = async (phase) => {
     const ids = await charged();
-    for (const [k, o] of orders.entries()) if (o.phase <= phase && !(await someAsync(ids[k], (id) => reached(o, id)))) return false;
+    for (const [k, o] of orders.entries())
+      if (o.phase <= phase && !(await someAsync(ids[k], (id) => reached(o, id)))) return false;
     return true;
   };
   let stuck = 0;
@@ -291,7 +393,8 @@ async function round(i, mode, random, ctx) {
     // The first command: the phase's own; the recovery modes start from a place killed after its POST
     // (watch and codes get need the order id, so after the order was accepted).
     if (mode.startsWith('resume')) await attempt(natural, 0, { failpoint: 'request.sent' });
-    else if (mode === 'watch --out' || mode === 'codes get --out') await attempt(natural, 0, { failpoint: 'order.accepted' });
+    else if (mode === 'watch --out' || mode === 'codes get --out')
+      await attempt(natural, 0, { failpoint: 'order.accepted' });
     else await attempt(natural, 0, randomKill(0));
     for (let n = 1; !(await allReached(phase)); n++) {
       if (n > 60) {
@@ -306,7 +409,10 @@ async function round(i, mode, random, ctx) {
       else if (mode === 'resume --all') args = ['order', 'resume', '--all', ...poll];
       else if (mode === 'resume --all --json') args = RESUME_ALL_JSON;
       else if ((mode === 'watch --out' || mode === 'codes get --out') && intent.orderId)
-        args = mode === 'watch --out' ? ['order', 'watch', intent.orderId, '--out', first.file, ...poll, ...as] : ['codes', 'get', intent.orderId, '--wait', ...poll, '--out', first.file, ...as];
+        args =
+          mode === 'watch --out'
+            ? ['order', 'watch', intent.orderId, '--out', first.file, ...poll, ...as]
+            : ['codes', 'get', intent.orderId, '--wait', ...poll, '--out', first.file, ...as];
       else args = random() < 0.5 ? natural : RESUME_ALL_JSON;
       await attempt(args, n, randomKill(n));
     }
@@ -317,7 +423,17 @@ async function round(i, mode, random, ctx) {
   if (finished && !stuck) await attempt(RESUME_ALL_JSON, -1, {});
   const ids = await charged();
   const records = historyRecords(configDir);
-  const totals = { orders: orders.length, charges: 0, lost: 0, double: 0, unrecorded: 0, noCharge: 0, stuck, kills, finished: finished ? 1 : 0 };
+  const totals = {
+    orders: orders.length,
+    charges: 0,
+    lost: 0,
+    double: 0,
+    unrecorded: 0,
+    noCharge: 0,
+    stuck,
+    kills,
+    finished: finished ? 1 : 0,
+  };
   for (const [k, o] of orders.entries()) {
     totals.charges += ids[k].length;
     totals.double += Math.max(0, ids[k].length - 1);
@@ -345,24 +461,39 @@ export function failed(r) {
   return r.lost > 0 || r.double > 0 || r.left > 0 || r.unrecorded > 0 || r.noCharge > 0 || r.stuck > 0;
 }
 
-export async function runChaos({ rounds = 300, concurrency = 4, seed = Date.now() % 1_000_000, log = () => undefined } = {}) {
+export async function runChaos({
+  rounds = 300,
+  concurrency = 4,
+  seed = Date.now() % 1_000_000,
+  log = () => undefined,
+} = {}) {
   const random = rng(seed);
   const template = mkdtempSync(join(tmpdir(), 'giftcodes-chaos-template-'));
   const server = await startServer(seedFile(template));
   // The default profile holds the demo reseller's two keys, MISC's profile its reseller's two.
-  for (const [profile, key] of [[undefined, KEY], [undefined, LIVE_KEY], [MISC.profile, MISC.test], [MISC.profile, MISC.live]]) {
+  for (const [profile, key] of [
+    [undefined, KEY],
+    [undefined, LIVE_KEY],
+    [MISC.profile, MISC.test],
+    [MISC.profile, MISC.live],
+  ]) {
     const login = await new Promise((resolve) => {
-      const proc = spawn(process.execPath, [BIN, 'login', '--api-key-stdin', '--base-url', server.url, ...(profile ? ['--profile', profile] : [])], {
-        env: { ...process.env, GIFTCODES_CONFIG_DIR: template, CI: 'true' },
-        stdio: ['pipe', 'ignore', 'pipe'],
-      });
+      const proc = spawn(
+        process.execPath,
+        [BIN, 'login', '--api-key-stdin', '--base-url', server.url, ...(profile ? ['--profile', profile] : [])],
+        {
+          env: { ...process.env, GIFTCODES_CONFIG_DIR: template, CI: 'true' },
+          stdio: ['pipe', 'ignore', 'pipe'],
+        },
+      );
       proc.stdin.end(key);
       proc.on('close', resolve);
     });
     if (login !== 0) throw new Error(`login failed (${profile ?? 'default'} profile)`);
   }
   rmSync(join(template, 'seed.json'));
-  const api = (path, key = KEY) => fetch(`${server.url}${path}`, { headers: { 'X-API-Key': key } }).then((r) => r.json());
+  const api = (path, key = KEY) =>
+    fetch(`${server.url}${path}`, { headers: { 'X-API-Key': key } }).then((r) => r.json());
   const keyOf = (o) => (o.reseller === MISC.reseller ? MISC[o.env] : o.env === 'live' ? LIVE_KEY : KEY);
   const ctx = {
     template,
@@ -376,7 +507,21 @@ export async function runChaos({ rounds = 300, concurrency = 4, seed = Date.now(
       return theirs.size === o.quantity && codes.every((c) => theirs.has(c));
     },
   };
-  const totals = { rounds: 0, orders: 0, charges: 0, lost: 0, double: 0, left: 0, unrecorded: 0, noCharge: 0, stuck: 0, kills: 0, finished: 0, litter: 0, seed };
+  const totals = {
+    rounds: 0,
+    orders: 0,
+    charges: 0,
+    lost: 0,
+    double: 0,
+    left: 0,
+    unrecorded: 0,
+    noCharge: 0,
+    stuck: 0,
+    kills: 0,
+    finished: 0,
+    litter: 0,
+    seed,
+  };
   const byMode = Object.fromEntries(MODES.map((m) => [m, 0]));
   let next = 0;
   try {
@@ -387,9 +532,25 @@ export async function runChaos({ rounds = 300, concurrency = 4, seed = Date.now(
           const mode = MODES[i % MODES.length];
           const r = await round(i, mode, random, ctx);
           totals.rounds++;
-          for (const name of ['orders', 'charges', 'lost', 'double', 'left', 'unrecorded', 'noCharge', 'stuck', 'kills', 'finished', 'litter']) totals[name] += r[name];
+          for (const name of [
+            'orders',
+            'charges',
+            'lost',
+            'double',
+            'left',
+            'unrecorded',
+            'noCharge',
+            'stuck',
+            'kills',
+            'finished',
+            'litter',
+          ])
+            totals[name] += r[name];
           byMode[mode]++;
-          if (failed(r)) log(`round ${i} (${mode}): charges ${r.charges} of ${r.orders} orders, double ${r.double}, lost ${r.lost}, left ${r.left}, unrecorded ${r.unrecorded}${r.stuck ? ', stuck' : ''}`);
+          if (failed(r))
+            log(
+              `round ${i} (${mode}): charges ${r.charges} of ${r.orders} orders, double ${r.double}, lost ${r.lost}, left ${r.left}, unrecorded ${r.unrecorded}${r.stuck ? ', stuck' : ''}`,
+            );
         }
       }),
     );
@@ -401,13 +562,25 @@ export async function runChaos({ rounds = 300, concurrency = 4, seed = Date.now(
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const arg = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+  const arg = (name, fallback) =>
+    process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
   const started = Date.now();
-  const result = await runChaos({ rounds: arg('--rounds', 300), concurrency: arg('--concurrency', 4), seed: arg('--seed', Date.now() % 1_000_000), log: (line) => console.log(line) });
+  const result = await runChaos({
+    rounds: arg('--rounds', 300),
+    concurrency: arg('--concurrency', 4),
+    seed: arg('--seed', Date.now() % 1_000_000),
+    log: (line) => console.log(line),
+  });
   console.log(
     `chaos: ${result.rounds} rounds, ${result.orders} orders, ${result.kills} kills, ${result.charges} charges, ${result.double} double charges, ${result.lost} lost, ${result.left} left pending, ${result.unrecorded} charged without a record, ${result.noCharge} rounds without a charge, ${result.stuck} rounds stuck (seed ${result.seed}, ${Math.round((Date.now() - started) / 1000)} s)`,
   );
-  console.log(`rounds finished by order resume --all after an interrupted last command: ${result.finished}; other files left in journal/: ${result.litter}`);
-  console.log(`modes: ${Object.entries(result.byMode).map(([m, n]) => `${m} ${n}`).join(', ')}`);
+  console.log(
+    `rounds finished by order resume --all after an interrupted last command: ${result.finished}; other files left in journal/: ${result.litter}`,
+  );
+  console.log(
+    `modes: ${Object.entries(result.byMode)
+      .map(([m, n]) => `${m} ${n}`)
+      .join(', ')}`,
+  );
   process.exit(failed(result) ? 1 : 0);
 }

@@ -7,7 +7,14 @@ import { pathToFileURL } from 'node:url';
 export async function loadTree(cliFile) {
   const cliUrl = cliFile ? pathToFileURL(cliFile).href : new URL('../dist/cli.js', import.meta.url).href;
   const { buildProgram, HELP_TOPICS, ENVIRONMENT_VARIABLES } = await import(cliUrl);
-  const app = { io: {}, signal: new AbortController().signal, factory: () => { throw new Error('not for running'); }, close: async () => undefined };
+  const app = {
+    io: {},
+    signal: new AbortController().signal,
+    factory: () => {
+      throw new Error('not for running');
+    },
+    close: async () => undefined,
+  };
   return { program: buildProgram(app), HELP_TOPICS, ENVIRONMENT_VARIABLES };
 }
 
@@ -27,7 +34,8 @@ export function commands(program) {
 }
 
 /** `<arg>` and `[arg]` as the usage line shows them. */
-export const argumentsOf = (command) => command.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
+export const argumentsOf = (command) =>
+  command.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
 
 /** The options a command shows in its help, with the default where it is not a mere on/off. */
 export function optionsOf(command) {
@@ -36,7 +44,10 @@ export function optionsOf(command) {
     .map((option) => ({
       flags: option.flags,
       description: option.description,
-      default: option.defaultValue !== undefined && typeof option.defaultValue !== 'boolean' ? String(option.defaultValue) : undefined,
+      default:
+        option.defaultValue !== undefined && typeof option.defaultValue !== 'boolean'
+          ? String(option.defaultValue)
+          : undefined,
     }));
 }
 
@@ -51,7 +62,10 @@ export function examplesOf(command) {
 
 /** `help exit-codes` is `  <code>  <meaning>` lines, a meaning going on in lines indented further. */
 export function exitCodesOf(topics) {
-  return [...topics['exit-codes'].matchAll(/^ {2}(\d+) +(.+(?:\n {4,}.+)*)/gm)].map(([, code, meaning]) => ({ code, meaning: meaning.replace(/\s+/g, ' ') }));
+  return [...topics['exit-codes'].matchAll(/^ {2}(\d+) +(.+(?:\n {4,}.+)*)/gm)].map(([, code, meaning]) => ({
+    code,
+    meaning: meaning.replace(/\s+/g, ' '),
+  }));
 }
 
 /**
@@ -60,13 +74,34 @@ export function exitCodesOf(topics) {
  * Windows); src/config/paths.ts decides it, and test/e2e/manual.test.ts checks these names on a real run.
  */
 export const FILES = [
-  { path: '<config dir>/config.json', meaning: 'profiles, base URLs and, where no credential store is usable, keys (0600)' },
-  { path: '<config dir>/journal/', meaning: 'the order journal: each running process\'s log and one intent file per order whose outcome has not reached you yet (0700)' },
-  { path: '<config dir>/history/', meaning: 'the local order record that order list and order show read, kept 90 days; never a key or a code' },
-  { path: '<config dir>/catalog-cache-<hash>.json', meaning: 'the product ids and unit prices of the last catalog list, one file per profile and base URL, offered by shell completion without a network call and read by the typo check of order place' },
-  { path: '$TMPDIR', meaning: 'CSV written to stdout is put in column order in a temporary file here first (default /tmp)' },
-  { path: '<install dir>/dist/undici.cjs.cache', meaning: 'the V8 code cache of the HTTP client, written at build time; ignored by another Node version' },
+  {
+    path: '<config dir>/config.json',
+    meaning: 'profiles, base URLs and, where no credential store is usable, keys (0600)',
+  },
+  {
+    path: '<config dir>/journal/',
+    meaning:
+      "the order journal: each running process's log and one intent file per order whose outcome has not reached you yet (0700)",
+  },
+  {
+    path: '<config dir>/history/',
+    meaning: 'the local order record that order list and order show read, kept 90 days; never a key or a code',
+  },
+  {
+    path: '<config dir>/catalog-cache-<hash>.json',
+    meaning:
+      'the product ids and unit prices of the last catalog list, one file per profile and base URL, offered by shell completion without a network call and read by the typo check of order place',
+  },
+  {
+    path: '$TMPDIR',
+    meaning: 'CSV written to stdout is put in column order in a temporary file here first (default /tmp)',
+  },
+  {
+    path: '<install dir>/dist/undici.cjs.cache',
+    meaning: 'the V8 code cache of the HTTP client, written at build time; ignored by another Node version',
+  },
 ];
 
 /** Where <config dir> is, in one sentence. */
-export const CONFIG_DIR = '<config dir> is $GIFTCODES_CONFIG_DIR when set, else $XDG_CONFIG_HOME/giftcodes, else ~/.config/giftcodes (on Windows %APPDATA%\\giftcodes).';
+export const CONFIG_DIR =
+  '<config dir> is $GIFTCODES_CONFIG_DIR when set, else $XDG_CONFIG_HOME/giftcodes, else ~/.config/giftcodes (on Windows %APPDATA%\\giftcodes).';

@@ -26,7 +26,10 @@ async function startServer() {
   const lines = createInterface({ input: proc.stdout });
   const found = await new Promise((resolvePromise, reject) => {
     const seen = {};
-    const timer = setTimeout(() => reject(new Error(`the reference server did not start within 10 s\n${stderr}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the reference server did not start within 10 s\n${stderr}`)),
+      10_000,
+    );
     proc.once('exit', (code) => reject(new Error(`the reference server exited with ${code}\n${stderr}`)));
     lines.on('line', (line) => {
       seen.url ??= /listening on (http:\/\/\S+)/.exec(line)?.[1];
@@ -90,7 +93,9 @@ try {
   await giftcodes(`order watch ${order.id} --interval 0.5`);
   await giftcodes(`codes get ${order.id} --out ${codesFile}`);
   await giftcodes('order pending');
-  process.stdout.write(`\n${bold('demo finished: every step succeeded')}\nthe codes of order ${order.id} are in ${codesFile}\n`);
+  process.stdout.write(
+    `\n${bold('demo finished: every step succeeded')}\nthe codes of order ${order.id} are in ${codesFile}\n`,
+  );
 } catch (error) {
   process.stderr.write(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}\n`);
   exitCode = 1;

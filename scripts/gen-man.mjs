@@ -4,7 +4,16 @@
 // Usage: node scripts/gen-man.mjs [path/to/cli.js [path/to/giftcodes.1]]
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { argumentsOf, commands, CONFIG_DIR, examplesOf, exitCodesOf, FILES, loadTree, optionsOf } from './command-tree.mjs';
+import {
+  argumentsOf,
+  commands,
+  CONFIG_DIR,
+  examplesOf,
+  exitCodesOf,
+  FILES,
+  loadTree,
+  optionsOf,
+} from './command-tree.mjs';
 
 const root = new URL('../', import.meta.url);
 const { program, HELP_TOPICS, ENVIRONMENT_VARIABLES } = await loadTree(process.argv[2]);
@@ -18,13 +27,17 @@ const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8'));
 async function releaseDate() {
   const epoch = process.env.SOURCE_DATE_EPOCH;
   if (epoch !== undefined && epoch !== '') {
-    if (!/^\d{1,12}$/.test(epoch)) throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, not ${JSON.stringify(epoch)}`);
+    if (!/^\d{1,12}$/.test(epoch))
+      throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, not ${JSON.stringify(epoch)}`);
     return new Date(Number(epoch) * 1000).toISOString().slice(0, 10);
   }
   const changelog = await readFile(new URL('CHANGELOG.md', root), 'utf8');
   const escaped = pkg.version.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const entry = new RegExp(`^## ${escaped} \\((\\d{4}-\\d{2}-\\d{2})\\)$`, 'm').exec(changelog);
-  if (!entry) throw new Error(`CHANGELOG.md has no "## ${pkg.version} (YYYY-MM-DD)" heading: add the release date of ${pkg.version} there (the man page's .TH takes it)`);
+  if (!entry)
+    throw new Error(
+      `CHANGELOG.md has no "## ${pkg.version} (YYYY-MM-DD)" heading: add the release date of ${pkg.version} there (the man page's .TH takes it)`,
+    );
   return entry[1];
 }
 
@@ -64,12 +77,16 @@ out.push('.SH DESCRIPTION', ...fill(program.description()));
 out.push('.SH GLOBAL OPTIONS', ...options(program));
 out.push('.SH COMMANDS');
 for (const [words, command] of commands(program)) {
-  out.push(`.SS "${esc(['giftcodes', ...words, argumentsOf(command)].filter(Boolean).join(' '))}"`, ...fill(command.description()));
+  out.push(
+    `.SS "${esc(['giftcodes', ...words, argumentsOf(command)].filter(Boolean).join(' '))}"`,
+    ...fill(command.description()),
+  );
   const own = options(command);
   if (own.length > 0) out.push('.RS', ...own, '.RE');
 }
 out.push('.SH ENVIRONMENT', ...fill('A flag wins over its variable, a variable over the profile.'));
-for (const variable of ENVIRONMENT_VARIABLES) out.push('.TP', `.B ${esc(variable.names.join(', '))}`, ...fill(variable.meaning));
+for (const variable of ENVIRONMENT_VARIABLES)
+  out.push('.TP', `.B ${esc(variable.names.join(', '))}`, ...fill(variable.meaning));
 out.push('.SH FILES', ...fill(CONFIG_DIR));
 for (const file of FILES) out.push('.TP', `.I ${esc(file.path)}`, ...fill(file.meaning));
 out.push('.SH EXIT STATUS');
@@ -79,12 +96,28 @@ out.push('.SH EXAMPLES');
 for (const [words, command] of [[[], program], ...commands(program)]) {
   const lines = examplesOf(command);
   if (lines.length === 0 || (words.length > 0 && command.commands.length > 0)) continue;
-  out.push(...(words.length === 0 ? [] : [`.SS "${esc(['giftcodes', ...words].join(' '))}"`]), '.nf', '.RS 4', ...lines.map(esc), '.RE', '.fi');
+  out.push(
+    ...(words.length === 0 ? [] : [`.SS "${esc(['giftcodes', ...words].join(' '))}"`]),
+    '.nf',
+    '.RS 4',
+    ...lines.map(esc),
+    '.RE',
+    '.fi',
+  );
 }
-out.push('.SH SEE ALSO', ...fill('giftcodes help environment, giftcodes help exit-codes, giftcodes'), '.I command', '\\-\\-help');
+out.push(
+  '.SH SEE ALSO',
+  ...fill('giftcodes help environment, giftcodes help exit-codes, giftcodes'),
+  '.I command',
+  '\\-\\-help',
+);
 
 function options(command) {
-  return optionsOf(command).flatMap((option) => ['.TP', `.B ${esc(option.flags)}`, ...fill(option.description + (option.default !== undefined ? ` (default: ${option.default})` : ''))]);
+  return optionsOf(command).flatMap((option) => [
+    '.TP',
+    `.B ${esc(option.flags)}`,
+    ...fill(option.description + (option.default !== undefined ? ` (default: ${option.default})` : '')),
+  ]);
 }
 
 const target = process.argv[3] ? pathToFileURL(process.argv[3]) : new URL('man/giftcodes.1', root);

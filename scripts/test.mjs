@@ -72,7 +72,15 @@ if (!first.path) {
   for (const major of onlyNode === undefined ? OTHER_LTS : [onlyNode]) {
     const node = await fetches.get(major);
     if (major !== lines[0]) report(node);
-    if (node.path) subsets.push(vitest(`end-to-end ${allE2e ? 'suite' : 'subset'} on Node ${node.version}`, node.path, allE2e ? ['test/e2e'] : E2E_SUBSET, { whole: onlyNode === undefined }));
+    if (node.path)
+      subsets.push(
+        vitest(
+          `end-to-end ${allE2e ? 'suite' : 'subset'} on Node ${node.version}`,
+          node.path,
+          allE2e ? ['test/e2e'] : E2E_SUBSET,
+          { whole: onlyNode === undefined },
+        ),
+      );
   }
   results.push(...(await Promise.all(subsets)));
   finish();
@@ -94,7 +102,9 @@ function finish() {
   for (const result of results) {
     passed += result.passed;
     failed += result.failed;
-    console.log(`  ${result.ok ? 'ok  ' : 'FAIL'} ${result.name}${result.counted ? `: ${result.passed} passed, ${result.failed} failed` : ''}${result.why ? ` (${result.why})` : ''}`);
+    console.log(
+      `  ${result.ok ? 'ok  ' : 'FAIL'} ${result.name}${result.counted ? `: ${result.passed} passed, ${result.failed} failed` : ''}${result.why ? ` (${result.why})` : ''}`,
+    );
   }
   const ok = results.every((result) => result.ok);
   console.log(`${passed} passed, ${failed} failed`);
@@ -125,11 +135,18 @@ function run(name, command, commandArgs, o = {}) {
 
 async function vitest(name, node, files, o = {}) {
   const report = join(reports, `${++reportCount}.json`);
-  const result = await run(name, node, [VITEST, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files], o);
+  const result = await run(
+    name,
+    node,
+    [VITEST, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...files],
+    o,
+  );
   try {
     const json = JSON.parse(readFileSync(report, 'utf8'));
     // A file that fails outside its tests (a beforeAll, an import) counts as one failure.
-    const brokenFiles = json.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'));
+    const brokenFiles = json.testResults.filter(
+      (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+    );
     result.passed = json.numPassedTests;
     result.failed = json.numFailedTests + brokenFiles.length;
     result.counted = true;
@@ -143,10 +160,14 @@ async function vitest(name, node, files, o = {}) {
 /** The node binary of an LTS line from the npm registry, with its result line and what npx printed on stderr; a failure to get it fails the run, loudly. */
 function nodeBinary(major) {
   const name = `fetch Node ${major} (npx -p node@${major})`;
-  const child = spawn('npx', ['--yes', '--package', `node@${major}`, '--', 'node', '-p', 'process.execPath + "\\n" + process.versions.node'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'npx',
+    ['--yes', '--package', `node@${major}`, '--', 'node', '-p', 'process.execPath + "\\n" + process.versions.node'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -160,10 +181,25 @@ function nodeBinary(major) {
       const [path, version] = stdout.trim().split('\n');
       if (code !== 0 || !path || !version?.startsWith(`${major}.`)) {
         const why = error?.message ?? `exit ${code ?? signal}, printed ${JSON.stringify(stdout)}`;
-        resolve({ stderr, result: { name, ok: false, why: `could not get Node ${major} from the npm registry: ${why}`, passed: 0, failed: 0, counted: false } });
+        resolve({
+          stderr,
+          result: {
+            name,
+            ok: false,
+            why: `could not get Node ${major} from the npm registry: ${why}`,
+            passed: 0,
+            failed: 0,
+            counted: false,
+          },
+        });
         return;
       }
-      resolve({ path, version, stderr, result: { name: `${name}: ${version}`, ok: true, why: '', passed: 0, failed: 0, counted: false } });
+      resolve({
+        path,
+        version,
+        stderr,
+        result: { name: `${name}: ${version}`, ok: true, why: '', passed: 0, failed: 0, counted: false },
+      });
     });
   });
 }
@@ -189,8 +225,12 @@ function ensureTools() {
   const packages = [...new Set(missing.map(([, pkg]) => pkg))];
   if (process.getuid?.() === 0 && has('apt-get')) {
     console.log(`\n▶ missing ${missing.map(([tool]) => tool).join(', ')}: apt-get install ${packages.join(' ')}`);
-    const install = () => spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit' }).status === 0;
+    const install = () =>
+      spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit' }).status === 0;
     if (install() || (spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' }).status === 0 && install())) return;
   }
-  for (const [tool, pkg, effect] of missing) console.error(`✗ ${tool} is not installed and cannot be installed here (Debian package ${pkg}; needs root and apt-get): ${effect}`);
+  for (const [tool, pkg, effect] of missing)
+    console.error(
+      `✗ ${tool} is not installed and cannot be installed here (Debian package ${pkg}; needs root and apt-get): ${effect}`,
+    );
 }

@@ -11,7 +11,10 @@ import { posix, win32 } from 'node:path';
  * the XDG spec has relative ones ignored) or `~/.cache/giftcodes`. Undefined when there is no such place.
  */
 export function cacheDirFor(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home: string): string | undefined {
-  if (platform === 'win32') return env.LOCALAPPDATA && win32.isAbsolute(env.LOCALAPPDATA) ? win32.join(env.LOCALAPPDATA, 'giftcodes', 'Cache') : undefined;
+  if (platform === 'win32')
+    return env.LOCALAPPDATA && win32.isAbsolute(env.LOCALAPPDATA)
+      ? win32.join(env.LOCALAPPDATA, 'giftcodes', 'Cache')
+      : undefined;
   if (!posix.isAbsolute(home)) return undefined;
   if (platform === 'darwin') return posix.join(home, 'Library', 'Caches', 'giftcodes');
   const xdg = env.XDG_CACHE_HOME;

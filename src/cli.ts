@@ -19,22 +19,44 @@ export { ENVIRONMENT_VARIABLES } from './commands/environment.js';
 /** With `argv`, only the branch of the command it names is built (see registerCommands); without, the whole tree. */
 export function buildProgram(app: App, argv?: readonly string[]): Command {
   const program = new Command('giftcodes')
-    .description('Order gift codes from the reseller API: check a key, browse the catalog, place orders exactly once, watch them and export their codes.')
+    .description(
+      'Order gift codes from the reseller API: check a key, browse the catalog, place orders exactly once, watch them and export their codes.',
+    )
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .configureHelp(helpConfiguration)
     .showSuggestionAfterError(true)
     .addOption(new Option('--profile <name>', 'config profile to use (env: GIFTCODES_PROFILE)').argParser(profileName))
     .addOption(new Option('--env <test|live>', "which of the profile's keys to use").argParser(environmentArg))
-    .addOption(new Option('--api-key <key>', "use this key instead of the profile's (prefer GIFTCODES_API_KEY: flags show in ps)").argParser(nonEmpty('--api-key', 1024)))
-    .addOption(new Option('--base-url <url>', 'API base URL (default: the profile\'s, else http://127.0.0.1:4010)').argParser(nonEmpty('--base-url', 2048)))
+    .addOption(
+      new Option(
+        '--api-key <key>',
+        "use this key instead of the profile's (prefer GIFTCODES_API_KEY: flags show in ps)",
+      ).argParser(nonEmpty('--api-key', 1024)),
+    )
+    .addOption(
+      new Option('--base-url <url>', "API base URL (default: the profile's, else http://127.0.0.1:4010)").argParser(
+        nonEmpty('--base-url', 2048),
+      ),
+    )
     .option('--json', 'machine output: one JSON document on stdout; errors as JSON on stderr')
     .option('-q, --quiet', 'no spinner, progress or notices: only data and errors')
     .option('-v, --verbose', 'one stderr line per HTTP attempt (the key redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
-    .addOption(new Option('--request-timeout <seconds>', 'deadline for one HTTP attempt').argParser(seconds(0.05, 3600)).default(DEFAULT_REQUEST_TIMEOUT_S))
-    .addOption(new Option('--retries <n>', 'retries of a retryable failure').argParser(integer(0, 20)).default(DEFAULT_RETRIES))
-    .addOption(new Option('--ca-file <path>', "PEM certificates trusted in addition to Node's own (env: GIFTCODES_CA_FILE)").argParser(nonEmpty('--ca-file', 4096)))
+    .addOption(
+      new Option('--request-timeout <seconds>', 'deadline for one HTTP attempt')
+        .argParser(seconds(0.05, 3600))
+        .default(DEFAULT_REQUEST_TIMEOUT_S),
+    )
+    .addOption(
+      new Option('--retries <n>', 'retries of a retryable failure').argParser(integer(0, 20)).default(DEFAULT_RETRIES),
+    )
+    .addOption(
+      new Option(
+        '--ca-file <path>',
+        "PEM certificates trusted in addition to Node's own (env: GIFTCODES_CA_FILE)",
+      ).argParser(nonEmpty('--ca-file', 4096)),
+    )
     .option('-y, --yes', 'answer yes to confirmations (required for live orders when not interactive)')
     .option('--query <expr>', 'JMESPath expression applied to the --json document (implies --json)')
     .option('--raw', 'with --query: a result that is one string is printed as it is, without quotes (as jq -r)')
@@ -42,7 +64,11 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     .option('--no-pager', 'never send long output through a pager (also GIFTCODES_PAGER=cat)');
   // --query is compiled while the arguments are checked: a bad expression exits 2 before anything is sent.
   program.hook('preAction', async (_program, action) => {
-    const { query: expression, pager, raw } = action.optsWithGlobals<{ query?: string; pager?: boolean; raw?: boolean }>();
+    const {
+      query: expression,
+      pager,
+      raw,
+    } = action.optsWithGlobals<{ query?: string; pager?: boolean; raw?: boolean }>();
     if (pager === false) app.io.pager = false;
     if (raw) app.io.raw = true;
     if (expression === undefined) return;
@@ -60,7 +86,9 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
  * familiar name. Refused while parsing (exit 2), pointing at --query and --raw.
  */
 function refuseJq(): never {
-  throw new InvalidArgumentError("giftcodes filters JSON with --query (JMESPath, as the AWS CLI), not jq: for example --query '[0].orderId' --raw");
+  throw new InvalidArgumentError(
+    "giftcodes filters JSON with --query (JMESPath, as the AWS CLI), not jq: for example --query '[0].orderId' --raw",
+  );
 }
 
 export async function main(argv: readonly string[] = process.argv): Promise<never> {
@@ -103,7 +131,10 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     await io.flushOut();
   } catch (error) {
     const profile = program.opts<{ profile?: string }>().profile ?? io.env.GIFTCODES_PROFILE;
-    code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)), { configDir: io.env.GIFTCODES_CONFIG_DIR, profile });
+    code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)), {
+      configDir: io.env.GIFTCODES_CONFIG_DIR,
+      profile,
+    });
   }
   // Intents this run leaves unended become intent files now, rather than wait in its log for the next run.
   await finishJournal();
@@ -117,9 +148,12 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
  * and `giftcodes help ordr` is the unknown command `ordr`: exit 2 with a suggestion, not the top-level help.
  */
 function helpWords(program: Command, argv: readonly string[]): readonly string[] {
-  if (argv[2] !== 'help' || argv.length < 4 || (argv.length === 4 && helpTopic(argv[3] ?? '') !== undefined)) return argv;
+  if (argv[2] !== 'help' || argv.length < 4 || (argv.length === 4 && helpTopic(argv[3] ?? '') !== undefined))
+    return argv;
   const words = argv.slice(3);
-  const known = program.commands.some((command) => command.name() === words[0] || command.aliases().includes(words[0] ?? ''));
+  const known = program.commands.some(
+    (command) => command.name() === words[0] || command.aliases().includes(words[0] ?? ''),
+  );
   return [...argv.slice(0, 2), ...words, ...(known ? ['--help'] : [])];
 }
 
@@ -158,9 +192,22 @@ interface RunPlace {
   profile?: string | undefined;
 }
 
-function report(io: Io, error: unknown, commanderMessage: string, signal: AbortSignal, usageHelp = 'see --help', place: RunPlace = {}): number {
+function report(
+  io: Io,
+  error: unknown,
+  commanderMessage: string,
+  signal: AbortSignal,
+  usageHelp = 'see --help',
+  place: RunPlace = {},
+): number {
   if (error instanceof CommanderError) {
-    if (error.exitCode === 0 || error.code === 'commander.help' || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
+    if (
+      error.exitCode === 0 ||
+      error.code === 'commander.help' ||
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version'
+    )
+      return ExitCode.ok;
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
     // commander's suggestion arrives as "(Did you mean order?)" on a line of its own: it is the hint.
     // Any other line break came from a value the user typed, and stays in the message (escaped when printed).
@@ -169,13 +216,28 @@ function report(io: Io, error: unknown, commanderMessage: string, signal: AbortS
     printError(io, { code: 'usage', message: first, hint: suggestion?.[1] ?? usageHelp, exitCode: ExitCode.usage });
     return ExitCode.usage;
   }
-  const cliError: CliError | undefined = isCliError(error) ? error : signal.aborted ? (signal.reason as CliError) : undefined;
+  const cliError: CliError | undefined = isCliError(error)
+    ? error
+    : signal.aborted
+      ? (signal.reason as CliError)
+      : undefined;
   if (cliError) {
-    printError(io, { code: cliError.code, message: cliError.message, hint: cliError.hint && pinnedHint(cliError.hint, place), status: cliError.status, exitCode: cliError.exitCode });
+    printError(io, {
+      code: cliError.code,
+      message: cliError.message,
+      hint: cliError.hint && pinnedHint(cliError.hint, place),
+      status: cliError.status,
+      exitCode: cliError.exitCode,
+    });
     return cliError.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  printError(io, { code: 'internal_error', message: `unexpected internal error: ${message.split('\n')[0]}`, hint: 'this is a bug; please report it with the command you ran (set GIFTCODES_DEBUG=1 for details)', exitCode: ExitCode.internal });
+  printError(io, {
+    code: 'internal_error',
+    message: `unexpected internal error: ${message.split('\n')[0]}`,
+    hint: 'this is a bug; please report it with the command you ran (set GIFTCODES_DEBUG=1 for details)',
+    exitCode: ExitCode.internal,
+  });
   if (io.env.GIFTCODES_DEBUG && error instanceof Error && error.stack) io.errRaw(`${error.stack}\n`);
   return ExitCode.internal;
 }
@@ -188,7 +250,10 @@ export function pinnedHint(hint: string, place: RunPlace): string {
   const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
   const profile = place.profile && !hint.includes('--profile') ? `--profile ${shellWord(place.profile)} ` : '';
   if (!dir && !profile) return hint;
-  return hint.replace(/(^|[\s(:|`])giftcodes (?=[a-z-])/g, (_match, before: string) => `${before}${dir}giftcodes ${profile}`);
+  return hint.replace(
+    /(^|[\s(:|`])giftcodes (?=[a-z-])/g,
+    (_match, before: string) => `${before}${dir}giftcodes ${profile}`,
+  );
 }
 
 /** A word the shell reads as it is: quoted when it holds anything but safe characters. */
@@ -206,7 +271,13 @@ interface PrintableError {
 
 function printError(io: Io, error: PrintableError): void {
   if (io.json) {
-    const body = { code: error.code, message: error.message, status: error.status ?? null, exitCode: error.exitCode, ...(error.hint ? { hint: error.hint } : {}) };
+    const body = {
+      code: error.code,
+      message: error.message,
+      status: error.status ?? null,
+      exitCode: error.exitCode,
+      ...(error.hint ? { hint: error.hint } : {}),
+    };
     io.errRaw(`${JSON.stringify({ error: body })}\n`);
     return;
   }

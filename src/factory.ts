@@ -3,7 +3,14 @@ import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { loadUndici, proxySettings } from './api/transport.js';
 import { configDir, ensurePrivateDir } from './config/paths.js';
-import { baseUrlWarning, loadStoredKey, resolveBaseUrl, resolveConnection, resolveProfileName, type Connection } from './config/resolve.js';
+import {
+  baseUrlWarning,
+  loadStoredKey,
+  resolveBaseUrl,
+  resolveConnection,
+  resolveProfileName,
+  type Connection,
+} from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
 import type { Deps, Target } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
@@ -53,7 +60,9 @@ function proxyPassword(proxy: string): string | undefined {
 function warnKeyOnCommandLine(io: Io): void {
   if (io.json || warnedAboutArgv.has(io)) return;
   warnedAboutArgv.add(io);
-  io.warn('--api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin');
+  io.warn(
+    '--api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin',
+  );
 }
 
 /** The lazy implementation of a verb's dependencies (commands/deps.ts); verbs see only the Deps they ask for. */
@@ -107,7 +116,12 @@ export class Factory implements Deps {
 
   async connectionTo(where: Target): Promise<Connection> {
     const store = await this.config();
-    const flags = { profile: where.profile, env: where.environment, apiKey: this.globals.apiKey, baseUrl: where.baseUrl };
+    const flags = {
+      profile: where.profile,
+      env: where.environment,
+      apiKey: this.globals.apiKey,
+      baseUrl: where.baseUrl,
+    };
     const connection = await loadStoredKey(resolveConnection(flags, this.io.env, store), this.io.env);
     this.io.addSecret(connection.apiKey);
     return connection;
@@ -118,22 +132,34 @@ export class Factory implements Deps {
     const profile = resolveProfileName(this.globals, this.io.env, store);
     const given = this.globals.apiKey || this.io.env.GIFTCODES_API_KEY;
     const wanted = this.globals.env === 'all' ? undefined : this.globals.env;
-    const environment = (given ? environmentOfKey(given) : undefined) ?? wanted ?? store.profile(profile).defaultEnv ?? 'test';
+    const environment =
+      (given ? environmentOfKey(given) : undefined) ?? wanted ?? store.profile(profile).defaultEnv ?? 'test';
     return { profile, environment, baseUrl: resolveBaseUrl(this.globals, this.io.env, store, profile) };
   }
 
   /** The client for the resolved connection (profile, environment, key, base URL). */
   api(): Promise<ApiClient> {
     if (!this.apiPromise) preloadTransport();
-    this.apiPromise ??= this.connection().then((connection) => this.clientFor(connection.baseUrl, connection.apiKey, this.globals.retries, refusedKeyHint(connection)));
+    this.apiPromise ??= this.connection().then((connection) =>
+      this.clientFor(connection.baseUrl, connection.apiKey, this.globals.retries, refusedKeyHint(connection)),
+    );
     return this.apiPromise;
   }
 
   /** A client for an explicit key and URL: login verifies a key before it is saved; doctor pings with fewer retries. */
-  async clientFor(baseUrl: string, apiKey: string, retries = this.globals.retries, refusedHint?: string): Promise<ApiClient> {
+  async clientFor(
+    baseUrl: string,
+    apiKey: string,
+    retries = this.globals.retries,
+    refusedHint?: string,
+  ): Promise<ApiClient> {
     preloadTransport();
     const proxy = this.profileProxy();
-    const [{ ApiClient }, extraCa] = await Promise.all([import('./api/client.js'), this.extraCa(baseUrl, proxy), proxy]);
+    const [{ ApiClient }, extraCa] = await Promise.all([
+      import('./api/client.js'),
+      this.extraCa(baseUrl, proxy),
+      proxy,
+    ]);
     this.io.addSecret(apiKey);
     const client = new ApiClient({
       baseUrl,
@@ -159,7 +185,8 @@ export class Factory implements Deps {
   private async extraCa(baseUrl: string, profileProxy: Promise<string | undefined>): Promise<string | undefined> {
     const { env } = this.io;
     const file = this.globals.caFile || env.GIFTCODES_CA_FILE;
-    const system = Boolean(env.SSL_CERT_FILE || env.SSL_CERT_DIR) && speaksTls(baseUrl, proxySettings(env, await profileProxy));
+    const system =
+      Boolean(env.SSL_CERT_FILE || env.SSL_CERT_DIR) && speaksTls(baseUrl, proxySettings(env, await profileProxy));
     if (!file && !system) return undefined;
     const { trustedCa } = await import('./config/ca.js');
     return trustedCa({
@@ -174,7 +201,13 @@ export class Factory implements Deps {
   private async profileProxy(): Promise<string | undefined> {
     const store = await this.config();
     const proxy = store.profile(resolveProfileName(this.globals, this.io.env, store)).proxy;
-    for (const value of [proxy, this.io.env.HTTPS_PROXY, this.io.env.https_proxy, this.io.env.HTTP_PROXY, this.io.env.http_proxy]) {
+    for (const value of [
+      proxy,
+      this.io.env.HTTPS_PROXY,
+      this.io.env.https_proxy,
+      this.io.env.HTTP_PROXY,
+      this.io.env.http_proxy,
+    ]) {
       if (value) this.io.addSecret(proxyPassword(value));
     }
     return proxy;
@@ -184,7 +217,8 @@ export class Factory implements Deps {
     this.journalPromise ??= (async () => {
       const { Journal } = await import('./journal/journal.js');
       const dir = this.journalDir;
-      for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)]) if (warning) this.warnOnce(warning);
+      for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)])
+        if (warning) this.warnOnce(warning);
       // How long the order record keeps ended orders: the profile's history-days, else 90.
       const store = await this.config().catch(() => undefined);
       const profile = store && (this.globals.profile || this.io.env.GIFTCODES_PROFILE || store.defaultProfile);

@@ -59,7 +59,11 @@ function fire(name: Failpoint): Exclude<Action, { kind: 'kill' }> | undefined {
     process.kill(process.pid, 'SIGKILL');
     return undefined;
   }
-  process.stderr.write(action.kind === 'pause' ? `failpoint ${name}: pause ${action.ms} ms\n` : `failpoint ${name}: wait for ${action.file}\n`);
+  process.stderr.write(
+    action.kind === 'pause'
+      ? `failpoint ${name}: pause ${action.ms} ms\n`
+      : `failpoint ${name}: wait for ${action.file}\n`,
+  );
   return action;
 }
 

@@ -48,7 +48,12 @@ function secretPattern(secret: string): RegExp {
   const char = (c: string): string => {
     // Raw, or JSON-escaped once or twice (a backslash as 4, 2 or 1, longest first, so masking takes whole
     // escape units and the JSON document stays valid), or as \uXXXX.
-    const forms = c === '\\' ? [String.raw`\\\\\\\\`, String.raw`\\\\`, String.raw`\\`] : c === '"' ? [String.raw`\\*"`] : [escapeRegExp(c)];
+    const forms =
+      c === '\\'
+        ? [String.raw`\\\\\\\\`, String.raw`\\\\`, String.raw`\\`]
+        : c === '"'
+          ? [String.raw`\\*"`]
+          : [escapeRegExp(c)];
     forms.push(String.raw`\\+u` + c.charCodeAt(0).toString(16).padStart(4, '0'));
     return `(?:${forms.join('|')})`;
   };
@@ -75,7 +80,9 @@ export function redactWith(text: string, extraSecrets: readonly string[], screen
     if (!screen || mayHold(out.toUpperCase(), secret)) out = out.replace(secretPattern(secret), maskKey(secret));
   }
   if (screen && !KEY_SCREEN.test(out)) return out;
-  return out.replace(KEY_PATTERN, (_m, prefix: string, rest: string) => maskKey(unescapeKey(prefix, true).toLowerCase() + unescapeKey(rest)));
+  return out.replace(KEY_PATTERN, (_m, prefix: string, rest: string) =>
+    maskKey(unescapeKey(prefix, true).toLowerCase() + unescapeKey(rest)),
+  );
 }
 
 /**
@@ -100,7 +107,10 @@ function mayHold(upperText: string, secret: string): boolean {
 export type KeyEnvironment = 'test' | 'live';
 
 /** A profile's two keys as they may be shown: masked, or null when absent. */
-export function maskedKeys(keys: { test?: string | undefined; live?: string | undefined } | undefined): { test: string | null; live: string | null } {
+export function maskedKeys(keys: { test?: string | undefined; live?: string | undefined } | undefined): {
+  test: string | null;
+  live: string | null;
+} {
   return { test: keys?.test ? maskKey(keys.test) : null, live: keys?.live ? maskKey(keys.live) : null };
 }
 

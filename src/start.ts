@@ -10,7 +10,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   if (only === '--version' || only === '-V') return exitAfter(`${VERSION}\n`);
   // Before any other module loads: from here on, each is compiled from the cache when it can be.
   enableCompileCache();
-  if ((only === '--help' || only === '-h' || only === 'help') && !colourForced(process.env) && (await fitsRenderedHelp())) {
+  if (
+    (only === '--help' || only === '-h' || only === 'help') &&
+    !colourForced(process.env) &&
+    (await fitsRenderedHelp())
+  ) {
     const help = await renderedHelp();
     if (help !== undefined) return exitAfter(help);
   }

@@ -40,9 +40,17 @@ function timeOnce(side, cpuHook) {
   const [file, ...args] = side.argv;
   const started = performance.now();
   const argv = cpuHook ? ['--import', cpuHook, ...args] : args;
-  const result = spawnSync(file, argv, { env: side.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe', ...(cpuHook ? ['pipe'] : [])], maxBuffer: 1 << 24 });
+  const result = spawnSync(file, argv, {
+    env: side.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe', ...(cpuHook ? ['pipe'] : [])],
+    maxBuffer: 1 << 24,
+  });
   const ms = cpuHook ? Number(String(result.output?.[3] ?? '').trim()) / 1000 : performance.now() - started;
-  const problem = result.error?.message ?? (result.status !== 0 ? `exit ${result.status ?? result.signal}: ${String(result.stderr).trim()}` : side.check?.(result));
+  const problem =
+    result.error?.message ??
+    (result.status !== 0
+      ? `exit ${result.status ?? result.signal}: ${String(result.stderr).trim()}`
+      : side.check?.(result));
   if (problem) throw new Error(`${side.label}: ${problem}`);
   return ms;
 }

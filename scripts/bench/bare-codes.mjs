@@ -16,7 +16,11 @@ let cursor;
 let pages = 0;
 let bytes = 0;
 do {
-  const { statusCode, body } = await client.request({ path: cursor === undefined ? path : `${path}&cursor=${encodeURIComponent(cursor)}`, method: 'GET', headers });
+  const { statusCode, body } = await client.request({
+    path: cursor === undefined ? path : `${path}&cursor=${encodeURIComponent(cursor)}`,
+    method: 'GET',
+    headers,
+  });
   // Only the last two chunks are kept: the cursor is at the end of the body, possibly across a chunk boundary.
   let previous = Buffer.alloc(0);
   let last = Buffer.alloc(0);

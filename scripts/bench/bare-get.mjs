@@ -12,7 +12,11 @@ setFlagsFromString('--liftoff-only');
 Object.assign(Dispatcher.prototype, { request });
 
 const client = new Client(new URL(process.env.BENCH_URL).origin);
-const { statusCode, body } = await client.request({ path: '/v1/ping', method: 'GET', headers: { 'x-api-key': process.env.BENCH_KEY } });
+const { statusCode, body } = await client.request({
+  path: '/v1/ping',
+  method: 'GET',
+  headers: { 'x-api-key': process.env.BENCH_KEY },
+});
 const text = await body.text();
 if (statusCode !== 200) {
   process.stderr.write(`GET /v1/ping answered ${statusCode}: ${text}\n`);

@@ -22,12 +22,17 @@ async function worker() {
     const { statusCode, body } = await pool.request({
       path: '/v1/orders',
       method: 'POST',
-      headers: { 'x-api-key': process.env.BENCH_KEY, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        'x-api-key': process.env.BENCH_KEY,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify({ product_id: process.env.BENCH_PRODUCT, quantity: (row % 3) + 1 }),
     });
     const text = await body.text();
     if (statusCode !== 201) throw new Error(`POST /v1/orders (row ${row + 1}) answered ${statusCode}: ${text}`);
-    if (typeof JSON.parse(text).id !== 'string') throw new Error(`POST /v1/orders (row ${row + 1}) answered no order id: ${text}`);
+    if (typeof JSON.parse(text).id !== 'string')
+      throw new Error(`POST /v1/orders (row ${row + 1}) answered no order id: ${text}`);
     created++;
   }
 }

@@ -7,7 +7,13 @@ export function catalogSeed(count) {
   const products = Array.from({ length: count }, (_, i) => {
     const brand = brands[i % brands.length];
     const price = 500 + (i % 40) * 250;
-    return { id: `bench-${brand.toLowerCase().replace(/\s+/g, '-')}-${String(i).padStart(5, '0')}`, name: `${brand} Gift Card ${(price / 100).toFixed(2)} #${i}`, brand, price, currency: 'USD' };
+    return {
+      id: `bench-${brand.toLowerCase().replace(/\s+/g, '-')}-${String(i).padStart(5, '0')}`,
+      name: `${brand} Gift Card ${(price / 100).toFixed(2)} #${i}`,
+      brand,
+      price,
+      currency: 'USD',
+    };
   });
   // No `resellers`: the seed keeps the demo resellers and their keys.
   return { products };

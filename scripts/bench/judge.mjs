@@ -9,7 +9,15 @@ export class Judge {
    * waitSeconds: the longest wait for the load to fall before each repeat. load, sleep and log are the
    * machine's unless given (a check of this class can give its own).
    */
-  constructor({ cores = os.availableParallelism(), repeats = 1, waitSeconds = 60, pollSeconds = 5, load = () => os.loadavg()[0], sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)), log = (line) => console.log(line) } = {}) {
+  constructor({
+    cores = os.availableParallelism(),
+    repeats = 1,
+    waitSeconds = 60,
+    pollSeconds = 5,
+    load = () => os.loadavg()[0],
+    sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    log = (line) => console.log(line),
+  } = {}) {
     Object.assign(this, { cores, repeats, waitSeconds, pollSeconds, load, sleep, log });
     this.verdicts = [];
   }
@@ -24,7 +32,9 @@ export class Judge {
     for (let attempt = 0; ; attempt++) {
       const judgements = [];
       const before = this.load();
-      await measure((figure, value, target, pass, { steady = false } = {}) => judgements.push({ figure, value, target, pass, steady }));
+      await measure((figure, value, target, pass, { steady = false } = {}) =>
+        judgements.push({ figure, value, target, pass, steady }),
+      );
       const after = this.load();
       const load = Math.max(before, after);
       const heavy = load > this.cores;
@@ -35,9 +45,13 @@ export class Judge {
         return;
       }
       earlier.push({ load, failed });
-      this.log(`  repeat: ${failed.map((j) => `${j.figure} ${j.value}`).join('; ')} failed at load ${load.toFixed(2)}, above the ${this.cores} cores; waiting at most ${this.waitSeconds} s for the load to fall, then ${name} again`);
+      this.log(
+        `  repeat: ${failed.map((j) => `${j.figure} ${j.value}`).join('; ')} failed at load ${load.toFixed(2)}, above the ${this.cores} cores; waiting at most ${this.waitSeconds} s for the load to fall, then ${name} again`,
+      );
       const waited = await this.waitForLoad();
-      this.log(`  load ${this.load().toFixed(2)} after waiting ${waited} s; ${name} again (repeat ${attempt + 1} of at most ${this.repeats}):`);
+      this.log(
+        `  load ${this.load().toFixed(2)} after waiting ${waited} s; ${name} again (repeat ${attempt + 1} of at most ${this.repeats}):`,
+      );
     }
   }
 
@@ -58,11 +72,19 @@ export class Judge {
       const before = run.failed.find((f) => f.figure === j.figure);
       notes.push(`run ${i + 1} at load ${run.load.toFixed(2)}: ${before ? `${before.value}, FAIL` : 'held'}`);
     }
-    if (earlier.length > 0) notes.push(`repeated, this run at load ${load.toFixed(2)}${heavy ? `, still above the ${this.cores} cores` : ''}`);
-    else if (heavy && !j.pass) notes.push(`measured at load ${load.toFixed(2)}, above the ${this.cores} cores${j.steady ? '; load does not move this figure' : ''}`);
+    if (earlier.length > 0)
+      notes.push(
+        `repeated, this run at load ${load.toFixed(2)}${heavy ? `, still above the ${this.cores} cores` : ''}`,
+      );
+    else if (heavy && !j.pass)
+      notes.push(
+        `measured at load ${load.toFixed(2)}, above the ${this.cores} cores${j.steady ? '; load does not move this figure' : ''}`,
+      );
     const verdict = { ...j, load, repeated: earlier.length };
     this.verdicts.push(verdict);
-    this.log(`  ${j.pass ? 'PASS' : 'FAIL'}  ${j.figure}: ${j.value}  (target ${j.target})${notes.length ? `  [${notes.join('; ')}]` : ''}`);
+    this.log(
+      `  ${j.pass ? 'PASS' : 'FAIL'}  ${j.figure}: ${j.value}  (target ${j.target})${notes.length ? `  [${notes.join('; ')}]` : ''}`,
+    );
   }
 
   /** The closing line, and whether every target held. */

@@ -20,7 +20,8 @@ export function startupGraph(metafile, entry) {
     const file = queue.pop();
     if (files.has(file)) continue;
     files.add(file);
-    for (const imported of outputs[file].imports) if (imported.kind === 'import-statement' && !imported.external) queue.push(imported.path);
+    for (const imported of outputs[file].imports)
+      if (imported.kind === 'import-statement' && !imported.external) queue.push(imported.path);
   }
   const packages = {};
   let bytes = 0;

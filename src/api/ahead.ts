@@ -27,7 +27,8 @@ export function tailMembers(b: Uint8Array): string | undefined {
   p--;
   for (let members = 0; members < MAX_MEMBERS; members++) {
     p = back(b, p);
-    if (b[p] === RBRACKET) return first < 0 ? undefined : `{${Buffer.from(b.buffer, b.byteOffset + first, end - first).toString('utf8')}}`;
+    if (b[p] === RBRACKET)
+      return first < 0 ? undefined : `{${Buffer.from(b.buffer, b.byteOffset + first, end - first).toString('utf8')}}`;
     // The value: a string, or a number or literal; anything else ends the reading.
     if (b[p] === QUOTE) p = stringStart(b, p);
     else {

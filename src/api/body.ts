@@ -22,7 +22,8 @@ export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   } catch {
     return { ok: false, reason: 'not JSON' };
   }
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH))
+    return { ok: false, reason: `nested deeper than ${MAX_JSON_DEPTH} levels` };
   return { ok: true, value };
 }
 

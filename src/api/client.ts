@@ -5,9 +5,34 @@ import { guessNextPage, requestWritten } from './ahead.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
 import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
-import { LARGEST_PAGE, PAGE_SIZE_PARAMS, codeRecord, extractList, flattenResource, nextPageUrl, statedTotal, unwrapResource } from './pagination.js';
-import { describeReset, isRetryableStatus, nextDelayMs, rateLimitWaitMs, sleep, waitExceedsBudget, type RetryPolicy } from './retry.js';
-import { orderSchema, pingSchema, productSchema, type CodeRecord, type Order, type Ping, type Product } from './schemas.js';
+import {
+  LARGEST_PAGE,
+  PAGE_SIZE_PARAMS,
+  codeRecord,
+  extractList,
+  flattenResource,
+  nextPageUrl,
+  statedTotal,
+  unwrapResource,
+} from './pagination.js';
+import {
+  describeReset,
+  isRetryableStatus,
+  nextDelayMs,
+  rateLimitWaitMs,
+  sleep,
+  waitExceedsBudget,
+  type RetryPolicy,
+} from './retry.js';
+import {
+  orderSchema,
+  pingSchema,
+  productSchema,
+  type CodeRecord,
+  type Order,
+  type Ping,
+  type Product,
+} from './schemas.js';
 import { transportFailure } from './network-errors.js';
 import { Transport } from './transport.js';
 
@@ -137,7 +162,11 @@ export class ApiClient {
     // 202 Accepted may name the order without a status yet: it is then in progress, shown as "accepted".
     const resource = unwrapResource(response.body, 'order', 'status');
     const accepted =
-      response.status === 202 && resource && typeof resource === 'object' && !Array.isArray(resource) && (resource as Record<string, unknown>).status === undefined
+      response.status === 202 &&
+      resource &&
+      typeof resource === 'object' &&
+      !Array.isArray(resource) &&
+      (resource as Record<string, unknown>).status === undefined
         ? { ...response, body: { ...resource, status: 'accepted' } }
         : response;
     const order = this.parse(accepted, orderSchema, 'POST /v1/orders', 'order');
@@ -165,7 +194,11 @@ export class ApiClient {
    * returned it (the export writes it straight from the bytes), any other page as records from JSON.parse.
    * The same checks either way: every page followed, the stated total and `expected` checked at the end.
    */
-  async *rawCodePages<P extends RawPage = never>(orderId: string, expected: number | undefined, read?: RawPageReader<P>): AsyncGenerator<CodeRecord[] | P> {
+  async *rawCodePages<P extends RawPage = never>(
+    orderId: string,
+    expected: number | undefined,
+    read?: RawPageReader<P>,
+  ): AsyncGenerator<CodeRecord[] | P> {
     const path = `/v1/orders/${encodeURIComponent(orderId)}/codes`;
     let count = 0;
     for await (const page of this.walk(path, 'codes', 'codes', codeRecord, read)) {
@@ -180,17 +213,24 @@ export class ApiClient {
         count += page.count;
       }
       // A service that keeps naming a next page must not keep the export fetching: more codes than the order is for is a fault now.
-      if (expected !== undefined && count > expected) throw partialResult(path, 'codes', `the order is for ${expected} codes`, count, expected);
+      if (expected !== undefined && count > expected)
+        throw partialResult(path, 'codes', `the order is for ${expected} codes`, count, expected);
       yield page as CodeRecord[] | P;
     }
-    if (expected !== undefined && count !== expected) throw partialResult(path, 'codes', `the order is for ${expected} codes`, count, expected);
+    if (expected !== undefined && count !== expected)
+      throw partialResult(path, 'codes', `the order is for ${expected} codes`, count, expected);
   }
 
   /**
    * Follows every pagination form to the end, asking for the largest page; a loop or a foreign host is an
    * error, not a hang or a leak; a stated total that differs from what was read is an error, not a partial list.
    */
-  async *pages(path: string, listKey: string, noun = 'items', normalise: (item: unknown) => unknown = (item) => item): AsyncGenerator<unknown[]> {
+  async *pages(
+    path: string,
+    listKey: string,
+    noun = 'items',
+    normalise: (item: unknown) => unknown = (item) => item,
+  ): AsyncGenerator<unknown[]> {
     for await (const page of this.walk(path, listKey, noun, normalise)) yield page as unknown[];
   }
 
@@ -215,7 +255,10 @@ export class ApiClient {
     let guessing = read !== undefined;
     while (target) {
       const key = target.toString();
-      if (seen.has(key)) throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, { code: 'invalid_pagination' });
+      if (seen.has(key))
+        throw new NetworkError(`the API's pagination of ${path} loops back to a page already read`, {
+          code: 'invalid_pagination',
+        });
       seen.add(key);
       const asked = ahead?.key === key ? ahead.response : undefined;
       // A wrong guess is left to finish on its own: nothing reads it.
@@ -263,14 +306,19 @@ export class ApiClient {
       const last = fast ? normalise(fast.last) : items?.at(-1);
       yield fast ? fast.page : (items ?? []);
       target = nextPageUrl(response.body, response.headers.link, target, last, length);
-      if (target && length === 0 && seen.size > 1 && target.searchParams.get('starting_after') !== null) target = undefined;
+      if (target && length === 0 && seen.size > 1 && target.searchParams.get('starting_after') !== null)
+        target = undefined;
       // Each page new yet empty, forever, would never be caught by `seen`: a run of them is a broken list.
       emptyInARow = length === 0 ? emptyInARow + 1 : 0;
       if (target && emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
-        throw new NetworkError(`the API's pagination of ${path} sent ${emptyInARow} empty pages in a row and still names a next page`, { code: 'invalid_pagination' });
+        throw new NetworkError(
+          `the API's pagination of ${path} sent ${emptyInARow} empty pages in a row and still names a next page`,
+          { code: 'invalid_pagination' },
+        );
       }
     }
-    if (total !== undefined && got !== total) throw partialResult(path, noun, `the API states ${total} ${noun}`, got, total);
+    if (total !== undefined && got !== total)
+      throw partialResult(path, noun, `the API states ${total} ${noun}`, got, total);
   }
 
   /** One logical request: attempts, backoff, Retry-After, and the mapping of the last failure to an exit code. */
@@ -308,7 +356,11 @@ export class ApiClient {
         // An answer to a retry speaks of the earlier attempts too (a 422 idempotency_key_reused: that one may have placed the order).
         error.earlierMaybeSent = earlierMaybeSent;
         // The service's own wait ended the retries: say when it may be asked again.
-        if (outcome.retryable && outcome.retryAfterMs !== undefined && waitExceedsBudget(this.options.retry, Date.now() - started, outcome.retryAfterMs)) {
+        if (
+          outcome.retryable &&
+          outcome.retryAfterMs !== undefined &&
+          waitExceedsBudget(this.options.retry, Date.now() - started, outcome.retryAfterMs)
+        ) {
           error.message = `${error.message}; ${describeReset(outcome.retryAfterMs)}`;
         }
         throw error;
@@ -326,7 +378,10 @@ export class ApiClient {
     path: () => string,
     attempt: number,
     maxAttempts: number,
-  ): Promise<{ response: ApiResponse } | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }> {
+  ): Promise<
+    | { response: ApiResponse }
+    | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }
+  > {
     // A deadline of this attempt's own, cleared when it ends: AbortSignal.timeout's timer (and AbortSignal.any's
     // link to the process's signal) outlived every request by the whole timeout, and over the thousand pages
     // of a large export they piled up in the old generation (peak RSS grew with the number of codes).
@@ -346,7 +401,9 @@ export class ApiClient {
     // and nine more of Node's modules (~2 ms of every API command, BENCHMARKS.md issue 13).
     const started = process.hrtime.bigint();
     const log = (result: string): void =>
-      this.options.log?.(`${req.method} ${path()} ${result} ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)}ms attempt ${attempt}/${maxAttempts}`);
+      this.options.log?.(
+        `${req.method} ${path()} ${result} ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)}ms attempt ${attempt}/${maxAttempts}`,
+      );
     // The proxy this request goes through, credentials hidden: every failure that involves it names it.
     const proxy = this.transport.proxyFor(url);
     if (!this.proxyLogged) {
@@ -376,14 +433,24 @@ export class ApiClient {
       if (ok) {
         if (req.rawBody) return { response: { status: res.statusCode, headers, body: undefined, url, bytes } };
         const parsed = parseJsonBody(bytes);
-        if (!parsed.ok) return { retryable: false, error: () => unreadableBody(req.method, path(), res.statusCode, parsed.reason) };
+        if (!parsed.ok)
+          return { retryable: false, error: () => unreadableBody(req.method, path(), res.statusCode, parsed.reason) };
         return { response: { status: res.statusCode, headers, body: parsed.value, url } };
       }
       const errorBody = parseErrorBody(res.statusCode, bytes.toString('utf8'), headers['content-type']);
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
         retryAfterMs: rateLimitWaitMs(res.statusCode, headers),
-        error: (attempts) => errorForStatus(req.method, path(), res.statusCode, errorBody, attempts, headers.location, this.options.refusedKeyHint),
+        error: (attempts) =>
+          errorForStatus(
+            req.method,
+            path(),
+            res.statusCode,
+            errorBody,
+            attempts,
+            headers.location,
+            this.options.refusedKeyHint,
+          ),
       };
     } catch (error) {
       if (this.options.signal?.aborted) throw this.interrupted();
@@ -415,15 +482,25 @@ export class ApiClient {
   }
 
   private resolve(target: string | URL): URL {
-    const url = typeof target === 'string' && target.startsWith('/') ? new URL(target.slice(1), this.base) : new URL(target, this.base);
+    const url =
+      typeof target === 'string' && target.startsWith('/')
+        ? new URL(target.slice(1), this.base)
+        : new URL(target, this.base);
     if (url.origin !== this.base.origin) {
-      throw new NetworkError(`the API pointed at another host (${url.host}); refusing to send the key there`, { code: 'foreign_host' });
+      throw new NetworkError(`the API pointed at another host (${url.host}); refusing to send the key there`, {
+        code: 'foreign_host',
+      });
     }
     return url;
   }
 
   /** A single resource, bare or in any envelope (`data`, `order`, `{meta, data}`, JSON:API). */
-  private parse<T>(response: ApiResponse, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, what: string, key: string): T {
+  private parse<T>(
+    response: ApiResponse,
+    schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+    what: string,
+    key: string,
+  ): T {
     const parsed = schema.safeParse(unwrapResource(response.body, key, 'status'));
     if (!parsed.success) {
       const [method = 'GET', path = what] = what.split(' ');
@@ -438,7 +515,11 @@ export class ApiClient {
  * emptied: totals, next links) parsed by JSON.parse; undefined, so that JSON.parse reads the whole body,
  * unless the envelope is valid and the list it names is that array.
  */
-export function readRaw<P extends RawPage>(bytes: Buffer, read: (bytes: Buffer) => P | undefined, listKey: string): { page: P; envelope: unknown; last: unknown } | undefined {
+export function readRaw<P extends RawPage>(
+  bytes: Buffer,
+  read: (bytes: Buffer) => P | undefined,
+  listKey: string,
+): { page: P; envelope: unknown; last: unknown } | undefined {
   const page = read(bytes);
   if (!page || page.count === 0) return undefined;
   const parsed = parseJsonBody(Buffer.concat([bytes.subarray(0, page.open + 1), bytes.subarray(page.close)]));
@@ -452,14 +533,20 @@ export function readRaw<P extends RawPage>(bytes: Buffer, read: (bytes: Buffer) 
 }
 
 /** The whole body, in a buffer from `into` where given. */
-async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void }, limit: number, into?: (size: number) => Buffer): Promise<Buffer> {
+async function readBytes(
+  body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void },
+  limit: number,
+  into?: (size: number) => Buffer,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
     if (size > limit) {
       body.destroy?.();
-      throw new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, { code: 'response_too_large' });
+      throw new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, {
+        code: 'response_too_large',
+      });
     }
     chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   }
@@ -472,7 +559,8 @@ async function readBytes(body: AsyncIterable<Buffer | Uint8Array> & { destroy?: 
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
@@ -480,10 +568,13 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 function partialResult(path: string, noun: string, stated: string, read: number, expected: number): NetworkError {
   const one = noun.replace(/s$/, '');
   if (read > expected) {
-    return new NetworkError(`GET ${path}: ${stated} but ${read} arrived, more than that (it kept naming a next page); the list is not used`, {
-      code: 'partial_result',
-      hint: `the service sent more ${noun} than there are; try again later, and tell the provider if it persists`,
-    });
+    return new NetworkError(
+      `GET ${path}: ${stated} but ${read} arrived, more than that (it kept naming a next page); the list is not used`,
+      {
+        code: 'partial_result',
+        hint: `the service sent more ${noun} than there are; try again later, and tell the provider if it persists`,
+      },
+    );
   }
   return new NetworkError(`GET ${path}: ${stated} but only ${read} arrived; the partial list is not used`, {
     code: 'partial_result',
@@ -493,7 +584,8 @@ function partialResult(path: string, noun: string, stated: string, read: number,
 
 /** The path and query as shown in messages and -v lines, without the page-size parameters the client adds to every list. */
 function displayPath(url: URL): string {
-  if (!PAGE_SIZE_PARAMS.some((name) => url.searchParams.get(name) === String(LARGEST_PAGE))) return `${url.pathname}${url.search}`;
+  if (!PAGE_SIZE_PARAMS.some((name) => url.searchParams.get(name) === String(LARGEST_PAGE)))
+    return `${url.pathname}${url.search}`;
   // A detached copy of the query: each delete on a URL's own searchParams serialises and parses the whole URL again.
   const params = new URLSearchParams(url.search);
   for (const name of PAGE_SIZE_PARAMS) if (params.get(name) === String(LARGEST_PAGE)) params.delete(name);

@@ -53,7 +53,8 @@ export function guarded(connector: Connector, timeoutMs: number): Connector {
         callback(null, socket!);
         return;
       }
-      const failure = (error as { code?: unknown }).code === 'UND_ERR_SOCKET' ? new ClosedWhileConnectingError(error) : error;
+      const failure =
+        (error as { code?: unknown }).code === 'UND_ERR_SOCKET' ? new ClosedWhileConnectingError(error) : error;
       connectFailures.add(failure);
       callback(failure, null);
     });

@@ -69,7 +69,9 @@ function readErrorBody(status: number, text: string, contentType: string | undef
     if (typeof nested === 'string') {
       return {
         code: str(body.code) ?? nested,
-        message: clip(str(body.message) ?? str(body.error_description) ?? str(body.detail) ?? (str(body.code) ? nested : '')),
+        message: clip(
+          str(body.message) ?? str(body.error_description) ?? str(body.detail) ?? (str(body.code) ? nested : ''),
+        ),
       };
     }
     // JSON:API: {"errors":[{"status","code","title","detail"}]}; the first error names the failure.
@@ -108,7 +110,12 @@ function readErrorBody(status: number, text: string, contentType: string | undef
 /** The code in a problem type: its last path segment (`https://x/probs/out-of-stock` → `out-of-stock`). */
 function typeCode(type: string | undefined): string | undefined {
   if (!type || type === 'about:blank') return undefined;
-  return type.replace(/[/#]+$/, '').split(/[/#]/).pop() || undefined;
+  return (
+    type
+      .replace(/[/#]+$/, '')
+      .split(/[/#]/)
+      .pop() || undefined
+  );
 }
 
 function withHelp(message: string, help: string | undefined): string {
@@ -122,7 +129,15 @@ export function describeHttpError(method: string, path: string, status: number, 
 }
 
 /** 401/403 are the key's fault (exit 3); other 4xx are refusals (exit 4); 5xx, 429 and redirects are failures (exit 5). */
-export function errorForStatus(method: string, path: string, status: number, body: ErrorBody, attempts: number, location?: string, refusedKeyHint?: string): CliError {
+export function errorForStatus(
+  method: string,
+  path: string,
+  status: number,
+  body: ErrorBody,
+  attempts: number,
+  location?: string,
+  refusedKeyHint?: string,
+): CliError {
   const text = describeHttpError(method, path, status, body);
   if (status < 400) {
     // Redirects are never followed: the key must not travel to an address the user did not give.
@@ -137,13 +152,26 @@ export function errorForStatus(method: string, path: string, status: number, bod
     return new AuthError(text, {
       code: body.code,
       status,
-      hint: status === 401 ? (refusedKeyHint ?? 'the key was refused: save a valid one with giftcodes login, or give it with --api-key or GIFTCODES_API_KEY') : 'this key may not be allowed to do that',
+      hint:
+        status === 401
+          ? (refusedKeyHint ??
+            'the key was refused: save a valid one with giftcodes login, or give it with --api-key or GIFTCODES_API_KEY')
+          : 'this key may not be allowed to do that',
     });
   }
   // A request still in progress after every retry is not a refusal: the first attempt may yet succeed.
-  if (status >= 500 || status === 429 || status === 408 || (status === 409 && canonicalCode(body.code) === 'request_in_progress')) {
+  if (
+    status >= 500 ||
+    status === 429 ||
+    status === 408 ||
+    (status === 409 && canonicalCode(body.code) === 'request_in_progress')
+  ) {
     const tries = attempts > 1 ? ` (after ${attempts} attempts)` : '';
-    return new NetworkError(`${text}${tries}`, { code: body.code, status, hint: 'the service is failing; try again later, or raise --retries' });
+    return new NetworkError(`${text}${tries}`, {
+      code: body.code,
+      status,
+      hint: 'the service is failing; try again later, or raise --retries',
+    });
   }
   return new ApiError(text, { code: body.code, status, hint: hintForCode(body.code) });
 }
@@ -179,7 +207,10 @@ function slug(text: string | undefined): string | undefined {
   if (!text) return undefined;
   // A key in the title is masked first: once its spaces are underscores (`bad_key_sc_live_…`) it no longer
   // starts a word, and the redaction of what is printed would leave it whole.
-  const s = redactKeys(text).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  const s = redactKeys(text)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
   return s || undefined;
 }
 

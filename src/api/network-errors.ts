@@ -45,27 +45,36 @@ export function transportFailure(error: unknown, attempt: FailedAttempt): Transp
       error: (attempts) => failure.error(method, path, base.origin, attempts, proxy),
     };
   }
-  const reason = timedOut ? `no complete answer within ${attempt.requestTimeoutMs / 1000}s` : describeNetworkError(error, proxy !== undefined);
+  const reason = timedOut
+    ? `no complete answer within ${attempt.requestTimeoutMs / 1000}s`
+    : describeNetworkError(error, proxy !== undefined);
   return {
     reason,
     retryable: true,
     notSent,
     error: (attempts) =>
-      new NetworkError(`cannot reach ${base.origin}${through(proxy)} (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
-        code: timedOut ? 'timeout' : 'network_error',
-        hint: networkHint(attempt, (error as { code?: string }).code === 'ECONNREFUSED'),
-      }),
+      new NetworkError(
+        `cannot reach ${base.origin}${through(proxy)} (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`,
+        {
+          code: timedOut ? 'timeout' : 'network_error',
+          hint: networkHint(attempt, (error as { code?: string }).code === 'ECONNREFUSED'),
+        },
+      ),
   };
 }
 
 /** The flag or command that fixes this cause (issue 14): a proxy, a slow answer, or nothing listening there. */
 function networkHint({ base, proxy, requestTimeoutMs, timedOut }: FailedAttempt, refused: boolean): string {
-  if (proxy !== undefined) return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
+  if (proxy !== undefined)
+    return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
   const seconds = requestTimeoutMs / 1000;
-  if (timedOut) return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
+  if (timedOut)
+    return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
   const where = `${base.hostname}:${base.port || (base.protocol === 'https:' ? '443' : '80')}`;
-  if (refused && isLoopbackHost(base.hostname)) return `nothing listens on ${where}: start the reference server with giftcodes serve, or check --base-url`;
-  if (refused) return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
+  if (refused && isLoopbackHost(base.hostname))
+    return `nothing listens on ${where}: start the reference server with giftcodes serve, or check --base-url`;
+  if (refused)
+    return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
   return 'check --base-url and the network, or raise --request-timeout';
 }
 
@@ -113,7 +122,12 @@ interface Failure {
 }
 
 /** OpenSSL's names for a peer that answered the handshake with something other than TLS (most often plain HTTP). */
-const NOT_TLS_CODES: ReadonlySet<string> = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'ERR_SSL_UNKNOWN_PROTOCOL']);
+const NOT_TLS_CODES: ReadonlySet<string> = new Set([
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+  'ERR_SSL_HTTP_REQUEST',
+  'ERR_SSL_UNKNOWN_PROTOCOL',
+]);
 
 /** The transport failures that need more than "cannot reach": untrusted certificates, proxy refusals, codings. */
 export function classify(error: unknown, status = 0): Failure | undefined {
@@ -140,10 +154,15 @@ export function classify(error: unknown, status = 0): Failure | undefined {
       retryable: false,
       notSent: true,
       error: (method, path, origin, _attempts, proxy) =>
-        new NetworkError(`cannot open a TLS session with ${origin}${through(proxy)} (${method} ${path}: ${code}${notTls ? ': the port does not speak TLS' : ''})`, {
-          code: 'tls_error',
-          hint: notTls ? `if that port serves plain HTTP, use http:// in --base-url (a key is sent over http only to this machine)` : 'check --base-url: the server and this client agree on no TLS version or cipher',
-        }),
+        new NetworkError(
+          `cannot open a TLS session with ${origin}${through(proxy)} (${method} ${path}: ${code}${notTls ? ': the port does not speak TLS' : ''})`,
+          {
+            code: 'tls_error',
+            hint: notTls
+              ? `if that port serves plain HTTP, use http:// in --base-url (a key is sent over http only to this machine)`
+              : 'check --base-url: the server and this client agree on no TLS version or cipher',
+          },
+        ),
     };
   }
   const proxyStatus = /^Proxy response \((\d{3})\)/.exec(message);
@@ -156,18 +175,33 @@ export function classify(error: unknown, status = 0): Failure | undefined {
       retryable: status >= 500,
       notSent: true,
       error: (method, path, origin, attempts, proxy) =>
-        new NetworkError(`cannot reach ${origin}${proxy === undefined ? ' through the proxy' : through(proxy)} (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
-          code: 'proxy_error',
-          hint: status !== 407 ? "check HTTPS_PROXY/HTTP_PROXY, NO_PROXY and the profile's proxy"
-            : proxy?.includes('***@') ? "the proxy refused its credentials: check the user and password in HTTPS_PROXY/HTTP_PROXY or the profile's proxy"
-            : 'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)',
-        }),
+        new NetworkError(
+          `cannot reach ${origin}${proxy === undefined ? ' through the proxy' : through(proxy)} (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`,
+          {
+            code: 'proxy_error',
+            hint:
+              status !== 407
+                ? "check HTTPS_PROXY/HTTP_PROXY, NO_PROXY and the profile's proxy"
+                : proxy?.includes('***@')
+                  ? "the proxy refused its credentials: check the user and password in HTTPS_PROXY/HTTP_PROXY or the profile's proxy"
+                  : 'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)',
+          },
+        ),
     };
   }
-  if (error instanceof UnsupportedCodingError || (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR')))) {
+  if (
+    error instanceof UnsupportedCodingError ||
+    (typeof code === 'string' &&
+      (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code.startsWith('ERR__ERROR')))
+  ) {
     const detail = error instanceof UnsupportedCodingError ? message : 'its compressed body is corrupt';
     const answered = error instanceof UnsupportedCodingError ? error.status : status;
-    return { reason: 'unreadable coding', retryable: false, notSent: false, error: (method, path) => unreadableBody(method, path, answered, detail) };
+    return {
+      reason: 'unreadable coding',
+      retryable: false,
+      notSent: false,
+      error: (method, path) => unreadableBody(method, path, answered, detail),
+    };
   }
   return undefined;
 }
@@ -182,7 +216,9 @@ function describeNetworkError(error: unknown, proxied: boolean): string {
     case 'EAI_AGAIN':
       return proxied ? "the proxy's host was not found" : 'host not found';
     case 'GC_CLOSED_WHILE_CONNECTING':
-      return proxied ? 'the proxy closed the connection before opening the tunnel' : 'the connection was closed while it was being opened';
+      return proxied
+        ? 'the proxy closed the connection before opening the tunnel'
+        : 'the connection was closed while it was being opened';
     case 'GC_CONNECT_TIMEOUT':
       return proxied ? 'the proxy did not open the tunnel in time' : 'timed out connecting';
     case 'ECONNRESET':
@@ -197,6 +233,6 @@ function describeNetworkError(error: unknown, proxied: boolean): string {
     case 'UND_ERR_BODY_TIMEOUT':
       return 'the server stopped answering';
     default:
-      return code ?? (error instanceof Error ? error.message.split('\n')[0] ?? 'network error' : 'network error');
+      return code ?? (error instanceof Error ? (error.message.split('\n')[0] ?? 'network error') : 'network error');
   }
 }

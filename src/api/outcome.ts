@@ -5,7 +5,16 @@
 export type OrderOutcome = 'completed' | 'failed' | 'in_progress';
 
 const COMPLETED_STATUSES = new Set(['completed', 'complete']);
-const FAILED_STATUSES = new Set(['failed', 'cancelled', 'canceled', 'rejected', 'expired', 'refunded', 'error', 'declined']);
+const FAILED_STATUSES = new Set([
+  'failed',
+  'cancelled',
+  'canceled',
+  'rejected',
+  'expired',
+  'refunded',
+  'error',
+  'declined',
+]);
 
 /** Any case; any other value is still in progress (and is shown as the service sent it). */
 export function orderOutcome(status: string): OrderOutcome {
@@ -30,13 +39,21 @@ export function environmentKind(name: string | undefined): 'test' | 'live' | und
  * The environment and reseller of a ping, whichever spelling the server used. `environment` is `test` or
  * `live` where the name is one of theirs, else the name as sent (or `unknown`); `known` says which.
  */
-export function pingFacts(ping: { environment?: string | undefined; resellerId?: string | undefined; reseller_id?: string | undefined }): {
+export function pingFacts(ping: {
+  environment?: string | undefined;
+  resellerId?: string | undefined;
+  reseller_id?: string | undefined;
+}): {
   environment: string;
   known: boolean;
   resellerId: string;
 } {
   const kind = environmentKind(ping.environment);
-  return { environment: kind ?? ping.environment ?? 'unknown', known: kind !== undefined, resellerId: ping.resellerId ?? ping.reseller_id ?? 'unknown' };
+  return {
+    environment: kind ?? ping.environment ?? 'unknown',
+    known: kind !== undefined,
+    resellerId: ping.resellerId ?? ping.reseller_id ?? 'unknown',
+  };
 }
 
 /** How many codes an order is for, where it says so (`quantity`, also as a numeric string); else undefined. */

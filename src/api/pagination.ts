@@ -61,7 +61,17 @@ export function statedTotal(body: unknown): number | undefined {
   if (!isRecord(body)) return undefined;
   for (const holder of [body, body.meta, body.pagination, body.page, body.paging]) {
     if (!isRecord(holder)) continue;
-    for (const name of ['total', 'total_count', 'totalCount', 'totalElements', 'total_elements', 'total_results', 'totalResults', 'totalItems', 'total_items']) {
+    for (const name of [
+      'total',
+      'total_count',
+      'totalCount',
+      'totalElements',
+      'total_elements',
+      'total_results',
+      'totalResults',
+      'totalItems',
+      'total_items',
+    ]) {
       const n = count(holder[name]);
       if (n !== undefined) return n;
     }
@@ -70,7 +80,13 @@ export function statedTotal(body: unknown): number | undefined {
 }
 
 /** The URL of the next page, or undefined at the end. `current` is the URL just fetched. */
-export function nextPageUrl(body: unknown, linkHeader: string | undefined, current: URL, lastItem: unknown, itemCount = 0): URL | undefined {
+export function nextPageUrl(
+  body: unknown,
+  linkHeader: string | undefined,
+  current: URL,
+  lastItem: unknown,
+  itemCount = 0,
+): URL | undefined {
   const record = isRecord(body) ? body : {};
   const meta = isRecord(record.meta) ? record.meta : {};
   const hasMore = record.has_more ?? meta.has_more ?? nested(record.pagination, 'has_more');
@@ -93,7 +109,10 @@ export function nextPageUrl(body: unknown, linkHeader: string | undefined, curre
     pickUrl(nested(record.pagination, 'next_url'));
   if (nextField) return new URL(nextField, current);
 
-  const cursor = pickCursor(record.next_cursor) ?? pickCursor(nested(record.pagination, 'next_cursor')) ?? pickCursor(meta.next_cursor);
+  const cursor =
+    pickCursor(record.next_cursor) ??
+    pickCursor(nested(record.pagination, 'next_cursor')) ??
+    pickCursor(meta.next_cursor);
   if (cursor !== undefined && (hasMore === true || hasMore === undefined)) {
     const next = new URL(current);
     next.searchParams.set('cursor', cursor);
@@ -113,7 +132,9 @@ export function nextPageUrl(body: unknown, linkHeader: string | undefined, curre
   const byOffset = nextByOffset(record, current, itemCount);
   if (byOffset !== 'none') return byOffset;
   if (hasMore === true) {
-    throw new NetworkError('the API said there are more results but named no next page', { code: 'invalid_pagination' });
+    throw new NetworkError('the API said there are more results but named no next page', {
+      code: 'invalid_pagination',
+    });
   }
   return undefined;
 }
@@ -128,10 +149,13 @@ function nextByPageNumber(record: Record<string, unknown>, current: URL, itemCou
     for (const holder of holders) for (const name of names) if (holder[name] !== undefined) return holder[name];
     return undefined;
   };
-  const spring = count(find('number')) !== undefined && (find('totalPages') !== undefined || typeof find('last') === 'boolean');
+  const spring =
+    count(find('number')) !== undefined && (find('totalPages') !== undefined || typeof find('last') === 'boolean');
   const param = current.searchParams.has('page[number]') ? 'page[number]' : 'page';
   const fromUrl = count(current.searchParams.get(param));
-  const page = spring ? count(find('number')) : (count(find('page', 'current_page', 'currentPage', 'page_number', 'pageNumber')) ?? fromUrl);
+  const page = spring
+    ? count(find('number'))
+    : (count(find('page', 'current_page', 'currentPage', 'page_number', 'pageNumber')) ?? fromUrl);
   if (page === undefined) return 'none';
   const last = find('last');
   if (last === true) return undefined;

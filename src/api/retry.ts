@@ -66,7 +66,11 @@ export function parseRateLimitHeaderMs(value: string | undefined): number | unde
  * How long the service asks to wait before the next attempt: Retry-After on any status; on a 429 also the
  * reset headers (a reset time on a successful or 5xx answer says nothing about this request).
  */
-export function rateLimitWaitMs(status: number, headers: Record<string, string | undefined>, now: number = Date.now()): number | undefined {
+export function rateLimitWaitMs(
+  status: number,
+  headers: Record<string, string | undefined>,
+  now: number = Date.now(),
+): number | undefined {
   const retryAfter = parseRetryAfterMs(headers['retry-after'], now);
   if (retryAfter !== undefined || status !== 429) return retryAfter;
   return (

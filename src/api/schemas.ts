@@ -32,7 +32,10 @@ const INVALID = Symbol('invalid');
 const text: Field = (value) => (typeof value === 'string' ? value : INVALID);
 const nonEmptyText: Field = (value) => (typeof value === 'string' && value.length > 0 ? value : INVALID);
 /** An id: a non-empty string, or a finite number, kept as a string. */
-const id: Field = (value) => (typeof value === 'string' && value.length > 0) || (typeof value === 'number' && Number.isFinite(value)) ? String(value) : INVALID;
+const id: Field = (value) =>
+  (typeof value === 'string' && value.length > 0) || (typeof value === 'number' && Number.isFinite(value))
+    ? String(value)
+    : INVALID;
 const optional =
   (field: Field): Field =>
   (value) =>
@@ -67,7 +70,10 @@ function looseObject<T>(fields: Record<string, Field>, required: readonly string
 }
 
 /** Kept as the server sent it (--json prints it so); `pingFacts` reads it for people. */
-export const pingSchema = looseObject<Ping>({ status: text, environment: optional(text), resellerId: optional(text), reseller_id: optional(text) }, ['status']);
+export const pingSchema = looseObject<Ping>(
+  { status: text, environment: optional(text), resellerId: optional(text), reseller_id: optional(text) },
+  ['status'],
+);
 
 export const productSchema = looseObject<Product>({ id }, ['id']);
 

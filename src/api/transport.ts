@@ -137,18 +137,36 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
     // The build stamps the file with a hash of its text, and a kept cache starts with the stamp of the build it
     // was made from (V8 itself checks only the text's length).
     const stamp = /^\/\*([0-9a-f]{16})\*\//.exec(source)?.[1];
-    const ownData = stamp !== undefined && kept?.subarray(0, STAMP_BYTES).toString('latin1') === stamp ? kept.subarray(STAMP_BYTES) : undefined;
+    const ownData =
+      stamp !== undefined && kept?.subarray(0, STAMP_BYTES).toString('latin1') === stamp
+        ? kept.subarray(STAMP_BYTES)
+        : undefined;
     const cachedData = ownData ?? shipped;
     const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, ...(cachedData ? { cachedData } : {}) });
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+      filename: file,
+      ...(cachedData ? { cachedData } : {}),
+    });
     const module = { exports: {} as Undici };
-    (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+    (script.runInThisContext() as (...args: unknown[]) => void)(
+      module.exports,
+      createRequire(file),
+      module,
+      file,
+      dirname(file),
+    );
     // scripts/build.mjs makes the shipped cache: what this process compiled, written as it exits.
     const out = process.env.GIFTCODES_BUILD_CODE_CACHE;
     if (out) process.once('exit', () => writeFileSync(out, script.createCachedData()));
-    else if (own !== undefined && stamp !== undefined && (cachedData === undefined || script.cachedDataRejected)) process.once('exit', () => keepCodeCache(own, stamp, script));
+    else if (own !== undefined && stamp !== undefined && (cachedData === undefined || script.cachedDataRejected))
+      process.once('exit', () => keepCodeCache(own, stamp, script));
     const from = ownData !== undefined ? `from the code cache this Node made (${own})` : 'from its code cache';
-    const compiled = cachedData === undefined ? 'no code cache' : script.cachedDataRejected ? 'code cache not used (V8 rejected it: another Node version, other V8 flags, or a damaged file)' : from;
+    const compiled =
+      cachedData === undefined
+        ? 'no code cache'
+        : script.cachedDataRejected
+          ? 'code cache not used (V8 rejected it: another Node version, other V8 flags, or a damaged file)'
+          : from;
     return { parts: module.exports, compiled };
   })();
   return undici;
@@ -159,7 +177,9 @@ const STAMP_BYTES = 16;
 /** Where this Node keeps its own code cache of undici: in the cache directory, one file per Node version and platform. */
 function ownCodeCache(): string | undefined {
   const dir = process.env.GIFTCODES_BUILD_CODE_CACHE ? undefined : cacheDir();
-  return dir === undefined ? undefined : join(dir, `undici-${process.version}-${process.platform}-${process.arch}.cache`);
+  return dir === undefined
+    ? undefined
+    : join(dir, `undici-${process.version}-${process.platform}-${process.arch}.cache`);
 }
 
 /** Writes the build's stamp and what this process compiled of undici, whole or not at all (a temporary file renamed over it); a failure leaves things as they were. */
@@ -181,14 +201,20 @@ export class Transport {
   constructor(options: TransportOptions) {
     this.options = options;
     this.settings = proxySettings(options.env, options.proxy);
-    const fromProfile = options.proxy !== undefined && this.settings.httpsProxy === options.proxy && this.settings.httpProxy === options.proxy;
+    const fromProfile =
+      options.proxy !== undefined &&
+      this.settings.httpsProxy === options.proxy &&
+      this.settings.httpProxy === options.proxy;
     for (const proxy of new Set([this.settings.httpProxy, this.settings.httpsProxy])) {
       if (proxy !== undefined && !isHttpUrl(proxy)) {
         // The value is not echoed: it may hold a password.
-        throw new UsageError(`${fromProfile ? "the profile's proxy" : 'HTTPS_PROXY/HTTP_PROXY'} is not an http:// or https:// URL`, {
-          code: 'invalid_proxy',
-          hint: 'for example: http://proxy.example.com:3128 (SOCKS proxies are not supported)',
-        });
+        throw new UsageError(
+          `${fromProfile ? "the profile's proxy" : 'HTTPS_PROXY/HTTP_PROXY'} is not an http:// or https:// URL`,
+          {
+            code: 'invalid_proxy',
+            hint: 'for example: http://proxy.example.com:3128 (SOCKS proxies are not supported)',
+          },
+        );
       }
     }
   }
@@ -217,7 +243,11 @@ export class Transport {
     // undici's body emits 'error' when destroyed unread (a body too large, a coding we refuse): the reader
     // already knows why it stopped, and an unheard 'error' event would end the process.
     res.body.on('error', () => undefined);
-    return { statusCode: res.statusCode, headers: res.headers, body: await decoded(res.body, res.headers['content-encoding'], res.statusCode) };
+    return {
+      statusCode: res.statusCode,
+      headers: res.headers,
+      body: await decoded(res.body, res.headers['content-encoding'], res.statusCode),
+    };
   }
 
   async close(): Promise<void> {
@@ -234,16 +264,23 @@ export class Transport {
       this.options.log?.(`undici: ${compiled}`);
       const { httpProxy, httpsProxy, noProxy } = this.settings;
       const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;
-      const speaksTls = url.protocol === 'https:' || (proxy !== undefined && !bypassed(url, noProxy) && /^https:/i.test(proxy));
+      const speaksTls =
+        url.protocol === 'https:' || (proxy !== undefined && !bypassed(url, noProxy) && /^https:/i.test(proxy));
       // One secure context for the run: given as a list of CAs instead, Node would parse all ~140 roots again
       // for every connection. The host name is still checked against the certificate (checkServerIdentity).
-      const tls = this.options.extraCa === undefined || !speaksTls ? undefined : { secureContext: await trustedContext(this.options.extraCa) };
+      const tls =
+        this.options.extraCa === undefined || !speaksTls
+          ? undefined
+          : { secureContext: await trustedContext(this.options.extraCa) };
       const connectTimeoutMs = this.options.connectTimeoutMs ?? 30_000;
       // Every connection undici opens for a request (direct, or through the proxy's tunnel) goes through
       // guarded(): what fails there is known never to have carried a request.
       const clientFactory = (origin: string | URL, options: object): Dispatcher => {
         const connector = (options as { connect?: unknown }).connect;
-        return new Client(origin, { ...options, ...(typeof connector === 'function' ? { connect: guarded(connector as Connector, connectTimeoutMs) } : {}) });
+        return new Client(origin, {
+          ...options,
+          ...(typeof connector === 'function' ? { connect: guarded(connector as Connector, connectTimeoutMs) } : {}),
+        });
       };
       // Passing every field, even as an empty string, stops undici reading process.env behind our back.
       return new EnvHttpProxyAgent({
@@ -265,7 +302,10 @@ export class Transport {
  * so all three are given.
  */
 async function trustedContext(extraCa: string): Promise<import('node:tls').SecureContext> {
-  const [{ rootCertificates, createSecureContext }, { readFile }] = await Promise.all([import('node:tls'), import('node:fs/promises')]);
+  const [{ rootCertificates, createSecureContext }, { readFile }] = await Promise.all([
+    import('node:tls'),
+    import('node:fs/promises'),
+  ]);
   const roots = [...rootCertificates];
   const nodeExtra = process.env.NODE_EXTRA_CA_CERTS;
   const more = [...splitPem(nodeExtra ? await readFile(nodeExtra, 'utf8').catch(() => '') : ''), ...splitPem(extraCa)];
@@ -314,7 +354,11 @@ export function bypassed(url: URL, noProxy: string | undefined): boolean {
 }
 
 /** The body decoded as its Content-Encoding says (a list applies right to left); identity as it is. */
-async function decoded(body: Readable, contentEncoding: string | string[] | undefined, status: number): Promise<Readable> {
+async function decoded(
+  body: Readable,
+  contentEncoding: string | string[] | undefined,
+  status: number,
+): Promise<Readable> {
   const codings = (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? ''))
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
@@ -325,10 +369,13 @@ async function decoded(body: Readable, contentEncoding: string | string[] | unde
   let stream: Readable = body;
   for (const coding of codings.reverse()) {
     const decoder =
-      coding === 'gzip' || coding === 'x-gzip' ? zlib.createGunzip()
-      : coding === 'br' ? zlib.createBrotliDecompress()
-      : coding === 'deflate' ? zlib.createInflate()
-      : undefined;
+      coding === 'gzip' || coding === 'x-gzip'
+        ? zlib.createGunzip()
+        : coding === 'br'
+          ? zlib.createBrotliDecompress()
+          : coding === 'deflate'
+            ? zlib.createInflate()
+            : undefined;
     if (!decoder) {
       body.destroy();
       throw new UnsupportedCodingError(`the body is coded "${coding}", which this client cannot decode`, status);

@@ -29,7 +29,12 @@ export function createApp(io: Io, signal: AbortSignal): App {
     context(command) {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const json = globals.json === true || globals.query !== undefined;
-      io.setMode({ json, quiet: globals.quiet === true, verbose: globals.verbose === true, color: globals.color === false ? false : undefined });
+      io.setMode({
+        json,
+        quiet: globals.quiet === true,
+        verbose: globals.verbose === true,
+        color: globals.color === false ? false : undefined,
+      });
       const factory = new Factory(io, globals, signal);
       factories.push(factory);
       return { globals, json, deps: factory };
@@ -50,7 +55,13 @@ export interface VerbHelp {
  * Adds a verb without flags of its own: `action` runs it with the run's context and the verb's arguments,
  * which the caller adds to the returned command (each checked where it is parsed).
  */
-export function addVerb(parent: Command, app: App, name: string, help: VerbHelp, action: (context: Context, ...args: string[]) => Promise<void>): Command {
+export function addVerb(
+  parent: Command,
+  app: App,
+  name: string,
+  help: VerbHelp,
+  action: (context: Context, ...args: string[]) => Promise<void>,
+): Command {
   const command = parent.command(name).description(help.description);
   command.action(async () => action(app.context(command), ...(command.processedArgs as string[])));
   return examples(command, help.examples);

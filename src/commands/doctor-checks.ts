@@ -38,7 +38,13 @@ const NODE_VERSION_TIMEOUT_MS = 5_000;
 /** The outcome of a step that threw one of our errors: its message, hint and exit code. */
 function failure(check: CheckName, error: unknown): Outcome {
   if (!isCliError(error)) throw error;
-  return { check, ok: false, detail: error.message, ...(error.hint ? { hint: error.hint } : {}), exitCode: error.exitCode };
+  return {
+    check,
+    ok: false,
+    detail: error.message,
+    ...(error.hint ? { hint: error.hint } : {}),
+    exitCode: error.exitCode,
+  };
 }
 
 /** The first executable file called `name` in the directories of `path`, as a shell would find it. */
@@ -83,7 +89,9 @@ function atLeast(version: readonly number[], minimum: readonly number[]): boolea
 /** `node --version` of a node other than this one, bounded: a broken shim must not hang the check. */
 function nodeVersion(node: string, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(node, ['--version'], { env, timeout: NODE_VERSION_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+    execFile(node, ['--version'], { env, timeout: NODE_VERSION_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout.trim()),
+    );
   });
 }
 
@@ -98,19 +106,38 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
   const node = findOnPath('node', path, env);
   // The directory of this Node usually holds the global `giftcodes` too (npm's prefix, nvm, volta); else this install's bin/.
   const nodeDir = dirname(deps.nodePath);
-  const dirs = new Set([nodeDir, ...(findOnPath('giftcodes', nodeDir, env) ? [] : [dirname(deps.programPath)]), '/usr/bin', '/bin']);
+  const dirs = new Set([
+    nodeDir,
+    ...(findOnPath('giftcodes', nodeDir, env) ? [] : [dirname(deps.programPath)]),
+    '/usr/bin',
+    '/bin',
+  ]);
   const fix = `put PATH=${[...dirs].join(':')} in the crontab, or call both by absolute path: ${deps.nodePath} ${deps.programPath}`;
   const missing = [giftcodes ? undefined : 'giftcodes', node ? undefined : 'node'].filter((name) => name !== undefined);
   if (!giftcodes || !node) {
-    return { check: 'command', ok: false, detail: `${missing.join(' and ')} not found on PATH (${path || 'empty'})`, hint: fix, exitCode: ExitCode.auth };
+    return {
+      check: 'command',
+      ok: false,
+      detail: `${missing.join(' and ')} not found on PATH (${path || 'empty'})`,
+      hint: fix,
+      exitCode: ExitCode.auth,
+    };
   }
   let version = deps.nodeVersion;
   if (realpath(node) !== realpath(deps.nodePath)) {
     try {
       version = await nodeVersion(node, env);
     } catch (error) {
-      const why = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
-      return { check: 'command', ok: false, detail: `${node} (the node on PATH) did not run: ${why}`, hint: fix, exitCode: ExitCode.auth };
+      const why =
+        (error as NodeJS.ErrnoException).code ??
+        (error instanceof Error ? error.message.split('\n')[0] : String(error));
+      return {
+        check: 'command',
+        ok: false,
+        detail: `${node} (the node on PATH) did not run: ${why}`,
+        hint: fix,
+        exitCode: ExitCode.auth,
+      };
     }
   }
   const parsed = versionOf(version);
@@ -124,7 +151,11 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
     };
   }
   const other = realpath(giftcodes) === realpath(deps.programPath) ? '' : ` (not this one: ${deps.programPath})`;
-  return { check: 'command', ok: true, detail: `giftcodes ${giftcodes}${other}, node v${version.replace(/^v/, '')} ${node}` };
+  return {
+    check: 'command',
+    ok: true,
+    detail: `giftcodes ${giftcodes}${other}, node v${version.replace(/^v/, '')} ${node}`,
+  };
 }
 
 /** Why this user cannot write `path`, or undefined when it can (EROFS included: access(2) checks the mount too). */
@@ -156,13 +187,22 @@ export function directoryCheck(check: 'config' | 'journal', dir: string): Outcom
     if (!stats) {
       const parent = nearestExisting(dirname(dir));
       const why = notWritable(parent);
-      if (why) throw new LocalError(`the ${what} ${dir} does not exist, and ${parent} cannot be written to make it (${why})`, { code: 'config_unwritable', hint: elsewhere });
+      if (why)
+        throw new LocalError(`the ${what} ${dir} does not exist, and ${parent} cannot be written to make it (${why})`, {
+          code: 'config_unwritable',
+          hint: elsewhere,
+        });
       return { check, ok: true, detail: `${dir} does not exist yet; the first command makes it (mode 0700)` };
     }
-    if (!stats.isDirectory()) throw new LocalError(`the ${what} ${dir} is not a directory`, { code: 'config_unwritable', hint: elsewhere });
+    if (!stats.isDirectory())
+      throw new LocalError(`the ${what} ${dir} is not a directory`, { code: 'config_unwritable', hint: elsewhere });
     const warnings = [checkOwnership(dir, stats, what)];
     const why = notWritable(dir);
-    if (why) throw new LocalError(`the ${what} ${dir} is not writable (${why})`, { code: 'config_unwritable', hint: `run: chmod 700 ${dir}, ${elsewhere}` });
+    if (why)
+      throw new LocalError(`the ${what} ${dir} is not writable (${why})`, {
+        code: 'config_unwritable',
+        hint: `run: chmod 700 ${dir}, ${elsewhere}`,
+      });
     if (check === 'config') {
       const file = configFile(dir);
       const fileStats = statSync(file, { throwIfNoEntry: false });
@@ -170,7 +210,11 @@ export function directoryCheck(check: 'config' | 'journal', dir: string): Outcom
     }
     const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
     const warning = warnings.filter((text) => text !== undefined).join('; ');
-    return { check, ok: true, detail: `${dir}: mode ${mode}, writable, no one else can write it${warning ? ` (but ${warning})` : ''}` };
+    return {
+      check,
+      ok: true,
+      detail: `${dir}: mode ${mode}, writable, no one else can write it${warning ? ` (but ${warning})` : ''}`,
+    };
   } catch (error) {
     return failure(check, error);
   }
@@ -190,8 +234,16 @@ const KEY_SOURCES: Record<Connection['keySource'], string> = {
 export async function keyCheck(deps: DoctorDeps): Promise<{ outcome: Outcome; connection?: Connection }> {
   try {
     const [connection, store] = await Promise.all([deps.connection(), deps.config()]);
-    const from = connection.keySource === 'profile' ? `${KEY_SOURCES.profile} ${store.path}` : KEY_SOURCES[connection.keySource];
-    return { outcome: { check: 'key', ok: true, detail: `${maskKey(connection.apiKey)} (${connection.environment}, profile "${connection.profile}") from ${from}` }, connection };
+    const from =
+      connection.keySource === 'profile' ? `${KEY_SOURCES.profile} ${store.path}` : KEY_SOURCES[connection.keySource];
+    return {
+      outcome: {
+        check: 'key',
+        ok: true,
+        detail: `${maskKey(connection.apiKey)} (${connection.environment}, profile "${connection.profile}") from ${from}`,
+      },
+      connection,
+    };
   } catch (error) {
     return { outcome: failure('key', error) };
   }
@@ -205,7 +257,11 @@ export interface Answered {
 }
 
 /** One ping with the key: a failure is the ping's own error (5 unreachable, 3 key refused, 4 refused). */
-export async function apiCheck(deps: DoctorDeps, connection: Connection, retries: number): Promise<{ outcome: Outcome; answered?: Answered }> {
+export async function apiCheck(
+  deps: DoctorDeps,
+  connection: Connection,
+  retries: number,
+): Promise<{ outcome: Outcome; answered?: Answered }> {
   try {
     const client = await deps.clientFor(connection.baseUrl, connection.apiKey, retries);
     const sentAt = deps.now();
@@ -213,7 +269,10 @@ export async function apiCheck(deps: DoctorDeps, connection: Connection, retries
     const receivedAt = deps.now();
     const facts = pingFacts(ping);
     const expected = environmentOfKey(connection.apiKey);
-    const differs = facts.known && expected !== undefined && facts.environment !== expected ? `; the API says ${facts.environment}, the key's prefix ${expected}` : '';
+    const differs =
+      facts.known && expected !== undefined && facts.environment !== expected
+        ? `; the API says ${facts.environment}, the key's prefix ${expected}`
+        : '';
     const detail = `${connection.baseUrl} answered ping in ${receivedAt - sentAt} ms: ${display(facts.environment)}, reseller ${display(facts.resellerId)}${differs}`;
     return { outcome: { check: 'api', ok: true, detail }, answered: { date, sentAt, receivedAt } };
   } catch (error) {
@@ -237,9 +296,15 @@ export function clockCheck(answered: Answered): Outcome {
   const { date } = answered;
   if (date === undefined) return { check: 'clock', ok: true, detail: 'the API sent no Date header: not compared' };
   const server = Date.parse(date);
-  if (Number.isNaN(server)) return { check: 'clock', ok: true, detail: `the API's Date header (${display(date)}) cannot be read: not compared` };
+  if (Number.isNaN(server))
+    return {
+      check: 'clock',
+      ok: true,
+      detail: `the API's Date header (${display(date)}) cannot be read: not compared`,
+    };
   const offset = Math.round(((answered.sentAt + answered.receivedAt) / 2 - server) / 1000);
-  if (Math.abs(offset) <= CLOCK_TOLERANCE_S) return { check: 'clock', ok: true, detail: `within ${Math.abs(offset)} s of the API's clock` };
+  if (Math.abs(offset) <= CLOCK_TOLERANCE_S)
+    return { check: 'clock', ok: true, detail: `within ${Math.abs(offset)} s of the API's clock` };
   return {
     check: 'clock',
     ok: false,

@@ -14,7 +14,10 @@ export interface DoctorOptions {
 }
 
 /** The dependencies doctor uses, and where this program and the Node running it live. */
-export interface DoctorDeps extends Pick<Deps, 'io' | 'configDir' | 'journalDir' | 'config' | 'connection' | 'clientFor' | 'now'> {
+export interface DoctorDeps extends Pick<
+  Deps,
+  'io' | 'configDir' | 'journalDir' | 'config' | 'connection' | 'clientFor' | 'now'
+> {
   /** This install's launcher (bin/giftcodes): the absolute path a crontab can call. */
   programPath: string;
   nodePath: string;
@@ -32,7 +35,9 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('doctor')
     .summary('check that a cron job can run here: PATH, key, directories, API, clock')
-    .description('check what a cron job needs where it runs: the command on PATH, a key readable without a terminal, the config and journal directories, the API, the clock')
+    .description(
+      'check what a cron job needs where it runs: the command on PATH, a key readable without a terminal, the config and journal directories, the API, the clock',
+    )
     .action(async (_flags: object, cmd: Command) => {
       const { globals, deps: f } = app.context(cmd);
       const retries = cmd.getOptionValueSourceWithGlobals('retries') === 'cli' ? globals.retries : DOCTOR_RETRIES;
@@ -62,13 +67,18 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<void> {
-  const { commandCheck, directoryCheck, keyCheck, apiCheck, clockCheck, notChecked } = await import('./doctor-checks.js');
+  const { commandCheck, directoryCheck, keyCheck, apiCheck, clockCheck, notChecked } =
+    await import('./doctor-checks.js');
   const results: Outcome[] = [await commandCheck(deps)];
   const config = directoryCheck('config', deps.configDir);
   results.push(config, directoryCheck('journal', deps.journalDir));
-  const key = config.ok ? await keyCheck(deps) : { outcome: notChecked('key', 'the config directory is refused (above)') };
+  const key = config.ok
+    ? await keyCheck(deps)
+    : { outcome: notChecked('key', 'the config directory is refused (above)') };
   results.push(key.outcome);
-  const api = key.connection ? await apiCheck(deps, key.connection, options.retries) : { outcome: notChecked('api', 'no key to ping with') };
+  const api = key.connection
+    ? await apiCheck(deps, key.connection, options.retries)
+    : { outcome: notChecked('api', 'no key to ping with') };
   results.push(api.outcome);
   results.push(api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'));
   await report(deps.io, results);
@@ -87,7 +97,12 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
 
 /** One line a check; --quiet leaves only the failed ones, --json prints the array. */
 async function report(io: DoctorDeps['io'], results: readonly Outcome[]): Promise<void> {
-  const document = results.map(({ check, ok, detail, hint }) => ({ check, ok, detail, ...(hint === undefined ? {} : { hint }) }));
+  const document = results.map(({ check, ok, detail, hint }) => ({
+    check,
+    ok,
+    detail,
+    ...(hint === undefined ? {} : { hint }),
+  }));
   await exportResult(io, document, { text: () => reportText(io, results), pager: false });
 }
 
@@ -97,7 +112,17 @@ function reportText(io: DoctorDeps['io'], results: readonly Outcome[]): string {
   const text = results
     .filter((line) => !io.quiet || !line.ok)
     .map((line) => {
-      const mark = io.stdoutIsTTY ? (line.ok ? c.green('✓') : line.notChecked ? c.dim('-') : c.red('✗')) : line.ok ? 'ok  ' : line.notChecked ? 'skip' : 'FAIL';
+      const mark = io.stdoutIsTTY
+        ? line.ok
+          ? c.green('✓')
+          : line.notChecked
+            ? c.dim('-')
+            : c.red('✗')
+        : line.ok
+          ? 'ok  '
+          : line.notChecked
+            ? 'skip'
+            : 'FAIL';
       const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
       return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
     });

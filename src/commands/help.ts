@@ -15,7 +15,10 @@ export const helpConfiguration: HelpConfiguration = {
     if (command.parent) return text;
     const sections = text.split('\n\n');
     const options = sections.findIndex((section) => section.startsWith('Options:'));
-    const lastCommands = sections.findLastIndex((section) => /^[A-Z][\w ]*:\n {2}\S/.test(section) && !section.startsWith('Options:') && !section.startsWith('Usage:'));
+    const lastCommands = sections.findLastIndex(
+      (section) =>
+        /^[A-Z][\w ]*:\n {2}\S/.test(section) && !section.startsWith('Options:') && !section.startsWith('Usage:'),
+    );
     if (options < 0 || lastCommands < options) return text;
     const [moved] = sections.splice(options, 1);
     sections.splice(lastCommands, 0, moved!);
@@ -66,7 +69,10 @@ export function helpTopic(name: string): string | undefined {
 /** Run after every command is registered. */
 export function finishHelp(program: Command): void {
   HELP_TOPICS.options = globalOptionsHelp(program);
-  program.addHelpText('after', `\nHelp topics: giftcodes help options, giftcodes help environment, giftcodes help exit-codes\n`);
+  program.addHelpText(
+    'after',
+    `\nHelp topics: giftcodes help options, giftcodes help environment, giftcodes help exit-codes\n`,
+  );
   // `help` sits with the last group of commands (the tools), not alone under "Commands:".
   const group = program.commands.at(-1)?.helpGroup() ?? '';
   program.addHelpCommand(helpCommand(program).helpGroup(group));
@@ -84,7 +90,10 @@ export function finishHelp(program: Command): void {
       }
       if (picked.length > 0) examples(command, picked);
     }
-    command.addHelpText('after', `${examplesOf(command) ? '' : '\n'}Global options (--profile, --env, --json, --query, …): giftcodes help options\n`);
+    command.addHelpText(
+      'after',
+      `${examplesOf(command) ? '' : '\n'}Global options (--profile, --env, --json, --query, …): giftcodes help options\n`,
+    );
   });
 }
 
@@ -92,14 +101,22 @@ export function finishHelp(program: Command): void {
 function globalOptionsHelp(program: Command): string {
   const helper = program.createHelp();
   Object.assign(helper, helpConfiguration);
-  const options = helper.visibleOptions(program).filter((option) => option.long !== '--help' && option.long !== '--version');
+  const options = helper
+    .visibleOptions(program)
+    .filter((option) => option.long !== '--help' && option.long !== '--version');
   const width = Math.max(...options.map((option) => helper.optionTerm(option).length));
-  const lines = options.map((option) => `  ${helper.optionTerm(option).padEnd(width)}  ${helper.optionDescription(option)}`);
+  const lines = options.map(
+    (option) => `  ${helper.optionTerm(option).padEnd(width)}  ${helper.optionDescription(option)}`,
+  );
   return `Global options (every command takes them, before or after its name):\n\n${lines.join('\n')}\n`;
 }
 
 function helpCommand(parent: Command): Command {
-  return parent.createCommand('help').argument('[command]', 'the command to explain').description('show help for a command').helpOption(false);
+  return parent
+    .createCommand('help')
+    .argument('[command]', 'the command to explain')
+    .description('show help for a command')
+    .helpOption(false);
 }
 
 /** Whether the words name a command (`order place …` → giftcodes has order, order has place). */

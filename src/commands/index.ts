@@ -65,5 +65,9 @@ export function commandWord(program: Command, args: readonly string[]): string |
 
 /** The flags of a command's own options that take a value (`--profile`, `--env`, …), long and short. */
 export function valueFlags(command: Command): Set<string> {
-  return new Set(command.options.filter((option) => option.required || option.optional).flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)));
+  return new Set(
+    command.options
+      .filter((option) => option.required || option.optional)
+      .flatMap((option) => [option.long, option.short].filter((flag) => flag !== undefined)),
+  );
 }

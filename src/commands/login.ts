@@ -28,7 +28,10 @@ export function register(parent: Command, app: App): void {
     .option('--force', "save a key of another reseller than the profile's other key without asking")
     .action(async (flags: Pick<LoginOptions, 'apiKeyStdin' | 'insecureStorage' | 'force'>, cmd: Command) => {
       const { globals, deps } = app.context(cmd);
-      await run({ ...flags, profile: globals.profile, env: globals.env, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, deps);
+      await run(
+        { ...flags, profile: globals.profile, env: globals.env, apiKey: globals.apiKey, baseUrl: globals.baseUrl },
+        deps,
+      );
     });
   examples(command, [
     'giftcodes login',
@@ -38,7 +41,8 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: LoginOptions, deps: LoginDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments, baseUrlWarning }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments, baseUrlWarning }, store] =
+    await Promise.all([import('../config/resolve.js'), deps.config()]);
   const profile = resolveProfileName(options, deps.io.env, store);
   const baseUrl = resolveBaseUrl(options, deps.io.env, store, profile);
   const wanted = refuseAllEnvironments(options.env);
@@ -54,7 +58,9 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
       const ping = await api.ping();
       const facts = pingFacts(ping);
       if (facts.known && facts.environment !== environment) {
-        throw new AuthError(`the API says this key is for "${facts.environment}", but its prefix says ${environment}`, { code: 'environment_mismatch' });
+        throw new AuthError(`the API says this key is for "${facts.environment}", but its prefix says ${environment}`, {
+          code: 'environment_mismatch',
+        });
       }
       return { environment, resellerId: facts.resellerId };
     } finally {
@@ -86,8 +92,24 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
 
   await checkSameReseller(deps, store, profile, baseUrl, verified, options.force === true);
   const explicitBaseUrl = Boolean(options.baseUrl || deps.io.env.GIFTCODES_BASE_URL);
-  const storage = await storeKey(deps, store, profile, verified.environment, key, explicitBaseUrl ? baseUrl : undefined, options.insecureStorage === true);
-  const result = { profile, environment: verified.environment, resellerId: verified.resellerId, key: maskKey(key), baseUrl, storage, configFile: store.path };
+  const storage = await storeKey(
+    deps,
+    store,
+    profile,
+    verified.environment,
+    key,
+    explicitBaseUrl ? baseUrl : undefined,
+    options.insecureStorage === true,
+  );
+  const result = {
+    profile,
+    environment: verified.environment,
+    resellerId: verified.resellerId,
+    key: maskKey(key),
+    baseUrl,
+    storage,
+    configFile: store.path,
+  };
   const { io } = deps;
   await exportResult(io, result, {
     text: () => {
@@ -96,7 +118,11 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
     },
     notes: () => {
       const defaultEnv = store.profile(profile).defaultEnv ?? 'test';
-      return defaultEnv === verified.environment ? [] : [`commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`];
+      return defaultEnv === verified.environment
+        ? []
+        : [
+            `commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`,
+          ];
     },
   });
 }
@@ -106,7 +132,14 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
  * wrong profile. Warned naming both; a person at a terminal is asked (default no), elsewhere --force says so.
  * The other key is read and pinged once; when it cannot be (missing, refused, offline) there is nothing to compare.
  */
-async function checkSameReseller(deps: LoginDeps, store: ConfigStore, profile: string, baseUrl: string, verified: { environment: KeyEnvironment; resellerId: string }, force: boolean): Promise<void> {
+async function checkSameReseller(
+  deps: LoginDeps,
+  store: ConfigStore,
+  profile: string,
+  baseUrl: string,
+  verified: { environment: KeyEnvironment; resellerId: string },
+  force: boolean,
+): Promise<void> {
   const other: KeyEnvironment = verified.environment === 'test' ? 'live' : 'test';
   const stored = store.profile(profile);
   let otherKey = stored.keys?.[other];
@@ -129,11 +162,17 @@ async function checkSameReseller(deps: LoginDeps, store: ConfigStore, profile: s
     return;
   }
   if (!deps.io.canPrompt) {
-    throw new UsageError(what, { code: 'reseller_mismatch', hint: `save it in another profile (--profile <name>), or pass --force to save it in "${profile}" anyway` });
+    throw new UsageError(what, {
+      code: 'reseller_mismatch',
+      hint: `save it in another profile (--profile <name>), or pass --force to save it in "${profile}" anyway`,
+    });
   }
   deps.io.warn(what);
   if (!(await deps.io.confirm(`Save it in profile "${profile}" anyway?`, '--force', 'a key of another reseller'))) {
-    throw new UsageError('the key was not saved', { code: 'reseller_mismatch', hint: 'save it in another profile with: giftcodes login --profile <name>' });
+    throw new UsageError('the key was not saved', {
+      code: 'reseller_mismatch',
+      hint: 'save it in another profile with: giftcodes login --profile <name>',
+    });
   }
 }
 
@@ -141,7 +180,15 @@ async function checkSameReseller(deps: LoginDeps, store: ConfigStore, profile: s
  * Into the credential store when one is usable (live keys and test keys alike); into the 0600 config file
  * with --insecure-storage, or, said plainly on stderr, when no store is usable or it failed.
  */
-async function storeKey(deps: LoginDeps, store: ConfigStore, profile: string, environment: KeyEnvironment, key: string, baseUrl: string | undefined, insecure: boolean): Promise<'keyring' | 'file'> {
+async function storeKey(
+  deps: LoginDeps,
+  store: ConfigStore,
+  profile: string,
+  environment: KeyEnvironment,
+  key: string,
+  baseUrl: string | undefined,
+  insecure: boolean,
+): Promise<'keyring' | 'file'> {
   if (!insecure) {
     const { keyringStatus, keyringSet, keyringAccount } = await import('../config/keyring.js');
     const status = await keyringStatus(deps.io.env);
@@ -156,7 +203,9 @@ async function storeKey(deps: LoginDeps, store: ConfigStore, profile: string, en
         reason = error instanceof Error ? error.message : String(error);
       }
     }
-    deps.io.warn(`no usable credential store (${reason}): the key is stored in the config file ${store.path} (mode 0600)`);
+    deps.io.warn(
+      `no usable credential store (${reason}): the key is stored in the config file ${store.path} (mode 0600)`,
+    );
   }
   await store.setKey(profile, environment, key, baseUrl);
   return 'file';
@@ -167,16 +216,22 @@ function checkPrefix(key: string, wanted: KeyEnvironment | undefined): KeyEnviro
   // The key itself is never echoed back: it may be a real key with a typo.
   if (environment && !/^sc_(test|live)_[A-Za-z0-9_]{8,}$/.test(key)) {
     // The prefix is right: saying what a key starts with would point at the wrong part.
-    throw new UsageError(`that does not look like a whole API key: after sc_${environment}_ come at least 8 letters, digits or _, and nothing else`, {
-      code: 'invalid_api_key_format',
-      hint: 'copy the whole key from the dashboard, without spaces or quotes',
-    });
+    throw new UsageError(
+      `that does not look like a whole API key: after sc_${environment}_ come at least 8 letters, digits or _, and nothing else`,
+      {
+        code: 'invalid_api_key_format',
+        hint: 'copy the whole key from the dashboard, without spaces or quotes',
+      },
+    );
   }
   if (!environment) {
-    throw new UsageError('that does not look like an API key: it must be sc_test_ or sc_live_ followed by letters, digits and _', {
-      code: 'invalid_api_key_format',
-      hint: 'copy the whole key from the dashboard',
-    });
+    throw new UsageError(
+      'that does not look like an API key: it must be sc_test_ or sc_live_ followed by letters, digits and _',
+      {
+        code: 'invalid_api_key_format',
+        hint: 'copy the whole key from the dashboard',
+      },
+    );
   }
   if (wanted && wanted !== environment) {
     throw new UsageError(`a ${environment} key cannot be saved as the ${wanted} key`, {
@@ -189,7 +244,9 @@ function checkPrefix(key: string, wanted: KeyEnvironment | undefined): KeyEnviro
 
 async function readStdin(deps: LoginDeps): Promise<string> {
   if (deps.io.stdinIsTTY) {
-    throw new UsageError('--api-key-stdin reads the key from a pipe, but stdin is a terminal', { hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin' });
+    throw new UsageError('--api-key-stdin reads the key from a pipe, but stdin is a terminal', {
+      hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin',
+    });
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -200,7 +257,10 @@ async function readStdin(deps: LoginDeps): Promise<string> {
     chunks.push(buffer);
   }
   const key = Buffer.concat(chunks).toString('utf8').trim();
-  if (key === '') throw new UsageError('stdin was empty: no key to save', { hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin' });
+  if (key === '')
+    throw new UsageError('stdin was empty: no key to save', {
+      hint: 'printf %s "$KEY" | giftcodes login --api-key-stdin',
+    });
   deps.io.addSecret(key);
   return key;
 }

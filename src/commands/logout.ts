@@ -8,8 +8,13 @@ import type { Deps, GlobalOptions } from './deps.js';
 export type LogoutOptions = Pick<GlobalOptions, 'profile' | 'env'>;
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'remove keys from the profile (--env test|live|all; default all)', examples: ['giftcodes logout', 'giftcodes logout --env live', 'giftcodes logout --profile shop-eu --env all'] };
-  addVerb(parent, app, 'logout', help, ({ globals, deps }) => run({ profile: globals.profile, env: globals.env }, deps));
+  const help = {
+    description: 'remove keys from the profile (--env test|live|all; default all)',
+    examples: ['giftcodes logout', 'giftcodes logout --env live', 'giftcodes logout --profile shop-eu --env all'],
+  };
+  addVerb(parent, app, 'logout', help, ({ globals, deps }) =>
+    run({ profile: globals.profile, env: globals.env }, deps),
+  );
 }
 
 export async function run(options: LogoutOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
@@ -28,8 +33,16 @@ export async function run(options: LogoutOptions, deps: Pick<Deps, 'io' | 'confi
   }
   const removed = await store.removeKeys(profile, envs);
   const { io } = deps;
-  await exportResult(io, { profile, removed }, {
-    empty: { when: (data) => data.removed.length === 0, line: `no ${envs.join(' or ')} key was stored in profile "${profile}"` },
-    text: (data) => `${io.c.green('✓')} removed the ${data.removed.join(' and ')} key${data.removed.length > 1 ? 's' : ''} from profile "${profile}"`,
-  });
+  await exportResult(
+    io,
+    { profile, removed },
+    {
+      empty: {
+        when: (data) => data.removed.length === 0,
+        line: `no ${envs.join(' or ')} key was stored in profile "${profile}"`,
+      },
+      text: (data) =>
+        `${io.c.green('✓')} removed the ${data.removed.join(' and ')} key${data.removed.length > 1 ? 's' : ''} from profile "${profile}"`,
+    },
+  );
 }

@@ -27,7 +27,8 @@ export function integer(min: number, max: number): (value: string) => number {
 
 export function share(value: string): number {
   const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a share from 0 to 1, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InvalidArgumentError(`expected a share from 0 to 1, got "${value}"`);
   return n;
 }
 
@@ -37,7 +38,8 @@ export function nonEmpty(what: string, maxLength = 200): (value: string) => stri
     if (trimmed === '') throw new InvalidArgumentError(`${what} must not be empty`);
     if (trimmed.length > maxLength) throw new InvalidArgumentError(`${what} is longer than ${maxLength} characters`);
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new InvalidArgumentError(`${what} must not contain control characters`);
+    if (/[\u0000-\u001f\u007f]/.test(trimmed))
+      throw new InvalidArgumentError(`${what} must not contain control characters`);
     return trimmed;
   };
 }
@@ -60,7 +62,12 @@ export function once<T>(flag: string, parse: (value: string) => T): (value: stri
 /** Profile names are keys in the config file: plain words, never an object's built-in property. */
 export function profileName(value: string): string {
   const name = value.trim();
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || name === '__proto__' || name === 'constructor' || name === 'prototype') {
+  if (
+    !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) ||
+    name === '__proto__' ||
+    name === 'constructor' ||
+    name === 'prototype'
+  ) {
     throw new InvalidArgumentError(`"${value}" is not a profile name (letters, digits, . _ -; at most 64)`);
   }
   return name;
@@ -74,6 +81,7 @@ export function httpUrl(value: string): URL {
   } catch {
     throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError(`expected an http(s) URL, got "${value}"`);
   return url;
 }

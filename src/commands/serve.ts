@@ -38,31 +38,84 @@ export function register(parent: Command, app: App): void {
     .command('serve')
     .description('run the local reference server (a faithful implementation of the API, with fault flags for tests)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .addOption(new Option('--port <port>', 'port (0 picks a free one and prints it)').argParser(integer(0, 65535)).default(4010))
+    .addOption(
+      new Option('--port <port>', 'port (0 picks a free one and prints it)').argParser(integer(0, 65535)).default(4010),
+    )
     .option('--seed <file>', 'JSON file of resellers, keys, wallets and products')
     .addOption(new Option('--latency <ms>', 'fault: delay every answer').argParser(integer(0, 600_000)).default(0))
     .addOption(new Option('--fail-rate <share>', 'fault: share of requests answered 503').argParser(share).default(0))
-    .addOption(new Option('--rate-limit <n>', 'fault: requests per second before 429 with Retry-After (0 = off)').argParser(integer(0, 1_000_000)).default(0))
-    .addOption(new Option('--fulfil-after <ms>', 'time for an order to go pending → processing → completed').argParser(integer(0, 86_400_000)).default(1000))
-    .addOption(new Option('--drop-after-commit <share>', 'fault: share of orders committed, then the connection dropped unanswered').argParser(share).default(0))
-    .addOption(new Option('--hold <ms>', 'fault: keep each order request in progress this long').argParser(integer(0, 600_000)).default(0))
-    .addOption(new Option('--fail-orders <share>', 'share of orders that end failed instead of completed').argParser(share).default(0))
-    .option('--webhook-url <url>', 'send signed order.fulfilled events here', (value: string) => httpUrl(value).toString())
+    .addOption(
+      new Option('--rate-limit <n>', 'fault: requests per second before 429 with Retry-After (0 = off)')
+        .argParser(integer(0, 1_000_000))
+        .default(0),
+    )
+    .addOption(
+      new Option('--fulfil-after <ms>', 'time for an order to go pending → processing → completed')
+        .argParser(integer(0, 86_400_000))
+        .default(1000),
+    )
+    .addOption(
+      new Option(
+        '--drop-after-commit <share>',
+        'fault: share of orders committed, then the connection dropped unanswered',
+      )
+        .argParser(share)
+        .default(0),
+    )
+    .addOption(
+      new Option('--hold <ms>', 'fault: keep each order request in progress this long')
+        .argParser(integer(0, 600_000))
+        .default(0),
+    )
+    .addOption(
+      new Option('--fail-orders <share>', 'share of orders that end failed instead of completed')
+        .argParser(share)
+        .default(0),
+    )
+    .option('--webhook-url <url>', 'send signed order.fulfilled events here', (value: string) =>
+      httpUrl(value).toString(),
+    )
     .option('--webhook-secret <secret>', 'secret that signs webhook events (default whsec_demo)')
-    .addOption(new Option('--dialect <name>', 'how lists, resources and errors look: ours (openapi.yaml) or the dialect of a real API').choices(DIALECTS).default('ours'))
-    .addOption(new Option('--max-page <n>', 'largest page served; larger sizes are clamped').argParser(integer(1, 1000)).default(1000).hideHelp())
-    .addOption(new Option('--short-pages', 'fault: the last page of every list lacks an item while the total is still stated').hideHelp())
-    .addOption(new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'))
+    .addOption(
+      new Option(
+        '--dialect <name>',
+        'how lists, resources and errors look: ours (openapi.yaml) or the dialect of a real API',
+      )
+        .choices(DIALECTS)
+        .default('ours'),
+    )
+    .addOption(
+      new Option('--max-page <n>', 'largest page served; larger sizes are clamped')
+        .argParser(integer(1, 1000))
+        .default(1000)
+        .hideHelp(),
+    )
+    .addOption(
+      new Option(
+        '--short-pages',
+        'fault: the last page of every list lacks an item while the total is still stated',
+      ).hideHelp(),
+    )
+    .addOption(
+      new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'),
+    )
     .option('--admin', 'enable /_admin/ledger for tests')
     .option('--log', 'print one line per request')
     .option('--tls-cert <pem>', 'serve https with this certificate (PEM; with --tls-key)')
     .option('--tls-key <pem>', 'the private key of --tls-cert (PEM)')
-    .addOption(new Option('--gzip [when]', 'gzip JSON bodies: when the client accepts gzip, or always (even unasked)').choices(['accepted', 'always']).preset('accepted'))
+    .addOption(
+      new Option('--gzip [when]', 'gzip JSON bodies: when the client accepts gzip, or always (even unasked)')
+        .choices(['accepted', 'always'])
+        .preset('accepted'),
+    )
     .option('--connection-close', 'answer with Connection: close and end each connection after one request')
     .action(async (flags: ServeFlags, cmd: Command) => {
       const { io } = app.context(cmd).deps;
       const tls = await readTls(flags);
-      const [{ serveMain, ServeOutputError }, { defaultServerOptions }] = await Promise.all([import('../server/main.js'), import('../server/index.js')]);
+      const [{ serveMain, ServeOutputError }, { defaultServerOptions }] = await Promise.all([
+        import('../server/main.js'),
+        import('../server/index.js'),
+      ]);
       const options: ServerOptions = {
         ...defaultServerOptions(),
         host: flags.host,
@@ -109,14 +162,19 @@ export function register(parent: Command, app: App): void {
 async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string } | undefined> {
   if (flags.tlsCert === undefined && flags.tlsKey === undefined) return undefined;
   if (flags.tlsCert === undefined || flags.tlsKey === undefined) {
-    throw new UsageError('--tls-cert and --tls-key go together', { code: 'usage', hint: 'give both PEM files, or neither for plain http' });
+    throw new UsageError('--tls-cert and --tls-key go together', {
+      code: 'usage',
+      hint: 'give both PEM files, or neither for plain http',
+    });
   }
   const { readFile } = await import('node:fs/promises');
   const read = async (flag: string, path: string): Promise<string> => {
     try {
       return await readFile(path, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read ${flag} ${path}: ${(error as { code?: string }).code ?? 'unreadable'}`, { code: 'usage' });
+      throw new UsageError(`cannot read ${flag} ${path}: ${(error as { code?: string }).code ?? 'unreadable'}`, {
+        code: 'usage',
+      });
     }
   };
   return { cert: await read('--tls-cert', flags.tlsCert), key: await read('--tls-key', flags.tlsKey) };
@@ -125,7 +183,8 @@ async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string }
 /** The hint names the flag behind this cause: a seed file, an address, or the TLS pair. */
 function serveHint(message: string): string {
   if (/seed/i.test(message)) return 'check --seed';
-  if (/EADDRINUSE|EADDRNOTAVAIL|EACCES|listen|address/i.test(message)) return 'check --host and --port (is another server already on that port? --port 0 picks a free one)';
+  if (/EADDRINUSE|EADDRNOTAVAIL|EACCES|listen|address/i.test(message))
+    return 'check --host and --port (is another server already on that port? --port 0 picks a free one)';
   if (/cert|key|tls|pem|ssl/i.test(message)) return 'check --tls-cert and --tls-key';
   return 'check --seed, --host, --port, --tls-cert and --tls-key';
 }

@@ -37,13 +37,23 @@ export function register(parent: Command, app: App): void {
     .option('--offline', 'do not ping: show what is configured only')
     .action(async (flags: Pick<StatusOptions, 'offline'>, cmd: Command) => {
       const { globals, deps } = app.context(cmd);
-      await run({ ...flags, profile: globals.profile, env: globals.env, apiKey: globals.apiKey, baseUrl: globals.baseUrl }, deps);
+      await run(
+        { ...flags, profile: globals.profile, env: globals.env, apiKey: globals.apiKey, baseUrl: globals.baseUrl },
+        deps,
+      );
     });
-  examples(command, ['giftcodes status', 'giftcodes status --offline', 'giftcodes status --json --query "[?works==\\`false\\`]"']);
+  examples(command, [
+    'giftcodes status',
+    'giftcodes status --offline',
+    'giftcodes status --json --query "[?works==\\`false\\`]"',
+  ]);
 }
 
 export async function run(options: StatusOptions, deps: StatusDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport }, store] = await Promise.all([
+    import('../config/resolve.js'),
+    deps.config(),
+  ]);
   const { env } = deps.io;
   const current = resolveProfileName(options, env, store);
   const wantedEnv = options.env === 'all' ? undefined : options.env;
@@ -55,7 +65,10 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
     deps.io.addSecret(given);
     const environment = environmentOfKey(given) ?? wantedEnv ?? 'test';
     const source: KeySource = options.apiKey ? '--api-key' : 'GIFTCODES_API_KEY';
-    rows.push({ status: row(current, environment, true, given, source, resolveBaseUrl(options, env, store, current)), apiKey: given });
+    rows.push({
+      status: row(current, environment, true, given, source, resolveBaseUrl(options, env, store, current)),
+      apiKey: given,
+    });
   }
   const profiles = store.profileNames();
   if (!profiles.includes(current)) profiles.unshift(current);
@@ -75,13 +88,21 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
         const key = await keyringGet(env, account).catch(() => undefined);
         if (key) deps.io.addSecret(key);
         const status = row(profile, environment, active, key, 'credential store', baseUrl);
-        if (!key) status.error = { code: 'no_api_key', message: 'the key is missing from the credential store', exitCode: ExitCode.auth };
+        if (!key)
+          status.error = {
+            code: 'no_api_key',
+            message: 'the key is missing from the credential store',
+            exitCode: ExitCode.auth,
+          };
         rows.push({ status, apiKey: key });
       }
     }
   }
   if (rows.length === 0) {
-    throw new CliError(ExitCode.auth, 'no API key: not logged in to any profile', { code: 'no_api_key', hint: 'run: giftcodes login   (or set GIFTCODES_API_KEY)' });
+    throw new CliError(ExitCode.auth, 'no API key: not logged in to any profile', {
+      code: 'no_api_key',
+      hint: 'run: giftcodes login   (or set GIFTCODES_API_KEY)',
+    });
   }
 
   if (!options.offline) {
@@ -111,15 +132,35 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   const failed = statuses.filter((s) => s.works === false || (s.error && s.works !== true));
   if (failed.length > 0) {
     const first = failed.find((s) => s.active) ?? failed[0]!;
-    throw new CliError((first.error?.exitCode ?? ExitCode.auth) as typeof ExitCode.auth, `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`, {
-      code: first.error?.code ?? 'key_not_working',
-      hint: `see the lines above; replace a key with: giftcodes login --profile ${first.profile} --env ${first.environment}`,
-    });
+    throw new CliError(
+      (first.error?.exitCode ?? ExitCode.auth) as typeof ExitCode.auth,
+      `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`,
+      {
+        code: first.error?.code ?? 'key_not_working',
+        hint: `see the lines above; replace a key with: giftcodes login --profile ${first.profile} --env ${first.environment}`,
+      },
+    );
   }
 }
 
-function row(profile: string, environment: KeyEnvironment, active: boolean, key: string | undefined, source: KeySource, baseUrl: string): KeyStatus {
-  return { profile, environment, active, key: key ? maskKey(key) : null, source, baseUrl, resellerId: null, works: null };
+function row(
+  profile: string,
+  environment: KeyEnvironment,
+  active: boolean,
+  key: string | undefined,
+  source: KeySource,
+  baseUrl: string,
+): KeyStatus {
+  return {
+    profile,
+    environment,
+    active,
+    key: key ? maskKey(key) : null,
+    source,
+    baseUrl,
+    resellerId: null,
+    works: null,
+  };
 }
 
 type Colors = App['io']['c'];
@@ -131,12 +172,25 @@ function text(c: Colors, statuses: readonly KeyStatus[], offline: boolean): stri
   for (const s of statuses) {
     if (s.profile !== profile || s.source === 'GIFTCODES_API_KEY' || s.source === '--api-key') {
       if (lines.length > 0) lines.push('');
-      lines.push(c.bold(s.source === 'GIFTCODES_API_KEY' || s.source === '--api-key' ? `key from ${s.source} (profile "${s.profile}")` : `profile "${s.profile}"`));
+      lines.push(
+        c.bold(
+          s.source === 'GIFTCODES_API_KEY' || s.source === '--api-key'
+            ? `key from ${s.source} (profile "${s.profile}")`
+            : `profile "${s.profile}"`,
+        ),
+      );
       profile = s.source === 'config file' || s.source === 'credential store' ? s.profile : undefined;
     }
     const mark = s.works === true ? c.green('✓') : s.works === false || s.error ? c.red('✗') : c.dim('-');
     const whose = s.resellerId ? `, reseller ${s.resellerId}` : '';
-    const state = s.works === true ? `works${whose}` : s.error ? `does not work: ${s.error.message}` : offline ? 'not checked (--offline)' : 'not checked';
+    const state =
+      s.works === true
+        ? `works${whose}`
+        : s.error
+          ? `does not work: ${s.error.message}`
+          : offline
+            ? 'not checked (--offline)'
+            : 'not checked';
     lines.push(`  ${mark} ${s.environment} key ${s.key ?? '(missing)'}: ${state}`);
     lines.push(`    - from: ${s.source}`);
     lines.push(`    - base URL: ${s.baseUrl}`);

@@ -3,7 +3,13 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { EXPORT_FORMATS_IN_WORDS, exportFormatNamed, formatFor, xlsxToStdoutRefused, type ExportFormat } from '../export/format.js';
+import {
+  EXPORT_FORMATS_IN_WORDS,
+  exportFormatNamed,
+  formatFor,
+  xlsxToStdoutRefused,
+  type ExportFormat,
+} from '../export/format.js';
 import type { OutSpec } from '../journal/intent.js';
 import { DEFAULT_INTERVAL_S } from '../orders/wait.js';
 import { seconds } from './parse.js';
@@ -29,14 +35,26 @@ export function formatArg(value: string): ExportFormat {
 
 export function addIntervalFlags(command: Command): Command {
   return command
-    .addOption(new Option('--interval <seconds>', `time between status checks (default ${DEFAULT_INTERVAL_S})`).argParser(seconds(0.05, 3600)))
-    .addOption(new Option('--timeout <seconds>', 'give up waiting after this long (exit 7)').argParser(seconds(0.05, MAX_WAIT_S)));
+    .addOption(
+      new Option('--interval <seconds>', `time between status checks (default ${DEFAULT_INTERVAL_S})`).argParser(
+        seconds(0.05, 3600),
+      ),
+    )
+    .addOption(
+      new Option('--timeout <seconds>', 'give up waiting after this long (exit 7)').argParser(
+        seconds(0.05, MAX_WAIT_S),
+      ),
+    );
 }
 
 export function addOutFlags(command: Command, outHelp: string): Command {
   return command
     .option('-o, --out <file>', outHelp)
-    .addOption(new Option('--format <format>', `${EXPORT_FORMATS_IN_WORDS} (default: from the extension, else json)`).argParser(formatArg))
+    .addOption(
+      new Option('--format <format>', `${EXPORT_FORMATS_IN_WORDS} (default: from the extension, else json)`).argParser(
+        formatArg,
+      ),
+    )
     .option('--force', 'overwrite an existing --out file')
     .option('--csv-raw', 'do not escape cells a spreadsheet would run as a formula');
 }
@@ -60,15 +78,22 @@ export function outSpec(flags: WaitFlags): OutSpec | undefined {
  * A flag that would be ignored is a usage error: `--timeout` without waiting, `--format` without a file,
  * and CSV or JSONL on stdout beside the one JSON document of --json.
  */
-export function checkWaitFlags(flags: WaitFlags, o: { json: boolean; waits: boolean; waitFlag: string; outDefaultsToStdout?: boolean }): void {
+export function checkWaitFlags(
+  flags: WaitFlags,
+  o: { json: boolean; waits: boolean; waitFlag: string; outDefaultsToStdout?: boolean },
+): void {
   if (!o.waits) {
     for (const name of ['interval', 'timeout'] as const) {
-      if (flags[name] !== undefined) throw new UsageError(`--${name} only applies while waiting`, { hint: `add ${o.waitFlag}` });
+      if (flags[name] !== undefined)
+        throw new UsageError(`--${name} only applies while waiting`, { hint: `add ${o.waitFlag}` });
     }
   }
   if (flags.out === undefined && !o.outDefaultsToStdout) {
     const given = (['format', 'force', 'csvRaw'] as const).find((name) => flags[name] !== undefined);
-    if (given) throw new UsageError(`--${given === 'csvRaw' ? 'csv-raw' : given} only applies with --out`, { hint: 'add --out <file>' });
+    if (given)
+      throw new UsageError(`--${given === 'csvRaw' ? 'csv-raw' : given} only applies with --out`, {
+        hint: 'add --out <file>',
+      });
   }
   const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
   // An --out whose extension names no format is refused here, before anything is waited for or charged.

@@ -7,8 +7,14 @@ export function bashScript(root: CommandSpec): string {
   const commands = allCommands(root);
   const subcommandCases = commands
     .filter((command) => command.subcommands.length > 0)
-    .map((command) => `    ${sq(pathKey(command.path))}) REPLY=${sq(command.subcommands.map((sub) => sub.name).join(' '))} ;;`);
-  const flagCases = commands.map((command) => `    ${sq(pathKey(command.path))}) REPLY=${sq(command.flags.flatMap((flag) => flag.names).join(' '))} ;;`);
+    .map(
+      (command) =>
+        `    ${sq(pathKey(command.path))}) REPLY=${sq(command.subcommands.map((sub) => sub.name).join(' '))} ;;`,
+    );
+  const flagCases = commands.map(
+    (command) =>
+      `    ${sq(pathKey(command.path))}) REPLY=${sq(command.flags.flatMap((flag) => flag.names).join(' '))} ;;`,
+  );
 
   return `# bash completion for giftcodes
 # Generated from the command tree by \`giftcodes completion bash\`; do not edit (npm run completions).

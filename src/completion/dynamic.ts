@@ -15,9 +15,17 @@ export function dynamicValues(source: DynamicSource, env: NodeJS.ProcessEnv): st
       return readCatalogCache(dir, activeTarget(dir, env));
     case 'orders':
       // Order ids of the local record, newest first; an intent that never got one is named by its key.
-      return unique([...jsonFiles(join(dir, 'journal')), ...jsonFiles(join(dir, 'history'))].sort(newestFirst).map((r) => str(r.orderId) ?? str(r.key)));
+      return unique(
+        [...jsonFiles(join(dir, 'journal')), ...jsonFiles(join(dir, 'history'))]
+          .sort(newestFirst)
+          .map((r) => str(r.orderId) ?? str(r.key)),
+      );
     case 'intents':
-      return unique(jsonFiles(join(dir, 'journal')).sort(newestFirst).map((r) => str(r.key)));
+      return unique(
+        jsonFiles(join(dir, 'journal'))
+          .sort(newestFirst)
+          .map((r) => str(r.key)),
+      );
     case 'profiles':
       return profileNames(dir);
   }
@@ -44,9 +52,12 @@ function profileNames(dir: string): string[] {
 /** The profile and base URL a command typed now would use (flags on the line are not seen): whose catalog TAB offers. */
 function activeTarget(dir: string, env: NodeJS.ProcessEnv): { profile: string; baseUrl: string } {
   const config = readConfig(dir);
-  const profile = env.GIFTCODES_PROFILE || (typeof config?.defaultProfile === 'string' ? config.defaultProfile : 'default');
-  const profiles = config?.profiles && typeof config.profiles === 'object' ? (config.profiles as Record<string, unknown>) : {};
-  const stored = profiles[profile] && typeof profiles[profile] === 'object' ? (profiles[profile] as Record<string, unknown>) : {};
+  const profile =
+    env.GIFTCODES_PROFILE || (typeof config?.defaultProfile === 'string' ? config.defaultProfile : 'default');
+  const profiles =
+    config?.profiles && typeof config.profiles === 'object' ? (config.profiles as Record<string, unknown>) : {};
+  const stored =
+    profiles[profile] && typeof profiles[profile] === 'object' ? (profiles[profile] as Record<string, unknown>) : {};
   const raw = env.GIFTCODES_BASE_URL || str(stored.baseUrl) || DEFAULT_BASE_URL;
   let baseUrl = raw;
   try {

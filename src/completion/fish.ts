@@ -23,7 +23,9 @@ function valueArgs(source: ValueSource): string {
 
 function flagLine(flag: FlagSpec): string {
   const condition = flag.definedAt === '' ? '' : ` -n ${fq(`__giftcodes_under ${fq(`${flag.definedAt} `)}`)}`;
-  const names = flag.names.map((name) => (name.startsWith('--') ? ` -l ${name.slice(2)}` : ` -s ${name.slice(1)}`)).join('');
+  const names = flag.names
+    .map((name) => (name.startsWith('--') ? ` -l ${name.slice(2)}` : ` -s ${name.slice(1)}`))
+    .join('');
   // -x: a value, and no file names unless the value is a path (-F).
   const value = flag.value ? (flag.value.kind === 'files' ? ' -r -F' : ` -x${valueArgs(flag.value)}`) : '';
   return `complete -c giftcodes${condition}${names}${value} -d ${fq(flag.description)}`;
@@ -45,10 +47,14 @@ export function fishScript(root: CommandSpec): string {
   }
   const subcommandCases = commands
     .filter((command) => command.subcommands.length > 0)
-    .map((command) => `        case ${fq(pathKey(command.path))}\n            printf '%s\\n' ${command.subcommands.map((sub) => fq(sub.name)).join(' ')}`);
+    .map(
+      (command) =>
+        `        case ${fq(pathKey(command.path))}\n            printf '%s\\n' ${command.subcommands.map((sub) => fq(sub.name)).join(' ')}`,
+    );
   const subcommandLines = commands.flatMap((command) =>
     command.subcommands.map(
-      (sub) => `complete -c giftcodes -n ${fq(`__giftcodes_at ${fq(pathKey(command.path))}`)} -a ${fq(sub.name)} -d ${fq(sub.description)}`,
+      (sub) =>
+        `complete -c giftcodes -n ${fq(`__giftcodes_at ${fq(pathKey(command.path))}`)} -a ${fq(sub.name)} -d ${fq(sub.description)}`,
     ),
   );
   const argLines = commands.flatMap((command) =>

@@ -12,9 +12,13 @@ export function zshScript(root: CommandSpec): string {
   const commands = allCommands(root);
   const subcommandCases = commands
     .filter((command) => command.subcommands.length > 0)
-    .map((command) => `    ${sq(pathKey(command.path))}) reply=(${command.subcommands.map((sub) => described(sub.name, sub.description)).join(' ')}) ;;`);
+    .map(
+      (command) =>
+        `    ${sq(pathKey(command.path))}) reply=(${command.subcommands.map((sub) => described(sub.name, sub.description)).join(' ')}) ;;`,
+    );
   const flagCases = commands.map(
-    (command) => `    ${sq(pathKey(command.path))}) reply=(${command.flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ')}) ;;`,
+    (command) =>
+      `    ${sq(pathKey(command.path))}) reply=(${command.flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ')}) ;;`,
   );
 
   return `#compdef giftcodes

@@ -52,7 +52,10 @@ async function readCaFile(path: string, where: string, read: Set<string>): Promi
     if (error instanceof LocalError) throw error;
     throw new LocalError(`cannot read the CA file ${path} (${where}): ${errorCode(error)}`, {
       code: 'ca_file_unreadable',
-      hint: where === 'SSL_CERT_FILE' ? 'point SSL_CERT_FILE at a PEM file of CA certificates, or unset it' : 'give the path of a PEM file of CA certificates',
+      hint:
+        where === 'SSL_CERT_FILE'
+          ? 'point SSL_CERT_FILE at a PEM file of CA certificates, or unset it'
+          : 'give the path of a PEM file of CA certificates',
     });
   }
   if (splitPem(text).length === 0) {
@@ -85,7 +88,9 @@ async function readCaDirs(list: string, read: Set<string>): Promise<string[]> {
           hint: `SSL_CERT_DIR is a list of directories of PEM certificates separated by "${delimiter}": fix it, or unset it`,
         });
       }
-      const texts = await Promise.all(names.filter((name) => CERTIFICATE_NAME.test(name)).map((name) => readDirEntry(join(dir, name), read)));
+      const texts = await Promise.all(
+        names.filter((name) => CERTIFICATE_NAME.test(name)).map((name) => readDirEntry(join(dir, name), read)),
+      );
       return texts.flatMap(splitPem);
     }),
   );
@@ -102,7 +107,10 @@ async function readDirEntry(path: string, read: Set<string>): Promise<string> {
   } catch (error) {
     if (error instanceof LocalError) throw error;
     if (errorCode(error) === 'ENOENT') return '';
-    throw new LocalError(`cannot read the CA file ${path} (in SSL_CERT_DIR): ${errorCode(error)}`, { code: 'ca_file_unreadable', hint: 'make it readable, or remove it from the directory' });
+    throw new LocalError(`cannot read the CA file ${path} (in SSL_CERT_DIR): ${errorCode(error)}`, {
+      code: 'ca_file_unreadable',
+      hint: 'make it readable, or remove it from the directory',
+    });
   }
 }
 

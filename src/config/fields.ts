@@ -8,5 +8,7 @@ export type SettableField = (typeof SETTABLE_FIELDS)[number];
 /** A default-env value as given: test or live, else exit 2 (checked by `config set`, and again by the store that writes it). */
 export function defaultEnvironment(value: string): KeyEnvironment {
   if (value === 'test' || value === 'live') return value;
-  throw new UsageError(`default-env must be test or live, not "${value}"`, { hint: 'giftcodes config set default-env test (or live)' });
+  throw new UsageError(`default-env must be test or live, not "${value}"`, {
+    hint: 'giftcodes config set default-env test (or live)',
+  });
 }

@@ -47,7 +47,10 @@ async function bounded<T>(env: NodeJS.ProcessEnv, what: string, call: () => Prom
   const ms = timeoutMs(env);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new KeyringError(`the credential store did not answer within ${ms / 1000} s (${what})`)), ms);
+    timer = setTimeout(
+      () => reject(new KeyringError(`the credential store did not answer within ${ms / 1000} s (${what})`)),
+      ms,
+    );
     timer.unref();
   });
   try {
@@ -62,7 +65,10 @@ async function bounded<T>(env: NodeJS.ProcessEnv, what: string, call: () => Prom
 
 export class KeyringError extends LocalError {
   constructor(message: string) {
-    super(message, { code: 'keyring_unavailable', hint: 'set GIFTCODES_API_KEY for this run, or run: giftcodes login --insecure-storage' });
+    super(message, {
+      code: 'keyring_unavailable',
+      hint: 'set GIFTCODES_API_KEY for this run, or run: giftcodes login --insecure-storage',
+    });
   }
 }
 
@@ -74,13 +80,20 @@ function firstLine(error: unknown): string {
 /** Whether a persistent credential store answers here; the reason when not. */
 export async function keyringStatus(env: NodeJS.ProcessEnv): Promise<KeyringStatus> {
   const setting = (env.GIFTCODES_KEYRING ?? '').toLowerCase();
-  if (setting === 'off' || setting === '0' || setting === 'false') return { usable: false, reason: 'GIFTCODES_KEYRING is off' };
+  if (setting === 'off' || setting === '0' || setting === 'false')
+    return { usable: false, reason: 'GIFTCODES_KEYRING is off' };
   if (process.platform === 'linux') {
-    if (!env.DBUS_SESSION_BUS_ADDRESS) return { usable: false, reason: 'no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset)' };
+    if (!env.DBUS_SESSION_BUS_ADDRESS)
+      return { usable: false, reason: 'no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset)' };
     const collection = await defaultCollection(env);
     if ('reason' in collection) return { usable: false, reason: collection.reason };
-    if (collection.path === '/' || collection.path === '') return { usable: false, reason: 'the Secret Service has no default collection' };
-    if (/\/session$/.test(collection.path)) return { usable: false, reason: 'the default Secret Service collection is session-only: it would lose the key at logout' };
+    if (collection.path === '/' || collection.path === '')
+      return { usable: false, reason: 'the Secret Service has no default collection' };
+    if (/\/session$/.test(collection.path))
+      return {
+        usable: false,
+        reason: 'the default Secret Service collection is session-only: it would lose the key at logout',
+      };
   }
   try {
     const probe = nativeEntry('.probe');
@@ -96,12 +109,24 @@ export async function keyringStatus(env: NodeJS.ProcessEnv): Promise<KeyringStat
 
 /** The object path behind the Secret Service's `default` alias, asked with dbus-send (part of D-Bus itself). */
 function defaultCollection(env: NodeJS.ProcessEnv): Promise<{ path: string } | { reason: string }> {
-  const args = ['--session', '--print-reply=literal', '--dest=org.freedesktop.secrets', '/org/freedesktop/secrets', 'org.freedesktop.Secret.Service.ReadAlias', 'string:default'];
+  const args = [
+    '--session',
+    '--print-reply=literal',
+    '--dest=org.freedesktop.secrets',
+    '/org/freedesktop/secrets',
+    'org.freedesktop.Secret.Service.ReadAlias',
+    'string:default',
+  ];
   return new Promise((resolve) => {
     execFile('dbus-send', args, { env, timeout: timeoutMs(env), encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error) {
         const detail = (stderr || error.message).split('\n')[0]?.trim() ?? '';
-        resolve({ reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'dbus-send is not installed, so the Secret Service cannot be checked' : `no Secret Service answers (${detail})` });
+        resolve({
+          reason:
+            (error as NodeJS.ErrnoException).code === 'ENOENT'
+              ? 'dbus-send is not installed, so the Secret Service cannot be checked'
+              : `no Secret Service answers (${detail})`,
+        });
         return;
       }
       resolve({ path: stdout.trim() });
@@ -117,9 +142,13 @@ let busChecked: Promise<void> | undefined;
 function assertBusAnswers(env: NodeJS.ProcessEnv, what: string): Promise<void> {
   if (process.platform !== 'linux') return Promise.resolve();
   busChecked ??= (async () => {
-    if (!env.DBUS_SESSION_BUS_ADDRESS) throw new KeyringError(`no D-Bus session to reach the credential store (${what})`);
+    if (!env.DBUS_SESSION_BUS_ADDRESS)
+      throw new KeyringError(`no D-Bus session to reach the credential store (${what})`);
     const collection = await defaultCollection(env);
-    if ('reason' in collection) throw new KeyringError(`the credential store did not answer within ${timeoutMs(env) / 1000} s (${what}): ${collection.reason}`);
+    if ('reason' in collection)
+      throw new KeyringError(
+        `the credential store did not answer within ${timeoutMs(env) / 1000} s (${what}): ${collection.reason}`,
+      );
   })();
   return busChecked;
 }
@@ -137,8 +166,12 @@ export async function keyringSet(env: NodeJS.ProcessEnv, account: string, key: s
 
 export async function keyringDelete(env: NodeJS.ProcessEnv, account: string): Promise<boolean> {
   await assertBusAnswers(env, 'delete');
-  return bounded(env, 'delete', () => nativeEntry(account).deleteCredential().catch((error: unknown) => {
-    if (/no matching|not found|NoEntry/i.test(firstLine(error))) return false;
-    throw error;
-  }));
+  return bounded(env, 'delete', () =>
+    nativeEntry(account)
+      .deleteCredential()
+      .catch((error: unknown) => {
+        if (/no matching|not found|NoEntry/i.test(firstLine(error))) return false;
+        throw error;
+      }),
+  );
 }

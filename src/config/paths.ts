@@ -57,10 +57,13 @@ export function checkOwnership(path: string, stats: Stats, what: string): string
     });
   }
   if ((stats.mode & 0o022) !== 0) {
-    throw new LocalError(`the ${what} ${path} can be written by other users (mode ${modeText(stats.mode)}): refusing to use it`, {
-      code: 'unsafe_permissions',
-      hint: `run: chmod ${wanted.toString(8)} ${path}`,
-    });
+    throw new LocalError(
+      `the ${what} ${path} can be written by other users (mode ${modeText(stats.mode)}): refusing to use it`,
+      {
+        code: 'unsafe_permissions',
+        hint: `run: chmod ${wanted.toString(8)} ${path}`,
+      },
+    );
   }
   return looseModeWarning(path, stats.mode, what, wanted);
 }

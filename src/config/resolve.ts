@@ -29,10 +29,13 @@ export async function loadStoredKey(connection: Connection, env: NodeJS.ProcessE
   const { keyringGet } = await import('./keyring.js');
   const apiKey = await keyringGet(env, connection.keyringAccount);
   if (!apiKey || environmentOfKey(apiKey) !== connection.environment) {
-    throw new AuthError(`the ${connection.environment} key of profile "${connection.profile}" is missing from the credential store`, {
-      code: 'no_api_key',
-      hint: `run: giftcodes login --profile ${connection.profile} --env ${connection.environment}`,
-    });
+    throw new AuthError(
+      `the ${connection.environment} key of profile "${connection.profile}" is missing from the credential store`,
+      {
+        code: 'no_api_key',
+        hint: `run: giftcodes login --profile ${connection.profile} --env ${connection.environment}`,
+      },
+    );
   }
   return { ...connection, apiKey };
 }
@@ -47,8 +50,15 @@ export function resolveProfileName(flags: ConnectionFlags, env: NodeJS.ProcessEn
   return flags.profile || env.GIFTCODES_PROFILE || store.defaultProfile;
 }
 
-export function resolveBaseUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore, profile: string): string {
-  return normaliseBaseUrl(flags.baseUrl || env.GIFTCODES_BASE_URL || store.profile(profile).baseUrl || DEFAULT_BASE_URL);
+export function resolveBaseUrl(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+  profile: string,
+): string {
+  return normaliseBaseUrl(
+    flags.baseUrl || env.GIFTCODES_BASE_URL || store.profile(profile).baseUrl || DEFAULT_BASE_URL,
+  );
 }
 
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
@@ -63,10 +73,13 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     const where = keySource === 'flag' ? '--api-key' : 'GIFTCODES_API_KEY';
     const keyEnv = environmentOfKey(givenKey);
     if (!keyEnv) {
-      throw new AuthError(`the key in ${where} does not look like an API key (it must begin with sc_test_ or sc_live_)`, {
-        code: 'invalid_api_key_format',
-        hint: 'copy the whole key from the dashboard',
-      });
+      throw new AuthError(
+        `the key in ${where} does not look like an API key (it must begin with sc_test_ or sc_live_)`,
+        {
+          code: 'invalid_api_key_format',
+          hint: 'copy the whole key from the dashboard',
+        },
+      );
     }
     if (wantedEnv && wantedEnv !== keyEnv) {
       throw new UsageError(`--env ${wantedEnv} conflicts with the ${keyEnv} key in ${where}`, {
@@ -125,7 +138,10 @@ export function normaliseBaseUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`the base URL "${raw}" is not a valid URL`, { code: 'invalid_base_url', hint: 'for example: --base-url https://api.example.com' });
+    throw new UsageError(`the base URL "${raw}" is not a valid URL`, {
+      code: 'invalid_base_url',
+      hint: 'for example: --base-url https://api.example.com',
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`the base URL must use http or https, not ${url.protocol}`, { code: 'invalid_base_url' });

@@ -96,7 +96,12 @@ export class ConfigStore {
   }
 
   /** Records that the profile's key for `env` is in the credential store under `account`; the file keeps no key. */
-  async setKeyringReference(profileName: string, env: KeyEnvironment, account: string, baseUrl?: string): Promise<void> {
+  async setKeyringReference(
+    profileName: string,
+    env: KeyEnvironment,
+    account: string,
+    baseUrl?: string,
+  ): Promise<void> {
     await this.updateProfile(profileName, (profile) => {
       const keys = { ...profile.keys };
       delete keys[env];
@@ -162,7 +167,8 @@ export class ConfigStore {
       this.conf.store = this.data;
     } catch (error) {
       // The disk refused (full, read-only, permission): a local resource failed (exit 8), not the configuration.
-      if (typeof (error as NodeJS.ErrnoException).code === 'string') throw localError(error, this.path, 'config file', 'config_unwritable');
+      if (typeof (error as NodeJS.ErrnoException).code === 'string')
+        throw localError(error, this.path, 'config file', 'config_unwritable');
       throw new AuthError(`cannot write the config file ${this.path}: ${shortReason(error)}`, {
         code: 'config_unwritable',
         cause: error,
@@ -235,8 +241,12 @@ const KEYS: readonly (readonly [string, Field])[] = [
 ];
 
 /** An object of only these fields, each present one valid: a copy with them in this order; else undefined. */
-function plainFields(value: unknown, fields: readonly (readonly [string, Field])[]): Record<string, unknown> | undefined {
-  if (!plainObject(value) || !Object.keys(value).every((key) => fields.some(([name]) => name === key))) return undefined;
+function plainFields(
+  value: unknown,
+  fields: readonly (readonly [string, Field])[],
+): Record<string, unknown> | undefined {
+  if (!plainObject(value) || !Object.keys(value).every((key) => fields.some(([name]) => name === key)))
+    return undefined;
   const out: Record<string, unknown> = {};
   for (const [name, check] of fields) {
     if (!(name in value)) continue;
@@ -261,7 +271,7 @@ function readStored(path: string): unknown {
 function shortReason(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code ? `${code}` : error.message.split('\n')[0] ?? 'unknown error';
+    return code ? `${code}` : (error.message.split('\n')[0] ?? 'unknown error');
   }
   return String(error);
 }

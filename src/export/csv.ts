@@ -21,7 +21,17 @@ import { localError } from '../files/atomic.js';
 import { DisplayCache, displayOf } from './display.js';
 import { Utf8Encoder } from './encoder.js';
 import type { FormatWriter, TextSink } from './format.js';
-import { LITERAL, NULL, NUMBER, STRING, STRING_COMMA, parsedRecords, room, type ScannedPage, type Shape } from './scan.js';
+import {
+  LITERAL,
+  NULL,
+  NUMBER,
+  STRING,
+  STRING_COMMA,
+  parsedRecords,
+  room,
+  type ScannedPage,
+  type Shape,
+} from './scan.js';
 
 /** A spreadsheet runs a cell starting with one of these as a formula (CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -55,7 +65,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Visits every leaf of a record: nested objects become `a.b` keys; arrays and scalars are leaves. */
-export function flattenRecord(record: Record<string, unknown>, visit: (key: string, value: unknown) => void, prefix = ''): void {
+export function flattenRecord(
+  record: Record<string, unknown>,
+  visit: (key: string, value: unknown) => void,
+  prefix = '',
+): void {
   for (const key of Object.keys(record)) {
     const value = record[key];
     const name = prefix === '' ? key : `${prefix}.${key}`;
@@ -164,7 +178,12 @@ export class CsvWriter implements FormatWriter {
         const { amount, currency } = shape.money[m]!;
         const a = r * leaves * 3 + amount * 3;
         const c = r * leaves * 3 + currency * 3;
-        if (values[a] !== NUMBER || values[c] !== STRING || this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!) === undefined) return this.page(parsedRecords(page));
+        if (
+          values[a] !== NUMBER ||
+          values[c] !== STRING ||
+          this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!) === undefined
+        )
+          return this.page(parsedRecords(page));
       }
     }
     if (shape !== this.shape) {
@@ -192,7 +211,10 @@ export class CsvWriter implements FormatWriter {
     const orderId = (this.orderIdBytes ??= Buffer.from(this.orderIdCell, 'utf8'));
     const columns = this.columnLeaves;
     // Each cell at most its bytes, two quotes, a `'` and a comma; a display at most 24 bytes.
-    const out = (this.out = room(this.out, page.close - page.open + page.count * (orderId.length + 4 * width + 2 + 24 * shape.money.length)));
+    const out = (this.out = room(
+      this.out,
+      page.close - page.open + page.count * (orderId.length + 4 * width + 2 + 24 * shape.money.length),
+    ));
     const raw = this.options.raw;
     const from = new DataView(b.buffer, b.byteOffset, b.length);
     const to = new DataView(out.buffer, out.byteOffset, out.length);
@@ -208,7 +230,9 @@ export class CsvWriter implements FormatWriter {
             const m = shape.money[-2 - leaf]!;
             const a = base + m.amount * 3;
             const c = base + m.currency * 3;
-            o += displays.cell(this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!)!, raw).copy(out, o);
+            o += displays
+              .cell(this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!)!, raw)
+              .copy(out, o);
           }
           continue;
         }
@@ -235,7 +259,12 @@ export class CsvWriter implements FormatWriter {
   }
 
   /** flattenRecord's leaves into `cells` by column, remembering every key path seen. */
-  private cells(record: Record<string, unknown>, fields: Map<string, Field>, parent: string, cells: (string | undefined)[]): void {
+  private cells(
+    record: Record<string, unknown>,
+    fields: Map<string, Field>,
+    parent: string,
+    cells: (string | undefined)[],
+  ): void {
     for (const key of Object.keys(record)) {
       const value = record[key];
       let field = fields.get(key);
@@ -303,8 +332,15 @@ export class CsvWriter implements FormatWriter {
 
   private async appendBytes(bytes: Buffer, width: number): Promise<void> {
     if (this.directAllowed) {
-      if (!this.direct && this.names.length === width && this.finalOrder().every((internal, position) => internal === position)) {
-        const header = Buffer.from(`${this.names.map((name) => csvCell(name, this.options.raw)).join(',')}\r\n`, 'utf8');
+      if (
+        !this.direct &&
+        this.names.length === width &&
+        this.finalOrder().every((internal, position) => internal === position)
+      ) {
+        const header = Buffer.from(
+          `${this.names.map((name) => csvCell(name, this.options.raw)).join(',')}\r\n`,
+          'utf8',
+        );
         await this.sink.write(header);
         this.direct = { start: header.length, end: header.length, width };
       }
@@ -326,7 +362,7 @@ export class CsvWriter implements FormatWriter {
     if (!direct || !rewind) return;
     this.direct = undefined;
     const buffer = Buffer.allocUnsafe(COPY_CHUNK);
-    for (let at = direct.start; at < direct.end; ) {
+    for (let at = direct.start; at < direct.end;) {
       const read = await rewind.read(buffer, at, Math.min(buffer.length, direct.end - at));
       if (read === 0) throw new Error('the codes file ended early');
       await this.spoolBytes(buffer.subarray(0, read), direct.width);
@@ -355,7 +391,7 @@ export class CsvWriter implements FormatWriter {
     // One buffer for the whole segment: each chunk is consumed (decoded, or written: TextSink) before the
     // next read. A fresh buffer per read left megabytes of them for the garbage collector at once.
     const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, segment.end - segment.start));
-    for (let at = segment.start; at < segment.end; ) {
+    for (let at = segment.start; at < segment.end;) {
       let bytesRead: number;
       try {
         ({ bytesRead } = await spool.read(buffer, 0, Math.min(buffer.length, segment.end - at), at));
@@ -370,11 +406,15 @@ export class CsvWriter implements FormatWriter {
 
   /** The spool read back failed (an I/O error, or cut short by another process): a local resource, exit 8, not a bug. */
   private spoolReadError(error: unknown): LocalError {
-    if (error !== undefined) return localError(error, this.options.spoolPath, 'temporary CSV file', 'read_failed', 'read');
-    return new LocalError(`cannot read the temporary CSV file ${this.options.spoolPath}: it ended early (another process cut it short)`, {
-      code: 'read_failed',
-      hint: 'run the same command again; set TMPDIR to a directory nothing else cleans up',
-    });
+    if (error !== undefined)
+      return localError(error, this.options.spoolPath, 'temporary CSV file', 'read_failed', 'read');
+    return new LocalError(
+      `cannot read the temporary CSV file ${this.options.spoolPath}: it ended early (another process cut it short)`,
+      {
+        code: 'read_failed',
+        hint: 'run the same command again; set TMPDIR to a directory nothing else cleans up',
+      },
+    );
   }
 
   private async copy(segment: Segment): Promise<void> {
@@ -434,7 +474,12 @@ export class RowSplitter {
 export async function writeAll(handle: FileHandle, bytes: Uint8Array, position: number | null = null): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position === null ? null : position + offset);
+    const { bytesWritten } = await handle.write(
+      bytes,
+      offset,
+      bytes.length - offset,
+      position === null ? null : position + offset,
+    );
     offset += bytesWritten;
   }
 }

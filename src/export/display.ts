@@ -10,7 +10,13 @@ const CURRENCY = /^[A-Za-z]{3}$/;
 export function displayOf(object: Record<string, unknown>): string | undefined {
   if ('display' in object) return undefined;
   const { amount, currency } = object;
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || typeof currency !== 'string' || !CURRENCY.test(currency)) return undefined;
+  if (
+    typeof amount !== 'number' ||
+    !Number.isSafeInteger(amount) ||
+    typeof currency !== 'string' ||
+    !CURRENCY.test(currency)
+  )
+    return undefined;
   return majorUnits(amount, currency);
 }
 

@@ -65,10 +65,13 @@ export function formatFor(out: string, format: ExportFormat | undefined): Export
   const extension = name.slice(dot + 1).toLowerCase();
   const named = EXTENSIONS.get(extension);
   if (named) return named;
-  throw new UsageError(`${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`, {
-    code: 'out_format_unknown',
-    hint: `name the file .csv, .json, .jsonl or .xlsx, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
-  });
+  throw new UsageError(
+    `${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`,
+    {
+      code: 'out_format_unknown',
+      hint: `name the file .csv, .json, .jsonl or .xlsx, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
+    },
+  );
 }
 
 /**
@@ -76,7 +79,10 @@ export function formatFor(out: string, format: ExportFormat | undefined): Export
  * could use, and a zip cannot be redacted as text is).
  */
 export function xlsxToStdoutRefused(): UsageError {
-  return new UsageError('--format xlsx writes a file, not stdout', { code: 'xlsx_to_stdout', hint: 'add --out codes.xlsx' });
+  return new UsageError('--format xlsx writes a file, not stdout', {
+    code: 'xlsx_to_stdout',
+    hint: 'add --out codes.xlsx',
+  });
 }
 
 /** A worksheet's rows: 1,048,576, one of them the header. */
@@ -86,8 +92,11 @@ export const XLSX_MAX_CODES = XLSX_MAX_ROWS - 1;
 
 /** The refusal of a workbook that would need more rows than a worksheet has (exit 2). */
 export function tooManyRows(what: string): UsageError {
-  return new UsageError(`${what}: a spreadsheet sheet holds at most ${XLSX_MAX_CODES.toLocaleString('en-US')} codes (${XLSX_MAX_ROWS.toLocaleString('en-US')} rows with its header)`, {
-    code: 'xlsx_too_many_rows',
-    hint: 'write csv or jsonl instead (--format csv), or at most that many codes per file',
-  });
+  return new UsageError(
+    `${what}: a spreadsheet sheet holds at most ${XLSX_MAX_CODES.toLocaleString('en-US')} codes (${XLSX_MAX_ROWS.toLocaleString('en-US')} rows with its header)`,
+    {
+      code: 'xlsx_too_many_rows',
+      hint: 'write csv or jsonl instead (--format csv), or at most that many codes per file',
+    },
+  );
 }

@@ -32,7 +32,8 @@ export class JsonRecordsWriter implements FormatWriter {
     if (records.length === 0) return;
     const { first, between, after } = this.framing;
     let text = '';
-    for (const record of records) text += (this.count++ === 0 ? first : between) + JSON.stringify(withDisplay(record)) + after;
+    for (const record of records)
+      text += (this.count++ === 0 ? first : between) + JSON.stringify(withDisplay(record)) + after;
     await this.sink.write(this.encoder.encode(this.transform ? this.transform(text) : text));
   }
 
@@ -42,7 +43,10 @@ export class JsonRecordsWriter implements FormatWriter {
     if (money.length > 0 && !this.displayable(page)) return this.page(parsedRecords(page));
     const { first, between, after } = this.framing;
     // A display member is at most `,"display":"` and 20 digits, a sign, a point and a quote.
-    const out = (this.out = room(this.out, page.close - page.open + page.count * (between.length + after.length + money.length * 40) + first.length));
+    const out = (this.out = room(
+      this.out,
+      page.close - page.open + page.count * (between.length + after.length + money.length * 40) + first.length,
+    ));
     let o = 0;
     const { bytes: b, values } = page;
     const leaves = page.shape.leaves;

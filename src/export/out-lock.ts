@@ -89,7 +89,10 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLI
 
 /** Creates `path` holding `holder`, whole; false when it exists. */
 function createLockFile(path: string, holder: LockHolder, target: string): boolean {
-  const temp = join(dirname(path), `.${basename(target)}.giftcodes-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(
+    dirname(path),
+    `.${basename(target)}.giftcodes-${process.pid}-${randomBytes(6).toString('hex')}.tmp`,
+  );
   try {
     writeFileSync(temp, `${JSON.stringify(holder)}\n`, { flag: 'wx', mode: 0o600 });
     try {
@@ -105,7 +108,10 @@ function createLockFile(path: string, holder: LockHolder, target: string): boole
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     const errno = (error as NodeJS.ErrnoException).code;
     const { reason, hint } = errnoMeaning(errno);
-    throw new LocalError(`cannot write ${target}: its lock file ${path} cannot be created: ${reason}${errno ? ` (${errno})` : ''}`, { code: 'write_failed', hint, cause: error });
+    throw new LocalError(
+      `cannot write ${target}: its lock file ${path} cannot be created: ${reason}${errno ? ` (${errno})` : ''}`,
+      { code: 'write_failed', hint, cause: error },
+    );
   } finally {
     unlinkQuietly(temp);
   }

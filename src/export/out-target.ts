@@ -24,9 +24,17 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
     stat = undefined;
   }
   if (stat?.isSymbolicLink()) throw symlinkRefused(out, target, force);
-  if (stat?.isDirectory()) throw new LocalError(`cannot write ${out}: it is a directory`, { code: 'out_is_directory', hint: 'give a file name, e.g. --out codes.csv' });
+  if (stat?.isDirectory())
+    throw new LocalError(`cannot write ${out}: it is a directory`, {
+      code: 'out_is_directory',
+      hint: 'give a file name, e.g. --out codes.csv',
+    });
   // A device or a pipe (`--out /dev/stdout`) would be replaced by the rename, not written to.
-  if (stat && !stat.isFile()) throw new UsageError(`${out} is not a regular file (${kindOf(stat)})`, { code: 'out_not_a_file', hint: 'for standard output use --out -; otherwise give the path of a file' });
+  if (stat && !stat.isFile())
+    throw new UsageError(`${out} is not a regular file (${kindOf(stat)})`, {
+      code: 'out_not_a_file',
+      hint: 'for standard output use --out -; otherwise give the path of a file',
+    });
   const dir = dirname(target);
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
@@ -34,15 +42,25 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
     const code = (error as NodeJS.ErrnoException).code;
     // A path that names no directory is bad input; a directory the system will not let us write is a local resource failing.
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new UsageError(`the directory ${dir} does not exist`, { code: 'out_not_writable', hint: 'create it first, or choose another --out path' });
+      throw new UsageError(`the directory ${dir} does not exist`, {
+        code: 'out_not_writable',
+        hint: 'create it first, or choose another --out path',
+      });
     }
     const { reason, hint } = errnoMeaning(code);
-    throw new LocalError(`cannot write to the directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, { code: 'out_not_writable', hint });
+    throw new LocalError(`cannot write to the directory ${dir}: ${reason}${code ? ` (${code})` : ''}`, {
+      code: 'out_not_writable',
+      hint,
+    });
   }
   // Taking the lock and letting it go is also a write probe: a full or read-only disk is found here,
   // before an order is placed, rather than after it was charged; and a killed writer's lock is cleared.
   if (!options.lockHeldHere) lockOutTarget(target).release();
-  if (stat && !force) throw new UsageError(`${out} exists`, { code: 'out_exists', hint: 'pass --force to overwrite it, or choose another --out file' });
+  if (stat && !force)
+    throw new UsageError(`${out} exists`, {
+      code: 'out_exists',
+      hint: 'pass --force to overwrite it, or choose another --out file',
+    });
 }
 
 /**
@@ -93,8 +111,11 @@ export function symlinkRefused(out: string, target: string, force: boolean): Usa
     dangling = true;
   }
   const what = `${out} is a symbolic link to ${pointsTo}${dangling ? ' (which does not exist)' : ''}`;
-  return new UsageError(force ? `${what}; --force does not replace a link` : `${what}; codes are never written through a link`, {
-    code: 'out_is_symlink',
-    hint: `give the real path (--out ${real}), or remove the link first: rm ${out}`,
-  });
+  return new UsageError(
+    force ? `${what}; --force does not replace a link` : `${what}; codes are never written through a link`,
+    {
+      code: 'out_is_symlink',
+      hint: `give the real path (--out ${real}), or remove the link first: rm ${out}`,
+    },
+  );
 }

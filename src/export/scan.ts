@@ -104,7 +104,14 @@ export class Shape {
         open.push({ amount: -1, currency: -1, display: false });
       } else if (steps[s] === CLOSE) {
         const object = open.pop()!;
-        if (object.amount >= 0 && object.currency >= 0 && !object.display) this.money.push({ display: [...path, 'display'].join('.'), amount: object.amount, currency: object.currency, lastLeaf: leaf - 1, leafLast: steps[s - 1] === LEAF });
+        if (object.amount >= 0 && object.currency >= 0 && !object.display)
+          this.money.push({
+            display: [...path, 'display'].join('.'),
+            amount: object.amount,
+            currency: object.currency,
+            lastLeaf: leaf - 1,
+            leafLast: steps[s - 1] === LEAF,
+          });
         path.pop();
       } else {
         if (path.length === 0 && key === 'code') topCode = true;
@@ -125,7 +132,8 @@ export class Shape {
 
   sameAs(steps: readonly number[], stepKeys: readonly string[]): boolean {
     if (steps.length !== this.steps.length) return false;
-    for (let s = 0; s < steps.length; s++) if (steps[s] !== this.steps[s] || stepKeys[s] !== this.stepKeys[s]) return false;
+    for (let s = 0; s < steps.length; s++)
+      if (steps[s] !== this.steps[s] || stepKeys[s] !== this.stepKeys[s]) return false;
     return true;
   }
 }
@@ -226,19 +234,22 @@ export class PageScanner {
   /** A buffer of `size` bytes for a page's body: a released one when one is large enough. */
   buffer(size: number): Buffer {
     const at = this.freeBytes.findIndex((buffer) => buffer.length >= size);
-    const buffer = at < 0 ? Buffer.allocUnsafeSlow(Math.max(size, 256 * 1024)) : (this.freeBytes.splice(at, 1)[0] as Buffer);
+    const buffer =
+      at < 0 ? Buffer.allocUnsafeSlow(Math.max(size, 256 * 1024)) : (this.freeBytes.splice(at, 1)[0] as Buffer);
     return buffer.subarray(0, size);
   }
 
   /** A body from buffer() that is no longer used (JSON.parse read it). */
   release(bytes: Buffer): void {
-    if (this.freeBytes.length < POOLED) this.freeBytes.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
+    if (this.freeBytes.length < POOLED)
+      this.freeBytes.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
   }
 
   /** The page is written: its body and arrays are reused for later pages. */
   releasePage(page: ScannedPage): void {
     this.release(page.bytes);
-    for (const array of [page.records, page.values]) if (this.freeArrays.length < 2 * POOLED) this.freeArrays.push(array);
+    for (const array of [page.records, page.values])
+      if (this.freeArrays.length < 2 * POOLED) this.freeArrays.push(array);
   }
 
   /** The first `length` numbers of `scratch`, in an array of the page's own. */
@@ -460,7 +471,13 @@ function match(b: Buffer, view: DataView, p: number, shape: Shape, values: Int32
         const quote = w ^ 0x22222222;
         const backslash = w ^ 0x5c5c5c5c;
         const comma = w ^ 0x2c2c2c2c;
-        if (((w - 0x20202020) & ~w & 0x80808080) | ((quote - 0x01010101) & ~quote & 0x80808080) | ((backslash - 0x01010101) & ~backslash & 0x80808080) | ((comma - 0x01010101) & ~comma & 0x80808080)) break;
+        if (
+          ((w - 0x20202020) & ~w & 0x80808080) |
+          ((quote - 0x01010101) & ~quote & 0x80808080) |
+          ((backslash - 0x01010101) & ~backslash & 0x80808080) |
+          ((comma - 0x01010101) & ~comma & 0x80808080)
+        )
+          break;
       }
       for (; q < end; q++) {
         const k = IN_STRING[b[q] as number];
@@ -570,7 +587,9 @@ export function copyRecord(page: ScannedPage, r: number, out: Buffer, o: number)
 export function parsedRecords(page: ScannedPage): Record<string, unknown>[] {
   const records: Record<string, unknown>[] = [];
   for (let r = 0; r < page.count; r++) {
-    records.push(JSON.parse(page.bytes.toString('utf8', page.records[r * 3], page.records[r * 3 + 1])) as Record<string, unknown>);
+    records.push(
+      JSON.parse(page.bytes.toString('utf8', page.records[r * 3], page.records[r * 3 + 1])) as Record<string, unknown>,
+    );
   }
   return records;
 }

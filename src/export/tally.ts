@@ -57,7 +57,8 @@ export class CodeTally {
     for (let r = 0; r < scanned.count; r++) {
       const at = (r * leaves + leaf) * 3;
       const kind = leaf < 0 ? 0 : (scanned.values[at] as number);
-      if (kind === STRING || kind === STRING_COMMA || kind === NUMBER) this.add(scanned.bytes, scanned.values[at + 1] as number, scanned.values[at + 2] as number);
+      if (kind === STRING || kind === STRING_COMMA || kind === NUMBER)
+        this.add(scanned.bytes, scanned.values[at + 1] as number, scanned.values[at + 2] as number);
       else this.seen++;
     }
   }
@@ -104,10 +105,13 @@ export class CodeTally {
 
   /** The code itself is not named: it is cash, and an error line goes to logs and cron mail. */
   private repeated(): NetworkError {
-    return new NetworkError(`the codes of order ${this.orderId}: code number ${this.seen} repeats a code sent earlier in the same order; the codes are not used`, {
-      code: 'duplicate_code',
-      hint: 'the service sent a code twice in place of another; try again later, and tell the provider if it persists',
-    });
+    return new NetworkError(
+      `the codes of order ${this.orderId}: code number ${this.seen} repeats a code sent earlier in the same order; the codes are not used`,
+      {
+        code: 'duplicate_code',
+        hint: 'the service sent a code twice in place of another; try again later, and tell the provider if it persists',
+      },
+    );
   }
 }
 

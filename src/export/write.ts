@@ -67,7 +67,9 @@ export interface ExportResult {
 export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
   const progress = codesProgress(o);
   try {
-    return await exportCodesOnce(progress ? { ...o, onProgress: (count) => (progress.update(count), o.onProgress?.(count)) } : o);
+    return await exportCodesOnce(
+      progress ? { ...o, onProgress: (count) => (progress.update(count), o.onProgress?.(count)) } : o,
+    );
   } finally {
     progress?.stop();
   }
@@ -195,14 +197,28 @@ export class Flusher {
 type Transform = (text: string) => string;
 
 /** Each export format's writer: a new format is its writer file and one line here. */
-const WRITERS: { readonly [format in ExportFormat]: (sink: TextSink, o: ExportOptions, spoolPath: string, transform?: Transform) => FormatWriter } = {
-  csv: (sink, o, spoolPath, transform) => new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...(transform ? { transform } : {}) }),
+const WRITERS: {
+  readonly [format in ExportFormat]: (
+    sink: TextSink,
+    o: ExportOptions,
+    spoolPath: string,
+    transform?: Transform,
+  ) => FormatWriter;
+} = {
+  csv: (sink, o, spoolPath, transform) =>
+    new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...(transform ? { transform } : {}) }),
   json: (sink, _o, _spoolPath, transform) => new JsonArrayWriter(sink, transform),
   jsonl: (sink, _o, _spoolPath, transform) => new JsonLinesWriter(sink, transform),
   xlsx: (sink, o) => new XlsxWriter(sink, { orderId: o.orderId }),
 };
 
-function writerFor(format: ExportFormat, sink: TextSink, o: ExportOptions, spoolPath: string, transform?: Transform): FormatWriter {
+function writerFor(
+  format: ExportFormat,
+  sink: TextSink,
+  o: ExportOptions,
+  spoolPath: string,
+  transform?: Transform,
+): FormatWriter {
   return WRITERS[format](sink, o, spoolPath, transform);
 }
 
@@ -223,10 +239,21 @@ async function keepYoungGenerationSmall(): Promise<void> {
  * Every page, in order, into the writer; an interruption stops between pages. With a scanner, pages it
  * can read are written straight from their bytes (scan.ts), the others through JSON.parse as before.
  */
-async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: number) => void, scanner?: PageScanner): Promise<number> {
+async function pump(
+  o: ExportOptions,
+  writer: FormatWriter,
+  written?: (count: number) => void,
+  scanner?: PageScanner,
+): Promise<number> {
   let count = 0;
   const tally = new CodeTally(o.orderId, o.expected);
-  const pages = scanner ? o.api.rawCodePages(o.orderId, o.expected, { read: (bytes) => scanner.scan(bytes), buffer: (size) => scanner.buffer(size), release: (bytes) => scanner.release(bytes) }) : o.api.codePages(o.orderId, o.expected);
+  const pages = scanner
+    ? o.api.rawCodePages(o.orderId, o.expected, {
+        read: (bytes) => scanner.scan(bytes),
+        buffer: (size) => scanner.buffer(size),
+        release: (bytes) => scanner.release(bytes),
+      })
+    : o.api.codePages(o.orderId, o.expected);
   try {
     for await (const page of prefetched(pages)) {
       if (o.signal.aborted) throw interrupted(o.signal);
@@ -249,7 +276,11 @@ async function pump(o: ExportOptions, writer: FormatWriter, written?: (count: nu
     if (o.signal.aborted) throw interrupted(o.signal);
     // The codes of a failed order will never come: that is the order's outcome (exit 6), not a refusal.
     if (error instanceof ApiError && error.code === 'order_failed') {
-      throw new OrderFailedError(`order ${o.orderId} failed; it has no codes`, { code: 'order_failed', status: error.status, hint: `see it with: giftcodes order show ${o.orderId}` });
+      throw new OrderFailedError(`order ${o.orderId} failed; it has no codes`, {
+        code: 'order_failed',
+        status: error.status,
+        hint: `see it with: giftcodes order show ${o.orderId}`,
+      });
     }
     throw error;
   }
@@ -261,7 +292,10 @@ class ReaderGone extends Error {}
 
 /** Codes whose reader went away before they all arrived are not delivered: exit 8 and one line, as any stdout that failed. */
 export function readerGoneError(orderId: string): CliError {
-  return stdoutFailed(Object.assign(new Error('the reader closed the pipe'), { code: 'EPIPE' }), `the codes of order ${orderId}`);
+  return stdoutFailed(
+    Object.assign(new Error('the reader closed the pipe'), { code: 'EPIPE' }),
+    `the codes of order ${orderId}`,
+  );
 }
 
 async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{ count: number; gone: boolean }> {
@@ -272,7 +306,8 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
   };
   stdout.on('error', onError);
   // Any other failure (a full disk, a closed descriptor) is a local resource failing: exit 8, not a bug.
-  const gone = (error: Error): Error => ((error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : stdoutFailed(error, 'the codes'));
+  const gone = (error: Error): Error =>
+    (error as NodeJS.ErrnoException).code === 'EPIPE' ? new ReaderGone() : stdoutFailed(error, 'the codes');
   const sink: TextSink = {
     // Resolves when stdout has written the chunk (TextSink: the caller may then reuse its buffer); one
     // chunk in flight at a time is also the backpressure.
@@ -313,7 +348,11 @@ async function commit(temp: string, target: string, force: boolean): Promise<voi
     // A link planted since the pre-flight is refused; one planted after this check is replaced by the rename, never written through.
     const stat = await lstat(target).catch(() => undefined);
     if (stat?.isSymbolicLink()) throw symlinkRefused(target, target, force);
-    if (stat && !stat.isFile()) throw new UsageError(`${target} is not a regular file (${kindOf(stat)}); it was left untouched`, { code: 'out_not_a_file', hint: 'give the path of a file' });
+    if (stat && !stat.isFile())
+      throw new UsageError(`${target} is not a regular file (${kindOf(stat)}); it was left untouched`, {
+        code: 'out_not_a_file',
+        hint: 'give the path of a file',
+      });
     await rename(temp, target).catch((error: unknown) => {
       throw fileError(error, target);
     });
@@ -325,7 +364,8 @@ async function commit(temp: string, target: string, force: boolean): Promise<voi
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw appeared(target);
     // Filesystems without hard links: check, then rename (a narrow window instead of none).
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EMLINK') throw fileError(error, target);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EMLINK')
+      throw fileError(error, target);
     try {
       lstatSync(target);
       throw appeared(target);
@@ -382,4 +422,3 @@ export function removeStaleTemps(dir: string, prefix: string, keep?: (path: stri
     }
   }
 }
-

@@ -32,7 +32,8 @@ const NEEDS_CLEANING = /[&<>"\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF
 export function xmlText(value: string): string {
   if (!NEEDS_CLEANING.test(value)) return value;
   let text = value.replace(XML_FORBIDDEN, '');
-  if (XML_SPECIAL.test(text)) text = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  if (XML_SPECIAL.test(text))
+    text = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   return text;
 }
 
@@ -65,7 +66,10 @@ export function columnName(index: number): string {
 
 /** A sheet name: at most 31 characters, none of []:*?/\ (Excel's rules). */
 function sheetName(orderId: string): string {
-  const name = orderId.replace(/[[\]:*?/\\]/g, '_').replace(XML_FORBIDDEN, '').slice(0, 31);
+  const name = orderId
+    .replace(/[[\]:*?/\\]/g, '_')
+    .replace(XML_FORBIDDEN, '')
+    .slice(0, 31);
   return name === '' ? 'codes' : name;
 }
 
@@ -135,7 +139,8 @@ export class XlsxWriter implements FormatWriter {
 
   async page(records: readonly CodeRecord[]): Promise<void> {
     if (records.length === 0) return;
-    if (this.rows + records.length > XLSX_MAX_CODES) throw tooManyRows(`order ${this.options.orderId} has more codes than one sheet`);
+    if (this.rows + records.length > XLSX_MAX_CODES)
+      throw tooManyRows(`order ${this.options.orderId} has more codes than one sheet`);
     if (!this.headerWritten) {
       // The columns of the first page, in the CSV's order: order_id, code, then the rest as first seen.
       if (records.some((record) => 'code' in record)) this.addColumn('code');
@@ -143,7 +148,12 @@ export class XlsxWriter implements FormatWriter {
     }
     let text = '';
     if (!this.headerWritten) {
-      text += '<row r="1">' + this.columns.map((name) => `<c t="inlineStr" s="${STYLE_HEADER}"><is><t>${xmlText(name)}</t></is></c>`).join('') + '</row>';
+      text +=
+        '<row r="1">' +
+        this.columns
+          .map((name) => `<c t="inlineStr" s="${STYLE_HEADER}"><is><t>${xmlText(name)}</t></is></c>`)
+          .join('') +
+        '</row>';
       this.headerWritten = true;
     }
     for (const record of records) {
@@ -165,7 +175,12 @@ export class XlsxWriter implements FormatWriter {
       // An amount beside its currency: the major unit as text too, right after the currency.
       if (name.endsWith('currency')) {
         const display = this.display(record, name);
-        if (display !== undefined) cell(this.index.get(`${name.slice(0, -'currency'.length)}display`) ?? this.addColumn(`${name.slice(0, -'currency'.length)}display`), inlineString(display));
+        if (display !== undefined)
+          cell(
+            this.index.get(`${name.slice(0, -'currency'.length)}display`) ??
+              this.addColumn(`${name.slice(0, -'currency'.length)}display`),
+            inlineString(display),
+          );
       }
     });
   }
@@ -174,10 +189,16 @@ export class XlsxWriter implements FormatWriter {
   private money(record: CodeRecord, currencyName: string): { amount: number; currency: string } | undefined {
     let object: unknown = record;
     const path = currencyName.split('.').slice(0, -1);
-    for (const key of path) object = typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[key] : undefined;
+    for (const key of path)
+      object = typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[key] : undefined;
     if (typeof object !== 'object' || object === null) return undefined;
     const { amount, currency } = object as Record<string, unknown>;
-    return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string' && /^[A-Za-z]{3}$/.test(currency) ? { amount, currency } : undefined;
+    return typeof amount === 'number' &&
+      Number.isSafeInteger(amount) &&
+      typeof currency === 'string' &&
+      /^[A-Za-z]{3}$/.test(currency)
+      ? { amount, currency }
+      : undefined;
   }
 
   private display(record: CodeRecord, currencyName: string): string | undefined {
@@ -191,7 +212,8 @@ export class XlsxWriter implements FormatWriter {
 
   private leaf(record: CodeRecord, name: string): unknown {
     let object: unknown = record;
-    for (const key of name.split('.')) object = typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[key] : undefined;
+    for (const key of name.split('.'))
+      object = typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[key] : undefined;
     return object;
   }
 
@@ -214,7 +236,8 @@ export class XlsxWriter implements FormatWriter {
       if (!Number.isFinite(value)) return inlineString(String(value));
       if (name === 'amount' || name.endsWith('.amount')) {
         const money = this.money(this.current!, `${name.slice(0, -'amount'.length)}currency`);
-        if (money) return `<c s="${this.currencyStyle(money.currency)}"><v>${majorUnits(money.amount, money.currency)}</v></c>`;
+        if (money)
+          return `<c s="${this.currencyStyle(money.currency)}"><v>${majorUnits(money.amount, money.currency)}</v></c>`;
       }
       return `<c><v>${value}</v></c>`;
     }
@@ -243,7 +266,9 @@ export class XlsxWriter implements FormatWriter {
       this.headerWritten = true;
     }
     const last = `${columnName(this.columns.length - 1)}${this.rows + 1}`;
-    await this.put(`</sheetData><autoFilter ref="A1:${last}"/><pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>`);
+    await this.put(
+      `</sheetData><autoFilter ref="A1:${last}"/><pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>`,
+    );
     this.sheet.end();
     const entry = { mtime: ZIP_MTIME, mode: 0o100600, compress: true };
     const name = xmlText(sheetName(this.options.orderId)).replace(/'/g, '&apos;');
@@ -299,7 +324,11 @@ export class XlsxWriter implements FormatWriter {
   /** Fonts (plain, bold), the date format, and one currency format per currency seen, e.g. `#,##0.00 "USD"`. */
   private styles(): string {
     const formats = [`<numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss"/>`];
-    const xfs = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>', '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>', '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'];
+    const xfs = [
+      '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>',
+      '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>',
+      '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>',
+    ];
     for (const [currency] of this.currencyStyles) {
       const decimals = currencyDecimals(currency);
       const id = 164 + formats.length;

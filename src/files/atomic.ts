@@ -23,7 +23,7 @@ export function writeFileAtomicSync(path: string, data: string, what = 'file'): 
   try {
     fd = openSync(temp, 'wx', 0o600);
     const bytes = Buffer.from(data, 'utf8');
-    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, done);
+    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, done);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -43,7 +43,12 @@ export function writeFileAtomicSync(path: string, data: string, what = 'file'): 
  * concurrent writers (a plan's rows) overlap their fsyncs, which the file system commits together.
  * `syncDir: false` leaves the directory's fsync to the caller, who makes one for many files (syncDirectory).
  */
-export async function writeFileAtomic(path: string, data: string, what = 'file', o: { syncDir?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string,
+  what = 'file',
+  o: { syncDir?: boolean } = {},
+): Promise<void> {
   let staged: Staged | undefined;
   try {
     staged = await stageFile(path, data);
@@ -103,11 +108,20 @@ function tempBeside(path: string): string {
 export function errnoMeaning(code: string | undefined): { reason: string; hint: string } {
   switch (code) {
     case 'ENOSPC':
-      return { reason: 'no space left on the device', hint: 'free some space on that disk, then run the same command again' };
+      return {
+        reason: 'no space left on the device',
+        hint: 'free some space on that disk, then run the same command again',
+      };
     case 'EDQUOT':
-      return { reason: 'disk quota exceeded', hint: 'free some space within your quota, then run the same command again' };
+      return {
+        reason: 'disk quota exceeded',
+        hint: 'free some space within your quota, then run the same command again',
+      };
     case 'EROFS':
-      return { reason: 'the file system is read-only', hint: 'use a path on a writable disk, or remount it read-write' };
+      return {
+        reason: 'the file system is read-only',
+        hint: 'use a path on a writable disk, or remount it read-write',
+      };
     case 'EACCES':
     case 'EPERM':
       return { reason: 'permission denied', hint: 'use a path you can write to, or fix its permissions' };
@@ -118,10 +132,16 @@ export function errnoMeaning(code: string | undefined): { reason: string; hint: 
     case 'ENOENT':
       return { reason: 'the directory does not exist', hint: 'create it first, or choose another path' };
     case 'EIO':
-      return { reason: 'an input/output error from the disk', hint: 'check the disk (dmesg), then run the same command again' };
+      return {
+        reason: 'an input/output error from the disk',
+        hint: 'check the disk (dmesg), then run the same command again',
+      };
     case 'EMFILE':
     case 'ENFILE':
-      return { reason: 'too many open files', hint: 'raise the open-file limit (ulimit -n), then run the same command again' };
+      return {
+        reason: 'too many open files',
+        hint: 'raise the open-file limit (ulimit -n), then run the same command again',
+      };
     case 'EFBIG':
       return { reason: 'the file is too large for the file system', hint: 'use a path on another disk' };
     default:
@@ -130,11 +150,20 @@ export function errnoMeaning(code: string | undefined): { reason: string; hint: 
 }
 
 /** An operating-system failure to write `path` as a LocalError (exit 8): the path, the errno's meaning, a hint for that cause. */
-export function localError(error: unknown, path: string, what = 'file', code = 'local_error', doing: 'write' | 'read' = 'write'): LocalError {
+export function localError(
+  error: unknown,
+  path: string,
+  what = 'file',
+  code = 'local_error',
+  doing: 'write' | 'read' = 'write',
+): LocalError {
   if (error instanceof LocalError) return error;
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
   const { reason, hint } = errnoMeaning(errno);
-  return new LocalError(`cannot ${doing} the ${what} ${path}: ${reason}${errno && errno !== reason ? ` (${errno})` : ''}`, { code, hint, cause: error });
+  return new LocalError(
+    `cannot ${doing} the ${what} ${path}: ${reason}${errno && errno !== reason ? ` (${errno})` : ''}`,
+    { code, hint, cause: error },
+  );
 }
 
 /**
@@ -147,7 +176,9 @@ export function localError(error: unknown, path: string, what = 'file', code = '
 const CANNOT_SYNC_DIRECTORIES = new Set(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF']);
 
 function directoryError(error: unknown, dir: string): LocalError | undefined {
-  return CANNOT_SYNC_DIRECTORIES.has((error as NodeJS.ErrnoException).code ?? '') ? undefined : localError(error, dir, 'directory');
+  return CANNOT_SYNC_DIRECTORIES.has((error as NodeJS.ErrnoException).code ?? '')
+    ? undefined
+    : localError(error, dir, 'directory');
 }
 
 /** After a rename, the directory entry itself must reach the disk for the file to survive a crash. */

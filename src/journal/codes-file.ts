@@ -9,7 +9,15 @@ import type { FileIdentity, Intent } from './intent.js';
 /** The identity of a complete temporary file about to be renamed to `path`: the rename keeps the inode. */
 export function fileIdentity(file: string, orderId: string, path: string): FileIdentity {
   const stat = statSync(file);
-  return { orderId, path, dev: stat.dev, ino: stat.ino, size: stat.size, sha256: createHash('sha256').update(readFileSync(file)).digest('hex'), temp: file };
+  return {
+    orderId,
+    path,
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+    temp: file,
+  };
 }
 
 /** Whether the file at `path` is, now, the one `identity` describes (content included). */
@@ -45,7 +53,9 @@ export function deliveredFile(intent: Intent, path: string): FileIdentity | unde
  * versions that recorded the count only after the rename (no temporary file named) is marked by its count.
  */
 export function renamedFile(intent: Intent): FileIdentity | undefined {
-  return (intent.files ?? []).find((f) => f.orderId === intent.orderId && (f.renamed === true || (f.temp === undefined && f.count !== undefined)));
+  return (intent.files ?? []).find(
+    (f) => f.orderId === intent.orderId && (f.renamed === true || (f.temp === undefined && f.count !== undefined)),
+  );
 }
 
 /**
@@ -54,7 +64,9 @@ export function renamedFile(intent: Intent): FileIdentity | undefined {
  * codes written), `unaccounted` when neither the temporary file nor the target holds it and no mark says it
  * was renamed: the codes may be in a file that was moved away since, so they are not written again.
  */
-export function recordedFileState(intent: Intent): { state: 'pending' | 'unaccounted'; identity: FileIdentity } | undefined {
+export function recordedFileState(
+  intent: Intent,
+): { state: 'pending' | 'unaccounted'; identity: FileIdentity } | undefined {
   if (renamedFile(intent)) return undefined;
   for (const identity of intent.files ?? []) {
     if (identity.orderId !== intent.orderId) continue;

@@ -46,7 +46,11 @@ export function scopeOf(x: Scope): Scope {
 
 /** Whether a record is of this scope; a record from before key ids were kept matches on server and environment, as then. */
 export function inScope(r: OrderRecord, scope: Scope): boolean {
-  return r.baseUrl === scope.baseUrl && r.environment === scope.environment && (r.keyId === undefined || r.keyId === scope.keyId);
+  return (
+    r.baseUrl === scope.baseUrl &&
+    r.environment === scope.environment &&
+    (r.keyId === undefined || r.keyId === scope.keyId)
+  );
 }
 
 /** What the record keeps of an intent (its key id, never its body or owner); the journal adds how it ended. */
@@ -159,7 +163,8 @@ export class History {
    * older version's) keeps the name by the key alone, and is rewritten there (`order list --refresh`).
    */
   private fileOf(r: Pick<OrderRecord, 'key' | 'keyId' | 'baseUrl' | 'environment'> | { key: string }): string {
-    const scoped = 'keyId' in r && r.keyId !== undefined ? JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]) : r.key;
+    const scoped =
+      'keyId' in r && r.keyId !== undefined ? JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]) : r.key;
     return join(this.dir, `${sha256(scoped).slice(0, 40)}.json`);
   }
 }
@@ -182,7 +187,9 @@ function textOf(r: OrderRecord): string {
   const masked: OrderRecord = {
     ...kept,
     ...(kept.status !== undefined ? { status: redactKeys(kept.status) } : {}),
-    ...(kept.error !== undefined ? { error: { code: redactKeys(kept.error.code), message: redactKeys(kept.error.message) } } : {}),
+    ...(kept.error !== undefined
+      ? { error: { code: redactKeys(kept.error.code), message: redactKeys(kept.error.message) } }
+      : {}),
   };
   return `${JSON.stringify(masked, null, 2)}\n`;
 }
@@ -216,8 +223,10 @@ function parseRecord(value: unknown): OrderRecord | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
   const str = (x: unknown): x is string => typeof x === 'string';
-  if (!str(v.key) || !str(v.productId) || typeof v.quantity !== 'number' || !str(v.profile) || !str(v.baseUrl)) return undefined;
-  if (!str(v.createdAt) || !str(v.updatedAt) || (v.environment !== 'test' && v.environment !== 'live')) return undefined;
+  if (!str(v.key) || !str(v.productId) || typeof v.quantity !== 'number' || !str(v.profile) || !str(v.baseUrl))
+    return undefined;
+  if (!str(v.createdAt) || !str(v.updatedAt) || (v.environment !== 'test' && v.environment !== 'live'))
+    return undefined;
   if (!str(v.outcome) || !OUTCOMES.has(v.outcome)) return undefined;
   if (v.keyId !== undefined && !str(v.keyId)) return undefined;
   return clean(v as unknown as OrderRecord);

@@ -85,7 +85,12 @@ export function keyIdOf(apiKey: string): string {
 
 /** The same request in the contract's words: product, quantity, profile and environment. */
 export function sameRequest(intent: Intent, spec: OrderSpec): boolean {
-  return intent.productId === spec.productId && intent.quantity === spec.quantity && intent.profile === spec.profile && intent.environment === spec.environment;
+  return (
+    intent.productId === spec.productId &&
+    intent.quantity === spec.quantity &&
+    intent.profile === spec.profile &&
+    intent.environment === spec.environment
+  );
 }
 
 /** The same request to the same server with the same key: only such an intent can be resumed. */
@@ -107,7 +112,11 @@ export function staleness(intent: Intent, now: number = Date.now()): 'old' | 'fu
 }
 
 /** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
-export function newIntent(options: OrderSpec & { wait?: boolean | undefined; out?: OutSpec | undefined }, key: string, now: number): Intent {
+export function newIntent(
+  options: OrderSpec & { wait?: boolean | undefined; out?: OutSpec | undefined },
+  key: string,
+  now: number,
+): Intent {
   const body = orderBody(options.productId, options.quantity);
   const time = new Date(now).toISOString();
   return {

@@ -14,7 +14,21 @@ import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSp
 import { withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
-import { compactLog, foldIntent, foldIntents, intentFile, isSetAsideLog, logIsDead, logOf, otherLogs, readIntentFile, readLog, type Folded, type IntentLog, type OtherLogs } from './log.js';
+import {
+  compactLog,
+  foldIntent,
+  foldIntents,
+  intentFile,
+  isSetAsideLog,
+  logIsDead,
+  logOf,
+  otherLogs,
+  readIntentFile,
+  readLog,
+  type Folded,
+  type IntentLog,
+  type OtherLogs,
+} from './log.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
 import { intentSchema } from './schema.js';
 
@@ -76,7 +90,11 @@ export class Journal {
     for (let attempt = 1; ; attempt++) {
       const seen = this.readOnce();
       if (seen !== undefined) return seen;
-      if (attempt === READ_ATTEMPTS) throw new LocalError(`the order journal ${this.dir} kept changing while it was read`, { code: 'journal_busy', hint: 'run the command again' });
+      if (attempt === READ_ATTEMPTS)
+        throw new LocalError(`the order journal ${this.dir} kept changing while it was read`, {
+          code: 'journal_busy',
+          hint: 'run the command again',
+        });
     }
   }
 
@@ -101,7 +119,8 @@ export class Journal {
     const { logs, vanished, failed } = otherLogs(this.dir, this.log.file, names);
     if (vanished.length > 0) return undefined;
     for (const { file, error } of failed) unreadable.push({ file, reason: error.code ?? 'error' });
-    for (const log of logs) for (const line of log.bad) unreadable.push({ file: log.file, reason: `line ${line} is not a journal entry` });
+    for (const log of logs)
+      for (const line of log.bad) unreadable.push({ file: log.file, reason: `line ${line} is not a journal entry` });
     for (const name of names) {
       if (!isSetAsideLog(name)) continue;
       const file = join(this.dir, name);
@@ -111,7 +130,11 @@ export class Journal {
       } catch {
         // Removed by a person meanwhile.
       }
-      for (const line of bad) unreadable.push({ file, reason: `line ${line} is not a journal entry; the readable ones are intent files now` });
+      for (const line of bad)
+        unreadable.push({
+          file,
+          reason: `line ${line} is not a journal entry; the readable ones are intent files now`,
+        });
     }
     const folded = foldIntents(files, logs, this.log);
     this.elsewhere.clear();
@@ -199,31 +222,44 @@ export class Journal {
   private async found(options: BeginOptions, now: number, settled: Intent[]): Promise<Begun | undefined> {
     if (options.key !== undefined) {
       const existing = this.find(options.key);
-      if (existing && !this.held(existing) && otherMachine(existing.owner) !== undefined) throw onOtherMachine(existing);
-      if (existing && !this.held(existing) && !(await this.resumable(existing, options, now, settled))) throw keyDelivered(existing.key, existing.orderId, existing.out?.path);
+      if (existing && !this.held(existing) && otherMachine(existing.owner) !== undefined)
+        throw onOtherMachine(existing);
+      if (existing && !this.held(existing) && !(await this.resumable(existing, options, now, settled)))
+        throw keyDelivered(existing.key, existing.orderId, existing.out?.path);
       if (existing) return { intent: await this.takeOver(existing, options, now), resumed: true, settled };
       // A key names one order on one server: the one its record says it placed and delivered, which the server
       // may have forgotten by now (a second charge), and whose codes would otherwise go into a second file. The
       // same key with another body is the server's to refuse (422 idempotency_key_reused, exit 4).
       // Only this scope's record: the same key under test (or another reseller) is another order.
       const record = this.history.get(options.key, scopeOf(options));
-      if (record?.outcome === 'delivered' && record.orderId !== undefined && record.productId === options.productId && record.quantity === options.quantity) {
+      if (
+        record?.outcome === 'delivered' &&
+        record.orderId !== undefined &&
+        record.productId === options.productId &&
+        record.quantity === options.quantity
+      ) {
         throw keyDelivered(record.key, record.orderId, record.out);
       }
       return undefined;
     }
     const { intents: all } = this.read();
     // Another machine's intent for this order may be running there: taken over only by its key, never matched.
-    const foreign = all.find((intent) => sameOrder(intent, options) && !this.held(intent) && otherMachine(intent.owner) !== undefined);
+    const foreign = all.find(
+      (intent) => sameOrder(intent, options) && !this.held(intent) && otherMachine(intent.owner) !== undefined,
+    );
     if (foreign) throw onOtherMachine(foreign);
     const intents = all.filter((intent) => otherMachine(intent.owner) === undefined);
     const orphans: Intent[] = [];
-    for (const intent of intents) if (sameOrder(intent, options) && !this.held(intent) && (await this.resumable(intent, options, now, settled))) orphans.push(intent);
+    for (const intent of intents)
+      if (sameOrder(intent, options) && !this.held(intent) && (await this.resumable(intent, options, now, settled)))
+        orphans.push(intent);
     const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
     if (fresh) return { intent: await this.claimed(fresh, options, now), resumed: true, settled };
     // The contract matches on product, quantity, profile and environment. An orphan that matches those
     // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
-    const other = intents.find((intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !this.held(intent));
+    const other = intents.find(
+      (intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !this.held(intent),
+    );
     if (other) {
       throw new UsageError(
         `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
@@ -247,7 +283,13 @@ export class Journal {
   private async resumable(intent: Intent, options: BeginOptions, now: number, settled: Intent[]): Promise<boolean> {
     const ending = this.reached(intent);
     if (ending === undefined) return true;
-    if (options.out && intent.out && resolve(options.out.path) === resolve(intent.out.path) && deliveredFile(intent, intent.out.path)) return true;
+    if (
+      options.out &&
+      intent.out &&
+      resolve(options.out.path) === resolve(intent.out.path) &&
+      deliveredFile(intent, intent.out.path)
+    )
+      return true;
     await this.endLocked([intent], ending, { now });
     settled.push(intent);
     if (ending === 'delivered' && intent.out && intent.out.path !== '-') throw codesDelivered(intent);
@@ -265,8 +307,19 @@ export class Journal {
     if (intent.phase === 'delivered') return 'delivered';
     if (intent.orderId === undefined) return undefined;
     const record = this.history.get(intent.key, scopeOf(intent));
-    if (record && (record.outcome === 'delivered' || record.outcome === 'failed') && record.orderId === intent.orderId && record.createdAt === intent.createdAt) return record.outcome;
-    if (intent.out && intent.out.path !== '-' && (deliveredFile(intent, intent.out.path) !== undefined || renamedFile(intent) !== undefined)) return 'delivered';
+    if (
+      record &&
+      (record.outcome === 'delivered' || record.outcome === 'failed') &&
+      record.orderId === intent.orderId &&
+      record.createdAt === intent.createdAt
+    )
+      return record.outcome;
+    if (
+      intent.out &&
+      intent.out.path !== '-' &&
+      (deliveredFile(intent, intent.out.path) !== undefined || renamedFile(intent) !== undefined)
+    )
+      return 'delivered';
     return undefined;
   }
 
@@ -279,7 +332,10 @@ export class Journal {
   private sweep(): void {
     if (this.swept) return;
     this.swept = true;
-    for (const name of leftByDead(this.dir, (file) => Number(/^\..+\.(\d+)-[0-9a-f]+\.tmp$/.exec(file)?.[1]) || undefined)) {
+    for (const name of leftByDead(
+      this.dir,
+      (file) => Number(/^\..+\.(\d+)-[0-9a-f]+\.tmp$/.exec(file)?.[1]) || undefined,
+    )) {
       try {
         unlinkSync(join(this.dir, name));
       } catch {
@@ -313,7 +369,9 @@ export class Journal {
   settleWhere(endingOf: (intent: Intent) => Ending | undefined, now: number = Date.now()): Promise<Intent[]> {
     return this.withLock(async () => {
       // Never another machine's: it may be running there, between its delivery and its end.
-      const settled = this.read().intents.filter((intent) => !this.held(intent) && otherMachine(intent.owner) === undefined && endingOf(intent) !== undefined);
+      const settled = this.read().intents.filter(
+        (intent) => !this.held(intent) && otherMachine(intent.owner) === undefined && endingOf(intent) !== undefined,
+      );
       await this.endLocked(settled, (intent) => endingOf(intent)!, { now });
       return settled;
     });
@@ -364,7 +422,11 @@ export class Journal {
    * judge its owner dead (this process exits right after) and take over an order that was already delivered.
    * `recorded`: their records were written by recordDelivery, and are not written again.
    */
-  end(intents: readonly Intent[], ending: Ending | ((intent: Intent) => Ending), o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {}): Promise<OrderRecord[]> {
+  end(
+    intents: readonly Intent[],
+    ending: Ending | ((intent: Intent) => Ending),
+    o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {},
+  ): Promise<OrderRecord[]> {
     return this.withLock(() => this.endLocked(intents, ending, o));
   }
 
@@ -373,21 +435,27 @@ export class Journal {
    * journal; then every intent's end is a line of the log, all made durable by one fsync. A crash in between
    * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
    */
-  private async endLocked(intents: readonly Intent[], ending: Ending | ((intent: Intent) => Ending), o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {}): Promise<OrderRecord[]> {
+  private async endLocked(
+    intents: readonly Intent[],
+    ending: Ending | ((intent: Intent) => Ending),
+    o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {},
+  ): Promise<OrderRecord[]> {
     const now = o.now ?? Date.now();
     const endingOf = typeof ending === 'function' ? ending : () => ending;
-    const records = intents.map(
-      (intent): OrderRecord => ({
-        ...recordOf(intent, endingOf(intent)),
-        endedAt: new Date(now).toISOString(),
-        ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
-      }),
-    );
+    const records = intents.map((intent): OrderRecord => ({
+      ...recordOf(intent, endingOf(intent)),
+      endedAt: new Date(now).toISOString(),
+      ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+    }));
     if (!o.recorded) {
       try {
         // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
         // not erase the record of the order that key placed: a record with an order id is kept.
-        const kept = records.filter((record, i) => intents[i]!.orderId !== undefined || this.history.get(record.key, scopeOf(intents[i]!))?.orderId === undefined);
+        const kept = records.filter(
+          (record, i) =>
+            intents[i]!.orderId !== undefined ||
+            this.history.get(record.key, scopeOf(intents[i]!))?.orderId === undefined,
+        );
         await inTurns(kept, (record) => this.history.recordInBatch(record));
         if (kept.length > 0) await syncDirectory(this.history.dir);
       } catch {
@@ -461,11 +529,21 @@ export class Journal {
     this.assertNotHeld(existing);
     if (!sameOrder(existing, options)) {
       // The journal holds one intent per key: the same key in another scope waits until that one is finished or dropped.
-      const where = existing.baseUrl !== options.baseUrl || existing.environment !== options.environment || existing.keyId !== options.keyId ? `, ${existing.environment} on ${existing.baseUrl}${existing.keyId !== options.keyId ? ' with another API key' : ''}, still interrupted` : '';
-      throw new UsageError(`the idempotency key ${existing.key} already belongs to another order (${existing.quantity} × ${existing.productId}${where})`, {
-        code: 'idempotency_key_reused',
-        hint: where ? `finish it first (giftcodes order resume ${existing.key}) or drop it (giftcodes order abandon ${existing.key}), or use a new key` : 'use a new key, or repeat the original product, quantity, profile and environment',
-      });
+      const where =
+        existing.baseUrl !== options.baseUrl ||
+        existing.environment !== options.environment ||
+        existing.keyId !== options.keyId
+          ? `, ${existing.environment} on ${existing.baseUrl}${existing.keyId !== options.keyId ? ' with another API key' : ''}, still interrupted`
+          : '';
+      throw new UsageError(
+        `the idempotency key ${existing.key} already belongs to another order (${existing.quantity} × ${existing.productId}${where})`,
+        {
+          code: 'idempotency_key_reused',
+          hint: where
+            ? `finish it first (giftcodes order resume ${existing.key}) or drop it (giftcodes order abandon ${existing.key}), or use a new key`
+            : 'use a new key, or repeat the original product, quantity, profile and environment',
+        },
+      );
     }
     if (staleness(existing, now) !== undefined) throw staleError(existing, now);
     return this.claimed(existing, options, now);
@@ -473,10 +551,13 @@ export class Journal {
 
   private assertNotHeld(intent: Intent): void {
     if ((isAlive(intent.owner) && !isSameProcess(intent.owner, currentOwner())) || this.elsewhere.has(intent.key)) {
-      throw new UsageError(`another giftcodes process (pid ${intent.owner.pid}) is working on the order with key ${intent.key}`, {
-        code: 'intent_busy',
-        hint: 'wait for it to finish, then check: giftcodes order pending',
-      });
+      throw new UsageError(
+        `another giftcodes process (pid ${intent.owner.pid}) is working on the order with key ${intent.key}`,
+        {
+          code: 'intent_busy',
+          hint: 'wait for it to finish, then check: giftcodes order pending',
+        },
+      );
     }
   }
 
@@ -529,22 +610,31 @@ function codesDelivered(intent: Intent): UsageError {
 
 /** A key the user chose that already placed an order that reached them. */
 function keyDelivered(key: string, orderId: string | undefined, out: string | undefined): UsageError {
-  return new UsageError(`the idempotency key ${key} already placed order ${orderId ?? '(unknown)'}, which reached you${out && out !== '-' ? ` (codes in ${out})` : ''}; a key names one order, so nothing was sent`, {
-    code: 'idempotency_key_used',
-    hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or none: giftcodes makes one)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
-  });
+  return new UsageError(
+    `the idempotency key ${key} already placed order ${orderId ?? '(unknown)'}, which reached you${out && out !== '-' ? ` (codes in ${out})` : ''}; a key names one order, so nothing was sent`,
+    {
+      code: 'idempotency_key_used',
+      hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or none: giftcodes makes one)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
+    },
+  );
 }
 
 /** An interrupted intent of another machine sharing this config directory: its pid cannot be checked from here. */
 function onOtherMachine(intent: Intent): UsageError {
-  return new UsageError(`the interrupted order with key ${intent.key} (${intent.quantity} × ${intent.productId}) belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory, which may still be running it; nothing was sent`, {
-    code: 'intent_other_machine',
-    hint: `once you know that host is not running it: giftcodes order resume ${intent.key}`,
-  });
+  return new UsageError(
+    `the interrupted order with key ${intent.key} (${intent.quantity} × ${intent.productId}) belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory, which may still be running it; nothing was sent`,
+    {
+      code: 'intent_other_machine',
+      hint: `once you know that host is not running it: giftcodes order resume ${intent.key}`,
+    },
+  );
 }
 
 function notFound(key: string): UsageError {
-  return new UsageError(`no unresolved order with the key ${key}`, { code: 'intent_not_found', hint: 'list them with: giftcodes order pending' });
+  return new UsageError(`no unresolved order with the key ${key}`, {
+    code: 'intent_not_found',
+    hint: 'list them with: giftcodes order pending',
+  });
 }
 
 /** Old or future-dated: the server may have forgotten the key, or the clock moved; a person decides. */
@@ -553,10 +643,13 @@ export function staleError(intent: Intent, now: number = Date.now()): UsageError
     staleness(intent, now) === 'old'
       ? `was started ${intent.createdAt}, more than 24 hours ago: the server may have forgotten its key`
       : `is dated ${intent.createdAt}, in the future (more than 5 minutes ahead of this clock): it was written under another clock`;
-  return new UsageError(`the interrupted order for ${intent.quantity} × ${intent.productId} (key ${intent.key}) ${why}, so it is not resumed silently`, {
-    code: 'stale_intent',
-    hint: `check the server for it, then finish it with: giftcodes order resume ${intent.key} --force-stale   or drop it with: giftcodes order abandon ${intent.key}`,
-  });
+  return new UsageError(
+    `the interrupted order for ${intent.quantity} × ${intent.productId} (key ${intent.key}) ${why}, so it is not resumed silently`,
+    {
+      code: 'stale_intent',
+      hint: `check the server for it, then finish it with: giftcodes order resume ${intent.key} --force-stale   or drop it with: giftcodes order abandon ${intent.key}`,
+    },
+  );
 }
 
 /** A write or fsync of the journal's log failed: exit 8, the reason in words and its errno (the log is not trusted again). */
@@ -571,7 +664,10 @@ function journalWriteError(error: unknown, dir: string): CliError {
 function unreadableLogs(failed: OtherLogs['failed']): void {
   const first = failed[0];
   if (!first) return;
-  const reason = first.error.code === 'EACCES' || first.error.code === 'EPERM' ? 'permission denied' : (first.error.code ?? first.error.message);
+  const reason =
+    first.error.code === 'EACCES' || first.error.code === 'EPERM'
+      ? 'permission denied'
+      : (first.error.code ?? first.error.message);
   throw new LocalError(`cannot read the order journal's log ${first.file}: ${reason}`, {
     code: 'journal_unreadable',
     hint: 'it may hold an order placed earlier: fix its permissions (as the user who runs giftcodes), then run the command again',
@@ -582,6 +678,17 @@ function unreadableLogs(failed: OtherLogs['failed']): void {
 function localError(error: unknown, message: string): CliError {
   if (error instanceof CliError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? 'error';
-  const reason = code === 'ENOSPC' ? 'no space left on the device' : code === 'EROFS' ? 'read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code;
-  return new LocalError(`${message}: ${reason}`, { code: 'journal_unwritable', hint: 'free space or fix the permissions of the config directory, then run the command again', cause: error });
+  const reason =
+    code === 'ENOSPC'
+      ? 'no space left on the device'
+      : code === 'EROFS'
+        ? 'read-only file system'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code;
+  return new LocalError(`${message}: ${reason}`, {
+    code: 'journal_unwritable',
+    hint: 'free space or fix the permissions of the config directory, then run the command again',
+    cause: error,
+  });
 }

@@ -67,7 +67,9 @@ async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: nu
     if (tryAcquire(lock)) break;
     if (Date.now() > deadline) {
       givenUp.add(dir);
-      const how = again ? 'is still locked by a running giftcodes process (this run already waited for it)' : `stayed locked by a running giftcodes process for ${Math.round(waitMs / 1000)}s`;
+      const how = again
+        ? 'is still locked by a running giftcodes process (this run already waited for it)'
+        : `stayed locked by a running giftcodes process for ${Math.round(waitMs / 1000)}s`;
       throw new UsageError(`the order journal in ${dir} ${how}`, {
         code: 'journal_locked',
         hint: 'another giftcodes process is busy with it (perhaps stopped): see ps, then try again',

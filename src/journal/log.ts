@@ -4,7 +4,21 @@
 // every line written while an fsync runs waits for the next one, which serves them all. A plan's rows thus
 // share their fsyncs instead of queueing one each. Readers fold the logs over the intent files (foldIntents);
 // the log of a dead process is compacted into intent files by the next lock holder (compactLog).
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
@@ -208,7 +222,11 @@ export class IntentLog {
     let text = '';
     if (this.name === undefined) {
       const name = `${process.pid}-${randomHex()}.log`;
-      this.fd = openSync(join(this.dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
+      this.fd = openSync(
+        join(this.dir, name),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
+        0o600,
+      );
       this.name = name;
       this.bytes = this.durableBytes = 0;
       text = `${JSON.stringify({ log: 1, owner: currentOwner() })}\n`;
@@ -220,7 +238,7 @@ export class IntentLog {
     const bytes = Buffer.from(text, 'utf8');
     try {
       // O_APPEND: each write lands at the end; a short write goes on where it stopped.
-      for (let done = 0; done < bytes.length; ) {
+      for (let done = 0; done < bytes.length;) {
         const wrote = writeSync(this.fd, bytes, done, bytes.length - done);
         done += wrote;
         this.bytes += wrote;
@@ -263,7 +281,8 @@ export class IntentLog {
     if (seq > this.durable) this.durable = seq;
     if (upToBytes > this.durableBytes) this.durableBytes = upToBytes;
     let confirmed = 0;
-    while (confirmed < this.unconfirmed.length && this.unconfirmed[confirmed]!.seq <= this.durable) apply(this.durableLive, this.durableEnded, this.unconfirmed[confirmed++]!.entries);
+    while (confirmed < this.unconfirmed.length && this.unconfirmed[confirmed]!.seq <= this.durable)
+      apply(this.durableLive, this.durableEnded, this.unconfirmed[confirmed++]!.entries);
     if (confirmed > 0) this.unconfirmed = this.unconfirmed.slice(confirmed);
     const still: Waiter[] = [];
     for (const waiter of this.waiters) {
@@ -369,9 +388,23 @@ export function readLog(file: string): ReadLog {
   try {
     const { dev, ino, size } = fstatSync(fd);
     let read = readSoFar.get(file);
-    if (read && (read.dev !== dev || read.ino !== ino || size < read.offset || !bytesAt(fd, read.offset - read.tail.length, read.tail.length).equals(read.tail))) read = undefined;
+    if (
+      read &&
+      (read.dev !== dev ||
+        read.ino !== ino ||
+        size < read.offset ||
+        !bytesAt(fd, read.offset - read.tail.length, read.tail.length).equals(read.tail))
+    )
+      read = undefined;
     if (!read) {
-      read = { dev, ino, offset: 0, tail: Buffer.alloc(0), lines: 0, log: { file, live: new Map(), ended: new Set(), bad: [] } };
+      read = {
+        dev,
+        ino,
+        offset: 0,
+        tail: Buffer.alloc(0),
+        lines: 0,
+        log: { file, live: new Map(), ended: new Set(), bad: [] },
+      };
       readSoFar.set(file, read);
     }
     if (size > read.offset) {
@@ -489,7 +522,12 @@ export function foldIntents(files: readonly Intent[], logs: readonly ReadLog[], 
  * keeps only a line whose intent is its key's; this process writes them so). Folding every intent for each
  * key a plan's row looked up grew with the rows (a sixth of a 1,000-row plan's CPU at --concurrency 16, issue 23).
  */
-export function foldIntent(key: string, files: readonly Intent[], logs: readonly ReadLog[], own: OwnState): Folded | undefined {
+export function foldIntent(
+  key: string,
+  files: readonly Intent[],
+  logs: readonly ReadLog[],
+  own: OwnState,
+): Folded | undefined {
   const only = (intent: Intent | undefined): Intent[] => (intent ? [intent] : []);
   return fold(
     files.filter((intent) => intent.key === key),
@@ -503,7 +541,13 @@ export function foldIntent(key: string, files: readonly Intent[], logs: readonly
 type OwnState = { live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string> };
 
 /** The fold's rule. Copies are offered kind by kind (files, logs, this process's own), so a later kind is over an earlier one. */
-function fold(files: Iterable<Intent>, logs: readonly ReadLog[], liveOf: (log: ReadLog) => Iterable<Intent>, ownLive: Iterable<Intent>, own: OwnState): Map<string, Folded> {
+function fold(
+  files: Iterable<Intent>,
+  logs: readonly ReadLog[],
+  liveOf: (log: ReadLog) => Iterable<Intent>,
+  ownLive: Iterable<Intent>,
+  own: OwnState,
+): Map<string, Folded> {
   const result = new Map<string, Folded>();
   const ended = (mark: string): boolean => own.ended.has(mark) || logs.some((log) => log.ended.has(mark));
   const offer = (intent: Intent, source: Source): void => {
@@ -526,9 +570,14 @@ function fold(files: Iterable<Intent>, logs: readonly ReadLog[], liveOf: (log: R
  * lines it cannot read (`bad`) is renamed aside (SET_ASIDE) instead of removed: its readable intents are the
  * only copy of interrupted orders and must become files, but what the other lines held is not ours to drop.
  */
-export async function compactLog(dir: string, log: { file: string; live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string>; bad?: readonly number[] }, endedElsewhere: ReadonlySet<string> = new Set()): Promise<void> {
+export async function compactLog(
+  dir: string,
+  log: { file: string; live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string>; bad?: readonly number[] },
+  endedElsewhere: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const live = [...log.live.values()].filter((intent) => !endedElsewhere.has(endMark(intent.key, intent.createdAt)));
-  for (const intent of live) await writeFileAtomic(intentFile(dir, intent.key), intentText(intent), 'journal file', { syncDir: false });
+  for (const intent of live)
+    await writeFileAtomic(intentFile(dir, intent.key), intentText(intent), 'journal file', { syncDir: false });
   if (live.length > 0) await syncDirectory(dir);
   let removed = false;
   if (log.ended.size > 0 || live.length > 0) {

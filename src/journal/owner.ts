@@ -56,11 +56,21 @@ export function bootId(): string | undefined {
 export function currentOwner(): Owner {
   const boot = bootId();
   const start = processStart(process.pid);
-  return { pid: process.pid, ...(start !== undefined ? { start } : {}), ...(boot !== undefined ? { boot } : {}), machine: machineId() };
+  return {
+    pid: process.pid,
+    ...(start !== undefined ? { start } : {}),
+    ...(boot !== undefined ? { boot } : {}),
+    machine: machineId(),
+  };
 }
 
 export function isSameProcess(a: Owner, b: Owner): boolean {
-  return a.pid === b.pid && (a.machine === undefined || b.machine === undefined || a.machine === b.machine) && sameBoot(a, b) && (a.start === undefined || b.start === undefined || a.start === b.start);
+  return (
+    a.pid === b.pid &&
+    (a.machine === undefined || b.machine === undefined || a.machine === b.machine) &&
+    sameBoot(a, b) &&
+    (a.start === undefined || b.start === undefined || a.start === b.start)
+  );
 }
 
 function sameBoot(a: Owner, b: Owner): boolean {

@@ -4,12 +4,29 @@ import * as z from 'zod/mini';
 import { EXPORT_FORMATS } from '../export/format.js';
 import { INTENT_VERSION, type Intent } from './intent.js';
 
-const ownerSchema = z.object({ pid: z.int(), start: z.optional(z.string()), boot: z.optional(z.string()), host: z.optional(z.string()), machine: z.optional(z.string()) });
+const ownerSchema = z.object({
+  pid: z.int(),
+  start: z.optional(z.string()),
+  boot: z.optional(z.string()),
+  host: z.optional(z.string()),
+  machine: z.optional(z.string()),
+});
 
-const outSchema = z.object({ path: z.string(), format: z.optional(z.enum(EXPORT_FORMATS)), force: z.boolean(), csvRaw: z.boolean() });
+const outSchema = z.object({
+  path: z.string(),
+  format: z.optional(z.enum(EXPORT_FORMATS)),
+  force: z.boolean(),
+  csvRaw: z.boolean(),
+});
 
 const fileSchema = z.object({
-  orderId: z.string(), path: z.string(), dev: z.number(), ino: z.number(), size: z.number(), sha256: z.string(), count: z.optional(z.number()),
+  orderId: z.string(),
+  path: z.string(),
+  dev: z.number(),
+  ino: z.number(),
+  size: z.number(),
+  sha256: z.string(),
+  count: z.optional(z.number()),
   format: z.optional(z.enum(EXPORT_FORMATS)),
   temp: z.optional(z.string()),
   renamed: z.optional(z.boolean()),

@@ -4,14 +4,22 @@ import { display } from '../output/table.js';
 import { formatMoney } from '../money.js';
 
 /** Reads the catalog once for the price; a catalog that cannot be read leaves the price out (never blocks the order). */
-export async function liveOrderQuestion(api: ApiClient, productId: string, quantity: number, profile: string): Promise<string> {
+export async function liveOrderQuestion(
+  api: ApiClient,
+  productId: string,
+  quantity: number,
+  profile: string,
+): Promise<string> {
   let price = '';
   try {
     const product = (await api.listProducts()).find((p) => p.id === productId);
     const unit = product ? (product.price ?? product.face_value ?? product.amount) : undefined;
     if (unit !== undefined && unit !== null) {
       const money = unit as { amount?: unknown; currency?: unknown };
-      const total = typeof money.amount === 'number' && typeof money.currency === 'string' ? `, ${formatMoney(money.amount * quantity, money.currency)} in all` : '';
+      const total =
+        typeof money.amount === 'number' && typeof money.currency === 'string'
+          ? `, ${formatMoney(money.amount * quantity, money.currency)} in all`
+          : '';
       price = ` at ${display(unit)} each${total}`;
     }
   } catch {

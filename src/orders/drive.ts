@@ -33,16 +33,24 @@ export interface Driven extends Outcome {
 }
 
 /** Takes the intent (or a machine already armed) from whatever phase it is in to the point where its outcome is ready for the sink. */
-export async function driveIntent(deps: MachineDeps, from: Intent | OrderMachine, options: DriveOptions): Promise<Driven> {
+export async function driveIntent(
+  deps: MachineDeps,
+  from: Intent | OrderMachine,
+  options: DriveOptions,
+): Promise<Driven> {
   const machine = from instanceof OrderMachine ? from : new OrderMachine(deps, from);
   const start = machine.intent;
   try {
-    let order = start.orderId && start.phase !== 'prepared' && start.phase !== 'sending' ? await machine.refresh() : await machine.send(options.answered);
+    let order =
+      start.orderId && start.phase !== 'prepared' && start.phase !== 'sending'
+        ? await machine.refresh()
+        : await machine.send(options.answered);
     let written: Written | undefined;
     if (options.wait || options.out) {
       const earlier = options.out ? machine.deliveredTo(options.out.path) : undefined;
       // A completed order whose file is already delivered needs no wait: it is read once above.
-      if (!earlier || orderOutcome(order.status) !== 'completed') order = await machine.complete({ intervalS: options.intervalS, timeoutS: options.timeoutS });
+      if (!earlier || orderOutcome(order.status) !== 'completed')
+        order = await machine.complete({ intervalS: options.intervalS, timeoutS: options.timeoutS });
       if (options.out) written = await machine.writeCodes(options.out, options.outLock);
     }
     return { machine, intent: machine.intent, ending: 'delivered', order, written };
@@ -63,14 +71,23 @@ export async function printOutcome(io: Io, { order, written }: Pick<Driven, 'ord
     return;
   }
   // --out F --json: the order as the server sent it, and where its codes went (`written`: path, count, format).
-  await exportResult(io, written ? { ...order, written: { path: written.path, count: written.count, format: written.format } } : order, {
-    text: () => {
-      const file = written && `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${written.count} codes`} to ${written.path} (${written.format})`;
-      return file ? `${describeOrder(io, order)}\n${file}` : describeOrder(io, order);
+  await exportResult(
+    io,
+    written ? { ...order, written: { path: written.path, count: written.count, format: written.format } } : order,
+    {
+      text: () => {
+        const file =
+          written &&
+          `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${written.count} codes`} to ${written.path} (${written.format})`;
+        return file ? `${describeOrder(io, order)}\n${file}` : describeOrder(io, order);
+      },
+      notes: () =>
+        !written && orderOutcome(order.status) === 'in_progress'
+          ? [io.c.dim(`follow it with: giftcodes order watch ${order.id}`)]
+          : [],
+      pager: false,
     },
-    notes: () => (!written && orderOutcome(order.status) === 'in_progress' ? [io.c.dim(`follow it with: giftcodes order watch ${order.id}`)] : []),
-    pager: false,
-  });
+  );
 }
 
 /** One order's outcome to the user, then its intent's end (lifecycle.ts); a failed order is then its error (exit 6). */

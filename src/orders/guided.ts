@@ -14,18 +14,27 @@ type Money = { amount: number; currency: string };
 
 function priceOf(product: Product): Money | undefined {
   const price = (product.price ?? product.face_value ?? product.amount) as Partial<Money> | undefined;
-  return price && typeof price.amount === 'number' && typeof price.currency === 'string' ? { amount: price.amount, currency: price.currency } : undefined;
+  return price && typeof price.amount === 'number' && typeof price.currency === 'string'
+    ? { amount: price.amount, currency: price.currency }
+    : undefined;
 }
 
 /** What a typed search is matched against: id, brand, name, currency and price as a person writes them. */
 function searchText(product: Product): string {
   const price = priceOf(product);
-  const money = price ? `${majorUnits(price.amount, price.currency)} ${price.currency} ${formatMoney(price.amount, price.currency)}` : '';
+  const money = price
+    ? `${majorUnits(price.amount, price.currency)} ${price.currency} ${formatMoney(price.amount, price.currency)}`
+    : '';
   return `${product.id} ${display(product.brand)} ${display(product.name ?? product.title)} ${money}`.toLowerCase();
 }
 
 /** The product and quantity a person chose and confirmed; InterruptedError when they said no. */
-export async function guidedOrder(io: Io, api: ApiClient, connection: Connection, products: readonly Product[]): Promise<{ product: string; quantity: number }> {
+export async function guidedOrder(
+  io: Io,
+  api: ApiClient,
+  connection: Connection,
+  products: readonly Product[],
+): Promise<{ product: string; quantity: number }> {
   const live = connection.environment === 'live';
   const product = await io.prompt(({ search }, context) =>
     search<string>(
@@ -39,7 +48,10 @@ export async function guidedOrder(io: Io, api: ApiClient, connection: Connection
             .slice(0, 200)
             .map((p) => {
               const price = priceOf(p);
-              return { value: p.id, name: `${p.id}  ${display(p.brand)}${price ? `  ${formatMoney(price.amount, price.currency)}` : ''}` };
+              return {
+                value: p.id,
+                name: `${p.id}  ${display(p.brand)}${price ? `  ${formatMoney(price.amount, price.currency)}` : ''}`,
+              };
             });
         },
       },
@@ -51,7 +63,10 @@ export async function guidedOrder(io: Io, api: ApiClient, connection: Connection
       input(
         {
           message: `Quantity of ${product}`,
-          validate: (value) => (/^\d+$/.test(value.trim()) && Number(value) >= 1 && Number(value) <= MAX_QUANTITY ? true : `a whole number from 1 to ${MAX_QUANTITY.toLocaleString('en-US')}`),
+          validate: (value) =>
+            /^\d+$/.test(value.trim()) && Number(value) >= 1 && Number(value) <= MAX_QUANTITY
+              ? true
+              : `a whole number from 1 to ${MAX_QUANTITY.toLocaleString('en-US')}`,
         },
         context,
       ),
@@ -59,7 +74,9 @@ export async function guidedOrder(io: Io, api: ApiClient, connection: Connection
   );
   const chosen = products.find((p) => p.id === product);
   const price = chosen ? priceOf(chosen) : undefined;
-  const cost = price ? ` at ${formatMoney(price.amount, price.currency)} each, ${formatMoney(price.amount * quantity, price.currency)} in all` : '';
+  const cost = price
+    ? ` at ${formatMoney(price.amount, price.currency)} each, ${formatMoney(price.amount * quantity, price.currency)} in all`
+    : '';
   const yes = await io.prompt(({ confirm }, context) =>
     confirm(
       {

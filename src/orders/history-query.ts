@@ -57,7 +57,10 @@ export function parseSince(value: string, now: number = Date.now()): number {
     const ms = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);
     if (Number.isFinite(ms)) return ms;
   }
-  throw new UsageError(`--since expects a date (2026-11-01), a time (2026-11-01T08:00:00Z) or a duration (12h, 7d), not "${value}"`, { hint: 'for example: --since 7d' });
+  throw new UsageError(
+    `--since expects a date (2026-11-01), a time (2026-11-01T08:00:00Z) or a duration (12h, 7d), not "${value}"`,
+    { hint: 'for example: --since 7d' },
+  );
 }
 
 /** Whether the server may still change this record's status (worth a --refresh). */
@@ -65,12 +68,46 @@ export function unfinished(r: OrderRecord): boolean {
   return r.orderId !== undefined && (r.status === undefined || orderOutcome(r.status) === 'in_progress');
 }
 
-export const CSV_COLUMNS = ['key', 'order_id', 'product_id', 'quantity', 'status', 'outcome', 'environment', 'profile', 'base_url', 'created_at', 'updated_at', 'ended_at', 'out', 'error_code', 'error_message'] as const;
+export const CSV_COLUMNS = [
+  'key',
+  'order_id',
+  'product_id',
+  'quantity',
+  'status',
+  'outcome',
+  'environment',
+  'profile',
+  'base_url',
+  'created_at',
+  'updated_at',
+  'ended_at',
+  'out',
+  'error_code',
+  'error_message',
+] as const;
 
 /** RFC 4180, a header row; cells a spreadsheet would run as a formula are escaped (csvCell). */
 export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknown) => string): string {
   const rows = records.map((r) =>
-    [r.key, r.orderId, r.productId, r.quantity, r.status, r.outcome, r.environment, r.profile, r.baseUrl, r.createdAt, r.updatedAt, r.endedAt, r.out, r.error?.code, r.error?.message].map(cell).join(','),
+    [
+      r.key,
+      r.orderId,
+      r.productId,
+      r.quantity,
+      r.status,
+      r.outcome,
+      r.environment,
+      r.profile,
+      r.baseUrl,
+      r.createdAt,
+      r.updatedAt,
+      r.endedAt,
+      r.out,
+      r.error?.code,
+      r.error?.message,
+    ]
+      .map(cell)
+      .join(','),
   );
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n');
 }
@@ -81,15 +118,26 @@ export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknow
  */
 export function resolveRef(records: readonly OrderRecord[], ref: string): OrderRecord | undefined {
   const exact = records.filter((r) => r.orderId === ref || r.key === ref);
-  const pick = exact.length > 0 ? exact : records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
+  const pick =
+    exact.length > 0 ? exact : records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
   // One order may appear as both a key and an id match: the same record. One key in two scopes (test and
   // live, two servers) is two orders.
-  const unique = [...new Map(pick.map((r) => [JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]), r])).values()];
+  const unique = [
+    ...new Map(pick.map((r) => [JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]), r])).values(),
+  ];
   if (unique.length <= 1) return unique[0];
   // One error line (src/cli.ts escapes line breaks): the candidates separated by "; ".
-  const shown = unique.slice(0, 10).map((r) => `${r.orderId ?? '(no order id)'} (key ${r.key}, ${r.quantity} × ${r.productId}, ${r.environment}, ${r.createdAt})`);
-  throw new UsageError(`"${ref}" matches ${unique.length} orders: ${shown.join('; ')}${unique.length > 10 ? `; and ${unique.length - 10} more` : ''}`, {
-    code: 'ambiguous_ref',
-    hint: 'give more characters of the order id or key',
-  });
+  const shown = unique
+    .slice(0, 10)
+    .map(
+      (r) =>
+        `${r.orderId ?? '(no order id)'} (key ${r.key}, ${r.quantity} × ${r.productId}, ${r.environment}, ${r.createdAt})`,
+    );
+  throw new UsageError(
+    `"${ref}" matches ${unique.length} orders: ${shown.join('; ')}${unique.length > 10 ? `; and ${unique.length - 10} more` : ''}`,
+    {
+      code: 'ambiguous_ref',
+      hint: 'give more characters of the order id or key',
+    },
+  );
 }

@@ -76,7 +76,8 @@ export interface Outcome {
  * fetched by a verb that charges nothing (order watch, codes get), which is the delivery of any interrupted
  * intent of that order on that server.
  */
-export type Delivery = readonly Outcome[] | { orderId: string; baseUrl: string; codes: boolean; ending?: Outcome['ending'] };
+export type Delivery =
+  readonly Outcome[] | { orderId: string; baseUrl: string; codes: boolean; ending?: Outcome['ending'] };
 
 /**
  * The one way an outcome reaches the user: `print` writes it, stdout is flushed (a full disk, a closed pipe
@@ -84,7 +85,13 @@ export type Delivery = readonly Outcome[] | { orderId: string; baseUrl: string; 
  * made durable: the fact that it reached the user, which every later run reads (Journal.reached). Many
  * outcomes (a plan's rows, resume --all --json) share one print, one flush and the records' fsyncs.
  */
-export async function deliver(io: Io, journal: Journal, print: () => void | Promise<void>, delivery: Delivery, now: number = Date.now()): Promise<void> {
+export async function deliver(
+  io: Io,
+  journal: Journal,
+  print: () => void | Promise<void>,
+  delivery: Delivery,
+  now: number = Date.now(),
+): Promise<void> {
   await print();
   await io.flushOut({ delivery: true });
   if ('orderId' in delivery) {
@@ -106,7 +113,13 @@ export async function settle(journal: Journal, delivery: Delivery, now: number =
   if ('orderId' in delivery) {
     // Order ids are one server's names: the same id on another server (test and live, two services) is another order.
     const { orderId, baseUrl, codes, ending = 'delivered' } = delivery;
-    await journal.settleWhere((intent) => (intent.orderId === orderId && intent.baseUrl === baseUrl && (!intent.out || codes || ending === 'failed') ? LIFECYCLE[ending].ends : undefined), now);
+    await journal.settleWhere(
+      (intent) =>
+        intent.orderId === orderId && intent.baseUrl === baseUrl && (!intent.out || codes || ending === 'failed')
+          ? LIFECYCLE[ending].ends
+          : undefined,
+      now,
+    );
   } else {
     if (delivery.length === 0) return;
     const endings = new Map(delivery.map((o) => [o.intent.key, LIFECYCLE[o.ending].ends!]));
@@ -126,10 +139,22 @@ export async function settleReached(io: Io, journal: Journal): Promise<void> {
 
 export function sayReached(io: Io, settled: readonly Intent[]): void {
   const where = (path: string): string => (path === '-' ? 'written to standard output' : `in ${path}`);
-  for (const intent of settled) io.say(`the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${where(intent.out.path)})` : ''}; it is complete`);
+  for (const intent of settled)
+    io.say(
+      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${where(intent.out.path)})` : ''}; it is complete`,
+    );
 }
 
 /** The record an intent leaves when it ends this way. */
-export function endedRecord(intent: Intent, ending: Ending, now: number, error?: { code: string; message: string }): OrderRecord {
-  return { ...recordOf(intent, ending), endedAt: new Date(now).toISOString(), ...(error ? { error: { code: error.code, message: error.message } } : {}) };
+export function endedRecord(
+  intent: Intent,
+  ending: Ending,
+  now: number,
+  error?: { code: string; message: string },
+): OrderRecord {
+  return {
+    ...recordOf(intent, ending),
+    endedAt: new Date(now).toISOString(),
+    ...(error ? { error: { code: error.code, message: error.message } } : {}),
+  };
 }

@@ -58,7 +58,12 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
  * this one, sent with a body the server now reads as another. Never a refusal: nothing proves nothing was charged.
  */
 export function orderUnderKey(error: unknown, firstAttempt: boolean): boolean {
-  return error instanceof CliError && error.status === 422 && canonicalCode(error.code) === 'idempotency_key_reused' && (!firstAttempt || error.earlierMaybeSent);
+  return (
+    error instanceof CliError &&
+    error.status === 422 &&
+    canonicalCode(error.code) === 'idempotency_key_reused' &&
+    (!firstAttempt || error.earlierMaybeSent)
+  );
 }
 
 /** The intent stays pending: the order under its key may be its own; the user checks the server before anything else. */
@@ -97,7 +102,10 @@ export class OrderMachine {
   private async move(to: Step, changes: Partial<Intent> = {}): Promise<void> {
     const from = stepOf(this.intent);
     checkMove(from, to);
-    this.intent = await this.deps.journal.saveAsync({ ...this.intent, ...changes, phase: to as Intent['phase'] }, this.now());
+    this.intent = await this.deps.journal.saveAsync(
+      { ...this.intent, ...changes, phase: to as Intent['phase'] },
+      this.now(),
+    );
     const step = LIFECYCLE[to].failpoint;
     if (step && to !== from) await failpoint(step);
   }
@@ -164,7 +172,14 @@ export class OrderMachine {
   async complete(o: { intervalS: number; timeoutS?: number | undefined }): Promise<Order> {
     let order: Order;
     try {
-      order = await waitForOrder({ api: this.deps.api, orderId: this.intent.orderId!, io: this.deps.io, signal: this.deps.signal, intervalS: o.intervalS, timeoutS: o.timeoutS });
+      order = await waitForOrder({
+        api: this.deps.api,
+        orderId: this.intent.orderId!,
+        io: this.deps.io,
+        signal: this.deps.signal,
+        intervalS: o.intervalS,
+        timeoutS: o.timeoutS,
+      });
     } catch (error) {
       if (!(error instanceof OrderEndedError)) throw keptForResume(error, this.intent);
       order = error.order;
@@ -182,7 +197,13 @@ export class OrderMachine {
    */
   async writeCodes(out: OutSpec, lock?: OutLock): Promise<Written> {
     const earlier = this.deliveredTo(out.path);
-    if (earlier) return { path: out.path, count: earlier.count ?? this.intent.quantity, format: earlier.format ?? out.format ?? 'json', earlier: true };
+    if (earlier)
+      return {
+        path: out.path,
+        count: earlier.count ?? this.intent.quantity,
+        format: earlier.format ?? out.format ?? 'json',
+        earlier: true,
+      };
     const orderId = this.intent.orderId!;
     if (out.path !== '-') {
       const recorded = recordedFileState(this.intent);
@@ -190,7 +211,10 @@ export class OrderMachine {
       // An earlier run's file that never reached its rename: taken back before this export sweeps its temporary file.
       if (recorded) await this.note({ files: [] });
     }
-    const [{ exportCodes }, { formatFor }] = await Promise.all([import('../export/write.js'), import('../export/format.js')]);
+    const [{ exportCodes }, { formatFor }] = await Promise.all([
+      import('../export/write.js'),
+      import('../export/format.js'),
+    ]);
     const format = formatFor(out.path, out.format);
     let identity: FileIdentity | undefined;
     let inFile: CliError | undefined;
@@ -227,8 +251,13 @@ export class OrderMachine {
       if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
         // The reader of stdout went away before every code was written: not delivered.
         // What is known: how many codes were handed to the pipe, not how many its reader read before it closed.
-        const what = written.readerGone === true ? `: the reader closed the pipe; ${written.count} of ${this.intent.quantity} codes were handed to it, how many it read is not known` : ` (${written.count} of ${this.intent.quantity} written)`;
-        throw new LocalError(`could not write the codes of order ${orderId} to standard output${what}`, { code: 'output_failed' });
+        const what =
+          written.readerGone === true
+            ? `: the reader closed the pipe; ${written.count} of ${this.intent.quantity} codes were handed to it, how many it read is not known`
+            : ` (${written.count} of ${this.intent.quantity} written)`;
+        throw new LocalError(`could not write the codes of order ${orderId} to standard output${what}`, {
+          code: 'output_failed',
+        });
       }
       await failpoint('codes.renamed');
       return written;
@@ -299,9 +328,16 @@ function codesFileUnaccounted(intent: Intent, identity: FileIdentity): UsageErro
 
 /** The codes file took its place but the journal could not record it: the error says the codes are there. */
 function codesAlreadyInFile(error: unknown, intent: Intent, path: string): CliError {
-  const cause = error instanceof CliError ? error : new LocalError(error instanceof Error ? error.message : String(error), { code: 'journal_failed' });
-  return new CliError(cause.exitCode, `${cause.message}; the codes of order ${intent.orderId!} are already in ${path} (written once, do not write them again)`, {
-    code: cause.code,
-    hint: `keep ${path}; once the journal can be written: giftcodes order resume ${intent.key}  (it finds the file and writes nothing)`,
-  });
+  const cause =
+    error instanceof CliError
+      ? error
+      : new LocalError(error instanceof Error ? error.message : String(error), { code: 'journal_failed' });
+  return new CliError(
+    cause.exitCode,
+    `${cause.message}; the codes of order ${intent.orderId!} are already in ${path} (written once, do not write them again)`,
+    {
+      code: cause.code,
+      hint: `keep ${path}; once the journal can be written: giftcodes order resume ${intent.key}  (it finds the file and writes nothing)`,
+    },
+  );
 }

@@ -64,7 +64,9 @@ export interface RowOptions {
  * on purpose, e.g. once a night). 12 hex digits, the first half of every row key of the plan.
  */
 export function planFamily(scope: Scope, planPath: string, batch: string | undefined): string {
-  return sha256(JSON.stringify(['giftcodes-plan', scope.baseUrl, scope.environment, scope.keyId, basename(planPath), batch ?? ''])).slice(0, 12);
+  return sha256(
+    JSON.stringify(['giftcodes-plan', scope.baseUrl, scope.environment, scope.keyId, basename(planPath), batch ?? '']),
+  ).slice(0, 12);
 }
 
 /**
@@ -72,7 +74,10 @@ export function planFamily(scope: Scope, planPath: string, batch: string | undef
  * quantity, out cell as written, and which occurrence of an identical row it is). Editing one row, or adding
  * one, leaves every other row's key alone: a fixed typo never orders the delivered rows again.
  */
-export function rowKey(family: string, row: { productId: string; quantity: number; outCell: string; occurrence: number }): string {
+export function rowKey(
+  family: string,
+  row: { productId: string; quantity: number; outCell: string; occurrence: number },
+): string {
   return `plan-${family}${sha256(JSON.stringify([family, row.productId, row.quantity, row.outCell, row.occurrence])).slice(0, 12)}`;
 }
 
@@ -94,19 +99,37 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string): Pla
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const cells = trimmed.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'));
-    if (rows.length === 0 && problems.length === 0 && cells[0]?.toLowerCase() === 'product' && cells[1]?.toLowerCase() === 'quantity') return; // the header
+    if (
+      rows.length === 0 &&
+      problems.length === 0 &&
+      cells[0]?.toLowerCase() === 'product' &&
+      cells[1]?.toLowerCase() === 'quantity'
+    )
+      return; // the header
     const [productId, quantity, out, ...extra] = cells;
-    if (extra.length > 0 || cells.length < 2) return void problems.push(`line ${line}: expected product,quantity[,out], got ${cells.length} fields`);
-    if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId)) return void problems.push(`line ${line}: "${productId ?? ''}" is not a product id`);
+    if (extra.length > 0 || cells.length < 2)
+      return void problems.push(`line ${line}: expected product,quantity[,out], got ${cells.length} fields`);
+    if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId))
+      return void problems.push(`line ${line}: "${productId ?? ''}" is not a product id`);
     const n = /^\d+$/.test(quantity ?? '') ? Number(quantity) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY) return void problems.push(`line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
+    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
+      return void problems.push(
+        `line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`,
+      );
     const outCell = out ?? '';
     const outPath = outCell === '' ? undefined : resolve(dirname(planPath), outCell);
     const what = JSON.stringify([productId, n, outCell]);
     const occurrence = (occurrences.get(what) ?? 0) + 1;
     occurrences.set(what, occurrence);
     const key = family === undefined ? '' : rowKey(family, { productId, quantity: n, outCell, occurrence });
-    rows.push({ row: line, productId, quantity: n, key, legacyKey: legacyRowKey(planSha, line), ...(outPath ? { out: outPath } : {}) });
+    rows.push({
+      row: line,
+      productId,
+      quantity: n,
+      key,
+      legacyKey: legacyRowKey(planSha, line),
+      ...(outPath ? { out: outPath } : {}),
+    });
   });
   const outs = new Map<string, number>();
   for (const row of rows) {
@@ -114,16 +137,24 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string): Pla
     // Two spellings of one file (a directory reached through a symbolic link) are one file: one writer.
     const same = realFile(row.out);
     const earlier = outs.get(same);
-    if (earlier !== undefined) problems.push(`line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`);
+    if (earlier !== undefined)
+      problems.push(`line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`);
     else outs.set(same, row.row);
   }
   if (problems.length > 0) {
-    throw new UsageError(`the plan ${planPath} has ${problems.length} bad row${problems.length === 1 ? '' : 's'}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`, {
-      code: 'bad_plan',
-      hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
-    });
+    throw new UsageError(
+      `the plan ${planPath} has ${problems.length} bad row${problems.length === 1 ? '' : 's'}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`,
+      {
+        code: 'bad_plan',
+        hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
+      },
+    );
   }
-  if (rows.length === 0) throw new UsageError(`the plan ${planPath} has no rows`, { code: 'bad_plan', hint: 'each row is product,quantity[,out]' });
+  if (rows.length === 0)
+    throw new UsageError(`the plan ${planPath} has no rows`, {
+      code: 'bad_plan',
+      hint: 'each row is product,quantity[,out]',
+    });
   return rows;
 }
 
@@ -142,7 +173,11 @@ export function readPlan(path: string, family?: string): PlanRow[] {
     bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR') throw new UsageError(`cannot read the plan ${path}: ${code === 'ENOENT' ? 'no such file' : 'it is a directory'}`, { code: 'bad_plan', hint: 'check the --plan path' });
+    if (code === 'ENOENT' || code === 'EISDIR')
+      throw new UsageError(
+        `cannot read the plan ${path}: ${code === 'ENOENT' ? 'no such file' : 'it is a directory'}`,
+        { code: 'bad_plan', hint: 'check the --plan path' },
+      );
     throw new LocalError(`cannot read the plan ${path} (${code ?? 'error'})`, { code: 'plan_unreadable' });
   }
   return parsePlan(bytes, path, family);
@@ -168,7 +203,12 @@ export function deliveredHere(record: OrderRecord | undefined, scope: Scope): Or
 
 /** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */
 export function deliveredRows(journal: Journal, scope: Scope): Map<string, OrderRecord> {
-  return new Map(journal.history.list().filter((r) => deliveredHere(r, scope)).map((r) => [r.key, r]));
+  return new Map(
+    journal.history
+      .list()
+      .filter((r) => deliveredHere(r, scope))
+      .map((r) => [r.key, r]),
+  );
 }
 
 /** Whether an intent was made in this scope (server, environment, API key). */
@@ -180,11 +220,23 @@ export function sameScope(intent: Scope, scope: Scope): boolean {
  * The rows with the keys they go by: a row that an older version ordered (its record in this scope, or its
  * interrupted intent) and this one has not goes on under that version's key, never ordered a second time.
  */
-export function keyRows(rows: readonly PlanRow[], delivered: ReadonlyMap<string, OrderRecord>, journal: Journal, scope: Scope): PlanRow[] {
+export function keyRows(
+  rows: readonly PlanRow[],
+  delivered: ReadonlyMap<string, OrderRecord>,
+  journal: Journal,
+  scope: Scope,
+): PlanRow[] {
   let pending: Set<string> | undefined;
-  const interrupted = (key: string): boolean => (pending ??= new Set(journal.read().intents.filter((i) => sameScope(i, scope)).map((i) => i.key))).has(key);
+  const interrupted = (key: string): boolean =>
+    (pending ??= new Set(
+      journal
+        .read()
+        .intents.filter((i) => sameScope(i, scope))
+        .map((i) => i.key),
+    )).has(key);
   return rows.map((row) => {
-    if (delivered.has(row.key) || !(delivered.has(row.legacyKey) || interrupted(row.legacyKey)) || interrupted(row.key)) return row;
+    if (delivered.has(row.key) || !(delivered.has(row.legacyKey) || interrupted(row.legacyKey)) || interrupted(row.key))
+      return row;
     return { ...row, key: row.legacyKey };
   });
 }
@@ -193,10 +245,21 @@ export function keyRows(rows: readonly PlanRow[], delivered: ReadonlyMap<string,
  * The records of this plan's family (its scope, file name and batch) delivered in the last 24 hours whose rows
  * the plan no longer has: the plan was edited since, and what it would order now is asked, not assumed.
  */
-export function changedSince(rows: readonly PlanRow[], delivered: ReadonlyMap<string, OrderRecord>, family: string, now: number = Date.now()): OrderRecord[] {
+export function changedSince(
+  rows: readonly PlanRow[],
+  delivered: ReadonlyMap<string, OrderRecord>,
+  family: string,
+  now: number = Date.now(),
+): OrderRecord[] {
   const keys = new Set(rows.map((r) => r.key));
   const prefix = `plan-${family}`;
-  return [...delivered.values()].filter((r) => r.key.length === prefix.length + 12 && r.key.startsWith(prefix) && !keys.has(r.key) && now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS);
+  return [...delivered.values()].filter(
+    (r) =>
+      r.key.length === prefix.length + 12 &&
+      r.key.startsWith(prefix) &&
+      !keys.has(r.key) &&
+      now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS,
+  );
 }
 
 /** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */
@@ -237,7 +300,13 @@ export async function runRows(
   type Ready = { index: number; base: PlanResult } & ({ earlier: string } | { machine: Machine } | { error: unknown });
   const prepare = async (index: number): Promise<Ready> => {
     const row = rows[index]!;
-    const base: PlanResult = { row: row.row, productId: row.productId, quantity: row.quantity, key: row.key, ...(row.out ? { out: row.out } : {}) };
+    const base: PlanResult = {
+      row: row.row,
+      productId: row.productId,
+      quantity: row.quantity,
+      key: row.key,
+      ...(row.out ? { out: row.out } : {}),
+    };
     try {
       // Read again now, not only at the start: an overlapping run of the same plan may have delivered
       // this row meanwhile, and placing it again (the same key: the same order) would find its out file
@@ -246,13 +315,20 @@ export async function runRows(
       // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
       // before it settled, ends now.
       if (earlier?.orderId !== undefined) {
-        if (journal.find(row.key)) await journal.settleWhere((intent) => (intent.key === row.key ? journal.reached(intent) : undefined));
+        if (journal.find(row.key))
+          await journal.settleWhere((intent) => (intent.key === row.key ? journal.reached(intent) : undefined));
         // Said as it happened: the order of an earlier run, its codes where that run wrote them (a copy of the
         // plan in another folder names other files, which this run never writes).
         const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
-        io.notice(`row ${row.row}: delivered by an earlier run (order ${earlier.orderId}${codes}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`);
+        io.notice(
+          `row ${row.row}: delivered by an earlier run (order ${earlier.orderId}${codes}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`,
+        );
         const { out: _unwritten, ...rest } = base;
-        return { index, base: { ...rest, ...(earlier.out !== undefined ? { out: earlier.out } : {}) }, earlier: earlier.orderId };
+        return {
+          index,
+          base: { ...rest, ...(earlier.out !== undefined ? { out: earlier.out } : {}) },
+          earlier: earlier.orderId,
+        };
       }
       const out: OutSpec | undefined = row.out ? { path: row.out, force: o.force === true, csvRaw: false } : undefined;
       if (row.out && files) {
@@ -286,13 +362,20 @@ export async function runRows(
         intervalS: o.interval ?? 2,
         timeoutS: o.timeout,
         // The row's out file, locked before its charge (checkOutFiles): the lock the export then holds.
-        ...(outLocks.get(base.key)?.target === ready.machine.intent.out?.path ? { outLock: outLocks.get(base.key) } : {}),
+        ...(outLocks.get(base.key)?.target === ready.machine.intent.out?.path
+          ? { outLock: outLocks.get(base.key) }
+          : {}),
         // A row that waits for nothing is done with the network once its POST is answered: writing its
         // `accepted` state (durable before the summary, which awaits every row) need not hold up the next row.
         ...(waits || ready.machine.intent.out !== undefined ? {} : { answered }),
       });
       outcomes.push(outcome);
-      return { ...base, order: outcome.order, ...(outcome.written ? { count: outcome.written.count } : {}), ...(outcome.failure ? { error: errorOf(outcome.failure) } : {}) };
+      return {
+        ...base,
+        order: outcome.order,
+        ...(outcome.written ? { count: outcome.written.count } : {}),
+        ...(outcome.failure ? { error: errorOf(outcome.failure) } : {}),
+      };
     } catch (error) {
       return { ...base, error: errorOf(error) };
     }
@@ -334,10 +417,14 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
   const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
-  return new CliError(worst, `${failed.length} of ${results.length} plan rows failed (first: line ${failed[0]!.row}: ${failed[0]!.error!.message})`, {
-    code: 'plan_rows_failed',
-    hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
-  });
+  return new CliError(
+    worst,
+    `${failed.length} of ${results.length} plan rows failed (first: line ${failed[0]!.row}: ${failed[0]!.error!.message})`,
+    {
+      code: 'plan_rows_failed',
+      hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+    },
+  );
 }
 
 /**
@@ -345,20 +432,34 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
  * --force, a directory that cannot be written), as `order place --out` does: after the charge it would be
  * an order left pending. A row already delivered, or whose interrupted intent's own file is there, passes.
  */
-export async function checkOutFiles(rows: readonly PlanRow[], delivered: ReadonlyMap<string, unknown>, journal: Journal, force: boolean): Promise<void> {
+export async function checkOutFiles(
+  rows: readonly PlanRow[],
+  delivered: ReadonlyMap<string, unknown>,
+  journal: Journal,
+  force: boolean,
+): Promise<void> {
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
   if (todo.length === 0) return;
-  const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyRows, XLSX_MAX_CODES }] = await Promise.all([import('../export/out-target.js'), import('../journal/codes-file.js'), import('../export/format.js')]);
+  const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyRows, XLSX_MAX_CODES }] = await Promise.all([
+    import('../export/out-target.js'),
+    import('../journal/codes-file.js'),
+    import('../export/format.js'),
+  ]);
   const { intents } = journal.read();
   for (const row of todo) {
     const intent = intents.find((i) => i.key === row.key);
     if (intent && deliveredFile(intent, row.out!) !== undefined) continue;
     try {
       // A row's codes file is written in the format its extension names: one that names none is refused.
-      if (formatFor(row.out!, undefined) === 'xlsx' && row.quantity > XLSX_MAX_CODES) throw tooManyRows(`quantity ${row.quantity} with ${row.out!}`);
+      if (formatFor(row.out!, undefined) === 'xlsx' && row.quantity > XLSX_MAX_CODES)
+        throw tooManyRows(`quantity ${row.quantity} with ${row.out!}`);
       checkOutTarget(row.out!, force);
     } catch (error) {
-      if (isCliError(error)) throw new CliError(error.exitCode, `line ${row.row}: ${error.message}; nothing was ordered`, { code: error.code, ...(error.hint ? { hint: error.hint } : {}) });
+      if (isCliError(error))
+        throw new CliError(error.exitCode, `line ${row.row}: ${error.message}; nothing was ordered`, {
+          code: error.code,
+          ...(error.hint ? { hint: error.hint } : {}),
+        });
       throw error;
     }
   }
@@ -366,5 +467,9 @@ export async function checkOutFiles(rows: readonly PlanRow[], delivered: Readonl
 
 function errorOf(error: unknown): NonNullable<PlanResult['error']> {
   const e = isCliError(error) ? error : undefined;
-  return { code: e?.code ?? 'internal_error', message: error instanceof Error ? error.message : String(error), exitCode: e?.exitCode ?? ExitCode.internal };
+  return {
+    code: e?.code ?? 'internal_error',
+    message: error instanceof Error ? error.message : String(error),
+    exitCode: e?.exitCode ?? ExitCode.internal,
+  };
 }

@@ -25,7 +25,8 @@ export function describeOrder(io: Io, order: Order): string {
     ['created', order.created_at ?? order.createdAt ?? order.created],
     ['reason', order.failure_reason ?? order.failureReason],
   ];
-  for (const [label, value] of known) if (value !== undefined && value !== null && value !== '') rows.push([label, display(value)]);
+  for (const [label, value] of known)
+    if (value !== undefined && value !== null && value !== '') rows.push([label, display(value)]);
   return rows.map(([label, value]) => `${label.padEnd(12)} ${value}`).join('\n');
 }
 

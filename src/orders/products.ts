@@ -11,14 +11,16 @@ import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
 export function nearestIds(id: string, ids: readonly string[], count = 3): string[] {
   const wanted = id.toLowerCase();
   const limit = Math.max(2, Math.floor(wanted.length / 3));
-  return ids
-    .map((candidate) => ({ candidate, distance: editDistance(wanted, candidate.toLowerCase(), limit) }))
-    .filter((c) => c.distance <= limit)
-    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
-    // Only the closest: "amazon-us-25", not every denomination of the brand beside it.
-    .filter((c, _i, all) => c.distance === all[0]!.distance)
-    .slice(0, count)
-    .map((c) => c.candidate);
+  return (
+    ids
+      .map((candidate) => ({ candidate, distance: editDistance(wanted, candidate.toLowerCase(), limit) }))
+      .filter((c) => c.distance <= limit)
+      .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+      // Only the closest: "amazon-us-25", not every denomination of the brand beside it.
+      .filter((c, _i, all) => c.distance === all[0]!.distance)
+      .slice(0, count)
+      .map((c) => c.candidate)
+  );
 }
 
 /** Levenshtein distance, given up (limit + 1) once it exceeds `limit`: 20,000 products stay cheap. */
@@ -43,10 +45,13 @@ function editDistance(a: string, b: string, limit: number): number {
 /** `no product "amazn-us-25" in the catalog; did you mean amazon-us-25?` (exit 2: nothing was sent). */
 export function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
   const near = nearestIds(id, ids);
-  return new UsageError(`${where}no product "${id}" in the catalog${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}; nothing was sent`, {
-    code: 'unknown_product',
-    hint: 'list the products with: giftcodes catalog list',
-  });
+  return new UsageError(
+    `${where}no product "${id}" in the catalog${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}; nothing was sent`,
+    {
+      code: 'unknown_product',
+      hint: 'list the products with: giftcodes catalog list',
+    },
+  );
 }
 
 /**
@@ -54,7 +59,10 @@ export function unknownProduct(id: string, ids: readonly string[], where = ''): 
  * with no cache, the order goes as before (the API refuses an unknown product, charging nothing); a catalog
  * that cannot be read now never blocks an order.
  */
-export async function checkProductKnown(o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient> }, id: string): Promise<void> {
+export async function checkProductKnown(
+  o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient> },
+  id: string,
+): Promise<void> {
   const cached = readCatalogCache(o.configDir, o.target);
   if (cached.length === 0 || cached.includes(id)) return;
   let products: Product[];
@@ -72,8 +80,11 @@ export async function checkProductKnown(o: { configDir: string; target: CacheTar
 export function unitPriceOf(product: Product | undefined): { amount: number; currency: string } | undefined {
   if (!product) return undefined;
   const price: unknown = product.price ?? product.face_value ?? product.amount;
-  if (typeof price === 'number' && Number.isSafeInteger(price) && typeof product.currency === 'string') return { amount: price, currency: product.currency };
+  if (typeof price === 'number' && Number.isSafeInteger(price) && typeof product.currency === 'string')
+    return { amount: price, currency: product.currency };
   if (!price || typeof price !== 'object') return undefined;
   const { amount, currency } = price as { amount?: unknown; currency?: unknown };
-  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string' ? { amount, currency } : undefined;
+  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string'
+    ? { amount, currency }
+    : undefined;
 }

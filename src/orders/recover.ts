@@ -16,7 +16,13 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
   const candidate =
     key !== undefined
       ? intents.find((intent) => intent.key === key)
-      : intents.find((intent) => sameOrder(intent, spec) && !isAlive(intent.owner) && otherMachine(intent.owner) === undefined && staleness(intent) === undefined);
+      : intents.find(
+          (intent) =>
+            sameOrder(intent, spec) &&
+            !isAlive(intent.owner) &&
+            otherMachine(intent.owner) === undefined &&
+            staleness(intent) === undefined,
+        );
   return candidate !== undefined && deliveredFile(candidate, path) !== undefined;
 }
 
@@ -25,10 +31,15 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
  * for byte, the codes this run would write is this order's earlier delivery (a run killed right after its
  * rename), not a conflict. The codes are written to a private file beside it and compared.
  */
-export async function sameCodesAlready(o: Omit<ExportOptions, 'force' | 'beforeCommit' | 'onProgress'>): Promise<ExportResult | undefined> {
+export async function sameCodesAlready(
+  o: Omit<ExportOptions, 'force' | 'beforeCommit' | 'onProgress'>,
+): Promise<ExportResult | undefined> {
   const { exportCodes } = await import('../export/write.js');
   const target = resolve(o.out);
-  const check = join(dirname(target), `.${basename(target)}.giftcodes-check-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const check = join(
+    dirname(target),
+    `.${basename(target)}.giftcodes-check-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
   try {
     const written = await exportCodes({ ...o, out: check, format: formatFor(target, o.format), force: true });
     return digest(check) === digest(target) ? { ...written, path: target } : undefined;

@@ -29,10 +29,16 @@ export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
   const record = resolveRef(allRecords(journal.history, journal.read().intents), ref);
   if (!record) return { orderId: ref, record: undefined, api: await deps.api() };
   if (record.orderId === undefined) {
-    throw new ApiError(`the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`, {
-      code: 'no_order_id',
-      hint: record.outcome === 'pending' ? `finish it with: giftcodes order resume ${record.key}` : 'see it with: giftcodes order list --json',
-    });
+    throw new ApiError(
+      `the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`,
+      {
+        code: 'no_order_id',
+        hint:
+          record.outcome === 'pending'
+            ? `finish it with: giftcodes order resume ${record.key}`
+            : 'see it with: giftcodes order list --json',
+      },
+    );
   }
   return { orderId: record.orderId, record, api: await clientForRecord(deps, record) };
 }
@@ -45,7 +51,12 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
   const intents = journal.read().intents;
   if (intents.some((intent) => intent.key === ref)) return ref;
   const { recordOf } = await import('../journal/history.js');
-  return resolveRef(intents.map((intent) => recordOf(intent, 'pending')), ref)?.key ?? ref;
+  return (
+    resolveRef(
+      intents.map((intent) => recordOf(intent, 'pending')),
+      ref,
+    )?.key ?? ref
+  );
 }
 
 /** The record's own profile, environment and base URL, said on stderr when they are not this run's. */
@@ -58,7 +69,12 @@ async function clientForRecord(deps: RefDeps, record: OrderRecord): Promise<ApiC
   } catch (error) {
     throw keyGone(error, record, where);
   }
-  if (!current || current.profile !== where.profile || current.environment !== where.environment || current.baseUrl !== where.baseUrl) {
+  if (
+    !current ||
+    current.profile !== where.profile ||
+    current.environment !== where.environment ||
+    current.baseUrl !== where.baseUrl
+  ) {
     deps.io.notice(`order ${record.orderId} was placed with ${describe(where)}: reading it there`);
   }
   return deps.clientFor(connection.baseUrl, connection.apiKey);
@@ -73,10 +89,13 @@ function keyGone(error: unknown, record: OrderRecord, where: Target): unknown {
   if (!isCliError(error) || (error.exitCode !== 3 && error.code !== 'environment_conflict')) return error;
   const profileFlag = ` --profile ${where.profile}`;
   const baseUrlFlag = ` --base-url ${where.baseUrl}`;
-  return new AuthError(`order ${record.orderId} was placed with ${describe(where)}, and that key is not at hand (${error.message})`, {
-    code: 'order_key_missing',
-    hint: `log in with that reseller's ${where.environment} key: giftcodes login${profileFlag} --env ${where.environment}${baseUrlFlag}   (or set GIFTCODES_API_KEY to a sc_${where.environment}_ key)`,
-  });
+  return new AuthError(
+    `order ${record.orderId} was placed with ${describe(where)}, and that key is not at hand (${error.message})`,
+    {
+      code: 'order_key_missing',
+      hint: `log in with that reseller's ${where.environment} key: giftcodes login${profileFlag} --env ${where.environment}${baseUrlFlag}   (or set GIFTCODES_API_KEY to a sc_${where.environment}_ key)`,
+    },
+  );
 }
 
 /**

@@ -63,10 +63,13 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
       // The poll after a sleep cut to the deadline is the last: its timer may end a millisecond before Date.now
       // reaches the deadline, and a sliver left must not buy another poll.
       if (left <= 0 || atDeadline) {
-        throw new WaitTimeoutError(`gave up waiting for order ${o.orderId} after ${o.timeoutS}s; it is still ${order.status}`, {
-          code: 'wait_timeout',
-          hint: `the order goes on on the server; wait again with: giftcodes order watch ${o.orderId}`,
-        });
+        throw new WaitTimeoutError(
+          `gave up waiting for order ${o.orderId} after ${o.timeoutS}s; it is still ${order.status}`,
+          {
+            code: 'wait_timeout',
+            hint: `the order goes on on the server; wait again with: giftcodes order watch ${o.orderId}`,
+          },
+        );
       }
       atDeadline = left <= intervalMs;
       await sleep(Math.min(intervalMs, left), o.signal).catch(() => {

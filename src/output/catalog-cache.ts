@@ -22,7 +22,12 @@ export interface UnitPrice {
   readonly currency: string;
 }
 
-export function saveCatalogCache(dir: string, target: CacheTarget, ids: readonly string[], prices: Readonly<Record<string, UnitPrice>> = {}): void {
+export function saveCatalogCache(
+  dir: string,
+  target: CacheTarget,
+  ids: readonly string[],
+  prices: Readonly<Record<string, UnitPrice>> = {},
+): void {
   try {
     const body = { savedAt: new Date().toISOString(), profile: target.profile, baseUrl: target.baseUrl, ids, prices };
     writeFileAtomicSync(catalogCacheFile(dir, target), redactKeys(`${JSON.stringify(body)}\n`));
@@ -43,7 +48,8 @@ export function readCatalogPrices(dir: string, target: CacheTarget): Map<string,
   if (!prices || typeof prices !== 'object') return out;
   for (const [id, price] of Object.entries(prices as Record<string, unknown>)) {
     const p = price as Partial<UnitPrice> | null;
-    if (p && Number.isSafeInteger(p.amount) && typeof p.currency === 'string') out.set(id, { amount: p.amount!, currency: p.currency });
+    if (p && Number.isSafeInteger(p.amount) && typeof p.currency === 'string')
+      out.set(id, { amount: p.amount!, currency: p.currency });
   }
   return out;
 }

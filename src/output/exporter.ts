@@ -25,7 +25,12 @@ export interface Exporter<T> {
  * Writes `data` once, in the mode the run asked for: --json (and --query), --format csv, or text (paged on a
  * terminal unless the exporter says otherwise). Without the pager every write happens before it returns.
  */
-export async function exportResult<T>(io: Io, data: T, exporter: Exporter<T>, format?: 'csv' | 'table' | undefined): Promise<void> {
+export async function exportResult<T>(
+  io: Io,
+  data: T,
+  exporter: Exporter<T>,
+  format?: 'csv' | 'table' | undefined,
+): Promise<void> {
   if (io.json) {
     io.outJson(data);
     return;
@@ -87,17 +92,25 @@ export async function page(io: Io, text: string): Promise<void> {
   // not executable): only a pager that ended well showed the text. One that failed showed nothing, or not
   // all of it, and the text is printed plainly instead: a plan's summary is its rows' delivery.
   const failed = await new Promise<string | undefined>((resolve) => {
-    const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', LV: '-c', ...io.env } });
+    const child = spawn(command, {
+      shell: true,
+      stdio: ['pipe', 'inherit', 'inherit'],
+      env: { LESS: 'FRX', LV: '-c', ...io.env },
+    });
     child.once('error', (error) => resolve(error.message));
     child.once('spawn', () => {
       child.stdin.on('error', () => undefined); // the reader quit early (q in less): not an error
       child.stdin.end(io.redact(text.endsWith('\n') ? text : `${text}\n`));
-      child.once('close', (code, signal) => resolve(code === 0 ? undefined : signal ? `killed by ${signal}` : `exit ${code}`));
+      child.once('close', (code, signal) =>
+        resolve(code === 0 ? undefined : signal ? `killed by ${signal}` : `exit ${code}`),
+      );
     });
   });
   if (failed === undefined) return;
   io.out(text);
-  io.warn(`the pager "${command}" failed (${failed}): printed without it (--no-pager, or GIFTCODES_PAGER=cat, for none)`);
+  io.warn(
+    `the pager "${command}" failed (${failed}): printed without it (--no-pager, or GIFTCODES_PAGER=cat, for none)`,
+  );
 }
 
 export function pagerCommand(io: Io): string | undefined {
@@ -119,13 +132,19 @@ export async function compileQuery(expression: string): Promise<Query> {
   try {
     ast = jmespath.compile(expression);
   } catch (error) {
-    throw new UsageError(`--query: ${firstLine(error)}`, { code: 'bad_query', hint: 'a JMESPath expression, e.g. --query "[].id" or --query "status" (https://jmespath.site)' });
+    throw new UsageError(`--query: ${firstLine(error)}`, {
+      code: 'bad_query',
+      hint: 'a JMESPath expression, e.g. --query "[].id" or --query "status" (https://jmespath.site)',
+    });
   }
   return (value) => {
     try {
       return jmespath.TreeInterpreter.search(ast, value as Parameters<typeof jmespath.TreeInterpreter.search>[1]);
     } catch (error) {
-      throw new UsageError(`--query: ${firstLine(error)}`, { code: 'bad_query', hint: 'check the expression against the --json document (without --query)' });
+      throw new UsageError(`--query: ${firstLine(error)}`, {
+        code: 'bad_query',
+        hint: 'check the expression against the --json document (without --query)',
+      });
     }
   };
 }

@@ -271,7 +271,13 @@ export class Io {
       return { update: () => undefined, stop: () => undefined };
     }
     const { default: ora } = await import('ora');
-    const spinner = ora({ text, stream: this.stderr as NodeJS.WritableStream, color: 'cyan', discardStdin: false, isEnabled: true }).start();
+    const spinner = ora({
+      text,
+      stream: this.stderr as NodeJS.WritableStream,
+      color: 'cyan',
+      discardStdin: false,
+      isEnabled: true,
+    }).start();
     return {
       update: (next) => {
         spinner.text = next;
@@ -316,7 +322,9 @@ export class Io {
    * Any @inquirer/prompts prompt, bound to this Io's streams; Ctrl-C is an interruption. Callers check
    * canPrompt first (a run that is not interactive never prompts).
    */
-  async prompt<T>(ask: (prompts: typeof import('@inquirer/prompts'), context: { input: Readable; output: Writable }) => Promise<T>): Promise<T> {
+  async prompt<T>(
+    ask: (prompts: typeof import('@inquirer/prompts'), context: { input: Readable; output: Writable }) => Promise<T>,
+  ): Promise<T> {
     const prompts = await import('@inquirer/prompts');
     return this.promptOrInterrupt(() => ask(prompts, { input: this.stdin, output: this.stderr }));
   }
@@ -335,7 +343,14 @@ export class Io {
 
 /** A write to stdout that failed (a full disk, a closed pipe, a closed descriptor): exit 8, for every writer of stdout. */
 export function stdoutFailed(failure: NodeJS.ErrnoException, what = 'the output'): LocalError {
-  const why = failure.code === 'EPIPE' ? 'the reader closed the pipe' : failure.code === 'ENOSPC' ? 'no space left on the device' : failure.code === 'EBADF' ? 'it is closed (EBADF)' : (failure.code ?? failure.message);
+  const why =
+    failure.code === 'EPIPE'
+      ? 'the reader closed the pipe'
+      : failure.code === 'ENOSPC'
+        ? 'no space left on the device'
+        : failure.code === 'EBADF'
+          ? 'it is closed (EBADF)'
+          : (failure.code ?? failure.message);
   return new LocalError(`could not write ${what} to standard output (${why})`, {
     code: 'output_failed',
     hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',

@@ -108,7 +108,13 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
 }
 
 /** `writing the codes of ord_1: 50,000 of 100,000 codes (50%), 25,000 codes/s, 2 s left`. */
-export function progressLine(label: string, unit: string, done: number, total: number | undefined, elapsedMs: number): string {
+export function progressLine(
+  label: string,
+  unit: string,
+  done: number,
+  total: number | undefined,
+  elapsedMs: number,
+): string {
   const seconds = elapsedMs / 1000;
   const rate = seconds > 0 ? done / seconds : 0;
   const rateText = rate > 0 ? `, ${count(Math.round(rate))} ${unit}/s` : '';

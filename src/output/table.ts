@@ -26,8 +26,15 @@ function isWhole<Row>(column: Column<Row>): boolean {
 export function renderTable<Row>(io: Io, rows: readonly Row[], all: readonly Column<Row>[]): string {
   const columns = io.stdoutIsTTY ? fittingColumns(rows, all, io.columns) : all;
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
-  const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)));
-  if (io.stdoutIsTTY) fitToWidth(widths, io.columns, columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : c.header.length)));
+  const widths = columns.map((column, i) =>
+    Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)),
+  );
+  if (io.stdoutIsTTY)
+    fitToWidth(
+      widths,
+      io.columns,
+      columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : c.header.length)),
+    );
   const line = (values: string[]): string =>
     values
       .map((value, i) => fit(value, widths[i] ?? 0))
@@ -38,12 +45,19 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], all: readonly Col
 }
 
 /** The columns left once the droppable ones, lowest rank first, are left out until the rest fits `total`. */
-function fittingColumns<Row>(rows: readonly Row[], columns: readonly Column<Row>[], total: number): readonly Column<Row>[] {
-  const width = (column: Column<Row>): number => Math.max(column.header.length, ...rows.map((row) => oneLine(column.value(row)).length));
+function fittingColumns<Row>(
+  rows: readonly Row[],
+  columns: readonly Column<Row>[],
+  total: number,
+): readonly Column<Row>[] {
+  const width = (column: Column<Row>): number =>
+    Math.max(column.header.length, ...rows.map((row) => oneLine(column.value(row)).length));
   const widths = new Map(columns.map((column) => [column, width(column)]));
   const kept = [...columns];
   const needed = (): number => kept.reduce((sum, column) => sum + (widths.get(column) ?? 0), 0) + 2 * (kept.length - 1);
-  const droppable = columns.filter((column) => column.dropRank !== undefined).sort((a, b) => (a.dropRank ?? 0) - (b.dropRank ?? 0));
+  const droppable = columns
+    .filter((column) => column.dropRank !== undefined)
+    .sort((a, b) => (a.dropRank ?? 0) - (b.dropRank ?? 0));
   for (const column of droppable) {
     if (needed() <= total) break;
     kept.splice(kept.indexOf(column), 1);
@@ -81,8 +95,8 @@ export function display(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value === 'object' && !Array.isArray(value)) {
     const money = value as Record<string, unknown>;
-    if (typeof money.amount === 'number' && typeof money.currency === 'string') return formatMoney(money.amount, money.currency);
+    if (typeof money.amount === 'number' && typeof money.currency === 'string')
+      return formatMoney(money.amount, money.currency);
   }
   return stripControl(JSON.stringify(value));
 }
-

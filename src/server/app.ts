@@ -29,7 +29,13 @@ function authenticate(req: IncomingMessage, deps: Deps): Caller | Reply {
   if (typeof key !== 'string' || !API_KEY_PATTERN.test(key)) {
     // Each cause its own words: a key with the right prefix is not told what its prefix should be.
     const prefixed = typeof key === 'string' && /^sc_(test|live)_/.test(key);
-    return errorReply(401, 'invalid_api_key', prefixed ? 'the API key is malformed: after its prefix come 16 to 240 letters, digits or _' : 'the API key is malformed; keys start with sc_test_ or sc_live_');
+    return errorReply(
+      401,
+      'invalid_api_key',
+      prefixed
+        ? 'the API key is malformed: after its prefix come 16 to 240 letters, digits or _'
+        : 'the API key is malformed; keys start with sc_test_ or sc_live_',
+    );
   }
   return deps.store.authenticate(key) ?? errorReply(401, 'invalid_api_key', 'the API key is not recognised');
 }
@@ -38,7 +44,12 @@ export function createHandler(deps: Deps, faults: Faults): (req: IncomingMessage
   const table = routes(deps.opts.admin);
   const log = deps.opts.log;
 
-  async function dispatch(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<Reply | null> {
+  async function dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    search: string,
+  ): Promise<Reply | null> {
     if (faults.active && !path.startsWith('/_admin/')) {
       const fault = await faults.apply();
       if (fault !== null) return fault;
@@ -58,7 +69,9 @@ export function createHandler(deps: Deps, faults: Faults): (req: IncomingMessage
     }
     if (route === undefined) {
       if (allowed.length === 0) return errorReply(404, 'not_found', `no route ${path}`);
-      return errorReply(405, 'method_not_allowed', `${req.method ?? ''} is not allowed on ${path}`, { Allow: allowed.join(', ') });
+      return errorReply(405, 'method_not_allowed', `${req.method ?? ''} is not allowed on ${path}`, {
+        Allow: allowed.join(', '),
+      });
     }
     let caller = NO_CALLER;
     if (route.auth) {

@@ -47,7 +47,11 @@ function codeAt(bytes: Buffer, at: number, prefix: string): string {
   let s = prefix;
   for (let g = 0; g < 16; g += 4) {
     if (g > 0) s += '-';
-    s += ALPHABET[bytes[at + g]! & 31]! + ALPHABET[bytes[at + g + 1]! & 31]! + ALPHABET[bytes[at + g + 2]! & 31]! + ALPHABET[bytes[at + g + 3]! & 31]!;
+    s +=
+      ALPHABET[bytes[at + g]! & 31]! +
+      ALPHABET[bytes[at + g + 1]! & 31]! +
+      ALPHABET[bytes[at + g + 2]! & 31]! +
+      ALPHABET[bytes[at + g + 3]! & 31]!;
   }
   return s;
 }
@@ -86,7 +90,15 @@ interface Template {
 }
 
 function template(parts: ReturnType<typeof orderParts>, width: number): Template {
-  const pieces = [`{"code":"${JSON.stringify(parts.prefix).slice(1, -1)}`, 'XXXX-XXXX-XXXX-XXXX', '","pin":"', '0000', `","serial":"${parts.serialStem}`, '0'.repeat(width), `","value":${parts.valueJson},"expires_at":"${parts.expiresAt}"}`];
+  const pieces = [
+    `{"code":"${JSON.stringify(parts.prefix).slice(1, -1)}`,
+    'XXXX-XXXX-XXXX-XXXX',
+    '","pin":"',
+    '0000',
+    `","serial":"${parts.serialStem}`,
+    '0'.repeat(width),
+    `","value":${parts.valueJson},"expires_at":"${parts.expiresAt}"}`,
+  ];
   const at = (i: number) => Buffer.byteLength(pieces.slice(0, i).join(''));
   return { bytes: Buffer.from(pieces.join('')), code: at(1), pin: at(3), serial: at(5), width };
 }
@@ -121,7 +133,8 @@ export function codeRecordsJson(order: Order, offset: number, count: number, liv
     let pin = random.readUInt32BE(at + 16) % 10000;
     for (let d = pos + tpl.pin + 3; d >= pos + tpl.pin; d--, pin = Math.floor(pin / 10)) out[d] = 48 + (pin % 10);
     let number = serial;
-    for (let d = pos + tpl.serial + tpl.width - 1; d >= pos + tpl.serial; d--, number = Math.floor(number / 10)) out[d] = 48 + (number % 10);
+    for (let d = pos + tpl.serial + tpl.width - 1; d >= pos + tpl.serial; d--, number = Math.floor(number / 10))
+      out[d] = 48 + (number % 10);
     pos += tpl.bytes.length;
   }
   return out.subarray(0, pos);

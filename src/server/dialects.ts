@@ -119,26 +119,39 @@ const DIALECTS: { readonly [name in DialectName]: DialectRecord } = {
   jsonapi: {
     paging: { by: 'page', size: 'page[size]', number: 'page[number]', first: 1 },
     listBody: ({ req, window, items, end }) => {
-      const link = (n: number): string => `${req.path}?${new URLSearchParams({ 'page[number]': String(n), 'page[size]': String(window.size) }).toString()}`;
+      const link = (n: number): string =>
+        `${req.path}?${new URLSearchParams({ 'page[number]': String(n), 'page[size]': String(window.size) }).toString()}`;
       const links: Record<string, string> = { self: link(window.number) };
       if (end < req.total) links.next = link(window.number + 1);
       return { data: items.map((item) => resource(req.kind, item)), links, meta: { total: req.total } };
     },
-    resourceBody: (kind, value) => ({ data: resource(kind === 'order' ? 'orders' : 'ping', { ...value, id: kind === 'order' ? value.id : value.resellerId }) }),
+    resourceBody: (kind, value) => ({
+      data: resource(kind === 'order' ? 'orders' : 'ping', {
+        ...value,
+        id: kind === 'order' ? value.id : value.resellerId,
+      }),
+    }),
     mediaType: JSON_API,
     placedStatus: 201,
     spellStatus: asOurs,
     environments: ['sandbox', 'production'],
     error: {
       mediaType: JSON_API,
-      body: ({ status, code, title, message }) => ({ errors: [{ status: String(status), code, title, detail: message }] }),
+      body: ({ status, code, title, message }) => ({
+        errors: [{ status: String(status), code, title, detail: message }],
+      }),
     },
   },
 
   // Offsets (`offset`/`limit` with `total`), orders under `order`, RFC 9457 problem+json, 202 on placement.
   problem: {
     paging: { by: 'offset', size: 'limit', offset: 'offset' },
-    listBody: ({ req, window, items }) => ({ results: items, offset: window.offset, limit: window.size, total: req.total }),
+    listBody: ({ req, window, items }) => ({
+      results: items,
+      offset: window.offset,
+      limit: window.size,
+      total: req.total,
+    }),
     resourceBody: (kind, value) => (kind === 'order' ? { order: value } : value),
     placedStatus: 202,
     spellStatus: (status) => (status === 'completed' ? 'complete' : status),
@@ -146,7 +159,12 @@ const DIALECTS: { readonly [name in DialectName]: DialectRecord } = {
     error: {
       mediaType: 'application/problem+json',
       // The code is only in the type's last segment, spelled with dashes.
-      body: ({ status, code, title, message }) => ({ type: `${PROBLEM_BASE}${code.replace(/_/g, '-')}`, title, status, detail: message }),
+      body: ({ status, code, title, message }) => ({
+        type: `${PROBLEM_BASE}${code.replace(/_/g, '-')}`,
+        title,
+        status,
+        detail: message,
+      }),
     },
   },
 
@@ -245,7 +263,9 @@ class PresentationDialect implements Dialect {
 
   resource(kind: 'order' | 'ping', value: Record<string, unknown>, status = 200): Reply {
     const shaped =
-      kind === 'order' ? { ...value, status: this.record.spellStatus(String(value.status)) } : { ...value, environment: this.environment(value.environment) };
+      kind === 'order'
+        ? { ...value, status: this.record.spellStatus(String(value.status)) }
+        : { ...value, environment: this.environment(value.environment) };
     return this.reply(status, this.record.resourceBody(kind, shaped));
   }
 
@@ -282,7 +302,9 @@ function resource(type: string, item: object): Record<string, unknown> {
 
 function ourError(body: string | Buffer): { code: string; message: string } | undefined {
   try {
-    const parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as { error?: { code?: unknown; message?: unknown } };
+    const parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as {
+      error?: { code?: unknown; message?: unknown };
+    };
     const code = parsed.error?.code;
     const message = parsed.error?.message;
     return typeof code === 'string' && typeof message === 'string' ? { code, message } : undefined;
@@ -295,6 +317,7 @@ function ourError(body: string | Buffer): { code: string; message: string } | un
 function whole(query: URLSearchParams, name: string, min: number): number | undefined {
   const raw = query.get(name);
   if (raw === null) return undefined;
-  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < min) fail(400, 'invalid_page', `${name} must be an integer from ${min}`);
+  if (!/^[0-9]{1,9}$/.test(raw) || Number(raw) < min)
+    fail(400, 'invalid_page', `${name} must be an integer from ${min}`);
   return Number(raw);
 }

@@ -52,7 +52,9 @@ export class Faults {
     const wait = this.limiter?.take() ?? 0;
     if (this.opts.latencyMs > 0) await sleep(this.opts.latencyMs);
     if (wait > 0) {
-      return errorReply(429, 'rate_limited', `too many requests; retry after ${wait} s`, { 'Retry-After': String(wait) });
+      return errorReply(429, 'rate_limited', `too many requests; retry after ${wait} s`, {
+        'Retry-After': String(wait),
+      });
     }
     if (this.opts.failRate > 0 && Math.random() < this.opts.failRate) {
       return errorReply(503, 'service_unavailable', 'the service is temporarily unavailable (injected fault)');

@@ -50,9 +50,11 @@ export class Fulfilment {
   private render(order: Order, status: OrderStatus): OrderView {
     const created = new Date(order.createdAt).toISOString();
     const updated =
-      status === 'pending' ? created
-      : status === 'processing' ? new Date(order.createdAt + this.fulfilAfterMs / 2).toISOString()
-      : new Date(this.terminalAt(order)).toISOString();
+      status === 'pending'
+        ? created
+        : status === 'processing'
+          ? new Date(order.createdAt + this.fulfilAfterMs / 2).toISOString()
+          : new Date(this.terminalAt(order)).toISOString();
     return {
       id: order.id,
       object: 'order',

@@ -34,7 +34,9 @@ export interface Reply {
 }
 
 export function jsonReply(status: number, value: unknown, headers?: Record<string, string>): Reply {
-  return headers === undefined ? { status, body: JSON.stringify(value) } : { status, body: JSON.stringify(value), headers };
+  return headers === undefined
+    ? { status, body: JSON.stringify(value) }
+    : { status, body: JSON.stringify(value), headers };
 }
 
 export function errorBody(code: string, message: string): string {
@@ -42,7 +44,9 @@ export function errorBody(code: string, message: string): string {
 }
 
 export function errorReply(status: number, code: string, message: string, headers?: Record<string, string>): Reply {
-  return headers === undefined ? { status, body: errorBody(code, message) } : { status, body: errorBody(code, message), headers };
+  return headers === undefined
+    ? { status, body: errorBody(code, message) }
+    : { status, body: errorBody(code, message), headers };
 }
 
 /** Thrown by handlers for a plain error answer. */
@@ -59,7 +63,9 @@ export function fail(status: number, code: string, message: string, headers?: Re
 export function send(res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return;
   const wire = responseWire.get(res);
-  const gzip = wire !== undefined && (wire.gzip === 'always' || (wire.gzip === 'accepted' && acceptsGzip(res.req.headers['accept-encoding'])));
+  const gzip =
+    wire !== undefined &&
+    (wire.gzip === 'always' || (wire.gzip === 'accepted' && acceptsGzip(res.req.headers['accept-encoding'])));
   const body = gzip ? gzipSync(reply.body) : reply.body;
   const headers: Record<string, string | number> = {
     'Content-Type': 'application/json',
@@ -131,11 +137,20 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const status =
-    err.code === 'HPE_HEADER_OVERFLOW' ? 431
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADERS_TIMEOUT' ? 408
-    : 400;
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADERS_TIMEOUT'
+        ? 408
+        : 400;
   const code = status === 431 ? 'headers_too_large' : status === 408 ? 'request_timeout' : 'bad_request';
-  const body = errorBody(code, status === 431 ? 'the request headers are too large' : status === 408 ? 'the request took too long to arrive' : 'the request could not be parsed');
+  const body = errorBody(
+    code,
+    status === 431
+      ? 'the request headers are too large'
+      : status === 408
+        ? 'the request took too long to arrive'
+        : 'the request could not be parsed',
+  );
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -14,13 +14,19 @@ interface Entry<T> {
 
 export type Claim<T> = { kind: 'new' } | { kind: 'reused' } | { kind: 'in_progress' } | { kind: 'replay'; result: T };
 
-export type KeyParse = { ok: true; key: string } | { ok: false; code: 'idempotency_key_missing' | 'idempotency_key_invalid'; message: string };
+export type KeyParse =
+  | { ok: true; key: string }
+  | { ok: false; code: 'idempotency_key_missing' | 'idempotency_key_invalid'; message: string };
 
 /** Accepts a bare key (Stripe) or an RFC 8941 sf-string (`"abc"` is the key abc). */
 export function parseIdempotencyKey(header: string | undefined): KeyParse {
   const raw = (header ?? '').trim();
   if (raw === '' || raw === '""') {
-    return { ok: false, code: 'idempotency_key_missing', message: 'the Idempotency-Key header is required on POST /v1/orders' };
+    return {
+      ok: false,
+      code: 'idempotency_key_missing',
+      message: 'the Idempotency-Key header is required on POST /v1/orders',
+    };
   }
   let key = raw;
   if (raw.startsWith('"')) {
@@ -29,7 +35,8 @@ export function parseIdempotencyKey(header: string | undefined): KeyParse {
     key = (m[1] ?? '').replace(/\\(["\\])/g, '$1');
   }
   if (!/^[\x20-\x7e]+$/.test(key)) return invalid('Idempotency-Key may hold only printable ASCII characters');
-  if (key.length > IDEMPOTENCY_KEY_MAX) return invalid(`Idempotency-Key is longer than ${IDEMPOTENCY_KEY_MAX} characters`);
+  if (key.length > IDEMPOTENCY_KEY_MAX)
+    return invalid(`Idempotency-Key is longer than ${IDEMPOTENCY_KEY_MAX} characters`);
   return { ok: true, key };
 }
 

@@ -27,7 +27,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (e: NodeJS.ErrnoException) => reject(new Error(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`));
+    const onError = (e: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`));
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);
@@ -61,12 +62,21 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
   const handler = createHandler(deps, new Faults(opts));
   const wire: Wire = { gzip: opts.gzip ?? 'off', connectionClose: opts.connectionClose === true };
-  const framed = wire.gzip === 'off' && !wire.connectionClose ? handler : (req: IncomingMessage, res: ServerResponse) => {
-    responseWire.set(res, wire);
-    handler(req, res);
+  const framed =
+    wire.gzip === 'off' && !wire.connectionClose
+      ? handler
+      : (req: IncomingMessage, res: ServerResponse) => {
+          responseWire.set(res, wire);
+          handler(req, res);
+        };
+  const serverOptions = {
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    headersTimeout: REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: 1000,
   };
-  const serverOptions = { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 };
-  const server: Server = opts.tls ? createTlsServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, framed) : createServer(serverOptions, framed);
+  const server: Server = opts.tls
+    ? createTlsServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, framed)
+    : createServer(serverOptions, framed);
   server.keepAliveTimeout = 5000;
   server.on('clientError', answerClientError);
   await listen(server, opts.port, opts.host);

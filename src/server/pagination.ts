@@ -39,12 +39,22 @@ export function parseCursor(query: URLSearchParams, scope: string, total: number
 }
 
 /** The same envelope as `listEnvelope`, as JSON bytes around items already serialized (`itemsJson(offset, count)`). */
-export function listPageJson(scope: string, total: number, offset: number, limit: number, itemsJson: (offset: number, count: number) => Buffer): Buffer {
+export function listPageJson(
+  scope: string,
+  total: number,
+  offset: number,
+  limit: number,
+  itemsJson: (offset: number, count: number) => Buffer,
+): Buffer {
   const count = Math.max(0, Math.min(limit, total - offset));
   const next = offset + count;
   const hasMore = next < total;
   const cursor = hasMore ? JSON.stringify(encodeCursor(scope, next)) : 'null';
-  return Buffer.concat([Buffer.from('{"object":"list","data":['), itemsJson(offset, count), Buffer.from(`],"has_more":${hasMore},"next_cursor":${cursor}}`)]);
+  return Buffer.concat([
+    Buffer.from('{"object":"list","data":['),
+    itemsJson(offset, count),
+    Buffer.from(`],"has_more":${hasMore},"next_cursor":${cursor}}`),
+  ]);
 }
 
 /** The envelope of a page whose items run to `end`; `data` may lack the last of them (--short-pages) while the cursor still follows `end`. */

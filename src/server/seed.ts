@@ -71,8 +71,22 @@ export function defaultSeed(): Seed {
       usd('steam-us-20', 'Steam Wallet Card $20', 'Steam', 2000),
       usd('steam-us-50', 'Steam Wallet Card $50', 'Steam', 5000),
       usd('netflix-us-30', 'Netflix Gift Card $30', 'Netflix', 3000, 5),
-      { id: 'zalando-de-25', name: 'Zalando Gutschein 25 €', brand: 'Zalando', price: 2500, currency: 'EUR', supply: 1_000_000 },
-      { id: 'tesco-uk-20', name: 'Tesco Gift Card £20', brand: 'Tesco', price: 2000, currency: 'GBP', supply: 1_000_000 },
+      {
+        id: 'zalando-de-25',
+        name: 'Zalando Gutschein 25 €',
+        brand: 'Zalando',
+        price: 2500,
+        currency: 'EUR',
+        supply: 1_000_000,
+      },
+      {
+        id: 'tesco-uk-20',
+        name: 'Tesco Gift Card £20',
+        brand: 'Tesco',
+        price: 2000,
+        currency: 'GBP',
+        supply: 1_000_000,
+      },
     ],
   };
 }
@@ -187,7 +201,8 @@ function parseResellers(v: unknown): SeedReseller[] {
     ids.add(id);
     if (!isObj(r.keys)) throw new Error(`seed: ${where}.keys must be an object with test and live arrays`);
     // A bare number is a USD balance, the common case in hand-written seeds.
-    const wallet = typeof r.wallet === 'number' ? counts({ USD: r.wallet }, `${where}.wallet`) : counts(r.wallet, `${where}.wallet`);
+    const wallet =
+      typeof r.wallet === 'number' ? counts({ USD: r.wallet }, `${where}.wallet`) : counts(r.wallet, `${where}.wallet`);
     return {
       id,
       keys: {

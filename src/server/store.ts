@@ -41,8 +41,7 @@ export interface LedgerEntry {
 }
 
 export type PlaceResult =
-  | { ok: true; order: Order }
-  | { ok: false; code: 'insufficient_funds' | 'insufficient_supply'; message: string };
+  { ok: true; order: Order } | { ok: false; code: 'insufficient_funds' | 'insufficient_supply'; message: string };
 
 export class Store {
   readonly products: readonly SeedProduct[];
@@ -97,7 +96,13 @@ export class Store {
   }
 
   /** Creates the order and, in live, debits wallet and supply in the same synchronous step. */
-  place(caller: Caller, product: SeedProduct, quantity: number, idempotencyKey: string, failureReason: string | null): PlaceResult {
+  place(
+    caller: Caller,
+    product: SeedProduct,
+    quantity: number,
+    idempotencyKey: string,
+    failureReason: string | null,
+  ): PlaceResult {
     const amount = product.price * quantity;
     if (caller.environment === 'live') {
       const supply = this.supply.get(caller.resellerId);
@@ -105,7 +110,11 @@ export class Store {
       const units = supply?.get(product.id) ?? 0;
       const balance = wallet?.get(product.currency) ?? 0;
       if (units < quantity) {
-        return { ok: false, code: 'insufficient_supply', message: `only ${units} units of ${product.id} are available` };
+        return {
+          ok: false,
+          code: 'insufficient_supply',
+          message: `only ${units} units of ${product.id} are available`,
+        };
       }
       if (balance < amount) {
         return {
@@ -153,19 +162,17 @@ export class Store {
   } {
     const plain = (m: Map<string, Map<string, number>>) =>
       Object.fromEntries([...m].map(([k, inner]) => [k, Object.fromEntries(inner)]));
-    const orders = this.placed.map(
-      (o): LedgerEntry => ({
-        order_id: o.id,
-        reseller_id: o.resellerId,
-        environment: o.environment,
-        product_id: o.product.id,
-        quantity: o.quantity,
-        amount: { amount: o.amount, currency: o.product.currency },
-        idempotency_key: o.idempotencyKey,
-        created_at: new Date(o.createdAt).toISOString(),
-        refunded: o.refunded,
-      }),
-    );
+    const orders = this.placed.map((o): LedgerEntry => ({
+      order_id: o.id,
+      reseller_id: o.resellerId,
+      environment: o.environment,
+      product_id: o.product.id,
+      quantity: o.quantity,
+      amount: { amount: o.amount, currency: o.product.currency },
+      idempotency_key: o.idempotencyKey,
+      created_at: new Date(o.createdAt).toISOString(),
+      refunded: o.refunded,
+    }));
     return { orders, wallets: plain(this.wallets), supply: plain(this.supply) };
   }
 }

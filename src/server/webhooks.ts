@@ -28,7 +28,8 @@ export function signature(secret: string, timestamp: number, rawBody: string): s
 /** Standard Webhooks: `whsec_<base64>` is base64 of the key; a secret that is not base64 signs as it stands. */
 function standardKey(secret: string): Buffer {
   const rest = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-  if (rest !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(rest) && rest.replace(/=+$/, '').length % 4 !== 1) return Buffer.from(rest, 'base64');
+  if (rest !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(rest) && rest.replace(/=+$/, '').length % 4 !== 1)
+    return Buffer.from(rest, 'base64');
   return Buffer.from(secret, 'utf8');
 }
 
@@ -42,7 +43,8 @@ interface Outgoing {
 /** The event's body as each service shapes it: Stripe's `data.object`, Standard Webhooks' `data` (id in a header). */
 function eventBody(scheme: WebhookScheme, id: string, type: string, created: number, order: unknown): string {
   if (scheme === 'stripe') return JSON.stringify({ id, object: 'event', type, created, data: { object: order } });
-  if (scheme === 'standard') return JSON.stringify({ type, timestamp: new Date(created * 1000).toISOString(), data: order });
+  if (scheme === 'standard')
+    return JSON.stringify({ type, timestamp: new Date(created * 1000).toISOString(), data: order });
   const event: WebhookEvent = { id, type, created, data: { order } };
   return JSON.stringify(event);
 }

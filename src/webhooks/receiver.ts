@@ -60,7 +60,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The order an event is about: `data.order`, `data.object`, or `data` itself when it has an id. */
-export function orderFromEvent(event: WebhookEvent): (Record<string, unknown> & { id?: unknown; status?: unknown }) | undefined {
+export function orderFromEvent(
+  event: WebhookEvent,
+): (Record<string, unknown> & { id?: unknown; status?: unknown }) | undefined {
   const data = event.data;
   if (!isObject(data)) return undefined;
   if (isObject(data.order)) return data.order;
@@ -101,7 +103,13 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
     if (res.headersSent) return;
     const text = JSON.stringify(body);
     // Once closing, the connection ends with this answer instead of idling until close() cuts it.
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(closing ? { connection: 'close' } : {}) }).end(text);
+    res
+      .writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+        ...(closing ? { connection: 'close' } : {}),
+      })
+      .end(text);
   };
   const reject = (res: ServerResponse, status: number, reason: string): void => {
     o.onReject?.(status, reason);
@@ -109,7 +117,13 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> => {
-    const check = verifyDelivery(req.headers, raw, { secret: o.secret, scheme: o.scheme, signatureHeader: o.signatureHeader, toleranceS, nowS: now() });
+    const check = verifyDelivery(req.headers, raw, {
+      secret: o.secret,
+      scheme: o.scheme,
+      signatureHeader: o.signatureHeader,
+      toleranceS,
+      nowS: now(),
+    });
     if (!check.ok) return reject(res, 400, check.reason);
     const text = raw.toString('utf8');
     let event: unknown;
@@ -119,7 +133,8 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
       return reject(res, 400, 'body is not JSON');
     }
     if (!isObject(event)) return reject(res, 400, 'event is not a JSON object');
-    const id = check.deliveryId ?? (typeof event.id === 'string' || typeof event.id === 'number' ? String(event.id) : undefined);
+    const id =
+      check.deliveryId ?? (typeof event.id === 'string' || typeof event.id === 'number' ? String(event.id) : undefined);
     // A retry of an event still being handled (its sender gave up waiting) is answered as that one is: a 2xx
     // now would be a lost event if it then could not be handled.
     const pending = id === undefined ? undefined : handling.get(id);
@@ -176,7 +191,9 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
     });
     req.on('end', () => {
       if (tooLarge) return;
-      handle(req, res, Buffer.concat(chunks)).catch((error: unknown) => reject(res, 500, error instanceof Error ? error.message : 'error'));
+      handle(req, res, Buffer.concat(chunks)).catch((error: unknown) =>
+        reject(res, 500, error instanceof Error ? error.message : 'error'),
+      );
     });
     req.on('error', () => undefined);
   });
@@ -185,7 +202,12 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
 
   await new Promise<void>((resolvePromise, rejectPromise) => {
     const onError = (error: NodeJS.ErrnoException): void => {
-      const why = error.code === 'EADDRINUSE' ? `port ${o.port} on ${host} is already in use` : error.code === 'EACCES' ? `not allowed to listen on port ${o.port}` : `cannot listen on ${host}:${o.port} (${error.code ?? error.message})`;
+      const why =
+        error.code === 'EADDRINUSE'
+          ? `port ${o.port} on ${host} is already in use`
+          : error.code === 'EACCES'
+            ? `not allowed to listen on port ${o.port}`
+            : `cannot listen on ${host}:${o.port} (${error.code ?? error.message})`;
       rejectPromise(new UsageError(why, { code: 'listen_failed', hint: 'choose another --port (0 picks a free one)' }));
     };
     server.once('error', onError);

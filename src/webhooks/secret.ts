@@ -29,10 +29,16 @@ export interface WebhookSecret {
 
 export function resolveWebhookSecret(s: SecretSources): WebhookSecret {
   if (s.flag !== undefined && s.file !== undefined) {
-    throw new UsageError(`${s.flagName} and --secret-file both give the webhook secret`, { code: 'secret_conflict', hint: 'keep --secret-file' });
+    throw new UsageError(`${s.flagName} and --secret-file both give the webhook secret`, {
+      code: 'secret_conflict',
+      hint: 'keep --secret-file',
+    });
   }
   if (s.flag !== undefined) {
-    return { secret: s.flag, flagWarning: `${s.flagName} shows the webhook secret to every user of this machine in ps output; set GIFTCODES_WEBHOOK_SECRET or use --secret-file instead` };
+    return {
+      secret: s.flag,
+      flagWarning: `${s.flagName} shows the webhook secret to every user of this machine in ps output; set GIFTCODES_WEBHOOK_SECRET or use --secret-file instead`,
+    };
   }
   if (s.file !== undefined) return readSecretFile(s.file);
   return { secret: s.env.GIFTCODES_WEBHOOK_SECRET || undefined };
@@ -52,13 +58,24 @@ export function readSecretFile(path: string): WebhookSecret & { secret: string }
   }
   try {
     const stats = fstatSync(fd);
-    if (stats.isDirectory()) throw new LocalError(`cannot read the secret file ${path}: it is a directory`, { code: 'secret_file_unreadable' });
+    if (stats.isDirectory())
+      throw new LocalError(`cannot read the secret file ${path}: it is a directory`, {
+        code: 'secret_file_unreadable',
+      });
     // The one rule for files that hold secrets (src/config/paths.ts), judged on the descriptor read below.
     const fileWarning = stats.isFile() ? checkOwnership(path, stats, 'secret file') : undefined;
     const content = readBounded(fd, path).replace(/\r?\n$/, '');
-    if (content.trim() === '') throw new UsageError(`the secret file ${path} is empty`, { code: 'secret_empty', hint: 'write the webhook signing secret into it' });
+    if (content.trim() === '')
+      throw new UsageError(`the secret file ${path} is empty`, {
+        code: 'secret_empty',
+        hint: 'write the webhook signing secret into it',
+      });
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(content)) throw new UsageError(`the secret file ${path} holds more than one line`, { code: 'secret_invalid', hint: 'keep only the secret in it' });
+    if (/[\u0000-\u001f\u007f]/.test(content))
+      throw new UsageError(`the secret file ${path} holds more than one line`, {
+        code: 'secret_invalid',
+        hint: 'keep only the secret in it',
+      });
     return fileWarning ? { secret: content, fileWarning } : { secret: content };
   } finally {
     closeSync(fd);
@@ -78,7 +95,10 @@ function readBounded(fd: number, path: string): string {
     }
     if (n === 0) break;
     size += n;
-    if (size > MAX_SECRET_FILE_BYTES) throw new UsageError(`the secret file ${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes: not a secret`, { code: 'secret_invalid' });
+    if (size > MAX_SECRET_FILE_BYTES)
+      throw new UsageError(`the secret file ${path} is larger than ${MAX_SECRET_FILE_BYTES} bytes: not a secret`, {
+        code: 'secret_invalid',
+      });
     chunks.push(chunk.subarray(0, n));
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -86,5 +106,9 @@ function readBounded(fd: number, path: string): string {
 
 function unreadable(path: string, error: unknown): LocalError {
   const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-  return new LocalError(`cannot read the secret file ${path} (${code})`, { code: 'secret_file_unreadable', hint: 'check the path and that this user may read it', cause: error });
+  return new LocalError(`cannot read the secret file ${path} (${code})`, {
+    code: 'secret_file_unreadable',
+    hint: 'check the path and that this user may read it',
+    cause: error,
+  });
 }

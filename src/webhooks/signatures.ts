@@ -53,7 +53,12 @@ const OWN_HEADERS: Readonly<Record<Exclude<Scheme, 'giftcodes'>, readonly string
 };
 
 /** How each scheme's signature looks: ours and Stripe's are one form, verified alike. */
-const FORMS: Readonly<Record<Scheme, string>> = { giftcodes: 't=…,v1=…', stripe: 't=…,v1=…', standard: 'v1,…', github: 'sha256=…' };
+const FORMS: Readonly<Record<Scheme, string>> = {
+  giftcodes: 't=…,v1=…',
+  stripe: 't=…,v1=…',
+  standard: 'v1,…',
+  github: 'sha256=…',
+};
 
 /**
  * The scheme a signature's own form names: `t=…,v1=…` ours (Stripe's under its own header), `v1,<base64>`
@@ -75,7 +80,8 @@ function schemeOfForm(name: string, value: string): Scheme | undefined {
 export function detectScheme(headers: Headers, signatureHeader = DEFAULT_SIGNATURE_HEADER): Scheme | undefined {
   const name = signatureHeader.toLowerCase();
   const named = header(headers, name);
-  if (named !== undefined) return name === DEFAULT_SIGNATURE_HEADER ? 'giftcodes' : (schemeOfForm(name, named) ?? 'giftcodes');
+  if (named !== undefined)
+    return name === DEFAULT_SIGNATURE_HEADER ? 'giftcodes' : (schemeOfForm(name, named) ?? 'giftcodes');
   for (const [scheme, names] of Object.entries(OWN_HEADERS) as [Scheme, readonly string[]][]) {
     if (names.some((own) => header(headers, own) !== undefined)) return scheme;
   }
@@ -89,7 +95,8 @@ export function detectScheme(headers: Headers, signatureHeader = DEFAULT_SIGNATU
 function signatureHeaderFor(scheme: Scheme, headers: Headers, signatureHeader: string): string {
   if (scheme === 'giftcodes') return signatureHeader;
   const own = OWN_HEADERS[scheme];
-  if (signatureHeader !== DEFAULT_SIGNATURE_HEADER && header(headers, signatureHeader) !== undefined) return signatureHeader;
+  if (signatureHeader !== DEFAULT_SIGNATURE_HEADER && header(headers, signatureHeader) !== undefined)
+    return signatureHeader;
   return own.find((name) => header(headers, name) !== undefined) ?? own[0]!;
 }
 
@@ -129,7 +136,11 @@ function anyMatches(expected: Buffer, candidates: Buffer[]): boolean {
   return matched;
 }
 
-function timestampCheck(raw: string | undefined, toleranceS: number, nowS: number): { ok: true; timestamp: number } | { ok: false; reason: string } {
+function timestampCheck(
+  raw: string | undefined,
+  toleranceS: number,
+  nowS: number,
+): { ok: true; timestamp: number } | { ok: false; reason: string } {
   if (raw === undefined || !/^\d{1,12}$/.test(raw.trim())) return refuse('signature without a timestamp');
   const t = Number(raw.trim());
   if (Math.abs(nowS - t) > toleranceS) return refuse(`timestamp ${t} is more than ${toleranceS}s from now`);
@@ -137,7 +148,13 @@ function timestampCheck(raw: string | undefined, toleranceS: number, nowS: numbe
 }
 
 /** Ours and Stripe's: `t=<unix>,v1=<hex>[,v1=<hex>…]`, HMAC-SHA256(secret, `<t>.<raw body>`). */
-export function verifyTimestamped(value: string | undefined, rawBody: Buffer, secret: string, toleranceS: number, nowS: number): { ok: true; timestamp: number } | { ok: false; reason: string } {
+export function verifyTimestamped(
+  value: string | undefined,
+  rawBody: Buffer,
+  secret: string,
+  toleranceS: number,
+  nowS: number,
+): { ok: true; timestamp: number } | { ok: false; reason: string } {
   if (!value) return refuse('missing signature');
   let timestamp: string | undefined;
   const candidates: Buffer[] = [];
@@ -163,7 +180,8 @@ export function verifyTimestamped(value: string | undefined, rawBody: Buffer, se
  */
 export function standardKey(secret: string): Buffer {
   const rest = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-  if (rest !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(rest) && rest.replace(/=+$/, '').length % 4 !== 1) return Buffer.from(rest, 'base64');
+  if (rest !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(rest) && rest.replace(/=+$/, '').length % 4 !== 1)
+    return Buffer.from(rest, 'base64');
   return Buffer.from(secret, 'utf8');
 }
 
@@ -195,7 +213,10 @@ function verifyStandard(headers: Headers, name: string, rawBody: Buffer, o: Veri
     if (comma > 0 && entry.slice(0, comma) === 'v1') candidates.push(Buffer.from(entry.slice(comma + 1), 'base64'));
   }
   if (candidates.length === 0) return refuse('signature without v1');
-  const expected = createHmac('sha256', standardKey(o.secret)).update(`${id}.${timestamp.trim()}.`).update(rawBody).digest();
+  const expected = createHmac('sha256', standardKey(o.secret))
+    .update(`${id}.${timestamp.trim()}.`)
+    .update(rawBody)
+    .digest();
   if (!anyMatches(expected, candidates)) return refuse('bad signature');
   const check = timestampCheck(timestamp, o.toleranceS, o.nowS);
   if (!check.ok) return check;

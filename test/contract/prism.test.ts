@@ -7,7 +7,16 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEMO_KEYS, ledger, runCli, startServer, tempDir, until, type RunResult, type TestServer } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  ledger,
+  runCli,
+  startServer,
+  tempDir,
+  until,
+  type RunResult,
+  type TestServer,
+} from '../helpers/e2e.js';
 import { startPrism, type PrismProxy } from '../helpers/prism.js';
 import { defaultSeed } from '../../src/server/seed.js';
 
@@ -26,10 +35,14 @@ function startRelay(upstream: string): Promise<Server> {
       res.writeHead(broken.status, { 'content-type': 'application/json' }).end(broken.body);
       return;
     }
-    const forward = request(new URL(req.url ?? '/', upstream), { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = request(
+      new URL(req.url ?? '/', upstream),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -40,7 +53,17 @@ beforeAll(async () => {
   // Orders take 15 s to complete: long enough to ask for codes too early even on a loaded machine (the CLI's start
   // and Prism's proxying take seconds there; 2.5 s was not enough), short enough to wait for.
   // The demo catalog and 1,000 more products: two pages of the 1,000 the client asks for.
-  const products = [...defaultSeed().products, ...Array.from({ length: 1000 }, (_, i) => ({ id: `extra-${i + 1}`, name: `Extra ${i + 1}`, brand: 'Extra', price: 500, currency: 'USD', supply: 1000 }))];
+  const products = [
+    ...defaultSeed().products,
+    ...Array.from({ length: 1000 }, (_, i) => ({
+      id: `extra-${i + 1}`,
+      name: `Extra ${i + 1}`,
+      brand: 'Extra',
+      price: 500,
+      currency: 'USD',
+      supply: 1000,
+    })),
+  ];
   const seedFile = join(tempDir('giftcodes-contract-seed-'), 'seed.json');
   writeFileSync(seedFile, JSON.stringify({ products }));
   server = await startServer(['--fulfil-after', '15000', '--seed', seedFile]);
@@ -63,12 +86,18 @@ afterAll(async () => {
 });
 
 /** Runs the CLI through Prism and fails on anything Prism reported meanwhile, or on no traffic through it. */
-async function cli(args: string[], o: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+async function cli(
+  args: string[],
+  o: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunResult> {
   const mark = prism.mark();
   const result = await runCli(args, { configDir, baseUrl: prism.url, ...o });
   // Prism logs asynchronously to the answer: give its last lines a moment.
   await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(prism.problems(mark), `Prism reported a violation for giftcodes ${args.join(' ')}:\n${prism.log().slice(mark)}`).toEqual([]);
+  expect(
+    prism.problems(mark),
+    `Prism reported a violation for giftcodes ${args.join(' ')}:\n${prism.log().slice(mark)}`,
+  ).toEqual([]);
   expect(prism.forwarded(mark).length, `nothing went through Prism for giftcodes ${args.join(' ')}`).toBeGreaterThan(0);
   return result;
 }
@@ -87,7 +116,11 @@ describe('the CLI through Prism --errors: openapi.yaml holds for every scenario'
     ok(await cli(['login', '--api-key-stdin'], { input: DEMO_KEYS.test }));
     ok(await cli(['login', '--api-key-stdin'], { input: DEMO_KEYS.live }));
     expect(parsed(await cli(['ping', '--json']))).toEqual({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
-    expect(parsed(await cli(['ping', '--env', 'live', '--json']))).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_demo' });
+    expect(parsed(await cli(['ping', '--env', 'live', '--json']))).toEqual({
+      status: 'ok',
+      environment: 'live',
+      resellerId: 'rs_demo',
+    });
   });
 
   test('catalog list follows every page', async () => {
@@ -100,11 +133,30 @@ describe('the CLI through Prism --errors: openapi.yaml holds for every scenario'
   });
 
   test('order place, show, watch, and place --wait', async () => {
-    const placed = parsed<{ id: string; status: string }>(await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json']));
+    const placed = parsed<{ id: string; status: string }>(
+      await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json']),
+    );
     expect(placed.id).toMatch(/^ord_/);
     expect(parsed<{ id: string }>(await cli(['order', 'show', placed.id, '--json'])).id).toBe(placed.id);
-    expect(parsed<{ status: string }>(await cli(['order', 'watch', placed.id, '--interval', '0.2', '--timeout', '90', '--json'])).status).toBe('completed');
-    const waited = parsed<{ id: string; status: string }>(await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.2', '--json']));
+    expect(
+      parsed<{ status: string }>(
+        await cli(['order', 'watch', placed.id, '--interval', '0.2', '--timeout', '90', '--json']),
+      ).status,
+    ).toBe('completed');
+    const waited = parsed<{ id: string; status: string }>(
+      await cli([
+        'order',
+        'place',
+        '--product',
+        'amazon-us-25',
+        '--quantity',
+        '1',
+        '--wait',
+        '--interval',
+        '0.2',
+        '--json',
+      ]),
+    );
     expect(waited.status).toBe('completed');
     const book = await ledger(server);
     expect(book.orders.map((o) => o.order_id)).toEqual(expect.arrayContaining([placed.id, waited.id]));
@@ -112,7 +164,12 @@ describe('the CLI through Prism --errors: openapi.yaml holds for every scenario'
 
   test('order place --out writes the codes; codes get as csv, json and jsonl', async () => {
     const cwd = tempDir();
-    ok(await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--out', 'codes.csv', '--interval', '0.2'], { cwd }));
+    ok(
+      await cli(
+        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--out', 'codes.csv', '--interval', '0.2'],
+        { cwd },
+      ),
+    );
     const csv = readFileSync(join(cwd, 'codes.csv'), 'utf8').trim().split('\n');
     expect(csv[0]).toMatch(/^order_id,code/);
     expect(csv).toHaveLength(4);
@@ -120,33 +177,52 @@ describe('the CLI through Prism --errors: openapi.yaml holds for every scenario'
     const orderId = csv[1]!.split(',')[0]!;
     const json = parsed<{ code: string }[]>(await cli(['codes', 'get', orderId, '--format', 'json']));
     expect(json.map((r) => r.code)).toEqual(csv.slice(1).map((line) => line.split(',')[1]));
-    const jsonl = ok(await cli(['codes', 'get', orderId, '--format', 'jsonl'])).stdout.trim().split('\n');
+    const jsonl = ok(await cli(['codes', 'get', orderId, '--format', 'jsonl']))
+      .stdout.trim()
+      .split('\n');
     expect(jsonl.map((line) => (JSON.parse(line) as { code: string }).code)).toEqual(json.map((r) => r.code));
-    expect(ok(await cli(['codes', 'get', orderId, '--format', 'csv'])).stdout.trim().split('\n')).toEqual(csv);
+    expect(
+      ok(await cli(['codes', 'get', orderId, '--format', 'csv']))
+        .stdout.trim()
+        .split('\n'),
+    ).toEqual(csv);
   });
 
-  test('a rejected key is exit 3 with the server\'s 401', async () => {
+  test("a rejected key is exit 3 with the server's 401", async () => {
     const result = await cli(['ping', '--api-key', 'sc_test_not_a_real_key_0000']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key');
   });
 
-  test('an unknown order is exit 4 with the server\'s 404', async () => {
+  test("an unknown order is exit 4 with the server's 404", async () => {
     const result = await cli(['order', 'show', 'ord_does_not_exist']);
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('HTTP 404 order_not_found');
   });
 
-  test('an idempotency key reused for another order is exit 4 with the server\'s 422', async () => {
+  test("an idempotency key reused for another order is exit 4 with the server's 422", async () => {
     const key = `contract-${Date.now()}`;
-    ok(await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--json']));
-    const reused = await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--idempotency-key', key]);
+    ok(
+      await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--json']),
+    );
+    const reused = await cli([
+      'order',
+      'place',
+      '--product',
+      'amazon-us-10',
+      '--quantity',
+      '2',
+      '--idempotency-key',
+      key,
+    ]);
     expect(reused.code).toBe(4);
     expect(reused.stderr).toContain('HTTP 422 idempotency_key_reused');
   });
 
-  test('codes before completion are exit 4 with the server\'s 409; --wait gets them', async () => {
-    const placed = parsed<{ id: string }>(await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json']));
+  test("codes before completion are exit 4 with the server's 409; --wait gets them", async () => {
+    const placed = parsed<{ id: string }>(
+      await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json']),
+    );
     const early = await cli(['codes', 'get', placed.id]);
     expect(early.code).toBe(4);
     expect(early.stderr).toContain('HTTP 409 order_not_completed');
@@ -155,7 +231,7 @@ describe('the CLI through Prism --errors: openapi.yaml holds for every scenario'
     expect(existsSync(join(cwd, 'late.jsonl'))).toBe(true);
   });
 
-  test('an unknown product is exit 4 with the server\'s 400', async () => {
+  test("an unknown product is exit 4 with the server's 400", async () => {
     // Without a catalog cache (an earlier catalog list saves one), the typo check has nothing to go on and the
     // order reaches the API, whose 400 is what is under test here.
     for (const name of readdirSync(configDir)) if (name.startsWith('catalog-cache')) rmSync(join(configDir, name));
@@ -178,7 +254,11 @@ describe('the check itself', () => {
 
   test('a request that breaks openapi.yaml is refused by Prism (422) and logged', async () => {
     const mark = prism.mark();
-    const res = await fetch(`${prism.url}/v1/orders`, { method: 'POST', headers: { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${prism.url}/v1/orders`, {
+      method: 'POST',
+      headers: { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     await until(() => (prism.problems(mark).length > 0 ? true : undefined));

@@ -16,13 +16,19 @@ async function chargedWithKey(key: string): Promise<unknown[]> {
   return (await ledger(served.server)).orders.filter((o) => o.idempotency_key === key);
 }
 
-
 /** A place --out killed once its order was accepted: one orphan intent holding the order id. */
-async function orphanAccepted(configDir: string, dir: string, quantity: number): Promise<{ key: string; orderId: string }> {
-  const killed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', join(dir, 'place.csv')], {
-    configDir,
-    env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
-  });
+async function orphanAccepted(
+  configDir: string,
+  dir: string,
+  quantity: number,
+): Promise<{ key: string; orderId: string }> {
+  const killed = await runCli(
+    ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', join(dir, 'place.csv')],
+    {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    },
+  );
   expect(killed.signal).toBe('SIGKILL');
   const [intent] = await pendingIntents(configDir);
   expect(intent?.orderId).toMatch(/^ord_/);
@@ -42,7 +48,9 @@ describe('order place --plan: a row out file that cannot be written', () => {
       else symlinkSync(join(dir, 'nowhere.csv'), out);
       const plan = join(dir, `plan-${randomUUID()}.csv`);
       writeFileSync(plan, `product,quantity,out\n${PRODUCT},1,codes.csv\n`);
-      const dry = JSON.parse((await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir })).stdout) as { key: string }[];
+      const dry = JSON.parse(
+        (await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir })).stdout,
+      ) as { key: string }[];
       const result = await runCli(['order', 'place', '--plan', plan], { configDir });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('line 2:');
@@ -59,27 +67,34 @@ describe('codes get to stdout whose reader has gone', () => {
   // settled the interrupted `order place` of that order as delivered: it left `order pending`, and the
   // codes had reached no one. A closed pipe is not a delivery.
   for (const verb of ['codes get', 'order watch --out -'] as const) {
-  it(`${verb}: leaves the interrupted order pending; resume then delivers it with no second charge`, { timeout: 45_000 }, async () => {
-    const dir = tempDir();
-    const configDir = await loggedIn(served.server);
-    const { key, orderId } = await orphanAccepted(configDir, dir, 3);
-    const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1' };
-    delete env.GIFTCODES_API_KEY;
-    const args = verb === 'codes get' ? ['codes', 'get', orderId, '--wait', '--interval', '0.1'] : ['order', 'watch', orderId, '--out', '-', '--interval', '0.1'];
-    const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    proc.stdout.destroy();
-    let stderr = '';
-    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
-    expect(code, stderr).toBe(8);
-    expect(stderr).toContain('(the reader closed the pipe)');
-    expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
-    const resumed = await runCli(['order', 'resume', '--all'], { configDir });
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'place.csv'), 'utf8').trim().split('\n')).toHaveLength(4);
-    expect(await chargedWithKey(key)).toHaveLength(1);
-    expect(await pendingIntents(configDir)).toEqual([]);
-  });
+    it(
+      `${verb}: leaves the interrupted order pending; resume then delivers it with no second charge`,
+      { timeout: 45_000 },
+      async () => {
+        const dir = tempDir();
+        const configDir = await loggedIn(served.server);
+        const { key, orderId } = await orphanAccepted(configDir, dir, 3);
+        const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1' };
+        delete env.GIFTCODES_API_KEY;
+        const args =
+          verb === 'codes get'
+            ? ['codes', 'get', orderId, '--wait', '--interval', '0.1']
+            : ['order', 'watch', orderId, '--out', '-', '--interval', '0.1'];
+        const proc = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        proc.stdout.destroy();
+        let stderr = '';
+        proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
+        expect(code, stderr).toBe(8);
+        expect(stderr).toContain('(the reader closed the pipe)');
+        expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
+        const resumed = await runCli(['order', 'resume', '--all'], { configDir });
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(readFileSync(join(dir, 'place.csv'), 'utf8').trim().split('\n')).toHaveLength(4);
+        expect(await chargedWithKey(key)).toHaveLength(1);
+        expect(await pendingIntents(configDir)).toEqual([]);
+      },
+    );
   }
 });
 
@@ -99,7 +114,10 @@ describe('codes get of an order id that an intent of another server also holds',
     writeFileSync(file, JSON.stringify({ ...intent, baseUrl: 'http://127.0.0.1:9' }));
     // An order id the journal knows is read where it was placed (issue 30: every id works in every verb): here
     // the other server, which is down. Nothing is written, and the other server's intent stays pending.
-    const got = await runCli(['codes', 'get', orderId, '--wait', '--interval', '0.1', '--retries', '0', '--out', join(dir, 'other.csv')], { configDir });
+    const got = await runCli(
+      ['codes', 'get', orderId, '--wait', '--interval', '0.1', '--retries', '0', '--out', join(dir, 'other.csv')],
+      { configDir },
+    );
     expect(got.code, got.stderr).toBe(5);
     expect(got.stderr).toContain('http://127.0.0.1:9');
     expect(existsSync(join(dir, 'other.csv'))).toBe(false);
@@ -113,12 +131,22 @@ describe('--idempotency-key reused for another product', () => {
   it('keeps the record of the order the key placed', { timeout: 30_000 }, async () => {
     const configDir = await loggedIn(served.server);
     const key = `adv-${Date.now()}`;
-    const first = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '1', '--idempotency-key', key, '--json'], { configDir });
+    const first = await runCli(
+      ['order', 'place', '--product', PRODUCT, '--quantity', '1', '--idempotency-key', key, '--json'],
+      { configDir },
+    );
     expect(first.code, first.stderr).toBe(0);
     const orderId = (JSON.parse(first.stdout) as { id: string }).id;
-    const reused = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--idempotency-key', key], { configDir });
+    const reused = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--idempotency-key', key],
+      { configDir },
+    );
     expect(reused.code).toBe(4);
-    const list = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as { key: string; orderId?: string; outcome: string }[];
+    const list = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as {
+      key: string;
+      orderId?: string;
+      outcome: string;
+    }[];
     expect(list.filter((r) => r.key === key)).toEqual([expect.objectContaining({ orderId, outcome: 'delivered' })]);
     expect(await chargedWithKey(key)).toHaveLength(1);
     expect(await pendingIntents(configDir)).toEqual([]);
@@ -132,44 +160,63 @@ describe('order place --plan run twice at once', () => {
   // been delivered; `order resume --all` then failed on it every time.
   // A run readies (begins and arms) its next row while the current row's request is out (issue 16): paused
   // on row 2, the first run already holds row 3 too, so the row the second run delivers is row 4.
-  it('a row the other run delivered meanwhile is read, not placed; nothing is left pending', { timeout: 120_000 }, async () => {
-    const dir = tempDir();
-    const configDir = await loggedIn(served.server);
-    const plan = join(dir, `plan-${randomUUID()}.csv`);
-    writeFileSync(plan, `product,quantity,out\n${PRODUCT},4\n${PRODUCT},3\n${PRODUCT},5,b.csv\n`);
-    // Held after its first POST until the second run is done (a 5 s pause could run out first on a loaded machine).
-    const held = gate();
-    const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', GIFTCODES_FAILPOINTS: held.at('request.sent') };
-    delete env.GIFTCODES_API_KEY;
-    const first = spawn(process.execPath, [BIN, 'order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let firstOut = '';
-    let firstErr = '';
-    first.stdout.on('data', (chunk: Buffer) => (firstOut += chunk.toString()));
-    const paused = new Promise<void>((resolve) =>
-      first.stderr.on('data', (chunk: Buffer) => {
-        firstErr += chunk.toString();
-        if (firstErr.includes('failpoint request.sent')) resolve();
-      }),
-    );
-    const firstCode = new Promise<number | null>((resolve) => first.on('close', resolve));
-    await paused;
-    // The first run holds rows 2 and 3; the second delivers row 4 while the first is stopped.
-    const second = await runCli(['order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'], { configDir });
-    held.open();
-    expect(second.code).toBe(2);
-    const secondRows = JSON.parse(second.stdout) as { row: number; key: string; error?: { code: string } }[];
-    expect(secondRows.find((r) => r.row === 2)?.error?.code).toBe('intent_busy');
-    expect(secondRows.find((r) => r.row === 3)?.error?.code).toBe('intent_busy');
-    expect(secondRows.find((r) => r.row === 4)?.error).toBeUndefined();
-    expect(await firstCode, firstErr).toBe(0);
-    const firstRows = JSON.parse(firstOut) as { row: number; already?: boolean; error?: unknown }[];
-    expect(firstRows.find((r) => r.row === 4)).toMatchObject({ already: true });
-    expect(firstRows.filter((r) => r.error !== undefined)).toEqual([]);
-    expect(readFileSync(join(dir, 'b.csv'), 'utf8').trim().split('\n')).toHaveLength(6);
-    expect(await pendingIntents(configDir)).toEqual([]);
-    const charged = (await ledger(served.server)).orders.filter((o) => String(o.idempotency_key).startsWith(secondRows[0]!.key.slice(0, 17)));
-    expect(charged).toHaveLength(3);
-  });
+  it(
+    'a row the other run delivered meanwhile is read, not placed; nothing is left pending',
+    { timeout: 120_000 },
+    async () => {
+      const dir = tempDir();
+      const configDir = await loggedIn(served.server);
+      const plan = join(dir, `plan-${randomUUID()}.csv`);
+      writeFileSync(plan, `product,quantity,out\n${PRODUCT},4\n${PRODUCT},3\n${PRODUCT},5,b.csv\n`);
+      // Held after its first POST until the second run is done (a 5 s pause could run out first on a loaded machine).
+      const held = gate();
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        GIFTCODES_CONFIG_DIR: configDir,
+        CI: 'true',
+        NO_COLOR: '1',
+        GIFTCODES_FAILPOINTS: held.at('request.sent'),
+      };
+      delete env.GIFTCODES_API_KEY;
+      const first = spawn(
+        process.execPath,
+        [BIN, 'order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'],
+        { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let firstOut = '';
+      let firstErr = '';
+      first.stdout.on('data', (chunk: Buffer) => (firstOut += chunk.toString()));
+      const paused = new Promise<void>((resolve) =>
+        first.stderr.on('data', (chunk: Buffer) => {
+          firstErr += chunk.toString();
+          if (firstErr.includes('failpoint request.sent')) resolve();
+        }),
+      );
+      const firstCode = new Promise<number | null>((resolve) => first.on('close', resolve));
+      await paused;
+      // The first run holds rows 2 and 3; the second delivers row 4 while the first is stopped.
+      const second = await runCli(
+        ['order', 'place', '--plan', plan, '--concurrency', '1', '--json', '--interval', '0.1'],
+        { configDir },
+      );
+      held.open();
+      expect(second.code).toBe(2);
+      const secondRows = JSON.parse(second.stdout) as { row: number; key: string; error?: { code: string } }[];
+      expect(secondRows.find((r) => r.row === 2)?.error?.code).toBe('intent_busy');
+      expect(secondRows.find((r) => r.row === 3)?.error?.code).toBe('intent_busy');
+      expect(secondRows.find((r) => r.row === 4)?.error).toBeUndefined();
+      expect(await firstCode, firstErr).toBe(0);
+      const firstRows = JSON.parse(firstOut) as { row: number; already?: boolean; error?: unknown }[];
+      expect(firstRows.find((r) => r.row === 4)).toMatchObject({ already: true });
+      expect(firstRows.filter((r) => r.error !== undefined)).toEqual([]);
+      expect(readFileSync(join(dir, 'b.csv'), 'utf8').trim().split('\n')).toHaveLength(6);
+      expect(await pendingIntents(configDir)).toEqual([]);
+      const charged = (await ledger(served.server)).orders.filter((o) =>
+        String(o.idempotency_key).startsWith(secondRows[0]!.key.slice(0, 17)),
+      );
+      expect(charged).toHaveLength(3);
+    },
+  );
 });
 
 describe('order place --plan: one out file named two ways', () => {

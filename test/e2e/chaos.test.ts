@@ -12,29 +12,47 @@ import { ledger, loggedIn, runCli, withServer } from '../helpers/e2e.js';
 const ROUNDS = 50;
 
 describe('chaos: random kills over every way an order reaches the user (scripts/chaos.mjs)', () => {
-  it(`charges exactly once per order and loses or leaves nothing over ${ROUNDS} rounds`, { timeout: 300_000 }, async () => {
-    const result = await runChaos({ rounds: ROUNDS, concurrency: 4 });
-    console.log(`chaos: ${JSON.stringify(result)}`);
-    const seed = `seed ${result.seed}`;
-    expect(result.rounds).toBe(ROUNDS);
-    // A plan round asks for three orders (its rows; a plan run twice, under test and live or under two
-    // profiles, for six), every other round for one.
-    const { plan, 'plan edited': edited, 'plan test+live': testLive, 'plan two profiles': twoProfiles } = result.byMode;
-    expect(result.orders).toBe(ROUNDS + 2 * (plan! + edited!) + 5 * (testLive! + twoProfiles!));
-    expect(result.charges, seed).toBe(result.orders);
-    expect(result.double, seed).toBe(0);
-    expect(result.lost, seed).toBe(0);
-    expect(result.left, seed).toBe(0);
-    expect(result.unrecorded, seed).toBe(0);
-    expect(result.noCharge, seed).toBe(0);
-    expect(result.stuck, seed).toBe(0);
-    expect(failed(result)).toBe(false);
-    expect(Object.keys(result.byMode)).toEqual(MODES);
-    expect(MODES).toEqual(expect.arrayContaining(['plan', 'watch --out', 'codes get --out', 'plan test+live', 'plan edited', 'plan two profiles']));
-    expect(Object.values(result.byMode).every((n) => n >= 3)).toBe(true);
-    // Kills must land, or the journal was never put to the test.
-    expect(result.kills).toBeGreaterThan(ROUNDS / 2);
-  });
+  it(
+    `charges exactly once per order and loses or leaves nothing over ${ROUNDS} rounds`,
+    { timeout: 300_000 },
+    async () => {
+      const result = await runChaos({ rounds: ROUNDS, concurrency: 4 });
+      console.log(`chaos: ${JSON.stringify(result)}`);
+      const seed = `seed ${result.seed}`;
+      expect(result.rounds).toBe(ROUNDS);
+      // A plan round asks for three orders (its rows; a plan run twice, under test and live or under two
+      // profiles, for six), every other round for one.
+      const {
+        plan,
+        'plan edited': edited,
+        'plan test+live': testLive,
+        'plan two profiles': twoProfiles,
+      } = result.byMode;
+      expect(result.orders).toBe(ROUNDS + 2 * (plan! + edited!) + 5 * (testLive! + twoProfiles!));
+      expect(result.charges, seed).toBe(result.orders);
+      expect(result.double, seed).toBe(0);
+      expect(result.lost, seed).toBe(0);
+      expect(result.left, seed).toBe(0);
+      expect(result.unrecorded, seed).toBe(0);
+      expect(result.noCharge, seed).toBe(0);
+      expect(result.stuck, seed).toBe(0);
+      expect(failed(result)).toBe(false);
+      expect(Object.keys(result.byMode)).toEqual(MODES);
+      expect(MODES).toEqual(
+        expect.arrayContaining([
+          'plan',
+          'watch --out',
+          'codes get --out',
+          'plan test+live',
+          'plan edited',
+          'plan two profiles',
+        ]),
+      );
+      expect(Object.values(result.byMode).every((n) => n >= 3)).toBe(true);
+      // Kills must land, or the journal was never put to the test.
+      expect(result.kills).toBeGreaterThan(ROUNDS / 2);
+    },
+  );
 
   it('a round fails on anything left, lost, doubled, unrecorded or never charged', () => {
     const clean = { lost: 0, double: 0, left: 0, unrecorded: 0, noCharge: 0, stuck: 0 };
@@ -48,7 +66,9 @@ describe('overlapping cron jobs', () => {
     await withServer(['--hold', '300'], async (server) => {
       const configDir = await loggedIn(server);
       const runs = await Promise.all(
-        Array.from({ length: 8 }, () => runCli(['order', 'place', '--product', 'steam-us-50', '--quantity', '2', '--json'], { configDir })),
+        Array.from({ length: 8 }, () =>
+          runCli(['order', 'place', '--product', 'steam-us-50', '--quantity', '2', '--json'], { configDir }),
+        ),
       );
       for (const run of runs) expect(run.code, run.stderr).toBe(0);
       const ids = runs.map((run) => (JSON.parse(run.stdout) as { id: string }).id);

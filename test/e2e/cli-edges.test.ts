@@ -23,7 +23,11 @@ describe('help words', () => {
 describe('flag values', () => {
   it('an empty --api-key, --base-url or --profile is an error, not a silent fallback', async () => {
     const { configDir } = served;
-    for (const args of [['--api-key', ''], ['--base-url', ''], ['--profile', '']]) {
+    for (const args of [
+      ['--api-key', ''],
+      ['--base-url', ''],
+      ['--profile', ''],
+    ]) {
       const result = await runCli([...args, 'ping'], { configDir });
       expect(result.code, args.join(' ')).toBe(2);
     }
@@ -31,14 +35,19 @@ describe('flag values', () => {
 
   it('a profile name that is not a plain word is refused', async () => {
     for (const name of ['__proto__', 'a b', '../etc', 'x'.repeat(65)]) {
-      const result = await runCli(['login', '--api-key-stdin', '--profile', name], { configDir: tempDir(), input: 'sc_test_demo_4f3c9a1b7e2d' });
+      const result = await runCli(['login', '--api-key-stdin', '--profile', name], {
+        configDir: tempDir(),
+        input: 'sc_test_demo_4f3c9a1b7e2d',
+      });
       expect(result.code, name).toBe(2);
     }
   });
 
   it('a repeated --quantity on a command that moves money is refused', async () => {
     const { configDir } = served;
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--quantity', '2'], { configDir });
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--quantity', '2'], {
+      configDir,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('more than once');
   });
@@ -49,13 +58,19 @@ describe('serve whose stdout cannot take where it listens', () => {
   // rather than die of an unhandled EPIPE or ENOSPC with a stack trace (exit 1).
   for (const how of ['closed pipe', '/dev/full'] as const) {
     it(`stdout on a ${how}: exit 8 and one line, no stack trace`, async () => {
-      const { proc, result } = spawnCli(['serve', '--port', '0'], { stdoutFull: how === '/dev/full', timeoutMs: 15_000 });
+      const { proc, result } = spawnCli(['serve', '--port', '0'], {
+        stdoutFull: how === '/dev/full',
+        timeoutMs: 15_000,
+      });
       proc.stdin?.end();
       proc.stdout?.destroy();
       const ended = await result;
       expect(ended.code, ended.stderr).toBe(8);
       const why = how === '/dev/full' ? 'no space left on the device' : 'the reader closed the pipe';
-      expect(unstamped(ended.stderr).trimEnd().split('\n')).toEqual([`error: could not write the server's address to standard output (${why})`, expect.stringMatching(/^hint: /)]);
+      expect(unstamped(ended.stderr).trimEnd().split('\n')).toEqual([
+        `error: could not write the server's address to standard output (${why})`,
+        expect.stringMatching(/^hint: /),
+      ]);
     });
   }
 });

@@ -9,9 +9,19 @@ import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer, until, uns
 const SEED = join(ROOT, 'test/server/fixtures/formula-seed.json');
 const KEY = 'sc_test_formula_0a1b2c3d4e5f';
 
-type CodeRecord = Record<string, unknown> & { code: string; pin: string; serial: string; value: { amount: number; currency: string }; expires_at: string };
+type CodeRecord = Record<string, unknown> & {
+  code: string;
+  pin: string;
+  serial: string;
+  value: { amount: number; currency: string };
+  expires_at: string;
+};
 
-async function api(server: TestServer, path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  server: TestServer,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${server.url}${path}`, { ...init, headers: { 'X-API-Key': KEY, ...init.headers } });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
@@ -97,11 +107,19 @@ function strays(dir: string): string[] {
  * target holds codes already (the --out lock's own short-lived temporary file, a few bytes of JSON linked into
  * place at once, shares the prefix and must not be mistaken for it).
  */
-async function exportUnderWay(server: TestServer, orderId: string, target: string): Promise<ReturnType<typeof spawnCli>> {
-  const run = spawnCli(['codes', 'get', orderId, '--out', target], { baseUrl: server.url, env: { GIFTCODES_API_KEY: KEY } });
+async function exportUnderWay(
+  server: TestServer,
+  orderId: string,
+  target: string,
+): Promise<ReturnType<typeof spawnCli>> {
+  const run = spawnCli(['codes', 'get', orderId, '--out', target], {
+    baseUrl: server.url,
+    env: { GIFTCODES_API_KEY: KEY },
+  });
   run.proc.stdin?.end();
   const dir = dirname(target);
-  const exportTemp = (): boolean => strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
+  const exportTemp = (): boolean =>
+    strays(dir).some((name) => (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0) > 1024);
   await until(() => exportTemp() || undefined);
   return run;
 }
@@ -128,7 +146,12 @@ describe('codes get: exports', () => {
     for (const name of ['codes.csv', 'codes.json', 'codes.jsonl']) {
       const result = await cli(served.server, ['codes', 'get', bigOrder, '--out', join(dir, name), '--json']);
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({ orderId: bigOrder, path: join(dir, name), count: 10_000, format: name.split('.')[1] });
+      expect(JSON.parse(result.stdout)).toEqual({
+        orderId: bigOrder,
+        path: join(dir, name),
+        count: 10_000,
+        format: name.split('.')[1],
+      });
       expect(mode(join(dir, name))).toBe(0o600);
     }
     expect(JSON.parse(readFileSync(join(dir, 'codes.json'), 'utf8'))).toEqual(displayed(expected));
@@ -136,8 +159,28 @@ describe('codes get: exports', () => {
     expect(lines.pop()).toBe('');
     expect(lines.map((line) => JSON.parse(line))).toEqual(displayed(expected));
     const [header, ...rows] = parseCsv(readFileSync(join(dir, 'codes.csv'), 'utf8'));
-    expect(header).toEqual(['order_id', 'code', 'pin', 'serial', 'value.amount', 'value.currency', 'value.display', 'expires_at']);
-    expect(rows).toEqual(expected.map((c) => [bigOrder, c.code, c.pin, c.serial, String(c.value.amount), c.value.currency, (c.value.amount / 100).toFixed(2), c.expires_at]));
+    expect(header).toEqual([
+      'order_id',
+      'code',
+      'pin',
+      'serial',
+      'value.amount',
+      'value.currency',
+      'value.display',
+      'expires_at',
+    ]);
+    expect(rows).toEqual(
+      expected.map((c) => [
+        bigOrder,
+        c.code,
+        c.pin,
+        c.serial,
+        String(c.value.amount),
+        c.value.currency,
+        (c.value.amount / 100).toFixed(2),
+        c.expires_at,
+      ]),
+    );
     expect(strays(dir)).toEqual([]);
   });
 
@@ -147,7 +190,12 @@ describe('codes get: exports', () => {
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual(displayed(expected));
     const jsonl = await cli(server, ['codes', 'get', bigOrder, '--format', 'jsonl']);
-    expect(jsonl.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(displayed(expected));
+    expect(
+      jsonl.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(displayed(expected));
     const csv = await cli(server, ['codes', 'get', bigOrder, '--format', 'csv', '--out', '-']);
     expect(parseCsv(csv.stdout)).toHaveLength(10_001);
     const refused = await cli(server, ['codes', 'get', bigOrder, '--json', '--format', 'csv']);
@@ -157,12 +205,18 @@ describe('codes get: exports', () => {
   // As every other command's output (order place --out - among them): codes that did not all arrive are not
   // success. Exit 0 told a cron job's `set -o pipefail` that a consumer which died had every code.
   it('stops with exit 8 and one line when the reader of stdout goes away (| head)', async () => {
-    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY } });
+    const { proc, result } = spawnCli(['codes', 'get', bigOrder, '--format', 'jsonl'], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: KEY },
+    });
     proc.stdin?.end();
     proc.stdout?.once('data', () => proc.stdout?.destroy());
     const ended = await result;
     expect(ended.code, ended.stderr).toBe(8);
-    expect(unstamped(ended.stderr).trimEnd().split('\n')).toEqual([`error: could not write the codes of order ${bigOrder} to standard output (the reader closed the pipe)`, expect.stringMatching(/^hint: /)]);
+    expect(unstamped(ended.stderr).trimEnd().split('\n')).toEqual([
+      `error: could not write the codes of order ${bigOrder} to standard output (the reader closed the pipe)`,
+      expect.stringMatching(/^hint: /),
+    ]);
   });
 
   it('escapes a formula in a CSV cell, and keeps it raw with --csv-raw', async () => {
@@ -198,7 +252,13 @@ describe('codes get: exports', () => {
   });
 
   it('refuses a missing directory before fetching anything (exit 2)', async () => {
-    const result = await cli(served.server, ['codes', 'get', bigOrder, '--out', join(tempDir(), 'no', 'such', 'codes.csv')]);
+    const result = await cli(served.server, [
+      'codes',
+      'get',
+      bigOrder,
+      '--out',
+      join(tempDir(), 'no', 'such', 'codes.csv'),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('does not exist');
   });
@@ -212,7 +272,10 @@ describe('codes get: exports', () => {
   // line, not "unexpected internal error" (exit 1) for the ENOSPC that the codes' stream met.
   const toFullDisk: { name: string; args: (order: string) => string[] }[] = [
     { name: 'codes get (json)', args: (order) => ['codes', 'get', order] },
-    { name: 'codes get --format csv --out -', args: (order) => ['codes', 'get', order, '--format', 'csv', '--out', '-'] },
+    {
+      name: 'codes get --format csv --out -',
+      args: (order) => ['codes', 'get', order, '--format', 'csv', '--out', '-'],
+    },
     { name: 'codes get --format jsonl', args: (order) => ['codes', 'get', order, '--format', 'jsonl'] },
     { name: 'codes get --json', args: (order) => ['codes', 'get', order, '--json'] },
     { name: 'order watch --out -', args: (order) => ['order', 'watch', order, '--out', '-'] },
@@ -220,9 +283,16 @@ describe('codes get: exports', () => {
   for (const { name, args } of toFullDisk) {
     it(`${name} with stdout on /dev/full: exit 8 and one line, no stack trace`, async () => {
       const json = args(bigOrder).includes('--json');
-      const result = await runCli(args(bigOrder), { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY }, stdoutFull: true });
+      const result = await runCli(args(bigOrder), {
+        baseUrl: served.url,
+        env: { GIFTCODES_API_KEY: KEY },
+        stdoutFull: true,
+      });
       expect(result.code, result.stderr).toBe(8);
-      const errors = unstamped(result.stderr).trimEnd().split('\n').filter((line) => !/order \S+: completed$/.test(line));
+      const errors = unstamped(result.stderr)
+        .trimEnd()
+        .split('\n')
+        .filter((line) => !/order \S+: completed$/.test(line));
       const message = 'could not write the codes to standard output (no space left on the device)';
       if (json) {
         expect(errors).toHaveLength(1);
@@ -238,10 +308,20 @@ describe('codes get: exports', () => {
   // local resource failing, not "unexpected internal error" (exit 1) for the ENOENT of its open.
   it('CSV to stdout with a TMPDIR that does not exist: exit 8 and one line naming the temporary file', async () => {
     const missing = join(tempDir(), 'no-such-tmp');
-    const result = await runCli(['codes', 'get', bigOrder, '--format', 'csv'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: KEY, TMPDIR: missing } });
+    const result = await runCli(['codes', 'get', bigOrder, '--format', 'csv'], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: KEY, TMPDIR: missing },
+    });
     expect(result.code, result.stderr).toBe(8);
-    const errors = unstamped(result.stderr).trimEnd().split('\n').filter((line) => !/order \S+: completed$/.test(line));
-    expect(errors[0]).toMatch(new RegExp(`^error: cannot write the temporary CSV file ${missing}/giftcodes-spool-\\S+: the directory does not exist \\(ENOENT\\)$`));
+    const errors = unstamped(result.stderr)
+      .trimEnd()
+      .split('\n')
+      .filter((line) => !/order \S+: completed$/.test(line));
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^error: cannot write the temporary CSV file ${missing}/giftcodes-spool-\\S+: the directory does not exist \\(ENOENT\\)$`,
+      ),
+    );
     expect(errors.slice(1)).toEqual([expect.stringMatching(/^hint: /)]);
     expect(result.stdout).toBe('');
   });
@@ -267,18 +347,40 @@ describe('codes get: timing and interruption', () => {
     expect(early.stderr).toContain('--wait');
     const dir = tempDir();
     const pending = await placeOrder(server, 'plain-us-10', 5);
-    const waited = await cli(server, ['codes', 'get', pending, '--wait', '--interval', '0.2', '--out', join(dir, 'codes.jsonl')]);
+    const waited = await cli(server, [
+      'codes',
+      'get',
+      pending,
+      '--wait',
+      '--interval',
+      '0.2',
+      '--out',
+      join(dir, 'codes.jsonl'),
+    ]);
     expect(waited.code, waited.stderr).toBe(0);
     // Off a terminal, one line per status change (polled every 0.2 s for up to 2.5 s: a repeat would show), ending
     // in completed; which of pending and processing it saw first depends on how soon the CLI got to look.
-    const statuses = waited.stderr.split('\n').flatMap((line) => new RegExp(`order ${pending}: (\\w+)$`).exec(line)?.[1] ?? []);
-    expect(['pending,processing,completed', 'processing,completed', 'pending,completed', 'completed']).toContain(statuses.join(','));
+    const statuses = waited.stderr
+      .split('\n')
+      .flatMap((line) => new RegExp(`order ${pending}: (\\w+)$`).exec(line)?.[1] ?? []);
+    expect(['pending,processing,completed', 'processing,completed', 'pending,completed', 'completed']).toContain(
+      statuses.join(','),
+    );
     expect(readFileSync(join(dir, 'codes.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(5);
   });
 
   it('gives up with exit 7 after --timeout', async () => {
     const order = await placeOrder(unfinished.server, 'plain-us-10', 1);
-    const result = await cli(unfinished.server, ['codes', 'get', order, '--wait', '--interval', '0.1', '--timeout', '0.3']);
+    const result = await cli(unfinished.server, [
+      'codes',
+      'get',
+      order,
+      '--wait',
+      '--interval',
+      '0.1',
+      '--timeout',
+      '0.3',
+    ]);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain('order watch');
   });

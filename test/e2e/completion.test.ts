@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, DEMO_KEYS, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { openTerminal, type Terminal } from '../helpers/tmux.js';
 
-const SCRIPTS = { bash: 'completions/giftcodes.bash', zsh: 'completions/_giftcodes', fish: 'completions/giftcodes.fish' } as const;
+const SCRIPTS = {
+  bash: 'completions/giftcodes.bash',
+  zsh: 'completions/_giftcodes',
+  fish: 'completions/giftcodes.fish',
+} as const;
 const BASH_SCRIPT = join(ROOT, SCRIPTS.bash);
 
 const served = servedApi([], { login: true });
@@ -30,7 +34,10 @@ describe('completions/ is generated from the command tree', () => {
       const result = await runCli(['completion', shell]);
       expect(result.code).toBe(0);
       const committed = existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : '(missing)';
-      expect(result.stdout === committed, `${file} differs from the command tree: run \`npm run completions\` and commit completions/`).toBe(true);
+      expect(
+        result.stdout === committed,
+        `${file} differs from the command tree: run \`npm run completions\` and commit completions/`,
+      ).toBe(true);
     });
   }
 
@@ -72,7 +79,9 @@ describe('bash completion function', () => {
     expect(bashComplete('giftcodes --json --profile x con')).toEqual(['config']);
     expect(bashComplete('giftcodes __')).toEqual([]);
     expect(bashComplete('giftcodes doc')).toEqual(['doctor']);
-    expect(bashComplete('giftcodes doctor --')).toEqual(expect.arrayContaining(['--json', '--quiet', '--env', '--retries']));
+    expect(bashComplete('giftcodes doctor --')).toEqual(
+      expect.arrayContaining(['--json', '--quiet', '--env', '--retries']),
+    );
   });
 
   it('completes the flags of a command with the global ones', () => {
@@ -94,7 +103,10 @@ describe('bash completion function', () => {
   });
 
   it('offers profile names from the config, read without the network', async () => {
-    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], { configDir: served.configDir, input: DEMO_KEYS.test });
+    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], {
+      configDir: served.configDir,
+      input: DEMO_KEYS.test,
+    });
     expect(login.code).toBe(0);
     expect(bashComplete('giftcodes --profile ').sort()).toEqual(['default', 'shop-eu']);
     expect(bashComplete('giftcodes config use shop')).toEqual(['shop-eu']);
@@ -111,7 +123,9 @@ describe('bash completion function', () => {
   it("offers the product ids of the current profile and base URL only: another server's catalog is not offered", () => {
     expect(bashComplete('giftcodes order place --product ', { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' })).toEqual([]);
     expect(bashComplete('giftcodes order place --product ', { GIFTCODES_PROFILE: 'nobody' })).toEqual([]);
-    expect(bashComplete('giftcodes order place --product ', { GIFTCODES_BASE_URL: served.url }).sort()).toEqual([...productIds].sort());
+    expect(bashComplete('giftcodes order place --product ', { GIFTCODES_BASE_URL: served.url }).sort()).toEqual(
+      [...productIds].sort(),
+    );
   });
 
   it('offers the order ids of the local record for an order ref, and the pending keys for resume and abandon', async () => {
@@ -120,12 +134,19 @@ describe('bash completion function', () => {
       const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: key });
       expect(login.code, login.stderr).toBe(0);
     }
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir });
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir,
+    });
     expect(placed.code, placed.stderr).toBe(0);
     const orderId = (JSON.parse(placed.stdout) as { id: string }).id;
-    const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
+    });
     expect(killed.signal).toBe('SIGKILL');
-    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string }[];
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+      key: string;
+    }[];
     const env = { GIFTCODES_CONFIG_DIR: configDir };
     for (const verb of ['order show', 'order watch', 'codes get']) {
       expect(bashComplete(`giftcodes ${verb} ${orderId.slice(0, 6)}`, env), verb).toContain(orderId);
@@ -142,7 +163,10 @@ describe('bash completion function', () => {
 describe('giftcodes __complete (what TAB runs)', () => {
   it('reads local files with plain fs: a config that conf would reject still lists profiles, and nothing is created', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ defaultProfile: 'ops', profiles: { 'shop-eu': { keys: 42 } } }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ defaultProfile: 'ops', profiles: { 'shop-eu': { keys: 42 } } }),
+    );
     const profiles = await runCli(['__complete', 'profiles'], { configDir: dir });
     expect(profiles.code).toBe(0);
     expect(profiles.stdout.split('\n').filter(Boolean)).toEqual(['ops', 'shop-eu']);
@@ -163,7 +187,12 @@ describe('bash in a real terminal', () => {
   beforeAll(async () => {
     const home = tempDir('giftcodes-home-');
     mkdirSync(join(home, '.config'), { recursive: true });
-    terminal = openTerminal(['bash', '--norc', '--noprofile'], { PATH: pathWithGiftcodes, HOME: home, GIFTCODES_CONFIG_DIR: served.configDir, PS1: '$ ' });
+    terminal = openTerminal(['bash', '--norc', '--noprofile'], {
+      PATH: pathWithGiftcodes,
+      HOME: home,
+      GIFTCODES_CONFIG_DIR: served.configDir,
+      PS1: '$ ',
+    });
     terminal.answer(`source ${BASH_SCRIPT}; clear`);
     await terminal.waitFor(/^\$$/m);
   });
@@ -187,7 +216,9 @@ describe('bash in a real terminal', () => {
   });
 
   it('giftcodes order place --product <TAB><TAB> lists the cached product ids', async () => {
-    expect(await complete('giftcodes order place --product steam')).toMatch(/^\$ giftcodes order place --product steam-us-%$/m);
+    expect(await complete('giftcodes order place --product steam')).toMatch(
+      /^\$ giftcodes order place --product steam-us-%$/m,
+    );
     terminal.press('BSpace', 'Tab', 'Tab');
     const screen = await terminal.waitFor(/steam-us-20\s+steam-us-50/);
     for (const id of productIds.filter((id) => id.startsWith('steam'))) expect(screen).toContain(id);
@@ -225,18 +256,32 @@ describe('zsh and fish load their scripts', () => {
 
 describe('start-up: --version, --help, completion and TAB load no HTTP client, schema or config library', () => {
   /** The libraries by a string only their code holds, looked up in each bundle file a run loaded. */
-  const LIBRARIES = { 'HTTP client (src/api/client.ts)': 'response_too_large', 'schemas (zod)': 'ZodError', 'config library (conf)': 'projectSuffix' };
+  const LIBRARIES = {
+    'HTTP client (src/api/client.ts)': 'response_too_large',
+    'schemas (zod)': 'ZodError',
+    'config library (conf)': 'projectSuffix',
+  };
   const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
 
-  async function librariesLoadedBy(args: string[], input?: string, configDir = served.configDir, loadsBundle = true): Promise<string[]> {
+  async function librariesLoadedBy(
+    args: string[],
+    input?: string,
+    configDir = served.configDir,
+    loadsBundle = true,
+  ): Promise<string[]> {
     const loads = join(tempDir(), 'loads.txt');
     const result = await runCli(args, {
       configDir,
       input,
-      env: { GIFTCODES_LOADS: loads, NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')` },
+      env: {
+        GIFTCODES_LOADS: loads,
+        NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')`,
+      },
     });
     expect(result.stderr).not.toMatch(/internal error|ERR_/);
-    const files = readFileSync(loads, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    const files = readFileSync(loads, 'utf8')
+      .split('\n')
+      .filter((url) => url.includes('/dist/'));
     // --version is answered by the launcher itself (bin/giftcodes), before any bundle file loads.
     if (loadsBundle) expect(files.length).toBeGreaterThan(0);
     else expect(files).toEqual([]);
@@ -246,13 +291,23 @@ describe('start-up: --version, --help, completion and TAB load no HTTP client, s
       .map(([name]) => name);
   }
 
-  it.each([[['--version']], [['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']], [['__complete', 'profiles']]])('giftcodes %s', async (args) => {
+  it.each([
+    [['--version']],
+    [['--help']],
+    [['order', 'place', '--help']],
+    [['completion', 'bash']],
+    [['__complete', 'products']],
+    [['__complete', 'profiles']],
+  ])('giftcodes %s', async (args) => {
     expect(await librariesLoadedBy(args, undefined, served.configDir, args[0] !== '--version')).toEqual([]);
   });
 
   it('(the check sees them when a command does load them)', async () => {
     // login checks the key over HTTP (the client), then saves it with conf, which only writing loads.
-    expect(await librariesLoadedBy(['login', '--api-key-stdin', '--base-url', served.url], DEMO_KEYS.test)).toEqual(['HTTP client (src/api/client.ts)', 'config library (conf)']);
+    expect(await librariesLoadedBy(['login', '--api-key-stdin', '--base-url', served.url], DEMO_KEYS.test)).toEqual([
+      'HTTP client (src/api/client.ts)',
+      'config library (conf)',
+    ]);
     // zod checks only a config file the quick check cannot vouch for (issue 23), for its messages.
     const damaged = tempDir();
     writeFileSync(join(damaged, 'config.json'), '{"profiles":{"default":{"historyDays":"ninety"}}}\n', { mode: 0o600 });

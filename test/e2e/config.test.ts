@@ -11,7 +11,10 @@ const mode = (path: string): number => statSync(path).mode & 0o777;
 const storedConfig = (configDir: string): string => readFileSync(join(configDir, 'config.json'), 'utf8');
 
 /** A logged-in config dir whose directory, or config file, then has `permissions`. */
-async function loggedInWithMode(what: 'directory' | 'config file', permissions: number): Promise<{ configDir: string; file: string }> {
+async function loggedInWithMode(
+  what: 'directory' | 'config file',
+  permissions: number,
+): Promise<{ configDir: string; file: string }> {
   const configDir = await loggedIn(served.server);
   const file = join(configDir, 'config.json');
   chmodSync(what === 'directory' ? configDir : file, permissions);
@@ -24,14 +27,18 @@ describe('the config file on disk', () => {
     await loggedIn(served.server, DEMO_KEYS.test, configDir);
     expect(mode(configDir)).toBe(0o700);
     expect(mode(join(configDir, 'config.json'))).toBe(0o600);
-    expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: DEMO_KEYS.test } } } });
+    expect(JSON.parse(storedConfig(configDir))).toMatchObject({
+      profiles: { default: { keys: { test: DEMO_KEYS.test } } },
+    });
   });
 
   it('a loose directory (chmod 755) is warned about, and the command still runs', async () => {
     const { configDir } = await loggedInWithMode('directory', 0o755);
     const result = await runCli(['ping'], { configDir });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`warning: the directory ${configDir} is readable by other users (mode 0755); run: chmod 700 ${configDir}`);
+    expect(result.stderr).toContain(
+      `warning: the directory ${configDir} is readable by other users (mode 0755); run: chmod 700 ${configDir}`,
+    );
   });
 
   it('a loose config file (chmod 644) is warned about, and the next write makes it 0600 again', async () => {
@@ -54,7 +61,9 @@ describe('the config file on disk', () => {
     const { configDir } = await loggedInWithMode('directory', 0o777);
     const result = await runCli(['ping'], { configDir });
     expect(result.code).toBe(8);
-    expect(result.stderr).toContain(`the directory ${configDir} can be written by other users (mode 0777): refusing to use it`);
+    expect(result.stderr).toContain(
+      `the directory ${configDir} can be written by other users (mode 0777): refusing to use it`,
+    );
     expect(result.stderr).toContain(`hint: run: chmod 700 ${configDir}`);
     expect(result.stdout).toBe('');
   });
@@ -63,27 +72,32 @@ describe('the config file on disk', () => {
     const { configDir, file } = await loggedInWithMode('config file', 0o666);
     const result = await runCli(['ping', '--json'], { configDir });
     expect(result.code).toBe(8);
-    expect(JSON.parse(result.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({ error: { code: 'unsafe_permissions', exitCode: 8 } });
+    expect(JSON.parse(result.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({
+      error: { code: 'unsafe_permissions', exitCode: 8 },
+    });
     expect(result.stderr).toContain(`chmod 600 ${file}`);
     chmodSync(file, 0o600);
     expect((await runCli(['ping'], { configDir })).code).toBe(0);
   });
 
-  it.skipIf(process.getuid?.() !== 0)('a directory or config file another user owns is refused with the chown to run (needs root to arrange)', async () => {
-    const configDir = await loggedIn(served.server);
-    const file = join(configDir, 'config.json');
-    chownSync(file, 65534, 65534);
-    const fileResult = await runCli(['config', 'show'], { configDir });
-    expect(fileResult.code).toBe(8);
-    expect(fileResult.stderr).toContain(`the config file ${file} belongs to another user (uid 65534)`);
-    expect(fileResult.stderr).toContain(`hint: run: chown ${userInfo().username} ${file} && chmod 600 ${file}`);
-    chownSync(file, 0, 0);
-    chownSync(configDir, 65534, 65534);
-    const dirResult = await runCli(['config', 'show'], { configDir });
-    expect(dirResult.code).toBe(8);
-    expect(dirResult.stderr).toContain(`the directory ${configDir} belongs to another user (uid 65534)`);
-    chownSync(configDir, 0, 0);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'a directory or config file another user owns is refused with the chown to run (needs root to arrange)',
+    async () => {
+      const configDir = await loggedIn(served.server);
+      const file = join(configDir, 'config.json');
+      chownSync(file, 65534, 65534);
+      const fileResult = await runCli(['config', 'show'], { configDir });
+      expect(fileResult.code).toBe(8);
+      expect(fileResult.stderr).toContain(`the config file ${file} belongs to another user (uid 65534)`);
+      expect(fileResult.stderr).toContain(`hint: run: chown ${userInfo().username} ${file} && chmod 600 ${file}`);
+      chownSync(file, 0, 0);
+      chownSync(configDir, 65534, 65534);
+      const dirResult = await runCli(['config', 'show'], { configDir });
+      expect(dirResult.code).toBe(8);
+      expect(dirResult.stderr).toContain(`the directory ${configDir} belongs to another user (uid 65534)`);
+      chownSync(configDir, 0, 0);
+    },
+  );
 
   it('a corrupt config file: exit 3, one line, no stack trace', async () => {
     const configDir = tempDir();
@@ -98,7 +112,9 @@ describe('the config file on disk', () => {
 
   it('a config file of the wrong shape: exit 3 naming where', async () => {
     const configDir = tempDir();
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { keys: { test: 42 } } } }), { mode: 0o600 });
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { keys: { test: 42 } } } }), {
+      mode: 0o600,
+    });
     const result = await runCli(['config', 'show', '--json'], { configDir });
     expect(result.code).toBe(3);
     const error = (JSON.parse(result.stderr.trim()) as { error: Record<string, unknown> }).error;
@@ -118,7 +134,10 @@ describe('config show, list, set, use', () => {
   let configDir: string;
   beforeAll(async () => {
     configDir = await loggedIn(served.server, BOTH_KEYS);
-    const named = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], { configDir, input: DEMO_KEYS.smallTest });
+    const named = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], {
+      configDir,
+      input: DEMO_KEYS.smallTest,
+    });
     expect(named.code).toBe(0);
   });
 
@@ -157,7 +176,12 @@ describe('config show, list, set, use', () => {
   it('show on a fresh install shows the defaults', async () => {
     const result = await runCli(['config', 'show', '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', baseUrl: 'http://127.0.0.1:4010', defaultEnv: 'test', keys: { test: null, live: null } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      profile: 'default',
+      baseUrl: 'http://127.0.0.1:4010',
+      defaultEnv: 'test',
+      keys: { test: null, live: null },
+    });
   });
 
   it('list: every profile, the default marked, keys masked', async () => {
@@ -166,7 +190,11 @@ describe('config show, list, set, use', () => {
     expect(result.stdout).toMatch(/^\*\s+default\s+test\s+sc_test_…7e2d\s+sc_live_…8a7f/m);
     expect(result.stdout).toMatch(/^\s+shop-eu\s+test\s+sc_test_…1b3f\s+-/m);
     const json = await runCli(['config', 'list', '--json'], { configDir });
-    const rows = JSON.parse(json.stdout) as { profile: string; default: boolean; keys: Record<string, string | null> }[];
+    const rows = JSON.parse(json.stdout) as {
+      profile: string;
+      default: boolean;
+      keys: Record<string, string | null>;
+    }[];
     expect(rows.map((r) => [r.profile, r.default])).toEqual([
       ['default', true],
       ['shop-eu', false],
@@ -188,7 +216,10 @@ describe('config show, list, set, use', () => {
 
   it('set base-url: normalised and used by the next command', async () => {
     const dir = tempDir();
-    await runCli(['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:1'], { configDir: dir, input: DEMO_KEYS.test }).then((r) => expect(r.code).toBe(5));
+    await runCli(['login', '--api-key-stdin', '--base-url', 'http://127.0.0.1:1'], {
+      configDir: dir,
+      input: DEMO_KEYS.test,
+    }).then((r) => expect(r.code).toBe(5));
     const set = await runCli(['config', 'set', 'base-url', `${served.url}/`, '--json'], { configDir: dir });
     expect(set.code).toBe(0);
     expect(JSON.parse(set.stdout)).toEqual({ profile: 'default', field: 'base-url', value: served.url });
@@ -212,15 +243,26 @@ describe('config show, list, set, use', () => {
 
   it('use: makes an existing profile the default, which the next ping uses', async () => {
     const dir = await loggedIn(served.server, DEMO_KEYS.test);
-    expect((await runCli(['login', '--api-key-stdin', '--profile', 'small', '--base-url', served.url], { configDir: dir, input: DEMO_KEYS.smallTest })).code).toBe(0);
+    expect(
+      (
+        await runCli(['login', '--api-key-stdin', '--profile', 'small', '--base-url', served.url], {
+          configDir: dir,
+          input: DEMO_KEYS.smallTest,
+        })
+      ).code,
+    ).toBe(0);
     const use = await runCli(['config', 'use', 'small'], { configDir: dir });
     expect(use.code).toBe(0);
     expect(use.stdout).toContain('"small" is now the default profile');
     const ping = await runCli(['ping', '--json'], { configDir: dir });
     expect(JSON.parse(ping.stdout)).toMatchObject({ resellerId: 'rs_small' });
     // --profile and GIFTCODES_PROFILE still choose per command.
-    expect(JSON.parse((await runCli(['ping', '--json', '--profile', 'default'], { configDir: dir })).stdout)).toMatchObject({ resellerId: 'rs_demo' });
-    expect(JSON.parse((await runCli(['ping', '--json'], { configDir: dir, env: { GIFTCODES_PROFILE: 'default' } })).stdout)).toMatchObject({ resellerId: 'rs_demo' });
+    expect(
+      JSON.parse((await runCli(['ping', '--json', '--profile', 'default'], { configDir: dir })).stdout),
+    ).toMatchObject({ resellerId: 'rs_demo' });
+    expect(
+      JSON.parse((await runCli(['ping', '--json'], { configDir: dir, env: { GIFTCODES_PROFILE: 'default' } })).stdout),
+    ).toMatchObject({ resellerId: 'rs_demo' });
   });
 
   it('use of a profile that does not exist is a usage error and changes nothing', async () => {

@@ -15,13 +15,19 @@ describe('a run without a terminal, as cron logs it', () => {
   it('starts every stderr line with its time, errors and hints too, and gives the advice once', async () => {
     const out = join(tempDir(), 'codes.csv');
     writeFileSync(out, 'yesterday\n');
-    const r = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', out], { configDir: served.configDir, baseUrl: served.url });
+    const r = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', out], {
+      configDir: served.configDir,
+      baseUrl: served.url,
+    });
     expect(r.code).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const line of lines) expect(line).toMatch(STAMP);
     expect(r.stderr.match(/--force/g)).toHaveLength(1);
-    expect(lines.map((l) => l.replace(STAMP, ''))).toEqual([`error: ${out} exists`, 'hint: pass --force to overwrite it, or choose another --out file']);
+    expect(lines.map((l) => l.replace(STAMP, ''))).toEqual([
+      `error: ${out} exists`,
+      'hint: pass --force to overwrite it, or choose another --out file',
+    ]);
   });
 
   it("a hint's command names the GIFTCODES_CONFIG_DIR and the profile the failing run used", async () => {
@@ -41,12 +47,29 @@ describe('doctor as the gate of a cron job', () => {
     let calls = 0;
     hostile = await startHostileServer((): Behaviour => {
       calls++;
-      if (calls === 1) return { kind: 'reply', status: 503, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"unavailable","message":"try again"}}' };
-      return { kind: 'reply', status: 200, headers: { 'content-type': 'application/json', date: new Date().toUTCString() }, body: '{"status":"ok","environment":"test","resellerId":"rs_demo"}' };
+      if (calls === 1)
+        return {
+          kind: 'reply',
+          status: 503,
+          headers: { 'content-type': 'application/json' },
+          body: '{"error":{"code":"unavailable","message":"try again"}}',
+        };
+      return {
+        kind: 'reply',
+        status: 200,
+        headers: { 'content-type': 'application/json', date: new Date().toUTCString() },
+        body: '{"status":"ok","environment":"test","resellerId":"rs_demo"}',
+      };
     });
     const PATH = [join(ROOT, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':');
-    const r = await runCli(['doctor', '--json'], { configDir: served.configDir, baseUrl: hostile.url, env: { PATH, DBUS_SESSION_BUS_ADDRESS: undefined } });
-    const api = (JSON.parse(r.stdout) as { check: string; ok: boolean; detail: string }[]).find((l) => l.check === 'api');
+    const r = await runCli(['doctor', '--json'], {
+      configDir: served.configDir,
+      baseUrl: hostile.url,
+      env: { PATH, DBUS_SESSION_BUS_ADDRESS: undefined },
+    });
+    const api = (JSON.parse(r.stdout) as { check: string; ok: boolean; detail: string }[]).find(
+      (l) => l.check === 'api',
+    );
     expect(api, r.stdout).toMatchObject({ ok: true });
     expect(calls).toBe(2);
   });
@@ -54,32 +77,42 @@ describe('doctor as the gate of a cron job', () => {
   it.each([
     ['README.md', /^## Nightly restock with cron[\s\S]*?```cron\n([\s\S]*?)```/m],
     ['docs/cron-and-plans.md', /```cron\n([\s\S]*?)```/],
-  ])("%s's cron recipe sends the doctor's lines to the same log as the order", async (file, block) => {
-    const readme = readFileSync(join(ROOT, file), 'utf8');
-    const recipe = block.exec(readme)?.[1];
-    const entry = recipe?.split('\n').find((l) => /^[\d*]/.test(l));
-    expect(entry).toBeDefined();
-    const dir = tempDir();
-    const log = join(dir, 'restock.log');
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    symlinkSync(BIN, join(bin, 'giftcodes'));
-    // The entry's command, as cron's sh runs it; the API is down tonight, so the doctor stops the job.
-    const command = entry!
-      .replace(/^(\S+\s+){5}/, '')
-      .replace(/\\%/g, '%')
-      .replaceAll('/var/log/giftcodes-restock.log', log)
-      .replaceAll('/srv/codes/', `${dir}/`);
-    const down = `http://127.0.0.1:${await freePort()}`;
-    const run = spawnSync('/bin/sh', ['-c', command], {
-      env: { PATH: [bin, dirname(process.execPath), '/usr/bin', '/bin'].join(':'), HOME: dir, GIFTCODES_CONFIG_DIR: served.configDir, GIFTCODES_BASE_URL: down, GIFTCODES_API_KEY: 'sc_live_demo_9b1e6d2c8a7f' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    // cron mails what the job printed: nothing, everything is in the log.
-    expect(run.stdout + run.stderr).toBe('');
-    expect(run.status).toBe(5);
-    expect(readFileSync(log, 'utf8')).toMatch(/api .*(refused|ECONNREFUSED)/);
-    expect(readFileSync(log, 'utf8')).toMatch(/error: .*checks? failed/);
-  }, 60_000);
+  ])(
+    "%s's cron recipe sends the doctor's lines to the same log as the order",
+    async (file, block) => {
+      const readme = readFileSync(join(ROOT, file), 'utf8');
+      const recipe = block.exec(readme)?.[1];
+      const entry = recipe?.split('\n').find((l) => /^[\d*]/.test(l));
+      expect(entry).toBeDefined();
+      const dir = tempDir();
+      const log = join(dir, 'restock.log');
+      const bin = join(dir, 'bin');
+      mkdirSync(bin);
+      symlinkSync(BIN, join(bin, 'giftcodes'));
+      // The entry's command, as cron's sh runs it; the API is down tonight, so the doctor stops the job.
+      const command = entry!
+        .replace(/^(\S+\s+){5}/, '')
+        .replace(/\\%/g, '%')
+        .replaceAll('/var/log/giftcodes-restock.log', log)
+        .replaceAll('/srv/codes/', `${dir}/`);
+      const down = `http://127.0.0.1:${await freePort()}`;
+      const run = spawnSync('/bin/sh', ['-c', command], {
+        env: {
+          PATH: [bin, dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+          HOME: dir,
+          GIFTCODES_CONFIG_DIR: served.configDir,
+          GIFTCODES_BASE_URL: down,
+          GIFTCODES_API_KEY: 'sc_live_demo_9b1e6d2c8a7f',
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      // cron mails what the job printed: nothing, everything is in the log.
+      expect(run.stdout + run.stderr).toBe('');
+      expect(run.status).toBe(5);
+      expect(readFileSync(log, 'utf8')).toMatch(/api .*(refused|ECONNREFUSED)/);
+      expect(readFileSync(log, 'utf8')).toMatch(/error: .*checks? failed/);
+    },
+    60_000,
+  );
 });

@@ -3,12 +3,32 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, loggedIn, ordersWithKeyPrefix, ROOT, runCli, servedApi, spawnCli, tempDir, until } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  ledger,
+  loggedIn,
+  ordersWithKeyPrefix,
+  ROOT,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  until,
+} from '../helpers/e2e.js';
 import { gate, stderrShows } from '../helpers/gate.js';
 import { freePort } from '../helpers/ports.js';
 import { webhookListener } from '../helpers/webhooks.js';
 
-type Rec = { key: string; orderId?: string; productId: string; quantity: number; status?: string; outcome: string; environment: string; profile: string };
+type Rec = {
+  key: string;
+  orderId?: string;
+  productId: string;
+  quantity: number;
+  status?: string;
+  outcome: string;
+  environment: string;
+  profile: string;
+};
 
 async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
   const result = await runCli(['order', 'list', '--json', ...args], { configDir });
@@ -16,27 +36,34 @@ async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
   return JSON.parse(result.stdout) as Rec[];
 }
 
-
 describe('order list and order show <ref>', () => {
   const served = servedApi(['--fulfil-after', '300'], { login: true });
 
   // Twenty CLI runs one after another: on a loaded machine they need more than the default 30 s.
   it('records place, refusal, abandon and resume, newest first, with every filter', { timeout: 240_000 }, async () => {
     const { configDir } = served;
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], { configDir });
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], {
+      configDir,
+    });
     expect(placed.code, placed.stderr).toBe(0);
     const order = JSON.parse(placed.stdout) as { id: string };
     const refused = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], { configDir });
     expect(refused.code).toBe(4);
     // Killed right after the request went out: pending in the journal, then listed as pending.
-    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
     expect(killed.signal ?? killed.code).not.toBe(0);
     let records = await list(configDir);
     expect(records[0]).toMatchObject({ productId: 'steam-us-20', outcome: 'pending' });
     const resumed = await runCli(['order', 'resume', '--all'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     // A second interrupted one, abandoned.
-    await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '3'], { configDir, env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' } });
+    await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '3'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' },
+    });
     const pendingKey = (await list(configDir, '--status', 'pending'))[0]!.key;
     expect((await runCli(['order', 'abandon', pendingKey], { configDir })).code).toBe(0);
 
@@ -66,14 +93,19 @@ describe('order list and order show <ref>', () => {
     const csv = await runCli(['order', 'list', '--format', 'csv', '--product', 'amazon-us-25'], { configDir });
     expect(csv.code, csv.stderr).toBe(0);
     const lines = csv.stdout.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message');
+    expect(lines[0]).toBe(
+      'key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message',
+    );
     expect(lines).toHaveLength(2);
     expect(lines[1]!.split(',').slice(1, 4)).toEqual([order.id, 'amazon-us-25', '2']);
   });
 
   it('--refresh reads the status of unfinished orders from the API and records it', async () => {
     const { configDir } = served;
-    const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir })).stdout) as { id: string; status: string };
+    const placed = JSON.parse(
+      (await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir }))
+        .stdout,
+    ) as { id: string; status: string };
     expect(placed.status).not.toBe('completed');
     const before = (await list(configDir, '--product', 'amazon-us-10'))[0]!;
     expect(before.status).toBe(placed.status);
@@ -100,7 +132,13 @@ describe('order list and order show <ref>', () => {
     expect(ambiguous.stderr).toMatch(/^[\dT:.Z-]+ error: "ord_" matches \d+ orders: /m);
     for (const r of records) expect(ambiguous.stderr).toContain(r.orderId!);
     // Unknown locally: asked of the API as an id (another machine's order).
-    const elsewhere = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir: await loggedIn(served.server) })).stdout) as { id: string };
+    const elsewhere = JSON.parse(
+      (
+        await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+          configDir: await loggedIn(served.server),
+        })
+      ).stdout,
+    ) as { id: string };
     const remote = await runCli(['order', 'show', elsewhere.id, '--json'], { configDir });
     expect(remote.code, remote.stderr).toBe(0);
     expect(JSON.parse(remote.stdout).id).toBe(elsewhere.id);
@@ -126,8 +164,19 @@ describe('order place --plan', () => {
 
     const first = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(first.code, first.stderr).toBe(0);
-    const rows = JSON.parse(first.stdout) as { row: number; productId: string; quantity: number; key: string; order: { id: string }; out?: string }[];
-    expect(rows.map((r) => [r.row, r.productId, r.quantity])).toEqual([[2, 'amazon-us-25', 2], [3, 'steam-us-20', 1], [4, 'apple-us-25', 3]]);
+    const rows = JSON.parse(first.stdout) as {
+      row: number;
+      productId: string;
+      quantity: number;
+      key: string;
+      order: { id: string };
+      out?: string;
+    }[];
+    expect(rows.map((r) => [r.row, r.productId, r.quantity])).toEqual([
+      [2, 'amazon-us-25', 2],
+      [3, 'steam-us-20', 1],
+      [4, 'apple-us-25', 3],
+    ]);
     expect(rows.map((r) => r.key)).toEqual(planned.map((r) => r.key));
     expect(rows[1]!.out).toBe(join(dir, 'steam.csv'));
     expect(readFileSync(join(dir, 'steam.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(2);
@@ -135,7 +184,9 @@ describe('order place --plan', () => {
 
     const second = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(second.code, second.stderr).toBe(0);
-    expect((JSON.parse(second.stdout) as { order: { id: string } }[]).map((r) => r.order.id)).toEqual(rows.map((r) => r.order.id));
+    expect((JSON.parse(second.stdout) as { order: { id: string } }[]).map((r) => r.order.id)).toEqual(
+      rows.map((r) => r.order.id),
+    );
     expect(await ordersWithKeyPrefix(server, prefix)).toHaveLength(3);
     const table = await runCli(['order', 'place', '--plan', plan], { configDir });
     expect(table.code, table.stderr).toBe(0);
@@ -149,12 +200,17 @@ describe('order place --plan', () => {
     const plan = join(dir, 'night.csv');
     writeFileSync(plan, Array.from({ length: 6 }, (_, i) => `amazon-us-10,${i + 1}`).join('\n'));
     // The rows' keys first: a dry run started beside the plan could, on a loaded machine, end after all 6 rows.
-    const dry = JSON.parse((await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir })).stdout) as { key: string }[];
+    const dry = JSON.parse(
+      (await runCli(['order', 'place', '--plan', plan, '--dry-run', '--json'], { configDir })).stdout,
+    ) as { key: string }[];
     const prefix = dry[0]!.key.slice(0, 17);
     // The first row is held at request.sent (its POST answered) until the kill, before the worker may take the
     // next one (src/orders/plan.ts moves on once a POST is answered; a hold at order.accepted would not hold it).
     // A hold, not a pause: on a loaded machine a pause could run out and let every row through before the kill.
-    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: gate().at('request.sent') } });
+    const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--concurrency', '1'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: gate().at('request.sent') },
+    });
     await stderrShows(proc, 'failpoint request.sent');
     proc.kill('SIGKILL');
     await result;
@@ -167,7 +223,8 @@ describe('order place --plan', () => {
     expect(new Set(after.map((o) => o.idempotency_key)).size).toBe(6);
     expect(after.map((o) => o.quantity).sort()).toEqual([1, 2, 3, 4, 5, 6]);
     // The earlier orders are the same orders, not new ones.
-    for (const o of partial) expect(after.find((a) => a.idempotency_key === o.idempotency_key)!.order_id).toBe(o.order_id);
+    for (const o of partial)
+      expect(after.find((a) => a.idempotency_key === o.idempotency_key)!.order_id).toBe(o.order_id);
   });
 
   it('bad rows are reported with their line numbers and nothing is ordered', async () => {
@@ -204,7 +261,7 @@ describe('--query on every command, help, logs', () => {
   const served = servedApi(['--fulfil-after', '100'], { login: true });
 
   // About 25 CLI runs one after the other: on a loaded machine they passed the default 30 s.
-  it('applies the expression to each command\'s JSON document', { timeout: 240_000 }, async () => {
+  it("applies the expression to each command's JSON document", { timeout: 240_000 }, async () => {
     const { configDir } = served;
     const q = async (args: string[], expr: string): Promise<unknown> => {
       const result = await runCli([...args, '--json', '--query', expr], { configDir });
@@ -226,11 +283,17 @@ describe('--query on every command, help, logs', () => {
     expect(await q(['config', 'use', 'default'], 'defaultProfile')).toBe('default');
     // --out F --json: the order, and where its codes went.
     const file = join(tempDir(), 'codes.csv');
-    const written = await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', file, '--interval', '0.1'], '[status, written]');
+    const written = await q(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', file, '--interval', '0.1'],
+      '[status, written]',
+    );
     expect(written).toEqual(['completed', { path: file, count: 2, format: 'csv' }]);
     expect(await q(['codes', 'get', id, '--out', join(tempDir(), 'c.json')], 'count')).toBe(1);
     // To stdout the codes stream; --query gathers them and applies to the array (it was ignored before).
-    const many = (await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--wait', '--interval', '0.1'], 'id')) as string;
+    const many = (await q(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--wait', '--interval', '0.1'],
+      'id',
+    )) as string;
     const codes = (await q(['codes', 'get', many], '[*].code')) as string[];
     expect(codes).toHaveLength(3);
     for (const code of codes) expect(typeof code).toBe('string');
@@ -248,17 +311,21 @@ describe('--query on every command, help, logs', () => {
   it('a bad expression exits 2 before anything is sent', async () => {
     const { configDir } = served;
     const before = (await ledger(served.server)).orders.length;
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json', '--query', '[[id'], { configDir });
+    const result = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json', '--query', '[[id'],
+      { configDir },
+    );
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'bad_query', exitCode: 2 });
     expect((await ledger(served.server)).orders.length).toBe(before);
     expect((await list(configDir)).filter((r) => r.outcome === 'pending')).toEqual([]);
   });
 
-  it('help environment, help exit-codes, help options, and a pointer to it in every verb\'s help', async () => {
+  it("help environment, help exit-codes, help options, and a pointer to it in every verb's help", async () => {
     const env = await runCli(['help', 'environment']);
     expect(env.code).toBe(0);
-    for (const name of ['GIFTCODES_CONFIG_DIR', 'GIFTCODES_API_KEY', 'GIFTCODES_PAGER', 'NO_PROXY']) expect(env.stdout).toContain(name);
+    for (const name of ['GIFTCODES_CONFIG_DIR', 'GIFTCODES_API_KEY', 'GIFTCODES_PAGER', 'NO_PROXY'])
+      expect(env.stdout).toContain(name);
     const codes = await runCli(['help', 'exit-codes']);
     expect(codes.code).toBe(0);
     expect(codes.stdout).toMatch(/^ {2}8 {4}a local resource failed/m);
@@ -274,17 +341,30 @@ describe('--query on every command, help, logs', () => {
   it('the build writes man/giftcodes.1 from the command tree', () => {
     const man = readFileSync(join(ROOT, 'man', 'giftcodes.1'), 'utf8');
     expect(man).toMatch(/^\.TH GIFTCODES 1 /);
-    for (const text of ['giftcodes order list', '\\-\\-plan <file.csv>', '\\-\\-query <expr>', 'GIFTCODES_CONFIG_DIR', 'a local resource failed']) expect(man).toContain(text);
+    for (const text of [
+      'giftcodes order list',
+      '\\-\\-plan <file.csv>',
+      '\\-\\-query <expr>',
+      'GIFTCODES_CONFIG_DIR',
+      'a local resource failed',
+    ])
+      expect(man).toContain(text);
   });
 
   it('notices carry an ISO 8601 time when stderr is not a terminal; --quiet leaves only data', async () => {
     const { configDir } = served;
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
+    const result = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'],
+      { configDir },
+    );
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z /);
-    const quiet = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1', '--quiet'], { configDir });
+    const quiet = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1', '--quiet'],
+      { configDir },
+    );
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
   });
@@ -293,7 +373,16 @@ describe('--query on every command, help, logs', () => {
     const { configDir } = served;
     const file = join(configDir, 'config.json');
     const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    for (const args of [['colour', 'red'], ['base-url', 'not a url'], ['base-url', 'ftp://x'], ['default-env', 'prod'], ['base-url', ' '], ['history-days', 'ten'], ['history-days', '0'], ['history-days', '-5']]) {
+    for (const args of [
+      ['colour', 'red'],
+      ['base-url', 'not a url'],
+      ['base-url', 'ftp://x'],
+      ['default-env', 'prod'],
+      ['base-url', ' '],
+      ['history-days', 'ten'],
+      ['history-days', '0'],
+      ['history-days', '-5'],
+    ]) {
       const result = await runCli(['config', 'set', ...args], { configDir });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: /m);
@@ -315,14 +404,16 @@ describe('--query on every command, help, logs', () => {
 });
 
 describe('hints name what fixes this cause', () => {
-  it('a bad flag of a verb points at that verb\'s help', async () => {
+  it("a bad flag of a verb points at that verb's help", async () => {
     const result = await runCli(['order', 'place', '--quantity', 'x', '--product', 'p']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('hint: see: giftcodes order place --help\n');
   });
 
   it('a wrong port never suggests login', async () => {
-    const result = await runCli(['ping', '--base-url', 'http://127.0.0.1:9', '--retries', '0'], { env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '--base-url', 'http://127.0.0.1:9', '--retries', '0'], {
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: /m);
     expect(result.stderr).not.toContain('login');
@@ -333,12 +424,23 @@ describe('webhook listen --query', () => {
   it('applies the expression to each event line', async () => {
     const { createHmac } = await import('node:crypto');
     const secret = 'whsec_desk_test';
-    const listener = await webhookListener(await freePort(), ['--query', 'data.order.id'], { GIFTCODES_WEBHOOK_SECRET: secret });
+    const listener = await webhookListener(await freePort(), ['--query', 'data.order.id'], {
+      GIFTCODES_WEBHOOK_SECRET: secret,
+    });
     const url = `${listener.url}/hook`;
-    const body = JSON.stringify({ id: 'evt_desk1', type: 'order.fulfilled', created: Math.floor(Date.now() / 1000), data: { order: { id: 'ord_desk1', status: 'completed' } } });
+    const body = JSON.stringify({
+      id: 'evt_desk1',
+      type: 'order.fulfilled',
+      created: Math.floor(Date.now() / 1000),
+      data: { order: { id: 'ord_desk1', status: 'completed' } },
+    });
     const t = Math.floor(Date.now() / 1000);
     const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'Giftcodes-Signature': signature }, body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'Giftcodes-Signature': signature },
+      body,
+    });
     expect(res.status).toBe(200);
     await until(() => listener.stdout().includes('\n') || undefined);
     await listener.stop();

@@ -5,7 +5,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, journalFiles, ledger, runCli, servedApi, spawnCli, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  journalFiles,
+  ledger,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  type RunResult,
+  type TestServer,
+} from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const DIALECTS = ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const;
@@ -24,7 +34,10 @@ const PRODUCTS = 12;
 /** The servers serve pages of 5 whatever is asked: 12 products and 12 codes take 3 pages. */
 const MAX_PAGE = '5';
 
-function withKey(server: TestServer, configDir = tempDir()): { configDir: string; baseUrl: string; env: NodeJS.ProcessEnv } {
+function withKey(
+  server: TestServer,
+  configDir = tempDir(),
+): { configDir: string; baseUrl: string; env: NodeJS.ProcessEnv } {
   return { configDir, baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } };
 }
 
@@ -58,7 +71,11 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
     const products = JSON.parse(result.stdout) as Record<string, unknown>[];
     expect(products.map((p) => p.id)).toHaveLength(PRODUCTS);
     expect(new Set(products.map((p) => p.id)).size).toBe(PRODUCTS);
-    expect(products[0]).toMatchObject({ id: 'amazon-us-10', name: 'Amazon.com Gift Card $10', price: { amount: 1000, currency: 'USD' } });
+    expect(products[0]).toMatchObject({
+      id: 'amazon-us-10',
+      name: 'Amazon.com Gift Card $10',
+      price: { amount: 1000, currency: 'USD' },
+    });
     expect(requestLines(result, 'GET /v1/catalog')).toHaveLength(3);
   });
 
@@ -66,7 +83,22 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
     const { server } = served;
     const configDir = tempDir();
     const out = join(tempDir(), 'codes.csv');
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--out', out, '--interval', '0.1', '--verbose'], withKey(server, configDir));
+    const placed = await runCli(
+      [
+        'order',
+        'place',
+        '--product',
+        'amazon-us-10',
+        '--quantity',
+        '12',
+        '--out',
+        out,
+        '--interval',
+        '0.1',
+        '--verbose',
+      ],
+      withKey(server, configDir),
+    );
     expect(placed.code, placed.stderr).toBe(0);
     expect(requestLines(placed, 'POST /v1/orders')[0]).toMatch(new RegExp(`^POST /v1/orders ${spelled.placed} `));
     const rows = readFileSync(out, 'utf8').trimEnd().split('\n');
@@ -81,13 +113,19 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^status\\s+${spelled.completed}$`, 'm'));
     expect(shown.stdout).toMatch(/^quantity\s+12$/m);
-    const asJson = JSON.parse((await runCli(['order', 'show', orderId, '--json'], withKey(server))).stdout) as Record<string, unknown>;
+    const asJson = JSON.parse((await runCli(['order', 'show', orderId, '--json'], withKey(server))).stdout) as Record<
+      string,
+      unknown
+    >;
     expect(asJson).toMatchObject({ id: orderId, status: spelled.completed, quantity: 12 });
 
     const again = join(tempDir(), 'codes.jsonl');
     const got = await runCli(['codes', 'get', orderId, '--wait', '--out', again], withKey(server));
     expect(got.code, got.stderr).toBe(0);
-    const records = readFileSync(again, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { code: string });
+    const records = readFileSync(again, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { code: string });
     expect(records.map((r) => r.code)).toEqual(rows.slice(1).map((row) => row.split(',')[1]));
     const watched = join(tempDir(), 'watched.json');
     const watch = await runCli(['order', 'watch', orderId, '--out', watched, '--interval', '0.1'], withKey(server));
@@ -98,7 +136,10 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
 
   it('an unknown product: exit 4 with the status, the code and the message; nothing left pending', async () => {
     const configDir = tempDir();
-    const result = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], withKey(served.server, configDir));
+    const result = await runCli(
+      ['order', 'place', '--product', 'no-such-product', '--quantity', '1'],
+      withKey(served.server, configDir),
+    );
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toContain('HTTP 400 unknown_product: no product has the id "no-such-product"');
     expect(result.stderr).toMatch(/hint: list the products with: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes catalog list/);
@@ -106,7 +147,10 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
   });
 
   it('a key the service does not know: exit 3, HTTP 401 invalid_api_key and the message', async () => {
-    const result = await runCli(['catalog', 'list'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_000000' } });
+    const result = await runCli(['catalog', 'list'], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_000000' },
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key: the API key is not recognised');
     expect(result.stdout).toBe('');
@@ -125,32 +169,44 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   it('order place --out: exit 5 with the counts, and no codes file (nor a temporary one)', async () => {
     const dir = tempDir();
     const out = join(dir, 'codes.csv');
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--out', out, '--interval', '0.1'], withKey(served.server));
+    const result = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--out', out, '--interval', '0.1'],
+      withKey(served.server),
+    );
     expect(result.code, result.stderr).toBe(5);
     expect(result.stderr).toMatch(/12 codes but only 11 arrived/);
     expect(filesIn(dir)).toEqual([]);
   });
 
   it('codes get --out of a completed order: exit 5, no file', async () => {
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'], withKey(served.server));
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'],
+      withKey(served.server),
+    );
     expect(placed.code, placed.stderr).toBe(0);
     const { id } = JSON.parse(placed.stdout) as { id: string };
     const dir = tempDir();
-    const result = await runCli(['codes', 'get', id, '--wait', '--out', join(dir, 'codes.json')], withKey(served.server));
+    const result = await runCli(
+      ['codes', 'get', id, '--wait', '--out', join(dir, 'codes.json')],
+      withKey(served.server),
+    );
     expect(result.code, result.stderr).toBe(5);
     expect(result.stderr).toMatch(/7 codes but only 6 arrived/);
     expect(filesIn(dir)).toEqual([]);
   });
 
   // Ours states no total for the catalog (openapi.yaml): there, only the order's quantity can tell.
-  it.skipIf(dialect === 'ours')('catalog list: the stated total is checked: exit 5, nothing printed, no completion cache', async () => {
-    const configDir = tempDir();
-    const result = await runCli(['catalog', 'list', '--json'], withKey(served.server, configDir));
-    expect(result.code, result.stderr).toBe(5);
-    expect(result.stderr).toContain('the API states 12 products but only 11 arrived');
-    expect(result.stdout).toBe('');
-    expect(readdirSync(configDir).filter((name) => name.startsWith('catalog-cache'))).toEqual([]);
-  });
+  it.skipIf(dialect === 'ours')(
+    'catalog list: the stated total is checked: exit 5, nothing printed, no completion cache',
+    async () => {
+      const configDir = tempDir();
+      const result = await runCli(['catalog', 'list', '--json'], withKey(served.server, configDir));
+      expect(result.code, result.stderr).toBe(5);
+      expect(result.stderr).toContain('the API states 12 products but only 11 arrived');
+      expect(result.stdout).toBe('');
+      expect(readdirSync(configDir).filter((name) => name.startsWith('catalog-cache'))).toEqual([]);
+    },
+  );
 });
 
 describe.each(DIALECTS)("openapi.yaml's idempotency errors in the error dialect of serve --dialect %s", (dialect) => {
@@ -160,7 +216,20 @@ describe.each(DIALECTS)("openapi.yaml's idempotency errors in the error dialect 
   it('409 request_in_progress is retried with the same key (one order); 422 idempotency_key_reused is refused at once', async () => {
     const { server } = served;
     const key = `dialect-${dialect}-${Date.now()}`;
-    const args = ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--idempotency-key', key, '--json', '--verbose', '--retries', '10'];
+    const args = [
+      'order',
+      'place',
+      '--product',
+      'amazon-us-10',
+      '--quantity',
+      '2',
+      '--idempotency-key',
+      key,
+      '--json',
+      '--verbose',
+      '--retries',
+      '10',
+    ];
     const firstDir = tempDir();
     const first = spawnCli(args, withKey(server, firstDir));
     first.proc.stdin?.end();
@@ -178,7 +247,10 @@ describe.each(DIALECTS)("openapi.yaml's idempotency errors in the error dialect 
     expect(ids[1]).toBe(ids[0]);
     expect((await ledger(server)).orders.filter((o) => o.idempotency_key === key)).toHaveLength(1);
 
-    const reused = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--idempotency-key', key, '--verbose'], withKey(server));
+    const reused = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--idempotency-key', key, '--verbose'],
+      withKey(server),
+    );
     expect(reused.code, reused.stderr).toBe(4);
     expect(reused.stderr).toContain('HTTP 422 idempotency_key_reused');
     expect(requestLines(reused, 'POST /v1/orders')).toHaveLength(1);
@@ -194,11 +266,17 @@ describe('header forms the reference server does not speak (a raw-socket server)
   afterAll(() => hostile.close());
 
   const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
-    ({ kind: 'reply', status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(value) }) as const;
+    ({
+      kind: 'reply',
+      status,
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(value),
+    }) as const;
 
   it('RFC 8288 Link header pagination, short of the order quantity: exit 5 with the counts, no file', async () => {
     hostile.plan = (request) => {
-      if (request.path === '/v1/orders/ord_link') return json(200, { data: { id: 'ord_link', status: 'Complete', quantity: 5 } });
+      if (request.path === '/v1/orders/ord_link')
+        return json(200, { data: { id: 'ord_link', status: 'Complete', quantity: 5 } });
       if (request.path.startsWith('/v1/orders/ord_link/codes?') && !request.path.includes('page=2')) {
         return json(200, ['AAAA-1', 'AAAA-2'], { Link: '</v1/orders/ord_link/codes?page=2>; rel="next"' });
       }
@@ -206,7 +284,10 @@ describe('header forms the reference server does not speak (a raw-socket server)
       return json(404, { error: { code: 'not_found', message: request.path } });
     };
     const dir = tempDir();
-    const result = await runCli(['codes', 'get', 'ord_link', '--wait', '--out', join(dir, 'codes.csv'), '--verbose'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['codes', 'get', 'ord_link', '--wait', '--out', join(dir, 'codes.csv'), '--verbose'], {
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code, result.stderr).toBe(5);
     expect(result.stderr).toContain('the order is for 5 codes but only 4 arrived');
     expect(requestLines(result, 'GET /v1/orders/ord_link/codes')).toHaveLength(2);
@@ -215,7 +296,8 @@ describe('header forms the reference server does not speak (a raw-socket server)
 
   it('the same Link-header list, whole: plain-string codes become {code} records', async () => {
     hostile.plan = (request) => {
-      if (request.path === '/v1/orders/ord_ok') return json(200, { order: { id: 'ord_ok', status: 'COMPLETED', quantity: '3' } });
+      if (request.path === '/v1/orders/ord_ok')
+        return json(200, { order: { id: 'ord_ok', status: 'COMPLETED', quantity: '3' } });
       if (request.path.startsWith('/v1/orders/ord_ok/codes?') && !request.path.includes('page=2')) {
         return json(200, { codes: ['C-1', 'C-2'] }, { Link: '<?page=2>; rel="next"' });
       }
@@ -223,7 +305,10 @@ describe('header forms the reference server does not speak (a raw-socket server)
       return json(404, { error: { code: 'not_found', message: request.path } });
     };
     const out = join(tempDir(), 'codes.json');
-    const result = await runCli(['codes', 'get', 'ord_ok', '--wait', '--out', out], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['codes', 'get', 'ord_ok', '--wait', '--out', out], {
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([{ code: 'C-1' }, { code: 'C-2' }, { code: 'C-3' }]);
   });
@@ -246,8 +331,13 @@ describe('header forms the reference server does not speak (a raw-socket server)
   ])('a 429 with %s is waited out and retried', async (_name, headers) => {
     hostile.requests.length = 0;
     hostile.plan = () =>
-      hostile.requests.length === 1 ? json(429, { error: 'rate_limited', message: 'wait' }, headers) : json(200, { status: 'ok', environment: 'sandbox', reseller_id: 'rs_x' });
-    const result = await runCli(['ping', '--verbose'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+      hostile.requests.length === 1
+        ? json(429, { error: 'rate_limited', message: 'wait' }, headers)
+        : json(200, { status: 'ok', environment: 'sandbox', reseller_id: 'rs_x' });
+    const result = await runCli(['ping', '--verbose'], {
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('retrying in 1.0s');
     expect(hostile.requests).toHaveLength(2);
@@ -256,11 +346,19 @@ describe('header forms the reference server does not speak (a raw-socket server)
   it('a service that refuses the page-size parameters (400) is asked once more without them', async () => {
     hostile.requests.length = 0;
     hostile.plan = (request) =>
-      request.path.includes('?') ? json(400, { code: 'invalid_parameter', message: 'unknown parameter per_page' }) : json(200, { products: [{ id: 'p1' }, { id: 'p2' }] });
-    const result = await runCli(['catalog', 'list', '--json'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+      request.path.includes('?')
+        ? json(400, { code: 'invalid_parameter', message: 'unknown parameter per_page' })
+        : json(200, { products: [{ id: 'p1' }, { id: 'p2' }] });
+    const result = await runCli(['catalog', 'list', '--json'], {
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect((JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id)).toEqual(['p1', 'p2']);
-    expect(hostile.requests.map((r) => r.path)).toEqual([expect.stringMatching(/^\/v1\/catalog\?limit=1000&/), '/v1/catalog']);
+    expect(hostile.requests.map((r) => r.path)).toEqual([
+      expect.stringMatching(/^\/v1\/catalog\?limit=1000&/),
+      '/v1/catalog',
+    ]);
   });
 
   it('202 Accepted naming the order without a status: in progress, then waited for to completion', async () => {
@@ -271,11 +369,14 @@ describe('header forms the reference server does not speak (a raw-socket server)
       return json(404, { error: { code: 'not_found', message: request.path } });
     };
     const configDir = tempDir();
-    const result = await runCli(['order', 'place', '--product', 'p1', '--quantity', '1', '--wait', '--interval', '0.1', '--json'], {
-      configDir,
-      baseUrl: hostile.url,
-      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
-    });
+    const result = await runCli(
+      ['order', 'place', '--product', 'p1', '--quantity', '1', '--wait', '--interval', '0.1', '--json'],
+      {
+        configDir,
+        baseUrl: hostile.url,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ id: 'ord_acc', status: 'COMPLETE' });
     expect(hostile.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -283,7 +384,10 @@ describe('header forms the reference server does not speak (a raw-socket server)
   });
 
   it('an environment name that is neither test nor live is shown with a warning, not refused', async () => {
-    hostile.plan = () => json(200, { data: { type: 'status', id: 'x', attributes: { status: 'ok', environment: 'staging', resellerId: 'rs_x' } } });
+    hostile.plan = () =>
+      json(200, {
+        data: { type: 'status', id: 'x', attributes: { status: 'ok', environment: 'staging', resellerId: 'rs_x' } },
+      });
     const result = await runCli(['ping'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^environment\s+staging$/m);

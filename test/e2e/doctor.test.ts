@@ -19,7 +19,11 @@ interface Line {
   hint?: string;
 }
 
-const doctor = (args: string[], options: RunOptions) => runCli(['doctor', ...args], { ...options, env: { PATH: CRON_PATH, DBUS_SESSION_BUS_ADDRESS: undefined, ...options.env } });
+const doctor = (args: string[], options: RunOptions) =>
+  runCli(['doctor', ...args], {
+    ...options,
+    env: { PATH: CRON_PATH, DBUS_SESSION_BUS_ADDRESS: undefined, ...options.env },
+  });
 const lines = (stdout: string): Line[] => JSON.parse(stdout) as Line[];
 const line = (stdout: string, check: string): Line | undefined => lines(stdout).find((l) => l.check === check);
 
@@ -57,7 +61,9 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/^FAIL command +giftcodes and node not found on PATH/m);
     expect(result.stdout).toContain(`put PATH=${dirname(process.execPath)}:`);
-    expect(result.stdout).toContain(`call both by absolute path: ${process.execPath} ${join(ROOT, 'bin', 'giftcodes')}`);
+    expect(result.stdout).toContain(
+      `call both by absolute path: ${process.execPath} ${join(ROOT, 'bin', 'giftcodes')}`,
+    );
     // The other checks still run and say so.
     expect(result.stdout).toMatch(/^ok +api /m);
     expect(result.stderr).toContain('error: 1 of 6 checks failed: command');
@@ -68,7 +74,11 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
     chmodSync(dir, 0o770);
     const result = await doctor(['--json'], { configDir: dir });
     expect(result.code).toBe(8);
-    expect(line(result.stdout, 'config')).toMatchObject({ ok: false, detail: expect.stringContaining('can be written by other users (mode 0770)'), hint: `run: chmod 700 ${dir}` });
+    expect(line(result.stdout, 'config')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('can be written by other users (mode 0770)'),
+      hint: `run: chmod 700 ${dir}`,
+    });
     expect(line(result.stdout, 'key')).toMatchObject({ ok: false, detail: expect.stringContaining('not checked') });
     expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'doctor_failed', exitCode: 8 } });
   });
@@ -87,7 +97,10 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
     const { configDir } = served;
     const rejected = await doctor(['--json'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_unknown_0123456789' } });
     expect(rejected.code).toBe(3);
-    expect(line(rejected.stdout, 'key')).toMatchObject({ ok: true, detail: expect.stringContaining('from GIFTCODES_API_KEY') });
+    expect(line(rejected.stdout, 'key')).toMatchObject({
+      ok: true,
+      detail: expect.stringContaining('from GIFTCODES_API_KEY'),
+    });
     expect(line(rejected.stdout, 'api')).toMatchObject({ ok: false, detail: expect.stringContaining('401') });
     const none = await doctor(['--json'], { baseUrl: served.url });
     expect(none.code).toBe(3);
@@ -99,7 +112,11 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
     const dir = storeKeptConfigDir(served.url);
     const result = await doctor(['--json'], { configDir: dir });
     expect(result.code).toBe(8);
-    expect(line(result.stdout, 'key')).toMatchObject({ ok: false, detail: expect.stringContaining('D-Bus'), hint: expect.stringContaining('--insecure-storage') });
+    expect(line(result.stdout, 'key')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('D-Bus'),
+      hint: expect.stringContaining('--insecure-storage'),
+    });
   });
 
   describe('against a service whose clock is 10 minutes behind', () => {
@@ -118,7 +135,9 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
       const { configDir } = served;
       const result = await doctor([], { configDir, baseUrl: skewed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
       expect(result.code).toBe(8);
-      expect(result.stdout).toMatch(/^ok +api +http:\/\/127\.0\.0\.1:\d+ answered ping in \d+ ms: test, reseller rs_skew$/m);
+      expect(result.stdout).toMatch(
+        /^ok +api +http:\/\/127\.0\.0\.1:\d+ answered ping in \d+ ms: test, reseller rs_skew$/m,
+      );
       expect(result.stdout).toMatch(/^FAIL clock +this machine's clock is (9 min 5\d|10 min \d) s ahead of the API's/m);
       expect(result.stdout).toContain('hint: set the clock');
     });

@@ -9,13 +9,39 @@ import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSyn
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
-import { journalIntents, ledger, runCli, servedApi, tempDir, type JournalIntent, type RunResult } from '../helpers/e2e.js';
+import {
+  journalIntents,
+  ledger,
+  runCli,
+  servedApi,
+  tempDir,
+  type JournalIntent,
+  type RunResult,
+} from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
-const STDOUT_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved'];
+const STDOUT_POINTS: Failpoint[] = [
+  'intent.written',
+  'sending.written',
+  'request.sent',
+  'order.accepted',
+  'delivered',
+  'resolved',
+];
 const RESUME_POINTS: Failpoint[] = ['request.sent', 'order.accepted', 'delivered', 'resolved'];
 const FILE_ONLY_POINTS: Failpoint[] = ['codes.tmp-written', 'codes.renamed', 'delivered', 'resolved'];
-const PLAN_POINTS: Failpoint[] = ['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed', 'delivered', 'resolved'];
+const PLAN_POINTS: Failpoint[] = [
+  'intent.written',
+  'sending.written',
+  'request.sent',
+  'order.accepted',
+  'codes.tmp-written',
+  'codes.identity-written',
+  'codes.committed',
+  'codes.renamed',
+  'delivered',
+  'resolved',
+];
 const ALL_POINTS = FAILPOINTS.filter((p) => p !== 'journal.locked');
 
 interface Ctx {
@@ -41,30 +67,85 @@ interface Mode {
 const place = (c: Ctx): string[] => ['order', 'place', '--product', PRODUCT, '--quantity', String(c.quantity)];
 const MODES: Mode[] = [
   { name: 'place --json', points: STDOUT_POINTS, args: (c) => [...place(c), '--json'], sink: 'json' },
-  { name: 'place --wait', points: STDOUT_POINTS, args: (c) => [...place(c), '--wait', '--interval', '0.05'], sink: 'text' },
-  { name: 'place --out', points: ALL_POINTS, args: (c) => [...place(c), '--out', c.file, '--interval', '0.05'], sink: 'file' },
-  { name: 'place --out --force', points: ALL_POINTS, junk: true, args: (c) => [...place(c), '--out', c.file, '--force', '--interval', '0.05'], sink: 'file' },
-  { name: 'resume <key>', points: RESUME_POINTS, setup: 'sending', args: (c) => ['order', 'resume', c.key!, '--json'], sink: 'json' },
-  { name: 'resume --all', points: RESUME_POINTS, setup: 'sending', args: () => ['order', 'resume', '--all'], sink: 'text' },
-  { name: 'resume --all --json', points: RESUME_POINTS, setup: 'sending', args: () => ['order', 'resume', '--all', '--json'], sink: 'all-json' },
-  { name: 'watch --out', points: FILE_ONLY_POINTS, setup: 'accepted', args: (c) => ['order', 'watch', c.orderId!, '--out', c.file, '--interval', '0.05'], sink: 'file' },
-  { name: 'codes get --out', points: FILE_ONLY_POINTS, setup: 'accepted', args: (c) => ['codes', 'get', c.orderId!, '--wait', '--interval', '0.05', '--out', c.file], sink: 'file' },
-  { name: 'place --plan', points: PLAN_POINTS, args: (c) => ['order', 'place', '--plan', planFor(c), '--json', '--interval', '0.05'], sink: 'plan' },
+  {
+    name: 'place --wait',
+    points: STDOUT_POINTS,
+    args: (c) => [...place(c), '--wait', '--interval', '0.05'],
+    sink: 'text',
+  },
+  {
+    name: 'place --out',
+    points: ALL_POINTS,
+    args: (c) => [...place(c), '--out', c.file, '--interval', '0.05'],
+    sink: 'file',
+  },
+  {
+    name: 'place --out --force',
+    points: ALL_POINTS,
+    junk: true,
+    args: (c) => [...place(c), '--out', c.file, '--force', '--interval', '0.05'],
+    sink: 'file',
+  },
+  {
+    name: 'resume <key>',
+    points: RESUME_POINTS,
+    setup: 'sending',
+    args: (c) => ['order', 'resume', c.key!, '--json'],
+    sink: 'json',
+  },
+  {
+    name: 'resume --all',
+    points: RESUME_POINTS,
+    setup: 'sending',
+    args: () => ['order', 'resume', '--all'],
+    sink: 'text',
+  },
+  {
+    name: 'resume --all --json',
+    points: RESUME_POINTS,
+    setup: 'sending',
+    args: () => ['order', 'resume', '--all', '--json'],
+    sink: 'all-json',
+  },
+  {
+    name: 'watch --out',
+    points: FILE_ONLY_POINTS,
+    setup: 'accepted',
+    args: (c) => ['order', 'watch', c.orderId!, '--out', c.file, '--interval', '0.05'],
+    sink: 'file',
+  },
+  {
+    name: 'codes get --out',
+    points: FILE_ONLY_POINTS,
+    setup: 'accepted',
+    args: (c) => ['codes', 'get', c.orderId!, '--wait', '--interval', '0.05', '--out', c.file],
+    sink: 'file',
+  },
+  {
+    name: 'place --plan',
+    points: PLAN_POINTS,
+    args: (c) => ['order', 'place', '--plan', planFor(c), '--json', '--interval', '0.05'],
+    sink: 'plan',
+  },
 ];
 
 /** A plan of two rows: `quantity` with the codes file, and `quantity + 500` without one. */
 function planFor(c: Ctx): string {
   const plan = join(c.configDir, `restock-${c.quantity}.csv`);
-  if (!existsSync(plan)) writeFileSync(plan, `product,quantity,out\n${PRODUCT},${c.quantity},${c.file}\n${PRODUCT},${c.quantity + 500}\n`);
+  if (!existsSync(plan))
+    writeFileSync(plan, `product,quantity,out\n${PRODUCT},${c.quantity},${c.file}\n${PRODUCT},${c.quantity + 500}\n`);
   return plan;
 }
 
 /** Not reachable, so not in the matrix: said here so the gaps are visible. */
 export const UNREACHABLE = {
   'place --json / place --wait': 'codes.tmp-written, codes.renamed (no codes file)',
-  'resume <key> / resume --all / resume --all --json': 'intent.written (written by place); codes.* (resumed intents placed without --out)',
-  'resume <key> / resume --all / resume --all --json ': 'sending.written (a resumed `sending` intent is sent again without writing it)',
-  'watch --out / codes get --out': 'intent.written, sending.written, request.sent, order.accepted, codes.identity-written, codes.committed (they never place an order, and record no file)',
+  'resume <key> / resume --all / resume --all --json':
+    'intent.written (written by place); codes.* (resumed intents placed without --out)',
+  'resume <key> / resume --all / resume --all --json ':
+    'sending.written (a resumed `sending` intent is sent again without writing it)',
+  'watch --out / codes get --out':
+    'intent.written, sending.written, request.sent, order.accepted, codes.identity-written, codes.committed (they never place an order, and record no file)',
 };
 
 const cases = MODES.flatMap((mode) => mode.points.map((point) => ({ mode, point })));
@@ -79,7 +160,11 @@ function deliveryRecorded(configDir: string, intent: JournalIntent): boolean {
   return readdirSync(dir)
     .filter((name) => name.endsWith('.json'))
     .some((name) => {
-      const { key, outcome, createdAt } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as { key: string; outcome: string; createdAt: string };
+      const { key, outcome, createdAt } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as {
+        key: string;
+        outcome: string;
+        createdAt: string;
+      };
       return key === intent.key && (outcome === 'delivered' || outcome === 'failed') && createdAt === intent.createdAt;
     });
 }
@@ -89,7 +174,8 @@ function printedIds(sink: Mode['sink'], run: RunResult | undefined): string[] {
   if (sink === 'text') return [...run.stdout.matchAll(/^order\s+(\S+)/gm)].map((m) => m[1]!);
   try {
     const doc = JSON.parse(run.stdout) as unknown;
-    if (sink === 'all-json' || sink === 'plan') return (doc as { order?: { id: string } }[]).flatMap((r) => (r.order ? [r.order.id] : []));
+    if (sink === 'all-json' || sink === 'plan')
+      return (doc as { order?: { id: string } }[]).flatMap((r) => (r.order ? [r.order.id] : []));
     return [(doc as { id: string }).id];
   } catch {
     return [];
@@ -100,68 +186,108 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
   const served = servedApi(['--fulfil-after', '100'], { login: true });
 
   it('names every failpoint of the contract', () => {
-    expect(ALL_POINTS).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed', 'delivered', 'resolved']);
+    expect(ALL_POINTS).toEqual([
+      'intent.written',
+      'sending.written',
+      'request.sent',
+      'order.accepted',
+      'codes.tmp-written',
+      'codes.identity-written',
+      'codes.committed',
+      'codes.renamed',
+      'delivered',
+      'resolved',
+    ]);
     expect(cases.length).toBe(62);
   });
 
-  it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))('$label', { timeout: 120_000 }, async ({ mode, point, i }) => {
-    const { server, configDir: template } = served;
-    const configDir = tempDir();
-    cpSync(template, configDir, { recursive: true });
-    const ctx: Ctx = { configDir, quantity: 100 + i, file: join(tempDir(), 'codes.json') };
-    if (mode.junk) writeFileSync(ctx.file, '["an older file"]\n');
-    if (mode.setup) {
-      const killAt = mode.setup === 'sending' ? 'request.sent' : 'order.accepted';
-      const setup = await runCli([...place(ctx), '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: `${killAt}=kill` } });
-      expect(setup.signal).toBe('SIGKILL');
-      const [intent] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string; orderId: string | null; phase: string }[];
-      expect(intent?.phase).toBe(mode.setup);
-      ctx.key = intent!.key;
-      ctx.orderId = intent!.orderId ?? undefined;
-    }
+  it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))(
+    '$label',
+    { timeout: 120_000 },
+    async ({ mode, point, i }) => {
+      const { server, configDir: template } = served;
+      const configDir = tempDir();
+      cpSync(template, configDir, { recursive: true });
+      const ctx: Ctx = { configDir, quantity: 100 + i, file: join(tempDir(), 'codes.json') };
+      if (mode.junk) writeFileSync(ctx.file, '["an older file"]\n');
+      if (mode.setup) {
+        const killAt = mode.setup === 'sending' ? 'request.sent' : 'order.accepted';
+        const setup = await runCli([...place(ctx), '--json'], {
+          configDir,
+          env: { GIFTCODES_FAILPOINTS: `${killAt}=kill` },
+        });
+        expect(setup.signal).toBe('SIGKILL');
+        const [intent] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+          key: string;
+          orderId: string | null;
+          phase: string;
+        }[];
+        expect(intent?.phase).toBe(mode.setup);
+        ctx.key = intent!.key;
+        ctx.orderId = intent!.orderId ?? undefined;
+      }
 
-    const killed = await runCli(mode.args(ctx), { configDir, env: { GIFTCODES_FAILPOINTS: `${point}=kill` } });
-    expect(killed.signal, `${killed.stderr}`).toBe('SIGKILL');
+      const killed = await runCli(mode.args(ctx), { configDir, env: { GIFTCODES_FAILPOINTS: `${point}=kill` } });
+      expect(killed.signal, `${killed.stderr}`).toBe('SIGKILL');
 
-    let recovery: RunResult | undefined;
-    const undelivered = journalIntents(configDir).filter((intent) => !deliveryRecorded(configDir, intent));
-    const hasFile = mode.sink === 'file' || mode.sink === 'plan';
-    const needsRecovery = undelivered.length > 0 || (hasFile && !existsSync(ctx.file)) || (mode.junk && readFileSync(ctx.file, 'utf8').includes('older'));
-    if (needsRecovery) {
-      recovery = await runCli(mode.args(ctx), { configDir });
-      expect(recovery.code, recovery.stderr).toBe(0);
-    }
+      let recovery: RunResult | undefined;
+      const undelivered = journalIntents(configDir).filter((intent) => !deliveryRecorded(configDir, intent));
+      const hasFile = mode.sink === 'file' || mode.sink === 'plan';
+      const needsRecovery =
+        undelivered.length > 0 ||
+        (hasFile && !existsSync(ctx.file)) ||
+        (mode.junk && readFileSync(ctx.file, 'utf8').includes('older'));
+      if (needsRecovery) {
+        recovery = await runCli(mode.args(ctx), { configDir });
+        expect(recovery.code, recovery.stderr).toBe(0);
+      }
 
-    const book = (await ledger(server)).orders;
-    const rows = mode.sink === 'plan' ? [ctx.quantity, ctx.quantity + 500] : [ctx.quantity];
-    for (const quantity of rows) {
-      const charged = book.filter((o) => o.product_id === PRODUCT && o.quantity === quantity);
-      expect(charged, `exactly one charge for ${quantity}`).toHaveLength(1);
-      if (mode.sink !== 'file') expect([...printedIds(mode.sink, killed), ...printedIds(mode.sink, recovery)], 'the order reached stdout').toContain(String(charged[0]!.order_id));
-    }
-    if (hasFile) {
-      const codes = JSON.parse(readFileSync(ctx.file, 'utf8')) as { code: string }[];
-      expect(codes).toHaveLength(ctx.quantity);
-      expect(codes.every((c) => typeof c.code === 'string')).toBe(true);
-    }
-    // Read from the files, not through `order pending`: only an intent killed after its delivery was recorded
-    // may be left, and the next journal command settles it.
-    const left = journalIntents(configDir);
-    if (point === 'delivered' && !recovery) {
-      expect(left.every((intent) => deliveryRecorded(configDir, intent)), 'only intents whose delivery is recorded').toBe(true);
-      expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
-      expect(journalIntents(configDir)).toEqual([]);
-    } else {
-      expect(left, 'no intent left').toEqual([]);
-    }
-    // The killed run's log was compacted by the next command (or, at `resolved`, removed by the run itself).
-    expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.log')), 'no log left').toEqual([]);
-  });
+      const book = (await ledger(server)).orders;
+      const rows = mode.sink === 'plan' ? [ctx.quantity, ctx.quantity + 500] : [ctx.quantity];
+      for (const quantity of rows) {
+        const charged = book.filter((o) => o.product_id === PRODUCT && o.quantity === quantity);
+        expect(charged, `exactly one charge for ${quantity}`).toHaveLength(1);
+        if (mode.sink !== 'file')
+          expect(
+            [...printedIds(mode.sink, killed), ...printedIds(mode.sink, recovery)],
+            'the order reached stdout',
+          ).toContain(String(charged[0]!.order_id));
+      }
+      if (hasFile) {
+        const codes = JSON.parse(readFileSync(ctx.file, 'utf8')) as { code: string }[];
+        expect(codes).toHaveLength(ctx.quantity);
+        expect(codes.every((c) => typeof c.code === 'string')).toBe(true);
+      }
+      // Read from the files, not through `order pending`: only an intent killed after its delivery was recorded
+      // may be left, and the next journal command settles it.
+      const left = journalIntents(configDir);
+      if (point === 'delivered' && !recovery) {
+        expect(
+          left.every((intent) => deliveryRecorded(configDir, intent)),
+          'only intents whose delivery is recorded',
+        ).toBe(true);
+        expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+        expect(journalIntents(configDir)).toEqual([]);
+      } else {
+        expect(left, 'no intent left').toEqual([]);
+      }
+      // The killed run's log was compacted by the next command (or, at `resolved`, removed by the run itself).
+      expect(
+        readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.log')),
+        'no log left',
+      ).toEqual([]);
+    },
+  );
 
   // Between the rename and the mark that it happened: the file moved away (sold from, filed) before the next
   // run. Its identity and count were recorded before the rename; neither the temporary file nor the target
   // holds them, so the next run stops (exit 2) rather than write the same codes to a second file.
-  it.concurrent.each(MODES.filter((m) => m.name === 'place --out' || m.name === 'place --plan').map((mode) => ({ mode, label: mode.name })))(
+  it.concurrent.each(
+    MODES.filter((m) => m.name === 'place --out' || m.name === 'place --plan').map((mode) => ({
+      mode,
+      label: mode.name,
+    })),
+  )(
     '$label × codes.committed, the file moved away: exit 2 codes_file_unaccounted, never the codes again',
     { timeout: 120_000 },
     async ({ mode }) => {
@@ -179,7 +305,9 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
       if (mode.sink === 'plan') expect(again.stdout).toContain('codes_file_unaccounted');
       expect(again.stdout + again.stderr).toContain('neither that file nor its temporary file holds them now');
       expect(existsSync(ctx.file), 'the codes are not written a second time').toBe(false);
-      const charged = (await ledger(server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === ctx.quantity);
+      const charged = (await ledger(server)).orders.filter(
+        (o) => o.product_id === PRODUCT && o.quantity === ctx.quantity,
+      );
       expect(charged).toHaveLength(1);
     },
   );

@@ -5,13 +5,28 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, servedApi, startServer, tempDir, type RunResult, type TestServer } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  loggedIn,
+  runCli,
+  servedApi,
+  startServer,
+  tempDir,
+  type RunResult,
+  type TestServer,
+} from '../helpers/e2e.js';
 
 const withKey = (server: TestServer) => ({ baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
 
 /** A seed file of `count` products: the catalog is then count/1000 pages of the largest page the client asks for. */
 function catalogSeed(count: number): string {
-  const products = Array.from({ length: count }, (_, i) => ({ id: `card-${i + 1}`, name: `Card ${i + 1}`, brand: 'Faulty', price: 500, currency: 'USD' }));
+  const products = Array.from({ length: count }, (_, i) => ({
+    id: `card-${i + 1}`,
+    name: `Card ${i + 1}`,
+    brand: 'Faulty',
+    price: 500,
+    currency: 'USD',
+  }));
   const seedFile = join(tempDir(), 'seed.json');
   writeFileSync(seedFile, JSON.stringify({ products }));
   return seedFile;
@@ -29,7 +44,10 @@ describe('503s from --fail-rate 0.5', () => {
     // A run that happens to meet no 503 proves nothing about retries: try again (every run must still succeed).
     let retried: RunResult | undefined;
     for (let run = 0; run < 5 && !retried; run++) {
-      const result = await runCli(['catalog', 'list', '--json', '--verbose', '--retries', '20'], { ...withKey(served.server), timeoutMs: 60_000 });
+      const result = await runCli(['catalog', 'list', '--json', '--verbose', '--retries', '20'], {
+        ...withKey(served.server),
+        timeoutMs: 60_000,
+      });
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toHaveLength(6000);
       if (/ 503 /.test(result.stderr)) retried = result;
@@ -77,12 +95,19 @@ describe('a server that is gone, or never answers', () => {
     const server = await startServer();
     const configDir = await loggedIn(server);
     await server.stop();
-    const result = await runCli(['ping', '--request-timeout', '1', '--retries', '1', '--verbose'], { configDir, timeoutMs: 15_000 });
+    const result = await runCli(['ping', '--request-timeout', '1', '--retries', '1', '--verbose'], {
+      configDir,
+      timeoutMs: 15_000,
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain(`cannot reach ${server.url}`);
     expect(result.stderr).toContain('after 2 attempts');
     // The hint names this cause and its fixes: the address nothing listens on, serve, and --base-url.
-    expect(result.stderr).toMatch(new RegExp(`hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve, or check --base-url`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve, or check --base-url`,
+      ),
+    );
     expect(attemptLines(result)).toHaveLength(2);
   });
 

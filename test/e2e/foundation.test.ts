@@ -34,7 +34,7 @@ describe('ping', () => {
     expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_demo' });
   });
 
-  it('another reseller\'s live key given with --api-key', async () => {
+  it("another reseller's live key given with --api-key", async () => {
     const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallLive], { baseUrl: served.url });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_small' });
@@ -56,13 +56,18 @@ describe('ping', () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('HTTP 401 invalid_api_key');
     // The hint is right for its cause: a key of the right shape given with --api-key was refused by the API.
-    expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: the key given with --api-key was refused: check it was copied whole, and that it is not revoked$/m);
+    expect(result.stderr).toMatch(
+      /^[\dT:.Z-]+ hint: the key given with --api-key was refused: check it was copied whole, and that it is not revoked$/m,
+    );
     expect(result.stderr).not.toContain('keys start with');
     expect(result.stdout).toBe('');
   });
 
   it('a key without a known prefix exits 3 before anything is sent', async () => {
-    const result = await runCli(['ping', '--verbose'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: 'pk_something_else_123456' } });
+    const result = await runCli(['ping', '--verbose'], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: 'pk_something_else_123456' },
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('GIFTCODES_API_KEY does not look like an API key');
     expect(result.stderr).not.toContain('GET /v1/ping');
@@ -76,10 +81,17 @@ describe('ping', () => {
   });
 
   it('--json errors are one JSON object on stderr with code, message, status and exitCode', async () => {
-    const result = await runCli(['ping', '--json', '--api-key', 'sc_test_not_a_real_key_0000'], { baseUrl: served.url });
+    const result = await runCli(['ping', '--json', '--api-key', 'sc_test_not_a_real_key_0000'], {
+      baseUrl: served.url,
+    });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
-    expect(jsonError(result)).toMatchObject({ code: 'invalid_api_key', status: 401, exitCode: 3, message: expect.stringContaining('HTTP 401') });
+    expect(jsonError(result)).toMatchObject({
+      code: 'invalid_api_key',
+      status: 401,
+      exitCode: 3,
+      message: expect.stringContaining('HTTP 401'),
+    });
   });
 
   it('--json usage errors too', async () => {
@@ -118,7 +130,7 @@ describe('catalog list', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('reads the catalog whole in one request: it asks for the largest page (the server\'s default is 10)', async () => {
+  it("reads the catalog whole in one request: it asks for the largest page (the server's default is 10)", async () => {
     const { configDir: bothKeys } = served;
     const result = await runCli(['catalog', 'list', '--json', '--verbose'], { configDir: bothKeys });
     expect(result.code).toBe(0);
@@ -136,14 +148,20 @@ describe('catalog list', () => {
     expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
     const [name, ...more] = readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'));
     expect(more).toEqual([]);
-    const cache = JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as { ids: string[]; profile: string; baseUrl: string };
+    const cache = JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as {
+      ids: string[];
+      profile: string;
+      baseUrl: string;
+    };
     expect(cache).toMatchObject({ profile: 'default', baseUrl: served.url });
     expect(cache.ids).toHaveLength(12);
     expect(cache.ids).toContain('tesco-uk-20');
   });
 
   it('a bad key exits 3 here too', async () => {
-    const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], { baseUrl: served.url });
+    const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], {
+      baseUrl: served.url,
+    });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
   });
@@ -164,8 +182,11 @@ describe('a catalog of 250 products (--seed)', () => {
     return ['--seed', seedFile];
   });
 
-  it('is read whole, in order, in one page of the 1,000 the client asks for (25 at the server\'s default)', async () => {
-    const result = await runCli(['catalog', 'list', '--json', '--verbose'], { baseUrl: bigServed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+  it("is read whole, in order, in one page of the 1,000 the client asks for (25 at the server's default)", async () => {
+    const result = await runCli(['catalog', 'list', '--json', '--verbose'], {
+      baseUrl: bigServed.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code).toBe(0);
     const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
     expect(ids).toHaveLength(250);
@@ -176,7 +197,10 @@ describe('a catalog of 250 products (--seed)', () => {
   });
 
   it('as a table: 250 rows', async () => {
-    const result = await runCli(['catalog', 'list'], { baseUrl: bigServed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['catalog', 'list'], {
+      baseUrl: bigServed.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(251);
     expect(result.stdout).toMatch(/^product-250\s+Product 250\s+Seeded\s+250\.00 USD/m);
@@ -186,7 +210,10 @@ describe('a catalog of 250 products (--seed)', () => {
 describe('login', () => {
   it('--api-key-stdin saves a key that the next ping uses', async () => {
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: `${DEMO_KEYS.test}\n` });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+      configDir,
+      input: `${DEMO_KEYS.test}\n`,
+    });
     expect(login.code).toBe(0);
     expect(login.stdout).toContain('saved the test key sc_test_…7e2d for reseller rs_demo in profile "default"');
     const ping = await runCli(['ping', '--json'], { configDir });
@@ -195,14 +222,25 @@ describe('login', () => {
   });
 
   it('--json: the profile, environment, reseller and the key masked', async () => {
-    const result = await runCli(['login', '--api-key-stdin', '--json', '--base-url', served.url], { input: DEMO_KEYS.live });
+    const result = await runCli(['login', '--api-key-stdin', '--json', '--base-url', served.url], {
+      input: DEMO_KEYS.live,
+    });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ profile: 'default', environment: 'live', resellerId: 'rs_demo', key: 'sc_live_…8a7f', baseUrl: served.url });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      profile: 'default',
+      environment: 'live',
+      resellerId: 'rs_demo',
+      key: 'sc_live_…8a7f',
+      baseUrl: served.url,
+    });
   });
 
   it('a live key saved into a named profile, then used with --profile and --env live', async () => {
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], { configDir, input: DEMO_KEYS.smallLive });
+    const login = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], {
+      configDir,
+      input: DEMO_KEYS.smallLive,
+    });
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('--env live');
     const ping = await runCli(['ping', '--json', '--profile', 'shop-eu', '--env', 'live'], { configDir });
@@ -212,17 +250,27 @@ describe('login', () => {
 
   it('a key the server rejects is not saved (exit 3)', async () => {
     const configDir = tempDir();
-    const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: 'sc_test_unknown_key_0000000' });
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+      configDir,
+      input: 'sc_test_unknown_key_0000000',
+    });
     expect(result.code).toBe(3);
-    expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_test_unknown');
+    expect(
+      existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '',
+    ).not.toContain('sc_test_unknown');
   });
 
   it('an sc_live_ key given for --env test is refused (exit 2) and not saved', async () => {
     const configDir = tempDir();
-    const result = await runCli(['login', '--api-key-stdin', '--env', 'test', '--base-url', served.url], { configDir, input: DEMO_KEYS.live });
+    const result = await runCli(['login', '--api-key-stdin', '--env', 'test', '--base-url', served.url], {
+      configDir,
+      input: DEMO_KEYS.live,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('a live key cannot be saved as the test key');
-    expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_live_');
+    expect(
+      existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '',
+    ).not.toContain('sc_live_');
   });
 
   it('an empty stdin is a usage error', async () => {
@@ -253,7 +301,10 @@ describe('keys and environments', () => {
   });
 
   it('GIFTCODES_API_KEY with a conflicting --env is a usage error too', async () => {
-    const result = await runCli(['ping', '--env', 'live'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '--env', 'live'], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('GIFTCODES_API_KEY');
   });
@@ -272,27 +323,39 @@ describe('keys and environments', () => {
   });
 
   it('the --api-key flag wins over GIFTCODES_API_KEY', async () => {
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallTest], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.smallTest], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ resellerId: 'rs_small' });
   });
 
-  it('GIFTCODES_API_KEY wins over the profile\'s key', async () => {
+  it("GIFTCODES_API_KEY wins over the profile's key", async () => {
     const { configDir: bothKeys } = served;
-    const result = await runCli(['ping', '--json'], { configDir: bothKeys, env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest } });
+    const result = await runCli(['ping', '--json'], {
+      configDir: bothKeys,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest },
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ resellerId: 'rs_small' });
   });
 
   it('--base-url wins over GIFTCODES_BASE_URL', async () => {
     const { server, configDir: bothKeys } = served;
-    const result = await runCli(['ping', '--json', '--base-url', server.url, '--retries', '0'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
+    const result = await runCli(['ping', '--json', '--base-url', server.url, '--retries', '0'], {
+      configDir: bothKeys,
+      env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' },
+    });
     expect(result.code).toBe(0);
   });
 
-  it('GIFTCODES_BASE_URL wins over the profile\'s base URL', async () => {
+  it("GIFTCODES_BASE_URL wins over the profile's base URL", async () => {
     const { configDir: bothKeys } = served;
-    const result = await runCli(['ping', '--retries', '0'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
+    const result = await runCli(['ping', '--retries', '0'], {
+      configDir: bothKeys,
+      env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' },
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('http://127.0.0.1:1');
   });
@@ -300,7 +363,14 @@ describe('keys and environments', () => {
 
 describe('a key never travels over plain http to another machine', () => {
   it('--base-url http://giftcodes.invalid with a key exits 3 before any connection', async () => {
-    const result = await runCli(['ping', '--verbose', '--api-key', DEMO_KEYS.test, '--base-url', 'http://giftcodes.invalid']);
+    const result = await runCli([
+      'ping',
+      '--verbose',
+      '--api-key',
+      DEMO_KEYS.test,
+      '--base-url',
+      'http://giftcodes.invalid',
+    ]);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('refusing to send an API key over plain http to giftcodes.invalid');
     expect(result.stderr).toContain('hint: use https://giftcodes.invalid');
@@ -310,20 +380,35 @@ describe('a key never travels over plain http to another machine', () => {
 
   it('from GIFTCODES_BASE_URL and a profile key too', async () => {
     const { configDir: bothKeys } = served;
-    const result = await runCli(['catalog', 'list', '--verbose'], { configDir: bothKeys, env: { GIFTCODES_BASE_URL: 'http://192.0.2.10:8080' } });
+    const result = await runCli(['catalog', 'list', '--verbose'], {
+      configDir: bothKeys,
+      env: { GIFTCODES_BASE_URL: 'http://192.0.2.10:8080' },
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).not.toMatch(/^GET /m);
   });
 
   it('login refuses it before reading a key', async () => {
     const configDir = tempDir();
-    const result = await runCli(['login', '--api-key-stdin', '--base-url', 'http://giftcodes.invalid'], { configDir, input: DEMO_KEYS.test });
+    const result = await runCli(['login', '--api-key-stdin', '--base-url', 'http://giftcodes.invalid'], {
+      configDir,
+      input: DEMO_KEYS.test,
+    });
     expect(result.code).toBe(3);
-    expect(existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '').not.toContain('sc_test_');
+    expect(
+      existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '',
+    ).not.toContain('sc_test_');
   });
 
   it('http to a loopback name is allowed', async () => {
-    const result = await runCli(['ping', '--json', '--api-key', DEMO_KEYS.test, '--base-url', served.url.replace('127.0.0.1', 'localhost')]);
+    const result = await runCli([
+      'ping',
+      '--json',
+      '--api-key',
+      DEMO_KEYS.test,
+      '--base-url',
+      served.url.replace('127.0.0.1', 'localhost'),
+    ]);
     expect(result.code).toBe(0);
   });
 

@@ -15,7 +15,10 @@ describe('a guided order at a terminal', () => {
     t.type('steam');
     await t.waitFor(/steam-us-20 +Steam +20\.00 USD/);
     // The first match is highlighted; the arrow key moves to the second.
-    const list = t.screen().split('\n').filter((l) => /steam-us-\d+/.test(l));
+    const list = t
+      .screen()
+      .split('\n')
+      .filter((l) => /steam-us-\d+/.test(l));
     expect(list.length).toBeGreaterThanOrEqual(2);
     const second = /(steam-us-\d+)/.exec(list[1]!)![1]!;
     t.press('Down');

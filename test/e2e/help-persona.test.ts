@@ -13,10 +13,19 @@ describe('help', () => {
     expect(help.stdout).not.toContain('--request-timeout');
     expect(help.stdout).not.toContain('--ca-file');
     expect(help.stdout).toContain('Examples:');
-    expect(help.stdout.trimEnd().split('\n').at(-1)).toBe('Global options (--profile, --env, --json, --query, …): giftcodes help options');
+    expect(help.stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Global options (--profile, --env, --json, --query, …): giftcodes help options',
+    );
     const options = await runCli(['help', 'options']);
     expect(options.code).toBe(0);
-    for (const flag of ['--profile <name>', '--request-timeout <seconds>', '--query <expr>', '--raw', '--ca-file <path>']) expect(options.stdout).toContain(flag);
+    for (const flag of [
+      '--profile <name>',
+      '--request-timeout <seconds>',
+      '--query <expr>',
+      '--raw',
+      '--ca-file <path>',
+    ])
+      expect(options.stdout).toContain(flag);
   });
 
   it('the top-level help lists the commands before the options; giftcodes version agrees with --version', async () => {
@@ -32,7 +41,9 @@ describe('help', () => {
 
 describe('JSON for scripts', () => {
   it('--raw prints a string that --query selects as it is (jq -r); --jq is refused with a pointer to --query', async () => {
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir: api.configDir });
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir: api.configDir,
+    });
     expect(placed.code, placed.stderr).toBe(0);
     const id = (JSON.parse(placed.stdout) as { id: string }).id;
     const raw = await runCli(['order', 'list', '--query', '[0].orderId', '--raw'], { configDir: api.configDir });

@@ -9,7 +9,15 @@ import { runCli } from '../helpers/e2e.js';
 /** Every visible command of the tree, as the words that run it ([] is giftcodes itself). */
 function commandPaths(): string[][] {
   const stream = (): PassThrough => new PassThrough();
-  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const io = new Io({
+    stdin: stream(),
+    stdout: stream(),
+    stderr: stream(),
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
   const program = buildProgram(createApp(io, new AbortController().signal));
   const paths: string[][] = [];
   const visit = (command: Command, path: string[]): void => {
@@ -33,17 +41,22 @@ describe('--help on every command', () => {
     expect(paths.flat()).not.toContain('__complete');
   });
 
-  it.each(paths.map((path) => [path.join(' ') || '(giftcodes)', path] as const))('%s --help has a description, usage and examples', async (_name, path) => {
-    const result = await runCli([...path, '--help']);
-    expect(result.code).toBe(0);
-    const usage = ['giftcodes', ...path].join(' ');
-    expect(result.stdout).toContain(`Usage: ${usage}`);
-    // The description is the paragraph after the usage line.
-    expect(result.stdout.split('\n')[2]?.trim().length ?? 0, `${usage} has no description`).toBeGreaterThan(10);
-    expect(result.stdout, `${usage} --help has no examples: add examples(command, [...]) in its register()`).toMatch(/\nExamples:\n {2}\$ .*giftcodes /);
-    expect(result.stdout).not.toContain('(default: false)');
-    expect(result.stdout).not.toContain('display help for command');
-  });
+  it.each(paths.map((path) => [path.join(' ') || '(giftcodes)', path] as const))(
+    '%s --help has a description, usage and examples',
+    async (_name, path) => {
+      const result = await runCli([...path, '--help']);
+      expect(result.code).toBe(0);
+      const usage = ['giftcodes', ...path].join(' ');
+      expect(result.stdout).toContain(`Usage: ${usage}`);
+      // The description is the paragraph after the usage line.
+      expect(result.stdout.split('\n')[2]?.trim().length ?? 0, `${usage} has no description`).toBeGreaterThan(10);
+      expect(result.stdout, `${usage} --help has no examples: add examples(command, [...]) in its register()`).toMatch(
+        /\nExamples:\n {2}\$ .*giftcodes /,
+      );
+      expect(result.stdout).not.toContain('(default: false)');
+      expect(result.stdout).not.toContain('display help for command');
+    },
+  );
 });
 
 describe('top-level help', () => {

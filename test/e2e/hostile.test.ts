@@ -7,7 +7,13 @@ import { DEMO_KEYS, runCli, type RunResult, unstamped } from '../helpers/e2e.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => void;
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, type = 'application/json'): void {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  type = 'application/json',
+): void {
   res.writeHead(status, { 'content-type': type, ...headers });
   res.end(JSON.stringify(body));
 }
@@ -23,12 +29,38 @@ const scenarios: Record<string, Handler> = {
   'link-pages': (_req, res, url) => {
     const page = Number(url.searchParams.get('page') ?? '1');
     const headers: Record<string, string> =
-      page < 3 ? { link: `<${url.pathname}?page=1>; rel="first", <${url.pathname}?page=${page + 1}>; rel="next", <${url.pathname}?page=3>; rel="last"` } : {};
-    json(res, 200, { items: [{ id: `page${page}-a`, name: `Product ${page}a` }, { id: `page${page}-b`, name: `Product ${page}b` }] }, headers);
+      page < 3
+        ? {
+            link: `<${url.pathname}?page=1>; rel="first", <${url.pathname}?page=${page + 1}>; rel="next", <${url.pathname}?page=3>; rel="last"`,
+          }
+        : {};
+    json(
+      res,
+      200,
+      {
+        items: [
+          { id: `page${page}-a`, name: `Product ${page}a` },
+          { id: `page${page}-b`, name: `Product ${page}b` },
+        ],
+      },
+      headers,
+    );
   },
-  'error-string': (_req, res) => json(res, 422, { error: 'unknown_product', message: 'there is no product called nope' }),
-  'problem': (_req, res) =>
-    json(res, 404, { type: 'https://errors.example.com/catalog-not-found', title: 'Catalog not found', status: 404, detail: 'this reseller has no catalog' }, {}, 'application/problem+json'),
+  'error-string': (_req, res) =>
+    json(res, 422, { error: 'unknown_product', message: 'there is no product called nope' }),
+  problem: (_req, res) =>
+    json(
+      res,
+      404,
+      {
+        type: 'https://errors.example.com/catalog-not-found',
+        title: 'Catalog not found',
+        status: 404,
+        detail: 'this reseller has no catalog',
+      },
+      {},
+      'application/problem+json',
+    ),
   'text-500': (_req, res) => {
     res.writeHead(500, { 'content-type': 'text/plain' });
     res.end('upstream exploded\n    at Object.<anonymous> (/srv/app.js:1:1)\n');
@@ -38,17 +70,19 @@ const scenarios: Record<string, Handler> = {
     const page = url.searchParams.get('page') === '2' ? '2' : '1';
     json(res, 200, { data: [{ id: `p${page}` }], next: `${url.pathname}?page=${page === '1' ? '2' : '1'}` });
   },
-  'next-self': (_req, res, url) => json(res, 200, { data: [{ id: 'same' }], has_more: true, next_cursor: 'always-the-same', url: url.toString() }),
+  'next-self': (_req, res, url) =>
+    json(res, 200, { data: [{ id: 'same' }], has_more: true, next_cursor: 'always-the-same', url: url.toString() }),
   'next-endless-empty': (_req, res, url) => {
     hits.endless++;
     json(res, 200, { data: [], next: `${url.pathname}?n=${hits.endless}` });
   },
-  'redirect': (_req, res, url) => {
+  redirect: (_req, res, url) => {
     hits.redirect++;
     res.writeHead(302, { location: `${url.pathname}?r=${hits.redirect}` });
     res.end();
   },
-  'foreign-next': (_req, res) => json(res, 200, { data: [{ id: 'first' }], next: `http://localhost:${foreignPort}/v1/catalog?page=2` }),
+  'foreign-next': (_req, res) =>
+    json(res, 200, { data: [{ id: 'first' }], next: `http://localhost:${foreignPort}/v1/catalog?page=2` }),
   'ping-wrong-shape': (_req, res) => json(res, 200, { ok: true }),
 };
 
@@ -107,7 +141,9 @@ function expectOneLine(result: RunResult): string {
 function jsonError(result: RunResult): { code: string; message: string; exitCode: number; status?: number } {
   const lines = result.stderr.split('\n').filter((line) => line !== '');
   expect(lines).toHaveLength(1);
-  const parsed = JSON.parse(lines[0]!) as { error: { code: string; message: string; exitCode: number; status?: number } };
+  const parsed = JSON.parse(lines[0]!) as {
+    error: { code: string; message: string; exitCode: number; status?: number };
+  };
   expect(parsed.error.exitCode).toBe(result.code);
   return parsed.error;
 }
@@ -167,16 +203,23 @@ describe('error bodies: the status, the code and the message are shown', () => {
     const result = await cli('error-string', ['catalog', 'list', '-q']);
     expect(result.code).toBe(4);
     // Under --quiet the hint joins the one line, in parentheses.
-    expect(expectOneLine(result)).toBe(`error: GET /error-string/v1/catalog failed: HTTP 422 unknown_product: there is no product called nope (list the products with: GIFTCODES_CONFIG_DIR=${result.configDir} giftcodes catalog list)`);
+    expect(expectOneLine(result)).toBe(
+      `error: GET /error-string/v1/catalog failed: HTTP 422 unknown_product: there is no product called nope (list the products with: GIFTCODES_CONFIG_DIR=${result.configDir} giftcodes catalog list)`,
+    );
   });
 
   it('application/problem+json 404 is exit 4', async () => {
     const result = await cli('problem', ['catalog', 'list', '--json']);
     expect(result.code).toBe(4);
-    expect(jsonError(result)).toMatchObject({ code: 'catalog-not-found', status: 404, exitCode: 4, message: expect.stringContaining('this reseller has no catalog') });
+    expect(jsonError(result)).toMatchObject({
+      code: 'catalog-not-found',
+      status: 404,
+      exitCode: 4,
+      message: expect.stringContaining('this reseller has no catalog'),
+    });
   });
 
-  it('a plain-text 500 is retried, then exit 5 with its first line (and no stack of the server\'s)', async () => {
+  it("a plain-text 500 is retried, then exit 5 with its first line (and no stack of the server's)", async () => {
     const result = await cli('text-500', ['catalog', 'list', '-q']);
     expect(result.code).toBe(5);
     const line = expectOneLine(result);

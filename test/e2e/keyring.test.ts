@@ -9,7 +9,10 @@ import { DEMO_KEYS, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { missingKeyringTools, secretService, storeKeptConfigDir, withSilentBus } from '../helpers/keyring.js';
 
 const missing = missingKeyringTools();
-if (missing.length > 0) console.log(`keyring.test.ts: skipping the Secret Service tests: ${missing.join(', ')} not installed (Debian: dbus gnome-keyring libsecret-tools)`);
+if (missing.length > 0)
+  console.log(
+    `keyring.test.ts: skipping the Secret Service tests: ${missing.join(', ')} not installed (Debian: dbus gnome-keyring libsecret-tools)`,
+  );
 
 const KEY = DEMO_KEYS.test;
 const LIVE = DEMO_KEYS.live;
@@ -24,11 +27,18 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
   const { env } = secretService();
 
   const lookup = (account: string): string =>
-    spawnSync('secret-tool', ['lookup', 'service', 'giftcodes', 'username', account], { env: { ...process.env, ...env() }, encoding: 'utf8' }).stdout;
+    spawnSync('secret-tool', ['lookup', 'service', 'giftcodes', 'username', account], {
+      env: { ...process.env, ...env() },
+      encoding: 'utf8',
+    }).stdout;
 
   it('login stores the key in the Secret Service, the profile only a reference; ping uses it; config show and logout follow it', async () => {
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: KEY, env: env() });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+      configDir,
+      input: KEY,
+      env: env(),
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain('(the credential store)');
     expect(login.stderr).toBe('');
@@ -45,7 +55,9 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/test key +sc_test_…\w{4} +\(in the credential store\)/);
     expect(show.stdout).not.toContain(KEY);
-    const showJson = JSON.parse((await runCli(['config', 'show', '--json'], { configDir, env: env() })).stdout) as { keyStorage: unknown };
+    const showJson = JSON.parse((await runCli(['config', 'show', '--json'], { configDir, env: env() })).stdout) as {
+      keyStorage: unknown;
+    };
     expect(showJson.keyStorage).toEqual({ test: 'keyring', live: null });
 
     const list = await runCli(['config', 'list'], { configDir, env: env() });
@@ -55,13 +67,19 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
     expect(logout.code, logout.stderr).toBe(0);
     expect(logout.stdout).toContain('removed the test key');
     expect(lookup('default/test')).toBe('');
-    expect(JSON.parse(storedConfig(configDir))).not.toMatchObject({ profiles: { default: { keyring: { test: 'default/test' } } } });
+    expect(JSON.parse(storedConfig(configDir))).not.toMatchObject({
+      profiles: { default: { keyring: { test: 'default/test' } } },
+    });
     expect((await runCli(['ping'], { configDir, env: env() })).code).toBe(3);
   });
 
   it('--insecure-storage keeps the key in the 0600 file on purpose, and config show says so', async () => {
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--insecure-storage', '--base-url', served.url], { configDir, input: LIVE, env: env() });
+    const login = await runCli(['login', '--api-key-stdin', '--insecure-storage', '--base-url', served.url], {
+      configDir,
+      input: LIVE,
+      env: env(),
+    });
     expect(login.code, login.stderr).toBe(0);
     // Chosen on purpose: no warning about a missing store.
     expect(login.stderr).not.toContain('credential store');
@@ -75,33 +93,50 @@ describe.skipIf(missing.length > 0)('with a running Secret Service (gnome-keyrin
 describe('with no usable credential store', () => {
   it('no D-Bus session: login stores the key in the config file and says so in one line', async () => {
     const configDir = tempDir();
-    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { configDir, input: KEY, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+      configDir,
+      input: KEY,
+      env: { DBUS_SESSION_BUS_ADDRESS: undefined },
+    });
     expect(login.code, login.stderr).toBe(0);
     // A non-terminal stderr stamps each notice with its ISO 8601 time (cron logs).
-    const lines = login.stderr.split('\n').filter(Boolean).map((line) => line.replace(/^\S+Z /, ''));
-    expect(lines).toEqual([`warning: no usable credential store (no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset)): the key is stored in the config file ${join(configDir, 'config.json')} (mode 0600)`]);
+    const lines = login.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.replace(/^\S+Z /, ''));
+    expect(lines).toEqual([
+      `warning: no usable credential store (no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset)): the key is stored in the config file ${join(configDir, 'config.json')} (mode 0600)`,
+    ]);
     expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: KEY } } } });
     expect((await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: undefined } })).code).toBe(0);
   });
 
-  it.skipIf(missing.includes('dbus-send'))('a bus that never answers: login gives up after the timeout and falls back to the file', async () => {
-    await withSilentBus(async (bus) => {
-      const configDir = tempDir();
-      const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
-        configDir,
-        input: KEY,
-        env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' },
+  it.skipIf(missing.includes('dbus-send'))(
+    'a bus that never answers: login gives up after the timeout and falls back to the file',
+    async () => {
+      await withSilentBus(async (bus) => {
+        const configDir = tempDir();
+        const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+          configDir,
+          input: KEY,
+          env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' },
+        });
+        expect(login.code, login.stderr).toBe(0);
+        expect(login.stderr).toMatch(
+          /^(\S+Z )?warning: no usable credential store \(.+\): the key is stored in the config file /,
+        );
+        expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: KEY } } } });
       });
-      expect(login.code, login.stderr).toBe(0);
-      expect(login.stderr).toMatch(/^(\S+Z )?warning: no usable credential store \(.+\): the key is stored in the config file /);
-      expect(JSON.parse(storedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: KEY } } } });
-    });
-  });
+    },
+  );
 
   it('a key in the store with a bus that never answers: ping ends with exit 8 after the timeout, not a hang', async () => {
     await withSilentBus(async (bus) => {
       const configDir = storeKeptConfigDir(served.url);
-      const ping = await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' } });
+      const ping = await runCli(['ping'], {
+        configDir,
+        env: { DBUS_SESSION_BUS_ADDRESS: bus, GIFTCODES_KEYRING_TIMEOUT_MS: '1000' },
+      });
       expect(ping.code).toBe(8);
       expect(ping.stderr).toContain('error: the credential store did not answer within 1 s (read)');
       expect(ping.stderr).toContain('hint: set GIFTCODES_API_KEY for this run');
@@ -110,7 +145,10 @@ describe('with no usable credential store', () => {
 
   it('a key that is not sc_test_/sc_live_ plus letters, digits and _ is refused with exit 2 and not echoed', async () => {
     for (const bad of ['sc_test_abc-def-ghij-kl', 'sc_live_abcdefgh!x', 'sc_test_ab"cdefghij']) {
-      const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], { input: bad, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+      const result = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+        input: bad,
+        env: { DBUS_SESSION_BUS_ADDRESS: undefined },
+      });
       expect(result.code, bad).toBe(2);
       expect(result.stderr).toMatch(/letters, digits (and|or) _/);
       expect(result.stderr + result.stdout).not.toContain(bad.slice(8));

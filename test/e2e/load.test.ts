@@ -46,7 +46,10 @@ function plan(): Planned[] {
       const planned: Planned = {
         key: `load-${out.length}`,
         apiKey: live ? DEMO_KEYS.live : DEMO_KEYS.test,
-        body: JSON.stringify({ product_id: random() < 0.5 ? 'amazon-us-10' : 'amazon-us-25', quantity: 1 + Math.floor(random() * 2) }),
+        body: JSON.stringify({
+          product_id: random() < 0.5 ? 'amazon-us-10' : 'amazon-us-25',
+          quantity: 1 + Math.floor(random() * 2),
+        }),
         reuse: false,
       };
       used.push(planned);
@@ -69,7 +72,12 @@ async function send(planned: Planned): Promise<Answered> {
       await new Promise((resolve) => setTimeout(resolve, 20));
       continue;
     }
-    return { planned, status: res.status, ...(json.id ? { orderId: json.id } : {}), ...(json.error ? { code: json.error.code } : {}) };
+    return {
+      planned,
+      status: res.status,
+      ...(json.id ? { orderId: json.id } : {}),
+      ...(json.error ? { code: json.error.code } : {}),
+    };
   }
 }
 
@@ -89,15 +97,27 @@ describe('load', () => {
     );
 
     // Every answer is an order, a refusal of a reused key, or a clear refusal for money (live wallet).
-    const unexpected = answers.filter((a) => !(a.status === 201 || a.status === 200 || (a.status === 422 && (a.code === 'idempotency_key_reused' || a.code === 'insufficient_funds'))));
+    const unexpected = answers.filter(
+      (a) =>
+        !(
+          a.status === 201 ||
+          a.status === 200 ||
+          (a.status === 422 && (a.code === 'idempotency_key_reused' || a.code === 'insufficient_funds'))
+        ),
+    );
     expect(unexpected.slice(0, 5)).toEqual([]);
     // Under one key, only one body ever got an order (whichever arrived first); every other body was refused.
     const byKey = new Map<string, Answered[]>();
-    for (const a of answers) byKey.set(`${a.planned.apiKey}:${a.planned.key}`, [...(byKey.get(`${a.planned.apiKey}:${a.planned.key}`) ?? []), a]);
+    for (const a of answers)
+      byKey.set(`${a.planned.apiKey}:${a.planned.key}`, [
+        ...(byKey.get(`${a.planned.apiKey}:${a.planned.key}`) ?? []),
+        a,
+      ]);
     for (const list of byKey.values()) {
       const winners = new Set(list.filter((a) => a.orderId !== undefined).map((a) => a.planned.body));
       expect(winners.size).toBeLessThanOrEqual(1);
-      for (const a of list) if (!winners.has(a.planned.body) && winners.size === 1) expect(a.code).toBe('idempotency_key_reused');
+      for (const a of list)
+        if (!winners.has(a.planned.body) && winners.size === 1) expect(a.code).toBe('idempotency_key_reused');
     }
 
     // Each key has one order, the same in every answer for it.
@@ -116,12 +136,22 @@ describe('load', () => {
     const added = after.orders.filter((o) => !beforeIds.has(String(o.order_id)));
     // Exactly the answered orders: none lost, none doubled, none for a refused request.
     expect(added.map((o) => String(o.order_id)).sort()).toEqual(answeredIds);
-    for (const order of added) expect(orderOfKey.get(`${order.environment === 'live' ? DEMO_KEYS.live : DEMO_KEYS.test}:${String(order.idempotency_key)}`)).toBe(order.order_id);
+    for (const order of added)
+      expect(
+        orderOfKey.get(
+          `${order.environment === 'live' ? DEMO_KEYS.live : DEMO_KEYS.test}:${String(order.idempotency_key)}`,
+        ),
+      ).toBe(order.order_id);
 
     // The live wallet paid once for each live order, and for nothing else.
-    const wallet = (l: Awaited<ReturnType<typeof ledger>>) => (l.wallets as Record<string, Record<string, number>>).rs_demo!.USD!;
-    const liveSpend = added.filter((o) => o.environment === 'live').reduce((sum, o) => sum + (o.amount as { amount: number }).amount, 0);
+    const wallet = (l: Awaited<ReturnType<typeof ledger>>) =>
+      (l.wallets as Record<string, Record<string, number>>).rs_demo!.USD!;
+    const liveSpend = added
+      .filter((o) => o.environment === 'live')
+      .reduce((sum, o) => sum + (o.amount as { amount: number }).amount, 0);
     expect(wallet(before) - wallet(after)).toBe(liveSpend);
-    console.log(`load: ${answers.length} requests, ${answeredIds.length} orders, ${answers.filter((a) => a.planned.reuse).length} refused key reuses`);
+    console.log(
+      `load: ${answers.length} requests, ${answeredIds.length} orders, ${answers.filter((a) => a.planned.reuse).length} refused key reuses`,
+    );
   }, 60_000);
 });

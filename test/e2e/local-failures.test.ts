@@ -14,7 +14,12 @@ if (noMounts) console.log(`local-failures: skipping the full and read-only disk 
 /** The one-line error: no stack trace, no "at " frames. */
 function expectOneCleanError(stderr: string): void {
   expect(stderr).not.toMatch(/\n\s+at /);
-  expect(stderr.trim().split('\n').filter((line) => line.startsWith('error')).length).toBeLessThanOrEqual(1);
+  expect(
+    stderr
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('error')).length,
+  ).toBeLessThanOrEqual(1);
 }
 
 describe('local resources that fail: exit 8', () => {
@@ -23,10 +28,16 @@ describe('local resources that fail: exit 8', () => {
   let bigOrderId: string;
   const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
   beforeAll(async () => {
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '40', '--wait', '--interval', '0.1', '--json'], { baseUrl: served.url, env });
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '40', '--wait', '--interval', '0.1', '--json'],
+      { baseUrl: served.url, env },
+    );
     expect(placed.code, placed.stderr).toBe(0);
     orderId = JSON.parse(placed.stdout).id as string;
-    const big = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '400', '--wait', '--interval', '0.1', '--json'], { baseUrl: served.url, env });
+    const big = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '400', '--wait', '--interval', '0.1', '--json'],
+      { baseUrl: served.url, env },
+    );
     expect(big.code, big.stderr).toBe(0);
     bigOrderId = JSON.parse(big.stdout).id as string;
   });
@@ -34,46 +45,72 @@ describe('local resources that fail: exit 8', () => {
     unmountAll();
   });
 
-  const cli = (args: string[], configDir?: string) => runCli(args, { baseUrl: served.url, env, ...(configDir ? { configDir } : {}) });
+  const cli = (args: string[], configDir?: string) =>
+    runCli(args, { baseUrl: served.url, env, ...(configDir ? { configDir } : {}) });
 
-  it.skipIf(noMounts)('codes get --out on a full disk: exit 8 naming the file and ENOSPC, no temporary file, an existing file untouched', async () => {
-    const dir = fullDisk((d) => writeFileSync(join(d, 'old.csv'), 'keep me\n'));
-    const fresh = await cli(['codes', 'get', orderId, '--out', join(dir, 'codes.csv')]);
-    expect(fresh.code, fresh.stderr).toBe(8);
-    expect(fresh.stderr).toContain(join(dir, 'codes.csv'));
-    expect(fresh.stderr).toContain('no space left on the device');
-    expect(fresh.stderr).toContain('free some space');
-    expectOneCleanError(fresh.stderr);
-    const forced = await cli(['codes', 'get', orderId, '--out', join(dir, 'old.csv'), '--force', '--json']);
-    expect(forced.code, forced.stderr).toBe(8);
-    expect(JSON.parse(forced.stderr).error).toMatchObject({ exitCode: 8 });
-    expect(readFileSync(join(dir, 'old.csv'), 'utf8')).toBe('keep me\n');
-    expect(readdirSync(dir).sort()).toEqual(['filler', 'old.csv']);
-  });
+  it.skipIf(noMounts)(
+    'codes get --out on a full disk: exit 8 naming the file and ENOSPC, no temporary file, an existing file untouched',
+    async () => {
+      const dir = fullDisk((d) => writeFileSync(join(d, 'old.csv'), 'keep me\n'));
+      const fresh = await cli(['codes', 'get', orderId, '--out', join(dir, 'codes.csv')]);
+      expect(fresh.code, fresh.stderr).toBe(8);
+      expect(fresh.stderr).toContain(join(dir, 'codes.csv'));
+      expect(fresh.stderr).toContain('no space left on the device');
+      expect(fresh.stderr).toContain('free some space');
+      expectOneCleanError(fresh.stderr);
+      const forced = await cli(['codes', 'get', orderId, '--out', join(dir, 'old.csv'), '--force', '--json']);
+      expect(forced.code, forced.stderr).toBe(8);
+      expect(JSON.parse(forced.stderr).error).toMatchObject({ exitCode: 8 });
+      expect(readFileSync(join(dir, 'old.csv'), 'utf8')).toBe('keep me\n');
+      expect(readdirSync(dir).sort()).toEqual(['filler', 'old.csv']);
+    },
+  );
 
-  it.skipIf(noMounts)('order place --out to a full disk: exit 8 before the order is placed, nothing charged, nothing pending', async () => {
-    const dir = fullDisk();
-    const configDir = tempDir();
-    const before = (await ledger(served.server)).orders.length;
-    const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', join(dir, 'codes.csv'), '--interval', '0.1'], configDir);
-    expect(placed.code, placed.stderr).toBe(8);
-    expect(placed.stderr).toContain(`cannot write ${join(dir, 'codes.csv')}`);
-    expect(placed.stderr).toContain('no space left on the device');
-    expectOneCleanError(placed.stderr);
-    expect((await ledger(served.server)).orders.length).toBe(before);
-    const pending = await cli(['order', 'pending', '--json'], configDir);
-    expect(JSON.parse(pending.stdout)).toEqual([]);
-    expect(readdirSync(dir)).toEqual(['filler']);
-  });
+  it.skipIf(noMounts)(
+    'order place --out to a full disk: exit 8 before the order is placed, nothing charged, nothing pending',
+    async () => {
+      const dir = fullDisk();
+      const configDir = tempDir();
+      const before = (await ledger(served.server)).orders.length;
+      const placed = await cli(
+        [
+          'order',
+          'place',
+          '--product',
+          'amazon-us-25',
+          '--quantity',
+          '1',
+          '--out',
+          join(dir, 'codes.csv'),
+          '--interval',
+          '0.1',
+        ],
+        configDir,
+      );
+      expect(placed.code, placed.stderr).toBe(8);
+      expect(placed.stderr).toContain(`cannot write ${join(dir, 'codes.csv')}`);
+      expect(placed.stderr).toContain('no space left on the device');
+      expectOneCleanError(placed.stderr);
+      expect((await ledger(served.server)).orders.length).toBe(before);
+      const pending = await cli(['order', 'pending', '--json'], configDir);
+      expect(JSON.parse(pending.stdout)).toEqual([]);
+      expect(readdirSync(dir)).toEqual(['filler']);
+    },
+  );
 
-  it.skipIf(noMounts)('codes get --out on a disk that fills up while the codes are written: exit 8, no temporary file, no lock left', async () => {
-    const dir = fullDisk(undefined, 8 * 1024);
-    const result = await cli(['codes', 'get', bigOrderId, '--out', join(dir, 'codes.jsonl')]);
-    expect(result.code, result.stderr).toBe(8);
-    expect(result.stderr).toContain(`cannot write the codes file ${join(dir, 'codes.jsonl')}: no space left on the device (ENOSPC)`);
-    expectOneCleanError(result.stderr);
-    expect(readdirSync(dir)).toEqual(['filler']);
-  });
+  it.skipIf(noMounts)(
+    'codes get --out on a disk that fills up while the codes are written: exit 8, no temporary file, no lock left',
+    async () => {
+      const dir = fullDisk(undefined, 8 * 1024);
+      const result = await cli(['codes', 'get', bigOrderId, '--out', join(dir, 'codes.jsonl')]);
+      expect(result.code, result.stderr).toBe(8);
+      expect(result.stderr).toContain(
+        `cannot write the codes file ${join(dir, 'codes.jsonl')}: no space left on the device (ENOSPC)`,
+      );
+      expectOneCleanError(result.stderr);
+      expect(readdirSync(dir)).toEqual(['filler']);
+    },
+  );
 
   it.skipIf(noMounts)('codes get --out in a read-only directory: exit 8 before anything is fetched', async () => {
     const dir = readOnlyDisk();
@@ -95,19 +132,22 @@ describe('local resources that fail: exit 8', () => {
     expect(readdirSync(dir)).toEqual(['codes.csv']);
   });
 
-  it.skipIf(noMounts)('a config directory on a full disk: ping works; order place is exit 8 naming the journal, and nothing is charged', async () => {
-    const configDir = fullDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
-    const ping = await cli(['ping', '--json'], configDir);
-    expect(ping.code, ping.stderr).toBe(0);
-    const before = (await ledger(served.server)).orders.length;
-    const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], configDir);
-    expect(placed.code, placed.stderr).toBe(8);
-    expect(placed.stderr).toContain(join(configDir, 'journal'));
-    expect(placed.stderr).toContain('no space left on the device');
-    expectOneCleanError(placed.stderr);
-    expect((await ledger(served.server)).orders.length).toBe(before);
-    expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-  });
+  it.skipIf(noMounts)(
+    'a config directory on a full disk: ping works; order place is exit 8 naming the journal, and nothing is charged',
+    async () => {
+      const configDir = fullDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
+      const ping = await cli(['ping', '--json'], configDir);
+      expect(ping.code, ping.stderr).toBe(0);
+      const before = (await ledger(served.server)).orders.length;
+      const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], configDir);
+      expect(placed.code, placed.stderr).toBe(8);
+      expect(placed.stderr).toContain(join(configDir, 'journal'));
+      expect(placed.stderr).toContain('no space left on the device');
+      expectOneCleanError(placed.stderr);
+      expect((await ledger(served.server)).orders.length).toBe(before);
+      expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    },
+  );
 
   it.skipIf(noMounts)('a config file write on a full disk is exit 8 naming config.json', async () => {
     const configDir = fullDisk();
@@ -117,16 +157,19 @@ describe('local resources that fail: exit 8', () => {
     expectOneCleanError(result.stderr);
   });
 
-  it.skipIf(noMounts)('a config directory on a read-only disk: ping works; a config write is exit 8 naming config.json', async () => {
-    const configDir = readOnlyDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
-    const ping = await cli(['ping', '--json'], configDir);
-    expect(ping.code, ping.stderr).toBe(0);
-    const set = await runCli(['config', 'set', 'base-url', 'https://api.example.com'], { configDir });
-    expect(set.code, set.stderr).toBe(8);
-    expect(set.stderr).toContain(join(configDir, 'config.json'));
-    expect(set.stderr).toContain('read-only');
-    expectOneCleanError(set.stderr);
-  });
+  it.skipIf(noMounts)(
+    'a config directory on a read-only disk: ping works; a config write is exit 8 naming config.json',
+    async () => {
+      const configDir = readOnlyDisk((d) => mkdirSync(join(d, 'journal'), { mode: 0o700 }));
+      const ping = await cli(['ping', '--json'], configDir);
+      expect(ping.code, ping.stderr).toBe(0);
+      const set = await runCli(['config', 'set', 'base-url', 'https://api.example.com'], { configDir });
+      expect(set.code, set.stderr).toBe(8);
+      expect(set.stderr).toContain(join(configDir, 'config.json'));
+      expect(set.stderr).toContain('read-only');
+      expectOneCleanError(set.stderr);
+    },
+  );
 
   // Once skipped: proper-lockfile retried its mkdir's EROFS for ~20 s and said exit 2 journal_locked.
   it.skipIf(noMounts)('a journal on a read-only disk: order place is exit 8, and nothing is charged', async () => {
@@ -145,7 +188,14 @@ describe('local resources that fail: exit 8', () => {
     try {
       const proc = spawn(process.execPath, [BIN, 'ping', '--json'], {
         cwd: ROOT,
-        env: { ...process.env, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_BASE_URL: served.url, GIFTCODES_API_KEY: DEMO_KEYS.test, CI: 'true', NO_COLOR: '1' },
+        env: {
+          ...process.env,
+          GIFTCODES_CONFIG_DIR: tempDir(),
+          GIFTCODES_BASE_URL: served.url,
+          GIFTCODES_API_KEY: DEMO_KEYS.test,
+          CI: 'true',
+          NO_COLOR: '1',
+        },
         stdio: ['ignore', out, 'pipe'],
       });
       let stderr = '';

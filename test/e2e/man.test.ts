@@ -15,10 +15,14 @@ const listed = ENVIRONMENT_VARIABLES.flatMap((variable) => variable.names).sort(
 /** Runs scripts/gen-man.mjs on the built tree into a file of its own (never over the build's page). */
 function generate(env: NodeJS.ProcessEnv = {}): { status: number | null; stderr: string; page: string } {
   const target = join(tempDir('giftcodes-man-'), 'giftcodes.1');
-  const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'gen-man.mjs'), join(ROOT, 'dist', 'cli.js'), target], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    process.execPath,
+    [join(ROOT, 'scripts', 'gen-man.mjs'), join(ROOT, 'dist', 'cli.js'), target],
+    {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
   let text = '';
   try {
     text = readFileSync(target, 'utf8');
@@ -36,14 +40,18 @@ function section(text: string, name: string): string {
   return text.slice(start, end < 0 ? undefined : end);
 }
 
-const changelogDate = new RegExp(`^## ${pkg.version.replace(/\./g, '\\.')} \\((\\d{4}-\\d{2}-\\d{2})\\)$`, 'm').exec(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'))?.[1];
+const changelogDate = new RegExp(`^## ${pkg.version.replace(/\./g, '\\.')} \\((\\d{4}-\\d{2}-\\d{2})\\)$`, 'm').exec(
+  readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'),
+)?.[1];
 const th = (date: string | undefined): string => `.TH GIFTCODES 1 ${date} "giftcodes ${pkg.version}" "User Commands"`;
 
 describe('.TH', () => {
   it("carries the version's release date from CHANGELOG.md (or SOURCE_DATE_EPOCH's, when the build had one), not the build time", () => {
     expect(changelogDate, `CHANGELOG.md has no heading for ${pkg.version}`).toBeDefined();
     const epoch = process.env.SOURCE_DATE_EPOCH;
-    expect(page().split('\n')[0]).toBe(th(epoch ? new Date(Number(epoch) * 1000).toISOString().slice(0, 10) : changelogDate));
+    expect(page().split('\n')[0]).toBe(
+      th(epoch ? new Date(Number(epoch) * 1000).toISOString().slice(0, 10) : changelogDate),
+    );
   });
 
   it('is the same page on every build; SOURCE_DATE_EPOCH sets the date when given, and a bad one fails', () => {
@@ -60,7 +68,9 @@ describe('.TH', () => {
 
 describe('ENVIRONMENT: one list for help environment, the man page and docs/environment.md', () => {
   it('the man page has every variable of the list, and only those', () => {
-    const names = [...section(page(), 'ENVIRONMENT').matchAll(/^\.B (.+)$/gm)].flatMap((m) => m[1]!.replace(/\\-/g, '-').split(', ')).sort();
+    const names = [...section(page(), 'ENVIRONMENT').matchAll(/^\.B (.+)$/gm)]
+      .flatMap((m) => m[1]!.replace(/\\-/g, '-').split(', '))
+      .sort();
     expect(names).toEqual(listed);
     expect(names).toEqual(expect.arrayContaining(['XDG_CONFIG_HOME', 'APPDATA']));
   });

@@ -11,11 +11,18 @@ function node20(): Promise<string> {
   const given = process.env.GIFTCODES_TEST_NODE20;
   if (given) return Promise.resolve(given);
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['--yes', '--package', 'node@20', '--', 'node', '-p', 'process.execPath'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['--yes', '--package', 'node@20', '--', 'node', '-p', 'process.execPath'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`could not get Node 20 from the npm registry (npx exit ${code})`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(out.trim())
+        : reject(new Error(`could not get Node 20 from the npm registry (npx exit ${code})`)),
+    );
   });
 }
 
@@ -26,14 +33,21 @@ describe('a Node older than 22.1', () => {
     expect(spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout).toMatch(/^20\./);
   }, 300_000);
 
-  const refusal = /^giftcodes: Node 20\.\d+\.\d+ is too old: giftcodes needs Node 22\.1 or later \(22, 24 or 26\); see https:\/\/nodejs\.org\n$/;
+  const refusal =
+    /^giftcodes: Node 20\.\d+\.\d+ is too old: giftcodes needs Node 22\.1 or later \(22, 24 or 26\); see https:\/\/nodejs\.org\n$/;
 
-  it.each([[['--version']], [['ping']], [['order', 'place', 'x']]])('giftcodes %s: one line on stderr, nothing on stdout, exit 3', (args) => {
-    const result = spawnSync(node, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, GIFTCODES_CONFIG_DIR: tempDir() } });
-    expect(result.status).toBe(3);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(refusal);
-  });
+  it.each([[['--version']], [['ping']], [['order', 'place', 'x']]])(
+    'giftcodes %s: one line on stderr, nothing on stdout, exit 3',
+    (args) => {
+      const result = spawnSync(node, [BIN, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, GIFTCODES_CONFIG_DIR: tempDir() },
+      });
+      expect(result.status).toBe(3);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(refusal);
+    },
+  );
 
   it('is refused before the program loads: a bundle Node could not even parse changes nothing', () => {
     const install = tempDir();
@@ -51,11 +65,14 @@ describe("Node's compile cache, in giftcodes' cache directory", () => {
   /** A command that loads the program (cli.js and a verb) but needs no config or server. */
   const command = ['completion', 'bash'];
   const debug = { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' };
-  const versionDirs = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(`v${process.versions.node}-`)) : []);
+  const versionDirs = (dir: string): string[] =>
+    existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(`v${process.versions.node}-`)) : [];
 
   it('lives in $XDG_CACHE_HOME/giftcodes, made 0700, and the second run compiles the program from it', async () => {
     const xdg = tempDir();
-    const first = await runCli(command, { env: { XDG_CACHE_HOME: xdg, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined } });
+    const first = await runCli(command, {
+      env: { XDG_CACHE_HOME: xdg, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined },
+    });
     expect(first.code).toBe(0);
     const dir = join(xdg, 'giftcodes');
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -63,7 +80,9 @@ describe("Node's compile cache, in giftcodes' cache directory", () => {
     expect(kept).toBeDefined();
     expect(readdirSync(join(dir, kept!)).length).toBeGreaterThan(0);
     // Not in the shared <tmpdir>/node-compile-cache.
-    const second = await runCli(command, { env: { XDG_CACHE_HOME: xdg, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, ...debug } });
+    const second = await runCli(command, {
+      env: { XDG_CACHE_HOME: xdg, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, ...debug },
+    });
     expect(second.code).toBe(0);
     expect(second.stdout).toBe(first.stdout);
     // Node's own debug lines (NODE_DEBUG_NATIVE), worded "cache for file://…" on 22, "V8 code cache for ESM file://…" later.

@@ -5,7 +5,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, chargesFor, DEMO_KEYS, journalFiles, loggedIn, pendingIntents, runCli, servedApi, spawnCli } from '../helpers/e2e.js';
+import {
+  BIN,
+  chargesFor,
+  DEMO_KEYS,
+  journalFiles,
+  loggedIn,
+  pendingIntents,
+  runCli,
+  servedApi,
+  spawnCli,
+} from '../helpers/e2e.js';
 import { gate, stderrShows } from '../helpers/gate.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -21,7 +31,24 @@ function charges(quantity: number): Promise<string[]> {
 async function restockTo(name: string, quantity: number): Promise<{ configDir: string; file: string; args: string[] }> {
   const configDir = await loggedIn(served.server);
   const file = join(configDir, name);
-  return { configDir, file, args: ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file, '--force', '--interval', '0.05', '--json'] };
+  return {
+    configDir,
+    file,
+    args: [
+      'order',
+      'place',
+      '--product',
+      PRODUCT,
+      '--quantity',
+      String(quantity),
+      '--out',
+      file,
+      '--force',
+      '--interval',
+      '0.05',
+      '--json',
+    ],
+  };
 }
 
 /** The intent files themselves (a killed run's intents are in its log until the next journal command, e.g. order pending, compacts it). */
@@ -29,9 +56,12 @@ function intentFileNames(configDir: string): string[] {
   return readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'));
 }
 
-
 /** Runs the CLI with stdout on /dev/full, or on a pipe whose reader has gone. */
-function runBadStdout(args: string[], configDir: string, how: 'full' | 'closed'): Promise<{ code: number | null; stderr: string }> {
+function runBadStdout(
+  args: string[],
+  configDir: string,
+  how: 'full' | 'closed',
+): Promise<{ code: number | null; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1' };
   delete env.GIFTCODES_API_KEY;
   const full = how === 'full' ? openSync('/dev/full', 'w') : undefined;
@@ -45,7 +75,10 @@ function runBadStdout(args: string[], configDir: string, how: 'full' | 'closed')
 
 /** A place killed after its POST: one orphan intent in phase `sending` (the order exists on the server). */
 async function orphanAfterPost(configDir: string, quantity: number): Promise<string> {
-  const killed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+  const killed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--json'], {
+    configDir,
+    env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
+  });
   expect(killed.signal).toBe('SIGKILL');
   const [intent] = await pendingIntents(configDir);
   expect(intent).toMatchObject({ phase: 'sending', state: 'interrupted' });
@@ -61,34 +94,70 @@ function editIntent(configDir: string, change: (intent: Record<string, unknown>)
 }
 
 describe('stdout that cannot take the order: exit 8, the intent stays pending, the re-run prints it once', () => {
-  const commands: { name: string; args: (q: number, key: string) => string[]; setup?: boolean; parse: (out: string) => string }[] = [
-    { name: 'place --json', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--json'], parse: (o) => (JSON.parse(o) as { id: string }).id },
-    { name: 'place (text)', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q)], parse: (o) => /^order\s+(\S+)/m.exec(o)![1]! },
-    { name: 'place --wait', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--wait', '--interval', '0.05'], parse: (o) => /^order\s+(\S+)/m.exec(o)![1]! },
-    { name: 'resume <key> --json', setup: true, args: (_q, key) => ['order', 'resume', key, '--json'], parse: (o) => (JSON.parse(o) as { id: string }).id },
-    { name: 'resume --all', setup: true, args: () => ['order', 'resume', '--all'], parse: (o) => /^order\s+(\S+)/m.exec(o)![1]! },
-    { name: 'resume --all --json', setup: true, args: () => ['order', 'resume', '--all', '--json'], parse: (o) => (JSON.parse(o) as { order: { id: string } }[])[0]!.order.id },
+  const commands: {
+    name: string;
+    args: (q: number, key: string) => string[];
+    setup?: boolean;
+    parse: (out: string) => string;
+  }[] = [
+    {
+      name: 'place --json',
+      args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--json'],
+      parse: (o) => (JSON.parse(o) as { id: string }).id,
+    },
+    {
+      name: 'place (text)',
+      args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q)],
+      parse: (o) => /^order\s+(\S+)/m.exec(o)![1]!,
+    },
+    {
+      name: 'place --wait',
+      args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--wait', '--interval', '0.05'],
+      parse: (o) => /^order\s+(\S+)/m.exec(o)![1]!,
+    },
+    {
+      name: 'resume <key> --json',
+      setup: true,
+      args: (_q, key) => ['order', 'resume', key, '--json'],
+      parse: (o) => (JSON.parse(o) as { id: string }).id,
+    },
+    {
+      name: 'resume --all',
+      setup: true,
+      args: () => ['order', 'resume', '--all'],
+      parse: (o) => /^order\s+(\S+)/m.exec(o)![1]!,
+    },
+    {
+      name: 'resume --all --json',
+      setup: true,
+      args: () => ['order', 'resume', '--all', '--json'],
+      parse: (o) => (JSON.parse(o) as { order: { id: string } }[])[0]!.order.id,
+    },
   ];
   let q = 300;
   for (const command of commands) {
     for (const how of ['full', 'closed'] as const) {
       const quantity = ++q;
-      it.concurrent(`${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`, { timeout: 240_000 }, async () => {
-        const configDir = await loggedIn(served.server);
-        const key = command.setup ? await orphanAfterPost(configDir, quantity) : '';
-        const bad = await runBadStdout(command.args(quantity, key), configDir, how);
-        expect(bad.code, bad.stderr).toBe(8);
-        expect(bad.stderr).toMatch(how === 'full' ? /no space left on the device/ : /the reader closed the pipe/);
-        const left = await pendingIntents(configDir);
-        expect(left).toHaveLength(1);
-        expect(left[0]!.phase).toBe('accepted');
-        const again = await runCli(command.args(quantity, left[0]!.key), { configDir });
-        expect(again.code, again.stderr).toBe(0);
-        const charged = await charges(quantity);
-        expect(charged).toHaveLength(1);
-        expect(command.parse(again.stdout)).toBe(charged[0]);
-        expect(await pendingIntents(configDir)).toEqual([]);
-      });
+      it.concurrent(
+        `${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`,
+        { timeout: 240_000 },
+        async () => {
+          const configDir = await loggedIn(served.server);
+          const key = command.setup ? await orphanAfterPost(configDir, quantity) : '';
+          const bad = await runBadStdout(command.args(quantity, key), configDir, how);
+          expect(bad.code, bad.stderr).toBe(8);
+          expect(bad.stderr).toMatch(how === 'full' ? /no space left on the device/ : /the reader closed the pipe/);
+          const left = await pendingIntents(configDir);
+          expect(left).toHaveLength(1);
+          expect(left[0]!.phase).toBe('accepted');
+          const again = await runCli(command.args(quantity, left[0]!.key), { configDir });
+          expect(again.code, again.stderr).toBe(0);
+          const charged = await charges(quantity);
+          expect(charged).toHaveLength(1);
+          expect(command.parse(again.stdout)).toBe(charged[0]);
+          expect(await pendingIntents(configDir)).toEqual([]);
+        },
+      );
     }
   }
 });
@@ -97,9 +166,34 @@ describe('stderr whose reader went away: the order still reaches stdout, exit 0,
   // `giftcodes order place … 2>&1 | head -1`, or a log reader that died: a notice on stderr met EPIPE, which
   // no one handled, and the run died with exit 1 before printing the order (the intent left pending).
   const commands: { name: string; args: (q: number) => string[]; parse: (out: string) => string }[] = [
-    { name: 'place (text)', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q)], parse: (o) => /^order\s+(\S+)/m.exec(o)![1]! },
-    { name: 'place --wait', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--wait', '--interval', '0.05'], parse: (o) => /^order\s+(\S+)/m.exec(o)![1]! },
-    { name: 'place --out -', args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--out', '-', '--format', 'csv', '--interval', '0.05'], parse: (o) => o.split('\r\n')[1]!.split(',')[0]! },
+    {
+      name: 'place (text)',
+      args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q)],
+      parse: (o) => /^order\s+(\S+)/m.exec(o)![1]!,
+    },
+    {
+      name: 'place --wait',
+      args: (q) => ['order', 'place', '--product', PRODUCT, '--quantity', String(q), '--wait', '--interval', '0.05'],
+      parse: (o) => /^order\s+(\S+)/m.exec(o)![1]!,
+    },
+    {
+      name: 'place --out -',
+      args: (q) => [
+        'order',
+        'place',
+        '--product',
+        PRODUCT,
+        '--quantity',
+        String(q),
+        '--out',
+        '-',
+        '--format',
+        'csv',
+        '--interval',
+        '0.05',
+      ],
+      parse: (o) => o.split('\r\n')[1]!.split(',')[0]!,
+    },
   ];
   let q = 420;
   for (const command of commands) {
@@ -120,39 +214,62 @@ describe('stderr whose reader went away: the order still reaches stdout, exit 0,
 });
 
 describe('owners are pid + start time + boot, never the host name', () => {
-  it('an intent left under another host name (unshare --uts) is resumed by order place: one charge', { timeout: 240_000 }, async () => {
-    const unshare = spawnSync('unshare', ['--uts', 'true']);
-    if (unshare.status !== 0) return expect.fail('unshare --uts is needed (root): ' + String(unshare.stderr));
-    const configDir = await loggedIn(served.server);
-    const env: NodeJS.ProcessEnv = { ...process.env, GIFTCODES_CONFIG_DIR: configDir, CI: 'true', GIFTCODES_FAILPOINTS: 'request.sent=kill' };
-    delete env.GIFTCODES_API_KEY;
-    const script = `hostname giftcodes-elsewhere && exec "${process.execPath}" "${BIN}" order place --product ${PRODUCT} --quantity 401 --json`;
-    const killed = spawnSync('unshare', ['--uts', 'sh', '-c', script], { env, encoding: 'utf8' });
-    expect(killed.signal ?? killed.status).not.toBe(0);
-    expect(journalFiles(configDir)).toHaveLength(1);
-    const again = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '401', '--json'], { configDir });
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain('resuming the interrupted order');
-    expect(await charges(401)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
-    expect(await pendingIntents(configDir)).toEqual([]);
-  });
+  it(
+    'an intent left under another host name (unshare --uts) is resumed by order place: one charge',
+    { timeout: 240_000 },
+    async () => {
+      const unshare = spawnSync('unshare', ['--uts', 'true']);
+      if (unshare.status !== 0) return expect.fail('unshare --uts is needed (root): ' + String(unshare.stderr));
+      const configDir = await loggedIn(served.server);
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        GIFTCODES_CONFIG_DIR: configDir,
+        CI: 'true',
+        GIFTCODES_FAILPOINTS: 'request.sent=kill',
+      };
+      delete env.GIFTCODES_API_KEY;
+      const script = `hostname giftcodes-elsewhere && exec "${process.execPath}" "${BIN}" order place --product ${PRODUCT} --quantity 401 --json`;
+      const killed = spawnSync('unshare', ['--uts', 'sh', '-c', script], { env, encoding: 'utf8' });
+      expect(killed.signal ?? killed.status).not.toBe(0);
+      expect(journalFiles(configDir)).toHaveLength(1);
+      const again = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '401', '--json'], {
+        configDir,
+      });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('resuming the interrupted order');
+      expect(await charges(401)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
+      expect(await pendingIntents(configDir)).toEqual([]);
+    },
+  );
 
-  it('an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it', { timeout: 240_000 }, async () => {
-    const configDir = await loggedIn(served.server);
-    await orphanAfterPost(configDir, 402);
-    // This very test runner's pid is alive on this boot: with another boot id it proves nothing.
-    editIntent(configDir, (intent) => (intent.owner = { pid: process.pid, boot: '6b2c1f00-0000-4000-8000-000000000000' }));
-    const again = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '402', '--json'], { configDir });
-    expect(again.code, again.stderr).toBe(0);
-    expect(await charges(402)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
+  it(
+    'an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it',
+    { timeout: 240_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      await orphanAfterPost(configDir, 402);
+      // This very test runner's pid is alive on this boot: with another boot id it proves nothing.
+      editIntent(
+        configDir,
+        (intent) => (intent.owner = { pid: process.pid, boot: '6b2c1f00-0000-4000-8000-000000000000' }),
+      );
+      const again = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '402', '--json'], {
+        configDir,
+      });
+      expect(again.code, again.stderr).toBe(0);
+      expect(await charges(402)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
 
-    const key = await orphanAfterPost(configDir, 403);
-    editIntent(configDir, (intent) => (intent.owner = { pid: process.pid, boot: '6b2c1f00-0000-4000-8000-000000000000' }));
-    const abandoned = await runCli(['order', 'abandon', key], { configDir });
-    expect(abandoned.code, abandoned.stderr).toBe(0);
-    expect(abandoned.stdout).toContain(`abandoned ${key}`);
-    expect(await pendingIntents(configDir)).toEqual([]);
-  });
+      const key = await orphanAfterPost(configDir, 403);
+      editIntent(
+        configDir,
+        (intent) => (intent.owner = { pid: process.pid, boot: '6b2c1f00-0000-4000-8000-000000000000' }),
+      );
+      const abandoned = await runCli(['order', 'abandon', key], { configDir });
+      expect(abandoned.code, abandoned.stderr).toBe(0);
+      expect(abandoned.stdout).toContain(`abandoned ${key}`);
+      expect(await pendingIntents(configDir)).toEqual([]);
+    },
+  );
 });
 
 describe('time: stale and future-dated intents are never resumed silently', () => {
@@ -160,179 +277,285 @@ describe('time: stale and future-dated intents are never resumed silently', () =
     ['dated 10 minutes in the future', 10 * 60_000, /in the future/],
     ['older than 24 hours', -25 * 3600_000, /more than 24 hours ago/],
   ] as const) {
-    it(`an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`, { timeout: 240_000 }, async () => {
-      const configDir = await loggedIn(served.server);
-      const quantity = shiftMs > 0 ? 501 : 502;
-      const key = await orphanAfterPost(configDir, quantity);
-      editIntent(configDir, (intent) => (intent.createdAt = new Date(Date.now() + shiftMs).toISOString()));
-      const place = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity)], { configDir });
-      expect(place.code).toBe(2);
-      expect(place.stderr).toMatch(why);
-      expect(place.stderr).toContain(`giftcodes order resume ${key} --force-stale`);
-      expect(place.stderr).toContain(`giftcodes order abandon ${key}`);
-      const resume = await runCli(['order', 'resume', key], { configDir });
-      expect(resume.code).toBe(2);
-      expect(resume.stderr).toMatch(why);
-      const all = await runCli(['order', 'resume', '--all', '--json'], { configDir });
-      expect(all.code).toBe(2);
-      expect(await charges(quantity)).toHaveLength(1);
-      const forced = await runCli(['order', 'resume', key, '--force-stale', '--json'], { configDir });
-      expect(forced.code, forced.stderr).toBe(0);
-      expect(await charges(quantity)).toEqual([(JSON.parse(forced.stdout) as { id: string }).id]);
-      expect(await pendingIntents(configDir)).toEqual([]);
-    });
+    it(
+      `an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`,
+      { timeout: 240_000 },
+      async () => {
+        const configDir = await loggedIn(served.server);
+        const quantity = shiftMs > 0 ? 501 : 502;
+        const key = await orphanAfterPost(configDir, quantity);
+        editIntent(configDir, (intent) => (intent.createdAt = new Date(Date.now() + shiftMs).toISOString()));
+        const place = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity)], {
+          configDir,
+        });
+        expect(place.code).toBe(2);
+        expect(place.stderr).toMatch(why);
+        expect(place.stderr).toContain(`giftcodes order resume ${key} --force-stale`);
+        expect(place.stderr).toContain(`giftcodes order abandon ${key}`);
+        const resume = await runCli(['order', 'resume', key], { configDir });
+        expect(resume.code).toBe(2);
+        expect(resume.stderr).toMatch(why);
+        const all = await runCli(['order', 'resume', '--all', '--json'], { configDir });
+        expect(all.code).toBe(2);
+        expect(await charges(quantity)).toHaveLength(1);
+        const forced = await runCli(['order', 'resume', key, '--force-stale', '--json'], { configDir });
+        expect(forced.code, forced.stderr).toBe(0);
+        expect(await charges(quantity)).toEqual([(JSON.parse(forced.stdout) as { id: string }).id]);
+        expect(await pendingIntents(configDir)).toEqual([]);
+      },
+    );
   }
 });
 
 describe('a process stopped inside the journal lock keeps its claim', () => {
-  it('SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice', { timeout: 180_000 }, async () => {
-    const configDir = await loggedIn(served.server);
-    await orphanAfterPost(configDir, 601);
-    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '601', '--json'];
-    // Held inside the lock until the test lets it go (a 300 ms pause could end before the SIGSTOP on a loaded machine).
-    const held = gate();
-    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('journal.locked') }, timeoutMs: 80_000 });
-    first.proc.stdin?.end();
-    await stderrShows(first.proc, 'failpoint journal.locked: wait');
-    first.proc.kill('SIGSTOP');
-    const second = spawnCli(args, { configDir, timeoutMs: 80_000 });
-    second.proc.stdin?.end();
-    let secondDone = false;
-    void second.result.then(() => (secondDone = true));
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
-    expect(secondDone, 'the second run must wait for the stopped holder').toBe(false);
-    first.proc.kill('SIGCONT');
-    held.open();
-    const [a, b] = await Promise.all([first.result, second.result]);
-    expect(a.code, a.stderr).toBe(0);
-    expect(b.code, b.stderr).toBe(0);
-    const ids = [a, b].map((run) => (JSON.parse(run.stdout) as { id: string }).id);
-    expect(new Set(ids).size).toBe(2);
-    expect(a.stderr).toContain('resuming the interrupted order');
-    expect((await charges(601)).sort()).toEqual([...ids].sort());
-    expect(await pendingIntents(configDir)).toEqual([]);
-  });
+  it(
+    'SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice',
+    { timeout: 180_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      await orphanAfterPost(configDir, 601);
+      const args = ['order', 'place', '--product', PRODUCT, '--quantity', '601', '--json'];
+      // Held inside the lock until the test lets it go (a 300 ms pause could end before the SIGSTOP on a loaded machine).
+      const held = gate();
+      const first = spawnCli(args, {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: held.at('journal.locked') },
+        timeoutMs: 80_000,
+      });
+      first.proc.stdin?.end();
+      await stderrShows(first.proc, 'failpoint journal.locked: wait');
+      first.proc.kill('SIGSTOP');
+      const second = spawnCli(args, { configDir, timeoutMs: 80_000 });
+      second.proc.stdin?.end();
+      let secondDone = false;
+      void second.result.then(() => (secondDone = true));
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      expect(secondDone, 'the second run must wait for the stopped holder').toBe(false);
+      first.proc.kill('SIGCONT');
+      held.open();
+      const [a, b] = await Promise.all([first.result, second.result]);
+      expect(a.code, a.stderr).toBe(0);
+      expect(b.code, b.stderr).toBe(0);
+      const ids = [a, b].map((run) => (JSON.parse(run.stdout) as { id: string }).id);
+      expect(new Set(ids).size).toBe(2);
+      expect(a.stderr).toContain('resuming the interrupted order');
+      expect((await charges(601)).sort()).toEqual([...ids].sort());
+      expect(await pendingIntents(configDir)).toEqual([]);
+    },
+  );
 });
 
 describe('certain refusals end at once; the corrected command runs without a word about them', () => {
-  it('a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record', { timeout: 240_000 }, async () => {
-    const configDir = await loggedIn(served.server);
-    const port = await freePort();
-    const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--retries', '0'], { configDir, baseUrl: `http://127.0.0.1:${port}` });
-    expect(wrong.code).toBe(5);
-    expect(await pendingIntents(configDir)).toEqual([]);
-    const records = readdirSync(join(configDir, 'history')).map((name) => JSON.parse(readFileSync(join(configDir, 'history', name), 'utf8')) as { outcome: string; quantity: number });
-    expect(records).toMatchObject([{ outcome: 'refused', quantity: 701 }]);
-    const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--json'], { configDir });
-    expect(right.code, right.stderr).toBe(0);
-    expect(right.stderr).not.toMatch(/interrupted|resum|intent/);
-    expect(await charges(701)).toEqual([(JSON.parse(right.stdout) as { id: string }).id]);
-  });
+  it(
+    'a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record',
+    { timeout: 240_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      const port = await freePort();
+      const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--retries', '0'], {
+        configDir,
+        baseUrl: `http://127.0.0.1:${port}`,
+      });
+      expect(wrong.code).toBe(5);
+      expect(await pendingIntents(configDir)).toEqual([]);
+      const records = readdirSync(join(configDir, 'history')).map(
+        (name) =>
+          JSON.parse(readFileSync(join(configDir, 'history', name), 'utf8')) as { outcome: string; quantity: number },
+      );
+      expect(records).toMatchObject([{ outcome: 'refused', quantity: 701 }]);
+      const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--json'], {
+        configDir,
+      });
+      expect(right.code, right.stderr).toBe(0);
+      expect(right.stderr).not.toMatch(/interrupted|resum|intent/);
+      expect(await charges(701)).toEqual([(JSON.parse(right.stdout) as { id: string }).id]);
+    },
+  );
 
   it('a wrong key (401): exit 3, nothing pending; the right key runs at once', { timeout: 240_000 }, async () => {
     const configDir = await loggedIn(served.server);
-    const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702'], { configDir, env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_0000' } });
+    const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_0000' },
+    });
     expect(wrong.code).toBe(3);
     expect(await pendingIntents(configDir)).toEqual([]);
-    const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702', '--json'], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702', '--json'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stderr).not.toMatch(/interrupted|resum|intent/);
     expect(await charges(702)).toHaveLength(1);
   });
 
-  it('an unknown product (404): exit 4, nothing pending; the corrected product runs at once', { timeout: 240_000 }, async () => {
-    const configDir = await loggedIn(served.server);
-    const wrong = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '703'], { configDir });
-    expect(wrong.code).toBe(4);
-    expect(await pendingIntents(configDir)).toEqual([]);
-    const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '703', '--json'], { configDir });
-    expect(right.code, right.stderr).toBe(0);
-    expect(right.stderr).not.toMatch(/interrupted|resum|intent/);
-    expect(await charges(703)).toHaveLength(1);
-  });
+  it(
+    'an unknown product (404): exit 4, nothing pending; the corrected product runs at once',
+    { timeout: 240_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      const wrong = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '703'], {
+        configDir,
+      });
+      expect(wrong.code).toBe(4);
+      expect(await pendingIntents(configDir)).toEqual([]);
+      const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '703', '--json'], {
+        configDir,
+      });
+      expect(right.code, right.stderr).toBe(0);
+      expect(right.stderr).not.toMatch(/interrupted|resum|intent/);
+      expect(await charges(703)).toHaveLength(1);
+    },
+  );
 });
 
 describe('the local order record', () => {
-  it('keeps each ended order (never a key or a code), pruned after history-days (config set history-days)', { timeout: 240_000 }, async () => {
-    const configDir = await loggedIn(served.server);
-    expect((await runCli(['config', 'set', 'history-days', '0'], { configDir })).code).toBe(2);
-    expect((await runCli(['config', 'set', 'history-days', 'ten'], { configDir })).code).toBe(2);
-    const set = await runCli(['config', 'set', 'history-days', '30'], { configDir });
-    expect(set.code, set.stderr).toBe(0);
-    const history = join(configDir, 'history');
-    const day = 86_400_000;
-    const planted = (key: string, daysAgo: number): void => {
-      const at = new Date(Date.now() - daysAgo * day).toISOString();
-      const record = { key, productId: PRODUCT, quantity: 1, environment: 'test', profile: 'default', baseUrl: served.url, createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered' };
-      spawnSync('mkdir', ['-p', history]);
-      writeFileSync(join(history, `${key}.json`), JSON.stringify(record));
-    };
-    planted('old-31-days', 31);
-    planted('kept-29-days', 29);
-    const placed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '801', '--out', join(configDir, 'codes.csv')], { configDir });
-    expect(placed.code, placed.stderr).toBe(0);
-    const names = readdirSync(history);
-    expect(names).not.toContain('old-31-days.json');
-    expect(names).toContain('kept-29-days.json');
-    const records = names.map((name) => readFileSync(join(history, name), 'utf8'));
-    const mine = records.map((text) => JSON.parse(text) as Record<string, unknown>).find((r) => r.quantity === 801);
-    expect(mine).toMatchObject({ outcome: 'delivered', productId: PRODUCT, quantity: 801, environment: 'test', profile: 'default', out: join(configDir, 'codes.csv') });
-    expect(mine!.orderId).toBe((await charges(801))[0]);
-    const codes = readFileSync(join(configDir, 'codes.csv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split(',').pop()!);
-    for (const text of records) {
-      expect(text).not.toContain(DEMO_KEYS.test);
-      for (const code of codes) expect(text).not.toContain(code);
-    }
-  });
+  it(
+    'keeps each ended order (never a key or a code), pruned after history-days (config set history-days)',
+    { timeout: 240_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      expect((await runCli(['config', 'set', 'history-days', '0'], { configDir })).code).toBe(2);
+      expect((await runCli(['config', 'set', 'history-days', 'ten'], { configDir })).code).toBe(2);
+      const set = await runCli(['config', 'set', 'history-days', '30'], { configDir });
+      expect(set.code, set.stderr).toBe(0);
+      const history = join(configDir, 'history');
+      const day = 86_400_000;
+      const planted = (key: string, daysAgo: number): void => {
+        const at = new Date(Date.now() - daysAgo * day).toISOString();
+        const record = {
+          key,
+          productId: PRODUCT,
+          quantity: 1,
+          environment: 'test',
+          profile: 'default',
+          baseUrl: served.url,
+          createdAt: at,
+          updatedAt: at,
+          endedAt: at,
+          outcome: 'delivered',
+        };
+        spawnSync('mkdir', ['-p', history]);
+        writeFileSync(join(history, `${key}.json`), JSON.stringify(record));
+      };
+      planted('old-31-days', 31);
+      planted('kept-29-days', 29);
+      const placed = await runCli(
+        ['order', 'place', '--product', PRODUCT, '--quantity', '801', '--out', join(configDir, 'codes.csv')],
+        { configDir },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+      const names = readdirSync(history);
+      expect(names).not.toContain('old-31-days.json');
+      expect(names).toContain('kept-29-days.json');
+      const records = names.map((name) => readFileSync(join(history, name), 'utf8'));
+      const mine = records.map((text) => JSON.parse(text) as Record<string, unknown>).find((r) => r.quantity === 801);
+      expect(mine).toMatchObject({
+        outcome: 'delivered',
+        productId: PRODUCT,
+        quantity: 801,
+        environment: 'test',
+        profile: 'default',
+        out: join(configDir, 'codes.csv'),
+      });
+      expect(mine!.orderId).toBe((await charges(801))[0]);
+      const codes = readFileSync(join(configDir, 'codes.csv'), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split(',').pop()!);
+      for (const text of records) {
+        expect(text).not.toContain(DEMO_KEYS.test);
+        for (const code of codes) expect(text).not.toContain(code);
+      }
+    },
+  );
 });
 
 describe('codes on stdout (--out -) and files at one --out path', () => {
   for (const how of ['full', 'closed'] as const) {
-    it(`place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`, { timeout: 240_000 }, async () => {
-      const configDir = await loggedIn(served.server);
-      const quantity = how === 'full' ? 901 : 902;
-      const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', '-', '--interval', '0.05'];
-      const bad = await runBadStdout(args, configDir, how);
-      expect(bad.code, bad.stderr).toBe(8);
-      expect(await pendingIntents(configDir)).toHaveLength(1);
-      const again = await runCli(args, { configDir });
-      expect(again.code, again.stderr).toBe(0);
-      expect(JSON.parse(again.stdout)).toHaveLength(quantity);
-      expect(await charges(quantity)).toHaveLength(1);
-      expect(await pendingIntents(configDir)).toEqual([]);
-    });
+    it(
+      `place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`,
+      { timeout: 240_000 },
+      async () => {
+        const configDir = await loggedIn(served.server);
+        const quantity = how === 'full' ? 901 : 902;
+        const args = [
+          'order',
+          'place',
+          '--product',
+          PRODUCT,
+          '--quantity',
+          String(quantity),
+          '--out',
+          '-',
+          '--interval',
+          '0.05',
+        ];
+        const bad = await runBadStdout(args, configDir, how);
+        expect(bad.code, bad.stderr).toBe(8);
+        expect(await pendingIntents(configDir)).toHaveLength(1);
+        const again = await runCli(args, { configDir });
+        expect(again.code, again.stderr).toBe(0);
+        expect(JSON.parse(again.stdout)).toHaveLength(quantity);
+        expect(await charges(quantity)).toHaveLength(1);
+        expect(await pendingIntents(configDir)).toEqual([]);
+      },
+    );
   }
 
-  it("an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way", { timeout: 240_000 }, async () => {
-    const configDir = await loggedIn(served.server);
-    const file = join(configDir, 'codes.json');
-    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '903', '--out', file, '--force', '--interval', '0.05'];
-    const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' } });
-    expect(killed.signal).toBe('SIGKILL');
-    const mine = readFileSync(file, 'utf8');
-    // Another restock renames its own file (same size, other codes) over the path, as a second writer would.
-    writeFileSync(`${file}.other`, mine.replace(/"code": ?"([^"]+)"/, (_m, code: string) => `"code":"${code.split('').reverse().join('')}"`));
-    spawnSync('mv', [`${file}.other`, file]);
-    const other = readFileSync(file, 'utf8');
-    // The codes reached the user when the rename put them in place: writing them again could sell them twice.
-    const again = await runCli(args, { configDir });
-    expect(again.code, again.stderr).toBe(2);
-    expect(again.stderr).toContain('had already reached you');
-    expect(again.stderr).toMatch(/giftcodes codes get \S+ --out <file>/);
-    expect(readFileSync(file, 'utf8')).toBe(other);
-    expect(await charges(903)).toHaveLength(1);
-    expect(await pendingIntents(configDir)).toEqual([]);
-    // Settled by that refusal: the same command again is a new order, on purpose.
-    const orderId = (await charges(903))[0]!;
-    const fetched = await runCli(['codes', 'get', orderId, '--out', file, '--force'], { configDir });
-    expect(fetched.code, fetched.stderr).toBe(0);
-    expect(readFileSync(file, 'utf8')).toBe(mine);
-    expect(mine).not.toBe(other);
-  });
+  it(
+    'an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way',
+    { timeout: 240_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      const file = join(configDir, 'codes.json');
+      const args = [
+        'order',
+        'place',
+        '--product',
+        PRODUCT,
+        '--quantity',
+        '903',
+        '--out',
+        file,
+        '--force',
+        '--interval',
+        '0.05',
+      ];
+      const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' } });
+      expect(killed.signal).toBe('SIGKILL');
+      const mine = readFileSync(file, 'utf8');
+      // Another restock renames its own file (same size, other codes) over the path, as a second writer would.
+      writeFileSync(
+        `${file}.other`,
+        mine.replace(/"code": ?"([^"]+)"/, (_m, code: string) => `"code":"${code.split('').reverse().join('')}"`),
+      );
+      spawnSync('mv', [`${file}.other`, file]);
+      const other = readFileSync(file, 'utf8');
+      // The codes reached the user when the rename put them in place: writing them again could sell them twice.
+      const again = await runCli(args, { configDir });
+      expect(again.code, again.stderr).toBe(2);
+      expect(again.stderr).toContain('had already reached you');
+      expect(again.stderr).toMatch(/giftcodes codes get \S+ --out <file>/);
+      expect(readFileSync(file, 'utf8')).toBe(other);
+      expect(await charges(903)).toHaveLength(1);
+      expect(await pendingIntents(configDir)).toEqual([]);
+      // Settled by that refusal: the same command again is a new order, on purpose.
+      const orderId = (await charges(903))[0]!;
+      const fetched = await runCli(['codes', 'get', orderId, '--out', file, '--force'], { configDir });
+      expect(fetched.code, fetched.stderr).toBe(0);
+      expect(readFileSync(file, 'utf8')).toBe(mine);
+      expect(mine).not.toBe(other);
+    },
+  );
 
   it('order place --out into a directory that does not exist: exit 2, nothing charged, no lock file tried there', async () => {
     const configDir = await loggedIn(served.server);
-    const result = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '906', '--out', join(configDir, 'missing', 'codes.csv')], { configDir });
+    const result = await runCli(
+      ['order', 'place', '--product', PRODUCT, '--quantity', '906', '--out', join(configDir, 'missing', 'codes.csv')],
+      { configDir },
+    );
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('does not exist');
     expect(result.stderr).not.toContain('lock file');
@@ -340,44 +563,52 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(await pendingIntents(configDir)).toEqual([]);
   });
 
-  it('a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after', { timeout: 120_000 }, async () => {
-    const { configDir, file, args } = await restockTo('held.json', 905);
-    // The first run is held right after its POST was answered (until the second has run): it has charged, and must
-    // hold the file's lock. A hold, not a pause: a loaded machine could outlast a pause before the second run.
-    const held = gate();
-    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('request.sent') } });
-    first.proc.stdin?.end();
-    const lock = join(configDir, '.held.json.giftcodes.lock');
-    await stderrShows(first.proc, 'failpoint request.sent');
-    expect(await charges(905)).toHaveLength(1);
-    expect(readdirSync(configDir)).toContain('.held.json.giftcodes.lock');
-    const second = await runCli(args, { configDir });
-    held.open();
-    expect(second.code, second.stderr).toBe(2);
-    expect(second.stderr).toContain('out_busy');
-    // Only the first run's order was charged, and the first delivers it whole.
-    const done = await first.result;
-    expect(done.code, done.stderr).toBe(0);
-    expect(await charges(905)).toEqual([(JSON.parse(done.stdout) as { id: string }).id]);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(905);
-    expect(readdirSync(configDir)).not.toContain(lock.slice(configDir.length + 1));
-    expect(await pendingIntents(configDir)).toEqual([]);
-  });
+  it(
+    'a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after',
+    { timeout: 120_000 },
+    async () => {
+      const { configDir, file, args } = await restockTo('held.json', 905);
+      // The first run is held right after its POST was answered (until the second has run): it has charged, and must
+      // hold the file's lock. A hold, not a pause: a loaded machine could outlast a pause before the second run.
+      const held = gate();
+      const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('request.sent') } });
+      first.proc.stdin?.end();
+      const lock = join(configDir, '.held.json.giftcodes.lock');
+      await stderrShows(first.proc, 'failpoint request.sent');
+      expect(await charges(905)).toHaveLength(1);
+      expect(readdirSync(configDir)).toContain('.held.json.giftcodes.lock');
+      const second = await runCli(args, { configDir });
+      held.open();
+      expect(second.code, second.stderr).toBe(2);
+      expect(second.stderr).toContain('out_busy');
+      // Only the first run's order was charged, and the first delivers it whole.
+      const done = await first.result;
+      expect(done.code, done.stderr).toBe(0);
+      expect(await charges(905)).toEqual([(JSON.parse(done.stdout) as { id: string }).id]);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(905);
+      expect(readdirSync(configDir)).not.toContain(lock.slice(configDir.length + 1));
+      expect(await pendingIntents(configDir)).toEqual([]);
+    },
+  );
 
-  it('two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other', { timeout: 240_000 }, async () => {
-    const { configDir, file, args } = await restockTo('codes.json', 904);
-    const runs = await Promise.all([runCli(args, { configDir }), runCli(args, { configDir })]);
-    // One writer per --out path: when both pre-flights meet at the path lock, one run is refused (out_busy,
-    // exit 2) before anything is charged; otherwise both run one after the other at the file.
-    const refused = runs.filter((run) => run.code === 2);
-    expect(refused.length).toBeLessThanOrEqual(1);
-    for (const run of refused) expect(run.stderr).toContain('out_busy');
-    const delivered = runs.filter((run) => run.code !== 2);
-    for (const run of delivered) expect(run.code, run.stderr).toBe(0);
-    const ids = delivered.map((run) => (JSON.parse(run.stdout) as { id: string }).id);
-    expect(new Set(ids).size).toBe(delivered.length);
-    expect((await charges(904)).sort()).toEqual([...ids].sort());
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(904);
-    expect(await pendingIntents(configDir)).toEqual([]);
-  });
+  it(
+    'two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other',
+    { timeout: 240_000 },
+    async () => {
+      const { configDir, file, args } = await restockTo('codes.json', 904);
+      const runs = await Promise.all([runCli(args, { configDir }), runCli(args, { configDir })]);
+      // One writer per --out path: when both pre-flights meet at the path lock, one run is refused (out_busy,
+      // exit 2) before anything is charged; otherwise both run one after the other at the file.
+      const refused = runs.filter((run) => run.code === 2);
+      expect(refused.length).toBeLessThanOrEqual(1);
+      for (const run of refused) expect(run.stderr).toContain('out_busy');
+      const delivered = runs.filter((run) => run.code !== 2);
+      for (const run of delivered) expect(run.code, run.stderr).toBe(0);
+      const ids = delivered.map((run) => (JSON.parse(run.stdout) as { id: string }).id);
+      expect(new Set(ids).size).toBe(delivered.length);
+      expect((await charges(904)).sort()).toEqual([...ids].sort());
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(904);
+      expect(await pendingIntents(configDir)).toEqual([]);
+    },
+  );
 });

@@ -4,7 +4,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalFiles, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, until, withServer } from '../helpers/e2e.js';
+import {
+  journalFiles,
+  ledger,
+  loggedIn,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  until,
+  withServer,
+} from '../helpers/e2e.js';
 
 /** `order place <args>` started, once its intent is on disk (its request then in flight, held by the server). */
 async function placeInFlight(configDir: string, args: string[]): Promise<ReturnType<typeof spawnCli>> {
@@ -18,12 +28,18 @@ describe('order watch endings', () => {
   it('exits 6 when the order fails, printing the final order with --json', async () => {
     await withServer(['--fulfil-after', '200', '--fail-orders', '1'], async (server) => {
       const configDir = await loggedIn(server);
-      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
+      const placed = JSON.parse(
+        (await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir }))
+          .stdout,
+      );
       const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--json'], { configDir });
       expect(watched.code).toBe(6);
       expect(JSON.parse(watched.stdout).status).toBe('failed');
       expect(JSON.parse(watched.stderr).error.exitCode).toBe(6);
-      const waited = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'], { configDir });
+      const waited = await runCli(
+        ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'],
+        { configDir },
+      );
       expect(waited.code).toBe(6);
       expect(journalFiles(configDir)).toEqual([]);
     });
@@ -33,13 +49,24 @@ describe('order watch endings', () => {
     await withServer(['--fulfil-after', '100', '--fail-orders', '1'], async (server) => {
       const configDir = await loggedIn(server);
       const out = join(tempDir(), 'codes.csv');
-      const killed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', out], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', out], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      });
       expect(killed.signal).toBe('SIGKILL');
-      const [intent] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { orderId: string; key: string }[];
-      const got = await runCli(['codes', 'get', intent!.orderId, '--wait', '--interval', '0.1', '--out', out], { configDir });
+      const [intent] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+        orderId: string;
+        key: string;
+      }[];
+      const got = await runCli(['codes', 'get', intent!.orderId, '--wait', '--interval', '0.1', '--out', out], {
+        configDir,
+      });
       expect(got.code, got.stderr).toBe(6);
       expect(journalFiles(configDir)).toEqual([]);
-      const [record] = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as { outcome: string; orderId: string }[];
+      const [record] = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as {
+        outcome: string;
+        orderId: string;
+      }[];
       expect(record).toMatchObject({ orderId: intent!.orderId, outcome: 'failed' });
       expect(existsSync(out)).toBe(false);
     });
@@ -48,18 +75,53 @@ describe('order watch endings', () => {
   it('exits 7 on --timeout, keeping a waiting place to resume', async () => {
     await withServer(['--fulfil-after', '60000'], async (server) => {
       const configDir = await loggedIn(server);
-      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
-      const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '0.5'], { configDir });
+      const placed = JSON.parse(
+        (await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir }))
+          .stdout,
+      );
+      const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '0.5'], {
+        configDir,
+      });
       expect(watched.code).toBe(7);
       expect(watched.stderr).toContain(placed.id);
-      const waited = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--wait', '--interval', '0.1', '--timeout', '0.5'], { configDir });
+      const waited = await runCli(
+        [
+          'order',
+          'place',
+          '--product',
+          'amazon-us-50',
+          '--quantity',
+          '1',
+          '--wait',
+          '--interval',
+          '0.1',
+          '--timeout',
+          '0.5',
+        ],
+        { configDir },
+      );
       expect(waited.code).toBe(7);
       expect(waited.stderr).toContain('order resume');
       const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
       expect(pending).toHaveLength(1);
       expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', phase: 'accepted', state: 'interrupted' });
       const ordersBefore = (await ledger(server)).orders.length;
-      const again = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--wait', '--interval', '0.1', '--timeout', '0.3'], { configDir });
+      const again = await runCli(
+        [
+          'order',
+          'place',
+          '--product',
+          'amazon-us-50',
+          '--quantity',
+          '1',
+          '--wait',
+          '--interval',
+          '0.1',
+          '--timeout',
+          '0.3',
+        ],
+        { configDir },
+      );
       expect(again.code).toBe(7);
       expect(again.stderr).toContain('resuming');
       expect((await ledger(server)).orders.length).toBe(ordersBefore);
@@ -94,7 +156,10 @@ describe('interruption and recovery', () => {
 
   it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
     const configDir = await loggedIn(served.server);
-    const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'], { configDir });
+    const first = await runCli(
+      ['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'],
+      { configDir },
+    );
     expect(first.code, first.stderr).toBe(5);
     expect(first.stderr).toContain('request_in_progress');
     expect(first.stderr).toMatch(/order resume [0-9a-f-]{36}/);
@@ -105,7 +170,9 @@ describe('interruption and recovery', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     const results = JSON.parse(resumed.stdout);
     expect(results).toHaveLength(1);
-    const charged = (await ledger(served.server)).orders.filter((o) => o.product_id === 'amazon-us-50' && o.quantity === 9);
+    const charged = (await ledger(served.server)).orders.filter(
+      (o) => o.product_id === 'amazon-us-50' && o.quantity === 9,
+    );
     expect(charged.map((o) => o.order_id)).toEqual([results[0].order.id]);
   });
 

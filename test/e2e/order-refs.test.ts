@@ -22,7 +22,8 @@ async function listed(configDir: string): Promise<Listed[]> {
 function uniquePrefix(id: string, others: readonly Listed[]): string {
   for (let n = 6; n <= id.length; n++) {
     const prefix = id.slice(0, n);
-    if (others.every((o) => o.orderId === id || (!o.orderId?.startsWith(prefix) && !o.key.startsWith(prefix)))) return prefix;
+    if (others.every((o) => o.orderId === id || (!o.orderId?.startsWith(prefix) && !o.key.startsWith(prefix))))
+      return prefix;
   }
   return id;
 }
@@ -30,9 +31,14 @@ function uniquePrefix(id: string, others: readonly Listed[]): string {
 describe('an order placed live, looked up while the profile defaults to test', () => {
   it('order show, order watch and codes get read it with its live key, by a unique prefix, and say so', async () => {
     const configDir = await loggedIn(api.server, BOTH_KEYS);
-    const placed = await runCli(['order', 'place', '--env', 'live', '--yes', '--product', 'amazon-us-10', '--quantity', '2', '--wait', '--json'], { configDir });
+    const placed = await runCli(
+      ['order', 'place', '--env', 'live', '--yes', '--product', 'amazon-us-10', '--quantity', '2', '--wait', '--json'],
+      { configDir },
+    );
     expect(placed.code, placed.stderr).toBe(0);
-    const other = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'], { configDir });
+    const other = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'], {
+      configDir,
+    });
     expect(other.code, other.stderr).toBe(0);
     const orders = await listed(configDir);
     const live = orders.find((o) => o.environment === 'live')!;
@@ -56,11 +62,17 @@ describe('an order placed live, looked up while the profile defaults to test', (
   it('an ambiguous prefix lists the candidates and exits 2, in every verb', async () => {
     const configDir = await loggedIn(api.server, BOTH_KEYS);
     for (let i = 0; i < 2; i++) {
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir });
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+        configDir,
+      });
       expect(placed.code, placed.stderr).toBe(0);
     }
     const orders = await listed(configDir);
-    for (const verb of [['order', 'show'], ['order', 'watch'], ['codes', 'get']]) {
+    for (const verb of [
+      ['order', 'show'],
+      ['order', 'watch'],
+      ['codes', 'get'],
+    ]) {
       const result = await runCli([...verb, 'ord_'], { configDir });
       expect(result.code, `${verb.join(' ')}: ${result.stderr}`).toBe(2);
       for (const order of orders) expect(result.stderr).toContain(order.orderId);
@@ -71,9 +83,15 @@ describe('an order placed live, looked up while the profile defaults to test', (
 describe('an order placed under another profile', () => {
   it('is read with that profile, and where its key is gone the error names the profile and environment to use', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const login = await runCli(['login', '--profile', 'big', '--api-key-stdin', '--base-url', api.url], { configDir, input: DEMO_KEYS.smallTest });
+    const login = await runCli(['login', '--profile', 'big', '--api-key-stdin', '--base-url', api.url], {
+      configDir,
+      input: DEMO_KEYS.smallTest,
+    });
     expect(login.code, login.stderr).toBe(0);
-    const placed = await runCli(['order', 'place', '--profile', 'big', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'], { configDir });
+    const placed = await runCli(
+      ['order', 'place', '--profile', 'big', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'],
+      { configDir },
+    );
     expect(placed.code, placed.stderr).toBe(0);
     const [order] = await listed(configDir);
     const prefix = order!.orderId.slice(0, 10);
@@ -95,7 +113,10 @@ describe('order resume and order abandon take a prefix of the intent key', () =>
   it('resumes and abandons by a unique prefix of the key order pending shows', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
     for (let i = 1; i <= 2; i++) {
-      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', String(i), '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', String(i), '--json'], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
+      });
       expect(killed.signal).toBe('SIGKILL');
     }
     const [first, second] = await pendingIntents(configDir);
@@ -116,7 +137,9 @@ describe('order resume and order abandon take a prefix of the intent key', () =>
 describe('the status order list shows is the last one any command saw', () => {
   it('order show records the status it read', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir });
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir,
+    });
     expect(placed.code, placed.stderr).toBe(0);
     const [before] = await listed(configDir);
     const watched = await runCli(['order', 'watch', before!.orderId], { configDir });

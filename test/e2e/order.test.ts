@@ -11,7 +11,9 @@ describe('order place, show, watch', () => {
   it('places an order once and prints the order as the server sent it', async () => {
     const { configDir } = served;
     const before = (await ledger(served.server)).orders.length;
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--json'], { configDir });
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--json'], {
+      configDir,
+    });
     expect(result.code, result.stderr).toBe(0);
     const order = JSON.parse(result.stdout);
     expect(order).toMatchObject({ product_id: 'amazon-us-25', quantity: 3, object: 'order' });
@@ -24,7 +26,9 @@ describe('order place, show, watch', () => {
 
   it('shows an order and watches it to completion (exit 0, no escape codes off a terminal)', async () => {
     const { configDir } = served;
-    const placed = JSON.parse((await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1', '--json'], { configDir })).stdout);
+    const placed = JSON.parse(
+      (await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1', '--json'], { configDir })).stdout,
+    );
     const shown = await runCli(['order', 'show', placed.id, '--json'], { configDir });
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.stdout).id).toBe(placed.id);
@@ -38,14 +42,33 @@ describe('order place, show, watch', () => {
 
   it('place --wait ends completed', async () => {
     const { configDir } = served;
-    const result = await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'], { configDir });
+    const result = await runCli(
+      ['order', 'place', '--product', 'apple-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'],
+      { configDir },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).status).toBe('completed');
   });
 
   it('place --out - puts only the codes on stdout', async () => {
     const { configDir } = served;
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '5', '--out', '-', '--format', 'csv', '--interval', '0.1'], { configDir });
+    const result = await runCli(
+      [
+        'order',
+        'place',
+        '--product',
+        'amazon-us-25',
+        '--quantity',
+        '5',
+        '--out',
+        '-',
+        '--format',
+        'csv',
+        '--interval',
+        '0.1',
+      ],
+      { configDir },
+    );
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]!.startsWith('order_id,code')).toBe(true);
@@ -58,7 +81,9 @@ describe('order place, show, watch', () => {
     const before = (await ledger(served.server)).orders.length;
     const file = join(configDir, 'exists.csv');
     writeFileSync(file, 'keep me');
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', file], { configDir });
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', file], {
+      configDir,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--force');
     expect(readFileSync(file, 'utf8')).toBe('keep me');
@@ -74,7 +99,9 @@ describe('order place, show, watch', () => {
       ['--force'],
       ['--out', '-', '--format', 'csv', '--json'],
     ]) {
-      const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', ...args], { configDir });
+      const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', ...args], {
+        configDir,
+      });
       expect(result.code, args.join(' ')).toBe(2);
     }
   });
@@ -112,9 +139,15 @@ describe('order place, show, watch', () => {
   it('a reused idempotency key with another body is refused (exit 4)', async () => {
     const { configDir } = served;
     const key = `test-key-${Date.now()}`;
-    const first = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key], { configDir });
+    const first = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key],
+      { configDir },
+    );
     expect(first.code).toBe(0);
-    const second = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--idempotency-key', key, '--json'], { configDir });
+    const second = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--idempotency-key', key, '--json'],
+      { configDir },
+    );
     expect(second.code).toBe(4);
     expect(JSON.parse(second.stderr).error).toMatchObject({ code: 'idempotency_key_reused', status: 422, exitCode: 4 });
   });
@@ -123,7 +156,10 @@ describe('order place, show, watch', () => {
     const { configDir, server } = served;
     const before = (await ledger(server)).orders.length;
     for (const key of ['sc_live_0123456789abcdef0123456789abcdef', 'order-SC_TEST_abcdefgh12345678']) {
-      const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--json'], { configDir });
+      const result = await runCli(
+        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--json'],
+        { configDir },
+      );
       expect(result.code).toBe(2);
       expect(JSON.parse(result.stderr).error.message).toContain('must not look like an API key');
       expect(result.stderr).not.toContain(key);
@@ -143,10 +179,13 @@ describe('order place, show, watch', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--yes');
     expect((await ledger(server)).orders.length).toBe(before);
-    const confirmed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--yes', '--json'], {
-      baseUrl: server.url,
-      env: { GIFTCODES_API_KEY: DEMO_KEYS.live },
-    });
+    const confirmed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--yes', '--json'],
+      {
+        baseUrl: server.url,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.live },
+      },
+    );
     expect(confirmed.code, confirmed.stderr).toBe(0);
     expect(JSON.parse(confirmed.stdout).environment).toBe('live');
   });
@@ -156,11 +195,15 @@ describe('resume after a dropped connection', () => {
   it('a second run replays the committed order instead of charging again', async () => {
     await withServer(['--drop-after-commit', '1'], async (server) => {
       const configDir = await loggedIn(server);
-      const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '7', '--retries', '0'], { configDir });
+      const first = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '7', '--retries', '0'], {
+        configDir,
+      });
       expect(first.code).toBe(5);
       expect(first.stderr).toMatch(/may or may not have been placed/);
       expect((await ledger(server)).orders).toHaveLength(1);
-      const second = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '7', '--json'], { configDir });
+      const second = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '7', '--json'], {
+        configDir,
+      });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).toContain('resuming');
       const ledgerAfter = await ledger(server);

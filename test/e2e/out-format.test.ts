@@ -13,26 +13,40 @@ describe('--out extensions', () => {
     return configDir;
   };
 
-  it.each(['codes.xls', 'codes.txt', 'Codes.TXT'])('order place --out %s: exit 2 naming the formats, nothing charged', async (name) => {
-    const configDir = fresh();
-    const out = join(tempDir(), name);
-    const before = (await ledger(served.server)).orders.length;
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--out', out], { configDir });
-    expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain(`names no format giftcodes writes (csv, json, jsonl or xlsx)`);
-    expect(result.stderr).toContain('--format');
-    expect((await ledger(served.server)).orders.length).toBe(before);
-    expect(existsSync(out)).toBe(false);
-  });
+  it.each(['codes.xls', 'codes.txt', 'Codes.TXT'])(
+    'order place --out %s: exit 2 naming the formats, nothing charged',
+    async (name) => {
+      const configDir = fresh();
+      const out = join(tempDir(), name);
+      const before = (await ledger(served.server)).orders.length;
+      const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--out', out], {
+        configDir,
+      });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`names no format giftcodes writes (csv, json, jsonl or xlsx)`);
+      expect(result.stderr).toContain('--format');
+      expect((await ledger(served.server)).orders.length).toBe(before);
+      expect(existsSync(out)).toBe(false);
+    },
+  );
 
   it('codes get --out codes.xls is refused; with --format csv it is written as CSV; no extension is JSON', async () => {
     const configDir = fresh();
-    const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--wait', '--interval', '0.05', '--json'], { configDir })).stdout) as { id: string };
+    const placed = JSON.parse(
+      (
+        await runCli(
+          ['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--wait', '--interval', '0.05', '--json'],
+          { configDir },
+        )
+      ).stdout,
+    ) as { id: string };
     const dir = tempDir();
     const refused = await runCli(['codes', 'get', placed.id, '--out', join(dir, 'codes.xls')], { configDir });
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain('the extension .xls names no format');
-    const csv = await runCli(['codes', 'get', placed.id, '--out', join(dir, 'codes.txt'), '--format', 'csv'], { configDir });
+    const csv = await runCli(['codes', 'get', placed.id, '--out', join(dir, 'codes.txt'), '--format', 'csv'], {
+      configDir,
+    });
     expect(csv.code, csv.stderr).toBe(0);
     expect(readFileSync(join(dir, 'codes.txt'), 'utf8')).toMatch(/^order_id,code,/);
     const bare = await runCli(['codes', 'get', placed.id, '--out', join(dir, 'codes')], { configDir });
@@ -44,7 +58,10 @@ describe('--out extensions', () => {
     const configDir = fresh();
     const dir = tempDir();
     const plan = join(dir, 'plan.csv');
-    writeFileSync(plan, `product,quantity,out\namazon-us-25,4,${join(dir, 'a.csv')}\namazon-us-25,5,${join(dir, 'b.xls')}\n`);
+    writeFileSync(
+      plan,
+      `product,quantity,out\namazon-us-25,4,${join(dir, 'a.csv')}\namazon-us-25,5,${join(dir, 'b.xls')}\n`,
+    );
     const before = (await ledger(served.server)).orders.length;
     const result = await runCli(['order', 'place', '--plan', plan], { configDir });
     expect(result.code, result.stderr).toBe(2);

@@ -10,7 +10,10 @@ import { MACHINE_EXTRA_CA_CERTS } from '../helpers/machine-env.js';
 
 const run = promisify(execFile);
 /** npm's environment: the machine's, with its extra CAs should npm reach for the registry. */
-const npmEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...(MACHINE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: MACHINE_EXTRA_CA_CERTS }) });
+const npmEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  ...(MACHINE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: MACHINE_EXTRA_CA_CERTS }),
+});
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
 let packed: { filename: string; files: { path: string }[] };
@@ -22,16 +25,38 @@ let giftcodes: (args: string[], env?: NodeJS.ProcessEnv) => Promise<{ stdout: st
 beforeAll(async () => {
   const dir = tempDir('giftcodes-pack-');
   // --ignore-scripts: prepack would rebuild dist/ under the other test files' feet; `npm test` built it already.
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, env: npmEnv() });
+  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+    cwd: ROOT,
+    env: npmEnv(),
+  });
   packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
   prefix = join(dir, 'prefix');
-  await run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: dir, env: npmEnv() });
+  await run(
+    'npm',
+    [
+      'install',
+      '--global',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      join(dir, packed.filename),
+    ],
+    { cwd: dir, env: npmEnv() },
+  );
   installed = join(prefix, 'bin', 'giftcodes');
   const configDir = tempDir();
   giftcodes = async (args, env = {}) => {
     const result = await run('giftcodes', args, {
       cwd: dir,
-      env: { PATH: [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'), HOME: dir, GIFTCODES_CONFIG_DIR: configDir, NO_COLOR: '1', ...env },
+      env: {
+        PATH: [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+        HOME: dir,
+        GIFTCODES_CONFIG_DIR: configDir,
+        NO_COLOR: '1',
+        ...env,
+      },
     });
     recordOutput(`installed giftcodes ${args.join(' ')}`, result.stdout, result.stderr);
     return result;
@@ -41,9 +66,22 @@ beforeAll(async () => {
 describe('npm pack', () => {
   it('holds only what runs: the build, bin, completions, the man page, README, LICENSE, package.json', () => {
     const paths = packed.files.map((file) => file.path).sort();
-    const allowed = /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
+    const allowed =
+      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
-    for (const required of ['dist/cli.js', 'dist/undici.cjs', 'dist/undici.cjs.cache', 'bin/giftcodes', 'completions/giftcodes.bash', 'completions/_giftcodes', 'completions/giftcodes.fish', 'man/giftcodes.1', 'README.md', 'LICENSE', 'package.json']) {
+    for (const required of [
+      'dist/cli.js',
+      'dist/undici.cjs',
+      'dist/undici.cjs.cache',
+      'bin/giftcodes',
+      'completions/giftcodes.bash',
+      'completions/_giftcodes',
+      'completions/giftcodes.fish',
+      'man/giftcodes.1',
+      'README.md',
+      'LICENSE',
+      'package.json',
+    ]) {
       expect(paths).toContain(required);
     }
   });
@@ -66,12 +104,16 @@ describe('npm install --global <tarball>', () => {
 
   it('pings a giftcodes serve started from the same install', async () => {
     expect(installed).toMatch(/giftcodes$/);
-    const { stdout } = await giftcodes(['ping', '--json', '--base-url', served.url], { GIFTCODES_API_KEY: DEMO_KEYS.test });
+    const { stdout } = await giftcodes(['ping', '--json', '--base-url', served.url], {
+      GIFTCODES_API_KEY: DEMO_KEYS.test,
+    });
     expect(JSON.parse(stdout)).toMatchObject({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
   });
 
   it('ships completion scripts equal to what the installed command prints', async () => {
     const { stdout } = await giftcodes(['completion', 'bash']);
-    expect(stdout).toBe(readFileSync(join(prefix, 'lib', 'node_modules', pkg.name, 'completions', 'giftcodes.bash'), 'utf8'));
+    expect(stdout).toBe(
+      readFileSync(join(prefix, 'lib', 'node_modules', pkg.name, 'completions', 'giftcodes.bash'), 'utf8'),
+    );
   });
 });

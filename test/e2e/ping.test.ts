@@ -12,7 +12,10 @@ describe('ping', () => {
   });
 
   it('reports a live key given in GIFTCODES_API_KEY as live', async () => {
-    const result = await runCli(['ping', '--json'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.live } });
+    const result = await runCli(['ping', '--json'], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.live },
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ environment: 'live', resellerId: 'rs_demo' });
   });

@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest';
 import type { Failpoint } from '../../src/failpoints.js';
 import { journalFiles, ledger, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
-const POINTS: Failpoint[] = ['journal.locked', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.renamed', 'delivered', 'resolved'];
+const POINTS: Failpoint[] = [
+  'journal.locked',
+  'request.sent',
+  'order.accepted',
+  'codes.tmp-written',
+  'codes.renamed',
+  'delivered',
+  'resolved',
+];
 
 describe('a plan killed at every durable step, then run again', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
@@ -19,11 +27,20 @@ describe('a plan killed at every durable step, then run again', () => {
     const dir = tempDir();
     const plan = join(dir, `plan-${randomUUID()}.csv`);
     // Six rows, one with a codes file (the codes.* steps), at two at a time: rows are armed ahead and overlap.
-    writeFileSync(plan, `# ${point}\nproduct,quantity,out\n${[1, 2, 3, 4, 5].map((q) => `amazon-us-10,${q}`).join('\n')}\nsteam-us-20,2,codes.csv\n`);
-    const killed = await runCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2', '--interval', '0.05'], { configDir, env: { GIFTCODES_FAILPOINTS: `${point}=kill` } });
+    writeFileSync(
+      plan,
+      `# ${point}\nproduct,quantity,out\n${[1, 2, 3, 4, 5].map((q) => `amazon-us-10,${q}`).join('\n')}\nsteam-us-20,2,codes.csv\n`,
+    );
+    const killed = await runCli(
+      ['order', 'place', '--plan', plan, '--json', '--concurrency', '2', '--interval', '0.05'],
+      { configDir, env: { GIFTCODES_FAILPOINTS: `${point}=kill` } },
+    );
     expect(killed.signal, `${killed.code} ${killed.stderr}`).toBe('SIGKILL');
 
-    const again = await runCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2', '--interval', '0.05'], { configDir });
+    const again = await runCli(
+      ['order', 'place', '--plan', plan, '--json', '--concurrency', '2', '--interval', '0.05'],
+      { configDir },
+    );
     expect(again.code, again.stderr).toBe(0);
     const rows = JSON.parse(again.stdout) as { key: string; quantity: number; order?: { id: string } }[];
     expect(rows).toHaveLength(6);

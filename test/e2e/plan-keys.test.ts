@@ -15,9 +15,15 @@ async function reset(server: TestServer): Promise<void> {
 }
 
 /** The server's orders under these idempotency keys, of one environment. */
-async function chargedUnder(server: TestServer, keys: Iterable<string>, environment: 'test' | 'live'): Promise<Record<string, unknown>[]> {
+async function chargedUnder(
+  server: TestServer,
+  keys: Iterable<string>,
+  environment: 'test' | 'live',
+): Promise<Record<string, unknown>[]> {
   const wanted = new Set(keys);
-  return (await ledger(server)).orders.filter((o) => wanted.has(String(o.idempotency_key)) && o.environment === environment);
+  return (await ledger(server)).orders.filter(
+    (o) => wanted.has(String(o.idempotency_key)) && o.environment === environment,
+  );
 }
 
 describe('a record is the key on one server, environment and API key', () => {
@@ -25,7 +31,24 @@ describe('a record is the key on one server, environment and API key', () => {
     const { server } = served;
     const configDir = await loggedIn(server, BOTH_KEYS);
     const key = `restock-${Date.now()}`;
-    const place = (env: string) => runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--env', env, '--yes', '--json'], { configDir });
+    const place = (env: string) =>
+      runCli(
+        [
+          'order',
+          'place',
+          '--product',
+          'amazon-us-10',
+          '--quantity',
+          '1',
+          '--idempotency-key',
+          key,
+          '--env',
+          env,
+          '--yes',
+          '--json',
+        ],
+        { configDir },
+      );
     const live = await place('live');
     expect(live.code, live.stderr).toBe(0);
     const test = await place('test');
@@ -44,7 +67,8 @@ describe('a record is the key on one server, environment and API key', () => {
     const configDir = await loggedIn(server, BOTH_KEYS);
     const plan = join(tempDir(), 'plan.csv');
     writeFileSync(plan, `product,quantity\namazon-us-10,1\namazon-us-10,2\nsteam-us-20,1\n`);
-    const run = (env: string) => runCli(['order', 'place', '--plan', plan, '--env', env, '--yes', '--json'], { configDir });
+    const run = (env: string) =>
+      runCli(['order', 'place', '--plan', plan, '--env', env, '--yes', '--json'], { configDir });
     const live = await run('live');
     expect(live.code, live.stderr).toBe(0);
     const keys = (JSON.parse(live.stdout) as { key: string }[]).map((r) => r.key);
@@ -61,13 +85,34 @@ describe('a record is the key on one server, environment and API key', () => {
     const configDir = await loggedIn(server, BOTH_KEYS);
     const key = `both-${Date.now()}`;
     for (const env of ['live', 'test']) {
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--env', env, '--yes', '--json'], { configDir });
+      const placed = await runCli(
+        [
+          'order',
+          'place',
+          '--product',
+          'amazon-us-10',
+          '--quantity',
+          '1',
+          '--idempotency-key',
+          key,
+          '--env',
+          env,
+          '--yes',
+          '--json',
+        ],
+        { configDir },
+      );
       expect(placed.code, placed.stderr).toBe(0);
     }
     const list = await runCli(['order', 'list', '--json'], { configDir });
     expect(list.code, list.stderr).toBe(0);
     const records = JSON.parse(list.stdout) as { key: string; environment: string }[];
-    expect(records.filter((r) => r.key === key).map((r) => r.environment).sort()).toEqual(['live', 'test']);
+    expect(
+      records
+        .filter((r) => r.key === key)
+        .map((r) => r.environment)
+        .sort(),
+    ).toEqual(['live', 'test']);
     // One key, two orders: `order show <key>` names both rather than pick one.
     const show = await runCli(['order', 'show', key], { configDir });
     expect(show.code).toBe(2);
@@ -75,10 +120,17 @@ describe('a record is the key on one server, environment and API key', () => {
   });
 });
 
-type Row = { row: number; key: string; already?: boolean; out?: string; order?: { id: string }; error?: { code: string } };
+type Row = {
+  row: number;
+  key: string;
+  already?: boolean;
+  out?: string;
+  order?: { id: string };
+  error?: { code: string };
+};
 
 describe('a plan row is keyed by what it is', () => {
-  it('a fixed typo orders the fixed row once and never the delivered rows again (the plan\'s own hint)', async () => {
+  it("a fixed typo orders the fixed row once and never the delivered rows again (the plan's own hint)", async () => {
     const { server } = served;
     const configDir = await loggedIn(server);
     const plan = join(tempDir(), 'typo.csv');
@@ -110,7 +162,9 @@ describe('a plan row is keyed by what it is', () => {
     writeFileSync(plan, 'amazon-us-10,4\nsteam-us-20,6\n');
     const refused = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`changed since it delivered 1 row it no longer has, in the last 24 hours: 5 × steam-us-20 (order ${b!.order!.id}`);
+    expect(refused.stderr).toContain(
+      `changed since it delivered 1 row it no longer has, in the last 24 hours: 5 × steam-us-20 (order ${b!.order!.id}`,
+    );
     expect(refused.stderr).toContain('confirmation_required');
     const yes = await runCli(['order', 'place', '--plan', plan, '--json', '--yes'], { configDir });
     expect(yes.code, yes.stderr).toBe(0);
@@ -133,7 +187,9 @@ describe('a plan row is keyed by what it is', () => {
     expect(keys[0]).not.toBe(keys[1]);
     expect(keys[1]).toBe(keys[2]);
     expect(await chargedUnder(server, keys, 'test')).toHaveLength(2);
-    const single = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--batch', 'x'], { configDir });
+    const single = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--batch', 'x'], {
+      configDir,
+    });
     expect(single.code).toBe(2);
     expect(single.stderr).toContain('--batch is for --plan');
   });
@@ -145,24 +201,42 @@ describe('a plan under another connection (issue 29: stuck)', () => {
     const configDir = await loggedIn(server, BOTH_KEYS);
     const plan = join(tempDir(), 'stuck.csv');
     writeFileSync(plan, 'amazon-us-10,8\nsteam-us-20,8\n');
-    const killed = await runCli(['order', 'place', '--plan', plan, '--env', 'test', '--json', '--concurrency', '1'], { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    const killed = await runCli(['order', 'place', '--plan', plan, '--env', 'test', '--json', '--concurrency', '1'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
     expect(killed.signal).toBe('SIGKILL');
     const live = await runCli(['order', 'place', '--plan', plan, '--env', 'live', '--yes', '--json'], { configDir });
     expect(live.code, live.stderr).toBe(0);
     const rows = JSON.parse(live.stdout) as Row[];
-    expect(await chargedUnder(server, rows.map((r) => r.key), 'live')).toHaveLength(2);
+    expect(
+      await chargedUnder(
+        server,
+        rows.map((r) => r.key),
+        'live',
+      ),
+    ).toHaveLength(2);
     // The test run's interrupted row is still its own, and finishes under test.
     const test = await runCli(['order', 'place', '--plan', plan, '--env', 'test', '--json'], { configDir });
     expect(test.code, test.stderr).toBe(0);
     const testRows = JSON.parse(test.stdout) as Row[];
     expect(testRows.map((r) => r.key)).not.toEqual(rows.map((r) => r.key));
-    expect(await chargedUnder(server, testRows.map((r) => r.key), 'test')).toHaveLength(2);
+    expect(
+      await chargedUnder(
+        server,
+        testRows.map((r) => r.key),
+        'test',
+      ),
+    ).toHaveLength(2);
   });
 
-  it('the same plan under another profile (another reseller on the server) is that reseller\'s orders', async () => {
+  it("the same plan under another profile (another reseller on the server) is that reseller's orders", async () => {
     const { server } = served;
     const configDir = await loggedIn(server);
-    const login = await runCli(['login', '--profile', 'other', '--api-key-stdin', '--base-url', server.url], { configDir, input: DEMO_KEYS.smallTest });
+    const login = await runCli(['login', '--profile', 'other', '--api-key-stdin', '--base-url', server.url], {
+      configDir,
+      input: DEMO_KEYS.smallTest,
+    });
     expect(login.code, login.stderr).toBe(0);
     const plan = join(tempDir(), 'shared.csv');
     writeFileSync(plan, 'amazon-us-10,9\n');
@@ -190,7 +264,9 @@ describe('a copy of a plan in a new folder', () => {
     writeFileSync(join(second, 'night.csv'), readFileSync(join(first, 'night.csv')));
     const copy = await runCli(['order', 'place', '--plan', join(second, 'night.csv')], { configDir });
     expect(copy.code, copy.stderr).toBe(0);
-    expect(copy.stderr).toMatch(/row 2: delivered by an earlier run \(order ord_\S+, its codes in .*codes\.csv, .*\); not ordered again/);
+    expect(copy.stderr).toMatch(
+      /row 2: delivered by an earlier run \(order ord_\S+, its codes in .*codes\.csv, .*\); not ordered again/,
+    );
     expect(copy.stderr).toContain(join(first, 'codes.csv'));
     expect(copy.stdout).toContain(join(first, 'codes.csv'));
     expect(copy.stdout).not.toContain(second);

@@ -22,7 +22,11 @@ describe('order place --plan under --rate-limit', () => {
   it('a 429 on one row holds every row: all rows ordered, fewer 429s than rows', async () => {
     const plan = join(tempDir(), 'night.csv');
     writeFileSync(plan, Array.from({ length: ROWS }, () => 'amazon-us-10,1').join('\n'));
-    const result = await runCli(['order', 'place', '--plan', plan, '--json'], { baseUrl: served.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test }, timeoutMs: 90_000 });
+    const result = await runCli(['order', 'place', '--plan', plan, '--json'], {
+      baseUrl: served.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      timeoutMs: 90_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     const rows = JSON.parse(result.stdout) as { order?: { id: string } }[];
     expect(rows.filter((r) => r.order?.id)).toHaveLength(ROWS);

@@ -14,11 +14,19 @@ describe('progress at a terminal', () => {
   it('order place --out shows codes written of the quantity, redrawn on one line, and clears it at the end', async () => {
     const dir = tempDir();
     const out = join(dir, 'codes.csv');
-    const t = inTerminal(['order', 'place', '--product', 'amazon-us-25', '--quantity', '5000', '--out', out], served.configDir, { GIFTCODES_BASE_URL: served.url });
-    const first = await t.waitFor(/writing the codes of ord_\w+: [1-4],000 of 5,000 codes \([2-8]0%\), [\d,]+ codes\/s, \d+ s left/, 30_000);
+    const t = inTerminal(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '5000', '--out', out],
+      served.configDir,
+      { GIFTCODES_BASE_URL: served.url },
+    );
+    const first = await t.waitFor(
+      /writing the codes of ord_\w+: [1-4],000 of 5,000 codes \([2-8]0%\), [\d,]+ codes\/s, \d+ s left/,
+      30_000,
+    );
     const later = await t.waitFor(/writing the codes of ord_\w+: [2-4],000 of 5,000 codes/, 30_000);
     // Redrawn in place: one line of progress on the screen, never a list of them.
-    for (const screen of [first, later]) expect(screen.split('\n').filter((l) => l.includes('writing the codes')).length).toBe(1);
+    for (const screen of [first, later])
+      expect(screen.split('\n').filter((l) => l.includes('writing the codes')).length).toBe(1);
     const done = await t.waitFor(/\[exit \d+\]/, 30_000);
     expect(done).toContain('[exit 0]');
     expect(done).toMatch(/wrote 5000 codes to/);
@@ -31,13 +39,18 @@ describe('progress at a terminal', () => {
 describe('progress in a log', () => {
   it('no redraws, and one timestamped summary line: what was ordered, the order, where the codes went, how long', async () => {
     const out = join(tempDir(), 'codes.csv');
-    const r = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1500', '--out', out], { configDir: served.configDir, baseUrl: served.url });
+    const r = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1500', '--out', out], {
+      configDir: served.configDir,
+      baseUrl: served.url,
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('\r');
     const summary = r.stderr.split('\n').filter((l) => l.includes('done:'));
     expect(summary).toHaveLength(1);
     expect(summary[0]).toMatch(
-      new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z done: ordered 1500 × amazon-us-25: order ord_\\w+ completed, codes to ${out.replace(/[.]/g, '\\.')} \\(csv\\); took \\d+\\.\\d s$`),
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z done: ordered 1500 × amazon-us-25: order ord_\\w+ completed, codes to ${out.replace(/[.]/g, '\\.')} \\(csv\\); took \\d+\\.\\d s$`,
+      ),
     );
   }, 60_000);
 });

@@ -40,10 +40,15 @@ beforeAll(async () => {
   // The checkout as a fresh clone would have it after `npm install && npm run build` (the build is the one
   // `npm test` made; the dependencies are this checkout's), then README's `npm link` into a prefix of its own.
   const checkout = join(home, 'checkout');
-  for (const part of ['package.json', 'bin', 'dist', 'README.md', 'LICENSE']) cpSync(join(ROOT, part), join(checkout, part), { recursive: true });
+  for (const part of ['package.json', 'bin', 'dist', 'README.md', 'LICENSE'])
+    cpSync(join(ROOT, part), join(checkout, part), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
   prefix = join(home, 'prefix');
-  const npmEnv = { ...process.env, npm_config_prefix: prefix, ...(MACHINE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: MACHINE_EXTRA_CA_CERTS }) };
+  const npmEnv = {
+    ...process.env,
+    npm_config_prefix: prefix,
+    ...(MACHINE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: MACHINE_EXTRA_CA_CERTS }),
+  };
   await run('npm', ['link', '--no-audit', '--no-fund', '--offline'], { cwd: checkout, env: npmEnv });
 }, 120_000);
 
@@ -58,13 +63,19 @@ describe("README's install and quickstart, as written", () => {
   it('npm link puts giftcodes on PATH', async () => {
     expect(readme).toContain('npm install && npm run build && npm link');
     const { stdout } = await run('sh', ['-c', 'command -v giftcodes && giftcodes --version'], { env: shellEnv() });
-    expect(stdout.trim().split('\n')).toEqual([join(prefix, 'bin', 'giftcodes'), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version]);
+    expect(stdout.trim().split('\n')).toEqual([
+      join(prefix, 'bin', 'giftcodes'),
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+    ]);
   });
 
   it('goes from nothing to a placed order and its codes in a file', async () => {
     const [serve, client] = shBlocks('Quickstart');
     expect(serve!.trim()).toBe('giftcodes serve');
-    server = spawn('sh', ['-c', `exec ${serve!.trim()} --port 0`], { env: shellEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn('sh', ['-c', `exec ${serve!.trim()} --port 0`], {
+      env: shellEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     baseUrl = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('giftcodes serve printed no listening line')), 30_000);
       server!.once('exit', (code) => reject(new Error(`giftcodes serve exited ${code}`)));
@@ -81,7 +92,11 @@ describe("README's install and quickstart, as written", () => {
     mkdirSync(work);
     const quantity = Number(/--quantity (\d+) --out codes\.csv/.exec(client!)?.[1]);
     expect(quantity).toBeGreaterThan(0);
-    const result = await run('sh', ['-e', '-c', client!], { cwd: work, env: { ...shellEnv(), GIFTCODES_BASE_URL: baseUrl }, timeout: 120_000 }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    const result = await run('sh', ['-e', '-c', client!], {
+      cwd: work,
+      env: { ...shellEnv(), GIFTCODES_BASE_URL: baseUrl },
+      timeout: 120_000,
+    }).catch((error: { code: number; stdout: string; stderr: string }) => error);
     expect(result.stderr, 'the quickstart ended with an error').not.toMatch(/^error:/m);
     expect('code' in result ? result.code : 0).toBe(0);
 
@@ -90,10 +105,19 @@ describe("README's install and quickstart, as written", () => {
     expect(rows[0]).toMatch(/^order_id,code,/);
     expect(rows.length - 1).toBe(quantity);
     const again = JSON.parse(readFileSync(join(work, 'codes.json'), 'utf8')) as { code: string }[];
-    expect(again.map((record) => record.code).sort()).toEqual(rows.slice(1).map((row) => row.split(',')[1]).sort());
+    expect(again.map((record) => record.code).sort()).toEqual(
+      rows
+        .slice(1)
+        .map((row) => row.split(',')[1])
+        .sort(),
+    );
 
     // The files the man page and docs/manual list under FILES are where they say, after a real run.
-    for (const file of ['config.json', 'journal', 'history']) expect(existsSync(join(home, 'config', file)), file).toBe(true);
-    expect(readdirSync(join(home, 'config')).filter((name) => /^catalog-cache-[0-9a-f]+\.json$/.test(name)), 'catalog-cache-<hash>.json').toHaveLength(1);
+    for (const file of ['config.json', 'journal', 'history'])
+      expect(existsSync(join(home, 'config', file)), file).toBe(true);
+    expect(
+      readdirSync(join(home, 'config')).filter((name) => /^catalog-cache-[0-9a-f]+\.json$/.test(name)),
+      'catalog-cache-<hash>.json',
+    ).toHaveLength(1);
   }, 180_000);
 });

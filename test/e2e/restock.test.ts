@@ -21,7 +21,14 @@ describe('restock chaos: order place --out killed at random instants', () => {
     writeFileSync(
       seed,
       JSON.stringify({
-        resellers: [{ id: 'rs_restock', keys: { test: [RESTOCK_TEST_KEY], live: [RESTOCK_LIVE_KEY] }, wallet: { USD: 100_000_000 }, supply: {} }],
+        resellers: [
+          {
+            id: 'rs_restock',
+            keys: { test: [RESTOCK_TEST_KEY], live: [RESTOCK_LIVE_KEY] },
+            wallet: { USD: 100_000_000 },
+            supply: {},
+          },
+        ],
         products: [
           { id: 'amazon-us-10', name: 'Amazon $10', brand: 'Amazon', price: 1000, currency: 'USD', supply: 1_000_000 },
           { id: 'steam-us-20', name: 'Steam $20', brand: 'Steam', price: 2000, currency: 'USD', supply: 1_000_000 },
@@ -41,7 +48,19 @@ describe('restock chaos: order place --out killed at random instants', () => {
       const dir = tempDir('giftcodes-restock-');
       const file = join(dir, 'f.csv');
       const product = round % 2 === 0 ? 'amazon-us-10' : 'steam-us-20';
-      const args = ['order', 'place', '--product', product, '--quantity', String(QUANTITY), '--out', file, '--yes', '--interval', '0.1'];
+      const args = [
+        'order',
+        'place',
+        '--product',
+        product,
+        '--quantity',
+        String(QUANTITY),
+        '--out',
+        file,
+        '--yes',
+        '--interval',
+        '0.1',
+      ];
       let finished = false;
       for (let attempt = 1; !finished; attempt++) {
         expect(attempt, `round ${round} never finished`).toBeLessThan(40);

@@ -20,63 +20,117 @@ const cases = SINKS.flatMap((sink) => RECOVERIES.map((recovery) => ({ sink, reco
 describe('killed at delivered, then taken over: the codes appear exactly once', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
 
-  it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.sink} × ${c.recovery}` })))('$label', { timeout: 240_000 }, async ({ sink, recovery, i }) => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
-    const key = `restock-once-${i}-${Date.now()}`;
-    const file = join(tempDir(), 'codes.json');
-    const quantity = 3 + i;
-    const out = sink === 'csv-stdout' ? ['--out', '-', '--format', 'csv'] : ['--out', file];
-    const place = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), ...out, '--idempotency-key', key, '--interval', '0.05'];
+  it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.sink} × ${c.recovery}` })))(
+    '$label',
+    { timeout: 240_000 },
+    async ({ sink, recovery, i }) => {
+      const configDir = tempDir();
+      cpSync(served.configDir, configDir, { recursive: true });
+      const key = `restock-once-${i}-${Date.now()}`;
+      const file = join(tempDir(), 'codes.json');
+      const quantity = 3 + i;
+      const out = sink === 'csv-stdout' ? ['--out', '-', '--format', 'csv'] : ['--out', file];
+      const place = [
+        'order',
+        'place',
+        '--product',
+        PRODUCT,
+        '--quantity',
+        String(quantity),
+        ...out,
+        '--idempotency-key',
+        key,
+        '--interval',
+        '0.05',
+      ];
 
-    const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'delivered=kill' }, timeoutMs: 120_000 });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const first = sink === 'csv-stdout' ? killed.stdout : readFileSync(file, 'utf8');
-    const codes = first.match(CODE) ?? [];
-    expect(codes).toHaveLength(quantity);
-    const fileBefore = sink === 'json-file' ? createHash('sha256').update(readFileSync(file)).digest('hex') : undefined;
+      const killed = await runCli(place, {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'delivered=kill' },
+        timeoutMs: 120_000,
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const first = sink === 'csv-stdout' ? killed.stdout : readFileSync(file, 'utf8');
+      const codes = first.match(CODE) ?? [];
+      expect(codes).toHaveLength(quantity);
+      const fileBefore =
+        sink === 'json-file' ? createHash('sha256').update(readFileSync(file)).digest('hex') : undefined;
 
-    const args: Record<Recovery, string[]> = {
-      'resume <key>': ['order', 'resume', key],
-      'resume --all': ['order', 'resume', '--all'],
-      'resume --all --json': ['order', 'resume', '--all', '--json'],
-      'place again': place,
-    };
-    const again: RunResult = await runCli(args[recovery], { configDir, timeoutMs: 120_000 });
-    if (recovery === 'place again' && sink === 'csv-stdout') {
-      // A key names one order: the one it placed already reached the user, so nothing is sent or written.
-      expect(again.code, again.stderr).toBe(2);
-      expect(again.stderr).toContain('already placed order');
-    } else {
+      const args: Record<Recovery, string[]> = {
+        'resume <key>': ['order', 'resume', key],
+        'resume --all': ['order', 'resume', '--all'],
+        'resume --all --json': ['order', 'resume', '--all', '--json'],
+        'place again': place,
+      };
+      const again: RunResult = await runCli(args[recovery], { configDir, timeoutMs: 120_000 });
+      if (recovery === 'place again' && sink === 'csv-stdout') {
+        // A key names one order: the one it placed already reached the user, so nothing is sent or written.
+        expect(again.code, again.stderr).toBe(2);
+        expect(again.stderr).toContain('already placed order');
+      } else {
+        expect(again.code, again.stderr).toBe(0);
+      }
+      for (const code of codes) expect(again.stdout + again.stderr, 'no code a second time').not.toContain(code);
+      if (recovery === 'resume <key>')
+        expect(again.stderr).toMatch(
+          sink === 'csv-stdout'
+            ? /had already reached you \(codes written to standard output\)/
+            : /had already reached you \(codes in .*codes\.json\)/,
+        );
+      if (sink === 'json-file') {
+        expect(createHash('sha256').update(readFileSync(file)).digest('hex'), 'the codes file untouched').toBe(
+          fileBefore,
+        );
+        // No second codes file beside it (the killed run's --out lock may stay: a lock, not codes).
+        expect(readdirSync(join(file, '..')).filter((name) => !name.endsWith('.giftcodes.lock'))).toEqual([
+          'codes.json',
+        ]);
+      }
+      const charged = (await ledger(served.server)).orders.filter((o) => o.idempotency_key === key);
+      expect(charged).toHaveLength(1);
+      expect(await pendingIntents(configDir)).toEqual([]);
+    },
+  );
+
+  it(
+    'resume <key> --json prints the order (not its codes) once its codes went to stdout',
+    { timeout: 240_000 },
+    async () => {
+      const configDir = tempDir();
+      cpSync(served.configDir, configDir, { recursive: true });
+      const key = `restock-json-${Date.now()}`;
+      const killed = await runCli(
+        [
+          'order',
+          'place',
+          '--product',
+          PRODUCT,
+          '--quantity',
+          '2',
+          '--out',
+          '-',
+          '--format',
+          'csv',
+          '--idempotency-key',
+          key,
+          '--interval',
+          '0.05',
+        ],
+        {
+          configDir,
+          env: { GIFTCODES_FAILPOINTS: 'delivered=kill' },
+          timeoutMs: 120_000,
+        },
+      );
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const again = await runCli(['order', 'resume', key, '--json'], { configDir, timeoutMs: 120_000 });
       expect(again.code, again.stderr).toBe(0);
-    }
-    for (const code of codes) expect(again.stdout + again.stderr, 'no code a second time').not.toContain(code);
-    if (recovery === 'resume <key>') expect(again.stderr).toMatch(sink === 'csv-stdout' ? /had already reached you \(codes written to standard output\)/ : /had already reached you \(codes in .*codes\.json\)/);
-    if (sink === 'json-file') {
-      expect(createHash('sha256').update(readFileSync(file)).digest('hex'), 'the codes file untouched').toBe(fileBefore);
-      // No second codes file beside it (the killed run's --out lock may stay: a lock, not codes).
-      expect(readdirSync(join(file, '..')).filter((name) => !name.endsWith('.giftcodes.lock'))).toEqual(['codes.json']);
-    }
-    const charged = (await ledger(served.server)).orders.filter((o) => o.idempotency_key === key);
-    expect(charged).toHaveLength(1);
-    expect(await pendingIntents(configDir)).toEqual([]);
-  });
-
-  it('resume <key> --json prints the order (not its codes) once its codes went to stdout', { timeout: 240_000 }, async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
-    const key = `restock-json-${Date.now()}`;
-    const killed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '2', '--out', '-', '--format', 'csv', '--idempotency-key', key, '--interval', '0.05'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'delivered=kill' },
-      timeoutMs: 120_000,
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const again = await runCli(['order', 'resume', key, '--json'], { configDir, timeoutMs: 120_000 });
-    expect(again.code, again.stderr).toBe(0);
-    const order = JSON.parse(again.stdout) as { id: string; quantity: number };
-    expect(order.quantity).toBe(2);
-    expect((await ledger(served.server)).orders.filter((o) => o.idempotency_key === key).map((o) => o.order_id)).toEqual([order.id]);
-    for (const code of killed.stdout.match(CODE) ?? []) expect(again.stdout).not.toContain(code);
-  });
+      const order = JSON.parse(again.stdout) as { id: string; quantity: number };
+      expect(order.quantity).toBe(2);
+      expect(
+        (await ledger(served.server)).orders.filter((o) => o.idempotency_key === key).map((o) => o.order_id),
+      ).toEqual([order.id]);
+      for (const code of killed.stdout.match(CODE) ?? []) expect(again.stdout).not.toContain(code);
+    },
+  );
 });

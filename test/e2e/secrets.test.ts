@@ -5,7 +5,18 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BIN, DEMO_KEYS, ROOT, loggedIn, runCli, servedApi, spawnCli, tempDir, type RunOptions, type RunResult } from '../helpers/e2e.js';
+import {
+  BIN,
+  DEMO_KEYS,
+  ROOT,
+  loggedIn,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  type RunOptions,
+  type RunResult,
+} from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 
 const KEY = DEMO_KEYS.test;
@@ -40,8 +51,13 @@ describe('--api-key on the command line', () => {
     const result = await runCli(['ping', '--api-key', KEY], { baseUrl: served.url });
     expect(result.code).toBe(0);
     // A non-terminal stderr stamps each notice with its ISO 8601 time (cron logs).
-    const warnings = result.stderr.split('\n').filter((line) => line.includes('--api-key puts the key')).map((line) => line.replace(/^\S+Z /, ''));
-    expect(warnings).toEqual(['warning: --api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin']);
+    const warnings = result.stderr
+      .split('\n')
+      .filter((line) => line.includes('--api-key puts the key'))
+      .map((line) => line.replace(/^\S+Z /, ''));
+    expect(warnings).toEqual([
+      'warning: --api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin',
+    ]);
     // login with --api-key too (the key still went through argv).
     const login = await runCli(['login', '--api-key', KEY], { baseUrl: served.url });
     expect(login.code).toBe(0);
@@ -90,18 +106,37 @@ describe('a known key through every command, with --verbose', () => {
     await run(['ping', '--api-key', KEY]);
     await run(['catalog', 'list']);
     await run(['catalog', 'list', '--json']);
-    const placed = JSON.parse((await run(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'])).stdout) as { id: string };
+    const placed = JSON.parse(
+      (await run(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'])).stdout,
+    ) as { id: string };
     await run(['order', 'show', placed.id]);
     await run(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '20']);
-    await run(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--out', 'codes.csv', '--interval', '0.1']);
+    await run([
+      'order',
+      'place',
+      '--product',
+      'amazon-us-25',
+      '--quantity',
+      '3',
+      '--out',
+      'codes.csv',
+      '--interval',
+      '0.1',
+    ]);
     await run(['codes', 'get', placed.id, '--out', 'codes.json']);
     await run(['codes', 'get', placed.id, '--format', 'jsonl']);
     // Orders whose answer never came: pending, resumed, abandoned.
-    await run(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--retries', '0'], { baseUrl: dropper.url, expectCode: 5 });
+    await run(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--retries', '0'], {
+      baseUrl: dropper.url,
+      expectCode: 5,
+    });
     const [pending] = JSON.parse((await run(['order', 'pending', '--json'])).stdout) as { key: string }[];
     await run(['order', 'pending']);
     await run(['order', 'resume', pending!.key]);
-    await run(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--retries', '0'], { baseUrl: dropper.url, expectCode: 5 });
+    await run(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--retries', '0'], {
+      baseUrl: dropper.url,
+      expectCode: 5,
+    });
     const [again] = JSON.parse((await run(['order', 'pending', '--json'])).stdout) as { key: string }[];
     await run(['order', 'abandon', again!.key]);
     // Failures print the key's surroundings: the URL, the status, the hint.
@@ -109,7 +144,11 @@ describe('a known key through every command, with --verbose', () => {
     await run(['ping', '--retries', '0'], { baseUrl: 'http://127.0.0.1:1', expectCode: 5 });
     await run(['ping', '--api-key', 'sc_test_not_a_real_key_0000'], { expectCode: 3 });
     await run(['completion', 'bash']);
-    const listener = spawnCli(['webhook', 'listen', '--port', '0', '--secret', 'whsec_secrets_test', '--verbose'], { configDir, cwd, env: { GIFTCODES_API_KEY: KEY } });
+    const listener = spawnCli(['webhook', 'listen', '--port', '0', '--secret', 'whsec_secrets_test', '--verbose'], {
+      configDir,
+      cwd,
+      env: { GIFTCODES_API_KEY: KEY },
+    });
     listener.proc.stdin?.end();
     setTimeout(() => listener.proc.kill('SIGTERM'), 800);
     outputs.push(await listener.result);
@@ -121,7 +160,9 @@ describe('a known key through every command, with --verbose', () => {
     expect(outputs.some((r) => r.stdout.includes('sc_test_…7e2d'))).toBe(true);
 
     const stored = files(configDir);
-    expect(Object.keys(stored)).toEqual(expect.arrayContaining(['config.json', expect.stringMatching(/^catalog-cache-[0-9a-f]{8}\.json$/)]));
+    expect(Object.keys(stored)).toEqual(
+      expect.arrayContaining(['config.json', expect.stringMatching(/^catalog-cache-[0-9a-f]{8}\.json$/)]),
+    );
     for (const [path, content] of Object.entries({ ...stored, ...journalSeen })) {
       if (path === 'config.json') continue;
       expect(leaks(content), path).toEqual([]);
@@ -141,7 +182,10 @@ describe('crash output', () => {
     // Forced from outside: a preload makes Date#toISOString throw with the key in its message once the
     // order journal is about to write an intent, which no CliError covers (exit 1, a bug by definition).
     const preload = join(tempDir(), 'crash.mjs');
-    writeFileSync(preload, "Date.prototype.toISOString = function () { throw new Error(`clock broke while holding ${process.env.GIFTCODES_API_KEY}`); };\n");
+    writeFileSync(
+      preload,
+      'Date.prototype.toISOString = function () { throw new Error(`clock broke while holding ${process.env.GIFTCODES_API_KEY}`); };\n',
+    );
     const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--verbose'], {
       baseUrl: served.url,
       env: { GIFTCODES_API_KEY: KEY, GIFTCODES_DEBUG: '1', NODE_OPTIONS: `--import=${preload}` },
@@ -179,13 +223,19 @@ describe('plain http to another host', () => {
     );
     return {
       env: { NODE_OPTIONS: `--import=${preload}`, TRACE_FILE: traceFile },
-      trace: () => readFileSync(traceFile, 'utf8').split('\n').filter((line) => line !== ''),
+      trace: () =>
+        readFileSync(traceFile, 'utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
     };
   }
 
   test('the tracer sees lookups and connects (control: localhost)', async () => {
     const { env, trace } = tracer();
-    const result = await runCli(['ping', '--retries', '0'], { baseUrl: served.url.replace('127.0.0.1', 'localhost'), env: { ...env, GIFTCODES_API_KEY: KEY } });
+    const result = await runCli(['ping', '--retries', '0'], {
+      baseUrl: served.url.replace('127.0.0.1', 'localhost'),
+      env: { ...env, GIFTCODES_API_KEY: KEY },
+    });
     expect(result.code).toBe(0);
     expect(trace()).toEqual(expect.arrayContaining(['lookup localhost']));
     expect(trace().some((line) => line.startsWith('connect'))).toBe(true);
@@ -193,29 +243,48 @@ describe('plain http to another host', () => {
 
   test.each([
     ['GIFTCODES_API_KEY, ping', ['ping', '--verbose'], { GIFTCODES_API_KEY: LIVE }],
-    ['GIFTCODES_API_KEY, a live order', ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--yes', '--verbose'], { GIFTCODES_API_KEY: LIVE }],
-    ['the profile\'s live key, catalog', ['catalog', 'list', '--env', 'live', '--verbose'], {}],
-  ] as const)('a live key is refused for http://giftcodes.invalid before any lookup or connect (%s)', async (_name, args, env) => {
-    const { env: traceEnv, trace } = tracer();
-    const configDir = await loggedIn(served.server, LIVE);
-    const result = await runCli([...args, '--base-url', 'http://giftcodes.invalid'], { configDir, env: { ...env, ...traceEnv } });
-    expect(result.code).toBe(3);
-    expect(result.stderr).toContain('refusing to send an API key over plain http to giftcodes.invalid');
-    expect(result.stderr).not.toMatch(/^(GET|POST) /m);
-    expect(trace()).toEqual([]);
-    // Nothing was journaled for the refused order either.
-    expect(Object.keys(files(join(configDir, 'journal')))).toEqual([]);
-  });
+    [
+      'GIFTCODES_API_KEY, a live order',
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--yes', '--verbose'],
+      { GIFTCODES_API_KEY: LIVE },
+    ],
+    ["the profile's live key, catalog", ['catalog', 'list', '--env', 'live', '--verbose'], {}],
+  ] as const)(
+    'a live key is refused for http://giftcodes.invalid before any lookup or connect (%s)',
+    async (_name, args, env) => {
+      const { env: traceEnv, trace } = tracer();
+      const configDir = await loggedIn(served.server, LIVE);
+      const result = await runCli([...args, '--base-url', 'http://giftcodes.invalid'], {
+        configDir,
+        env: { ...env, ...traceEnv },
+      });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain('refusing to send an API key over plain http to giftcodes.invalid');
+      expect(result.stderr).not.toMatch(/^(GET|POST) /m);
+      expect(trace()).toEqual([]);
+      // Nothing was journaled for the refused order either.
+      expect(Object.keys(files(join(configDir, 'journal')))).toEqual([]);
+    },
+  );
 });
 
 describe('files stay private under umask 000', () => {
   /** The built CLI under `umask 000`, recorded for the key-leak check like every other run. */
   function underUmask(args: string[], o: { configDir: string; cwd: string; input?: string }): Promise<RunResult> {
     return new Promise((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', GIFTCODES_CONFIG_DIR: o.configDir, GIFTCODES_BASE_URL: served.url };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        CI: 'true',
+        NO_COLOR: '1',
+        GIFTCODES_CONFIG_DIR: o.configDir,
+        GIFTCODES_BASE_URL: served.url,
+      };
       delete env.GIFTCODES_API_KEY;
       delete env.GIFTCODES_PROFILE;
-      const proc = spawn('sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, ...args], { cwd: o.cwd ?? ROOT, env });
+      const proc = spawn('sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, BIN, ...args], {
+        cwd: o.cwd ?? ROOT,
+        env,
+      });
       let stdout = '';
       let stderr = '';
       proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -255,13 +324,17 @@ describe('files stay private under umask 000', () => {
       expect(result.code, result.stderr).toBe(0);
       if (args.includes('--json')) lastOrder = (JSON.parse(result.stdout) as { id: string }).id;
     }
-    const exported = await underUmask(['codes', 'get', lastOrder, '--wait', '--interval', '0.1', '--out', 'later.jsonl'], { configDir, cwd });
+    const exported = await underUmask(
+      ['codes', 'get', lastOrder, '--wait', '--interval', '0.1', '--out', 'later.jsonl'],
+      { configDir, cwd },
+    );
     expect(exported.code, exported.stderr).toBe(0);
     const mode = (path: string) => statSync(path).mode & 0o777;
     expect(mode(configDir)).toBe(0o700);
     expect(mode(join(configDir, 'journal'))).toBe(0o700);
     expect(mode(join(configDir, 'config.json'))).toBe(0o600);
-    for (const name of readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'))) expect(mode(join(configDir, name))).toBe(0o600);
+    for (const name of readdirSync(configDir).filter((n) => n.startsWith('catalog-cache')))
+      expect(mode(join(configDir, name))).toBe(0o600);
     expect(mode(join(cwd, 'codes.csv'))).toBe(0o600);
     expect(mode(join(cwd, 'later.jsonl'))).toBe(0o600);
     // And no file anywhere under the config directory is readable by others.

@@ -18,7 +18,8 @@ describe('two machines sharing one config directory', () => {
     cpSync(served.configDir, configDir, { recursive: true });
     const quantity = 41;
     const place = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--json'];
-    const charges = async (): Promise<number> => (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).length;
+    const charges = async (): Promise<number> =>
+      (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === quantity).length;
 
     const killed = await runCli(place, { configDir, env: { ...A, GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
@@ -38,7 +39,12 @@ describe('two machines sharing one config directory', () => {
     const keyed = await runCli([...place.slice(0, -1), '--idempotency-key', key], { configDir, env: B });
     expect(keyed.code, keyed.stderr).toBe(2);
     expect(keyed.stderr).toMatch(/^(\S+ )?error: .*machine-a/m);
-    expect(keyed.stderr).toMatch(new RegExp(`^(\\S+ )?hint: once you know that host is not running it: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order resume ${key}$`, 'm'));
+    expect(keyed.stderr).toMatch(
+      new RegExp(
+        `^(\\S+ )?hint: once you know that host is not running it: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order resume ${key}$`,
+        'm',
+      ),
+    );
 
     // resume --all skips it with a warning; pending shows it as another machine's.
     const all = await runCli(['order', 'resume', '--all'], { configDir, env: B });
@@ -47,7 +53,9 @@ describe('two machines sharing one config directory', () => {
     expect(await charges()).toBe(1);
     const pending = await runCli(['order', 'pending'], { configDir, env: B });
     expect(pending.stdout).toContain('on another machine (machine-a)');
-    expect((await runCli(['order', 'pending', '--json'], { configDir, env: B })).stdout).toContain('"state": "other-machine"');
+    expect((await runCli(['order', 'pending', '--json'], { configDir, env: B })).stdout).toContain(
+      '"state": "other-machine"',
+    );
 
     // By its key: taken over, the same order, codes once.
     const resumed = await runCli(['order', 'resume', key, '--json'], { configDir, env: B });
@@ -65,6 +73,8 @@ describe('two machines sharing one config directory', () => {
     const again = await runCli(place, { configDir, env: A });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('resuming');
-    expect((await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === 43)).toHaveLength(1);
+    expect(
+      (await ledger(served.server)).orders.filter((o) => o.product_id === PRODUCT && o.quantity === 43),
+    ).toHaveLength(1);
   });
 });

@@ -26,11 +26,15 @@ describe('the answers start.js gives without the program', () => {
 
   it('a terminal at least 80 columns wide gets the same help; a narrower one gets it wrapped to fit', () => {
     const onTerminal = (columns: number): string =>
-      spawnSync('script', ['-qc', `stty cols ${columns}; "${process.execPath}" "${join(ROOT, 'bin', 'giftcodes')}" --help`, '/dev/null'], {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }).stdout.replace(/\r/g, '');
+      spawnSync(
+        'script',
+        ['-qc', `stty cols ${columns}; "${process.execPath}" "${join(ROOT, 'bin', 'giftcodes')}" --help`, '/dev/null'],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      ).stdout.replace(/\r/g, '');
     const piped = spawnSync(process.execPath, [join(ROOT, 'bin', 'giftcodes'), '--help'], { encoding: 'utf8' }).stdout;
     expect(onTerminal(120)).toBe(piped);
     const narrow = onTerminal(60);
@@ -48,7 +52,11 @@ describe('the answers start.js gives without the program', () => {
   });
 
   it('--version and -V print the package version, as commander would', async () => {
-    const [long, short, withJson] = await Promise.all([runCli(['--version']), runCli(['-V']), runCli(['--json', '--version'])]);
+    const [long, short, withJson] = await Promise.all([
+      runCli(['--version']),
+      runCli(['-V']),
+      runCli(['--json', '--version']),
+    ]);
     expect(long).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
     expect(short.stdout).toBe(`${version}\n`);
     expect(withJson.stdout).toBe(`${version}\n`);
@@ -67,23 +75,35 @@ describe('undici loads only for commands that talk to the API', () => {
   };
   /** Whether a bundle chunk the run imported holds undici's HTTP parser (a name only undici's client has). */
   const chunkWithUndici = (file: string): boolean => {
-    const urls = readFileSync(file, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    const urls = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((url) => url.includes('/dist/'));
     expect(urls.length).toBeGreaterThan(0);
     return urls.some((url) => readFileSync(new URL(url), 'utf8').includes('wasm_on_headers_complete'));
   };
   /** transport.ts compiles dist/undici.cjs with node:vm, which nothing else in the program loads. */
-  const compiledUndici = (file: string): boolean => readFileSync(`${file}.builtins`, 'utf8').split('\n').includes('NativeModule vm');
+  const compiledUndici = (file: string): boolean =>
+    readFileSync(`${file}.builtins`, 'utf8').split('\n').includes('NativeModule vm');
 
-  it.each([[['--version']], [['-V']]])('giftcodes %s loads nothing of the program: the launcher answers it (issue 33)', async (args) => {
-    const file = join(tempDir(), 'loads.txt');
-    const result = await runCli(args, { env: loadsEnv(file) });
-    expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
-    const urls = readFileSync(file, 'utf8').split('\n');
-    expect(urls.some((url) => url.endsWith('/bin/giftcodes'))).toBe(true);
-    expect(urls.filter((url) => url.includes('/dist/'))).toEqual([]);
-  });
+  it.each([[['--version']], [['-V']]])(
+    'giftcodes %s loads nothing of the program: the launcher answers it (issue 33)',
+    async (args) => {
+      const file = join(tempDir(), 'loads.txt');
+      const result = await runCli(args, { env: loadsEnv(file) });
+      expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
+      const urls = readFileSync(file, 'utf8').split('\n');
+      expect(urls.some((url) => url.endsWith('/bin/giftcodes'))).toBe(true);
+      expect(urls.filter((url) => url.includes('/dist/'))).toEqual([]);
+    },
+  );
 
-  it.each([[['--help']], [['help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not', async (args) => {
+  it.each([
+    [['--help']],
+    [['help']],
+    [['order', 'place', '--help']],
+    [['completion', 'bash']],
+    [['__complete', 'products']],
+  ])('giftcodes %s does not', async (args) => {
     const file = join(tempDir(), 'loads.txt');
     const result = await runCli(args, { env: loadsEnv(file) });
     expect(result.code).toBe(0);
@@ -93,15 +113,22 @@ describe('undici loads only for commands that talk to the API', () => {
 
   it('giftcodes serve does not; ping against it does, from dist/undici.cjs and its code cache (never a chunk of the bundle)', async () => {
     const serveLoads = join(tempDir(), 'serve-loads.txt');
-    await withServer([], async (server) => {
-      const pingLoads = join(tempDir(), 'ping-loads.txt');
-      const ping = await runCli(['ping', '-v'], { baseUrl: server.url, env: { ...loadsEnv(pingLoads), GIFTCODES_API_KEY: DEMO_KEYS.test } });
-      expect(ping.code, ping.stderr).toBe(0);
-      expect(compiledUndici(pingLoads)).toBe(true);
-      expect(chunkWithUndici(pingLoads)).toBe(false);
-      // The cache the build made for this Node is used: V8 compiles none of undici's request path again.
-      expect(ping.stderr).toContain('undici: from its code cache');
-    }, loadsEnv(serveLoads));
+    await withServer(
+      [],
+      async (server) => {
+        const pingLoads = join(tempDir(), 'ping-loads.txt');
+        const ping = await runCli(['ping', '-v'], {
+          baseUrl: server.url,
+          env: { ...loadsEnv(pingLoads), GIFTCODES_API_KEY: DEMO_KEYS.test },
+        });
+        expect(ping.code, ping.stderr).toBe(0);
+        expect(compiledUndici(pingLoads)).toBe(true);
+        expect(chunkWithUndici(pingLoads)).toBe(false);
+        // The cache the build made for this Node is used: V8 compiles none of undici's request path again.
+        expect(ping.stderr).toContain('undici: from its code cache');
+      },
+      loadsEnv(serveLoads),
+    );
     expect(chunkWithUndici(serveLoads)).toBe(false);
     expect(compiledUndici(serveLoads)).toBe(false);
   });
@@ -117,33 +144,62 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
   }
 
   /** ping -v from a program copy, with a cache directory of the test's own. */
-  function ping(program: string, server: { url: string }, cacheHome: string, env: NodeJS.ProcessEnv = {}): ReturnType<typeof spawnSync> & { stderr: string; stdout: string } {
+  function ping(
+    program: string,
+    server: { url: string },
+    cacheHome: string,
+    env: NodeJS.ProcessEnv = {},
+  ): ReturnType<typeof spawnSync> & { stderr: string; stdout: string } {
     return spawnSync(process.execPath, [join(program, 'bin', 'giftcodes'), 'ping', '-v'], {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: cacheHome, GIFTCODES_CONFIG_DIR: tempDir(), GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url, NO_COLOR: '1', ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        XDG_CACHE_HOME: cacheHome,
+        GIFTCODES_CONFIG_DIR: tempDir(),
+        GIFTCODES_API_KEY: DEMO_KEYS.test,
+        GIFTCODES_BASE_URL: server.url,
+        NO_COLOR: '1',
+        ...env,
+      },
     });
   }
 
   it.each([
-    ['damaged', (cache: string) => writeFileSync(cache, readFileSync(cache).subarray(0, 200)), 'undici: code cache not used (V8 rejected it'],
-    ['random bytes', (cache: string) => writeFileSync(cache, Buffer.alloc(4096, 7)), 'undici: code cache not used (V8 rejected it'],
+    [
+      'damaged',
+      (cache: string) => writeFileSync(cache, readFileSync(cache).subarray(0, 200)),
+      'undici: code cache not used (V8 rejected it',
+    ],
+    [
+      'random bytes',
+      (cache: string) => writeFileSync(cache, Buffer.alloc(4096, 7)),
+      'undici: code cache not used (V8 rejected it',
+    ],
     ['missing', (cache: string) => rmSync(cache), 'undici: no code cache'],
-  ])('a %s cache: ping works, -v says how undici was compiled, and this Node keeps a cache of its own for the next run (issue 33)', async (_name, spoil, said) => {
-    const program = programCopy();
-    spoil(join(program, 'dist', 'undici.cjs.cache'));
-    const cacheHome = tempDir();
-    await withServer([], async (server) => {
-      const first = ping(program, server, cacheHome);
-      expect(first.status, first.stderr).toBe(0);
-      expect(first.stdout).toContain('status       ok');
-      expect(first.stderr).toContain(said);
-      const kept = join(cacheHome, 'giftcodes', `undici-${process.version}-${process.platform}-${process.arch}.cache`);
-      expect(statSync(kept).mode & 0o777).toBe(0o600);
-      const second = ping(program, server, cacheHome);
-      expect(second.status, second.stderr).toBe(0);
-      expect(second.stderr).toContain(`undici: from the code cache this Node made (${kept})`);
-    });
-  });
+  ])(
+    'a %s cache: ping works, -v says how undici was compiled, and this Node keeps a cache of its own for the next run (issue 33)',
+    async (_name, spoil, said) => {
+      const program = programCopy();
+      spoil(join(program, 'dist', 'undici.cjs.cache'));
+      const cacheHome = tempDir();
+      await withServer([], async (server) => {
+        const first = ping(program, server, cacheHome);
+        expect(first.status, first.stderr).toBe(0);
+        expect(first.stdout).toContain('status       ok');
+        expect(first.stderr).toContain(said);
+        const kept = join(
+          cacheHome,
+          'giftcodes',
+          `undici-${process.version}-${process.platform}-${process.arch}.cache`,
+        );
+        expect(statSync(kept).mode & 0o777).toBe(0o600);
+        const second = ping(program, server, cacheHome);
+        expect(second.status, second.stderr).toBe(0);
+        expect(second.stderr).toContain(`undici: from the code cache this Node made (${kept})`);
+      });
+    },
+  );
 
   it('a kept cache from another build of undici is not used (the stamp differs), and is replaced', async () => {
     const program = programCopy();
@@ -182,7 +238,9 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
   async function builtinsOf(args: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
     const file = join(tempDir(), 'builtins.txt');
     const script = `import{writeFileSync}from'node:fs';process.on('exit',()=>writeFileSync(${JSON.stringify(file)},process.moduleLoadList.join('\\n')))`;
-    const result = await runCli(args, { env: { ...env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(script)}` } });
+    const result = await runCli(args, {
+      env: { ...env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(script)}` },
+    });
     expect(result.code, result.stderr).toBe(0);
     return readFileSync(file, 'utf8').split('\n');
   }
@@ -192,7 +250,8 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
       const loaded = await builtinsOf(['ping'], { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url });
       // The list is what it claims to be: undici's own needs are in it.
       expect(loaded).toContain('NativeModule net');
-      for (const name of ['http', 'child_process', 'crypto', 'http2', 'tls', 'assert']) expect(loaded).not.toContain(`NativeModule ${name}`);
+      for (const name of ['http', 'child_process', 'crypto', 'http2', 'tls', 'assert'])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
     });
   });
 });
@@ -200,12 +259,27 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
 describe('a ping with a valid profile loads no zod (issue 23)', () => {
   const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
   /** Whether a bundle file the run loaded is zod's (a name only zod's core has). */
-  async function loadsZod(args: string[], configDir: string): Promise<{ zod: boolean; code: number | null; stderr: string }> {
+  async function loadsZod(
+    args: string[],
+    configDir: string,
+  ): Promise<{ zod: boolean; code: number | null; stderr: string }> {
     const loads = join(tempDir(), 'loads.txt');
-    const result = await runCli(args, { configDir, env: { GIFTCODES_LOADS: loads, NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')` } });
-    const files = readFileSync(loads, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    const result = await runCli(args, {
+      configDir,
+      env: {
+        GIFTCODES_LOADS: loads,
+        NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')`,
+      },
+    });
+    const files = readFileSync(loads, 'utf8')
+      .split('\n')
+      .filter((url) => url.includes('/dist/'));
     expect(files.length).toBeGreaterThan(0);
-    return { zod: files.some((url) => readFileSync(new URL(url), 'utf8').includes('$ZodType')), code: result.code, stderr: result.stderr };
+    return {
+      zod: files.some((url) => readFileSync(new URL(url), 'utf8').includes('$ZodType')),
+      code: result.code,
+      stderr: result.stderr,
+    };
   }
 
   it('ping of a logged-in profile reads its config and the answer without zod', async () => {
@@ -219,10 +293,14 @@ describe('a ping with a valid profile loads no zod (issue 23)', () => {
   it('(the check sees zod when a damaged config file needs its message)', async () => {
     const configDir = tempDir();
     chmodSync(configDir, 0o700);
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { keys: { test: 7 } } } }), { mode: 0o600 });
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { keys: { test: 7 } } } }), {
+      mode: 0o600,
+    });
     const ping = await loadsZod(['ping'], configDir);
     expect(ping.code).toBe(3);
-    expect(ping.stderr).toContain('is invalid at profiles.default.keys.test: Invalid input: expected string, received number');
+    expect(ping.stderr).toContain(
+      'is invalid at profiles.default.keys.test: Invalid input: expected string, received number',
+    );
     expect(ping.zod).toBe(true);
   });
 });
@@ -234,16 +312,27 @@ describe('the credential store is loaded only when a key is needed (issue 15)', 
 
   async function loadsKeyring(args: string[], input?: string): Promise<boolean> {
     const loads = join(tempDir(), 'loads.txt');
-    const result = await runCli(args, { input, env: { GIFTCODES_LOADS: loads, NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')` } });
+    const result = await runCli(args, {
+      input,
+      env: {
+        GIFTCODES_LOADS: loads,
+        NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')`,
+      },
+    });
     expect(result.stderr).not.toMatch(/internal error|ERR_/);
-    const files = readFileSync(loads, 'utf8').split('\n').filter((url) => url.includes('/dist/'));
+    const files = readFileSync(loads, 'utf8')
+      .split('\n')
+      .filter((url) => url.includes('/dist/'));
     expect(files.length).toBeGreaterThan(0);
     return files.some((url) => readFileSync(new URL(url), 'utf8').includes(KEYRING_MARKER));
   }
 
-  it.each([[['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])('giftcodes %s does not load it', async (args) => {
-    expect(await loadsKeyring(args)).toBe(false);
-  });
+  it.each([[['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])(
+    'giftcodes %s does not load it',
+    async (args) => {
+      expect(await loadsKeyring(args)).toBe(false);
+    },
+  );
 
   it('(the check sees it when login does load it)', async () => {
     await withServer([], async (server) => {

@@ -21,30 +21,72 @@ interface Row {
 describe('giftcodes status', () => {
   it('--json: every profile and environment with its masked key, source, reseller, base URL and whether it works', async () => {
     const configDir = await loggedIn(api.server, BOTH_KEYS);
-    const big = await runCli(['login', '--profile', 'big', '--api-key-stdin', '--base-url', api.url], { configDir, input: DEMO_KEYS.smallTest });
+    const big = await runCli(['login', '--profile', 'big', '--api-key-stdin', '--base-url', api.url], {
+      configDir,
+      input: DEMO_KEYS.smallTest,
+    });
     expect(big.code, big.stderr).toBe(0);
     const result = await runCli(['status', '--json'], { configDir });
     expect(result.code, result.stderr).toBe(0);
     const rows = JSON.parse(result.stdout) as Row[];
     expect(rows).toEqual([
-      { profile: 'default', environment: 'test', active: true, key: 'sc_test_…7e2d', source: 'config file', baseUrl: api.url, resellerId: 'rs_demo', works: true },
-      { profile: 'default', environment: 'live', active: false, key: 'sc_live_…8a7f', source: 'config file', baseUrl: api.url, resellerId: 'rs_demo', works: true },
-      { profile: 'big', environment: 'test', active: false, key: 'sc_test_…1b3f', source: 'config file', baseUrl: api.url, resellerId: 'rs_small', works: true },
+      {
+        profile: 'default',
+        environment: 'test',
+        active: true,
+        key: 'sc_test_…7e2d',
+        source: 'config file',
+        baseUrl: api.url,
+        resellerId: 'rs_demo',
+        works: true,
+      },
+      {
+        profile: 'default',
+        environment: 'live',
+        active: false,
+        key: 'sc_live_…8a7f',
+        source: 'config file',
+        baseUrl: api.url,
+        resellerId: 'rs_demo',
+        works: true,
+      },
+      {
+        profile: 'big',
+        environment: 'test',
+        active: false,
+        key: 'sc_test_…1b3f',
+        source: 'config file',
+        baseUrl: api.url,
+        resellerId: 'rs_small',
+        works: true,
+      },
     ]);
   });
 
   it('puts a key from GIFTCODES_API_KEY first, says so, and --offline pings nothing', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const result = await runCli(['status', '--json', '--offline'], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.smallLive, GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
+    const result = await runCli(['status', '--json', '--offline'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.smallLive, GIFTCODES_BASE_URL: 'http://127.0.0.1:1' },
+    });
     expect(result.code, result.stderr).toBe(0);
     const rows = JSON.parse(result.stdout) as Row[];
-    expect(rows[0]).toMatchObject({ environment: 'live', active: true, source: 'GIFTCODES_API_KEY', key: 'sc_live_…5e1b', works: null });
+    expect(rows[0]).toMatchObject({
+      environment: 'live',
+      active: true,
+      source: 'GIFTCODES_API_KEY',
+      key: 'sc_live_…5e1b',
+      works: null,
+    });
     expect(rows[1]).toMatchObject({ profile: 'default', active: false, source: 'config file', works: null });
   });
 
   it('a key that does not work is marked, and the run exits with its exit code', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const result = await runCli(['status'], { configDir, env: { GIFTCODES_API_KEY: 'sc_live_not_a_known_key_at_all' } });
+    const result = await runCli(['status'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: 'sc_live_not_a_known_key_at_all' },
+    });
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/✗ live key sc_live_…[a-z_]{4}: does not work: .*401/);
     expect(result.stdout).toContain('✓ test key sc_test_…7e2d: works, reseller rs_demo');
@@ -80,7 +122,9 @@ describe("login with a key of another reseller than the profile's other key", ()
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
     const refused = await runCli(['login', '--api-key-stdin'], { configDir, input: DEMO_KEYS.smallLive });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('this live key belongs to reseller rs_small, but the test key of profile "default" belongs to reseller rs_demo');
+    expect(refused.stderr).toContain(
+      'this live key belongs to reseller rs_small, but the test key of profile "default" belongs to reseller rs_demo',
+    );
     expect(refused.stderr).toContain('--force');
     const before = JSON.parse((await runCli(['status', '--json', '--offline'], { configDir })).stdout) as Row[];
     expect(before.map((r) => r.environment)).toEqual(['test']);
@@ -88,7 +132,10 @@ describe("login with a key of another reseller than the profile's other key", ()
     const forced = await runCli(['login', '--api-key-stdin', '--force'], { configDir, input: DEMO_KEYS.smallLive });
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toContain('belongs to reseller rs_small');
-    const same = await runCli(['login', '--api-key-stdin'], { configDir: await loggedIn(api.server, DEMO_KEYS.test), input: DEMO_KEYS.live });
+    const same = await runCli(['login', '--api-key-stdin'], {
+      configDir: await loggedIn(api.server, DEMO_KEYS.test),
+      input: DEMO_KEYS.live,
+    });
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).not.toContain('belongs to reseller');
   });
@@ -99,7 +146,9 @@ describe("login with a key of another reseller than the profile's other key", ()
     await t.waitFor('API key');
     t.answer(DEMO_KEYS.smallLive);
     await t.waitFor('Save it in profile "default" anyway?');
-    expect(t.screen()).toContain('belongs to reseller rs_small, but the test key of profile "default" belongs to reseller rs_demo');
+    expect(t.screen()).toContain(
+      'belongs to reseller rs_small, but the test key of profile "default" belongs to reseller rs_demo',
+    );
     t.answer('n');
     const screen = await t.waitFor(/\[exit \d+\]/);
     expect(screen).toContain('[exit 2]');

@@ -1,7 +1,17 @@
 // --out a symbolic link is refused before anything is charged (exit 2, naming the link and where it
 // points), also with --force; and one writer per --out path: a second run while the first writes fails
 // at once with out_busy, also when the first is stopped (SIGSTOP), and the file is the first run's, whole.
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
@@ -14,7 +24,12 @@ function expectLinkIntact(link: string, pointsTo: string): void {
 describe('--out a symbolic link', () => {
   const served = servedApi(['--fulfil-after', '0'], { login: true });
 
-  const variants: { name: string; make: (dir: string) => { link: string; pointsTo: string }; force: boolean; dangling?: boolean }[] = [
+  const variants: {
+    name: string;
+    make: (dir: string) => { link: string; pointsTo: string };
+    force: boolean;
+    dangling?: boolean;
+  }[] = [
     {
       name: 'a link to an existing file',
       force: false,
@@ -68,7 +83,19 @@ describe('--out a symbolic link', () => {
       const dir = tempDir();
       const { link, pointsTo } = variant.make(dir);
       const before = await ledger(served.server);
-      const args = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', link, '--interval', '0.1', ...(variant.force ? ['--force'] : [])];
+      const args = [
+        'order',
+        'place',
+        '--product',
+        'amazon-us-25',
+        '--quantity',
+        '1',
+        '--out',
+        link,
+        '--interval',
+        '0.1',
+        ...(variant.force ? ['--force'] : []),
+      ];
       const result = await runCli(args, { configDir });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`${link} is a symbolic link to ${pointsTo}`);
@@ -86,7 +113,10 @@ describe('--out a symbolic link', () => {
 
   it('codes get and order watch refuse a link too, in --json with the code out_is_symlink', async () => {
     const { configDir } = served;
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'], { configDir });
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--wait', '--interval', '0.1', '--json'],
+      { configDir },
+    );
     expect(placed.code, placed.stderr).toBe(0);
     const id = JSON.parse(placed.stdout).id as string;
     const dir = tempDir();
@@ -115,7 +145,21 @@ describe('one writer per --out path', () => {
   beforeAll(async () => {
     const ids: string[] = [];
     for (const quantity of [BIG, 5, BIG]) {
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', String(quantity), '--wait', '--interval', '0.1', '--json'], { baseUrl: served.url, env });
+      const placed = await runCli(
+        [
+          'order',
+          'place',
+          '--product',
+          'amazon-us-25',
+          '--quantity',
+          String(quantity),
+          '--wait',
+          '--interval',
+          '0.1',
+          '--json',
+        ],
+        { baseUrl: served.url, env },
+      );
       expect(placed.code, placed.stderr).toBe(0);
       ids.push(JSON.parse(placed.stdout).id as string);
     }
@@ -136,22 +180,31 @@ describe('one writer per --out path', () => {
 
   /** Starts `codes get <first> --out target` and resolves once it is writing the codes, holding the lock. */
   async function firstWriter(target: string) {
-    const run = spawnCli(['codes', 'get', first, '--out', target, '--format', 'jsonl'], { baseUrl: served.url, env, timeoutMs: 120_000 });
+    const run = spawnCli(['codes', 'get', first, '--out', target, '--format', 'jsonl'], {
+      baseUrl: served.url,
+      env,
+      timeoutMs: 120_000,
+    });
     run.proc.stdin?.end();
     const lock = join(target, '..', `.codes.jsonl.giftcodes.lock`);
     while (!exporting(join(target, '..'))) {
-      if (run.proc.exitCode !== null) throw new Error(`the first run ended before writing: ${(await run.result).stderr}`);
+      if (run.proc.exitCode !== null)
+        throw new Error(`the first run ended before writing: ${(await run.result).stderr}`);
       await new Promise((r) => setTimeout(r, 5));
     }
     expect(existsSync(lock)).toBe(true);
     return { ...run, lock };
   }
 
-  it('two codes get to one path at once: one writes, the other fails at once with out_busy; the file is the winner\'s, whole', async () => {
+  it("two codes get to one path at once: one writes, the other fails at once with out_busy; the file is the winner's, whole", async () => {
     const target = join(tempDir(), 'codes.jsonl');
     // Both exports take seconds (ten slow pages): started together, they overlap.
     const runs = [first, third].map((id) => {
-      const run = spawnCli(['codes', 'get', id, '--out', target, '--format', 'jsonl', '--force', '--json'], { baseUrl: served.url, env, timeoutMs: 120_000 });
+      const run = spawnCli(['codes', 'get', id, '--out', target, '--format', 'jsonl', '--force', '--json'], {
+        baseUrl: served.url,
+        env,
+        timeoutMs: 120_000,
+      });
       run.proc.stdin?.end();
       return { id, pid: run.proc.pid, result: run.result };
     });
@@ -162,9 +215,17 @@ describe('one writer per --out path', () => {
     const error = JSON.parse(loser.stderr).error;
     expect(error).toMatchObject({ code: 'out_busy', exitCode: 2 });
     expect(error.message).toBe(`another giftcodes process (pid ${winner.pid}) is writing ${target}`);
-    const records = readFileSync(target, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { code: string });
+    const records = readFileSync(target, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { code: string });
     const expected = await runCli(['codes', 'get', winner.id, '--format', 'jsonl'], { baseUrl: served.url, env });
-    expect(records).toEqual(expected.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)));
+    expect(records).toEqual(
+      expected.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    );
     expect(records).toHaveLength(BIG);
     expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);
   });
@@ -174,7 +235,10 @@ describe('one writer per --out path', () => {
     const stopped = await firstWriter(target);
     stopped.proc.kill('SIGSTOP');
     try {
-      const loser = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl', '--force'], { baseUrl: served.url, env });
+      const loser = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl', '--force'], {
+        baseUrl: served.url,
+        env,
+      });
       expect(loser.code, loser.stderr).toBe(2);
       expect(loser.stderr).toContain(`another giftcodes process (pid ${stopped.proc.pid}) is writing ${target}`);
       expect(loser.stderr).toContain(`hint: wait for pid ${stopped.proc.pid} to finish`);
@@ -192,7 +256,10 @@ describe('one writer per --out path', () => {
     killed.proc.kill('SIGKILL');
     await killed.result;
     expect(existsSync(killed.lock)).toBe(true);
-    const next = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl'], { baseUrl: served.url, env });
+    const next = await runCli(['codes', 'get', second, '--out', target, '--format', 'jsonl'], {
+      baseUrl: served.url,
+      env,
+    });
     expect(next.code, next.stderr).toBe(0);
     expect(readFileSync(target, 'utf8').trimEnd().split('\n')).toHaveLength(5);
     expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);

@@ -12,10 +12,14 @@ describe('order list and order pending at 80 columns', () => {
   it('order list: ids, products and quantities whole, an amount, the outcome in words, nothing past column 80', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
     expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
-    const big = await runCli(['order', 'place', '--product', 'amazon-us-100', '--quantity', '12345', '--json'], { configDir });
+    const big = await runCli(['order', 'place', '--product', 'amazon-us-100', '--quantity', '12345', '--json'], {
+      configDir,
+    });
     expect(big.code, big.stderr).toBe(0);
     const bigId = (JSON.parse(big.stdout) as { id: string }).id;
-    const small = await runCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '3', '--json'], { configDir });
+    const small = await runCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '3', '--json'], {
+      configDir,
+    });
     expect(small.code, small.stderr).toBe(0);
     const smallId = (JSON.parse(small.stdout) as { id: string }).id;
 
@@ -37,9 +41,14 @@ describe('order list and order pending at 80 columns', () => {
 
   it('order pending: the key, product and quantity whole; the order id and start time give way', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const killed = await runCli(['order', 'place', '--product', 'amazon-us-100', '--quantity', '12345', '--json'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-100', '--quantity', '12345', '--json'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
+    });
     expect(killed.signal).toBe('SIGKILL');
-    const [pending] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as { key: string }[];
+    const [pending] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+      key: string;
+    }[];
     const screen = await terminal(['order', 'pending'], configDir, {}, NARROW).waitFor(/\[exit \d+\]/);
     const lines = screen.split('\n');
     const table = lines.filter((line) => line.startsWith('KEY') || line.startsWith(pending!.key));

@@ -14,7 +14,16 @@ import { networkInterfaces } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, ledger, pendingIntents, runCli, servedApi, startServer, tempDir, type TestServer } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  ledger,
+  pendingIntents,
+  runCli,
+  servedApi,
+  startServer,
+  tempDir,
+  type TestServer,
+} from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
 import { freePort } from '../helpers/ports.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
@@ -39,11 +48,62 @@ function makeCertificates(dir: string): { ca: string; cert: string; key: string 
   const openssl = (...args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   };
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650',
-    '-subj', '/CN=giftcodes test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${API_HOST}`);
-  writeFileSync(file('ext.cnf'), `subjectAltName=DNS:${API_HOST},DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '825', '-extfile', 'ext.cnf');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=giftcodes test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  openssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    `/CN=${API_HOST}`,
+  );
+  writeFileSync(
+    file('ext.cnf'),
+    `subjectAltName=DNS:${API_HOST},DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '825',
+    '-extfile',
+    'ext.cnf',
+  );
   return { ca: file('ca.pem'), cert: file('server.pem'), key: file('server.key') };
 }
 
@@ -60,7 +120,8 @@ function httpsJson(url: string, ca: string): Promise<{ orders: { idempotency_key
   });
 }
 
-const attempts = (stderr: string, path = '/v1/ping'): number => stderr.split('\n').filter((line) => line.startsWith(`GET ${path} `)).length;
+const attempts = (stderr: string, path = '/v1/ping'): number =>
+  stderr.split('\n').filter((line) => line.startsWith(`GET ${path} `)).length;
 
 // Most tests here run several CLI processes one after another (and some start servers): 30 s each, the default,
 // was a third of what one took with a busy core beside it. Each run still has runCli's own 30 s.
@@ -79,8 +140,20 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   beforeAll(async () => {
     certs = makeCertificates(tempDir('giftcodes-tls-'));
     // Pages of three: the catalog's twelve products are four requests back to back (the keep-alive test).
-    server = await startServer(['--tls-cert', certs.cert, '--tls-key', certs.key, '--fulfil-after', '200', '--max-page', '3']);
-    proxy = await startProxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}`, hosts: { [API_HOST]: '127.0.0.1', 'other.giftcodes.test': '127.0.0.1' } });
+    server = await startServer([
+      '--tls-cert',
+      certs.cert,
+      '--tls-key',
+      certs.key,
+      '--fulfil-after',
+      '200',
+      '--max-page',
+      '3',
+    ]);
+    proxy = await startProxy({
+      credentials: `${PROXY_USER}:${PROXY_PASSWORD}`,
+      hosts: { [API_HOST]: '127.0.0.1', 'other.giftcodes.test': '127.0.0.1' },
+    });
     apiUrl = `https://${API_HOST}:${server.port}`;
     proxyUrl = `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
   }, 60_000);
@@ -89,11 +162,19 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     await proxy?.close();
   });
 
-  const viaProxy = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ HTTPS_PROXY: proxyUrl, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test, ...extra });
+  const viaProxy = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    HTTPS_PROXY: proxyUrl,
+    NO_PROXY: '',
+    GIFTCODES_API_KEY: DEMO_KEYS.test,
+    ...extra,
+  });
 
   it('the server speaks https with the private CA, and the API name does not resolve outside the proxy', async () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
-    const direct = await runCli(['ping', '-v', '--retries', '0', '--ca-file', certs.ca], { baseUrl: apiUrl, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const direct = await runCli(['ping', '-v', '--retries', '0', '--ca-file', certs.ca], {
+      baseUrl: apiUrl,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(direct.code).toBe(5);
     expect(direct.stderr).toContain('host not found');
   });
@@ -101,17 +182,24 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   it('ping goes through the proxy, with its credentials, and -v names the proxy without them', async () => {
     const before = proxy.connects.length;
     const result = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: apiUrl, env: viaProxy() });
-    expect(result.stderr).toBe(`via proxy http://***@127.0.0.1:${proxy.port}\n${result.stderr.split('\n').slice(1).join('\n')}`);
+    expect(result.stderr).toBe(
+      `via proxy http://***@127.0.0.1:${proxy.port}\n${result.stderr.split('\n').slice(1).join('\n')}`,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('rs_demo');
     expect(proxy.connects.slice(before)).toEqual([`${API_HOST}:${server.port}`]);
-    expect(proxy.authorizations.at(-1)).toBe(`Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`);
+    expect(proxy.authorizations.at(-1)).toBe(
+      `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString('base64')}`,
+    );
     expect(`${result.stdout}${result.stderr}`).not.toContain(PROXY_PASSWORD);
     expect(`${result.stdout}${result.stderr}`).not.toContain(PROXY_USER);
   });
 
   it('the lower-case https_proxy and the profile field proxy work too', async () => {
-    const lower = await runCli(['ping', '--ca-file', certs.ca], { baseUrl: apiUrl, env: { https_proxy: proxyUrl, GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const lower = await runCli(['ping', '--ca-file', certs.ca], {
+      baseUrl: apiUrl,
+      env: { https_proxy: proxyUrl, GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(lower.code).toBe(0);
     const configDir = tempDir();
     const set = await runCli(['config', 'set', 'proxy', proxyUrl], { configDir });
@@ -124,7 +212,11 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     const bad = await runCli(['config', 'set', 'proxy', 'socks5://user:pw@127.0.0.1:1080'], { configDir });
     expect(bad.code).toBe(2);
     const before = proxy.connects.length;
-    const profile = await runCli(['ping', '-v', '--ca-file', certs.ca], { configDir, baseUrl: apiUrl, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const profile = await runCli(['ping', '-v', '--ca-file', certs.ca], {
+      configDir,
+      baseUrl: apiUrl,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(profile.code).toBe(0);
     expect(proxy.connects.length).toBe(before + 1);
     expect(profile.stderr).not.toContain(PROXY_PASSWORD);
@@ -133,7 +225,10 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   it('NO_PROXY sends a listed host direct; without it the same host goes through the proxy', async () => {
     const direct = `https://127.0.0.1:${server.port}`;
     const before = proxy.connects.length;
-    const bypass = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: direct, env: viaProxy({ NO_PROXY: 'localhost,127.0.0.1' }) });
+    const bypass = await runCli(['ping', '-v', '--ca-file', certs.ca], {
+      baseUrl: direct,
+      env: viaProxy({ NO_PROXY: 'localhost,127.0.0.1' }),
+    });
     expect(bypass.code).toBe(0);
     expect(bypass.stderr).not.toContain('via proxy');
     expect(proxy.connects.length).toBe(before);
@@ -147,11 +242,29 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     const out = join(dir, 'codes.csv');
     const key = `transport-proxy-${process.pid}`;
     const before = proxy.connects.length;
-    const result = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--idempotency-key', key, '--wait', '--out', out, '--ca-file', certs.ca, '-v'], {
-      baseUrl: apiUrl,
-      env: viaProxy(),
-      timeoutMs: 60_000,
-    });
+    const result = await runCli(
+      [
+        'order',
+        'place',
+        '--product',
+        'amazon-us-25',
+        '--quantity',
+        '3',
+        '--idempotency-key',
+        key,
+        '--wait',
+        '--out',
+        out,
+        '--ca-file',
+        certs.ca,
+        '-v',
+      ],
+      {
+        baseUrl: apiUrl,
+        env: viaProxy(),
+        timeoutMs: 60_000,
+      },
+    );
     expect(result.stderr).not.toContain(PROXY_PASSWORD);
     expect(result.code).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n');
@@ -167,9 +280,12 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(ledger.orders.filter((order) => order.idempotency_key === key)).toHaveLength(1);
   });
 
-  it('keep-alive within a run: the catalog\'s pages, asked back to back, share at most two tunnels', async () => {
+  it("keep-alive within a run: the catalog's pages, asked back to back, share at most two tunnels", async () => {
     const before = proxy.connects.length;
-    const result = await runCli(['catalog', 'list', '--json', '-v', '--ca-file', certs.ca], { baseUrl: apiUrl, env: viaProxy() });
+    const result = await runCli(['catalog', 'list', '--json', '-v', '--ca-file', certs.ca], {
+      baseUrl: apiUrl,
+      env: viaProxy(),
+    });
     expect(result.code, result.stderr).toBe(0);
     const requests = result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog')).length;
     expect(requests).toBeGreaterThanOrEqual(4);
@@ -180,29 +296,67 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
 
   // Every dialect of docs/dialects.md through the proxy too: lists over several pages, an order
   // waited for with its codes written, and an error body, each read as it is read direct (dialects.test.ts).
-  it.each(['ours', 'jsonapi', 'problem', 'spring', 'pages'])('serve --dialect %s through the proxy: every catalog page, an order with its codes, an error', async (dialect) => {
-    const dialectServer = await startServer(['--dialect', dialect, '--max-page', '10', '--fulfil-after', '0', '--tls-cert', certs.cert, '--tls-key', certs.key]);
-    try {
-      const url = `https://${API_HOST}:${dialectServer.port}`;
-      const before = proxy.connects.length;
-      const catalog = await runCli(['catalog', 'list', '--json', '--ca-file', certs.ca], { baseUrl: url, env: viaProxy() });
-      expect(catalog.code, catalog.stderr).toBe(0);
-      const products = JSON.parse(catalog.stdout) as { id: string }[];
-      expect(products.length).toBeGreaterThan(10);
-      expect(new Set(products.map((p) => p.id)).size).toBe(products.length);
-      const out = join(tempDir(), 'codes.csv');
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '12', '--wait', '--interval', '0.1', '--out', out, '--ca-file', certs.ca, '--json'], { baseUrl: url, env: viaProxy() });
-      expect(placed.code, placed.stderr).toBe(0);
-      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(13);
-      const refused = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1', '--ca-file', certs.ca], { baseUrl: url, env: viaProxy() });
-      expect(refused.code, refused.stderr).toBe(4);
-      expect(refused.stderr).toMatch(/HTTP 4\d\d/);
-      expect(proxy.connects.length - before).toBeGreaterThanOrEqual(3);
-      expect(proxy.connects.slice(before).every((target) => target.startsWith(`${API_HOST}:`))).toBe(true);
-    } finally {
-      await dialectServer.stop();
-    }
-  });
+  it.each(['ours', 'jsonapi', 'problem', 'spring', 'pages'])(
+    'serve --dialect %s through the proxy: every catalog page, an order with its codes, an error',
+    async (dialect) => {
+      const dialectServer = await startServer([
+        '--dialect',
+        dialect,
+        '--max-page',
+        '10',
+        '--fulfil-after',
+        '0',
+        '--tls-cert',
+        certs.cert,
+        '--tls-key',
+        certs.key,
+      ]);
+      try {
+        const url = `https://${API_HOST}:${dialectServer.port}`;
+        const before = proxy.connects.length;
+        const catalog = await runCli(['catalog', 'list', '--json', '--ca-file', certs.ca], {
+          baseUrl: url,
+          env: viaProxy(),
+        });
+        expect(catalog.code, catalog.stderr).toBe(0);
+        const products = JSON.parse(catalog.stdout) as { id: string }[];
+        expect(products.length).toBeGreaterThan(10);
+        expect(new Set(products.map((p) => p.id)).size).toBe(products.length);
+        const out = join(tempDir(), 'codes.csv');
+        const placed = await runCli(
+          [
+            'order',
+            'place',
+            '--product',
+            'amazon-us-10',
+            '--quantity',
+            '12',
+            '--wait',
+            '--interval',
+            '0.1',
+            '--out',
+            out,
+            '--ca-file',
+            certs.ca,
+            '--json',
+          ],
+          { baseUrl: url, env: viaProxy() },
+        );
+        expect(placed.code, placed.stderr).toBe(0);
+        expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(13);
+        const refused = await runCli(
+          ['order', 'place', '--product', 'no-such-product', '--quantity', '1', '--ca-file', certs.ca],
+          { baseUrl: url, env: viaProxy() },
+        );
+        expect(refused.code, refused.stderr).toBe(4);
+        expect(refused.stderr).toMatch(/HTTP 4\d\d/);
+        expect(proxy.connects.length - before).toBeGreaterThanOrEqual(3);
+        expect(proxy.connects.slice(before).every((target) => target.startsWith(`${API_HOST}:`))).toBe(true);
+      } finally {
+        await dialectServer.stop();
+      }
+    },
+  );
 
   it('a certificate Node does not trust: exit 5 at once, one attempt, a hint naming --ca-file and NODE_EXTRA_CA_CERTS', async () => {
     const result = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy() });
@@ -213,13 +367,19 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(result.stderr).toContain('NODE_EXTRA_CA_CERTS');
     expect(result.stderr).not.toContain('retrying');
     expect(result.stderr).not.toContain(PROXY_PASSWORD);
-    const json = await runCli(['ping', '--json'], { baseUrl: `https://127.0.0.1:${server.port}`, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const json = await runCli(['ping', '--json'], {
+      baseUrl: `https://127.0.0.1:${server.port}`,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'certificate_error', exitCode: 5 } });
   });
 
   it('a trusted CA does not excuse a certificate for another name: ERR_TLS_CERT_ALTNAME_INVALID, exit 5, one attempt', async () => {
-    const result = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: `https://other.giftcodes.test:${server.port}`, env: viaProxy() });
+    const result = await runCli(['ping', '-v', '--ca-file', certs.ca], {
+      baseUrl: `https://other.giftcodes.test:${server.port}`,
+      env: viaProxy(),
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
     expect(attempts(result.stderr)).toBe(1);
@@ -227,12 +387,21 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
 
   it('NODE_EXTRA_CA_CERTS and GIFTCODES_CA_FILE are trusted as --ca-file is', async () => {
     const direct = `https://127.0.0.1:${server.port}`;
-    const extra = await runCli(['ping'], { baseUrl: direct, env: { NODE_EXTRA_CA_CERTS: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const extra = await runCli(['ping'], {
+      baseUrl: direct,
+      env: { NODE_EXTRA_CA_CERTS: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(extra.code).toBe(0);
-    const envFile = await runCli(['ping'], { baseUrl: direct, env: { GIFTCODES_CA_FILE: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const envFile = await runCli(['ping'], {
+      baseUrl: direct,
+      env: { GIFTCODES_CA_FILE: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(envFile.code).toBe(0);
     // --ca-file adds to Node's roots and to NODE_EXTRA_CA_CERTS: an unrelated PEM given with it keeps the extra CA trusted.
-    const both = await runCli(['ping', '--ca-file', certs.cert], { baseUrl: direct, env: { NODE_EXTRA_CA_CERTS: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const both = await runCli(['ping', '--ca-file', certs.cert], {
+      baseUrl: direct,
+      env: { NODE_EXTRA_CA_CERTS: certs.ca, GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(both.code).toBe(0);
   });
 
@@ -251,7 +420,10 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     writeFileSync(join(hashed, `${hash}.0`), readFileSync(certs.ca));
     writeFileSync(join(hashed, 'README'), 'not a certificate\n');
     writeFileSync(join(hashed, 'notes.pem'), 'not a certificate either\n');
-    const byHash = await runCli(['ping'], { baseUrl: direct, env: { ...env, SSL_CERT_DIR: `${tempDir()}${delimiter}${hashed}` } });
+    const byHash = await runCli(['ping'], {
+      baseUrl: direct,
+      env: { ...env, SSL_CERT_DIR: `${tempDir()}${delimiter}${hashed}` },
+    });
     expect(byHash.code, byHash.stderr).toBe(0);
     const named = tempDir();
     writeFileSync(join(named, 'corporate-root.crt'), readFileSync(certs.ca));
@@ -259,7 +431,10 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(byName.code, byName.stderr).toBe(0);
     // They add, as --ca-file does (curl's SSL_CERT_FILE would replace the store): an unrelated certificate in
     // SSL_CERT_FILE leaves the CA of NODE_EXTRA_CA_CERTS trusted.
-    const adds = await runCli(['ping'], { baseUrl: direct, env: { ...env, SSL_CERT_FILE: certs.cert, NODE_EXTRA_CA_CERTS: certs.ca } });
+    const adds = await runCli(['ping'], {
+      baseUrl: direct,
+      env: { ...env, SSL_CERT_FILE: certs.cert, NODE_EXTRA_CA_CERTS: certs.ca },
+    });
     expect(adds.code, adds.stderr).toBe(0);
     expect(JSON.parse(without.stderr).error.hint).toContain('SSL_CERT_FILE');
     const help = await runCli(['help', 'environment']);
@@ -270,16 +445,25 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   it('issue 23: an SSL_CERT_FILE or SSL_CERT_DIR that cannot be read is exit 8, a file without a certificate exit 2, nothing sent; plain http reads neither', async () => {
     const dir = tempDir();
     const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
-    const missing = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ SSL_CERT_FILE: join(dir, 'nope.pem') }) });
+    const missing = await runCli(['ping', '-v'], {
+      baseUrl: apiUrl,
+      env: viaProxy({ SSL_CERT_FILE: join(dir, 'nope.pem') }),
+    });
     expect(missing.code).toBe(8);
     expect(missing.stderr).toContain(`cannot read the CA file ${join(dir, 'nope.pem')} (SSL_CERT_FILE): ENOENT`);
     expect(attempts(missing.stderr)).toBe(0);
-    const noDir = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ SSL_CERT_DIR: `${dir}${delimiter}${join(dir, 'nowhere')}` }) });
+    const noDir = await runCli(['ping', '-v'], {
+      baseUrl: apiUrl,
+      env: viaProxy({ SSL_CERT_DIR: `${dir}${delimiter}${join(dir, 'nowhere')}` }),
+    });
     expect(noDir.code).toBe(8);
     expect(noDir.stderr).toContain(`cannot read the CA directory ${join(dir, 'nowhere')} (SSL_CERT_DIR): ENOENT`);
     expect(attempts(noDir.stderr)).toBe(0);
     writeFileSync(join(dir, 'bad.pem'), 'not a certificate\n');
-    const bad = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ SSL_CERT_FILE: join(dir, 'bad.pem') }) });
+    const bad = await runCli(['ping', '-v'], {
+      baseUrl: apiUrl,
+      env: viaProxy({ SSL_CERT_FILE: join(dir, 'bad.pem') }),
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('(SSL_CERT_FILE) holds no PEM certificate');
     expect(attempts(bad.stderr)).toBe(0);
@@ -290,18 +474,27 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(planted.code).toBe(8);
     expect(planted.stderr).toContain('can be written by other users');
     // Plain http speaks no TLS: the variables, set for the whole machine, are not even read.
-    const http = await runCli(['ping'], { baseUrl: plainServed.url, env: { ...env, SSL_CERT_FILE: join(dir, 'nope.pem'), SSL_CERT_DIR: join(dir, 'nowhere') } });
+    const http = await runCli(['ping'], {
+      baseUrl: plainServed.url,
+      env: { ...env, SSL_CERT_FILE: join(dir, 'nope.pem'), SSL_CERT_DIR: join(dir, 'nowhere') },
+    });
     expect(http.code, http.stderr).toBe(0);
   });
 
   it('a CA file that cannot be read is exit 8; one that holds no certificate is exit 2; neither sends anything', async () => {
     const dir = tempDir();
-    const missing = await runCli(['ping', '--ca-file', join(dir, 'nope.pem'), '-v'], { baseUrl: apiUrl, env: viaProxy() });
+    const missing = await runCli(['ping', '--ca-file', join(dir, 'nope.pem'), '-v'], {
+      baseUrl: apiUrl,
+      env: viaProxy(),
+    });
     expect(missing.code).toBe(8);
     expect(missing.stderr).toContain('cannot read the CA file');
     expect(attempts(missing.stderr)).toBe(0);
     writeFileSync(join(dir, 'bad.pem'), 'not a certificate\n');
-    const bad = await runCli(['ping', '-v'], { baseUrl: apiUrl, env: viaProxy({ GIFTCODES_CA_FILE: join(dir, 'bad.pem') }) });
+    const bad = await runCli(['ping', '-v'], {
+      baseUrl: apiUrl,
+      env: viaProxy({ GIFTCODES_CA_FILE: join(dir, 'bad.pem') }),
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('holds no PEM certificate');
     expect(bad.stderr).toContain('GIFTCODES_CA_FILE');
@@ -342,7 +535,10 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   it('a proxy that refuses the tunnel (wrong credentials): exit 5, not retried, the password in no output', async () => {
     const wrong = `http://${PROXY_USER}:wrong-${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`;
     registerSecret(`wrong-${PROXY_PASSWORD}`);
-    const result = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: apiUrl, env: { HTTPS_PROXY: wrong, GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['ping', '-v', '--ca-file', certs.ca], {
+      baseUrl: apiUrl,
+      env: { HTTPS_PROXY: wrong, GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('407');
     expect(attempts(result.stderr)).toBe(1);
@@ -356,10 +552,26 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       const credentials = `${PROXY_USER}:${PROXY_PASSWORD}`;
       const refusedPort = await freePort();
       const cases = [
-        { proxy: `http://${credentials}@127.0.0.1:${refusedPort}`, shown: `http://***@127.0.0.1:${refusedPort}`, says: 'the proxy refused the connection' },
-        { proxy: `http://${credentials}@proxy.giftcodes.invalid:3128`, shown: 'http://***@proxy.giftcodes.invalid:3128', says: "the proxy's host was not found" },
-        { proxy: `http://${credentials}@127.0.0.1:${closing.port}`, shown: `http://***@127.0.0.1:${closing.port}`, says: 'the proxy closed the connection before opening the tunnel' },
-        { proxy: `http://${PROXY_USER}:wrong-${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`, shown: `http://***@127.0.0.1:${proxy.port}`, says: 'the proxy refused the tunnel (407)' },
+        {
+          proxy: `http://${credentials}@127.0.0.1:${refusedPort}`,
+          shown: `http://***@127.0.0.1:${refusedPort}`,
+          says: 'the proxy refused the connection',
+        },
+        {
+          proxy: `http://${credentials}@proxy.giftcodes.invalid:3128`,
+          shown: 'http://***@proxy.giftcodes.invalid:3128',
+          says: "the proxy's host was not found",
+        },
+        {
+          proxy: `http://${credentials}@127.0.0.1:${closing.port}`,
+          shown: `http://***@127.0.0.1:${closing.port}`,
+          says: 'the proxy closed the connection before opening the tunnel',
+        },
+        {
+          proxy: `http://${PROXY_USER}:wrong-${PROXY_PASSWORD}@127.0.0.1:${proxy.port}`,
+          shown: `http://***@127.0.0.1:${proxy.port}`,
+          says: 'the proxy refused the tunnel (407)',
+        },
       ];
       registerSecret(`wrong-${PROXY_PASSWORD}`);
       // An http:// API on loopback goes through the proxy too (NO_PROXY is empty), in a tunnel as undici opens one.
@@ -377,10 +589,13 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
         }
       }
       // The money path through the closing proxy: nothing was sent, so nothing is left pending.
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--ca-file', certs.ca, '--retries', '1'], {
-        baseUrl: apiUrl,
-        env: { HTTPS_PROXY: `http://127.0.0.1:${closing.port}`, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
-      });
+      const placed = await runCli(
+        ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--ca-file', certs.ca, '--retries', '1'],
+        {
+          baseUrl: apiUrl,
+          env: { HTTPS_PROXY: `http://127.0.0.1:${closing.port}`, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
+        },
+      );
       expect(placed.code, placed.stderr).toBe(5);
       expect(placed.stderr).toContain(`through the proxy http://127.0.0.1:${closing.port} `);
       expect(await pendingIntents(placed.configDir)).toEqual([]);
@@ -392,13 +607,22 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   it('issue 23: a proxy silent after CONNECT holds an attempt no longer than --request-timeout, and is named', async () => {
     const silent = await startProxy({ answer: 'nothing' });
     try {
-      const result = await runCli(['ping', '--json', '--retries', '0', '--request-timeout', '1', '--ca-file', certs.ca], {
-        baseUrl: apiUrl,
-        env: { HTTPS_PROXY: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${silent.port}`, NO_PROXY: '', GIFTCODES_API_KEY: DEMO_KEYS.test },
-      });
+      const result = await runCli(
+        ['ping', '--json', '--retries', '0', '--request-timeout', '1', '--ca-file', certs.ca],
+        {
+          baseUrl: apiUrl,
+          env: {
+            HTTPS_PROXY: `http://${PROXY_USER}:${PROXY_PASSWORD}@127.0.0.1:${silent.port}`,
+            NO_PROXY: '',
+            GIFTCODES_API_KEY: DEMO_KEYS.test,
+          },
+        },
+      );
       expect(result.code, result.stderr).toBe(5);
       expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'timeout' } });
-      expect(JSON.parse(result.stderr).error.message).toContain(`through the proxy http://***@127.0.0.1:${silent.port} `);
+      expect(JSON.parse(result.stderr).error.message).toContain(
+        `through the proxy http://***@127.0.0.1:${silent.port} `,
+      );
       expect(silent.connects).toEqual([`${API_HOST}:${server.port}`]);
     } finally {
       await silent.close();
@@ -426,7 +650,12 @@ describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', SEVERAL_RU
     const right = await runCli(order, { configDir, baseUrl: plain.url, env });
     expect(right.code, right.stderr).toBe(0);
     // The run's summary line names the order's status (`pending`); no other line speaks of an earlier attempt.
-    expect(right.stderr.split('\n').filter((line) => !/ done: ordered /.test(line)).join('\n')).not.toMatch(/resum|interrupted|pending|earlier|another/i);
+    expect(
+      right.stderr
+        .split('\n')
+        .filter((line) => !/ done: ordered /.test(line))
+        .join('\n'),
+    ).not.toMatch(/resum|interrupted|pending|earlier|another/i);
     expect(right.stdout).toMatch(/^order +ord_/m);
     expect((await ledger(plain)).orders.length).toBe(before + 1);
   });
@@ -464,7 +693,10 @@ describe('bodies, framing and addresses', SEVERAL_RUNS, () => {
 
   it('every page of a gzipped catalog over Connection: close reads whole', async () => {
     const [zipped, reference] = await Promise.all([
-      runCli(['catalog', 'list', '--json', '-v'], { baseUrl: gzipServer.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
+      runCli(['catalog', 'list', '--json', '-v'], {
+        baseUrl: gzipServer.url,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      }),
       runCli(['catalog', 'list', '--json'], { baseUrl: plainServed.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } }),
     ]);
     expect(zipped.code).toBe(0);
@@ -484,13 +716,32 @@ describe('bodies, framing and addresses', SEVERAL_RUNS, () => {
         seen.push(req.headers);
         if (coding === 'bomb' || coding === 'huge') {
           const payload = coding === 'bomb' ? bomb : huge;
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': payload.length, ...(coding === 'bomb' ? { 'content-encoding': 'gzip' } : {}) });
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            'content-length': payload.length,
+            ...(coding === 'bomb' ? { 'content-encoding': 'gzip' } : {}),
+          });
           res.end(payload);
           return;
         }
-        const body = Buffer.from(JSON.stringify({ status: 'ok', environment: 'test', reseller_id: 'rs_hand', path: req.url }));
-        const coded = coding === 'gzip' ? gzipSync(body) : coding === 'br' ? brotliCompressSync(body) : coding === 'deflate' ? deflateSync(body) : coding === 'gzip, br' ? brotliCompressSync(gzipSync(body)) : body;
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': coded.length, ...(coding === 'identity' ? {} : { 'content-encoding': coding }) });
+        const body = Buffer.from(
+          JSON.stringify({ status: 'ok', environment: 'test', reseller_id: 'rs_hand', path: req.url }),
+        );
+        const coded =
+          coding === 'gzip'
+            ? gzipSync(body)
+            : coding === 'br'
+              ? brotliCompressSync(body)
+              : coding === 'deflate'
+                ? deflateSync(body)
+                : coding === 'gzip, br'
+                  ? brotliCompressSync(gzipSync(body))
+                  : body;
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': coded.length,
+          ...(coding === 'identity' ? {} : { 'content-encoding': coding }),
+        });
         res.end(coded);
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -529,25 +780,36 @@ describe('bodies, framing and addresses', SEVERAL_RUNS, () => {
 
     it('a base URL with a path prefix: /api/v1/ping', async () => {
       coding = 'identity';
-      const result = await runCli(['ping', '--json'], { baseUrl: `${url}/api`, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+      const result = await runCli(['ping', '--json'], {
+        baseUrl: `${url}/api`,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      });
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ path: '/api/v1/ping' });
-      const slash = await runCli(['ping', '--json'], { baseUrl: `${url}/api/`, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+      const slash = await runCli(['ping', '--json'], {
+        baseUrl: `${url}/api/`,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      });
       expect(JSON.parse(slash.stdout)).toMatchObject({ path: '/api/v1/ping' });
     });
   });
 
-  const hasIpv6Loopback = Object.values(networkInterfaces()).some((addresses) => addresses?.some((a) => a.family === 'IPv6' && a.address === '::1'));
+  const hasIpv6Loopback = Object.values(networkInterfaces()).some((addresses) =>
+    addresses?.some((a) => a.family === 'IPv6' && a.address === '::1'),
+  );
 
-  it.skipIf(!hasIpv6Loopback)('an IPv6 literal base URL: http://[::1]:<port> (skipped where this machine has no IPv6 loopback)', async () => {
-    const v6 = await startServer(['--host', '::1']);
-    try {
-      expect(v6.url).toMatch(/^http:\/\/\[::1\]:/);
-      const result = await runCli(['ping', '-v'], { baseUrl: v6.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
-      expect(result.code).toBe(0);
-      expect(result.stdout).toContain('rs_demo');
-    } finally {
-      await v6.stop();
-    }
-  });
+  it.skipIf(!hasIpv6Loopback)(
+    'an IPv6 literal base URL: http://[::1]:<port> (skipped where this machine has no IPv6 loopback)',
+    async () => {
+      const v6 = await startServer(['--host', '::1']);
+      try {
+        expect(v6.url).toMatch(/^http:\/\/\[::1\]:/);
+        const result = await runCli(['ping', '-v'], { baseUrl: v6.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain('rs_demo');
+      } finally {
+        await v6.stop();
+      }
+    },
+  );
 });

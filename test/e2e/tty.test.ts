@@ -36,7 +36,9 @@ describe('login at a terminal', () => {
     expect(done).toMatch(/saved the test key sc_test_…[0-9a-z]{4} for reseller rs_demo/);
     expect(done).not.toContain(DEMO_KEYS.test);
     expect(done).not.toContain(WRONG_KEY);
-    expect(JSON.parse(savedConfig(configDir))).toMatchObject({ profiles: { default: { keys: { test: DEMO_KEYS.test } } } });
+    expect(JSON.parse(savedConfig(configDir))).toMatchObject({
+      profiles: { default: { keys: { test: DEMO_KEYS.test } } },
+    });
   });
 
   it('Ctrl-C at the prompt exits 130 and saves nothing', async () => {
@@ -59,7 +61,10 @@ describe('a live order at a terminal asks first', () => {
   });
 
   const place = async (): Promise<Terminal> => {
-    const t = giftcodesInTerminal(['order', 'place', '--env', 'live', '--product', 'amazon-us-10', '--quantity', '1'], configDir);
+    const t = giftcodesInTerminal(
+      ['order', 'place', '--env', 'live', '--product', 'amazon-us-10', '--quantity', '1'],
+      configDir,
+    );
     await t.waitFor(/LIVE order for 1 × amazon-us-10/);
     return t;
   };

@@ -14,7 +14,9 @@ describe('an unknown --product', () => {
     const before = (await ledger(served.server)).orders.length;
     const r = await runCli(['order', 'place', '--product', 'amazn-us-25', '--quantity', '1'], { configDir, baseUrl });
     expect(r.code, r.stderr).toBe(2);
-    expect(unstamped(r.stderr)).toMatch(/^error: no product "amazn-us-25" in the catalog; did you mean amazon-us-25\?; nothing was sent$/m);
+    expect(unstamped(r.stderr)).toMatch(
+      /^error: no product "amazn-us-25" in the catalog; did you mean amazon-us-25\?; nothing was sent$/m,
+    );
     expect((await ledger(served.server)).orders.length).toBe(before);
     expect(r.stdout).toBe('');
   });
@@ -24,7 +26,10 @@ describe("a plan's --dry-run", () => {
   it('prices every row from the catalog and prints the total', async () => {
     const plan = join(tempDir(), 'restock.csv');
     writeFileSync(plan, 'product,quantity\namazon-us-25,10\nsteam-us-20,2\n');
-    const r = await runCli(['order', 'place', '--plan', plan, '--dry-run'], { configDir: served.configDir, baseUrl: served.url });
+    const r = await runCli(['order', 'place', '--plan', plan, '--dry-run'], {
+      configDir: served.configDir,
+      baseUrl: served.url,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^2 +amazon-us-25 +10 +- +25\.00 USD +250\.00 USD +dry run: not sent/m);
     expect(r.stdout).toMatch(/^3 +steam-us-20 +2 +- +20\.00 USD +40\.00 USD +dry run: not sent/m);
@@ -35,9 +40,14 @@ describe("a plan's --dry-run", () => {
     const plan = join(tempDir(), 'restock.csv');
     writeFileSync(plan, 'product,quantity\namazon-us-25,10\nstem-us-20,2\n');
     const before = (await ledger(served.server)).orders.length;
-    const r = await runCli(['order', 'place', '--plan', plan, '--dry-run'], { configDir: served.configDir, baseUrl: served.url });
+    const r = await runCli(['order', 'place', '--plan', plan, '--dry-run'], {
+      configDir: served.configDir,
+      baseUrl: served.url,
+    });
     expect(r.code).toBe(2);
-    expect(unstamped(r.stderr)).toMatch(/^error: line 3: no product "stem-us-20" in the catalog; did you mean steam-us-20\?/m);
+    expect(unstamped(r.stderr)).toMatch(
+      /^error: line 3: no product "stem-us-20" in the catalog; did you mean steam-us-20\?/m,
+    );
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });

@@ -8,31 +8,59 @@ describe('order watch with a webhook listener', () => {
   it('ends on the signed event instead of waiting for the next poll', async () => {
     const port = await freePort();
     const secret = 'whsec_watch_test_secret';
-    await withServer(['--fulfil-after', '4000', '--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', secret], async (server) => {
-      const configDir = await loggedIn(server);
-      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], { configDir })).stdout);
-      // One poll at the start, then none for 10 minutes: only the event can end this in time. 4 s to
-      // fulfil leaves a loaded machine time to start the watch before the order completes.
-      const watched = await runCli(['order', 'watch', placed.id, '--interval', '600', '--webhook-port', String(port), '--json'], {
-        configDir,
-        env: { GIFTCODES_WEBHOOK_SECRET: secret },
-        timeoutMs: 20_000,
-      });
-      expect(watched.code, watched.stderr).toBe(0);
-      expect(JSON.parse(watched.stdout)).toMatchObject({ id: placed.id, status: 'completed' });
-    });
+    await withServer(
+      ['--fulfil-after', '4000', '--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', secret],
+      async (server) => {
+        const configDir = await loggedIn(server);
+        const placed = JSON.parse(
+          (await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], { configDir }))
+            .stdout,
+        );
+        // One poll at the start, then none for 10 minutes: only the event can end this in time. 4 s to
+        // fulfil leaves a loaded machine time to start the watch before the order completes.
+        const watched = await runCli(
+          ['order', 'watch', placed.id, '--interval', '600', '--webhook-port', String(port), '--json'],
+          {
+            configDir,
+            env: { GIFTCODES_WEBHOOK_SECRET: secret },
+            timeoutMs: 20_000,
+          },
+        );
+        expect(watched.code, watched.stderr).toBe(0);
+        expect(JSON.parse(watched.stdout)).toMatchObject({ id: placed.id, status: 'completed' });
+      },
+    );
   });
 
   it('ignores an event signed with another secret and keeps polling', async () => {
     const port = await freePort();
-    await withServer(['--fulfil-after', '800', '--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', 'whsec_the_real_one'], async (server) => {
-      const configDir = await loggedIn(server);
-      const placed = JSON.parse((await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir })).stdout);
-      const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.3', '--webhook-port', String(port), '--webhook-secret', 'whsec_wrong_secret'], { configDir });
-      expect(watched.code, watched.stderr).toBe(0);
-      expect(watched.stderr).not.toContain('webhook event received');
-      expect(watched.stdout).toContain('completed');
-    });
+    await withServer(
+      ['--fulfil-after', '800', '--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', 'whsec_the_real_one'],
+      async (server) => {
+        const configDir = await loggedIn(server);
+        const placed = JSON.parse(
+          (await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--json'], { configDir }))
+            .stdout,
+        );
+        const watched = await runCli(
+          [
+            'order',
+            'watch',
+            placed.id,
+            '--interval',
+            '0.3',
+            '--webhook-port',
+            String(port),
+            '--webhook-secret',
+            'whsec_wrong_secret',
+          ],
+          { configDir },
+        );
+        expect(watched.code, watched.stderr).toBe(0);
+        expect(watched.stderr).not.toContain('webhook event received');
+        expect(watched.stdout).toContain('completed');
+      },
+    );
   });
 
   it('needs the secret with --webhook-port (exit 2)', async () => {

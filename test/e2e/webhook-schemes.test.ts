@@ -23,7 +23,11 @@ const FULFIL_AFTER_MS = '200';
 const WATCH_FULFIL_AFTER_MS = '4000';
 
 /** `webhook listen` with this file's secret in the environment unless `env` is given. */
-const listen = (port: number, extra: string[], env: NodeJS.ProcessEnv = { GIFTCODES_WEBHOOK_SECRET: SECRET }): Promise<Listener> => webhookListener(port, extra, env);
+const listen = (
+  port: number,
+  extra: string[],
+  env: NodeJS.ProcessEnv = { GIFTCODES_WEBHOOK_SECRET: SECRET },
+): Promise<Listener> => webhookListener(port, extra, env);
 
 /** The events printed by `webhook listen --json`, one JSON line each. */
 const events = (stdout: string): Record<string, unknown>[] =>
@@ -33,22 +37,43 @@ const events = (stdout: string): Record<string, unknown>[] =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The header each service documents for its signature, as a user copies it into --signature-header. */
-const DOCUMENTED_HEADER: Partial<Record<(typeof SCHEMES)[number], string>> = { standard: 'webhook-signature', github: 'X-Hub-Signature-256' };
+const DOCUMENTED_HEADER: Partial<Record<(typeof SCHEMES)[number], string>> = {
+  standard: 'webhook-signature',
+  github: 'X-Hub-Signature-256',
+};
 
 /** A delivery of `body` in the scheme's headers, signed with the wrong secret. */
 function badlySigned(scheme: 'standard' | 'github', body: string): Record<string, string> {
   const wrong = randomBytes(24);
-  if (scheme === 'github') return { 'X-GitHub-Delivery': randomUUID(), 'X-Hub-Signature-256': `sha256=${createHmac('sha256', wrong).update(body).digest('hex')}` };
+  if (scheme === 'github')
+    return {
+      'X-GitHub-Delivery': randomUUID(),
+      'X-Hub-Signature-256': `sha256=${createHmac('sha256', wrong).update(body).digest('hex')}`,
+    };
   const id = `msg_${randomUUID()}`;
   const t = Math.floor(Date.now() / 1000);
-  return { 'webhook-id': id, 'webhook-timestamp': String(t), 'webhook-signature': `v1,${createHmac('sha256', wrong).update(`${id}.${t}.${body}`).digest('base64')}` };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(t),
+    'webhook-signature': `v1,${createHmac('sha256', wrong).update(`${id}.${t}.${body}`).digest('base64')}`,
+  };
 }
 
 describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
   let port: number;
   const served = servedApi(async () => {
     port = await freePort();
-    return ['--fulfil-after', FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme, '--log'];
+    return [
+      '--fulfil-after',
+      FULFIL_AFTER_MS,
+      '--webhook-url',
+      `http://127.0.0.1:${port}/hook`,
+      '--webhook-secret',
+      SECRET,
+      '--webhook-scheme',
+      scheme,
+      '--log',
+    ];
   });
   let serverLog = '';
   beforeAll(() => {
@@ -73,24 +98,35 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
 
   // Issue 23: naming the header the service documents refused every delivery ("signature without a timestamp").
   const documented = DOCUMENTED_HEADER[scheme];
-  it.runIf(documented !== undefined)(`webhook listen --signature-header ${documented ?? '(the documented header)'}: the server's events are verified, a bad signature is still 400`, async () => {
-    const listener = await listen(port, ['--json', '--signature-header', documented!]);
-    try {
-      const orderId = await placedOnServer(served.server);
-      const printed = await until(() => events(listener.stdout()).find((e) => JSON.stringify(e).includes(orderId)));
-      expect(printed.type).toBe('order.fulfilled');
-      expect(listener.stderr()).not.toContain('refused a delivery (400)');
-      const body = JSON.stringify({ id: 'evt_forged', type: 'order.fulfilled', data: { order: { id: 'ord_forged', status: 'completed' } } });
-      const forged = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'content-type': 'application/json', ...badlySigned(scheme as 'standard' | 'github', body) }, body });
-      expect(forged.status).toBe(400);
-      expect(await forged.json()).toEqual({ error: 'bad signature' });
-      await until(() => (listener.stderr().includes('refused a delivery (400): bad signature') ? true : undefined));
-      expect(listener.stdout()).not.toContain('evt_forged');
-    } finally {
-      const ended = await listener.stop();
-      expect(ended.code).toBe(0);
-    }
-  });
+  it.runIf(documented !== undefined)(
+    `webhook listen --signature-header ${documented ?? '(the documented header)'}: the server's events are verified, a bad signature is still 400`,
+    async () => {
+      const listener = await listen(port, ['--json', '--signature-header', documented!]);
+      try {
+        const orderId = await placedOnServer(served.server);
+        const printed = await until(() => events(listener.stdout()).find((e) => JSON.stringify(e).includes(orderId)));
+        expect(printed.type).toBe('order.fulfilled');
+        expect(listener.stderr()).not.toContain('refused a delivery (400)');
+        const body = JSON.stringify({
+          id: 'evt_forged',
+          type: 'order.fulfilled',
+          data: { order: { id: 'ord_forged', status: 'completed' } },
+        });
+        const forged = await fetch(`http://127.0.0.1:${port}/hook`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...badlySigned(scheme as 'standard' | 'github', body) },
+          body,
+        });
+        expect(forged.status).toBe(400);
+        expect(await forged.json()).toEqual({ error: 'bad signature' });
+        await until(() => (listener.stderr().includes('refused a delivery (400): bad signature') ? true : undefined));
+        expect(listener.stdout()).not.toContain('evt_forged');
+      } finally {
+        const ended = await listener.stop();
+        expect(ended.code).toBe(0);
+      }
+    },
+  );
 
   it('webhook listen with another scheme chosen refuses the event (400) and prints nothing', async () => {
     const other = scheme === 'github' ? 'stripe' : 'github';
@@ -112,21 +148,36 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
     let slowPort: number;
     const slowServed = servedApi(async () => {
       slowPort = await freePort();
-      return ['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${slowPort}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', scheme];
+      return [
+        '--fulfil-after',
+        WATCH_FULFIL_AFTER_MS,
+        '--webhook-url',
+        `http://127.0.0.1:${slowPort}/hook`,
+        '--webhook-secret',
+        SECRET,
+        '--webhook-scheme',
+        scheme,
+      ];
     });
 
     it.each([
       ['detected from the headers', []],
       ['chosen with --webhook-scheme', ['--webhook-scheme', scheme]],
-      [`with --signature-header ${DOCUMENTED_HEADER[scheme] ?? '(the documented header)'}`, ['--signature-header', DOCUMENTED_HEADER[scheme] ?? '']],
+      [
+        `with --signature-header ${DOCUMENTED_HEADER[scheme] ?? '(the documented header)'}`,
+        ['--signature-header', DOCUMENTED_HEADER[scheme] ?? ''],
+      ],
     ])('order watch --webhook-port ends on the event, %s', async (_how, flags) => {
       const configDir = await loggedIn(slowServed.server);
       const orderId = await placedOnServer(slowServed.server);
-      const watched = await runCli(['order', 'watch', orderId, '--interval', '600', '--webhook-port', String(slowPort), ...flags], {
-        configDir,
-        env: { GIFTCODES_WEBHOOK_SECRET: SECRET },
-        timeoutMs: 20_000,
-      });
+      const watched = await runCli(
+        ['order', 'watch', orderId, '--interval', '600', '--webhook-port', String(slowPort), ...flags],
+        {
+          configDir,
+          env: { GIFTCODES_WEBHOOK_SECRET: SECRET },
+          timeoutMs: 20_000,
+        },
+      );
       expect(watched.code, watched.stderr).toBe(0);
       expect(watched.stderr).toContain(`webhook event received; order ${orderId} is completed`);
       expect(watched.stderr).not.toMatch(ARGV_WARNING);
@@ -140,23 +191,35 @@ describe('the webhook secret stays off the command line', () => {
   let port: number;
   const served = servedApi(async () => {
     port = await freePort();
-    return ['--fulfil-after', WATCH_FULFIL_AFTER_MS, '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--webhook-scheme', 'standard'];
+    return [
+      '--fulfil-after',
+      WATCH_FULFIL_AFTER_MS,
+      '--webhook-url',
+      `http://127.0.0.1:${port}/hook`,
+      '--webhook-secret',
+      SECRET,
+      '--webhook-scheme',
+      'standard',
+    ];
   });
 
-  it.skipIf(!hasProc)('from GIFTCODES_WEBHOOK_SECRET: absent from /proc/<pid>/cmdline of the running listener, which verifies with it', async () => {
-    const listener = await listen(port, ['--json']);
-    try {
-      const cmdline = procCmdline(listener.proc.pid!);
-      expect(cmdline).toContain('webhook listen --port');
-      expect(cmdline).not.toContain(SECRET);
-      expect(cmdline).not.toContain(SECRET.slice('whsec_'.length, 20));
-      const orderId = await placedOnServer(served.server);
-      await until(() => (listener.stdout().includes(orderId) ? true : undefined));
-      expect(listener.stderr()).not.toMatch(ARGV_WARNING);
-    } finally {
-      await listener.stop();
-    }
-  });
+  it.skipIf(!hasProc)(
+    'from GIFTCODES_WEBHOOK_SECRET: absent from /proc/<pid>/cmdline of the running listener, which verifies with it',
+    async () => {
+      const listener = await listen(port, ['--json']);
+      try {
+        const cmdline = procCmdline(listener.proc.pid!);
+        expect(cmdline).toContain('webhook listen --port');
+        expect(cmdline).not.toContain(SECRET);
+        expect(cmdline).not.toContain(SECRET.slice('whsec_'.length, 20));
+        const orderId = await placedOnServer(served.server);
+        await until(() => (listener.stdout().includes(orderId) ? true : undefined));
+        expect(listener.stderr()).not.toMatch(ARGV_WARNING);
+      } finally {
+        await listener.stop();
+      }
+    },
+  );
 
   it.skipIf(!hasProc)('from --secret-file: the path is on the command line, the secret is not', async () => {
     const file = join(tempDir(), 'webhook-secret');
@@ -179,12 +242,16 @@ describe('the webhook secret stays off the command line', () => {
     try {
       const orderId = await placedOnServer(served.server);
       await until(() => (plain.stdout().includes(orderId) ? true : undefined));
-      expect(plain.stderr()).toContain('warning: --secret shows the webhook secret to every user of this machine in ps output');
+      expect(plain.stderr()).toContain(
+        'warning: --secret shows the webhook secret to every user of this machine in ps output',
+      );
     } finally {
       const ended = await plain.stop();
       expect(`${ended.stdout}${ended.stderr}`).not.toContain(SECRET);
     }
-    const json = await listen(await freePort(), ['--json', '--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: undefined });
+    const json = await listen(await freePort(), ['--json', '--secret', SECRET], {
+      GIFTCODES_WEBHOOK_SECRET: undefined,
+    });
     const ended = await json.stop();
     expect(ended.code).toBe(0);
     expect(ended.stderr).not.toMatch(ARGV_WARNING);
@@ -195,14 +262,22 @@ describe('the webhook secret stays off the command line', () => {
     const file = join(tempDir(), 'webhook-secret');
     writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
     const first = await placedOnServer(served.server);
-    const fromFile = await runCli(['order', 'watch', first, '--interval', '600', '--webhook-port', String(port), '--secret-file', file], { configDir, timeoutMs: 20_000 });
+    const fromFile = await runCli(
+      ['order', 'watch', first, '--interval', '600', '--webhook-port', String(port), '--secret-file', file],
+      { configDir, timeoutMs: 20_000 },
+    );
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(fromFile.stderr).toContain('webhook event received');
     expect(fromFile.stderr).not.toMatch(ARGV_WARNING);
     const second = await placedOnServer(served.server);
-    const fromArgv = await runCli(['order', 'watch', second, '--interval', '600', '--webhook-port', String(port), '--webhook-secret', SECRET], { configDir, timeoutMs: 20_000 });
+    const fromArgv = await runCli(
+      ['order', 'watch', second, '--interval', '600', '--webhook-port', String(port), '--webhook-secret', SECRET],
+      { configDir, timeoutMs: 20_000 },
+    );
     expect(fromArgv.code, fromArgv.stderr).toBe(0);
-    expect(fromArgv.stderr).toContain('warning: --webhook-secret shows the webhook secret to every user of this machine in ps output');
+    expect(fromArgv.stderr).toContain(
+      'warning: --webhook-secret shows the webhook secret to every user of this machine in ps output',
+    );
     expect(`${fromArgv.stdout}${fromArgv.stderr}`).not.toContain(SECRET);
   });
 });
@@ -214,7 +289,8 @@ describe('a bad --secret-file is refused before listening', () => {
     chmodSync(path, mode);
     return path;
   };
-  const start = (args: string[]) => runCli(['webhook', 'listen', '--port', '0', ...args], { env: { GIFTCODES_WEBHOOK_SECRET: undefined } });
+  const start = (args: string[]) =>
+    runCli(['webhook', 'listen', '--port', '0', ...args], { env: { GIFTCODES_WEBHOOK_SECRET: undefined } });
 
   it('a missing file is exit 8', async () => {
     const result = await start(['--secret-file', join(tempDir(), 'absent')]);
@@ -228,44 +304,55 @@ describe('a bad --secret-file is refused before listening', () => {
     expect(result.stderr).toContain('is empty');
   });
 
-  it.skipIf(process.platform === 'win32')('a file others can write is exit 8 with the chmod to run, also for order watch', async () => {
-    const path = file(`${SECRET}\n`, 0o666);
-    const result = await start(['--secret-file', path]);
-    expect(result.code).toBe(8);
-    expect(result.stderr).toContain(`chmod 600 ${path}`);
-    expect(result.stderr).not.toContain(SECRET);
-    const watched = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '0', '--secret-file', path]);
-    expect(watched.code).toBe(8);
-    const json = await start(['--json', '--secret-file', path]);
-    expect(json.code).toBe(8);
-    expect(JSON.parse(json.stderr)).toMatchObject({ error: { exitCode: 8 } });
-  });
+  it.skipIf(process.platform === 'win32')(
+    'a file others can write is exit 8 with the chmod to run, also for order watch',
+    async () => {
+      const path = file(`${SECRET}\n`, 0o666);
+      const result = await start(['--secret-file', path]);
+      expect(result.code).toBe(8);
+      expect(result.stderr).toContain(`chmod 600 ${path}`);
+      expect(result.stderr).not.toContain(SECRET);
+      const watched = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '0', '--secret-file', path]);
+      expect(watched.code).toBe(8);
+      const json = await start(['--json', '--secret-file', path]);
+      expect(json.code).toBe(8);
+      expect(JSON.parse(json.stderr)).toMatchObject({ error: { exitCode: 8 } });
+    },
+  );
 
-  it.skipIf(process.platform === 'win32')('a file others can read is used with one warning, in --json mode too, also by order watch', async () => {
-    const path = file(`${SECRET}\n`, 0o644);
-    const warning = `warning: the secret file ${path} is readable by other users (mode 0644); run: chmod 600 ${path}`;
-    for (const mode of [[], ['--json']]) {
-      const listener = await listen(await freePort(), [...mode, '--secret-file', path], { GIFTCODES_WEBHOOK_SECRET: undefined });
-      const ended = await listener.stop();
-      expect(ended.code, ended.stderr).toBe(0);
-      expect(ended.stderr.split(warning)).toHaveLength(2);
-      expect(ended.stderr).not.toContain(SECRET);
-    }
-    // Warned while the flags are checked, before the missing API key ends it.
-    const watched = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '0', '--secret-file', path]);
-    expect(watched.code).not.toBe(0);
-    expect(watched.stderr.split(warning)).toHaveLength(2);
-  });
+  it.skipIf(process.platform === 'win32')(
+    'a file others can read is used with one warning, in --json mode too, also by order watch',
+    async () => {
+      const path = file(`${SECRET}\n`, 0o644);
+      const warning = `warning: the secret file ${path} is readable by other users (mode 0644); run: chmod 600 ${path}`;
+      for (const mode of [[], ['--json']]) {
+        const listener = await listen(await freePort(), [...mode, '--secret-file', path], {
+          GIFTCODES_WEBHOOK_SECRET: undefined,
+        });
+        const ended = await listener.stop();
+        expect(ended.code, ended.stderr).toBe(0);
+        expect(ended.stderr.split(warning)).toHaveLength(2);
+        expect(ended.stderr).not.toContain(SECRET);
+      }
+      // Warned while the flags are checked, before the missing API key ends it.
+      const watched = await runCli(['order', 'watch', 'ord_x', '--webhook-port', '0', '--secret-file', path]);
+      expect(watched.code).not.toBe(0);
+      expect(watched.stderr.split(warning)).toHaveLength(2);
+    },
+  );
 
-  it.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)('as root, a file another user owns (nobody) is exit 8 with the chown to run', async () => {
-    const path = file(`${SECRET}\n`, 0o600);
-    chownSync(path, 65534, 65534);
-    const result = await start(['--secret-file', path]);
-    expect(result.code).toBe(8);
-    expect(result.stderr).toContain(`the secret file ${path} belongs to another user (uid 65534)`);
-    expect(result.stderr).toContain(`chown root ${path}`);
-    expect(result.stderr).not.toContain(SECRET);
-  });
+  it.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
+    'as root, a file another user owns (nobody) is exit 8 with the chown to run',
+    async () => {
+      const path = file(`${SECRET}\n`, 0o600);
+      chownSync(path, 65534, 65534);
+      const result = await start(['--secret-file', path]);
+      expect(result.code).toBe(8);
+      expect(result.stderr).toContain(`the secret file ${path} belongs to another user (uid 65534)`);
+      expect(result.stderr).toContain(`chown root ${path}`);
+      expect(result.stderr).not.toContain(SECRET);
+    },
+  );
 
   it('--secret and --secret-file together are exit 2; --secret-file without --webhook-port too', async () => {
     const path = file(`${SECRET}\n`, 0o600);

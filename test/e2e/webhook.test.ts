@@ -10,19 +10,37 @@ import { recordingReceiver, webhookListener, type Listener, type Receiver } from
 const SECRET = 'whsec_e2e_4b9c2d7e1f';
 
 /** `webhook listen` with this file's secret in the environment unless `env` says otherwise. */
-const listen = (port: number, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Listener> => webhookListener(port, extra, { GIFTCODES_WEBHOOK_SECRET: SECRET, ...env });
+const listen = (port: number, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Listener> =>
+  webhookListener(port, extra, { GIFTCODES_WEBHOOK_SECRET: SECRET, ...env });
 
 function sign(body: string, t = Math.floor(Date.now() / 1000), secret = SECRET): string {
   return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }
 
-function event(id = `evt_${randomUUID().replace(/-/g, '')}`, orderId = `ord_${randomUUID().slice(0, 8)}`): { id: string; orderId: string; body: string } {
-  const body = JSON.stringify({ id, type: 'order.fulfilled', created: Math.floor(Date.now() / 1000), data: { order: { id: orderId, status: 'completed' } } });
+function event(
+  id = `evt_${randomUUID().replace(/-/g, '')}`,
+  orderId = `ord_${randomUUID().slice(0, 8)}`,
+): { id: string; orderId: string; body: string } {
+  const body = JSON.stringify({
+    id,
+    type: 'order.fulfilled',
+    created: Math.floor(Date.now() / 1000),
+    data: { order: { id: orderId, status: 'completed' } },
+  });
   return { id, orderId, body };
 }
 
-async function deliver(url: string, body: string, signature: string | undefined, header = 'Giftcodes-Signature'): Promise<number> {
-  const res = await fetch(`${url}/hook`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { [header]: signature } : {}) }, body });
+async function deliver(
+  url: string,
+  body: string,
+  signature: string | undefined,
+  header = 'Giftcodes-Signature',
+): Promise<number> {
+  const res = await fetch(`${url}/hook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(signature ? { [header]: signature } : {}) },
+    body,
+  });
   await res.body?.cancel();
   return res.status;
 }
@@ -33,7 +51,15 @@ describe('webhook listen with the reference server', () => {
   let port: number;
   const served = servedApi(async () => {
     port = await freePort();
-    return ['--fulfil-after', '200', '--webhook-url', `http://127.0.0.1:${port}/hook`, '--webhook-secret', SECRET, '--log'];
+    return [
+      '--fulfil-after',
+      '200',
+      '--webhook-url',
+      `http://127.0.0.1:${port}/hook`,
+      '--webhook-secret',
+      SECRET,
+      '--log',
+    ];
   });
   let listener: Listener;
   let serverLog = '';
@@ -50,7 +76,11 @@ describe('webhook listen with the reference server', () => {
     await until(() => (/webhook evt_\w+ attempt 1: (?!2\d\d)/.test(serverLog) ? true : undefined));
     listener = await listen(port);
     await until(() => (listener.stdout().includes(orderId) ? true : undefined));
-    const line = listener.stdout().split('\n').find((l) => l.includes(orderId)) ?? '';
+    const line =
+      listener
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes(orderId)) ?? '';
     expect(line).toMatch(/order\.fulfilled\s+evt_\w+\s+ord_\w+\s+completed/);
     // The listener prints the event before the server has logged its 200: wait for the log line.
     await until(() => (/attempt \d+: 200/.test(serverLog) ? true : undefined));
@@ -60,7 +90,12 @@ describe('webhook listen with the reference server', () => {
   it('prints a signed event from the server once', async () => {
     const orderId = await placedOnServer(served.server);
     await until(() => (listener.stdout().includes(orderId) ? true : undefined));
-    const eventId = /evt_\w+/.exec(listener.stdout().split('\n').find((l) => l.includes(orderId)) ?? '')?.[0];
+    const eventId = /evt_\w+/.exec(
+      listener
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes(orderId)) ?? '',
+    )?.[0];
     expect(eventId).toBeDefined();
     await until(() => (serverLog.includes(`webhook ${eventId} attempt 1: 200`) ? true : undefined));
     expect(count(listener.stdout(), orderId)).toBe(1);
@@ -119,7 +154,11 @@ describe('webhook listen --json --forward-to', () => {
   let listener: Listener;
   beforeAll(async () => {
     target = await recordingReceiver('/in');
-    listener = await listen(await freePort(), ['--json', '--signature-header', 'X-Sig', '--forward-to', target.url, '--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: '' });
+    listener = await listen(
+      await freePort(),
+      ['--json', '--signature-header', 'X-Sig', '--forward-to', target.url, '--secret', SECRET],
+      { GIFTCODES_WEBHOOK_SECRET: '' },
+    );
   });
   afterAll(async () => {
     listener?.proc.kill('SIGKILL');
@@ -173,10 +212,19 @@ describe('webhook listen whose reader goes away', () => {
         const ended = await listener.result;
         expect(ended.code).toBe(8);
         // Besides the start's notice and the helper's readiness probe (a GET, refused 405): the run's one error.
-        const lines = unstamped(ended.stderr).trimEnd().split('\n').filter((line) => !line.includes('listening for webhook events') && !line.includes('(405)'));
+        const lines = unstamped(ended.stderr)
+          .trimEnd()
+          .split('\n')
+          .filter((line) => !line.includes('listening for webhook events') && !line.includes('(405)'));
         if (mode.length > 0) {
           expect(lines).toHaveLength(1);
-          expect(JSON.parse(lines[0] ?? '')).toMatchObject({ error: { code: 'output_failed', exitCode: 8, message: 'could not write the output to standard output (the reader closed the pipe)' } });
+          expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+            error: {
+              code: 'output_failed',
+              exitCode: 8,
+              message: 'could not write the output to standard output (the reader closed the pipe)',
+            },
+          });
         } else {
           expect(lines[0]).toBe('error: could not write the output to standard output (the reader closed the pipe)');
           expect(lines.slice(1)).toEqual([expect.stringMatching(/^hint: /)]);
@@ -212,7 +260,9 @@ describe('webhook listen whose stderr reader goes away', () => {
 
 describe('webhook listen refuses to start without a secret', () => {
   it('exits 2 naming --secret and GIFTCODES_WEBHOOK_SECRET', async () => {
-    const { proc, result } = spawnCli(['webhook', 'listen', '--port', '0'], { env: { GIFTCODES_WEBHOOK_SECRET: undefined } });
+    const { proc, result } = spawnCli(['webhook', 'listen', '--port', '0'], {
+      env: { GIFTCODES_WEBHOOK_SECRET: undefined },
+    });
     proc.stdin?.end();
     const ended = await result;
     expect(ended.code).toBe(2);

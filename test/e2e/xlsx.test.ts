@@ -12,14 +12,23 @@ const KEY = 'sc_test_sheet_0a1b2c3d4e5f6a';
 /** Debian's Python, the one python3-openpyxl installs for (a python3 earlier on PATH may be another). */
 const PYTHON = '/usr/bin/python3';
 
-type CodeRecord = { code: string; pin: string; serial: string; value: { amount: number; currency: string }; expires_at: string };
+type CodeRecord = {
+  code: string;
+  pin: string;
+  serial: string;
+  value: { amount: number; currency: string };
+  expires_at: string;
+};
 
 /** openpyxl, installed from Debian when missing (as root, the way CI images run the tests). */
 function ensureOpenpyxl(): void {
   try {
     execFileSync(PYTHON, ['-c', 'import openpyxl'], { stdio: 'ignore' });
   } catch {
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'python3-openpyxl'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'python3-openpyxl'], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   }
 }
 
@@ -49,14 +58,18 @@ for ws in wb.worksheets:
     out.append({"title": ws.title, "freeze": ws.freeze_panes, "filter": ws.auto_filter.ref, "rows": rows})
 print(json.dumps(out))
 `;
-  return JSON.parse(execFileSync(PYTHON, ['-c', script, path], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })) as Sheet[];
+  return JSON.parse(
+    execFileSync(PYTHON, ['-c', script, path], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }),
+  ) as Sheet[];
 }
 
 async function serverCodes(server: TestServer, orderId: string): Promise<CodeRecord[]> {
   const codes: CodeRecord[] = [];
   let cursor: string | undefined;
   for (;;) {
-    const res = await fetch(`${server.url}/v1/orders/${orderId}/codes?limit=1000${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'X-API-Key': KEY } });
+    const res = await fetch(`${server.url}/v1/orders/${orderId}/codes?limit=1000${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'X-API-Key': KEY },
+    });
     const body = (await res.json()) as { data?: CodeRecord[]; codes?: CodeRecord[]; next_cursor?: string | null };
     codes.push(...(body.data ?? body.codes ?? []));
     if (!body.next_cursor) return codes;
@@ -71,51 +84,68 @@ describe('xlsx export', () => {
   it.each([
     ['zeros-us-25', 'USD', 2, '25.00'],
     ['digits-jp-500', 'JPY', 0, '500'],
-  ])('order place --out codes.xlsx (%s): every cell read back as the API served it', async (product, currency, decimals, display) => {
-    const out = join(tempDir(), 'codes.xlsx');
-    const placed = await runCli(['order', 'place', '--product', product, '--quantity', '1234', '--out', out, '--interval', '0.05', '--json'], { configDir: served.configDir });
-    expect(placed.code, placed.stderr).toBe(0);
-    const orderId = (JSON.parse(placed.stdout) as { id: string }).id;
-    expect(statSync(out).mode & 0o777).toBe(0o600);
-    const served_ = await serverCodes(served.server, orderId);
-    expect(served_).toHaveLength(1234);
-    const [sheet, ...more] = readWorkbook(out);
-    expect(more).toHaveLength(0);
-    expect(sheet!.title).toBe(orderId);
-    expect(sheet!.freeze).toBe('A2');
-    expect(sheet!.filter).toBe(`A1:H1235`);
-    const header = sheet!.rows[0]!;
-    expect(header.map((c) => [c.type, c.value])).toEqual(['order_id', 'code', 'pin', 'serial', 'value.amount', 'value.currency', 'value.display', 'expires_at'].map((name) => ['s', name]));
-    expect(sheet!.rows).toHaveLength(1235);
-    served_.forEach((record, i) => {
-      const row = sheet!.rows[i + 1]!;
-      const text = (c: number): unknown => (expect(row[c]!.type).toBe('s'), row[c]!.value);
-      expect(text(0)).toBe(orderId);
-      expect(text(1)).toBe(record.code);
-      expect(text(2)).toBe(record.pin);
-      expect(text(3)).toBe(record.serial);
-      expect(row[4]!.type).toBe('n');
-      expect(row[4]!.value).toBe(record.value.amount / 10 ** decimals);
-      expect(row[4]!.format).toBe(`#,##0${decimals ? '.00' : ''} "${currency}"`);
-      expect(text(5)).toBe(record.value.currency);
-      expect(text(6)).toBe(display);
-      expect(row[7]!.type).toBe('d');
-      expect(new Date(`${String(row[7]!.value)}Z`).toISOString()).toBe(new Date(record.expires_at).toISOString());
-    });
-    // Leading zeros and long digit strings stay text, exactly.
-    expect(served_.some((r) => /^0208/.test(r.code) || /^12345678901234567890<&>/.test(r.code))).toBe(true);
-  }, 120_000);
+  ])(
+    'order place --out codes.xlsx (%s): every cell read back as the API served it',
+    async (product, currency, decimals, display) => {
+      const out = join(tempDir(), 'codes.xlsx');
+      const placed = await runCli(
+        ['order', 'place', '--product', product, '--quantity', '1234', '--out', out, '--interval', '0.05', '--json'],
+        { configDir: served.configDir },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+      const orderId = (JSON.parse(placed.stdout) as { id: string }).id;
+      expect(statSync(out).mode & 0o777).toBe(0o600);
+      const served_ = await serverCodes(served.server, orderId);
+      expect(served_).toHaveLength(1234);
+      const [sheet, ...more] = readWorkbook(out);
+      expect(more).toHaveLength(0);
+      expect(sheet!.title).toBe(orderId);
+      expect(sheet!.freeze).toBe('A2');
+      expect(sheet!.filter).toBe(`A1:H1235`);
+      const header = sheet!.rows[0]!;
+      expect(header.map((c) => [c.type, c.value])).toEqual(
+        ['order_id', 'code', 'pin', 'serial', 'value.amount', 'value.currency', 'value.display', 'expires_at'].map(
+          (name) => ['s', name],
+        ),
+      );
+      expect(sheet!.rows).toHaveLength(1235);
+      served_.forEach((record, i) => {
+        const row = sheet!.rows[i + 1]!;
+        const text = (c: number): unknown => (expect(row[c]!.type).toBe('s'), row[c]!.value);
+        expect(text(0)).toBe(orderId);
+        expect(text(1)).toBe(record.code);
+        expect(text(2)).toBe(record.pin);
+        expect(text(3)).toBe(record.serial);
+        expect(row[4]!.type).toBe('n');
+        expect(row[4]!.value).toBe(record.value.amount / 10 ** decimals);
+        expect(row[4]!.format).toBe(`#,##0${decimals ? '.00' : ''} "${currency}"`);
+        expect(text(5)).toBe(record.value.currency);
+        expect(text(6)).toBe(display);
+        expect(row[7]!.type).toBe('d');
+        expect(new Date(`${String(row[7]!.value)}Z`).toISOString()).toBe(new Date(record.expires_at).toISOString());
+      });
+      // Leading zeros and long digit strings stay text, exactly.
+      expect(served_.some((r) => /^0208/.test(r.code) || /^12345678901234567890<&>/.test(r.code))).toBe(true);
+    },
+    120_000,
+  );
 
   it('--format xlsx to stdout is refused, exit 2, nothing fetched', async () => {
     const result = await runCli(['codes', 'get', 'ord_whatever', '--format', 'xlsx'], { configDir: served.configDir });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('--format xlsx writes a file, not stdout');
-    const watched = await runCli(['order', 'place', '--product', 'zeros-us-25', '--quantity', '1', '--out', '-', '--format', 'xlsx'], { configDir: served.configDir });
+    const watched = await runCli(
+      ['order', 'place', '--product', 'zeros-us-25', '--quantity', '1', '--out', '-', '--format', 'xlsx'],
+      { configDir: served.configDir },
+    );
     expect(watched.code, watched.stderr).toBe(2);
   });
 
   it('codes get --out codes.xlsx writes a workbook, and again is the same delivery (already written)', async () => {
-    const placed = await runCli(['order', 'place', '--product', 'zeros-us-25', '--quantity', '3', '--wait', '--interval', '0.05', '--json'], { configDir: served.configDir });
+    const placed = await runCli(
+      ['order', 'place', '--product', 'zeros-us-25', '--quantity', '3', '--wait', '--interval', '0.05', '--json'],
+      { configDir: served.configDir },
+    );
     expect(placed.code, placed.stderr).toBe(0);
     const orderId = (JSON.parse(placed.stdout) as { id: string }).id;
     const out = join(tempDir(), 'codes.xlsx');
@@ -130,8 +160,25 @@ describe('xlsx export', () => {
   it('order place --out codes.xlsx killed at delivered, then order resume: the workbook is its delivery, untouched, no second file, one charge', async () => {
     const key = `sheet-once-${Date.now()}`;
     const out = join(tempDir(), 'codes.xlsx');
-    const place = ['order', 'place', '--product', 'zeros-us-25', '--quantity', '5', '--out', out, '--idempotency-key', key, '--interval', '0.05'];
-    const killed = await runCli(place, { configDir: served.configDir, env: { GIFTCODES_FAILPOINTS: 'delivered=kill' }, timeoutMs: 120_000 });
+    const place = [
+      'order',
+      'place',
+      '--product',
+      'zeros-us-25',
+      '--quantity',
+      '5',
+      '--out',
+      out,
+      '--idempotency-key',
+      key,
+      '--interval',
+      '0.05',
+    ];
+    const killed = await runCli(place, {
+      configDir: served.configDir,
+      env: { GIFTCODES_FAILPOINTS: 'delivered=kill' },
+      timeoutMs: 120_000,
+    });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const digest = (): string => createHash('sha256').update(readFileSync(out)).digest('hex');
     const before = digest();
@@ -147,15 +194,22 @@ describe('xlsx export', () => {
 
   it('order watch --out and a plan row take .xlsx', async () => {
     const dir = tempDir();
-    const placed = await runCli(['order', 'place', '--product', 'digits-jp-500', '--quantity', '2', '--json'], { configDir: served.configDir });
+    const placed = await runCli(['order', 'place', '--product', 'digits-jp-500', '--quantity', '2', '--json'], {
+      configDir: served.configDir,
+    });
     expect(placed.code, placed.stderr).toBe(0);
     const orderId = (JSON.parse(placed.stdout) as { id: string }).id;
-    const watched = await runCli(['order', 'watch', orderId, '--out', join(dir, 'watched.xlsx'), '--interval', '0.05'], { configDir: served.configDir });
+    const watched = await runCli(
+      ['order', 'watch', orderId, '--out', join(dir, 'watched.xlsx'), '--interval', '0.05'],
+      { configDir: served.configDir },
+    );
     expect(watched.code, watched.stderr).toBe(0);
     expect(readWorkbook(join(dir, 'watched.xlsx'))[0]!.rows).toHaveLength(3);
     const plan = join(dir, 'plan.csv');
     writeFileSync(plan, `product,quantity,out\nzeros-us-25,4,${join(dir, 'planned.xlsx')}\n`);
-    const result = await runCli(['order', 'place', '--plan', plan, '--interval', '0.05'], { configDir: served.configDir });
+    const result = await runCli(['order', 'place', '--plan', plan, '--interval', '0.05'], {
+      configDir: served.configDir,
+    });
     expect(result.code, result.stderr).toBe(0);
     const [sheet] = readWorkbook(join(dir, 'planned.xlsx'));
     expect(sheet!.rows).toHaveLength(5);

@@ -14,20 +14,29 @@ export const DOCUMENTED_EXIT_CODES: readonly number[] = [0, 2, 3, 4, 5, 6, 7, 8,
 export function endingProblems(result: RunResult, o: { json: boolean; allowed?: readonly number[] }): string[] {
   const problems: string[] = [];
   const allowed = o.allowed ?? DOCUMENTED_EXIT_CODES;
-  if (result.code === null || !allowed.includes(result.code)) problems.push(`exit ${result.code ?? result.signal} is not one of ${allowed.join(', ')}`);
-  for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+  if (result.code === null || !allowed.includes(result.code))
+    problems.push(`exit ${result.code ?? result.signal} is not one of ${allowed.join(', ')}`);
+  for (const [name, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
     if (/^\s+at /m.test(text)) problems.push(`a stack trace on ${name}`);
-    if (/node:internal|\b(TypeError|RangeError|ReferenceError|SyntaxError)\b|Unhandled|Maximum call stack/.test(text)) problems.push(`an internal error on ${name}`);
+    if (/node:internal|\b(TypeError|RangeError|ReferenceError|SyntaxError)\b|Unhandled|Maximum call stack/.test(text))
+      problems.push(`an internal error on ${name}`);
   }
   if (result.code === 0 || result.code === null) return problems;
   // Without a terminal each line starts with its time (a cron log); what follows it is checked.
-  const lines = unstamped(result.stderr).split('\n').filter((line) => line !== '');
+  const lines = unstamped(result.stderr)
+    .split('\n')
+    .filter((line) => line !== '');
   if (o.json) {
     const last = lines.at(-1) ?? '';
     try {
       const parsed = JSON.parse(last) as { error?: { code?: unknown; message?: unknown; exitCode?: unknown } };
-      if (typeof parsed.error?.message !== 'string' || typeof parsed.error.code !== 'string') problems.push('the JSON error lacks code or message');
-      if (parsed.error?.exitCode !== result.code) problems.push(`the JSON error says exitCode ${String(parsed.error?.exitCode)}, the process ${result.code}`);
+      if (typeof parsed.error?.message !== 'string' || typeof parsed.error.code !== 'string')
+        problems.push('the JSON error lacks code or message');
+      if (parsed.error?.exitCode !== result.code)
+        problems.push(`the JSON error says exitCode ${String(parsed.error?.exitCode)}, the process ${result.code}`);
     } catch {
       problems.push(`the last stderr line is not a JSON error: ${last.slice(0, 200)}`);
     }
@@ -38,10 +47,13 @@ export function endingProblems(result: RunResult, o: { json: boolean; allowed?: 
   const at = lines.findIndex((line) => line.startsWith('error: '));
   const after = at < 0 ? [] : lines.slice(at + 1);
   if (after.length > 1 || (after.length === 1 && !after[0]!.startsWith('hint: '))) {
-    problems.push(`the error is not one line plus an optional hint: ${JSON.stringify(lines.slice(at).join('\n').slice(0, 300))}`);
+    problems.push(
+      `the error is not one line plus an optional hint: ${JSON.stringify(lines.slice(at).join('\n').slice(0, 300))}`,
+    );
   }
   // eslint-disable-next-line no-control-regex
-  if (at >= 0 && /[\u0000-\u0008\u000b-\u001f\u007f\u009b]/.test(lines.slice(at).join(''))) problems.push('control characters in the error');
+  if (at >= 0 && /[\u0000-\u0008\u000b-\u001f\u007f\u009b]/.test(lines.slice(at).join('')))
+    problems.push('control characters in the error');
   return problems;
 }
 
@@ -67,7 +79,11 @@ export function sha256File(path: string): string | undefined {
 }
 
 /** Runs jobs with at most `limit` in flight; results in input order. */
-export async function pool<T, R>(items: readonly T[], limit: number, job: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  job: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -81,10 +97,16 @@ export async function pool<T, R>(items: readonly T[], limit: number, job: (item:
 }
 
 /** One line per outcome that has problems, naming its case, for the failing test's message. */
-export function failureLines<O extends { result: RunResult; problems: string[] }>(outcomes: readonly O[], name: (outcome: O) => string): string[] {
+export function failureLines<O extends { result: RunResult; problems: string[] }>(
+  outcomes: readonly O[],
+  name: (outcome: O) => string,
+): string[] {
   return outcomes
     .filter((o) => o.problems.length > 0)
-    .map((o) => `${name(o)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`);
+    .map(
+      (o) =>
+        `${name(o)} → exit ${o.result.code}: ${o.problems.join('; ')}\n  stderr: ${JSON.stringify(o.result.stderr.slice(-400))}`,
+    );
 }
 
 /** How many outcomes ended with each exit code, keyed by the code as text; said on the console under `name`. */
@@ -102,7 +124,9 @@ export function exitCodeCounts(name: string, outcomes: readonly { result: RunRes
 export function fuzzSettings(defaultRuns: number, o: { scaled?: boolean } = {}): { seed: number; runs: number } {
   const seed = Number(process.env.GIFTCODES_FUZZ_SEED ?? '20240607');
   const scale = o.scaled === false ? 1 : Number(process.env.GIFTCODES_FUZZ_SCALE ?? '1');
-  const runs = Number(process.env.GIFTCODES_FUZZ_RUNS ?? String(Math.max(1, Math.round(defaultRuns * (scale > 0 ? scale : 1)))));
+  const runs = Number(
+    process.env.GIFTCODES_FUZZ_RUNS ?? String(Math.max(1, Math.round(defaultRuns * (scale > 0 ? scale : 1)))),
+  );
   return { seed, runs };
 }
 
@@ -115,10 +139,18 @@ export function draw<T>(arbitrary: fc.Arbitrary<T>, settings: { seed: number; ru
 }
 
 /** Draws a fuzz suite's cases and runs them `concurrency` at a time; says how many there were and the seed (and `note`). */
-export async function runFuzz<C, O>(name: string, arbitrary: fc.Arbitrary<C>, settings: { seed: number; runs: number }, run: (c: C, index: number) => Promise<O>, o: { concurrency?: number; note?: string } = {}): Promise<{ cases: C[]; outcomes: O[] }> {
+export async function runFuzz<C, O>(
+  name: string,
+  arbitrary: fc.Arbitrary<C>,
+  settings: { seed: number; runs: number },
+  run: (c: C, index: number) => Promise<O>,
+  o: { concurrency?: number; note?: string } = {},
+): Promise<{ cases: C[]; outcomes: O[] }> {
   const cases = draw(arbitrary, settings);
   const outcomes = await pool(cases, o.concurrency ?? 4, run);
-  console.log(`fuzz ${name}: ${cases.length} cases (seed ${settings.seed}${o.note === undefined ? '' : `, ${o.note}`})`);
+  console.log(
+    `fuzz ${name}: ${cases.length} cases (seed ${settings.seed}${o.note === undefined ? '' : `, ${o.note}`})`,
+  );
   return { cases, outcomes };
 }
 
@@ -126,27 +158,69 @@ export async function runFuzz<C, O>(name: string, arbitrary: fc.Arbitrary<C>, se
 export function trouble(extra: readonly string[] = []): fc.Arbitrary<string> {
   const random = fc
     .oneof(
-      { weight: 3, arbitrary: fc.constantFrom('', ' ', '0', '-1', '1e309', '99999999999999999999999', 'NaN', 'Infinity', '-0', '0x1f', '1.5', '+7', '--json', '-', '--', 'true', 'null', '{}', '[]') },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(
+          '',
+          ' ',
+          '0',
+          '-1',
+          '1e309',
+          '99999999999999999999999',
+          'NaN',
+          'Infinity',
+          '-0',
+          '0x1f',
+          '1.5',
+          '+7',
+          '--json',
+          '-',
+          '--',
+          'true',
+          'null',
+          '{}',
+          '[]',
+        ),
+      },
       { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
-      { weight: 1, arbitrary: fc.constantFrom('a\nb', 'line\r\nbreak', '\u001b[31mred\u001b[0m', '\u001b]0;title\u0007', 'tab\there', '\u202eevil', 'ünïcødé-🎁', 'x'.repeat(5000)) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'a\nb',
+          'line\r\nbreak',
+          '\u001b[31mred\u001b[0m',
+          '\u001b]0;title\u0007',
+          'tab\there',
+          '\u202eevil',
+          'ünïcødé-🎁',
+          'x'.repeat(5000),
+        ),
+      },
       { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String) },
       { weight: 1, arbitrary: fc.double().map(String) },
     )
     .filter(safeArg);
-  return extra.length === 0 ? random : fc.oneof({ weight: 3, arbitrary: random }, { weight: 2, arbitrary: fc.constantFrom(...extra) });
+  return extra.length === 0
+    ? random
+    : fc.oneof({ weight: 3, arbitrary: random }, { weight: 2, arbitrary: fc.constantFrom(...extra) });
 }
 
 /** argv cannot carry NUL; and no value may name a path outside the case's own directory or a network host. */
 export function safeArg(value: string): boolean {
-  return !value.includes('\u0000') && !/[/\\]/.test(value) && !value.startsWith('~') && !/[a-z][a-z0-9+.-]*:/i.test(value);
+  return (
+    !value.includes('\u0000') && !/[/\\]/.test(value) && !value.startsWith('~') && !/[a-z][a-z0-9+.-]*:/i.test(value)
+  );
 }
 
 /**
  * `giftcodes serve` prints its demo keys by design, which the harness's key-leak check (rightly) flags in
  * any other command: serve cases run through this, unrecorded, and check stderr for keys themselves.
  */
-export function spawnServe(args: string[], o: { configDir: string; cwd: string; stopAfterMs: number; timeoutMs: number }): Promise<RunResult> {
+export function spawnServe(
+  args: string[],
+  o: { configDir: string; cwd: string; stopAfterMs: number; timeoutMs: number },
+): Promise<RunResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', GIFTCODES_CONFIG_DIR: o.configDir };
   for (const name of ['GIFTCODES_API_KEY', 'GIFTCODES_PROFILE', 'GIFTCODES_BASE_URL', 'FORCE_COLOR']) delete env[name];
   const proc = spawn(process.execPath, [BIN, ...args], { env, cwd: o.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -166,7 +240,8 @@ export function spawnServe(args: string[], o: { configDir: string; cwd: string; 
     proc.on('close', (code, signal) => {
       clearTimeout(stop);
       clearTimeout(kill);
-      if (signal === 'SIGKILL') reject(new Error(`giftcodes ${args.join(' ')} neither stopped on SIGTERM nor ended by itself`));
+      if (signal === 'SIGKILL')
+        reject(new Error(`giftcodes ${args.join(' ')} neither stopped on SIGTERM nor ended by itself`));
       else resolve({ code, signal, stdout, stderr, configDir: o.configDir });
     });
   });

@@ -12,7 +12,17 @@ import { buildProgram } from '../../src/cli.js';
 import { createApp } from '../../src/commands/app.js';
 import { Io } from '../../src/output/io.js';
 import { BOTH_KEYS, DEMO_KEYS, servedApi, spawnCli, tempDir, type RunResult } from '../helpers/e2e.js';
-import { endingProblems, exitCodeCounts, failureLines, fuzzSettings, runFuzz, sha256File, snapshot, spawnServe, trouble } from './check.js';
+import {
+  endingProblems,
+  exitCodeCounts,
+  failureLines,
+  fuzzSettings,
+  runFuzz,
+  sha256File,
+  snapshot,
+  spawnServe,
+  trouble,
+} from './check.js';
 
 interface Leaf {
   path: string[];
@@ -23,7 +33,15 @@ interface Leaf {
 /** The command tree as the CLI builds it: every command that runs something. */
 function leaves(): Leaf[] {
   const stream = () => new PassThrough();
-  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const io = new Io({
+    stdin: stream(),
+    stdout: stream(),
+    stderr: stream(),
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
   const program = buildProgram(createApp(io, new AbortController().signal));
   const found: Leaf[] = [];
   const visit = (command: Command, path: string[]): void => {
@@ -50,13 +68,31 @@ let globalOptions: Option[];
 beforeAll(() => {
   tree = leaves();
   const stream = () => new PassThrough();
-  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
-  globalOptions = [...buildProgram(createApp(io, new AbortController().signal)).options].filter((o) => o.long !== '--version' && o.long !== '--help');
+  const io = new Io({
+    stdin: stream(),
+    stdout: stream(),
+    stderr: stream(),
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
+  globalOptions = [...buildProgram(createApp(io, new AbortController().signal)).options].filter(
+    (o) => o.long !== '--version' && o.long !== '--help',
+  );
 }, 30_000);
 
 /** Values worth trying for an option, beside the random trouble. */
 function valuesFor(name: string): fc.Arbitrary<string> {
-  const urls = () => [served.url, 'http://giftcodes.invalid', 'http://127.0.0.1:1', 'ftp://example.invalid', 'http://user:pw@127.0.0.1:1', 'not a url', ''];
+  const urls = () => [
+    served.url,
+    'http://giftcodes.invalid',
+    'http://127.0.0.1:1',
+    'ftp://example.invalid',
+    'http://user:pw@127.0.0.1:1',
+    'not a url',
+    '',
+  ];
   switch (name) {
     case 'base-url':
       return fc.constantFrom(...urls());
@@ -73,7 +109,13 @@ function valuesFor(name: string): fc.Arbitrary<string> {
       // so the valid side of the bound is left to test/server/orders.test.ts.
       return trouble(['1', '2', '0', '100000', '1000001']);
     case 'api-key':
-      return trouble([DEMO_KEYS.test, DEMO_KEYS.live, 'sc_test_short', 'sk_live_1234567890abcdef', 'sc_live_not_a_real_key_0000']);
+      return trouble([
+        DEMO_KEYS.test,
+        DEMO_KEYS.live,
+        'sc_test_short',
+        'sk_live_1234567890abcdef',
+        'sc_live_not_a_real_key_0000',
+      ]);
     case 'env':
       return trouble(['test', 'live', 'all', 'LIVE']);
     case 'profile':
@@ -118,9 +160,16 @@ function optionArgs(options: readonly Option[], share: number): fc.Arbitrary<str
         const flag = option.long ?? option.short ?? '';
         const name = flag.replace(/^-+/, '');
         const takesValue = option.required || option.optional;
-        const value = takesValue ? (option.argChoices ? fc.oneof(fc.constantFrom(...option.argChoices), valuesFor(name)) : valuesFor(name)) : fc.constant(undefined);
+        const value = takesValue
+          ? option.argChoices
+            ? fc.oneof(fc.constantFrom(...option.argChoices), valuesFor(name))
+            : valuesFor(name)
+          : fc.constant(undefined);
         const spelled = option.short && option.long ? fc.constantFrom(option.short, option.long) : fc.constant(flag);
-        const given = fc.oneof({ weight: Math.round(100 - share * 100), arbitrary: fc.constant(null) }, { weight: Math.round(share * 100), arbitrary: fc.tuple(spelled, value, fc.boolean()) });
+        const given = fc.oneof(
+          { weight: Math.round(100 - share * 100), arbitrary: fc.constant(null) },
+          { weight: Math.round(share * 100), arbitrary: fc.tuple(spelled, value, fc.boolean()) },
+        );
         return given.map((picked) => {
           if (picked === null) return [];
           const [spelling, v, joined] = picked;
@@ -142,7 +191,9 @@ function caseArbitrary(): fc.Arbitrary<Case> {
   return fc.constantFrom(...tree).chain((leaf) => {
     const positional = fc.tuple(
       ...leaf.args.map((arg) =>
-        fc.option(fc.array(valuesFor(arg.name), { minLength: 1, maxLength: arg.variadic ? 3 : 1 }), { freq: arg.required ? 8 : 2 }),
+        fc.option(fc.array(valuesFor(arg.name), { minLength: 1, maxLength: arg.variadic ? 3 : 1 }), {
+          freq: arg.required ? 8 : 2,
+        }),
       ),
     );
     return fc
@@ -151,7 +202,10 @@ function caseArbitrary(): fc.Arbitrary<Case> {
         globalsAfter: optionArgs(globalOptions, 0.08),
         own: optionArgs(leaf.options, 0.4),
         positional,
-        extra: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom(['--no-such-flag'], ['surplus-argument'], ['-Z'], ['--quantity']) }),
+        extra: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(null) },
+          { weight: 1, arbitrary: fc.constantFrom(['--no-such-flag'], ['surplus-argument'], ['-Z'], ['--quantity']) },
+        ),
         stdin: fc.oneof(fc.constant(''), fc.constant(DEMO_KEYS.test), trouble()),
       })
       .map((r) => {
@@ -210,7 +264,10 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
     if (c.command === 'webhook listen') {
       const started = Date.now();
       const poll = (): void => {
-        stopper = (catchesTerm(proc.pid) && listening(proc.pid)) || Date.now() - started > 15_000 ? setTimeout(() => proc.kill('SIGTERM'), 1_200) : setTimeout(poll, 25);
+        stopper =
+          (catchesTerm(proc.pid) && listening(proc.pid)) || Date.now() - started > 15_000
+            ? setTimeout(() => proc.kill('SIGTERM'), 1_200)
+            : setTimeout(poll, 25);
       };
       poll();
     }
@@ -220,11 +277,14 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
   const problems = endingProblems(result, { json });
   if (c.command === 'serve' && /sc_(test|live)_/.test(result.stderr)) problems.push('serve printed a key on stderr');
   if (result.code === 2) {
-    if (JSON.stringify(snapshot(configDir)) !== JSON.stringify(beforeConfig)) problems.push('a usage error changed the config directory');
-    if (JSON.stringify(snapshot(cwd)) !== JSON.stringify(beforeCwd)) problems.push('a usage error changed the working directory');
+    if (JSON.stringify(snapshot(configDir)) !== JSON.stringify(beforeConfig))
+      problems.push('a usage error changed the config directory');
+    if (JSON.stringify(snapshot(cwd)) !== JSON.stringify(beforeCwd))
+      problems.push('a usage error changed the working directory');
   }
   const forced = c.argv.some((a) => a === '--force' || a.startsWith('--force='));
-  if (!(forced && result.code === 0) && sha256File(join(cwd, 'existing.csv')) !== existing) problems.push('existing.csv changed without --force');
+  if (!(forced && result.code === 0) && sha256File(join(cwd, 'existing.csv')) !== existing)
+    problems.push('existing.csv changed without --force');
   rmSync(configDir, { recursive: true, force: true });
   rmSync(cwd, { recursive: true, force: true });
   return { c, result, problems };
@@ -269,9 +329,19 @@ function catchesTerm(pid: number | undefined): boolean {
 describe('fuzz: command-line arguments', () => {
   test('every command, random flags and values: a contract exit code and one clean error line', async () => {
     // Not scaled down in npm test: fewer cases no longer reach every exit code the check below asks for.
-    const { cases, outcomes } = await runFuzz('cli-args', caseArbitrary(), fuzzSettings(240, { scaled: false }), runCase, { concurrency: 3, note: `${tree.length} commands` });
+    const { cases, outcomes } = await runFuzz(
+      'cli-args',
+      caseArbitrary(),
+      fuzzSettings(240, { scaled: false }),
+      runCase,
+      { concurrency: 3, note: `${tree.length} commands` },
+    );
     const covered = new Set(cases.map((c) => c.command));
-    expect(failureLines(outcomes, (o) => `giftcodes ${JSON.stringify(o.c.argv)}`).slice(0, 10).join('\n')).toBe('');
+    expect(
+      failureLines(outcomes, (o) => `giftcodes ${JSON.stringify(o.c.argv)}`)
+        .slice(0, 10)
+        .join('\n'),
+    ).toBe('');
     // The draw reached every command of the tree, and both success and failure.
     expect([...covered].sort()).toEqual(tree.map((leaf) => leaf.path.join(' ')).sort());
     const codes = exitCodeCounts('cli-args', outcomes);

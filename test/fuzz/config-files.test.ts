@@ -53,22 +53,73 @@ function setAt(root: Record<string, unknown>, path: readonly string[], value: un
 /** A value of the wrong type, or a right-typed odd one; base URLs only from a fixed, offline list. */
 const wrongValue = (path: readonly string[]): fc.Arbitrary<unknown> =>
   path.at(-1) === 'baseUrl'
-    ? fc.constantFrom(123, null, [], {}, '', 'not a url', 'ftp://example.invalid', 'http://giftcodes.invalid', 'http://user:pw@127.0.0.1:1')
-    : fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('', 'live', 'test', 'sc_test_short', 'sk_live_0000000000000', DEMO_KEYS.live, 'x'.repeat(10_000)));
+    ? fc.constantFrom(
+        123,
+        null,
+        [],
+        {},
+        '',
+        'not a url',
+        'ftp://example.invalid',
+        'http://giftcodes.invalid',
+        'http://user:pw@127.0.0.1:1',
+      )
+    : fc.oneof(
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.constantFrom(
+          '',
+          'live',
+          'test',
+          'sc_test_short',
+          'sk_live_0000000000000',
+          DEMO_KEYS.live,
+          'x'.repeat(10_000),
+        ),
+      );
 
-type Shape = { kind: 'content'; bytes: Buffer; mode: number } | { kind: 'file-is-directory' } | { kind: 'dir-is-file' } | { kind: 'no-file' };
+type Shape =
+  | { kind: 'content'; bytes: Buffer; mode: number }
+  | { kind: 'file-is-directory' }
+  | { kind: 'dir-is-file' }
+  | { kind: 'no-file' };
 
 const content: fc.Arbitrary<Buffer> = fc.oneof(
   // Wrong types at a path.
-  { weight: 5, arbitrary: fc.constantFrom(...PATHS).chain((path) => wrongValue(path).map((v) => Buffer.from(JSON.stringify(setAt(valid, path, v)) ?? 'null'))) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .constantFrom(...PATHS)
+      .chain((path) => wrongValue(path).map((v) => Buffer.from(JSON.stringify(setAt(valid, path, v)) ?? 'null'))),
+  },
   // Truncated mid-record.
-  { weight: 3, arbitrary: fc.nat().map((n) => { const text = JSON.stringify(valid, null, 2); return Buffer.from(text.slice(0, n % text.length)); }) },
+  {
+    weight: 3,
+    arbitrary: fc.nat().map((n) => {
+      const text = JSON.stringify(valid, null, 2);
+      return Buffer.from(text.slice(0, n % text.length));
+    }),
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)) },
-  { weight: 1, arbitrary: fc.constantFrom(Buffer.from('\ufeff' + JSON.stringify(valid)), Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), Buffer.from(`${'['.repeat(50_000)}${']'.repeat(50_000)}`), Buffer.from('')) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      Buffer.from('\ufeff' + JSON.stringify(valid)),
+      Buffer.from([0xff, 0xfe, 0x7b, 0x7d]),
+      Buffer.from(`${'['.repeat(50_000)}${']'.repeat(50_000)}`),
+      Buffer.from(''),
+    ),
+  },
 );
 
 const shape: fc.Arbitrary<Shape> = fc.oneof(
-  { weight: 12, arbitrary: fc.record({ kind: fc.constant('content' as const), bytes: content, mode: fc.constantFrom(0o600, 0o600, 0o644, 0o000, 0o400) }) },
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      kind: fc.constant('content' as const),
+      bytes: content,
+      mode: fc.constantFrom(0o600, 0o600, 0o644, 0o000, 0o400),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'file-is-directory' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'dir-is-file' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'no-file' as const }) },
@@ -127,14 +178,23 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
     timeoutMs: 20_000,
   });
   // A config directory others can write is refused with exit 8 whatever it holds (issue 15).
-  const problems = endingProblems(result, { json: c.json, allowed: c.dirMode === 0o777 && c.shape.kind !== 'dir-is-file' ? [8] : [0, 2, 3, 4, 5] });
+  const problems = endingProblems(result, {
+    json: c.json,
+    allowed: c.dirMode === 0o777 && c.shape.kind !== 'dir-is-file' ? [8] : [0, 2, 3, 4, 5],
+  });
   const after = c.shape.kind === 'dir-is-file' ? {} : snapshot(configDir);
   // A config it could not use is left exactly as it was; a read-only command changes no config at all.
   if ((result.code !== 0 || c.command.readOnly) && before['config.json'] !== after['config.json']) {
     problems.push(`config.json changed (exit ${result.code}${c.command.readOnly ? ', a read-only command' : ''})`);
   }
   const readsConfig = c.command.args[1] !== 'pending';
-  if (readsConfig && result.code === 0 && c.shape.kind === 'content' && (c.shape.mode & 0o077) !== 0 && !/readable by other users/.test(result.stderr)) {
+  if (
+    readsConfig &&
+    result.code === 0 &&
+    c.shape.kind === 'content' &&
+    (c.shape.mode & 0o077) !== 0 &&
+    !/readable by other users/.test(result.stderr)
+  ) {
     problems.push('no warning about a group/world-readable config file');
   }
   rmSync(root, { recursive: true, force: true });
@@ -142,14 +202,25 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
 }
 
 function describeCase(c: Case): string {
-  const shown = c.shape.kind === 'content' ? { ...c.shape, bytes: JSON.stringify(c.shape.bytes.toString('utf8').slice(0, 160)), mode: c.shape.mode.toString(8) } : c.shape;
+  const shown =
+    c.shape.kind === 'content'
+      ? {
+          ...c.shape,
+          bytes: JSON.stringify(c.shape.bytes.toString('utf8').slice(0, 160)),
+          mode: c.shape.mode.toString(8),
+        }
+      : c.shape;
   return `giftcodes ${c.command.args.join(' ')}${c.json ? ' --json' : ''} with config ${JSON.stringify(shown)} in a ${c.dirMode.toString(8)} directory`;
 }
 
 describe('fuzz: config files', () => {
   test('every damaged config ends with a contract exit code and one clean line, and is never rewritten', async () => {
     const { outcomes } = await runFuzz('config-files', caseArbitrary, fuzzSettings(150), runCase);
-    expect(failureLines(outcomes, (o) => describeCase(o.c)).slice(0, 8).join('\n')).toBe('');
+    expect(
+      failureLines(outcomes, (o) => describeCase(o.c))
+        .slice(0, 8)
+        .join('\n'),
+    ).toBe('');
     const codes = exitCodeCounts('config-files', outcomes);
     for (const code of ['0', '3']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
   }, 120_000);

@@ -19,7 +19,10 @@ beforeAll(async () => {
   try {
     const scratch = tempDir('giftcodes-fuzz-journal-');
     cpSync(served.configDir, scratch, { recursive: true });
-    const placed = await runCli(['order', 'place', '--product', 'other-product', '--quantity', '7', '--retries', '0', '--base-url', silent.url], { configDir: scratch });
+    const placed = await runCli(
+      ['order', 'place', '--product', 'other-product', '--quantity', '7', '--retries', '0', '--base-url', silent.url],
+      { configDir: scratch },
+    );
     expect(placed.code).toBe(5);
     const [name] = readdirSync(join(scratch, 'journal')).filter((n) => n.endsWith('.json'));
     intentText = readFileSync(join(scratch, 'journal', name!), 'utf8');
@@ -30,7 +33,13 @@ beforeAll(async () => {
 }, 30_000);
 
 /** Required fields of an intent, each with values its type can never take (so the file is never a valid intent). */
-const notAString = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }));
+const notAString = fc.oneof(
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 2 }),
+  fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }),
+);
 const WRONG: Record<string, fc.Arbitrary<unknown>> = {
   version: fc.constantFrom(0, 3, '1', '2', null, 1.5),
   key: fc.oneof(notAString, fc.constant('')),
@@ -52,7 +61,13 @@ type Damage = { kind: 'bytes'; bytes: Buffer } | { kind: 'directory' };
 
 const damage: fc.Arbitrary<Damage> = fc.oneof(
   // Truncated mid-record: a crash of something that did not write atomically, or a full disk.
-  { weight: 4, arbitrary: fc.nat().map((n) => ({ kind: 'bytes' as const, bytes: Buffer.from(intentText.slice(0, 1 + (n % (intentText.length - 2)))) })) },
+  {
+    weight: 4,
+    arbitrary: fc.nat().map((n) => ({
+      kind: 'bytes' as const,
+      bytes: Buffer.from(intentText.slice(0, 1 + (n % (intentText.length - 2)))),
+    })),
+  },
   // One required field missing or of the wrong type.
   {
     weight: 4,
@@ -65,13 +80,24 @@ const damage: fc.Arbitrary<Damage> = fc.oneof(
       }),
     ),
   },
-  { weight: 2, arbitrary: fc.uint8Array({ maxLength: 300 }).map((bytes) => ({ kind: 'bytes' as const, bytes: Buffer.from(bytes) })) },
-  { weight: 1, arbitrary: fc.jsonValue().map((v) => ({ kind: 'bytes' as const, bytes: Buffer.from(JSON.stringify(v) ?? 'null') })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .uint8Array({ maxLength: 300 })
+      .map((bytes) => ({ kind: 'bytes' as const, bytes: Buffer.from(bytes) })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.jsonValue().map((v) => ({ kind: 'bytes' as const, bytes: Buffer.from(JSON.stringify(v) ?? 'null') })),
+  },
   {
     weight: 1,
     arbitrary: fc.constantFrom(
       { kind: 'bytes' as const, bytes: Buffer.from('') },
-      { kind: 'bytes' as const, bytes: Buffer.concat([Buffer.from(intentText.slice(0, 40)), Buffer.from([0xff, 0xfe, 0xfd])]) },
+      {
+        kind: 'bytes' as const,
+        bytes: Buffer.concat([Buffer.from(intentText.slice(0, 40)), Buffer.from([0xff, 0xfe, 0xfd])]),
+      },
       { kind: 'bytes' as const, bytes: Buffer.from(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) },
       { kind: 'directory' as const },
     ),
@@ -91,7 +117,10 @@ interface Case {
   command: readonly string[];
 }
 
-const caseArbitrary: fc.Arbitrary<Case> = fc.record({ damaged: fc.array(damage, { minLength: 1, maxLength: 3 }), command: fc.constantFrom(...COMMANDS) });
+const caseArbitrary: fc.Arbitrary<Case> = fc.record({
+  damaged: fc.array(damage, { minLength: 1, maxLength: 3 }),
+  command: fc.constantFrom(...COMMANDS),
+});
 
 async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunResult; problems: string[] }> {
   const configDir = tempDir('giftcodes-fuzz-journal-');
@@ -108,28 +137,39 @@ async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunRe
   const result = await runCli([...c.command], { configDir, timeoutMs: 20_000 });
   const problems = endingProblems(result, { json: c.command.includes('--json'), allowed: [0] });
   const after = snapshot(journal);
-  for (const [file, hash] of Object.entries(before)) if (after[file] !== hash) problems.push(`${file} changed or was removed`);
+  for (const [file, hash] of Object.entries(before))
+    if (after[file] !== hash) problems.push(`${file} changed or was removed`);
   for (const file of Object.keys(after)) if (!(file in before)) problems.push(`${file} was left behind`);
-  if (readdirSync(journal).filter((n) => n.endsWith('.json')).length !== names.length) problems.push(`the journal holds ${readdirSync(journal).join(', ')}`);
+  if (readdirSync(journal).filter((n) => n.endsWith('.json')).length !== names.length)
+    problems.push(`the journal holds ${readdirSync(journal).join(', ')}`);
   if (c.command[1] === 'pending' || c.command[1] === 'resume') {
     // Each damaged file is named on stderr, whether it could not be parsed or is not an intent.
-    for (const name of names) if (!result.stderr.includes(name)) problems.push(`order ${c.command[1]} did not report ${name}`);
-    if (result.stdout.includes('every order placed from here reached you')) problems.push('order pending says every order reached you');
+    for (const name of names)
+      if (!result.stderr.includes(name)) problems.push(`order ${c.command[1]} did not report ${name}`);
+    if (result.stdout.includes('every order placed from here reached you'))
+      problems.push('order pending says every order reached you');
   }
-  if (c.command[1] === 'place' && result.code === 0 && !/ord_/.test(result.stdout)) problems.push('order place printed no order');
+  if (c.command[1] === 'place' && result.code === 0 && !/ord_/.test(result.stdout))
+    problems.push('order place printed no order');
   rmSync(configDir, { recursive: true, force: true });
   return { c, result, problems };
 }
 
 function describeCase(c: Case): string {
-  const shown = c.damaged.map((d) => (d.kind === 'directory' ? 'a directory' : JSON.stringify(d.bytes.toString('utf8').slice(0, 160))));
+  const shown = c.damaged.map((d) =>
+    d.kind === 'directory' ? 'a directory' : JSON.stringify(d.bytes.toString('utf8').slice(0, 160)),
+  );
   return `giftcodes ${c.command.join(' ')} with journal files ${shown.join(' | ')}`;
 }
 
 describe('fuzz: journal files', () => {
   test('damaged intents are reported and kept; placing and resuming still work', async () => {
     const { cases, outcomes } = await runFuzz('journal-files', caseArbitrary, fuzzSettings(120), runCase);
-    expect(failureLines(outcomes, (o) => describeCase(o.c)).slice(0, 8).join('\n')).toBe('');
+    expect(
+      failureLines(outcomes, (o) => describeCase(o.c))
+        .slice(0, 8)
+        .join('\n'),
+    ).toBe('');
     const placed = cases.filter((c) => c.command[1] === 'place').length;
     expect((await ledger(served.server)).orders).toHaveLength(placed);
   }, 120_000);

@@ -49,11 +49,31 @@ const FORMS: Record<string, (key: string) => string> = {
 
 /** Where the server puts it: each error dialect, and a 200 body. `echo` is already JSON-string-safe text. */
 const DIALECTS: Record<string, (echo: string) => { status: number; type: string; body: string }> = {
-  errorObject: (echo) => ({ status: 401, type: 'application/json', body: `{"error":{"code":"invalid_key","message":"unknown key ${echo}"}}` }),
-  problemJson: (echo) => ({ status: 400, type: 'application/problem+json', body: `{"type":"about:blank","title":"bad key ${echo}","status":400,"detail":"the key ${echo} is revoked"}` }),
-  jsonApi: (echo) => ({ status: 422, type: 'application/vnd.api+json', body: `{"errors":[{"status":"422","code":"bad","title":"key ${echo}","detail":"${echo}"}]}` }),
-  plainText: (echo) => ({ status: 500, type: 'text/plain', body: `internal error for ${echo}\nsplit ${echo.slice(0, 14)}\n${echo.slice(14)}` }),
-  okBody: (echo) => ({ status: 200, type: 'application/json', body: `{"status":"ok ${echo}","environment":"test","resellerId":"${echo}"}` }),
+  errorObject: (echo) => ({
+    status: 401,
+    type: 'application/json',
+    body: `{"error":{"code":"invalid_key","message":"unknown key ${echo}"}}`,
+  }),
+  problemJson: (echo) => ({
+    status: 400,
+    type: 'application/problem+json',
+    body: `{"type":"about:blank","title":"bad key ${echo}","status":400,"detail":"the key ${echo} is revoked"}`,
+  }),
+  jsonApi: (echo) => ({
+    status: 422,
+    type: 'application/vnd.api+json',
+    body: `{"errors":[{"status":"422","code":"bad","title":"key ${echo}","detail":"${echo}"}]}`,
+  }),
+  plainText: (echo) => ({
+    status: 500,
+    type: 'text/plain',
+    body: `internal error for ${echo}\nsplit ${echo.slice(0, 14)}\n${echo.slice(14)}`,
+  }),
+  okBody: (echo) => ({
+    status: 200,
+    type: 'application/json',
+    body: `{"status":"ok ${echo}","environment":"test","resellerId":"${echo}"}`,
+  }),
 };
 
 function unescape(text: string): string {
@@ -76,35 +96,56 @@ function filesUnder(dir: string): string {
 describe('redaction of keys a server echoes', () => {
   it('no echoed key reaches stdout, stderr or a file, in any dialect, spelling or mode', async () => {
     await fc.assert(
-      fc.asyncProperty(keyArb, fc.constantFrom(...Object.keys(FORMS)), fc.constantFrom(...Object.keys(DIALECTS)), fc.constantFrom([], ['--json'], ['--verbose']), async (key, form, dialect, mode) => {
-        const echoed = FORMS[form]!(`sc_${key.env}_${key.body}`);
-        reply = DIALECTS[dialect]!(echoed);
-        const configDir = tempDir();
-        const result = await runCli(['ping', ...mode], { configDir, baseUrl: url, env: { GIFTCODES_API_KEY: 'sc_test_configuredkey_0123456789', GIFTCODES_KEYRING: 'off' } });
-        const seen = `${result.stdout}\n${result.stderr}\n${filesUnder(configDir)}`;
-        // Masking shows the last four characters; everything before them is the secret part.
-        const secret = key.body.slice(0, -4).toLowerCase();
-        for (const text of [seen, unescape(seen), unescape(unescape(seen))]) {
-          expect(text.toLowerCase(), `${form} in ${dialect} ${mode.join(' ')}`).not.toContain(secret);
-        }
-        expect(seen).not.toContain('configuredkey_0123');
-        expect(result.stderr).not.toMatch(/^\s+at /m);
-      }),
+      fc.asyncProperty(
+        keyArb,
+        fc.constantFrom(...Object.keys(FORMS)),
+        fc.constantFrom(...Object.keys(DIALECTS)),
+        fc.constantFrom([], ['--json'], ['--verbose']),
+        async (key, form, dialect, mode) => {
+          const echoed = FORMS[form]!(`sc_${key.env}_${key.body}`);
+          reply = DIALECTS[dialect]!(echoed);
+          const configDir = tempDir();
+          const result = await runCli(['ping', ...mode], {
+            configDir,
+            baseUrl: url,
+            env: { GIFTCODES_API_KEY: 'sc_test_configuredkey_0123456789', GIFTCODES_KEYRING: 'off' },
+          });
+          const seen = `${result.stdout}\n${result.stderr}\n${filesUnder(configDir)}`;
+          // Masking shows the last four characters; everything before them is the secret part.
+          const secret = key.body.slice(0, -4).toLowerCase();
+          for (const text of [seen, unescape(seen), unescape(unescape(seen))]) {
+            expect(text.toLowerCase(), `${form} in ${dialect} ${mode.join(' ')}`).not.toContain(secret);
+          }
+          expect(seen).not.toContain('configuredkey_0123');
+          expect(result.stderr).not.toMatch(/^\s+at /m);
+        },
+      ),
       // The first counterexample found: a problem title turned into an error code kept the escaped prefix.
-      { numRuns: fuzzSettings(40).runs, seed: fuzzSettings(40).seed, examples: [[{ env: 'test', body: 'aaaaaaaaaaaa' }, 'doubleEscaped', 'problemJson', []]] },
+      {
+        numRuns: fuzzSettings(40).runs,
+        seed: fuzzSettings(40).seed,
+        examples: [[{ env: 'test', body: 'aaaaaaaaaaaa' }, 'doubleEscaped', 'problemJson', []]],
+      },
     );
   }, 240_000);
 });
 
 describe('files an order writes', () => {
-  it.each(Object.keys(DIALECTS).filter((name) => name !== 'okBody'))('an order refused with the key echoed in %s leaves no key in the journal or any other file', async (dialect) => {
-    const echoed = 'sc_live_Echoed_Key_In_Journal_9f3a';
-    reply = DIALECTS[dialect]!(echoed.toUpperCase());
-    const configDir = tempDir();
-    const result = await runCli(['order', 'place', '--product', 'p1', '--quantity', '1', '--yes', '--json'], { configDir, baseUrl: url, env: { GIFTCODES_API_KEY: 'sc_test_configuredkey_0123456789', GIFTCODES_KEYRING: 'off' } });
-    expect(result.code).not.toBe(0);
-    const seen = `${result.stdout}\n${result.stderr}\n${filesUnder(configDir)}`.toLowerCase();
-    expect(seen).not.toContain('echoed_key_in_journal');
-    expect(seen).not.toContain('configuredkey_0123');
-  });
+  it.each(Object.keys(DIALECTS).filter((name) => name !== 'okBody'))(
+    'an order refused with the key echoed in %s leaves no key in the journal or any other file',
+    async (dialect) => {
+      const echoed = 'sc_live_Echoed_Key_In_Journal_9f3a';
+      reply = DIALECTS[dialect]!(echoed.toUpperCase());
+      const configDir = tempDir();
+      const result = await runCli(['order', 'place', '--product', 'p1', '--quantity', '1', '--yes', '--json'], {
+        configDir,
+        baseUrl: url,
+        env: { GIFTCODES_API_KEY: 'sc_test_configuredkey_0123456789', GIFTCODES_KEYRING: 'off' },
+      });
+      expect(result.code).not.toBe(0);
+      const seen = `${result.stdout}\n${result.stderr}\n${filesUnder(configDir)}`.toLowerCase();
+      expect(seen).not.toContain('echoed_key_in_journal');
+      expect(seen).not.toContain('configuredkey_0123');
+    },
+  );
 });

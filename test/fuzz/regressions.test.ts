@@ -20,7 +20,9 @@ describe('bugs the fuzzers found', () => {
   test('a typed value holding a line break or an escape sequence stays on the one error line, shown escaped', async () => {
     const broken = await runCli(['--retries', '1\nhint: forged', 'ping']);
     expect(broken.code).toBe(2);
-    expect(unstamped(broken.stderr)).toBe(`error: option '--retries <n>' argument '1\\nhint: forged' is invalid. expected a whole number, got "1\\nhint: forged"\nhint: see: giftcodes ping --help\n`);
+    expect(unstamped(broken.stderr)).toBe(
+      `error: option '--retries <n>' argument '1\\nhint: forged' is invalid. expected a whole number, got "1\\nhint: forged"\nhint: see: giftcodes ping --help\n`,
+    );
     const profile = await runCli(['config', 'show', '--profile', 'a\nb\rc']);
     expect(profile.code).toBe(2);
     expect(endingProblems(profile, { json: false })).toEqual([]);
@@ -45,7 +47,16 @@ describe('bugs the fuzzers found', () => {
     expect(terminator.code).toBe(2);
     expect(JSON.parse(terminator.stderr)).toMatchObject({ error: { code: 'usage', exitCode: 2 } });
     // A verb's option never takes --json as its value: commander gives it to the program first.
-    const verbOption = await runCli(['order', 'watch', 'ord_1', '--signature-header', '--json', 'x-signature', '--api-key', 'not-a-key']);
+    const verbOption = await runCli([
+      'order',
+      'watch',
+      'ord_1',
+      '--signature-header',
+      '--json',
+      'x-signature',
+      '--api-key',
+      'not-a-key',
+    ]);
     expect(verbOption.code).toBe(3);
     expect(JSON.parse(verbOption.stderr)).toMatchObject({ error: { code: 'invalid_api_key_format', exitCode: 3 } });
   });
@@ -53,20 +64,29 @@ describe('bugs the fuzzers found', () => {
   test('serve with a seed file it cannot read is a usage error (exit 2), not an internal one', async () => {
     const result = await runCli(['serve', '--port', '0', '--seed', 'no-such-seed.json']);
     expect(result.code).toBe(2);
-    expect(unstamped(result.stderr)).toBe('error: cannot start the server: cannot read seed file no-such-seed.json: ENOENT\nhint: check --seed\n');
+    expect(unstamped(result.stderr)).toBe(
+      'error: cannot start the server: cannot read seed file no-such-seed.json: ENOENT\nhint: check --seed\n',
+    );
   });
 
   test('a successful answer nested thousands deep is exit 5 (unreadable), not a stack overflow (exit 1)', async () => {
     answer = { kind: 'reply', status: 201, body: `{"id":"ord_1","status":"completed","x":${nested(5_000)}}` };
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json', '--retries', '0'], {
-      baseUrl: hostile.url,
-      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
-    });
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json', '--retries', '0'],
+      {
+        baseUrl: hostile.url,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      },
+    );
     expect(placed.code).toBe(5);
     expect(JSON.parse(placed.stderr).error.message).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
     answer = { kind: 'reply', status: 200, body: `{"data":[{"code":"A","x":${nested(5_000)}}],"has_more":false}` };
     const cwd = tempDir();
-    const codes = await runCli(['codes', 'get', 'ord_1', '--out', 'codes.csv', '--retries', '0'], { cwd, baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const codes = await runCli(['codes', 'get', 'ord_1', '--out', 'codes.csv', '--retries', '0'], {
+      cwd,
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(codes.code).toBe(5);
     expect(endingProblems(codes, { json: false })).toEqual([]);
     expect(existsSync(join(cwd, 'codes.csv'))).toBe(false);
@@ -79,16 +99,37 @@ describe('bugs the fuzzers found', () => {
     answer = {
       kind: 'reply',
       status: 200,
-      body: Buffer.concat([Buffer.from('{"data":[{"code":"AB'), Buffer.from([0xff, 0xfe]), Buffer.from('CD"}],"has_more":false}')]),
+      body: Buffer.concat([
+        Buffer.from('{"data":[{"code":"AB'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('CD"}],"has_more":false}'),
+      ]),
     };
     const cwd = tempDir();
-    const result = await runCli(['codes', 'get', 'ord_1', '--out', 'codes.csv', '--retries', '0'], { cwd, baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const result = await runCli(['codes', 'get', 'ord_1', '--out', 'codes.csv', '--retries', '0'], {
+      cwd,
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(result.code).toBe(5);
-    expect(result.stderr).toContain('GET /v1/orders/ord_1/codes: HTTP 200 with a body that cannot be understood (not valid UTF-8)');
+    expect(result.stderr).toContain(
+      'GET /v1/orders/ord_1/codes: HTTP 200 with a body that cannot be understood (not valid UTF-8)',
+    );
     expect(existsSync(join(cwd, 'codes.csv'))).toBe(false);
     // An error body in bad UTF-8 is still shown with its status.
-    answer = { kind: 'reply', status: 404, body: Buffer.concat([Buffer.from('{"error":{"code":"not_found","message":"no order '), Buffer.from([0xff]), Buffer.from('"}}')]) };
-    const missing = await runCli(['order', 'show', 'ord_1', '--retries', '0'], { baseUrl: hostile.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    answer = {
+      kind: 'reply',
+      status: 404,
+      body: Buffer.concat([
+        Buffer.from('{"error":{"code":"not_found","message":"no order '),
+        Buffer.from([0xff]),
+        Buffer.from('"}}'),
+      ]),
+    };
+    const missing = await runCli(['order', 'show', 'ord_1', '--retries', '0'], {
+      baseUrl: hostile.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('HTTP 404 not_found: no order');
   });
@@ -100,9 +141,14 @@ describe('bugs the fuzzers found', () => {
     writeFileSync(damaged, '{"version":1,"key":"3f1c9a9e-5d1b', { mode: 0o600 });
     const pending = await runCli(['order', 'pending'], { configDir });
     expect(pending.code).toBe(0);
-    expect(pending.stdout).toBe(`no pending orders that can be read, but 1 journal file could not be: look at ${join(configDir, 'journal')}\n`);
+    expect(pending.stdout).toBe(
+      `no pending orders that can be read, but 1 journal file could not be: look at ${join(configDir, 'journal')}\n`,
+    );
     expect(pending.stderr).toContain(`unreadable journal file ${damaged} (not valid JSON); it was left in place`);
-    const resumed = await runCli(['order', 'resume', '--all'], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    const resumed = await runCli(['order', 'resume', '--all'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(`unreadable journal file ${damaged}`);
     expect(readFileSync(damaged, 'utf8')).toBe('{"version":1,"key":"3f1c9a9e-5d1b');

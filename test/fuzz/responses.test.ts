@@ -35,7 +35,9 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => hostile?.close());
 
-const HUGE_BODY = Buffer.from(`{"data":[${'{"code":"AAAA-BBBB-CCCC-DDDD"},'.repeat(1_200_000)}{"code":"end"}],"has_more":false}`);
+const HUGE_BODY = Buffer.from(
+  `{"data":[${'{"code":"AAAA-BBBB-CCCC-DDDD"},'.repeat(1_200_000)}{"code":"end"}],"has_more":false}`,
+);
 
 const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
 
@@ -43,9 +45,21 @@ const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
 const nearlyRight: fc.Arbitrary<string> = fc
   .oneof(
     fc.record({ id: fc.jsonValue(), status: fc.jsonValue() }, { requiredKeys: [] }),
-    fc.record({ status: fc.jsonValue(), environment: fc.jsonValue(), resellerId: fc.jsonValue() }, { requiredKeys: [] }),
-    fc.record({ data: fc.jsonValue(), has_more: fc.jsonValue(), next_cursor: fc.jsonValue(), next: fc.jsonValue() }, { requiredKeys: ['data'] }),
-    fc.record({ data: fc.array(fc.oneof(fc.record({ id: fc.jsonValue(), code: fc.jsonValue() }), fc.jsonValue()), { maxLength: 5 }), has_more: fc.boolean(), next_cursor: fc.oneof(fc.constant(null), fc.string()) }),
+    fc.record(
+      { status: fc.jsonValue(), environment: fc.jsonValue(), resellerId: fc.jsonValue() },
+      { requiredKeys: [] },
+    ),
+    fc.record(
+      { data: fc.jsonValue(), has_more: fc.jsonValue(), next_cursor: fc.jsonValue(), next: fc.jsonValue() },
+      { requiredKeys: ['data'] },
+    ),
+    fc.record({
+      data: fc.array(fc.oneof(fc.record({ id: fc.jsonValue(), code: fc.jsonValue() }), fc.jsonValue()), {
+        maxLength: 5,
+      }),
+      has_more: fc.boolean(),
+      next_cursor: fc.oneof(fc.constant(null), fc.string()),
+    }),
     fc.record({ error: fc.jsonValue(), message: fc.jsonValue(), code: fc.jsonValue() }, { requiredKeys: [] }),
     fc.jsonValue(),
   )
@@ -53,16 +67,43 @@ const nearlyRight: fc.Arbitrary<string> = fc
 
 const bodies: fc.Arbitrary<string | Buffer> = fc.oneof(
   { weight: 6, arbitrary: nearlyRight },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', 'null', 'not json', '<html><title>502 Bad Gateway</title></html>', '{"id":"ord_1","status":"completed"', '\u0000\u0001\u0002') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      'null',
+      'not json',
+      '<html><title>502 Bad Gateway</title></html>',
+      '{"id":"ord_1","status":"completed"',
+      '\u0000\u0001\u0002',
+    ),
+  },
   // Deep nesting: a parser, a schema or an exporter that recurses would blow the stack.
-  { weight: 1, arbitrary: fc.constantFrom(5_000, 50_000).map((depth) => `{"id":"ord_1","status":"completed","data":[{"code":"A","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}],"has_more":false}`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(5_000, 50_000)
+      .map(
+        (depth) =>
+          `{"id":"ord_1","status":"completed","data":[{"code":"A","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}],"has_more":false}`,
+      ),
+  },
   { weight: 1, arbitrary: fc.constantFrom(5_000, 50_000).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`) },
   // Invalid UTF-8 inside otherwise valid answers.
   {
     weight: 1,
     arbitrary: fc.constantFrom(
-      Buffer.concat([Buffer.from('{"id":"ord_1","status":"completed","data":[{"code":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}],"has_more":false}')]),
-      Buffer.concat([Buffer.from('{"status":"ok","environment":"test","resellerId":"rs_'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]),
+      Buffer.concat([
+        Buffer.from('{"id":"ord_1","status":"completed","data":[{"code":"'),
+        Buffer.from([0xff, 0xfe, 0xc3]),
+        Buffer.from('"}],"has_more":false}'),
+      ]),
+      Buffer.concat([
+        Buffer.from('{"status":"ok","environment":"test","resellerId":"rs_'),
+        Buffer.from([0xc0, 0xaf]),
+        Buffer.from('"}'),
+      ]),
     ),
   },
   // Bigger than the client will ever hold (32 MiB); one buffer shared by every case that draws it.
@@ -71,7 +112,15 @@ const bodies: fc.Arbitrary<string | Buffer> = fc.oneof(
 
 const headers: fc.Arbitrary<Record<string, string>> = fc.record(
   {
-    'Content-Type': fc.constantFrom('application/json', 'text/html', 'text/plain; charset=latin1', 'application/problem+json', '', 'application/octet-stream', 'application/json; charset=utf-16'),
+    'Content-Type': fc.constantFrom(
+      'application/json',
+      'text/html',
+      'text/plain; charset=latin1',
+      'application/problem+json',
+      '',
+      'application/octet-stream',
+      'application/json; charset=utf-16',
+    ),
     'Retry-After': fc.constantFrom('0', '1', 'soon', '-5', '1e9', 'Wed, 21 Oct 2015 07:28:00 GMT'),
     Link: fc.constantFrom('<>; rel="next"', 'garbage', '<http://127.0.0.2:1/x>; rel="next"', '<?page=2>; rel=next'),
     Location: fc.constantFrom('http://127.0.0.2:1/elsewhere', '', '\u00ff\u00fe'),
@@ -95,11 +144,47 @@ const raw: fc.Arbitrary<string> = fc.constantFrom(
 );
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ kind: fc.constant('reply' as const), status: fc.constantFrom(200, 200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 409, 418, 422, 429, 500, 502, 503, 599), headers, body: bodies }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      kind: fc.constant('reply' as const),
+      status: fc.constantFrom(
+        200,
+        200,
+        201,
+        202,
+        204,
+        301,
+        302,
+        304,
+        400,
+        401,
+        403,
+        404,
+        409,
+        418,
+        422,
+        429,
+        500,
+        502,
+        503,
+        599,
+      ),
+      headers,
+      body: bodies,
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('raw' as const), bytes: raw }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'endless' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'trickle' as const, everyMs: 100 }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cut' as const), declared: fc.constantFrom(100, 1_000_000), sent: fc.constantFrom('{"id":"ord_1","sta', '{"data":[{"code":"A"}', '') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('cut' as const),
+      declared: fc.constantFrom(100, 1_000_000),
+      sent: fc.constantFrom('{"id":"ord_1","sta', '{"data":[{"code":"A"}', ''),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'silent' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'reset' as const }) },
 );
@@ -141,7 +226,15 @@ async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunRe
   writeFileSync(join(cwd, 'existing.csv'), 'order_id,code\nord_1,KEEP-ME\n', { mode: 0o600 });
   const journalBefore = snapshot(join(configDir, 'journal'));
   const existing = sha256File(join(cwd, 'existing.csv'));
-  const args = [...c.command, '--retries', String(c.retries), '--request-timeout', String(REQUEST_TIMEOUT_S), '--yes', ...(c.json ? ['--json'] : [])];
+  const args = [
+    ...c.command,
+    '--retries',
+    String(c.retries),
+    '--request-timeout',
+    String(REQUEST_TIMEOUT_S),
+    '--yes',
+    ...(c.json ? ['--json'] : []),
+  ];
   const result = await runCli(args, {
     configDir,
     cwd,
@@ -155,10 +248,13 @@ async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunRe
   const refused = c.command.includes('existing.csv');
   const problems = endingProblems(result, { json: c.json, allowed: refused ? [2] : [0, 3, 4, 5, 6, 7] });
   const journalAfter = snapshot(join(configDir, 'journal'));
-  for (const [file, hash] of Object.entries(journalBefore)) if (journalAfter[file] !== hash) problems.push(`the other order's intent ${file} changed`);
+  for (const [file, hash] of Object.entries(journalBefore))
+    if (journalAfter[file] !== hash) problems.push(`the other order's intent ${file} changed`);
   if (sha256File(join(cwd, 'existing.csv')) !== existing) problems.push('existing.csv changed');
-  if (result.code !== 0 && existsSync(join(cwd, 'new.csv'))) problems.push(`exit ${result.code} yet new.csv was written`);
-  if (readdirSync(cwd).some((name) => name !== 'existing.csv' && name !== 'new.csv')) problems.push(`a stray file: ${readdirSync(cwd).join(', ')}`);
+  if (result.code !== 0 && existsSync(join(cwd, 'new.csv')))
+    problems.push(`exit ${result.code} yet new.csv was written`);
+  if (readdirSync(cwd).some((name) => name !== 'existing.csv' && name !== 'new.csv'))
+    problems.push(`a stray file: ${readdirSync(cwd).join(', ')}`);
   rmSync(configDir, { recursive: true, force: true });
   rmSync(cwd, { recursive: true, force: true });
   return { c, result, problems };
@@ -166,7 +262,8 @@ async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunRe
 
 function describeCase(c: Case): string {
   const shown = c.answers.map((a) => {
-    if (a.kind === 'reply') return { ...a, body: (typeof a.body === 'string' ? a.body : `<${a.body.length} bytes>`).slice(0, 120) };
+    if (a.kind === 'reply')
+      return { ...a, body: (typeof a.body === 'string' ? a.body : `<${a.body.length} bytes>`).slice(0, 120) };
     if (a.kind === 'raw') return { ...a, bytes: (typeof a.bytes === 'string' ? a.bytes : '').slice(0, 120) };
     return a;
   });
@@ -176,7 +273,11 @@ function describeCase(c: Case): string {
 describe('fuzz: hostile server responses', () => {
   test('every answer ends in time with a contract exit code and one clean error line, touching no other file', async () => {
     const { outcomes } = await runFuzz('responses', caseArbitrary, fuzzSettings(160), runCase);
-    expect(failureLines(outcomes, (o) => describeCase(o.c)).slice(0, 8).join('\n')).toBe('');
+    expect(
+      failureLines(outcomes, (o) => describeCase(o.c))
+        .slice(0, 8)
+        .join('\n'),
+    ).toBe('');
     const codes = exitCodeCounts('responses', outcomes);
     for (const code of ['3', '4', '5']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
   }, 150_000);

@@ -19,7 +19,10 @@ interface RawAnswer {
 }
 
 /** Writes bytes as they are and reads the first answer; `closed` is what came before the server hung up. */
-function raw(bytes: string | Buffer, o: { keepOpen?: boolean } = {}): Promise<{ answer: RawAnswer | undefined; closed: string }> {
+function raw(
+  bytes: string | Buffer,
+  o: { keepOpen?: boolean } = {},
+): Promise<{ answer: RawAnswer | undefined; closed: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(servers.server.port, '127.0.0.1');
     let text = '';
@@ -46,20 +49,69 @@ function parse(text: string): RawAnswer | undefined {
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
   const length = Number(headers['content-length'] ?? '0');
-  return { status: Number(statusLine.split(' ')[1]), headers, body: Buffer.from(text.slice(end + 4), 'latin1').subarray(0, length).toString('utf8') };
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: Buffer.from(text.slice(end + 4), 'latin1')
+      .subarray(0, length)
+      .toString('utf8'),
+  };
 }
 
-const ROUTES = ['/v1/ping', '/v1/catalog', '/v1/orders', '/v1/orders/ord_x', '/v1/orders/ord_x/codes', '/_admin/ledger', '/', '/v1', '/v2/ping', '/v1/orders/', '//v1/ping'];
+const ROUTES = [
+  '/v1/ping',
+  '/v1/catalog',
+  '/v1/orders',
+  '/v1/orders/ord_x',
+  '/v1/orders/ord_x/codes',
+  '/_admin/ledger',
+  '/',
+  '/v1',
+  '/v2/ping',
+  '/v1/orders/',
+  '//v1/ping',
+];
 
 const pathArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...ROUTES) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...ROUTES), fc.string({ unit: 'grapheme', maxLength: 20 })).map(([route, q]) => `${route}?limit=${encodeURIComponent(q)}&cursor=${encodeURIComponent(q)}`) },
-  { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }).map((segment) => `/v1/orders/${encodeURIComponent(segment)}${segment.length % 2 === 0 ? '/codes' : ''}`) },
-  { weight: 1, arbitrary: fc.constantFrom('/v1/orders/%00', '/v1/orders/%ZZ', '/v1/../v1/ping', '*', `/v1/orders/${'x'.repeat(6_000)}`, '/v1/ping#frag', 'http://127.0.0.1/v1/ping') },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...ROUTES), fc.string({ unit: 'grapheme', maxLength: 20 }))
+      .map(([route, q]) => `${route}?limit=${encodeURIComponent(q)}&cursor=${encodeURIComponent(q)}`),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .string({ unit: 'grapheme', maxLength: 30 })
+      .map((segment) => `/v1/orders/${encodeURIComponent(segment)}${segment.length % 2 === 0 ? '/codes' : ''}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '/v1/orders/%00',
+      '/v1/orders/%ZZ',
+      '/v1/../v1/ping',
+      '*',
+      `/v1/orders/${'x'.repeat(6_000)}`,
+      '/v1/ping#frag',
+      'http://127.0.0.1/v1/ping',
+    ),
+  },
 );
 
 const keyHeader = fc.oneof(
-  fc.constantFrom(DEMO_KEYS.test, DEMO_KEYS.test, DEMO_KEYS.live, DEMO_KEYS.smallTest, undefined, '', 'sc_test_', 'sc_test_not_a_real_key_0000', `${DEMO_KEYS.test}\r\nX-API-Key: ${DEMO_KEYS.live}`),
+  fc.constantFrom(
+    DEMO_KEYS.test,
+    DEMO_KEYS.test,
+    DEMO_KEYS.live,
+    DEMO_KEYS.smallTest,
+    undefined,
+    '',
+    'sc_test_',
+    'sc_test_not_a_real_key_0000',
+    `${DEMO_KEYS.test}\r\nX-API-Key: ${DEMO_KEYS.live}`,
+  ),
   fc.string({ maxLength: 40 }),
 );
 
@@ -67,21 +119,50 @@ const idempotencyHeader = fc.oneof(
   fc.constant(undefined),
   fc.uuid(),
   fc.string({ maxLength: 40 }),
-  fc.constantFrom('', '""', '"quoted"', '"unterminated', '"bad\\q"', 'k'.repeat(255), 'k'.repeat(256), 'caf\u00e9', 'tab\tkey', 'a, b'),
+  fc.constantFrom(
+    '',
+    '""',
+    '"quoted"',
+    '"unterminated',
+    '"bad\\q"',
+    'k'.repeat(255),
+    'k'.repeat(256),
+    'caf\u00e9',
+    'tab\tkey',
+    'a, b',
+  ),
 );
 
 const orderBody = fc.record({
   product_id: fc.oneof(fc.constantFrom('amazon-us-10', 'amazon-us-25', 'netflix-us-30', 'nope', ''), fc.jsonValue()),
-  quantity: fc.oneof(fc.integer({ min: -5, max: 200_000 }), fc.double(), fc.jsonValue(), fc.constantFrom(1, 2, Number.MAX_SAFE_INTEGER + 2)),
+  quantity: fc.oneof(
+    fc.integer({ min: -5, max: 200_000 }),
+    fc.double(),
+    fc.jsonValue(),
+    fc.constantFrom(1, 2, Number.MAX_SAFE_INTEGER + 2),
+  ),
   extra: fc.option(fc.jsonValue(), { freq: 4 }),
 });
 
 const bodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(undefined) },
-  { weight: 4, arbitrary: orderBody.map(({ extra, ...body }) => Buffer.from(JSON.stringify(extra === null ? body : { ...body, extra }))) },
+  {
+    weight: 4,
+    arbitrary: orderBody.map(({ extra, ...body }) =>
+      Buffer.from(JSON.stringify(extra === null ? body : { ...body, extra })),
+    ),
+  },
   { weight: 1, arbitrary: fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v) ?? 'null')) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 100 }).map((bytes) => Buffer.from(bytes)) },
-  { weight: 1, arbitrary: fc.constantFrom(Buffer.from('{"product_id":"amazon-us-10","quantity":'), Buffer.from('{"quantity":1e400,"product_id":"amazon-us-10"}'), Buffer.from('[]'), Buffer.from('null')) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      Buffer.from('{"product_id":"amazon-us-10","quantity":'),
+      Buffer.from('{"quantity":1e400,"product_id":"amazon-us-10"}'),
+      Buffer.from('[]'),
+      Buffer.from('null'),
+    ),
+  },
 );
 
 interface Request {
@@ -95,11 +176,32 @@ interface Request {
 }
 
 const requestArb: fc.Arbitrary<Request> = fc.record({
-  method: fc.constantFrom('GET', 'GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'BREW', 'get'),
+  method: fc.constantFrom(
+    'GET',
+    'GET',
+    'POST',
+    'POST',
+    'POST',
+    'PUT',
+    'DELETE',
+    'PATCH',
+    'HEAD',
+    'OPTIONS',
+    'TRACE',
+    'BREW',
+    'get',
+  ),
   path: pathArb,
   key: keyHeader,
   idempotency: idempotencyHeader,
-  contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', undefined, 'application/json; charset=utf-16', 'multipart/form-data'),
+  contentType: fc.constantFrom(
+    'application/json',
+    'application/json',
+    'text/plain',
+    undefined,
+    'application/json; charset=utf-16',
+    'multipart/form-data',
+  ),
   body: bodyArb,
   chunked: fc.boolean(),
 });
@@ -151,12 +253,15 @@ describe('random requests', () => {
       expect(['amazon-us-10', 'amazon-us-25', 'netflix-us-30']).toContain(order.product_id);
       expect(Number.isInteger(order.quantity) && order.quantity >= 1).toBe(true);
     }
-    expect((await fetch(`${servers.server.url}/v1/ping`, { headers: { 'X-API-Key': DEMO_KEYS.test } })).status).toBe(200);
+    expect((await fetch(`${servers.server.url}/v1/ping`, { headers: { 'X-API-Key': DEMO_KEYS.test } })).status).toBe(
+      200,
+    );
   }, 60_000);
 });
 
 describe('header abuse', () => {
-  const ping = (headers: string) => raw(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\n${headers}Connection: close\r\n\r\n`);
+  const ping = (headers: string) =>
+    raw(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\n${headers}Connection: close\r\n\r\n`);
 
   test('500 small headers are fine; 2,500 (over 16 KiB) are 431 as JSON', async () => {
     // 500 headers are about 5 KiB. Node 22's parser counts more than the bytes sent (1,000 such headers, about
@@ -165,7 +270,9 @@ describe('header abuse', () => {
     expect((await ping(many(500))).answer?.status).toBe(200);
     const tooMany = await ping(many(2_500));
     expect(tooMany.answer?.status).toBe(431);
-    expect(JSON.parse(tooMany.answer!.body)).toEqual({ error: { code: 'headers_too_large', message: 'the request headers are too large' } });
+    expect(JSON.parse(tooMany.answer!.body)).toEqual({
+      error: { code: 'headers_too_large', message: 'the request headers are too large' },
+    });
   });
 
   test('two Idempotency-Key headers are 400 idempotency_key_invalid, and nothing is charged', async () => {
@@ -181,7 +288,9 @@ describe('header abuse', () => {
   });
 
   test('a header line that tries to smuggle a second header is refused', async () => {
-    const { answer } = await raw(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\rX-Other: y\r\nConnection: close\r\n\r\n`);
+    const { answer } = await raw(
+      `GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\rX-Other: y\r\nConnection: close\r\n\r\n`,
+    );
     expect(answer?.status).toBe(400);
   });
 });
@@ -213,7 +322,10 @@ describe('slow clients', () => {
         `POST /v1/orders HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\nIdempotency-Key: slow-body\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
         body,
       ),
-      trickle('GET /v1/ping HTTP/1.1\r\n', `Host: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\n${'X-Slow: y\r\n'.repeat(10)}\r\n`),
+      trickle(
+        'GET /v1/ping HTTP/1.1\r\n',
+        `Host: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\n${'X-Slow: y\r\n'.repeat(10)}\r\n`,
+      ),
       trickle('', ''),
       trickle(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${DEMO_KEYS.test}\r\n\r\n`, ''),
       // Meanwhile the server answers everyone else at once.

@@ -2,7 +2,17 @@
 // each test with its own temporary GIFTCODES_CONFIG_DIR. Every output is recorded for the key-leak check.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -29,7 +39,11 @@ export interface TestServer {
 }
 
 /** Starts `giftcodes serve --port 0 --admin <args>` and waits for its listening line; `bin` for another install. */
-export async function startServer(args: string[] = [], env: NodeJS.ProcessEnv = {}, bin: string = BIN): Promise<TestServer> {
+export async function startServer(
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  bin: string = BIN,
+): Promise<TestServer> {
   const proc = spawn(process.execPath, [bin, 'serve', '--port', '0', '--admin', ...args], {
     env: { ...process.env, ...env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,12 +108,17 @@ export function servedApi(
   let server: TestServer | undefined;
   let configDir: string | undefined;
   beforeAll(async () => {
-    server = await startServer(typeof args === 'function' ? await args() : args, o.env, typeof o.bin === 'function' ? o.bin() : o.bin);
+    server = await startServer(
+      typeof args === 'function' ? await args() : args,
+      o.env,
+      typeof o.bin === 'function' ? o.bin() : o.bin,
+    );
     if (o.login) configDir = await loggedIn(server, o.login === true ? DEMO_KEYS.test : o.login);
   });
   afterAll(() => server?.stop());
   const started = (): TestServer => {
-    if (server === undefined) throw new Error('servedApi: the server starts before the tests; read it inside a test or a hook');
+    if (server === undefined)
+      throw new Error('servedApi: the server starts before the tests; read it inside a test or a hook');
     return server;
   };
   return {
@@ -117,7 +136,11 @@ export function servedApi(
 }
 
 /** Runs `fn` with a served API of its own (`giftcodes serve --admin <args>`), stopped whatever `fn` did. */
-export async function withServer<T>(args: string[], fn: (server: TestServer) => Promise<T>, env: NodeJS.ProcessEnv = {}): Promise<T> {
+export async function withServer<T>(
+  args: string[],
+  fn: (server: TestServer) => Promise<T>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<T> {
   const server = await startServer(args, env);
   try {
     return await fn(server);
@@ -183,7 +206,11 @@ export function spawnCli(args: string[], options: RunOptions = {}): { proc: Chil
   };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const full = options.stdoutFull ? openSync('/dev/full', 'w') : undefined;
-  const proc = spawn(process.execPath, [BIN, ...args], { env, cwd: options.cwd ?? ROOT, stdio: ['pipe', full ?? 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [BIN, ...args], {
+    env,
+    cwd: options.cwd ?? ROOT,
+    stdio: ['pipe', full ?? 'pipe', 'pipe'],
+  });
   if (full !== undefined) closeSync(full);
   let stdout = '';
   let stderr = '';
@@ -198,7 +225,11 @@ export function spawnCli(args: string[], options: RunOptions = {}): { proc: Chil
   const result = new Promise<RunResult>((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      reject(new Error(`giftcodes ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(
+          `giftcodes ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
     }, timeoutMs);
     proc.on('error', reject);
     proc.on('close', (code, signal) => {
@@ -237,7 +268,11 @@ function dirState(dir: string): string | undefined {
  * itself does is tested where it is the subject (foundation, config, secrets, keyring: with a dir that does
  * not exist yet, or a key the server rejects, it always runs).
  */
-export async function loggedIn(server: TestServer, key: string | readonly string[] = DEMO_KEYS.test, configDir = tempDir()): Promise<string> {
+export async function loggedIn(
+  server: TestServer,
+  key: string | readonly string[] = DEMO_KEYS.test,
+  configDir = tempDir(),
+): Promise<string> {
   for (const one of typeof key === 'string' ? [key] : key) await loginOnce(server, one, configDir);
   return configDir;
 }
@@ -264,18 +299,27 @@ async function loginOnce(server: TestServer, key: string, configDir: string): Pr
   }
 }
 
-export async function ledger(server: TestServer): Promise<{ orders: Record<string, unknown>[] } & Record<string, unknown>> {
+export async function ledger(
+  server: TestServer,
+): Promise<{ orders: Record<string, unknown>[] } & Record<string, unknown>> {
   const res = await fetch(`${server.url}/_admin/ledger`);
   return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
 }
 
 /** The ids of the orders the server charged for `quantity` × `productId`, from its ledger. */
 export async function chargesFor(server: TestServer, productId: string, quantity: number): Promise<string[]> {
-  return (await ledger(server)).orders.filter((o) => o.product_id === productId && o.quantity === quantity).map((o) => String(o.order_id));
+  return (await ledger(server)).orders
+    .filter((o) => o.product_id === productId && o.quantity === quantity)
+    .map((o) => String(o.order_id));
 }
 
 /** Places an order straight on the server, as another client would (not through the CLI); its id. */
-export async function placedOnServer(server: TestServer, productId = 'amazon-us-25', quantity = 1, key: string = DEMO_KEYS.test): Promise<string> {
+export async function placedOnServer(
+  server: TestServer,
+  productId = 'amazon-us-25',
+  quantity = 1,
+  key: string = DEMO_KEYS.test,
+): Promise<string> {
   const res = await fetch(`${server.url}/v1/orders`, {
     method: 'POST',
     headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
@@ -291,7 +335,9 @@ export async function ordersWithKeyPrefix(server: TestServer, prefix: string): P
 }
 
 /** The intents `order pending --json` lists for a config dir; a failing command fails the test. */
-export async function pendingIntents(configDir: string): Promise<{ key: string; orderId: string | null; phase: string; state: string }[]> {
+export async function pendingIntents(
+  configDir: string,
+): Promise<{ key: string; orderId: string | null; phase: string; state: string }[]> {
   const result = await runCli(['order', 'pending', '--json'], { configDir });
   if (result.code !== 0) throw new Error(`order pending failed (exit ${result.code}): ${result.stderr}`);
   return JSON.parse(result.stdout) as { key: string; orderId: string | null; phase: string; state: string }[];
@@ -318,7 +364,12 @@ export interface JournalIntent {
 export function journalIntents(configDir: string): JournalIntent[] {
   const dir = join(configDir, 'journal');
   const names = existsSync(dir) ? readdirSync(dir) : [];
-  const unreadable = (what: string): JournalIntent => ({ key: `unreadable ${what}`, phase: 'unreadable', createdAt: '', updatedAt: '' });
+  const unreadable = (what: string): JournalIntent => ({
+    key: `unreadable ${what}`,
+    phase: 'unreadable',
+    createdAt: '',
+    updatedAt: '',
+  });
   // Every log's ends first: an end names one intent (key and createdAt), and only that one leaves the count,
   // so an ended K(t2) never hides a pending K(t1) (giftcodes' foldIntents drops ended ones before it folds).
   const ended = new Set<string>();
@@ -348,7 +399,8 @@ export function journalIntents(configDir: string): JournalIntent[] {
   const offer = (intent: JournalIntent, fromLog: boolean): void => {
     if (ended.has(`${intent.key}\n${intent.createdAt}`)) return;
     const held = found.get(intent.key);
-    if (held && ((held.fromLog && !fromLog) || (held.fromLog && fromLog && held.intent.updatedAt > intent.updatedAt))) return;
+    if (held && ((held.fromLog && !fromLog) || (held.fromLog && fromLog && held.intent.updatedAt > intent.updatedAt)))
+      return;
     found.set(intent.key, { intent, fromLog });
   };
   for (const name of names.filter((n) => n.endsWith('.json'))) {
@@ -380,7 +432,9 @@ export async function until<T>(check: () => T | undefined | Promise<T | undefine
 
 /** The pid of a process that has already exited: a dead owner of an intent, a lock or a codes file. */
 export function deadPid(): number {
-  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+  return Number(
+    spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout,
+  );
 }
 
 /** An ISO 8601 time and a space: how every stderr line starts when stderr is not a terminal (a cron log). */

@@ -104,8 +104,15 @@ function behave(socket: Socket, b: Behaviour, timers: Set<NodeJS.Timeout>): void
   switch (b.kind) {
     case 'reply': {
       const body = typeof b.body === 'string' ? Buffer.from(b.body, 'utf8') : b.body;
-      const headers = { 'Content-Type': 'application/json', ...b.headers, 'Content-Length': String(body.length), Connection: 'close' };
-      const head = `HTTP/1.1 ${b.status} Whatever\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
+      const headers = {
+        'Content-Type': 'application/json',
+        ...b.headers,
+        'Content-Length': String(body.length),
+        Connection: 'close',
+      };
+      const head = `HTTP/1.1 ${b.status} Whatever\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n')}\r\n\r\n`;
       socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
       return;
     }
@@ -113,7 +120,9 @@ function behave(socket: Socket, b: Behaviour, timers: Set<NodeJS.Timeout>): void
       socket.end(b.bytes);
       return;
     case 'endless': {
-      socket.write(`HTTP/1.1 200 OK\r\nContent-Type: ${b.contentType ?? 'application/json'}\r\nConnection: close\r\n\r\n[`);
+      socket.write(
+        `HTTP/1.1 200 OK\r\nContent-Type: ${b.contentType ?? 'application/json'}\r\nConnection: close\r\n\r\n[`,
+      );
       const chunk = Buffer.from(`${'{"code":"AAAA-BBBB-CCCC"},'.repeat(2048)}`);
       const pump = (): void => {
         while (!socket.destroyed && socket.write(chunk));
@@ -136,7 +145,9 @@ function behave(socket: Socket, b: Behaviour, timers: Set<NodeJS.Timeout>): void
       return;
     }
     case 'cut':
-      socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${b.declared}\r\n\r\n${b.sent}`);
+      socket.write(
+        `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${b.declared}\r\n\r\n${b.sent}`,
+      );
       setTimeout(() => socket.destroy(), 20);
       return;
     case 'silent':

@@ -25,7 +25,10 @@ export function inProcessServer(o: Partial<ServerOptions> = {}): Promise<Running
  * In-process servers for the tests of the enclosing describe (or file), one per name with its options: started
  * before them, closed after. Read them inside a test or a hook. `start` for other defaults (the server suite's).
  */
-export function inProcessServers<N extends string>(options: Record<N, Partial<ServerOptions>>, start: (o: Partial<ServerOptions>) => Promise<RunningServer> = inProcessServer): Record<N, RunningServer> {
+export function inProcessServers<N extends string>(
+  options: Record<N, Partial<ServerOptions>>,
+  start: (o: Partial<ServerOptions>) => Promise<RunningServer> = inProcessServer,
+): Record<N, RunningServer> {
   const running = new Map<N, RunningServer>();
   const names = Object.keys(options) as N[];
   beforeAll(async () => {
@@ -40,7 +43,8 @@ export function inProcessServers<N extends string>(options: Record<N, Partial<Se
       enumerable: true,
       get: () => {
         const server = running.get(name);
-        if (server === undefined) throw new Error(`inProcessServers: ${name} starts before the tests; read it inside a test or a hook`);
+        if (server === undefined)
+          throw new Error(`inProcessServers: ${name} starts before the tests; read it inside a test or a hook`);
         return server;
       },
     });
@@ -50,7 +54,12 @@ export function inProcessServers<N extends string>(options: Record<N, Partial<Se
 
 /** A client of `url` with the demo test key, one attempt per request. */
 export function clientOf(url: string): ApiClient {
-  return new ApiClient({ baseUrl: url, apiKey: KEY, requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 } });
+  return new ApiClient({
+    baseUrl: url,
+    apiKey: KEY,
+    requestTimeoutMs: 5000,
+    retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+  });
 }
 
 /** A journal in a new temporary directory. */
@@ -61,33 +70,64 @@ export function freshJournal(): Journal {
 }
 
 /** An Io over buffers (or over `stdout` when given), and what it wrote to each stream. */
-export function capturedIo(o: { json?: boolean; stdout?: Writable } = {}): { io: Io; out: () => string; err: () => string } {
+export function capturedIo(o: { json?: boolean; stdout?: Writable } = {}): {
+  io: Io;
+  out: () => string;
+  err: () => string;
+} {
   const stdout = o.stdout ?? new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const io = new Io({ stdin: new PassThrough(), stdout, stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const io = new Io({
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
   if (o.json) io.setMode({ json: true, quiet: false, verbose: false });
   return { io, out: () => out, err: () => err };
 }
 
 /** The order the order-machine tests place: 2 × amazon-us-25 with the demo test key, on `url`. */
 export function testOrderSpec(url: string): OrderSpec {
-  return { profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2 };
+  return {
+    profile: 'default',
+    environment: 'test',
+    baseUrl: url,
+    keyId: keyIdOf(KEY),
+    productId: 'amazon-us-25',
+    quantity: 2,
+  };
 }
 
 /** What the order machine runs on in one test: a fresh journal, a client of `url`, an Io over `stdout`, and a clock when given. */
-export function machineSetup(url: string, o: { stdout?: Writable; now?: () => number } = {}): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
+export function machineSetup(
+  url: string,
+  o: { stdout?: Writable; now?: () => number } = {},
+): { deps: MachineDeps; journal: Journal; spec: OrderSpec } {
   const journal = freshJournal();
   const { io } = capturedIo({ stdout: o.stdout });
-  const deps: MachineDeps = { io, api: clientOf(url), journal, signal: new AbortController().signal, ...(o.now ? { now: o.now } : {}) };
+  const deps: MachineDeps = {
+    io,
+    api: clientOf(url),
+    journal,
+    signal: new AbortController().signal,
+    ...(o.now ? { now: o.now } : {}),
+  };
   return { deps, journal, spec: testOrderSpec(url) };
 }
 
 /** machineSetup, with an intent for its spec begun in the journal. */
-export async function machineWithIntent(url: string, o: { stdout?: Writable; now?: () => number } = {}): Promise<ReturnType<typeof machineSetup> & { intent: Intent }> {
+export async function machineWithIntent(
+  url: string,
+  o: { stdout?: Writable; now?: () => number } = {},
+): Promise<ReturnType<typeof machineSetup> & { intent: Intent }> {
   const setup = machineSetup(url, o);
   const { intent } = await setup.journal.begin(setup.spec);
   return { ...setup, intent };

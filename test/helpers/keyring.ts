@@ -10,7 +10,9 @@ import { tempDir } from './e2e.js';
 
 /** The tools the Secret Service tests need that this machine lacks (Debian: dbus gnome-keyring libsecret-tools). */
 export function missingKeyringTools(): string[] {
-  return ['dbus-run-session', 'dbus-send', 'gnome-keyring-daemon', 'secret-tool'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
+  return ['dbus-run-session', 'dbus-send', 'gnome-keyring-daemon', 'secret-tool'].filter(
+    (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0,
+  );
 }
 
 /**
@@ -21,11 +23,21 @@ export function secretService(): { env(): NodeJS.ProcessEnv } {
   let session: ChildProcess | undefined;
   let bus = '';
   const home = tempDir();
-  const env = (): NodeJS.ProcessEnv => ({ DBUS_SESSION_BUS_ADDRESS: bus, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home });
+  const env = (): NodeJS.ProcessEnv => ({
+    DBUS_SESSION_BUS_ADDRESS: bus,
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_RUNTIME_DIR: home,
+  });
   beforeAll(async () => {
     mkdirSync(join(home, 'data'), { recursive: true });
-    const script = 'printf test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600';
-    const started = spawn('dbus-run-session', ['--', 'sh', '-c', script], { env: { ...process.env, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home }, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const script =
+      'printf test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600';
+    const started = spawn('dbus-run-session', ['--', 'sh', '-c', script], {
+      env: { ...process.env, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_RUNTIME_DIR: home },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     session = started;
     bus = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -59,6 +71,10 @@ export async function withSilentBus<T>(fn: (address: string) => Promise<T>): Pro
 /** A new config dir whose default profile uses `baseUrl` and keeps its test key in the credential store. */
 export function storeKeptConfigDir(baseUrl: string): string {
   const configDir = tempDir();
-  writeFileSync(join(configDir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl, keyring: { test: 'default/test' } } } }), { mode: 0o600 });
+  writeFileSync(
+    join(configDir, 'config.json'),
+    JSON.stringify({ profiles: { default: { baseUrl, keyring: { test: 'default/test' } } } }),
+    { mode: 0o600 },
+  );
   return configDir;
 }

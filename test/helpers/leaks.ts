@@ -15,7 +15,8 @@ export function recordOutput(command: string, stdout: string, stderr: string): v
 export function leakedSecrets(): { command: string; secret: string }[] {
   const found: { command: string; secret: string }[] = [];
   for (const output of outputs) {
-    for (const secret of secrets) if (output.text.includes(secret)) found.push({ command: output.command, secret: `${secret.slice(0, 10)}…` });
+    for (const secret of secrets)
+      if (output.text.includes(secret)) found.push({ command: output.command, secret: `${secret.slice(0, 10)}…` });
   }
   return found;
 }

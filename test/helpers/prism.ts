@@ -25,10 +25,14 @@ export interface PrismProxy {
 /** Starts `prism proxy openapi.yaml <upstream> --errors` on a free loopback port and waits until it listens. */
 export async function startPrism(upstream: string, timeoutMs = 120_000): Promise<PrismProxy> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [PRISM, 'proxy', OPENAPI, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [PRISM, 'proxy', OPENAPI, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -48,9 +48,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
       return;
     }
     if (options.answer === 'nothing') return;
-    const expected = options.credentials === undefined ? undefined : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
+    const expected =
+      options.credentials === undefined ? undefined : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
     if (expected !== undefined && req.headers['proxy-authorization'] !== expected) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);

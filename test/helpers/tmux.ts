@@ -22,11 +22,29 @@ export interface Terminal {
 }
 
 /** Runs `argv` in a fresh terminal (120x40 unless `size` says) with exactly `env` (nothing inherited: no CI, no developer config). */
-export function openTerminal(argv: readonly string[], env: Record<string, string>, size: { columns: number; rows: number } = { columns: 120, rows: 40 }): Terminal {
+export function openTerminal(
+  argv: readonly string[],
+  env: Record<string, string>,
+  size: { columns: number; rows: number } = { columns: 120, rows: 40 },
+): Terminal {
   const socket = `giftcodes-test-${process.pid}-${randomBytes(4).toString('hex')}`;
   const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
   const assignments = Object.entries({ TERM: 'xterm-256color', ...env }).map(([name, value]) => `${name}=${value}`);
-  tmux('-f', '/dev/null', 'new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), '--', 'env', '-i', ...assignments, ...argv);
+  tmux(
+    '-f',
+    '/dev/null',
+    'new-session',
+    '-d',
+    '-x',
+    String(size.columns),
+    '-y',
+    String(size.rows),
+    '--',
+    'env',
+    '-i',
+    ...assignments,
+    ...argv,
+  );
   let closed = false;
   const screen = (): string => {
     const text = tmux('capture-pane', '-p', '-J').replace(/\s+$/, '');
@@ -74,20 +92,29 @@ export function keepingExit(argv: readonly string[]): string[] {
  * shell runs it (no CI; HOME and the config in `configDir`); the screen ends with `[exit N]`. Every terminal a
  * test opened is closed after it.
  */
-export function giftcodesTerminals(): (args: string[], configDir: string, env?: Record<string, string>, size?: { columns: number; rows: number }) => Terminal {
+export function giftcodesTerminals(): (
+  args: string[],
+  configDir: string,
+  env?: Record<string, string>,
+  size?: { columns: number; rows: number },
+) => Terminal {
   let opened: Terminal[] = [];
   afterEach(() => {
     for (const terminal of opened) terminal.close();
     opened = [];
   });
   return (args, configDir, env = {}, size) => {
-    const terminal = openTerminal(keepingExit([process.execPath, BIN, ...args]), {
-      PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
-      HOME: configDir,
-      GIFTCODES_CONFIG_DIR: configDir,
-      NO_COLOR: '1',
-      ...env,
-    }, size);
+    const terminal = openTerminal(
+      keepingExit([process.execPath, BIN, ...args]),
+      {
+        PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+        HOME: configDir,
+        GIFTCODES_CONFIG_DIR: configDir,
+        NO_COLOR: '1',
+        ...env,
+      },
+      size,
+    );
     opened.push(terminal);
     return terminal;
   };

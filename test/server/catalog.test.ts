@@ -5,7 +5,11 @@ import { inProcessServers } from '../helpers/inprocess.js';
 const servers = inProcessServers({ server: {} }, start);
 
 async function readAll(limit?: number): Promise<{ ids: string[]; pages: number }> {
-  const { items, pages } = await readPages<{ id: string }>(servers.server, '/v1/catalog', limit === undefined ? {} : { limit });
+  const { items, pages } = await readPages<{ id: string }>(
+    servers.server,
+    '/v1/catalog',
+    limit === undefined ? {} : { limit },
+  );
   return { ids: items.map((p) => p.id), pages };
 }
 
@@ -45,12 +49,15 @@ describe('GET /v1/catalog', () => {
     expect(res.json.data).toHaveLength(12);
   });
 
-  test.each(['0', '-1', '1.5', 'ten', '', '1e3', '99999999999999999'])('limit=%j is 400 invalid_limit', async (limit) => {
-    const { server } = servers;
-    const res = await call(server, `/v1/catalog?limit=${limit}`);
-    expect(res.status).toBe(400);
-    expect(res.json.error.code).toBe('invalid_limit');
-  });
+  test.each(['0', '-1', '1.5', 'ten', '', '1e3', '99999999999999999'])(
+    'limit=%j is 400 invalid_limit',
+    async (limit) => {
+      const { server } = servers;
+      const res = await call(server, `/v1/catalog?limit=${limit}`);
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe('invalid_limit');
+    },
+  );
 
   test.each([
     ['garbage', '!!!'],

@@ -6,7 +6,15 @@ import type { SeedProduct } from '../../src/server/seed.js';
 import type { Order } from '../../src/server/store.js';
 
 function order(o: { quantity: number; environment?: 'test' | 'live'; codePrefix?: string; id?: string }): Order {
-  const product: SeedProduct = { id: 'p', name: 'P', brand: 'B', price: 2500, currency: 'EUR', supply: 1, ...(o.codePrefix === undefined ? {} : { codePrefix: o.codePrefix }) };
+  const product: SeedProduct = {
+    id: 'p',
+    name: 'P',
+    brand: 'B',
+    price: 2500,
+    currency: 'EUR',
+    supply: 1,
+    ...(o.codePrefix === undefined ? {} : { codePrefix: o.codePrefix }),
+  };
   return {
     id: o.id ?? 'ord_0123456789abcdef01234567',
     resellerId: 'rs',
@@ -22,8 +30,12 @@ function order(o: { quantity: number; environment?: 'test' | 'live'; codePrefix?
   };
 }
 
-const asJson = (o: Order, offset: number, count: number, secret = 'live-secret') => codeRecordsJson(o, offset, count, secret).toString('utf8');
-const stringified = (o: Order, offset: number, count: number, secret = 'live-secret') => codeRecords(o, offset, count, secret).map((r) => JSON.stringify(r)).join(',');
+const asJson = (o: Order, offset: number, count: number, secret = 'live-secret') =>
+  codeRecordsJson(o, offset, count, secret).toString('utf8');
+const stringified = (o: Order, offset: number, count: number, secret = 'live-secret') =>
+  codeRecords(o, offset, count, secret)
+    .map((r) => JSON.stringify(r))
+    .join(',');
 
 describe('codeRecordsJson', () => {
   test.each([
@@ -61,7 +73,9 @@ describe('codeRecordsJson', () => {
     expect(codeRecords(order({ quantity: 3 }), 0, 3, 'two')).toEqual(a);
     expect(codeRecords(order({ quantity: 3, id: 'ord_ffffffffffffffffffffffff' }), 0, 3, 'one')).not.toEqual(a);
     const live = codeRecords(order({ quantity: 3, environment: 'live' }), 0, 3, 'one');
-    expect(codeRecords(order({ quantity: 3, environment: 'live' }), 0, 3, 'two').map((r) => r.code)).not.toEqual(live.map((r) => r.code));
+    expect(codeRecords(order({ quantity: 3, environment: 'live' }), 0, 3, 'two').map((r) => r.code)).not.toEqual(
+      live.map((r) => r.code),
+    );
     for (const r of live) expect(r.code).toMatch(/^[A-HJ-NP-Z2-9]{4}(-[A-HJ-NP-Z2-9]{4}){3}$/);
   });
 });

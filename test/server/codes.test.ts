@@ -19,11 +19,22 @@ interface CodeRecord {
 }
 
 async function completed(s: RunningServer, id: string, key: string = KEYS.test): Promise<void> {
-  await until(async () => ((await call(s, `/v1/orders/${id}`, { key })).json.status === 'completed' ? true : undefined));
+  await until(async () =>
+    (await call(s, `/v1/orders/${id}`, { key })).json.status === 'completed' ? true : undefined,
+  );
 }
 
-async function allCodes(s: RunningServer, id: string, key: string = KEYS.test, limit?: number): Promise<{ codes: CodeRecord[]; pages: number }> {
-  const { items, pages } = await readPages<CodeRecord>(s, `/v1/orders/${id}/codes`, limit === undefined ? { key } : { key, limit });
+async function allCodes(
+  s: RunningServer,
+  id: string,
+  key: string = KEYS.test,
+  limit?: number,
+): Promise<{ codes: CodeRecord[]; pages: number }> {
+  const { items, pages } = await readPages<CodeRecord>(
+    s,
+    `/v1/orders/${id}/codes`,
+    limit === undefined ? { key } : { key, limit },
+  );
   return { codes: items, pages };
 }
 
@@ -86,7 +97,10 @@ describe('GET /v1/orders/{id}/codes', () => {
     expect(byDefault.codes).toHaveLength(10_000);
     expect(new Set(byDefault.codes.map((c) => c.code)).size).toBe(10_000);
     expect(byDefault.codes.map((c) => c.serial)).toEqual(
-      Array.from({ length: 10_000 }, (_, i) => `${byDefault.codes[0]?.serial.slice(0, 11)}${String(i + 1).padStart(6, '0')}`),
+      Array.from(
+        { length: 10_000 },
+        (_, i) => `${byDefault.codes[0]?.serial.slice(0, 11)}${String(i + 1).padStart(6, '0')}`,
+      ),
     );
     const small = await allCodes(server, placed.json.id, KEYS.test, 777);
     expect(small.pages).toBe(13);
@@ -148,7 +162,11 @@ describe('with the formula seed', () => {
   test('a product seeded to fail: the order ends failed and its codes are 409 order_failed', async () => {
     const { seeded } = seededServers;
     const placed = await placeOrder(seeded, 'doomed-us-10', 1, { key: FORMULA_KEY });
-    await until(async () => ((await call(seeded, `/v1/orders/${placed.json.id}`, { key: FORMULA_KEY })).json.status === 'failed' ? true : undefined));
+    await until(async () =>
+      (await call(seeded, `/v1/orders/${placed.json.id}`, { key: FORMULA_KEY })).json.status === 'failed'
+        ? true
+        : undefined,
+    );
     const res = await call(seeded, `/v1/orders/${placed.json.id}/codes`, { key: FORMULA_KEY });
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('order_failed');
@@ -158,7 +176,9 @@ describe('with the formula seed', () => {
 
   test('the seed replaces the demo keys', async () => {
     const { seeded } = seededServers;
-    expect(seeded.demoKeys).toEqual([{ resellerId: 'rs_formula', test: FORMULA_KEY, live: 'sc_live_formula_5f4e3d2c1b0a' }]);
+    expect(seeded.demoKeys).toEqual([
+      { resellerId: 'rs_formula', test: FORMULA_KEY, live: 'sc_live_formula_5f4e3d2c1b0a' },
+    ]);
     expect((await call(seeded, '/v1/ping', { key: KEYS.test })).status).toBe(401);
   });
 });

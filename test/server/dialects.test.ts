@@ -11,7 +11,10 @@ beforeAll(async () => {
   for (const dialect of ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const) {
     servers.set(dialect, await start({ dialect, maxPage: 5, fulfilAfterMs: 0 }));
   }
-  servers.set('pages-short' as DialectName, await start({ dialect: 'pages', maxPage: 5, fulfilAfterMs: 0, shortPages: true }));
+  servers.set(
+    'pages-short' as DialectName,
+    await start({ dialect: 'pages', maxPage: 5, fulfilAfterMs: 0, shortPages: true }),
+  );
 });
 afterAll(async () => {
   for (const server of servers.values()) await server.close();
@@ -19,7 +22,10 @@ afterAll(async () => {
 const on = (dialect: string): RunningServer => servers.get(dialect as DialectName)!;
 
 async function completedOrder(dialect: string, quantity: number): Promise<string> {
-  const placed = await call(on(dialect), '/v1/orders', { body: { product_id: 'amazon-us-10', quantity }, idem: newKey() });
+  const placed = await call(on(dialect), '/v1/orders', {
+    body: { product_id: 'amazon-us-10', quantity },
+    idem: newKey(),
+  });
   expect(placed.status).toBeLessThan(300);
   const json = placed.json as Record<string, Record<string, unknown>>;
   return String(json.id ?? json.order?.id ?? json.data?.id);
@@ -32,7 +38,11 @@ describe('ours is what openapi.yaml says', () => {
     expect(page.json.data).toHaveLength(5);
     const bad = await call(on('ours'), '/v1/catalog?limit=0');
     expect(bad.json).toEqual({ error: { code: 'invalid_limit', message: expect.any(String) } });
-    expect((await call(on('ours'), '/v1/ping')).json).toEqual({ status: 'ok', environment: 'test', resellerId: 'rs_demo' });
+    expect((await call(on('ours'), '/v1/ping')).json).toEqual({
+      status: 'ok',
+      environment: 'test',
+      resellerId: 'rs_demo',
+    });
   });
 });
 
@@ -41,7 +51,11 @@ describe('jsonapi', () => {
     const first = await call(on('jsonapi'), '/v1/catalog?page[size]=1000');
     expect(first.headers.get('content-type')).toBe('application/vnd.api+json');
     expect(first.json.data).toHaveLength(5);
-    expect(first.json.data[0]).toEqual({ type: 'products', id: 'amazon-us-10', attributes: expect.objectContaining({ name: 'Amazon.com Gift Card $10' }) });
+    expect(first.json.data[0]).toEqual({
+      type: 'products',
+      id: 'amazon-us-10',
+      attributes: expect.objectContaining({ name: 'Amazon.com Gift Card $10' }),
+    });
     expect(first.json.meta).toEqual({ total: 12 });
     expect(first.json.links.next).toBe('/v1/catalog?page%5Bnumber%5D=2&page%5Bsize%5D=5');
     const last = await call(on('jsonapi'), '/v1/catalog?page[number]=3&page[size]=5');
@@ -52,10 +66,21 @@ describe('jsonapi', () => {
   test('errors as {"errors":[{status,code,title,detail}]}; orders and ping as resources', async () => {
     const missing = await call(on('jsonapi'), '/v1/orders/ord_nope');
     expect(missing.status).toBe(404);
-    expect(missing.json).toEqual({ errors: [{ status: '404', code: 'order_not_found', title: 'Not Found', detail: expect.any(String) }] });
+    expect(missing.json).toEqual({
+      errors: [{ status: '404', code: 'order_not_found', title: 'Not Found', detail: expect.any(String) }],
+    });
     const ping = await call(on('jsonapi'), '/v1/ping');
-    expect(ping.json).toEqual({ data: { type: 'ping', id: 'rs_demo', attributes: { status: 'ok', environment: 'sandbox', resellerId: 'rs_demo' } } });
-    const placed = await call(on('jsonapi'), '/v1/orders', { body: { product_id: 'amazon-us-10', quantity: 1 }, idem: newKey() });
+    expect(ping.json).toEqual({
+      data: {
+        type: 'ping',
+        id: 'rs_demo',
+        attributes: { status: 'ok', environment: 'sandbox', resellerId: 'rs_demo' },
+      },
+    });
+    const placed = await call(on('jsonapi'), '/v1/orders', {
+      body: { product_id: 'amazon-us-10', quantity: 1 },
+      idem: newKey(),
+    });
     expect(placed.status).toBe(201);
     expect(placed.json.data).toMatchObject({ type: 'orders', attributes: { quantity: 1 } });
   });
@@ -68,8 +93,16 @@ describe('problem', () => {
     expect(page.json.results).toHaveLength(2);
     const bad = await call(on('problem'), '/v1/ping', { key: null });
     expect(bad.headers.get('content-type')).toBe('application/problem+json');
-    expect(bad.json).toEqual({ type: 'https://giftcodes.example/problems/invalid-api-key', title: 'Unauthorized', status: 401, detail: expect.any(String) });
-    const placed = await call(on('problem'), '/v1/orders', { body: { product_id: 'amazon-us-10', quantity: 1 }, idem: newKey() });
+    expect(bad.json).toEqual({
+      type: 'https://giftcodes.example/problems/invalid-api-key',
+      title: 'Unauthorized',
+      status: 401,
+      detail: expect.any(String),
+    });
+    const placed = await call(on('problem'), '/v1/orders', {
+      body: { product_id: 'amazon-us-10', quantity: 1 },
+      idem: newKey(),
+    });
     expect(placed.status).toBe(202);
     expect(placed.json.order).toMatchObject({ status: 'complete', quantity: 1 });
   });
@@ -78,11 +111,21 @@ describe('problem', () => {
 describe('spring', () => {
   test('page (from 0) and size; {content,totalPages,totalElements,number,size,last}; upper-case statuses; {type,message,help}', async () => {
     const page = await call(on('spring'), '/v1/catalog?size=1000&page=2');
-    expect(page.json).toMatchObject({ totalPages: 3, totalElements: 12, number: 2, size: 5, last: true, numberOfElements: 2 });
+    expect(page.json).toMatchObject({
+      totalPages: 3,
+      totalElements: 12,
+      number: 2,
+      size: 5,
+      last: true,
+      numberOfElements: 2,
+    });
     expect(page.json.content).toHaveLength(2);
     const id = await completedOrder('spring', 1);
     expect((await call(on('spring'), `/v1/orders/${id}`)).json.status).toBe('COMPLETED');
-    const refused = await call(on('spring'), '/v1/orders', { body: { product_id: 'nope', quantity: 1 }, idem: newKey() });
+    const refused = await call(on('spring'), '/v1/orders', {
+      body: { product_id: 'nope', quantity: 1 },
+      idem: newKey(),
+    });
     expect(refused.json).toEqual({ type: 'unknown_product', message: expect.any(String), help: expect.any(String) });
   });
 });

@@ -43,7 +43,11 @@ export async function call(server: RunningServer, path: string, o: CallOptions =
     body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
     headers['Content-Type'] ??= 'application/json';
   }
-  const res = await fetch(server.url + path, { method: o.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const res = await fetch(server.url + path, {
+    method: o.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -61,14 +65,29 @@ export function newKey(): string {
   return `test-${process.pid}-${Date.now()}-${n}`;
 }
 
-export function placeOrder(server: RunningServer, productId: string, quantity: number, o: CallOptions = {}): Promise<Answer> {
+export function placeOrder(
+  server: RunningServer,
+  productId: string,
+  quantity: number,
+  o: CallOptions = {},
+): Promise<Answer> {
   return call(server, '/v1/orders', { idem: newKey(), ...o, body: o.body ?? { product_id: productId, quantity } });
 }
 
 export async function ledger(server: RunningServer) {
   const res = await fetch(`${server.url}/_admin/ledger`);
   return (await res.json()) as {
-    orders: { order_id: string; reseller_id: string; environment: string; product_id: string; quantity: number; amount: { amount: number; currency: string }; idempotency_key: string; created_at: string; refunded: boolean }[];
+    orders: {
+      order_id: string;
+      reseller_id: string;
+      environment: string;
+      product_id: string;
+      quantity: number;
+      amount: { amount: number; currency: string };
+      idempotency_key: string;
+      created_at: string;
+      refunded: boolean;
+    }[];
     wallets: Record<string, Record<string, number>>;
     supply: Record<string, Record<string, number>>;
   };
@@ -90,7 +109,11 @@ export async function until<T>(check: () => Promise<T | undefined>, ms = 5000): 
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Reads a list endpoint page by page through `next_cursor`, checking the envelope of every page. */
-export async function readPages<T>(s: RunningServer, path: string, o: { key?: string; limit?: number } = {}): Promise<{ items: T[]; pages: number }> {
+export async function readPages<T>(
+  s: RunningServer,
+  path: string,
+  o: { key?: string; limit?: number } = {},
+): Promise<{ items: T[]; pages: number }> {
   const items: T[] = [];
   let cursor: string | null = null;
   let pages = 0;

@@ -20,13 +20,16 @@ function raw(bytes: string | Buffer): Promise<string> {
 }
 
 describe('routing', () => {
-  test.each(['/', '/v1', '/v2/ping', '/v1/ping/', '/v1/orders/x/codes/y', '/_admin/nothing'])('%s is 404 not_found', async (path) => {
-    const { server } = servers;
-    const res = await call(server, path);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(res.json.error.code).toBe('not_found');
-  });
+  test.each(['/', '/v1', '/v2/ping', '/v1/ping/', '/v1/orders/x/codes/y', '/_admin/nothing'])(
+    '%s is 404 not_found',
+    async (path) => {
+      const { server } = servers;
+      const res = await call(server, path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.json.error.code).toBe('not_found');
+    },
+  );
 
   test.each([
     ['DELETE', '/v1/ping', 'GET'],
@@ -54,7 +57,11 @@ describe('routing', () => {
 
   test('POST /_admin/reset returns to the seed', async () => {
     const { server } = servers;
-    await call(server, '/v1/orders', { key: KEYS.live, idem: 'reset-me', body: { product_id: 'amazon-us-10', quantity: 1 } });
+    await call(server, '/v1/orders', {
+      key: KEYS.live,
+      idem: 'reset-me',
+      body: { product_id: 'amazon-us-10', quantity: 1 },
+    });
     const res = await call(server, '/_admin/reset', { method: 'POST' });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ status: 'reset' });
@@ -62,7 +69,11 @@ describe('routing', () => {
     expect(book.orders).toEqual([]);
     expect(book.wallets.rs_demo?.USD).toBe(500_000);
     // The key was forgotten too: the same key places a new order.
-    const again = await call(server, '/v1/orders', { key: KEYS.live, idem: 'reset-me', body: { product_id: 'amazon-us-10', quantity: 1 } });
+    const again = await call(server, '/v1/orders', {
+      key: KEYS.live,
+      idem: 'reset-me',
+      body: { product_id: 'amazon-us-10', quantity: 1 },
+    });
     expect(again.headers.get('idempotent-replayed')).toBeNull();
   });
 });
@@ -74,7 +85,9 @@ describe('request log', () => {
     try {
       await call(logged, '/v1/catalog?limit=2');
       await call(logged, '/v1/nothing');
-      await call(logged, '/v1/orders', { idem: newKey(), body: { product_id: 'amazon-us-10', quantity: 1 } }).catch(() => undefined);
+      await call(logged, '/v1/orders', { idem: newKey(), body: { product_id: 'amazon-us-10', quantity: 1 } }).catch(
+        () => undefined,
+      );
       await new Promise((r) => setTimeout(r, 50));
       expect(lines).toHaveLength(3);
       expect(lines[0]).toMatch(/^GET \/v1\/catalog 200 \d+ms$/);
@@ -92,7 +105,12 @@ describe('hostile input', () => {
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${servers.server.url}/v1/orders`, {
         method: 'POST',
-        headers: { 'X-API-Key': KEYS.test, 'Idempotency-Key': newKey(), 'Content-Type': 'application/json', ...headers },
+        headers: {
+          'X-API-Key': KEYS.test,
+          'Idempotency-Key': newKey(),
+          'Content-Type': 'application/json',
+          ...headers,
+        },
       });
       req.on('response', (res) => {
         let text = '';
@@ -111,7 +129,9 @@ describe('hostile input', () => {
   });
 
   test('a chunked body over 64 KiB is 413 too', async () => {
-    const res = await order(JSON.stringify({ product_id: 'x'.repeat(70_000), quantity: 1 }), { 'Transfer-Encoding': 'chunked' });
+    const res = await order(JSON.stringify({ product_id: 'x'.repeat(70_000), quantity: 1 }), {
+      'Transfer-Encoding': 'chunked',
+    });
     expect(res.status).toBe(413);
   });
 
@@ -130,11 +150,16 @@ describe('hostile input', () => {
   test('a deeply nested object is 400 invalid_request, not a stack overflow', async () => {
     const res = await order(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.body).error).toEqual({ code: 'invalid_request', message: 'the request body nests too deeply' });
+    expect(JSON.parse(res.body).error).toEqual({
+      code: 'invalid_request',
+      message: 'the request body nests too deeply',
+    });
   });
 
   test('duplicate X-API-Key headers are a malformed key', async () => {
-    const out = await raw(`GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.test}\r\nX-API-Key: ${KEYS.live}\r\nConnection: close\r\n\r\n`);
+    const out = await raw(
+      `GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.test}\r\nX-API-Key: ${KEYS.live}\r\nConnection: close\r\n\r\n`,
+    );
     expect(out).toMatch(/^HTTP\/1\.1 401 /);
     expect(out).toContain('"invalid_api_key"');
   });
@@ -153,7 +178,10 @@ describe('hostile input', () => {
 
   test('no stack traces and the server keeps answering', async () => {
     const { server } = servers;
-    const res = await call(server, '/v1/orders', { idem: newKey(), body: '{"product_id":"amazon-us-10","quantity":1e400}' });
+    const res = await call(server, '/v1/orders', {
+      idem: newKey(),
+      body: '{"product_id":"amazon-us-10","quantity":1e400}',
+    });
     expect(res.status).toBe(400);
     expect(res.text).not.toMatch(/at .*\.ts:\d+/);
     expect((await call(server, '/v1/ping')).status).toBe(200);

@@ -15,7 +15,11 @@ describe('rule 1: same key, same body', () => {
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     // Key order does not change the fingerprint: the same order, differently spelled.
-    const again = await call(server, '/v1/orders', { key: KEYS.live, idem, body: '{ "quantity": 2, "product_id": "amazon-us-25" }' });
+    const again = await call(server, '/v1/orders', {
+      key: KEYS.live,
+      idem,
+      body: '{ "quantity": 2, "product_id": "amazon-us-25" }',
+    });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
@@ -84,7 +88,9 @@ describe('rule 3: same key while the first request runs', () => {
   test('50 concurrent identical POSTs with one key make exactly one order', async () => {
     const { held } = heldServers;
     const idem = newKey();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => call(held, '/v1/orders', { key: KEYS.live, idem, body })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => call(held, '/v1/orders', { key: KEYS.live, idem, body })),
+    );
     const created = answers.filter((a) => a.status === 201);
     const busy = answers.filter((a) => a.status === 409);
     expect(created.length + busy.length).toBe(50);
@@ -93,7 +99,9 @@ describe('rule 3: same key while the first request runs', () => {
     expect(ids.size).toBe(1);
     for (const b of busy) expect(b.json.error.code).toBe('request_in_progress');
     // A second wave after completion: every one gets the same order, replayed.
-    const wave = await Promise.all(Array.from({ length: 50 }, () => call(held, '/v1/orders', { key: KEYS.live, idem, body })));
+    const wave = await Promise.all(
+      Array.from({ length: 50 }, () => call(held, '/v1/orders', { key: KEYS.live, idem, body })),
+    );
     for (const a of wave) {
       expect(a.status).toBe(201);
       expect(a.headers.get('idempotent-replayed')).toBe('true');
@@ -172,7 +180,9 @@ describe('drop after commit', () => {
 
 describe('helpers', () => {
   test('canonicalJson sorts keys at every depth', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":1,"z":0}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"y":1,"z":0}]},"b":1}',
+    );
   });
 
   test('parseIdempotencyKey unescapes sf-strings', () => {

@@ -40,9 +40,9 @@ describe('serveMain', () => {
     const first = serveMain({ ...defaultServerOptions(), port: 0 }, out, new PassThrough(), signals);
     await until(async () => (printed.includes('\n') ? true : undefined));
     const port = Number(/:(\d+)\n/.exec(printed)?.[1]);
-    await expect(serveMain({ ...defaultServerOptions(), port }, new PassThrough(), new PassThrough(), new EventEmitter())).rejects.toThrow(
-      /EADDRINUSE/,
-    );
+    await expect(
+      serveMain({ ...defaultServerOptions(), port }, new PassThrough(), new PassThrough(), new EventEmitter()),
+    ).rejects.toThrow(/EADDRINUSE/);
     signals.emit('SIGINT');
     await first;
   });

@@ -21,9 +21,13 @@ interface Proxy {
 
 async function proxy(upstream: RunningServer): Promise<Proxy> {
   const port = await freePort();
-  const child = spawn(process.execPath, [PRISM, 'proxy', OPENAPI, upstream.url, '--errors', '-h', '127.0.0.1', '-p', String(port), '-v', 'error'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [PRISM, 'proxy', OPENAPI, upstream.url, '--errors', '-h', '127.0.0.1', '-p', String(port), '-v', 'error'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const url = `http://127.0.0.1:${port}`;
@@ -48,7 +52,11 @@ interface Checked {
 }
 
 /** Calls through Prism; fails on any violation it reports. */
-async function through(p: Proxy, path: string, o: { method?: string; key?: string | null; idem?: string; body?: unknown } = {}): Promise<Checked> {
+async function through(
+  p: Proxy,
+  path: string,
+  o: { method?: string; key?: string | null; idem?: string; body?: unknown } = {},
+): Promise<Checked> {
   const headers: Record<string, string> = {};
   const key = o.key === undefined ? KEYS.test : o.key;
   if (key !== null) headers['X-API-Key'] = key;
@@ -76,7 +84,7 @@ beforeAll(async () => {
     start({ fulfilAfterMs: 50, seedFile: FORMULA_SEED }),
     start({ rateLimit: 1, failRate: 1 }),
   ]);
-  [plain, seeded, faulty] = await Promise.all(servers.map(proxy)) as [Proxy, Proxy, Proxy];
+  [plain, seeded, faulty] = (await Promise.all(servers.map(proxy))) as [Proxy, Proxy, Proxy];
 }, 180_000);
 afterAll(async () => {
   for (const p of [plain, seeded, faulty]) {
@@ -100,7 +108,9 @@ describe('openapi.yaml matches the server (through Prism --errors)', () => {
     let cursor: string | null = null;
     let count = 0;
     do {
-      const page: Checked = await through(plain, `/v1/catalog?limit=5${cursor === null ? '' : `&cursor=${cursor}`}`, { key: KEYS.live });
+      const page: Checked = await through(plain, `/v1/catalog?limit=5${cursor === null ? '' : `&cursor=${cursor}`}`, {
+        key: KEYS.live,
+      });
       expect(page.status).toBe(200);
       count += page.json.data.length;
       cursor = page.json.next_cursor;
@@ -120,23 +130,51 @@ describe('openapi.yaml matches the server (through Prism --errors)', () => {
     const first = pair.find((a) => a.status === 201) as Checked;
     const replay = await through(plain, '/v1/orders', { key: KEYS.live, idem, body });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect((await through(plain, '/v1/orders', { key: KEYS.live, idem, body: { ...body, quantity: 3 } })).status).toBe(422);
-    expect((await through(plain, '/v1/orders', { key: KEYS.live, idem: newKey(), body: { product_id: 'nope', quantity: 1 } })).json.error.code).toBe('unknown_product');
-    expect((await through(plain, '/v1/orders', { key: KEYS.live, idem: 'k'.repeat(300), body })).json.error.code).toBe('idempotency_key_invalid');
-    expect((await through(plain, '/v1/orders', { key: KEYS.smallLive, idem: newKey(), body: { ...body, quantity: 3 } })).json.error.code).toBe('insufficient_funds');
-    expect((await through(plain, '/v1/orders', { key: KEYS.live, idem: newKey(), body: { product_id: 'netflix-us-30', quantity: 99 } })).json.error.code).toBe(
-      'insufficient_supply',
+    expect((await through(plain, '/v1/orders', { key: KEYS.live, idem, body: { ...body, quantity: 3 } })).status).toBe(
+      422,
     );
-    expect((await through(plain, '/v1/orders', { idem: newKey(), body: { product_id: 'x'.repeat(70_000), quantity: 1 } })).status).toBe(413);
+    expect(
+      (
+        await through(plain, '/v1/orders', {
+          key: KEYS.live,
+          idem: newKey(),
+          body: { product_id: 'nope', quantity: 1 },
+        })
+      ).json.error.code,
+    ).toBe('unknown_product');
+    expect((await through(plain, '/v1/orders', { key: KEYS.live, idem: 'k'.repeat(300), body })).json.error.code).toBe(
+      'idempotency_key_invalid',
+    );
+    expect(
+      (await through(plain, '/v1/orders', { key: KEYS.smallLive, idem: newKey(), body: { ...body, quantity: 3 } })).json
+        .error.code,
+    ).toBe('insufficient_funds');
+    expect(
+      (
+        await through(plain, '/v1/orders', {
+          key: KEYS.live,
+          idem: newKey(),
+          body: { product_id: 'netflix-us-30', quantity: 99 },
+        })
+      ).json.error.code,
+    ).toBe('insufficient_supply');
+    expect(
+      (await through(plain, '/v1/orders', { idem: newKey(), body: { product_id: 'x'.repeat(70_000), quantity: 1 } }))
+        .status,
+    ).toBe(413);
     const read = await through(plain, `/v1/orders/${first.json.id}`, { key: KEYS.live });
     expect(read.json.id).toBe(first.json.id);
     expect((await through(plain, `/v1/orders/${first.json.id}`)).status).toBe(404);
   });
 
   test('codes: 409 before completion, 200 pages after, 400, 404', async () => {
-    const placed = await through(plain, '/v1/orders', { idem: newKey(), body: { product_id: 'amazon-us-10', quantity: 3 } });
+    const placed = await through(plain, '/v1/orders', {
+      idem: newKey(),
+      body: { product_id: 'amazon-us-10', quantity: 3 },
+    });
     const early = await through(plain, `/v1/orders/${placed.json.id}/codes`);
-    if (Date.now() - Date.parse(placed.json.created_at) < 400) expect(early.json.error.code).toBe('order_not_completed');
+    if (Date.now() - Date.parse(placed.json.created_at) < 400)
+      expect(early.json.error.code).toBe('order_not_completed');
     await completed(plain, placed.json.id);
     const page = await through(plain, `/v1/orders/${placed.json.id}/codes?limit=2`);
     expect(page.json.data).toHaveLength(2);
@@ -147,10 +185,20 @@ describe('openapi.yaml matches the server (through Prism --errors)', () => {
   });
 
   test('a failed order and prefixed codes (formula seed)', async () => {
-    const doomed = await through(seeded, '/v1/orders', { key: FORMULA_KEY, idem: newKey(), body: { product_id: 'doomed-us-10', quantity: 1 } });
+    const doomed = await through(seeded, '/v1/orders', {
+      key: FORMULA_KEY,
+      idem: newKey(),
+      body: { product_id: 'doomed-us-10', quantity: 1 },
+    });
     await completed(seeded, doomed.json.id, FORMULA_KEY, 'failed');
-    expect((await through(seeded, `/v1/orders/${doomed.json.id}/codes`, { key: FORMULA_KEY })).json.error.code).toBe('order_failed');
-    const formula = await through(seeded, '/v1/orders', { key: FORMULA_KEY, idem: newKey(), body: { product_id: 'formula-us-10', quantity: 2 } });
+    expect((await through(seeded, `/v1/orders/${doomed.json.id}/codes`, { key: FORMULA_KEY })).json.error.code).toBe(
+      'order_failed',
+    );
+    const formula = await through(seeded, '/v1/orders', {
+      key: FORMULA_KEY,
+      idem: newKey(),
+      body: { product_id: 'formula-us-10', quantity: 2 },
+    });
     await completed(seeded, formula.json.id, FORMULA_KEY);
     const codes = await through(seeded, `/v1/orders/${formula.json.id}/codes`, { key: FORMULA_KEY });
     expect(codes.json.data[0].code.startsWith('=')).toBe(true);

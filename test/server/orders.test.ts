@@ -128,7 +128,8 @@ describe('fulfilment', () => {
       const created = Date.parse(placed.json.created_at);
       // Read at a quarter, three quarters and past the end; each status is checked against the time
       // window the read happened in, so a slow machine cannot make this flaky.
-      const expected = (elapsed: number) => (elapsed >= fulfil ? 'completed' : elapsed >= fulfil / 2 ? 'processing' : 'pending');
+      const expected = (elapsed: number) =>
+        elapsed >= fulfil ? 'completed' : elapsed >= fulfil / 2 ? 'processing' : 'pending';
       const seen: string[] = [];
       for (const at of [0.25, 0.75, 1.1]) {
         const wait = created + at * fulfil - Date.now();

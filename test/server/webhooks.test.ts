@@ -24,7 +24,10 @@ describe('webhooks', () => {
       expect(d?.headers['content-type']).toBe('application/json');
       expect(verify(d!, 'whsec_test_secret')).toBe(true);
       expect(verify(d!, 'whsec_demo')).toBe(false);
-      expect(d?.event).toMatchObject({ type: 'order.fulfilled', data: { order: { id: placed.json.id, status: 'completed', quantity: 2 } } });
+      expect(d?.event).toMatchObject({
+        type: 'order.fulfilled',
+        data: { order: { id: placed.json.id, status: 'completed', quantity: 2 } },
+      });
       expect(d?.event.id).toMatch(/^evt_[0-9a-f]{24}$/);
       expect(Math.abs(d!.event.created - Date.now() / 1000)).toBeLessThan(5);
     } finally {
@@ -40,7 +43,10 @@ describe('webhooks', () => {
       const a = await placeOrder(server, 'amazon-us-25', 1);
       const b = await placeOrder(server, 'amazon-us-25', 1);
       // a: 500 then 200 on the first retry; b: 503 then 200; each retry at least 250 ms later.
-      await until(async () => (hook.deliveries.filter((d) => d.answered === 200).length === 2 ? true : undefined), 5000);
+      await until(
+        async () => (hook.deliveries.filter((d) => d.answered === 200).length === 2 ? true : undefined),
+        5000,
+      );
       const forA = hook.deliveries.filter((d) => d.event.data.order.id === a.json.id);
       const forB = hook.deliveries.filter((d) => d.event.data.order.id === b.json.id);
       expect(forA.map((d) => d.answered)).toEqual([500, 200]);
@@ -61,7 +67,10 @@ describe('webhooks', () => {
     try {
       const placed = await placeOrder(server, 'amazon-us-25', 1);
       const [d] = await until(async () => (hook.deliveries.length > 0 ? hook.deliveries : undefined));
-      expect(d?.event).toMatchObject({ type: 'order.failed', data: { order: { id: placed.json.id, status: 'failed' } } });
+      expect(d?.event).toMatchObject({
+        type: 'order.failed',
+        data: { order: { id: placed.json.id, status: 'failed' } },
+      });
     } finally {
       await server.close();
       await hook.close();
@@ -71,7 +80,12 @@ describe('webhooks', () => {
   // Each scheme checked here from the service's own description, not with the CLI's receiver.
   test('--webhook-scheme stripe: Stripe-Signature over `<t>.<body>`, the order in data.object', async () => {
     const hook = await receiver();
-    const server = await start({ fulfilAfterMs: 20, webhookUrl: hook.url, webhookSecret: 'whsec_stripe_like', webhookScheme: 'stripe' });
+    const server = await start({
+      fulfilAfterMs: 20,
+      webhookUrl: hook.url,
+      webhookSecret: 'whsec_stripe_like',
+      webhookScheme: 'stripe',
+    });
     try {
       const placed = await placeOrder(server, 'amazon-us-25', 1);
       const [d] = await until(async () => (hook.deliveries.length > 0 ? hook.deliveries : undefined));
@@ -79,7 +93,11 @@ describe('webhooks', () => {
       expect(m).not.toBeNull();
       expect(m![2]).toBe(createHmac('sha256', 'whsec_stripe_like').update(`${m![1]}.${d!.raw}`).digest('hex'));
       expect(d!.headers['giftcodes-signature']).toBeUndefined();
-      expect(d!.event).toMatchObject({ object: 'event', type: 'order.fulfilled', data: { object: { id: placed.json.id, status: 'completed' } } });
+      expect(d!.event).toMatchObject({
+        object: 'event',
+        type: 'order.fulfilled',
+        data: { object: { id: placed.json.id, status: 'completed' } },
+      });
       expect(d!.event.id).toMatch(/^evt_/);
     } finally {
       await server.close();
@@ -90,7 +108,12 @@ describe('webhooks', () => {
   test('--webhook-scheme standard: webhook-id/-timestamp/-signature, keyed with the base64 of a whsec_ secret, the order as data', async () => {
     const key = Buffer.from('0123456789abcdef0123456789abcdef');
     const hook = await receiver([500]);
-    const server = await start({ fulfilAfterMs: 20, webhookUrl: hook.url, webhookSecret: `whsec_${key.toString('base64')}`, webhookScheme: 'standard' });
+    const server = await start({
+      fulfilAfterMs: 20,
+      webhookUrl: hook.url,
+      webhookSecret: `whsec_${key.toString('base64')}`,
+      webhookScheme: 'standard',
+    });
     try {
       const placed = await placeOrder(server, 'amazon-us-25', 1);
       await until(async () => (hook.deliveries.length > 1 ? true : undefined), 5000);
@@ -98,7 +121,9 @@ describe('webhooks', () => {
         const id = String(d.headers['webhook-id']);
         const t = String(d.headers['webhook-timestamp']);
         expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(300);
-        expect(d.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`${id}.${t}.${d.raw}`).digest('base64')}`);
+        expect(d.headers['webhook-signature']).toBe(
+          `v1,${createHmac('sha256', key).update(`${id}.${t}.${d.raw}`).digest('base64')}`,
+        );
         expect(d.event).toMatchObject({ type: 'order.fulfilled', data: { id: placed.json.id, status: 'completed' } });
         expect(new Date(d.event.timestamp).getTime()).toBeGreaterThan(0);
       }
@@ -113,12 +138,19 @@ describe('webhooks', () => {
 
   test('--webhook-scheme github: X-Hub-Signature-256 of the body, X-GitHub-Delivery kept across retries', async () => {
     const hook = await receiver([503]);
-    const server = await start({ fulfilAfterMs: 20, webhookUrl: hook.url, webhookSecret: 'gh_hook_secret', webhookScheme: 'github' });
+    const server = await start({
+      fulfilAfterMs: 20,
+      webhookUrl: hook.url,
+      webhookSecret: 'gh_hook_secret',
+      webhookScheme: 'github',
+    });
     try {
       const placed = await placeOrder(server, 'amazon-us-25', 1);
       await until(async () => (hook.deliveries.length > 1 ? true : undefined), 5000);
       for (const d of hook.deliveries) {
-        expect(d.headers['x-hub-signature-256']).toBe(`sha256=${createHmac('sha256', 'gh_hook_secret').update(d.raw).digest('hex')}`);
+        expect(d.headers['x-hub-signature-256']).toBe(
+          `sha256=${createHmac('sha256', 'gh_hook_secret').update(d.raw).digest('hex')}`,
+        );
         expect(d.headers['x-github-event']).toBe('order.fulfilled');
         expect(d.headers['x-github-delivery']).toMatch(/^[0-9a-f-]{36}$/);
         expect(d.event).toMatchObject({ type: 'order.fulfilled', data: { order: { id: placed.json.id } } });
@@ -131,7 +163,9 @@ describe('webhooks', () => {
   });
 
   test('an unknown scheme is refused at start', async () => {
-    await expect(start({ webhookScheme: 'svix' as never })).rejects.toThrow(/webhook scheme must be one of giftcodes, stripe, standard, github/);
+    await expect(start({ webhookScheme: 'svix' as never })).rejects.toThrow(
+      /webhook scheme must be one of giftcodes, stripe, standard, github/,
+    );
   });
 
   test('an unreachable receiver does not hold up close()', async () => {

@@ -16,9 +16,13 @@ describe('order abandon whose printout fails', () => {
       },
     });
     const { io } = capturedIo({ stdout: full });
-    const error = await run({ key: intent.key }, { io, journal: () => Promise.resolve(journal) }).catch((e: unknown) => e);
+    const error = await run({ key: intent.key }, { io, journal: () => Promise.resolve(journal) }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
-    expect((error as Error).message).toBe(`${intent.key} WAS abandoned; only printing it failed: could not write the output to standard output (no space left on the device)`);
+    expect((error as Error).message).toBe(
+      `${intent.key} WAS abandoned; only printing it failed: could not write the output to standard output (no space left on the device)`,
+    );
     expect((error as { hint: string }).hint).toMatch(/^nothing to run again/);
     expect(journal.find(intent.key)).toBeUndefined();
     expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'abandoned' });

@@ -5,7 +5,13 @@ import * as fs from 'node:fs';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { fsyncDirectory, stageFile, syncDirectory, writeFileAtomic, writeFileAtomicSync } from '../../src/files/atomic.js';
+import {
+  fsyncDirectory,
+  stageFile,
+  syncDirectory,
+  writeFileAtomic,
+  writeFileAtomicSync,
+} from '../../src/files/atomic.js';
 import { tempDir } from '../helpers/e2e.js';
 
 /** Directory fsyncs begun (through the mocked open(dir, 'r')), each finished (or failed with an errno) by the test. */
@@ -27,7 +33,10 @@ vi.mock('node:fs/promises', async (importOriginal) => {
       if (flags === 'r' && dirOpenFails) throw errno(dirOpenFails);
       if (!holdDirSyncs || flags !== 'r') return real.open(path, flags, mode);
       return {
-        sync: () => new Promise<void>((finish, reject) => dirSyncs.push({ dir: path, finish, fail: (code) => reject(errno(code)) })),
+        sync: () =>
+          new Promise<void>((finish, reject) =>
+            dirSyncs.push({ dir: path, finish, fail: (code) => reject(errno(code)) }),
+          ),
         close: () => Promise.resolve(),
       };
     },
@@ -88,8 +97,17 @@ describe('syncDirectory', () => {
 });
 
 describe('a directory fsync that fails', () => {
-  const inDirectory = (dir: string, code: string) => ({ exitCode: 8, code: 'local_error', message: `cannot write the directory ${dir}: ${reasonOf(code)} (${code})` });
-  const reasonOf = (code: string) => (code === 'EIO' ? 'an input/output error from the disk' : code === 'ENOSPC' ? 'no space left on the device' : 'permission denied');
+  const inDirectory = (dir: string, code: string) => ({
+    exitCode: 8,
+    code: 'local_error',
+    message: `cannot write the directory ${dir}: ${reasonOf(code)} (${code})`,
+  });
+  const reasonOf = (code: string) =>
+    code === 'EIO'
+      ? 'an input/output error from the disk'
+      : code === 'ENOSPC'
+        ? 'no space left on the device'
+        : 'permission denied';
 
   it('is exit 8 naming the directory, for every caller it served; the next one still runs for its own callers', async () => {
     holdDirSyncs = true;
@@ -143,7 +161,9 @@ describe('a directory fsync that fails', () => {
     const dir = tempDir();
     dirFsyncSyncFails = 'EIO';
     try {
-      expect(() => writeFileAtomicSync(join(dir, 'config.json'), '{}', 'config file')).toThrow(expect.objectContaining({ ...inDirectory(dir, 'EIO'), hint: expect.stringContaining('dmesg') }));
+      expect(() => writeFileAtomicSync(join(dir, 'config.json'), '{}', 'config file')).toThrow(
+        expect.objectContaining({ ...inDirectory(dir, 'EIO'), hint: expect.stringContaining('dmesg') }),
+      );
       expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{}');
       expect(readdirSync(dir)).toEqual(['config.json']);
     } finally {
@@ -151,37 +171,43 @@ describe('a directory fsync that fails', () => {
     }
   });
 
-  it.each(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF'])('is tolerated when it says the file system cannot fsync a directory (%s)', async (code) => {
-    const dir = tempDir();
-    dirFsyncSyncFails = code;
-    try {
-      expect(() => fsyncDirectory(dir)).not.toThrow();
-      expect(() => writeFileAtomicSync(join(dir, 'b.json'), 'b')).not.toThrow();
-    } finally {
-      dirFsyncSyncFails = undefined;
-    }
-    holdDirSyncs = true;
-    try {
-      const synced = syncDirectory(dir).then(() => 'synced');
-      await until(() => of(dir).length === 1);
-      of(dir)[0]!.fail(code);
-      await expect(synced).resolves.toBe('synced');
-    } finally {
-      holdDirSyncs = false;
-      dirSyncs.length = 0;
-    }
-  });
+  it.each(['EINVAL', 'ENOTSUP', 'EOPNOTSUPP', 'EBADF'])(
+    'is tolerated when it says the file system cannot fsync a directory (%s)',
+    async (code) => {
+      const dir = tempDir();
+      dirFsyncSyncFails = code;
+      try {
+        expect(() => fsyncDirectory(dir)).not.toThrow();
+        expect(() => writeFileAtomicSync(join(dir, 'b.json'), 'b')).not.toThrow();
+      } finally {
+        dirFsyncSyncFails = undefined;
+      }
+      holdDirSyncs = true;
+      try {
+        const synced = syncDirectory(dir).then(() => 'synced');
+        await until(() => of(dir).length === 1);
+        of(dir)[0]!.fail(code);
+        await expect(synced).resolves.toBe('synced');
+      } finally {
+        holdDirSyncs = false;
+        dirSyncs.length = 0;
+      }
+    },
+  );
 
-  it.skipIf(process.platform !== 'linux')('a real one: Linux answers EINVAL for a directory without fsync (/proc), which is tolerated', async () => {
-    const fd = fs.openSync('/proc', 'r');
-    try {
-      expect(() => fs.fsyncSync(fd)).toThrow(expect.objectContaining({ code: 'EINVAL' }));
-    } finally {
-      fs.closeSync(fd);
-    }
-    expect(() => fsyncDirectory('/proc')).not.toThrow();
-    await expect(syncDirectory('/proc')).resolves.toBeUndefined();
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'a real one: Linux answers EINVAL for a directory without fsync (/proc), which is tolerated',
+    async () => {
+      const fd = fs.openSync('/proc', 'r');
+      try {
+        expect(() => fs.fsyncSync(fd)).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+      } finally {
+        fs.closeSync(fd);
+      }
+      expect(() => fsyncDirectory('/proc')).not.toThrow();
+      await expect(syncDirectory('/proc')).resolves.toBeUndefined();
+    },
+  );
 });
 
 describe('writeFileAtomic and stageFile', () => {
@@ -209,6 +235,9 @@ describe('writeFileAtomic and stageFile', () => {
 
   it('an unwritable place is a LocalError naming the file, and leaves no temporary file', async () => {
     const dir = join(tempDir(), 'missing', 'deeper');
-    await expect(writeFileAtomic(join(dir, 'x.json'), 'x', 'journal file')).rejects.toMatchObject({ exitCode: 8, message: expect.stringContaining(join(dir, 'x.json')) });
+    await expect(writeFileAtomic(join(dir, 'x.json'), 'x', 'journal file')).rejects.toMatchObject({
+      exitCode: 8,
+      message: expect.stringContaining(join(dir, 'x.json')),
+    });
   });
 });

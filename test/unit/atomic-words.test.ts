@@ -34,9 +34,17 @@ describe('localError', () => {
   it('names what and where, the reason, then the errno when the words are not the errno itself', () => {
     const error = localError(errno('ENOSPC'), '/d/f.json', 'journal file', 'journal_unwritable');
     expect(error).toBeInstanceOf(LocalError);
-    expect(error).toMatchObject({ exitCode: 8, code: 'journal_unwritable', message: 'cannot write the journal file /d/f.json: no space left on the device (ENOSPC)', hint: 'free some space on that disk, then run the same command again' });
+    expect(error).toMatchObject({
+      exitCode: 8,
+      code: 'journal_unwritable',
+      message: 'cannot write the journal file /d/f.json: no space left on the device (ENOSPC)',
+      hint: 'free some space on that disk, then run the same command again',
+    });
     expect(localError(errno('EXDEV'), '/f').message).toBe('cannot write the file /f: EXDEV');
-    expect(localError(errno(), '/f')).toMatchObject({ code: 'local_error', message: 'cannot write the file /f: unknown error' });
+    expect(localError(errno(), '/f')).toMatchObject({
+      code: 'local_error',
+      message: 'cannot write the file /f: unknown error',
+    });
     expect(localError(undefined, '/f').message).toBe('cannot write the file /f: unknown error');
   });
 
@@ -61,6 +69,12 @@ describe('writeFileAtomicSync and writeFileAtomic', () => {
 
   it('a failure names the file as `what` says, with the hint for its cause', () => {
     const dir = join(tempDir(), 'missing');
-    expect(() => writeFileAtomicSync(join(dir, 'config.json'), '{}', 'config file')).toThrow(expect.objectContaining({ exitCode: 8, message: `cannot write the config file ${join(dir, 'config.json')}: the directory does not exist (ENOENT)`, hint: 'create it first, or choose another path' }));
+    expect(() => writeFileAtomicSync(join(dir, 'config.json'), '{}', 'config file')).toThrow(
+      expect.objectContaining({
+        exitCode: 8,
+        message: `cannot write the config file ${join(dir, 'config.json')}: the directory does not exist (ENOENT)`,
+        hint: 'create it first, or choose another path',
+      }),
+    );
   });
 });

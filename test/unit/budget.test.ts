@@ -175,7 +175,12 @@ describe('ApiClient shares the budget across concurrent requests', () => {
       await api.close();
     }
     const late = arrivals.slice(1);
-    expect(late.map((a) => a.path).sort()).toEqual(['/v1/orders/a', '/v1/orders/b', '/v1/orders/c', '/v1/orders/first']);
+    expect(late.map((a) => a.path).sort()).toEqual([
+      '/v1/orders/a',
+      '/v1/orders/b',
+      '/v1/orders/c',
+      '/v1/orders/first',
+    ]);
     // Retry-After has whole-second resolution on the wire; the server's own clock judges the reset.
     for (const a of late) expect(a.at).toBeGreaterThanOrEqual(resetAt - 5);
   });

@@ -9,7 +9,8 @@ import { isCliError } from '../../src/errors.js';
 import { tempDir } from '../helpers/e2e.js';
 
 const pem = (body: string): string => `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----`;
-const bodies = (text: string | undefined): string[] => (text ?? '').match(/(?<=-----BEGIN CERTIFICATE-----\n)[^\n]+/g) ?? [];
+const bodies = (text: string | undefined): string[] =>
+  (text ?? '').match(/(?<=-----BEGIN CERTIFICATE-----\n)[^\n]+/g) ?? [];
 
 async function exitCodeOf(promise: Promise<unknown>): Promise<number | undefined> {
   try {
@@ -33,7 +34,11 @@ describe('SSL_CERT_DIR read as OpenSSL lays a directory out', () => {
     writeFileSync(join(dir, 'README'), pem('NOT-A-CERTIFICATE-NAME'));
     writeFileSync(join(dir, 'notes.pem'), 'no certificate here\n');
     mkdirSync(join(dir, 'sub.pem'));
-    expect(bodies(await trustedCa({ fileWhere: '--ca-file', certDir: dir })).sort()).toEqual(['CORP', 'HASHED', 'OTHER']);
+    expect(bodies(await trustedCa({ fileWhere: '--ca-file', certDir: dir })).sort()).toEqual([
+      'CORP',
+      'HASHED',
+      'OTHER',
+    ]);
   });
 
   it('a file SSL_CERT_FILE names is not read again from the directory; empty list entries are passed over', async () => {
@@ -42,7 +47,11 @@ describe('SSL_CERT_DIR read as OpenSSL lays a directory out', () => {
     writeFileSync(join(dir, 'three.pem'), pem('THREE'));
     const second = tempDir();
     writeFileSync(join(second, 'four.pem'), pem('FOUR'));
-    const text = await trustedCa({ fileWhere: '--ca-file', certFile: join(dir, 'bundle.crt'), certDir: `${delimiter}${dir}${delimiter}${delimiter}${second}` });
+    const text = await trustedCa({
+      fileWhere: '--ca-file',
+      certFile: join(dir, 'bundle.crt'),
+      certDir: `${delimiter}${dir}${delimiter}${delimiter}${second}`,
+    });
     expect(bodies(text).sort()).toEqual(['FOUR', 'ONE', 'THREE', 'TWO']);
   });
 
@@ -75,7 +84,11 @@ describe('CA files', () => {
     writeFileSync(join(dir, 'flag.pem'), pem('FLAG'));
     writeFileSync(join(dir, 'system.pem'), pem('SYSTEM'));
     writeFileSync(join(dir, 'empty.pem'), 'nothing\n');
-    expect(bodies(await trustedCa({ file: join(dir, 'flag.pem'), fileWhere: '--ca-file', certFile: join(dir, 'system.pem') }))).toEqual(['FLAG', 'SYSTEM']);
+    expect(
+      bodies(
+        await trustedCa({ file: join(dir, 'flag.pem'), fileWhere: '--ca-file', certFile: join(dir, 'system.pem') }),
+      ),
+    ).toEqual(['FLAG', 'SYSTEM']);
     expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certFile: join(dir, 'empty.pem') }))).toBe(2);
     expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certFile: join(dir, 'missing.pem') }))).toBe(8);
     expect(await trustedCa({ fileWhere: '--ca-file' })).toBeUndefined();

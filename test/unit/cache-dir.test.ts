@@ -14,11 +14,15 @@ describe('the cache directory of each platform', () => {
   });
 
   it('macOS: ~/Library/Caches/giftcodes', () => {
-    expect(cacheDirFor({ XDG_CACHE_HOME: '/x/cache' }, 'darwin', '/Users/ana')).toBe('/Users/ana/Library/Caches/giftcodes');
+    expect(cacheDirFor({ XDG_CACHE_HOME: '/x/cache' }, 'darwin', '/Users/ana')).toBe(
+      '/Users/ana/Library/Caches/giftcodes',
+    );
   });
 
   it('Windows: %LOCALAPPDATA%\\giftcodes\\Cache, none without LOCALAPPDATA', () => {
-    expect(cacheDirFor({ LOCALAPPDATA: 'C:\\Users\\ana\\AppData\\Local' }, 'win32', 'C:\\Users\\ana')).toBe('C:\\Users\\ana\\AppData\\Local\\giftcodes\\Cache');
+    expect(cacheDirFor({ LOCALAPPDATA: 'C:\\Users\\ana\\AppData\\Local' }, 'win32', 'C:\\Users\\ana')).toBe(
+      'C:\\Users\\ana\\AppData\\Local\\giftcodes\\Cache',
+    );
     expect(cacheDirFor({}, 'win32', 'C:\\Users\\ana')).toBeUndefined();
   });
 

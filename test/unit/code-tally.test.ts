@@ -5,18 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { CodeTally } from '../../src/export/tally.js';
 import { PageScanner } from '../../src/export/scan.js';
 
-const records = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ code: `CODE-${from + i}` }));
+const records = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => ({ code: `CODE-${from + i}` }));
 
 describe('CodeTally', () => {
   it('50,000 distinct codes pass, also without a known quantity (the table grows); a repeat after growth is refused', () => {
     const tally = new CodeTally('ord_1');
     for (let p = 0; p < 50; p++) tally.page(records(p * 1000, p * 1000 + 1000));
-    expect(() => tally.page([{ code: 'CODE-17' }])).toThrow(expect.objectContaining({ code: 'duplicate_code', exitCode: 5 }) as Error);
+    expect(() => tally.page([{ code: 'CODE-17' }])).toThrow(
+      expect.objectContaining({ code: 'duplicate_code', exitCode: 5 }) as Error,
+    );
   });
 
   it('a repeat within one page and across pages, by position, never naming the code', () => {
     const within = new CodeTally('ord_2', 4);
-    expect(() => within.page([{ code: 'A' }, { code: 'B' }, { code: 'A' }])).toThrow('the codes of order ord_2: code number 3 repeats a code sent earlier in the same order; the codes are not used');
+    expect(() => within.page([{ code: 'A' }, { code: 'B' }, { code: 'A' }])).toThrow(
+      'the codes of order ord_2: code number 3 repeats a code sent earlier in the same order; the codes are not used',
+    );
     const across = new CodeTally('ord_3', 4);
     across.page([{ code: 'A' }, { code: 'B' }]);
     expect(() => across.page([{ code: 'C' }, { code: 'B' }])).toThrow(/code number 4 repeats/);
@@ -25,14 +30,20 @@ describe('CodeTally', () => {
   it('records without a code, or the same PIN under different codes, are not repeats', () => {
     const tally = new CodeTally('ord_4', 3);
     tally.page([{ pin: '1' }, { pin: '1' }] as never);
-    tally.page([{ code: 'A', pin: '1' }, { code: 'B', pin: '1' }]);
+    tally.page([
+      { code: 'A', pin: '1' },
+      { code: 'B', pin: '1' },
+    ]);
     tally.page([{ code: 12 }, { code: '13' }]);
     expect(() => tally.page([{ code: '12' }])).toThrow(/repeats/);
   });
 
   it('pages read from their bytes (scan.ts) are tallied as their records are', () => {
     const scanner = new PageScanner(['data']);
-    const page = (codes: string[]) => scanner.scan(Buffer.from(JSON.stringify({ data: codes.map((code, i) => ({ code, pin: `0${i}` })), has_more: true })))!;
+    const page = (codes: string[]) =>
+      scanner.scan(
+        Buffer.from(JSON.stringify({ data: codes.map((code, i) => ({ code, pin: `0${i}` })), has_more: true })),
+      )!;
     const tally = new CodeTally('ord_5', 4);
     const first = page(['X-1', 'X-2']);
     expect(first).toBeDefined();

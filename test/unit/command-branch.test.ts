@@ -11,7 +11,15 @@ import { Io } from '../../src/output/io.js';
 
 function program(argv?: string[]): Command {
   const stream = (): PassThrough => new PassThrough();
-  const io = new Io({ stdin: stream(), stdout: stream(), stderr: stream(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const io = new Io({
+    stdin: stream(),
+    stdout: stream(),
+    stderr: stream(),
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
   return buildProgram(createApp(io, new AbortController().signal), argv);
 }
 
@@ -21,31 +29,64 @@ function shape(command: Command): unknown {
     name: command.name(),
     aliases: command.aliases(),
     description: command.description(),
-    arguments: command.registeredArguments.map((argument) => `${argument.name()}:${argument.required}:${argument.variadic}`),
+    arguments: command.registeredArguments.map(
+      (argument) => `${argument.name()}:${argument.required}:${argument.variadic}`,
+    ),
     options: command.options.map((option) => `${option.flags}=${JSON.stringify(option.defaultValue)}`),
     commands: command.commands.map(shape),
   };
 }
 
 const whole = program();
-const topLevel = whole.commands.map((command) => command.name()).filter((name) => name !== 'help' && name !== '__complete');
+const topLevel = whole.commands
+  .map((command) => command.name())
+  .filter((name) => name !== 'help' && name !== '__complete');
 
 describe('one branch of the command tree', () => {
   it('covers the tree: the top-level commands', () => {
-    expect(topLevel).toEqual(['login', 'logout', 'config', 'status', 'ping', 'doctor', 'catalog', 'order', 'codes', 'webhook', 'serve', 'completion', 'version']);
+    expect(topLevel).toEqual([
+      'login',
+      'logout',
+      'config',
+      'status',
+      'ping',
+      'doctor',
+      'catalog',
+      'order',
+      'codes',
+      'webhook',
+      'serve',
+      'completion',
+      'version',
+    ]);
   });
 
-  it.each(topLevel.filter((name) => name !== 'completion'))('`giftcodes %s …` builds that command alone, exactly as in the whole tree', (name) => {
-    const branch = program(['node', 'giftcodes', '--profile', 'work', name, '--json']);
-    const built = branch.commands.filter((command) => command.name() !== 'help' && command.name() !== '__complete');
-    expect(built.map((command) => command.name())).toEqual([name]);
-    expect(shape(built[0] as Command)).toEqual(shape(whole.commands.find((command) => command.name() === name) as Command));
-    expect(branch.options.map((option) => option.flags)).toEqual(whole.options.map((option) => option.flags));
-  });
+  it.each(topLevel.filter((name) => name !== 'completion'))(
+    '`giftcodes %s …` builds that command alone, exactly as in the whole tree',
+    (name) => {
+      const branch = program(['node', 'giftcodes', '--profile', 'work', name, '--json']);
+      const built = branch.commands.filter((command) => command.name() !== 'help' && command.name() !== '__complete');
+      expect(built.map((command) => command.name())).toEqual([name]);
+      expect(shape(built[0] as Command)).toEqual(
+        shape(whole.commands.find((command) => command.name() === name) as Command),
+      );
+      expect(branch.options.map((option) => option.flags)).toEqual(whole.options.map((option) => option.flags));
+    },
+  );
 
   // completion's scripts are made from the whole tree (completion.test.ts compares them with completions/).
-  it.each([[['help', 'order']], [['__complete', 'order', '']], [['completion', 'bash']], [['pign']], [[]], [['--', 'ping']], [['--json']]])('builds the whole tree for %j', (args) => {
-    expect(program(['node', 'giftcodes', ...args]).commands.map((command) => command.name())).toEqual(whole.commands.map((command) => command.name()));
+  it.each([
+    [['help', 'order']],
+    [['__complete', 'order', '']],
+    [['completion', 'bash']],
+    [['pign']],
+    [[]],
+    [['--', 'ping']],
+    [['--json']],
+  ])('builds the whole tree for %j', (args) => {
+    expect(program(['node', 'giftcodes', ...args]).commands.map((command) => command.name())).toEqual(
+      whole.commands.map((command) => command.name()),
+    );
   });
 });
 

@@ -9,10 +9,21 @@ import { plainConfig } from '../../src/config/store.js';
 const stored = (json: string): unknown => Object.assign(Object.create(null) as object, JSON.parse(json) as unknown);
 
 /** Key order included: conf writes the config back in this order. */
-const shape = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : v));
+const shape = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v) : v,
+  );
 
-const anyValue = fc.oneof(fc.constantFrom('test', 'live', '', 'x', 90, -0, 1.5, 2 ** 60, null, true, [], {}), fc.string({ maxLength: 4 }), fc.integer());
-const keys = fc.oneof(fc.dictionary(fc.constantFrom('test', 'live'), fc.oneof(fc.string({ maxLength: 6 }), anyValue), { maxKeys: 2 }), fc.dictionary(fc.constantFrom('test', 'live', 'other', '__proto__'), anyValue, { maxKeys: 3 }), anyValue);
+const anyValue = fc.oneof(
+  fc.constantFrom('test', 'live', '', 'x', 90, -0, 1.5, 2 ** 60, null, true, [], {}),
+  fc.string({ maxLength: 4 }),
+  fc.integer(),
+);
+const keys = fc.oneof(
+  fc.dictionary(fc.constantFrom('test', 'live'), fc.oneof(fc.string({ maxLength: 6 }), anyValue), { maxKeys: 2 }),
+  fc.dictionary(fc.constantFrom('test', 'live', 'other', '__proto__'), anyValue, { maxKeys: 3 }),
+  anyValue,
+);
 const profile = fc.oneof(
   fc.record(
     {
@@ -29,9 +40,19 @@ const profile = fc.oneof(
   ),
   anyValue,
 );
-const profileName = fc.oneof(fc.constantFrom('default', 'shop-eu', '0', '10', '__proto__', 'constructor'), fc.string({ maxLength: 4 }));
+const profileName = fc.oneof(
+  fc.constantFrom('default', 'shop-eu', '0', '10', '__proto__', 'constructor'),
+  fc.string({ maxLength: 4 }),
+);
 const config = fc.oneof(
-  fc.record({ defaultProfile: fc.oneof(profileName, anyValue), profiles: fc.oneof(fc.dictionary(profileName, profile, { maxKeys: 4 }), anyValue), other: anyValue }, { requiredKeys: [] }),
+  fc.record(
+    {
+      defaultProfile: fc.oneof(profileName, anyValue),
+      profiles: fc.oneof(fc.dictionary(profileName, profile, { maxKeys: 4 }), anyValue),
+      other: anyValue,
+    },
+    { requiredKeys: [] },
+  ),
   anyValue,
 );
 
@@ -60,13 +81,18 @@ describe('the quick check of the config file agrees with zod', () => {
       '{"profiles":{"default":{"baseUrl":"http://127.0.0.1:4010","keys":{"test":"sc_test_demo_4f3c9a1b7e2d"},"keyring":{}}}}',
       '{"defaultProfile":"shop-eu","profiles":{"shop-eu":{"keyring":{"live":"giftcodes:shop-eu:live"},"keys":{},"defaultEnv":"live","historyDays":30,"proxy":"http://proxy:3128"}}}',
     ];
-    for (const file of files) expect(shape(plainConfig(stored(file)))).toBe(shape(configSchema.safeParse(stored(file)).data));
+    for (const file of files)
+      expect(shape(plainConfig(stored(file)))).toBe(shape(configSchema.safeParse(stored(file)).data));
   });
 
-  it.each(['{"profiles":[]}', '{"profiles":{"default":{"historyDays":1.5}}}', '{"profiles":{"default":{"keys":{"test":1}}}}', '{"profiles":{"__proto__":{}}}', '{"profiles":{"default":{"extra":1}}}', '{"defaultProfile":null}'])(
-    'leaves %s to zod',
-    (file) => {
-      expect(plainConfig(stored(file))).toBeUndefined();
-    },
-  );
+  it.each([
+    '{"profiles":[]}',
+    '{"profiles":{"default":{"historyDays":1.5}}}',
+    '{"profiles":{"default":{"keys":{"test":1}}}}',
+    '{"profiles":{"__proto__":{}}}',
+    '{"profiles":{"default":{"extra":1}}}',
+    '{"defaultProfile":null}',
+  ])('leaves %s to zod', (file) => {
+    expect(plainConfig(stored(file))).toBeUndefined();
+  });
 });

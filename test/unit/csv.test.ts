@@ -41,7 +41,11 @@ function referenceCsv(orderId: string, records: Record<string, unknown>[], raw: 
   return lines.map((line) => `${line}\r\n`).join('');
 }
 
-async function streamCsv(orderId: string, pages: Record<string, unknown>[][], raw: boolean): Promise<{ text: string; spool: string }> {
+async function streamCsv(
+  orderId: string,
+  pages: Record<string, unknown>[][],
+  raw: boolean,
+): Promise<{ text: string; spool: string }> {
   const sink = memorySink();
   const spool = join(tempDir(), 'spool.tmp');
   const writer = new CsvWriter(sink, { orderId, raw, spoolPath: spool });
@@ -59,7 +63,9 @@ describe('csvCell', () => {
     for (const start of ['=', '+', '-', '@', '\t', '\r']) {
       const value = `${start}SUM(A1)`;
       expect(csvCell(value, false).replace(/^"|"$/g, '')).toMatch(/^'/);
-      expect(csvCell(value, true).replace(/^"/, '')).toMatch(new RegExp(`^\\${start === '\t' ? 't' : start === '\r' ? 'r' : start}`));
+      expect(csvCell(value, true).replace(/^"/, '')).toMatch(
+        new RegExp(`^\\${start === '\t' ? 't' : start === '\r' ? 'r' : start}`),
+      );
     }
     expect(csvCell('=1+1', false)).toBe("'=1+1");
     expect(csvCell('=1+1', true)).toBe('=1+1');
@@ -88,8 +94,12 @@ describe('formatFor', () => {
     expect(formatFor('a.jsonl', undefined)).toBe('jsonl');
     expect(formatFor('a.ndjson', undefined)).toBe('jsonl');
     expect(formatFor('a.json', undefined)).toBe('json');
-    expect(() => formatFor('a.txt', undefined)).toThrow(expect.objectContaining({ exitCode: 2, code: 'out_format_unknown' }) as Error);
-    expect(() => formatFor('dir.v2/codes.xls', undefined)).toThrow('dir.v2/codes.xls: the extension .xls names no format giftcodes writes (csv, json, jsonl or xlsx)');
+    expect(() => formatFor('a.txt', undefined)).toThrow(
+      expect.objectContaining({ exitCode: 2, code: 'out_format_unknown' }) as Error,
+    );
+    expect(() => formatFor('dir.v2/codes.xls', undefined)).toThrow(
+      'dir.v2/codes.xls: the extension .xls names no format giftcodes writes (csv, json, jsonl or xlsx)',
+    );
     expect(formatFor('a.txt', 'csv')).toBe('csv');
     expect(formatFor('dir.v2/codes', undefined)).toBe('json');
     expect(formatFor('.codes', undefined)).toBe('json');
@@ -99,7 +109,17 @@ describe('formatFor', () => {
   });
 
   it('--format takes the four formats in any case and ndjson for jsonl; anything else names them', () => {
-    expect(['csv', 'json', 'jsonl', 'xlsx', ' CSV ', 'Json', 'ndjson', 'NDJSON', 'XLSX'].map(formatArg)).toEqual(['csv', 'json', 'jsonl', 'xlsx', 'csv', 'json', 'jsonl', 'jsonl', 'xlsx']);
+    expect(['csv', 'json', 'jsonl', 'xlsx', ' CSV ', 'Json', 'ndjson', 'NDJSON', 'XLSX'].map(formatArg)).toEqual([
+      'csv',
+      'json',
+      'jsonl',
+      'xlsx',
+      'csv',
+      'json',
+      'jsonl',
+      'jsonl',
+      'xlsx',
+    ]);
     for (const bad of ['xml', '', 'constructor', '__proto__', 'json,csv']) {
       expect(() => formatArg(bad)).toThrow(`expected csv, json, jsonl or xlsx, got "${bad}"`);
     }
@@ -108,8 +128,17 @@ describe('formatFor', () => {
 
 describe('CsvWriter', () => {
   it('puts order_id first and code second, flattens nested objects, and removes its spool', async () => {
-    const { text, spool } = await streamCsv('ord_1', [[{ pin: '1', code: 'A', value: { amount: 5, currency: 'USD' } }], [{ code: 'B', pin: '2', value: { amount: 5, currency: 'USD' } }]], false);
-    expect(text).toBe('order_id,code,pin,value.amount,value.currency,value.display\r\nord_1,A,1,5,USD,0.05\r\nord_1,B,2,5,USD,0.05\r\n');
+    const { text, spool } = await streamCsv(
+      'ord_1',
+      [
+        [{ pin: '1', code: 'A', value: { amount: 5, currency: 'USD' } }],
+        [{ code: 'B', pin: '2', value: { amount: 5, currency: 'USD' } }],
+      ],
+      false,
+    );
+    expect(text).toBe(
+      'order_id,code,pin,value.amount,value.currency,value.display\r\nord_1,A,1,5,USD,0.05\r\nord_1,B,2,5,USD,0.05\r\n',
+    );
     expect(existsSync(spool)).toBe(false);
   });
 
@@ -123,7 +152,7 @@ describe('CsvWriter', () => {
     expect(text).toBe('order_id,code,pin\r\nord_1,,1\r\nord_1,B,2\r\n');
   });
 
-  it('keeps a record\'s own order_id', async () => {
+  it("keeps a record's own order_id", async () => {
     const { text } = await streamCsv('ord_1', [[{ order_id: 'ord_other', code: 'A' }]], false);
     expect(text).toBe('order_id,code\r\nord_other,A\r\n');
   });
@@ -144,12 +173,20 @@ describe('CsvWriter', () => {
     );
     // 'x.amount' collides with x's nested amount: both are the one column x.amount, the later cell wins.
     const key = fc.constantFrom('code', 'pin', 'serial', 'order_id', 'x', 'x.amount', '=evil', 'a,b');
-    const record = fc.dictionary(key, fc.oneof(scalar, fc.dictionary(fc.constantFrom('amount', 'currency'), scalar, { maxKeys: 2 })), { maxKeys: 5 });
+    const record = fc.dictionary(
+      key,
+      fc.oneof(scalar, fc.dictionary(fc.constantFrom('amount', 'currency'), scalar, { maxKeys: 2 })),
+      { maxKeys: 5 },
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(record, { maxLength: 4 }), { maxLength: 4 }), fc.boolean(), async (pages, raw) => {
-        const { text } = await streamCsv('ord_9', pages, raw);
-        expect(text).toBe(referenceCsv('ord_9', pages.flat(), raw));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(record, { maxLength: 4 }), { maxLength: 4 }),
+        fc.boolean(),
+        async (pages, raw) => {
+          const { text } = await streamCsv('ord_9', pages, raw);
+          expect(text).toBe(referenceCsv('ord_9', pages.flat(), raw));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -202,7 +239,9 @@ describe('CsvWriter: the spool in TMPDIR failing is a local resource (exit 8), n
     const probe = await open(spoolPath, 'r');
     const fileHandle = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<unknown> };
     await probe.close();
-    const read = vi.spyOn(fileHandle, 'read').mockRejectedValueOnce(Object.assign(new Error('i/o error'), { code: 'EIO' }));
+    const read = vi
+      .spyOn(fileHandle, 'read')
+      .mockRejectedValueOnce(Object.assign(new Error('i/o error'), { code: 'EIO' }));
     try {
       await expect(w.finish()).rejects.toMatchObject({
         exitCode: 8,

@@ -8,7 +8,15 @@ import type { TextSink } from '../../src/export/format.js';
 
 function collect(): { sink: TextSink; text: () => string } {
   const chunks: string[] = [];
-  return { sink: { write: (chunk) => (chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')), Promise.resolve()) }, text: () => chunks.join('') };
+  return {
+    sink: {
+      write: (chunk) => (
+        chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')),
+        Promise.resolve()
+      ),
+    },
+    text: () => chunks.join(''),
+  };
 }
 
 describe('value.display', () => {
@@ -23,14 +31,23 @@ describe('value.display', () => {
   });
 
   it('withDisplay adds display last in nested money objects only, and leaves the record itself untouched', () => {
-    const record = { code: 'A', amount: 1, currency: 'USD', value: { amount: 2500, currency: 'USD' }, fee: { net: { amount: 5, currency: 'EUR' } } };
+    const record = {
+      code: 'A',
+      amount: 1,
+      currency: 'USD',
+      value: { amount: 2500, currency: 'USD' },
+      fee: { net: { amount: 5, currency: 'EUR' } },
+    };
     const copy = JSON.stringify(record);
-    expect(JSON.stringify(withDisplay(record))).toBe('{"code":"A","amount":1,"currency":"USD","value":{"amount":2500,"currency":"USD","display":"25.00"},"fee":{"net":{"amount":5,"currency":"EUR","display":"0.05"}}}');
+    expect(JSON.stringify(withDisplay(record))).toBe(
+      '{"code":"A","amount":1,"currency":"USD","value":{"amount":2500,"currency":"USD","display":"25.00"},"fee":{"net":{"amount":5,"currency":"EUR","display":"0.05"}}}',
+    );
     expect(JSON.stringify(record)).toBe(copy);
   });
 
   it('JSON from bytes is JSON from records, the display inside the money object', async () => {
-    const body = '{"data":[{"code":"A","value":{"amount":2500,"currency":"USD"},"x":1},{"code":"B","value":{"amount":500,"currency":"JPY"},"x":2},{"code":"C","value":{"amount":null,"currency":"USD"},"x":3}],"has_more":false}';
+    const body =
+      '{"data":[{"code":"A","value":{"amount":2500,"currency":"USD"},"x":1},{"code":"B","value":{"amount":500,"currency":"JPY"},"x":2},{"code":"C","value":{"amount":null,"currency":"USD"},"x":3}],"has_more":false}';
     const fast = collect();
     const page = new PageScanner(['data']).scan(Buffer.from(body));
     expect(page).toBeDefined();

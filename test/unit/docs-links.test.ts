@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 function markdownFiles(): string[] {
-  const found = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'BENCHMARKS.md', 'CHANGELOG.md'].map((file) => join(ROOT, file)).filter((file) => existsSync(file));
+  const found = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'BENCHMARKS.md', 'CHANGELOG.md']
+    .map((file) => join(ROOT, file))
+    .filter((file) => existsSync(file));
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(join(dir, entry.name));
@@ -42,34 +44,41 @@ export function anchors(text: string): Set<string> {
 /** The relative links of a Markdown text: [text](target) and [text]: target, outside code. */
 function links(text: string): string[] {
   const body = prose(text).replace(/`[^`\n]*`/g, '');
-  return [...body.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g), ...body.matchAll(/^\[[^\]]+\]:\s+(\S+)/gm)].map((m) => m[1]!).filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
+  return [...body.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g), ...body.matchAll(/^\[[^\]]+\]:\s+(\S+)/gm)]
+    .map((m) => m[1]!)
+    .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target));
 }
 
 describe('links in README.md and docs/', () => {
   const files = markdownFiles();
 
   it('finds the documents it walks', () => {
-    expect(files.map((file) => relative(ROOT, file))).toEqual(expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'docs/architecture.md', 'docs/manual/README.md']));
+    expect(files.map((file) => relative(ROOT, file))).toEqual(
+      expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'docs/architecture.md', 'docs/manual/README.md']),
+    );
   });
 
-  it.each(files.map((file) => [relative(ROOT, file), file]))('%s: every relative link and anchor resolves', (_name, file) => {
-    const broken: string[] = [];
-    for (const link of links(readFileSync(file, 'utf8'))) {
-      const [path, anchor] = link.split('#') as [string, string | undefined];
-      const target = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
-      if (!existsSync(target)) {
-        broken.push(`${link}: no such file`);
-        continue;
+  it.each(files.map((file) => [relative(ROOT, file), file]))(
+    '%s: every relative link and anchor resolves',
+    (_name, file) => {
+      const broken: string[] = [];
+      for (const link of links(readFileSync(file, 'utf8'))) {
+        const [path, anchor] = link.split('#') as [string, string | undefined];
+        const target = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
+        if (!existsSync(target)) {
+          broken.push(`${link}: no such file`);
+          continue;
+        }
+        if (anchor === undefined || anchor === '') continue;
+        if (statSync(target).isDirectory() || !target.endsWith('.md')) {
+          broken.push(`${link}: an anchor into a file that is not Markdown`);
+          continue;
+        }
+        if (!anchors(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${link}: no heading with this anchor`);
       }
-      if (anchor === undefined || anchor === '') continue;
-      if (statSync(target).isDirectory() || !target.endsWith('.md')) {
-        broken.push(`${link}: an anchor into a file that is not Markdown`);
-        continue;
-      }
-      if (!anchors(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${link}: no heading with this anchor`);
-    }
-    expect(broken).toEqual([]);
-  });
+      expect(broken).toEqual([]);
+    },
+  );
 });
 
 describe('comments cite only documents in the repository', () => {

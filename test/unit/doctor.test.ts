@@ -23,7 +23,15 @@ function terminalIo(env: NodeJS.ProcessEnv, quiet = false): { io: Io; out: () =>
   const stdout = new PassThrough();
   let out = '';
   stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const io = new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: { ...env, NO_COLOR: '1' }, stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true });
+  const io = new Io({
+    stdin: new PassThrough(),
+    stdout,
+    stderr: new PassThrough(),
+    env: { ...env, NO_COLOR: '1' },
+    stdinIsTTY: true,
+    stdoutIsTTY: true,
+    stderrIsTTY: true,
+  });
   io.setMode({ json: false, quiet, verbose: false });
   return { io, out: () => out };
 }
@@ -39,7 +47,14 @@ function deps(io: Io, o: { clockOffsetMs?: number } = {}): DoctorDeps {
     configDir,
     journalDir: join(configDir, 'journal'),
     config: () => ConfigStore.open(configDir),
-    connection: () => Promise.resolve({ profile: 'default', environment: 'test', apiKey: KEY, baseUrl: servers.server.url, keySource: 'environment' }),
+    connection: () =>
+      Promise.resolve({
+        profile: 'default',
+        environment: 'test',
+        apiKey: KEY,
+        baseUrl: servers.server.url,
+        keySource: 'environment',
+      }),
     clientFor: () => Promise.resolve(clientOf(servers.server.url)),
     programPath: '/opt/giftcodes/bin/giftcodes',
     nodePath: '/opt/node/bin/node',
@@ -52,22 +67,36 @@ describe('giftcodes doctor, run() over a test Io', () => {
   it('on a terminal: ✓ a line, and no error when every check holds', async () => {
     const { io, out } = terminalIo({ PATH: fakeBin('v20.18.1') });
     await run({ retries: 0 }, deps(io));
-    expect(out().split('\n').filter(Boolean).map((line) => line.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓', '✓', '✓']);
+    expect(
+      out()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.slice(0, 1)),
+    ).toEqual(['✓', '✓', '✓', '✓', '✓', '✓']);
     expect(out()).toContain('node v20.18.1');
     expect(out()).not.toContain(KEY);
   });
 
   it('a node on PATH older than 20.18.1 fails the command check (exit 3) before a clock an hour ahead (exit 8)', async () => {
     const { io, out } = terminalIo({ PATH: fakeBin('v18.19.0') });
-    await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: 3_600_000 }))).rejects.toMatchObject({ exitCode: 3, message: '2 of 6 checks failed: command, clock' });
-    expect(out()).toMatch(/^✗ command {2}the node on PATH \(.*\/node\) is v18\.19\.0; giftcodes needs 20\.18\.1 or later\n {2}hint: put PATH=\/opt\/node\/bin:\/opt\/giftcodes\/bin:\/usr\/bin:\/bin in the crontab/m);
+    await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: 3_600_000 }))).rejects.toMatchObject({
+      exitCode: 3,
+      message: '2 of 6 checks failed: command, clock',
+    });
+    expect(out()).toMatch(
+      /^✗ command {2}the node on PATH \(.*\/node\) is v18\.19\.0; giftcodes needs 20\.18\.1 or later\n {2}hint: put PATH=\/opt\/node\/bin:\/opt\/giftcodes\/bin:\/usr\/bin:\/bin in the crontab/m,
+    );
     expect(out()).toMatch(/^✗ clock {4}this machine's clock is 1 h 0 min ahead of the API's/m);
   });
 
   it('--quiet prints only what failed', async () => {
     const { io, out } = terminalIo({ PATH: fakeBin('v20.18.1') }, true);
     await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: -400_000 }))).rejects.toMatchObject({ exitCode: 8 });
-    expect(out().split('\n').filter((line) => !line.startsWith('  hint:') && line !== '')).toEqual([expect.stringMatching(/^✗ clock +this machine's clock is 6 min (39|40) s behind the API's/)]);
+    expect(
+      out()
+        .split('\n')
+        .filter((line) => !line.startsWith('  hint:') && line !== ''),
+    ).toEqual([expect.stringMatching(/^✗ clock +this machine's clock is 6 min (39|40) s behind the API's/)]);
   });
 });
 

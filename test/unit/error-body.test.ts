@@ -1,64 +1,103 @@
 // Every error-body form a real service might send is read into { code, message } and mapped to an exit code.
 import { describe, expect, it } from 'vitest';
-import { canonicalCode, describeHttpError, errorForStatus, parseErrorBody, unreadableBody } from '../../src/api/errors.js';
+import {
+  canonicalCode,
+  describeHttpError,
+  errorForStatus,
+  parseErrorBody,
+  unreadableBody,
+} from '../../src/api/errors.js';
 import { ApiError, AuthError, ExitCode, NetworkError } from '../../src/errors.js';
 
 const JSON_TYPE = 'application/json';
 
 describe('parseErrorBody: each form', () => {
   it('{"error":{"code","message"}} (the reference server)', () => {
-    const text = JSON.stringify({ error: { code: 'idempotency_key_reused', message: 'that key was used with another body' } });
-    expect(parseErrorBody(422, text, JSON_TYPE)).toEqual({ code: 'idempotency_key_reused', message: 'that key was used with another body' });
+    const text = JSON.stringify({
+      error: { code: 'idempotency_key_reused', message: 'that key was used with another body' },
+    });
+    expect(parseErrorBody(422, text, JSON_TYPE)).toEqual({
+      code: 'idempotency_key_reused',
+      message: 'that key was used with another body',
+    });
   });
 
   it('{"error":{"type","message"}} takes the type as the code', () => {
-    expect(parseErrorBody(400, JSON.stringify({ error: { type: 'invalid_request_error', message: 'bad' } }), JSON_TYPE)).toEqual({
+    expect(
+      parseErrorBody(400, JSON.stringify({ error: { type: 'invalid_request_error', message: 'bad' } }), JSON_TYPE),
+    ).toEqual({
       code: 'invalid_request_error',
       message: 'bad',
     });
   });
 
   it('{"error":"code","message"}', () => {
-    expect(parseErrorBody(409, JSON.stringify({ error: 'request_in_progress', message: 'still working' }), JSON_TYPE)).toEqual({
+    expect(
+      parseErrorBody(409, JSON.stringify({ error: 'request_in_progress', message: 'still working' }), JSON_TYPE),
+    ).toEqual({
       code: 'request_in_progress',
       message: 'still working',
     });
   });
 
   it('{"error":"…","error_description"} (OAuth style)', () => {
-    expect(parseErrorBody(401, JSON.stringify({ error: 'invalid_token', error_description: 'expired' }), JSON_TYPE)).toEqual({
+    expect(
+      parseErrorBody(401, JSON.stringify({ error: 'invalid_token', error_description: 'expired' }), JSON_TYPE),
+    ).toEqual({
       code: 'invalid_token',
       message: 'expired',
     });
   });
 
   it('{"code","message"}', () => {
-    expect(parseErrorBody(404, JSON.stringify({ code: 'order_not_found', message: 'no such order' }), JSON_TYPE)).toEqual({
+    expect(
+      parseErrorBody(404, JSON.stringify({ code: 'order_not_found', message: 'no such order' }), JSON_TYPE),
+    ).toEqual({
       code: 'order_not_found',
       message: 'no such order',
     });
   });
 
   it('a numeric code is kept as text', () => {
-    expect(parseErrorBody(400, JSON.stringify({ code: 1042, message: 'nope' }), JSON_TYPE)).toEqual({ code: '1042', message: 'nope' });
+    expect(parseErrorBody(400, JSON.stringify({ code: 1042, message: 'nope' }), JSON_TYPE)).toEqual({
+      code: '1042',
+      message: 'nope',
+    });
   });
 
   it('{"message"} alone gets the status as its code', () => {
-    expect(parseErrorBody(418, JSON.stringify({ message: 'teapot' }), JSON_TYPE)).toEqual({ code: 'http_418', message: 'teapot' });
+    expect(parseErrorBody(418, JSON.stringify({ message: 'teapot' }), JSON_TYPE)).toEqual({
+      code: 'http_418',
+      message: 'teapot',
+    });
   });
 
   it('application/problem+json: the last segment of type is the code, detail the message', () => {
-    const text = JSON.stringify({ type: 'https://example.com/problems/out-of-stock', title: 'Out of stock', status: 422, detail: 'only 3 left' });
-    expect(parseErrorBody(422, text, 'application/problem+json')).toEqual({ code: 'out-of-stock', message: 'only 3 left' });
+    const text = JSON.stringify({
+      type: 'https://example.com/problems/out-of-stock',
+      title: 'Out of stock',
+      status: 422,
+      detail: 'only 3 left',
+    });
+    expect(parseErrorBody(422, text, 'application/problem+json')).toEqual({
+      code: 'out-of-stock',
+      message: 'only 3 left',
+    });
   });
 
   it('problem+json with type about:blank: the title becomes the code', () => {
     const text = JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404 });
-    expect(parseErrorBody(404, text, 'application/problem+json; charset=utf-8')).toEqual({ code: 'not_found', message: 'Not Found' });
+    expect(parseErrorBody(404, text, 'application/problem+json; charset=utf-8')).toEqual({
+      code: 'not_found',
+      message: 'Not Found',
+    });
   });
 
   it('plain text: the first non-empty line, the status as the code', () => {
-    expect(parseErrorBody(500, '\n  Internal meltdown \nat line 3\n', 'text/plain')).toEqual({ code: 'http_500', message: 'Internal meltdown' });
+    expect(parseErrorBody(500, '\n  Internal meltdown \nat line 3\n', 'text/plain')).toEqual({
+      code: 'http_500',
+      message: 'Internal meltdown',
+    });
   });
 
   it('HTML on one line: the page title, once', () => {
@@ -67,13 +106,17 @@ describe('parseErrorBody: each form', () => {
   });
 
   it('HTML over several lines (an nginx error page) still yields a message', () => {
-    const html = '<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n<center><h1>504 Gateway Time-out</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+    const html =
+      '<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n<center><h1>504 Gateway Time-out</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
     expect(parseErrorBody(504, html, 'text/html')).toEqual({ code: 'http_504', message: '504 Gateway Time-out' });
   });
 
   it('HTML without a title: the first line of text', () => {
     const html = '<!DOCTYPE html>\n<html>\n<body>\n<p>Service down for maintenance</p>\n</body>\n</html>';
-    expect(parseErrorBody(503, html, 'text/html')).toEqual({ code: 'http_503', message: 'Service down for maintenance' });
+    expect(parseErrorBody(503, html, 'text/html')).toEqual({
+      code: 'http_503',
+      message: 'Service down for maintenance',
+    });
   });
 
   it('an empty body: the status alone', () => {
@@ -81,7 +124,11 @@ describe('parseErrorBody: each form', () => {
   });
 
   it('a long message is cut to one line of bounded length', () => {
-    const parsed = parseErrorBody(400, JSON.stringify({ code: 'x', message: `${'word '.repeat(200)}\nsecond line` }), JSON_TYPE);
+    const parsed = parseErrorBody(
+      400,
+      JSON.stringify({ code: 'x', message: `${'word '.repeat(200)}\nsecond line` }),
+      JSON_TYPE,
+    );
     expect(parsed.message.length).toBeLessThanOrEqual(300);
     expect(parsed.message).not.toContain('\n');
     expect(parsed.message.endsWith('…')).toBe(true);
@@ -132,7 +179,14 @@ describe('errorForStatus: the exit code of each status', () => {
   });
 
   it('a redirect is not followed and not a refusal: exit 5, naming where it pointed', () => {
-    const error = errorForStatus('GET', '/v1/catalog', 302, { code: 'http_302', message: '' }, 1, 'https://elsewhere.example/v1/catalog');
+    const error = errorForStatus(
+      'GET',
+      '/v1/catalog',
+      302,
+      { code: 'http_302', message: '' },
+      1,
+      'https://elsewhere.example/v1/catalog',
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.exitCode).toBe(ExitCode.network);
     expect(error.message).toContain('HTTP 302');
@@ -140,11 +194,15 @@ describe('errorForStatus: the exit code of each status', () => {
   });
 
   it('known codes carry a hint', () => {
-    expect(errorForStatus('GET', '/v1/orders/o1/codes', 409, { code: 'order_not_completed', message: 'not yet' }, 1).hint).toMatch(/--wait/);
+    expect(
+      errorForStatus('GET', '/v1/orders/o1/codes', 409, { code: 'order_not_completed', message: 'not yet' }, 1).hint,
+    ).toMatch(/--wait/);
   });
 
   it('describeHttpError leaves out an empty message', () => {
-    expect(describeHttpError('GET', '/v1/x', 500, { code: 'http_500', message: '' })).toBe('GET /v1/x failed: HTTP 500 http_500');
+    expect(describeHttpError('GET', '/v1/x', 500, { code: 'http_500', message: '' })).toBe(
+      'GET /v1/x failed: HTTP 500 http_500',
+    );
   });
 
   it('an unreadable body is exit 5 with a one-line message', () => {
@@ -166,11 +224,38 @@ describe('issue 13: every error dialect of docs/dialects.md, with the idempotenc
     ['{"error":{"code","message"}}', (code) => [JSON.stringify({ error: { code, message: 'm' } }), JSON_TYPE]],
     ['{"error":"code","message"}', (code) => [JSON.stringify({ error: code, message: 'm' }), JSON_TYPE]],
     ['{"code","message"}', (code) => [JSON.stringify({ code, message: 'm' }), JSON_TYPE]],
-    ['problem+json with a code member', (code, status) => [JSON.stringify({ type: 'about:blank', title: 'T', status, detail: 'm', code }), 'application/problem+json']],
-    ['problem+json, the code in the type', (code, status) => [JSON.stringify({ type: `https://api.example.com/problems/${code}`, title: 'T', status, detail: 'm' }), 'application/problem+json']],
-    ['problem+json, the type with dashes', (code, status) => [JSON.stringify({ type: `https://x.test/p/${code.replace(/_/g, '-')}`, title: 'T', status, detail: 'm' }), 'application/problem+json']],
-    ['JSON:API errors', (code, status) => [JSON.stringify({ errors: [{ status: String(status), code, title: 'T', detail: 'm' }] }), 'application/vnd.api+json']],
-    ['{"type","message","help"} (Runa)', (code) => [JSON.stringify({ type: code, message: 'm', help: 'see the docs' }), JSON_TYPE]],
+    [
+      'problem+json with a code member',
+      (code, status) => [
+        JSON.stringify({ type: 'about:blank', title: 'T', status, detail: 'm', code }),
+        'application/problem+json',
+      ],
+    ],
+    [
+      'problem+json, the code in the type',
+      (code, status) => [
+        JSON.stringify({ type: `https://api.example.com/problems/${code}`, title: 'T', status, detail: 'm' }),
+        'application/problem+json',
+      ],
+    ],
+    [
+      'problem+json, the type with dashes',
+      (code, status) => [
+        JSON.stringify({ type: `https://x.test/p/${code.replace(/_/g, '-')}`, title: 'T', status, detail: 'm' }),
+        'application/problem+json',
+      ],
+    ],
+    [
+      'JSON:API errors',
+      (code, status) => [
+        JSON.stringify({ errors: [{ status: String(status), code, title: 'T', detail: 'm' }] }),
+        'application/vnd.api+json',
+      ],
+    ],
+    [
+      '{"type","message","help"} (Runa)',
+      (code) => [JSON.stringify({ type: code, message: 'm', help: 'see the docs' }), JSON_TYPE],
+    ],
     ['upper-case code', (code) => [JSON.stringify({ error: code.toUpperCase(), message: 'm' }), JSON_TYPE]],
   ];
 
@@ -188,16 +273,29 @@ describe('issue 13: every error dialect of docs/dialects.md, with the idempotenc
   }
 
   it('JSON:API: the first error, with a count of the others; the title when there is no detail', () => {
-    const text = JSON.stringify({ errors: [{ status: '404', code: 'product_not_found', title: 'Not found' }, { title: 'other' }] });
-    expect(parseErrorBody(404, text, 'application/vnd.api+json')).toEqual({ code: 'product_not_found', message: 'Not found (and 1 more)' });
+    const text = JSON.stringify({
+      errors: [{ status: '404', code: 'product_not_found', title: 'Not found' }, { title: 'other' }],
+    });
+    expect(parseErrorBody(404, text, 'application/vnd.api+json')).toEqual({
+      code: 'product_not_found',
+      message: 'Not found (and 1 more)',
+    });
   });
 
   it('JSON:API without a code: a slug of the title', () => {
-    expect(parseErrorBody(404, JSON.stringify({ errors: [{ status: '404', title: 'Product Not Found' }] }), JSON_TYPE).code).toBe('product_not_found');
+    expect(
+      parseErrorBody(404, JSON.stringify({ errors: [{ status: '404', title: 'Product Not Found' }] }), JSON_TYPE).code,
+    ).toBe('product_not_found');
   });
 
   it("Runa's help is kept with the message", () => {
-    expect(parseErrorBody(404, JSON.stringify({ type: 'product_not_found', message: 'no such product', help: 'list the catalog' }), JSON_TYPE)).toEqual({
+    expect(
+      parseErrorBody(
+        404,
+        JSON.stringify({ type: 'product_not_found', message: 'no such product', help: 'list the catalog' }),
+        JSON_TYPE,
+      ),
+    ).toEqual({
       code: 'product_not_found',
       message: 'no such product (list the catalog)',
     });
@@ -221,7 +319,10 @@ describe('issue 13: every error dialect of docs/dialects.md, with the idempotenc
 
 describe('parseErrorBody: a key in a title made into a code', () => {
   it('is masked before its spaces become underscores (it would no longer start a word)', () => {
-    for (const text of [JSON.stringify({ title: 'Bad key sc_live_abcdefgh1234', status: 400 }), JSON.stringify({ errors: [{ status: '400', title: 'bad key sc_test_abcdefgh1234' }] })]) {
+    for (const text of [
+      JSON.stringify({ title: 'Bad key sc_live_abcdefgh1234', status: 400 }),
+      JSON.stringify({ errors: [{ status: '400', title: 'bad key sc_test_abcdefgh1234' }] }),
+    ]) {
       const { code } = parseErrorBody(400, text, 'application/problem+json');
       expect(code).not.toContain('abcdefgh');
       expect(code).toMatch(/^bad_key_sc_(live|test)_1234$/);

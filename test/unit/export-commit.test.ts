@@ -14,7 +14,11 @@ import { twoPageApi } from '../helpers/inprocess.js';
 /** What the tail did, in order: the temporary file's fsync, the link or rename, the directory's fsync. */
 const steps = vi.hoisted(() => [] as string[]);
 /** Errnos the next link / rename / directory fsync fail with, when set. */
-const fail = vi.hoisted(() => ({ link: undefined as string | undefined, rename: undefined as string | undefined, dirSync: undefined as string | undefined }));
+const fail = vi.hoisted(() => ({
+  link: undefined as string | undefined,
+  rename: undefined as string | undefined,
+  dirSync: undefined as string | undefined,
+}));
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: simulated`), { code });
 
 vi.mock('node:fs/promises', async (importOriginal) => {
@@ -59,26 +63,41 @@ afterEach(() => {
   fail.link = fail.rename = fail.dirSync = undefined;
 });
 
-
 const CODES = '{"code":"A-1"}\n{"code":"A-2"}\n';
 
-function exportTo(out: string, o: { force?: boolean; between?: () => void; beforeCommit?: (temp: string) => void } = {}) {
-  return exportCodes({ api: twoPageApi(o.between ?? (() => undefined)), orderId: 'ord_1', out, format: 'jsonl', force: o.force ?? false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, ...(o.beforeCommit ? { beforeCommit: o.beforeCommit } : {}) });
+function exportTo(
+  out: string,
+  o: { force?: boolean; between?: () => void; beforeCommit?: (temp: string) => void } = {},
+) {
+  return exportCodes({
+    api: twoPageApi(o.between ?? (() => undefined)),
+    orderId: 'ord_1',
+    out,
+    format: 'jsonl',
+    force: o.force ?? false,
+    csvRaw: false,
+    io: {} as Io,
+    signal: new AbortController().signal,
+    ...(o.beforeCommit ? { beforeCommit: o.beforeCommit } : {}),
+  });
 }
-
 
 describe('the tail of a codes file', () => {
   it('fsync, the record of the complete file, link, directory fsync; the same file (inode) becomes the target, no temporary file stays', async () => {
     const dir = tempDir();
     const target = join(dir, 'codes.jsonl');
     let recorded: { temp: string; ino: number; bytes: string } | undefined;
-    const result = await exportTo(target, { beforeCommit: (temp) => {
-      steps.push('recorded');
-      recorded = { temp, ino: statSync(temp).ino, bytes: readFileSync(temp, 'utf8') };
-    } });
+    const result = await exportTo(target, {
+      beforeCommit: (temp) => {
+        steps.push('recorded');
+        recorded = { temp, ino: statSync(temp).ino, bytes: readFileSync(temp, 'utf8') };
+      },
+    });
     expect(steps).toEqual(['file fsync', 'recorded', 'link', 'directory fsync']);
     expect(result).toEqual({ path: target, count: 2, format: 'jsonl' });
-    expect(recorded!.temp).toMatch(new RegExp(`^${dir}/\\.codes\\.jsonl\\.giftcodes-${process.pid}-[0-9a-f]{12}\\.tmp$`));
+    expect(recorded!.temp).toMatch(
+      new RegExp(`^${dir}/\\.codes\\.jsonl\\.giftcodes-${process.pid}-[0-9a-f]{12}\\.tmp$`),
+    );
     expect(recorded!.bytes).toBe(CODES);
     expect(statSync(target).ino).toBe(recorded!.ino);
     expect(statSync(target).mode & 0o777).toBe(0o600);
@@ -99,7 +118,12 @@ describe('the tail of a codes file', () => {
     const dir = tempDir();
     const target = join(dir, 'codes.jsonl');
     const error = await exportTo(target, { between: () => writeFileSync(target, 'theirs\n') }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: ExitCode.usage, code: 'out_exists', message: `${target} appeared while the codes were being fetched; it was left untouched`, hint: 'pass --force to overwrite it, or choose another --out file' });
+    expect(error).toMatchObject({
+      exitCode: ExitCode.usage,
+      code: 'out_exists',
+      message: `${target} appeared while the codes were being fetched; it was left untouched`,
+      hint: 'pass --force to overwrite it, or choose another --out file',
+    });
     expect(readFileSync(target, 'utf8')).toBe('theirs\n');
     expect(readdirSync(dir)).toEqual(['codes.jsonl']);
   });
@@ -108,7 +132,12 @@ describe('the tail of a codes file', () => {
     const dir = tempDir();
     const target = join(dir, 'codes.jsonl');
     const error = await exportTo(target, { force: true, between: () => mkdirSync(target) }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: ExitCode.usage, code: 'out_not_a_file', message: `${target} is not a regular file (not a file); it was left untouched`, hint: 'give the path of a file' });
+    expect(error).toMatchObject({
+      exitCode: ExitCode.usage,
+      code: 'out_not_a_file',
+      message: `${target} is not a regular file (not a file); it was left untouched`,
+      hint: 'give the path of a file',
+    });
     expect(statSync(target).isDirectory()).toBe(true);
     expect(readdirSync(dir)).toEqual(['codes.jsonl']);
   });
@@ -118,7 +147,10 @@ describe('the tail of a codes file', () => {
     const target = join(dir, 'codes.jsonl');
     fail.dirSync = 'EIO';
     const error = await exportTo(target).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: ExitCode.local, message: `cannot write the directory ${dir}: an input/output error from the disk (EIO)` });
+    expect(error).toMatchObject({
+      exitCode: ExitCode.local,
+      message: `cannot write the directory ${dir}: an input/output error from the disk (EIO)`,
+    });
     expect(readFileSync(target, 'utf8')).toBe(CODES);
   });
 
@@ -127,37 +159,55 @@ describe('the tail of a codes file', () => {
     const target = join(dir, 'codes.jsonl');
     writeFileSync(target, 'old\n');
     fail.rename = 'ENOSPC';
-    await expect(exportTo(target, { force: true })).rejects.toMatchObject({ exitCode: ExitCode.local, code: 'write_failed', message: `cannot write the codes file ${target}: no space left on the device (ENOSPC)` });
+    await expect(exportTo(target, { force: true })).rejects.toMatchObject({
+      exitCode: ExitCode.local,
+      code: 'write_failed',
+      message: `cannot write the codes file ${target}: no space left on the device (ENOSPC)`,
+    });
     expect(readdirSync(dir)).toEqual(['codes.jsonl']);
     expect(readFileSync(target, 'utf8')).toBe('old\n');
     const fresh = join(dir, 'fresh.jsonl');
     fail.link = 'EIO';
-    await expect(exportTo(fresh)).rejects.toMatchObject({ exitCode: ExitCode.local, code: 'write_failed', message: expect.stringContaining(fresh) });
+    await expect(exportTo(fresh)).rejects.toMatchObject({
+      exitCode: ExitCode.local,
+      code: 'write_failed',
+      message: expect.stringContaining(fresh),
+    });
     expect(readdirSync(dir)).toEqual(['codes.jsonl']);
   });
 });
 
 describe('a file system without hard links', () => {
-  it.each(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'])('(link: %s) checks the target, then renames', async (code) => {
-    const dir = tempDir();
-    const target = join(dir, 'codes.jsonl');
-    fail.link = code;
-    await exportTo(target);
-    expect(steps).toEqual(['file fsync', 'rename', 'directory fsync']);
-    expect(readFileSync(target, 'utf8')).toBe(CODES);
-    expect(readdirSync(dir)).toEqual(['codes.jsonl']);
-  });
+  it.each(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'])(
+    '(link: %s) checks the target, then renames',
+    async (code) => {
+      const dir = tempDir();
+      const target = join(dir, 'codes.jsonl');
+      fail.link = code;
+      await exportTo(target);
+      expect(steps).toEqual(['file fsync', 'rename', 'directory fsync']);
+      expect(readFileSync(target, 'utf8')).toBe(CODES);
+      expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+    },
+  );
 
   it('a file that appeared meanwhile is left untouched there too; a failing rename is exit 8', async () => {
     const dir = tempDir();
     const target = join(dir, 'codes.jsonl');
     fail.link = 'EPERM';
-    await expect(exportTo(target, { between: () => writeFileSync(target, 'theirs\n') })).rejects.toMatchObject({ code: 'out_exists', message: expect.stringContaining('appeared while the codes were being fetched') });
+    await expect(exportTo(target, { between: () => writeFileSync(target, 'theirs\n') })).rejects.toMatchObject({
+      code: 'out_exists',
+      message: expect.stringContaining('appeared while the codes were being fetched'),
+    });
     expect(readFileSync(target, 'utf8')).toBe('theirs\n');
     expect(steps).not.toContain('rename');
     const other = join(dir, 'other.jsonl');
     fail.rename = 'EROFS';
-    await expect(exportTo(other)).rejects.toMatchObject({ exitCode: ExitCode.local, code: 'write_failed', message: `cannot write the codes file ${other}: the file system is read-only (EROFS)` });
+    await expect(exportTo(other)).rejects.toMatchObject({
+      exitCode: ExitCode.local,
+      code: 'write_failed',
+      message: `cannot write the codes file ${other}: the file system is read-only (EROFS)`,
+    });
     expect(readdirSync(dir)).toEqual(['codes.jsonl']);
   });
 });
@@ -179,10 +229,14 @@ describe('removeStaleTemps', () => {
     };
     for (const name of Object.values(names)) writeFileSync(join(dir, name), '');
     removeStaleTemps(dir, prefix);
-    expect(readdirSync(dir).sort()).toEqual(Object.values(names).filter((n) => n !== names.dead).sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      Object.values(names)
+        .filter((n) => n !== names.dead)
+        .sort(),
+    );
   });
 
-  it('a directory that cannot be read is left alone; an export sweeps its own target\'s leftovers before it writes', async () => {
+  it("a directory that cannot be read is left alone; an export sweeps its own target's leftovers before it writes", async () => {
     expect(() => removeStaleTemps(join(tempDir(), 'missing'), '.x.giftcodes-')).not.toThrow();
     const dir = tempDir();
     const dead = deadPid();

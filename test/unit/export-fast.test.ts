@@ -28,7 +28,8 @@ function memorySink(rewindable = false): TextSink & { bytes(): Buffer } {
     ...(rewindable
       ? {
           rewind: {
-            read: async (buffer: Buffer, position: number, length: number) => Buffer.concat(chunks).copy(buffer, 0, position, position + length),
+            read: async (buffer: Buffer, position: number, length: number) =>
+              Buffer.concat(chunks).copy(buffer, 0, position, position + length),
             truncate: async () => {
               chunks = [];
             },
@@ -47,7 +48,9 @@ function writers(dir: string, tag: string, rewindable = false): Writers {
   };
   return {
     csv: make((sink) => new CsvWriter(sink, { orderId: 'ord_1', raw: false, spoolPath: join(dir, `${tag}-csv.tmp`) })),
-    'csv --csv-raw': make((sink) => new CsvWriter(sink, { orderId: '=ord,"1"', raw: true, spoolPath: join(dir, `${tag}-raw.tmp`) })),
+    'csv --csv-raw': make(
+      (sink) => new CsvWriter(sink, { orderId: '=ord,"1"', raw: true, spoolPath: join(dir, `${tag}-raw.tmp`) }),
+    ),
     json: make((sink) => new JsonArrayWriter(sink)),
     jsonl: make((sink) => new JsonLinesWriter(sink)),
   };
@@ -62,11 +65,56 @@ function text(j: J, ws: () => string): string {
   return `{${ws()}${j.members.map(([key, value]) => `${key}${ws()}:${ws()}${text(value, ws)}`).join(`${ws()},${ws()}`)}${ws()}}`;
 }
 
-const unit = fc.constantFrom('a', 'Z', '0', '9', '-', '=', '+', '@', ',', '"', '\\', '\n', '\r', '\t', ' ', 'é', '€', '😀', '\u2028', '\u0000', "'", '.', '/', '[', ']', '{', '}', ':');
+const unit = fc.constantFrom(
+  'a',
+  'Z',
+  '0',
+  '9',
+  '-',
+  '=',
+  '+',
+  '@',
+  ',',
+  '"',
+  '\\',
+  '\n',
+  '\r',
+  '\t',
+  ' ',
+  'é',
+  '€',
+  '😀',
+  '\u2028',
+  '\u0000',
+  "'",
+  '.',
+  '/',
+  '[',
+  ']',
+  '{',
+  '}',
+  ':',
+);
 const stringText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 12, arbitrary: fc.string({ unit: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('a', 'Z', '0', '-', ',', ' ', 'é', '😀', '.', '=') }, { weight: 1, arbitrary: unit }), maxLength: 12 }).map((s) => JSON.stringify(s)) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .string({
+        unit: fc.oneof(
+          { weight: 6, arbitrary: fc.constantFrom('a', 'Z', '0', '-', ',', ' ', 'é', '😀', '.', '=') },
+          { weight: 1, arbitrary: unit },
+        ),
+        maxLength: 12,
+      })
+      .map((s) => JSON.stringify(s)),
+  },
   // The same characters spelt with escapes JSON.stringify would not use.
-  { weight: 1, arbitrary: fc.string({ unit, maxLength: 8 }).map((s) => JSON.stringify(s).replace(/a/g, '\\u0061').replace(/\//g, '\\/')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .string({ unit, maxLength: 8 })
+      .map((s) => JSON.stringify(s).replace(/a/g, '\\u0061').replace(/\//g, '\\/')),
+  },
   // Not JSON: a raw control character, a lone backslash.
   { weight: 1, arbitrary: fc.constantFrom('"a\tb"', '"a\\"', '"\\x41"', '"\u0001"') },
 );
@@ -75,14 +123,64 @@ const numberText: fc.Arbitrary<string> = fc.oneof(
   fc.integer({ min: -100000, max: 100000 }).map((n) => String(n / 100)),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
   fc.tuple(fc.integer({ min: -99999, max: 99999 }), fc.nat({ max: 9999 })).map(([i, f]) => `${i}.${f}`),
-  fc.constantFrom('-0', '0', '1.50', '1e5', '1E-7', '0.000001', '0.0000001', '0.0000015', '-0.5', '-0.0', '123456789012345', '1234567890123456', '12345678901234567890', '1.0', '0.1', '100', '-12.25', '1e400', '-1e-400', '01', '1.', '.5', '+1', '0.00001', '1e21', '2500', '-', '1.5e3'),
+  fc.constantFrom(
+    '-0',
+    '0',
+    '1.50',
+    '1e5',
+    '1E-7',
+    '0.000001',
+    '0.0000001',
+    '0.0000015',
+    '-0.5',
+    '-0.0',
+    '123456789012345',
+    '1234567890123456',
+    '12345678901234567890',
+    '1.0',
+    '0.1',
+    '100',
+    '-12.25',
+    '1e400',
+    '-1e-400',
+    '01',
+    '1.',
+    '.5',
+    '+1',
+    '0.00001',
+    '1e21',
+    '2500',
+    '-',
+    '1.5e3',
+  ),
 );
 const literalText = fc.constantFrom('true', 'false', 'null', 'nul', 'True');
-const keyPool = ['code', 'pin', 'serial', 'value', 'amount', 'currency', 'expires_at', 'order_id', 'type', 'id', 'ключ', 'x y', 'Code', 'constructor', 'a,b', '=x', 'toString'];
+const keyPool = [
+  'code',
+  'pin',
+  'serial',
+  'value',
+  'amount',
+  'currency',
+  'expires_at',
+  'order_id',
+  'type',
+  'id',
+  'ключ',
+  'x y',
+  'Code',
+  'constructor',
+  'a,b',
+  '=x',
+  'toString',
+];
 const keyText: fc.Arbitrary<string> = fc.oneof(
   { weight: 30, arbitrary: fc.constantFrom(...keyPool).map((k) => JSON.stringify(k)) },
   // Keys JSON.parse reads differently (integer-like first, __proto__) or CSV names ambiguously (dots, empty).
-  { weight: 1, arbitrary: fc.constantFrom('attributes', 'a.b', '1', '01', '__proto__', '').map((k) => JSON.stringify(k)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('attributes', 'a.b', '1', '01', '__proto__', '').map((k) => JSON.stringify(k)),
+  },
   { weight: 1, arbitrary: fc.constantFrom('"c\\u006fde"', '"p\\u0069n"', '"a\\"b"') },
 );
 
@@ -90,12 +188,28 @@ const leaf: fc.Arbitrary<J> = fc.oneof(
   { weight: 6, arbitrary: stringText.map((raw) => ({ raw })) },
   { weight: 4, arbitrary: numberText.map((raw) => ({ raw })) },
   { weight: 2, arbitrary: literalText.map((raw) => ({ raw })) },
-  { weight: 1, arbitrary: fc.constantFrom<J>({ raw: '[]' }, { raw: '{}' }, { items: [{ raw: '1' }, { raw: '"a"' }] }, { members: [['"k"', { raw: '1' }]] }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<J>(
+      { raw: '[]' },
+      { raw: '{}' },
+      { items: [{ raw: '1' }, { raw: '"a"' }] },
+      { members: [['"k"', { raw: '1' }]] },
+    ),
+  },
 );
 
 /** Values the fast path reads (its usual case), so that enough pages take it. */
 const plainLeaf: fc.Arbitrary<J> = fc.oneof(
-  { weight: 6, arbitrary: fc.string({ unit: fc.constantFrom('a', 'Z', '0', '-', ',', ' ', 'é', '😀', '.', '=', '+', '@', "'"), maxLength: 12 }).map((raw) => ({ raw: JSON.stringify(raw) })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .string({
+        unit: fc.constantFrom('a', 'Z', '0', '-', ',', ' ', 'é', '😀', '.', '=', '+', '@', "'"),
+        maxLength: 12,
+      })
+      .map((raw) => ({ raw: JSON.stringify(raw) })),
+  },
   { weight: 3, arbitrary: fc.integer({ min: -1e6, max: 1e6 }).map((n) => ({ raw: String(n / 100) })) },
   { weight: 2, arbitrary: fc.constantFrom('true', 'false', 'null').map((raw) => ({ raw })) },
 );
@@ -104,7 +218,16 @@ const plainLeaf: fc.Arbitrary<J> = fc.oneof(
 type Template = [string, Template | 'leaf'][];
 const template: fc.Arbitrary<Template> = fc.letrec<{ t: Template }>((tie) => ({
   t: fc.oneof(
-    { weight: 9, arbitrary: fc.uniqueArray(fc.tuple(keyText, fc.oneof({ weight: 5, arbitrary: fc.constant<'leaf'>('leaf') }, { weight: 1, arbitrary: tie('t') })), { minLength: 1, maxLength: 7, selector: ([key]) => key, depthIdentifier: 'template' }) },
+    {
+      weight: 9,
+      arbitrary: fc.uniqueArray(
+        fc.tuple(
+          keyText,
+          fc.oneof({ weight: 5, arbitrary: fc.constant<'leaf'>('leaf') }, { weight: 1, arbitrary: tie('t') }),
+        ),
+        { minLength: 1, maxLength: 7, selector: ([key]) => key, depthIdentifier: 'template' },
+      ),
+    },
     // Duplicate keys now and then.
     { weight: 1, arbitrary: fc.array(fc.tuple(keyText, fc.constant<'leaf'>('leaf')), { minLength: 1, maxLength: 7 }) },
   ),
@@ -123,7 +246,9 @@ const records: fc.Arbitrary<J[]> = fc.tuple(template, template, fc.boolean()).ch
   fc.array(
     fc.nat({ max: 9 }).chain((pick) => {
       const t = pick === 0 && !plain ? b : a;
-      return fc.array(plain ? plainLeaf : leaf, { minLength: leaves(t), maxLength: leaves(t) }).map((values) => fill(t, values));
+      return fc
+        .array(plain ? plainLeaf : leaf, { minLength: leaves(t), maxLength: leaves(t) })
+        .map((values) => fill(t, values));
     }),
     { minLength: 0, maxLength: 6 },
   ),
@@ -135,10 +260,26 @@ const extra: fc.Arbitrary<[string, J]> = fc.constantFrom<[string, J]>(
   ['"next_cursor"', { raw: '"Y3Vy"' }],
   ['"total"', { raw: '3' }],
   ['"object"', { raw: '"list"' }],
-  ['"meta"', { members: [['"total"', { raw: '2' }], ['"x"', { items: [{ raw: '1' }, { raw: '"]}\\""' }] }]] }],
+  [
+    '"meta"',
+    {
+      members: [
+        ['"total"', { raw: '2' }],
+        ['"x"', { items: [{ raw: '1' }, { raw: '"]}\\""' }] }],
+      ],
+    },
+  ],
   ['"links"', { members: [['"next"', { raw: '"/v1/orders/ord_1/codes?cursor=2"' }]] }],
   ['"note"', { raw: '"a\\"b]},["' }],
-  ['"page"', { members: [['"number"', { raw: '0' }], ['"size"', { raw: '1000' }]] }],
+  [
+    '"page"',
+    {
+      members: [
+        ['"number"', { raw: '0' }],
+        ['"size"', { raw: '1000' }],
+      ],
+    },
+  ],
   ['"codes"', { items: [] }],
   ['"items"', { items: [{ members: [['"code"', { raw: '"B"' }]] }] }],
   ['"c\\u006fdes"', { items: [] }],
@@ -168,36 +309,56 @@ const body: fc.Arbitrary<string> = fc
       case 2:
         return text({ members: [['"codes"', { items: [{ raw: '"A-1"' }, { raw: '"B-2"' }] }]] }, ws);
       case 3:
-        return text({ members: [['"data"', { items: list.map((record) => ({ members: [['"type"', { raw: '"codes"' }], ['"id"', { raw: '"7"' }], ['"attributes"', record]] })) }]] }, ws);
+        return text(
+          {
+            members: [
+              [
+                '"data"',
+                {
+                  items: list.map((record) => ({
+                    members: [
+                      ['"type"', { raw: '"codes"' }],
+                      ['"id"', { raw: '"7"' }],
+                      ['"attributes"', record],
+                    ],
+                  })),
+                },
+              ],
+            ],
+          },
+          ws,
+        );
       default:
         return `${ws()}${text({ members }, ws)}${ws()}`;
     }
   });
 
 /** Bytes that may be broken: cut, a byte inserted or replaced, a BOM, trailing text, invalid UTF-8. */
-const pageBytes: fc.Arbitrary<Buffer> = fc.tuple(body, fc.nat({ max: 19 }), fc.nat(), fc.constantFrom(...'"\\,:}]{[x\u0001 9'.split(''))).map(([json, how, where, ch]) => {
-  const bytes = Buffer.from(json, 'utf8');
-  const at = bytes.length === 0 ? 0 : where % bytes.length;
-  switch (how) {
-    case 0:
-      return bytes.subarray(0, at);
-    case 1:
-      return Buffer.concat([bytes.subarray(0, at), Buffer.from(ch), bytes.subarray(at)]);
-    case 2: {
-      const copy = Buffer.from(bytes);
-      if (copy.length > 0) copy[at] = ch.charCodeAt(0);
-      return copy;
+const pageBytes: fc.Arbitrary<Buffer> = fc
+  .tuple(body, fc.nat({ max: 19 }), fc.nat(), fc.constantFrom(...'"\\,:}]{[x\u0001 9'.split('')))
+  .map(([json, how, where, ch]) => {
+    const bytes = Buffer.from(json, 'utf8');
+    const at = bytes.length === 0 ? 0 : where % bytes.length;
+    switch (how) {
+      case 0:
+        return bytes.subarray(0, at);
+      case 1:
+        return Buffer.concat([bytes.subarray(0, at), Buffer.from(ch), bytes.subarray(at)]);
+      case 2: {
+        const copy = Buffer.from(bytes);
+        if (copy.length > 0) copy[at] = ch.charCodeAt(0);
+        return copy;
+      }
+      case 3:
+        return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
+      case 4:
+        return Buffer.concat([bytes, Buffer.from(' x')]);
+      case 5:
+        return Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]);
+      default:
+        return bytes;
     }
-    case 3:
-      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
-    case 4:
-      return Buffer.concat([bytes, Buffer.from(' x')]);
-    case 5:
-      return Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]);
-    default:
-      return bytes;
-  }
-});
+  });
 
 /** What the JSON.parse path makes of a page: its records, or undefined where it refuses the page. */
 function slowRecords(bytes: Buffer): { body: unknown; items: Record<string, unknown>[] } | undefined {
@@ -212,7 +373,9 @@ function slowRecords(bytes: Buffer): { body: unknown; items: Record<string, unkn
 
 function nextOf(body: unknown, last: unknown, count: number): string {
   try {
-    return String(nextPageUrl(body, undefined, new URL('http://127.0.0.1/v1/orders/ord_1/codes?limit=1000'), last, count));
+    return String(
+      nextPageUrl(body, undefined, new URL('http://127.0.0.1/v1/orders/ord_1/codes?limit=1000'), last, count),
+    );
   } catch (error) {
     return `throws ${(error as Error).message}`;
   }
@@ -231,7 +394,7 @@ describe('the export fast path', () => {
         const slow = writers(dir, `s${run}`);
         // The JSON.parse path into the spool; the mixed one straight into a file-like sink where it can.
         const mixed = writers(dir, `m${run}`, true);
-        const read: ({ items: Record<string, unknown>[]; fast?: ScannedPage })[] = [];
+        const read: { items: Record<string, unknown>[]; fast?: ScannedPage }[] = [];
         for (const bytes of pages) {
           pagesSeen++;
           const reference = slowRecords(bytes);
@@ -245,7 +408,9 @@ describe('the export fast path', () => {
             expect(fast.page.count).toBe(reference.items.length);
             expect(JSON.stringify(fast.last)).toBe(JSON.stringify(reference.items.at(-1)));
             expect(statedTotal(fast.envelope)).toBe(statedTotal(reference.body));
-            expect(nextOf(fast.envelope, fast.last, fast.page.count)).toBe(nextOf(reference.body, reference.items.at(-1), reference.items.length));
+            expect(nextOf(fast.envelope, fast.last, fast.page.count)).toBe(
+              nextOf(reference.body, reference.items.at(-1), reference.items.length),
+            );
           }
           read.push({ items: reference.items, ...(fast ? { fast: fast.page } : {}) });
         }
@@ -264,7 +429,9 @@ describe('the export fast path', () => {
             await a.writer.dispose();
             await b.writer.dispose();
           }
-          expect(b.sink.bytes().toString('utf8'), `${name} of ${read.length} pages`).toBe(a.sink.bytes().toString('utf8'));
+          expect(b.sink.bytes().toString('utf8'), `${name} of ${read.length} pages`).toBe(
+            a.sink.bytes().toString('utf8'),
+          );
         }
       }),
       { numRuns: Number(process.env.FAST_RUNS ?? 400) },
@@ -274,7 +441,8 @@ describe('the export fast path', () => {
   }, 120_000);
 
   it('takes a page of the reference server, in any key order and spacing, and reads it as JSON.parse does', async () => {
-    const record = (i: number) => `{"code":"TEST-${i}","pin":"0${i}","serial":"SN-${i}","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23T10:57:22.996Z"}`;
+    const record = (i: number) =>
+      `{"code":"TEST-${i}","pin":"0${i}","serial":"SN-${i}","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23T10:57:22.996Z"}`;
     const bodies = [
       `{"object":"list","data":[${record(1)},${record(2)}],"has_more":true,"next_cursor":"Y3Vy"}`,
       `{ "has_more" : false ,\n "data" : [ { "value" : { "currency" : "USD" , "amount" : 2500 } , "code" : "=X,1" , "pin" : null } ] }`,
@@ -341,13 +509,17 @@ describe('the export fast path', () => {
       '\ufeff{"data":[{"code":"A"}]}',
       '{"data":[{"code":"A"},{"pin":"B"}]}',
     ]) {
-      expect(readRaw(Buffer.from(body), (b) => scanner.scan(b), 'codes'), body).toBeUndefined();
+      expect(
+        readRaw(Buffer.from(body), (b) => scanner.scan(b), 'codes'),
+        body,
+      ).toBeUndefined();
     }
   });
 
   it('takes no page cut short, wherever the cut falls (keys and strings are read four bytes at a time)', () => {
     const scanner = new PageScanner(LIST);
-    const page = '{"data":[{"code":"TEST-MX43-2TGY","pin":"9972","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23"},{"code":"TEST-Q8N8-X2P6","pin":"1571","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23"}],"has_more":false}';
+    const page =
+      '{"data":[{"code":"TEST-MX43-2TGY","pin":"9972","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23"},{"code":"TEST-Q8N8-X2P6","pin":"1571","value":{"amount":2500,"currency":"USD"},"expires_at":"2027-11-23"}],"has_more":false}';
     expect(scanner.scan(Buffer.from(page))?.count).toBe(2);
     for (let cut = 1; cut < page.length; cut++) {
       // In a buffer of its own, so nothing past the cut can be read.

@@ -55,7 +55,7 @@ describe('Flusher: a large codes file is flushed while it is written', () => {
     expect(done).toBe(true);
   });
 
-  it("a failed background flush is thrown by settled(): Linux tells one fsync of a write-back error, so the final one could pass over lost data", async () => {
+  it('a failed background flush is thrown by settled(): Linux tells one fsync of a write-back error, so the final one could pass over lost data', async () => {
     const { file, calls } = fakeFile();
     const flusher = new Flusher(file, failed);
     flusher.wrote(8 * MiB);

@@ -49,7 +49,10 @@ describe('failpoint wait:<file>', () => {
     const { failpoint, failpointSync } = await withSpec(`delivered=pause:1, journal.locked=wait:${release}`);
     failpointSync('journal.locked');
     await failpoint('delivered');
-    expect(vi.mocked(process.stderr.write).mock.calls.map(([chunk]) => String(chunk))).toEqual([`failpoint journal.locked: wait for ${release}\n`, 'failpoint delivered: pause 1 ms\n']);
+    expect(vi.mocked(process.stderr.write).mock.calls.map(([chunk]) => String(chunk))).toEqual([
+      `failpoint journal.locked: wait for ${release}\n`,
+      'failpoint delivered: pause 1 ms\n',
+    ]);
   });
 
   it('an empty wait or an unknown action is no failpoint at all', async () => {

@@ -14,7 +14,18 @@ vi.mock('node:fs', async (original) => {
 
 function rec(key: string): OrderRecord {
   const at = '2026-01-01T00:00:00.000Z';
-  return { key, productId: 'p1', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1', createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered' };
+  return {
+    key,
+    productId: 'p1',
+    quantity: 1,
+    environment: 'test',
+    profile: 'default',
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: at,
+    updatedAt: at,
+    endedAt: at,
+    outcome: 'delivered',
+  };
 }
 
 /** Records written without a key id match any key id on their server and environment. */

@@ -6,16 +6,49 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { History, type OrderRecord } from '../../src/journal/history.js';
 import type { Intent } from '../../src/journal/intent.js';
-import { allRecords, CSV_COLUMNS, filterRecords, parseSince, recordsCsv, resolveRef, unfinished } from '../../src/orders/history-query.js';
+import {
+  allRecords,
+  CSV_COLUMNS,
+  filterRecords,
+  parseSince,
+  recordsCsv,
+  resolveRef,
+  unfinished,
+} from '../../src/orders/history-query.js';
 
 function rec(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
-  return { key, productId: 'p1', quantity: 2, environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1', createdAt: at, updatedAt: at, endedAt: at, outcome: 'delivered', ...extra };
+  return {
+    key,
+    productId: 'p1',
+    quantity: 2,
+    environment: 'test',
+    profile: 'default',
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: at,
+    updatedAt: at,
+    endedAt: at,
+    outcome: 'delivered',
+    ...extra,
+  };
 }
 
 function intent(key: string, at: string, extra: Partial<Intent> = {}): Intent {
   return {
-    version: 2, key, profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:1', keyId: 'kid', productId: 'p2', quantity: 3, body: '{}', fingerprint: 'f',
-    phase: 'sending', createdAt: at, updatedAt: at, owner: { pid: 1 }, ...extra,
+    version: 2,
+    key,
+    profile: 'default',
+    environment: 'test',
+    baseUrl: 'http://127.0.0.1:1',
+    keyId: 'kid',
+    productId: 'p2',
+    quantity: 3,
+    body: '{}',
+    fingerprint: 'f',
+    phase: 'sending',
+    createdAt: at,
+    updatedAt: at,
+    owner: { pid: 1 },
+    ...extra,
   };
 }
 
@@ -24,14 +57,29 @@ describe('allRecords', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
     h.record(rec('ended', '2026-01-02T00:00:00.000Z', { orderId: 'ord_e', status: 'completed' }));
     const all = allRecords(h, [
-      intent('open', '2026-01-03T00:00:00.000Z', { orderId: 'ord_o', status: 'processing', out: { path: '/x/codes.csv', force: false, csvRaw: false } }),
+      intent('open', '2026-01-03T00:00:00.000Z', {
+        orderId: 'ord_o',
+        status: 'processing',
+        out: { path: '/x/codes.csv', force: false, csvRaw: false },
+      }),
       intent('bare', '2026-01-01T00:00:00.000Z'),
       intent('ended', '2026-01-05T00:00:00.000Z'),
     ]);
     expect(all.map((r) => r.key)).toEqual(['open', 'ended', 'bare']);
     expect(all[0]).toEqual({
-      key: 'open', keyId: 'kid', orderId: 'ord_o', productId: 'p2', quantity: 3, status: 'processing', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1',
-      createdAt: '2026-01-03T00:00:00.000Z', updatedAt: '2026-01-03T00:00:00.000Z', outcome: 'pending', out: '/x/codes.csv',
+      key: 'open',
+      keyId: 'kid',
+      orderId: 'ord_o',
+      productId: 'p2',
+      quantity: 3,
+      status: 'processing',
+      environment: 'test',
+      profile: 'default',
+      baseUrl: 'http://127.0.0.1:1',
+      createdAt: '2026-01-03T00:00:00.000Z',
+      updatedAt: '2026-01-03T00:00:00.000Z',
+      outcome: 'pending',
+      out: '/x/codes.csv',
     });
     expect(all[1]).toMatchObject({ outcome: 'delivered', orderId: 'ord_e' });
     expect(Object.keys(all[2]!)).not.toContain('orderId');
@@ -44,7 +92,10 @@ describe('allRecords', () => {
     h.record(rec('K', '2026-01-02T00:00:00.000Z', { orderId: 'ord_test', keyId: 'kid' }));
     const live = intent('K', '2026-01-03T00:00:00.000Z', { environment: 'live', orderId: 'ord_live' });
     const all = allRecords(h, [live, intent('K', '2026-01-01T00:00:00.000Z')]);
-    expect(all.map((r) => [r.environment, r.outcome])).toEqual([['live', 'pending'], ['test', 'delivered']]);
+    expect(all.map((r) => [r.environment, r.outcome])).toEqual([
+      ['live', 'pending'],
+      ['test', 'delivered'],
+    ]);
     expect(() => resolveRef(all, 'K')).toThrow(/matches 2 orders: ord_live \(key K, 3 × p2, live, .*\); ord_test/);
     expect(resolveRef(all, 'ord_live')?.environment).toBe('live');
   });
@@ -67,7 +118,13 @@ describe('filterRecords', () => {
   const records = [
     rec('a', '2026-01-01T00:00:00.000Z', { status: 'Completed', productId: 'p1', environment: 'test', profile: 'one' }),
     rec('b', '2026-01-02T00:00:00.000Z', { outcome: 'refused', productId: 'p2', environment: 'live', profile: 'two' }),
-    rec('c', '2026-01-03T00:00:00.000Z', { outcome: 'pending', status: 'processing', productId: 'p1', environment: 'live', profile: 'one' }),
+    rec('c', '2026-01-03T00:00:00.000Z', {
+      outcome: 'pending',
+      status: 'processing',
+      productId: 'p1',
+      environment: 'live',
+      profile: 'one',
+    }),
   ];
   const keys = (f: Parameters<typeof filterRecords>[1]): string[] => filterRecords(records, f).map((r) => r.key);
 
@@ -113,8 +170,22 @@ describe('parseSince', () => {
   });
 
   it('anything else is a usage error naming the value', () => {
-    for (const bad of ['7', 'd', '7y', 'x7d', '7dd', 'yesterday', '2026-13-45', '2026-11-01T', '12026-11-01', '2026-11-01x', '']) {
-      expect(() => parseSince(bad, now), bad).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining(`not "${bad}"`) }));
+    for (const bad of [
+      '7',
+      'd',
+      '7y',
+      'x7d',
+      '7dd',
+      'yesterday',
+      '2026-13-45',
+      '2026-11-01T',
+      '12026-11-01',
+      '2026-11-01x',
+      '',
+    ]) {
+      expect(() => parseSince(bad, now), bad).toThrow(
+        expect.objectContaining({ exitCode: 2, message: expect.stringContaining(`not "${bad}"`) }),
+      );
     }
   });
 });
@@ -131,13 +202,26 @@ describe('unfinished', () => {
 
 describe('recordsCsv', () => {
   it('a header row, then one row per record in column order, CRLF between rows', () => {
-    const r = rec('k1', '2026-01-01T00:00:00.000Z', { orderId: 'o1', status: 'completed', out: '/tmp/c.csv', error: { code: 'c', message: 'm' } });
-    const csv = recordsCsv([r, rec('k2', '2026-01-02T00:00:00.000Z')], (v) => (v === undefined ? '' : `[${String(v)}]`));
+    const r = rec('k1', '2026-01-01T00:00:00.000Z', {
+      orderId: 'o1',
+      status: 'completed',
+      out: '/tmp/c.csv',
+      error: { code: 'c', message: 'm' },
+    });
+    const csv = recordsCsv([r, rec('k2', '2026-01-02T00:00:00.000Z')], (v) =>
+      v === undefined ? '' : `[${String(v)}]`,
+    );
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(CSV_COLUMNS.join(','));
-    expect(lines[0]).toBe('key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message');
-    expect(lines[1]).toBe('[k1],[o1],[p1],[2],[completed],[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[/tmp/c.csv],[c],[m]');
-    expect(lines[2]).toBe('[k2],,[p1],[2],,[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],,,');
+    expect(lines[0]).toBe(
+      'key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message',
+    );
+    expect(lines[1]).toBe(
+      '[k1],[o1],[p1],[2],[completed],[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[/tmp/c.csv],[c],[m]',
+    );
+    expect(lines[2]).toBe(
+      '[k2],,[p1],[2],,[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],,,',
+    );
     expect(lines).toHaveLength(3);
   });
 });
@@ -173,17 +257,27 @@ describe('resolveRef', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toMatchObject({ exitCode: 2, code: 'ambiguous_ref', hint: 'give more characters of the order id or key' });
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'ambiguous_ref',
+      hint: 'give more characters of the order id or key',
+    });
     expect((error as Error).message).toBe(
       '"key-" matches 2 orders: ord_100 (key key-alpha, 2 × p1, test, 2026-01-01T00:00:00.000Z); ord_1001 (key key-beta, 2 × p1, test, 2026-01-02T00:00:00.000Z)',
     );
   });
 
   it('more than ten candidates: ten shown and the rest counted; no order id is said so', () => {
-    const many = Array.from({ length: 12 }, (_, i) => rec(`k${String(i).padStart(2, '0')}`, '2026-01-01T00:00:00.000Z'));
+    const many = Array.from({ length: 12 }, (_, i) =>
+      rec(`k${String(i).padStart(2, '0')}`, '2026-01-01T00:00:00.000Z'),
+    );
     expect(() => resolveRef(many, 'k')).toThrow(/^"k" matches 12 orders: \(no order id\) \(key k00, .*; and 2 more$/);
-    expect(() => resolveRef(many, 'k')).toThrow(expect.objectContaining({ message: expect.not.stringContaining('key k10') }));
+    expect(() => resolveRef(many, 'k')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('key k10') }),
+    );
     const eleven = many.slice(0, 10);
-    expect(() => resolveRef(eleven, 'k')).toThrow(expect.objectContaining({ message: expect.not.stringContaining('more') }));
+    expect(() => resolveRef(eleven, 'k')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('more') }),
+    );
   });
 });

@@ -6,7 +6,19 @@ import { createHash } from 'node:crypto';
 import { History, inScope, scopeOf, type OrderRecord } from '../../src/journal/history.js';
 
 function rec(key: string, endedAt: string, extra: Partial<OrderRecord> = {}): OrderRecord {
-  return { key, productId: 'p1', quantity: 2, environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:1', createdAt: endedAt, updatedAt: endedAt, endedAt, outcome: 'delivered', ...extra };
+  return {
+    key,
+    productId: 'p1',
+    quantity: 2,
+    environment: 'test',
+    profile: 'default',
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: endedAt,
+    updatedAt: endedAt,
+    endedAt,
+    outcome: 'delivered',
+    ...extra,
+  };
 }
 
 describe('History (the local order record)', () => {
@@ -15,7 +27,12 @@ describe('History (the local order record)', () => {
     expect(h.list()).toEqual([]);
     h.record(rec('a', '2026-01-01T00:00:00.000Z'));
     h.record(rec('b', '2026-01-03T00:00:00.000Z'));
-    h.record(rec('c', '2026-01-02T00:00:00.000Z', { outcome: 'refused', error: { code: 'product_not_found', message: 'no such product' } }));
+    h.record(
+      rec('c', '2026-01-02T00:00:00.000Z', {
+        outcome: 'refused',
+        error: { code: 'product_not_found', message: 'no such product' },
+      }),
+    );
     expect(h.list().map((r) => r.key)).toEqual(['b', 'c', 'a']);
     h.record(rec('a', '2026-01-04T00:00:00.000Z', { orderId: 'ord_1', status: 'completed' }));
     expect(h.list().map((r) => r.key)).toEqual(['a', 'b', 'c']);
@@ -27,7 +44,11 @@ describe('History (the local order record)', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
     const live = rec('K', '2026-01-01T00:00:00.000Z', { environment: 'live', keyId: 'live-id', orderId: 'ord_live' });
     const test = rec('K', '2026-01-02T00:00:00.000Z', { environment: 'test', keyId: 'test-id', orderId: 'ord_test' });
-    const other = rec('K', '2026-01-03T00:00:00.000Z', { environment: 'live', keyId: 'other-reseller', orderId: 'ord_other' });
+    const other = rec('K', '2026-01-03T00:00:00.000Z', {
+      environment: 'live',
+      keyId: 'other-reseller',
+      orderId: 'ord_other',
+    });
     for (const r of [live, test, other]) h.record(r);
     expect(readdirSync(h.dir)).toHaveLength(3);
     expect(h.get('K', scopeOf(live as Required<OrderRecord>))?.orderId).toBe('ord_live');
@@ -37,14 +58,23 @@ describe('History (the local order record)', () => {
     expect(h.get('K', { ...scopeOf(live as Required<OrderRecord>), keyId: 'unknown' })).toBeUndefined();
     // Replacing a record replaces only its own scope's.
     h.record({ ...live, status: 'completed' });
-    expect(h.list().filter((r) => r.key === 'K').map((r) => r.orderId).sort()).toEqual(['ord_live', 'ord_other', 'ord_test']);
+    expect(
+      h
+        .list()
+        .filter((r) => r.key === 'K')
+        .map((r) => r.orderId)
+        .sort(),
+    ).toEqual(['ord_live', 'ord_other', 'ord_test']);
   });
 
   it("reads an older version's record (named by the key alone, no key id) in its server and environment, whatever the key", () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
     h.record(rec('seed', '2026-01-01T00:00:00.000Z'));
     const old = rec('K', '2026-01-01T00:00:00.000Z', { orderId: 'ord_old' });
-    writeFileSync(join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`), JSON.stringify(old));
+    writeFileSync(
+      join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`),
+      JSON.stringify(old),
+    );
     const scope = { baseUrl: old.baseUrl, environment: 'test' as const, keyId: 'any' };
     expect(h.get('K', scope)?.orderId).toBe('ord_old');
     expect(h.get('K', { ...scope, environment: 'live' })).toBeUndefined();
@@ -55,13 +85,20 @@ describe('History (the local order record)', () => {
     h.record({ ...h.get('K', scope)!, status: 'completed' });
     expect(readdirSync(h.dir)).toHaveLength(2);
     // A file an older version named by the key that holds a key id is not that older record: not read.
-    writeFileSync(join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`), JSON.stringify({ ...old, keyId: 'any' }));
+    writeFileSync(
+      join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`),
+      JSON.stringify({ ...old, keyId: 'any' }),
+    );
     expect(h.get('K', scope)).toBeUndefined();
   });
 
   it('never stores fields beyond the record (no key, no body, no codes)', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
-    h.record({ ...rec('k', '2026-01-01T00:00:00.000Z'), apiKey: 'sc_test_secret', codes: ['X'] } as unknown as OrderRecord);
+    h.record({
+      ...rec('k', '2026-01-01T00:00:00.000Z'),
+      apiKey: 'sc_test_secret',
+      codes: ['X'],
+    } as unknown as OrderRecord);
     const [name] = readdirSync(h.dir);
     const text = readFileSync(join(h.dir, name!), 'utf8');
     expect(text).not.toContain('sc_test_secret');
@@ -85,9 +122,27 @@ describe('History (the local order record)', () => {
 describe('History stores identifiers exactly, and masks only the server text', () => {
   it('keeps key-shaped text in key, product, profile and out; masks a key echoed in status or error', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
-    const ids = { key: 'misc_test_key-sc_test_x', productId: 'misc_test_pack', profile: 'misc_test_shop', out: '/tmp/misc_test_out/sc_live_dir/c.json', baseUrl: 'http://misc_test_host:1' };
-    h.record({ ...rec(ids.key, '2026-01-01T00:00:00.000Z', { ...ids, orderId: 'sc_test_order_12345678', status: 'odd sc_live_abcdefgh1234' }), error: { code: 'bad sc_test_abcdefgh5678', message: 'key sc_test_abcdefgh9012 revoked' } });
+    const ids = {
+      key: 'misc_test_key-sc_test_x',
+      productId: 'misc_test_pack',
+      profile: 'misc_test_shop',
+      out: '/tmp/misc_test_out/sc_live_dir/c.json',
+      baseUrl: 'http://misc_test_host:1',
+    };
+    h.record({
+      ...rec(ids.key, '2026-01-01T00:00:00.000Z', {
+        ...ids,
+        orderId: 'sc_test_order_12345678',
+        status: 'odd sc_live_abcdefgh1234',
+      }),
+      error: { code: 'bad sc_test_abcdefgh5678', message: 'key sc_test_abcdefgh9012 revoked' },
+    });
     const got = h.get(ids.key, { baseUrl: ids.baseUrl, environment: 'test', keyId: 'k1' })!;
-    expect(got).toMatchObject({ ...ids, orderId: 'sc_test_order_12345678', status: 'odd sc_live_…1234', error: { code: 'bad sc_test_…5678', message: 'key sc_test_…9012 revoked' } });
+    expect(got).toMatchObject({
+      ...ids,
+      orderId: 'sc_test_order_12345678',
+      status: 'odd sc_live_…1234',
+      error: { code: 'bad sc_test_…5678', message: 'key sc_test_…9012 revoked' },
+    });
   });
 });

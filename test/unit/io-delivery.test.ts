@@ -4,7 +4,15 @@ import { ExitCode, LocalError } from '../../src/errors.js';
 import { Io } from '../../src/output/io.js';
 
 function ioOver(stdout: Writable): Io {
-  return new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  return new Io({
+    stdin: new PassThrough(),
+    stdout,
+    stderr: new PassThrough(),
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
 }
 
 function failingStdout(code: string): Writable {
@@ -18,7 +26,14 @@ function failingStdout(code: string): Writable {
 describe('Io.flushOut: stdout delivery is a fact', () => {
   it('resolves once every write reached a stdout that accepted it', async () => {
     const chunks: string[] = [];
-    const io = ioOver(new Writable({ write: (chunk, _e, callback) => { chunks.push(String(chunk)); setImmediate(callback); } }));
+    const io = ioOver(
+      new Writable({
+        write: (chunk, _e, callback) => {
+          chunks.push(String(chunk));
+          setImmediate(callback);
+        },
+      }),
+    );
     io.outJson({ id: 'ord_1' });
     io.out('done');
     await expect(io.flushOut()).resolves.toBeUndefined();
@@ -39,7 +54,13 @@ describe('Io.flushOut: stdout delivery is a fact', () => {
   });
 
   it('a stdout that throws on write is a failure too, not an internal error', async () => {
-    const io = ioOver(new Writable({ write() { throw Object.assign(new Error('closed'), { code: 'EBADF' }); } }));
+    const io = ioOver(
+      new Writable({
+        write() {
+          throw Object.assign(new Error('closed'), { code: 'EBADF' });
+        },
+      }),
+    );
     expect(() => io.out('x')).not.toThrow();
     await expect(io.flushOut()).rejects.toBeInstanceOf(LocalError);
   });

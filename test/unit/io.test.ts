@@ -19,7 +19,16 @@ function ioWith(o: Partial<IoOptions> = {}): { io: Io; out: () => string; err: (
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const io = new Io({ stdin: new PassThrough(), env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, ...o, stdout, stderr });
+  const io = new Io({
+    stdin: new PassThrough(),
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    ...o,
+    stdout,
+    stderr,
+  });
   return { io, out: () => out, err: () => err };
 }
 
@@ -68,13 +77,20 @@ describe('Io streams', () => {
     await c.io.outItem({ id: 'evt_3' });
     await c.io.outItem({});
     await c.io.flushOut();
-    expect(c.out()).toBe('{"id":"evt_1","data":{"key":"sk_live_abcdefghijklmnop"}}\n{"id":"evt_2","data":{"key":"…mnop"}}\n"evt_3"\nnull\n');
+    expect(c.out()).toBe(
+      '{"id":"evt_1","data":{"key":"sk_live_abcdefghijklmnop"}}\n{"id":"evt_2","data":{"key":"…mnop"}}\n"evt_3"\nnull\n',
+    );
   });
 
   it('outItem into a stdout that failed: exit 8, the line is not taken for written, and flushOut says so too', async () => {
-    const stdout = new Writable({ write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) });
+    const stdout = new Writable({
+      write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })),
+    });
     const c = ioWith({ stdout });
-    await expect(c.io.outItem({ id: 'evt_1' })).rejects.toMatchObject({ exitCode: ExitCode.local, message: expect.stringContaining('the reader closed the pipe') });
+    await expect(c.io.outItem({ id: 'evt_1' })).rejects.toMatchObject({
+      exitCode: ExitCode.local,
+      message: expect.stringContaining('the reader closed the pipe'),
+    });
     await expect(c.io.flushOut()).rejects.toMatchObject({ exitCode: ExitCode.local });
   });
 
@@ -95,7 +111,9 @@ describe('Io streams', () => {
   });
 
   it('exportItem after a line that failed: exit 8, though its own write was never attempted', async () => {
-    const stdout = new Writable({ write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })) });
+    const stdout = new Writable({
+      write: (_chunk, _encoding, callback) => callback(Object.assign(new Error('EPIPE'), { code: 'EPIPE' })),
+    });
     const c = ioWith({ stdout });
     await expect(exportItem(c.io, 'a', (item) => item)).rejects.toMatchObject({ exitCode: ExitCode.local });
     await expect(exportItem(c.io, 'b', (item) => item)).rejects.toMatchObject({ exitCode: ExitCode.local });
@@ -108,7 +126,10 @@ describe('Io streams', () => {
     const tty = ioWith({ stderrIsTTY: true });
     tty.io.notice('hello');
     expect(tty.err()).toBe('hello\n');
-    for (const mode of [{ json: true, quiet: false }, { json: false, quiet: true }]) {
+    for (const mode of [
+      { json: true, quiet: false },
+      { json: false, quiet: true },
+    ]) {
       const quiet = ioWith();
       quiet.io.setMode({ ...mode, verbose: false });
       quiet.io.notice('hidden');
@@ -133,7 +154,13 @@ describe('Io streams', () => {
     const s = ioWith();
     s.io.say('stamped');
     s.io.warn('stamped too');
-    expect(s.err().split('\n').filter(Boolean).every((line) => ISO.test(line))).toBe(true);
+    expect(
+      s
+        .err()
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => ISO.test(line)),
+    ).toBe(true);
   });
 
   it('setMode sets --json, --quiet and --verbose', () => {
@@ -190,7 +217,7 @@ describe('Io columns and prompts', () => {
     return ioWith({ stdout, ...(override === undefined ? {} : { columns: override }) }).io.columns;
   };
 
-  it('columns: the override, else stdout\'s when wider than 20, else 100', () => {
+  it("columns: the override, else stdout's when wider than 20, else 100", () => {
     expect(withColumns(undefined)).toBe(100);
     expect(withColumns(80)).toBe(80);
     expect(withColumns(21)).toBe(21);
@@ -203,7 +230,8 @@ describe('Io columns and prompts', () => {
     expect(can({ stdinIsTTY: true, stderrIsTTY: true })).toBe(true);
     expect(can({ stdinIsTTY: false, stderrIsTTY: true })).toBe(false);
     expect(can({ stdinIsTTY: true, stderrIsTTY: false })).toBe(false);
-    for (const ci of ['', 'false', '0']) expect(can({ stdinIsTTY: true, stderrIsTTY: true, env: { CI: ci } })).toBe(true);
+    for (const ci of ['', 'false', '0'])
+      expect(can({ stdinIsTTY: true, stderrIsTTY: true, env: { CI: ci } })).toBe(true);
     for (const ci of ['true', '1']) expect(can({ stdinIsTTY: true, stderrIsTTY: true, env: { CI: ci } })).toBe(false);
   });
 
@@ -211,20 +239,47 @@ describe('Io columns and prompts', () => {
     const { io } = ioWith();
     const confirmError = await io.confirm('Place it?', '--yes', 'a live order').catch((e: unknown) => e);
     expect(confirmError).toBeInstanceOf(UsageError);
-    expect(confirmError).toMatchObject({ code: 'confirmation_required', message: 'a live order needs confirmation, and this run is not interactive', hint: 'pass --yes to confirm without a prompt' });
-    await expect(io.confirm('Sure?', '--yes')).rejects.toMatchObject({ message: 'this needs confirmation, and this run is not interactive' });
-    await expect(io.password('API key', '--api-key-stdin')).rejects.toMatchObject({ exitCode: ExitCode.usage, code: 'prompt_unavailable', message: 'API key: this run is not interactive, so it cannot prompt', hint: 'pass --api-key-stdin' });
+    expect(confirmError).toMatchObject({
+      code: 'confirmation_required',
+      message: 'a live order needs confirmation, and this run is not interactive',
+      hint: 'pass --yes to confirm without a prompt',
+    });
+    await expect(io.confirm('Sure?', '--yes')).rejects.toMatchObject({
+      message: 'this needs confirmation, and this run is not interactive',
+    });
+    await expect(io.password('API key', '--api-key-stdin')).rejects.toMatchObject({
+      exitCode: ExitCode.usage,
+      code: 'prompt_unavailable',
+      message: 'API key: this run is not interactive, so it cannot prompt',
+      hint: 'pass --api-key-stdin',
+    });
   });
 
   it('a prompt answered reads the answer; Ctrl-C at a prompt is exit 130, nothing saved or sent', async () => {
     const answered = new PassThrough();
-    const yes = new Io({ stdin: answered, stdout: new PassThrough(), stderr: new PassThrough(), env: {}, stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true });
+    const yes = new Io({
+      stdin: answered,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      env: {},
+      stdinIsTTY: true,
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+    });
     const asking = yes.confirm('Place it?', '--yes');
     setTimeout(() => answered.write('y\n'), 20);
     await expect(asking).resolves.toBe(true);
 
     const typed = new PassThrough();
-    const no = new Io({ stdin: typed, stdout: new PassThrough(), stderr: new PassThrough(), env: {}, stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true });
+    const no = new Io({
+      stdin: typed,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      env: {},
+      stdinIsTTY: true,
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+    });
     const waiting = no.password('API key', '--api-key-stdin');
     setTimeout(() => typed.write('\x03'), 20);
     const error = await waiting.catch((e: unknown) => e);
@@ -276,24 +331,34 @@ describe('Io.flushOut, more', () => {
     await expect(c.io.flushOut()).resolves.toBeUndefined();
     const error = await c.io.flushOut({ delivery: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LocalError);
-    expect(error).toMatchObject({ code: 'output_failed', message: 'could not write the output to standard output (it is closed (EBADF))' });
+    expect(error).toMatchObject({
+      code: 'output_failed',
+      message: 'could not write the output to standard output (it is closed (EBADF))',
+    });
     expect((error as LocalError).hint).toMatch(/^send stdout somewhere that can take it/);
     // Once failed, nothing more is written.
     c.io.out('more');
     await expect(c.io.flushOut()).rejects.toBeInstanceOf(LocalError);
   });
 
-  it.skipIf(process.platform !== 'linux')('a user\'s >/dev/null (write only), a file read-write, or another device read-write is a delivery', async () => {
-    const file = join(tempDir(), 'out.txt');
-    writeFileSync(file, '');
-    for (const [path, flags] of [['/dev/null', 'w'], [file, 'r+'], ['/dev/zero', 'r+']] as const) {
-      const c = ioWith({ stdoutFd: fd(path, flags) });
-      c.io.out('the order');
-      await expect(c.io.flushOut({ delivery: true })).resolves.toBeUndefined();
-    }
-    // A descriptor that is not open is not told apart either (the write's own error says it).
-    await expect(ioWith({ stdoutFd: 987 }).io.flushOut({ delivery: true })).resolves.toBeUndefined();
-  });
+  it.skipIf(process.platform !== 'linux')(
+    "a user's >/dev/null (write only), a file read-write, or another device read-write is a delivery",
+    async () => {
+      const file = join(tempDir(), 'out.txt');
+      writeFileSync(file, '');
+      for (const [path, flags] of [
+        ['/dev/null', 'w'],
+        [file, 'r+'],
+        ['/dev/zero', 'r+'],
+      ] as const) {
+        const c = ioWith({ stdoutFd: fd(path, flags) });
+        c.io.out('the order');
+        await expect(c.io.flushOut({ delivery: true })).resolves.toBeUndefined();
+      }
+      // A descriptor that is not open is not told apart either (the write's own error says it).
+      await expect(ioWith({ stdoutFd: 987 }).io.flushOut({ delivery: true })).resolves.toBeUndefined();
+    },
+  );
 
   it('waits for writes made while it waits; the first failure is kept, named by its code or its message', async () => {
     let calls = 0;
@@ -312,7 +377,9 @@ describe('Io.flushOut, more', () => {
 
     const noCode = ioWith({ stdout: new Writable({ write: (_c, _e, callback) => callback(new Error('went away')) }) });
     noCode.io.out('x');
-    await expect(noCode.io.flushOut()).rejects.toMatchObject({ message: 'could not write the output to standard output (went away)' });
+    await expect(noCode.io.flushOut()).rejects.toMatchObject({
+      message: 'could not write the output to standard output (went away)',
+    });
   });
 
   it("an 'error' event on stdout is a failure too, and never an uncaught one", async () => {
@@ -321,6 +388,8 @@ describe('Io.flushOut, more', () => {
     c.io.out('x');
     await c.io.flushOut();
     stdout.emit('error', Object.assign(new Error('pipe'), { code: 'EPIPE' }));
-    await expect(c.io.flushOut()).rejects.toMatchObject({ message: 'could not write the output to standard output (the reader closed the pipe)' });
+    await expect(c.io.flushOut()).rejects.toMatchObject({
+      message: 'could not write the output to standard output (the reader closed the pipe)',
+    });
   });
 });

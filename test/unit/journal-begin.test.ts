@@ -13,7 +13,14 @@ import { Journal } from '../../src/journal/journal.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 
-const spec: OrderSpec = { profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 3 };
+const spec: OrderSpec = {
+  profile: 'default',
+  environment: 'test',
+  baseUrl: 'http://127.0.0.1:4010',
+  keyId: 'k1',
+  productId: 'amazon-us-25',
+  quantity: 3,
+};
 const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
 const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
 
@@ -25,7 +32,11 @@ function journal(): Journal {
 
 /** An interrupted intent of a dead run, accepted as `ord_1`; with `file`, its codes file renamed into place there. */
 async function interrupted(j: Journal, o: { key?: string; file?: string; delivered?: boolean } = {}): Promise<Intent> {
-  const { intent } = await j.begin({ ...spec, ...(o.key ? { key: o.key } : {}), ...(o.file ? { out: outTo(o.file) } : {}) });
+  const { intent } = await j.begin({
+    ...spec,
+    ...(o.key ? { key: o.key } : {}),
+    ...(o.file ? { out: outTo(o.file) } : {}),
+  });
   let saved = j.save({ ...intent, phase: 'accepted', orderId: 'ord_1', status: 'completed', owner: dead() });
   if (o.file) {
     writeFileSync(o.file, '[{"code":"A"}]\n');
@@ -59,7 +70,10 @@ describe('begin with an interrupted intent of the same order', () => {
   it('with --idempotency-key: a delivered intent of that key is settled, and the key is refused (it names that one order)', async () => {
     const j = journal();
     await interrupted(j, { key: 'nightly', delivered: true });
-    await expect(j.begin({ ...spec, key: 'nightly' })).rejects.toMatchObject({ exitCode: 2, code: 'idempotency_key_used' });
+    await expect(j.begin({ ...spec, key: 'nightly' })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'idempotency_key_used',
+    });
     expect(j.read().intents).toEqual([]);
     await expect(j.begin({ ...spec, key: 'nightly' })).rejects.toMatchObject({ code: 'idempotency_key_used' });
   });
@@ -118,12 +132,15 @@ describe('begin with an interrupted intent of the same order', () => {
 });
 
 describe('reached', () => {
-  it('from the files alone: the legacy phase, this very intent\'s record, or its own codes file', async () => {
+  it("from the files alone: the legacy phase, this very intent's record, or its own codes file", async () => {
     const j = journal();
     const base = await interrupted(j);
     expect(j.reached(base)).toBeUndefined();
     expect(j.reached({ ...base, phase: 'delivered', orderId: undefined })).toBe('delivered');
-    const record = (over: Partial<ReturnType<typeof endedRecord>>, outcome: 'delivered' | 'failed' | 'refused' = 'delivered') => j.history.record({ ...endedRecord(base, outcome, Date.now()), ...over });
+    const record = (
+      over: Partial<ReturnType<typeof endedRecord>>,
+      outcome: 'delivered' | 'failed' | 'refused' = 'delivered',
+    ) => j.history.record({ ...endedRecord(base, outcome, Date.now()), ...over });
     record({ createdAt: '2020-01-01T00:00:00.000Z' });
     expect(j.reached(base)).toBeUndefined();
     record({ baseUrl: 'http://127.0.0.1:1' });
@@ -137,7 +154,7 @@ describe('reached', () => {
     expect(j.reached({ ...base, orderId: undefined })).toBeUndefined();
   });
 
-  it("a codes file counts only at a real path: an identity recorded for stdout proves nothing", async () => {
+  it('a codes file counts only at a real path: an identity recorded for stdout proves nothing', async () => {
     const j = journal();
     const file = join(tempDir(), 'c.json');
     const withFile = await interrupted(j, { file });
@@ -152,8 +169,15 @@ describe('recordDelivery', () => {
     const j = journal();
     const intent = await interrupted(j);
     const errno = (code: string) => Object.assign(new Error(code), { code });
-    for (const [code, words] of [['ENOSPC', 'no space left on the device'], ['EROFS', 'read-only file system'], ['EACCES', 'permission denied'], ['EPERM', 'permission denied'], ['EIO', 'EIO']]) {
-      (j.history as unknown as { recordInBatch: () => Promise<void> }).recordInBatch = () => Promise.reject(errno(code!));
+    for (const [code, words] of [
+      ['ENOSPC', 'no space left on the device'],
+      ['EROFS', 'read-only file system'],
+      ['EACCES', 'permission denied'],
+      ['EPERM', 'permission denied'],
+      ['EIO', 'EIO'],
+    ]) {
+      (j.history as unknown as { recordInBatch: () => Promise<void> }).recordInBatch = () =>
+        Promise.reject(errno(code!));
       await expect(j.recordDelivery([endedRecord(intent, 'delivered', Date.now())])).rejects.toMatchObject({
         exitCode: 8,
         code: 'journal_unwritable',
@@ -166,7 +190,20 @@ describe('recordDelivery', () => {
 
   it('many records at once, each in history/', async () => {
     const j = journal();
-    const records = Array.from({ length: 40 }, (_, i) => ({ ...endedRecord({ ...spec, key: `k${i}`, orderId: `ord_${i}`, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', phase: 'accepted' } as unknown as Intent, 'delivered', Date.now()) }));
+    const records = Array.from({ length: 40 }, (_, i) => ({
+      ...endedRecord(
+        {
+          ...spec,
+          key: `k${i}`,
+          orderId: `ord_${i}`,
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:00:00.000Z',
+          phase: 'accepted',
+        } as unknown as Intent,
+        'delivered',
+        Date.now(),
+      ),
+    }));
     await j.recordDelivery(records);
     expect(j.history.list()).toHaveLength(40);
   });
@@ -183,9 +220,15 @@ describe('one key in two scopes (issue 29)', () => {
     const accepted = j.save({ ...begun.intent, phase: 'accepted', orderId: 'ord_live', status: 'completed' });
     await j.recordDelivery([endedRecord(accepted, 'delivered', Date.now())]);
     await j.end([accepted], 'delivered', { recorded: true });
-    await expect(j.begin(live)).rejects.toMatchObject({ code: 'idempotency_key_used', message: expect.stringContaining('ord_live') });
+    await expect(j.begin(live)).rejects.toMatchObject({
+      code: 'idempotency_key_used',
+      message: expect.stringContaining('ord_live'),
+    });
     // Under test the key's own delivered order refuses it too, and each record is still its own.
-    await expect(j.begin({ ...spec, key: 'K' })).rejects.toMatchObject({ code: 'idempotency_key_used', message: expect.stringContaining('ord_1') });
+    await expect(j.begin({ ...spec, key: 'K' })).rejects.toMatchObject({
+      code: 'idempotency_key_used',
+      message: expect.stringContaining('ord_1'),
+    });
     expect(j.history.get('K', scopeOf(accepted))?.orderId).toBe('ord_live');
     expect(j.history.get('K', scopeOf(test))?.orderId).toBe('ord_1');
   });
@@ -194,7 +237,11 @@ describe('one key in two scopes (issue 29)', () => {
     const j = journal();
     await interrupted(j, { key: 'K' });
     const error = await j.begin({ ...spec, environment: 'live', keyId: 'k-live', key: 'K' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 2, code: 'idempotency_key_reused', hint: expect.stringContaining('giftcodes order resume K') });
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'idempotency_key_reused',
+      hint: expect.stringContaining('giftcodes order resume K'),
+    });
     expect((error as Error).message).toContain('test on http://127.0.0.1:4010 with another API key, still interrupted');
     const same = await j.begin({ ...spec, quantity: 9, key: 'K' }).catch((e: unknown) => e);
     expect((same as Error).message).not.toContain('still interrupted');

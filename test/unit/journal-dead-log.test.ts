@@ -11,8 +11,16 @@ import { Journal } from '../../src/journal/journal.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { tempDir } from '../helpers/e2e.js';
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
-const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1 };
+const deadPid = (): number =>
+  Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+const spec = {
+  profile: 'default',
+  environment: 'test' as const,
+  baseUrl: 'http://127.0.0.1:4010',
+  keyId: 'k1',
+  productId: 'amazon-us-25',
+  quantity: 1,
+};
 
 function intent(key: string, o: Partial<Intent> = {}): Intent {
   return { ...newIntent(spec, key, Date.now() - 60_000), ...o };
@@ -26,7 +34,13 @@ function deadLogWithBadLine(): { dir: string; file: string; text: string } {
   const owner = { pid, boot: currentOwner().boot };
   const file = join(dir, `${pid}-0123456789ab.log`);
   const z = intent('z', { owner });
-  const lines = [{ log: 1, owner }, { key: 'x', intent: intent('x', { phase: 'sending', owner }) }, { key: 'z', intent: z }, { key: 'z', ended: z.createdAt }, { key: 'y', intent: { version: 3 } }];
+  const lines = [
+    { log: 1, owner },
+    { key: 'x', intent: intent('x', { phase: 'sending', owner }) },
+    { key: 'z', intent: z },
+    { key: 'z', ended: z.createdAt },
+    { key: 'y', intent: { version: 3 } },
+  ];
   const text = lines.map((l) => `${JSON.stringify(l)}\n`).join('');
   writeFileSync(file, text);
   return { dir, file, text };

@@ -11,8 +11,16 @@ import { Journal } from '../../src/journal/journal.js';
 import { logOf, readLog, type LogSync } from '../../src/journal/log.js';
 import { journalDir } from '../helpers/e2e.js';
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
-const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
+const deadPid = (): number =>
+  Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+const spec = {
+  profile: 'default',
+  environment: 'test' as const,
+  baseUrl: 'http://x',
+  keyId: 'k',
+  productId: 'p',
+  quantity: 1,
+};
 
 /** This process's log of `dir`, its fsync failing (EIO) from when `failing.now` is set. */
 function failingLog(dir: string): { file: () => string; failing: { now: boolean } } {
@@ -35,7 +43,10 @@ function failingLog(dir: string): { file: () => string; failing: { now: boolean 
 function leftBehind(text: string): Journal {
   const dir = journalDir();
   const pid = deadPid();
-  writeFileSync(join(dir, `${pid}-0123456789ab.log`), text.replaceAll(`"pid":${process.pid}`, `"pid":${pid}`).replace(/"start":"\d+",?/g, ''));
+  writeFileSync(
+    join(dir, `${pid}-0123456789ab.log`),
+    text.replaceAll(`"pid":${process.pid}`, `"pid":${pid}`).replace(/"start":"\d+",?/g, ''),
+  );
   return new Journal(dir);
 }
 

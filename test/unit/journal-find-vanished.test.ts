@@ -30,7 +30,15 @@ it('a keyed begin that reads the key’s file before, and its log after, a compa
   mkdirSync(dir, { recursive: true });
   // Run A, alive (the test runner's parent): its log holds X (key K, accepted, waiting for codes).
   const owner = { pid: process.ppid, boot: currentOwner().boot };
-  const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1, key: 'K' };
+  const spec = {
+    profile: 'default',
+    environment: 'test' as const,
+    baseUrl: 'http://x',
+    keyId: 'k',
+    productId: 'p',
+    quantity: 1,
+    key: 'K',
+  };
   const x: Intent = { ...newIntent(spec, 'K', Date.now() - 60_000), phase: 'accepted', orderId: 'ord_1', owner };
   const aLog = join(dir, `${process.ppid}-0123456789ab.log`);
   writeFileSync(aLog, `${JSON.stringify({ log: 1, owner })}\n${JSON.stringify({ key: 'K', intent: x })}\n`);

@@ -12,10 +12,22 @@ import { intentFile, IntentLog } from '../../src/journal/log.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { tempDir } from '../helpers/e2e.js';
 
-const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
+const spec = {
+  profile: 'default',
+  environment: 'test' as const,
+  baseUrl: 'http://x',
+  keyId: 'k',
+  productId: 'p',
+  quantity: 1,
+};
 
 function accepted(key: string): Intent {
-  return { ...newIntent(spec, key, Date.now() - 60_000), phase: 'accepted', orderId: 'ord_1', owner: { pid: process.ppid, boot: currentOwner().boot } };
+  return {
+    ...newIntent(spec, key, Date.now() - 60_000),
+    phase: 'accepted',
+    orderId: 'ord_1',
+    owner: { pid: process.ppid, boot: currentOwner().boot },
+  };
 }
 
 it('a run’s log is compacted at its end only under the journal lock: a holder of the lock sees the intent in the log throughout', async () => {

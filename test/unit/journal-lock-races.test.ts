@@ -44,10 +44,14 @@ describe('journal lock races', () => {
     };
     // Once theirs is gone, the lock the work runs under is ours, whole with its owner.
     let holder: number | undefined;
-    const ran = await withDirLock(dir, () => {
-      holder = (JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as { pid: number }).pid;
-      return 'ran';
-    }, 10_000);
+    const ran = await withDirLock(
+      dir,
+      () => {
+        holder = (JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as { pid: number }).pid;
+        return 'ran';
+      },
+      10_000,
+    );
     expect(ran).toBe('ran');
     expect(holder).toBe(process.pid);
     expect(readdirSync(dir)).toEqual([]);
@@ -65,7 +69,13 @@ describe('journal lock races', () => {
       setTimeout(() => rmSync(lock, { recursive: true }), 100);
     };
     const holders: number[] = [];
-    await expect(withDirLock(dir, () => holders.push((JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as { pid: number }).pid), 10_000)).resolves.toBe(1);
+    await expect(
+      withDirLock(
+        dir,
+        () => holders.push((JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as { pid: number }).pid),
+        10_000,
+      ),
+    ).resolves.toBe(1);
     expect(holders).toEqual([process.pid]);
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -97,6 +107,12 @@ describe('journal lock races', () => {
 
   it('a lock that cannot be made is exit 8 naming the lock and the reason', async () => {
     const dir = join(tempDir(), 'missing');
-    await expect(withDirLock(dir, () => 'ran', 10)).rejects.toMatchObject({ exitCode: 8, code: 'journal_unwritable', message: expect.stringMatching(new RegExp(`^cannot write the order journal lock ${dir}/\\.lock: the directory does not exist \\(ENOENT\\)$`)) });
+    await expect(withDirLock(dir, () => 'ran', 10)).rejects.toMatchObject({
+      exitCode: 8,
+      code: 'journal_unwritable',
+      message: expect.stringMatching(
+        new RegExp(`^cannot write the order journal lock ${dir}/\\.lock: the directory does not exist \\(ENOENT\\)$`),
+      ),
+    });
   });
 });

@@ -2,7 +2,17 @@
 // a live (or stopped) holder keeps it as long as it runs. The lock is made whole under a temporary name
 // and renamed into place; a maker or holder removes only what is its own (issue 21).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { nextPoll, withDirLock } from '../../src/journal/lock.js';
@@ -59,7 +69,8 @@ const ownerPid = (dir: string): number | undefined => {
 };
 
 /** Ages a directory's mtime as if its maker had paused that long since making it. */
-const age = (dir: string, seconds: number): void => utimesSync(dir, new Date(Date.now() - seconds * 1000), new Date(Date.now() - seconds * 1000));
+const age = (dir: string, seconds: number): void =>
+  utimesSync(dir, new Date(Date.now() - seconds * 1000), new Date(Date.now() - seconds * 1000));
 
 /** Blocks this whole process (as a paused maker would be) until `condition` holds. */
 function blockUntil(condition: () => boolean, ms = 10_000): void {
@@ -85,7 +96,6 @@ function journalIn(configDir: string): string {
   return dir;
 }
 
-
 describe('journal lock', () => {
   it('takes over at once a lock whose holder is dead, and removes it after', async () => {
     const dir = tempDir();
@@ -105,7 +115,10 @@ describe('journal lock', () => {
 
   it('holds the lock, with this process as its owner, while the work runs', async () => {
     const dir = tempDir();
-    const seen = await withDirLock(dir, () => JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8')) as { pid: number });
+    const seen = await withDirLock(
+      dir,
+      () => JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8')) as { pid: number },
+    );
     expect(seen.pid).toBe(process.pid);
     expect(existsSync(join(dir, '.lock'))).toBe(false);
   });
@@ -146,49 +159,61 @@ describe('journal lock', () => {
     await expect(withDirLock(old, () => 'ran', 1)).resolves.toBe('ran');
   });
 
-  it.skipIf(noBuild)('a maker paused over 5 s before writing its owner holds nothing yet: another process takes the free lock meanwhile, then the maker gets its own', async () => {
-    const configDir = tempDir();
-    const dir = journalIn(configDir);
-    const seen: { made?: string; lockExisted?: boolean; other?: ReturnType<typeof spawnSync> } = {};
-    beforeOwner = (made) => {
-      seen.made = made;
-      seen.lockExisted = existsSync(join(dir, '.lock'));
-      age(made, 6);
-      seen.other = spawnSync(process.execPath, [BIN, 'order', 'pending', '--json'], { env: otherProcessEnv(configDir, 0), encoding: 'utf8' });
-    };
-    await expect(withDirLock(dir, () => ownerPid(dir))).resolves.toBe(process.pid);
-    // The owner is written into a directory of its own, never into the lock at its real path.
-    expect(seen.made).not.toBe(join(dir, '.lock'));
-    expect(dirname(seen.made!)).toBe(dir);
-    expect(seen.lockExisted).toBe(false);
-    expect(seen.other?.status, String(seen.other?.stderr)).toBe(0);
-    expect(String(seen.other?.stderr)).toContain('failpoint journal.locked');
-    expect(readdirSync(dir)).toEqual([]);
-  });
+  it.skipIf(noBuild)(
+    'a maker paused over 5 s before writing its owner holds nothing yet: another process takes the free lock meanwhile, then the maker gets its own',
+    async () => {
+      const configDir = tempDir();
+      const dir = journalIn(configDir);
+      const seen: { made?: string; lockExisted?: boolean; other?: ReturnType<typeof spawnSync> } = {};
+      beforeOwner = (made) => {
+        seen.made = made;
+        seen.lockExisted = existsSync(join(dir, '.lock'));
+        age(made, 6);
+        seen.other = spawnSync(process.execPath, [BIN, 'order', 'pending', '--json'], {
+          env: otherProcessEnv(configDir, 0),
+          encoding: 'utf8',
+        });
+      };
+      await expect(withDirLock(dir, () => ownerPid(dir))).resolves.toBe(process.pid);
+      // The owner is written into a directory of its own, never into the lock at its real path.
+      expect(seen.made).not.toBe(join(dir, '.lock'));
+      expect(dirname(seen.made!)).toBe(dir);
+      expect(seen.lockExisted).toBe(false);
+      expect(seen.other?.status, String(seen.other?.stderr)).toBe(0);
+      expect(String(seen.other?.stderr)).toContain('failpoint journal.locked');
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
-  it.skipIf(noBuild)('a maker whose owner write fails removes only the directory it made, never the lock another process holds', async () => {
-    const configDir = tempDir();
-    const dir = journalIn(configDir);
-    const other = { proc: undefined as ReturnType<typeof spawn> | undefined };
-    // The other process holds the lock until the test has looked (a 1.5 s hold could end first on a loaded machine).
-    const held = gate();
-    beforeOwner = (made) => {
-      age(made, 6);
-      const proc = spawn(process.execPath, [BIN, 'order', 'pending', '--json'], { env: otherProcessEnv(configDir, held), stdio: 'ignore' });
-      other.proc = proc;
-      blockUntil(() => ownerPid(dir) === proc.pid, 60_000);
-      throw Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
-    };
-    const exited = new Promise<number | null>((resolve) => {
-      const wait = (): void => void (other.proc ? other.proc.once('exit', resolve) : setTimeout(wait, 10));
-      wait();
-    });
-    await expect(withDirLock(dir, () => 'ran', 1)).rejects.toMatchObject({ exitCode: 8, code: 'journal_unwritable' });
-    expect(ownerPid(dir)).toBe(other.proc?.pid);
-    held.open();
-    expect(await exited).toBe(0);
-    expect(readdirSync(dir)).toEqual([]);
-  });
+  it.skipIf(noBuild)(
+    'a maker whose owner write fails removes only the directory it made, never the lock another process holds',
+    async () => {
+      const configDir = tempDir();
+      const dir = journalIn(configDir);
+      const other = { proc: undefined as ReturnType<typeof spawn> | undefined };
+      // The other process holds the lock until the test has looked (a 1.5 s hold could end first on a loaded machine).
+      const held = gate();
+      beforeOwner = (made) => {
+        age(made, 6);
+        const proc = spawn(process.execPath, [BIN, 'order', 'pending', '--json'], {
+          env: otherProcessEnv(configDir, held),
+          stdio: 'ignore',
+        });
+        other.proc = proc;
+        blockUntil(() => ownerPid(dir) === proc.pid, 60_000);
+        throw Object.assign(new Error('EIO: simulated'), { code: 'EIO' });
+      };
+      const exited = new Promise<number | null>((resolve) => {
+        const wait = (): void => void (other.proc ? other.proc.once('exit', resolve) : setTimeout(wait, 10));
+        wait();
+      });
+      await expect(withDirLock(dir, () => 'ran', 1)).rejects.toMatchObject({ exitCode: 8, code: 'journal_unwritable' });
+      expect(ownerPid(dir)).toBe(other.proc?.pid);
+      held.open();
+      expect(await exited).toBe(0);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
   it('a lock naming this pid with another start time (the pid reused) is another process: left at release', async () => {
     const dir = tempDir();
@@ -226,13 +251,20 @@ describe('journal lock', () => {
     expect(readdirSync(dir).sort()).toEqual(kept.sort());
   });
 
-  it.skipIf(mountSupport())('a journal on a read-only disk: exit 8 journal_unwritable at once, naming the lock', async () => {
-    const dir = readOnlyDisk();
-    const started = Date.now();
-    await expect(withDirLock(dir, () => 'ran')).rejects.toMatchObject({ exitCode: 8, code: 'journal_unwritable', message: expect.stringContaining(join(dir, '.lock')) });
-    // At once: not after the lock's wait (60 s by default), whatever a loaded machine makes of the rest.
-    expect(Date.now() - started).toBeLessThan(30_000);
-  });
+  it.skipIf(mountSupport())(
+    'a journal on a read-only disk: exit 8 journal_unwritable at once, naming the lock',
+    async () => {
+      const dir = readOnlyDisk();
+      const started = Date.now();
+      await expect(withDirLock(dir, () => 'ran')).rejects.toMatchObject({
+        exitCode: 8,
+        code: 'journal_unwritable',
+        message: expect.stringContaining(join(dir, '.lock')),
+      });
+      // At once: not after the lock's wait (60 s by default), whatever a loaded machine makes of the rest.
+      expect(Date.now() - started).toBeLessThan(30_000);
+    },
+  );
 
   it('holders run one at a time', async () => {
     const dir = tempDir();
@@ -276,13 +308,20 @@ describe('one deadline per run behind a live holder (issue 29)', () => {
       // No more waiting: not a second of the clock passes before every one has ended.
       await vi.advanceTimersByTimeAsync(0);
       expect(settled).toBe(3);
-      for (const error of await Promise.all(rest)) expect(error).toMatchObject({ exitCode: 2, code: 'journal_locked', message: expect.stringContaining('this run already waited for it') });
+      for (const error of await Promise.all(rest))
+        expect(error).toMatchObject({
+          exitCode: 2,
+          code: 'journal_locked',
+          message: expect.stringContaining('this run already waited for it'),
+        });
       // Once the holder is gone, the lock is taken at once, and the next wait is a whole one again.
       rmSync(join(dir, '.lock'), { recursive: true });
       expect(await withDirLock(dir, () => 'ran', 60_000)).toBe('ran');
       plant(dir, { pid: process.ppid, boot: currentOwner().boot }, 3600);
       let waited = false;
-      const later = withDirLock(dir, () => 'ran', 60_000).catch((e: unknown) => e).finally(() => (waited = true));
+      const later = withDirLock(dir, () => 'ran', 60_000)
+        .catch((e: unknown) => e)
+        .finally(() => (waited = true));
       await vi.advanceTimersByTimeAsync(30_000);
       expect(waited).toBe(false);
       await vi.advanceTimersByTimeAsync(31_000);

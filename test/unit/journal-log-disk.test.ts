@@ -5,7 +5,15 @@ import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
-const hooks: { steps: string[]; unlink?: ((file: string) => void) | undefined; maxRead?: number | undefined; maxWrite?: number | undefined; write?: (() => void) | undefined; bytesRead: number; datasyncs: number } = {
+const hooks: {
+  steps: string[];
+  unlink?: ((file: string) => void) | undefined;
+  maxRead?: number | undefined;
+  maxWrite?: number | undefined;
+  write?: (() => void) | undefined;
+  bytesRead: number;
+  datasyncs: number;
+} = {
   steps: [],
   bytesRead: 0,
   datasyncs: 0,
@@ -64,7 +72,14 @@ const { deadPid, journalDir } = await import('../helpers/e2e.js');
 type Intent = import('../../src/journal/intent.js').Intent;
 
 const T = '2026-06-01T12:00:00.000Z';
-const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
+const spec = {
+  profile: 'default',
+  environment: 'test' as const,
+  baseUrl: 'http://x',
+  keyId: 'k',
+  productId: 'p',
+  quantity: 1,
+};
 function intent(key: string, o: Partial<Intent> = {}): Intent {
   return { ...newIntent(spec, key, Date.parse(T)), phase: 'sending', ...o };
 }
@@ -95,7 +110,14 @@ describe('compaction, step by step', () => {
     ]);
     hooks.steps = [];
     await compactLog(dir, readLog(log));
-    expect(hooks.steps).toEqual([`write ${nameOf('a')} as journal file syncDir false`, 'sync', `unlink ${nameOf('b')}`, 'sync', `unlink ${basename(log)}`, 'sync']);
+    expect(hooks.steps).toEqual([
+      `write ${nameOf('a')} as journal file syncDir false`,
+      'sync',
+      `unlink ${nameOf('b')}`,
+      'sync',
+      `unlink ${basename(log)}`,
+      'sync',
+    ]);
     expect(readdirSync(dir).sort()).toEqual([nameOf('a'), 'b.json.bak', 'copy-of-d.json', 'notes.json'].sort());
   });
 
@@ -105,7 +127,14 @@ describe('compaction, step by step', () => {
     const log = deadLog(dir, [{ key: 'a', intent: intent('a', { phase: 'accepted', orderId: 'ord_a' }) }]);
     hooks.steps = [];
     await compactLog(dir, readLog(log));
-    expect(hooks.steps).toEqual([`write ${nameOf('a')} as journal file syncDir false`, 'sync', 'unlink by-hand.json', 'sync', `unlink ${basename(log)}`, 'sync']);
+    expect(hooks.steps).toEqual([
+      `write ${nameOf('a')} as journal file syncDir false`,
+      'sync',
+      'unlink by-hand.json',
+      'sync',
+      `unlink ${basename(log)}`,
+      'sync',
+    ]);
   });
 
   it('nothing live and nothing removed: the log goes with one fsync; a log with bad lines is set aside instead', async () => {
@@ -117,7 +146,12 @@ describe('compaction, step by step', () => {
     const bad = deadLog(dir, [{ key: 'a', intent: intent('a') }, { key: 'z' }]);
     hooks.steps = [];
     await compactLog(dir, readLog(bad));
-    expect(hooks.steps).toEqual([`write ${nameOf('a')} as journal file syncDir false`, 'sync', `rename ${basename(bad)} ${basename(bad)}.unreadable`, 'sync']);
+    expect(hooks.steps).toEqual([
+      `write ${nameOf('a')} as journal file syncDir false`,
+      'sync',
+      `rename ${basename(bad)} ${basename(bad)}.unreadable`,
+      'sync',
+    ]);
   });
 
   it('an intent file gone meanwhile is fine; one that cannot be removed stops compaction, the log kept', async () => {
@@ -125,7 +159,8 @@ describe('compaction, step by step', () => {
     writeFileSync(intentFile(dir, 'b'), intentText(intent('b')));
     const log = deadLog(dir, [{ key: 'b', ended: T }]);
     const fail = (code: string) => (file: string) => {
-      if (file.endsWith('.json') || (code === 'EBUSY' && file === log)) throw Object.assign(new Error(`${code}: unlink '${file}'`), { code });
+      if (file.endsWith('.json') || (code === 'EBUSY' && file === log))
+        throw Object.assign(new Error(`${code}: unlink '${file}'`), { code });
     };
     hooks.unlink = fail('EACCES');
     try {
@@ -153,7 +188,10 @@ describe('the disk, short and failing', () => {
     hooks.maxWrite = 7;
     hooks.maxRead = 50;
     try {
-      await log.append([{ key: 'a', intent: intent('a') }, { key: 'b', intent: intent('b') }]);
+      await log.append([
+        { key: 'a', intent: intent('a') },
+        { key: 'b', intent: intent('b') },
+      ]);
       const read = readLog(log.file!);
       expect([[...read.live.keys()], read.bad]).toEqual([['a', 'b'], []]);
     } finally {
@@ -194,7 +232,11 @@ describe('what a reader remembers of a log', () => {
   function bigLog(dir: string): string {
     const owner = { pid: process.ppid, boot: currentOwner().boot };
     const file = join(dir, `${process.ppid}-0a.log`);
-    writeFileSync(file, line({ log: 1, owner }) + Array.from({ length: 100 }, (_, i) => line({ key: `r${i}`, intent: intent(`r${i}`, { owner }) })).join(''));
+    writeFileSync(
+      file,
+      line({ log: 1, owner }) +
+        Array.from({ length: 100 }, (_, i) => line({ key: `r${i}`, intent: intent(`r${i}`, { owner }) })).join(''),
+    );
     return file;
   }
 

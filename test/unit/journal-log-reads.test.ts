@@ -3,15 +3,28 @@
 // plan used to parse that plan's whole log, twice, under the lock); a log that cannot be read is never taken
 // for one compacted away (it may hold the only note of a charged order); and a read without the lock that
 // meets a log compacted between the listing and its read starts over instead of missing the intent.
-import { ftruncateSync, openSync as realOpen, closeSync, appendFileSync, unlinkSync, writeFileSync, statSync } from 'node:fs';
+import {
+  ftruncateSync,
+  openSync as realOpen,
+  closeSync,
+  appendFileSync,
+  unlinkSync,
+  writeFileSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
-const hooks: { open?: ((file: string) => void) | undefined; readFile?: ((file: string) => void) | undefined; bytesRead: number } = { bytesRead: 0 };
+const hooks: {
+  open?: ((file: string) => void) | undefined;
+  readFile?: ((file: string) => void) | undefined;
+  bytesRead: number;
+} = { bytesRead: 0 };
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const openSync = ((file: string, ...rest: unknown[]) => {
-    if (hooks.open && typeof file === 'string' && (file.endsWith('.log') || file.endsWith('.unreadable'))) hooks.open(file);
+    if (hooks.open && typeof file === 'string' && (file.endsWith('.log') || file.endsWith('.unreadable')))
+      hooks.open(file);
     return (fs.openSync as (...a: unknown[]) => unknown)(file, ...rest);
   }) as typeof fs.openSync;
   const readSync = ((...args: unknown[]) => {
@@ -35,7 +48,14 @@ const { intentFile, intentText, readLog } = await import('../../src/journal/log.
 const { deadPid, journalDir } = await import('../helpers/e2e.js');
 type Intent = import('../../src/journal/intent.js').Intent;
 
-const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
+const spec = {
+  profile: 'default',
+  environment: 'test' as const,
+  baseUrl: 'http://x',
+  keyId: 'k',
+  productId: 'p',
+  quantity: 1,
+};
 
 function sending(key: string, owner: Intent['owner']): Intent {
   return { ...newIntent(spec, key, Date.now() - 60_000), phase: 'sending', owner };
@@ -63,7 +83,10 @@ describe('a log that cannot be read', () => {
       const journal = new Journal(dir);
       expect(journal.read()).toEqual({ intents: [], unreadable: [{ file: log, reason: 'EACCES' }] });
       // The same order again, unkeyed: it would be a second charge once the log is readable and resumed.
-      await expect(journal.begin(spec)).rejects.toMatchObject({ code: 'journal_unreadable', message: expect.stringContaining(log) });
+      await expect(journal.begin(spec)).rejects.toMatchObject({
+        code: 'journal_unreadable',
+        message: expect.stringContaining(log),
+      });
       await expect(journal.begin({ ...spec, key: 'Y' })).rejects.toMatchObject({ code: 'journal_unreadable' });
     } finally {
       hooks.open = undefined;
@@ -157,7 +180,8 @@ describe('a log that cannot be read, in words', () => {
     const pid = deadPid();
     const owner = { pid, boot: currentOwner().boot };
     const log = writeLog(dir, pid, owner, [sending('X', owner)]);
-    const hint = 'it may hold an order placed earlier: fix its permissions (as the user who runs giftcodes), then run the command again';
+    const hint =
+      'it may hold an order placed earlier: fix its permissions (as the user who runs giftcodes), then run the command again';
     const cases: [Error, string][] = [
       [Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }), 'permission denied'],
       [Object.assign(new Error('EPERM: operation not permitted'), { code: 'EPERM' }), 'permission denied'],
@@ -169,7 +193,11 @@ describe('a log that cannot be read, in words', () => {
         hooks.open = (file) => {
           if (file === log) throw error;
         };
-        await expect(new Journal(dir).begin({ ...spec, key: 'Y' })).rejects.toMatchObject({ code: 'journal_unreadable', message: `cannot read the order journal's log ${log}: ${reason}`, hint });
+        await expect(new Journal(dir).begin({ ...spec, key: 'Y' })).rejects.toMatchObject({
+          code: 'journal_unreadable',
+          message: `cannot read the order journal's log ${log}: ${reason}`,
+          hint,
+        });
       }
       expect(new Journal(dir).read().unreadable).toEqual([{ file: log, reason: 'error' }]);
     } finally {
@@ -186,7 +214,8 @@ describe('a read without the lock that keeps meeting changes', () => {
     writeFileSync(intentFile(dir, 'K'), intentText(x));
     let reads = 0;
     hooks.readFile = (file) => {
-      if (file === intentFile(dir, 'K') && ++reads === 1) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
+      if (file === intentFile(dir, 'K') && ++reads === 1)
+        throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
     };
     try {
       expect(new Journal(dir).read()).toEqual({ intents: [x], unreadable: [] });
@@ -204,7 +233,13 @@ describe('a read without the lock that keeps meeting changes', () => {
       if (file === log) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
     };
     try {
-      expect(() => new Journal(dir).read()).toThrow(expect.objectContaining({ code: 'journal_busy', message: `the order journal ${dir} kept changing while it was read`, hint: 'run the command again' }));
+      expect(() => new Journal(dir).read()).toThrow(
+        expect.objectContaining({
+          code: 'journal_busy',
+          message: `the order journal ${dir} kept changing while it was read`,
+          hint: 'run the command again',
+        }),
+      );
     } finally {
       hooks.open = undefined;
     }
@@ -215,7 +250,9 @@ describe('a read without the lock that keeps meeting changes', () => {
     const pid = deadPid();
     const aside = join(dir, `${pid}-0123456789ab.log.unreadable`);
     writeFileSync(aside, line({ log: 1, owner: { pid, boot: currentOwner().boot } }) + 'not json\n');
-    expect(new Journal(dir).read().unreadable).toEqual([{ file: aside, reason: 'line 2 is not a journal entry; the readable ones are intent files now' }]);
+    expect(new Journal(dir).read().unreadable).toEqual([
+      { file: aside, reason: 'line 2 is not a journal entry; the readable ones are intent files now' },
+    ]);
     hooks.open = (file) => {
       if (file === aside) throw Object.assign(new Error('ENOENT: gone'), { code: 'ENOENT' });
     };

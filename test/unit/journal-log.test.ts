@@ -4,19 +4,50 @@
 // the logs over the intent files; a dead process's log is compacted, and compacting again (after a kill at
 // any step) comes to the same journal.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { newIntent, sha256, type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { compactLog, endMark, foldIntent, foldIntents, IntentLog, isLogName, isSetAsideLog, logIsDead, otherLogs, readLog, type LogSync, type ReadLog } from '../../src/journal/log.js';
+import {
+  compactLog,
+  endMark,
+  foldIntent,
+  foldIntents,
+  IntentLog,
+  isLogName,
+  isSetAsideLog,
+  logIsDead,
+  otherLogs,
+  readLog,
+  type LogSync,
+  type ReadLog,
+} from '../../src/journal/log.js';
 import { withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { journalDir } from '../helpers/e2e.js';
 
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+const deadPid = (): number =>
+  Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
 
-const ORDER = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 1 };
+const ORDER = {
+  profile: 'default',
+  environment: 'test' as const,
+  baseUrl: 'http://127.0.0.1:4010',
+  keyId: 'k1',
+  productId: 'amazon-us-25',
+  quantity: 1,
+};
 
 function intent(key: string, o: Partial<Intent> = {}): Intent {
   return { ...newIntent(ORDER, key, Date.parse('2026-06-01T12:00:00.000Z')), ...o };
@@ -65,7 +96,9 @@ describe('group commit', () => {
     await tick();
     expect(held.started).toBe(1);
     // Written while the first fsync runs: that fsync may have begun before them, so it never counts for them.
-    const rest = ['b', 'c', 'd', 'e'].map((key) => log.append([{ key, intent: intent(key) }]).then(() => done.push(key)));
+    const rest = ['b', 'c', 'd', 'e'].map((key) =>
+      log.append([{ key, intent: intent(key) }]).then(() => done.push(key)),
+    );
     await tick();
     expect(held.started).toBe(1);
     expect(done).toEqual([]);
@@ -117,12 +150,23 @@ describe('group commit', () => {
   it('through the journal, a failed fsync is exit 8 in words with its errno, for the step and the steps after', async () => {
     const dir = journalDir();
     const j = new Journal(dir);
-    const { intent: begun } = await j.begin({ profile: 'default', environment: 'test', baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 });
+    const { intent: begun } = await j.begin({
+      profile: 'default',
+      environment: 'test',
+      baseUrl: 'http://x',
+      keyId: 'k',
+      productId: 'p',
+      quantity: 1,
+    });
     // The process's log is shared by every Journal of the directory: fail its fsync from here on.
     const { logOf } = await import('../../src/journal/log.js');
     const log = logOf(dir) as unknown as { sync: LogSync };
     log.sync = { ...log.sync, datasync: () => Promise.reject(Object.assign(new Error('EIO'), { code: 'EIO' })) };
-    const failed = { exitCode: 8, code: 'journal_unwritable', message: `cannot write the order journal ${dir}: an input/output error from the disk (EIO)` };
+    const failed = {
+      exitCode: 8,
+      code: 'journal_unwritable',
+      message: `cannot write the order journal ${dir}: an input/output error from the disk (EIO)`,
+    };
     await expect(j.saveAsync({ ...begun, phase: 'sending' })).rejects.toMatchObject(failed);
     await expect(j.saveAsync({ ...begun, phase: 'sending' })).rejects.toMatchObject(failed);
   });
@@ -143,7 +187,11 @@ describe('group commit', () => {
 describe('reading: the logs folded over the files', () => {
   it('a torn last line was never durable: the state before it stands', () => {
     const dir = journalDir();
-    const file = deadLog(dir, [{ key: 'a', intent: intent('a', { phase: 'sending' }) }], JSON.stringify({ key: 'a', intent: intent('a', { phase: 'accepted', orderId: 'ord_1' }) }).slice(0, 80));
+    const file = deadLog(
+      dir,
+      [{ key: 'a', intent: intent('a', { phase: 'sending' }) }],
+      JSON.stringify({ key: 'a', intent: intent('a', { phase: 'accepted', orderId: 'ord_1' }) }).slice(0, 80),
+    );
     const log = readLog(file);
     expect(log.live.get('a')?.phase).toBe('sending');
     expect(log.bad).toEqual([]);
@@ -152,7 +200,10 @@ describe('reading: the logs folded over the files', () => {
 
   it('a whole line that cannot be read is reported, never taken for an intent', () => {
     const dir = journalDir();
-    const file = deadLog(dir, [{ key: 'a', intent: intent('a') }, { key: 'b', intent: { version: 99 } }]);
+    const file = deadLog(dir, [
+      { key: 'a', intent: intent('a') },
+      { key: 'b', intent: { version: 99 } },
+    ]);
     expect(readLog(file).bad).toEqual([3]);
     expect(new Journal(dir).read().unreadable).toEqual([{ file, reason: 'line 3 is not a journal entry' }]);
   });
@@ -179,10 +230,21 @@ describe('reading: the logs folded over the files', () => {
   });
 
   it('foldIntents: this process’s own state is the newest of all', () => {
-    const other = { file: 'x', live: new Map([['a', intent('a', { phase: 'accepted', updatedAt: '2026-06-01T13:00:00.000Z' })]]), ended: new Set<string>(), bad: [] };
+    const other = {
+      file: 'x',
+      live: new Map([['a', intent('a', { phase: 'accepted', updatedAt: '2026-06-01T13:00:00.000Z' })]]),
+      ended: new Set<string>(),
+      bad: [],
+    };
     const own = { live: new Map([['a', intent('a', { phase: 'sending' })]]), ended: new Set<string>() };
-    expect(foldIntents([intent('a')], [other], own).get('a')).toMatchObject({ source: 'own', intent: { phase: 'sending' } });
-    expect(foldIntents([intent('a')], [other], { live: new Map(), ended: new Set() }).get('a')).toMatchObject({ source: 'log', intent: { phase: 'accepted' } });
+    expect(foldIntents([intent('a')], [other], own).get('a')).toMatchObject({
+      source: 'own',
+      intent: { phase: 'sending' },
+    });
+    expect(foldIntents([intent('a')], [other], { live: new Map(), ended: new Set() }).get('a')).toMatchObject({
+      source: 'log',
+      intent: { phase: 'accepted' },
+    });
   });
 
   it('foldIntent(key) is foldIntents(…).get(key) for every key, on 2,000 generated journals', () => {
@@ -199,15 +261,26 @@ describe('reading: the logs folded over the files', () => {
     const phases = ['prepared', 'sending', 'accepted'] as const;
     const some = (): Intent => {
       const key = keys[next(keys.length)]!;
-      return intent(key, { createdAt: times[next(times.length)]!, updatedAt: times[next(times.length)]!, phase: phases[next(phases.length)]! });
+      return intent(key, {
+        createdAt: times[next(times.length)]!,
+        updatedAt: times[next(times.length)]!,
+        phase: phases[next(phases.length)]!,
+      });
     };
-    const ends = (): Set<string> => new Set(Array.from({ length: next(3) }, () => endMark(keys[next(keys.length)]!, times[next(times.length)]!)));
+    const ends = (): Set<string> =>
+      new Set(Array.from({ length: next(3) }, () => endMark(keys[next(keys.length)]!, times[next(times.length)]!)));
     // A log's state is keyed by its intents' keys (readLog drops a line whose intent is another key's).
-    const live = (): Map<string, Intent> => new Map(Array.from({ length: next(4) }, () => some()).map((i) => [i.key, i]));
+    const live = (): Map<string, Intent> =>
+      new Map(Array.from({ length: next(4) }, () => some()).map((i) => [i.key, i]));
     let compared = 0;
     for (let journal = 0; journal < 2000; journal++) {
       const files = Array.from({ length: next(4) }, some);
-      const logs: ReadLog[] = Array.from({ length: next(3) }, (_, n) => ({ file: `l${n}`, live: live(), ended: ends(), bad: [] }));
+      const logs: ReadLog[] = Array.from({ length: next(3) }, (_, n) => ({
+        file: `l${n}`,
+        live: live(),
+        ended: ends(),
+        bad: [],
+      }));
       const own = { live: live(), ended: ends() };
       const whole = foldIntents(files, logs, own);
       for (const key of [...keys, 'none']) {
@@ -224,7 +297,10 @@ describe('reading: the logs folded over the files', () => {
     // The parent of this test runner is alive: its log (as if it wrote one) holds an orphan-looking intent.
     const file = join(dir, `${process.ppid}-0123456789ab.log`);
     const orphan = intent('o', { owner: { pid: deadPid(), boot: currentOwner().boot } });
-    writeFileSync(file, `${JSON.stringify({ log: 1, owner: { pid: process.ppid } })}\n${JSON.stringify({ key: 'o', intent: orphan })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ log: 1, owner: { pid: process.ppid } })}\n${JSON.stringify({ key: 'o', intent: orphan })}\n`,
+    );
     const j = new Journal(dir);
     await expect(j.claim('o')).rejects.toMatchObject({ code: 'intent_busy' });
     await expect(j.abandon('o')).rejects.toMatchObject({ code: 'intent_busy' });
@@ -252,7 +328,12 @@ describe('compaction', () => {
     Object.fromEntries(
       readdirSync(dir)
         .sort()
-        .map((name) => [name, (JSON.parse(readFileSync(join(dir, name), 'utf8')) as Intent).phase + ':' + (JSON.parse(readFileSync(join(dir, name), 'utf8')) as Intent).key]),
+        .map((name) => [
+          name,
+          (JSON.parse(readFileSync(join(dir, name), 'utf8')) as Intent).phase +
+            ':' +
+            (JSON.parse(readFileSync(join(dir, name), 'utf8')) as Intent).key,
+        ]),
     );
 
   it('the next lock holder makes a dead log intent files before anything is claimed, then removes it', async () => {
@@ -261,7 +342,10 @@ describe('compaction', () => {
     const j = new Journal(dir);
     await j.settleWhere(() => undefined);
     expect(existsSync(log)).toBe(false);
-    expect(compacted(dir)).toEqual({ [`${sha256('a').slice(0, 40)}.json`]: 'accepted:a', [`${sha256('c').slice(0, 40)}.json`]: 'accepted:c' });
+    expect(compacted(dir)).toEqual({
+      [`${sha256('a').slice(0, 40)}.json`]: 'accepted:a',
+      [`${sha256('c').slice(0, 40)}.json`]: 'accepted:c',
+    });
     expect(new Journal(dir).read().intents.map((i) => [i.key, i.phase, i.orderId])).toEqual(before);
   });
 
@@ -291,7 +375,13 @@ describe('compaction', () => {
       const { dir, log } = scene();
       step(dir, log);
       // What a reader sees at that instant is already the compacted journal.
-      expect(new Journal(dir).read().intents.map((x) => `${x.phase}:${x.key}`).sort(), `step ${i}`).toEqual(['accepted:a', 'accepted:c']);
+      expect(
+        new Journal(dir)
+          .read()
+          .intents.map((x) => `${x.phase}:${x.key}`)
+          .sort(),
+        `step ${i}`,
+      ).toEqual(['accepted:a', 'accepted:c']);
       await new Journal(dir).settleWhere(() => undefined);
       expect(compacted(dir), `step ${i}`).toEqual(expected);
       // And once more: nothing changes.
@@ -318,7 +408,14 @@ describe('compaction', () => {
   it('a run removes its own log once every intent in it ended: nothing is left in the journal', async () => {
     const dir = journalDir();
     const j = new Journal(dir);
-    const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
+    const spec = {
+      profile: 'default',
+      environment: 'test' as const,
+      baseUrl: 'http://x',
+      keyId: 'k',
+      productId: 'p',
+      quantity: 1,
+    };
     const one = await j.begin({ ...spec, key: 'one' });
     const two = await j.begin({ ...spec, key: 'two' });
     await j.end([one.intent], 'abandoned');
@@ -333,7 +430,14 @@ describe('compaction', () => {
   it('a command that ends with intents unended leaves them as intent files, and no log', async () => {
     const dir = journalDir();
     const j = new Journal(dir);
-    const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://x', keyId: 'k', productId: 'p', quantity: 1 };
+    const spec = {
+      profile: 'default',
+      environment: 'test' as const,
+      baseUrl: 'http://x',
+      keyId: 'k',
+      productId: 'p',
+      quantity: 1,
+    };
     const kept = await j.begin({ ...spec, key: 'kept' });
     const sent = await j.saveAsync({ ...kept.intent, phase: 'sending' });
     const gone = await j.begin({ ...spec, key: 'gone' });
@@ -415,7 +519,10 @@ describe('a failed fsync, against the lines it confirmed', () => {
     const a = log.append([{ key: 'a', intent: intent('a') }]);
     const upToA = readFileSync(log.file!, 'utf8');
     await tick();
-    const b = log.append([{ key: 'b', intent: intent('b') }, { key: 'a', ended: intent('a').createdAt }]);
+    const b = log.append([
+      { key: 'b', intent: intent('b') },
+      { key: 'a', ended: intent('a').createdAt },
+    ]);
     held.release();
     await a;
     await tick();
@@ -546,7 +653,10 @@ describe('finish() at a command’s end', () => {
     expect(readdirSync(dir)).toEqual([`${sha256('a').slice(0, 40)}.json`]);
     expect(log.file).toBeUndefined();
     expect(log.live.size).toBe(0);
-    await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toMatchObject({ code: 'ECANCELED', message: 'the command ended' });
+    await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toMatchObject({
+      code: 'ECANCELED',
+      message: 'the command ended',
+    });
   });
 
   it('returns at once, without waiting for the lock, with no log, after a failure, or while an fsync runs', async () => {
@@ -680,7 +790,8 @@ describe('what a line says', () => {
     const owner = currentOwner();
     const filler = Array.from({ length: 150 }, (_, i) => JSON.stringify({ key: `f${i}`, ended: T1 }) + '\n').join('');
     const file = join(dir, `${process.ppid}-0a.log`);
-    const text = (key: string): string => `${JSON.stringify({ log: 1, owner })}\n${JSON.stringify({ key, intent: intent(key) })}\n${filler}`;
+    const text = (key: string): string =>
+      `${JSON.stringify({ log: 1, owner })}\n${JSON.stringify({ key, intent: intent(key) })}\n${filler}`;
     writeFileSync(file, text('a'));
     expect(keysOf(readLog(file).live)).toEqual(['a']);
     writeFileSync(`${file}.new`, text('b') + `${JSON.stringify({ key: 'c', intent: intent('c') })}\n`);
@@ -690,7 +801,13 @@ describe('what a line says', () => {
 });
 
 describe('who wrote a log, and who reads it', () => {
-  const read = (file: string, owner?: ReadLog['owner']): ReadLog => ({ file, owner, live: new Map(), ended: new Set(), bad: [] });
+  const read = (file: string, owner?: ReadLog['owner']): ReadLog => ({
+    file,
+    owner,
+    live: new Map(),
+    ended: new Set(),
+    bad: [],
+  });
 
   it('a log is dead by its header’s owner; a headerless one by the pid in its name, a name without one is dead', () => {
     const dir = journalDir();
@@ -715,7 +832,10 @@ describe('who wrote a log, and who reads it', () => {
     expect(foldIntents([newer, older], [], none).get('a')).toEqual({ source: 'file', intent: newer });
     expect(foldIntents([older, newer], [], none).get('a')).toEqual({ source: 'file', intent: newer });
     // This process's own state is over every log, even one updated later.
-    expect(foldIntents([], [logOf(newer)], { live: new Map([['a', older]]), ended: new Set() }).get('a')).toEqual({ source: 'own', intent: older });
+    expect(foldIntents([], [logOf(newer)], { live: new Map([['a', older]]), ended: new Set() }).get('a')).toEqual({
+      source: 'own',
+      intent: older,
+    });
   });
 
   it('otherLogs reads every log but this process’s own, and a missing directory holds none', async () => {

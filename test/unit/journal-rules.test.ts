@@ -5,14 +5,29 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { History, historyDir, type OrderRecord } from '../../src/journal/history.js';
-import { ageMs, keyIdOf, sameOrder, sameRequest, sha256, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import {
+  ageMs,
+  keyIdOf,
+  sameOrder,
+  sameRequest,
+  sha256,
+  type Intent,
+  type OrderSpec,
+} from '../../src/journal/intent.js';
 import { Journal, staleError } from '../../src/journal/journal.js';
 import { LOCK_WAIT_MS, withDirLock } from '../../src/journal/lock.js';
 import { bootId, currentOwner, isAlive, isSameProcess, pidAlive } from '../../src/journal/owner.js';
 import { intentSchema } from '../../src/journal/schema.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 
-const spec: OrderSpec = { profile: 'default', environment: 'test', baseUrl: 'http://127.0.0.1:4010', keyId: 'k1', productId: 'amazon-us-25', quantity: 3 };
+const spec: OrderSpec = {
+  profile: 'default',
+  environment: 'test',
+  baseUrl: 'http://127.0.0.1:4010',
+  keyId: 'k1',
+  productId: 'amazon-us-25',
+  quantity: 3,
+};
 
 function journal(options: { historyDays?: number } = {}): Journal {
   const dir = join(tempDir(), 'journal');
@@ -25,7 +40,9 @@ const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
 describe('intent identity', () => {
   it('a key id is stable across versions (intents on disk compare it): 16 hex of sha256("giftcodes-key-id:" + key)', () => {
-    expect(keyIdOf('sc_test_demo_4f3c9a1b7e2d')).toBe(sha256('giftcodes-key-id:sc_test_demo_4f3c9a1b7e2d').slice(0, 16));
+    expect(keyIdOf('sc_test_demo_4f3c9a1b7e2d')).toBe(
+      sha256('giftcodes-key-id:sc_test_demo_4f3c9a1b7e2d').slice(0, 16),
+    );
     expect(keyIdOf('sc_test_demo_4f3c9a1b7e2d')).toBe('139357825e679305');
     expect(keyIdOf('x')).toMatch(/^[0-9a-f]{16}$/);
     expect(keyIdOf('x')).not.toBe(keyIdOf('y'));
@@ -56,7 +73,9 @@ describe('journal files', () => {
     const j = journal();
     const { intent } = await j.begin({ ...spec, key: 'my/../key' });
     expect(readdirSync(j.dir).filter((n) => n.endsWith('.json'))).toEqual([]);
-    expect(readdirSync(j.dir).filter((n) => n.endsWith('.log'))).toEqual([expect.stringMatching(new RegExp(`^${process.pid}-[0-9a-f]+\\.log$`))]);
+    expect(readdirSync(j.dir).filter((n) => n.endsWith('.log'))).toEqual([
+      expect.stringMatching(new RegExp(`^${process.pid}-[0-9a-f]+\\.log$`)),
+    ]);
     expect(intent.key).toBe('my/../key');
     writeFileSync(join(j.dir, 'notes.txt'), 'not json');
     mkdirSync(join(j.dir, 'dir.json'));
@@ -85,25 +104,45 @@ describe('journal files', () => {
 
   it('a journal that cannot be read is exit 8 journal_unwritable, naming it', () => {
     const j = new Journal(join(tempDir(), 'missing', 'journal'));
-    expect(() => j.read()).toThrow(expect.objectContaining({ exitCode: 8, code: 'journal_unwritable', message: `cannot read the order journal ${j.dir}: ENOENT` }));
+    expect(() => j.read()).toThrow(
+      expect.objectContaining({
+        exitCode: 8,
+        code: 'journal_unwritable',
+        message: `cannot read the order journal ${j.dir}: ENOENT`,
+      }),
+    );
   });
 
   it('a journal that cannot be written is exit 8, with the reason in words', async () => {
     const base = tempDir();
     writeFileSync(join(base, 'journal'), 'a file, not a directory');
     const j = new Journal(join(base, 'journal'));
-    expect(() => j.save({ ...spec, key: 'k' } as Intent)).toThrow(expect.objectContaining({ exitCode: 8, message: expect.stringContaining('(ENOTDIR)') }));
+    expect(() => j.save({ ...spec, key: 'k' } as Intent)).toThrow(
+      expect.objectContaining({ exitCode: 8, message: expect.stringContaining('(ENOTDIR)') }),
+    );
     await expect(j.begin(spec)).rejects.toMatchObject({ exitCode: 8 });
   });
 
   it('save stamps updatedAt and writes no key-shaped string', async () => {
     const j = journal();
     const { intent } = await j.begin(spec, T0);
-    expect(intent).toMatchObject({ createdAt: '2026-06-01T12:00:00.000Z', updatedAt: '2026-06-01T12:00:00.000Z', phase: 'prepared', version: 2, fingerprint: sha256(intent.body) });
+    expect(intent).toMatchObject({
+      createdAt: '2026-06-01T12:00:00.000Z',
+      updatedAt: '2026-06-01T12:00:00.000Z',
+      phase: 'prepared',
+      version: 2,
+      fingerprint: sha256(intent.body),
+    });
     const saved = j.save({ ...intent, status: 'server said sc_live_demo_9b1e6d2c8a7f' }, T0 + 5000);
     expect(saved.updatedAt).toBe('2026-06-01T12:00:05.000Z');
     expect(saved.createdAt).toBe('2026-06-01T12:00:00.000Z');
-    const text = readFileSync(join(j.dir, readdirSync(j.dir).find((n) => n.endsWith('.log'))!), 'utf8');
+    const text = readFileSync(
+      join(
+        j.dir,
+        readdirSync(j.dir).find((n) => n.endsWith('.log'))!,
+      ),
+      'utf8',
+    );
     expect(text).not.toContain('sc_live_demo_9b1e6d2c8a7f');
     expect(text.endsWith('}\n')).toBe(true);
   });
@@ -123,14 +162,21 @@ describe('journal files', () => {
 describe('which intent begin() takes', () => {
   it('a user key not seen before is a new intent with that key', async () => {
     const j = journal();
-    expect(await j.begin({ ...spec, key: 'fresh-key' })).toMatchObject({ resumed: false, intent: { key: 'fresh-key', phase: 'prepared' } });
+    expect(await j.begin({ ...spec, key: 'fresh-key' })).toMatchObject({
+      resumed: false,
+      intent: { key: 'fresh-key', phase: 'prepared' },
+    });
   });
 
   it('a user key held by a live process is busy; a stale one is refused', async () => {
     const j = journal();
     const held = (await j.begin({ ...spec, key: 'held' })).intent;
     j.save({ ...held, owner: { pid: process.ppid } });
-    await expect(j.begin({ ...spec, key: 'held' })).rejects.toMatchObject({ exitCode: 2, code: 'intent_busy', message: `another giftcodes process (pid ${process.ppid}) is working on the order with key held` });
+    await expect(j.begin({ ...spec, key: 'held' })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'intent_busy',
+      message: `another giftcodes process (pid ${process.ppid}) is working on the order with key held`,
+    });
     j.save({ ...held, owner: dead(), createdAt: new Date(T0 - 86_400_001).toISOString() });
     await expect(j.begin({ ...spec, key: 'held' }, T0)).rejects.toMatchObject({ code: 'stale_intent' });
     await expect(j.begin({ ...spec, key: 'held' }, T0 - 2)).resolves.toMatchObject({ resumed: true });
@@ -156,7 +202,10 @@ describe('which intent begin() takes', () => {
   it('only a stale orphan: refused, naming it; a stale orphan of another order does not count', async () => {
     const j = journal();
     j.save({ ...(await j.begin({ ...spec, key: 'stale' }, T0 - 90_000_000)).intent, owner: dead() });
-    await expect(j.begin(spec, T0)).rejects.toMatchObject({ code: 'stale_intent', message: expect.stringContaining('(key stale)') });
+    await expect(j.begin(spec, T0)).rejects.toMatchObject({
+      code: 'stale_intent',
+      message: expect.stringContaining('(key stale)'),
+    });
     expect(await j.begin({ ...spec, quantity: 4 }, T0)).toMatchObject({ resumed: false });
   });
 
@@ -170,7 +219,8 @@ describe('which intent begin() takes', () => {
     const j = journal();
     j.save({ ...(await j.begin({ ...spec, key: 'other' })).intent, owner: dead() });
     await expect(j.begin({ ...spec, keyId: 'k2' })).rejects.toMatchObject({
-      message: 'an interrupted order for 3 × amazon-us-25 in profile "default" (test) was made with another API key or base URL (http://127.0.0.1:4010), so it is not resumed with this one',
+      message:
+        'an interrupted order for 3 × amazon-us-25 in profile "default" (test) was made with another API key or base URL (http://127.0.0.1:4010), so it is not resumed with this one',
       hint: 'resume it with its own key: giftcodes order resume other   or drop it: giftcodes order abandon other',
     });
   });
@@ -188,7 +238,12 @@ describe('which intent begin() takes', () => {
 describe('claim, settle, end', () => {
   it('claim: an unknown key is intent_not_found; a claimed intent is owned by this process', async () => {
     const j = journal();
-    await expect(j.claim('nope')).rejects.toMatchObject({ exitCode: 2, code: 'intent_not_found', message: 'no unresolved order with the key nope', hint: 'list them with: giftcodes order pending' });
+    await expect(j.claim('nope')).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'intent_not_found',
+      message: 'no unresolved order with the key nope',
+      hint: 'list them with: giftcodes order pending',
+    });
     const { intent } = await j.begin(spec);
     j.save({ ...intent, owner: dead() });
     const { intent: claimed } = await j.claim(intent.key, {}, Date.now());
@@ -203,37 +258,129 @@ describe('claim, settle, end', () => {
     await j.begin({ ...spec, key: 'c' });
     const settled = await j.settleWhere((i) => (i.key !== 'b' ? 'delivered' : undefined));
     expect(settled.map((i) => i.key)).toEqual(['a']);
-    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['b', 'c']);
+    expect(
+      j
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual(['b', 'c']);
     expect(j.history.list()).toMatchObject([{ key: 'a', outcome: 'delivered' }]);
   });
 
   it('end writes the whole record: ids, status, out path and the error code and message only', async () => {
     const j = journal();
     const { intent } = await j.begin({ ...spec, out: { path: '/x/c.csv', force: false, csvRaw: false } }, T0);
-    const [record] = await j.end([{ ...intent, orderId: 'ord_1', status: 'failed' }], 'refused', { error: new UsageError('bad product', { code: 'product_not_found', hint: 'h' }), now: T0 + 1000 });
+    const [record] = await j.end([{ ...intent, orderId: 'ord_1', status: 'failed' }], 'refused', {
+      error: new UsageError('bad product', { code: 'product_not_found', hint: 'h' }),
+      now: T0 + 1000,
+    });
     const expected: OrderRecord = {
-      key: intent.key, keyId: spec.keyId, orderId: 'ord_1', productId: 'amazon-us-25', quantity: 3, status: 'failed', environment: 'test', profile: 'default', baseUrl: 'http://127.0.0.1:4010',
-      createdAt: '2026-06-01T12:00:00.000Z', updatedAt: '2026-06-01T12:00:00.000Z', endedAt: '2026-06-01T12:00:01.000Z', outcome: 'refused', out: '/x/c.csv',
+      key: intent.key,
+      keyId: spec.keyId,
+      orderId: 'ord_1',
+      productId: 'amazon-us-25',
+      quantity: 3,
+      status: 'failed',
+      environment: 'test',
+      profile: 'default',
+      baseUrl: 'http://127.0.0.1:4010',
+      createdAt: '2026-06-01T12:00:00.000Z',
+      updatedAt: '2026-06-01T12:00:00.000Z',
+      endedAt: '2026-06-01T12:00:01.000Z',
+      outcome: 'refused',
+      out: '/x/c.csv',
       error: { code: 'product_not_found', message: 'bad product' },
     };
     expect(record).toEqual(expected);
     expect(j.history.list()).toEqual([expected]);
     const [bare] = await j.end([(await j.begin({ ...spec, key: 'bare' }, T0)).intent], 'abandoned', { now: T0 });
-    expect(Object.keys(bare!).sort()).toEqual(['baseUrl', 'createdAt', 'endedAt', 'environment', 'key', 'keyId', 'outcome', 'productId', 'profile', 'quantity', 'updatedAt']);
+    expect(Object.keys(bare!).sort()).toEqual([
+      'baseUrl',
+      'createdAt',
+      'endedAt',
+      'environment',
+      'key',
+      'keyId',
+      'outcome',
+      'productId',
+      'profile',
+      'quantity',
+      'updatedAt',
+    ]);
   });
 
   it('end prunes the history once per journal, by its days', async () => {
     const j = journal({ historyDays: 2 });
-    j.history.record({ key: 'old', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 2 * 86_400_000 - 1).toISOString(), outcome: 'delivered' });
-    j.history.record({ key: 'edge', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 2 * 86_400_000).toISOString(), outcome: 'delivered' });
+    j.history.record({
+      key: 'old',
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'd',
+      baseUrl: 'u',
+      createdAt: 'x',
+      updatedAt: 'x',
+      endedAt: new Date(T0 - 2 * 86_400_000 - 1).toISOString(),
+      outcome: 'delivered',
+    });
+    j.history.record({
+      key: 'edge',
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'd',
+      baseUrl: 'u',
+      createdAt: 'x',
+      updatedAt: 'x',
+      endedAt: new Date(T0 - 2 * 86_400_000).toISOString(),
+      outcome: 'delivered',
+    });
     await j.end([(await j.begin({ ...spec, key: 'a' }, T0)).intent], 'abandoned', { now: T0 });
-    expect(j.history.list().map((r) => r.key).sort()).toEqual(['a', 'edge']);
-    j.history.record({ key: 'older', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 30 * 86_400_000).toISOString(), outcome: 'delivered' });
+    expect(
+      j.history
+        .list()
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['a', 'edge']);
+    j.history.record({
+      key: 'older',
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'd',
+      baseUrl: 'u',
+      createdAt: 'x',
+      updatedAt: 'x',
+      endedAt: new Date(T0 - 30 * 86_400_000).toISOString(),
+      outcome: 'delivered',
+    });
     await j.end([(await j.begin({ ...spec, key: 'b' }, T0)).intent], 'abandoned', { now: T0 });
     expect(j.history.list().map((r) => r.key)).toContain('older');
     const defaults = journal();
-    defaults.history.record({ key: 'd89', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 89 * 86_400_000).toISOString(), outcome: 'delivered' });
-    defaults.history.record({ key: 'd91', productId: 'p', quantity: 1, environment: 'test', profile: 'd', baseUrl: 'u', createdAt: 'x', updatedAt: 'x', endedAt: new Date(T0 - 91 * 86_400_000).toISOString(), outcome: 'delivered' });
+    defaults.history.record({
+      key: 'd89',
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'd',
+      baseUrl: 'u',
+      createdAt: 'x',
+      updatedAt: 'x',
+      endedAt: new Date(T0 - 89 * 86_400_000).toISOString(),
+      outcome: 'delivered',
+    });
+    defaults.history.record({
+      key: 'd91',
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'd',
+      baseUrl: 'u',
+      createdAt: 'x',
+      updatedAt: 'x',
+      endedAt: new Date(T0 - 91 * 86_400_000).toISOString(),
+      outcome: 'delivered',
+    });
     await defaults.end([(await defaults.begin(spec, T0)).intent], 'abandoned', { now: T0 });
     expect(defaults.history.list().map((r) => r.key)).toContain('d89');
     expect(defaults.history.list().map((r) => r.key)).not.toContain('d91');
@@ -253,7 +400,8 @@ describe('claim, settle, end', () => {
     expect(staleError(old, T0)).toMatchObject({
       exitCode: 2,
       code: 'stale_intent',
-      message: 'the interrupted order for 3 × amazon-us-25 (key k) was started 2026-05-31T11:59:59.999Z, more than 24 hours ago: the server may have forgotten its key, so it is not resumed silently',
+      message:
+        'the interrupted order for 3 × amazon-us-25 (key k) was started 2026-05-31T11:59:59.999Z, more than 24 hours ago: the server may have forgotten its key, so it is not resumed silently',
       hint: 'check the server for it, then finish it with: giftcodes order resume k --force-stale   or drop it with: giftcodes order abandon k',
     });
     expect(staleError({ ...old, createdAt: '2026-06-01T12:05:00.001Z' }, T0).message).toBe(
@@ -264,40 +412,92 @@ describe('claim, settle, end', () => {
 
 describe('intent schema', () => {
   const valid = {
-    version: 2, key: 'k', ...spec, body: '{}', fingerprint: 'f', phase: 'accepted', createdAt: 'c', updatedAt: 'u', owner: { pid: 1 },
+    version: 2,
+    key: 'k',
+    ...spec,
+    body: '{}',
+    fingerprint: 'f',
+    phase: 'accepted',
+    createdAt: 'c',
+    updatedAt: 'u',
+    owner: { pid: 1 },
   };
   it('accepts the minimal intent and every optional field', () => {
     expect(intentSchema.safeParse(valid).success).toBe(true);
     const full = {
-      ...valid, owner: { pid: 1, start: 's', boot: 'b', host: 'h' }, orderId: 'o', status: 's', wait: true, out: { path: 'p', format: 'csv', force: false, csvRaw: true },
-      files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x', count: 4, format: 'jsonl' }, { orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x' }],
+      ...valid,
+      owner: { pid: 1, start: 's', boot: 'b', host: 'h' },
+      orderId: 'o',
+      status: 's',
+      wait: true,
+      out: { path: 'p', format: 'csv', force: false, csvRaw: true },
+      files: [
+        { orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x', count: 4, format: 'jsonl' },
+        { orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x' },
+      ],
     };
     expect(intentSchema.safeParse(full)).toEqual({ success: true, data: full });
   });
 
   it('refuses each field of the wrong kind', () => {
     const bad: Record<string, unknown>[] = [
-      { key: '' }, { key: 1 }, { environment: 'prod' }, { quantity: 1.5 }, { phase: 'resolved' }, { phase: 'placed' }, { owner: { pid: 1.5 } }, { owner: { pid: 1, start: 5 } },
-      { owner: { pid: 1, boot: 5 } }, { owner: { pid: 1, host: 5 } }, { version: 3 }, { profile: 1 }, { baseUrl: 1 }, { keyId: 1 }, { productId: 1 }, { body: 1 }, { fingerprint: 1 },
-      { createdAt: 1 }, { updatedAt: 1 }, { orderId: 1 }, { status: 1 }, { wait: 'yes' }, { out: { path: 'p', force: false } }, { out: { path: 'p', force: false, csvRaw: false, format: 'xml' } },
-      { out: { path: 1, force: false, csvRaw: false } }, { out: { path: 'p', force: 'no', csvRaw: false } },
-      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3 }] }, { files: [{ orderId: 'o', path: 'p', dev: '1', ino: 2, size: 3, sha256: 'x' }] },
-      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: '2', size: 3, sha256: 'x' }] }, { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: '3', sha256: 'x' }] },
-      { files: [{ orderId: 1, path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x' }] }, { files: [{ orderId: 'o', path: 1, dev: 1, ino: 2, size: 3, sha256: 'x' }] },
-      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x', count: '4' }] }, { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x', format: 'xml' }] },
+      { key: '' },
+      { key: 1 },
+      { environment: 'prod' },
+      { quantity: 1.5 },
+      { phase: 'resolved' },
+      { phase: 'placed' },
+      { owner: { pid: 1.5 } },
+      { owner: { pid: 1, start: 5 } },
+      { owner: { pid: 1, boot: 5 } },
+      { owner: { pid: 1, host: 5 } },
+      { version: 3 },
+      { profile: 1 },
+      { baseUrl: 1 },
+      { keyId: 1 },
+      { productId: 1 },
+      { body: 1 },
+      { fingerprint: 1 },
+      { createdAt: 1 },
+      { updatedAt: 1 },
+      { orderId: 1 },
+      { status: 1 },
+      { wait: 'yes' },
+      { out: { path: 'p', force: false } },
+      { out: { path: 'p', force: false, csvRaw: false, format: 'xml' } },
+      { out: { path: 1, force: false, csvRaw: false } },
+      { out: { path: 'p', force: 'no', csvRaw: false } },
+      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3 }] },
+      { files: [{ orderId: 'o', path: 'p', dev: '1', ino: 2, size: 3, sha256: 'x' }] },
+      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: '2', size: 3, sha256: 'x' }] },
+      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: '3', sha256: 'x' }] },
+      { files: [{ orderId: 1, path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x' }] },
+      { files: [{ orderId: 'o', path: 1, dev: 1, ino: 2, size: 3, sha256: 'x' }] },
+      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x', count: '4' }] },
+      { files: [{ orderId: 'o', path: 'p', dev: 1, ino: 2, size: 3, sha256: 'x', format: 'xml' }] },
       { files: {} },
     ];
-    for (const change of bad) expect(intentSchema.safeParse({ ...valid, ...change }).success, JSON.stringify(change)).toBe(false);
-    for (const env of ['test', 'live']) expect(intentSchema.safeParse({ ...valid, environment: env }).success).toBe(true);
-    for (const phase of ['prepared', 'sending', 'accepted', 'delivered']) expect(intentSchema.safeParse({ ...valid, phase }).success, phase).toBe(true);
-    for (const format of ['csv', 'json', 'jsonl', 'xlsx']) expect(intentSchema.safeParse({ ...valid, out: { path: 'p', force: false, csvRaw: false, format } }).success, format).toBe(true);
+    for (const change of bad)
+      expect(intentSchema.safeParse({ ...valid, ...change }).success, JSON.stringify(change)).toBe(false);
+    for (const env of ['test', 'live'])
+      expect(intentSchema.safeParse({ ...valid, environment: env }).success).toBe(true);
+    for (const phase of ['prepared', 'sending', 'accepted', 'delivered'])
+      expect(intentSchema.safeParse({ ...valid, phase }).success, phase).toBe(true);
+    for (const format of ['csv', 'json', 'jsonl', 'xlsx'])
+      expect(
+        intentSchema.safeParse({ ...valid, out: { path: 'p', force: false, csvRaw: false, format } }).success,
+        format,
+      ).toBe(true);
     expect(intentSchema.safeParse(null)).toEqual({ success: false });
     expect(intentSchema.safeParse('text')).toEqual({ success: false });
   });
 
   it('version 1: only `placed` is renamed; `delivering` is dropped; other phases kept', () => {
     const v1 = { ...valid, version: 1 };
-    expect(intentSchema.safeParse({ ...v1, phase: 'placed', delivering: { temp: 't' } })).toEqual({ success: true, data: { ...valid, version: 2, phase: 'accepted' } });
+    expect(intentSchema.safeParse({ ...v1, phase: 'placed', delivering: { temp: 't' } })).toEqual({
+      success: true,
+      data: { ...valid, version: 2, phase: 'accepted' },
+    });
     expect(intentSchema.safeParse({ ...v1, phase: 'prepared' })).toMatchObject({ data: { phase: 'prepared' } });
     expect(intentSchema.safeParse({ ...valid, phase: 'placed' }).success).toBe(false);
   });
@@ -338,7 +538,9 @@ describe('owner liveness', () => {
     const { spawn } = await import('node:child_process');
     const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 3600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (c: Buffer) => resolve(c.toString()))));
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (c: Buffer) => resolve(c.toString()))),
+      );
       const state = (): string => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0]!;
       while (state() !== 'Z') await new Promise((resolve) => setTimeout(resolve, 10));
       expect(pidAlive(pid)).toBe(true);
@@ -380,10 +582,17 @@ describe('journal lock, more', () => {
 
   it('the lock names this process while held, and is removed after, even when fn throws', async () => {
     const dir = tempDir();
-    const owner = await withDirLock(dir, () => JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8')) as { pid: number });
+    const owner = await withDirLock(
+      dir,
+      () => JSON.parse(readFileSync(join(dir, '.lock', 'owner'), 'utf8')) as { pid: number },
+    );
     expect(owner.pid).toBe(process.pid);
     expect(existsSync(join(dir, '.lock'))).toBe(false);
-    await expect(withDirLock(dir, () => { throw new Error('inside'); })).rejects.toThrow('inside');
+    await expect(
+      withDirLock(dir, () => {
+        throw new Error('inside');
+      }),
+    ).rejects.toThrow('inside');
     expect(existsSync(join(dir, '.lock'))).toBe(false);
   });
 
@@ -411,7 +620,16 @@ describe('journal lock, more', () => {
 
 describe('history, more', () => {
   const rec = (key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord => ({
-    key, productId: 'p1', quantity: 2, environment: 'test', profile: 'default', baseUrl: 'u', createdAt: at, updatedAt: at, outcome: 'delivered', ...extra,
+    key,
+    productId: 'p1',
+    quantity: 2,
+    environment: 'test',
+    profile: 'default',
+    baseUrl: 'u',
+    createdAt: at,
+    updatedAt: at,
+    outcome: 'delivered',
+    ...extra,
   });
 
   it('lives beside the journal', () => {
@@ -444,19 +662,50 @@ describe('history, more', () => {
     const good = rec('g', '2026-01-01T00:00:00.000Z');
     h.record(good);
     const broken: Record<string, unknown>[] = [
-      { key: 1 }, { productId: 1 }, { quantity: '2' }, { profile: 1 }, { baseUrl: 1 }, { createdAt: 1 }, { updatedAt: 1 }, { environment: 'prod' }, { outcome: 'lost' }, { outcome: 1 },
+      { key: 1 },
+      { productId: 1 },
+      { quantity: '2' },
+      { profile: 1 },
+      { baseUrl: 1 },
+      { createdAt: 1 },
+      { updatedAt: 1 },
+      { environment: 'prod' },
+      { outcome: 'lost' },
+      { outcome: 1 },
     ];
-    broken.forEach((change, i) => writeFileSync(join(h.dir, `b${i}.json`), JSON.stringify({ ...good, key: `b${i}`, ...change })));
+    broken.forEach((change, i) =>
+      writeFileSync(join(h.dir, `b${i}.json`), JSON.stringify({ ...good, key: `b${i}`, ...change })),
+    );
     writeFileSync(join(h.dir, 'null.json'), 'null');
-    writeFileSync(join(h.dir, 'live.json'), JSON.stringify({ ...good, key: 'live', environment: 'live', outcome: 'pending' }));
+    writeFileSync(
+      join(h.dir, 'live.json'),
+      JSON.stringify({ ...good, key: 'live', environment: 'live', outcome: 'pending' }),
+    );
     writeFileSync(join(h.dir, 'notes.txt'), JSON.stringify({ ...good, key: 'txt' }));
-    expect(h.list().map((r) => r.key).sort()).toEqual(['g', 'live']);
+    expect(
+      h
+        .list()
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['g', 'live']);
   });
 
   it('keeps only the fields of a record, the error only its code and message; the directory is private', () => {
     const h = new History(join(tempDir(), 'history'));
-    h.record({ ...rec('k', '2026-01-01T00:00:00.000Z', { endedAt: 'e', orderId: 'o', status: 's', out: '/o' }), error: { code: 'c', message: 'm', stack: 'secret' } } as OrderRecord);
-    expect(h.list()).toEqual([{ ...rec('k', '2026-01-01T00:00:00.000Z'), endedAt: 'e', orderId: 'o', status: 's', out: '/o', error: { code: 'c', message: 'm' } }]);
+    h.record({
+      ...rec('k', '2026-01-01T00:00:00.000Z', { endedAt: 'e', orderId: 'o', status: 's', out: '/o' }),
+      error: { code: 'c', message: 'm', stack: 'secret' },
+    } as OrderRecord);
+    expect(h.list()).toEqual([
+      {
+        ...rec('k', '2026-01-01T00:00:00.000Z'),
+        endedAt: 'e',
+        orderId: 'o',
+        status: 's',
+        out: '/o',
+        error: { code: 'c', message: 'm' },
+      },
+    ]);
     expect(readFileSync(join(h.dir, `${sha256('k').slice(0, 40)}.json`), 'utf8')).not.toContain('secret');
   });
 });

@@ -3,7 +3,14 @@ import { scopeOf } from '../../src/journal/history.js';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INTENT_MAX_AGE_MS, INTENT_MAX_FUTURE_MS, sha256, staleness, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import {
+  INTENT_MAX_AGE_MS,
+  INTENT_MAX_FUTURE_MS,
+  sha256,
+  staleness,
+  type Intent,
+  type OrderSpec,
+} from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { currentOwner, isAlive } from '../../src/journal/owner.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
@@ -61,7 +68,12 @@ describe('journal', () => {
   it('does not match another product, quantity, environment or profile', async () => {
     const j = journal();
     orphan(j, (await j.begin(spec)).intent);
-    for (const change of [{ productId: 'x' }, { quantity: 4 }, { environment: 'live' as const }, { profile: 'other' }]) {
+    for (const change of [
+      { productId: 'x' },
+      { quantity: 4 },
+      { environment: 'live' as const },
+      { profile: 'other' },
+    ]) {
       const { resumed } = await j.begin({ ...spec, ...change });
       expect(resumed, JSON.stringify(change)).toBe(false);
     }
@@ -71,7 +83,11 @@ describe('journal', () => {
     for (const change of [{ baseUrl: 'http://127.0.0.1:1' }, { keyId: 'k2' }]) {
       const j = journal();
       const first = orphan(j, (await j.begin(spec)).intent);
-      await expect(j.begin({ ...spec, ...change }), JSON.stringify(change)).rejects.toMatchObject({ exitCode: 2, code: 'intent_conflict', hint: expect.stringContaining(first.key) });
+      await expect(j.begin({ ...spec, ...change }), JSON.stringify(change)).rejects.toMatchObject({
+        exitCode: 2,
+        code: 'intent_conflict',
+        hint: expect.stringContaining(first.key),
+      });
     }
   });
 
@@ -82,8 +98,12 @@ describe('journal', () => {
     const refused = j.begin(spec);
     await expect(refused).rejects.toMatchObject({ exitCode: 2, code: 'stale_intent' });
     await expect(refused).rejects.toThrow(/more than 24 hours ago/);
-    await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order resume ${old.key} --force-stale`) });
-    await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining(`giftcodes order abandon ${old.key}`) });
+    await expect(refused).rejects.toMatchObject({
+      hint: expect.stringContaining(`giftcodes order resume ${old.key} --force-stale`),
+    });
+    await expect(refused).rejects.toMatchObject({
+      hint: expect.stringContaining(`giftcodes order abandon ${old.key}`),
+    });
     await expect(j.claim(old.key)).rejects.toMatchObject({ code: 'stale_intent' });
     const { intent: claimed } = await j.claim(old.key, { forceStale: true });
     expect(claimed.key).toBe(old.key);
@@ -129,8 +149,17 @@ describe('journal', () => {
   it('reads a version 1 intent (placed, delivering, host) as version 2', () => {
     const j = journal();
     const v1 = {
-      version: 1, key: 'old-1', ...spec, body: '{"product_id":"amazon-us-25","quantity":3}', fingerprint: 'f', phase: 'placed',
-      createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), owner: { pid: 1, start: '5', host: 'h' }, orderId: 'ord_1', delivering: { temp: '/x' },
+      version: 1,
+      key: 'old-1',
+      ...spec,
+      body: '{"product_id":"amazon-us-25","quantity":3}',
+      fingerprint: 'f',
+      phase: 'placed',
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+      owner: { pid: 1, start: '5', host: 'h' },
+      orderId: 'ord_1',
+      delivering: { temp: '/x' },
     };
     writeFileSync(join(j.dir, 'v1.json'), JSON.stringify(v1));
     const [intent] = j.read().intents;
@@ -157,10 +186,20 @@ describe('journal', () => {
     expect(j.find('row-1')?.key).toBe('row-1');
     expect((await j.begin({ ...spec, key: 'moved' })).resumed).toBe(false);
     // Taken over, "hand" lives under its own name; the copy it was found in is gone (it would stay pending).
-    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'moved', 'row-1', 'row-2']);
+    expect(
+      j
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual(['hand', 'moved', 'row-1', 'row-2']);
     // row-1 was once read from the file now "moved"'s own: ending row-1 leaves "moved" alone.
     await j.end([mine], 'delivered');
-    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['hand', 'moved', 'row-2']);
+    expect(
+      j
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual(['hand', 'moved', 'row-2']);
   });
 
   it("begin removes the temporary files a writer killed mid-write left, and no live writer's", async () => {
@@ -171,7 +210,11 @@ describe('journal', () => {
     const other = 'notes.tmp';
     for (const name of [dead, live, other]) writeFileSync(join(j.dir, name), '{');
     await j.begin(spec);
-    expect(readdirSync(j.dir).filter((n) => n.endsWith('.tmp')).sort()).toEqual([live, other].sort());
+    expect(
+      readdirSync(j.dir)
+        .filter((n) => n.endsWith('.tmp'))
+        .sort(),
+    ).toEqual([live, other].sort());
   });
 
   it('begin leaves no temporary file behind, whether it creates the intent or takes one over', async () => {
@@ -179,7 +222,9 @@ describe('journal', () => {
     const first = (await j.begin({ ...spec, key: 'k' })).intent;
     orphan(j, first);
     expect((await j.begin({ ...spec, key: 'k' })).resumed).toBe(true);
-    await expect(j.begin({ ...spec, key: 'k', productId: 'other' })).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    await expect(j.begin({ ...spec, key: 'k', productId: 'other' })).rejects.toMatchObject({
+      code: 'idempotency_key_reused',
+    });
     await j.begin(spec);
     expect(readdirSync(j.dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(j.read().intents).toHaveLength(2);
@@ -190,17 +235,43 @@ describe('journal', () => {
     const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, orderId: 'ord_a' });
     const b = (await j.begin({ ...spec, key: 'b' })).intent;
     // That key's record in the same scope (server, environment, API key); one in another scope is another order's.
-    j.history.record({ key: 'b', keyId: spec.keyId, orderId: 'ord_b', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: spec.baseUrl, createdAt: 'x', updatedAt: 'x', outcome: 'delivered' });
+    j.history.record({
+      key: 'b',
+      keyId: spec.keyId,
+      orderId: 'ord_b',
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'default',
+      baseUrl: spec.baseUrl,
+      createdAt: 'x',
+      updatedAt: 'x',
+      outcome: 'delivered',
+    });
     await j.end([a, b], 'abandoned');
     expect(j.read().intents).toEqual([]);
-    expect(j.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(['a abandoned ord_a', 'b delivered ord_b']);
+    expect(
+      j.history
+        .list()
+        .map((r) => `${r.key} ${r.outcome} ${r.orderId}`)
+        .sort(),
+    ).toEqual(['a abandoned ord_a', 'b delivered ord_b']);
   });
 
   it('end() moves the intent to the order record, with its key id (the scope), without the body', async () => {
     const j = journal();
     const { intent } = await j.begin(spec);
-    const [record] = await j.end([{ ...intent, orderId: 'ord_9', status: 'completed' }], 'delivered', { now: Date.parse('2026-01-01T00:00:00Z') });
-    expect(record).toMatchObject({ key: intent.key, orderId: 'ord_9', outcome: 'delivered', endedAt: '2026-01-01T00:00:00.000Z', productId: 'amazon-us-25', quantity: 3 });
+    const [record] = await j.end([{ ...intent, orderId: 'ord_9', status: 'completed' }], 'delivered', {
+      now: Date.parse('2026-01-01T00:00:00Z'),
+    });
+    expect(record).toMatchObject({
+      key: intent.key,
+      orderId: 'ord_9',
+      outcome: 'delivered',
+      endedAt: '2026-01-01T00:00:00.000Z',
+      productId: 'amazon-us-25',
+      quantity: 3,
+    });
     expect(j.read().intents).toEqual([]);
     expect(j.history.list().map((r) => r.key)).toEqual([intent.key]);
     expect(j.history.list()[0]?.keyId).toBe(spec.keyId);
@@ -221,7 +292,10 @@ describe('journal', () => {
     const j = journal();
     const first = (await j.begin({ ...spec, key: 'my-key-1' })).intent;
     orphan(j, first);
-    await expect(j.begin({ ...spec, quantity: 9, key: 'my-key-1' })).rejects.toMatchObject({ exitCode: 2, code: 'idempotency_key_reused' });
+    await expect(j.begin({ ...spec, quantity: 9, key: 'my-key-1' })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'idempotency_key_reused',
+    });
     const same = await j.begin({ ...spec, key: 'my-key-1' });
     expect(same.resumed).toBe(true);
   });
@@ -242,7 +316,11 @@ describe('journal', () => {
     expect(intents).toEqual([]);
     expect(unreadable.map((u) => u.file.split('/').pop()).sort()).toEqual(['truncated.json', 'wrong.json']);
     await j.begin(spec);
-    expect(readdirSync(j.dir).filter((name) => name.endsWith('.json')).sort()).toEqual(['truncated.json', 'wrong.json']);
+    expect(
+      readdirSync(j.dir)
+        .filter((name) => name.endsWith('.json'))
+        .sort(),
+    ).toEqual(['truncated.json', 'wrong.json']);
     expect(j.read().intents).toHaveLength(1);
   });
 });
@@ -251,8 +329,23 @@ describe('the journal stores an intent exactly', () => {
   it('keeps key-shaped text in every identifier (log line and compacted file); masks a key in the server status', async () => {
     const { storedIntent, intentText } = await import('../../src/journal/log.js');
     const { newIntent } = await import('../../src/journal/intent.js');
-    const spec: OrderSpec = { profile: 'misc_test_shop', environment: 'test', baseUrl: 'http://127.0.0.1:1/sc_test_x', keyId: 'abc', productId: 'misc_test_pack', quantity: 1 };
-    const intent = { ...newIntent({ ...spec, out: { path: '/tmp/misc_test_out/sc_live_d/c.csv', force: false, csvRaw: false } }, 'misc_test_key-sc_test_1', Date.now()), orderId: 'sc_live_order_abcdefgh', status: 'weird sc_live_abcdefgh1234' };
+    const spec: OrderSpec = {
+      profile: 'misc_test_shop',
+      environment: 'test',
+      baseUrl: 'http://127.0.0.1:1/sc_test_x',
+      keyId: 'abc',
+      productId: 'misc_test_pack',
+      quantity: 1,
+    };
+    const intent = {
+      ...newIntent(
+        { ...spec, out: { path: '/tmp/misc_test_out/sc_live_d/c.csv', force: false, csvRaw: false } },
+        'misc_test_key-sc_test_1',
+        Date.now(),
+      ),
+      orderId: 'sc_live_order_abcdefgh',
+      status: 'weird sc_live_abcdefgh1234',
+    };
     expect(storedIntent(intent)).toEqual({ ...intent, status: 'weird sc_live_…1234' });
     expect(JSON.parse(intentText(intent))).toEqual({ ...intent, status: 'weird sc_live_…1234' });
     const journal = new Journal(join(tempDir(), 'journal'));
@@ -262,7 +355,16 @@ describe('the journal stores an intent exactly', () => {
     const { readFileSync } = await import('node:fs');
     const log = readdirSync(journal.dir).find((name) => name.endsWith('.log'))!;
     const line = readFileSync(join(journal.dir, log), 'utf8').trim().split('\n').at(-1)!;
-    expect((JSON.parse(line) as { intent: Intent }).intent).toMatchObject({ profile: spec.profile, productId: spec.productId, baseUrl: spec.baseUrl, body: intent.body, key: intent.key, orderId: intent.orderId, out: intent.out, status: 'weird sc_live_…1234' });
+    expect((JSON.parse(line) as { intent: Intent }).intent).toMatchObject({
+      profile: spec.profile,
+      productId: spec.productId,
+      baseUrl: spec.baseUrl,
+      body: intent.body,
+      key: intent.key,
+      orderId: intent.orderId,
+      out: intent.out,
+      status: 'weird sc_live_…1234',
+    });
   });
 });
 
@@ -271,7 +373,18 @@ describe('claim asks first whether the outcome already reached the user', () => 
     const j = journal();
     const { intent } = await j.begin({ ...spec, out: { path: '-', force: false, csvRaw: false } });
     const accepted = orphan(j, intent, { phase: 'accepted', orderId: 'ord_1', status: 'completed' });
-    j.history.record({ key: intent.key, orderId: 'ord_1', productId: spec.productId, quantity: 3, environment: 'test', profile: 'default', baseUrl: spec.baseUrl, createdAt: accepted.createdAt, updatedAt: accepted.updatedAt, outcome: 'delivered' });
+    j.history.record({
+      key: intent.key,
+      orderId: 'ord_1',
+      productId: spec.productId,
+      quantity: 3,
+      environment: 'test',
+      profile: 'default',
+      baseUrl: spec.baseUrl,
+      createdAt: accepted.createdAt,
+      updatedAt: accepted.updatedAt,
+      outcome: 'delivered',
+    });
     const claimed = await j.claim(intent.key);
     expect(claimed.reached).toBe('delivered');
     expect(claimed.intent.owner.pid).not.toBe(process.pid);
@@ -323,7 +436,11 @@ describe('the machine in an owner', () => {
     const j = journal();
     const { intent } = await j.begin(spec);
     const foreign = j.save({ ...intent, phase: 'sending', owner: { pid: deadPid(), machine: 'elsewhere-2' } });
-    await expect(j.begin(spec)).rejects.toMatchObject({ exitCode: 2, code: 'intent_other_machine', hint: `once you know that host is not running it: giftcodes order resume ${intent.key}` });
+    await expect(j.begin(spec)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'intent_other_machine',
+      hint: `once you know that host is not running it: giftcodes order resume ${intent.key}`,
+    });
     await expect(j.begin({ ...spec, key: intent.key })).rejects.toMatchObject({ code: 'intent_other_machine' });
     expect(await j.settleWhere(() => 'delivered')).toEqual([]);
     const { intent: claimed } = await j.claim(foreign.key);

@@ -8,7 +8,17 @@ import { FAILPOINTS } from '../../src/failpoints.js';
 import { scopeOf } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { driveIntent, finish } from '../../src/orders/drive.js';
-import { checkMove, deliver, endedRecord, LIFECYCLE, mayMove, sayReached, settle, stepOf, type Step } from '../../src/orders/lifecycle.js';
+import {
+  checkMove,
+  deliver,
+  endedRecord,
+  LIFECYCLE,
+  mayMove,
+  sayReached,
+  settle,
+  stepOf,
+  type Step,
+} from '../../src/orders/lifecycle.js';
 import { Io } from '../../src/output/io.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { type RunningServer } from '../../src/server/index.js';
@@ -42,14 +52,22 @@ beforeEach(() => {
   at.fire = undefined;
 });
 
-const specFor = (url: string, productId = 'amazon-us-25'): OrderSpec => ({ profile: 'default', environment: 'test', baseUrl: url, keyId: keyIdOf(KEY), productId, quantity: 2 });
+const specFor = (url: string, productId = 'amazon-us-25'): OrderSpec => ({
+  profile: 'default',
+  environment: 'test',
+  baseUrl: url,
+  keyId: keyIdOf(KEY),
+  productId,
+  quantity: 2,
+});
 const STEPS = Object.keys(LIFECYCLE) as Step[];
 
 describe('the table', () => {
   it('moves forward only: nothing returns to prepared or sending, an ending leads at most to resolved', () => {
     for (const from of STEPS) {
       for (const to of LIFECYCLE[from].to) expect(STEPS).toContain(to);
-      if (LIFECYCLE[from].ends || from === 'resolved') expect(LIFECYCLE[from].to.every((to) => to === 'resolved')).toBe(true);
+      if (LIFECYCLE[from].ends || from === 'resolved')
+        expect(LIFECYCLE[from].to.every((to) => to === 'resolved')).toBe(true);
     }
     expect(STEPS.filter((from) => mayMove(from, 'prepared'))).toEqual([]);
     expect(STEPS.filter((from) => mayMove(from, 'sending'))).toEqual(['prepared']);
@@ -65,20 +83,41 @@ describe('the table', () => {
 
   it('what each step makes durable, and the ending its record keeps', () => {
     const phases = ['prepared', 'sending', 'accepted'];
-    for (const step of STEPS) expect(LIFECYCLE[step].writes).toBe(phases.includes(step) ? 'intent' : step === 'delivered' || step === 'failed' ? 'record' : 'removal');
-    expect(STEPS.map((step) => LIFECYCLE[step].ends)).toEqual([undefined, undefined, undefined, 'delivered', 'failed', undefined, 'refused', 'abandoned']);
+    for (const step of STEPS)
+      expect(LIFECYCLE[step].writes).toBe(
+        phases.includes(step) ? 'intent' : step === 'delivered' || step === 'failed' ? 'record' : 'removal',
+      );
+    expect(STEPS.map((step) => LIFECYCLE[step].ends)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'delivered',
+      'failed',
+      undefined,
+      'refused',
+      'abandoned',
+    ]);
   });
 
   it("each durable step's failpoint is a known one, fired in the order FAILPOINTS lists them", () => {
     const named = STEPS.map((step) => LIFECYCLE[step].failpoint).filter((f) => f !== undefined);
-    expect(named).toEqual(['intent.written', 'sending.written', 'order.accepted', 'delivered', 'delivered', 'resolved']);
+    expect(named).toEqual([
+      'intent.written',
+      'sending.written',
+      'order.accepted',
+      'delivered',
+      'delivered',
+      'resolved',
+    ]);
     const order = [...new Set(named)].map((f) => FAILPOINTS.indexOf(f));
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(order.every((i) => i >= 0)).toBe(true);
   });
 
   it('checkMove refuses any other move as a bug, naming both steps', () => {
-    expect(() => checkMove('prepared', 'accepted')).toThrow(new Error('order lifecycle: no move from prepared to accepted'));
+    expect(() => checkMove('prepared', 'accepted')).toThrow(
+      new Error('order lifecycle: no move from prepared to accepted'),
+    );
     expect(() => checkMove('resolved', 'resolved')).toThrow('no move from resolved to resolved');
     expect(() => checkMove('accepted', 'accepted')).not.toThrow();
   });
@@ -99,24 +138,48 @@ describe('the failpoints each path passes', () => {
   it('order place --wait --out: every step of the table, each once, in order', async () => {
     const { journal, deps: d } = deps(server.url);
     const path = join(tempDir(), 'codes.csv');
-    const { intent } = await journal.begin({ ...specFor(server.url), wait: true, out: { path, force: false, csvRaw: false } });
+    const { intent } = await journal.begin({
+      ...specFor(server.url),
+      wait: true,
+      out: { path, force: false, csvRaw: false },
+    });
     const driven = await driveIntent(d, intent, { wait: true, out: intent.out, intervalS: 0.01 });
     await finish(d.io, journal, driven);
-    expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed', 'delivered', 'resolved']);
+    expect(fired).toEqual([
+      'intent.written',
+      'sending.written',
+      'request.sent',
+      'order.accepted',
+      'codes.tmp-written',
+      'codes.identity-written',
+      'codes.committed',
+      'codes.renamed',
+      'delivered',
+      'resolved',
+    ]);
     expect(existsSync(path)).toBe(true);
     expect(journal.read().intents).toEqual([]);
-    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({
+      outcome: 'delivered',
+      orderId: driven.order.id,
+    });
   });
 
   it("the codes file's identity is on disk when codes.identity-written fires, before the rename; the status when order.accepted fires", async () => {
     const { journal, deps: d } = deps(server.url);
     const path = join(tempDir(), 'codes.json');
-    const { intent } = await journal.begin({ ...specFor(server.url), wait: true, out: { path, force: false, csvRaw: false, format: 'json' } });
+    const { intent } = await journal.begin({
+      ...specFor(server.url),
+      wait: true,
+      out: { path, force: false, csvRaw: false, format: 'json' },
+    });
     const seen: Record<string, unknown> = {};
     at.fire = (name) => {
       const onDisk = journal.find(intent.key);
-      if (name === 'order.accepted') seen.accepted = { phase: onDisk?.phase, orderId: onDisk?.orderId, status: onDisk?.status };
-      if (name === 'codes.identity-written') seen.identity = { files: onDisk?.files?.map((f) => f.path), target: existsSync(path) };
+      if (name === 'order.accepted')
+        seen.accepted = { phase: onDisk?.phase, orderId: onDisk?.orderId, status: onDisk?.status };
+      if (name === 'codes.identity-written')
+        seen.identity = { files: onDisk?.files?.map((f) => f.path), target: existsSync(path) };
       if (name === 'codes.tmp-written') seen.tmp = { files: onDisk?.files?.length ?? 0, target: existsSync(path) };
     };
     const driven = await driveIntent(d, intent, { wait: true, out: intent.out, intervalS: 0.01 });
@@ -131,7 +194,14 @@ describe('the failpoints each path passes', () => {
     const driven = await driveIntent(d, intent, { wait: true, intervalS: 0.01 });
     expect(driven.ending).toBe('failed');
     await expect(finish(d.io, journal, driven)).rejects.toBeInstanceOf(OrderEndedError);
-    expect(fired).toEqual(['intent.written', 'sending.written', 'request.sent', 'order.accepted', 'delivered', 'resolved']);
+    expect(fired).toEqual([
+      'intent.written',
+      'sending.written',
+      'request.sent',
+      'order.accepted',
+      'delivered',
+      'resolved',
+    ]);
     expect(c.out()).toContain(driven.order.id);
     expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'failed', status: 'failed' });
   });
@@ -139,7 +209,9 @@ describe('the failpoints each path passes', () => {
   it('a refusal ends the intent at once: no request.sent, nothing delivered or resolved', async () => {
     const { journal, deps: d } = deps(server.url);
     const { intent } = await journal.begin(specFor(server.url, 'no-such-product'));
-    await expect(driveIntent(d, intent, { wait: false, intervalS: 0.01 })).rejects.toMatchObject({ status: expect.any(Number) });
+    await expect(driveIntent(d, intent, { wait: false, intervalS: 0.01 })).rejects.toMatchObject({
+      status: expect.any(Number),
+    });
     expect(fired).toEqual(['intent.written', 'sending.written']);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'refused' });
@@ -167,8 +239,14 @@ describe('driveIntent', () => {
       const journal = freshJournal();
       const { intent } = await journal.begin({ ...specFor(never.url), wait: true });
       const d = { io: capturedIo().io, api: clientOf(never.url), journal, signal: new AbortController().signal };
-      const error = await driveIntent(d, intent, { wait: true, intervalS: 0.01, timeoutS: 0.2 }).catch((e: unknown) => e);
-      expect(error).toMatchObject({ exitCode: 7, code: 'wait_timeout', message: expect.stringContaining('after 0.2s') });
+      const error = await driveIntent(d, intent, { wait: true, intervalS: 0.01, timeoutS: 0.2 }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({
+        exitCode: 7,
+        code: 'wait_timeout',
+        message: expect.stringContaining('after 0.2s'),
+      });
       expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
     } finally {
       await never.close();
@@ -195,8 +273,19 @@ describe('deliver and settle', () => {
     const fd = openSync('/dev/null', 'r+');
     try {
       const { io } = capturedIo();
-      const closed = new Io({ stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false, stdoutFd: fd });
-      await expect(deliver(closed, journal, () => closed.out('ord_c'), [{ intent: accepted, ending: 'delivered' }])).rejects.toMatchObject({ exitCode: 8, code: 'output_failed' });
+      const closed = new Io({
+        stdin: io.stdin,
+        stdout: io.stdout,
+        stderr: io.stderr,
+        env: {},
+        stdinIsTTY: false,
+        stdoutIsTTY: false,
+        stderrIsTTY: false,
+        stdoutFd: fd,
+      });
+      await expect(
+        deliver(closed, journal, () => closed.out('ord_c'), [{ intent: accepted, ending: 'delivered' }]),
+      ).rejects.toMatchObject({ exitCode: 8, code: 'output_failed' });
     } finally {
       closeSync(fd);
     }
@@ -207,8 +296,18 @@ describe('deliver and settle', () => {
 
   it('sayReached names where the codes went: a file, or standard output', () => {
     const c = capturedIo();
-    sayReached(c.io, [{ key: 'k1', orderId: 'ord_1', out: { path: '-' } } as Intent, { key: 'k2', out: { path: '/x/c.csv' } } as Intent, { key: 'k3', orderId: 'ord_3' } as Intent]);
-    expect(c.err().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''))).toEqual([
+    sayReached(c.io, [
+      { key: 'k1', orderId: 'ord_1', out: { path: '-' } } as Intent,
+      { key: 'k2', out: { path: '/x/c.csv' } } as Intent,
+      { key: 'k3', orderId: 'ord_3' } as Intent,
+    ]);
+    expect(
+      c
+        .err()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.replace(/^\S+ /, '')),
+    ).toEqual([
       'the interrupted order ord_1 had already reached you (codes written to standard output); it is complete',
       'the interrupted order k2 had already reached you (codes in /x/c.csv); it is complete',
       'the interrupted order ord_3 had already reached you; it is complete',
@@ -220,7 +319,9 @@ describe('deliver and settle', () => {
     const { intent } = await journal.begin(specFor(server.url));
     fired.length = 0;
     const c = capturedIo();
-    await expect(deliver(c.io, journal, () => c.io.out('x'), [{ intent, ending: 'delivered' }])).rejects.toThrow('order lifecycle: no move from prepared to delivered');
+    await expect(deliver(c.io, journal, () => c.io.out('x'), [{ intent, ending: 'delivered' }])).rejects.toThrow(
+      'order lifecycle: no move from prepared to delivered',
+    );
     expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
     expect(fired).toEqual([]);
   });
@@ -240,7 +341,13 @@ describe('deliver and settle', () => {
     const journal = freshJournal();
     const dead = { pid: 999_999_999 };
     const { intent } = await journal.begin(specFor(server.url));
-    journal.save({ ...intent, phase: 'accepted', orderId: 'ord_f', owner: dead, out: { path: join(tempDir(), 'c.csv'), force: false, csvRaw: false } });
+    journal.save({
+      ...intent,
+      phase: 'accepted',
+      orderId: 'ord_f',
+      owner: dead,
+      out: { path: join(tempDir(), 'c.csv'), force: false, csvRaw: false },
+    });
     await settle(journal, { orderId: 'ord_f', baseUrl: server.url, codes: false });
     expect(journal.read().intents).toHaveLength(1);
     await settle(journal, { orderId: 'ord_f', baseUrl: server.url, codes: false, ending: 'failed' });
@@ -249,9 +356,25 @@ describe('deliver and settle', () => {
   });
 
   it('endedRecord: the intent as a record with its end time, and only the code and message of an error', () => {
-    const intent = { key: 'k', orderId: 'ord_1', productId: 'p', quantity: 1, environment: 'test', profile: 'default', baseUrl: 'http://x', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:01.000Z', phase: 'accepted' } as Intent;
+    const intent = {
+      key: 'k',
+      orderId: 'ord_1',
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'default',
+      baseUrl: 'http://x',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:01.000Z',
+      phase: 'accepted',
+    } as Intent;
     const at = Date.parse('2026-01-02T00:00:00.000Z');
-    expect(endedRecord(intent, 'delivered', at)).toMatchObject({ key: 'k', orderId: 'ord_1', outcome: 'delivered', endedAt: '2026-01-02T00:00:00.000Z' });
+    expect(endedRecord(intent, 'delivered', at)).toMatchObject({
+      key: 'k',
+      orderId: 'ord_1',
+      outcome: 'delivered',
+      endedAt: '2026-01-02T00:00:00.000Z',
+    });
     expect(endedRecord(intent, 'delivered', at)).not.toHaveProperty('error');
     const error = Object.assign(new Error('refused'), { code: 'invalid_product', status: 422 });
     expect(endedRecord(intent, 'refused', at, error).error).toEqual({ code: 'invalid_product', message: 'refused' });

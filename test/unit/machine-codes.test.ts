@@ -30,8 +30,19 @@ const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, f
 /** An accepted, completed order of 2 codes, its intent on disk with `out`. */
 async function accepted(j: Journal, out: OutSpec): Promise<{ machine: OrderMachine; api: ApiClient }> {
   const api = clientOf(server.url);
-  const { intent } = await j.begin({ profile: 'default', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2, out });
-  const machine = new OrderMachine({ io: capturedIo().io, api, journal: j, signal: new AbortController().signal }, intent);
+  const { intent } = await j.begin({
+    profile: 'default',
+    environment: 'test',
+    baseUrl: server.url,
+    keyId: keyIdOf(KEY),
+    productId: 'amazon-us-25',
+    quantity: 2,
+    out,
+  });
+  const machine = new OrderMachine(
+    { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
+    intent,
+  );
   await machine.send();
   return { machine, api };
 }
@@ -55,7 +66,10 @@ describe('writeCodes', () => {
     const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
     writeFileSync(temp, '[]');
     machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
-    const failing = new OrderMachine({ io: capturedIo().io, api: failingCodes(api), journal: j, signal: new AbortController().signal }, machine.intent);
+    const failing = new OrderMachine(
+      { io: capturedIo().io, api: failingCodes(api), journal: j, signal: new AbortController().signal },
+      machine.intent,
+    );
     await expect(failing.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'network_error' });
     expect(existsSync(temp)).toBe(false);
     expect(j.reached(j.find(machine.intent.key)!)).toBeUndefined();
@@ -71,7 +85,10 @@ describe('writeCodes', () => {
       yield [{ code: 'A-2' }];
     }
     const planting = Object.assign(Object.create(api) as ApiClient, { codePages: pages, rawCodePages: pages });
-    const m = new OrderMachine({ io: capturedIo().io, api: planting, journal: j, signal: new AbortController().signal }, machine.intent);
+    const m = new OrderMachine(
+      { io: capturedIo().io, api: planting, journal: j, signal: new AbortController().signal },
+      machine.intent,
+    );
     await expect(m.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'out_exists' });
     expect(j.find(machine.intent.key)!.files?.every((f) => f.count === undefined)).toBe(true);
     expect(j.reached(j.find(machine.intent.key)!)).toBeUndefined();
@@ -92,7 +109,14 @@ describe('a codes file renamed into place whose mark could not be written (journ
   /** The journal of `j`, whose asynchronous saves (the note after the rename) fail as a full disk does. */
   function fullAfterRename(j: Journal): Journal {
     return Object.assign(Object.create(j) as Journal, {
-      saveAsync: () => Promise.reject(Object.assign(new LocalError('cannot write the journal: no space left on the device (ENOSPC)', { code: 'journal_failed' }))),
+      saveAsync: () =>
+        Promise.reject(
+          Object.assign(
+            new LocalError('cannot write the journal: no space left on the device (ENOSPC)', {
+              code: 'journal_failed',
+            }),
+          ),
+        ),
     });
   }
 
@@ -100,7 +124,10 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const j = freshJournal();
     const path = join(tempDir(), 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
-    const m = new OrderMachine({ io: capturedIo().io, api, journal: fullAfterRename(j), signal: new AbortController().signal }, machine.intent);
+    const m = new OrderMachine(
+      { io: capturedIo().io, api, journal: fullAfterRename(j), signal: new AbortController().signal },
+      machine.intent,
+    );
     const error = await m.writeCodes(outTo(path)).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 8 });
     expect((error as Error).message).toContain(`the codes of order ${machine.intent.orderId} are already in ${path}`);
@@ -116,11 +143,17 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const dir = tempDir();
     const path = join(dir, 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
-    const m = new OrderMachine({ io: capturedIo().io, api, journal: fullAfterRename(j), signal: new AbortController().signal }, machine.intent);
+    const m = new OrderMachine(
+      { io: capturedIo().io, api, journal: fullAfterRename(j), signal: new AbortController().signal },
+      machine.intent,
+    );
     await expect(m.writeCodes(outTo(path))).rejects.toMatchObject({ exitCode: 8 });
     renameSync(path, join(dir, 'sold.json'));
     const intent = j.find(machine.intent.key)!;
-    const again = new OrderMachine({ io: capturedIo().io, api, journal: j, signal: new AbortController().signal }, intent);
+    const again = new OrderMachine(
+      { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
+      intent,
+    );
     const error = await again.writeCodes(outTo(path)).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'codes_file_unaccounted' });
     expect((error as Error).message).toContain(`were written for ${path} by an earlier run`);
@@ -137,15 +170,21 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const { machine, api } = await accepted(j, outTo(path));
     const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
     writeFileSync(temp, '[]');
-    machine.intent = j.save({ ...machine.intent, files: [{ ...fileIdentity(temp, machine.intent.orderId!, path), count: 2, format: 'json' }] });
-    const again = new OrderMachine({ io: capturedIo().io, api, journal: j, signal: new AbortController().signal }, machine.intent);
+    machine.intent = j.save({
+      ...machine.intent,
+      files: [{ ...fileIdentity(temp, machine.intent.orderId!, path), count: 2, format: 'json' }],
+    });
+    const again = new OrderMachine(
+      { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
+      machine.intent,
+    );
     expect(await again.writeCodes(outTo(path))).toMatchObject({ path, count: 2 });
     expect(j.find(machine.intent.key)!.files).toEqual([expect.objectContaining({ path, count: 2, renamed: true })]);
   });
 });
 
 describe('deliveredTo', () => {
-  it('a delivered file moved away since is still this intent\'s delivery: never written again', async () => {
+  it("a delivered file moved away since is still this intent's delivery: never written again", async () => {
     const j = freshJournal();
     const dir = tempDir();
     const path = join(dir, 'codes.json');
@@ -154,7 +193,10 @@ describe('deliveredTo', () => {
     renameSync(path, join(dir, 'sold.json'));
     const intent: Intent = j.find(machine.intent.key)!;
     await j.recordDelivery([endedRecord(intent, 'delivered', Date.now())]);
-    const again = new OrderMachine({ io: capturedIo().io, api: clientOf(server.url), journal: j, signal: new AbortController().signal }, intent);
+    const again = new OrderMachine(
+      { io: capturedIo().io, api: clientOf(server.url), journal: j, signal: new AbortController().signal },
+      intent,
+    );
     expect(again.deliveredTo(path)).toMatchObject({ path, count: 2 });
     expect(await again.writeCodes(outTo(path))).toEqual({ path, count: 2, format: 'json', earlier: true });
     expect(existsSync(path)).toBe(false);
@@ -190,7 +232,10 @@ describe('codes to stdout (--out -)', () => {
     const { machine } = await accepted(j, outTo('-'));
     let out = '';
     const stdout = new Writable({ write: (chunk, _e, callback) => ((out += String(chunk)), callback()) });
-    const m = new OrderMachine({ io: toStdout(stdout), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    const m = new OrderMachine(
+      { io: toStdout(stdout), api: clientOf(server.url), journal: j, signal: new AbortController().signal },
+      machine.intent,
+    );
     expect(await m.writeCodes(outTo('-'))).toMatchObject({ path: '-', count: 2 });
     expect(JSON.parse(out)).toHaveLength(2);
     expect(j.find(machine.intent.key)!.files ?? []).toEqual([]);
@@ -199,11 +244,16 @@ describe('codes to stdout (--out -)', () => {
   it('the reader gone before every code was written: exit 8 output_failed, counted, the intent kept', async () => {
     const j = freshJournal();
     const { machine } = await accepted(j, outTo('-'));
-    const m = new OrderMachine({ io: toStdout(failing('EPIPE')), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    const m = new OrderMachine(
+      { io: toStdout(failing('EPIPE')), api: clientOf(server.url), journal: j, signal: new AbortController().signal },
+      machine.intent,
+    );
     const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
     // What is known: the codes handed to the pipe, not those its reader read.
-    expect((error as Error).message).toBe(`could not write the codes of order ${machine.intent.orderId} to standard output: the reader closed the pipe; 0 of 2 codes were handed to it, how many it read is not known; order ${machine.intent.orderId} was placed`);
+    expect((error as Error).message).toBe(
+      `could not write the codes of order ${machine.intent.orderId} to standard output: the reader closed the pipe; 0 of 2 codes were handed to it, how many it read is not known; order ${machine.intent.orderId} was placed`,
+    );
     expect(j.find(machine.intent.key)).toMatchObject({ phase: 'accepted' });
   });
 
@@ -214,10 +264,15 @@ describe('codes to stdout (--out -)', () => {
   ])('a stdout that fails (%s) is exit 8 in words: %s', async (code, why) => {
     const j = freshJournal();
     const { machine } = await accepted(j, outTo('-'));
-    const m = new OrderMachine({ io: toStdout(failing(code)), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+    const m = new OrderMachine(
+      { io: toStdout(failing(code)), api: clientOf(server.url), journal: j, signal: new AbortController().signal },
+      machine.intent,
+    );
     const error = await m.writeCodes(outTo('-')).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
-    expect((error as Error).message).toBe(`could not write the codes to standard output (${why}); order ${machine.intent.orderId} was placed`);
+    expect((error as Error).message).toBe(
+      `could not write the codes to standard output (${why}); order ${machine.intent.orderId} was placed`,
+    );
   });
 
   // CSV to stdout is put in column order in a temporary file, read back once every page arrived. That file
@@ -238,10 +293,17 @@ describe('codes to stdout (--out -)', () => {
           callback();
         },
       });
-      const m = new OrderMachine({ io: toStdout(stdout), api: clientOf(server.url), journal: j, signal: new AbortController().signal }, machine.intent);
+      const m = new OrderMachine(
+        { io: toStdout(stdout), api: clientOf(server.url), journal: j, signal: new AbortController().signal },
+        machine.intent,
+      );
       const error = await m.writeCodes({ ...outTo('-'), format: 'csv' }).catch((e: unknown) => e);
       expect(error).toMatchObject({ exitCode: 8 });
-      expect((error as Error).message).toMatch(new RegExp(`^cannot read the temporary CSV file ${tmp}/giftcodes-spool-\\S+: .*; order ${machine.intent.orderId} was placed$`));
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^cannot read the temporary CSV file ${tmp}/giftcodes-spool-\\S+: .*; order ${machine.intent.orderId} was placed$`,
+        ),
+      );
       expect(j.find(machine.intent.key)).toMatchObject({ phase: 'accepted' });
     } finally {
       process.env.TMPDIR = saved;

@@ -15,7 +15,9 @@ const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
 
 describe('tailMembers: the members after the records, read from the end', () => {
   it('reads the documented envelope', () => {
-    expect(tailMembers(bytes('{"object":"list","data":[{"code":"A"}],"has_more":true,"next_cursor":"Y29k"}'))).toBe('{"has_more":true,"next_cursor":"Y29k"}');
+    expect(tailMembers(bytes('{"object":"list","data":[{"code":"A"}],"has_more":true,"next_cursor":"Y29k"}'))).toBe(
+      '{"has_more":true,"next_cursor":"Y29k"}',
+    );
   });
 
   it('reads whitespace, numbers, null and a string with escaped quotes and backslashes', () => {
@@ -37,9 +39,9 @@ describe('tailMembers: the members after the records, read from the end', () => 
 
 describe('guessNextPage', () => {
   it('sets the cursor, as the envelope would', () => {
-    expect(guessNextPage(bytes('{"data":[{"code":"A"}],"has_more":true,"next_cursor":"c2"}'), undefined, here)?.toString()).toBe(
-      'https://api.example.com/v1/orders/ord_1/codes?limit=1000&cursor=c2',
-    );
+    expect(
+      guessNextPage(bytes('{"data":[{"code":"A"}],"has_more":true,"next_cursor":"c2"}'), undefined, here)?.toString(),
+    ).toBe('https://api.example.com/v1/orders/ord_1/codes?limit=1000&cursor=c2');
   });
 
   it.each([
@@ -72,17 +74,33 @@ async function serve(pages: Record<string, string>): Promise<{ url: string; aske
   return { url: `http://127.0.0.1:${(server?.address() as AddressInfo).port}`, asked };
 }
 
-const page = (codes: string[], tail: string, head = ''): string => `{"object":"list",${head}"data":[${codes.map((code) => `{"code":"${code}","pin":"1"}`).join(',')}],${tail}}`;
+const page = (codes: string[], tail: string, head = ''): string =>
+  `{"object":"list",${head}"data":[${codes.map((code) => `{"code":"${code}","pin":"1"}`).join(',')}],${tail}}`;
 
-async function read(url: string, onPage: (page: ScannedPage, codes: string[]) => Promise<void>, log?: (line: string) => void): Promise<string[]> {
-  const api = new ApiClient({ baseUrl: url, apiKey: 'sc_test_demo_4f3c9a1b7e2d', requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 }, ...(log ? { log } : {}) });
+async function read(
+  url: string,
+  onPage: (page: ScannedPage, codes: string[]) => Promise<void>,
+  log?: (line: string) => void,
+): Promise<string[]> {
+  const api = new ApiClient({
+    baseUrl: url,
+    apiKey: 'sc_test_demo_4f3c9a1b7e2d',
+    requestTimeoutMs: 5000,
+    retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+    ...(log ? { log } : {}),
+  });
   const scanner = new PageScanner([...LIST_KEYS, 'codes']);
   const seen: string[] = [];
   try {
-    for await (const got of api.rawCodePages('ord_1', undefined, { read: (b) => scanner.scan(b), buffer: (size) => scanner.buffer(size), release: (b) => scanner.release(b) })) {
+    for await (const got of api.rawCodePages('ord_1', undefined, {
+      read: (b) => scanner.scan(b),
+      buffer: (size) => scanner.buffer(size),
+      release: (b) => scanner.release(b),
+    })) {
       if (Array.isArray(got)) throw new Error('a page went through JSON.parse');
       const codes: string[] = [];
-      for (let r = 0; r < got.count; r++) codes.push(got.bytes.toString('utf8', got.values[r * 6 + 1], got.values[r * 6 + 2]));
+      for (let r = 0; r < got.count; r++)
+        codes.push(got.bytes.toString('utf8', got.values[r * 6 + 1], got.values[r * 6 + 2]));
       seen.push(...codes);
       await onPage(got, codes);
       scanner.releasePage(got);
@@ -131,7 +149,13 @@ describe('the next page of codes, asked for ahead', () => {
       'p/2+': page(['B1'], '"has_more":false,"next_cursor":null'),
     });
     const lines: string[] = [];
-    expect(await read(url, async () => undefined, (line) => lines.push(line))).toEqual(['A1', 'B1']);
+    expect(
+      await read(
+        url,
+        async () => undefined,
+        (line) => lines.push(line),
+      ),
+    ).toEqual(['A1', 'B1']);
     expect(lines.filter((line) => line.startsWith('GET ')).map((line) => line.replace(/ \d+ms /, ' '))).toEqual([
       'GET /v1/orders/ord_1/codes 200 attempt 1/1',
       'GET /v1/orders/ord_1/codes?cursor=p%2F2%2B 200 attempt 1/1',

@@ -20,7 +20,6 @@ const servers = inProcessServers({ fast: {}, slow: { fulfilAfterMs: 3_600_000 },
 type Captured = ReturnType<typeof capturedIo>;
 const capture = (json = false): Captured => capturedIo({ json });
 
-
 async function placed(url: string): Promise<string> {
   return (await clientOf(url).createOrder('{"product_id":"amazon-us-25","quantity":2}', `k-${Math.random()}`)).order.id;
 }
@@ -31,7 +30,14 @@ describe('waitForOrder', () => {
     const c = capture();
     const orderId = await placed(fast.url);
     const seen: string[] = [];
-    const order = await waitForOrder({ api: clientOf(fast.url), orderId, io: c.io, signal: new AbortController().signal, intervalS: 0.01, onStatus: (o) => seen.push(o.status) });
+    const order = await waitForOrder({
+      api: clientOf(fast.url),
+      orderId,
+      io: c.io,
+      signal: new AbortController().signal,
+      intervalS: 0.01,
+      onStatus: (o) => seen.push(o.status),
+    });
     expect(order.status).toBe('completed');
     expect(seen.at(-1)).toBe('completed');
     expect(new Set(seen).size).toBe(seen.length);
@@ -42,29 +48,75 @@ describe('waitForOrder', () => {
   it('a failed order is OrderEndedError (exit 6) carrying the order, with the hint to show it', async () => {
     const { failing } = servers;
     const orderId = await placed(failing.url);
-    const error = await waitForOrder({ api: clientOf(failing.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01 }).catch((e: unknown) => e);
+    const error = await waitForOrder({
+      api: clientOf(failing.url),
+      orderId,
+      io: capture().io,
+      signal: new AbortController().signal,
+      intervalS: 0.01,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderEndedError);
-    expect(error).toMatchObject({ exitCode: 6, code: 'order_failed', message: `order ${orderId} ended failed`, hint: `nothing to fetch; see it with: giftcodes order show ${orderId}`, order: { id: orderId } });
+    expect(error).toMatchObject({
+      exitCode: 6,
+      code: 'order_failed',
+      message: `order ${orderId} ended failed`,
+      hint: `nothing to fetch; see it with: giftcodes order show ${orderId}`,
+      order: { id: orderId },
+    });
   });
 
   it('--timeout 0: one poll, then exit 7 naming the status, the order going on', async () => {
     const { slow } = servers;
     const orderId = await placed(slow.url);
-    const error = await waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: new AbortController().signal, intervalS: 0.01, timeoutS: 0 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 7, code: 'wait_timeout', hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}` });
-    expect((error as Error).message).toMatch(new RegExp(`^gave up waiting for order ${orderId} after 0s; it is still \\S+$`));
+    const error = await waitForOrder({
+      api: clientOf(slow.url),
+      orderId,
+      io: capture().io,
+      signal: new AbortController().signal,
+      intervalS: 0.01,
+      timeoutS: 0,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 7,
+      code: 'wait_timeout',
+      hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}`,
+    });
+    expect((error as Error).message).toMatch(
+      new RegExp(`^gave up waiting for order ${orderId} after 0s; it is still \\S+$`),
+    );
   });
 
   it('an abort while waiting is exit 130 with the reason, the order going on', async () => {
     const { slow } = servers;
     const orderId = await placed(slow.url);
     const controller = new AbortController();
-    const waiting = waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: controller.signal, intervalS: 60, onStatus: () => setImmediate(() => controller.abort(new Error('SIGINT received'))) });
+    const waiting = waitForOrder({
+      api: clientOf(slow.url),
+      orderId,
+      io: capture().io,
+      signal: controller.signal,
+      intervalS: 60,
+      onStatus: () => setImmediate(() => controller.abort(new Error('SIGINT received'))),
+    });
     const error = await waiting.catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 130, message: `SIGINT received while waiting for order ${orderId}`, hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}` });
+    expect(error).toMatchObject({
+      exitCode: 130,
+      message: `SIGINT received while waiting for order ${orderId}`,
+      hint: `the order goes on on the server; wait again with: giftcodes order watch ${orderId}`,
+    });
     const bare = new AbortController();
-    const plain = waitForOrder({ api: clientOf(slow.url), orderId, io: capture().io, signal: bare.signal, intervalS: 60, onStatus: () => setImmediate(() => bare.abort('no error')) });
-    await expect(plain).rejects.toMatchObject({ exitCode: 130, message: `interrupted while waiting for order ${orderId}` });
+    const plain = waitForOrder({
+      api: clientOf(slow.url),
+      orderId,
+      io: capture().io,
+      signal: bare.signal,
+      intervalS: 60,
+      onStatus: () => setImmediate(() => bare.abort('no error')),
+    });
+    await expect(plain).rejects.toMatchObject({
+      exitCode: 130,
+      message: `interrupted while waiting for order ${orderId}`,
+    });
   });
 });
 
@@ -129,20 +181,56 @@ describe('settling interrupted intents', () => {
     const { fast } = servers;
     const j = freshJournal();
     const spec = testOrderSpec(fast.url);
-    const a = j.save({ ...(await j.begin({ ...spec, key: 'a' })).intent, phase: 'delivered', orderId: 'ord_a', owner: dead });
+    const a = j.save({
+      ...(await j.begin({ ...spec, key: 'a' })).intent,
+      phase: 'delivered',
+      orderId: 'ord_a',
+      owner: dead,
+    });
     const path = join(tempDir(), 'codes.json');
     writeFileSync(path, '[]');
-    const b = j.save({ ...(await j.begin({ ...spec, key: 'b' })).intent, phase: 'accepted', orderId: 'ord_b', owner: dead, out: { path, force: false, csvRaw: false } });
+    const b = j.save({
+      ...(await j.begin({ ...spec, key: 'b' })).intent,
+      phase: 'accepted',
+      orderId: 'ord_b',
+      owner: dead,
+      out: { path, force: false, csvRaw: false },
+    });
     j.save({ ...b, files: [fileIdentity(path, 'ord_b', path)] });
-    j.save({ ...(await j.begin({ ...spec, key: 'c' })).intent, phase: 'accepted', orderId: 'ord_c', owner: dead, out: { path: join(tempDir(), 'none.json'), force: false, csvRaw: false } });
-    j.save({ ...(await j.begin({ ...spec, key: 'd' })).intent, phase: 'accepted', orderId: 'ord_d', owner: dead, out: { path: '-', force: false, csvRaw: false }, files: [fileIdentity(path, 'ord_d', '-')] });
+    j.save({
+      ...(await j.begin({ ...spec, key: 'c' })).intent,
+      phase: 'accepted',
+      orderId: 'ord_c',
+      owner: dead,
+      out: { path: join(tempDir(), 'none.json'), force: false, csvRaw: false },
+    });
+    j.save({
+      ...(await j.begin({ ...spec, key: 'd' })).intent,
+      phase: 'accepted',
+      orderId: 'ord_d',
+      owner: dead,
+      out: { path: '-', force: false, csvRaw: false },
+      files: [fileIdentity(path, 'ord_d', '-')],
+    });
     j.save({ ...(await j.begin({ ...spec, key: 'e' })).intent, phase: 'delivered', orderId: 'ord_e' });
     const c = capture(true);
     await settleReached(c.io, j);
-    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['c', 'd', 'e']);
+    expect(
+      j
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual(['c', 'd', 'e']);
     expect(c.err()).toContain('the interrupted order ord_a had already reached you; it is complete\n');
-    expect(c.err()).toContain(`the interrupted order ord_b had already reached you (codes in ${path}); it is complete\n`);
-    expect(j.history.list().map((r) => [r.key, r.outcome]).sort()).toEqual([
+    expect(c.err()).toContain(
+      `the interrupted order ord_b had already reached you (codes in ${path}); it is complete\n`,
+    );
+    expect(
+      j.history
+        .list()
+        .map((r) => [r.key, r.outcome])
+        .sort(),
+    ).toEqual([
       ['a', 'delivered'],
       ['b', 'delivered'],
     ]);
@@ -154,8 +242,25 @@ describe('settling interrupted intents', () => {
     const j = freshJournal();
     const spec = testOrderSpec(fast.url);
     const created = new Map<string, string>();
-    const record = (key: string, orderId: string, baseUrl = spec.baseUrl, outcome: 'delivered' | 'refused' = 'delivered', createdAt = created.get(key)!): void =>
-      j.history.record({ key, orderId, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'default', baseUrl, createdAt, updatedAt: createdAt, outcome });
+    const record = (
+      key: string,
+      orderId: string,
+      baseUrl = spec.baseUrl,
+      outcome: 'delivered' | 'refused' = 'delivered',
+      createdAt = created.get(key)!,
+    ): void =>
+      j.history.record({
+        key,
+        orderId,
+        productId: 'amazon-us-25',
+        quantity: 2,
+        environment: 'test',
+        profile: 'default',
+        baseUrl,
+        createdAt,
+        updatedAt: createdAt,
+        outcome,
+      });
     for (const key of ['same', 'other-order', 'other-server', 'refused', 'none', 'older']) {
       const { intent } = await j.begin({ ...spec, key });
       created.set(key, intent.createdAt);
@@ -170,14 +275,23 @@ describe('settling interrupted intents', () => {
     record('older', 'ord_older', spec.baseUrl, 'delivered', '2020-01-01T00:00:00.000Z');
     const c = capture();
     await settleReached(c.io, j);
-    expect(j.read().intents.map((i) => i.key).sort()).toEqual(['none', 'older', 'other-order', 'other-server', 'refused']);
+    expect(
+      j
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual(['none', 'older', 'other-order', 'other-server', 'refused']);
     expect(c.err()).toContain('the interrupted order ord_same had already reached you; it is complete\n');
   });
 
   it('settleReached names the key when there is no order id', async () => {
     const { fast } = servers;
     const j = freshJournal();
-    j.save({ ...(await j.begin({ ...testOrderSpec(fast.url), key: 'no-id' })).intent, phase: 'delivered', owner: dead });
+    j.save({
+      ...(await j.begin({ ...testOrderSpec(fast.url), key: 'no-id' })).intent,
+      phase: 'delivered',
+      owner: dead,
+    });
     const c = capture();
     await settleReached(c.io, j);
     expect(c.err()).toContain('the interrupted order no-id had already reached you; it is complete\n');
@@ -187,9 +301,25 @@ describe('settling interrupted intents', () => {
     const { fast } = servers;
     const spec = testOrderSpec(fast.url);
     const make = async (j: Journal): Promise<void> => {
-      j.save({ ...(await j.begin({ ...spec, key: 'plain' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead });
-      j.save({ ...(await j.begin({ ...spec, key: 'file' })).intent, phase: 'accepted', orderId: 'ord_x', owner: dead, out: { path: '/x', force: false, csvRaw: false } });
-      j.save({ ...(await j.begin({ ...spec, key: 'other' })).intent, phase: 'accepted', orderId: 'ord_y', owner: dead });
+      j.save({
+        ...(await j.begin({ ...spec, key: 'plain' })).intent,
+        phase: 'accepted',
+        orderId: 'ord_x',
+        owner: dead,
+      });
+      j.save({
+        ...(await j.begin({ ...spec, key: 'file' })).intent,
+        phase: 'accepted',
+        orderId: 'ord_x',
+        owner: dead,
+        out: { path: '/x', force: false, csvRaw: false },
+      });
+      j.save({
+        ...(await j.begin({ ...spec, key: 'other' })).intent,
+        phase: 'accepted',
+        orderId: 'ord_y',
+        owner: dead,
+      });
     };
     // The same order id on another server is another order: nothing settles.
     const elsewhere = freshJournal();
@@ -199,7 +329,12 @@ describe('settling interrupted intents', () => {
     const without = freshJournal();
     await make(without);
     await settle(without, { orderId: 'ord_x', baseUrl: spec.baseUrl, codes: false });
-    expect(without.read().intents.map((i) => i.key).sort()).toEqual(['file', 'other']);
+    expect(
+      without
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual(['file', 'other']);
     const withCodes = freshJournal();
     await make(withCodes);
     await settle(withCodes, { orderId: 'ord_x', baseUrl: spec.baseUrl, codes: true });
@@ -213,7 +348,11 @@ describe('driveIntent', () => {
     const j = freshJournal();
     const { intent } = await j.begin(testOrderSpec(slow.url));
     const c = capture();
-    const driven = await driveIntent({ io: c.io, api: clientOf(slow.url), journal: j, signal: new AbortController().signal }, intent, { wait: false, intervalS: 0.01 });
+    const driven = await driveIntent(
+      { io: c.io, api: clientOf(slow.url), journal: j, signal: new AbortController().signal },
+      intent,
+      { wait: false, intervalS: 0.01 },
+    );
     expect(driven.written).toBeUndefined();
     expect(driven.order.status).not.toBe('completed');
     expect(j.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: driven.order.id });
@@ -230,8 +369,14 @@ describe('driveIntent', () => {
     const onDisk = j.find(intent.key)!;
     // A second run: waiting would throw (the API refuses every call but the one GET).
     let gets = 0;
-    const counting = { getOrder: (id: string) => (gets++ === 0 ? deps.api.getOrder(id) : Promise.reject(new Error('waited'))) } as unknown as ApiClient;
-    const again = await driveIntent({ ...deps, api: counting }, onDisk, { wait: true, out: onDisk.out, intervalS: 0.01 });
+    const counting = {
+      getOrder: (id: string) => (gets++ === 0 ? deps.api.getOrder(id) : Promise.reject(new Error('waited'))),
+    } as unknown as ApiClient;
+    const again = await driveIntent({ ...deps, api: counting }, onDisk, {
+      wait: true,
+      out: onDisk.out,
+      intervalS: 0.01,
+    });
     expect(gets).toBe(1);
     expect(again.written).toMatchObject({ path, earlier: true, count: 2 });
     expect(readFileSync(path, 'utf8')).toBe(before);
@@ -248,11 +393,17 @@ describe('driveIntent', () => {
       createOrder: (body: string, key: string) => (calls.push('post'), real.createOrder(body, key)),
       getOrder: (id: string) => (calls.push('get'), real.getOrder(id)),
     } as unknown as ApiClient;
-    await driveIntent({ io: capture().io, api: spy, journal: j, signal: new AbortController().signal }, sending, { wait: false, intervalS: 0.01 });
+    await driveIntent({ io: capture().io, api: spy, journal: j, signal: new AbortController().signal }, sending, {
+      wait: false,
+      intervalS: 0.01,
+    });
     expect(calls).toEqual(['post']);
     const prepared = { ...sending, phase: 'prepared' as const, key: 'k2' };
     calls.length = 0;
-    await new OrderMachine({ io: capture().io, api: spy, journal: j, signal: new AbortController().signal }, j.save(prepared)).send();
+    await new OrderMachine(
+      { io: capture().io, api: spy, journal: j, signal: new AbortController().signal },
+      j.save(prepared),
+    ).send();
     expect(calls).toEqual(['post']);
   });
 });
@@ -265,7 +416,12 @@ describe('recover', () => {
     const path = join(tempDir(), 'codes.json');
     writeFileSync(path, '["x"]');
     const { intent } = await j.begin({ ...spec, key: 'mine' });
-    const own = j.save({ ...intent, orderId: 'ord_m', owner: { pid: 999_999_999 }, files: [fileIdentity(path, 'ord_m', path)] });
+    const own = j.save({
+      ...intent,
+      orderId: 'ord_m',
+      owner: { pid: 999_999_999 },
+      files: [fileIdentity(path, 'ord_m', path)],
+    });
     expect(resumableFor(j, spec, 'mine', path)).toBe(true);
     expect(resumableFor(j, spec, undefined, path)).toBe(true);
     expect(resumableFor(j, spec, 'other-key', path)).toBe(false);
@@ -284,7 +440,13 @@ describe('recover', () => {
     const dir = tempDir();
     const target = join(dir, 'codes.json');
     const orderId = await placed(fast.url);
-    const base = { api: clientOf(fast.url), orderId, io: capture().io, signal: new AbortController().signal, csvRaw: false };
+    const base = {
+      api: clientOf(fast.url),
+      orderId,
+      io: capture().io,
+      signal: new AbortController().signal,
+      csvRaw: false,
+    };
     expect(await sameCodesAlready({ ...base, out: target })).toBeUndefined();
     const first = await (await import('../../src/export/write.js')).exportCodes({ ...base, out: target, force: false });
     const same = await sameCodesAlready({ ...base, out: target });
@@ -298,12 +460,16 @@ describe('recover', () => {
   it('outExists keeps an out_exists refusal and throws any other', () => {
     const exists = Object.assign(new Error('exists'), { code: 'out_exists' });
     expect(outExists(() => undefined)).toBeUndefined();
-    expect(outExists(() => {
-      throw exists;
-    })).toBe(exists);
+    expect(
+      outExists(() => {
+        throw exists;
+      }),
+    ).toBe(exists);
     const other = Object.assign(new Error('denied'), { code: 'out_unwritable' });
-    expect(() => outExists(() => {
-      throw other;
-    })).toThrow(other);
+    expect(() =>
+      outExists(() => {
+        throw other;
+      }),
+    ).toThrow(other);
   });
 });

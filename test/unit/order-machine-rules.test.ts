@@ -21,14 +21,19 @@ const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
-const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> => machineSetup(url, { stdout, now: () => T0 });
-const begun = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineWithIntent> => machineWithIntent(url, { stdout, now: () => T0 });
+const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> =>
+  machineSetup(url, { stdout, now: () => T0 });
+const begun = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineWithIntent> =>
+  machineWithIntent(url, { stdout, now: () => T0 });
 
 describe('keptForResume', () => {
   const intent = { key: 'k-1' } as Intent;
 
   it('says the order may or may not exist, and how to finish it; code, status and exit kept', () => {
-    const kept = keptForResume(new NetworkError('connection reset', { code: 'network_error', status: 503 }), intent) as CliError;
+    const kept = keptForResume(
+      new NetworkError('connection reset', { code: 'network_error', status: 503 }),
+      intent,
+    ) as CliError;
     expect(kept).toBeInstanceOf(CliError);
     expect(kept).toMatchObject({
       exitCode: ExitCode.network,
@@ -40,7 +45,9 @@ describe('keptForResume', () => {
   });
 
   it('with an order id: the order was placed', () => {
-    expect((keptForResume(new ApiError('boom', { status: 500 }), { ...intent, orderId: 'ord_7' }) as Error).message).toBe('boom; order ord_7 was placed');
+    expect(
+      (keptForResume(new ApiError('boom', { status: 500 }), { ...intent, orderId: 'ord_7' }) as Error).message,
+    ).toBe('boom; order ord_7 was placed');
   });
 
   it('said once; a failed order and a non-CLI error pass unchanged', () => {
@@ -69,7 +76,13 @@ describe('codes file identity', () => {
     writeFileSync(file, 'hello');
     const stat = statSync(file);
     expect(fileIdentity(file, 'ord_1', '/target')).toEqual({
-      orderId: 'ord_1', path: '/target', dev: stat.dev, ino: stat.ino, size: 5, sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824', temp: file,
+      orderId: 'ord_1',
+      path: '/target',
+      dev: stat.dev,
+      ino: stat.ino,
+      size: 5,
+      sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+      temp: file,
     });
   });
 
@@ -99,16 +112,27 @@ describe('codes file identity', () => {
     const id = fileIdentity(path, 'ord_1', path);
     const intent = { key: 'k', orderId: 'ord_1', files: [id] } as Intent;
     expect(deliveredFile(intent, path)).toEqual(id);
-    for (const change of [{ dev: id.dev + 1 }, { ino: id.ino + 1 }, { size: id.size + 1 }, { sha256: createHash('sha256').update('x').digest('hex') }, { path: `${path}x` }, { orderId: 'ord_2' }]) {
+    for (const change of [
+      { dev: id.dev + 1 },
+      { ino: id.ino + 1 },
+      { size: id.size + 1 },
+      { sha256: createHash('sha256').update('x').digest('hex') },
+      { path: `${path}x` },
+      { orderId: 'ord_2' },
+    ]) {
       expect(deliveredFile({ ...intent, files: [{ ...id, ...change }] }, path), JSON.stringify(change)).toBeUndefined();
     }
     expect(deliveredFile({ ...intent, files: undefined }, path)).toBeUndefined();
     expect(deliveredFile(intent, join(dir, 'none'))).toBeUndefined();
-    expect(deliveredFile({ ...intent, files: [{ ...id, path: join(dir, 'none') }] }, join(dir, 'none'))).toBeUndefined();
+    expect(
+      deliveredFile({ ...intent, files: [{ ...id, path: join(dir, 'none') }] }, join(dir, 'none')),
+    ).toBeUndefined();
     const sub = join(dir, 'sub');
     mkdirSync(sub);
     const st = statSync(sub);
-    expect(deliveredFile({ ...intent, files: [{ ...id, path: sub, dev: st.dev, ino: st.ino, size: st.size }] }, sub)).toBeUndefined();
+    expect(
+      deliveredFile({ ...intent, files: [{ ...id, path: sub, dev: st.dev, ino: st.ino, size: st.size }] }, sub),
+    ).toBeUndefined();
     // Several identities: the one whose bytes match.
     expect(deliveredFile({ ...intent, files: [{ ...id, sha256: 'other' }, id] }, path)).toEqual(id);
   });
@@ -120,7 +144,12 @@ describe('machine transitions, more', () => {
     const { intent } = await journal.begin(spec, T0 - 1000);
     const machine = new OrderMachine(deps, intent);
     const order = await machine.send();
-    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: order.id, status: order.status, updatedAt: '2026-06-01T12:00:00.000Z' });
+    expect(journal.find(intent.key)).toMatchObject({
+      phase: 'accepted',
+      orderId: order.id,
+      status: order.status,
+      updatedAt: '2026-06-01T12:00:00.000Z',
+    });
     const outcome = { intent: machine.intent, ending: 'delivered' as const };
     await deliver(deps.io, journal, () => undefined, [outcome], T0);
     await settle(journal, [outcome], T0);
@@ -131,13 +160,24 @@ describe('machine transitions, more', () => {
     const { deps, journal, intent } = await begun();
     const sending = journal.save({ ...intent, phase: 'sending' });
     const saves: string[] = [];
-    const watching = Object.assign(Object.create(journal) as Journal, { save: (i: Intent, now?: number) => (saves.push(i.phase), journal.save(i, now)) });
-    const unauthorized = { createOrder: () => Promise.reject(new ApiError('forbidden', { status: 403 })) } as unknown as ApiClient;
-    await expect(new OrderMachine({ ...deps, journal: watching, api: unauthorized }, sending).send()).rejects.toMatchObject({ status: 403, message: 'forbidden; the order may or may not have been placed' });
+    const watching = Object.assign(Object.create(journal) as Journal, {
+      save: (i: Intent, now?: number) => (saves.push(i.phase), journal.save(i, now)),
+    });
+    const unauthorized = {
+      createOrder: () => Promise.reject(new ApiError('forbidden', { status: 403 })),
+    } as unknown as ApiClient;
+    await expect(
+      new OrderMachine({ ...deps, journal: watching, api: unauthorized }, sending).send(),
+    ).rejects.toMatchObject({ status: 403, message: 'forbidden; the order may or may not have been placed' });
     expect(saves).toEqual([]);
     expect(journal.find(intent.key)?.phase).toBe('sending');
-    const gone = { createOrder: () => Promise.reject(new ApiError('no such product', { status: 404 })) } as unknown as ApiClient;
-    await expect(new OrderMachine({ ...deps, api: gone }, sending).send()).rejects.toMatchObject({ status: 404, message: 'no such product' });
+    const gone = {
+      createOrder: () => Promise.reject(new ApiError('no such product', { status: 404 })),
+    } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, api: gone }, sending).send()).rejects.toMatchObject({
+      status: 404,
+      message: 'no such product',
+    });
     expect(journal.find(intent.key)).toBeUndefined();
     expect(journal.history.list()[0]).toMatchObject({ outcome: 'refused', error: { message: 'no such product' } });
   });
@@ -153,7 +193,9 @@ describe('machine transitions, more', () => {
 
   it('a move the lifecycle table does not allow is a bug, refused before anything is written', async () => {
     const { deps, journal, intent } = await begun();
-    await expect(new OrderMachine(deps, intent).accept({ id: 'ord_x', status: 'pending' })).rejects.toThrow('order lifecycle: no move from prepared to accepted');
+    await expect(new OrderMachine(deps, intent).accept({ id: 'ord_x', status: 'pending' })).rejects.toThrow(
+      'order lifecycle: no move from prepared to accepted',
+    );
     expect(journal.find(intent.key)).toMatchObject({ phase: 'prepared' });
   });
 
@@ -170,7 +212,9 @@ describe('machine transitions, more', () => {
     await new OrderMachine(deps, unchanged).refresh();
     expect(journal.find(intent.key)?.updatedAt).toBe('2026-06-01T11:59:55.000Z');
     const down = { getOrder: () => Promise.reject(new NetworkError('down')) } as unknown as ApiClient;
-    await expect(new OrderMachine({ ...deps, api: down }, unchanged).refresh()).rejects.toMatchObject({ message: `down; order ${order.id} was placed` });
+    await expect(new OrderMachine({ ...deps, api: down }, unchanged).refresh()).rejects.toMatchObject({
+      message: `down; order ${order.id} was placed`,
+    });
   });
 
   it('complete saves the final status; a failed order ends the intent failed; other errors keep it', async () => {
@@ -184,7 +228,9 @@ describe('machine transitions, more', () => {
     expect(done.status).toBe('completed');
     expect(journal.find(intent.key)?.status).toBe('completed');
     const down = { getOrder: () => Promise.reject(new NetworkError('down')) } as unknown as ApiClient;
-    await expect(new OrderMachine({ ...deps, api: down }, machine.intent).complete({ intervalS: 0.01 })).rejects.toMatchObject({ message: `down; order ${done.id} was placed` });
+    await expect(
+      new OrderMachine({ ...deps, api: down }, machine.intent).complete({ intervalS: 0.01 }),
+    ).rejects.toMatchObject({ message: `down; order ${done.id} was placed` });
     expect(journal.find(intent.key)).toBeDefined();
     const f = setup(failing.url);
     const failed = new OrderMachine(f.deps, (await f.journal.begin(f.spec)).intent);
@@ -206,13 +252,29 @@ describe('machine transitions, more', () => {
     expect(written).toMatchObject({ path, count: 2, format: 'csv' });
     const files = journal.find(intent.key)!.files!;
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatchObject({ orderId: machine.intent.orderId, path, count: 2, format: 'csv', size: statSync(path).size });
+    expect(files[0]).toMatchObject({
+      orderId: machine.intent.orderId,
+      path,
+      count: 2,
+      format: 'csv',
+      size: statSync(path).size,
+    });
     const again = await new OrderMachine(deps, journal.find(intent.key)!).writeCodes(out);
     expect(again).toEqual({ path, count: 2, format: 'csv', earlier: true });
     // An identity recorded before the rename (no count or format yet): the intent's quantity and the --out format.
     const bare = { ...journal.find(intent.key)!, files: [{ ...files[0]!, count: undefined, format: undefined }] };
-    expect(await new OrderMachine(deps, bare).writeCodes({ ...out, format: 'jsonl' })).toEqual({ path, count: 2, format: 'jsonl', earlier: true });
-    expect(await new OrderMachine(deps, bare).writeCodes({ ...out, format: undefined })).toEqual({ path, count: 2, format: 'json', earlier: true });
+    expect(await new OrderMachine(deps, bare).writeCodes({ ...out, format: 'jsonl' })).toEqual({
+      path,
+      count: 2,
+      format: 'jsonl',
+      earlier: true,
+    });
+    expect(await new OrderMachine(deps, bare).writeCodes({ ...out, format: undefined })).toEqual({
+      path,
+      count: 2,
+      format: 'json',
+      earlier: true,
+    });
     expect(readFileSync(path, 'utf8').split('\n')[0]).toContain('code');
   });
 
@@ -282,14 +344,21 @@ describe('the API client marks an answer that follows an attempt which may have 
       req.on('end', () => {
         const status = answers.shift() ?? 422;
         res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: status === 422 ? 'idempotency_key_reused' : 'unavailable', message: 'x' } }));
+        res.end(
+          JSON.stringify({ error: { code: status === 422 ? 'idempotency_key_reused' : 'unavailable', message: 'x' } }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { DEFAULT_RETRY_POLICY } = await import('../../src/api/retry.js');
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-      const api = new ApiClient({ baseUrl: url, apiKey: 'sc_test_demo_4f3c9a1b7e2d', requestTimeoutMs: 5000, retry: { ...DEFAULT_RETRY_POLICY, retries: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+      const api = new ApiClient({
+        baseUrl: url,
+        apiKey: 'sc_test_demo_4f3c9a1b7e2d',
+        requestTimeoutMs: 5000,
+        retry: { ...DEFAULT_RETRY_POLICY, retries: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      });
       answers.push(503, 422);
       const retried = (await api.createOrder('{}', 'k').catch((e: unknown) => e)) as CliError;
       expect(retried).toMatchObject({ status: 422, earlierMaybeSent: true });

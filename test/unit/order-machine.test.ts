@@ -17,9 +17,10 @@ import { inProcessServers, machineSetup, machineWithIntent } from '../helpers/in
 
 const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
-
-const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> => machineSetup(url, { stdout });
-const begun = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineWithIntent> => machineWithIntent(url, { stdout });
+const setup = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineSetup> =>
+  machineSetup(url, { stdout });
+const begun = (url = servers.server.url, stdout?: Writable): ReturnType<typeof machineWithIntent> =>
+  machineWithIntent(url, { stdout });
 
 const phaseOnDisk = (journal: Journal, key: string): string | undefined => journal.find(key)?.phase;
 
@@ -42,8 +43,17 @@ describe('order machine transitions', () => {
 
   it('send() writes `sending` before the POST: a request that fails after it keeps the intent pending in `sending`', async () => {
     const { deps, journal, intent } = await begun();
-    const machine = new OrderMachine({ ...deps, api: { createOrder: () => Promise.reject(new NetworkError('reset', { status: 503 })) } as unknown as ApiClient }, intent);
-    await expect(machine.send()).rejects.toMatchObject({ exitCode: 5, hint: expect.stringContaining(`giftcodes order resume ${intent.key}`) });
+    const machine = new OrderMachine(
+      {
+        ...deps,
+        api: { createOrder: () => Promise.reject(new NetworkError('reset', { status: 503 })) } as unknown as ApiClient,
+      },
+      intent,
+    );
+    await expect(machine.send()).rejects.toMatchObject({
+      exitCode: 5,
+      hint: expect.stringContaining(`giftcodes order resume ${intent.key}`),
+    });
     expect(phaseOnDisk(journal, intent.key)).toBe('sending');
     expect(journal.history.list()).toEqual([]);
   });
@@ -54,7 +64,9 @@ describe('order machine transitions', () => {
     const error = await new OrderMachine(deps, intent).send().catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: ExitCode.api, status: 400 });
     expect(journal.read().intents).toEqual([]);
-    expect(journal.history.list()).toMatchObject([{ key: intent.key, outcome: 'refused', error: { code: (error as CliError).code } }]);
+    expect(journal.history.list()).toMatchObject([
+      { key: intent.key, outcome: 'refused', error: { code: (error as CliError).code } },
+    ]);
   });
 
   it('→ refused: a connection refused before anything was sent (notSent)', async () => {
@@ -81,7 +93,10 @@ describe('order machine transitions', () => {
     const { deps, journal, intent } = await begun('http://127.0.0.1:9');
     await new OrderMachine(deps, intent).arm();
     const error = await new OrderMachine(deps, journal.find(intent.key)!).send().catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: ExitCode.network, hint: expect.stringContaining(`giftcodes order resume ${intent.key}`) });
+    expect(error).toMatchObject({
+      exitCode: ExitCode.network,
+      hint: expect.stringContaining(`giftcodes order resume ${intent.key}`),
+    });
     expect(phaseOnDisk(journal, intent.key)).toBe('sending');
   });
 
@@ -98,11 +113,26 @@ describe('order machine transitions', () => {
     const outcomes = machines.map((m) => ({ intent: m.intent, ending: 'delivered' as const }));
     await deliver(deps.io, journal, () => undefined, outcomes);
     const expected = machines.map((m) => `${m.intent.key} delivered ${m.intent.orderId}`).sort();
-    expect(journal.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(expected);
-    expect(journal.read().intents.map((i) => i.key).sort()).toEqual(['row-1', 'row-2', 'row-3']);
+    expect(
+      journal.history
+        .list()
+        .map((r) => `${r.key} ${r.outcome} ${r.orderId}`)
+        .sort(),
+    ).toEqual(expected);
+    expect(
+      journal
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual(['row-1', 'row-2', 'row-3']);
     await settle(journal, outcomes);
     expect(journal.read().intents).toEqual([]);
-    expect(journal.history.list().map((r) => `${r.key} ${r.outcome} ${r.orderId}`).sort()).toEqual(expected);
+    expect(
+      journal.history
+        .list()
+        .map((r) => `${r.key} ${r.outcome} ${r.orderId}`)
+        .sort(),
+    ).toEqual(expected);
   });
 
   it('which failures certainly charged nothing: exact statuses, first attempt or not', () => {
@@ -164,7 +194,10 @@ describe('order machine transitions', () => {
     const { deps, intent } = await begun();
     const first = new OrderMachine(deps, intent);
     const order = await first.send();
-    const api = { getOrder: (id: string) => deps.api.getOrder(id), createOrder: () => Promise.reject(new Error('a second POST')) } as unknown as ApiClient;
+    const api = {
+      getOrder: (id: string) => deps.api.getOrder(id),
+      createOrder: () => Promise.reject(new Error('a second POST')),
+    } as unknown as ApiClient;
     const driven = await driveIntent({ ...deps, api }, first.intent, { wait: false, intervalS: 0.01 });
     expect(driven.order.id).toBe(order.id);
   });
@@ -178,7 +211,10 @@ describe('order machine transitions', () => {
     expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
     expect(journal.history.list()).toEqual([]);
     const ok = setup(server.url);
-    const again = await driveIntent({ ...ok.deps, journal }, journal.find(intent.key)!, { wait: false, intervalS: 0.01 });
+    const again = await driveIntent({ ...ok.deps, journal }, journal.find(intent.key)!, {
+      wait: false,
+      intervalS: 0.01,
+    });
     await finish(ok.deps.io, journal, again);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.list()[0]).toMatchObject({ outcome: 'delivered', orderId: driven.order.id });

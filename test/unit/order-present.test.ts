@@ -12,7 +12,15 @@ function io(env: Record<string, string> = {}): { io: Io; out: () => string } {
   const stdout = new PassThrough();
   let text = '';
   stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  const made = new Io({ stdin: new PassThrough(), stdout, stderr: new PassThrough(), env, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false });
+  const made = new Io({
+    stdin: new PassThrough(),
+    stdout,
+    stderr: new PassThrough(),
+    env,
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+  });
   return { io: made, out: () => text };
 }
 
@@ -29,7 +37,14 @@ describe('statusText', () => {
 describe('describeOrder', () => {
   it('order and status, then each known field that has a value, labels padded to 12', () => {
     const text = describeOrder(io().io, {
-      id: 'ord_1', status: 'completed', product_id: 'amazon-us-25', quantity: 2, amount: { amount: 5000, currency: 'usd' }, environment: 'test', created_at: '2026-01-01T00:00:00Z', failure_reason: '',
+      id: 'ord_1',
+      status: 'completed',
+      product_id: 'amazon-us-25',
+      quantity: 2,
+      amount: { amount: 5000, currency: 'usd' },
+      environment: 'test',
+      created_at: '2026-01-01T00:00:00Z',
+      failure_reason: '',
     });
     expect(text).toBe(
       [
@@ -45,9 +60,28 @@ describe('describeOrder', () => {
   });
 
   it('reads the other spellings the servers use, and leaves out null and absent fields', () => {
-    const text = describeOrder(io().io, { id: 'ord_2', status: 'failed', productId: 'p', total: 7, createdAt: 'then', failureReason: 'out of stock', quantity: null });
-    expect(text).toBe(['order        ord_2', 'status       failed', 'product      p', 'amount       7', 'created      then', 'reason       out of stock'].join('\n'));
-    expect(describeOrder(io().io, { id: 'o', status: 's', product: 'q', created: 'c' })).toBe(['order        o', 'status       s', 'product      q', 'created      c'].join('\n'));
+    const text = describeOrder(io().io, {
+      id: 'ord_2',
+      status: 'failed',
+      productId: 'p',
+      total: 7,
+      createdAt: 'then',
+      failureReason: 'out of stock',
+      quantity: null,
+    });
+    expect(text).toBe(
+      [
+        'order        ord_2',
+        'status       failed',
+        'product      p',
+        'amount       7',
+        'created      then',
+        'reason       out of stock',
+      ].join('\n'),
+    );
+    expect(describeOrder(io().io, { id: 'o', status: 's', product: 'q', created: 'c' })).toBe(
+      ['order        o', 'status       s', 'product      q', 'created      c'].join('\n'),
+    );
   });
 });
 
@@ -69,28 +103,41 @@ describe('printOrder', () => {
 describe('liveOrderQuestion', () => {
   const servers = inProcessServers({ server: {} });
 
-  const fake = (products: unknown): ApiClient => ({ listProducts: () => (products instanceof Error ? Promise.reject(products) : Promise.resolve(products)) }) as unknown as ApiClient;
+  const fake = (products: unknown): ApiClient =>
+    ({
+      listProducts: () => (products instanceof Error ? Promise.reject(products) : Promise.resolve(products)),
+    }) as unknown as ApiClient;
 
   it('names product, quantity, unit price and profile, from the real catalog', async () => {
     const api = clientOf(servers.server.url);
     const question = await liveOrderQuestion(api, 'amazon-us-25', 3, 'shop');
-    expect(question).toBe('Place a LIVE order for 3 × amazon-us-25 at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "shop".');
+    expect(question).toBe(
+      'Place a LIVE order for 3 × amazon-us-25 at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "shop".',
+    );
   });
 
   it('money with a currency gives the total; a bare price gives none', async () => {
     const money = fake([{ id: 'p', price: { amount: 2500, currency: 'usd' } }]);
-    expect(await liveOrderQuestion(money, 'p', 3, 'x')).toBe('Place a LIVE order for 3 × p at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "x".');
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: 12 }]), 'p', 2, 'x')).toBe('Place a LIVE order for 2 × p at 12 each? It is charged to the wallet of profile "x".');
+    expect(await liveOrderQuestion(money, 'p', 3, 'x')).toBe(
+      'Place a LIVE order for 3 × p at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "x".',
+    );
+    expect(await liveOrderQuestion(fake([{ id: 'p', price: 12 }]), 'p', 2, 'x')).toBe(
+      'Place a LIVE order for 2 × p at 12 each? It is charged to the wallet of profile "x".',
+    );
     expect(await liveOrderQuestion(fake([{ id: 'p', price: { amount: '1', currency: 'usd' } }]), 'p', 2, 'x')).toBe(
       'Place a LIVE order for 2 × p at {"amount":"1","currency":"usd"} each? It is charged to the wallet of profile "x".',
     );
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: { amount: 1, currency: 5 } }]), 'p', 2, 'x')).toContain(' each? ');
+    expect(await liveOrderQuestion(fake([{ id: 'p', price: { amount: 1, currency: 5 } }]), 'p', 2, 'x')).toContain(
+      ' each? ',
+    );
   });
 
   it('falls back to face_value, then amount; no price, another product or a failed catalog: no price', async () => {
     expect(await liveOrderQuestion(fake([{ id: 'p', face_value: 5 }]), 'p', 1, 'x')).toContain('1 × p at 5 each?');
     expect(await liveOrderQuestion(fake([{ id: 'p', amount: 6 }]), 'p', 1, 'x')).toContain('1 × p at 6 each?');
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: 4, face_value: 5, amount: 6 }]), 'p', 1, 'x')).toContain('at 4 each');
+    expect(await liveOrderQuestion(fake([{ id: 'p', price: 4, face_value: 5, amount: 6 }]), 'p', 1, 'x')).toContain(
+      'at 4 each',
+    );
     expect(await liveOrderQuestion(fake([{ id: 'p', face_value: 5, amount: 6 }]), 'p', 1, 'x')).toContain('at 5 each');
     const bare = 'Place a LIVE order for 1 × p? It is charged to the wallet of profile "x".';
     expect(await liveOrderQuestion(fake([{ id: 'p', price: null }]), 'p', 1, 'x')).toBe(bare);

@@ -2,7 +2,16 @@
 // written through nor replaced; the path lock and when it may be taken over; atomic small-file writes
 // that fail are a LocalError (exit 8) and leave no temporary file.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode, LocalError, UsageError } from '../../src/errors.js';
@@ -14,9 +23,17 @@ import type { Io } from '../../src/output/io.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 import { twoPageApi } from '../helpers/inprocess.js';
 
-
 function exportTo(out: string, force: boolean, between: () => void = () => undefined) {
-  return exportCodes({ api: twoPageApi(between), orderId: 'ord_1', out, format: 'jsonl', force, csvRaw: false, io: {} as Io, signal: new AbortController().signal });
+  return exportCodes({
+    api: twoPageApi(between),
+    orderId: 'ord_1',
+    out,
+    format: 'jsonl',
+    force,
+    csvRaw: false,
+    io: {} as Io,
+    signal: new AbortController().signal,
+  });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<UsageError | LocalError> {
@@ -66,10 +83,18 @@ describe('a link planted at --out while the codes are fetched', () => {
 
 describe('checkOutTarget', () => {
   it('refuses a device or a named pipe, also with --force: the rename would replace it, not write to it', () => {
-    expect(() => checkOutTarget('/dev/null', true)).toThrow(expect.objectContaining({ code: 'out_not_a_file', exitCode: ExitCode.usage, message: '/dev/null is not a regular file (a character device)' }));
+    expect(() => checkOutTarget('/dev/null', true)).toThrow(
+      expect.objectContaining({
+        code: 'out_not_a_file',
+        exitCode: ExitCode.usage,
+        message: '/dev/null is not a regular file (a character device)',
+      }),
+    );
     const fifo = join(tempDir(), 'codes.csv');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    expect(() => checkOutTarget(fifo, true)).toThrow(expect.objectContaining({ code: 'out_not_a_file', hint: expect.stringContaining('--out -') }));
+    expect(() => checkOutTarget(fifo, true)).toThrow(
+      expect.objectContaining({ code: 'out_not_a_file', hint: expect.stringContaining('--out -') }),
+    );
     expect(lstatSync(fifo).isFIFO()).toBe(true);
   });
 });
@@ -86,12 +111,24 @@ describe('the --out path lock', () => {
     held.push(lock);
     expect(lock.path).toBe(outLockPath(target));
     expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toEqual(JSON.parse(JSON.stringify(currentHolder())));
-    expect(() => lockOutTarget(target)).toThrow(expect.objectContaining({ code: 'out_busy', exitCode: ExitCode.usage }));
+    expect(() => lockOutTarget(target)).toThrow(
+      expect.objectContaining({ code: 'out_busy', exitCode: ExitCode.usage }),
+    );
     expect(() => checkOutTarget(target, false)).toThrow(expect.objectContaining({ code: 'out_busy' }));
     expect(() => checkOutTarget(target, false, { lockHeldHere: true })).not.toThrow();
     expect((await refusal(exportTo(target, false))).code).toBe('out_busy');
     // Held by the caller: the export uses it and leaves it to the caller to release.
-    const result = await exportCodes({ api: twoPageApi(() => undefined), orderId: 'ord_1', out: target, format: 'jsonl', force: false, csvRaw: false, io: {} as Io, signal: new AbortController().signal, lock });
+    const result = await exportCodes({
+      api: twoPageApi(() => undefined),
+      orderId: 'ord_1',
+      out: target,
+      format: 'jsonl',
+      force: false,
+      csvRaw: false,
+      io: {} as Io,
+      signal: new AbortController().signal,
+      lock,
+    });
     expect(result.count).toBe(2);
     expect(existsSync(lock.path)).toBe(true);
     lock.release();
@@ -103,7 +140,11 @@ describe('the --out path lock', () => {
   it('a lock of a dead pid, of a reused pid (another start time) or of another boot is taken over', () => {
     const target = join(tempDir(), 'codes.jsonl');
     const me = currentHolder();
-    for (const stale of [{ pid: deadPid() }, { pid: process.pid, start: '1', boot: me.boot }, { pid: process.ppid, boot: 'another-boot' }]) {
+    for (const stale of [
+      { pid: deadPid() },
+      { pid: process.pid, start: '1', boot: me.boot },
+      { pid: process.ppid, boot: 'another-boot' },
+    ]) {
       writeFileSync(outLockPath(target), JSON.stringify(stale));
       const lock = lockOutTarget(target);
       expect(JSON.parse(readFileSync(lock.path, 'utf8')).pid).toBe(process.pid);
@@ -118,13 +159,15 @@ describe('the --out path lock', () => {
       const start = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19];
       writeFileSync(outLockPath(target), JSON.stringify({ pid: child.pid, start, boot: currentHolder().boot }));
       child.kill('SIGSTOP');
-      expect(() => lockOutTarget(target)).toThrow(expect.objectContaining({ code: 'out_busy', message: expect.stringContaining(`pid ${child.pid}`) }));
+      expect(() => lockOutTarget(target)).toThrow(
+        expect.objectContaining({ code: 'out_busy', message: expect.stringContaining(`pid ${child.pid}`) }),
+      );
     } finally {
       child.kill('SIGKILL');
     }
   });
 
-  it('the pre-flight clears a dead writer\'s lock also when it then refuses an existing file', () => {
+  it("the pre-flight clears a dead writer's lock also when it then refuses an existing file", () => {
     const target = join(tempDir(), 'codes.jsonl');
     writeFileSync(target, 'whole\n');
     writeFileSync(outLockPath(target), JSON.stringify({ pid: deadPid() }));
@@ -132,7 +175,7 @@ describe('the --out path lock', () => {
     expect(readdirSync(join(target, '..'))).toEqual(['codes.jsonl']);
   });
 
-  it('holdOutTarget (order place --out, plan rows) clears a dead writer\'s lock too when it refuses an existing file', () => {
+  it("holdOutTarget (order place --out, plan rows) clears a dead writer's lock too when it refuses an existing file", () => {
     const target = join(tempDir(), 'codes.jsonl');
     writeFileSync(target, 'whole\n');
     writeFileSync(outLockPath(target), JSON.stringify({ pid: deadPid() }));
@@ -143,7 +186,9 @@ describe('the --out path lock', () => {
   it('an unreadable lock is not taken over: the message names it and says when to remove it', () => {
     const target = join(tempDir(), 'codes.jsonl');
     writeFileSync(outLockPath(target), 'not json');
-    expect(() => lockOutTarget(target)).toThrow(expect.objectContaining({ code: 'out_busy', hint: expect.stringContaining(`remove ${outLockPath(target)}`) }));
+    expect(() => lockOutTarget(target)).toThrow(
+      expect.objectContaining({ code: 'out_busy', hint: expect.stringContaining(`remove ${outLockPath(target)}`) }),
+    );
   });
 });
 
@@ -159,7 +204,9 @@ describe('writeFileAtomicSync', () => {
     }
     expect(error).toBeInstanceOf(LocalError);
     expect((error as LocalError).exitCode).toBe(ExitCode.local);
-    expect((error as LocalError).message).toBe(`cannot write the journal file ${join(dir, 'intent.json')}: it is a directory (EISDIR)`);
+    expect((error as LocalError).message).toBe(
+      `cannot write the journal file ${join(dir, 'intent.json')}: it is a directory (EISDIR)`,
+    );
     expect(readdirSync(dir)).toEqual(['intent.json']);
   });
 

@@ -7,7 +7,19 @@ describe('orderOutcome', () => {
     expect(orderOutcome(status)).toBe('completed');
   });
 
-  it.each(['failed', 'cancelled', 'canceled', 'rejected', 'expired', 'refunded', 'error', 'declined', 'DECLINED', 'Canceled', 'FAILED'])('%j is a terminal failure', (status) => {
+  it.each([
+    'failed',
+    'cancelled',
+    'canceled',
+    'rejected',
+    'expired',
+    'refunded',
+    'error',
+    'declined',
+    'DECLINED',
+    'Canceled',
+    'FAILED',
+  ])('%j is a terminal failure', (status) => {
     expect(orderOutcome(status)).toBe('failed');
   });
 
@@ -24,8 +36,16 @@ describe('environment names', () => {
     expect(environmentKind(name)).toBe('live');
   });
   it('another name is kept as sent and marked unknown (a warning, never a refusal)', () => {
-    expect(pingFacts({ environment: 'staging', resellerId: 'r' })).toEqual({ environment: 'staging', known: false, resellerId: 'r' });
-    expect(pingFacts({ environment: 'SANDBOX', reseller_id: 'r' })).toEqual({ environment: 'test', known: true, resellerId: 'r' });
+    expect(pingFacts({ environment: 'staging', resellerId: 'r' })).toEqual({
+      environment: 'staging',
+      known: false,
+      resellerId: 'r',
+    });
+    expect(pingFacts({ environment: 'SANDBOX', reseller_id: 'r' })).toEqual({
+      environment: 'test',
+      known: true,
+      resellerId: 'r',
+    });
     expect(pingFacts({})).toEqual({ environment: 'unknown', known: false, resellerId: 'unknown' });
   });
 });

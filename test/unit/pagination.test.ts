@@ -1,6 +1,14 @@
 // The tolerant list parsers: every envelope and every pagination form docs/dialects.md names, and garbage.
 import { describe, expect, it } from 'vitest';
-import { codeRecord, extractList, flattenResource, nextPageUrl, parseLinkNext, statedTotal, unwrapResource } from '../../src/api/pagination.js';
+import {
+  codeRecord,
+  extractList,
+  flattenResource,
+  nextPageUrl,
+  parseLinkNext,
+  statedTotal,
+  unwrapResource,
+} from '../../src/api/pagination.js';
 import { NetworkError } from '../../src/errors.js';
 
 const items = [{ id: 'a' }, { id: 'b' }];
@@ -58,7 +66,14 @@ describe('nextPageUrl: each pagination form', () => {
   });
 
   it('ends when has_more is false, whatever else the body or Link header says', () => {
-    expect(nextPageUrl({ data: items, has_more: false, next_cursor: 'abc', next: '/v1/catalog?page=2' }, '</v1/catalog?page=2>; rel="next"', here, undefined)).toBeUndefined();
+    expect(
+      nextPageUrl(
+        { data: items, has_more: false, next_cursor: 'abc', next: '/v1/catalog?page=2' },
+        '</v1/catalog?page=2>; rel="next"',
+        here,
+        undefined,
+      ),
+    ).toBeUndefined();
   });
 
   it('ends when next_cursor is null or empty', () => {
@@ -67,15 +82,28 @@ describe('nextPageUrl: each pagination form', () => {
   });
 
   it('follows a numeric cursor, and a cursor under pagination', () => {
-    expect(nextPageUrl({ data: items, next_cursor: 20 }, undefined, here, undefined)?.searchParams.get('cursor')).toBe('20');
-    expect(nextPageUrl({ data: items, pagination: { next_cursor: 'p2' } }, undefined, here, undefined)?.searchParams.get('cursor')).toBe('p2');
+    expect(nextPageUrl({ data: items, next_cursor: 20 }, undefined, here, undefined)?.searchParams.get('cursor')).toBe(
+      '20',
+    );
+    expect(
+      nextPageUrl({ data: items, pagination: { next_cursor: 'p2' } }, undefined, here, undefined)?.searchParams.get(
+        'cursor',
+      ),
+    ).toBe('p2');
   });
 
   it('follows a `next` URL field, absolute or relative to the current page', () => {
-    expect(nextPageUrl({ results: items, next: 'https://api.example.com/v1/catalog?page=2' }, undefined, here, undefined)?.toString()).toBe(
-      'https://api.example.com/v1/catalog?page=2',
+    expect(
+      nextPageUrl(
+        { results: items, next: 'https://api.example.com/v1/catalog?page=2' },
+        undefined,
+        here,
+        undefined,
+      )?.toString(),
+    ).toBe('https://api.example.com/v1/catalog?page=2');
+    expect(nextPageUrl({ results: items, next: '/v1/catalog?page=3' }, undefined, here, undefined)?.toString()).toBe(
+      'https://api.example.com/v1/catalog?page=3',
     );
-    expect(nextPageUrl({ results: items, next: '/v1/catalog?page=3' }, undefined, here, undefined)?.toString()).toBe('https://api.example.com/v1/catalog?page=3');
   });
 
   it('follows next_url, links.next and pagination.next', () => {
@@ -95,25 +123,34 @@ describe('nextPageUrl: each pagination form', () => {
   });
 
   it('prefers the Link header to a body field', () => {
-    expect(nextPageUrl({ items, next: '/from-body' }, '</from-link>; rel="next"', here, undefined)?.pathname).toBe('/from-link');
+    expect(nextPageUrl({ items, next: '/from-body' }, '</from-link>; rel="next"', here, undefined)?.pathname).toBe(
+      '/from-link',
+    );
   });
 
   it('ends when the Link header names no next page', () => {
-    expect(nextPageUrl(items, '</v1/catalog?page=1>; rel="first", </v1/catalog?page=1>; rel="prev"', here, undefined)).toBeUndefined();
+    expect(
+      nextPageUrl(items, '</v1/catalog?page=1>; rel="first", </v1/catalog?page=1>; rel="prev"', here, undefined),
+    ).toBeUndefined();
   });
 
-  it('Stripe form: has_more without a cursor starts after the last item\'s id', () => {
+  it("Stripe form: has_more without a cursor starts after the last item's id", () => {
     const next = nextPageUrl({ object: 'list', data: items, has_more: true }, undefined, here, items.at(-1));
     expect(next?.searchParams.get('starting_after')).toBe('b');
     expect(next?.searchParams.get('limit')).toBe('2');
   });
 
   it('Stripe form with a numeric id', () => {
-    expect(nextPageUrl({ data: [{ id: 7 }], has_more: true }, undefined, here, { id: 7 })?.searchParams.get('starting_after')).toBe('7');
+    expect(
+      nextPageUrl({ data: [{ id: 7 }], has_more: true }, undefined, here, { id: 7 })?.searchParams.get(
+        'starting_after',
+      ),
+    ).toBe('7');
   });
 
   it('has_more true with no way to the next page is an error (exit 5), not a silent stop', () => {
-    const attempt = () => nextPageUrl({ data: [{ name: 'no id' }], has_more: true }, undefined, here, { name: 'no id' });
+    const attempt = () =>
+      nextPageUrl({ data: [{ name: 'no id' }], has_more: true }, undefined, here, { name: 'no id' });
     expect(attempt).toThrow(NetworkError);
     expect(attempt).toThrow(/more results but named no next page/);
   });
@@ -129,13 +166,16 @@ describe('nextPageUrl: each pagination form', () => {
 
 describe('parseLinkNext: the Link header', () => {
   it('finds next among several links', () => {
-    const header = '<https://x.test/p?page=1>; rel="first", <https://x.test/p?page=3>; rel="next", <https://x.test/p?page=9>; rel="last"';
+    const header =
+      '<https://x.test/p?page=1>; rel="first", <https://x.test/p?page=3>; rel="next", <https://x.test/p?page=9>; rel="last"';
     expect(parseLinkNext(header)).toBe('https://x.test/p?page=3');
   });
 
   it('reads a rel with several values', () => {
     expect(parseLinkNext('<https://x.test/p?page=2>; rel="next last"')).toBe('https://x.test/p?page=2');
-    expect(parseLinkNext('<https://x.test/p?page=1>; rel="prev first", <https://x.test/p?page=2>; rel="last next"')).toBe('https://x.test/p?page=2');
+    expect(
+      parseLinkNext('<https://x.test/p?page=1>; rel="prev first", <https://x.test/p?page=2>; rel="last next"'),
+    ).toBe('https://x.test/p?page=2');
   });
 
   it('reads an unquoted rel, any case, with spaces around =', () => {
@@ -144,7 +184,8 @@ describe('parseLinkNext: the Link header', () => {
   });
 
   it('does not split on a comma inside a quoted parameter', () => {
-    const header = '<https://x.test/p?page=1>; title="first, or so"; rel="prev", <https://x.test/p?page=2>; title="a, b"; rel="next"';
+    const header =
+      '<https://x.test/p?page=1>; title="first, or so"; rel="prev", <https://x.test/p?page=2>; title="a, b"; rel="next"';
     expect(parseLinkNext(header)).toBe('https://x.test/p?page=2');
   });
 
@@ -157,9 +198,12 @@ describe('parseLinkNext: the Link header', () => {
     expect(parseLinkNext('<https://x.test/p?page=9>; rel="nextish"')).toBeUndefined();
   });
 
-  it.each(['', 'garbage', '<unterminated; rel="next"', 'https://x.test/p; rel="next"'])('finds nothing in garbage: %j', (header) => {
-    expect(parseLinkNext(header)).toBeUndefined();
-  });
+  it.each(['', 'garbage', '<unterminated; rel="next"', 'https://x.test/p; rel="next"'])(
+    'finds nothing in garbage: %j',
+    (header) => {
+      expect(parseLinkNext(header)).toBeUndefined();
+    },
+  );
 });
 
 describe('issue 13: every list envelope of docs/dialects.md', () => {
@@ -173,7 +217,9 @@ describe('issue 13: every list envelope of docs/dialects.md', () => {
   });
 
   it('reads a JSON:API resource as {id, ...attributes}', () => {
-    expect(flattenResource({ type: 'products', id: 'p1', attributes: { name: 'P', price: 5 }, links: { self: '/x' } })).toEqual({ id: 'p1', name: 'P', price: 5 });
+    expect(
+      flattenResource({ type: 'products', id: 'p1', attributes: { name: 'P', price: 5 }, links: { self: '/x' } }),
+    ).toEqual({ id: 'p1', name: 'P', price: 5 });
     expect(flattenResource({ id: 'p1', name: 'plain' })).toEqual({ id: 'p1', name: 'plain' });
   });
 
@@ -189,7 +235,10 @@ describe('unwrapResource: a single resource in any envelope', () => {
     ['under data', { data: order }],
     ['under order', { order }],
     ['{meta, data}', { meta: { request_id: 'r' }, data: order }],
-    ['a JSON:API resource', { data: { type: 'orders', id: 'ord_1', attributes: { status: 'completed', quantity: 3 } } }],
+    [
+      'a JSON:API resource',
+      { data: { type: 'orders', id: 'ord_1', attributes: { status: 'completed', quantity: 3 } } },
+    ],
   ])('%s', (_name, body) => {
     expect(unwrapResource(body, 'order', 'status')).toEqual(order);
   });
@@ -225,7 +274,9 @@ describe('issue 13: every pagination form is followed to the end', () => {
     const first = nextPageUrl({ items, page: 1, per_page: 2, total_pages: 3 }, undefined, base, items.at(-1), 2);
     expect(first?.searchParams.get('page')).toBe('2');
     expect(first?.searchParams.get('per_page')).toBe('1000');
-    expect(nextPageUrl({ items, page: 3, per_page: 2, total_pages: 3 }, undefined, first!, items.at(-1), 2)).toBeUndefined();
+    expect(
+      nextPageUrl({ items, page: 3, per_page: 2, total_pages: 3 }, undefined, first!, items.at(-1), 2),
+    ).toBeUndefined();
   });
 
   it.each([
@@ -243,13 +294,33 @@ describe('issue 13: every pagination form is followed to the end', () => {
   });
 
   it("Spring's {content, totalPages, number (from 0), size, last}", () => {
-    const first = nextPageUrl({ content: items, totalPages: 2, totalElements: 4, number: 0, size: 2, last: false }, undefined, base, items.at(-1), 2);
+    const first = nextPageUrl(
+      { content: items, totalPages: 2, totalElements: 4, number: 0, size: 2, last: false },
+      undefined,
+      base,
+      items.at(-1),
+      2,
+    );
     expect(first?.searchParams.get('page')).toBe('1');
-    expect(nextPageUrl({ content: items, totalPages: 2, totalElements: 4, number: 1, size: 2, last: true }, undefined, first!, items.at(-1), 2)).toBeUndefined();
+    expect(
+      nextPageUrl(
+        { content: items, totalPages: 2, totalElements: 4, number: 1, size: 2, last: true },
+        undefined,
+        first!,
+        items.at(-1),
+        2,
+      ),
+    ).toBeUndefined();
   });
 
   it('Spring HATEOAS: the page facts under `page`', () => {
-    const next = nextPageUrl({ _embedded: {}, page: { size: 2, totalElements: 3, totalPages: 2, number: 0 } }, undefined, base, undefined, 2);
+    const next = nextPageUrl(
+      { _embedded: {}, page: { size: 2, totalElements: 3, totalPages: 2, number: 0 } },
+      undefined,
+      base,
+      undefined,
+      2,
+    );
     expect(next?.searchParams.get('page')).toBe('1');
   });
 
@@ -261,14 +332,18 @@ describe('issue 13: every pagination form is followed to the end', () => {
   });
 
   it('page numbers without any count: a full page has a successor, a short one ends', () => {
-    expect(nextPageUrl({ items, page: 1, per_page: 2 }, undefined, base, undefined, 2)?.searchParams.get('page')).toBe('2');
+    expect(nextPageUrl({ items, page: 1, per_page: 2 }, undefined, base, undefined, 2)?.searchParams.get('page')).toBe(
+      '2',
+    );
     expect(nextPageUrl({ items: [items[0]], page: 2, per_page: 2 }, undefined, base, undefined, 1)).toBeUndefined();
   });
 
   it('offsets: offset/limit with total', () => {
     const next = nextPageUrl({ results: items, offset: 0, limit: 2, total: 5 }, undefined, base, undefined, 2);
     expect(next?.searchParams.get('offset')).toBe('2');
-    expect(nextPageUrl({ results: [items[0]], offset: 4, limit: 2, total: 5 }, undefined, next!, undefined, 1)).toBeUndefined();
+    expect(
+      nextPageUrl({ results: [items[0]], offset: 4, limit: 2, total: 5 }, undefined, next!, undefined, 1),
+    ).toBeUndefined();
   });
 
   it('an offset page that is empty ends the list (the total check then speaks)', () => {
@@ -276,11 +351,23 @@ describe('issue 13: every pagination form is followed to the end', () => {
   });
 
   it('a next URL under meta, and links.next as a JSON:API link object', () => {
-    expect(nextPageUrl({ data: items, meta: { next: '/v1/x?page=2' } }, undefined, base, undefined, 2)?.toString()).toBe('https://api.example.com/v1/x?page=2');
-    expect(nextPageUrl({ data: items, links: { next: { href: '/v1/x?page=3' } } }, undefined, base, undefined, 2)?.toString()).toBe('https://api.example.com/v1/x?page=3');
+    expect(
+      nextPageUrl({ data: items, meta: { next: '/v1/x?page=2' } }, undefined, base, undefined, 2)?.toString(),
+    ).toBe('https://api.example.com/v1/x?page=2');
+    expect(
+      nextPageUrl(
+        { data: items, links: { next: { href: '/v1/x?page=3' } } },
+        undefined,
+        base,
+        undefined,
+        2,
+      )?.toString(),
+    ).toBe('https://api.example.com/v1/x?page=3');
   });
 
   it('has_more under meta is read like the top-level field', () => {
-    expect(nextPageUrl({ data: items, meta: { has_more: false }, next: '/v1/x?page=2' }, undefined, base, undefined, 2)).toBeUndefined();
+    expect(
+      nextPageUrl({ data: items, meta: { has_more: false }, next: '/v1/x?page=2' }, undefined, base, undefined, 2),
+    ).toBeUndefined();
   });
 });

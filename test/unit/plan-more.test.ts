@@ -25,17 +25,32 @@ afterAll(async () => {
   await server.close();
 });
 
-function harness(o: { json?: boolean; environment?: 'test' | 'live'; yes?: boolean; journal?: Journal; io?: { io: Io; out: () => string; err: () => string }; createOrder?: () => Promise<never> } = {}) {
+function harness(
+  o: {
+    json?: boolean;
+    environment?: 'test' | 'live';
+    yes?: boolean;
+    journal?: Journal;
+    io?: { io: Io; out: () => string; err: () => string };
+    createOrder?: () => Promise<never>;
+  } = {},
+) {
   const captured = o.io ?? capturedIo({ json: o.json ?? true });
   const journal = o.journal ?? freshJournal();
   const real = clientOf(server.url);
   let posts = 0;
-  const api = Object.assign(Object.create(real) as ApiClient, { createOrder: (body: string, key: string) => (posts++, o.createOrder ? o.createOrder() : real.createOrder(body, key)) });
+  const api = Object.assign(Object.create(real) as ApiClient, {
+    createOrder: (body: string, key: string) => (
+      posts++,
+      o.createOrder ? o.createOrder() : real.createOrder(body, key)
+    ),
+  });
   const f = {
     io: captured.io,
     yes: o.yes ?? false,
     signal: new AbortController().signal,
-    connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'shop', baseUrl: server.url, apiKey: KEY }),
+    connection: () =>
+      Promise.resolve({ environment: o.environment ?? 'test', profile: 'shop', baseUrl: server.url, apiKey: KEY }),
     journal: () => Promise.resolve(journal),
     api: () => Promise.resolve(api),
   } as unknown as PlaceDeps & { yes: boolean };
@@ -70,7 +85,11 @@ function terminal(answer: string): { io: Io; out: () => string; err: () => strin
       setTimeout(() => stdin.write(typed), 20);
     }
   });
-  return { io: new Io({ stdin, stdout, stderr, env: {}, stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true }), out: () => out, err: () => err };
+  return {
+    io: new Io({ stdin, stdout, stderr, env: {}, stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true }),
+    out: () => out,
+    err: () => err,
+  };
 }
 
 describe('a live plan', () => {
@@ -81,7 +100,9 @@ describe('a live plan', () => {
     expect(error).toMatchObject({ exitCode: 130, message: 'cancelled: nothing was sent' });
     // The prompt's own styling (ANSI) and wrapping aside.
     const asked = stripVTControlCharacters(h.err()).replace(/\s+/g, ' ');
-    expect(asked).toContain(`Place 2 LIVE orders (5 units in all) from ${path}? They are charged to the wallet of profile "shop".`);
+    expect(asked).toContain(
+      `Place 2 LIVE orders (5 units in all) from ${path}? They are charged to the wallet of profile "shop".`,
+    );
     expect(h.posts()).toBe(0);
   });
 
@@ -101,7 +122,11 @@ describe('out files', () => {
     writeFileSync(join(path, '..', 'taken.csv'), 'old\n');
     const h = harness();
     const error = await runPlan({ plan: path, concurrency: 1 }, h.f).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 2, code: 'out_exists', hint: 'pass --force to overwrite it, or choose another --out file' });
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'out_exists',
+      hint: 'pass --force to overwrite it, or choose another --out file',
+    });
     expect((error as Error).message).toBe(`line 2: ${join(path, '..', 'taken.csv')} exists; nothing was ordered`);
     expect(h.posts()).toBe(0);
     const forced = harness();
@@ -111,7 +136,7 @@ describe('out files', () => {
 });
 
 describe('the summary', () => {
-  it('text: an earlier run\'s rows say so; a failed row its error code; an out cell without a count when nothing was written', async () => {
+  it("text: an earlier run's rows say so; a failed row its error code; an out cell without a count when nothing was written", async () => {
     const path = plan('amazon-us-25,1,a.csv\nno-such-product,1,b.csv\n');
     const first = harness({ json: false });
     await expect(runPlan({ plan: path, concurrency: 2 }, first.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
@@ -122,16 +147,29 @@ describe('the summary', () => {
     await expect(runPlan({ plan: path, concurrency: 2 }, again.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
     // The earlier run's row names where that run wrote its codes, and says so on stderr.
     expect(again.out().split('\n')[1]).toMatch(/ completed \(earlier run\) +plan-[0-9a-f]{24} +\S+a\.csv$/);
-    expect(again.err()).toMatch(/row 1: delivered by an earlier run \(order ord_\S+, its codes in \S+a\.csv, \S+\); not ordered again/);
+    expect(again.err()).toMatch(
+      /row 1: delivered by an earlier run \(order ord_\S+, its codes in \S+a\.csv, \S+\); not ordered again/,
+    );
   });
 
   it('a row that fails with an error of no kind is internal_error, exit 1; the plan exits with its worst row', async () => {
     const h = harness({ createOrder: () => Promise.reject(new Error('boom')) });
     const error = await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, h.f).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 1, code: 'plan_rows_failed', message: '1 of 1 plan rows failed (first: line 1: boom)', hint: 'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)' });
-    expect((JSON.parse(h.out()) as PlanResult[])[0]!.error).toEqual({ code: 'internal_error', message: 'boom', exitCode: 1 });
+    expect(error).toMatchObject({
+      exitCode: 1,
+      code: 'plan_rows_failed',
+      message: '1 of 1 plan rows failed (first: line 1: boom)',
+      hint: 'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)',
+    });
+    expect((JSON.parse(h.out()) as PlanResult[])[0]!.error).toEqual({
+      code: 'internal_error',
+      message: 'boom',
+      exitCode: 1,
+    });
     const mixed = harness();
-    const worst = await runPlan({ plan: plan('amazon-us-25,1\nno-such-product,1\n'), concurrency: 1 }, mixed.f).catch((e: unknown) => e);
+    const worst = await runPlan({ plan: plan('amazon-us-25,1\nno-such-product,1\n'), concurrency: 1 }, mixed.f).catch(
+      (e: unknown) => e,
+    );
     expect(worst).toMatchObject({ code: 'plan_rows_failed' });
     const results = JSON.parse(mixed.out()) as PlanResult[];
     expect((worst as { exitCode: number }).exitCode).toBe(results[1]!.error!.exitCode);
@@ -144,8 +182,21 @@ describe('resumed rows', () => {
     const text = 'amazon-us-25,2\n';
     const path = plan(text);
     const h = harness({ json: false });
-    const key = rowKey(planFamily({ baseUrl: server.url, environment: 'test', keyId: keyIdOf(KEY) }, path, undefined), { productId: 'amazon-us-25', quantity: 2, outCell: '', occurrence: 1 });
-    const { intent } = await h.journal.begin({ profile: 'shop', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 2, key });
+    const key = rowKey(planFamily({ baseUrl: server.url, environment: 'test', keyId: keyIdOf(KEY) }, path, undefined), {
+      productId: 'amazon-us-25',
+      quantity: 2,
+      outCell: '',
+      occurrence: 1,
+    });
+    const { intent } = await h.journal.begin({
+      profile: 'shop',
+      environment: 'test',
+      baseUrl: server.url,
+      keyId: keyIdOf(KEY),
+      productId: 'amazon-us-25',
+      quantity: 2,
+      key,
+    });
     h.journal.save({ ...intent, phase: 'sending', owner: { pid: 999_999_999 } });
     await runPlan({ plan: path, concurrency: 1 }, h.f);
     expect(h.err()).toContain(`row 1: resuming its interrupted order (key ${key})`);
@@ -160,11 +211,34 @@ describe('rows an older version ordered (keys from the plan bytes and line)', ()
     const path = plan(text);
     const sha = sha256(Buffer.from(text).toString('latin1'));
     const h = harness();
-    const placed = await clientOf(server.url).createOrder(JSON.stringify({ product_id: 'amazon-us-25', quantity: 2 }), legacyRowKey(sha, 1));
+    const placed = await clientOf(server.url).createOrder(
+      JSON.stringify({ product_id: 'amazon-us-25', quantity: 2 }),
+      legacyRowKey(sha, 1),
+    );
     const time = new Date().toISOString();
     // A record as versions before the key id wrote it: named by the key alone, no keyId.
-    h.journal.history.record({ key: legacyRowKey(sha, 1), orderId: placed.order.id, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'shop', baseUrl: server.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
-    const { intent } = await h.journal.begin({ profile: 'shop', environment: 'test', baseUrl: server.url, keyId: keyIdOf(KEY), productId: 'amazon-us-25', quantity: 3, key: legacyRowKey(sha, 2) });
+    h.journal.history.record({
+      key: legacyRowKey(sha, 1),
+      orderId: placed.order.id,
+      productId: 'amazon-us-25',
+      quantity: 2,
+      environment: 'test',
+      profile: 'shop',
+      baseUrl: server.url,
+      createdAt: time,
+      updatedAt: time,
+      endedAt: time,
+      outcome: 'delivered',
+    });
+    const { intent } = await h.journal.begin({
+      profile: 'shop',
+      environment: 'test',
+      baseUrl: server.url,
+      keyId: keyIdOf(KEY),
+      productId: 'amazon-us-25',
+      quantity: 3,
+      key: legacyRowKey(sha, 2),
+    });
     h.journal.save({ ...intent, phase: 'sending', owner: { pid: 999_999_999 } });
     await runPlan({ plan: path, concurrency: 1 }, h.f);
     const rows = JSON.parse(h.out()) as PlanResult[];
@@ -174,7 +248,19 @@ describe('rows an older version ordered (keys from the plan bytes and line)', ()
     expect(h.journal.read().intents).toEqual([]);
     // Another environment's older record is not this row's.
     const live = harness({ environment: 'live', yes: true, journal: freshJournal() });
-    live.journal.history.record({ key: legacyRowKey(sha, 1), orderId: placed.order.id, productId: 'amazon-us-25', quantity: 2, environment: 'test', profile: 'shop', baseUrl: server.url, createdAt: time, updatedAt: time, endedAt: time, outcome: 'delivered' });
+    live.journal.history.record({
+      key: legacyRowKey(sha, 1),
+      orderId: placed.order.id,
+      productId: 'amazon-us-25',
+      quantity: 2,
+      environment: 'test',
+      profile: 'shop',
+      baseUrl: server.url,
+      createdAt: time,
+      updatedAt: time,
+      endedAt: time,
+      outcome: 'delivered',
+    });
     await runPlan({ plan: path, concurrency: 1 }, live.f).catch(() => undefined);
     expect((JSON.parse(live.out()) as PlanResult[]).map((r) => r.key)).not.toContain(legacyRowKey(sha, 1));
   });
@@ -185,8 +271,20 @@ describe('readPlan', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
     const path = join(dir, 'file', 'plan.csv');
-    expect(() => readPlan(path)).toThrow(expect.objectContaining({ exitCode: 8, code: 'plan_unreadable', message: `cannot read the plan ${path} (ENOTDIR)` }));
+    expect(() => readPlan(path)).toThrow(
+      expect.objectContaining({
+        exitCode: 8,
+        code: 'plan_unreadable',
+        message: `cannot read the plan ${path} (ENOTDIR)`,
+      }),
+    );
     mkdirSync(join(dir, 'd.csv'));
-    expect(() => readPlan(join(dir, 'd.csv'))).toThrow(expect.objectContaining({ exitCode: 2, message: `cannot read the plan ${join(dir, 'd.csv')}: it is a directory`, hint: 'check the --plan path' }));
+    expect(() => readPlan(join(dir, 'd.csv'))).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: `cannot read the plan ${join(dir, 'd.csv')}: it is a directory`,
+        hint: 'check the --plan path',
+      }),
+    );
   });
 });

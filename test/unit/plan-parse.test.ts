@@ -9,7 +9,8 @@ import { tempDir } from '../helpers/e2e.js';
 
 const scope = { baseUrl: 'http://127.0.0.1:4010', environment: 'test' as const, keyId: 'k1' };
 const F = planFamily(scope, '/plans/p.csv', undefined);
-const parse = (text: string, path = '/plans/p.csv'): ReturnType<typeof parsePlan> => parsePlan(Buffer.from(text, 'utf8'), path, F);
+const parse = (text: string, path = '/plans/p.csv'): ReturnType<typeof parsePlan> =>
+  parsePlan(Buffer.from(text, 'utf8'), path, F);
 
 function refusal(text: string): Error & { code?: string; exitCode?: number; hint?: string } {
   try {
@@ -47,8 +48,21 @@ describe('plan parsing', () => {
     const rows = parse(text);
     const sha = sha256(Buffer.from(text, 'utf8').toString('latin1'));
     expect(rows).toEqual([
-      { row: 4, productId: 'amazon-us-25', quantity: 3, key: rowKey(F, { productId: 'amazon-us-25', quantity: 3, outCell: 'codes/a.csv', occurrence: 1 }), legacyKey: `plan-${sha.slice(0, 24)}-r4`, out: '/plans/codes/a.csv' },
-      { row: 5, productId: 'steam-10', quantity: 1, key: rowKey(F, { productId: 'steam-10', quantity: 1, outCell: '', occurrence: 1 }), legacyKey: `plan-${sha.slice(0, 24)}-r5` },
+      {
+        row: 4,
+        productId: 'amazon-us-25',
+        quantity: 3,
+        key: rowKey(F, { productId: 'amazon-us-25', quantity: 3, outCell: 'codes/a.csv', occurrence: 1 }),
+        legacyKey: `plan-${sha.slice(0, 24)}-r4`,
+        out: '/plans/codes/a.csv',
+      },
+      {
+        row: 5,
+        productId: 'steam-10',
+        quantity: 1,
+        key: rowKey(F, { productId: 'steam-10', quantity: 1, outCell: '', occurrence: 1 }),
+        legacyKey: `plan-${sha.slice(0, 24)}-r5`,
+      },
     ]);
     expect(rows[1]).not.toHaveProperty('out');
   });
@@ -91,7 +105,9 @@ describe('plan parsing', () => {
     expect(parse('p,1\n')[0]!.quantity).toBe(1);
     expect(parse('p,1000000\n')[0]!.quantity).toBe(1_000_000);
     for (const q of ['0', '1000001', '-1', '1.5', '1e3', 'x', '', ' ']) {
-      expect(refusal(`p,${q}\n`).message, q).toContain(`line 1: quantity must be a whole number from 1 to 1000000, got "${q.trim()}"`);
+      expect(refusal(`p,${q}\n`).message, q).toContain(
+        `line 1: quantity must be a whole number from 1 to 1000000, got "${q.trim()}"`,
+      );
     }
   });
 
@@ -109,12 +125,18 @@ describe('plan parsing', () => {
   });
 
   it('two rows with one out file are refused, naming both lines', () => {
-    expect(refusal('p,1,a.csv\nq,2,b.csv\nr,3,a.csv\n').message).toContain('line 3: out file /plans/a.csv is also the out file of line 1');
+    expect(refusal('p,1,a.csv\nq,2,b.csv\nr,3,a.csv\n').message).toContain(
+      'line 3: out file /plans/a.csv is also the out file of line 1',
+    );
   });
 
   it('every bad row is named in one usage error, bad_plan, nothing ordered', () => {
     const error = refusal('p,0\nok,1\nq,x\n');
-    expect(error).toMatchObject({ exitCode: 2, code: 'bad_plan', hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)' });
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'bad_plan',
+      hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
+    });
     expect(error.message).toBe(
       'the plan /plans/p.csv has 2 bad rows, nothing was ordered: line 1: quantity must be a whole number from 1 to 1000000, got "0"; line 3: quantity must be a whole number from 1 to 1000000, got "x"',
     );
@@ -134,21 +156,42 @@ describe('plan parsing', () => {
 
   it('a plan without rows is refused', () => {
     for (const text of ['', '# only a comment\n', 'product,quantity,out\n']) {
-      expect(refusal(text)).toMatchObject({ exitCode: 2, code: 'bad_plan', message: 'the plan /plans/p.csv has no rows', hint: 'each row is product,quantity[,out]' });
+      expect(refusal(text)).toMatchObject({
+        exitCode: 2,
+        code: 'bad_plan',
+        message: 'the plan /plans/p.csv has no rows',
+        hint: 'each row is product,quantity[,out]',
+      });
     }
   });
 
   it('readPlan: a missing file or a directory is a usage error, the plan read otherwise', () => {
     const dir = tempDir();
-    expect(() => readPlan(join(dir, 'none.csv'))).toThrow(expect.objectContaining({ exitCode: 2, code: 'bad_plan', message: `cannot read the plan ${join(dir, 'none.csv')}: no such file` }));
+    expect(() => readPlan(join(dir, 'none.csv'))).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        code: 'bad_plan',
+        message: `cannot read the plan ${join(dir, 'none.csv')}: no such file`,
+      }),
+    );
     mkdirSync(join(dir, 'd'));
-    expect(() => readPlan(join(dir, 'd'))).toThrow(expect.objectContaining({ exitCode: 2, code: 'bad_plan', message: `cannot read the plan ${join(dir, 'd')}: it is a directory` }));
+    expect(() => readPlan(join(dir, 'd'))).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        code: 'bad_plan',
+        message: `cannot read the plan ${join(dir, 'd')}: it is a directory`,
+      }),
+    );
     writeFileSync(join(dir, 'ok.csv'), 'p,2,c.json\n');
-    expect(readPlan(join(dir, 'ok.csv'))).toMatchObject([{ row: 1, productId: 'p', quantity: 2, out: join(dir, 'c.json') }]);
+    expect(readPlan(join(dir, 'ok.csv'))).toMatchObject([
+      { row: 1, productId: 'p', quantity: 2, out: join(dir, 'c.json') },
+    ]);
   });
 
   it('a header is only the first row: product,quantity after a row is a bad row; a row of one field is a bad row, never a crash', () => {
-    expect(refusal('p1,1\nproduct,quantity\n').message).toContain('line 2: quantity must be a whole number from 1 to 1000000, got "quantity"');
+    expect(refusal('p1,1\nproduct,quantity\n').message).toContain(
+      'line 2: quantity must be a whole number from 1 to 1000000, got "quantity"',
+    );
     expect(refusal('product\n').message).toContain('line 1: expected product,quantity[,out], got 1 fields');
   });
 

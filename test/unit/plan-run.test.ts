@@ -29,7 +29,16 @@ interface Harness {
   posts: () => number;
 }
 
-function harness(o: { json?: boolean; environment?: 'test' | 'live'; journal?: Journal; url?: string; controller?: AbortController; onPost?: (inFlight: number) => void } = {}): Harness {
+function harness(
+  o: {
+    json?: boolean;
+    environment?: 'test' | 'live';
+    journal?: Journal;
+    url?: string;
+    controller?: AbortController;
+    onPost?: (inFlight: number) => void;
+  } = {},
+): Harness {
   const { io, out, err } = capturedIo({ json: o.json ?? true });
   const journal = o.journal ?? freshJournal();
   const real = clientOf(o.url ?? server.url);
@@ -50,7 +59,14 @@ function harness(o: { json?: boolean; environment?: 'test' | 'live'; journal?: J
     io,
     configDir: '/nonexistent',
     signal: (o.controller ?? new AbortController()).signal,
-    connection: () => Promise.resolve({ environment: o.environment ?? 'test', profile: 'default', baseUrl: o.url ?? server.url, apiKey: KEY, keySource: 'environment' }),
+    connection: () =>
+      Promise.resolve({
+        environment: o.environment ?? 'test',
+        profile: 'default',
+        baseUrl: o.url ?? server.url,
+        apiKey: KEY,
+        keySource: 'environment',
+      }),
     journal: () => Promise.resolve(j),
     api: () => Promise.resolve(api),
   };
@@ -74,7 +90,11 @@ describe('runPlan', () => {
       [3, 'steam-us-20', 1, expect.any(String), undefined],
     ]);
     expect(results[0]!.out).toBe(join(path, '..', 'a.csv'));
-    expect(readFileSync(join(path, '..', 'a.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+    expect(
+      readFileSync(join(path, '..', 'a.csv'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(3);
     expect(first.posts()).toBe(2);
     expect(first.journal.read().intents).toEqual([]);
     expect(first.journal.history.list().map((r) => r.outcome)).toEqual(['delivered', 'delivered']);
@@ -92,23 +112,36 @@ describe('runPlan', () => {
     expect(h.posts()).toBe(0);
     expect(h.out()).toContain('dry run: not sent');
     // Priced from the catalog (issue 30): the unit price and the row's amount.
-    expect(h.out()).toMatch(/^ROW +PRODUCT +QTY +ORDER +UNIT PRICE +AMOUNT +STATUS +KEY +OUT\n1 +amazon-us-25 +2 +- +25\.00 USD +50\.00 USD +dry run: not sent +plan-[0-9a-f]{24}\n$/);
+    expect(h.out()).toMatch(
+      /^ROW +PRODUCT +QTY +ORDER +UNIT PRICE +AMOUNT +STATUS +KEY +OUT\n1 +amazon-us-25 +2 +- +25\.00 USD +50\.00 USD +dry run: not sent +plan-[0-9a-f]{24}\n$/,
+    );
   });
 
   it('a failing row fails the plan with its exit code, naming the first; the other rows are delivered', async () => {
     const h = harness();
-    const error = await runPlan({ plan: plan('no-such-product,1\namazon-us-25,1\n'), concurrency: 1 }, h.deps).catch((e: unknown) => e);
+    const error = await runPlan({ plan: plan('no-such-product,1\namazon-us-25,1\n'), concurrency: 1 }, h.deps).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ exitCode: 4, code: 'plan_rows_failed' });
     expect((error as Error).message).toMatch(/^1 of 2 plan rows failed \(first: line 1: /);
     const results = JSON.parse(h.out()) as PlanResult[];
     expect(results[0]!.error).toMatchObject({ exitCode: 4 });
     expect(results[1]!.order?.id).toBeDefined();
-    expect(h.journal.history.list().map((r) => r.outcome).sort()).toEqual(['delivered', 'refused']);
+    expect(
+      h.journal.history
+        .list()
+        .map((r) => r.outcome)
+        .sort(),
+    ).toEqual(['delivered', 'refused']);
   });
 
   it('a live plan asks first: without --yes and no terminal it is refused before anything is sent', async () => {
     const h = harness({ environment: 'live' });
-    await expect(runPlan({ plan: plan('amazon-us-25,2\n'), concurrency: 1 }, h.deps)).rejects.toMatchObject({ exitCode: 2, code: 'confirmation_required', message: 'a live plan (1 orders) needs confirmation, and this run is not interactive' });
+    await expect(runPlan({ plan: plan('amazon-us-25,2\n'), concurrency: 1 }, h.deps)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'confirmation_required',
+      message: 'a live plan (1 orders) needs confirmation, and this run is not interactive',
+    });
     expect(h.posts()).toBe(0);
   });
 
@@ -125,7 +158,10 @@ describe('runPlan', () => {
     for (const concurrency of [1, 2]) {
       let most = 0;
       const h = harness({ onPost: (inFlight) => (most = Math.max(most, inFlight)) });
-      await runPlan({ plan: plan('amazon-us-25,1\namazon-us-25,2\namazon-us-25,3\namazon-us-25,4\nsteam-us-20,1\n'), concurrency }, h.deps);
+      await runPlan(
+        { plan: plan('amazon-us-25,1\namazon-us-25,2\namazon-us-25,3\namazon-us-25,4\nsteam-us-20,1\n'), concurrency },
+        h.deps,
+      );
       expect(h.posts()).toBe(5);
       expect(most).toBeLessThanOrEqual(concurrency);
     }
@@ -135,7 +171,9 @@ describe('runPlan', () => {
     const controller = new AbortController();
     controller.abort(new InterruptedError('interrupted by SIGTERM'));
     const h = harness({ controller });
-    await expect(runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,1\n'), concurrency: 2 }, h.deps)).rejects.toMatchObject({ exitCode: 130, message: 'interrupted by SIGTERM' });
+    await expect(
+      runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,1\n'), concurrency: 2 }, h.deps),
+    ).rejects.toMatchObject({ exitCode: 130, message: 'interrupted by SIGTERM' });
     expect(h.posts()).toBe(0);
     expect(h.journal.read().intents).toEqual([]);
   });
@@ -161,8 +199,14 @@ describe('runPlan', () => {
     const slow = await inProcessServer({ fulfilAfterMs: 400 });
     try {
       const waited = harness({ url: slow.url });
-      await runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,1\n'), concurrency: 2, wait: true, interval: 0.05 }, waited.deps);
-      expect((JSON.parse(waited.out()) as PlanResult[]).map((r) => r.order?.status)).toEqual(['completed', 'completed']);
+      await runPlan(
+        { plan: plan('amazon-us-25,1\nsteam-us-20,1\n'), concurrency: 2, wait: true, interval: 0.05 },
+        waited.deps,
+      );
+      expect((JSON.parse(waited.out()) as PlanResult[]).map((r) => r.order?.status)).toEqual([
+        'completed',
+        'completed',
+      ]);
       const answered = harness({ url: slow.url });
       await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, answered.deps);
       expect((JSON.parse(answered.out()) as PlanResult[])[0]!.order?.status).not.toBe('completed');

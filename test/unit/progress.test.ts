@@ -1,13 +1,27 @@
 // Progress on stderr (output/progress.ts): redrawn in place on a terminal, timestamped lines in a log.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LOG_EVERY_MS, makeRoom, progressLine, runSummary, startProgress, type ProgressIo } from '../../src/output/progress.js';
+import {
+  LOG_EVERY_MS,
+  makeRoom,
+  progressLine,
+  runSummary,
+  startProgress,
+  type ProgressIo,
+} from '../../src/output/progress.js';
 
 function fakeIo(tty: boolean, mode: { quiet?: boolean; json?: boolean } = {}): ProgressIo & { text(): string } {
   const stderr = new PassThrough();
   let text = '';
   stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  return { stderr, stderrIsTTY: tty, quiet: mode.quiet ?? false, json: mode.json ?? false, stamp: () => (tty ? '' : '2026-11-29T00:00:00.000Z '), text: () => text };
+  return {
+    stderr,
+    stderrIsTTY: tty,
+    quiet: mode.quiet ?? false,
+    json: mode.json ?? false,
+    stamp: () => (tty ? '' : '2026-11-29T00:00:00.000Z '),
+    text: () => text,
+  };
 }
 
 /** A clock the test moves by hand. */
@@ -26,14 +40,19 @@ describe('progress on a terminal', () => {
       p.update(i * 5);
     }
     p.stop();
-    const draws = io.text().split('\r').filter((s) => s.startsWith('writing'));
+    const draws = io
+      .text()
+      .split('\r')
+      .filter((s) => s.startsWith('writing'));
     // 1000 ms of updates every 10 ms: at most one draw per 100 ms, plus the first.
     expect(draws.length).toBeGreaterThanOrEqual(9);
     expect(draws.length).toBeLessThanOrEqual(11);
     expect(io.text()).not.toContain('\n');
     expect(io.text().endsWith('\r\x1b[K')).toBe(true);
-    // eslint-disable-next-line no-control-regex
-    expect(draws.at(-1)).toMatch(/^writing the codes of ord_1: 4\d\d of 1,000 codes \(4\d%\), 500 codes\/s, 1 s left\x1b\[K$/);
+    expect(draws.at(-1)).toMatch(
+      // eslint-disable-next-line no-control-regex
+      /^writing the codes of ord_1: 4\d\d of 1,000 codes \(4\d%\), 500 codes\/s, 1 s left\x1b\[K$/,
+    );
   });
 
   it('draws the last count however soon it comes', () => {
@@ -68,7 +87,9 @@ describe('progress on a terminal', () => {
     c.advance(1000);
     p.update(2);
     p.stop();
-    expect(io.text()).toBe('\rx: 1 of 10 codes (10%)\x1b[K\r\x1b[Kwarning: slow\n\rx: 2 of 10 codes (20%), 2 codes/s, 4 s left\x1b[K\r\x1b[K');
+    expect(io.text()).toBe(
+      '\rx: 1 of 10 codes (10%)\x1b[K\r\x1b[Kwarning: slow\n\rx: 2 of 10 codes (20%), 2 codes/s, 4 s left\x1b[K\r\x1b[K',
+    );
   });
 
   it('says nothing under --quiet or --json', () => {
@@ -112,7 +133,11 @@ describe('progress in a log', () => {
 
   it('ends a run with one summary line; a terminal gets none', () => {
     const lines: string[] = [];
-    runSummary({ stderrIsTTY: false, notice: (t) => lines.push(t) }, 'ordered 5 × amazon-us-25: order ord_1 completed', 31.24);
+    runSummary(
+      { stderrIsTTY: false, notice: (t) => lines.push(t) },
+      'ordered 5 × amazon-us-25: order ord_1 completed',
+      31.24,
+    );
     runSummary({ stderrIsTTY: true, notice: (t) => lines.push(t) }, 'ordered', 1);
     expect(lines).toEqual(['done: ordered 5 × amazon-us-25: order ord_1 completed; took 31.2 s']);
   });
@@ -120,9 +145,13 @@ describe('progress in a log', () => {
 
 describe('progressLine', () => {
   it('shows the count and the rate where the total is unknown', () => {
-    expect(progressLine('reading the catalog', 'products', 2000, undefined, 2000)).toBe('reading the catalog: 2,000 products, 1,000 products/s');
+    expect(progressLine('reading the catalog', 'products', 2000, undefined, 2000)).toBe(
+      'reading the catalog: 2,000 products, 1,000 products/s',
+    );
   });
   it('says minutes for long waits', () => {
-    expect(progressLine('w', 'codes', 1000, 1_000_000, 1000)).toBe('w: 1,000 of 1,000,000 codes (0%), 1,000 codes/s, 16 min 39 s left');
+    expect(progressLine('w', 'codes', 1000, 1_000_000, 1000)).toBe(
+      'w: 1,000 of 1,000,000 codes (0%), 1,000 codes/s, 16 min 39 s left',
+    );
   });
 });

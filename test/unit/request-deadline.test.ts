@@ -31,7 +31,13 @@ describe('the deadline of a request', () => {
     it(`is cleared when the attempt ends (answered ${status})`, async () => {
       const url = await serve(status);
       const controller = new AbortController();
-      const api = new ApiClient({ baseUrl: url, apiKey: 'sc_test_demo_4f3c9a1b7e2d', requestTimeoutMs: TIMEOUT_MS, retry: { ...DEFAULT_RETRY_POLICY, retries: 0 }, signal: controller.signal });
+      const api = new ApiClient({
+        baseUrl: url,
+        apiKey: 'sc_test_demo_4f3c9a1b7e2d',
+        requestTimeoutMs: TIMEOUT_MS,
+        retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+        signal: controller.signal,
+      });
       const set = vi.spyOn(globalThis, 'setTimeout');
       const cleared = vi.spyOn(globalThis, 'clearTimeout');
       try {
@@ -39,7 +45,9 @@ describe('the deadline of a request', () => {
       } finally {
         await api.close();
       }
-      const deadlines = set.mock.results.filter((_, call) => set.mock.calls[call]?.[1] === TIMEOUT_MS).map((result) => result.value as unknown);
+      const deadlines = set.mock.results
+        .filter((_, call) => set.mock.calls[call]?.[1] === TIMEOUT_MS)
+        .map((result) => result.value as unknown);
       // One per attempt, and one per connection opened (the transport's deadline for opening it).
       expect(deadlines.length).toBeGreaterThanOrEqual(3);
       const clearedTimers = new Set(cleared.mock.calls.map((call) => call[0] as unknown));

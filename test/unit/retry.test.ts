@@ -1,8 +1,26 @@
 // The retry policy: exponential backoff with full jitter, capped; Retry-After honoured; bounded in total.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, backoffDelayMs, describeReset, isRetryableStatus, nextDelayMs, parseResetMs, parseRetryAfterMs, rateLimitWaitMs, sleep, waitExceedsBudget, type RetryPolicy } from '../../src/api/retry.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  backoffDelayMs,
+  describeReset,
+  isRetryableStatus,
+  nextDelayMs,
+  parseResetMs,
+  parseRetryAfterMs,
+  rateLimitWaitMs,
+  sleep,
+  waitExceedsBudget,
+  type RetryPolicy,
+} from '../../src/api/retry.js';
 
-const policy: RetryPolicy = { retries: 5, baseDelayMs: 100, maxDelayMs: 1_000, maxTotalMs: 10_000, maxRetryAfterMs: 5_000 };
+const policy: RetryPolicy = {
+  retries: 5,
+  baseDelayMs: 100,
+  maxDelayMs: 1_000,
+  maxTotalMs: 10_000,
+  maxRetryAfterMs: 5_000,
+};
 const lowest = () => 0;
 const highest = () => 0.999999;
 
@@ -64,7 +82,8 @@ describe('parseRetryAfterMs', () => {
 
 describe('nextDelayMs', () => {
   it('gives a delay for each retry the policy allows, then stops', () => {
-    for (let retry = 0; retry < policy.retries; retry++) expect(nextDelayMs(policy, retry, 0, undefined, lowest)).toBe(0);
+    for (let retry = 0; retry < policy.retries; retry++)
+      expect(nextDelayMs(policy, retry, 0, undefined, lowest)).toBe(0);
     expect(nextDelayMs(policy, policy.retries, 0, undefined, lowest)).toBeUndefined();
   });
 

@@ -8,7 +8,15 @@ import { orderSchema, pingSchema, productSchema, type Schema } from '../../src/a
 // The schemas as they were written with zod before issue 23.
 const idSchema = z.pipe(z.union([z.string().check(z.minLength(1)), z.number()]), z.transform(String));
 const zodSchemas: Record<string, [Schema<unknown>, z.ZodMiniType]> = {
-  ping: [pingSchema, z.looseObject({ status: z.string(), environment: z.optional(z.string()), resellerId: z.optional(z.string()), reseller_id: z.optional(z.string()) })],
+  ping: [
+    pingSchema,
+    z.looseObject({
+      status: z.string(),
+      environment: z.optional(z.string()),
+      resellerId: z.optional(z.string()),
+      reseller_id: z.optional(z.string()),
+    }),
+  ],
   product: [productSchema, z.looseObject({ id: idSchema })],
   order: [orderSchema, z.looseObject({ id: idSchema, status: z.string().check(z.minLength(1)) })],
 };
@@ -19,8 +27,26 @@ function outcome(result: { success: boolean; data?: unknown }): string {
 }
 
 // JSON as a server could send it, with the fields' names (and a few awkward ones) more likely than others.
-const key = fc.oneof(fc.constantFrom('status', 'environment', 'resellerId', 'reseller_id', 'id', '__proto__', 'constructor', '0', '10', 'x'), fc.string({ maxLength: 4 }));
-const scalar = fc.oneof(fc.constantFrom('', 'ok', 'test', '0', -0, 0, 12, 1.5, -3, null, true, false), fc.string({ maxLength: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const key = fc.oneof(
+  fc.constantFrom(
+    'status',
+    'environment',
+    'resellerId',
+    'reseller_id',
+    'id',
+    '__proto__',
+    'constructor',
+    '0',
+    '10',
+    'x',
+  ),
+  fc.string({ maxLength: 4 }),
+);
+const scalar = fc.oneof(
+  fc.constantFrom('', 'ok', 'test', '0', -0, 0, 12, 1.5, -3, null, true, false),
+  fc.string({ maxLength: 5 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
 const value = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('value'), { maxLength: 2 }), tie('object')),
   object: fc.dictionary(key, tie('value'), { maxKeys: 6 }),
@@ -29,15 +55,18 @@ const value = fc.letrec((tie) => ({
 const body = fc.oneof(value.object, value.value).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 
 describe('the answers are read as zod read them', () => {
-  it.each(Object.keys(zodSchemas))('%s: the same verdict and the same copy, key order included, on 3,000 generated bodies', (name) => {
-    const [hand, zod] = zodSchemas[name] as [Schema<unknown>, z.ZodMiniType];
-    fc.assert(
-      fc.property(body, (input) => {
-        expect(outcome(hand.safeParse(input))).toBe(outcome(zod.safeParse(input)));
-      }),
-      { numRuns: 3000 },
-    );
-  });
+  it.each(Object.keys(zodSchemas))(
+    '%s: the same verdict and the same copy, key order included, on 3,000 generated bodies',
+    (name) => {
+      const [hand, zod] = zodSchemas[name] as [Schema<unknown>, z.ZodMiniType];
+      fc.assert(
+        fc.property(body, (input) => {
+          expect(outcome(hand.safeParse(input))).toBe(outcome(zod.safeParse(input)));
+        }),
+        { numRuns: 3000 },
+      );
+    },
+  );
 
   it.each([
     ['ping', { x: 1, status: 'ok', reseller_id: 'r', environment: 'test' }],

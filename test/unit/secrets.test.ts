@@ -3,7 +3,12 @@ import { maskKey, redactKeys, redactWith, stripControl } from '../../src/secrets
 
 describe('redactKeys', () => {
   it('masks every key-shaped token, whatever characters follow the prefix', () => {
-    for (const key of ['sc_live_ABCDEFGH/secretsecretsecret', 'sc_test_abc.defghijklmnopqrstuv', 'sc_live_aGVsbG8+d29ybGQ=xyzw', 'sc_test_plain_0123456789abcdef']) {
+    for (const key of [
+      'sc_live_ABCDEFGH/secretsecretsecret',
+      'sc_test_abc.defghijklmnopqrstuv',
+      'sc_live_aGVsbG8+d29ybGQ=xyzw',
+      'sc_test_plain_0123456789abcdef',
+    ]) {
       const text = `{"message":"key ${key} is unknown"}`;
       const out = redactKeys(text);
       expect(out, key).not.toContain(key.slice(8));
@@ -71,7 +76,11 @@ describe('redactKeys: known secrets as a server may echo them', () => {
   it('masks a known secret split across lines, even one the pattern cannot see (a quote right after the prefix)', () => {
     // Found by test/fuzz/redaction.test.ts (seed 7): such a key, given in GIFTCODES_API_KEY, was printed whole.
     const secret = 'sc_live_"s\\XM.u0H5XpxFrjyO2dSY\\6IgWgmaouJ';
-    for (const text of [`a ${secret.slice(0, 20)}\n${secret.slice(20)} b`, JSON.stringify({ m: `${secret.slice(0, 12)}\n${secret.slice(12)}` }), secret.toUpperCase()]) {
+    for (const text of [
+      `a ${secret.slice(0, 20)}\n${secret.slice(20)} b`,
+      JSON.stringify({ m: `${secret.slice(0, 12)}\n${secret.slice(12)}` }),
+      secret.toUpperCase(),
+    ]) {
       const out = redactKeys(text, [secret]);
       expect(out.replace(/\s|\\n/g, '').toLowerCase(), text).not.toContain('xm.u0h5xpx');
     }
@@ -97,7 +106,8 @@ describe('redactKeys: the screen that skips patterns never changes the result', 
     return (seed >>> 0) / 2 ** 32;
   };
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  const escapeChar = (c: string): string => `${'\\'.repeat(1 + Math.floor(random() * 3))}u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  const escapeChar = (c: string): string =>
+    `${'\\'.repeat(1 + Math.floor(random() * 3))}u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   /** The key as a server may echo it: as is, upper-cased, some characters escaped, split over lines, JSON-quoted. */
   const disguise = (key: string): string => {
     const form = pick(['plain', 'upper', 'escape', 'split', 'json', 'underscore-escape']);
@@ -108,14 +118,30 @@ describe('redactKeys: the screen that skips patterns never changes the result', 
     if (form === 'json') return JSON.stringify(key).slice(1, -1);
     return key;
   };
-  const noise = ['status ok', 'reseller rs_demo', 'description: scenic', 'http://127.0.0.1:4010', '{"a":1}', 'Sc', 'u0053', '\\u0073c_', ' ', '\n', 'test_', 'live', 'SC_LIVE', '…'];
+  const noise = [
+    'status ok',
+    'reseller rs_demo',
+    'description: scenic',
+    'http://127.0.0.1:4010',
+    '{"a":1}',
+    'Sc',
+    'u0053',
+    '\\u0073c_',
+    ' ',
+    '\n',
+    'test_',
+    'live',
+    'SC_LIVE',
+    '…',
+  ];
   const secrets = ['sc_test_demo_4f3c9a1b7e2d', 'sc_live_Zx9.Y/+w=_k', 'hunter2-proxy-pass', 'p"a\\ss w0rd!'];
 
   it('agrees with the unscreened redaction on 3,000 texts, key-bearing or not', () => {
     let changed = 0;
     for (let i = 0; i < 3000; i++) {
       const parts: string[] = [];
-      for (let n = Math.floor(random() * 6); n >= 0; n--) parts.push(random() < 0.35 ? disguise(pick(secrets)) : pick(noise));
+      for (let n = Math.floor(random() * 6); n >= 0; n--)
+        parts.push(random() < 0.35 ? disguise(pick(secrets)) : pick(noise));
       const text = parts.join(pick(['', ' ', '\n', '"', ',']));
       const known = secrets.filter(() => random() < 0.6);
       const screened = redactWith(text, known, true);
@@ -128,7 +154,9 @@ describe('redactKeys: the screen that skips patterns never changes the result', 
 
   it('still masks a key whose first characters are escaped, and skips text with no key', () => {
     expect(redactKeys('key: \\u0073\\u0063_live_abcdefgh1234')).toBe('key: sc_live_…1234');
-    expect(redactKeys('status ok\nreseller rs_demo', ['sc_test_demo_4f3c9a1b7e2d'])).toBe('status ok\nreseller rs_demo');
+    expect(redactKeys('status ok\nreseller rs_demo', ['sc_test_demo_4f3c9a1b7e2d'])).toBe(
+      'status ok\nreseller rs_demo',
+    );
   });
 });
 
@@ -158,6 +186,8 @@ describe('redactKeys: a key starts a word', () => {
   });
 
   it('masks a known secret wherever it stands, word start or not', () => {
-    expect(redactKeys('misc_test_demo_4f3c9a1b7e2d', ['sc_test_demo_4f3c9a1b7e2d'])).toBe('mi' + maskKey('sc_test_demo_4f3c9a1b7e2d'));
+    expect(redactKeys('misc_test_demo_4f3c9a1b7e2d', ['sc_test_demo_4f3c9a1b7e2d'])).toBe(
+      'mi' + maskKey('sc_test_demo_4f3c9a1b7e2d'),
+    );
   });
 });

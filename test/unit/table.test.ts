@@ -5,7 +5,16 @@ import { Io } from '../../src/output/io.js';
 import { renderTable } from '../../src/output/table.js';
 
 function terminal(columns: number): Io {
-  return new Io({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: { NO_COLOR: '1' }, stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true, columns });
+  return new Io({
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env: { NO_COLOR: '1' },
+    stdinIsTTY: true,
+    stdoutIsTTY: true,
+    stderrIsTTY: true,
+    columns,
+  });
 }
 
 const orderId = 'ord_a31ac06557824eecba89eb1e_with_a_long_suffix';
@@ -14,7 +23,14 @@ const productId = 'amazon-us-25-digital-delivery-only';
 
 describe('renderTable at 80 columns', () => {
   it('keeps every id and key whole and cuts the name', () => {
-    const rows = [{ orderId, key, productId, name: 'Amazon.com Gift Card, twenty-five US dollars, digital delivery, one per customer' }];
+    const rows = [
+      {
+        orderId,
+        key,
+        productId,
+        name: 'Amazon.com Gift Card, twenty-five US dollars, digital delivery, one per customer',
+      },
+    ];
     const text = renderTable(terminal(80), rows, [
       { header: 'order', value: (r) => r.orderId },
       { header: 'key', value: (r) => r.key },
@@ -40,10 +56,14 @@ describe('renderTable at 80 columns', () => {
   });
 
   it('still fits a table whose only wide column is a name', () => {
-    const text = renderTable(terminal(80), [{ id: 'a1', name: 'n'.repeat(200) }], [
-      { header: 'id', value: (r) => r.id },
-      { header: 'name', value: (r) => r.name },
-    ]);
+    const text = renderTable(
+      terminal(80),
+      [{ id: 'a1', name: 'n'.repeat(200) }],
+      [
+        { header: 'id', value: (r) => r.id },
+        { header: 'name', value: (r) => r.name },
+      ],
+    );
     for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 });

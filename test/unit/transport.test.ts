@@ -10,7 +10,12 @@ import { startProxy, type TestProxy } from '../helpers/proxy.js';
 
 const KEY = 'sc_test_unit_0123456789ab';
 
-function client(baseUrl: string, env: NodeJS.ProcessEnv = {}, retries = 1, requestTimeoutMs = 5_000): { api: ApiClient; lines: string[] } {
+function client(
+  baseUrl: string,
+  env: NodeJS.ProcessEnv = {},
+  retries = 1,
+  requestTimeoutMs = 5_000,
+): { api: ApiClient; lines: string[] } {
   const lines: string[] = [];
   const api = new ApiClient({
     baseUrl,
@@ -36,7 +41,9 @@ async function failure(api: ApiClient): Promise<CliError> {
 }
 
 /** A raw TCP server: `onRequest` gets the socket once the request head has arrived. */
-async function rawServer(onRequest: (socket: Socket) => void): Promise<{ server: NetServer; url: string; requests: () => number }> {
+async function rawServer(
+  onRequest: (socket: Socket) => void,
+): Promise<{ server: NetServer; url: string; requests: () => number }> {
   let requests = 0;
   const server = createNetServer((socket) => {
     let head = '';
@@ -123,7 +130,9 @@ describe('notSent: set only when every attempt failed before the API could have 
   it('one refused attempt and one that reached the server: NOT notSent', async () => {
     // The first attempt gets a 503 (sent, retryable); the server then goes away and the second is refused.
     const raw = await rawServer((socket) => {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+      socket.end(
+        'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      );
       raw.server.close();
     });
     const error = await failure(client(raw.url).api);
@@ -141,7 +150,9 @@ describe('notSent: set only when every attempt failed before the API could have 
     });
 
     it('a proxy that refuses the CONNECT (407): notSent, not retried, the credentials in no message', async () => {
-      const { api, lines } = client('https://api.giftcodes.test', { HTTPS_PROXY: `http://user:wrong-password-456@127.0.0.1:${proxy.port}` });
+      const { api, lines } = client('https://api.giftcodes.test', {
+        HTTPS_PROXY: `http://user:wrong-password-456@127.0.0.1:${proxy.port}`,
+      });
       const error = await failure(api);
       expect(error.code).toBe('proxy_error');
       expect(error.notSent).toBe(true);
@@ -153,19 +164,27 @@ describe('notSent: set only when every attempt failed before the API could have 
 
     it('a proxy that is not there: notSent, and the message names it', async () => {
       const port = await closedPort();
-      const error = await failure(client('https://api.giftcodes.test', { HTTPS_PROXY: `http://127.0.0.1:${port}` }, 0).api);
+      const error = await failure(
+        client('https://api.giftcodes.test', { HTTPS_PROXY: `http://127.0.0.1:${port}` }, 0).api,
+      );
       expect(error.notSent).toBe(true);
-      expect(error.message).toContain(`through the proxy http://127.0.0.1:${port} (GET /v1/ping: the proxy refused the connection)`);
+      expect(error.message).toContain(
+        `through the proxy http://127.0.0.1:${port} (GET /v1/ping: the proxy refused the connection)`,
+      );
       expect(error.hint).toContain('check the proxy');
     });
 
     it('a proxy that closes the connection on CONNECT: notSent, retried, and over (undici alone would reopen it at once, forever)', async () => {
       const closing = await startProxy({ answer: 'close' });
       try {
-        const { api, lines } = client('https://api.giftcodes.test', { HTTPS_PROXY: `http://user:secret-pw-789@127.0.0.1:${closing.port}` });
+        const { api, lines } = client('https://api.giftcodes.test', {
+          HTTPS_PROXY: `http://user:secret-pw-789@127.0.0.1:${closing.port}`,
+        });
         const error = await failure(api);
         expect(error.notSent).toBe(true);
-        expect(error.message).toContain(`through the proxy http://***@127.0.0.1:${closing.port} (GET /v1/ping: the proxy closed the connection before opening the tunnel)`);
+        expect(error.message).toContain(
+          `through the proxy http://***@127.0.0.1:${closing.port} (GET /v1/ping: the proxy closed the connection before opening the tunnel)`,
+        );
         expect(error.message).not.toContain('secret-pw-789');
         expect(lines.filter((line) => line.startsWith('GET /v1/ping'))).toHaveLength(2);
         expect(closing.connects).toHaveLength(2);
@@ -177,7 +196,9 @@ describe('notSent: set only when every attempt failed before the API could have 
     it('a proxy silent after CONNECT: the attempt ends at its deadline, a timeout naming the proxy', async () => {
       const silent = await startProxy({ answer: 'nothing' });
       try {
-        const error = await failure(client('https://api.giftcodes.test', { HTTPS_PROXY: `http://127.0.0.1:${silent.port}` }, 0, 300).api);
+        const error = await failure(
+          client('https://api.giftcodes.test', { HTTPS_PROXY: `http://127.0.0.1:${silent.port}` }, 0, 300).api,
+        );
         expect(error.code).toBe('timeout');
         expect(error.message).toContain(`through the proxy http://127.0.0.1:${silent.port} `);
         expect(silent.connects).toEqual(['api.giftcodes.test:443']);
@@ -193,7 +214,14 @@ describe('classify, and isNotSent by where an error was raised', () => {
 
   // The same code after a connection existed (EHOSTUNREACH on a live connection, a TLS error mid-stream) may
   // follow a request that was written: only the connector's own failures count (real sockets above).
-  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ERR_SSL_WRONG_VERSION_NUMBER', 'ECONNRESET', 'UND_ERR_SOCKET'])('%s alone, not raised while connecting, may have been sent', (code) => {
+  it.each([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EHOSTUNREACH',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+    'ECONNRESET',
+    'UND_ERR_SOCKET',
+  ])('%s alone, not raised while connecting, may have been sent', (code) => {
     expect(isNotSent(coded(code))).toBe(false);
   });
 
@@ -201,21 +229,25 @@ describe('classify, and isNotSent by where an error was raised', () => {
     expect(classify(coded('ERR_SSL_WRONG_VERSION_NUMBER'))).toBeUndefined();
   });
 
-  it.each(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'])(
-    '%s: a certificate error, not retried, not sent, exit 5 with the hint',
-    (code) => {
-      const failure = classify(coded(code));
-      expect(failure).toMatchObject({ retryable: false, notSent: true });
-      const error = failure!.error('GET', '/v1/ping', 'https://api.example.com', 1);
-      expect(error.exitCode).toBe(5);
-      expect(error.code).toBe('certificate_error');
-      expect(error.hint).toContain('--ca-file');
-      expect(error.hint).toContain('NODE_EXTRA_CA_CERTS');
-    },
-  );
+  it.each([
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_HAS_EXPIRED',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+  ])('%s: a certificate error, not retried, not sent, exit 5 with the hint', (code) => {
+    const failure = classify(coded(code));
+    expect(failure).toMatchObject({ retryable: false, notSent: true });
+    const error = failure!.error('GET', '/v1/ping', 'https://api.example.com', 1);
+    expect(error.exitCode).toBe(5);
+    expect(error.code).toBe('certificate_error');
+    expect(error.hint).toContain('--ca-file');
+    expect(error.hint).toContain('NODE_EXTRA_CA_CERTS');
+  });
 
   it("a proxy's 502 is retried, its 407 and 403 are not; all are not sent", () => {
-    const proxy = (status: number) => classify(coded('UND_ERR_ABORTED', `Proxy response (${status}) !== 200 when HTTP Tunneling`));
+    const proxy = (status: number) =>
+      classify(coded('UND_ERR_ABORTED', `Proxy response (${status}) !== 200 when HTTP Tunneling`));
     expect(proxy(502)).toMatchObject({ retryable: true, notSent: true });
     expect(proxy(407)).toMatchObject({ retryable: false, notSent: true });
     expect(proxy(403)).toMatchObject({ retryable: false, notSent: true });
@@ -229,13 +261,26 @@ describe('classify, and isNotSent by where an error was raised', () => {
 
 describe('proxy settings: environment (lower case first), then the profile', () => {
   it('HTTPS_PROXY and HTTP_PROXY from the environment win over the profile', () => {
-    expect(proxySettings({ HTTPS_PROXY: 'http://env:1' }, 'http://profile:2')).toEqual({ httpProxy: undefined, httpsProxy: 'http://env:1', noProxy: undefined });
-    expect(proxySettings({ https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:1' }, undefined).httpsProxy).toBe('http://lower:1');
-    expect(proxySettings({ HTTP_PROXY: 'http://only-http:1' }, undefined)).toMatchObject({ httpProxy: 'http://only-http:1', httpsProxy: 'http://only-http:1' });
+    expect(proxySettings({ HTTPS_PROXY: 'http://env:1' }, 'http://profile:2')).toEqual({
+      httpProxy: undefined,
+      httpsProxy: 'http://env:1',
+      noProxy: undefined,
+    });
+    expect(proxySettings({ https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:1' }, undefined).httpsProxy).toBe(
+      'http://lower:1',
+    );
+    expect(proxySettings({ HTTP_PROXY: 'http://only-http:1' }, undefined)).toMatchObject({
+      httpProxy: 'http://only-http:1',
+      httpsProxy: 'http://only-http:1',
+    });
   });
 
   it('the profile proxy applies when the environment names none; NO_PROXY still applies', () => {
-    expect(proxySettings({ no_proxy: 'internal' }, 'http://profile:2')).toEqual({ httpProxy: 'http://profile:2', httpsProxy: 'http://profile:2', noProxy: 'internal' });
+    expect(proxySettings({ no_proxy: 'internal' }, 'http://profile:2')).toEqual({
+      httpProxy: 'http://profile:2',
+      httpsProxy: 'http://profile:2',
+      noProxy: 'internal',
+    });
     expect(proxySettings({ HTTPS_PROXY: '' }, 'http://profile:2').httpsProxy).toBe('http://profile:2');
     expect(proxySettings({}, undefined)).toEqual({ httpProxy: undefined, httpsProxy: undefined, noProxy: undefined });
   });

@@ -44,16 +44,39 @@ describe('waitForOrder pace', () => {
     const c = capturedIo();
     const seen: string[] = [];
     const { api } = scripted(['pending', 'processing', 'processing', 'processing', 'completed']);
-    await waitForOrder({ api, orderId: 'ord_1', io: c.io, signal: signal(), intervalS: 0.01, onStatus: (o) => seen.push(o.status) });
+    await waitForOrder({
+      api,
+      orderId: 'ord_1',
+      io: c.io,
+      signal: signal(),
+      intervalS: 0.01,
+      onStatus: (o) => seen.push(o.status),
+    });
     expect(seen).toEqual(['pending', 'processing', 'completed']);
-    expect(c.err().split('\n').filter(Boolean).map((line) => line.replace(/^\S+ /, ''))).toEqual(['order ord_1: pending', 'order ord_1: processing', 'order ord_1: completed']);
+    expect(
+      c
+        .err()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.replace(/^\S+ /, '')),
+    ).toEqual(['order ord_1: pending', 'order ord_1: processing', 'order ord_1: completed']);
   });
 
   it('the last sleep is cut to the deadline: --timeout 0.05 with a 60 s interval gives up after about 50 ms', async () => {
     const { api, polls } = scripted(['processing']);
     const started = performance.now();
-    const error = await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 60, timeoutS: 0.05 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'wait_timeout', message: 'gave up waiting for order ord_1 after 0.05s; it is still processing' });
+    const error = await waitForOrder({
+      api,
+      orderId: 'ord_1',
+      io: capturedIo().io,
+      signal: signal(),
+      intervalS: 60,
+      timeoutS: 0.05,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'wait_timeout',
+      message: 'gave up waiting for order ord_1 after 0.05s; it is still processing',
+    });
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(polls.length).toBe(2);
   });
@@ -74,7 +97,14 @@ describe('waitForOrder pace', () => {
           return Promise.resolve({ id, status: 'processing' });
         },
       } as unknown as ApiClient;
-      const error = await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 60, timeoutS: 0.05 }).catch((e: unknown) => e);
+      const error = await waitForOrder({
+        api,
+        orderId: 'ord_1',
+        io: capturedIo().io,
+        signal: signal(),
+        intervalS: 60,
+        timeoutS: 0.05,
+      }).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'wait_timeout' });
       expect(polls).toBe(2);
     } finally {
@@ -88,7 +118,18 @@ describe('waitForOrder on a terminal', () => {
     const stderr = new PassThrough();
     let err = '';
     stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    return { io: new Io({ stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: {}, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: true }), err: () => err };
+    return {
+      io: new Io({
+        stdin: new PassThrough(),
+        stdout: new PassThrough(),
+        stderr,
+        env: {},
+        stdinIsTTY: false,
+        stdoutIsTTY: false,
+        stderrIsTTY: true,
+      }),
+      err: () => err,
+    };
   };
 
   it('the spinner tells the status and ends on a check mark; no status lines', async () => {
@@ -103,7 +144,9 @@ describe('waitForOrder on a terminal', () => {
   it('a wait that ends in an error stops the spinner without a check mark', async () => {
     const t = tty();
     const { api } = scripted(['failed']);
-    await expect(waitForOrder({ api, orderId: 'ord_1', io: t.io, signal: signal(), intervalS: 0.01 })).rejects.toMatchObject({ exitCode: 6 });
+    await expect(
+      waitForOrder({ api, orderId: 'ord_1', io: t.io, signal: signal(), intervalS: 0.01 }),
+    ).rejects.toMatchObject({ exitCode: 6 });
     expect(t.err()).not.toContain('✓');
     // Stopped: no frame is drawn after.
     const drawn = t.err().length;
@@ -116,9 +159,13 @@ describe('waitForOrder failures', () => {
   it("a failed poll is the client's own error, unless the wait was interrupted", async () => {
     const refused = new ApiError('server said no', { status: 500 });
     const api = { getOrder: () => Promise.reject(refused) } as unknown as ApiClient;
-    await expect(waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.01 })).rejects.toBe(refused);
+    await expect(
+      waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.01 }),
+    ).rejects.toBe(refused);
     const stopped = new AbortController();
     stopped.abort(new Error('SIGTERM received'));
-    await expect(waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: stopped.signal, intervalS: 0.01 })).rejects.toMatchObject({ exitCode: 130, message: 'SIGTERM received while waiting for order ord_1' });
+    await expect(
+      waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: stopped.signal, intervalS: 0.01 }),
+    ).rejects.toMatchObject({ exitCode: 130, message: 'SIGTERM received while waiting for order ord_1' });
   });
 });

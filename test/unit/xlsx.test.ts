@@ -30,7 +30,11 @@ describe('xlsx pieces', () => {
     const writer = new XlsxWriter(sink, { orderId: 'ord_big' });
     const record = { code: 'AAAA', value: { amount: 2500, currency: 'USD' } };
     await writer.page([record]);
-    await expect(writer.page(new Array<typeof record>(1_048_575).fill(record))).rejects.toMatchObject({ exitCode: 2, code: 'xlsx_too_many_rows', message: expect.stringContaining('1,048,575 codes') as unknown });
+    await expect(writer.page(new Array<typeof record>(1_048_575).fill(record))).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'xlsx_too_many_rows',
+      message: expect.stringContaining('1,048,575 codes') as unknown,
+    });
     await writer.dispose();
   });
 });

@@ -10,7 +10,14 @@ import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'list the products (each id is a purchasable denomination)', examples: ['giftcodes catalog list', "giftcodes catalog list --json | jq -r '.[].id'", 'giftcodes catalog list --env live'] };
+  const help = {
+    description: 'list the products (each id is a purchasable denomination)',
+    examples: [
+      'giftcodes catalog list',
+      "giftcodes catalog list --json | jq -r '.[].id'",
+      'giftcodes catalog list --env live',
+    ],
+  };
   addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
@@ -19,7 +26,10 @@ export function register(parent: Command, app: App): void {
  * (or the count and rate, where it states none) for a catalog of many pages.
  */
 export async function readCatalog(io: Io, api: ApiClient): Promise<Product[]> {
-  const [spinner, { startProgress }] = await Promise.all([io.spinner('reading the catalog'), import('../../output/progress.js')]);
+  const [spinner, { startProgress }] = await Promise.all([
+    io.spinner('reading the catalog'),
+    import('../../output/progress.js'),
+  ]);
   let progress: Progress | undefined;
   try {
     return await api.listProducts((read, total) => {
@@ -45,7 +55,12 @@ export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connect
     const price = unitPriceOf(product);
     if (price) prices[product.id] = price;
   }
-  saveCatalogCache(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl }, products.map((product) => product.id), prices);
+  saveCatalogCache(
+    deps.configDir,
+    { profile: connection.profile, baseUrl: connection.baseUrl },
+    products.map((product) => product.id),
+    prices,
+  );
   const { io } = deps;
   await exportResult(io, products, {
     empty: { when: (rows) => rows.length === 0, line: 'the catalog is empty', notice: true },
@@ -60,7 +75,9 @@ export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connect
     notes: (rows) => {
       const known = new Set(['id', 'name', 'brand', 'price', 'available', 'object']);
       const extra = new Set(rows.flatMap((p) => Object.keys(p).filter((k) => !known.has(k))));
-      return extra.size > 0 ? [io.c.dim(`${rows.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`)] : [];
+      return extra.size > 0
+        ? [io.c.dim(`${rows.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`)]
+        : [];
     },
   });
 }

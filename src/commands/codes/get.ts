@@ -20,7 +20,11 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('get')
     .description('write the codes of an order to stdout or a file, every page followed')
-    .argument('<ref>', 'the order: its id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'))
+    .argument(
+      '<ref>',
+      'the order: its id, idempotency key, or a unique prefix of either (from the local record)',
+      nonEmpty('order reference'),
+    )
     .option('--wait', 'wait for the order to complete first');
   addOutFlags(addIntervalFlags(command), "write to this file (0600, atomically; '-' = stdout, the default)").action(
     async (orderId: string, flags: Omit<GetOptions, 'orderId' | 'json'>, cmd: Command) => {
@@ -43,7 +47,12 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
     // A failed order is an outcome too: the interrupted `order place` of it, if any, ends as failed once it is said.
     if (error instanceof OrderFailedError) {
       const api = await deps.api();
-      await delivered(deps, () => undefined, { orderId: options.orderId, baseUrl: api.baseUrl, codes: false, ending: 'failed' });
+      await delivered(deps, () => undefined, {
+        orderId: options.orderId,
+        baseUrl: api.baseUrl,
+        codes: false,
+        ending: 'failed',
+      });
     }
     throw error;
   }
@@ -51,12 +60,23 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
 
 async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   const out = options.out ?? '-';
-  checkWaitFlags(options, { json: options.json, waits: options.wait === true, waitFlag: '--wait', outDefaultsToStdout: true });
+  checkWaitFlags(options, {
+    json: options.json,
+    waits: options.wait === true,
+    waitFlag: '--wait',
+    outDefaultsToStdout: true,
+  });
   const force = options.force === true;
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (docs/choices.md). --format csv/jsonl with it is refused by checkWaitFlags.
   const queried = out === '-' && deps.io.query !== undefined;
-  const [{ exportCodes, readerGoneError }, { checkOutTarget }, { orderRef, noteStatus }, { failpoint, failpointSync }] = await Promise.all([import('../../export/write.js'), import('../../export/out-target.js'), import('../../orders/ref.js'), import('../../failpoints.js')]);
+  const [{ exportCodes, readerGoneError }, { checkOutTarget }, { orderRef, noteStatus }, { failpoint, failpointSync }] =
+    await Promise.all([
+      import('../../export/write.js'),
+      import('../../export/out-target.js'),
+      import('../../orders/ref.js'),
+      import('../../failpoints.js'),
+    ]);
   const ref = await orderRef(deps, options.orderId);
   const api = ref.api;
   options = { ...options, orderId: ref.orderId };
@@ -67,7 +87,14 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   let expected: number | undefined;
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
-    const order = await waitForOrder({ api, orderId: options.orderId, io: deps.io, signal: deps.signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
+    const order = await waitForOrder({
+      api,
+      orderId: options.orderId,
+      io: deps.io,
+      signal: deps.signal,
+      intervalS: options.interval ?? DEFAULT_INTERVAL_S,
+      timeoutS: options.timeout,
+    });
     noteStatus(await deps.journal(), ref, order.status, deps.now());
     expected = orderQuantity(order);
   }
@@ -85,35 +112,57 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       codes.push(...page);
     }
     await noteCompleted();
-    await delivered(deps, () => deps.io.outJson(codes), { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
+    await delivered(deps, () => deps.io.outJson(codes), {
+      orderId: options.orderId,
+      baseUrl: api.baseUrl,
+      codes: true,
+    });
     return;
   }
   // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
   const journal = out === '-' ? undefined : await deps.journal();
   // An existing file is refused unless it is already exactly these codes (a re-run); when the codes cannot
   // be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
-  const same = existing ? await sameCodesAlready({ api, orderId: options.orderId, out, format: options.format, csvRaw: options.csvRaw === true, io: deps.io, signal: deps.signal }).catch(unlessInterrupted) : undefined;
+  const same = existing
+    ? await sameCodesAlready({
+        api,
+        orderId: options.orderId,
+        out,
+        format: options.format,
+        csvRaw: options.csvRaw === true,
+        io: deps.io,
+        signal: deps.signal,
+      }).catch(unlessInterrupted)
+    : undefined;
   if (existing && !same) throw existing;
-  const result = same ?? await exportCodes({
-    api,
-    orderId: options.orderId,
-    expected,
-    out,
-    format: options.format,
-    force,
-    csvRaw: options.csvRaw === true,
-    io: deps.io,
-    signal: deps.signal,
-    ...(journal ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
-    beforeCommit: () => failpointSync('codes.tmp-written'),
-  });
+  const result =
+    same ??
+    (await exportCodes({
+      api,
+      orderId: options.orderId,
+      expected,
+      out,
+      format: options.format,
+      force,
+      csvRaw: options.csvRaw === true,
+      io: deps.io,
+      signal: deps.signal,
+      ...(journal ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
+      beforeCommit: () => failpointSync('codes.tmp-written'),
+    }));
   if (out !== '-') await failpoint('codes.renamed');
   // The codes went to the file: stdout holds where (--json), else a notice says it.
   const print = async (): Promise<void> => {
     if (out === '-') return;
-    await exportResult(deps.io, { orderId: options.orderId, path: result.path, count: result.count, format: result.format }, {
-      notes: (data) => [`${deps.io.c.green('✓')} wrote ${data.count} codes of ${data.orderId} to ${data.path} (${data.format}, 0600)`],
-    });
+    await exportResult(
+      deps.io,
+      { orderId: options.orderId, path: result.path, count: result.count, format: result.format },
+      {
+        notes: (data) => [
+          `${deps.io.c.green('✓')} wrote ${data.count} codes of ${data.orderId} to ${data.path} (${data.format}, 0600)`,
+        ],
+      },
+    );
   };
   // The reader of stdout went away (`| head`): the codes did not all reach the user, so an interrupted
   // `order place` of this order stays pending, and the run is exit 8.
@@ -121,11 +170,18 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   await noteCompleted();
   await delivered(deps, print, { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
   const { runSummary } = await import('../../output/progress.js');
-  runSummary(deps.io, `exported ${result.count} codes of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`);
+  runSummary(
+    deps.io,
+    `exported ${result.count} codes of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
+  );
 }
 
 /** The codes reached the user (lifecycle.ts): an interrupted `order place` of this order must not deliver them again. */
-async function delivered(deps: GetDeps, print: () => void | Promise<void>, delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed' }): Promise<void> {
+async function delivered(
+  deps: GetDeps,
+  print: () => void | Promise<void>,
+  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed' },
+): Promise<void> {
   const [{ deliver, settle }, journal] = await Promise.all([import('../../orders/lifecycle.js'), deps.journal()]);
   await deliver(deps.io, journal, print, delivery);
   await settle(journal, delivery);

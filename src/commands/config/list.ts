@@ -6,7 +6,10 @@ import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'list the profiles; the default is marked', examples: ['giftcodes config list', 'giftcodes config list --json'] };
+  const help = {
+    description: 'list the profiles; the default is marked',
+    examples: ['giftcodes config list', 'giftcodes config list --json'],
+  };
   addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
 }
 
@@ -25,13 +28,20 @@ export async function run(deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
     };
   });
   await exportResult(deps.io, rows, {
-    text: () => renderTable(deps.io, rows, [
-      { header: '', value: (r) => (r.default ? '*' : '') },
-      { header: 'profile', value: (r) => r.profile },
-      { header: 'default env', value: (r) => r.defaultEnv },
-      { header: 'test key', value: (r) => r.keys.test ?? (r.keyStorage.test === 'keyring' ? '(credential store)' : '-') },
-      { header: 'live key', value: (r) => r.keys.live ?? (r.keyStorage.live === 'keyring' ? '(credential store)' : '-') },
-      { header: 'base url', value: (r) => r.baseUrl ?? '(default)' },
-    ]),
+    text: () =>
+      renderTable(deps.io, rows, [
+        { header: '', value: (r) => (r.default ? '*' : '') },
+        { header: 'profile', value: (r) => r.profile },
+        { header: 'default env', value: (r) => r.defaultEnv },
+        {
+          header: 'test key',
+          value: (r) => r.keys.test ?? (r.keyStorage.test === 'keyring' ? '(credential store)' : '-'),
+        },
+        {
+          header: 'live key',
+          value: (r) => r.keys.live ?? (r.keyStorage.live === 'keyring' ? '(credential store)' : '-'),
+        },
+        { header: 'base url', value: (r) => r.baseUrl ?? '(default)' },
+      ]),
   });
 }

@@ -5,15 +5,22 @@ import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps, GlobalOptions } from '../deps.js';
 
-
 export interface SetOptions extends Pick<GlobalOptions, 'profile'> {
   field: string;
   value: string;
 }
 
 export function register(parent: Command, app: App): void {
-  const help = { description: `change a field of the profile (${FIELDS.join(', ')}); keys are set with login`, examples: ['giftcodes config set default-env live', 'giftcodes config set base-url https://api.example.com --profile shop-eu'] };
-  addVerb(parent, app, 'set', help, ({ globals, deps }, field, value) => run({ field, value, profile: globals.profile }, deps))
+  const help = {
+    description: `change a field of the profile (${FIELDS.join(', ')}); keys are set with login`,
+    examples: [
+      'giftcodes config set default-env live',
+      'giftcodes config set base-url https://api.example.com --profile shop-eu',
+    ],
+  };
+  addVerb(parent, app, 'set', help, ({ globals, deps }, field, value) =>
+    run({ field, value, profile: globals.profile }, deps),
+  )
     .argument('<field>', FIELDS.join(' | '))
     .argument('<value>', 'the new value');
 }
@@ -23,19 +30,30 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   const { normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
   let value = options.value.trim();
   // Every value is checked before the config is opened: a bad one exits 2 and nothing is written.
-  if (value === '') throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
-  if (field === 'base-url') value = withHint(() => normaliseBaseUrl(value), 'for example: giftcodes config set base-url https://api.example.com');
+  if (value === '')
+    throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
+  if (field === 'base-url')
+    value = withHint(
+      () => normaliseBaseUrl(value),
+      'for example: giftcodes config set base-url https://api.example.com',
+    );
   if (field === 'proxy') value = checkProxyUrl(value);
   if (field === 'default-env') defaultEnvironment(value);
   if (field === 'history-days' && !/^[1-9][0-9]{0,4}$/.test(value)) {
-    throw new UsageError(`history-days is a whole number of days from 1 to 99999, not "${value}"`, { hint: 'the local order record keeps ended orders 90 days by default' });
+    throw new UsageError(`history-days is a whole number of days from 1 to 99999, not "${value}"`, {
+      hint: 'the local order record keeps ended orders 90 days by default',
+    });
   }
   const store = await deps.config();
   const profile = resolveProfileName(options, deps.io.env, store);
   await store.setField(profile, field, value);
   // A proxy URL may carry a password: never echoed.
   const shown = field === 'proxy' ? (await import('../../api/transport.js')).displayProxy(value) : value;
-  await exportResult(deps.io, { profile, field, value: shown }, { text: () => `${deps.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"` });
+  await exportResult(
+    deps.io,
+    { profile, field, value: shown },
+    { text: () => `${deps.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"` },
+  );
 }
 
 /** An http(s) proxy URL (the proxy itself; the API behind it may be https). */
@@ -44,7 +62,10 @@ function checkProxyUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError('the proxy is not a valid URL', { code: 'invalid_proxy', hint: 'for example: giftcodes config set proxy http://proxy.example.com:3128' });
+    throw new UsageError('the proxy is not a valid URL', {
+      code: 'invalid_proxy',
+      hint: 'for example: giftcodes config set proxy http://proxy.example.com:3128',
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`the proxy must be an http or https URL, not ${url.protocol}`, { code: 'invalid_proxy' });

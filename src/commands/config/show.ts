@@ -9,12 +9,20 @@ import type { Deps, GlobalOptions } from '../deps.js';
 export type ShowOptions = Pick<GlobalOptions, 'profile' | 'baseUrl'>;
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'show the profile in use: base URL, default environment, masked keys', examples: ['giftcodes config show', 'giftcodes config show --profile shop-eu --json'] };
-  addVerb(parent, app, 'show', help, ({ globals, deps }) => run({ profile: globals.profile, baseUrl: globals.baseUrl }, deps));
+  const help = {
+    description: 'show the profile in use: base URL, default environment, masked keys',
+    examples: ['giftcodes config show', 'giftcodes config show --profile shop-eu --json'],
+  };
+  addVerb(parent, app, 'show', help, ({ globals, deps }) =>
+    run({ profile: globals.profile, baseUrl: globals.baseUrl }, deps),
+  );
 }
 
 export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl }, store] = await Promise.all([import('../../config/resolve.js'), deps.config()]);
+  const [{ resolveProfileName, resolveBaseUrl }, store] = await Promise.all([
+    import('../../config/resolve.js'),
+    deps.config(),
+  ]);
   const name = resolveProfileName(options, deps.io.env, store);
   // The default profile exists implicitly (a fresh install); any other name shown empty would mislead.
   if (name !== store.defaultProfile && !store.hasProfile(name)) {
@@ -53,15 +61,16 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
   const none = io.c.dim('(none)');
   await exportResult(io, shown, {
     pager: false,
-    text: () => [
-      `profile      ${shown.profile}${shown.default ? io.c.dim(' (default)') : ''}`,
-      `base URL     ${shown.baseUrl}`,
-      `default env  ${shown.defaultEnv}`,
-      `test key     ${shown.keys.test ?? none}${where(shown.keyStorage.test)}`,
-      `live key     ${shown.keys.live ?? none}${where(shown.keyStorage.live)}`,
-      ...(proxy ? [`proxy        ${proxy}`] : []),
-      `config file  ${shown.configFile}`,
-    ].join('\n'),
+    text: () =>
+      [
+        `profile      ${shown.profile}${shown.default ? io.c.dim(' (default)') : ''}`,
+        `base URL     ${shown.baseUrl}`,
+        `default env  ${shown.defaultEnv}`,
+        `test key     ${shown.keys.test ?? none}${where(shown.keyStorage.test)}`,
+        `live key     ${shown.keys.live ?? none}${where(shown.keyStorage.live)}`,
+        ...(proxy ? [`proxy        ${proxy}`] : []),
+        `config file  ${shown.configFile}`,
+      ].join('\n'),
   });
 }
 

@@ -6,8 +6,15 @@ import type { Deps } from '../deps.js';
 import { profileName } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'make a profile the default', examples: ['giftcodes config use shop-eu', 'giftcodes config use default'] };
-  addVerb(parent, app, 'use', help, ({ deps }, profile) => run({ profile }, deps)).argument('<profile>', 'profile name', profileName);
+  const help = {
+    description: 'make a profile the default',
+    examples: ['giftcodes config use shop-eu', 'giftcodes config use default'],
+  };
+  addVerb(parent, app, 'use', help, ({ deps }, profile) => run({ profile }, deps)).argument(
+    '<profile>',
+    'profile name',
+    profileName,
+  );
 }
 
 export async function run(options: { profile: string }, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
@@ -18,5 +25,9 @@ export async function run(options: { profile: string }, deps: Pick<Deps, 'io' | 
     });
   }
   await store.useProfile(options.profile);
-  await exportResult(deps.io, { defaultProfile: options.profile }, { text: () => `${deps.io.c.green('✓')} "${options.profile}" is now the default profile` });
+  await exportResult(
+    deps.io,
+    { defaultProfile: options.profile },
+    { text: () => `${deps.io.c.green('✓')} "${options.profile}" is now the default profile` },
+  );
 }

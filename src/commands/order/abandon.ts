@@ -6,8 +6,19 @@ import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'stop resuming one interrupted order (it may still exist on the server)', examples: ['giftcodes order pending', 'giftcodes order abandon 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21', 'giftcodes order abandon 3f1c'] };
-  addVerb(parent, app, 'abandon', help, ({ deps }, key) => run({ key }, deps)).argument('<key>', 'the idempotency key shown by order pending, or a unique prefix of it', nonEmpty('key', 255));
+  const help = {
+    description: 'stop resuming one interrupted order (it may still exist on the server)',
+    examples: [
+      'giftcodes order pending',
+      'giftcodes order abandon 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21',
+      'giftcodes order abandon 3f1c',
+    ],
+  };
+  addVerb(parent, app, 'abandon', help, ({ deps }, key) => run({ key }, deps)).argument(
+    '<key>',
+    'the idempotency key shown by order pending, or a unique prefix of it',
+    nonEmpty('key', 255),
+  );
 }
 
 export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
@@ -18,7 +29,16 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
     : `it may have been placed on the server with the idempotency key ${intent.key}`;
   deps.io.warn(`abandoned ${intent.quantity} × ${intent.productId} (${intent.environment}); ${where}`);
   try {
-    await exportResult(deps.io, { abandoned: intent.key, orderId: intent.orderId ?? null, productId: intent.productId, quantity: intent.quantity }, { text: (data) => `abandoned ${data.abandoned}` });
+    await exportResult(
+      deps.io,
+      {
+        abandoned: intent.key,
+        orderId: intent.orderId ?? null,
+        productId: intent.productId,
+        quantity: intent.quantity,
+      },
+      { text: (data) => `abandoned ${data.abandoned}` },
+    );
     await deps.io.flushOut();
   } catch (error) {
     // The abandon is done and durable: running it again would only say the key is unknown.

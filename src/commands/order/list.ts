@@ -26,13 +26,30 @@ export const REFRESH_CONCURRENCY = 4;
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('list')
-    .description('the local order record: every order placed or tried from here, newest first (unresolved ones as pending)')
-    .addOption(new Option('--status <status>', 'outcome (delivered, failed, refused, abandoned, pending) or server status').argParser(nonEmpty('--status')))
-    .addOption(new Option('--product <text>', 'only products whose id contains this (any case)').argParser(nonEmpty('--product')))
-    .addOption(new Option('--since <date|duration>', 'created since a date (2026-11-01) or a duration ago (12h, 7d)').argParser(nonEmpty('--since')))
+    .description(
+      'the local order record: every order placed or tried from here, newest first (unresolved ones as pending)',
+    )
+    .addOption(
+      new Option(
+        '--status <status>',
+        'outcome (delivered, failed, refused, abandoned, pending) or server status',
+      ).argParser(nonEmpty('--status')),
+    )
+    .addOption(
+      new Option('--product <text>', 'only products whose id contains this (any case)').argParser(
+        nonEmpty('--product'),
+      ),
+    )
+    .addOption(
+      new Option('--since <date|duration>', 'created since a date (2026-11-01) or a duration ago (12h, 7d)').argParser(
+        nonEmpty('--since'),
+      ),
+    )
     .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
     .option('--refresh', 'read the current status of unfinished orders from the API and record it')
-    .addOption(new Option('--format <format>', 'table, or csv for reconciliation').choices(['table', 'csv']).default('table'))
+    .addOption(
+      new Option('--format <format>', 'table, or csv for reconciliation').choices(['table', 'csv']).default('table'),
+    )
     .action(async (flags: Omit<ListOptions, 'env' | 'profile'>, cmd: Command) => {
       // --env and --profile are global options: here they filter.
       const { globals, deps } = app.context(cmd);
@@ -48,13 +65,25 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
-  const { allRecords, filterRecords, parseSince, recordsCsv, unfinished } = await import('../../orders/history-query.js');
+  const { allRecords, filterRecords, parseSince, recordsCsv, unfinished } =
+    await import('../../orders/history-query.js');
   const env = options.env === undefined ? undefined : environmentArg(options.env);
-  if (env === 'all') throw new UsageError('--env all is only for logout', { hint: 'order list shows every environment unless --env test or --env live is given' });
+  if (env === 'all')
+    throw new UsageError('--env all is only for logout', {
+      hint: 'order list shows every environment unless --env test or --env live is given',
+    });
   const profile = options.profile === undefined ? undefined : profileName(options.profile);
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const journal = await deps.journal();
-  const records = () => filterRecords(allRecords(journal.history, journal.read().intents), { status: options.status, product: options.product, since, env, profile, limit: options.limit });
+  const records = () =>
+    filterRecords(allRecords(journal.history, journal.read().intents), {
+      status: options.status,
+      product: options.product,
+      since,
+      env,
+      profile,
+      limit: options.limit,
+    });
   if (options.refresh) await refresh(deps, records().filter(unfinished));
   const rows = records();
   const [{ csvCell }, price] = await Promise.all([import('../../export/csv.js'), unitPrices(deps, rows)]);
@@ -102,13 +131,20 @@ export function outcomeWords(r: OrderRecord): string {
 }
 
 /** Unit price × quantity from the catalog the record's profile and base URL last listed; blank where unknown. */
-async function unitPrices(deps: Pick<Deps, 'configDir'>, records: readonly OrderRecord[]): Promise<(r: OrderRecord) => string> {
-  const [{ readCatalogPrices }, { formatMoney }] = await Promise.all([import('../../output/catalog-cache.js'), import('../../money.js')]);
+async function unitPrices(
+  deps: Pick<Deps, 'configDir'>,
+  records: readonly OrderRecord[],
+): Promise<(r: OrderRecord) => string> {
+  const [{ readCatalogPrices }, { formatMoney }] = await Promise.all([
+    import('../../output/catalog-cache.js'),
+    import('../../money.js'),
+  ]);
   const byTarget = new Map<string, ReturnType<typeof readCatalogPrices>>();
   const pricesOf = (r: OrderRecord): ReturnType<typeof readCatalogPrices> => {
     const id = `${r.profile}\n${r.baseUrl}`;
     let prices = byTarget.get(id);
-    if (!prices) byTarget.set(id, (prices = readCatalogPrices(deps.configDir, { profile: r.profile, baseUrl: r.baseUrl })));
+    if (!prices)
+      byTarget.set(id, (prices = readCatalogPrices(deps.configDir, { profile: r.profile, baseUrl: r.baseUrl })));
     return prices;
   };
   for (const r of records) pricesOf(r);
@@ -125,8 +161,14 @@ async function unitPrices(deps: Pick<Deps, 'configDir'>, records: readonly Order
 async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise<void> {
   if (targets.length === 0) return;
   const [connection, api, journal] = await Promise.all([deps.connection(), deps.api(), deps.journal()]);
-  const mine = targets.filter((r) => r.profile === connection.profile && r.environment === connection.environment && r.baseUrl === connection.baseUrl);
-  if (mine.length < targets.length) deps.io.notice(`${targets.length - mine.length} unfinished orders belong to another profile, environment or server: not refreshed (use --profile / --env)`);
+  const mine = targets.filter(
+    (r) =>
+      r.profile === connection.profile && r.environment === connection.environment && r.baseUrl === connection.baseUrl,
+  );
+  if (mine.length < targets.length)
+    deps.io.notice(
+      `${targets.length - mine.length} unfinished orders belong to another profile, environment or server: not refreshed (use --profile / --env)`,
+    );
   const pendingKeys = new Set(journal.read().intents.map((intent) => intent.key));
   const spinner = await deps.io.spinner(`refreshing 0/${mine.length}`);
   let done = 0;

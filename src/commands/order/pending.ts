@@ -7,13 +7,20 @@ import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 
 export function register(parent: Command, app: App): void {
-  const help = { description: 'orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)', examples: ['giftcodes order pending', 'giftcodes order pending --json', 'giftcodes order resume --all'] };
+  const help = {
+    description: 'orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)',
+    examples: ['giftcodes order pending', 'giftcodes order pending --json', 'giftcodes order resume --all'],
+  };
   addVerb(parent, app, 'pending', help, ({ deps }) => run(deps));
 }
 
 export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
-  const [journal, { staleness }, { isAlive, otherMachine }] = await Promise.all([deps.journal(), import('../../journal/intent.js'), import('../../journal/owner.js')]);
+  const [journal, { staleness }, { isAlive, otherMachine }] = await Promise.all([
+    deps.journal(),
+    import('../../journal/intent.js'),
+    import('../../journal/owner.js'),
+  ]);
   await (await import('../../orders/lifecycle.js')).settleReached(deps.io, journal);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
@@ -32,7 +39,16 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
       status: intent.status ?? null,
       createdAt: intent.createdAt,
       // Another machine's: its process cannot be checked from here, so neither running nor interrupted.
-      state: machine !== undefined ? 'other-machine' : running ? 'running' : stale === 'old' ? 'stale' : stale === 'future' ? 'future-dated' : 'interrupted',
+      state:
+        machine !== undefined
+          ? 'other-machine'
+          : running
+            ? 'running'
+            : stale === 'old'
+              ? 'stale'
+              : stale === 'future'
+                ? 'future-dated'
+                : 'interrupted',
       ...(running ? { pid: intent.owner.pid } : {}),
       ...(machine !== undefined ? { machine } : {}),
       ...(intent.out ? { out: intent.out.path } : {}),
@@ -60,7 +76,11 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
         { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 2 },
         { header: 'started', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 1 },
       ]),
-    notes: () => [io.c.dim('finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)')],
+    notes: () => [
+      io.c.dim(
+        'finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)',
+      ),
+    ],
     pager: false,
   });
 }

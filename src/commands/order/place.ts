@@ -48,12 +48,31 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('place')
     .description('place an order exactly once, even across crashes (the key is journaled before anything is sent)')
-    .addOption(new Option('--product <id>', 'product id from the catalog').argParser(once('--product', nonEmpty('product id'))))
+    .addOption(
+      new Option('--product <id>', 'product id from the catalog').argParser(once('--product', nonEmpty('product id'))),
+    )
     .addOption(new Option('--quantity <n>', 'number of units').argParser(once('--quantity', integer(1, MAX_QUANTITY))))
-    .addOption(new Option('--idempotency-key <key>', 'supply the idempotency key yourself (default: a new UUID, journaled)').argParser(once('--idempotency-key', idempotencyKeyArg)))
+    .addOption(
+      new Option(
+        '--idempotency-key <key>',
+        'supply the idempotency key yourself (default: a new UUID, journaled)',
+      ).argParser(once('--idempotency-key', idempotencyKeyArg)),
+    )
     .option('--wait', 'wait until the order completes (exit 6 if it fails, 7 on --timeout)')
-    .addOption(new Option('--plan <file.csv>', 'bulk: one order per row product,quantity[,out]; the same plan never orders twice').argParser(nonEmpty('--plan', 4096)).conflicts(['product', 'quantity', 'idempotencyKey']))
-    .addOption(new Option('--batch <name>', 'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night)').argParser(once('--batch', batchArg)))
+    .addOption(
+      new Option(
+        '--plan <file.csv>',
+        'bulk: one order per row product,quantity[,out]; the same plan never orders twice',
+      )
+        .argParser(nonEmpty('--plan', 4096))
+        .conflicts(['product', 'quantity', 'idempotencyKey']),
+    )
+    .addOption(
+      new Option(
+        '--batch <name>',
+        'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night)',
+      ).argParser(once('--batch', batchArg)),
+    )
     .option('--dry-run', 'with --plan: print what would be ordered, send nothing')
     .addOption(new Option('--concurrency <n>', 'with --plan: rows at once').argParser(integer(1, 32)).default(4));
   addWaitFlags(command).action(async (flags: Omit<PlaceOptions, 'yes' | 'json'>, cmd: Command) => {
@@ -68,10 +87,22 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void> {
-  if (options.plan !== undefined) return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
+  if (options.plan !== undefined)
+    return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
   // Alone at a terminal: a guided order (orders/guided.ts), confirmed there; elsewhere the usage error below.
-  if (options.product === undefined && options.quantity === undefined && options.idempotencyKey === undefined && !options.json && deps.io.canPrompt) {
-    const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([import('../../orders/guided.js'), import('../catalog/list.js'), deps.connection(), deps.api()]);
+  if (
+    options.product === undefined &&
+    options.quantity === undefined &&
+    options.idempotencyKey === undefined &&
+    !options.json &&
+    deps.io.canPrompt
+  ) {
+    const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([
+      import('../../orders/guided.js'),
+      import('../catalog/list.js'),
+      deps.connection(),
+      deps.api(),
+    ]);
     const chosen = await guidedOrder(deps.io, api, connection, await readCatalog(deps.io, api));
     options = { ...options, ...chosen, yes: true };
   }
@@ -79,7 +110,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   const out = outSpec(options);
   const waits = options.wait === true || out !== undefined;
   checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
-  if (out && out.path !== '-' && options.quantity > XLSX_MAX_CODES && formatFor(out.path, out.format) === 'xlsx') throw tooManyRows(`--quantity ${options.quantity} with --out ${options.out ?? out.path}`);
+  if (out && out.path !== '-' && options.quantity > XLSX_MAX_CODES && formatFor(out.path, out.format) === 'xlsx')
+    throw tooManyRows(`--quantity ${options.quantity} with --out ${options.out ?? out.path}`);
   const connection = await deps.connection();
   const [journal, api, { keyIdOf }, { driveIntent, finish }, { resumableFor }, { sayReached }] = await Promise.all([
     deps.journal(),
@@ -93,7 +125,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   // product is finished whatever the catalog says now.
   if (!journal.read().intents.some((intent) => intent.productId === options.product)) {
     const { checkProductKnown } = await import('../../orders/products.js');
-    await checkProductKnown({ configDir: deps.configDir, target: { profile: connection.profile, baseUrl: connection.baseUrl }, api: () => Promise.resolve(api) }, options.product);
+    await checkProductKnown(
+      {
+        configDir: deps.configDir,
+        target: { profile: connection.profile, baseUrl: connection.baseUrl },
+        api: () => Promise.resolve(api),
+      },
+      options.product,
+    );
   }
   const spec = {
     profile: connection.profile,
@@ -115,13 +154,22 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   try {
     if (connection.environment === 'live' && !options.yes) {
       const yes = await deps.io.confirm(
-        deps.io.canPrompt ? await (await import('../../orders/confirm.js')).liveOrderQuestion(api, options.product, options.quantity, connection.profile) : '',
+        deps.io.canPrompt
+          ? await (
+              await import('../../orders/confirm.js')
+            ).liveOrderQuestion(api, options.product, options.quantity, connection.profile)
+          : '',
         '--yes',
         `a live order (${options.quantity} × ${options.product})`,
       );
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
-    const { intent, resumed, settled } = await journal.begin({ ...spec, key: options.idempotencyKey, wait: waits, out });
+    const { intent, resumed, settled } = await journal.begin({
+      ...spec,
+      key: options.idempotencyKey,
+      wait: waits,
+      out,
+    });
     sayReached(deps.io, settled);
     if (resumed) {
       deps.io.say(
@@ -154,7 +202,18 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
  * status is the worst row's.
  */
 export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void> {
-  const { readPlan, planFamily, keyRows, deliveredRows, connectionScope, sameScope, changedSince, checkOutFiles, runRows, planFailure } = await import('../../orders/plan.js');
+  const {
+    readPlan,
+    planFamily,
+    keyRows,
+    deliveredRows,
+    connectionScope,
+    sameScope,
+    changedSince,
+    checkOutFiles,
+    runRows,
+    planFailure,
+  } = await import('../../orders/plan.js');
   const { io } = deps;
   readPlan(o.plan); // every row checked first: a bad plan is exit 2 before a key or the journal is looked at
   if (o.dryRun) {
@@ -165,12 +224,21 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   const connection = await deps.connection();
   const scope = connectionScope(connection);
   const family = planFamily(scope, o.plan, o.batch);
-  const [journal, api, { deliver, settle, sayReached }] = await Promise.all([deps.journal(), deps.api(), import('../../orders/lifecycle.js')]);
+  const [journal, api, { deliver, settle, sayReached }] = await Promise.all([
+    deps.journal(),
+    deps.api(),
+    import('../../orders/lifecycle.js'),
+  ]);
   const parsed = readPlan(o.plan, family);
   // This plan's interrupted rows in this scope whose outcome already reached the user (a run killed after its
   // summary was printed) end first, each said once: they are delivered rows from here on.
   const own = new Set(parsed.flatMap((r) => [r.key, r.legacyKey]));
-  sayReached(io, await journal.settleWhere((intent) => (own.has(intent.key) && sameScope(intent, scope) ? journal.reached(intent) : undefined)));
+  sayReached(
+    io,
+    await journal.settleWhere((intent) =>
+      own.has(intent.key) && sameScope(intent, scope) ? journal.reached(intent) : undefined,
+    ),
+  );
   const delivered = deliveredRows(journal, scope);
   const rows = keyRows(parsed, delivered, journal, scope);
   await checkOutFiles(rows, delivered, journal, o.force === true);
@@ -181,17 +249,40 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const changed = changedSince(rows, delivered, family);
     if (changed.length > 0 && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently.
-      const gone = changed.slice(0, 5).map((r) => `${r.quantity} × ${r.productId} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`);
-      io.warn(`the plan ${o.plan} changed since it delivered ${changed.length} row${changed.length === 1 ? '' : 's'} it no longer has, in the last 24 hours: ${gone.join('; ')}${changed.length > 5 ? '; …' : ''}`);
-      const yes = o.yes || (await io.confirm(`Order ${todo.length} row${todo.length === 1 ? '' : 's'} of the changed plan now (${todo.slice(0, 5).map((r) => `line ${r.row}: ${r.quantity} × ${r.productId}`).join('; ')}${todo.length > 5 ? '; …' : ''})?`, '--yes', `ordering ${todo.length} rows of a changed plan`));
+      const gone = changed
+        .slice(0, 5)
+        .map((r) => `${r.quantity} × ${r.productId} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`);
+      io.warn(
+        `the plan ${o.plan} changed since it delivered ${changed.length} row${changed.length === 1 ? '' : 's'} it no longer has, in the last 24 hours: ${gone.join('; ')}${changed.length > 5 ? '; …' : ''}`,
+      );
+      const yes =
+        o.yes ||
+        (await io.confirm(
+          `Order ${todo.length} row${todo.length === 1 ? '' : 's'} of the changed plan now (${todo
+            .slice(0, 5)
+            .map((r) => `line ${r.row}: ${r.quantity} × ${r.productId}`)
+            .join('; ')}${todo.length > 5 ? '; …' : ''})?`,
+          '--yes',
+          `ordering ${todo.length} rows of a changed plan`,
+        ));
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
     if (connection.environment === 'live' && !o.yes) {
       const units = todo.reduce((sum, r) => sum + r.quantity, 0);
-      const yes = await io.confirm(`Place ${todo.length} LIVE orders (${units} units in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`, '--yes', `a live plan (${todo.length} orders)`);
+      const yes = await io.confirm(
+        `Place ${todo.length} LIVE orders (${units} units in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`,
+        '--yes',
+        `a live plan (${todo.length} orders)`,
+      );
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
-    const { results, outcomes } = await runRows(rows, delivered, o, { io, api, journal, signal: deps.signal, connection }, outLocks);
+    const { results, outcomes } = await runRows(
+      rows,
+      delivered,
+      o,
+      { io, api, journal, signal: deps.signal, connection },
+      outLocks,
+    );
     // The summary is the delivery of every row: printed and flushed, then each row's record, then its intent settled.
     await deliver(io, journal, () => planSummary(io, results), outcomes);
     await settle(journal, outcomes);
@@ -218,7 +309,9 @@ async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> 
     await deps.connection();
     products = new Map((await readCatalog(io, await deps.api())).map((p) => [p.id, p]));
   } catch (error) {
-    io.warn(`the products were not checked against the catalog: ${error instanceof Error ? error.message : String(error)}`);
+    io.warn(
+      `the products were not checked against the catalog: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   if (products) {
     const ids = [...products.keys()];
@@ -226,13 +319,21 @@ async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> 
     if (bad.length > 0) {
       const first = unknownProduct(bad[0]!.productId, ids, `line ${bad[0]!.row}: `);
       const more = bad.slice(1).map((r) => `line ${r.row}: "${r.productId}"`);
-      throw new UsageError(`${first.message}${more.length > 0 ? `; also unknown: ${more.join(', ')}` : ''}`, { code: 'unknown_product', ...(first.hint ? { hint: first.hint } : {}) });
+      throw new UsageError(`${first.message}${more.length > 0 ? `; also unknown: ${more.join(', ')}` : ''}`, {
+        code: 'unknown_product',
+        ...(first.hint ? { hint: first.hint } : {}),
+      });
     }
   }
-  await planSummary(io, rows.map((r) => ({ ...r, dryRun: true, ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}) })));
+  await planSummary(
+    io,
+    rows.map((r) => ({ ...r, dryRun: true, ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}) })),
+  );
   if (products && !io.json) {
     const total = totalOf(rows.map((r) => ({ price: unitPriceOf(products.get(r.productId)), quantity: r.quantity })));
-    io.notice(`dry run: ${rows.length} orders, ${rows.reduce((sum, r) => sum + r.quantity, 0)} codes${total ? `, ${total} in all` : ''}; nothing was sent`);
+    io.notice(
+      `dry run: ${rows.length} orders, ${rows.reduce((sum, r) => sum + r.quantity, 0)} codes${total ? `, ${total} in all` : ''}; nothing was sent`,
+    );
   }
 }
 
@@ -241,7 +342,8 @@ type Money = { amount: number; currency: string };
 /** The total per currency: `250.00 USD + 40.00 EUR`; undefined when no row has a price. */
 function totalOf(rows: readonly { price?: Money | undefined; quantity: number }[]): string | undefined {
   const sums = new Map<string, number>();
-  for (const r of rows) if (r.price) sums.set(r.price.currency, (sums.get(r.price.currency) ?? 0) + r.price.amount * r.quantity);
+  for (const r of rows)
+    if (r.price) sums.set(r.price.currency, (sums.get(r.price.currency) ?? 0) + r.price.amount * r.quantity);
   return sums.size === 0 ? undefined : [...sums].map(([currency, minor]) => formatMoney(minor, currency)).join(' + ');
 }
 
@@ -270,11 +372,25 @@ async function planSummary(io: Io, results: readonly PlanResult[]): Promise<void
         { header: 'order', value: (r) => (r.order ? String(r.order.id) : '-'), whole: true },
         ...(data.some((r) => r.price)
           ? [
-              { header: 'unit price', value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount, r.price.currency) : '') },
-              { header: 'amount', value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount * r.quantity, r.price.currency) : '') },
+              {
+                header: 'unit price',
+                value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount, r.price.currency) : ''),
+              },
+              {
+                header: 'amount',
+                value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount * r.quantity, r.price.currency) : ''),
+              },
             ]
           : []),
-        { header: 'status', value: (r) => (r.dryRun ? 'dry run: not sent' : r.error ? `error: ${r.error.code}` : `${String(r.order?.status ?? '')}${r.already ? ' (earlier run)' : ''}`) },
+        {
+          header: 'status',
+          value: (r) =>
+            r.dryRun
+              ? 'dry run: not sent'
+              : r.error
+                ? `error: ${r.error.code}`
+                : `${String(r.order?.status ?? '')}${r.already ? ' (earlier run)' : ''}`,
+        },
         { header: 'key', value: (r) => r.key, whole: true },
         { header: 'out', value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : '') },
       ]),
@@ -285,7 +401,10 @@ async function planSummary(io: Io, results: readonly PlanResult[]): Promise<void
 async function summarise(io: Io, { intent, order, written }: Driven): Promise<void> {
   const { runSummary } = await import('../../output/progress.js');
   const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${written.format})` : '';
-  runSummary(io, `ordered ${intent.quantity} × ${intent.productId}: order ${String(order.id)} ${String(order.status)}${codes}`);
+  runSummary(
+    io,
+    `ordered ${intent.quantity} × ${intent.productId}: order ${String(order.id)} ${String(order.status)}${codes}`,
+  );
 }
 
 /** Printable ASCII without spaces, as an HTTP header value and a journal key can safely carry. */
@@ -295,14 +414,17 @@ function idempotencyKeyArg(value: string): string {
   }
   // Whatever is written masks API keys (the journal, every output): a key-shaped one would be read back
   // masked, a different key, and a resumed order sent under it would be charged again.
-  if (redactKeys(value) !== value) throw new InvalidArgumentError('an idempotency key must not look like an API key (sc_test_… or sc_live_…): choose another');
+  if (redactKeys(value) !== value)
+    throw new InvalidArgumentError(
+      'an idempotency key must not look like an API key (sc_test_… or sc_live_…): choose another',
+    );
   return value;
 }
 
-
 /** A batch name is part of every row key of the plan: printable ASCII, as a key is, at most 100 characters. */
 function batchArg(value: string): string {
-  if (!/^[\x20-\x7e]{1,100}$/.test(value) || value.trim() === '') throw new InvalidArgumentError('a batch name is 1 to 100 printable ASCII characters (e.g. a date: 2026-11-29)');
+  if (!/^[\x20-\x7e]{1,100}$/.test(value) || value.trim() === '')
+    throw new InvalidArgumentError('a batch name is 1 to 100 printable ASCII characters (e.g. a date: 2026-11-29)');
   return value;
 }
 
@@ -310,8 +432,14 @@ function batchArg(value: string): string {
 function checkSingleOrderFlags(options: PlaceOptions): void {
   if (options.product === undefined || options.quantity === undefined) {
     const missing = options.product === undefined ? "'--product <id>'" : "'--quantity <n>'";
-    throw new UsageError(`required option ${missing} not specified`, { hint: 'giftcodes order place --product <id> --quantity <n>   (or --plan <file.csv>)' });
+    throw new UsageError(`required option ${missing} not specified`, {
+      hint: 'giftcodes order place --product <id> --quantity <n>   (or --plan <file.csv>)',
+    });
   }
-  if (options.dryRun) throw new UsageError('--dry-run is for --plan', { hint: 'giftcodes order place --plan restock.csv --dry-run' });
-  if (options.batch !== undefined) throw new UsageError('--batch is for --plan', { hint: 'giftcodes order place --plan restock.csv --batch "$(date +%F)"' });
+  if (options.dryRun)
+    throw new UsageError('--dry-run is for --plan', { hint: 'giftcodes order place --plan restock.csv --dry-run' });
+  if (options.batch !== undefined)
+    throw new UsageError('--batch is for --plan', {
+      hint: 'giftcodes order place --plan restock.csv --batch "$(date +%F)"',
+    });
 }

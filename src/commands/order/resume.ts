@@ -28,19 +28,33 @@ export function register(parent: Command, app: App): void {
     .description('finish interrupted orders with their original keys and requests (never a second charge)')
     .argument('[key]', 'the idempotency key shown by order pending, or a unique prefix of it')
     .option('--all', 'resume every interrupted order')
-    .option('--force', "overwrite an existing file when the order was placed with --out")
-    .option('--force-stale', 'resume an order older than 24 hours or dated in the future (check the server for it first)')
+    .option('--force', 'overwrite an existing file when the order was placed with --out')
+    .option(
+      '--force-stale',
+      'resume an order older than 24 hours or dated in the future (check the server for it first)',
+    )
     .action(async (key: string | undefined, flags: Omit<ResumeOptions, 'key'>, cmd: Command) => {
       const { globals, deps } = app.context(cmd);
       return run({ ...flags, ...(key ? { key } : {}), apiKey: globals.apiKey }, deps);
     });
-  examples(command, ['giftcodes order pending', 'giftcodes order resume 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21', 'giftcodes order resume 3f1c', 'giftcodes order resume --all --json']);
+  examples(command, [
+    'giftcodes order pending',
+    'giftcodes order resume 3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21',
+    'giftcodes order resume 3f1c',
+    'giftcodes order resume --all --json',
+  ]);
 }
 
 export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<void> {
-  if (!options.key && !options.all) throw new UsageError('name the key of the order to resume, or pass --all', { hint: 'list them with: giftcodes order pending' });
+  if (!options.key && !options.all)
+    throw new UsageError('name the key of the order to resume, or pass --all', {
+      hint: 'list them with: giftcodes order pending',
+    });
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
-  if (options.forceStale && !options.key) throw new UsageError('--force-stale applies to one order at a time', { hint: 'name its key: giftcodes order resume <key> --force-stale' });
+  if (options.forceStale && !options.key)
+    throw new UsageError('--force-stale applies to one order at a time', {
+      hint: 'name its key: giftcodes order resume <key> --force-stale',
+    });
   const [journal, { isAlive, otherMachine }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
     deps.journal(),
     import('../../journal/owner.js'),
@@ -59,11 +73,21 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   warnUnreadable(deps.io, unreadable);
   // Another machine's intents may be running there: each is resumed only by its key, once its host is known to be done.
   for (const intent of intents.filter((i) => otherMachine(i.owner) !== undefined)) {
-    deps.io.warn(`skipped the interrupted order with key ${intent.key}: it belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory; once you know that host is not running it: giftcodes order resume ${intent.key}`);
+    deps.io.warn(
+      `skipped the interrupted order with key ${intent.key}: it belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory; once you know that host is not running it: giftcodes order resume ${intent.key}`,
+    );
   }
-  const keys = intents.filter((intent) => !isAlive(intent.owner) && otherMachine(intent.owner) === undefined).map((intent) => intent.key);
+  const keys = intents
+    .filter((intent) => !isAlive(intent.owner) && otherMachine(intent.owner) === undefined)
+    .map((intent) => intent.key);
   if (keys.length === 0) {
-    await deliver(deps.io, journal, () => exportResult(deps.io, [], { empty: { when: () => true, line: 'nothing to resume: no interrupted orders' } }), []);
+    await deliver(
+      deps.io,
+      journal,
+      () =>
+        exportResult(deps.io, [], { empty: { when: () => true, line: 'nothing to resume: no interrupted orders' } }),
+      [],
+    );
     return;
   }
   // --all: one JSON document for all of them (else each printed as it ends); one failure does not stop the
@@ -74,7 +98,11 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   let firstFailure: CliError | undefined;
   const failed = (key: string, error: CliError, order?: unknown): void => {
     firstFailure ??= error;
-    results.push({ key, ...(order !== undefined ? { order } : {}), error: { code: error.code, message: error.message, exitCode: error.exitCode } });
+    results.push({
+      key,
+      ...(order !== undefined ? { order } : {}),
+      error: { code: error.code, message: error.message, exitCode: error.exitCode },
+    });
     if (!gathered) deps.io.errRaw(`${deps.io.c.red('✗')} ${key}: ${error.message}\n`);
   };
   for (const key of keys) {
@@ -98,7 +126,12 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     await deliver(deps.io, journal, () => exportResult(deps.io, results, {}), done);
     await settle(journal, done);
   }
-  if (firstFailure) throw new CliError(firstFailure.exitCode, `${results.filter((r) => r.error).length} of ${keys.length} orders could not be resumed`, { code: firstFailure.code, hint: 'see the lines above; giftcodes order pending lists what is left' });
+  if (firstFailure)
+    throw new CliError(
+      firstFailure.exitCode,
+      `${results.filter((r) => r.error).length} of ${keys.length} orders could not be resumed`,
+      { code: firstFailure.code, hint: 'see the lines above; giftcodes order pending lists what is left' },
+    );
 }
 
 /**
@@ -106,15 +139,26 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
  * journal's claim asks, as every verb that takes an intent over does), says so and leaves it settled: its codes
  * are never written a second time.
  */
-async function resumeOne(deps: ResumeDeps, journal: Journal, key: string, options: ResumeOptions): Promise<Driven | { settled: Intent }> {
-  const [{ sayReached }, { driveIntent }] = await Promise.all([import('../../orders/lifecycle.js'), import('../../orders/drive.js')]);
+async function resumeOne(
+  deps: ResumeDeps,
+  journal: Journal,
+  key: string,
+  options: ResumeOptions,
+): Promise<Driven | { settled: Intent }> {
+  const [{ sayReached }, { driveIntent }] = await Promise.all([
+    import('../../orders/lifecycle.js'),
+    import('../../orders/drive.js'),
+  ]);
   const { intent, reached } = await journal.claim(key, { forceStale: options.forceStale === true });
   if (reached !== undefined) {
     sayReached(deps.io, [intent]);
     return { settled: intent };
   }
   const api = await clientOfIntent(deps, intent, options);
-  if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId) deps.io.say(`resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`);
+  if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId)
+    deps.io.say(
+      `resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`,
+    );
   return driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
     wait: intent.wait === true || intent.out !== undefined,
     out: intent.out && options.force ? { ...intent.out, force: true } : intent.out,
@@ -133,15 +177,29 @@ async function printSettled(deps: ResumeDeps, intent: Intent, options: ResumeOpt
 
 /** The client an intent's order is reached with: its profile's key for its environment, which must be the key it was placed with. */
 async function clientOfIntent(deps: ResumeDeps, intent: Intent, options: ResumeOptions): Promise<ApiClient> {
-  const [{ resolveConnection, loadStoredKey }, { keyIdOf }, store] = await Promise.all([import('../../config/resolve.js'), import('../../journal/intent.js'), deps.config()]);
+  const [{ resolveConnection, loadStoredKey }, { keyIdOf }, store] = await Promise.all([
+    import('../../config/resolve.js'),
+    import('../../journal/intent.js'),
+    deps.config(),
+  ]);
   const key = intent.key;
-  const connection = await loadStoredKey(resolveConnection({ profile: intent.profile, env: intent.environment, apiKey: options.apiKey, baseUrl: intent.baseUrl }, deps.io.env, store), deps.io.env);
+  const connection = await loadStoredKey(
+    resolveConnection(
+      { profile: intent.profile, env: intent.environment, apiKey: options.apiKey, baseUrl: intent.baseUrl },
+      deps.io.env,
+      store,
+    ),
+    deps.io.env,
+  );
   deps.io.addSecret(connection.apiKey);
   if (keyIdOf(connection.apiKey) !== intent.keyId) {
-    throw new AuthError(`the order ${key} was started with a different API key than the ${intent.environment} key of profile "${intent.profile}" now`, {
-      code: 'key_changed',
-      hint: 'resume it with the key it was placed with (GIFTCODES_API_KEY), or check the server and abandon it',
-    });
+    throw new AuthError(
+      `the order ${key} was started with a different API key than the ${intent.environment} key of profile "${intent.profile}" now`,
+      {
+        code: 'key_changed',
+        hint: 'resume it with the key it was placed with (GIFTCODES_API_KEY), or check the server and abandon it',
+      },
+    );
   }
   return deps.clientFor(intent.baseUrl, connection.apiKey);
 }

@@ -21,17 +21,41 @@ export interface WatchOptions extends WaitFlags {
   json: boolean;
 }
 
-type WatchDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>;
+type WatchDeps = Pick<
+  Deps,
+  'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
+>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('watch')
     .description('wait until an order ends: exit 0 completed, 6 failed, 7 on --timeout')
-    .argument('<ref>', 'order id, idempotency key, or a unique prefix of either (from the local record)', nonEmpty('order reference'))
-    .addOption(new Option('--webhook-port <port>', 'also listen for the signed order.fulfilled event on this port').argParser(integer(0, 65535)))
-    .option('--secret-file <path>', 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)', nonEmpty('secret file', 4096))
-    .option('--webhook-secret <secret>', 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)', nonEmpty('secret', 1000))
-    .addOption(new Option('--webhook-scheme <scheme>', 'signature scheme of the events (default: detected from the headers)').choices(SCHEMES))
+    .argument(
+      '<ref>',
+      'order id, idempotency key, or a unique prefix of either (from the local record)',
+      nonEmpty('order reference'),
+    )
+    .addOption(
+      new Option('--webhook-port <port>', 'also listen for the signed order.fulfilled event on this port').argParser(
+        integer(0, 65535),
+      ),
+    )
+    .option(
+      '--secret-file <path>',
+      'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)',
+      nonEmpty('secret file', 4096),
+    )
+    .option(
+      '--webhook-secret <secret>',
+      'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)',
+      nonEmpty('secret', 1000),
+    )
+    .addOption(
+      new Option(
+        '--webhook-scheme <scheme>',
+        'signature scheme of the events (default: detected from the headers)',
+      ).choices(SCHEMES),
+    )
     .option('--signature-header <name>', 'the header carrying the signature (default Giftcodes-Signature)');
   addWaitFlags(command).action(async (id: string, flags: Omit<WatchOptions, 'id' | 'json'>, cmd: Command) => {
     const { json, deps } = app.context(cmd);
@@ -52,14 +76,21 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   let existing: unknown;
   if (out && out.path !== '-') {
-    const [{ checkOutTarget }, { outExists }] = await Promise.all([import('../../export/out-target.js'), import('../../orders/recover.js')]);
+    const [{ checkOutTarget }, { outExists }] = await Promise.all([
+      import('../../export/out-target.js'),
+      import('../../orders/recover.js'),
+    ]);
     existing = outExists(() => checkOutTarget(out.path, out.force));
   }
   const { orderRef, noteStatus } = await import('../../orders/ref.js');
   const ref = await orderRef(deps, options.id);
   const api = ref.api;
   options = { ...options, id: ref.orderId };
-  const [{ printOutcome }, { deliver, settle }, { failpoint, failpointSync }] = await Promise.all([import('../../orders/drive.js'), import('../../orders/lifecycle.js'), import('../../failpoints.js')]);
+  const [{ printOutcome }, { deliver, settle }, { failpoint, failpointSync }] = await Promise.all([
+    import('../../orders/drive.js'),
+    import('../../orders/lifecycle.js'),
+    import('../../failpoints.js'),
+  ]);
   const { order, failure } = await waitWithWebhook(deps, api, { ...options, webhookSecret }).then(
     (order) => ({ order, failure: undefined }),
     async (error: unknown) => {
@@ -71,7 +102,15 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   noteStatus(await deps.journal(), ref, order.status, deps.now());
   let written: { path: string; count: number; format: string; readerGone?: boolean | undefined } | undefined;
   if (out && !failure) {
-    const common = { api, orderId: order.id, out: out.path, format: out.format, csvRaw: out.csvRaw, io: deps.io, signal: deps.signal };
+    const common = {
+      api,
+      orderId: order.id,
+      out: out.path,
+      format: out.format,
+      csvRaw: out.csvRaw,
+      io: deps.io,
+      signal: deps.signal,
+    };
     if (existing) {
       const { sameCodesAlready } = await import('../../orders/recover.js');
       written = await sameCodesAlready(common);
@@ -80,7 +119,13 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     } else {
       const { exportCodes, readerGoneError } = await import('../../export/write.js');
       const journal = await deps.journal();
-      written = await exportCodes({ ...common, expected: orderQuantity(order), force: out.force, recordedTemp: (temp) => journal.recordsTemp(temp), beforeCommit: () => failpointSync('codes.tmp-written') });
+      written = await exportCodes({
+        ...common,
+        expected: orderQuantity(order),
+        force: out.force,
+        recordedTemp: (temp) => journal.recordsTemp(temp),
+        beforeCommit: () => failpointSync('codes.tmp-written'),
+      });
       // The reader of `--out -` went away before every code was written: nothing reached the user (exit 8), and an
       // interrupted `order place` of this order stays pending.
       if (written.readerGone) throw readerGoneError(order.id);
@@ -89,7 +134,12 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   }
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
   const journal = await deps.journal();
-  const delivery = { orderId: order.id, baseUrl: api.baseUrl, codes: written !== undefined, ...(failure ? { ending: 'failed' as const } : {}) };
+  const delivery = {
+    orderId: order.id,
+    baseUrl: api.baseUrl,
+    codes: written !== undefined,
+    ...(failure ? { ending: 'failed' as const } : {}),
+  };
   await deliver(deps.io, journal, () => printOutcome(deps.io, { order, written }), delivery);
   await settle(journal, delivery);
   if (failure) throw failure;
@@ -98,16 +148,30 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
 /** The secret for --webhook-port from --secret-file, GIFTCODES_WEBHOOK_SECRET or --webhook-secret (warned); checked before anything is sent. */
 async function webhookSecretFor(options: WatchOptions, deps: WatchDeps): Promise<string | undefined> {
   if (options.webhookPort === undefined) {
-    if (options.secretFile !== undefined || options.webhookSecret !== undefined || options.webhookScheme !== undefined) {
-      throw new UsageError('the webhook secret and scheme go with --webhook-port', { hint: 'add --webhook-port <port>, or drop them' });
+    if (
+      options.secretFile !== undefined ||
+      options.webhookSecret !== undefined ||
+      options.webhookScheme !== undefined
+    ) {
+      throw new UsageError('the webhook secret and scheme go with --webhook-port', {
+        hint: 'add --webhook-port <port>, or drop them',
+      });
     }
     return undefined;
   }
   const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
-  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.webhookSecret, flagName: '--webhook-secret', file: options.secretFile, env: deps.io.env });
+  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({
+    flag: options.webhookSecret,
+    flagName: '--webhook-secret',
+    file: options.secretFile,
+    env: deps.io.env,
+  });
   if (fileWarning) deps.io.warn(fileWarning);
   if (flagWarning) warnOutsideJson(deps.io, flagWarning);
-  if (!secret) throw new UsageError('--webhook-port needs the signing secret', { hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
+  if (!secret)
+    throw new UsageError('--webhook-port needs the signing secret', {
+      hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>',
+    });
   deps.io.addSecret(secret);
   return secret;
 }
@@ -116,7 +180,14 @@ async function webhookSecretFor(options: WatchOptions, deps: WatchDeps): Promise
 async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOptions): Promise<Order> {
   const { waitForOrder } = await import('../../orders/wait.js');
   const poll = (signal: AbortSignal): Promise<Order> =>
-    waitForOrder({ api, orderId: options.id, io: deps.io, signal, intervalS: options.interval ?? DEFAULT_INTERVAL_S, timeoutS: options.timeout });
+    waitForOrder({
+      api,
+      orderId: options.id,
+      io: deps.io,
+      signal,
+      intervalS: options.interval ?? DEFAULT_INTERVAL_S,
+      timeoutS: options.timeout,
+    });
   if (options.webhookPort === undefined || !options.webhookSecret) return poll(deps.signal);
 
   const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
@@ -160,4 +231,3 @@ async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOp
     await receiver.close();
   }
 }
-

@@ -35,17 +35,46 @@ const FORWARD_TIMEOUT_MS = 10_000;
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('listen')
-    .description('receive webhook events: verify each signature, drop duplicates, print each event, optionally forward it')
-    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').argParser(integer(0, 65535)).makeOptionMandatory())
+    .description(
+      'receive webhook events: verify each signature, drop duplicates, print each event, optionally forward it',
+    )
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0 picks a free one)')
+        .argParser(integer(0, 65535))
+        .makeOptionMandatory(),
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--secret-file <path>', 'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)', nonEmpty('secret file', 4096))
-    .option('--secret <secret>', 'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)', nonEmpty('secret', 1000))
-    .addOption(new Option('--scheme <scheme>', 'signature scheme (default: detected from the headers)').choices(SCHEMES))
-    .option('--signature-header <name>', 'the header that carries the signature, as the service names it (its form and companion headers decide the scheme)', nonEmpty('header name'), 'Giftcodes-Signature')
+    .option(
+      '--secret-file <path>',
+      'read the webhook signing secret from this file (or set GIFTCODES_WEBHOOK_SECRET)',
+      nonEmpty('secret file', 4096),
+    )
+    .option(
+      '--secret <secret>',
+      'the webhook signing secret on the command line: every user sees it in ps (prefer --secret-file)',
+      nonEmpty('secret', 1000),
+    )
+    .addOption(
+      new Option('--scheme <scheme>', 'signature scheme (default: detected from the headers)').choices(SCHEMES),
+    )
+    .option(
+      '--signature-header <name>',
+      'the header that carries the signature, as the service names it (its form and companion headers decide the scheme)',
+      nonEmpty('header name'),
+      'Giftcodes-Signature',
+    )
     .option('--forward-to <url>', 'POST each verified event on to this URL, with its body and signature', httpUrl)
     .action(async (flags: ListenFlags, cmd: Command) =>
       run(
-        { host: flags.host, port: flags.port, secret: flags.secret, secretFile: flags.secretFile, scheme: flags.scheme, signatureHeader: flags.signatureHeader, forwardTo: flags.forwardTo },
+        {
+          host: flags.host,
+          port: flags.port,
+          secret: flags.secret,
+          secretFile: flags.secretFile,
+          scheme: flags.scheme,
+          signatureHeader: flags.signatureHeader,
+          forwardTo: flags.forwardTo,
+        },
         app.context(cmd).deps,
       ),
     );
@@ -63,11 +92,19 @@ export function register(parent: Command, app: App): void {
  */
 export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signal'>): Promise<void> {
   const { resolveWebhookSecret } = await import('../../webhooks/secret.js');
-  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({ flag: options.secret, flagName: '--secret', file: options.secretFile, env: deps.io.env });
+  const { secret, flagWarning, fileWarning } = resolveWebhookSecret({
+    flag: options.secret,
+    flagName: '--secret',
+    file: options.secretFile,
+    env: deps.io.env,
+  });
   if (fileWarning) deps.io.warn(fileWarning);
   if (flagWarning) warnOutsideJson(deps.io, flagWarning);
   if (!secret) {
-    throw new UsageError('no webhook secret', { code: 'secret_missing', hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>' });
+    throw new UsageError('no webhook secret', {
+      code: 'secret_missing',
+      hint: 'set GIFTCODES_WEBHOOK_SECRET, or pass --secret-file <path>',
+    });
   }
   deps.io.addSecret(secret);
   const { startWebhookReceiver, orderFromEvent } = await import('../../webhooks/receiver.js');
@@ -99,7 +136,8 @@ export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signa
       }
     },
     // An event refused because stdout failed is said once, as the run's error.
-    onReject: (status, reason) => (outputFailed === undefined ? io.warn(`refused a delivery (${status}): ${reason}`) : undefined),
+    onReject: (status, reason) =>
+      outputFailed === undefined ? io.warn(`refused a delivery (${status}): ${reason}`) : undefined,
   });
   io.notice(`listening for webhook events on ${receiver.url} (any path); Ctrl-C to stop`);
   if (options.forwardTo) io.notice(`forwarding verified events to ${options.forwardTo.href}`);
@@ -115,8 +153,15 @@ export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signa
 /** One line: when, type, event id, order id, order status (GitHub names the type in a header, Standard Webhooks the id). */
 function describe(event: WebhookEvent, order: Record<string, unknown> | undefined, delivery: Delivery): string {
   const created = typeof event.created === 'number' ? new Date(event.created * 1000) : new Date();
-  const field = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '-');
-  return [created.toISOString(), field(event.type ?? delivery.signed['x-github-event']), field(event.id ?? delivery.id), field(order?.id), field(order?.status)].join('  ');
+  const field = (value: unknown): string =>
+    typeof value === 'string' || typeof value === 'number' ? String(value) : '-';
+  return [
+    created.toISOString(),
+    field(event.type ?? delivery.signed['x-github-event']),
+    field(event.id ?? delivery.id),
+    field(order?.id),
+    field(order?.status),
+  ].join('  ');
 }
 
 async function forward(url: URL, raw: string, delivery: Delivery, io: Io): Promise<void> {
@@ -133,6 +178,8 @@ async function forward(url: URL, raw: string, delivery: Delivery, io: Io): Promi
     else io.debug(`forwarded ${id} to ${url.href}: HTTP ${res.status}`);
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    io.warn(`forwarding ${id} to ${url.href} failed: ${cause ?? (error instanceof Error ? error.message : String(error))}`);
+    io.warn(
+      `forwarding ${id} to ${url.href} failed: ${cause ?? (error instanceof Error ? error.message : String(error))}`,
+    );
   }
 }

@@ -15,7 +15,11 @@ export const codesRoute: Route = {
     const status = fulfilment.view(order).status;
     if (status === 'failed') return errorReply(409, 'order_failed', 'the order failed; it has no codes');
     if (status !== 'completed') {
-      return errorReply(409, 'order_not_completed', `the order is ${status}; its codes can be fetched once it is completed`);
+      return errorReply(
+        409,
+        'order_not_completed',
+        `the order is ${status}; its codes can be fetched once it is completed`,
+      );
     }
     return ctx.deps.dialect.list({
       kind: 'codes',

@@ -20,7 +20,8 @@ export const placeOrderRoute: Route = {
   handler: async (ctx) => {
     const { req, caller, deps } = ctx;
     // Two Idempotency-Key headers name two keys (node would join them into a third): bind the order to none.
-    if ((req.headersDistinct['idempotency-key']?.length ?? 0) > 1) return errorReply(400, 'idempotency_key_invalid', 'send one Idempotency-Key header, not several');
+    if ((req.headersDistinct['idempotency-key']?.length ?? 0) > 1)
+      return errorReply(400, 'idempotency_key_invalid', 'send one Idempotency-Key header, not several');
     const key = parseIdempotencyKey(headerValue(req.headers['idempotency-key']));
     if (!key.ok) return errorReply(400, key.code, key.message);
     const body = await readBody(req);
@@ -40,9 +41,17 @@ export const placeOrderRoute: Route = {
     const claim = deps.idempotency.claim(scope, print);
     switch (claim.kind) {
       case 'reused':
-        return errorReply(422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request body');
+        return errorReply(
+          422,
+          'idempotency_key_reused',
+          'this Idempotency-Key was already used with a different request body',
+        );
       case 'in_progress':
-        return errorReply(409, 'request_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly');
+        return errorReply(
+          409,
+          'request_in_progress',
+          'a request with this Idempotency-Key is still being processed; retry shortly',
+        );
       case 'replay': {
         const original = answerReply(deps, claim.result);
         return { ...original, headers: { 'Idempotent-Replayed': 'true' } };
@@ -71,27 +80,38 @@ export const placeOrderRoute: Route = {
 
 /** The reply for a stored answer: an order is rendered as it was when placed, so always the same bytes. */
 function answerReply(deps: Deps, answer: OrderAnswer): Reply {
-  return 'body' in answer ? answer : deps.dialect.resource('order', { ...deps.fulfilment.view(answer, answer.createdAt) }, deps.dialect.placedStatus);
+  return 'body' in answer
+    ? answer
+    : deps.dialect.resource('order', { ...deps.fulfilment.view(answer, answer.createdAt) }, deps.dialect.placedStatus);
 }
 
 /** Validates the order request and commits it; every answer here is stored for replay. */
 function place({ caller, deps }: Ctx, body: Record<string, unknown>, idempotencyKey: string): OrderAnswer {
   for (const field of Object.keys(body)) {
-    if (!FIELDS.has(field)) return errorReply(400, 'invalid_request', `unknown field ${JSON.stringify(field)}; expected product_id and quantity`);
+    if (!FIELDS.has(field))
+      return errorReply(
+        400,
+        'invalid_request',
+        `unknown field ${JSON.stringify(field)}; expected product_id and quantity`,
+      );
   }
   const { product_id: productId, quantity } = body;
   if (productId === undefined) return errorReply(400, 'invalid_request', 'product_id is required');
-  if (typeof productId !== 'string' || productId === '') return errorReply(400, 'invalid_request', 'product_id must be a non-empty string');
+  if (typeof productId !== 'string' || productId === '')
+    return errorReply(400, 'invalid_request', 'product_id must be a non-empty string');
   if (quantity === undefined) return errorReply(400, 'invalid_request', 'quantity is required');
   if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
     return errorReply(400, 'invalid_quantity', `quantity must be an integer from 1 to ${MAX_QUANTITY}`);
   }
   const product = deps.store.product(productId);
-  if (product === undefined) return errorReply(400, 'unknown_product', `no product has the id ${JSON.stringify(productId.slice(0, 100))}`);
+  if (product === undefined)
+    return errorReply(400, 'unknown_product', `no product has the id ${JSON.stringify(productId.slice(0, 100))}`);
   const failureReason =
-    product.fail === true ? 'product_unavailable'
-    : deps.opts.failOrders > 0 && Math.random() < deps.opts.failOrders ? 'fulfilment_failed'
-    : null;
+    product.fail === true
+      ? 'product_unavailable'
+      : deps.opts.failOrders > 0 && Math.random() < deps.opts.failOrders
+        ? 'fulfilment_failed'
+        : null;
   const result = deps.store.place(caller, product, quantity, idempotencyKey, failureReason);
   if (!result.ok) return errorReply(422, result.code, result.message);
   deps.fulfilment.track(result.order);
