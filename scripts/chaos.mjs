@@ -388,6 +388,7 @@ async function round(i, mode, random, ctx) {
     return true;
   };
   let stuck = 0;
+  let finished = false;
   phases: for (const [phase, command] of commands.entries()) {
     const natural = command();
     // The first command: the phase's own; the recovery modes start from a place killed after its POST
@@ -416,11 +417,14 @@ async function round(i, mode, random, ctx) {
       else args = random() < 0.5 ? natural : RESUME_ALL_JSON;
       await attempt(args, n, randomKill(n));
     }
+    // Every order of the phase reached the user. A command killed (or failed) at its end leaves what the next
+    // one ends: the `order resume --all` a user runs after an interrupted run, never killed. Before the next
+    // phase too: that one runs in another scope (live, another profile), whose runs leave this scope's notes alone.
+    if (last.signal !== null || last.code !== 0) {
+      finished = true;
+      await attempt(RESUME_ALL_JSON, -1, {});
+    }
   }
-  // Every order reached the user. A command killed (or failed) at the end leaves what the next one ends:
-  // the one a user runs after an interrupted run, never killed.
-  const finished = last.signal !== null || last.code !== 0;
-  if (finished && !stuck) await attempt(RESUME_ALL_JSON, -1, {});
   const ids = await charged();
   const records = historyRecords(configDir);
   const totals = {
