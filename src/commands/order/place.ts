@@ -325,16 +325,21 @@ async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> 
       });
     }
   }
+  const priced = rows.map((r) => ({
+    ...r,
+    dryRun: true,
+    ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}),
+  }));
+  // The total is a note of the table (the exporter leaves notes out of --json), only where the catalog was read.
+  const total = products ? totalOf(priced.map((r) => ({ price: r.price, quantity: r.quantity }))) : undefined;
+  const codes = rows.reduce((sum, r) => sum + r.quantity, 0);
   await planSummary(
     io,
-    rows.map((r) => ({ ...r, dryRun: true, ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}) })),
+    priced,
+    products
+      ? [`dry run: ${rows.length} orders, ${codes} codes${total ? `, ${total} in all` : ''}; nothing was sent`]
+      : [],
   );
-  if (products && !io.json) {
-    const total = totalOf(rows.map((r) => ({ price: unitPriceOf(products.get(r.productId)), quantity: r.quantity })));
-    io.notice(
-      `dry run: ${rows.length} orders, ${rows.reduce((sum, r) => sum + r.quantity, 0)} codes${total ? `, ${total} in all` : ''}; nothing was sent`,
-    );
-  }
 }
 
 type Money = { amount: number; currency: string };
@@ -362,8 +367,9 @@ function planStory(plan: string, results: readonly PlanResult[]): string {
 }
 
 /** One line per row: what was ordered (or read, or not sent), its order, and where its codes went. */
-async function planSummary(io: Io, results: readonly PlanResult[]): Promise<void> {
+async function planSummary(io: Io, results: readonly PlanResult[], notes: readonly string[] = []): Promise<void> {
   await exportResult(io, results, {
+    notes: () => notes,
     text: (data) =>
       renderTable(io, data, [
         { header: 'row', value: (r) => String(r.row) },
