@@ -30,19 +30,9 @@ const STDOUT_POINTS: Failpoint[] = [
 ];
 const RESUME_POINTS: Failpoint[] = ['request.sent', 'order.accepted', 'delivered', 'resolved'];
 const FILE_ONLY_POINTS: Failpoint[] = ['codes.tmp-written', 'codes.renamed', 'delivered', 'resolved'];
-const PLAN_POINTS: Failpoint[] = [
-  'intent.written',
-  'sending.written',
-  'request.sent',
-  'order.accepted',
-  'codes.tmp-written',
-  'codes.identity-written',
-  'codes.committed',
-  'codes.renamed',
-  'delivered',
-  'resolved',
-];
 const ALL_POINTS = FAILPOINTS.filter((p) => p !== 'journal.locked');
+/** A plan row with an out file meets every step of the machine, as place --out does. */
+const PLAN_POINTS = ALL_POINTS;
 
 interface Ctx {
   configDir: string;
