@@ -64,10 +64,10 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('npm pack', () => {
-  it('holds only what runs: the build, bin, completions, the man page, README, LICENSE, package.json', () => {
+  it('holds only what runs and what README links to: the build, bin, completions, the man page, README, docs/, LICENSE, package.json', () => {
     const paths = packed.files.map((file) => file.path).sort();
     const allowed =
-      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
+      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|docs\/[\w/-]+\.md|README\.md|CHANGELOG\.md|SECURITY\.md|LICENSE|package\.json)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     for (const required of [
       'dist/cli.js',
@@ -84,6 +84,20 @@ describe('npm pack', () => {
     ]) {
       expect(paths).toContain(required);
     }
+  });
+
+  it("every page README links to is in the package (an installed README's links are not dead)", () => {
+    const paths = new Set(packed.files.map((file) => file.path));
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const linked = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((match) => match[1]!)
+      .filter((target) => !/^[a-z]+:/i.test(target))
+      // Pages for whoever works on giftcodes itself, read in the repository, not in an installed copy.
+      .filter(
+        (target) => !['CONTRIBUTING.md', 'BENCHMARKS.md', 'openapi.yaml', 'docs/architecture.md'].includes(target),
+      );
+    expect(linked.length).toBeGreaterThan(5);
+    expect(linked.filter((target) => !paths.has(target.replace(/^\.\//, '')))).toEqual([]);
   });
 });
 
