@@ -28,6 +28,31 @@ function searchText(product: Product): string {
   return `${product.id} ${display(product.brand)} ${display(product.name ?? product.title)} ${money}`.toLowerCase();
 }
 
+/** Whether the catalog says the product cannot be ordered now (`available` or `in_stock` false, never a guess). */
+function unavailable(product: Product): boolean {
+  return product.available === false || product.in_stock === false;
+}
+
+/**
+ * The search list's rows: id, brand and price in aligned columns, prices right-aligned (a person compares them down a column), the
+ * answer shown as the id alone once chosen, and a product the catalog says is unavailable listed but not choosable.
+ */
+export function productChoices(
+  products: readonly Product[],
+): { value: string; name: string; short: string; disabled?: string }[] {
+  const idWidth = Math.max(0, ...products.map((p) => p.id.length));
+  const brandWidth = Math.max(0, ...products.map((p) => display(p.brand).length));
+  const monies = products.map((p) => {
+    const price = priceOf(p);
+    return price ? formatMoney(price.amount, price.currency) : '';
+  });
+  const moneyWidth = Math.max(0, ...monies.map((m) => m.length));
+  return products.map((p, i) => {
+    const name = `${p.id.padEnd(idWidth)}  ${display(p.brand).padEnd(brandWidth)}  ${monies[i]!.padStart(moneyWidth)}`;
+    return { value: p.id, name, short: p.id, ...(unavailable(p) ? { disabled: '(unavailable)' } : {}) };
+  });
+}
+
 /** The product and quantity a person chose and confirmed; InterruptedError when they said no. */
 export async function guidedOrder(
   io: Io,
@@ -36,6 +61,8 @@ export async function guidedOrder(
   products: readonly Product[],
 ): Promise<{ product: string; quantity: number }> {
   const live = connection.environment === 'live';
+  const choices = productChoices(products);
+  const texts = products.map(searchText);
   const product = await io.prompt(({ search }, context) =>
     search<string>(
       {
@@ -43,16 +70,7 @@ export async function guidedOrder(
         pageSize: 10,
         source: (term) => {
           const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-          return products
-            .filter((p) => words.every((w) => searchText(p).includes(w)))
-            .slice(0, 200)
-            .map((p) => {
-              const price = priceOf(p);
-              return {
-                value: p.id,
-                name: `${p.id}  ${display(p.brand)}${price ? `  ${formatMoney(price.amount, price.currency)}` : ''}`,
-              };
-            });
+          return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
         },
       },
       context,

@@ -23,7 +23,9 @@ describe('a guided order at a terminal', () => {
     const second = /(steam-us-\d+)/.exec(list[1]!)![1]!;
     t.press('Down');
     t.press('Enter');
-    await t.waitFor(new RegExp(`Quantity of ${second}`));
+    const asked = await t.waitFor(new RegExp(`Quantity of ${second}`));
+    // Once chosen, the answer is the id alone (not the row with its brand and price wrapped onto a second line).
+    expect(asked).toMatch(new RegExp(`Product \\(type to search[^\\n]*\\) ${second}\\n`));
     t.answer('3');
     const question = await t.waitFor(/Place a test order for 3 × steam-us-\d+ at [\d.]+ USD each, [\d.]+ USD in all\?/);
     expect(question).toContain(`3 × ${second}`);
