@@ -42,11 +42,11 @@ function editDistance(a: string, b: string, limit: number): number {
   return previous[b.length]!;
 }
 
-/** `no product "amazn-us-25" in the catalog; did you mean amazon-us-25?` (exit 2: nothing was sent). */
+/** `no product "amazn-us-25" in the catalog (nothing was sent); did you mean amazon-us-25?` (exit 2). */
 export function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
   const near = nearestIds(id, ids);
   return new UsageError(
-    `${where}no product "${id}" in the catalog${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}; nothing was sent`,
+    `${where}no product "${id}" in the catalog (nothing was sent)${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`,
     {
       code: 'unknown_product',
       hint: 'list the products with: giftcodes catalog list',
