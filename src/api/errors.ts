@@ -180,6 +180,8 @@ function hintForCode(code: string): string | undefined {
   switch (canonicalCode(code)) {
     case 'idempotency_key_reused':
       return 'that idempotency key belongs to a different order; use a new key, or repeat the original product and quantity';
+    case 'order_not_found':
+      return 'check the id, and that the order was placed on this server and environment: giftcodes order list shows the orders placed from here, and takes a prefix of their ids';
     case 'order_not_completed':
       return 'the order is not completed yet: add --wait, or run: giftcodes order watch <id>';
     case 'unknown_product':

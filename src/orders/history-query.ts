@@ -116,10 +116,21 @@ export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknow
  * `order show <ref>`: an order id or a key, whole or a unique prefix of either. Exact matches win over
  * prefixes; undefined when nothing local matches (the caller then asks the API for it as an id).
  */
+/** The fewest characters of an order id's part after `ord_` taken as a ref (fewer match too much by chance). */
+const MIN_FRAGMENT = 4;
+
 export function resolveRef(records: readonly OrderRecord[], ref: string): OrderRecord | undefined {
   const exact = records.filter((r) => r.orderId === ref || r.key === ref);
+  const prefixed = records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
+  // As with a short commit hash, a person copies the characters that differ: `ab002e` for `ord_ab002e…`. The
+  // part after the id's type prefix is tried only when nothing starts with the ref, and from four characters.
+  const afterType = (id: string | undefined): string | undefined => /^[a-z]+_(.+)$/i.exec(id ?? '')?.[1];
   const pick =
-    exact.length > 0 ? exact : records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
+    exact.length > 0
+      ? exact
+      : prefixed.length > 0 || ref.length < MIN_FRAGMENT
+        ? prefixed
+        : records.filter((r) => afterType(r.orderId)?.startsWith(ref) === true);
   // One order may appear as both a key and an id match: the same record. One key in two scopes (test and
   // live, two servers) is two orders.
   const unique = [

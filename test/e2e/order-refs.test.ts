@@ -148,3 +148,23 @@ describe('the status order list shows is the last one any command saw', () => {
     expect(after!.status).toBe('completed');
   });
 });
+
+describe('what a person copies from order list', () => {
+  it('the characters after ord_ find the order; a ref that finds none says where to look', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir,
+    });
+    expect(placed.code, placed.stderr).toBe(0);
+    const [order] = await listed(configDir);
+    const fragment = order!.orderId.replace(/^ord_/, '').slice(0, 8);
+    const show = await runCli(['order', 'show', fragment], { configDir });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(order!.orderId);
+
+    const none = await runCli(['order', 'show', 'ord_nosuchorder'], { configDir });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toMatch(/HTTP 404 order_not_found/);
+    expect(none.stderr).toMatch(/ hint: check the id, .*giftcodes order list/);
+  });
+});

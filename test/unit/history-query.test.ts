@@ -246,6 +246,21 @@ describe('resolveRef', () => {
     expect(resolveRef([], 'x')).toBeUndefined();
   });
 
+  it('the characters after the id type (ab002e for ord_ab002e…), from four, when nothing starts with them', () => {
+    const typed = [
+      rec('k1', '2026-01-01T00:00:00.000Z', { orderId: 'ord_ab002e77' }),
+      rec('k2', '2026-01-02T00:00:00.000Z', { orderId: 'ord_ab00ff11' }),
+      rec('ab00-key', '2026-01-03T00:00:00.000Z', { orderId: 'ord_zz99' }),
+    ];
+    expect(resolveRef(typed, 'ab002e')?.key).toBe('k1');
+    expect(resolveRef(typed, 'ab00ff')?.key).toBe('k2');
+    // A key that starts with the ref wins: the fragment is a fallback, never a second reading.
+    expect(resolveRef(typed, 'ab00')?.key).toBe('ab00-key');
+    expect(resolveRef(typed.slice(0, 1), 'ab0')).toBeUndefined();
+    expect(() => resolveRef(typed.slice(0, 2), 'ab00')).toThrow(/^"ab00" matches 2 orders/);
+    expect(resolveRef(typed, 'zz99')?.key).toBe('ab00-key');
+  });
+
   it('one record matched as both key and id is one match', () => {
     expect(resolveRef([rec('same', '2026-01-01T00:00:00.000Z', { orderId: 'same' })], 'sa')?.key).toBe('same');
   });
