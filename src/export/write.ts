@@ -78,7 +78,12 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
 /** Codes written of the order's quantity, on stderr; not while the codes themselves go to a terminal. */
 function codesProgress(o: ExportOptions): Progress | undefined {
   if (o.out === '-' && o.io.stdoutIsTTY) return undefined;
-  return startProgress(o.io, { label: `writing the codes of ${o.orderId}`, unit: 'codes', total: o.expected });
+  return startProgress(o.io, {
+    label: `writing the codes of ${o.orderId}`,
+    short: 'writing codes',
+    unit: 'codes',
+    total: o.expected,
+  });
 }
 
 async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {

@@ -16,6 +16,8 @@ export interface ProgressIo {
 export interface ProgressOptions {
   /** What is being done, for a person: "writing the codes of ord_123". */
   label: string;
+  /** A shorter label for a terminal too narrow for the whole line: "writing codes". */
+  short?: string;
   /** The unit counted, plural: "codes", "products", "rows". */
   unit: string;
   /** How many there are, where known; without it the line shows the count and the rate only. */
@@ -80,7 +82,7 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
     const line = progressLine(o.label, o.unit, done, total, at - started);
     if (tty) {
       // \r back to the start of the line, \x1b[K erases what a longer earlier line left.
-      stderr.write(`\r${fit(line, width() - 1)}\x1b[K`);
+      stderr.write(`\r${narrowed(line, o, done, total, at - started, width() - 1)}\x1b[K`);
       drawn = true;
     } else {
       stderr.write(`${io.stamp()}${line}\n`);
@@ -139,6 +141,34 @@ export function took(seconds: number): string {
 
 function count(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+/**
+ * A terminal line that fits: the whole line where it does; else the numbers kept and the words dropped (`writing
+ * codes: 68,000/200,000 (34%), 25,000/s, 5 s left`), the short label in place of the long one; cut only if even
+ * that is too wide. A person at 80 columns sees the percentage and the time left, not an ellipsis where they were.
+ */
+export function narrowed(
+  line: string,
+  o: Pick<ProgressOptions, 'label' | 'short'>,
+  done: number,
+  total: number | undefined,
+  elapsedMs: number,
+  width: number,
+): string {
+  if (line.length <= width) return line;
+  const seconds = elapsedMs / 1000;
+  const rate = seconds > 0 ? done / seconds : 0;
+  const parts = [total !== undefined && total > 0 ? `${count(done)}/${count(total)}` : count(done)];
+  if (total !== undefined && total > 0) parts[0] += ` (${Math.min(100, Math.floor((done * 100) / total))}%)`;
+  if (rate > 0) parts.push(`${count(Math.round(rate))}/s`);
+  if (rate > 0 && total !== undefined && done < total) parts.push(`${duration((total - done) / rate)} left`);
+  const numbers = parts.join(', ');
+  for (const label of [o.label, o.short ?? o.label]) {
+    const compact = `${label}: ${numbers}`;
+    if (compact.length <= width) return compact;
+  }
+  return fit(`${o.short ?? o.label}: ${numbers}`, width);
 }
 
 /** A line that would wrap is cut with an ellipsis: a wrapped line cannot be redrawn in place. */

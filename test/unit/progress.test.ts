@@ -103,6 +103,39 @@ describe('progress on a terminal', () => {
   });
 });
 
+describe('progress on a narrow terminal', () => {
+  it('at 80 columns a long order id keeps the percentage, rate and time left: words go, not numbers', () => {
+    const io = fakeIo(true);
+    Object.assign(io.stderr, { columns: 80 });
+    const c = clock();
+    const p = startProgress(io, {
+      label: 'writing the codes of ord_0dcf39e37b0040f88f383636',
+      short: 'writing codes',
+      unit: 'codes',
+      total: 200_000,
+      now: c.now,
+    });
+    c.advance(2000);
+    p.update(68_000);
+    const drawn = io.text().split('\r').filter(Boolean).at(-1)!.replace('\x1b[K', '');
+    expect(drawn).toBe('writing codes: 68,000/200,000 (34%), 34,000/s, 4 s left');
+    expect(drawn.length).toBeLessThan(80);
+    p.stop();
+  });
+
+  it('keeps the long label where the numbers fit beside it, and cuts only what nothing else fits', async () => {
+    const { narrowed } = await import('../../src/output/progress.js');
+    const o = { label: 'writing the codes of ord_1', short: 'writing codes' };
+    const whole = progressLine(o.label, 'codes', 500, 1000, 1000);
+    expect(narrowed(whole, o, 500, 1000, 1000, 200)).toBe(whole);
+    expect(narrowed(whole, o, 500, 1000, 1000, 60)).toBe(
+      'writing the codes of ord_1: 500/1,000 (50%), 500/s, 1 s left',
+    );
+    expect(narrowed(whole, o, 500, 1000, 1000, 50)).toBe('writing codes: 500/1,000 (50%), 500/s, 1 s left');
+    expect(narrowed(whole, o, 500, 1000, 1000, 30)).toBe('writing codes: 500/1,000 (50%…');
+  });
+});
+
 describe('progress in a log', () => {
   it('writes no redraws, and one timestamped line every ten seconds of work that lasts longer', () => {
     const io = fakeIo(false);
