@@ -76,6 +76,38 @@ export async function checkProductKnown(
   if (!ids.includes(id)) throw unknownProduct(id, ids);
 }
 
+/** Plan rows whose product the catalog lacks: the first named with its nearest ids, the others by line (exit 2). */
+export function unknownRows(bad: readonly { row: number; productId: string }[], ids: readonly string[]): UsageError {
+  const first = unknownProduct(bad[0]!.productId, ids, `line ${bad[0]!.row}: `);
+  const more = bad.slice(1).map((r) => `line ${r.row}: "${r.productId}"`);
+  return new UsageError(`${first.message}${more.length > 0 ? `; also unknown: ${more.join(', ')}` : ''}`, {
+    code: 'unknown_product',
+    ...(first.hint ? { hint: first.hint } : {}),
+  });
+}
+
+/**
+ * A plan's rows checked as one order's product is (checkProductKnown), before any row is sent: a typo in one row
+ * is refused while nothing is charged, rather than found by the API after the other rows were ordered.
+ */
+export async function checkRowsKnown(
+  o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient> },
+  rows: readonly { row: number; productId: string }[],
+): Promise<void> {
+  const cached = readCatalogCache(o.configDir, o.target);
+  const suspect = cached.length === 0 ? [] : rows.filter((r) => !cached.includes(r.productId));
+  if (suspect.length === 0) return;
+  let products: Product[];
+  try {
+    products = await (await o.api()).listProducts();
+  } catch {
+    return;
+  }
+  const ids = products.map((p) => p.id);
+  const bad = suspect.filter((r) => !ids.includes(r.productId));
+  if (bad.length > 0) throw unknownRows(bad, ids);
+}
+
 /** A product's price in minor units: `{amount, currency}`, or a number beside a `currency` field; else unknown. */
 export function unitPriceOf(product: Product | undefined): { amount: number; currency: string } | undefined {
   if (!product) return undefined;

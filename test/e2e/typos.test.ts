@@ -51,3 +51,28 @@ describe("a plan's --dry-run", () => {
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });
+
+describe('a plan run with a typo in one row', () => {
+  it('is refused before any row is sent, naming every unknown row; fixed, it orders each row once', async () => {
+    const { configDir, url: baseUrl } = served;
+    expect((await runCli(['catalog', 'list', '--json'], { configDir, baseUrl })).code).toBe(0);
+    const dir = tempDir();
+    const plan = join(dir, 'restock.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-25,1\nstem-us-20,2\napple-us-25,1\ngoogle-pay-us-25,1\n');
+    const before = (await ledger(served.server)).orders.length;
+    const r = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
+    expect(r.code, r.stderr).toBe(2);
+    expect(unstamped(r.stderr)).toMatch(
+      /^error: line 3: no product "stem-us-20" in the catalog \(nothing was sent\); did you mean steam-us-20\?; also unknown: line 5: "google-pay-us-25"$/m,
+    );
+    expect((await ledger(served.server)).orders.length).toBe(before);
+
+    writeFileSync(plan, 'product,quantity\namazon-us-25,1\nsteam-us-20,2\napple-us-25,1\ngoogle-play-us-25,1\n');
+    const fixed = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((await ledger(served.server)).orders.length).toBe(before + 4);
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await ledger(served.server)).orders.length).toBe(before + 4);
+  });
+});

@@ -246,6 +246,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   const outLocks = new Map<string, OutLock>();
   try {
     const todo = rows.filter((r) => !delivered.has(r.key));
+    // A typo is refused before any row is sent, where the catalog is at hand; a row interrupted earlier is
+    // finished whatever the catalog says now.
+    const interrupted = new Set(journal.read().intents.map((intent) => intent.key));
+    const { checkRowsKnown } = await import('../../orders/products.js');
+    await checkRowsKnown(
+      {
+        configDir: deps.configDir,
+        target: { profile: connection.profile, baseUrl: connection.baseUrl },
+        api: () => Promise.resolve(api),
+      },
+      todo.filter((r) => !interrupted.has(r.key)),
+    );
     const changed = changedSince(rows, delivered, family);
     if (changed.length > 0 && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently.
@@ -302,7 +314,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
  */
 async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> {
   const { io } = deps;
-  const { unknownProduct, unitPriceOf } = await import('../../orders/products.js');
+  const { unknownRows, unitPriceOf } = await import('../../orders/products.js');
   let products: Map<string, Product> | undefined;
   try {
     const { readCatalog } = await import('../catalog/list.js');
@@ -316,14 +328,7 @@ async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> 
   if (products) {
     const ids = [...products.keys()];
     const bad = rows.filter((r) => !products.has(r.productId));
-    if (bad.length > 0) {
-      const first = unknownProduct(bad[0]!.productId, ids, `line ${bad[0]!.row}: `);
-      const more = bad.slice(1).map((r) => `line ${r.row}: "${r.productId}"`);
-      throw new UsageError(`${first.message}${more.length > 0 ? `; also unknown: ${more.join(', ')}` : ''}`, {
-        code: 'unknown_product',
-        ...(first.hint ? { hint: first.hint } : {}),
-      });
-    }
+    if (bad.length > 0) throw unknownRows(bad, ids);
   }
   const priced = rows.map((r) => ({
     ...r,
