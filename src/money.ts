@@ -48,14 +48,7 @@ export function majorUnits(minor: number, currency: string): string {
   return `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
 
-/**
- * An amount for a person: 2500 USD → "25.00 USD", 200000000 USD → "2,000,000.00 USD" (thousands grouped with
- * commas, as counts are). Files keep `majorUnits`' ungrouped digits: a spreadsheet or a script reads those.
- */
+/** An amount for a person: 2500 USD → "25.00 USD". */
 export function formatMoney(minor: number, currency: string): string {
-  const major = majorUnits(minor, currency);
-  const grouped = Number.isSafeInteger(minor)
-    ? major.replace(/^(-?)(\d+)/, (_, sign: string, whole: string) => sign + whole.replace(/\B(?=(\d{3})+$)/g, ','))
-    : major;
-  return `${grouped} ${currency.toUpperCase()}`;
+  return `${majorUnits(minor, currency)} ${currency.toUpperCase()}`;
 }

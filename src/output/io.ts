@@ -5,7 +5,7 @@ import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
-import { makeRoom } from './progress.js';
+import { makeRoom, progressShown } from './progress.js';
 
 export interface IoOptions {
   stdin: Readable;
@@ -59,6 +59,8 @@ export class Io {
   private outFailure: NodeJS.ErrnoException | undefined;
   private watchingOut = false;
   private watchingErr = false;
+  /** A spinner is drawn on the terminal now: a second one stays silent (spinner()). */
+  private spinning = false;
 
   constructor(options: IoOptions) {
     this.streams = options;
@@ -267,9 +269,12 @@ export class Io {
 
   /** A spinner on a terminal stderr; elsewhere nothing (callers print status changes with notice()). */
   async spinner(text: string): Promise<Spinner> {
-    if (this.quiet || this.json || !this.stderrIsTTY) {
+    // One moving line at a time on a terminal: a plan's rows wait side by side under the plan's progress line,
+    // and spinners drawn over each other (or over it) leave debris ("completedg") and ora's own warning.
+    if (this.quiet || this.json || !this.stderrIsTTY || this.spinning || progressShown(this.streams.stderr)) {
       return { update: () => undefined, stop: () => undefined };
     }
+    this.spinning = true;
     const { default: ora } = await import('ora');
     const spinner = ora({
       text,
@@ -283,6 +288,8 @@ export class Io {
         spinner.text = next;
       },
       stop: (finalText) => {
+        if (!spinner.isSpinning) return;
+        this.spinning = false;
         if (finalText) spinner.stopAndPersist({ symbol: this.c.green('✓'), text: finalText });
         else spinner.stop();
       },

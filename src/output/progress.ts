@@ -46,6 +46,11 @@ const NONE: Progress = { update: () => undefined, stop: () => undefined };
  */
 const busy = new WeakMap<Writable, { erase(): void }>();
 
+/** Whether a progress line owns the terminal's stderr now (a spinner beside it would garble both). */
+export function progressShown(stderr: Writable): boolean {
+  return busy.has(stderr);
+}
+
 /** Before any other line on a terminal's stderr: the progress line makes way, and is drawn again at its next update. */
 export function makeRoom(stderr: Writable): void {
   busy.get(stderr)?.erase();

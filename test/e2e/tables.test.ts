@@ -1,7 +1,9 @@
 // What a support agent reads at 80 columns: order list and order pending keep every order id, product id and
 // quantity whole (less useful columns give way), say the outcome in words, and show the amount where known.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, servedApi } from '../helpers/e2e.js';
+import { DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const api = servedApi(['--fulfil-after', '100']);
@@ -55,5 +57,26 @@ describe('order list and order pending at 80 columns', () => {
     expect(table).toHaveLength(2);
     for (const line of table) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(lines.find((line) => line.startsWith(pending!.key))).toMatch(/ amazon-us-100 +12345 /);
+  });
+});
+
+describe('a plan run at 80 columns', () => {
+  it('rows wait side by side under one progress line; the summary keeps ids and files, the key gives way', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const plan = join(dir, 'restock.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,2,a.csv\nsteam-us-20,1,b.csv\napple-us-25,3,c.csv\n');
+    const screen = await terminal(['order', 'place', '--plan', plan], configDir, {}, NARROW).waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 0]');
+    // Spinners drawn over each other left debris and ora's warning on the screen.
+    expect(screen).not.toContain('[ora]');
+    expect(screen).not.toMatch(/completed\S/);
+    const lines = screen.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('ROW'));
+    expect(lines[header]).toMatch(/^ROW +PRODUCT +QTY +ORDER +STATUS +OUT$/);
+    const rows = lines.slice(header + 1, header + 4);
+    for (const line of [lines[header]!, ...rows]) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(rows[0]).toMatch(/^2 +amazon-us-10 +2 +ord_\w+ +completed +\S*(a\.csv \(2\)|…)$/);
+    expect(rows[2]).toMatch(/^4 +apple-us-25 +3 +ord_\w+ +completed /);
   });
 });

@@ -314,6 +314,30 @@ describe('Io spinner', () => {
   });
 });
 
+describe('Io spinner, one at a time', () => {
+  it('a second spinner while one turns, or one under a progress line, draws nothing; after the first stops, one may', async () => {
+    const c = ioWith({ stderrIsTTY: true });
+    const first = await c.io.spinner('waiting for order ord_1');
+    const second = await c.io.spinner('waiting for order ord_2');
+    second.update('order ord_2 is processing');
+    second.stop('order ord_2 completed');
+    first.stop('order ord_1 completed');
+    expect(c.err()).not.toContain('ord_2');
+    expect(c.err()).toContain('✓ order ord_1 completed');
+    const third = await c.io.spinner('waiting for order ord_3');
+    third.stop('order ord_3 completed');
+    expect(c.err()).toContain('✓ order ord_3 completed');
+
+    const { startProgress } = await import('../../src/output/progress.js');
+    const d = ioWith({ stderrIsTTY: true });
+    const plan = startProgress(d.io, { label: 'plan', unit: 'rows', total: 2 });
+    const row = await d.io.spinner('waiting for order ord_4');
+    row.stop('order ord_4 completed');
+    plan.stop();
+    expect(d.err()).not.toContain('ord_4');
+  });
+});
+
 describe('Io.flushOut, more', () => {
   const opened: number[] = [];
   afterEach(() => {

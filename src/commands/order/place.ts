@@ -386,6 +386,7 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
               {
                 header: 'unit price',
                 value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount, r.price.currency) : ''),
+                dropRank: 2,
               },
               {
                 header: 'amount',
@@ -402,7 +403,8 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
                 ? `error: ${r.error.code}`
                 : `${String(r.order?.status ?? '')}${r.already ? ' (earlier run)' : ''}`,
         },
-        { header: 'key', value: (r) => r.key, whole: true },
+        // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
+        { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
         { header: 'out', value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : '') },
       ]),
   });
