@@ -67,7 +67,7 @@ describe('codes delivery, captured for every verb and format', () => {
     env: { NODE_OPTIONS: `--import=${PRELOAD}` },
   });
 
-  it('prints, writes and records what the snapshot holds', { timeout: 300_000 }, async () => {
+  it('prints, writes and records what the snapshot holds', { timeout: 900_000 }, async () => {
     const configDir = served.configDir;
     const dir = tempDir('giftcodes-capture-');
     const captures: Captured[] = [];
