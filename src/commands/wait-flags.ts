@@ -7,7 +7,7 @@ import {
   EXPORT_FORMATS_IN_WORDS,
   exportFormatNamed,
   formatFor,
-  xlsxToStdoutRefused,
+  toStdoutRefused,
   type ExportFormat,
 } from '../export/format.js';
 import type { OutSpec } from '../journal/intent.js';
@@ -98,7 +98,8 @@ export function checkWaitFlags(
   const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
   // An --out whose extension names no format is refused here, before anything is waited for or charged.
   if (out !== undefined) formatFor(out, flags.format);
-  if (out === '-' && flags.format === 'xlsx') throw xlsxToStdoutRefused();
+  const refused = out === '-' && flags.format ? toStdoutRefused(flags.format) : undefined;
+  if (refused) throw refused;
   if (o.json && out === '-' && flags.format !== undefined && flags.format !== 'json') {
     throw new UsageError(`--json prints one JSON document; --format ${flags.format} cannot go to stdout with it`, {
       hint: `drop --json, or add --out codes.${flags.format}`,

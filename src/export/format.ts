@@ -3,20 +3,103 @@ import type { CodeRecord } from '../api/schemas.js';
 import type { ScannedPage } from './scan.js';
 import { UsageError } from '../errors.js';
 
-/** The export formats, named once: the --format parser, the writers, the journal's schema and completion read this list. */
-export const EXPORT_FORMATS = ['csv', 'json', 'jsonl', 'xlsx'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** What a format's writer is given: the order, --csv-raw, a private file it may spool to, and (stdout) the redaction. */
+export interface WriterOptions {
+  orderId: string;
+  csvRaw: boolean;
+  spoolPath: string;
+  transform?: ((text: string) => string) | undefined;
+}
 
-/** For help and errors: "csv, json or jsonl". */
-export const EXPORT_FORMATS_IN_WORDS = `${EXPORT_FORMATS.slice(0, -1).join(', ')} or ${EXPORT_FORMATS[EXPORT_FORMATS.length - 1]}`;
+/** A format in one entry: how it is named and recognised, what it may be written to, and its writer. */
+export interface FormatEntry {
+  /** The extensions that name it (`--out codes.csv`), the first the one to suggest; also names `--format` takes. */
+  readonly extensions: readonly string[];
+  /** Its media type, for whatever hands the file on (an upload, a mail attachment). */
+  readonly contentType: string;
+  /** A binary document (a zip): written to a file only, never to stdout, where it could not be redacted as text is. */
+  readonly binary?: boolean;
+  /** The most codes one file can hold, and the refusal of more (exit 2, before anything is charged). */
+  readonly limit?: { readonly codes: number; readonly refused: (what: string) => UsageError };
+  /** Its writer, loaded when a file is first written (a verb that writes no codes never loads it). */
+  readonly writer: () => Promise<(sink: TextSink, o: WriterOptions) => FormatWriter>;
+}
 
-/** Other names a format goes by: NDJSON is JSON Lines. */
-const ALIASES = new Map<string, ExportFormat>([['ndjson', 'jsonl']]);
+/** A worksheet's rows: 1,048,576, one of them the header. */
+export const XLSX_MAX_ROWS = 1_048_576;
+/** The codes one sheet (one order's workbook) can hold. */
+export const XLSX_MAX_CODES = XLSX_MAX_ROWS - 1;
+
+/**
+ * The export formats: a new one is its writer's file and one entry here. The --format parser, the export,
+ * the journal's schema, the pre-flight of `order place` and plans, help and completion read this table.
+ */
+export const FORMAT_TABLE = {
+  csv: {
+    extensions: ['csv'],
+    contentType: 'text/csv; charset=utf-8',
+    writer: async () => {
+      const { CsvWriter } = await import('./csv.js');
+      return (sink, o) =>
+        new CsvWriter(sink, {
+          orderId: o.orderId,
+          raw: o.csvRaw,
+          spoolPath: o.spoolPath,
+          ...(o.transform ? { transform: o.transform } : {}),
+        });
+    },
+  },
+  json: {
+    extensions: ['json'],
+    contentType: 'application/json',
+    writer: async () => {
+      const { JsonArrayWriter } = await import('./json.js');
+      return (sink, o) => new JsonArrayWriter(sink, o.transform);
+    },
+  },
+  jsonl: {
+    extensions: ['jsonl', 'ndjson'],
+    contentType: 'application/x-ndjson',
+    writer: async () => {
+      const { JsonLinesWriter } = await import('./jsonl.js');
+      return (sink, o) => new JsonLinesWriter(sink, o.transform);
+    },
+  },
+  xlsx: {
+    extensions: ['xlsx'],
+    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    binary: true,
+    limit: { codes: XLSX_MAX_CODES, refused: (what) => tooManyRows(what) },
+    writer: async () => {
+      const { XlsxWriter } = await import('./xlsx.js');
+      return (sink, o) => new XlsxWriter(sink, { orderId: o.orderId });
+    },
+  },
+} as const satisfies Record<string, FormatEntry>;
+
+export type ExportFormat = keyof typeof FORMAT_TABLE;
+export const EXPORT_FORMATS = Object.keys(FORMAT_TABLE) as [ExportFormat, ...ExportFormat[]];
+
+/** For help and errors: "csv, json, jsonl or xlsx". */
+export const EXPORT_FORMATS_IN_WORDS = inWords(EXPORT_FORMATS);
+
+function inWords(names: readonly string[]): string {
+  return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
+/** Every extension, and so every --format name, with the format it names (ndjson is JSON Lines). */
+const EXTENSIONS = new Map<string, ExportFormat>(
+  EXPORT_FORMATS.flatMap((format) => FORMAT_TABLE[format].extensions.map((extension) => [extension, format] as const)),
+);
 
 /** The format a --format value names, in any case, or undefined. */
 export function exportFormatNamed(value: string): ExportFormat | undefined {
-  const name = value.trim().toLowerCase();
-  return EXPORT_FORMATS.find((format) => format === name) ?? ALIASES.get(name);
+  return EXTENSIONS.get(value.trim().toLowerCase());
+}
+
+/** A format's entry, typed as any entry (the optional fields read as such). */
+export function formatEntry(format: ExportFormat): FormatEntry {
+  return FORMAT_TABLE[format];
 }
 
 /**
@@ -43,15 +126,6 @@ export interface FormatWriter {
   dispose(): Promise<void>;
 }
 
-/** The extensions that name a format; a file without one is json. */
-const EXTENSIONS = new Map<string, ExportFormat>([
-  ['csv', 'csv'],
-  ['json', 'json'],
-  ['jsonl', 'jsonl'],
-  ['ndjson', 'jsonl'],
-  ['xlsx', 'xlsx'],
-]);
-
 /**
  * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json. An extension that
  * names no format giftcodes writes (`codes.xls`, `codes.txt`) is refused (exit 2) rather than filled with
@@ -69,26 +143,28 @@ export function formatFor(out: string, format: ExportFormat | undefined): Export
     `${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`,
     {
       code: 'out_format_unknown',
-      hint: `name the file .csv, .json, .jsonl or .xlsx, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
+      hint: `name the file ${inWords(EXPORT_FORMATS.map((f) => `.${FORMAT_TABLE[f].extensions[0]}`))}, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
     },
   );
 }
 
 /**
- * A workbook is a zip file, not text: it is written to a file only (a terminal or a pipe gets nothing it
- * could use, and a zip cannot be redacted as text is).
+ * A binary format (a workbook is a zip file, not text) is written to a file only: a terminal or a pipe gets
+ * nothing it could use, and a zip cannot be redacted as text is.
  */
-export function xlsxToStdoutRefused(): UsageError {
-  return new UsageError('--format xlsx writes a file, not stdout', {
-    code: 'xlsx_to_stdout',
-    hint: 'add --out codes.xlsx',
+export function toStdoutRefused(format: ExportFormat): UsageError | undefined {
+  if (!formatEntry(format).binary) return undefined;
+  return new UsageError(`--format ${format} writes a file, not stdout`, {
+    code: `${format}_to_stdout`,
+    hint: `add --out codes.${FORMAT_TABLE[format].extensions[0]}`,
   });
 }
 
-/** A worksheet's rows: 1,048,576, one of them the header. */
-export const XLSX_MAX_ROWS = 1_048_576;
-/** The codes one sheet (one order's workbook) can hold. */
-export const XLSX_MAX_CODES = XLSX_MAX_ROWS - 1;
+/** The refusal of more codes than one file of the format can hold (exit 2), or undefined when they fit. */
+export function tooManyCodes(format: ExportFormat, quantity: number, what: string): UsageError | undefined {
+  const limit = formatEntry(format).limit;
+  return limit && quantity > limit.codes ? limit.refused(what) : undefined;
+}
 
 /** The refusal of a workbook that would need more rows than a worksheet has (exit 2). */
 export function tooManyRows(what: string): UsageError {

@@ -15,16 +15,20 @@ import { fsyncDirectory, localError } from '../files/atomic.js';
 import { pidAlive } from '../journal/owner.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
-import { CsvWriter, writeAll } from './csv.js';
-import { formatFor, xlsxToStdoutRefused, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
-import { JsonArrayWriter } from './json.js';
-import { JsonLinesWriter } from './jsonl.js';
+import { writeAll } from './csv.js';
+import {
+  FORMAT_TABLE,
+  formatFor,
+  toStdoutRefused,
+  type ExportFormat,
+  type FormatWriter,
+  type TextSink,
+} from './format.js';
 import { lockOutTarget, type OutLock } from './out-lock.js';
 import { checkOutTarget, kindOf, symlinkRefused } from './out-target.js';
 import { prefetched } from './prefetch.js';
 import { PageScanner } from './scan.js';
 import { CodeTally } from './tally.js';
-import { XlsxWriter } from './xlsx.js';
 import { LIST_KEYS } from '../api/pagination.js';
 
 export { formatFor, type ExportFormat } from './format.js';
@@ -89,7 +93,8 @@ function codesProgress(o: ExportOptions): Progress | undefined {
 async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {
   const format = formatFor(o.out, o.format);
   if (o.out === '-') {
-    if (format === 'xlsx') throw xlsxToStdoutRefused();
+    const refused = toStdoutRefused(format);
+    if (refused) throw refused;
     const { count, gone } = await exportToStdout(o, format);
     return { path: '-', count, format, ...(gone ? { readerGone: true } : {}) };
   }
@@ -142,7 +147,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
         },
       },
     };
-    writer = writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));
+    writer = await writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));
     const count = await pump(o, writer, undefined, new PageScanner([...LIST_KEYS, 'codes']));
     await flusher.settled();
     await file.sync();
@@ -199,32 +204,16 @@ export class Flusher {
   }
 }
 
-type Transform = (text: string) => string;
-
-/** Each export format's writer: a new format is its writer file and one line here. */
-const WRITERS: {
-  readonly [format in ExportFormat]: (
-    sink: TextSink,
-    o: ExportOptions,
-    spoolPath: string,
-    transform?: Transform,
-  ) => FormatWriter;
-} = {
-  csv: (sink, o, spoolPath, transform) =>
-    new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...(transform ? { transform } : {}) }),
-  json: (sink, _o, _spoolPath, transform) => new JsonArrayWriter(sink, transform),
-  jsonl: (sink, _o, _spoolPath, transform) => new JsonLinesWriter(sink, transform),
-  xlsx: (sink, o) => new XlsxWriter(sink, { orderId: o.orderId }),
-};
-
-function writerFor(
+/** The format's writer (format.ts's table: a new format is one entry there), over this sink. */
+async function writerFor(
   format: ExportFormat,
   sink: TextSink,
   o: ExportOptions,
   spoolPath: string,
-  transform?: Transform,
-): FormatWriter {
-  return WRITERS[format](sink, o, spoolPath, transform);
+  transform?: (text: string) => string,
+): Promise<FormatWriter> {
+  const make = await FORMAT_TABLE[format].writer();
+  return make(sink, { orderId: o.orderId, csvRaw: o.csvRaw, spoolPath, transform });
 }
 
 /**
@@ -325,7 +314,7 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
   // The data goes through the same last net as every other stdout line: no key is ever printed whole.
   const prefix = `giftcodes-spool-`;
   removeStaleTemps(tmpdir(), prefix);
-  const writer = writerFor(format, sink, o, tempPath(tmpdir(), prefix), (text) => o.io.redact(text));
+  const writer = await writerFor(format, sink, o, tempPath(tmpdir(), prefix), (text) => o.io.redact(text));
   let written = 0;
   try {
     return { count: await pump(o, writer, (count) => (written = count)), gone: false };

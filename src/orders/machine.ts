@@ -8,7 +8,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import { failpoint, failpointSync } from '../failpoints.js';
+import { failpoint } from '../failpoints.js';
 import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
@@ -211,56 +211,34 @@ export class OrderMachine {
       // An earlier run's file that never reached its rename: taken back before this export sweeps its temporary file.
       if (recorded) await this.note({ files: [] });
     }
-    const [{ exportCodes }, { formatFor }] = await Promise.all([
-      import('../export/write.js'),
-      import('../export/format.js'),
-    ]);
-    const format = formatFor(out.path, out.format);
+    const { deliverCodes } = await import('./deliver.js');
     let identity: FileIdentity | undefined;
     let inFile: CliError | undefined;
     try {
-      const written = await exportCodes({
+      return await deliverCodes({
         api: this.deps.api,
         orderId,
+        out,
         // The quantity ordered is how many codes must arrive: fewer is exit 5 and no file.
         expected: this.intent.quantity,
-        out: out.path,
-        format: out.format,
-        force: out.force,
-        csvRaw: out.csvRaw,
         io: this.deps.io,
         signal: this.deps.signal,
-        ...(lock ? { lock } : {}),
+        lock,
         recordedTemp: (temp) => this.deps.journal.recordsTemp(temp),
-        beforeCommit: (temp, count) => {
-          failpointSync('codes.tmp-written');
-          identity = { ...fileIdentity(temp, orderId, out.path), count, format };
-          checkMove(stepOf(this.intent), 'accepted');
-          this.intent = this.deps.journal.save({ ...this.intent, files: [identity] }, this.now());
-          failpointSync('codes.identity-written');
+        intent: {
+          quantity: this.intent.quantity,
+          recordFile: (temp, count, format) => {
+            identity = { ...fileIdentity(temp, orderId, out.path), count, format };
+            checkMove(stepOf(this.intent), 'accepted');
+            this.intent = this.deps.journal.save({ ...this.intent, files: [identity] }, this.now());
+          },
+          // The mark that the rename happened, which holds once the file is moved away (codes-file.ts renamedFile).
+          recordRenamed: (path) =>
+            this.note({ files: [{ ...identity!, renamed: true }] }).catch((error: unknown) => {
+              throw (inFile = codesAlreadyInFile(error, this.intent, path));
+            }),
         },
       });
-      if (identity) {
-        await failpoint('codes.committed');
-        // The mark that the rename happened, which holds once the file is moved away (codes-file.ts renamedFile).
-        const renamed = { ...identity, renamed: true };
-        await this.note({ files: [renamed] }).catch((error: unknown) => {
-          throw (inFile = codesAlreadyInFile(error, this.intent, written.path));
-        });
-      }
-      if (out.path === '-' && (written.readerGone === true || written.count < this.intent.quantity)) {
-        // The reader of stdout went away before every code was written: not delivered.
-        // What is known: how many codes were handed to the pipe, not how many its reader read before it closed.
-        const what =
-          written.readerGone === true
-            ? `: the reader closed the pipe; ${written.count} of ${this.intent.quantity} codes were handed to it, how many it read is not known`
-            : ` (${written.count} of ${this.intent.quantity} written)`;
-        throw new LocalError(`could not write the codes of order ${orderId} to standard output${what}`, {
-          code: 'output_failed',
-        });
-      }
-      await failpoint('codes.renamed');
-      return written;
     } catch (error) {
       // A recorded file that never took its place is taken back: left, it would read as codes moved away.
       if (identity && !deliveredFile(this.intent, out.path)) this.takeBack();

@@ -440,7 +440,7 @@ export async function checkOutFiles(
 ): Promise<void> {
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
   if (todo.length === 0) return;
-  const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyRows, XLSX_MAX_CODES }] = await Promise.all([
+  const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyCodes }] = await Promise.all([
     import('../export/out-target.js'),
     import('../journal/codes-file.js'),
     import('../export/format.js'),
@@ -451,8 +451,12 @@ export async function checkOutFiles(
     if (intent && deliveredFile(intent, row.out!) !== undefined) continue;
     try {
       // A row's codes file is written in the format its extension names: one that names none is refused.
-      if (formatFor(row.out!, undefined) === 'xlsx' && row.quantity > XLSX_MAX_CODES)
-        throw tooManyRows(`quantity ${row.quantity} with ${row.out!}`);
+      const tooMany = tooManyCodes(
+        formatFor(row.out!, undefined),
+        row.quantity,
+        `quantity ${row.quantity} with ${row.out!}`,
+      );
+      if (tooMany) throw tooMany;
       checkOutTarget(row.out!, force);
     } catch (error) {
       if (isCliError(error))

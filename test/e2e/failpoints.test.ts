@@ -5,6 +5,7 @@
 // (read directly, not through `order pending`, which settles what reached the user) except one killed after
 // its delivery was recorded, which the next journal command settles. Unreachable combinations are left out
 // by construction (listed in UNREACHABLE).
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +53,8 @@ interface Mode {
   sink: 'json' | 'text' | 'all-json' | 'file' | 'plan';
   /** The file exists before the run (junk): an older file is never proof of delivery. */
   junk?: boolean;
+  /** The codes file's extension, and so its format: json unless said. */
+  ext?: 'xlsx';
 }
 
 const place = (c: Ctx): string[] => ['order', 'place', '--product', PRODUCT, '--quantity', String(c.quantity)];
@@ -74,6 +77,13 @@ const MODES: Mode[] = [
     points: ALL_POINTS,
     junk: true,
     args: (c) => [...place(c), '--out', c.file, '--force', '--interval', '0.05'],
+    sink: 'file',
+  },
+  {
+    name: 'place --out codes.xlsx',
+    points: ALL_POINTS,
+    ext: 'xlsx',
+    args: (c) => [...place(c), '--out', c.file, '--interval', '0.05'],
     sink: 'file',
   },
   {
@@ -101,6 +111,14 @@ const MODES: Mode[] = [
     name: 'watch --out',
     points: FILE_ONLY_POINTS,
     setup: 'accepted',
+    args: (c) => ['order', 'watch', c.orderId!, '--out', c.file, '--interval', '0.05'],
+    sink: 'file',
+  },
+  {
+    name: 'watch --out codes.xlsx',
+    points: FILE_ONLY_POINTS,
+    setup: 'accepted',
+    ext: 'xlsx',
     args: (c) => ['order', 'watch', c.orderId!, '--out', c.file, '--interval', '0.05'],
     sink: 'file',
   },
@@ -134,7 +152,7 @@ export const UNREACHABLE = {
     'intent.written (written by place); codes.* (resumed intents placed without --out)',
   'resume <key> / resume --all / resume --all --json ':
     'sending.written (a resumed `sending` intent is sent again without writing it)',
-  'watch --out / codes get --out':
+  'watch --out / watch --out codes.xlsx / codes get --out':
     'intent.written, sending.written, request.sent, order.accepted, codes.identity-written, codes.committed (they never place an order, and record no file)',
 };
 
@@ -172,6 +190,29 @@ function printedIds(sink: Mode['sink'], run: RunResult | undefined): string[] {
   }
 }
 
+function readCodes(path: string): { code: unknown }[] {
+  return JSON.parse(readFileSync(path, 'utf8')) as { code: unknown }[];
+}
+
+/**
+ * A workbook's codes as a spreadsheet reads it (Python's openpyxl, as test/e2e/xlsx.test.ts installs it):
+ * a whole, valid zip with one sheet, its header row, then one row per code, each code a text cell.
+ */
+function workbookCodes(path: string): { code: unknown }[] {
+  const script = `
+import json, sys, openpyxl
+wb = openpyxl.load_workbook(sys.argv[1])
+[ws] = wb.worksheets
+rows = [[(c.data_type, c.value) for c in row] for row in ws.iter_rows()]
+header = [v for _, v in rows[0]]
+at = header.index("code")
+print(json.dumps([{"code": row[at][1] if row[at][0] == "s" else None} for row in rows[1:]]))
+`;
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', script, path], { encoding: 'utf8' })) as {
+    code: unknown;
+  }[];
+}
+
 describe('failpoint matrix: a kill at every durable step, then the natural recovery', () => {
   const served = servedApi(['--fulfil-after', '100'], { login: true });
 
@@ -188,7 +229,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
       'delivered',
       'resolved',
     ]);
-    expect(cases.length).toBe(62);
+    expect(cases.length).toBe(76);
   });
 
   it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))(
@@ -198,7 +239,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
       const { server, configDir: template } = served;
       const configDir = tempDir();
       cpSync(template, configDir, { recursive: true });
-      const ctx: Ctx = { configDir, quantity: 100 + i, file: join(tempDir(), 'codes.json') };
+      const ctx: Ctx = { configDir, quantity: 100 + i, file: join(tempDir(), `codes.${mode.ext ?? 'json'}`) };
       if (mode.junk) writeFileSync(ctx.file, '["an older file"]\n');
       if (mode.setup) {
         const killAt = mode.setup === 'sending' ? 'request.sent' : 'order.accepted';
@@ -244,9 +285,10 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
           ).toContain(String(charged[0]!.order_id));
       }
       if (hasFile) {
-        const codes = JSON.parse(readFileSync(ctx.file, 'utf8')) as { code: string }[];
+        const codes = mode.ext === 'xlsx' ? workbookCodes(ctx.file) : readCodes(ctx.file);
         expect(codes).toHaveLength(ctx.quantity);
         expect(codes.every((c) => typeof c.code === 'string')).toBe(true);
+        expect(new Set(codes.map((c) => c.code)).size, 'each code once').toBe(ctx.quantity);
       }
       // Read from the files, not through `order pending`: only an intent killed after its delivery was recorded
       // may be left, and the next journal command settles it.

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
-import { InterruptedError, OrderFailedError } from '../../errors.js';
+import { OrderFailedError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -46,8 +46,12 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   } catch (error) {
     // A failed order is an outcome too: the interrupted `order place` of it, if any, ends as failed once it is said.
     if (error instanceof OrderFailedError) {
-      const api = await deps.api();
-      await delivered(deps, () => undefined, {
+      const [api, journal, { deliverFetched }] = await Promise.all([
+        deps.api(),
+        deps.journal(),
+        import('../../orders/deliver.js'),
+      ]);
+      await deliverFetched(deps.io, journal, () => undefined, {
         orderId: options.orderId,
         baseUrl: api.baseUrl,
         codes: false,
@@ -70,19 +74,15 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (docs/choices.md). --format csv/jsonl with it is refused by checkWaitFlags.
   const queried = out === '-' && deps.io.query !== undefined;
-  const [{ exportCodes, readerGoneError }, { checkOutTarget }, { orderRef, noteStatus }, { failpoint, failpointSync }] =
-    await Promise.all([
-      import('../../export/write.js'),
-      import('../../export/out-target.js'),
-      import('../../orders/ref.js'),
-      import('../../failpoints.js'),
-    ]);
+  const [{ checkCodesTarget, deliverCodes, deliverFetched }, { orderRef, noteStatus }] = await Promise.all([
+    import('../../orders/deliver.js'),
+    import('../../orders/ref.js'),
+  ]);
   const ref = await orderRef(deps, options.orderId);
   const api = ref.api;
   options = { ...options, orderId: ref.orderId };
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
-  const { outExists, sameCodesAlready } = await import('../../orders/recover.js');
-  const existing = outExists(() => checkOutTarget(out, force));
+  const existing = await checkCodesTarget(out, force);
   // The order's quantity, where known, is how many codes must arrive.
   let expected: number | undefined;
   if (options.wait) {
@@ -112,7 +112,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       codes.push(...page);
     }
     await noteCompleted();
-    await delivered(deps, () => deps.io.outJson(codes), {
+    await deliverFetched(deps.io, await deps.journal(), () => deps.io.outJson(codes), {
       orderId: options.orderId,
       baseUrl: api.baseUrl,
       codes: true,
@@ -121,36 +121,16 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   }
   // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
   const journal = out === '-' ? undefined : await deps.journal();
-  // An existing file is refused unless it is already exactly these codes (a re-run); when the codes cannot
-  // be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
-  const same = existing
-    ? await sameCodesAlready({
-        api,
-        orderId: options.orderId,
-        out,
-        format: options.format,
-        csvRaw: options.csvRaw === true,
-        io: deps.io,
-        signal: deps.signal,
-      }).catch(unlessInterrupted)
-    : undefined;
-  if (existing && !same) throw existing;
-  const result =
-    same ??
-    (await exportCodes({
-      api,
-      orderId: options.orderId,
-      expected,
-      out,
-      format: options.format,
-      force,
-      csvRaw: options.csvRaw === true,
-      io: deps.io,
-      signal: deps.signal,
-      ...(journal ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
-      beforeCommit: () => failpointSync('codes.tmp-written'),
-    }));
-  if (out !== '-') await failpoint('codes.renamed');
+  const result = await deliverCodes({
+    api,
+    orderId: options.orderId,
+    expected,
+    out: { path: out, format: options.format, force, csvRaw: options.csvRaw === true },
+    io: deps.io,
+    signal: deps.signal,
+    recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),
+    existing,
+  });
   // The codes went to the file: stdout holds where (--json), else a notice says it.
   const print = async (): Promise<void> => {
     if (out === '-') return;
@@ -164,31 +144,15 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       },
     );
   };
-  // The reader of stdout went away (`| head`): the codes did not all reach the user, so an interrupted
-  // `order place` of this order stays pending, and the run is exit 8.
-  if (result.readerGone) throw readerGoneError(options.orderId);
   await noteCompleted();
-  await delivered(deps, print, { orderId: options.orderId, baseUrl: api.baseUrl, codes: true });
+  await deliverFetched(deps.io, await deps.journal(), print, {
+    orderId: options.orderId,
+    baseUrl: api.baseUrl,
+    codes: true,
+  });
   const { runSummary } = await import('../../output/progress.js');
   runSummary(
     deps.io,
     `exported ${result.count} codes of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
   );
-}
-
-/** The codes reached the user (lifecycle.ts): an interrupted `order place` of this order must not deliver them again. */
-async function delivered(
-  deps: GetDeps,
-  print: () => void | Promise<void>,
-  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed' },
-): Promise<void> {
-  const [{ deliver, settle }, journal] = await Promise.all([import('../../orders/lifecycle.js'), deps.journal()]);
-  await deliver(deps.io, journal, print, delivery);
-  await settle(journal, delivery);
-}
-
-/** A failure to read the codes for comparison counts as "not the same file"; an interruption still interrupts. */
-function unlessInterrupted(error: unknown): undefined {
-  if (error instanceof InterruptedError) throw error;
-  return undefined;
 }

@@ -7,7 +7,7 @@ import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions } from '../../orders/plan.js';
 import type { Product } from '../../api/schemas.js';
 import { formatMoney } from '../../money.js';
-import { formatFor, tooManyRows, XLSX_MAX_CODES } from '../../export/format.js';
+import { formatFor, tooManyCodes } from '../../export/format.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -110,8 +110,16 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   const out = outSpec(options);
   const waits = options.wait === true || out !== undefined;
   checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
-  if (out && out.path !== '-' && options.quantity > XLSX_MAX_CODES && formatFor(out.path, out.format) === 'xlsx')
-    throw tooManyRows(`--quantity ${options.quantity} with --out ${options.out ?? out.path}`);
+  // More codes than one file of the format holds (a workbook's rows) is refused before anything is charged.
+  const tooMany =
+    out && out.path !== '-'
+      ? tooManyCodes(
+          formatFor(out.path, out.format),
+          options.quantity,
+          `--quantity ${options.quantity} with --out ${options.out ?? out.path}`,
+        )
+      : undefined;
+  if (tooMany) throw tooMany;
   const connection = await deps.connection();
   const [journal, api, { keyIdOf }, { driveIntent, finish }, { resumableFor }, { sayReached }] = await Promise.all([
     deps.journal(),

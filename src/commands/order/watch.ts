@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import type { Order } from '../../api/schemas.js';
+import type { DeliveredCodes } from '../../orders/deliver.js';
 import { UsageError } from '../../errors.js';
 import { warnOutsideJson } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
@@ -74,23 +75,13 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   checkWaitFlags(options, { json: options.json, waits: true, waitFlag: '' });
   const webhookSecret = await webhookSecretFor(options, deps);
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
-  let existing: unknown;
-  if (out && out.path !== '-') {
-    const [{ checkOutTarget }, { outExists }] = await Promise.all([
-      import('../../export/out-target.js'),
-      import('../../orders/recover.js'),
-    ]);
-    existing = outExists(() => checkOutTarget(out.path, out.force));
-  }
+  const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
+  const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
   const { orderRef, noteStatus } = await import('../../orders/ref.js');
   const ref = await orderRef(deps, options.id);
   const api = ref.api;
   options = { ...options, id: ref.orderId };
-  const [{ printOutcome }, { deliver, settle }, { failpoint, failpointSync }] = await Promise.all([
-    import('../../orders/drive.js'),
-    import('../../orders/lifecycle.js'),
-    import('../../failpoints.js'),
-  ]);
+  const { printOutcome } = await import('../../orders/drive.js');
   const { order, failure } = await waitWithWebhook(deps, api, { ...options, webhookSecret }).then(
     (order) => ({ order, failure: undefined }),
     async (error: unknown) => {
@@ -99,49 +90,29 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       throw error;
     },
   );
-  noteStatus(await deps.journal(), ref, order.status, deps.now());
-  let written: { path: string; count: number; format: string; readerGone?: boolean | undefined } | undefined;
+  const journal = await deps.journal();
+  noteStatus(journal, ref, order.status, deps.now());
+  let written: DeliveredCodes | undefined;
   if (out && !failure) {
-    const common = {
+    written = await deliverCodes({
       api,
       orderId: order.id,
-      out: out.path,
-      format: out.format,
-      csvRaw: out.csvRaw,
+      out,
+      expected: orderQuantity(order),
       io: deps.io,
       signal: deps.signal,
-    };
-    if (existing) {
-      const { sameCodesAlready } = await import('../../orders/recover.js');
-      written = await sameCodesAlready(common);
-      if (!written) throw existing;
-      deps.io.say(`${out.path} already holds these codes; it was left as it was`);
-    } else {
-      const { exportCodes, readerGoneError } = await import('../../export/write.js');
-      const journal = await deps.journal();
-      written = await exportCodes({
-        ...common,
-        expected: orderQuantity(order),
-        force: out.force,
-        recordedTemp: (temp) => journal.recordsTemp(temp),
-        beforeCommit: () => failpointSync('codes.tmp-written'),
-      });
-      // The reader of `--out -` went away before every code was written: nothing reached the user (exit 8), and an
-      // interrupted `order place` of this order stays pending.
-      if (written.readerGone) throw readerGoneError(order.id);
-      await failpoint('codes.renamed');
-    }
+      recordedTemp: (temp) => journal.recordsTemp(temp),
+      existing,
+    });
+    if (written.already) deps.io.say(`${out.path} already holds these codes; it was left as it was`);
   }
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
-  const journal = await deps.journal();
-  const delivery = {
+  await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written }), {
     orderId: order.id,
     baseUrl: api.baseUrl,
     codes: written !== undefined,
     ...(failure ? { ending: 'failed' as const } : {}),
-  };
-  await deliver(deps.io, journal, () => printOutcome(deps.io, { order, written }), delivery);
-  await settle(journal, delivery);
+  });
   if (failure) throw failure;
 }
 

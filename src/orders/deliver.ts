@@ -1,0 +1,158 @@
+// Codes delivery, the one path: every verb that writes an order's codes (codes get, order watch, and through
+// the order machine order place, resume and a plan's rows) checks its target, writes the codes and hands them
+// over here, so a format or a layer is added once (docs/architecture.md, "Codes delivery"). The step's
+// failpoints fire here, in this order: codes.tmp-written (the complete temporary file), codes.identity-written
+// (an intent's file identity durable, before the rename), codes.committed (renamed, for an intent),
+// codes.renamed (the codes are where the user asked: a file in place, or stdout written in full).
+// What reached the user is then made durable by lifecycle.ts (deliver, then settle).
+import type { ApiClient } from '../api/client.js';
+import { InterruptedError, LocalError, type CliError } from '../errors.js';
+import { formatFor, type ExportFormat } from '../export/format.js';
+import type { OutLock } from '../export/out-lock.js';
+import { failpoint, failpointSync } from '../failpoints.js';
+import type { OutSpec } from '../journal/intent.js';
+import type { Journal } from '../journal/journal.js';
+import type { Io } from '../output/io.js';
+import { deliver, settle } from './lifecycle.js';
+
+export interface CodesDelivery {
+  api: ApiClient;
+  orderId: string;
+  /** Where, in which format: '-' is stdout (data only, no atomicity). */
+  out: OutSpec;
+  /** How many codes the order is for: fewer or more read is exit 5 and no file. */
+  expected?: number | undefined;
+  io: Io;
+  signal: AbortSignal;
+  /** The target's lock, when the caller took it before the charge and holds it to the end of the run. */
+  lock?: OutLock | undefined;
+  /** Whether a dead run's temporary file is recorded in the journal as a finished codes file (kept for that order's next run). */
+  recordedTemp?: ((temp: string) => boolean) | undefined;
+  /**
+   * The out_exists refusal checkCodesTarget kept: the file there is taken as this order's earlier delivery
+   * when it holds exactly the codes this run would write (a run killed right after its rename), else refused.
+   */
+  existing?: unknown;
+  /** An intent's codes (order place, resume, a plan's row): the file is recorded around its rename, and a short stdout says how short. */
+  intent?: IntentFile | undefined;
+}
+
+/** How an intent records its codes file: the identity before the rename, the mark that it happened after. */
+export interface IntentFile {
+  /** The quantity ordered. */
+  quantity: number;
+  /** The complete, fsynced temporary file: its identity made durable before it takes the target's place. */
+  recordFile(temp: string, count: number, format: ExportFormat): void;
+  /** The file took its place. */
+  recordRenamed(path: string): Promise<void>;
+}
+
+export interface DeliveredCodes {
+  /** The absolute path written, or '-'. */
+  path: string;
+  count: number;
+  format: ExportFormat;
+  /** The file was there already, holding exactly these codes, and was left as it was. */
+  already?: boolean;
+}
+
+/**
+ * Before anything is waited for or fetched: a target that cannot be written is refused at once; an existing
+ * file (out_exists) is returned, to be compared by deliverCodes (`existing`) once the codes can be read.
+ */
+export async function checkCodesTarget(out: string, force: boolean): Promise<unknown> {
+  if (out === '-') return undefined;
+  const [{ checkOutTarget }, { outExists }] = await Promise.all([
+    import('../export/out-target.js'),
+    import('./recover.js'),
+  ]);
+  return outExists(() => checkOutTarget(out, force));
+}
+
+/** The codes of one order to their target, once: see the head of this file for the steps and their failpoints. */
+export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
+  const common = {
+    api: o.api,
+    orderId: o.orderId,
+    out: o.out.path,
+    format: o.out.format,
+    csvRaw: o.out.csvRaw,
+    io: o.io,
+    signal: o.signal,
+  };
+  if (o.existing !== undefined) {
+    const { sameCodesAlready } = await import('./recover.js');
+    // When the codes cannot be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
+    const same = await sameCodesAlready(common).catch(unlessInterrupted);
+    if (!same) throw o.existing;
+    await failpoint('codes.renamed');
+    return { path: same.path, count: same.count, format: same.format, already: true };
+  }
+  const { exportCodes } = await import('../export/write.js');
+  const intent = o.intent;
+  let recorded = false;
+  const written = await exportCodes({
+    ...common,
+    expected: o.expected,
+    force: o.out.force,
+    ...(o.lock ? { lock: o.lock } : {}),
+    ...(o.recordedTemp && o.out.path !== '-' ? { recordedTemp: o.recordedTemp } : {}),
+    beforeCommit: (temp, count) => {
+      failpointSync('codes.tmp-written');
+      if (!intent) return;
+      intent.recordFile(temp, count, formatFor(o.out.path, o.out.format));
+      recorded = true;
+      failpointSync('codes.identity-written');
+    },
+  });
+  if (recorded) {
+    await failpoint('codes.committed');
+    await intent!.recordRenamed(written.path);
+  }
+  if (written.path === '-' && (written.readerGone === true || (intent && written.count < intent.quantity)))
+    throw await notDelivered(o, written);
+  await failpoint('codes.renamed');
+  return { path: written.path, count: written.count, format: written.format };
+}
+
+/**
+ * The reader of stdout went away (`| head`) before every code was written: the codes did not all reach the
+ * user, so they are not delivered (exit 8, one line), and an interrupted `order place` of the order stays pending.
+ */
+async function notDelivered(
+  o: CodesDelivery,
+  written: { count: number; readerGone?: boolean | undefined },
+): Promise<CliError> {
+  if (!o.intent) {
+    const { readerGoneError } = await import('../export/write.js');
+    return readerGoneError(o.orderId);
+  }
+  // What is known: how many codes were handed to the pipe, not how many its reader read before it closed.
+  const what =
+    written.readerGone === true
+      ? `: the reader closed the pipe; ${written.count} of ${o.intent.quantity} codes were handed to it, how many it read is not known`
+      : ` (${written.count} of ${o.intent.quantity} written)`;
+  return new LocalError(`could not write the codes of order ${o.orderId} to standard output${what}`, {
+    code: 'output_failed',
+  });
+}
+
+/** A failure to read the codes for comparison counts as "not the same file"; an interruption still interrupts. */
+function unlessInterrupted(error: unknown): undefined {
+  if (error instanceof InterruptedError) throw error;
+  return undefined;
+}
+
+/**
+ * For the verbs that charge nothing (codes get, order watch): the order's codes (or the order itself) reached
+ * the user through `print`, which is the delivery of every interrupted intent of that order on that server.
+ */
+export async function deliverFetched(
+  io: Io,
+  journal: Journal,
+  print: () => void | Promise<void>,
+  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed' },
+): Promise<void> {
+  await deliver(io, journal, print, delivery);
+  await settle(journal, delivery);
+}
