@@ -52,14 +52,27 @@ const EXTENSIONS = new Map<string, ExportFormat>([
   ['xlsx', 'xlsx'],
 ]);
 
+/** The extension of an age-encrypted codes file, after its format's: `codes.csv.age` (docs/codes-and-exports.md). */
+export const AGE_EXTENSION = '.age';
+
+/** Whether `out` names an encrypted codes file (`codes.csv.age`, `codes.age`), in any case. */
+export function namesAgeFile(out: string): boolean {
+  return out !== '-' && out.toLowerCase().endsWith(AGE_EXTENSION) && baseName(out).length > AGE_EXTENSION.length;
+}
+
+function baseName(out: string): string {
+  return out.split(/[\\/]/).pop() ?? out;
+}
+
 /**
- * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json. An extension that
+ * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json. An encrypted
+ * file's format is named by the extension before `.age`: `codes.csv.age` is CSV, `codes.age` JSON. An extension that
  * names no format giftcodes writes (`codes.xls`, `codes.txt`) is refused (exit 2) rather than filled with
  * JSON under a name that promises something else.
  */
 export function formatFor(out: string, format: ExportFormat | undefined): ExportFormat {
   if (format) return format;
-  const name = out.split(/[\\/]/).pop() ?? out;
+  const name = baseName(namesAgeFile(out) ? out.slice(0, -AGE_EXTENSION.length) : out);
   const dot = name.lastIndexOf('.');
   if (out === '-' || dot <= 0) return 'json';
   const extension = name.slice(dot + 1).toLowerCase();
@@ -69,7 +82,7 @@ export function formatFor(out: string, format: ExportFormat | undefined): Export
     `${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`,
     {
       code: 'out_format_unknown',
-      hint: `name the file .csv, .json, .jsonl or .xlsx, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
+      hint: `name the file .csv, .json, .jsonl or .xlsx (encrypted: .csv.age...), or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
     },
   );
 }

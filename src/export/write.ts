@@ -15,6 +15,7 @@ import { fsyncDirectory, localError } from '../files/atomic.js';
 import { pidAlive } from '../journal/owner.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
+import { encryptingSink, SpoolCipher, type EncryptingSink } from './age.js';
 import { CsvWriter, writeAll } from './csv.js';
 import { formatFor, xlsxToStdoutRefused, type ExportFormat, type FormatWriter, type TextSink } from './format.js';
 import { JsonArrayWriter } from './json.js';
@@ -53,6 +54,11 @@ export interface ExportOptions {
    * left for that order's next run, which tells from it that the rename never happened (codes-file.ts).
    */
   recordedTemp?: (temp: string) => boolean;
+  /**
+   * age recipients (`age1...`): the file, or stdout, is an age-encrypted file of the format, and no plaintext is
+   * ever on disk, spool included (age.ts). Empty or absent: plaintext as before.
+   */
+  encryptTo?: readonly string[] | undefined;
 }
 
 export interface ExportResult {
@@ -103,6 +109,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
   const temp = tempPath(dirname(target), tempPrefix(target));
   let handle: FileHandle | undefined;
   let writer: FormatWriter | undefined;
+  let age: EncryptingSink | undefined;
   let committed = false;
   try {
     // Read and write: the CSV writer may read back rows it wrote (TextSink.rewind).
@@ -137,8 +144,13 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
         },
       },
     };
-    writer = writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));
+    // Encrypted: the writer's bytes go through age on their way to the file, which it cannot read back (no rewind).
+    age = o.encryptTo?.length ? await encryptingSink({ write: sink.write }, o.encryptTo) : undefined;
+    writer = writerFor(format, age ? age.sink : sink, o, tempPath(dirname(target), tempPrefix(target)), {
+      ...(age ? { spoolCipher: new SpoolCipher() } : {}),
+    });
     const count = await pump(o, writer, undefined, new PageScanner([...LIST_KEYS, 'codes']));
+    await age?.close();
     await flusher.settled();
     await file.sync();
     await file.close();
@@ -149,6 +161,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     fsyncDirectory(dirname(target));
     return { path: target, count, format };
   } finally {
+    if (!committed) age?.abort(new Error('the export stopped'));
     await writer?.dispose();
     await handle?.close().catch(() => undefined);
     if (!committed) await unlink(temp).catch(() => undefined);
@@ -196,19 +209,24 @@ export class Flusher {
 
 type Transform = (text: string) => string;
 
+/** What a writer may be given beyond its sink: a text transform (stdout's redaction), a cipher for its spool. */
+interface WriterExtras {
+  transform?: Transform;
+  spoolCipher?: SpoolCipher;
+}
+
 /** Each export format's writer: a new format is its writer file and one line here. */
 const WRITERS: {
   readonly [format in ExportFormat]: (
     sink: TextSink,
     o: ExportOptions,
     spoolPath: string,
-    transform?: Transform,
+    extras: WriterExtras,
   ) => FormatWriter;
 } = {
-  csv: (sink, o, spoolPath, transform) =>
-    new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...(transform ? { transform } : {}) }),
-  json: (sink, _o, _spoolPath, transform) => new JsonArrayWriter(sink, transform),
-  jsonl: (sink, _o, _spoolPath, transform) => new JsonLinesWriter(sink, transform),
+  csv: (sink, o, spoolPath, extras) => new CsvWriter(sink, { orderId: o.orderId, raw: o.csvRaw, spoolPath, ...extras }),
+  json: (sink, _o, _spoolPath, { transform }) => new JsonArrayWriter(sink, transform),
+  jsonl: (sink, _o, _spoolPath, { transform }) => new JsonLinesWriter(sink, transform),
   xlsx: (sink, o) => new XlsxWriter(sink, { orderId: o.orderId }),
 };
 
@@ -217,9 +235,9 @@ function writerFor(
   sink: TextSink,
   o: ExportOptions,
   spoolPath: string,
-  transform?: Transform,
+  extras: WriterExtras = {},
 ): FormatWriter {
-  return WRITERS[format](sink, o, spoolPath, transform);
+  return WRITERS[format](sink, o, spoolPath, extras);
 }
 
 /**
@@ -320,14 +338,24 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
   // The data goes through the same last net as every other stdout line: no key is ever printed whole.
   const prefix = `giftcodes-spool-`;
   removeStaleTemps(tmpdir(), prefix);
-  const writer = writerFor(format, sink, o, tempPath(tmpdir(), prefix), (text) => o.io.redact(text));
+  // Encrypted: stdout gets the age file; the CSV spool in the temporary directory is ciphertext too.
+  const age = o.encryptTo?.length ? await encryptingSink(sink, o.encryptTo) : undefined;
+  const writer = writerFor(format, age ? age.sink : sink, o, tempPath(tmpdir(), prefix), {
+    transform: (text) => o.io.redact(text),
+    ...(age ? { spoolCipher: new SpoolCipher() } : {}),
+  });
   let written = 0;
+  let closed = false;
   try {
-    return { count: await pump(o, writer, (count) => (written = count)), gone: false };
+    const count = await pump(o, writer, (count) => (written = count));
+    await age?.close();
+    closed = true;
+    return { count, gone: false };
   } catch (error) {
     if (error instanceof ReaderGone) return { count: written, gone: true };
     throw error;
   } finally {
+    if (!closed) age?.abort(new Error('the export stopped'));
     await writer.dispose();
     stdout.off('error', onError);
   }

@@ -228,6 +228,7 @@ export class OrderMachine {
         format: out.format,
         force: out.force,
         csvRaw: out.csvRaw,
+        encryptTo: out.encryptTo,
         io: this.deps.io,
         signal: this.deps.signal,
         ...(lock ? { lock } : {}),
