@@ -370,6 +370,56 @@ function interrupted(signal: AbortSignal): CliError {
   });
 }
 
+/**
+ * Bytes from `fill` into `target` as a codes file is written (0600 temporary file beside it, fsynced, then
+ * linked or renamed into place; refused if it exists, unless `force`): `codes decrypt --out` writes this way.
+ */
+export async function writeFileAtomically(
+  target: string,
+  force: boolean,
+  fill: (sink: TextSink) => Promise<void>,
+): Promise<string> {
+  const path = resolve(target);
+  const lock = lockOutTarget(path);
+  try {
+    checkOutTarget(path, force, { lockHeldHere: true });
+    removeStaleTemps(dirname(path), tempPrefix(path));
+    const temp = tempPath(dirname(path), tempPrefix(path));
+    let handle: FileHandle | undefined;
+    let committed = false;
+    try {
+      handle = await open(temp, 'wx', 0o600).catch((error: unknown) => {
+        throw fileError(error, path);
+      });
+      const file = handle;
+      let position = 0;
+      await fill({
+        write: async (chunk) => {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+          await writeAll(file, bytes, position).catch((error: unknown) => {
+            throw fileError(error, path);
+          });
+          position += bytes.length;
+        },
+      });
+      await file.sync().catch((error: unknown) => {
+        throw fileError(error, path);
+      });
+      await file.close();
+      handle = undefined;
+      await commit(temp, path, force);
+      committed = true;
+      fsyncDirectory(dirname(path));
+      return path;
+    } finally {
+      await handle?.close().catch(() => undefined);
+      if (!committed) await unlink(temp).catch(() => undefined);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
 /** The atomic step. Without --force, link() refuses a target that appeared since the check; rename() would replace it. */
 async function commit(temp: string, target: string, force: boolean): Promise<void> {
   if (force) {
