@@ -156,7 +156,7 @@ async function openSource(input: string, stdin: NodeJS.ReadableStream): Promise<
       await handle.close();
       throw new UsageError(`cannot read ${input}: it is a directory`, { code: 'input_unreadable' });
     }
-    readable = createReadStream('', { fd: handle.fd, autoClose: true, highWaterMark: 64 * 1024 });
+    readable = createReadStream('', { fd: handle, autoClose: true, highWaterMark: 64 * 1024 });
   }
   const iterator = readable[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   let peeked = Buffer.alloc(0);
