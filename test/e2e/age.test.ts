@@ -8,44 +8,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import { BIN, ledger, ROOT, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
-
-/** `age` and `age-keygen` from Debian's package, installed when missing; a machine that cannot install them fails. */
-export function ensureAge(): void {
-  const has = (tool: string): boolean => {
-    try {
-      execFileSync(tool, ['--version'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (has('age') && has('age-keygen')) return;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  try {
-    execFileSync('apt-get', ['install', '-y', '-qq', 'age'], { stdio: 'ignore', env });
-  } catch {
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore', env });
-    execFileSync('apt-get', ['install', '-y', '-qq', 'age'], { stdio: 'ignore', env });
-  }
-  if (!has('age') || !has('age-keygen'))
-    throw new Error('the age tool (Debian package age) is needed by these tests and could not be installed');
-}
-
-/** A fresh key pair from age-keygen: the identity file and its recipient. */
-export function keyPair(dir = tempDir()): { identity: string; recipient: string } {
-  const identity = join(dir, `key-${Math.random().toString(36).slice(2)}.txt`);
-  execFileSync('age-keygen', ['-o', identity], { stdio: 'ignore' });
-  const recipient = execFileSync('age-keygen', ['-y', identity], { encoding: 'utf8' }).trim();
-  return { identity, recipient };
-}
-
-/** `age -d -i identity file`: the plaintext, as bytes. */
-export function ageDecrypt(identity: string, file: string): Buffer {
-  return execFileSync('age', ['-d', '-i', identity, file]);
-}
 
 /** The CLI with its stdout in a file (bytes, not text), stdin closed. */
 function runToFile(
