@@ -6,7 +6,7 @@
 // place is delivered once.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import { BIN, ledger, ROOT, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
@@ -408,5 +408,28 @@ describe('encrypted codes files (age)', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(ageDecrypt(identity, out).toString('utf8'))).toHaveLength(12);
     expect((await ledger(served.server)).orders.filter((o) => o.quantity === 12)).toHaveLength(1);
+  });
+
+  it("doctor says when a profile's encrypt-to is malformed (exit 2, the job's own code), and passes a good one", async () => {
+    const configDir = fresh();
+    const { recipient } = keyPair();
+    expect((await runCli(['config', 'set', 'encrypt-to', recipient], { configDir })).code).toBe(0);
+    // A crontab's PATH that finds this checkout's giftcodes and node: only the encrypt-to line may fail.
+    const env = { PATH: [join(ROOT, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':') };
+    const good = await runCli(['doctor', '--json'], { configDir, env });
+    expect(good.code, good.stderr).toBe(0);
+    const line = (JSON.parse(good.stdout) as { check: string; ok: boolean; detail: string }[]).find(
+      (l) => l.check === 'encrypt-to',
+    );
+    expect(line).toMatchObject({ ok: true, detail: 'codes files are encrypted to one recipient (profile "default")' });
+    // Edited by hand: a recipient with a typo, which config set would have refused.
+    const file = join(configDir, 'config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { profiles: Record<string, { encryptTo?: string[] }> };
+    config.profiles.default!.encryptTo = [recipient.slice(0, -1) + (recipient.endsWith('q') ? 'p' : 'q')];
+    writeFileSync(file, JSON.stringify(config));
+    const bad = await runCli(['doctor'], { configDir, env });
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stdout).toMatch(/encrypt-to .*the encrypt-to of profile "default": ".*" is not an age recipient/);
+    expect(bad.stdout).not.toMatch(/\n\s+at /);
   });
 });
