@@ -79,14 +79,16 @@ export async function withRecipients<T extends WaitFlags>(
 ): Promise<T> {
   const { recipientsFor } = await import('../export/recipients.js');
   let profile: { name: string; recipients: readonly string[] | undefined } | undefined;
-  if (!flags.encryptTo?.length && deps.config && deps.currentTarget) {
+  const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
+  // The profile is read only where codes are written and no --encrypt-to was given.
+  if (!flags.encryptTo?.length && out !== undefined && deps.config && deps.currentTarget) {
     const [store, target] = await Promise.all([deps.config(), deps.currentTarget()]);
     profile = { name: target.profile, recipients: store.profile(target.profile).encryptTo };
   }
   const recipients = await recipientsFor({
     flags: flags.encryptTo,
     profile,
-    out: flags.out ?? (o.outDefaultsToStdout ? '-' : undefined),
+    out,
     stdoutIsTTY: deps.io.stdoutIsTTY,
     query: deps.io.query !== undefined,
   });
