@@ -343,7 +343,8 @@ describe('encrypted codes files (age)', () => {
     // once 64 KiB have arrived the spool is complete, and with the reader paused the export is held while it
     // copies the rest of the spool (about 360 KB in all, beyond a pipe's buffer).
     let received = 0;
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
+      proc.once('close', (code) => reject(new Error(`the export ended (exit ${code}) before 64 KiB: ${stderr}`)));
       const onData = (chunk: Buffer): void => {
         chunks.push(chunk);
         received += chunk.length;
