@@ -9,7 +9,7 @@ _giftcodes_subcommands() {
     'config ') REPLY='show list set use help' ;;
     'catalog ') REPLY='list help' ;;
     'order ') REPLY='place show watch list pending resume abandon help' ;;
-    'codes ') REPLY='get help' ;;
+    'codes ') REPLY='get decrypt help' ;;
     'webhook ') REPLY='listen help' ;;
     *) REPLY='' ;;
   esac
@@ -34,16 +34,17 @@ _giftcodes_flags() {
     'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
     'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
-    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --product --quantity --idempotency-key --wait --plan --batch --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --product --quantity --idempotency-key --wait --plan --batch --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --encrypt-to --help -h' ;;
     'order show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
-    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'order watch ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --webhook-port --secret-file --webhook-secret --webhook-scheme --signature-header --interval --timeout --out -o --format --force --csv-raw --encrypt-to --help -h' ;;
     'order list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --status --product --since --limit --refresh --format --help -h' ;;
     'order pending ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'order resume ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --interval --timeout --all --force --force-stale --help -h' ;;
     'order abandon ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'order help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
     'codes ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
-    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --wait --interval --timeout --out -o --format --force --csv-raw --help -h' ;;
+    'codes get ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --wait --interval --timeout --out -o --format --force --csv-raw --encrypt-to --help -h' ;;
+    'codes decrypt ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --identity -i --out -o --force --help -h' ;;
     'codes help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
     'webhook ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'webhook listen ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --port --host --secret-file --secret --scheme --signature-header --forward-to --help -h' ;;
@@ -70,6 +71,7 @@ _giftcodes_flag_value() {
     'order place '*'|--out') REPLY='files' ;;
     'order place '*'|-o') REPLY='files' ;;
     'order place '*'|--format') REPLY='words csv json jsonl xlsx' ;;
+    'order place '*'|--encrypt-to') REPLY='none' ;;
     'order watch '*'|--webhook-port') REPLY='none' ;;
     'order watch '*'|--secret-file') REPLY='files' ;;
     'order watch '*'|--webhook-secret') REPLY='none' ;;
@@ -80,6 +82,7 @@ _giftcodes_flag_value() {
     'order watch '*'|--out') REPLY='files' ;;
     'order watch '*'|-o') REPLY='files' ;;
     'order watch '*'|--format') REPLY='words csv json jsonl xlsx' ;;
+    'order watch '*'|--encrypt-to') REPLY='none' ;;
     'order list '*'|--status') REPLY='words delivered failed refused abandoned pending' ;;
     'order list '*'|--product') REPLY='dynamic products' ;;
     'order list '*'|--since') REPLY='words date duration' ;;
@@ -92,6 +95,11 @@ _giftcodes_flag_value() {
     'codes get '*'|--out') REPLY='files' ;;
     'codes get '*'|-o') REPLY='files' ;;
     'codes get '*'|--format') REPLY='words csv json jsonl xlsx' ;;
+    'codes get '*'|--encrypt-to') REPLY='none' ;;
+    'codes decrypt '*'|--identity') REPLY='files' ;;
+    'codes decrypt '*'|-i') REPLY='files' ;;
+    'codes decrypt '*'|--out') REPLY='files' ;;
+    'codes decrypt '*'|-o') REPLY='files' ;;
     'webhook listen '*'|--port') REPLY='none' ;;
     'webhook listen '*'|--host') REPLY='none' ;;
     'webhook listen '*'|--secret-file') REPLY='files' ;;
@@ -131,7 +139,7 @@ _giftcodes_flag_value() {
 # What completes the positional argument at an index of a path; fails when nothing does.
 _giftcodes_arg_value() {
   case "$1|$2" in
-    'config set |'0) REPLY='words base-url default-env history-days proxy' ;;
+    'config set |'0) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
     'config use |'0) REPLY='dynamic profiles' ;;
     'config help |'0) REPLY='words show list set use' ;;
     'catalog help |'0) REPLY='words list' ;;
@@ -141,7 +149,8 @@ _giftcodes_arg_value() {
     'order abandon |'0) REPLY='dynamic intents' ;;
     'order help |'0) REPLY='words place show watch list pending resume abandon' ;;
     'codes get |'0) REPLY='dynamic orders' ;;
-    'codes help |'0) REPLY='words get' ;;
+    'codes decrypt |'0) REPLY='files' ;;
+    'codes help |'0) REPLY='words get decrypt' ;;
     'webhook help |'0) REPLY='words listen' ;;
     'completion |'0) REPLY='words bash zsh fish' ;;
     'help |'0) REPLY='words login logout config status ping doctor catalog order codes webhook serve completion version' ;;

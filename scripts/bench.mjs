@@ -8,7 +8,17 @@
 // those sections. BENCH_REPEATS (default 1), BENCH_LOAD_WAIT (seconds, default 60): repeats under load.
 // `npm run bench -- --node 26`: on Node 26 (22, 24 or 26; the default is this Node, or 24 when it is too old).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { alternate, ratioOf, rotate } from './bench/alternate.mjs';
@@ -200,7 +210,7 @@ async function main() {
         check(
           `${entry} start-up graph`,
           graph.heavy.length ? `loads ${graph.heavy.join(', ')}` : 'no heavy dependency',
-          'none of undici, zod, conf, ora, @inquirer, ajv',
+          'none of undici, zod, conf, ora, @inquirer, ajv, age-encryption',
           graph.heavy.length === 0,
           { steady: true },
         );
@@ -281,11 +291,15 @@ async function main() {
   return ok ? 0 : 1;
 }
 
+/** A recipient to encrypt to (`csv.age`): only its public key; the figure checks the file's shape, not its codes. */
+const AGE_RECIPIENT = 'age1ltrss057ry2zz9atsjjyladvsj8ed9ajh7tctwn0hrsaq7qufqwqujnhqk';
+
 /** One `codes get` to a file, as a child process: wall time from spawn to exit, peak RSS from getrusage. */
 function exportOnce(orderId, quantity, format) {
   const out = join(scratch, `codes-${quantity}.${format}`);
+  const encrypt = format.endsWith('.age') ? ['--encrypt-to', AGE_RECIPIENT] : [];
   const started = process.hrtime.bigint();
-  const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orderId, '--out', out], {
+  const result = spawnSync(NODE, ['--import', MAXRSS, BIN, 'codes', 'get', orderId, '--out', out, ...encrypt], {
     env: cliEnv,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
@@ -298,6 +312,17 @@ function exportOnce(orderId, quantity, format) {
 
 /** The file holds every code: a header and one line each (CSV), one line each (JSONL), an array (JSON); a zip that the run said holds them all (XLSX). */
 function checkExport(file, quantity, format, stderr) {
+  if (format.endsWith('.age')) {
+    // An age file the run said holds them all: its header, and at least the plaintext CSV's size.
+    const head = Buffer.alloc(22);
+    const fd = openSync(file, 'r');
+    readSync(fd, head, 0, 22, 0);
+    closeSync(fd);
+    if (head.toString('latin1') !== 'age-encryption.org/v1\n' || !stderr.includes(`wrote ${quantity} codes`))
+      throw new Error(`codes get wrote no age file of ${quantity} codes: ${stderr}`);
+    if (statSync(file).size < quantity * 100) throw new Error(`the age file of ${quantity} codes is too small`);
+    return;
+  }
   if (format === 'xlsx') {
     const head = Buffer.alloc(4);
     const fd = openSync(file, 'r');
@@ -358,6 +383,7 @@ async function exportFigures(url) {
       'json 1000000': [],
       'jsonl 1000000': [],
       'xlsx 1000000': [],
+      'csv.age 1000000': [],
     };
     for (let round = 0; round < ROUNDS; round++) {
       // Reversed every other round, so load from elsewhere on the machine falls on every figure alike, and the
@@ -406,6 +432,19 @@ async function exportFigures(url) {
         `  info  codes get 1,000,000 codes to ${format.toUpperCase()}: ${f.rate.toLocaleString('en')} codes/s, peak RSS ${f.rss.median.toFixed(1)} MiB  (no target of its own)`,
       );
     }
+    const sealed = figures['csv.age 1000000'];
+    check(
+      'codes get 1,000,000 codes to encrypted CSV (age), codes/s',
+      sealed.rate.toLocaleString('en'),
+      '≥ 150,000',
+      sealed.rate >= 150_000,
+    );
+    check(
+      'codes get 1,000,000 codes to encrypted CSV (age), peak RSS',
+      `${sealed.rss.median.toFixed(1)} MiB`,
+      '< 130 MiB',
+      sealed.rss.median < 130,
+    );
     const sheet = figures['xlsx 1000000'];
     check(
       'codes get 1,000,000 codes to XLSX, codes/s',

@@ -205,8 +205,8 @@ function nodeBinary(major) {
 }
 
 /**
- * The terminal tests drive tmux and bash, the keyring tests a Secret Service, the man page test mandoc. A fresh
- * machine may lack them: as root with apt-get (CI here), install them from Debian's packages; otherwise the
+ * The terminal tests drive tmux and bash, the keyring tests a Secret Service, the man page test mandoc, the
+ * encrypted codes tests age. A fresh machine may lack them: as root with apt-get (CI here), install them from Debian's packages; otherwise the
  * tests that need them fail or skip and say why.
  */
 function ensureTools() {
@@ -219,6 +219,8 @@ function ensureTools() {
     ['gnome-keyring-daemon', 'gnome-keyring', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
     ['secret-tool', 'libsecret-tools', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
     ['mandoc', 'mandoc', 'the man page lint (test/e2e/man.test.ts) will be skipped'],
+    ['age', 'age', 'the encrypted codes tests (test/e2e/age.test.ts, failpoints.test.ts) will fail'],
+    ['age-keygen', 'age', 'the encrypted codes tests (test/e2e/age.test.ts, failpoints.test.ts) will fail'],
   ];
   const missing = wanted.filter(([tool]) => !has(tool));
   if (missing.length === 0) return;

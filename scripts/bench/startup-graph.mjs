@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 
 /** Dependencies that only some commands need: none may load at start-up (issue 6). */
-export const HEAVY_PACKAGES = ['undici', 'zod', 'conf', 'ora', '@inquirer/prompts', 'ajv'];
+export const HEAVY_PACKAGES = ['undici', 'zod', 'conf', 'ora', '@inquirer/prompts', 'ajv', 'age-encryption'];
 
 export function readMetafile(file) {
   return JSON.parse(readFileSync(file, 'utf8'));

@@ -11,7 +11,7 @@ import { display } from '../output/table.js';
 import { environmentOfKey, maskKey } from '../secrets.js';
 import type { DoctorDeps } from './doctor.js';
 
-export type CheckName = 'command' | 'config' | 'journal' | 'key' | 'api' | 'clock';
+export type CheckName = 'command' | 'config' | 'journal' | 'key' | 'api' | 'clock' | 'encrypt-to';
 
 /** One line of the report: `--json` prints an array of these. */
 export interface CheckResult {
@@ -27,6 +27,31 @@ export type Outcome = CheckResult & { exitCode?: ExitCodeValue; notChecked?: tru
 /** A check that cannot run because an earlier one failed: not a pass, and not a cause of its own. */
 export function notChecked(check: CheckName, why: string): Outcome {
   return { check, ok: false, detail: `not checked: ${why}`, notChecked: true };
+}
+
+/**
+ * The profile's encrypt-to, when it has one: each recipient one age can encrypt to, else the line the job would
+ * fail with (exit 2) before its order. No line for a profile without it (its codes files are plaintext).
+ */
+export async function encryptToCheck(deps: DoctorDeps): Promise<Outcome | undefined> {
+  let profile: string;
+  let recipients: readonly string[] | undefined;
+  try {
+    const store = await deps.config();
+    profile = deps.profileName ? await deps.profileName() : store.defaultProfile;
+    recipients = store.profile(profile).encryptTo;
+  } catch {
+    return undefined; // the config's own problem is the config and key lines' to say
+  }
+  if (!recipients?.length) return undefined;
+  const { checkRecipients } = await import('../export/age.js');
+  try {
+    await checkRecipients(recipients, `the encrypt-to of profile "${profile}"`);
+  } catch (error) {
+    return failure('encrypt-to', error);
+  }
+  const count = recipients.length === 1 ? 'one recipient' : `${recipients.length} recipients`;
+  return { check: 'encrypt-to', ok: true, detail: `codes files are encrypted to ${count} (profile "${profile}")` };
 }
 
 /** The webhook receiver's tolerance: a clock further off than this fails signed deliveries as well. */

@@ -22,6 +22,8 @@ export interface DoctorDeps extends Pick<
   programPath: string;
   nodePath: string;
   nodeVersion: string;
+  /** The profile this run would use (its encrypt-to is checked). */
+  profileName?: () => Promise<string>;
 }
 
 /**
@@ -48,6 +50,7 @@ export function register(parent: Command, app: App): void {
           configDir: f.configDir,
           journalDir: f.journalDir,
           config: () => f.config(),
+          profileName: () => f.currentTarget().then((target) => target.profile),
           connection: () => f.connection(),
           clientFor: (baseUrl, apiKey, tries) => f.clientFor(baseUrl, apiKey, tries),
           // dist/ sits beside bin/ in every install, and this module is bundled into dist/.
@@ -67,7 +70,7 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<void> {
-  const { commandCheck, directoryCheck, keyCheck, apiCheck, clockCheck, notChecked } =
+  const { commandCheck, directoryCheck, keyCheck, apiCheck, clockCheck, encryptToCheck, notChecked } =
     await import('./doctor-checks.js');
   const results: Outcome[] = [await commandCheck(deps)];
   const config = directoryCheck('config', deps.configDir);
@@ -81,6 +84,8 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
     : { outcome: notChecked('api', 'no key to ping with') };
   results.push(api.outcome);
   results.push(api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'));
+  const encryption = config.ok ? await encryptToCheck(deps) : undefined;
+  if (encryption) results.push(encryption);
   await report(deps.io, results);
   const failed = results.filter((result) => !result.ok && !result.notChecked);
   const skipped = results.filter((result) => result.notChecked);

@@ -11,6 +11,8 @@ import {
   type ExportFormat,
 } from '../export/format.js';
 import type { OutSpec } from '../journal/intent.js';
+import type { Io } from '../output/io.js';
+import type { Deps } from './deps.js';
 import { DEFAULT_INTERVAL_S } from '../orders/wait.js';
 import { seconds } from './parse.js';
 
@@ -23,6 +25,8 @@ export interface WaitFlags {
   format?: ExportFormat;
   force?: boolean;
   csvRaw?: boolean;
+  /** --encrypt-to, repeatable; once resolved (withRecipients), the profile's encrypt-to when none was given. */
+  encryptTo?: string[];
 }
 
 export const MAX_WAIT_S = 30 * 86400;
@@ -56,7 +60,40 @@ export function addOutFlags(command: Command, outHelp: string): Command {
       ),
     )
     .option('--force', 'overwrite an existing --out file')
-    .option('--csv-raw', 'do not escape cells a spreadsheet would run as a formula');
+    .option('--csv-raw', 'do not escape cells a spreadsheet would run as a formula')
+    .option(
+      '--encrypt-to <recipient>',
+      'encrypt the codes to this age recipient (age1...; repeatable): --out codes.csv.age',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value.trim()],
+    );
+}
+
+/**
+ * The flags with `encryptTo` resolved: --encrypt-to, else the profile's encrypt-to setting (a cron job's codes
+ * are then never plaintext), checked against the --out name (export/recipients.ts); absent when plaintext.
+ */
+export async function withRecipients<T extends WaitFlags>(
+  flags: T,
+  deps: { io: Io } & Partial<Pick<Deps, 'config' | 'currentTarget'>>,
+  o: { outDefaultsToStdout?: boolean } = {},
+): Promise<T> {
+  const { recipientsFor } = await import('../export/recipients.js');
+  let profile: { name: string; recipients: readonly string[] | undefined } | undefined;
+  const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
+  // The profile is read only where codes are written and no --encrypt-to was given.
+  if (!flags.encryptTo?.length && out !== undefined && deps.config && deps.currentTarget) {
+    const [store, target] = await Promise.all([deps.config(), deps.currentTarget()]);
+    profile = { name: target.profile, recipients: store.profile(target.profile).encryptTo };
+  }
+  const recipients = await recipientsFor({
+    flags: flags.encryptTo,
+    profile,
+    out,
+    stdoutIsTTY: deps.io.stdoutIsTTY,
+    query: deps.io.query !== undefined,
+  });
+  const { encryptTo: _given, ...rest } = flags;
+  return (recipients ? { ...rest, encryptTo: recipients } : rest) as T;
 }
 
 export function addWaitFlags(command: Command): Command {
@@ -71,6 +108,7 @@ export function outSpec(flags: WaitFlags): OutSpec | undefined {
     ...(flags.format ? { format: flags.format } : {}),
     force: flags.force === true,
     csvRaw: flags.csvRaw === true,
+    ...(flags.encryptTo?.length ? { encryptTo: flags.encryptTo } : {}),
   };
 }
 

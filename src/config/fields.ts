@@ -2,7 +2,7 @@
 import { UsageError } from '../errors.js';
 import type { KeyEnvironment } from '../secrets.js';
 
-export const SETTABLE_FIELDS = ['base-url', 'default-env', 'history-days', 'proxy'] as const;
+export const SETTABLE_FIELDS = ['base-url', 'default-env', 'encrypt-to', 'history-days', 'proxy'] as const;
 export type SettableField = (typeof SETTABLE_FIELDS)[number];
 
 /** A default-env value as given: test or live, else exit 2 (checked by `config set`, and again by the store that writes it). */

@@ -17,6 +17,7 @@ const profileSchema = z.object({
   proxy: z.optional(z.string()),
   /** Days the local order record keeps an ended order (default 90). */
   historyDays: z.optional(z.int()),
+  encryptTo: z.optional(z.array(z.string())),
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
   /** Keys kept in the credential store: the account each is filed under (a reference, never the key). */
   keyring: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),

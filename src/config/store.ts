@@ -16,6 +16,8 @@ export interface Profile {
   proxy?: string | undefined;
   /** Days the local order record keeps an ended order (default 90). */
   historyDays?: number | undefined;
+  /** age recipients every codes file of this profile is encrypted to (docs/codes-and-exports.md). */
+  encryptTo?: string[] | undefined;
   keys?: { test?: string | undefined; live?: string | undefined } | undefined;
   /** Keys kept in the credential store: the account each is filed under (a reference, never the key). */
   keyring?: { test?: string | undefined; live?: string | undefined } | undefined;
@@ -136,7 +138,9 @@ export class ConfigStore {
           ? { ...profile, proxy: value }
           : field === 'history-days'
             ? { ...profile, historyDays: Number(value) }
-            : { ...profile, defaultEnv: defaultEnvironment(value) },
+            : field === 'encrypt-to'
+              ? withEncryptTo(profile, value)
+              : { ...profile, defaultEnv: defaultEnvironment(value) },
     );
   }
 
@@ -175,6 +179,20 @@ export class ConfigStore {
       });
     }
   }
+}
+
+/** `encrypt-to none` removes the setting; otherwise the recipients, separated by commas or spaces. */
+function withEncryptTo(profile: Profile, value: string): Profile {
+  const { encryptTo: _old, ...rest } = profile;
+  const recipients = encryptToList(value);
+  return recipients.length === 0 ? rest : { ...rest, encryptTo: recipients };
+}
+
+/** The recipients of an `encrypt-to` value: split at commas and spaces; `none` is none. */
+export function encryptToList(value: string): string[] {
+  const trimmed = value.trim();
+  if (trimmed.toLowerCase() === 'none') return [];
+  return trimmed.split(/[\s,]+/).filter((r) => r !== '');
 }
 
 /** The file as zod checks it (config/schema.ts), with zod's message for the first thing wrong in it. */
@@ -231,6 +249,10 @@ const PROFILE: readonly (readonly [keyof Profile, Field])[] = [
   ['defaultEnv', (value) => (value === 'test' || value === 'live' ? value : INVALID)],
   ['proxy', text],
   ['historyDays', (value) => (Number.isSafeInteger(value) ? value : INVALID)],
+  [
+    'encryptTo',
+    (value) => (Array.isArray(value) && value.every((r) => typeof r === 'string') ? [...(value as string[])] : INVALID),
+  ],
   ['keys', (value) => plainFields(value, KEYS) ?? INVALID],
   ['keyring', (value) => plainFields(value, KEYS) ?? INVALID],
 ];

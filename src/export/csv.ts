@@ -105,6 +105,8 @@ export interface CsvWriterOptions {
   spoolPath: string;
   /** Applied to each chunk of text before it is written (stdout redaction). */
   transform?: (text: string) => string;
+  /** Keeps the spool's bytes encrypted on disk (an encrypted export: no plaintext ever reaches the disk, age.ts). */
+  spoolCipher?: { apply(bytes: Uint8Array, position: number): Buffer };
 }
 
 export class CsvWriter implements FormatWriter {
@@ -374,7 +376,8 @@ export class CsvWriter implements FormatWriter {
   private async spoolBytes(bytes: Buffer, width: number): Promise<void> {
     try {
       this.spool ??= await open(this.options.spoolPath, 'wx+', 0o600);
-      await writeAll(this.spool, bytes, this.spoolSize);
+      const cipher = this.options.spoolCipher;
+      await writeAll(this.spool, cipher ? cipher.apply(bytes, this.spoolSize) : bytes, this.spoolSize);
     } catch (error) {
       // A TMPDIR that is missing or full is a local resource failing (exit 8), not a bug.
       throw localError(error, this.options.spoolPath, 'temporary CSV file', 'write_failed');
@@ -399,6 +402,8 @@ export class CsvWriter implements FormatWriter {
         throw this.spoolReadError(error);
       }
       if (bytesRead === 0) throw this.spoolReadError(undefined);
+      const cipher = this.options.spoolCipher;
+      if (cipher) buffer.set(cipher.apply(buffer.subarray(0, bytesRead), at));
       at += bytesRead;
       yield buffer.subarray(0, bytesRead);
     }

@@ -9,6 +9,8 @@ export interface WriterOptions {
   csvRaw: boolean;
   spoolPath: string;
   transform?: ((text: string) => string) | undefined;
+  /** Keeps the CSV spool encrypted on disk (an encrypted export, age.ts). */
+  spoolCipher?: { apply(bytes: Uint8Array, position: number): Buffer } | undefined;
 }
 
 /** A format in one entry: how it is named and recognised, what it may be written to, and its writer. */
@@ -46,6 +48,7 @@ export const FORMAT_TABLE = {
           raw: o.csvRaw,
           spoolPath: o.spoolPath,
           ...(o.transform ? { transform: o.transform } : {}),
+          ...(o.spoolCipher ? { spoolCipher: o.spoolCipher } : {}),
         });
     },
   },
@@ -126,14 +129,27 @@ export interface FormatWriter {
   dispose(): Promise<void>;
 }
 
+/** The extension of an age-encrypted codes file, after its format's: `codes.csv.age` (docs/codes-and-exports.md). */
+export const AGE_EXTENSION = '.age';
+
+/** Whether `out` names an encrypted codes file (`codes.csv.age`, `codes.age`), in any case. */
+export function namesAgeFile(out: string): boolean {
+  return out !== '-' && out.toLowerCase().endsWith(AGE_EXTENSION) && baseName(out).length > AGE_EXTENSION.length;
+}
+
+function baseName(out: string): string {
+  return out.split(/[\\/]/).pop() ?? out;
+}
+
 /**
- * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json. An extension that
+ * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json. An encrypted
+ * file's format is named by the extension before `.age`: `codes.csv.age` is CSV, `codes.age` JSON. An extension that
  * names no format giftcodes writes (`codes.xls`, `codes.txt`) is refused (exit 2) rather than filled with
  * JSON under a name that promises something else.
  */
 export function formatFor(out: string, format: ExportFormat | undefined): ExportFormat {
   if (format) return format;
-  const name = out.split(/[\\/]/).pop() ?? out;
+  const name = baseName(namesAgeFile(out) ? out.slice(0, -AGE_EXTENSION.length) : out);
   const dot = name.lastIndexOf('.');
   if (out === '-' || dot <= 0) return 'json';
   const extension = name.slice(dot + 1).toLowerCase();

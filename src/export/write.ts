@@ -15,6 +15,7 @@ import { fsyncDirectory, localError } from '../files/atomic.js';
 import { pidAlive } from '../journal/owner.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
+import { encryptingSink, SpoolCipher, type EncryptingSink } from './age.js';
 import { writeAll } from './csv.js';
 import {
   FORMAT_TABLE,
@@ -57,6 +58,11 @@ export interface ExportOptions {
    * left for that order's next run, which tells from it that the rename never happened (codes-file.ts).
    */
   recordedTemp?: (temp: string) => boolean;
+  /**
+   * age recipients (`age1...`): the file, or stdout, is an age-encrypted file of the format, and no plaintext is
+   * ever on disk, spool included (age.ts). Empty or absent: plaintext as before.
+   */
+  encryptTo?: readonly string[] | undefined;
 }
 
 export interface ExportResult {
@@ -113,6 +119,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
   const temp = tempPath(dirname(target), tempPrefix(target));
   let handle: FileHandle | undefined;
   let writer: FormatWriter | undefined;
+  let age: EncryptingSink | undefined;
   let committed = false;
   try {
     // Read and write: the CSV writer may read back rows it wrote (TextSink.rewind).
@@ -147,8 +154,13 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
         },
       },
     };
-    writer = await writerFor(format, sink, o, tempPath(dirname(target), tempPrefix(target)));
+    // Encrypted: the writer's bytes go through age on their way to the file, which it cannot read back (no rewind).
+    age = o.encryptTo?.length ? await encryptingSink({ write: sink.write }, o.encryptTo) : undefined;
+    writer = await writerFor(format, age ? age.sink : sink, o, tempPath(dirname(target), tempPrefix(target)), {
+      ...(age ? { spoolCipher: new SpoolCipher() } : {}),
+    });
     const count = await pump(o, writer, undefined, new PageScanner([...LIST_KEYS, 'codes']));
+    await age?.close();
     await flusher.settled();
     await file.sync();
     await file.close();
@@ -159,6 +171,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     fsyncDirectory(dirname(target));
     return { path: target, count, format };
   } finally {
+    if (!committed) age?.abort(new Error('the export stopped'));
     await writer?.dispose();
     await handle?.close().catch(() => undefined);
     if (!committed) await unlink(temp).catch(() => undefined);
@@ -210,10 +223,10 @@ async function writerFor(
   sink: TextSink,
   o: ExportOptions,
   spoolPath: string,
-  transform?: (text: string) => string,
+  extras: { transform?: (text: string) => string; spoolCipher?: SpoolCipher } = {},
 ): Promise<FormatWriter> {
   const make = await FORMAT_TABLE[format].writer();
-  return make(sink, { orderId: o.orderId, csvRaw: o.csvRaw, spoolPath, transform });
+  return make(sink, { orderId: o.orderId, csvRaw: o.csvRaw, spoolPath, ...extras });
 }
 
 /**
@@ -314,14 +327,24 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
   // The data goes through the same last net as every other stdout line: no key is ever printed whole.
   const prefix = `giftcodes-spool-`;
   removeStaleTemps(tmpdir(), prefix);
-  const writer = await writerFor(format, sink, o, tempPath(tmpdir(), prefix), (text) => o.io.redact(text));
+  // Encrypted: stdout gets the age file; the CSV spool in the temporary directory is ciphertext too.
+  const age = o.encryptTo?.length ? await encryptingSink(sink, o.encryptTo) : undefined;
+  const writer = await writerFor(format, age ? age.sink : sink, o, tempPath(tmpdir(), prefix), {
+    transform: (text) => o.io.redact(text),
+    ...(age ? { spoolCipher: new SpoolCipher() } : {}),
+  });
   let written = 0;
+  let closed = false;
   try {
-    return { count: await pump(o, writer, (count) => (written = count)), gone: false };
+    const count = await pump(o, writer, (count) => (written = count));
+    await age?.close();
+    closed = true;
+    return { count, gone: false };
   } catch (error) {
     if (error instanceof ReaderGone) return { count: written, gone: true };
     throw error;
   } finally {
+    if (!closed) age?.abort(new Error('the export stopped'));
     await writer.dispose();
     stdout.off('error', onError);
   }
@@ -334,6 +357,56 @@ function interrupted(signal: AbortSignal): CliError {
     code: 'interrupted',
     hint: 'the order and its codes stay on the server: run the same command again',
   });
+}
+
+/**
+ * Bytes from `fill` into `target` as a codes file is written (0600 temporary file beside it, fsynced, then
+ * linked or renamed into place; refused if it exists, unless `force`): `codes decrypt --out` writes this way.
+ */
+export async function writeFileAtomically(
+  target: string,
+  force: boolean,
+  fill: (sink: TextSink) => Promise<void>,
+): Promise<string> {
+  const path = resolve(target);
+  const lock = lockOutTarget(path);
+  try {
+    checkOutTarget(path, force, { lockHeldHere: true });
+    removeStaleTemps(dirname(path), tempPrefix(path));
+    const temp = tempPath(dirname(path), tempPrefix(path));
+    let handle: FileHandle | undefined;
+    let committed = false;
+    try {
+      handle = await open(temp, 'wx', 0o600).catch((error: unknown) => {
+        throw fileError(error, path);
+      });
+      const file = handle;
+      let position = 0;
+      await fill({
+        write: async (chunk) => {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+          await writeAll(file, bytes, position).catch((error: unknown) => {
+            throw fileError(error, path);
+          });
+          position += bytes.length;
+        },
+      });
+      await file.sync().catch((error: unknown) => {
+        throw fileError(error, path);
+      });
+      await file.close();
+      handle = undefined;
+      await commit(temp, path, force);
+      committed = true;
+      fsyncDirectory(dirname(path));
+      return path;
+    } finally {
+      await handle?.close().catch(() => undefined);
+      if (!committed) await unlink(temp).catch(() => undefined);
+    }
+  } finally {
+    lock.release();
+  }
 }
 
 /** The atomic step. Without --force, link() refuses a target that appeared since the check; rename() would replace it. */

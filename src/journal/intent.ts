@@ -40,6 +40,8 @@ export interface OutSpec {
   format?: ExportFormat | undefined;
   force: boolean;
   csvRaw: boolean;
+  /** age recipients the codes file is encrypted to (a resume encrypts to the same ones). */
+  encryptTo?: string[] | undefined;
 }
 
 /** What makes two order requests the same order: see sameRequest and sameOrder. */

@@ -17,6 +17,7 @@ const outSchema = z.object({
   format: z.optional(z.enum(EXPORT_FORMATS)),
   force: z.boolean(),
   csvRaw: z.boolean(),
+  encryptTo: z.optional(z.array(z.string())),
 });
 
 const fileSchema = z.object({

@@ -77,6 +77,7 @@ export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
     out: o.out.path,
     format: o.out.format,
     csvRaw: o.out.csvRaw,
+    encryptTo: o.out.encryptTo,
     io: o.io,
     signal: o.signal,
   };

@@ -56,6 +56,8 @@ export interface RowOptions {
   interval?: number | undefined;
   timeout?: number | undefined;
   force?: boolean | undefined;
+  /** age recipients every row's codes file is encrypted to (checked against the rows' names before the run). */
+  encryptTo?: string[] | undefined;
 }
 
 /**
@@ -330,7 +332,9 @@ export async function runRows(
           earlier: earlier.orderId,
         };
       }
-      const out: OutSpec | undefined = row.out ? { path: row.out, force: o.force === true, csvRaw: false } : undefined;
+      const out: OutSpec | undefined = row.out
+        ? { path: row.out, force: o.force === true, csvRaw: false, ...(o.encryptTo ? { encryptTo: o.encryptTo } : {}) }
+        : undefined;
       if (row.out && files) {
         // Another run (order place --out, another plan) that would write this file meanwhile is refused
         // before its charge, never this row after its own: the row is refused here if the file is taken

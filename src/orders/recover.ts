@@ -34,6 +34,9 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
 export async function sameCodesAlready(
   o: Omit<ExportOptions, 'force' | 'beforeCommit' | 'onProgress'>,
 ): Promise<ExportResult | undefined> {
+  // An encrypted file cannot be compared without its identity, and a plaintext copy must never be written to
+  // compare: the existing file is refused as any other (--force, or another name).
+  if (o.encryptTo?.length) return undefined;
   const { exportCodes } = await import('../export/write.js');
   const target = resolve(o.out);
   const check = join(

@@ -96,7 +96,13 @@ describe('bash completion function', () => {
     expect(bashComplete('giftcodes ping --env l')).toEqual(['live']);
     expect(bashComplete('giftcodes ping --env=')).toEqual(['test', 'live']);
     expect(bashComplete('giftcodes completion ')).toEqual(['bash', 'zsh', 'fish']);
-    expect(bashComplete('giftcodes config set ')).toEqual(['base-url', 'default-env', 'history-days', 'proxy']);
+    expect(bashComplete('giftcodes config set ')).toEqual([
+      'base-url',
+      'default-env',
+      'encrypt-to',
+      'history-days',
+      'proxy',
+    ]);
     const dir = tempDir('giftcodes-files-');
     writeFileSync(join(dir, 'seed-resellers.json'), '{}');
     expect(bashComplete(`giftcodes serve --seed ${dir}/seed-`)).toEqual([`${dir}/seed-resellers.json`]);

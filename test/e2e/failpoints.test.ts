@@ -8,8 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
+import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import {
   journalIntents,
   ledger,
@@ -37,6 +38,8 @@ const PLAN_POINTS = ALL_POINTS;
 
 interface Ctx {
   configDir: string;
+  /** The age recipient of the encrypted modes. */
+  recipient: string;
   quantity: number;
   file: string;
   key?: string;
@@ -55,6 +58,8 @@ interface Mode {
   junk?: boolean;
   /** The codes file's extension, and so its format: json unless said. */
   ext?: 'xlsx';
+  /** The codes file is encrypted (codes.json.age, --encrypt-to): read back with the real age tool. */
+  age?: boolean;
 }
 
 const place = (c: Ctx): string[] => ['order', 'place', '--product', PRODUCT, '--quantity', String(c.quantity)];
@@ -130,6 +135,40 @@ const MODES: Mode[] = [
     sink: 'file',
   },
   {
+    name: 'place --out .age',
+    points: ALL_POINTS,
+    age: true,
+    args: (c) => [...place(c), '--out', c.file, '--encrypt-to', c.recipient, '--interval', '0.05'],
+    sink: 'file',
+  },
+  {
+    name: 'place --out .age --force',
+    points: ['codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed'],
+    age: true,
+    junk: true,
+    args: (c) => [...place(c), '--out', c.file, '--force', '--encrypt-to', c.recipient, '--interval', '0.05'],
+    sink: 'file',
+  },
+  {
+    name: 'codes get --out .age',
+    points: ['codes.tmp-written', 'resolved'],
+    setup: 'accepted',
+    age: true,
+    args: (c) => [
+      'codes',
+      'get',
+      c.orderId!,
+      '--wait',
+      '--interval',
+      '0.05',
+      '--out',
+      c.file,
+      '--encrypt-to',
+      c.recipient,
+    ],
+    sink: 'file',
+  },
+  {
     name: 'place --plan',
     points: PLAN_POINTS,
     args: (c) => ['order', 'place', '--plan', planFor(c), '--json', '--interval', '0.05'],
@@ -154,6 +193,10 @@ export const UNREACHABLE = {
     'sending.written (a resumed `sending` intent is sent again without writing it)',
   'watch --out / watch --out codes.xlsx / codes get --out':
     'intent.written, sending.written, request.sent, order.accepted, codes.identity-written, codes.committed (they never place an order, and record no file)',
+  'place --out .age --force':
+    'the steps before the codes file are those of place --out (an encrypted file is written at the same steps)',
+  'codes get --out .age':
+    'codes.renamed, delivered: its recovery finds the encrypted file and cannot compare it without the identity, so it refuses it (exit 2, tested below) rather than deliver twice',
 };
 
 const cases = MODES.flatMap((mode) => mode.points.map((point) => ({ mode, point })));
@@ -215,6 +258,14 @@ print(json.dumps([{"code": row[at][1] if row[at][0] == "s" else None} for row in
 
 describe('failpoint matrix: a kill at every durable step, then the natural recovery', () => {
   const served = servedApi(['--fulfil-after', '100'], { login: true });
+  let pair: { identity: string; recipient: string } | undefined;
+  beforeAll(() => {
+    ensureAge();
+    pair = keyPair();
+  });
+  /** A codes file, decrypted with the real age tool when the mode encrypts it. */
+  const codesText = (mode: Mode, file: string): string =>
+    mode.age ? ageDecrypt(pair!.identity, file).toString('utf8') : readFileSync(file, 'utf8');
 
   it('names every failpoint of the contract', () => {
     expect(ALL_POINTS).toEqual([
@@ -229,7 +280,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
       'delivered',
       'resolved',
     ]);
-    expect(cases.length).toBe(76);
+    expect(cases.length).toBe(92);
   });
 
   it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))(
@@ -239,7 +290,8 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
       const { server, configDir: template } = served;
       const configDir = tempDir();
       cpSync(template, configDir, { recursive: true });
-      const ctx: Ctx = { configDir, quantity: 100 + i, file: join(tempDir(), `codes.${mode.ext ?? 'json'}`) };
+      const file = join(tempDir(), mode.age ? 'codes.json.age' : `codes.${mode.ext ?? 'json'}`);
+      const ctx: Ctx = { configDir, recipient: pair!.recipient, quantity: 100 + i, file };
       if (mode.junk) writeFileSync(ctx.file, '["an older file"]\n');
       if (mode.setup) {
         const killAt = mode.setup === 'sending' ? 'request.sent' : 'order.accepted';
@@ -285,7 +337,12 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
           ).toContain(String(charged[0]!.order_id));
       }
       if (hasFile) {
-        const codes = mode.ext === 'xlsx' ? workbookCodes(ctx.file) : readCodes(ctx.file);
+        const codes =
+          mode.ext === 'xlsx'
+            ? workbookCodes(ctx.file)
+            : mode.age
+              ? (JSON.parse(codesText(mode, ctx.file)) as { code: unknown }[])
+              : readCodes(ctx.file);
         expect(codes).toHaveLength(ctx.quantity);
         expect(codes.every((c) => typeof c.code === 'string')).toBe(true);
         expect(new Set(codes.map((c) => c.code)).size, 'each code once').toBe(ctx.quantity);
@@ -315,7 +372,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
   // run. Its identity and count were recorded before the rename; neither the temporary file nor the target
   // holds them, so the next run stops (exit 2) rather than write the same codes to a second file.
   it.concurrent.each(
-    MODES.filter((m) => m.name === 'place --out' || m.name === 'place --plan').map((mode) => ({
+    MODES.filter((m) => ['place --out', 'place --plan', 'place --out .age'].includes(m.name)).map((mode) => ({
       mode,
       label: mode.name,
     })),
@@ -326,10 +383,15 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
       const { server, configDir: template } = served;
       const configDir = tempDir();
       cpSync(template, configDir, { recursive: true });
-      const ctx: Ctx = { configDir, quantity: mode.sink === 'plan' ? 91 : 93, file: join(tempDir(), 'codes.json') };
+      const ctx: Ctx = {
+        configDir,
+        recipient: pair!.recipient,
+        quantity: mode.sink === 'plan' ? 91 : mode.age ? 95 : 93,
+        file: join(tempDir(), mode.age ? 'codes.json.age' : 'codes.json'),
+      };
       const killed = await runCli(mode.args(ctx), { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.committed=kill' } });
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      expect(JSON.parse(readFileSync(ctx.file, 'utf8'))).toHaveLength(ctx.quantity);
+      expect(JSON.parse(codesText(mode, ctx.file))).toHaveLength(ctx.quantity);
       const moved = `${ctx.file}.sold`;
       renameSync(ctx.file, moved);
       const again = await runCli(mode.args(ctx), { configDir });
@@ -341,6 +403,31 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
         (o) => o.product_id === PRODUCT && o.quantity === ctx.quantity,
       );
       expect(charged).toHaveLength(1);
+    },
+  );
+
+  // codes get --out .age killed after its rename: the next run finds an encrypted file it cannot compare with
+  // the codes without the identity, and refuses it (exit 2, the file as it was), never writing it twice.
+  it.concurrent.each(['codes.renamed', 'delivered'])(
+    'codes get --out .age × %s: the next run refuses the encrypted file it cannot compare, exit 2',
+    { timeout: 120_000 },
+    async (point) => {
+      const { configDir: template } = served;
+      const configDir = tempDir();
+      cpSync(template, configDir, { recursive: true });
+      const mode = MODES.find((m) => m.name === 'codes get --out .age')!;
+      const quantity = point === 'delivered' ? 98 : 97;
+      const ctx: Ctx = { configDir, recipient: pair!.recipient, quantity, file: join(tempDir(), 'codes.json.age') };
+      const placed = await runCli([...place(ctx), '--json'], { configDir });
+      ctx.orderId = (JSON.parse(placed.stdout) as { id: string }).id;
+      const killed = await runCli(mode.args(ctx), { configDir, env: { GIFTCODES_FAILPOINTS: `${point}=kill` } });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const first = readFileSync(ctx.file);
+      const again = await runCli(mode.args(ctx), { configDir });
+      expect(again.code, again.stderr).toBe(2);
+      expect(again.stderr).toContain('exists');
+      expect(readFileSync(ctx.file).equals(first)).toBe(true);
+      expect(JSON.parse(codesText(mode, ctx.file))).toHaveLength(quantity);
     },
   );
 });

@@ -5,7 +5,14 @@ import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
-import { addIntervalFlags, addOutFlags, checkWaitFlags, DEFAULT_INTERVAL_S, type WaitFlags } from '../wait-flags.js';
+import {
+  addIntervalFlags,
+  addOutFlags,
+  checkWaitFlags,
+  DEFAULT_INTERVAL_S,
+  withRecipients,
+  type WaitFlags,
+} from '../wait-flags.js';
 
 export interface GetOptions extends WaitFlags {
   orderId: string;
@@ -14,7 +21,11 @@ export interface GetOptions extends WaitFlags {
   json: boolean;
 }
 
-type GetDeps = Pick<Deps, 'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>;
+type GetDeps = Pick<
+  Deps,
+  'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
+> &
+  Partial<Pick<Deps, 'config'>>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -70,6 +81,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     waitFlag: '--wait',
     outDefaultsToStdout: true,
   });
+  options = await withRecipients(options, deps, { outDefaultsToStdout: true });
   const force = options.force === true;
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (docs/choices.md). --format csv/jsonl with it is refused by checkWaitFlags.
@@ -125,7 +137,13 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     api,
     orderId: options.orderId,
     expected,
-    out: { path: out, format: options.format, force, csvRaw: options.csvRaw === true },
+    out: {
+      path: out,
+      format: options.format,
+      force,
+      csvRaw: options.csvRaw === true,
+      ...(options.encryptTo ? { encryptTo: options.encryptTo } : {}),
+    },
     io: deps.io,
     signal: deps.signal,
     recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),

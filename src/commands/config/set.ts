@@ -16,6 +16,7 @@ export function register(parent: Command, app: App): void {
     examples: [
       'giftcodes config set default-env live',
       'giftcodes config set base-url https://api.example.com --profile shop-eu',
+      'giftcodes config set encrypt-to age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p',
     ],
   };
   addVerb(parent, app, 'set', help, ({ globals, deps }, field, value) =>
@@ -39,6 +40,14 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
     );
   if (field === 'proxy') value = checkProxyUrl(value);
   if (field === 'default-env') defaultEnvironment(value);
+  if (field === 'encrypt-to') {
+    // Recipients checked here (exit 2): a cron job must not find out at its first order that none can be encrypted to.
+    const [{ encryptToList }, { checkRecipients }] = await Promise.all([
+      import('../../config/store.js'),
+      import('../../export/age.js'),
+    ]);
+    await checkRecipients(encryptToList(value), 'encrypt-to');
+  }
   if (field === 'history-days' && !/^[1-9][0-9]{0,4}$/.test(value)) {
     throw new UsageError(`history-days is a whole number of days from 1 to 99999, not "${value}"`, {
       hint: 'the local order record keeps ended orders 90 days by default',

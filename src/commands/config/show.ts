@@ -55,6 +55,7 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
     keys,
     keyStorage: storage,
     ...(proxy ? { proxy } : {}),
+    ...(profile.encryptTo?.length ? { encryptTo: profile.encryptTo } : {}),
     configFile: store.path,
   };
   const { io } = deps;
@@ -69,6 +70,7 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
         `test key     ${shown.keys.test ?? none}${where(shown.keyStorage.test)}`,
         `live key     ${shown.keys.live ?? none}${where(shown.keyStorage.live)}`,
         ...(proxy ? [`proxy        ${proxy}`] : []),
+        ...(shown.encryptTo ? [`encrypt to   ${shown.encryptTo.join(' ')}`] : []),
         `config file  ${shown.configFile}`,
       ].join('\n'),
   });

@@ -15,7 +15,14 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFlags } from '../wait-flags.js';
+import {
+  addWaitFlags,
+  checkWaitFlags,
+  DEFAULT_INTERVAL_S,
+  outSpec,
+  withRecipients,
+  type WaitFlags,
+} from '../wait-flags.js';
 
 export interface PlaceOptions extends WaitFlags {
   product: string;
@@ -42,7 +49,8 @@ export interface PlanRunOptions extends RowOptions {
   yes?: boolean | undefined;
 }
 
-export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'journal' | 'configDir'>;
+export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'journal' | 'configDir'> &
+  Partial<Pick<Deps, 'config' | 'currentTarget'>>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -87,6 +95,8 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void> {
+  // A plan's rows name their own files: each is checked against the recipients (orders/plan.ts checkOutFiles).
+  options = options.plan === undefined ? await withRecipients(options, deps) : await planRecipients(options, deps);
   if (options.plan !== undefined)
     return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
   // Alone at a terminal: a guided order (orders/guided.ts), confirmed there; elsewhere the usage error below.
@@ -426,6 +436,20 @@ async function summarise(io: Io, { intent, order, written }: Driven): Promise<vo
     io,
     `ordered ${intent.quantity} × ${intent.productId}: order ${String(order.id)} ${String(order.status)}${codes}`,
   );
+}
+
+/**
+ * A plan's recipients: --encrypt-to, else the profile's, checked against every row's out file (each named
+ * `.age` when encrypted, none named `.age` without recipients), before anything is charged.
+ */
+async function planRecipients(options: PlaceOptions, deps: PlaceDeps): Promise<PlaceOptions> {
+  const { readPlan } = await import('../../orders/plan.js');
+  const outs = readPlan(options.plan!).flatMap((row) => (row.out ? [row.out] : []));
+  let encryptTo: string[] | undefined;
+  for (const out of outs.length > 0 ? outs : [undefined])
+    encryptTo = (await withRecipients({ encryptTo: options.encryptTo, out }, deps)).encryptTo;
+  const { encryptTo: _given, ...rest } = options;
+  return encryptTo ? { ...rest, encryptTo } : rest;
 }
 
 /** Printable ASCII without spaces, as an HTTP header value and a journal key can safely carry. */

@@ -9,7 +9,14 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { SCHEMES, type Scheme } from '../../webhooks/schemes.js';
 import { integer, nonEmpty } from '../parse.js';
-import { addWaitFlags, checkWaitFlags, DEFAULT_INTERVAL_S, outSpec, type WaitFlags } from '../wait-flags.js';
+import {
+  addWaitFlags,
+  checkWaitFlags,
+  DEFAULT_INTERVAL_S,
+  outSpec,
+  withRecipients,
+  type WaitFlags,
+} from '../wait-flags.js';
 
 export interface WatchOptions extends WaitFlags {
   id: string;
@@ -25,7 +32,8 @@ export interface WatchOptions extends WaitFlags {
 type WatchDeps = Pick<
   Deps,
   'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
->;
+> &
+  Partial<Pick<Deps, 'config'>>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -71,6 +79,7 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: WatchOptions, deps: WatchDeps): Promise<void> {
+  options = await withRecipients(options, deps);
   const out = outSpec(options);
   checkWaitFlags(options, { json: options.json, waits: true, waitFlag: '' });
   const webhookSecret = await webhookSecretFor(options, deps);

@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import { stdoutFailed } from '../../output/io.js';
+import { exportResult } from '../../output/exporter.js';
+import { examples, type App } from '../app.js';
+import type { Deps } from '../deps.js';
+import { nonEmpty } from '../parse.js';
+
+export interface DecryptOptions {
+  file: string;
+  identity?: string;
+  out?: string;
+  force?: boolean;
+}
+
+export function register(parent: Command, app: App): void {
+  const command = parent
+    .command('decrypt')
+    .description('decrypt an encrypted codes file (codes.csv.age) to stdout or a file, with an age identity file')
+    .argument('<file>', "the age file ('-' = stdin)", nonEmpty('file'))
+    .option('-i, --identity <file>', 'the age identity file (age-keygen -o key.txt)', nonEmpty('identity file', 4096))
+    .option('-o, --out <file>', "write to this file (0600, atomically; '-' = stdout, the default)")
+    .option('--force', 'overwrite an existing --out file')
+    .action(async (file: string, flags: Omit<DecryptOptions, 'file'>, cmd: Command) => {
+      const { deps } = app.context(cmd);
+      await run({ ...flags, file }, deps);
+    });
+  examples(command, [
+    'giftcodes codes decrypt codes.csv.age --identity key.txt --out codes.csv',
+    'giftcodes codes decrypt codes.csv.age --identity key.txt | head',
+  ]);
+}
+
+export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Promise<void> {
+  const { io } = deps;
+  if (options.identity === undefined)
+    throw new UsageError('codes decrypt needs the identity file the codes were encrypted to', {
+      code: 'identity_missing',
+      hint: 'add --identity key.txt (the file age-keygen -o key.txt wrote)',
+    });
+  const identity = options.identity;
+  const out = options.out ?? '-';
+  if (options.force && out === '-')
+    throw new UsageError('--force only applies with --out', { hint: 'add --out <file>' });
+  const { decryptFile } = await import('../../export/decrypt.js');
+  if (out !== '-') {
+    const { writeFileAtomically } = await import('../../export/write.js');
+    const path = await writeFileAtomically(out, options.force === true, (sink) =>
+      decryptFile(options.file, identity, sink, io.stdin),
+    );
+    await exportResult(
+      io,
+      { file: options.file, path },
+      { notes: () => [`${io.c.green('✓')} decrypted ${options.file} to ${path} (0600)`] },
+    );
+    return;
+  }
+  const stdout = io.stdout;
+  let failure: Error | undefined;
+  const onError = (error: Error): void => {
+    failure = error;
+  };
+  stdout.on('error', onError);
+  try {
+    await decryptFile(
+      options.file,
+      identity,
+      {
+        write: (chunk) =>
+          new Promise<void>((resolve, reject) => {
+            if (failure) return reject(stdoutFailed(failure, 'the decrypted codes'));
+            stdout.write(chunk, (error) => (error ? reject(stdoutFailed(error, 'the decrypted codes')) : resolve()));
+          }),
+      },
+      io.stdin,
+    );
+  } finally {
+    stdout.off('error', onError);
+  }
+}

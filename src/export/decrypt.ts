@@ -1,0 +1,210 @@
+// `giftcodes codes decrypt`: an age file (what --encrypt-to wrote, or `age -r`) back to its plaintext, streamed
+// chunk by chunk, with an age identity file (what age-keygen wrote). Each way it can go wrong is one line and
+// exit 2: the identity file unreadable or malformed, the file not an age file, no identity matching its
+// recipients, the file damaged or cut short (its chunks are authenticated, the last one marked as last).
+import { createReadStream, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { UsageError } from '../errors.js';
+import type { TextSink } from './format.js';
+
+const AGE_MAGIC = 'age-encryption.org/v1\n';
+const ARMOR_BEGIN = '-----BEGIN AGE ENCRYPTED FILE-----';
+/** An armored file is text, small by nature; it is decoded whole (the binary format streams). */
+const ARMOR_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The identities of an identity file: `AGE-SECRET-KEY-1...` lines; `#` comments and blank lines skipped. */
+export function readIdentities(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UsageError(`cannot read the identity file ${path}: ${code}`, {
+      code: 'identity_unreadable',
+      hint: 'give the key file age-keygen wrote: --identity key.txt',
+    });
+  }
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const malformed = (why: string): UsageError =>
+    new UsageError(`the identity file ${path} is not an age identity file: ${why}`, {
+      code: 'identity_invalid',
+      hint: 'an identity file holds AGE-SECRET-KEY-1... lines, as age-keygen -o key.txt writes them',
+    });
+  if (lines.length === 0) throw malformed('it holds no key');
+  for (const [index, line] of lines.entries()) {
+    if (line.startsWith('-----BEGIN') && line.includes('PRIVATE KEY'))
+      throw malformed('SSH keys are not supported as identities here (decrypt with age -d -i)');
+    if (!line.startsWith('AGE-SECRET-KEY-')) throw malformed(`key ${index + 1} does not start with AGE-SECRET-KEY-`);
+  }
+  return lines;
+}
+
+/** Decrypts the age file at `input` ('-' for stdin) into `sink`, with the identities of `identityPath`. */
+export async function decryptFile(
+  input: string,
+  identityPath: string,
+  sink: TextSink,
+  stdin: NodeJS.ReadableStream,
+): Promise<void> {
+  const identities = readIdentities(identityPath);
+  const { Decrypter, armor } = await import('age-encryption');
+  const decrypter = new Decrypter();
+  for (const [index, identity] of identities.entries()) {
+    try {
+      decrypter.addIdentity(identity);
+    } catch (error) {
+      throw new UsageError(
+        `the identity file ${identityPath} is not an age identity file: key ${index + 1} is malformed (${reason(error)})`,
+        {
+          code: 'identity_invalid',
+          hint: 'an identity file holds AGE-SECRET-KEY-1... lines, as age-keygen writes them',
+        },
+      );
+    }
+  }
+  const name = input === '-' ? 'standard input' : input;
+  const source = await openSource(input, stdin);
+  const head = await source.peek(Math.max(AGE_MAGIC.length, ARMOR_BEGIN.length));
+  let stream: ReadableStream<Uint8Array>;
+  if (head.toString('latin1').startsWith(ARMOR_BEGIN)) {
+    const text = (await source.all(ARMOR_MAX_BYTES)).toString('latin1');
+    let bytes: Uint8Array;
+    try {
+      bytes = armor.decode(text);
+    } catch (error) {
+      throw damaged(name, `its armor is malformed (${reason(error)})`);
+    }
+    stream = new Blob([bytes]).stream();
+  } else if (head.toString('latin1').startsWith(AGE_MAGIC)) {
+    stream = source.stream();
+  } else {
+    source.close();
+    throw new UsageError(`${name} is not an age file (it does not start with ${JSON.stringify(AGE_MAGIC.trim())})`, {
+      code: 'not_age_file',
+      hint: 'give a file written with --encrypt-to (codes.csv.age) or by age -r',
+    });
+  }
+  let plaintext: ReadableStream<Uint8Array>;
+  try {
+    plaintext = await decrypter.decrypt(stream);
+  } catch (error) {
+    source.close();
+    const why = reason(error);
+    if (/no identity matched/.test(why))
+      throw new UsageError(`no key in ${identityPath} can decrypt ${name}: it was encrypted to other recipients`, {
+        code: 'identity_mismatch',
+        hint: 'give the identity file whose public key (age-keygen -y) the codes were encrypted to',
+      });
+    if (/stream ended/.test(why)) throw damaged(name, 'it is cut short inside its header');
+    throw damaged(name, `its header is malformed (${why})`);
+  }
+  const reader = plaintext.getReader();
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw damaged(name, `it is cut short or altered (${reason(error)})`);
+      }
+      if (chunk.done) break;
+      await sink.write(chunk.value);
+    }
+  } finally {
+    reader.releaseLock();
+    source.close();
+  }
+}
+
+function damaged(name: string, why: string): UsageError {
+  return new UsageError(`${name} cannot be decrypted: ${why}`, {
+    code: 'age_file_damaged',
+    hint: 'copy the whole file again (a partial download or copy is cut short)',
+  });
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+interface Source {
+  /** The first `n` bytes (fewer at the end of the input), kept for the stream. */
+  peek(n: number): Promise<Buffer>;
+  /** The whole input, at most `max` bytes. */
+  all(max: number): Promise<Buffer>;
+  /** The whole input as a stream of bytes, the peeked ones first. */
+  stream(): ReadableStream<Uint8Array>;
+  close(): void;
+}
+
+/** The input file, or stdin, read once: a few bytes looked at first, then the rest streamed. */
+async function openSource(input: string, stdin: NodeJS.ReadableStream): Promise<Source> {
+  let readable: Readable;
+  if (input === '-') readable = stdin as Readable;
+  else {
+    const handle = await open(input, 'r').catch((error: unknown) => {
+      throw new UsageError(`cannot read ${input}: ${(error as NodeJS.ErrnoException).code ?? reason(error)}`, {
+        code: 'input_unreadable',
+        hint: 'give the path of the encrypted codes file',
+      });
+    });
+    if ((await handle.stat()).isDirectory()) {
+      await handle.close();
+      throw new UsageError(`cannot read ${input}: it is a directory`, { code: 'input_unreadable' });
+    }
+    readable = createReadStream('', { fd: handle, autoClose: true, highWaterMark: 64 * 1024 });
+  }
+  const iterator = readable[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  let peeked = Buffer.alloc(0);
+  let ended = false;
+  const next = async (): Promise<Buffer | undefined> => {
+    const { done, value } = await iterator.next();
+    if (done) {
+      ended = true;
+      return undefined;
+    }
+    return typeof value === 'string' ? Buffer.from(value) : value;
+  };
+  return {
+    async peek(n) {
+      while (peeked.length < n && !ended) {
+        const chunk = await next();
+        if (chunk) peeked = Buffer.concat([peeked, chunk]);
+      }
+      return peeked.subarray(0, n);
+    },
+    async all(max) {
+      const parts: Buffer[] = [peeked];
+      let size = peeked.length;
+      for (let chunk = await next(); chunk; chunk = await next()) {
+        size += chunk.length;
+        if (size > max) throw damaged(input, 'its armor is larger than an armored file can be here');
+        parts.push(chunk);
+      }
+      return Buffer.concat(parts);
+    },
+    stream() {
+      let first: Buffer | undefined = peeked;
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (first) {
+            const bytes = first;
+            first = undefined;
+            if (bytes.length > 0)
+              return controller.enqueue(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+          }
+          const chunk = await next();
+          if (chunk) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+          else controller.close();
+        },
+      });
+    },
+    close() {
+      if (input !== '-') readable.destroy();
+    },
+  };
+}
