@@ -70,7 +70,7 @@ describe('settle by a delivered record', () => {
   // forgotten the key (a second charge), and it would put the same codes into a second file.
   it(
     'a key reused after its order reached you is refused before anything is sent: the same codes never go into a second file',
-    { timeout: 60_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -106,7 +106,7 @@ describe('a plan killed between its two batched end steps', () => {
   // ends them, none is sent or refreshed again, and the same plan reports each as already delivered.
   it(
     'order resume --all settles every row, sends nothing; the plan again reports the same orders',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -145,7 +145,7 @@ describe('other commands while a plan has rows out and rows armed', () => {
   // neither settle nor send any row the live plan holds.
   it(
     "order pending and order resume --all leave the live plan's rows alone; one order per row",
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const { configDir, plan, prefix } = await freshPlan(6, 'meanwhile');
       const held = gate();
@@ -181,7 +181,7 @@ describe('other commands while a plan has rows out and rows armed', () => {
 describe('two runs of one plan at once', () => {
   // Each row is one key: whichever run holds it, the other is refused that row (intent_busy) or reads it
   // as delivered; never a second order. A third run then reports every row, and nothing stays pending.
-  it('one order per row on the ledger, and the plan again reports them all', { timeout: 120_000 }, async () => {
+  it('one order per row on the ledger, and the plan again reports them all', { timeout: 300_000 }, async () => {
     const { configDir, plan, prefix } = await freshPlan(12, 'twice');
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
     const [a, b] = await Promise.all([
@@ -225,7 +225,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
   for (const point of ['request.sent', 'delivered'] as const) {
     it(
       `read-only from ${point} on: exit 8, one order per row, recovered once writable`,
-      { timeout: 90_000 },
+      { timeout: 300_000 },
       async () => {
         const configDir = readOnlyDisk();
         await remount(configDir, 'rw');
@@ -269,7 +269,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
   // the next run of the same plan: then one full run. One order per row, each reported, nothing pending.
   it(
     'one order per row on the ledger, the last run reports every one, nothing pending',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -311,7 +311,7 @@ describe('an intent file renamed by hand', () => {
   // find(key) reads the key's own file first; an intent under another name is found by the scan. Resumed,
   // it is saved under its own name: the renamed copy must not stay behind as a second pending intent.
   for (const point of ['intent.written', 'order.accepted'] as const) {
-    it(`killed at ${point}, renamed, resumed: one order, nothing pending`, { timeout: 60_000 }, async () => {
+    it(`killed at ${point}, renamed, resumed: one order, nothing pending`, { timeout: 300_000 }, async () => {
       const configDir = await loggedIn(server);
       const key = `renamed-${point}-${Date.now()}`;
       const killed = await runCli(
@@ -343,7 +343,7 @@ describe('a plan row and an order place --out at the same file', () => {
   // POST is out charges, writes the file, and the row (charged too) can then never deliver its codes there.
   it(
     'the later one is refused before its charge; every order charged is delivered, nothing pending',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -392,7 +392,7 @@ describe('a plan row and an order place --out at the same file', () => {
 describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
   // Armed rows (`sending` on disk, nothing sent) are left when the run stops: the same plan again sends
   // each with its key. Exit 130, no stack trace; then one order per row and nothing pending.
-  it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
+  it('exit 130; the plan again places exactly the missing rows', { timeout: 300_000 }, async () => {
     const { configDir, plan, prefix } = await freshPlan(6, 'sigint');
     const held = gate();
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {

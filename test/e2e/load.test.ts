@@ -153,5 +153,5 @@ describe('load', () => {
     console.log(
       `load: ${answers.length} requests, ${answeredIds.length} orders, ${answers.filter((a) => a.planned.reuse).length} refused key reuses`,
     );
-  }, 60_000);
+  }, 300_000);
 });

@@ -61,7 +61,7 @@ beforeAll(async () => {
     recordOutput(`installed giftcodes ${args.join(' ')}`, result.stdout, result.stderr);
     return result;
   };
-}, 120_000);
+}, 300_000);
 
 describe('npm pack', () => {
   it('holds only what runs: the build, bin, completions, the man page, README, LICENSE, package.json', () => {

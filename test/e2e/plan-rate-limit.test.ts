@@ -37,5 +37,5 @@ describe('order place --plan under --rate-limit', () => {
     // The plan did meet the limit (else this proves nothing), and far less often than once per row.
     expect(limited).toBeGreaterThan(0);
     expect(limited, answers.join('\n')).toBeLessThan(ROWS);
-  }, 120_000);
+  }, 300_000);
 });

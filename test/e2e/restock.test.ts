@@ -38,7 +38,7 @@ describe('restock chaos: order place --out killed at random instants', () => {
     return ['--seed', seed, '--drop-after-commit', '0.3', '--hold', '100', '--fulfil-after', '300'];
   });
 
-  it(`one charge and a complete file in each of ${ROUNDS} rounds`, { timeout: 240_000 }, async () => {
+  it(`one charge and a complete file in each of ${ROUNDS} rounds`, { timeout: 300_000 }, async () => {
     // A live key, as a real restock uses: --yes answers the confirmation.
     const { server } = served;
     const env = { GIFTCODES_API_KEY: RESTOCK_LIVE_KEY };

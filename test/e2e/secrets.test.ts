@@ -174,7 +174,7 @@ describe('a known key through every command, with --verbose', () => {
     const written = files(cwd);
     expect(Object.keys(written).sort()).toEqual(['codes.csv', 'codes.json']);
     for (const [path, content] of Object.entries(written)) expect(leaks(content), path).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('crash output', () => {
@@ -339,5 +339,5 @@ describe('files stay private under umask 000', () => {
     expect(mode(join(cwd, 'later.jsonl'))).toBe(0o600);
     // And no file anywhere under the config directory is readable by others.
     for (const path of Object.keys(files(configDir))) expect(mode(join(configDir, path)) & 0o077, path).toBe(0);
-  }, 60_000);
+  }, 300_000);
 });

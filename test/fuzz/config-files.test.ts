@@ -223,5 +223,5 @@ describe('fuzz: config files', () => {
     ).toBe('');
     const codes = exitCodeCounts('config-files', outcomes);
     for (const code of ['0', '3']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
-  }, 120_000);
+  }, 300_000);
 });

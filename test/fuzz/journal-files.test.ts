@@ -30,7 +30,7 @@ beforeAll(async () => {
   } finally {
     await silent.close();
   }
-}, 30_000);
+}, 300_000);
 
 /** Required fields of an intent, each with values its type can never take (so the file is never a valid intent). */
 const notAString = fc.oneof(
@@ -172,5 +172,5 @@ describe('fuzz: journal files', () => {
     ).toBe('');
     const placed = cases.filter((c) => c.command[1] === 'place').length;
     expect((await ledger(served.server)).orders).toHaveLength(placed);
-  }, 120_000);
+  }, 300_000);
 });

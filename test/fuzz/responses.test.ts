@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
   expect(setup.code).toBe(5);
   expect(readdirSync(join(template, 'journal')).filter((name) => name.endsWith('.json'))).toHaveLength(1);
-}, 30_000);
+}, 300_000);
 afterAll(() => hostile?.close());
 
 const HUGE_BODY = Buffer.from(
@@ -280,5 +280,5 @@ describe('fuzz: hostile server responses', () => {
     ).toBe('');
     const codes = exitCodeCounts('responses', outcomes);
     for (const code of ['3', '4', '5']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
-  }, 150_000);
+  }, 300_000);
 });

@@ -40,7 +40,7 @@ async function proxy(upstream: RunningServer): Promise<Proxy> {
       return undefined;
     }
     // A safety net only: prism takes seconds to start, far more on a loaded machine.
-  }, 120_000);
+  }, 300_000);
   return { url, child, upstream };
 }
 
@@ -86,7 +86,7 @@ beforeAll(async () => {
     start({ rateLimit: 0.01, failRate: 1 }),
   ]);
   [plain, seeded, faulty] = (await Promise.all(servers.map(proxy))) as [Proxy, Proxy, Proxy];
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   for (const p of [plain, seeded, faulty]) {
     p?.child.kill();
