@@ -134,7 +134,7 @@ async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunRe
     else writeFileSync(join(journal, names[i]!), d.bytes, { mode: 0o600 });
   }
   const before = snapshot(journal);
-  const result = await runCli([...c.command], { configDir, timeoutMs: 20_000 });
+  const result = await runCli([...c.command], { configDir, timeoutMs: 120_000 });
   const problems = endingProblems(result, { json: c.command.includes('--json'), allowed: [0] });
   const after = snapshot(journal);
   for (const [file, hash] of Object.entries(before))

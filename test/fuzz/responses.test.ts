@@ -241,7 +241,7 @@ async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunRe
     baseUrl: `${hostile.url}/${prefix}`,
     env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
     // A generous bound for (retries + 1) attempts of at most REQUEST_TIMEOUT_S each, the backoff and --timeout.
-    timeoutMs: 20_000,
+    timeoutMs: 120_000,
   });
   plans.delete(prefix);
   // An existing --out file is refused before anything is sent (exit 2); nothing else here is a usage error.
