@@ -152,7 +152,7 @@ describe('other commands while a plan has rows out and rows armed', () => {
       const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
         configDir,
         env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       });
       proc.stdin?.end();
       // Wait for the first row held after its answer: the other worker's row answered or out, rows armed behind them.
@@ -185,8 +185,8 @@ describe('two runs of one plan at once', () => {
     const { configDir, plan, prefix } = await freshPlan(12, 'twice');
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
     const [a, b] = await Promise.all([
-      runCli(args, { configDir, timeoutMs: 90_000 }),
-      runCli(args, { configDir, timeoutMs: 90_000 }),
+      runCli(args, { configDir, timeoutMs: 120_000 }),
+      runCli(args, { configDir, timeoutMs: 120_000 }),
     ]);
     for (const run of [a, b]) expect([0, 2], run.stderr).toContain(run.code);
     let orders = await ordersWithKeyPrefix(server, prefix);
@@ -208,12 +208,13 @@ const noMounts = mountSupport();
 describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in the middle of a plan", () => {
   // A remount read-only is refused (busy) while a file is open for writing there: tried until it takes.
   const remount = async (dir: string, mode: 'ro' | 'rw'): Promise<void> => {
-    for (let tries = 0; ; tries++) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
       try {
         execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'pipe' });
         return;
       } catch (error) {
-        if (tries > 200) throw error;
+        if (Date.now() > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
@@ -238,7 +239,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
         const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
           configDir,
           env: { GIFTCODES_FAILPOINTS: held.at(point) },
-          timeoutMs: 60_000,
+          timeoutMs: 120_000,
         });
         proc.stdin?.end();
         await stderrShows(proc, `failpoint ${point}`);
@@ -282,7 +283,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
       const prefix = keys[0]!.slice(0, 17);
       const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3', '--interval', '0.05'];
       for (let i = 0; i < 5; i++) {
-        const { proc, result } = spawnCli(args, { configDir, timeoutMs: 60_000 });
+        const { proc, result } = spawnCli(args, { configDir, timeoutMs: 120_000 });
         proc.stdin?.end();
         const delay = 150 + Math.floor(Math.random() * 500);
         const timer = setTimeout(() => proc.kill('SIGKILL'), delay);
@@ -292,7 +293,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
         const charged = await ordersWithKeyPrefix(server, prefix);
         expect(new Set(charged.map((o) => o.idempotency_key)).size).toBe(charged.length);
       }
-      const last = await runCli(args, { configDir, timeoutMs: 60_000 });
+      const last = await runCli(args, { configDir, timeoutMs: 120_000 });
       expect(last.code, last.stderr).toBe(0);
       const rows = JSON.parse(last.stdout) as { key: string; order: { id: string } }[];
       expect(rows.map((r) => r.key)).toEqual(keys);
@@ -354,7 +355,7 @@ describe('a plan row and an order place --out at the same file', () => {
       const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--interval', '0.05'], {
         configDir,
         env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       });
       proc.stdin?.end();
       await stderrShows(proc, 'failpoint request.sent');
@@ -398,7 +399,7 @@ describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
       env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
-      timeoutMs: 60_000,
+      timeoutMs: 120_000,
     });
     proc.stdin?.end();
     await stderrShows(proc, 'failpoint request.sent');

@@ -61,14 +61,16 @@ function plan(): Planned[] {
 
 /** One logical request: a 409 request_in_progress is retried shortly, as openapi.yaml asks of a client. */
 async function send(planned: Planned): Promise<Answered> {
-  for (let attempt = 0; ; attempt++) {
+  // Retried for as long as the first request runs, up to a minute (a loaded machine is slow to finish it).
+  const deadline = Date.now() + 60_000;
+  for (;;) {
     const res = await fetch(`${served.url}/v1/orders`, {
       method: 'POST',
       headers: { 'X-API-Key': planned.apiKey, 'Idempotency-Key': planned.key, 'Content-Type': 'application/json' },
       body: planned.body,
     });
     const json = (await res.json()) as { id?: string; error?: { code: string } };
-    if (res.status === 409 && json.error?.code === 'request_in_progress' && attempt < 100) {
+    if (res.status === 409 && json.error?.code === 'request_in_progress' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       continue;
     }

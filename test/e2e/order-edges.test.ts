@@ -320,12 +320,12 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
       const first = spawnCli(args, {
         configDir,
         env: { GIFTCODES_FAILPOINTS: held.at('journal.locked') },
-        timeoutMs: 80_000,
+        timeoutMs: 120_000,
       });
       first.proc.stdin?.end();
       await stderrShows(first.proc, 'failpoint journal.locked: wait');
       first.proc.kill('SIGSTOP');
-      const second = spawnCli(args, { configDir, timeoutMs: 80_000 });
+      const second = spawnCli(args, { configDir, timeoutMs: 120_000 });
       second.proc.stdin?.end();
       let secondDone = false;
       void second.result.then(() => (secondDone = true));

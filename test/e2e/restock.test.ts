@@ -64,7 +64,7 @@ describe('restock chaos: order place --out killed at random instants', () => {
       let finished = false;
       for (let attempt = 1; !finished; attempt++) {
         expect(attempt, `round ${round} never finished`).toBeLessThan(40);
-        const { proc, result } = spawnCli(args, { configDir, baseUrl: server.url, env, timeoutMs: 60_000 });
+        const { proc, result } = spawnCli(args, { configDir, baseUrl: server.url, env, timeoutMs: 120_000 });
         proc.stdin?.end();
         const timer = setTimeout(() => proc.kill('SIGKILL'), Math.random() * (300 + attempt * 250));
         const run = await result;

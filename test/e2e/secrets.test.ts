@@ -110,7 +110,7 @@ describe('a known key through every command, with --verbose', () => {
       (await run(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'])).stdout,
     ) as { id: string };
     await run(['order', 'show', placed.id]);
-    await run(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '20']);
+    await run(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '240']);
     await run([
       'order',
       'place',
