@@ -27,8 +27,8 @@ const REFUSED = 20;
 // On the other Node lines, the end-to-end files that cover what differs between Node versions (HTTP
 // client and server, TTY prompts, fs and fsync of the journal, the packed install) and finish fast. The
 // long soak and chaos files run on Node 22 only, and so do help and completion: text the program makes the same
-// on every line (completion's terminal, tmux and bash, is tty.test.ts's too; completion alone took 54 s on 22). So
-// `npm test` stays under 6 minutes on two cores.
+// on every line (completion's terminal, tmux and bash, is tty.test.ts's too; completion alone took 54 s on 22), to
+// keep `npm test` near its budget of 6 minutes on two cores.
 const E2E_SUBSET = [
   'test/e2e/ping.test.ts',
   'test/e2e/order.test.ts',
