@@ -22,6 +22,7 @@ import {
   servedApi,
   startServer,
   tempDir,
+  until,
   type TestServer,
 } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
@@ -262,7 +263,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       {
         baseUrl: apiUrl,
         env: viaProxy(),
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       },
     );
     expect(result.stderr).not.toContain(PROXY_PASSWORD);
@@ -623,6 +624,8 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       expect(JSON.parse(result.stderr).error.message).toContain(
         `through the proxy http://***@127.0.0.1:${silent.port} `,
       );
+      // The proxy is in this process: its record of the CONNECT may come after the CLI's exit is seen.
+      await until(() => (silent.connects.length > 0 ? true : undefined));
       expect(silent.connects).toEqual([`${API_HOST}:${server.port}`]);
     } finally {
       await silent.close();
