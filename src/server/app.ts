@@ -4,7 +4,7 @@ import type { Ctx, Deps, Route } from './context.js';
 import type { Faults } from './faults.js';
 import type { Reply } from './http.js';
 import { HttpError, errorReply, send } from './http.js';
-import { ledgerRoute, resetRoute } from './routes/admin.js';
+import { heldRoute, ledgerRoute, releaseRoute, resetRoute } from './routes/admin.js';
 import { catalogRoute } from './routes/catalog.js';
 import { codesRoute } from './routes/codes.js';
 import { getOrderRoute, placeOrderRoute } from './routes/orders.js';
@@ -14,7 +14,7 @@ import type { Caller } from './store.js';
 
 export function routes(admin: boolean): Route[] {
   const api = [pingRoute, catalogRoute, placeOrderRoute, getOrderRoute, codesRoute];
-  return admin ? [...api, ledgerRoute, resetRoute] : api;
+  return admin ? [...api, ledgerRoute, resetRoute, heldRoute, releaseRoute] : api;
 }
 
 const NO_CALLER: Caller = { resellerId: '', environment: 'test' };

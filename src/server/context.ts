@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from './dialects.js';
 import type { Fulfilment } from './fulfilment.js';
+import type { Holds } from './holds.js';
 import type { Reply } from './http.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ServerOptions } from './options.js';
@@ -18,6 +19,8 @@ export interface Deps {
   idempotency: IdempotencyStore<OrderAnswer>;
   fulfilment: Fulfilment;
   webhooks: Webhooks;
+  /** The order requests `--hold` keeps in progress (admin routes count and release them). */
+  holds: Holds;
   /** How lists, resources and errors are rendered (`serve --dialect`). */
   dialect: Dialect;
   /** Secret from which live codes are derived; new for every server start. */

@@ -11,6 +11,7 @@ import type { Deps } from './context.js';
 import { dialectFor } from './dialects.js';
 import { Faults } from './faults.js';
 import { Fulfilment } from './fulfilment.js';
+import { Holds } from './holds.js';
 import { answerClientError, responseWire, type Wire } from './http.js';
 import { IdempotencyStore } from './idempotency.js';
 import type { RunningServer, ServerOptions } from './options.js';
@@ -57,6 +58,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     idempotency: new IdempotencyStore(),
     fulfilment,
     webhooks,
+    holds: new Holds(),
     dialect: dialectFor(opts),
     liveSecret: randomBytes(32).toString('hex'),
   };
@@ -92,6 +94,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= new Promise<void>((resolve) => {
         fulfilment.stop();
         webhooks.stop();
+        deps.holds.release();
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -27,7 +27,7 @@ export interface ServerOptions {
   webhookSecret?: string;
   /** How webhook events are signed (default 'giftcodes'): ours, Stripe's, Standard Webhooks or GitHub's. */
   webhookScheme?: WebhookScheme;
-  /** Serve GET /_admin/ledger and POST /_admin/reset (tests only). */
+  /** Serve GET /_admin/ledger, POST /_admin/reset, GET /_admin/held and POST /_admin/release (tests only). */
   admin: boolean;
   /** How lists, resources and errors look on the wire ('ours' = openapi.yaml). */
   dialect: DialectName;

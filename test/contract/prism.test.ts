@@ -21,13 +21,17 @@ import { startPrism, type PrismProxy } from '../helpers/prism.js';
 import { defaultSeed } from '../../src/server/seed.js';
 
 let server: TestServer;
+/** The same seed with orders that never complete in a test (an hour): only for the codes asked before completion. */
+let slowServer: TestServer;
+/** Where the relay sends what Prism forwards: the server, or for one test the slow one. */
+let upstream: string;
 let prism: PrismProxy;
 let configDir: string;
 /** Between Prism and the server: passes everything through, unless a test asks it to break the next answer. */
 let relay: Server;
 let breakNext: { status: number; body: string } | undefined;
 
-function startRelay(upstream: string): Promise<Server> {
+function startRelay(): Promise<Server> {
   const relayServer = createServer((req, res) => {
     if (breakNext) {
       const broken = breakNext;
@@ -50,8 +54,6 @@ function startRelay(upstream: string): Promise<Server> {
 }
 
 beforeAll(async () => {
-  // Orders take 15 s to complete: long enough to ask for codes too early even on a loaded machine (the CLI's start
-  // and Prism's proxying take seconds there; 2.5 s was not enough), short enough to wait for.
   // The demo catalog and 1,000 more products: two pages of the 1,000 the client asks for.
   const products = [
     ...defaultSeed().products,
@@ -66,23 +68,31 @@ beforeAll(async () => {
   ];
   const seedFile = join(tempDir('giftcodes-contract-seed-'), 'seed.json');
   writeFileSync(seedFile, JSON.stringify({ products }));
-  server = await startServer(['--fulfil-after', '15000', '--seed', seedFile]);
-  relay = await startRelay(server.url);
+  // Orders complete in 0.2 s, so the tests that wait for one wait that long. The slow server's take an hour: codes
+  // asked there are asked too early however long the CLI's start and Prism's proxying take on a loaded machine
+  // (15 s were not enough there, 2.5 s before them).
+  [server, slowServer] = await Promise.all([
+    startServer(['--fulfil-after', '200', '--seed', seedFile]),
+    startServer(['--fulfil-after', '3600000', '--seed', seedFile]),
+  ]);
+  upstream = server.url;
+  relay = await startRelay();
   try {
     prism = await startPrism(`http://127.0.0.1:${(relay.address() as AddressInfo).port}`);
   } catch (error) {
     relay.close();
-    await server.stop();
+    await Promise.all([server.stop(), slowServer.stop()]);
     throw error;
   }
   configDir = tempDir('giftcodes-contract-');
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await prism?.stop();
   relay?.closeAllConnections();
   relay?.close();
   await server?.stop();
+  await slowServer?.stop();
 });
 
 /** Runs the CLI through Prism and fails on anything Prism reported meanwhile, or on no traffic through it. */
@@ -220,12 +230,21 @@ describe('the CLI through Prism --errors: openapi.yaml holds for every scenario'
   });
 
   test("codes before completion are exit 4 with the server's 409; --wait gets them", async () => {
+    upstream = slowServer.url;
+    try {
+      const unfinished = parsed<{ id: string }>(
+        await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json']),
+      );
+      const early = await cli(['codes', 'get', unfinished.id]);
+      expect(early.code).toBe(4);
+      expect(early.stderr).toContain('HTTP 409 order_not_completed');
+    } finally {
+      upstream = server.url;
+    }
+    // An order asked for at once with --wait: polled (pending or processing, then completed), then its codes.
     const placed = parsed<{ id: string }>(
       await cli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json']),
     );
-    const early = await cli(['codes', 'get', placed.id]);
-    expect(early.code).toBe(4);
-    expect(early.stderr).toContain('HTTP 409 order_not_completed');
     const cwd = tempDir();
     ok(await cli(['codes', 'get', placed.id, '--wait', '--interval', '0.2', '--out', 'late.jsonl'], { cwd }));
     expect(existsSync(join(cwd, 'late.jsonl'))).toBe(true);

@@ -60,7 +60,7 @@ describe('serve whose stdout cannot take where it listens', () => {
     it(`stdout on a ${how}: exit 8 and one line, no stack trace`, async () => {
       const { proc, result } = spawnCli(['serve', '--port', '0'], {
         stdoutFull: how === '/dev/full',
-        timeoutMs: 15_000,
+        timeoutMs: 120_000,
       });
       proc.stdin?.end();
       proc.stdout?.destroy();

@@ -37,12 +37,9 @@ async function placeOrder(server: TestServer, productId: string, quantity: numbe
 }
 
 async function completed(server: TestServer, orderId: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const res = await api(server, `/v1/orders/${orderId}`);
-    if (res.body.status === 'completed') return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`order ${orderId} did not complete`);
+  await until(async () =>
+    (await api(server, `/v1/orders/${orderId}`)).body.status === 'completed' ? true : undefined,
+  );
 }
 
 /** The records as exported: the API's, with the amount in dollars added as value.display (the seed's products are USD). */

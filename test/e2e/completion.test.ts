@@ -159,7 +159,7 @@ describe('bash completion function', () => {
     }
     expect(bashComplete('giftcodes order resume ', env)).toEqual([pending[0]!.key]);
     expect(bashComplete('giftcodes order abandon ', env)).toEqual([pending[0]!.key]);
-  }, 90_000);
+  }, 300_000);
 
   it('offers nothing after a flag whose value cannot be guessed', () => {
     expect(bashComplete('giftcodes order place --quantity ')).toEqual([]);

@@ -62,7 +62,7 @@ describe('at a terminal', () => {
 
   it(
     'a plan whose summary the pager fails to show (not installed) prints it plainly, and says so (issue 29)',
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
       const plan = join(tempDir(), 'pager.csv');

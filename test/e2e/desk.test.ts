@@ -40,7 +40,7 @@ describe('order list and order show <ref>', () => {
   const served = servedApi(['--fulfil-after', '300'], { login: true });
 
   // Twenty CLI runs one after another: on a loaded machine they need more than the default 30 s.
-  it('records place, refusal, abandon and resume, newest first, with every filter', { timeout: 240_000 }, async () => {
+  it('records place, refusal, abandon and resume, newest first, with every filter', { timeout: 300_000 }, async () => {
     const { configDir } = served;
     const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--json'], {
       configDir,
@@ -261,7 +261,7 @@ describe('--query on every command, help, logs', () => {
   const served = servedApi(['--fulfil-after', '100'], { login: true });
 
   // About 25 CLI runs one after the other: on a loaded machine they passed the default 30 s.
-  it("applies the expression to each command's JSON document", { timeout: 240_000 }, async () => {
+  it("applies the expression to each command's JSON document", { timeout: 300_000 }, async () => {
     const { configDir } = served;
     const q = async (args: string[], expr: string): Promise<unknown> => {
       const result = await runCli([...args, '--json', '--query', expr], { configDir });

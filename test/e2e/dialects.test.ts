@@ -7,8 +7,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEMO_KEYS,
+  heldRequests,
   journalFiles,
   ledger,
+  releaseHeld,
   runCli,
   servedApi,
   spawnCli,
@@ -16,6 +18,7 @@ import {
   type RunResult,
   type TestServer,
 } from '../helpers/e2e.js';
+import { stderrShows } from '../helpers/gate.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const DIALECTS = ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const;
@@ -210,8 +213,9 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
 });
 
 describe.each(DIALECTS)("openapi.yaml's idempotency errors in the error dialect of serve --dialect %s", (dialect) => {
-  // Each new order is held in progress for 2 s: a second request with its key meets request_in_progress.
-  const served = servedApi(['--dialect', dialect, '--hold', '2000', '--fulfil-after', '0']);
+  // Each new order is held in progress until the test releases it: a second request with its key meets
+  // request_in_progress however slow the machine is.
+  const served = servedApi(['--dialect', dialect, '--hold', '600000', '--fulfil-after', '0']);
 
   it('409 request_in_progress is retried with the same key (one order); 422 idempotency_key_reused is refused at once', async () => {
     const { server } = served;
@@ -230,13 +234,15 @@ describe.each(DIALECTS)("openapi.yaml's idempotency errors in the error dialect 
       '--retries',
       '10',
     ];
-    const firstDir = tempDir();
-    const first = spawnCli(args, withKey(server, firstDir));
+    const first = spawnCli(args, withKey(server));
     first.proc.stdin?.end();
-    // The first request is in flight (and held) once its intent is on disk.
-    for (let i = 0; i < 200 && journalFiles(firstDir).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    await new Promise((r) => setTimeout(r, 200));
-    const second = await runCli(args, withKey(server));
+    // The first request is held by the server; the second meets it in progress, and only then is it let go.
+    await heldRequests(server);
+    const later = spawnCli(args, withKey(server));
+    later.proc.stdin?.end();
+    await stderrShows(later.proc, 'POST /v1/orders 409 ');
+    expect(await releaseHeld(server)).toBe(1);
+    const second = await later.result;
     const firstRun = await first.result;
     expect(firstRun.code, firstRun.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);

@@ -70,7 +70,7 @@ describe('settle by a delivered record', () => {
   // forgotten the key (a second charge), and it would put the same codes into a second file.
   it(
     'a key reused after its order reached you is refused before anything is sent: the same codes never go into a second file',
-    { timeout: 60_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -106,7 +106,7 @@ describe('a plan killed between its two batched end steps', () => {
   // ends them, none is sent or refreshed again, and the same plan reports each as already delivered.
   it(
     'order resume --all settles every row, sends nothing; the plan again reports the same orders',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -145,14 +145,14 @@ describe('other commands while a plan has rows out and rows armed', () => {
   // neither settle nor send any row the live plan holds.
   it(
     "order pending and order resume --all leave the live plan's rows alone; one order per row",
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const { configDir, plan, prefix } = await freshPlan(6, 'meanwhile');
       const held = gate();
       const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
         configDir,
         env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       });
       proc.stdin?.end();
       // Wait for the first row held after its answer: the other worker's row answered or out, rows armed behind them.
@@ -181,12 +181,12 @@ describe('other commands while a plan has rows out and rows armed', () => {
 describe('two runs of one plan at once', () => {
   // Each row is one key: whichever run holds it, the other is refused that row (intent_busy) or reads it
   // as delivered; never a second order. A third run then reports every row, and nothing stays pending.
-  it('one order per row on the ledger, and the plan again reports them all', { timeout: 120_000 }, async () => {
+  it('one order per row on the ledger, and the plan again reports them all', { timeout: 300_000 }, async () => {
     const { configDir, plan, prefix } = await freshPlan(12, 'twice');
     const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3'];
     const [a, b] = await Promise.all([
-      runCli(args, { configDir, timeoutMs: 90_000 }),
-      runCli(args, { configDir, timeoutMs: 90_000 }),
+      runCli(args, { configDir, timeoutMs: 120_000 }),
+      runCli(args, { configDir, timeoutMs: 120_000 }),
     ]);
     for (const run of [a, b]) expect([0, 2], run.stderr).toContain(run.code);
     let orders = await ordersWithKeyPrefix(server, prefix);
@@ -208,12 +208,13 @@ const noMounts = mountSupport();
 describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in the middle of a plan", () => {
   // A remount read-only is refused (busy) while a file is open for writing there: tried until it takes.
   const remount = async (dir: string, mode: 'ro' | 'rw'): Promise<void> => {
-    for (let tries = 0; ; tries++) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
       try {
         execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'pipe' });
         return;
       } catch (error) {
-        if (tries > 200) throw error;
+        if (Date.now() > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     }
@@ -225,7 +226,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
   for (const point of ['request.sent', 'delivered'] as const) {
     it(
       `read-only from ${point} on: exit 8, one order per row, recovered once writable`,
-      { timeout: 90_000 },
+      { timeout: 300_000 },
       async () => {
         const configDir = readOnlyDisk();
         await remount(configDir, 'rw');
@@ -238,7 +239,7 @@ describe.skipIf(noMounts !== undefined)("the journal's disk turns read-only in t
         const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
           configDir,
           env: { GIFTCODES_FAILPOINTS: held.at(point) },
-          timeoutMs: 60_000,
+          timeoutMs: 120_000,
         });
         proc.stdin?.end();
         await stderrShows(proc, `failpoint ${point}`);
@@ -269,7 +270,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
   // the next run of the same plan: then one full run. One order per row, each reported, nothing pending.
   it(
     'one order per row on the ledger, the last run reports every one, nothing pending',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -282,7 +283,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
       const prefix = keys[0]!.slice(0, 17);
       const args = ['order', 'place', '--plan', plan, '--json', '--concurrency', '3', '--interval', '0.05'];
       for (let i = 0; i < 5; i++) {
-        const { proc, result } = spawnCli(args, { configDir, timeoutMs: 60_000 });
+        const { proc, result } = spawnCli(args, { configDir, timeoutMs: 120_000 });
         proc.stdin?.end();
         const delay = 150 + Math.floor(Math.random() * 500);
         const timer = setTimeout(() => proc.kill('SIGKILL'), delay);
@@ -292,7 +293,7 @@ describe('a plan SIGKILLed at random instants, again and again, then run to the 
         const charged = await ordersWithKeyPrefix(server, prefix);
         expect(new Set(charged.map((o) => o.idempotency_key)).size).toBe(charged.length);
       }
-      const last = await runCli(args, { configDir, timeoutMs: 60_000 });
+      const last = await runCli(args, { configDir, timeoutMs: 120_000 });
       expect(last.code, last.stderr).toBe(0);
       const rows = JSON.parse(last.stdout) as { key: string; order: { id: string } }[];
       expect(rows.map((r) => r.key)).toEqual(keys);
@@ -311,7 +312,7 @@ describe('an intent file renamed by hand', () => {
   // find(key) reads the key's own file first; an intent under another name is found by the scan. Resumed,
   // it is saved under its own name: the renamed copy must not stay behind as a second pending intent.
   for (const point of ['intent.written', 'order.accepted'] as const) {
-    it(`killed at ${point}, renamed, resumed: one order, nothing pending`, { timeout: 60_000 }, async () => {
+    it(`killed at ${point}, renamed, resumed: one order, nothing pending`, { timeout: 300_000 }, async () => {
       const configDir = await loggedIn(server);
       const key = `renamed-${point}-${Date.now()}`;
       const killed = await runCli(
@@ -343,7 +344,7 @@ describe('a plan row and an order place --out at the same file', () => {
   // POST is out charges, writes the file, and the row (charged too) can then never deliver its codes there.
   it(
     'the later one is refused before its charge; every order charged is delivered, nothing pending',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const dir = tempDir();
@@ -354,7 +355,7 @@ describe('a plan row and an order place --out at the same file', () => {
       const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--interval', '0.05'], {
         configDir,
         env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       });
       proc.stdin?.end();
       await stderrShows(proc, 'failpoint request.sent');
@@ -392,13 +393,13 @@ describe('a plan row and an order place --out at the same file', () => {
 describe('a plan interrupted (SIGINT) with rows out and rows armed', () => {
   // Armed rows (`sending` on disk, nothing sent) are left when the run stops: the same plan again sends
   // each with its key. Exit 130, no stack trace; then one order per row and nothing pending.
-  it('exit 130; the plan again places exactly the missing rows', { timeout: 90_000 }, async () => {
+  it('exit 130; the plan again places exactly the missing rows', { timeout: 300_000 }, async () => {
     const { configDir, plan, prefix } = await freshPlan(6, 'sigint');
     const held = gate();
     const { proc, result } = spawnCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '2'], {
       configDir,
       env: { GIFTCODES_FAILPOINTS: held.at('request.sent') },
-      timeoutMs: 60_000,
+      timeoutMs: 120_000,
     });
     proc.stdin?.end();
     await stderrShows(proc, 'failpoint request.sent');

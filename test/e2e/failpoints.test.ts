@@ -285,7 +285,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
 
   it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.mode.name} × ${c.point}` })))(
     '$label',
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async ({ mode, point, i }) => {
       const { server, configDir: template } = served;
       const configDir = tempDir();
@@ -378,7 +378,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
     })),
   )(
     '$label × codes.committed, the file moved away: exit 2 codes_file_unaccounted, never the codes again',
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async ({ mode }) => {
       const { server, configDir: template } = served;
       const configDir = tempDir();

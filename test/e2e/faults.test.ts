@@ -46,7 +46,7 @@ describe('503s from --fail-rate 0.5', () => {
     for (let run = 0; run < 5 && !retried; run++) {
       const result = await runCli(['catalog', 'list', '--json', '--verbose', '--retries', '20'], {
         ...withKey(served.server),
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       });
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toHaveLength(6000);
@@ -97,7 +97,7 @@ describe('a server that is gone, or never answers', () => {
     await server.stop();
     const result = await runCli(['ping', '--request-timeout', '1', '--retries', '1', '--verbose'], {
       configDir,
-      timeoutMs: 15_000,
+      timeoutMs: 120_000,
     });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain(`cannot reach ${server.url}`);
@@ -119,7 +119,7 @@ describe('a server that is gone, or never answers', () => {
       const result = await runCli(['ping', '--request-timeout', '1', '--retries', '1', '--json'], {
         baseUrl: url,
         env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
-        timeoutMs: 15_000,
+        timeoutMs: 120_000,
       });
       expect(result.code).toBe(5);
       const error = (JSON.parse(result.stderr.trim()) as { error: Record<string, unknown> }).error;

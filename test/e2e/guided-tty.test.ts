@@ -35,7 +35,7 @@ describe('a guided order at a terminal', () => {
     expect(done).toMatch(new RegExp(`product +${second}`));
     const orders = (await ledger(served.server)).orders;
     expect(orders.length).toBe(before + 1);
-  }, 60_000);
+  }, 300_000);
 
   it('without a terminal it stays the usage error', async () => {
     const r = await runCli(['order', 'place'], { configDir: served.configDir, baseUrl: served.url });

@@ -123,7 +123,7 @@ function cli(scenario: string, args: string[]): Promise<RunResult> {
   return runCli([...args, '--retries', '1', '--request-timeout', '2'], {
     baseUrl: `${base}/${scenario}`,
     env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
-    timeoutMs: 20_000,
+    timeoutMs: 120_000,
   });
 }
 

@@ -57,7 +57,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     'gap 1: codes renamed into mon.csv, then the same order with --out tue.csv: refused (exit 2) naming mon.csv, nothing charged, tue.csv never written; --force too; the same command again is a new order',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       void template;
       const configDir = await fresh();
@@ -110,7 +110,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     'gap 1: the same --out path again is the same command run again: the file is recognised, nothing written or charged (exit 0)',
-    { timeout: 60_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await fresh();
       const mon = join(tempDir(), 'mon.csv');
@@ -130,7 +130,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     'an order killed before its rename stays pending when another export clears its temporary file at that path: its own codes are written, never taken for delivered (review)',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await fresh();
       const file = join(tempDir(), 'f.json');
@@ -159,7 +159,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     'a key you chose names one order: reused after that order reached you, it is refused (exit 2) before anything is sent, with or without --out (review)',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await fresh();
       const dir = tempDir();
@@ -188,7 +188,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     'the same plan on another environment is other orders: a test run, then the live run, orders both (review)',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server, DEMO_KEYS.live, await fresh());
       const dir = tempDir();
@@ -213,7 +213,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     "a plan at --concurrency 32 leaves no Node warning on stderr (every request in flight listens to the run's signal)",
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await fresh();
       const plan = join(tempDir(), 'wide.csv');
@@ -230,7 +230,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     'gap 2: an order killed after it reached stdout is done: the identical order place is a new order, with or without order pending in between',
-    { timeout: 90_000 },
+    { timeout: 300_000 },
     async () => {
       for (const [quantity, between] of [
         [733, false],
@@ -255,7 +255,7 @@ describe('exactly once, without exceptions', () => {
 
   it(
     'gap 3: stdout closed at start (exec 1>&-) is not a delivery: exit 8, the order stays pending, and the next run delivers it without a second charge',
-    { timeout: 60_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await fresh();
       const args = ['order', 'place', '--product', PRODUCT, '--quantity', '735', '--json'];
@@ -290,7 +290,7 @@ describe('a failed order reaches the user before its intent ends (gap 4)', () =>
 
   it(
     '--wait --json > /dev/full: exit 8 and the intent pending; the next run prints the failed order and exits 6, nothing left',
-    { timeout: 60_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(server);
       const args = [

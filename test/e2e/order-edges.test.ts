@@ -140,7 +140,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
       const quantity = ++q;
       it.concurrent(
         `${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`,
-        { timeout: 240_000 },
+        { timeout: 300_000 },
         async () => {
           const configDir = await loggedIn(served.server);
           const key = command.setup ? await orphanAfterPost(configDir, quantity) : '';
@@ -198,7 +198,7 @@ describe('stderr whose reader went away: the order still reaches stdout, exit 0,
   let q = 420;
   for (const command of commands) {
     const quantity = ++q;
-    it.concurrent(command.name, { timeout: 240_000 }, async () => {
+    it.concurrent(command.name, { timeout: 300_000 }, async () => {
       const configDir = await loggedIn(served.server);
       const { proc, result } = spawnCli(command.args(quantity), { configDir });
       proc.stdin?.end();
@@ -216,7 +216,7 @@ describe('stderr whose reader went away: the order still reaches stdout, exit 0,
 describe('owners are pid + start time + boot, never the host name', () => {
   it(
     'an intent left under another host name (unshare --uts) is resumed by order place: one charge',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const unshare = spawnSync('unshare', ['--uts', 'true']);
       if (unshare.status !== 0) return expect.fail('unshare --uts is needed (root): ' + String(unshare.stderr));
@@ -244,7 +244,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
 
   it(
     'an intent of another boot whose pid is alive here is not held: place resumes it, abandon takes it',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
       await orphanAfterPost(configDir, 402);
@@ -279,7 +279,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
   ] as const) {
     it(
       `an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`,
-      { timeout: 240_000 },
+      { timeout: 300_000 },
       async () => {
         const configDir = await loggedIn(served.server);
         const quantity = shiftMs > 0 ? 501 : 502;
@@ -310,7 +310,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
 describe('a process stopped inside the journal lock keeps its claim', () => {
   it(
     'SIGSTOP for 10 s inside the lock: the other run waits, and no order is printed twice',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
       await orphanAfterPost(configDir, 601);
@@ -320,12 +320,12 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
       const first = spawnCli(args, {
         configDir,
         env: { GIFTCODES_FAILPOINTS: held.at('journal.locked') },
-        timeoutMs: 80_000,
+        timeoutMs: 120_000,
       });
       first.proc.stdin?.end();
       await stderrShows(first.proc, 'failpoint journal.locked: wait');
       first.proc.kill('SIGSTOP');
-      const second = spawnCli(args, { configDir, timeoutMs: 80_000 });
+      const second = spawnCli(args, { configDir, timeoutMs: 120_000 });
       second.proc.stdin?.end();
       let secondDone = false;
       void second.result.then(() => (secondDone = true));
@@ -348,7 +348,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
 describe('certain refusals end at once; the corrected command runs without a word about them', () => {
   it(
     'a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
       const port = await freePort();
@@ -372,7 +372,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
     },
   );
 
-  it('a wrong key (401): exit 3, nothing pending; the right key runs at once', { timeout: 240_000 }, async () => {
+  it('a wrong key (401): exit 3, nothing pending; the right key runs at once', { timeout: 300_000 }, async () => {
     const configDir = await loggedIn(served.server);
     const wrong = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702'], {
       configDir,
@@ -391,7 +391,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
 
   it(
     'an unknown product (404): exit 4, nothing pending; the corrected product runs at once',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
       const wrong = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '703'], {
@@ -412,7 +412,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
 describe('the local order record', () => {
   it(
     'keeps each ended order (never a key or a code), pruned after history-days (config set history-days)',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
       expect((await runCli(['config', 'set', 'history-days', '0'], { configDir })).code).toBe(2);
@@ -476,7 +476,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
   for (const how of ['full', 'closed'] as const) {
     it(
       `place --out - with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}: exit 8, pending; the re-run prints the codes, one charge`,
-      { timeout: 240_000 },
+      { timeout: 300_000 },
       async () => {
         const configDir = await loggedIn(served.server);
         const quantity = how === 'full' ? 901 : 902;
@@ -506,7 +506,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
 
   it(
     'an order whose codes file was renamed into place is never written again, also when another file has replaced it (--force too): codes get is the deliberate way',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
       const file = join(configDir, 'codes.json');
@@ -565,7 +565,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
 
   it(
     'a second restock to an --out file a running one holds is refused before its charge (out_busy, exit 2), not after',
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async () => {
       const { configDir, file, args } = await restockTo('held.json', 905);
       // The first run is held right after its POST was answered (until the second has run): it has charged, and must
@@ -593,7 +593,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
 
   it(
     'two identical restocks to one --out at once: two orders, each delivered once, nothing settled by the other',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const { configDir, file, args } = await restockTo('codes.json', 904);
       const runs = await Promise.all([runCli(args, { configDir }), runCli(args, { configDir })]);

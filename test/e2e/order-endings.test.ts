@@ -5,22 +5,28 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  heldRequests,
   journalFiles,
   ledger,
   loggedIn,
+  releaseHeld,
   runCli,
   servedApi,
   spawnCli,
   tempDir,
-  until,
   withServer,
+  type TestServer,
 } from '../helpers/e2e.js';
 
-/** `order place <args>` started, once its intent is on disk (its request then in flight, held by the server). */
-async function placeInFlight(configDir: string, args: string[]): Promise<ReturnType<typeof spawnCli>> {
+/** `order place <args>` started, once the server holds its request (in flight: sent, no answer yet). */
+async function placeInFlight(
+  server: TestServer,
+  configDir: string,
+  args: string[],
+): Promise<ReturnType<typeof spawnCli>> {
   const placing = spawnCli(['order', 'place', ...args], { configDir });
   placing.proc.stdin?.end();
-  await until(() => journalFiles(configDir).length > 0 || undefined);
+  await heldRequests(server);
   return placing;
 }
 
@@ -130,16 +136,18 @@ describe('order watch endings', () => {
 });
 
 describe('interruption and recovery', () => {
-  const served = servedApi(['--hold', '1500', '--fulfil-after', '100']);
+  // Each new order request is held until the test releases it (POST /_admin/release): the request is in flight
+  // for as long as the test needs, however slow the machine.
+  const served = servedApi(['--hold', '600000', '--fulfil-after', '100']);
 
   it('SIGINT mid-request exits 130, keeps the intent, and resume finishes it with one charge', async () => {
     const { server } = served;
     const configDir = await loggedIn(server);
     const before = (await ledger(server)).orders.length;
-    const { proc, result } = await placeInFlight(configDir, ['--product', 'netflix-us-30', '--quantity', '4']);
-    await new Promise((r) => setTimeout(r, 200));
+    const { proc, result } = await placeInFlight(server, configDir, ['--product', 'netflix-us-30', '--quantity', '4']);
     proc.kill('SIGINT');
     const interrupted = await result;
+    expect(await releaseHeld(server)).toBe(1);
     expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toMatch(/order resume/);
     expect(interrupted.stderr).toContain('interrupted by SIGINT');
@@ -156,12 +164,14 @@ describe('interruption and recovery', () => {
 
   it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
     const configDir = await loggedIn(served.server);
+    // The first attempt stays held past its 3 s; the retry meets it in progress (a 409 is quick, even loaded).
     const first = await runCli(
-      ['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '0.3', '--retries', '1'],
+      ['order', 'place', '--product', 'amazon-us-50', '--quantity', '9', '--request-timeout', '3', '--retries', '1'],
       { configDir },
     );
     expect(first.code, first.stderr).toBe(5);
     expect(first.stderr).toContain('request_in_progress');
+    expect(await releaseHeld(served.server)).toBe(1);
     expect(first.stderr).toMatch(/order resume [0-9a-f-]{36}/);
     const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
     expect(pending).toHaveLength(1);
@@ -178,10 +188,15 @@ describe('interruption and recovery', () => {
 
   it('SIGTERM (a cron timeout) also stops gracefully with the resume hint', async () => {
     const configDir = await loggedIn(served.server);
-    const { proc, result } = await placeInFlight(configDir, ['--product', 'tesco-uk-20', '--quantity', '2']);
-    await new Promise((r) => setTimeout(r, 200));
+    const { proc, result } = await placeInFlight(served.server, configDir, [
+      '--product',
+      'tesco-uk-20',
+      '--quantity',
+      '2',
+    ]);
     proc.kill('SIGTERM');
     const stopped = await result;
+    expect(await releaseHeld(served.server)).toBe(1);
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toContain('interrupted by SIGTERM');
     expect(stopped.stderr).toMatch(/order resume [0-9a-f-]{36}/);
@@ -190,9 +205,15 @@ describe('interruption and recovery', () => {
 
   it('abandon drops an interrupted intent and warns that the order may exist', async () => {
     const configDir = await loggedIn(served.server);
-    const { proc, result } = await placeInFlight(configDir, ['--product', 'tesco-uk-20', '--quantity', '1']);
+    const { proc, result } = await placeInFlight(served.server, configDir, [
+      '--product',
+      'tesco-uk-20',
+      '--quantity',
+      '1',
+    ]);
     proc.kill('SIGKILL');
     await result;
+    expect(await releaseHeld(served.server)).toBe(1);
     const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
     expect(pending).toHaveLength(1);
     expect(pending[0].state).toBe('interrupted');

@@ -61,7 +61,7 @@ beforeAll(async () => {
     recordOutput(`installed giftcodes ${args.join(' ')}`, result.stdout, result.stderr);
     return result;
   };
-}, 120_000);
+}, 300_000);
 
 describe('npm pack', () => {
   it('holds only what runs and what README links to: the build, bin, completions, the man page, README, docs/, LICENSE, package.json', () => {

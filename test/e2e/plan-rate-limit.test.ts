@@ -25,7 +25,7 @@ describe('order place --plan under --rate-limit', () => {
     const result = await runCli(['order', 'place', '--plan', plan, '--json'], {
       baseUrl: served.url,
       env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
-      timeoutMs: 90_000,
+      timeoutMs: 120_000,
     });
     expect(result.code, result.stderr).toBe(0);
     const rows = JSON.parse(result.stdout) as { order?: { id: string } }[];
@@ -37,5 +37,5 @@ describe('order place --plan under --rate-limit', () => {
     // The plan did meet the limit (else this proves nothing), and far less often than once per row.
     expect(limited).toBeGreaterThan(0);
     expect(limited, answers.join('\n')).toBeLessThan(ROWS);
-  }, 120_000);
+  }, 300_000);
 });

@@ -33,7 +33,7 @@ describe('progress at a terminal', () => {
     // Cleared: nothing of the progress line is left on the screen.
     expect(done).not.toContain('writing the codes');
     expect(readFileSync(out, 'utf8').split('\n').filter(Boolean)).toHaveLength(5001);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('progress in a log', () => {
@@ -52,5 +52,5 @@ describe('progress in a log', () => {
         `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z done: ordered 1500 × amazon-us-25: order ord_\\w+ completed, codes to ${out.replace(/[.]/g, '\\.')} \\(csv\\); took \\d+\\.\\d s$`,
       ),
     );
-  }, 60_000);
+  }, 300_000);
 });

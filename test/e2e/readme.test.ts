@@ -50,7 +50,7 @@ beforeAll(async () => {
     ...(MACHINE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: MACHINE_EXTRA_CA_CERTS }),
   };
   await run('npm', ['link', '--no-audit', '--no-fund', '--offline'], { cwd: checkout, env: npmEnv });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   if (server === undefined || server.exitCode !== null || server.signalCode !== null) return;
@@ -119,5 +119,5 @@ describe("README's install and quickstart, as written", () => {
       readdirSync(join(home, 'config')).filter((name) => /^catalog-cache-[0-9a-f]+\.json$/.test(name)),
       'catalog-cache-<hash>.json',
     ).toHaveLength(1);
-  }, 180_000);
+  }, 300_000);
 });

@@ -38,7 +38,7 @@ describe('restock chaos: order place --out killed at random instants', () => {
     return ['--seed', seed, '--drop-after-commit', '0.3', '--hold', '100', '--fulfil-after', '300'];
   });
 
-  it(`one charge and a complete file in each of ${ROUNDS} rounds`, { timeout: 240_000 }, async () => {
+  it(`one charge and a complete file in each of ${ROUNDS} rounds`, { timeout: 300_000 }, async () => {
     // A live key, as a real restock uses: --yes answers the confirmation.
     const { server } = served;
     const env = { GIFTCODES_API_KEY: RESTOCK_LIVE_KEY };
@@ -64,7 +64,7 @@ describe('restock chaos: order place --out killed at random instants', () => {
       let finished = false;
       for (let attempt = 1; !finished; attempt++) {
         expect(attempt, `round ${round} never finished`).toBeLessThan(40);
-        const { proc, result } = spawnCli(args, { configDir, baseUrl: server.url, env, timeoutMs: 60_000 });
+        const { proc, result } = spawnCli(args, { configDir, baseUrl: server.url, env, timeoutMs: 120_000 });
         proc.stdin?.end();
         const timer = setTimeout(() => proc.kill('SIGKILL'), Math.random() * (300 + attempt * 250));
         const run = await result;

@@ -22,7 +22,7 @@ describe('killed at delivered, then taken over: the codes appear exactly once', 
 
   it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.sink} × ${c.recovery}` })))(
     '$label',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async ({ sink, recovery, i }) => {
       const configDir = tempDir();
       cpSync(served.configDir, configDir, { recursive: true });
@@ -94,7 +94,7 @@ describe('killed at delivered, then taken over: the codes appear exactly once', 
 
   it(
     'resume <key> --json prints the order (not its codes) once its codes went to stdout',
-    { timeout: 240_000 },
+    { timeout: 300_000 },
     async () => {
       const configDir = tempDir();
       cpSync(served.configDir, configDir, { recursive: true });

@@ -110,7 +110,7 @@ describe('a known key through every command, with --verbose', () => {
       (await run(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'])).stdout,
     ) as { id: string };
     await run(['order', 'show', placed.id]);
-    await run(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '20']);
+    await run(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '240']);
     await run([
       'order',
       'place',
@@ -174,7 +174,7 @@ describe('a known key through every command, with --verbose', () => {
     const written = files(cwd);
     expect(Object.keys(written).sort()).toEqual(['codes.csv', 'codes.json']);
     for (const [path, content] of Object.entries(written)) expect(leaks(content), path).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('crash output', () => {
@@ -339,5 +339,5 @@ describe('files stay private under umask 000', () => {
     expect(mode(join(cwd, 'later.jsonl'))).toBe(0o600);
     // And no file anywhere under the config directory is readable by others.
     for (const path of Object.keys(files(configDir))) expect(mode(join(configDir, path)) & 0o077, path).toBe(0);
-  }, 60_000);
+  }, 300_000);
 });

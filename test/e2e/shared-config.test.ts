@@ -13,7 +13,7 @@ const B = { GIFTCODES_MACHINE_ID: 'machine-b' };
 describe('two machines sharing one config directory', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
 
-  it("another machine's interrupted order is resumed only by its key", { timeout: 240_000 }, async () => {
+  it("another machine's interrupted order is resumed only by its key", { timeout: 300_000 }, async () => {
     const configDir = tempDir();
     cpSync(served.configDir, configDir, { recursive: true });
     const quantity = 41;
@@ -64,7 +64,7 @@ describe('two machines sharing one config directory', () => {
     expect(await pendingIntents(configDir)).toEqual([]);
   });
 
-  it('its own machine resumes it as before, by a matching order place', { timeout: 240_000 }, async () => {
+  it('its own machine resumes it as before, by a matching order place', { timeout: 300_000 }, async () => {
     const configDir = tempDir();
     cpSync(served.configDir, configDir, { recursive: true });
     const place = ['order', 'place', '--product', PRODUCT, '--quantity', '43', '--json'];

@@ -60,7 +60,7 @@ describe('stored byte for byte: key-shaped text in a profile, product, path and 
 
   it(
     'the same command after a kill at request.sent resumes the one order and writes its codes to the path given',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const { configDir, out } = await setup();
       const key = 'misc_test_key-1';
@@ -92,7 +92,7 @@ describe('stored byte for byte: key-shaped text in a profile, product, path and 
 
   it(
     'order resume --all finishes the order after a kill at request.sent (a key giftcodes made)',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const { configDir, out } = await setup();
       const args = place(out, 'unused', 2).slice(0, -4).concat(['--interval', '0.05']);
@@ -112,7 +112,7 @@ describe('stored byte for byte: key-shaped text in a profile, product, path and 
 
   it(
     'a 422 idempotency_key_reused answering the resent request keeps the intent pending: exit 4 and what to check',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const { configDir, out } = await setup();
       const key = 'misc_test_key-3';

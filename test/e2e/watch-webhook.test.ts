@@ -23,7 +23,7 @@ describe('order watch with a webhook listener', () => {
           {
             configDir,
             env: { GIFTCODES_WEBHOOK_SECRET: secret },
-            timeoutMs: 20_000,
+            timeoutMs: 120_000,
           },
         );
         expect(watched.code, watched.stderr).toBe(0);

@@ -175,7 +175,7 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
         {
           configDir,
           env: { GIFTCODES_WEBHOOK_SECRET: SECRET },
-          timeoutMs: 20_000,
+          timeoutMs: 120_000,
         },
       );
       expect(watched.code, watched.stderr).toBe(0);
@@ -264,7 +264,7 @@ describe('the webhook secret stays off the command line', () => {
     const first = await placedOnServer(served.server);
     const fromFile = await runCli(
       ['order', 'watch', first, '--interval', '600', '--webhook-port', String(port), '--secret-file', file],
-      { configDir, timeoutMs: 20_000 },
+      { configDir, timeoutMs: 120_000 },
     );
     expect(fromFile.code, fromFile.stderr).toBe(0);
     expect(fromFile.stderr).toContain('webhook event received');
@@ -272,7 +272,7 @@ describe('the webhook secret stays off the command line', () => {
     const second = await placedOnServer(served.server);
     const fromArgv = await runCli(
       ['order', 'watch', second, '--interval', '600', '--webhook-port', String(port), '--webhook-secret', SECRET],
-      { configDir, timeoutMs: 20_000 },
+      { configDir, timeoutMs: 120_000 },
     );
     expect(fromArgv.code, fromArgv.stderr).toBe(0);
     expect(fromArgv.stderr).toContain(

@@ -190,7 +190,7 @@ describe('xlsx export', () => {
     expect(readdirSync(join(out, '..')).filter((name) => !name.endsWith('.giftcodes.lock'))).toEqual(['codes.xlsx']);
     expect((await ledger(served.server)).orders.filter((o) => o.idempotency_key === key)).toHaveLength(1);
     expect((await pendingIntents(served.configDir)).filter((i) => i.key === key)).toEqual([]);
-  }, 240_000);
+  }, 300_000);
 
   it('order watch --out and a plan row take .xlsx', async () => {
     const dir = tempDir();
@@ -215,5 +215,5 @@ describe('xlsx export', () => {
     expect(sheet!.rows).toHaveLength(5);
     expect(sheet!.rows[1]![1]!.value).toMatch(/^0208/);
     expect(statSync(join(dir, 'planned.xlsx')).mode & 0o777).toBe(0o600);
-  }, 240_000);
+  }, 300_000);
 });

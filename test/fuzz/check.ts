@@ -2,7 +2,7 @@
 // failure one `error: …` line (plus an optional `hint: …` line) last on stderr, or one JSON error with --json.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { BIN, ROOT, type RunResult, unstamped } from '../helpers/e2e.js';
@@ -219,19 +219,24 @@ export function safeArg(value: string): boolean {
  */
 export function spawnServe(
   args: string[],
-  o: { configDir: string; cwd: string; stopAfterMs: number; timeoutMs: number },
+  o: { configDir: string; cwd: string; timeoutMs: number },
 ): Promise<RunResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', GIFTCODES_CONFIG_DIR: o.configDir };
   for (const name of ['GIFTCODES_API_KEY', 'GIFTCODES_PROFILE', 'GIFTCODES_BASE_URL', 'FORCE_COLOR']) delete env[name];
   const proc = spawn(process.execPath, [BIN, ...args], { env, cwd: o.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  // Stopped `stopAfterMs` after it printed its first line (where it listens), as a person would: a SIGTERM
-  // before its handlers are set kills any Node process by the signal, which a loaded machine made a failure.
+  // Stopped once it printed its first line (where it listens) and its SIGTERM handler is in (read from /proc), as a
+  // person would: a SIGTERM before its handlers are set kills any Node process by the signal, which a loaded machine
+  // made a failure when the stop came a fixed time after the line.
   let stop: NodeJS.Timeout | undefined;
+  const stopWhenHandled = (): void => {
+    if (catchesTerm(proc.pid)) proc.kill('SIGTERM');
+    else stop = setTimeout(stopWhenHandled, 25);
+  };
   proc.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
-    stop ??= setTimeout(() => proc.kill('SIGTERM'), o.stopAfterMs);
+    if (stop === undefined) stopWhenHandled();
   });
   proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const kill = setTimeout(() => proc.kill('SIGKILL'), o.timeoutMs);
@@ -245,4 +250,40 @@ export function spawnServe(
       else resolve({ code, signal, stdout, stderr, configDir: o.configDir });
     });
   });
+}
+
+/** Whether the process holds a listening TCP socket (Linux: its fds' socket inodes in /proc/net/tcp*); elsewhere, assumed. */
+export function listening(pid: number | undefined): boolean {
+  if (pid === undefined || process.platform !== 'linux') return true;
+  try {
+    const inodes = new Set<string>();
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode) inodes.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        if (fields[3] === '0A' && inodes.has(fields[9] ?? '')) return true;
+      }
+    }
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the process has a handler for SIGTERM (Linux: the SigCgt mask in /proc/<pid>/status); elsewhere, assumed. */
+export function catchesTerm(pid: number | undefined): boolean {
+  if (pid === undefined || process.platform !== 'linux') return true;
+  try {
+    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
+  }
 }

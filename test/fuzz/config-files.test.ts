@@ -175,7 +175,7 @@ async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems:
     env: { GIFTCODES_BASE_URL: served.url },
     input: c.command.stdin ?? '',
     cwd: root,
-    timeoutMs: 20_000,
+    timeoutMs: 120_000,
   });
   // A config directory others can write is refused with exit 8 whatever it holds (issue 15).
   const problems = endingProblems(result, {
@@ -223,5 +223,5 @@ describe('fuzz: config files', () => {
     ).toBe('');
     const codes = exitCodeCounts('config-files', outcomes);
     for (const code of ['0', '3']) expect(codes[code], `no case ended with exit ${code}`).toBeGreaterThan(0);
-  }, 120_000);
+  }, 300_000);
 });

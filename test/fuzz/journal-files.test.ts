@@ -30,7 +30,7 @@ beforeAll(async () => {
   } finally {
     await silent.close();
   }
-}, 30_000);
+}, 300_000);
 
 /** Required fields of an intent, each with values its type can never take (so the file is never a valid intent). */
 const notAString = fc.oneof(
@@ -134,7 +134,7 @@ async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunRe
     else writeFileSync(join(journal, names[i]!), d.bytes, { mode: 0o600 });
   }
   const before = snapshot(journal);
-  const result = await runCli([...c.command], { configDir, timeoutMs: 20_000 });
+  const result = await runCli([...c.command], { configDir, timeoutMs: 120_000 });
   const problems = endingProblems(result, { json: c.command.includes('--json'), allowed: [0] });
   const after = snapshot(journal);
   for (const [file, hash] of Object.entries(before))
@@ -172,5 +172,5 @@ describe('fuzz: journal files', () => {
     ).toBe('');
     const placed = cases.filter((c) => c.command[1] === 'place').length;
     expect((await ledger(served.server)).orders).toHaveLength(placed);
-  }, 120_000);
+  }, 300_000);
 });

@@ -127,7 +127,7 @@ describe('redaction of keys a server echoes', () => {
         examples: [[{ env: 'test', body: 'aaaaaaaaaaaa' }, 'doubleEscaped', 'problemJson', []]],
       },
     );
-  }, 240_000);
+  }, 300_000);
 });
 
 describe('files an order writes', () => {

@@ -66,10 +66,10 @@ export async function startServer(
         keys.push({ resellerId: key[1]!, env: key[2] as 'test' | 'live', key: key[3]! });
         registerSecret(key[3]!);
       }
-      // Keys follow the listening line at once; give them a moment to arrive.
+      // The address and the keys come in one write, so in one chunk: its lines are all read before the next turn.
       if (found) {
         clearTimeout(timer);
-        setTimeout(() => resolvePromise(found!), 50);
+        setImmediate(() => resolvePromise(found!));
       }
     });
   });
@@ -304,6 +304,20 @@ export async function ledger(
 ): Promise<{ orders: Record<string, unknown>[] } & Record<string, unknown>> {
   const res = await fetch(`${server.url}/_admin/ledger`);
   return (await res.json()) as { orders: Record<string, unknown>[] } & Record<string, unknown>;
+}
+
+/** Resolves once the server (run with `--hold`) keeps `count` order requests in progress (GET /_admin/held). */
+export async function heldRequests(server: TestServer, count = 1): Promise<void> {
+  await until(async () => {
+    const { held } = (await (await fetch(`${server.url}/_admin/held`)).json()) as { held: number };
+    return held >= count ? true : undefined;
+  });
+}
+
+/** Ends every `--hold` of the server now (POST /_admin/release); returns how many requests it held. */
+export async function releaseHeld(server: TestServer): Promise<number> {
+  const res = await fetch(`${server.url}/_admin/release`, { method: 'POST' });
+  return ((await res.json()) as { released: number }).released;
 }
 
 /** The ids of the orders the server charged for `quantity` × `productId`, from its ledger. */

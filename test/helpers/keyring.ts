@@ -47,7 +47,7 @@ export function secretService(): { env(): NodeJS.ProcessEnv } {
       });
       started.on('exit', (code) => reject(new Error(`dbus-run-session ended (${code})`)));
     });
-  }, 30_000);
+  }, 300_000);
   afterAll(() => {
     if (session?.pid) process.kill(-session.pid, 'SIGTERM');
   });

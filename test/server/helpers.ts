@@ -95,8 +95,18 @@ export async function ledger(server: RunningServer) {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until `check` returns a value other than undefined, or fails after `ms`. */
-export async function until<T>(check: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+/** How many order requests the server's `--hold` keeps in progress now (GET /_admin/held). */
+export async function heldCount(server: RunningServer): Promise<number> {
+  return ((await call(server, '/_admin/held', { key: null })).json as { held: number }).held;
+}
+
+/** Ends every hold of the server now (POST /_admin/release); returns how many there were. */
+export async function release(server: RunningServer): Promise<number> {
+  return ((await call(server, '/_admin/release', { key: null, method: 'POST' })).json as { released: number }).released;
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after `ms` (a safety net: a loaded machine is slow). */
+export async function until<T>(check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { canonicalJson, parseIdempotencyKey } from '../../src/server/idempotency.js';
-import { KEYS, call, ledger, newKey, sleep, start } from './helpers.js';
+import { KEYS, call, heldCount, ledger, newKey, release, start, until } from './helpers.js';
 import { inProcessServers } from '../helpers/inprocess.js';
 
 const servers = inProcessServers({ server: {} }, start);
@@ -64,22 +64,22 @@ describe('rule 2: same key, different body', () => {
 });
 
 describe('rule 3: same key while the first request runs', () => {
-  // Held 2 s: the second request, sent 50 ms after the first, must still find it running on a loaded machine
-  // (with 200 ms, a stall of the test's own event loop let the first finish, and the second was a replay).
-  const heldServers = inProcessServers({ held: { holdMs: 2000 } }, start);
+  // Held until the test releases it (GET /_admin/held says when it is held): the second request finds it running
+  // however slow the machine, where a hold of a few seconds let a stalled test's second request find it done.
+  const heldServers = inProcessServers({ held: { holdMs: 600_000 } }, start);
 
   test('409 request_in_progress, then the original once it is done', async () => {
     const { held } = heldServers;
     const idem = newKey();
-    // Whichever of the two the server sees first is the original; the other finds it in progress.
-    const pair = await Promise.all([
-      call(held, '/v1/orders', { idem, body }),
-      sleep(50).then(() => call(held, '/v1/orders', { idem, body })),
-    ]);
-    const original = pair.find((a) => a.status === 201);
-    const during = pair.find((a) => a.status === 409);
-    expect(during?.json.error.code).toBe('request_in_progress');
-    if (original === undefined) throw new Error(`no 201 among ${pair.map((a) => a.status).join(', ')}`);
+    const first = call(held, '/v1/orders', { idem, body });
+    await until(async () => ((await heldCount(held)) === 1 ? true : undefined));
+    const during = await call(held, '/v1/orders', { idem, body });
+    expect(during.status).toBe(409);
+    expect(during.json.error.code).toBe('request_in_progress');
+    expect(await release(held)).toBe(1);
+    const original = await first;
+    expect(original.status).toBe(201);
+    expect(await heldCount(held)).toBe(0);
     const after = await call(held, '/v1/orders', { idem, body });
     expect(after.status).toBe(201);
     expect(after.text).toBe(original.text);
@@ -88,9 +88,14 @@ describe('rule 3: same key while the first request runs', () => {
   test('50 concurrent identical POSTs with one key make exactly one order', async () => {
     const { held } = heldServers;
     const idem = newKey();
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () => call(held, '/v1/orders', { key: KEYS.live, idem, body })),
+    let answered = 0;
+    const pending = Array.from({ length: 50 }, () =>
+      call(held, '/v1/orders', { key: KEYS.live, idem, body }).finally(() => answered++),
     );
+    // Every request either answered (409) or held: then the held ones go on.
+    await until(async () => (answered + (await heldCount(held)) === 50 ? true : undefined));
+    await release(held);
+    const answers = await Promise.all(pending);
     const created = answers.filter((a) => a.status === 201);
     const busy = answers.filter((a) => a.status === 409);
     expect(created.length + busy.length).toBe(50);

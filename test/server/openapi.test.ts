@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../src/server/index.js';
-import { KEYS, newKey, sleep, start, until } from './helpers.js';
+import { KEYS, heldCount, newKey, release, sleep, start, until } from './helpers.js';
 import { freePort } from '../helpers/ports.js';
 
 const OPENAPI = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
@@ -40,7 +40,7 @@ async function proxy(upstream: RunningServer): Promise<Proxy> {
       return undefined;
     }
     // A safety net only: prism takes seconds to start, far more on a loaded machine.
-  }, 120_000);
+  }, 300_000);
   return { url, child, upstream };
 }
 
@@ -78,20 +78,32 @@ let seeded: Proxy;
 let faulty: Proxy;
 beforeAll(async () => {
   const servers = await Promise.all([
-    // Orders held 2 s (was 300 ms): the same key sent 100 ms later through Prism must find the first still running,
-    // also when Prism and the test stall on a loaded machine.
-    start({ fulfilAfterMs: 400, holdMs: 2000 }),
+    // Every new order request is held until the test releases it (unheld() below): the same key sent while the
+    // first is held finds it running however long Prism and the test stall on a loaded machine.
+    start({ fulfilAfterMs: 400, holdMs: 600_000 }),
     start({ fulfilAfterMs: 50, seedFile: FORMULA_SEED }),
-    start({ rateLimit: 1, failRate: 1 }),
+    // One request per 100 s: the 503 takes the token and the next request is 429, however long Prism takes.
+    start({ rateLimit: 0.01, failRate: 1 }),
   ]);
   [plain, seeded, faulty] = (await Promise.all(servers.map(proxy))) as [Proxy, Proxy, Proxy];
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   for (const p of [plain, seeded, faulty]) {
     p?.child.kill();
     await p?.upstream.close();
   }
 });
+
+/** A call through `p` whose order request the upstream holds, released as soon as it is held. */
+async function unheld(p: Proxy, pending: Promise<Checked>): Promise<Checked> {
+  let settled = false;
+  const answer = pending.finally(() => (settled = true));
+  while (!settled) {
+    if ((await heldCount(p.upstream)) > 0) await release(p.upstream);
+    await sleep(10);
+  }
+  return answer;
+}
 
 async function completed(p: Proxy, id: string, key: string = KEYS.test, want = 'completed'): Promise<void> {
   await until(async () => ((await through(p, `/v1/orders/${id}`, { key })).json.status === want ? true : undefined));
@@ -122,12 +134,13 @@ describe('openapi.yaml matches the server (through Prism --errors)', () => {
   test('orders: 201, replay, 400, 404, 409, 413, 422', async () => {
     const idem = newKey();
     const body = { product_id: 'amazon-us-25', quantity: 2 };
-    const pair = await Promise.all([
-      through(plain, '/v1/orders', { key: KEYS.live, idem, body }),
-      sleep(100).then(() => through(plain, '/v1/orders', { key: KEYS.live, idem, body })),
-    ]);
-    expect(pair.map((a) => a.status).sort()).toEqual([201, 409]);
-    const first = pair.find((a) => a.status === 201) as Checked;
+    const original = through(plain, '/v1/orders', { key: KEYS.live, idem, body });
+    await until(async () => ((await heldCount(plain.upstream)) === 1 ? true : undefined));
+    const during = await through(plain, '/v1/orders', { key: KEYS.live, idem, body });
+    expect(during.status).toBe(409);
+    expect(await release(plain.upstream)).toBe(1);
+    const first = await original;
+    expect(first.status).toBe(201);
     const replay = await through(plain, '/v1/orders', { key: KEYS.live, idem, body });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect((await through(plain, '/v1/orders', { key: KEYS.live, idem, body: { ...body, quantity: 3 } })).status).toBe(
@@ -135,27 +148,37 @@ describe('openapi.yaml matches the server (through Prism --errors)', () => {
     );
     expect(
       (
-        await through(plain, '/v1/orders', {
-          key: KEYS.live,
-          idem: newKey(),
-          body: { product_id: 'nope', quantity: 1 },
-        })
+        await unheld(
+          plain,
+          through(plain, '/v1/orders', {
+            key: KEYS.live,
+            idem: newKey(),
+            body: { product_id: 'nope', quantity: 1 },
+          }),
+        )
       ).json.error.code,
     ).toBe('unknown_product');
     expect((await through(plain, '/v1/orders', { key: KEYS.live, idem: 'k'.repeat(300), body })).json.error.code).toBe(
       'idempotency_key_invalid',
     );
     expect(
-      (await through(plain, '/v1/orders', { key: KEYS.smallLive, idem: newKey(), body: { ...body, quantity: 3 } })).json
-        .error.code,
+      (
+        await unheld(
+          plain,
+          through(plain, '/v1/orders', { key: KEYS.smallLive, idem: newKey(), body: { ...body, quantity: 3 } }),
+        )
+      ).json.error.code,
     ).toBe('insufficient_funds');
     expect(
       (
-        await through(plain, '/v1/orders', {
-          key: KEYS.live,
-          idem: newKey(),
-          body: { product_id: 'netflix-us-30', quantity: 99 },
-        })
+        await unheld(
+          plain,
+          through(plain, '/v1/orders', {
+            key: KEYS.live,
+            idem: newKey(),
+            body: { product_id: 'netflix-us-30', quantity: 99 },
+          }),
+        )
       ).json.error.code,
     ).toBe('insufficient_supply');
     expect(
@@ -168,10 +191,13 @@ describe('openapi.yaml matches the server (through Prism --errors)', () => {
   });
 
   test('codes: 409 before completion, 200 pages after, 400, 404', async () => {
-    const placed = await through(plain, '/v1/orders', {
-      idem: newKey(),
-      body: { product_id: 'amazon-us-10', quantity: 3 },
-    });
+    const placed = await unheld(
+      plain,
+      through(plain, '/v1/orders', {
+        idem: newKey(),
+        body: { product_id: 'amazon-us-10', quantity: 3 },
+      }),
+    );
     const early = await through(plain, `/v1/orders/${placed.json.id}/codes`);
     if (Date.now() - Date.parse(placed.json.created_at) < 400)
       expect(early.json.error.code).toBe('order_not_completed');

@@ -142,6 +142,7 @@ describe('ApiClient shares the budget across concurrent requests', () => {
 
   it('after one 429 with Retry-After, no request reaches the server before the reset', async () => {
     const arrivals: { path: string; at: number }[] = [];
+    const logged: string[] = [];
     let resetAt = 0;
     server = createServer((req, res) => {
       const at = Date.now();
@@ -162,12 +163,13 @@ describe('ApiClient shares the budget across concurrent requests', () => {
       apiKey: 'sc_test_budget_0123456789ab',
       requestTimeoutMs: 10_000,
       retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5, maxTotalMs: 30_000, maxRetryAfterMs: 10_000 },
+      log: (line) => logged.push(line),
     });
     try {
       const first = api.getOrder('first');
-      // The others start once the 429 is in: they must wait for the shared reset, not go out at once.
-      while (resetAt === 0) await new Promise((r) => setTimeout(r, 5));
-      await new Promise((r) => setTimeout(r, 20));
+      // The others start once the client has the 429 (it says it will retry): they must wait for the shared reset,
+      // not go out at once.
+      while (!logged.some((line) => line.includes('retrying in'))) await new Promise((r) => setTimeout(r, 5));
       const others = ['a', 'b', 'c'].map((id) => api.getOrder(id));
       const orders = await Promise.all([first, ...others]);
       expect(orders.map((o) => o.id)).toEqual(['first', 'a', 'b', 'c']);

@@ -438,7 +438,7 @@ describe('the export fast path', () => {
     );
     // The property says nothing if the fast path never takes a page: it must take a fair share of them.
     expect(taken).toBeGreaterThan(pagesSeen / 40);
-  }, 120_000);
+  }, 300_000);
 
   it('takes a page of the reference server, in any key order and spacing, and reads it as JSON.parse does', async () => {
     const record = (i: number) =>

@@ -1,8 +1,8 @@
 // The journal's finer rules, on real directories: what is read and how it is named, which orphan is taken,
 // what a record keeps, the schema's refusals, owner liveness, and the history's pruning and order.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { History, historyDir, type OrderRecord } from '../../src/journal/history.js';
 import {
@@ -566,9 +566,16 @@ describe('journal lock, more', () => {
   it('an ownerless lock younger than 5 s is kept', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.lock'));
-    const at = new Date(Date.now() - 4000);
-    utimesSync(join(dir, '.lock'), at, at);
-    await expect(withDirLock(dir, () => 'ran', 20)).rejects.toMatchObject({ code: 'journal_locked' });
+    // A fake clock 4 s past the lock's making: 4 s old whatever the machine's speed (a lock made 4 s back on the
+    // real clock was over 5 s old when a loaded machine stalled the test before it looked).
+    vi.useFakeTimers({ now: statSync(join(dir, '.lock')).mtimeMs + 4000 });
+    try {
+      const kept = withDirLock(dir, () => 'ran', 20).catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await kept).toMatchObject({ code: 'journal_locked' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a half-written owner is a lock being made; an owner without a pid is treated as alive', async () => {

@@ -23,3 +23,19 @@ export const resetRoute: Route = {
     return jsonReply(200, { status: 'reset' });
   },
 };
+
+/** How many order requests `--hold` keeps in progress right now: a test waits for its request to be held. */
+export const heldRoute: Route = {
+  method: 'GET',
+  pattern: /^\/_admin\/held$/,
+  auth: false,
+  handler: ({ deps }) => jsonReply(200, { held: deps.holds.count }),
+};
+
+/** Ends every `--hold` now: the held requests go on at once, as if their time had run out. */
+export const releaseRoute: Route = {
+  method: 'POST',
+  pattern: /^\/_admin\/release$/,
+  auth: false,
+  handler: ({ deps }) => jsonReply(200, { released: deps.holds.release() }),
+};

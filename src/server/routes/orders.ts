@@ -1,5 +1,4 @@
 // POST /v1/orders (idempotent placement) and GET /v1/orders/{id}.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ctx, Deps, OrderAnswer, Route } from '../context.js';
 import type { Reply } from '../http.js';
 import { errorReply, fail, readBody } from '../http.js';
@@ -61,7 +60,7 @@ export const placeOrderRoute: Route = {
     }
     let answer: OrderAnswer;
     try {
-      if (deps.opts.holdMs > 0) await sleep(deps.opts.holdMs);
+      if (deps.opts.holdMs > 0) await deps.holds.hold(deps.opts.holdMs);
       answer = place(ctx, parsed as Record<string, unknown>, key.key);
     } catch (e) {
       // Nothing was committed: forget the key so a retry starts afresh (5xx are never replayed).
