@@ -67,13 +67,15 @@ describe('npm pack', () => {
   it('holds only what runs: the build, bin, completions, the man page, README, LICENSE, package.json', () => {
     const paths = packed.files.map((file) => file.path).sort();
     const allowed =
-      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
+      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/(giftcodes|package\.json)|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     for (const required of [
       'dist/cli.js',
       'dist/undici.cjs',
       'dist/undici.cjs.cache',
       'bin/giftcodes',
+      // The launcher is CommonJS: without it, Node would run bin/giftcodes as an ES module (the package's type).
+      'bin/package.json',
       'completions/giftcodes.bash',
       'completions/_giftcodes',
       'completions/giftcodes.fish',

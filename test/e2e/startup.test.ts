@@ -97,6 +97,26 @@ describe('undici loads only for commands that talk to the API', () => {
     },
   );
 
+  it.each([[['--version']], [['-V']]])(
+    'giftcodes %s starts neither the ES module loader nor a stream for stdout: it costs what `node -e 0` does (issue 33)',
+    async (args) => {
+      const file = join(tempDir(), 'modules.txt');
+      const preload = join(tempDir(), 'modules.cjs');
+      // A CommonJS preload leaves the loader Node picks for the main file as it is (an --import would start the ES one).
+      writeFileSync(
+        preload,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));`,
+      );
+      const result = await runCli(args, { env: { NODE_OPTIONS: `--require=${preload}` } });
+      expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+      const loaded = readFileSync(file, 'utf8').split('\n');
+      expect(loaded).toContain('NativeModule fs');
+      expect(loaded.filter((name) => /esm\/(module_job|translators)|internal\/streams\/writable/.test(name))).toEqual(
+        [],
+      );
+    },
+  );
+
   it.each([
     [['--help']],
     [['help']],
