@@ -52,7 +52,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'giftcodes');
 const NODE = process.execPath;
 const MAXRSS = join(ROOT, 'scripts', 'bench', 'maxrss.mjs');
-const CPUTIME = join(ROOT, 'scripts', 'bench', 'cputime.mjs');
+const CPUTIME = join(ROOT, 'scripts', 'bench', 'cputime.cjs');
 const METAFILE = join(ROOT, '.bench', 'esbuild-meta.json');
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const TEST_KEY = 'sc_test_demo_4f3c9a1b7e2d';
@@ -94,27 +94,32 @@ function giftcodes(args, check) {
   return { label: `giftcodes ${args.join(' ')}`, argv: [NODE, BIN, ...args], env: cliEnv, check };
 }
 
-/** One start-up figure: the command against bare Node, alternated, judged on the ratio of the medians. */
+/**
+ * One start-up figure: the command against bare Node, alternated, judged on the ratio of the median CPU times
+ * (user + system, getrusage): on a machine shared with other work wall time moves with the load (five sessions
+ * on two cores put it at 1.2–1.3× for a launcher that runs 0.97× the instructions of `node -e 0`), CPU time far
+ * less. Wall time is printed beside it.
+ */
 function startupFigure(command, limit) {
   return judge.figure(command.label, (check) => {
     const r = alternate(command, node0, { pairs: PAIRS });
     console.log(`  ${command.label.padEnd(22)} ${formatMs(r.a)}`);
     console.log(`  ${'node -e 0'.padEnd(22)} ${formatMs(r.b)}`);
     console.log(
-      `  per-pair ratio: median ${r.medianPairRatio.toFixed(2)}, ${r.pairRatio.min.toFixed(2)}–${r.pairRatio.max.toFixed(2)}`,
+      `  info  wall time: ${r.ratio.toFixed(2)}×, per pair median ${r.medianPairRatio.toFixed(2)}, ${r.pairRatio.min.toFixed(2)}–${r.pairRatio.max.toFixed(2)}  (CPU time is judged)`,
     );
-    if (limit === undefined) console.log(`  info  ${command.label} / node -e 0: ${r.ratio.toFixed(2)}×  (no target)`);
-    else check(`${command.label} / node -e 0`, `${r.ratio.toFixed(2)}×`, `≤ ${limit}×`, r.ratio <= limit);
-    // CPU time, alternated the same way: on a machine shared with other work it moves far less than wall time.
-    const cpu = alternate(command, node0, { pairs: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
+    const cpu = alternate(command, node0, { pairs: PAIRS, cpuHook: CPUTIME });
     console.log(
-      `  info  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}: ${cpu.ratio.toFixed(2)}×  (no target; wall time is judged)`,
+      `  CPU time: ${formatMs(cpu.a)} vs ${formatMs(cpu.b)}; per pair median ${cpu.medianPairRatio.toFixed(2)}`,
     );
+    if (limit === undefined)
+      console.log(`  info  ${command.label} / node -e 0, CPU: ${cpu.ratio.toFixed(2)}×  (no target)`);
+    else check(`${command.label} / node -e 0, CPU`, `${cpu.ratio.toFixed(2)}×`, `≤ ${limit}×`, cpu.ratio <= limit);
     if (EXTRA_CA) {
       const withCa = (side) => ({ ...side, env: { ...(side.env ?? process.env), NODE_EXTRA_CA_CERTS: EXTRA_CA } });
-      const ca = alternate(withCa(command), withCa(node0), { pairs: Math.max(10, PAIRS >> 1) });
+      const ca = alternate(withCa(command), withCa(node0), { pairs: Math.max(10, PAIRS >> 1), cpuHook: CPUTIME });
       console.log(
-        `  info  with NODE_EXTRA_CA_CERTS=${EXTRA_CA}: ${formatMs(ca.a)} vs ${formatMs(ca.b)}: ${ca.ratio.toFixed(2)}×  (no target)`,
+        `  info  with NODE_EXTRA_CA_CERTS=${EXTRA_CA}, CPU: ${formatMs(ca.a)} vs ${formatMs(ca.b)}: ${ca.ratio.toFixed(2)}×  (no target)`,
       );
     }
   });
@@ -207,7 +212,7 @@ async function main() {
       }
     });
 
-    heading('start-up (wall time of the whole process, alternated with node -e 0)');
+    heading('start-up (CPU and wall time of the whole process, alternated with node -e 0)');
     await startupFigure(
       giftcodes(['--version'], (r) => (String(r.stdout).trim() === VERSION ? undefined : `printed ${r.stdout}`)),
       1.05,
@@ -436,7 +441,7 @@ async function progressFigure(url) {
     const cpuFile = join(scratch, 'cpu-progress.txt');
     const command = [
       NODE,
-      '--import',
+      '--require',
       CPUTIME,
       BIN,
       'codes',
@@ -572,7 +577,7 @@ async function planFigures() {
       GIFTCODES_BASE_URL: url,
     };
     const started = performance.now();
-    const result = spawnSync(NODE, ['--import', CPUTIME, BIN, 'order', 'place', '--plan', plan, '--json', ...extra], {
+    const result = spawnSync(NODE, ['--require', CPUTIME, BIN, 'order', 'place', '--plan', plan, '--json', ...extra], {
       env,
       encoding: 'utf8',
       maxBuffer: 1 << 26,
@@ -598,7 +603,7 @@ async function planFigures() {
       BENCH_CONCURRENCY: String(inFlight),
     };
     const started = performance.now();
-    const result = spawnSync(NODE, ['--import', CPUTIME, bareOrders], {
+    const result = spawnSync(NODE, ['--require', CPUTIME, bareOrders], {
       env,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
