@@ -35,11 +35,11 @@ export function alternate(a, b, { pairs = 30, warmup = 3, cpuHook } = {}) {
   return { a: r.summaries[0], b: r.summaries[1], ratio, pairRatio: perRound, medianPairRatio: perRound.median };
 }
 
-/** Wall milliseconds; with `cpuHook` (scripts/bench/cputime.mjs preloaded), the child's CPU milliseconds instead. */
+/** Wall milliseconds; with `cpuHook` (scripts/bench/cputime.cjs preloaded), the child's CPU milliseconds instead. */
 function timeOnce(side, cpuHook) {
   const [file, ...args] = side.argv;
   const started = performance.now();
-  const argv = cpuHook ? ['--import', cpuHook, ...args] : args;
+  const argv = cpuHook ? ['--require', cpuHook, ...args] : args;
   const result = spawnSync(file, argv, {
     env: side.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe', ...(cpuHook ? ['pipe'] : [])],

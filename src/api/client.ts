@@ -34,7 +34,7 @@ import {
   type Product,
 } from './schemas.js';
 import { transportFailure } from './network-errors.js';
-import { Transport } from './transport.js';
+import { decodeWhole, Transport, type Coding } from './transport.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -427,7 +427,7 @@ export class ApiClient {
       });
       answeredStatus = res.statusCode;
       const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const bytes = await readBytes(res.body, MAX_BODY_BYTES, ok ? req.rawBody : undefined);
+      const bytes = await readBytes(res.body, MAX_BODY_BYTES, ok ? req.rawBody : undefined, res.codings);
       log(String(res.statusCode));
       const headers = flattenHeaders(res.headers);
       if (ok) {
@@ -532,23 +532,34 @@ export function readRaw<P extends RawPage>(
   return { page, envelope: parsed.value, last };
 }
 
-/** The whole body, in a buffer from `into` where given. */
+/**
+ * The whole body, decoded when it came coded (transport.ts decodeWhole: the page whole, not a stream), in a
+ * buffer from `into` where given. `limit` holds for the bytes as sent and for the decoded bytes.
+ */
 async function readBytes(
   body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void },
   limit: number,
   into?: (size: number) => Buffer,
+  codings?: readonly Coding[],
 ): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+  const tooLarge = (): NetworkError =>
+    new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, { code: 'response_too_large' });
+  let chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
     if (size > limit) {
       body.destroy?.();
-      throw new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, {
-        code: 'response_too_large',
-      });
+      throw tooLarge();
     }
     chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  }
+  if (codings !== undefined && codings.length > 0) {
+    const decoded = await decodeWhole(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), codings, limit);
+    if (decoded === undefined) throw tooLarge();
+    if (!into) return decoded;
+    chunks = [decoded];
+    size = decoded.length;
   }
   if (!into) return Buffer.concat(chunks);
   const bytes = into(size);

@@ -73,6 +73,13 @@ export class Journal {
   private readonly log: IntentLog;
   /** Keys whose state was last read from another process's log: held by that process, never claimed from here. */
   private readonly elsewhere = new Set<string>();
+  /**
+   * While this process holds the lock: the directory's names, listed once for the turn. Under the lock nothing
+   * but the holder adds or removes an intent file or a log (another process's first line of a new log is
+   * written under its lock too), so the compaction of dead logs and the lookup of the row's key share one
+   * listing; a compaction by this process lists again. A plan's row listed the journal twice (issue 33).
+   */
+  private turn: { names?: string[] | undefined } | undefined;
 
   constructor(dir: string, options: { historyDays?: number | undefined } = {}) {
     this.dir = dir;
@@ -90,6 +97,7 @@ export class Journal {
     for (let attempt = 1; ; attempt++) {
       const seen = this.readOnce();
       if (seen !== undefined) return seen;
+      this.relist();
       if (attempt === READ_ATTEMPTS)
         throw new LocalError(`the order journal ${this.dir} kept changing while it was read`, {
           code: 'journal_busy',
@@ -182,11 +190,20 @@ export class Journal {
   }
 
   private names(): string[] {
+    if (this.turn?.names) return this.turn.names;
+    let names: string[];
     try {
-      return readdirSync(this.dir);
+      names = readdirSync(this.dir);
     } catch (error) {
       throw localError(error, `cannot read the order journal ${this.dir}`);
     }
+    if (this.turn) this.turn.names = names;
+    return names;
+  }
+
+  /** This process changed the directory's names (a compaction): the turn's next look lists it again. */
+  private relist(): void {
+    if (this.turn) this.turn.names = undefined;
   }
 
   /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
@@ -491,6 +508,7 @@ export class Journal {
       throw localError(error, `cannot update the order journal ${this.dir}`);
     } finally {
       this.log.reset();
+      this.relist();
     }
   }
 
@@ -499,18 +517,21 @@ export class Journal {
    * then on, an intent in another process's log is that process's, and never taken over from here.
    */
   private async compactDead(): Promise<void> {
-    const { logs, failed } = otherLogs(this.dir, this.log.file);
+    const { logs, failed } = otherLogs(this.dir, this.log.file, this.names());
     unreadableLogs(failed);
     // One with lines it cannot read too: its readable intents become files, and the log is set aside (compactLog).
     const dead = logs.filter((log) => logIsDead(log));
     if (dead.length === 0) return;
     const ended = new Set(this.log.ended);
     for (const log of logs) for (const mark of log.ended) ended.add(mark);
+    this.relist();
     for (const log of dead) {
       try {
         await compactLog(this.dir, log, ended);
       } catch (error) {
         throw localError(error, `cannot update the order journal ${this.dir}`);
+      } finally {
+        this.relist();
       }
     }
   }
@@ -581,9 +602,14 @@ export class Journal {
 
   private withLock<T>(fn: () => T | Promise<T>): Promise<T> {
     return withDirLock(this.dir, async () => {
-      this.sweep();
-      await this.compactDead();
-      return fn();
+      const turn = (this.turn = {});
+      try {
+        this.sweep();
+        await this.compactDead();
+        return await fn();
+      } finally {
+        if (this.turn === turn) this.turn = undefined;
+      }
     });
   }
 }

@@ -67,13 +67,19 @@ describe('npm pack', () => {
   it('holds only what runs and what README links to: the build, bin, completions, the man page, README, docs/, LICENSE, package.json', () => {
     const paths = packed.files.map((file) => file.path).sort();
     const allowed =
+<<<<<<< HEAD
       /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|docs\/[\w/-]+\.md|README\.md|CHANGELOG\.md|SECURITY\.md|LICENSE|package\.json)$/;
+=======
+      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/(giftcodes|package\.json)|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
+>>>>>>> h-bench
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     for (const required of [
       'dist/cli.js',
       'dist/undici.cjs',
       'dist/undici.cjs.cache',
       'bin/giftcodes',
+      // The launcher is CommonJS: without it, Node would run bin/giftcodes as an ES module (the package's type).
+      'bin/package.json',
       'completions/giftcodes.bash',
       'completions/_giftcodes',
       'completions/giftcodes.fish',

@@ -85,31 +85,50 @@ describe('undici loads only for commands that talk to the API', () => {
   const compiledUndici = (file: string): boolean =>
     readFileSync(`${file}.builtins`, 'utf8').split('\n').includes('NativeModule vm');
 
-  it.each([[['--version']], [['-V']]])(
-    'giftcodes %s loads nothing of the program: the launcher answers it (issue 33)',
+  it.each([[['--version']], [['-V']], [['--help']], [['-h']], [['help']]])(
+    'giftcodes %s loads nothing of the program into a pipe: the launcher answers it (issue 33)',
     async (args) => {
       const file = join(tempDir(), 'loads.txt');
       const result = await runCli(args, { env: loadsEnv(file) });
-      expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(['--version', '-V'].includes(args[0]!) ? `${version}\n` : /^Usage: giftcodes /);
       const urls = readFileSync(file, 'utf8').split('\n');
       expect(urls.some((url) => url.endsWith('/bin/giftcodes'))).toBe(true);
       expect(urls.filter((url) => url.includes('/dist/'))).toEqual([]);
     },
   );
 
-  it.each([
-    [['--help']],
-    [['help']],
-    [['order', 'place', '--help']],
-    [['completion', 'bash']],
-    [['__complete', 'products']],
-  ])('giftcodes %s does not', async (args) => {
-    const file = join(tempDir(), 'loads.txt');
-    const result = await runCli(args, { env: loadsEnv(file) });
-    expect(result.code).toBe(0);
-    expect(chunkWithUndici(file)).toBe(false);
-    expect(compiledUndici(file)).toBe(false);
-  });
+  it.each([[['--version']], [['-V']], [['--help']], [['help']]])(
+    'giftcodes %s starts neither the ES module loader nor a stream for stdout: it costs what `node -e 0` does (issue 33)',
+    async (args) => {
+      const file = join(tempDir(), 'modules.txt');
+      const preload = join(tempDir(), 'modules.cjs');
+      // A CommonJS preload leaves the loader Node picks for the main file as it is (an --import would start the ES one).
+      writeFileSync(
+        preload,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));`,
+      );
+      const result = await runCli(args, { env: { NODE_OPTIONS: `--require=${preload}` } });
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(['--version', '-V'].includes(args[0]!) ? `${version}\n` : /^Usage: giftcodes /);
+      const loaded = readFileSync(file, 'utf8').split('\n');
+      expect(loaded).toContain('NativeModule fs');
+      expect(loaded.filter((name) => /esm\/(module_job|translators)|internal\/streams\/writable/.test(name))).toEqual(
+        [],
+      );
+    },
+  );
+
+  it.each([[['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])(
+    'giftcodes %s does not',
+    async (args) => {
+      const file = join(tempDir(), 'loads.txt');
+      const result = await runCli(args, { env: loadsEnv(file) });
+      expect(result.code).toBe(0);
+      expect(chunkWithUndici(file)).toBe(false);
+      expect(compiledUndici(file)).toBe(false);
+    },
+  );
 
   it('giftcodes serve does not; ping against it does, from dist/undici.cjs and its code cache (never a chunk of the bundle)', async () => {
     const serveLoads = join(tempDir(), 'serve-loads.txt');
@@ -327,7 +346,7 @@ describe('the credential store is loaded only when a key is needed (issue 15)', 
     return files.some((url) => readFileSync(new URL(url), 'utf8').includes(KEYRING_MARKER));
   }
 
-  it.each([[['--help']], [['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])(
+  it.each([[['order', 'place', '--help']], [['completion', 'bash']], [['__complete', 'products']]])(
     'giftcodes %s does not load it',
     async (args) => {
       expect(await loadsKeyring(args)).toBe(false);
