@@ -67,11 +67,7 @@ describe('npm pack', () => {
   it('holds only what runs and what README links to: the build, bin, completions, the man page, README, docs/, LICENSE, package.json', () => {
     const paths = packed.files.map((file) => file.path).sort();
     const allowed =
-<<<<<<< HEAD
-      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/giftcodes|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|docs\/[\w/-]+\.md|README\.md|CHANGELOG\.md|SECURITY\.md|LICENSE|package\.json)$/;
-=======
-      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/(giftcodes|package\.json)|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|README\.md|LICENSE|package\.json)$/;
->>>>>>> h-bench
+      /^(dist\/([\w-]+\.js|undici\.cjs(\.cache)?)|bin\/(giftcodes|package\.json)|completions\/(giftcodes\.bash|_giftcodes|giftcodes\.fish)|man\/giftcodes\.1|docs\/[\w/-]+\.md|README\.md|CHANGELOG\.md|SECURITY\.md|LICENSE|package\.json)$/;
     expect(paths.filter((path) => !allowed.test(path))).toEqual([]);
     for (const required of [
       'dist/cli.js',
