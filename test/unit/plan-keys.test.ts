@@ -12,6 +12,7 @@ import {
   connectionScope,
   deliveredRows,
   keyRows,
+  planFailure,
   planFamily,
   rowKey,
   sameScope,
@@ -172,5 +173,34 @@ describe('the scope rows are looked up in', () => {
     const rows = deliveredRows(j, scope);
     expect([...rows.keys()]).toEqual(['a']);
     expect(rows.get('a')).toMatchObject({ orderId: 'ord_a', outcome: 'delivered' });
+  });
+});
+
+describe('planFailure: what a plan with failed rows exits with', () => {
+  const result = (row: number, error?: { code: string; message: string; exitCode: number }) => ({
+    row,
+    productId: 'p',
+    quantity: 1,
+    key: `k${row}`,
+    ...(error ? { error } : {}),
+  });
+
+  it('none failed: no failure', () => {
+    expect(planFailure([result(1), result(2)])).toBeUndefined();
+  });
+
+  it("the worst row's exit, naming how many failed and the first; the hint says a re-run orders nothing twice", () => {
+    const failure = planFailure([
+      result(1),
+      result(2, { code: 'product_unknown', message: 'no product p', exitCode: 4 }),
+      result(3, { code: 'network_error', message: 'reset', exitCode: 5 }),
+      result(4, { code: 'bad', message: 'bad', exitCode: 2 }),
+    ]);
+    expect(failure).toMatchObject({
+      exitCode: 5,
+      code: 'plan_rows_failed',
+      message: '3 of 4 plan rows failed (first: line 2: no product p)',
+      hint: 'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)',
+    });
   });
 });
