@@ -22,6 +22,11 @@ describe('CodeTally', () => {
     expect(() => within.page([{ code: 'A' }, { code: 'B' }, { code: 'A' }])).toThrow(
       'the codes of order ord_2: code number 3 repeats a code sent earlier in the same order; the codes are not used',
     );
+    expect(() => new CodeTally('ord_2').page([{ code: 'A' }, { code: 'A' }])).toThrow(
+      expect.objectContaining({
+        hint: 'the service sent a code twice in place of another; try again later, and tell the provider if it persists',
+      }) as Error,
+    );
     const across = new CodeTally('ord_3', 4);
     across.page([{ code: 'A' }, { code: 'B' }]);
     expect(() => across.page([{ code: 'C' }, { code: 'B' }])).toThrow(/code number 4 repeats/);
@@ -91,7 +96,9 @@ describe('CodeTally, every kind of code and position', () => {
       ),
     ).toThrow(/code number 2 repeats/);
     // A `code` only inside another object is not the record's code: nothing to tally, nothing refused.
-    new CodeTally('ord_13', 4).page(scanned([{ card: { code: 'A' } }, { card: { code: 'A' } }]));
+    new CodeTally('ord_13', 4).page(
+      scanned([{ card: { code: 'A' } }, { card: { code: 'A' } }, { card: { code: 'A' } }]),
+    );
   });
 
   it('the table is sized once from the quantity (at most half full), and grows from 1,024 slots when it is not known', () => {
