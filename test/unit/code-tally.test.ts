@@ -22,6 +22,11 @@ describe('CodeTally', () => {
     expect(() => within.page([{ code: 'A' }, { code: 'B' }, { code: 'A' }])).toThrow(
       'the codes of order ord_2: code number 3 repeats a code sent earlier in the same order; the codes are not used',
     );
+    expect(() => new CodeTally('ord_2').page([{ code: 'A' }, { code: 'A' }])).toThrow(
+      expect.objectContaining({
+        hint: 'the service sent a code twice in place of another; try again later, and tell the provider if it persists',
+      }) as Error,
+    );
     const across = new CodeTally('ord_3', 4);
     across.page([{ code: 'A' }, { code: 'B' }]);
     expect(() => across.page([{ code: 'C' }, { code: 'B' }])).toThrow(/code number 4 repeats/);
@@ -53,5 +58,60 @@ describe('CodeTally', () => {
     const mixed = new CodeTally('ord_6', 4);
     mixed.page(page(['Y-1']));
     expect(() => mixed.page([{ code: 'Y-1' }])).toThrow(/repeats/);
+  });
+});
+
+describe('CodeTally, every kind of code and position', () => {
+  const scanned = (records: unknown[]) =>
+    new PageScanner(['data']).scan(Buffer.from(JSON.stringify({ data: records })))!;
+
+  it('a record without a code still takes its place: the repeat is named by its position among all records', () => {
+    const tally = new CodeTally('ord_7', 4);
+    expect(() => tally.page([{ pin: '1' }, { code: 'A' }, { code: 'A' }] as never)).toThrow(/code number 3 repeats/);
+    const fast = new CodeTally('ord_8', 4);
+    const page = scanned([{ code: null }, { code: 'A' }, { code: true }, { code: 'A' }]);
+    expect(page).toBeDefined();
+    expect(() => fast.page(page)).toThrow(/code number 4 repeats/);
+  });
+
+  it('read from their bytes: a code holding a comma and a numeric code are codes; null and true are not', () => {
+    const comma = new CodeTally('ord_9', 4);
+    expect(() => comma.page(scanned([{ code: 'A,1' }, { code: 'A,2' }, { code: 'A,1' }]))).toThrow(
+      /code number 3 repeats/,
+    );
+    const numeric = new CodeTally('ord_10', 4);
+    expect(() => numeric.page(scanned([{ code: 12 }, { code: 13 }, { code: 12 }]))).toThrow(/code number 3 repeats/);
+    // Two nulls or two trues are no codes, so no repeat.
+    new CodeTally('ord_11', 4).page(scanned([{ code: null }, { code: null }, { code: true }, { code: true }]));
+  });
+
+  it('the code field is found wherever it is in the record; a record whose codes are nested has none at the top', () => {
+    const last = new CodeTally('ord_12', 4);
+    expect(() =>
+      last.page(
+        scanned([
+          { pin: '1', code: 'A' },
+          { pin: '2', code: 'A' },
+        ]),
+      ),
+    ).toThrow(/code number 2 repeats/);
+    // A `code` only inside another object is not the record's code: nothing to tally, nothing refused.
+    new CodeTally('ord_13', 4).page(
+      scanned([{ card: { code: 'A' } }, { card: { code: 'A' } }, { card: { code: 'A' } }]),
+    );
+  });
+
+  it('the table is sized once from the quantity (at most half full), and grows from 1,024 slots when it is not known', () => {
+    const slots = (tally: CodeTally): number => (tally as unknown as { table: Uint32Array }).table.length;
+    expect(slots(new CodeTally('o'))).toBe(1024);
+    expect(slots(new CodeTally('o', 100))).toBe(1024);
+    expect(slots(new CodeTally('o', 512))).toBe(1024);
+    expect(slots(new CodeTally('o', 513))).toBe(2048);
+    expect(slots(new CodeTally('o', 1_000_000))).toBe(2 ** 21);
+    const growing = new CodeTally('o');
+    growing.page(records(0, 512));
+    expect(slots(growing)).toBe(1024);
+    growing.page(records(512, 513));
+    expect(slots(growing)).toBe(2048);
   });
 });

@@ -129,9 +129,14 @@ describe('a codes file renamed into place whose mark could not be written (journ
       machine.intent,
     );
     const error = await m.writeCodes(outTo(path)).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 8 });
-    expect((error as Error).message).toContain(`the codes of order ${machine.intent.orderId} are already in ${path}`);
-    expect((error as { hint: string }).hint).toContain(`giftcodes order resume ${machine.intent.key}`);
+    expect(error).toMatchObject({
+      exitCode: 8,
+      code: 'journal_failed',
+      message: `cannot write the journal: no space left on the device (ENOSPC); the codes of order ${machine.intent.orderId} are already in ${path} (written once, do not write them again)`,
+    });
+    expect((error as { hint: string }).hint).toBe(
+      `keep ${path}; once the journal can be written: giftcodes order resume ${machine.intent.key}  (it finds the file and writes nothing)`,
+    );
     expect(JSON.parse(readFileSync(path, 'utf8'))).toHaveLength(2);
     const [identity] = j.find(machine.intent.key)!.files!;
     expect(identity).toMatchObject({ path, count: 2, format: 'json' });
@@ -156,7 +161,11 @@ describe('a codes file renamed into place whose mark could not be written (journ
     );
     const error = await again.writeCodes(outTo(path)).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'codes_file_unaccounted' });
-    expect((error as Error).message).toContain(`were written for ${path} by an earlier run`);
+    const { orderId, key } = machine.intent;
+    expect(error).toMatchObject({
+      message: `the codes of order ${orderId} (2) were written for ${path} by an earlier run, and neither that file nor its temporary file holds them now: they may already have reached you, so they are not written again`,
+      hint: `if you have them, end it with: giftcodes order abandon ${key}   to write them again anyway: giftcodes codes get ${orderId} --out <file>`,
+    });
     expect(existsSync(path)).toBe(false);
     // Still there unchanged: the earlier delivery, left as it was.
     renameSync(join(dir, 'sold.json'), path);

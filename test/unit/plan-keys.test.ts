@@ -1,0 +1,206 @@
+// Which key a plan row goes by, and which earlier deliveries the plan no longer has: the two rules that keep a
+// re-run (or an edited plan) from ordering a row a second time. Called directly on a real journal, so every
+// branch is seen (docs/mutation.md: mutants of these survived the end-to-end tests, which cannot see them).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { OrderRecord, Scope } from '../../src/journal/history.js';
+import { keyIdOf } from '../../src/journal/intent.js';
+import { Journal } from '../../src/journal/journal.js';
+import {
+  changedSince,
+  connectionScope,
+  deliveredRows,
+  keyRows,
+  planFailure,
+  planFamily,
+  rowKey,
+  sameScope,
+  type PlanRow,
+} from '../../src/orders/plan.js';
+import { tempDir } from '../helpers/e2e.js';
+
+const scope: Scope = { baseUrl: 'http://127.0.0.1:4010', environment: 'test', keyId: 'k1' };
+const T0 = Date.parse('2026-06-01T12:00:00.000Z');
+const DAY = 86_400_000;
+
+function journal(): Journal {
+  const dir = join(tempDir(), 'journal');
+  mkdirSync(dir, { recursive: true });
+  return new Journal(dir);
+}
+
+const row = (n: number, key: string, legacyKey: string): PlanRow => ({
+  row: n,
+  productId: 'amazon-us-25',
+  quantity: 1,
+  key,
+  legacyKey,
+});
+
+const record = (key: string, o: Partial<OrderRecord> = {}): OrderRecord => ({
+  key,
+  keyId: scope.keyId,
+  orderId: `ord_${key}`,
+  productId: 'amazon-us-25',
+  quantity: 1,
+  environment: scope.environment,
+  profile: 'shop',
+  baseUrl: scope.baseUrl,
+  createdAt: new Date(T0 - 1000).toISOString(),
+  updatedAt: new Date(T0 - 1000).toISOString(),
+  endedAt: new Date(T0 - 1000).toISOString(),
+  outcome: 'delivered',
+  ...o,
+});
+
+async function interrupted(j: Journal, key: string, where: Scope = scope): Promise<void> {
+  await j.begin({ profile: 'shop', ...where, productId: 'amazon-us-25', quantity: 1, key });
+}
+
+describe('keyRows: the key each row goes by', () => {
+  it('a row an older version delivered (its legacy key recorded) goes on under that key; one it never saw keeps its own', () => {
+    const j = journal();
+    const rows = [row(1, 'new-1', 'old-1'), row(2, 'new-2', 'old-2')];
+    const delivered = new Map([['old-1', record('old-1')]]);
+    expect(keyRows(rows, delivered, j, scope).map((r) => r.key)).toEqual(['old-1', 'new-2']);
+  });
+
+  it('a row delivered under its own key keeps it, whatever its legacy key says', () => {
+    const j = journal();
+    const delivered = new Map([
+      ['new-1', record('new-1')],
+      ['old-1', record('old-1')],
+    ]);
+    expect(keyRows([row(1, 'new-1', 'old-1')], delivered, j, scope)[0]!.key).toBe('new-1');
+  });
+
+  it("a row whose legacy key is interrupted in this scope resumes under it; another scope's intent does not count", async () => {
+    const j = journal();
+    await interrupted(j, 'old-1');
+    await interrupted(j, 'old-2', { ...scope, environment: 'live' });
+    await interrupted(j, 'old-3', { ...scope, keyId: 'k2' });
+    await interrupted(j, 'old-4', { ...scope, baseUrl: 'http://other:1' });
+    const rows = [1, 2, 3, 4].map((n) => row(n, `new-${n}`, `old-${n}`));
+    expect(keyRows(rows, new Map(), j, scope).map((r) => r.key)).toEqual(['old-1', 'new-2', 'new-3', 'new-4']);
+  });
+
+  it('a row interrupted under its own key keeps it, even when its legacy key was delivered', async () => {
+    const j = journal();
+    await interrupted(j, 'new-1');
+    const delivered = new Map([['old-1', record('old-1')]]);
+    expect(keyRows([row(1, 'new-1', 'old-1')], delivered, j, scope)[0]!.key).toBe('new-1');
+  });
+
+  it('the journal is read at most once for the whole plan, and only when a row needs it', () => {
+    const j = journal();
+    let reads = 0;
+    const counted = Object.assign(Object.create(j) as Journal, {
+      read: () => (reads++, j.read()),
+    });
+    const rows = [1, 2, 3].map((n) => row(n, `new-${n}`, `old-${n}`));
+    keyRows(rows, new Map(), counted, scope);
+    expect(reads).toBe(1);
+    reads = 0;
+    const allNew = new Map(rows.map((r) => [r.key, record(r.key)]));
+    keyRows(rows, allNew, counted, scope);
+    expect(reads).toBe(0);
+  });
+});
+
+describe('changedSince: deliveries of this plan the edited plan no longer has', () => {
+  const family = planFamily(scope, '/plans/nightly.csv', undefined);
+  const keyOf = (productId: string, occurrence = 1): string =>
+    rowKey(family, { productId, quantity: 1, outCell: '', occurrence });
+
+  it('a delivered row of this family that the plan no longer has, delivered in the last 24 hours: named', () => {
+    const gone = record(keyOf('p-gone'));
+    const kept = record(keyOf('p-kept'));
+    const rows = [row(1, keyOf('p-kept'), 'legacy')];
+    const delivered = new Map([gone, kept].map((r) => [r.key, r]));
+    expect(changedSince(rows, delivered, family, T0)).toEqual([gone]);
+  });
+
+  it('exactly 24 hours ago still counts; a moment longer does not; without an end time, its last update counts', () => {
+    const at = (ms: number, o: Partial<OrderRecord> = {}): OrderRecord =>
+      record(keyOf(`p${ms}`), { endedAt: new Date(T0 - ms).toISOString(), ...o });
+    const edge = at(DAY);
+    const older = at(DAY + 1);
+    const noEnd = record(keyOf('p-upd'), { endedAt: undefined, updatedAt: new Date(T0 - 5000).toISOString() });
+    const staleNoEnd = record(keyOf('p-upd-old'), {
+      endedAt: undefined,
+      updatedAt: new Date(T0 - DAY - 1).toISOString(),
+    });
+    const delivered = new Map([edge, older, noEnd, staleNoEnd].map((r) => [r.key, r]));
+    expect(changedSince([], delivered, family, T0).map((r) => r.key)).toEqual([edge.key, noEnd.key]);
+  });
+
+  it("another family's rows, a single order's key and a legacy row key are not this plan's", () => {
+    const other = planFamily(scope, '/plans/weekly.csv', undefined);
+    const batch = planFamily(scope, '/plans/nightly.csv', 'b2');
+    const records = [
+      record(rowKey(other, { productId: 'p', quantity: 1, outCell: '', occurrence: 1 })),
+      record(rowKey(batch, { productId: 'p', quantity: 1, outCell: '', occurrence: 1 })),
+      record(`plan-${family}`),
+      record(`plan-${family}0123456789ab-r3`),
+      record(`x-plan-${family}0123456789ab`),
+    ];
+    expect(changedSince([], new Map(records.map((r) => [r.key, r])), family, T0)).toEqual([]);
+  });
+});
+
+describe('the scope rows are looked up in', () => {
+  it('connectionScope: the server, environment and the API key by its id (never the key)', () => {
+    expect(
+      connectionScope({ baseUrl: 'https://api.example', environment: 'live', apiKey: 'sc_live_abcdefghijklmnop' }),
+    ).toEqual({ baseUrl: 'https://api.example', environment: 'live', keyId: keyIdOf('sc_live_abcdefghijklmnop') });
+  });
+
+  it('sameScope: all three must match', () => {
+    expect(sameScope(scope, { ...scope })).toBe(true);
+    expect(sameScope({ ...scope, baseUrl: 'http://x' }, scope)).toBe(false);
+    expect(sameScope({ ...scope, environment: 'live' }, scope)).toBe(false);
+    expect(sameScope({ ...scope, keyId: 'k2' }, scope)).toBe(false);
+  });
+
+  it("deliveredRows: this scope's delivered records by key; other outcomes and other scopes are not", () => {
+    const j = journal();
+    j.history.record(record('a'));
+    j.history.record(record('b', { outcome: 'failed' }));
+    j.history.record(record('c', { environment: 'live' }));
+    j.history.record(record('d', { keyId: 'k2' }));
+    j.history.record(record('e', { outcome: 'refused', orderId: undefined }));
+    const rows = deliveredRows(j, scope);
+    expect([...rows.keys()]).toEqual(['a']);
+    expect(rows.get('a')).toMatchObject({ orderId: 'ord_a', outcome: 'delivered' });
+  });
+});
+
+describe('planFailure: what a plan with failed rows exits with', () => {
+  const result = (row: number, error?: { code: string; message: string; exitCode: number }) => ({
+    row,
+    productId: 'p',
+    quantity: 1,
+    key: `k${row}`,
+    ...(error ? { error } : {}),
+  });
+
+  it('none failed: no failure', () => {
+    expect(planFailure([result(1), result(2)])).toBeUndefined();
+  });
+
+  it("the worst row's exit, naming how many failed and the first; the hint says a re-run orders nothing twice", () => {
+    const failure = planFailure([
+      result(1),
+      result(2, { code: 'product_unknown', message: 'no product p', exitCode: 4 }),
+      result(3, { code: 'network_error', message: 'reset', exitCode: 5 }),
+      result(4, { code: 'bad', message: 'bad', exitCode: 2 }),
+    ]);
+    expect(failure).toMatchObject({
+      exitCode: 5,
+      code: 'plan_rows_failed',
+      message: '3 of 4 plan rows failed (first: line 2: no product p)',
+      hint: 'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)',
+    });
+  });
+});
