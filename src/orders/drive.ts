@@ -12,6 +12,7 @@ import { deliver, settle, type Outcome } from './lifecycle.js';
 import { OrderMachine, type MachineDeps, type Written } from './machine.js';
 import { describeOrder } from './present.js';
 import { OrderEndedError } from './wait.js';
+import { counted } from '../output/words.js';
 
 export interface DriveOptions {
   wait: boolean;
@@ -67,7 +68,7 @@ export async function driveIntent(
  */
 export async function printOutcome(io: Io, { order, written }: Pick<Driven, 'order' | 'written'>): Promise<void> {
   if (written?.path === '-') {
-    io.notice(`order ${order.id} ${order.status}: wrote ${written.count} codes to stdout`);
+    io.notice(`order ${order.id} ${order.status}: wrote ${counted(written.count, 'code')} to stdout`);
     return;
   }
   // --out F --json: the order as the server sent it, and where its codes went (`written`: path, count, format).
@@ -78,7 +79,7 @@ export async function printOutcome(io: Io, { order, written }: Pick<Driven, 'ord
       text: () => {
         const file =
           written &&
-          `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${written.count} codes`} to ${written.path} (${written.format})`;
+          `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${counted(written.count, 'code')}`} to ${written.path} (${written.format})`;
         return file ? `${describeOrder(io, order)}\n${file}` : describeOrder(io, order);
       },
       notes: () =>

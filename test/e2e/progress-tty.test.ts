@@ -29,7 +29,7 @@ describe('progress at a terminal', () => {
       expect(screen.split('\n').filter((l) => l.includes('writing the codes')).length).toBe(1);
     const done = await t.waitFor(/\[exit \d+\]/, 30_000);
     expect(done).toContain('[exit 0]');
-    expect(done).toMatch(/wrote 5000 codes to/);
+    expect(done).toMatch(/wrote 5,000 codes to/);
     // Cleared: nothing of the progress line is left on the screen.
     expect(done).not.toContain('writing the codes');
     expect(readFileSync(out, 'utf8').split('\n').filter(Boolean)).toHaveLength(5001);

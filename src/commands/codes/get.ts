@@ -13,6 +13,7 @@ import {
   withRecipients,
   type WaitFlags,
 } from '../wait-flags.js';
+import { counted } from '../../output/words.js';
 
 export interface GetOptions extends WaitFlags {
   orderId: string;
@@ -157,7 +158,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       { orderId: options.orderId, path: result.path, count: result.count, format: result.format },
       {
         notes: (data) => [
-          `${deps.io.c.green('✓')} wrote ${data.count} codes of ${data.orderId} to ${data.path} (${data.format}, 0600)`,
+          `${deps.io.c.green('✓')} wrote ${counted(data.count, 'code')} of ${data.orderId} to ${data.path} (${data.format}, 0600)`,
         ],
       },
     );
@@ -171,6 +172,6 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   const { runSummary } = await import('../../output/progress.js');
   runSummary(
     deps.io,
-    `exported ${result.count} codes of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
+    `exported ${counted(result.count, 'code')} of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
   );
 }
