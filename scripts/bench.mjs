@@ -330,7 +330,10 @@ function checkExport(file, quantity, format, stderr) {
     const fd = openSync(file, 'r');
     readSync(fd, head, 0, 22, 0);
     closeSync(fd);
-    if (head.toString('latin1') !== 'age-encryption.org/v1\n' || !stderr.includes(`wrote ${quantity.toLocaleString('en-US')} codes`))
+    if (
+      head.toString('latin1') !== 'age-encryption.org/v1\n' ||
+      !stderr.includes(`wrote ${quantity.toLocaleString('en-US')} codes`)
+    )
       throw new Error(`codes get wrote no age file of ${quantity} codes: ${stderr}`);
     if (statSync(file).size < quantity * 100) throw new Error(`the age file of ${quantity} codes is too small`);
     return;
