@@ -1,10 +1,11 @@
 // Every code of one order, seen once: a page that repeats a code in place of another (the count still
 // matching) is a server fault, never codes to hand out. Memory stays small however many codes an order has:
-// one open-addressed table of 32-bit slots (at most half full), 8 MiB for a million codes, beside the
-// export's ~70 MiB. A slot's home is one hash of the code's text, its content a second one: two different
-// codes are taken for one only when their probe runs meet and the second hashes agree, about once in 2,000
-// orders of a million codes (far less for smaller ones). The hashes are seeded per run, so that rare false
-// refusal does not repeat when the command is run again; a true repeat always is refused.
+// one open-addressed table of 64-bit slots (at most half full), 16 MiB for a million codes, beside the
+// export's ~70 MiB. A slot's home is one hash of the code's text, its content two more: two different codes
+// are taken for one only when their probe runs meet and both 32-bit words agree, about once in 7 × 10^12
+// orders of a million codes. With one word (8 MiB) it was once in ~2,000, and a bench round met it (exit 5
+// on a sound order). The hashes are seeded per run, so even that never repeats on a rerun; a true repeat
+// always is refused.
 import type { CodeRecord } from '../api/schemas.js';
 import { NetworkError } from '../errors.js';
 import type { ScannedPage } from './scan.js';
@@ -30,7 +31,8 @@ export class CodeTally {
   ) {
     let slots = 1024;
     while (expected !== undefined && slots < expected * 2 && slots < 1 << 27) slots *= 2;
-    this.table = new Uint32Array(slots);
+    // Two words a slot: the code's second hash (0 marks an empty slot) and a third, its check word.
+    this.table = new Uint32Array(slots * 2);
     this.mask = slots - 1;
     const seeds = randomBytes(8);
     this.seed1 = seeds.readUInt32LE(0);
@@ -66,12 +68,17 @@ export class CodeTally {
   private add(b: Uint8Array, start: number, stop: number): void {
     let h1 = this.seed1 ^ 0x811c9dc5;
     let h2 = this.seed2 ^ 0x9747b28c;
+    let h3 = (this.seed1 + this.seed2) ^ 0x27d4eb2f;
     for (let i = start; i < stop; i++) {
       const c = b[i] as number;
       h1 = Math.imul(h1 ^ c, 0x01000193);
       h2 = Math.imul(h2 ^ c, 0x5bd1e995);
       h2 ^= h2 >>> 15;
+      h3 = Math.imul(h3 ^ c, 0x165667b1);
+      h3 ^= h3 >>> 13;
     }
+    h3 ^= h3 >>> 16;
+    h3 = Math.imul(h3, 0xc2b2ae35) >>> 0;
     h1 ^= h1 >>> 16;
     h1 = Math.imul(h1, 0x85ebca6b);
     h1 ^= h1 >>> 13;
@@ -79,15 +86,16 @@ export class CodeTally {
     h2 = h2 >>> 0 || 1;
     this.seen++;
     if ((this.size + 1) * 2 > this.mask + 1) this.grow();
-    for (const older of this.older) if (holds(older, older.length - 1, h1, h2)) throw this.repeated();
+    for (const older of this.older) if (holds(older, older.length / 2 - 1, h1, h2, h3)) throw this.repeated();
     for (let slot = h1 & this.mask; ; slot = (slot + 1) & this.mask) {
-      const held = this.table[slot] as number;
+      const held = this.table[2 * slot] as number;
       if (held === 0) {
-        this.table[slot] = h2;
+        this.table[2 * slot] = h2;
+        this.table[2 * slot + 1] = h3;
         this.size++;
         return;
       }
-      if (held === h2) throw this.repeated();
+      if (held === h2 && this.table[2 * slot + 1] === h3) throw this.repeated();
     }
   }
 
@@ -99,7 +107,7 @@ export class CodeTally {
   private grow(): void {
     this.older.push(this.table);
     this.table = new Uint32Array(this.table.length * 2);
-    this.mask = this.table.length - 1;
+    this.mask = this.table.length / 2 - 1;
     this.size = 0;
   }
 
@@ -115,11 +123,11 @@ export class CodeTally {
   }
 }
 
-/** Whether `h2` is in the probe run of `h1` in a table (at most half full, so the run ends). */
-function holds(table: Uint32Array, mask: number, h1: number, h2: number): boolean {
+/** Whether (`h2`, `h3`) is in the probe run of `h1` in a table (at most half full, so the run ends). */
+function holds(table: Uint32Array, mask: number, h1: number, h2: number, h3: number): boolean {
   for (let slot = h1 & mask; ; slot = (slot + 1) & mask) {
-    const held = table[slot] as number;
+    const held = table[2 * slot] as number;
     if (held === 0) return false;
-    if (held === h2) return true;
+    if (held === h2 && table[2 * slot + 1] === h3) return true;
   }
 }
