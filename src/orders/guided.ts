@@ -9,19 +9,11 @@ import { formatMoney, majorUnits } from '../money.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
 import { MAX_QUANTITY } from './limits.js';
-
-type Money = { amount: number; currency: string };
-
-function priceOf(product: Product): Money | undefined {
-  const price = (product.price ?? product.face_value ?? product.amount) as Partial<Money> | undefined;
-  return price && typeof price.amount === 'number' && typeof price.currency === 'string'
-    ? { amount: price.amount, currency: price.currency }
-    : undefined;
-}
+import { unitPriceOf } from './products.js';
 
 /** What a typed search is matched against: id, brand, name, currency and price as a person writes them. */
 function searchText(product: Product): string {
-  const price = priceOf(product);
+  const price = unitPriceOf(product);
   const money = price
     ? `${majorUnits(price.amount, price.currency)} ${price.currency} ${formatMoney(price.amount, price.currency)}`
     : '';
@@ -43,7 +35,7 @@ export function productChoices(
   const idWidth = Math.max(0, ...products.map((p) => p.id.length));
   const brandWidth = Math.max(0, ...products.map((p) => display(p.brand).length));
   const monies = products.map((p) => {
-    const price = priceOf(p);
+    const price = unitPriceOf(p);
     return price ? formatMoney(price.amount, price.currency) : '';
   });
   const moneyWidth = Math.max(0, ...monies.map((m) => m.length));
@@ -91,7 +83,7 @@ export async function guidedOrder(
     ),
   );
   const chosen = products.find((p) => p.id === product);
-  const price = chosen ? priceOf(chosen) : undefined;
+  const price = chosen ? unitPriceOf(chosen) : undefined;
   const cost = price
     ? ` at ${formatMoney(price.amount, price.currency)} each, ${formatMoney(price.amount * quantity, price.currency)} in all`
     : '';
