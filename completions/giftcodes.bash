@@ -6,7 +6,7 @@
 _giftcodes_subcommands() {
   case "$1" in
     '') REPLY='login logout config status ping doctor catalog order codes webhook serve completion version help' ;;
-    'config ') REPLY='show list set use help' ;;
+    'config ') REPLY='show list set unset use help' ;;
     'catalog ') REPLY='list help' ;;
     'order ') REPLY='place show watch list pending resume abandon help' ;;
     'codes ') REPLY='get decrypt help' ;;
@@ -25,6 +25,7 @@ _giftcodes_flags() {
     'config show ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'config list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'config set ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'config unset ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'config use ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'config help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
     'status ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --offline --help -h' ;;
@@ -140,8 +141,9 @@ _giftcodes_flag_value() {
 _giftcodes_arg_value() {
   case "$1|$2" in
     'config set |'0) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
+    'config unset |'0) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
     'config use |'0) REPLY='dynamic profiles' ;;
-    'config help |'0) REPLY='words show list set use' ;;
+    'config help |'0) REPLY='words show list set unset use' ;;
     'catalog help |'0) REPLY='words list' ;;
     'order show |'0) REPLY='dynamic orders' ;;
     'order watch |'0) REPLY='dynamic orders' ;;

@@ -144,6 +144,18 @@ export class ConfigStore {
     );
   }
 
+  /** Removes a field from the profile (its default applies again); false when it was not set, and nothing is written. */
+  async unsetField(profileName: string, field: SettableField): Promise<boolean> {
+    const property = PROPERTY_OF[field];
+    if (this.profile(profileName)[property] === undefined) return false;
+    await this.updateProfile(profileName, (profile) => {
+      const copy = { ...profile };
+      delete copy[property];
+      return copy;
+    });
+    return true;
+  }
+
   async useProfile(name: string): Promise<void> {
     this.data = { ...this.data, defaultProfile: name };
     await this.save();
@@ -180,6 +192,15 @@ export class ConfigStore {
     }
   }
 }
+
+/** Where each settable field is kept in a profile. */
+const PROPERTY_OF = {
+  'base-url': 'baseUrl',
+  'default-env': 'defaultEnv',
+  'encrypt-to': 'encryptTo',
+  'history-days': 'historyDays',
+  proxy: 'proxy',
+} as const satisfies Record<SettableField, keyof Profile>;
 
 /** `encrypt-to none` removes the setting; otherwise the recipients, separated by commas or spaces. */
 function withEncryptTo(profile: Profile, value: string): Profile {

@@ -74,7 +74,7 @@ function bashComplete(line: string, env: Record<string, string> = {}): string[] 
 describe('bash completion function', () => {
   it('completes commands, nested subcommands and the help command', () => {
     expect(bashComplete('giftcodes con')).toEqual(['config']);
-    expect(bashComplete('giftcodes config ').sort()).toEqual(['help', 'list', 'set', 'show', 'use']);
+    expect(bashComplete('giftcodes config ').sort()).toEqual(['help', 'list', 'set', 'show', 'unset', 'use']);
     expect(bashComplete('giftcodes help cat')).toEqual(['catalog']);
     expect(bashComplete('giftcodes --json --profile x con')).toEqual(['config']);
     expect(bashComplete('giftcodes __')).toEqual([]);

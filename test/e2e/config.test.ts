@@ -241,6 +241,39 @@ describe('config show, list, set, use', () => {
     expect(result.stderr).toContain(message);
   });
 
+  it('unset: a proxy set by mistake is removed and the next ping goes direct; unsetting again changes nothing', async () => {
+    const dir = await loggedIn(served.server, BOTH_KEYS);
+    // A proxy nothing listens on: while it is set, the API cannot be reached.
+    expect((await runCli(['config', 'set', 'proxy', 'http://127.0.0.1:1'], { configDir: dir })).code).toBe(0);
+    expect((await runCli(['config', 'set', 'default-env', 'live'], { configDir: dir })).code).toBe(0);
+    const unset = await runCli(['config', 'unset', 'proxy'], { configDir: dir });
+    expect(unset.code, unset.stderr).toBe(0);
+    expect(unset.stdout).toContain('proxy removed from profile "default": requests go direct');
+    const shown = JSON.parse((await runCli(['config', 'show', '--json'], { configDir: dir })).stdout);
+    expect(shown).not.toHaveProperty('proxy');
+    expect(shown.defaultEnv, 'the other fields stay').toBe('live');
+    expect((await runCli(['ping'], { configDir: dir })).code).toBe(0);
+    const again = await runCli(['config', 'unset', 'proxy', '--json'], { configDir: dir });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ profile: 'default', field: 'proxy', removed: false });
+    const env = await runCli(['config', 'unset', 'default-env', '--json'], { configDir: dir });
+    expect(JSON.parse(env.stdout)).toEqual({ profile: 'default', field: 'default-env', removed: true });
+    expect(JSON.parse((await runCli(['ping', '--json'], { configDir: dir })).stdout)).toMatchObject({
+      environment: 'test',
+    });
+  });
+
+  it.each([
+    [['colour'], 2, 'unknown config field "colour"'],
+    [['proxy', '--profile', 'shop-ue'], 2, 'no profile named "shop-ue"'],
+  ])('unset %j is refused (exit 2) and changes nothing', async (args, code, message) => {
+    const before = storedConfig(configDir);
+    const result = await runCli(['config', 'unset', ...args], { configDir });
+    expect(result.code).toBe(code);
+    expect(result.stderr).toContain(message);
+    expect(storedConfig(configDir)).toBe(before);
+  });
+
   it('use: makes an existing profile the default, which the next ping uses', async () => {
     const dir = await loggedIn(served.server, DEMO_KEYS.test);
     expect(

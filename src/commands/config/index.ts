@@ -3,6 +3,7 @@ import type { App } from '../app.js';
 import { register as registerList } from './list.js';
 import { register as registerSet } from './set.js';
 import { register as registerShow } from './show.js';
+import { register as registerUnset } from './unset.js';
 import { register as registerUse } from './use.js';
 
 export function register(program: Command, app: App): void {
@@ -10,5 +11,6 @@ export function register(program: Command, app: App): void {
   registerShow(config, app);
   registerList(config, app);
   registerSet(config, app);
+  registerUnset(config, app);
   registerUse(config, app);
 }

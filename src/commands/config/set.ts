@@ -82,7 +82,7 @@ function checkProxyUrl(value: string): string {
   return value;
 }
 
-function checkField(field: string): Field {
+export function checkField(field: string): Field {
   if ((FIELDS as readonly string[]).includes(field)) return field as Field;
   const hint = /key/i.test(field) ? 'keys are stored with: giftcodes login' : `fields: ${FIELDS.join(', ')}`;
   throw new UsageError(`unknown config field "${field}"`, { hint });
