@@ -248,7 +248,7 @@ describe('config show, list, set, use', () => {
     expect((await runCli(['config', 'set', 'default-env', 'live'], { configDir: dir })).code).toBe(0);
     const unset = await runCli(['config', 'unset', 'proxy'], { configDir: dir });
     expect(unset.code, unset.stderr).toBe(0);
-    expect(unset.stdout).toContain('proxy removed from profile "default": requests go direct');
+    expect(unset.stdout.trim()).toBe('✓ proxy removed (profile "default"): requests go direct or via HTTPS_PROXY');
     const shown = JSON.parse((await runCli(['config', 'show', '--json'], { configDir: dir })).stdout);
     expect(shown).not.toHaveProperty('proxy');
     expect(shown.defaultEnv, 'the other fields stay').toBe('live');

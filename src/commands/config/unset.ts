@@ -20,13 +20,13 @@ export function register(parent: Command, app: App): void {
   ).argument('<field>', FIELDS.join(' | '));
 }
 
-/** What applies once a field is gone, in the words `config unset` prints. */
+/** What applies once a field is gone, in the words `config unset` prints (a line within 80 columns). */
 const AFTER: Record<Field, string> = {
-  'base-url': 'the default base URL applies (GIFTCODES_BASE_URL when set; config show prints it)',
-  'default-env': 'commands use the test environment unless --env says otherwise',
-  'encrypt-to': 'codes files are written unencrypted unless --encrypt-to is given',
+  'base-url': 'the default base URL applies',
+  'default-env': 'commands use test unless --env says',
+  'encrypt-to': 'codes files are written unencrypted',
   'history-days': 'ended orders are kept 90 days',
-  proxy: 'requests go direct, or through HTTPS_PROXY / HTTP_PROXY when set',
+  proxy: 'requests go direct or via HTTPS_PROXY',
 };
 
 export async function run(options: UnsetOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
@@ -44,7 +44,7 @@ export async function run(options: UnsetOptions, deps: Pick<Deps, 'io' | 'config
     {
       text: () =>
         removed
-          ? `${deps.io.c.green('✓')} ${field} removed from profile "${profile}": ${AFTER[field]}`
+          ? `${deps.io.c.green('✓')} ${field} removed (profile "${profile}"): ${AFTER[field]}`
           : `${field} was not set in profile "${profile}"; nothing changed`,
     },
   );
