@@ -19,6 +19,7 @@ import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
+import { counted } from '../output/words.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -145,7 +146,7 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string): Pla
   }
   if (problems.length > 0) {
     throw new UsageError(
-      `the plan ${planPath} has ${problems.length} bad row${problems.length === 1 ? '' : 's'}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`,
+      `the plan ${planPath} has ${counted(problems.length, 'bad row')}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`,
       {
         code: 'bad_plan',
         hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',

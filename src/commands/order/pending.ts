@@ -5,6 +5,7 @@ import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
+import { counted } from '../../output/words.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
@@ -63,7 +64,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
       line:
         unreadable.length === 0
           ? 'no pending orders: every order placed from here reached you'
-          : `no pending orders that can be read, but ${unreadable.length} journal file${unreadable.length === 1 ? '' : 's'} could not be: look at ${journal.dir}`,
+          : `no pending orders that can be read, but ${counted(unreadable.length, 'journal file')} could not be: look at ${journal.dir}`,
     },
     text: (data) =>
       renderTable(io, data, [

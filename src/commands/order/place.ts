@@ -15,6 +15,7 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
+import { counted } from '../../output/words.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -283,12 +284,12 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         .slice(0, 5)
         .map((r) => `${r.quantity} × ${r.productId} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`);
       io.warn(
-        `the plan ${o.plan} changed since it delivered ${changed.length} row${changed.length === 1 ? '' : 's'} it no longer has, in the last 24 hours: ${gone.join('; ')}${changed.length > 5 ? '; …' : ''}`,
+        `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${gone.join('; ')}${changed.length > 5 ? '; …' : ''}`,
       );
       const yes =
         o.yes ||
         (await io.confirm(
-          `Order ${todo.length} row${todo.length === 1 ? '' : 's'} of the changed plan now (${todo
+          `Order ${counted(todo.length, 'row')} of the changed plan now (${todo
             .slice(0, 5)
             .map((r) => `line ${r.row}: ${r.quantity} × ${r.productId}`)
             .join('; ')}${todo.length > 5 ? '; …' : ''})?`,
