@@ -22,6 +22,12 @@ function gateway(upstream: () => string, status: number): { url: () => string; p
       req.on('end', () => {
         const isPost = req.method === 'POST' && (req.url ?? '').endsWith('/v1/orders');
         if (isPost && !open && ++posts >= 2) {
+          // A WAF's 403 as JSON; a proxy's 404 as its own HTML page (nginx during a deploy).
+          if (status === 404) {
+            res.writeHead(404, { 'content-type': 'text/html' });
+            res.end('<html><head><title>404 Not Found</title></head><body>nginx</body></html>');
+            return;
+          }
           res.writeHead(status, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: { code: 'forbidden', message: 'denied by the gateway' } }));
           return;
@@ -74,5 +80,25 @@ describe('a 401 or 403 answering a retry of the POST, after an attempt that reac
     const again = await runCli(args, { configDir, baseUrl: relay.url() });
     expect(again.code).toBe(0);
     expect(await chargesFor(api.server, 'amazon-us-50', 7)).toHaveLength(1);
+  });
+});
+
+describe('a 404 from something in front of the API answering a retry of the POST', () => {
+  const api = servedApi();
+  const relay = gateway(() => api.url, 404);
+
+  // FAILS on 2525ad8: a 404 (or 400, 422) answering a retry ends the order `refused` although the attempt before it was charged; the re-run charges again
+  it.skip('keeps the order pending (it was charged), and the same command again charges nothing more', async () => {
+    const configDir = await loggedIn(api.server);
+    const args = ['order', 'place', '--product', 'amazon-us-100', '--quantity', '3', '--json'];
+    const first = await runCli(args, { configDir, baseUrl: relay.url() });
+    expect(relay.posts()).toBeGreaterThanOrEqual(2);
+    expect(first.code).not.toBe(0);
+    expect(await chargesFor(api.server, 'amazon-us-100', 3)).toHaveLength(1);
+    expect(await pendingIntents(configDir)).toHaveLength(1);
+    relay.open();
+    const again = await runCli(args, { configDir, baseUrl: relay.url() });
+    expect(again.code).toBe(0);
+    expect(await chargesFor(api.server, 'amazon-us-100', 3)).toHaveLength(1);
   });
 });
