@@ -2,9 +2,11 @@
 // against `giftcodes serve` (sometimes through a small relay started here) and checks the server's ledger and
 // the journal. A test that still fails is skipped with the commit it fails on and why.
 import { createServer, request, type Server } from 'node:http';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargesFor, loggedIn, pendingIntents, runCli, servedApi } from '../helpers/e2e.js';
+import { chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 /**
  * A relay in front of the API: everything is passed on, except POST /v1/orders. The first one reaches the
@@ -100,5 +102,72 @@ describe('a 404 from something in front of the API answering a retry of the POST
     const again = await runCli(args, { configDir, baseUrl: relay.url() });
     expect(again.code).toBe(0);
     expect(await chargesFor(api.server, 'amazon-us-100', 3)).toHaveLength(1);
+  });
+});
+
+/** A relay that passes everything on, but ends every list of codes after its first two (no further page). */
+function truncatingRelay(upstream: () => string): { url: () => string } {
+  let server: Server | undefined;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const target = new URL(upstream());
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers = { ...req.headers, host: target.host, 'accept-encoding': 'identity' };
+        const up = request(new URL(req.url ?? '/', target), { method: req.method, headers }, (answer) => {
+          const parts: Buffer[] = [];
+          answer.on('data', (c: Buffer) => parts.push(c));
+          answer.on('end', () => {
+            let body = Buffer.concat(parts);
+            if (/\/codes(\?|$)/.test(req.url ?? '') && answer.statusCode === 200) {
+              const list = JSON.parse(body.toString()) as {
+                data: unknown[];
+                has_more?: boolean;
+                next_cursor?: unknown;
+              };
+              body = Buffer.from(
+                JSON.stringify({ ...list, data: list.data.slice(0, 2), has_more: false, next_cursor: null }),
+              );
+            }
+            const { 'content-length': _length, ...rest } = answer.headers;
+            res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': String(body.length) });
+            res.end(body);
+          });
+        });
+        up.end(Buffer.concat(chunks));
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+  return { url: () => `http://127.0.0.1:${(server!.address() as AddressInfo).port}` };
+}
+
+describe('codes get of an interrupted order, when the API serves fewer codes than the order is for', () => {
+  const api = servedApi(['--fulfil-after', '0']);
+  const relay = truncatingRelay(() => api.url);
+
+  // FAILS on 4efcaa6: codes get without --wait checks no count (expected undefined), writes 2 of 5 codes, exit 0, and settles the interrupted place --out as delivered
+  it.skip('does not end the interrupted order as delivered with 2 of its 5 codes', async () => {
+    const dir = tempDir();
+    const configDir = await loggedIn(api.server);
+    const killed = await runCli(
+      ['order', 'place', '--product', 'steam-us-50', '--quantity', '5', '--out', join(dir, 'a.json')],
+      { configDir, baseUrl: relay.url(), env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    const [orderId] = await chargesFor(api.server, 'steam-us-50', 5);
+    expect(orderId).toBeDefined();
+    const got = await runCli(['codes', 'get', orderId!, '--out', join(dir, 'b.json')], {
+      configDir,
+      baseUrl: relay.url(),
+    });
+    // The journal knows the order is for 5 codes: 2 written is not the order delivered.
+    const written = existsSync(join(dir, 'b.json'))
+      ? (JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8')) as unknown[]).length
+      : 0;
+    if (got.code === 0) expect(written).toBe(5);
+    expect(await pendingIntents(configDir)).toHaveLength(written === 5 ? 0 : 1);
   });
 });
