@@ -2,11 +2,12 @@
 // against `giftcodes serve` (sometimes through a small relay started here) and checks the server's ledger and
 // the journal. A test that still fails is skipped with the commit it fails on and why.
 import { createServer, request, type Server } from 'node:http';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BIN, chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 /**
  * A relay in front of the API: everything is passed on, except POST /v1/orders. The first one reaches the
@@ -194,5 +195,69 @@ describe('order pending between a kill after the rename and the same order place
     expect(again.code).toBe(0);
     expect(await chargesFor(api.server, 'apple-us-50', 2)).toHaveLength(1);
     expect(readFileSync(file).equals(before)).toBe(true);
+  });
+});
+
+/** Root with unshare(1): a process can be run in a pid namespace of its own, as in a container. */
+const canUnshare = process.getuid?.() === 0 && existsSync('/usr/bin/unshare');
+
+describe('a running giftcodes in another pid namespace (a container) sharing the config dir, same machine id', () => {
+  const api = servedApi(['--fulfil-after', '0']);
+
+  // FAILS on 8b7b183: the owner (pid, start, boot, machine) of a live process in another pid namespace reads as dead: order pending says 'interrupted', resume --all takes its order over while it runs (and compacts its live log: the running process then fails, exit 8)
+  it.skip('is not taken over while it runs: order pending says running, resume --all leaves it, it delivers once', async () => {
+    expect(canUnshare).toBe(true);
+    const dir = tempDir();
+    const go = join(dir, 'go');
+    const file = join(dir, 'codes.json');
+    const configDir = await loggedIn(api.server);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      GIFTCODES_CONFIG_DIR: configDir,
+      GIFTCODES_API_KEY: undefined,
+      GIFTCODES_BASE_URL: undefined,
+      CI: 'true',
+      NO_COLOR: '1',
+      GIFTCODES_FAILPOINTS: `order.accepted=wait:${go}`,
+    };
+    for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+    const contained = spawn(
+      'unshare',
+      [
+        '--pid',
+        '--fork',
+        '--mount-proc',
+        process.execPath,
+        BIN,
+        ...['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--out', file, '--interval', '0.05'],
+      ],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => contained.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the contained run did not reach its failpoint: ${stderr}`)),
+        60_000,
+      );
+      contained.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('failpoint order.accepted: wait')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    try {
+      const [intent] = await pendingIntents(configDir);
+      expect(intent?.state).toBe('running');
+      const resumed = await runCli(['order', 'resume', '--all'], { configDir });
+      expect(resumed.stdout + resumed.stderr).not.toContain('wrote');
+    } finally {
+      writeFileSync(go, '');
+    }
+    expect(await exited).toBe(0);
+    expect(await chargesFor(api.server, 'steam-us-20', 2)).toHaveLength(1);
+    expect(await pendingIntents(configDir)).toHaveLength(0);
   });
 });
