@@ -48,7 +48,9 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
   if (error.status !== undefined && REFUSED_STATUSES.includes(error.status)) return true;
   if (!firstAttempt) return false;
   if (error.notSent) return true;
-  if (error.status !== undefined) return REFUSED_FIRST_STATUSES.includes(error.status);
+  // A 401 or 403 answering a retry says nothing of the attempt before it, which may have reached the server
+  // (its answer lost to a timeout or a cut connection): that attempt may have been charged.
+  if (error.status !== undefined) return REFUSED_FIRST_STATUSES.includes(error.status) && !error.earlierMaybeSent;
   return error.exitCode === ExitCode.usage || error.exitCode === ExitCode.auth;
 }
 
