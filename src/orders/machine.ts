@@ -45,13 +45,24 @@ const REFUSED_FIRST_STATUSES = [401, 403];
 export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean {
   if (!(error instanceof CliError)) return false;
   if (orderUnderKey(error, firstAttempt)) return false;
-  if (error.status !== undefined && REFUSED_STATUSES.includes(error.status)) return true;
+  if (error.status !== undefined && REFUSED_STATUSES.includes(error.status)) {
+    // The API's own refusal (a body naming its error code) holds whatever happened before: a retry of a request it
+    // had taken would have been answered with that order. A page without one (a proxy's HTML 404 during a deploy,
+    // an empty 400) is not the API speaking, and says nothing of an earlier attempt that may have reached it.
+    const earlierMaybeReached = !firstAttempt || error.earlierMaybeSent;
+    return !earlierMaybeReached || !isStatusFallbackCode(error.code, error.status);
+  }
   if (!firstAttempt) return false;
   if (error.notSent) return true;
   // A 401 or 403 answering a retry says nothing of the attempt before it, which may have reached the server
   // (its answer lost to a timeout or a cut connection): that attempt may have been charged.
   if (error.status !== undefined) return REFUSED_FIRST_STATUSES.includes(error.status) && !error.earlierMaybeSent;
   return error.exitCode === ExitCode.usage || error.exitCode === ExitCode.auth;
+}
+
+/** The code an error body without one of its own is given (`http_404`, api/errors.ts): no API named it. */
+function isStatusFallbackCode(code: string, status: number): boolean {
+  return code === `http_${status}`;
 }
 
 /**

@@ -90,8 +90,8 @@ describe('a 404 from something in front of the API answering a retry of the POST
   const api = servedApi();
   const relay = gateway(() => api.url, 404);
 
-  // FAILS on 2525ad8: a 404 (or 400, 422) answering a retry ends the order `refused` although the attempt before it was charged; the re-run charges again
-  it.skip('keeps the order pending (it was charged), and the same command again charges nothing more', async () => {
+  // Failed before the fix: a 404 (or 400, 422) answering a retry ended the order `refused` although the attempt before it was charged; the re-run charged again.
+  it('keeps the order pending (it was charged), and the same command again charges nothing more', async () => {
     const configDir = await loggedIn(api.server);
     const args = ['order', 'place', '--product', 'amazon-us-100', '--quantity', '3', '--json'];
     const first = await runCli(args, { configDir, baseUrl: relay.url() });

@@ -68,6 +68,20 @@ describe('certainlyRefused, the rest of the table', () => {
     expect(certainlyRefused(new CliError(ExitCode.auth, 'x', { status: 500 }), true)).toBe(false);
     expect(certainlyRefused(new CliError(ExitCode.network, 'x', { status: 404 }), false)).toBe(true);
   });
+
+  it("a 400, 404 or 422 without the API's own error code proves a refusal only when no earlier attempt may have reached the API", () => {
+    for (const status of [400, 404, 422]) {
+      // A proxy's HTML page is read as the code http_<status> (api/errors.ts): no API named it.
+      const page = (earlierMaybeSent: boolean): CliError =>
+        new ApiError('x', { status, code: `http_${status}`, earlierMaybeSent });
+      expect(certainlyRefused(page(false), true), `${status} to a first request`).toBe(true);
+      expect(certainlyRefused(page(true), true), `${status} to a retry within the run`).toBe(false);
+      expect(certainlyRefused(page(false), false), `${status} to a resumed request`).toBe(false);
+      // The API's own refusal holds whatever came before: a request it had taken would be answered with its order.
+      const own = new ApiError('x', { status, code: 'product_not_found', earlierMaybeSent: true });
+      expect(certainlyRefused(own, false), `${status} product_not_found`).toBe(true);
+    }
+  });
 });
 
 describe('codes file identity', () => {
