@@ -133,8 +133,20 @@ export async function settle(journal: Journal, delivery: Delivery, now: number =
 }
 
 /** Interrupted intents whose outcome had reached the user (Journal.reached) end now, each said once. */
-export async function settleReached(io: Io, journal: Journal): Promise<void> {
-  sayReached(io, await journal.settleWhere((intent) => journal.reached(intent)));
+/**
+ * Settles every interrupted intent whose outcome already reached the user. `keepInPlace` (order pending, which
+ * only looks): not one whose codes file is still at its --out as its run wrote it, which the same command run again
+ * recognises as its own (exit 0, nothing charged). Settled by a command that only lists, it would no longer be
+ * tied to that command, and the same command with --force would place and write a second order.
+ */
+export async function settleReached(io: Io, journal: Journal, o: { keepInPlace?: boolean } = {}): Promise<void> {
+  const { deliveredFile } = await import('../journal/codes-file.js');
+  const inPlace = (intent: Intent): boolean =>
+    intent.out !== undefined && intent.out.path !== '-' && deliveredFile(intent, intent.out.path) !== undefined;
+  sayReached(
+    io,
+    await journal.settleWhere((intent) => (o.keepInPlace && inPlace(intent) ? undefined : journal.reached(intent))),
+  );
 }
 
 export function sayReached(io: Io, settled: readonly Intent[]): void {

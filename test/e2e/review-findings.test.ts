@@ -178,8 +178,8 @@ describe('codes get of an interrupted order, when the API serves fewer codes tha
 describe('order pending between a kill after the rename and the same order place --out --force', () => {
   const api = servedApi(['--fulfil-after', '0']);
 
-  // FAILS on 7e20aed: order pending settles the intent (its file is in place), so the same --force command charges a second order and overwrites the first order's codes
-  it.skip('is the same decision as without it: exit 0, nothing charged, the file left as it was', async () => {
+  // Failed before the fix: order pending settled the intent (its file in place), so the same --force command charged a second order and overwrote the first order's codes.
+  it('is the same decision as without it: exit 0, nothing charged, the file left as it was', async () => {
     const dir = tempDir();
     const file = join(dir, 'codes.json');
     const configDir = await loggedIn(api.server);
@@ -193,6 +193,8 @@ describe('order pending between a kill after the rename and the same order place
     // The safety net docs/exactly-once.md recommends, run by a person or a monitoring job meanwhile.
     const pending = await runCli(['order', 'pending'], { configDir });
     expect(pending.code).toBe(0);
+    expect(pending.stdout).toContain('codes in file');
+    expect(pending.stderr).toContain('the same command again ends it, charging nothing');
     const again = await runCli([...args, '--interval', '0.05'], { configDir });
     expect(again.code).toBe(0);
     expect(await chargesFor(api.server, 'apple-us-50', 2)).toHaveLength(1);

@@ -22,7 +22,8 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
     import('../../journal/intent.js'),
     import('../../journal/owner.js'),
   ]);
-  await (await import('../../orders/lifecycle.js')).settleReached(deps.io, journal);
+  await (await import('../../orders/lifecycle.js')).settleReached(deps.io, journal, { keepInPlace: true });
+  const { deliveredFile } = await import('../../journal/codes-file.js');
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
@@ -45,11 +46,14 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
           ? 'other-machine'
           : running
             ? 'running'
-            : stale === 'old'
-              ? 'stale'
-              : stale === 'future'
-                ? 'future-dated'
-                : 'interrupted',
+            : intent.out !== undefined && intent.out.path !== '-' && deliveredFile(intent, intent.out.path)
+              ? // Its codes are in its file; the run was cut before it ended: the same command finishes it.
+                'written'
+              : stale === 'old'
+                ? 'stale'
+                : stale === 'future'
+                  ? 'future-dated'
+                  : 'interrupted',
       ...(running ? { pid: intent.owner.pid } : {}),
       ...(machine !== undefined ? { machine } : {}),
       ...(intent.out ? { out: intent.out.path } : {}),
@@ -72,15 +76,30 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
         { header: 'product', value: (r) => r.productId, whole: true },
         { header: 'qty', value: (r) => String(r.quantity), whole: true },
         { header: 'env', value: (r) => r.environment, dropRank: 3 },
-        { header: 'state', value: (r) => (r.machine !== undefined ? `on another machine (${r.machine})` : r.state) },
+        {
+          header: 'state',
+          value: (r) =>
+            r.machine !== undefined
+              ? `on another machine (${r.machine})`
+              : r.state === 'written'
+                ? 'codes in file'
+                : r.state,
+        },
         // The key resumes it (order resume takes it, or a prefix): on a narrow terminal the order id gives way.
         { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 2 },
         { header: 'started', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 1 },
       ]),
-    notes: () => [
+    notes: (data) => [
       io.c.dim(
         'finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)',
       ),
+      ...(data.some((r) => r.state === 'written')
+        ? [
+            io.c.dim(
+              'codes in file: the run was cut after writing them; the same command again ends it, charging nothing',
+            ),
+          ]
+        : []),
     ],
     pager: false,
   });
