@@ -106,8 +106,11 @@ describe('a 404 from something in front of the API answering a retry of the POST
   });
 });
 
-/** A relay that passes everything on, but ends every list of codes after its first two (no further page). */
-function truncatingRelay(upstream: () => string): { url: () => string } {
+/**
+ * A relay that passes everything on, but ends every list of codes after its first two (no further page); with
+ * `quantity`, an order read by id says it is for 2 codes too (a server whose answers contradict the journal).
+ */
+function truncatingRelay(upstream: () => string, o: { quantity?: boolean } = {}): { url: () => string } {
   let server: Server | undefined;
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -130,6 +133,8 @@ function truncatingRelay(upstream: () => string): { url: () => string } {
               body = Buffer.from(
                 JSON.stringify({ ...list, data: list.data.slice(0, 2), has_more: false, next_cursor: null }),
               );
+            } else if (o.quantity && req.method === 'GET' && /\/v1\/orders\/[^/?]+$/.test(req.url ?? '')) {
+              body = Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString()) as object), quantity: 2 }));
             }
             const { 'content-length': _length, ...rest } = answer.headers;
             res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': String(body.length) });
@@ -291,5 +296,32 @@ describe('a running giftcodes in another pid namespace (a container) sharing the
     await exited;
     expect(await chargesFor(api.server, 'apple-us-25', 9)).toHaveLength(1);
     expect(existsSync(join(dir, 'a.json')) && existsSync(join(dir, 'b.json'))).toBe(false);
+  });
+});
+
+describe('order watch --out of an interrupted order, when the API says the order is for fewer codes than the journal', () => {
+  const api = servedApi(['--fulfil-after', '0']);
+  const relay = truncatingRelay(() => api.url, { quantity: true });
+
+  // FAILS on b24af4c: watch takes the order's quantity from the server (2), writes 2 codes, exit 0, and settles the interrupted place --out of 5 as delivered
+  it.skip('does not end an interrupted order for 5 codes as delivered with 2', async () => {
+    const dir = tempDir();
+    const configDir = await loggedIn(api.server);
+    const killed = await runCli(
+      ['order', 'place', '--product', 'zalando-de-25', '--quantity', '5', '--out', join(dir, 'a.json')],
+      { configDir, baseUrl: relay.url(), env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    const [orderId] = await chargesFor(api.server, 'zalando-de-25', 5);
+    expect(orderId).toBeDefined();
+    const watched = await runCli(['order', 'watch', orderId!, '--out', join(dir, 'b.json'), '--interval', '0.05'], {
+      configDir,
+      baseUrl: relay.url(),
+    });
+    const written = existsSync(join(dir, 'b.json'))
+      ? (JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8')) as unknown[]).length
+      : 0;
+    if (watched.code === 0) expect(written).toBe(5);
+    expect(await pendingIntents(configDir)).toHaveLength(written === 5 ? 0 : 1);
   });
 });
