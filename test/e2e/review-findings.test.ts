@@ -183,7 +183,7 @@ describe('codes get of an interrupted order, when the API serves fewer codes tha
 describe('order pending between a kill after the rename and the same order place --out --force', () => {
   const api = servedApi(['--fulfil-after', '0']);
 
-  // FAILS on 7e20aed: order pending settles the intent (its file is in place), so the same --force command charges a second order and overwrites the first order's codes
+  // FAILS on f8d2703: order pending settles the intent (its file is in place), so the same --force command charges a second order and overwrites the first order's codes
   it.skip('is the same decision as without it: exit 0, nothing charged, the file left as it was', async () => {
     const dir = tempDir();
     const file = join(dir, 'codes.json');
@@ -247,7 +247,7 @@ async function containedRun(
 describe('exit 8 on a closed stdout after the codes file took its place, order pending, then the same command', () => {
   const api = servedApi(['--fulfil-after', '0']);
 
-  // FAILS on d527c54: exit 8 says run the same command again, and docs/exactly-once.md says exit 8 never charges twice; with order pending in between, the same --force command charges a second order and overwrites the file
+  // FAILS on f8d2703: exit 8 says run the same command again, and docs/exactly-once.md says exit 8 never charges twice; with order pending in between, the same --force command charges a second order and overwrites the file
   it.skip("charges nothing more: the file is this order's delivery", async () => {
     const dir = tempDir();
     const file = join(dir, 'codes.json');
@@ -267,7 +267,7 @@ describe('exit 8 on a closed stdout after the codes file took its place, order p
 describe('a running giftcodes in another pid namespace (a container) sharing the config dir, same machine id', () => {
   const api = servedApi(['--fulfil-after', '0']);
 
-  // FAILS on 8b7b183: the owner (pid, start, boot, machine) of a live process in another pid namespace reads as dead: order pending says 'interrupted', resume --all takes its order over while it runs (and compacts its live log: the running process then fails, exit 8)
+  // FAILS on f8d2703: the owner (pid, start, boot, machine) of a live process in another pid namespace reads as dead: order pending says 'interrupted', resume --all takes its order over while it runs (and compacts its live log: the running process then fails, exit 8)
   it.skip('is not taken over while it runs: order pending says running, resume --all leaves it, it delivers once', async () => {
     expect(canUnshare).toBe(true);
     const dir = tempDir();
@@ -289,7 +289,7 @@ describe('a running giftcodes in another pid namespace (a container) sharing the
     expect(await pendingIntents(configDir)).toHaveLength(0);
   });
 
-  // FAILS on 5d63aab: the same order place with another --out, run on the host while the contained run waits before its rename, takes the order over and writes its codes to b.json; the contained run then renames a.json into place: the same codes in two files
+  // FAILS on f8d2703: the same order place with another --out, run on the host while the contained run waits before its rename, takes the order over and writes its codes to b.json; the contained run then renames a.json into place: the same codes in two files
   it.skip("never writes one order's codes into two files", async () => {
     expect(canUnshare).toBe(true);
     const dir = tempDir();
@@ -323,7 +323,7 @@ describe('order watch --out of an interrupted order, when the API says the order
   const api = servedApi(['--fulfil-after', '0']);
   const relay = truncatingRelay(() => api.url, { quantity: true });
 
-  // FAILS on b24af4c: watch takes the order's quantity from the server (2), writes 2 codes, exit 0, and settles the interrupted place --out of 5 as delivered
+  // FAILS on f8d2703: watch takes the order's quantity from the server (2), writes 2 codes, exit 0, and settles the interrupted place --out of 5 as delivered
   it.skip('does not end an interrupted order for 5 codes as delivered with 2', async () => {
     const dir = tempDir();
     const configDir = await loggedIn(api.server);
