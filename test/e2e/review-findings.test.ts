@@ -106,8 +106,11 @@ describe('a 404 from something in front of the API answering a retry of the POST
   });
 });
 
-/** A relay that passes everything on, but ends every list of codes after its first two (no further page). */
-function truncatingRelay(upstream: () => string): { url: () => string } {
+/**
+ * A relay that passes everything on, but ends every list of codes after its first two (no further page); with
+ * `quantity`, an order read by id says it is for 2 codes too (a server whose answers contradict the journal).
+ */
+function truncatingRelay(upstream: () => string, o: { quantity?: boolean } = {}): { url: () => string } {
   let server: Server | undefined;
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -130,6 +133,8 @@ function truncatingRelay(upstream: () => string): { url: () => string } {
               body = Buffer.from(
                 JSON.stringify({ ...list, data: list.data.slice(0, 2), has_more: false, next_cursor: null }),
               );
+            } else if (o.quantity && req.method === 'GET' && /\/v1\/orders\/[^/?]+$/.test(req.url ?? '')) {
+              body = Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString()) as object), quantity: 2 }));
             }
             const { 'content-length': _length, ...rest } = answer.headers;
             res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': String(body.length) });
@@ -205,53 +210,74 @@ describe('order pending between a kill after the rename and the same order place
 /** Root with unshare(1): a process can be run in a pid namespace of its own, as in a container. */
 const canUnshare = process.getuid?.() === 0 && existsSync('/usr/bin/unshare');
 
+/** `giftcodes <args>` in a pid namespace of its own, held at the failpoint `at` until `go` exists; resolves once there. */
+async function containedRun(
+  configDir: string,
+  args: string[],
+  at: string,
+  go: string,
+): Promise<{ exited: Promise<number | null> }> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIFTCODES_CONFIG_DIR: configDir,
+    GIFTCODES_API_KEY: undefined,
+    GIFTCODES_BASE_URL: undefined,
+    CI: 'true',
+    NO_COLOR: '1',
+    GIFTCODES_FAILPOINTS: `${at}=wait:${go}`,
+  };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const contained = spawn('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, BIN, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => contained.on('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the contained run did not reach ${at}: ${stderr}`)), 60_000);
+    contained.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes(`failpoint ${at}: wait`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return { exited };
+}
+
+describe('exit 8 on a closed stdout after the codes file took its place, order pending, then the same command', () => {
+  const api = servedApi(['--fulfil-after', '0']);
+
+  // Failed before order pending kept it: exit 8 says run the same command again, and docs/exactly-once.md says exit 8 never charges twice; with order pending in between, the same --force command charged a second order and overwrote the file.
+  it("charges nothing more: the file is this order's delivery", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'codes.json');
+    const configDir = await loggedIn(api.server);
+    const args = ['order', 'place', '--product', 'tesco-uk-20', '--quantity', '2', '--out', file, '--force'];
+    const closed = await runCli([...args, '--interval', '0.05'], { configDir, stdoutFull: true });
+    expect(closed.code).toBe(8);
+    const before = readFileSync(file);
+    expect((await runCli(['order', 'pending'], { configDir })).code).toBe(0);
+    const again = await runCli([...args, '--interval', '0.05'], { configDir });
+    expect(again.code).toBe(0);
+    expect(await chargesFor(api.server, 'tesco-uk-20', 2)).toHaveLength(1);
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+});
+
 describe('a running giftcodes in another pid namespace (a container) sharing the config dir, same machine id', () => {
   const api = servedApi(['--fulfil-after', '0']);
 
-  // FAILS on 8b7b183: the owner (pid, start, boot, machine) of a live process in another pid namespace reads as dead: order pending says 'interrupted', resume --all takes its order over while it runs (and compacts its live log: the running process then fails, exit 8)
+  // FAILS on f8d2703: the owner (pid, start, boot, machine) of a live process in another pid namespace reads as dead: order pending says 'interrupted', resume --all takes its order over while it runs (and compacts its live log: the running process then fails, exit 8)
   it.skip('is not taken over while it runs: order pending says running, resume --all leaves it, it delivers once', async () => {
     expect(canUnshare).toBe(true);
     const dir = tempDir();
     const go = join(dir, 'go');
     const file = join(dir, 'codes.json');
     const configDir = await loggedIn(api.server);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      GIFTCODES_CONFIG_DIR: configDir,
-      GIFTCODES_API_KEY: undefined,
-      GIFTCODES_BASE_URL: undefined,
-      CI: 'true',
-      NO_COLOR: '1',
-      GIFTCODES_FAILPOINTS: `order.accepted=wait:${go}`,
-    };
-    for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-    const contained = spawn(
-      'unshare',
-      [
-        '--pid',
-        '--fork',
-        '--mount-proc',
-        process.execPath,
-        BIN,
-        ...['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--out', file, '--interval', '0.05'],
-      ],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => contained.on('close', (code) => resolve(code)));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`the contained run did not reach its failpoint: ${stderr}`)),
-        60_000,
-      );
-      contained.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('failpoint order.accepted: wait')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    const args = ['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--out', file, '--interval', '0.05'];
+    const { exited } = await containedRun(configDir, args, 'order.accepted', go);
     try {
       const [intent] = await pendingIntents(configDir);
       expect(intent?.state).toBe('running');
@@ -263,5 +289,60 @@ describe('a running giftcodes in another pid namespace (a container) sharing the
     expect(await exited).toBe(0);
     expect(await chargesFor(api.server, 'steam-us-20', 2)).toHaveLength(1);
     expect(await pendingIntents(configDir)).toHaveLength(0);
+  });
+
+  // FAILS on f8d2703: the same order place with another --out, run on the host while the contained run waits before its rename, takes the order over and writes its codes to b.json; the contained run then renames a.json into place: the same codes in two files
+  it.skip("never writes one order's codes into two files", async () => {
+    expect(canUnshare).toBe(true);
+    const dir = tempDir();
+    const go = join(dir, 'go');
+    const configDir = await loggedIn(api.server);
+    const place = (out: string): string[] => [
+      'order',
+      'place',
+      '--product',
+      'apple-us-25',
+      '--quantity',
+      '9',
+      '--out',
+      join(dir, out),
+      '--interval',
+      '0.05',
+    ];
+    const { exited } = await containedRun(configDir, place('a.json'), 'codes.identity-written', go);
+    try {
+      await runCli(place('b.json'), { configDir });
+    } finally {
+      writeFileSync(go, '');
+    }
+    await exited;
+    expect(await chargesFor(api.server, 'apple-us-25', 9)).toHaveLength(1);
+    expect(existsSync(join(dir, 'a.json')) && existsSync(join(dir, 'b.json'))).toBe(false);
+  });
+});
+
+describe('order watch --out of an interrupted order, when the API says the order is for fewer codes than the journal', () => {
+  const api = servedApi(['--fulfil-after', '0']);
+  const relay = truncatingRelay(() => api.url, { quantity: true });
+
+  it('does not end an interrupted order for 5 codes as delivered with 2', async () => {
+    const dir = tempDir();
+    const configDir = await loggedIn(api.server);
+    const killed = await runCli(
+      ['order', 'place', '--product', 'zalando-de-25', '--quantity', '5', '--out', join(dir, 'a.json')],
+      { configDir, baseUrl: relay.url(), env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    const [orderId] = await chargesFor(api.server, 'zalando-de-25', 5);
+    expect(orderId).toBeDefined();
+    const watched = await runCli(['order', 'watch', orderId!, '--out', join(dir, 'b.json'), '--interval', '0.05'], {
+      configDir,
+      baseUrl: relay.url(),
+    });
+    const written = existsSync(join(dir, 'b.json'))
+      ? (JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8')) as unknown[]).length
+      : 0;
+    if (watched.code === 0) expect(written).toBe(5);
+    expect(await pendingIntents(configDir)).toHaveLength(written === 5 ? 0 : 1);
   });
 });

@@ -82,6 +82,16 @@ describe('certainlyRefused, the rest of the table', () => {
       expect(certainlyRefused(own, false), `${status} product_not_found`).toBe(true);
     }
   });
+
+  it('a 401 or 403 is a refusal on a first attempt only when no attempt before it (a retry of this run) may have gone', () => {
+    for (const status of [401, 403]) {
+      const once = new CliError(ExitCode.auth, 'x', { status });
+      expect(certainlyRefused(once, true)).toBe(true);
+      once.earlierMaybeSent = true;
+      expect(certainlyRefused(once, true)).toBe(false);
+      expect(certainlyRefused(new CliError(ExitCode.auth, 'x', { status }), false)).toBe(false);
+    }
+  });
 });
 
 describe('codes file identity', () => {

@@ -107,7 +107,9 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       api,
       orderId: order.id,
       out,
-      expected: orderQuantity(order),
+      // What this machine ordered, when the journal recorded it, else the server's word: a server that says the
+      // order is for fewer codes than were ordered must not pass for its delivery (exit 5, nothing settled).
+      expected: ref.record?.quantity ?? orderQuantity(order),
       io: deps.io,
       signal: deps.signal,
       recordedTemp: (temp) => journal.recordsTemp(temp),
