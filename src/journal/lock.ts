@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { failpointSync } from '../failpoints.js';
-import { currentOwner, isAlive, isSameProcess, leftByDead, type Owner } from './owner.js';
+import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine, type Owner } from './owner.js';
 
 /** How long a waiter waits for a live holder before it gives up (exit 2, try again). */
 export const LOCK_WAIT_MS = 60_000;
@@ -291,11 +291,18 @@ function holder(lock: string): 'missing' | 'alive' | 'dead' {
   } catch {
     // No owner: an older giftcodes making its lock right now (or killed in that instant), or a release
     // between its two steps. Young, it is waited for; old, it is dead.
-    try {
-      return Date.now() - statSync(lock).mtimeMs > OWNERLESS_MS ? 'dead' : 'alive';
-    } catch {
-      return 'missing';
-    }
+    return byAge(lock);
   }
+  // Another machine's (or pid namespace's) pid cannot be checked from here: it holds the lock while the lock is young.
+  if (typeof owner.pid === 'number' && otherMachine(owner) !== undefined) return byAge(lock);
   return typeof owner.pid === 'number' && !isAlive(owner) ? 'dead' : 'alive';
+}
+
+/** A lock whose holder cannot be checked: alive while young, dead once older than OWNERLESS_MS. */
+function byAge(lock: string): 'missing' | 'alive' | 'dead' {
+  try {
+    return Date.now() - statSync(lock).mtimeMs > OWNERLESS_MS ? 'dead' : 'alive';
+  } catch {
+    return 'missing';
+  }
 }

@@ -1,7 +1,7 @@
 // Who holds an intent or the journal lock, and whether that process is still alive. A process is its pid,
 // its start time and the boot it runs in, on a machine (its /etc/machine-id): a config directory shared by two
 // hosts holds intents whose pid means nothing here, which this machine can neither prove alive nor dead.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 export interface Owner {
@@ -14,6 +14,12 @@ export interface Owner {
   host?: string | undefined;
   /** The machine the process runs on (machineId): absent in owners written before it was recorded. */
   machine?: string | undefined;
+  /**
+   * The pid namespace the process runs in (Linux: /proc/self/ns/pid, `pid:[4026531836]`). A container that shares
+   * the config directory and the machine id still numbers its processes apart: its pid means nothing here.
+   * Absent in owners written before it was recorded, and where the platform has none.
+   */
+  pidns?: string | undefined;
 }
 
 let machineCache: string | undefined;
@@ -36,9 +42,30 @@ export function machineId(): string {
   return machineCache;
 }
 
-/** The other machine an owner runs on, or undefined when it is this one (or an owner from before machines were recorded). */
+/**
+ * The other machine an owner runs on, or undefined when it is this one (or an owner from before machines were
+ * recorded). A process in another pid namespace (a container sharing the directory) counts as one: from here its
+ * pid can be proven neither alive nor dead.
+ */
 export function otherMachine(owner: Owner): string | undefined {
-  return owner.machine !== undefined && owner.machine !== machineId() ? owner.machine : undefined;
+  if (owner.machine !== undefined && owner.machine !== machineId()) return owner.machine;
+  const here = pidNamespace();
+  if (owner.pidns !== undefined && here !== undefined && owner.pidns !== here)
+    return `${owner.machine ?? machineId()}, pid namespace ${owner.pidns}`;
+  return undefined;
+}
+
+let pidnsCache: string | undefined | null = null;
+
+/** This process's pid namespace (Linux), or undefined where there is none to read. */
+export function pidNamespace(): string | undefined {
+  if (pidnsCache !== null) return pidnsCache;
+  try {
+    pidnsCache = readlinkSync('/proc/self/ns/pid') || undefined;
+  } catch {
+    pidnsCache = undefined;
+  }
+  return pidnsCache;
 }
 
 let bootCache: string | undefined | null = null;
@@ -56,11 +83,13 @@ export function bootId(): string | undefined {
 export function currentOwner(): Owner {
   const boot = bootId();
   const start = processStart(process.pid);
+  const pidns = pidNamespace();
   return {
     pid: process.pid,
     ...(start !== undefined ? { start } : {}),
     ...(boot !== undefined ? { boot } : {}),
     machine: machineId(),
+    ...(pidns !== undefined ? { pidns } : {}),
   };
 }
 
@@ -68,6 +97,7 @@ export function isSameProcess(a: Owner, b: Owner): boolean {
   return (
     a.pid === b.pid &&
     (a.machine === undefined || b.machine === undefined || a.machine === b.machine) &&
+    (a.pidns === undefined || b.pidns === undefined || a.pidns === b.pidns) &&
     sameBoot(a, b) &&
     (a.start === undefined || b.start === undefined || a.start === b.start)
   );

@@ -10,6 +10,7 @@ const ownerSchema = z.object({
   boot: z.optional(z.string()),
   host: z.optional(z.string()),
   machine: z.optional(z.string()),
+  pidns: z.optional(z.string()),
 });
 
 const outSchema = z.object({
