@@ -68,11 +68,6 @@ describe('certainlyRefused, the rest of the table', () => {
     expect(certainlyRefused(new CliError(ExitCode.auth, 'x', { status: 500 }), true)).toBe(false);
     expect(certainlyRefused(new CliError(ExitCode.network, 'x', { status: 404 }), false)).toBe(true);
   });
-
-  it('an error the client did not classify (a bug, a TypeError) never proves a refusal, whatever fields it carries', () => {
-    expect(certainlyRefused(Object.assign(new Error('x'), { status: 400 }), true)).toBe(false);
-    expect(certainlyRefused(Object.assign(new TypeError('x'), { notSent: true }), true)).toBe(false);
-  });
 });
 
 describe('codes file identity', () => {
@@ -243,6 +238,11 @@ describe('machine transitions, more', () => {
     const error = await failed.complete({ intervalS: 0.01, timeoutS: 30 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderEndedError);
     expect((error as Error).message).not.toContain('may or may not');
+  });
+
+  it('an error the client did not classify (a bug, a TypeError) never proves a refusal, whatever fields it carries', () => {
+    expect(certainlyRefused(Object.assign(new Error('x'), { status: 400 }), true)).toBe(false);
+    expect(certainlyRefused(Object.assign(new TypeError('x'), { notSent: true }), true)).toBe(false);
   });
 
   it('complete writes a failed status before the failure is told (deliver ends the intent failed from it); an unchanged status is not written again', async () => {
