@@ -3,12 +3,14 @@
 // charge, a failed order, and the out-file check that lets a row's own earlier file through.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { OutLock } from '../../src/export/out-lock.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { keyIdOf } from '../../src/journal/intent.js';
 import type { Journal } from '../../src/journal/journal.js';
+import { Io } from '../../src/output/io.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import { checkOutFiles, runRows, type PlanRow, type RowOptions } from '../../src/orders/plan.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -29,7 +31,12 @@ const row = (n: number, key: string, out?: string): PlanRow => ({
 /** runRows on `url` with a journal, counting the POSTs; the out locks released after. */
 async function run(
   rows: PlanRow[],
-  o: Partial<RowOptions> & { journal?: Journal; url?: string; pages?: () => AsyncGenerator<unknown[]> } = {},
+  o: Partial<RowOptions> & {
+    journal?: Journal;
+    url?: string;
+    pages?: () => AsyncGenerator<unknown[]>;
+    io?: { io: Io; err: () => string };
+  } = {},
 ): Promise<{ results: Awaited<ReturnType<typeof runRows>>['results']; journal: Journal; err: string; posts: number }> {
   const journal = o.journal ?? freshJournal();
   const url = o.url ?? servers.server.url;
@@ -39,7 +46,7 @@ async function run(
     createOrder: (body: string, key: string) => (posts++, real.createOrder(body, key)),
     ...(o.pages ? { codePages: o.pages, rawCodePages: o.pages } : {}),
   });
-  const c = capturedIo();
+  const c = o.io ?? capturedIo();
   const locks = new Map<string, OutLock>();
   const connection = {
     profile: 'default',
@@ -187,6 +194,27 @@ describe('runRows', () => {
     const text = readFileSync(path, 'utf8');
     expect(text).toContain(`'=HYPERLINK`);
     expect(text).not.toMatch(/(^|,)"?=HYPERLINK/m);
+  });
+
+  it('on a terminal the rows are counted on one progress line, which ends at the total and is cleared at the end', async () => {
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    const io = new Io({
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr,
+      env: {},
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+    });
+    const { results } = await run([row(1, 'plan-p-1')], { io: { io, err: () => err } });
+    expect(results[0]!.error).toBeUndefined();
+    const drawn = err.split('\r').filter((line) => line.startsWith('plan: '));
+    expect(drawn[0]).toMatch(/^plan: 0 of 1 rows\b/);
+    expect(drawn.at(-1)).toMatch(/^plan: 1 of 1 rows \(100%\)/);
+    expect(err.endsWith('\r\x1b[K')).toBe(true);
   });
 
   it("a row whose order failed is the row's failure, exit 6, with the order", async () => {
