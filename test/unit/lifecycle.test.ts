@@ -355,6 +355,23 @@ describe('deliver and settle', () => {
     expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'failed', orderId: 'ord_f' });
   });
 
+  it('the record is written once, by deliver, when the outcome reached the user; settle only takes the intent out of the journal', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_once', status: 'completed' });
+    const reachedAt = Date.parse('2026-01-02T00:00:00.000Z');
+    const c = capturedIo();
+    const delivery = [{ intent: accepted, ending: 'delivered' as const }];
+    await deliver(c.io, journal, () => c.io.out('ord_once'), delivery, reachedAt);
+    await settle(journal, delivery, reachedAt + 3_600_000);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({
+      outcome: 'delivered',
+      orderId: 'ord_once',
+      endedAt: '2026-01-02T00:00:00.000Z',
+    });
+  });
+
   it('endedRecord: the intent as a record with its end time, and only the code and message of an error', () => {
     const intent = {
       key: 'k',

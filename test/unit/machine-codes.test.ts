@@ -2,7 +2,7 @@
 // recorded but never renamed is taken back before this run writes (or its swept temporary file would read as
 // a rename); one whose file never took its place is taken back on failure; a delivered file moved away since
 // is never written again.
-import { existsSync, readdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,8 @@ describe('writeCodes', () => {
     await expect(failing.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'network_error' });
     expect(existsSync(temp)).toBe(false);
     expect(j.reached(j.find(machine.intent.key)!)).toBeUndefined();
+    // Taken back: the intent names no file, and its next run writes the codes.
+    expect(j.find(machine.intent.key)!.files).toEqual([]);
   });
 
   it('an identity whose file never took its place (a file appeared at the target) is no delivery', async () => {
@@ -90,8 +92,27 @@ describe('writeCodes', () => {
       machine.intent,
     );
     await expect(m.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'out_exists' });
-    expect(j.find(machine.intent.key)!.files?.every((f) => f.count === undefined)).toBe(true);
+    // Taken back: the identity of the file that never took its place is no longer the intent's.
+    expect(j.find(machine.intent.key)!.files).toEqual([]);
     expect(j.reached(j.find(machine.intent.key)!)).toBeUndefined();
+  });
+
+  it("a temporary file another interrupted order recorded as its finished codes is not swept by this order's export", async () => {
+    const j = freshJournal();
+    const dir = tempDir();
+    const path = join(dir, 'codes.json');
+    // Another order for the same target, whose run died between its recorded temporary file and the rename.
+    const other = await accepted(j, outTo(path));
+    const theirs = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
+    writeFileSync(theirs, '[]');
+    j.save({ ...other.machine.intent, files: [fileIdentity(theirs, other.machine.intent.orderId!, path)] });
+    // A dead run's temporary file nobody recorded: swept.
+    const stray = join(dir, `.codes.json.giftcodes-${deadPid()}-012345.tmp`);
+    writeFileSync(stray, '[]');
+    const { machine } = await accepted(j, outTo(path));
+    expect(await machine.writeCodes(outTo(path))).toMatchObject({ path, count: 2 });
+    expect(existsSync(theirs)).toBe(true);
+    expect(existsSync(stray)).toBe(false);
   });
 
   it('the identity recorded before the rename holds the count and format, and gains the mark that it was renamed', async () => {
@@ -172,6 +193,45 @@ describe('a codes file renamed into place whose mark could not be written (journ
     expect(await again.writeCodes(outTo(path))).toMatchObject({ path, count: 2, earlier: true });
   });
 
+  it('an unaccounted identity without its count (recorded before the rename by older versions) names the quantity ordered', async () => {
+    const j = freshJournal();
+    const dir = tempDir();
+    const path = join(dir, 'codes.json');
+    const { machine, api } = await accepted(j, outTo(path));
+    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
+    writeFileSync(temp, '[]');
+    const identity = fileIdentity(temp, machine.intent.orderId!, path);
+    rmSync(temp);
+    const intent = j.save({ ...machine.intent, files: [identity] });
+    const again = new OrderMachine(
+      { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
+      intent,
+    );
+    const error = await again.writeCodes(outTo(path)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: 2, code: 'codes_file_unaccounted' });
+    expect((error as Error).message).toContain(`the codes of order ${intent.orderId} (2) were written for ${path}`);
+  });
+
+  it('a failure of any kind of the note after the rename says the codes are already in the file (journal_failed)', async () => {
+    const j = freshJournal();
+    const path = join(tempDir(), 'codes.json');
+    const { machine, api } = await accepted(j, outTo(path));
+    const broken = Object.assign(Object.create(j) as Journal, {
+      saveAsync: () => Promise.reject(new Error('EIO: i/o error, write')),
+    });
+    const m = new OrderMachine(
+      { io: capturedIo().io, api, journal: broken, signal: new AbortController().signal },
+      machine.intent,
+    );
+    const error = await m.writeCodes(outTo(path)).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 8,
+      code: 'journal_failed',
+      message: `EIO: i/o error, write; the codes of order ${machine.intent.orderId} are already in ${path} (written once, do not write them again)`,
+    });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toHaveLength(2);
+  });
+
   it('its temporary file still there (killed before the rename): the identity is taken back and the codes written', async () => {
     const j = freshJournal();
     const dir = tempDir();
@@ -224,6 +284,23 @@ describe('deliveredTo', () => {
     machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
     expect(j.reached(machine.intent)).toBeUndefined();
     expect(machine.deliveredTo(path)).toBeUndefined();
+  });
+
+  it('after the intent reached the user: a file recorded for another order is not its delivery, and no file recorded is none', async () => {
+    const j = freshJournal();
+    const dir = tempDir();
+    const path = join(dir, 'codes.json');
+    const { machine } = await accepted(j, outTo(path));
+    await machine.writeCodes(outTo(path));
+    renameSync(path, join(dir, 'sold.json'));
+    const intent: Intent = j.find(machine.intent.key)!;
+    await j.recordDelivery([endedRecord(intent, 'delivered', Date.now())]);
+    const deps = { io: capturedIo().io, api: clientOf(server.url), journal: j, signal: new AbortController().signal };
+    const { files: _files, ...bare } = intent;
+    expect(j.reached(bare)).toBe('delivered');
+    expect(new OrderMachine(deps, bare).deliveredTo(path)).toBeUndefined();
+    const another = { ...intent, files: intent.files!.map((f) => ({ ...f, orderId: 'ord_another' })) };
+    expect(new OrderMachine(deps, another).deliveredTo(path)).toBeUndefined();
   });
 });
 

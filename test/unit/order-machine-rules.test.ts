@@ -264,6 +264,51 @@ describe('machine transitions, more', () => {
     expect((error as Error).message).not.toContain('may or may not');
   });
 
+  it('an error the client did not classify (a bug, a TypeError) never proves a refusal, whatever fields it carries', () => {
+    expect(certainlyRefused(Object.assign(new Error('x'), { status: 400 }), true)).toBe(false);
+    expect(certainlyRefused(Object.assign(new TypeError('x'), { notSent: true }), true)).toBe(false);
+  });
+
+  it('complete writes a failed status before the failure is told (deliver ends the intent failed from it); an unchanged status is not written again', async () => {
+    const { deps, journal, intent } = await begun();
+    const machine = new OrderMachine(deps, intent);
+    const order = await machine.send();
+    const unchanged = journal.save({ ...machine.intent }, T0 - 5000);
+    expect(await new OrderMachine(deps, unchanged).complete({ intervalS: 0.01 })).toMatchObject({ id: order.id });
+    expect(journal.find(intent.key)?.updatedAt).toBe('2026-06-01T11:59:55.000Z');
+    const f = setup(servers.failing.url);
+    const failed = new OrderMachine(f.deps, (await f.journal.begin(f.spec)).intent);
+    await expect(failed.send()).rejects.toBeInstanceOf(OrderEndedError);
+    // Read as processing by an earlier run; the server now says failed.
+    failed.intent = f.journal.save({ ...failed.intent, status: 'processing' });
+    await expect(failed.complete({ intervalS: 0.01, timeoutS: 30 })).rejects.toBeInstanceOf(OrderEndedError);
+    expect(f.journal.find(failed.intent.key)).toMatchObject({ phase: 'accepted', status: 'failed' });
+  });
+
+  it('after a POST that may have reached the server, the same machine never takes its next POST for a first attempt', async () => {
+    const { deps, journal, intent } = await begun();
+    let posts = 0;
+    const api = {
+      createOrder: () =>
+        Promise.reject(
+          ++posts === 1
+            ? new NetworkError('connection reset')
+            : new NetworkError('connection refused', { notSent: true }),
+        ),
+    } as unknown as ApiClient;
+    const machine = new OrderMachine({ ...deps, api }, intent);
+    await expect(machine.send()).rejects.toMatchObject({
+      message: 'connection reset; the order may or may not have been placed',
+    });
+    // Refused before it left, but the first POST may have gone: not a refusal, the intent stays pending.
+    await expect(machine.send()).rejects.toMatchObject({
+      message: 'connection refused; the order may or may not have been placed',
+    });
+    expect(posts).toBe(2);
+    expect(journal.find(intent.key)?.phase).toBe('sending');
+    expect(journal.history.list()).toEqual([]);
+  });
+
   it('writeCodes: the identity gains count and format after the rename; a second run finds its file and writes nothing', async () => {
     const { deps, journal, spec } = setup();
     const path = join(tempDir(), 'codes.csv');

@@ -195,6 +195,31 @@ describe('plan parsing', () => {
     expect(refusal('product\n').message).toContain('line 1: expected product,quantity[,out], got 1 fields');
   });
 
+  it('row keys are the same in every version: a plan run again after an upgrade finds the rows it delivered', () => {
+    // Values computed by this derivation when it was introduced: any change to it orders every delivered row again.
+    expect(F).toBe('00104a598ae2');
+    expect(planFamily(scope, '/plans/p.csv', 'nightly')).toBe('a94f83c9a368');
+    expect(rowKey(F, { productId: 'amazon-us-25', quantity: 3, outCell: 'codes/a.csv', occurrence: 1 })).toBe(
+      'plan-00104a598ae2cdc4a5026cc5',
+    );
+  });
+
+  it('a byte order mark is dropped at the start of the file only: inside a cell it is no product id, never silently taken out', () => {
+    expect(refusal('p1,1\np\uFEFF2,1\n').message).toContain('line 2: "p\uFEFF2" is not a product id');
+  });
+
+  it('a header after a bad first row is a bad row too', () => {
+    const message = refusal('only-one-field\nproduct,quantity\n').message;
+    expect(message).toContain('has 2 bad rows');
+    expect(message).toContain('line 2: quantity must be a whole number from 1 to 1000000, got "quantity"');
+  });
+
+  it('two out files in a folder that does not exist yet are two files', () => {
+    const dir = join(tempDir(), 'not-yet');
+    const rows = parse('p1,1,a.csv\np2,1,b.csv\n', join(dir, 'p.csv'));
+    expect(rows.map((r) => r.out)).toEqual([join(dir, 'a.csv'), join(dir, 'b.csv')]);
+  });
+
   it('quotes are taken off a whole cell only', () => {
     expect(parse('x"y",1\n')[0]!.productId).toBe('x"y"');
     expect(parse('"x"y,1\n')[0]!.productId).toBe('"x"y');

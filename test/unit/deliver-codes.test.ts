@@ -1,0 +1,196 @@
+// The codes delivery path as codes get and order watch take it (orders/deliver.ts), called directly against the
+// reference server: the target checked before anything is fetched, an existing file that holds exactly these
+// codes taken as the earlier delivery (and any other refused), a short standard output, and an order fetched by
+// a verb that charges nothing settling the interrupted intents of that order.
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import { InterruptedError, NetworkError } from '../../src/errors.js';
+import { scopeOf } from '../../src/journal/history.js';
+import { keyIdOf, type OutSpec } from '../../src/journal/intent.js';
+import { checkCodesTarget, deliverCodes, deliverFetched } from '../../src/orders/deliver.js';
+import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
+
+const servers = inProcessServers({ server: {} });
+
+/** The failpoints fired in this process, in order (journal.locked left out: it fires at every lock). */
+const fired = vi.hoisted(() => [] as string[]);
+vi.mock('../../src/failpoints.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/failpoints.js')>();
+  const record = (name: string): void => {
+    if (name !== 'journal.locked') fired.push(name);
+  };
+  return { ...real, failpoint: (name: string) => Promise.resolve(record(name)), failpointSync: record };
+});
+beforeEach(() => {
+  fired.length = 0;
+});
+
+const outTo = (path: string, format?: OutSpec['format']): OutSpec => ({
+  path,
+  force: false,
+  csvRaw: false,
+  ...(format ? { format } : {}),
+});
+
+/** A completed order of `quantity` codes on the reference server. */
+async function order(quantity = 2): Promise<{ api: ApiClient; orderId: string }> {
+  const api = clientOf(servers.server.url);
+  const { order } = await api.createOrder(JSON.stringify({ product_id: 'amazon-us-25', quantity }), randomUUID());
+  return { api, orderId: order.id };
+}
+
+const base = (api: ApiClient, orderId: string, out: OutSpec, io = capturedIo().io) => ({
+  api,
+  orderId,
+  out,
+  io,
+  signal: new AbortController().signal,
+});
+
+/** An API whose codes cannot be read: `error` at the first page. */
+function unreadable(real: ApiClient, error: Error): ApiClient {
+  // eslint-disable-next-line require-yield
+  async function* pages(): AsyncGenerator<never> {
+    throw error;
+  }
+  return Object.assign(Object.create(real) as ApiClient, { codePages: pages, rawCodePages: pages });
+}
+
+describe('checkCodesTarget', () => {
+  it('standard output and a new file pass; an existing file is kept as its refusal, to compare later; --force passes it; a missing folder is refused at once', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'codes.json');
+    await expect(checkCodesTarget('-', false)).resolves.toBeUndefined();
+    await expect(checkCodesTarget(path, false)).resolves.toBeUndefined();
+    writeFileSync(path, '[]\n');
+    await expect(checkCodesTarget(path, false)).resolves.toMatchObject({ code: 'out_exists', exitCode: 2 });
+    await expect(checkCodesTarget(path, true)).resolves.toBeUndefined();
+    await expect(checkCodesTarget(join(dir, 'no-such-folder', 'c.json'), false)).rejects.toMatchObject({
+      exitCode: 2,
+    });
+  });
+});
+
+describe('deliverCodes to a file', () => {
+  it('a target whose lock the caller took before the charge is written under that lock, not refused as busy', async () => {
+    const { api, orderId } = await order();
+    const path = join(tempDir(), 'codes.json');
+    const { holdOutTarget } = await import('../../src/export/out-target.js');
+    const lock = holdOutTarget(path, false, () => false);
+    try {
+      expect(await deliverCodes({ ...base(api, orderId, outTo(path)), lock })).toEqual({
+        path,
+        count: 2,
+        format: 'json',
+      });
+    } finally {
+      lock.release();
+    }
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toHaveLength(2);
+  });
+});
+
+describe('deliverCodes with an existing file', () => {
+  it('a file that holds exactly these codes is the earlier delivery: left as it was; any other file is refused', async () => {
+    const { api, orderId } = await order();
+    const path = join(tempDir(), 'codes.csv');
+    const first = await deliverCodes(base(api, orderId, outTo(path)));
+    expect(first).toEqual({ path, count: 2, format: 'csv' });
+    // Without an intent there is no identity to record: the complete temporary file, then the file in place.
+    expect(fired).toEqual(['codes.tmp-written', 'codes.renamed']);
+    fired.length = 0;
+    const bytes = readFileSync(path, 'utf8');
+    const existing = await checkCodesTarget(path, false);
+    expect(await deliverCodes({ ...base(api, orderId, outTo(path)), existing })).toEqual({
+      path,
+      count: 2,
+      format: 'csv',
+      already: true,
+    });
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
+    // The codes are where the user asked: the same step as a file renamed into place.
+    expect(fired).toEqual(['codes.renamed']);
+    writeFileSync(path, 'code\nSOMEONE-ELSES\n');
+    await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing })).rejects.toBe(existing);
+    expect(readFileSync(path, 'utf8')).toBe('code\nSOMEONE-ELSES\n');
+  });
+
+  it('codes that cannot be read to compare: the refusal of the file (exit 2), not the failure behind it; an interruption still interrupts', async () => {
+    const { api, orderId } = await order();
+    const path = join(tempDir(), 'codes.json');
+    writeFileSync(path, '[]\n');
+    const existing = await checkCodesTarget(path, false);
+    const down = unreadable(api, new NetworkError('connection reset', { code: 'network_error' }));
+    await expect(deliverCodes({ ...base(down, orderId, outTo(path)), existing })).rejects.toBe(existing);
+    const stopped = unreadable(api, new InterruptedError('interrupted by SIGINT'));
+    await expect(deliverCodes({ ...base(stopped, orderId, outTo(path)), existing })).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
+    expect(readFileSync(path, 'utf8')).toBe('[]\n');
+  });
+});
+
+describe('deliverCodes to standard output', () => {
+  const gone = (): Writable =>
+    new Writable({
+      write(_chunk, _e, callback) {
+        callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+
+  it('the reader gone before every code was written (codes get): no delivery, exit 8 naming the order', async () => {
+    const { api, orderId } = await order();
+    const error = await deliverCodes(base(api, orderId, outTo('-', 'json'), capturedIo({ stdout: gone() }).io)).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
+    expect((error as Error).message).toContain(`the codes of order ${orderId}`);
+  });
+
+  it('fewer codes than the intent ordered written: no delivery, exit 8 saying how many of how many', async () => {
+    const { api, orderId } = await order();
+    let out = '';
+    const stdout = new Writable({ write: (chunk, _e, callback) => ((out += String(chunk)), callback()) });
+    const intent = { quantity: 3, recordFile: () => undefined, recordRenamed: () => Promise.resolve() };
+    const error = await deliverCodes({
+      ...base(api, orderId, outTo('-', 'json'), capturedIo({ stdout }).io),
+      intent,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 8,
+      code: 'output_failed',
+      message: `could not write the codes of order ${orderId} to standard output (2 of 3 written)`,
+    });
+    expect(JSON.parse(out)).toHaveLength(2);
+  });
+});
+
+describe('deliverFetched', () => {
+  it('an order fetched by a verb that charges nothing: printed, then its interrupted intents on that server end as delivered', async () => {
+    const { orderId } = await order();
+    const journal = freshJournal();
+    const { intent } = await journal.begin({
+      profile: 'default',
+      environment: 'test',
+      baseUrl: servers.server.url,
+      keyId: keyIdOf(KEY),
+      productId: 'amazon-us-25',
+      quantity: 2,
+    });
+    journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+    const c = capturedIo();
+    await deliverFetched(c.io, journal, () => c.io.out(`${orderId} completed`), {
+      orderId,
+      baseUrl: servers.server.url,
+      codes: false,
+    });
+    expect(c.out()).toBe(`${orderId} completed\n`);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'delivered', orderId });
+  });
+});
