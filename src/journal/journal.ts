@@ -321,6 +321,20 @@ export class Journal {
    * there unchanged, or was renamed and has since been moved away (codes-file.ts).
    */
   reached(intent: Intent): Ending | undefined {
+    const recorded = this.recorded(intent);
+    if (recorded !== undefined) return recorded;
+    if (intent.orderId === undefined) return undefined;
+    if (
+      intent.out &&
+      intent.out.path !== '-' &&
+      (deliveredFile(intent, intent.out.path) !== undefined || renamedFile(intent) !== undefined)
+    )
+      return 'delivered';
+    return undefined;
+  }
+
+  /** How the intent's outcome reached the user by its run's own record of it (reached's first half): the run told the user. */
+  recorded(intent: Intent): Ending | undefined {
     if (intent.phase === 'delivered') return 'delivered';
     if (intent.orderId === undefined) return undefined;
     const record = this.history.get(intent.key, scopeOf(intent));
@@ -331,12 +345,6 @@ export class Journal {
       record.createdAt === intent.createdAt
     )
       return record.outcome;
-    if (
-      intent.out &&
-      intent.out.path !== '-' &&
-      (deliveredFile(intent, intent.out.path) !== undefined || renamedFile(intent) !== undefined)
-    )
-      return 'delivered';
     return undefined;
   }
 

@@ -135,18 +135,27 @@ export async function settle(journal: Journal, delivery: Delivery, now: number =
 /** Interrupted intents whose outcome had reached the user (Journal.reached) end now, each said once. */
 /**
  * Settles every interrupted intent whose outcome already reached the user. `keepInPlace` (order pending, which
- * only looks): not one whose codes file is still at its --out as its run wrote it, which the same command run again
- * recognises as its own (exit 0, nothing charged). Settled by a command that only lists, it would no longer be
- * tied to that command, and the same command with --force would place and write a second order.
+ * only looks): not one whose codes file is still at its --out as its run wrote it while the run never recorded
+ * telling the user (killed after the rename, or its stdout failed), which the same command run again recognises as
+ * its own (exit 0, nothing charged). Settled by a command that only lists, it would no longer be tied to that
+ * command, and the same command with --force would place and write a second order.
  */
 export async function settleReached(io: Io, journal: Journal, o: { keepInPlace?: boolean } = {}): Promise<void> {
-  const { deliveredFile } = await import('../journal/codes-file.js');
-  const inPlace = (intent: Intent): boolean =>
-    intent.out !== undefined && intent.out.path !== '-' && deliveredFile(intent, intent.out.path) !== undefined;
+  const inPlace = await writtenUnrecorded(journal);
   sayReached(
     io,
     await journal.settleWhere((intent) => (o.keepInPlace && inPlace(intent) ? undefined : journal.reached(intent))),
   );
+}
+
+/** Whether an intent's codes file is at its --out as its run wrote it, the run never having recorded telling the user. */
+export async function writtenUnrecorded(journal: Journal): Promise<(intent: Intent) => boolean> {
+  const { deliveredFile } = await import('../journal/codes-file.js');
+  return (intent) =>
+    intent.out !== undefined &&
+    intent.out.path !== '-' &&
+    journal.recorded(intent) === undefined &&
+    deliveredFile(intent, intent.out.path) !== undefined;
 }
 
 export function sayReached(io: Io, settled: readonly Intent[]): void {

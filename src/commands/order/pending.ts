@@ -22,8 +22,9 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
     import('../../journal/intent.js'),
     import('../../journal/owner.js'),
   ]);
-  await (await import('../../orders/lifecycle.js')).settleReached(deps.io, journal, { keepInPlace: true });
-  const { deliveredFile } = await import('../../journal/codes-file.js');
+  const { settleReached, writtenUnrecorded } = await import('../../orders/lifecycle.js');
+  await settleReached(deps.io, journal, { keepInPlace: true });
+  const written = await writtenUnrecorded(journal);
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
@@ -46,7 +47,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
           ? 'other-machine'
           : running
             ? 'running'
-            : intent.out !== undefined && intent.out.path !== '-' && deliveredFile(intent, intent.out.path)
+            : written(intent)
               ? // Its codes are in its file; the run was cut before it ended: the same command finishes it.
                 'written'
               : stale === 'old'
