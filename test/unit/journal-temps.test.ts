@@ -59,4 +59,20 @@ describe('recordsTemp', () => {
     });
     expect(j.recordsTemp('/srv/.c.json.1-aa.tmp')).toBe(false);
   });
+
+  it("any of an intent's identities counts: an earlier run's file and this run's temporary file", async () => {
+    const j = journal();
+    const { intent } = await j.begin({ ...spec, key: 'k-c' });
+    const identity = { orderId: 'ord_3', path: '/srv/c.json', dev: 1, ino: 2, size: 3, sha256: 'x' };
+    j.save({
+      ...intent,
+      phase: 'accepted',
+      orderId: 'ord_3',
+      files: [
+        { ...identity, count: 2, renamed: true },
+        { ...identity, path: '/srv/d.json', temp: '/srv/.d.json.1-cc.tmp' },
+      ],
+    });
+    expect(j.recordsTemp('/srv/.d.json.1-cc.tmp')).toBe(true);
+  });
 });
