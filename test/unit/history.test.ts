@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { LocalError } from '../../src/errors.js';
 import { History, inScope, scopeOf, type OrderRecord } from '../../src/journal/history.js';
 
 function rec(key: string, endedAt: string, extra: Partial<OrderRecord> = {}): OrderRecord {
@@ -144,5 +145,53 @@ describe('History stores identifiers exactly, and masks only the server text', (
       status: 'odd sc_live_…1234',
       error: { code: 'bad sc_test_…5678', message: 'key sc_test_…9012 revoked' },
     });
+  });
+});
+
+describe('History on disk: its directory, failures, and files that are not records', () => {
+  const newDir = (): string => join(mkdtempSync(join(tmpdir(), 'hist-')), 'history');
+
+  it('makes its directory private (0700), and writes into one another process already made', async () => {
+    const dir = newDir();
+    new History(dir).record(rec('a', '2026-01-01T00:00:00.000Z'));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    // A second process (another History) finds the directory there: it records beside the first's.
+    new History(dir).record(rec('b', '2026-01-02T00:00:00.000Z'));
+    await new History(dir).recordInBatch(rec('c', '2026-01-03T00:00:00.000Z'));
+    expect(
+      new History(dir)
+        .list()
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a record that cannot be written (a directory in its place) fails once, naming the file, and is not retried', async () => {
+    const h = new History(newDir());
+    const r = rec('a', '2026-01-01T00:00:00.000Z', { keyId: 'k1' });
+    h.record(r);
+    const [name] = readdirSync(h.dir);
+    const file = join(h.dir, name!);
+    rmSync(file);
+    mkdirSync(join(file, 'in-the-way'), { recursive: true });
+    expect(() => h.record(r)).toThrow(LocalError);
+    expect(() => h.record(r)).toThrow(`cannot write the file ${file}`);
+    await expect(h.recordInBatch(r)).rejects.toThrow(`cannot write the file ${file}`);
+  });
+
+  it('prune removes only records: a temporary file another process is writing stays, whatever it holds', () => {
+    const h = new History(newDir());
+    h.record(rec('old', '2026-01-01T00:00:00.000Z'));
+    const temp = join(h.dir, `.in-progress.json.${process.pid}-abcdef.tmp`);
+    writeFileSync(temp, JSON.stringify(rec('old-too', '2026-01-01T00:00:00.000Z')));
+    h.prune(90, Date.parse('2026-12-01T00:00:00.000Z'));
+    expect(readdirSync(h.dir)).toEqual([basename(temp)]);
+  });
+
+  it('a record whose key id is not text is damaged: skipped, never read as of some scope', () => {
+    const h = new History(newDir());
+    h.record(rec('good', '2026-01-01T00:00:00.000Z', { keyId: 'k1' }));
+    writeFileSync(join(h.dir, 'damaged.json'), JSON.stringify({ ...rec('bad', '2026-01-02T00:00:00.000Z'), keyId: 7 }));
+    expect(h.list().map((r) => r.key)).toEqual(['good']);
   });
 });
