@@ -2,33 +2,16 @@
 // delivered one is settled and never resumed, so a new order is placed; its codes are never written into a
 // second file; the one exception is the same command run again (its own file at this --out, unchanged).
 // Journal.reached reads that from the files alone; recordDelivery's failure is exit 8.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileIdentity } from '../../src/journal/codes-file.js';
-import { currentOwner } from '../../src/journal/owner.js';
 import { scopeOf } from '../../src/journal/history.js';
-import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
+import type { Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
-import { deadPid, tempDir } from '../helpers/e2e.js';
-
-const spec: OrderSpec = {
-  profile: 'default',
-  environment: 'test',
-  baseUrl: 'http://127.0.0.1:4010',
-  keyId: 'k1',
-  productId: 'amazon-us-25',
-  quantity: 3,
-};
-const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
-const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
-
-function journal(): Journal {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return new Journal(dir);
-}
+import { tempDir } from '../helpers/e2e.js';
+import { spec, dead, outTo, journal } from '../helpers/journal.js';
 
 /** An interrupted intent of a dead run, accepted as `ord_1`; with `file`, its codes file renamed into place there. */
 async function interrupted(j: Journal, o: { key?: string; file?: string; delivered?: boolean } = {}): Promise<Intent> {

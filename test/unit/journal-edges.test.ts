@@ -2,35 +2,19 @@
 // with, a codes file found at --out though its rename mark was never written, the log compacted only once
 // every intent in it has ended, another machine's intent for another order, a key in another API key's
 // scope named as such, a legacy delivery without an order id, and the temporary files begin sweeps.
-import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { scopeOf } from '../../src/journal/history.js';
-import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
+import type { Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { currentOwner } from '../../src/journal/owner.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
+import { spec, dead, outTo, journal } from '../helpers/journal.js';
 
-const spec: OrderSpec = {
-  profile: 'default',
-  environment: 'test',
-  baseUrl: 'http://127.0.0.1:4010',
-  keyId: 'k1',
-  productId: 'amazon-us-25',
-  quantity: 3,
-};
-const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
-const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
 /** A fixed clock, far from the real one, so an end stamped with Date.now() shows. */
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
-
-function journal(): Journal {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return new Journal(dir);
-}
 
 /** An interrupted intent of a dead run, accepted as `ord_1`. */
 async function interrupted(j: Journal, o: { key?: string; out?: string } = {}): Promise<Intent> {

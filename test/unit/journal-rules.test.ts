@@ -5,29 +5,13 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { History, historyDir, type OrderRecord } from '../../src/journal/history.js';
-import {
-  ageMs,
-  keyIdOf,
-  sameOrder,
-  sameRequest,
-  sha256,
-  type Intent,
-  type OrderSpec,
-} from '../../src/journal/intent.js';
+import { ageMs, keyIdOf, sameOrder, sameRequest, sha256, type Intent } from '../../src/journal/intent.js';
 import { Journal, staleError } from '../../src/journal/journal.js';
 import { LOCK_WAIT_MS, withDirLock } from '../../src/journal/lock.js';
 import { bootId, currentOwner, isAlive, isSameProcess, pidAlive } from '../../src/journal/owner.js';
 import { intentSchema } from '../../src/journal/schema.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
-
-const spec: OrderSpec = {
-  profile: 'default',
-  environment: 'test',
-  baseUrl: 'http://127.0.0.1:4010',
-  keyId: 'k1',
-  productId: 'amazon-us-25',
-  quantity: 3,
-};
+import { spec, dead } from '../helpers/journal.js';
 
 function journal(options: { historyDays?: number } = {}): Journal {
   const dir = join(tempDir(), 'journal');
@@ -35,7 +19,6 @@ function journal(options: { historyDays?: number } = {}): Journal {
   return new Journal(dir, options);
 }
 
-const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 
 describe('intent identity', () => {

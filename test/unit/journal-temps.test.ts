@@ -1,12 +1,10 @@
 // Journal.recordsTemp: the codes export removes temporary files a killed run left beside its target, except one an
 // intent recorded as the finished file about to be renamed: that file is the proof of where the codes are
 // (codes-file.ts recordedFileState), and removing it turns a pending rename into codes written a second time.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { tempDir } from '../helpers/e2e.js';
+import { journal } from '../helpers/journal.js';
 
 const spec: OrderSpec = {
   profile: 'default',
@@ -16,12 +14,6 @@ const spec: OrderSpec = {
   productId: 'amazon-us-25',
   quantity: 2,
 };
-
-function journal(): Journal {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return new Journal(dir);
-}
 
 describe('recordsTemp', () => {
   it("is true only for a temporary file an unresolved intent recorded, in this process's log or another's file", async () => {

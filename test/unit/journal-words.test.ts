@@ -1,29 +1,10 @@
 // What the journal's refusals say: each names the order it is about and the one command that moves it on, since
 // a refusal is all a cron job's mail shows. Mutation testing found these words unchecked (docs/mutation.md).
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Intent, OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { currentOwner } from '../../src/journal/owner.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
-import { deadPid, tempDir } from '../helpers/e2e.js';
-
-const spec: OrderSpec = {
-  profile: 'default',
-  environment: 'test',
-  baseUrl: 'http://127.0.0.1:4010',
-  keyId: 'k1',
-  productId: 'amazon-us-25',
-  quantity: 3,
-};
-const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
-
-function journal(): Journal {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return new Journal(dir);
-}
+import { deadPid } from '../helpers/e2e.js';
+import { spec, dead, journal } from '../helpers/journal.js';
 
 /** An order placed with `key` whose outcome reached the user, its intent ended: only its record is left. */
 async function deliveredRecord(j: Journal, key: string, out?: string): Promise<void> {

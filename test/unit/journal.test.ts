@@ -14,21 +14,7 @@ import {
 import { Journal } from '../../src/journal/journal.js';
 import { currentOwner, isAlive } from '../../src/journal/owner.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
-
-const spec: OrderSpec = {
-  profile: 'default',
-  environment: 'test',
-  baseUrl: 'http://127.0.0.1:4010',
-  keyId: 'k1',
-  productId: 'amazon-us-25',
-  quantity: 3,
-};
-
-function journal(): Journal {
-  const dir = join(tempDir(), 'journal');
-  mkdirSync(dir, { recursive: true });
-  return new Journal(dir);
-}
+import { spec, journal } from '../helpers/journal.js';
 
 function orphan(j: Journal, intent: Intent, changes: Partial<Intent> = {}): Intent {
   return j.save({ ...intent, owner: { pid: deadPid(), boot: currentOwner().boot }, ...changes });

@@ -1,0 +1,28 @@
+// The fixtures the journal's unit tests share: one order's spec, an owner that is dead, an --out, and a journal
+// in a fresh directory of its own.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
+import { Journal } from '../../src/journal/journal.js';
+import { currentOwner } from '../../src/journal/owner.js';
+import { deadPid, tempDir } from './e2e.js';
+
+export const spec: OrderSpec = {
+  profile: 'default',
+  environment: 'test',
+  baseUrl: 'http://127.0.0.1:4010',
+  keyId: 'k1',
+  productId: 'amazon-us-25',
+  quantity: 3,
+};
+
+/** The owner of a run that was killed: a pid no process has, in this boot. */
+export const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
+
+export const outTo = (path: string): OutSpec => ({ path, force: false, csvRaw: false, format: 'json' });
+
+export function journal(): Journal {
+  const dir = join(tempDir(), 'journal');
+  mkdirSync(dir, { recursive: true });
+  return new Journal(dir);
+}
