@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
+import { logOf, type LogSync } from '../../src/journal/log.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { deadPid, tempDir } from './e2e.js';
 
@@ -25,4 +26,21 @@ export function journal(): Journal {
   const dir = join(tempDir(), 'journal');
   mkdirSync(dir, { recursive: true });
   return new Journal(dir);
+}
+
+/** This process's log of `dir`, its fsync failing (EIO) from when `failing.now` is set. */
+export function failingLog(dir: string): { file: () => string; failing: { now: boolean } } {
+  const log = logOf(dir) as unknown as { sync: LogSync; file: string };
+  const failing = { now: false };
+  const real = log.sync;
+  const eio = (): Error => Object.assign(new Error('EIO'), { code: 'EIO' });
+  log.sync = {
+    ...real,
+    datasync: (fd) => (failing.now ? Promise.reject(eio()) : real.datasync(fd)),
+    datasyncSync: (fd) => {
+      if (failing.now) throw eio();
+      real.datasyncSync(fd);
+    },
+  };
+  return { file: () => log.file, failing };
 }

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { finishJournal } from '../../src/journal/at-exit.js';
 import { Journal } from '../../src/journal/journal.js';
-import { logOf, readLog, type LogSync } from '../../src/journal/log.js';
+import { readLog } from '../../src/journal/log.js';
 import { journalDir } from '../helpers/e2e.js';
+import { failingLog } from '../helpers/journal.js';
 
 const deadPid = (): number =>
   Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
@@ -21,23 +22,6 @@ const spec = {
   productId: 'p',
   quantity: 1,
 };
-
-/** This process's log of `dir`, its fsync failing (EIO) from when `failing.now` is set. */
-function failingLog(dir: string): { file: () => string; failing: { now: boolean } } {
-  const log = logOf(dir) as unknown as { sync: LogSync; file: string };
-  const failing = { now: false };
-  const real = log.sync;
-  const eio = (): Error => Object.assign(new Error('EIO'), { code: 'EIO' });
-  log.sync = {
-    ...real,
-    datasync: (fd) => (failing.now ? Promise.reject(eio()) : real.datasync(fd)),
-    datasyncSync: (fd) => {
-      if (failing.now) throw eio();
-      real.datasyncSync(fd);
-    },
-  };
-  return { file: () => log.file, failing };
-}
 
 /** The log as the next run finds it once this process is gone: in a journal of its own, under a dead pid. */
 function leftBehind(text: string): Journal {

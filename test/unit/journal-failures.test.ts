@@ -5,8 +5,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
-import { intentFile, logOf, type LogSync } from '../../src/journal/log.js';
+import { intentFile } from '../../src/journal/log.js';
 import { deadPid, journalDir } from '../helpers/e2e.js';
+import { failingLog } from '../helpers/journal.js';
 
 const spec = {
   profile: 'default',
@@ -16,23 +17,6 @@ const spec = {
   productId: 'p',
   quantity: 1,
 };
-
-/** This process's log of `dir`, its fsync failing (EIO) from when `failing.now` is set. */
-function failingLog(dir: string): { failing: { now: boolean } } {
-  const log = logOf(dir) as unknown as { sync: LogSync };
-  const failing = { now: false };
-  const real = log.sync;
-  const eio = (): Error => Object.assign(new Error('EIO'), { code: 'EIO' });
-  log.sync = {
-    ...real,
-    datasync: (fd) => (failing.now ? Promise.reject(eio()) : real.datasync(fd)),
-    datasyncSync: (fd) => {
-      if (failing.now) throw eio();
-      real.datasyncSync(fd);
-    },
-  };
-  return { failing };
-}
 
 const logsIn = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith('.log'));
 
