@@ -375,3 +375,29 @@ describe('order watch --out of an interrupted order, when the API says the order
     expect(await pendingIntents(configDir)).toHaveLength(written === 5 ? 0 : 1);
   });
 });
+
+describe('codes get --wait of an interrupted order, when the API says the order is for fewer codes than the journal', () => {
+  const api = servedApi(['--fulfil-after', '0']);
+  const relay = truncatingRelay(() => api.url, { quantity: true });
+
+  // Failed before: codes get --wait took the server's quantity (2) over the journal's (5), wrote 2 codes, exit 0,
+  // and settled the interrupted order place --out as delivered (order watch's twin, fixed in 41c6e00).
+  it('does not end an interrupted order for 5 codes as delivered with 2', async () => {
+    const dir = tempDir();
+    const configDir = await loggedIn(api.server);
+    const killed = await runCli(
+      ['order', 'place', '--product', 'zalando-de-25', '--quantity', '4', '--out', join(dir, 'a.json')],
+      { configDir, baseUrl: relay.url(), env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
+    );
+    expect(killed.signal).toBe('SIGKILL');
+    const [orderId] = await chargesFor(api.server, 'zalando-de-25', 4);
+    expect(orderId).toBeDefined();
+    const got = await runCli(['codes', 'get', orderId!, '--wait', '--out', join(dir, 'b.json'), '--interval', '0.05'], {
+      configDir,
+      baseUrl: relay.url(),
+    });
+    expect(got.code, got.stderr).toBe(5);
+    expect(existsSync(join(dir, 'b.json'))).toBe(false);
+    expect(await pendingIntents(configDir)).toHaveLength(1);
+  });
+});

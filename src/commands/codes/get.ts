@@ -96,8 +96,9 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   options = { ...options, orderId: ref.orderId };
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const existing = await checkCodesTarget(out, force);
-  // The order's quantity, where known, is how many codes must arrive: the server's word with --wait, else what the
-  // journal recorded when this machine placed it (an API that ends the list early must not pass for the order).
+  // The order's quantity, where known, is how many codes must arrive: what the journal recorded when this machine
+  // placed it, else the server's word with --wait (an API that ends the list early, or says the order is for fewer
+  // codes than were ordered, must not pass for the order; order watch holds the same rule).
   let expected: number | undefined = ref.record?.quantity;
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
@@ -110,7 +111,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       timeoutS: options.timeout,
     });
     noteStatus(await deps.journal(), ref, order.status, deps.now());
-    expected = orderQuantity(order) ?? expected;
+    expected ??= orderQuantity(order);
   }
   // Codes are served only for a completed order: once read, the record says so (unless it already says success).
   const noteCompleted = async (): Promise<void> => {
