@@ -36,6 +36,11 @@ export function canonicalCode(code: string): string {
   return KNOWN_CODES.has(snake) ? snake : code;
 }
 
+/** The code of an error body that names none of its own (an HTML page, an empty body): no API named it. */
+export function statusCode(status: number): string {
+  return `http_${status}`;
+}
+
 /**
  * Reads `{"error":{"code","message"}}`, `{"error":"code","message"}`, `{"code","message"}`, RFC 9457
  * problem+json, JSON:API `{"errors":[…]}`, `{"type","message","help"}`, or text.
@@ -46,7 +51,7 @@ export function parseErrorBody(status: number, text: string, contentType: string
 }
 
 function readErrorBody(status: number, text: string, contentType: string | undefined): ErrorBody {
-  const fallbackCode = `http_${status}`;
+  const fallbackCode = statusCode(status);
   const trimmed = text.trim();
   let json: unknown;
   if (trimmed.startsWith('{') || /json/i.test(contentType ?? '')) {

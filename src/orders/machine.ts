@@ -2,7 +2,7 @@
 // (lifecycle.ts), each written durably (its line in the journal's log, fsynced) before the next step is taken, each passing the
 // step's failpoint (CONTRIBUTING.md). It never ends an intent that was charged: deliver and settle (lifecycle.ts)
 // do, after the sink reported success (docs/architecture.md); only a refusal, which certainly charged nothing, ends at once.
-import { canonicalCode } from '../api/errors.js';
+import { canonicalCode, statusCode } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
@@ -50,7 +50,7 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
     // had taken would have been answered with that order. A page without one (a proxy's HTML 404 during a deploy,
     // an empty 400) is not the API speaking, and says nothing of an earlier attempt that may have reached it.
     const earlierMaybeReached = !firstAttempt || error.earlierMaybeSent;
-    return !earlierMaybeReached || !isStatusFallbackCode(error.code, error.status);
+    return !earlierMaybeReached || error.code !== statusCode(error.status);
   }
   if (!firstAttempt) return false;
   if (error.notSent) return true;
@@ -58,11 +58,6 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
   // (its answer lost to a timeout or a cut connection): that attempt may have been charged.
   if (error.status !== undefined) return REFUSED_FIRST_STATUSES.includes(error.status) && !error.earlierMaybeSent;
   return error.exitCode === ExitCode.usage || error.exitCode === ExitCode.auth;
-}
-
-/** The code an error body without one of its own is given (`http_404`, api/errors.ts): no API named it. */
-function isStatusFallbackCode(code: string, status: number): boolean {
-  return code === `http_${status}`;
 }
 
 /**
