@@ -95,11 +95,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
         'finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)',
       ),
       ...(data.some((r) => r.state === 'written')
-        ? [
-            io.c.dim(
-              'codes in file: the run was cut after writing them; the same command again ends it, charging nothing',
-            ),
-          ]
+        ? [io.c.dim('codes in file: the same command again ends it, charging nothing')]
         : []),
     ],
     pager: false,
