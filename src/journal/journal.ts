@@ -11,7 +11,7 @@ import { CliError, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure, syncDirectory } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord } from './history.js';
 import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
-import { withDirLock } from './lock.js';
+import { LOCK_WAIT_MS, withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
 import {
@@ -608,17 +608,23 @@ export class Journal {
     return intentFile(this.dir, key);
   }
 
+  /** A turn under the lock, which this process keeps a moment after (lock.ts LINGER_MS): a plan's next row comes within it. */
   private withLock<T>(fn: () => T | Promise<T>): Promise<T> {
-    return withDirLock(this.dir, async () => {
-      const turn = (this.turn = {});
-      try {
-        this.sweep();
-        await this.compactDead();
-        return await fn();
-      } finally {
-        if (this.turn === turn) this.turn = undefined;
-      }
-    });
+    return withDirLock(
+      this.dir,
+      async () => {
+        const turn = (this.turn = {});
+        try {
+          this.sweep();
+          await this.compactDead();
+          return await fn();
+        } finally {
+          if (this.turn === turn) this.turn = undefined;
+        }
+      },
+      LOCK_WAIT_MS,
+      { linger: true },
+    );
   }
 }
 

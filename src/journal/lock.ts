@@ -43,12 +43,21 @@ interface Kept {
   since: number;
 }
 const kept = new Map<string, Kept>();
+/** Whether this process lets go of its kept locks as it exits (registered with the first one kept). */
+let exitHook = false;
 
 /**
  * How long one process hands its lock from turn to turn before it lets go once anyway. Another giftcodes
  * says that it waits (WANT) and gets the next turn; this bound is for what does not say so (an older version).
  */
 const HAND_OFF_MS = 250;
+
+/**
+ * How long the lock stays kept after a turn with none queued behind it: a plan's next row comes within a
+ * millisecond or two, and finds it still held instead of making it again. Another process's waiter looks
+ * again within 5–100 ms (nextPoll), so it waits at most this much longer; this process's exit lets go at once.
+ */
+const LINGER_MS = 10;
 
 /**
  * A waiter of another process, in the journal directory: its owner, written when its first try fails and
@@ -67,7 +76,12 @@ const yielded = new Set<string>();
  * each other would cost each turn up to 100 ms of sleep. The lock passes from one turn to the next without
  * being released while others of this process are queued (Kept); other processes still meet at the lock file.
  */
-export async function withDirLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: number = LOCK_WAIT_MS): Promise<T> {
+export async function withDirLock<T>(
+  dir: string,
+  fn: () => T | Promise<T>,
+  waitMs: number = LOCK_WAIT_MS,
+  o: { linger?: boolean } = {},
+): Promise<T> {
   const before = queues.get(dir) ?? Promise.resolve();
   let done!: () => void;
   const mine = before.then(() => new Promise<void>((resolve) => (done = resolve)));
@@ -76,7 +90,7 @@ export async function withDirLock<T>(dir: string, fn: () => T | Promise<T>, wait
   await before;
   queued.set(dir, queued.get(dir)! - 1);
   try {
-    return await withFileLock(dir, fn, waitMs);
+    return await withFileLock(dir, fn, waitMs, o.linger === true);
   } finally {
     done();
     if (queues.get(dir) === mine) {
@@ -94,7 +108,7 @@ export function nextPoll(ms: number): number {
   return Math.min(100, Math.ceil(ms * 1.5));
 }
 
-async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: number): Promise<T> {
+async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: number, lingers: boolean): Promise<T> {
   const lock = join(dir, '.lock');
   const held = kept.get(dir) ?? (await acquire(dir, lock, waitMs));
   kept.delete(dir);
@@ -104,15 +118,37 @@ async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: nu
     if (!swept.has(dir)) sweep(dir);
     return await fn();
   } finally {
-    // Handed to this process's next turn, or released: then another process's waiter (WANT) goes first.
+    // Handed to this process's next turn (queued now, or, for a turn that lingers, coming within LINGER_MS),
+    // or released: then another process's waiter (WANT) goes first.
     const next = (queued.get(dir) ?? 0) > 0;
-    const others = next && othersWant(dir);
-    if (next && !others && Date.now() - held.since < HAND_OFF_MS) kept.set(dir, held);
-    else {
+    const others = (next || lingers) && othersWant(dir);
+    if ((next || lingers) && !others && Date.now() - held.since < HAND_OFF_MS) {
+      kept.set(dir, held);
+      if (!next) linger(dir, held);
+    } else {
       if (others) yielded.add(dir);
       release(lock);
     }
   }
+}
+
+/** Releases every lock this process keeps between turns: as it exits (and a test, to see the journal as a next process would). */
+export function letGoOfKept(): void {
+  for (const { lock } of kept.values()) release(lock);
+  kept.clear();
+}
+
+/** Releases a kept lock LINGER_MS from now unless a turn of this process took it meanwhile; and at exit. */
+function linger(dir: string, held: Kept): void {
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', letGoOfKept);
+  }
+  setTimeout(() => {
+    if (kept.get(dir) !== held) return;
+    kept.delete(dir);
+    release(held.lock);
+  }, LINGER_MS).unref();
 }
 
 /** Takes the lock file, waiting for a live holder (and, after yielding, for the waiter it yielded to). */

@@ -21,6 +21,7 @@ vi.mock('node:fs', async (importOriginal) => {
 const { newIntent, sha256 } = await import('../../src/journal/intent.js');
 const { Journal } = await import('../../src/journal/journal.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
+const { letGoOfKept } = await import('../../src/journal/lock.js');
 const { intentFile, intentText } = await import('../../src/journal/log.js');
 const { tempDir } = await import('../helpers/e2e.js');
 type Intent = import('../../src/journal/intent.js').Intent;
@@ -53,5 +54,6 @@ it('a keyed begin that reads the key’s file before, and its log after, a compa
   };
   await expect(new Journal(dir).begin(spec)).rejects.toMatchObject({ code: 'intent_busy' });
   expect(reads).toBe(2);
+  letGoOfKept(); // as this process would at its exit
   expect(readdirSync(dir)).toEqual([`${sha256('K').slice(0, 40)}.json`]);
 });

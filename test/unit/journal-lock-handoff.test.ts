@@ -2,8 +2,8 @@
 // queued (a plan's rows): taking and releasing it is six metadata calls, one rmdir of which took 5 ms on a
 // shared disk (issue 33). Another process still gets its turn: its waiter says so (.lock.want), and the
 // holder then lets go and waits until that waiter has had the lock.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -45,6 +45,35 @@ describe("the journal lock between one process's turns", () => {
     expect(takes(dir)).toBeGreaterThanOrEqual(1);
     expect(takes(dir)).toBeLessThan(10);
     expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
+
+  it("is kept a moment after a journal's turn: turns a few milliseconds apart take it once, and it goes after", async () => {
+    const dir = journalDir();
+    made.length = 0;
+    for (let turn = 0; turn < 20; turn++) {
+      await withDirLock(dir, () => undefined, undefined, { linger: true });
+      expect(existsSync(join(dir, '.lock', 'owner'))).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    // Taken once (again after HAND_OFF_MS, or when a loaded machine let LINGER_MS pass between two turns).
+    expect(takes(dir)).toBeLessThan(10);
+    // Let go of soon after the last turn, with no other turn to hand it to.
+    const until = Date.now() + 5_000;
+    while (existsSync(join(dir, '.lock')) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
+
+  it.skipIf(noBuild)('a process that exits while it keeps the lock lets go of it', () => {
+    const dir = journalDir();
+    // order abandon takes the journal's lock for its turn (refused: no such order), and exits right after it.
+    const run = spawnSync(process.execPath, [BIN, 'order', 'abandon', 'no-such-key'], {
+      env: { ...process.env, GIFTCODES_CONFIG_DIR: dirname(dir) },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toContain('no unresolved order with the key no-such-key');
+    expect(run.status).toBe(2);
+    expect(existsSync(dir)).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it.skipIf(noBuild)(
