@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
+import { readIfThere } from '../files/read-if-there.js';
 
 export interface OrderRecord {
   key: string;
@@ -170,8 +171,10 @@ export class History {
 }
 
 function readRecord(file: string): OrderRecord | undefined {
+  const text = readIfThere(file);
+  if (text === undefined) return undefined;
   try {
-    return parseRecord(JSON.parse(readFileSync(file, 'utf8')));
+    return parseRecord(JSON.parse(text));
   } catch {
     return undefined;
   }

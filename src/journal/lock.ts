@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { failpointSync } from '../failpoints.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine, type Owner } from './owner.js';
+import { readIfThere } from '../files/read-if-there.js';
 
 /** How long a waiter waits for a live holder before it gives up (exit 2, try again). */
 export const LOCK_WAIT_MS = 60_000;
@@ -205,8 +206,10 @@ function unwant(dir: string): void {
 }
 
 function wanting(dir: string): Owner | undefined {
+  const text = readIfThere(join(dir, WANT));
+  if (text === undefined) return undefined;
   try {
-    const owner = JSON.parse(readFileSync(join(dir, WANT), 'utf8')) as Owner;
+    const owner = JSON.parse(text) as Owner;
     return typeof owner.pid === 'number' ? owner : undefined;
   } catch {
     return undefined;
@@ -323,7 +326,7 @@ function sweep(dir: string): void {
 function holder(lock: string): 'missing' | 'alive' | 'dead' {
   let owner: Owner;
   try {
-    owner = JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as Owner;
+    owner = JSON.parse(readIfThere(join(lock, 'owner')) ?? '') as Owner;
   } catch {
     // No owner: an older giftcodes making its lock right now (or killed in that instant), or a release
     // between its two steps. Young, it is waited for; old, it is dead.

@@ -13,7 +13,6 @@ import {
   ftruncateSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
   unlinkSync,
@@ -27,6 +26,7 @@ import { onJournalExit } from './at-exit.js';
 import { withDirLock } from './lock.js';
 import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
 import { intentSchema } from './schema.js';
+import { readIfThere } from '../files/read-if-there.js';
 
 /** A change of one intent: its whole new state, or its end (named by its createdAt, kept through every claim). */
 export type LogEntry = { key: string; intent: Intent } | { key: string; ended: string };
@@ -610,8 +610,10 @@ export async function compactLog(
 
 /** The intent in one file, or undefined when there is none or it is not a readable intent. */
 export function readIntentFile(file: string): Intent | undefined {
+  const text = readIfThere(file);
+  if (text === undefined) return undefined;
   try {
-    const parsed = intentSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    const parsed = intentSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

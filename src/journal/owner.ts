@@ -153,8 +153,13 @@ export function leftByDead(dir: string, pidOf: (name: string) => number | undefi
   });
 }
 
+/** This process's own start time, read once: a plan asked /proc for it three times a row (issue 33). */
+let ownStart: { pid: number; start: string | undefined } | undefined;
+
 function processStart(pid: number): string | undefined {
-  return readStat(pid)?.start;
+  if (pid !== process.pid) return readStat(pid)?.start;
+  if (ownStart?.pid !== pid) ownStart = { pid, start: readStat(pid)?.start };
+  return ownStart.start;
 }
 
 function readStat(pid: number): { state: string; start: string } | undefined {
