@@ -54,11 +54,13 @@ let exitHook = false;
 const HAND_OFF_MS = 250;
 
 /**
- * How long the lock stays kept after a turn with none queued behind it: a plan's next row comes within a
- * millisecond or two, and finds it still held instead of making it again. Another process's waiter looks
- * again within 5–100 ms (nextPoll), so it waits at most this much longer; this process's exit lets go at once.
+ * How long the lock stays kept after a turn with none queued behind it: a plan's rows come in waves (the
+ * rows in flight send, then wait about as long as the server takes to answer), and the next wave finds it
+ * still held instead of making it again. Meanwhile it looks every LINGER_LOOK_MS for another process's waiter
+ * (WANT) and lets go at once for it; this process's exit lets go too.
  */
-const LINGER_MS = 10;
+const LINGER_MS = 100;
+const LINGER_LOOK_MS = 10;
 
 /**
  * A waiter of another process, in the journal directory: its owner, written when its first try fails and
@@ -139,17 +141,20 @@ export function letGoOfKept(): void {
   kept.clear();
 }
 
-/** Releases a kept lock LINGER_MS from now unless a turn of this process took it meanwhile; and at exit. */
+/** Releases a kept lock LINGER_MS from now unless a turn of this process took it meanwhile, sooner for another process's waiter; and at exit. */
 function linger(dir: string, held: Kept): void {
   if (!exitHook) {
     exitHook = true;
     process.once('exit', letGoOfKept);
   }
-  setTimeout(() => {
+  const until = Date.now() + LINGER_MS;
+  const look = (): void => {
     if (kept.get(dir) !== held) return;
+    if (Date.now() < until && !othersWant(dir)) return void setTimeout(look, LINGER_LOOK_MS).unref();
     kept.delete(dir);
     release(held.lock);
-  }, LINGER_MS).unref();
+  };
+  setTimeout(look, LINGER_LOOK_MS).unref();
 }
 
 /** Takes the lock file, waiting for a live holder (and, after yielding, for the waiter it yielded to). */

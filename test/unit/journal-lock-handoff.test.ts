@@ -3,7 +3,7 @@
 // shared disk (issue 33). Another process still gets its turn: its waiter says so (.lock.want), and the
 // holder then lets go and waits until that waiter has had the lock.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -61,6 +61,27 @@ describe("the journal lock between one process's turns", () => {
     const until = Date.now() + 5_000;
     while (existsSync(join(dir, '.lock')) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
+
+  it("kept after a journal's turn, it goes within 100 ms, and within a look (10 ms) once another process says it waits", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    try {
+      const alone = journalDir();
+      await withDirLock(alone, () => undefined, undefined, { linger: true });
+      await vi.advanceTimersByTimeAsync(60);
+      expect(existsSync(join(alone, '.lock', 'owner'))).toBe(true);
+      await vi.advanceTimersByTimeAsync(60);
+      expect(existsSync(join(alone, '.lock'))).toBe(false);
+
+      const wanted = journalDir();
+      await withDirLock(wanted, () => undefined, undefined, { linger: true });
+      // Another live process (this one's parent) waits for it.
+      writeFileSync(join(wanted, '.lock.want'), JSON.stringify({ pid: process.ppid }));
+      await vi.advanceTimersByTimeAsync(15);
+      expect(existsSync(join(wanted, '.lock'))).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it.skipIf(noBuild)('a process that exits while it keeps the lock lets go of it', () => {
