@@ -19,34 +19,56 @@ const path = `/v1/orders/${encodeURIComponent(orderId)}/codes?limit=1000`;
 const headers = { 'x-api-key': process.env.BENCH_KEY };
 const out = openSync(process.env.BENCH_OUT, 'w', 0o600);
 
+/** Text that is its own cell: nothing to quote, nothing a spreadsheet would run. */
+const PLAIN = /^(?:[^=+\-@\t\r",\n][^",\r\n]*)?$/;
 const cell = (value) => {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'string' && PLAIN.test(value)) return value;
   let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
+const fractionDigits = new Map();
 const minor = (amount, currency) => {
-  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+  let digits = fractionDigits.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits;
+    fractionDigits.set(currency, digits);
+  }
   const sign = amount < 0 ? '-' : '';
   const text = String(Math.abs(amount)).padStart(digits + 1, '0');
   return digits === 0 ? `${sign}${text}` : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 };
-/** A record's cells by column name: nested objects as a.b, a money object's display after its own fields. */
-const flatten = (record, cells, prefix = '', depth = 0) => {
-  for (const key of Object.keys(record)) {
-    const value = record[key];
-    const name = prefix === '' ? key : `${prefix}.${key}`;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) flatten(value, cells, name, depth + 1);
-    else cells.set(name, value);
-  }
-  if (
-    depth > 0 &&
-    !('display' in record) &&
-    Number.isSafeInteger(record.amount) &&
-    typeof record.currency === 'string' &&
-    /^[A-Za-z]{3}$/.test(record.currency)
-  )
-    cells.set(`${prefix}.display`, minor(record.amount, record.currency));
+const isMoney = (o) =>
+  !('display' in o) &&
+  Number.isSafeInteger(o.amount) &&
+  typeof o.currency === 'string' &&
+  /^[A-Za-z]{3}$/.test(o.currency);
+/**
+ * The columns of a record, each a path of keys read from every record: nested objects as a.b, a money
+ * object's display after its own fields (order_id first, then code, then the rest as first seen).
+ */
+const columnsOf = (record) => {
+  const found = [];
+  const walk = (object, path, depth) => {
+    for (const key of Object.keys(object)) {
+      const value = object[key];
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) walk(value, [...path, key], depth + 1);
+      else found.push({ name: [...path, key].join('.'), path: [...path, key] });
+    }
+    if (depth > 0 && isMoney(object)) found.push({ name: [...path, 'display'].join('.'), path, display: true });
+  };
+  walk(record, [], 0);
+  return [
+    { name: 'order_id', order: true },
+    ...found.filter((c) => c.name === 'code'),
+    ...found.filter((c) => c.name !== 'code' && c.name !== 'order_id'),
+  ];
+};
+const read = (record, path) => {
+  let value = record;
+  for (const key of path) value = value?.[key];
+  return value;
 };
 
 let columns;
@@ -63,15 +85,25 @@ do {
   const page = JSON.parse(text);
   let chunk = '';
   for (const record of page.data) {
-    const cells = new Map([['order_id', orderId]]);
-    flatten(record, cells);
     if (columns === undefined) {
-      // order_id, then code, then the rest as first seen: the columns of the first record (every code has the same fields here).
-      columns = ['order_id', ...(cells.has('code') ? ['code'] : [])];
-      for (const name of cells.keys()) if (!columns.includes(name)) columns.push(name);
-      chunk += `${columns.map(cell).join(',')}\r\n`;
+      // The columns of the first record: every code of these orders has the same fields.
+      columns = columnsOf(record);
+      chunk += `${columns.map((c) => cell(c.name)).join(',')}\r\n`;
     }
-    chunk += `${columns.map((name) => cell(cells.get(name))).join(',')}\r\n`;
+    let row = '';
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i];
+      const value = c.order
+        ? (record.order_id ?? orderId)
+        : c.display
+          ? (() => {
+              const money = read(record, c.path);
+              return isMoney(money) ? minor(money.amount, money.currency) : undefined;
+            })()
+          : read(record, c.path);
+      row += i === 0 ? cell(value) : `,${cell(value)}`;
+    }
+    chunk += `${row}\r\n`;
     codes++;
   }
   writeSync(out, chunk);

@@ -1,7 +1,9 @@
 // Preloaded into a measured command (`node --import`): at exit, writes the process's peak resident set
-// size in KiB (getrusage's ru_maxrss, the figure /usr/bin/time -v prints) to file descriptor 3.
+// size in KiB (getrusage's ru_maxrss, the figure /usr/bin/time -v prints) and its CPU time (user + system)
+// in microseconds to file descriptor 3, space apart.
 import { writeSync } from 'node:fs';
 
 process.on('exit', () => {
-  writeSync(3, `${process.resourceUsage().maxRSS}\n`);
+  const usage = process.resourceUsage();
+  writeSync(3, `${usage.maxRSS} ${usage.userCPUTime + usage.systemCPUTime}\n`);
 });
