@@ -34,9 +34,23 @@ export function startListening(argv, { env = process.env, label = argv.join(' ')
   }));
 }
 
+/**
+ * fetch, asked once more when the server closed an idle keep-alive socket just as fetch reused it ("other side
+ * closed", UND_ERR_SOCKET): Node 26's run of the bench died on it once, after its export figures. The same
+ * request again, idempotency key included.
+ */
+async function fetchAgain(url, init) {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if (error?.cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return fetch(url, init);
+  }
+}
+
 /** POST /v1/orders with a fresh idempotency key; resolves to the parsed order and the raw body. */
 export async function placeOrder(url, key, productId, quantity) {
-  const res = await fetch(`${url}/v1/orders`, {
+  const res = await fetchAgain(`${url}/v1/orders`, {
     method: 'POST',
     headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() },
     body: JSON.stringify({ product_id: productId, quantity }),
@@ -49,7 +63,7 @@ export async function placeOrder(url, key, productId, quantity) {
 /** Polls GET /v1/orders/{id} until the order is completed. */
 export async function waitCompleted(url, key, id) {
   for (let tries = 0; tries < 200; tries++) {
-    const res = await fetch(`${url}/v1/orders/${id}`, { headers: { 'X-API-Key': key } });
+    const res = await fetchAgain(`${url}/v1/orders/${id}`, { headers: { 'X-API-Key': key } });
     const order = await res.json();
     if (order.status === 'completed') return order;
     await new Promise((resolve) => setTimeout(resolve, 50));
