@@ -299,6 +299,17 @@ export async function runRows(
   let done = 0;
   const machineDeps = { io, api, journal, signal };
   const waits = o.wait === true;
+  /**
+   * Set once a row could not reach the server at all (refused, no such host: nothing was sent, after every
+   * retry): the rows not yet begun are not begun, since each would wait through the same retries for the same
+   * server (a plan of 1,000 rows against a stopped server took 4 minutes to say so 1,000 times). The same plan
+   * run again sends them.
+   */
+  let unreachable: CliError | undefined;
+  const noteUnreachable = (error: unknown): void => {
+    if (unreachable === undefined && isCliError(error) && error.exitCode === ExitCode.network && error.notSent)
+      unreachable = error;
+  };
   /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
   type Ready = { index: number; base: PlanResult } & ({ earlier: string } | { machine: Machine } | { error: unknown });
   const prepare = async (index: number): Promise<Ready> => {
@@ -375,6 +386,7 @@ export async function runRows(
         ...(waits || ready.machine.intent.out !== undefined ? {} : { answered }),
       });
       outcomes.push(outcome);
+      noteUnreachable(outcome.failure);
       return {
         ...base,
         order: outcome.order,
@@ -382,10 +394,12 @@ export async function runRows(
         ...(outcome.failure ? { error: errorOf(outcome.failure) } : {}),
       };
     } catch (error) {
+      noteUnreachable(error);
       return { ...base, error: errorOf(error) };
     }
   };
-  const take = (): Promise<Ready> | undefined => (next < rows.length && !signal.aborted ? prepare(next++) : undefined);
+  const take = (): Promise<Ready> | undefined =>
+    next < rows.length && !signal.aborted && unreachable === undefined ? prepare(next++) : undefined;
   // `concurrency` rows talk to the server at once. Each worker readies its next row (the intent written and
   // fsynced, `sending`) while its current row's request is out: the disk waits overlap the network instead
   // of adding to every row. Interrupted, at most one readied row per worker is left pending, never sent:
@@ -414,6 +428,21 @@ export async function runRows(
     progress.stop();
   }
   if (signal.aborted) throw signal.reason;
+  for (let index = next; index < rows.length; index++) {
+    const row = rows[index]!;
+    results[index] = {
+      row: row.row,
+      productId: row.productId,
+      quantity: row.quantity,
+      key: row.key,
+      ...(row.out ? { out: row.out } : {}),
+      error: {
+        code: 'not_attempted',
+        message: `not sent: the server could not be reached for an earlier row (${unreachable?.message ?? 'no answer'})`,
+        exitCode: ExitCode.network,
+      },
+    };
+  }
   return { results, outcomes };
 }
 

@@ -378,7 +378,8 @@ function totalOf(rows: readonly { price?: Money | undefined; quantity: number }[
 
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
 function planStory(plan: string, results: readonly PlanResult[]): string {
-  const failed = results.filter((r) => r.error).length;
+  const notSent = results.filter((r) => r.error?.code === 'not_attempted').length;
+  const failed = results.filter((r) => r.error).length - notSent;
   const earlier = results.filter((r) => r.already).length;
   const placed = results.filter((r) => !r.error && !r.already);
   const units = placed.reduce((sum, r) => sum + r.quantity, 0);
@@ -387,6 +388,7 @@ function planStory(plan: string, results: readonly PlanResult[]): string {
     `plan ${plan}: ${placed.length} of ${results.length} rows ordered (${units} codes${files > 0 ? `, ${files} codes files written` : ''})`,
     ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
     ...(failed > 0 ? [`${failed} failed`] : []),
+    ...(notSent > 0 ? [`${notSent} not attempted (the server could not be reached)`] : []),
   ].join(', ');
 }
 

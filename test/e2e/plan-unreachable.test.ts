@@ -1,0 +1,68 @@
+// A plan against a server that cannot be reached (nothing listens: connection refused, so nothing is sent)
+// stops beginning rows once one row has gone through its retries: every other row goes to the same server.
+// Each of a 1,000-row plan's rows used to wait through the same retries, 4 minutes for 1,000 identical
+// errors (seen at a terminal). The rows not begun say so, the run exits 5, and no order is left pending:
+// the same plan run again sends every row.
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEYS, journalIntents, runCli, tempDir } from '../helpers/e2e.js';
+
+const ROWS = 40;
+
+/** A loopback port nothing listens on: taken, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('order place --plan when the server cannot be reached', () => {
+  it('stops beginning rows after the first wave: the rest are not attempted, exit 5, nothing pending', async () => {
+    const dir = tempDir();
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, `product,quantity\n${Array.from({ length: ROWS }, () => 'amazon-us-10,1').join('\n')}\n`);
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`;
+    const result = await runCli(['order', 'place', '--plan', plan, '--json', '--concurrency', '4'], {
+      baseUrl,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      timeoutMs: 120_000,
+    });
+    expect(result.code, result.stderr).toBe(5);
+    const rows = JSON.parse(result.stdout) as { row: number; error?: { code: string; message: string } }[];
+    expect(rows).toHaveLength(ROWS);
+    const tried = rows.filter((r) => r.error?.code === 'network_error');
+    const skipped = rows.filter((r) => r.error?.code === 'not_attempted');
+    // The rows in flight when the first gave up, and those the workers had readied behind them: a few per
+    // worker (4 here), not the 40 rows of the plan.
+    expect(tried.length).toBeGreaterThan(0);
+    expect(tried.length).toBeLessThanOrEqual(12);
+    expect(tried.length + skipped.length).toBe(ROWS);
+    expect(skipped[0]!.error!.message).toMatch(
+      /^not sent: the server could not be reached for an earlier row \(cannot reach/,
+    );
+    expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!)).toMatchObject({
+      error: { code: 'plan_rows_failed', exitCode: 5 },
+    });
+    // Refused before anything was sent: ended, never left for a later run to send.
+    expect(journalIntents(result.configDir)).toEqual([]);
+  }, 150_000);
+
+  it("says so in the run's summary line (a log, cron's mail)", async () => {
+    const dir = tempDir();
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, `${Array.from({ length: 12 }, () => 'amazon-us-10,1').join('\n')}\n`);
+    const result = await runCli(['order', 'place', '--plan', plan, '--concurrency', '2'], {
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      timeoutMs: 120_000,
+    });
+    expect(result.code, result.stderr).toBe(5);
+    expect(result.stderr).toMatch(
+      /done: plan .*rows ordered \(0 codes\), \d failed, \d+ not attempted \(the server could not be reached\)/,
+    );
+  }, 150_000);
+});
