@@ -451,12 +451,20 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
   const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
+  const skipped = failed.filter((r) => r.error!.code === 'not_attempted').length;
+  const tried = failed.filter((r) => r.error!.code !== 'not_attempted');
+  const first = tried[0] ?? failed[0]!;
   return new CliError(
     worst,
-    `${failed.length} of ${results.length} plan rows failed (first: line ${failed[0]!.row}: ${failed[0]!.error!.message})`,
+    skipped > 0
+      ? `${tried.length} of ${results.length} plan rows failed and ${skipped} were not attempted: the server could not be reached (first: line ${first.row}: ${first.error!.message})`
+      : `${failed.length} of ${results.length} plan rows failed (first: line ${first.row}: ${first.error!.message})`,
     {
       code: 'plan_rows_failed',
-      hint: `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+      hint:
+        skipped > 0
+          ? 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice'
+          : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

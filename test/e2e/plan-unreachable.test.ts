@@ -44,9 +44,16 @@ describe('order place --plan when the server cannot be reached', () => {
     expect(skipped[0]!.error!.message).toMatch(
       /^not sent: the server could not be reached for an earlier row \(cannot reach/,
     );
-    expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!)).toMatchObject({
-      error: { code: 'plan_rows_failed', exitCode: 5 },
-    });
+    const { error } = JSON.parse(result.stderr.trim().split('\n').at(-1)!) as {
+      error: { code: string; exitCode: number; message: string; hint: string };
+    };
+    expect(error).toMatchObject({ code: 'plan_rows_failed', exitCode: 5 });
+    expect(error.message).toBe(
+      `${tried.length} of ${ROWS} plan rows failed and ${skipped.length} were not attempted: the server could not be reached (first: line ${tried[0]!.row}: ${tried[0]!.error!.message})`,
+    );
+    expect(error.hint).toMatch(
+      /^check the network and the server \((GIFTCODES_CONFIG_DIR=\S+ )?giftcodes doctor\), then run the same plan again/,
+    );
     // Refused before anything was sent: ended, never left for a later run to send.
     expect(journalIntents(result.configDir)).toEqual([]);
   }, 150_000);
