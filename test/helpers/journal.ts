@@ -17,6 +17,16 @@ export const spec: OrderSpec = {
   quantity: 3,
 };
 
+/** A smaller order, for tests where only its shape matters: a key id, product and server of one letter. */
+export const smallSpec: OrderSpec = {
+  profile: 'default',
+  environment: 'test',
+  baseUrl: 'http://x',
+  keyId: 'k',
+  productId: 'p',
+  quantity: 1,
+};
+
 /** The owner of a run that was killed: a pid no process has, in this boot. */
 export const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
 

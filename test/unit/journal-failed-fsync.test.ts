@@ -10,18 +10,10 @@ import { finishJournal } from '../../src/journal/at-exit.js';
 import { Journal } from '../../src/journal/journal.js';
 import { readLog } from '../../src/journal/log.js';
 import { journalDir } from '../helpers/e2e.js';
-import { failingLog } from '../helpers/journal.js';
+import { failingLog, smallSpec as spec } from '../helpers/journal.js';
 
 const deadPid = (): number =>
   Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
-const spec = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://x',
-  keyId: 'k',
-  productId: 'p',
-  quantity: 1,
-};
 
 /** The log as the next run finds it once this process is gone: in a journal of its own, under a dead pid. */
 function leftBehind(text: string): Journal {

@@ -7,16 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { intentFile } from '../../src/journal/log.js';
 import { deadPid, journalDir } from '../helpers/e2e.js';
-import { failingLog } from '../helpers/journal.js';
-
-const spec = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://x',
-  keyId: 'k',
-  productId: 'p',
-  quantity: 1,
-};
+import { failingLog, smallSpec as spec } from '../helpers/journal.js';
 
 const logsIn = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith('.log'));
 

@@ -11,15 +11,7 @@ import { withDirLock } from '../../src/journal/lock.js';
 import { intentFile, IntentLog } from '../../src/journal/log.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { tempDir } from '../helpers/e2e.js';
-
-const spec = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://x',
-  keyId: 'k',
-  productId: 'p',
-  quantity: 1,
-};
+import { smallSpec as spec } from '../helpers/journal.js';
 
 function accepted(key: string): Intent {
   return {

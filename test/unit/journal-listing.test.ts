@@ -19,15 +19,7 @@ const { newIntent } = await import('../../src/journal/intent.js');
 const { Journal } = await import('../../src/journal/journal.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { deadPid, journalDir } = await import('../helpers/e2e.js');
-
-const spec = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://x',
-  keyId: 'k',
-  productId: 'p',
-  quantity: 1,
-};
+const { smallSpec: spec } = await import('../helpers/journal.js');
 
 const listingsOf = (dir: string): number => listed.filter((d) => d === dir).length;
 

@@ -69,17 +69,10 @@ const { newIntent } = await import('../../src/journal/intent.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { compactLog, intentFile, intentText, IntentLog, otherLogs, readLog } = await import('../../src/journal/log.js');
 const { deadPid, journalDir } = await import('../helpers/e2e.js');
+const { smallSpec: spec } = await import('../helpers/journal.js');
 type Intent = import('../../src/journal/intent.js').Intent;
 
 const T = '2026-06-01T12:00:00.000Z';
-const spec = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://x',
-  keyId: 'k',
-  productId: 'p',
-  quantity: 1,
-};
 function intent(key: string, o: Partial<Intent> = {}): Intent {
   return { ...newIntent(spec, key, Date.parse(T)), phase: 'sending', ...o };
 }

@@ -46,16 +46,8 @@ const { Journal } = await import('../../src/journal/journal.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { intentFile, intentText, readLog } = await import('../../src/journal/log.js');
 const { deadPid, journalDir } = await import('../helpers/e2e.js');
+const { smallSpec: spec } = await import('../helpers/journal.js');
 type Intent = import('../../src/journal/intent.js').Intent;
-
-const spec = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://x',
-  keyId: 'k',
-  productId: 'p',
-  quantity: 1,
-};
 
 function sending(key: string, owner: Intent['owner']): Intent {
   return { ...newIntent(spec, key, Date.now() - 60_000), phase: 'sending', owner };
