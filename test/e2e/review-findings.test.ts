@@ -350,21 +350,34 @@ describe('a running giftcodes in another pid namespace (a container) sharing the
   });
 });
 
+/**
+ * An `order place --out` for `quantity` codes behind the relay, killed once the order was accepted: its codes
+ * file not written, its intent pending, one charge on the server (whose order id is returned).
+ */
+async function killedOnceAccepted(
+  api: ReturnType<typeof servedApi>,
+  relay: { url: () => string },
+  quantity: number,
+): Promise<{ dir: string; configDir: string; orderId: string }> {
+  const dir = tempDir();
+  const configDir = await loggedIn(api.server);
+  const killed = await runCli(
+    ['order', 'place', '--product', 'zalando-de-25', '--quantity', String(quantity), '--out', join(dir, 'a.json')],
+    { configDir, baseUrl: relay.url(), env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
+  );
+  expect(killed.signal).toBe('SIGKILL');
+  const [orderId] = await chargesFor(api.server, 'zalando-de-25', quantity);
+  expect(orderId).toBeDefined();
+  return { dir, configDir, orderId: orderId! };
+}
+
 describe('order watch --out of an interrupted order, when the API says the order is for fewer codes than the journal', () => {
   const api = servedApi(['--fulfil-after', '0']);
   const relay = truncatingRelay(() => api.url, { quantity: true });
 
   it('does not end an interrupted order for 5 codes as delivered with 2', async () => {
-    const dir = tempDir();
-    const configDir = await loggedIn(api.server);
-    const killed = await runCli(
-      ['order', 'place', '--product', 'zalando-de-25', '--quantity', '5', '--out', join(dir, 'a.json')],
-      { configDir, baseUrl: relay.url(), env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
-    );
-    expect(killed.signal).toBe('SIGKILL');
-    const [orderId] = await chargesFor(api.server, 'zalando-de-25', 5);
-    expect(orderId).toBeDefined();
-    const watched = await runCli(['order', 'watch', orderId!, '--out', join(dir, 'b.json'), '--interval', '0.05'], {
+    const { dir, configDir, orderId } = await killedOnceAccepted(api, relay, 5);
+    const watched = await runCli(['order', 'watch', orderId, '--out', join(dir, 'b.json'), '--interval', '0.05'], {
       configDir,
       baseUrl: relay.url(),
     });
@@ -382,17 +395,9 @@ describe('codes get --wait of an interrupted order, when the API says the order 
 
   // Failed before: codes get --wait took the server's quantity (2) over the journal's (5), wrote 2 codes, exit 0,
   // and settled the interrupted order place --out as delivered (order watch's twin, fixed in 41c6e00).
-  it('does not end an interrupted order for 5 codes as delivered with 2', async () => {
-    const dir = tempDir();
-    const configDir = await loggedIn(api.server);
-    const killed = await runCli(
-      ['order', 'place', '--product', 'zalando-de-25', '--quantity', '4', '--out', join(dir, 'a.json')],
-      { configDir, baseUrl: relay.url(), env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
-    );
-    expect(killed.signal).toBe('SIGKILL');
-    const [orderId] = await chargesFor(api.server, 'zalando-de-25', 4);
-    expect(orderId).toBeDefined();
-    const got = await runCli(['codes', 'get', orderId!, '--wait', '--out', join(dir, 'b.json'), '--interval', '0.05'], {
+  it('does not end an interrupted order for 4 codes as delivered with 2', async () => {
+    const { dir, configDir, orderId } = await killedOnceAccepted(api, relay, 4);
+    const got = await runCli(['codes', 'get', orderId, '--wait', '--out', join(dir, 'b.json'), '--interval', '0.05'], {
       configDir,
       baseUrl: relay.url(),
     });
