@@ -39,12 +39,14 @@ async function accepted(j: Journal, out: OutSpec): Promise<{ machine: OrderMachi
     quantity: 2,
     out,
   });
-  const machine = new OrderMachine(
-    { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
-    intent,
-  );
+  const machine = machineOf(j, intent, api);
   await machine.send();
   return { machine, api };
+}
+
+/** A machine for an intent, as a run of its own would make it (its own output, never interrupted). */
+function machineOf(journal: Journal, intent: Intent, api: ApiClient = clientOf(server.url)): OrderMachine {
+  return new OrderMachine({ io: capturedIo().io, api, journal, signal: new AbortController().signal }, intent);
 }
 
 /** An API whose codes fail after the first page (the connection lost). */
@@ -66,10 +68,7 @@ describe('writeCodes', () => {
     const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
     writeFileSync(temp, '[]');
     machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
-    const failing = new OrderMachine(
-      { io: capturedIo().io, api: failingCodes(api), journal: j, signal: new AbortController().signal },
-      machine.intent,
-    );
+    const failing = machineOf(j, machine.intent, failingCodes(api));
     await expect(failing.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'network_error' });
     expect(existsSync(temp)).toBe(false);
     expect(j.reached(j.find(machine.intent.key)!)).toBeUndefined();
@@ -87,10 +86,7 @@ describe('writeCodes', () => {
       yield [{ code: 'A-2' }];
     }
     const planting = Object.assign(Object.create(api) as ApiClient, { codePages: pages, rawCodePages: pages });
-    const m = new OrderMachine(
-      { io: capturedIo().io, api: planting, journal: j, signal: new AbortController().signal },
-      machine.intent,
-    );
+    const m = machineOf(j, machine.intent, planting);
     await expect(m.writeCodes(outTo(path))).rejects.toMatchObject({ code: 'out_exists' });
     // Taken back: the identity of the file that never took its place is no longer the intent's.
     expect(j.find(machine.intent.key)!.files).toEqual([]);
@@ -145,10 +141,7 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const j = freshJournal();
     const path = join(tempDir(), 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
-    const m = new OrderMachine(
-      { io: capturedIo().io, api, journal: fullAfterRename(j), signal: new AbortController().signal },
-      machine.intent,
-    );
+    const m = machineOf(fullAfterRename(j), machine.intent, api);
     const error = await m.writeCodes(outTo(path)).catch((e: unknown) => e);
     expect(error).toMatchObject({
       exitCode: 8,
@@ -169,17 +162,11 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const dir = tempDir();
     const path = join(dir, 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
-    const m = new OrderMachine(
-      { io: capturedIo().io, api, journal: fullAfterRename(j), signal: new AbortController().signal },
-      machine.intent,
-    );
+    const m = machineOf(fullAfterRename(j), machine.intent, api);
     await expect(m.writeCodes(outTo(path))).rejects.toMatchObject({ exitCode: 8 });
     renameSync(path, join(dir, 'sold.json'));
     const intent = j.find(machine.intent.key)!;
-    const again = new OrderMachine(
-      { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
-      intent,
-    );
+    const again = machineOf(j, intent, api);
     const error = await again.writeCodes(outTo(path)).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'codes_file_unaccounted' });
     const { orderId, key } = machine.intent;
@@ -203,10 +190,7 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const identity = fileIdentity(temp, machine.intent.orderId!, path);
     rmSync(temp);
     const intent = j.save({ ...machine.intent, files: [identity] });
-    const again = new OrderMachine(
-      { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
-      intent,
-    );
+    const again = machineOf(j, intent, api);
     const error = await again.writeCodes(outTo(path)).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'codes_file_unaccounted' });
     expect((error as Error).message).toContain(`the codes of order ${intent.orderId} (2) were written for ${path}`);
@@ -219,10 +203,7 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const broken = Object.assign(Object.create(j) as Journal, {
       saveAsync: () => Promise.reject(new Error('EIO: i/o error, write')),
     });
-    const m = new OrderMachine(
-      { io: capturedIo().io, api, journal: broken, signal: new AbortController().signal },
-      machine.intent,
-    );
+    const m = machineOf(broken, machine.intent, api);
     const error = await m.writeCodes(outTo(path)).catch((e: unknown) => e);
     expect(error).toMatchObject({
       exitCode: 8,
@@ -243,17 +224,15 @@ describe('a codes file renamed into place whose mark could not be written (journ
       ...machine.intent,
       files: [{ ...fileIdentity(temp, machine.intent.orderId!, path), count: 2, format: 'json' }],
     });
-    const again = new OrderMachine(
-      { io: capturedIo().io, api, journal: j, signal: new AbortController().signal },
-      machine.intent,
-    );
+    const again = machineOf(j, machine.intent, api);
     expect(await again.writeCodes(outTo(path))).toMatchObject({ path, count: 2 });
     expect(j.find(machine.intent.key)!.files).toEqual([expect.objectContaining({ path, count: 2, renamed: true })]);
   });
 });
 
 describe('deliveredTo', () => {
-  it("a delivered file moved away since is still this intent's delivery: never written again", async () => {
+  /** Codes written to codes.json, the delivery recorded, then the file moved away (sold.json). */
+  const deliveredThenMoved = async (): Promise<{ j: Journal; path: string; intent: Intent }> => {
     const j = freshJournal();
     const dir = tempDir();
     const path = join(dir, 'codes.json');
@@ -262,10 +241,12 @@ describe('deliveredTo', () => {
     renameSync(path, join(dir, 'sold.json'));
     const intent: Intent = j.find(machine.intent.key)!;
     await j.recordDelivery([endedRecord(intent, 'delivered', Date.now())]);
-    const again = new OrderMachine(
-      { io: capturedIo().io, api: clientOf(server.url), journal: j, signal: new AbortController().signal },
-      intent,
-    );
+    return { j, path, intent };
+  };
+
+  it("a delivered file moved away since is still this intent's delivery: never written again", async () => {
+    const { j, path, intent } = await deliveredThenMoved();
+    const again = machineOf(j, intent);
     expect(again.deliveredTo(path)).toMatchObject({ path, count: 2 });
     expect(await again.writeCodes(outTo(path))).toEqual({ path, count: 2, format: 'json', earlier: true });
     expect(existsSync(path)).toBe(false);
@@ -287,14 +268,7 @@ describe('deliveredTo', () => {
   });
 
   it('after the intent reached the user: a file recorded for another order is not its delivery, and no file recorded is none', async () => {
-    const j = freshJournal();
-    const dir = tempDir();
-    const path = join(dir, 'codes.json');
-    const { machine } = await accepted(j, outTo(path));
-    await machine.writeCodes(outTo(path));
-    renameSync(path, join(dir, 'sold.json'));
-    const intent: Intent = j.find(machine.intent.key)!;
-    await j.recordDelivery([endedRecord(intent, 'delivered', Date.now())]);
+    const { j, path, intent } = await deliveredThenMoved();
     const deps = { io: capturedIo().io, api: clientOf(server.url), journal: j, signal: new AbortController().signal };
     const { files: _files, ...bare } = intent;
     expect(j.reached(bare)).toBe('delivered');
