@@ -132,20 +132,20 @@ export async function settle(journal: Journal, delivery: Delivery, now: number =
   await failpoint(LIFECYCLE.resolved.failpoint!);
 }
 
-/** Interrupted intents whose outcome had reached the user (Journal.reached) end now, each said once. */
 /**
- * Settles every interrupted intent whose outcome already reached the user. `keepInPlace` (order pending, which
- * only looks): not one whose codes file is still at its --out as its run wrote it while the run never recorded
- * telling the user (killed after the rename, or its stdout failed), which the same command run again recognises as
- * its own (exit 0, nothing charged). Settled by a command that only lists, it would no longer be tied to that
- * command, and the same command with --force would place and write a second order.
+ * Settles every interrupted intent whose outcome already reached the user (Journal.reached), each said once;
+ * never one `keep` names. order pending keeps those writtenUnrecorded names: a codes file still at its --out as
+ * its run wrote it while the run never recorded telling the user (killed after the rename, or its stdout
+ * failed), which the same command run again recognises as its own (exit 0, nothing charged). Settled by a
+ * command that only lists, it would no longer be tied to that command, and the same command with --force
+ * would place and write a second order.
  */
-export async function settleReached(io: Io, journal: Journal, o: { keepInPlace?: boolean } = {}): Promise<void> {
-  const inPlace = await writtenUnrecorded(journal);
-  sayReached(
-    io,
-    await journal.settleWhere((intent) => (o.keepInPlace && inPlace(intent) ? undefined : journal.reached(intent))),
-  );
+export async function settleReached(
+  io: Io,
+  journal: Journal,
+  o: { keep?: (intent: Intent) => boolean } = {},
+): Promise<void> {
+  sayReached(io, await journal.settleWhere((intent) => (o.keep?.(intent) ? undefined : journal.reached(intent))));
 }
 
 /** Whether an intent's codes file is at its --out as its run wrote it, the run never having recorded telling the user. */

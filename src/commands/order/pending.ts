@@ -23,8 +23,8 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
     import('../../journal/owner.js'),
   ]);
   const { settleReached, writtenUnrecorded } = await import('../../orders/lifecycle.js');
-  await settleReached(deps.io, journal, { keepInPlace: true });
   const written = await writtenUnrecorded(journal);
+  await settleReached(deps.io, journal, { keep: written });
   const { intents, unreadable } = journal.read();
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
