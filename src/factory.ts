@@ -264,8 +264,8 @@ function speaksTls(baseUrl: string, proxies: { httpProxy: string | undefined }):
 }
 
 /**
- * A command that asked for a client will send a request: the client's and undici's files are read while the
- * config is read and the key resolved, instead of after (BENCHMARKS.md, issue 13). A failure here is the request's to report.
+ * A command that asked for a client will send a request: the client's module and undici start loading now,
+ * beside the config and the key, instead of after them (BENCHMARKS.md, issue 13). A failure here is the request's to report.
  */
 function preloadTransport(): void {
   void Promise.all([import('./api/client.js'), loadUndici()]).catch(() => undefined);

@@ -12,7 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import { fileURLToPath } from 'node:url';
@@ -115,9 +115,10 @@ type Undici = typeof import('./undici.js');
 let undici: Promise<{ parts: Undici; compiled: string }> | undefined;
 
 /**
- * undici's modules, read once per process. A command that will talk to the network starts this as soon as it
- * knows (Factory.api), so the file is read while the config is: on `ping` it is the one wait left between
- * the command line and the request (BENCHMARKS.md, issue 13).
+ * undici's modules, read once per process, when a command first asks for the network (Factory.api). The files
+ * are read synchronously: a few hundred kilobytes from the page cache take less than a millisecond, and the
+ * promise-based reads this used to overlap them with the config started libuv's worker threads, which cost
+ * `ping` more CPU than they saved in wall time (BENCHMARKS.md, issue 33).
  *
  * The build puts them in dist/undici.cjs, and a V8 code cache of the functions a request runs beside it
  * (undici.cjs.cache, made by scripts/build.mjs from one `ping`): V8 then compiles none of them again,
@@ -130,25 +131,21 @@ let undici: Promise<{ parts: Undici; compiled: string }> | undefined;
  */
 export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
   undici ??= (async () => {
-    const [{ setFlagsFromString }, { readFile }] = await Promise.all([import('node:v8'), import('node:fs/promises')]);
+    const { setFlagsFromString } = await import('node:v8');
     // First: the flags are part of what a code cache was made for.
     setFlagsFromString('--liftoff-only');
     const file = fileURLToPath(new URL('./undici.cjs', import.meta.url));
     const own = ownCodeCache();
-    const [source, shipped, kept] = await Promise.all([
-      readFile(file, 'utf8').catch(() => undefined),
-      readFile(`${file}.cache`).catch(() => undefined),
-      own === undefined ? undefined : readFile(own).catch(() => undefined),
-    ]);
+    const source = readOrNot(file, 'utf8');
     if (source === undefined) return { parts: await import('./undici.js'), compiled: 'from source' };
     // The build stamps the file with a hash of its text, and a kept cache starts with the stamp of the build it
     // was made from (V8 itself checks only the text's length).
     const stamp = /^\/\*([0-9a-f]{16})\*\//.exec(source)?.[1];
+    const kept = own === undefined || stamp === undefined ? undefined : readOrNot(own);
     const ownData =
-      stamp !== undefined && kept?.subarray(0, STAMP_BYTES).toString('latin1') === stamp
-        ? kept.subarray(STAMP_BYTES)
-        : undefined;
-    const cachedData = ownData ?? shipped;
+      kept?.subarray(0, STAMP_BYTES).toString('latin1') === stamp ? kept?.subarray(STAMP_BYTES) : undefined;
+    // The shipped cache is read only when this Node has none of its own.
+    const cachedData = ownData ?? readOrNot(`${file}.cache`);
     const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
       filename: file,
@@ -180,6 +177,17 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
 }
 
 const STAMP_BYTES = 16;
+
+/** A file of the build or the cache directory, or undefined when it cannot be read (then undici loads without it). */
+function readOrNot(file: string): Buffer | undefined;
+function readOrNot(file: string, encoding: 'utf8'): string | undefined;
+function readOrNot(file: string, encoding?: 'utf8'): Buffer | string | undefined {
+  try {
+    return encoding === undefined ? readFileSync(file) : readFileSync(file, encoding);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Where this Node keeps its own code cache of undici: in the cache directory, one file per Node version and platform. */
 function ownCodeCache(): string | undefined {

@@ -155,6 +155,37 @@ describe('undici loads only for commands that talk to the API', () => {
   });
 });
 
+describe('ping starts no thread of its own', () => {
+  it.runIf(process.platform === 'linux')(
+    "ping reads undici and its code cache on the main thread: libuv's worker threads never start (issue 33)",
+    async () => {
+      await withServer([], async (server) => {
+        const threads = join(tempDir(), 'threads.txt');
+        const preload = join(tempDir(), 'threads.cjs');
+        // At exit, the names of the process's threads (libuv names its pool's threads libuv-worker).
+        writeFileSync(
+          preload,
+          `process.on('exit', () => { const fs = require('node:fs'); fs.writeFileSync(${JSON.stringify(threads)}, fs.readdirSync('/proc/self/task').map((t) => fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').trim()).join('\\n')); });`,
+        );
+        const cacheHome = tempDir();
+        for (const run of ['the first, which keeps a code cache', 'the next, which uses it']) {
+          const ping = await runCli(['ping'], {
+            baseUrl: server.url,
+            env: { GIFTCODES_API_KEY: DEMO_KEYS.test, XDG_CACHE_HOME: cacheHome, NODE_OPTIONS: `--require=${preload}` },
+          });
+          expect(ping.code, `${run}: ${ping.stderr}`).toBe(0);
+          const names = readFileSync(threads, 'utf8').split('\n');
+          expect(names.length, run).toBeGreaterThan(1);
+          expect(
+            names.filter((name) => name.startsWith('libuv-worker')),
+            run,
+          ).toEqual([]);
+        }
+      });
+    },
+  );
+});
+
 describe("undici's code cache is an optimisation, never a condition (issue 13)", () => {
   /** A copy of the installed program (bin, dist, package.json; the same node_modules) whose cache a test may spoil. */
   function programCopy(): string {
