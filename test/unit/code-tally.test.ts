@@ -9,12 +9,20 @@ const records = (from: number, to: number) =>
   Array.from({ length: to - from }, (_, i) => ({ code: `CODE-${from + i}` }));
 
 describe('CodeTally', () => {
-  it('50,000 distinct codes pass, also without a known quantity (the table grows); a repeat after growth is refused', () => {
-    const tally = new CodeTally('ord_1');
+  it('50,000 distinct codes pass where 4 were expected (the table grows); a repeat after growth is refused', () => {
+    const tally = new CodeTally('ord_1', 4);
     for (let p = 0; p < 50; p++) tally.page(records(p * 1000, p * 1000 + 1000));
     expect(() => tally.page([{ code: 'CODE-17' }])).toThrow(
       expect.objectContaining({ code: 'duplicate_code', exitCode: 5 }) as Error,
     );
+    expect(() => tally.page([{ code: 'CODE-49999' }])).toThrow(/code number 50002 repeats/);
+  });
+
+  it('without a known quantity: 50,000 distinct codes pass, and a repeat of the first or the last is refused', () => {
+    const tally = new CodeTally('ord_1b');
+    for (let p = 0; p < 50; p++) tally.page(records(p * 1000, p * 1000 + 1000));
+    expect(() => tally.page([{ code: 'CODE-0' }])).toThrow(/code number 50001 repeats/);
+    expect(() => tally.page([{ code: 'CODE-49999' }])).toThrow(/code number 50002 repeats/);
   });
 
   it('a repeat within one page and across pages, by position, never naming the code', () => {
@@ -101,15 +109,16 @@ describe('CodeTally, every kind of code and position', () => {
     );
   });
 
-  it('the table is sized once from the quantity (at most half full), and grows from 1,024 slots when it is not known', () => {
+  it('the table is sized once from the quantity (at most half full), for a million codes when it is not known, and grows past that', () => {
     // Two words a slot: the second hash and the check word.
     const slots = (tally: CodeTally): number => (tally as unknown as { table: Uint32Array }).table.length / 2;
-    expect(slots(new CodeTally('o'))).toBe(1024);
     expect(slots(new CodeTally('o', 100))).toBe(1024);
     expect(slots(new CodeTally('o', 512))).toBe(1024);
     expect(slots(new CodeTally('o', 513))).toBe(2048);
     expect(slots(new CodeTally('o', 1_000_000))).toBe(2 ** 21);
-    const growing = new CodeTally('o');
+    // Unknown: one table for the first million codes and more (the export's 1,000,000 never grow it).
+    expect(slots(new CodeTally('o'))).toBe(2 ** 21);
+    const growing = new CodeTally('o', 512);
     growing.page(records(0, 512));
     expect(slots(growing)).toBe(1024);
     growing.page(records(512, 513));
