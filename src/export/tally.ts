@@ -47,38 +47,64 @@ export class CodeTally {
     this.seed2 = seeds.readUInt32LE(4);
   }
 
+  /**
+   * The hashes of a page's codes (three words each) and each code's position among all records, filled before
+   * any is looked for in the table. Looking them up in a loop of their own lets the processor wait on several
+   * slots of the table at once; hashing between the look-ups kept it to one (a million codes: 2.0× less CPU
+   * in a script of its own, BENCHMARKS.md, issue 33). Reused from page to page.
+   */
+  private hashes = new Uint32Array(3 * 1024);
+  private positions = new Float64Array(1024);
+
   /** Every code of the page, in order; a code met before is exit 5. */
   page(page: readonly CodeRecord[] | ScannedPage): void {
+    let codes = 0;
     if (Array.isArray(page)) {
+      this.room(page.length);
       for (const record of page as readonly CodeRecord[]) {
+        this.seen++;
         const code = (record as { code?: unknown }).code;
-        if (typeof code === 'string' || typeof code === 'number') {
-          const bytes = Buffer.from(String(code), 'utf8');
-          this.add(bytes, 0, bytes.length);
-        } else {
-          this.seen++;
-        }
+        if (typeof code !== 'string' && typeof code !== 'number') continue;
+        const bytes = Buffer.from(String(code), 'utf8');
+        this.hash(bytes, 0, bytes.length, codes++);
       }
-      return;
+    } else {
+      const scanned = page as ScannedPage;
+      const leaf = scanned.shape.topCode ? scanned.shape.leafNames.indexOf('code') : -1;
+      const leaves = scanned.shape.leaves;
+      this.room(scanned.count);
+      for (let r = 0; r < scanned.count; r++) {
+        this.seen++;
+        const at = (r * leaves + leaf) * 3;
+        const kind = leaf < 0 ? 0 : (scanned.values[at] as number);
+        if (kind === STRING || kind === STRING_COMMA || kind === NUMBER)
+          this.hash(scanned.bytes, scanned.values[at + 1] as number, scanned.values[at + 2] as number, codes++);
+      }
     }
-    const scanned = page as ScannedPage;
-    const leaf = scanned.shape.topCode ? scanned.shape.leafNames.indexOf('code') : -1;
-    const leaves = scanned.shape.leaves;
-    for (let r = 0; r < scanned.count; r++) {
-      const at = (r * leaves + leaf) * 3;
-      const kind = leaf < 0 ? 0 : (scanned.values[at] as number);
-      if (kind === STRING || kind === STRING_COMMA || kind === NUMBER)
-        this.add(scanned.bytes, scanned.values[at + 1] as number, scanned.values[at + 2] as number);
-      else this.seen++;
+    const seen = this.seen;
+    for (let i = 0; i < codes; i++) {
+      if (!this.add(this.hashes[3 * i] as number, this.hashes[3 * i + 1] as number, this.hashes[3 * i + 2] as number)) {
+        this.seen = this.positions[i] as number;
+        throw this.repeated();
+      }
     }
+    this.seen = seen;
   }
 
-  private add(b: Uint8Array, start: number, stop: number): void {
+  /** Room in the batch for a page of `count` records. */
+  private room(count: number): void {
+    if (this.positions.length >= count) return;
+    this.hashes = new Uint32Array(3 * count);
+    this.positions = new Float64Array(count);
+  }
+
+  /** The code's three hashes into the batch at `i`, with its position (the records seen so far, this one too). */
+  private hash(b: Uint8Array, start: number, stop: number, i: number): void {
     let h1 = this.seed1 ^ 0x811c9dc5;
     let h2 = this.seed2 ^ 0x9747b28c;
     let h3 = (this.seed1 + this.seed2) ^ 0x27d4eb2f;
-    for (let i = start; i < stop; i++) {
-      const c = b[i] as number;
+    for (let k = start; k < stop; k++) {
+      const c = b[k] as number;
       h1 = Math.imul(h1 ^ c, 0x01000193);
       h2 = Math.imul(h2 ^ c, 0x5bd1e995);
       h2 ^= h2 >>> 15;
@@ -90,20 +116,26 @@ export class CodeTally {
     h1 ^= h1 >>> 16;
     h1 = Math.imul(h1, 0x85ebca6b);
     h1 ^= h1 >>> 13;
+    this.hashes[3 * i] = h1;
     // 0 marks an empty slot.
-    h2 = h2 >>> 0 || 1;
-    this.seen++;
+    this.hashes[3 * i + 1] = h2 >>> 0 || 1;
+    this.hashes[3 * i + 2] = h3;
+    this.positions[i] = this.seen;
+  }
+
+  /** Puts a code's hashes in the table; false when they are there already (a repeat). */
+  private add(h1: number, h2: number, h3: number): boolean {
     if ((this.size + 1) * 2 > this.mask + 1) this.grow();
-    for (const older of this.older) if (holds(older, older.length / 2 - 1, h1, h2, h3)) throw this.repeated();
+    for (const older of this.older) if (holds(older, older.length / 2 - 1, h1, h2, h3)) return false;
     for (let slot = h1 & this.mask; ; slot = (slot + 1) & this.mask) {
       const held = this.table[2 * slot] as number;
       if (held === 0) {
         this.table[2 * slot] = h2;
         this.table[2 * slot + 1] = h3;
         this.size++;
-        return;
+        return true;
       }
-      if (held === h2 && this.table[2 * slot + 1] === h3) throw this.repeated();
+      if (held === h2 && this.table[2 * slot + 1] === h3) return false;
     }
   }
 
