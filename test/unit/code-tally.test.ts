@@ -51,6 +51,18 @@ describe('CodeTally', () => {
     expect(() => tally.page([{ code: '12' }])).toThrow(/repeats/);
   });
 
+  it('a page of more records than the last one (past 1,024) is hashed whole: a repeat at its end is found, by its position', () => {
+    const big = (from: number, to: number): { code: string }[] => records(from, to);
+    const tally = new CodeTally('ord_big', 10_000);
+    tally.page(big(0, 10));
+    tally.page(big(10, 3010));
+    expect(() => tally.page([...big(3010, 5000), { code: 'CODE-2999' }])).toThrow(/code number 5001 repeats/);
+    const scanner = new PageScanner(['data']);
+    const scanned = scanner.scan(Buffer.from(JSON.stringify({ data: [...big(0, 2500), { code: 'CODE-2400' }] })));
+    expect(scanned).toBeDefined();
+    expect(() => new CodeTally('ord_big2').page(scanned!)).toThrow(/code number 2501 repeats/);
+  });
+
   it('pages read from their bytes (scan.ts) are tallied as their records are', () => {
     const scanner = new PageScanner(['data']);
     const page = (codes: string[]) =>
