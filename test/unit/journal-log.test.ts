@@ -36,6 +36,7 @@ import {
 import { letGoOfKept, withDirLock } from '../../src/journal/lock.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { journalDir } from '../helpers/e2e.js';
+import { smallSpec } from '../helpers/journal.js';
 
 const deadPid = (): number =>
   Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
@@ -150,14 +151,7 @@ describe('group commit', () => {
   it('through the journal, a failed fsync is exit 8 in words with its errno, for the step and the steps after', async () => {
     const dir = journalDir();
     const j = new Journal(dir);
-    const { intent: begun } = await j.begin({
-      profile: 'default',
-      environment: 'test',
-      baseUrl: 'http://x',
-      keyId: 'k',
-      productId: 'p',
-      quantity: 1,
-    });
+    const { intent: begun } = await j.begin(smallSpec);
     // The process's log is shared by every Journal of the directory: fail its fsync from here on.
     const { logOf } = await import('../../src/journal/log.js');
     const log = logOf(dir) as unknown as { sync: LogSync };
@@ -410,14 +404,7 @@ describe('compaction', () => {
   it('a run removes its own log once every intent in it ended: nothing is left in the journal', async () => {
     const dir = journalDir();
     const j = new Journal(dir);
-    const spec = {
-      profile: 'default',
-      environment: 'test' as const,
-      baseUrl: 'http://x',
-      keyId: 'k',
-      productId: 'p',
-      quantity: 1,
-    };
+    const spec = smallSpec;
     const one = await j.begin({ ...spec, key: 'one' });
     const two = await j.begin({ ...spec, key: 'two' });
     await j.end([one.intent], 'abandoned');
@@ -432,14 +419,7 @@ describe('compaction', () => {
   it('a command that ends with intents unended leaves them as intent files, and no log', async () => {
     const dir = journalDir();
     const j = new Journal(dir);
-    const spec = {
-      profile: 'default',
-      environment: 'test' as const,
-      baseUrl: 'http://x',
-      keyId: 'k',
-      productId: 'p',
-      quantity: 1,
-    };
+    const spec = smallSpec;
     const kept = await j.begin({ ...spec, key: 'kept' });
     const sent = await j.saveAsync({ ...kept.intent, phase: 'sending' });
     const gone = await j.begin({ ...spec, key: 'gone' });
