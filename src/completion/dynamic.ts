@@ -3,6 +3,7 @@
 // every TAB.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { byCodePoint } from '../compare.js';
 import { configDir, configFile } from '../config/paths.js';
 import { DEFAULT_BASE_URL, normaliseBaseUrl } from '../config/resolve.js';
 import { readCatalogCache } from '../output/catalog-cache.js';
@@ -89,7 +90,7 @@ function jsonFiles(dir: string): Record<string, unknown>[] {
 }
 
 function newestFirst(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  return (str(b.createdAt) ?? '').localeCompare(str(a.createdAt) ?? '');
+  return byCodePoint(str(b.createdAt) ?? '', str(a.createdAt) ?? '');
 }
 
 function str(value: unknown): string | undefined {

@@ -2,6 +2,7 @@
 import type { CodeRecord } from '../api/schemas.js';
 import type { ScannedPage } from './scan.js';
 import { UsageError } from '../errors.js';
+import { grouped } from '../output/words.js';
 
 /** What a format's writer is given: the order, --csv-raw, a private file it may spool to, and (stdout) the redaction. */
 export interface WriterOptions {
@@ -185,7 +186,7 @@ export function tooManyCodes(format: ExportFormat, quantity: number, what: strin
 /** The refusal of a workbook that would need more rows than a worksheet has (exit 2). */
 export function tooManyRows(what: string): UsageError {
   return new UsageError(
-    `${what}: a spreadsheet sheet holds at most ${XLSX_MAX_CODES.toLocaleString('en-US')} codes (${XLSX_MAX_ROWS.toLocaleString('en-US')} rows with its header)`,
+    `${what}: a spreadsheet sheet holds at most ${grouped(XLSX_MAX_CODES)} codes (${grouped(XLSX_MAX_ROWS)} rows with its header)`,
     {
       code: 'xlsx_too_many_rows',
       hint: 'write csv or jsonl instead (--format csv), or at most that many codes per file',

@@ -7,6 +7,7 @@ import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
 import { readIfThere } from '../files/read-if-there.js';
+import { byCodePoint } from '../compare.js';
 
 export interface OrderRecord {
   key: string;
@@ -90,7 +91,7 @@ export class History {
         // A damaged record is skipped: the record is a convenience, the server holds the truth.
       }
     }
-    return records.sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
+    return records.sort(newestFirst);
   }
 
   /**
@@ -199,6 +200,11 @@ function textOf(r: OrderRecord): string {
 
 function timeOf(r: OrderRecord): string {
   return r.endedAt ?? r.updatedAt;
+}
+
+/** Newest first: by when the order ended (else was last updated), then by key, for a stable order of equal times. */
+export function newestFirst(a: OrderRecord, b: OrderRecord): number {
+  return byCodePoint(timeOf(b), timeOf(a)) || byCodePoint(b.key, a.key);
 }
 
 /** Only the fields of OrderRecord are written: nothing else an intent carries (its body, its owner) leaks in. */

@@ -14,6 +14,7 @@ import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSp
 import { LOCK_WAIT_MS, withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
+import { byCodePoint } from '../compare.js';
 import {
   compactLog,
   foldIntent,
@@ -147,7 +148,7 @@ export class Journal {
     const folded = foldIntents(files, logs, this.log);
     this.elsewhere.clear();
     const intents = [...folded.values()].map((f) => this.noted(f));
-    intents.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    intents.sort((a, b) => byCodePoint(a.createdAt, b.createdAt));
     return { intents, unreadable };
   }
 

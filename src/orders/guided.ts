@@ -8,6 +8,7 @@ import { InterruptedError } from '../errors.js';
 import { formatMoney, majorUnits } from '../money.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
+import { grouped } from '../output/words.js';
 import { MAX_QUANTITY } from './limits.js';
 import { unitPriceOf } from './products.js';
 
@@ -76,7 +77,7 @@ export async function guidedOrder(
           validate: (value) =>
             /^\d+$/.test(value.trim()) && Number(value) >= 1 && Number(value) <= MAX_QUANTITY
               ? true
-              : `a whole number from 1 to ${MAX_QUANTITY.toLocaleString('en-US')}`,
+              : `a whole number from 1 to ${grouped(MAX_QUANTITY)}`,
         },
         context,
       ),

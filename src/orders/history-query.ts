@@ -2,7 +2,7 @@
 // journal's unresolved intents (shown as outcome `pending`), newest first; filters, --since, CSV and refs.
 import { orderOutcome } from '../api/outcome.js';
 import { UsageError } from '../errors.js';
-import { inScope, recordOf, type History, type OrderRecord } from '../journal/history.js';
+import { inScope, newestFirst, recordOf, type History, type OrderRecord } from '../journal/history.js';
 import type { Intent } from '../journal/intent.js';
 
 /** Every order this machine placed or tried: unresolved intents first merged in, newest first. */
@@ -14,11 +14,7 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
   const pending: OrderRecord[] = intents
     .filter((intent) => !byKey.get(intent.key)?.some((r) => inScope(r, intent)))
     .map((intent) => recordOf(intent, 'pending'));
-  return [...pending, ...ended].sort((a, b) => timeOf(b).localeCompare(timeOf(a)) || b.key.localeCompare(a.key));
-}
-
-function timeOf(r: OrderRecord): string {
-  return r.endedAt ?? r.updatedAt;
+  return [...pending, ...ended].sort(newestFirst);
 }
 
 export interface ListFilters {

@@ -5,6 +5,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Product } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
+import { byCodePoint } from '../compare.js';
 import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
 
 /** The ids closest to `id` (edit distance, ties by name): those at the least distance; none when nothing is close. */
@@ -15,7 +16,7 @@ export function nearestIds(id: string, ids: readonly string[], count = 3): strin
     ids
       .map((candidate) => ({ candidate, distance: editDistance(wanted, candidate.toLowerCase(), limit) }))
       .filter((c) => c.distance <= limit)
-      .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+      .sort((a, b) => a.distance - b.distance || byCodePoint(a.candidate, b.candidate))
       // Only the closest: "amazon-us-25", not every denomination of the brand beside it.
       .filter((c, _i, all) => c.distance === all[0]!.distance)
       .slice(0, count)

@@ -3,6 +3,7 @@
 // cleared at the end; elsewhere (cron, CI, a log file) no redraws, but a timestamped line every ten seconds
 // for work that lasts longer than that. Silent under --quiet and --json. See README, "Progress and logs".
 import type { Writable } from 'node:stream';
+import { grouped } from './words.js';
 
 /** What progress needs of the Io: stderr, whether it is a terminal, the mode, and the log's timestamps. */
 export interface ProgressIo {
@@ -124,11 +125,11 @@ export function progressLine(
 ): string {
   const seconds = elapsedMs / 1000;
   const rate = seconds > 0 ? done / seconds : 0;
-  const rateText = rate > 0 ? `, ${count(Math.round(rate))} ${unit}/s` : '';
-  if (total === undefined || total <= 0) return `${label}: ${count(done)} ${unit}${rateText}`;
+  const rateText = rate > 0 ? `, ${grouped(Math.round(rate))} ${unit}/s` : '';
+  if (total === undefined || total <= 0) return `${label}: ${grouped(done)} ${unit}${rateText}`;
   const percent = Math.min(100, Math.floor((done * 100) / total));
   const left = rate > 0 && done < total ? `, ${duration((total - done) / rate)} left` : '';
-  return `${label}: ${count(done)} of ${count(total)} ${unit} (${percent}%)${rateText}${left}`;
+  return `${label}: ${grouped(done)} of ${grouped(total)} ${unit} (${percent}%)${rateText}${left}`;
 }
 
 /** Seconds for a person: `42 s`, `3 min 5 s`, `1 h 2 min`. */
@@ -142,10 +143,6 @@ export function duration(seconds: number): string {
 /** How long a run took, for its summary line: `0.8 s`, `31.2 s`, `3 min 5 s`. */
 export function took(seconds: number): string {
   return seconds < 60 ? `${seconds.toFixed(1)} s` : duration(seconds);
-}
-
-function count(n: number): string {
-  return n.toLocaleString('en-US');
 }
 
 /**
@@ -164,9 +161,9 @@ export function narrowed(
   if (line.length <= width) return line;
   const seconds = elapsedMs / 1000;
   const rate = seconds > 0 ? done / seconds : 0;
-  const parts = [total !== undefined && total > 0 ? `${count(done)}/${count(total)}` : count(done)];
+  const parts = [total !== undefined && total > 0 ? `${grouped(done)}/${grouped(total)}` : grouped(done)];
   if (total !== undefined && total > 0) parts[0] += ` (${Math.min(100, Math.floor((done * 100) / total))}%)`;
-  if (rate > 0) parts.push(`${count(Math.round(rate))}/s`);
+  if (rate > 0) parts.push(`${grouped(Math.round(rate))}/s`);
   if (rate > 0 && total !== undefined && done < total) parts.push(`${duration((total - done) / rate)} left`);
   const numbers = parts.join(', ');
   for (const label of [o.label, o.short ?? o.label]) {

@@ -3,5 +3,19 @@
 
 /** `n` and its noun, singular for exactly one; thousands grouped as progress lines group them. */
 export function counted(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  return `${grouped(n)} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A whole number with its thousands grouped by commas, `1,000,000`, as `toLocaleString('en-US')` writes it, and
+ * the same on every machine whatever its locale. By hand, not by `toLocaleString` or `Intl`: either loads ICU's
+ * number formatting, and the pages of ICU's data it touches raised the peak RSS of every export by ~5 MiB
+ * (BENCHMARKS.md, fifth round).
+ */
+export function grouped(n: number): string {
+  const digits = String(Math.abs(Math.trunc(n)));
+  if (!/^\d+$/.test(digits)) return String(n);
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let at = out.length; at < digits.length; at += 3) out += `,${digits.slice(at, at + 3)}`;
+  return n < 0 && out !== '0' ? `-${out}` : out;
 }
