@@ -329,17 +329,18 @@ function sweep(dir: string): void {
 }
 
 function holder(lock: string): 'missing' | 'alive' | 'dead' {
-  let owner: Owner;
+  let owner: Owner | undefined;
   try {
-    owner = JSON.parse(readIfThere(join(lock, 'owner')) ?? '') as Owner;
+    owner = JSON.parse(readIfThere(join(lock, 'owner')) ?? '') as Owner | undefined;
   } catch {
-    // No owner: an older giftcodes making its lock right now (or killed in that instant), or a release
-    // between its two steps. Young, it is waited for; old, it is dead.
-    return byAge(lock);
+    owner = undefined;
   }
-  // Another machine's (or pid namespace's) pid cannot be checked from here: it holds the lock while the lock is young.
-  if (typeof owner.pid === 'number' && otherMachine(owner) !== undefined) return byAge(lock);
-  return typeof owner.pid === 'number' && !isAlive(owner) ? 'dead' : 'alive';
+  // No owner: an older giftcodes making its lock right now (or killed in that instant), or a release between its
+  // two steps. An owner without a pid (a damaged file) is one too: it names no process that could let go. Young,
+  // it is waited for; old, it is dead. Another machine's (or pid namespace's) pid cannot be checked from here: it
+  // holds the lock while the lock is young.
+  if (typeof owner?.pid !== 'number' || otherMachine(owner) !== undefined) return byAge(lock);
+  return isAlive(owner) ? 'alive' : 'dead';
 }
 
 /** A lock whose holder cannot be checked: alive while young, dead once older than OWNERLESS_MS. */

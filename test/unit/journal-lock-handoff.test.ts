@@ -47,6 +47,20 @@ describe("the journal lock between one process's turns", () => {
     expect(existsSync(join(dir, '.lock'))).toBe(false);
   });
 
+  it('is handed on for HAND_OFF_MS (250 ms) at most: a turn after that takes it afresh', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const dir = journalDir();
+      made.length = 0;
+      const first = withDirLock(dir, () => void vi.advanceTimersByTime(300));
+      const second = withDirLock(dir, () => undefined);
+      await Promise.all([first, second]);
+      expect(takes(dir)).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("is kept a moment after a journal's turn: turns a few milliseconds apart take it once, and it goes after", async () => {
     const dir = journalDir();
     made.length = 0;
