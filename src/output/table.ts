@@ -44,7 +44,7 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], all: readonly Col
   return [io.c.bold(header), ...cells.map(line)].join('\n');
 }
 
-/** The columns left once the droppable ones, lowest rank first, are left out until the rest fits `total`. */
+/** The columns left once the droppable ones blank in every row, then the others lowest rank first, are left out until the rest fits `total`. */
 function fittingColumns<Row>(
   rows: readonly Row[],
   columns: readonly Column<Row>[],
@@ -53,14 +53,19 @@ function fittingColumns<Row>(
   const width = (column: Column<Row>): number =>
     Math.max(column.header.length, ...rows.map((row) => oneLine(column.value(row)).length));
   const widths = new Map(columns.map((column) => [column, width(column)]));
-  const kept = [...columns];
+  // A column that could give way and is blank in every row says nothing (`order list`'s AMOUNT where no catalog
+  // was ever listed on this machine): it goes first, and its width goes to a column that has something to say.
+  const kept = columns.filter(
+    (column) =>
+      column.dropRank === undefined || rows.length === 0 || rows.some((row) => oneLine(column.value(row)) !== ''),
+  );
   const needed = (): number => kept.reduce((sum, column) => sum + (widths.get(column) ?? 0), 0) + 2 * (kept.length - 1);
   const droppable = columns
     .filter((column) => column.dropRank !== undefined)
     .sort((a, b) => (a.dropRank ?? 0) - (b.dropRank ?? 0));
   for (const column of droppable) {
     if (needed() <= total) break;
-    kept.splice(kept.indexOf(column), 1);
+    if (kept.includes(column)) kept.splice(kept.indexOf(column), 1);
   }
   return kept;
 }

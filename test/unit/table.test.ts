@@ -66,4 +66,28 @@ describe('renderTable at 80 columns', () => {
     );
     for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
+
+  it('leaves out first a column that could give way and is blank in every row; one that must stay, stays', () => {
+    const rows = [
+      { id: 'ord_1', amount: '', status: 'completed', note: '' },
+      { id: 'ord_2', amount: '', status: 'pending', note: '' },
+    ];
+    const columns = [
+      { header: 'order', value: (r: (typeof rows)[number]) => r.id, whole: true },
+      { header: 'amount', value: (r: (typeof rows)[number]) => r.amount, dropRank: 5 },
+      { header: 'status', value: (r: (typeof rows)[number]) => r.status, dropRank: 1 },
+      { header: 'note', value: (r: (typeof rows)[number]) => r.note },
+    ];
+    const header = renderTable(terminal(80), rows, columns).split('\n')[0]!;
+    expect(header.split(/\s+/)).toEqual(['ORDER', 'STATUS', 'NOTE']);
+    // With an amount in one row, the column stays; too narrow a terminal still drops by rank (status first).
+    rows[1]!.amount = '60.00 GBP';
+    expect(renderTable(terminal(80), rows, columns).split('\n')[0]!.split(/\s+/)).toEqual([
+      'ORDER',
+      'AMOUNT',
+      'STATUS',
+      'NOTE',
+    ]);
+    expect(renderTable(terminal(22), rows, columns).split('\n')[0]!.split(/\s+/)).toEqual(['ORDER', 'AMOUNT', 'NOTE']);
+  });
 });
