@@ -12,7 +12,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readIfThere } from '../files/read-if-there.js';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import { fileURLToPath } from 'node:url';
@@ -136,16 +137,16 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
     setFlagsFromString('--liftoff-only');
     const file = fileURLToPath(new URL('./undici.cjs', import.meta.url));
     const own = ownCodeCache();
-    const source = readOrNot(file, 'utf8');
+    const source = readIfThere(file);
     if (source === undefined) return { parts: await import('./undici.js'), compiled: 'from source' };
     // The build stamps the file with a hash of its text, and a kept cache starts with the stamp of the build it
     // was made from (V8 itself checks only the text's length).
     const stamp = /^\/\*([0-9a-f]{16})\*\//.exec(source)?.[1];
-    const kept = own === undefined || stamp === undefined ? undefined : readOrNot(own);
+    const kept = own === undefined || stamp === undefined ? undefined : readIfThere(own, 'bytes');
     const ownData =
       kept?.subarray(0, STAMP_BYTES).toString('latin1') === stamp ? kept?.subarray(STAMP_BYTES) : undefined;
     // The shipped cache is read only when this Node has none of its own.
-    const cachedData = ownData ?? readOrNot(`${file}.cache`);
+    const cachedData = ownData ?? readIfThere(`${file}.cache`, 'bytes');
     const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
       filename: file,
@@ -177,17 +178,6 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
 }
 
 const STAMP_BYTES = 16;
-
-/** A file of the build or the cache directory, or undefined when it cannot be read (then undici loads without it). */
-function readOrNot(file: string): Buffer | undefined;
-function readOrNot(file: string, encoding: 'utf8'): string | undefined;
-function readOrNot(file: string, encoding?: 'utf8'): Buffer | string | undefined {
-  try {
-    return encoding === undefined ? readFileSync(file) : readFileSync(file, encoding);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Where this Node keeps its own code cache of undici: in the cache directory, one file per Node version and platform. */
 function ownCodeCache(): string | undefined {

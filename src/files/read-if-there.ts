@@ -3,11 +3,13 @@
 // four times the cost of asking first (issue 33: 6,000 such misses in a 1,000-row plan).
 import { existsSync, readFileSync } from 'node:fs';
 
-/** The file's text, or undefined when it is not there or cannot be read. */
-export function readIfThere(file: string): string | undefined {
+/** The file's text (or, asked for `bytes`, its bytes), or undefined when it is not there or cannot be read. */
+export function readIfThere(file: string): string | undefined;
+export function readIfThere(file: string, as: 'bytes'): Buffer | undefined;
+export function readIfThere(file: string, as?: 'bytes'): string | Buffer | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    return readFileSync(file, 'utf8');
+    return as === 'bytes' ? readFileSync(file) : readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
