@@ -50,14 +50,14 @@ function fittingColumns<Row>(
   columns: readonly Column<Row>[],
   total: number,
 ): readonly Column<Row>[] {
-  const width = (column: Column<Row>): number =>
-    Math.max(column.header.length, ...rows.map((row) => oneLine(column.value(row)).length));
-  const widths = new Map(columns.map((column) => [column, width(column)]));
+  const widest = new Map(
+    columns.map((column) => [column, Math.max(0, ...rows.map((row) => oneLine(column.value(row)).length))]),
+  );
+  const widths = new Map(columns.map((column) => [column, Math.max(column.header.length, widest.get(column) ?? 0)]));
   // A column that could give way and is blank in every row says nothing (`order list`'s AMOUNT where no catalog
   // was ever listed on this machine): it goes first, and its width goes to a column that has something to say.
   const kept = columns.filter(
-    (column) =>
-      column.dropRank === undefined || rows.length === 0 || rows.some((row) => oneLine(column.value(row)) !== ''),
+    (column) => column.dropRank === undefined || rows.length === 0 || (widest.get(column) ?? 0) > 0,
   );
   const needed = (): number => kept.reduce((sum, column) => sum + (widths.get(column) ?? 0), 0) + 2 * (kept.length - 1);
   const droppable = columns
@@ -65,7 +65,8 @@ function fittingColumns<Row>(
     .sort((a, b) => (a.dropRank ?? 0) - (b.dropRank ?? 0));
   for (const column of droppable) {
     if (needed() <= total) break;
-    if (kept.includes(column)) kept.splice(kept.indexOf(column), 1);
+    const at = kept.indexOf(column);
+    if (at >= 0) kept.splice(at, 1);
   }
   return kept;
 }
