@@ -44,6 +44,8 @@ interface Kept {
   since: number;
 }
 const kept = new Map<string, Kept>();
+/** Locks this process took and has not released yet (a turn's, or one kept between turns): with none, no lock is its to hold. */
+let holding = 0;
 /** Whether this process lets go of its kept locks as it exits (registered with the first one kept). */
 let exitHook = false;
 
@@ -186,6 +188,8 @@ async function acquire(dir: string, lock: string, waitMs: number): Promise<Kept>
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = nextPoll(delay);
   }
+  // Counted in the same tick as the take: another turn's look at the lock must see it held.
+  holding++;
   if (waiting) unwant(dir);
   return { lock, since: Date.now() };
 }
@@ -241,6 +245,7 @@ function othersWant(dir: string): boolean {
  * another holder renamed into place meanwhile (ENOTEMPTY), that lock is theirs and stays.
  */
 function release(lock: string): void {
+  holding--;
   let owner: Owner;
   try {
     owner = JSON.parse(readFileSync(join(lock, 'owner'), 'utf8')) as Owner;
@@ -297,8 +302,11 @@ function takeOverIfDead(lock: string): boolean {
   const aside = `${lock}.dead-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
     renameSync(lock, aside);
-  } catch {
-    return false; // another waiter took it over first
+  } catch (error) {
+    // Gone: another waiter took it over first. Anything else (a read-only or failing disk) is the journal's
+    // disk refusing: exit 8 now, not a wait that ends in journal_locked.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw localError(error, lock, 'order journal lock', 'journal_unwritable');
   }
   // Between our look and the rename another waiter may have replaced the dead lock with its own live one.
   if (holder(aside) === 'alive') {
@@ -340,6 +348,9 @@ function holder(lock: string): 'missing' | 'alive' | 'dead' {
   // it is waited for; old, it is dead. Another machine's (or pid namespace's) pid cannot be checked from here: it
   // holds the lock while the lock is young.
   if (typeof owner?.pid !== 'number' || otherMachine(owner) !== undefined) return byAge(lock);
+  // This process's own lock while it holds none: a release that failed (the disk turned
+  // read-only under the holder) left it. Waiting on it would be waiting on ourselves; it is taken over.
+  if (isSameProcess(owner, self())) return holding > 0 ? 'alive' : 'dead';
   return isAlive(owner) ? 'alive' : 'dead';
 }
 

@@ -266,6 +266,60 @@ describe('journal lock', () => {
     },
   );
 
+  // A release that failed (the disk turned read-only or failed under the holder) leaves the lock naming this
+  // process. The next turn of this process waited on it as on any live holder: on itself, 60 s, then exit 2
+  // journal_locked "by a running giftcodes process" (exactly-once-overlap.test.ts's read-only plan, under load).
+  it('a lock this process was left holding, with no turn of it inside, is its own: the next turn takes it at once', async () => {
+    const dir = tempDir();
+    plant(dir, currentOwner());
+    const started = Date.now();
+    await expect(withDirLock(dir, () => ownerPid(dir), 20_000)).resolves.toBe(process.pid);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it.skipIf(mountSupport())(
+    'such a lock on a disk turned read-only: exit 8 journal_unwritable at once, not a wait on this process',
+    async () => {
+      const dir = readOnlyDisk((d) => plant(d, currentOwner()));
+      const started = Date.now();
+      await expect(withDirLock(dir, () => 'ran', 20_000)).rejects.toMatchObject({
+        exitCode: 8,
+        code: 'journal_unwritable',
+        message: expect.stringContaining(join(dir, '.lock')),
+      });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    },
+  );
+
+  it.skipIf(mountSupport())(
+    "a dead holder's lock on a read-only disk: exit 8 journal_unwritable at once (the take-over cannot move it)",
+    async () => {
+      const dir = readOnlyDisk((d) => plant(d, { pid: deadPid(), boot: currentOwner().boot }));
+      const started = Date.now();
+      await expect(withDirLock(dir, () => 'ran', 20_000)).rejects.toMatchObject({
+        exitCode: 8,
+        code: 'journal_unwritable',
+      });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    },
+  );
+
+  it('holders of one directory named two ways still run one at a time: a lock naming this process while a turn of it is inside is waited for', async () => {
+    const dir = tempDir();
+    let inside = 0;
+    let most = 0;
+    const turn = async (): Promise<void> => {
+      inside++;
+      most = Math.max(most, inside);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      inside--;
+    };
+    // Two queues (two names), one lock file: only the lock file keeps them apart.
+    await Promise.all([withDirLock(dir, turn), withDirLock(join(dir, '.', ''), turn), withDirLock(`${dir}/.`, turn)]);
+    expect(most).toBe(1);
+  });
+
   it('holders run one at a time', async () => {
     const dir = tempDir();
     let inside = 0;
