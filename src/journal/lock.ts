@@ -255,7 +255,8 @@ function release(lock: string): void {
   if (!isSameProcess(owner, self())) return;
   // The owner file, then the directory: two calls per row of a plan. A disk turned read-only (or gone)
   // leaves it: the error of the holder's own step is the one to report, and a lock left naming this
-  // process is dead once it exits (an emptied one, after OWNERLESS_MS).
+  // process is taken over by its own next turn (holder()), and by others once it exits (an emptied one,
+  // after OWNERLESS_MS).
   removeLockDir(lock);
 }
 
@@ -348,9 +349,12 @@ function holder(lock: string): 'missing' | 'alive' | 'dead' {
   // it is waited for; old, it is dead. Another machine's (or pid namespace's) pid cannot be checked from here: it
   // holds the lock while the lock is young.
   if (typeof owner?.pid !== 'number' || otherMachine(owner) !== undefined) return byAge(lock);
-  // This process's own lock while it holds none: a release that failed (the disk turned
-  // read-only under the holder) left it. Waiting on it would be waiting on ourselves; it is taken over.
-  if (isSameProcess(owner, self())) return holding > 0 ? 'alive' : 'dead';
+  // This process's own lock (provably: its start time too, not only its pid) while it holds none: a release
+  // that failed (the disk turned read-only under the holder) left it. Waiting on it would be waiting on
+  // ourselves; it is taken over. While this process holds any lock it is waited for: `holding` counts every
+  // directory's, so a second name of one directory (a symlink) never lets two of its turns in at once.
+  if (isSameProcess(owner, self()))
+    return holding === 0 && owner.start !== undefined && owner.start === self().start ? 'dead' : 'alive';
   return isAlive(owner) ? 'alive' : 'dead';
 }
 

@@ -278,6 +278,13 @@ describe('journal lock', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('a lock naming only this pid (no start time: perhaps another container numbering alike) is not provably ours: waited for', async () => {
+    const dir = tempDir();
+    plant(dir, { pid: process.pid, boot: currentOwner().boot });
+    await expect(withDirLock(dir, () => 'ran', 300)).rejects.toMatchObject({ code: 'journal_locked' });
+    expect(ownerPid(dir)).toBe(process.pid);
+  });
+
   it.skipIf(mountSupport())(
     'such a lock on a disk turned read-only: exit 8 journal_unwritable at once, not a wait on this process',
     async () => {
