@@ -24,6 +24,8 @@ import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 /** Run by the lock's code just before it writes an owner file (into the dir being made), and just after it unlinks one. */
 let beforeOwner: ((made: string) => void) | undefined;
 let afterUnlink: ((path: string) => void) | undefined;
+/** Run by the lock's code just before it renames a path (the take-over moving a dead lock aside). */
+let beforeRename: ((from: string) => void) | undefined;
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
@@ -36,6 +38,14 @@ vi.mock('node:fs', async (importOriginal) => {
         hook(real.realpathSync(args[0].slice(0, -'/owner'.length)));
       }
       real.writeFileSync(...args);
+    },
+    renameSync: (from: string, to: string) => {
+      const hook = beforeRename;
+      if (hook && to.includes('.lock.dead-')) {
+        beforeRename = undefined;
+        hook(from);
+      }
+      real.renameSync(from, to);
     },
     unlinkSync: (path: string) => {
       real.unlinkSync(path);
@@ -293,7 +303,7 @@ describe('journal lock', () => {
       await expect(withDirLock(dir, () => 'ran', 20_000)).rejects.toMatchObject({
         exitCode: 8,
         code: 'journal_unwritable',
-        message: expect.stringContaining(join(dir, '.lock')),
+        message: `cannot write the order journal lock ${join(dir, '.lock')}: the file system is read-only (EROFS)`,
       });
       expect(Date.now() - started).toBeLessThan(10_000);
     },
@@ -311,6 +321,15 @@ describe('journal lock', () => {
       expect(Date.now() - started).toBeLessThan(10_000);
     },
   );
+
+  it("a dead holder's lock another waiter takes over first (gone at the rename): no error, this turn gets the lock after", async () => {
+    const dir = tempDir();
+    plant(dir, { pid: deadPid(), boot: currentOwner().boot });
+    // The other waiter: moves the dead lock away in the instant between this waiter's look and its rename.
+    beforeRename = (from) => rmSync(from, { recursive: true });
+    await expect(withDirLock(dir, () => ownerPid(dir), 20_000)).resolves.toBe(process.pid);
+    expect(beforeRename).toBeUndefined();
+  });
 
   it('holders of one directory named two ways still run one at a time: a lock naming this process while a turn of it is inside is waited for', async () => {
     const dir = tempDir();
