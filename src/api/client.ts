@@ -361,7 +361,7 @@ export class ApiClient {
           outcome.retryAfterMs !== undefined &&
           waitExceedsBudget(this.options.retry, Date.now() - started, outcome.retryAfterMs)
         ) {
-          error.message = `${error.message}; ${describeReset(outcome.retryAfterMs)}`;
+          error.message = `${error.message}; ${describeReset(outcome.retryAfterMs, Date.now(), error.status)}`;
         }
         throw error;
       }

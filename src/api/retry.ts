@@ -87,10 +87,14 @@ export function waitExceedsBudget(policy: RetryPolicy, elapsedMs: number, retryA
   return retryAfterMs > policy.maxRetryAfterMs || elapsedMs + retryAfterMs > policy.maxTotalMs;
 }
 
-/** `the rate limit resets at 09:12:03 UTC (in 75 s)`. */
-export function describeReset(waitMs: number, now: number = Date.now()): string {
-  const at = new Date(now + waitMs).toISOString().slice(11, 19);
-  return `the rate limit resets at ${at} UTC (in ${Math.ceil(waitMs / 1000)} s)`;
+/**
+ * When the service may be asked again, in the words of its cause: a 429's wait is its rate limit (`the rate
+ * limit resets at 09:12:03 UTC (in 75 s)`); a 503's (or any other answer's) Retry-After is the service's own
+ * (`the service asks to be tried again after 09:12:03 UTC (in 75 s)`).
+ */
+export function describeReset(waitMs: number, now: number = Date.now(), status = 429): string {
+  const at = `${new Date(now + waitMs).toISOString().slice(11, 19)} UTC (in ${Math.ceil(waitMs / 1000)} s)`;
+  return status === 429 ? `the rate limit resets at ${at}` : `the service asks to be tried again after ${at}`;
 }
 
 /** The wait before the next attempt, or undefined when the policy says stop. */

@@ -61,6 +61,10 @@ describe('parseRetryAfterMs', () => {
     expect(parseRetryAfterMs('3', now)).toBe(3_000);
     expect(parseRetryAfterMs(' 0 ', now)).toBe(0);
     expect(parseRetryAfterMs('1.5', now)).toBe(1_500);
+    // More than one digit, each side of the point, and padded: never read as a date (which gave 0).
+    expect(parseRetryAfterMs('120', now)).toBe(120_000);
+    expect(parseRetryAfterMs('1.25', now)).toBe(1_250);
+    expect(parseRetryAfterMs('  12 ', now)).toBe(12_000);
   });
 
   it('reads an HTTP date as the time left until it', () => {
@@ -137,6 +141,7 @@ describe('isRetryableStatus', () => {
   it('409 only as request_in_progress', () => {
     expect(isRetryableStatus(409, 'request_in_progress')).toBe(true);
     expect(isRetryableStatus(409, 'order_not_completed')).toBe(false);
+    expect(isRetryableStatus(400, 'request_in_progress')).toBe(false);
   });
 });
 
@@ -171,11 +176,16 @@ describe('issue 13: every rate-limit header form', () => {
     expect(rateLimitWaitMs(429, { 'ratelimit-reset': '5' }, now)).toBe(5_000);
     expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': String(now + 9_000) }, now)).toBe(9_000);
     expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': String(now / 1000 - 10) }, now)).toBe(0);
+    expect(rateLimitWaitMs(429, { 'ratelimit-reset': ' 1.25 ' }, now)).toBe(1_250);
   });
 
   it("the IETF RateLimit header's t= (and the older reset=)", () => {
     expect(rateLimitWaitMs(429, { ratelimit: '"default";r=0;t=12' }, now)).toBe(12_000);
     expect(rateLimitWaitMs(429, { ratelimit: 'limit=100, remaining=0, reset=3' }, now)).toBe(3_000);
+    expect(rateLimitWaitMs(429, { ratelimit: 't=30' }, now)).toBe(30_000);
+    expect(rateLimitWaitMs(429, { ratelimit: 'limit=100, reset = 4' }, now)).toBe(4_000);
+    expect(rateLimitWaitMs(429, { ratelimit: '"default";r=0;t=1.25' }, now)).toBe(1_250);
+    expect(rateLimitWaitMs(429, { ratelimit: '"default";r=0' }, now)).toBeUndefined();
   });
 
   it('Retry-After wins over the reset headers; reset headers are read only on a 429', () => {
@@ -194,5 +204,6 @@ describe('issue 13: every rate-limit header form', () => {
     expect(waitExceedsBudget(policy, 0, 1_000)).toBe(false);
     expect(waitExceedsBudget(policy, 0, undefined)).toBe(false);
     expect(describeReset(75_000, now)).toBe('the rate limit resets at 09:01:15 UTC (in 75 s)');
+    expect(describeReset(75_000, now, 503)).toBe('the service asks to be tried again after 09:01:15 UTC (in 75 s)');
   });
 });

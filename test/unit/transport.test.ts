@@ -140,6 +140,52 @@ describe('notSent: set only when every attempt failed before the API could have 
     expect(error.notSent).toBe(false);
   });
 
+  // The order was placed: the answer only could not be read. "Not sent" would let the order machine drop the
+  // intent as refused, and the next run place it again under a new key.
+  it('a POST answered 201 with a corrupt gzip body: NOT notSent, not retried, the status in the message', async () => {
+    const raw = await rawServer((socket) => {
+      socket.end(
+        'HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot gzip!',
+      );
+    });
+    servers.push(raw.server);
+    const { api } = client(raw.url, {}, 3);
+    const error = await api.createOrder('{"product_id":"p","quantity":1}', 'key-1').then(
+      () => {
+        throw new Error('the order was read');
+      },
+      (e: CliError) => e,
+    );
+    await api.close();
+    expect(raw.requests()).toBe(1);
+    expect(error.notSent).toBe(false);
+    expect(error.exitCode).toBe(5);
+    expect(error.message).toBe(
+      'POST /v1/orders: HTTP 201 with a body that cannot be understood (its compressed body is corrupt)',
+    );
+  });
+
+  it("a 429 or 503 whose Retry-After is longer than the client waits ends at once, saying when to ask again in the words of its cause; a 400's says nothing of it", async () => {
+    let status = 429;
+    const raw = await rawServer((socket) => {
+      socket.end(
+        `HTTP/1.1 ${status} X\r\nContent-Type: application/json\r\nRetry-After: 120\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      );
+    });
+    servers.push(raw.server);
+    const limited = await failure(client(raw.url, {}, 3).api);
+    expect(raw.requests()).toBe(1);
+    expect(limited.message).toMatch(/; the rate limit resets at \d\d:\d\d:\d\d UTC \(in 120 s\)$/);
+    // A 503's Retry-After is the service's own wait, not a rate limit.
+    status = 503;
+    const away = await failure(client(raw.url, {}, 3).api);
+    expect(away.message).toMatch(/; the service asks to be tried again after \d\d:\d\d:\d\d UTC \(in 120 s\)$/);
+    status = 400;
+    const refused = await failure(client(raw.url, {}, 3).api);
+    expect(refused.message).not.toContain('rate limit');
+    expect(refused.message).not.toContain('tried again');
+  });
+
   describe('through a proxy', () => {
     let proxy: TestProxy;
     beforeAll(async () => {

@@ -1,0 +1,221 @@
+// What a failed attempt means, word for word: transportFailure's reason, message and hint for each cause, the
+// classified causes (certificates, TLS, proxies, codings) and whether each may have reached the API (notSent),
+// and the connector's mark on what failed while a connection was being opened. The socket-level cases are in
+// transport.test.ts; these are the pure mapping, where a mutant of src/api/network-errors.ts and connect.ts is seen.
+import { describe, expect, it } from 'vitest';
+import { ClosedWhileConnectingError, guarded, neverConnected, type Connector } from '../../src/api/connect.js';
+import { classify, transportFailure, type FailedAttempt } from '../../src/api/network-errors.js';
+import { UnsupportedCodingError } from '../../src/api/transport.js';
+
+const coded = (code: string, message = 'x'): Error => Object.assign(new Error(message), { code });
+
+const attempt = (o: Partial<FailedAttempt> = {}): FailedAttempt => ({
+  method: 'POST',
+  path: '/v1/orders',
+  base: new URL('https://api.example.com'),
+  proxy: undefined,
+  requestTimeoutMs: 30_000,
+  timedOut: false,
+  status: 0,
+  ...o,
+});
+
+/** An error as the guarded connector hands it on: marked as raised while the connection was being opened. */
+function raisedWhileConnecting(error: Error): Error {
+  let passed: Error | null = null;
+  const connector = ((_options: unknown, callback: (error: Error | null, socket: null) => void) =>
+    callback(error, null)) as unknown as Connector;
+  guarded(connector, 60_000)({ hostname: 'h', host: 'h', protocol: 'https:', port: '443' } as never, (e) => {
+    passed = e;
+  });
+  return passed!;
+}
+
+describe("the connector's mark", () => {
+  it('an error raised while connecting is marked; the same error not passed through it is not', () => {
+    const error = coded('ECONNREFUSED');
+    expect(neverConnected(error)).toBe(false);
+    expect(neverConnected(raisedWhileConnecting(error))).toBe(true);
+    expect(neverConnected(undefined)).toBe(false);
+    expect(neverConnected('ECONNREFUSED')).toBe(false);
+  });
+
+  it('a connection closed while being opened (UND_ERR_SOCKET) ends as its own error, marked, with the cause kept', () => {
+    const socketError = coded('UND_ERR_SOCKET', 'other side closed');
+    const passed = raisedWhileConnecting(socketError);
+    expect(passed).toBeInstanceOf(ClosedWhileConnectingError);
+    expect((passed as ClosedWhileConnectingError).code).toBe('GC_CLOSED_WHILE_CONNECTING');
+    expect(passed.cause).toBe(socketError);
+    expect(neverConnected(passed)).toBe(true);
+  });
+});
+
+describe('an attempt that failed without a classified cause: "cannot reach", with the reason and the hint for it', () => {
+  it.each([
+    ['ECONNREFUSED', 'connection refused', 'the proxy refused the connection'],
+    ['ENOTFOUND', 'host not found', "the proxy's host was not found"],
+    ['EAI_AGAIN', 'host not found', "the proxy's host was not found"],
+    [
+      'GC_CLOSED_WHILE_CONNECTING',
+      'the connection was closed while it was being opened',
+      'the proxy closed the connection before opening the tunnel',
+    ],
+    ['GC_CONNECT_TIMEOUT', 'timed out connecting', 'the proxy did not open the tunnel in time'],
+    ['ECONNRESET', 'the connection was closed before an answer', 'the connection was closed before an answer'],
+    ['EPIPE', 'the connection was closed before an answer', 'the connection was closed before an answer'],
+    ['ETIMEDOUT', 'timed out connecting', 'timed out connecting'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'timed out connecting', 'timed out connecting'],
+    [
+      'UND_ERR_SOCKET',
+      'the connection was closed before a complete answer',
+      'the connection was closed before a complete answer',
+    ],
+    ['UND_ERR_HEADERS_TIMEOUT', 'the server stopped answering', 'the server stopped answering'],
+    ['UND_ERR_BODY_TIMEOUT', 'the server stopped answering', 'the server stopped answering'],
+    ['EHOSTUNREACH', 'EHOSTUNREACH', 'EHOSTUNREACH'],
+  ])('%s: "%s" direct, "%s" through a proxy; retried', (code, direct, proxied) => {
+    expect(transportFailure(coded(code), attempt())).toMatchObject({ reason: direct, retryable: true });
+    expect(transportFailure(coded(code), attempt({ proxy: 'http://proxy.example:3128' })).reason).toBe(proxied);
+  });
+
+  it('an error without a code is named by the first line of its message, or as a network error', () => {
+    expect(transportFailure(new Error('socket hang up\nmore'), attempt()).reason).toBe('socket hang up');
+    expect(transportFailure({}, attempt()).reason).toBe('network error');
+  });
+
+  it('the message names the origin, the proxy, the request and the attempts (only when more than one)', () => {
+    const once = transportFailure(coded('ECONNRESET'), attempt()).error(1);
+    expect(once.message).toBe(
+      'cannot reach https://api.example.com (POST /v1/orders: the connection was closed before an answer)',
+    );
+    expect(once.code).toBe('network_error');
+    expect(once.exitCode).toBe(5);
+    const proxied = transportFailure(coded('ECONNRESET'), attempt({ proxy: 'http://***@proxy.example:3128' }));
+    expect(proxied.error(3).message).toBe(
+      'cannot reach https://api.example.com through the proxy http://***@proxy.example:3128 (POST /v1/orders: the connection was closed before an answer) after 3 attempts',
+    );
+  });
+
+  it("an attempt past its deadline: a timeout, whatever the error's code, with --request-timeout and an example twice as long (at least 30 s)", () => {
+    const late = transportFailure(coded('ECONNRESET'), attempt({ timedOut: true, requestTimeoutMs: 10_000 }));
+    expect(late.reason).toBe('no complete answer within 10s');
+    expect(late.retryable).toBe(true);
+    const error = late.error(2);
+    expect(error.code).toBe('timeout');
+    expect(error.hint).toBe(
+      'the service took longer than --request-timeout 10s: raise it (for example --request-timeout 30), or check --base-url',
+    );
+    expect(transportFailure(coded('X'), attempt({ timedOut: true, requestTimeoutMs: 45_000 })).error(1).hint).toContain(
+      '(for example --request-timeout 90)',
+    );
+  });
+
+  it('a refused connection: "nothing listens" on the host and port (the scheme\'s default when none), the reference server for this machine', () => {
+    const refused = (base: string): string | undefined =>
+      transportFailure(coded('ECONNREFUSED'), attempt({ base: new URL(base) })).error(1).hint;
+    expect(refused('http://127.0.0.1:8080')).toBe(
+      'nothing listens on 127.0.0.1:8080: start the reference server with giftcodes serve, or check --base-url',
+    );
+    expect(refused('http://localhost')).toBe(
+      'nothing listens on localhost:80: start the reference server with giftcodes serve, or check --base-url',
+    );
+    expect(refused('https://api.example.com')).toBe(
+      "nothing listens on api.example.com:443: check --base-url (or the profile's base URL: giftcodes config show)",
+    );
+    expect(refused('https://api.example.com:8443')).toContain('nothing listens on api.example.com:8443: ');
+  });
+
+  it('any other failure: the base URL, the network or the timeout; through a proxy, the proxy', () => {
+    expect(transportFailure(coded('ECONNRESET'), attempt()).error(1).hint).toBe(
+      'check --base-url and the network, or raise --request-timeout',
+    );
+    expect(transportFailure(coded('ECONNREFUSED'), attempt({ proxy: 'http://proxy.example:3128' })).error(1).hint).toBe(
+      'check the proxy (http://proxy.example:3128), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout',
+    );
+  });
+});
+
+describe('classified causes, and whether the request may have reached the API', () => {
+  it('a certificate error is not sent even when not marked by the connector (the handshake is before any request)', () => {
+    const failure = transportFailure(coded('CERT_HAS_EXPIRED'), attempt());
+    expect(failure).toMatchObject({
+      retryable: false,
+      notSent: true,
+      reason: 'certificate not trusted: CERT_HAS_EXPIRED',
+    });
+    expect(failure.error(1).message).toBe(
+      'cannot verify the certificate of https://api.example.com (POST /v1/orders: CERT_HAS_EXPIRED)',
+    );
+  });
+
+  it('an answer whose compressed body is corrupt was answered: never "not sent", not retried, whatever the coding', () => {
+    for (const error of [
+      coded('Z_DATA_ERROR'),
+      coded('Z_BUF_ERROR'),
+      coded('ERR_BROTLI_DECOMPRESSION_FAILED'),
+      coded('ERR__ERROR_FORMAT_UNKNOWN'),
+    ]) {
+      const failure = transportFailure(error, attempt({ status: 201 }));
+      expect(failure).toMatchObject({ reason: 'unreadable coding', retryable: false, notSent: false });
+      expect(failure.error(1).message).toBe(
+        'POST /v1/orders: HTTP 201 with a body that cannot be understood (its compressed body is corrupt)',
+      );
+    }
+  });
+
+  it('a coding the client does not speak: its own words and the status it came with', () => {
+    const failure = transportFailure(
+      new UnsupportedCodingError('content-encoding zstd is not supported', 200),
+      attempt(),
+    );
+    expect(failure).toMatchObject({ reason: 'unreadable coding', retryable: false, notSent: false });
+    expect(failure.error(1).message).toBe(
+      'POST /v1/orders: HTTP 200 with a body that cannot be understood (content-encoding zstd is not supported)',
+    );
+  });
+
+  it('codes that only look like a coding failure somewhere in the middle are not one', () => {
+    expect(classify(coded('EZ_DATA'))).toBeUndefined();
+    expect(classify(coded('X_ERR_BROTLI'))).toBeUndefined();
+  });
+
+  it('a TLS handshake that failed while connecting: not sent, not retried; "does not speak TLS" only for the plain-HTTP answers', () => {
+    const proto = classify(raisedWhileConnecting(coded('EPROTO')));
+    expect(proto).toMatchObject({ retryable: false, notSent: true, reason: 'TLS handshake failed: EPROTO' });
+    const protoError = proto!.error('GET', '/v1/ping', 'https://api.example.com', 1);
+    expect(protoError.message).toBe('cannot open a TLS session with https://api.example.com (GET /v1/ping: EPROTO)');
+    expect(protoError.hint).toBe('check --base-url: the server and this client agree on no TLS version or cipher');
+    const plain = classify(raisedWhileConnecting(coded('ERR_SSL_WRONG_VERSION_NUMBER')));
+    expect(plain!.error('GET', '/v1/ping', 'https://api.example.com', 1).message).toBe(
+      'cannot open a TLS session with https://api.example.com (GET /v1/ping: ERR_SSL_WRONG_VERSION_NUMBER: the port does not speak TLS)',
+    );
+    expect(classify(raisedWhileConnecting(coded('ECONNRESET')))).toBeUndefined();
+  });
+
+  it("a proxy's refusal of the tunnel: 5xx retried (500 too), others not; the words and the hint for each", () => {
+    const proxy = (status: number) =>
+      classify(coded('UND_ERR_ABORTED', `Proxy response (${status}) !== 200 when HTTP Tunneling`))!;
+    expect(proxy(500).retryable).toBe(true);
+    expect(proxy(499).retryable).toBe(false);
+    expect(classify(coded('UND_ERR_ABORTED', 'the Proxy response (502) was bad'))).toBeUndefined();
+    const named = proxy(502).error('POST', '/v1/orders', 'https://api.example.com', 2, 'http://proxy.example:3128');
+    expect(named.message).toBe(
+      'cannot reach https://api.example.com through the proxy http://proxy.example:3128 (POST /v1/orders: the proxy refused the tunnel (502)) after 2 attempts',
+    );
+    expect(named.code).toBe('proxy_error');
+    expect(named.hint).toBe("check HTTPS_PROXY/HTTP_PROXY, NO_PROXY and the profile's proxy");
+    const unnamed = proxy(403).error('POST', '/v1/orders', 'https://api.example.com', 1);
+    expect(unnamed.message).toBe(
+      'cannot reach https://api.example.com through the proxy (POST /v1/orders: the proxy refused the tunnel (403))',
+    );
+    expect(proxy(407).error('GET', '/', 'https://a.example', 1, 'http://***@proxy.example:3128').hint).toBe(
+      "the proxy refused its credentials: check the user and password in HTTPS_PROXY/HTTP_PROXY or the profile's proxy",
+    );
+    expect(proxy(407).error('GET', '/', 'https://a.example', 1, 'http://proxy.example:3128').hint).toBe(
+      'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)',
+    );
+    expect(proxy(407).error('GET', '/', 'https://a.example', 1).hint).toBe(
+      'the proxy wants credentials: put them in the proxy URL (http://user:password@proxy:port)',
+    );
+  });
+});
