@@ -25,8 +25,8 @@ function raisedWhileConnecting(error: Error): Error {
   let passed: Error | null = null;
   const connector = ((_options: unknown, callback: (error: Error | null, socket: null) => void) =>
     callback(error, null)) as unknown as Connector;
-  guarded(connector, 60_000)({ hostname: 'h', host: 'h', protocol: 'https:', port: '443' } as never, (e) => {
-    passed = e;
+  guarded(connector, 60_000)({ hostname: 'h', host: 'h', protocol: 'https:', port: '443' } as never, (...args) => {
+    passed = args[0];
   });
   return passed!;
 }
