@@ -186,4 +186,50 @@ describe('ApiClient shares the budget across concurrent requests', () => {
     // Retry-After has whole-second resolution on the wire; the server's own clock judges the reset.
     for (const a of late) expect(a.at).toBeGreaterThanOrEqual(resetAt - 5);
   });
+
+  it('after the pause, answers that are not a rate limit let requests run beside each other again', async () => {
+    let limited = false;
+    let inFlight = 0;
+    let most = 0;
+    const held: (() => void)[] = [];
+    server = createServer((req, res) => {
+      if (!limited) {
+        limited = true;
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0.05' });
+        res.end('{"error":{"code":"rate_limited","message":"slow down"}}');
+        return;
+      }
+      inFlight++;
+      most = Math.max(most, inFlight);
+      // Held until a second request arrives beside it (or 300 ms pass): requests the client lets run side by
+      // side meet here however slowly a loaded machine sends them.
+      const answer = (): void => {
+        clearTimeout(timer);
+        inFlight--;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: req.url?.split('/').pop(), status: 'completed' }));
+      };
+      const timer = setTimeout(() => held.splice(held.indexOf(answer), 1) && answer(), 300);
+      held.push(answer);
+      if (inFlight >= 2) for (const next of held.splice(0)) next();
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const api = new ApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'sc_test_budget_0123456789ab',
+      requestTimeoutMs: 10_000,
+      retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5, maxTotalMs: 30_000, maxRetryAfterMs: 10_000 },
+    });
+    try {
+      await api.getOrder('first');
+      // One at a time after the 429: the first answers (the retry's among them) count; four in a row let a second run.
+      const ids = Array.from({ length: 12 }, (_, i) => `o${i}`);
+      const orders = await Promise.all(ids.map((id) => api.getOrder(id)));
+      expect(orders.map((o) => o.id)).toEqual(ids);
+    } finally {
+      await api.close();
+    }
+    expect(most).toBe(2);
+  });
 });
