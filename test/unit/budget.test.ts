@@ -173,6 +173,8 @@ describe('ApiClient shares the budget across concurrent requests', () => {
       const others = ['a', 'b', 'c'].map((id) => api.getOrder(id));
       const orders = await Promise.all([first, ...others]);
       expect(orders.map((o) => o.id)).toEqual(['first', 'a', 'b', 'c']);
+      // -v says how long: the service's 1 s, longer than the backoff.
+      expect(logged).toContain('  retrying in 1.0s');
     } finally {
       await api.close();
     }

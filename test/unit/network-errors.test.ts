@@ -3,7 +3,15 @@
 // and the connector's mark on what failed while a connection was being opened. The socket-level cases are in
 // transport.test.ts; these are the pure mapping, where a mutant of src/api/network-errors.ts and connect.ts is seen.
 import { describe, expect, it } from 'vitest';
-import { ClosedWhileConnectingError, guarded, neverConnected, type Connector } from '../../src/api/connect.js';
+import { Readable } from 'node:stream';
+import {
+  ClosedWhileConnectingError,
+  ConnectTimeoutError,
+  guarded,
+  neverConnected,
+  untilAborted,
+  type Connector,
+} from '../../src/api/connect.js';
 import { classify, transportFailure, type FailedAttempt } from '../../src/api/network-errors.js';
 import { UnsupportedCodingError } from '../../src/api/transport.js';
 
@@ -47,6 +55,54 @@ describe("the connector's mark", () => {
     expect((passed as ClosedWhileConnectingError).code).toBe('GC_CLOSED_WHILE_CONNECTING');
     expect(passed.cause).toBe(socketError);
     expect(neverConnected(passed)).toBe(true);
+  });
+});
+
+describe("the connection's own deadline, and an attempt given up while connecting", () => {
+  it("a connector that never answers is aborted at the deadline, with giftcodes' own timeout error", async () => {
+    let signal: AbortSignal | undefined;
+    const connector = ((options: { signal?: AbortSignal }) => {
+      signal = options.signal;
+    }) as unknown as Connector;
+    guarded(connector, 20)({ hostname: 'h', host: 'h', protocol: 'https:', port: '443' } as never, () => undefined);
+    expect(signal?.aborted).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(signal?.aborted).toBe(true);
+    const reason = signal?.reason as ConnectTimeoutError;
+    expect(reason).toBeInstanceOf(ConnectTimeoutError);
+    expect(reason.code).toBe('GC_CONNECT_TIMEOUT');
+    expect(reason.message).toBe('timed out opening the connection');
+  });
+
+  const answer = (): { body: Readable } => ({ body: Readable.from(['{}']) });
+
+  it('a request whose signal is already aborted, or aborts while it waits, ends with the reason at once', async () => {
+    const never = new Promise<{ body: Readable }>(() => undefined);
+    await expect(untilAborted(never, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+    const controller = new AbortController();
+    const pending = untilAborted(never, controller.signal);
+    controller.abort(new Error('deadline'));
+    await expect(pending).rejects.toThrow('deadline');
+  });
+
+  it('an answer before the abort is the answer; one that comes after has its body thrown away, unread', async () => {
+    const early = answer();
+    await expect(untilAborted(Promise.resolve(early), new AbortController().signal)).resolves.toBe(early);
+    const controller = new AbortController();
+    let deliver!: (value: { body: Readable }) => void;
+    const pending = untilAborted(new Promise<{ body: Readable }>((resolve) => (deliver = resolve)), controller.signal);
+    controller.abort(new Error('deadline'));
+    await expect(pending).rejects.toThrow('deadline');
+    const late = answer();
+    deliver(late);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late.body.destroyed).toBe(true);
+  });
+
+  it('a request that fails before the abort fails with its own error', async () => {
+    await expect(untilAborted(Promise.reject(new Error('refused')), new AbortController().signal)).rejects.toThrow(
+      'refused',
+    );
   });
 });
 
@@ -136,6 +192,43 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
 });
 
 describe('classified causes, and whether the request may have reached the API', () => {
+  it.each([
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_REVOKED',
+    'CERT_UNTRUSTED',
+    'CERT_REJECTED',
+    'CERT_SIGNATURE_FAILURE',
+    'INVALID_CA',
+    'PATH_LENGTH_EXCEEDED',
+    'INVALID_PURPOSE',
+    'HOSTNAME_MISMATCH',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+  ])('%s is a certificate the client does not trust', (code) => {
+    expect(classify(coded(code))?.error('GET', '/v1/ping', 'https://a.example', 1).code).toBe('certificate_error');
+  });
+
+  it.each([
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+    'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+    'ERR_SSL_HTTP_REQUEST',
+    'ERR_SSL_UNKNOWN_PROTOCOL',
+  ])('%s in the handshake: the port does not speak TLS', (code) => {
+    expect(classify(raisedWhileConnecting(coded(code)))?.error('GET', '/', 'https://a.example', 1).message).toContain(
+      ': the port does not speak TLS)',
+    );
+  });
+
+  it('nothing at all, or something that is no error, is not classified', () => {
+    expect(classify(undefined)).toBeUndefined();
+    expect(classify('ECONNRESET')).toBeUndefined();
+  });
+
   it('a certificate error is not sent even when not marked by the connector (the handshake is before any request)', () => {
     const failure = transportFailure(coded('CERT_HAS_EXPIRED'), attempt());
     expect(failure).toMatchObject({

@@ -177,6 +177,7 @@ describe('issue 13: every rate-limit header form', () => {
     expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': String(now + 9_000) }, now)).toBe(9_000);
     expect(rateLimitWaitMs(429, { 'x-ratelimit-reset': String(now / 1000 - 10) }, now)).toBe(0);
     expect(rateLimitWaitMs(429, { 'ratelimit-reset': ' 1.25 ' }, now)).toBe(1_250);
+    expect(rateLimitWaitMs(429, { 'x-rate-limit-reset': '6' }, now)).toBe(6_000);
   });
 
   it("the IETF RateLimit header's t= (and the older reset=)", () => {

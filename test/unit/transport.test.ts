@@ -186,6 +186,46 @@ describe('notSent: set only when every attempt failed before the API could have 
     expect(refused.message).not.toContain('tried again');
   });
 
+  it('a 429 whose short Retry-After outlasted only the retries says nothing of a reset (the service would have been asked again soon)', async () => {
+    const raw = await rawServer((socket) => {
+      socket.end(
+        'HTTP/1.1 429 X\r\nContent-Type: application/json\r\nRetry-After: 0\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      );
+    });
+    servers.push(raw.server);
+    const error = await failure(client(raw.url, {}, 1).api);
+    expect(raw.requests()).toBe(2);
+    expect(error.message).not.toContain('resets');
+  });
+
+  it('interrupted while waiting to retry: ends at once as interrupted, not after the wait', async () => {
+    const raw = await rawServer((socket) => {
+      socket.end(
+        'HTTP/1.1 503 X\r\nContent-Type: application/json\r\nRetry-After: 30\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+      );
+    });
+    servers.push(raw.server);
+    const controller = new AbortController();
+    const lines: string[] = [];
+    const api = new ApiClient({
+      baseUrl: raw.url,
+      apiKey: KEY,
+      requestTimeoutMs: 5_000,
+      retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 1, maxTotalMs: 120_000, maxRetryAfterMs: 60_000 },
+      log: (line) => {
+        lines.push(line);
+        if (line.includes('retrying in')) controller.abort();
+      },
+      signal: controller.signal,
+    });
+    const started = Date.now();
+    const error = await failure(api);
+    expect(error.exitCode).toBe(130);
+    expect(error.code).toBe('interrupted');
+    expect(raw.requests()).toBe(1);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
   describe('through a proxy', () => {
     let proxy: TestProxy;
     beforeAll(async () => {
