@@ -28,7 +28,8 @@ export interface CliErrorInit {
 export class CliError extends Error {
   readonly exitCode: ExitCodeValue;
   readonly code: string;
-  readonly hint: string | undefined;
+  /** Set again by the request loop when the service's own wait ended its retries (client.ts send). */
+  hint: string | undefined;
   readonly status: number | undefined;
   /** Certainly nothing of the request reached the network on any attempt: set by the API client. */
   notSent: boolean;

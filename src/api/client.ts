@@ -362,6 +362,8 @@ export class ApiClient {
           waitExceedsBudget(this.options.retry, Date.now() - started, outcome.retryAfterMs)
         ) {
           error.message = `${error.message}; ${describeReset(outcome.retryAfterMs, Date.now(), error.status)}`;
+          // More retries would not help: the service asked for a longer wait than this run will sit through.
+          error.hint = `run it again after that time (a run waits out at most ${this.options.retry.maxRetryAfterMs / 1000} s of a Retry-After by itself)`;
         }
         throw error;
       }

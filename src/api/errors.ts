@@ -175,7 +175,10 @@ export function errorForStatus(
     return new NetworkError(`${text}${tries}`, {
       code: body.code,
       status,
-      hint: 'the service is failing; try again later, or raise --retries',
+      hint:
+        status === 429
+          ? "the API limits this key's requests: try again in a minute (a plan: a lower --concurrency)"
+          : 'the service is failing; try again later, or raise --retries',
     });
   }
   return new ApiError(text, { code: body.code, status, hint: hintForCode(body.code) });

@@ -176,6 +176,9 @@ describe('notSent: set only when every attempt failed before the API could have 
     const limited = await failure(client(raw.url, {}, 3).api);
     expect(raw.requests()).toBe(1);
     expect(limited.message).toMatch(/; the rate limit resets at \d\d:\d\d:\d\d UTC \(in 120 s\)$/);
+    expect(limited.hint).toBe(
+      'run it again after that time (a run waits out at most 0.001 s of a Retry-After by itself)',
+    );
     // A 503's Retry-After is the service's own wait, not a rate limit.
     status = 503;
     const away = await failure(client(raw.url, {}, 3).api);
@@ -196,6 +199,9 @@ describe('notSent: set only when every attempt failed before the API could have 
     const error = await failure(client(raw.url, {}, 1).api);
     expect(raw.requests()).toBe(2);
     expect(error.message).not.toContain('resets');
+    expect(error.hint).toBe(
+      "the API limits this key's requests: try again in a minute (a plan: a lower --concurrency)",
+    );
   });
 
   it('interrupted while waiting to retry: ends at once as interrupted, not after the wait', async () => {
