@@ -33,6 +33,26 @@ const DECIMALS: Readonly<Record<string, number>> = {
   UYW: 4,
 };
 
+/** An amount in the currency's minor unit, as the API gives money: `{ "amount": 2500, "currency": "USD" }`. */
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+const CURRENCY = /^[A-Za-z]{3}$/;
+
+/** The value as money when it is an object with an integer `amount` and a three-letter `currency`; else undefined. */
+export function moneyOf(value: unknown): Money | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { amount, currency } = value as Record<string, unknown>;
+  return typeof amount === 'number' &&
+    Number.isSafeInteger(amount) &&
+    typeof currency === 'string' &&
+    CURRENCY.test(currency)
+    ? { amount, currency }
+    : undefined;
+}
+
 /** How many decimals the currency's minor unit has (2 unless ISO 4217 says otherwise). */
 export function currencyDecimals(currency: string): number {
   return DECIMALS[currency.toUpperCase()] ?? 2;

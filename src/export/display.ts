@@ -2,22 +2,13 @@
 // and JSON (docs/codes-and-exports.md). Added to every object inside a record (not the record itself) that
 // holds an integer `amount` and a three-letter `currency` and no `display` of its own; nothing the API sent
 // is changed or dropped. The fast paths (scan.ts's money objects) apply the same rule to bytes.
-import { majorUnits } from '../money.js';
-
-const CURRENCY = /^[A-Za-z]{3}$/;
+import { majorUnits, moneyOf } from '../money.js';
 
 /** The display amount of a money object, or undefined when the object is not one. */
 export function displayOf(object: Record<string, unknown>): string | undefined {
   if ('display' in object) return undefined;
-  const { amount, currency } = object;
-  if (
-    typeof amount !== 'number' ||
-    !Number.isSafeInteger(amount) ||
-    typeof currency !== 'string' ||
-    !CURRENCY.test(currency)
-  )
-    return undefined;
-  return majorUnits(amount, currency);
+  const money = moneyOf(object);
+  return money ? majorUnits(money.amount, money.currency) : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

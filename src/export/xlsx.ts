@@ -14,7 +14,7 @@
 import yazl from 'yazl';
 import { PassThrough } from 'node:stream';
 import type { CodeRecord } from '../api/schemas.js';
-import { currencyDecimals, majorUnits } from '../money.js';
+import { currencyDecimals, majorUnits, moneyOf, type Money } from '../money.js';
 import { tooManyRows, XLSX_MAX_CODES, type FormatWriter, type TextSink } from './format.js';
 import { flattenRecord } from './csv.js';
 import { parsedRecords, type ScannedPage } from './scan.js';
@@ -186,19 +186,12 @@ export class XlsxWriter implements FormatWriter {
   }
 
   /** The money object (`value`) that `currencyName` (`value.currency`) is in, when it is amount and currency. */
-  private money(record: CodeRecord, currencyName: string): { amount: number; currency: string } | undefined {
+  private money(record: CodeRecord, currencyName: string): Money | undefined {
     let object: unknown = record;
     const path = currencyName.split('.').slice(0, -1);
     for (const key of path)
       object = typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[key] : undefined;
-    if (typeof object !== 'object' || object === null) return undefined;
-    const { amount, currency } = object as Record<string, unknown>;
-    return typeof amount === 'number' &&
-      Number.isSafeInteger(amount) &&
-      typeof currency === 'string' &&
-      /^[A-Za-z]{3}$/.test(currency)
-      ? { amount, currency }
-      : undefined;
+    return moneyOf(object);
   }
 
   private display(record: CodeRecord, currencyName: string): string | undefined {
