@@ -8,6 +8,7 @@ import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
 import { readIfThere } from '../files/read-if-there.js';
 import { byCodePoint } from '../compare.js';
+import { moneyOf, type Money } from '../money.js';
 
 export interface OrderRecord {
   key: string;
@@ -17,6 +18,8 @@ export interface OrderRecord {
   productId: string;
   quantity: number;
   status?: string;
+  /** What the order costs, as the API stated it (the intent's amount). Absent in older records, and where no amount was stated. */
+  amount?: Money;
   environment: 'test' | 'live';
   profile: string;
   baseUrl: string;
@@ -216,6 +219,7 @@ function clean(r: OrderRecord): OrderRecord {
     productId: r.productId,
     quantity: r.quantity,
     ...(r.status !== undefined ? { status: r.status } : {}),
+    ...(moneyOf(r.amount) ? { amount: moneyOf(r.amount)! } : {}),
     environment: r.environment,
     profile: r.profile,
     baseUrl: r.baseUrl,

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { ExportFormat } from '../export/format.js';
 import type { KeyEnvironment } from '../secrets.js';
+import type { Money } from '../money.js';
 import { currentOwner, type Owner } from './owner.js';
 
 export const INTENT_VERSION = 2 as const;
@@ -67,6 +68,8 @@ export interface Intent extends OrderSpec {
   owner: Owner;
   orderId?: string | undefined;
   status?: string | undefined;
+  /** What the order costs, as the API stated it (its `amount`, else `total`, when a money object): for order list. */
+  amount?: Money | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
   /** Every codes file a run of this intent wrote, each recorded just before the rename that delivers it. */

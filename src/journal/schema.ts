@@ -53,6 +53,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   owner: ownerSchema,
   orderId: z.optional(z.string()),
   status: z.optional(z.string()),
+  amount: z.optional(z.object({ amount: z.int(), currency: z.string() })),
   wait: z.optional(z.boolean()),
   out: z.optional(outSchema),
   files: z.optional(z.array(fileSchema)),

@@ -4,6 +4,7 @@ import { orderOutcome } from '../api/outcome.js';
 import { UsageError } from '../errors.js';
 import { inScope, newestFirst, recordOf, type History, type OrderRecord } from '../journal/history.js';
 import type { Intent } from '../journal/intent.js';
+import { majorUnits } from '../money.js';
 
 /** Every order this machine placed or tried: unresolved intents first merged in, newest first. */
 export function allRecords(history: History, intents: readonly Intent[]): OrderRecord[] {
@@ -80,6 +81,8 @@ export const CSV_COLUMNS = [
   'out',
   'error_code',
   'error_message',
+  'amount',
+  'currency',
 ] as const;
 
 /** RFC 4180, a header row; cells a spreadsheet would run as a formula are escaped (csvCell). */
@@ -101,6 +104,9 @@ export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknow
       r.out,
       r.error?.code,
       r.error?.message,
+      // The API's amount in the major unit (75.00 for 7500 USD), as a spreadsheet sums it; blank where none was stated.
+      r.amount ? majorUnits(r.amount.amount, r.amount.currency) : undefined,
+      r.amount?.currency,
     ]
       .map(cell)
       .join(','),

@@ -12,6 +12,7 @@ import { failpoint } from '../failpoints.js';
 import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
+import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
@@ -159,9 +160,10 @@ export class OrderMachine {
     return this.accept(order);
   }
 
-  /** sending → accepted: the server's order id and status are on disk before anything else happens. */
+  /** sending → accepted: the server's order id and status (and what it costs, when stated) are on disk before anything else happens. */
   async accept(order: Order): Promise<Order> {
-    await this.move('accepted', { orderId: order.id, status: order.status });
+    const amount = amountOf(order);
+    await this.move('accepted', { orderId: order.id, status: order.status, ...(amount ? { amount } : {}) });
     this.throwIfFailed(order);
     return order;
   }
@@ -171,9 +173,16 @@ export class OrderMachine {
     const order = await this.deps.api.getOrder(this.intent.orderId!).catch((error: unknown) => {
       throw keptForResume(error, this.intent);
     });
-    if (order.status !== this.intent.status) await this.note({ status: order.status });
+    await this.noteRead(order);
     this.throwIfFailed(order);
     return order;
+  }
+
+  /** What a read of the order adds: a new status, and its amount where the intent has none yet (accepted by an older giftcodes, or stated only later). */
+  private async noteRead(order: Order): Promise<void> {
+    const amount = this.intent.amount ? undefined : amountOf(order);
+    if (order.status !== this.intent.status || amount)
+      await this.note({ status: order.status, ...(amount ? { amount } : {}) });
   }
 
   /** Waits for the order to complete; a failed order is an outcome (OrderEndedError, its status on disk), delivered as any other. */
@@ -192,7 +201,7 @@ export class OrderMachine {
       if (!(error instanceof OrderEndedError)) throw keptForResume(error, this.intent);
       order = error.order;
     }
-    if (order.status !== this.intent.status) await this.note({ status: order.status });
+    await this.noteRead(order);
     this.throwIfFailed(order);
     return order;
   }
@@ -326,4 +335,9 @@ function codesAlreadyInFile(error: unknown, intent: Intent, path: string): CliEr
       hint: `keep ${path}; once the journal can be written: giftcodes order resume ${intent.key}  (it finds the file and writes nothing)`,
     },
   );
+}
+
+/** The order's price as the API states it: its `amount`, else its `total`, when that is a money object. */
+function amountOf(order: Order): Money | undefined {
+  return moneyOf(order.amount) ?? moneyOf(order.total);
 }

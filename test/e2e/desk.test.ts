@@ -28,6 +28,7 @@ type Rec = {
   outcome: string;
   environment: string;
   profile: string;
+  amount?: { amount: number; currency: string };
 };
 
 async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
@@ -94,10 +95,13 @@ describe('order list and order show <ref>', () => {
     expect(csv.code, csv.stderr).toBe(0);
     const lines = csv.stdout.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message',
+      'key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message,amount,currency',
     );
     expect(lines).toHaveLength(2);
     expect(lines[1]!.split(',').slice(1, 4)).toEqual([order.id, 'amazon-us-25', '2']);
+    // What the API stated the order costs (2 × 25.00 USD), kept from its answer: no catalog was listed here.
+    expect(lines[1]!.split(',').slice(-2)).toEqual(['50.00', 'USD']);
+    expect(records[3]!.amount).toEqual({ amount: 5000, currency: 'USD' });
   });
 
   it('--refresh reads the status of unfinished orders from the API and records it', async () => {

@@ -13,7 +13,7 @@ const NARROW = { columns: 80, rows: 30 };
 describe('order list and order pending at 80 columns', () => {
   it('order list: ids, products and quantities whole, an amount, the outcome in words, nothing past column 80', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
+    // No catalog listed on this machine (a cron job's): each amount is the one the API stated for its order.
     const big = await runCli(['order', 'place', '--product', 'amazon-us-100', '--quantity', '12345', '--json'], {
       configDir,
     });

@@ -207,6 +207,7 @@ describe('recordsCsv', () => {
       status: 'completed',
       out: '/tmp/c.csv',
       error: { code: 'c', message: 'm' },
+      amount: { amount: 7500, currency: 'USD' },
     });
     const csv = recordsCsv([r, rec('k2', '2026-01-02T00:00:00.000Z')], (v) =>
       v === undefined ? '' : `[${String(v)}]`,
@@ -214,13 +215,13 @@ describe('recordsCsv', () => {
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(CSV_COLUMNS.join(','));
     expect(lines[0]).toBe(
-      'key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message',
+      'key,order_id,product_id,quantity,status,outcome,environment,profile,base_url,created_at,updated_at,ended_at,out,error_code,error_message,amount,currency',
     );
     expect(lines[1]).toBe(
-      '[k1],[o1],[p1],[2],[completed],[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[/tmp/c.csv],[c],[m]',
+      '[k1],[o1],[p1],[2],[completed],[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[2026-01-01T00:00:00.000Z],[/tmp/c.csv],[c],[m],[75.00],[USD]',
     );
     expect(lines[2]).toBe(
-      '[k2],,[p1],[2],,[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],,,',
+      '[k2],,[p1],[2],,[delivered],[test],[default],[http://127.0.0.1:1],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],[2026-01-02T00:00:00.000Z],,,,,',
     );
     expect(lines).toHaveLength(3);
   });

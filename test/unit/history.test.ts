@@ -194,4 +194,28 @@ describe('History on disk: its directory, failures, and files that are not recor
     writeFileSync(join(h.dir, 'damaged.json'), JSON.stringify({ ...rec('bad', '2026-01-02T00:00:00.000Z'), keyId: 7 }));
     expect(h.list().map((r) => r.key)).toEqual(['good']);
   });
+
+  it("keeps the order's amount as money; an amount that is not money is dropped, the record kept (it is only for display)", () => {
+    const h = new History(newDir());
+    h.record(rec('priced', '2026-01-01T00:00:00.000Z', { amount: { amount: 7500, currency: 'USD' } }));
+    writeFileSync(
+      join(h.dir, 'odd.json'),
+      JSON.stringify({
+        ...rec('odd', '2026-01-02T00:00:00.000Z'),
+        amount: { amount: '75', currency: 'USD', extra: 1 },
+      }),
+    );
+    writeFileSync(
+      join(h.dir, 'extra.json'),
+      JSON.stringify({
+        ...rec('extra', '2026-01-03T00:00:00.000Z'),
+        amount: { amount: 100, currency: 'EUR', note: 'x' },
+      }),
+    );
+    const byKey = new Map(h.list().map((r) => [r.key, r]));
+    expect(byKey.get('priced')?.amount).toEqual({ amount: 7500, currency: 'USD' });
+    expect(byKey.get('odd')).toBeDefined();
+    expect(byKey.get('odd')).not.toHaveProperty('amount');
+    expect(byKey.get('extra')?.amount).toEqual({ amount: 100, currency: 'EUR' });
+  });
 });

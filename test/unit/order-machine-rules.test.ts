@@ -180,6 +180,57 @@ describe('machine transitions, more', () => {
     expect(journal.history.list()[0]).toMatchObject({ endedAt: '2026-06-01T12:00:00.000Z', outcome: 'delivered' });
   });
 
+  it('accept keeps what the API says the order costs (its amount, else its total, when money), and the record carries it for order list', async () => {
+    const { deps, journal, spec } = setup();
+    const { intent } = await journal.begin(spec, T0 - 1000);
+    const machine = new OrderMachine(deps, intent);
+    const order = await machine.send();
+    // The reference server states amount = price × quantity.
+    expect(order.amount).toEqual({ amount: expect.any(Number), currency: 'USD' });
+    expect(journal.find(intent.key)?.amount).toEqual(order.amount);
+    const outcome = { intent: machine.intent, ending: 'delivered' as const };
+    await deliver(deps.io, journal, () => undefined, [outcome], T0);
+    await settle(journal, [outcome], T0);
+    expect(journal.history.list()[0]?.amount).toEqual(order.amount);
+
+    // Other services' shapes: a total as money; an amount that is not money (a bare number, a float, no currency) is none.
+    const accepted = async (fields: Record<string, unknown>) => {
+      const { intent: next } = await journal.begin(
+        { ...spec, productId: `p-${Object.keys(fields).join()}-${JSON.stringify(fields).length}` },
+        T0,
+      );
+      const m = new OrderMachine(deps, next);
+      await m.arm();
+      await m.accept({ id: 'ord_x', status: 'pending', ...fields } as never);
+      return m.intent.amount;
+    };
+    expect(await accepted({ total: { amount: 1999, currency: 'EUR' } })).toEqual({ amount: 1999, currency: 'EUR' });
+    expect(await accepted({ amount: { amount: 500, currency: 'JPY' }, total: { amount: 1, currency: 'EUR' } })).toEqual(
+      {
+        amount: 500,
+        currency: 'JPY',
+      },
+    );
+    expect(await accepted({ amount: 7500 })).toBeUndefined();
+    expect(await accepted({ amount: { amount: 12.5, currency: 'USD' } })).toBeUndefined();
+    expect(await accepted({ amount: { amount: 100, currency: 'dollars' } })).toBeUndefined();
+  });
+
+  it('a read of an order accepted without an amount (by an older giftcodes) adds it once; later reads write nothing', async () => {
+    const { deps, journal, intent } = await begun();
+    const first = new OrderMachine(deps, intent);
+    const order = await first.send();
+    const { amount: _stated, ...older } = first.intent;
+    const accepted = journal.save(older, T0 - 5000);
+    expect(accepted.amount).toBeUndefined();
+    const again = new OrderMachine(deps, accepted);
+    await again.refresh();
+    expect(journal.find(intent.key)).toMatchObject({ amount: order.amount, updatedAt: '2026-06-01T12:00:00.000Z' });
+    const known = journal.save({ ...again.intent }, T0 - 5000);
+    await new OrderMachine(deps, known).refresh();
+    expect(journal.find(intent.key)?.updatedAt).toBe('2026-06-01T11:59:55.000Z');
+  });
+
   it('a resumed `sending` intent is POSTed again without first writing `sending`; a refusal then is certain only for 400/404/422', async () => {
     const { deps, journal, intent } = await begun();
     const sending = journal.save({ ...intent, phase: 'sending' });

@@ -130,7 +130,10 @@ export function outcomeWords(r: OrderRecord): string {
   }
 }
 
-/** Unit price × quantity from the catalog the record's profile and base URL last listed; blank where unknown. */
+/**
+ * What the order costs: the amount the API stated for it (kept in its record), else the unit price × quantity from
+ * the catalog the record's profile and base URL last listed; blank where neither is known.
+ */
 async function unitPrices(
   deps: Pick<Deps, 'configDir'>,
   records: readonly OrderRecord[],
@@ -147,8 +150,9 @@ async function unitPrices(
       byTarget.set(id, (prices = readCatalogPrices(deps.configDir, { profile: r.profile, baseUrl: r.baseUrl })));
     return prices;
   };
-  for (const r of records) pricesOf(r);
+  for (const r of records) if (!r.amount) pricesOf(r);
   return (r) => {
+    if (r.amount) return formatMoney(r.amount.amount, r.amount.currency);
     const unit = pricesOf(r).get(r.productId);
     return unit ? formatMoney(unit.amount * r.quantity, unit.currency) : '';
   };
