@@ -212,6 +212,7 @@ export function newestFirst(a: OrderRecord, b: OrderRecord): number {
 
 /** Only the fields of OrderRecord are written: nothing else an intent carries (its body, its owner) leaks in. */
 function clean(r: OrderRecord): OrderRecord {
+  const amount = moneyOf(r.amount);
   return {
     key: r.key,
     ...(r.keyId !== undefined ? { keyId: r.keyId } : {}),
@@ -219,7 +220,7 @@ function clean(r: OrderRecord): OrderRecord {
     productId: r.productId,
     quantity: r.quantity,
     ...(r.status !== undefined ? { status: r.status } : {}),
-    ...(moneyOf(r.amount) ? { amount: moneyOf(r.amount)! } : {}),
+    ...(amount ? { amount } : {}),
     environment: r.environment,
     profile: r.profile,
     baseUrl: r.baseUrl,

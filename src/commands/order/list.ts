@@ -86,7 +86,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
     });
   if (options.refresh) await refresh(deps, records().filter(unfinished));
   const rows = records();
-  const [{ csvCell }, price] = await Promise.all([import('../../export/csv.js'), unitPrices(deps, rows)]);
+  const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
   await exportResult(
     deps.io,
     rows,
@@ -98,7 +98,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
           { header: 'order', value: (r) => r.orderId ?? '-', whole: true },
           { header: 'product', value: (r) => r.productId, whole: true },
           { header: 'qty', value: (r) => String(r.quantity), whole: true },
-          { header: 'amount', value: (r) => price(r), dropRank: 5 },
+          { header: 'amount', value: (r) => amount(r), dropRank: 5 },
           { header: 'status', value: (r) => r.status ?? '', dropRank: 4 },
           { header: 'outcome', value: (r) => outcomeWords(r) },
           { header: 'env', value: (r) => r.environment, dropRank: 3 },
@@ -134,7 +134,7 @@ export function outcomeWords(r: OrderRecord): string {
  * What the order costs: the amount the API stated for it (kept in its record), else the unit price × quantity from
  * the catalog the record's profile and base URL last listed; blank where neither is known.
  */
-async function unitPrices(
+async function amounts(
   deps: Pick<Deps, 'configDir'>,
   records: readonly OrderRecord[],
 ): Promise<(r: OrderRecord) => string> {
