@@ -133,6 +133,19 @@ describe('RateLimitBudget', () => {
   });
 });
 
+/** A client of `server`, once it listens on a free loopback port: retries quick, Retry-After honoured up to 10 s. */
+async function clientOf(server: Server, log?: (line: string) => void): Promise<ApiClient> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return new ApiClient({
+    baseUrl: `http://127.0.0.1:${port}`,
+    apiKey: 'sc_test_budget_0123456789ab',
+    requestTimeoutMs: 10_000,
+    retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5, maxTotalMs: 30_000, maxRetryAfterMs: 10_000 },
+    ...(log ? { log } : {}),
+  });
+}
+
 describe('ApiClient shares the budget across concurrent requests', () => {
   let server: Server | undefined;
   afterEach(async () => {
@@ -156,15 +169,7 @@ describe('ApiClient shares the budget across concurrent requests', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ id: req.url?.split('/').pop(), status: 'completed' }));
     });
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const api = new ApiClient({
-      baseUrl: `http://127.0.0.1:${port}`,
-      apiKey: 'sc_test_budget_0123456789ab',
-      requestTimeoutMs: 10_000,
-      retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5, maxTotalMs: 30_000, maxRetryAfterMs: 10_000 },
-      log: (line) => logged.push(line),
-    });
+    const api = await clientOf(server, (line) => logged.push(line));
     try {
       const first = api.getOrder('first');
       // The others start once the client has the 429 (it says it will retry): they must wait for the shared reset,
@@ -215,14 +220,7 @@ describe('ApiClient shares the budget across concurrent requests', () => {
       held.push(answer);
       if (inFlight >= 2) for (const next of held.splice(0)) next();
     });
-    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const api = new ApiClient({
-      baseUrl: `http://127.0.0.1:${port}`,
-      apiKey: 'sc_test_budget_0123456789ab',
-      requestTimeoutMs: 10_000,
-      retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 5, maxTotalMs: 30_000, maxRetryAfterMs: 10_000 },
-    });
+    const api = await clientOf(server);
     try {
       await api.getOrder('first');
       // One at a time after the 429: the first answers (the retry's among them) count; four in a row let a second run.
