@@ -1,0 +1,38 @@
+// The suite's own temporary directory (test/global-setup.ts): what the tests and the processes they start make in
+// TMPDIR stays inside one directory per run, which the run's end removes. Before it, every run of `npm test` left
+// about 4,000 directories in /tmp (154,550 on this machine after forty runs).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import setup, { SUITE_TMP } from '../global-setup.js';
+import { tempDir } from '../helpers/e2e.js';
+
+describe("the suite's temporary directory", () => {
+  it('is the TMPDIR of this worker, of tempDir(), and of the processes a test starts', () => {
+    const root = process.env[SUITE_TMP];
+    expect(root).toMatch(/giftcodes-suite-/);
+    expect(tmpdir()).toBe(root);
+    expect(tempDir().startsWith(`${root}${sep}`)).toBe(true);
+    const childTmp = execFileSync(process.execPath, ['-p', 'require("node:os").tmpdir()'], { encoding: 'utf8' });
+    expect(childTmp.trim()).toBe(root);
+  });
+
+  it("is removed whole at the run's end, with what is inside it", () => {
+    const saved = { TMPDIR: process.env.TMPDIR, [SUITE_TMP]: process.env[SUITE_TMP] };
+    let root: string | undefined;
+    try {
+      const teardown = setup();
+      root = process.env[SUITE_TMP];
+      expect(root?.startsWith(`${saved.TMPDIR}${sep}giftcodes-suite-`)).toBe(true);
+      mkdirSync(join(root!, 'a', 'journal'), { recursive: true });
+      writeFileSync(join(root!, 'a', 'journal', 'x.intent'), '{}');
+      teardown();
+      expect(existsSync(root!)).toBe(false);
+    } finally {
+      process.env.TMPDIR = saved.TMPDIR;
+      process.env[SUITE_TMP] = saved[SUITE_TMP];
+    }
+  });
+});
