@@ -175,13 +175,21 @@ export function errorForStatus(
     return new NetworkError(`${text}${tries}`, {
       code: body.code,
       status,
-      hint:
-        status === 429
-          ? "the API limits this key's requests: try again in a minute (a plan: a lower --concurrency)"
-          : 'the service is failing; try again later, or raise --retries',
+      hint: unansweredHint(status),
     });
   }
   return new ApiError(text, { code: body.code, status, hint: hintForCode(body.code) });
+}
+
+/** What to do about a request that got no answer after its retries, by its cause. */
+function unansweredHint(status: number): string {
+  if (status === 429)
+    return "the API limits this key's requests: try again in a minute (a plan: a lower --concurrency)";
+  if (status === 408)
+    return 'the service gave up waiting for the request: check the network or proxy between here and the API, then try again';
+  if (status === 409)
+    return 'the API is still working on the first request with this idempotency key: run the same command again in a minute (the same key is never charged twice)';
+  return 'the service is failing; try again later, or raise --retries';
 }
 
 function hintForCode(code: string): string | undefined {

@@ -178,6 +178,20 @@ describe('errorForStatus: the exit code of each status', () => {
     }
   });
 
+  it("each failure's hint is right for its cause: the service failing, the key's rate, a request timed out, a first attempt still running", () => {
+    const hint = (status: number, code = 'some_code'): string | undefined =>
+      errorForStatus('POST', '/v1/orders', status, { code, message: '' }, 3).hint;
+    for (const status of [500, 502, 503])
+      expect(hint(status)).toBe('the service is failing; try again later, or raise --retries');
+    expect(hint(429)).toMatch(/^the API limits this key's requests/);
+    expect(hint(408)).toBe(
+      'the service gave up waiting for the request: check the network or proxy between here and the API, then try again',
+    );
+    expect(hint(409, 'request_in_progress')).toBe(
+      'the API is still working on the first request with this idempotency key: run the same command again in a minute (the same key is never charged twice)',
+    );
+  });
+
   it('a redirect is not followed and not a refusal: exit 5, naming where it pointed', () => {
     const error = errorForStatus(
       'GET',
