@@ -5,6 +5,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Product } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
+import { moneyOf, type Money } from '../money.js';
 import { byCodePoint } from '../compare.js';
 import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
 
@@ -110,14 +111,9 @@ export async function checkRowsKnown(
 }
 
 /** A product's price in minor units: `{amount, currency}`, or a number beside a `currency` field; else unknown. */
-export function unitPriceOf(product: Product | undefined): { amount: number; currency: string } | undefined {
+export function unitPriceOf(product: Product | undefined): Money | undefined {
   if (!product) return undefined;
   const price: unknown = product.price ?? product.face_value ?? product.amount;
-  if (typeof price === 'number' && Number.isSafeInteger(price) && typeof product.currency === 'string')
-    return { amount: price, currency: product.currency };
-  if (!price || typeof price !== 'object') return undefined;
-  const { amount, currency } = price as { amount?: unknown; currency?: unknown };
-  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string'
-    ? { amount, currency }
-    : undefined;
+  // A bare number is in the product's currency; an object carries its own.
+  return moneyOf(typeof price === 'number' ? { amount: price, currency: product.currency } : price);
 }
