@@ -205,9 +205,13 @@ function timeOf(r: OrderRecord): string {
   return r.endedAt ?? r.updatedAt;
 }
 
-/** Newest first: by when the order ended (else was last updated), then by key, for a stable order of equal times. */
+/**
+ * Newest first: by when the order was created (the time `order list` shows in CREATED and `--since` filters on, and
+ * the order shell completion offers ids in), then by key, for a stable order of equal times. Not by when it ended: a
+ * slow order finished later would be listed above the ones placed after it, and `--limit 1` would not be the last.
+ */
 export function newestFirst(a: OrderRecord, b: OrderRecord): number {
-  return byCodePoint(timeOf(b), timeOf(a)) || byCodePoint(b.key, a.key);
+  return byCodePoint(b.createdAt, a.createdAt) || byCodePoint(b.key, a.key);
 }
 
 /** Only the fields of OrderRecord are written: nothing else an intent carries (its body, its owner) leaks in. */

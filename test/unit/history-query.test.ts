@@ -106,11 +106,24 @@ describe('allRecords', () => {
     expect(allRecords(h, [intent('a', t), intent('c', t), intent('b', t)]).map((r) => r.key)).toEqual(['c', 'b', 'a']);
   });
 
-  it('sorts by the end time of an ended record, else its last update', () => {
+  it('sorts by creation time, as CREATED shows: an order that ended or was updated later keeps its place', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
-    h.record(rec('late-end', '2026-01-01T00:00:00.000Z', { endedAt: '2026-01-09T00:00:00.000Z' }));
-    const all = allRecords(h, [intent('mid', '2026-01-01T00:00:00.000Z', { updatedAt: '2026-01-05T00:00:00.000Z' })]);
-    expect(all.map((r) => r.key)).toEqual(['late-end', 'mid']);
+    h.record(
+      rec('slow', '2026-01-01T00:00:00.000Z', {
+        createdAt: '2026-01-01T00:00:00.000Z',
+        endedAt: '2026-01-09T00:00:00.000Z',
+      }),
+    );
+    h.record(
+      rec('quick', '2026-01-03T00:00:00.000Z', {
+        createdAt: '2026-01-03T00:00:00.000Z',
+        endedAt: '2026-01-03T00:00:01.000Z',
+      }),
+    );
+    const all = allRecords(h, [
+      intent('retried', '2026-01-02T00:00:00.000Z', { updatedAt: '2026-01-08T00:00:00.000Z' }),
+    ]);
+    expect(all.map((r) => r.key)).toEqual(['quick', 'retried', 'slow']);
   });
 });
 
