@@ -472,12 +472,14 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
 /**
  * Every row's out file is refused before anything is sent (a symbolic link, an existing file without
  * --force, a directory that cannot be written), as `order place --out` does: after the charge it would be
- * an order left pending. A row already delivered, or whose interrupted intent's own file is there, passes.
+ * an order left pending. A row already delivered, or whose interrupted intent's own file is there, passes. The
+ * dry run checks the same way; without a key (no scope, so no journal) it passes `force`: it cannot tell a row
+ * already delivered.
  */
 export async function checkOutFiles(
   rows: readonly PlanRow[],
   delivered: ReadonlyMap<string, unknown>,
-  journal: Journal,
+  journal: Journal | undefined,
   force: boolean,
 ): Promise<void> {
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
@@ -487,7 +489,7 @@ export async function checkOutFiles(
     import('../journal/codes-file.js'),
     import('../export/format.js'),
   ]);
-  const { intents } = journal.read();
+  const intents = journal?.read().intents ?? [];
   for (const row of todo) {
     const intent = intents.find((i) => i.key === row.key);
     if (intent && deliveredFile(intent, row.out!) !== undefined) continue;

@@ -117,6 +117,35 @@ describe('runPlan', () => {
     );
   });
 
+  it("--dry-run refuses a row's codes file as the run would: a format no extension names, a file already there", async () => {
+    const dir = tempDir();
+    const at = (text: string): string => {
+      const path = join(dir, `plan-${randomUUID()}.csv`);
+      writeFileSync(path, text);
+      return path;
+    };
+    const refusal = (path: string, force = false): Promise<unknown> =>
+      runPlan({ plan: path, dryRun: true, concurrency: 1, force }, harness({ json: false }).deps).catch(
+        (e: unknown) => e,
+      );
+    const xls = await refusal(at('product,quantity,out\namazon-us-25,1,a.csv\nsteam-us-20,3,z.xls\n'));
+    expect(xls).toMatchObject({ exitCode: 2 });
+    expect((xls as Error).message).toMatch(/^line 3: .*z\.xls: the extension \.xls names no format giftcodes writes/);
+    writeFileSync(join(dir, 'kept.csv'), 'codes of an earlier order\n');
+    const kept = at('product,quantity,out\namazon-us-25,1,kept.csv\n');
+    const exists = await refusal(kept);
+    expect(exists).toMatchObject({ exitCode: 2 });
+    expect((exists as Error).message).toMatch(/^line 2: .*kept\.csv.*nothing was ordered$/);
+    expect(await refusal(kept, true)).toBeUndefined();
+    // A row this plan already delivered keeps its file: the dry run passes it, as the run does.
+    const done = at('product,quantity,out\namazon-us-25,1,done.csv\n');
+    const first = harness();
+    await runPlan({ plan: done, concurrency: 1 }, first.deps);
+    const again = harness({ json: false, journal: first.journal });
+    await runPlan({ plan: done, dryRun: true, concurrency: 1 }, again.deps);
+    expect(again.posts()).toBe(0);
+  });
+
   it('a failing row fails the plan with its exit code, naming the first; the other rows are delivered', async () => {
     const h = harness();
     const error = await runPlan({ plan: plan('no-such-product,1\namazon-us-25,1\n'), concurrency: 1 }, h.deps).catch(

@@ -238,7 +238,15 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
     const scope = await deps.connection().then(connectionScope, () => undefined);
-    return dryRun(readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch)), deps);
+    const planned = readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch));
+    // Each row's codes file is refused here as the run would refuse it, so a plan checked in the afternoon does not
+    // fail at night. Without a key the rows already delivered are unknown: a file already there is not refused.
+    if (scope) {
+      const journal = await deps.journal();
+      const delivered = deliveredRows(journal, scope);
+      await checkOutFiles(keyRows(planned, delivered, journal, scope), delivered, journal, o.force === true);
+    } else await checkOutFiles(planned, new Map(), undefined, true);
+    return dryRun(planned, deps);
   }
   const connection = await deps.connection();
   const scope = connectionScope(connection);
