@@ -42,10 +42,18 @@ export async function driveIntent(
   const machine = from instanceof OrderMachine ? from : new OrderMachine(deps, from);
   const start = machine.intent;
   try {
-    let order =
-      start.orderId && start.phase !== 'prepared' && start.phase !== 'sending'
-        ? await machine.refresh()
-        : await machine.send(options.answered);
+    const reread = start.orderId !== undefined && start.phase !== 'prepared' && start.phase !== 'sending';
+    // A POST can take seconds (a busy provider): on a terminal a spinner says what is under way, so the person neither
+    // wonders whether anything happened nor starts the order again in another window.
+    const spinner = await deps.io.spinner(
+      reread ? `reading order ${start.orderId}` : `placing the order: ${start.quantity} × ${start.productId}`,
+    );
+    let order: Order;
+    try {
+      order = reread ? await machine.refresh() : await machine.send(options.answered);
+    } finally {
+      spinner.stop();
+    }
     let written: Written | undefined;
     if (options.wait || options.out) {
       const earlier = options.out ? machine.deliveredTo(options.out.path) : undefined;

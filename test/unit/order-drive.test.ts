@@ -2,6 +2,7 @@
 // against the reference server: the pieces order place, resume, watch and codes get share.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { type Intent } from '../../src/journal/intent.js';
@@ -11,6 +12,7 @@ import { driveIntent, printOutcome } from '../../src/orders/drive.js';
 import { settle, settleReached } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
 import { outExists, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
+import { Io } from '../../src/output/io.js';
 import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, testOrderSpec } from '../helpers/inprocess.js';
@@ -343,6 +345,56 @@ describe('settling interrupted intents', () => {
 });
 
 describe('driveIntent', () => {
+  it('on a terminal, a spinner says the order is being placed while its POST is out, and is gone after', async () => {
+    const { slow } = servers;
+    const j = freshJournal();
+    const { intent } = await j.begin(testOrderSpec(slow.url));
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    const io = new Io({
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr,
+      env: {},
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+    });
+    const real = clientOf(slow.url);
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let sent = (): void => undefined;
+    const out = new Promise<void>((resolve) => (sent = resolve));
+    const api = Object.assign(Object.create(real) as ApiClient, {
+      createOrder: async (body: string, key: string) => {
+        sent();
+        await held;
+        return real.createOrder(body, key);
+      },
+    });
+    const driving = driveIntent({ io, api, journal: j, signal: new AbortController().signal }, intent, {
+      wait: false,
+      intervalS: 0.01,
+    });
+    await out;
+    expect(err).toContain('placing the order: 2 × amazon-us-25');
+    release();
+    await driving;
+    // Stopped (its line cleared, no check mark: the order itself is printed next); a later spinner may start.
+    const spinner = await io.spinner('next');
+    expect(err).not.toContain('✓');
+    spinner.stop();
+    // Without a terminal: nothing but what the verb prints.
+    const { intent: quiet } = await j.begin(testOrderSpec(slow.url));
+    const c = capture();
+    await driveIntent({ io: c.io, api: real, journal: j, signal: new AbortController().signal }, quiet, {
+      wait: false,
+      intervalS: 0.01,
+    });
+    expect(c.err()).toBe('');
+  });
+
   it('wait false, no out: sends once and returns the order as accepted, nothing written', async () => {
     const { slow } = servers;
     const j = freshJournal();
