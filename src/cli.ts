@@ -131,7 +131,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     await io.flushOut();
   } catch (error) {
     const profile = program.opts<{ profile?: string }>().profile ?? io.env.GIFTCODES_PROFILE;
-    code = report(io, error, commanderMessage, controller.signal, helpFor(program, argv.slice(2)), {
+    const words = commandWords(program, argv.slice(2));
+    code = report(io, error, commanderMessage, controller.signal, words, {
       configDir: io.env.GIFTCODES_CONFIG_DIR,
       profile,
     });
@@ -173,8 +174,8 @@ function jsonFlagGiven(program: Command, args: readonly string[]): boolean {
   return false;
 }
 
-/** The help that explains a usage error: `giftcodes order place --help` for a flag of order place. */
-function helpFor(program: Command, args: readonly string[]): string {
+/** The command words of a run (`order place` for `giftcodes --json order place --qty 2`). */
+function commandWords(program: Command, args: readonly string[]): string[] {
   const words: string[] = [];
   let command: Command = program;
   for (const arg of args) {
@@ -183,7 +184,30 @@ function helpFor(program: Command, args: readonly string[]): string {
     words.push(arg);
     command = sub;
   }
+  return words;
+}
+
+/** The help that explains a usage error: `giftcodes order place --help` for a flag of order place. */
+function helpFor(words: readonly string[]): string {
   return words.length === 0 ? 'see --help' : `see: giftcodes ${words.join(' ')} --help`;
+}
+
+/**
+ * Words people reach for that name nothing here, too far from the right one for commander's "did you mean" (or
+ * nearer a wrong one: `config get` is one letter from `set`), by the command they were typed under.
+ */
+const REACHED_FOR: Readonly<Record<string, string>> = {
+  'config get':
+    "to read the profile's settings: giftcodes config show (to change one: giftcodes config set <field> <value>)",
+  'order place --qty': 'Did you mean --quantity?',
+  'order place --count': 'Did you mean --quantity?',
+  'order place --product-id': 'Did you mean --product?',
+};
+
+/** The hint for an unknown command or option the table above knows, under the command it was typed under. */
+function reachedFor(words: readonly string[], message: string): string | undefined {
+  const unknown = /^unknown (?:command|option) '([^']+)'/.exec(message)?.[1];
+  return unknown === undefined ? undefined : REACHED_FOR[[...words, unknown].join(' ')];
 }
 
 /** What the failing run used where it is not the default: a command in a hint must land in the same place. */
@@ -197,7 +221,7 @@ function report(
   error: unknown,
   commanderMessage: string,
   signal: AbortSignal,
-  usageHelp = 'see --help',
+  words: readonly string[] = [],
   place: RunPlace = {},
 ): number {
   if (error instanceof CommanderError) {
@@ -213,7 +237,8 @@ function report(
     // Any other line break came from a value the user typed, and stays in the message (escaped when printed).
     const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(message);
     const first = suggestion ? message.slice(0, suggestion.index) : message;
-    printError(io, { code: 'usage', message: first, hint: suggestion?.[1] ?? usageHelp, exitCode: ExitCode.usage });
+    const hint = reachedFor(words, first) ?? suggestion?.[1] ?? helpFor(words);
+    printError(io, { code: 'usage', message: first, hint, exitCode: ExitCode.usage });
     return ExitCode.usage;
   }
   const cliError: CliError | undefined = isCliError(error)

@@ -178,7 +178,7 @@ export function errorForStatus(
       hint: unansweredHint(status),
     });
   }
-  return new ApiError(text, { code: body.code, status, hint: hintForCode(body.code) });
+  return new ApiError(text, { code: body.code, status, hint: hintForCode(body.code, path) });
 }
 
 /** What to do about a request that got no answer after its retries, by its cause. */
@@ -192,14 +192,25 @@ function unansweredHint(status: number): string {
   return 'the service is failing; try again later, or raise --retries';
 }
 
-function hintForCode(code: string): string | undefined {
+/** The order a path names (`/v1/orders/<id>/…`), for a hint that gives the command in full; else `<id>`. */
+function orderIn(path: string): string {
+  const id = /^\/v1\/orders\/([^/?]+)/.exec(path)?.[1];
+  if (id === undefined) return '<id>';
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return '<id>';
+  }
+}
+
+function hintForCode(code: string, path: string): string | undefined {
   switch (canonicalCode(code)) {
     case 'idempotency_key_reused':
       return 'that idempotency key belongs to a different order; use a new key, or repeat the original product and quantity';
     case 'order_not_found':
       return 'check the id, and that the order was placed on this server and environment: giftcodes order list shows the orders placed from here, and takes a prefix of their ids';
     case 'order_not_completed':
-      return 'the order is not completed yet: add --wait, or run: giftcodes order watch <id>';
+      return `the order is not completed yet: add --wait, or run: giftcodes order watch ${orderIn(path)}`;
     case 'unknown_product':
     case 'product_not_found':
       return 'list the products with: giftcodes catalog list';

@@ -16,7 +16,8 @@ export function seconds(min: number, max: number): (value: string) => number {
 export function integer(min: number, max: number): (value: string) => number {
   return (value) => {
     const trimmed = value.trim();
-    if (!/^[+]?\d+$/.test(trimmed)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
+    // A negative number is a whole number too: it is told the range, as 0 is.
+    if (!/^[+-]?\d+$/.test(trimmed)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
     const n = Number(trimmed);
     if (!Number.isSafeInteger(n) || n < min || n > max) {
       throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got "${value}"`);

@@ -76,3 +76,25 @@ describe('a plan run with a typo in one row', () => {
     expect((await ledger(served.server)).orders.length).toBe(before + 4);
   });
 });
+
+describe('the words people reach for', () => {
+  it('--qty is --quantity, config get is config show, and a negative quantity is told its range: exit 2, nothing sent', async () => {
+    const { configDir, url: baseUrl } = served;
+    const before = (await ledger(served.server)).orders.length;
+    const qty = await runCli(['order', 'place', '--product', 'amazon-us-25', '--qty', '2'], { configDir, baseUrl });
+    expect(qty.code).toBe(2);
+    expect(unstamped(qty.stderr)).toBe("error: unknown option '--qty'\nhint: Did you mean --quantity?\n");
+    const get = await runCli(['config', 'get', 'base-url'], { configDir, baseUrl });
+    expect(get.code).toBe(2);
+    expect(unstamped(get.stderr)).toBe(
+      "error: unknown command 'get'\nhint: to read the profile's settings: giftcodes config show (to change one: giftcodes config set <field> <value>)\n",
+    );
+    const negative = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '-3'], {
+      configDir,
+      baseUrl,
+    });
+    expect(negative.code).toBe(2);
+    expect(unstamped(negative.stderr)).toContain('expected a whole number from 1 to 1000000, got "-3"');
+    expect((await ledger(served.server)).orders.length).toBe(before);
+  });
+});

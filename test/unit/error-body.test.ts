@@ -207,10 +207,15 @@ describe('errorForStatus: the exit code of each status', () => {
     expect(error.hint).toContain('https://elsewhere.example/v1/catalog');
   });
 
-  it('known codes carry a hint', () => {
-    expect(
-      errorForStatus('GET', '/v1/orders/o1/codes', 409, { code: 'order_not_completed', message: 'not yet' }, 1).hint,
-    ).toMatch(/--wait/);
+  it('known codes carry a hint, naming the order when the path does', () => {
+    const hint = errorForStatus(
+      'GET',
+      '/v1/orders/ord_9f2/codes',
+      409,
+      { code: 'order_not_completed', message: 'not yet' },
+      1,
+    ).hint;
+    expect(hint).toBe('the order is not completed yet: add --wait, or run: giftcodes order watch ord_9f2');
   });
 
   it('describeHttpError leaves out an empty message', () => {
