@@ -13,6 +13,7 @@ import {
   servedApi,
   spawnCli,
   tempDir,
+  unstamped,
   until,
 } from '../helpers/e2e.js';
 import { gate, stderrShows } from '../helpers/gate.js';
@@ -78,6 +79,12 @@ describe('order list and order show <ref>', () => {
     expect(records[3]!.orderId).toBe(order.id);
     // Filters: each one alone.
     expect((await list(configDir, '--status', 'refused')).map((r) => r.productId)).toEqual(['no-such-product']);
+    // A typo in --status is not "no such orders": the empty list says what the record holds.
+    const typo = await runCli(['order', 'list', '--status', 'delivred'], { configDir });
+    expect([typo.code, typo.stdout]).toEqual([0, '']);
+    expect(unstamped(typo.stderr)).toMatch(
+      /^no order in the local record has the status "delivred": did you mean delivered\? \(outcomes: /,
+    );
     expect((await list(configDir, '--product', 'amazon-us-25')).map((r) => r.orderId)).toEqual([order.id]);
     expect(await list(configDir, '--since', '2999-01-01')).toEqual([]);
     expect(await list(configDir, '--since', '1h')).toHaveLength(4);

@@ -14,6 +14,7 @@ import {
   recordsCsv,
   resolveRef,
   unfinished,
+  unknownStatus,
 } from '../../src/orders/history-query.js';
 
 function rec(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
@@ -308,5 +309,26 @@ describe('resolveRef', () => {
     expect(() => resolveRef(eleven, 'k')).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('more') }),
     );
+  });
+});
+
+describe('unknownStatus', () => {
+  const records = [
+    rec('a', '2026-01-01T00:00:00.000Z', { status: 'Completed' }),
+    rec('b', '2026-01-02T00:00:00.000Z', { status: 'processing', outcome: 'pending' }),
+  ];
+
+  it('names a typo, the nearest word and what the record holds', () => {
+    expect(unknownStatus(records, 'complete')).toBe(
+      'no order in the local record has the status "complete": did you mean completed? (outcomes: delivered, failed, refused, abandoned, pending; statuses the server gave: completed, processing)',
+    );
+    expect(unknownStatus([], 'xyzzy')).toBe(
+      'no order in the local record has the status "xyzzy" (outcomes: delivered, failed, refused, abandoned, pending)',
+    );
+  });
+
+  it('says nothing of an outcome word or a status the record holds, in any case', () => {
+    for (const status of ['refused', 'PENDING', 'completed', 'Processing'])
+      expect(unknownStatus(records, status)).toBeUndefined();
   });
 });

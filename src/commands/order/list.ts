@@ -65,7 +65,7 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
-  const { allRecords, filterRecords, parseSince, recordsCsv, unfinished } =
+  const { allRecords, filterRecords, parseSince, recordsCsv, unfinished, unknownStatus } =
     await import('../../orders/history-query.js');
   const env = options.env === undefined ? undefined : environmentArg(options.env);
   if (env === 'all')
@@ -87,11 +87,15 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   if (options.refresh) await refresh(deps, records().filter(unfinished));
   const rows = records();
   const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
+  const none =
+    (rows.length === 0 && options.status !== undefined
+      ? unknownStatus(allRecords(journal.history, journal.read().intents), options.status)
+      : undefined) ?? 'no orders in the local record match';
   await exportResult(
     deps.io,
     rows,
     {
-      empty: { when: (data) => data.length === 0, line: 'no orders in the local record match', notice: true },
+      empty: { when: (data) => data.length === 0, line: none, notice: true },
       csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
       text: (data) => {
         return renderTable(deps.io, data, [
