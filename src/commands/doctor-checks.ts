@@ -56,8 +56,8 @@ export async function encryptToCheck(deps: DoctorDeps): Promise<Outcome | undefi
 
 /** The webhook receiver's tolerance: a clock further off than this fails signed deliveries as well. */
 export const CLOCK_TOLERANCE_S = 300;
-/** package.json's engines. */
-const MIN_NODE = [20, 18, 1] as const;
+/** The oldest Node the launcher (bin/giftcodes) runs on, as package.json's engines say: doctor-node.test.ts keeps them in step. */
+export const MIN_NODE = [22, 1, 0] as const;
 const NODE_VERSION_TIMEOUT_MS = 5_000;
 
 /** The outcome of a step that threw one of our errors: its message, hint and exit code. */
@@ -129,15 +129,18 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
   const path = env.PATH ?? '';
   const giftcodes = findOnPath('giftcodes', path, env);
   const node = findOnPath('node', path, env);
+  // This Node by the name PATH gives it, when PATH finds it through a link (Homebrew's /opt/homebrew/bin, a version
+  // manager's directory): that name outlives an upgrade, the resolved one (a versioned Cellar or cache path) does not.
+  const thisNode = node !== undefined && realpath(node) === realpath(deps.nodePath) ? node : deps.nodePath;
   // The directory of this Node usually holds the global `giftcodes` too (npm's prefix, nvm, volta); else this install's bin/.
-  const nodeDir = dirname(deps.nodePath);
+  const nodeDir = dirname(thisNode);
   const dirs = new Set([
     nodeDir,
     ...(findOnPath('giftcodes', nodeDir, env) ? [] : [dirname(deps.programPath)]),
     '/usr/bin',
     '/bin',
   ]);
-  const fix = `put PATH=${[...dirs].join(':')} in the crontab, or call both by absolute path: ${deps.nodePath} ${deps.programPath}`;
+  const fix = `put PATH=${[...dirs].join(':')} in the crontab, or call both by absolute path: ${thisNode} ${deps.programPath}`;
   const missing = [giftcodes ? undefined : 'giftcodes', node ? undefined : 'node'].filter((name) => name !== undefined);
   if (!giftcodes || !node) {
     return {

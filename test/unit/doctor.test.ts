@@ -1,11 +1,11 @@
 // doctor's run() with a test Io and its dependencies given: marks on a terminal, --quiet, the node version on
 // PATH, the clock compared with the reference server's Date, and which check's exit code wins.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { run, type DoctorDeps } from '../../src/commands/doctor.js';
-import { findOnPath } from '../../src/commands/doctor-checks.js';
+import { findOnPath, MIN_NODE } from '../../src/commands/doctor-checks.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { Io } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -65,7 +65,7 @@ function deps(io: Io, o: { clockOffsetMs?: number } = {}): DoctorDeps {
 
 describe('giftcodes doctor, run() over a test Io', () => {
   it('on a terminal: ✓ a line, and no error when every check holds', async () => {
-    const { io, out } = terminalIo({ PATH: fakeBin('v20.18.1') });
+    const { io, out } = terminalIo({ PATH: fakeBin('v22.1.0') });
     await run({ retries: 0 }, deps(io));
     expect(
       out()
@@ -73,24 +73,44 @@ describe('giftcodes doctor, run() over a test Io', () => {
         .filter(Boolean)
         .map((line) => line.slice(0, 1)),
     ).toEqual(['✓', '✓', '✓', '✓', '✓', '✓']);
-    expect(out()).toContain('node v20.18.1');
+    expect(out()).toContain('node v22.1.0');
     expect(out()).not.toContain(KEY);
   });
 
-  it('a node on PATH older than 20.18.1 fails the command check (exit 3) before a clock an hour ahead (exit 8)', async () => {
+  it('a node on PATH older than 22.1 fails the command check (exit 3) before a clock an hour ahead (exit 8)', async () => {
     const { io, out } = terminalIo({ PATH: fakeBin('v18.19.0') });
     await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: 3_600_000 }))).rejects.toMatchObject({
       exitCode: 3,
       message: '2 of 6 checks failed: command, clock',
     });
     expect(out()).toMatch(
-      /^✗ command {2}the node on PATH \(.*\/node\) is v18\.19\.0; giftcodes needs 20\.18\.1 or later\n {2}hint: put PATH=\/opt\/node\/bin:\/opt\/giftcodes\/bin:\/usr\/bin:\/bin in the crontab/m,
+      /^✗ command {2}the node on PATH \(.*\/node\) is v18\.19\.0; giftcodes needs 22\.1\.0 or later\n {2}hint: put PATH=\/opt\/node\/bin:\/opt\/giftcodes\/bin:\/usr\/bin:\/bin in the crontab/m,
     );
     expect(out()).toMatch(/^✗ clock {4}this machine's clock is 1 h 0 min ahead of the API's/m);
   });
 
+  it('a Node 20 on PATH fails the command check: the launcher refuses it (exit 3), so cron would fail', async () => {
+    const { io, out } = terminalIo({ PATH: fakeBin('v20.20.2') });
+    await expect(run({ retries: 0 }, deps(io))).rejects.toMatchObject({ exitCode: 3 });
+    expect(out()).toMatch(
+      /^✗ command {2}the node on PATH \(.*\/node\) is v20\.20\.2; giftcodes needs 22\.1\.0 or later$/m,
+    );
+  });
+
+  it('the crontab PATH names the directory PATH finds this Node in (a link), not the versioned one it resolves to', async () => {
+    const linked = tempDir('giftcodes-path-');
+    symlinkSync(process.execPath, join(linked, 'node'));
+    const { io, out } = terminalIo({ PATH: linked });
+    await expect(run({ retries: 0 }, { ...deps(io), nodePath: process.execPath })).rejects.toMatchObject({
+      exitCode: 3,
+    });
+    expect(out()).toContain(
+      `hint: put PATH=${linked}:/opt/giftcodes/bin:/usr/bin:/bin in the crontab, or call both by absolute path: ${join(linked, 'node')} /opt/giftcodes/bin/giftcodes`,
+    );
+  });
+
   it('--quiet prints only what failed', async () => {
-    const { io, out } = terminalIo({ PATH: fakeBin('v20.18.1') }, true);
+    const { io, out } = terminalIo({ PATH: fakeBin('v22.1.0') }, true);
     await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: -400_000 }))).rejects.toMatchObject({ exitCode: 8 });
     expect(
       out()
@@ -103,11 +123,25 @@ describe('giftcodes doctor, run() over a test Io', () => {
 describe('findOnPath', () => {
   it('takes the first executable file of that name, skipping directories and files that do not run', () => {
     const first = tempDir();
-    const second = fakeBin('v20.18.1');
+    const second = fakeBin('v22.1.0');
     mkdirSync(join(first, 'node'));
     writeFileSync(join(first, 'giftcodes'), '', { mode: 0o644 });
     expect(findOnPath('node', `${first}::${second}`, {})).toBe(join(second, 'node'));
     expect(findOnPath('giftcodes', `${first}:${second}`, {})).toBe(join(second, 'giftcodes'));
     expect(findOnPath('giftcodes', '', {})).toBeUndefined();
+  });
+});
+
+describe("doctor's oldest Node", () => {
+  it("is the launcher's and the first line package.json's engines accept", () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const launcher = readFileSync(join(root, 'bin', 'giftcodes'), 'utf8');
+    const refused = /if \(version\[0\] < (\d+) \|\| \(version\[0\] === (\d+) && version\[1\] < (\d+)\)\)/.exec(
+      launcher,
+    );
+    expect(refused?.slice(1).map(Number)).toEqual([MIN_NODE[0], MIN_NODE[0], MIN_NODE[1]]);
+    const engines = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { engines: { node: string } })
+      .engines.node;
+    expect(engines.split(' || ')[0]).toBe(`^${MIN_NODE.join('.')}`);
   });
 });
