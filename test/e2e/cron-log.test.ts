@@ -39,6 +39,29 @@ describe('a run without a terminal, as cron logs it', () => {
   });
 });
 
+describe('the next night, after an order that timed out', () => {
+  const slow = servedApi(['--fulfil-after', '4000'], { login: true });
+
+  it("finishes the earlier order, and the log's last line says this run placed no new one", async () => {
+    const dir = tempDir();
+    const place = (out: string, ...more: string[]): ReturnType<typeof runCli> =>
+      runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', join(dir, out), ...more], {
+        configDir: slow.configDir,
+        baseUrl: slow.url,
+      });
+    expect((await place('day1.csv', '--timeout', '1')).code).toBe(7);
+    const next = await place('day2.csv', '--interval', '0.2');
+    expect(next.code, next.stderr).toBe(0);
+    const done = next.stderr
+      .split('\n')
+      .map((l) => l.replace(STAMP, ''))
+      .find((l) => l.startsWith('done:'));
+    expect(done).toMatch(
+      /^done: finished the order of 1 × amazon-us-25 an earlier run placed at \S+Z \(this run placed no new order\): order ord_\w+ completed, codes to .*day2\.csv \(csv\); took \d/,
+    );
+  });
+});
+
 describe('doctor as the gate of a cron job', () => {
   let hostile: HostileServer | undefined;
   afterAll(() => hostile?.close());

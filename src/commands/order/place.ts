@@ -206,10 +206,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     try {
       await finish(deps.io, journal, driven);
     } catch (error) {
-      if (error === driven.failure) await summarise(deps.io, driven);
+      if (error === driven.failure) await summarise(deps.io, driven, resumed);
       throw error;
     }
-    await summarise(deps.io, driven);
+    await summarise(deps.io, driven, resumed);
   } finally {
     outLock?.release();
   }
@@ -440,13 +440,17 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
 }
 
 /** The run's one summary line in a log (output/progress.ts): what was ordered, the order, where its codes went. */
-async function summarise(io: Io, { intent, order, written }: Driven): Promise<void> {
+/**
+ * The log's last line. A run that finished an order an earlier run placed (the same command again after a timeout or
+ * a kill) says so: a nightly job whose run did that placed no order of its own, and the morning's reader must know.
+ */
+async function summarise(io: Io, { intent, order, written }: Driven, resumed: boolean): Promise<void> {
   const { runSummary } = await import('../../output/progress.js');
   const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${written.format})` : '';
-  runSummary(
-    io,
-    `ordered ${intent.quantity} × ${intent.productId}: order ${String(order.id)} ${String(order.status)}${codes}`,
-  );
+  const what = resumed
+    ? `finished the order of ${intent.quantity} × ${intent.productId} an earlier run placed at ${intent.createdAt} (this run placed no new order)`
+    : `ordered ${intent.quantity} × ${intent.productId}`;
+  runSummary(io, `${what}: order ${String(order.id)} ${String(order.status)}${codes}`);
 }
 
 /**
