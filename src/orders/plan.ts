@@ -89,8 +89,16 @@ export function legacyRowKey(planSha: string, row: number): string {
   return `plan-${planSha.slice(0, 24)}-r${row}`;
 }
 
-/** Parses the plan (keyed in `family`, when known); every bad row is reported with its line number, and nothing is ordered if there is one. */
-export function parsePlan(bytes: Buffer, planPath: string, family?: string): PlanRow[] {
+/** What an `out` cell writes `{batch}` for: the run's `--batch`, so each night's codes go to a file of their own. */
+export const BATCH_FIELD = '{batch}';
+/** A batch that can go into a file name as it is: no directory separator, no leading dot or dash. */
+const FILE_SAFE_BATCH = /^[A-Za-z0-9][A-Za-z0-9._+=@-]*$/;
+
+/**
+ * Parses the plan (keyed in `family`, when known; `{batch}` in an out cell written as `batch`); every bad row is
+ * reported with its line number, and nothing is ordered if there is one.
+ */
+export function parsePlan(bytes: Buffer, planPath: string, family?: string, batch?: string): PlanRow[] {
   const planSha = sha256(bytes.toString('latin1'));
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const rows: PlanRow[] = [];
@@ -120,7 +128,19 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string): Pla
         `line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`,
       );
     const outCell = out ?? '';
-    const outPath = outCell === '' ? undefined : resolve(dirname(planPath), outCell);
+    let outName = outCell;
+    if (outCell.includes(BATCH_FIELD)) {
+      if (batch === undefined)
+        return void problems.push(
+          `line ${line}: its out file names ${BATCH_FIELD}, which --batch gives (e.g. --batch "$(date +%F)")`,
+        );
+      if (!FILE_SAFE_BATCH.test(batch))
+        return void problems.push(
+          `line ${line}: --batch "${batch}" cannot go into a file name for ${BATCH_FIELD} (letters, digits and . _ + = @ -; a date: 2026-11-29)`,
+        );
+      outName = outCell.replaceAll(BATCH_FIELD, batch);
+    }
+    const outPath = outName === '' ? undefined : resolve(dirname(planPath), outName);
     const what = JSON.stringify([productId, n, outCell]);
     const occurrence = (occurrences.get(what) ?? 0) + 1;
     occurrences.set(what, occurrence);
@@ -170,7 +190,7 @@ function realFile(path: string): string {
   }
 }
 
-export function readPlan(path: string, family?: string): PlanRow[] {
+export function readPlan(path: string, family?: string, batch?: string): PlanRow[] {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -183,7 +203,7 @@ export function readPlan(path: string, family?: string): PlanRow[] {
       );
     throw new LocalError(`cannot read the plan ${path} (${code ?? 'error'})`, { code: 'plan_unreadable' });
   }
-  return parsePlan(bytes, path, family);
+  return parsePlan(bytes, path, family, batch);
 }
 
 /** What a row worker needs: the run's connection, and its Io, client, journal and interruption. */
@@ -503,14 +523,36 @@ export async function checkOutFiles(
       if (tooMany) throw tooMany;
       checkOutTarget(row.out!, force);
     } catch (error) {
-      if (isCliError(error))
-        throw new CliError(error.exitCode, `line ${row.row}: ${error.message}; nothing was ordered`, {
+      if (!isCliError(error)) throw error;
+      // The codes of an order already paid for (another night's batch writing to the same name): say whose they
+      // are, and how each night gets a file of its own, rather than only that --force would overwrite them.
+      const holder =
+        error.code === 'out_exists'
+          ? journal?.history.list().find((r) => r.outcome === 'delivered' && r.out === row.out)
+          : undefined;
+      throw new CliError(
+        error.exitCode,
+        `line ${row.row}: ${error.message}${holder ? ` and holds the codes of order ${holder.orderId ?? holder.key} (delivered ${holder.endedAt ?? holder.updatedAt})` : ''}; nothing was ordered`,
+        {
           code: error.code,
-          ...(error.hint ? { hint: error.hint } : {}),
-        });
-      throw error;
+          ...(holder
+            ? {
+                hint: `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`,
+              }
+            : error.hint
+              ? { hint: error.hint }
+              : {}),
+        },
+      );
     }
   }
+}
+
+/** `amazon-25.csv` → `amazon-25-{batch}.csv`: the file name of a row's out with the batch before its extension. */
+function batchExample(out: string): string {
+  const name = basename(out);
+  const dot = name.indexOf('.', 1);
+  return dot === -1 ? `${name}-${BATCH_FIELD}` : `${name.slice(0, dot)}-${BATCH_FIELD}${name.slice(dot)}`;
 }
 
 function errorOf(error: unknown): NonNullable<PlanResult['error']> {

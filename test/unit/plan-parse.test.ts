@@ -234,3 +234,22 @@ describe('plan parsing', () => {
     expect(message).toContain('line 3: quantity must be a whole number from 1 to 1000000, got "1000001"');
   });
 });
+
+describe('{batch} in an out cell', () => {
+  const night = (batch: string | undefined): ReturnType<typeof parsePlan> =>
+    parsePlan(Buffer.from('amazon-us-25,1,codes/amazon-{batch}.csv\n', 'utf8'), '/plans/p.csv', F, batch);
+
+  it("is the run's --batch, in the path; the row's key is the cell as written", () => {
+    const [row] = night('2026-11-29');
+    expect(row!.out).toBe('/plans/codes/amazon-2026-11-29.csv');
+    expect(row!.key).toBe(
+      rowKey(F, { productId: 'amazon-us-25', quantity: 1, outCell: 'codes/amazon-{batch}.csv', occurrence: 1 }),
+    );
+  });
+
+  it('needs --batch, and a batch that can go into a file name: exit 2, naming the line', () => {
+    expect(() => night(undefined)).toThrow(/line 1: its out file names \{batch\}, which --batch gives/);
+    for (const batch of ['../x', 'a/b', '.hidden', '-rf', 'two words'])
+      expect(() => night(batch)).toThrow(/line 1: --batch ".*" cannot go into a file name for \{batch\}/);
+  });
+});

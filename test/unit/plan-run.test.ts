@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { InterruptedError } from '../../src/errors.js';
+import { InterruptedError, type CliError } from '../../src/errors.js';
 import { runPlan, type PlaceDeps } from '../../src/commands/order/place.js';
 import { Journal } from '../../src/journal/journal.js';
 import type { PlanResult } from '../../src/orders/plan.js';
@@ -144,6 +144,45 @@ describe('runPlan', () => {
     const again = harness({ json: false, journal: first.journal });
     await runPlan({ plan: done, dryRun: true, concurrency: 1 }, again.deps);
     expect(again.posts()).toBe(0);
+  });
+
+  it('a nightly plan: each --batch writes its own {batch} file; a fixed name is refused the next night, naming its order', async () => {
+    const dir = tempDir();
+    const at = (text: string): string => {
+      const path = join(dir, `nightly-${randomUUID()}.csv`);
+      writeFileSync(path, text);
+      return path;
+    };
+    const journal = freshJournal();
+    const nightly = at('product,quantity,out\namazon-us-25,1,amazon-{batch}.csv\n');
+    let posts = 0;
+    for (const batch of ['2026-11-29', '2026-11-30', '2026-11-30']) {
+      const h = harness({ journal });
+      await runPlan({ plan: nightly, batch, concurrency: 1 }, h.deps);
+      posts += h.posts();
+    }
+    expect(posts).toBe(2);
+    expect(readFileSync(join(dir, 'amazon-2026-11-29.csv'), 'utf8')).toMatch(/^order_id,code,/);
+    expect(readFileSync(join(dir, 'amazon-2026-11-30.csv'), 'utf8')).toMatch(/^order_id,code,/);
+    // The plan the docs once showed: one file name for every night.
+    const fixed = at('product,quantity,out\namazon-us-25,1,amazon-25.csv\n');
+    const first = harness({ journal });
+    await runPlan({ plan: fixed, batch: '2026-11-29', concurrency: 1 }, first.deps);
+    const orderId = (JSON.parse(first.out()) as PlanResult[])[0]!.order!.id;
+    const next = harness({ journal });
+    const error = await runPlan({ plan: fixed, batch: '2026-11-30', concurrency: 1 }, next.deps).catch(
+      (e: unknown) => e,
+    );
+    expect(next.posts()).toBe(0);
+    expect(error).toMatchObject({ exitCode: 2, code: 'out_exists' });
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^line 2: .*amazon-25\\.csv exists and holds the codes of order ${orderId} \\(delivered \\S+\\); nothing was ordered$`,
+      ),
+    );
+    expect((error as CliError).hint).toBe(
+      'give each batch a file of its own: {batch} in the out column (amazon-25-{batch}.csv) is the --batch name; or move the file away (--force would overwrite those codes)',
+    );
   });
 
   it('a failing row fails the plan with its exit code, naming the first; the other rows are delivered', async () => {

@@ -79,7 +79,7 @@ export function register(parent: Command, app: App): void {
     .addOption(
       new Option(
         '--batch <name>',
-        'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night)',
+        'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night); {batch} in an out cell is this name',
       ).argParser(once('--batch', batchArg)),
     )
     .option('--dry-run', 'with --plan: print what would be ordered, send nothing')
@@ -234,11 +234,11 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     planFailure,
   } = await import('../../orders/plan.js');
   const { io } = deps;
-  readPlan(o.plan); // every row checked first: a bad plan is exit 2 before a key or the journal is looked at
+  readPlan(o.plan, undefined, o.batch); // every row checked first: a bad plan is exit 2 before a key or the journal is looked at
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
     const scope = await deps.connection().then(connectionScope, () => undefined);
-    const planned = readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch));
+    const planned = readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch), o.batch);
     // Each row's codes file is refused here as the run would refuse it, so a plan checked in the afternoon does not
     // fail at night. Without a key the rows already delivered are unknown: a file already there is not refused.
     if (scope) {
@@ -256,7 +256,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     deps.api(),
     import('../../orders/lifecycle.js'),
   ]);
-  const parsed = readPlan(o.plan, family);
+  const parsed = readPlan(o.plan, family, o.batch);
   // This plan's interrupted rows in this scope whose outcome already reached the user (a run killed after its
   // summary was printed) end first, each said once: they are delivered rows from here on.
   const own = new Set(parsed.flatMap((r) => [r.key, r.legacyKey]));
@@ -459,7 +459,7 @@ async function summarise(io: Io, { intent, order, written }: Driven, resumed: bo
  */
 async function planRecipients(options: PlaceOptions, deps: PlaceDeps): Promise<PlaceOptions> {
   const { readPlan } = await import('../../orders/plan.js');
-  const outs = readPlan(options.plan!).flatMap((row) => (row.out ? [row.out] : []));
+  const outs = readPlan(options.plan!, undefined, options.batch).flatMap((row) => (row.out ? [row.out] : []));
   let encryptTo: string[] | undefined;
   for (const out of outs.length > 0 ? outs : [undefined])
     encryptTo = (await withRecipients({ encryptTo: options.encryptTo, out }, deps)).encryptTo;
