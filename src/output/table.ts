@@ -15,6 +15,8 @@ export interface Column<Row> {
    * cell is cut (as gh does): the least useful go, so that ids and quantities stay whole.
    */
   dropRank?: number;
+  /** Where a cell too long for its column is cut: its end (the default), or its start, for a path whose file name matters. */
+  cut?: 'end' | 'start';
 }
 
 const WHOLE_HEADERS = /^(id|key|order|order id|idempotency key|.* id|.* key)$/i;
@@ -37,7 +39,7 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], all: readonly Col
     );
   const line = (values: string[]): string =>
     values
-      .map((value, i) => fit(value, widths[i] ?? 0))
+      .map((value, i) => fit(value, widths[i] ?? 0, columns[i]?.cut))
       .join('  ')
       .trimEnd();
   const header = line(columns.map((column) => column.header.toUpperCase()));
@@ -84,9 +86,10 @@ function fitToWidth(widths: number[], total: number, minimums: number[]): void {
   }
 }
 
-function fit(value: string, width: number): string {
+function fit(value: string, width: number, cut: Column<unknown>['cut'] = 'end'): string {
   if (value.length <= width) return value.padEnd(width);
-  return `${value.slice(0, Math.max(0, width - 1))}…`;
+  const kept = Math.max(0, width - 1);
+  return cut === 'start' ? `…${value.slice(value.length - kept)}` : `${value.slice(0, kept)}…`;
 }
 
 function oneLine(value: string): string {

@@ -156,12 +156,17 @@ describe('runPlan', () => {
     const journal = freshJournal();
     const nightly = at('product,quantity,out\namazon-us-25,1,amazon-{batch}.csv\n');
     let posts = 0;
+    let last = '';
     for (const batch of ['2026-11-29', '2026-11-30', '2026-11-30']) {
-      const h = harness({ journal });
+      const h = harness({ journal, json: false });
       await runPlan({ plan: nightly, batch, concurrency: 1 }, h.deps);
+      await h.deps.io.flushOut();
       posts += h.posts();
+      last = h.out();
     }
     expect(posts).toBe(2);
+    // The same night again: its row says first that an earlier run ordered it.
+    expect(last).toMatch(/ earlier run: completed /);
     expect(readFileSync(join(dir, 'amazon-2026-11-29.csv'), 'utf8')).toMatch(/^order_id,code,/);
     expect(readFileSync(join(dir, 'amazon-2026-11-30.csv'), 'utf8')).toMatch(/^order_id,code,/);
     // The plan the docs once showed: one file name for every night.

@@ -44,6 +44,21 @@ describe('renderTable at 80 columns', () => {
     expect(line).toContain('…');
   });
 
+  it("a column cut from its start keeps a path's file name: …/amazon-25-2026-11-29.csv", () => {
+    const out = '/srv/restock/codes/by-provider/reseller-api/amazon-25-2026-11-29.csv (100)';
+    const text = renderTable(
+      terminal(80),
+      [{ orderId, out }],
+      [
+        { header: 'order', value: (r) => r.orderId },
+        { header: 'out', value: (r) => r.out, cut: 'start' },
+      ],
+    );
+    const line = text.split('\n')[1]!;
+    expect(line.length).toBe(80);
+    expect(line).toMatch(/ {2}…\S*amazon-25-2026-11-29\.csv \(100\)$/);
+  });
+
   it('a row of ids wider than the terminal overflows rather than lose a character', () => {
     const rows = [{ id: 'x'.repeat(60), key: 'k'.repeat(40) }];
     const text = renderTable(terminal(80), rows, [

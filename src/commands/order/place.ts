@@ -430,16 +430,21 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
               ? 'dry run: not sent'
               : r.error
                 ? `error: ${r.error.code}`
-                : `${String(r.order?.status ?? '')}${r.already ? ' (earlier run)' : ''}`,
+                : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
+                  `${r.already ? 'earlier run: ' : ''}${String(r.order?.status ?? '')}`,
         },
         // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
         { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
-        { header: 'out', value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : '') },
+        // Cut from its start on a narrow terminal: the file name (and its count) is the part that tells rows apart.
+        {
+          header: 'out',
+          value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : ''),
+          cut: 'start',
+        },
       ]),
   });
 }
 
-/** The run's one summary line in a log (output/progress.ts): what was ordered, the order, where its codes went. */
 /**
  * The log's last line. A run that finished an order an earlier run placed (the same command again after a timeout or
  * a kill) says so: a nightly job whose run did that placed no order of its own, and the morning's reader must know.
