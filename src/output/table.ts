@@ -65,12 +65,19 @@ function fittingColumns<Row>(
   const droppable = columns
     .filter((column) => column.dropRank !== undefined)
     .sort((a, b) => (a.dropRank ?? 0) - (b.dropRank ?? 0));
+  const dropped: Column<Row>[] = [];
   for (const column of droppable) {
     if (needed() <= total) break;
     const at = kept.indexOf(column);
-    if (at >= 0) kept.splice(at, 1);
+    if (at >= 0) dropped.push(...kept.splice(at, 1));
   }
-  return kept;
+  // Then the width left over goes back to a column that was left out and fits in it, the most useful first: dropping
+  // a wide column can leave room for a narrow one of lower rank (order list's ENV, once CREATED is gone).
+  for (const column of dropped.reverse()) {
+    kept.push(column);
+    if (needed() > total) kept.pop();
+  }
+  return columns.filter((column) => kept.includes(column));
 }
 
 function fitToWidth(widths: number[], total: number, minimums: number[]): void {

@@ -59,6 +59,16 @@ describe('renderTable at 80 columns', () => {
     expect(line).toMatch(/ {2}…\S*amazon-25-2026-11-29\.csv \(100\)$/);
   });
 
+  it('a narrow column left out before a wide one comes back into the room the wide one left', () => {
+    const rows = [{ id: 'i'.repeat(50), env: 'live', created: '2026-11-29T19:45:34Z (a while ago)' }];
+    const text = renderTable(terminal(80), rows, [
+      { header: 'id', value: (r) => r.id },
+      { header: 'env', value: (r) => r.env, dropRank: 1 },
+      { header: 'created', value: (r) => r.created, dropRank: 2 },
+    ]);
+    expect(text.split('\n')).toEqual([`ID${' '.repeat(50)}ENV`, `${'i'.repeat(50)}  live`]);
+  });
+
   it('a row of ids wider than the terminal overflows rather than lose a character', () => {
     const rows = [{ id: 'x'.repeat(60), key: 'k'.repeat(40) }];
     const text = renderTable(terminal(80), rows, [

@@ -103,9 +103,11 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
           { header: 'product', value: (r) => r.productId, whole: true },
           { header: 'qty', value: (r) => String(r.quantity), whole: true },
           { header: 'amount', value: (r) => amount(r), dropRank: 5 },
-          { header: 'status', value: (r) => r.status ?? '', dropRank: 4 },
+          // The server's last status is what OUTCOME says, unless refreshed: it gives way before ENV, as live and
+          // test orders must be told apart at 80 columns too.
+          { header: 'status', value: (r) => r.status ?? '', dropRank: 3 },
           { header: 'outcome', value: (r) => outcomeWords(r) },
-          { header: 'env', value: (r) => r.environment, dropRank: 3 },
+          { header: 'env', value: (r) => r.environment, dropRank: 4 },
           { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
           { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
         ]);
