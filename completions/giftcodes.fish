@@ -90,7 +90,7 @@ complete -c giftcodes -n '__giftcodes_at \'\'' -a 'codes' -d 'fetch the codes of
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'webhook' -d 'receive signed webhook events from the API'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'serve' -d 'run the local reference server (a faithful implementation of the API, with fault flags for tests)'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'completion' -d 'print the shell completion script for bash, zsh or fish'
-complete -c giftcodes -n '__giftcodes_at \'\'' -a 'version' -d 'print the version (the same as --version)'
+complete -c giftcodes -n '__giftcodes_at \'\'' -a 'version' -d 'print the version (the same as --version; --json adds the Node version)'
 complete -c giftcodes -n '__giftcodes_at \'\'' -a 'help' -d 'show help for a command'
 complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'show' -d 'show the profile in use: base URL, default environment, masked keys'
 complete -c giftcodes -n '__giftcodes_at \'config \'' -a 'list' -d 'list the profiles; the default is marked'

@@ -36,6 +36,13 @@ describe('help', () => {
     const [version, flag] = await Promise.all([runCli(['version']), runCli(['--version'])]);
     expect(version.code).toBe(0);
     expect(version.stdout).toBe(flag.stdout);
+    // --json everywhere: the version as a document, and the Node it runs on.
+    const json = await runCli(['version', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      version: flag.stdout.trim(),
+      node: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+    });
   });
 });
 
