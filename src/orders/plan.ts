@@ -105,19 +105,26 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
   const problems: string[] = [];
   const lines = text.split(/\r?\n/);
   const occurrences = new Map<string, number>();
+  let misordered = false;
   lines.forEach((raw, index) => {
     const line = index + 1;
     const trimmed = raw.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) return;
+    if (misordered || trimmed === '' || trimmed.startsWith('#')) return;
     const cells = trimmed.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'));
-    if (
-      rows.length === 0 &&
-      problems.length === 0 &&
-      cells[0]?.toLowerCase() === 'product' &&
-      cells[1]?.toLowerCase() === 'quantity'
-    )
-      return; // the header
+    const names = cells.map((cell) => cell.toLowerCase());
+    if (rows.length === 0 && problems.length === 0 && names.includes('product') && names.includes('quantity')) {
+      if (names[0] === 'product' && names[1] === 'quantity') return; // the header
+      // A header in another order would read every row wrongly: said once, and the rows are not read.
+      misordered = true;
+      return void problems.push(
+        `line ${line}: a header row names the columns product,quantity[,out] in that order, not ${cells.join(',')}`,
+      );
+    }
     const [productId, quantity, out, ...extra] = cells;
+    if (cells.length === 1 && /[;\t]/.test(trimmed))
+      return void problems.push(
+        `line ${line}: its columns are separated by ${trimmed.includes(';') ? 'semicolons' : 'tabs'}; a plan is comma-separated (product,quantity[,out])`,
+      );
     if (extra.length > 0 || cells.length < 2)
       return void problems.push(`line ${line}: expected product,quantity[,out], got ${cells.length} fields`);
     if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId))

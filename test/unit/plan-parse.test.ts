@@ -253,3 +253,20 @@ describe('{batch} in an out cell', () => {
       expect(() => night(batch)).toThrow(/line 1: --batch ".*" cannot go into a file name for \{batch\}/);
   });
 });
+
+describe('plans from a spreadsheet', () => {
+  it('semicolons or tabs between the columns are named, not counted as one field', () => {
+    expect(refusal('product;quantity\namazon-us-25;1\n').message).toContain(
+      'line 1: its columns are separated by semicolons; a plan is comma-separated (product,quantity[,out]); line 2: its columns are separated by semicolons',
+    );
+    expect(refusal('amazon-us-25\t1\n').message).toContain('line 1: its columns are separated by tabs;');
+  });
+
+  it('a header with the columns in another order is said once, not read as a bad quantity on every row', () => {
+    const error = refusal('quantity,product\n1,amazon-us-25\n');
+    expect(error.message).toContain(
+      'has 1 bad row, nothing was ordered: line 1: a header row names the columns product,quantity[,out] in that order, not quantity,product',
+    );
+    expect(parse('Product,Quantity,Out\namazon-us-25,1\n').map((r) => r.productId)).toEqual(['amazon-us-25']);
+  });
+});

@@ -369,7 +369,9 @@ async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> 
     io,
     priced,
     products
-      ? [`dry run: ${rows.length} orders, ${codes} codes${total ? `, ${total} in all` : ''}; nothing was sent`]
+      ? [
+          `dry run: ${counted(rows.length, 'order')}, ${counted(codes, 'code')}${total ? `, ${total} in all` : ''}; nothing was sent`,
+        ]
       : [],
   );
 }
