@@ -246,6 +246,15 @@ describe('codes get: exports', () => {
     expect(parseCsv(readFileSync(target, 'utf8'))).toHaveLength(10_001);
     expect(mode(target)).toBe(0o600);
     expect(strays(dir)).toEqual([]);
+    // The same export again, without --force: the file holds these very codes, so it is left as it is, and said so.
+    const before = statSync(target).mtimeMs;
+    const again = await cli(served.server, ['codes', 'get', bigOrder, '--out', target]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(unstamped(again.stderr)).toContain(
+      `✓ ${target} already holds the 10,000 codes of ${bigOrder} (csv); left as it was\n`,
+    );
+    expect(unstamped(again.stderr)).toMatch(/^done: .* already held the 10,000 codes of .*; nothing written; took/m);
+    expect(statSync(target).mtimeMs).toBe(before);
   });
 
   it('refuses a missing directory before fetching anything (exit 2)', async () => {

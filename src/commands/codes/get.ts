@@ -159,8 +159,11 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       deps.io,
       { orderId: options.orderId, path: result.path, count: result.count, format: result.format },
       {
+        // The file already held these very codes (a second run): it was left as it was, and the words say so.
         notes: (data) => [
-          `${deps.io.c.green('✓')} wrote ${counted(data.count, 'code')} of ${data.orderId} to ${data.path} (${data.format}, 0600)`,
+          result.already
+            ? `${deps.io.c.green('✓')} ${data.path} already holds the ${counted(data.count, 'code')} of ${data.orderId} (${data.format}); left as it was`
+            : `${deps.io.c.green('✓')} wrote ${counted(data.count, 'code')} of ${data.orderId} to ${data.path} (${data.format}, 0600)`,
         ],
       },
     );
@@ -174,6 +177,8 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   const { runSummary } = await import('../../output/progress.js');
   runSummary(
     deps.io,
-    `exported ${counted(result.count, 'code')} of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
+    result.already
+      ? `${result.path} already held the ${counted(result.count, 'code')} of ${options.orderId} (${result.format}); nothing written`
+      : `exported ${counted(result.count, 'code')} of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
   );
 }
