@@ -52,37 +52,43 @@ export async function guidedOrder(
   api: ApiClient,
   connection: Connection,
   products: readonly Product[],
+  given: { product?: string | undefined; quantity?: number | undefined } = {},
 ): Promise<{ product: string; quantity: number }> {
   const live = connection.environment === 'live';
   const choices = productChoices(products);
   const texts = products.map(searchText);
-  const product = await io.prompt(({ search }, context) =>
-    search<string>(
-      {
-        message: 'Product (type to search by id, brand, currency or price)',
-        pageSize: 10,
-        source: (term) => {
-          const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-          return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
-        },
-      },
-      context,
-    ),
-  );
-  const quantity = Number(
-    await io.prompt(({ input }, context) =>
-      input(
+  // What the flags gave is not asked again (`order place --product steam-us-20` asks the quantity only).
+  const product =
+    given.product ??
+    (await io.prompt(({ search }, context) =>
+      search<string>(
         {
-          message: `Quantity of ${product}`,
-          validate: (value) =>
-            /^\d+$/.test(value.trim()) && Number(value) >= 1 && Number(value) <= MAX_QUANTITY
-              ? true
-              : `a whole number from 1 to ${grouped(MAX_QUANTITY)}`,
+          message: 'Product (type to search by id, brand, currency or price)',
+          pageSize: 10,
+          source: (term) => {
+            const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+            return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
+          },
         },
         context,
       ),
-    ),
-  );
+    ));
+  const quantity =
+    given.quantity ??
+    Number(
+      await io.prompt(({ input }, context) =>
+        input(
+          {
+            message: `Quantity of ${product}`,
+            validate: (value) =>
+              /^\d+$/.test(value.trim()) && Number(value) >= 1 && Number(value) <= MAX_QUANTITY
+                ? true
+                : `a whole number from 1 to ${grouped(MAX_QUANTITY)}`,
+          },
+          context,
+        ),
+      ),
+    );
   const chosen = products.find((p) => p.id === product);
   const price = chosen ? unitPriceOf(chosen) : undefined;
   const cost = price

@@ -37,6 +37,28 @@ describe('a guided order at a terminal', () => {
     expect(orders.length).toBe(before + 1);
   }, 300_000);
 
+  it('--product alone asks only the quantity, then confirms with the total; a typo in it is refused first', async () => {
+    const before = (await ledger(served.server)).orders.length;
+    const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], served.configDir, {
+      GIFTCODES_BASE_URL: served.url,
+    });
+    await t.waitFor(/Quantity of steam-us-20/);
+    expect(t.screen()).not.toContain('Product (type to search');
+    t.answer('2');
+    await t.waitFor(/Place a test order for 2 × steam-us-20 at 20\.00 USD each, 40\.00 USD in all\?/);
+    t.answer('y');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
+    expect((await ledger(served.server)).orders.length).toBe(before + 1);
+    const typo = inTerminal(['order', 'place', '--product', 'stem-us-20'], served.configDir, {
+      GIFTCODES_BASE_URL: served.url,
+    });
+    const refused = await typo.waitFor(/\[exit \d+\]/, 30_000);
+    expect(refused).toContain('[exit 2]');
+    expect(refused).toMatch(/no product "stem-us-20" in the catalog \(nothing was sent\); did you mean steam-us-20\?/);
+    expect(refused).not.toContain('Quantity of');
+    expect((await ledger(served.server)).orders.length).toBe(before + 1);
+  }, 300_000);
+
   it('without a terminal it stays the usage error', async () => {
     const r = await runCli(['order', 'place'], { configDir: served.configDir, baseUrl: served.url });
     expect(r.code).toBe(2);

@@ -100,10 +100,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   options = options.plan === undefined ? await withRecipients(options, deps) : await planRecipients(options, deps);
   if (options.plan !== undefined)
     return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
-  // Alone at a terminal: a guided order (orders/guided.ts), confirmed there; elsewhere the usage error below.
+  // At a terminal without --product or --quantity: a guided order (orders/guided.ts) asks what is missing and is
+  // confirmed there; elsewhere the usage error below.
   if (
-    options.product === undefined &&
-    options.quantity === undefined &&
+    (options.product === undefined || options.quantity === undefined) &&
     options.idempotencyKey === undefined &&
     !options.json &&
     deps.io.canPrompt
@@ -114,7 +114,16 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       deps.connection(),
       deps.api(),
     ]);
-    const chosen = await guidedOrder(deps.io, api, connection, await readCatalog(deps.io, api));
+    const catalog = await readCatalog(deps.io, api);
+    // A product given with a typo is refused before its quantity is asked.
+    if (options.product !== undefined && !catalog.some((p) => p.id === options.product)) {
+      const { unknownProduct } = await import('../../orders/products.js');
+      throw unknownProduct(
+        options.product,
+        catalog.map((p) => p.id),
+      );
+    }
+    const chosen = await guidedOrder(deps.io, api, connection, catalog, options);
     options = { ...options, ...chosen, yes: true };
   }
   checkSingleOrderFlags(options);
