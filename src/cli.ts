@@ -202,12 +202,15 @@ const REACHED_FOR: Readonly<Record<string, string>> = {
   'order place --qty': 'Did you mean --quantity?',
   'order place --count': 'Did you mean --quantity?',
   'order place --product-id': 'Did you mean --product?',
+  // `order place amazon-us-25 5`, or `-q 10` (quiet) meant as the quantity.
+  'order place <arguments>': 'the product and quantity are flags: --product <id> --quantity <n> (-q is --quiet)',
 };
 
 /** The hint for an unknown command or option the table above knows, under the command it was typed under. */
 function reachedFor(words: readonly string[], message: string): string | undefined {
   const unknown = /^unknown (?:command|option) '([^']+)'/.exec(message)?.[1];
-  return unknown === undefined ? undefined : REACHED_FOR[[...words, unknown].join(' ')];
+  const typed = unknown ?? (message.startsWith('too many arguments') ? '<arguments>' : undefined);
+  return typed === undefined ? undefined : REACHED_FOR[[...words, typed].join(' ')];
 }
 
 /** What the failing run used where it is not the default: a command in a hint must land in the same place. */

@@ -84,6 +84,16 @@ describe('the words people reach for', () => {
     const qty = await runCli(['order', 'place', '--product', 'amazon-us-25', '--qty', '2'], { configDir, baseUrl });
     expect(qty.code).toBe(2);
     expect(unstamped(qty.stderr)).toBe("error: unknown option '--qty'\nhint: Did you mean --quantity?\n");
+    for (const args of [
+      ['amazon-us-25', '5'],
+      ['--product', 'amazon-us-25', '-q', '10'],
+    ]) {
+      const words = await runCli(['order', 'place', ...args], { configDir, baseUrl });
+      expect(words.code).toBe(2);
+      expect(unstamped(words.stderr)).toMatch(
+        /^error: too many arguments for 'place'.*\nhint: the product and quantity are flags: --product <id> --quantity <n> \(-q is --quiet\)\n$/,
+      );
+    }
     const get = await runCli(['config', 'get', 'base-url'], { configDir, baseUrl });
     expect(get.code).toBe(2);
     expect(unstamped(get.stderr)).toBe(
