@@ -27,6 +27,24 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
 }
 
 /**
+ * The pid of another giftcodes process on this machine that is placing the same order right now (its intent not yet
+ * resolved), if any: `order place` run again in a second window while the first still waits on the API. By the
+ * journal's rules that is a second order (a live process's intent is never taken over); the person is told first.
+ */
+export function placingNow(journal: Journal, spec: OrderSpec, key: string | undefined): number | undefined {
+  if (key !== undefined) return undefined;
+  return journal
+    .read()
+    .intents.find(
+      (intent) =>
+        sameOrder(intent, spec) &&
+        intent.owner.pid !== process.pid &&
+        otherMachine(intent.owner) === undefined &&
+        isAlive(intent.owner),
+    )?.owner.pid;
+}
+
+/**
  * For the verbs that charge nothing (order watch --out, codes get --out): an existing file that holds, byte
  * for byte, the codes this run would write is this order's earlier delivery (a run killed right after its
  * rename), not a conflict. The codes are written to a private file beside it and compared.

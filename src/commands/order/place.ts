@@ -141,14 +141,15 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       : undefined;
   if (tooMany) throw tooMany;
   const connection = await deps.connection();
-  const [journal, api, { keyIdOf }, { driveIntent, finish }, { resumableFor }, { sayReached }] = await Promise.all([
-    deps.journal(),
-    deps.api(),
-    import('../../journal/intent.js'),
-    import('../../orders/drive.js'),
-    import('../../orders/recover.js'),
-    import('../../orders/lifecycle.js'),
-  ]);
+  const [journal, api, { keyIdOf }, { driveIntent, finish }, { resumableFor, placingNow }, { sayReached }] =
+    await Promise.all([
+      deps.journal(),
+      deps.api(),
+      import('../../journal/intent.js'),
+      import('../../orders/drive.js'),
+      import('../../orders/recover.js'),
+      import('../../orders/lifecycle.js'),
+    ]);
   // A typo is refused before anything is sent, where the catalog is at hand; an interrupted order of the
   // product is finished whatever the catalog says now.
   if (!journal.read().intents.some((intent) => intent.productId === options.product)) {
@@ -180,6 +181,23 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     outLock = holdOutTarget(out.path, out.force, () => resumableFor(journal, spec, options.idempotencyKey, out.path));
   }
   try {
+    // The same order being placed by another run right now (a second window): a second order by the journal's
+    // rules, so a person at a terminal is asked first, and a log says so.
+    const other = placingNow(journal, spec, options.idempotencyKey);
+    if (other !== undefined) {
+      const what = `${options.quantity} × ${options.product}`;
+      if (deps.io.canPrompt && !options.yes) {
+        const again = await deps.io.confirm(
+          `Another giftcodes run (pid ${other}) is placing ${what} right now. Place a second order of ${what}?`,
+          '--yes',
+          'a second order',
+        );
+        if (!again) throw new InterruptedError('cancelled: nothing was sent');
+      } else
+        deps.io.notice(
+          `another giftcodes run (pid ${other}) is placing ${what} right now: this run places a second order, with its own key`,
+        );
+    }
     if (connection.environment === 'live' && !options.yes) {
       const yes = await deps.io.confirm(
         deps.io.canPrompt

@@ -1,0 +1,41 @@
+// The same order started again in a second window while the first still waits on the API. By the journal's rules a
+// live process's intent is never taken over, so a second run is a second order: a person at a terminal is asked
+// first (No sends nothing), and a run without one says so in its log before placing it.
+import { describe, expect, it } from 'vitest';
+import { heldRequests, ledger, releaseHeld, runCli, servedApi, spawnCli, unstamped } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const served = servedApi(['--hold', '60000', '--fulfil-after', '0'], { login: true });
+const inTerminal = giftcodesTerminals();
+const PLACE = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1'];
+
+describe('order place while another run places the same order', () => {
+  it('at a terminal asks first, and No sends nothing; without one it is said, then a second order', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const before = (await ledger(server)).orders.length;
+    const first = spawnCli(PLACE, { configDir, baseUrl });
+    first.proc.stdin?.end();
+    await heldRequests(server);
+    const pid = first.proc.pid!;
+
+    const t = inTerminal(PLACE, configDir, { GIFTCODES_BASE_URL: baseUrl });
+    await t.waitFor(
+      new RegExp(
+        `Another giftcodes run \\(pid ${pid}\\) is placing 1 × amazon-us-25 right now\\. Place a second order of 1 × amazon-us-25\\?`,
+      ),
+    );
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+
+    const log = runCli(PLACE, { configDir, baseUrl });
+    await heldRequests(server, 2);
+    expect(await releaseHeld(server)).toBe(2);
+    const [firstRun, second] = [await first.result, await log];
+    expect(firstRun.code, firstRun.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    expect(unstamped(second.stderr)).toContain(
+      `another giftcodes run (pid ${pid}) is placing 1 × amazon-us-25 right now: this run places a second order, with its own key\n`,
+    );
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+  }, 300_000);
+});
