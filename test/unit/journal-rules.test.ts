@@ -627,12 +627,12 @@ describe('history, more', () => {
     expect(new Journal('/c/journal').history.dir).toBe('/c/history');
   });
 
-  it('orders by end time, else last update; ties by key descending', () => {
+  it('orders by creation time, newest first, whenever each ended; ties by key descending', () => {
     const h = new History(join(tempDir(), 'history'));
     h.record(rec('a', '2026-01-01T00:00:00.000Z', { endedAt: '2026-01-05T00:00:00.000Z' }));
     h.record(rec('b', '2026-01-03T00:00:00.000Z'));
     h.record(rec('c', '2026-01-03T00:00:00.000Z'));
-    expect(h.list().map((r) => r.key)).toEqual(['a', 'c', 'b']);
+    expect(h.list().map((r) => r.key)).toEqual(['c', 'b', 'a']);
   });
 
   it('prunes by the last update when a record has no end; a missing directory is no error', () => {

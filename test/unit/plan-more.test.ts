@@ -147,7 +147,7 @@ describe('the summary', () => {
     const again = harness({ json: false, journal: first.journal });
     await expect(runPlan({ plan: path, concurrency: 2 }, again.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
     // The earlier run's row names where that run wrote its codes, and says so on stderr.
-    expect(again.out().split('\n')[1]).toMatch(/ completed \(earlier run\) +plan-[0-9a-f]{24} +\S+a\.csv$/);
+    expect(again.out().split('\n')[1]).toMatch(/ earlier run: completed +plan-[0-9a-f]{24} +\S+a\.csv$/);
     expect(again.err()).toMatch(
       /row 1: delivered by an earlier run \(order ord_\S+, its codes in \S+a\.csv, \S+\); not ordered again/,
     );
