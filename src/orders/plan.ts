@@ -31,6 +31,8 @@ export interface PlanRow {
   /** The key versions before 0.2 gave the row (the plan's bytes and the line): their records and intents are still this row's. */
   legacyKey: string;
   out?: string | undefined;
+  /** The out cell names `{batch}`: each batch already writes a file of its own. */
+  batched?: boolean;
 }
 
 export interface PlanResult {
@@ -159,6 +161,7 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
       key,
       legacyKey: legacyRowKey(planSha, line),
       ...(outPath ? { out: outPath } : {}),
+      ...(outName !== outCell ? { batched: true } : {}),
     });
   });
   const outs = new Map<string, number>();
@@ -544,7 +547,9 @@ export async function checkOutFiles(
           code: error.code,
           ...(holder
             ? {
-                hint: `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`,
+                hint: row.batched
+                  ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
+                  : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`,
               }
             : error.hint
               ? { hint: error.hint }

@@ -33,15 +33,12 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
  */
 export function placingNow(journal: Journal, spec: OrderSpec, key: string | undefined): number | undefined {
   if (key !== undefined) return undefined;
-  return journal
+  const same = journal
     .read()
-    .intents.find(
-      (intent) =>
-        sameOrder(intent, spec) &&
-        intent.owner.pid !== process.pid &&
-        otherMachine(intent.owner) === undefined &&
-        isAlive(intent.owner),
-    )?.owner.pid;
+    .intents.filter((intent) => sameOrder(intent, spec) && otherMachine(intent.owner) === undefined);
+  // An interrupted one (its process gone) is what this run resumes, as journal.begin decides: no second order then.
+  if (same.some((intent) => !isAlive(intent.owner) && staleness(intent) === undefined)) return undefined;
+  return same.find((intent) => intent.owner.pid !== process.pid && isAlive(intent.owner))?.owner.pid;
 }
 
 /**

@@ -57,7 +57,7 @@ describe('the next night, after an order that timed out', () => {
       .map((l) => l.replace(STAMP, ''))
       .find((l) => l.startsWith('done:'));
     expect(done).toMatch(
-      /^done: finished the order of 1 × amazon-us-25 an earlier run placed at \S+Z \(this run placed no new order\): order ord_\w+ completed, codes to .*day2\.csv \(csv\); took \d/,
+      /^done: finished the order of 1 × amazon-us-25 an earlier run started at \S+Z \(its key: this run placed no order of its own\): order ord_\w+ completed, codes to .*day2\.csv \(csv\); took \d/,
     );
   });
 });

@@ -59,6 +59,16 @@ describe('a guided order at a terminal', () => {
     expect((await ledger(served.server)).orders.length).toBe(before + 1);
   }, 300_000);
 
+  it("a flag's own mistake is refused before any question (--out codes.txt names no format)", async () => {
+    const t = inTerminal(['order', 'place', '--product', 'steam-us-20', '--out', 'codes.txt'], served.configDir, {
+      GIFTCODES_BASE_URL: served.url,
+    });
+    const ended = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(ended).toContain('[exit 2]');
+    expect(ended).toContain('names no format');
+    expect(ended).not.toContain('Quantity of');
+  }, 300_000);
+
   it('without a terminal it stays the usage error', async () => {
     const r = await runCli(['order', 'place'], { configDir: served.configDir, baseUrl: served.url });
     expect(r.code).toBe(2);

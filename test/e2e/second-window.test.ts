@@ -27,7 +27,20 @@ describe('order place while another run places the same order', () => {
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
 
-    const log = runCli(PLACE, { configDir, baseUrl });
+    // A guided order's own confirmation answers its order, not this question: it is still asked.
+    const guided = inTerminal(['order', 'place', '--product', 'amazon-us-25'], configDir, {
+      GIFTCODES_BASE_URL: baseUrl,
+    });
+    await guided.waitFor(/Quantity of amazon-us-25/);
+    guided.answer('1');
+    await guided.waitFor(/Place a test order for 1 × amazon-us-25/);
+    guided.answer('y');
+    await guided.waitFor(new RegExp(`Another giftcodes run \\(pid ${pid}\\) is placing 1 × amazon-us-25 right now`));
+    guided.answer('n');
+    expect(await guided.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+
+    // Without a terminal, --json too: said on stderr, then the second order.
+    const log = runCli([...PLACE, '--json'], { configDir, baseUrl });
     await heldRequests(server, 2);
     expect(await releaseHeld(server)).toBe(2);
     const [firstRun, second] = [await first.result, await log];

@@ -1,5 +1,6 @@
 // Waiting, printing the outcome, settling interrupted intents and recognising an earlier delivery, in-process
 // against the reference server: the pieces order place, resume, watch and codes get share.
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -11,7 +12,7 @@ import { fileIdentity } from '../../src/journal/codes-file.js';
 import { driveIntent, printOutcome } from '../../src/orders/drive.js';
 import { settle, settleReached } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
-import { outExists, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
+import { outExists, placingNow, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
 import { Io } from '../../src/output/io.js';
 import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -523,5 +524,27 @@ describe('recover', () => {
         throw other;
       }),
     ).toThrow(other);
+  });
+});
+
+describe('placingNow: the same order being placed by another live run', () => {
+  it('names its pid; says nothing when a key is given, or when an interrupted one of the same order will be resumed', async () => {
+    const { fast } = servers;
+    const j = freshJournal();
+    const spec = testOrderSpec(fast.url);
+    const live = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const { intent: running } = await j.begin(spec);
+      j.save({ ...running, phase: 'sending', owner: { pid: live.pid! } });
+      expect(placingNow(j, spec, undefined)).toBe(live.pid);
+      expect(placingNow(j, spec, 'my-own-key')).toBeUndefined();
+      expect(placingNow(j, { ...spec, quantity: spec.quantity + 1 }, undefined)).toBeUndefined();
+      // A run killed meanwhile left the same order: this run resumes that one (journal.begin), no second order.
+      const { intent: killed } = await j.begin({ ...spec, key: 'killed-run' });
+      j.save({ ...killed, phase: 'sending', owner: { pid: 999_999_999 } });
+      expect(placingNow(j, spec, undefined)).toBeUndefined();
+    } finally {
+      live.kill();
+    }
   });
 });

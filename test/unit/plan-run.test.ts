@@ -168,6 +168,23 @@ describe('runPlan', () => {
     expect(posts).toBe(2);
     // The same night again: its row says first that an earlier run ordered it.
     expect(last).toMatch(/ earlier run: completed /);
+    // And so does that night's dry run, which counts nothing to order.
+    const dry = harness({ journal, json: false });
+    await runPlan({ plan: nightly, batch: '2026-11-30', dryRun: true, concurrency: 1 }, dry.deps);
+    await dry.deps.io.flushOut();
+    expect(dry.out()).toMatch(/ earlier run: completed /);
+    expect(dry.out()).not.toContain('dry run: not sent');
+    expect(dry.err()).toContain(
+      'dry run: 0 orders, 0 codes (1 row an earlier run delivered, not ordered again); nothing was sent',
+    );
+    // The row edited the same night: its {batch} file holds the first version's codes, and the hint says why.
+    writeFileSync(nightly, 'product,quantity,out\namazon-us-25,2,amazon-{batch}.csv\n');
+    const edited = await runPlan(
+      { plan: nightly, batch: '2026-11-30', concurrency: 1 },
+      harness({ journal }).deps,
+    ).catch((e: unknown) => e);
+    expect(edited).toMatchObject({ exitCode: 2, code: 'out_exists' });
+    expect((edited as CliError).hint).toMatch(/^this batch's row changed since that order wrote its codes/);
     expect(readFileSync(join(dir, 'amazon-2026-11-29.csv'), 'utf8')).toMatch(/^order_id,code,/);
     expect(readFileSync(join(dir, 'amazon-2026-11-30.csv'), 'utf8')).toMatch(/^order_id,code,/);
     // The plan the docs once showed: one file name for every night.

@@ -5,7 +5,8 @@ import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions } from '../../orders/plan.js';
-import type { Product } from '../../api/schemas.js';
+import type { Order, Product } from '../../api/schemas.js';
+import type { OrderRecord } from '../../journal/history.js';
 import { formatMoney } from '../../money.js';
 import { formatFor, tooManyCodes } from '../../export/format.js';
 import { exportResult } from '../../output/exporter.js';
@@ -100,6 +101,13 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   options = options.plan === undefined ? await withRecipients(options, deps) : await planRecipients(options, deps);
   if (options.plan !== undefined)
     return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
+  // The flags' own mistakes first: a guided order must not ask a quantity and then refuse a flag.
+  checkPlanOnlyFlags(options);
+  const out = outSpec(options);
+  const waits = options.wait === true || out !== undefined;
+  checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
+  // --yes as the person gave it: a guided order's confirmation answers the order's question, not the others.
+  const yesGiven = options.yes === true;
   // At a terminal without --product or --quantity: a guided order (orders/guided.ts) asks what is missing and is
   // confirmed there; elsewhere the usage error below.
   if (
@@ -108,6 +116,11 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     !options.json &&
     deps.io.canPrompt
   ) {
+    if (out && out.path !== '-') {
+      // A file already there is refused before the questions (the same command resuming its own file has both flags).
+      const { checkOutTarget } = await import('../../export/out-target.js');
+      checkOutTarget(out.path, out.force);
+    }
     const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([
       import('../../orders/guided.js'),
       import('../catalog/list.js'),
@@ -115,8 +128,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       deps.api(),
     ]);
     const catalog = await readCatalog(deps.io, api);
-    // A product given with a typo is refused before its quantity is asked.
-    if (options.product !== undefined && !catalog.some((p) => p.id === options.product)) {
+    // A product given with a typo is refused before its quantity is asked (one with an interrupted order is
+    // finished whatever the catalog says now, as below).
+    const product = options.product;
+    if (
+      product !== undefined &&
+      !catalog.some((p) => p.id === product) &&
+      !(await deps.journal()).read().intents.some((intent) => intent.productId === product)
+    ) {
       const { unknownProduct } = await import('../../orders/products.js');
       throw unknownProduct(
         options.product,
@@ -127,9 +146,6 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     options = { ...options, ...chosen, yes: true };
   }
   checkSingleOrderFlags(options);
-  const out = outSpec(options);
-  const waits = options.wait === true || out !== undefined;
-  checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
   // More codes than one file of the format holds (a workbook's rows) is refused before anything is charged.
   const tooMany =
     out && out.path !== '-'
@@ -186,7 +202,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const other = placingNow(journal, spec, options.idempotencyKey);
     if (other !== undefined) {
       const what = `${options.quantity} × ${options.product}`;
-      if (deps.io.canPrompt && !options.yes) {
+      if (deps.io.canPrompt && !yesGiven) {
         const again = await deps.io.confirm(
           `Another giftcodes run (pid ${other}) is placing ${what} right now. Place a second order of ${what}?`,
           '--yes',
@@ -194,7 +210,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         );
         if (!again) throw new InterruptedError('cancelled: nothing was sent');
       } else
-        deps.io.notice(
+        // Said in every mode (--json and --quiet too): a second charge is never silent.
+        deps.io.say(
           `another giftcodes run (pid ${other}) is placing ${what} right now: this run places a second order, with its own key`,
         );
     }
@@ -271,9 +288,12 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (scope) {
       const journal = await deps.journal();
       const delivered = deliveredRows(journal, scope);
-      await checkOutFiles(keyRows(planned, delivered, journal, scope), delivered, journal, o.force === true);
-    } else await checkOutFiles(planned, new Map(), undefined, true);
-    return dryRun(planned, deps);
+      const rows = keyRows(planned, delivered, journal, scope);
+      await checkOutFiles(rows, delivered, journal, o.force === true);
+      return dryRun(rows, deps, delivered);
+    }
+    await checkOutFiles(planned, new Map(), undefined, true);
+    return dryRun(planned, deps, new Map());
   }
   const connection = await deps.connection();
   const scope = connectionScope(connection);
@@ -366,7 +386,11 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
  * the dry run, naming its row), with the unit price and the amount of each row and the total. Without a
  * catalog (no key, no network) the rows are printed unchecked, and a warning says so.
  */
-async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> {
+async function dryRun(
+  rows: readonly PlanRow[],
+  deps: PlaceDeps,
+  delivered: ReadonlyMap<string, OrderRecord>,
+): Promise<void> {
   const { io } = deps;
   const { unknownRows, unitPriceOf } = await import('../../orders/products.js');
   let products: Map<string, Product> | undefined;
@@ -384,20 +408,28 @@ async function dryRun(rows: readonly PlanRow[], deps: PlaceDeps): Promise<void> 
     const bad = rows.filter((r) => !products.has(r.productId));
     if (bad.length > 0) throw unknownRows(bad, ids);
   }
-  const priced = rows.map((r) => ({
-    ...r,
-    dryRun: true,
-    ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}),
-  }));
+  // A row an earlier run delivered is not ordered again (the run reads it back): shown as such, out of the totals.
+  const priced = rows.map((r): PlanResult => {
+    const earlier = delivered.get(r.key);
+    return {
+      ...r,
+      ...(earlier
+        ? { already: true, order: { id: earlier.orderId ?? '-', status: earlier.status ?? earlier.outcome } as Order }
+        : { dryRun: true }),
+      ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}),
+    };
+  });
+  const todo = priced.filter((r) => r.dryRun);
   // The total is a note of the table (the exporter leaves notes out of --json), only where the catalog was read.
-  const total = products ? totalOf(priced.map((r) => ({ price: r.price, quantity: r.quantity }))) : undefined;
-  const codes = rows.reduce((sum, r) => sum + r.quantity, 0);
+  const total = products ? totalOf(todo.map((r) => ({ price: r.price, quantity: r.quantity }))) : undefined;
+  const codes = todo.reduce((sum, r) => sum + r.quantity, 0);
+  const done = priced.length - todo.length;
   await planSummary(
     io,
     priced,
     products
       ? [
-          `dry run: ${counted(rows.length, 'order')}, ${counted(codes, 'code')}${total ? `, ${total} in all` : ''}; nothing was sent`,
+          `dry run: ${counted(todo.length, 'order')}, ${counted(codes, 'code')}${total ? `, ${total} in all` : ''}${done > 0 ? ` (${counted(done, 'row')} an earlier run delivered, not ordered again)` : ''}; nothing was sent`,
         ]
       : [],
   );
@@ -482,7 +514,7 @@ async function summarise(io: Io, { intent, order, written }: Driven, resumed: bo
   const { runSummary } = await import('../../output/progress.js');
   const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${written.format})` : '';
   const what = resumed
-    ? `finished the order of ${intent.quantity} × ${intent.productId} an earlier run placed at ${intent.createdAt} (this run placed no new order)`
+    ? `finished the order of ${intent.quantity} × ${intent.productId} an earlier run started at ${intent.createdAt} (its key: this run placed no order of its own)`
     : `ordered ${intent.quantity} × ${intent.productId}`;
   runSummary(io, `${what}: order ${String(order.id)} ${String(order.status)}${codes}`);
 }
@@ -522,7 +554,7 @@ function batchArg(value: string): string {
   return value;
 }
 
-/** Without --plan, --product and --quantity are required; --dry-run, --batch and --concurrency belong to --plan. */
+/** Without --plan, --product and --quantity are required. */
 function checkSingleOrderFlags(options: PlaceOptions): void {
   if (options.product === undefined || options.quantity === undefined) {
     const missing = options.product === undefined ? "'--product <id>'" : "'--quantity <n>'";
@@ -530,6 +562,10 @@ function checkSingleOrderFlags(options: PlaceOptions): void {
       hint: 'giftcodes order place --product <id> --quantity <n>   (or --plan <file.csv>)',
     });
   }
+}
+
+/** --dry-run and --batch belong to --plan. */
+function checkPlanOnlyFlags(options: PlaceOptions): void {
   if (options.dryRun)
     throw new UsageError('--dry-run is for --plan', { hint: 'giftcodes order place --plan restock.csv --dry-run' });
   if (options.batch !== undefined)
