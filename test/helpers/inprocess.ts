@@ -69,8 +69,8 @@ export function freshJournal(): Journal {
   return new Journal(dir);
 }
 
-/** An Io over buffers (or over `stdout` when given), and what it wrote to each stream. */
-export function capturedIo(o: { json?: boolean; stdout?: Writable } = {}): {
+/** An Io over buffers (or over `stdout` when given; stderr a terminal when asked), and what it wrote to each stream. */
+export function capturedIo(o: { json?: boolean; stdout?: Writable; stderrIsTTY?: boolean } = {}): {
   io: Io;
   out: () => string;
   err: () => string;
@@ -88,7 +88,8 @@ export function capturedIo(o: { json?: boolean; stdout?: Writable } = {}): {
     env: {},
     stdinIsTTY: false,
     stdoutIsTTY: false,
-    stderrIsTTY: false,
+    // A terminal on stderr: spinners and progress lines are drawn (and captured).
+    stderrIsTTY: o.stderrIsTTY === true,
   });
   if (o.json) io.setMode({ json: true, quiet: false, verbose: false });
   return { io, out: () => out, err: () => err };

@@ -3,7 +3,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { type Intent } from '../../src/journal/intent.js';
@@ -13,7 +12,6 @@ import { driveIntent, printOutcome } from '../../src/orders/drive.js';
 import { settle, settleReached } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
 import { outExists, placingNow, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
-import { Io } from '../../src/output/io.js';
 import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, testOrderSpec } from '../helpers/inprocess.js';
@@ -350,18 +348,7 @@ describe('driveIntent', () => {
     const { slow } = servers;
     const j = freshJournal();
     const { intent } = await j.begin(testOrderSpec(slow.url));
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    const io = new Io({
-      stdin: new PassThrough(),
-      stdout: new PassThrough(),
-      stderr,
-      env: {},
-      stdinIsTTY: false,
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-    });
+    const { io, err } = capturedIo({ stderrIsTTY: true });
     const real = clientOf(slow.url);
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -379,12 +366,12 @@ describe('driveIntent', () => {
       intervalS: 0.01,
     });
     await out;
-    expect(err).toContain('placing the order: 2 × amazon-us-25');
+    expect(err()).toContain('placing the order: 2 × amazon-us-25');
     release();
     await driving;
     // Stopped (its line cleared, no check mark: the order itself is printed next); a later spinner may start.
     const spinner = await io.spinner('next');
-    expect(err).not.toContain('✓');
+    expect(err()).not.toContain('✓');
     spinner.stop();
     // Without a terminal: nothing but what the verb prints.
     const { intent: quiet } = await j.begin(testOrderSpec(slow.url));

@@ -3,7 +3,6 @@
 // charge, a failed order, and the out-file check that lets a row's own earlier file through.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { OutLock } from '../../src/export/out-lock.js';
@@ -197,19 +196,9 @@ describe('runRows', () => {
   });
 
   it('on a terminal the rows are counted on one progress line, which ends at the total and is cleared at the end', async () => {
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-    const io = new Io({
-      stdin: new PassThrough(),
-      stdout: new PassThrough(),
-      stderr,
-      env: {},
-      stdinIsTTY: false,
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-    });
-    const { results } = await run([row(1, 'plan-p-1')], { io: { io, err: () => err } });
+    const terminal = capturedIo({ stderrIsTTY: true });
+    const { results } = await run([row(1, 'plan-p-1')], { io: terminal });
+    const err = terminal.err();
     expect(results[0]!.error).toBeUndefined();
     const drawn = err.split('\r').filter((line) => line.startsWith('plan: '));
     expect(drawn[0]).toMatch(/^plan: 0 of 1 rows\b/);

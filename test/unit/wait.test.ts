@@ -1,6 +1,5 @@
 // waitForOrder's finer rules against a scripted API: the pace of its polls (never faster than 10 ms, never
 // past the deadline), a terminal's spinner instead of status lines, and which failures are its own.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/errors.js';
@@ -114,23 +113,7 @@ describe('waitForOrder pace', () => {
 });
 
 describe('waitForOrder on a terminal', () => {
-  const tty = (): { io: Io; err: () => string } => {
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    return {
-      io: new Io({
-        stdin: new PassThrough(),
-        stdout: new PassThrough(),
-        stderr,
-        env: {},
-        stdinIsTTY: false,
-        stdoutIsTTY: false,
-        stderrIsTTY: true,
-      }),
-      err: () => err,
-    };
-  };
+  const tty = (): { io: Io; err: () => string } => capturedIo({ stderrIsTTY: true });
 
   it('the spinner tells the status and ends on a check mark; no status lines', async () => {
     const t = tty();
