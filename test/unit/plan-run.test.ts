@@ -73,8 +73,9 @@ function harness(
   return { deps, journal: j, out, err, posts: () => posts };
 }
 
-function plan(text: string): string {
-  const path = join(tempDir(), `plan-${randomUUID()}.csv`);
+/** A plan file holding `text`, in `dir` (a new temporary directory unless given). */
+function plan(text: string, dir = tempDir()): string {
+  const path = join(dir, `plan-${randomUUID()}.csv`);
   writeFileSync(path, text);
   return path;
 }
@@ -120,11 +121,7 @@ describe('runPlan', () => {
 
   it("--dry-run refuses a row's codes file as the run would: a format no extension names, a file already there", async () => {
     const dir = tempDir();
-    const at = (text: string): string => {
-      const path = join(dir, `plan-${randomUUID()}.csv`);
-      writeFileSync(path, text);
-      return path;
-    };
+    const at = (text: string): string => plan(text, dir);
     const refusal = (path: string, force = false): Promise<unknown> =>
       runPlan({ plan: path, dryRun: true, concurrency: 1, force }, harness({ json: false }).deps).catch(
         (e: unknown) => e,
@@ -149,11 +146,7 @@ describe('runPlan', () => {
 
   it('a nightly plan: each --batch writes its own {batch} file; a fixed name is refused the next night, naming its order', async () => {
     const dir = tempDir();
-    const at = (text: string): string => {
-      const path = join(dir, `nightly-${randomUUID()}.csv`);
-      writeFileSync(path, text);
-      return path;
-    };
+    const at = (text: string): string => plan(text, dir);
     const journal = freshJournal();
     const nightly = at('product,quantity,out\namazon-us-25,1,amazon-{batch}.csv\n');
     let posts = 0;
