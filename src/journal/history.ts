@@ -65,7 +65,8 @@ export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): Order
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const OUTCOMES = new Set(['delivered', 'failed', 'refused', 'abandoned', 'pending']);
+/** Every outcome a record can have, in the order `order list --status` names them. */
+export const OUTCOMES: readonly OrderRecord['outcome'][] = ['delivered', 'failed', 'refused', 'abandoned', 'pending'];
 
 export class History {
   readonly dir: string;
@@ -245,7 +246,7 @@ function parseRecord(value: unknown): OrderRecord | undefined {
     return undefined;
   if (!str(v.createdAt) || !str(v.updatedAt) || (v.environment !== 'test' && v.environment !== 'live'))
     return undefined;
-  if (!str(v.outcome) || !OUTCOMES.has(v.outcome)) return undefined;
+  if (!str(v.outcome) || !(OUTCOMES as readonly string[]).includes(v.outcome)) return undefined;
   if (v.keyId !== undefined && !str(v.keyId)) return undefined;
   return clean(v as unknown as OrderRecord);
 }

@@ -2,7 +2,7 @@
 // journal's unresolved intents (shown as outcome `pending`), newest first; filters, --since, CSV and refs.
 import { orderOutcome } from '../api/outcome.js';
 import { UsageError } from '../errors.js';
-import { inScope, newestFirst, recordOf, type History, type OrderRecord } from '../journal/history.js';
+import { inScope, newestFirst, OUTCOMES, recordOf, type History, type OrderRecord } from '../journal/history.js';
 import type { Intent } from '../journal/intent.js';
 import { byCodePoint } from '../compare.js';
 import { majorUnits } from '../money.js';
@@ -45,8 +45,6 @@ export function filterRecords(records: readonly OrderRecord[], f: ListFilters): 
   return f.limit === undefined ? out : out.slice(0, f.limit);
 }
 
-const OUTCOME_WORDS = ['delivered', 'failed', 'refused', 'abandoned', 'pending'];
-
 /**
  * When no order has the `--status` asked for, neither as outcome nor as a status the server gave any order in the
  * record: what the record holds, and the nearest word, so a typo (`complete`) is not read as "no such orders".
@@ -55,9 +53,9 @@ const OUTCOME_WORDS = ['delivered', 'failed', 'refused', 'abandoned', 'pending']
 export function unknownStatus(records: readonly OrderRecord[], status: string): string | undefined {
   const wanted = status.toLowerCase();
   const statuses = [...new Set(records.flatMap((r) => (r.status ? [r.status.toLowerCase()] : [])))].sort(byCodePoint);
-  if (OUTCOME_WORDS.includes(wanted) || statuses.includes(wanted)) return undefined;
-  const near = nearestIds(wanted, [...OUTCOME_WORDS, ...statuses], 1)[0];
-  return `no order in the local record has the status "${status}"${near ? `: did you mean ${near}?` : ''} (outcomes: ${OUTCOME_WORDS.join(', ')}${statuses.length > 0 ? `; statuses the server gave: ${statuses.join(', ')}` : ''})`;
+  if ((OUTCOMES as readonly string[]).includes(wanted) || statuses.includes(wanted)) return undefined;
+  const near = nearestIds(wanted, [...OUTCOMES, ...statuses], 1)[0];
+  return `no order in the local record has the status "${status}"${near ? `: did you mean ${near}?` : ''} (outcomes: ${OUTCOMES.join(', ')}${statuses.length > 0 ? `; statuses the server gave: ${statuses.join(', ')}` : ''})`;
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };

@@ -540,22 +540,18 @@ export async function checkOutFiles(
         error.code === 'out_exists'
           ? journal?.history.list().find((r) => r.outcome === 'delivered' && r.out === row.out)
           : undefined;
-      throw new CliError(
-        error.exitCode,
-        `line ${row.row}: ${error.message}${holder ? ` and holds the codes of order ${holder.orderId ?? holder.key} (delivered ${holder.endedAt ?? holder.updatedAt})` : ''}; nothing was ordered`,
-        {
-          code: error.code,
-          ...(holder
-            ? {
-                hint: row.batched
-                  ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
-                  : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`,
-              }
-            : error.hint
-              ? { hint: error.hint }
-              : {}),
-        },
-      );
+      const held = holder
+        ? ` and holds the codes of order ${holder.orderId ?? holder.key} (delivered ${holder.endedAt ?? holder.updatedAt})`
+        : '';
+      const hint = !holder
+        ? error.hint
+        : row.batched
+          ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
+          : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
+      throw new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}; nothing was ordered`, {
+        code: error.code,
+        ...(hint ? { hint } : {}),
+      });
     }
   }
 }

@@ -45,7 +45,7 @@ function editDistance(a: string, b: string, limit: number): number {
 }
 
 /** `no product "amazn-us-25" in the catalog (nothing was sent); did you mean amazon-us-25?` (exit 2). */
-export function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
+function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
   const near = nearestIds(id, ids);
   return new UsageError(
     `${where}no product "${id}" in the catalog (nothing was sent)${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`,
@@ -62,9 +62,15 @@ export function unknownProduct(id: string, ids: readonly string[], where = ''): 
  * that cannot be read now never blocks an order.
  */
 export async function checkProductKnown(
-  o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient> },
+  o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient>; catalog?: readonly Product[] },
   id: string,
 ): Promise<void> {
+  // The catalog just read (a guided order's) is the one asked, rather than the cache and the API.
+  if (o.catalog) {
+    const ids = o.catalog.map((p) => p.id);
+    if (!ids.includes(id)) throw unknownProduct(id, ids);
+    return;
+  }
   const cached = readCatalogCache(o.configDir, o.target);
   if (cached.length === 0 || cached.includes(id)) return;
   let products: Product[];

@@ -5,10 +5,23 @@ import { readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
-import { sameOrder, staleness, type OrderSpec } from '../journal/intent.js';
+import { sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
+
+/**
+ * An intent of this order that `order place` would resume, as journal.begin decides (advisory here: no lock): its
+ * process is gone, it was written on this machine, and it is not too old to resume silently.
+ */
+function interruptedHere(intent: Intent, spec: OrderSpec): boolean {
+  return (
+    sameOrder(intent, spec) &&
+    !isAlive(intent.owner) &&
+    otherMachine(intent.owner) === undefined &&
+    staleness(intent) === undefined
+  );
+}
 
 /** True when `order place` will resume an intent whose own codes file is at `path` (no lock: advisory, for the early --out check). */
 export function resumableFor(journal: Journal, spec: OrderSpec, key: string | undefined, path: string): boolean {
@@ -16,13 +29,7 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
   const candidate =
     key !== undefined
       ? intents.find((intent) => intent.key === key)
-      : intents.find(
-          (intent) =>
-            sameOrder(intent, spec) &&
-            !isAlive(intent.owner) &&
-            otherMachine(intent.owner) === undefined &&
-            staleness(intent) === undefined,
-        );
+      : intents.find((intent) => interruptedHere(intent, spec));
   return candidate !== undefined && deliveredFile(candidate, path) !== undefined;
 }
 
@@ -33,12 +40,16 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
  */
 export function placingNow(journal: Journal, spec: OrderSpec, key: string | undefined): number | undefined {
   if (key !== undefined) return undefined;
-  const same = journal
-    .read()
-    .intents.filter((intent) => sameOrder(intent, spec) && otherMachine(intent.owner) === undefined);
-  // An interrupted one (its process gone) is what this run resumes, as journal.begin decides: no second order then.
-  if (same.some((intent) => !isAlive(intent.owner) && staleness(intent) === undefined)) return undefined;
-  return same.find((intent) => intent.owner.pid !== process.pid && isAlive(intent.owner))?.owner.pid;
+  const { intents } = journal.read();
+  // An interrupted one is what this run resumes: no second order then.
+  if (intents.some((intent) => interruptedHere(intent, spec))) return undefined;
+  return intents.find(
+    (intent) =>
+      sameOrder(intent, spec) &&
+      intent.owner.pid !== process.pid &&
+      otherMachine(intent.owner) === undefined &&
+      isAlive(intent.owner),
+  )?.owner.pid;
 }
 
 /**

@@ -75,22 +75,16 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const profile = options.profile === undefined ? undefined : profileName(options.profile);
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const journal = await deps.journal();
-  const records = () =>
-    filterRecords(allRecords(journal.history, journal.read().intents), {
-      status: options.status,
-      product: options.product,
-      since,
-      env,
-      profile,
-      limit: options.limit,
-    });
-  if (options.refresh) await refresh(deps, records().filter(unfinished));
-  const rows = records();
+  const filters = { status: options.status, product: options.product, since, env, profile, limit: options.limit };
+  const all = () => allRecords(journal.history, journal.read().intents);
+  if (options.refresh) await refresh(deps, filterRecords(all(), filters).filter(unfinished));
+  // Read again after a refresh, which records what it read.
+  const records = all();
+  const rows = filterRecords(records, filters);
   const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
   const none =
-    (rows.length === 0 && options.status !== undefined
-      ? unknownStatus(allRecords(journal.history, journal.read().intents), options.status)
-      : undefined) ?? 'no orders in the local record match';
+    (rows.length === 0 && options.status !== undefined ? unknownStatus(records, options.status) : undefined) ??
+    'no orders in the local record match';
   await exportResult(
     deps.io,
     rows,

@@ -7,6 +7,9 @@ import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions } from '../../orders/plan.js';
 import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
+import type { Journal } from '../../journal/journal.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Connection } from '../../config/resolve.js';
 import { formatMoney } from '../../money.js';
 import { formatFor, tooManyCodes } from '../../export/format.js';
 import { exportResult } from '../../output/exporter.js';
@@ -128,20 +131,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       deps.api(),
     ]);
     const catalog = await readCatalog(deps.io, api);
-    // A product given with a typo is refused before its quantity is asked (one with an interrupted order is
-    // finished whatever the catalog says now, as below).
-    const product = options.product;
-    if (
-      product !== undefined &&
-      !catalog.some((p) => p.id === product) &&
-      !(await deps.journal()).read().intents.some((intent) => intent.productId === product)
-    ) {
-      const { unknownProduct } = await import('../../orders/products.js');
-      throw unknownProduct(
-        options.product,
-        catalog.map((p) => p.id),
-      );
-    }
+    // A product given with a typo is refused before its quantity is asked.
+    if (options.product !== undefined)
+      await refuseTypo(deps, await deps.journal(), connection, api, options.product, catalog);
     const chosen = await guidedOrder(deps.io, api, connection, catalog, options);
     options = { ...options, ...chosen, yes: true };
   }
@@ -166,19 +158,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       import('../../orders/recover.js'),
       import('../../orders/lifecycle.js'),
     ]);
-  // A typo is refused before anything is sent, where the catalog is at hand; an interrupted order of the
-  // product is finished whatever the catalog says now.
-  if (!journal.read().intents.some((intent) => intent.productId === options.product)) {
-    const { checkProductKnown } = await import('../../orders/products.js');
-    await checkProductKnown(
-      {
-        configDir: deps.configDir,
-        target: { profile: connection.profile, baseUrl: connection.baseUrl },
-        api: () => Promise.resolve(api),
-      },
-      options.product,
-    );
-  }
+  await refuseTypo(deps, journal, connection, api, options.product);
   const spec = {
     profile: connection.profile,
     environment: connection.environment,
@@ -257,6 +237,31 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   } finally {
     outLock?.release();
   }
+}
+
+/**
+ * A typo in --product is refused before anything is sent, where the catalog is at hand (`catalog`: one just read);
+ * an interrupted order of the product is finished whatever the catalog says now.
+ */
+async function refuseTypo(
+  deps: PlaceDeps,
+  journal: Journal,
+  connection: Connection,
+  api: ApiClient,
+  product: string,
+  catalog?: readonly Product[],
+): Promise<void> {
+  if (journal.read().intents.some((intent) => intent.productId === product)) return;
+  const { checkProductKnown } = await import('../../orders/products.js');
+  await checkProductKnown(
+    {
+      configDir: deps.configDir,
+      target: { profile: connection.profile, baseUrl: connection.baseUrl },
+      api: () => Promise.resolve(api),
+      ...(catalog ? { catalog } : {}),
+    },
+    product,
+  );
 }
 
 /**
