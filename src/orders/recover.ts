@@ -43,13 +43,9 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
   const { intents } = journal.read();
   // An interrupted one is what this run resumes: no second order then.
   if (intents.some((intent) => interruptedHere(intent, spec))) return undefined;
-  return intents.find(
-    (intent) =>
-      sameOrder(intent, spec) &&
-      intent.owner.pid !== process.pid &&
-      otherMachine(intent.owner) === undefined &&
-      isAlive(intent.owner),
-  )?.owner.pid;
+  // isAlive is false for another machine's run: its pid says nothing here.
+  return intents.find((intent) => sameOrder(intent, spec) && intent.owner.pid !== process.pid && isAlive(intent.owner))
+    ?.owner.pid;
 }
 
 /**

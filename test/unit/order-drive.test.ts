@@ -526,6 +526,18 @@ describe('placingNow: the same order being placed by another live run', () => {
       expect(placingNow(j, spec, undefined)).toBe(live.pid);
       expect(placingNow(j, spec, 'my-own-key')).toBeUndefined();
       expect(placingNow(j, { ...spec, quantity: spec.quantity + 1 }, undefined)).toBeUndefined();
+      // Another machine's notes (a shared config folder) say nothing of this one: neither its live nor its dead run.
+      const { intent: elsewhere } = await j.begin({ ...spec, key: 'elsewhere-dead' });
+      j.save({ ...elsewhere, phase: 'sending', owner: { pid: 999_999_999, machine: 'elsewhere-2' } });
+      expect(placingNow(j, spec, undefined)).toBe(live.pid);
+      // This very process's own intent is not another run.
+      const mine = freshJournal();
+      await mine.begin(spec);
+      expect(placingNow(mine, spec, undefined)).toBeUndefined();
+      const far = freshJournal();
+      const { intent: farLive } = await far.begin(spec);
+      far.save({ ...farLive, phase: 'sending', owner: { pid: live.pid!, machine: 'elsewhere-2' } });
+      expect(placingNow(far, spec, undefined)).toBeUndefined();
       // A run killed meanwhile left the same order: this run resumes that one (journal.begin), no second order.
       const { intent: killed } = await j.begin({ ...spec, key: 'killed-run' });
       j.save({ ...killed, phase: 'sending', owner: { pid: 999_999_999 } });

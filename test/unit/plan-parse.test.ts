@@ -268,5 +268,11 @@ describe('plans from a spreadsheet', () => {
       'has 1 bad row, nothing was ordered: line 1: a header row names the columns product,quantity[,out] in that order, not quantity,product',
     );
     expect(parse('Product,Quantity,Out\namazon-us-25,1\n').map((r) => r.productId)).toEqual(['amazon-us-25']);
+    for (const header of ['product,out,quantity', 'out,quantity,product'])
+      expect(refusal(`${header}\namazon-us-25,1\n`).message).toContain(
+        `line 1: a header row names the columns product,quantity[,out] in that order, not ${header}`,
+      );
+    // One cell with no separator in it is the count of fields, as before.
+    expect(refusal('amazon-us-25\n').message).toContain('line 1: expected product,quantity[,out], got 1 fields');
   });
 });

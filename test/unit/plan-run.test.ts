@@ -135,6 +135,14 @@ describe('runPlan', () => {
     expect(exists).toMatchObject({ exitCode: 2 });
     expect((exists as Error).message).toMatch(/^line 2: .*kept\.csv.*nothing was ordered$/);
     expect(await refusal(kept, true)).toBeUndefined();
+    // Without a key (no scope, no journal): a format no extension names is still refused, a file already there is not.
+    const keyless = (path: string): Promise<unknown> => {
+      const h = harness({ json: false });
+      const deps = { ...h.deps, connection: () => Promise.reject(new Error('no key')) };
+      return runPlan({ plan: path, dryRun: true, concurrency: 1 }, deps).catch((e: unknown) => e);
+    };
+    expect(await keyless(at('product,quantity,out\namazon-us-25,1,z.xls\n'))).toMatchObject({ exitCode: 2 });
+    expect(await keyless(kept)).toBeUndefined();
     // A row this plan already delivered keeps its file: the dry run passes it, as the run does.
     const done = at('product,quantity,out\namazon-us-25,1,done.csv\n');
     const first = harness();
@@ -199,6 +207,15 @@ describe('runPlan', () => {
     expect((error as CliError).hint).toBe(
       'give each batch a file of its own: {batch} in the out column (amazon-25-{batch}.csv) is the --batch name; or move the file away (--force would overwrite those codes)',
     );
+    // A file already there that no order here wrote: refused as any other, naming no order.
+    writeFileSync(join(dir, 'foreign.csv'), 'not ours\n');
+    const foreign = await runPlan(
+      { plan: at('product,quantity,out\namazon-us-25,1,foreign.csv\n'), batch: '2026-11-30', concurrency: 1 },
+      harness({ journal }).deps,
+    ).catch((e: unknown) => e);
+    expect(foreign).toMatchObject({ exitCode: 2, code: 'out_exists' });
+    expect((foreign as Error).message).not.toContain('holds the codes');
+    expect((foreign as CliError).hint).not.toContain('{batch}');
   });
 
   it('a failing row fails the plan with its exit code, naming the first; the other rows are delivered', async () => {
