@@ -120,11 +120,16 @@ describe('order list and order show <ref>', () => {
     expect(placed.status).not.toBe('completed');
     const before = (await list(configDir, '--product', 'amazon-us-10'))[0]!;
     expect(before.status).toBe(placed.status);
+    const stale = await runCli(['order', 'list', '--product', 'amazon-us-10'], { configDir });
+    expect(unstamped(stale.stderr)).toBe('1 order was unfinished when last checked: giftcodes order list --refresh\n');
     let after = before;
     for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
       after = (await list(configDir, '--product', 'amazon-us-10', '--refresh'))[0]!;
     }
     expect(after.status).toBe('completed');
+    // The table says when a status shown may be old, and how to ask again; once refreshed, it has nothing to say.
+    const text = await runCli(['order', 'list', '--product', 'amazon-us-10'], { configDir });
+    expect(unstamped(text.stderr)).toBe('');
     // Recorded: a plain list (no API call) now says completed.
     expect((await list(configDir, '--product', 'amazon-us-10'))[0]!.status).toBe('completed');
   });

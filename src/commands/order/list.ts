@@ -106,6 +106,15 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
           { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
         ]);
       },
+      // A status is the API's word when this machine last asked: an order listed as pending may have completed
+      // since. A person reading the table is told, and how to ask again (a refreshed list asked just now).
+      notes: (data) => {
+        const stale = options.refresh ? 0 : data.filter(unfinished).length;
+        if (stale === 0) return [];
+        const orders = stale === 1 ? '1 order was' : `${stale} orders were`;
+        // Short enough for 80 columns with a thousand of them (test/e2e/tables.test.ts).
+        return [`${orders} unfinished when last checked: giftcodes order list --refresh`];
+      },
     },
     options.format,
   );
