@@ -61,40 +61,57 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
 
 /** The record's own profile, environment and base URL, said on stderr when they are not this run's. */
 async function clientForRecord(deps: RefDeps, record: OrderRecord): Promise<ApiClient> {
-  const where: Target = { profile: record.profile, environment: record.environment, baseUrl: record.baseUrl };
+  const where = placedWith(record);
   const current = await deps.currentTarget().catch(() => undefined);
+  const api = await clientAt(deps, record);
+  if (!sameTarget(current, where))
+    deps.io.notice(`order ${record.orderId} was placed with ${describeTarget(where)}: reading it there`);
+  return api;
+}
+
+/** Where an order was placed: its profile, environment and base URL. */
+export function placedWith(record: OrderRecord): Target {
+  return { profile: record.profile, environment: record.environment, baseUrl: record.baseUrl };
+}
+
+export function sameTarget(a: Target | undefined, b: Target): boolean {
+  return a !== undefined && a.profile === b.profile && a.environment === b.environment && a.baseUrl === b.baseUrl;
+}
+
+/**
+ * A client with the key of the profile and environment the order was placed with, at its base URL; a key not at
+ * hand (logged out, profile removed, another key given) is an AuthError `order_key_missing` naming the login
+ * that brings it back.
+ */
+export async function clientAt(
+  deps: Pick<Deps, 'connectionTo' | 'clientFor'>,
+  record: OrderRecord,
+): Promise<ApiClient> {
+  const where = placedWith(record);
   let connection;
   try {
     connection = await deps.connectionTo(where);
   } catch (error) {
     throw keyGone(error, record, where);
   }
-  if (
-    !current ||
-    current.profile !== where.profile ||
-    current.environment !== where.environment ||
-    current.baseUrl !== where.baseUrl
-  ) {
-    deps.io.notice(`order ${record.orderId} was placed with ${describe(where)}: reading it there`);
-  }
   return deps.clientFor(connection.baseUrl, connection.apiKey);
 }
 
-function describe(where: Target): string {
+export function describeTarget(where: Target): string {
   return `the ${where.environment} key of profile "${where.profile}" at ${where.baseUrl}`;
+}
+
+/** The login that brings back the key of a profile and environment. */
+export function loginHint(where: Target): string {
+  return `log in with that reseller's ${where.environment} key: giftcodes login --profile ${where.profile} --env ${where.environment} --base-url ${where.baseUrl}   (or set GIFTCODES_API_KEY to a sc_${where.environment}_ key)`;
 }
 
 /** No key for the record's profile and environment (logged out, profile removed, another key given): which one to use. */
 function keyGone(error: unknown, record: OrderRecord, where: Target): unknown {
   if (!isCliError(error) || (error.exitCode !== 3 && error.code !== 'environment_conflict')) return error;
-  const profileFlag = ` --profile ${where.profile}`;
-  const baseUrlFlag = ` --base-url ${where.baseUrl}`;
   return new AuthError(
-    `order ${record.orderId} was placed with ${describe(where)}, and that key is not at hand (${error.message})`,
-    {
-      code: 'order_key_missing',
-      hint: `log in with that reseller's ${where.environment} key: giftcodes login${profileFlag} --env ${where.environment}${baseUrlFlag}   (or set GIFTCODES_API_KEY to a sc_${where.environment}_ key)`,
-    },
+    `order ${record.orderId} was placed with ${describeTarget(where)}, and that key is not at hand (${error.message})`,
+    { code: 'order_key_missing', hint: loginHint(where) },
   );
 }
 

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  BOTH_KEYS,
   DEMO_KEYS,
   ledger,
   loggedIn,
@@ -132,6 +133,43 @@ describe('order list and order show <ref>', () => {
     expect(unstamped(text.stderr)).toBe('');
     // Recorded: a plain list (no API call) now says completed.
     expect((await list(configDir, '--product', 'amazon-us-10'))[0]!.status).toBe('completed');
+  });
+
+  it('--refresh reads each order with the key it was placed with; one whose key is gone is said, not read', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = async (env: string): Promise<string> => {
+      const placed = await runCli(
+        ['order', 'place', '--product', 'apple-us-25', '--quantity', '1', '--env', env, '--yes', '--json'],
+        { configDir },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+      return (JSON.parse(placed.stdout) as { id: string }).id;
+    };
+    const [test, live] = [await place('test'), await place('live')];
+    const statuses = async (): Promise<Record<string, string | undefined>> =>
+      Object.fromEntries((await list(configDir, '--product', 'apple-us-25')).map((r) => [r.orderId, r.status]));
+    let refreshed = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
+    // The current profile's key is test: the live order is read with the live key, and that is said.
+    expect(unstamped(refreshed.stderr)).toContain(
+      `1 unfinished order was placed with the live key of profile "default" at ${served.url}: reading there\n`,
+    );
+    await until(async () => {
+      const now = await statuses();
+      if (now[test] === 'completed' && now[live] === 'completed') return true;
+      refreshed = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
+      expect(refreshed.code, refreshed.stderr).toBe(0);
+      return undefined;
+    });
+
+    // A live order left unfinished, then the live key logged out: not read, said with the login that brings it back.
+    const third = await place('live');
+    expect((await runCli(['logout', '--env', 'live'], { configDir })).code).toBe(0);
+    const keyless = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
+    expect(keyless.code, keyless.stderr).toBe(0);
+    expect(unstamped(keyless.stderr)).toContain(
+      `warning: 1 unfinished order was placed with the live key of profile "default" at ${served.url}, whose key is not at hand: not refreshed (log in with that reseller's live key: giftcodes login --profile default --env live --base-url ${served.url}`,
+    );
+    expect((await statuses())[third]).toBe('pending');
   });
 
   it('order show takes an id, a key, or a unique prefix; an ambiguous prefix lists the candidates (exit 2)', async () => {

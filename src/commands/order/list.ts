@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import type { ApiClient } from '../../api/client.js';
+import { isCliError, UsageError } from '../../errors.js';
 import type { OrderRecord } from '../../journal/history.js';
 import { exportResult } from '../../output/exporter.js';
 import { renderTable } from '../../output/table.js';
@@ -18,7 +19,7 @@ export interface ListOptions {
   format?: 'table' | 'csv';
 }
 
-type ListDeps = Pick<Deps, 'io' | 'journal' | 'connection' | 'api' | 'now' | 'configDir'>;
+type ListDeps = Pick<Deps, 'io' | 'journal' | 'connectionTo' | 'clientFor' | 'currentTarget' | 'now' | 'configDir'>;
 
 /** How many orders --refresh reads from the API at once. */
 export const REFRESH_CONCURRENCY = 4;
@@ -168,20 +169,39 @@ async function amounts(
 }
 
 /**
- * Reads each unfinished order once (REFRESH_CONCURRENCY at a time) with the connection this run resolved,
- * and records the status it reads. Orders of another profile, environment or server are left as they are.
+ * Reads each unfinished order once (REFRESH_CONCURRENCY at a time) where it was placed: with the key of its own
+ * profile and environment, at its base URL, as order show does. An order whose key is not at hand here is left as
+ * it is, and said (with the login that brings the key back). Records the status each read says.
  */
 async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise<void> {
   if (targets.length === 0) return;
-  const [connection, api, journal] = await Promise.all([deps.connection(), deps.api(), deps.journal()]);
-  const mine = targets.filter(
-    (r) =>
-      r.profile === connection.profile && r.environment === connection.environment && r.baseUrl === connection.baseUrl,
-  );
-  if (mine.length < targets.length)
-    deps.io.notice(
-      `${targets.length - mine.length} unfinished orders belong to another profile, environment or server: not refreshed (use --profile / --env)`,
-    );
+  const [{ clientAt, describeTarget, loginHint, placedWith, sameTarget }, journal, current] = await Promise.all([
+    import('../../orders/ref.js'),
+    deps.journal(),
+    deps.currentTarget().catch(() => undefined),
+  ]);
+  const groups = new Map<string, OrderRecord[]>();
+  for (const record of targets) {
+    const id = JSON.stringify(placedWith(record));
+    groups.set(id, [...(groups.get(id) ?? []), record]);
+  }
+  const mine: { record: OrderRecord; api: ApiClient }[] = [];
+  for (const records of groups.values()) {
+    const where = placedWith(records[0]!);
+    const orders = records.length === 1 ? '1 unfinished order was' : `${records.length} unfinished orders were`;
+    let api: ApiClient;
+    try {
+      api = await clientAt(deps, records[0]!);
+    } catch (error) {
+      if (!isCliError(error) || error.code !== 'order_key_missing') throw error;
+      deps.io.warn(
+        `${orders} placed with ${describeTarget(where)}, whose key is not at hand: not refreshed (${loginHint(where)})`,
+      );
+      continue;
+    }
+    if (!sameTarget(current, where)) deps.io.notice(`${orders} placed with ${describeTarget(where)}: reading there`);
+    for (const record of records) mine.push({ record, api });
+  }
   const pendingKeys = new Set(journal.read().intents.map((intent) => intent.key));
   const spinner = await deps.io.spinner(`refreshing 0/${mine.length}`);
   let done = 0;
@@ -189,7 +209,7 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
   const failures: string[] = [];
   const worker = async (): Promise<void> => {
     while (next < mine.length) {
-      const record = mine[next++]!;
+      const { record, api } = mine[next++]!;
       try {
         const order = await api.getOrder(record.orderId!);
         const status = typeof order.status === 'string' ? order.status : undefined;
