@@ -104,7 +104,9 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
   const planSha = sha256(bytes.toString('latin1'));
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const rows: PlanRow[] = [];
-  const problems: string[] = [];
+  /** Each bad row's words, and the hint for its cause where it has its own (else the plan's format). */
+  const problems: { text: string; hint?: string }[] = [];
+  const bad = (text: string, hint?: string): void => void problems.push({ text, ...(hint ? { hint } : {}) });
   const lines = text.split(/\r?\n/);
   const occurrences = new Map<string, number>();
   let misordered = false;
@@ -118,34 +120,45 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
       if (names[0] === 'product' && names[1] === 'quantity') return; // the header
       // A header in another order would read every row wrongly: said once, and the rows are not read.
       misordered = true;
-      return void problems.push(
+      return bad(
         `line ${line}: a header row names the columns product,quantity[,out] in that order, not ${cells.join(',')}`,
+        'put the columns in that order, or leave the header row out',
       );
     }
     const [productId, quantity, out, ...extra] = cells;
     if (cells.length === 1 && /[;\t]/.test(trimmed))
-      return void problems.push(
+      return bad(
         `line ${line}: its columns are separated by ${trimmed.includes(';') ? 'semicolons' : 'tabs'}; a plan is comma-separated (product,quantity[,out])`,
+        'save it from the spreadsheet as CSV with commas between the columns (in some locales: "CSV UTF-8 (comma delimited)")',
       );
     if (extra.length > 0 || cells.length < 2)
-      return void problems.push(`line ${line}: expected product,quantity[,out], got ${cells.length} fields`);
+      return bad(`line ${line}: expected product,quantity[,out], got ${cells.length} fields`);
     if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId))
-      return void problems.push(`line ${line}: "${productId ?? ''}" is not a product id`);
+      return bad(
+        `line ${line}: "${productId ?? ''}" is not a product id`,
+        'see the product ids: giftcodes catalog list',
+      );
     const n = /^\d+$/.test(quantity ?? '') ? Number(quantity) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
-      return void problems.push(
-        `line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`,
-      );
+      return bad(`line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
     const outCell = out ?? '';
+    const field = /\{[A-Za-z_][\w-]*\}/.exec(outCell.replaceAll(BATCH_FIELD, ''))?.[0];
+    if (field !== undefined)
+      return bad(
+        `line ${line}: its out file names ${field}; the one field an out file may name is ${BATCH_FIELD}`,
+        `write ${BATCH_FIELD} where the run's --batch name goes (e.g. codes-${BATCH_FIELD}.csv)`,
+      );
     let outName = outCell;
     if (outCell.includes(BATCH_FIELD)) {
       if (batch === undefined)
-        return void problems.push(
+        return bad(
           `line ${line}: its out file names ${BATCH_FIELD}, which --batch gives (e.g. --batch "$(date +%F)")`,
+          `give the run a batch name: giftcodes order place --plan ${planPath} --batch "$(date +%F)"`,
         );
       if (!FILE_SAFE_BATCH.test(batch))
-        return void problems.push(
+        return bad(
           `line ${line}: --batch "${batch}" cannot go into a file name for ${BATCH_FIELD} (letters, digits and . _ + = @ -; a date: 2026-11-29)`,
+          'a batch name for a file is a date or a word: --batch "$(date +%F)"',
         );
       outName = outCell.replaceAll(BATCH_FIELD, batch);
     }
@@ -171,15 +184,25 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
     const same = realFile(row.out);
     const earlier = outs.get(same);
     if (earlier !== undefined)
-      problems.push(`line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`);
+      bad(
+        `line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`,
+        'each row writes a file of its own: give the rows different out files',
+      );
     else outs.set(same, row.row);
   }
   if (problems.length > 0) {
     throw new UsageError(
-      `the plan ${planPath} has ${counted(problems.length, 'bad row')}, nothing was ordered: ${problems.slice(0, 20).join('; ')}${problems.length > 20 ? '; …' : ''}`,
+      `the plan ${planPath} has ${counted(problems.length, 'bad row')}, nothing was ordered: ${problems
+        .slice(0, 20)
+        .map((problem) => problem.text)
+        .join('; ')}${problems.length > 20 ? '; …' : ''}`,
       {
         code: 'bad_plan',
-        hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
+        // One cause, its own hint; causes of several kinds, the plan's format.
+        hint:
+          new Set(problems.map((problem) => problem.hint)).size === 1 && problems[0]!.hint
+            ? problems[0]!.hint
+            : 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
       },
     );
   }

@@ -276,3 +276,50 @@ describe('plans from a spreadsheet', () => {
     expect(refusal('amazon-us-25\n').message).toContain('line 1: expected product,quantity[,out], got 1 fields');
   });
 });
+
+describe('the hint of a refused plan is right for its cause', () => {
+  const hintOf = (text: string, batch?: string): string | undefined =>
+    (() => {
+      try {
+        parsePlan(Buffer.from(text, 'utf8'), '/plans/p.csv', F, batch);
+      } catch (error) {
+        return (error as { hint?: string }).hint;
+      }
+      throw new Error('the plan was not refused');
+    })();
+
+  it('a placeholder other than {batch} is refused, naming it, with {batch} as the hint', () => {
+    expect(() => parsePlan(Buffer.from('p1,1,codes-{bach}.csv\n'), '/plans/p.csv', F, 'x')).toThrow(
+      'line 1: its out file names {bach}; the one field an out file may name is {batch}',
+    );
+    expect(hintOf('p1,1,codes-{date}.csv\n', 'x')).toBe(
+      "write {batch} where the run's --batch name goes (e.g. codes-{batch}.csv)",
+    );
+    // {batch} itself, and braces that are no field name, are not refused.
+    expect(parsePlan(Buffer.from('p1,1,a-{batch}-{1}.csv\n'), '/plans/p.csv', F, 'n1')[0]!.out).toBe(
+      '/plans/a-n1-{1}.csv',
+    );
+  });
+
+  it('each cause of one kind has its own hint', () => {
+    expect(hintOf('p1,1,a-{batch}.csv\np2,1,b-{batch}.csv\n')).toBe(
+      'give the run a batch name: giftcodes order place --plan /plans/p.csv --batch "$(date +%F)"',
+    );
+    expect(hintOf('p1,1,a-{batch}.csv\n', '../x')).toBe(
+      'a batch name for a file is a date or a word: --batch "$(date +%F)"',
+    );
+    expect(hintOf('p1;1\n')).toMatch(/^save it from the spreadsheet as CSV with commas between the columns/);
+    expect(hintOf('p1,1,a.csv\np2,1,a.csv\n')).toBe(
+      'each row writes a file of its own: give the rows different out files',
+    );
+    expect(hintOf('caf\u00e9,1\n')).toBe('see the product ids: giftcodes catalog list');
+    expect(hintOf('quantity,product\np1,1\n')).toBe('put the columns in that order, or leave the header row out');
+  });
+
+  it('causes of several kinds, or one without a hint of its own, get the format of a row', () => {
+    const format = 'each row is product,quantity[,out] (a header row product,quantity,out is optional)';
+    expect(hintOf('caf\u00e9,1\np2,1,a-{batch}.csv\n')).toBe(format);
+    expect(hintOf('p1,0\n')).toBe(format);
+    expect(hintOf('caf\u00e9,1\np1,0\n')).toBe(format);
+  });
+});
