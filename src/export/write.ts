@@ -342,6 +342,12 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
     return { count, gone: false };
   } catch (error) {
     if (error instanceof ReaderGone) return { count: written, gone: true };
+    // What went out before the interruption is on stdout (a file it was redirected to keeps it): said as such.
+    if (isCliError(error) && error.code === 'interrupted' && o.signal.aborted)
+      throw interrupted(
+        o.signal,
+        `standard output got ${written === 0 ? 'none' : `only ${written.toLocaleString('en-US')}`} of the ${o.expected === undefined ? '' : `${o.expected.toLocaleString('en-US')} `}codes: what it holds is incomplete`,
+      );
     throw error;
   } finally {
     if (!closed) age?.abort(new Error('the export stopped'));
@@ -350,10 +356,11 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
   }
 }
 
-function interrupted(signal: AbortSignal): CliError {
+/** `ending`: what the interruption left (a file export leaves none; stdout has what was written). */
+function interrupted(signal: AbortSignal, ending = 'no file was written'): CliError {
   const reason: unknown = signal.reason;
   const message = reason instanceof Error ? reason.message : 'interrupted';
-  return new InterruptedError(`${message} before the export finished; no file was written`, {
+  return new InterruptedError(`${message} before the export finished; ${ending}`, {
     code: 'interrupted',
     hint: 'the order and its codes stay on the server: run the same command again',
   });
