@@ -92,6 +92,12 @@ export async function withRecipients<T extends WaitFlags>(
     stdoutIsTTY: deps.io.stdoutIsTTY,
     query: deps.io.query !== undefined,
   });
+  // Ciphertext on stdout from a setting the command line does not show: said in every mode (`--json` too), as
+  // `codes get --json > codes.json` reads like JSON and is not.
+  if (recipients && out === '-' && profile)
+    deps.io.say(
+      `standard output is an age-encrypted file (the encrypt-to of profile "${profile.name}"): read it with giftcodes codes decrypt <file> --identity key.txt`,
+    );
   const { encryptTo: _given, ...rest } = flags;
   return (recipients ? { ...rest, encryptTo: recipients } : rest) as T;
 }

@@ -6,6 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { encryptingSink, recipientProblem, SpoolCipher } from '../../src/export/age.js';
 import { formatFor, namesAgeFile } from '../../src/export/format.js';
 import { recipientsFor } from '../../src/export/recipients.js';
+import { withRecipients, type WaitFlags } from '../../src/commands/wait-flags.js';
+import type { ConfigStore } from '../../src/config/store.js';
+import { unstamped } from '../helpers/e2e.js';
+import { capturedIo } from '../helpers/inprocess.js';
 
 describe('SpoolCipher', () => {
   it('reads back any slice of what it wrote, from any offset, and writes no plaintext', () => {
@@ -118,5 +122,40 @@ describe('names and recipients', () => {
     await expect(recipientsFor({ ...base, out: 'c.age', flags: [typo] })).rejects.toMatchObject({
       code: 'recipient_invalid',
     });
+  });
+});
+
+describe("codes to stdout encrypted by the profile's encrypt-to", () => {
+  const recipient = 'age1ltrss057ry2zz9atsjjyladvsj8ed9ajh7tctwn0hrsaq7qufqwqujnhqk';
+  const deps = (json: boolean) => {
+    const captured = capturedIo({ json });
+    return {
+      captured,
+      deps: {
+        io: captured.io,
+        config: () => Promise.resolve({ profile: () => ({ encryptTo: [recipient] }) } as unknown as ConfigStore),
+        currentTarget: () => Promise.resolve({ profile: 'shop', environment: 'live' as const, baseUrl: 'https://x' }),
+      },
+    };
+  };
+  const said =
+    'standard output is an age-encrypted file (the encrypt-to of profile "shop"): read it with giftcodes codes decrypt <file> --identity key.txt\n';
+
+  it('is said on stderr, with --json too (its stdout is no JSON)', async () => {
+    for (const json of [false, true]) {
+      const { captured, deps: d } = deps(json);
+      const flags = await withRecipients<WaitFlags>({}, d, { outDefaultsToStdout: true });
+      expect(flags.encryptTo).toEqual([recipient]);
+      expect(unstamped(captured.err())).toBe(said);
+    }
+  });
+
+  it('is not said for a file (named .age), nor for --encrypt-to given on the command line', async () => {
+    const file = deps(false);
+    await withRecipients({ out: 'codes.csv.age' }, file.deps);
+    expect(file.captured.err()).toBe('');
+    const given = deps(false);
+    expect((await withRecipients({ out: '-', encryptTo: [recipient] }, given.deps)).encryptTo).toEqual([recipient]);
+    expect(given.captured.err()).toBe('');
   });
 });
