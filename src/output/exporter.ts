@@ -120,7 +120,8 @@ export function pagerCommand(io: Io): string | undefined {
   return trimmed === '' || trimmed === 'cat' ? undefined : trimmed;
 }
 
-export type Query = (value: unknown) => unknown;
+/** A compiled --query; `missed` says what a null result missed (see queryMissed). */
+export type Query = ((value: unknown) => unknown) & { readonly missed?: (value: unknown) => string | undefined };
 
 /**
  * Compiles a JMESPath expression (loaded only when --query is given). A bad expression is a usage error,
@@ -137,7 +138,7 @@ export async function compileQuery(expression: string): Promise<Query> {
       hint: 'a JMESPath expression, e.g. --query "[].id" or --query "status" (https://jmespath.site)',
     });
   }
-  return (value) => {
+  const query = (value: unknown): unknown => {
     try {
       return jmespath.TreeInterpreter.search(ast, value as Parameters<typeof jmespath.TreeInterpreter.search>[1]);
     } catch (error) {
@@ -147,6 +148,24 @@ export async function compileQuery(expression: string): Promise<Query> {
       });
     }
   };
+  return Object.assign(query, { missed: (value: unknown) => queryMissed(expression, value) });
+}
+
+/**
+ * A --query that selected nothing from a document that has something: its null is printed, as jq prints one, and
+ * stderr says so with the fields there are, so a script reading `orderId` where the document says `id` is told.
+ */
+export function queryMissed(expression: string, value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const sample: unknown = Array.isArray(value)
+    ? value.find((item) => item !== null && typeof item === 'object')
+    : value;
+  const fields = sample && !Array.isArray(sample) ? Object.keys(sample) : [];
+  const named =
+    fields.length > 0
+      ? `${Array.isArray(value) ? "each item's" : 'its'} fields: ${fields.slice(0, 12).join(', ')}${fields.length > 12 ? ', …' : ''}`
+      : '';
+  return `--query ${JSON.stringify(expression)} selected nothing from the output (null printed)${named ? `; ${named}` : ''}`;
 }
 
 function firstLine(error: unknown): string {

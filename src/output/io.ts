@@ -44,7 +44,7 @@ export class Io {
   /** --raw: a JSON document that is a single string is printed as the string itself (jq -r). */
   raw = false;
   /** --query: applied to every JSON document written with outJson (see output/exporter.ts). */
-  query: ((value: unknown) => unknown) | undefined;
+  query: (((value: unknown) => unknown) & { readonly missed?: (value: unknown) => string | undefined }) | undefined;
   /** --no-pager sets this false (see output/exporter.ts). */
   pager = true;
   quiet = false;
@@ -163,7 +163,12 @@ export class Io {
 
   /** Exactly one JSON document on stdout. Whether it arrived is known only after flushOut(). */
   outJson(value: unknown): void {
-    if (this.query) value = this.query(value) ?? null;
+    if (this.query) {
+      const selected = this.query(value) ?? null;
+      const missed = selected === null ? this.query.missed?.(value) : undefined;
+      if (missed) this.warn(missed);
+      value = selected;
+    }
     if (this.raw && typeof value === 'string') {
       this.writeOut(this.redact(`${value}\n`));
       return;

@@ -360,6 +360,13 @@ describe('--query on every command, help, logs', () => {
     const implied = await runCli(['ping', '--query', 'status'], { configDir });
     expect(implied.code, implied.stderr).toBe(0);
     expect(JSON.parse(implied.stdout)).toBe('ok');
+    // A field the document does not have: null, as jq prints it, and stderr names the fields there are.
+    const missed = await runCli(['ping', '--query', 'orderId'], { configDir });
+    expect(missed.code, missed.stderr).toBe(0);
+    expect(missed.stdout).toBe('null\n');
+    expect(unstamped(missed.stderr)).toMatch(
+      /^warning: --query "orderId" selected nothing from the output \(null printed\); its fields: status, /,
+    );
   });
 
   it('a bad expression exits 2 before anything is sent', async () => {

@@ -1,0 +1,51 @@
+// --query that selects nothing (a field the document does not have) prints null, as jq does, and says on stderr
+// what it missed and which fields there are: `order place --json --query orderId` is null (the order is `id`),
+// and a script that takes null for an answer orders again.
+import { describe, expect, it } from 'vitest';
+import { compileQuery, queryMissed } from '../../src/output/exporter.js';
+import { unstamped } from '../helpers/e2e.js';
+import { capturedIo } from '../helpers/inprocess.js';
+
+describe('a --query that selects nothing', () => {
+  it('prints null and warns, naming the fields of the document', async () => {
+    const { io, out, err } = capturedIo({ json: true });
+    io.query = await compileQuery('orderId');
+    io.outJson({ id: 'ord_1', status: 'pending', quantity: 2 });
+    await io.flushOut();
+    expect(out()).toBe('null\n');
+    expect(unstamped(err())).toBe(
+      'warning: --query "orderId" selected nothing from the output (null printed); its fields: id, status, quantity\n',
+    );
+  });
+
+  it('says nothing when it selects something, a false or a 0 included', async () => {
+    const { io, out, err } = capturedIo({ json: true });
+    io.query = await compileQuery('quantity');
+    io.outJson({ quantity: 0 });
+    io.query = await compileQuery('ok');
+    io.outJson({ ok: false });
+    await io.flushOut();
+    expect(out()).toBe('0\nfalse\n');
+    expect(err()).toBe('');
+  });
+
+  it("an array's items' fields; at most twelve named; a document with nothing in it has none", () => {
+    expect(queryMissed('[0].orderId', [{ id: 'a', status: 'x' }])).toBe(
+      '--query "[0].orderId" selected nothing from the output (null printed); each item\'s fields: id, status',
+    );
+    const wide = Object.fromEntries(Array.from({ length: 13 }, (_, i) => [`f${i}`, i]));
+    expect(queryMissed('x', wide)).toMatch(/its fields: f0, f1, .*, f11, …$/);
+    expect(queryMissed('[0]', [])).toBe('--query "[0]" selected nothing from the output (null printed)');
+    expect(queryMissed('x', 'text')).toBeUndefined();
+    expect(queryMissed('x', null)).toBeUndefined();
+  });
+
+  it('is silenced by --quiet', async () => {
+    const { io, err } = capturedIo({ json: true });
+    io.setMode({ json: true, quiet: true, verbose: false });
+    io.query = await compileQuery('nope');
+    io.outJson({ id: 1 });
+    await io.flushOut();
+    expect(err()).toBe('');
+  });
+});
