@@ -36,6 +36,8 @@ export interface ReceiverOptions {
   onReject?(status: number, reason: string): void;
   /** Unix seconds; tests move the clock. */
   now?: () => number;
+  /** The flag that chose the port, for the hint when it cannot be listened on (`--port` unless said). */
+  portFlag?: string;
 }
 
 /** How long close() lets a delivery being answered finish. */
@@ -208,7 +210,12 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
           : error.code === 'EACCES'
             ? `not allowed to listen on port ${o.port}`
             : `cannot listen on ${host}:${o.port} (${error.code ?? error.message})`;
-      rejectPromise(new UsageError(why, { code: 'listen_failed', hint: 'choose another --port (0 picks a free one)' }));
+      rejectPromise(
+        new UsageError(why, {
+          code: 'listen_failed',
+          hint: `choose another ${o.portFlag ?? '--port'} (0 picks a free one)`,
+        }),
+      );
     };
     server.once('error', onError);
     server.listen(o.port, host, () => {

@@ -32,10 +32,19 @@ describe('order watch with a webhook listener', () => {
     );
   });
 
-  it('ignores an event signed with another secret and keeps polling', async () => {
+  it('refuses an event signed with another secret, says so once, and keeps polling', async () => {
     const port = await freePort();
+    // The order completes (and its event is sent) 3 s after it is placed; the watch polls at its start and then
+    // 5 s later: the refused event comes between them (the first test's allowance for a loaded machine).
     await withServer(
-      ['--fulfil-after', '800', '--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', 'whsec_the_real_one'],
+      [
+        '--fulfil-after',
+        '3000',
+        '--webhook-url',
+        `http://127.0.0.1:${port}/`,
+        '--webhook-secret',
+        'whsec_the_real_one',
+      ],
       async (server) => {
         const configDir = await loggedIn(server);
         const placed = JSON.parse(
@@ -48,7 +57,7 @@ describe('order watch with a webhook listener', () => {
             'watch',
             placed.id,
             '--interval',
-            '0.3',
+            '5',
             '--webhook-port',
             String(port),
             '--webhook-secret',
@@ -59,6 +68,19 @@ describe('order watch with a webhook listener', () => {
         expect(watched.code, watched.stderr).toBe(0);
         expect(watched.stderr).not.toContain('webhook event received');
         expect(watched.stdout).toContain('completed');
+        const refusals = watched.stderr.match(
+          /warning: refused a webhook delivery \(\d+\): .*; the watch goes on polling/g,
+        );
+        expect(refusals, watched.stderr).toHaveLength(1);
+
+        // A port already taken (the server's own): exit 2, and the hint names this command's flag.
+        const busy = await runCli(['order', 'watch', placed.id, '--webhook-port', String(server.port)], {
+          configDir,
+          env: { GIFTCODES_WEBHOOK_SECRET: 'whsec_the_real_one' },
+        });
+        expect(busy.code, busy.stderr).toBe(2);
+        expect(busy.stderr).toContain('is already in use');
+        expect(busy.stderr).toContain('choose another --webhook-port (0 picks a free one)');
       },
     );
   });

@@ -176,17 +176,28 @@ async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOp
   const stopPolling = new AbortController();
   const signal = AbortSignal.any([deps.signal, stopPolling.signal]);
   let onEventForOrder: () => void = () => undefined;
+  let refusedSaid = false;
   const eventArrived = new Promise<void>((resolve) => {
     onEventForOrder = resolve;
   });
   const receiver = await startWebhookReceiver({
     port: options.webhookPort,
+    portFlag: '--webhook-port',
     secret: options.webhookSecret,
     scheme: options.webhookScheme,
     ...(options.signatureHeader ? { signatureHeader: options.signatureHeader } : {}),
     onEvent: (event) => {
       const order = orderFromEvent(event);
       if (order && String(order.id) === options.id) onEventForOrder();
+    },
+    // A delivery refused (most often a secret that is not the sender's) would otherwise leave the watch on its
+    // polls without a word: said once, as the events the watch waits for may never be accepted.
+    onReject: (status, reason) => {
+      if (refusedSaid) return;
+      refusedSaid = true;
+      deps.io.warn(
+        `refused a webhook delivery (${status}): ${reason}; the watch goes on polling (is the signing secret the sender's?)`,
+      );
     },
   });
   deps.io.notice(`listening for webhook events on ${receiver.url}`);
