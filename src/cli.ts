@@ -1,7 +1,6 @@
 // Builds the commander program, runs it, and is the only place that maps errors to text and exits.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { setMaxListeners } from 'node:events';
-import { resolve as resolvePath } from 'node:path';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { commandWord, registerCommands, valueFlags } from './commands/index.js';
@@ -10,6 +9,7 @@ import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { finishJournal } from './journal/at-exit.js';
 import { Io } from './output/io.js';
+import { pinnedHint, type RunPlace } from './output/pinned-hint.js';
 import { VERSION } from './version.js';
 
 /** For scripts/gen-man.mjs: the help topics and the environment variables go into the man page. */
@@ -213,12 +213,6 @@ function reachedFor(words: readonly string[], message: string): string | undefin
   return typed === undefined ? undefined : REACHED_FOR[[...words, typed].join(' ')];
 }
 
-/** What the failing run used where it is not the default: a command in a hint must land in the same place. */
-interface RunPlace {
-  configDir?: string | undefined;
-  profile?: string | undefined;
-}
-
 function report(
   io: Io,
   error: unknown,
@@ -268,25 +262,6 @@ function report(
   });
   if (io.env.GIFTCODES_DEBUG && error instanceof Error && error.stack) io.errRaw(`${error.stack}\n`);
   return ExitCode.internal;
-}
-
-/**
- * A hint's `giftcodes …` commands, run as the hint says, must reach the config directory and profile the
- * failing run used (a cron job's GIFTCODES_CONFIG_DIR, its --profile), not the person's own defaults.
- */
-export function pinnedHint(hint: string, place: RunPlace): string {
-  const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
-  const profile = place.profile && !hint.includes('--profile') ? `--profile ${shellWord(place.profile)} ` : '';
-  if (!dir && !profile) return hint;
-  return hint.replace(
-    /(^|[\s(:|`])giftcodes (?=[a-z-])/g,
-    (_match, before: string) => `${before}${dir}giftcodes ${profile}`,
-  );
-}
-
-/** A word the shell reads as it is: quoted when it holds anything but safe characters. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 interface PrintableError {

@@ -246,7 +246,7 @@ export class Factory implements Deps {
 }
 
 /** What to do about a refused key depends on where it came from: login does not replace a key given in the environment. */
-function refusedKeyHint(connection: Connection): string {
+export function refusedKeyHint(connection: Connection): string {
   const profile = `${connection.profile === 'default' ? '' : ` --profile ${connection.profile}`} --env ${connection.environment}`;
   switch (connection.keySource) {
     case 'environment':

@@ -28,7 +28,7 @@ export interface Deps {
   /** The client for the resolved connection. */
   api(): Promise<ApiClient>;
   /** A client for an explicit key and URL (login verifies a key before saving it; resume uses the intent's). */
-  clientFor(baseUrl: string, apiKey: string, retries?: number): Promise<ApiClient>;
+  clientFor(baseUrl: string, apiKey: string, retries?: number, refusedHint?: string): Promise<ApiClient>;
   /**
    * The connection to where an order was placed (a local record's profile, environment and base URL): this run's
    * --api-key or GIFTCODES_API_KEY when given, else that profile's key.

@@ -229,7 +229,11 @@ export function directoryCheck(check: 'config' | 'journal', dir: string): Outcom
     if (why)
       throw new LocalError(`the ${what} ${dir} is not writable (${why})`, {
         code: 'config_unwritable',
-        hint: `run: chmod 700 ${dir}, ${elsewhere}`,
+        // Permissions mend a directory that refuses this user; no chmod mends a read-only file system.
+        hint:
+          why === 'EROFS'
+            ? `its file system is read-only: remount it read-write, ${elsewhere}`
+            : `run: chmod 700 ${dir}, ${elsewhere}`,
       });
     if (check === 'config') {
       const file = configFile(dir);
@@ -291,7 +295,9 @@ export async function apiCheck(
   retries: number,
 ): Promise<{ outcome: Outcome; answered?: Answered }> {
   try {
-    const client = await deps.clientFor(connection.baseUrl, connection.apiKey, retries);
+    // A refused key's hint says where the key came from (GIFTCODES_API_KEY overrides the profile), as ping's does.
+    const { refusedKeyHint } = await import('../factory.js');
+    const client = await deps.clientFor(connection.baseUrl, connection.apiKey, retries, refusedKeyHint(connection));
     const sentAt = deps.now();
     const { ping, date } = await client.pingWithDate();
     const receivedAt = deps.now();

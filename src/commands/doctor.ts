@@ -52,7 +52,7 @@ export function register(parent: Command, app: App): void {
           config: () => f.config(),
           profileName: () => f.currentTarget().then((target) => target.profile),
           connection: () => f.connection(),
-          clientFor: (baseUrl, apiKey, tries) => f.clientFor(baseUrl, apiKey, tries),
+          clientFor: (baseUrl, apiKey, tries, refusedHint) => f.clientFor(baseUrl, apiKey, tries, refusedHint),
           // dist/ sits beside bin/ in every install, and this module is bundled into dist/.
           programPath: fileURLToPath(new URL('../bin/giftcodes', import.meta.url)),
           nodePath: process.execPath,
@@ -86,6 +86,11 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
   results.push(api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'));
   const encryption = config.ok ? await encryptToCheck(deps) : undefined;
   if (encryption) results.push(encryption);
+  // A hint's giftcodes commands reach this run's config directory (a cron job's GIFTCODES_CONFIG_DIR), as the
+  // error printer's do.
+  const { pinnedHint } = await import('../output/pinned-hint.js');
+  const place = { configDir: deps.io.env.GIFTCODES_CONFIG_DIR };
+  for (const result of results) if (result.hint) result.hint = pinnedHint(result.hint, place);
   await report(deps.io, results);
   const failed = results.filter((result) => !result.ok && !result.notChecked);
   const skipped = results.filter((result) => result.notChecked);

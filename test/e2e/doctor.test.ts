@@ -1,11 +1,12 @@
 // `giftcodes doctor` as cron runs it: the built CLI with a PATH of its own, against `giftcodes serve` with a
 // logged-in config dir; each failing check ends with the exit code of its kind (docs/commands.md, doctor).
-import { chmodSync } from 'node:fs';
+import { chmodSync, cpSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, type RunOptions } from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { storeKeptConfigDir } from '../helpers/keyring.js';
+import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 import { freePort } from '../helpers/ports.js';
 
 /** A crontab's PATH=… line that finds this checkout's giftcodes and the node running the tests. */
@@ -83,6 +84,26 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
     expect(JSON.parse(result.stderr)).toMatchObject({ error: { code: 'doctor_failed', exitCode: 8 } });
   });
 
+  const noMounts = mountSupport();
+  it.skipIf(noMounts)(
+    'a config dir on a read-only disk: exit 8, and the hint is to remount it, not a chmod',
+    async () => {
+      const logged = await loggedIn(served.server, DEMO_KEYS.test, tempDir());
+      const dir = readOnlyDisk((d) => cpSync(logged, d, { recursive: true }));
+      try {
+        const result = await doctor(['--json'], { configDir: dir });
+        expect(result.code).toBe(8);
+        expect(line(result.stdout, 'config')).toMatchObject({
+          ok: false,
+          detail: `the config directory ${dir} is not writable (EROFS)`,
+          hint: 'its file system is read-only: remount it read-write, or set GIFTCODES_CONFIG_DIR to a directory this user owns',
+        });
+      } finally {
+        unmountAll();
+      }
+    },
+  );
+
   it('an unreachable base URL: exit 5, the cause named; the clock is not compared', async () => {
     const { configDir } = served;
     const closed = `http://127.0.0.1:${await freePort()}`;
@@ -101,10 +122,19 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
       ok: true,
       detail: expect.stringContaining('from GIFTCODES_API_KEY'),
     });
-    expect(line(rejected.stdout, 'api')).toMatchObject({ ok: false, detail: expect.stringContaining('401') });
+    // The refused key came from GIFTCODES_API_KEY, which overrides the profile: a login would not mend it.
+    expect(line(rejected.stdout, 'api')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('401'),
+      hint: expect.stringMatching(/^the key in GIFTCODES_API_KEY was refused \(it overrides the profile's\)/),
+    });
     const none = await doctor(['--json'], { baseUrl: served.url });
     expect(none.code).toBe(3);
-    expect(line(none.stdout, 'key')).toMatchObject({ ok: false, hint: expect.stringContaining('giftcodes login') });
+    // The login it names reaches this run's config directory (a cron job's GIFTCODES_CONFIG_DIR).
+    expect(line(none.stdout, 'key')).toMatchObject({
+      ok: false,
+      hint: expect.stringContaining(`GIFTCODES_CONFIG_DIR=${none.configDir} giftcodes login --env test`),
+    });
     expect(line(none.stdout, 'api')).toMatchObject({ ok: false, detail: 'not checked: no key to ping with' });
   });
 

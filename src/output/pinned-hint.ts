@@ -1,0 +1,28 @@
+// The commands a hint names must reach the config directory and profile the failing run used: a cron job's
+// GIFTCODES_CONFIG_DIR, its --profile. Used by the error printer (cli.ts) and by doctor's per-check hints.
+import { resolve as resolvePath } from 'node:path';
+
+/** What the failing run used where it is not the default: a command in a hint must land in the same place. */
+export interface RunPlace {
+  configDir?: string | undefined;
+  profile?: string | undefined;
+}
+
+/**
+ * A hint's `giftcodes …` commands, run as the hint says, must reach the config directory and profile the
+ * failing run used (a cron job's GIFTCODES_CONFIG_DIR, its --profile), not the person's own defaults.
+ */
+export function pinnedHint(hint: string, place: RunPlace): string {
+  const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
+  const profile = place.profile && !hint.includes('--profile') ? `--profile ${shellWord(place.profile)} ` : '';
+  if (!dir && !profile) return hint;
+  return hint.replace(
+    /(^|[\s(:|`])giftcodes (?=[a-z-])/g,
+    (_match, before: string) => `${before}${dir}giftcodes ${profile}`,
+  );
+}
+
+/** A word the shell reads as it is: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
