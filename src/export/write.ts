@@ -16,6 +16,7 @@ import { pidAlive } from '../journal/owner.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
 import { encryptingSink, SpoolCipher, type EncryptingSink } from './age.js';
+import { grouped } from '../output/words.js';
 import { writeAll } from './csv.js';
 import {
   FORMAT_TABLE,
@@ -346,7 +347,7 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
     if (isCliError(error) && error.code === 'interrupted' && o.signal.aborted)
       throw interrupted(
         o.signal,
-        `standard output got ${written === 0 ? 'none' : `only ${written.toLocaleString('en-US')}`} of the ${o.expected === undefined ? '' : `${o.expected.toLocaleString('en-US')} `}codes: what it holds is incomplete`,
+        `standard output got ${written === 0 ? 'none' : `only ${grouped(written)}`} of the ${o.expected === undefined ? '' : `${grouped(o.expected)} `}codes: what it holds is incomplete`,
       );
     throw error;
   } finally {
