@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { defaultEnvironment, SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
-import { UsageError } from '../../errors.js';
+import { isCliError, UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps, GlobalOptions } from '../deps.js';
@@ -28,16 +28,28 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
   const field = checkField(options.field);
-  const { normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
+  const { assertSafeTransport, normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
   let value = options.value.trim();
   // Every value is checked before the config is opened: a bad one exits 2 and nothing is written.
   if (value === '')
     throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
-  if (field === 'base-url')
+  if (field === 'base-url') {
     value = withHint(
       () => normaliseBaseUrl(value),
       'for example: giftcodes config set base-url https://api.example.com',
     );
+    // Every command of the profile would refuse it (a key never travels over plain http but to this machine): said
+    // now, as a usage error, rather than by the night's job.
+    try {
+      assertSafeTransport(value);
+    } catch (error) {
+      if (!isCliError(error)) throw error;
+      throw new UsageError(`${error.message}: every command with this base URL would refuse it`, {
+        code: error.code,
+        ...(error.hint ? { hint: error.hint } : {}),
+      });
+    }
+  }
   if (field === 'proxy') value = checkProxyUrl(value);
   if (field === 'default-env') defaultEnvironment(value);
   if (field === 'encrypt-to') {
@@ -55,6 +67,10 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   }
   const store = await deps.config();
   const profile = resolveProfileName(options, deps.io.env, store);
+  const others = store.profileNames();
+  // A profile is made by its first setting: said, so a misspelt --profile is seen at once, not at the next login.
+  if (!others.includes(profile))
+    deps.io.notice(`made a new profile "${profile}"${others.length > 0 ? ` (the others: ${others.join(', ')})` : ''}`);
   await store.setField(profile, field, value);
   // A proxy URL may carry a password: never echoed.
   const shown = field === 'proxy' ? (await import('../../api/transport.js')).displayProxy(value) : value;

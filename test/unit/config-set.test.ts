@@ -1,0 +1,45 @@
+// config set checks a value against what every later command would do with it, before it is written: a plain
+// http base URL to another machine (which every command refuses to send a key to) is exit 2 now, not the night's
+// job failing; and a setting that makes a profile says so, so a misspelt --profile is seen at once.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/commands/config/set.js';
+import { ConfigStore } from '../../src/config/store.js';
+import { unstamped, tempDir } from '../helpers/e2e.js';
+import { capturedIo } from '../helpers/inprocess.js';
+
+function setIn(dir: string) {
+  const captured = capturedIo();
+  const deps = { io: captured.io, config: () => ConfigStore.open(dir) };
+  return { captured, set: (field: string, value: string, profile?: string) => run({ field, value, profile }, deps) };
+}
+
+describe('config set', () => {
+  it('refuses a plain http base URL to another machine (exit 2), and writes nothing', async () => {
+    const dir = tempDir();
+    const { set } = setIn(dir);
+    await expect(set('base-url', 'http://api.example.com')).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'insecure_base_url',
+      message:
+        'refusing to send an API key over plain http to api.example.com: every command with this base URL would refuse it',
+      hint: 'use https://api.example.com',
+    });
+    expect(() => readFileSync(join(dir, 'config.json'))).toThrow();
+    // This machine's own server over http is fine, as every command allows it.
+    await set('base-url', 'http://127.0.0.1:4010');
+    expect((await ConfigStore.open(dir)).profile('default').baseUrl).toBe('http://127.0.0.1:4010');
+  });
+
+  it('says when a setting makes a new profile, naming the others; not for one that exists', async () => {
+    const dir = tempDir();
+    const { captured, set } = setIn(dir);
+    await set('default-env', 'live');
+    expect(unstamped(captured.err())).toBe('');
+    await set('default-env', 'live', 'defualt');
+    expect(unstamped(captured.err())).toBe('made a new profile "defualt" (the others: default)\n');
+    await set('history-days', '30', 'defualt');
+    expect(unstamped(captured.err())).toBe('made a new profile "defualt" (the others: default)\n');
+  });
+});
