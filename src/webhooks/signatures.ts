@@ -111,6 +111,12 @@ export function verifyDelivery(headers: Headers, rawBody: Buffer, o: VerifyOptio
   if (o.scheme !== undefined && form !== undefined && FORMS[form] !== FORMS[o.scheme]) {
     return refuse(`the ${name} header holds a ${form} signature (${FORMS[form]}), not a ${o.scheme} one`);
   }
+  // The chosen scheme's header is absent, and another scheme's is there: that one is named, not "missing signature".
+  const carried = value === undefined && o.scheme !== undefined ? detectScheme(headers, signatureHeader) : undefined;
+  if (carried !== undefined && carried !== o.scheme)
+    return refuse(
+      `no ${name} header: this delivery is signed with the ${carried} scheme, not ${o.scheme} (choose ${carried}, or leave the scheme out to detect it)`,
+    );
   switch (scheme) {
     case 'giftcodes':
     case 'stripe': {
@@ -123,6 +129,9 @@ export function verifyDelivery(headers: Headers, rawBody: Buffer, o: VerifyOptio
       return verifyGithub(headers, name, rawBody, o.secret);
   }
 }
+
+/** A signature of the right form that does not match (the answer's body too, so its words stay these). */
+const BAD_SIGNATURE = 'bad signature';
 
 /** Constant time; false for anything that is not exactly the expected length. */
 function sameBytes(expected: Buffer, given: Buffer): boolean {
@@ -170,7 +179,7 @@ export function verifyTimestamped(
   if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp)) return refuse('signature without a timestamp');
   if (candidates.length === 0) return refuse('signature without v1');
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
-  if (!anyMatches(expected, candidates)) return refuse('bad signature');
+  if (!anyMatches(expected, candidates)) return refuse(BAD_SIGNATURE);
   return timestampCheck(timestamp, toleranceS, nowS);
 }
 
@@ -217,7 +226,7 @@ function verifyStandard(headers: Headers, name: string, rawBody: Buffer, o: Veri
     .update(`${id}.${timestamp.trim()}.`)
     .update(rawBody)
     .digest();
-  if (!anyMatches(expected, candidates)) return refuse('bad signature');
+  if (!anyMatches(expected, candidates)) return refuse(BAD_SIGNATURE);
   const check = timestampCheck(timestamp, o.toleranceS, o.nowS);
   if (!check.ok) return check;
   return {
@@ -235,7 +244,7 @@ function verifyGithub(headers: Headers, name: string, rawBody: Buffer, secret: s
   if (!value) return refuse('missing signature');
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec(value.trim());
   const expected = createHmac('sha256', secret).update(rawBody).digest();
-  if (!sameBytes(expected, match ? Buffer.from(match[1]!, 'hex') : Buffer.alloc(0))) return refuse('bad signature');
+  if (!sameBytes(expected, match ? Buffer.from(match[1]!, 'hex') : Buffer.alloc(0))) return refuse(BAD_SIGNATURE);
   const delivery = header(headers, 'x-github-delivery');
   const signed: Record<string, string> = { [name]: value };
   const event = header(headers, 'x-github-event');

@@ -119,7 +119,13 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
         });
         expect(forged.status).toBe(400);
         expect(await forged.json()).toEqual({ error: 'bad signature' });
-        await until(() => (listener.stderr().includes('refused a delivery (400): bad signature') ? true : undefined));
+        await until(() =>
+          listener
+            .stderr()
+            .includes('refused a delivery (400): bad signature (is the secret the one the sender signs with?)')
+            ? true
+            : undefined,
+        );
         expect(listener.stdout()).not.toContain('evt_forged');
       } finally {
         const ended = await listener.stop();

@@ -75,9 +75,23 @@ describe.each(['giftcodes', 'stripe', 'standard', 'github'] as const)('the %s sc
       ok: false,
       reason: 'bad signature',
     });
-    expect(verify(headersFor(scheme, NOW, 'whsec_other'), { secret })).toEqual({ ok: false, reason: 'bad signature' });
+    expect(verify(headersFor(scheme, NOW, 'whsec_other'), { secret })).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
     expect(verify({}, { secret })).toEqual({ ok: false, reason: 'missing signature' });
     expect(verify({}, { secret, scheme })).toEqual({ ok: false, reason: 'missing signature' });
+  });
+
+  it('a delivery signed with another scheme than the one chosen names the scheme it carries', () => {
+    const other = scheme === 'stripe' ? 'github' : 'stripe';
+    const refused = verify(headersFor(other, NOW, secretOf(other)), { secret, scheme });
+    expect(refused).toMatchObject({ ok: false });
+    expect((refused as { reason: string }).reason).toMatch(
+      new RegExp(
+        `this delivery is signed with the ${other} scheme, not ${scheme} \\(choose ${other}, or leave the scheme out to detect it\\)$`,
+      ),
+    );
   });
 
   it('refuses the headers of another scheme when this one is chosen', () => {
@@ -135,7 +149,10 @@ describe('several signatures in one header (secret rotation)', () => {
       verify({ ...base, 'webhook-signature': signature }, { secret: STANDARD_SECRET });
     expect(check(`${wrong} v1a,${'A'.repeat(86)} ${good}`)).toMatchObject({ ok: true, deliveryId: 'msg_1' });
     expect(check([wrong, good])).toMatchObject({ ok: true });
-    expect(check(`${wrong} v2,${good.slice(3)}`)).toEqual({ ok: false, reason: 'bad signature' });
+    expect(check(`${wrong} v2,${good.slice(3)}`)).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
     expect(check(`v1a,${good.slice(3)}`)).toEqual({ ok: false, reason: 'signature without v1' });
     // The id and the timestamp are signed too.
     expect(verify({ ...base, 'webhook-id': 'msg_2', 'webhook-signature': good }, { secret: STANDARD_SECRET })).toEqual({
@@ -173,7 +190,10 @@ describe('Standard Webhooks keys', () => {
       'webhook-timestamp': String(NOW),
       'webhook-signature': standardSig('msg_1', NOW, BODY, STANDARD_SECRET),
     };
-    expect(verify(signedWithText, { secret: STANDARD_SECRET })).toEqual({ ok: false, reason: 'bad signature' });
+    expect(verify(signedWithText, { secret: STANDARD_SECRET })).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
     expect(standardKey(KEY_BYTES.toString('base64')).equals(KEY_BYTES)).toBe(true);
   });
 

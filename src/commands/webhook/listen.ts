@@ -136,8 +136,13 @@ export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signa
       }
     },
     // An event refused because stdout failed is said once, as the run's error.
+    // A bad signature is most often a secret that is not the sender's: said beside it.
     onReject: (status, reason) =>
-      outputFailed === undefined ? io.warn(`refused a delivery (${status}): ${reason}`) : undefined,
+      outputFailed === undefined
+        ? io.warn(
+            `refused a delivery (${status}): ${reason}${reason === 'bad signature' ? ' (is the secret the one the sender signs with?)' : ''}`,
+          )
+        : undefined,
   });
   io.notice(`listening for webhook events on ${receiver.url} (any path); Ctrl-C to stop`);
   if (options.forwardTo) io.notice(`forwarding verified events to ${options.forwardTo.href}`);
