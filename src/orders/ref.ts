@@ -102,7 +102,7 @@ export function describeTarget(where: Target): string {
 }
 
 /** The login that brings back the key of a profile and environment. */
-export function loginHint(where: Target): string {
+function loginHint(where: Target): string {
   return `log in with that reseller's ${where.environment} key: giftcodes login --profile ${where.profile} --env ${where.environment} --base-url ${where.baseUrl}   (or set GIFTCODES_API_KEY to a sc_${where.environment}_ key)`;
 }
 

@@ -151,7 +151,7 @@ describe('order list and order show <ref>', () => {
     let refreshed = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
     // The current profile's key is test: the live order is read with the live key, and that is said.
     expect(unstamped(refreshed.stderr)).toContain(
-      `1 unfinished order was placed with the live key of profile "default" at ${served.url}: reading there\n`,
+      `1 unfinished order of the live key of profile "default" at ${served.url}: reading there\n`,
     );
     await until(async () => {
       const now = await statuses();
@@ -161,13 +161,26 @@ describe('order list and order show <ref>', () => {
       return undefined;
     });
 
-    // A live order left unfinished, then the live key logged out: not read, said with the login that brings it back.
+    // A live order left unfinished. A key given to the run (here the test key, in GIFTCODES_API_KEY) is sent to its
+    // own target only: the live order is said, not read with it.
     const third = await place('live');
+    const given = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
+    expect(given.code, given.stderr).toBe(0);
+    expect(unstamped(given.stderr)).toContain(
+      `warning: 1 unfinished order of the live key of profile "default" at ${served.url} not refreshed: this run's key is for its own profile and server only\n`,
+    );
+    // Then the live key logged out: not read, said with the login that brings it back.
     expect((await runCli(['logout', '--env', 'live'], { configDir })).code).toBe(0);
     const keyless = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
     expect(keyless.code, keyless.stderr).toBe(0);
     expect(unstamped(keyless.stderr)).toContain(
-      `warning: 1 unfinished order was placed with the live key of profile "default" at ${served.url}, whose key is not at hand: not refreshed (log in with that reseller's live key: giftcodes login --profile default --env live --base-url ${served.url}`,
+      `warning: 1 unfinished order of the live key of profile "default" at ${served.url} not refreshed: order ${third} was placed with the live key of profile "default" at ${served.url}, and that key is not at hand`,
+    );
+    expect(unstamped(keyless.stderr)).toContain(
+      `  hint: log in with that reseller's live key: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env live --base-url ${served.url}`,
     );
     expect((await statuses())[third]).toBe('pending');
   });
@@ -365,7 +378,7 @@ describe('--query on every command, help, logs', () => {
     expect(missed.code, missed.stderr).toBe(0);
     expect(missed.stdout).toBe('null\n');
     expect(unstamped(missed.stderr)).toMatch(
-      /^warning: --query "orderId" selected nothing from the output \(null printed\); its fields: status, /,
+      /^warning: --query "orderId" gave null \(no such field, or its value is null\); its fields: status, /,
     );
   });
 

@@ -19,7 +19,10 @@ export interface ListOptions {
   format?: 'table' | 'csv';
 }
 
-type ListDeps = Pick<Deps, 'io' | 'journal' | 'connectionTo' | 'clientFor' | 'currentTarget' | 'now' | 'configDir'>;
+type ListDeps = Pick<
+  Deps,
+  'io' | 'journal' | 'connection' | 'connectionTo' | 'clientFor' | 'currentTarget' | 'now' | 'configDir'
+>;
 
 /** How many orders --refresh reads from the API at once. */
 export const REFRESH_CONCURRENCY = 4;
@@ -170,12 +173,14 @@ async function amounts(
 
 /**
  * Reads each unfinished order once (REFRESH_CONCURRENCY at a time) where it was placed: with the key of its own
- * profile and environment, at its base URL, as order show does. An order whose key is not at hand here is left as
- * it is, and said (with the login that brings the key back). Records the status each read says.
+ * profile and environment, at its base URL, as order show does. The orders of the run's own profile, environment
+ * and base URL fail the list as any command would; another's that cannot be read (its key gone, its keyring out
+ * of reach) are left as they are, and said. A key given to this run (--api-key, GIFTCODES_API_KEY) is sent to
+ * the run's own base URL only: the orders of other targets are then left as they are.
  */
 async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise<void> {
   if (targets.length === 0) return;
-  const [{ clientAt, describeTarget, loginHint, placedWith, sameTarget }, journal, current] = await Promise.all([
+  const [{ clientAt, describeTarget, placedWith, sameTarget }, journal, current] = await Promise.all([
     import('../../orders/ref.js'),
     deps.journal(),
     deps.currentTarget().catch(() => undefined),
@@ -186,20 +191,36 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
     groups.set(id, [...(groups.get(id) ?? []), record]);
   }
   const mine: { record: OrderRecord; api: ApiClient }[] = [];
+  let keyGiven: boolean | undefined;
   for (const records of groups.values()) {
     const where = placedWith(records[0]!);
-    const orders = records.length === 1 ? '1 unfinished order was' : `${records.length} unfinished orders were`;
+    const own = sameTarget(current, where);
+    const orders = records.length === 1 ? '1 unfinished order' : `${records.length} unfinished orders`;
+    if (!own) {
+      keyGiven ??= await deps.connection().then(
+        (connection) => connection.keySource === 'flag' || connection.keySource === 'environment',
+        () => deps.io.env.GIFTCODES_API_KEY !== undefined && deps.io.env.GIFTCODES_API_KEY !== '',
+      );
+      if (keyGiven) {
+        deps.io.warn(
+          `${orders} of ${describeTarget(where)} not refreshed: this run's key is for its own profile and server only`,
+        );
+        continue;
+      }
+    }
     let api: ApiClient;
     try {
       api = await clientAt(deps, records[0]!);
     } catch (error) {
-      if (!isCliError(error) || error.code !== 'order_key_missing') throw error;
-      deps.io.warn(
-        `${orders} placed with ${describeTarget(where)}, whose key is not at hand: not refreshed (${loginHint(where)})`,
-      );
+      if (own || !isCliError(error)) throw error;
+      deps.io.warn(`${orders} of ${describeTarget(where)} not refreshed: ${error.message}`);
+      if (error.hint) {
+        const { pinnedHint } = await import('../../output/pinned-hint.js');
+        deps.io.notice(`  hint: ${pinnedHint(error.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR })}`);
+      }
       continue;
     }
-    if (!sameTarget(current, where)) deps.io.notice(`${orders} placed with ${describeTarget(where)}: reading there`);
+    if (!own) deps.io.notice(`${orders} of ${describeTarget(where)}: reading there`);
     for (const record of records) mine.push({ record, api });
   }
   const pendingKeys = new Set(journal.read().intents.map((intent) => intent.key));
