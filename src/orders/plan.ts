@@ -142,12 +142,6 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
       return bad(`line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
     const outCell = out ?? '';
-    const field = /\{[A-Za-z_][\w-]*\}/.exec(outCell.replaceAll(BATCH_FIELD, ''))?.[0];
-    if (field !== undefined)
-      return bad(
-        `line ${line}: its out file names ${field}; the one field an out file may name is ${BATCH_FIELD}`,
-        `write ${BATCH_FIELD} where the run's --batch name goes (e.g. codes-${BATCH_FIELD}.csv)`,
-      );
     let outName = outCell;
     if (outCell.includes(BATCH_FIELD)) {
       if (batch === undefined)

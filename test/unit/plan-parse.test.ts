@@ -288,19 +288,6 @@ describe('the hint of a refused plan is right for its cause', () => {
       throw new Error('the plan was not refused');
     })();
 
-  it('a placeholder other than {batch} is refused, naming it, with {batch} as the hint', () => {
-    expect(() => parsePlan(Buffer.from('p1,1,codes-{bach}.csv\n'), '/plans/p.csv', F, 'x')).toThrow(
-      'line 1: its out file names {bach}; the one field an out file may name is {batch}',
-    );
-    expect(hintOf('p1,1,codes-{date}.csv\n', 'x')).toBe(
-      "write {batch} where the run's --batch name goes (e.g. codes-{batch}.csv)",
-    );
-    // {batch} itself, and braces that are no field name, are not refused.
-    expect(parsePlan(Buffer.from('p1,1,a-{batch}-{1}.csv\n'), '/plans/p.csv', F, 'n1')[0]!.out).toBe(
-      '/plans/a-n1-{1}.csv',
-    );
-  });
-
   it('each cause of one kind has its own hint', () => {
     expect(hintOf('p1,1,a-{batch}.csv\np2,1,b-{batch}.csv\n')).toBe(
       'give the run a batch name: giftcodes order place --plan /plans/p.csv --batch "$(date +%F)"',
