@@ -347,7 +347,9 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
     if (isCliError(error) && error.code === 'interrupted' && o.signal.aborted)
       throw interrupted(
         o.signal,
-        `standard output got ${written === 0 ? 'none' : `only ${grouped(written)}`} of the ${o.expected === undefined ? '' : `${grouped(o.expected)} `}codes: what it holds is incomplete`,
+        written === 0
+          ? `standard output got none of the ${o.expected === undefined ? '' : `${grouped(o.expected)} `}codes`
+          : `standard output holds part of the codes at most (${grouped(written)} of ${o.expected === undefined ? 'them' : grouped(o.expected)} were read): it is no complete export`,
       );
     throw error;
   } finally {

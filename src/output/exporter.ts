@@ -152,7 +152,7 @@ export async function compileQuery(expression: string): Promise<Query> {
 }
 
 /**
- * A --query that selected nothing from a document that has something: its null is printed, as jq prints one, and
+ * A --query that gave null from a document that has something (a field missing, or null): its null is printed, as jq prints one, and
  * stderr says so with the fields there are, so a script reading `orderId` where the document says `id` is told.
  */
 export function queryMissed(expression: string, value: unknown): string | undefined {
@@ -165,7 +165,7 @@ export function queryMissed(expression: string, value: unknown): string | undefi
     fields.length > 0
       ? `${Array.isArray(value) ? "each item's" : 'its'} fields: ${fields.slice(0, 12).join(', ')}${fields.length > 12 ? ', …' : ''}`
       : '';
-  return `--query ${JSON.stringify(expression)} selected nothing from the output (null printed)${named ? `; ${named}` : ''}`;
+  return `--query ${JSON.stringify(expression)} gave null (no such field, or its value is null)${named ? `; ${named}` : ''}`;
 }
 
 function firstLine(error: unknown): string {

@@ -14,7 +14,7 @@ describe('a --query that selects nothing', () => {
     await io.flushOut();
     expect(out()).toBe('null\n');
     expect(unstamped(err())).toBe(
-      'warning: --query "orderId" selected nothing from the output (null printed); its fields: id, status, quantity\n',
+      'warning: --query "orderId" gave null (no such field, or its value is null); its fields: id, status, quantity\n',
     );
   });
 
@@ -31,11 +31,11 @@ describe('a --query that selects nothing', () => {
 
   it("an array's items' fields; at most twelve named; a document with nothing in it has none", () => {
     expect(queryMissed('[0].orderId', [{ id: 'a', status: 'x' }])).toBe(
-      '--query "[0].orderId" selected nothing from the output (null printed); each item\'s fields: id, status',
+      '--query "[0].orderId" gave null (no such field, or its value is null); each item\'s fields: id, status',
     );
     const wide = Object.fromEntries(Array.from({ length: 13 }, (_, i) => [`f${i}`, i]));
     expect(queryMissed('x', wide)).toMatch(/its fields: f0, f1, .*, f11, …$/);
-    expect(queryMissed('[0]', [])).toBe('--query "[0]" selected nothing from the output (null printed)');
+    expect(queryMissed('[0]', [])).toBe('--query "[0]" gave null (no such field, or its value is null)');
     expect(queryMissed('x', 'text')).toBeUndefined();
     expect(queryMissed('x', null)).toBeUndefined();
   });

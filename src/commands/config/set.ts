@@ -68,10 +68,10 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   const store = await deps.config();
   const profile = resolveProfileName(options, deps.io.env, store);
   const others = store.profileNames();
+  await store.setField(profile, field, value);
   // A profile is made by its first setting: said, so a misspelt --profile is seen at once, not at the next login.
   if (!others.includes(profile))
     deps.io.notice(`made a new profile "${profile}"${others.length > 0 ? ` (the others: ${others.join(', ')})` : ''}`);
-  await store.setField(profile, field, value);
   // A proxy URL may carry a password: never echoed.
   const shown = field === 'proxy' ? (await import('../../api/transport.js')).displayProxy(value) : value;
   await exportResult(

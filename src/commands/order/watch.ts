@@ -192,12 +192,13 @@ async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOp
     },
     // A delivery refused (most often a secret that is not the sender's) would otherwise leave the watch on its
     // polls without a word: said once, as the events the watch waits for may never be accepted.
+    // Only a delivery refused for what it carries (400: its signature, its body) counts: a probe's GET (405) must
+    // not use up the one warning a wrong secret needs.
     onReject: (status, reason) => {
-      if (refusedSaid) return;
+      if (refusedSaid || status !== 400) return;
       refusedSaid = true;
-      deps.io.warn(
-        `refused a webhook delivery (${status}): ${reason}; the watch goes on polling (is the signing secret the sender's?)`,
-      );
+      const secret = /signature/.test(reason) ? " (is the signing secret the sender's?)" : '';
+      deps.io.warn(`refused a webhook delivery (${status}): ${reason}; the watch goes on polling${secret}`);
     },
   });
   deps.io.notice(`listening for webhook events on ${receiver.url}`);
