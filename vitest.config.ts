@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // A file that replaces a module (vi.mock), spies on or stubs one shared with other files, or stubs the clock or
@@ -7,11 +8,12 @@ import { defineConfig } from 'vitest/config';
 // imported once per worker instead of once per file. On two cores that is ~45 s of CPU for the unit tests alone
 // (69 files: 84 → 40 s, `/usr/bin/time`), and `npm test` is short of CPU, not of waiting (CONTRIBUTING.md). The
 // list is made from the files, so a new file that mocks is isolated without anyone remembering to say so.
-const NEEDS_ITS_OWN_MODULES = /\bvi\.(mock|doMock|spyOn|stubGlobal|stubEnv|useFakeTimers)\(/;
-const isolated = readdirSync('test', { recursive: true, encoding: 'utf8' })
+// finishJournal() runs the exit work of every journal the worker's earlier files opened.
+const NEEDS_ITS_OWN_MODULES = /\bvi\s*\.\s*(mock|doMock|spyOn|stubGlobal|stubEnv|useFakeTimers)\(|\bfinishJournal\(/;
+const isolated = readdirSync(join(import.meta.dirname, 'test'), { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.test.ts'))
   .map((file) => `test/${file}`)
-  .filter((file) => NEEDS_ITS_OWN_MODULES.test(readFileSync(file, 'utf8')));
+  .filter((file) => NEEDS_ITS_OWN_MODULES.test(readFileSync(join(import.meta.dirname, file), 'utf8')));
 
 export default defineConfig({
   test: {
