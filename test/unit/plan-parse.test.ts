@@ -242,6 +242,8 @@ describe('{batch} in an out cell', () => {
   it("is the run's --batch, in the path; the row's key is the cell as written", () => {
     const [row] = night('2026-11-29');
     expect(row!.out).toBe('/plans/codes/amazon-2026-11-29.csv');
+    expect(row!.batched).toBe(true);
+    expect(parse('amazon-us-25,1,codes/fixed.csv\n')[0]!.batched).toBeUndefined();
     expect(row!.key).toBe(
       rowKey(F, { productId: 'amazon-us-25', quantity: 1, outCell: 'codes/amazon-{batch}.csv', occurrence: 1 }),
     );
@@ -255,6 +257,11 @@ describe('{batch} in an out cell', () => {
 });
 
 describe('plans from a spreadsheet', () => {
+  it('a semicolon or tab inside a comma-separated row is part of its cell, not a separator', () => {
+    expect(parse('p1,1,a;b.csv\n')[0]!.out).toBe('/plans/a;b.csv');
+    expect(parse('p1,1,a\tb.csv\n')[0]!.out).toBe('/plans/a\tb.csv');
+  });
+
   it('semicolons or tabs between the columns are named, not counted as one field', () => {
     expect(refusal('product;quantity\namazon-us-25;1\n').message).toContain(
       'line 1: its columns are separated by semicolons; a plan is comma-separated (product,quantity[,out]); line 2: its columns are separated by semicolons',
