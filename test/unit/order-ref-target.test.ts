@@ -1,0 +1,76 @@
+// Where a recorded order is read (src/orders/ref.ts): with the key of the profile and environment it was placed
+// with, at its base URL. A key that is not at hand is an order_key_missing error naming the login that brings it
+// back; any other failure (a keyring out of reach) is passed on as it is.
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import type { Connection } from '../../src/config/resolve.js';
+import { AuthError, LocalError, UsageError } from '../../src/errors.js';
+import type { OrderRecord } from '../../src/journal/history.js';
+import { clientAt, describeTarget, placedWith, sameTarget } from '../../src/orders/ref.js';
+
+const record: OrderRecord = {
+  key: 'k-1',
+  orderId: 'ord_1',
+  productId: 'p',
+  quantity: 1,
+  environment: 'live',
+  profile: 'shop',
+  baseUrl: 'https://api.example',
+  createdAt: '2026-11-29T00:00:00Z',
+  updatedAt: '2026-11-29T00:00:00Z',
+  outcome: 'delivered',
+};
+const where = { profile: 'shop', environment: 'live' as const, baseUrl: 'https://api.example' };
+
+function deps(connect: () => Promise<Connection>) {
+  const asked: unknown[] = [];
+  return {
+    asked,
+    deps: {
+      connectionTo: (target: unknown) => (asked.push(target), connect()),
+      clientFor: (baseUrl: string, apiKey: string) => Promise.resolve({ baseUrl, apiKey } as unknown as ApiClient),
+    },
+  };
+}
+
+describe('a recorded order is read where it was placed', () => {
+  it('placedWith, sameTarget and describeTarget name the profile, environment and base URL', () => {
+    expect(placedWith(record)).toEqual(where);
+    expect(sameTarget(where, placedWith(record))).toBe(true);
+    expect(sameTarget(undefined, where)).toBe(false);
+    expect(sameTarget({ ...where, profile: 'other' }, where)).toBe(false);
+    expect(sameTarget({ ...where, environment: 'test' }, where)).toBe(false);
+    expect(sameTarget({ ...where, baseUrl: 'https://b' }, where)).toBe(false);
+    expect(describeTarget(where)).toBe('the live key of profile "shop" at https://api.example');
+  });
+
+  it("clientAt asks for that target's key and builds a client with it", async () => {
+    const { deps: d, asked } = deps(() =>
+      Promise.resolve({ baseUrl: 'https://api.example', apiKey: 'sc_live_x' } as Connection),
+    );
+    expect(await clientAt(d, record)).toEqual({ baseUrl: 'https://api.example', apiKey: 'sc_live_x' });
+    expect(asked).toEqual([where]);
+  });
+
+  it('a key not at hand (exit 3, or an environment conflict) is order_key_missing with the login to run', async () => {
+    for (const cause of [
+      new AuthError('no live key in profile "shop"'),
+      new UsageError('--env live conflicts with the test key', { code: 'environment_conflict' }),
+    ]) {
+      const error = await clientAt(deps(() => Promise.reject(cause)).deps, record).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthError);
+      expect(error).toMatchObject({
+        code: 'order_key_missing',
+        message: `order ord_1 was placed with the live key of profile "shop" at https://api.example, and that key is not at hand (${cause.message})`,
+        hint: "log in with that reseller's live key: giftcodes login --profile shop --env live --base-url https://api.example   (or set GIFTCODES_API_KEY to a sc_live_ key)",
+      });
+    }
+  });
+
+  it('any other failure is passed on as it is', async () => {
+    const keyring = new LocalError('the credential store cannot be reached', { code: 'keyring_unavailable' });
+    const other = new UsageError('bad flag', { code: 'bad_flag' });
+    for (const cause of [keyring, other, new Error('plain')])
+      await expect(clientAt(deps(() => Promise.reject(cause)).deps, record)).rejects.toBe(cause);
+  });
+});
