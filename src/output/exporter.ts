@@ -152,8 +152,9 @@ export async function compileQuery(expression: string): Promise<Query> {
 }
 
 /**
- * A --query that gave null from a document that has something (a field missing, or null): its null is printed, as jq prints one, and
- * stderr says so with the fields there are, so a script reading `orderId` where the document says `id` is told.
+ * A --query that gave null from a document that has something (a field missing, or null): its null is printed, as
+ * jq prints one, and stderr says so with the fields there are, so a script reading `orderId` where the document
+ * says `id` is told.
  */
 export function queryMissed(expression: string, value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;

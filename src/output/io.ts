@@ -6,6 +6,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
 import { makeRoom, progressShown } from './progress.js';
+import type { Query } from './exporter.js';
 
 export interface IoOptions {
   stdin: Readable;
@@ -44,7 +45,7 @@ export class Io {
   /** --raw: a JSON document that is a single string is printed as the string itself (jq -r). */
   raw = false;
   /** --query: applied to every JSON document written with outJson (see output/exporter.ts). */
-  query: (((value: unknown) => unknown) & { readonly missed?: (value: unknown) => string | undefined }) | undefined;
+  query: Query | undefined;
   /** --no-pager sets this false (see output/exporter.ts). */
   pager = true;
   quiet = false;

@@ -190,10 +190,8 @@ async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOp
       const order = orderFromEvent(event);
       if (order && String(order.id) === options.id) onEventForOrder();
     },
-    // A delivery refused (most often a secret that is not the sender's) would otherwise leave the watch on its
-    // polls without a word: said once, as the events the watch waits for may never be accepted.
-    // Only a delivery refused for what it carries (400: its signature, its body) counts: a probe's GET (405) must
-    // not use up the one warning a wrong secret needs.
+    // A delivery refused for what it carries (400: most often a secret that is not the sender's) would leave the
+    // watch on its polls without a word: said once. A probe's GET (405) does not use up that one warning.
     onReject: (status, reason) => {
       if (refusedSaid || status !== 400) return;
       refusedSaid = true;
