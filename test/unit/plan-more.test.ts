@@ -99,10 +99,12 @@ describe('a live plan', () => {
     const error = await runPlan({ plan: path, concurrency: 1 }, h.f).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 130, message: 'cancelled: nothing was sent' });
     // The prompt's own styling (ANSI) and wrapping aside: it breaks lines at 80 columns wherever they fall (inside the
-    // plan's path too), keeping each space.
-    const asked = stripVTControlCharacters(h.err()).replace(/\n/g, '');
+    // plan's path too) and trims the space a line ends with, so where a break falls depends on the temporary path's
+    // length. Compared without whitespace, the question must still be whole.
+    const bare = (text: string) => text.replace(/\s+/g, '');
+    const asked = bare(stripVTControlCharacters(h.err()));
     expect(asked).toContain(
-      `Place 2 LIVE orders (5 units in all) from ${path}? They are charged to the wallet of profile "shop".`,
+      bare(`Place 2 LIVE orders (5 units in all) from ${path}? They are charged to the wallet of profile "shop".`),
     );
     expect(h.posts()).toBe(0);
   });
