@@ -60,6 +60,11 @@ describe('order list and order show <ref>', () => {
     expect(killed.signal ?? killed.code).not.toBe(0);
     let records = await list(configDir);
     expect(records[0]).toMatchObject({ productId: 'steam-us-20', outcome: 'pending' });
+    // Its row says to resume it, and so does the line under the table: a refreshed status would not finish it (the
+    // line used to send it to --refresh).
+    const table = await runCli(['order', 'list', '--product', 'steam-us-20'], { configDir });
+    expect(table.stdout).toContain('unfinished: resume it');
+    expect(unstamped(table.stderr)).toBe('1 order was left unfinished by its run: giftcodes order resume --all\n');
     const resumed = await runCli(['order', 'resume', '--all'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     // A second interrupted one, abandoned.

@@ -80,11 +80,17 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const journal = await deps.journal();
   const filters = { status: options.status, product: options.product, since, env, profile, limit: options.limit };
-  const all = () => allRecords(journal.history, journal.read().intents);
-  if (options.refresh) await refresh(deps, filterRecords(all(), filters).filter(unfinished));
+  if (options.refresh)
+    await refresh(deps, filterRecords(allRecords(journal.history, journal.read().intents), filters).filter(unfinished));
   // Read again after a refresh, which records what it read.
-  const records = all();
+  const { intents } = journal.read();
+  const records = allRecords(journal.history, intents);
   const rows = filterRecords(records, filters);
+  // What `order resume --all` would take up: intents of this machine whose run is gone (not one still running).
+  const { isAlive, otherMachine } = await import('../../journal/owner.js');
+  const resumable = new Set(
+    intents.filter((i) => !isAlive(i.owner) && otherMachine(i.owner) === undefined).map((i) => i.key),
+  );
   const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
   const none =
     (rows.length === 0 && options.status !== undefined ? unknownStatus(records, options.status) : undefined) ??
@@ -112,12 +118,19 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       },
       // A status is the API's word when this machine last asked: an order listed as pending may have completed
       // since. A person reading the table is told, and how to ask again (a refreshed list asked just now).
+      // A row whose run ended before the order did ("unfinished: resume it") is finished by resuming it, which
+      // a refreshed status would not do: it is counted apart, with the command that does. Both lines are short
+      // enough for 80 columns with a thousand orders (test/e2e/tables.test.ts).
       notes: (data) => {
-        const stale = options.refresh ? 0 : data.filter(unfinished).length;
-        if (stale === 0) return [];
-        const orders = stale === 1 ? '1 order was' : `${stale} orders were`;
-        // Short enough for 80 columns with a thousand of them (test/e2e/tables.test.ts).
-        return [`${orders} unfinished when last checked: giftcodes order list --refresh`];
+        const orders = (n: number) => (n === 1 ? '1 order was' : `${n} orders were`);
+        const left = data.filter((r) => r.outcome === 'pending' && resumable.has(r.key)).length;
+        const stale = options.refresh ? 0 : data.filter((r) => r.outcome !== 'pending' && unfinished(r)).length;
+        return [
+          ...(left > 0
+            ? [`${orders(left)} left unfinished by ${left === 1 ? 'its' : 'their'} run: giftcodes order resume --all`]
+            : []),
+          ...(stale > 0 ? [`${orders(stale)} unfinished when last checked: giftcodes order list --refresh`] : []),
+        ];
       },
     },
     options.format,
