@@ -72,26 +72,44 @@ export function register(parent: Command, app: App): void {
 export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<void> {
   const { commandCheck, directoryCheck, keyCheck, apiCheck, clockCheck, encryptToCheck, notChecked } =
     await import('./doctor-checks.js');
-  const results: Outcome[] = [await commandCheck(deps)];
+  const { pinnedHint } = await import('../output/pinned-hint.js');
+  // A hint's giftcodes commands reach this run's config directory (a cron job's GIFTCODES_CONFIG_DIR), as the
+  // error printer's do.
+  const place = { configDir: deps.io.env.GIFTCODES_CONFIG_DIR };
+  const pinned = (result: Outcome): Outcome =>
+    result.hint ? { ...result, hint: pinnedHint(result.hint, place) } : result;
+  // The local checks first (the command's `node --version` beside them); the API, which may take its time, last.
+  const command = commandCheck(deps);
   const config = directoryCheck('config', deps.configDir);
-  results.push(config, directoryCheck('journal', deps.journalDir));
+  const journal = directoryCheck('journal', deps.journalDir);
   const key = config.ok
     ? await keyCheck(deps)
     : { outcome: notChecked('key', 'the config directory is refused (above)') };
-  results.push(key.outcome);
-  const api = key.connection
-    ? await apiCheck(deps, key.connection, options.retries)
-    : { outcome: notChecked('api', 'no key to ping with') };
-  results.push(api.outcome);
-  results.push(api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'));
   const encryption = config.ok ? await encryptToCheck(deps) : undefined;
-  if (encryption) results.push(encryption);
-  // A hint's giftcodes commands reach this run's config directory (a cron job's GIFTCODES_CONFIG_DIR), as the
-  // error printer's do.
-  const { pinnedHint } = await import('../output/pinned-hint.js');
-  const place = { configDir: deps.io.env.GIFTCODES_CONFIG_DIR };
-  for (const result of results) if (result.hint) result.hint = pinnedHint(result.hint, place);
-  await report(deps.io, results);
+  const results: Outcome[] = [await command, config, journal, key.outcome].map(pinned);
+  // Text is printed a line as each check ends, so a slow API is seen being waited for, not as a blank screen.
+  const width = Math.max(...['command', 'journal', ...(encryption ? [encryption.check] : [])].map((n) => n.length));
+  const shown = deps.io.json ? () => undefined : (lines: readonly Outcome[]) => showLines(deps.io, lines, width);
+  shown(results);
+  let api: Awaited<ReturnType<typeof apiCheck>>;
+  if (key.connection) {
+    const spinner = await deps.io.spinner(`${'api'.padEnd(width)}  asking ${key.connection.baseUrl} (GET /v1/ping)`);
+    try {
+      api = await apiCheck(deps, key.connection, options.retries);
+    } finally {
+      spinner.stop();
+    }
+  } else {
+    api = { outcome: notChecked('api', 'no key to ping with') };
+  }
+  const rest = [
+    api.outcome,
+    api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'),
+    ...(encryption ? [encryption] : []),
+  ].map(pinned);
+  shown(rest);
+  results.push(...rest);
+  if (deps.io.json) await report(deps.io, results);
   const failed = results.filter((result) => !result.ok && !result.notChecked);
   const skipped = results.filter((result) => result.notChecked);
   if (failed.length + skipped.length > 0) {
@@ -105,7 +123,7 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
   }
 }
 
-/** One line a check; --quiet leaves only the failed ones, --json prints the array. */
+/** --json (and --query): the array of every check, printed once they all ended. */
 async function report(io: DoctorDeps['io'], results: readonly Outcome[]): Promise<void> {
   const document = results.map(({ check, ok, detail, hint }) => ({
     check,
@@ -113,28 +131,26 @@ async function report(io: DoctorDeps['io'], results: readonly Outcome[]): Promis
     detail,
     ...(hint === undefined ? {} : { hint }),
   }));
-  await exportResult(io, document, { text: () => reportText(io, results), pager: false });
+  await exportResult(io, document, { text: () => '', pager: false });
 }
 
-function reportText(io: DoctorDeps['io'], results: readonly Outcome[]): string {
-  const width = Math.max(...results.map((line) => line.check.length));
+/** One line a check (with its hint under a failed one), printed as the checks end; --quiet leaves only the failed. */
+function showLines(io: DoctorDeps['io'], results: readonly Outcome[], width: number): void {
   const c = io.c;
-  const text = results
-    .filter((line) => !io.quiet || !line.ok)
-    .map((line) => {
-      const mark = io.stdoutIsTTY
-        ? line.ok
-          ? c.green('✓')
-          : line.notChecked
-            ? c.dim('-')
-            : c.red('✗')
-        : line.ok
-          ? 'ok  '
-          : line.notChecked
-            ? 'skip'
-            : 'FAIL';
-      const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
-      return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
-    });
-  return text.join('\n');
+  for (const line of results) {
+    if (io.quiet && line.ok) continue;
+    const mark = io.stdoutIsTTY
+      ? line.ok
+        ? c.green('✓')
+        : line.notChecked
+          ? c.dim('-')
+          : c.red('✗')
+      : line.ok
+        ? 'ok  '
+        : line.notChecked
+          ? 'skip'
+          : 'FAIL';
+    const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
+    io.out(`${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`);
+  }
 }

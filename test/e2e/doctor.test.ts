@@ -1,9 +1,21 @@
 // `giftcodes doctor` as cron runs it: the built CLI with a PATH of its own, against `giftcodes serve` with a
 // logged-in config dir; each failing check ends with the exit code of its kind (docs/commands.md, doctor).
 import { chmodSync, cpSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, type RunOptions } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  loggedIn,
+  ROOT,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  until,
+  type RunOptions,
+} from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { storeKeptConfigDir } from '../helpers/keyring.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
@@ -42,6 +54,52 @@ describe('giftcodes doctor: everything a cron job needs holds', () => {
     expect(result.stdout).toContain(`${served.url} answered ping in`);
     expect(result.stdout).toMatch(/clock +within \d+ s of the API's clock/);
     expect(result.stderr).toBe('');
+  });
+
+  // Broke: every line was printed once the API had answered, so a slow API was a blank screen for as long as it
+  // took (15 s at `serve --latency 15000`), as if doctor hung.
+  it('prints the local checks as they end, before the API has answered', async () => {
+    const { configDir } = served;
+    let stdout = '';
+    let printedBeforeAnswer: string | undefined;
+    // Holds the ping until the lines before it were printed (or 20 s, when they never are), then passes it on.
+    const slow = createServer((req, res) => {
+      void until(() => (/^ok +key /m.test(stdout) ? stdout : undefined), 20_000)
+        .then((printed) => (printedBeforeAnswer = printed))
+        .catch(() => undefined)
+        .then(() => fetch(`${served.url}${req.url}`, { headers: { 'x-api-key': String(req.headers['x-api-key']) } }))
+        .then(async (answer) => {
+          res.writeHead(answer.status, { 'content-type': 'application/json', date: answer.headers.get('date') ?? '' });
+          res.end(await answer.text());
+        });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+      const { proc, result } = spawnCli(['doctor', '--base-url', slowUrl], {
+        configDir,
+        env: { PATH: CRON_PATH, DBUS_SESSION_BUS_ADDRESS: undefined },
+      });
+      proc.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      proc.stdin?.end();
+      const run = await result;
+      expect(run.code, run.stderr).toBe(0);
+      expect(
+        printedBeforeAnswer
+          ?.split('\n')
+          .filter(Boolean)
+          .map((l) => l.split(/\s+/)[1]),
+      ).toEqual(CHECKS.slice(0, 4));
+      expect(
+        run.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.split(/\s+/)[1]),
+      ).toEqual(CHECKS);
+      expect(run.stdout).toContain(`${slowUrl} answered ping in`);
+    } finally {
+      slow.close();
+    }
   });
 
   it('--json: an array of {check, ok, detail}; --quiet: nothing at all', async () => {
