@@ -134,6 +134,8 @@ export class CsvWriter implements FormatWriter {
   private displayColumns: number[] = [];
   private readonly displays = new DisplayCache();
   private readonly pageDisplays = new DisplayCells();
+  /** FormatWriter.escaped: the records' own values written with a leading `'` (a money display is ours, not counted). */
+  escaped = 0;
 
   constructor(
     private readonly sink: TextSink,
@@ -249,7 +251,10 @@ export class CsvWriter implements FormatWriter {
           const first = b[s];
           if (quoted) out[o++] = 0x22;
           // = + - @ start a formula (FORMULA_START; a tab or CR would have been escaped in the JSON).
-          if (!raw && (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40)) out[o++] = 0x27;
+          if (!raw && (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40)) {
+            out[o++] = 0x27;
+            this.escaped++;
+          }
           o = copyWords(from, s, e, to, o);
           if (quoted) out[o++] = 0x22;
         }
@@ -284,6 +289,7 @@ export class CsvWriter implements FormatWriter {
       } else {
         field.column ??= this.index.get(field.name) ?? this.addColumn(field.name);
         cells[field.column] = csvCell(value, this.options.raw);
+        if (!this.options.raw && typeof value === 'string' && FORMULA_START.test(value)) this.escaped++;
       }
     }
   }

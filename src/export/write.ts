@@ -22,6 +22,7 @@ import {
   FORMAT_TABLE,
   formatFor,
   toStdoutRefused,
+  escapedWarning,
   type ExportFormat,
   type FormatWriter,
   type TextSink,
@@ -280,6 +281,7 @@ async function pump(
     }
     if (o.signal.aborted) throw interrupted(o.signal);
     await writer.finish();
+    if (writer.escaped) o.io.warn(escapedWarning(writer.escaped));
   } catch (error) {
     if (o.signal.aborted) throw interrupted(o.signal);
     // The codes of a failed order will never come: that is the order's outcome (exit 6), not a refusal.

@@ -226,8 +226,13 @@ describe('codes get: exports', () => {
     expect(escaped.code, escaped.stderr).toBe(0);
     const escapedRows = parseCsv(escaped.stdout);
     expect(escapedRows[1]?.[1]).toBe(`'${first?.code}`);
+    // Said, with the count: a program reading this CSV gets the leading ' too.
+    expect(escaped.stderr).toMatch(
+      /warning: 3 values began with = \+ - or @ and got a leading ' .*--csv-raw, or an \.xlsx file\n/,
+    );
     const raw = await cli(server, ['codes', 'get', order, '--format', 'csv', '--csv-raw']);
     expect(parseCsv(raw.stdout)[1]?.[1]).toBe(first?.code);
+    expect(raw.stderr).not.toContain('warning');
     // JSON is data, not a spreadsheet: never altered.
     const json = await cli(server, ['codes', 'get', order, '--json']);
     expect(JSON.parse(json.stdout)[0].code).toBe(first?.code);

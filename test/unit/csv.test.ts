@@ -8,6 +8,9 @@ import { formatArg } from '../../src/commands/wait-flags.js';
 import { formatFor, type TextSink } from '../../src/export/format.js';
 import { majorUnits } from '../../src/money.js';
 import { tempDir } from '../helpers/e2e.js';
+import { capturedIo } from '../helpers/inprocess.js';
+import { exportCodes } from '../../src/export/write.js';
+import type { ApiClient } from '../../src/api/client.js';
 
 function memorySink(): TextSink & { text(): string } {
   const chunks: Buffer[] = [];
@@ -70,7 +73,7 @@ async function streamCsv(
   orderId: string,
   pages: Record<string, unknown>[][],
   raw: boolean,
-): Promise<{ text: string; spool: string }> {
+): Promise<{ text: string; spool: string; escaped: number }> {
   const sink = memorySink();
   const spool = join(tempDir(), 'spool.tmp');
   const writer = new CsvWriter(sink, { orderId, raw, spoolPath: spool });
@@ -80,7 +83,7 @@ async function streamCsv(
   } finally {
     await writer.dispose();
   }
-  return { text: sink.text(), spool };
+  return { text: sink.text(), spool, escaped: writer.escaped };
 }
 
 describe('csvCell', () => {
@@ -167,9 +170,26 @@ describe('CsvWriter', () => {
     expect(existsSync(spool)).toBe(false);
   });
 
+  it('counts the values it escaped: text only, never a number, none with --csv-raw', async () => {
+    const pages = [
+      [
+        { code: '=A', pin: '-1' },
+        { code: '+B', pin: -1 },
+      ],
+      [{ code: '@C', serial: 'ok-=' }],
+    ];
+    expect((await streamCsv('ord_1', pages, false)).escaped).toBe(4);
+    expect((await streamCsv('ord_1', pages, true)).escaped).toBe(0);
+  });
+
   it('adds a column first seen on a later page, padding the earlier rows', async () => {
-    const { text } = await streamCsv('ord_1', [[{ code: 'A' }, { code: 'B' }], [{ code: 'C', extra: '=x' }]], false);
+    const { text, escaped } = await streamCsv(
+      'ord_1',
+      [[{ code: 'A' }, { code: 'B' }], [{ code: 'C', extra: '=x' }]],
+      false,
+    );
     expect(text).toBe("order_id,code,extra\r\nord_1,A,\r\nord_1,B,\r\nord_1,C,'=x\r\n");
+    expect(escaped).toBe(1);
   });
 
   it('moves code second even when it first appears after other fields', async () => {
@@ -282,5 +302,38 @@ describe('CsvWriter: the spool in TMPDIR failing is a local resource (exit 8), n
       read.mockRestore();
       await w.dispose();
     }
+  });
+});
+
+describe('a CSV export that escaped values says so', () => {
+  // Broke: the leading ' was silent, and a program reading the file took '=A1 for the code =A1.
+  async function exported(out: string, format: 'csv' | 'jsonl', csvRaw = false): Promise<string> {
+    async function* codePages() {
+      yield [{ code: '=A1' }, { code: 'B2' }];
+      yield [{ code: '-C3' }];
+    }
+    const captured = capturedIo();
+    await exportCodes({
+      api: { codePages, rawCodePages: codePages } as unknown as ApiClient,
+      orderId: 'ord_1',
+      out,
+      format,
+      force: false,
+      csvRaw,
+      io: captured.io,
+      signal: new AbortController().signal,
+      expected: 3,
+    });
+    return captured.err();
+  }
+
+  it('a warning counts them and names the ways to the values as sent; none for --csv-raw or JSON Lines', async () => {
+    const dir = tempDir();
+    const warning =
+      "warning: 2 values began with = + - or @ and got a leading ' so a spreadsheet shows them as text; for the values as the API sent them: --csv-raw, or an .xlsx file";
+    expect(await exported(join(dir, 'codes.csv'), 'csv')).toContain(warning);
+    expect(await exported('-', 'csv')).toContain(warning);
+    expect(await exported(join(dir, 'raw.csv'), 'csv', true)).not.toContain('warning');
+    expect(await exported(join(dir, 'codes.jsonl'), 'jsonl')).not.toContain('warning');
   });
 });

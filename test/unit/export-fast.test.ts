@@ -387,6 +387,7 @@ describe('the export fast path', () => {
     let taken = 0;
     let pagesSeen = 0;
     let run = 0;
+    let escapedRuns = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(pageBytes, { minLength: 1, maxLength: 4 }), async (pages) => {
         run++;
@@ -432,12 +433,16 @@ describe('the export fast path', () => {
           expect(b.sink.bytes().toString('utf8'), `${name} of ${read.length} pages`).toBe(
             a.sink.bytes().toString('utf8'),
           );
+          // What each path says it escaped is what the other does (the warning after a CSV export counts it).
+          expect(b.writer.escaped, name).toBe(a.writer.escaped);
+          if ((b.writer.escaped ?? 0) > 0) escapedRuns++;
         }
       }),
       { numRuns: Number(process.env.FAST_RUNS ?? 400) },
     );
     // The property says nothing if the fast path never takes a page: it must take a fair share of them.
     expect(taken).toBeGreaterThan(pagesSeen / 40);
+    expect(escapedRuns).toBeGreaterThan(0);
   }, 300_000);
 
   it('takes a page of the reference server, in any key order and spacing, and reads it as JSON.parse does', async () => {
