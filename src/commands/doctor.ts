@@ -87,10 +87,12 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
     : { outcome: notChecked('key', 'the config directory is refused (above)') };
   const encryption = config.ok ? await encryptToCheck(deps) : undefined;
   const results: Outcome[] = [await command, config, journal, key.outcome].map(pinned);
-  // Text is printed a line as each check ends, so a slow API is seen being waited for, not as a blank screen.
+  // On a terminal each line is printed as its check ends, so a slow API is seen being waited for, not as a blank
+  // screen. A pipe or a file gets every line at once when all have ended, as before: a reader that stops early
+  // (`| head -n 3`) then never turns a healthy machine's exit 0 into a failed write's exit 8.
   const width = Math.max(...['command', 'journal', ...(encryption ? [encryption.check] : [])].map((n) => n.length));
-  const shown = deps.io.json ? () => undefined : (lines: readonly Outcome[]) => showLines(deps.io, lines, width);
-  shown(results);
+  const streaming = !deps.io.json && deps.io.stdoutIsTTY;
+  if (streaming) showLines(deps.io, results, width);
   let api: Awaited<ReturnType<typeof apiCheck>>;
   if (key.connection) {
     const spinner = await deps.io.spinner(`${'api'.padEnd(width)}  asking ${key.connection.baseUrl} (GET /v1/ping)`);
@@ -107,9 +109,10 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
     api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'),
     ...(encryption ? [encryption] : []),
   ].map(pinned);
-  shown(rest);
+  if (streaming) showLines(deps.io, rest, width);
   results.push(...rest);
   if (deps.io.json) await report(deps.io, results);
+  else if (!streaming) showLines(deps.io, results, width);
   const failed = results.filter((result) => !result.ok && !result.notChecked);
   const skipped = results.filter((result) => result.notChecked);
   if (failed.length + skipped.length > 0) {
@@ -134,23 +137,25 @@ async function report(io: DoctorDeps['io'], results: readonly Outcome[]): Promis
   await exportResult(io, document, { text: () => '', pager: false });
 }
 
-/** One line a check (with its hint under a failed one), printed as the checks end; --quiet leaves only the failed. */
+/** One line a check, with its hint under a failed one; --quiet leaves only the failed ones. One write for them all. */
 function showLines(io: DoctorDeps['io'], results: readonly Outcome[], width: number): void {
   const c = io.c;
-  for (const line of results) {
-    if (io.quiet && line.ok) continue;
-    const mark = io.stdoutIsTTY
-      ? line.ok
-        ? c.green('✓')
-        : line.notChecked
-          ? c.dim('-')
-          : c.red('✗')
-      : line.ok
-        ? 'ok  '
-        : line.notChecked
-          ? 'skip'
-          : 'FAIL';
-    const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
-    io.out(`${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`);
-  }
+  const lines = results
+    .filter((line) => !io.quiet || !line.ok)
+    .map((line) => {
+      const mark = io.stdoutIsTTY
+        ? line.ok
+          ? c.green('✓')
+          : line.notChecked
+            ? c.dim('-')
+            : c.red('✗')
+        : line.ok
+          ? 'ok  '
+          : line.notChecked
+            ? 'skip'
+            : 'FAIL';
+      const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
+      return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
+    });
+  if (lines.length > 0) io.out(lines.join('\n'));
 }

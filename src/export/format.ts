@@ -128,14 +128,14 @@ export interface FormatWriter {
   finish(): Promise<void>;
   /** Removes anything temporary; safe to call twice, and after an error. */
   dispose(): Promise<void>;
-  /** CSV: values a spreadsheet would run as formulas (= + - @ first), written with a leading `'` (not --csv-raw). */
+  /** CSV: values a spreadsheet would run as formulas (= + - @, a tab or a CR first), written with a leading `'` (not --csv-raw). */
   readonly escaped?: number;
 }
 
 /** Said after a CSV export that escaped values: a program reading the file gets `'=…`, not the value the API sent. */
-export function escapedWarning(count: number): string {
-  const values = count === 1 ? '1 value began' : `${grouped(count)} values began`;
-  return `${values} with = + - or @ and got a leading ' so a spreadsheet shows ${count === 1 ? 'it' : 'them'} as text; for the values as the API sent them: --csv-raw, or an .xlsx file`;
+export function escapedWarning(count: number, orderId: string): string {
+  const values = count === 1 ? '1 value' : `${grouped(count)} values`;
+  return `${values} of order ${orderId} began with = + - @, a tab or a CR and got a leading ' so a spreadsheet shows ${count === 1 ? 'it' : 'them'} as text; for the values as the API sent them: --csv-raw, or an .xlsx file`;
 }
 
 /** The extension of an age-encrypted codes file, after its format's: `codes.csv.age` (docs/codes-and-exports.md). */

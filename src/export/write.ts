@@ -74,17 +74,23 @@ export interface ExportResult {
   format: ExportFormat;
   /** '-' only: the reader of stdout went away before every code was written (`| head`): not a delivery. */
   readerGone?: boolean | undefined;
+  /** CSV: the values written with a leading `'` (FormatWriter.escaped). */
+  escaped?: number | undefined;
 }
 
 export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
   const progress = codesProgress(o);
+  let result: ExportResult;
   try {
-    return await exportCodesOnce(
+    result = await exportCodesOnce(
       progress ? { ...o, onProgress: (count) => (progress.update(count), o.onProgress?.(count)) } : o,
     );
   } finally {
     progress?.stop();
   }
+  // Said once the codes are where they were going (a file committed), naming the order: a plan exports many.
+  if (result.escaped && !result.readerGone) o.io.warn(escapedWarning(result.escaped, o.orderId));
+  return result;
 }
 
 /** Codes written of the order's quantity, on stderr; not while the codes themselves go to a terminal. */
@@ -103,8 +109,8 @@ async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {
   if (o.out === '-') {
     const refused = toStdoutRefused(format);
     if (refused) throw refused;
-    const { count, gone } = await exportToStdout(o, format);
-    return { path: '-', count, format, ...(gone ? { readerGone: true } : {}) };
+    const { count, gone, escaped } = await exportToStdout(o, format);
+    return { path: '-', count, format, escaped, ...(gone ? { readerGone: true } : {}) };
   }
   const target = resolve(o.out);
   const ownLock = o.lock ? undefined : lockOutTarget(target);
@@ -171,7 +177,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     await commit(temp, target, o.force);
     committed = true;
     fsyncDirectory(dirname(target));
-    return { path: target, count, format };
+    return { path: target, count, format, escaped: writer.escaped };
   } finally {
     if (!committed) age?.abort(new Error('the export stopped'));
     await writer?.dispose();
@@ -281,7 +287,6 @@ async function pump(
     }
     if (o.signal.aborted) throw interrupted(o.signal);
     await writer.finish();
-    if (writer.escaped) o.io.warn(escapedWarning(writer.escaped));
   } catch (error) {
     if (o.signal.aborted) throw interrupted(o.signal);
     // The codes of a failed order will never come: that is the order's outcome (exit 6), not a refusal.
@@ -308,7 +313,10 @@ export function readerGoneError(orderId: string): CliError {
   );
 }
 
-async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{ count: number; gone: boolean }> {
+async function exportToStdout(
+  o: ExportOptions,
+  format: ExportFormat,
+): Promise<{ count: number; gone: boolean; escaped?: number | undefined }> {
   const stdout = o.io.stdout;
   let failure: Error | undefined;
   const onError = (error: Error): void => {
@@ -342,7 +350,7 @@ async function exportToStdout(o: ExportOptions, format: ExportFormat): Promise<{
     const count = await pump(o, writer, (count) => (written = count));
     await age?.close();
     closed = true;
-    return { count, gone: false };
+    return { count, gone: false, escaped: writer.escaped };
   } catch (error) {
     if (error instanceof ReaderGone) return { count: written, gone: true };
     // What went out before the interruption is on stdout (a file it was redirected to keeps it): said as such.

@@ -228,7 +228,9 @@ describe('codes get: exports', () => {
     expect(escapedRows[1]?.[1]).toBe(`'${first?.code}`);
     // Said, with the count: a program reading this CSV gets the leading ' too.
     expect(escaped.stderr).toMatch(
-      /warning: 3 values began with = \+ - or @ and got a leading ' .*--csv-raw, or an \.xlsx file\n/,
+      new RegExp(
+        `warning: 3 values of order ${order} began with = \\+ - @, a tab or a CR and got a leading ' .*--csv-raw, or an \\.xlsx file\\n`,
+      ),
     );
     const raw = await cli(server, ['codes', 'get', order, '--format', 'csv', '--csv-raw']);
     expect(parseCsv(raw.stdout)[1]?.[1]).toBe(first?.code);

@@ -5,21 +5,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEMO_KEYS,
-  loggedIn,
-  ROOT,
-  runCli,
-  servedApi,
-  spawnCli,
-  tempDir,
-  until,
-  type RunOptions,
-} from '../helpers/e2e.js';
+import { DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, type RunOptions } from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { storeKeptConfigDir } from '../helpers/keyring.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
 import { freePort } from '../helpers/ports.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
 
 /** A crontab's PATH=… line that finds this checkout's giftcodes and the node running the tests. */
 const CRON_PATH = [join(ROOT, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':');
@@ -41,6 +32,7 @@ const lines = (stdout: string): Line[] => JSON.parse(stdout) as Line[];
 const line = (stdout: string, check: string): Line | undefined => lines(stdout).find((l) => l.check === check);
 
 const served = servedApi([], { login: true });
+const inTerminal = giftcodesTerminals();
 
 describe('giftcodes doctor: everything a cron job needs holds', () => {
   it('prints one line a check, the key masked, and exits 0', async () => {
@@ -58,15 +50,13 @@ describe('giftcodes doctor: everything a cron job needs holds', () => {
 
   // Broke: every line was printed once the API had answered, so a slow API was a blank screen for as long as it
   // took (15 s at `serve --latency 15000`), as if doctor hung.
-  it('prints the local checks as they end, before the API has answered', async () => {
+  it('at a terminal: the local checks as they end, then a spinner naming the URL until the API answers', async () => {
     const { configDir } = served;
-    let stdout = '';
-    let printedBeforeAnswer: string | undefined;
-    // Holds the ping until the lines before it were printed (or 20 s, when they never are), then passes it on.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Holds the ping until the test lets it go, then passes it on to the reference server.
     const slow = createServer((req, res) => {
-      void until(() => (/^ok +key /m.test(stdout) ? stdout : undefined), 20_000)
-        .then((printed) => (printedBeforeAnswer = printed))
-        .catch(() => undefined)
+      void released
         .then(() => fetch(`${served.url}${req.url}`, { headers: { 'x-api-key': String(req.headers['x-api-key']) } }))
         .then(async (answer) => {
           res.writeHead(answer.status, { 'content-type': 'application/json', date: answer.headers.get('date') ?? '' });
@@ -76,28 +66,22 @@ describe('giftcodes doctor: everything a cron job needs holds', () => {
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     try {
       const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
-      const { proc, result } = spawnCli(['doctor', '--base-url', slowUrl], {
+      const t = inTerminal(
+        ['doctor', '--base-url', slowUrl],
         configDir,
-        env: { PATH: CRON_PATH, DBUS_SESSION_BUS_ADDRESS: undefined },
-      });
-      proc.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      proc.stdin?.end();
-      const run = await result;
-      expect(run.code, run.stderr).toBe(0);
-      expect(
-        printedBeforeAnswer
-          ?.split('\n')
-          .filter(Boolean)
-          .map((l) => l.split(/\s+/)[1]),
-      ).toEqual(CHECKS.slice(0, 4));
-      expect(
-        run.stdout
-          .trimEnd()
-          .split('\n')
-          .map((l) => l.split(/\s+/)[1]),
-      ).toEqual(CHECKS);
-      expect(run.stdout).toContain(`${slowUrl} answered ping in`);
+        { PATH: CRON_PATH },
+        { columns: 80, rows: 24 },
+      );
+      const waiting = await t.waitFor(`api      asking ${slowUrl} (GET /v1/ping)`);
+      expect(waiting).toMatch(/^✓ key +sc_test_…7e2d/m);
+      expect(waiting).not.toMatch(/^✓ api/m);
+      release();
+      const done = await t.waitFor(/\[exit \d+\]/);
+      expect(done).toContain('[exit 0]');
+      expect(done).toMatch(/^✓ api +http:\/\/127\.0\.0\.1:\d+ answered ping in \d+ ms/m);
+      expect(done).not.toContain('asking');
     } finally {
+      release();
       slow.close();
     }
   });

@@ -330,7 +330,7 @@ describe('a CSV export that escaped values says so', () => {
   it('a warning counts them and names the ways to the values as sent; none for --csv-raw or JSON Lines', async () => {
     const dir = tempDir();
     const warning =
-      "warning: 2 values began with = + - or @ and got a leading ' so a spreadsheet shows them as text; for the values as the API sent them: --csv-raw, or an .xlsx file";
+      "warning: 2 values of order ord_1 began with = + - @, a tab or a CR and got a leading ' so a spreadsheet shows them as text; for the values as the API sent them: --csv-raw, or an .xlsx file";
     expect(await exported(join(dir, 'codes.csv'), 'csv')).toContain(warning);
     expect(await exported('-', 'csv')).toContain(warning);
     expect(await exported(join(dir, 'raw.csv'), 'csv', true)).not.toContain('warning');
