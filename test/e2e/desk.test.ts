@@ -64,7 +64,9 @@ describe('order list and order show <ref>', () => {
     // line used to send it to --refresh).
     const table = await runCli(['order', 'list', '--product', 'steam-us-20'], { configDir });
     expect(table.stdout).toContain('unfinished: resume it');
-    expect(unstamped(table.stderr)).toBe('1 order was left unfinished by its run: giftcodes order resume --all\n');
+    expect(unstamped(table.stderr)).toBe(
+      `1 order was left unfinished by its run: giftcodes order resume ${records[0]!.key}\n`,
+    );
     const resumed = await runCli(['order', 'resume', '--all'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     // A second interrupted one, abandoned.
@@ -188,6 +190,31 @@ describe('order list and order show <ref>', () => {
       `  hint: log in with that reseller's live key: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env live --base-url ${served.url}`,
     );
     expect((await statuses())[third]).toBe('pending');
+  });
+
+  // Broke (review): the line named `order resume --all`, which takes up every interrupted order, so a support agent
+  // looking at `--env test` resumed a live order that was never sent.
+  it('orders their run left unfinished: one listed is named by its key; several point to order pending', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const killed = async (env: string, failpoint: string): Promise<void> => {
+      const run = await runCli(
+        ['--env', env, 'order', 'place', '--product', 'apple-us-25', '--quantity', '1', '--yes'],
+        {
+          configDir,
+          env: { GIFTCODES_FAILPOINTS: `${failpoint}=kill` },
+        },
+      );
+      expect(run.signal).toBe('SIGKILL');
+    };
+    await killed('live', 'intent.written');
+    await killed('test', 'order.accepted');
+    const testKey = (await list(configDir, '--env', 'test'))[0]!.key;
+    const testOnly = await runCli(['order', 'list', '--env', 'test'], { configDir });
+    expect(unstamped(testOnly.stderr)).toBe(
+      `1 order was left unfinished by its run: giftcodes order resume ${testKey}\n`,
+    );
+    const both = await runCli(['order', 'list'], { configDir });
+    expect(unstamped(both.stderr)).toBe('2 orders were left unfinished by their run: see giftcodes order pending\n');
   });
 
   it('order show takes an id, a key, or a unique prefix; an ambiguous prefix lists the candidates (exit 2)', async () => {

@@ -86,10 +86,16 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const { intents } = journal.read();
   const records = allRecords(journal.history, intents);
   const rows = filterRecords(records, filters);
-  // What `order resume --all` would take up: intents of this machine whose run is gone (not one still running).
-  const { isAlive, otherMachine } = await import('../../journal/owner.js');
-  const resumable = new Set(
-    intents.filter((i) => !isAlive(i.owner) && otherMachine(i.owner) === undefined).map((i) => i.key),
+  // Intents of this machine whose run is gone (not one still running), as `order resume` takes them up; a stale or
+  // future-dated one is not resumed without --force-stale, so `order pending` is the place to see it.
+  const [{ isAlive, otherMachine }, { staleness }] = await Promise.all([
+    import('../../journal/owner.js'),
+    import('../../journal/intent.js'),
+  ]);
+  const resumable = new Map(
+    intents
+      .filter((i) => !isAlive(i.owner) && otherMachine(i.owner) === undefined)
+      .map((i) => [i.key, staleness(i) === undefined] as const),
   );
   const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
   const none =
@@ -120,14 +126,18 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       // since. A person reading the table is told, and how to ask again (a refreshed list asked just now).
       // A row whose run ended before the order did ("unfinished: resume it") is finished by resuming it, which
       // a refreshed status would not do: it is counted apart, with the command that does. Both lines are short
-      // enough for 80 columns with a thousand orders (test/e2e/tables.test.ts).
+      // enough for 80 columns with a thousand orders (test/e2e/tables.test.ts), but for one order's whole key.
       notes: (data) => {
         const orders = (n: number) => (n === 1 ? '1 order was' : `${n} orders were`);
-        const left = data.filter((r) => r.outcome === 'pending' && resumable.has(r.key)).length;
+        const left = data.filter((r) => r.outcome === 'pending' && resumable.has(r.key));
         const stale = options.refresh ? 0 : data.filter((r) => r.outcome !== 'pending' && unfinished(r)).length;
+        // One row: the command for it alone. More, or a stale one: `order pending` lists each with its way out, and
+        // nothing outside the rows listed (another profile's, a live order never sent) is resumed by following this.
+        const only = left.length === 1 && resumable.get(left[0]!.key) === true ? left[0]!.key : undefined;
+        const next = only ? `giftcodes order resume ${only}` : 'see giftcodes order pending';
         return [
-          ...(left > 0
-            ? [`${orders(left)} left unfinished by ${left === 1 ? 'its' : 'their'} run: giftcodes order resume --all`]
+          ...(left.length > 0
+            ? [`${orders(left.length)} left unfinished by ${left.length === 1 ? 'its' : 'their'} run: ${next}`]
             : []),
           ...(stale > 0 ? [`${orders(stale)} unfinished when last checked: giftcodes order list --refresh`] : []),
         ];
