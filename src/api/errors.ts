@@ -208,7 +208,7 @@ function hintForCode(code: string, path: string): string | undefined {
     case 'idempotency_key_reused':
       return 'that idempotency key belongs to a different order; use a new key, or repeat the original product and quantity';
     case 'order_not_found':
-      return 'check the id, and that the order was placed on this server and environment: giftcodes order list shows the orders placed from here, and takes a prefix of their ids';
+      return 'check the id, and that the order was placed on this server and environment: giftcodes order list shows the orders placed from here, and order show takes a prefix of their ids or keys';
     case 'order_not_completed':
       return `the order is not completed yet: add --wait, or run: giftcodes order watch ${orderIn(path)}`;
     case 'unknown_product':

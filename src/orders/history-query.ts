@@ -129,25 +129,37 @@ export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknow
   return [CSV_COLUMNS.join(','), ...rows].join('\r\n');
 }
 
-/**
- * `order show <ref>`: an order id or a key, whole or a unique prefix of either. Exact matches win over
- * prefixes; undefined when nothing local matches (the caller then asks the API for it as an id).
- */
 /** The fewest characters of an order id's part after `ord_` taken as a ref (fewer match too much by chance). */
 const MIN_FRAGMENT = 4;
 
+/** The first list that holds anything (the last, empty, when none does). */
+function firstFound<T>(...lists: T[][]): T[] {
+  return lists.find((list) => list.length > 0) ?? lists.at(-1) ?? [];
+}
+
+/**
+ * `order show <ref>`: an order id or a key, whole or a unique prefix of either. Exact matches win over
+ * prefixes, and what is typed in its own case over another case; undefined when nothing local matches (the
+ * caller then asks the API for it as an id).
+ */
 export function resolveRef(records: readonly OrderRecord[], ref: string): OrderRecord | undefined {
   const exact = records.filter((r) => r.orderId === ref || r.key === ref);
   const prefixed = records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
   // As with a short commit hash, a person copies the characters that differ: `ab002e` for `ord_ab002e…`. The
   // part after the id's type prefix is tried only when nothing starts with the ref, and from four characters.
   const afterType = (id: string | undefined): string | undefined => /^[a-z]+_(.+)$/i.exec(id ?? '')?.[1];
+  // Typed in the wrong case (read out over the phone, caps lock): tried when nothing matches as typed.
+  const lower = ref.toLowerCase();
+  const anyCase = (id: string | undefined): boolean => id?.toLowerCase().startsWith(lower) === true;
   const pick =
     exact.length > 0
       ? exact
       : prefixed.length > 0 || ref.length < MIN_FRAGMENT
         ? prefixed
-        : records.filter((r) => afterType(r.orderId)?.startsWith(ref) === true);
+        : firstFound(
+            records.filter((r) => afterType(r.orderId)?.startsWith(ref) === true),
+            records.filter((r) => anyCase(r.orderId) || anyCase(r.key) || anyCase(afterType(r.orderId))),
+          );
   // One order may appear as both a key and an id match: the same record. One key in two scopes (test and
   // live, two servers) is two orders.
   const unique = [

@@ -4,7 +4,8 @@
 // whatever the current profile is: an order placed live is not "not found" because the default key is test.
 import type { ApiClient } from '../api/client.js';
 import type { Deps, Target } from '../commands/deps.js';
-import { ApiError, AuthError, isCliError } from '../errors.js';
+import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
+import { redactKeys } from '../secrets.js';
 import type { OrderRecord } from '../journal/history.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, resolveRef } from './history-query.js';
@@ -27,7 +28,15 @@ type RefDeps = Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo
 export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
   const journal = await deps.journal();
   const record = resolveRef(allRecords(journal.history, journal.read().intents), ref);
-  if (!record) return { orderId: ref, record: undefined, api: await deps.api() };
+  if (!record) {
+    // Asked of the API it would go in the request's path, which a server's and a proxy's access logs keep.
+    if (redactKeys(ref) !== ref)
+      throw new UsageError('that is an API key, not an order id or key: it was not sent', {
+        code: 'ref_is_api_key',
+        hint: 'name the order by its id (ord_…) or its idempotency key: giftcodes order list shows them; if the key was pasted somewhere it should not be, revoke it',
+      });
+    return { orderId: ref, record: undefined, api: await deps.api() };
+  }
   if (record.orderId === undefined) {
     throw new ApiError(
       `the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`,

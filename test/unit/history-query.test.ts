@@ -276,6 +276,22 @@ describe('resolveRef', () => {
     expect(resolveRef(typed, 'zz99')?.key).toBe('ab00-key');
   });
 
+  it('typed in another case, from four characters, when nothing matches as typed', () => {
+    const typed = [
+      rec('k1', '2026-01-01T00:00:00.000Z', { orderId: 'ord_ab002e77' }),
+      rec('k2', '2026-01-02T00:00:00.000Z', { orderId: 'ord_ab00ff11' }),
+      rec('plan-e392c9-1', '2026-01-03T00:00:00.000Z', { orderId: 'ord_zz99' }),
+      rec('K2-upper', '2026-01-04T00:00:00.000Z', { orderId: 'ord_K2' }),
+    ];
+    expect(resolveRef(typed, 'AB002E')?.key).toBe('k1');
+    expect(resolveRef(typed, 'ORD_AB00FF11')?.key).toBe('k2');
+    expect(resolveRef(typed, 'PLAN-E392')?.key).toBe('plan-e392c9-1');
+    expect(() => resolveRef(typed, 'AB00')).toThrow(/^"AB00" matches 2 orders/);
+    // As typed first: K2 is a key's own prefix, never also read as k2.
+    expect(resolveRef(typed, 'K2-u')?.key).toBe('K2-upper');
+    expect(resolveRef(typed, 'AB0')).toBeUndefined();
+  });
+
   it('one record matched as both key and id is one match', () => {
     expect(resolveRef([rec('same', '2026-01-01T00:00:00.000Z', { orderId: 'same' })], 'sa')?.key).toBe('same');
   });

@@ -6,7 +6,8 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { Connection } from '../../src/config/resolve.js';
 import { AuthError, LocalError, UsageError } from '../../src/errors.js';
 import type { OrderRecord } from '../../src/journal/history.js';
-import { clientAt, describeTarget, placedWith, sameTarget } from '../../src/orders/ref.js';
+import { clientAt, describeTarget, orderRef, placedWith, sameTarget } from '../../src/orders/ref.js';
+import { capturedIo, freshJournal } from '../helpers/inprocess.js';
 
 const record: OrderRecord = {
   key: 'k-1',
@@ -72,5 +73,28 @@ describe('a recorded order is read where it was placed', () => {
     const other = new UsageError('bad flag', { code: 'bad_flag' });
     for (const cause of [keyring, other, new Error('plain')])
       await expect(clientAt(deps(() => Promise.reject(cause)).deps, record)).rejects.toBe(cause);
+  });
+});
+
+describe('a ref shaped like an API key', () => {
+  // Broke: `order show sc_live_…` (a key pasted where an id goes) was asked of the API as an order id, the key in
+  // the request's path, which a server's or a proxy's access log keeps.
+  it('is refused (exit 2) before anything is asked of the API', async () => {
+    let asked = 0;
+    const refDeps = {
+      io: capturedIo().io,
+      journal: () => Promise.resolve(freshJournal()),
+      api: () => (asked++, Promise.reject(new Error('not asked'))),
+      clientFor: () => Promise.reject(new Error('not asked')),
+      connectionTo: () => Promise.reject(new Error('not asked')),
+      currentTarget: () => Promise.reject(new Error('not asked')),
+    } as unknown as Parameters<typeof orderRef>[0];
+    for (const ref of ['sc_live_demo_9b1e6d2c8a7f', 'sc_test_demo_4f3c9a1b7e2d'])
+      await expect(orderRef(refDeps, ref)).rejects.toMatchObject({
+        exitCode: 2,
+        code: 'ref_is_api_key',
+        message: 'that is an API key, not an order id or key: it was not sent',
+      });
+    expect(asked).toBe(0);
   });
 });
