@@ -2,7 +2,7 @@
 // file in `history/` beside the journal. One file per record, written atomically: overlapping processes
 // never lose each other's records. A record never holds an API key or a code.
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
@@ -75,6 +75,17 @@ export class History {
 
   constructor(dir: string) {
     this.dir = dir;
+  }
+
+  /**
+   * The newest order (another than `exceptKey`) whose codes were delivered to `path`: what writing over that file
+   * would lose. The record is what this machine knows; the file may have been moved away since.
+   */
+  codesHolder(path: string, exceptKey?: string): OrderRecord | undefined {
+    const target = resolve(path);
+    return this.list().find(
+      (r) => r.outcome === 'delivered' && r.out !== undefined && resolve(r.out) === target && r.key !== exceptKey,
+    );
   }
 
   /** Every readable record, newest first (by the time it ended, else its last update). */

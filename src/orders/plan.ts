@@ -553,10 +553,7 @@ export async function checkOutFiles(
       if (!isCliError(error)) throw error;
       // The codes of an order already paid for (another night's batch writing to the same name): say whose they
       // are, and how each night gets a file of its own, rather than only that --force would overwrite them.
-      const holder =
-        error.code === 'out_exists'
-          ? journal?.history.list().find((r) => r.outcome === 'delivered' && r.out === row.out)
-          : undefined;
+      const holder = error.code === 'out_exists' ? journal?.history.codesHolder(row.out!) : undefined;
       const held = holder
         ? ` and holds the codes of order ${holder.orderId ?? holder.key} (delivered ${holder.endedAt ?? holder.updatedAt})`
         : '';

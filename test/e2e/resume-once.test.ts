@@ -2,7 +2,7 @@
 // is never delivered again, whichever verb takes it over next: `order resume <key>`, `order resume --all`
 // (with or without --json), or the same `order place` again. For codes to stdout (CSV) and to a file (JSON).
 import { createHash } from 'node:crypto';
-import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ledger, pendingIntents, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
@@ -133,4 +133,48 @@ describe('killed at delivered, then taken over: the codes appear exactly once', 
       for (const code of killed.stdout.match(CODE) ?? []) expect(again.stdout).not.toContain(code);
     },
   );
+});
+
+// Broke (a reseller's walkthrough): an interrupted order's --out name was taken by a re-run with a typo (a new
+// order, delivered there); `order resume <key> --force` then wrote over that order's codes, silently, and
+// `order resume --all` refused with no next step.
+describe('an out file another order has delivered to since', () => {
+  const served = servedApi(['--fulfil-after', '50'], { login: true });
+
+  it('resume refuses it (--force too) naming that order; so does a new order; moved away, resume writes it', async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const file = join(tempDir(), 'am50.csv');
+    const place = (quantity: number, env: NodeJS.ProcessEnv = {}) =>
+      runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file], {
+        configDir,
+        env,
+      });
+    expect((await place(2, { GIFTCODES_FAILPOINTS: 'order.accepted=kill' })).signal).toBe('SIGKILL');
+    const [interrupted] = await pendingIntents(configDir);
+    expect((await place(3)).code).toBe(0);
+    const held = readFileSync(file, 'utf8');
+    const list = await runCli(['order', 'list', '--json', '--status', 'delivered'], { configDir });
+    const holder = (JSON.parse(list.stdout) as { orderId: string }[])[0]!.orderId;
+    const charges = (await ledger(served.server)).orders.length;
+
+    const forced = await runCli(['order', 'resume', interrupted!.key, '--force'], { configDir });
+    expect(forced.code).toBe(2);
+    expect(forced.stderr).toContain(`${file} holds the codes of order ${holder} (3 × ${PRODUCT}, delivered `);
+    expect(forced.stderr).toContain('--force would write over them; this order was not resumed');
+    const all = await runCli(['order', 'resume', '--all'], { configDir });
+    expect(all.code).toBe(2);
+    expect(all.stderr).toMatch(/✗ .*holds the codes of order .*\n +hint: move that file away, then run this again/);
+    const fresh = await place(1);
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toContain(`exists and holds the codes of order ${holder}`);
+    expect(fresh.stderr).toContain('--force would write over those codes');
+    expect(readFileSync(file, 'utf8')).toBe(held);
+    expect((await ledger(served.server)).orders.length).toBe(charges);
+
+    renameSync(file, `${file}.kept`);
+    const resumed = await runCli(['order', 'resume', interrupted!.key], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(3);
+  });
 });

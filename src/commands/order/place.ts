@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, isCliError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
@@ -174,7 +174,21 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   let outLock: OutLock | undefined;
   if (out && out.path !== '-') {
     const { holdOutTarget } = await import('../../export/out-target.js');
-    outLock = holdOutTarget(out.path, out.force, () => resumableFor(journal, spec, options.idempotencyKey, out.path));
+    try {
+      outLock = holdOutTarget(out.path, out.force, () => resumableFor(journal, spec, options.idempotencyKey, out.path));
+    } catch (error) {
+      // The codes of an order already delivered there: said whose, so that --force is not taken as the way on.
+      const holder =
+        isCliError(error) && error.code === 'out_exists' ? journal.history.codesHolder(out.path) : undefined;
+      if (!holder) throw error;
+      throw new UsageError(
+        `${out.path} exists and holds the codes of order ${holder.orderId ?? holder.key} (${holder.quantity} × ${holder.productId}, delivered ${holder.endedAt ?? holder.updatedAt}); nothing was ordered`,
+        {
+          code: 'out_exists',
+          hint: 'choose another --out file, or move that one away (--force would write over those codes)',
+        },
+      );
+    }
   }
   try {
     // The same order being placed by another run right now (a second window): a second order by the journal's

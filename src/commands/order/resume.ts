@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Intent } from '../../journal/intent.js';
@@ -103,7 +104,10 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
       ...(order !== undefined ? { order } : {}),
       error: { code: error.code, message: error.message, exitCode: error.exitCode },
     });
-    if (!gathered) deps.io.errRaw(`${deps.io.c.red('✗')} ${key}: ${error.message}\n`);
+    if (!gathered)
+      deps.io.errRaw(
+        `${deps.io.c.red('✗')} ${key}: ${error.message}\n${error.hint ? `  ${deps.io.c.dim('hint:')} ${error.hint}\n` : ''}`,
+      );
   };
   for (const key of keys) {
     try {
@@ -149,6 +153,7 @@ async function resumeOne(
     import('../../orders/lifecycle.js'),
     import('../../orders/drive.js'),
   ]);
+  refuseHeldCodes(journal, key, options);
   const { intent, reached } = await journal.claim(key, { forceStale: options.forceStale === true });
   if (reached !== undefined) {
     sayReached(deps.io, [intent]);
@@ -165,6 +170,25 @@ async function resumeOne(
     intervalS: options.interval ?? DEFAULT_INTERVAL_S,
     timeoutS: options.timeout,
   });
+}
+
+/**
+ * The order's --out file holds the codes of another order delivered since (a re-run with a typo took the name):
+ * refused before anything is claimed or waited for, with --force too, which would write over those codes.
+ */
+function refuseHeldCodes(journal: Journal, key: string, options: ResumeOptions): void {
+  const intent = journal.read().intents.find((i) => i.key === key);
+  const path = intent?.out?.path;
+  if (!intent || path === undefined || path === '-' || !existsSync(path)) return;
+  const holder = journal.history.codesHolder(path, key);
+  if (!holder) return;
+  const elsewhere = intent.orderId
+    ? `, or write this order's codes to another file: giftcodes codes get ${intent.orderId} --out <file>, then giftcodes order abandon ${key}`
+    : '';
+  throw new UsageError(
+    `${path} holds the codes of order ${holder.orderId ?? holder.key} (${holder.quantity} × ${holder.productId}, delivered ${holder.endedAt ?? holder.updatedAt})${options.force ? ': --force would write over them' : ''}; this order was not resumed`,
+    { code: 'out_exists', hint: `move that file away, then run this again${elsewhere}` },
+  );
 }
 
 /** With --json, an order whose outcome had already reached the user is printed as the server has it now (its codes are not). */
