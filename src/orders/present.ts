@@ -12,7 +12,8 @@ export function statusText(io: Io, status: string): string {
   return io.c.yellow(status);
 }
 
-export function describeOrder(io: Io, order: Order): string {
+/** `local`: rows from this machine's record of the order (order show), after the API's. */
+export function describeOrder(io: Io, order: Order, local: readonly [string, string][] = []): string {
   const rows: [string, string][] = [
     ['order', display(order.id)],
     ['status', statusText(io, display(order.status))],
@@ -27,9 +28,10 @@ export function describeOrder(io: Io, order: Order): string {
   ];
   for (const [label, value] of known)
     if (value !== undefined && value !== null && value !== '') rows.push([label, display(value)]);
+  rows.push(...local);
   return rows.map(([label, value]) => `${label.padEnd(12)} ${value}`).join('\n');
 }
 
-export async function printOrder(io: Io, order: Order): Promise<void> {
-  await exportResult(io, order, { text: (data) => describeOrder(io, data), pager: false });
+export async function printOrder(io: Io, order: Order, local: readonly [string, string][] = []): Promise<void> {
+  await exportResult(io, order, { text: (data) => describeOrder(io, data, local), pager: false });
 }

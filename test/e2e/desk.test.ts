@@ -62,6 +62,13 @@ describe('order list and order show <ref>', () => {
     expect(records[0]).toMatchObject({ productId: 'steam-us-20', outcome: 'pending' });
     // Its row says to resume it, and so does the line under the table: a refreshed status would not finish it (the
     // line used to send it to --refresh).
+    // order show says what the API cannot: this machine never finished it, and how to.
+    const shown = await runCli(['order', 'show', records[0]!.key], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`\nkey          ${records[0]!.key}\n`);
+    expect(shown.stdout).toContain(
+      `\nhere         unfinished: its run ended before the codes reached you; finish it with: giftcodes order resume ${records[0]!.key}\n`,
+    );
     const table = await runCli(['order', 'list', '--product', 'steam-us-20'], { configDir });
     expect(table.stdout).toContain('unfinished: resume it');
     expect(unstamped(table.stderr)).toBe(

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import type { OrderRecord } from '../../journal/history.js';
+import type { Journal } from '../../journal/journal.js';
 import { printOrder } from '../../orders/present.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -31,6 +33,45 @@ export async function run(
   const { orderRef, noteStatus } = await import('../../orders/ref.js');
   const ref = await orderRef(deps, options.ref);
   const order = await ref.api.getOrder(ref.orderId);
-  noteStatus(await deps.journal(), ref, order.status, deps.now());
-  await printOrder(deps.io, order);
+  const journal = await deps.journal();
+  noteStatus(journal, ref, order.status, deps.now());
+  await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record) : []);
+}
+
+/**
+ * What this machine did with the order, which the API cannot say: its key, and whether its codes reached the user
+ * here. A completed order whose run was killed before writing its --out file reads "completed" at the API; a
+ * support agent must see that the codes never arrived, and how to finish.
+ */
+async function localRows(journal: Journal, record: OrderRecord): Promise<[string, string][]> {
+  const rows: [string, string][] = [['key', record.key]];
+  const out = record.out ?? journal.read().intents.find((i) => i.key === record.key)?.out?.path;
+  const file = out === '-' ? 'standard output' : out;
+  const when = record.endedAt ?? record.updatedAt;
+  switch (record.outcome) {
+    case 'pending': {
+      const { isAlive } = await import('../../journal/owner.js');
+      const intent = journal.read().intents.find((i) => i.key === record.key);
+      const running = intent !== undefined && isAlive(intent.owner);
+      rows.push([
+        'here',
+        running
+          ? `being placed by a giftcodes run now (pid ${intent.owner.pid})`
+          : `unfinished: its run ended before the codes reached you${file ? ` (${file} not written)` : ''}; finish it with: giftcodes order resume ${record.key}`,
+      ]);
+      break;
+    }
+    case 'delivered':
+      rows.push(['here', file ? `codes written to ${file} (${when})` : `placed (${when})`]);
+      break;
+    case 'abandoned':
+      rows.push([
+        'here',
+        `abandoned (${when}): its codes were not written here; to have them: giftcodes codes get ${record.orderId ?? record.key} --out <file>`,
+      ]);
+      break;
+    default:
+      break;
+  }
+  return rows;
 }
