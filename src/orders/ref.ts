@@ -118,6 +118,21 @@ function loginHint(where: Target): string {
 /** No key for the record's profile and environment (logged out, profile removed, another key given): which one to use. */
 function keyGone(error: unknown, record: OrderRecord, where: Target): unknown {
   if (!isCliError(error) || (error.exitCode !== 3 && error.code !== 'environment_conflict')) return error;
+  // A key given for this run (GIFTCODES_API_KEY, --api-key) is of the other environment: the user typed no --env,
+  // and the profile's own key for the order may well be saved. Said as what it is, and the way to use that key.
+  // (The wording matched is config/resolve.ts's; order-ref-target.test.ts and foundation.test.ts hold both to it.)
+  const given = /^--env \w+ conflicts with the (\w+) key in (GIFTCODES_API_KEY|--api-key)$/.exec(error.message);
+  if (error.code === 'environment_conflict' && given) {
+    const [, keyEnv, source] = given;
+    const drop = source === '--api-key' ? 'drop --api-key' : 'unset GIFTCODES_API_KEY';
+    return new AuthError(
+      `order ${record.orderId} was placed with ${describeTarget(where)}, and ${source} holds a ${keyEnv} key, which is used instead of the profile's`,
+      {
+        code: 'order_key_missing',
+        hint: `${drop} to read it with the profile's ${where.environment} key, or give a sc_${where.environment}_ key`,
+      },
+    );
+  }
   return new AuthError(
     `order ${record.orderId} was placed with ${describeTarget(where)}, and that key is not at hand (${error.message})`,
     { code: 'order_key_missing', hint: loginHint(where) },

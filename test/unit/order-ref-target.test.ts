@@ -68,6 +68,26 @@ describe('a recorded order is read where it was placed', () => {
     }
   });
 
+  // Broke (a support agent's walkthrough): GIFTCODES_API_KEY=sc_test_… with a live order was told "--env live
+  // conflicts…" (no --env was typed) and to log in again, though the profile's live key was saved.
+  it("a given key of the other environment: said as such, with the way to the profile's key", async () => {
+    for (const [source, drop] of [
+      ['GIFTCODES_API_KEY', 'unset GIFTCODES_API_KEY'],
+      ['--api-key', 'drop --api-key'],
+    ] as const) {
+      const cause = new UsageError(`--env live conflicts with the test key in ${source}`, {
+        code: 'environment_conflict',
+      });
+      const error = await clientAt(deps(() => Promise.reject(cause)).deps, record).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        exitCode: 3,
+        code: 'order_key_missing',
+        message: `order ord_1 was placed with the live key of profile "shop" at https://api.example, and ${source} holds a test key, which is used instead of the profile's`,
+        hint: `${drop} to read it with the profile's live key, or give a sc_live_ key`,
+      });
+    }
+  });
+
   it('any other failure is passed on as it is', async () => {
     const keyring = new LocalError('the credential store cannot be reached', { code: 'keyring_unavailable' });
     const other = new UsageError('bad flag', { code: 'bad_flag' });
