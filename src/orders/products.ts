@@ -5,7 +5,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Product } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
-import { moneyOf, type Money } from '../money.js';
+import { formatMoney, moneyOf, type Money } from '../money.js';
 import { byCodePoint } from '../compare.js';
 import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
 
@@ -95,25 +95,36 @@ export function unknownRows(bad: readonly { row: number; productId: string }[], 
 }
 
 /**
- * A plan's rows checked as one order's product is (checkProductKnown), before any row is sent: a typo in one row
- * is refused while nothing is charged, rather than found by the API after the other rows were ordered.
+ * A plan's rows checked before any row is sent: a typo in one row is refused while nothing is charged, rather
+ * than found by the API after the other rows were ordered. Unlike one order (checkProductKnown), with no cache
+ * the catalog is read: one order refused by the API costs nothing, but a plan's other rows would be charged
+ * first. A catalog that cannot be read never blocks the plan (the API still refuses an unknown product).
  */
 export async function checkRowsKnown(
   o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient> },
   rows: readonly { row: number; productId: string }[],
-): Promise<void> {
+): Promise<{ products?: readonly Product[] }> {
   const cached = readCatalogCache(o.configDir, o.target);
-  const suspect = cached.length === 0 ? [] : rows.filter((r) => !cached.includes(r.productId));
-  if (suspect.length === 0) return;
+  const suspect = cached.length === 0 ? rows : rows.filter((r) => !cached.includes(r.productId));
+  if (suspect.length === 0) return {};
   let products: Product[];
   try {
     products = await (await o.api()).listProducts();
   } catch {
-    return;
+    return {};
   }
   const ids = products.map((p) => p.id);
   const bad = suspect.filter((r) => !ids.includes(r.productId));
   if (bad.length > 0) throw unknownRows(bad, ids);
+  return { products };
+}
+
+/** The total per currency: `250.00 USD + 40.00 EUR`; undefined when no row has a price. */
+export function totalOf(rows: readonly { price?: Money | undefined; quantity: number }[]): string | undefined {
+  const sums = new Map<string, number>();
+  for (const r of rows)
+    if (r.price) sums.set(r.price.currency, (sums.get(r.price.currency) ?? 0) + r.price.amount * r.quantity);
+  return sums.size === 0 ? undefined : [...sums].map(([currency, minor]) => formatMoney(minor, currency)).join(' + ');
 }
 
 /** A product's price in minor units: `{amount, currency}`, or a number beside a `currency` field; else unknown. */

@@ -13,6 +13,7 @@ import {
   runCli,
   servedApi,
   spawnCli,
+  staleCatalog,
   tempDir,
   unstamped,
   until,
@@ -354,6 +355,8 @@ describe('order place --plan', () => {
     const dir = tempDir();
     const plan = join(dir, 'mixed.csv');
     writeFileSync(plan, 'amazon-us-10,1\nno-such-product,1\n');
+    // A product the catalog listed when last read, dropped since: past the check, refused by the API.
+    await staleCatalog(configDir, ['no-such-product']);
     const result = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(result.code).toBe(4);
     const rows = JSON.parse(result.stdout) as { row: number; order?: { id: string }; error?: { code: string } }[];

@@ -5,7 +5,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BOTH_KEYS, DEMO_KEYS, ledger, loggedIn, runCli, servedApi, tempDir, type TestServer } from '../helpers/e2e.js';
+import {
+  BOTH_KEYS,
+  DEMO_KEYS,
+  ledger,
+  loggedIn,
+  runCli,
+  servedApi,
+  staleCatalog,
+  tempDir,
+  type TestServer,
+} from '../helpers/e2e.js';
 
 const served = servedApi(['--fulfil-after', '0']);
 
@@ -135,6 +145,8 @@ describe('a plan row is keyed by what it is', () => {
     const configDir = await loggedIn(server);
     const plan = join(tempDir(), 'typo.csv');
     writeFileSync(plan, 'product,quantity\namazon-us-10,3\nstem-us-20,2\n');
+    // The typo passes a catalog cache that lists it (a product dropped since): the API refuses its row alone.
+    await staleCatalog(configDir, ['stem-us-20']);
     const first = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(first.code, first.stderr).toBe(4);
     expect(first.stderr).toContain('fix what failed and run the same plan again');

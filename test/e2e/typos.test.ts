@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
+import { ledger, loggedIn, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
 
 const served = servedApi([], { login: true });
 
@@ -74,6 +74,23 @@ describe('a plan run with a typo in one row', () => {
     const again = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
     expect(again.code, again.stderr).toBe(0);
     expect((await ledger(served.server)).orders.length).toBe(before + 4);
+  });
+});
+
+describe('a plan run with a typo, where no catalog was ever listed', () => {
+  // Broke (a reseller's walkthrough): with no catalog cache the rows went unchecked, so a live plan charged its
+  // good rows and then failed the typo (HTTP 400), though --dry-run had named it a minute before.
+  it('reads the catalog and is refused before any row is sent', async () => {
+    const configDir = await loggedIn(served.server);
+    const plan = join(tempDir(), 'restock.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-25,1\ngoogle-play-us25,1\n');
+    const before = (await ledger(served.server)).orders.length;
+    const r = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl: served.url });
+    expect(r.code, r.stderr).toBe(2);
+    expect(unstamped(r.stderr)).toMatch(
+      /^error: line 3: no product "google-play-us25" in the catalog \(nothing was sent\); did you mean google-play-us-25\?$/m,
+    );
+    expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   readdirSync,
   readFileSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -297,6 +298,21 @@ async function loginOnce(server: TestServer, key: string, configDir: string): Pr
     cpSync(configDir, copy, { recursive: true });
     byState.set(id, copy);
   }
+}
+
+/**
+ * A catalog cache that still lists products the catalog has dropped since (`ids`): `catalog list` run, then its
+ * cache given them too. A plan's rows of such a product pass the check before sending and are refused by the API,
+ * row by row: how the tests reach a row the API refuses.
+ */
+export async function staleCatalog(configDir: string, ids: readonly string[]): Promise<void> {
+  const listed = await runCli(['catalog', 'list', '--json'], { configDir });
+  if (listed.code !== 0) throw new Error(`catalog list failed (exit ${listed.code}): ${listed.stderr}`);
+  const name = readdirSync(configDir).find((file) => /^catalog-cache-.*\.json$/.test(file));
+  if (!name) throw new Error('catalog list saved no cache');
+  const cache = JSON.parse(readFileSync(join(configDir, name), 'utf8')) as { ids: string[] };
+  cache.ids.push(...ids);
+  writeFileSync(join(configDir, name), JSON.stringify(cache));
 }
 
 export async function ledger(

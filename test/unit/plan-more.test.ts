@@ -33,6 +33,8 @@ function harness(
     journal?: Journal;
     io?: { io: Io; out: () => string; err: () => string };
     createOrder?: () => Promise<never>;
+    /** The catalog cannot be read: the rows go unchecked before sending, and an unknown product is the API's refusal. */
+    catalogUnreadable?: boolean;
   } = {},
 ) {
   const captured = o.io ?? capturedIo({ json: o.json ?? true });
@@ -44,6 +46,7 @@ function harness(
       posts++,
       o.createOrder ? o.createOrder() : real.createOrder(body, key)
     ),
+    ...(o.catalogUnreadable ? { listProducts: () => Promise.reject(new Error('the catalog cannot be read')) } : {}),
   });
   const f = {
     io: captured.io,
@@ -104,7 +107,9 @@ describe('a live plan', () => {
     const bare = (text: string) => text.replace(/\s+/g, '');
     const asked = bare(stripVTControlCharacters(h.err()));
     expect(asked).toContain(
-      bare(`Place 2 LIVE orders (5 units in all) from ${path}? They are charged to the wallet of profile "shop".`),
+      bare(
+        `Place 2 LIVE orders (5 units, 110.00 USD in all) from ${path}? They are charged to the wallet of profile "shop".`,
+      ),
     );
     expect(h.posts()).toBe(0);
   });
@@ -141,12 +146,12 @@ describe('out files', () => {
 describe('the summary', () => {
   it("text: an earlier run's rows say so; a failed row its error code; an out cell without a count when nothing was written", async () => {
     const path = plan('amazon-us-25,1,a.csv\nno-such-product,1,b.csv\n');
-    const first = harness({ json: false });
+    const first = harness({ json: false, catalogUnreadable: true });
     await expect(runPlan({ plan: path, concurrency: 2 }, first.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
     const lines = first.out().split('\n');
     expect(lines[1]).toMatch(/ completed +plan-[0-9a-f]{24} +\S+a\.csv \(1\)$/);
     expect(lines[2]).toMatch(/^2 +no-such-product +1 +- +error: \S+ +plan-[0-9a-f]{24} +\S+b\.csv$/);
-    const again = harness({ json: false, journal: first.journal });
+    const again = harness({ json: false, journal: first.journal, catalogUnreadable: true });
     await expect(runPlan({ plan: path, concurrency: 2 }, again.f)).rejects.toMatchObject({ code: 'plan_rows_failed' });
     // The earlier run's row names where that run wrote its codes, and says so on stderr.
     expect(again.out().split('\n')[1]).toMatch(/ earlier run: completed +plan-[0-9a-f]{24} +\S+a\.csv$/);
@@ -169,7 +174,7 @@ describe('the summary', () => {
       message: 'boom',
       exitCode: 1,
     });
-    const mixed = harness();
+    const mixed = harness({ catalogUnreadable: true });
     const worst = await runPlan({ plan: plan('amazon-us-25,1\nno-such-product,1\n'), concurrency: 1 }, mixed.f).catch(
       (e: unknown) => e,
     );

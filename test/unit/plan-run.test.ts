@@ -37,6 +37,8 @@ function harness(
     url?: string;
     controller?: AbortController;
     onPost?: (inFlight: number) => void;
+    /** The catalog cannot be read: the rows go unchecked before sending, and an unknown product is the API's refusal. */
+    catalogUnreadable?: boolean;
   } = {},
 ): Harness {
   const { io, out, err } = capturedIo({ json: o.json ?? true });
@@ -53,7 +55,10 @@ function harness(
       inFlight--;
     }
   };
-  const api = Object.assign(Object.create(real) as ApiClient, { createOrder });
+  const api = Object.assign(Object.create(real) as ApiClient, {
+    createOrder,
+    ...(o.catalogUnreadable ? { listProducts: () => Promise.reject(new Error('the catalog cannot be read')) } : {}),
+  });
   const j = journal;
   const deps: PlaceDeps = {
     io,
@@ -219,7 +224,7 @@ describe('runPlan', () => {
   });
 
   it('a failing row fails the plan with its exit code, naming the first; the other rows are delivered', async () => {
-    const h = harness();
+    const h = harness({ catalogUnreadable: true });
     const error = await runPlan({ plan: plan('no-such-product,1\namazon-us-25,1\n'), concurrency: 1 }, h.deps).catch(
       (e: unknown) => e,
     );

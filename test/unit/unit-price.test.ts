@@ -1,8 +1,11 @@
 // A product's unit price, as the catalog, the guided order and a plan's estimate read it: the same rule as every
-// other amount the API gives (src/money.ts), whichever field and shape the service chose.
+// other amount the API gives (src/money.ts), whichever field and shape the service chose. And a plan's rows
+// checked against the catalog before any is sent.
 import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
 import type { Product } from '../../src/api/schemas.js';
-import { unitPriceOf } from '../../src/orders/products.js';
+import { checkRowsKnown, unitPriceOf } from '../../src/orders/products.js';
+import { tempDir } from '../helpers/e2e.js';
 
 const product = (fields: Record<string, unknown>): Product => ({ id: 'p', ...fields }) as Product;
 
@@ -28,5 +31,34 @@ describe('unitPriceOf', () => {
     expect(unitPriceOf(product({ price: 2500, currency: 'US dollars' }))).toBeUndefined();
     expect(unitPriceOf(product({ price: { amount: 2500, currency: '' } }))).toBeUndefined();
     expect(unitPriceOf(product({ price: { amount: 2500, currency: 'USD\u001b[2J' } }))).toBeUndefined();
+  });
+});
+
+describe("a plan's rows checked before sending, with no catalog cache", () => {
+  const target = { profile: 'default', baseUrl: 'https://api.example' };
+  const api = (listProducts: () => Promise<Product[]>) => () =>
+    Promise.resolve({ listProducts } as unknown as ApiClient);
+
+  it('reads the catalog: a row it lacks refuses the plan, naming the line and the nearest id', async () => {
+    const catalog = () => Promise.resolve([{ id: 'amazon-us-25' }, { id: 'steam-us-20' }] as Product[]);
+    const rows = [
+      { row: 2, productId: 'amazon-us-25' },
+      { row: 3, productId: 'stem-us-20' },
+    ];
+    await expect(checkRowsKnown({ configDir: tempDir(), target, api: api(catalog) }, rows)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'unknown_product',
+      message: 'line 3: no product "stem-us-20" in the catalog (nothing was sent); did you mean steam-us-20?',
+    });
+    // What it read is handed back: the live plan's question prices the rows from it.
+    const read = await checkRowsKnown({ configDir: tempDir(), target, api: api(catalog) }, rows.slice(0, 1));
+    expect(read.products?.map((p) => p.id)).toEqual(['amazon-us-25', 'steam-us-20']);
+  });
+
+  it('a catalog that cannot be read never blocks the plan', async () => {
+    const down = () => Promise.reject(new Error('503'));
+    await expect(
+      checkRowsKnown({ configDir: tempDir(), target, api: api(down) }, [{ row: 2, productId: 'anything' }]),
+    ).resolves.toEqual({});
   });
 });

@@ -342,8 +342,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // A typo is refused before any row is sent, where the catalog is at hand; a row interrupted earlier is
     // finished whatever the catalog says now.
     const interrupted = new Set(journal.read().intents.map((intent) => intent.key));
-    const { checkRowsKnown } = await import('../../orders/products.js');
-    await checkRowsKnown(
+    const { checkRowsKnown, totalOf, unitPriceOf } = await import('../../orders/products.js');
+    const checked = await checkRowsKnown(
       {
         configDir: deps.configDir,
         target: { profile: connection.profile, baseUrl: connection.baseUrl },
@@ -374,8 +374,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     }
     if (connection.environment === 'live' && !o.yes) {
       const units = todo.reduce((sum, r) => sum + r.quantity, 0);
+      // What they cost, where every row's price is known: from the catalog just read, else the last catalog list's.
+      const { readCatalogPrices } = await import('../../output/catalog-cache.js');
+      const cached = readCatalogPrices(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl });
+      const priced = todo.map((r) => ({
+        quantity: r.quantity,
+        price: checked.products
+          ? unitPriceOf(checked.products.find((p) => p.id === r.productId))
+          : cached.get(r.productId),
+      }));
+      const total = priced.every((r) => r.price) ? totalOf(priced) : undefined;
       const yes = await io.confirm(
-        `Place ${todo.length} LIVE orders (${units} units in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`,
+        `Place ${todo.length} LIVE orders (${units} units${total ? `, ${total}` : ''} in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`,
         '--yes',
         `a live plan (${todo.length} orders)`,
       );
@@ -411,7 +421,7 @@ async function dryRun(
   delivered: ReadonlyMap<string, OrderRecord>,
 ): Promise<void> {
   const { io } = deps;
-  const { unknownRows, unitPriceOf } = await import('../../orders/products.js');
+  const { unknownRows, unitPriceOf, totalOf } = await import('../../orders/products.js');
   let products: Map<string, Product> | undefined;
   try {
     const { readCatalog } = await import('../catalog/list.js');
@@ -452,16 +462,6 @@ async function dryRun(
         ]
       : [],
   );
-}
-
-type Money = { amount: number; currency: string };
-
-/** The total per currency: `250.00 USD + 40.00 EUR`; undefined when no row has a price. */
-function totalOf(rows: readonly { price?: Money | undefined; quantity: number }[]): string | undefined {
-  const sums = new Map<string, number>();
-  for (const r of rows)
-    if (r.price) sums.set(r.price.currency, (sums.get(r.price.currency) ?? 0) + r.price.amount * r.quantity);
-  return sums.size === 0 ? undefined : [...sums].map(([currency, minor]) => formatMoney(minor, currency)).join(' + ');
 }
 
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
