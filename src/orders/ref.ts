@@ -54,17 +54,36 @@ export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
 
 /**
  * An intent key from a ref (`order resume`, `order abandon`): a whole key, or a unique prefix of the key or
- * order id of an unresolved intent. Anything else is passed on as typed, for the journal to say it has none.
+ * order id of an unresolved intent. An order that already ended here is said as such, with where its codes are
+ * (exit 2); anything else is passed on as typed, for the journal to say it has none.
  */
 export async function intentKey(journal: Journal, ref: string): Promise<string> {
   const intents = journal.read().intents;
   if (intents.some((intent) => intent.key === ref)) return ref;
   const { recordOf } = await import('../journal/history.js');
-  return (
-    resolveRef(
-      intents.map((intent) => recordOf(intent, 'pending')),
-      ref,
-    )?.key ?? ref
+  const open = resolveRef(
+    intents.map((intent) => recordOf(intent, 'pending')),
+    ref,
+  );
+  if (open) return open.key;
+  const ended = resolveRef(journal.history.list(), ref);
+  if (ended) throw endedHere(ended);
+  return ref;
+}
+
+/** `order resume`/`abandon` of an order that ended here: what became of it, and the command for its codes. */
+function endedHere(record: OrderRecord): UsageError {
+  const id = record.orderId ?? record.key;
+  const codes = record.orderId ? `giftcodes codes get ${record.orderId} --out <file>` : undefined;
+  const hint =
+    record.outcome === 'abandoned' && codes
+      ? `its codes stay on the server: ${codes}`
+      : record.outcome === 'delivered' && record.out
+        ? `its codes were written to ${record.out}${codes ? `; again: ${codes}` : ''}`
+        : `see it with: giftcodes order show ${id}`;
+  return new UsageError(
+    `order ${id} (key ${record.key}, ${record.quantity} × ${record.productId}) is not unfinished: it ended ${record.outcome} here at ${record.endedAt ?? record.updatedAt}`,
+    { code: 'intent_not_found', hint },
   );
 }
 

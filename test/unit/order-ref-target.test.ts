@@ -6,7 +6,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { Connection } from '../../src/config/resolve.js';
 import { AuthError, LocalError, UsageError } from '../../src/errors.js';
 import type { OrderRecord } from '../../src/journal/history.js';
-import { clientAt, describeTarget, orderRef, placedWith, sameTarget } from '../../src/orders/ref.js';
+import { clientAt, describeTarget, intentKey, orderRef, placedWith, sameTarget } from '../../src/orders/ref.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
 
 const record: OrderRecord = {
@@ -116,5 +116,35 @@ describe('a ref shaped like an API key', () => {
         message: 'that is an API key, not an order id or key: it was not sent',
       });
     expect(asked).toBe(0);
+  });
+});
+
+describe('order resume and order abandon of an order that ended here', () => {
+  // Broke (a support agent's walkthrough): `order resume bc6cbb` of an abandoned order said "no unresolved order
+  // with the key bc6cbb", calling an order id a key and not saying what became of it or where its codes are.
+  it('say how it ended and where its codes are (exit 2); an unknown ref is still passed on as typed', async () => {
+    const journal = freshJournal();
+    journal.history.record({ ...record, key: 'k-abandoned', orderId: 'ord_bc6cbb11', outcome: 'abandoned' });
+    journal.history.record({
+      ...record,
+      key: 'k-delivered',
+      orderId: 'ord_dd0001',
+      outcome: 'delivered',
+      out: '/srv/codes/a.csv',
+      endedAt: '2026-11-29T01:00:00Z',
+    });
+    await expect(intentKey(journal, 'bc6cbb')).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'intent_not_found',
+      message:
+        'order ord_bc6cbb11 (key k-abandoned, 1 × p) is not unfinished: it ended abandoned here at 2026-11-29T00:00:00Z',
+      hint: 'its codes stay on the server: giftcodes codes get ord_bc6cbb11 --out <file>',
+    });
+    await expect(intentKey(journal, 'k-deliv')).rejects.toMatchObject({
+      message:
+        'order ord_dd0001 (key k-delivered, 1 × p) is not unfinished: it ended delivered here at 2026-11-29T01:00:00Z',
+      hint: 'its codes were written to /srv/codes/a.csv; again: giftcodes codes get ord_dd0001 --out <file>',
+    });
+    expect(await intentKey(journal, 'nothing-like-it')).toBe('nothing-like-it');
   });
 });

@@ -25,7 +25,7 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
   const [journal, { intentKey }] = await Promise.all([deps.journal(), import('../../orders/ref.js')]);
   const intent = await journal.abandon(await intentKey(journal, options.key));
   const where = intent.orderId
-    ? `it was placed as order ${intent.orderId}: check it with giftcodes order show ${intent.orderId}`
+    ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out <file>`
     : `it may have been placed on the server with the idempotency key ${intent.key}`;
   deps.io.warn(`abandoned ${intent.quantity} × ${intent.productId} (${intent.environment}); ${where}`);
   try {
