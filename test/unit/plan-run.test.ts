@@ -246,7 +246,7 @@ describe('runPlan', () => {
     await expect(runPlan({ plan: plan('amazon-us-25,2\n'), concurrency: 1 }, h.deps)).rejects.toMatchObject({
       exitCode: 2,
       code: 'confirmation_required',
-      message: 'a live plan (1 orders) needs confirmation, and this run is not interactive',
+      message: 'a live plan (1 order) needs confirmation, and this run is not interactive',
     });
     expect(h.posts()).toBe(0);
   });
@@ -316,6 +316,10 @@ describe('runPlan', () => {
       const answered = harness({ url: slow.url });
       await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, answered.deps);
       expect((JSON.parse(answered.out()) as PlanResult[])[0]!.order?.status).not.toBe('completed');
+      // The run's last line counts in words that agree with their numbers ("1 orders", "1 codes" before).
+      const one = harness({ url: slow.url, json: false });
+      await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, one.deps);
+      expect(one.err()).toMatch(/done: plan \S+: 1 of 1 row ordered \(1 code\)/);
     } finally {
       await slow.close();
     }

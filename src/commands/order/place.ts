@@ -387,7 +387,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const yes = await io.confirm(
         `Place ${todo.length} LIVE orders (${units} units${total ? `, ${total}` : ''} in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`,
         '--yes',
-        `a live plan (${todo.length} orders)`,
+        `a live plan (${counted(todo.length, 'order')})`,
       );
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
@@ -473,7 +473,7 @@ function planStory(plan: string, results: readonly PlanResult[]): string {
   const units = placed.reduce((sum, r) => sum + r.quantity, 0);
   const files = placed.filter((r) => r.out).length;
   return [
-    `plan ${plan}: ${placed.length} of ${results.length} rows ordered (${units} codes${files > 0 ? `, ${files} codes files written` : ''})`,
+    `plan ${plan}: ${placed.length} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
     ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
     ...(failed > 0 ? [`${failed} failed`] : []),
     ...(notSent > 0 ? [`${notSent} not attempted (the server could not be reached)`] : []),
