@@ -86,6 +86,8 @@ export const EXPORT_FORMATS = Object.keys(FORMAT_TABLE) as [ExportFormat, ...Exp
 
 /** For help and errors: "csv, json, jsonl or xlsx". */
 export const EXPORT_FORMATS_IN_WORDS = inWords(EXPORT_FORMATS);
+/** How a file names its format: `name the file .csv, .json, .jsonl or .xlsx` (a plan row has no --format). */
+export const NAME_THE_FILE = `name the file ${inWords(EXPORT_FORMATS.map((f) => `.${FORMAT_TABLE[f].extensions[0]}`))}`;
 
 function inWords(names: readonly string[]): string {
   return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
@@ -168,7 +170,7 @@ export function formatFor(out: string, format: ExportFormat | undefined): Export
     `${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`,
     {
       code: 'out_format_unknown',
-      hint: `name the file ${inWords(EXPORT_FORMATS.map((f) => `.${FORMAT_TABLE[f].extensions[0]}`))}, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
+      hint: `${NAME_THE_FILE}, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
     },
   );
 }

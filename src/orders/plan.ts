@@ -531,7 +531,7 @@ export async function checkOutFiles(
 ): Promise<void> {
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
   if (todo.length === 0) return;
-  const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyCodes }] = await Promise.all([
+  const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyCodes, NAME_THE_FILE }] = await Promise.all([
     import('../export/out-target.js'),
     import('../journal/codes-file.js'),
     import('../export/format.js'),
@@ -557,8 +557,13 @@ export async function checkOutFiles(
       const held = holder
         ? ` and holds the codes of order ${holder.orderId ?? holder.key} (delivered ${holder.endedAt ?? holder.updatedAt})`
         : '';
+      // A row's file is its out cell, and its format the file's extension: a plan has no --out or --format to offer.
       const hint = !holder
-        ? error.hint
+        ? error.code === 'out_format_unknown'
+          ? `${NAME_THE_FILE} in the out column`
+          : error.code === 'out_exists'
+            ? 'pass --force to overwrite it, or name another file in the out column'
+            : error.hint
         : row.batched
           ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
           : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;

@@ -133,13 +133,27 @@ describe('out files', () => {
     expect(error).toMatchObject({
       exitCode: 2,
       code: 'out_exists',
-      hint: 'pass --force to overwrite it, or choose another --out file',
+      hint: 'pass --force to overwrite it, or name another file in the out column',
     });
     expect((error as Error).message).toBe(`line 2: ${join(path, '..', 'taken.csv')} exists; nothing was ordered`);
     expect(h.posts()).toBe(0);
     const forced = harness();
     await runPlan({ plan: path, concurrency: 1, force: true }, forced.f);
     expect(forced.posts()).toBe(2);
+  });
+
+  // Broke (a reseller's walkthrough): the hints offered --out and --format, which a plan refuses.
+  it('an out file whose extension names no format: the hint is the out column, never --format', async () => {
+    const h = harness();
+    const error = await runPlan({ plan: plan('amazon-us-25,1,codes.txt\n'), concurrency: 1 }, h.f).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'out_format_unknown',
+      hint: 'name the file .csv, .json, .jsonl or .xlsx in the out column',
+    });
+    expect(h.posts()).toBe(0);
   });
 });
 
