@@ -58,6 +58,14 @@ export function unknownStatus(records: readonly OrderRecord[], status: string): 
   return `no order in the local record has the status "${status}"${near ? `: did you mean ${near}?` : ''} (outcomes: ${OUTCOMES.join(', ')}${statuses.length > 0 ? `; statuses the server gave: ${statuses.join(', ')}` : ''})`;
 }
 
+/** An empty `order list --profile shp`: a profile no record names is said as such, with the nearest one. */
+export function unknownProfile(records: readonly OrderRecord[], profile: string): string | undefined {
+  const profiles = [...new Set(records.map((r) => r.profile))].sort(byCodePoint);
+  if (profiles.includes(profile) || profiles.length === 0) return undefined;
+  const near = nearestIds(profile, profiles, 1)[0];
+  return `no order in the local record was placed with the profile "${profile}"${near ? `: did you mean ${near}?` : ''} (profiles in the record: ${profiles.join(', ')})`;
+}
+
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
 /** `--since`: a date (2026-11-01), a date and time (ISO 8601), or a duration back from now (90m, 12h, 7d, 2w). */

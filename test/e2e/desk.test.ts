@@ -107,6 +107,11 @@ describe('order list and order show <ref>', () => {
     expect(await list(configDir, '--env', 'live')).toEqual([]);
     expect(await list(configDir, '--env', 'test')).toHaveLength(4);
     expect(await list(configDir, '--profile', 'other')).toEqual([]);
+    const typoProfile = await runCli(['order', 'list', '--profile', 'defualt'], { configDir });
+    expect([typoProfile.code, typoProfile.stdout]).toEqual([0, '']);
+    expect(unstamped(typoProfile.stderr)).toBe(
+      'no order in the local record was placed with the profile "defualt": did you mean default? (profiles in the record: default)\n',
+    );
     expect(await list(configDir, '--profile', 'default')).toHaveLength(4);
     expect((await list(configDir, '--limit', '2')).map((r) => r.productId)).toEqual(['apple-us-25', 'steam-us-20']);
     const bad = await runCli(['order', 'list', '--since', 'last tuesday'], { configDir });

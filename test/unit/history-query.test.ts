@@ -14,6 +14,7 @@ import {
   recordsCsv,
   resolveRef,
   unfinished,
+  unknownProfile,
   unknownStatus,
 } from '../../src/orders/history-query.js';
 
@@ -346,5 +347,28 @@ describe('unknownStatus', () => {
   it('says nothing of an outcome word or a status the record holds, in any case', () => {
     for (const status of ['refused', 'PENDING', 'completed', 'Processing'])
       expect(unknownStatus(records, status)).toBeUndefined();
+  });
+});
+
+describe('unknownProfile', () => {
+  // Broke (a support agent's walkthrough): `order list --profile shp` said only "no orders in the local record
+  // match", and the agent told the customer there were none.
+  const records = [
+    rec('a', '2026-01-01T00:00:00.000Z', { profile: 'shop' }),
+    rec('b', '2026-01-02T00:00:00.000Z', { profile: 'default' }),
+  ];
+
+  it('names a profile no record has, the nearest one, and those the record holds', () => {
+    expect(unknownProfile(records, 'shp')).toBe(
+      'no order in the local record was placed with the profile "shp": did you mean shop? (profiles in the record: default, shop)',
+    );
+    expect(unknownProfile(records, 'zzzzzzzz')).toBe(
+      'no order in the local record was placed with the profile "zzzzzzzz" (profiles in the record: default, shop)',
+    );
+  });
+
+  it('says nothing of a profile the record has, or when the record is empty', () => {
+    expect(unknownProfile(records, 'shop')).toBeUndefined();
+    expect(unknownProfile([], 'shp')).toBeUndefined();
   });
 });

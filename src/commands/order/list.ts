@@ -69,7 +69,7 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
-  const { allRecords, filterRecords, parseSince, recordsCsv, unfinished, unknownStatus } =
+  const { allRecords, filterRecords, parseSince, recordsCsv, unfinished, unknownProfile, unknownStatus } =
     await import('../../orders/history-query.js');
   const env = options.env === undefined ? undefined : environmentArg(options.env);
   if (env === 'all')
@@ -100,6 +100,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
   const none =
     (rows.length === 0 && options.status !== undefined ? unknownStatus(records, options.status) : undefined) ??
+    (rows.length === 0 && profile !== undefined ? unknownProfile(records, profile) : undefined) ??
     'no orders in the local record match';
   await exportResult(
     deps.io,
