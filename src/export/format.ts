@@ -132,6 +132,14 @@ export interface FormatWriter {
   dispose(): Promise<void>;
   /** CSV: values a spreadsheet would run as formulas (= + - @, a tab or a CR first), written with a leading `'` (not --csv-raw). */
   readonly escaped?: number;
+  /** XLSX: values that held characters a workbook cannot (control characters), written without them. */
+  readonly stripped?: number;
+}
+
+/** Said after an XLSX export that left characters out: the workbook's cell is not the value the API sent. */
+export function strippedWarning(count: number, orderId: string): string {
+  const values = count === 1 ? '1 value' : `${grouped(count)} values`;
+  return `${values} of order ${orderId} held control characters a workbook cannot hold and ${count === 1 ? 'was' : 'were'} written without them; for the values as the API sent them: a .json or .jsonl file`;
 }
 
 /** Said after a CSV export that escaped values: a program reading the file gets `'=…`, not the value the API sent. */

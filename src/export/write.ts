@@ -23,6 +23,7 @@ import {
   formatFor,
   toStdoutRefused,
   escapedWarning,
+  strippedWarning,
   type ExportFormat,
   type FormatWriter,
   type TextSink,
@@ -76,6 +77,8 @@ export interface ExportResult {
   readerGone?: boolean | undefined;
   /** CSV: the values written with a leading `'` (FormatWriter.escaped). */
   escaped?: number | undefined;
+  /** XLSX: the values written without characters a workbook cannot hold (FormatWriter.stripped). */
+  stripped?: number | undefined;
 }
 
 export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
@@ -90,6 +93,7 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
   }
   // Said once the codes are where they were going (a file committed), naming the order: a plan exports many.
   if (result.escaped && !result.readerGone) o.io.warn(escapedWarning(result.escaped, o.orderId));
+  if (result.stripped) o.io.warn(strippedWarning(result.stripped, o.orderId));
   return result;
 }
 
@@ -177,7 +181,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     await commit(temp, target, o.force);
     committed = true;
     fsyncDirectory(dirname(target));
-    return { path: target, count, format, escaped: writer.escaped };
+    return { path: target, count, format, escaped: writer.escaped, stripped: writer.stripped };
   } finally {
     if (!committed) age?.abort(new Error('the export stopped'));
     await writer?.dispose();

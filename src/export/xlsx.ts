@@ -24,6 +24,8 @@ const ZIP_MTIME = new Date(Date.UTC(2000, 0, 1));
 
 /** Characters XML 1.0 does not allow in a document, even escaped. */
 const XML_FORBIDDEN = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+/** The same, to ask whether a value holds one (no /g: a test that keeps no position between values). */
+const HOLDS_FORBIDDEN = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 const XML_SPECIAL = /[&<>"]/;
 // eslint-disable-next-line no-control-regex -- these are the control characters XML 1.0 forbids
 const NEEDS_CLEANING = /[&<>"\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;
@@ -79,6 +81,10 @@ export interface XlsxWriterOptions {
 }
 
 export class XlsxWriter implements FormatWriter {
+  /** FormatWriter.stripped: the records' values written without the characters XML cannot hold. */
+  stripped = 0;
+  /** The first page's columns are being found (its cells are made again when written): nothing is counted. */
+  private measuring = false;
   private readonly zip = new yazl.ZipFile();
   private readonly sheet = new PassThrough();
   private readonly pumped: Promise<void>;
@@ -144,7 +150,9 @@ export class XlsxWriter implements FormatWriter {
     if (!this.headerWritten) {
       // The columns of the first page, in the CSV's order: order_id, code, then the rest as first seen.
       if (records.some((record) => 'code' in record)) this.addColumn('code');
+      this.measuring = true;
       for (const record of records) this.flat(record, () => undefined);
+      this.measuring = false;
     }
     let text = '';
     if (!this.headerWritten) {
@@ -222,6 +230,7 @@ export class XlsxWriter implements FormatWriter {
   /** One cell's XML. */
   private cell(name: string, value: unknown): string {
     if (typeof value === 'string') {
+      if (!this.measuring && HOLDS_FORBIDDEN.test(value)) this.stripped++;
       const serial = dateSerial(value);
       return serial === undefined ? inlineString(value) : `<c s="${STYLE_DATE}"><v>${serial}</v></c>`;
     }

@@ -307,10 +307,14 @@ describe('CsvWriter: the spool in TMPDIR failing is a local resource (exit 8), n
 
 describe('a CSV export that escaped values says so', () => {
   // Broke: the leading ' was silent, and a program reading the file took '=A1 for the code =A1.
-  async function exported(out: string, format: 'csv' | 'jsonl', csvRaw = false): Promise<string> {
+  async function exported(
+    out: string,
+    format: 'csv' | 'jsonl' | 'xlsx',
+    csvRaw = false,
+    pages: Record<string, unknown>[][] = [[{ code: '=A1' }, { code: 'B2' }], [{ code: '-C3' }]],
+  ): Promise<string> {
     async function* codePages() {
-      yield [{ code: '=A1' }, { code: 'B2' }];
-      yield [{ code: '-C3' }];
+      yield* pages;
     }
     const captured = capturedIo();
     await exportCodes({
@@ -335,5 +339,15 @@ describe('a CSV export that escaped values says so', () => {
     expect(await exported('-', 'csv')).toContain(warning);
     expect(await exported(join(dir, 'raw.csv'), 'csv', true)).not.toContain('warning');
     expect(await exported(join(dir, 'codes.jsonl'), 'jsonl')).not.toContain('warning');
+  });
+
+  // Broke: a workbook left out the control characters XML cannot hold, silently (the cell was not the code).
+  it('an .xlsx file says how many values it wrote without control characters; none when there were none', async () => {
+    const dir = tempDir();
+    const pages = [[{ code: 'A\u0001B', pin: '1' }, { code: 'ok' }], [{ code: 'C\u001fD' }]];
+    expect(await exported(join(dir, 'codes.xlsx'), 'xlsx', false, pages)).toContain(
+      'warning: 2 values of order ord_1 held control characters a workbook cannot hold and were written without them; for the values as the API sent them: a .json or .jsonl file',
+    );
+    expect(await exported(join(dir, 'plain.xlsx'), 'xlsx')).not.toContain('warning');
   });
 });
