@@ -1,7 +1,7 @@
 // The local order record: every intent that ended (resolved, refused, abandoned, failed) leaves one small
 // file in `history/` beside the journal. One file per record, written atomically: overlapping processes
 // never lose each other's records. A record never holds an API key or a code.
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
@@ -65,6 +65,15 @@ export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): Order
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** When the file at `path` was last written (ms), or undefined when there is none. */
+function modifiedAt(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
 /** Every outcome a record can have, in the order `order list --status` names them. */
 export const OUTCOMES: readonly OrderRecord['outcome'][] = ['delivered', 'failed', 'refused', 'abandoned', 'pending'];
 
@@ -83,9 +92,15 @@ export class History {
    */
   codesHolder(path: string, exceptKey?: string): OrderRecord | undefined {
     const target = resolve(path);
-    return this.list().find(
+    const modified = modifiedAt(target);
+    if (modified === undefined) return undefined;
+    const holder = this.list().find(
       (r) => r.outcome === 'delivered' && r.out !== undefined && resolve(r.out) === target && r.key !== exceptKey,
     );
+    // A file written after that delivery ended (replaced by hand, or by an order this machine has no record of) is
+    // not known to hold its codes. A minute of slack: the record is written after the file's rename.
+    const ended = holder ? Date.parse(holder.endedAt ?? holder.updatedAt) : NaN;
+    return holder && !(modified > ended + 60_000) ? holder : undefined;
   }
 
   /** Every readable record, newest first (by the time it ended, else its last update). */

@@ -150,13 +150,19 @@ function firstFound<T>(...lists: T[][]): T[] {
  * prefixes, and what is typed in its own case over another case; undefined when nothing local matches (the
  * caller then asks the API for it as an id).
  */
-export function resolveRef(records: readonly OrderRecord[], ref: string): OrderRecord | undefined {
+export function resolveRef(
+  records: readonly OrderRecord[],
+  ref: string,
+  o: { anyCase?: boolean } = {},
+): OrderRecord | undefined {
   const exact = records.filter((r) => r.orderId === ref || r.key === ref);
   const prefixed = records.filter((r) => r.orderId?.startsWith(ref) === true || r.key.startsWith(ref));
   // As with a short commit hash, a person copies the characters that differ: `ab002e` for `ord_ab002e…`. The
   // part after the id's type prefix is tried only when nothing starts with the ref, and from four characters.
   const afterType = (id: string | undefined): string | undefined => /^[a-z]+_(.+)$/i.exec(id ?? '')?.[1];
-  // Typed in the wrong case (read out over the phone, caps lock): tried when nothing matches as typed.
+  // Typed in the wrong case (read out over the phone, caps lock): tried when nothing matches as typed, and only
+  // where the ref is read (`anyCase`: order show, watch, codes get), never to pick an order to resume or abandon,
+  // where `Invoice-1001` and `invoice-1001` are two keys and two orders.
   const lower = ref.toLowerCase();
   const anyCase = (id: string | undefined): boolean => id?.toLowerCase().startsWith(lower) === true;
   const pick =
@@ -166,7 +172,9 @@ export function resolveRef(records: readonly OrderRecord[], ref: string): OrderR
         ? prefixed
         : firstFound(
             records.filter((r) => afterType(r.orderId)?.startsWith(ref) === true),
-            records.filter((r) => anyCase(r.orderId) || anyCase(r.key) || anyCase(afterType(r.orderId))),
+            o.anyCase
+              ? records.filter((r) => anyCase(r.orderId) || anyCase(r.key) || anyCase(afterType(r.orderId)))
+              : [],
           );
   // One order may appear as both a key and an id match: the same record. One key in two scopes (test and
   // live, two servers) is two orders.

@@ -27,7 +27,7 @@ type RefDeps = Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo
  */
 export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
   const journal = await deps.journal();
-  const record = resolveRef(allRecords(journal.history, journal.read().intents), ref);
+  const record = resolveRef(allRecords(journal.history, journal.read().intents), ref, { anyCase: true });
   if (!record) {
     // Asked of the API it would go in the request's path, which a server's and a proxy's access logs keep.
     if (redactKeys(ref) !== ref)

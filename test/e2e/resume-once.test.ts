@@ -177,4 +177,30 @@ describe('an out file another order has delivered to since', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(3);
   });
+
+  // Broke (review of the refusal above): it met orders whose file was theirs to write.
+  it('an order placed with --force, or one whose own codes file was recorded, is resumed as before', async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const file = join(tempDir(), 'nightly.csv');
+    const place = (quantity: number, extra: string[], env: NodeJS.ProcessEnv = {}) =>
+      runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file, ...extra], {
+        configDir,
+        env,
+      });
+    expect((await place(3, [])).code).toBe(0);
+    // A nightly job that writes over its file, killed after the order was accepted: resume --all finishes it.
+    expect((await place(2, ['--force'], { GIFTCODES_FAILPOINTS: 'order.accepted=kill' })).signal).toBe('SIGKILL');
+    const all = await runCli(['order', 'resume', '--all'], { configDir });
+    expect(all.code, all.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(3);
+    // The file moved away, a new order killed right after its codes took the name: its own file, complete.
+    renameSync(file, `${file}.night1`);
+    expect((await place(4, [], { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' })).signal).toBe('SIGKILL');
+    const [own] = await pendingIntents(configDir);
+    const resumed = await runCli(['order', 'resume', own!.key], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toContain('holds the codes of order');
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(5);
+  });
 });

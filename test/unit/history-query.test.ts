@@ -284,13 +284,17 @@ describe('resolveRef', () => {
       rec('plan-e392c9-1', '2026-01-03T00:00:00.000Z', { orderId: 'ord_zz99' }),
       rec('K2-upper', '2026-01-04T00:00:00.000Z', { orderId: 'ord_K2' }),
     ];
-    expect(resolveRef(typed, 'AB002E')?.key).toBe('k1');
-    expect(resolveRef(typed, 'ORD_AB00FF11')?.key).toBe('k2');
-    expect(resolveRef(typed, 'PLAN-E392')?.key).toBe('plan-e392c9-1');
-    expect(() => resolveRef(typed, 'AB00')).toThrow(/^"AB00" matches 2 orders/);
+    const anyCase = { anyCase: true };
+    expect(resolveRef(typed, 'AB002E', anyCase)?.key).toBe('k1');
+    expect(resolveRef(typed, 'ORD_AB00FF11', anyCase)?.key).toBe('k2');
+    expect(resolveRef(typed, 'PLAN-E392', anyCase)?.key).toBe('plan-e392c9-1');
+    expect(() => resolveRef(typed, 'AB00', anyCase)).toThrow(/^"AB00" matches 2 orders/);
     // As typed first: K2 is a key's own prefix, never also read as k2.
-    expect(resolveRef(typed, 'K2-u')?.key).toBe('K2-upper');
-    expect(resolveRef(typed, 'AB0')).toBeUndefined();
+    expect(resolveRef(typed, 'K2-u', anyCase)?.key).toBe('K2-upper');
+    expect(resolveRef(typed, 'AB0', anyCase)).toBeUndefined();
+    // Only where asked: picking an order to resume or abandon, Invoice-1001 is not invoice-1001.
+    expect(resolveRef(typed, 'AB002E')).toBeUndefined();
+    expect(resolveRef(typed, 'ORD_AB00FF11')).toBeUndefined();
   });
 
   it('one record matched as both key and id is one match', () => {

@@ -147,4 +147,23 @@ describe('order resume and order abandon of an order that ended here', () => {
     });
     expect(await intentKey(journal, 'nothing-like-it')).toBe('nothing-like-it');
   });
+
+  // Broke (review): with refs tried in any case, `order abandon Invoice-1001` (delivered) abandoned the open,
+  // charged order invoice-1001.
+  it('a key of another case is another order: never taken for it', async () => {
+    const journal = freshJournal();
+    journal.history.record({ ...record, key: 'Invoice-1001', orderId: 'ord_first', outcome: 'delivered' });
+    await journal.begin({
+      profile: 'shop',
+      environment: 'live',
+      baseUrl: 'https://api.example',
+      keyId: 'k',
+      productId: 'steam-us-50',
+      quantity: 4,
+      key: 'invoice-1001',
+    });
+    await expect(intentKey(journal, 'Invoice-1001')).rejects.toMatchObject({ code: 'intent_not_found' });
+    expect(await intentKey(journal, 'invoice-1001')).toBe('invoice-1001');
+    expect(await intentKey(journal, 'INVOICE-1001')).toBe('INVOICE-1001');
+  });
 });

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Intent } from '../../journal/intent.js';
@@ -179,11 +178,14 @@ async function resumeOne(
 function refuseHeldCodes(journal: Journal, key: string, options: ResumeOptions): void {
   const intent = journal.read().intents.find((i) => i.key === key);
   const path = intent?.out?.path;
-  if (!intent || path === undefined || path === '-' || !existsSync(path)) return;
-  const holder = journal.history.codesHolder(path, key);
-  if (!holder) return;
+  // Placed with --force (a nightly file written over each night), or this order's own codes file recorded (a run
+  // killed at its rename): the file is the order's to write, as the same command would.
+  if (!intent || path === undefined || path === '-' || intent.out?.force === true || (intent.files?.length ?? 0) > 0)
+    return;
+  const holder = journal.history.codesHolder(path);
+  if (!holder || holder.key === key) return;
   const elsewhere = intent.orderId
-    ? `, or write this order's codes to another file: giftcodes codes get ${intent.orderId} --out <file>, then giftcodes order abandon ${key}`
+    ? `, or write this order's codes to another file: giftcodes codes get ${intent.orderId} --out <file>`
     : '';
   throw new UsageError(
     `${path} holds the codes of order ${holder.orderId ?? holder.key} (${holder.quantity} × ${holder.productId}, delivered ${holder.endedAt ?? holder.updatedAt})${options.force ? ': --force would write over them' : ''}; this order was not resumed`,

@@ -57,7 +57,7 @@ async function localRows(journal: Journal, record: OrderRecord): Promise<[string
         'here',
         running
           ? `being placed by a giftcodes run now (pid ${intent.owner.pid})`
-          : `unfinished: its run ended before the codes reached you${file ? ` (${file} not written)` : ''}; finish it with: giftcodes order resume ${record.key}`,
+          : `unfinished: its run ended before the order did${file ? ` (its codes go to ${file})` : ''}; finish it with: giftcodes order resume ${record.key}`,
       ]);
       break;
     }
