@@ -392,13 +392,26 @@ export class Journal {
   }
 
   /** Ends every intent of a dead owner that `endingOf` gives an ending (see orders/lifecycle.ts settle); returns them. */
-  settleWhere(endingOf: (intent: Intent) => Ending | undefined, now: number = Date.now()): Promise<Intent[]> {
+  settleWhere(
+    endingOf: (intent: Intent) => Ending | undefined,
+    now: number = Date.now(),
+    o: { out?: string | undefined } = {},
+  ): Promise<Intent[]> {
     return this.withLock(async () => {
       // Never another machine's: it may be running there, between its delivery and its end.
       const settled = this.read().intents.filter(
         (intent) => !this.held(intent) && otherMachine(intent.owner) === undefined && endingOf(intent) !== undefined,
       );
-      await this.endLocked(settled, (intent) => endingOf(intent)!, { now });
+      // `out`: where the codes reached the user this time (codes get to another file, or stdout), which the records
+      // name rather than the --out the order was placed with: a record's file is where its codes are.
+      const ended =
+        o.out === undefined
+          ? settled
+          : settled.map((intent) => ({
+              ...intent,
+              out: { ...(intent.out ?? { force: false, csvRaw: false }), path: o.out! },
+            }));
+      await this.endLocked(ended, (intent) => endingOf(intent)!, { now });
       return settled;
     });
   }

@@ -152,7 +152,7 @@ export async function deliverFetched(
   io: Io,
   journal: Journal,
   print: () => void | Promise<void>,
-  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed' },
+  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed'; out?: string },
 ): Promise<void> {
   await deliver(io, journal, print, delivery);
   await settle(journal, delivery);

@@ -77,7 +77,15 @@ export interface Outcome {
  * intent of that order on that server.
  */
 export type Delivery =
-  readonly Outcome[] | { orderId: string; baseUrl: string; codes: boolean; ending?: Outcome['ending'] };
+  | readonly Outcome[]
+  | {
+      orderId: string;
+      baseUrl: string;
+      codes: boolean;
+      ending?: Outcome['ending'];
+      /** Where the codes went this time (a file's absolute path, or '-'): the records of the intents it ends name it. */
+      out?: string;
+    };
 
 /**
  * The one way an outcome reaches the user: `print` writes it, stdout is flushed (a full disk, a closed pipe
@@ -112,13 +120,14 @@ export async function deliver(
 export async function settle(journal: Journal, delivery: Delivery, now: number = Date.now()): Promise<void> {
   if ('orderId' in delivery) {
     // Order ids are one server's names: the same id on another server (test and live, two services) is another order.
-    const { orderId, baseUrl, codes, ending = 'delivered' } = delivery;
+    const { orderId, baseUrl, codes, ending = 'delivered', out } = delivery;
     await journal.settleWhere(
       (intent) =>
         intent.orderId === orderId && intent.baseUrl === baseUrl && (!intent.out || codes || ending === 'failed')
           ? LIFECYCLE[ending].ends
           : undefined,
       now,
+      { out: codes ? out : undefined },
     );
   } else {
     if (delivery.length === 0) return;

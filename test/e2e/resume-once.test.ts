@@ -178,6 +178,27 @@ describe('an out file another order has delivered to since', () => {
     expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(3);
   });
 
+  // Broke (review): codes get finished the order, but its record kept the --out it was placed with, so order show
+  // and the refusal above named a file that held another order's codes.
+  it('an interrupted order finished by codes get to another file: its record names that file', async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const dir = tempDir();
+    const placed = await runCli(
+      ['order', 'place', '--product', PRODUCT, '--quantity', '2', '--out', join(dir, 'first.csv')],
+      { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
+    );
+    expect(placed.signal).toBe('SIGKILL');
+    const [interrupted] = await pendingIntents(configDir);
+    const other = join(dir, 'other.csv');
+    const got = await runCli(['codes', 'get', interrupted!.orderId!, '--out', other], { configDir });
+    expect(got.code, got.stderr).toBe(0);
+    expect(await pendingIntents(configDir)).toEqual([]);
+    const list = await runCli(['order', 'list', '--json'], { configDir });
+    const records = JSON.parse(list.stdout) as { key: string; out?: string; outcome: string }[];
+    expect(records.find((r) => r.key === interrupted!.key)).toMatchObject({ outcome: 'delivered', out: other });
+  });
+
   // Broke (review of the refusal above): it met orders whose file was theirs to write.
   it('an order placed with --force, or one whose own codes file was recorded, is resumed as before', async () => {
     const configDir = tempDir();

@@ -131,6 +131,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       orderId: options.orderId,
       baseUrl: api.baseUrl,
       codes: true,
+      out: '-',
     });
     return;
   }
@@ -173,6 +174,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     orderId: options.orderId,
     baseUrl: api.baseUrl,
     codes: true,
+    out: result.path,
   });
   const { runSummary } = await import('../../output/progress.js');
   runSummary(
