@@ -219,3 +219,49 @@ describe('History on disk: its directory, failures, and files that are not recor
     expect(byKey.get('extra')?.amount).toEqual({ amount: 100, currency: 'EUR' });
   });
 });
+
+describe('History.codesHolder', () => {
+  // Who wrote the codes a file holds, as far as this machine knows: what writing over it would lose.
+  const setup = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'holder-'));
+    const file = join(dir, 'codes.csv');
+    const h = new History(join(dir, 'history'));
+    return { dir, file, h };
+  };
+  const now = () => new Date().toISOString();
+
+  it('the newest delivered order whose out is the file, while the file is not written after it', () => {
+    const { file, h } = setup();
+    expect(h.codesHolder(file)).toBeUndefined();
+    writeFileSync(file, 'codes\n');
+    expect(h.codesHolder(file)).toBeUndefined();
+    h.record(rec('abandoned', now(), { outcome: 'abandoned', out: file }));
+    h.record(rec('elsewhere', now(), { out: `${file}.other` }));
+    expect(h.codesHolder(file)).toBeUndefined();
+    h.record(rec('holder', now(), { out: file, orderId: 'ord_h' }));
+    expect(h.codesHolder(file)?.key).toBe('holder');
+    // Its own key is no other order's; a path spelled another way is the same file.
+    expect(h.codesHolder(file, 'holder')).toBeUndefined();
+    expect(h.codesHolder(join(file, '..', 'codes.csv'))?.key).toBe('holder');
+    // A file moved away holds nobody's codes.
+    rmSync(file);
+    expect(h.codesHolder(file)).toBeUndefined();
+  });
+
+  it('a file written more than a minute after that delivery ended is not known to hold its codes', () => {
+    const { file, h } = setup();
+    writeFileSync(file, 'codes\n');
+    const longAgo = new Date(Date.now() - 3_600_000).toISOString();
+    h.record(rec('old', longAgo, { out: file }));
+    expect(h.codesHolder(file)).toBeUndefined();
+    const { file: recent, h: h2 } = setup();
+    writeFileSync(recent, 'codes\n');
+    h2.record(rec('recent', new Date(Date.now() - 30_000).toISOString(), { out: recent }));
+    expect(h2.codesHolder(recent)?.key).toBe('recent');
+    // Without an end time, its last update stands for it.
+    const { file: third, h: h3 } = setup();
+    writeFileSync(third, 'codes\n');
+    h3.record({ ...rec('noend', now(), { out: third }), endedAt: undefined, updatedAt: longAgo } as OrderRecord);
+    expect(h3.codesHolder(third)).toBeUndefined();
+  });
+});

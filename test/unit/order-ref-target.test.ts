@@ -146,6 +146,14 @@ describe('order resume and order abandon of an order that ended here', () => {
       hint: 'its codes were written to /srv/codes/a.csv; again: giftcodes codes get ord_dd0001 --out <file>',
     });
     expect(await intentKey(journal, 'nothing-like-it')).toBe('nothing-like-it');
+    // Neither abandoned nor written to a file: the order itself is what to look at.
+    journal.history.record({ ...record, key: 'k-failed', orderId: 'ord_ff0001', outcome: 'failed' });
+    journal.history.record({ ...record, key: 'k-placed', orderId: 'ord_pp0001', outcome: 'delivered' });
+    for (const [ref, id] of [
+      ['k-failed', 'ord_ff0001'],
+      ['k-placed', 'ord_pp0001'],
+    ] as const)
+      await expect(intentKey(journal, ref)).rejects.toMatchObject({ hint: `see it with: giftcodes order show ${id}` });
   });
 
   // Broke (review): with refs tried in any case, `order abandon Invoice-1001` (delivered) abandoned the open,
@@ -164,6 +172,7 @@ describe('order resume and order abandon of an order that ended here', () => {
     });
     await expect(intentKey(journal, 'Invoice-1001')).rejects.toMatchObject({ code: 'intent_not_found' });
     expect(await intentKey(journal, 'invoice-1001')).toBe('invoice-1001');
+    expect(await intentKey(journal, 'invoice-10')).toBe('invoice-1001');
     expect(await intentKey(journal, 'INVOICE-1001')).toBe('INVOICE-1001');
   });
 });
