@@ -6,7 +6,7 @@ import { CliError, ExitCode } from '../errors.js';
 import { examples, type App } from './app.js';
 import type { Deps } from './deps.js';
 import type { Outcome } from './doctor-checks.js';
-import { exportResult } from '../output/exporter.js';
+import { exportResult, gathersItems } from '../output/exporter.js';
 
 export interface DoctorOptions {
   /** Retries of the ping (DOCTOR_RETRIES unless --retries is given). */
@@ -91,8 +91,8 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
   // screen. A pipe or a file gets every line at once when all have ended, as before: a reader that stops early
   // (`| head -n 3`) then never turns a healthy machine's exit 0 into a failed write's exit 8.
   const width = Math.max(...['command', 'journal', ...(encryption ? [encryption.check] : [])].map((n) => n.length));
-  const streaming = !deps.io.json && deps.io.stdoutIsTTY;
-  if (streaming) showLines(deps.io, results, width);
+  const streaming = !gathersItems(deps.io) && deps.io.stdoutIsTTY;
+  if (streaming) await report(deps.io, results, width);
   let api: Awaited<ReturnType<typeof apiCheck>>;
   if (key.connection) {
     const spinner = await deps.io.spinner(`${'api'.padEnd(width)}  asking ${key.connection.baseUrl} (GET /v1/ping)`);
@@ -109,10 +109,9 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
     api.answered ? clockCheck(api.answered) : notChecked('clock', 'no answer from the API to compare with'),
     ...(encryption ? [encryption] : []),
   ].map(pinned);
-  if (streaming) showLines(deps.io, rest, width);
+  if (streaming) await report(deps.io, rest, width);
   results.push(...rest);
-  if (deps.io.json) await report(deps.io, results);
-  else if (!streaming) showLines(deps.io, results, width);
+  if (!streaming) await report(deps.io, results, width);
   const failed = results.filter((result) => !result.ok && !result.notChecked);
   const skipped = results.filter((result) => result.notChecked);
   if (failed.length + skipped.length > 0) {
@@ -126,21 +125,23 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
   }
 }
 
-/** --json (and --query): the array of every check, printed once they all ended. */
-async function report(io: DoctorDeps['io'], results: readonly Outcome[]): Promise<void> {
+/**
+ * Through the exporter: --json (and --query) the array of every check, printed once they all ended; text one line
+ * a check, with its hint under a failed one (--quiet leaves only the failed ones), in one write.
+ */
+async function report(io: DoctorDeps['io'], results: readonly Outcome[], width: number): Promise<void> {
   const document = results.map(({ check, ok, detail, hint }) => ({
     check,
     ok,
     detail,
     ...(hint === undefined ? {} : { hint }),
   }));
-  await exportResult(io, document, { text: () => '', pager: false });
+  await exportResult(io, document, { text: () => linesText(io, results, width), pager: false });
 }
 
-/** One line a check, with its hint under a failed one; --quiet leaves only the failed ones. One write for them all. */
-function showLines(io: DoctorDeps['io'], results: readonly Outcome[], width: number): void {
+function linesText(io: DoctorDeps['io'], results: readonly Outcome[], width: number): string {
   const c = io.c;
-  const lines = results
+  return results
     .filter((line) => !io.quiet || !line.ok)
     .map((line) => {
       const mark = io.stdoutIsTTY
@@ -156,6 +157,6 @@ function showLines(io: DoctorDeps['io'], results: readonly Outcome[], width: num
             : 'FAIL';
       const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
       return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
-    });
-  if (lines.length > 0) io.out(lines.join('\n'));
+    })
+    .join('\n');
 }
