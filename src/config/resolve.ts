@@ -3,6 +3,24 @@ import { AuthError, UsageError } from '../errors.js';
 import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
 import type { ConfigStore } from './store.js';
 
+/**
+ * An environment asked for against a key given for the run (--api-key, GIFTCODES_API_KEY) of the other one: which
+ * key it is and where it came from travel with the error, for a caller to say it in its own terms (orders/ref.ts,
+ * reading an order placed in the environment the key is not for).
+ */
+export class EnvironmentConflict extends UsageError {
+  constructor(
+    wanted: string,
+    readonly keyEnvironment: string,
+    readonly keyFrom: 'GIFTCODES_API_KEY' | '--api-key',
+  ) {
+    super(`--env ${wanted} conflicts with the ${keyEnvironment} key in ${keyFrom}`, {
+      code: 'environment_conflict',
+      hint: `drop --env, or use a sc_${wanted}_ key`,
+    });
+  }
+}
+
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 
 export interface ConnectionFlags {
@@ -81,12 +99,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
         },
       );
     }
-    if (wantedEnv && wantedEnv !== keyEnv) {
-      throw new UsageError(`--env ${wantedEnv} conflicts with the ${keyEnv} key in ${where}`, {
-        code: 'environment_conflict',
-        hint: `drop --env, or use a sc_${wantedEnv}_ key`,
-      });
-    }
+    if (wantedEnv && wantedEnv !== keyEnv) throw new EnvironmentConflict(wantedEnv, keyEnv, where);
     return checked({ profile, environment: keyEnv, apiKey: givenKey, baseUrl, keySource });
   }
 

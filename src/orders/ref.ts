@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Deps, Target } from '../commands/deps.js';
 import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
+import { EnvironmentConflict } from '../config/resolve.js';
 import type { OrderRecord } from '../journal/history.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, resolveRef } from './history-query.js';
@@ -139,13 +140,11 @@ function keyGone(error: unknown, record: OrderRecord, where: Target): unknown {
   if (!isCliError(error) || (error.exitCode !== 3 && error.code !== 'environment_conflict')) return error;
   // A key given for this run (GIFTCODES_API_KEY, --api-key) is of the other environment: the user typed no --env,
   // and the profile's own key for the order may well be saved. Said as what it is, and the way to use that key.
-  // (The wording matched is config/resolve.ts's; order-ref-target.test.ts and foundation.test.ts hold both to it.)
-  const given = /^--env \w+ conflicts with the (\w+) key in (GIFTCODES_API_KEY|--api-key)$/.exec(error.message);
-  if (error.code === 'environment_conflict' && given) {
-    const [, keyEnv, source] = given;
+  if (error instanceof EnvironmentConflict) {
+    const source = error.keyFrom;
     const drop = source === '--api-key' ? 'drop --api-key' : 'unset GIFTCODES_API_KEY';
     return new AuthError(
-      `order ${record.orderId} was placed with ${describeTarget(where)}, and ${source} holds a ${keyEnv} key, which is used instead of the profile's`,
+      `order ${record.orderId} was placed with ${describeTarget(where)}, and ${source} holds a ${error.keyEnvironment} key, which is used instead of the profile's`,
       {
         code: 'order_key_missing',
         hint: `${drop} to read it with the profile's ${where.environment} key, or give a sc_${where.environment}_ key`,

@@ -8,6 +8,7 @@ import { AuthError, LocalError, UsageError } from '../../src/errors.js';
 import type { OrderRecord } from '../../src/journal/history.js';
 import { clientAt, describeTarget, intentKey, orderRef, placedWith, sameTarget } from '../../src/orders/ref.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
+import { EnvironmentConflict } from '../../src/config/resolve.js';
 
 const record: OrderRecord = {
   key: 'k-1',
@@ -75,9 +76,7 @@ describe('a recorded order is read where it was placed', () => {
       ['GIFTCODES_API_KEY', 'unset GIFTCODES_API_KEY'],
       ['--api-key', 'drop --api-key'],
     ] as const) {
-      const cause = new UsageError(`--env live conflicts with the test key in ${source}`, {
-        code: 'environment_conflict',
-      });
+      const cause = new EnvironmentConflict('live', 'test', source);
       const error = await clientAt(deps(() => Promise.reject(cause)).deps, record).catch((e: unknown) => e);
       expect(error).toMatchObject({
         exitCode: 3,
