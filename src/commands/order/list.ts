@@ -212,7 +212,9 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
   const groups = new Map<string, OrderRecord[]>();
   for (const record of targets) {
     const id = JSON.stringify(placedWith(record));
-    groups.set(id, [...(groups.get(id) ?? []), record]);
+    const group = groups.get(id);
+    if (group) group.push(record);
+    else groups.set(id, [record]);
   }
   const mine: { record: OrderRecord; api: ApiClient }[] = [];
   let keyGiven: boolean | undefined;

@@ -45,8 +45,8 @@ export async function run(
  */
 async function localRows(journal: Journal, record: OrderRecord): Promise<[string, string][]> {
   const rows: [string, string][] = [['key', record.key]];
-  const out = record.out ?? journal.read().intents.find((i) => i.key === record.key)?.out?.path;
-  const file = out === '-' ? 'standard output' : out;
+  // A pending record is its intent's (recordOf), --out included.
+  const file = record.out === '-' ? 'standard output' : record.out;
   const when = record.endedAt ?? record.updatedAt;
   switch (record.outcome) {
     case 'pending': {
