@@ -211,8 +211,11 @@ function nodeBinary(major) {
  * tests that need them fail or skip and say why.
  */
 function ensureTools() {
-  const has = (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
-  // tool → Debian package, and what goes untested without it.
+  // A tool is a command on PATH, or a check to run (Python's openpyxl is a module of Debian's own python3).
+  const CHECKS = { openpyxl: '/usr/bin/python3 -c "import openpyxl"' };
+  const has = (tool) => spawnSync('sh', ['-c', CHECKS[tool] ?? `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
+  // tool → Debian package, and what goes untested without it. Installed here, before any test file runs: two files
+  // that install the same package at once would meet on dpkg's lock.
   const wanted = [
     ['tmux', 'tmux', 'the terminal tests (test/e2e/tty.test.ts, completion.test.ts) will fail'],
     ['dbus-run-session', 'dbus', 'the Secret Service tests (test/e2e/keyring.test.ts) will be skipped'],
@@ -222,6 +225,11 @@ function ensureTools() {
     ['mandoc', 'mandoc', 'the man page lint (test/e2e/man.test.ts) will be skipped'],
     ['age', 'age', 'the encrypted codes tests (test/e2e/age.test.ts, failpoints.test.ts) will fail'],
     ['age-keygen', 'age', 'the encrypted codes tests (test/e2e/age.test.ts, failpoints.test.ts) will fail'],
+    [
+      'openpyxl',
+      'python3-openpyxl',
+      'the workbook tests (test/e2e/xlsx.test.ts, failpoints.test.ts, delivery-capture.test.ts) will fail',
+    ],
   ];
   const missing = wanted.filter(([tool]) => !has(tool));
   if (missing.length === 0) return;

@@ -10,8 +10,9 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, DEMO_KEYS, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { ensureOpenpyxl, PYTHON } from '../helpers/openpyxl.js';
 
 /** The server's clock, standing still: its orders' created_at and their codes' expires_at (a year later). */
 const FROZEN = Date.UTC(2020, 0, 1);
@@ -24,7 +25,6 @@ crypto.randomUUID = () => (++n).toString(16).padStart(8, '0') + '-0000-4000-8000
 syncBuiltinESMExports();
 Date.now = () => ${FROZEN};
 `)}`;
-const PYTHON = '/usr/bin/python3';
 const PRODUCT = 'amazon-us-25';
 const FORMATS = ['csv', 'json', 'jsonl', 'xlsx'] as const;
 const TEXT_FORMATS = ['csv', 'json', 'jsonl'] as const;
@@ -62,6 +62,7 @@ interface Captured {
 }
 
 describe('codes delivery, captured for every verb and format', () => {
+  beforeAll(() => ensureOpenpyxl(), 600_000);
   const served = servedApi(['--fulfil-after', '0'], {
     login: DEMO_KEYS.test,
     env: { NODE_OPTIONS: `--import=${PRELOAD}` },

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
+import { ensureOpenpyxl, PYTHON } from '../helpers/openpyxl.js';
 import {
   journalIntents,
   ledger,
@@ -238,7 +239,7 @@ function readCodes(path: string): { code: unknown }[] {
 }
 
 /**
- * A workbook's codes as a spreadsheet reads it (Python's openpyxl, as test/e2e/xlsx.test.ts installs it):
+ * A workbook's codes as a spreadsheet reads it (Python's openpyxl, test/helpers/openpyxl.ts):
  * a whole, valid zip with one sheet, its header row, then one row per code, each code a text cell.
  */
 function workbookCodes(path: string): { code: unknown }[] {
@@ -251,7 +252,7 @@ header = [v for _, v in rows[0]]
 at = header.index("code")
 print(json.dumps([{"code": row[at][1] if row[at][0] == "s" else None} for row in rows[1:]]))
 `;
-  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', script, path], { encoding: 'utf8' })) as {
+  return JSON.parse(execFileSync(PYTHON, ['-c', script, path], { encoding: 'utf8' })) as {
     code: unknown;
   }[];
 }
@@ -261,6 +262,7 @@ describe('failpoint matrix: a kill at every durable step, then the natural recov
   let pair: { identity: string; recipient: string } | undefined;
   beforeAll(() => {
     ensureAge();
+    ensureOpenpyxl();
     pair = keyPair();
   });
   /** A codes file, decrypted with the real age tool when the mode encrypts it. */

@@ -6,11 +6,10 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ledger, pendingIntents, ROOT, runCli, servedApi, tempDir, type TestServer } from '../helpers/e2e.js';
+import { ensureOpenpyxl, PYTHON } from '../helpers/openpyxl.js';
 
 const SEED = join(ROOT, 'test/server/fixtures/xlsx-seed.json');
 const KEY = 'sc_test_sheet_0a1b2c3d4e5f6a';
-/** Debian's Python, the one python3-openpyxl installs for (a python3 earlier on PATH may be another). */
-const PYTHON = '/usr/bin/python3';
 
 type CodeRecord = {
   code: string;
@@ -19,18 +18,6 @@ type CodeRecord = {
   value: { amount: number; currency: string };
   expires_at: string;
 };
-
-/** openpyxl, installed from Debian when missing (as root, the way CI images run the tests). */
-function ensureOpenpyxl(): void {
-  try {
-    execFileSync(PYTHON, ['-c', 'import openpyxl'], { stdio: 'ignore' });
-  } catch {
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'python3-openpyxl'], {
-      stdio: 'ignore',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
-  }
-}
 
 interface Sheet {
   title: string;

@@ -515,11 +515,14 @@ describe('owner liveness', () => {
   });
 
   it('a zombie (exited, not yet reaped) is dead', async () => {
-    // sh starts a child, then becomes `sleep` (exec), which never reaps it: the child stays a zombie as long as
-    // its parent lives. The parent lives until the test kills it: were it to end first (a `sleep 5` on a loaded
-    // machine), init would reap the zombie before the test looked at it.
+    // Python forks a child that exits at once and never reaps it: the child stays a zombie as long as its parent
+    // lives. The parent lives until the test kills it: were it to end first, init would reap the zombie before the
+    // test looked at it. (Not `sh -c 'sleep 0 & exec sleep 3600'`: sh may reap the child before its exec, as it did
+    // on a fresh CI machine.)
     const { spawn } = await import('node:child_process');
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 3600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const script =
+      'import os, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(3600)';
+    const parent = spawn('python3', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(
         await new Promise<string>((resolve) => parent.stdout.once('data', (c: Buffer) => resolve(c.toString()))),
