@@ -49,6 +49,25 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
 }
 
 /**
+ * A warning for the orders earlier runs on this machine left interrupted, other than the ones this run finishes
+ * (`mine`), or undefined when there are none. A night whose run was killed leaves orders that may have been
+ * charged; the next night's run, with new keys (a plan's next `--batch`, another product), would never name them,
+ * and only `order pending` would: said in the run's own log instead, with the command that finishes each.
+ */
+export function leftByEarlierRuns(journal: Journal, mine: (intent: Intent) => boolean): string | undefined {
+  const left = journal
+    .read()
+    .intents.filter((intent) => !mine(intent) && !isAlive(intent.owner) && otherMachine(intent.owner) === undefined);
+  const [one] = left;
+  if (one === undefined) return undefined;
+  if (left.length > 1)
+    return `${left.length} orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending`;
+  // A stale one is not resumed silently: `order pending` says how to check it first.
+  const next = staleness(one) === undefined ? `giftcodes order resume ${one.key}` : 'see giftcodes order pending';
+  return `an order interrupted in an earlier run is still unfinished (it may have been charged): ${one.quantity} × ${one.productId}, profile "${one.profile}" (${one.environment}), started ${one.createdAt}: ${next}`;
+}
+
+/**
  * For the verbs that charge nothing (order watch --out, codes get --out): an existing file that holds, byte
  * for byte, the codes this run would write is this order's earlier delivery (a run killed right after its
  * rename), not a conflict. The codes are written to a private file beside it and compared.

@@ -149,15 +149,21 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       : undefined;
   if (tooMany) throw tooMany;
   const connection = await deps.connection();
-  const [journal, api, { keyIdOf }, { driveIntent, finish }, { resumableFor, placingNow }, { sayReached }] =
-    await Promise.all([
-      deps.journal(),
-      deps.api(),
-      import('../../journal/intent.js'),
-      import('../../orders/drive.js'),
-      import('../../orders/recover.js'),
-      import('../../orders/lifecycle.js'),
-    ]);
+  const [
+    journal,
+    api,
+    { keyIdOf },
+    { driveIntent, finish },
+    { resumableFor, placingNow, leftByEarlierRuns },
+    { sayReached },
+  ] = await Promise.all([
+    deps.journal(),
+    deps.api(),
+    import('../../journal/intent.js'),
+    import('../../orders/drive.js'),
+    import('../../orders/recover.js'),
+    import('../../orders/lifecycle.js'),
+  ]);
   await refuseTypo(deps, journal, connection, api, options.product);
   const spec = {
     profile: connection.profile,
@@ -233,6 +239,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
       );
     }
+    const left = leftByEarlierRuns(journal, (other) => other.key === intent.key);
+    if (left) deps.io.warn(left);
     const driven = await driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
       wait: waits,
       out: intent.out,
@@ -391,6 +399,11 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       );
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
+    // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log: only
+    // this plan's own rows are finished here.
+    const { leftByEarlierRuns } = await import('../../orders/recover.js');
+    const left = leftByEarlierRuns(journal, (intent) => own.has(intent.key));
+    if (left) io.warn(left);
     const { results, outcomes } = await runRows(
       rows,
       delivered,

@@ -1,0 +1,65 @@
+// Orders an earlier run left interrupted are named in the next run's log, whatever that run orders. A night's
+// plan killed mid-run, followed by the next night's plan with a new --batch (new keys), said nothing of the
+// orders the first one may have been charged for: only `order pending` showed them (a persona's cron walkthrough).
+import { cpSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+
+const WARNING = /an order interrupted in an earlier run is still unfinished \(it may have been charged\)/;
+const ANY_WARNING = /interrupted in (?:an )?earlier runs? (?:is|are) still unfinished/;
+
+describe('orders left interrupted by an earlier run', () => {
+  const served = servedApi(['--fulfil-after', '0'], { login: true });
+
+  it('a single order killed, then another order: the second run names the first, with the command that finishes it', async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    expect(left).toBeDefined();
+
+    const other = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1'], { configDir });
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toMatch(WARNING);
+    expect(other.stderr).toContain('2 × amazon-us-10');
+    expect(other.stderr).toContain(`giftcodes order resume ${left!.key}`);
+
+    // The same order run again resumes it: nothing else is left, and nothing is said of it.
+    const again = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming the interrupted order');
+    expect(again.stderr).not.toMatch(ANY_WARNING);
+    expect(await pendingIntents(configDir)).toHaveLength(0);
+  });
+
+  it("a plan killed one night, the next night's batch: its log names them; the killed night's batch run again does not", async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-10,1\namazon-us-25,2\n');
+    const night = (batch: string, env: NodeJS.ProcessEnv = {}) =>
+      runCli(['order', 'place', '--plan', plan, '--batch', batch, '--concurrency', '1'], { configDir, env });
+
+    const killed = await night('n1', { GIFTCODES_FAILPOINTS: 'order.accepted=kill' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    // Every row's intent is written before the first is sent: both are left.
+    expect(await pendingIntents(configDir)).toHaveLength(2);
+
+    const next = await night('n2');
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(
+      '2 orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending',
+    );
+
+    // The killed night's own batch finishes its row, and says nothing of it as left by another run.
+    const rerun = await night('n1');
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).not.toMatch(ANY_WARNING);
+    expect(await pendingIntents(configDir)).toHaveLength(0);
+  });
+});
