@@ -358,7 +358,9 @@ export async function runRows(
       unreachable = error;
   };
   /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
-  type Ready = { index: number; base: PlanResult } & ({ earlier: string } | { machine: Machine } | { error: unknown });
+  type Ready = { index: number; base: PlanResult } & (
+    { earlier: OrderRecord & { orderId: string } } | { machine: Machine } | { error: unknown }
+  );
   const prepare = async (index: number): Promise<Ready> => {
     const row = rows[index]!;
     const base: PlanResult = {
@@ -388,7 +390,7 @@ export async function runRows(
         return {
           index,
           base: { ...rest, ...(earlier.out !== undefined ? { out: earlier.out } : {}) },
-          earlier: earlier.orderId,
+          earlier: { ...earlier, orderId: earlier.orderId },
         };
       }
       const out: OutSpec | undefined = row.out
@@ -418,7 +420,7 @@ export async function runRows(
     const { base } = ready;
     try {
       if ('error' in ready) throw ready.error;
-      if ('earlier' in ready) return { ...base, order: await api.getOrder(ready.earlier), already: true };
+      if ('earlier' in ready) return { ...base, order: await readAgain(ready.earlier, base.row), already: true };
       const outcome = await driveIntent(machineDeps, ready.machine, {
         wait: waits || ready.machine.intent.out !== undefined,
         out: ready.machine.intent.out,
@@ -443,6 +445,30 @@ export async function runRows(
     } catch (error) {
       noteUnreachable(error);
       return { ...base, error: errorOf(error) };
+    }
+  };
+  /**
+   * A row an earlier run delivered, its order read again for the summary. The row is done whatever the API says
+   * now: a read that fails (a 503, a timeout, no server) shows the order as that run recorded it, with one
+   * warning, and never fails the row (a same-night re-run during an outage exited 5 with a delivered row shown as
+   * an error). After one such failure the other delivered rows are not read again: each would wait through the
+   * same retries; rows read at the same time as the first say it once.
+   */
+  let rereadFailed = false;
+  const readAgain = async (earlier: OrderRecord & { orderId: string }, row: number): Promise<Order> => {
+    const recorded = { id: earlier.orderId, status: earlier.status ?? 'completed' } as Order;
+    if (rereadFailed) return recorded;
+    try {
+      return await api.getOrder(earlier.orderId);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      // Rows read at once fail at once: said once.
+      if (!rereadFailed)
+        io.warn(
+          `row ${row}: its order ${earlier.orderId} could not be read again (${error instanceof Error ? error.message : String(error)}); the rows earlier runs delivered are shown as those runs recorded them`,
+        );
+      rereadFailed = true;
+      return recorded;
     }
   };
   const take = (): Promise<Ready> | undefined =>

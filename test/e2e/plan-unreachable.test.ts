@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, journalIntents, runCli, tempDir } from '../helpers/e2e.js';
+import { DEMO_KEYS, journalIntents, runCli, tempDir, withServer } from '../helpers/e2e.js';
 
 const ROWS = 40;
 
@@ -71,5 +71,37 @@ describe('order place --plan when the server cannot be reached', () => {
     expect(result.stderr).toMatch(
       /done: plan .*rows ordered \(0 codes\), \d failed, \d+ not attempted \(the server could not be reached\)/,
     );
+  }, 150_000);
+
+  it('a plan every row of which an earlier run delivered, run again while the server is down: done, exit 0, shown as recorded', async () => {
+    const dir = tempDir();
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-10,1\namazon-us-25,2\namazon-us-10,3\n');
+    const env = { GIFTCODES_API_KEY: DEMO_KEYS.test };
+    const configDir = tempDir();
+    const first = await withServer(['--fulfil-after', '0'], (server) =>
+      runCli(['order', 'place', '--plan', plan, '--json'], { baseUrl: server.url, env, configDir }).then((run) => ({
+        run,
+        baseUrl: server.url,
+      })),
+    );
+    expect(first.run.code, first.run.stderr).toBe(0);
+    const placed = (JSON.parse(first.run.stdout) as { order: { id: string } }[]).map((r) => r.order.id);
+    expect(placed).toHaveLength(3);
+
+    // The same server address, nothing listening now: the delivered rows are read from the local record.
+    const again = await runCli(['order', 'place', '--plan', plan, '--json', '--retries', '0'], {
+      baseUrl: first.baseUrl,
+      env,
+      configDir,
+      timeoutMs: 120_000,
+    });
+    expect(again.code, again.stderr).toBe(0);
+    const rows = JSON.parse(again.stdout) as { already?: boolean; order?: { id: string }; error?: unknown }[];
+    expect(rows.map((r) => r.order?.id)).toEqual(placed);
+    expect(rows.every((r) => r.already === true && r.error === undefined)).toBe(true);
+    // One warning for the whole run, not one per row.
+    expect(again.stderr.match(/could not be read again/g)).toHaveLength(1);
+    expect(again.stderr).toContain('the rows earlier runs delivered are shown as those runs recorded them');
   }, 150_000);
 });
