@@ -297,10 +297,18 @@ export function keptForResume(error: unknown, intent: Intent): unknown {
   if (!(error instanceof CliError) || error.exitCode === ExitCode.orderFailed) return error;
   const placed = intent.orderId ? `order ${intent.orderId} was placed` : 'the order may or may not have been placed';
   if (error.message.includes(placed)) return error;
+  // A local failure's own hint says what to mend first (free space on the disk of the codes file): running the
+  // same command again before that fails the same way, night after night.
+  const mend =
+    error.exitCode === ExitCode.local && error.hint
+      ? error.hint.replace(/,? then run the same command again$/, '')
+      : undefined;
   const kept = new CliError(error.exitCode, `${error.message}; ${placed}`, {
     code: error.code,
     status: error.status,
-    hint: `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
+    hint: mend
+      ? `${mend}, then run the same command again (nothing is lost or charged twice), or: giftcodes order resume ${intent.key}`
+      : `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
   });
   return kept;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { ApiError, CliError, ExitCode, NetworkError, OrderFailedError } from '../../src/errors.js';
+import { ApiError, CliError, ExitCode, LocalError, NetworkError, OrderFailedError } from '../../src/errors.js';
 import { type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { deliveredFile, fileIdentity, renamedFile } from '../../src/journal/codes-file.js';
@@ -42,6 +42,25 @@ describe('keptForResume', () => {
       message: 'connection reset; the order may or may not have been placed',
       hint: 'nothing is lost or charged twice: run the same command again, or: giftcodes order resume k-1',
     });
+  });
+
+  it('a local failure keeps its own mend first (a full disk: free space, then run it again)', () => {
+    const kept = keptForResume(
+      new LocalError('cannot write the codes file /x/codes.csv: no space left on the device (ENOSPC)', {
+        code: 'write_failed',
+        hint: 'free some space on that disk, then run the same command again',
+      }),
+      { ...intent, orderId: 'ord_7' },
+    ) as CliError;
+    expect(kept).toMatchObject({
+      exitCode: ExitCode.local,
+      message: 'cannot write the codes file /x/codes.csv: no space left on the device (ENOSPC); order ord_7 was placed',
+      hint: 'free some space on that disk, then run the same command again (nothing is lost or charged twice), or: giftcodes order resume k-1',
+    });
+    // A local failure without a hint of its own gets the usual one.
+    expect((keptForResume(new LocalError('boom'), intent) as CliError).hint).toBe(
+      'nothing is lost or charged twice: run the same command again, or: giftcodes order resume k-1',
+    );
   });
 
   it('with an order id: the order was placed', () => {
