@@ -46,6 +46,11 @@ export interface BeginOptions extends OrderSpec {
   key?: string | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
+  /**
+   * Only take over the intent of `key`, never create one: a live order resumed without being asked about again
+   * (it was confirmed when it was placed). Gone meanwhile (another run finished or abandoned it), nothing is sent.
+   */
+  resumeOnly?: boolean | undefined;
 }
 
 export interface Begun {
@@ -258,6 +263,11 @@ export class Journal {
       ) {
         throw keyDelivered(record.key, record.orderId, record.out);
       }
+      if (options.resumeOnly)
+        throw new UsageError(
+          `the interrupted order with key ${options.key} was finished or abandoned by another run meanwhile; nothing was sent`,
+          { code: 'intent_not_found', hint: 'see giftcodes order list and giftcodes order pending' },
+        );
       return undefined;
     }
     const { intents: all } = this.read();

@@ -1,5 +1,6 @@
 // The question a live order asks: product, quantity, and the price when the catalog gives one.
 import type { ApiClient } from '../api/client.js';
+import type { Connection } from '../config/resolve.js';
 import { display } from '../output/table.js';
 import { formatMoney } from '../money.js';
 
@@ -8,7 +9,7 @@ export async function liveOrderQuestion(
   api: ApiClient,
   productId: string,
   quantity: number,
-  profile: string,
+  connection: Pick<Connection, 'profile' | 'keySource'>,
 ): Promise<string> {
   let price = '';
   try {
@@ -25,5 +26,16 @@ export async function liveOrderQuestion(
   } catch {
     // The price is a courtesy: the confirmation still names product and quantity.
   }
-  return `Place a LIVE order for ${quantity} × ${productId}${price}? It is charged to the wallet of profile "${profile}".`;
+  return `Place a LIVE order for ${quantity} × ${productId}${price}? It is charged to ${wallet(connection)}.`;
+}
+
+/**
+ * Whose money a live order spends, as the question says it: the wallet of the key it is sent with. A key given
+ * by --api-key or GIFTCODES_API_KEY overrides the profile's, and may be another reseller's: the question named
+ * the profile's wallet for it.
+ */
+export function wallet(connection: Pick<Connection, 'profile' | 'keySource'>): string {
+  if (connection.keySource === 'flag') return 'the wallet of the key given with --api-key';
+  if (connection.keySource === 'environment') return 'the wallet of the key in GIFTCODES_API_KEY';
+  return `the wallet of profile "${connection.profile}"`;
 }

@@ -10,6 +10,7 @@ import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
 import { grouped } from '../output/words.js';
 import { MAX_QUANTITY } from './limits.js';
+import { wallet } from './confirm.js';
 import { unitPriceOf } from './products.js';
 
 /** What a typed search is matched against: id, brand, name, currency and price as a person writes them. */
@@ -97,7 +98,7 @@ export async function guidedOrder(
   const yes = await io.prompt(({ confirm }, context) =>
     confirm(
       {
-        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${quantity} × ${product}${cost}?${live ? ` It is charged to the wallet of profile "${connection.profile}".` : ''}`,
+        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${quantity} × ${product}${cost}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
         default: !live,
       },
       context,

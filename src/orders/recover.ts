@@ -23,6 +23,20 @@ function interruptedHere(intent: Intent, spec: OrderSpec): boolean {
   );
 }
 
+/**
+ * The interrupted intent `order place` will resume (advisory here: no lock), when its outcome has not reached the
+ * user: the order this command started before, already confirmed then (a live order is asked about before its
+ * intent is written). Passed to journal.begin as the key, it is that order or nothing: never a new one.
+ */
+export function resumeCandidate(journal: Journal, spec: OrderSpec, key: string | undefined): Intent | undefined {
+  const { intents } = journal.read();
+  const candidate =
+    key !== undefined
+      ? intents.find((intent) => intent.key === key && !isAlive(intent.owner))
+      : intents.find((intent) => interruptedHere(intent, spec));
+  return candidate !== undefined && journal.reached(candidate) === undefined ? candidate : undefined;
+}
+
 /** True when `order place` will resume an intent whose own codes file is at `path` (no lock: advisory, for the early --out check). */
 export function resumableFor(journal: Journal, spec: OrderSpec, key: string | undefined, path: string): boolean {
   const { intents } = journal.read();

@@ -23,6 +23,6 @@ export function pinnedHint(hint: string, place: RunPlace): string {
 }
 
 /** A word the shell reads as it is: quoted when it holds anything but safe characters. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }

@@ -169,6 +169,12 @@ describe('an out file another order has delivered to since', () => {
     expect(fresh.code).toBe(2);
     expect(fresh.stderr).toContain(`exists and holds the codes of order ${holder}`);
     expect(fresh.stderr).toContain('--force would write over those codes');
+    // The way to the codes delivered there comes first: another --out file is a new order.
+    expect(fresh.stderr).toMatch(
+      new RegExp(
+        `hint: to get those codes again: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${holder} --out <file>; another --out file places a new order`,
+      ),
+    );
     expect(readFileSync(file, 'utf8')).toBe(held);
     expect((await ledger(served.server)).orders.length).toBe(charges);
 

@@ -29,6 +29,29 @@ async function interrupted(j: Journal, o: { key?: string; file?: string; deliver
   return saved;
 }
 
+describe('begin with resumeOnly (a live order resumed without being asked again)', () => {
+  it('takes over the interrupted intent of its key', async () => {
+    const j = journal();
+    const old = await interrupted(j, { key: 'live-1' });
+    const begun = await j.begin({ ...spec, key: 'live-1', resumeOnly: true });
+    expect(begun).toMatchObject({ resumed: true, intent: { key: old.key, orderId: 'ord_1' } });
+  });
+
+  it('never creates one: the intent gone meanwhile (finished or abandoned by another run), nothing is written', async () => {
+    const j = journal();
+    await expect(j.begin({ ...spec, key: 'gone', resumeOnly: true })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'intent_not_found',
+      message: expect.stringContaining(
+        'the interrupted order with key gone was finished or abandoned by another run meanwhile; nothing was sent',
+      ),
+    });
+    expect(j.read().intents).toEqual([]);
+    // Without resumeOnly the same key is a new order.
+    expect((await j.begin({ ...spec, key: 'gone' })).resumed).toBe(false);
+  });
+});
+
 describe('begin with an interrupted intent of the same order', () => {
   it('that did not reach the user: resumed, the same key, nothing settled', async () => {
     const j = journal();

@@ -102,6 +102,7 @@ describe('printOrder', () => {
 
 describe('liveOrderQuestion', () => {
   const servers = inProcessServers({ server: {} });
+  const profile = (name: string) => ({ profile: name, keySource: 'profile' as const });
 
   const fake = (products: unknown): ApiClient =>
     ({
@@ -110,7 +111,7 @@ describe('liveOrderQuestion', () => {
 
   it('names product, quantity, unit price and profile, from the real catalog', async () => {
     const api = clientOf(servers.server.url);
-    const question = await liveOrderQuestion(api, 'amazon-us-25', 3, 'shop');
+    const question = await liveOrderQuestion(api, 'amazon-us-25', 3, profile('shop'));
     expect(question).toBe(
       'Place a LIVE order for 3 × amazon-us-25 at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "shop".',
     );
@@ -118,31 +119,50 @@ describe('liveOrderQuestion', () => {
 
   it('money with a currency gives the total; a bare price gives none', async () => {
     const money = fake([{ id: 'p', price: { amount: 2500, currency: 'usd' } }]);
-    expect(await liveOrderQuestion(money, 'p', 3, 'x')).toBe(
+    expect(await liveOrderQuestion(money, 'p', 3, profile('x'))).toBe(
       'Place a LIVE order for 3 × p at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "x".',
     );
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: 12 }]), 'p', 2, 'x')).toBe(
+    expect(await liveOrderQuestion(fake([{ id: 'p', price: 12 }]), 'p', 2, profile('x'))).toBe(
       'Place a LIVE order for 2 × p at 12 each? It is charged to the wallet of profile "x".',
     );
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: { amount: '1', currency: 'usd' } }]), 'p', 2, 'x')).toBe(
+    expect(
+      await liveOrderQuestion(fake([{ id: 'p', price: { amount: '1', currency: 'usd' } }]), 'p', 2, profile('x')),
+    ).toBe(
       'Place a LIVE order for 2 × p at {"amount":"1","currency":"usd"} each? It is charged to the wallet of profile "x".',
     );
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: { amount: 1, currency: 5 } }]), 'p', 2, 'x')).toContain(
-      ' each? ',
+    expect(
+      await liveOrderQuestion(fake([{ id: 'p', price: { amount: 1, currency: 5 } }]), 'p', 2, profile('x')),
+    ).toContain(' each? ');
+  });
+
+  it("names the wallet of the key it is sent with: a key from --api-key or GIFTCODES_API_KEY is not the profile's", async () => {
+    const api = fake([{ id: 'p', price: { amount: 100, currency: 'usd' } }]);
+    expect(await liveOrderQuestion(api, 'p', 1, { profile: 'shop', keySource: 'environment' })).toBe(
+      'Place a LIVE order for 1 × p at 1.00 USD each, 1.00 USD in all? It is charged to the wallet of the key in GIFTCODES_API_KEY.',
+    );
+    expect(await liveOrderQuestion(api, 'p', 1, { profile: 'shop', keySource: 'flag' })).toContain(
+      'It is charged to the wallet of the key given with --api-key.',
+    );
+    expect(await liveOrderQuestion(api, 'p', 1, { profile: 'shop', keySource: 'keyring' })).toContain(
+      'It is charged to the wallet of profile "shop".',
     );
   });
 
   it('falls back to face_value, then amount; no price, another product or a failed catalog: no price', async () => {
-    expect(await liveOrderQuestion(fake([{ id: 'p', face_value: 5 }]), 'p', 1, 'x')).toContain('1 × p at 5 each?');
-    expect(await liveOrderQuestion(fake([{ id: 'p', amount: 6 }]), 'p', 1, 'x')).toContain('1 × p at 6 each?');
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: 4, face_value: 5, amount: 6 }]), 'p', 1, 'x')).toContain(
-      'at 4 each',
+    expect(await liveOrderQuestion(fake([{ id: 'p', face_value: 5 }]), 'p', 1, profile('x'))).toContain(
+      '1 × p at 5 each?',
     );
-    expect(await liveOrderQuestion(fake([{ id: 'p', face_value: 5, amount: 6 }]), 'p', 1, 'x')).toContain('at 5 each');
+    expect(await liveOrderQuestion(fake([{ id: 'p', amount: 6 }]), 'p', 1, profile('x'))).toContain('1 × p at 6 each?');
+    expect(
+      await liveOrderQuestion(fake([{ id: 'p', price: 4, face_value: 5, amount: 6 }]), 'p', 1, profile('x')),
+    ).toContain('at 4 each');
+    expect(await liveOrderQuestion(fake([{ id: 'p', face_value: 5, amount: 6 }]), 'p', 1, profile('x'))).toContain(
+      'at 5 each',
+    );
     const bare = 'Place a LIVE order for 1 × p? It is charged to the wallet of profile "x".';
-    expect(await liveOrderQuestion(fake([{ id: 'p', price: null }]), 'p', 1, 'x')).toBe(bare);
-    expect(await liveOrderQuestion(fake([{ id: 'p' }]), 'p', 1, 'x')).toBe(bare);
-    expect(await liveOrderQuestion(fake([{ id: 'q', price: 3 }]), 'p', 1, 'x')).toBe(bare);
-    expect(await liveOrderQuestion(fake(new Error('down')), 'p', 1, 'x')).toBe(bare);
+    expect(await liveOrderQuestion(fake([{ id: 'p', price: null }]), 'p', 1, profile('x'))).toBe(bare);
+    expect(await liveOrderQuestion(fake([{ id: 'p' }]), 'p', 1, profile('x'))).toBe(bare);
+    expect(await liveOrderQuestion(fake([{ id: 'q', price: 3 }]), 'p', 1, profile('x'))).toBe(bare);
+    expect(await liveOrderQuestion(fake(new Error('down')), 'p', 1, profile('x'))).toBe(bare);
   });
 });

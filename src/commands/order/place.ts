@@ -154,7 +154,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     api,
     { keyIdOf },
     { driveIntent, finish },
-    { resumableFor, placingNow, leftByEarlierRuns },
+    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate },
     { sayReached },
   ] = await Promise.all([
     deps.journal(),
@@ -191,7 +191,11 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         `${out.path} exists and holds the codes of order ${holder.orderId ?? holder.key} (${holder.quantity} × ${holder.productId}, delivered ${holder.endedAt ?? holder.updatedAt}); nothing was ordered`,
         {
           code: 'out_exists',
-          hint: 'choose another --out file, or move that one away (--force would write over those codes)',
+          // A person who ran the line again to get the codes again would read "another --out file" as the way
+          // to them, and pay for a second order: the way to those codes comes first.
+          hint: holder.orderId
+            ? `to get those codes again: giftcodes codes get ${holder.orderId} --out <file>; another --out file places a new order (--force would write over those codes)`
+            : 'another --out file places a new order; move that one away first to keep its codes (--force would write over them)',
         },
       );
     }
@@ -215,12 +219,19 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           `another giftcodes run (pid ${other}) is placing ${what} right now: this run places a second order, with its own key`,
         );
     }
-    if (connection.environment === 'live' && !options.yes) {
+    // An interrupted live order run again is resumed, not asked about: it was confirmed when it was placed, and it
+    // may be charged already. Asking again read as a new order, and "no" said nothing was sent. Its key goes to
+    // begin, so that this run resumes it or places nothing.
+    const confirmed =
+      connection.environment === 'live' && !options.yes
+        ? resumeCandidate(journal, spec, options.idempotencyKey)
+        : undefined;
+    if (connection.environment === 'live' && !options.yes && confirmed === undefined) {
       const yes = await deps.io.confirm(
         deps.io.canPrompt
           ? await (
               await import('../../orders/confirm.js')
-            ).liveOrderQuestion(api, options.product, options.quantity, connection.profile)
+            ).liveOrderQuestion(api, options.product, options.quantity, connection)
           : '',
         '--yes',
         `a live order (${options.quantity} × ${options.product})`,
@@ -229,7 +240,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     }
     const { intent, resumed, settled } = await journal.begin({
       ...spec,
-      key: options.idempotencyKey,
+      key: options.idempotencyKey ?? confirmed?.key,
+      resumeOnly: confirmed !== undefined,
       wait: waits,
       out,
     });
@@ -380,24 +392,41 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         ));
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
-    if (connection.environment === 'live' && !o.yes) {
-      const units = todo.reduce((sum, r) => sum + r.quantity, 0);
+    // Rows an earlier run of this plan left interrupted are resumed with their keys, never asked about again: they
+    // were confirmed when that run placed them, and may be charged already. Only new rows are asked about.
+    const fresh = todo.filter((r) => !interrupted.has(r.key));
+    const resuming = todo.length - fresh.length;
+    if (connection.environment === 'live' && !o.yes && fresh.length > 0) {
+      const units = fresh.reduce((sum, r) => sum + r.quantity, 0);
       // What they cost, where every row's price is known: from the catalog just read, else the last catalog list's.
-      const { readCatalogPrices } = await import('../../output/catalog-cache.js');
+      const [{ readCatalogPrices }, { wallet }] = await Promise.all([
+        import('../../output/catalog-cache.js'),
+        import('../../orders/confirm.js'),
+      ]);
       const cached = readCatalogPrices(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl });
-      const priced = todo.map((r) => ({
+      const priced = fresh.map((r) => ({
         quantity: r.quantity,
         price: checked.products
           ? unitPriceOf(checked.products.find((p) => p.id === r.productId))
           : cached.get(r.productId),
       }));
       const total = priced.every((r) => r.price) ? totalOf(priced) : undefined;
+      const also =
+        resuming > 0
+          ? ` ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'is' : 'are'} resumed too, never charged twice.`
+          : '';
       const yes = await io.confirm(
-        `Place ${todo.length} LIVE orders (${units} units${total ? `, ${total}` : ''} in all) from ${o.plan}? They are charged to the wallet of profile "${connection.profile}".`,
+        `Place ${fresh.length} LIVE orders (${units} units${total ? `, ${total}` : ''} in all) from ${o.plan}? They are charged to ${wallet(connection)}.${also}`,
         '--yes',
-        `a live plan (${counted(todo.length, 'order')})`,
+        `a live plan (${counted(fresh.length, 'order')})`,
       );
-      if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+      if (!yes)
+        throw new InterruptedError(
+          resuming > 0
+            ? `cancelled: no new order was sent; the ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'was' : 'were'} left as ${resuming === 1 ? 'it was' : 'they were'} (charged or not)`
+            : 'cancelled: nothing was sent',
+          resuming > 0 ? { hint: 'run the same plan again to finish them, or see giftcodes order pending' } : {},
+        );
     }
     // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log: only
     // this plan's own rows are finished here.
@@ -410,7 +439,20 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       o,
       { io, api, journal, signal: deps.signal, connection },
       outLocks,
-    );
+    ).catch(async (error: unknown) => {
+      // Stopped (Ctrl-C, SIGTERM) with rows in flight: said, with the way to finish them, as a single order says it.
+      if (!(error instanceof InterruptedError) || error.hint) throw error;
+      // Rows whose request may have gone out; none (stopped before the first was sent): the interruption alone.
+      const left = journal.read().intents.filter((intent) => own.has(intent.key) && intent.phase !== 'prepared');
+      if (left.length === 0) throw error;
+      const { shellWord } = await import('../../output/pinned-hint.js');
+      throw new InterruptedError(
+        `${error.message}: the plan stopped, and ${counted(left.length, 'row')} of it may have been charged`,
+        {
+          hint: `run the same plan again${o.batch !== undefined ? ` with --batch ${shellWord(o.batch)}` : ''} to finish them: rows delivered are not ordered again, interrupted ones are finished with their keys (giftcodes order pending lists them)`,
+        },
+      );
+    });
     // The summary is the delivery of every row: printed and flushed, then each row's record, then its intent settled.
     await deliver(io, journal, () => planSummary(io, results), outcomes);
     await settle(journal, outcomes);

@@ -1,0 +1,76 @@
+// A person's path through an interrupted live order (a persona walkthrough at a terminal): the same command run
+// again resumes it, with no question, since it was confirmed when placed and may be charged already. Asked
+// again, it read as a new order, "no" printed "cancelled: nothing was sent" for an order already charged, and
+// without a terminal or --yes the resume was refused (exit 2) though it charges nothing new. A plan stopped by
+// Ctrl-C says how to finish its rows, and a live plan run again asks only about its new rows.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  BOTH_KEYS,
+  chargesFor,
+  heldRequests,
+  loggedIn,
+  pendingIntents,
+  releaseHeld,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+} from '../helpers/e2e.js';
+
+describe('an interrupted live order, run again', () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  it('resumes without asking (no terminal, no --yes): one charge, nothing pending', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = ['order', 'place', '--env', 'live', '--product', 'netflix-us-30', '--quantity', '4'];
+    const killed = await runCli([...place, '--yes'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+
+    const again = await runCli(place, { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming the interrupted order for 4 × netflix-us-30');
+    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await chargesFor(served.server, 'netflix-us-30', 4)).toHaveLength(1);
+  });
+
+  it('a new live order without a terminal or --yes is still refused before anything is sent', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const refused = await runCli(['order', 'place', '--env', 'live', '--product', 'tesco-uk-20', '--quantity', '3'], {
+      configDir,
+    });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(await chargesFor(served.server, 'tesco-uk-20', 3)).toHaveLength(0);
+  });
+});
+
+describe('a live plan interrupted, run again', () => {
+  const held = servedApi(['--hold', '600000', '--fulfil-after', '0']);
+
+  it('Ctrl-C names the way to finish its rows; the plan run again resumes them without asking', async () => {
+    const configDir = await loggedIn(held.server, BOTH_KEYS);
+    const plan = join(tempDir(), 'live.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-10,5\n');
+    const args = ['order', 'place', '--env', 'live', '--plan', plan, '--batch', 'd 1'];
+    const running = spawnCli([...args, '--yes'], { configDir });
+    running.proc.stdin?.end();
+    await heldRequests(held.server);
+    running.proc.kill('SIGINT');
+    const stopped = await running.result;
+    expect(await releaseHeld(held.server)).toBe(1);
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('interrupted by SIGINT: the plan stopped, and 1 row of it may have been charged');
+    expect(stopped.stderr).toContain("run the same plan again with --batch 'd 1' to finish them");
+
+    // No terminal and no --yes: its one row was confirmed when it was placed, and is only resumed.
+    const again = await runCli(args, { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming its interrupted order');
+    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await chargesFor(held.server, 'amazon-us-10', 5)).toHaveLength(1);
+  });
+});
