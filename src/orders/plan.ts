@@ -147,7 +147,9 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
       if (batch === undefined)
         return bad(
           `line ${line}: its out file names ${BATCH_FIELD}, which --batch gives (e.g. --batch "$(date +%F)")`,
-          `give the run a batch name: giftcodes order place --plan ${planPath} --batch "$(date +%F)"`,
+          // Not a whole command to paste: one without the flags typed (--dry-run, --env live) would be another run,
+          // a real order where a dry run was asked for.
+          'give the run a batch name: add --batch "$(date +%F)" to the same command',
         );
       if (!FILE_SAFE_BATCH.test(batch))
         return bad(

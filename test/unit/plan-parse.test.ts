@@ -297,7 +297,8 @@ describe('the hint of a refused plan is right for its cause', () => {
 
   it('each cause of one kind has its own hint', () => {
     expect(hintOf('p1,1,a-{batch}.csv\np2,1,b-{batch}.csv\n')).toBe(
-      'give the run a batch name: giftcodes order place --plan /plans/p.csv --batch "$(date +%F)"',
+      // Not a whole command: pasted, one without the flags typed (--dry-run) would be a real order.
+      'give the run a batch name: add --batch "$(date +%F)" to the same command',
     );
     expect(hintOf('p1,1,a-{batch}.csv\n', '../x')).toBe(
       'a batch name for a file is a date or a word: --batch "$(date +%F)"',
