@@ -366,7 +366,13 @@ export function stdoutFailed(failure: NodeJS.ErrnoException, what = 'the output'
           : (failure.code ?? failure.message);
   return new LocalError(`could not write ${what} to standard output (${why})`, {
     code: 'output_failed',
-    hint: 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
+    // Said for its cause: a reader that stopped early (`| head`) needs no disk space, and a full disk no reader.
+    hint:
+      failure.code === 'EPIPE'
+        ? 'the reader stopped before the end (as head does): send the whole output to a file or to a reader that reads it all, then run the command again'
+        : failure.code === 'ENOSPC'
+          ? 'free some space on the disk stdout goes to, or send it elsewhere, then run the command again'
+          : 'send stdout somewhere that can take it (a file on a disk with room, or a reader that reads to the end), then run the command again',
     cause: failure,
   });
 }

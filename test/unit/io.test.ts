@@ -6,7 +6,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode, InterruptedError, LocalError, UsageError } from '../../src/errors.js';
 import { exportItem } from '../../src/output/exporter.js';
-import { Io, type IoOptions } from '../../src/output/io.js';
+import { Io, stdoutFailed, type IoOptions } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
@@ -414,6 +414,16 @@ describe('Io.flushOut, more', () => {
     stdout.emit('error', Object.assign(new Error('pipe'), { code: 'EPIPE' }));
     await expect(c.io.flushOut()).rejects.toMatchObject({
       message: 'could not write the output to standard output (the reader closed the pipe)',
+      hint: 'the reader stopped before the end (as head does): send the whole output to a file or to a reader that reads it all, then run the command again',
     });
+  });
+
+  it('the hint is for its cause: a reader that stopped early needs no disk space, a full disk no reader', () => {
+    const fail = (code: string) => stdoutFailed(Object.assign(new Error(code), { code })).hint;
+    expect(fail('ENOSPC')).toBe(
+      'free some space on the disk stdout goes to, or send it elsewhere, then run the command again',
+    );
+    expect(fail('EPIPE')).toMatch(/^the reader stopped before the end \(as head does\)/);
+    expect(fail('EIO')).toMatch(/^send stdout somewhere that can take it/);
   });
 });
