@@ -242,6 +242,11 @@ export interface RowDeps {
   journal: Journal;
   signal: AbortSignal;
   connection: Connection;
+  /**
+   * Rows not asked about because they resume orders confirmed when an earlier run placed them (a live plan run
+   * again): each takes over its interrupted intent or sends nothing (journal.begin's resumeOnly), never a new order.
+   */
+  resumeOnly?: ReadonlySet<string>;
 }
 
 /**
@@ -409,7 +414,13 @@ export async function runRows(
         outLocks.set(row.key, files.holdOutTarget(row.out, o.force === true, own));
       }
       const spec = { profile: connection.profile, ...scope, productId: row.productId, quantity: row.quantity };
-      const { intent, resumed } = await journal.begin({ ...spec, key: row.key, wait: waits || out !== undefined, out });
+      const { intent, resumed } = await journal.begin({
+        ...spec,
+        key: row.key,
+        wait: waits || out !== undefined,
+        out,
+        resumeOnly: deps.resumeOnly?.has(row.key),
+      });
       if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
       const machine = new OrderMachine(machineDeps, intent);
       await machine.arm();
@@ -458,7 +469,14 @@ export async function runRows(
    */
   let rereadFailed = false;
   const readAgain = async (earlier: OrderRecord & { orderId: string }, row: number): Promise<Order> => {
-    const recorded = { id: earlier.orderId, status: earlier.status ?? 'completed' } as Order;
+    const recorded = {
+      id: earlier.orderId,
+      status: earlier.status ?? 'completed',
+      product_id: earlier.productId,
+      quantity: earlier.quantity,
+      environment: earlier.environment,
+      ...(earlier.amount !== undefined ? { amount: earlier.amount } : {}),
+    } as Order;
     if (rereadFailed) return recorded;
     try {
       return await api.getOrder(earlier.orderId);

@@ -11,6 +11,7 @@ import { Journal } from '../../src/journal/journal.js';
 import type { PlanResult } from '../../src/orders/plan.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
+import { dead } from '../helpers/journal.js';
 import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
 
 let server: RunningServer;
@@ -323,5 +324,46 @@ describe('runPlan', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('a live plan run again, its interrupted rows not asked about (an adversarial review)', () => {
+  it('a row abandoned meanwhile sends nothing: resumed only, never a new order without a question', async () => {
+    const path = plan('product,quantity\namazon-us-25,1\nsteam-us-20,1\n');
+    // The first run: confirmed (--yes), stopped while its first row was out; both rows left interrupted.
+    const controller = new AbortController();
+    const first = harness({
+      environment: 'live',
+      controller,
+      onPost: () => controller.abort(new InterruptedError('interrupted by SIGINT')),
+    });
+    await expect(runPlan({ plan: path, concurrency: 1, yes: true }, first.deps)).rejects.toMatchObject({
+      exitCode: 130,
+    });
+    const left = first.journal.read().intents;
+    expect(left).toHaveLength(2);
+    for (const intent of left) first.journal.save({ ...intent, owner: dead() });
+    const steam = left.find((intent) => intent.productId === 'steam-us-20')!;
+
+    // Run again, not interactive, no --yes: no question (both rows are resumed). The steam row is abandoned by
+    // another run once the first row has begun: it must fail unsent, not go out as a new, unconfirmed order.
+    const journal = first.journal;
+    const begin = journal.begin.bind(journal);
+    let begun = 0;
+    journal.begin = async (options, now) => {
+      const call = ++begun;
+      const result = await begin(options, now);
+      if (call === 1) await journal.abandon(steam.key);
+      return result;
+    };
+    const again = harness({ environment: 'live', journal });
+    await expect(runPlan({ plan: path, concurrency: 1 }, again.deps)).rejects.toMatchObject({ exitCode: 2 });
+    const results = JSON.parse(again.out()) as PlanResult[];
+    const row = results.find((r) => r.productId === 'steam-us-20')!;
+    expect(row.error).toMatchObject({ code: 'intent_not_found' });
+    expect(row.order).toBeUndefined();
+    // The amazon row was accepted before: resumed, not sent again; nothing for steam.
+    expect(begun).toBe(2);
+    expect(again.posts()).toBe(0);
   });
 });

@@ -392,11 +392,28 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         ));
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
-    // Rows an earlier run of this plan left interrupted are resumed with their keys, never asked about again: they
-    // were confirmed when that run placed them, and may be charged already. Only new rows are asked about.
-    const fresh = todo.filter((r) => !interrupted.has(r.key));
+    // Rows an earlier run of this plan left interrupted (its process gone, on this machine, in this scope, not
+    // stale) are resumed with their keys, never asked about again: they were confirmed when that run placed them,
+    // and may be charged already. Only new rows are asked about, and a row not asked about is only resumed
+    // (resumeOnly): gone by the time it starts (abandoned meanwhile), it sends nothing rather than a new order.
+    const asking = connection.environment === 'live' && !o.yes;
+    const { isAlive, otherMachine } = await import('../../journal/owner.js');
+    const { staleness } = await import('../../journal/intent.js');
+    const resumable = new Set(
+      journal
+        .read()
+        .intents.filter(
+          (intent) =>
+            sameScope(intent, scope) &&
+            !isAlive(intent.owner) &&
+            otherMachine(intent.owner) === undefined &&
+            staleness(intent) === undefined,
+        )
+        .map((intent) => intent.key),
+    );
+    const fresh = todo.filter((r) => !resumable.has(r.key));
     const resuming = todo.length - fresh.length;
-    if (connection.environment === 'live' && !o.yes && fresh.length > 0) {
+    if (asking && fresh.length > 0) {
       const units = fresh.reduce((sum, r) => sum + r.quantity, 0);
       // What they cost, where every row's price is known: from the catalog just read, else the last catalog list's.
       const [{ readCatalogPrices }, { wallet }] = await Promise.all([
@@ -437,7 +454,14 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       rows,
       delivered,
       o,
-      { io, api, journal, signal: deps.signal, connection },
+      {
+        io,
+        api,
+        journal,
+        signal: deps.signal,
+        connection,
+        ...(asking ? { resumeOnly: new Set(todo.filter((r) => resumable.has(r.key)).map((r) => r.key)) } : {}),
+      },
       outLocks,
     ).catch(async (error: unknown) => {
       // Stopped (Ctrl-C, SIGTERM) with rows in flight: said, with the way to finish them, as a single order says it.
@@ -449,7 +473,9 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       throw new InterruptedError(
         `${error.message}: the plan stopped, and ${counted(left.length, 'row')} of it may have been charged`,
         {
-          hint: `run the same plan again${o.batch !== undefined ? ` with --batch ${shellWord(o.batch)}` : ''} to finish them: rows delivered are not ordered again, interrupted ones are finished with their keys (giftcodes order pending lists them)`,
+          // The same command, not a command spelled here: the rows' keys come from its plan, --batch, profile,
+          // environment and key, and a run without one of them would order every row anew.
+          hint: `run the same command again to finish them${o.batch !== undefined ? ` (the same --batch ${shellWord(o.batch)})` : ''}: rows delivered are not ordered again, interrupted ones are finished with their keys (giftcodes order pending lists them)`,
         },
       );
     });
