@@ -103,12 +103,12 @@ export function sameOrder(intent: Intent, spec: OrderSpec): boolean {
   return sameRequest(intent, spec) && intent.baseUrl === spec.baseUrl && intent.keyId === spec.keyId;
 }
 
-export function ageMs(intent: Intent, now: number = Date.now()): number {
+export function ageMs(intent: Pick<Intent, 'createdAt'>, now: number = Date.now()): number {
   return now - Date.parse(intent.createdAt);
 }
 
 /** Why an intent must not be resumed silently, if it must not: too old, dated in the future, or undated. */
-export function staleness(intent: Intent, now: number = Date.now()): 'old' | 'future' | undefined {
+export function staleness(intent: Pick<Intent, 'createdAt'>, now: number = Date.now()): 'old' | 'future' | undefined {
   const age = ageMs(intent, now);
   if (Number.isNaN(age)) return 'future';
   if (age > INTENT_MAX_AGE_MS) return 'old';

@@ -8,6 +8,7 @@ import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
 import { EnvironmentConflict } from '../config/resolve.js';
 import type { OrderRecord } from '../journal/history.js';
+import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, resolveRef } from './history-query.js';
 
@@ -27,8 +28,7 @@ type RefDeps = Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo
  * current connection as an order id; a recorded intent that never got an id is said as such (exit 4).
  */
 export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
-  const journal = await deps.journal();
-  const record = resolveRef(allRecords(journal.history, journal.read().intents), ref, { anyCase: true });
+  const record = localRecord(await deps.journal(), ref);
   if (!record) {
     // Asked of the API it would go in the request's path, which a server's and a proxy's access logs keep.
     if (redactKeys(ref) !== ref)
@@ -43,14 +43,28 @@ export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
       `the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`,
       {
         code: 'no_order_id',
-        hint:
-          record.outcome === 'pending'
-            ? `finish it with: giftcodes order resume ${record.key}`
-            : 'see it with: giftcodes order list --json',
+        hint: pendingWayOut(record) ?? 'see it with: giftcodes order list --json',
       },
     );
   }
   return { orderId: record.orderId, record, api: await clientForRecord(deps, record) };
+}
+
+/** The local record an order ref names (an id or key, whole or a unique prefix, any case), if any. */
+export function localRecord(journal: Journal, ref: string): OrderRecord | undefined {
+  return resolveRef(allRecords(journal.history, journal.read().intents), ref, { anyCase: true });
+}
+
+/**
+ * How to finish an order left pending here: `order resume <key>`; a stale one (over 24 hours old, or dated
+ * ahead) is not resumed without --force-stale (the server may have forgotten its key), so the way out says so.
+ * Undefined for a record that is not pending.
+ */
+export function pendingWayOut(record: OrderRecord, now: number = Date.now()): string | undefined {
+  if (record.outcome !== 'pending') return undefined;
+  if (staleness(record, now) !== undefined)
+    return `it is not resumed silently (started more than 24 hours ago, or dated ahead of this clock): once you know whether the server placed it, giftcodes order resume ${record.key} --force-stale, or giftcodes order abandon ${record.key}`;
+  return `finish it with: giftcodes order resume ${record.key}`;
 }
 
 /**

@@ -168,3 +168,33 @@ describe('what a person copies from order list', () => {
     expect(none.stderr).toMatch(/ hint: check the id, .*giftcodes order list/);
   });
 });
+
+describe('an order that never got an id', () => {
+  it('order show prints what this machine knows, with the way to finish it (exit 0, nothing asked of the API)', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const killed = await runCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '2'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [pending] = await pendingIntents(configDir);
+    expect(pending!.orderId).toBeNull();
+
+    const shown = await runCli(['order', 'show', pending!.key.slice(0, 8)], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^order +- \(the API gave it no id\)$/m);
+    expect(shown.stdout).toMatch(/^outcome +pending$/m);
+    expect(shown.stdout).toMatch(/^product +tesco-uk-20$/m);
+    expect(shown.stdout).toContain(`finish it with: giftcodes order resume ${pending!.key}`);
+    const json = await runCli(['order', 'show', pending!.key, '--json'], { configDir });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ key: pending!.key, outcome: 'pending', productId: 'tesco-uk-20' });
+
+    // codes get of it is still refused: it has no codes to get, and says how to finish it.
+    const codes = await runCli(['codes', 'get', pending!.key], { configDir });
+    expect(codes.code).toBe(4);
+    expect(codes.stderr).toMatch(
+      new RegExp(`finish it with: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order resume ${pending!.key}`),
+    );
+  });
+});

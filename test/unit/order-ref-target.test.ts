@@ -6,7 +6,15 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { Connection } from '../../src/config/resolve.js';
 import { AuthError, LocalError, UsageError } from '../../src/errors.js';
 import type { OrderRecord } from '../../src/journal/history.js';
-import { clientAt, describeTarget, intentKey, orderRef, placedWith, sameTarget } from '../../src/orders/ref.js';
+import {
+  clientAt,
+  describeTarget,
+  intentKey,
+  orderRef,
+  pendingWayOut,
+  placedWith,
+  sameTarget,
+} from '../../src/orders/ref.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
 import { EnvironmentConflict } from '../../src/config/resolve.js';
 
@@ -173,5 +181,23 @@ describe('order resume and order abandon of an order that ended here', () => {
     expect(await intentKey(journal, 'invoice-1001')).toBe('invoice-1001');
     expect(await intentKey(journal, 'invoice-10')).toBe('invoice-1001');
     expect(await intentKey(journal, 'INVOICE-1001')).toBe('INVOICE-1001');
+  });
+});
+
+describe('pendingWayOut', () => {
+  const now = Date.parse('2026-06-02T12:00:00.000Z');
+  const pending = { ...record, outcome: 'pending' as const };
+
+  it('a pending order: resume it; one over 24 hours old or dated ahead: --force-stale or abandon, once checked', () => {
+    expect(pendingWayOut({ ...pending, createdAt: '2026-06-02T11:00:00.000Z' }, now)).toBe(
+      'finish it with: giftcodes order resume k-1',
+    );
+    const stale = `it is not resumed silently (started more than 24 hours ago, or dated ahead of this clock): once you know whether the server placed it, giftcodes order resume k-1 --force-stale, or giftcodes order abandon k-1`;
+    expect(pendingWayOut({ ...pending, createdAt: '2026-06-01T11:59:00.000Z' }, now)).toBe(stale);
+    expect(pendingWayOut({ ...pending, createdAt: '2026-06-02T13:00:00.000Z' }, now)).toBe(stale);
+  });
+
+  it('an order that is not pending has none', () => {
+    expect(pendingWayOut({ ...record, outcome: 'delivered' }, now)).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import type { OrderRecord } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
+import { exportResult } from '../../output/exporter.js';
+import type { Io } from '../../output/io.js';
 import { printOrder } from '../../orders/present.js';
+import { stripControl } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
@@ -30,12 +33,35 @@ export async function run(
   options: { ref: string },
   deps: Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>,
 ): Promise<void> {
-  const { orderRef, noteStatus } = await import('../../orders/ref.js');
+  const { orderRef, noteStatus, localRecord } = await import('../../orders/ref.js');
+  const journal = await deps.journal();
+  const record = localRecord(journal, options.ref);
+  // Never given an id by the API (interrupted before it answered, or refused): this machine's record is all there
+  // is to show, and it is shown (exit 0), with the way to finish a pending one. It was an error (exit 4, "the API
+  // refused") though nothing was asked of the API.
+  if (record !== undefined && record.orderId === undefined) return printUnnumbered(deps.io, journal, record);
   const ref = await orderRef(deps, options.ref);
   const order = await ref.api.getOrder(ref.orderId);
-  const journal = await deps.journal();
   noteStatus(journal, ref, order.status, deps.now());
   await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record) : []);
+}
+
+/** A local record without an order id: its request, its outcome here, and (pending) the way to finish it. */
+async function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise<void> {
+  const rows: [string, string][] = [
+    ['order', '- (the API gave it no id)'],
+    ['outcome', record.outcome],
+    ['product', record.productId],
+    ['quantity', String(record.quantity)],
+    ['environment', record.environment],
+    ['created', record.createdAt],
+    ...(record.error ? ([['reason', `${record.error.code}: ${record.error.message}`]] as [string, string][]) : []),
+    ...(await localRows(journal, record)),
+  ];
+  await exportResult(io, record, {
+    text: () => rows.map(([label, value]) => `${label.padEnd(12)} ${stripControl(value)}`).join('\n'),
+    pager: false,
+  });
 }
 
 /**
@@ -50,14 +76,17 @@ async function localRows(journal: Journal, record: OrderRecord): Promise<[string
   const when = record.endedAt ?? record.updatedAt;
   switch (record.outcome) {
     case 'pending': {
-      const { isAlive } = await import('../../journal/owner.js');
+      const [{ isAlive }, { pendingWayOut }] = await Promise.all([
+        import('../../journal/owner.js'),
+        import('../../orders/ref.js'),
+      ]);
       const intent = journal.read().intents.find((i) => i.key === record.key);
       const running = intent !== undefined && isAlive(intent.owner);
       rows.push([
         'here',
         running
           ? `being placed by a giftcodes run now (pid ${intent.owner.pid})`
-          : `unfinished: its run ended before the order did${file ? ` (its codes go to ${file})` : ''}; finish it with: giftcodes order resume ${record.key}`,
+          : `unfinished: its run ended before the order did${file ? ` (its codes go to ${file})` : ''}; ${pendingWayOut(record)}`,
       ]);
       break;
     }
