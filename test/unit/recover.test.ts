@@ -1,0 +1,87 @@
+// What `order place` reads of a crashed run before it sends anything (src/orders/recover.ts): the interrupted
+// order a live re-run resumes without asking again, and the warning that names the orders earlier runs left.
+import { describe, expect, it } from 'vitest';
+import { endedRecord } from '../../src/orders/lifecycle.js';
+import { leftByEarlierRuns, resumeCandidate } from '../../src/orders/recover.js';
+import type { Intent } from '../../src/journal/intent.js';
+import type { Journal } from '../../src/journal/journal.js';
+import { dead, journal, spec } from '../helpers/journal.js';
+
+/** An intent of `spec` (or `o`), owned by a dead run unless `alive`. */
+async function left(j: Journal, o: Partial<Intent> & { alive?: boolean } = {}): Promise<Intent> {
+  const { alive, ...fields } = o;
+  const { intent } = await j.begin({ ...spec, ...(fields.key ? { key: fields.key } : {}) });
+  return j.save({ ...intent, ...(alive ? {} : { owner: dead() }), ...fields });
+}
+
+const HOUR = 60 * 60 * 1000;
+
+describe('resumeCandidate', () => {
+  it("the same order's interrupted intent; none when its run is alive, it is stale, or it is another order", async () => {
+    const j = journal();
+    expect(resumeCandidate(j, spec, undefined)).toBeUndefined();
+    const mine = await left(j);
+    expect(resumeCandidate(j, spec, undefined)?.key).toBe(mine.key);
+    expect(resumeCandidate(j, { ...spec, quantity: spec.quantity + 1 }, undefined)).toBeUndefined();
+    expect(resumeCandidate(j, { ...spec, keyId: 'another key' }, undefined)).toBeUndefined();
+
+    const running = journal();
+    await left(running, { alive: true });
+    expect(resumeCandidate(running, spec, undefined)).toBeUndefined();
+
+    const stale = journal();
+    await left(stale, { createdAt: new Date(Date.now() - 25 * HOUR).toISOString() });
+    expect(resumeCandidate(stale, spec, undefined)).toBeUndefined();
+  });
+
+  it('with a key: that intent when its run is gone, whatever order it is; none for a live run or another key', async () => {
+    const j = journal();
+    const named = await left(j, { key: 'nightly-1' });
+    expect(resumeCandidate(j, { ...spec, productId: 'other' }, 'nightly-1')?.key).toBe(named.key);
+    expect(resumeCandidate(j, spec, 'nightly-2')).toBeUndefined();
+    const running = journal();
+    await left(running, { key: 'nightly-1', alive: true });
+    expect(resumeCandidate(running, spec, 'nightly-1')).toBeUndefined();
+  });
+
+  it('none once its outcome reached the user (its record says delivered): that is a new order, asked about', async () => {
+    const j = journal();
+    const done = await left(j, { phase: 'accepted', orderId: 'ord_1', status: 'completed' });
+    await j.recordDelivery([endedRecord(done, 'delivered', Date.now())]);
+    expect(resumeCandidate(j, spec, undefined)).toBeUndefined();
+    expect(resumeCandidate(j, spec, done.key)).toBeUndefined();
+  });
+});
+
+describe('leftByEarlierRuns', () => {
+  it('nothing left: no warning; one: named with its resume; several: counted, with order pending', async () => {
+    const j = journal();
+    expect(leftByEarlierRuns(j, () => false)).toBeUndefined();
+    const one = await left(j, { key: 'k-1' });
+    expect(leftByEarlierRuns(j, () => false)).toBe(
+      `an order interrupted in an earlier run is still unfinished (it may have been charged): 3 × amazon-us-25, profile "default" (test), started ${one.createdAt}: giftcodes order resume k-1`,
+    );
+    // The run's own intent is not named.
+    expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-1')).toBeUndefined();
+    await left(j, { key: 'k-2', productId: 'steam-us-20' });
+    expect(leftByEarlierRuns(j, () => false)).toBe(
+      '2 orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending',
+    );
+    expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-2')).toContain('giftcodes order resume k-1');
+  });
+
+  it('a run still going is not named; a stale one points to order pending, not a resume it would refuse', async () => {
+    const running = journal();
+    await left(running, { alive: true });
+    expect(leftByEarlierRuns(running, () => false)).toBeUndefined();
+    const stale = journal();
+    await left(stale, { key: 'old', createdAt: new Date(Date.now() - 25 * HOUR).toISOString() });
+    expect(leftByEarlierRuns(stale, () => false)).toMatch(/: see giftcodes order pending$/);
+  });
+
+  it("another machine's intent (a shared config directory) is not named: its run may be going there", async () => {
+    const j = journal();
+    await left(j, { owner: { ...dead(), machine: 'another-host' } });
+    expect(leftByEarlierRuns(j, () => false)).toBeUndefined();
+  });
+});
