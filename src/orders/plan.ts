@@ -391,7 +391,9 @@ export async function runRows(
         // plan in another folder names other files, which this run never writes).
         const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
         io.notice(
-          `row ${row.row}: delivered by an earlier run (order ${earlier.orderId}${codes}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`,
+          // A row whose codes went nowhere was ordered, not delivered to anyone: said so, with the status it had
+          // when last read (a pending order is not taken for one whose codes are in hand).
+          `row ${row.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run (order ${earlier.orderId}${codes}${earlier.status && !codes ? `, ${earlier.status} when last read` : ''}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`,
         );
         const { out: _unwritten, ...rest } = base;
         return {
