@@ -42,6 +42,7 @@ describe('begin with resumeOnly (a live order resumed without being asked again)
     await expect(j.begin({ ...spec, key: 'gone', resumeOnly: true })).rejects.toMatchObject({
       exitCode: 2,
       code: 'intent_not_found',
+      hint: 'see giftcodes order list and giftcodes order pending',
       message: expect.stringContaining(
         'the interrupted order with key gone was finished or abandoned by another run meanwhile; nothing was sent',
       ),

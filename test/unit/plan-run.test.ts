@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { InterruptedError, type CliError } from '../../src/errors.js';
+import { InterruptedError, NetworkError, type CliError } from '../../src/errors.js';
 import { runPlan, type PlaceDeps } from '../../src/commands/order/place.js';
 import { Journal } from '../../src/journal/journal.js';
 import type { PlanResult } from '../../src/orders/plan.js';
@@ -28,6 +28,7 @@ interface Harness {
   out: () => string;
   err: () => string;
   posts: () => number;
+  reads: () => number;
 }
 
 function harness(
@@ -40,6 +41,9 @@ function harness(
     onPost?: (inFlight: number) => void;
     /** The catalog cannot be read: the rows go unchecked before sending, and an unknown product is the API's refusal. */
     catalogUnreadable?: boolean;
+    /** Every read of an order fails with this error (after `readDelayMs`); `reads` counts them. */
+    getOrderFails?: Error | (() => Error);
+    readDelayMs?: number;
   } = {},
 ): Harness {
   const { io, out, err } = capturedIo({ json: o.json ?? true });
@@ -56,8 +60,18 @@ function harness(
       inFlight--;
     }
   };
+  let reads = 0;
   const api = Object.assign(Object.create(real) as ApiClient, {
     createOrder,
+    ...(o.getOrderFails
+      ? {
+          getOrder: async () => {
+            reads++;
+            await new Promise((resolve) => setTimeout(resolve, o.readDelayMs ?? 0));
+            throw typeof o.getOrderFails === 'function' ? o.getOrderFails() : o.getOrderFails!;
+          },
+        }
+      : {}),
     ...(o.catalogUnreadable ? { listProducts: () => Promise.reject(new Error('the catalog cannot be read')) } : {}),
   });
   const j = journal;
@@ -76,7 +90,7 @@ function harness(
     journal: () => Promise.resolve(j),
     api: () => Promise.resolve(api),
   };
-  return { deps, journal: j, out, err, posts: () => posts };
+  return { deps, journal: j, out, err, posts: () => posts, reads: () => reads };
 }
 
 /** A plan file holding `text`, in `dir` (a new temporary directory unless given). */
@@ -365,5 +379,82 @@ describe('a live plan run again, its interrupted rows not asked about (an advers
     // The amazon row was accepted before: resumed, not sent again; nothing for steam.
     expect(begun).toBe(2);
     expect(again.posts()).toBe(0);
+  });
+});
+
+describe('a plan every row of which an earlier run delivered, its orders unreadable now', () => {
+  it('done (no error, exit 0): each row shown as recorded, one warning, and no read after the first failure', async () => {
+    const path = plan('product,quantity\namazon-us-25,1\nsteam-us-20,2\namazon-us-25,3\n');
+    const first = harness();
+    await runPlan({ plan: path, concurrency: 1 }, first.deps);
+    const placed = JSON.parse(first.out()) as PlanResult[];
+
+    const again = harness({
+      journal: first.journal,
+      getOrderFails: new NetworkError('GET /v1/orders/x failed: HTTP 503 service_unavailable', { status: 503 }),
+    });
+    await runPlan({ plan: path, concurrency: 1 }, again.deps);
+    const rows = JSON.parse(again.out()) as PlanResult[];
+    expect(rows.map((r) => [r.already, r.error, r.order?.id, r.order?.status])).toEqual(
+      placed.map((r) => [true, undefined, r.order?.id, r.order?.status]),
+    );
+    expect(rows[1]!.order).toMatchObject({ product_id: 'steam-us-20', quantity: 2, environment: 'test' });
+    expect(again.reads()).toBe(1);
+    const warnings = again
+      .err()
+      .split('\n')
+      .filter((line) => line.includes('could not be read again'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(
+      `row 2: its order ${placed[0]!.order!.id} could not be read again (GET /v1/orders/x failed: HTTP 503 service_unavailable); the rows earlier runs delivered are shown as those runs recorded them`,
+    );
+    expect(again.posts()).toBe(0);
+  });
+
+  it('rows read at the same time that all fail: one warning still', async () => {
+    const path = plan('product,quantity\namazon-us-25,1\nsteam-us-20,2\namazon-us-25,3\n');
+    const first = harness();
+    await runPlan({ plan: path, concurrency: 3 }, first.deps);
+    const again = harness({
+      journal: first.journal,
+      getOrderFails: new NetworkError('timed out', { code: 'timeout' }),
+      readDelayMs: 30,
+    });
+    await runPlan({ plan: path, concurrency: 3 }, again.deps);
+    expect(again.reads()).toBe(3);
+    expect(
+      again
+        .err()
+        .split('\n')
+        .filter((line) => line.includes('could not be read again')),
+    ).toHaveLength(1);
+  });
+
+  it('stopped (Ctrl-C) during a read: the interruption, not a warning that the order could not be read', async () => {
+    const path = plan('product,quantity\namazon-us-25,1\n');
+    const first = harness();
+    await runPlan({ plan: path, concurrency: 1 }, first.deps);
+    const controller = new AbortController();
+    const again = harness({
+      journal: first.journal,
+      controller,
+      getOrderFails: () => {
+        controller.abort(new InterruptedError('interrupted by SIGINT'));
+        return new InterruptedError('interrupted by SIGINT');
+      },
+    });
+    await expect(runPlan({ plan: path, concurrency: 1 }, again.deps)).rejects.toMatchObject({ exitCode: 130 });
+    expect(again.err()).not.toContain('could not be read again');
+  });
+
+  it('read as usual while the API answers: the order as the API says it now', async () => {
+    const path = plan('product,quantity\namazon-us-25,1\n');
+    const first = harness();
+    await runPlan({ plan: path, concurrency: 1 }, first.deps);
+    const again = harness({ journal: first.journal });
+    await runPlan({ plan: path, concurrency: 1 }, again.deps);
+    const [row] = JSON.parse(again.out()) as PlanResult[];
+    expect(row!.order).toMatchObject({ object: 'order', created_at: expect.any(String) });
+    expect(again.err()).not.toContain('could not be read again');
   });
 });
