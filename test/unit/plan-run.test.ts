@@ -458,3 +458,38 @@ describe('a plan every row of which an earlier run delivered, its orders unreada
     expect(again.err()).not.toContain('could not be read again');
   });
 });
+
+describe('a live plan of the same file name in another folder (an adversarial review)', () => {
+  it("its rows share the keys of the other plan's interrupted rows, but not their codes files: asked about, nothing sent without an answer", async () => {
+    const shopA = tempDir();
+    const shopB = tempDir();
+    for (const dir of [shopA, shopB])
+      writeFileSync(join(dir, 'tonight.csv'), 'product,quantity,out\namazon-us-25,3,codes.csv\n');
+    const controller = new AbortController();
+    const first = harness({
+      environment: 'live',
+      controller,
+      onPost: () => controller.abort(new InterruptedError('interrupted by SIGINT')),
+    });
+    await expect(
+      runPlan({ plan: join(shopA, 'tonight.csv'), concurrency: 1, yes: true }, first.deps),
+    ).rejects.toMatchObject({ exitCode: 130 });
+    for (const intent of first.journal.read().intents) first.journal.save({ ...intent, owner: dead() });
+    const posted = first.posts();
+
+    // Shop B's plan, not interactive, no --yes: its row is not the interrupted one's file, so it is a live order
+    // to confirm, refused here before anything is sent.
+    const other = harness({ environment: 'live', journal: first.journal });
+    await expect(runPlan({ plan: join(shopB, 'tonight.csv'), concurrency: 1 }, other.deps)).rejects.toMatchObject({
+      exitCode: 2,
+    });
+    expect(other.posts()).toBe(0);
+
+    // Shop A's own plan again resumes its row without asking.
+    const again = harness({ environment: 'live', journal: first.journal });
+    await runPlan({ plan: join(shopA, 'tonight.csv'), concurrency: 1 }, again.deps);
+    expect(first.journal.read().intents).toEqual([]);
+    // Its POST went out before the stop, and was answered: the resume reads it, and sends nothing again.
+    expect([posted, again.posts()]).toEqual([1, 0]);
+  });
+});

@@ -399,7 +399,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const asking = connection.environment === 'live' && !o.yes;
     const { isAlive, otherMachine } = await import('../../journal/owner.js');
     const { staleness } = await import('../../journal/intent.js');
-    const resumable = new Set(
+    const interruptedHere = new Map(
       journal
         .read()
         .intents.filter(
@@ -409,7 +409,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
             otherMachine(intent.owner) === undefined &&
             staleness(intent) === undefined,
         )
-        .map((intent) => intent.key),
+        .map((intent) => [intent.key, intent]),
+    );
+    // A row's key is its plan's file name, batch and scope, not its folder: a plan of the same name elsewhere (another
+    // shop's tonight.csv) has the same keys. Its codes file tells them apart, and a row whose file is not the one
+    // the interrupted intent writes to is asked about (an adversarial review).
+    const resumable = new Set(
+      todo
+        .filter((r) => {
+          const intent = interruptedHere.get(r.key);
+          return intent !== undefined && intent.out?.path === r.out;
+        })
+        .map((r) => r.key),
     );
     const fresh = todo.filter((r) => !resumable.has(r.key));
     const resuming = todo.length - fresh.length;
@@ -460,7 +471,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         journal,
         signal: deps.signal,
         connection,
-        ...(asking ? { resumeOnly: new Set(todo.filter((r) => resumable.has(r.key)).map((r) => r.key)) } : {}),
+        ...(asking ? { resumeOnly: resumable } : {}),
       },
       outLocks,
     ).catch(async (error: unknown) => {
