@@ -19,6 +19,7 @@ import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
+import { shellWord } from '../output/pinned-hint.js';
 import { counted } from '../output/words.js';
 
 export interface PlanRow {
@@ -549,6 +550,7 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
   const skipped = failed.filter((r) => r.error!.code === 'not_attempted').length;
   const tried = failed.filter((r) => r.error!.code !== 'not_attempted');
   const first = tried[0] ?? failed[0]!;
+  const endedFailed = tried.find((r) => r.error!.exitCode === ExitCode.orderFailed);
   return new CliError(
     worst,
     skipped > 0
@@ -559,7 +561,11 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
       hint:
         skipped > 0
           ? 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice'
-          : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+          : endedFailed
+            ? // The same plan again sends a failed row with its key, and the server answers with the same failed
+              // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
+              `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: giftcodes order place --product ${endedFailed.productId} --quantity ${endedFailed.quantity}${endedFailed.out ? ` --out ${shellWord(endedFailed.out)}` : ''}); a new --batch would order every row again`
+            : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

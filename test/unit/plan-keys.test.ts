@@ -203,4 +203,16 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       hint: 'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)',
     });
   });
+
+  it('a row whose order ended failed: not "run the same plan again" (its key reads the same failure), but that row alone', () => {
+    const failure = planFailure([
+      result(1),
+      { ...result(2, { code: 'order_failed', message: 'order ord_9 ended failed', exitCode: 6 }), out: '/srv/a b.csv' },
+      result(3, { code: 'network_error', message: 'reset', exitCode: 5 }),
+    ]);
+    expect(failure).toMatchObject({
+      exitCode: 6,
+      hint: "a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line 2: giftcodes order place --product p --quantity 1 --out '/srv/a b.csv'); a new --batch would order every row again",
+    });
+  });
 });
