@@ -76,20 +76,18 @@ export async function guidedOrder(
     ));
   const quantity =
     given.quantity ??
-    Number(
+    typedQuantity(
       await io.prompt(({ input }, context) =>
         input(
           {
             message: `Quantity of ${product}`,
             validate: (value) =>
-              /^\d+$/.test(value.trim()) && Number(value) >= 1 && Number(value) <= MAX_QUANTITY
-                ? true
-                : `a whole number from 1 to ${grouped(MAX_QUANTITY)}`,
+              typedQuantity(value) !== undefined ? true : `a whole number from 1 to ${grouped(MAX_QUANTITY)}`,
           },
           context,
         ),
       ),
-    );
+    )!;
   const chosen = products.find((p) => p.id === product);
   const price = chosen ? unitPriceOf(chosen) : undefined;
   const cost = price
@@ -106,4 +104,15 @@ export async function guidedOrder(
   );
   if (!yes) throw new InterruptedError('cancelled: nothing was sent');
   return { product, quantity };
+}
+
+/**
+ * A quantity as a person types it at the prompt: digits, or digits grouped in threes by commas as the prompt
+ * itself writes its limit (`1,000`); anything else (`1,5`, `1.000`, `10k`) is undefined, asked again.
+ */
+export function typedQuantity(value: string): number | undefined {
+  const text = value.trim();
+  if (!/^\d+$/.test(text) && !/^\d{1,3}(,\d{3})+$/.test(text)) return undefined;
+  const n = Number(text.replaceAll(',', ''));
+  return n >= 1 && n <= MAX_QUANTITY ? n : undefined;
 }

@@ -2,7 +2,7 @@
 // they chose.
 import { describe, expect, it } from 'vitest';
 import type { Product } from '../../src/api/schemas.js';
-import { productChoices } from '../../src/orders/guided.js';
+import { productChoices, typedQuantity } from '../../src/orders/guided.js';
 
 const products = [
   { id: 'amazon-us-10', brand: 'Amazon', price: { amount: 1000, currency: 'USD' } },
@@ -31,5 +31,19 @@ describe('the guided order product list', () => {
 
   it('lists a product the catalog says is unavailable, but it cannot be chosen; an unknown availability can', () => {
     expect(choices.map((c) => c.disabled)).toEqual([undefined, undefined, '(unavailable)', '(unavailable)', undefined]);
+  });
+});
+
+describe('typedQuantity', () => {
+  it('digits, or digits grouped in threes as the prompt writes its limit (1,000)', () => {
+    expect(typedQuantity('5')).toBe(5);
+    expect(typedQuantity(' 1000 ')).toBe(1000);
+    expect(typedQuantity('1,000')).toBe(1000);
+    expect(typedQuantity('1,000,000')).toBe(1_000_000);
+  });
+
+  it('anything else is asked again: a decimal comma, other separators, units, out of range', () => {
+    for (const value of ['1,5', '1,0000', ',100', '1.000', '10k', '', '0', '-3', '1,000,001', '2 000'])
+      expect(typedQuantity(value), value).toBeUndefined();
   });
 });
