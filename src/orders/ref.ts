@@ -28,7 +28,9 @@ type RefDeps = Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo
  * current connection as an order id; a recorded intent that never got an id is said as such (exit 4).
  */
 export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
-  const record = localRecord(await deps.journal(), ref);
+  const journal = await deps.journal();
+  // A ref pasted from a sentence keeps its full stop or comma (`ord_31c0….`): read without it when only that finds it.
+  const record = localRecord(journal, ref) ?? localRecord(journal, ref.replace(/[.,;:)]+$/, '') || ref);
   if (!record) {
     // Asked of the API it would go in the request's path, which a server's and a proxy's access logs keep.
     if (redactKeys(ref) !== ref)
@@ -36,7 +38,7 @@ export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
         code: 'ref_is_api_key',
         hint: 'name the order by its id (ord_…) or its idempotency key: giftcodes order list shows them; if the key was pasted somewhere it should not be, revoke it',
       });
-    return { orderId: ref, record: undefined, api: await deps.api() };
+    return { orderId: ref, record: undefined, api: await apiFor(deps, ref) };
   }
   if (record.orderId === undefined) {
     throw new ApiError(
@@ -48,6 +50,26 @@ export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
     );
   }
   return { orderId: record.orderId, record, api: await clientForRecord(deps, record) };
+}
+
+/**
+ * The current connection's client, for a ref the local record does not know (asked of the API as an order id).
+ * Without a key for it, the error says first that no order here matches: a fragment a person typed for an order
+ * of another environment read as "no test key in profile", and pointed at logging in a key they did not need.
+ */
+async function apiFor(deps: RefDeps, ref: string): Promise<ApiClient> {
+  try {
+    return await deps.api();
+  } catch (error) {
+    if (!(error instanceof AuthError) || error.code !== 'no_api_key') throw error;
+    throw new AuthError(
+      `no order in the local record matches "${ref}", and it cannot be asked of the API: ${error.message}`,
+      {
+        code: error.code,
+        hint: `check the ref against giftcodes order list (an id, a key, or a unique prefix of either); to ask the API for an order placed elsewhere: ${error.hint ?? 'log in a key'}`,
+      },
+    );
+  }
 }
 
 /** The local record an order ref names (an id or key, whole or a unique prefix, any case), if any. */

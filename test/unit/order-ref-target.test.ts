@@ -126,6 +126,48 @@ describe('a ref shaped like an API key', () => {
   });
 });
 
+describe('a ref the local record does not know, and no key to ask the API with (a support desk walkthrough)', () => {
+  it('says first that no order here matches, then why the API cannot be asked', async () => {
+    const refDeps = {
+      io: capturedIo().io,
+      journal: () => Promise.resolve(freshJournal()),
+      api: () =>
+        Promise.reject(
+          new AuthError('no test key in profile "default"', {
+            code: 'no_api_key',
+            hint: 'run: giftcodes login --env test   (or set GIFTCODES_API_KEY)',
+          }),
+        ),
+    } as unknown as Parameters<typeof orderRef>[0];
+    await expect(orderRef(refDeps, '89db2473')).rejects.toMatchObject({
+      exitCode: 3,
+      code: 'no_api_key',
+      message:
+        'no order in the local record matches "89db2473", and it cannot be asked of the API: no test key in profile "default"',
+      hint: 'check the ref against giftcodes order list (an id, a key, or a unique prefix of either); to ask the API for an order placed elsewhere: run: giftcodes login --env test   (or set GIFTCODES_API_KEY)',
+    });
+    // Any other failure to reach the API is its own.
+    const other = new UsageError('bad flag', { code: 'bad_flag' });
+    await expect(orderRef({ ...refDeps, api: () => Promise.reject(other) }, 'x')).rejects.toBe(other);
+  });
+
+  it('a ref pasted with the full stop of its sentence finds its order', async () => {
+    const journal = freshJournal();
+    journal.history.record({ ...record, key: 'k-dot', orderId: 'ord_31c0a1edfbd0', outcome: 'delivered' });
+    const client = {} as ApiClient;
+    const refDeps = {
+      io: capturedIo().io,
+      journal: () => Promise.resolve(journal),
+      api: () => Promise.reject(new Error('asked of the current connection as typed')),
+      currentTarget: () => Promise.resolve(placedWith(record)),
+      connectionTo: (where: { baseUrl: string }) => Promise.resolve({ baseUrl: where.baseUrl, apiKey: 'sc_live_x' }),
+      clientFor: () => Promise.resolve(client),
+    } as unknown as Parameters<typeof orderRef>[0];
+    for (const typed of ['ord_31c0a1edfbd0.', 'ord_31c0a1edfbd0,', 'ord_31c0'])
+      await expect(orderRef(refDeps, typed)).resolves.toMatchObject({ orderId: 'ord_31c0a1edfbd0', api: client });
+  });
+});
+
 describe('order resume and order abandon of an order that ended here', () => {
   // Broke (a support agent's walkthrough): `order resume bc6cbb` of an abandoned order said "no unresolved order
   // with the key bc6cbb", calling an order id a key and not saying what became of it or where its codes are.
