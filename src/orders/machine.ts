@@ -295,8 +295,18 @@ export class OrderMachine {
 /** The intent stays in the journal; the message says the order may exist and how to finish it. */
 export function keptForResume(error: unknown, intent: Intent): unknown {
   if (!(error instanceof CliError) || error.exitCode === ExitCode.orderFailed) return error;
-  const placed = intent.orderId ? `order ${intent.orderId} was placed` : 'the order may or may not have been placed';
-  if (error.message.includes(placed)) return error;
+  // A message that names the order already ("while waiting for order ord_…") is not told its id a second time.
+  const maybe = 'the order may or may not have been placed';
+  if (
+    error.message.includes(intent.orderId ? `order ${intent.orderId} was placed` : maybe) ||
+    (intent.orderId !== undefined && error.message.endsWith('; it was placed'))
+  )
+    return error;
+  const placed = intent.orderId
+    ? error.message.includes(intent.orderId)
+      ? 'it was placed'
+      : `order ${intent.orderId} was placed`
+    : maybe;
   // A local failure's own hint says what to mend first (free space on the disk of the codes file): running the
   // same command again before that fails the same way, night after night.
   const mend =

@@ -69,6 +69,13 @@ describe('keptForResume', () => {
     ).toBe('boom; order ord_7 was placed');
   });
 
+  it('a message that names the order already is not told its id again', () => {
+    const waiting = new CliError(ExitCode.interrupted, 'interrupted by SIGINT while waiting for order ord_7');
+    const kept = keptForResume(waiting, { ...intent, orderId: 'ord_7' }) as CliError;
+    expect(kept.message).toBe('interrupted by SIGINT while waiting for order ord_7; it was placed');
+    expect(keptForResume(kept, { ...intent, orderId: 'ord_7' })).toBe(kept);
+  });
+
   it('said once; a failed order and a non-CLI error pass unchanged', () => {
     const once = new ApiError('boom; order ord_7 was placed');
     expect(keptForResume(once, { ...intent, orderId: 'ord_7' })).toBe(once);
