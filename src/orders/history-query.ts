@@ -30,9 +30,16 @@ export interface ListFilters {
   limit?: number | undefined;
 }
 
-/** --product matches a part of the product id, any case (`--product amazon`); --status matches the outcome (delivered, failed, refused, abandoned, pending) or the server's status, any case. */
+/**
+ * The word `order list`'s OUTCOME column shows for a pending order ("unfinished: resume it"), taken by --status as
+ * the outcome it stands for: a person filters by what the table says.
+ */
+const STATUS_WORDS: Readonly<Record<string, OrderRecord['outcome']>> = { unfinished: 'pending' };
+
+/** --product matches a part of the product id, any case (`--product amazon`); --status matches the outcome (delivered, failed, refused, abandoned, pending; unfinished for pending) or the server's status, any case. */
 export function filterRecords(records: readonly OrderRecord[], f: ListFilters): OrderRecord[] {
-  const status = f.status?.toLowerCase();
+  const typed = f.status?.toLowerCase();
+  const status = typed === undefined ? undefined : (STATUS_WORDS[typed] ?? typed);
   const product = f.product?.toLowerCase();
   const out = records.filter(
     (r) =>
@@ -53,7 +60,8 @@ export function filterRecords(records: readonly OrderRecord[], f: ListFilters): 
 export function unknownStatus(records: readonly OrderRecord[], status: string): string | undefined {
   const wanted = status.toLowerCase();
   const statuses = [...new Set(records.flatMap((r) => (r.status ? [r.status.toLowerCase()] : [])))].sort(byCodePoint);
-  if ((OUTCOMES as readonly string[]).includes(wanted) || statuses.includes(wanted)) return undefined;
+  if ((OUTCOMES as readonly string[]).includes(wanted) || wanted in STATUS_WORDS || statuses.includes(wanted))
+    return undefined;
   const near = nearestIds(wanted, [...OUTCOMES, ...statuses], 1)[0];
   return `no order in the local record has the status "${status}"${near ? `: did you mean ${near}?` : ''} (outcomes: ${OUTCOMES.join(', ')}${statuses.length > 0 ? `; statuses the server gave: ${statuses.join(', ')}` : ''})`;
 }

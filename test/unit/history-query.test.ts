@@ -154,6 +154,12 @@ describe('filterRecords', () => {
     expect(keys({ product: 'p1', env: 'live', profile: 'one', status: 'pending' })).toEqual(['c']);
   });
 
+  it('--status unfinished is what the OUTCOME column says of a pending order (a persona matched nothing with it)', () => {
+    expect(keys({ status: 'unfinished' })).toEqual(['c']);
+    expect(keys({ status: 'Unfinished' })).toEqual(['c']);
+    expect(unknownStatus(records, 'unfinished')).toBeUndefined();
+  });
+
   it('--since is inclusive, to the millisecond', () => {
     expect(keys({ since: Date.parse('2026-01-02T00:00:00.000Z') })).toEqual(['b', 'c']);
     expect(keys({ since: Date.parse('2026-01-02T00:00:00.001Z') })).toEqual(['c']);
