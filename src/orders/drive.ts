@@ -90,10 +90,16 @@ export async function printOutcome(io: Io, { order, written }: Pick<Driven, 'ord
           `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${counted(written.count, 'code')}`} to ${written.path} (${written.format})`;
         return file ? `${describeOrder(io, order)}\n${file}` : describeOrder(io, order);
       },
+      // Without --out, the next step: follow an order in progress, or get the codes of one completed (a guided
+      // order, and `order watch` without --out, ended with no word of where the codes are).
       notes: () =>
-        !written && orderOutcome(order.status) === 'in_progress'
-          ? [io.c.dim(`follow it with: giftcodes order watch ${order.id}`)]
-          : [],
+        written
+          ? []
+          : orderOutcome(order.status) === 'in_progress'
+            ? [io.c.dim(`follow it with: giftcodes order watch ${order.id}`)]
+            : orderOutcome(order.status) === 'completed'
+              ? [io.c.dim(`its codes: giftcodes codes get ${order.id} --out codes.csv`)]
+              : [],
       pager: false,
     },
   );

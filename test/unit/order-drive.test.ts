@@ -160,7 +160,10 @@ describe('printOutcome', () => {
     expect(now.err()).toBe('');
     const done = capture();
     await printOutcome(done.io, { order });
-    expect(done.err()).toBe('');
+    expect(done.err()).toMatch(/(^|\s)its codes: giftcodes codes get ord_1 --out codes\.csv\n$/);
+    const failed = capture();
+    await printOutcome(failed.io, { order: { id: 'ord_f', status: 'failed' } });
+    expect(failed.err()).toBe('');
   });
 
   it('a failed order is printed like any outcome: with --json the order as the server sent it, in text its description', async () => {
