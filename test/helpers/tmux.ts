@@ -26,6 +26,7 @@ export function openTerminal(
   argv: readonly string[],
   env: Record<string, string>,
   size: { columns: number; rows: number } = { columns: 120, rows: 40 },
+  cwd?: string,
 ): Terminal {
   const socket = `giftcodes-test-${process.pid}-${randomBytes(4).toString('hex')}`;
   const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
@@ -39,6 +40,7 @@ export function openTerminal(
     String(size.columns),
     '-y',
     String(size.rows),
+    ...(cwd !== undefined ? ['-c', cwd] : []),
     '--',
     'env',
     '-i',
@@ -97,13 +99,14 @@ export function giftcodesTerminals(): (
   configDir: string,
   env?: Record<string, string>,
   size?: { columns: number; rows: number },
+  cwd?: string,
 ) => Terminal {
   let opened: Terminal[] = [];
   afterEach(() => {
     for (const terminal of opened) terminal.close();
     opened = [];
   });
-  return (args, configDir, env = {}, size) => {
+  return (args, configDir, env = {}, size, cwd) => {
     const terminal = openTerminal(
       keepingExit([process.execPath, BIN, ...args]),
       {
@@ -114,6 +117,7 @@ export function giftcodesTerminals(): (
         ...env,
       },
       size,
+      cwd,
     );
     opened.push(terminal);
     return terminal;

@@ -135,7 +135,7 @@ describe('runPlan', () => {
     expect(h.err()).toContain('dry run: 1 order, 2 codes, 50.00 USD in all; nothing was sent');
     // Priced from the catalog (issue 30): the unit price and the row's amount.
     expect(h.out()).toMatch(
-      /^ROW +PRODUCT +QTY +ORDER +UNIT PRICE +AMOUNT +STATUS +KEY +OUT\n1 +amazon-us-25 +2 +- +25\.00 USD +50\.00 USD +dry run: not sent +plan-[0-9a-f]{24}\n$/,
+      /^ROW +PRODUCT +QTY +UNIT PRICE +AMOUNT +STATUS +KEY +OUT\n1 +amazon-us-25 +2 +25\.00 USD +50\.00 USD +dry run: not sent +plan-[0-9a-f]{24}\n$/,
     );
   });
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { InterruptedError, isCliError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
@@ -573,6 +573,12 @@ function planStory(plan: string, results: readonly PlanResult[]): string {
 }
 
 /** One line per row: what was ordered (or read, or not sent), its order, and where its codes went. */
+/** A path as a person reads it in a table: from the current directory when it is under it, else whole. */
+function shownPath(path: string): string {
+  const from = relative(process.cwd(), path);
+  return from !== '' && !from.startsWith('..') && !isAbsolute(from) ? from : path;
+}
+
 async function planSummary(io: Io, results: readonly PlanResult[], notes: readonly string[] = []): Promise<void> {
   await exportResult(io, results, {
     notes: () => notes,
@@ -581,7 +587,10 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
         { header: 'row', value: (r) => String(r.row) },
         { header: 'product', value: (r) => r.productId, whole: true },
         { header: 'qty', value: (r) => String(r.quantity) },
-        { header: 'order', value: (r) => (r.order ? String(r.order.id) : '-'), whole: true },
+        // A dry run orders nothing: a column of dashes says nothing and takes the room the file names need.
+        ...(data.some((r) => r.order)
+          ? [{ header: 'order', value: (r: PlanResult) => (r.order ? String(r.order.id) : '-'), whole: true }]
+          : []),
         ...(data.some((r) => r.price)
           ? [
               {
@@ -608,9 +617,11 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
         // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
         { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
         // Cut from its start on a narrow terminal: the file name (and its count) is the part that tells rows apart.
+        // A file under the current directory is shown from there (codes/steam-20.csv): at 80 columns the whole
+        // path left only `….csv (20)` (a persona's walkthrough). --json keeps the whole path.
         {
           header: 'out',
-          value: (r) => (r.out ? `${r.out}${r.count !== undefined ? ` (${r.count})` : ''}` : ''),
+          value: (r) => (r.out ? `${shownPath(r.out)}${r.count !== undefined ? ` (${r.count})` : ''}` : ''),
           cut: 'start',
         },
       ]),
