@@ -71,7 +71,8 @@ export function finishHelp(program: Command): void {
   HELP_TOPICS.options = globalOptionsHelp(program);
   program.addHelpText(
     'after',
-    `\nHelp topics: giftcodes help options, giftcodes help environment, giftcodes help exit-codes\n`,
+    // No line break at its end: commander ends each text with one, and the examples after it start with a blank line.
+    `\nHelp topics: giftcodes help options, giftcodes help environment, giftcodes help exit-codes`,
   );
   // `help` sits with the last group of commands (the tools), not alone under "Commands:".
   const group = program.commands.at(-1)?.helpGroup() ?? '';

@@ -55,6 +55,8 @@ describe('--help on every command', () => {
       );
       expect(result.stdout).not.toContain('(default: false)');
       expect(result.stdout).not.toContain('display help for command');
+      // One blank line between sections, never two (the top-level help had two before its examples).
+      expect(result.stdout, `${usage} --help`).not.toMatch(/\n\n\n/);
     },
   );
 });
