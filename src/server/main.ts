@@ -12,7 +12,8 @@ export class ServeOutputError extends Error {
 
 /**
  * The first line on `out` is exactly `giftcodes reference server listening on <url>` (tests read the
- * port from it), then one line per demo key (each reseller's first test and live key): `  <reseller>  <environment>  <key>`.
+ * port from it), then one line per demo key (each reseller's first test and live key): `  <reseller>  <environment>  <key>`,
+ * the resellers padded to one width.
  * `signals` is the process unless a test passes its own emitter.
  */
 export async function serveMain(
@@ -23,9 +24,11 @@ export async function serveMain(
 ): Promise<void> {
   const server = await startServer(opts);
   const lines = [`giftcodes reference server listening on ${server.url}`];
+  // The resellers' names padded to the longest, so that the keys line up (a person copies one from the screen).
+  const width = Math.max(0, ...server.demoKeys.map((k) => k.resellerId.length));
   for (const k of server.demoKeys) {
-    if (k.test !== '') lines.push(`  ${k.resellerId}  test  ${k.test}`);
-    if (k.live !== '') lines.push(`  ${k.resellerId}  live  ${k.live}`);
+    if (k.test !== '') lines.push(`  ${k.resellerId.padEnd(width)}  test  ${k.test}`);
+    if (k.live !== '') lines.push(`  ${k.resellerId.padEnd(width)}  live  ${k.live}`);
   }
   // Where it listens is its output (with --port 0 the only way to learn the port): a stdout that cannot take it
   // (its reader gone, a full disk) stops the server. The listener stays: a late 'error' must not go unhandled.

@@ -18,8 +18,8 @@ describe('serveMain', () => {
     const m = /^giftcodes reference server listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(lines[0] ?? '');
     expect(m).not.toBeNull();
     expect(lines.slice(1)).toEqual([
-      `  rs_demo  test  ${KEYS.test}`,
-      `  rs_demo  live  ${KEYS.live}`,
+      `  rs_demo   test  ${KEYS.test}`,
+      `  rs_demo   live  ${KEYS.live}`,
       `  rs_small  test  ${KEYS.smallTest}`,
       `  rs_small  live  ${KEYS.smallLive}`,
     ]);
