@@ -312,7 +312,7 @@ describe('codes to stdout (--out -)', () => {
     expect(error).toMatchObject({ exitCode: 8, code: 'output_failed' });
     // What is known: the codes handed to the pipe, not those its reader read.
     expect((error as Error).message).toBe(
-      `could not write the codes of order ${machine.intent.orderId} to standard output: the reader closed the pipe; 0 of 2 codes were handed to it, how many it read is not known; order ${machine.intent.orderId} was placed`,
+      `could not write the codes of order ${machine.intent.orderId} to standard output: the reader closed the pipe; 0 of 2 codes were handed to it, how many it read is not known; it was placed`,
     );
     expect(j.find(machine.intent.key)).toMatchObject({ phase: 'accepted' });
   });
