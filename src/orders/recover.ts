@@ -9,6 +9,7 @@ import { sameOrder, staleness, type Intent, type OrderSpec } from '../journal/in
 import type { Journal } from '../journal/journal.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
+import { pinnedHint } from '../output/pinned-hint.js';
 
 /**
  * An intent of this order that `order place` would resume, as journal.begin decides (advisory here: no lock): its
@@ -68,7 +69,17 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
  * charged; the next night's run, with new keys (a plan's next `--batch`, another product), would never name them,
  * and only `order pending` would: said in the run's own log instead, with the command that finishes each.
  */
-export function leftByEarlierRuns(journal: Journal, mine: (intent: Intent) => boolean): string | undefined {
+export function leftByEarlierRuns(
+  journal: Journal,
+  mine: (intent: Intent) => boolean,
+  configDir?: string,
+): string | undefined {
+  const said = leftWords(journal, mine);
+  // Its command must reach this run's journal: a cron job's GIFTCODES_CONFIG_DIR is not the operator's default.
+  return said === undefined ? undefined : pinnedHint(said, { configDir });
+}
+
+function leftWords(journal: Journal, mine: (intent: Intent) => boolean): string | undefined {
   const left = journal
     .read()
     .intents.filter((intent) => !mine(intent) && !isAlive(intent.owner) && otherMachine(intent.owner) === undefined);

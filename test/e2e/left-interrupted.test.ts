@@ -52,8 +52,9 @@ describe('orders left interrupted by an earlier run', () => {
 
     const next = await night('n2');
     expect(next.code, next.stderr).toBe(0);
+    // Named with this run's config directory, as its errors' hints are (a cron job's is not the operator's).
     expect(next.stderr).toContain(
-      '2 orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending',
+      `2 orders interrupted in earlier runs are still unfinished (they may have been charged): see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`,
     );
 
     // The killed night's own batch finishes its row, and says nothing of it as left by another run.

@@ -68,6 +68,13 @@ describe('leftByEarlierRuns', () => {
       '2 orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending',
     );
     expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-2')).toContain('giftcodes order resume k-1');
+    // A run with its own config directory (cron) names it in the command, as its errors' hints do.
+    expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-2', '/var/lib/giftcodes')).toMatch(
+      /: GIFTCODES_CONFIG_DIR=\/var\/lib\/giftcodes giftcodes order resume k-1$/,
+    );
+    expect(leftByEarlierRuns(j, () => false, '/var/lib/giftcodes')).toMatch(
+      /: see GIFTCODES_CONFIG_DIR=\/var\/lib\/giftcodes giftcodes order pending$/,
+    );
   });
 
   it('a run still going is not named; a stale one points to order pending, not a resume it would refuse', async () => {

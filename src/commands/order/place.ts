@@ -251,7 +251,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
       );
     }
-    const left = leftByEarlierRuns(journal, (other) => other.key === intent.key);
+    const left = leftByEarlierRuns(journal, (other) => other.key === intent.key, deps.io.env.GIFTCODES_CONFIG_DIR);
     if (left) deps.io.warn(left);
     const driven = await driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
       wait: waits,
@@ -459,7 +459,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log: only
     // this plan's own rows are finished here.
     const { leftByEarlierRuns } = await import('../../orders/recover.js');
-    const left = leftByEarlierRuns(journal, (intent) => own.has(intent.key));
+    const left = leftByEarlierRuns(journal, (intent) => own.has(intent.key), io.env.GIFTCODES_CONFIG_DIR);
     if (left) io.warn(left);
     const { results, outcomes } = await runRows(
       rows,
