@@ -15,8 +15,12 @@ export interface Column<Row> {
    * cell is cut (as gh does): the least useful go, so that ids and quantities stay whole.
    */
   dropRank?: number;
-  /** Where a cell too long for its column is cut: its end (the default), or its start, for a path whose file name matters. */
-  cut?: 'end' | 'start';
+  /**
+   * Where a cell too long for its column is cut: its end (the default); its start; or, for a path (with a suffix
+   * such as a count), its directory first, then the middle of its file name, whose start tells files apart
+   * (`amazon-10-2026-11-30.csv (2)` at 15 columns: `amazon…csv (2)`, where a cut start left `…-11-30.csv (2)`).
+   */
+  cut?: 'end' | 'start' | 'path';
 }
 
 const WHOLE_HEADERS = /^(id|key|order|order id|idempotency key|.* id|.* key)$/i;
@@ -96,6 +100,12 @@ function fitToWidth(widths: number[], total: number, minimums: number[]): void {
 function fit(value: string, width: number, cut: Column<unknown>['cut'] = 'end'): string {
   if (value.length <= width) return value.padEnd(width);
   const kept = Math.max(0, width - 1);
+  if (cut === 'path') {
+    const name = value.slice(value.lastIndexOf('/') + 1);
+    if (name.length + 2 <= width) return `…/${name}`.padEnd(width);
+    const head = Math.ceil(kept / 2);
+    return `${name.slice(0, head)}…${name.slice(name.length - (kept - head))}`;
+  }
   return cut === 'start' ? `…${value.slice(value.length - kept)}` : `${value.slice(0, kept)}…`;
 }
 

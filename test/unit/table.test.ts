@@ -59,6 +59,24 @@ describe('renderTable at 80 columns', () => {
     expect(line).toMatch(/ {2}…\S*amazon-25-2026-11-29\.csv \(100\)$/);
   });
 
+  it('a column cut as a path loses its directory first, then the middle of its file name, whose start tells files apart', () => {
+    const rows = ['codes/amazon-10-2026-11-30.csv (2)', 'codes/steam-20-2026-11-30.csv (1)'].map((out) => ({ out }));
+    // ORDER (5), PAD (whole), OUT: 80 columns leave OUT `room` wide.
+    const at = (room: number) =>
+      renderTable(terminal(80), rows, [
+        { header: 'order', value: () => 'ord_1' },
+        { header: 'pad', value: () => 'x'.repeat(71 - room), whole: true },
+        { header: 'out', value: (r) => r.out, cut: 'path' },
+      ])
+        .split('\n')
+        .slice(1)
+        .map((line) => line.slice(5 + 2 + 71 - room + 2).trimEnd());
+    // Room for the file name: the directory goes.
+    expect(at(30)).toEqual(['…/amazon-10-2026-11-30.csv (2)', '…/steam-20-2026-11-30.csv (1)']);
+    // Less: the middle of the name goes, its start and end stay.
+    expect(at(15)).toEqual(['amazon-…csv (2)', 'steam-2…csv (1)']);
+  });
+
   it('a narrow column left out before a wide one comes back into the room the wide one left', () => {
     const rows = [{ id: 'i'.repeat(50), env: 'live', created: '2026-11-29T19:45:34Z (a while ago)' }];
     const text = renderTable(terminal(80), rows, [

@@ -616,13 +616,13 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
         },
         // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
         { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
-        // Cut from its start on a narrow terminal: the file name (and its count) is the part that tells rows apart.
+        // Cut as a path on a narrow terminal: the file name (and its count) is the part that tells rows apart.
         // A file under the current directory is shown from there (codes/steam-20.csv): at 80 columns the whole
         // path left only `….csv (20)` (a persona's walkthrough). --json keeps the whole path.
         {
           header: 'out',
           value: (r) => (r.out ? `${shownPath(r.out)}${r.count !== undefined ? ` (${r.count})` : ''}` : ''),
-          cut: 'start',
+          cut: 'path',
         },
       ]),
   });
