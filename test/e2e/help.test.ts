@@ -1,24 +1,11 @@
-import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
-import { createApp } from '../../src/commands/app.js';
-import { Io } from '../../src/output/io.js';
 import { runCli } from '../helpers/e2e.js';
+import { commandTree } from '../helpers/program.js';
 
 /** Every visible command of the tree, as the words that run it ([] is giftcodes itself). */
 function commandPaths(): string[][] {
-  const stream = (): PassThrough => new PassThrough();
-  const io = new Io({
-    stdin: stream(),
-    stdout: stream(),
-    stderr: stream(),
-    env: {},
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-  });
-  const program = buildProgram(createApp(io, new AbortController().signal));
+  const program = commandTree();
   const paths: string[][] = [];
   const visit = (command: Command, path: string[]): void => {
     paths.push(path);

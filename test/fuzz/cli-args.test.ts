@@ -4,13 +4,9 @@
 // leave the config, the journal and the working directory exactly as they were.
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import type { Command, Option } from 'commander';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
-import { createApp } from '../../src/commands/app.js';
-import { Io } from '../../src/output/io.js';
 import { BOTH_KEYS, DEMO_KEYS, servedApi, spawnCli, tempDir, type RunResult } from '../helpers/e2e.js';
 import {
   endingProblems,
@@ -25,6 +21,7 @@ import {
   listening,
   trouble,
 } from './check.js';
+import { commandTree } from '../helpers/program.js';
 
 interface Leaf {
   path: string[];
@@ -34,17 +31,7 @@ interface Leaf {
 
 /** The command tree as the CLI builds it: every command that runs something. */
 function leaves(): Leaf[] {
-  const stream = () => new PassThrough();
-  const io = new Io({
-    stdin: stream(),
-    stdout: stream(),
-    stderr: stream(),
-    env: {},
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-  });
-  const program = buildProgram(createApp(io, new AbortController().signal));
+  const program = commandTree();
   const found: Leaf[] = [];
   const visit = (command: Command, path: string[]): void => {
     for (const sub of command.commands) {
@@ -69,19 +56,7 @@ let globalOptions: Option[];
 
 beforeAll(() => {
   tree = leaves();
-  const stream = () => new PassThrough();
-  const io = new Io({
-    stdin: stream(),
-    stdout: stream(),
-    stderr: stream(),
-    env: {},
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-  });
-  globalOptions = [...buildProgram(createApp(io, new AbortController().signal)).options].filter(
-    (o) => o.long !== '--version' && o.long !== '--help',
-  );
+  globalOptions = [...commandTree().options].filter((o) => o.long !== '--version' && o.long !== '--help');
 }, 300_000);
 
 /** Values worth trying for an option, beside the random trouble. */

@@ -1,27 +1,12 @@
 // `giftcodes <command> …` builds only that command's branch (registerCommands' `only`): the branch must be
 // the same as in the whole tree, every top-level command must be reachable that way, and the command word
 // must be found past the program's own options.
-import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
-import { createApp } from '../../src/commands/app.js';
 import { commandWord } from '../../src/commands/index.js';
-import { Io } from '../../src/output/io.js';
+import { commandTree } from '../helpers/program.js';
 
-function program(argv?: string[]): Command {
-  const stream = (): PassThrough => new PassThrough();
-  const io = new Io({
-    stdin: stream(),
-    stdout: stream(),
-    stderr: stream(),
-    env: {},
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-  });
-  return buildProgram(createApp(io, new AbortController().signal), argv);
-}
+const program = commandTree;
 
 /** A command's whole shape: its name, arguments, options (flags, defaults) and sub-commands, recursively. */
 function shape(command: Command): unknown {

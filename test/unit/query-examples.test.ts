@@ -3,14 +3,12 @@
 // JMESPath literal without JSON quotes (`delivered` in backticks), which the parser refuses (exit 2, bad_query).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli.js';
-import { createApp, examplesOf } from '../../src/commands/app.js';
+import { examplesOf } from '../../src/commands/app.js';
 import { forEachCommand } from '../../src/commands/help.js';
-import { Io } from '../../src/output/io.js';
 import { compileQuery } from '../../src/output/exporter.js';
 import { ROOT } from '../helpers/e2e.js';
+import { commandTree } from '../helpers/program.js';
 
 /** The expressions of `--query '…'` and `--query "…"` (shell quotes; in double quotes, no `$` or backtick) in a text. */
 function queries(text: string): string[] {
@@ -18,20 +16,8 @@ function queries(text: string): string[] {
 }
 
 function helpExamples(): string[] {
-  const stream = (): PassThrough => new PassThrough();
-  const io = new Io({
-    stdin: stream(),
-    stdout: stream(),
-    stderr: stream(),
-    env: {},
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-  });
   const lines: string[] = [];
-  forEachCommand(buildProgram(createApp(io, new AbortController().signal)), (command) =>
-    lines.push(...(examplesOf(command) ?? [])),
-  );
+  forEachCommand(commandTree(), (command) => lines.push(...(examplesOf(command) ?? [])));
   return lines;
 }
 
