@@ -1,6 +1,7 @@
 // `giftcodes doctor`: what a cron job needs, checked in the environment it runs in (cron's PATH, no terminal,
 // no D-Bus session), one line each; exit 0 only when every check holds. It never prompts.
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../errors.js';
 import { examples, type App } from './app.js';
@@ -81,7 +82,7 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
   // The local checks first (the command's `node --version` beside them); the API, which may take its time, last.
   const command = commandCheck(deps);
   const config = directoryCheck('config', deps.configDir);
-  const journal = directoryCheck('journal', deps.journalDir);
+  const journal = await withLeftOrders(directoryCheck('journal', deps.journalDir), deps.journalDir, place.configDir);
   const key = config.ok
     ? await keyCheck(deps)
     : { outcome: notChecked('key', 'the config directory is refused (above)') };
@@ -159,4 +160,24 @@ function linesText(io: DoctorDeps['io'], results: readonly Outcome[], width: num
       return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
     })
     .join('\n');
+}
+
+/**
+ * The journal's check, with the orders earlier runs left interrupted named in it: still a pass (a cron job's
+ * `doctor && order place` goes on, and that run names them too), but a person asking whether all is well is told,
+ * with the command that finishes them. A journal that cannot be read is the order commands' to report.
+ */
+async function withLeftOrders(journal: Outcome, dir: string, configDir: string | undefined): Promise<Outcome> {
+  if (!journal.ok || !existsSync(dir)) return journal;
+  const [{ Journal }, { leftByEarlierRuns }] = await Promise.all([
+    import('../journal/journal.js'),
+    import('../orders/recover.js'),
+  ]);
+  let left: string | undefined;
+  try {
+    left = leftByEarlierRuns(new Journal(dir), () => false, configDir);
+  } catch {
+    return journal;
+  }
+  return left ? { ...journal, detail: `${journal.detail}; but ${left}` } : journal;
 }

@@ -10,6 +10,8 @@ import { ConfigStore } from '../../src/config/store.js';
 import { Io } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
 import { clientOf, inProcessServers, KEY } from '../helpers/inprocess.js';
+import { Journal } from '../../src/journal/journal.js';
+import { dead } from '../helpers/journal.js';
 
 /** A directory for PATH holding `giftcodes` and a `node` that says it is `version`. */
 function fakeBin(version: string): string {
@@ -75,6 +77,31 @@ describe('giftcodes doctor, run() over a test Io', () => {
     ).toEqual(['✓', '✓', '✓', '✓', '✓', '✓']);
     expect(out()).toContain('node v22.1.0');
     expect(out()).not.toContain(KEY);
+  });
+
+  it('orders earlier runs left interrupted are named in the journal line, which still passes (a cron job goes on)', async () => {
+    const { io, out } = terminalIo({ PATH: fakeBin('v22.1.0'), GIFTCODES_CONFIG_DIR: '/var/lib/giftcodes' });
+    const d = deps(io);
+    const journal = new Journal(d.journalDir);
+    const { intent } = await journal.begin({
+      profile: 'default',
+      environment: 'live',
+      baseUrl: 'http://127.0.0.1:4010',
+      keyId: 'k',
+      productId: 'amazon-us-25',
+      quantity: 4,
+      key: 'k-left',
+    });
+    journal.save({ ...intent, owner: dead() });
+    await run({ retries: 0 }, d);
+    const line = out()
+      .split('\n')
+      .find((l) => l.includes('journal'))!;
+    expect(line.startsWith('✓')).toBe(true);
+    expect(line).toContain(
+      '; but an order interrupted in an earlier run is still unfinished (it may have been charged): 4 × amazon-us-25, profile "default" (live)',
+    );
+    expect(line).toContain(': GIFTCODES_CONFIG_DIR=/var/lib/giftcodes giftcodes order resume k-left');
   });
 
   it('a node on PATH older than 22.1 fails the command check (exit 3) before a clock an hour ahead (exit 8)', async () => {
