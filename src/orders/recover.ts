@@ -11,17 +11,22 @@ import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
 
+/** An intent a run on this machine left: its process is gone (another machine's may be running there). */
+function leftHere(intent: Intent): boolean {
+  return !isAlive(intent.owner) && otherMachine(intent.owner) === undefined;
+}
+
 /**
- * An intent of this order that `order place` would resume, as journal.begin decides (advisory here: no lock): its
- * process is gone, it was written on this machine, and it is not too old to resume silently.
+ * An intent the next run resumes by itself, as journal.begin decides (advisory here: no lock): left here, and not
+ * too old to resume silently. A live plan run again resumes such rows without asking (order/place.ts).
  */
+export function resumableHere(intent: Intent): boolean {
+  return leftHere(intent) && staleness(intent) === undefined;
+}
+
+/** An intent of this order that `order place` would resume. */
 function interruptedHere(intent: Intent, spec: OrderSpec): boolean {
-  return (
-    sameOrder(intent, spec) &&
-    !isAlive(intent.owner) &&
-    otherMachine(intent.owner) === undefined &&
-    staleness(intent) === undefined
-  );
+  return sameOrder(intent, spec) && resumableHere(intent);
 }
 
 /**
@@ -80,9 +85,7 @@ export function leftByEarlierRuns(
 }
 
 function leftWords(journal: Journal, mine: (intent: Intent) => boolean): string | undefined {
-  const left = journal
-    .read()
-    .intents.filter((intent) => !mine(intent) && !isAlive(intent.owner) && otherMachine(intent.owner) === undefined);
+  const left = journal.read().intents.filter((intent) => !mine(intent) && leftHere(intent));
   const [one] = left;
   if (one === undefined) return undefined;
   if (left.length > 1)

@@ -361,7 +361,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const todo = rows.filter((r) => !delivered.has(r.key));
     // A typo is refused before any row is sent, where the catalog is at hand; a row interrupted earlier is
     // finished whatever the catalog says now.
-    const interrupted = new Set(journal.read().intents.map((intent) => intent.key));
+    const { intents } = journal.read();
+    const interrupted = new Set(intents.map((intent) => intent.key));
     const { checkRowsKnown, totalOf, unitPriceOf } = await import('../../orders/products.js');
     const checked = await checkRowsKnown(
       {
@@ -397,18 +398,10 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // and may be charged already. Only new rows are asked about, and a row not asked about is only resumed
     // (resumeOnly): gone by the time it starts (abandoned meanwhile), it sends nothing rather than a new order.
     const asking = connection.environment === 'live' && !o.yes;
-    const { isAlive, otherMachine } = await import('../../journal/owner.js');
-    const { staleness } = await import('../../journal/intent.js');
-    const interruptedHere = new Map(
-      journal
-        .read()
-        .intents.filter(
-          (intent) =>
-            sameScope(intent, scope) &&
-            !isAlive(intent.owner) &&
-            otherMachine(intent.owner) === undefined &&
-            staleness(intent) === undefined,
-        )
+    const { resumableHere, leftByEarlierRuns } = await import('../../orders/recover.js');
+    const confirmedBefore = new Map(
+      intents
+        .filter((intent) => sameScope(intent, scope) && resumableHere(intent))
         .map((intent) => [intent.key, intent]),
     );
     // A row's key is its plan's file name, batch and scope, not its folder: a plan of the same name elsewhere (another
@@ -417,7 +410,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const resumable = new Set(
       todo
         .filter((r) => {
-          const intent = interruptedHere.get(r.key);
+          const intent = confirmedBefore.get(r.key);
           return intent !== undefined && intent.out?.path === r.out;
         })
         .map((r) => r.key),
@@ -458,7 +451,6 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     }
     // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log: only
     // this plan's own rows are finished here.
-    const { leftByEarlierRuns } = await import('../../orders/recover.js');
     const left = leftByEarlierRuns(journal, (intent) => own.has(intent.key), io.env.GIFTCODES_CONFIG_DIR);
     if (left) io.warn(left);
     const { results, outcomes } = await runRows(
@@ -478,11 +470,11 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // Stopped (Ctrl-C, SIGTERM) with rows in flight: said, with the way to finish them, as a single order says it.
       if (!(error instanceof InterruptedError) || error.hint) throw error;
       // Rows whose request may have gone out; none (stopped before the first was sent): the interruption alone.
-      const left = journal.read().intents.filter((intent) => own.has(intent.key) && intent.phase !== 'prepared');
-      if (left.length === 0) throw error;
+      const sent = journal.read().intents.filter((intent) => own.has(intent.key) && intent.phase !== 'prepared');
+      if (sent.length === 0) throw error;
       const { shellWord } = await import('../../output/pinned-hint.js');
       throw new InterruptedError(
-        `${error.message}: the plan stopped, and ${counted(left.length, 'row')} of it may have been charged`,
+        `${error.message}: the plan stopped, and ${counted(sent.length, 'row')} of it may have been charged`,
         {
           // The same command, not a command spelled here: the rows' keys come from its plan, --batch, profile,
           // environment and key, and a run without one of them would order every row anew.
