@@ -29,6 +29,11 @@ export function describeOrder(io: Io, order: Order, local: readonly [string, str
   for (const [label, value] of known)
     if (value !== undefined && value !== null && value !== '') rows.push([label, display(value)]);
   rows.push(...local);
+  return labelled(rows);
+}
+
+/** Lines of `label  value`, the labels in one column: how an order is described in text. */
+export function labelled(rows: readonly (readonly [string, string])[]): string {
   return rows.map(([label, value]) => `${label.padEnd(12)} ${value}`).join('\n');
 }
 

@@ -28,9 +28,11 @@ type RefDeps = Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo
  * current connection as an order id; a recorded intent that never got an id is said as such (exit 4).
  */
 export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
-  const journal = await deps.journal();
-  // A ref pasted from a sentence keeps its full stop or comma (`ord_31c0….`): read without it when only that finds it.
-  const record = localRecord(journal, ref) ?? localRecord(journal, ref.replace(/[.,;:)]+$/, '') || ref);
+  return refOf(deps, ref, localRecord(await deps.journal(), ref));
+}
+
+/** orderRef for a ref already looked up in the local record (`order show` looks first). */
+export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | undefined): Promise<OrderRef> {
   if (!record) {
     // Asked of the API it would go in the request's path, which a server's and a proxy's access logs keep.
     if (redactKeys(ref) !== ref)
@@ -72,9 +74,17 @@ async function apiFor(deps: RefDeps, ref: string): Promise<ApiClient> {
   }
 }
 
-/** The local record an order ref names (an id or key, whole or a unique prefix, any case), if any. */
+/**
+ * The local record an order ref names (an id or key, whole or a unique prefix, any case), if any. A ref pasted
+ * from a sentence keeps its full stop or comma (`ord_31c0….`): read without it when only that finds it.
+ */
 export function localRecord(journal: Journal, ref: string): OrderRecord | undefined {
-  return resolveRef(allRecords(journal.history, journal.read().intents), ref, { anyCase: true });
+  const records = allRecords(journal.history, journal.read().intents);
+  const trimmed = ref.replace(/[.,;:)]+$/, '');
+  return (
+    resolveRef(records, ref, { anyCase: true }) ??
+    (trimmed && trimmed !== ref ? resolveRef(records, trimmed, { anyCase: true }) : undefined)
+  );
 }
 
 /**

@@ -3,7 +3,7 @@ import type { OrderRecord } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
-import { printOrder } from '../../orders/present.js';
+import { labelled, printOrder } from '../../orders/present.js';
 import { stripControl } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -33,14 +33,14 @@ export async function run(
   options: { ref: string },
   deps: Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>,
 ): Promise<void> {
-  const { orderRef, noteStatus, localRecord } = await import('../../orders/ref.js');
+  const { refOf, noteStatus, localRecord } = await import('../../orders/ref.js');
   const journal = await deps.journal();
   const record = localRecord(journal, options.ref);
   // Never given an id by the API (interrupted before it answered, or refused): this machine's record is all there
   // is to show, and it is shown (exit 0), with the way to finish a pending one. It was an error (exit 4, "the API
   // refused") though nothing was asked of the API.
   if (record !== undefined && record.orderId === undefined) return printUnnumbered(deps.io, journal, record);
-  const ref = await orderRef(deps, options.ref);
+  const ref = await refOf(deps, options.ref, record);
   const order = await ref.api.getOrder(ref.orderId);
   noteStatus(journal, ref, order.status, deps.now());
   await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record) : []);
@@ -59,7 +59,7 @@ async function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): P
     ...(await localRows(journal, record)),
   ];
   await exportResult(io, record, {
-    text: () => rows.map(([label, value]) => `${label.padEnd(12)} ${stripControl(value)}`).join('\n'),
+    text: () => labelled(rows.map(([label, value]) => [label, stripControl(value)])),
     pager: false,
   });
 }
