@@ -186,6 +186,10 @@ describe('an order that never got an id', () => {
     expect(shown.stdout).toMatch(/^outcome +pending$/m);
     expect(shown.stdout).toMatch(/^product +tesco-uk-20$/m);
     expect(shown.stdout).toContain(`finish it with: giftcodes order resume ${pending!.key}`);
+    // Pasted with the full stop of its sentence: the same local view.
+    const dotted = await runCli(['order', 'show', `${pending!.key}.`], { configDir });
+    expect(dotted.code, dotted.stderr).toBe(0);
+    expect(dotted.stdout).toMatch(/^outcome +pending$/m);
     const json = await runCli(['order', 'show', pending!.key, '--json'], { configDir });
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ key: pending!.key, outcome: 'pending', productId: 'tesco-uk-20' });
