@@ -69,6 +69,27 @@ describe('keptForResume', () => {
     ).toBe('boom; order ord_7 was placed');
   });
 
+  it("only a local failure's hint is kept, and only its closing 'then run the same command again' is taken off", () => {
+    const generic = 'nothing is lost or charged twice: run the same command again, or: giftcodes order resume k-1';
+    const proxy = new NetworkError('reset', {
+      code: 'network_error',
+      hint: 'check the proxy, then run the same command again',
+    });
+    expect((keptForResume(proxy, intent) as CliError).hint).toBe(generic);
+    const hintOf = (hint: string) => (keptForResume(new LocalError('disk', { hint }), intent) as CliError).hint;
+    expect(hintOf('mend it then run the same command again')).toBe(
+      'mend it, then run the same command again (nothing is lost or charged twice), or: giftcodes order resume k-1',
+    );
+    expect(hintOf('free space, then run the same command again (twice), and check')).toBe(
+      'free space, then run the same command again (twice), and check, then run the same command again (nothing is lost or charged twice), or: giftcodes order resume k-1',
+    );
+  });
+
+  it("without an order id, a message ending '; it was placed' is not taken for one already said", () => {
+    const kept = keptForResume(new ApiError('boom; it was placed'), intent) as CliError;
+    expect(kept.message).toBe('boom; it was placed; the order may or may not have been placed');
+  });
+
   it('a message that names the order already is not told its id again', () => {
     const waiting = new CliError(ExitCode.interrupted, 'interrupted by SIGINT while waiting for order ord_7');
     const kept = keptForResume(waiting, { ...intent, orderId: 'ord_7' }) as CliError;

@@ -11,6 +11,7 @@ import {
   describeTarget,
   intentKey,
   orderRef,
+  localRecord,
   pendingWayOut,
   placedWith,
   sameTarget,
@@ -121,6 +122,7 @@ describe('a ref shaped like an API key', () => {
         exitCode: 2,
         code: 'ref_is_api_key',
         message: 'that is an API key, not an order id or key: it was not sent',
+        hint: 'name the order by its id (ord_…) or its idempotency key: giftcodes order list shows them; if the key was pasted somewhere it should not be, revoke it',
       });
     expect(asked).toBe(0);
   });
@@ -241,5 +243,65 @@ describe('pendingWayOut', () => {
 
   it('an order that is not pending has none', () => {
     expect(pendingWayOut({ ...record, outcome: 'delivered' }, now)).toBeUndefined();
+  });
+});
+
+describe('what mutation testing of the ref lookup found untested', () => {
+  const notAsked = {
+    io: capturedIo().io,
+    api: () => Promise.reject(new Error('asked of the API')),
+  };
+
+  it('a recorded order without an id is refused for the verbs that need one, with the way to finish or see it', async () => {
+    const journal = freshJournal();
+    journal.history.record({
+      ...record,
+      key: 'k-refused',
+      orderId: undefined,
+      outcome: 'refused',
+      error: { code: 'product_unknown', message: 'no product p', exitCode: 4 },
+    } as OrderRecord);
+    const refDeps = { ...notAsked, journal: () => Promise.resolve(journal) } as unknown as Parameters<
+      typeof orderRef
+    >[0];
+    await expect(orderRef(refDeps, 'k-refused')).rejects.toMatchObject({
+      exitCode: 4,
+      code: 'no_order_id',
+      message:
+        'the order with key k-refused (1 × p) never got an order id: it ended refused (product_unknown: no product p)',
+      hint: 'see it with: giftcodes order list --json',
+    });
+    journal.history.record({ ...record, key: 'k-dropped', orderId: undefined, outcome: 'abandoned' } as OrderRecord);
+    await expect(orderRef(refDeps, 'k-dropped')).rejects.toMatchObject({
+      message: 'the order with key k-dropped (1 × p) never got an order id: it ended abandoned',
+    });
+  });
+
+  it('only a missing key is told as "no order here matches"; any other refusal of the key passes as it is', async () => {
+    const journal = freshJournal();
+    const rejected = (error: Error) =>
+      ({
+        ...notAsked,
+        journal: () => Promise.resolve(journal),
+        api: () => Promise.reject(error),
+      }) as unknown as Parameters<typeof orderRef>[0];
+    const refused = new AuthError('the key was refused', { code: 'invalid_api_key' });
+    await expect(orderRef(rejected(refused), 'ord_x')).rejects.toBe(refused);
+    const notAuth = new UsageError('no key', { code: 'no_api_key' });
+    await expect(orderRef(rejected(notAuth), 'ord_x')).rejects.toBe(notAuth);
+    await expect(orderRef(rejected(new AuthError('no key', { code: 'no_api_key' })), 'ord_x')).rejects.toMatchObject({
+      hint: 'check the ref against giftcodes order list (an id, a key, or a unique prefix of either); to ask the API for an order placed elsewhere: log in a key',
+    });
+  });
+
+  it('the local lookup: any case; a trailing run of punctuation dropped, and only at the end; punctuation alone finds nothing', () => {
+    const journal = freshJournal();
+    journal.history.record({ ...record, key: 'nightly.v2', orderId: 'ord_31c0a1edfbd0', outcome: 'delivered' });
+    expect(localRecord(journal, 'ORD_31C0A1')?.key).toBe('nightly.v2');
+    expect(localRecord(journal, 'nightly.v2.')?.key).toBe('nightly.v2');
+    expect(localRecord(journal, 'ord_31c0a1edfbd0).')?.key).toBe('nightly.v2');
+    expect(localRecord(journal, 'ORD_31C0A1.')?.key).toBe('nightly.v2');
+    expect(localRecord(journal, '.')).toBeUndefined();
+    expect(localRecord(journal, 'ord_zz.')).toBeUndefined();
   });
 });

@@ -204,6 +204,22 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     });
   });
 
+  it('a failed row without a codes file: its order place names no --out', () => {
+    const failure = planFailure([result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 })]);
+    expect(failure?.hint).toContain('(line 3: giftcodes order place --product p --quantity 1); a new --batch');
+  });
+
+  it('rows not attempted (the server out of reach): counted apart, the first tried row named, the network hint', () => {
+    const unreachable = { code: 'network_error', message: 'cannot reach x', exitCode: 5 };
+    const skipped = { code: 'not_attempted', message: 'not sent', exitCode: 5 };
+    expect(planFailure([result(1, skipped), result(2, unreachable), result(3, skipped), result(4)])).toMatchObject({
+      exitCode: 5,
+      message:
+        '1 of 4 plan rows failed and 2 were not attempted: the server could not be reached (first: line 2: cannot reach x)',
+      hint: 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
+    });
+  });
+
   it('a row whose order ended failed: not "run the same plan again" (its key reads the same failure), but that row alone', () => {
     const failure = planFailure([
       result(1),

@@ -2,10 +2,15 @@
 // order a live re-run resumes without asking again, and the warning that names the orders earlier runs left.
 import { describe, expect, it } from 'vitest';
 import { endedRecord } from '../../src/orders/lifecycle.js';
-import { leftByEarlierRuns, resumeCandidate } from '../../src/orders/recover.js';
+import { leftByEarlierRuns, placingNow, resumableFor, resumeCandidate } from '../../src/orders/recover.js';
+import { fileIdentity } from '../../src/journal/codes-file.js';
+import { currentOwner } from '../../src/journal/owner.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/e2e.js';
 import type { Intent } from '../../src/journal/intent.js';
 import type { Journal } from '../../src/journal/journal.js';
-import { dead, journal, spec } from '../helpers/journal.js';
+import { dead, journal, outTo, spec } from '../helpers/journal.js';
 
 /** An intent of `spec` (or `o`), owned by a dead run unless `alive`. */
 async function left(j: Journal, o: Partial<Intent> & { alive?: boolean } = {}): Promise<Intent> {
@@ -57,6 +62,7 @@ describe('leftByEarlierRuns', () => {
   it('nothing left: no warning; one: named with its resume; several: counted, with order pending', async () => {
     const j = journal();
     expect(leftByEarlierRuns(j, () => false)).toBeUndefined();
+    expect(leftByEarlierRuns(j, () => false, '/var/lib/giftcodes')).toBeUndefined();
     const one = await left(j, { key: 'k-1' });
     expect(leftByEarlierRuns(j, () => false)).toBe(
       `an order interrupted in an earlier run is still unfinished (it may have been charged): 3 × amazon-us-25, profile "default" (test), started ${one.createdAt}: giftcodes order resume k-1`,
@@ -90,5 +96,35 @@ describe('leftByEarlierRuns', () => {
     const j = journal();
     await left(j, { owner: { ...dead(), machine: 'another-host' } });
     expect(leftByEarlierRuns(j, () => false)).toBeUndefined();
+  });
+});
+
+describe('placingNow and resumableFor (until now held only end to end)', () => {
+  it('placingNow: the pid of another live run placing the same order, unless this run resumes one or names its key', async () => {
+    const j = journal();
+    const elsewhere = { pid: process.ppid, boot: currentOwner().boot };
+    await left(j, { key: 'running', owner: elsewhere });
+    expect(placingNow(j, spec, undefined)).toBe(process.ppid);
+    // This run's own intent is not another run.
+    const own = journal();
+    await left(own, { key: 'mine', alive: true });
+    expect(placingNow(own, spec, undefined)).toBeUndefined();
+    expect(placingNow(j, spec, 'my-key')).toBeUndefined();
+    expect(placingNow(j, { ...spec, quantity: 99 }, undefined)).toBeUndefined();
+    await left(j, { key: 'interrupted' });
+    expect(placingNow(j, spec, undefined)).toBeUndefined();
+  });
+
+  it('resumableFor: whether the intent this run would resume delivered its own file at that path', async () => {
+    const j = journal();
+    const file = join(tempDir(), 'codes.json');
+    const mine = await left(j, { key: 'k-file', out: outTo(file), phase: 'accepted', orderId: 'ord_1' });
+    writeFileSync(file, '[{"code":"A"}]\n');
+    j.save({ ...mine, files: [{ ...fileIdentity(file, 'ord_1', file), count: 1, renamed: true }] });
+    expect(resumableFor(j, spec, undefined, file)).toBe(true);
+    expect(resumableFor(j, spec, 'k-file', file)).toBe(true);
+    expect(resumableFor(j, spec, 'other-key', file)).toBe(false);
+    expect(resumableFor(j, spec, undefined, join(tempDir(), 'else.json'))).toBe(false);
+    expect(resumableFor(j, { ...spec, quantity: 99 }, undefined, file)).toBe(false);
   });
 });
