@@ -84,7 +84,7 @@ _giftcodes_flag_value() {
     'order watch '*'|-o') REPLY='files' ;;
     'order watch '*'|--format') REPLY='words csv json jsonl xlsx' ;;
     'order watch '*'|--encrypt-to') REPLY='none' ;;
-    'order list '*'|--status') REPLY='words delivered failed refused abandoned pending' ;;
+    'order list '*'|--status') REPLY='words delivered failed refused abandoned pending unfinished' ;;
     'order list '*'|--product') REPLY='dynamic products' ;;
     'order list '*'|--since') REPLY='words date duration' ;;
     'order list '*'|--limit') REPLY='none' ;;

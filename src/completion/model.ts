@@ -2,6 +2,7 @@
 // completes the day it is registered. Value rules live here, in one table, and never call the network.
 import type { Argument, Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../export/format.js';
+import { STATUS_FILTERS } from '../journal/history.js';
 import type { DynamicSource } from './names.js';
 
 /** What completes a value: fixed words, file paths, a dynamic source read from the config dir, or nothing. */
@@ -51,7 +52,7 @@ const BY_NAME: Readonly<Record<string, ValueSource>> = {
   format: words(EXPORT_FORMATS),
   out: FILES,
   plan: FILES,
-  status: words(['delivered', 'failed', 'refused', 'abandoned', 'pending']),
+  status: words(STATUS_FILTERS),
   seed: FILES,
   file: FILES,
   path: FILES,

@@ -76,6 +76,13 @@ function modifiedAt(path: string): number | undefined {
 }
 /** Every outcome a record can have, in the order `order list --status` names them. */
 export const OUTCOMES: readonly OrderRecord['outcome'][] = ['delivered', 'failed', 'refused', 'abandoned', 'pending'];
+/**
+ * The word `order list`'s OUTCOME column shows for a pending order ("unfinished: resume it"), taken by --status as
+ * the outcome it stands for: a person filters by what the table says.
+ */
+export const STATUS_WORDS: Readonly<Record<string, OrderRecord['outcome']>> = { unfinished: 'pending' };
+/** What `order list --status` offers (and completes): every outcome, then the words for them. */
+export const STATUS_FILTERS: readonly string[] = [...OUTCOMES, ...Object.keys(STATUS_WORDS)];
 
 export class History {
   readonly dir: string;

@@ -2,7 +2,15 @@
 // journal's unresolved intents (shown as outcome `pending`), newest first; filters, --since, CSV and refs.
 import { orderOutcome } from '../api/outcome.js';
 import { UsageError } from '../errors.js';
-import { inScope, newestFirst, OUTCOMES, recordOf, type History, type OrderRecord } from '../journal/history.js';
+import {
+  inScope,
+  newestFirst,
+  OUTCOMES,
+  recordOf,
+  STATUS_WORDS,
+  type History,
+  type OrderRecord,
+} from '../journal/history.js';
 import type { Intent } from '../journal/intent.js';
 import { byCodePoint } from '../compare.js';
 import { majorUnits } from '../money.js';
@@ -29,12 +37,6 @@ export interface ListFilters {
   profile?: string | undefined;
   limit?: number | undefined;
 }
-
-/**
- * The word `order list`'s OUTCOME column shows for a pending order ("unfinished: resume it"), taken by --status as
- * the outcome it stands for: a person filters by what the table says.
- */
-const STATUS_WORDS: Readonly<Record<string, OrderRecord['outcome']>> = { unfinished: 'pending' };
 
 /** --product matches a part of the product id, any case (`--product amazon`); --status matches the outcome (delivered, failed, refused, abandoned, pending; unfinished for pending) or the server's status, any case. */
 export function filterRecords(records: readonly OrderRecord[], f: ListFilters): OrderRecord[] {

@@ -96,6 +96,15 @@ describe('bash completion function', () => {
     expect(bashComplete('giftcodes ping --env l')).toEqual(['live']);
     expect(bashComplete('giftcodes ping --env=')).toEqual(['test', 'live']);
     expect(bashComplete('giftcodes completion ')).toEqual(['bash', 'zsh', 'fish']);
+    // Every word order list --status takes, the OUTCOME column's "unfinished" too.
+    expect(bashComplete('giftcodes order list --status ')).toEqual([
+      'delivered',
+      'failed',
+      'refused',
+      'abandoned',
+      'pending',
+      'unfinished',
+    ]);
     expect(bashComplete('giftcodes config set ')).toEqual([
       'base-url',
       'default-env',
