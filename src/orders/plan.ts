@@ -17,6 +17,7 @@ import type { Journal } from '../journal/journal.js';
 import { INTENT_MAX_AGE_MS, keyIdOf, sha256 } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
+import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 import { shellWord } from '../output/pinned-hint.js';
@@ -99,17 +100,28 @@ const FILE_SAFE_BATCH = /^[A-Za-z0-9][A-Za-z0-9._+=@-]*$/;
 
 /**
  * Parses the plan (keyed in `family`, when known; `{batch}` in an out cell written as `batch`); every bad row is
- * reported with its line number, and nothing is ordered if there is one.
+ * reported with its line number, and nothing is ordered if there is one. `known`: the product ids the last
+ * `catalog list` saved, when at hand: a plan refused for its other rows names the rows they lack too, so the
+ * person fixing it meets the typo in the same run rather than the next (the run checks them again, online).
  */
-export function parsePlan(bytes: Buffer, planPath: string, family?: string, batch?: string): PlanRow[] {
+export function parsePlan(
+  bytes: Buffer,
+  planPath: string,
+  family?: string,
+  batch?: string,
+  known: readonly string[] = [],
+): PlanRow[] {
   const planSha = sha256(bytes.toString('latin1'));
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const rows: PlanRow[] = [];
-  /** Each bad row's words, and the hint for its cause where it has its own (else the plan's format). */
-  const problems: { text: string; hint?: string }[] = [];
-  const bad = (text: string, hint?: string): void => void problems.push({ text, ...(hint ? { hint } : {}) });
+  /** Each bad row's line and words, and the hint for its cause where it has its own (else the plan's format). */
+  const problems: { line: number; text: string; hint?: string }[] = [];
+  const bad = (line: number, text: string, hint?: string): void =>
+    void problems.push({ line, text: `line ${line}: ${text}`, ...(hint ? { hint } : {}) });
   const lines = text.split(/\r?\n/);
   const occurrences = new Map<string, number>();
+  /** Every row's product id, its other cells good or bad. */
+  const named: { line: number; productId: string }[] = [];
   let misordered = false;
   lines.forEach((raw, index) => {
     const line = index + 1;
@@ -122,39 +134,41 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
       // A header in another order would read every row wrongly: said once, and the rows are not read.
       misordered = true;
       return bad(
-        `line ${line}: a header row names the columns product,quantity[,out] in that order, not ${cells.join(',')}`,
+        line,
+        `a header row names the columns product,quantity[,out] in that order, not ${cells.join(',')}`,
         'put the columns in that order, or leave the header row out',
       );
     }
     const [productId, quantity, out, ...extra] = cells;
     if (cells.length === 1 && /[;\t]/.test(trimmed))
       return bad(
-        `line ${line}: its columns are separated by ${trimmed.includes(';') ? 'semicolons' : 'tabs'}; a plan is comma-separated (product,quantity[,out])`,
+        line,
+        `its columns are separated by ${trimmed.includes(';') ? 'semicolons' : 'tabs'}; a plan is comma-separated (product,quantity[,out])`,
         'save it from the spreadsheet as CSV with commas between the columns (in some locales: "CSV UTF-8 (comma delimited)")',
       );
     if (extra.length > 0 || cells.length < 2)
-      return bad(`line ${line}: expected product,quantity[,out], got ${cells.length} fields`);
+      return bad(line, `expected product,quantity[,out], got ${cells.length} fields`);
     if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId))
-      return bad(
-        `line ${line}: "${productId ?? ''}" is not a product id`,
-        'see the product ids: giftcodes catalog list',
-      );
+      return bad(line, `"${productId ?? ''}" is not a product id`, 'see the product ids: giftcodes catalog list');
+    named.push({ line, productId });
     const n = /^\d+$/.test(quantity ?? '') ? Number(quantity) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
-      return bad(`line ${line}: quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
+      return bad(line, `quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
     const outCell = out ?? '';
     let outName = outCell;
     if (outCell.includes(BATCH_FIELD)) {
       if (batch === undefined)
         return bad(
-          `line ${line}: its out file names ${BATCH_FIELD}, which --batch gives (e.g. --batch "$(date +%F)")`,
+          line,
+          `its out file names ${BATCH_FIELD}, which --batch gives (e.g. --batch "$(date +%F)")`,
           // Not a whole command to paste: one without the flags typed (--dry-run, --env live) would be another run,
           // a real order where a dry run was asked for.
           'give the run a batch name: add --batch "$(date +%F)" to the same command',
         );
       if (!FILE_SAFE_BATCH.test(batch))
         return bad(
-          `line ${line}: --batch "${batch}" cannot go into a file name for ${BATCH_FIELD} (letters, digits and . _ + = @ -; a date: 2026-11-29)`,
+          line,
+          `--batch "${batch}" cannot go into a file name for ${BATCH_FIELD} (letters, digits and . _ + = @ -; a date: 2026-11-29)`,
           'a batch name for a file is a date or a word: --batch "$(date +%F)"',
         );
       outName = outCell.replaceAll(BATCH_FIELD, batch);
@@ -182,11 +196,18 @@ export function parsePlan(bytes: Buffer, planPath: string, family?: string, batc
     const earlier = outs.get(same);
     if (earlier !== undefined)
       bad(
-        `line ${row.row}: out file ${row.out} is also the out file of line ${earlier}`,
+        row.row,
+        `out file ${row.out} is also the out file of line ${earlier}`,
         'each row writes a file of its own: give the rows different out files',
       );
     else outs.set(same, row.row);
   }
+  if (problems.length > 0 && known.length > 0) {
+    for (const row of named)
+      if (!known.includes(row.productId))
+        bad(row.line, noSuchProduct(row.productId, known, 'as catalog list last saw it'), UNKNOWN_PRODUCT_HINT);
+  }
+  problems.sort((a, b) => a.line - b.line);
   if (problems.length > 0) {
     throw new UsageError(
       `the plan ${planPath} has ${counted(problems.length, 'bad row')}, nothing was ordered: ${problems
@@ -220,7 +241,7 @@ function realFile(path: string): string {
   }
 }
 
-export function readPlan(path: string, family?: string, batch?: string): PlanRow[] {
+export function readPlan(path: string, family?: string, batch?: string, known?: readonly string[]): PlanRow[] {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -233,7 +254,7 @@ export function readPlan(path: string, family?: string, batch?: string): PlanRow
       );
     throw new LocalError(`cannot read the plan ${path} (${code ?? 'error'})`, { code: 'plan_unreadable' });
   }
-  return parsePlan(bytes, path, family, batch);
+  return parsePlan(bytes, path, family, batch, known);
 }
 
 /** What a row worker needs: the run's connection, and its Io, client, journal and interruption. */
@@ -442,7 +463,7 @@ export async function runRows(
         out: ready.machine.intent.out,
         intervalS: o.interval ?? 2,
         timeoutS: o.timeout,
-        // The row's out file, locked before its charge (checkOutFiles): the lock the export then holds.
+        // The row's out file, locked before its charge (outFileProblems): the lock the export then holds.
         ...(outLocks.get(base.key)?.target === ready.machine.intent.out?.path
           ? { outLock: outLocks.get(base.key) }
           : {}),
@@ -575,16 +596,17 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
  * --force, a directory that cannot be written), as `order place --out` does: after the charge it would be
  * an order left pending. A row already delivered, or whose interrupted intent's own file is there, passes. The
  * dry run checks the same way; without a key (no scope, so no journal) it passes `force`: it cannot tell a row
- * already delivered.
+ * already delivered. Each refused row is returned (`line N: …`), for refusePlan to say with the plan's other problems.
  */
-export async function checkOutFiles(
+export async function outFileProblems(
   rows: readonly PlanRow[],
   delivered: ReadonlyMap<string, unknown>,
   journal: Journal | undefined,
   force: boolean,
-): Promise<void> {
+): Promise<RowProblem[]> {
+  const problems: RowProblem[] = [];
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
-  if (todo.length === 0) return;
+  if (todo.length === 0) return problems;
   const [{ checkOutTarget }, { deliveredFile }, { formatFor, tooManyCodes, NAME_THE_FILE }] = await Promise.all([
     import('../export/out-target.js'),
     import('../journal/codes-file.js'),
@@ -621,12 +643,66 @@ export async function checkOutFiles(
         : row.batched
           ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
           : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
-      throw new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}; nothing was ordered`, {
-        code: error.code,
-        ...(hint ? { hint } : {}),
+      problems.push({
+        row: row.row,
+        error: new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}`, {
+          code: error.code,
+          ...(hint ? { hint } : {}),
+        }),
       });
     }
   }
+  return problems;
+}
+
+/** A row the run refuses before anything is sent: its line, and why (`line N: …`). */
+export interface RowProblem {
+  readonly row: number;
+  readonly error: CliError;
+}
+
+/**
+ * The refusal of a plan that cannot run (nothing was sent): its rows' problems, by line, in one error, so the
+ * person fixing the plan meets them all in one run. One problem keeps its own code and hint; several of one code
+ * keep that code, else `bad_plan`; their hints are said once each. Unknown products alone: `unknown` as it is.
+ */
+export function refusePlan(
+  planPath: string,
+  problems: readonly RowProblem[],
+  unknown?: { rows: readonly { row: number; productId: string }[]; ids: readonly string[] },
+): void {
+  const bad = unknown?.rows ?? [];
+  if (problems.length === 0 && bad.length > 0) throw unknownRows(bad, unknown!.ids);
+  if (problems.length === 1 && bad.length === 0) {
+    const only = problems[0]!.error;
+    throw new CliError(only.exitCode, `${only.message}; nothing was ordered`, {
+      code: only.code,
+      ...(only.hint ? { hint: only.hint } : {}),
+    });
+  }
+  if (problems.length === 0) return;
+  const all = [
+    ...problems,
+    ...bad.map((r) => ({
+      row: r.row,
+      error: new UsageError(`line ${r.row}: ${noSuchProduct(r.productId, unknown!.ids)}`, {
+        code: 'unknown_product',
+        hint: UNKNOWN_PRODUCT_HINT,
+      }),
+    })),
+  ].sort((a, b) => a.row - b.row);
+  const codes = new Set(all.map((p) => p.error.code));
+  const hints = [...new Set(all.flatMap((p) => (p.error.hint ? [p.error.hint] : [])))];
+  // A usage problem is exit 2; a directory the system will not let us write is the local failure's own exit.
+  const worst = all.find((p) => p.error.exitCode !== ExitCode.usage)?.error.exitCode ?? ExitCode.usage;
+  throw new CliError(
+    worst,
+    `the plan ${planPath} cannot be run, nothing was ordered: ${all
+      .slice(0, 20)
+      .map((p) => p.error.message)
+      .join('; ')}${all.length > 20 ? '; …' : ''}`,
+    { code: codes.size === 1 ? [...codes][0]! : 'bad_plan', ...(hints.length > 0 ? { hint: hints.join('; ') } : {}) },
+  );
 }
 
 /** `amazon-25.csv` → `amazon-25-{batch}.csv`: the file name of a row's out with the batch before its extension. */

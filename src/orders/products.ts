@@ -46,14 +46,18 @@ function editDistance(a: string, b: string, limit: number): number {
 
 /** `no product "amazn-us-25" in the catalog (nothing was sent); did you mean amazon-us-25?` (exit 2). */
 function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
+  return new UsageError(`${where}${noSuchProduct(id, ids, 'nothing was sent')}`, {
+    code: 'unknown_product',
+    hint: UNKNOWN_PRODUCT_HINT,
+  });
+}
+
+export const UNKNOWN_PRODUCT_HINT = 'list the products with: giftcodes catalog list';
+
+/** `no product "amazn-us-25" in the catalog (aside); did you mean amazon-us-25?`: the words of one unknown id. */
+export function noSuchProduct(id: string, ids: readonly string[], aside?: string): string {
   const near = nearestIds(id, ids);
-  return new UsageError(
-    `${where}no product "${id}" in the catalog (nothing was sent)${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`,
-    {
-      code: 'unknown_product',
-      hint: 'list the products with: giftcodes catalog list',
-    },
-  );
+  return `no product "${id}" in the catalog${aside ? ` (${aside})` : ''}${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`;
 }
 
 /**
@@ -95,28 +99,27 @@ export function unknownRows(bad: readonly { row: number; productId: string }[], 
 }
 
 /**
- * A plan's rows checked before any row is sent: a typo in one row is refused while nothing is charged, rather
- * than found by the API after the other rows were ordered. Unlike one order (checkProductKnown), with no cache
+ * A plan's rows checked before any row is sent: a typo in one row is found while nothing is charged, rather
+ * than by the API after the other rows were ordered. Unlike one order (checkProductKnown), with no cache
  * the catalog is read: one order refused by the API costs nothing, but a plan's other rows would be charged
  * first. A catalog that cannot be read never blocks the plan (the API still refuses an unknown product).
+ * The rows the catalog lacks are returned, with its ids, for the caller to refuse beside the plan's other problems.
  */
-export async function checkRowsKnown(
+export async function checkRowsKnown<Row extends { row: number; productId: string }>(
   o: { configDir: string; target: CacheTarget; api: () => Promise<ApiClient> },
-  rows: readonly { row: number; productId: string }[],
-): Promise<{ products?: readonly Product[] }> {
+  rows: readonly Row[],
+): Promise<{ products?: readonly Product[]; unknown: Row[]; ids: readonly string[] }> {
   const cached = readCatalogCache(o.configDir, o.target);
   const suspect = cached.length === 0 ? rows : rows.filter((r) => !cached.includes(r.productId));
-  if (suspect.length === 0) return {};
+  if (suspect.length === 0) return { unknown: [], ids: cached };
   let products: Product[];
   try {
     products = await (await o.api()).listProducts();
   } catch {
-    return {};
+    return { unknown: [], ids: cached };
   }
   const ids = products.map((p) => p.id);
-  const bad = suspect.filter((r) => !ids.includes(r.productId));
-  if (bad.length > 0) throw unknownRows(bad, ids);
-  return { products };
+  return { products, unknown: suspect.filter((r) => !ids.includes(r.productId)), ids };
 }
 
 /** The total per currency: `250.00 USD + 40.00 EUR`; undefined when no row has a price. */

@@ -8,7 +8,13 @@ import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { runPlan as runPlanVerb, type PlaceDeps, type PlanRunOptions } from '../../src/commands/order/place.js';
+import {
+  run as runVerb,
+  runPlan as runPlanVerb,
+  type PlaceDeps,
+  type PlaceOptions,
+  type PlanRunOptions,
+} from '../../src/commands/order/place.js';
 import { Journal } from '../../src/journal/journal.js';
 import { Io } from '../../src/output/io.js';
 import { legacyRowKey, planFamily, readPlan, rowKey, type PlanResult } from '../../src/orders/plan.js';
@@ -16,6 +22,7 @@ import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
 import { keyIdOf, sha256 } from '../../src/journal/intent.js';
+import { saveCatalogCache } from '../../src/output/catalog-cache.js';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -153,6 +160,50 @@ describe('out files', () => {
       code: 'out_format_unknown',
       hint: 'name the file .csv, .json, .jsonl or .xlsx in the out column',
     });
+    expect(h.posts()).toBe(0);
+  });
+});
+
+// A person fixing a refused plan met one problem a run: the missing --batch, then a bad quantity, then each existing
+// file, then the typo (a walkthrough, four runs for one plan). Every problem the checks can see is said at once.
+describe('a refused plan names all its problems in one run', () => {
+  const problemPlan = (): { path: string; taken: string[] } => {
+    const path = plan('amazon-us-25,1,taken-1.csv\namazn-us-25,1\namazon-us-25,2,taken-2.csv\n');
+    const taken = ['taken-1.csv', 'taken-2.csv'].map((name) => join(path, '..', name));
+    for (const file of taken) writeFileSync(file, 'old\n');
+    return { path, taken };
+  };
+
+  for (const dryRun of [false, true])
+    it(`${dryRun ? 'a dry run' : 'a run'}: every existing out file and every unknown product, nothing sent`, async () => {
+      const { path, taken } = problemPlan();
+      const h = harness();
+      const error = (await runPlan({ plan: path, concurrency: 1, dryRun }, h.f).catch((e: unknown) => e)) as Error;
+      expect(error).toMatchObject({ exitCode: 2, code: 'bad_plan' });
+      expect(error.message).toBe(
+        `the plan ${path} cannot be run, nothing was ordered: line 1: ${taken[0]} exists; line 2: no product "amazn-us-25" in the catalog; did you mean amazon-us-25?; line 3: ${taken[1]} exists`,
+      );
+      expect(h.posts()).toBe(0);
+    });
+
+  it('a plan that does not parse names the unknown products too, from the catalog list last saved', async () => {
+    const configDir = tempDir();
+    const h = harness();
+    saveCatalogCache(configDir, { profile: 'shop', baseUrl: server.url }, ['amazon-us-25', 'amazon-us-10']);
+    const path = plan('amazon-us-25,1,a-{batch}.csv\namazn-us-10,1\namazon-us-10,x\n');
+    // Through the verb's run(): its first reading of the plan is the one refused.
+    const error = (await runVerb({ plan: path, concurrency: 1, yes: false, json: true } as PlaceOptions, {
+      ...h.f,
+      configDir,
+    }).catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ exitCode: 2, code: 'bad_plan' });
+    expect(error.message).toContain(
+      `the plan ${path} has 3 bad rows, nothing was ordered: line 1: its out file names {batch}`,
+    );
+    expect(error.message).toContain(
+      'line 2: no product "amazn-us-10" in the catalog (as catalog list last saw it); did you mean amazon-us-10?',
+    );
+    expect(error.message).toContain('line 3: quantity must be a whole number');
     expect(h.posts()).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-// A plan's rows as runRows and checkOutFiles take them, called directly against the reference server and a
+// A plan's rows as runRows and outFileProblems take them, called directly against the reference server and a
 // real journal: a row another run delivered meanwhile, what a row's intent records, a row refused before its
 // charge, a failed order, and the out-file check that lets a row's own earlier file through.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { keyIdOf } from '../../src/journal/intent.js';
 import type { Journal } from '../../src/journal/journal.js';
 import { Io } from '../../src/output/io.js';
 import { endedRecord } from '../../src/orders/lifecycle.js';
-import { checkOutFiles, runRows, type PlanRow, type RowOptions } from '../../src/orders/plan.js';
+import { outFileProblems, runRows, type PlanRow, type RowOptions } from '../../src/orders/plan.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
 
@@ -218,7 +218,7 @@ describe('runRows', () => {
   });
 });
 
-describe('checkOutFiles', () => {
+describe('outFileProblems', () => {
   it("a row whose interrupted intent's own codes file is at its out path passes; another intent's, a changed file, or none is refused naming the line", async () => {
     const journal = freshJournal();
     const path = join(tempDir(), 'a.json');
@@ -227,17 +227,16 @@ describe('checkOutFiles', () => {
     await journal.begin({ ...spec(), key: 'plan-other' });
     const { intent } = await journal.begin({ ...spec(), key: 'plan-own' });
     journal.save({ ...intent, phase: 'accepted', orderId: 'ord_own', files: [fileIdentity(path, 'ord_own', path)] });
-    await expect(checkOutFiles([row(3, 'plan-own', path)], new Map(), journal, false)).resolves.toBeUndefined();
-    await expect(checkOutFiles([row(4, 'plan-other', path)], new Map(), journal, false)).rejects.toMatchObject({
-      code: 'out_exists',
-      message: expect.stringMatching(/^line 4: .*; nothing was ordered$/),
-    });
-    await expect(checkOutFiles([row(5, 'plan-none', path)], new Map(), journal, false)).rejects.toMatchObject({
-      code: 'out_exists',
-    });
+    await expect(outFileProblems([row(3, 'plan-own', path)], new Map(), journal, false)).resolves.toEqual([]);
+    await expect(outFileProblems([row(4, 'plan-other', path)], new Map(), journal, false)).resolves.toMatchObject([
+      { row: 4, error: { code: 'out_exists', message: expect.stringMatching(/^line 4: \S+ exists$/) as string } },
+    ]);
+    await expect(outFileProblems([row(5, 'plan-none', path)], new Map(), journal, false)).resolves.toMatchObject([
+      { row: 5, error: { code: 'out_exists' } },
+    ]);
     writeFileSync(path, '[{"code":"B-2"}]\n');
-    await expect(checkOutFiles([row(3, 'plan-own', path)], new Map(), journal, false)).rejects.toMatchObject({
-      code: 'out_exists',
-    });
+    await expect(outFileProblems([row(3, 'plan-own', path)], new Map(), journal, false)).resolves.toMatchObject([
+      { row: 3, error: { code: 'out_exists' } },
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { Product } from '../../src/api/schemas.js';
 import { checkRowsKnown, unitPriceOf } from '../../src/orders/products.js';
+import { refusePlan } from '../../src/orders/plan.js';
 import { tempDir } from '../helpers/e2e.js';
 
 const product = (fields: Record<string, unknown>): Product => ({ id: 'p', ...fields }) as Product;
@@ -39,17 +40,21 @@ describe("a plan's rows checked before sending, with no catalog cache", () => {
   const api = (listProducts: () => Promise<Product[]>) => () =>
     Promise.resolve({ listProducts } as unknown as ApiClient);
 
-  it('reads the catalog: a row it lacks refuses the plan, naming the line and the nearest id', async () => {
+  it('reads the catalog: the rows it lacks come back for the refusal, which names the line and the nearest id', async () => {
     const catalog = () => Promise.resolve([{ id: 'amazon-us-25' }, { id: 'steam-us-20' }] as Product[]);
     const rows = [
       { row: 2, productId: 'amazon-us-25' },
       { row: 3, productId: 'stem-us-20' },
     ];
-    await expect(checkRowsKnown({ configDir: tempDir(), target, api: api(catalog) }, rows)).rejects.toMatchObject({
-      exitCode: 2,
-      code: 'unknown_product',
-      message: 'line 3: no product "stem-us-20" in the catalog (nothing was sent); did you mean steam-us-20?',
-    });
+    const checked = await checkRowsKnown({ configDir: tempDir(), target, api: api(catalog) }, rows);
+    expect(checked).toMatchObject({ unknown: [rows[1]], ids: ['amazon-us-25', 'steam-us-20'] });
+    expect(() => refusePlan('plan.csv', [], { rows: checked.unknown, ids: checked.ids })).toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        code: 'unknown_product',
+        message: 'line 3: no product "stem-us-20" in the catalog (nothing was sent); did you mean steam-us-20?',
+      }) as Error,
+    );
     // What it read is handed back: the live plan's question prices the rows from it.
     const read = await checkRowsKnown({ configDir: tempDir(), target, api: api(catalog) }, rows.slice(0, 1));
     expect(read.products?.map((p) => p.id)).toEqual(['amazon-us-25', 'steam-us-20']);
@@ -59,6 +64,6 @@ describe("a plan's rows checked before sending, with no catalog cache", () => {
     const down = () => Promise.reject(new Error('503'));
     await expect(
       checkRowsKnown({ configDir: tempDir(), target, api: api(down) }, [{ row: 2, productId: 'anything' }]),
-    ).resolves.toEqual({});
+    ).resolves.toEqual({ unknown: [], ids: [] });
   });
 });

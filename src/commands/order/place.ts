@@ -4,7 +4,7 @@ import { InterruptedError, isCliError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
-import type { PlanResult, PlanRow, RowOptions } from '../../orders/plan.js';
+import type { PlanResult, PlanRow, RowOptions, RowProblem } from '../../orders/plan.js';
 import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
@@ -100,7 +100,7 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void> {
-  // A plan's rows name their own files: each is checked against the recipients (orders/plan.ts checkOutFiles).
+  // A plan's rows name their own files: each is checked against the recipients (orders/plan.ts outFileProblems).
   options = options.plan === undefined ? await withRecipients(options, deps) : await planRecipients(options, deps);
   if (options.plan !== undefined)
     return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
@@ -312,12 +312,13 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     connectionScope,
     sameScope,
     changedSince,
-    checkOutFiles,
+    outFileProblems,
+    refusePlan,
     runRows,
     planFailure,
   } = await import('../../orders/plan.js');
   const { io } = deps;
-  readPlan(o.plan, undefined, o.batch); // every row checked first: a bad plan is exit 2 before a key or the journal is looked at
+  await readPlanFirst(o.plan, o.batch, deps); // every row checked first: a bad plan is exit 2 before a key or the journal is looked at
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
     const scope = await deps.connection().then(connectionScope, () => undefined);
@@ -328,11 +329,9 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const journal = await deps.journal();
       const delivered = deliveredRows(journal, scope);
       const rows = keyRows(planned, delivered, journal, scope);
-      await checkOutFiles(rows, delivered, journal, o.force === true);
-      return dryRun(rows, deps, delivered);
+      return dryRun(o.plan, rows, deps, delivered, await outFileProblems(rows, delivered, journal, o.force === true));
     }
-    await checkOutFiles(planned, new Map(), undefined, true);
-    return dryRun(planned, deps, new Map());
+    return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
   }
   const connection = await deps.connection();
   const scope = connectionScope(connection);
@@ -354,7 +353,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   );
   const delivered = deliveredRows(journal, scope);
   const rows = keyRows(parsed, delivered, journal, scope);
-  await checkOutFiles(rows, delivered, journal, o.force === true);
+  const outProblems = await outFileProblems(rows, delivered, journal, o.force === true);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
   try {
@@ -372,6 +371,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       },
       todo.filter((r) => !interrupted.has(r.key)),
     );
+    // Each existing out file and each unknown product, said together: nothing is sent.
+    refusePlan(o.plan, outProblems, { rows: checked.unknown, ids: checked.ids });
     const changed = changedSince(rows, delivered, family);
     if (changed.length > 0 && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently.
@@ -495,17 +496,49 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
 }
 
 /**
+ * The plan's first reading, before a key or the journal is looked at. Refused, it is read again with the product
+ * ids the last `catalog list` saved, where they are at hand, so that its typos are named in the same refusal.
+ */
+async function readPlanFirst(plan: string, batch: string | undefined, deps: PlaceDeps): Promise<PlanRow[]> {
+  const { readPlan } = await import('../../orders/plan.js');
+  try {
+    return readPlan(plan, undefined, batch);
+  } catch (error) {
+    if (isCliError(error) && error.code === 'bad_plan') readPlan(plan, undefined, batch, await cachedIds(deps));
+    throw error;
+  }
+}
+
+/** The product ids the last `catalog list` saved for this run's profile and base URL; none where they are not at hand. */
+async function cachedIds(deps: PlaceDeps): Promise<readonly string[]> {
+  try {
+    const [connection, { readCatalogCache }] = await Promise.all([
+      deps.connection(),
+      import('../../output/catalog-cache.js'),
+    ]);
+    return readCatalogCache(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl });
+  } catch {
+    return [];
+  }
+}
+
+/**
  * A plan's dry run sends no order: every row's product is checked against the catalog (an unknown one fails
  * the dry run, naming its row), with the unit price and the amount of each row and the total. Without a
  * catalog (no key, no network) the rows are printed unchecked, and a warning says so.
  */
 async function dryRun(
+  plan: string,
   rows: readonly PlanRow[],
   deps: PlaceDeps,
   delivered: ReadonlyMap<string, OrderRecord>,
+  outProblems: readonly RowProblem[],
 ): Promise<void> {
   const { io } = deps;
-  const { unknownRows, unitPriceOf, totalOf } = await import('../../orders/products.js');
+  const [{ unitPriceOf, totalOf }, { refusePlan }] = await Promise.all([
+    import('../../orders/products.js'),
+    import('../../orders/plan.js'),
+  ]);
   let products: Map<string, Product> | undefined;
   try {
     const { readCatalog } = await import('../catalog/list.js');
@@ -516,11 +549,11 @@ async function dryRun(
       `the products were not checked against the catalog: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  if (products) {
-    const ids = [...products.keys()];
-    const bad = rows.filter((r) => !products.has(r.productId));
-    if (bad.length > 0) throw unknownRows(bad, ids);
-  }
+  refusePlan(
+    plan,
+    outProblems,
+    products && { rows: rows.filter((r) => !products.has(r.productId)), ids: [...products.keys()] },
+  );
   // A row an earlier run delivered is not ordered again (the run reads it back): shown as such, out of the totals.
   const priced = rows.map((r): PlanResult => {
     const earlier = delivered.get(r.key);
@@ -638,8 +671,7 @@ async function summarise(io: Io, { intent, order, written }: Driven, resumed: bo
  * `.age` when encrypted, none named `.age` without recipients), before anything is charged.
  */
 async function planRecipients(options: PlaceOptions, deps: PlaceDeps): Promise<PlaceOptions> {
-  const { readPlan } = await import('../../orders/plan.js');
-  const outs = readPlan(options.plan!, undefined, options.batch).flatMap((row) => (row.out ? [row.out] : []));
+  const outs = (await readPlanFirst(options.plan!, options.batch, deps)).flatMap((row) => (row.out ? [row.out] : []));
   let encryptTo: string[] | undefined;
   for (const out of outs.length > 0 ? outs : [undefined])
     encryptTo = (await withRecipients({ encryptTo: options.encryptTo, out }, deps)).encryptTo;
