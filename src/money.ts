@@ -68,7 +68,19 @@ export function majorUnits(minor: number, currency: string): string {
   return `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
 
-/** An amount for a person: 2500 USD → "25.00 USD". */
+/** An amount for a person: 2500 USD → "25.00 USD". Ungrouped, as files have it and as a table's column fits. */
 export function formatMoney(minor: number, currency: string): string {
   return `${majorUnits(minor, currency)} ${currency.toUpperCase()}`;
+}
+
+/**
+ * An amount in a sentence a person reads to confirm a charge (the live order's question, a plan's total):
+ * 500000000 USD → "5,000,000.00 USD", its thousands grouped, since 500000.00 and 5000000.00 differ by one digit.
+ */
+export function spokenMoney(minor: number, currency: string): string {
+  const major = majorUnits(minor, currency);
+  const [, sign = '', whole = '', rest = ''] = /^(-?)(\d+)(\.\d+)?$/.exec(major) ?? [];
+  const amount =
+    whole === '' || !Number.isSafeInteger(minor) ? major : `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${rest}`;
+  return `${amount} ${currency.toUpperCase()}`;
 }

@@ -32,6 +32,7 @@ import {
 } from './log.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
 import { intentSchema } from './schema.js';
+import { unitsOf } from '../output/words.js';
 
 /** How many times a read without the lock starts over when a run's exit moved an intent from its log to a file meanwhile. */
 const READ_ATTEMPTS = 10;
@@ -290,7 +291,7 @@ export class Journal {
     );
     if (other) {
       throw new UsageError(
-        `an interrupted order for ${other.quantity} × ${other.productId} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
+        `an interrupted order for ${unitsOf(other.quantity, other.productId)} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
         {
           code: 'intent_conflict',
           hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
@@ -589,7 +590,7 @@ export class Journal {
           ? `, ${existing.environment} on ${existing.baseUrl}${existing.keyId !== options.keyId ? ' with another API key' : ''}, still interrupted`
           : '';
       throw new UsageError(
-        `the idempotency key ${existing.key} already belongs to another order (${existing.quantity} × ${existing.productId}${where})`,
+        `the idempotency key ${existing.key} already belongs to another order (${unitsOf(existing.quantity, existing.productId)}${where})`,
         {
           code: 'idempotency_key_reused',
           hint: where
@@ -664,10 +665,10 @@ async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): 
 /** An interrupted order's codes went to a file: never written into a second one (docs/exactly-once.md). */
 function codesDelivered(intent: Intent): UsageError {
   return new UsageError(
-    `the interrupted order ${intent.orderId} for ${intent.quantity} × ${intent.productId} had already reached you: its codes were written to ${intent.out!.path}. They are never written into a second file, and nothing was charged now`,
+    `the interrupted order ${intent.orderId} for ${unitsOf(intent.quantity, intent.productId)} had already reached you: its codes were written to ${intent.out!.path}. They are never written into a second file, and nothing was charged now`,
     {
       code: 'codes_delivered',
-      hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out <file>; to place a new order for ${intent.quantity} × ${intent.productId}: run the same command again`,
+      hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out <file>; to place a new order for ${unitsOf(intent.quantity, intent.productId)}: run the same command again`,
     },
   );
 }
@@ -686,7 +687,7 @@ function keyDelivered(key: string, orderId: string | undefined, out: string | un
 /** An interrupted intent of another machine sharing this config directory: its pid cannot be checked from here. */
 function onOtherMachine(intent: Intent): UsageError {
   return new UsageError(
-    `the interrupted order with key ${intent.key} (${intent.quantity} × ${intent.productId}) belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory, which may still be running it; nothing was sent`,
+    `the interrupted order with key ${intent.key} (${unitsOf(intent.quantity, intent.productId)}) belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory, which may still be running it; nothing was sent`,
     {
       code: 'intent_other_machine',
       hint: `once you know that host is not running it: giftcodes order resume ${intent.key}`,
@@ -708,7 +709,7 @@ export function staleError(intent: Intent, now: number = Date.now()): UsageError
       ? `was started ${intent.createdAt}, more than 24 hours ago: the server may have forgotten its key`
       : `is dated ${intent.createdAt}, in the future (more than 5 minutes ahead of this clock): it was written under another clock`;
   return new UsageError(
-    `the interrupted order for ${intent.quantity} × ${intent.productId} (key ${intent.key}) ${why}, so it is not resumed silently`,
+    `the interrupted order for ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}) ${why}, so it is not resumed silently`,
     {
       code: 'stale_intent',
       hint: `check the server for it, then finish it with: giftcodes order resume ${intent.key} --force-stale   or drop it with: giftcodes order abandon ${intent.key}`,

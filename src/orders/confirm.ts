@@ -2,7 +2,8 @@
 import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { display } from '../output/table.js';
-import { formatMoney } from '../money.js';
+import { spokenMoney } from '../money.js';
+import { unitsOf } from '../output/words.js';
 
 /** Reads the catalog once for the price; a catalog that cannot be read leaves the price out (never blocks the order). */
 export async function liveOrderQuestion(
@@ -19,14 +20,14 @@ export async function liveOrderQuestion(
       const money = unit as { amount?: unknown; currency?: unknown };
       const total =
         typeof money.amount === 'number' && typeof money.currency === 'string'
-          ? `, ${formatMoney(money.amount * quantity, money.currency)} in all`
+          ? `, ${spokenMoney(money.amount * quantity, money.currency)} in all`
           : '';
       price = ` at ${display(unit)} each${total}`;
     }
   } catch {
     // The price is a courtesy: the confirmation still names product and quantity.
   }
-  return `Place a LIVE order for ${quantity} × ${productId}${price}? It is charged to ${wallet(connection)}.`;
+  return `Place a LIVE order for ${unitsOf(quantity, productId)}${price}? It is charged to ${wallet(connection)}.`;
 }
 
 /**

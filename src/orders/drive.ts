@@ -12,7 +12,7 @@ import { deliver, settle, type Outcome } from './lifecycle.js';
 import { OrderMachine, type MachineDeps, type Written } from './machine.js';
 import { describeOrder } from './present.js';
 import { OrderEndedError } from './wait.js';
-import { counted } from '../output/words.js';
+import { counted, unitsOf } from '../output/words.js';
 
 export interface DriveOptions {
   wait: boolean;
@@ -46,7 +46,7 @@ export async function driveIntent(
     // A POST can take seconds (a busy provider): on a terminal a spinner says what is under way, so the person neither
     // wonders whether anything happened nor starts the order again in another window.
     const spinner = await deps.io.spinner(
-      reread ? `reading order ${start.orderId}` : `placing the order: ${start.quantity} × ${start.productId}`,
+      reread ? `reading order ${start.orderId}` : `placing the order: ${unitsOf(start.quantity, start.productId)}`,
     );
     let order: Order;
     try {

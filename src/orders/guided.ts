@@ -5,10 +5,10 @@ import type { ApiClient } from '../api/client.js';
 import type { Product } from '../api/schemas.js';
 import type { Connection } from '../config/resolve.js';
 import { InterruptedError } from '../errors.js';
-import { formatMoney, majorUnits } from '../money.js';
+import { formatMoney, majorUnits, spokenMoney } from '../money.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
-import { grouped } from '../output/words.js';
+import { grouped, unitsOf } from '../output/words.js';
 import { MAX_QUANTITY } from './limits.js';
 import { wallet } from './confirm.js';
 import { unitPriceOf } from './products.js';
@@ -91,12 +91,12 @@ export async function guidedOrder(
   const chosen = products.find((p) => p.id === product);
   const price = chosen ? unitPriceOf(chosen) : undefined;
   const cost = price
-    ? ` at ${formatMoney(price.amount, price.currency)} each, ${formatMoney(price.amount * quantity, price.currency)} in all`
+    ? ` at ${spokenMoney(price.amount, price.currency)} each, ${spokenMoney(price.amount * quantity, price.currency)} in all`
     : '';
   const yes = await io.prompt(({ confirm }, context) =>
     confirm(
       {
-        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${quantity} × ${product}${cost}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
+        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
         default: !live,
       },
       context,

@@ -15,6 +15,7 @@ import type { Intent } from '../journal/intent.js';
 import { byCodePoint } from '../compare.js';
 import { majorUnits } from '../money.js';
 import { nearestIds } from './products.js';
+import { unitsOf } from '../output/words.js';
 
 /** Every order this machine placed or tried: unresolved intents first merged in, newest first. */
 export function allRecords(history: History, intents: readonly Intent[]): OrderRecord[] {
@@ -197,7 +198,7 @@ export function resolveRef(
     .slice(0, 10)
     .map(
       (r) =>
-        `${r.orderId ?? '(no order id)'} (key ${r.key}, ${r.quantity} × ${r.productId}, ${r.environment}, ${r.createdAt})`,
+        `${r.orderId ?? '(no order id)'} (key ${r.key}, ${unitsOf(r.quantity, r.productId)}, ${r.environment}, ${r.createdAt})`,
     );
   throw new UsageError(
     `"${ref}" matches ${unique.length} orders: ${shown.join('; ')}${unique.length > 10 ? `; and ${unique.length - 10} more` : ''}`,

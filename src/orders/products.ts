@@ -5,7 +5,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Product } from '../api/schemas.js';
 import { UsageError } from '../errors.js';
-import { formatMoney, moneyOf, type Money } from '../money.js';
+import { moneyOf, spokenMoney, type Money } from '../money.js';
 import { byCodePoint } from '../compare.js';
 import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
 
@@ -127,7 +127,7 @@ export function totalOf(rows: readonly { price?: Money | undefined; quantity: nu
   const sums = new Map<string, number>();
   for (const r of rows)
     if (r.price) sums.set(r.price.currency, (sums.get(r.price.currency) ?? 0) + r.price.amount * r.quantity);
-  return sums.size === 0 ? undefined : [...sums].map(([currency, minor]) => formatMoney(minor, currency)).join(' + ');
+  return sums.size === 0 ? undefined : [...sums].map(([currency, minor]) => spokenMoney(minor, currency)).join(' + ');
 }
 
 /** A product's price in minor units: `{amount, currency}`, or a number beside a `currency` field; else unknown. */

@@ -10,6 +10,7 @@ import type { Journal } from '../journal/journal.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
+import { unitsOf } from '../output/words.js';
 
 /** An intent a run on this machine left: its process is gone (another machine's may be running there). */
 function leftHere(intent: Intent): boolean {
@@ -92,7 +93,7 @@ function leftWords(journal: Journal, mine: (intent: Intent) => boolean): string 
     return `${left.length} orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending`;
   // A stale one is not resumed silently: `order pending` says how to check it first.
   const next = staleness(one) === undefined ? `giftcodes order resume ${one.key}` : 'see giftcodes order pending';
-  return `an order interrupted in an earlier run is still unfinished (it may have been charged): ${one.quantity} × ${one.productId}, profile "${one.profile}" (${one.environment}), started ${one.createdAt}: ${next}`;
+  return `an order interrupted in an earlier run is still unfinished (it may have been charged): ${unitsOf(one.quantity, one.productId)}, profile "${one.profile}" (${one.environment}), started ${one.createdAt}: ${next}`;
 }
 
 /**

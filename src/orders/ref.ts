@@ -11,6 +11,7 @@ import type { OrderRecord } from '../journal/history.js';
 import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, resolveRef } from './history-query.js';
+import { unitsOf } from '../output/words.js';
 
 export interface OrderRef {
   /** The order id to ask the API for. */
@@ -44,7 +45,7 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
   }
   if (record.orderId === undefined) {
     throw new ApiError(
-      `the order with key ${record.key} (${record.quantity} × ${record.productId}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`,
+      `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`,
       {
         code: 'no_order_id',
         hint: pendingWayOut(record) ?? 'see it with: giftcodes order list --json',
@@ -129,7 +130,7 @@ function endedHere(record: OrderRecord): UsageError {
         ? `its codes were written to ${record.out}${codes ? `; again: ${codes}` : ''}`
         : `see it with: giftcodes order show ${id}`;
   return new UsageError(
-    `order ${id} (key ${record.key}, ${record.quantity} × ${record.productId}) is not unfinished: it ended ${record.outcome} here at ${record.endedAt ?? record.updatedAt}`,
+    `order ${id} (key ${record.key}, ${unitsOf(record.quantity, record.productId)}) is not unfinished: it ended ${record.outcome} here at ${record.endedAt ?? record.updatedAt}`,
     { code: 'intent_not_found', hint },
   );
 }

@@ -19,3 +19,8 @@ export function grouped(n: number): string {
   for (let at = out.length; at < digits.length; at += 3) out += `,${digits.slice(at, at + 3)}`;
   return n < 0 && out !== '0' ? `-${out}` : out;
 }
+
+/** What an order is for, in a sentence: `200,000 × amazon-us-25` (a quantity grouped, as a person reads it). */
+export function unitsOf(quantity: number, productId: string): string {
+  return `${grouped(quantity)} × ${productId}`;
+}

@@ -49,7 +49,7 @@ describe('progress in a log', () => {
     expect(summary).toHaveLength(1);
     expect(summary[0]).toMatch(
       new RegExp(
-        `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z done: ordered 1500 × amazon-us-25: order ord_\\w+ completed, codes to ${out.replace(/[.]/g, '\\.')} \\(csv\\); took \\d+\\.\\d s$`,
+        `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z done: ordered 1,500 × amazon-us-25: order ord_\\w+ completed, codes to ${out.replace(/[.]/g, '\\.')} \\(csv\\); took \\d+\\.\\d s$`,
       ),
     );
   }, 300_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currencyDecimals, formatMoney, majorUnits } from '../../src/money.js';
+import { currencyDecimals, formatMoney, majorUnits, spokenMoney } from '../../src/money.js';
 
 describe('money for a person', () => {
   it('writes two-decimal currencies in their major unit, exactly', () => {
@@ -9,6 +9,16 @@ describe('money for a person', () => {
     expect(formatMoney(250000, 'USD')).toBe('2500.00 USD');
     expect(formatMoney(-1999, 'USD')).toBe('-19.99 USD');
     expect(formatMoney(0, 'USD')).toBe('0.00 USD');
+  });
+
+  it('in a sentence (a question, a summary line) groups the thousands; a table column and a file keep them whole', () => {
+    expect(spokenMoney(500000000, 'USD')).toBe('5,000,000.00 USD');
+    expect(spokenMoney(99999, 'usd')).toBe('999.99 USD');
+    expect(spokenMoney(-123456789, 'USD')).toBe('-1,234,567.89 USD');
+    expect(spokenMoney(1234567, 'JPY')).toBe('1,234,567 JPY');
+    expect(spokenMoney(1234567, 'KWD')).toBe('1,234.567 KWD');
+    expect(spokenMoney(2 ** 60, 'USD')).toBe(`${2 ** 60} USD`);
+    expect(formatMoney(500000000, 'USD')).toBe('5000000.00 USD');
   });
 
   it('follows ISO 4217 for currencies without cents or with thousandths', () => {

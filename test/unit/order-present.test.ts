@@ -122,6 +122,10 @@ describe('liveOrderQuestion', () => {
     expect(await liveOrderQuestion(money, 'p', 3, profile('x'))).toBe(
       'Place a LIVE order for 3 × p at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "x".',
     );
+    // A large order's question groups its quantity and total: the sentence a person confirms a charge by.
+    expect(await liveOrderQuestion(money, 'p', 200_000, profile('x'))).toBe(
+      'Place a LIVE order for 200,000 × p at 25.00 USD each, 5,000,000.00 USD in all? It is charged to the wallet of profile "x".',
+    );
     expect(await liveOrderQuestion(fake([{ id: 'p', price: 12 }]), 'p', 2, profile('x'))).toBe(
       'Place a LIVE order for 2 × p at 12 each? It is charged to the wallet of profile "x".',
     );

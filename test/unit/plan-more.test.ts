@@ -121,6 +121,17 @@ describe('a live plan', () => {
     expect(h.posts()).toBe(0);
   });
 
+  it('one large row: the question says one order, and groups its units and total', async () => {
+    const h = harness({ environment: 'live', io: terminal('n\n') });
+    const path = plan('amazon-us-25,1500\n');
+    await expect(runPlan({ plan: path, concurrency: 1 }, h.f)).rejects.toMatchObject({ exitCode: 130 });
+    const bare = (text: string) => text.replace(/\s+/g, '');
+    expect(bare(stripVTControlCharacters(h.err()))).toContain(
+      bare(`Place 1 LIVE order (1,500 units, 37,500.00 USD in all) from ${path}?`),
+    );
+    expect(h.posts()).toBe(0);
+  });
+
   it('yes on the terminal, or --yes without one, places the rows', async () => {
     const asked = harness({ environment: 'live', io: terminal('y\n') });
     await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, asked.f);

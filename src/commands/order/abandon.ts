@@ -4,6 +4,7 @@ import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
+import { unitsOf } from '../../output/words.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
@@ -27,7 +28,7 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
   const where = intent.orderId
     ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out <file>`
     : `it may have been placed on the server with the idempotency key ${intent.key}`;
-  deps.io.warn(`abandoned ${intent.quantity} × ${intent.productId} (${intent.environment}); ${where}`);
+  deps.io.warn(`abandoned ${unitsOf(intent.quantity, intent.productId)} (${intent.environment}); ${where}`);
   try {
     await exportResult(
       deps.io,

@@ -19,7 +19,7 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { counted } from '../../output/words.js';
+import { counted, unitsOf } from '../../output/words.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -188,7 +188,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         isCliError(error) && error.code === 'out_exists' ? journal.history.codesHolder(out.path) : undefined;
       if (!holder) throw error;
       throw new UsageError(
-        `${out.path} exists and holds the codes of order ${holder.orderId ?? holder.key} (${holder.quantity} × ${holder.productId}, delivered ${holder.endedAt ?? holder.updatedAt}); nothing was ordered`,
+        `${out.path} exists and holds the codes of order ${holder.orderId ?? holder.key} (${unitsOf(holder.quantity, holder.productId)}, delivered ${holder.endedAt ?? holder.updatedAt}); nothing was ordered`,
         {
           code: 'out_exists',
           // A person who ran the line again to get the codes again would read "another --out file" as the way
@@ -205,7 +205,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // rules, so a person at a terminal is asked first, and a log says so.
     const other = placingNow(journal, spec, options.idempotencyKey);
     if (other !== undefined) {
-      const what = `${options.quantity} × ${options.product}`;
+      const what = `${unitsOf(options.quantity, options.product)}`;
       if (deps.io.canPrompt && !yesGiven) {
         const again = await deps.io.confirm(
           `Another giftcodes run (pid ${other}) is placing ${what} right now. Place a second order of ${what}?`,
@@ -234,7 +234,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
             ).liveOrderQuestion(api, options.product, options.quantity, connection)
           : '',
         '--yes',
-        `a live order (${options.quantity} × ${options.product})`,
+        `a live order (${unitsOf(options.quantity, options.product)})`,
       );
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
@@ -248,7 +248,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     sayReached(deps.io, settled);
     if (resumed) {
       deps.io.say(
-        `resuming the interrupted order for ${intent.quantity} × ${intent.productId} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
+        `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
       );
     }
     const left = leftByEarlierRuns(journal, (other) => other.key === intent.key, deps.io.env.GIFTCODES_CONFIG_DIR);
@@ -378,7 +378,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently.
       const gone = changed
         .slice(0, 5)
-        .map((r) => `${r.quantity} × ${r.productId} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`);
+        .map((r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`);
       io.warn(
         `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${gone.join('; ')}${changed.length > 5 ? '; …' : ''}`,
       );
@@ -387,7 +387,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         (await io.confirm(
           `Order ${counted(todo.length, 'row')} of the changed plan now (${todo
             .slice(0, 5)
-            .map((r) => `line ${r.row}: ${r.quantity} × ${r.productId}`)
+            .map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`)
             .join('; ')}${todo.length > 5 ? '; …' : ''})?`,
           '--yes',
           `ordering ${todo.length} rows of a changed plan`,
@@ -438,7 +438,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           ? ` ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'is' : 'are'} resumed too, never charged twice.`
           : '';
       const yes = await io.confirm(
-        `Place ${fresh.length} LIVE orders (${units} units${total ? `, ${total}` : ''} in all) from ${o.plan}? They are charged to ${wallet(connection)}.${also}`,
+        `Place ${counted(fresh.length, 'LIVE order')} (${counted(units, 'unit')}${total ? `, ${total}` : ''} in all) from ${o.plan}? ${fresh.length === 1 ? 'It is' : 'They are'} charged to ${wallet(connection)}.${also}`,
         '--yes',
         `a live plan (${counted(fresh.length, 'order')})`,
       );
@@ -661,8 +661,8 @@ async function summarise(io: Io, { intent, order, written }: Driven, resumed: bo
   const { runSummary } = await import('../../output/progress.js');
   const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${written.format})` : '';
   const what = resumed
-    ? `finished the order of ${intent.quantity} × ${intent.productId} an earlier run started at ${intent.createdAt} (its key: this run placed no order of its own)`
-    : `ordered ${intent.quantity} × ${intent.productId}`;
+    ? `finished the order of ${unitsOf(intent.quantity, intent.productId)} an earlier run started at ${intent.createdAt} (its key: this run placed no order of its own)`
+    : `ordered ${unitsOf(intent.quantity, intent.productId)}`;
   runSummary(io, `${what}: order ${String(order.id)} ${String(order.status)}${codes}`);
 }
 

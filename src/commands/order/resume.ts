@@ -9,6 +9,7 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
+import { unitsOf } from '../../output/words.js';
 
 export interface ResumeOptions {
   key?: string;
@@ -161,7 +162,7 @@ async function resumeOne(
   const api = await clientOfIntent(deps, intent, options);
   if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
-      `resuming ${intent.quantity} × ${intent.productId} with key ${intent.key}: same request, no second charge`,
+      `resuming ${unitsOf(intent.quantity, intent.productId)} with key ${intent.key}: same request, no second charge`,
     );
   return driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
     wait: intent.wait === true || intent.out !== undefined,
@@ -188,7 +189,7 @@ function refuseHeldCodes(journal: Journal, key: string, options: ResumeOptions):
     ? `, or write this order's codes to another file: giftcodes codes get ${intent.orderId} --out <file>`
     : '';
   throw new UsageError(
-    `${path} holds the codes of order ${holder.orderId ?? holder.key} (${holder.quantity} × ${holder.productId}, delivered ${holder.endedAt ?? holder.updatedAt})${options.force ? ': --force would write over them' : ''}; this order was not resumed`,
+    `${path} holds the codes of order ${holder.orderId ?? holder.key} (${unitsOf(holder.quantity, holder.productId)}, delivered ${holder.endedAt ?? holder.updatedAt})${options.force ? ': --force would write over them' : ''}; this order was not resumed`,
     { code: 'out_exists', hint: `move that file away, then run this again${elsewhere}` },
   );
 }
