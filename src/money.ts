@@ -2,6 +2,7 @@
 // (2500 USD is $25.00); messages and tables show the major unit with the currency's own number of
 // decimals (ISO 4217), and JSON keeps the API's integers untouched. Integer arithmetic only: a float
 // division would print 0.29 USD for 29 cents as 0.28999….
+import { grouped } from './output/words.js';
 
 /** ISO 4217 currencies whose minor unit is not a hundredth. Every other code has two decimals. */
 const DECIMALS: Readonly<Record<string, number>> = {
@@ -80,7 +81,6 @@ export function formatMoney(minor: number, currency: string): string {
 export function spokenMoney(minor: number, currency: string): string {
   const major = majorUnits(minor, currency);
   const [, sign = '', whole = '', rest = ''] = /^(-?)(\d+)(\.\d+)?$/.exec(major) ?? [];
-  const amount =
-    whole === '' || !Number.isSafeInteger(minor) ? major : `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${rest}`;
+  const amount = whole === '' || !Number.isSafeInteger(minor) ? major : `${sign}${grouped(Number(whole))}${rest}`;
   return `${amount} ${currency.toUpperCase()}`;
 }

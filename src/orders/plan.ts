@@ -210,7 +210,7 @@ export function parsePlan(
   problems.sort((a, b) => a.line - b.line);
   if (problems.length > 0) {
     throw new UsageError(
-      `the plan ${planPath} has ${counted(problems.length, 'bad row')}, nothing was ordered: ${problems
+      `the plan ${planPath} has ${counted(new Set(problems.map((problem) => problem.line)).size, 'bad row')}, nothing was ordered: ${problems
         .slice(0, 20)
         .map((problem) => problem.text)
         .join('; ')}${problems.length > 20 ? '; …' : ''}`,

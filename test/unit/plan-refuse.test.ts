@@ -1,0 +1,124 @@
+// A refused plan says every problem the checks can see in one run (orders/plan.ts refusePlan, and parsePlan
+// given the ids the last `catalog list` saved): by line, with each kind's hint once, the kind's own code when
+// there is one kind, and the exit of the worst.
+import { describe, expect, it } from 'vitest';
+import { LocalError, UsageError } from '../../src/errors.js';
+import { parsePlan, refusePlan, type RowProblem } from '../../src/orders/plan.js';
+
+const exists = (row: number, file = `f${row}.csv`): RowProblem => ({
+  row,
+  error: new UsageError(`line ${row}: ${file} exists`, {
+    code: 'out_exists',
+    hint: 'pass --force to overwrite it, or name another file in the out column',
+  }),
+});
+const refused = (...args: Parameters<typeof refusePlan>): Error => {
+  try {
+    refusePlan(...args);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('refusePlan did not refuse');
+};
+
+describe('refusePlan', () => {
+  it('nothing to say: the plan runs', () => {
+    expect(() => refusePlan('p.csv', [], { rows: [], ids: ['a'] })).not.toThrow();
+    expect(() => refusePlan('p.csv', [])).not.toThrow();
+  });
+
+  it('one problem keeps its words, code and hint, and says nothing was ordered', () => {
+    expect(refused('p.csv', [exists(2)])).toMatchObject({
+      exitCode: 2,
+      code: 'out_exists',
+      message: 'line 2: f2.csv exists; nothing was ordered',
+      hint: 'pass --force to overwrite it, or name another file in the out column',
+    });
+    const bare = refused('p.csv', [{ row: 4, error: new UsageError('line 4: x', { code: 'odd' }) }]);
+    expect(bare).toMatchObject({ code: 'odd', message: 'line 4: x; nothing was ordered' });
+    expect((bare as UsageError).hint).toBeUndefined();
+  });
+
+  it("unknown products alone are the catalog check's own refusal, naming the first one's nearest ids", () => {
+    expect(refused('p.csv', [], { rows: [{ row: 3, productId: 'amazn-us-25' }], ids: ['amazon-us-25'] })).toMatchObject(
+      {
+        code: 'unknown_product',
+        message: 'line 3: no product "amazn-us-25" in the catalog (nothing was sent); did you mean amazon-us-25?',
+        hint: 'list the products with: giftcodes catalog list',
+      },
+    );
+  });
+
+  it('several of one kind keep its code and say its hint once, by line', () => {
+    const error = refused('p.csv', [exists(5), exists(2)]);
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'out_exists',
+      message: 'the plan p.csv cannot be run, nothing was ordered: line 2: f2.csv exists; line 5: f5.csv exists',
+      hint: 'pass --force to overwrite it, or name another file in the out column',
+    });
+  });
+
+  it('kinds mixed: bad_plan, each hint once, unknown products among the rows by line', () => {
+    const error = refused('p.csv', [exists(1), exists(4)], {
+      rows: [
+        { row: 2, productId: 'stem-us-20' },
+        { row: 3, productId: 'zzzzzzzzzzzzzzzz' },
+      ],
+      ids: ['steam-us-20'],
+    });
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'bad_plan',
+      message:
+        'the plan p.csv cannot be run, nothing was ordered: line 1: f1.csv exists; line 2: no product "stem-us-20" in the catalog; did you mean steam-us-20?; line 3: no product "zzzzzzzzzzzzzzzz" in the catalog; line 4: f4.csv exists',
+      hint: 'pass --force to overwrite it, or name another file in the out column; list the products with: giftcodes catalog list',
+    });
+  });
+
+  it('a directory the system will not let us write is its own exit (8), whatever else is wrong', () => {
+    const local = {
+      row: 3,
+      error: new LocalError('line 3: cannot write to the directory /ro', { code: 'out_not_writable' }),
+    };
+    expect(refused('p.csv', [exists(1), local])).toMatchObject({ exitCode: 8, code: 'bad_plan' });
+    expect(refused('p.csv', [local, exists(1)]).message).toMatch(/: line 1: f1\.csv exists; line 3: cannot write/);
+  });
+
+  it('at most twenty problems are named, then an ellipsis', () => {
+    const many = Array.from({ length: 21 }, (_, i) => exists(i + 1));
+    const message = refused('p.csv', many).message;
+    expect(message).toContain('line 20: f20.csv exists; …');
+    expect(message).not.toContain('line 21');
+    expect(refused('p.csv', many.slice(0, 20)).message).toMatch(/line 20: f20\.csv exists$/);
+  });
+});
+
+describe('parsePlan with the ids the last catalog list saved', () => {
+  const parse = (text: string, known?: readonly string[]) =>
+    parsePlan(Buffer.from(text, 'utf8'), '/plans/p.csv', undefined, undefined, known);
+  const refusal = (text: string, known?: readonly string[]): string => {
+    try {
+      parse(text, known);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('parsePlan did not refuse');
+  };
+
+  it('a plan with nothing else wrong is not refused for them: the run checks its products online', () => {
+    expect(parse('amazn-us-25,1\n', ['amazon-us-25']).map((r) => r.productId)).toEqual(['amazn-us-25']);
+  });
+
+  it("a refused plan names them, a row's bad quantity beside its typo; each bad row counted once, in line order", () => {
+    expect(refusal('amazon-us-25,1,a.csv\namazn-us-25,x\namazon-us-25,2,a.csv\n', ['amazon-us-25'])).toBe(
+      'the plan /plans/p.csv has 2 bad rows, nothing was ordered: line 2: quantity must be a whole number from 1 to 1000000, got "x"; line 2: no product "amazn-us-25" in the catalog (as catalog list last saw it); did you mean amazon-us-25?; line 3: out file /plans/a.csv is also the out file of line 1',
+    );
+  });
+
+  it('without them, the refusal is what the rows alone show', () => {
+    expect(refusal('amazn-us-25,x\n')).toBe(
+      'the plan /plans/p.csv has 1 bad row, nothing was ordered: line 1: quantity must be a whole number from 1 to 1000000, got "x"',
+    );
+  });
+});
