@@ -79,8 +79,7 @@ export function formatMoney(minor: number, currency: string): string {
  * 500000000 USD → "5,000,000.00 USD", its thousands grouped, since 500000.00 and 5000000.00 differ by one digit.
  */
 export function spokenMoney(minor: number, currency: string): string {
-  const major = majorUnits(minor, currency);
-  const [, sign = '', whole = '', rest = ''] = /^(-?)(\d+)(\.\d+)?$/.exec(major) ?? [];
-  const amount = whole === '' || !Number.isSafeInteger(minor) ? major : `${sign}${grouped(Number(whole))}${rest}`;
-  return `${amount} ${currency.toUpperCase()}`;
+  if (!Number.isSafeInteger(minor)) return formatMoney(minor, currency);
+  const [whole = '', fraction] = majorUnits(Math.abs(minor), currency).split('.');
+  return `${minor < 0 ? '-' : ''}${grouped(Number(whole))}${fraction ? `.${fraction}` : ''} ${currency.toUpperCase()}`;
 }

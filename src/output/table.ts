@@ -16,9 +16,16 @@ export interface Column<Row> {
    */
   dropRank?: number;
   /**
+   * When every row (two or more) has the same value here, the column is left out with this rank as dropRank's
+   * are, and the value said once under the table (`status of every row: completed`): at 80 columns a plan's
+   * summary gave its file names the room a column of `completed` took.
+   */
+  sameRank?: number;
+  /**
    * Where a cell too long for its column is cut: its end (the default); its start; or, for a path (with a suffix
-   * such as a count), its directory first, then the middle of its file name, whose start tells files apart
-   * (`amazon-10-2026-11-30.csv (2)` at 15 columns: `amazon…csv (2)`, where a cut start left `…-11-30.csv (2)`).
+   * such as a count), its directory first, then its file name before the extension, whose start tells files apart
+   * (`amazon-10-2026-11-30.csv (2)` at 20 columns: `amazon-10-2….csv (2)`, where a cut start left
+   * `…-11-30.csv (2)`); with less room than six characters beside the extension, the middle of the name.
    */
   cut?: 'end' | 'start' | 'path';
 }
@@ -29,8 +36,20 @@ function isWhole<Row>(column: Column<Row>): boolean {
   return column.whole === true || WHOLE_HEADERS.test(column.header);
 }
 
-export function renderTable<Row>(io: Io, rows: readonly Row[], all: readonly Column<Row>[]): string {
+export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly Column<Row>[]): string {
+  const same = (column: Column<Row>): string | undefined => {
+    const values = new Set(rows.map((row) => oneLine(column.value(row))));
+    return rows.length > 1 && values.size === 1 ? [...values][0] : undefined;
+  };
+  const all = given.map((column) =>
+    column.sameRank !== undefined && column.dropRank === undefined && same(column) !== undefined
+      ? { ...column, dropRank: column.sameRank }
+      : column,
+  );
   const columns = io.stdoutIsTTY ? fittingColumns(rows, all, io.columns) : all;
+  const said = all
+    .filter((column) => column.sameRank !== undefined && !columns.includes(column))
+    .map((column) => `${column.header.toLowerCase()} of every row: ${same(column) ?? ''}`);
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)),
@@ -47,7 +66,7 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], all: readonly Col
       .join('  ')
       .trimEnd();
   const header = line(columns.map((column) => column.header.toUpperCase()));
-  return [io.c.bold(header), ...cells.map(line)].join('\n');
+  return [io.c.bold(header), ...cells.map(line), ...said].join('\n');
 }
 
 /** The columns left once the droppable ones blank in every row, then the others lowest rank first, are left out until the rest fits `total`. */
@@ -103,8 +122,11 @@ function fit(value: string, width: number, cut: Column<unknown>['cut'] = 'end'):
   if (cut === 'path') {
     const name = value.slice(value.lastIndexOf('/') + 1);
     if (name.length + 2 <= width) return `…/${name}`.padEnd(width);
-    const head = Math.ceil(kept / 2);
-    return `${name.slice(0, head)}…${name.slice(name.length - (kept - head))}`;
+    // The end kept is the extension and its count (`.csv (2)`) where six characters of the start stay beside them:
+    // the start, where a batch's file names differ, gets the rest; else the middle of the name goes.
+    const dot = name.lastIndexOf('.');
+    const tail = dot > 0 && name.length - dot <= kept - 6 ? name.length - dot : kept - Math.ceil(kept / 2);
+    return `${name.slice(0, kept - tail)}…${name.slice(name.length - tail)}`;
   }
   return cut === 'start' ? `…${value.slice(value.length - kept)}` : `${value.slice(0, kept)}…`;
 }

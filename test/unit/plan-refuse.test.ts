@@ -76,6 +76,19 @@ describe('refusePlan', () => {
     });
   });
 
+  it('one problem beside one unknown product is said together; a problem without a hint adds none', () => {
+    const hintless = { row: 1, error: new UsageError('line 1: odd', { code: 'odd' }) };
+    const error = refused('p.csv', [hintless], { rows: [{ row: 2, productId: 'x' }], ids: ['amazon-us-25'] });
+    expect(error).toMatchObject({
+      code: 'bad_plan',
+      message: 'the plan p.csv cannot be run, nothing was ordered: line 1: odd; line 2: no product "x" in the catalog',
+      hint: 'list the products with: giftcodes catalog list',
+    });
+    const none = refused('p.csv', [hintless, { ...hintless, row: 3 }]);
+    expect(none).toMatchObject({ code: 'odd' });
+    expect((none as UsageError).hint).toBeUndefined();
+  });
+
   it('a directory the system will not let us write is its own exit (8), whatever else is wrong', () => {
     const local = {
       row: 3,

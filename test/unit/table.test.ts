@@ -73,8 +73,52 @@ describe('renderTable at 80 columns', () => {
         .map((line) => line.slice(5 + 2 + 71 - room + 2).trimEnd());
     // Room for the file name: the directory goes.
     expect(at(30)).toEqual(['…/amazon-10-2026-11-30.csv (2)', '…/steam-20-2026-11-30.csv (1)']);
-    // Less: the middle of the name goes, its start and end stay.
-    expect(at(15)).toEqual(['amazon-…csv (2)', 'steam-2…csv (1)']);
+    // Less: the name before its extension goes, six characters of its start stay; with less still, its middle.
+    expect(at(15)).toEqual(['amazon….csv (2)', 'steam-….csv (1)']);
+    expect(at(12)).toEqual(['amazon…v (2)', 'steam-…v (1)']);
+    // Room for the extension and its count at the end: the rest goes to the start, where the product is (a
+    // batch's file names differ at the start and share their date; a dry run at 80 columns showed amazon-2…1-30.csv).
+    expect(at(20)).toEqual(['amazon-10-2….csv (2)', 'steam-20-20….csv (1)']);
+    const bare = (room: number) =>
+      renderTable(
+        terminal(80),
+        [{ out: 'google-play-10-2026-11-30.csv' }],
+        [
+          { header: 'pad', value: () => 'x'.repeat(78 - room), whole: true },
+          { header: 'out', value: (r) => r.out, cut: 'path' },
+        ],
+      )
+        .split('\n')[1]!
+        .slice(78 - room + 2);
+    expect(bare(17)).toBe('google-play-….csv');
+  });
+
+  // A live plan's summary at 80 columns left its files `amaz… (2)`, beside a STATUS of `completed` in every row.
+  it('a column with the same value in every row gives way before a cell is cut, and is said once under the table', () => {
+    const summary = (statuses: string[]) =>
+      renderTable(
+        terminal(80),
+        statuses.map((status, i) => ({ status, out: `google-play-${i}0-2026-11-30.csv (3)` })),
+        [
+          { header: 'order', value: () => 'ord_a08a66b0438f46f68ca5d260' },
+          { header: 'pad', value: () => 'x'.repeat(20), whole: true },
+          { header: 'status', value: (r) => r.status, sameRank: 3 },
+          { header: 'out', value: (r) => r.out, cut: 'path' },
+        ],
+      ).split('\n');
+    expect(summary(['completed', 'completed'])).toEqual([
+      'ORDER                         PAD                   OUT',
+      'ord_a08a66b0438f46f68ca5d260  xxxxxxxxxxxxxxxxxxxx  google-play-00-2026….csv (3)',
+      'ord_a08a66b0438f46f68ca5d260  xxxxxxxxxxxxxxxxxxxx  google-play-10-2026….csv (3)',
+      'status of every row: completed',
+    ]);
+    // Rows that differ keep the column, their files cut.
+    expect(summary(['completed', 'pending'])[0]).toMatch(/ STATUS +OUT$/);
+    // One row is no pattern; a table that fits keeps it.
+    expect(summary(['completed'])[0]).toMatch(/ STATUS +OUT$/);
+    expect(renderTable(terminal(80), [{ s: 'a' }, { s: 'a' }], [{ header: 's', value: (r) => r.s, sameRank: 1 }])).toBe(
+      'S\na\na',
+    );
   });
 
   it('a narrow column left out before a wide one comes back into the room the wide one left', () => {

@@ -7,6 +7,7 @@ import type { Product } from '../../src/api/schemas.js';
 import { checkRowsKnown, unitPriceOf } from '../../src/orders/products.js';
 import { refusePlan } from '../../src/orders/plan.js';
 import { tempDir } from '../helpers/e2e.js';
+import { saveCatalogCache } from '../../src/output/catalog-cache.js';
 
 const product = (fields: Record<string, unknown>): Product => ({ id: 'p', ...fields }) as Product;
 
@@ -65,5 +66,33 @@ describe("a plan's rows checked before sending, with no catalog cache", () => {
     await expect(
       checkRowsKnown({ configDir: tempDir(), target, api: api(down) }, [{ row: 2, productId: 'anything' }]),
     ).resolves.toEqual({ unknown: [], ids: [] });
+  });
+});
+
+describe("a plan's rows checked before sending, with the catalog list's cache", () => {
+  const target = { profile: 'default', baseUrl: 'https://api.example' };
+  it('asks the API only about the ids the cache lacks, and hands back the unknown ones with its ids', async () => {
+    const configDir = tempDir();
+    saveCatalogCache(configDir, target, ['amazon-us-25']);
+    let reads = 0;
+    const api = () =>
+      Promise.resolve({
+        listProducts: () => (reads++, Promise.resolve([{ id: 'amazon-us-25' }, { id: 'steam-us-20' }])),
+      } as unknown as ApiClient);
+    await expect(checkRowsKnown({ configDir, target, api }, [{ row: 1, productId: 'amazon-us-25' }])).resolves.toEqual({
+      unknown: [],
+      ids: ['amazon-us-25'],
+    });
+    expect(reads).toBe(0);
+    const rows = [
+      { row: 1, productId: 'amazon-us-25' },
+      { row: 2, productId: 'steam-us-20' },
+      { row: 3, productId: 'stem-us-20' },
+    ];
+    await expect(checkRowsKnown({ configDir, target, api }, rows)).resolves.toMatchObject({
+      unknown: [rows[2]],
+      ids: ['amazon-us-25', 'steam-us-20'],
+    });
+    expect(reads).toBe(1);
   });
 });

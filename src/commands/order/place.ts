@@ -629,11 +629,13 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
               },
             ]
           : []),
+        // The same status in every row (all completed; a dry run's) gives way to the file names, said once below.
         {
           header: 'status',
+          sameRank: 3,
           value: (r) =>
             r.dryRun
-              ? 'dry run: not sent'
+              ? 'dry run'
               : r.error
                 ? `error: ${r.error.code}`
                 : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
