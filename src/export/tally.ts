@@ -1,18 +1,20 @@
 // Every code of one order, seen once: a page that repeats a code in place of another (the count still
 // matching) is a server fault, never codes to hand out. Memory stays small however many codes an order has:
-// one open-addressed table of 64-bit slots (at most half full), 16 MiB for a million codes, beside the
-// export's ~70 MiB. A slot's home is one hash of the code's text, its content two more: two different codes
-// are taken for one only when their probe runs meet and both 32-bit words agree, about once in 7 × 10^12
-// orders of a million codes. With one word (8 MiB) it was once in ~2,000, and a bench round met it (exit 5
-// on a sound order). The hashes are seeded per run, so even that never repeats on a rerun; a true repeat
-// always is refused.
+// one open-addressed table of 64-bit slots, at most 70 % full, sized from the order's quantity (11 MiB for a
+// million codes; a power of two of slots at most half full took 16 MiB, and up to twice that for other
+// quantities). A slot's home is one hash of the code's text, its content two more: two different codes are taken
+// for one only when their probe runs meet and both 32-bit words agree, about once in 10^12 orders of a million
+// codes. With one word (8 MiB) it was once in ~2,000, and a bench round met it (exit 5 on a sound order). The
+// hashes are seeded per run, so even that never repeats on a rerun; a true repeat always is refused.
 import type { CodeRecord } from '../api/schemas.js';
 import { NetworkError } from '../errors.js';
 import type { ScannedPage } from './scan.js';
 import { randomBytes } from 'node:crypto';
 
-/** Slots for an order whose quantity is not known: a million codes, at most half full (16 MiB, given as touched). */
+/** Slots for an order whose quantity is not known: a million codes and more (16 MiB, given as touched). */
 const UNKNOWN_QUANTITY_SLOTS = 1 << 21;
+/** How full a table gets before a new one takes the codes that come next. */
+const MAX_LOAD = 0.7;
 
 const STRING = 1;
 const STRING_COMMA = 2;
@@ -20,13 +22,14 @@ const NUMBER = 3;
 
 export class CodeTally {
   private table: Uint32Array;
-  private mask: number;
+  /** The table's slots (two words each). */
+  private slots: number;
   private size = 0;
   /** Codes looked at so far (the position of the next record in the order's pages). */
   private seen = 0;
   private readonly seed1: number;
   private readonly seed2: number;
-  private readonly older: Uint32Array[] = [];
+  private readonly older: { table: Uint32Array; slots: number }[] = [];
 
   constructor(
     private readonly orderId: string,
@@ -37,11 +40,13 @@ export class CodeTally {
     // ~4 MiB for a thousand codes, 16 MiB from ~20,000 on), and up to a million codes each is looked for in one
     // table. Grown from 1,024 slots instead, a million codes met eleven tables, and looking in the ten older
     // ones took 0.52 s of the export's 2.15 s of CPU (BENCHMARKS.md, issue 33).
-    let slots = expected === undefined ? UNKNOWN_QUANTITY_SLOTS : 1024;
-    while (expected !== undefined && slots < expected * 2 && slots < 1 << 27) slots *= 2;
+    const slots =
+      expected === undefined
+        ? UNKNOWN_QUANTITY_SLOTS
+        : Math.min(1 << 27, Math.max(1024, Math.ceil(expected / MAX_LOAD)));
     // Two words a slot: the code's second hash (0 marks an empty slot) and a third, its check word.
     this.table = new Uint32Array(slots * 2);
-    this.mask = slots - 1;
+    this.slots = slots;
     const seeds = randomBytes(8);
     this.seed1 = seeds.readUInt32LE(0);
     this.seed2 = seeds.readUInt32LE(4);
@@ -125,9 +130,10 @@ export class CodeTally {
 
   /** Puts a code's hashes in the table; false when they are there already (a repeat). */
   private add(h1: number, h2: number, h3: number): boolean {
-    if ((this.size + 1) * 2 > this.mask + 1) this.grow();
-    for (const older of this.older) if (holds(older, older.length / 2 - 1, h1, h2, h3)) return false;
-    for (let slot = h1 & this.mask; ; slot = (slot + 1) & this.mask) {
+    if (this.size + 1 > this.slots * MAX_LOAD) this.grow();
+    for (const older of this.older) if (holds(older.table, older.slots, h1, h2, h3)) return false;
+    const slots = this.slots;
+    for (let slot = home(h1, slots); ; slot = slot + 1 === slots ? 0 : slot + 1) {
       const held = this.table[2 * slot] as number;
       if (held === 0) {
         this.table[2 * slot] = h2;
@@ -140,14 +146,14 @@ export class CodeTally {
   }
 
   /**
-   * A full table (an order whose quantity was not known) is kept as it is, and a new one twice its size
-   * takes the codes that come next: a slot holds no code's first hash, so entries cannot be placed again.
-   * Each code is then looked for in every table, each at most half full; together they take twice the memory.
+   * A full table (more codes than the order's quantity said, or one whose quantity was not known) is kept as it
+   * is, and a new one twice its size takes the codes that come next: a slot holds no code's first hash, so
+   * entries cannot be placed again. Each code is then looked for in every table, each at most 70 % full.
    */
   private grow(): void {
-    this.older.push(this.table);
-    this.table = new Uint32Array(this.table.length * 2);
-    this.mask = this.table.length / 2 - 1;
+    this.older.push({ table: this.table, slots: this.slots });
+    this.slots *= 2;
+    this.table = new Uint32Array(this.slots * 2);
     this.size = 0;
   }
 
@@ -163,11 +169,19 @@ export class CodeTally {
   }
 }
 
-/** Whether (`h2`, `h3`) is in the probe run of `h1` in a table (at most half full, so the run ends). */
-function holds(table: Uint32Array, mask: number, h1: number, h2: number, h3: number): boolean {
-  for (let slot = h1 & mask; ; slot = (slot + 1) & mask) {
+/** Whether (`h2`, `h3`) is in the probe run of `h1` in a table (at most 70 % full, so the run ends). */
+function holds(table: Uint32Array, slots: number, h1: number, h2: number, h3: number): boolean {
+  for (let slot = home(h1, slots); ; slot = slot + 1 === slots ? 0 : slot + 1) {
     const held = table[2 * slot] as number;
     if (held === 0) return false;
     if (held === h2 && table[2 * slot + 1] === h3) return true;
   }
+}
+
+/**
+ * A code's home slot among `slots` (any count, not only a power of two): its first hash scaled to them. The
+ * product is below 2^59, so a double rounds it, but by far less than one slot: the result stays below `slots`.
+ */
+function home(h1: number, slots: number): number {
+  return Math.floor(((h1 >>> 0) / 4294967296) * slots);
 }

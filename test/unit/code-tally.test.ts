@@ -121,19 +121,29 @@ describe('CodeTally, every kind of code and position', () => {
     );
   });
 
-  it('the table is sized once from the quantity (at most half full), for a million codes when it is not known, and grows past that', () => {
+  it('the table is sized once from the quantity (at most 70 % full, any count of slots), for a million codes when it is not known, and grows past that', () => {
     // Two words a slot: the second hash and the check word.
     const slots = (tally: CodeTally): number => (tally as unknown as { table: Uint32Array }).table.length / 2;
     expect(slots(new CodeTally('o', 100))).toBe(1024);
-    expect(slots(new CodeTally('o', 512))).toBe(1024);
-    expect(slots(new CodeTally('o', 513))).toBe(2048);
-    expect(slots(new CodeTally('o', 1_000_000))).toBe(2 ** 21);
+    expect(slots(new CodeTally('o', 716))).toBe(1024);
+    expect(slots(new CodeTally('o', 717))).toBe(1025);
+    // A million codes in 1,428,572 slots (10.9 MiB): a power of two at most half full took 2^21 (16 MiB).
+    expect(slots(new CodeTally('o', 1_000_000))).toBe(1_428_572);
+    expect(slots(new CodeTally('o', 600_000))).toBe(857_143);
     // Unknown: one table for the first million codes and more (the export's 1,000,000 never grow it).
     expect(slots(new CodeTally('o'))).toBe(2 ** 21);
     const growing = new CodeTally('o', 512);
-    growing.page(records(0, 512));
+    growing.page(records(0, 716));
     expect(slots(growing)).toBe(1024);
-    growing.page(records(512, 513));
+    growing.page(records(716, 717));
     expect(slots(growing)).toBe(2048);
+    // Every code of the grown tables still counts: a repeat of the first is refused, a new one passes.
+    expect(() => growing.page(records(0, 1))).toThrow(/code number 718 repeats/);
+  });
+
+  it('a table of any count of slots finds every repeat: 30,000 codes in 42,858 slots, each sent again', () => {
+    const tally = new CodeTally('o', 30_000);
+    for (let from = 0; from < 30_000; from += 1000) tally.page(records(from, from + 1000));
+    for (const code of [0, 1, 14_999, 29_999]) expect(() => tally.page(records(code, code + 1))).toThrow(/repeats/);
   });
 });
