@@ -127,7 +127,9 @@ export function parsePlan(
     const line = index + 1;
     const trimmed = raw.trim();
     if (misordered || trimmed === '' || trimmed.startsWith('#')) return;
-    const cells = trimmed.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'));
+    const cells = planCells(trimmed);
+    // A spreadsheet's empty row (`,,`) is a blank line.
+    if (cells.every((cell) => cell === '')) return;
     const names = cells.map((cell) => cell.toLowerCase());
     if (rows.length === 0 && problems.length === 0 && names.includes('product') && names.includes('quantity')) {
       if (names[0] === 'product' && names[1] === 'quantity') return; // the header
@@ -140,18 +142,30 @@ export function parsePlan(
       );
     }
     const [productId, quantity, out, ...extra] = cells;
-    if (cells.length === 1 && /[;\t]/.test(trimmed))
+    if (cells.length === 1 && /[;\t]/.test(trimmed)) {
+      const separators = trimmed.includes(';') ? 'semicolons' : 'tabs';
+      const hint =
+        'save it from the spreadsheet as CSV with commas between the columns (in some locales: "CSV UTF-8 (comma delimited)")';
+      // The first row so: the whole file is (said once, its other rows not read as nonsense).
+      if (rows.length === 0 && problems.length === 0)
+        throw new UsageError(
+          `the plan ${planPath} has its columns separated by ${separators} (line ${line}), nothing was ordered: a plan is comma-separated (product,quantity[,out])`,
+          { code: 'bad_plan', hint },
+        );
       return bad(
         line,
-        `its columns are separated by ${trimmed.includes(';') ? 'semicolons' : 'tabs'}; a plan is comma-separated (product,quantity[,out])`,
-        'save it from the spreadsheet as CSV with commas between the columns (in some locales: "CSV UTF-8 (comma delimited)")',
+        `its columns are separated by ${separators}; a plan is comma-separated (product,quantity[,out])`,
+        hint,
       );
+    }
     if (extra.length > 0 || cells.length < 2)
-      return bad(line, `expected product,quantity[,out], got ${cells.length} fields`);
+      return bad(line, `expected product,quantity[,out], got ${cells.length} fields${splitQuantity(cells)}`);
     if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId))
       return bad(line, `"${productId ?? ''}" is not a product id`, 'see the product ids: giftcodes catalog list');
     named.push({ line, productId });
-    const n = /^\d+$/.test(quantity ?? '') ? Number(quantity) : Number.NaN;
+    // A spreadsheet writes 1500 as "1,500" (quoted, so it stays one cell): its thousands separators go.
+    const digits = /^\d{1,3}(,\d{3})+$/.test(quantity ?? '') ? quantity!.replaceAll(',', '') : quantity;
+    const n = /^\d+$/.test(digits ?? '') ? Number(digits) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
       return bad(line, `quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
     const outCell = out ?? '';
@@ -230,6 +244,49 @@ export function parsePlan(
       hint: 'each row is product,quantity[,out]',
     });
   return rows;
+}
+
+/**
+ * A plan line's cells, as CSV quotes them: a cell that starts with `"` runs to its closing quote (`""` is a
+ * quote inside it), commas included, when only spaces come between that quote and the next comma; any other
+ * cell runs to the next comma as written (`x"y"` stays `x"y"`). Cells are trimmed.
+ */
+function planCells(line: string): string[] {
+  const cells: string[] = [];
+  for (let at = 0; ;) {
+    let start = at;
+    while (line[start] === ' ') start++;
+    if (line[start] === '"') {
+      let value = '';
+      let k = start + 1;
+      for (; k < line.length; k++) {
+        if (line[k] !== '"') value += line[k];
+        else if (line[k + 1] === '"') value += line[++k];
+        else break;
+      }
+      let next = k + 1;
+      while (line[next] === ' ') next++;
+      if (k < line.length && (next >= line.length || line[next] === ',')) {
+        cells.push(value.trim());
+        if (next >= line.length) return cells;
+        at = next + 1;
+        continue;
+      }
+    }
+    const comma = line.indexOf(',', at);
+    cells.push((comma === -1 ? line.slice(at) : line.slice(at, comma)).trim());
+    if (comma === -1) return cells;
+    at = comma + 1;
+  }
+}
+
+/** Said after "got 4 fields" when the quantity looks cut at its thousands separators (`steam-us-20,1,500`). */
+function splitQuantity(cells: readonly string[]): string {
+  let groups = 2;
+  while (/^\d{3}$/.test(cells[groups] ?? '')) groups++;
+  if (groups === 2 || !/^\d{1,3}$/.test(cells[1] ?? '')) return '';
+  const parts = cells.slice(1, groups);
+  return ` (a quantity with a thousands separator? write ${parts.join('')}, or "${parts.join(',')}" in quotes)`;
 }
 
 /** The file a path names once its directory's symbolic links are followed (the path itself when it cannot be). */

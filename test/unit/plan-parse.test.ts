@@ -262,11 +262,35 @@ describe('plans from a spreadsheet', () => {
     expect(parse('p1,1,a\tb.csv\n')[0]!.out).toBe('/plans/a\tb.csv');
   });
 
-  it('semicolons or tabs between the columns are named, not counted as one field', () => {
-    expect(refusal('product;quantity\namazon-us-25;1\n').message).toContain(
-      'line 1: its columns are separated by semicolons; a plan is comma-separated (product,quantity[,out]); line 2: its columns are separated by semicolons',
+  // A walkthrough's semicolon file said it five times, counted its header as a bad row, gave the generic hint,
+  // and read a later line's "1,500" as two cells of nonsense.
+  it('semicolons or tabs between the columns are said once, for the whole file, with their own hint', () => {
+    const error = refusal('product;quantity\namazon-us-25;1\nsteam-us-20;"1,500";x.csv\n') as Error & { hint?: string };
+    expect(error.message).toBe(
+      'the plan /plans/p.csv has its columns separated by semicolons (line 1), nothing was ordered: a plan is comma-separated (product,quantity[,out])',
     );
-    expect(refusal('amazon-us-25\t1\n').message).toContain('line 1: its columns are separated by tabs;');
+    expect(error.hint).toBe(
+      'save it from the spreadsheet as CSV with commas between the columns (in some locales: "CSV UTF-8 (comma delimited)")',
+    );
+    expect(refusal('# tonight\namazon-us-25\t1\n').message).toContain('separated by tabs (line 2)');
+  });
+
+  it('a quantity as a spreadsheet writes it, "1,500" in quotes, is 1500; cells are quoted as CSV quotes them', () => {
+    expect(parse('amazon-us-25,"1,500","a, b.csv"\n')[0]).toMatchObject({ quantity: 1500, out: '/plans/a, b.csv' });
+    expect(parse('"x""y",2\n')[0]!.productId).toBe('x"y');
+    expect(parse('p1,"1,000,000"\n')[0]!.quantity).toBe(1_000_000);
+    for (const q of ['"1,5"', '"1,5000"', '",500"', '"1.500"'])
+      expect(refusal(`p1,${q}\n`).message).toContain('quantity must be a whole number');
+  });
+
+  it('"1,500" without quotes is read as two cells: the refusal says what to write', () => {
+    expect(refusal('steam-us-20,1,500,x.csv\n').message).toContain(
+      'line 1: expected product,quantity[,out], got 4 fields (a quantity with a thousands separator? write 1500, or "1,500" in quotes)',
+    );
+  });
+
+  it("a row of empty cells (a spreadsheet's empty row) is skipped as a blank line is", () => {
+    expect(parse('p1,1\n,,\n , \n"",""\n').map((r) => r.productId)).toEqual(['p1']);
   });
 
   it('a header with the columns in another order is said once, not read as a bad quantity on every row', () => {
