@@ -115,7 +115,7 @@ export function parsePlan(
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const rows: PlanRow[] = [];
   /** Each bad row's line and words, and the hint for its cause where it has its own (else the plan's format). */
-  const problems: { line: number; text: string; hint?: string }[] = [];
+  const problems: { line: number; text: string; hint?: string; cached?: true }[] = [];
   const bad = (line: number, text: string, hint?: string): void =>
     void problems.push({ line, text: `line ${line}: ${text}`, ...(hint ? { hint } : {}) });
   const lines = text.split(/\r?\n/);
@@ -219,7 +219,11 @@ export function parsePlan(
   if (problems.length > 0 && known.length > 0) {
     for (const row of named)
       if (!known.includes(row.productId))
-        bad(row.line, noSuchProduct(row.productId, known, 'as catalog list last saw it'), UNKNOWN_PRODUCT_HINT);
+        problems.push({
+          line: row.line,
+          text: `line ${row.line}: ${noSuchProduct(row.productId, known, 'as catalog list last saw it')}`,
+          cached: true,
+        });
   }
   problems.sort((a, b) => a.line - b.line);
   if (problems.length > 0) {
@@ -228,14 +232,7 @@ export function parsePlan(
         .slice(0, 20)
         .map((problem) => problem.text)
         .join('; ')}${problems.length > 20 ? '; …' : ''}`,
-      {
-        code: 'bad_plan',
-        // One cause, its own hint; causes of several kinds, the plan's format.
-        hint:
-          new Set(problems.map((problem) => problem.hint)).size === 1 && problems[0]!.hint
-            ? problems[0]!.hint
-            : 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
-      },
+      { code: 'bad_plan', hint: planHint(problems) },
     );
   }
   if (rows.length === 0)
@@ -244,6 +241,19 @@ export function parsePlan(
       hint: 'each row is product,quantity[,out]',
     });
   return rows;
+}
+
+/**
+ * A refused plan's hint: one cause, its own hint; causes of several kinds, the plan's format. The typos the cached
+ * catalog shows add its hint beside that one, never in its place (the --batch to add stays said).
+ */
+function planHint(problems: readonly { hint?: string; cached?: true }[]): string {
+  const rows = problems.filter((problem) => !problem.cached);
+  const hint =
+    new Set(rows.map((problem) => problem.hint)).size === 1 && rows[0]!.hint
+      ? rows[0]!.hint
+      : 'each row is product,quantity[,out] (a header row product,quantity,out is optional)';
+  return rows.length < problems.length ? `${hint}; ${UNKNOWN_PRODUCT_HINT}` : hint;
 }
 
 /**
@@ -749,16 +759,21 @@ export function refusePlan(
     })),
   ].sort((a, b) => a.row - b.row);
   const codes = new Set(all.map((p) => p.error.code));
-  const hints = [...new Set(all.flatMap((p) => (p.error.hint ? [p.error.hint] : [])))];
-  // A usage problem is exit 2; a directory the system will not let us write is the local failure's own exit.
-  const worst = all.find((p) => p.error.exitCode !== ExitCode.usage)?.error.exitCode ?? ExitCode.usage;
+  // One hint for each kind of problem, its first row's (a hint may name its row's file: a 1,000-row plan's
+  // refusal once carried a hint per row).
+  const hints = new Map<string, string>();
+  for (const { error } of all) if (error.hint && !hints.has(error.code)) hints.set(error.code, error.hint);
+  // A usage problem is exit 2; a directory the system will not let us write is the local failure's own exit
+  // and code, as that row alone would have been refused.
+  const local = all.find((p) => p.error.exitCode !== ExitCode.usage)?.error;
+  const code = local?.code ?? (codes.size === 1 ? [...codes][0]! : 'bad_plan');
   throw new CliError(
-    worst,
+    local?.exitCode ?? ExitCode.usage,
     `the plan ${planPath} cannot be run, nothing was ordered: ${all
       .slice(0, 20)
       .map((p) => p.error.message)
       .join('; ')}${all.length > 20 ? '; …' : ''}`,
-    { code: codes.size === 1 ? [...codes][0]! : 'bad_plan', ...(hints.length > 0 ? { hint: hints.join('; ') } : {}) },
+    { code, ...(hints.size > 0 ? { hint: [...hints.values()].join('; ') } : {}) },
   );
 }
 

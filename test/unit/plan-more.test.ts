@@ -61,6 +61,8 @@ function harness(
     signal: new AbortController().signal,
     connection: () =>
       Promise.resolve({ environment: o.environment ?? 'test', profile: 'shop', baseUrl: server.url, apiKey: KEY }),
+    currentTarget: () =>
+      Promise.resolve({ environment: o.environment ?? 'test', profile: 'shop', baseUrl: server.url }),
     journal: () => Promise.resolve(journal),
     api: () => Promise.resolve(api),
   } as unknown as PlaceDeps & { yes: boolean };
@@ -216,6 +218,41 @@ describe('a refused plan names all its problems in one run', () => {
     );
     expect(error.message).toContain('line 3: quantity must be a whole number');
     expect(h.posts()).toBe(0);
+  });
+
+  // An adversarial review: the cache's check called an interrupted row bad (its product since withdrawn), and
+  // editing that line would change its key, leaving an order that may be charged and placing another.
+  it("the cached catalog never calls a product this machine ordered unknown (an interrupted or delivered row's), and reads no key", async () => {
+    const configDir = tempDir();
+    const journal = freshJournal();
+    await journal.begin({
+      key: 'plan-earlier',
+      productId: 'netflix-us-30',
+      quantity: 1,
+      environment: 'test',
+      profile: 'shop',
+      baseUrl: server.url,
+      keyId: keyIdOf(KEY),
+    });
+    const h = harness({ journal });
+    saveCatalogCache(configDir, { profile: 'shop', baseUrl: server.url }, ['amazon-us-25']);
+    const path = plan('netflix-us-30,1\namazn-us-25,1\namazon-us-25,0\n');
+    const deps = {
+      ...h.f,
+      configDir,
+      connection: () => Promise.reject(new Error('the key was read')),
+      currentTarget: () => Promise.resolve({ profile: 'shop', environment: 'test' as const, baseUrl: server.url }),
+    };
+    const error = (await runVerb({ plan: path, concurrency: 1, yes: false, json: true } as PlaceOptions, deps).catch(
+      (e: unknown) => e,
+    )) as Error & { hint?: string };
+    expect(error.message).toBe(
+      `the plan ${path} has 2 bad rows, nothing was ordered: line 2: no product "amazn-us-25" in the catalog (as catalog list last saw it); did you mean amazon-us-25?; line 3: quantity must be a whole number from 1 to 1000000, got "0"`,
+    );
+    // The rows' own cause keeps its hint; the catalog's is said beside it.
+    expect(error.hint).toBe(
+      'each row is product,quantity[,out] (a header row product,quantity,out is optional); list the products with: giftcodes catalog list',
+    );
   });
 });
 

@@ -94,8 +94,25 @@ describe('refusePlan', () => {
       row: 3,
       error: new LocalError('line 3: cannot write to the directory /ro', { code: 'out_not_writable' }),
     };
-    expect(refused('p.csv', [exists(1), local])).toMatchObject({ exitCode: 8, code: 'bad_plan' });
+    expect(refused('p.csv', [exists(1), local])).toMatchObject({ exitCode: 8, code: 'out_not_writable' });
     expect(refused('p.csv', [local, exists(1)]).message).toMatch(/: line 1: f1\.csv exists; line 3: cannot write/);
+  });
+
+  it("one hint for each kind of problem, its first row's: a hint that names its row's file is not said for every row", () => {
+    const held = (row: number): RowProblem => ({
+      row,
+      error: new UsageError(`line ${row}: codes-${row}.csv exists and holds the codes of order ord_${row}`, {
+        code: 'out_exists',
+        hint: `give each batch a file of its own: {batch} in the out column (codes-${row}-{batch}.csv) is the --batch name`,
+      }),
+    });
+    const error = refused(
+      'p.csv',
+      Array.from({ length: 30 }, (_, i) => held(i + 1)),
+    ) as UsageError;
+    expect(error.hint).toBe(
+      'give each batch a file of its own: {batch} in the out column (codes-1-{batch}.csv) is the --batch name',
+    );
   });
 
   it('at most twenty problems are named, then an ellipsis', () => {
@@ -108,6 +125,18 @@ describe('refusePlan', () => {
 });
 
 describe('parsePlan with the ids the last catalog list saved', () => {
+  it("the rows' own hint stays, the catalog's beside it (the --batch to add is still said)", () => {
+    let hint: string | undefined;
+    try {
+      parse('amazon-us-25,1,a-{batch}.csv\namazn-us-50,1,b-{batch}.csv\n', ['amazon-us-25', 'amazon-us-50']);
+    } catch (error) {
+      hint = (error as UsageError).hint;
+    }
+    expect(hint).toBe(
+      'give the run a batch name: add --batch "$(date +%F)" to the same command; list the products with: giftcodes catalog list',
+    );
+  });
+
   const parse = (text: string, known?: readonly string[]) =>
     parsePlan(Buffer.from(text, 'utf8'), '/plans/p.csv', undefined, undefined, known);
   const refusal = (text: string, known?: readonly string[]): string => {

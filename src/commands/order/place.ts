@@ -496,27 +496,46 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
 }
 
 /**
- * The plan's first reading, before a key or the journal is looked at. Refused, it is read again with the product
- * ids the last `catalog list` saved, where they are at hand, so that its typos are named in the same refusal.
+ * The plan's first reading, before a key is read or the journal changed. Refused, it is read again with the
+ * product ids the last `catalog list` saved, where they are at hand, so that its typos are named in the same
+ * refusal. A product this machine ordered (a row an earlier run left interrupted, one it delivered) is never
+ * called unknown there: the run finishes such a row whatever the catalog says now, and editing its line would
+ * change its key (an adversarial review).
  */
 async function readPlanFirst(plan: string, batch: string | undefined, deps: PlaceDeps): Promise<PlanRow[]> {
   const { readPlan } = await import('../../orders/plan.js');
   try {
     return readPlan(plan, undefined, batch);
   } catch (error) {
-    if (isCliError(error) && error.code === 'bad_plan') readPlan(plan, undefined, batch, await cachedIds(deps));
+    if (isCliError(error) && error.code === 'bad_plan') {
+      const cached = await cachedIds(deps);
+      if (cached.length > 0) readPlan(plan, undefined, batch, [...cached, ...(await orderedHere(deps))]);
+    }
     throw error;
   }
 }
 
-/** The product ids the last `catalog list` saved for this run's profile and base URL; none where they are not at hand. */
+/** The product ids the last `catalog list` saved for this run's profile and base URL (no key read); none where they are not at hand. */
 async function cachedIds(deps: PlaceDeps): Promise<readonly string[]> {
   try {
-    const [connection, { readCatalogCache }] = await Promise.all([
-      deps.connection(),
+    const [target, { readCatalogCache }] = await Promise.all([
+      deps.currentTarget ? deps.currentTarget() : Promise.reject(new Error('no target')),
       import('../../output/catalog-cache.js'),
     ]);
-    return readCatalogCache(deps.configDir, { profile: connection.profile, baseUrl: connection.baseUrl });
+    return readCatalogCache(deps.configDir, { profile: target.profile, baseUrl: target.baseUrl });
+  } catch {
+    return [];
+  }
+}
+
+/** The products of this machine's unresolved intents and recorded orders. */
+async function orderedHere(deps: PlaceDeps): Promise<string[]> {
+  try {
+    const journal = await deps.journal();
+    return [
+      ...journal.read().intents.map((intent) => intent.productId),
+      ...journal.history.list().map((record) => record.productId),
+    ];
   } catch {
     return [];
   }
