@@ -24,6 +24,8 @@ export interface MachineDeps {
   journal: Journal;
   signal: AbortSignal;
   now?: () => number;
+  /** What a log's status lines say the order is for (a plan's row and its quantity × product). */
+  label?: string | undefined;
 }
 
 export interface Written {
@@ -196,6 +198,7 @@ export class OrderMachine {
         signal: this.deps.signal,
         intervalS: o.intervalS,
         timeoutS: o.timeoutS,
+        label: this.deps.label,
       });
     } catch (error) {
       if (!(error instanceof OrderEndedError)) throw keptForResume(error, this.intent);
@@ -356,6 +359,6 @@ function codesAlreadyInFile(error: unknown, intent: Intent, path: string): CliEr
 }
 
 /** The order's price as the API states it: its `amount`, else its `total`, when that is a money object. */
-function amountOf(order: Order): Money | undefined {
+export function amountOf(order: Order): Money | undefined {
   return moneyOf(order.amount) ?? moneyOf(order.total);
 }

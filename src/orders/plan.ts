@@ -21,7 +21,7 @@ import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js'
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 import { shellWord } from '../output/pinned-hint.js';
-import { counted } from '../output/words.js';
+import { counted, unitsOf } from '../output/words.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -513,7 +513,10 @@ export async function runRows(
         resumeOnly: deps.resumeOnly?.has(row.key),
       });
       if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
-      const machine = new OrderMachine(machineDeps, intent);
+      const machine = new OrderMachine(
+        { ...machineDeps, label: `row ${row.row}: ${unitsOf(row.quantity, row.productId)}` },
+        intent,
+      );
       await machine.arm();
       return { index, base, machine };
     } catch (error) {

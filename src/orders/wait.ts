@@ -20,6 +20,8 @@ export interface WaitOptions {
   timeoutS?: number;
   /** Each time the status changes, the first poll included. */
   onStatus?: (order: Order) => void;
+  /** What the order is for, in a log's status line (a plan's row: `row 3: 1,500 × steam-us-20`). */
+  label?: string | undefined;
 }
 
 /** An order that ended in a failure state (exit 6); carries the order as the server sent it. */
@@ -50,7 +52,7 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
         o.onStatus?.(order);
         spinner.update(`order ${order.id} is ${order.status}`);
         // notice() is silent under --quiet and --json; on a terminal the spinner says it instead.
-        if (!o.io.stderrIsTTY) o.io.notice(`order ${order.id}: ${order.status}`);
+        if (!o.io.stderrIsTTY) o.io.notice(`order ${order.id}${o.label ? ` (${o.label})` : ''}: ${order.status}`);
       }
       const result = orderOutcome(order.status);
       if (result === 'completed') {

@@ -335,7 +335,16 @@ describe('runPlan', () => {
       // The run's last line counts in words that agree with their numbers ("1 orders", "1 codes" before).
       const one = harness({ url: slow.url, json: false });
       await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, one.deps);
-      expect(one.err()).toMatch(/done: plan \S+: 1 of 1 row ordered \(1 code\)/);
+      expect(one.err()).toMatch(/done: plan \S+: 1 of 1 row ordered \(1 code, 25\.00 USD\)/);
+      // A cron log's status lines say which row each order is (a walkthrough read bare order ids), and the
+      // last line what the run cost.
+      const logged = harness({ url: slow.url, json: false });
+      await runPlan(
+        { plan: plan('amazon-us-25,1\nsteam-us-20,1500\n'), concurrency: 2, wait: true, interval: 0.05 },
+        logged.deps,
+      );
+      expect(logged.err()).toMatch(/order ord_\w+ \(row 2: 1,500 × steam-us-20\): completed/);
+      expect(logged.err()).toMatch(/done: plan \S+: 2 of 2 rows ordered \(1,501 codes, 30,025\.00 USD\)/);
     } finally {
       await slow.close();
     }

@@ -484,10 +484,20 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       );
     });
     // The summary is the delivery of every row: printed and flushed, then each row's record, then its intent settled.
-    await deliver(io, journal, () => planSummary(io, results), outcomes);
+    const [{ runSummary }, { amountOf }] = await Promise.all([
+      import('../../output/progress.js'),
+      import('../../orders/machine.js'),
+    ]);
+    // What the orders cost, as the API stated each: every placed row's, or none is said.
+    const costOf = (placed: readonly PlanResult[]): string | undefined => {
+      const amounts = placed.map((r) => ({ price: r.order && amountOf(r.order), quantity: 1 }));
+      return amounts.length > 0 && amounts.every((a) => a.price) ? totalOf(amounts) : undefined;
+    };
+    const story = planStory(o.plan, results, costOf);
+    // At a terminal, where no log's last line is written, the run's story is the table's last line.
+    await deliver(io, journal, () => planSummary(io, results, io.stderrIsTTY ? [story] : []), outcomes);
     await settle(journal, outcomes);
-    const { runSummary } = await import('../../output/progress.js');
-    runSummary(io, planStory(o.plan, results));
+    runSummary(io, story);
     const failure = planFailure(results);
     if (failure) throw failure;
   } finally {
@@ -601,28 +611,33 @@ async function dryRun(
 }
 
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
-function planStory(plan: string, results: readonly PlanResult[]): string {
+function planStory(
+  plan: string,
+  results: readonly PlanResult[],
+  costOf: (placed: readonly PlanResult[]) => string | undefined,
+): string {
   const notSent = results.filter((r) => r.error?.code === 'not_attempted').length;
   const failed = results.filter((r) => r.error).length - notSent;
   const earlier = results.filter((r) => r.already).length;
   const placed = results.filter((r) => !r.error && !r.already);
   const units = placed.reduce((sum, r) => sum + r.quantity, 0);
   const files = placed.filter((r) => r.out).length;
+  const cost = costOf(placed);
   return [
-    `plan ${plan}: ${placed.length} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
+    `plan ${plan}: ${placed.length} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
     ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
     ...(failed > 0 ? [`${failed} failed`] : []),
     ...(notSent > 0 ? [`${notSent} not attempted (the server could not be reached)`] : []),
   ].join(', ');
 }
 
-/** One line per row: what was ordered (or read, or not sent), its order, and where its codes went. */
 /** A path as a person reads it in a table: from the current directory when it is under it, else whole. */
 function shownPath(path: string): string {
   const from = relative(process.cwd(), path);
   return from !== '' && !from.startsWith('..') && !isAbsolute(from) ? from : path;
 }
 
+/** One line per row: what was ordered (or read, or not sent), its order, and where its codes went. */
 async function planSummary(io: Io, results: readonly PlanResult[], notes: readonly string[] = []): Promise<void> {
   await exportResult(io, results, {
     notes: () => notes,
