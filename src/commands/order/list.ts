@@ -159,7 +159,8 @@ export function outcomeWords(r: OrderRecord): string {
     case 'failed':
       return 'order failed';
     case 'refused':
-      return r.error ? `refused: ${r.error.code}` : 'refused by the API';
+      // Ended without an order, nothing charged: refused by the API, or never sent (the server unreachable).
+      return r.error ? `not placed: ${r.error.code}` : 'not placed';
     case 'abandoned':
       return 'abandoned, not resumed';
     case 'pending':
