@@ -82,6 +82,14 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
 /** `--since`: a date (2026-11-01), a date and time (ISO 8601), or a duration back from now (90m, 12h, 7d, 2w). */
 export function parseSince(value: string, now: number = Date.now()): number {
   const text = value.trim();
+  const day = /^(today|yesterday)$/i.exec(text)?.[1]?.toLowerCase();
+  if (day) {
+    // Local midnight: what a person at the terminal means by a day (a date written out is UTC, as before).
+    const midnight = new Date(now);
+    midnight.setHours(0, 0, 0, 0);
+    if (day === 'yesterday') midnight.setDate(midnight.getDate() - 1);
+    return midnight.getTime();
+  }
   const duration = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(text);
   if (duration) return now - Number(duration[1]) * (UNITS[duration[2] ?? 'd'] ?? 0);
   if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) {
@@ -89,8 +97,8 @@ export function parseSince(value: string, now: number = Date.now()): number {
     if (Number.isFinite(ms)) return ms;
   }
   throw new UsageError(
-    `--since expects a date (2026-11-01), a time (2026-11-01T08:00:00Z) or a duration (12h, 7d), not "${value}"`,
-    { hint: 'for example: --since 7d' },
+    `--since expects a date (2026-11-01), a time (2026-11-01T08:00:00Z), a duration (12h, 7d), today or yesterday, not "${value}"`,
+    { hint: 'for example: --since yesterday, or --since 7d' },
   );
 }
 

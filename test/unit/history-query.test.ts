@@ -190,20 +190,14 @@ describe('parseSince', () => {
     expect(parseSince('2026-11-01T08:00:00+02:00', now)).toBe(Date.parse('2026-11-01T06:00:00Z'));
   });
 
+  // A walkthrough asked "what did we order last night?" with --since yesterday, and was refused.
+  it('today and yesterday are their local midnights, any case', () => {
+    expect(parseSince('today', now)).toBe(Date.parse('2026-11-10T00:00:00'));
+    expect(parseSince('Yesterday', now)).toBe(Date.parse('2026-11-09T00:00:00'));
+  });
+
   it('anything else is a usage error naming the value', () => {
-    for (const bad of [
-      '7',
-      'd',
-      '7y',
-      'x7d',
-      '7dd',
-      'yesterday',
-      '2026-13-45',
-      '2026-11-01T',
-      '12026-11-01',
-      '2026-11-01x',
-      '',
-    ]) {
+    for (const bad of ['7', 'd', '7y', 'x7d', '7dd', '2026-13-45', '2026-11-01T', '12026-11-01', '2026-11-01x', '']) {
       expect(() => parseSince(bad, now), bad).toThrow(
         expect.objectContaining({ exitCode: 2, message: expect.stringContaining(`not "${bad}"`) }),
       );

@@ -45,9 +45,10 @@ export function register(parent: Command, app: App): void {
       ),
     )
     .addOption(
-      new Option('--since <date|duration>', 'created since a date (2026-11-01) or a duration ago (12h, 7d)').argParser(
-        nonEmpty('--since'),
-      ),
+      new Option(
+        '--since <date|duration>',
+        'created since a date (2026-11-01), a duration ago (12h, 7d), today or yesterday (local midnight)',
+      ).argParser(nonEmpty('--since')),
     )
     .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
     .option('--refresh', 'read the current status of unfinished orders from the API and record it')
