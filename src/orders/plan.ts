@@ -51,7 +51,8 @@ export interface PlanResult {
   dryRun?: boolean | undefined;
   /** A dry run's unit price, as the catalog gave it (minor units). */
   price?: { amount: number; currency: string } | undefined;
-  error?: { code: string; message: string; exitCode: number } | undefined;
+  /** `notSent`: certainly nothing of the row's request reached the network (a refused connection). */
+  error?: { code: string; message: string; exitCode: number; notSent?: true } | undefined;
 }
 
 /** How the rows run: rows at once, whether each waits for its order, and --force for their out files. */
@@ -642,15 +643,19 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
   const tried = failed.filter((r) => r.error!.code !== 'not_attempted');
   const first = tried[0] ?? failed[0]!;
   const endedFailed = tried.find((r) => r.error!.exitCode === ExitCode.orderFailed);
+  // Every failed row certainly unsent: the server was out of reach, and nothing can have been charged.
+  const unsent = tried.length > 0 && tried.every((r) => r.error!.notSent);
   return new CliError(
     worst,
     skipped > 0
       ? `${tried.length} of ${results.length} plan rows failed and ${skipped} were not attempted: the server could not be reached (first: line ${first.row}: ${first.error!.message})`
-      : `${failed.length} of ${results.length} plan rows failed (first: line ${first.row}: ${first.error!.message})`,
+      : unsent
+        ? `${failed.length} of ${results.length} plan rows failed: the server could not be reached, and nothing was sent or charged (first: line ${first.row}: ${first.error!.message})`
+        : `${failed.length} of ${results.length} plan rows failed (first: line ${first.row}: ${first.error!.message})`,
     {
       code: 'plan_rows_failed',
       hint:
-        skipped > 0
+        skipped > 0 || unsent
           ? 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice'
           : endedFailed
             ? // The same plan again sends a failed row with its key, and the server answers with the same failed
@@ -793,5 +798,6 @@ function errorOf(error: unknown): NonNullable<PlanResult['error']> {
     code: e?.code ?? 'internal_error',
     message: error instanceof Error ? error.message : String(error),
     exitCode: e?.exitCode ?? ExitCode.internal,
+    ...(e?.notSent ? { notSent: true as const } : {}),
   };
 }

@@ -177,7 +177,7 @@ describe('the scope rows are looked up in', () => {
 });
 
 describe('planFailure: what a plan with failed rows exits with', () => {
-  const result = (row: number, error?: { code: string; message: string; exitCode: number }) => ({
+  const result = (row: number, error?: { code: string; message: string; exitCode: number; notSent?: true }) => ({
     row,
     productId: 'p',
     quantity: 1,
@@ -218,6 +218,28 @@ describe('planFailure: what a plan with failed rows exits with', () => {
         '1 of 4 plan rows failed and 2 were not attempted: the server could not be reached (first: line 2: cannot reach x)',
       hint: 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
     });
+  });
+
+  // A cron night against a stopped server read "5 of 5 plan rows failed" and "fix what failed": nothing had been
+  // sent, and nothing was to fix but the server (a walkthrough).
+  it('every failed row certainly unsent (connection refused): said so, nothing charged, and the network hint', () => {
+    const refused = {
+      code: 'network_error',
+      message: 'cannot reach x (connection refused)',
+      exitCode: 5,
+      notSent: true as const,
+    };
+    expect(planFailure([result(1, refused), result(2, refused)])).toMatchObject({
+      exitCode: 5,
+      message:
+        '2 of 2 plan rows failed: the server could not be reached, and nothing was sent or charged (first: line 1: cannot reach x (connection refused))',
+      hint: 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
+    });
+    // One that may have been sent (a timeout) is not "nothing was sent".
+    const timedOut = { code: 'network_error', message: 'timed out', exitCode: 5 };
+    expect(planFailure([result(1, refused), result(2, timedOut)])?.message).toBe(
+      '2 of 2 plan rows failed (first: line 1: cannot reach x (connection refused))',
+    );
   });
 
   it('a row whose order ended failed: not "run the same plan again" (its key reads the same failure), but that row alone', () => {
