@@ -53,6 +53,11 @@ describe('order list and order show <ref>', () => {
     const order = JSON.parse(placed.stdout) as { id: string };
     const refused = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1'], { configDir });
     expect(refused.code).toBe(4);
+    // An order that never got an id shows its key in ORDER: at 80 columns KEY gives way first, and a row of `-`
+    // left nothing to paste into order show (a support walkthrough).
+    const [never] = await list(configDir, '--product', 'no-such-product');
+    const row = (await runCli(['order', 'list', '--product', 'no-such-product'], { configDir })).stdout.split('\n')[1];
+    expect(row).toMatch(new RegExp(`^${never!.key} +no-such-product +1 `));
     // Killed right after the request went out: pending in the journal, then listed as pending.
     const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1'], {
       configDir,
@@ -153,6 +158,27 @@ describe('order list and order show <ref>', () => {
     expect(unstamped(text.stderr)).toBe('');
     // Recorded: a plain list (no API call) now says completed.
     expect((await list(configDir, '--product', 'amazon-us-10'))[0]!.status).toBe('completed');
+  });
+
+  // A support walkthrough: order show said completed, order list --refresh still said pending, for an order whose
+  // run was killed (its codes file never written). The refresh shows what it read; the row still says resume it.
+  it('--refresh shows the status it read of an order its run left unfinished, which stays to resume', async () => {
+    const { configDir } = served;
+    const killed = await runCli(['order', 'place', '--product', 'netflix-us-30', '--quantity', '1'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal ?? killed.code).not.toBe(0);
+    const [before] = await list(configDir, '--product', 'netflix-us-30');
+    expect(before).toMatchObject({ outcome: 'pending', status: 'pending' });
+    await until(async () => {
+      const [after] = await list(configDir, '--product', 'netflix-us-30', '--refresh');
+      return after?.status === 'completed' ? after : undefined;
+    }).then((after) => expect(after).toMatchObject({ key: before!.key, outcome: 'pending', status: 'completed' }));
+    // What it read is shown, not written: the journal's intent is the run's to finish (order resume).
+    const [later] = await list(configDir, '--product', 'netflix-us-30');
+    expect(later).toMatchObject({ outcome: 'pending', status: 'pending' });
+    expect((await runCli(['order', 'resume', before!.key], { configDir })).code).toBe(0);
   });
 
   it('--refresh reads each order with the key it was placed with; one whose key is gone is said, not read', async () => {

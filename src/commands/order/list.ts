@@ -81,11 +81,19 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const journal = await deps.journal();
   const filters = { status: options.status, product: options.product, since, env, profile, limit: options.limit };
-  if (options.refresh)
-    await refresh(deps, filterRecords(allRecords(journal.history, journal.read().intents), filters).filter(unfinished));
-  // Read again after a refresh, which records what it read.
+  const read = options.refresh
+    ? await refresh(
+        deps,
+        filterRecords(allRecords(journal.history, journal.read().intents), filters).filter(unfinished),
+      )
+    : new Map<string, string>();
+  // Read again after a refresh, which records what it read of ended orders; what it read of an order its run left
+  // unfinished is shown, not written (the intent is the journal's to finish: order resume).
   const { intents } = journal.read();
-  const records = allRecords(journal.history, intents);
+  const records = allRecords(journal.history, intents).map((r) => {
+    const status = r.outcome === 'pending' ? read.get(r.key) : undefined;
+    return status === undefined ? r : { ...r, status };
+  });
   const rows = filterRecords(records, filters);
   // Intents of this machine whose run is gone (not one still running), as `order resume` takes them up; a stale or
   // future-dated one is not resumed without --force-stale, so `order pending` is the place to see it.
@@ -111,7 +119,9 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
       text: (data) => {
         return renderTable(deps.io, data, [
-          { header: 'order', value: (r) => r.orderId ?? '-', whole: true },
+          // An order that never got an id is named by its key, which order show takes as well: at 80 columns KEY
+          // gives way first, and a `-` left a support agent nothing to paste (a walkthrough).
+          { header: 'order', value: (r) => r.orderId ?? r.key, whole: true },
           { header: 'product', value: (r) => r.productId, whole: true },
           { header: 'qty', value: (r) => String(r.quantity), whole: true },
           { header: 'amount', value: (r) => amount(r), dropRank: 5 },
@@ -204,8 +214,10 @@ async function amounts(
  * of reach) are left as they are, and said. A key given to this run (--api-key, GIFTCODES_API_KEY) is sent to
  * the run's own base URL only: the orders of other targets are then left as they are.
  */
-async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise<void> {
-  if (targets.length === 0) return;
+/** Reads the unfinished orders listed; records what it read of the ended ones, and returns what it read of each order still to resume, by key. */
+async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise<Map<string, string>> {
+  const pending = new Map<string, string>();
+  if (targets.length === 0) return pending;
   const [{ clientAt, describeTarget, placedWith, sameTarget }, journal, current] = await Promise.all([
     import('../../orders/ref.js'),
     deps.journal(),
@@ -263,7 +275,8 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
         const order = await api.getOrder(record.orderId!);
         const status = typeof order.status === 'string' ? order.status : undefined;
         // An unresolved intent belongs to the journal (order resume finishes it): only ended records are rewritten.
-        if (status !== undefined && status !== record.status && !pendingKeys.has(record.key)) {
+        if (status !== undefined && pendingKeys.has(record.key)) pending.set(record.key, status);
+        else if (status !== undefined && status !== record.status) {
           journal.history.record({ ...record, status, updatedAt: new Date(deps.now()).toISOString() });
         }
       } catch (error) {
@@ -278,4 +291,5 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
     spinner.stop();
   }
   for (const failure of failures) deps.io.warn(`could not refresh ${failure}`);
+  return pending;
 }
