@@ -70,9 +70,11 @@ function networkHint({ base, proxy, requestTimeoutMs, timedOut }: FailedAttempt,
   const seconds = requestTimeoutMs / 1000;
   if (timedOut)
     return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
-  const where = `${base.hostname}:${base.port || (base.protocol === 'https:' ? '443' : '80')}`;
+  const port = base.port || (base.protocol === 'https:' ? '443' : '80');
+  const where = `${base.hostname}:${port}`;
+  // The reference server's own port is 4010 (serve --port): another is named, so the command fits the base URL.
   if (refused && isLoopbackHost(base.hostname))
-    return `nothing listens on ${where}: start the reference server with giftcodes serve, or check --base-url`;
+    return `nothing listens on ${where}: start the reference server with giftcodes serve${port === '4010' ? '' : ` --port ${port}`}, or check --base-url`;
   if (refused)
     return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
   return 'check --base-url and the network, or raise --request-timeout';

@@ -169,11 +169,16 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
   it('a refused connection: "nothing listens" on the host and port (the scheme\'s default when none), the reference server for this machine', () => {
     const refused = (base: string): string | undefined =>
       transportFailure(coded('ECONNREFUSED'), attempt({ base: new URL(base) })).error(1).hint;
+    // The command names the port the base URL does: serve's own default is 4010 (a walkthrough was sent to start a
+    // server on 4010 for a base URL on another port).
     expect(refused('http://127.0.0.1:8080')).toBe(
-      'nothing listens on 127.0.0.1:8080: start the reference server with giftcodes serve, or check --base-url',
+      'nothing listens on 127.0.0.1:8080: start the reference server with giftcodes serve --port 8080, or check --base-url',
+    );
+    expect(refused('http://127.0.0.1:4010')).toBe(
+      'nothing listens on 127.0.0.1:4010: start the reference server with giftcodes serve, or check --base-url',
     );
     expect(refused('http://localhost')).toBe(
-      'nothing listens on localhost:80: start the reference server with giftcodes serve, or check --base-url',
+      'nothing listens on localhost:80: start the reference server with giftcodes serve --port 80, or check --base-url',
     );
     expect(refused('https://api.example.com')).toBe(
       "nothing listens on api.example.com:443: check --base-url (or the profile's base URL: giftcodes config show)",
