@@ -105,7 +105,7 @@ describe('a server that is gone, or never answers', () => {
     // The hint names this cause and its fixes: the address nothing listens on, serve, and --base-url.
     expect(result.stderr).toMatch(
       new RegExp(
-        `hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve, or check --base-url`,
+        `hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve --port ${server.port}, or check --base-url`,
       ),
     );
     expect(attemptLines(result)).toHaveLength(2);
