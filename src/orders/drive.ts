@@ -74,7 +74,12 @@ export async function driveIntent(
  * The order on stdout, unless the codes went there (`--out -`): stdout then holds only the codes. A failed
  * order is printed too (with --json, the order as the server sent it), before its error (exit 6) on stderr.
  */
-export async function printOutcome(io: Io, { order, written }: Pick<Driven, 'order' | 'written'>): Promise<void> {
+export async function printOutcome(
+  io: Io,
+  { order, written }: Pick<Driven, 'order' | 'written'>,
+  /** Where a completed order's codes are to go, when not here: the note in place of `codes get`. */
+  codesNext?: string,
+): Promise<void> {
   if (written?.path === '-') {
     io.notice(`order ${order.id} ${order.status}: wrote ${counted(written.count, 'code')} to stdout`);
     return;
@@ -98,7 +103,7 @@ export async function printOutcome(io: Io, { order, written }: Pick<Driven, 'ord
           : orderOutcome(order.status) === 'in_progress'
             ? [io.c.dim(`follow it with: giftcodes order watch ${order.id}`)]
             : orderOutcome(order.status) === 'completed'
-              ? [io.c.dim(`its codes: giftcodes codes get ${order.id} --out codes.csv`)]
+              ? [io.c.dim(codesNext ?? `its codes: giftcodes codes get ${order.id} --out codes.csv`)]
               : [],
       pager: false,
     },

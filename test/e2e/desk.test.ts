@@ -181,6 +181,27 @@ describe('order list and order show <ref>', () => {
     expect((await runCli(['order', 'resume', before!.key], { configDir })).code).toBe(0);
   });
 
+  // A support walkthrough: order watch of an order whose run was killed before writing its --out file ended with
+  // "its codes: giftcodes codes get … --out codes.csv", a second plaintext file, while order resume writes the
+  // recorded one.
+  it('order watch of an order its run left unfinished names order resume and the file it writes', async () => {
+    const { configDir } = served;
+    const out = join(tempDir(), 'z.csv');
+    const killed = await runCli(['order', 'place', '--product', 'tesco-uk-20', '--quantity', '1', '--out', out], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal ?? killed.code).not.toBe(0);
+    const [left] = await list(configDir, '--product', 'tesco-uk-20');
+    const watched = await runCli(['order', 'watch', left!.orderId!, '--interval', '0.1'], { configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout + watched.stderr).toContain(`its codes go to ${out}: giftcodes order resume ${left!.key}`);
+    expect(watched.stdout + watched.stderr).not.toContain('codes get');
+    const resumed = await runCli(['order', 'resume', left!.key], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/^order_id,code/);
+  });
+
   it('--refresh reads each order with the key it was placed with; one whose key is gone is said, not read', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const place = async (env: string): Promise<string> => {

@@ -117,8 +117,14 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     });
     if (written.already) deps.io.say(`${out.path} already holds these codes; it was left as it was`);
   }
+  // An interrupted `order place --out` of this order, its codes not written here: order resume writes them to the
+  // file it recorded (codes get would make a second one).
+  const waiting = written
+    ? undefined
+    : journal.read().intents.find((intent) => intent.orderId === order.id && intent.out && intent.out.path !== '-');
+  const codesNext = waiting && `its codes go to ${waiting.out!.path}: giftcodes order resume ${waiting.key}`;
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
-  await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written }), {
+  await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written }, codesNext), {
     orderId: order.id,
     baseUrl: api.baseUrl,
     codes: written !== undefined,
