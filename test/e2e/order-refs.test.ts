@@ -1,7 +1,18 @@
 // Every verb that names an order takes what `order list` shows: an order id or key, whole or a unique
 // prefix, read with the profile, environment and base URL the local record says it was placed with.
 import { describe, expect, it } from 'vitest';
-import { BOTH_KEYS, DEMO_KEYS, loggedIn, pendingIntents, runCli, servedApi } from '../helpers/e2e.js';
+import { join } from 'node:path';
+import {
+  BOTH_KEYS,
+  DEMO_KEYS,
+  loggedIn,
+  pendingIntents,
+  runCli,
+  servedApi,
+  startServer,
+  tempDir,
+  unstamped,
+} from '../helpers/e2e.js';
 
 const api = servedApi(['--fulfil-after', '300']);
 
@@ -200,5 +211,28 @@ describe('an order that never got an id', () => {
     expect(codes.stderr).toMatch(
       new RegExp(`finish it with: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order resume ${pending!.key}`),
     );
+  });
+  // A support walkthrough: against a server that no longer answers, order show failed after its retries with
+  // nothing of what this machine knows (its codes written to a file), which is what support needed.
+  it('order show of an order placed here, the API out of reach: what this machine recorded, then the error (exit 5)', async () => {
+    const server = await startServer();
+    const configDir = await loggedIn(server);
+    const out = join(tempDir(), 'gone.csv');
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', out], {
+      configDir,
+    });
+    expect(placed.code, placed.stderr).toBe(0);
+    const [record] = (await listed(configDir)) as (Listed & { status: string })[];
+    await server.stop();
+    const shown = await runCli(['order', 'show', record!.orderId!.slice(0, 12), '--retries', '0'], { configDir });
+    expect(shown.code).toBe(5);
+    expect(shown.stdout).toContain(`order        ${record!.orderId}\n`);
+    expect(shown.stdout).toContain(`status       ${record!.status} (as this machine last read it)\n`);
+    expect(shown.stdout).toContain(`here         codes written to ${out}`);
+    expect(unstamped(shown.stderr)).toMatch(/^error: cannot reach /m);
+    // --json keeps stdout for the API's order: nothing there, the error alone.
+    const json = await runCli(['order', 'show', record!.orderId!, '--retries', '0', '--json'], { configDir });
+    expect(json.code).toBe(5);
+    expect(json.stdout).toBe('');
   });
 });

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import type { Order } from '../../api/schemas.js';
+import { ExitCode, isCliError } from '../../errors.js';
 import type { OrderRecord } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
 import { exportResult } from '../../output/exporter.js';
@@ -41,9 +43,33 @@ export async function run(
   // refused") though nothing was asked of the API.
   if (record !== undefined && record.orderId === undefined) return printUnnumbered(deps.io, journal, record);
   const ref = await refOf(deps, options.ref, record);
-  const order = await ref.api.getOrder(ref.orderId);
+  let order: Order;
+  try {
+    order = await ref.api.getOrder(ref.orderId);
+  } catch (error) {
+    // The API out of reach: what this machine recorded is shown first (its codes written here, or how to finish
+    // it), which support needs most, then the error (exit 5). --json keeps stdout for the API's order.
+    if (ref.record && !deps.io.json && isCliError(error) && error.exitCode === ExitCode.network)
+      await printRecorded(deps.io, journal, ref.record);
+    throw error;
+  }
   noteStatus(journal, ref, order.status, deps.now());
   await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record) : []);
+}
+
+/** A local record of an order the API could not be asked about now: its id, its last status read here, and this machine's rows. */
+async function printRecorded(io: Io, journal: Journal, record: OrderRecord): Promise<void> {
+  const rows: [string, string][] = [
+    ['order', record.orderId ?? '-'],
+    ...(record.status ? ([['status', `${record.status} (as this machine last read it)`]] as [string, string][]) : []),
+    ['product', record.productId],
+    ['quantity', String(record.quantity)],
+    ['environment', record.environment],
+    ['created', record.createdAt],
+    ...(await localRows(journal, record)),
+  ];
+  io.out(`${labelled(rows.map(([label, value]) => [label, stripControl(value)]))}\n`);
+  await io.flushOut();
 }
 
 /** A local record without an order id: its request, its outcome here, and (pending) the way to finish it. */
