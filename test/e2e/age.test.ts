@@ -9,7 +9,7 @@ import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, sta
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
-import { BIN, ledger, ROOT, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
+import { BIN, ledger, ROOT, runCli, servedApi, tempDir, unstamped, type RunResult } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
 
@@ -144,6 +144,10 @@ describe('encrypted codes files (age)', () => {
       { configDir },
     );
     expect(got.code, got.stderr).toBe(0);
+    // The line says the file is encrypted, and for how many (a walkthrough read "(csv, 0600)" and wondered).
+    expect(unstamped(got.stderr)).toContain(
+      `wrote 5 codes of ${id} to ${enc} (xlsx, age-encrypted for 2 recipients, 0600)`,
+    );
     const plain = join(dir, 'codes.xlsx');
     expect((await runCli(['codes', 'get', id, '--out', plain], { configDir })).code).toBe(0);
     // Either recipient reads it; the workbook is byte for byte the plaintext one.

@@ -154,6 +154,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     existing,
   });
   // The codes went to the file: stdout holds where (--json), else a notice says it.
+  const sealed = options.encryptTo?.length ?? 0;
   const print = async (): Promise<void> => {
     if (out === '-') return;
     await exportResult(
@@ -164,7 +165,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
         notes: (data) => [
           result.already
             ? `${deps.io.c.green('✓')} ${data.path} already holds the ${counted(data.count, 'code')} of ${data.orderId} (${data.format}); left as it was`
-            : `${deps.io.c.green('✓')} wrote ${counted(data.count, 'code')} of ${data.orderId} to ${data.path} (${data.format}, 0600)`,
+            : `${deps.io.c.green('✓')} wrote ${counted(data.count, 'code')} of ${data.orderId} to ${data.path} (${data.format}${sealed ? `, age-encrypted for ${counted(sealed, 'recipient')}` : ''}, 0600)`,
         ],
       },
     );
