@@ -6,6 +6,7 @@ import type { Order } from '../api/schemas.js';
 import { sleep } from '../api/retry.js';
 import { InterruptedError, OrderFailedError, WaitTimeoutError } from '../errors.js';
 import type { Io } from '../output/io.js';
+import { duration } from '../output/progress.js';
 
 export const DEFAULT_INTERVAL_S = 2;
 
@@ -42,15 +43,25 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
   let last: string | undefined;
   let atDeadline = false;
   let outcome: 'done' | 'error' = 'error';
+  const started = Date.now();
   try {
     for (;;) {
       const order = await o.api.getOrder(o.orderId).catch((error: unknown) => {
         throw o.signal.aborted ? interrupted(o) : error;
       });
+      // On a terminal the wait is counted at every poll, and what Ctrl-C does is said: a long wait showed only
+      // "order … is processing" (a walkthrough).
+      const waited = (Date.now() - started) / 1000;
+      const now =
+        waited < 1
+          ? `order ${order.id} is ${order.status}`
+          : `order ${order.id} is ${order.status}, ${duration(waited)} so far`;
+      // The spinner's line is one line: the words on Ctrl-C where the terminal has room for them (2 for the spinner).
+      const ctrlC = `${now} (Ctrl-C stops the wait; the order goes on)`;
+      spinner.update(waited >= 1 && ctrlC.length + 2 <= o.io.columns ? ctrlC : now);
       if (order.status !== last) {
         last = order.status;
         o.onStatus?.(order);
-        spinner.update(`order ${order.id} is ${order.status}`);
         // notice() is silent under --quiet and --json; on a terminal the spinner says it instead.
         if (!o.io.stderrIsTTY) o.io.notice(`order ${order.id}${o.label ? ` (${o.label})` : ''}: ${order.status}`);
       }

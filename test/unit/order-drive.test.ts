@@ -46,6 +46,49 @@ describe('waitForOrder', () => {
     expect(DEFAULT_INTERVAL_S).toBe(2);
   });
 
+  // A walkthrough waited 90 s on a spinner that said only "order … is processing": how long, and whether Ctrl-C
+  // is safe, were not said.
+  it('on a terminal the spinner counts the wait and says what Ctrl-C does', async () => {
+    const { slow } = servers;
+    const c = capture();
+    const texts: string[] = [];
+    let columns = 120;
+    const io = Object.create(c.io) as typeof c.io;
+    Object.defineProperty(io, 'columns', { get: () => columns });
+    io.spinner = (text: string) => {
+      texts.push(text);
+      return Promise.resolve({ update: (next: string) => void texts.push(next), stop: () => undefined });
+    };
+    const orderId = await placed(slow.url);
+    await expect(
+      waitForOrder({
+        api: clientOf(slow.url),
+        orderId,
+        io,
+        signal: new AbortController().signal,
+        intervalS: 0.4,
+        timeoutS: 1.3,
+      }),
+    ).rejects.toMatchObject({ code: 'wait_timeout' });
+    expect(texts.at(-1)).toMatch(
+      new RegExp(`^order ${orderId} is \\w+, 1 s so far \\(Ctrl-C stops the wait; the order goes on\\)$`),
+    );
+    // At 80 columns the line stays one line: the count without the words on Ctrl-C.
+    columns = 80;
+    texts.length = 0;
+    await expect(
+      waitForOrder({
+        api: clientOf(slow.url),
+        orderId,
+        io,
+        signal: new AbortController().signal,
+        intervalS: 0.4,
+        timeoutS: 1.3,
+      }),
+    ).rejects.toMatchObject({ code: 'wait_timeout' });
+    expect(texts.at(-1)).toMatch(new RegExp(`^order ${orderId} is \\w+, 1 s so far$`));
+  });
+
   it('a failed order is OrderEndedError (exit 6) carrying the order, with the hint to show it', async () => {
     const { failing } = servers;
     const orderId = await placed(failing.url);
