@@ -289,6 +289,42 @@ describe('plans from a spreadsheet', () => {
     );
   });
 
+  it('the cells as CSV reads them, to the edge cases (what a mutation run found unheld)', () => {
+    // Spaces around a quoted cell, inside it, and an indented comment or blank line.
+    expect(parse('  # tonight\n   \n p1 , "1,500" ,x.csv\n" p2 ",2\n').map((r) => [r.productId, r.quantity])).toEqual([
+      ['p1', 1500],
+      ['p2', 2],
+    ]);
+    expect(parse('p1,"12,500"\n')[0]!.quantity).toBe(12_500);
+    // A quote that never closes is the cell as written.
+    expect(parse('"p1,1\n')[0]).toMatchObject({ productId: '"p1', quantity: 1 });
+    // A quote inside an unquoted cell is part of it.
+    expect(parse('ab",1\n')[0]!.productId).toBe('ab"');
+    for (const q of ['"a1,500"', '"1,500x"', '"1234,500"'])
+      expect(refusal(`p1,${q}\n`).message).toContain('quantity must be a whole number');
+  });
+
+  it('the thousands hint only where the cells look like a cut quantity', () => {
+    const hint = (line: string): boolean => refusal(`${line}\n`).message.includes('thousands separator');
+    expect(refusal('p1,12,500,x.csv\n').message).toContain('write 12500, or "12,500" in quotes');
+    expect(refusal('p1,1,000,000\n').message).toContain('write 1000000, or "1,000,000" in quotes');
+    for (const line of ['p1,1,5000,x.csv', 'p1,1234,500,x', 'p1,x,500,y', 'p1,1,50,y', 'p1,1,500x,y'])
+      expect(hint(line), line).toBe(false);
+  });
+
+  it("semicolons in a row after comma rows are that row's problem, not the whole file's", () => {
+    const error = refusal('p1,1\np2;1\n') as Error & { code?: string };
+    expect(error.message).toBe(
+      'the plan /plans/p.csv has 1 bad row, nothing was ordered: line 2: its columns are separated by semicolons; a plan is comma-separated (product,quantity[,out])',
+    );
+    expect(error).toMatchObject({ code: 'bad_plan' });
+    expect(refusal('p1;1\n')).toMatchObject({ code: 'bad_plan' });
+    // After a bad row too: both rows are said.
+    expect(refusal('p1,x\np2;1\n').message).toMatch(
+      /has 2 bad rows.*line 1: quantity.*line 2: its columns are separated by semicolons/,
+    );
+  });
+
   it("a row of empty cells (a spreadsheet's empty row) is skipped as a blank line is", () => {
     expect(parse('p1,1\n,,\n , \n"",""\n').map((r) => r.productId)).toEqual(['p1']);
   });
