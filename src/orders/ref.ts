@@ -32,6 +32,13 @@ export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
   return refOf(deps, ref, localRecord(await deps.journal(), ref));
 }
 
+/** What became of an order the API gave no id, in order list's words. */
+const NO_ID_WORDS: Partial<Record<OrderRecord['outcome'], string>> = {
+  refused: 'it was not placed',
+  pending: 'its run ended before the API answered',
+  abandoned: 'it was abandoned',
+};
+
 /** orderRef for a ref already looked up in the local record (`order show` looks first). */
 export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | undefined): Promise<OrderRef> {
   if (!record) {
@@ -45,10 +52,10 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
   }
   if (record.orderId === undefined) {
     throw new ApiError(
-      `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) never got an order id: it ended ${record.outcome}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}`,
+      `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) never got an order id: ${NO_ID_WORDS[record.outcome] ?? `it ended ${record.outcome}`}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}, so it has no codes`,
       {
         code: 'no_order_id',
-        hint: pendingWayOut(record) ?? 'see it with: giftcodes order list --json',
+        hint: pendingWayOut(record) ?? `see it with: giftcodes order show ${record.key}`,
       },
     );
   }

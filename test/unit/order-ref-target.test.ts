@@ -267,13 +267,15 @@ describe('what mutation testing of the ref lookup found untested', () => {
     await expect(orderRef(refDeps, 'k-refused')).rejects.toMatchObject({
       exitCode: 4,
       code: 'no_order_id',
+      // In order list's words ("not placed"), and the hint is order show of its key, which prints this machine's
+      // record of it (a walkthrough read "ended refused (network_error …)" and "order list --json").
       message:
-        'the order with key k-refused (1 × p) never got an order id: it ended refused (product_unknown: no product p)',
-      hint: 'see it with: giftcodes order list --json',
+        'the order with key k-refused (1 × p) never got an order id: it was not placed (product_unknown: no product p), so it has no codes',
+      hint: 'see it with: giftcodes order show k-refused',
     });
     journal.history.record({ ...record, key: 'k-dropped', orderId: undefined, outcome: 'abandoned' } as OrderRecord);
     await expect(orderRef(refDeps, 'k-dropped')).rejects.toMatchObject({
-      message: 'the order with key k-dropped (1 × p) never got an order id: it ended abandoned',
+      message: 'the order with key k-dropped (1 × p) never got an order id: it was abandoned, so it has no codes',
     });
   });
 
