@@ -169,6 +169,12 @@ export function parsePlan(
     const n = /^\d+$/.test(digits ?? '') ? Number(digits) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
       return bad(line, `quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
+    // `steam-us-20,1,500` is 1,500 codes cut at its separator far more often than 1 code for a file named 500.
+    if (out !== undefined && /^\d{3}$/.test(out) && /^\d{1,3}$/.test(quantity ?? ''))
+      return bad(
+        line,
+        `its out file "${out}" looks like the rest of a quantity with a thousands separator: write ${quantity}${out}, or "${quantity},${out}" in quotes`,
+      );
     const outCell = out ?? '';
     let outName = outCell;
     if (outCell.includes(BATCH_FIELD)) {
@@ -643,14 +649,21 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
   const tried = failed.filter((r) => r.error!.code !== 'not_attempted');
   const first = tried[0] ?? failed[0]!;
   const endedFailed = tried.find((r) => r.error!.exitCode === ExitCode.orderFailed);
-  // Every failed row certainly unsent: the server was out of reach, and nothing can have been charged.
-  const unsent = tried.length > 0 && tried.every((r) => r.error!.notSent);
+  // Every failed row certainly unsent: the server was out of reach, and those rows cannot have been charged. Only
+  // a run that placed no row says "nothing" (an adversarial review: it was said under "1 of 2 rows ordered").
+  const unsent = tried.every((r) => r.error!.notSent);
+  const placedNone = results.every((r) => r.error || r.already);
+  const notSentWords = !unsent
+    ? ''
+    : placedNone
+      ? ', and nothing was sent or charged'
+      : `, and ${tried.length === 1 ? 'that row was' : 'those rows were'} not sent`;
   return new CliError(
     worst,
     skipped > 0
-      ? `${tried.length} of ${results.length} plan rows failed and ${skipped} were not attempted: the server could not be reached (first: line ${first.row}: ${first.error!.message})`
+      ? `${tried.length} of ${results.length} plan rows failed and ${skipped} ${skipped === 1 ? 'was' : 'were'} not attempted: the server could not be reached${notSentWords} (first: line ${first.row}: ${first.error!.message})`
       : unsent
-        ? `${failed.length} of ${results.length} plan rows failed: the server could not be reached, and nothing was sent or charged (first: line ${first.row}: ${first.error!.message})`
+        ? `${failed.length} of ${results.length} plan rows failed: the server could not be reached${notSentWords} (first: line ${first.row}: ${first.error!.message})`
         : `${failed.length} of ${results.length} plan rows failed (first: line ${first.row}: ${first.error!.message})`,
     {
       code: 'plan_rows_failed',

@@ -49,7 +49,7 @@ describe('order place --plan when the server cannot be reached', () => {
     };
     expect(error).toMatchObject({ code: 'plan_rows_failed', exitCode: 5 });
     expect(error.message).toBe(
-      `${tried.length} of ${ROWS} plan rows failed and ${skipped.length} were not attempted: the server could not be reached (first: line ${tried[0]!.row}: ${tried[0]!.error!.message})`,
+      `${tried.length} of ${ROWS} plan rows failed and ${skipped.length} ${skipped.length === 1 ? 'was' : 'were'} not attempted: the server could not be reached, and nothing was sent or charged (first: line ${tried[0]!.row}: ${tried[0]!.error!.message})`,
     );
     expect(error.hint).toMatch(
       /^check the network and the server \((GIFTCODES_CONFIG_DIR=\S+ )?giftcodes doctor\), then run the same plan again/,

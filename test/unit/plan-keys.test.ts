@@ -240,6 +240,16 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(planFailure([result(1, refused), result(2, timedOut)])?.message).toBe(
       '2 of 2 plan rows failed (first: line 1: cannot reach x (connection refused))',
     );
+    // Nor a run whose other row was ordered (an adversarial review: "nothing was sent or charged" under a line
+    // saying 1 of 2 rows was ordered, 25.00 USD): the failed rows alone were not sent.
+    expect(planFailure([result(1), result(2, refused)])?.message).toBe(
+      '1 of 2 plan rows failed: the server could not be reached, and that row was not sent (first: line 2: cannot reach x (connection refused))',
+    );
+    // Rows not attempted beside rows refused a connection, none placed: nothing was sent; one was not attempted.
+    const skipped = { code: 'not_attempted', message: 'not sent', exitCode: 5 };
+    expect(planFailure([result(1, refused), result(2, skipped)])?.message).toBe(
+      '1 of 2 plan rows failed and 1 was not attempted: the server could not be reached, and nothing was sent or charged (first: line 1: cannot reach x (connection refused))',
+    );
   });
 
   it('a row whose order ended failed: not "run the same plan again" (its key reads the same failure), but that row alone', () => {

@@ -304,6 +304,16 @@ describe('plans from a spreadsheet', () => {
       expect(refusal(`p1,${q}\n`).message).toContain('quantity must be a whole number');
   });
 
+  // An adversarial review: `steam-us-20,1,500` ordered 1 code and wrote it to a file named 500.
+  it('"1,500" without quotes and no out file is refused too, never 1 code written to a file named 500', () => {
+    expect(refusal('steam-us-20,1,500\n').message).toContain(
+      'line 1: its out file "500" looks like the rest of a quantity with a thousands separator: write 1500, or "1,500" in quotes',
+    );
+    expect(refusal('steam-us-20,12,500\n').message).toContain('write 12500');
+    // An out file with a name of its own is an out file.
+    expect(parse('steam-us-20,1,500.csv\n')[0]!.out).toBe('/plans/500.csv');
+  });
+
   it('the thousands hint only where the cells look like a cut quantity', () => {
     const hint = (line: string): boolean => refusal(`${line}\n`).message.includes('thousands separator');
     expect(refusal('p1,12,500,x.csv\n').message).toContain('write 12500, or "12,500" in quotes');
