@@ -80,9 +80,15 @@ export const OUTCOMES: readonly OrderRecord['outcome'][] = ['delivered', 'failed
  * The word `order list`'s OUTCOME column shows for a pending order ("unfinished: resume it"), taken by --status as
  * the outcome it stands for: a person filters by what the table says.
  */
-export const STATUS_WORDS: Readonly<Record<string, OrderRecord['outcome']>> = { unfinished: 'pending' };
-/** What `order list --status` offers (and completes): every outcome, then the words for them. */
-export const STATUS_FILTERS: readonly string[] = [...OUTCOMES, ...Object.keys(STATUS_WORDS)];
+export const STATUS_WORDS: Readonly<Record<string, OrderRecord['outcome']>> = {
+  unfinished: 'pending',
+  'not placed': 'refused',
+};
+/** What `order list --status` completes: every outcome, then the one-word words for them (a shell splits the others). */
+export const STATUS_FILTERS: readonly string[] = [
+  ...OUTCOMES,
+  ...Object.keys(STATUS_WORDS).filter((word) => !word.includes(' ')),
+];
 
 export class History {
   readonly dir: string;

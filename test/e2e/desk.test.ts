@@ -200,6 +200,10 @@ describe('order list and order show <ref>', () => {
     const resumed = await runCli(['order', 'resume', left!.key], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(readFileSync(out, 'utf8')).toMatch(/^order_id,code/);
+    // Watched again once delivered: where its codes are, not codes get (a second plaintext copy; a review).
+    const again = await runCli(['order', 'watch', left!.orderId!, '--interval', '0.1'], { configDir });
+    expect(again.stdout + again.stderr).toContain(`its codes were written to ${out} here`);
+    expect(again.stdout + again.stderr).not.toContain('codes get');
   });
 
   it('--refresh reads each order with the key it was placed with; one whose key is gone is said, not read', async () => {

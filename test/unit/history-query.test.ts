@@ -158,6 +158,10 @@ describe('filterRecords', () => {
     expect(keys({ status: 'unfinished' })).toEqual(['c']);
     expect(keys({ status: 'Unfinished' })).toEqual(['c']);
     expect(unknownStatus(records, 'unfinished')).toBeUndefined();
+    // And "not placed", as the column says of a refused one (a review: --status "not placed" was refused).
+    expect(keys({ status: 'not placed' })).toEqual(['b']);
+    expect(keys({ status: 'Not Placed' })).toEqual(['b']);
+    expect(unknownStatus(records, 'not placed')).toBeUndefined();
   });
 
   it('--since is inclusive, to the millisecond', () => {

@@ -234,6 +234,16 @@ describe('a refused plan names all its problems in one run', () => {
       baseUrl: server.url,
       keyId: keyIdOf(KEY),
     });
+    // A product both cached and ordered here is suggested once (a review saw "steam-us-20 or steam-us-20").
+    await journal.begin({
+      key: 'plan-earlier-2',
+      productId: 'amazon-us-25',
+      quantity: 1,
+      environment: 'test',
+      profile: 'shop',
+      baseUrl: server.url,
+      keyId: keyIdOf(KEY),
+    });
     const h = harness({ journal });
     saveCatalogCache(configDir, { profile: 'shop', baseUrl: server.url }, ['amazon-us-25']);
     const path = plan('netflix-us-30,1\namazn-us-25,1\namazon-us-25,0\n');

@@ -36,7 +36,7 @@ export function register(parent: Command, app: App): void {
     .addOption(
       new Option(
         '--status <status>',
-        'outcome (delivered, failed, refused, abandoned, pending; unfinished is pending) or server status',
+        'outcome (delivered, failed, refused, abandoned, pending; unfinished is pending, not placed is refused) or server status',
       ).argParser(nonEmpty('--status')),
     )
     .addOption(
@@ -51,7 +51,10 @@ export function register(parent: Command, app: App): void {
       ).argParser(nonEmpty('--since')),
     )
     .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
-    .option('--refresh', 'read the current status of unfinished orders from the API and record it')
+    .option(
+      '--refresh',
+      'read the current status of unfinished orders from the API: recorded for ended orders, shown for those to resume',
+    )
     .addOption(
       new Option('--format <format>', 'table, or csv for reconciliation').choices(['table', 'csv']).default('table'),
     )

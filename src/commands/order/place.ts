@@ -519,7 +519,7 @@ async function readPlanFirst(plan: string, batch: string | undefined, deps: Plac
   } catch (error) {
     if (isCliError(error) && error.code === 'bad_plan') {
       const cached = await cachedIds(deps);
-      if (cached.length > 0) readPlan(plan, undefined, batch, [...cached, ...(await orderedHere(deps))]);
+      if (cached.length > 0) readPlan(plan, undefined, batch, [...new Set([...cached, ...(await orderedHere(deps))])]);
     }
     throw error;
   }

@@ -122,7 +122,12 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   const waiting = written
     ? undefined
     : journal.read().intents.find((intent) => intent.orderId === order.id && intent.out && intent.out.path !== '-');
-  const codesNext = waiting && `its codes go to ${waiting.out!.path}: giftcodes order resume ${waiting.key}`;
+  // Codes this machine already wrote for it: where they are, not a second plaintext file by codes get.
+  const delivered =
+    ref.record?.outcome === 'delivered' && ref.record.out && ref.record.out !== '-' ? ref.record.out : undefined;
+  const codesNext = waiting
+    ? `its codes go to ${waiting.out!.path}: giftcodes order resume ${waiting.key}`
+    : delivered && `its codes were written to ${delivered} here`;
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
   await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written }, codesNext), {
     orderId: order.id,
