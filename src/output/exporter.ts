@@ -19,6 +19,11 @@ export interface Exporter<T> {
   notes?: (data: T) => readonly string[];
   /** false: the text is written whole, never through the pager (a short report, or one printed whole as before). */
   pager?: boolean;
+  /**
+   * false: this is no --json document, so --json writes nothing on stdout (`order show` prints this machine's
+   * record when the API is out of reach, and its --json document is the API's order, or nothing).
+   */
+  json?: false;
 }
 
 /**
@@ -32,7 +37,7 @@ export async function exportResult<T>(
   format?: 'csv' | 'table' | undefined,
 ): Promise<void> {
   if (io.json) {
-    io.outJson(data);
+    if (exporter.json !== false) io.outJson(data);
     return;
   }
   if (format === 'csv' && exporter.csv) {

@@ -49,7 +49,7 @@ export async function run(
   } catch (error) {
     // The API out of reach: what this machine recorded is shown first (its codes written here, or how to finish
     // it), which support needs most, then the error (exit 5). --json keeps stdout for the API's order.
-    if (ref.record && !deps.io.json && isCliError(error) && error.exitCode === ExitCode.network)
+    if (ref.record && isCliError(error) && error.exitCode === ExitCode.network)
       await printRecorded(deps.io, journal, ref.record);
     throw error;
   }
@@ -57,37 +57,56 @@ export async function run(
   await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record) : []);
 }
 
-/** A local record of an order the API could not be asked about now: its id, its last status read here, and this machine's rows. */
-async function printRecorded(io: Io, journal: Journal, record: OrderRecord): Promise<void> {
+/**
+ * This machine's record of an order, as `label  value` lines: `head` first (the order and what became of it),
+ * then its request, `tail`, and what it did with the order here (localRows).
+ */
+async function printLocal(
+  io: Io,
+  journal: Journal,
+  record: OrderRecord,
+  head: [string, string][],
+  tail: [string, string][],
+  options: { document: boolean },
+): Promise<void> {
   const rows: [string, string][] = [
-    ['order', record.orderId ?? '-'],
-    ...(record.status ? ([['status', `${record.status} (as this machine last read it)`]] as [string, string][]) : []),
+    ...head,
     ['product', record.productId],
     ['quantity', String(record.quantity)],
     ['environment', record.environment],
     ['created', record.createdAt],
-    ...(await localRows(journal, record)),
-  ];
-  io.out(`${labelled(rows.map(([label, value]) => [label, stripControl(value)]))}\n`);
-  await io.flushOut();
-}
-
-/** A local record without an order id: its request, its outcome here, and (pending) the way to finish it. */
-async function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise<void> {
-  const rows: [string, string][] = [
-    ['order', '- (the API gave it no id)'],
-    ['outcome', record.outcome],
-    ['product', record.productId],
-    ['quantity', String(record.quantity)],
-    ['environment', record.environment],
-    ['created', record.createdAt],
-    ...(record.error ? ([['reason', `${record.error.code}: ${record.error.message}`]] as [string, string][]) : []),
+    ...tail,
     ...(await localRows(journal, record)),
   ];
   await exportResult(io, record, {
     text: () => labelled(rows.map(([label, value]) => [label, stripControl(value)])),
     pager: false,
+    ...(options.document ? {} : { json: false as const }),
   });
+}
+
+/** A local record of an order the API could not be asked about now: its id and its last status read here (no --json document). */
+function printRecorded(io: Io, journal: Journal, record: OrderRecord): Promise<void> {
+  const status: [string, string][] = record.status
+    ? [['status', `${record.status} (as this machine last read it)`]]
+    : [];
+  return printLocal(io, journal, record, [['order', record.orderId ?? '-'], ...status], [], { document: false });
+}
+
+/** A local record without an order id: its request, its outcome here, and (pending) the way to finish it. */
+function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise<void> {
+  const reason: [string, string][] = record.error ? [['reason', `${record.error.code}: ${record.error.message}`]] : [];
+  return printLocal(
+    io,
+    journal,
+    record,
+    [
+      ['order', '- (the API gave it no id)'],
+      ['outcome', record.outcome],
+    ],
+    reason,
+    { document: true },
+  );
 }
 
 /**
