@@ -159,8 +159,12 @@ export function parsePlan(
         hint,
       );
     }
+    const cut = cutQuantity(cells);
     if (extra.length > 0 || cells.length < 2)
-      return bad(line, `expected product,quantity[,out], got ${cells.length} fields${splitQuantity(cells)}`);
+      return bad(
+        line,
+        `expected product,quantity[,out], got ${cells.length} fields${cut ? ` (a quantity with a thousands separator? ${cut})` : ''}`,
+      );
     if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId))
       return bad(line, `"${productId ?? ''}" is not a product id`, 'see the product ids: giftcodes catalog list');
     named.push({ line, productId });
@@ -170,11 +174,8 @@ export function parsePlan(
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
       return bad(line, `quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
     // `steam-us-20,1,500` is 1,500 codes cut at its separator far more often than 1 code for a file named 500.
-    if (out !== undefined && /^\d{3}$/.test(out) && /^\d{1,3}$/.test(quantity ?? ''))
-      return bad(
-        line,
-        `its out file "${out}" looks like the rest of a quantity with a thousands separator: write ${quantity}${out}, or "${quantity},${out}" in quotes`,
-      );
+    if (cut)
+      return bad(line, `its out file "${out}" looks like the rest of a quantity with a thousands separator: ${cut}`);
     const outCell = out ?? '';
     let outName = outCell;
     if (outCell.includes(BATCH_FIELD)) {
@@ -235,10 +236,7 @@ export function parsePlan(
   problems.sort((a, b) => a.line - b.line);
   if (problems.length > 0) {
     throw new UsageError(
-      `the plan ${planPath} has ${counted(new Set(problems.map((problem) => problem.line)).size, 'bad row')}, nothing was ordered: ${problems
-        .slice(0, 20)
-        .map((problem) => problem.text)
-        .join('; ')}${problems.length > 20 ? '; …' : ''}`,
+      `the plan ${planPath} has ${counted(new Set(problems.map((problem) => problem.line)).size, 'bad row')}, nothing was ordered: ${firstTwenty(problems.map((problem) => problem.text))}`,
       { code: 'bad_plan', hint: planHint(problems) },
     );
   }
@@ -297,13 +295,21 @@ function planCells(line: string): string[] {
   }
 }
 
-/** Said after "got 4 fields" when the quantity looks cut at its thousands separators (`steam-us-20,1,500`). */
-function splitQuantity(cells: readonly string[]): string {
+/**
+ * What to write when a row's quantity looks cut at its thousands separators (`steam-us-20,1,500[,x.csv]`: a
+ * quantity of one to three digits, then cells of three): `write 1500, or "1,500" in quotes`; else undefined.
+ */
+function cutQuantity(cells: readonly string[]): string | undefined {
   let groups = 2;
   while (/^\d{3}$/.test(cells[groups] ?? '')) groups++;
-  if (groups === 2 || !/^\d{1,3}$/.test(cells[1] ?? '')) return '';
+  if (groups === 2 || !/^\d{1,3}$/.test(cells[1] ?? '')) return undefined;
   const parts = cells.slice(1, groups);
-  return ` (a quantity with a thousands separator? write ${parts.join('')}, or "${parts.join(',')}" in quotes)`;
+  return `write ${parts.join('')}, or "${parts.join(',')}" in quotes`;
+}
+
+/** Problems said in one line: the first twenty, then an ellipsis. */
+function firstTwenty(texts: readonly string[]): string {
+  return `${texts.slice(0, 20).join('; ')}${texts.length > 20 ? '; …' : ''}`;
 }
 
 /** The file a path names once its directory's symbolic links are followed (the path itself when it cannot be). */
@@ -790,10 +796,7 @@ export function refusePlan(
   const code = local?.code ?? (codes.size === 1 ? [...codes][0]! : 'bad_plan');
   throw new CliError(
     local?.exitCode ?? ExitCode.usage,
-    `the plan ${planPath} cannot be run, nothing was ordered: ${all
-      .slice(0, 20)
-      .map((p) => p.error.message)
-      .join('; ')}${all.length > 20 ? '; …' : ''}`,
+    `the plan ${planPath} cannot be run, nothing was ordered: ${firstTwenty(all.map((p) => p.error.message))}`,
     { code, ...(hints.size > 0 ? { hint: [...hints.values()].join('; ') } : {}) },
   );
 }
