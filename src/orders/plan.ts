@@ -21,7 +21,7 @@ import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js'
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 import { shellWord } from '../output/pinned-hint.js';
-import { counted, unitsOf } from '../output/words.js';
+import { counted, firstOf, unitsOf } from '../output/words.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -236,7 +236,10 @@ export function parsePlan(
   problems.sort((a, b) => a.line - b.line);
   if (problems.length > 0) {
     throw new UsageError(
-      `the plan ${planPath} has ${counted(new Set(problems.map((problem) => problem.line)).size, 'bad row')}, nothing was ordered: ${firstTwenty(problems.map((problem) => problem.text))}`,
+      `the plan ${planPath} has ${counted(new Set(problems.map((problem) => problem.line)).size, 'bad row')}, nothing was ordered: ${firstOf(
+        problems.map((problem) => problem.text),
+        20,
+      )}`,
       { code: 'bad_plan', hint: planHint(problems) },
     );
   }
@@ -305,11 +308,6 @@ function cutQuantity(cells: readonly string[]): string | undefined {
   if (groups === 2 || !/^\d{1,3}$/.test(cells[1] ?? '')) return undefined;
   const parts = cells.slice(1, groups);
   return `write ${parts.join('')}, or "${parts.join(',')}" in quotes`;
-}
-
-/** Problems said in one line: the first twenty, then an ellipsis. */
-function firstTwenty(texts: readonly string[]): string {
-  return `${texts.slice(0, 20).join('; ')}${texts.length > 20 ? '; …' : ''}`;
 }
 
 /** The file a path names once its directory's symbolic links are followed (the path itself when it cannot be). */
@@ -796,7 +794,10 @@ export function refusePlan(
   const code = local?.code ?? (codes.size === 1 ? [...codes][0]! : 'bad_plan');
   throw new CliError(
     local?.exitCode ?? ExitCode.usage,
-    `the plan ${planPath} cannot be run, nothing was ordered: ${firstTwenty(all.map((p) => p.error.message))}`,
+    `the plan ${planPath} cannot be run, nothing was ordered: ${firstOf(
+      all.map((p) => p.error.message),
+      20,
+    )}`,
     { code, ...(hints.size > 0 ? { hint: [...hints.values()].join('; ') } : {}) },
   );
 }

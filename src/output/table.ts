@@ -37,19 +37,20 @@ function isWhole<Row>(column: Column<Row>): boolean {
 }
 
 export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly Column<Row>[]): string {
-  const same = (column: Column<Row>): string | undefined => {
+  // The value of each column that may give way for saying the same in every row (sameRank), read once.
+  const uniform = new Map<Column<Row>, string>();
+  const all = given.map((column) => {
+    if (column.sameRank === undefined || column.dropRank !== undefined || rows.length < 2) return column;
     const values = new Set(rows.map((row) => oneLine(column.value(row))));
-    return rows.length > 1 && values.size === 1 ? [...values][0] : undefined;
-  };
-  const all = given.map((column) =>
-    column.sameRank !== undefined && column.dropRank === undefined && same(column) !== undefined
-      ? { ...column, dropRank: column.sameRank }
-      : column,
-  );
+    if (values.size !== 1) return column;
+    const promoted = { ...column, dropRank: column.sameRank };
+    uniform.set(promoted, [...values][0]!);
+    return promoted;
+  });
   const columns = io.stdoutIsTTY ? fittingColumns(rows, all, io.columns) : all;
-  const said = all
-    .filter((column) => column.sameRank !== undefined && !columns.includes(column))
-    .map((column) => `${column.header.toLowerCase()} of every row: ${same(column) ?? ''}`);
+  const said = [...uniform]
+    .filter(([column]) => !columns.includes(column))
+    .map(([column, value]) => `${column.header.toLowerCase()} of every row: ${value}`);
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)),

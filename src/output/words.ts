@@ -24,3 +24,8 @@ export function grouped(n: number): string {
 export function unitsOf(quantity: number, productId: string): string {
   return `${grouped(quantity)} × ${productId}`;
 }
+
+/** Items said in one line: the first `most`, joined by `; `, then an ellipsis when there were more. */
+export function firstOf(texts: readonly string[], most: number): string {
+  return `${texts.slice(0, most).join('; ')}${texts.length > most ? '; …' : ''}`;
+}

@@ -119,6 +119,19 @@ describe('renderTable at 80 columns', () => {
     expect(renderTable(terminal(80), [{ s: 'a' }, { s: 'a' }], [{ header: 's', value: (r) => r.s, sameRank: 1 }])).toBe(
       'S\na\na',
     );
+    // A column that gives way by its own dropRank is never said under the table (once, an empty "of every row:").
+    const both = renderTable(
+      terminal(20),
+      [
+        { s: 'a', w: 'w'.repeat(20) },
+        { s: 'a', w: 'w'.repeat(20) },
+      ],
+      [
+        { header: 'w', value: (r) => r.w, whole: true },
+        { header: 's', value: (r) => r.s, sameRank: 1, dropRank: 1 },
+      ],
+    );
+    expect(both.split('\n')).toEqual(['W', 'w'.repeat(20), 'w'.repeat(20)]);
   });
 
   it('a narrow column left out before a wide one comes back into the room the wide one left', () => {

@@ -19,7 +19,7 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { counted, unitsOf } from '../../output/words.js';
+import { counted, firstOf, unitsOf } from '../../output/words.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -376,19 +376,19 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const changed = changedSince(rows, delivered, family);
     if (changed.length > 0 && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently.
-      const gone = changed
-        .slice(0, 5)
-        .map((r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`);
+      const gone = changed.map(
+        (r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`,
+      );
       io.warn(
-        `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${gone.join('; ')}${changed.length > 5 ? '; …' : ''}`,
+        `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
       );
       const yes =
         o.yes ||
         (await io.confirm(
-          `Order ${counted(todo.length, 'row')} of the changed plan now (${todo
-            .slice(0, 5)
-            .map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`)
-            .join('; ')}${todo.length > 5 ? '; …' : ''})?`,
+          `Order ${counted(todo.length, 'row')} of the changed plan now (${firstOf(
+            todo.map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`),
+            5,
+          )})?`,
           '--yes',
           `ordering ${todo.length} rows of a changed plan`,
         ));
