@@ -60,6 +60,7 @@ describe('waitForOrder', () => {
       return Promise.resolve({ update: (next: string) => void texts.push(next), stop: () => undefined });
     };
     const orderId = await placed(slow.url);
+    const seen: string[] = [];
     // A wait of 1.3 s, polled every 0.4 s, that ends at its timeout: the last text is the count at 1 s.
     const waitOnce = () =>
       expect(
@@ -70,17 +71,29 @@ describe('waitForOrder', () => {
           signal: new AbortController().signal,
           intervalS: 0.4,
           timeoutS: 1.3,
+          onStatus: (order) => seen.push(order.status),
         }),
       ).rejects.toMatchObject({ code: 'wait_timeout' });
     await waitOnce();
-    expect(texts.at(-1)).toMatch(
+    // The first poll, under a second: the status alone; then the count, and the words on Ctrl-C where they fit.
+    expect(texts[1]).toMatch(new RegExp(`^order ${orderId} is \\w+$`));
+    const full = texts.at(-1)!;
+    expect(full).toMatch(
       new RegExp(`^order ${orderId} is \\w+, 1 s so far \\(Ctrl-C stops the wait; the order goes on\\)$`),
     );
-    // At 80 columns the line stays one line: the count without the words on Ctrl-C.
-    columns = 80;
+    // The status said once though polled four times.
+    expect(seen).toHaveLength(1);
+    // The line fits with the spinner's 2 columns; one column less, or 80, and it is the count alone.
+    columns = full.length + 2;
     texts.length = 0;
     await waitOnce();
-    expect(texts.at(-1)).toMatch(new RegExp(`^order ${orderId} is \\w+, 1 s so far$`));
+    expect(texts.at(-1)).toBe(full);
+    for (const narrower of [full.length + 1, 80]) {
+      columns = narrower;
+      texts.length = 0;
+      await waitOnce();
+      expect(texts.at(-1)).toMatch(new RegExp(`^order ${orderId} is \\w+, 1 s so far$`));
+    }
   });
 
   it('a failed order is OrderEndedError (exit 6) carrying the order, with the hint to show it', async () => {
