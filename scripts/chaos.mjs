@@ -164,19 +164,22 @@ function journalFiles(configDir) {
   return { intents, litter: names.filter((n) => !n.endsWith('.json')) };
 }
 
-/** The history/ records beside the journal. */
+/** The history/ records beside the journal: the lines of its line files (<xx>.jsonl), and an older version's files (.json). */
 function historyRecords(configDir) {
   const dir = join(configDir, 'history');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => n.endsWith('.json'))
-    .flatMap((n) => {
-      try {
-        return [JSON.parse(readFileSync(join(dir, n), 'utf8'))];
-      } catch {
-        return [];
-      }
-    });
+  const parsed = (text) => {
+    try {
+      return [JSON.parse(text)];
+    } catch {
+      return [];
+    }
+  };
+  return readdirSync(dir).flatMap((n) => {
+    if (n.endsWith('.json')) return parsed(readFileSync(join(dir, n), 'utf8'));
+    if (n.endsWith('.jsonl')) return readFileSync(join(dir, n), 'utf8').split('\n').filter(Boolean).flatMap(parsed);
+    return [];
+  });
 }
 
 function fileCodes(path, quantity) {

@@ -69,6 +69,7 @@ function activeTarget(dir: string, env: NodeJS.ProcessEnv): { profile: string; b
   return { profile, baseUrl };
 }
 
+/** The objects a directory holds: one per .json file, one per line of a .jsonl file (the order record's, history.ts). */
 function jsonFiles(dir: string): Record<string, unknown>[] {
   let names: string[];
   try {
@@ -77,14 +78,25 @@ function jsonFiles(dir: string): Record<string, unknown>[] {
     return [];
   }
   const out: Record<string, unknown>[] = [];
-  for (const name of names) {
-    if (!name.endsWith('.json')) continue;
+  const add = (text: string): void => {
     try {
-      const value: unknown = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+      const value: unknown = JSON.parse(text);
       if (value && typeof value === 'object') out.push(value as Record<string, unknown>);
     } catch {
       // Half-written or damaged: TAB offers what it can read.
     }
+  };
+  for (const name of names) {
+    const lines = name.endsWith('.jsonl');
+    if (!lines && !name.endsWith('.json')) continue;
+    let text: string;
+    try {
+      text = readFileSync(join(dir, name), 'utf8');
+    } catch {
+      continue;
+    }
+    if (lines) for (const line of text.split('\n')) add(line);
+    else add(text);
   }
   return out;
 }

@@ -1,9 +1,28 @@
-// The local order record: every intent that ended (resolved, refused, abandoned, failed) leaves one small
-// file in `history/` beside the journal. One file per record, written atomically: overlapping processes
-// never lose each other's records. A record never holds an API key or a code.
-import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+// The local order record: every intent that ended (resolved, refused, abandoned, failed) leaves a record in
+// `history/` beside the journal. Records are lines: history/<xx>.jsonl holds every record whose key's sha256
+// begins with the two hex digits xx (256 files at most, never one per order: a file made per row was most of a
+// 1,000-row plan's CPU, its inode allocation, issue 33). A record is appended as one JSON line and fdatasynced;
+// the last line of a key in its scope is its record. Versions before kept one file per record
+// (history/<40 hex>.json); they are still read, and pruned as they age. A record never holds an API key or a code.
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
-import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic.js';
+import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
 import { readIfThere } from '../files/read-if-there.js';
@@ -90,10 +109,19 @@ export const STATUS_FILTERS: readonly string[] = [
   ...Object.keys(STATUS_WORDS).filter((word) => !word.includes(' ')),
 ];
 
+/** A file of records: the two hex digits that begin the sha256 of their keys. */
+const LINES_FILE = /^[0-9a-f]{2}\.jsonl$/;
+/** When records were last pruned, and for how many days: prune() reads every record, so at most once a day. */
+const PRUNED_MARK = '.pruned';
+/** O_NOFOLLOW where the system has it: a link planted at a record file's name is never written through. */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
 export class History {
   readonly dir: string;
   /** Whether this process made (or found) the directory: a plan of 1,000 rows asked for it 2,000 times. */
   private made = false;
+  /** Whether the directory holds an older version's one-file records, looked at once: get() reads them only then. */
+  private legacy: boolean | undefined;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -124,38 +152,82 @@ export class History {
     } catch {
       return [];
     }
-    const records: OrderRecord[] = [];
+    // One record per key in its scope: the last line of the line files, over an older version's file.
+    const byIdentity = new Map<string, OrderRecord>();
     for (const name of names) {
       if (!name.endsWith('.json')) continue;
-      try {
-        const record = parseRecord(JSON.parse(readFileSync(join(this.dir, name), 'utf8')));
-        if (record) records.push(record);
-      } catch {
-        // A damaged record is skipped: the record is a convenience, the server holds the truth.
-      }
+      const record = readRecord(join(this.dir, name));
+      if (record) byIdentity.set(identityOf(record), record);
     }
-    return records.sort(newestFirst);
+    for (const name of names) {
+      if (!LINES_FILE.test(name)) continue;
+      for (const record of recordsIn(readIfThere(join(this.dir, name)))) byIdentity.set(identityOf(record), record);
+    }
+    return [...byIdentity.values()].sort(newestFirst);
   }
 
   /**
-   * The record of one key in one scope, if there is a readable one: its own file, else the file an older
-   * version named by the key alone, when that record has no key id and is of this server and environment.
+   * The record of one key in one scope, if there is a readable one: the last line of it in its line file; else an
+   * older version's file, by the key in its scope, or by the key alone when that record has no key id and is of
+   * this server and environment.
    */
   get(key: string, scope: Scope): OrderRecord | undefined {
-    const scoped = readRecord(this.fileOf({ key, ...scope }));
+    const text = readIfThere(this.linesOf(key));
+    let found: OrderRecord | undefined;
+    // Only lines that name the key are parsed: a file holds about a 256th of the history.
+    if (text !== undefined && text.includes(JSON.stringify(key)))
+      for (const record of recordsIn(text)) if (record.key === key && inScope(record, scope)) found = record;
+    if (found || !this.hasLegacy()) return found;
+    const scoped = readRecord(this.legacyFileOf({ key, ...scope }));
     if (scoped?.key === key && inScope(scoped, scope)) return scoped;
-    const legacy = readRecord(this.fileOf({ key }));
+    const legacy = readRecord(this.legacyFileOf({ key }));
     return legacy?.key === key && legacy.keyId === undefined && inScope(legacy, scope) ? legacy : undefined;
   }
 
-  /** Writes (or replaces) the record of one key in its scope. */
+  /** Writes (or replaces) the record of one key in its scope: its line, appended and fdatasynced. */
   record(r: OrderRecord): void {
-    this.inDir(() => writeFileAtomicSync(this.fileOf(r), textOf(r)));
+    this.inDir(() => {
+      const file = this.linesOf(r.key);
+      const created = appendLines(file, lineOf(r));
+      try {
+        if (created) fsyncDirectory(this.dir);
+      } catch (error) {
+        throw localError(error, file);
+      }
+    });
   }
 
-  /** record() without blocking, for many at once: the caller makes the directory's fsync, one for all (syncDirectory). */
-  async recordInBatch(r: OrderRecord): Promise<void> {
-    await this.inDir(() => writeFileAtomic(this.fileOf(r), textOf(r), 'file', { syncDir: false }));
+  /**
+   * record() for many at once, without blocking: every line written, then one fdatasync per file they went into,
+   * all at once, and one of the directory if a file was new. Durable when it settles.
+   */
+  async recordAll(records: readonly OrderRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const byFile = new Map<string, string>();
+    for (const r of records) byFile.set(this.linesOf(r.key), (byFile.get(this.linesOf(r.key)) ?? '') + lineOf(r));
+    await this.inDir(async () => {
+      let created = false;
+      const syncs: Promise<void>[] = [];
+      for (const [file, text] of byFile)
+        syncs.push(
+          (async () => {
+            const fd = openLines(file);
+            created ||= fd.created;
+            try {
+              writeLines(fd.fd, text);
+              await new Promise<void>((done, fail) => fdatasync(fd.fd, (error) => (error ? fail(error) : done())));
+            } catch (error) {
+              throw localError(error, file);
+            } finally {
+              closeSync(fd.fd);
+            }
+          })(),
+        );
+      const settled = await Promise.allSettled(syncs);
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (created) await syncDirectory(this.dir);
+    });
   }
 
   /** Runs a write in the directory, made on the first write of the process, and again if it has gone since. */
@@ -163,7 +235,7 @@ export class History {
   private inDir<T>(write: () => Promise<T>): Promise<T>;
   private inDir<T>(write: () => T | Promise<T>): T | Promise<T> {
     const again = (error: unknown): T | Promise<T> => {
-      // The atomic writes wrap the errno in a LocalError (its cause).
+      // The writes wrap the errno in a LocalError (its cause).
       const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code ?? (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' || !this.made) throw error;
       this.made = false;
@@ -181,8 +253,17 @@ export class History {
     }
   }
 
-  /** Drops records that ended more than `days` days ago. */
+  /**
+   * Drops records that ended more than `days` days ago. It reads every record, so it runs at most once a day for
+   * the same `days` (history/.pruned says when, and for how many). Under the journal's lock (journal.ts end), as
+   * every outcome's record is written: a line file is rewritten whole, and a line appended meanwhile by another
+   * process would be lost. A status that `order list --refresh` or `order show` noted meanwhile may be, and is
+   * read again by the next one.
+   */
   prune(days: number, now: number = Date.now()): void {
+    const mark = join(this.dir, PRUNED_MARK);
+    const last = modifiedAt(mark);
+    if (last !== undefined && now - last >= 0 && now - last < DAY_MS && readIfThere(mark) === `${days}\n`) return;
     const limit = now - days * DAY_MS;
     let names: string[];
     try {
@@ -191,27 +272,139 @@ export class History {
       return;
     }
     for (const name of names) {
-      if (!name.endsWith('.json')) continue;
       const file = join(this.dir, name);
       try {
-        const record = parseRecord(JSON.parse(readFileSync(file, 'utf8')));
-        if (record && Date.parse(timeOf(record)) < limit) unlinkSync(file);
+        if (name.endsWith('.json')) {
+          const record = parseRecord(JSON.parse(readFileSync(file, 'utf8')));
+          if (record && Date.parse(timeOf(record)) < limit) unlinkSync(file);
+        } else if (LINES_FILE.test(name)) {
+          pruneLines(file, limit);
+        }
       } catch {
         // Unreadable or removed by another process meanwhile: left alone.
       }
     }
+    try {
+      writeFileSync(mark, `${days}\n`, { mode: 0o600 });
+      utimesSync(mark, now / 1000, now / 1000);
+    } catch {
+      // Pruned again next time.
+    }
+  }
+
+  /** The line file of a key: the first two hex digits of its sha256 (every scope of a key in one file). */
+  private linesOf(key: string): string {
+    return join(this.dir, `${sha256(key).slice(0, 2)}.jsonl`);
+  }
+
+  private hasLegacy(): boolean {
+    if (this.legacy === undefined) {
+      try {
+        this.legacy = readdirSync(this.dir).some((name) => name.endsWith('.json'));
+      } catch {
+        return false; // looked at again once there is a directory
+      }
+    }
+    return this.legacy;
   }
 
   /**
-   * Keys are the user's to choose: hashed into safe file names, as the journal does; with the scope, so that
-   * one key's records on two servers, environments or API keys are two files. A record without a key id (an
-   * older version's) keeps the name by the key alone, and is rewritten there (`order list --refresh`).
+   * An older version's file of a record: keys are the user's to choose, hashed into safe file names; with the
+   * scope, or by the key alone for a record without a key id.
    */
-  private fileOf(r: Pick<OrderRecord, 'key' | 'keyId' | 'baseUrl' | 'environment'> | { key: string }): string {
+  private legacyFileOf(r: Pick<OrderRecord, 'key' | 'keyId' | 'baseUrl' | 'environment'> | { key: string }): string {
     const scoped =
       'keyId' in r && r.keyId !== undefined ? JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]) : r.key;
     return join(this.dir, `${sha256(scoped).slice(0, 40)}.json`);
   }
+}
+
+/** Which record a record replaces: the same key in the same scope (a record without a key id is its own scope). */
+function identityOf(r: OrderRecord): string {
+  return JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId ?? null]);
+}
+
+/** The records of a line file's text, in the order written; a line that is not one (cut short by a crash) is skipped. */
+function recordsIn(text: string | undefined): OrderRecord[] {
+  const records: OrderRecord[] = [];
+  if (text === undefined) return records;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      const record = parseRecord(JSON.parse(line));
+      if (record) records.push(record);
+    } catch {
+      // A line cut short by a crash: the record is a convenience, the server holds the truth.
+    }
+  }
+  return records;
+}
+
+/** Opens a line file to append (made 0600 when it is not there), never through a link; `created` when it was made. */
+function openLines(file: string): { fd: number; created: boolean } {
+  const flags = constants.O_RDWR | constants.O_APPEND | NOFOLLOW;
+  try {
+    return { fd: openSync(file, flags), created: false };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw localError(error, file);
+  }
+  try {
+    return { fd: openSync(file, flags | constants.O_CREAT, 0o600), created: true };
+  } catch (error) {
+    throw localError(error, file);
+  }
+}
+
+/**
+ * Appends whole lines. A file whose last line a crash cut short gets a newline first, so the new line is never
+ * glued to it. O_APPEND: each write lands at the end, whatever another process appends.
+ */
+function writeLines(fd: number, text: string): void {
+  const size = fstatSync(fd).size;
+  const last = Buffer.alloc(1);
+  const cut = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+  const bytes = Buffer.from(cut ? `\n${text}` : text, 'utf8');
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** Appends and fdatasyncs, synchronously; whether the file was made (its directory's fsync is the caller's). */
+function appendLines(file: string, text: string): boolean {
+  const { fd, created } = openLines(file);
+  try {
+    writeLines(fd, text);
+    fdatasyncSync(fd);
+  } catch (error) {
+    throw localError(error, file);
+  } finally {
+    closeSync(fd);
+  }
+  return created;
+}
+
+/**
+ * Rewrites a line file without the records that ended before `limit`, when it has any (atomically: a temporary
+ * file, fsynced, renamed). A line that is no record is kept unless it is not JSON at all (cut short by a crash).
+ */
+function pruneLines(file: string, limit: number): void {
+  const text = readFileSync(file, 'utf8');
+  const kept: string[] = [];
+  let dropped = false;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      dropped = true;
+      continue;
+    }
+    const record = parseRecord(value);
+    if (record && Date.parse(timeOf(record)) < limit) dropped = true;
+    else kept.push(line);
+  }
+  if (!dropped) return;
+  if (kept.length === 0) unlinkSync(file);
+  else writeFileAtomicSync(file, `${kept.join('\n')}\n`);
 }
 
 function readRecord(file: string): OrderRecord | undefined {
@@ -229,7 +422,7 @@ function readRecord(file: string): OrderRecord | undefined {
  * and a re-run compare them); only the server's free text, its status and error, may echo a key, and is
  * masked (issue 15).
  */
-function textOf(r: OrderRecord): string {
+function lineOf(r: OrderRecord): string {
   const kept = clean(r);
   const masked: OrderRecord = {
     ...kept,
@@ -238,7 +431,7 @@ function textOf(r: OrderRecord): string {
       ? { error: { code: redactKeys(kept.error.code), message: redactKeys(kept.error.message) } }
       : {}),
   };
-  return `${JSON.stringify(masked, null, 2)}\n`;
+  return `${JSON.stringify(masked)}\n`;
 }
 
 function timeOf(r: OrderRecord): string {

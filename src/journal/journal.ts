@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, LocalError, UsageError } from '../errors.js';
-import { localError as writeFailure, syncDirectory } from '../files/atomic.js';
+import { localError as writeFailure } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord } from './history.js';
 import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { LOCK_WAIT_MS, withDirLock } from './lock.js';
@@ -453,17 +453,19 @@ export class Journal {
   }
 
   /**
-   * The fact that outcomes reached the user (orders/lifecycle.ts deliver): their records, each file fsynced,
-   * then history/ once. Unlike a record written as an intent ends, a failure here is an error (exit 8): the
-   * intents stay pending, and their next run delivers again.
+   * The fact that outcomes reached the user (orders/lifecycle.ts deliver): their records, durable (history.ts
+   * recordAll). Unlike a record written as an intent ends, a failure here is an error (exit 8): the intents stay
+   * pending, and their next run delivers again. Under the lock, as every outcome's record: prune rewrites the
+   * record files whole under it.
    */
   async recordDelivery(records: readonly OrderRecord[]): Promise<void> {
-    try {
-      await inTurns(records, (record) => this.history.recordInBatch(record));
-      await syncDirectory(this.history.dir);
-    } catch (error) {
-      throw localError(error, `cannot write the order record ${this.history.dir}`);
-    }
+    await this.withLock(async () => {
+      try {
+        await this.history.recordAll(records);
+      } catch (error) {
+        throw localError(error, `cannot write the order record ${this.history.dir}`);
+      }
+    });
   }
 
   /**
@@ -481,7 +483,7 @@ export class Journal {
   }
 
   /**
-   * Every record is on disk (each file fsynced, then one fsync of history/) before the first intent leaves the
+   * Every record is on disk (its line fdatasynced, history.ts recordAll) before the first intent leaves the
    * journal; then every intent's end is a line of the log, all made durable by one fsync. A crash in between
    * leaves intents whose records exist: they end again, nothing is lost. Many at once only share the fsyncs.
    */
@@ -506,8 +508,7 @@ export class Journal {
             intents[i]!.orderId !== undefined ||
             this.history.get(record.key, scopeOf(intents[i]!))?.orderId === undefined,
         );
-        await inTurns(kept, (record) => this.history.recordInBatch(record));
-        if (kept.length > 0) await syncDirectory(this.history.dir);
+        await this.history.recordAll(kept);
       } catch {
         // The record is a convenience here; the journal is the promise. A failed record never keeps an intent open.
       }
@@ -651,15 +652,6 @@ export class Journal {
       { linger: true },
     );
   }
-}
-
-/** At most 16 at a time: as many files open as the file system can usefully sync together, never thousands. */
-async function inTurns<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(16, items.length) }, worker));
 }
 
 /** An interrupted order's codes went to a file: never written into a second one (docs/exactly-once.md). */

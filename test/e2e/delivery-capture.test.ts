@@ -7,10 +7,11 @@
 // beside this file is the behaviour: a change in how codes reach the user shows up as its diff.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { storedRecords } from '../helpers/journal.js';
 import { BIN, DEMO_KEYS, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { ensureOpenpyxl, PYTHON } from '../helpers/openpyxl.js';
 
@@ -297,10 +298,9 @@ describe('codes delivery, captured for every verb and format', () => {
 
     // The journal: what every order left (its record), and what is still pending.
     const history = join(configDir, 'history');
-    const records = readdirSync(history)
-      .filter((name) => name.endsWith('.json'))
+    const records = storedRecords(history)
       // Sorted as normalized: a plan's row keys derive from the server's address, which changes from run to run.
-      .map((name) => normalize(readFileSync(join(history, name), 'utf8')))
+      .map((record) => normalize(`${JSON.stringify(record, null, 2)}\n`))
       .sort()
       .map((text) => JSON.parse(text) as unknown);
     const pending = await runCli(['order', 'pending', '--json'], { configDir });

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { storedRecords } from '../helpers/journal.js';
 import { FAILPOINTS, type Failpoint } from '../../src/failpoints.js';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import { ensureOpenpyxl, PYTHON } from '../helpers/openpyxl.js';
@@ -205,20 +206,11 @@ const cases = MODES.flatMap((mode) => mode.points.map((point) => ({ mode, point 
 /** Read from the files alone: an intent whose delivery is recorded (its own record in history/, or phase `delivered`). */
 function deliveryRecorded(configDir: string, intent: JournalIntent): boolean {
   if (intent.phase === 'delivered') return true;
-  // Whatever a record's file is named (by key, or by key and scope), it is this intent's when it holds its key
-  // and its createdAt.
-  const dir = join(configDir, 'history');
-  if (!existsSync(dir)) return false;
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
-    .some((name) => {
-      const { key, outcome, createdAt } = JSON.parse(readFileSync(join(dir, name), 'utf8')) as {
-        key: string;
-        outcome: string;
-        createdAt: string;
-      };
-      return key === intent.key && (outcome === 'delivered' || outcome === 'failed') && createdAt === intent.createdAt;
-    });
+  // Whatever a record's file or line, it is this intent's when it holds its key and its createdAt.
+  return storedRecords(join(configDir, 'history')).some(
+    ({ key, outcome, createdAt }) =>
+      key === intent.key && (outcome === 'delivered' || outcome === 'failed') && createdAt === intent.createdAt,
+  );
 }
 
 function printedIds(sink: Mode['sink'], run: RunResult | undefined): string[] {

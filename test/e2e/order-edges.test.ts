@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { storedRecords } from '../helpers/journal.js';
 import {
   BIN,
   chargesFor,
@@ -358,10 +359,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
       });
       expect(wrong.code).toBe(5);
       expect(await pendingIntents(configDir)).toEqual([]);
-      const records = readdirSync(join(configDir, 'history')).map(
-        (name) =>
-          JSON.parse(readFileSync(join(configDir, 'history', name), 'utf8')) as { outcome: string; quantity: number },
-      );
+      const records = storedRecords(join(configDir, 'history'));
       expect(records).toMatchObject([{ outcome: 'refused', quantity: 701 }]);
       const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--json'], {
         configDir,
@@ -448,8 +446,8 @@ describe('the local order record', () => {
       const names = readdirSync(history);
       expect(names).not.toContain('old-31-days.json');
       expect(names).toContain('kept-29-days.json');
-      const records = names.map((name) => readFileSync(join(history, name), 'utf8'));
-      const mine = records.map((text) => JSON.parse(text) as Record<string, unknown>).find((r) => r.quantity === 801);
+      const records = storedRecords(history);
+      const mine = records.find((r) => r.quantity === 801);
       expect(mine).toMatchObject({
         outcome: 'delivered',
         productId: PRODUCT,
@@ -464,7 +462,8 @@ describe('the local order record', () => {
         .split('\n')
         .slice(1)
         .map((line) => line.split(',').pop()!);
-      for (const text of records) {
+      // Every byte of history/, as stored.
+      for (const text of names.map((name) => readFileSync(join(history, name), 'utf8'))) {
         expect(text).not.toContain(DEMO_KEYS.test);
         for (const code of codes) expect(text).not.toContain(code);
       }

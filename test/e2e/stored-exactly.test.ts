@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { storedRecords } from '../helpers/journal.js';
 import { DEMO_KEYS, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const PRODUCT = 'misc_test_pack';
@@ -84,9 +85,7 @@ describe('stored byte for byte: key-shaped text in a profile, product, path and 
         readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json') || name.endsWith('.log')),
       ).toEqual([]);
       // The record keeps the identifiers whole too.
-      const record = JSON.parse(
-        readFileSync(join(configDir, 'history', readdirSync(join(configDir, 'history'))[0]!), 'utf8'),
-      ) as Record<string, unknown>;
+      const [record] = storedRecords(join(configDir, 'history'));
       expect(record).toMatchObject({ key, profile: PROFILE, productId: PRODUCT, out, outcome: 'delivered' });
     },
   );
@@ -139,7 +138,7 @@ describe('stored byte for byte: key-shaped text in a profile, product, path and 
         key: string;
       }[];
       expect(pending.map((p) => p.key)).toEqual([key]);
-      expect(existsSync(join(configDir, 'history')) ? readdirSync(join(configDir, 'history')) : []).toEqual([]);
+      expect(storedRecords(join(configDir, 'history'))).toEqual([]);
       expect(await charged(key)).toHaveLength(1);
     },
   );

@@ -1,6 +1,6 @@
 // The fixtures the journal's unit tests share: one order's spec, an owner that is dead, an --out, and a journal
 // in a fresh directory of its own.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
@@ -53,4 +53,21 @@ export function failingLog(dir: string): { file: () => string; failing: { now: b
     },
   };
   return { file: () => log.file, failing };
+}
+
+/**
+ * Every record stored in a history directory, as stored (no parsing beyond JSON), in the order read: the lines of
+ * its line files (history/<xx>.jsonl) and the files of an older version (history/<40 hex>.json), for tests that
+ * look at the disk itself rather than through History. Empty when there is no directory.
+ */
+export function storedRecords(historyDir: string): Record<string, unknown>[] {
+  if (!existsSync(historyDir)) return [];
+  const records: Record<string, unknown>[] = [];
+  for (const name of readdirSync(historyDir).sort()) {
+    const text = readFileSync(join(historyDir, name), 'utf8');
+    if (name.endsWith('.json')) records.push(JSON.parse(text) as Record<string, unknown>);
+    else if (name.endsWith('.jsonl'))
+      for (const line of text.split('\n')) if (line) records.push(JSON.parse(line) as Record<string, unknown>);
+  }
+  return records;
 }

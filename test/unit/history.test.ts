@@ -23,7 +23,7 @@ function rec(key: string, endedAt: string, extra: Partial<OrderRecord> = {}): Or
 }
 
 describe('History (the local order record)', () => {
-  it('lists records newest first, one file each, and replaces a key on a second record', () => {
+  it('lists records newest first, and replaces a key on a second record', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
     expect(h.list()).toEqual([]);
     h.record(rec('a', '2026-01-01T00:00:00.000Z'));
@@ -38,7 +38,31 @@ describe('History (the local order record)', () => {
     h.record(rec('a', '2026-01-04T00:00:00.000Z', { orderId: 'ord_1', status: 'completed' }));
     expect(h.list().map((r) => r.key)).toEqual(['a', 'b', 'c']);
     expect(h.list()[0]).toMatchObject({ orderId: 'ord_1', status: 'completed' });
-    expect(readdirSync(h.dir)).toHaveLength(3);
+    expect(h.list()).toHaveLength(3);
+  });
+
+  it('keeps records as lines in at most 256 files, by the first two hex digits of the key (issue 33: no file per order)', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+    for (let i = 0; i < 600; i++) h.record(rec(`k${i}`, '2026-01-01T00:00:00.000Z'));
+    const names = readdirSync(h.dir);
+    expect(names.length).toBeLessThanOrEqual(256);
+    expect(names.every((name) => /^[0-9a-f]{2}\.jsonl$/.test(name))).toBe(true);
+    const k7 = `${createHash('sha256').update('k7').digest('hex').slice(0, 2)}.jsonl`;
+    const lines = readFileSync(join(h.dir, k7), 'utf8').split('\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines.map((line) => (line ? (JSON.parse(line) as OrderRecord).key : ''))).toContain('k7');
+    expect(h.list()).toHaveLength(600);
+    expect(h.get('k599', { baseUrl: 'http://127.0.0.1:1', environment: 'test', keyId: 'x' })?.key).toBe('k599');
+  });
+
+  it('a line cut short by a crash is skipped, and the next record is not glued to it', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+    h.record(rec('a', '2026-01-01T00:00:00.000Z'));
+    const file = join(h.dir, readdirSync(h.dir)[0]!);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}{"key":"a","produ`);
+    h.record(rec('a', '2026-01-02T00:00:00.000Z', { status: 'completed' }));
+    expect(h.list()).toEqual([expect.objectContaining({ key: 'a', status: 'completed' })]);
+    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
   });
 
   it('one key in two scopes is two records; each found only in its own scope (issue 29)', () => {
@@ -51,7 +75,7 @@ describe('History (the local order record)', () => {
       orderId: 'ord_other',
     });
     for (const r of [live, test, other]) h.record(r);
-    expect(readdirSync(h.dir)).toHaveLength(3);
+    expect(h.list()).toHaveLength(3);
     expect(h.get('K', scopeOf(live as Required<OrderRecord>))?.orderId).toBe('ord_live');
     expect(h.get('K', scopeOf(test as Required<OrderRecord>))?.orderId).toBe('ord_test');
     expect(h.get('K', scopeOf(other as Required<OrderRecord>))?.orderId).toBe('ord_other');
@@ -82,15 +106,29 @@ describe('History (the local order record)', () => {
     expect(h.get('K', { ...scope, baseUrl: 'http://elsewhere' })).toBeUndefined();
     expect(h.get('other', scope)).toBeUndefined();
     expect(inScope(old, scope)).toBe(true);
-    // Its refresh (order list --refresh) rewrites it in place: still one file for it.
-    h.record({ ...h.get('K', scope)!, status: 'completed' });
-    expect(readdirSync(h.dir)).toHaveLength(2);
     // A file an older version named by the key that holds a key id is not that older record: not read.
+    const legacy = join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`);
+    writeFileSync(legacy, JSON.stringify({ ...old, keyId: 'any' }));
+    expect(new History(h.dir).get('K', scope)).toBeUndefined();
+    // Its refresh (order list --refresh) is a line that stands for it: one record for it, the new status.
+    writeFileSync(legacy, JSON.stringify(old));
+    h.record({ ...h.get('K', scope)!, status: 'completed' });
+    expect(h.list().filter((r) => r.key === 'K')).toEqual([{ ...old, status: 'completed' }]);
+    expect(h.get('K', scope)?.status).toBe('completed');
+    // Found by its scope in a file named so, as an older version wrote it too.
+    const scoped = rec('S', '2026-01-01T00:00:00.000Z', { keyId: 'k9', orderId: 'ord_s' });
     writeFileSync(
-      join(h.dir, `${createHash('sha256').update('K').digest('hex').slice(0, 40)}.json`),
-      JSON.stringify({ ...old, keyId: 'any' }),
+      join(
+        h.dir,
+        `${createHash('sha256')
+          .update(JSON.stringify(['S', scoped.baseUrl, 'test', 'k9']))
+          .digest('hex')
+          .slice(0, 40)}.json`,
+      ),
+      JSON.stringify(scoped),
     );
-    expect(h.get('K', scope)).toBeUndefined();
+    expect(new History(h.dir).get('S', { ...scope, keyId: 'k9' })?.orderId).toBe('ord_s');
+    expect(new History(h.dir).get('S', { ...scope, keyId: 'k8' })).toBeUndefined();
   });
 
   it('never stores fields beyond the record (no key, no body, no codes)', () => {
@@ -157,7 +195,8 @@ describe('History on disk: its directory, failures, and files that are not recor
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     // A second process (another History) finds the directory there: it records beside the first's.
     new History(dir).record(rec('b', '2026-01-02T00:00:00.000Z'));
-    await new History(dir).recordInBatch(rec('c', '2026-01-03T00:00:00.000Z'));
+    await new History(dir).recordAll([rec('c', '2026-01-03T00:00:00.000Z')]);
+    for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
     expect(
       new History(dir)
         .list()
@@ -176,7 +215,7 @@ describe('History on disk: its directory, failures, and files that are not recor
     mkdirSync(join(file, 'in-the-way'), { recursive: true });
     expect(() => h.record(r)).toThrow(LocalError);
     expect(() => h.record(r)).toThrow(`cannot write the file ${file}`);
-    await expect(h.recordInBatch(r)).rejects.toThrow(`cannot write the file ${file}`);
+    await expect(h.recordAll([r])).rejects.toThrow(`cannot write the file ${file}`);
   });
 
   it('prune removes only records: a temporary file another process is writing stays, whatever it holds', () => {
@@ -185,7 +224,41 @@ describe('History on disk: its directory, failures, and files that are not recor
     const temp = join(h.dir, `.in-progress.json.${process.pid}-abcdef.tmp`);
     writeFileSync(temp, JSON.stringify(rec('old-too', '2026-01-01T00:00:00.000Z')));
     h.prune(90, Date.parse('2026-12-01T00:00:00.000Z'));
-    expect(readdirSync(h.dir)).toEqual([basename(temp)]);
+    expect(readdirSync(h.dir).sort()).toEqual([basename(temp), '.pruned'].sort());
+  });
+
+  it('prune rewrites a file of lines without the old ones, keeps what is not a record, and runs once a day for its days', () => {
+    const h = new History(newDir());
+    const now = Date.parse('2026-04-01T00:00:00.000Z');
+    const day = 86_400_000;
+    // Keys whose lines share one file: the rewrite keeps the new line beside the old one's removal.
+    const keys = Array.from({ length: 600 }, (_, i) => `k${i}`);
+    const bucket = (k: string) => createHash('sha256').update(k).digest('hex').slice(0, 2);
+    const [a, b] = keys.filter((k) => bucket(k) === bucket('k0'));
+    h.record(rec(a!, new Date(now - 10 * day).toISOString()));
+    h.record(rec(b!, new Date(now - day).toISOString()));
+    const file = join(h.dir, `${bucket('k0')}.jsonl`);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}{"note":"a newer version's line"}\n{"cut`);
+    h.prune(5, now);
+    expect(h.list().map((r) => r.key)).toEqual([b]);
+    expect(readFileSync(file, 'utf8')).toContain(`{"note":"a newer version's line"}\n`);
+    expect(readFileSync(file, 'utf8')).not.toContain('{"cut');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Again within the day at the same days: not read again. With other days, or a day later: pruned.
+    h.record(rec('z', new Date(now - 10 * day).toISOString()));
+    h.prune(5, now + day - 1);
+    expect(h.list().map((r) => r.key)).toContain('z');
+    h.prune(6, now + day - 1);
+    expect(h.list().map((r) => r.key)).not.toContain('z');
+    h.record(rec('y', new Date(now - 10 * day).toISOString()));
+    h.prune(6, now + 2 * day);
+    expect(h.list().map((r) => r.key)).not.toContain('y');
+    // Every record old: what is left is the line that is none; a file of old records only goes.
+    h.prune(1, now + 3 * day);
+    expect(readFileSync(file, 'utf8')).toBe(`{"note":"a newer version's line"}\n`);
+    h.record(rec('x', new Date(now - 10 * day).toISOString()));
+    h.prune(1, now + 5 * day);
+    expect(readdirSync(h.dir).sort()).toEqual(['.pruned', basename(file)].sort());
   });
 
   it('a record whose key id is not text is damaged: skipped, never read as of some scope', () => {

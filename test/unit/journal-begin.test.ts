@@ -183,8 +183,7 @@ describe('recordDelivery', () => {
       ['EPERM', 'permission denied'],
       ['EIO', 'EIO'],
     ]) {
-      (j.history as unknown as { recordInBatch: () => Promise<void> }).recordInBatch = () =>
-        Promise.reject(errno(code!));
+      (j.history as unknown as { recordAll: () => Promise<void> }).recordAll = () => Promise.reject(errno(code!));
       await expect(j.recordDelivery([endedRecord(intent, 'delivered', Date.now())])).rejects.toMatchObject({
         exitCode: 8,
         code: 'journal_unwritable',

@@ -647,7 +647,9 @@ describe('history, more', () => {
     writeFileSync(join(h.dir, 'bad.json'), '{"key":"x"}');
     h.prune(1, T0);
     expect(h.list().map((r) => r.key)).toEqual(['new']);
-    expect(readdirSync(h.dir).sort()).toEqual(['bad.json', `${sha256('new').slice(0, 40)}.json`, 'old.txt'].sort());
+    expect(readdirSync(h.dir).sort()).toEqual(
+      ['.pruned', 'bad.json', `${sha256('new').slice(0, 2)}.jsonl`, 'old.txt'].sort(),
+    );
   });
 
   it('skips a record missing any required field or with an unknown outcome', () => {
@@ -699,6 +701,6 @@ describe('history, more', () => {
         error: { code: 'c', message: 'm' },
       },
     ]);
-    expect(readFileSync(join(h.dir, `${sha256('k').slice(0, 40)}.json`), 'utf8')).not.toContain('secret');
+    expect(readFileSync(join(h.dir, `${sha256('k').slice(0, 2)}.jsonl`), 'utf8')).not.toContain('secret');
   });
 });
