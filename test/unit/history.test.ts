@@ -55,6 +55,41 @@ describe('History (the local order record)', () => {
     expect(h.get('k599', { baseUrl: 'http://127.0.0.1:1', environment: 'test', keyId: 'x' })?.key).toBe('k599');
   });
 
+  it('keeps its line files open, and appends to the one another process put in place (prune), never to the file replaced', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'hist-')), 'history');
+    const writer = new History(dir);
+    const now = Date.parse('2026-04-01T00:00:00.000Z');
+    const day = 86_400_000;
+    // Keys that share a line file: the old record pruned by another process, the new ones written by this one.
+    const bucket = (k: string) => createHash('sha256').update(k).digest('hex').slice(0, 2);
+    const [a, b, c] = Array.from({ length: 2000 }, (_, i) => `k${i}`).filter((k) => bucket(k) === bucket('k0'));
+    writer.record(rec(a!, new Date(now - 10 * day).toISOString()));
+    writer.record(rec(b!, new Date(now - day).toISOString()));
+    new History(dir).prune(5, now);
+    writer.record(rec(c!, new Date(now).toISOString()));
+    expect(new History(dir).list().map((r) => r.key)).toEqual([c, b]);
+    // Removed whole (history/ deleted by hand): made again, the record in it.
+    rmSync(dir, { recursive: true });
+    writer.record(rec(a!, new Date(now).toISOString()));
+    expect(new History(dir).list().map((r) => r.key)).toEqual([a]);
+  });
+
+  it('writes into more line files than it keeps open, and after another process appended to one', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'hist-')), 'history');
+    const h = new History(dir);
+    const keys = Array.from({ length: 300 }, (_, i) => `many${i}`);
+    await h.recordAll(keys.map((k) => rec(k, '2026-01-01T00:00:00.000Z')));
+    for (const k of keys.slice(0, 100)) h.record(rec(k, '2026-01-02T00:00:00.000Z', { status: 'completed' }));
+    new History(dir).record(rec('other', '2026-01-03T00:00:00.000Z'));
+    h.record(rec('other', '2026-01-04T00:00:00.000Z', { status: 'completed' }));
+    const listed = new History(dir).list();
+    expect(listed).toHaveLength(301);
+    expect(listed.filter((r) => r.status === 'completed')).toHaveLength(101);
+    for (const name of readdirSync(dir))
+      for (const line of readFileSync(join(dir, name), 'utf8').split('\n').slice(0, -1))
+        expect(() => JSON.parse(line) as unknown).not.toThrow();
+  });
+
   it('a line cut short by a crash is skipped, and the next record is not glued to it', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
     h.record(rec('a', '2026-01-01T00:00:00.000Z'));
