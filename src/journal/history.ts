@@ -173,13 +173,20 @@ export class History {
    */
   get(key: string, scope: Scope): OrderRecord | undefined {
     const text = readIfThere(this.linesOf(key));
-    let found: OrderRecord | undefined;
-    // Only lines that name the key are parsed: a file holds about a 256th of the history.
+    // Only lines that name the key are parsed: a file holds about a 256th of the history. The last line of the key
+    // with this scope's key id; else the last without one (an older version's record, refreshed since).
+    let scoped: OrderRecord | undefined;
+    let unscoped: OrderRecord | undefined;
     if (text !== undefined && text.includes(JSON.stringify(key)))
-      for (const record of recordsIn(text)) if (record.key === key && inScope(record, scope)) found = record;
+      for (const record of recordsIn(text))
+        if (record.key === key && inScope(record, scope)) {
+          if (record.keyId === undefined) unscoped = record;
+          else scoped = record;
+        }
+    const found = scoped ?? unscoped;
     if (found || !this.hasLegacy()) return found;
-    const scoped = readRecord(this.legacyFileOf({ key, ...scope }));
-    if (scoped?.key === key && inScope(scoped, scope)) return scoped;
+    const file = readRecord(this.legacyFileOf({ key, ...scope }));
+    if (file?.key === key && inScope(file, scope)) return file;
     const legacy = readRecord(this.legacyFileOf({ key }));
     return legacy?.key === key && legacy.keyId === undefined && inScope(legacy, scope) ? legacy : undefined;
   }

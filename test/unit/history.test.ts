@@ -127,6 +127,16 @@ describe('History (the local order record)', () => {
     ).toEqual(['ord_live', 'ord_other', 'ord_test']);
   });
 
+  it("a key's record with this scope's key id stands before one without any, whichever was written last", () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+    const scoped = rec('K', '2026-01-02T00:00:00.000Z', { keyId: 'k1', orderId: 'ord_new' });
+    h.record(scoped);
+    h.record(rec('K', '2026-01-01T00:00:00.000Z', { orderId: 'ord_old', status: 'completed' }));
+    const scope = { baseUrl: scoped.baseUrl, environment: 'test' as const, keyId: 'k1' };
+    expect(h.get('K', scope)?.orderId).toBe('ord_new');
+    expect(h.get('K', { ...scope, keyId: 'k2' })?.orderId).toBe('ord_old');
+  });
+
   it("reads an older version's record (named by the key alone, no key id) in its server and environment, whatever the key", () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
     h.record(rec('seed', '2026-01-01T00:00:00.000Z'));
