@@ -164,22 +164,28 @@ function journalFiles(configDir) {
   return { intents, litter: names.filter((n) => !n.endsWith('.json')) };
 }
 
-/** The history/ records beside the journal: the lines of its line files (<xx>.jsonl), and an older version's files (.json). */
+/**
+ * The history/ records beside the journal, as giftcodes reads them: one per key in its scope, the last line of it
+ * in its line file (<xx>.jsonl) over an older version's file (.json); a line cut short is skipped.
+ */
 function historyRecords(configDir) {
   const dir = join(configDir, 'history');
   if (!existsSync(dir)) return [];
-  const parsed = (text) => {
+  const byIdentity = new Map();
+  const add = (text) => {
+    let record;
     try {
-      return [JSON.parse(text)];
+      record = JSON.parse(text);
     } catch {
-      return [];
+      return;
     }
+    byIdentity.set(JSON.stringify([record.key, record.baseUrl, record.environment, record.keyId ?? null]), record);
   };
-  return readdirSync(dir).flatMap((n) => {
-    if (n.endsWith('.json')) return parsed(readFileSync(join(dir, n), 'utf8'));
-    if (n.endsWith('.jsonl')) return readFileSync(join(dir, n), 'utf8').split('\n').filter(Boolean).flatMap(parsed);
-    return [];
-  });
+  const names = readdirSync(dir);
+  for (const n of names) if (n.endsWith('.json')) add(readFileSync(join(dir, n), 'utf8'));
+  for (const n of names)
+    if (n.endsWith('.jsonl')) for (const line of readFileSync(join(dir, n), 'utf8').split('\n')) if (line) add(line);
+  return [...byIdentity.values()];
 }
 
 function fileCodes(path, quantity) {

@@ -10,6 +10,7 @@ import {
   fdatasync,
   fdatasyncSync,
   fstatSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -183,10 +184,11 @@ export class History {
           if (record.keyId === undefined) unscoped = record;
           else scoped = record;
         }
-    const found = scoped ?? unscoped;
-    if (found || !this.hasLegacy()) return found;
+    if (scoped) return scoped;
+    if (!this.hasLegacy()) return unscoped;
     const file = readRecord(this.legacyFileOf({ key, ...scope }));
     if (file?.key === key && inScope(file, scope)) return file;
+    if (unscoped) return unscoped;
     const legacy = readRecord(this.legacyFileOf({ key }));
     return legacy?.key === key && legacy.keyId === undefined && inScope(legacy, scope) ? legacy : undefined;
   }
@@ -373,8 +375,15 @@ const MAX_OPEN = 32;
 function useLines(file: string): { lines: LineFile; size: number; fresh: boolean } {
   let lines = appending.get(file);
   if (lines) {
-    const stat = fstatSync(lines.fd);
-    if (stat.nlink > 0) {
+    let stat: ReturnType<typeof fstatSync> | undefined;
+    let named: ReturnType<typeof fstatSync> | undefined;
+    try {
+      stat = fstatSync(lines.fd);
+      named = lstatSync(file, { throwIfNoEntry: false });
+    } catch {
+      stat = undefined;
+    }
+    if (stat && named && stat.nlink > 0 && stat.ino === named.ino && stat.dev === named.dev) {
       appending.delete(file); // most recently used last
       appending.set(file, lines);
       lines.busy++;
@@ -443,27 +452,37 @@ function appendLines(file: string, text: string): boolean {
 /**
  * Rewrites a line file without the records that ended before `limit`, when it has any (atomically: a temporary
  * file, fsynced, renamed). A line that is no record is kept unless it is not JSON at all (cut short by a crash).
+ * Under the journal's lock, which another machine's process takes over from a turn older than 5 s (lock.ts): a
+ * file that grew while it was read is left for the next prune, and lines that reach the file replaced after all
+ * (a writer that opened it a moment before) are carried over into the new one.
  */
 function pruneLines(file: string, limit: number): void {
-  const text = readFileSync(file, 'utf8');
-  const kept: string[] = [];
-  let dropped = false;
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      dropped = true;
-      continue;
+  const fd = openSync(file, constants.O_RDONLY | NOFOLLOW);
+  try {
+    const read = readFileSync(fd);
+    const kept: string[] = [];
+    let dropped = false;
+    for (const line of read.toString('utf8').split('\n')) {
+      if (line === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        dropped = true;
+        continue;
+      }
+      const record = parseRecord(value);
+      if (record && Date.parse(timeOf(record)) < limit) dropped = true;
+      else kept.push(line);
     }
-    const record = parseRecord(value);
-    if (record && Date.parse(timeOf(record)) < limit) dropped = true;
-    else kept.push(line);
+    if (!dropped || fstatSync(fd).size !== read.length) return;
+    if (kept.length === 0) unlinkSync(file);
+    else writeFileAtomicSync(file, `${kept.join('\n')}\n`);
+    const late = readFileSync(fd);
+    if (late.length > 0) appendLines(file, late.toString('utf8'));
+  } finally {
+    closeSync(fd);
   }
-  if (!dropped) return;
-  if (kept.length === 0) unlinkSync(file);
-  else writeFileAtomicSync(file, `${kept.join('\n')}\n`);
 }
 
 function readRecord(file: string): OrderRecord | undefined {

@@ -56,18 +56,27 @@ export function failingLog(dir: string): { file: () => string; failing: { now: b
 }
 
 /**
- * Every record stored in a history directory, as stored (no parsing beyond JSON), in the order read: the lines of
- * its line files (history/<xx>.jsonl) and the files of an older version (history/<40 hex>.json), for tests that
- * look at the disk itself rather than through History. Empty when there is no directory.
+ * The records a history directory holds, read from the disk itself rather than through History, as giftcodes
+ * reads them: one per key in its scope (server, environment, API key id), the last line of it in its line file
+ * (history/<xx>.jsonl) over an older version's file (history/<40 hex>.json); a line that is not JSON (cut short by
+ * a crash) is skipped. Empty when there is no directory.
  */
 export function storedRecords(historyDir: string): Record<string, unknown>[] {
   if (!existsSync(historyDir)) return [];
-  const records: Record<string, unknown>[] = [];
-  for (const name of readdirSync(historyDir).sort()) {
-    const text = readFileSync(join(historyDir, name), 'utf8');
-    if (name.endsWith('.json')) records.push(JSON.parse(text) as Record<string, unknown>);
-    else if (name.endsWith('.jsonl'))
-      for (const line of text.split('\n')) if (line) records.push(JSON.parse(line) as Record<string, unknown>);
-  }
-  return records;
+  const byIdentity = new Map<string, Record<string, unknown>>();
+  const add = (text: string): void => {
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    byIdentity.set(JSON.stringify([record.key, record.baseUrl, record.environment, record.keyId ?? null]), record);
+  };
+  const names = readdirSync(historyDir).sort();
+  for (const name of names) if (name.endsWith('.json')) add(readFileSync(join(historyDir, name), 'utf8'));
+  for (const name of names)
+    if (name.endsWith('.jsonl'))
+      for (const line of readFileSync(join(historyDir, name), 'utf8').split('\n')) if (line) add(line);
+  return [...byIdentity.values()];
 }
