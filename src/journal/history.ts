@@ -10,7 +10,6 @@ import {
   fdatasync,
   fdatasyncSync,
   fstatSync,
-  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -220,16 +219,15 @@ export class History {
       for (const [file, text] of byFile)
         syncs.push(
           (async () => {
-            const { lines, size, fresh } = useLines(file);
+            const { fd, size, fresh } = openLines(file);
             created ||= fresh;
             try {
-              writeLines(lines, size, text);
-              await new Promise<void>((done, fail) => fdatasync(lines.fd, (error) => (error ? fail(error) : done())));
+              writeLines(fd, size, text);
+              await new Promise<void>((done, fail) => fdatasync(fd, (error) => (error ? fail(error) : done())));
             } catch (error) {
-              drop(lines);
               throw localError(error, file);
             } finally {
-              release(lines);
+              closeSync(fd);
             }
           })(),
         );
@@ -351,100 +349,50 @@ function recordsIn(text: string | undefined): OrderRecord[] {
   return records;
 }
 
-/** A line file open to append: where this process's last line ended, its uses running, whether it was let go. */
-interface LineFile {
-  file: string;
-  fd: number;
-  end: number;
-  busy: number;
-  dropped: boolean;
-}
-
 /**
- * The line files this process appends to, kept open (a 1,000-row plan opened one per row), at most MAX_OPEN, the
- * least recently used closed first; one in use (its fdatasync running) is closed only when that use ends.
+ * A line file opened to append (made 0600 when it is not there, never through a link), and its length now.
+ * `fresh`: empty, so perhaps new: its directory's fsync is due. Opened for each record and closed after it: a
+ * descriptor kept open for writing would keep an administrator from remounting the disk read-only, and must be
+ * checked, every time, to still be the file at its name (prune renames another over it).
  */
-const appending = new Map<string, LineFile>();
-const MAX_OPEN = 32;
-
-/**
- * A line file open to append, in use until release() (made 0600 when it is not there, never through a link): the
- * one kept open unless it was replaced (prune's rename) or removed since, and so has no name any more. `fresh`:
- * empty when opened, so perhaps new: its directory's fsync is due.
- */
-function useLines(file: string): { lines: LineFile; size: number; fresh: boolean } {
-  let lines = appending.get(file);
-  if (lines) {
-    let stat: ReturnType<typeof fstatSync> | undefined;
-    let named: ReturnType<typeof fstatSync> | undefined;
-    try {
-      stat = fstatSync(lines.fd);
-      named = lstatSync(file, { throwIfNoEntry: false });
-    } catch {
-      stat = undefined;
-    }
-    if (stat && named && stat.nlink > 0 && stat.ino === named.ino && stat.dev === named.dev) {
-      appending.delete(file); // most recently used last
-      appending.set(file, lines);
-      lines.busy++;
-      return { lines, size: stat.size, fresh: false };
-    }
-    drop(lines);
-  }
+function openLines(file: string): { fd: number; size: number; fresh: boolean } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NOFOLLOW, 0o600);
   } catch (error) {
     throw localError(error, file);
   }
-  lines = { file, fd, end: -1, busy: 1, dropped: false };
-  for (const other of appending.values()) {
-    if (appending.size < MAX_OPEN) break;
-    drop(other);
+  try {
+    const size = fstatSync(fd).size;
+    return { fd, size, fresh: size === 0 };
+  } catch (error) {
+    closeSync(fd);
+    throw localError(error, file);
   }
-  appending.set(file, lines);
-  const size = fstatSync(fd).size;
-  return { lines, size, fresh: size === 0 };
 }
 
 /**
  * Appends whole lines at `size`, the file's length a moment ago. A file whose last line a crash (or a full disk)
- * cut short gets a newline first, so the new line is never glued to it; where this process's own line ended, it is
- * whole. O_APPEND: each write lands at the end, whatever another process appends.
+ * cut short gets a newline first, so the new line is never glued to it. O_APPEND: each write lands at the end,
+ * whatever another process appends.
  */
-function writeLines(lines: LineFile, size: number, text: string): void {
+function writeLines(fd: number, size: number, text: string): void {
   const last = Buffer.alloc(1);
-  const cut = size > 0 && size !== lines.end && readSync(lines.fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+  const cut = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
   const bytes = Buffer.from(cut ? `\n${text}` : text, 'utf8');
-  lines.end = -1;
-  for (let done = 0; done < bytes.length;) done += writeSync(lines.fd, bytes, done, bytes.length - done);
-  lines.end = size + bytes.length;
-}
-
-/** Lets go of a line file kept open (after a failure it is not trusted: the next record opens it again). */
-function drop(lines: LineFile): void {
-  if (appending.get(lines.file) === lines) appending.delete(lines.file);
-  lines.dropped = true;
-  if (lines.busy === 0) closeSync(lines.fd);
-}
-
-/** One use of a line file is over: closed now if it was let go meanwhile. */
-function release(lines: LineFile): void {
-  lines.busy--;
-  if (lines.dropped && lines.busy === 0) closeSync(lines.fd);
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 /** Appends and fdatasyncs, synchronously; whether the file may be new (its directory's fsync is the caller's). */
 function appendLines(file: string, text: string): boolean {
-  const { lines, size, fresh } = useLines(file);
+  const { fd, size, fresh } = openLines(file);
   try {
-    writeLines(lines, size, text);
-    fdatasyncSync(lines.fd);
+    writeLines(fd, size, text);
+    fdatasyncSync(fd);
   } catch (error) {
-    drop(lines);
     throw localError(error, file);
   } finally {
-    release(lines);
+    closeSync(fd);
   }
   return fresh;
 }

@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,7 +64,7 @@ describe('History (the local order record)', () => {
     expect(h.get('k599', { baseUrl: 'http://127.0.0.1:1', environment: 'test', keyId: 'x' })?.key).toBe('k599');
   });
 
-  it('keeps its line files open, and appends to the one another process put in place (prune), never to the file replaced', () => {
+  it('appends to the line file another process put in place (prune), never to the file replaced', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'hist-')), 'history');
     const writer = new History(dir);
     const now = Date.parse('2026-04-01T00:00:00.000Z');
@@ -74,7 +83,25 @@ describe('History (the local order record)', () => {
     expect(new History(dir).list().map((r) => r.key)).toEqual([a]);
   });
 
-  it('writes into more line files than it keeps open, and after another process appended to one', async () => {
+  it('keeps no line file open once a record is written: a disk with a file open to write cannot be remounted read-only', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'hist-')), 'history');
+    const h = new History(dir);
+    const openHere = (): string[] =>
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          const target = readlinkSync(join('/proc/self/fd', fd));
+          return target.startsWith(dir) ? [target] : [];
+        } catch {
+          return [];
+        }
+      });
+    h.record(rec('a', '2026-01-01T00:00:00.000Z'));
+    await h.recordAll([rec('b', '2026-01-01T00:00:00.000Z'), rec('c', '2026-01-01T00:00:00.000Z')]);
+    h.prune(1, Date.parse('2026-02-01T00:00:00.000Z'));
+    expect(openHere()).toEqual([]);
+  });
+
+  it('writes into many line files, and after another process appended to one', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'hist-')), 'history');
     const h = new History(dir);
     const keys = Array.from({ length: 300 }, (_, i) => `many${i}`);
