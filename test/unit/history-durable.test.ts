@@ -1,0 +1,133 @@
+// The order record's line files on disk: a new file's directory entry made durable once (an existing file's
+// never again), nothing made for no record, one key's line never read as another's, and prune's once-a-day
+// mark judged by the clock as it is now (issue 33).
+import { mkdtempSync, existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import * as atomic from '../../src/files/atomic.js';
+import { History, type OrderRecord } from '../../src/journal/history.js';
+
+vi.mock('../../src/files/atomic.js', async (original) => {
+  const actual = await original<typeof import('../../src/files/atomic.js')>();
+  return {
+    ...actual,
+    fsyncDirectory: vi.fn(actual.fsyncDirectory),
+    syncDirectory: vi.fn(actual.syncDirectory),
+  };
+});
+
+function rec(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
+  return {
+    key,
+    productId: 'p1',
+    quantity: 1,
+    environment: 'test',
+    profile: 'default',
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: at,
+    updatedAt: at,
+    endedAt: at,
+    outcome: 'delivered',
+    ...extra,
+  };
+}
+const AT = '2026-01-01T00:00:00.000Z';
+const SCOPE = { baseUrl: 'http://127.0.0.1:1', environment: 'test' as const, keyId: 'k1' };
+const bucket = (k: string): string => createHash('sha256').update(k).digest('hex').slice(0, 2);
+/** Keys whose records share one line file. */
+const sameFile = (n: number): string[] =>
+  Array.from({ length: 5000 }, (_, i) => `k${i}`)
+    .filter((k) => bucket(k) === bucket('k0'))
+    .slice(0, n);
+const newHistory = (): History => new History(join(mkdtempSync(join(tmpdir(), 'hist-')), 'history'));
+const dirSyncs = (dir: string): number =>
+  [...vi.mocked(atomic.fsyncDirectory).mock.calls, ...vi.mocked(atomic.syncDirectory).mock.calls].filter(
+    ([path]) => path === dir,
+  ).length;
+
+beforeEach(() => {
+  vi.mocked(atomic.fsyncDirectory).mockClear();
+  vi.mocked(atomic.syncDirectory).mockClear();
+});
+
+describe("a line file's directory entry", () => {
+  it('is made durable when a record makes the file, one by one or in a batch, and not again for the next records', async () => {
+    const h = newHistory();
+    const [a, b, c] = sameFile(3);
+    h.record(rec(a!, AT));
+    expect(dirSyncs(h.dir)).toBe(1);
+    h.record(rec(b!, AT));
+    await h.recordAll([rec(c!, AT)]);
+    expect(dirSyncs(h.dir)).toBe(1);
+    // A batch that makes two files and appends to a third: one fsync of the directory for all.
+    const fresh = ['x1', 'x2'].filter((k) => bucket(k) !== bucket('k0') && bucket('x1') !== bucket('x2'));
+    expect(fresh).toHaveLength(2);
+    await h.recordAll([rec('x1', AT), rec('x2', AT), rec(a!, AT)]);
+    expect(dirSyncs(h.dir)).toBe(2);
+    await h.recordAll([rec('x1', AT), rec(b!, AT)]);
+    expect(dirSyncs(h.dir)).toBe(2);
+  });
+
+  it('a batch of no records writes nothing, not even the directory', async () => {
+    const h = newHistory();
+    await h.recordAll([]);
+    expect(existsSync(h.dir)).toBe(false);
+  });
+});
+
+describe('a line file holds other keys too', () => {
+  it("get reads only the key's own lines, in its scope", () => {
+    const h = newHistory();
+    const [a, b] = sameFile(2);
+    h.record(rec(a!, AT, { orderId: 'ord_a' }));
+    expect(h.get(b!, SCOPE)).toBeUndefined();
+    h.record(rec(b!, AT, { orderId: 'ord_b', environment: 'live' }));
+    expect(h.get(a!, SCOPE)?.orderId).toBe('ord_a');
+    expect(h.get(b!, SCOPE)).toBeUndefined();
+    expect(h.get(b!, { ...SCOPE, environment: 'live' })?.orderId).toBe('ord_b');
+  });
+});
+
+describe("prune's once-a-day mark", () => {
+  const day = 86_400_000;
+  const now = Date.parse('2026-04-01T00:00:00.000Z');
+
+  it('prunes again exactly a day after, and at once when the mark is dated after now (a clock set back)', () => {
+    const h = newHistory();
+    h.record(rec('first', new Date(now - 10 * day).toISOString()));
+    h.prune(5, now);
+    expect(h.list()).toEqual([]);
+    h.record(rec('day-later', new Date(now - 10 * day).toISOString()));
+    h.prune(5, now + day);
+    expect(h.list()).toEqual([]);
+    // The mark says now + day; the clock now says a day before that.
+    h.record(rec('clock-back', new Date(now - 10 * day).toISOString()));
+    h.prune(5, now);
+    expect(h.list()).toEqual([]);
+  });
+
+  it('a mark of other days, or of no days, does not count', () => {
+    const h = newHistory();
+    h.record(rec('seed', new Date(now).toISOString()));
+    writeFileSync(join(h.dir, '.pruned'), 'soon\n');
+    utimesSync(join(h.dir, '.pruned'), now / 1000, now / 1000);
+    h.record(rec('old', new Date(now - 10 * day).toISOString()));
+    h.prune(5, now + 1);
+    expect(h.list().map((r) => r.key)).toEqual(['seed']);
+  });
+
+  it("prunes an older version's one-file records by their age, and leaves the rest of its files", () => {
+    const h = newHistory();
+    h.record(rec('seed', new Date(now).toISOString()));
+    const legacy = (name: string, r: OrderRecord): void => writeFileSync(join(h.dir, name), JSON.stringify(r));
+    legacy('a'.repeat(40) + '.json', rec('legacy-old', new Date(now - 10 * day).toISOString()));
+    legacy('b'.repeat(40) + '.json', rec('legacy-new', new Date(now - day).toISOString()));
+    writeFileSync(join(h.dir, 'notes.jsonx'), JSON.stringify(rec('not-a-record-file', new Date(0).toISOString())));
+    h.prune(5, now);
+    expect(readdirSync(h.dir).sort()).toEqual(
+      ['.pruned', 'b'.repeat(40) + '.json', `${bucket('seed')}.jsonl`, 'notes.jsonx'].sort(),
+    );
+  });
+});
