@@ -2,6 +2,7 @@
 // in a fresh directory of its own.
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { OrderRecord } from '../../src/journal/history.js';
 import type { Intent, OrderSpec, OutSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { logOf, type LogSync } from '../../src/journal/log.js';
@@ -79,4 +80,21 @@ export function storedRecords(historyDir: string): Record<string, unknown>[] {
     if (name.endsWith('.jsonl'))
       for (const line of readFileSync(join(historyDir, name), 'utf8').split('\n')) if (line) add(line);
   return [...byIdentity.values()];
+}
+
+/** An order record that ended at `at` (created and updated then too): 2 × p1, delivered, under test, with `extra` over it. */
+export function recordAt(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
+  return {
+    key,
+    productId: 'p1',
+    quantity: 2,
+    environment: 'test',
+    profile: 'default',
+    baseUrl: 'http://127.0.0.1:1',
+    createdAt: at,
+    updatedAt: at,
+    endedAt: at,
+    outcome: 'delivered',
+    ...extra,
+  };
 }

@@ -6,27 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { History, type OrderRecord, type Scope } from '../../src/journal/history.js';
+import { recordAt } from '../helpers/journal.js';
 
 vi.mock('node:fs', async (original) => {
   const actual = await original<typeof import('node:fs')>();
   return { ...actual, mkdirSync: vi.fn(actual.mkdirSync) };
 });
 
-function rec(key: string): OrderRecord {
-  const at = '2026-01-01T00:00:00.000Z';
-  return {
-    key,
-    productId: 'p1',
-    quantity: 1,
-    environment: 'test',
-    profile: 'default',
-    baseUrl: 'http://127.0.0.1:1',
-    createdAt: at,
-    updatedAt: at,
-    endedAt: at,
-    outcome: 'delivered',
-  };
-}
+const rec = (key: string): OrderRecord => recordAt(key, '2026-01-01T00:00:00.000Z');
 
 /** Records written without a key id match any key id on their server and environment. */
 const SCOPE: Scope = { baseUrl: 'http://127.0.0.1:1', environment: 'test', keyId: 'k1' };

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as atomic from '../../src/files/atomic.js';
 import { History, type OrderRecord } from '../../src/journal/history.js';
+import { recordAt as rec } from '../helpers/journal.js';
 
 vi.mock('../../src/files/atomic.js', async (original) => {
   const actual = await original<typeof import('../../src/files/atomic.js')>();
@@ -18,21 +19,6 @@ vi.mock('../../src/files/atomic.js', async (original) => {
   };
 });
 
-function rec(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
-  return {
-    key,
-    productId: 'p1',
-    quantity: 1,
-    environment: 'test',
-    profile: 'default',
-    baseUrl: 'http://127.0.0.1:1',
-    createdAt: at,
-    updatedAt: at,
-    endedAt: at,
-    outcome: 'delivered',
-    ...extra,
-  };
-}
 const AT = '2026-01-01T00:00:00.000Z';
 const SCOPE = { baseUrl: 'http://127.0.0.1:1', environment: 'test' as const, keyId: 'k1' };
 const bucket = (k: string): string => createHash('sha256').update(k).digest('hex').slice(0, 2);

@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
 import { describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
-import type { OrderRecord } from '../../src/journal/history.js';
 import { tempDir } from '../helpers/e2e.js';
+import { recordAt as rec } from '../helpers/journal.js';
 
 /** Run once, at prune's rename of a line file: the other machine's turn, as it would come meanwhile. */
 const atRename: { hook?: (() => void) | undefined } = {};
@@ -33,23 +33,6 @@ vi.mock('node:fs', async (original) => {
 
 const bucket = (k: string): string => createHash('sha256').update(k).digest('hex').slice(0, 2);
 const DAY = 86_400_000;
-
-function rec(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
-  return {
-    key,
-    keyId: 'k1',
-    productId: 'p',
-    quantity: 1,
-    environment: 'test',
-    profile: 'default',
-    baseUrl: 'http://x',
-    createdAt: at,
-    updatedAt: at,
-    endedAt: at,
-    outcome: 'delivered',
-    ...extra,
-  };
-}
 
 describe("prune and another machine's delivery record", () => {
   it("a delivery recorded by another machine (or container) while a prune's turn is older than 5 s is never lost", async () => {
@@ -78,7 +61,7 @@ describe("prune and another machine's delivery record", () => {
     const journal = new Journal(dir, { historyDays: 30 });
     journal.history.record(rec(old!, new Date(now - 40 * DAY).toISOString(), { orderId: 'ord_old' }));
     journal.history.record(rec(recent!, new Date(now - DAY).toISOString(), { orderId: 'ord_recent' }));
-    const theirs = rec(delivered!, new Date(now).toISOString(), { orderId: 'ord_theirs' });
+    const theirs = rec(delivered!, new Date(now).toISOString(), { orderId: 'ord_theirs', keyId: 'k1' });
     const seen: { status?: number | null; stderr?: string; written?: boolean } = {};
     atRename.hook = () => {
       // This prune's turn has lasted 6 s by now (the lock dir's age is all the other machine can judge it by).
@@ -101,8 +84,8 @@ describe("prune and another machine's delivery record", () => {
     // The other machine took the lock (5 s old, its owner not checkable from there) and recorded its delivery.
     expect(seen.status, seen.stderr).toBe(0);
     expect(seen.written).toBe(true);
-    expect(journal.history.get(delivered!, { baseUrl: 'http://x', environment: 'test', keyId: 'k1' })?.orderId).toBe(
-      'ord_theirs',
-    );
+    expect(
+      journal.history.get(delivered!, { baseUrl: 'http://127.0.0.1:1', environment: 'test', keyId: 'k1' })?.orderId,
+    ).toBe('ord_theirs');
   });
 });

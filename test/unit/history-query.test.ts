@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { History, type OrderRecord } from '../../src/journal/history.js';
+import { History } from '../../src/journal/history.js';
 import type { Intent } from '../../src/journal/intent.js';
 import {
   allRecords,
@@ -17,22 +17,7 @@ import {
   unknownProfile,
   unknownStatus,
 } from '../../src/orders/history-query.js';
-
-function rec(key: string, at: string, extra: Partial<OrderRecord> = {}): OrderRecord {
-  return {
-    key,
-    productId: 'p1',
-    quantity: 2,
-    environment: 'test',
-    profile: 'default',
-    baseUrl: 'http://127.0.0.1:1',
-    createdAt: at,
-    updatedAt: at,
-    endedAt: at,
-    outcome: 'delivered',
-    ...extra,
-  };
-}
+import { recordAt as rec } from '../helpers/journal.js';
 
 function intent(key: string, at: string, extra: Partial<Intent> = {}): Intent {
   return {

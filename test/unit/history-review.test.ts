@@ -5,23 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { History, type OrderRecord } from '../../src/journal/history.js';
-
-function rec(key: string, endedAt: string, extra: Partial<OrderRecord> = {}): OrderRecord {
-  return {
-    key,
-    productId: 'p1',
-    quantity: 2,
-    environment: 'test',
-    profile: 'default',
-    baseUrl: 'http://127.0.0.1:1',
-    createdAt: endedAt,
-    updatedAt: endedAt,
-    endedAt,
-    outcome: 'delivered',
-    ...extra,
-  };
-}
+import { History } from '../../src/journal/history.js';
+import { recordAt as rec } from '../helpers/journal.js';
 
 const bucket = (k: string): string => createHash('sha256').update(k).digest('hex').slice(0, 2);
 const DAY = 86_400_000;

@@ -14,22 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { LocalError } from '../../src/errors.js';
 import { History, inScope, scopeOf, type OrderRecord } from '../../src/journal/history.js';
-
-function rec(key: string, endedAt: string, extra: Partial<OrderRecord> = {}): OrderRecord {
-  return {
-    key,
-    productId: 'p1',
-    quantity: 2,
-    environment: 'test',
-    profile: 'default',
-    baseUrl: 'http://127.0.0.1:1',
-    createdAt: endedAt,
-    updatedAt: endedAt,
-    endedAt,
-    outcome: 'delivered',
-    ...extra,
-  };
-}
+import { recordAt as rec } from '../helpers/journal.js';
 
 describe('History (the local order record)', () => {
   it('lists records newest first, and replaces a key on a second record', () => {
