@@ -1,7 +1,7 @@
 // The order record's line files on disk: a new file's directory entry made durable once (an existing file's
 // never again), nothing made for no record, one key's line never read as another's, and prune's once-a-day
 // mark judged by the clock as it is now (issue 33).
-import { mkdtempSync, existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -110,10 +110,16 @@ describe("prune's once-a-day mark", () => {
     const legacy = (name: string, r: OrderRecord): void => writeFileSync(join(h.dir, name), JSON.stringify(r));
     legacy('a'.repeat(40) + '.json', rec('legacy-old', new Date(now - 10 * day).toISOString()));
     legacy('b'.repeat(40) + '.json', rec('legacy-new', new Date(now - day).toISOString()));
+    legacy('c'.repeat(40) + '.json', rec('legacy-edge', new Date(now - 5 * day).toISOString()));
     writeFileSync(join(h.dir, 'notes.jsonx'), JSON.stringify(rec('not-a-record-file', new Date(0).toISOString())));
     h.prune(5, now);
     expect(readdirSync(h.dir).sort()).toEqual(
-      ['.pruned', 'b'.repeat(40) + '.json', `${bucket('seed')}.jsonl`, 'notes.jsonx'].sort(),
+      ['.pruned', 'b'.repeat(40) + '.json', 'c'.repeat(40) + '.json', `${bucket('seed')}.jsonl`, 'notes.jsonx'].sort(),
     );
+    // The mark: private, dated now (the clock the prune was given), naming its days.
+    const mark = statSync(join(h.dir, '.pruned'));
+    expect(mark.mode & 0o777).toBe(0o600);
+    expect(mark.mtimeMs).toBe(now);
+    expect(readFileSync(join(h.dir, '.pruned'), 'utf8')).toBe('5\n');
   });
 });
