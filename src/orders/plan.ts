@@ -435,7 +435,7 @@ export async function runRows(
   o: RowOptions,
   deps: RowDeps,
   outLocks: Map<string, OutLock>,
-): Promise<{ results: PlanResult[]; outcomes: Driven[] }> {
+): Promise<{ results: PlanResult[]; outcomes: Driven[]; unreachable?: CliError }> {
   const { io, api, journal, signal, connection } = deps;
   const scope = connectionScope(connection);
   const [{ driveIntent }, { OrderMachine }, { deliveredFile }, files] = await Promise.all([
@@ -641,11 +641,15 @@ export async function runRows(
       },
     };
   }
-  return { results, outcomes };
+  return { results, outcomes, ...(unreachable ? { unreachable } : {}) };
 }
 
-/** The plan's failure, when a row failed: the exit status of the worst row, naming the first. */
-export function planFailure(results: readonly PlanResult[]): CliError | undefined {
+/**
+ * The plan's failure, when a row failed: the exit status of the worst row, naming the first. `unreachable`: the
+ * error of the row that found the server out of reach, whose hint names what fixes that cause (nothing listens on
+ * a loopback port: the reference server's command; a proxy: the proxy), as `order place` alone would say it.
+ */
+export function planFailure(results: readonly PlanResult[], unreachable?: CliError): CliError | undefined {
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
   const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
@@ -673,7 +677,7 @@ export function planFailure(results: readonly PlanResult[]): CliError | undefine
       code: 'plan_rows_failed',
       hint:
         skipped > 0 || unsent
-          ? 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice'
+          ? `${unreachable?.hint ?? 'check the network and the server (giftcodes doctor)'}; then run the same plan again: it sends the rows not ordered, never the delivered ones twice`
           : endedFailed
             ? // The same plan again sends a failed row with its key, and the server answers with the same failed
               // order (an adversarial review). A new --batch would order every row again, the delivered ones too.

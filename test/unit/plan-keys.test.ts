@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { NetworkError } from '../../src/errors.js';
 import type { OrderRecord, Scope } from '../../src/journal/history.js';
 import { keyIdOf } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
@@ -216,8 +217,26 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       exitCode: 5,
       message:
         '1 of 4 plan rows failed and 2 were not attempted: the server could not be reached (first: line 2: cannot reach x)',
-      hint: 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
+      hint: 'check the network and the server (giftcodes doctor); then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
     });
+  });
+
+  // A plan against a stopped reference server said "giftcodes doctor" where the same order alone names the command
+  // that starts it (a walkthrough): the hint of the error that found the server out of reach comes first.
+  it("the server out of reach: the hint of that row's error, as the order alone would give it", () => {
+    const refused = { code: 'network_error', message: 'cannot reach x', exitCode: 5, notSent: true as const };
+    const cause = new NetworkError('cannot reach http://127.0.0.1:9', {
+      code: 'network_error',
+      hint: 'nothing listens on 127.0.0.1:9: start the reference server with giftcodes serve --port 9, or check --base-url',
+      notSent: true,
+    });
+    expect(planFailure([result(1, refused), result(2, refused)], cause)?.hint).toBe(
+      'nothing listens on 127.0.0.1:9: start the reference server with giftcodes serve --port 9, or check --base-url; then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
+    );
+    // A row that failed otherwise (not the server out of reach) keeps its own hint.
+    expect(planFailure([result(1, { code: 'bad', message: 'm', exitCode: 4 })], cause)?.hint).toMatch(
+      /^fix what failed/,
+    );
   });
 
   // A cron night against a stopped server read "5 of 5 plan rows failed" and "fix what failed": nothing had been
@@ -233,7 +252,7 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       exitCode: 5,
       message:
         '2 of 2 plan rows failed: the server could not be reached, and nothing was sent or charged (first: line 1: cannot reach x (connection refused))',
-      hint: 'check the network and the server (giftcodes doctor), then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
+      hint: 'check the network and the server (giftcodes doctor); then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
     });
     // One that may have been sent (a timeout) is not "nothing was sent".
     const timedOut = { code: 'network_error', message: 'timed out', exitCode: 5 };

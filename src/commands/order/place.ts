@@ -454,7 +454,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // this plan's own rows are finished here.
     const left = leftByEarlierRuns(journal, (intent) => own.has(intent.key), io.env.GIFTCODES_CONFIG_DIR);
     if (left) io.warn(left);
-    const { results, outcomes } = await runRows(
+    const { results, outcomes, unreachable } = await runRows(
       rows,
       delivered,
       o,
@@ -498,7 +498,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     await deliver(io, journal, () => planSummary(io, results, io.stderrIsTTY ? [story] : []), outcomes);
     await settle(journal, outcomes);
     runSummary(io, story);
-    const failure = planFailure(results);
+    const failure = planFailure(results, unreachable);
     if (failure) throw failure;
   } finally {
     for (const lock of outLocks.values()) lock.release();
