@@ -167,14 +167,14 @@ export class History {
   }
 
   /**
-   * The record of one key in one scope, if there is a readable one: the last line of it in its line file; else an
-   * older version's file, by the key in its scope, or by the key alone when that record has no key id and is of
-   * this server and environment.
+   * The record of one key in one scope, if there is a readable one, in this order: the last line of it with this
+   * scope's key id; an older version's file of the key in this scope; the last line of it without a key id (a
+   * record from before key ids were kept, refreshed since); an older version's file named by the key alone, when
+   * that record has no key id and is of this server and environment.
    */
   get(key: string, scope: Scope): OrderRecord | undefined {
     const text = readIfThere(this.linesOf(key));
-    // Only lines that name the key are parsed: a file holds about a 256th of the history. The last line of the key
-    // with this scope's key id; else the last without one (an older version's record, refreshed since).
+    // Only lines that name the key are parsed: a file holds about a 256th of the history.
     let scoped: OrderRecord | undefined;
     let unscoped: OrderRecord | undefined;
     if (text !== undefined && text.includes(JSON.stringify(key)))
