@@ -28,6 +28,7 @@ import { sha256, type Intent } from './intent.js';
 import { readIfThere } from '../files/read-if-there.js';
 import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
+import { pidAlive } from './owner.js';
 
 export interface OrderRecord {
   key: string;
@@ -287,6 +288,8 @@ export class History {
           if (record && Date.parse(timeOf(record)) < limit) unlinkSync(file);
         } else if (LINES_FILE.test(name)) {
           pruneLines(file, limit);
+        } else if (leftBehind(name)) {
+          unlinkSync(file);
         }
       } catch {
         // Unreadable or removed by another process meanwhile: left alone.
@@ -326,6 +329,15 @@ export class History {
       'keyId' in r && r.keyId !== undefined ? JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]) : r.key;
     return join(this.dir, `${sha256(scoped).slice(0, 40)}.json`);
   }
+}
+
+/**
+ * A temporary file of a record's rewrite (prune's, files/atomic.ts: `.<name>.<pid>-<random>.tmp`) whose process is
+ * gone: killed before its rename, never to be read. A live process's is its own, whatever it holds.
+ */
+function leftBehind(name: string): boolean {
+  const pid = Number(/^\..+\.(\d+)-[0-9a-f]+\.tmp$/.exec(name)?.[1]);
+  return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
 }
 
 /** Which record a record replaces: the same key in the same scope (a record without a key id is its own scope). */

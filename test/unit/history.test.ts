@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { LocalError } from '../../src/errors.js';
 import { History, inScope, scopeOf, type OrderRecord } from '../../src/journal/history.js';
 import { recordAt as rec } from '../helpers/journal.js';
+import { deadPid } from '../helpers/e2e.js';
 
 describe('History (the local order record)', () => {
   it('lists records newest first, and replaces a key on a second record', () => {
@@ -275,13 +276,17 @@ describe('History on disk: its directory, failures, and files that are not recor
     await expect(h.recordAll([r])).rejects.toThrow(`cannot write the file ${file}`);
   });
 
-  it('prune removes only records: a temporary file another process is writing stays, whatever it holds', () => {
+  it('prune removes only records, and temporary files a killed process left: one another process is writing stays, whatever it holds', () => {
     const h = new History(newDir());
     h.record(rec('old', '2026-01-01T00:00:00.000Z'));
     const temp = join(h.dir, `.in-progress.json.${process.pid}-abcdef.tmp`);
     writeFileSync(temp, JSON.stringify(rec('old-too', '2026-01-01T00:00:00.000Z')));
+    // One a killed prune left (its process gone) goes; a file of another name stays, whatever its name says.
+    const gone = deadPid();
+    writeFileSync(join(h.dir, `.3f.jsonl.${gone}-0a1b2c.tmp`), '{"key":"half');
+    writeFileSync(join(h.dir, `notes.${gone}-0a1b2c.tmp`), 'mine');
     h.prune(90, Date.parse('2026-12-01T00:00:00.000Z'));
-    expect(readdirSync(h.dir).sort()).toEqual([basename(temp), '.pruned'].sort());
+    expect(readdirSync(h.dir).sort()).toEqual([basename(temp), '.pruned', `notes.${gone}-0a1b2c.tmp`].sort());
   });
 
   it('prune rewrites a file of lines without the old ones, keeps what is not a record, and runs once a day for its days', () => {
