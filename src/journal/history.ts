@@ -10,6 +10,7 @@ import {
   fdatasync,
   fdatasyncSync,
   fstatSync,
+  futimesSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -17,11 +18,9 @@ import {
   readSync,
   statSync,
   unlinkSync,
-  utimesSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { sha256, type Intent } from './intent.js';
@@ -295,11 +294,16 @@ export class History {
         // Unreadable or removed by another process meanwhile: left alone.
       }
     }
+    // Never through a link planted at its name (as the line files: O_NOFOLLOW), and dated through its descriptor.
+    let fd: number | undefined;
     try {
-      writeFileSync(mark, `${days}\n`, { mode: 0o600 });
-      utimesSync(mark, now / 1000, now / 1000);
+      fd = openSync(mark, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW, 0o600);
+      writeSync(fd, `${days}\n`);
+      futimesSync(fd, now / 1000, now / 1000);
     } catch {
       // Pruned again next time.
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
 
@@ -439,7 +443,8 @@ function pruneLines(file: string, limit: number): void {
     if (kept.length === 0) unlinkSync(file);
     else writeFileAtomicSync(file, `${kept.join('\n')}\n`);
     const late = readFileSync(fd);
-    if (late.length > 0) appendLines(file, late.toString('utf8'));
+    // Made again if every old line went: its directory entry made durable, as any line file's that is new.
+    if (late.length > 0 && appendLines(file, late.toString('utf8'))) fsyncDirectory(dirname(file));
   } finally {
     closeSync(fd);
   }

@@ -469,6 +469,17 @@ export class Journal {
   }
 
   /**
+   * Statuses read of orders that ended (`order show`, `watch`, `codes get`, `order list --refresh`): each record's
+   * new line, under the lock as every record is written. A line file is shared by many orders, and another machine
+   * appending to it at once over NFS (where O_APPEND is not atomic between machines) could write over an order's
+   * record; prune, too, rewrites the files under the lock. `waitMs`: how long a read command waits for it.
+   */
+  async recordStatuses(records: readonly OrderRecord[], waitMs: number = LOCK_WAIT_MS): Promise<void> {
+    if (records.length === 0) return;
+    await this.withLock(() => this.history.recordAll(records), waitMs);
+  }
+
+  /**
    * The intents are over: each becomes a record of the order history and leaves the journal. The one place an
    * intent ends. Under the lock: another process that read this intent a moment ago must not see it gone,
    * judge its owner dead (this process exits right after) and take over an order that was already delivered.
@@ -635,7 +646,7 @@ export class Journal {
   }
 
   /** A turn under the lock, which this process keeps a moment after (lock.ts LINGER_MS): a plan's next row comes within it. */
-  private withLock<T>(fn: () => T | Promise<T>): Promise<T> {
+  private withLock<T>(fn: () => T | Promise<T>, waitMs: number = LOCK_WAIT_MS): Promise<T> {
     return withDirLock(
       this.dir,
       async () => {
@@ -648,7 +659,7 @@ export class Journal {
           if (this.turn === turn) this.turn = undefined;
         }
       },
-      LOCK_WAIT_MS,
+      waitMs,
       { linger: true },
     );
   }

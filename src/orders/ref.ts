@@ -211,15 +211,19 @@ function keyGone(error: unknown, record: OrderRecord, where: Target): unknown {
   );
 }
 
+/** How long `order show`, `watch` and `codes get` wait for the journal's lock to note a status (else it is not noted). */
+const NOTE_WAIT_MS = 2_000;
+
 /**
  * The status a command just read of a recorded order becomes the record's, so `order list` shows the last
  * one any command saw. Unresolved intents are the journal's to change (their status is written when they end).
  */
-export function noteStatus(journal: Journal, ref: OrderRef, status: unknown, now: number): void {
+export async function noteStatus(journal: Journal, ref: OrderRef, status: unknown, now: number): Promise<void> {
   const record = ref.record;
   if (!record || typeof status !== 'string' || status === record.status || record.outcome === 'pending') return;
   try {
-    journal.history.record({ ...record, status, updatedAt: new Date(now).toISOString() });
+    // Under the journal's lock, waited for briefly: a read command never stands behind a long turn for a note.
+    await journal.recordStatuses([{ ...record, status, updatedAt: new Date(now).toISOString() }], NOTE_WAIT_MS);
   } catch {
     // The record is a convenience: failing to update it must never fail the command that read the order.
   }

@@ -110,13 +110,13 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       intervalS: options.interval ?? DEFAULT_INTERVAL_S,
       timeoutS: options.timeout,
     });
-    noteStatus(await deps.journal(), ref, order.status, deps.now());
+    await noteStatus(await deps.journal(), ref, order.status, deps.now());
     expected ??= orderQuantity(order);
   }
   // Codes are served only for a completed order: once read, the record says so (unless it already says success).
   const noteCompleted = async (): Promise<void> => {
     if (!options.wait && ref.record?.status !== undefined && orderOutcome(ref.record.status) === 'completed') return;
-    if (!options.wait) noteStatus(await deps.journal(), ref, 'completed', deps.now());
+    if (!options.wait) await noteStatus(await deps.journal(), ref, 'completed', deps.now());
   };
   if (queried) {
     const codes: unknown[] = [];

@@ -271,6 +271,8 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
   let done = 0;
   let next = 0;
   const failures: string[] = [];
+  /** The records whose status changed: written together once every order is read (one turn of the journal's lock). */
+  const refreshed: OrderRecord[] = [];
   const worker = async (): Promise<void> => {
     while (next < mine.length) {
       const { record, api } = mine[next++]!;
@@ -279,9 +281,8 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
         const status = typeof order.status === 'string' ? order.status : undefined;
         // An unresolved intent belongs to the journal (order resume finishes it): only ended records are rewritten.
         if (status !== undefined && pendingKeys.has(record.key)) pending.set(record.key, status);
-        else if (status !== undefined && status !== record.status) {
-          journal.history.record({ ...record, status, updatedAt: new Date(deps.now()).toISOString() });
-        }
+        else if (status !== undefined && status !== record.status)
+          refreshed.push({ ...record, status, updatedAt: new Date(deps.now()).toISOString() });
       } catch (error) {
         failures.push(`${record.orderId}: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -294,5 +295,12 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
     spinner.stop();
   }
   for (const failure of failures) deps.io.warn(`could not refresh ${failure}`);
+  try {
+    await journal.recordStatuses(refreshed);
+  } catch (error) {
+    deps.io.warn(
+      `the statuses read were not written to the local record: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
   return pending;
 }

@@ -53,7 +53,7 @@ export async function run(
       await printRecorded(deps.io, journal, ref.record);
     throw error;
   }
-  noteStatus(journal, ref, order.status, deps.now());
+  await noteStatus(journal, ref, order.status, deps.now());
   await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record) : []);
 }
 

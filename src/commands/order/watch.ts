@@ -100,7 +100,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     },
   );
   const journal = await deps.journal();
-  noteStatus(journal, ref, order.status, deps.now());
+  await noteStatus(journal, ref, order.status, deps.now());
   let written: DeliveredCodes | undefined;
   if (out && !failure) {
     written = await deliverCodes({
