@@ -264,9 +264,8 @@ export class History {
   /**
    * Drops records that ended more than `days` days ago. It reads every record, so it runs at most once a day for
    * the same `days` (history/.pruned says when, and for how many). Under the journal's lock (journal.ts end), as
-   * every outcome's record is written: a line file is rewritten whole, and a line appended meanwhile by another
-   * process would be lost. A status that `order list --refresh` or `order show` noted meanwhile may be, and is
-   * read again by the next one.
+   * every record is written (journal.ts recordDelivery, end, recordStatuses): a line file is rewritten whole, and a
+   * line appended meanwhile by another process would be lost (pruneLines: what it does when the lock was taken over).
    */
   prune(days: number, now: number = Date.now()): void {
     const mark = join(this.dir, PRUNED_MARK);
