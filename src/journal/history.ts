@@ -192,7 +192,11 @@ export class History {
     return legacy?.key === key && legacy.keyId === undefined && inScope(legacy, scope) ? legacy : undefined;
   }
 
-  /** Writes (or replaces) the record of one key in its scope: its line, appended and fdatasynced. */
+  /**
+   * Writes (or replaces) the record of one key in its scope: its line, appended and fdatasynced, synchronously and
+   * without the journal's lock: for a History of its own (the tests'). The commands write through the journal
+   * (recordDelivery, end, recordStatuses), under its lock.
+   */
   record(r: OrderRecord): void {
     this.inDir(() => {
       const file = this.linesOf(r.key);
