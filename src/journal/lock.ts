@@ -196,10 +196,19 @@ async function acquire(dir: string, lock: string, waitMs: number): Promise<Kept>
 
 /** Says that this process waits for the lock (WANT names it); a disk that refuses only leaves the waiter unsaid. */
 function want(dir: string): void {
+  // Whole or not at all: written under a name of its own, then renamed. A holder that read it between the
+  // create and the write found it empty, took it for nobody's and kept the lock another turn (a flaky test).
+  const made = join(dir, `${WANT}-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
-    writeFileSync(join(dir, WANT), JSON.stringify(self()), { mode: 0o600 });
+    writeFileSync(made, JSON.stringify(self()), { mode: 0o600, flag: 'wx' });
+    renameSync(made, join(dir, WANT));
   } catch {
     // Read-only or gone: the holder's HAND_OFF_MS bound still lets go.
+    try {
+      unlinkSync(made);
+    } catch {
+      // Never made.
+    }
   }
 }
 
@@ -331,10 +340,19 @@ function takeOverIfDead(lock: string): boolean {
 function sweep(dir: string): void {
   swept.add(dir);
   const pidOf = (name: string): number | undefined => {
-    const pid = /^\.lock\.(?:new|dead)-(\d+)-/.exec(name)?.[1];
+    const pid = /^\.lock\.(?:new|dead|want)-(\d+)-/.exec(name)?.[1];
     return pid === undefined ? undefined : Number(pid);
   };
-  for (const name of leftByDead(dir, pidOf)) removeLockDir(join(dir, name));
+  for (const name of leftByDead(dir, pidOf)) {
+    // A waiter's file made and never renamed (its process killed in between), or a lock directory.
+    if (!name.startsWith(`${WANT}-`)) removeLockDir(join(dir, name));
+    else
+      try {
+        unlinkSync(join(dir, name));
+      } catch {
+        // Another process swept it first.
+      }
+  }
 }
 
 function holder(lock: string): 'missing' | 'alive' | 'dead' {

@@ -3,11 +3,27 @@
 // and waits its turn after it, a dead or unreadable waiter's file, the exit hook that lets go of a kept lock,
 // and the one sweep per directory. The two-process tests (journal-lock-handoff.test.ts) run the built dist/,
 // which a mutant never reaches. "Another process" is this one's parent: alive for the whole test, and not us.
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import * as fs from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { letGoOfKept, withDirLock } from '../../src/journal/lock.js';
 import { deadPid, journalDir } from '../helpers/e2e.js';
+
+vi.mock('node:fs', async (original) => {
+  const actual = await original<typeof import('node:fs')>();
+  return { ...actual, writeFileSync: vi.fn(actual.writeFileSync) };
+});
 
 const other = { pid: process.ppid };
 const wantOf = (dir: string): string => join(dir, '.lock.want');
@@ -48,6 +64,25 @@ describe('the exit hook', () => {
 });
 
 describe("a waiter's .lock.want", () => {
+  // A holder that read it between its create and its write found it empty, took it for nobody's and kept the lock
+  // another turn (journal-lock-handoff.test.ts failed so under the whole suite's load).
+  it('appears whole: written under a name of its own, then renamed into place', async () => {
+    const dir = journalDir();
+    heldByOther(dir);
+    vi.mocked(fs.writeFileSync).mockClear();
+    const turn = withDirLock(dir, () => undefined, 30_000);
+    await until(() => wanter(dir) === process.pid);
+    const wrote = vi
+      .mocked(fs.writeFileSync)
+      .mock.calls.map(([path]) => String(path))
+      .filter((path) => path.startsWith(join(dir, '.lock.want')));
+    expect(wrote.length).toBeGreaterThan(0);
+    expect(wrote.every((path) => new RegExp(`/\\.lock\\.want-${process.pid}-[0-9a-z]+$`).test(path))).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.startsWith('.lock.want-'))).toEqual([]);
+    rmSync(join(dir, '.lock'), { recursive: true });
+    await turn;
+  });
+
   it('names this process (0600) while it waits for a live holder, and is gone once it holds the lock', async () => {
     const dir = journalDir();
     heldByOther(dir);
@@ -217,6 +252,15 @@ describe('the sweep of temporary lock dirs', () => {
     await withDirLock(dir, () => undefined);
     expect(existsSync(join(dir, `.lock.new-${dead}-a`))).toBe(false);
     expect(existsSync(join(dir, `keep.lock.new-${dead}-c`))).toBe(true);
+    // A dead waiter's file, made and never renamed into place, goes too; a live process's stays.
+    writeFileSync(join(dir, `.lock.want-${dead}-w`), '{}');
+    writeFileSync(join(dir, `.lock.want-${process.ppid}-w`), '{}');
+    const again = journalDir();
+    writeFileSync(join(again, `.lock.want-${dead}-w`), '{}');
+    writeFileSync(join(again, `.lock.want-${process.ppid}-w`), '{}');
+    await withDirLock(again, () => undefined);
+    expect(existsSync(join(again, `.lock.want-${dead}-w`))).toBe(false);
+    expect(existsSync(join(again, `.lock.want-${process.ppid}-w`))).toBe(true);
     // Left by a process killed after this one's first turn: the next process's first turn sweeps it.
     mkdirSync(join(dir, `.lock.dead-${dead}-b`));
     await withDirLock(dir, () => undefined);
