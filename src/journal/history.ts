@@ -198,15 +198,7 @@ export class History {
    * (recordDelivery, end, recordStatuses), under its lock.
    */
   record(r: OrderRecord): void {
-    this.inDir(() => {
-      const file = this.linesOf(r.key);
-      const created = appendLines(file, lineOf(r));
-      try {
-        if (created) fsyncDirectory(this.dir);
-      } catch (error) {
-        throw localError(error, file);
-      }
-    });
+    this.inDir(() => appendLines(this.linesOf(r.key), lineOf(r)));
   }
 
   /**
@@ -216,29 +208,15 @@ export class History {
   async recordAll(records: readonly OrderRecord[]): Promise<void> {
     if (records.length === 0) return;
     const byFile = new Map<string, string>();
-    for (const r of records) byFile.set(this.linesOf(r.key), (byFile.get(this.linesOf(r.key)) ?? '') + lineOf(r));
+    for (const r of records) {
+      const file = this.linesOf(r.key);
+      byFile.set(file, (byFile.get(file) ?? '') + lineOf(r));
+    }
     await this.inDir(async () => {
-      let created = false;
-      const syncs: Promise<void>[] = [];
-      for (const [file, text] of byFile)
-        syncs.push(
-          (async () => {
-            const { fd, size, fresh } = openLines(file);
-            created ||= fresh;
-            try {
-              writeLines(fd, size, text);
-              await new Promise<void>((done, fail) => fdatasync(fd, (error) => (error ? fail(error) : done())));
-            } catch (error) {
-              throw localError(error, file);
-            } finally {
-              closeSync(fd);
-            }
-          })(),
-        );
-      const settled = await Promise.allSettled(syncs);
+      const settled = await Promise.allSettled([...byFile].map(([file, text]) => appendLinesAsync(file, text)));
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
-      if (created) await syncDirectory(this.dir);
+      if (settled.some((s) => s.status === 'fulfilled' && s.value)) await syncDirectory(this.dir);
     });
   }
 
@@ -402,12 +380,26 @@ function writeLines(fd: number, size: number, text: string): void {
   for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
-/** Appends and fdatasyncs, synchronously; whether the file may be new (its directory's fsync is the caller's). */
-function appendLines(file: string, text: string): boolean {
+/** Appends and fdatasyncs, synchronously; a file that may be new has its directory fsynced too. */
+function appendLines(file: string, text: string): void {
   const { fd, size, fresh } = openLines(file);
   try {
     writeLines(fd, size, text);
     fdatasyncSync(fd);
+  } catch (error) {
+    throw localError(error, file);
+  } finally {
+    closeSync(fd);
+  }
+  if (fresh) fsyncDirectory(dirname(file));
+}
+
+/** appendLines without blocking, for one file of a batch: whether it may be new (the batch fsyncs the directory once). */
+async function appendLinesAsync(file: string, text: string): Promise<boolean> {
+  const { fd, size, fresh } = openLines(file);
+  try {
+    writeLines(fd, size, text);
+    await new Promise<void>((done, fail) => fdatasync(fd, (error) => (error ? fail(error) : done())));
   } catch (error) {
     throw localError(error, file);
   } finally {
@@ -446,8 +438,8 @@ function pruneLines(file: string, limit: number): void {
     if (kept.length === 0) unlinkSync(file);
     else writeFileAtomicSync(file, `${kept.join('\n')}\n`);
     const late = readFileSync(fd);
-    // Made again if every old line went: its directory entry made durable, as any line file's that is new.
-    if (late.length > 0 && appendLines(file, late.toString('utf8'))) fsyncDirectory(dirname(file));
+    // Made again if every old line went: its directory entry made durable, as any new line file's (appendLines).
+    if (late.length > 0) appendLines(file, late.toString('utf8'));
   } finally {
     closeSync(fd);
   }
