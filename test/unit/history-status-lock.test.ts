@@ -45,3 +45,35 @@ describe('a status noted of an ended order', () => {
     release();
   }, 20_000);
 });
+
+describe('no status to note', () => {
+  it('takes no turn of the lock: a read command with nothing to write never waits for it', async () => {
+    const { journal, release } = locked();
+    const started = Date.now();
+    await journal.recordStatuses([]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    release();
+  });
+});
+
+describe("a key's record of the order it placed", () => {
+  // A key the user reuses for another order, refused (422) or abandoned before anything was sent, ends without an
+  // order id. Its line would be the key's last, and stand for the order that key placed: the plan's re-run check
+  // and the journal's key check would no longer see it was delivered.
+  it('is not replaced by the record of a later use of the key that placed nothing', async () => {
+    const journal = new Journal(join(tempDir(), 'journal'));
+    mkdirSync(journal.dir, { recursive: true });
+    const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:1', keyId: 'k1' };
+    journal.history.record(
+      recordAt('K', new Date().toISOString(), { ...spec, productId: 'p1', quantity: 2, orderId: 'ord_placed' }),
+    );
+    const { intent } = await journal.begin({ ...spec, key: 'K', productId: 'p1', quantity: 9 });
+    await journal.end([intent], 'refused');
+    expect(journal.history.get('K', SCOPE)?.orderId).toBe('ord_placed');
+    // One that did place an order is its record.
+    const { intent: placed } = await journal.begin({ ...spec, key: 'L', productId: 'p1', quantity: 1 });
+    journal.history.record(recordAt('L', new Date().toISOString(), { ...spec, orderId: 'ord_old' }));
+    await journal.end([{ ...placed, orderId: 'ord_new' }], 'abandoned');
+    expect(journal.history.get('L', SCOPE)?.orderId).toBe('ord_new');
+  });
+});
