@@ -7,6 +7,10 @@ export default defineConfig({
   test: {
     include: process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : ['test/unit/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
+    // The suite's own TMPDIR, removed at the end (test/global-setup.ts), as in vitest.config.ts: without it each
+    // mutant's test run left its temporary directories in /tmp (24,000 after a few scoped runs), and
+    // test/unit/suite-tmp.test.ts failed the initial run, so `npm run mutation` stopped before its first mutant.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     maxWorkers: 1,
   },

@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import mutationConfig from '../../vitest.mutation.config.js';
+import suiteConfig from '../../vitest.config.js';
 import setup, { SUITE_TMP } from '../global-setup.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -34,5 +36,10 @@ describe("the suite's temporary directory", () => {
       process.env.TMPDIR = saved.TMPDIR;
       process.env[SUITE_TMP] = saved[SUITE_TMP];
     }
+  });
+
+  it('is set up alike for `npm test` and for the mutation runs (stryker runs vitest.mutation.config.ts)', () => {
+    expect(suiteConfig.test?.globalSetup).toEqual(['test/global-setup.ts']);
+    expect(mutationConfig.test?.globalSetup).toEqual(suiteConfig.test?.globalSetup);
   });
 });
