@@ -32,7 +32,7 @@ _giftcodes_flags() {
     'ping ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'doctor ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'catalog ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
-    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
+    'catalog list ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --filter --limit --help -h' ;;
     'catalog help ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager' ;;
     'order ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --help -h' ;;
     'order place ') REPLY='--profile --env --api-key --base-url --json --quiet -q --verbose -v --no-color --request-timeout --retries --ca-file --yes -y --query --raw --no-pager --product --quantity --idempotency-key --wait --plan --batch --dry-run --concurrency --interval --timeout --out -o --format --force --csv-raw --encrypt-to --help -h' ;;
@@ -61,6 +61,8 @@ _giftcodes_flags() {
 # What follows a flag at a path ("words a b", files, "dynamic products", none); fails for a boolean flag.
 _giftcodes_flag_value() {
   case "$1|$2" in
+    'catalog list '*'|--filter') REPLY='none' ;;
+    'catalog list '*'|--limit') REPLY='none' ;;
     'order place '*'|--product') REPLY='dynamic products' ;;
     'order place '*'|--quantity') REPLY='none' ;;
     'order place '*'|--idempotency-key') REPLY='dynamic intents' ;;

@@ -20,7 +20,7 @@ function __giftcodes_subcommands --argument-names path
 end
 
 function __giftcodes_takes_value --argument-names flag
-    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--query' '--product' '--quantity' '--idempotency-key' '--plan' '--batch' '--concurrency' '--interval' '--timeout' '--out' '-o' '--format' '--encrypt-to' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--status' '--since' '--limit' '--identity' '-i' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect' '--tls-cert' '--tls-key' '--gzip'
+    contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--query' '--filter' '--limit' '--product' '--quantity' '--idempotency-key' '--plan' '--batch' '--concurrency' '--interval' '--timeout' '--out' '-o' '--format' '--encrypt-to' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--status' '--since' '--identity' '-i' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect' '--tls-cert' '--tls-key' '--gzip'
 end
 
 # Prints the command path before the cursor ("order place ") and how many arguments follow it.
@@ -162,6 +162,8 @@ complete -c giftcodes -n '__giftcodes_under \'status \'' -l help -s h -d 'show h
 complete -c giftcodes -n '__giftcodes_under \'ping \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'doctor \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'catalog \'' -l help -s h -d 'show help'
+complete -c giftcodes -n '__giftcodes_under \'catalog list \'' -l filter -x -d 'only products whose id or name contains this (any case)'
+complete -c giftcodes -n '__giftcodes_under \'catalog list \'' -l limit -x -d 'at most n products'
 complete -c giftcodes -n '__giftcodes_under \'catalog list \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'order \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l product -x -a '(__giftcodes_dynamic products)' -d 'product id from the catalog'

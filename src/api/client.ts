@@ -140,7 +140,14 @@ export class ApiClient {
   }
 
   /** Every product; `onPage` hears how many were read so far and the total the service states, if it does. */
-  async listProducts(onPage?: (read: number, total: number | undefined) => void): Promise<Product[]> {
+  /**
+   * The catalog's products, page by page; `enough` (checked after each page) ends the reading early, so
+   * `catalog list --limit 5` asks for no page past the one that held its fifth product.
+   */
+  async listProducts(
+    onPage?: (read: number, total: number | undefined) => void,
+    enough?: (products: readonly Product[]) => boolean,
+  ): Promise<Product[]> {
     const products: Product[] = [];
     for await (const page of this.walk('/v1/catalog', 'products', 'products', flattenResource, undefined, onPage)) {
       for (const item of page as unknown[]) {
@@ -148,6 +155,7 @@ export class ApiClient {
         if (!parsed.success) throw unreadableBody('GET', '/v1/catalog', 200, 'a product without an id');
         products.push(parsed.data);
       }
+      if (enough?.(products)) break;
     }
     return products;
   }

@@ -82,6 +82,13 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
     expect(requestLines(result, 'GET /v1/catalog')).toHaveLength(3);
   });
 
+  it('catalog list --limit: no page is asked for past the one that holds the last product wanted', async () => {
+    const result = await runCli(['catalog', 'list', '--json', '--verbose', '--limit', '2'], withKey(served.server));
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id)).toHaveLength(2);
+    expect(requestLines(result, 'GET /v1/catalog')).toHaveLength(1);
+  });
+
   it('order place --out: placed, waited for, every code written; order show and codes get read the same order', async () => {
     const { server } = served;
     const configDir = tempDir();

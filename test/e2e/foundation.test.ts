@@ -158,6 +158,69 @@ describe('catalog list', () => {
     expect(cache.ids).toContain('tesco-uk-20');
   });
 
+  it('--filter: only products whose id or name contains the text, in any case', async () => {
+    const { configDir: bothKeys } = served;
+    const all = JSON.parse((await runCli(['catalog', 'list', '--json'], { configDir: bothKeys })).stdout) as {
+      id: string;
+      name: string;
+    }[];
+    const result = await runCli(['catalog', 'list', '--json', '--filter', 'GIFT CARD $2'], { configDir: bothKeys });
+    expect(result.code, result.stderr).toBe(0);
+    const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
+    const expected = all.filter((p) => p.name.toLowerCase().includes('gift card $2')).map((p) => p.id);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(all.length);
+    expect(ids).toEqual(expected);
+    // By id too: "steam" is in the ids of the Steam products.
+    const byId = await runCli(['catalog', 'list', '--filter', 'steam'], { configDir: bothKeys });
+    expect(byId.code).toBe(0);
+    const rows = byId.stdout.trimEnd().split('\n').slice(1);
+    expect(rows.length).toBe(all.filter((p) => p.id.includes('steam')).length);
+    expect(rows.every((row) => row.startsWith('steam-'))).toBe(true);
+  });
+
+  it('--filter that matches nothing: a notice naming the text, exit 0; [] with --json', async () => {
+    const { configDir: bothKeys } = served;
+    const text = await runCli(['catalog', 'list', '--filter', 'no-such-brand'], { configDir: bothKeys });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toContain(`no product's id or name contains "no-such-brand" (the catalog holds 12 products)`);
+    const json = await runCli(['catalog', 'list', '--json', '--filter', 'no-such-brand'], { configDir: bothKeys });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(json.stderr).toBe('');
+  });
+
+  it('--limit: at most n products, the first ones; with --filter, the first n that match', async () => {
+    const { configDir: bothKeys } = served;
+    const all = (
+      JSON.parse((await runCli(['catalog', 'list', '--json'], { configDir: bothKeys })).stdout) as { id: string }[]
+    ).map((p) => p.id);
+    const three = await runCli(['catalog', 'list', '--json', '--limit', '3'], { configDir: bothKeys });
+    expect(three.code, three.stderr).toBe(0);
+    expect((JSON.parse(three.stdout) as { id: string }[]).map((p) => p.id)).toEqual(all.slice(0, 3));
+    const filtered = await runCli(['catalog', 'list', '--json', '--limit', '1', '--filter', 'steam'], {
+      configDir: bothKeys,
+    });
+    expect((JSON.parse(filtered.stdout) as { id: string }[]).map((p) => p.id)).toEqual([
+      all.find((id) => id.includes('steam')),
+    ]);
+    for (const bad of ['0', '-1', 'ten']) {
+      const refused = await runCli(['catalog', 'list', '--limit', bad], { configDir: bothKeys });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--limit/);
+    }
+  });
+
+  it('a reading that --limit ended early leaves the completion cache whole', async () => {
+    const configDir = await loggedIn(served.server);
+    expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
+    expect((await runCli(['catalog', 'list', '-q', '--limit', '1'], { configDir })).code).toBe(0);
+    const [name] = readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'));
+    const cache = JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as { ids: string[] };
+    expect(cache.ids).toHaveLength(12);
+  });
+
   it('a bad key exits 3 here too', async () => {
     const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], {
       baseUrl: served.url,

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { exportResult } from '../../output/exporter.js';
 import { display, renderTable } from '../../output/table.js';
 import type { ApiClient } from '../../api/client.js';
@@ -6,26 +6,53 @@ import type { Product } from '../../api/schemas.js';
 import type { Io } from '../../output/io.js';
 import type { Progress } from '../../output/progress.js';
 import { unitPriceOf } from '../../orders/products.js';
-import { addVerb, type App } from '../app.js';
+import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
+import { integer, nonEmpty } from '../parse.js';
+
+export interface CatalogListOptions {
+  /** Only products whose id or name contains this, in any case. */
+  filter?: string;
+  /** At most this many products: the reading stops at the page that holds the last. */
+  limit?: number;
+}
 
 export function register(parent: Command, app: App): void {
-  const help = {
-    description: 'list the products (each id is a purchasable denomination)',
-    examples: [
-      'giftcodes catalog list',
-      "giftcodes catalog list --json | jq -r '.[].id'",
-      'giftcodes catalog list --env live',
-    ],
-  };
-  addVerb(parent, app, 'list', help, ({ deps }) => run(deps));
+  const command = parent
+    .command('list')
+    .description('list the products (each id is a purchasable denomination)')
+    .addOption(
+      new Option('--filter <text>', 'only products whose id or name contains this (any case)').argParser(
+        nonEmpty('--filter'),
+      ),
+    )
+    .addOption(new Option('--limit <n>', 'at most n products').argParser(integer(1, 1_000_000)))
+    .action(async (flags: CatalogListOptions, cmd: Command) => run(flags, app.context(cmd).deps));
+  examples(command, [
+    'giftcodes catalog list',
+    'giftcodes catalog list --filter steam',
+    "giftcodes catalog list --json | jq -r '.[].id'",
+    'giftcodes catalog list --env live --limit 20',
+  ]);
+}
+
+/** Whether a product's id or name (or title, as some services call it) contains `text`, in any case. */
+export function productMatches(product: Product, text: string): boolean {
+  const wanted = text.toLowerCase();
+  return [product.id, product.name, product.title].some(
+    (field) => typeof field === 'string' && field.toLowerCase().includes(wanted),
+  );
 }
 
 /**
  * The whole catalog: a spinner until the first page, then products read of the total the service states
  * (or the count and rate, where it states none) for a catalog of many pages.
  */
-export async function readCatalog(io: Io, api: ApiClient): Promise<Product[]> {
+export async function readCatalog(
+  io: Io,
+  api: ApiClient,
+  enough?: (products: readonly Product[]) => boolean,
+): Promise<Product[]> {
   const [spinner, { startProgress }] = await Promise.all([
     io.spinner('reading the catalog'),
     import('../../output/progress.js'),
@@ -38,32 +65,53 @@ export async function readCatalog(io: Io, api: ApiClient): Promise<Product[]> {
         progress = startProgress(io, { label: 'reading the catalog', unit: 'products', total });
       }
       progress.update(read, total);
-    });
+    }, enough);
   } finally {
     spinner.stop();
     progress?.stop();
   }
 }
 
-export async function run(deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connection'>): Promise<void> {
+export async function run(
+  options: CatalogListOptions,
+  deps: Pick<Deps, 'io' | 'api' | 'configDir' | 'connection'>,
+): Promise<void> {
   const [api, connection] = await Promise.all([deps.api(), deps.connection()]);
-  const products = await readCatalog(deps.io, api);
-  // Completions offer product ids from this cache: TAB never calls the network.
-  const { saveCatalogCache } = await import('../../output/catalog-cache.js');
-  const prices: Record<string, { amount: number; currency: string }> = {};
-  for (const product of products) {
-    const price = unitPriceOf(product);
-    if (price) prices[product.id] = price;
-  }
-  saveCatalogCache(
-    deps.configDir,
-    { profile: connection.profile, baseUrl: connection.baseUrl },
-    products.map((product) => product.id),
-    prices,
+  const { filter, limit } = options;
+  const matches = (product: Product) => filter === undefined || productMatches(product, filter);
+  const read = await readCatalog(
+    deps.io,
+    api,
+    limit === undefined ? undefined : (products) => products.filter(matches).length >= limit,
   );
+  // Completions offer product ids from this cache: TAB never calls the network. A reading that --limit ended early
+  // holds part of the catalog, which would take the other ids from TAB: kept only when the catalog was read whole.
+  const whole = limit === undefined || read.filter(matches).length < limit;
+  if (whole) {
+    const { saveCatalogCache } = await import('../../output/catalog-cache.js');
+    const prices: Record<string, { amount: number; currency: string }> = {};
+    for (const product of read) {
+      const price = unitPriceOf(product);
+      if (price) prices[product.id] = price;
+    }
+    saveCatalogCache(
+      deps.configDir,
+      { profile: connection.profile, baseUrl: connection.baseUrl },
+      read.map((product) => product.id),
+      prices,
+    );
+  }
+  const products = read.filter(matches).slice(0, limit);
   const { io } = deps;
   await exportResult(io, products, {
-    empty: { when: (rows) => rows.length === 0, line: 'the catalog is empty', notice: true },
+    empty: {
+      when: (rows) => rows.length === 0,
+      line:
+        filter === undefined
+          ? 'the catalog is empty'
+          : `no product's id or name contains "${filter}" (the catalog holds ${read.length} products)`,
+      notice: true,
+    },
     text: (rows) =>
       renderTable(io, rows, [
         { header: 'id', value: (p) => p.id, whole: true },
