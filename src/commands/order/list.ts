@@ -3,7 +3,7 @@ import type { ApiClient } from '../../api/client.js';
 import { isCliError, UsageError } from '../../errors.js';
 import type { OrderRecord } from '../../journal/history.js';
 import { exportResult } from '../../output/exporter.js';
-import { renderTable } from '../../output/table.js';
+import { renderTable, type Column } from '../../output/table.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { environmentArg, integer, nonEmpty, profileName } from '../parse.js';
@@ -72,6 +72,28 @@ export function register(parent: Command, app: App): void {
   ]);
 }
 
+/**
+ * order list's table. An order that never got an id is named by its key, which order show takes as well: at 80
+ * columns KEY gives way first, and a `-` left a support agent nothing to paste (a walkthrough). ENV never gives
+ * way while the rows mix live and test orders (a live one was charged real money); where every row is of one
+ * environment it may, and is then said once under the table. It gave way before AMOUNT, and a review at 80
+ * columns found six live and test orders listed without it.
+ */
+export function listColumns(amount: (record: OrderRecord) => string): Column<OrderRecord>[] {
+  return [
+    { header: 'order', value: (r) => r.orderId ?? r.key, whole: true },
+    { header: 'product', value: (r) => r.productId, whole: true },
+    { header: 'qty', value: (r) => String(r.quantity), whole: true },
+    { header: 'amount', value: (r) => amount(r), dropRank: 5 },
+    // The server's last status is what OUTCOME says, unless refreshed: it gives way before ENV.
+    { header: 'status', value: (r) => r.status ?? '', dropRank: 3 },
+    { header: 'outcome', value: (r) => outcomeWords(r) },
+    { header: 'env', value: (r) => r.environment, sameRank: 4 },
+    { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
+    { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
+  ];
+}
+
 export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const { allRecords, filterRecords, parseSince, recordsCsv, unfinished, unknownProfile, unknownStatus } =
     await import('../../orders/history-query.js');
@@ -121,21 +143,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       empty: { when: (data) => data.length === 0, line: none, notice: true },
       csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
       text: (data) => {
-        return renderTable(deps.io, data, [
-          // An order that never got an id is named by its key, which order show takes as well: at 80 columns KEY
-          // gives way first, and a `-` left a support agent nothing to paste (a walkthrough).
-          { header: 'order', value: (r) => r.orderId ?? r.key, whole: true },
-          { header: 'product', value: (r) => r.productId, whole: true },
-          { header: 'qty', value: (r) => String(r.quantity), whole: true },
-          { header: 'amount', value: (r) => amount(r), dropRank: 5 },
-          // The server's last status is what OUTCOME says, unless refreshed: it gives way before ENV, as live and
-          // test orders must be told apart at 80 columns too.
-          { header: 'status', value: (r) => r.status ?? '', dropRank: 3 },
-          { header: 'outcome', value: (r) => outcomeWords(r) },
-          { header: 'env', value: (r) => r.environment, dropRank: 4 },
-          { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
-          { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
-        ]);
+        return renderTable(deps.io, data, listColumns(amount));
       },
       // A status is the API's word when this machine last asked: an order listed as pending may have completed
       // since. A person reading the table is told, and how to ask again (a refreshed list asked just now).
