@@ -57,14 +57,14 @@ export function transportFailure(error: unknown, attempt: FailedAttempt): Transp
         `cannot reach ${base.origin}${through(proxy)} (${method} ${path}: ${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`,
         {
           code: timedOut ? 'timeout' : 'network_error',
-          hint: networkHint(attempt, (error as { code?: string }).code === 'ECONNREFUSED'),
+          hint: networkHint(attempt, (error as { code?: string }).code),
         },
       ),
   };
 }
 
 /** The flag or command that fixes this cause (issue 14): a proxy, a slow answer, or nothing listening there. */
-function networkHint({ base, proxy, requestTimeoutMs, timedOut }: FailedAttempt, refused: boolean): string {
+function networkHint({ base, proxy, requestTimeoutMs, timedOut }: FailedAttempt, code: string | undefined): string {
   if (proxy !== undefined)
     return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
   const seconds = requestTimeoutMs / 1000;
@@ -72,11 +72,15 @@ function networkHint({ base, proxy, requestTimeoutMs, timedOut }: FailedAttempt,
     return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
   const port = base.port || (base.protocol === 'https:' ? '443' : '80');
   const where = `${base.hostname}:${port}`;
-  // The reference server's own port is 4010 (serve --port): another is named, so the command fits the base URL.
-  if (refused && isLoopbackHost(base.hostname))
+  // The reference server's own port is 4010 (serve --port): another is named, so the command fits the base URL. It
+  // speaks plain HTTP, so it is no answer for an https:// base URL.
+  if (code === 'ECONNREFUSED' && isLoopbackHost(base.hostname) && base.protocol === 'http:')
     return `nothing listens on ${where}: start the reference server with giftcodes serve${port === '4010' ? '' : ` --port ${port}`}, or check --base-url`;
-  if (refused)
+  if (code === 'ECONNREFUSED')
     return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
+  // A name that does not resolve: waiting longer does not help, the name or this machine's DNS does.
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `check the host name ${base.hostname} in --base-url (or GIFTCODES_BASE_URL, or the profile's: giftcodes config show) and this machine's DNS`;
   return 'check --base-url and the network, or raise --request-timeout';
 }
 

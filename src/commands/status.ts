@@ -58,6 +58,8 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   const current = resolveProfileName(options, env, store);
   const wantedEnv = options.env === 'all' ? undefined : options.env;
   const rows: { status: KeyStatus; apiKey: string | undefined }[] = [];
+  /** The hint of each key's failed check, right for its cause (a server out of reach is not fixed by a new key). */
+  const hints = new Map<KeyStatus, string>();
 
   // A key given on the command line or in the environment is what every command uses: it comes first.
   const given = options.apiKey || env.GIFTCODES_API_KEY;
@@ -121,6 +123,7 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
           if (!isCliError(error) || error.exitCode === ExitCode.interrupted) throw error;
           status.works = false;
           status.error = { code: error.code, message: error.message, exitCode: error.exitCode };
+          if (error.exitCode !== ExitCode.auth && error.hint) hints.set(status, error.hint);
         }
       }),
     );
@@ -134,13 +137,26 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
     const first = failed.find((s) => s.active) ?? failed[0]!;
     throw new CliError(
       (first.error?.exitCode ?? ExitCode.auth) as typeof ExitCode.auth,
-      `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`,
+      statuses.length === 1
+        ? 'the key does not work'
+        : `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`,
       {
         code: first.error?.code ?? 'key_not_working',
-        hint: `see the lines above; replace a key with: giftcodes login --profile ${first.profile} --env ${first.environment}`,
+        hint: `see the lines above; ${hints.get(first) ?? replaceKey(first)}`,
       },
     );
   }
+}
+
+/**
+ * How to replace a key that does not work. One from GIFTCODES_API_KEY or --api-key overrides the profile's: a new
+ * login would change nothing until it is unset.
+ */
+function replaceKey(status: KeyStatus): string {
+  if (status.source === 'GIFTCODES_API_KEY')
+    return "the key in GIFTCODES_API_KEY overrides the profile's: set it to a key that works, or unset it to use the profile's";
+  if (status.source === '--api-key') return "give --api-key a key that works, or leave it out to use the profile's";
+  return `replace a key with: giftcodes login --profile ${status.profile} --env ${status.environment}`;
 }
 
 function row(

@@ -90,6 +90,20 @@ describe('giftcodes status', () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/✗ live key sc_live_…[a-z_]{4}: does not work: .*401/);
     expect(result.stdout).toContain('✓ test key sc_test_…7e2d: works, reseller rs_demo');
+    // A new login would change nothing while the variable overrides the profile's key: the hint says so.
+    expect(result.stderr).toMatch(/hint: see the lines above; the key in GIFTCODES_API_KEY overrides the profile's/);
+    expect(result.stderr).not.toContain('giftcodes login');
+  });
+
+  it('a server out of reach: the hint is how to reach it, not to replace a key that was never checked', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const result = await runCli(['status', '--base-url', 'http://127.0.0.1:1'], { configDir });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/error: the key does not work\n/);
+    expect(result.stderr).toMatch(
+      /hint: see the lines above; nothing listens on 127\.0\.0\.1:1: start the reference server/,
+    );
+    expect(result.stderr).not.toContain('replace a key');
   });
 
   it('fits 80 columns on a terminal: nothing cut, every line whole', async () => {

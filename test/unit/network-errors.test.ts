@@ -184,6 +184,17 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
       "nothing listens on api.example.com:443: check --base-url (or the profile's base URL: giftcodes config show)",
     );
     expect(refused('https://api.example.com:8443')).toContain('nothing listens on api.example.com:8443: ');
+    // The reference server speaks plain HTTP: starting it is no answer for an https:// base URL (a review was sent to).
+    expect(refused('https://localhost:1')).toBe(
+      "nothing listens on localhost:1: check --base-url (or the profile's base URL: giftcodes config show)",
+    );
+  });
+
+  it('a host name that does not resolve: the name and the DNS, not the timeout', () => {
+    for (const code of ['ENOTFOUND', 'EAI_AGAIN'])
+      expect(transportFailure(coded(code), attempt({ base: new URL('https://api.exmaple.com') })).error(1).hint).toBe(
+        "check the host name api.exmaple.com in --base-url (or GIFTCODES_BASE_URL, or the profile's: giftcodes config show) and this machine's DNS",
+      );
   });
 
   it('any other failure: the base URL, the network or the timeout; through a proxy, the proxy', () => {
