@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { setMaxListeners } from 'node:events';
 import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
+import { TEXT_WIDTH } from './commands/help-text.js';
 import { commandWord, registerCommands, valueFlags } from './commands/index.js';
 import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
@@ -101,7 +102,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   installSignalHandlers(controller, io);
   const program = buildProgram(app, argv);
   argv = helpWords(program, argv);
-  const topic = argv[2] === 'help' && argv.length === 4 ? helpTopic(argv[3] ?? '') : undefined;
+  // Laid out for the terminal it is read on; a pipe or a file gets commander's 80 columns, as --help does.
+  const topic =
+    argv[2] === 'help' && argv.length === 4
+      ? helpTopic(argv[3] ?? '', io.stdoutIsTTY ? io.columns : TEXT_WIDTH)
+      : undefined;
   if (topic !== undefined) {
     io.out(topic);
     await io.flushOut().catch(() => undefined);

@@ -1,5 +1,6 @@
 // The environment variables giftcodes reads: one list, from which `help environment` and the man page's
 // ENVIRONMENT section are made, and against which docs/environment.md's table is checked (test/e2e/man.test.ts).
+import { definitionList, paragraph } from './help-text.js';
 
 export interface EnvironmentVariable {
   /** One variable, or several that mean the same (a proxy's three). */
@@ -72,12 +73,8 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
 ];
 
-/** `giftcodes help environment`: the list as aligned text, a long name list on a line of its own. */
-export function environmentHelp(): string {
-  const width = 26;
-  const lines = ENVIRONMENT_VARIABLES.map(({ names, meaning }) => {
-    const name = names.join(', ');
-    return name.length < width ? `  ${name.padEnd(width)}${meaning}` : `  ${name}\n  ${' '.repeat(width)}${meaning}`;
-  });
-  return `Environment variables read by giftcodes (a flag wins over its variable, a variable over the profile):\n\n${lines.join('\n')}\n`;
+/** `giftcodes help environment`: the list as aligned text for `width` columns, a long name list on a line of its own. */
+export function environmentHelp(width: number): string {
+  const items = ENVIRONMENT_VARIABLES.map(({ names, meaning }) => ({ term: names.join(', '), meaning }));
+  return `${paragraph('Environment variables read by giftcodes (a flag wins over its variable, a variable over the profile):', width)}\n\n${definitionList(items, 24, width)}\n`;
 }

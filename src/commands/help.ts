@@ -3,6 +3,7 @@
 import { Help, type Command, type HelpConfiguration } from 'commander';
 import { examples, examplesOf } from './app.js';
 import { environmentHelp } from './environment.js';
+import { definitionList, paragraph, TEXT_WIDTH } from './help-text.js';
 
 /** Given to the program before any command is added: commander copies it to each subcommand. */
 export const helpConfiguration: HelpConfiguration = {
@@ -40,35 +41,61 @@ const PROGRAM_EXAMPLES = [
   'giftcodes order pending',
 ];
 
-/** `giftcodes help <topic>`: pages that are not commands (`options` is added once the program is built). */
-export const HELP_TOPICS: Record<string, string> = {
-  environment: environmentHelp(),
-  'exit-codes': `Exit codes:
+/** The exit codes and what each means (CONTRACT: the exit table), for `help exit-codes`, the manual and docs. */
+const EXIT_CODES: readonly { term: string; meaning: string }[] = [
+  { term: '0', meaning: 'success' },
+  { term: '1', meaning: 'unexpected internal error (a bug)' },
+  { term: '2', meaning: 'usage or invalid input, caught before anything was sent' },
+  {
+    term: '3',
+    meaning:
+      'authentication or configuration: no key, key rejected (401/403), environment mismatch, plain http to a non-loopback host with a key',
+  },
+  {
+    term: '4',
+    meaning:
+      'the API refused the request: 4xx other than auth (idempotency_key_reused, unknown product, not found, codes not ready…)',
+  },
+  {
+    term: '5',
+    meaning:
+      'the API could not be reached, kept failing after retries (network errors, timeouts, 5xx, 429), or answered with a body that cannot be understood',
+  },
+  { term: '6', meaning: 'the order ended in a terminal state other than completed' },
+  { term: '7', meaning: 'gave up waiting (--timeout)' },
+  {
+    term: '8',
+    meaning:
+      'a local resource failed: the journal, config or output file cannot be written or read (disk full, read-only, permission), or a config directory others can write',
+  },
+  { term: '130', meaning: 'interrupted (SIGINT/SIGTERM); the message says how to resume' },
+];
 
-  0    success
-  1    unexpected internal error (a bug)
-  2    usage or invalid input, caught before anything was sent
-  3    authentication or configuration: no key, key rejected (401/403), environment mismatch,
-       plain http to a non-loopback host with a key
-  4    the API refused the request: 4xx other than auth (idempotency_key_reused, unknown product,
-       not found, codes not ready…)
-  5    the API could not be reached, kept failing after retries (network errors, timeouts, 5xx, 429),
-       or answered with a body that cannot be understood
-  6    the order ended in a terminal state other than completed
-  7    gave up waiting (--timeout)
-  8    a local resource failed: the journal, config or output file cannot be written or read
-       (disk full, read-only, permission), or a config directory others can write
-  130  interrupted (SIGINT/SIGTERM); the message says how to resume
-`,
+function exitCodesHelp(width: number): string {
+  return `Exit codes:\n\n${definitionList(EXIT_CODES, 3, width)}\n`;
+}
+
+/** `giftcodes help <topic>`: pages that are not commands, each laid out for a width (`options` is added once the program is built). */
+const TOPICS: Record<string, (width: number) => string> = {
+  environment: environmentHelp,
+  'exit-codes': exitCodesHelp,
 };
 
-export function helpTopic(name: string): string | undefined {
-  return Object.hasOwn(HELP_TOPICS, name) ? HELP_TOPICS[name] : undefined;
+/** The topics as text is read off a terminal (scripts/gen-docs.mjs and gen-man.mjs read the exit codes here). */
+export const HELP_TOPICS: Record<string, string> = {
+  environment: environmentHelp(TEXT_WIDTH),
+  'exit-codes': exitCodesHelp(TEXT_WIDTH),
+};
+
+/** A topic laid out for `width` columns (a terminal's), or undefined for a name that is none. */
+export function helpTopic(name: string, width: number = TEXT_WIDTH): string | undefined {
+  return Object.hasOwn(TOPICS, name) ? TOPICS[name]!(width) : undefined;
 }
 
 /** Run after every command is registered. */
 export function finishHelp(program: Command): void {
-  HELP_TOPICS.options = globalOptionsHelp(program);
+  TOPICS.options = (width) => globalOptionsHelp(program, width);
+  HELP_TOPICS.options = globalOptionsHelp(program, TEXT_WIDTH);
   program.addHelpText(
     'after',
     // No line break at its end: commander ends each text with one, and the examples after it start with a blank line.
@@ -99,17 +126,18 @@ export function finishHelp(program: Command): void {
 }
 
 /** `giftcodes help options`: the options every command takes, once. */
-function globalOptionsHelp(program: Command): string {
+function globalOptionsHelp(program: Command, width: number): string {
   const helper = program.createHelp();
   Object.assign(helper, helpConfiguration);
   const options = helper
     .visibleOptions(program)
     .filter((option) => option.long !== '--help' && option.long !== '--version');
-  const width = Math.max(...options.map((option) => helper.optionTerm(option).length));
-  const lines = options.map(
-    (option) => `  ${helper.optionTerm(option).padEnd(width)}  ${helper.optionDescription(option)}`,
-  );
-  return `Global options (every command takes them, before or after its name):\n\n${lines.join('\n')}\n`;
+  const items = options.map((option) => ({
+    term: helper.optionTerm(option),
+    meaning: helper.optionDescription(option),
+  }));
+  const termWidth = Math.max(...items.map((item) => item.term.length));
+  return `${paragraph('Global options (every command takes them, before or after its name):', width)}\n\n${definitionList(items, termWidth, width)}\n`;
 }
 
 function helpCommand(parent: Command): Command {

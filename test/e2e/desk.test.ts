@@ -508,6 +508,9 @@ describe('--query on every command, help, logs', () => {
     expect(verb.stdout).toContain('giftcodes help options');
     const global = (await runCli(['help', 'options'])).stdout;
     for (const flag of ['--query <expr>', '--profile <name>', '--json', '--no-pager']) expect(global).toContain(flag);
+    // Read off a terminal (a pipe, a file), each topic is laid out for 80 columns, as every command's --help is.
+    for (const text of [env.stdout, codes.stdout, global])
+      for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 
   it('the build writes man/giftcodes.1 from the command tree', () => {
