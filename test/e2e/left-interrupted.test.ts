@@ -29,6 +29,17 @@ describe('orders left interrupted by an earlier run', () => {
     expect(other.stderr).toContain('2 × amazon-us-10');
     expect(other.stderr).toContain(`giftcodes order resume ${left!.key}`);
 
+    // With --json, an error is still the last line of stderr, whole, after the warning (docs/exit-codes.md): a
+    // script reads it with tail -n 1 (a review's script parsed stderr whole and broke on the warning).
+    const refused = await runCli(['order', 'place', '--product', 'no-such-product', '--quantity', '1', '--json'], {
+      configDir,
+    });
+    expect(refused.code).toBe(4);
+    const lines = refused.stderr.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.slice(0, -1).join('\n')).toMatch(WARNING);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ error: { exitCode: 4 } });
+
     // The same order run again resumes it: nothing else is left, and nothing is said of it.
     const again = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2'], { configDir });
     expect(again.code, again.stderr).toBe(0);
