@@ -487,14 +487,6 @@ export async function runRows(
       if (earlier?.orderId !== undefined) {
         if (journal.find(row.key))
           await journal.settleWhere((intent) => (intent.key === row.key ? journal.reached(intent) : undefined));
-        // Said as it happened: the order of an earlier run, its codes where that run wrote them (a copy of the
-        // plan in another folder names other files, which this run never writes).
-        const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
-        io.notice(
-          // A row whose codes went nowhere was ordered, not delivered to anyone: said so, with the status it had
-          // when last read (a pending order is not taken for one whose codes are in hand).
-          `row ${row.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run (order ${earlier.orderId}${codes}${earlier.status && !codes ? `, ${earlier.status} when last read` : ''}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`,
-        );
         const { out: _unwritten, ...rest } = base;
         return {
           index,
@@ -538,7 +530,20 @@ export async function runRows(
     const { base } = ready;
     try {
       if ('error' in ready) throw ready.error;
-      if ('earlier' in ready) return { ...base, order: await readAgain(ready.earlier, base.row), already: true };
+      if ('earlier' in ready) {
+        const { order, read } = await readAgain(ready.earlier, base.row);
+        const earlier = ready.earlier;
+        // Said as it happened: the order of an earlier run, its codes where that run wrote them (a copy of the plan
+        // in another folder names other files, which this run never writes). A row whose codes went nowhere was
+        // ordered, not delivered to anyone: said so, with its status, read just now (the same the table shows; a
+        // review found "pending when last read" here above a table saying completed), else as last recorded.
+        const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
+        const status = read ? `, ${order.status} now` : earlier.status ? `, ${earlier.status} when last read` : '';
+        io.notice(
+          `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run (order ${earlier.orderId}${codes}${codes ? '' : status}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`,
+        );
+        return { ...base, order, already: true };
+      }
       const outcome = await driveIntent(machineDeps, ready.machine, {
         wait: waits || ready.machine.intent.out !== undefined,
         out: ready.machine.intent.out,
@@ -573,7 +578,12 @@ export async function runRows(
    * same retries; rows read at the same time as the first say it once.
    */
   let rereadFailed = false;
-  const readAgain = async (earlier: OrderRecord & { orderId: string }, row: number): Promise<Order> => {
+  /** Statuses read again that differ from their records: noted in the records once the rows are done, in one turn. */
+  const reread: OrderRecord[] = [];
+  const readAgain = async (
+    earlier: OrderRecord & { orderId: string },
+    row: number,
+  ): Promise<{ order: Order; read: boolean }> => {
     const recorded = {
       id: earlier.orderId,
       status: earlier.status ?? 'completed',
@@ -582,9 +592,12 @@ export async function runRows(
       environment: earlier.environment,
       ...(earlier.amount !== undefined ? { amount: earlier.amount } : {}),
     } as Order;
-    if (rereadFailed) return recorded;
+    if (rereadFailed) return { order: recorded, read: false };
     try {
-      return await api.getOrder(earlier.orderId);
+      const order = await api.getOrder(earlier.orderId);
+      if (typeof order.status === 'string' && order.status !== earlier.status && earlier.outcome !== 'pending')
+        reread.push({ ...earlier, status: order.status, updatedAt: new Date().toISOString() });
+      return { order, read: true };
     } catch (error) {
       if (signal.aborted) throw error;
       // Rows read at once fail at once: said once.
@@ -593,7 +606,7 @@ export async function runRows(
           `row ${row}: its order ${earlier.orderId} could not be read again (${error instanceof Error ? error.message : String(error)}); the rows earlier runs delivered are shown as those runs recorded them`,
         );
       rereadFailed = true;
-      return recorded;
+      return { order: recorded, read: false };
     }
   };
   const take = (): Promise<Ready> | undefined =>
@@ -625,6 +638,9 @@ export async function runRows(
   } finally {
     progress.stop();
   }
+  // The statuses just read become the records', as order show notes the one it reads: order list then says what
+  // the plan's table said (a review found it still pending there). A convenience: never fails the plan.
+  await journal.recordStatuses(reread).catch(() => undefined);
   if (signal.aborted) throw signal.reason;
   for (let index = next; index < rows.length; index++) {
     const row = rows[index]!;
