@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { pingFacts } from '../api/outcome.js';
 import { AuthError, UsageError, isCliError } from '../errors.js';
 import type { ConfigStore } from '../config/store.js';
+import { pinnedHint } from '../output/pinned-hint.js';
 import { exportResult } from '../output/exporter.js';
 import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
 import { examples, type App } from './app.js';
@@ -121,7 +122,10 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
       return defaultEnv === verified.environment
         ? []
         : [
-            `commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`,
+            pinnedHint(
+              `commands use the ${defaultEnv} key by default: add --env ${verified.environment}, or run: giftcodes config set default-env ${verified.environment}`,
+              { configDir: io.env.GIFTCODES_CONFIG_DIR, ...(profile !== 'default' ? { profile } : {}) },
+            ),
           ];
     },
   });

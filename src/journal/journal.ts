@@ -682,7 +682,7 @@ function keyDelivered(key: string, orderId: string | undefined, out: string | un
     `the idempotency key ${key} already placed order ${orderId ?? '(unknown)'}, which reached you${out && out !== '-' ? ` (codes in ${out})` : ''}; a key names one order, so nothing was sent`,
     {
       code: 'idempotency_key_used',
-      hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or none: giftcodes makes one)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
+      hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or give none, and one is made)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
     },
   );
 }

@@ -1,11 +1,11 @@
 // Cron tells its story in the log (issue 30): the README's recipe logs the doctor's lines too, the doctor
 // retries a blip as order place would, every stderr line of a run without a terminal starts with its time,
 // an error gives its advice once, and a hint's command lands in the config directory the run used.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
+import { BIN, pendingIntents, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -36,6 +36,43 @@ describe('a run without a terminal, as cron logs it', () => {
     expect(r.code).toBe(3);
     const hint = r.stderr.split('\n').find((l) => l.includes('hint:'));
     expect(hint).toContain(`GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile night`);
+  });
+});
+
+describe('an order its run left unfinished, as a cron log and a support agent read it', () => {
+  it("order pending, order show and order resume --all name the run's config directory; resume's failures are stamped", async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const out = join(tempDir(), 'codes.csv');
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', out], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    expect(left).toBeDefined();
+    // A review found these three commands without the config directory the run used (a cron job's is not the
+    // operator's), and the ✗ lines of resume --all without their time, so a grep of the log for errors missed them.
+    const pending = await runCli(['order', 'pending'], { configDir });
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(pending.stdout + pending.stderr).toContain(
+      `finish them with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume --all`,
+    );
+    const shown = await runCli(['order', 'show', left!.key], { configDir });
+    expect(shown.stdout).toContain(
+      `finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${left!.key}`,
+    );
+    writeFileSync(out, 'the operator put a file of their own here\n');
+    const resumed = await runCli(['order', 'resume', '--all'], { configDir });
+    expect(resumed.code).toBe(2);
+    const lines = resumed.stderr.trimEnd().split('\n');
+    for (const line of lines) expect(line).toMatch(STAMP);
+    expect(lines.map((l) => l.replace(STAMP, ''))).toContainEqual(
+      expect.stringMatching(new RegExp(`^✗ ${left!.key}: `)),
+    );
+    expect(lines.at(-1)!.replace(STAMP, '')).toMatch(
+      /^hint: see the lines above; GIFTCODES_CONFIG_DIR=\S+ giftcodes order pending/,
+    );
   });
 });
 

@@ -143,7 +143,7 @@ describe('what a refusal names', () => {
       code: 'idempotency_key_used',
       message:
         'the idempotency key legacy already placed order (unknown), which reached you; a key names one order, so nothing was sent',
-      hint: 'see it with: giftcodes order show legacy; for a new order, use a new key (or none: giftcodes makes one)',
+      hint: 'see it with: giftcodes order show legacy; for a new order, use a new key (or give none, and one is made)',
     });
   });
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Unreadable } from '../../journal/journal.js';
+import { pinnedHint } from '../../output/pinned-hint.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -92,7 +93,10 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
       ]),
     notes: (data) => [
       io.c.dim(
-        'finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)',
+        pinnedHint(
+          'finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)',
+          { configDir: io.env.GIFTCODES_CONFIG_DIR },
+        ),
       ),
       ...(data.some((r) => r.state === 'written')
         ? [io.c.dim('codes in file: the same command again ends it, charging nothing')]

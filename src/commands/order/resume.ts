@@ -5,6 +5,7 @@ import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
 import { exportResult, gathersItems } from '../../output/exporter.js';
+import { pinnedHint } from '../../output/pinned-hint.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { warnUnreadable } from './pending.js';
@@ -104,10 +105,14 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
       ...(order !== undefined ? { order } : {}),
       error: { code: error.code, message: error.message, exitCode: error.exitCode },
     });
-    if (!gathered)
-      deps.io.errRaw(
-        `${deps.io.c.red('✗')} ${key}: ${error.message}\n${error.hint ? `  ${deps.io.c.dim('hint:')} ${error.hint}\n` : ''}`,
-      );
+    // Stamped in a log as every stderr line is, its hint's commands run with this run's config directory.
+    if (!gathered) {
+      deps.io.say(`${deps.io.c.red('✗')} ${key}: ${error.message}`);
+      if (error.hint)
+        deps.io.say(
+          `  ${deps.io.c.dim('hint:')} ${pinnedHint(error.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR })}`,
+        );
+    }
   };
   for (const key of keys) {
     try {

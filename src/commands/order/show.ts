@@ -5,6 +5,7 @@ import type { OrderRecord } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
+import { pinnedHint } from '../../output/pinned-hint.js';
 import { labelled, printOrder } from '../../orders/present.js';
 import { stripControl } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
@@ -54,7 +55,7 @@ export async function run(
     throw error;
   }
   await noteStatus(journal, ref, order.status, deps.now());
-  await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record) : []);
+  await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record, deps.io.env.GIFTCODES_CONFIG_DIR) : []);
 }
 
 /**
@@ -76,7 +77,7 @@ async function printLocal(
     ['environment', record.environment],
     ['created', record.createdAt],
     ...tail,
-    ...(await localRows(journal, record)),
+    ...(await localRows(journal, record, io.env.GIFTCODES_CONFIG_DIR)),
   ];
   await exportResult(io, record, {
     text: () => labelled(rows.map(([label, value]) => [label, stripControl(value)])),
@@ -114,7 +115,11 @@ function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise
  * here. A completed order whose run was killed before writing its --out file reads "completed" at the API; a
  * support agent must see that the codes never arrived, and how to finish.
  */
-async function localRows(journal: Journal, record: OrderRecord): Promise<[string, string][]> {
+async function localRows(
+  journal: Journal,
+  record: OrderRecord,
+  configDir: string | undefined,
+): Promise<[string, string][]> {
   const rows: [string, string][] = [['key', record.key]];
   // A pending record is its intent's (recordOf), --out included.
   const file = record.out === '-' ? 'standard output' : record.out;
@@ -131,7 +136,8 @@ async function localRows(journal: Journal, record: OrderRecord): Promise<[string
         'here',
         running
           ? `being placed by a giftcodes run now (pid ${intent.owner.pid})`
-          : `unfinished: its run ended before the order did${file ? ` (its codes go to ${file})` : ''}; ${pendingWayOut(record)}`,
+          : // The command runs where this one did: with its config directory when one was given (a cron job's).
+            `unfinished: its run ended before the order did${file ? ` (its codes go to ${file})` : ''}; ${pinnedHint(pendingWayOut(record)!, { configDir })}`,
       ]);
       break;
     }
