@@ -277,7 +277,14 @@ export class Io {
   async spinner(text: string): Promise<Spinner> {
     // One moving line at a time on a terminal: a plan's rows wait side by side under the plan's progress line,
     // and spinners drawn over each other (or over it) leave debris ("completedg") and ora's own warning.
-    if (this.quiet || this.json || !this.stderrIsTTY || this.spinning || progressShown(this.streams.stderr)) {
+    if (
+      this.quiet ||
+      this.json ||
+      !this.stderrIsTTY ||
+      zeroWidth(this.streams.stderr) ||
+      this.spinning ||
+      progressShown(this.streams.stderr)
+    ) {
       return { update: () => undefined, stop: () => undefined };
     }
     this.spinning = true;
@@ -392,4 +399,15 @@ function closedAtStart(fd: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a terminal says it is no columns wide. A pty without a size (`docker exec -t`, `script` in CI, some IDE
+ * shells) says 0, and ora divides by it: it cleared an endless count of lines, 27 MB of escapes in 20 s, and the
+ * order it was waiting for was never printed (an adversarial review). No spinner there: the notices say the same.
+ * A stream that says nothing of its width (not a terminal's) is drawn on at ora's 80.
+ */
+export function zeroWidth(stream: unknown): boolean {
+  const columns = (stream as { columns?: unknown }).columns;
+  return typeof columns === 'number' && !(Number.isFinite(columns) && columns >= 1);
 }

@@ -102,3 +102,30 @@ describe('output', () => {
     expect(result.stderr).toMatch(/^[\dT:.Z-]+ error: .*\(run: .*giftcodes login/);
   });
 });
+
+describe('a terminal that says it is 0 columns wide (a pty without a size: docker exec -t, script in CI)', () => {
+  it('order place --wait ends, prints its order, and writes no endless escapes (the spinner divided by 0)', () => {
+    const started = Date.now();
+    const result = spawnSync(
+      'script',
+      [
+        '-qec',
+        `stty cols 0 rows 0; "${process.execPath}" "${BIN}" order place --product steam-us-20 --quantity 1 --yes --wait --interval 0.1`,
+        '/dev/null',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, GIFTCODES_CONFIG_DIR: served.configDir, TERM: 'xterm' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Before the fix it never ended: 27 MB of escapes in 20 s. A bound, not an expectation.
+        timeout: 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    expect(result.signal, `${Date.now() - started} ms`).toBeNull();
+    expect(result.status, result.stdout.slice(-2000)).toBe(0);
+    expect(result.stdout).toMatch(/order +ord_\w+/);
+    expect(result.stdout).toMatch(/status +.*completed/);
+    expect(result.stdout.length).toBeLessThan(10_000);
+  });
+});

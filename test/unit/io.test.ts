@@ -6,7 +6,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode, InterruptedError, LocalError, UsageError } from '../../src/errors.js';
 import { exportItem } from '../../src/output/exporter.js';
-import { Io, stdoutFailed, type IoOptions } from '../../src/output/io.js';
+import { Io, stdoutFailed, zeroWidth, type IoOptions } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
@@ -311,6 +311,21 @@ describe('Io spinner', () => {
     const quiet = await plain.io.spinner('waiting');
     quiet.stop();
     expect(plain.err()).not.toContain('✓');
+  });
+});
+
+describe('Io spinner on a terminal of no width', () => {
+  it('draws nothing where the terminal says it is 0 columns wide (ora divided by it and never stopped clearing)', async () => {
+    for (const columns of [0, Number.NaN, -1]) {
+      const stderr = Object.assign(new PassThrough(), { columns });
+      const c = ioWith({ stderrIsTTY: true, stderr });
+      const spinner = await c.io.spinner('waiting for order ord_1');
+      spinner.update('order ord_1 is processing');
+      spinner.stop('order ord_1 completed');
+      expect(c.err(), String(columns)).toBe('');
+    }
+    expect(zeroWidth(Object.assign(new PassThrough(), { columns: 80 }))).toBe(false);
+    expect(zeroWidth(new PassThrough())).toBe(false);
   });
 });
 
