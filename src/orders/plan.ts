@@ -12,7 +12,7 @@ import type { Connection } from '../config/resolve.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { inScope, type OrderRecord, type Scope } from '../journal/history.js';
-import type { OutSpec } from '../journal/intent.js';
+import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { INTENT_MAX_AGE_MS, keyIdOf, sha256 } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
@@ -416,6 +416,44 @@ export function changedSince(
       r.key.startsWith(prefix) &&
       !keys.has(r.key) &&
       now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS,
+  );
+}
+
+/**
+ * Rows an earlier version delivered here in the last 24 hours (keys `plan-<24 hex>-r<line>`, made from the plan's
+ * whole file and a line number, so any edit hides them) that no row of this plan matches, of a product this run
+ * would order. An upgrade between a refused run and its fixed re-run ordered the delivered rows again with no
+ * word (an adversarial review): said, and asked, as an edited plan is.
+ */
+export function olderVersionRows(
+  rows: readonly PlanRow[],
+  todo: readonly PlanRow[],
+  delivered: ReadonlyMap<string, OrderRecord>,
+  now: number = Date.now(),
+): OrderRecord[] {
+  const legacy = new Set(rows.map((r) => r.legacyKey));
+  const products = new Set(todo.map((r) => r.productId));
+  return [...delivered.values()].filter(
+    (r) =>
+      /^plan-[0-9a-f]{24}-r\d+$/.test(r.key) &&
+      !legacy.has(r.key) &&
+      products.has(r.productId) &&
+      now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS,
+  );
+}
+
+/**
+ * The intents of this plan's family (its scope, file name and batch: `intents` are the scope's) that an earlier
+ * run sent and never finished, whose rows the plan no longer has: the plan was edited since (a quantity fixed
+ * after Ctrl-C), and they may have been charged. A row the plan still has is resumed with its key instead.
+ */
+export function interruptedGone(rows: readonly PlanRow[], intents: readonly Intent[], family: string): Intent[] {
+  const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
+  const prefix = `plan-${family}`;
+  return intents.filter(
+    // One only prepared was never sent: it charged nothing (order pending names it as any other).
+    (i) =>
+      i.key.length === prefix.length + 12 && i.key.startsWith(prefix) && !keys.has(i.key) && i.phase !== 'prepared',
   );
 }
 

@@ -4,7 +4,8 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BOTH_KEYS, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const WARNING = /an order interrupted in an earlier run is still unfinished \(it may have been charged\)/;
 const ANY_WARNING = /interrupted in (?:an )?earlier runs? (?:is|are) still unfinished/;
@@ -73,5 +74,42 @@ describe('orders left interrupted by an earlier run', () => {
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).not.toMatch(ANY_WARNING);
     expect(await pendingIntents(configDir)).toHaveLength(0);
+  });
+
+  const terminal = giftcodesTerminals();
+
+  it('a live order retried by hand under another key: the order that may have been charged is named before the question', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const killed = await runCli(
+      ['order', 'place', '--env', 'live', '--yes', '--product', 'steam-us-20', '--quantity', '8'],
+      {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      },
+    );
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    // "To be safe", a new key: a new order, asked about. The warning came after the answer (an adversarial review).
+    const t = terminal(
+      [
+        'order',
+        'place',
+        '--env',
+        'live',
+        '--product',
+        'steam-us-20',
+        '--quantity',
+        '8',
+        '--idempotency-key',
+        'restock-steam-8',
+      ],
+      configDir,
+    );
+    const asked = await t.waitFor('Place a LIVE order');
+    const warning = asked.search(WARNING);
+    expect(warning, asked).toBeGreaterThanOrEqual(0);
+    expect(warning).toBeLessThan(asked.indexOf('Place a LIVE order'));
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/)).toContain('[exit 130]');
+    expect(await pendingIntents(configDir)).toHaveLength(1);
   });
 });

@@ -4,12 +4,15 @@
 // checked against the reference server's ledger.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { keyIdOf } from '../../src/journal/intent.js';
+import { History } from '../../src/journal/history.js';
 import { describe, expect, it } from 'vitest';
 import {
   BOTH_KEYS,
   DEMO_KEYS,
   ledger,
   loggedIn,
+  pendingIntents,
   runCli,
   servedApi,
   staleCatalog,
@@ -183,6 +186,82 @@ describe('a plan row is keyed by what it is', () => {
     const rows = JSON.parse(yes.stdout) as Row[];
     expect(rows[0]).toMatchObject({ key: a!.key, already: true });
     expect(await chargedUnder(server, [a!.key, b!.key, rows[1]!.key], 'test')).toHaveLength(3);
+  });
+
+  it('a row killed after its charge, then its quantity fixed: the re-run names the row that may have been charged before it orders, and asks', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'fixed.csv');
+    writeFileSync(plan, 'amazon-us-25,50\n');
+    // Killed once its order was answered (Ctrl-C, a crash): charged, and left unfinished.
+    const killed = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    expect(left).toBeDefined();
+    expect(await chargedUnder(server, [left!.key], 'test')).toHaveLength(1);
+    // The person fixes the quantity (50 was a typo for 5) and runs it again: asked first, with the 50 named (an
+    // adversarial review found the question said nothing of it, and the warning came after the answer).
+    writeFileSync(plan, 'amazon-us-25,5\n');
+    const refused = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `changed since an earlier run started 1 row it no longer has, never finished \\(it may have been charged\\): 50 × amazon-us-25 \\(key ${left!.key}, `,
+      ),
+    );
+    expect(refused.stderr).toContain(`see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`);
+    expect(refused.stderr).toContain('confirmation_required');
+    // Not said twice, as one more order left elsewhere.
+    expect(refused.stderr).not.toMatch(/interrupted in an earlier run is still unfinished/);
+    const yes = await runCli(['order', 'place', '--plan', plan, '--json', '--yes'], { configDir });
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(yes.stderr).toContain('never finished (it may have been charged): 50 × amazon-us-25');
+    // The 50 is still there to finish or drop; the 5 is a new order.
+    expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([left!.key]);
+  });
+
+  it('rows an earlier version delivered today that no row matches (its keys came from the whole file): said, and asked, before the same product is ordered', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    // What a version before these keys left: a row of a plan delivered an hour ago, keyed by the file and line.
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    new History(join(configDir, 'history')).record({
+      key: `plan-${'7'.repeat(24)}-r2`,
+      keyId: keyIdOf(DEMO_KEYS.test),
+      orderId: 'ord_from_the_older_version',
+      productId: 'amazon-us-25',
+      quantity: 2,
+      status: 'completed',
+      environment: 'test',
+      profile: 'default',
+      baseUrl: server.url,
+      createdAt: hourAgo,
+      updatedAt: hourAgo,
+      endedAt: hourAgo,
+      outcome: 'delivered',
+    });
+    const plan = join(tempDir(), 'restock.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-25,2\nsteam-us-20,3\n');
+    const before = (await ledger(server)).orders.length;
+    const refused = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'an earlier version of giftcodes delivered 1 plan row of these products here in the last 24 hours that no row of',
+    );
+    expect(refused.stderr).toContain('2 × amazon-us-25 (order ord_from_the_older_version');
+    expect(refused.stderr).toContain('confirmation_required');
+    expect((await ledger(server)).orders).toHaveLength(before);
+    // A plan of other products is not held up by it.
+    const other = join(tempDir(), 'other.csv');
+    writeFileSync(other, 'steam-us-50,1\n');
+    const unrelated = await runCli(['order', 'place', '--plan', other, '--json'], { configDir });
+    expect(unrelated.code, unrelated.stderr).toBe(0);
+    expect(unrelated.stderr).not.toContain('earlier version');
+    const yes = await runCli(['order', 'place', '--plan', plan, '--json', '--yes'], { configDir });
+    expect(yes.code, yes.stderr).toBe(0);
   });
 
   it('--batch orders the same plan again on purpose; the same batch again orders nothing more', async () => {

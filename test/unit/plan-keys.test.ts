@@ -3,6 +3,7 @@
 // branch is seen (docs/mutation.md: mutants of these survived the end-to-end tests, which cannot see them).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Intent } from '../../src/journal/intent.js';
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/errors.js';
 import type { OrderRecord, Scope } from '../../src/journal/history.js';
@@ -10,6 +11,8 @@ import { keyIdOf } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import {
   changedSince,
+  interruptedGone,
+  olderVersionRows,
   connectionScope,
   deliveredRows,
   keyRows,
@@ -147,6 +150,56 @@ describe('changedSince: deliveries of this plan the edited plan no longer has', 
       record(`x-plan-${family}0123456789ab`),
     ];
     expect(changedSince([], new Map(records.map((r) => [r.key, r])), family, T0)).toEqual([]);
+  });
+});
+
+describe('interruptedGone: rows of this plan an earlier run sent and never finished, which the edited plan no longer has', () => {
+  const family = planFamily(scope, '/plans/nightly.csv', undefined);
+  const keyOf = (productId: string, quantity = 1): string =>
+    rowKey(family, { productId, quantity, outCell: '', occurrence: 1 });
+  const intent = (key: string, phase: Intent['phase']): Intent => ({ key, phase }) as Intent;
+
+  it('a sent row (sending or accepted) whose key the plan no longer has: named; one the plan still has is resumed instead', () => {
+    const gone = intent(keyOf('p', 50), 'sending');
+    const answered = intent(keyOf('q', 2), 'accepted');
+    const kept = intent(keyOf('p', 5), 'sending');
+    const rows = [row(1, keyOf('p', 5), 'legacy')];
+    expect(interruptedGone(rows, [gone, answered, kept], family)).toEqual([gone, answered]);
+  });
+
+  it('one only prepared (never sent), a legacy key the plan has, and other families and single orders: not named', () => {
+    const other = planFamily(scope, '/plans/weekly.csv', undefined);
+    const rows = [row(1, keyOf('p', 5), `plan-${family}0123456789ab`)];
+    expect(
+      interruptedGone(
+        rows,
+        [
+          intent(keyOf('p', 50), 'prepared'),
+          intent(`plan-${family}0123456789ab`, 'sending'),
+          intent(rowKey(other, { productId: 'p', quantity: 1, outCell: '', occurrence: 1 }), 'sending'),
+          intent('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d', 'sending'),
+        ],
+        family,
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe("olderVersionRows: an earlier version's plan rows delivered today that no row of this plan matches", () => {
+  const legacy = (sha: string, line: number) => `plan-${sha.repeat(24).slice(0, 24)}-r${line}`;
+
+  it('of a product this run would order, in the last 24 hours, and not a row of this plan: named', () => {
+    const edited = record(legacy('a', 2));
+    const matched = record(legacy('b', 2));
+    const otherProduct = record(legacy('c', 3), { productId: 'steam-us-20' });
+    const older = record(legacy('d', 2), { endedAt: new Date(T0 - DAY - 1).toISOString() });
+    const single = record('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d');
+    const newKey = record(`plan-${'e'.repeat(24)}`);
+    const rows = [row(2, `plan-${'f'.repeat(24)}`, legacy('b', 2))];
+    const delivered = new Map([edited, matched, otherProduct, older, single, newKey].map((r) => [r.key, r]));
+    expect(olderVersionRows(rows, rows, delivered, T0)).toEqual([edited]);
+    // Nothing to order: nothing to ask about.
+    expect(olderVersionRows(rows, [], delivered, T0)).toEqual([]);
   });
 });
 

@@ -20,6 +20,7 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
 import { counted, firstOf, unitsOf } from '../../output/words.js';
+import { pinnedHint } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -226,7 +227,18 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       connection.environment === 'live' && !options.yes
         ? resumeCandidate(journal, spec, options.idempotencyKey)
         : undefined;
+    // Orders earlier runs left interrupted are said before a live order is asked about, not after: a person
+    // retrying by hand (another key, another profile) read the question first, and the warning that the order they
+    // retried may have been charged only once they had answered yes (an adversarial review).
+    let leftSaid = false;
     if (connection.environment === 'live' && !options.yes && confirmed === undefined) {
+      const left = leftByEarlierRuns(
+        journal,
+        (other) => other.key === options.idempotencyKey,
+        deps.io.env.GIFTCODES_CONFIG_DIR,
+      );
+      if (left) deps.io.warn(left);
+      leftSaid = left !== undefined;
       const yes = await deps.io.confirm(
         deps.io.canPrompt
           ? await (
@@ -251,7 +263,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
       );
     }
-    const left = leftByEarlierRuns(journal, (other) => other.key === intent.key, deps.io.env.GIFTCODES_CONFIG_DIR);
+    const left = leftSaid
+      ? undefined
+      : leftByEarlierRuns(journal, (other) => other.key === intent.key, deps.io.env.GIFTCODES_CONFIG_DIR);
     if (left) deps.io.warn(left);
     const driven = await driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
       wait: waits,
@@ -312,6 +326,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     connectionScope,
     sameScope,
     changedSince,
+    interruptedGone,
+    olderVersionRows,
     outFileProblems,
     refusePlan,
     runRows,
@@ -373,15 +389,54 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     );
     // Each existing out file and each unknown product, said together: nothing is sent.
     refusePlan(o.plan, outProblems, { rows: checked.unknown, ids: checked.ids });
+    const { leftByEarlierRuns } = await import('../../orders/recover.js');
     const changed = changedSince(rows, delivered, family);
-    if (changed.length > 0 && todo.length > 0) {
-      // An edited plan is not silently ordered again: the rows it no longer has were delivered recently.
+    // Rows an earlier run of this plan started and never finished, which the plan no longer has (a quantity fixed
+    // after Ctrl-C): they may have been charged, and the edited plan's question hid them (an adversarial review).
+    const unfinished = interruptedGone(
+      rows,
+      intents.filter((intent) => sameScope(intent, scope)),
+      family,
+    );
+    // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log, before
+    // any question: only this plan's own rows are finished here.
+    const named = new Set(unfinished.map((intent) => intent.key));
+    const left = leftByEarlierRuns(
+      journal,
+      (intent) => own.has(intent.key) || named.has(intent.key),
+      io.env.GIFTCODES_CONFIG_DIR,
+    );
+    if (left) io.warn(left);
+    if (unfinished.length > 0)
+      io.warn(
+        pinnedHint(
+          `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (it may have been charged): ${firstOf(
+            unfinished.map((i) => `${unitsOf(i.quantity, i.productId)} (key ${i.key}, started ${i.createdAt})`),
+            5,
+          )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
+          { configDir: io.env.GIFTCODES_CONFIG_DIR },
+        ),
+      );
+    const older = olderVersionRows(rows, todo, delivered);
+    if (older.length > 0 && todo.length > 0)
+      io.warn(
+        `an earlier version of giftcodes delivered ${counted(older.length, 'plan row')} of these products here in the last 24 hours that no row of ${o.plan} matches (its keys were made from the whole file, so an edit hides them): ${firstOf(
+          older.map(
+            (r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`,
+          ),
+          5,
+        )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
+      );
+    if ((changed.length > 0 || unfinished.length > 0 || older.length > 0) && todo.length > 0) {
+      // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
+      // started and may have been charged.
       const gone = changed.map(
         (r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`,
       );
-      io.warn(
-        `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
-      );
+      if (changed.length > 0)
+        io.warn(
+          `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
+        );
       const yes =
         o.yes ||
         (await io.confirm(
@@ -399,7 +454,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // and may be charged already. Only new rows are asked about, and a row not asked about is only resumed
     // (resumeOnly): gone by the time it starts (abandoned meanwhile), it sends nothing rather than a new order.
     const asking = connection.environment === 'live' && !o.yes;
-    const { resumableHere, leftByEarlierRuns } = await import('../../orders/recover.js');
+    const { resumableHere } = await import('../../orders/recover.js');
     const confirmedBefore = new Map(
       intents
         .filter((intent) => sameScope(intent, scope) && resumableHere(intent))
@@ -450,10 +505,6 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           resuming > 0 ? { hint: 'run the same plan again to finish them, or see giftcodes order pending' } : {},
         );
     }
-    // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log: only
-    // this plan's own rows are finished here.
-    const left = leftByEarlierRuns(journal, (intent) => own.has(intent.key), io.env.GIFTCODES_CONFIG_DIR);
-    if (left) io.warn(left);
     const { results, outcomes, unreachable } = await runRows(
       rows,
       delivered,
