@@ -698,6 +698,9 @@ export async function runRows(
   return { results, outcomes, ...(unreachable ? { unreachable } : {}) };
 }
 
+/** The codes of refusals that fixing the row's product or quantity in the plan clears (the fixed row has a new key). */
+const PLAN_FIXES = /product|quantity|validation|invalid|not_found|unknown/;
+
 /**
  * The plan's failure, when a row failed: the exit status of the worst row, naming the first. `unreachable`: the
  * error of the row that found the server out of reach, whose hint names what fixes that cause (nothing listens on
@@ -711,6 +714,8 @@ export function planFailure(results: readonly PlanResult[], unreachable?: CliErr
   const tried = failed.filter((r) => r.error!.code !== 'not_attempted');
   const first = tried[0] ?? failed[0]!;
   const endedFailed = tried.find((r) => r.error!.exitCode === ExitCode.orderFailed);
+  // Refused by the API for a cause an edit of the plan does not change (not the product or the quantity it names).
+  const refusedOutside = tried.find((r) => r.error!.exitCode === ExitCode.api && !PLAN_FIXES.test(r.error!.code));
   // Every failed row certainly unsent: the server was out of reach, and those rows cannot have been charged. Only
   // a run that placed no row says "nothing" (an adversarial review: it was said under "1 of 2 rows ordered").
   const unsent = tried.every((r) => r.error!.notSent);
@@ -736,7 +741,12 @@ export function planFailure(results: readonly PlanResult[], unreachable?: CliErr
             ? // The same plan again sends a failed row with its key, and the server answers with the same failed
               // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
               `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: giftcodes order place --product ${endedFailed.productId} --quantity ${endedFailed.quantity}${endedFailed.out ? ` --out ${shellWord(endedFailed.out)}` : ''}); a new --batch would order every row again`
-            : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+            : refusedOutside
+              ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
+                // server that keeps a refusal with its key answered the same for a day, funds added or not (an
+                // adversarial review), and a new --batch would order every row again.
+                `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (giftcodes order place --product ${refusedOutside.productId} --quantity ${refusedOutside.quantity}${refusedOutside.out ? ` --out ${shellWord(refusedOutside.out)}` : ''})`
+              : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

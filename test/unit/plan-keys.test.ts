@@ -258,6 +258,21 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     });
   });
 
+  it('a row refused for something outside the plan (a wallet short of funds): its key stays, so the hint names the order by itself', () => {
+    // A server kept the refusal with the key: the same plan again read "the wallet holds 25.00 USD" after it was
+    // topped up, and the hint said to run it again (an adversarial review).
+    const failure = planFailure([
+      result(1),
+      result(2, { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 }),
+    ]);
+    expect(failure?.hint).toBe(
+      'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line 2: insufficient_funds) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (giftcodes order place --product p --quantity 1)',
+    );
+    // A product or quantity the plan names wrong is fixed in the plan: the fixed row has a new key.
+    for (const code of ['unknown_product', 'product_not_found', 'invalid_quantity'])
+      expect(planFailure([result(2, { code, message: 'm', exitCode: 4 })])?.hint).not.toContain('keeps its key');
+  });
+
   it('a failed row without a codes file: its order place names no --out', () => {
     const failure = planFailure([result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 })]);
     expect(failure?.hint).toContain('(line 3: giftcodes order place --product p --quantity 1); a new --batch');
