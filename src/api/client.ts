@@ -72,6 +72,8 @@ export interface ApiResponse {
   url: URL;
   /** With ApiRequest.rawBody: the body's bytes, and `body` is undefined. */
   bytes?: Buffer;
+  /** An attempt before the one answered may have reached the API (send() retried after a timeout or a cut). */
+  earlierMaybeSent?: boolean;
 }
 
 /**
@@ -160,7 +162,15 @@ export class ApiClient {
     return products;
   }
 
-  async createOrder(body: string, idempotencyKey: string): Promise<{ order: Order; replayed: boolean }> {
+  /**
+   * `replayed`: the API says it answered with the order an earlier request under this key placed (its
+   * Idempotent-Replayed header; a service that sends none is never taken to have replayed). `earlierMaybeSent`: an
+   * attempt of this call before the one answered may have reached it, so a replay may be of this very call.
+   */
+  async createOrder(
+    body: string,
+    idempotencyKey: string,
+  ): Promise<{ order: Order; replayed: boolean; earlierMaybeSent: boolean }> {
     const response = await this.send({
       method: 'POST',
       target: '/v1/orders',
@@ -178,7 +188,11 @@ export class ApiClient {
         ? { ...response, body: { ...resource, status: 'accepted' } }
         : response;
     const order = this.parse(accepted, orderSchema, 'POST /v1/orders', 'order');
-    return { order, replayed: response.headers['idempotent-replayed'] === 'true' };
+    return {
+      order,
+      replayed: response.headers['idempotent-replayed']?.trim().toLowerCase() === 'true',
+      earlierMaybeSent: response.earlierMaybeSent === true,
+    };
   }
 
   async getOrder(id: string): Promise<Order> {
@@ -352,7 +366,10 @@ export class ApiClient {
       } finally {
         release();
       }
-      if ('response' in outcome) return outcome.response;
+      if ('response' in outcome) {
+        if (maybeSent) outcome.response.earlierMaybeSent = true;
+        return outcome.response;
+      }
       const earlierMaybeSent = maybeSent;
       if (!outcome.notSent) maybeSent = true;
       const delay = outcome.retryable

@@ -14,6 +14,7 @@ import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
+import { unitsOf } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
 
@@ -74,6 +75,25 @@ export function orderUnderKey(error: unknown, firstAttempt: boolean): boolean {
     error.status === 422 &&
     canonicalCode(error.code) === 'idempotency_key_reused' &&
     (!firstAttempt || error.earlierMaybeSent)
+  );
+}
+
+/**
+ * The API answered this intent's first request, sent by nobody before, with the order an earlier request under
+ * its key placed: another config directory or machine ran the same plan (its rows' keys are the plan's file name,
+ * batch, server and API key, not the folder), or the same --idempotency-key was given twice. That order and its
+ * codes are someone else's delivery; written here too, its codes would be handed out twice (an adversarial
+ * review: a second config directory reported "1 of 1 row ordered" with the first one's codes). Nothing was
+ * charged by this run: ended as refused, the order named.
+ */
+function placedElsewhere(order: Order, intent: Intent): CliError {
+  return new CliError(
+    ExitCode.api,
+    `the API answered the key ${intent.key} with order ${order.id}, which an earlier request under that key placed, not this run (another config directory or machine ran the same plan, or the key was given again): its codes are not written here, so they are never handed out twice, and nothing was charged now`,
+    {
+      code: 'order_placed_elsewhere',
+      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: giftcodes order place --product ${intent.productId} --quantity ${intent.quantity}, or run the plan with a --batch of its own`,
+    },
   );
 }
 
@@ -146,8 +166,12 @@ export class OrderMachine {
     await this.arm();
     this.armedUnsent = false;
     let order: Order;
+    let elsewhere: CliError | undefined;
     try {
-      order = (await this.deps.api.createOrder(this.intent.body, this.intent.key)).order;
+      const created = await this.deps.api.createOrder(this.intent.body, this.intent.key);
+      order = created.order;
+      if (created.replayed && firstAttempt && !created.earlierMaybeSent)
+        elsewhere = placedElsewhere(order, this.intent);
     } catch (error) {
       answered?.();
       if (certainlyRefused(error, firstAttempt)) {
@@ -156,6 +180,11 @@ export class OrderMachine {
       }
       if (orderUnderKey(error, firstAttempt)) throw keptUnderKey(error as CliError, this.intent);
       throw keptForResume(error, this.intent);
+    }
+    if (elsewhere) {
+      answered?.();
+      await this.refuse(elsewhere);
+      throw elsewhere;
     }
     await failpoint('request.sent');
     answered?.();

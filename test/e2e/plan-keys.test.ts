@@ -139,7 +139,7 @@ type Row = {
   already?: boolean;
   out?: string;
   order?: { id: string };
-  error?: { code: string };
+  error?: { code: string; message?: string };
 };
 
 describe('a plan row is keyed by what it is', () => {
@@ -262,6 +262,37 @@ describe('a plan row is keyed by what it is', () => {
     expect(unrelated.stderr).not.toContain('earlier version');
     const yes = await runCli(['order', 'place', '--plan', plan, '--json', '--yes'], { configDir });
     expect(yes.code, yes.stderr).toBe(0);
+  });
+
+  it("the same plan run from a second config directory: the server replays the first one's order, and its codes are not written a second time", async () => {
+    const { server } = served;
+    // Two people (or cron and a person) with their own config directories, the same key and the same plan file name.
+    const alice = await loggedIn(server);
+    const bob = await loggedIn(server);
+    const plans = [tempDir(), tempDir()];
+    for (const dir of plans)
+      writeFileSync(join(dir, 'restock.csv'), 'product,quantity,out\namazon-us-25,3,amazon.csv\n');
+    const before = (await ledger(server)).orders.length;
+    const first = await runCli(['order', 'place', '--plan', join(plans[0]!, 'restock.csv'), '--json'], {
+      configDir: alice,
+      cwd: plans[0]!,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const [a] = JSON.parse(first.stdout) as Row[];
+    const second = await runCli(['order', 'place', '--plan', join(plans[1]!, 'restock.csv'), '--json'], {
+      configDir: bob,
+      cwd: plans[1]!,
+    });
+    // An adversarial review: the second run said "1 of 1 row ordered" and wrote the first one's codes to its file.
+    expect(second.code).toBe(4);
+    const [b] = JSON.parse(second.stdout) as Row[];
+    expect(b!.key).toBe(a!.key);
+    expect(b!.error).toMatchObject({ code: 'order_placed_elsewhere' });
+    expect(b!.error!.message).toContain(`order ${a!.order!.id}`);
+    expect(readFileSync(join(plans[0]!, 'amazon.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(4);
+    expect(existsSync(join(plans[1]!, 'amazon.csv'))).toBe(false);
+    expect(second.stderr).toContain('giftcodes order place --product amazon-us-25 --quantity 3');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
   });
 
   it('--batch orders the same plan again on purpose; the same batch again orders nothing more', async () => {

@@ -58,6 +58,47 @@ describe('order machine transitions', () => {
     expect(journal.history.list()).toEqual([]);
   });
 
+  it("→ refused: a first request the API answers with an order another request under the key placed (its Idempotent-Replayed): not this run's, its codes never written here", async () => {
+    // Another config directory placed it first under the same key (the same plan elsewhere): the server replays it.
+    const { deps, journal, intent } = await begun();
+    const theirs = await deps.api.createOrder(intent.body, intent.key);
+    expect(theirs.replayed).toBe(false);
+    const machine = new OrderMachine(deps, intent);
+    const error = await machine.send().catch((e: unknown) => e);
+    expect(error).toMatchObject({ exitCode: ExitCode.api, code: 'order_placed_elsewhere' });
+    expect((error as CliError).message).toContain(`order ${theirs.order.id}`);
+    expect((error as CliError).hint).toContain(`giftcodes order place --product ${intent.productId}`);
+    expect(journal.read().intents).toEqual([]);
+    expect(journal.history.list()).toMatchObject([
+      { key: intent.key, outcome: 'refused', error: { code: 'order_placed_elsewhere' } },
+    ]);
+    expect(journal.history.list()[0]!.orderId).toBeUndefined();
+  });
+
+  it('a replay is its own order when this intent may have sent before: an attempt of the same call, or an earlier run', async () => {
+    // The same call retried after a timeout: its first attempt may be what the API replays.
+    const retried = await begun();
+    const real = retried.deps.api;
+    const order = (await real.createOrder(retried.intent.body, retried.intent.key)).order;
+    const again = new OrderMachine(
+      {
+        ...retried.deps,
+        api: Object.assign(Object.create(real) as ApiClient, {
+          createOrder: () => Promise.resolve({ order, replayed: true, earlierMaybeSent: true }),
+        }),
+      },
+      retried.intent,
+    );
+    expect((await again.send()).id).toBe(order.id);
+    expect(phaseOnDisk(retried.journal, retried.intent.key)).toBe('accepted');
+    // An earlier run of this intent sent it (`sending` on disk), then was killed: the replay is its order.
+    const resumed = await begun();
+    const sending = resumed.journal.save({ ...resumed.intent, phase: 'sending' });
+    await resumed.deps.api.createOrder(sending.body, sending.key);
+    const replayedOrder = await new OrderMachine(resumed.deps, sending).send();
+    expect(resumed.journal.find(sending.key)).toMatchObject({ phase: 'accepted', orderId: replayedOrder.id });
+  });
+
   it('→ refused: an unknown product (400 from this server) ends the intent at once, the error in the record', async () => {
     const { deps, journal, spec } = setup();
     const { intent } = await journal.begin({ ...spec, productId: 'no-such-product' });
