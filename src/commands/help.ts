@@ -41,7 +41,7 @@ const PROGRAM_EXAMPLES = [
   'giftcodes order pending',
 ];
 
-/** The exit codes and what each means (CONTRACT: the exit table), for `help exit-codes`, the manual and docs. */
+/** The exit codes and what each means (docs/exit-codes.md), for `help exit-codes`, the manual and docs. */
 const EXIT_CODES: readonly { term: string; meaning: string }[] = [
   { term: '0', meaning: 'success' },
   { term: '1', meaning: 'unexpected internal error (a bug)' },

@@ -73,7 +73,7 @@ describe('order list and order show <ref>', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`\nkey          ${records[0]!.key}\n`);
     expect(shown.stdout).toContain(
-      `\nhere         unfinished: its run ended before the order did; finish it with: giftcodes order resume ${records[0]!.key}\n`,
+      `\nhere         unfinished: its run ended before the order did; finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${records[0]!.key}\n`,
     );
     const table = await runCli(['order', 'list', '--product', 'steam-us-20'], { configDir });
     expect(table.stdout).toContain('unfinished: resume it');

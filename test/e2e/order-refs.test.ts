@@ -196,7 +196,9 @@ describe('an order that never got an id', () => {
     expect(shown.stdout).toMatch(/^order +- \(the API gave it no id\)$/m);
     expect(shown.stdout).toMatch(/^outcome +pending$/m);
     expect(shown.stdout).toMatch(/^product +tesco-uk-20$/m);
-    expect(shown.stdout).toContain(`finish it with: giftcodes order resume ${pending!.key}`);
+    expect(shown.stdout).toContain(
+      `finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${pending!.key}`,
+    );
     // Pasted with the full stop of its sentence: the same local view.
     const dotted = await runCli(['order', 'show', `${pending!.key}.`], { configDir });
     expect(dotted.code, dotted.stderr).toBe(0);

@@ -164,7 +164,10 @@ describe('an out file another order has delivered to since', () => {
     expect(forced.stderr).toContain('--force would write over them; this order was not resumed');
     const all = await runCli(['order', 'resume', '--all'], { configDir });
     expect(all.code).toBe(2);
-    expect(all.stderr).toMatch(/✗ .*holds the codes of order .*\n +hint: move that file away, then run this again/);
+    // Each line stamped in a log, as every stderr line is.
+    expect(all.stderr).toMatch(
+      /Z ✗ .*holds the codes of order .*\n\S+Z +hint: move that file away, then run this again/,
+    );
     const fresh = await place(1);
     expect(fresh.code).toBe(2);
     expect(fresh.stderr).toContain(`exists and holds the codes of order ${holder}`);
