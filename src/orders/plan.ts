@@ -359,13 +359,49 @@ export function deliveredHere(record: OrderRecord | undefined, scope: Scope): Or
 }
 
 /** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */
-export function deliveredRows(journal: Journal, scope: Scope): Map<string, OrderRecord> {
-  return new Map(
-    journal.history
-      .list()
-      .filter((r) => deliveredHere(r, scope))
-      .map((r) => [r.key, r]),
-  );
+export function deliveredRows(
+  journal: Journal,
+  scope: Scope,
+  records: readonly OrderRecord[] = journal.history.list(),
+): Map<string, OrderRecord> {
+  return new Map(records.filter((r) => deliveredHere(r, scope)).map((r) => [r.key, r]));
+}
+
+/**
+ * Rows this plan (its file name and batch) delivered in the last 24 hours, in this environment, under a scope
+ * that differs from this run's in one part only: another API key at the same server address in the same profile (a
+ * key rotated), or
+ * the same key at another spelling of the address (`localhost` for `127.0.0.1`). Their keys were made in that
+ * scope, so here the same rows have new keys, and ordering them charges them again (an adversarial review: 6
+ * orders for a 2-row plan under one `--batch`). Only those of a product and quantity this run would order.
+ */
+export function deliveredUnderOtherScope(
+  records: readonly OrderRecord[],
+  scope: Scope,
+  profile: string,
+  todo: readonly PlanRow[],
+  planPath: string,
+  batch: string | undefined,
+  now: number = Date.now(),
+): OrderRecord[] {
+  const wanted = new Set(todo.map((r) => `${r.productId}\n${r.quantity}`));
+  const families = new Map<string, string>();
+  return records.filter((r) => {
+    if (r.outcome !== 'delivered' || r.environment !== scope.environment || r.keyId === undefined) return false;
+    // Both the same: this scope's (read as delivered rows). Both different: another server with another key. A key
+    // rotated stays in its profile: another profile's key is another reseller's, whose orders are its own.
+    if ((r.baseUrl === scope.baseUrl) === (r.keyId === scope.keyId)) return false;
+    if (r.keyId !== scope.keyId && r.profile !== profile) return false;
+    if (!/^plan-[0-9a-f]{24}$/.test(r.key) || !wanted.has(`${r.productId}\n${r.quantity}`)) return false;
+    if (now - Date.parse(r.endedAt ?? r.updatedAt) > INTENT_MAX_AGE_MS) return false;
+    const where = `${r.baseUrl}\n${r.keyId}`;
+    let family = families.get(where);
+    if (family === undefined) {
+      family = planFamily({ baseUrl: r.baseUrl, environment: r.environment, keyId: r.keyId }, planPath, batch);
+      families.set(where, family);
+    }
+    return r.key.startsWith(`plan-${family}`);
+  });
 }
 
 /** Whether an intent was made in this scope (server, environment, API key). */

@@ -295,6 +295,30 @@ describe('a plan row is keyed by what it is', () => {
     expect((await ledger(server)).orders.length).toBe(before + 1);
   });
 
+  it("the same plan and batch at another spelling of the server's address: named, and asked, before its rows are charged again", async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, 'amazon-us-25,2\nsteam-us-20,3\n');
+    const night = ['order', 'place', '--plan', plan, '--batch', '2026-11-30', '--json'];
+    const first = await runCli(night, { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const before = (await ledger(server)).orders.length;
+    // The same server as localhost: a row's key is made with the address as written, so every row was ordered
+    // again, with no word (an adversarial review: 6 orders for a 2-row plan under one --batch).
+    const localhost = server.url.replace('127.0.0.1', 'localhost');
+    const again = await runCli([...night, '--base-url', localhost], { configDir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      `delivered 2 rows in the last 24 hours at another spelling of this server's address (${server.url})`,
+    );
+    expect(again.stderr).toContain('confirmation_required');
+    expect((await ledger(server)).orders).toHaveLength(before);
+    const yes = await runCli([...night, '--base-url', localhost, '--yes'], { configDir });
+    expect(yes.code, yes.stderr).toBe(0);
+    expect((await ledger(server)).orders).toHaveLength(before + 2);
+  });
+
   it('--batch orders the same plan again on purpose; the same batch again orders nothing more', async () => {
     const { server } = served;
     const configDir = await loggedIn(server);

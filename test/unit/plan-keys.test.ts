@@ -13,6 +13,7 @@ import {
   changedSince,
   interruptedGone,
   olderVersionRows,
+  deliveredUnderOtherScope,
   connectionScope,
   deliveredRows,
   keyRows,
@@ -200,6 +201,50 @@ describe("olderVersionRows: an earlier version's plan rows delivered today that 
     expect(olderVersionRows(rows, rows, delivered, T0)).toEqual([edited]);
     // Nothing to order: nothing to ask about.
     expect(olderVersionRows(rows, [], delivered, T0)).toEqual([]);
+  });
+});
+
+describe('deliveredUnderOtherScope: this plan delivered today under another key at this address, or this key at another spelling of it', () => {
+  const plan = '/plans/nightly.csv';
+  const delivered = (where: Scope, o: Partial<OrderRecord> & { batch?: string; file?: string } = {}): OrderRecord => {
+    const family = planFamily(where, o.file ?? plan, o.batch);
+    return record(rowKey(family, { productId: 'amazon-us-25', quantity: 2, outCell: '', occurrence: 1 }), {
+      keyId: where.keyId,
+      baseUrl: where.baseUrl,
+      environment: where.environment,
+      quantity: 2,
+      ...o,
+    });
+  };
+  const todo = [{ ...row(1, 'k', 'l'), quantity: 2 }];
+  const rotated = { ...scope, keyId: 'another-key-id' };
+  const respelled = { ...scope, baseUrl: 'http://localhost:4010' };
+
+  it('a key rotated, or the address spelled another way: named', () => {
+    const a = delivered(rotated);
+    const b = delivered(respelled);
+    expect(deliveredUnderOtherScope([a, b], scope, 'shop', todo, plan, undefined, T0)).toEqual([a, b]);
+  });
+
+  it('this scope, another server with another key, another environment, plan, batch, product or quantity, or over a day ago: not', () => {
+    const records = [
+      delivered(scope),
+      delivered({ ...scope, keyId: 'x', baseUrl: 'https://other.example' }),
+      delivered({ ...rotated, environment: 'live' }),
+      delivered(rotated, { file: '/plans/weekly.csv' }),
+      delivered(rotated, { batch: 'b2' }),
+      delivered(rotated, { productId: 'steam-us-20' }),
+      delivered(rotated, { quantity: 3 }),
+      delivered(rotated, { endedAt: new Date(T0 - DAY - 1).toISOString() }),
+      delivered(rotated, { outcome: 'refused' }),
+      // Another profile's key: another reseller's plan, not a key rotated.
+      delivered(rotated, { profile: 'other-shop' }),
+    ];
+    expect(deliveredUnderOtherScope(records, scope, 'shop', todo, plan, undefined, T0)).toEqual([]);
+    // With the batch it ran under: named.
+    expect(
+      deliveredUnderOtherScope([delivered(rotated, { batch: 'b2' })], scope, 'shop', todo, plan, 'b2', T0),
+    ).toHaveLength(1);
   });
 });
 

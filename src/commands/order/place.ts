@@ -328,6 +328,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     changedSince,
     interruptedGone,
     olderVersionRows,
+    deliveredUnderOtherScope,
     outFileProblems,
     refusePlan,
     runRows,
@@ -367,7 +368,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       own.has(intent.key) && sameScope(intent, scope) ? journal.reached(intent) : undefined,
     ),
   );
-  const delivered = deliveredRows(journal, scope);
+  const records = journal.history.list();
+  const delivered = deliveredRows(journal, scope, records);
   const rows = keyRows(parsed, delivered, journal, scope);
   const outProblems = await outFileProblems(rows, delivered, journal, o.force === true);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
@@ -427,7 +429,19 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           5,
         )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
       );
-    if ((changed.length > 0 || unfinished.length > 0 || older.length > 0) && todo.length > 0) {
+    const elsewhere = deliveredUnderOtherScope(records, scope, connection.profile, todo, o.plan, o.batch);
+    if (elsewhere.length > 0 && todo.length > 0) {
+      const keyChanged = elsewhere.some((r) => r.baseUrl === scope.baseUrl);
+      io.warn(
+        `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${keyChanged ? 'with another API key at this server' : `at another spelling of this server's address (${[...new Set(elsewhere.map((r) => r.baseUrl))].join(', ')})`}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
+          elsewhere.map(
+            (r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`,
+          ),
+          5,
+        )}`,
+      );
+    }
+    if ((changed.length > 0 || unfinished.length > 0 || older.length > 0 || elsewhere.length > 0) && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
       // started and may have been charged.
       const gone = changed.map(
