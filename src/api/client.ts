@@ -4,7 +4,7 @@ import { VERSION } from '../version.js';
 import { guessNextPage, requestWritten } from './ahead.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
-import { errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
+import { canonicalCode, errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
 import {
   LARGEST_PAGE,
   PAGE_SIZE_PARAMS,
@@ -72,7 +72,7 @@ export interface ApiResponse {
   url: URL;
   /** With ApiRequest.rawBody: the body's bytes, and `body` is undefined. */
   bytes?: Buffer;
-  /** An attempt before the one answered may have reached the API (send() retried after a timeout or a cut). */
+  /** An attempt before the one answered may have been taken up by the API (send() retried after a timeout, a cut or a 5xx; not after a 429 or a 409 request_in_progress, which it did not take up). */
   earlierMaybeSent?: boolean;
 }
 
@@ -353,6 +353,9 @@ export class ApiClient {
     const maxAttempts = this.options.retry.retries + 1;
     // Whether any attempt may have written a byte of the request: a failure is "not sent" only if none did.
     let maybeSent = false;
+    // Whether any attempt may have been taken up by the API: one it answered with a 429 or a 409 request_in_progress
+    // was not (a replay answering a retry after those is of another request under the key, not of this call).
+    let maybeTaken = false;
     for (let attempt = 1; ; attempt++) {
       // A Retry-After one request was given holds every request of this client (a plan's concurrent rows).
       const release = await this.budget.acquire(this.options.signal).catch(() => {
@@ -367,11 +370,12 @@ export class ApiClient {
         release();
       }
       if ('response' in outcome) {
-        if (maybeSent) outcome.response.earlierMaybeSent = true;
+        if (maybeTaken) outcome.response.earlierMaybeSent = true;
         return outcome.response;
       }
       const earlierMaybeSent = maybeSent;
       if (!outcome.notSent) maybeSent = true;
+      if (!outcome.notSent && !outcome.untaken) maybeTaken = true;
       const delay = outcome.retryable
         ? nextDelayMs(this.options.retry, attempt - 1, Date.now() - started, outcome.retryAfterMs)
         : undefined;
@@ -407,7 +411,14 @@ export class ApiClient {
     maxAttempts: number,
   ): Promise<
     | { response: ApiResponse }
-    | { retryable: boolean; retryAfterMs?: number; notSent?: boolean; error: (attempts: number) => CliError }
+    | {
+        retryable: boolean;
+        retryAfterMs?: number;
+        notSent?: boolean;
+        /** The API answered that it did not take the request up: a 429, or a 409 request_in_progress (another request under the key is). */
+        untaken?: boolean;
+        error: (attempts: number) => CliError;
+      }
   > {
     // A deadline of this attempt's own, cleared when it ends: AbortSignal.timeout's timer (and AbortSignal.any's
     // link to the process's signal) outlived every request by the whole timeout, and over the thousand pages
@@ -467,6 +478,9 @@ export class ApiClient {
       const errorBody = parseErrorBody(res.statusCode, bytes.toString('utf8'), headers['content-type']);
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
+        untaken:
+          res.statusCode === 429 ||
+          (res.statusCode === 409 && canonicalCode(errorBody.code ?? '') === 'request_in_progress'),
         retryAfterMs: rateLimitWaitMs(res.statusCode, headers),
         error: (attempts) =>
           errorForStatus(

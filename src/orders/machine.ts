@@ -170,7 +170,7 @@ export class OrderMachine {
     try {
       const created = await this.deps.api.createOrder(this.intent.body, this.intent.key);
       order = created.order;
-      if (created.replayed && firstAttempt && !created.earlierMaybeSent)
+      if (created.replayed && firstAttempt && !created.earlierMaybeSent && !this.usedHereBefore())
         elsewhere = placedElsewhere(order, this.intent);
     } catch (error) {
       answered?.();
@@ -189,6 +189,19 @@ export class OrderMachine {
     await failpoint('request.sent');
     answered?.();
     return this.accept(order);
+  }
+
+  /**
+   * Whether a run from this config directory may have placed an order under this intent's key before (its record
+   * in this scope says delivered, failed or abandoned): then what the API replays may be that order. An adversarial
+   * review abandoned a plan row killed after its charge, ran the plan again, and had its own order refused as
+   * placed elsewhere, with a hint that charged it a second time. A record `refused` says nothing from here was
+   * placed (order_placed_elsewhere among them): it does not count.
+   */
+  private usedHereBefore(): boolean {
+    const { key, baseUrl, environment, keyId } = this.intent;
+    const record = this.deps.journal.history.get(key, { baseUrl, environment, keyId });
+    return record !== undefined && record.outcome !== 'refused';
   }
 
   /** sending → accepted: the server's order id and status (and what it costs, when stated) are on disk before anything else happens. */

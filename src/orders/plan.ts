@@ -384,20 +384,54 @@ export function deliveredUnderOtherScope(
   batch: string | undefined,
   now: number = Date.now(),
 ): OrderRecord[] {
+  const recent = records.filter(
+    (r) => r.outcome === 'delivered' && now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS,
+  );
+  return underOtherScope(recent, scope, profile, todo, planPath, batch);
+}
+
+/** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */
+interface ScopedRow {
+  key: string;
+  productId: string;
+  quantity: number;
+  baseUrl: string;
+  environment: string;
+  keyId?: string | undefined;
+  profile: string;
+}
+
+/**
+ * The rows of `items` that this plan (its file name and batch) made in a scope that differs from this run's in one
+ * part only (another key in the same profile at this address, or this key at another spelling of it), of a
+ * product and quantity this run would order. deliveredUnderOtherScope's, and the intents such a run sent and never
+ * finished (a cron job killed, then the key rotated: its charged rows were ordered again, another review found).
+ */
+export function underOtherScope<T extends ScopedRow>(
+  items: readonly T[],
+  scope: Scope,
+  profile: string,
+  todo: readonly PlanRow[],
+  planPath: string,
+  batch: string | undefined,
+): T[] {
   const wanted = new Set(todo.map((r) => `${r.productId}\n${r.quantity}`));
   const families = new Map<string, string>();
-  return records.filter((r) => {
-    if (r.outcome !== 'delivered' || r.environment !== scope.environment || r.keyId === undefined) return false;
+  return items.filter((r) => {
+    if (r.environment !== scope.environment || r.keyId === undefined) return false;
     // Both the same: this scope's (read as delivered rows). Both different: another server with another key. A key
     // rotated stays in its profile: another profile's key is another reseller's, whose orders are its own.
     if ((r.baseUrl === scope.baseUrl) === (r.keyId === scope.keyId)) return false;
     if (r.keyId !== scope.keyId && r.profile !== profile) return false;
     if (!/^plan-[0-9a-f]{24}$/.test(r.key) || !wanted.has(`${r.productId}\n${r.quantity}`)) return false;
-    if (now - Date.parse(r.endedAt ?? r.updatedAt) > INTENT_MAX_AGE_MS) return false;
     const where = `${r.baseUrl}\n${r.keyId}`;
     let family = families.get(where);
     if (family === undefined) {
-      family = planFamily({ baseUrl: r.baseUrl, environment: r.environment, keyId: r.keyId }, planPath, batch);
+      family = planFamily(
+        { baseUrl: r.baseUrl, environment: r.environment as Scope['environment'], keyId: r.keyId },
+        planPath,
+        batch,
+      );
       families.set(where, family);
     }
     return r.key.startsWith(`plan-${family}`);
@@ -411,14 +445,19 @@ export function sameScope(intent: Scope, scope: Scope): boolean {
 
 /**
  * The rows with the keys they go by: a row that an older version ordered (its record in this scope, or its
- * interrupted intent) and this one has not goes on under that version's key, never ordered a second time.
+ * interrupted intent) and this one has not goes on under that version's key, never ordered a second time. Older
+ * versions had no --batch: a run with one is another run of the plan on purpose, and keeps its own keys (an
+ * adversarial review: after an upgrade, a nightly `--batch "$(date +%F)"` was told every night that its rows were
+ * ordered by an earlier run, and restocked nothing).
  */
 export function keyRows(
   rows: readonly PlanRow[],
   delivered: ReadonlyMap<string, OrderRecord>,
   journal: Journal,
   scope: Scope,
+  batch: string | undefined,
 ): PlanRow[] {
+  if (batch !== undefined) return [...rows];
   let pending: Set<string> | undefined;
   const interrupted = (key: string): boolean =>
     (pending ??= new Set(
@@ -457,25 +496,31 @@ export function changedSince(
 
 /**
  * Rows an earlier version delivered here in the last 24 hours (keys `plan-<24 hex>-r<line>`, made from the plan's
- * whole file and a line number, so any edit hides them) that no row of this plan matches, of a product this run
- * would order. An upgrade between a refused run and its fixed re-run ordered the delivered rows again with no
- * word (an adversarial review): said, and asked, as an edited plan is.
+ * whole file and a line number, so any edit hides them) that no row of this plan matches, of the product a row
+ * this run would order has on the same line. An upgrade between a refused run and its fixed re-run ordered the
+ * delivered rows again with no word (an adversarial review): said, and asked, as an edited plan is. Matched by
+ * line as well as product, so that another plan of the same products is not held up; a run with --batch is
+ * another run on purpose (older versions had none), and is not asked about.
  */
 export function olderVersionRows(
   rows: readonly PlanRow[],
   todo: readonly PlanRow[],
   delivered: ReadonlyMap<string, OrderRecord>,
+  batch: string | undefined,
   now: number = Date.now(),
 ): OrderRecord[] {
+  if (batch !== undefined) return [];
   const legacy = new Set(rows.map((r) => r.legacyKey));
-  const products = new Set(todo.map((r) => r.productId));
-  return [...delivered.values()].filter(
-    (r) =>
-      /^plan-[0-9a-f]{24}-r\d+$/.test(r.key) &&
+  const byLine = new Map(todo.map((r) => [r.row, r.productId]));
+  return [...delivered.values()].filter((r) => {
+    const line = /^plan-[0-9a-f]{24}-r(\d+)$/.exec(r.key)?.[1];
+    return (
+      line !== undefined &&
       !legacy.has(r.key) &&
-      products.has(r.productId) &&
-      now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS,
-  );
+      byLine.get(Number(line)) === r.productId &&
+      now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS
+    );
+  });
 }
 
 /**

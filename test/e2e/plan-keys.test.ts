@@ -319,6 +319,49 @@ describe('a plan row is keyed by what it is', () => {
     expect((await ledger(server)).orders).toHaveLength(before + 2);
   });
 
+  it('a row sent at one spelling of the address and never finished, the plan run again at another: named, and asked', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, 'apple-us-50,4\n');
+    const night = ['order', 'place', '--plan', plan, '--batch', '2026-11-30', '--json'];
+    // A cron job killed after its charge (at its timeout), then run again at localhost: the row was ordered again,
+    // with only "may have been charged" said (an adversarial review).
+    const killed = await runCli(night, { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const before = (await ledger(server)).orders.length;
+    const localhost = server.url.replace('127.0.0.1', 'localhost');
+    const again = await runCli([...night, '--base-url', localhost], { configDir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(
+      `sent 1 row at another spelling of this server's address (${server.url}) that never finished (it may have been charged)`,
+    );
+    expect(again.stderr).toContain('confirmation_required');
+    expect((await ledger(server)).orders).toHaveLength(before);
+  });
+
+  it('a row killed after its charge and abandoned, the plan run again: the API replays its own order, delivered here once', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = join(dir, 'nightly.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,2,a.csv\n');
+    const before = (await ledger(server)).orders.length;
+    const killed = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    expect((await runCli(['order', 'abandon', left!.key], { configDir })).code).toBe(0);
+    // An adversarial review: the re-run's first request met the replay of this directory's own order and refused it
+    // as placed elsewhere; the hint's order place then charged the row a second time.
+    const again = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'a.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(3);
+    expect((await ledger(server)).orders).toHaveLength(before + 1);
+  });
+
   it('--batch orders the same plan again on purpose; the same batch again orders nothing more', async () => {
     const { server } = served;
     const configDir = await loggedIn(server);

@@ -538,3 +538,106 @@ describe('the API client marks an answer that follows an attempt which may have 
     }
   });
 });
+
+describe('a replayed order answering a first request: whose it is', () => {
+  /** A server answering POSTs with the statuses given, then with a replayed order (Idempotent-Replayed: true). */
+  async function scripted(
+    statuses: { status: number; code?: string }[],
+  ): Promise<{ api: ApiClient; close: () => void }> {
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const next = statuses.shift();
+        if (next) {
+          res.writeHead(next.status, { 'content-type': 'application/json', 'retry-after': '0' });
+          res.end(JSON.stringify({ error: { code: next.code ?? 'unavailable', message: 'x' } }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
+        res.end(JSON.stringify({ id: 'ord_theirs', status: 'pending', product_id: 'p', quantity: 1 }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { DEFAULT_RETRY_POLICY } = await import('../../src/api/retry.js');
+    const api = new ApiClient({
+      baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      apiKey: 'sc_test_demo_4f3c9a1b7e2d',
+      requestTimeoutMs: 5000,
+      retry: { ...DEFAULT_RETRY_POLICY, retries: 2, baseDelayMs: 1, maxDelayMs: 1 },
+    });
+    return { api, close: () => server.close() };
+  }
+
+  it("after a 409 request_in_progress or a 429, the API took none of this call: the replay is another request's", async () => {
+    // An adversarial review: two runs 0.7 s apart (409), or a rate limiter (429), and both wrote the same codes.
+    for (const first of [
+      { status: 409, code: 'request_in_progress' },
+      { status: 429, code: 'rate_limited' },
+    ]) {
+      const { api, close } = await scripted([first]);
+      try {
+        const created = await api.createOrder('{}', 'k');
+        expect(created, String(first.status)).toMatchObject({ replayed: true, earlierMaybeSent: false });
+      } finally {
+        close();
+      }
+    }
+  });
+
+  it("after a 503, the first attempt may have been taken up: the replay may be this call's own", async () => {
+    const { api, close } = await scripted([{ status: 503 }]);
+    try {
+      expect(await api.createOrder('{}', 'k')).toMatchObject({ replayed: true, earlierMaybeSent: true });
+    } finally {
+      close();
+    }
+  });
+
+  it('a key this directory recorded an order under before (abandoned after a kill) is its own: the replay is accepted', async () => {
+    // An adversarial review: a plan row killed after its charge, abandoned, the plan run again: its own order was
+    // refused as placed elsewhere, and the hint's order place charged the row a second time.
+    const { deps, journal, intent } = await begun();
+    const first = await deps.api.createOrder(intent.body, intent.key);
+    await journal.recordDelivery([
+      {
+        key: intent.key,
+        keyId: intent.keyId,
+        productId: intent.productId,
+        quantity: intent.quantity,
+        environment: intent.environment,
+        profile: intent.profile,
+        baseUrl: intent.baseUrl,
+        createdAt: intent.createdAt,
+        updatedAt: intent.createdAt,
+        endedAt: intent.createdAt,
+        outcome: 'abandoned',
+      },
+    ]);
+    const order = await new OrderMachine(deps, intent).send();
+    expect(order.id).toBe(first.order.id);
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: first.order.id });
+  });
+
+  it('a key whose record here says refused (order_placed_elsewhere among them) placed nothing from here: still elsewhere', async () => {
+    const { deps, journal, intent } = await begun();
+    await deps.api.createOrder(intent.body, intent.key);
+    await journal.recordDelivery([
+      {
+        key: intent.key,
+        keyId: intent.keyId,
+        productId: intent.productId,
+        quantity: intent.quantity,
+        environment: intent.environment,
+        profile: intent.profile,
+        baseUrl: intent.baseUrl,
+        createdAt: intent.createdAt,
+        updatedAt: intent.createdAt,
+        endedAt: intent.createdAt,
+        outcome: 'refused',
+        error: { code: 'order_placed_elsewhere', message: 'x' },
+      },
+    ]);
+    await expect(new OrderMachine(deps, intent).send()).rejects.toMatchObject({ code: 'order_placed_elsewhere' });
+  });
+});

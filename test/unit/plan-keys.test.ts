@@ -14,6 +14,7 @@ import {
   interruptedGone,
   olderVersionRows,
   deliveredUnderOtherScope,
+  underOtherScope,
   connectionScope,
   deliveredRows,
   keyRows,
@@ -68,7 +69,17 @@ describe('keyRows: the key each row goes by', () => {
     const j = journal();
     const rows = [row(1, 'new-1', 'old-1'), row(2, 'new-2', 'old-2')];
     const delivered = new Map([['old-1', record('old-1')]]);
-    expect(keyRows(rows, delivered, j, scope).map((r) => r.key)).toEqual(['old-1', 'new-2']);
+    expect(keyRows(rows, delivered, j, scope, undefined).map((r) => r.key)).toEqual(['old-1', 'new-2']);
+  });
+
+  it('with --batch, never: older versions had no batch, so a run with one is another run on purpose', async () => {
+    // An adversarial review: after an upgrade, a nightly --batch "$(date +%F)" was told every night that its rows
+    // were ordered by an earlier run, and restocked nothing.
+    const j = journal();
+    await interrupted(j, 'old-2');
+    const rows = [row(1, 'new-1', 'old-1'), row(2, 'new-2', 'old-2')];
+    const delivered = new Map([['old-1', record('old-1')]]);
+    expect(keyRows(rows, delivered, j, scope, '2026-12-01').map((r) => r.key)).toEqual(['new-1', 'new-2']);
   });
 
   it('a row delivered under its own key keeps it, whatever its legacy key says', () => {
@@ -77,7 +88,7 @@ describe('keyRows: the key each row goes by', () => {
       ['new-1', record('new-1')],
       ['old-1', record('old-1')],
     ]);
-    expect(keyRows([row(1, 'new-1', 'old-1')], delivered, j, scope)[0]!.key).toBe('new-1');
+    expect(keyRows([row(1, 'new-1', 'old-1')], delivered, j, scope, undefined)[0]!.key).toBe('new-1');
   });
 
   it("a row whose legacy key is interrupted in this scope resumes under it; another scope's intent does not count", async () => {
@@ -87,14 +98,19 @@ describe('keyRows: the key each row goes by', () => {
     await interrupted(j, 'old-3', { ...scope, keyId: 'k2' });
     await interrupted(j, 'old-4', { ...scope, baseUrl: 'http://other:1' });
     const rows = [1, 2, 3, 4].map((n) => row(n, `new-${n}`, `old-${n}`));
-    expect(keyRows(rows, new Map(), j, scope).map((r) => r.key)).toEqual(['old-1', 'new-2', 'new-3', 'new-4']);
+    expect(keyRows(rows, new Map(), j, scope, undefined).map((r) => r.key)).toEqual([
+      'old-1',
+      'new-2',
+      'new-3',
+      'new-4',
+    ]);
   });
 
   it('a row interrupted under its own key keeps it, even when its legacy key was delivered', async () => {
     const j = journal();
     await interrupted(j, 'new-1');
     const delivered = new Map([['old-1', record('old-1')]]);
-    expect(keyRows([row(1, 'new-1', 'old-1')], delivered, j, scope)[0]!.key).toBe('new-1');
+    expect(keyRows([row(1, 'new-1', 'old-1')], delivered, j, scope, undefined)[0]!.key).toBe('new-1');
   });
 
   it('the journal is read at most once for the whole plan, and only when a row needs it', () => {
@@ -104,11 +120,11 @@ describe('keyRows: the key each row goes by', () => {
       read: () => (reads++, j.read()),
     });
     const rows = [1, 2, 3].map((n) => row(n, `new-${n}`, `old-${n}`));
-    keyRows(rows, new Map(), counted, scope);
+    keyRows(rows, new Map(), counted, scope, undefined);
     expect(reads).toBe(1);
     reads = 0;
     const allNew = new Map(rows.map((r) => [r.key, record(r.key)]));
-    keyRows(rows, allNew, counted, scope);
+    keyRows(rows, allNew, counted, scope, undefined);
     expect(reads).toBe(0);
   });
 });
@@ -198,9 +214,17 @@ describe("olderVersionRows: an earlier version's plan rows delivered today that 
     const newKey = record(`plan-${'e'.repeat(24)}`);
     const rows = [row(2, `plan-${'f'.repeat(24)}`, legacy('b', 2))];
     const delivered = new Map([edited, matched, otherProduct, older, single, newKey].map((r) => [r.key, r]));
-    expect(olderVersionRows(rows, rows, delivered, T0)).toEqual([edited]);
+    expect(olderVersionRows(rows, rows, delivered, undefined, T0)).toEqual([edited]);
     // Nothing to order: nothing to ask about.
-    expect(olderVersionRows(rows, [], delivered, T0)).toEqual([]);
+    expect(olderVersionRows(rows, [], delivered, undefined, T0)).toEqual([]);
+    // A run with --batch is another run on purpose: older versions had none.
+    expect(olderVersionRows(rows, rows, delivered, '2026-11-30', T0)).toEqual([]);
+  });
+
+  it('the same product on another line is another plan (a review held up a plan that had never run)', () => {
+    const onLine3 = record(legacy('a', 3));
+    const rows = [row(2, `plan-${'f'.repeat(24)}`, legacy('b', 2))];
+    expect(olderVersionRows(rows, rows, new Map([[onLine3.key, onLine3]]), undefined, T0)).toEqual([]);
   });
 });
 
@@ -245,6 +269,24 @@ describe('deliveredUnderOtherScope: this plan delivered today under another key 
     expect(
       deliveredUnderOtherScope([delivered(rotated, { batch: 'b2' })], scope, 'shop', todo, plan, 'b2', T0),
     ).toHaveLength(1);
+  });
+});
+
+describe('underOtherScope: the intents of this plan sent under another key or address spelling', () => {
+  it('an intent of this plan and batch at another spelling of the address, of a row this run would order: named', () => {
+    const plan = '/plans/nightly.csv';
+    const respelled = { ...scope, baseUrl: 'http://localhost:4010' };
+    const key = rowKey(planFamily(respelled, plan, 'b1'), {
+      productId: 'amazon-us-25',
+      quantity: 2,
+      outCell: '',
+      occurrence: 1,
+    });
+    const intent = { key, productId: 'amazon-us-25', quantity: 2, profile: 'shop', ...respelled };
+    const todo = [{ ...row(1, 'k', 'l'), quantity: 2 }];
+    expect(underOtherScope([intent], scope, 'shop', todo, plan, 'b1')).toEqual([intent]);
+    expect(underOtherScope([intent], scope, 'shop', todo, plan, 'b2')).toEqual([]);
+    expect(underOtherScope([{ ...intent, quantity: 3 }], scope, 'shop', todo, plan, 'b1')).toEqual([]);
   });
 });
 

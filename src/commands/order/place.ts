@@ -329,6 +329,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     interruptedGone,
     olderVersionRows,
     deliveredUnderOtherScope,
+    underOtherScope,
     outFileProblems,
     refusePlan,
     runRows,
@@ -345,7 +346,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (scope) {
       const journal = await deps.journal();
       const delivered = deliveredRows(journal, scope);
-      const rows = keyRows(planned, delivered, journal, scope);
+      const rows = keyRows(planned, delivered, journal, scope, o.batch);
       return dryRun(o.plan, rows, deps, delivered, await outFileProblems(rows, delivered, journal, o.force === true));
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
@@ -370,7 +371,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   );
   const records = journal.history.list();
   const delivered = deliveredRows(journal, scope, records);
-  const rows = keyRows(parsed, delivered, journal, scope);
+  const rows = keyRows(parsed, delivered, journal, scope, o.batch);
   const outProblems = await outFileProblems(rows, delivered, journal, o.force === true);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
@@ -419,7 +420,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
         ),
       );
-    const older = olderVersionRows(rows, todo, delivered);
+    const older = olderVersionRows(rows, todo, delivered, o.batch);
     if (older.length > 0 && todo.length > 0)
       io.warn(
         `an earlier version of giftcodes delivered ${counted(older.length, 'plan row')} of these products here in the last 24 hours that no row of ${o.plan} matches (its keys were made from the whole file, so an edit hides them): ${firstOf(
@@ -430,6 +431,29 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
       );
     const elsewhere = deliveredUnderOtherScope(records, scope, connection.profile, todo, o.plan, o.batch);
+    // And the rows such a run sent and never finished: they may have been charged.
+    const elsewhereUnfinished = underOtherScope(
+      intents.filter((intent) => intent.phase !== 'prepared'),
+      scope,
+      connection.profile,
+      todo,
+      o.plan,
+      o.batch,
+    );
+    if (elsewhereUnfinished.length > 0 && todo.length > 0) {
+      const keyChanged = elsewhereUnfinished.some((i) => i.baseUrl === scope.baseUrl);
+      io.warn(
+        pinnedHint(
+          `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${keyChanged ? 'with another API key at this server' : `at another spelling of this server's address (${[...new Set(elsewhereUnfinished.map((i) => i.baseUrl))].join(', ')})`} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
+            elsewhereUnfinished.map(
+              (i) => `${unitsOf(i.quantity, i.productId)} (key ${i.key}, started ${i.createdAt})`,
+            ),
+            5,
+          )}; see giftcodes order pending`,
+          { configDir: io.env.GIFTCODES_CONFIG_DIR },
+        ),
+      );
+    }
     if (elsewhere.length > 0 && todo.length > 0) {
       const keyChanged = elsewhere.some((r) => r.baseUrl === scope.baseUrl);
       io.warn(
@@ -441,7 +465,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         )}`,
       );
     }
-    if ((changed.length > 0 || unfinished.length > 0 || older.length > 0 || elsewhere.length > 0) && todo.length > 0) {
+    const asked = [changed, unfinished, older, elsewhere, elsewhereUnfinished].some((list) => list.length > 0);
+    if (asked && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
       // started and may have been charged.
       const gone = changed.map(
@@ -459,7 +484,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
             5,
           )})?`,
           '--yes',
-          `ordering ${todo.length} rows of a changed plan`,
+          `ordering ${counted(todo.length, 'row')} of a changed plan`,
         ));
       if (!yes) throw new InterruptedError('cancelled: nothing was sent');
     }
