@@ -513,12 +513,15 @@ export class Journal {
     if (!o.recorded) {
       try {
         // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must
-        // not erase the record of the order that key placed: a record with an order id is kept.
-        const kept = records.filter(
-          (record, i) =>
-            intents[i]!.orderId !== undefined ||
-            this.history.get(record.key, scopeOf(intents[i]!))?.orderId === undefined,
-        );
+        // not erase the record of the order that key placed: a record with an order id is kept. Nor may a later
+        // run of the key that placed nothing (refused) erase an `abandoned` record, which says an order may have
+        // been placed under it: that record is what tells a replay of it apart from an order placed elsewhere
+        // (machine.ts usedHereBefore; a review abandoned a row, met an outage, and had its own order refused).
+        const kept = records.filter((record, i) => {
+          if (intents[i]!.orderId !== undefined) return true;
+          const before = this.history.get(record.key, scopeOf(intents[i]!));
+          return before?.orderId === undefined && !(before?.outcome === 'abandoned' && record.outcome === 'refused');
+        });
         await this.history.recordAll(kept);
       } catch {
         // The record is a convenience here; the journal is the promise. A failed record never keeps an intent open.

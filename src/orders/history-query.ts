@@ -39,14 +39,22 @@ export interface ListFilters {
   limit?: number | undefined;
 }
 
-/** --product matches a part of the product id, any case (`--product amazon`); --status matches the outcome (delivered, failed, refused, abandoned, pending; unfinished for pending) or the server's status, any case. */
+/**
+ * --product matches a part of the product id, any case (`--product amazon`); --status matches the outcome
+ * (delivered, failed, refused, abandoned, pending) or the server's status, any case. The OUTCOME column's own
+ * words (`unfinished` for pending, `not placed` for refused) match the outcome only: `--status unfinished` is the
+ * runs to resume, not also the delivered orders the server still says are pending (a review found them mixed).
+ */
 export function filterRecords(records: readonly OrderRecord[], f: ListFilters): OrderRecord[] {
   const typed = f.status?.toLowerCase();
-  const status = typed === undefined ? undefined : (STATUS_WORDS[typed] ?? typed);
+  const outcomeWord = typed === undefined ? undefined : STATUS_WORDS[typed];
+  const status = outcomeWord ?? typed;
   const product = f.product?.toLowerCase();
   const out = records.filter(
     (r) =>
-      (status === undefined || r.outcome === status || r.status?.toLowerCase() === status) &&
+      (status === undefined ||
+        r.outcome === status ||
+        (outcomeWord === undefined && r.status?.toLowerCase() === status)) &&
       (product === undefined || r.productId.toLowerCase().includes(product)) &&
       (f.since === undefined || Date.parse(r.createdAt) >= f.since) &&
       (f.env === undefined || r.environment === f.env) &&

@@ -149,6 +149,19 @@ describe('filterRecords', () => {
     expect(unknownStatus(records, 'not placed')).toBeUndefined();
   });
 
+  it('--status unfinished is the runs to resume only; --status pending is those and the orders the server says are pending', () => {
+    // A review: "unfinished" listed delivered orders whose server status was pending beside the runs to resume.
+    const mixed = [
+      rec('run', '2026-01-01T00:00:00.000Z', { outcome: 'pending' }),
+      rec('placed', '2026-01-02T00:00:00.000Z', { outcome: 'delivered', status: 'pending', orderId: 'o' }),
+      rec('gone', '2026-01-03T00:00:00.000Z', { outcome: 'refused', status: 'not placed' }),
+    ];
+    const of = (status: string) => filterRecords(mixed, { status }).map((r) => r.key);
+    expect(of('unfinished')).toEqual(['run']);
+    expect(of('pending')).toEqual(['run', 'placed']);
+    expect(of('not placed')).toEqual(['gone']);
+  });
+
   it('--since is inclusive, to the millisecond', () => {
     expect(keys({ since: Date.parse('2026-01-02T00:00:00.000Z') })).toEqual(['b', 'c']);
     expect(keys({ since: Date.parse('2026-01-02T00:00:00.001Z') })).toEqual(['c']);

@@ -76,4 +76,22 @@ describe("a key's record of the order it placed", () => {
     await journal.end([{ ...placed, orderId: 'ord_new' }], 'abandoned');
     expect(journal.history.get('L', SCOPE)?.orderId).toBe('ord_new');
   });
+
+  it('abandoned (an order may have been placed) is not replaced by a later refusal that placed nothing', async () => {
+    // A review: abandon after a kill, an outage (connection refused: refused, nothing sent), then the plan again:
+    // the refusal had replaced the abandoned record, and the replay of this directory's own order was refused as
+    // placed elsewhere.
+    const journal = new Journal(join(tempDir(), 'journal'));
+    mkdirSync(journal.dir, { recursive: true });
+    const spec = { profile: 'default', environment: 'test' as const, baseUrl: 'http://127.0.0.1:1', keyId: 'k1' };
+    const { intent } = await journal.begin({ ...spec, key: 'M', productId: 'p1', quantity: 2 });
+    await journal.end([intent], 'abandoned');
+    const { intent: again } = await journal.begin({ ...spec, key: 'M', productId: 'p1', quantity: 2 });
+    await journal.end([again], 'refused');
+    expect(journal.history.get('M', SCOPE)?.outcome).toBe('abandoned');
+    // A refusal with nothing before it is the record.
+    const { intent: fresh } = await journal.begin({ ...spec, key: 'N', productId: 'p1', quantity: 2 });
+    await journal.end([fresh], 'refused');
+    expect(journal.history.get('N', SCOPE)?.outcome).toBe('refused');
+  });
 });

@@ -36,7 +36,7 @@ export function register(parent: Command, app: App): void {
     .addOption(
       new Option(
         '--status <status>',
-        'outcome (delivered, failed, refused, abandoned, pending; unfinished is pending, not placed is refused) or server status',
+        'outcome (delivered, failed, refused, abandoned, pending) or server status; unfinished: the runs to resume only',
       ).argParser(nonEmpty('--status')),
     )
     .addOption(
