@@ -73,6 +73,10 @@ describe('an order its run left unfinished, as a cron log and a support agent re
     expect(lines.at(-1)!.replace(STAMP, '')).toMatch(
       /^hint: see the lines above; GIFTCODES_CONFIG_DIR=\S+ giftcodes order pending/,
     );
+    // Dropped, its order named with the command that still gets its codes, run where this one ran.
+    const abandoned = await runCli(['order', 'abandon', left!.key], { configDir });
+    expect(abandoned.code, abandoned.stderr).toBe(0);
+    expect(abandoned.stderr).toContain(`GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ord_`);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CliError } from '../../errors.js';
+import { pinnedHint } from '../../output/pinned-hint.js';
 import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -28,7 +29,11 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
   const where = intent.orderId
     ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out <file>`
     : `it may have been placed on the server with the idempotency key ${intent.key}`;
-  deps.io.warn(`abandoned ${unitsOf(intent.quantity, intent.productId)} (${intent.environment}); ${where}`);
+  deps.io.warn(
+    pinnedHint(`abandoned ${unitsOf(intent.quantity, intent.productId)} (${intent.environment}); ${where}`, {
+      configDir: deps.io.env.GIFTCODES_CONFIG_DIR,
+    }),
+  );
   try {
     await exportResult(
       deps.io,

@@ -94,7 +94,9 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
     notes: (data) => [
       io.c.dim(
         pinnedHint(
-          'finish them with: giftcodes order resume --all   (stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>)',
+          // The first command whole (with the run's config directory), the others by their verbs: the same
+          // prefix three times took four lines at 80 columns.
+          'finish them with: giftcodes order resume --all   (stale or future-dated ones: order resume <key> --force-stale, or order abandon <key>)',
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
         ),
       ),
