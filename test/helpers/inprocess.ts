@@ -69,6 +69,20 @@ export function freshJournal(): Journal {
   return new Journal(dir);
 }
 
+/** An Io whose streams are all terminals `columns` wide, without colour: what a table looks like there. */
+export function terminalIo(columns: number): Io {
+  return new Io({
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env: { NO_COLOR: '1' },
+    stdinIsTTY: true,
+    stdoutIsTTY: true,
+    stderrIsTTY: true,
+    columns,
+  });
+}
+
 /** An Io over buffers (or over `stdout` when given; stderr a terminal when asked), and what it wrote to each stream. */
 export function capturedIo(o: { json?: boolean; stdout?: Writable; stderrIsTTY?: boolean } = {}): {
   io: Io;

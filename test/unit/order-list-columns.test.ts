@@ -1,24 +1,10 @@
 // order list's table at 80 columns (support staff read it in a terminal of that width): live and test orders are
 // told apart. ENV gave way before AMOUNT, and a review found six live and test orders listed without it.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { listColumns } from '../../src/commands/order/list.js';
 import type { OrderRecord } from '../../src/journal/history.js';
-import { Io } from '../../src/output/io.js';
 import { renderTable } from '../../src/output/table.js';
-
-function terminal(columns: number): Io {
-  return new Io({
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    env: { NO_COLOR: '1' },
-    stdinIsTTY: true,
-    stdoutIsTTY: true,
-    stderrIsTTY: true,
-    columns,
-  });
-}
+import { terminalIo as terminal } from '../helpers/inprocess.js';
 
 function record(i: number, environment: 'live' | 'test'): OrderRecord {
   return {

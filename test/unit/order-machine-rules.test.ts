@@ -11,7 +11,7 @@ import { ApiError, CliError, ExitCode, LocalError, NetworkError, OrderFailedErro
 import { type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { deliveredFile, fileIdentity, renamedFile } from '../../src/journal/codes-file.js';
-import { deliver, settle } from '../../src/orders/lifecycle.js';
+import { deliver, endedRecord, settle } from '../../src/orders/lifecycle.js';
 import { certainlyRefused, keptForResume, OrderMachine } from '../../src/orders/machine.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -599,21 +599,7 @@ describe('a replayed order answering a first request: whose it is', () => {
     // refused as placed elsewhere, and the hint's order place charged the row a second time.
     const { deps, journal, intent } = await begun();
     const first = await deps.api.createOrder(intent.body, intent.key);
-    await journal.recordDelivery([
-      {
-        key: intent.key,
-        keyId: intent.keyId,
-        productId: intent.productId,
-        quantity: intent.quantity,
-        environment: intent.environment,
-        profile: intent.profile,
-        baseUrl: intent.baseUrl,
-        createdAt: intent.createdAt,
-        updatedAt: intent.createdAt,
-        endedAt: intent.createdAt,
-        outcome: 'abandoned',
-      },
-    ]);
+    await journal.recordDelivery([endedRecord(intent, 'abandoned', T0)]);
     const order = await new OrderMachine(deps, intent).send();
     expect(order.id).toBe(first.order.id);
     expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: first.order.id });
@@ -623,20 +609,7 @@ describe('a replayed order answering a first request: whose it is', () => {
     const { deps, journal, intent } = await begun();
     await deps.api.createOrder(intent.body, intent.key);
     await journal.recordDelivery([
-      {
-        key: intent.key,
-        keyId: intent.keyId,
-        productId: intent.productId,
-        quantity: intent.quantity,
-        environment: intent.environment,
-        profile: intent.profile,
-        baseUrl: intent.baseUrl,
-        createdAt: intent.createdAt,
-        updatedAt: intent.createdAt,
-        endedAt: intent.createdAt,
-        outcome: 'refused',
-        error: { code: 'order_placed_elsewhere', message: 'x' },
-      },
+      endedRecord(intent, 'refused', T0, { code: 'order_placed_elsewhere', message: 'x' }),
     ]);
     await expect(new OrderMachine(deps, intent).send()).rejects.toMatchObject({ code: 'order_placed_elsewhere' });
   });

@@ -1,21 +1,7 @@
 // Tables never cut an id or a key at 80 columns (support staff copy them whole): names give way instead.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Io } from '../../src/output/io.js';
 import { renderTable } from '../../src/output/table.js';
-
-function terminal(columns: number): Io {
-  return new Io({
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    env: { NO_COLOR: '1' },
-    stdinIsTTY: true,
-    stdoutIsTTY: true,
-    stderrIsTTY: true,
-    columns,
-  });
-}
+import { terminalIo as terminal } from '../helpers/inprocess.js';
 
 const orderId = 'ord_a31ac06557824eecba89eb1e_with_a_long_suffix';
 const key = 'plan-e392c912162627605ac6cea6-r12';
