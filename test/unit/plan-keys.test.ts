@@ -193,6 +193,8 @@ describe('interruptedGone: rows of this plan an earlier run sent and never finis
         [
           intent(keyOf('p', 50), 'prepared'),
           intent(`plan-${family}0123456789ab`, 'sending'),
+          // Under the family's prefix, but not a row key's length (a legacy-shaped key).
+          intent(`plan-${family}${'0'.repeat(12)}-r3`, 'sending'),
           intent(rowKey(other, { productId: 'p', quantity: 1, outCell: '', occurrence: 1 }), 'sending'),
           intent('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d', 'sending'),
         ],
@@ -219,6 +221,22 @@ describe("olderVersionRows: an earlier version's plan rows delivered today that 
     expect(olderVersionRows(rows, [], delivered, undefined, T0)).toEqual([]);
     // A run with --batch is another run on purpose: older versions had none.
     expect(olderVersionRows(rows, rows, delivered, '2026-11-30', T0)).toEqual([]);
+  });
+
+  it('exactly 24 hours ago still counts, as for an edited plan', () => {
+    const edge = record(legacy('a', 2), { endedAt: new Date(T0 - DAY).toISOString() });
+    const rows = [row(2, `plan-${'f'.repeat(24)}`, legacy('b', 2))];
+    expect(olderVersionRows(rows, rows, new Map([[edge.key, edge]]), undefined, T0)).toEqual([edge]);
+  });
+
+  it('a line number of two digits; a key that only contains the legacy shape is not one', () => {
+    const twelve = record(legacy('a', 12));
+    const rows = [{ ...row(12, `plan-${'f'.repeat(24)}`, legacy('b', 12)) }];
+    expect(olderVersionRows(rows, rows, new Map([[twelve.key, twelve]]), undefined, T0)).toEqual([twelve]);
+    for (const key of [`x-${legacy('a', 12)}`, `${legacy('a', 12)}x`]) {
+      const shaped = record(key);
+      expect(olderVersionRows(rows, rows, new Map([[key, shaped]]), undefined, T0), key).toEqual([]);
+    }
   });
 
   it('the same product on another line is another plan (a review held up a plan that had never run)', () => {
@@ -248,6 +266,10 @@ describe('deliveredUnderOtherScope: this plan delivered today under another key 
     const a = delivered(rotated);
     const b = delivered(respelled);
     expect(deliveredUnderOtherScope([a, b], scope, 'shop', todo, plan, undefined, T0)).toEqual([a, b]);
+    // The same key at another spelling is the same reseller, whatever profile it was run under; exactly 24 hours
+    // ago still counts.
+    const otherProfile = delivered(respelled, { profile: 'night', endedAt: new Date(T0 - DAY).toISOString() });
+    expect(deliveredUnderOtherScope([otherProfile], scope, 'shop', todo, plan, undefined, T0)).toEqual([otherProfile]);
   });
 
   it('this scope, another server with another key, another environment, plan, batch, product or quantity, or over a day ago: not', () => {
@@ -265,6 +287,10 @@ describe('deliveredUnderOtherScope: this plan delivered today under another key 
       delivered(rotated, { profile: 'other-shop' }),
     ];
     expect(deliveredUnderOtherScope(records, scope, 'shop', todo, plan, undefined, T0)).toEqual([]);
+    // A record from before key ids were kept, or a legacy key (plan-<24 hex>-r<line>) of that scope: not this plan's.
+    const noKeyId = { ...delivered(respelled), keyId: undefined };
+    const legacyThere = { ...delivered(rotated), key: `plan-${'a'.repeat(24)}-r2` };
+    expect(deliveredUnderOtherScope([noKeyId, legacyThere], scope, 'shop', todo, plan, undefined, T0)).toEqual([]);
     // With the batch it ran under: named.
     expect(
       deliveredUnderOtherScope([delivered(rotated, { batch: 'b2' })], scope, 'shop', todo, plan, 'b2', T0),
