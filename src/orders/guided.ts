@@ -47,14 +47,24 @@ export function productChoices(
   });
 }
 
-/** The product and quantity a person chose and confirmed; InterruptedError when they said no. */
+/**
+ * The product, quantity and codes file a person chose and confirmed; InterruptedError when they said no. The codes
+ * file is asked when no --out was given: Enter for none (the order is placed, its codes got later), else a file
+ * `checkFile` accepts (a format it names, not a file already there), written once the order completes, as --out
+ * would. A guided order used to end at "follow it with: giftcodes order watch", two commands short of the codes.
+ */
 export async function guidedOrder(
   io: Io,
   api: ApiClient,
   connection: Connection,
   products: readonly Product[],
-  given: { product?: string | undefined; quantity?: number | undefined } = {},
-): Promise<{ product: string; quantity: number }> {
+  given: {
+    product?: string | undefined;
+    quantity?: number | undefined;
+    out?: string | undefined;
+    checkFile?: (path: string) => string | true;
+  } = {},
+): Promise<{ product: string; quantity: number; out?: string }> {
   const live = connection.environment === 'live';
   const choices = productChoices(products);
   const texts = products.map(searchText);
@@ -88,6 +98,20 @@ export async function guidedOrder(
         ),
       ),
     )!;
+  const file =
+    given.out !== undefined || given.checkFile === undefined
+      ? ''
+      : (
+          await io.prompt(({ input }, context) =>
+            input(
+              {
+                message: 'Codes file (codes.csv, .json, .jsonl, .xlsx; Enter for none: get them later)',
+                validate: (value) => (value.trim() === '' ? true : given.checkFile!(value.trim())),
+              },
+              context,
+            ),
+          )
+        ).trim();
   const chosen = products.find((p) => p.id === product);
   const price = chosen ? unitPriceOf(chosen) : undefined;
   const cost = price
@@ -96,14 +120,14 @@ export async function guidedOrder(
   const yes = await io.prompt(({ confirm }, context) =>
     confirm(
       {
-        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
+        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${file ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
         default: !live,
       },
       context,
     ),
   );
   if (!yes) throw new InterruptedError('cancelled: nothing was sent');
-  return { product, quantity };
+  return { product, quantity, ...(file ? { out: file } : {}) };
 }
 
 /**

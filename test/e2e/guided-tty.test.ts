@@ -1,7 +1,9 @@
 // `giftcodes order place` alone at a terminal (tmux): a guided order, the product found by typing and picked
 // with the arrow keys, a quantity, the price and the total, a confirmation; elsewhere the usage error it was.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi } from '../helpers/e2e.js';
+import { ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
@@ -27,6 +29,9 @@ describe('a guided order at a terminal', () => {
     // Once chosen, the answer is the id alone (not the row with its brand and price wrapped onto a second line).
     expect(asked).toMatch(new RegExp(`Product \\(type to search[^\\n]*\\) ${second}\\n`));
     t.answer('3');
+    // No codes file: Enter, and the order is placed without waiting for its codes.
+    await t.waitFor(/Codes file \(codes\.csv/);
+    t.press('Enter');
     const question = await t.waitFor(/Place a test order for 3 × steam-us-\d+ at [\d.]+ USD each, [\d.]+ USD in all\?/);
     expect(question).toContain(`3 × ${second}`);
     t.answer('y');
@@ -45,6 +50,8 @@ describe('a guided order at a terminal', () => {
     await t.waitFor(/Quantity of steam-us-20/);
     expect(t.screen()).not.toContain('Product (type to search');
     t.answer('2');
+    await t.waitFor(/Codes file \(codes\.csv/);
+    t.press('Enter');
     await t.waitFor(/Place a test order for 2 × steam-us-20 at 20\.00 USD each, 40\.00 USD in all\?/);
     t.answer('y');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
@@ -56,6 +63,37 @@ describe('a guided order at a terminal', () => {
     expect(refused).toContain('[exit 2]');
     expect(refused).toMatch(/no product "stem-us-20" in the catalog \(nothing was sent\); did you mean steam-us-20\?/);
     expect(refused).not.toContain('Quantity of');
+    expect((await ledger(served.server)).orders.length).toBe(before + 1);
+  }, 300_000);
+
+  it('a codes file chosen at the question: one already there or of no format is asked again; the codes are written once the order completes', async () => {
+    const before = (await ledger(served.server)).orders.length;
+    const dir = tempDir();
+    writeFileSync(join(dir, 'taken.csv'), 'yesterday\n');
+    const t = inTerminal(
+      ['order', 'place', '--product', 'steam-us-20'],
+      served.configDir,
+      { GIFTCODES_BASE_URL: served.url },
+      undefined,
+      dir,
+    );
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('4');
+    await t.waitFor(/Codes file \(codes\.csv/);
+    t.answer('taken.csv');
+    await t.waitFor(/taken\.csv exists/);
+    for (let i = 0; i < 'taken.csv'.length; i++) t.press('BSpace');
+    t.answer('codes.txt');
+    await t.waitFor(/names no format/);
+    for (let i = 0; i < 'codes.txt'.length; i++) t.press('BSpace');
+    t.answer('codes.csv');
+    await t.waitFor(
+      /Place a test order for 4 × steam-us-20 at 20\.00 USD each, 80\.00 USD in all, and write its codes to codes\.csv\?/,
+    );
+    t.answer('y');
+    expect(await t.waitFor(/\[exit \d+\]/, 60_000)).toContain('[exit 0]');
+    expect(readFileSync(join(dir, 'codes.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(5);
+    expect(readFileSync(join(dir, 'taken.csv'), 'utf8')).toBe('yesterday\n');
     expect((await ledger(served.server)).orders.length).toBe(before + 1);
   }, 300_000);
 

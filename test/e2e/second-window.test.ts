@@ -33,6 +33,8 @@ describe('order place while another run places the same order', () => {
     });
     await guided.waitFor(/Quantity of amazon-us-25/);
     guided.answer('1');
+    await guided.waitFor(/Codes file \(codes\.csv/);
+    guided.press('Enter');
     await guided.waitFor(/Place a test order for 1 × amazon-us-25/);
     guided.answer('y');
     await guided.waitFor(new RegExp(`Another giftcodes run \\(pid ${pid}\\) is placing 1 × amazon-us-25 right now`));

@@ -107,8 +107,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
   // The flags' own mistakes first: a guided order must not ask a quantity and then refuse a flag.
   checkPlanOnlyFlags(options);
-  const out = outSpec(options);
-  const waits = options.wait === true || out !== undefined;
+  let out = outSpec(options);
+  let waits = options.wait === true || out !== undefined;
   checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
   // --yes as the person gave it: a guided order's confirmation answers the order's question, not the others.
   const yesGiven = options.yes === true;
@@ -135,8 +135,24 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // A product given with a typo is refused before its quantity is asked.
     if (options.product !== undefined)
       await refuseTypo(deps, await deps.journal(), connection, api, options.product, catalog);
-    const chosen = await guidedOrder(deps.io, api, connection, catalog, options);
+    const { checkOutTarget } = await import('../../export/out-target.js');
+    const chosen = await guidedOrder(deps.io, api, connection, catalog, {
+      ...options,
+      // A file the run could not write is refused at the question, and asked again.
+      checkFile: (path) => {
+        try {
+          formatFor(path, options.format);
+          checkOutTarget(path, options.force === true);
+          return true;
+        } catch (error) {
+          return isCliError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : String(error);
+        }
+      },
+    });
     options = { ...options, ...chosen, yes: true };
+    // A codes file chosen there is --out from here on: waited for, written once, locked before the charge.
+    out = outSpec(options);
+    waits = options.wait === true || out !== undefined;
   }
   checkSingleOrderFlags(options);
   // More codes than one file of the format holds (a workbook's rows) is refused before anything is charged.
