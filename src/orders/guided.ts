@@ -105,7 +105,7 @@ export async function guidedOrder(
           await io.prompt(({ input }, context) =>
             input(
               {
-                message: 'Codes file (codes.csv, .json, .jsonl, .xlsx; Enter for none: get them later)',
+                message: 'Codes file, e.g. codes.csv or codes.xlsx (Enter: none, get them later)',
                 validate: (value) => (value.trim() === '' ? true : given.checkFile!(value.trim())),
               },
               context,

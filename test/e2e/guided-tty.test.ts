@@ -30,7 +30,7 @@ describe('a guided order at a terminal', () => {
     expect(asked).toMatch(new RegExp(`Product \\(type to search[^\\n]*\\) ${second}\\n`));
     t.answer('3');
     // No codes file: Enter, and the order is placed without waiting for its codes.
-    await t.waitFor(/Codes file \(codes\.csv/);
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
     t.press('Enter');
     const question = await t.waitFor(/Place a test order for 3 × steam-us-\d+ at [\d.]+ USD each, [\d.]+ USD in all\?/);
     expect(question).toContain(`3 × ${second}`);
@@ -50,7 +50,7 @@ describe('a guided order at a terminal', () => {
     await t.waitFor(/Quantity of steam-us-20/);
     expect(t.screen()).not.toContain('Product (type to search');
     t.answer('2');
-    await t.waitFor(/Codes file \(codes\.csv/);
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
     t.press('Enter');
     await t.waitFor(/Place a test order for 2 × steam-us-20 at 20\.00 USD each, 40\.00 USD in all\?/);
     t.answer('y');
@@ -79,7 +79,7 @@ describe('a guided order at a terminal', () => {
     );
     await t.waitFor(/Quantity of steam-us-20/);
     t.answer('4');
-    await t.waitFor(/Codes file \(codes\.csv/);
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
     t.answer('taken.csv');
     await t.waitFor(/taken\.csv exists/);
     for (let i = 0; i < 'taken.csv'.length; i++) t.press('BSpace');

@@ -33,7 +33,7 @@ describe('order place while another run places the same order', () => {
     });
     await guided.waitFor(/Quantity of amazon-us-25/);
     guided.answer('1');
-    await guided.waitFor(/Codes file \(codes\.csv/);
+    await guided.waitFor(/Codes file, e\.g\. codes\.csv/);
     guided.press('Enter');
     await guided.waitFor(/Place a test order for 1 × amazon-us-25/);
     guided.answer('y');
