@@ -881,9 +881,13 @@ export async function outFileProblems(
           : error.code === 'out_exists'
             ? 'pass --force to overwrite it, or name another file in the out column'
             : error.hint
-        : row.batched
-          ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
-          : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
+        : !delivered.has(holder.key) && holder.productId === row.productId && holder.quantity === row.quantity
+          ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
+            // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
+            `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
+          : row.batched
+            ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
+            : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
       problems.push({
         row: row.row,
         error: new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}`, {

@@ -362,6 +362,22 @@ describe('a plan row is keyed by what it is', () => {
     expect((await ledger(server)).orders).toHaveLength(before + 1);
   });
 
+  it("a row's codes file written by the same plan at another spelling of the address: the refusal says so, not that the row changed", async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,2,night-{batch}.csv\n');
+    const night = ['order', 'place', '--plan', plan, '--batch', '2026-11-30'];
+    expect((await runCli(night, { configDir })).code).toBe(0);
+    const localhost = server.url.replace('127.0.0.1', 'localhost');
+    const again = await runCli([...night, '--base-url', localhost], { configDir });
+    // A walkthrough under cron read "this batch's row changed since that order wrote its codes": it had not.
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`hint: that order was placed for this same row at ${server.url}`);
+    expect(again.stderr).not.toContain("this batch's row changed");
+  });
+
   it('--batch orders the same plan again on purpose; the same batch again orders nothing more', async () => {
     const { server } = served;
     const configDir = await loggedIn(server);
