@@ -1,9 +1,10 @@
 // `giftcodes order place` alone at a terminal (tmux): a guided order, the product found by typing and picked
 // with the arrow keys, a quantity, the price and the total, a confirmation; elsewhere the usage error it was.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
@@ -95,6 +96,34 @@ describe('a guided order at a terminal', () => {
     expect(readFileSync(join(dir, 'codes.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(5);
     expect(readFileSync(join(dir, 'taken.csv'), 'utf8')).toBe('yesterday\n');
     expect((await ledger(served.server)).orders.length).toBe(before + 1);
+  }, 300_000);
+
+  it("under a profile's encrypt-to, the codes file chosen at the question must be an .age one, and is encrypted", async () => {
+    ensureAge();
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const { identity, recipient } = keyPair();
+    expect((await runCli(['config', 'set', 'encrypt-to', recipient], { configDir })).code).toBe(0);
+    const dir = tempDir();
+    const t = inTerminal(
+      ['order', 'place', '--product', 'steam-us-20'],
+      configDir,
+      { GIFTCODES_BASE_URL: served.url },
+      undefined,
+      dir,
+    );
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('2');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    // A plaintext name would have been refused after the questions, or written the codes unencrypted.
+    t.answer('codes.csv');
+    await t.waitFor(/end the name with \.age/);
+    t.answer('.age');
+    await t.waitFor(/and write its codes to codes\.csv\.age\?/);
+    t.answer('y');
+    expect(await t.waitFor(/\[exit \d+\]/, 60_000)).toContain('[exit 0]');
+    expect(existsSync(join(dir, 'codes.csv'))).toBe(false);
+    expect(ageDecrypt(identity, join(dir, 'codes.csv.age')).toString('utf8').trimEnd().split('\n')).toHaveLength(3);
   }, 300_000);
 
   it("a flag's own mistake is refused before any question (--out codes.txt names no format)", async () => {

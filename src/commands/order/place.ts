@@ -11,7 +11,7 @@ import type { Journal } from '../../journal/journal.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
 import { formatMoney } from '../../money.js';
-import { formatFor, tooManyCodes } from '../../export/format.js';
+import { formatFor, namesAgeFile, tooManyCodes } from '../../export/format.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -136,6 +136,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     if (options.product !== undefined)
       await refuseTypo(deps, await deps.journal(), connection, api, options.product, catalog);
     const { checkOutTarget } = await import('../../export/out-target.js');
+    // Whether a codes file is encrypted (--encrypt-to, or the profile's encrypt-to): its name must say so (.age).
+    const encrypts =
+      (options.encryptTo?.length ?? 0) > 0 ||
+      (deps.config !== undefined &&
+        deps.currentTarget !== undefined &&
+        ((await deps.config()).profile((await deps.currentTarget()).profile).encryptTo?.length ?? 0) > 0);
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       // A file the run could not write is refused at the question, and asked again.
@@ -143,6 +149,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         try {
           formatFor(path, options.format);
           checkOutTarget(path, options.force === true);
+          if (encrypts && !namesAgeFile(path))
+            return `codes files are encrypted here (--encrypt-to, or the profile's encrypt-to): end the name with .age (${path}.age)`;
+          if (!encrypts && namesAgeFile(path))
+            return `${path} names an age-encrypted file, and no recipient is set (--encrypt-to, or giftcodes config set encrypt-to)`;
           return true;
         } catch (error) {
           return isCliError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : String(error);
@@ -150,7 +160,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       },
     });
     options = { ...options, ...chosen, yes: true };
-    // A codes file chosen there is --out from here on: waited for, written once, locked before the charge.
+    // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
+    // encrypted to the profile's encrypt-to as any --out file is (read above for no file: none was named then).
+    if (chosen.out !== undefined) options = await withRecipients(options, deps);
     out = outSpec(options);
     waits = options.wait === true || out !== undefined;
   }
