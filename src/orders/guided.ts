@@ -4,6 +4,8 @@
 import type { ApiClient } from '../api/client.js';
 import type { Product } from '../api/schemas.js';
 import type { Connection } from '../config/resolve.js';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { InterruptedError } from '../errors.js';
 import { formatMoney, majorUnits, spokenMoney } from '../money.js';
 import type { Io } from '../output/io.js';
@@ -106,12 +108,13 @@ export async function guidedOrder(
             input(
               {
                 message: 'Codes file, e.g. codes.csv or codes.xlsx (Enter: none, get them later)',
-                validate: (value) => (value.trim() === '' ? true : given.checkFile!(value.trim())),
+                validate: (value) => (value.trim() === '' ? true : given.checkFile!(homePath(value.trim()))),
               },
               context,
             ),
           )
         ).trim();
+  const out = file === '' ? '' : homePath(file);
   const chosen = products.find((p) => p.id === product);
   const price = chosen ? unitPriceOf(chosen) : undefined;
   const cost = price
@@ -120,14 +123,14 @@ export async function guidedOrder(
   const yes = await io.prompt(({ confirm }, context) =>
     confirm(
       {
-        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${file ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
+        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
         default: !live,
       },
       context,
     ),
   );
   if (!yes) throw new InterruptedError('cancelled: nothing was sent');
-  return { product, quantity, ...(file ? { out: file } : {}) };
+  return { product, quantity, ...(out ? { out } : {}) };
 }
 
 /**
@@ -139,4 +142,10 @@ export function typedQuantity(value: string): number | undefined {
   if (!/^\d+$/.test(text) && !/^\d{1,3}(,\d{3})+$/.test(text)) return undefined;
   const n = Number(text.replaceAll(',', ''));
   return n >= 1 && n <= MAX_QUANTITY ? n : undefined;
+}
+
+/** `~` and `~/…` as a shell would read them (a prompt is no shell: a review's `~/codes.csv` was a folder named `~`). */
+function homePath(path: string): string {
+  if (path === '~') return homedir();
+  return path.startsWith('~/') ? join(homedir(), path.slice(2)) : path;
 }

@@ -658,8 +658,9 @@ export async function runRows(
         // review found "pending when last read" here above a table saying completed), else as last recorded.
         const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
         const status = read ? `, ${order.status} now` : earlier.status ? `, ${earlier.status} when last read` : '';
+        // When that run ended comes first: after "completed now" it read as the time of the status (a review).
         io.notice(
-          `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run (order ${earlier.orderId}${codes}${codes ? '' : status}, ${earlier.endedAt ?? earlier.updatedAt}); not ordered again`,
+          `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`,
         );
         return { ...base, order, already: true };
       }

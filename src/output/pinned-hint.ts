@@ -16,9 +16,11 @@ export function pinnedHint(hint: string, place: RunPlace): string {
   const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
   const profile = place.profile && !hint.includes('--profile') ? `--profile ${shellWord(place.profile)} ` : '';
   if (!dir && !profile) return hint;
-  return hint.replace(
-    /(^|[\s(:|`])giftcodes (?=[a-z-])/g,
-    (_match, before: string) => `${before}${dir}giftcodes ${profile}`,
+  // A command pinned already (the hint went through here before) is left as it is, not given a second prefix.
+  return hint.replace(/(^|[\s(:|`])giftcodes (?=[a-z-])/g, (match, before: string, at: number) =>
+    /GIFTCODES_CONFIG_DIR=\S+ $/.test(hint.slice(0, at + before.length))
+      ? match
+      : `${before}${dir}giftcodes ${profile}`,
   );
 }
 

@@ -147,7 +147,7 @@ describe('order list and order show <ref>', () => {
     const before = (await list(configDir, '--product', 'amazon-us-10'))[0]!;
     expect(before.status).toBe(placed.status);
     const stale = await runCli(['order', 'list', '--product', 'amazon-us-10'], { configDir });
-    expect(unstamped(stale.stderr)).toBe('1 order was unfinished when last checked: giftcodes order list --refresh\n');
+    expect(unstamped(stale.stderr)).toBe('1 order was in progress when last checked: giftcodes order list --refresh\n');
     let after = before;
     for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
       after = (await list(configDir, '--product', 'amazon-us-10', '--refresh'))[0]!;

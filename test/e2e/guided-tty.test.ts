@@ -81,8 +81,14 @@ describe('a guided order at a terminal', () => {
     await t.waitFor(/Quantity of steam-us-20/);
     t.answer('4');
     await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    // It asks for a file: `-` (standard output) is the command line's (a review's printed the codes).
+    t.answer('-');
+    await t.waitFor(/name a file \(for standard output, give --out - on the command line\)/);
+    t.press('BSpace');
     t.answer('taken.csv');
-    await t.waitFor(/taken\.csv exists/);
+    // The command line's --force is no way on from a question: another name is.
+    await t.waitFor(/taken\.csv exists: name another file/);
+    expect(t.screen()).not.toContain('--force');
     for (let i = 0; i < 'taken.csv'.length; i++) t.press('BSpace');
     t.answer('codes.txt');
     await t.waitFor(/names no format/);

@@ -36,7 +36,7 @@ describe('order list and order pending at 80 columns', () => {
     expect(smallLine).toMatch(/ tesco-uk-20 +3 +60\.00 GBP +.*order placed/);
     expect(screen).not.toContain('…');
     // Neither was refreshed since it was placed: the terminal is told their status may be old, and what asks again.
-    expect(screen).toContain('2 orders were unfinished when last checked: giftcodes order list --refresh\n');
+    expect(screen).toContain('2 orders were in progress when last checked: giftcodes order list --refresh\n');
 
     // --product matches a part of the id.
     const tesco = await runCli(['order', 'list', '--product', 'TESCO', '--json'], { configDir });

@@ -122,8 +122,8 @@ describe('runRows', () => {
     const now = results[1]!.order!.status;
     expect(now).not.toBe('processing');
     expect(notices.map((line) => line.replace(/^\S+ /, ''))).toEqual([
-      `row 1: delivered by an earlier run (order ${withFile}, its codes in ${path}, ${when}); not ordered again`,
-      `row 2: ordered by an earlier run (order ${plain}, ${now} now, ${when}); not ordered again`,
+      `row 1: delivered by an earlier run at ${when} (order ${withFile}, its codes in ${path}); not ordered again`,
+      `row 2: ordered by an earlier run at ${when} (order ${plain}, ${now} now); not ordered again`,
     ]);
     // And it becomes the record's, as order show notes what it reads: order list says what the table said.
     const scope = { baseUrl: servers.server.url, environment: 'test' as const, keyId: keyIdOf(KEY) };
@@ -146,7 +146,7 @@ describe('runRows', () => {
     expect(posts).toBe(0);
     expect(results[0]).toMatchObject({ already: true, order: { id: 'ord_gone', status: 'pending' } });
     expect(err).toContain(
-      `row 1: ordered by an earlier run (order ord_gone, pending when last read, ${new Date(endedAt).toISOString()}); not ordered again`,
+      `row 1: ordered by an earlier run at ${new Date(endedAt).toISOString()} (order ord_gone, pending when last read); not ordered again`,
     );
     const scope = { baseUrl: 'http://127.0.0.1:9', environment: 'test' as const, keyId: keyIdOf(KEY) };
     expect(journal.history.get('plan-gone-1', scope)?.status).toBe('pending');

@@ -162,7 +162,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
           ...(left.length > 0
             ? [`${orders(left.length)} left unfinished by ${left.length === 1 ? 'its' : 'their'} run: ${next}`]
             : []),
-          ...(stale > 0 ? [`${orders(stale)} unfinished when last checked: giftcodes order list --refresh`] : []),
+          ...(stale > 0 ? [`${orders(stale)} in progress when last checked: giftcodes order list --refresh`] : []),
         ];
       },
     },

@@ -92,14 +92,12 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
         { header: 'started', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 1 },
       ]),
     notes: (data) => [
-      io.c.dim(
-        pinnedHint(
-          // The first command whole (with the run's config directory), the others by their verbs: the same
-          // prefix three times took four lines at 80 columns.
-          'finish them with: giftcodes order resume --all   (stale or future-dated ones: order resume <key> --force-stale, or order abandon <key>)',
-          { configDir: io.env.GIFTCODES_CONFIG_DIR },
-        ),
-      ),
+      // Each command whole, with the run's config directory, on a line of its own: shortened to their verbs they
+      // could not be pasted (a review), and on one line they took four at 80 columns.
+      ...[
+        'finish them with: giftcodes order resume --all',
+        'stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>',
+      ].map((line) => io.c.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR }))),
       ...(data.some((r) => r.state === 'written')
         ? [io.c.dim('codes in file: the same command again ends it, charging nothing')]
         : []),

@@ -146,6 +146,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       ...options,
       // A file the run could not write is refused at the question, and asked again.
       checkFile: (path) => {
+        // It asks for a file: standard output is --out - on the command line (a review's `-` printed the codes).
+        if (path === '-') return 'name a file (for standard output, give --out - on the command line)';
         try {
           formatFor(path, options.format);
           checkOutTarget(path, options.force === true);
@@ -155,7 +157,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
             return `${path} names an age-encrypted file, and no recipient is set (--encrypt-to, or giftcodes config set encrypt-to)`;
           return true;
         } catch (error) {
-          return isCliError(error) ? `${error.message}${error.hint ? ` (${error.hint})` : ''}` : String(error);
+          if (!isCliError(error)) return String(error);
+          // The flags' hints (--force, --out) are the command line's: at the question, another name is the way.
+          if (error.code === 'out_exists') return `${error.message}: name another file`;
+          return `${error.message}${error.hint && !/--(force|out)\b/.test(error.hint) ? ` (${error.hint})` : ''}`;
         }
       },
     });
