@@ -104,6 +104,22 @@ describe('a guided order at a terminal', () => {
     expect((await ledger(served.server)).orders.length).toBe(before + 1);
   }, 300_000);
 
+  it('a codes file named with ~ is in the home directory, as a shell would read it (a prompt is no shell)', async () => {
+    const home = tempDir();
+    const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], served.configDir, {
+      GIFTCODES_BASE_URL: served.url,
+      HOME: home,
+    });
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('1');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    t.answer('~/home-codes.csv');
+    await t.waitFor(/and write its codes to ~\/home-codes\.csv\?/);
+    t.answer('y');
+    expect(await t.waitFor(/\[exit \d+\]/, 60_000)).toContain('[exit 0]');
+    expect(readFileSync(join(home, 'home-codes.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(2);
+  }, 300_000);
+
   it("under a profile's encrypt-to, the codes file chosen at the question must be an .age one, and is encrypted", async () => {
     ensureAge();
     const configDir = tempDir();
