@@ -470,7 +470,7 @@ describe('a copy of a plan in a new folder', () => {
     const copy = await runCli(['order', 'place', '--plan', join(second, 'night.csv')], { configDir });
     expect(copy.code, copy.stderr).toBe(0);
     expect(copy.stderr).toMatch(
-      /row 2: delivered by an earlier run \(order ord_\S+, its codes in .*codes\.csv, .*\); not ordered again/,
+      /row 2: delivered by an earlier run at \S+Z \(order ord_\S+, its codes in .*codes\.csv\); not ordered again/,
     );
     expect(copy.stderr).toContain(join(first, 'codes.csv'));
     expect(copy.stdout).toContain(join(first, 'codes.csv'));

@@ -279,7 +279,7 @@ describe('the summary', () => {
     // The earlier run's row names where that run wrote its codes, and says so on stderr.
     expect(again.out().split('\n')[1]).toMatch(/ earlier run: completed +plan-[0-9a-f]{24} +\S+a\.csv$/);
     expect(again.err()).toMatch(
-      /row 1: delivered by an earlier run \(order ord_\S+, its codes in \S+a\.csv, \S+\); not ordered again/,
+      /row 1: delivered by an earlier run at \S+Z \(order ord_\S+, its codes in \S+a\.csv\); not ordered again/,
     );
   });
 
