@@ -55,7 +55,11 @@ export async function run(
     throw error;
   }
   await noteStatus(journal, ref, order.status, deps.now());
-  await printOrder(deps.io, order, ref.record ? await localRows(journal, ref.record, deps.io.env.GIFTCODES_CONFIG_DIR) : []);
+  await printOrder(
+    deps.io,
+    order,
+    ref.record ? await localRows(journal, ref.record, deps.io.env.GIFTCODES_CONFIG_DIR) : [],
+  );
 }
 
 /**
