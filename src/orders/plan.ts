@@ -358,6 +358,17 @@ export function deliveredHere(record: OrderRecord | undefined, scope: Scope): Or
   return record?.outcome === 'delivered' && inScope(record, scope) ? record : undefined;
 }
 
+/** Whether a record ended (or, without an end, was last updated) within the 24 hours a server keeps a key. */
+function endedWithinDay(r: OrderRecord, now: number): boolean {
+  return now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS;
+}
+
+/** Whether a key is a row key of this plan family (rowKey: `plan-`, the family's 12 hex digits, the row's 12). */
+function ofFamily(key: string, family: string): boolean {
+  const prefix = `plan-${family}`;
+  return key.length === prefix.length + 12 && key.startsWith(prefix);
+}
+
 /** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */
 export function deliveredRows(
   journal: Journal,
@@ -369,11 +380,11 @@ export function deliveredRows(
 
 /**
  * Rows this plan (its file name and batch) delivered in the last 24 hours, in this environment, under a scope
- * that differs from this run's in one part only: another API key at the same server address in the same profile (a
- * key rotated), or
- * the same key at another spelling of the address (`localhost` for `127.0.0.1`). Their keys were made in that
- * scope, so here the same rows have new keys, and ordering them charges them again (an adversarial review: 6
- * orders for a 2-row plan under one `--batch`). Only those of a product and quantity this run would order.
+ * that differs from this run's in one part only: another API key at the same server address in the same profile
+ * (a key rotated), or the same key at another spelling of the address (`localhost` for `127.0.0.1`). Their keys
+ * were made in that scope, so here the same rows have new keys, and ordering them charges them again (an
+ * adversarial review: 6 orders for a 2-row plan under one `--batch`). Only those of a product and quantity this
+ * run would order.
  */
 export function deliveredUnderOtherScope(
   records: readonly OrderRecord[],
@@ -384,9 +395,7 @@ export function deliveredUnderOtherScope(
   batch: string | undefined,
   now: number = Date.now(),
 ): OrderRecord[] {
-  const recent = records.filter(
-    (r) => r.outcome === 'delivered' && now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS,
-  );
+  const recent = records.filter((r) => r.outcome === 'delivered' && endedWithinDay(r, now));
   return underOtherScope(recent, scope, profile, todo, planPath, batch);
 }
 
@@ -484,14 +493,7 @@ export function changedSince(
   now: number = Date.now(),
 ): OrderRecord[] {
   const keys = new Set(rows.map((r) => r.key));
-  const prefix = `plan-${family}`;
-  return [...delivered.values()].filter(
-    (r) =>
-      r.key.length === prefix.length + 12 &&
-      r.key.startsWith(prefix) &&
-      !keys.has(r.key) &&
-      now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS,
-  );
+  return [...delivered.values()].filter((r) => ofFamily(r.key, family) && !keys.has(r.key) && endedWithinDay(r, now));
 }
 
 /**
@@ -515,10 +517,7 @@ export function olderVersionRows(
   return [...delivered.values()].filter((r) => {
     const line = /^plan-[0-9a-f]{24}-r(\d+)$/.exec(r.key)?.[1];
     return (
-      line !== undefined &&
-      !legacy.has(r.key) &&
-      byLine.get(Number(line)) === r.productId &&
-      now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS
+      line !== undefined && !legacy.has(r.key) && byLine.get(Number(line)) === r.productId && endedWithinDay(r, now)
     );
   });
 }
@@ -530,12 +529,8 @@ export function olderVersionRows(
  */
 export function interruptedGone(rows: readonly PlanRow[], intents: readonly Intent[], family: string): Intent[] {
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
-  const prefix = `plan-${family}`;
-  return intents.filter(
-    // One only prepared was never sent: it charged nothing (order pending names it as any other).
-    (i) =>
-      i.key.length === prefix.length + 12 && i.key.startsWith(prefix) && !keys.has(i.key) && i.phase !== 'prepared',
-  );
+  // One only prepared was never sent: it charged nothing (order pending names it as any other).
+  return intents.filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && i.phase !== 'prepared');
 }
 
 /** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */
@@ -780,6 +775,11 @@ export async function runRows(
   return { results, outcomes, ...(unreachable ? { unreachable } : {}) };
 }
 
+/** The `order place` that orders one row of a plan by itself, with a key of its own, to the row's codes file. */
+function orderByItself(row: Pick<PlanResult, 'productId' | 'quantity' | 'out'>): string {
+  return `giftcodes order place --product ${row.productId} --quantity ${row.quantity}${row.out ? ` --out ${shellWord(row.out)}` : ''}`;
+}
+
 /** The codes of refusals that fixing the row's product or quantity in the plan clears (the fixed row has a new key). */
 const PLAN_FIXES = /product|quantity|validation|invalid|not_found|unknown/;
 
@@ -822,12 +822,12 @@ export function planFailure(results: readonly PlanResult[], unreachable?: CliErr
           : endedFailed
             ? // The same plan again sends a failed row with its key, and the server answers with the same failed
               // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
-              `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: giftcodes order place --product ${endedFailed.productId} --quantity ${endedFailed.quantity}${endedFailed.out ? ` --out ${shellWord(endedFailed.out)}` : ''}); a new --batch would order every row again`
+              `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed)}); a new --batch would order every row again`
             : refusedOutside
               ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
                 // server that keeps a refusal with its key answered the same for a day, funds added or not (an
                 // adversarial review), and a new --batch would order every row again.
-                `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (giftcodes order place --product ${refusedOutside.productId} --quantity ${refusedOutside.quantity}${refusedOutside.out ? ` --out ${shellWord(refusedOutside.out)}` : ''})`
+                `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (${orderByItself(refusedOutside)})`
               : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
