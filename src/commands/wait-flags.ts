@@ -68,6 +68,15 @@ export function addOutFlags(command: Command, outHelp: string): Command {
     );
 }
 
+/** The current profile's name and its encrypt-to setting, where the config is at hand. */
+export async function profileEncryptTo(
+  deps: Partial<Pick<Deps, 'config' | 'currentTarget'>>,
+): Promise<{ name: string; recipients: readonly string[] | undefined } | undefined> {
+  if (!deps.config || !deps.currentTarget) return undefined;
+  const [store, target] = await Promise.all([deps.config(), deps.currentTarget()]);
+  return { name: target.profile, recipients: store.profile(target.profile).encryptTo };
+}
+
 /**
  * The flags with `encryptTo` resolved: --encrypt-to, else the profile's encrypt-to setting (a cron job's codes
  * are then never plaintext), checked against the --out name (export/recipients.ts); absent when plaintext.
@@ -81,10 +90,7 @@ export async function withRecipients<T extends WaitFlags>(
   let profile: { name: string; recipients: readonly string[] | undefined } | undefined;
   const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
   // The profile is read only where codes are written and no --encrypt-to was given.
-  if (!flags.encryptTo?.length && out !== undefined && deps.config && deps.currentTarget) {
-    const [store, target] = await Promise.all([deps.config(), deps.currentTarget()]);
-    profile = { name: target.profile, recipients: store.profile(target.profile).encryptTo };
-  }
+  if (!flags.encryptTo?.length && out !== undefined) profile = await profileEncryptTo(deps);
   const recipients = await recipientsFor({
     flags: flags.encryptTo,
     profile,

@@ -11,6 +11,7 @@ import type { OutLock } from '../export/out-lock.js';
 import { failpoint } from '../failpoints.js';
 import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
+import { scopeOf } from '../journal/history.js';
 import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
@@ -199,8 +200,7 @@ export class OrderMachine {
    * placed (order_placed_elsewhere among them): it does not count.
    */
   private usedHereBefore(): boolean {
-    const { key, baseUrl, environment, keyId } = this.intent;
-    const record = this.deps.journal.history.get(key, { baseUrl, environment, keyId });
+    const record = this.deps.journal.history.get(this.intent.key, scopeOf(this.intent));
     return record !== undefined && record.outcome !== 'refused';
   }
 

@@ -86,7 +86,8 @@ export async function run(
   );
   // Completions offer product ids from this cache: TAB never calls the network. A reading that --limit ended early
   // holds part of the catalog, which would take the other ids from TAB: kept only when the catalog was read whole.
-  const whole = limit === undefined || read.filter(matches).length < limit;
+  const matched = filter === undefined ? read : read.filter(matches);
+  const whole = limit === undefined || matched.length < limit;
   if (whole) {
     const { saveCatalogCache } = await import('../../output/catalog-cache.js');
     const prices: Record<string, { amount: number; currency: string }> = {};
@@ -101,7 +102,7 @@ export async function run(
       prices,
     );
   }
-  const products = read.filter(matches).slice(0, limit);
+  const products = matched.slice(0, limit);
   const { io } = deps;
   await exportResult(io, products, {
     empty: {

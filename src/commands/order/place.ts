@@ -7,6 +7,7 @@ import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions, RowProblem } from '../../orders/plan.js';
 import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
+import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
@@ -26,6 +27,7 @@ import {
   checkWaitFlags,
   DEFAULT_INTERVAL_S,
   outSpec,
+  profileEncryptTo,
   withRecipients,
   type WaitFlags,
 } from '../wait-flags.js';
@@ -120,11 +122,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     !options.json &&
     deps.io.canPrompt
   ) {
-    if (out && out.path !== '-') {
-      // A file already there is refused before the questions (the same command resuming its own file has both flags).
-      const { checkOutTarget } = await import('../../export/out-target.js');
-      checkOutTarget(out.path, out.force);
-    }
+    const { checkOutTarget } = await import('../../export/out-target.js');
+    // A file already there is refused before the questions (the same command resuming its own file has both flags).
+    if (out && out.path !== '-') checkOutTarget(out.path, out.force);
     const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([
       import('../../orders/guided.js'),
       import('../catalog/list.js'),
@@ -135,34 +135,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // A product given with a typo is refused before its quantity is asked.
     if (options.product !== undefined)
       await refuseTypo(deps, await deps.journal(), connection, api, options.product, catalog);
-    const { checkOutTarget } = await import('../../export/out-target.js');
     // Whether a codes file is encrypted (--encrypt-to, or the profile's encrypt-to): its name must say so (.age).
     const encrypts =
-      (options.encryptTo?.length ?? 0) > 0 ||
-      (deps.config !== undefined &&
-        deps.currentTarget !== undefined &&
-        ((await deps.config()).profile((await deps.currentTarget()).profile).encryptTo?.length ?? 0) > 0);
+      (options.encryptTo?.length ?? 0) > 0 || ((await profileEncryptTo(deps))?.recipients?.length ?? 0) > 0;
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
-      // A file the run could not write is refused at the question, and asked again.
-      checkFile: (path) => {
-        // It asks for a file: standard output is --out - on the command line (a review's `-` printed the codes).
-        if (path === '-') return 'name a file (for standard output, give --out - on the command line)';
-        try {
-          formatFor(path, options.format);
-          checkOutTarget(path, options.force === true);
-          if (encrypts && !namesAgeFile(path))
-            return `codes files are encrypted here (--encrypt-to, or the profile's encrypt-to): end the name with .age (${path}.age)`;
-          if (!encrypts && namesAgeFile(path))
-            return `${path} names an age-encrypted file, and no recipient is set (--encrypt-to, or giftcodes config set encrypt-to)`;
-          return true;
-        } catch (error) {
-          if (!isCliError(error)) return String(error);
-          // The flags' hints (--force, --out) are the command line's: at the question, another name is the way.
-          if (error.code === 'out_exists') return `${error.message}: name another file`;
-          return `${error.message}${error.hint && !/--(force|out)\b/.test(error.hint) ? ` (${error.hint})` : ''}`;
-        }
-      },
+      checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
     });
     options = { ...options, ...chosen, yes: true };
     // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
@@ -447,7 +425,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       io.warn(
         pinnedHint(
           `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (it may have been charged): ${firstOf(
-            unfinished.map((i) => `${unitsOf(i.quantity, i.productId)} (key ${i.key}, started ${i.createdAt})`),
+            unfinished.map(sentWords),
             5,
           )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
@@ -457,9 +435,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (older.length > 0 && todo.length > 0)
       io.warn(
         `an earlier version of giftcodes delivered ${counted(older.length, 'plan row')} of these products here in the last 24 hours that no row of ${o.plan} matches (its keys were made from the whole file, so an edit hides them): ${firstOf(
-          older.map(
-            (r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`,
-          ),
+          older.map(deliveredWords),
           5,
         )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
       );
@@ -474,13 +450,10 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       o.batch,
     );
     if (elsewhereUnfinished.length > 0 && todo.length > 0) {
-      const keyChanged = elsewhereUnfinished.some((i) => i.baseUrl === scope.baseUrl);
       io.warn(
         pinnedHint(
-          `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${keyChanged ? 'with another API key at this server' : `at another spelling of this server's address (${[...new Set(elsewhereUnfinished.map((i) => i.baseUrl))].join(', ')})`} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
-            elsewhereUnfinished.map(
-              (i) => `${unitsOf(i.quantity, i.productId)} (key ${i.key}, started ${i.createdAt})`,
-            ),
+          `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${otherScopeWords(elsewhereUnfinished, scope)} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
+            elsewhereUnfinished.map(sentWords),
             5,
           )}; see giftcodes order pending`,
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
@@ -488,12 +461,9 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       );
     }
     if (elsewhere.length > 0 && todo.length > 0) {
-      const keyChanged = elsewhere.some((r) => r.baseUrl === scope.baseUrl);
       io.warn(
-        `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${keyChanged ? 'with another API key at this server' : `at another spelling of this server's address (${[...new Set(elsewhere.map((r) => r.baseUrl))].join(', ')})`}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
-          elsewhere.map(
-            (r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`,
-          ),
+        `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${otherScopeWords(elsewhere, scope)}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
+          elsewhere.map(deliveredWords),
           5,
         )}`,
       );
@@ -502,9 +472,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (asked && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
       // started and may have been charged.
-      const gone = changed.map(
-        (r) => `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`,
-      );
+      const gone = changed.map(deliveredWords);
       if (changed.length > 0)
         io.warn(
           `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
@@ -877,4 +845,50 @@ function checkPlanOnlyFlags(options: PlaceOptions): void {
     throw new UsageError('--batch is for --plan', {
       hint: 'giftcodes order place --plan restock.csv --batch "$(date +%F)"',
     });
+}
+
+/** A row an earlier run delivered, as the warnings name it: its units, its order and when it ended. */
+function deliveredWords(r: OrderRecord): string {
+  return `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`;
+}
+
+/** A row an earlier run sent and never finished, as the warnings name it: its units, its key and when it began. */
+function sentWords(i: Intent): string {
+  return `${unitsOf(i.quantity, i.productId)} (key ${i.key}, started ${i.createdAt})`;
+}
+
+/** Where rows of this plan were made under another scope: another key at this address, or another spelling of it. */
+function otherScopeWords(rows: readonly { baseUrl: string }[], scope: { baseUrl: string }): string {
+  return rows.some((r) => r.baseUrl === scope.baseUrl)
+    ? 'with another API key at this server'
+    : `at another spelling of this server's address (${[...new Set(rows.map((r) => r.baseUrl))].join(', ')})`;
+}
+
+/**
+ * What is wrong with a codes file named at the guided order's question, said so that the question can ask again;
+ * true when the run can write it: a format its name says, not a file already there, `.age` exactly when the codes
+ * are encrypted.
+ */
+function guidedFileProblem(
+  path: string,
+  options: Pick<PlaceOptions, 'format' | 'force'>,
+  encrypts: boolean,
+  checkOutTarget: (out: string, force: boolean) => void,
+): string | true {
+  // It asks for a file: standard output is --out - on the command line (a review's `-` printed the codes).
+  if (path === '-') return 'name a file (for standard output, give --out - on the command line)';
+  try {
+    formatFor(path, options.format);
+    checkOutTarget(path, options.force === true);
+  } catch (error) {
+    if (!isCliError(error)) return String(error);
+    // The flags' hints (--force, --out) are the command line's: at the question, another name is the way.
+    if (error.code === 'out_exists') return `${error.message}: name another file`;
+    return `${error.message}${error.hint && !/--(force|out)\b/.test(error.hint) ? ` (${error.hint})` : ''}`;
+  }
+  if (encrypts && !namesAgeFile(path))
+    return `codes files are encrypted here (--encrypt-to, or the profile's encrypt-to): end the name with .age (${path}.age)`;
+  if (!encrypts && namesAgeFile(path))
+    return `${path} names an age-encrypted file, and no recipient is set (--encrypt-to, or giftcodes config set encrypt-to)`;
+  return true;
 }
