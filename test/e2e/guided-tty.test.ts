@@ -10,6 +10,27 @@ import { giftcodesTerminals } from '../helpers/tmux.js';
 const served = servedApi(['--fulfil-after', '0'], { login: true });
 const inTerminal = giftcodesTerminals();
 
+/**
+ * `order place --product steam-us-20` in a terminal, the quantity answered: the terminal at the codes-file question.
+ * `env` and `cwd` as giftcodesTerminals takes them.
+ */
+async function atCodesFile(
+  quantity: number,
+  o: { configDir?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<ReturnType<typeof inTerminal>> {
+  const t = inTerminal(
+    ['order', 'place', '--product', 'steam-us-20'],
+    o.configDir ?? served.configDir,
+    { GIFTCODES_BASE_URL: served.url, ...o.env },
+    undefined,
+    o.cwd,
+  );
+  await t.waitFor(/Quantity of steam-us-20/);
+  t.answer(String(quantity));
+  await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+  return t;
+}
+
 describe('a guided order at a terminal', () => {
   it('search by typing, pick with the arrow keys, see price and total, confirm: the order is placed once', async () => {
     const before = (await ledger(served.server)).orders.length;
@@ -71,16 +92,7 @@ describe('a guided order at a terminal', () => {
     const before = (await ledger(served.server)).orders.length;
     const dir = tempDir();
     writeFileSync(join(dir, 'taken.csv'), 'yesterday\n');
-    const t = inTerminal(
-      ['order', 'place', '--product', 'steam-us-20'],
-      served.configDir,
-      { GIFTCODES_BASE_URL: served.url },
-      undefined,
-      dir,
-    );
-    await t.waitFor(/Quantity of steam-us-20/);
-    t.answer('4');
-    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    const t = await atCodesFile(4, { cwd: dir });
     // It asks for a file: `-` (standard output) is the command line's (a review's printed the codes).
     t.answer('-');
     await t.waitFor(/name a file \(for standard output, give --out - on the command line\)/);
@@ -106,13 +118,7 @@ describe('a guided order at a terminal', () => {
 
   it('a codes file named with ~ is in the home directory, as a shell would read it (a prompt is no shell)', async () => {
     const home = tempDir();
-    const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], served.configDir, {
-      GIFTCODES_BASE_URL: served.url,
-      HOME: home,
-    });
-    await t.waitFor(/Quantity of steam-us-20/);
-    t.answer('1');
-    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    const t = await atCodesFile(1, { env: { HOME: home } });
     t.answer('~/home-codes.csv');
     await t.waitFor(/and write its codes to ~\/home-codes\.csv\?/);
     t.answer('y');
@@ -127,16 +133,7 @@ describe('a guided order at a terminal', () => {
     const { identity, recipient } = keyPair();
     expect((await runCli(['config', 'set', 'encrypt-to', recipient], { configDir })).code).toBe(0);
     const dir = tempDir();
-    const t = inTerminal(
-      ['order', 'place', '--product', 'steam-us-20'],
-      configDir,
-      { GIFTCODES_BASE_URL: served.url },
-      undefined,
-      dir,
-    );
-    await t.waitFor(/Quantity of steam-us-20/);
-    t.answer('2');
-    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    const t = await atCodesFile(2, { configDir, cwd: dir });
     // A plaintext name would have been refused after the questions, or written the codes unencrypted.
     t.answer('codes.csv');
     await t.waitFor(/end the name with \.age/);
