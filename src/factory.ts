@@ -141,7 +141,13 @@ export class Factory implements Deps {
   api(): Promise<ApiClient> {
     if (!this.apiPromise) preloadTransport();
     this.apiPromise ??= this.connection().then((connection) =>
-      this.clientFor(connection.baseUrl, connection.apiKey, this.globals.retries, refusedKeyHint(connection)),
+      this.clientFor(
+        connection.baseUrl,
+        connection.apiKey,
+        this.globals.retries,
+        refusedKeyHint(connection),
+        connection.baseUrlFrom,
+      ),
     );
     return this.apiPromise;
   }
@@ -152,6 +158,7 @@ export class Factory implements Deps {
     apiKey: string,
     retries = this.globals.retries,
     refusedHint?: string,
+    baseUrlFrom?: string,
   ): Promise<ApiClient> {
     preloadTransport();
     const proxy = this.profileProxy();
@@ -172,6 +179,7 @@ export class Factory implements Deps {
       log: (line) => this.io.debug(line),
       signal: this.signal,
       refusedKeyHint: refusedHint,
+      baseUrlFrom,
     });
     this.clients.push(client);
     return client;

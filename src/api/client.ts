@@ -53,6 +53,8 @@ export interface ApiClientOptions {
   env?: NodeJS.ProcessEnv;
   /** The hint of a 401, for where this key came from (a key in GIFTCODES_API_KEY is not fixed by login). */
   refusedKeyHint?: string | undefined;
+  /** Where the base URL was set, as hints name it (--base-url, GIFTCODES_BASE_URL, the profile's): --base-url when not said. */
+  baseUrlFrom?: string | undefined;
 }
 
 export interface ApiRequest {
@@ -491,6 +493,7 @@ export class ApiClient {
             attempts,
             headers.location,
             this.options.refusedKeyHint,
+            this.options.baseUrlFrom,
           ),
       };
     } catch (error) {
@@ -507,6 +510,7 @@ export class ApiClient {
         requestTimeoutMs: this.options.requestTimeoutMs,
         timedOut: deadline.aborted,
         status: answeredStatus,
+        baseUrlFrom: this.options.baseUrlFrom,
       });
       log(failure.reason);
       return failure;

@@ -142,6 +142,7 @@ export function errorForStatus(
   attempts: number,
   location?: string,
   refusedKeyHint?: string,
+  baseUrlFrom = '--base-url',
 ): CliError {
   const text = describeHttpError(method, path, status, body);
   if (status < 400) {
@@ -150,7 +151,7 @@ export function errorForStatus(
     return new NetworkError(`${text} (a redirect${where}, not followed)`, {
       code: body.code,
       status,
-      hint: location ? `if ${clip(location)} is the API, use it as --base-url` : 'check --base-url',
+      hint: location ? `if ${clip(location)} is the API, use it as ${baseUrlFrom}` : `check ${baseUrlFrom}`,
     });
   }
   if (status === 401 || status === 403) {

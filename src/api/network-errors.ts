@@ -21,6 +21,8 @@ export interface FailedAttempt {
   timedOut: boolean;
   /** The status the API answered with before the failure (a body that could not be read), else 0. */
   status: number;
+  /** Where the base URL was set, as the hint names it (--base-url, GIFTCODES_BASE_URL, the profile's); --base-url when not said. */
+  baseUrlFrom?: string | undefined;
 }
 
 /** A failed attempt, as the request loop acts on it. */
@@ -42,7 +44,8 @@ export function transportFailure(error: unknown, attempt: FailedAttempt): Transp
       reason: failure.reason,
       retryable: failure.retryable,
       notSent: failure.notSent || notSent,
-      error: (attempts) => failure.error(method, path, base.origin, attempts, proxy),
+      error: (attempts) =>
+        failure.error(method, path, base.origin, attempts, proxy, attempt.baseUrlFrom ?? '--base-url'),
     };
   }
   const reason = timedOut
@@ -64,24 +67,27 @@ export function transportFailure(error: unknown, attempt: FailedAttempt): Transp
 }
 
 /** The flag or command that fixes this cause (issue 14): a proxy, a slow answer, or nothing listening there. */
-function networkHint({ base, proxy, requestTimeoutMs, timedOut }: FailedAttempt, code: string | undefined): string {
+function networkHint(
+  { base, proxy, requestTimeoutMs, timedOut, baseUrlFrom }: FailedAttempt,
+  code: string | undefined,
+): string {
+  const setting = baseUrlFrom ?? '--base-url';
   if (proxy !== undefined)
     return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
   const seconds = requestTimeoutMs / 1000;
   if (timedOut)
-    return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check --base-url`;
+    return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check ${setting}`;
   const port = base.port || (base.protocol === 'https:' ? '443' : '80');
   const where = `${base.hostname}:${port}`;
   // The reference server's own port is 4010 (serve --port): another is named, so the command fits the base URL. It
   // speaks plain HTTP, so it is no answer for an https:// base URL.
   if (code === 'ECONNREFUSED' && isLoopbackHost(base.hostname) && base.protocol === 'http:')
-    return `nothing listens on ${where}: start the reference server with giftcodes serve${port === '4010' ? '' : ` --port ${port}`}, or check --base-url`;
-  if (code === 'ECONNREFUSED')
-    return `nothing listens on ${where}: check --base-url (or the profile's base URL: giftcodes config show)`;
+    return `nothing listens on ${where}: start the reference server with giftcodes serve${port === '4010' ? '' : ` --port ${port}`}, or check ${setting}`;
+  if (code === 'ECONNREFUSED') return `nothing listens on ${where}: check ${setting}`;
   // A name that does not resolve: waiting longer does not help, the name or this machine's DNS does.
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return `check the host name ${base.hostname} in --base-url (or GIFTCODES_BASE_URL, or the profile's: giftcodes config show) and this machine's DNS`;
-  return 'check --base-url and the network, or raise --request-timeout';
+    return `check the host name ${base.hostname} in ${setting}, and this machine's DNS`;
+  return `check ${setting} and the network, or raise --request-timeout`;
 }
 
 /**
@@ -123,8 +129,8 @@ interface Failure {
   reason: string;
   retryable: boolean;
   notSent: boolean;
-  /** `proxy`: the proxy the request went through, credentials hidden. */
-  error: (method: string, path: string, origin: string, attempts: number, proxy?: string) => CliError;
+  /** `proxy`: the proxy the request went through, credentials hidden; `setting`: where the base URL was set. */
+  error: (method: string, path: string, origin: string, attempts: number, proxy?: string, setting?: string) => CliError;
 }
 
 /** OpenSSL's names for a peer that answered the handshake with something other than TLS (most often plain HTTP). */
@@ -159,14 +165,14 @@ export function classify(error: unknown, status = 0): Failure | undefined {
       reason: `TLS handshake failed: ${code}`,
       retryable: false,
       notSent: true,
-      error: (method, path, origin, _attempts, proxy) =>
+      error: (method, path, origin, _attempts, proxy, setting = '--base-url') =>
         new NetworkError(
           `cannot open a TLS session with ${origin}${through(proxy)} (${method} ${path}: ${code}${notTls ? ': the port does not speak TLS' : ''})`,
           {
             code: 'tls_error',
             hint: notTls
-              ? `if that port serves plain HTTP, use http:// in --base-url (a key is sent over http only to this machine)`
-              : 'check --base-url: the server and this client agree on no TLS version or cipher',
+              ? `if that port serves plain HTTP, use http:// in ${setting} (a key is sent over http only to this machine)`
+              : `check ${setting}: the server and this client agree on no TLS version or cipher`,
           },
         ),
     };

@@ -28,7 +28,13 @@ export interface Deps {
   /** The client for the resolved connection. */
   api(): Promise<ApiClient>;
   /** A client for an explicit key and URL (login verifies a key before saving it; resume uses the intent's). */
-  clientFor(baseUrl: string, apiKey: string, retries?: number, refusedHint?: string): Promise<ApiClient>;
+  clientFor(
+    baseUrl: string,
+    apiKey: string,
+    retries?: number,
+    refusedHint?: string,
+    baseUrlFrom?: string,
+  ): Promise<ApiClient>;
   /**
    * The connection to where an order was placed (a local record's profile, environment and base URL): this run's
    * --api-key or GIFTCODES_API_KEY when given, else that profile's key.

@@ -297,7 +297,13 @@ export async function apiCheck(
   try {
     // A refused key's hint says where the key came from (GIFTCODES_API_KEY overrides the profile), as ping's does.
     const { refusedKeyHint } = await import('../factory.js');
-    const client = await deps.clientFor(connection.baseUrl, connection.apiKey, retries, refusedKeyHint(connection));
+    const client = await deps.clientFor(
+      connection.baseUrl,
+      connection.apiKey,
+      retries,
+      refusedKeyHint(connection),
+      connection.baseUrlFrom,
+    );
     const sentAt = deps.now();
     const { ping, date } = await client.pingWithDate();
     const receivedAt = deps.now();

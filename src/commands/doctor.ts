@@ -53,7 +53,8 @@ export function register(parent: Command, app: App): void {
           config: () => f.config(),
           profileName: () => f.currentTarget().then((target) => target.profile),
           connection: () => f.connection(),
-          clientFor: (baseUrl, apiKey, tries, refusedHint) => f.clientFor(baseUrl, apiKey, tries, refusedHint),
+          clientFor: (baseUrl, apiKey, tries, refusedHint, baseUrlFrom) =>
+            f.clientFor(baseUrl, apiKey, tries, refusedHint, baseUrlFrom),
           // dist/ sits beside bin/ in every install, and this module is bundled into dist/.
           programPath: fileURLToPath(new URL('../bin/giftcodes', import.meta.url)),
           nodePath: process.execPath,

@@ -42,8 +42,10 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: LoginOptions, deps: LoginDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, refuseAllEnvironments, baseUrlWarning }, store] =
-    await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const [
+    { resolveProfileName, resolveBaseUrl, baseUrlSetting, assertSafeTransport, refuseAllEnvironments, baseUrlWarning },
+    store,
+  ] = await Promise.all([import('../config/resolve.js'), deps.config()]);
   const profile = resolveProfileName(options, deps.io.env, store);
   const baseUrl = resolveBaseUrl(options, deps.io.env, store, profile);
   const wanted = refuseAllEnvironments(options.env);
@@ -53,7 +55,13 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
 
   const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {
     const environment = checkPrefix(key, wanted);
-    const api = await deps.clientFor(baseUrl, key);
+    const api = await deps.clientFor(
+      baseUrl,
+      key,
+      undefined,
+      undefined,
+      baseUrlSetting(options, deps.io.env, store, profile),
+    );
     const spinner = await deps.io.spinner('verifying the key');
     try {
       const ping = await api.ping();

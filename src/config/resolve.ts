@@ -37,6 +37,8 @@ export interface Connection {
   baseUrl: string;
   /** Where the key came from, for error hints. */
   keySource: 'flag' | 'environment' | 'profile' | 'keyring';
+  /** Where the base URL was set, as a hint names it (baseUrlSetting); --base-url when not said. */
+  baseUrlFrom?: string;
   /** With keySource 'keyring': the credential-store account; apiKey is empty until loadStoredKey fills it. */
   keyringAccount?: string;
 }
@@ -79,11 +81,30 @@ export function resolveBaseUrl(
   );
 }
 
+/**
+ * Where the base URL in use was set, in the words a hint uses to say what to check: the flag, the variable (a
+ * cron job's GIFTCODES_BASE_URL is not fixed by a --base-url it never passed), or the profile's field and the
+ * command that changes it. The default is changed with --base-url.
+ */
+export function baseUrlSetting(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+  profile: string,
+): string {
+  if (flags.baseUrl) return '--base-url';
+  if (env.GIFTCODES_BASE_URL) return 'GIFTCODES_BASE_URL';
+  if (store.profile(profile).baseUrl)
+    return `the base URL of profile "${profile}" (giftcodes config set base-url <url>${profile === store.defaultProfile ? '' : ` --profile ${profile}`})`;
+  return '--base-url';
+}
+
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
   const wantedEnv = refuseAllEnvironments(flags.env);
   const profile = resolveProfileName(flags, env, store);
   const explicitProfile = Boolean(flags.profile || env.GIFTCODES_PROFILE);
   const baseUrl = resolveBaseUrl(flags, env, store, profile);
+  const baseUrlFrom = baseUrlSetting(flags, env, store, profile);
 
   const givenKey = flags.apiKey || env.GIFTCODES_API_KEY;
   if (givenKey) {
@@ -100,7 +121,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
       );
     }
     if (wantedEnv && wantedEnv !== keyEnv) throw new EnvironmentConflict(wantedEnv, keyEnv, where);
-    return checked({ profile, environment: keyEnv, apiKey: givenKey, baseUrl, keySource });
+    return checked({ profile, environment: keyEnv, apiKey: givenKey, baseUrl, baseUrlFrom, keySource });
   }
 
   if (explicitProfile && !store.hasProfile(profile)) {
@@ -114,7 +135,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const apiKey = stored.keys?.[environment];
   const keyringAccount = stored.keyring?.[environment];
   if (!apiKey && keyringAccount) {
-    return checked({ profile, environment, apiKey: '', baseUrl, keySource: 'keyring', keyringAccount });
+    return checked({ profile, environment, apiKey: '', baseUrl, baseUrlFrom, keySource: 'keyring', keyringAccount });
   }
   if (!apiKey) {
     const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;
@@ -129,7 +150,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
       hint: `run: giftcodes login --profile ${profile} --env ${environment}`,
     });
   }
-  return checked({ profile, environment, apiKey, baseUrl, keySource: 'profile' });
+  return checked({ profile, environment, apiKey, baseUrl, baseUrlFrom, keySource: 'profile' });
 }
 
 function checked(connection: Connection): Connection {

@@ -102,13 +102,28 @@ describe('a server that is gone, or never answers', () => {
     expect(result.code).toBe(5);
     expect(result.stderr).toContain(`cannot reach ${server.url}`);
     expect(result.stderr).toContain('after 2 attempts');
-    // The hint names this cause and its fixes: the address nothing listens on, serve, and --base-url.
+    // The hint names this cause and its fixes: the address nothing listens on, serve, and where the base URL was
+    // set (login saved it in the profile: --base-url is not what to check).
     expect(result.stderr).toMatch(
       new RegExp(
-        `hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve --port ${server.port}, or check --base-url`,
+        `hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve --port ${server.port}, or check the base URL of profile "default" \\((GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes config set base-url <url>\\)`,
       ),
     );
     expect(attemptLines(result)).toHaveLength(2);
+  });
+
+  it('a base URL given in GIFTCODES_BASE_URL (a cron job): the hint says to check that variable, not --base-url', async () => {
+    const server = await startServer();
+    await server.stop();
+    const result = await runCli(['ping', '--request-timeout', '1', '--retries', '0'], {
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url },
+      timeoutMs: 60_000,
+    });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(
+      new RegExp(`hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: .*, or check GIFTCODES_BASE_URL\n`),
+    );
+    expect(result.stderr).not.toContain('--base-url');
   });
 
   it('a server that accepts and never answers: each attempt ends at --request-timeout, then exit 5', async () => {

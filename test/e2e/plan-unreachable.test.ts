@@ -53,7 +53,7 @@ describe('order place --plan when the server cannot be reached', () => {
     );
     // The cause's own hint, as \`order place\` alone gives it: nothing listens on that loopback port.
     expect(error.hint).toMatch(
-      /^nothing listens on 127\.0\.0\.1:(\d+): start the reference server with (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes serve --port \1, or check --base-url; then run the same plan again/,
+      /^nothing listens on 127\.0\.0\.1:(\d+): start the reference server with (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes serve --port \1, or check GIFTCODES_BASE_URL; then run the same plan again/,
     );
     // Refused before anything was sent: ended, never left for a later run to send.
     expect(journalIntents(result.configDir)).toEqual([]);

@@ -647,7 +647,8 @@ describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', SEVERAL_RU
     expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'))).toEqual([]);
     expect(await pendingIntents(configDir)).toEqual([]);
     expect(wrong.stderr).toMatch(/^[\dT:.Z-]+ error: cannot open a TLS session with https:\/\/127\.0\.0\.1:\d+ /m);
-    expect(wrong.stderr).toContain('use http:// in --base-url');
+    // The base URL came from GIFTCODES_BASE_URL: that is what to correct.
+    expect(wrong.stderr).toContain('use http:// in GIFTCODES_BASE_URL');
     // Not retried: the same port will not start speaking TLS.
     expect(wrong.stderr.split('\n').filter((line) => line.startsWith('POST /v1/orders '))).toHaveLength(1);
     const right = await runCli(order, { configDir, baseUrl: plain.url, env });

@@ -180,20 +180,49 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
     expect(refused('http://localhost')).toBe(
       'nothing listens on localhost:80: start the reference server with giftcodes serve --port 80, or check --base-url',
     );
-    expect(refused('https://api.example.com')).toBe(
-      "nothing listens on api.example.com:443: check --base-url (or the profile's base URL: giftcodes config show)",
-    );
+    expect(refused('https://api.example.com')).toBe('nothing listens on api.example.com:443: check --base-url');
     expect(refused('https://api.example.com:8443')).toContain('nothing listens on api.example.com:8443: ');
     // The reference server speaks plain HTTP: starting it is no answer for an https:// base URL (a review was sent to).
-    expect(refused('https://localhost:1')).toBe(
-      "nothing listens on localhost:1: check --base-url (or the profile's base URL: giftcodes config show)",
+    expect(refused('https://localhost:1')).toBe('nothing listens on localhost:1: check --base-url');
+  });
+
+  it('each hint names where the base URL was set: a cron job that set GIFTCODES_BASE_URL was told to check a --base-url it never passed', () => {
+    const profile = 'the base URL of profile "shop" (giftcodes config set base-url <url> --profile shop)';
+    const hint = (code: string, base: string, baseUrlFrom: string, timedOut = false): string | undefined =>
+      transportFailure(coded(code), attempt({ base: new URL(base), baseUrlFrom, timedOut })).error(1).hint;
+    expect(hint('ECONNREFUSED', 'https://api.example.com', 'GIFTCODES_BASE_URL')).toBe(
+      'nothing listens on api.example.com:443: check GIFTCODES_BASE_URL',
+    );
+    expect(hint('ECONNREFUSED', 'https://api.example.com', profile)).toBe(
+      `nothing listens on api.example.com:443: check ${profile}`,
+    );
+    expect(hint('ECONNREFUSED', 'http://127.0.0.1:8080', 'GIFTCODES_BASE_URL')).toBe(
+      'nothing listens on 127.0.0.1:8080: start the reference server with giftcodes serve --port 8080, or check GIFTCODES_BASE_URL',
+    );
+    expect(hint('ENOTFOUND', 'https://api.exmaple.com', 'GIFTCODES_BASE_URL')).toBe(
+      "check the host name api.exmaple.com in GIFTCODES_BASE_URL, and this machine's DNS",
+    );
+    expect(hint('ECONNRESET', 'https://api.example.com', profile)).toBe(
+      `check ${profile} and the network, or raise --request-timeout`,
+    );
+    expect(hint('ECONNRESET', 'https://api.example.com', 'GIFTCODES_BASE_URL', true)).toBe(
+      'the service took longer than --request-timeout 30s: raise it (for example --request-timeout 60), or check GIFTCODES_BASE_URL',
+    );
+    const notTls = raisedWhileConnecting(coded('ERR_SSL_WRONG_VERSION_NUMBER'));
+    expect(
+      transportFailure(
+        notTls,
+        attempt({ base: new URL('https://127.0.0.1:4010'), baseUrlFrom: 'GIFTCODES_BASE_URL' }),
+      ).error(1).hint,
+    ).toBe(
+      'if that port serves plain HTTP, use http:// in GIFTCODES_BASE_URL (a key is sent over http only to this machine)',
     );
   });
 
   it('a host name that does not resolve: the name and the DNS, not the timeout', () => {
     for (const code of ['ENOTFOUND', 'EAI_AGAIN'])
       expect(transportFailure(coded(code), attempt({ base: new URL('https://api.exmaple.com') })).error(1).hint).toBe(
-        "check the host name api.exmaple.com in --base-url (or GIFTCODES_BASE_URL, or the profile's: giftcodes config show) and this machine's DNS",
+        "check the host name api.exmaple.com in --base-url, and this machine's DNS",
       );
   });
 
