@@ -219,6 +219,29 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
     );
   });
 
+  it('not sent only when the connection was never opened and the attempt did not time out: a POST that may have been written is never "nothing charged"', () => {
+    const refusedOpening = raisedWhileConnecting(coded('ECONNREFUSED'));
+    expect(transportFailure(refusedOpening, attempt()).notSent).toBe(true);
+    // The same error after the deadline: the request may have been on its way when the clock ran out.
+    expect(transportFailure(refusedOpening, attempt({ timedOut: true })).notSent).toBe(false);
+    // A reset on an open connection may follow a request that was written.
+    expect(transportFailure(coded('ECONNRESET'), attempt()).notSent).toBe(false);
+  });
+
+  it('"nothing listens" only for a refused connection: a reset on this machine\'s server is not told to start one', () => {
+    const hint = transportFailure(coded('ECONNRESET'), attempt({ base: new URL('http://127.0.0.1:8080') })).error(
+      1,
+    ).hint;
+    expect(hint).toBe('check --base-url and the network, or raise --request-timeout');
+  });
+
+  it('a classified cause without a said setting names --base-url', () => {
+    const notTls = raisedWhileConnecting(coded('ERR_SSL_WRONG_VERSION_NUMBER'));
+    expect(transportFailure(notTls, attempt({ base: new URL('https://127.0.0.1:4010') })).error(1).hint).toBe(
+      'if that port serves plain HTTP, use http:// in --base-url (a key is sent over http only to this machine)',
+    );
+  });
+
   it('a host name that does not resolve: the name and the DNS, not the timeout', () => {
     for (const code of ['ENOTFOUND', 'EAI_AGAIN'])
       expect(transportFailure(coded(code), attempt({ base: new URL('https://api.exmaple.com') })).error(1).hint).toBe(
