@@ -15,6 +15,7 @@ import { scopeOf } from '../journal/history.js';
 import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
+import { shellWord } from '../output/pinned-hint.js';
 import { unitsOf } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, waitForOrder } from './wait.js';
@@ -93,7 +94,9 @@ function placedElsewhere(order: Order, intent: Intent): CliError {
     `the API answered the key ${intent.key} with order ${order.id}, which an earlier request under that key placed, not this run (another config directory or machine ran the same plan, or the key was given again): its codes are not written here, so they are never handed out twice, and nothing was charged now`,
     {
       code: 'order_placed_elsewhere',
-      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: giftcodes order place --product ${intent.productId} --quantity ${intent.quantity}, or run the plan with a --batch of its own`,
+      // The command names the run's environment and codes file: pasted from a live run's hint without them, it
+      // placed a test order, or printed the codes instead of writing them (a review).
+      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}, or run the plan with a --batch of its own`,
     },
   );
 }

@@ -775,9 +775,14 @@ export async function runRows(
   return { results, outcomes, ...(unreachable ? { unreachable } : {}) };
 }
 
-/** The `order place` that orders one row of a plan by itself, with a key of its own, to the row's codes file. */
-function orderByItself(row: Pick<PlanResult, 'productId' | 'quantity' | 'out'>): string {
-  return `giftcodes order place --product ${row.productId} --quantity ${row.quantity}${row.out ? ` --out ${shellWord(row.out)}` : ''}`;
+/**
+ * The `order place` that orders one row of a plan by itself, with a key of its own, to the row's codes file, in
+ * the run's environment: pasted from a live run's hint without --env, it placed a test order (or failed for want
+ * of a test key) and wrote test codes under the live file's name (a review). The profile is pinned by the error
+ * printer (output/pinned-hint.ts).
+ */
+function orderByItself(row: Pick<PlanResult, 'productId' | 'quantity' | 'out'>, environment?: string): string {
+  return `giftcodes order place${environment ? ` --env ${environment}` : ''} --product ${row.productId} --quantity ${row.quantity}${row.out ? ` --out ${shellWord(row.out)}` : ''}`;
 }
 
 /** The codes of refusals that fixing the row's product or quantity in the plan clears (the fixed row has a new key). */
@@ -788,7 +793,11 @@ const PLAN_FIXES = /product|quantity|validation|invalid|not_found|unknown/;
  * error of the row that found the server out of reach, whose hint names what fixes that cause (nothing listens on
  * a loopback port: the reference server's command; a proxy: the proxy), as `order place` alone would say it.
  */
-export function planFailure(results: readonly PlanResult[], unreachable?: CliError): CliError | undefined {
+export function planFailure(
+  results: readonly PlanResult[],
+  unreachable?: CliError,
+  environment?: string,
+): CliError | undefined {
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
   const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
@@ -797,7 +806,12 @@ export function planFailure(results: readonly PlanResult[], unreachable?: CliErr
   const first = tried[0] ?? failed[0]!;
   const endedFailed = tried.find((r) => r.error!.exitCode === ExitCode.orderFailed);
   // Refused by the API for a cause an edit of the plan does not change (not the product or the quantity it names).
-  const refusedOutside = tried.find((r) => r.error!.exitCode === ExitCode.api && !PLAN_FIXES.test(r.error!.code));
+  // The row's key was answered with an order another config directory or machine placed: nothing to fix, nothing
+  // to order again (its hint was "once it is fixed, order it by itself", a second purchase: a review).
+  const elsewhere = tried.find((r) => r.error!.code === 'order_placed_elsewhere');
+  const refusedOutside = tried.find(
+    (r) => r.error!.exitCode === ExitCode.api && !PLAN_FIXES.test(r.error!.code) && r !== elsewhere,
+  );
   // Every failed row certainly unsent: the server was out of reach, and those rows cannot have been charged. Only
   // a run that placed no row says "nothing" (an adversarial review: it was said under "1 of 2 rows ordered").
   const unsent = tried.every((r) => r.error!.notSent);
@@ -822,13 +836,15 @@ export function planFailure(results: readonly PlanResult[], unreachable?: CliErr
           : endedFailed
             ? // The same plan again sends a failed row with its key, and the server answers with the same failed
               // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
-              `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed)}); a new --batch would order every row again`
-            : refusedOutside
-              ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
-                // server that keeps a refusal with its key answered the same for a day, funds added or not (an
-                // adversarial review), and a new --batch would order every row again.
-                `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (${orderByItself(refusedOutside)})`
-              : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+              `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed, environment)}); a new --batch would order every row again`
+            : elsewhere
+              ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing)`
+              : refusedOutside
+                ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
+                  // server that keeps a refusal with its key answered the same for a day, funds added or not (an
+                  // adversarial review), and a new --batch would order every row again.
+                  `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (${orderByItself(refusedOutside, environment)})`
+                : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

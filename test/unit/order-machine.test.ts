@@ -67,7 +67,11 @@ describe('order machine transitions', () => {
     const error = await machine.send().catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: ExitCode.api, code: 'order_placed_elsewhere' });
     expect((error as CliError).message).toContain(`order ${theirs.order.id}`);
-    expect((error as CliError).hint).toContain(`giftcodes order place --product ${intent.productId}`);
+    // The command to order one of one's own names the run's environment: pasted from a live run's hint without
+    // --env, it placed a test order (a review).
+    expect((error as CliError).hint).toContain(
+      `giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}`,
+    );
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.list()).toMatchObject([
       { key: intent.key, outcome: 'refused', error: { code: 'order_placed_elsewhere' } },

@@ -386,6 +386,37 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       expect(planFailure([result(2, { code, message: 'm', exitCode: 4 })])?.hint).not.toContain('keeps its key');
   });
 
+  it("a live run's hint orders the row by itself with --env live: pasted without it, it placed a test order under the live file's name", () => {
+    const refused = result(2, { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 });
+    expect(planFailure([result(1), { ...refused, out: '/srv/codes/steam b2.csv' }], undefined, 'live')?.hint).toContain(
+      "once it is fixed, order it by itself (giftcodes order place --env live --product p --quantity 1 --out '/srv/codes/steam b2.csv')",
+    );
+    const failed = result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 });
+    expect(planFailure([failed], undefined, 'live')?.hint).toContain(
+      '(line 3: giftcodes order place --env live --product p --quantity 1); a new --batch',
+    );
+  });
+
+  it('a row whose key another config directory or machine used (order_placed_elsewhere): nothing to fix, never "order it by itself"', () => {
+    // Its hint was "once it is fixed, order it by itself": a second purchase of an order that exists (a review).
+    const failure = planFailure(
+      [
+        result(1),
+        result(2, {
+          code: 'order_placed_elsewhere',
+          message: 'the API answered the key k2 with order ord_x',
+          exitCode: 4,
+        }),
+      ],
+      undefined,
+      'live',
+    );
+    expect(failure).toMatchObject({ exitCode: 4, code: 'plan_rows_failed' });
+    expect(failure?.hint).toContain("line 2's order was placed by another run of this plan");
+    expect(failure?.hint).not.toContain('order place');
+    expect(failure?.hint).not.toContain('order it by itself');
+  });
+
   it('a failed row without a codes file: its order place names no --out', () => {
     const failure = planFailure([result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 })]);
     expect(failure?.hint).toContain('(line 3: giftcodes order place --product p --quantity 1); a new --batch');

@@ -589,7 +589,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     await deliver(io, journal, () => planSummary(io, results, io.stderrIsTTY ? [story] : []), outcomes);
     await settle(journal, outcomes);
     runSummary(io, story);
-    const failure = planFailure(results, unreachable);
+    const failure = planFailure(results, unreachable, connection.environment);
     if (failure) throw failure;
   } finally {
     for (const lock of outLocks.values()) lock.release();
