@@ -23,7 +23,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
-import { sha256, type Intent } from './intent.js';
+import { INTENT_MAX_AGE_MS, sha256, type Intent } from './intent.js';
 import { readIfThere } from '../files/read-if-there.js';
 import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
@@ -48,6 +48,11 @@ export interface OrderRecord {
   outcome: 'delivered' | 'failed' | 'refused' | 'abandoned' | 'pending';
   out?: string;
   error?: { code: string; message: string };
+  /**
+   * The command that finished an interrupted order in its run's place (`codes get`, `order watch`): its outcome
+   * reached the user there, so the same `order place` run again is a second order (order/place.ts asks first).
+   */
+  finishedBy?: string;
 }
 
 export const DEFAULT_HISTORY_DAYS = 90;
@@ -84,6 +89,11 @@ export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): Order
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a record ended (or, without an end, was last updated) within the 24 hours a server keeps a key. */
+export function endedWithinDay(r: OrderRecord, now: number): boolean {
+  return now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS;
+}
 
 /** When the file at `path` was last written (ms), or undefined when there is none. */
 function modifiedAt(path: string): number | undefined {
@@ -505,6 +515,7 @@ function clean(r: OrderRecord): OrderRecord {
     outcome: r.outcome,
     ...(r.out !== undefined ? { out: r.out } : {}),
     ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
+    ...(typeof r.finishedBy === 'string' ? { finishedBy: r.finishedBy } : {}),
   };
 }
 

@@ -406,7 +406,7 @@ export class Journal {
   settleWhere(
     endingOf: (intent: Intent) => Ending | undefined,
     now: number = Date.now(),
-    o: { out?: string | undefined } = {},
+    o: { out?: string | undefined; finishedBy?: string | undefined } = {},
   ): Promise<Intent[]> {
     return this.withLock(async () => {
       // Never another machine's: it may be running there, between its delivery and its end.
@@ -422,7 +422,7 @@ export class Journal {
               ...intent,
               out: { ...(intent.out ?? { force: false, csvRaw: false }), path: o.out! },
             }));
-      await this.endLocked(ended, (intent) => endingOf(intent)!, { now });
+      await this.endLocked(ended, (intent) => endingOf(intent)!, { now, finishedBy: o.finishedBy });
       return settled;
     });
   }
@@ -501,7 +501,7 @@ export class Journal {
   private async endLocked(
     intents: readonly Intent[],
     ending: Ending | ((intent: Intent) => Ending),
-    o: { error?: CliError | undefined; now?: number; recorded?: boolean } = {},
+    o: { error?: CliError | undefined; now?: number; recorded?: boolean; finishedBy?: string | undefined } = {},
   ): Promise<OrderRecord[]> {
     const now = o.now ?? Date.now();
     const endingOf = typeof ending === 'function' ? ending : () => ending;
@@ -509,6 +509,7 @@ export class Journal {
       ...recordOf(intent, endingOf(intent)),
       endedAt: new Date(now).toISOString(),
       ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+      ...(o.finishedBy ? { finishedBy: o.finishedBy } : {}),
     }));
     if (!o.recorded) {
       try {

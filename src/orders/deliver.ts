@@ -13,6 +13,7 @@ import { failpoint, failpointSync } from '../failpoints.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
+import { unitsOf } from '../output/words.js';
 import { deliver, settle } from './lifecycle.js';
 
 export interface CodesDelivery {
@@ -147,13 +148,21 @@ function unlessInterrupted(error: unknown): undefined {
 /**
  * For the verbs that charge nothing (codes get, order watch): the order's codes (or the order itself) reached
  * the user through `print`, which is the delivery of every interrupted intent of that order on that server.
+ * An interrupted `order place` finished this way is said: its hint had said to run the same command again, which
+ * now places a second order (a review peeked at the codes, ran it again, and was charged twice). A plan's row is
+ * not: the same plan again reads the row's record and orders nothing.
  */
 export async function deliverFetched(
   io: Io,
   journal: Journal,
   print: () => void | Promise<void>,
-  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed'; out?: string },
+  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed'; out?: string; by: string },
 ): Promise<void> {
   await deliver(io, journal, print, delivery);
-  await settle(journal, delivery);
+  const settled = await settle(journal, delivery);
+  if (delivery.ending === 'failed') return;
+  for (const intent of settled.filter((i) => !i.key.startsWith('plan-')))
+    io.say(
+      `this finished the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}, started ${intent.createdAt}): its ${delivery.codes ? 'codes' : 'order'} reached you here, so that order place run again places a second order`,
+    );
 }

@@ -85,6 +85,8 @@ export type Delivery =
       ending?: Outcome['ending'];
       /** Where the codes went this time (a file's absolute path, or '-'): the records of the intents it ends name it. */
       out?: string;
+      /** The command that fetched it (codes get, order watch): the records of the intents it ends name it. */
+      by?: string;
     };
 
 /**
@@ -117,28 +119,27 @@ export async function deliver(
  * ends (their records were written by deliver). For an order fetched by watch or codes get: every
  * interrupted intent of it, unless its codes file was not what reached the user.
  */
-export async function settle(journal: Journal, delivery: Delivery, now: number = Date.now()): Promise<void> {
+export async function settle(journal: Journal, delivery: Delivery, now: number = Date.now()): Promise<Intent[]> {
   if ('orderId' in delivery) {
     // Order ids are one server's names: the same id on another server (test and live, two services) is another order.
-    const { orderId, baseUrl, codes, ending = 'delivered', out } = delivery;
-    await journal.settleWhere(
+    const { orderId, baseUrl, codes, ending = 'delivered', out, by } = delivery;
+    const settled = await journal.settleWhere(
       (intent) =>
         intent.orderId === orderId && intent.baseUrl === baseUrl && (!intent.out || codes || ending === 'failed')
           ? LIFECYCLE[ending].ends
           : undefined,
       now,
-      { out: codes ? out : undefined },
+      { out: codes ? out : undefined, finishedBy: by },
     );
-  } else {
-    if (delivery.length === 0) return;
-    const endings = new Map(delivery.map((o) => [o.intent.key, LIFECYCLE[o.ending].ends!]));
-    await journal.end(
-      delivery.map((o) => o.intent),
-      (intent) => endings.get(intent.key)!,
-      { recorded: true, now },
-    );
+    await failpoint(LIFECYCLE.resolved.failpoint!);
+    return settled;
   }
+  if (delivery.length === 0) return [];
+  const endings = new Map(delivery.map((o) => [o.intent.key, LIFECYCLE[o.ending].ends!]));
+  const ended = delivery.map((o) => o.intent);
+  await journal.end(ended, (intent) => endings.get(intent.key)!, { recorded: true, now });
   await failpoint(LIFECYCLE.resolved.failpoint!);
+  return ended;
 }
 
 /**

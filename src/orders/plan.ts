@@ -11,10 +11,10 @@ import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import { inScope, type OrderRecord, type Scope } from '../journal/history.js';
+import { endedWithinDay, inScope, type OrderRecord, type Scope } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { INTENT_MAX_AGE_MS, keyIdOf, sha256 } from '../journal/intent.js';
+import { keyIdOf, sha256 } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
@@ -356,11 +356,6 @@ export interface RowDeps {
  */
 export function deliveredHere(record: OrderRecord | undefined, scope: Scope): OrderRecord | undefined {
   return record?.outcome === 'delivered' && inScope(record, scope) ? record : undefined;
-}
-
-/** Whether a record ended (or, without an end, was last updated) within the 24 hours a server keeps a key. */
-function endedWithinDay(r: OrderRecord, now: number): boolean {
-  return now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS;
 }
 
 /** Whether a key is a row key of this plan family (rowKey: `plan-`, the family's 12 hex digits, the row's 12). */

@@ -7,6 +7,7 @@ import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
 import { sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
+import { endedWithinDay, inScope, scopeOf, type OrderRecord } from '../journal/history.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
@@ -67,6 +68,35 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
   // isAlive is false for another machine's run: its pid says nothing here.
   return intents.find((intent) => sameOrder(intent, spec) && intent.owner.pid !== process.pid && isAlive(intent.owner))
     ?.owner.pid;
+}
+
+/**
+ * A record of this very request (no --idempotency-key: a key given names one order, and the journal refuses its
+ * reuse) whose interrupted run `codes get` or `order watch` finished in its place within the last day
+ * (OrderRecord.finishedBy): that run's hint said to run the same command again, which is now a second order. A
+ * review peeked at the codes of an interrupted order, ran the command again, and was charged twice; order place
+ * says so first, and asks at a terminal.
+ */
+export function finishedInItsPlace(
+  journal: Journal,
+  spec: OrderSpec,
+  key: string | undefined,
+  now: number = Date.now(),
+): OrderRecord | undefined {
+  if (key !== undefined) return undefined;
+  const scope = scopeOf(spec);
+  return journal.history
+    .list()
+    .find(
+      (r) =>
+        r.finishedBy !== undefined &&
+        r.outcome === 'delivered' &&
+        r.productId === spec.productId &&
+        r.quantity === spec.quantity &&
+        r.profile === spec.profile &&
+        inScope(r, scope) &&
+        endedWithinDay(r, now),
+    );
 }
 
 /**

@@ -188,9 +188,44 @@ describe('deliverFetched', () => {
       orderId,
       baseUrl: servers.server.url,
       codes: false,
+      by: 'order watch',
     });
     expect(c.out()).toBe(`${orderId} completed\n`);
     expect(journal.read().intents).toEqual([]);
-    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'delivered', orderId });
+    // The record names what finished it in its run's place: the same order place again is a second order.
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({
+      outcome: 'delivered',
+      orderId,
+      finishedBy: 'order watch',
+    });
+    // And the person is told so: the interrupted run's hint had said to run the same command again (a review ran
+    // it again after peeking at the codes, and was charged twice).
+    expect(c.err()).toContain(
+      `this finished the interrupted order place of 2 × amazon-us-25 (key ${intent.key}, started ${intent.createdAt}): its order reached you here, so that order place run again places a second order`,
+    );
+  });
+
+  it("a plan row's intent is finished without a word: the same plan again reads its record and orders nothing", async () => {
+    const { orderId } = await order();
+    const journal = freshJournal();
+    const { intent } = await journal.begin({
+      profile: 'default',
+      environment: 'test',
+      baseUrl: servers.server.url,
+      keyId: keyIdOf(KEY),
+      productId: 'amazon-us-25',
+      quantity: 2,
+      key: 'plan-0123456789ab0123456789ab',
+    });
+    journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+    const c = capturedIo();
+    await deliverFetched(c.io, journal, () => undefined, {
+      orderId,
+      baseUrl: servers.server.url,
+      codes: false,
+      by: 'order watch',
+    });
+    expect(journal.read().intents).toEqual([]);
+    expect(c.err()).not.toContain('this finished');
   });
 });

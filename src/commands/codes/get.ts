@@ -68,6 +68,7 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
         baseUrl: api.baseUrl,
         codes: false,
         ending: 'failed',
+        by: 'codes get',
       });
     }
     throw error;
@@ -132,6 +133,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       baseUrl: api.baseUrl,
       codes: true,
       out: '-',
+      by: 'codes get',
     });
     return;
   }
@@ -176,6 +178,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     baseUrl: api.baseUrl,
     codes: true,
     out: result.path,
+    by: 'codes get',
   });
   const { runSummary } = await import('../../output/progress.js');
   runSummary(

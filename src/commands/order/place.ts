@@ -166,7 +166,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     api,
     { keyIdOf },
     { driveIntent, finish },
-    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate },
+    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, finishedInItsPlace },
     { sayReached },
   ] = await Promise.all([
     deps.journal(),
@@ -230,6 +230,24 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         deps.io.say(
           `another giftcodes run (pid ${other}) is placing ${what} right now: this run places a second order, with its own key`,
         );
+    }
+    // The same request whose interrupted run codes get or order watch finished meanwhile: its hint had said to run
+    // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
+    const finished =
+      other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined
+        ? finishedInItsPlace(journal, spec, options.idempotencyKey)
+        : undefined;
+    if (finished !== undefined) {
+      const what = unitsOf(options.quantity, options.product);
+      const was = `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${finished.out === '-' ? 'written to standard output' : `in ${finished.out}`})` : ''}`;
+      if (deps.io.canPrompt && !yesGiven) {
+        const again = await deps.io.confirm(
+          `${was[0]!.toUpperCase()}${was.slice(1)}. Place a second order of ${what}?`,
+          '--yes',
+          'a second order',
+        );
+        if (!again) throw new InterruptedError('cancelled: nothing was sent');
+      } else deps.io.say(`${was}: this run places a second order of ${what}, with its own key`);
     }
     // An interrupted live order run again is resumed, not asked about: it was confirmed when it was placed, and it
     // may be charged already. Asking again read as a new order, and "no" said nothing was sent. Its key goes to

@@ -134,6 +134,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     baseUrl: api.baseUrl,
     codes: written !== undefined,
     ...(failure ? { ending: 'failed' as const } : {}),
+    by: 'order watch',
   });
   if (failure) throw failure;
 }

@@ -1,0 +1,67 @@
+// An interrupted `order place` whose order a person then read with `codes get` (or `order watch`): that command
+// finished it in its run's place, so the interrupted run's hint ("run the same command again") now places a
+// second order. A review peeked at the codes, ran the same command again, and was charged twice without a word.
+// Now codes get says what it finished, and the same order place asks first at a terminal, and says it elsewhere.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ledger, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const served = servedApi(['--fulfil-after', '4000'], { login: true });
+const inTerminal = giftcodesTerminals();
+
+describe('an interrupted order place finished by codes get, then the same command again', () => {
+  it('codes get says it finished it; the same command asks at a terminal (No sends nothing), and says so without one', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const out = join(tempDir(), 'codes.csv');
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--out', out];
+    const before = (await ledger(server)).orders.length;
+
+    // Placed, then stopped while it waits for the order to complete (its codes not written yet).
+    const first = spawnCli(place, { configDir, baseUrl });
+    first.proc.stdin?.end();
+    for (let i = 0; i < 200 && (await ledger(server)).orders.length === before; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    first.proc.kill('SIGTERM');
+    const stopped = await first.result;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('run the same command again');
+
+    const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
+    const { orderId, key } = (JSON.parse(pending.stdout) as { orderId: string; key: string }[])[0]!;
+    expect(orderId).toMatch(/^ord_/);
+
+    // The person peeks at the codes: this ends the interrupted order, and says so.
+    const peek = await runCli(['codes', 'get', orderId, '--wait', '--out', '-'], { configDir, baseUrl });
+    expect(peek.code, peek.stderr).toBe(0);
+    expect(unstamped(peek.stderr)).toContain(
+      `this finished the interrupted order place of 3 × amazon-us-25 (key ${key}, started `,
+    );
+    expect(peek.stderr).toContain('so that order place run again places a second order');
+
+    // At a terminal the same command asks first; No sends nothing.
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: baseUrl });
+    // Wrapped at the terminal's width: the words are matched across its lines.
+    const question = (await t.waitFor(/Place a second order of 3 × amazon-us-25\?/)).replace(/\s+/g, ' ');
+    expect(question).toMatch(
+      new RegExp(
+        `The interrupted order ${orderId} of 3 × amazon-us-25 was finished by codes get at \\S+ \\(its codes written to standard output\\)\\. Place a second order`,
+      ),
+    );
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+
+    // Without a terminal: said on stderr, then the second order (a script asked for it).
+    const again = await runCli([...place, '--force'], { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    expect(unstamped(again.stderr)).toContain(
+      `the interrupted order ${orderId} of 3 × amazon-us-25 was finished by codes get at `,
+    );
+    expect(again.stderr).toContain(
+      '(its codes written to standard output): this run places a second order of 3 × amazon-us-25, with its own key',
+    );
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+  }, 300_000);
+});
