@@ -28,6 +28,7 @@ import { readIfThere } from '../files/read-if-there.js';
 import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
 import { pidAlive } from './owner.js';
+import { orderOutcome } from '../api/outcome.js';
 
 export interface OrderRecord {
   key: string;
@@ -103,6 +104,24 @@ function modifiedAt(path: string): number | undefined {
     return undefined;
   }
 }
+/**
+ * A record's outcome, given the last status the API gave its order. An order whose id (or codes) reached the user
+ * is `delivered`; one the API reports failed afterwards (placed without --out, then `codes get --wait`, `order watch`
+ * or `order show` read `failed`) is `failed`: `order list --status delivered` listed it, and at 80 columns, with
+ * STATUS left out, its row read "order placed". Read this way too, a record noted before statuses moved outcomes.
+ */
+export function outcomeOf(r: OrderRecord): OrderRecord['outcome'] {
+  return r.outcome === 'delivered' && r.status !== undefined && orderOutcome(r.status) === 'failed'
+    ? 'failed'
+    : r.outcome;
+}
+
+/** The record with a status read of its order now (order show, watch, codes get, order list --refresh, a plan's re-read), its outcome moved by it (outcomeOf). */
+export function withStatus(r: OrderRecord, status: string, now: number): OrderRecord {
+  const next = { ...r, status, updatedAt: new Date(now).toISOString() };
+  return { ...next, outcome: outcomeOf(next) };
+}
+
 /** Every outcome a record can have, in the order `order list --status` names them. */
 export const OUTCOMES: readonly OrderRecord['outcome'][] = ['delivered', 'failed', 'refused', 'abandoned', 'pending'];
 /**

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import {
   inScope,
   newestFirst,
+  outcomeOf,
   OUTCOMES,
   recordOf,
   STATUS_WORDS,
@@ -17,9 +18,15 @@ import { majorUnits } from '../money.js';
 import { nearestIds } from './products.js';
 import { unitsOf } from '../output/words.js';
 
-/** Every order this machine placed or tried: unresolved intents first merged in, newest first. */
+/**
+ * Every order this machine placed or tried: unresolved intents first merged in, newest first. A record's outcome is
+ * read with its last status (history.ts outcomeOf): one noted `failed` before statuses moved outcomes reads failed.
+ */
 export function allRecords(history: History, intents: readonly Intent[]): OrderRecord[] {
-  const ended = history.list();
+  const ended = history.list().map((r) => {
+    const outcome = outcomeOf(r);
+    return outcome === r.outcome ? r : { ...r, outcome };
+  });
   // A key is one order per scope (server, environment, API key): an intent is hidden only by its own scope's record.
   const byKey = new Map<string, OrderRecord[]>();
   for (const r of ended) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);

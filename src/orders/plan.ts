@@ -11,7 +11,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import { endedWithinDay, inScope, type OrderRecord, type Scope } from '../journal/history.js';
+import { endedWithinDay, inScope, withStatus, type OrderRecord, type Scope } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { keyIdOf, sha256 } from '../journal/intent.js';
@@ -706,7 +706,7 @@ export async function runRows(
     try {
       const order = await api.getOrder(earlier.orderId);
       if (typeof order.status === 'string' && order.status !== earlier.status && earlier.outcome !== 'pending')
-        reread.push({ ...earlier, status: order.status, updatedAt: new Date().toISOString() });
+        reread.push(withStatus(earlier, order.status, Date.now()));
       return { order, read: true };
     } catch (error) {
       if (signal.aborted) throw error;

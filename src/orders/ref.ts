@@ -7,7 +7,7 @@ import type { Deps, Target } from '../commands/deps.js';
 import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
 import { EnvironmentConflict } from '../config/resolve.js';
-import type { OrderRecord } from '../journal/history.js';
+import { withStatus, type OrderRecord } from '../journal/history.js';
 import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, resolveRef } from './history-query.js';
@@ -216,14 +216,17 @@ const NOTE_WAIT_MS = 2_000;
 
 /**
  * The status a command just read of a recorded order becomes the record's, so `order list` shows the last
- * one any command saw. Unresolved intents are the journal's to change (their status is written when they end).
+ * one any command saw, and the outcome it gives (history.ts withStatus: a delivered order the API failed since is
+ * failed). Unresolved intents are the journal's to change (their status is written when they end).
  */
 export async function noteStatus(journal: Journal, ref: OrderRef, status: unknown, now: number): Promise<void> {
   const record = ref.record;
-  if (!record || typeof status !== 'string' || status === record.status || record.outcome === 'pending') return;
+  if (!record || typeof status !== 'string' || record.outcome === 'pending') return;
+  const next = withStatus(record, status, now);
+  if (next.status === record.status && next.outcome === record.outcome) return;
   try {
     // Under the journal's lock, waited for briefly: a read command never stands behind a long turn for a note.
-    await journal.recordStatuses([{ ...record, status, updatedAt: new Date(now).toISOString() }], NOTE_WAIT_MS);
+    await journal.recordStatuses([next], NOTE_WAIT_MS);
   } catch {
     // The record is a convenience: failing to update it must never fail the command that read the order.
   }

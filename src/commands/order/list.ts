@@ -229,8 +229,9 @@ async function amounts(
 async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise<Map<string, string>> {
   const pending = new Map<string, string>();
   if (targets.length === 0) return pending;
-  const [{ clientAt, describeTarget, placedWith, sameTarget }, journal, current] = await Promise.all([
+  const [{ clientAt, describeTarget, placedWith, sameTarget }, { withStatus }, journal, current] = await Promise.all([
     import('../../orders/ref.js'),
+    import('../../journal/history.js'),
     deps.journal(),
     deps.currentTarget().catch(() => undefined),
   ]);
@@ -290,7 +291,7 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
         // An unresolved intent belongs to the journal (order resume finishes it): only ended records are rewritten.
         if (status !== undefined && pendingKeys.has(record.key)) pending.set(record.key, status);
         else if (status !== undefined && status !== record.status)
-          refreshed.push({ ...record, status, updatedAt: new Date(deps.now()).toISOString() });
+          refreshed.push(withStatus(record, status, deps.now()));
       } catch (error) {
         failures.push(`${record.orderId}: ${error instanceof Error ? error.message : String(error)}`);
       }
