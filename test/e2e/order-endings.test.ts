@@ -78,6 +78,32 @@ describe('order watch endings', () => {
     });
   });
 
+  it('an order placed without waiting that the API later fails reads as failed in order list, not delivered', async () => {
+    await withServer(['--fulfil-after', '300', '--fail-orders', '1'], async (server) => {
+      const configDir = await loggedIn(server);
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--json'], {
+        configDir,
+      });
+      expect(placed.code, placed.stderr).toBe(0);
+      const id = (JSON.parse(placed.stdout) as { id: string }).id;
+      const out = join(tempDir(), 'f.csv');
+      const got = await runCli(['codes', 'get', id, '--wait', '--interval', '0.1', '--out', out], { configDir });
+      expect(got.code, got.stderr).toBe(6);
+
+      const delivered = await runCli(['order', 'list', '--status', 'delivered', '--json'], { configDir });
+      expect(JSON.parse(delivered.stdout)).toEqual([]);
+      const failed = await runCli(['order', 'list', '--status', 'failed', '--json'], { configDir });
+      expect(JSON.parse(failed.stdout)).toMatchObject([{ orderId: id, status: 'failed', outcome: 'failed' }]);
+      const queried = await runCli(['order', 'list', '--query', "[?outcome=='delivered'].orderId"], { configDir });
+      expect(JSON.parse(queried.stdout)).toEqual([]);
+      const csv = await runCli(['order', 'list', '--format', 'csv'], { configDir });
+      expect(csv.stdout.split('\n')[1]).toContain(`,${id},amazon-us-25,3,failed,failed,`);
+      const text = await runCli(['order', 'list'], { configDir });
+      const row = text.stdout.split('\n').find((line) => line.startsWith(id));
+      expect(row).toMatch(/ failed +order failed /);
+    });
+  });
+
   it('exits 7 on --timeout, keeping a waiting place to resume', async () => {
     await withServer(['--fulfil-after', '60000'], async (server) => {
       const configDir = await loggedIn(server);

@@ -101,6 +101,16 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   // placed it, else the server's word with --wait (an API that ends the list early, or says the order is for fewer
   // codes than were ordered, must not pass for the order; order watch holds the same rule).
   let expected: number | undefined = ref.record?.quantity;
+  // A failed order's status is noted as any other read (the record's outcome moves to failed, history.ts withStatus):
+  // the status the wait read, else `failed` where the codes were refused for it (export/write.ts, order_failed).
+  const noteFailed = async (error: unknown): Promise<never> => {
+    if (error instanceof OrderFailedError) {
+      const { OrderEndedError } = await import('../../orders/wait.js');
+      const status = error instanceof OrderEndedError ? error.order.status : 'failed';
+      await noteStatus(await deps.journal(), ref, status, deps.now());
+    }
+    throw error;
+  };
   if (options.wait) {
     const { waitForOrder } = await import('../../orders/wait.js');
     const order = await waitForOrder({
@@ -110,7 +120,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       signal: deps.signal,
       intervalS: options.interval ?? DEFAULT_INTERVAL_S,
       timeoutS: options.timeout,
-    });
+    }).catch(noteFailed);
     await noteStatus(await deps.journal(), ref, order.status, deps.now());
     expected ??= orderQuantity(order);
   }
@@ -154,7 +164,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     signal: deps.signal,
     recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),
     existing,
-  });
+  }).catch(noteFailed);
   // The codes went to the file: stdout holds where (--json), else a notice says it.
   const sealed = options.encryptTo?.length ?? 0;
   const print = async (): Promise<void> => {
