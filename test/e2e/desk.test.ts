@@ -72,8 +72,10 @@ describe('order list and order show <ref>', () => {
     const shown = await runCli(['order', 'show', records[0]!.key], { configDir });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`\nkey          ${records[0]!.key}\n`);
+    // The order completes 300 ms after it was placed: by this read it may have (words for that below).
+    const ended = shown.stdout.includes('\nstatus       completed\n');
     expect(shown.stdout).toContain(
-      `\nhere         unfinished: its run ended before the order did; finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${records[0]!.key}\n`,
+      `\nhere         ${ended ? 'completed on the server; its run here ended before recording it' : 'unfinished: its run ended before the order did'}; finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${records[0]!.key}\n`,
     );
     const table = await runCli(['order', 'list', '--product', 'steam-us-20'], { configDir });
     expect(table.stdout).toContain('unfinished: resume it');
@@ -204,6 +206,29 @@ describe('order list and order show <ref>', () => {
     const again = await runCli(['order', 'watch', left!.orderId!, '--interval', '0.1'], { configDir });
     expect(again.stdout + again.stderr).toContain(`its codes were written to ${out} here`);
     expect(again.stdout + again.stderr).not.toContain('codes get');
+  });
+
+  // A support walkthrough: order place --out interrupted while it wrote the codes of an order that had completed;
+  // order show said "status completed" and "unfinished: its run ended before the order did", as if it had not ended.
+  it('order show of a completed order whose codes were not written here says so, and how to finish', async () => {
+    const configDir = await loggedIn(served.server);
+    const out = join(tempDir(), 'partial.xlsx');
+    const killed = await runCli(['order', 'place', '--product', 'apple-us-50', '--quantity', '2', '--out', out], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'codes.tmp-written=kill' },
+    });
+    expect(killed.signal ?? killed.code).not.toBe(0);
+    const [left] = await list(configDir);
+    expect(left).toMatchObject({ outcome: 'pending', status: 'completed' });
+    const shown = await runCli(['order', 'show', left!.orderId!], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('\nstatus       completed\n');
+    expect(shown.stdout).toContain(
+      `\nhere         completed on the server; its codes were not written here yet (${out}); finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${left!.key}\n`,
+    );
+    expect(shown.stdout).not.toContain('before the order did');
+    expect((await runCli(['order', 'resume', left!.key], { configDir })).code).toBe(0);
+    expect(existsSync(out)).toBe(true);
   });
 
   it('--refresh reads each order with the key it was placed with; one whose key is gone is said, not read', async () => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { orderOutcome } from '../../api/outcome.js';
 import type { Order } from '../../api/schemas.js';
 import { ExitCode, isCliError } from '../../errors.js';
 import type { OrderRecord } from '../../journal/history.js';
@@ -58,7 +59,7 @@ export async function run(
   await printOrder(
     deps.io,
     order,
-    ref.record ? await localRows(journal, ref.record, deps.io.env.GIFTCODES_CONFIG_DIR) : [],
+    ref.record ? await localRows(journal, ref.record, deps.io.env.GIFTCODES_CONFIG_DIR, order.status) : [],
   );
 }
 
@@ -117,12 +118,14 @@ function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise
 /**
  * What this machine did with the order, which the API cannot say: its key, and whether its codes reached the user
  * here. A completed order whose run was killed before writing its --out file reads "completed" at the API; a
- * support agent must see that the codes never arrived, and how to finish.
+ * support agent must see that the codes never arrived, and how to finish. `status`: the order's status as the API
+ * gave it now, else as this machine last read it.
  */
 async function localRows(
   journal: Journal,
   record: OrderRecord,
   configDir: string | undefined,
+  status: string | undefined = record.status,
 ): Promise<[string, string][]> {
   const rows: [string, string][] = [['key', record.key]];
   // A pending record is its intent's (recordOf), --out included.
@@ -141,7 +144,7 @@ async function localRows(
         running
           ? `being placed by a giftcodes run now (pid ${intent.owner.pid})`
           : // The command runs where this one did: with its config directory when one was given (a cron job's).
-            `unfinished: its run ended before the order did${file ? ` (its codes go to ${file})` : ''}; ${pinnedHint(pendingWayOut(record)!, { configDir })}`,
+            unfinishedHere(file, status, pinnedHint(pendingWayOut(record)!, { configDir })),
       ]);
       break;
     }
@@ -158,4 +161,20 @@ async function localRows(
       break;
   }
   return rows;
+}
+
+/**
+ * The `here` of an order whose run ended before it was finished here. While the order is in progress its run ended
+ * before the order did. Once the order has ended on the server, what is unfinished is this machine's part: an
+ * `order place --out` interrupted while it wrote the codes read "its run ended before the order did" beside
+ * `status completed`, which support read as the order not having ended. `file`: where its codes go.
+ */
+export function unfinishedHere(file: string | undefined, status: string | undefined, wayOut: string): string {
+  const ended = status === undefined ? 'in_progress' : orderOutcome(status);
+  if (ended === 'completed')
+    return file
+      ? `completed on the server; its codes were not written here yet (${file}); ${wayOut}`
+      : `completed on the server; its run here ended before recording it; ${wayOut}`;
+  if (ended === 'failed') return `failed on the server; its run here ended before recording it; ${wayOut}`;
+  return `unfinished: its run ended before the order did${file ? ` (its codes go to ${file})` : ''}; ${wayOut}`;
 }
