@@ -105,21 +105,25 @@ function modifiedAt(path: string): number | undefined {
   }
 }
 /**
- * A record's outcome, given the last status the API gave its order. An order whose id (or codes) reached the user
- * is `delivered`; one the API reports failed afterwards (placed without --out, then `codes get --wait`, `order watch`
- * or `order show` read `failed`) is `failed`: `order list --status delivered` listed it, and at 80 columns, with
- * STATUS left out, its row read "order placed". Read this way too, a record noted before statuses moved outcomes.
+ * A record's outcome as `order list` shows it, given the last status the API gave its order. An order placed
+ * without a codes file is `delivered` once its id reached the user; one the API reports failed afterwards (then
+ * `codes get --wait`, `order watch` or `order show` read `failed`) reads `failed`: `order list --status delivered`
+ * listed it, and at 80 columns, with STATUS left out, its row read "order placed". Only the view moves: the stored
+ * outcome stays, since a plan's re-run reads `delivered` as "this row's order reached you, never order it again by
+ * itself" and the codes-file check as "this file holds its codes" (a refunded order's codes file still holds them).
  */
 export function outcomeOf(r: OrderRecord): OrderRecord['outcome'] {
-  return r.outcome === 'delivered' && r.status !== undefined && orderOutcome(r.status) === 'failed'
+  return r.outcome === 'delivered' &&
+    r.out === undefined &&
+    r.status !== undefined &&
+    orderOutcome(r.status) === 'failed'
     ? 'failed'
     : r.outcome;
 }
 
-/** The record with a status read of its order now (order show, watch, codes get, order list --refresh, a plan's re-read), its outcome moved by it (outcomeOf). */
+/** The record with a status read of its order now (order show, watch, codes get, order list --refresh, a plan's re-read). */
 export function withStatus(r: OrderRecord, status: string, now: number): OrderRecord {
-  const next = { ...r, status, updatedAt: new Date(now).toISOString() };
-  return { ...next, outcome: outcomeOf(next) };
+  return { ...r, status, updatedAt: new Date(now).toISOString() };
 }
 
 /** Every outcome a record can have, in the order `order list --status` names them. */

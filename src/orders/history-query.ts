@@ -20,7 +20,7 @@ import { unitsOf } from '../output/words.js';
 
 /**
  * Every order this machine placed or tried: unresolved intents first merged in, newest first. A record's outcome is
- * read with its last status (history.ts outcomeOf): one noted `failed` before statuses moved outcomes reads failed.
+ * read with its last status (history.ts outcomeOf): an order placed without a codes file that the API failed since reads failed.
  */
 export function allRecords(history: History, intents: readonly Intent[]): OrderRecord[] {
   const ended = history.list().map((r) => {

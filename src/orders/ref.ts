@@ -216,17 +216,15 @@ const NOTE_WAIT_MS = 2_000;
 
 /**
  * The status a command just read of a recorded order becomes the record's, so `order list` shows the last
- * one any command saw, and the outcome it gives (history.ts withStatus: a delivered order the API failed since is
- * failed). Unresolved intents are the journal's to change (their status is written when they end).
+ * one any command saw (and the outcome it reads with: history.ts outcomeOf). Unresolved intents are the journal's
+ * to change (their status is written when they end).
  */
 export async function noteStatus(journal: Journal, ref: OrderRef, status: unknown, now: number): Promise<void> {
   const record = ref.record;
-  if (!record || typeof status !== 'string' || record.outcome === 'pending') return;
-  const next = withStatus(record, status, now);
-  if (next.status === record.status && next.outcome === record.outcome) return;
+  if (!record || typeof status !== 'string' || status === record.status || record.outcome === 'pending') return;
   try {
     // Under the journal's lock, waited for briefly: a read command never stands behind a long turn for a note.
-    await journal.recordStatuses([next], NOTE_WAIT_MS);
+    await journal.recordStatuses([withStatus(record, status, now)], NOTE_WAIT_MS);
   } catch {
     // The record is a convenience: failing to update it must never fail the command that read the order.
   }

@@ -1,6 +1,7 @@
 // An order placed here without --out is `delivered` (its id reached the user); the API may fail it afterwards. The
-// status a later read gives it moves the record's outcome to failed: `order list --status delivered` listed such an
-// order, its CSV said `failed,delivered`, and at 80 columns (STATUS left out) its row read "order placed".
+// status a later read gives it makes order list read its outcome as failed: `order list --status delivered` listed
+// such an order, its CSV said `failed,delivered`, and at 80 columns (STATUS left out) its row read "order placed".
+// The stored outcome stays delivered: a plan's re-run and the codes-file check read it (history.ts outcomeOf).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +37,11 @@ describe('outcomeOf', () => {
     expect(outcomeOf(recordAt('k', AT, { orderId: 'ord_k' }))).toBe('delivered');
   });
 
+  it('an order whose codes reached the user (a codes file, or stdout) stays delivered, refunded or not', () => {
+    for (const out of ['/srv/codes.csv', '-'])
+      expect(outcomeOf(recordAt('k', AT, { orderId: 'ord_k', status: 'refunded', out }))).toBe('delivered');
+  });
+
   it('the other outcomes are their own, whatever the status', () => {
     for (const outcome of ['failed', 'refused', 'abandoned', 'pending'] as const)
       expect(outcomeOf(recordAt('k', AT, { outcome, status: 'failed' }))).toBe(outcome);
@@ -44,14 +50,13 @@ describe('outcomeOf', () => {
 });
 
 describe('withStatus', () => {
-  it('sets the status and when it was read, and moves a delivered outcome to failed', () => {
+  it('sets the status and when it was read; the stored outcome stays (a plan re-run reads it)', () => {
     const now = Date.parse('2026-01-02T03:04:05.000Z');
     const placed = recordAt('k', AT, { orderId: 'ord_k', status: 'pending' });
     expect(withStatus(placed, 'failed', now)).toEqual({
       ...placed,
       status: 'failed',
       updatedAt: '2026-01-02T03:04:05.000Z',
-      outcome: 'failed',
     });
     expect(withStatus(placed, 'processing', now)).toEqual({
       ...placed,
@@ -64,23 +69,20 @@ describe('withStatus', () => {
 });
 
 describe('a failed status noted of a delivered order (order show, watch, codes get)', () => {
-  it('is written with the outcome failed, and order list reads, filters and words it as failed', async () => {
+  it('is written, and order list reads, filters and words it as failed; the record itself stays delivered', async () => {
     const { journal, record } = journalWith('pending');
     await noteStatus(journal, { record } as OrderRef, 'failed', Date.now());
-    expect(journal.history.get('k', SCOPE)).toMatchObject({ status: 'failed', outcome: 'failed' });
+    expect(journal.history.get('k', SCOPE)).toMatchObject({ status: 'failed', outcome: 'delivered' });
     const records = allRecords(journal.history, []);
     expect(filterRecords(records, { status: 'delivered' })).toEqual([]);
     expect(filterRecords(records, { status: 'failed' }).map((r) => r.orderId)).toEqual(['ord_k']);
     expect(outcomeWords(records[0]!)).toBe('order failed');
   });
 
-  it('a record noted failed before (its outcome left delivered) is read as failed, and rewritten when read again', async () => {
-    const { journal, record } = journalWith('failed');
+  it('a record noted failed before is read as failed too', () => {
+    const { journal } = journalWith('failed');
     const [read] = allRecords(journal.history, []);
     expect(read).toMatchObject({ status: 'failed', outcome: 'failed' });
-    // The same status read again: the record itself is put right.
-    await noteStatus(journal, { record } as OrderRef, 'failed', Date.now());
-    expect(journal.history.get('k', SCOPE)?.outcome).toBe('failed');
   });
 
   it('a status that moves nothing is not written again', async () => {

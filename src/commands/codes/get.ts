@@ -101,7 +101,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   // placed it, else the server's word with --wait (an API that ends the list early, or says the order is for fewer
   // codes than were ordered, must not pass for the order; order watch holds the same rule).
   let expected: number | undefined = ref.record?.quantity;
-  // A failed order's status is noted as any other read (the record's outcome moves to failed, history.ts withStatus):
+  // A failed order's status is noted as any other read (order list reads its outcome as failed, history.ts outcomeOf):
   // the status the wait read, else `failed` where the codes were refused for it (export/write.ts, order_failed).
   const noteFailed = async (error: unknown): Promise<never> => {
     if (error instanceof OrderFailedError) {
