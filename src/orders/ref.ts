@@ -32,6 +32,56 @@ export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
   return refOf(deps, ref, localRecord(await deps.journal(), ref));
 }
 
+/** Quotes and brackets a pasted ref comes wrapped in, each opening character with the closing ones it takes. */
+const WRAPPERS: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '`': '`',
+  '“': '”“',
+  '‘': '’‘',
+  '„': '“”',
+  '”': '”',
+  '’': '’',
+  '<': '>',
+  '(': ')',
+  '[': ']',
+  '{': '}',
+};
+const CLOSERS = new Set(Object.values(WRAPPERS).join(''));
+
+/** The whole order id of openapi.yaml (`ord_` and 24 hex digits), in any case. */
+const ORDER_ID = /^ord_[0-9a-f]{24}$/i;
+
+/**
+ * A ref as pasted (from JSON output, a chat, a sentence, an e-mail): without the spaces, quotes, backticks,
+ * angle brackets and brackets around it, layer after layer, or the full stop, comma, semicolon or colon after it;
+ * a whole order id typed in capitals (read out over the phone) in the lower case openapi.yaml gives ids. Only
+ * what cannot be part of an order id is dropped; an idempotency key may hold such characters (place.ts takes any
+ * printable ASCII) and keeps its case, so the callers try the ref as typed first. Nothing left: the ref as typed.
+ */
+export function cleanRef(typed: string): string {
+  let ref = typed.trim();
+  for (let before = ''; ref !== before;) {
+    before = ref;
+    ref = ref.replace(/[.,;:]+$/, '').trim();
+    const first = ref[0] ?? '';
+    const last = ref.at(-1) ?? '';
+    const closing = WRAPPERS[first];
+    if (ref.length >= 2 && closing?.includes(last)) ref = ref.slice(1, -1).trim();
+    // One side of a pair alone (`ord_…)` from "(see ord_…)"): dropped when its partner is nowhere in the ref.
+    else if (closing !== undefined && ![...closing].some((c) => ref.includes(c, 1))) ref = ref.slice(1).trim();
+    else if (CLOSERS.has(last) && !openerOf(last).some((c) => ref.slice(0, -1).includes(c)))
+      ref = ref.slice(0, -1).trim();
+  }
+  if (ref === '') return typed;
+  return ORDER_ID.test(ref) ? ref.toLowerCase() : ref;
+}
+
+/** The opening characters a closing one ends. */
+function openerOf(closer: string): string[] {
+  return Object.keys(WRAPPERS).filter((opener) => WRAPPERS[opener]!.includes(closer));
+}
+
 /** What became of an order the API gave no id, in order list's words. */
 const NO_ID_WORDS: Partial<Record<OrderRecord['outcome'], string>> = {
   refused: 'it was not placed',
@@ -48,7 +98,8 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
         code: 'ref_is_api_key',
         hint: 'name the order by its id (ord_…) or its idempotency key: giftcodes order list shows them; if the key was pasted somewhere it should not be, revoke it',
       });
-    return { orderId: ref, record: undefined, api: await apiFor(deps, ref) };
+    const asked = cleanRef(ref);
+    return { orderId: asked, record: undefined, api: await apiFor(deps, asked) };
   }
   if (record.orderId === undefined) {
     throw new ApiError(
@@ -84,14 +135,15 @@ async function apiFor(deps: RefDeps, ref: string): Promise<ApiClient> {
 
 /**
  * The local record an order ref names (an id or key, whole or a unique prefix, any case), if any. A ref pasted
- * from a sentence keeps its full stop or comma (`ord_31c0….`): read without it when only that finds it.
+ * with its quotes or the full stop of its sentence (`"ord_31c0…"`, `ord_31c0….`) is read as cleanRef leaves it
+ * when as typed it finds nothing (a key may hold those characters).
  */
 export function localRecord(journal: Journal, ref: string): OrderRecord | undefined {
   const records = allRecords(journal.history, journal.read().intents);
-  const trimmed = ref.replace(/[.,;:)]+$/, '');
+  const cleaned = cleanRef(ref);
   return (
     resolveRef(records, ref, { anyCase: true }) ??
-    (trimmed && trimmed !== ref ? resolveRef(records, trimmed, { anyCase: true }) : undefined)
+    (cleaned !== ref ? resolveRef(records, cleaned, { anyCase: true }) : undefined)
   );
 }
 
@@ -109,10 +161,17 @@ export function pendingWayOut(record: OrderRecord, now: number = Date.now()): st
 
 /**
  * An intent key from a ref (`order resume`, `order abandon`): a whole key, or a unique prefix of the key or
- * order id of an unresolved intent. An order that already ended here is said as such, with where its codes are
- * (exit 2); anything else is passed on as typed, for the journal to say it has none.
+ * order id of an unresolved intent, as typed, else as cleanRef leaves it. An order that already ended here is said
+ * as such, with where its codes are (exit 2); anything else is passed on as typed, for the journal to say it has
+ * none.
  */
 export async function intentKey(journal: Journal, ref: string): Promise<string> {
+  const cleaned = cleanRef(ref);
+  return (await openKey(journal, ref)) ?? (cleaned !== ref ? await openKey(journal, cleaned) : undefined) ?? ref;
+}
+
+/** intentKey of one spelling of the ref: the key it names, undefined when nothing does. */
+async function openKey(journal: Journal, ref: string): Promise<string | undefined> {
   const intents = journal.read().intents;
   if (intents.some((intent) => intent.key === ref)) return ref;
   const { recordOf } = await import('../journal/history.js');
@@ -123,7 +182,7 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
   if (open) return open.key;
   const ended = resolveRef(journal.history.list(), ref);
   if (ended) throw endedHere(ended);
-  return ref;
+  return undefined;
 }
 
 /** `order resume`/`abandon` of an order that ended here: what became of it, and the command for its codes. */

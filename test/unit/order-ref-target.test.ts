@@ -7,6 +7,7 @@ import type { Connection } from '../../src/config/resolve.js';
 import { AuthError, LocalError, UsageError } from '../../src/errors.js';
 import type { OrderRecord } from '../../src/journal/history.js';
 import {
+  cleanRef,
   clientAt,
   describeTarget,
   intentKey,
@@ -305,5 +306,100 @@ describe('what mutation testing of the ref lookup found untested', () => {
     expect(localRecord(journal, 'ORD_31C0A1.')?.key).toBe('nightly.v2');
     expect(localRecord(journal, '.')).toBeUndefined();
     expect(localRecord(journal, 'ord_zz.')).toBeUndefined();
+  });
+});
+
+// Broke (a support desk walkthrough, an empty local record): `order show '"ord_…"'` copied from JSON output went to
+// the API as GET /v1/orders/%22ord_…%22 (404, exit 4), and so did a ref in backticks, brackets or capitals.
+describe('a ref as pasted: cleanRef', () => {
+  const id = 'ord_44ec04df3bf243cf98e2c6fd';
+
+  it('drops the quotes, backticks and brackets around it, layer after layer, and the punctuation after it', () => {
+    for (const typed of [
+      id,
+      `"${id}"`,
+      `'${id}'`,
+      `\`${id}\``,
+      `“${id}”`,
+      `‘${id}’`,
+      `”${id}”`,
+      `„${id}“`,
+      `<${id}>`,
+      `(${id})`,
+      `[${id}]`,
+      `{${id}}`,
+      `${id}.`,
+      `${id},`,
+      `${id};`,
+      `${id}:`,
+      `${id}...`,
+      `  ${id}  `,
+      `"${id}".`,
+      `("${id}"),`,
+      `<\`${id}\`>`,
+      `" ${id} "`,
+      `[ <'${id}'> ];`,
+      `${id})`,
+      `${id}).`,
+      `(${id}`,
+      `"${id}`,
+      `${id}"`,
+    ])
+      expect(cleanRef(typed), typed).toBe(id);
+  });
+
+  it('a whole order id in capitals is read in lower case; a prefix, a fragment or a key keeps its case', () => {
+    expect(cleanRef(id.toUpperCase())).toBe(id);
+    expect(cleanRef(`"${id.toUpperCase()}".`)).toBe(id);
+    expect(cleanRef('Ord_44Ec04dF3BF243CF98E2C6FD')).toBe(id);
+    expect(cleanRef('ORD_44EC')).toBe('ORD_44EC');
+    expect(cleanRef('44EC04DF')).toBe('44EC04DF');
+    expect(cleanRef('Invoice-1001')).toBe('Invoice-1001');
+    expect(cleanRef('"Invoice-1001"')).toBe('Invoice-1001');
+  });
+
+  it('what is inside is left as it is; nothing left is the ref as typed', () => {
+    expect(cleanRef('nightly.v2.')).toBe('nightly.v2');
+    expect(cleanRef('plan-e392c9:row-1')).toBe('plan-e392c9:row-1');
+    expect(cleanRef('"a"b"')).toBe('a"b');
+    for (const typed of ['.', '"', '""', '()', ' '] as const) expect(cleanRef(typed)).toBe(typed);
+  });
+
+  it('orderRef asks the API for the id without them, with no local record', async () => {
+    const client = {} as ApiClient;
+    const refDeps = {
+      io: capturedIo().io,
+      journal: () => Promise.resolve(freshJournal()),
+      api: () => Promise.resolve(client),
+    } as unknown as Parameters<typeof orderRef>[0];
+    for (const typed of [`"${id}"`, `'${id}'`, `\`${id}\``, `<${id}>`, id.toUpperCase(), `${id}.`])
+      await expect(orderRef(refDeps, typed)).resolves.toEqual({ orderId: id, record: undefined, api: client });
+  });
+
+  it('the local record: found as typed first (a key may hold quotes or a full stop), else as cleaned', () => {
+    const journal = freshJournal();
+    journal.history.record({ ...record, key: '"po-17"', orderId: 'ord_aa0001', outcome: 'delivered' });
+    journal.history.record({ ...record, key: 'po-17', orderId: 'ord_bb0001', outcome: 'delivered' });
+    journal.history.record({ ...record, key: 'k-id', orderId: id, outcome: 'delivered' });
+    expect(localRecord(journal, '"po-17"')?.orderId).toBe('ord_aa0001');
+    expect(localRecord(journal, "'po-17'")?.orderId).toBe('ord_bb0001');
+    expect(localRecord(journal, `<${id.slice(0, 10)}>`)?.key).toBe('k-id');
+    expect(localRecord(journal, `\`${id}\`.`)?.key).toBe('k-id');
+  });
+
+  it('order resume and abandon: a pasted key or id finds its intent; a key of another case is still another order', async () => {
+    const journal = freshJournal();
+    await journal.begin({
+      profile: 'shop',
+      environment: 'live',
+      baseUrl: 'https://api.example',
+      keyId: 'k',
+      productId: 'steam-us-50',
+      quantity: 4,
+      key: 'invoice-1001',
+    });
+    expect(await intentKey(journal, '"invoice-1001"')).toBe('invoice-1001');
+    expect(await intentKey(journal, '`invoice-10`.')).toBe('invoice-1001');
+    expect(await intentKey(journal, '"INVOICE-1001"')).toBe('"INVOICE-1001"');
   });
 });
