@@ -4,6 +4,7 @@
 // whatever the current profile is: an order placed live is not "not found" because the default key is test.
 import type { ApiClient } from '../api/client.js';
 import type { Deps, Target } from '../commands/deps.js';
+import type { Connection } from '../config/resolve.js';
 import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
 import { EnvironmentConflict } from '../config/resolve.js';
@@ -131,6 +132,74 @@ async function apiFor(deps: RefDeps, ref: string): Promise<ApiClient> {
       },
     );
   }
+}
+
+/**
+ * What an order the API does not know (404 `order_not_found`) is told, when no local record matches the ref: the
+ * hint of src/api/errors.ts offers `order list` and a prefix, which find only orders recorded on this machine.
+ * Other errors, and a ref the local record knows, are passed on as they are.
+ */
+export async function notFoundHere(
+  deps: Pick<Deps, 'journal' | 'connection'> & Partial<Pick<Deps, 'config'>>,
+  ref: string,
+  error: unknown,
+): Promise<unknown> {
+  if (!(error instanceof ApiError) || error.code !== 'order_not_found') return error;
+  try {
+    const journal = await deps.journal();
+    if (localRecord(journal, ref) !== undefined) return error;
+    const connection = await deps.connection();
+    const other = connection.environment === 'test' ? 'live' : 'test';
+    const store = await deps.config?.();
+    error.hint = unrecordedHint({
+      ref: cleanRef(ref),
+      recorded: allRecords(journal.history, journal.read().intents).length,
+      environment: connection.environment,
+      baseUrl: connection.baseUrl,
+      otherKey: store?.keyLocation(connection.profile, other) !== undefined,
+      keyFrom: KEY_FROM[connection.keySource],
+    });
+  } catch {
+    // The hint is advice: failing to find better words keeps the error's own.
+  }
+  return error;
+}
+
+/** Where a key given for the run came from, as the hint names it. */
+const KEY_FROM: Partial<Record<Connection['keySource'], '--api-key' | 'GIFTCODES_API_KEY'>> = {
+  flag: '--api-key',
+  environment: 'GIFTCODES_API_KEY',
+};
+
+/**
+ * The hint of a 404 for a ref no local record matches: the profile's key of the other environment first (an
+ * order placed live is not visible to the test key), then that a prefix finds only the orders recorded here
+ * (said of a ref that is not a whole order id), naming `order list` only when it has something to show.
+ */
+export function unrecordedHint(o: {
+  ref: string;
+  recorded: number;
+  environment: 'test' | 'live';
+  baseUrl: string;
+  otherKey: boolean;
+  keyFrom?: '--api-key' | 'GIFTCODES_API_KEY' | undefined;
+}): string {
+  const other = o.environment === 'test' ? 'live' : 'test';
+  const how =
+    o.keyFrom === '--api-key'
+      ? `drop --api-key and add --env ${other}`
+      : o.keyFrom === 'GIFTCODES_API_KEY'
+        ? `unset GIFTCODES_API_KEY and add --env ${other}`
+        : `add --env ${other}`;
+  const first = o.otherKey
+    ? `an order placed with the ${other} key is not visible to the ${o.environment} key${o.keyFrom ? ` in ${o.keyFrom}` : ''}: to ask with the profile's ${other} key, ${how}`
+    : `check the id, and that the order was placed at ${o.baseUrl} with a ${o.environment} key`;
+  if (ORDER_ID.test(o.ref)) return first;
+  const here =
+    o.recorded === 0
+      ? 'none is recorded here'
+      : `none of the ${o.recorded} recorded here matches (giftcodes order list shows them)`;
+  return `${first}; a prefix finds only the orders recorded on this machine, and ${here}`;
 }
 
 /**

@@ -238,3 +238,54 @@ describe('an order that never got an id', () => {
     expect(json.stdout).toBe('');
   });
 });
+
+// Broke (a support desk walkthrough, a config dir with test and live keys and no local record): an id copied from
+// JSON output with its quotes went to the API as given (GET /v1/orders/%22ord_…%22, 404, exit 4), and the 404's
+// hint offered a prefix and `order list`, which had nothing here; the live order was never pointed at --env live.
+describe('an order id pasted on a machine that has no record of it', () => {
+  it('is read without its quotes (exit 0); a live order asked with the test key is told --env live', async () => {
+    const placer = await loggedIn(api.server, BOTH_KEYS);
+    for (const env of ['test', 'live']) {
+      const placed = await runCli(
+        ['order', 'place', '--env', env, '--yes', '--product', 'amazon-us-10', '--quantity', '1', '--json'],
+        { configDir: placer },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+    }
+    const orders = await listed(placer);
+    const testId = orders.find((o) => o.environment === 'test')!.orderId;
+    const liveId = orders.find((o) => o.environment === 'live')!.orderId;
+
+    const desk = await loggedIn(api.server, BOTH_KEYS);
+    expect(await listed(desk)).toEqual([]);
+    const show = await runCli(['order', 'show', `"${testId}"`], { configDir: desk });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(testId);
+    const codes = await runCli(['codes', 'get', `<${testId.toUpperCase()}>.`, '--wait', '--json'], { configDir: desk });
+    expect(codes.code, codes.stderr).toBe(0);
+
+    const live = await runCli(['order', 'show', `\`${liveId}\``], { configDir: desk });
+    expect(live.code).toBe(4);
+    expect(live.stderr).toMatch(/HTTP 404 order_not_found/);
+    expect(live.stderr).toContain(
+      "hint: an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live\n",
+    );
+    for (const verb of [
+      ['order', 'watch'],
+      ['codes', 'get'],
+    ]) {
+      const other = await runCli([...verb, `"${liveId}"`], { configDir: desk });
+      expect(other.code, `${verb.join(' ')}: ${other.stderr}`).toBe(4);
+      expect(other.stderr).toContain('hint: an order placed with the live key is not visible to the test key');
+    }
+    const prefix = await runCli(['order', 'show', liveId.slice(0, 10)], { configDir: desk });
+    expect(prefix.code).toBe(4);
+    expect(prefix.stderr).toContain(
+      'add --env live; a prefix finds only the orders recorded on this machine, and none is recorded here',
+    );
+    expect(prefix.stderr).not.toContain('order list');
+    const asked = await runCli(['order', 'show', `"${liveId}"`, '--env', 'live'], { configDir: desk });
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toContain(liveId);
+  });
+});

@@ -4,18 +4,20 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { Connection } from '../../src/config/resolve.js';
-import { AuthError, LocalError, UsageError } from '../../src/errors.js';
+import { ApiError, AuthError, LocalError, UsageError } from '../../src/errors.js';
 import type { OrderRecord } from '../../src/journal/history.js';
 import {
   cleanRef,
   clientAt,
   describeTarget,
   intentKey,
+  notFoundHere,
   orderRef,
   localRecord,
   pendingWayOut,
   placedWith,
   sameTarget,
+  unrecordedHint,
 } from '../../src/orders/ref.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
 import { EnvironmentConflict } from '../../src/config/resolve.js';
@@ -401,5 +403,92 @@ describe('a ref as pasted: cleanRef', () => {
     expect(await intentKey(journal, '"invoice-1001"')).toBe('invoice-1001');
     expect(await intentKey(journal, '`invoice-10`.')).toBe('invoice-1001');
     expect(await intentKey(journal, '"INVOICE-1001"')).toBe('"INVOICE-1001"');
+  });
+});
+
+describe('a 404 for a ref no local record matches: unrecordedHint', () => {
+  const id = 'ord_44ec04df3bf243cf98e2c6fd';
+  const base = { environment: 'test' as const, baseUrl: 'https://api.example', otherKey: false };
+
+  it('with the profile holding the other environment key: --env of it first, the way the key was given', () => {
+    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true })).toBe(
+      "an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live",
+    );
+    expect(unrecordedHint({ ...base, environment: 'live', ref: id, recorded: 0, otherKey: true })).toBe(
+      "an order placed with the test key is not visible to the live key: to ask with the profile's test key, add --env test",
+    );
+    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true, keyFrom: 'GIFTCODES_API_KEY' })).toBe(
+      "an order placed with the live key is not visible to the test key in GIFTCODES_API_KEY: to ask with the profile's live key, unset GIFTCODES_API_KEY and add --env live",
+    );
+    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true, keyFrom: '--api-key' })).toMatch(
+      /in --api-key: .*drop --api-key and add --env live$/,
+    );
+  });
+
+  it('a prefix is told it finds only orders recorded here: none recorded, or none of them matches', () => {
+    expect(unrecordedHint({ ...base, ref: 'ord_44ec', recorded: 0 })).toBe(
+      'check the id, and that the order was placed at https://api.example with a test key; a prefix finds only the orders recorded on this machine, and none is recorded here',
+    );
+    expect(unrecordedHint({ ...base, ref: 'ord_44ec', recorded: 3 })).toBe(
+      'check the id, and that the order was placed at https://api.example with a test key; a prefix finds only the orders recorded on this machine, and none of the 3 recorded here matches (giftcodes order list shows them)',
+    );
+    expect(unrecordedHint({ ...base, ref: 'ord_44ec', recorded: 0, otherKey: true })).toBe(
+      "an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live; a prefix finds only the orders recorded on this machine, and none is recorded here",
+    );
+  });
+
+  it('a whole id is not told about prefixes', () => {
+    expect(unrecordedHint({ ...base, ref: id, recorded: 2 })).toBe(
+      'check the id, and that the order was placed at https://api.example with a test key',
+    );
+  });
+});
+
+describe('notFoundHere: which 404 gets the hint', () => {
+  const notFound = () =>
+    new ApiError('GET /v1/orders/ord_44ec failed: HTTP 404 order_not_found', {
+      code: 'order_not_found',
+      status: 404,
+      hint: 'the hint of src/api/errors.ts',
+    });
+  const connection = { profile: 'default', environment: 'test', baseUrl: 'https://api.example', keySource: 'profile' };
+  const storeWith = (live: boolean) => ({
+    keyLocation: (_profile: string, env: string) => (env === 'live' && live ? 'file' : undefined),
+  });
+
+  it('a ref no local record matches: the hint for it, with the other key the profile holds', async () => {
+    const journal = freshJournal();
+    const hinted = (await notFoundHere(
+      {
+        journal: () => Promise.resolve(journal),
+        connection: () => Promise.resolve(connection),
+        config: () => Promise.resolve(storeWith(true)),
+      } as unknown as Parameters<typeof notFoundHere>[0],
+      '"ord_44ec"',
+      notFound(),
+    )) as ApiError;
+    expect(hinted.hint).toBe(
+      "an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live; a prefix finds only the orders recorded on this machine, and none is recorded here",
+    );
+  });
+
+  it('a recorded order, another error, or a failure to find the words: passed on as it is', async () => {
+    const journal = freshJournal();
+    journal.history.record({ ...record, key: 'k-44', orderId: 'ord_44ec01', outcome: 'delivered' });
+    const d = {
+      journal: () => Promise.resolve(journal),
+      connection: () => Promise.resolve(connection),
+      config: () => Promise.resolve(storeWith(true)),
+    } as unknown as Parameters<typeof notFoundHere>[0];
+    const recorded = notFound();
+    expect(await notFoundHere(d, 'ord_44ec', recorded)).toMatchObject({ hint: 'the hint of src/api/errors.ts' });
+    const other = new ApiError('no', { code: 'unknown_product', hint: 'h' });
+    expect(await notFoundHere(d, 'x', other)).toBe(other);
+    const plain = new Error('plain');
+    expect(await notFoundHere(d, 'x', plain)).toBe(plain);
+    const noKey = { ...d, connection: () => Promise.reject(new AuthError('no key', { code: 'no_api_key' })) };
+    expect(await notFoundHere(noKey, 'ord_zzzz', notFound())).toMatchObject({
+      hint: 'the hint of src/api/errors.ts',
+    });
   });
 });

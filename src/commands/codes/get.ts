@@ -24,7 +24,7 @@ export interface GetOptions extends WaitFlags {
 
 type GetDeps = Pick<
   Deps,
-  'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
+  'io' | 'signal' | 'api' | 'connection' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
 > &
   Partial<Pick<Deps, 'config'>>;
 
@@ -71,7 +71,8 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
         by: 'codes get',
       });
     }
-    throw error;
+    const { notFoundHere } = await import('../../orders/ref.js');
+    throw await notFoundHere(deps, options.orderId, error);
   }
 }
 

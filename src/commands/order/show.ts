@@ -35,9 +35,10 @@ export function register(parent: Command, app: App): void {
  */
 export async function run(
   options: { ref: string },
-  deps: Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'>,
+  deps: Pick<Deps, 'io' | 'journal' | 'api' | 'connection' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'> &
+    Partial<Pick<Deps, 'config'>>,
 ): Promise<void> {
-  const { refOf, noteStatus, localRecord } = await import('../../orders/ref.js');
+  const { refOf, noteStatus, localRecord, notFoundHere } = await import('../../orders/ref.js');
   const journal = await deps.journal();
   const record = localRecord(journal, options.ref);
   // Never given an id by the API (interrupted before it answered, or refused): this machine's record is all there
@@ -53,7 +54,7 @@ export async function run(
     // it), which support needs most, then the error (exit 5). --json keeps stdout for the API's order.
     if (ref.record && isCliError(error) && error.exitCode === ExitCode.network)
       await printRecorded(deps.io, journal, ref.record);
-    throw error;
+    throw await notFoundHere(deps, options.ref, error);
   }
   await noteStatus(journal, ref, order.status, deps.now());
   await printOrder(

@@ -31,7 +31,7 @@ export interface WatchOptions extends WaitFlags {
 
 type WatchDeps = Pick<
   Deps,
-  'io' | 'signal' | 'api' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
+  'io' | 'signal' | 'api' | 'connection' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
 > &
   Partial<Pick<Deps, 'config'>>;
 
@@ -86,8 +86,9 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
   const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
-  const { orderRef, noteStatus } = await import('../../orders/ref.js');
-  const ref = await orderRef(deps, options.id);
+  const { orderRef, noteStatus, notFoundHere } = await import('../../orders/ref.js');
+  const typed = options.id;
+  const ref = await orderRef(deps, typed);
   const api = ref.api;
   options = { ...options, id: ref.orderId };
   const { printOutcome } = await import('../../orders/drive.js');
@@ -96,7 +97,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     async (error: unknown) => {
       const { OrderEndedError } = await import('../../orders/wait.js');
       if (error instanceof OrderEndedError) return { order: error.order, failure: error };
-      throw error;
+      throw await notFoundHere(deps, typed, error);
     },
   );
   const journal = await deps.journal();
