@@ -56,21 +56,6 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   try {
     await fetchCodes(options, deps);
   } catch (error) {
-    // A failed order is an outcome too: the interrupted `order place` of it, if any, ends as failed once it is said.
-    if (error instanceof OrderFailedError) {
-      const [api, journal, { deliverFetched }] = await Promise.all([
-        deps.api(),
-        deps.journal(),
-        import('../../orders/deliver.js'),
-      ]);
-      await deliverFetched(deps.io, journal, () => undefined, {
-        orderId: options.orderId,
-        baseUrl: api.baseUrl,
-        codes: false,
-        ending: 'failed',
-        by: 'codes get',
-      });
-    }
     const { notFoundHere } = await import('../../orders/ref.js');
     throw await notFoundHere(deps, options.orderId, error);
   }
@@ -103,12 +88,22 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
   // codes than were ordered, must not pass for the order; order watch holds the same rule).
   let expected: number | undefined = ref.record?.quantity;
   // A failed order's status is noted as any other read (order list reads its outcome as failed, history.ts outcomeOf):
-  // the status the wait read, else `failed` where the codes were refused for it (export/write.ts, order_failed).
+  // the status the wait read, else `failed` where the codes were refused for it (export/write.ts, order_failed). A
+  // failed order is an outcome too: the interrupted `order place` of it, if any, ends as failed once it is said. By
+  // the order the ref resolved to, on the server it was placed at: the ref as typed may be a prefix or a key.
   const noteFailed = async (error: unknown): Promise<never> => {
     if (error instanceof OrderFailedError) {
       const { OrderEndedError } = await import('../../orders/wait.js');
       const status = error instanceof OrderEndedError ? error.order.status : 'failed';
-      await noteStatus(await deps.journal(), ref, status, deps.now());
+      const journal = await deps.journal();
+      await noteStatus(journal, ref, status, deps.now());
+      await deliverFetched(deps.io, journal, () => undefined, {
+        orderId: ref.orderId,
+        baseUrl: api.baseUrl,
+        codes: false,
+        ending: 'failed',
+        by: 'codes get',
+      });
     }
     throw error;
   };
@@ -134,9 +129,13 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     const codes: unknown[] = [];
     const { CodeTally } = await import('../../export/tally.js');
     const tally = new CodeTally(options.orderId, expected);
-    for await (const page of api.codePages(options.orderId, expected)) {
-      tally.page(page);
-      codes.push(...page);
+    try {
+      for await (const page of api.codePages(options.orderId, expected)) {
+        tally.page(page);
+        codes.push(...page);
+      }
+    } catch (error) {
+      await noteFailed(error);
     }
     await noteCompleted();
     await deliverFetched(deps.io, await deps.journal(), () => deps.io.outJson(codes), {
