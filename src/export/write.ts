@@ -336,6 +336,8 @@ async function exportToStdout(
     write: (chunk) =>
       new Promise<void>((resolvePromise, reject) => {
         if (failure) return reject(gone(failure));
+        // The progress line of this export ends before its first byte: a pipe may take the data to its terminal.
+        o.io.beforeData();
         stdout.write(chunk, (error) => (error ? reject(gone(error)) : resolvePromise()));
       }),
   };

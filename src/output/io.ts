@@ -5,7 +5,7 @@ import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
-import { makeRoom, progressShown } from './progress.js';
+import { endProgress, makeRoom, progressShown } from './progress.js';
 import type { Query } from './exporter.js';
 
 export interface IoOptions {
@@ -62,6 +62,8 @@ export class Io {
   private watchingErr = false;
   /** A spinner is drawn on the terminal now: a second one stays silent (spinner()). */
   private spinning = false;
+  /** Whether stdout is a regular file (beforeData): read once, when first needed. */
+  private stdoutIsFile: boolean | undefined;
 
   constructor(options: IoOptions) {
     this.streams = options;
@@ -210,6 +212,7 @@ export class Io {
 
   private writeOut(text: string): Promise<void> {
     if (this.outFailure) return Promise.resolve();
+    this.beforeData();
     if (!this.watchingOut) {
       // The failure reaches the write callback; without a listener the stream's 'error' event would also
       // end the process with a stack trace.
@@ -232,6 +235,25 @@ export class Io {
     this.pendingOut.add(written);
     void written.then(() => this.pendingOut.delete(written));
     return written;
+  }
+
+  /**
+   * Before data goes to stdout (writeOut; the codes export writes its own): a progress line on a terminal's
+   * stderr is cleared for good (progress.ts, endProgress), since a pipe may take the data to that terminal.
+   * Not for a stdout redirected to a file: the data never reaches the terminal, and the line may go on.
+   */
+  beforeData(): void {
+    const stderr = this.streams.stderr;
+    if (!this.stderrIsTTY || !progressShown(stderr)) return;
+    if (this.stdoutIsFile === undefined) {
+      const fd = this.streams.stdoutFd;
+      try {
+        this.stdoutIsFile = fd !== undefined && fstatSync(fd).isFile();
+      } catch {
+        this.stdoutIsFile = false;
+      }
+    }
+    if (!this.stdoutIsFile) endProgress(stderr);
   }
 
   /** Progress and notices: stderr, silenced by --quiet and --json. */

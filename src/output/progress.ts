@@ -43,9 +43,9 @@ const NONE: Progress = { update: () => undefined, stop: () => undefined };
 
 /**
  * Terminals with a progress line: one line at a time (a plan's rows write their codes under the plan's
- * line). `erase` clears it when drawn, so that another line on stderr does not land beside it.
+ * line). `erase` clears it when drawn, so that another line on stderr does not land beside it; `stop` ends it.
  */
-const busy = new WeakMap<Writable, { erase(): void }>();
+const busy = new WeakMap<Writable, { erase(): void; stop(): void }>();
 
 /** Whether a progress line owns the terminal's stderr now (a spinner beside it would garble both). */
 export function progressShown(stderr: Writable): boolean {
@@ -55,6 +55,15 @@ export function progressShown(stderr: Writable): boolean {
 /** Before any other line on a terminal's stderr: the progress line makes way, and is drawn again at its next update. */
 export function makeRoom(stderr: Writable): void {
   busy.get(stderr)?.erase();
+}
+
+/**
+ * Before data on stdout while stderr is a terminal: the progress line is cleared for good. stdout may be a pipe
+ * into a reader that writes to the same terminal (`| cat`, `| head`), at a time of its own: a line drawn there
+ * would have the data glued to it, and its clearing, later, would wipe a line of the data instead.
+ */
+export function endProgress(stderr: Writable): void {
+  busy.get(stderr)?.stop();
 }
 
 export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
@@ -70,6 +79,12 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
   let next = tty ? started : started + LOG_EVERY_MS;
   let drawn = false;
   let stopped = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    if (tty) busy.delete(stderr);
+    if (drawn) stderr.write('\r\x1b[K');
+  };
   if (tty) {
     busy.set(stderr, {
       erase: () => {
@@ -78,6 +93,7 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
         next = 0;
         stderr.write('\r\x1b[K');
       },
+      stop,
     });
   }
   const width = (): number => {
@@ -106,12 +122,7 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
       next = at + (tty ? REDRAW_MS : LOG_EVERY_MS);
       draw(at);
     },
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      if (tty) busy.delete(stderr);
-      if (drawn) stderr.write('\r\x1b[K');
-    },
+    stop,
   };
 }
 

@@ -1,10 +1,10 @@
 // Long work shows how far it is (issue 30), on a real terminal (tmux): one progress line redrawn in place,
 // then cleared; in a log, no redraws and one summary line for the run.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { runCli, servedApi, tempDir } from '../helpers/e2e.js';
-import { giftcodesTerminals } from '../helpers/tmux.js';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, placedOnServer, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { giftcodesTerminals, openTerminal, type Terminal } from '../helpers/tmux.js';
 
 // Every answer a little late: the 5 pages of a 5,000-code order take seconds to read, time enough to see.
 const served = servedApi(['--latency', '400', '--fulfil-after', '0'], { login: true });
@@ -52,5 +52,45 @@ describe('progress in a log', () => {
         `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z done: ordered 1,500 × amazon-us-25: order ord_\\w+ completed, codes to ${out.replace(/[.]/g, '\\.')} \\(csv\\); took \\d+\\.\\d s$`,
       ),
     );
+  }, 300_000);
+});
+
+describe('progress at a terminal, codes piped to a reader that writes to it', () => {
+  /**
+   * giftcodes `args` | cat at a terminal: stdout a pipe into cat, which writes to the terminal stderr is on. Tall
+   * enough for every line of a small order to stay on the screen.
+   */
+  const piped = (args: string[]): Terminal => {
+    const t = openTerminal(
+      ['sh', '-c', '"$@" | cat; echo "[exit $?]"; exec sleep 3600', 'sh', process.execPath, BIN, ...args],
+      {
+        PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+        HOME: served.configDir,
+        GIFTCODES_CONFIG_DIR: served.configDir,
+        GIFTCODES_BASE_URL: served.url,
+        NO_COLOR: '1',
+      },
+      { columns: 220, rows: 50 },
+    );
+    opened.push(t);
+    return t;
+  };
+  let opened: Terminal[] = [];
+  afterEach(() => {
+    for (const t of opened) t.close();
+    opened = [];
+  });
+
+  it('codes get --format csv | cat: the progress line is cleared before the first byte, the header on its own line', async () => {
+    // Few enough codes for the whole export to stay on the screen: one page, drawn at its last count.
+    const orderId = await placedOnServer(served.server, 'amazon-us-25', 20);
+    const done = await piped(['codes', 'get', orderId, '--format', 'csv']).waitFor(/\[exit \d+\]/, 30_000);
+    expect(done).toContain('[exit 0]');
+    const lines = done.split('\n');
+    const header = lines.findIndex((l) => l.includes('order_id,code'));
+    expect(header).toBeGreaterThanOrEqual(0);
+    expect(lines[header]).toMatch(/^order_id,code/);
+    expect(lines.filter((l) => l.startsWith(orderId))).toHaveLength(20);
+    expect(done).not.toContain('writing the codes');
   }, 300_000);
 });

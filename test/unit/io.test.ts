@@ -353,6 +353,39 @@ describe('Io spinner, one at a time', () => {
   });
 });
 
+describe('Io, data on stdout under a progress line', () => {
+  it('a progress line on a terminal stderr ends before the first byte of data: a pipe may take the data to that terminal', async () => {
+    const { startProgress } = await import('../../src/output/progress.js');
+    const c = ioWith({ stderrIsTTY: true });
+    const p = startProgress(c.io, { label: 'writing the codes of ord_1', unit: 'codes', total: 2, now: () => 0 });
+    p.update(2);
+    c.io.out('order_id,code');
+    const atData = c.err();
+    p.update(2);
+    p.stop();
+    await c.io.flushOut();
+    expect(atData).toBe('\rwriting the codes of ord_1: 2 of 2 codes (100%)\x1b[K\r\x1b[K');
+    expect(c.err()).toBe(atData);
+  });
+
+  it('goes on when stdout is a regular file, which the data never takes to the terminal', async () => {
+    const { startProgress } = await import('../../src/output/progress.js');
+    const fd = openSync(join(tempDir(), 'codes.csv'), 'w');
+    try {
+      const c = ioWith({ stderrIsTTY: true, stdoutFd: fd });
+      const p = startProgress(c.io, { label: 'x', unit: 'codes', total: 2 });
+      p.update(1);
+      c.io.out('order_id,code');
+      p.update(2);
+      p.stop();
+      await c.io.flushOut();
+      expect(c.err()).toContain('x: 2 of 2 codes (100%)');
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
+
 describe('Io.flushOut, more', () => {
   const opened: number[] = [];
   afterEach(() => {

@@ -2,6 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
+  endProgress,
   LOG_EVERY_MS,
   makeRoom,
   progressLine,
@@ -90,6 +91,24 @@ describe('progress on a terminal', () => {
     expect(io.text()).toBe(
       '\rx: 1 of 10 codes (10%)\x1b[K\r\x1b[Kwarning: slow\n\rx: 2 of 10 codes (20%), 2 codes/s, 4 s left\x1b[K\r\x1b[K',
     );
+  });
+
+  it('ends for good before data on stdout: cleared once, drawn no more, and its stop() writes nothing after the data', () => {
+    const io = fakeIo(true);
+    const c = clock();
+    const p = startProgress(io, { label: 'x', unit: 'codes', total: 10, now: c.now });
+    p.update(10);
+    endProgress(io.stderr);
+    const atData = io.text();
+    c.advance(1000);
+    p.update(10);
+    p.stop();
+    endProgress(io.stderr);
+    expect(atData).toBe('\rx: 10 of 10 codes (100%)\x1b[K\r\x1b[K');
+    expect(io.text()).toBe(atData);
+    // The terminal is free again: the next progress line is drawn.
+    startProgress(io, { label: 'y', unit: 'codes', total: 1 }).update(1);
+    expect(io.text()).toContain('y: 1 of 1 codes');
   });
 
   it('says nothing under --quiet or --json', () => {
