@@ -274,6 +274,28 @@ describe('owners are pid + start time + boot, never the host name', () => {
 });
 
 describe('time: stale and future-dated intents are never resumed silently', () => {
+  it(
+    'order pending gives the way out of a stale or future-dated order only when it lists one',
+    { timeout: 300_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      await orphanAfterPost(configDir, 503);
+      const fresh = await runCli(['order', 'pending'], { configDir });
+      expect(fresh.code, fresh.stderr).toBe(0);
+      expect(fresh.stdout).toContain('interrupted');
+      expect(fresh.stdout + fresh.stderr).toContain('finish them with:');
+      expect(fresh.stdout + fresh.stderr).not.toContain('--force-stale');
+      editIntent(configDir, (intent) => (intent.createdAt = new Date(Date.now() - 25 * 3600_000).toISOString()));
+      const stale = await runCli(['order', 'pending'], { configDir });
+      expect(stale.code, stale.stderr).toBe(0);
+      expect(stale.stdout).toContain('stale');
+      // The run's config directory is named before each command (src/output/pinned-hint.ts).
+      expect(stale.stdout + stale.stderr).toMatch(
+        /stale or future-dated ones: .*giftcodes order resume <key> --force-stale, or .*giftcodes order abandon <key>/,
+      );
+    },
+  );
+
   for (const [label, shiftMs, why] of [
     ['dated 10 minutes in the future', 10 * 60_000, /in the future/],
     ['older than 24 hours', -25 * 3600_000, /more than 24 hours ago/],

@@ -94,9 +94,13 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
     notes: (data) => [
       // Each command whole, with the run's config directory, on a line of its own: shortened to their verbs they
       // could not be pasted (a review), and on one line they took four at 80 columns.
+      // The way out of a stale or future-dated one only when one is listed: said under every table, it sent a
+      // reader of fresh interrupted orders looking for one that was not there.
       ...[
         'finish them with: giftcodes order resume --all',
-        'stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>',
+        ...(data.some((r) => r.state === 'stale' || r.state === 'future-dated')
+          ? ['stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>']
+          : []),
       ].map((line) => io.c.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR }))),
       ...(data.some((r) => r.state === 'written')
         ? [io.c.dim('codes in file: the same command again ends it, charging nothing')]
