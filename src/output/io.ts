@@ -273,7 +273,10 @@ export class Io {
     this.stderr.write(this.redact(`${this.stamp()}${this.c.yellow('warning:')} ${text}\n`));
   }
 
-  /** Cron reads stderr from a log file: there, each notice, warning and progress line starts with an ISO 8601 time. */
+  /**
+   * Cron reads stderr from a log file: there, each notice, warning, progress and --verbose line starts with an
+   * ISO 8601 time.
+   */
   stamp(): string {
     if (this.stderrIsTTY) return '';
     // The error printer stamps too: a clock that throws (a broken Date) must not take the error, and its redaction, with it.
@@ -284,10 +287,10 @@ export class Io {
     }
   }
 
-  /** --verbose lines: stderr. */
+  /** --verbose lines: stderr, stamped as the others (a request's line in a log says when it was sent). */
   debug(text: string): void {
     if (!this.verbose) return;
-    this.stderr.write(this.redact(`${this.c.dim(text)}\n`));
+    this.stderr.write(this.redact(`${this.stamp()}${this.c.dim(text)}\n`));
   }
 
   /** Raw stderr write for the error printer. */

@@ -491,7 +491,7 @@ describe('--query on every command, help, logs', () => {
     const csv = await runCli(['codes', 'get', many, '--format', 'csv', '--query', '[0]', '-v'], { configDir });
     expect(csv.code).toBe(2);
     expect(csv.stderr).toContain('--format csv cannot go to stdout');
-    expect(csv.stderr).not.toMatch(/^GET /m);
+    expect(unstamped(csv.stderr)).not.toMatch(/^GET /m);
     // --query implies --json.
     const implied = await runCli(['ping', '--query', 'status'], { configDir });
     expect(implied.code, implied.stderr).toBe(0);

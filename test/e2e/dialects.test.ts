@@ -15,6 +15,7 @@ import {
   servedApi,
   spawnCli,
   tempDir,
+  unstamped,
   type RunResult,
   type TestServer,
 } from '../helpers/e2e.js';
@@ -45,7 +46,9 @@ function withKey(
 }
 
 function requestLines(result: RunResult, prefix: string): string[] {
-  return result.stderr.split('\n').filter((line) => line.startsWith(prefix));
+  return unstamped(result.stderr)
+    .split('\n')
+    .filter((line) => line.startsWith(prefix));
 }
 
 function filesIn(dir: string): string[] {

@@ -10,8 +10,10 @@ import {
   loggedIn,
   runCli,
   servedApi,
+  STAMP,
   startServer,
   tempDir,
+  unstamped,
   type RunResult,
   type TestServer,
 } from '../helpers/e2e.js';
@@ -32,8 +34,11 @@ function catalogSeed(count: number): string {
   return seedFile;
 }
 
+/** The --verbose attempt lines, without the time that starts each off a terminal (every stderr line does). */
 function attemptLines(result: RunResult): string[] {
-  return result.stderr.split('\n').filter((line) => /^GET \/v1\//.test(line));
+  return unstamped(result.stderr)
+    .split('\n')
+    .filter((line) => /^GET \/v1\//.test(line));
 }
 
 describe('503s from --fail-rate 0.5', () => {
@@ -56,7 +61,7 @@ describe('503s from --fail-rate 0.5', () => {
     const lines = attemptLines(retried!);
     expect(lines.some((line) => / 503 \d+ms attempt 1\/21$/.test(line))).toBe(true);
     expect(lines.some((line) => / 200 \d+ms attempt ([2-9]|1\d|2[01])\/21$/.test(line))).toBe(true);
-    expect(retried!.stderr).toMatch(/^ {2}retrying in \d+\.\ds$/m);
+    expect(unstamped(retried!.stderr)).toMatch(/^ {2}retrying in \d+\.\ds$/m);
     expect(retried!.stderr).not.toContain(DEMO_KEYS.test);
   });
 
@@ -81,6 +86,10 @@ describe('429s from --rate-limit 1', () => {
     const result = await runCli(['catalog', 'list', '--json', '--verbose'], withKey(served.server));
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveLength(1200);
+    // A log (stderr not a terminal) says when each attempt was made, as it says when everything else happened.
+    const stamped = result.stderr.split('\n').filter((line) => / attempt \d\/6$|retrying in/.test(line));
+    expect(stamped.length).toBeGreaterThanOrEqual(3);
+    for (const line of stamped) expect(line).toMatch(STAMP);
     const lines = attemptLines(result);
     expect(lines[0]).toMatch(/^GET \/v1\/catalog 200 \d+ms attempt 1\/6$/);
     expect(lines.some((line) => /^GET \/v1\/catalog\?cursor=\S+ 429 \d+ms attempt 1\/6$/.test(line))).toBe(true);

@@ -3,7 +3,16 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
+import {
+  BOTH_KEYS,
+  DEMO_KEYS,
+  loggedIn,
+  runCli,
+  servedApi,
+  tempDir,
+  unstamped,
+  type RunResult,
+} from '../helpers/e2e.js';
 
 /** Its config dir holds both demo keys of rs_demo, logged in through the real login. */
 const served = servedApi([], { login: BOTH_KEYS });
@@ -137,7 +146,9 @@ describe('catalog list', () => {
     const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
     expect(ids.slice(-2)).toEqual(['zalando-de-25', 'tesco-uk-20']);
     expect(new Set(ids).size).toBe(12);
-    const requests = result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog'));
+    const requests = unstamped(result.stderr)
+      .split('\n')
+      .filter((line) => line.startsWith('GET /v1/catalog'));
     expect(requests).toHaveLength(1);
     // The page-size parameters it adds (limit=1000, …) are left out of -v lines and messages.
     expect(requests[0]).toMatch(/^GET \/v1\/catalog 200 \d+ms attempt 1\/6$/);
@@ -256,7 +267,11 @@ describe('a catalog of 250 products (--seed)', () => {
     expect(ids[0]).toBe('product-001');
     expect(ids[249]).toBe('product-250');
     expect(ids).toEqual([...ids].sort());
-    expect(result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog'))).toHaveLength(1);
+    expect(
+      unstamped(result.stderr)
+        .split('\n')
+        .filter((line) => line.startsWith('GET /v1/catalog')),
+    ).toHaveLength(1);
   });
 
   it('as a table: 250 rows', async () => {
@@ -438,7 +453,7 @@ describe('a key never travels over plain http to another machine', () => {
     expect(result.stderr).toContain('refusing to send an API key over plain http to giftcodes.invalid');
     expect(result.stderr).toContain('hint: use https://giftcodes.invalid');
     // --verbose prints a line per attempt: there was none.
-    expect(result.stderr).not.toMatch(/^GET /m);
+    expect(unstamped(result.stderr)).not.toMatch(/^GET /m);
   });
 
   it('from GIFTCODES_BASE_URL and a profile key too', async () => {
@@ -448,7 +463,7 @@ describe('a key never travels over plain http to another machine', () => {
       env: { GIFTCODES_BASE_URL: 'http://192.0.2.10:8080' },
     });
     expect(result.code).toBe(3);
-    expect(result.stderr).not.toMatch(/^GET /m);
+    expect(unstamped(result.stderr)).not.toMatch(/^GET /m);
   });
 
   it('login refuses it before reading a key', async () => {
@@ -486,7 +501,7 @@ describe('--verbose', () => {
     const { configDir: bothKeys } = served;
     const result = await runCli(['ping', '--verbose'], { configDir: bothKeys });
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^GET \/v1\/ping 200 \d+ms attempt 1\/6$/m);
+    expect(unstamped(result.stderr)).toMatch(/^GET \/v1\/ping 200 \d+ms attempt 1\/6$/m);
     expect(result.stderr).not.toContain(DEMO_KEYS.test);
     expect(result.stderr).not.toContain('4f3c9a1b');
   });

@@ -14,6 +14,7 @@ import {
   servedApi,
   spawnCli,
   tempDir,
+  unstamped,
   type RunOptions,
   type RunResult,
 } from '../helpers/e2e.js';
@@ -156,7 +157,7 @@ describe('a known key through every command, with --verbose', () => {
 
     for (const result of outputs) expect(leaks(`${result.stdout}\n${result.stderr}`)).toEqual([]);
     // --verbose did print its attempt lines (so they were checked), and the key's masked form is what shows.
-    expect(outputs.some((r) => /^POST \/v1\/orders 201 \d+ms attempt 1\/\d+$/m.test(r.stderr))).toBe(true);
+    expect(outputs.some((r) => /^POST \/v1\/orders 201 \d+ms attempt 1\/\d+$/m.test(unstamped(r.stderr)))).toBe(true);
     expect(outputs.some((r) => r.stdout.includes('sc_test_…7e2d'))).toBe(true);
 
     const stored = files(configDir);

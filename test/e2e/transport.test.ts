@@ -22,6 +22,7 @@ import {
   servedApi,
   startServer,
   tempDir,
+  unstamped,
   until,
   type TestServer,
 } from '../helpers/e2e.js';
@@ -122,7 +123,9 @@ function httpsJson(url: string, ca: string): Promise<{ orders: { idempotency_key
 }
 
 const attempts = (stderr: string, path = '/v1/ping'): number =>
-  stderr.split('\n').filter((line) => line.startsWith(`GET ${path} `)).length;
+  unstamped(stderr)
+    .split('\n')
+    .filter((line) => line.startsWith(`GET ${path} `)).length;
 
 // Most tests here run several CLI processes one after another (and some start servers): a safety net, generous
 // for a shared machine with a second suite beside it. Each run still has runCli's own.
@@ -183,9 +186,8 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
   it('ping goes through the proxy, with its credentials, and -v names the proxy without them', async () => {
     const before = proxy.connects.length;
     const result = await runCli(['ping', '-v', '--ca-file', certs.ca], { baseUrl: apiUrl, env: viaProxy() });
-    expect(result.stderr).toBe(
-      `via proxy http://***@127.0.0.1:${proxy.port}\n${result.stderr.split('\n').slice(1).join('\n')}`,
-    );
+    const lines = unstamped(result.stderr);
+    expect(lines).toBe(`via proxy http://***@127.0.0.1:${proxy.port}\n${lines.split('\n').slice(1).join('\n')}`);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('rs_demo');
     expect(proxy.connects.slice(before)).toEqual([`${API_HOST}:${server.port}`]);
@@ -288,7 +290,9 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       env: viaProxy(),
     });
     expect(result.code, result.stderr).toBe(0);
-    const requests = result.stderr.split('\n').filter((line) => line.startsWith('GET /v1/catalog')).length;
+    const requests = unstamped(result.stderr)
+      .split('\n')
+      .filter((line) => line.startsWith('GET /v1/catalog')).length;
     expect(requests).toBeGreaterThanOrEqual(4);
     // undici 7.30 checks an idle socket for one event-loop turn before reusing it, and a request asked meanwhile
     // opens a second connection: never a third, as one request at a time is out.
@@ -650,7 +654,11 @@ describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', SEVERAL_RU
     // The base URL came from GIFTCODES_BASE_URL: that is what to correct.
     expect(wrong.stderr).toContain('use http:// in GIFTCODES_BASE_URL');
     // Not retried: the same port will not start speaking TLS.
-    expect(wrong.stderr.split('\n').filter((line) => line.startsWith('POST /v1/orders '))).toHaveLength(1);
+    expect(
+      unstamped(wrong.stderr)
+        .split('\n')
+        .filter((line) => line.startsWith('POST /v1/orders ')),
+    ).toHaveLength(1);
     const right = await runCli(order, { configDir, baseUrl: plain.url, env });
     expect(right.code, right.stderr).toBe(0);
     // The run's summary line names the order's status (`pending`); no other line speaks of an earlier attempt.
