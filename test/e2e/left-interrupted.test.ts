@@ -111,5 +111,16 @@ describe('orders left interrupted by an earlier run', () => {
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/)).toContain('[exit 130]');
     expect(await pendingIntents(configDir)).toHaveLength(1);
+
+    // A guided order (no --product, no --quantity): named before its first question, not after the order its own
+    // confirmation placed (a review answered yes, then read that the order it meant to retry may have been charged).
+    const guided = terminal(['order', 'place', '--env', 'live'], configDir);
+    const first = await guided.waitFor(/Product \(type to search/);
+    const said = first.search(WARNING);
+    expect(said, first).toBeGreaterThanOrEqual(0);
+    expect(said).toBeLessThan(first.search(/Product \(type to search/));
+    guided.press('C-c');
+    await guided.waitFor(/\[exit \d+\]/);
+    expect(await pendingIntents(configDir)).toHaveLength(1);
   });
 });

@@ -114,6 +114,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
   // --yes as the person gave it: a guided order's confirmation answers the order's question, not the others.
   const yesGiven = options.yes === true;
+  // Orders earlier runs left interrupted, said before a guided order's questions (its confirmation is its own).
+  let leftSaidFirst = false;
   // At a terminal without --product or --quantity: a guided order (orders/guided.ts) asks what is missing and is
   // confirmed there; elsewhere the usage error below.
   if (
@@ -138,6 +140,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // Whether a codes file is encrypted (--encrypt-to, or the profile's encrypt-to): its name must say so (.age).
     const encrypts =
       (options.encryptTo?.length ?? 0) > 0 || ((await profileEncryptTo(deps))?.recipients?.length ?? 0) > 0;
+    // An order left interrupted (it may have been charged) is said before the questions, not after the order they
+    // confirm was placed: a review answered yes to a live order and only then read that the one it retried was charged.
+    const { leftByEarlierRuns } = await import('../../orders/recover.js');
+    const left = leftByEarlierRuns(await deps.journal(), () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
+    if (left) deps.io.warn(left);
+    leftSaidFirst = left !== undefined;
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
@@ -259,7 +267,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // Orders earlier runs left interrupted are said before a live order is asked about, not after: a person
     // retrying by hand (another key, another profile) read the question first, and the warning that the order they
     // retried may have been charged only once they had answered yes (an adversarial review).
-    let leftSaid = false;
+    let leftSaid = leftSaidFirst;
     if (connection.environment === 'live' && !options.yes && confirmed === undefined) {
       const left = leftByEarlierRuns(
         journal,
