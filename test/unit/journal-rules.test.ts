@@ -378,15 +378,22 @@ describe('claim, settle, end', () => {
     await expect(j.end([intent], 'delivered')).resolves.toMatchObject([{ key: intent.key }]);
   });
 
-  it('staleError words: old or future, with the key and both ways out', () => {
-    const old = { ...spec, key: 'k', createdAt: '2026-05-31T11:59:59.999Z' } as Intent;
+  it('staleError words: old or future, with the key and both ways out, each as far as the order got', () => {
+    const old = { ...spec, key: 'k', phase: 'sending', createdAt: '2026-05-31T11:59:59.999Z' } as Intent;
+    // Sent without an answer: the API cannot be asked by key (a review was told to "check the server for it").
     expect(staleError(old, T0)).toMatchObject({
       exitCode: 2,
       code: 'stale_intent',
       message:
         'the interrupted order for 3 × amazon-us-25 (key k) was started 2026-05-31T11:59:59.999Z, more than 24 hours ago: the server may have forgotten its key, so it is not resumed silently',
-      hint: 'check the server for it, then finish it with: giftcodes order resume k --force-stale   or drop it with: giftcodes order abandon k',
+      hint: "it was sent without an answer, and the API cannot be asked by key: look in the provider's dashboard for an order of 3 × amazon-us-25 placed about 2026-05-31T11:59:59.999Z; if there is one, drop this with giftcodes order abandon k; if none, giftcodes order resume k --force-stale sends it again (a second order if the first went through after all)",
     });
+    expect(staleError({ ...old, phase: 'prepared' }, T0).hint).toBe(
+      'it was never sent: send it now with giftcodes order resume k --force-stale, or drop it with: giftcodes order abandon k',
+    );
+    expect(staleError({ ...old, phase: 'accepted', orderId: 'ord_1' }, T0).hint).toBe(
+      'its order is ord_1 (giftcodes order show ord_1): finish it with giftcodes order resume k --force-stale (it reads that order, no second charge), or drop it with: giftcodes order abandon k',
+    );
     expect(staleError({ ...old, createdAt: '2026-06-01T12:05:00.001Z' }, T0).message).toBe(
       'the interrupted order for 3 × amazon-us-25 (key k) is dated 2026-06-01T12:05:00.001Z, in the future (more than 5 minutes ahead of this clock): it was written under another clock, so it is not resumed silently',
     );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { AuthError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../api/client.js';
-import type { Intent } from '../../journal/intent.js';
+import { staleness, type Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
 import { exportResult, gathersItems } from '../../output/exporter.js';
@@ -19,6 +19,8 @@ export interface ResumeOptions {
   timeout?: number;
   force?: boolean;
   forceStale?: boolean;
+  /** --yes: a stale order sent again (--force-stale) is not asked about at a terminal. */
+  yes?: boolean;
   /** --api-key, which a resumed order uses when it was placed with it. */
   apiKey?: string | undefined;
 }
@@ -37,7 +39,7 @@ export function register(parent: Command, app: App): void {
     )
     .action(async (key: string | undefined, flags: Omit<ResumeOptions, 'key'>, cmd: Command) => {
       const { globals, deps } = app.context(cmd);
-      return run({ ...flags, ...(key ? { key } : {}), apiKey: globals.apiKey }, deps);
+      return run({ ...flags, ...(key ? { key } : {}), apiKey: globals.apiKey, yes: globals.yes }, deps);
     });
   examples(command, [
     'giftcodes order pending',
@@ -165,7 +167,18 @@ async function resumeOne(
     return { settled: intent };
   }
   const api = await clientOfIntent(deps, intent, options);
-  if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId)
+  // A request sent more than a day ago without an answer: the server may have forgotten its key, and sending it again
+  // is then a second order if the first went through. Never "no second charge" there (a review was charged twice
+  // under those words); a person at a terminal is asked first.
+  if (intent.phase !== 'prepared' && !intent.orderId && staleness(intent) === 'old') {
+    const what = unitsOf(intent.quantity, intent.productId);
+    const warning = `sending the order for ${what} (key ${intent.key}) again, more than 24 hours after it was first sent (${intent.createdAt}): a server that has forgotten the key places a second order if the first request went through`;
+    if (deps.io.canPrompt && options.yes !== true) {
+      deps.io.warn(warning);
+      if (!(await deps.io.confirm(`Send the order for ${what} again anyway?`, '--yes', 'a second order')))
+        throw new InterruptedError('cancelled: nothing was sent');
+    } else deps.io.warn(warning);
+  } else if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
       `resuming ${unitsOf(intent.quantity, intent.productId)} with key ${intent.key}: same request, no second charge`,
     );
