@@ -230,7 +230,10 @@ export class Factory implements Deps {
       // How long the order record keeps ended orders: the profile's history-days, else 90.
       const store = await this.config().catch(() => undefined);
       const profile = store && (this.globals.profile || this.io.env.GIFTCODES_PROFILE || store.defaultProfile);
-      return new Journal(dir, { historyDays: profile ? store.profile(profile).historyDays : undefined });
+      return new Journal(dir, {
+        historyDays: profile ? store.profile(profile).historyDays : undefined,
+        historyProfile: profile || undefined,
+      });
     })();
     return this.journalPromise;
   }

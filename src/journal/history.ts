@@ -277,16 +277,23 @@ export class History {
   }
 
   /**
-   * Drops records that ended more than `days` days ago. It reads every record, so it runs at most once a day for
-   * the same `days` (history/.pruned says when, and for how many). Under the journal's lock (journal.ts end), as
-   * every record is written (journal.ts recordDelivery, end, recordStatuses): a line file is rewritten whole, and a
-   * line appended meanwhile by another process would be lost (pruneLines: what it does when the lock was taken over).
+   * Drops records that ended more than `days` days ago: of `profile` only, when it is named (its history-days is
+   * its own; a profile kept 1 day pruned every other profile's records, and their plans were ordered again: a
+   * review). It reads every record, so it runs at most once a day for the same `days` and profile (history/.pruned
+   * says when, and for which). Under the journal's lock (journal.ts end), as every record is written (journal.ts
+   * recordDelivery, end, recordStatuses): a line file is rewritten whole, and a line appended meanwhile by another
+   * process would be lost (pruneLines: what it does when the lock was taken over).
    */
-  prune(days: number, now: number = Date.now()): void {
+  prune(days: number, now: number = Date.now(), profile?: string): void {
     const mark = join(this.dir, PRUNED_MARK);
     const last = modifiedAt(mark);
-    if (last !== undefined && now - last >= 0 && now - last < DAY_MS && readIfThere(mark) === `${days}\n`) return;
+    const said = profile === undefined ? `${days}\n` : `${days} ${JSON.stringify(profile)}\n`;
+    if (last !== undefined && now - last >= 0 && now - last < DAY_MS && readIfThere(mark) === said) return;
     const limit = now - days * DAY_MS;
+    const old = (record: OrderRecord | undefined): boolean =>
+      record !== undefined &&
+      Date.parse(timeOf(record)) < limit &&
+      (profile === undefined || record.profile === profile);
     let names: string[];
     try {
       names = readdirSync(this.dir);
@@ -297,10 +304,9 @@ export class History {
       const file = join(this.dir, name);
       try {
         if (name.endsWith('.json')) {
-          const record = parseRecord(JSON.parse(readFileSync(file, 'utf8')));
-          if (record && Date.parse(timeOf(record)) < limit) unlinkSync(file);
+          if (old(parseRecord(JSON.parse(readFileSync(file, 'utf8'))))) unlinkSync(file);
         } else if (LINES_FILE.test(name)) {
-          pruneLines(file, limit);
+          pruneLines(file, old);
         } else if (leftBehind(name)) {
           unlinkSync(file);
         }
@@ -312,7 +318,7 @@ export class History {
     let fd: number | undefined;
     try {
       fd = openSync(mark, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW, 0o600);
-      writeSync(fd, `${days}\n`);
+      writeSync(fd, said);
       futimesSync(fd, now / 1000, now / 1000);
     } catch {
       // Pruned again next time.
@@ -442,13 +448,13 @@ async function appendLinesAsync(file: string, text: string): Promise<boolean> {
 }
 
 /**
- * Rewrites a line file without the records that ended before `limit`, when it has any (atomically: a temporary
+ * Rewrites a line file without the records `old` names (ended before the limit), when it has any (atomically: a temporary
  * file, fsynced, renamed). A line that is no record is kept unless it is not JSON at all (cut short by a crash).
  * Under the journal's lock, which another machine's process takes over from a turn older than 5 s (lock.ts): a
  * file that grew while it was read is left for the next prune, and lines that reach the file replaced after all
  * (a writer that opened it a moment before) are carried over into the new one.
  */
-function pruneLines(file: string, limit: number): void {
+function pruneLines(file: string, old: (record: OrderRecord | undefined) => boolean): void {
   const fd = openSync(file, constants.O_RDONLY | NOFOLLOW);
   try {
     const read = readFileSync(fd);
@@ -463,8 +469,7 @@ function pruneLines(file: string, limit: number): void {
         dropped = true;
         continue;
       }
-      const record = parseRecord(value);
-      if (record && Date.parse(timeOf(record)) < limit) dropped = true;
+      if (old(parseRecord(value))) dropped = true;
       else kept.push(line);
     }
     if (!dropped || fstatSync(fd).size !== read.length) return;

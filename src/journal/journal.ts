@@ -88,11 +88,15 @@ export class Journal {
    */
   private turn: { names?: string[] | undefined } | undefined;
 
-  constructor(dir: string, options: { historyDays?: number | undefined } = {}) {
+  /** The profile whose history-days this run prunes by: only its records (undefined: every record, as before). */
+  private historyProfile: string | undefined;
+
+  constructor(dir: string, options: { historyDays?: number | undefined; historyProfile?: string | undefined } = {}) {
     this.dir = dir;
     this.log = logOf(resolve(dir));
     this.history = new History(join(dirname(dir), 'history'));
     this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
+    this.historyProfile = options.historyProfile;
   }
 
   /**
@@ -531,7 +535,7 @@ export class Journal {
     if (!this.pruned) {
       this.pruned = true;
       try {
-        this.history.prune(this.historyDays, now);
+        this.history.prune(this.historyDays, now, this.historyProfile);
       } catch {
         // As above: pruning old records never stands in the way of an order.
       }

@@ -323,6 +323,20 @@ describe('History on disk: its directory, failures, and files that are not recor
     expect(readdirSync(h.dir).sort()).toEqual(['.pruned', basename(file)].sort());
   });
 
+  it("a profile prunes only its own records by its history-days: another profile's plan records stay (its plan was ordered again)", () => {
+    const h = new History(newDir());
+    const now = Date.parse('2026-04-01T00:00:00.000Z');
+    const old = new Date(now - 3 * 86_400_000).toISOString();
+    h.record(rec('weekly-row', old, { profile: 'default' }));
+    h.record(rec('archive-row', old, { profile: 'archive' }));
+    // The archive profile keeps 1 day: its own old record goes, the default profile's stays for its own setting.
+    h.prune(1, now, 'archive');
+    expect(h.list().map((r) => r.key)).toEqual(['weekly-row']);
+    // Within the day, the default profile's prune (its own days) still runs: the mark names the profile.
+    h.prune(1, now + 1000, 'default');
+    expect(h.list()).toEqual([]);
+  });
+
   it('a record whose key id is not text is damaged: skipped, never read as of some scope', () => {
     const h = new History(newDir());
     h.record(rec('good', '2026-01-01T00:00:00.000Z', { keyId: 'k1' }));
