@@ -833,7 +833,7 @@ export function planFailure(
               // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
               `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed, environment)}); a new --batch would order every row again`
             : elsewhere
-              ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing)`
+              ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: run the plan with a --batch of its own`
               : refusedOutside
                 ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
                   // server that keeps a refusal with its key answered the same for a day, funds added or not (an

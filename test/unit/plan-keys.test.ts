@@ -414,6 +414,9 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(failure).toMatchObject({ exitCode: 4, code: 'plan_rows_failed' });
     expect(failure?.hint).toContain("line 2's order was placed by another run of this plan");
     expect(failure?.hint).not.toContain('order place');
+    expect(failure?.hint).toContain(
+      'to order that row here too, as a second order: run the plan with a --batch of its own',
+    );
     expect(failure?.hint).not.toContain('order it by itself');
   });
 
