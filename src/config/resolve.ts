@@ -139,9 +139,13 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   }
   if (!apiKey) {
     const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;
+    // A run with no D-Bus session (cron, a service) cannot read a key a desktop login put in the credential store:
+    // the login it is told to run keeps the key in the config file (a review logged in as told, and the job still
+    // found no key).
+    const noStore = process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS ? ' --insecure-storage' : '';
     throw new AuthError(`no ${environment} key in profile "${profile}"`, {
       code: 'no_api_key',
-      hint: `run: giftcodes login${profileFlag} --env ${environment}   (or set GIFTCODES_API_KEY)`,
+      hint: `run: giftcodes login${profileFlag} --env ${environment}${noStore}   (or set GIFTCODES_API_KEY)`,
     });
   }
   if (environmentOfKey(apiKey) !== environment) {
