@@ -2,7 +2,14 @@
 // order a live re-run resumes without asking again, and the warning that names the orders earlier runs left.
 import { describe, expect, it } from 'vitest';
 import { endedRecord } from '../../src/orders/lifecycle.js';
-import { leftByEarlierRuns, placingNow, resumableFor, resumeCandidate } from '../../src/orders/recover.js';
+import {
+  finishedInItsPlace,
+  leftByEarlierRuns,
+  placingNow,
+  resumableFor,
+  resumeCandidate,
+} from '../../src/orders/recover.js';
+import type { OrderRecord } from '../../src/journal/history.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { writeFileSync } from 'node:fs';
@@ -10,7 +17,7 @@ import { join } from 'node:path';
 import { tempDir } from '../helpers/e2e.js';
 import type { Intent } from '../../src/journal/intent.js';
 import type { Journal } from '../../src/journal/journal.js';
-import { dead, journal, outTo, spec } from '../helpers/journal.js';
+import { dead, journal, outTo, recordAt, spec } from '../helpers/journal.js';
 
 /** An intent of `spec` (or `o`), owned by a dead run unless `alive`. */
 async function left(j: Journal, o: Partial<Intent> & { alive?: boolean } = {}): Promise<Intent> {
@@ -126,5 +133,50 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     expect(resumableFor(j, spec, 'other-key', file)).toBe(false);
     expect(resumableFor(j, spec, undefined, join(tempDir(), 'else.json'))).toBe(false);
     expect(resumableFor(j, { ...spec, quantity: 99 }, undefined, file)).toBe(false);
+  });
+});
+
+describe('finishedInItsPlace: an interrupted order place of this very request that codes get or order watch finished', () => {
+  const T = Date.parse('2026-06-01T12:00:00.000Z');
+  const at = (ms: number): string => new Date(ms).toISOString();
+  /** A record of `spec`'s request that codes get finished `ago` ms before T. */
+  const finished = (key: string, ago: number, extra: Partial<OrderRecord> = {}): OrderRecord =>
+    recordAt(key, at(T - ago), {
+      ...spec,
+      orderId: `ord_${key}`,
+      finishedBy: 'codes get',
+      ...extra,
+    });
+
+  it('names the record within the day; never with a key given, nor for another request, scope or ending', () => {
+    const j = journal();
+    j.history.record(finished('peeked', HOUR));
+    expect(finishedInItsPlace(j, spec, undefined, T)?.key).toBe('peeked');
+    // A key given names one order, refused by the journal when reused: not this question.
+    expect(finishedInItsPlace(j, spec, 'my-key', T)).toBeUndefined();
+    for (const other of [
+      { quantity: 4 },
+      { productId: 'steam-us-20' },
+      { profile: 'shop' },
+      { environment: 'live' as const },
+      { baseUrl: 'http://127.0.0.1:9' },
+      { keyId: 'k2' },
+    ])
+      expect(finishedInItsPlace(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
+  });
+
+  it('a record its own run delivered, one that failed, or one older than a day is not asked about', () => {
+    const own = journal();
+    own.history.record(finished('own', HOUR, { finishedBy: undefined }));
+    expect(finishedInItsPlace(own, spec, undefined, T)).toBeUndefined();
+    const failed = journal();
+    failed.history.record(finished('failed', HOUR, { outcome: 'failed' }));
+    expect(finishedInItsPlace(failed, spec, undefined, T)).toBeUndefined();
+    const day = journal();
+    day.history.record(finished('day', 24 * HOUR));
+    expect(finishedInItsPlace(day, spec, undefined, T)?.key).toBe('day');
+    const older = journal();
+    older.history.record(finished('older', 24 * HOUR + 1));
+    expect(finishedInItsPlace(older, spec, undefined, T)).toBeUndefined();
   });
 });
