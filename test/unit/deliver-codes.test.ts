@@ -228,4 +228,42 @@ describe('deliverFetched', () => {
     expect(journal.read().intents).toEqual([]);
     expect(c.err()).not.toContain('this finished');
   });
+
+  it('codes fetched say "its codes"; a failed order says nothing of a second order (it ended failed, nothing reached the user)', async () => {
+    const { orderId } = await order();
+    const begin = async (journal: ReturnType<typeof freshJournal>) => {
+      const { intent } = await journal.begin({
+        profile: 'default',
+        environment: 'test',
+        baseUrl: servers.server.url,
+        keyId: keyIdOf(KEY),
+        productId: 'amazon-us-25',
+        quantity: 2,
+      });
+      journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+    };
+    const fetched = freshJournal();
+    await begin(fetched);
+    const c = capturedIo();
+    await deliverFetched(c.io, fetched, () => undefined, {
+      orderId,
+      baseUrl: servers.server.url,
+      codes: true,
+      out: '-',
+      by: 'codes get',
+    });
+    expect(c.err()).toContain('its codes reached you here, so that order place run again places a second order');
+    const failed = freshJournal();
+    await begin(failed);
+    const f = capturedIo();
+    await deliverFetched(f.io, failed, () => undefined, {
+      orderId,
+      baseUrl: servers.server.url,
+      codes: false,
+      ending: 'failed',
+      by: 'codes get',
+    });
+    expect(failed.read().intents).toEqual([]);
+    expect(f.err()).not.toContain('this finished');
+  });
 });
