@@ -28,6 +28,14 @@ describe('orderOutcome', () => {
   });
 });
 
+describe('environment names around spaces', () => {
+  it(' live  and \ttest\n are read as their names', () => {
+    expect(environmentKind(' live ')).toBe('live');
+    expect(environmentKind('\tSandbox\n')).toBe('test');
+    expect(environmentKind(undefined)).toBeUndefined();
+  });
+});
+
 describe('environment names', () => {
   it.each(['test', 'sandbox', 'testing', 'TEST', 'Sandbox'])('%j is test', (name) => {
     expect(environmentKind(name)).toBe('test');
@@ -58,6 +66,14 @@ describe('orderQuantity', () => {
     [{ quantity: 0 }, undefined],
     [{ quantity: 1.5 }, undefined],
     [{ quantity: 'many' }, undefined],
+    // How many codes must arrive: only whole digits count, around spaces; never a number another reading makes of
+    // it (a scoped mutation run found these unasked).
+    [{ quantity: ' 12 ' }, 12],
+    [{ quantity: '1e3' }, undefined],
+    [{ quantity: '12x' }, undefined],
+    [{ quantity: 'x12' }, undefined],
+    [{ quantity: true }, undefined],
+    [{ quantity: '0' }, undefined],
     [{}, undefined],
   ])('%j → %s', (order, expected) => {
     expect(orderQuantity(order)).toBe(expected);

@@ -129,6 +129,23 @@ describe('nextDelayMs', () => {
   });
 });
 
+describe('the edges of the retry budget and of epoch resets (a scoped mutation run found them unasked)', () => {
+  it('a wait exactly at a bound is still honoured; one past it ends the retries', () => {
+    expect(waitExceedsBudget(policy, 0, policy.maxRetryAfterMs)).toBe(false);
+    expect(waitExceedsBudget(policy, 0, policy.maxRetryAfterMs + 1)).toBe(true);
+    expect(waitExceedsBudget(policy, policy.maxTotalMs - 1_000, 1_000)).toBe(false);
+    expect(waitExceedsBudget(policy, policy.maxTotalMs - 1_000, 1_001)).toBe(true);
+    expect(nextDelayMs(policy, 0, policy.maxTotalMs - 2_000, 2_000, lowest)).toBe(2_000);
+    expect(nextDelayMs(policy, 0, policy.maxTotalMs - 2_000, 2_001, lowest)).toBeUndefined();
+  });
+
+  it('a reset of exactly 10^12 is epoch milliseconds, of exactly 10^9 epoch seconds', () => {
+    expect(parseResetMs('1000000000000', 999_999_990_000)).toBe(10_000);
+    expect(parseResetMs('1000000000', 999_999_990_000)).toBe(10_000);
+    expect(parseResetMs('999999999', 0)).toBe(999_999_999_000);
+  });
+});
+
 describe('isRetryableStatus', () => {
   it.each([429, 408, 500, 502, 503, 504])('%i is retried', (status) => {
     expect(isRetryableStatus(status, undefined)).toBe(true);
