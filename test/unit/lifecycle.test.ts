@@ -259,7 +259,7 @@ describe('deliver and settle', () => {
     const journal = freshJournal();
     const c = capturedIo();
     await deliver(c.io, journal, () => c.io.out('no orders'), []);
-    await settle(journal, []);
+    expect(await settle(journal, [])).toEqual([]);
     expect(c.out()).toBe('no orders\n');
     expect(fired).toEqual([]);
     expect(existsSync(journal.history.dir)).toBe(false);
@@ -355,6 +355,36 @@ describe('deliver and settle', () => {
     expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'failed', orderId: 'ord_f' });
   });
 
+  it("an order fetched settles only its own interrupted intents on its own server: never another order's, never the same id's on another server", async () => {
+    // Order ids are one server's names: a codes get of ord_x on the test server must not end an interrupted order
+    // of ord_x on another server, nor another order here (a scoped mutation run found the match unasked).
+    const journal = freshJournal();
+    const dead = { pid: 999_999_999 };
+    const keep = async (orderId: string, baseUrl: string, productId: string): Promise<Intent> => {
+      const { intent } = await journal.begin({ ...specFor(baseUrl, productId) });
+      journal.save({ ...intent, phase: 'accepted', orderId, owner: dead });
+      return intent;
+    };
+    const mine = await keep('ord_x', server.url, 'amazon-us-25');
+    const other = await keep('ord_y', server.url, 'steam-us-20');
+    const elsewhere = await keep('ord_x', 'http://127.0.0.1:9', 'apple-us-50');
+    const settled = await settle(journal, {
+      orderId: 'ord_x',
+      baseUrl: server.url,
+      codes: true,
+      out: '-',
+      by: 'codes get',
+    });
+    expect(settled.map((i) => i.key)).toEqual([mine.key]);
+    expect(
+      journal
+        .read()
+        .intents.map((i) => i.key)
+        .sort(),
+    ).toEqual([other.key, elsewhere.key].sort());
+    expect(journal.history.get(mine.key, scopeOf(mine))).toMatchObject({ finishedBy: 'codes get', out: '-' });
+  });
+
   it('the record is written once, by deliver, when the outcome reached the user; settle only takes the intent out of the journal', async () => {
     const journal = freshJournal();
     const { intent } = await journal.begin(specFor(server.url));
@@ -363,7 +393,8 @@ describe('deliver and settle', () => {
     const c = capturedIo();
     const delivery = [{ intent: accepted, ending: 'delivered' as const }];
     await deliver(c.io, journal, () => c.io.out('ord_once'), delivery, reachedAt);
-    await settle(journal, delivery, reachedAt + 3_600_000);
+    // What it ended is what it returns: the intents delivered, nothing else.
+    expect((await settle(journal, delivery, reachedAt + 3_600_000)).map((i) => i.key)).toEqual([intent.key]);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({
       outcome: 'delivered',
