@@ -427,6 +427,7 @@ export class Journal {
               out: { ...(intent.out ?? { force: false, csvRaw: false }), path: o.out! },
             }));
       await this.endLocked(ended, (intent) => endingOf(intent)!, { now, finishedBy: o.finishedBy });
+      if (o.finishedBy !== undefined && settled.length > 0) this.history.markFinished(now);
       return settled;
     });
   }

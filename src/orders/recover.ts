@@ -83,7 +83,7 @@ export function finishedInItsPlace(
   key: string | undefined,
   now: number = Date.now(),
 ): OrderRecord | undefined {
-  if (key !== undefined) return undefined;
+  if (key !== undefined || !journal.history.finishedWithinDay(now)) return undefined;
   const scope = scopeOf(spec);
   return journal.history
     .list()
