@@ -3,7 +3,7 @@
 // a row of ids wider than the terminal wraps rather than lose a character.
 import type { Io } from './io.js';
 import { stripControl } from '../secrets.js';
-import { formatMoney } from '../money.js';
+import { spokenMoney } from '../money.js';
 
 export interface Column<Row> {
   header: string;
@@ -21,6 +21,13 @@ export interface Column<Row> {
    * summary gave its file names the room a column of `completed` took.
    */
   sameRank?: number;
+  /**
+   * Shorter forms of a cell, longest first (order list's OUTCOME: `placed` for `order placed`, `no funds` for
+   * `not placed: insufficient_funds`). On a terminal too narrow for every column the column takes them with this
+   * rank, in the order columns give way by dropRank, before a column of higher rank is left out; then each cell
+   * shows the longest of its forms that fits the column, the shortest cut only where none does.
+   */
+  narrow?: { rank: number; forms: (row: Row) => readonly string[] };
   /**
    * Where a cell too long for its column is cut: its end (the default); its start; or, for a path (with a suffix
    * such as a count), its directory first, then its file name before the extension, whose start tells files apart
@@ -47,51 +54,86 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly C
     uniform.set(promoted, [...values][0]!);
     return promoted;
   });
-  const columns = io.stdoutIsTTY ? fittingColumns(rows, all, io.columns) : all;
+  const { columns, narrowed } = io.stdoutIsTTY
+    ? fittingColumns(rows, all, io.columns)
+    : { columns: all, narrowed: new Set<Column<Row>>() };
   const said = [...uniform]
     .filter(([column]) => !columns.includes(column))
     .map(([column, value]) => `${column.header.toLowerCase()} of every row: ${value}`);
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
-  const widths = columns.map((column, i) =>
-    Math.max(column.header.length, ...cells.map((row) => (row[i] ?? '').length)),
+  // Each cell's forms, longest first: its value, then the shorter ones of a column that took them.
+  const forms = rows.map((row, r) =>
+    columns.map((column, i) => [
+      cells[r]![i]!,
+      ...(narrowed.has(column) ? (column.narrow?.forms(row) ?? []).map(oneLine) : []),
+    ]),
   );
-  if (io.stdoutIsTTY)
+  const widths = columns.map((column, i) =>
+    Math.max(column.header.length, ...forms.map((row) => (row[i]!.at(-1) ?? '').length)),
+  );
+  if (io.stdoutIsTTY) {
     fitToWidth(
       widths,
       io.columns,
       columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : c.header.length)),
     );
-  const line = (values: string[]): string =>
+    // The room left goes to the columns that took shorter forms, as far as their longer forms need it.
+    let room = io.columns - widths.reduce((a, b) => a + b, 0) - 2 * (widths.length - 1);
+    columns.forEach((column, i) => {
+      if (!narrowed.has(column) || room <= 0) return;
+      const longest = Math.max(...forms.map((row) => row[i]![0]!.length));
+      const more = Math.min(room, Math.max(0, longest - (widths[i] ?? 0)));
+      widths[i] = (widths[i] ?? 0) + more;
+      room -= more;
+    });
+  }
+  const line = (values: readonly (readonly string[])[]): string =>
     values
-      .map((value, i) => fit(value, widths[i] ?? 0, columns[i]?.cut))
+      .map((cell, i) => {
+        const width = widths[i] ?? 0;
+        return fit(cell.find((form) => form.length <= width) ?? cell.at(-1) ?? '', width, columns[i]?.cut);
+      })
       .join('  ')
       .trimEnd();
-  const header = line(columns.map((column) => column.header.toUpperCase()));
-  return [io.c.bold(header), ...cells.map(line), ...said].join('\n');
+  const header = line(columns.map((column) => [column.header.toUpperCase()]));
+  return [io.c.bold(header), ...forms.map(line), ...said].join('\n');
 }
 
-/** The columns left once the droppable ones blank in every row, then the others lowest rank first, are left out until the rest fits `total`. */
+/**
+ * The columns left once the droppable ones blank in every row, then the others lowest rank first, are left out
+ * until the rest fits `total`; and the columns that take their shorter forms (narrow), at their rank among them.
+ */
 function fittingColumns<Row>(
   rows: readonly Row[],
   columns: readonly Column<Row>[],
   total: number,
-): readonly Column<Row>[] {
+): { columns: readonly Column<Row>[]; narrowed: ReadonlySet<Column<Row>> } {
   const widest = new Map(
     columns.map((column) => [column, Math.max(0, ...rows.map((row) => oneLine(column.value(row)).length))]),
   );
   const widths = new Map(columns.map((column) => [column, Math.max(column.header.length, widest.get(column) ?? 0)]));
+  const narrowed = new Set<Column<Row>>();
   // A column that could give way and is blank in every row says nothing (`order list`'s AMOUNT where no catalog
   // was ever listed on this machine): it goes first, and its width goes to a column that has something to say.
   const kept = columns.filter(
     (column) => column.dropRank === undefined || rows.length === 0 || (widest.get(column) ?? 0) > 0,
   );
   const needed = (): number => kept.reduce((sum, column) => sum + (widths.get(column) ?? 0), 0) + 2 * (kept.length - 1);
-  const droppable = columns
-    .filter((column) => column.dropRank !== undefined)
-    .sort((a, b) => (a.dropRank ?? 0) - (b.dropRank ?? 0));
+  const rank = (step: { column: Column<Row>; narrow: boolean }): number =>
+    (step.narrow ? step.column.narrow?.rank : step.column.dropRank) ?? 0;
+  const steps = [
+    ...columns.filter((column) => column.dropRank !== undefined).map((column) => ({ column, narrow: false })),
+    ...columns.filter((column) => column.narrow !== undefined).map((column) => ({ column, narrow: true })),
+  ].sort((a, b) => rank(a) - rank(b));
   const dropped: Column<Row>[] = [];
-  for (const column of droppable) {
+  for (const { column, narrow } of steps) {
     if (needed() <= total) break;
+    if (narrow) {
+      narrowed.add(column);
+      const shortest = rows.map((row) => oneLine(column.narrow?.forms(row).at(-1) ?? column.value(row)).length);
+      widths.set(column, Math.max(column.header.length, ...shortest));
+      continue;
+    }
     const at = kept.indexOf(column);
     if (at >= 0) dropped.push(...kept.splice(at, 1));
   }
@@ -101,7 +143,7 @@ function fittingColumns<Row>(
     kept.push(column);
     if (needed() > total) kept.pop();
   }
-  return columns.filter((column) => kept.includes(column));
+  return { columns: columns.filter((column) => kept.includes(column)), narrowed };
 }
 
 function fitToWidth(widths: number[], total: number, minimums: number[]): void {
@@ -137,7 +179,7 @@ function oneLine(value: string): string {
   return value.replace(/[\u0000-\u001f\u007f]+/g, ' ');
 }
 
-/** A value from a loosely typed record, for display: nested `{amount,currency}` money reads as `25.00 USD`. */
+/** A value from a loosely typed record, for display: nested `{amount,currency}` money reads as `25.00 USD`, `5,000,000.00 USD`. */
 export function display(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return stripControl(value);
@@ -145,7 +187,7 @@ export function display(value: unknown): string {
   if (typeof value === 'object' && !Array.isArray(value)) {
     const money = value as Record<string, unknown>;
     if (typeof money.amount === 'number' && typeof money.currency === 'string')
-      return formatMoney(money.amount, money.currency);
+      return spokenMoney(money.amount, money.currency);
   }
   return stripControl(JSON.stringify(value));
 }

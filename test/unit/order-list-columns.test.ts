@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { listColumns } from '../../src/commands/order/list.js';
 import type { OrderRecord } from '../../src/journal/history.js';
+import { spokenMoney } from '../../src/money.js';
 import { renderTable } from '../../src/output/table.js';
 import { terminalIo as terminal } from '../helpers/inprocess.js';
 
@@ -42,5 +43,49 @@ describe('order list at 80 columns', () => {
     const lines = text.split('\n');
     if (!/\bENV\b/.test(lines[0]!)) expect(lines).toContain('env of every row: live');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it('a grouped amount stays beside the outcome, which takes its shorter words before AMOUNT gives way', () => {
+    const rows = [
+      { ...record(1, 'test'), quantity: 12345, amount: { amount: 123_450_000, currency: 'USD' } },
+      { ...record(2, 'test'), productId: 'tesco-uk-20', quantity: 3, amount: { amount: 6000, currency: 'GBP' } },
+    ] as OrderRecord[];
+    const grouped = (r: OrderRecord) => (r.amount ? spokenMoney(r.amount.amount, r.amount.currency) : '');
+    const lines = renderTable(terminal(80), rows, listColumns(grouped)).split('\n');
+    expect(lines[0]).toMatch(/^ORDER +PRODUCT +QTY +AMOUNT +OUTCOME$/);
+    expect(lines[1]).toMatch(/ amazon-us-10 +12345 +1,234,500\.00 USD +(codes saved|saved)$/);
+    expect(lines[2]).toMatch(/ tesco-uk-20 +3 +60\.00 GBP +(codes saved|saved)$/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    // Wide enough, the whole words.
+    expect(renderTable(terminal(120), rows, listColumns(grouped))).toContain('codes saved to file');
+  });
+
+  it('an order not placed says why in words, not a code cut mid-word, beside its whole key', () => {
+    const refused = {
+      ...record(0, 'live'),
+      key: '3f0e2c1a-7b9d-4e2f-8a6b-1c2d3e4f5a6b',
+      orderId: undefined,
+      quantity: 180000,
+      outcome: 'refused',
+      status: undefined,
+      out: undefined,
+      error: { code: 'insufficient_funds', message: 'the order costs 18,000,000.00 USD' },
+      amount: { amount: 1_800_000_000, currency: 'USD' },
+    } as unknown as OrderRecord;
+    const rows = [
+      { ...record(1, 'live'), out: undefined },
+      refused,
+      { ...refused, error: { code: 'odd_code', message: 'x' } },
+    ];
+    const grouped = (r: OrderRecord) => (r.amount ? spokenMoney(r.amount.amount, r.amount.currency) : '');
+    const lines = renderTable(terminal(80), rows, listColumns(grouped)).split('\n');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines.join('\n')).not.toContain('…');
+    expect(lines[1]).toMatch(/ order placed\b/);
+    expect(lines[2]).toMatch(/^3f0e2c1a-7b9d-4e2f-8a6b-1c2d3e4f5a6b +amazon-us-10 +180000 +no funds\b/);
+    // A code without words of its own is given whole.
+    expect(lines[3]).toMatch(/ 180000 +odd_code\b/);
+    // Wide enough, the code in full.
+    expect(renderTable(terminal(140), rows, listColumns(grouped))).toContain('not placed: insufficient_funds');
   });
 });

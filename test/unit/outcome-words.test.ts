@@ -1,7 +1,7 @@
 // order list's OUTCOME column in a support agent's words. A record that ended without an order is "not placed":
 // a walkthrough read "refused: network_error" (the server unreachable, nothing sent) as the API refusing it.
 import { describe, expect, it } from 'vitest';
-import { outcomeWords } from '../../src/commands/order/list.js';
+import { outcomeShort, outcomeWords } from '../../src/commands/order/list.js';
 import type { OrderRecord } from '../../src/journal/history.js';
 
 const record = (r: Partial<OrderRecord>): OrderRecord => ({ ...(r as OrderRecord) });
@@ -23,5 +23,22 @@ describe('outcomeWords', () => {
     expect(outcomeWords(record({ outcome: 'failed' }))).toBe('order failed');
     expect(outcomeWords(record({ outcome: 'abandoned' }))).toBe('abandoned, not resumed');
     expect(outcomeWords(record({ outcome: 'pending' }))).toBe('unfinished: resume it');
+  });
+
+  it('shorter, for a narrow OUTCOME: why an order was not placed in a word, the other outcomes as --status names them', () => {
+    const refused = (code: string) => outcomeShort(record({ outcome: 'refused', error: { code, message: 'x' } }));
+    expect(refused('insufficient_funds')).toEqual(['not placed: no funds', 'no funds']);
+    expect(refused('insufficient_supply')).toEqual(['not placed: no stock', 'no stock']);
+    expect(refused('network_error')).toEqual(['not placed: unreachable', 'unreachable']);
+    expect(refused('some_new_code')).toEqual(['some_new_code']);
+    expect(outcomeShort(record({ outcome: 'refused' }))).toEqual([]);
+    expect(outcomeShort(record({ outcome: 'delivered', out: { path: 'a.csv' } as never }))).toEqual([
+      'codes saved',
+      'saved',
+    ]);
+    expect(outcomeShort(record({ outcome: 'delivered' }))).toEqual(['placed']);
+    expect(outcomeShort(record({ outcome: 'failed' }))).toEqual(['failed']);
+    expect(outcomeShort(record({ outcome: 'abandoned' }))).toEqual(['abandoned']);
+    expect(outcomeShort(record({ outcome: 'pending' }))).toEqual(['unfinished']);
   });
 });

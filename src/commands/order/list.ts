@@ -77,17 +77,20 @@ export function register(parent: Command, app: App): void {
  * columns KEY gives way first, and a `-` left a support agent nothing to paste (a walkthrough). ENV never gives
  * way while the rows mix live and test orders (a live one was charged real money); where every row is of one
  * environment it may, and is then said once under the table. It gave way before AMOUNT, and a review at 80
- * columns found six live and test orders listed without it.
+ * columns found six live and test orders listed without it. OUTCOME takes its shorter words (outcomeShort) before
+ * AMOUNT gives way, and says why an order was not placed in a word rather than a code cut mid-word (a review at 80
+ * columns read `not placed: insuffic…` beside a refused order's key).
  */
 export function listColumns(amount: (record: OrderRecord) => string): Column<OrderRecord>[] {
   return [
     { header: 'order', value: (r) => r.orderId ?? r.key, whole: true },
     { header: 'product', value: (r) => r.productId, whole: true },
     { header: 'qty', value: (r) => String(r.quantity), whole: true },
-    { header: 'amount', value: (r) => amount(r), dropRank: 5 },
+    { header: 'amount', value: (r) => amount(r), dropRank: 6 },
     // The server's last status is what OUTCOME says, unless refreshed: it gives way before ENV.
     { header: 'status', value: (r) => r.status ?? '', dropRank: 3 },
-    { header: 'outcome', value: (r) => outcomeWords(r) },
+    // Its shorter words before AMOUNT gives way: a grouped amount (1,234,500.00 USD) beside `placed` at 80 columns.
+    { header: 'outcome', value: (r) => outcomeWords(r), narrow: { rank: 5, forms: outcomeShort } },
     { header: 'env', value: (r) => r.environment, sameRank: 4 },
     { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
     { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
@@ -187,6 +190,42 @@ export function outcomeWords(r: OrderRecord): string {
       return 'abandoned, not resumed';
     case 'pending':
       return 'unfinished: resume it';
+  }
+}
+
+/** Why an order was not placed, in a word or two, for a narrow OUTCOME: the API's codes a person meets most. */
+const REASON_WORDS: Readonly<Record<string, string>> = {
+  insufficient_funds: 'no funds',
+  insufficient_supply: 'no stock',
+  network_error: 'unreachable',
+  timeout: 'timed out',
+  unknown_product: 'no product',
+  product_not_found: 'no product',
+  invalid_api_key: 'key refused',
+  rate_limited: 'rate limited',
+  idempotency_key_reused: 'key reused',
+};
+
+/**
+ * outcomeWords shortened, longest first, for an OUTCOME column at a narrow width: `not placed: no funds`, then
+ * `no funds` (a code without a word of its own is given alone, whole); `placed`, `saved`; `failed`, `abandoned` and
+ * `unfinished`, as --status takes them.
+ */
+export function outcomeShort(r: OrderRecord): readonly string[] {
+  switch (r.outcome) {
+    case 'delivered':
+      return r.out ? ['codes saved', 'saved'] : ['placed'];
+    case 'failed':
+      return ['failed'];
+    case 'refused': {
+      if (!r.error) return [];
+      const word = REASON_WORDS[r.error.code];
+      return word === undefined ? [r.error.code] : [`not placed: ${word}`, word];
+    }
+    case 'abandoned':
+      return ['abandoned'];
+    case 'pending':
+      return ['unfinished'];
   }
 }
 
