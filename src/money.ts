@@ -2,6 +2,10 @@
 // (2500 USD is $25.00); messages and tables show the major unit with the currency's own number of
 // decimals (ISO 4217), and JSON keeps the API's integers untouched. Integer arithmetic only: a float
 // division would print 0.29 USD for 29 cents as 0.28999….
+// Two forms: spokenMoney, its thousands grouped (5,000,000.00 USD), is what a person reads, in a sentence or a
+// table (order show, order place's result, order list, catalog list, a plan's summary, the guided order's list and
+// question, an error that states an amount); formatMoney, ungrouped (5000000.00 USD), is a machine's or a file's
+// (the local test server's messages aside), and majorUnits alone is the `display` of CSV, JSON Lines and xlsx.
 import { grouped } from './output/words.js';
 
 /** ISO 4217 currencies whose minor unit is not a hundredth. Every other code has two decimals. */
@@ -69,14 +73,18 @@ export function majorUnits(minor: number, currency: string): string {
   return `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
 
-/** An amount for a person: 2500 USD → "25.00 USD". Ungrouped, as files have it and as a table's column fits. */
+/**
+ * An amount ungrouped: 2500 USD → "25.00 USD", 500000000 USD → "5000000.00 USD", as a file or a program reads it.
+ * A person reads spokenMoney.
+ */
 export function formatMoney(minor: number, currency: string): string {
   return `${majorUnits(minor, currency)} ${currency.toUpperCase()}`;
 }
 
 /**
- * An amount in a sentence a person reads to confirm a charge (the live order's question, a plan's total):
- * 500000000 USD → "5,000,000.00 USD", its thousands grouped, since 500000.00 and 5000000.00 differ by one digit.
+ * An amount as a person reads it, in a sentence (the live order's question, a plan's total, an error) or a table
+ * (order list's AMOUNT, order show's amount): 500000000 USD → "5,000,000.00 USD", its thousands grouped, since
+ * 500000.00 and 5000000.00 differ by one digit.
  */
 export function spokenMoney(minor: number, currency: string): string {
   if (!Number.isSafeInteger(minor)) return formatMoney(minor, currency);

@@ -19,7 +19,7 @@ import { unitPriceOf } from './products.js';
 function searchText(product: Product): string {
   const price = unitPriceOf(product);
   const money = price
-    ? `${majorUnits(price.amount, price.currency)} ${price.currency} ${formatMoney(price.amount, price.currency)}`
+    ? `${majorUnits(price.amount, price.currency)} ${price.currency} ${formatMoney(price.amount, price.currency)} ${spokenMoney(price.amount, price.currency)}`
     : '';
   return `${product.id} ${display(product.brand)} ${display(product.name ?? product.title)} ${money}`.toLowerCase();
 }
@@ -40,7 +40,7 @@ export function productChoices(
   const brandWidth = Math.max(0, ...products.map((p) => display(p.brand).length));
   const monies = products.map((p) => {
     const price = unitPriceOf(p);
-    return price ? formatMoney(price.amount, price.currency) : '';
+    return price ? spokenMoney(price.amount, price.currency) : '';
   });
   const moneyWidth = Math.max(0, ...monies.map((m) => m.length));
   return products.map((p, i) => {

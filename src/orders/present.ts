@@ -4,6 +4,7 @@ import type { Order } from '../api/schemas.js';
 import { exportResult } from '../output/exporter.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
+import { grouped } from '../output/words.js';
 
 export function statusText(io: Io, status: string): string {
   const outcome = orderOutcome(status);
@@ -20,7 +21,8 @@ export function describeOrder(io: Io, order: Order, local: readonly [string, str
   ];
   const known: [string, unknown][] = [
     ['product', order.product_id ?? order.productId ?? order.product],
-    ['quantity', order.quantity],
+    // Grouped as the amount is (display): 200,000 and 2,000,000 codes differ by more than one digit to the eye.
+    ['quantity', Number.isSafeInteger(order.quantity) ? grouped(order.quantity as number) : order.quantity],
     ['amount', order.amount ?? order.total],
     ['environment', order.environment],
     ['created', order.created_at ?? order.createdAt ?? order.created],

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Environment, Seed, SeedProduct } from './seed.js';
 // Money as a person reads it (25.00 USD): a pure helper with no client state, shared with the CLI's messages.
-import { formatMoney } from '../money.js';
+import { spokenMoney } from '../money.js';
+import { grouped } from '../output/words.js';
 
 export interface Caller {
   resellerId: string;
@@ -113,14 +114,14 @@ export class Store {
         return {
           ok: false,
           code: 'insufficient_supply',
-          message: `only ${units} units of ${product.id} are available`,
+          message: `only ${grouped(units)} units of ${product.id} are available`,
         };
       }
       if (balance < amount) {
         return {
           ok: false,
           code: 'insufficient_funds',
-          message: `the order costs ${formatMoney(amount, product.currency)} and the wallet holds ${formatMoney(balance, product.currency)}`,
+          message: `the order costs ${spokenMoney(amount, product.currency)} and the wallet holds ${spokenMoney(balance, product.currency)}`,
         };
       }
       supply?.set(product.id, units - quantity);

@@ -92,6 +92,15 @@ describe('charges', () => {
     expect((await placeOrder(server, 'amazon-us-25', 3, { key: KEYS.smallTest })).status).toBe(201);
   });
 
+  test('insufficient funds: a large order states its cost and the wallet with their thousands grouped', async () => {
+    // 60000.00 and 6000.00 differ by one digit: a person reads this sentence (the CLI prints it as the error).
+    const res = await placeOrder(servers.server, 'amazon-us-100', 600, { key: KEYS.live });
+    expect(res.json.error.code).toBe('insufficient_funds');
+    expect(res.json.error.message).toMatch(
+      /^the order costs 60,000\.00 USD and the wallet holds \d{1,3}(,\d{3})*\.\d\d USD$/,
+    );
+  });
+
   test('insufficient supply: 422 insufficient_supply', async () => {
     const { server } = servers;
     const res = await placeOrder(server, 'netflix-us-30', 6, { key: KEYS.live });

@@ -11,7 +11,7 @@ describe('money for a person', () => {
     expect(formatMoney(0, 'USD')).toBe('0.00 USD');
   });
 
-  it('in a sentence (a question, a summary line) groups the thousands; a table column and a file keep them whole', () => {
+  it('for a person (a question, a summary line, a table) groups the thousands; for a file or a program, whole', () => {
     expect(spokenMoney(500000000, 'USD')).toBe('5,000,000.00 USD');
     expect(spokenMoney(99999, 'usd')).toBe('999.99 USD');
     expect(spokenMoney(-123456789, 'USD')).toBe('-1,234,567.89 USD');

@@ -59,6 +59,20 @@ describe('describeOrder', () => {
     );
   });
 
+  it('groups the thousands of a large amount and quantity: 500000.00 and 5000000.00 differ by one digit', () => {
+    const text = describeOrder(io().io, {
+      id: 'ord_4',
+      status: 'completed',
+      product_id: 'amazon-us-25',
+      quantity: 200_000,
+      amount: { amount: 500_000_000, currency: 'USD' },
+    });
+    expect(text).toContain('quantity     200,000\n');
+    expect(text).toContain('amount       5,000,000.00 USD');
+    // What is not a whole number is shown as sent.
+    expect(describeOrder(io().io, { id: 'o', status: 's', quantity: '12' })).toContain('quantity     12');
+  });
+
   it('reads the other spellings the servers use, and leaves out null and absent fields', () => {
     const text = describeOrder(io().io, {
       id: 'ord_2',

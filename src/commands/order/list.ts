@@ -237,7 +237,7 @@ async function amounts(
   deps: Pick<Deps, 'configDir'>,
   records: readonly OrderRecord[],
 ): Promise<(r: OrderRecord) => string> {
-  const [{ readCatalogPrices }, { formatMoney }] = await Promise.all([
+  const [{ readCatalogPrices }, { spokenMoney }] = await Promise.all([
     import('../../output/catalog-cache.js'),
     import('../../money.js'),
   ]);
@@ -251,9 +251,9 @@ async function amounts(
   };
   for (const r of records) if (!r.amount) pricesOf(r);
   return (r) => {
-    if (r.amount) return formatMoney(r.amount.amount, r.amount.currency);
+    if (r.amount) return spokenMoney(r.amount.amount, r.amount.currency);
     const unit = pricesOf(r).get(r.productId);
-    return unit ? formatMoney(unit.amount * r.quantity, unit.currency) : '';
+    return unit ? spokenMoney(unit.amount * r.quantity, unit.currency) : '';
   };
 }
 

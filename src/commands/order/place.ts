@@ -11,7 +11,7 @@ import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
-import { formatMoney } from '../../money.js';
+import { spokenMoney } from '../../money.js';
 import { formatFor, namesAgeFile, tooManyCodes } from '../../export/format.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
@@ -771,12 +771,12 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
           ? [
               {
                 header: 'unit price',
-                value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount, r.price.currency) : ''),
+                value: (r: PlanResult) => (r.price ? spokenMoney(r.price.amount, r.price.currency) : ''),
                 dropRank: 2,
               },
               {
                 header: 'amount',
-                value: (r: PlanResult) => (r.price ? formatMoney(r.price.amount * r.quantity, r.price.currency) : ''),
+                value: (r: PlanResult) => (r.price ? spokenMoney(r.price.amount * r.quantity, r.price.currency) : ''),
               },
             ]
           : []),
