@@ -4,8 +4,9 @@
 // division would print 0.29 USD for 29 cents as 0.28999….
 // Two forms: spokenMoney, its thousands grouped (5,000,000.00 USD), is what a person reads, in a sentence or a
 // table (order show, order place's result, order list, catalog list, a plan's summary, the guided order's list and
-// question, an error that states an amount); formatMoney, ungrouped (5000000.00 USD), is a machine's or a file's
-// (the local test server's messages aside), and majorUnits alone is the `display` of CSV, JSON Lines and xlsx.
+// question, the local server's insufficient_funds message); formatMoney, ungrouped (5000000.00 USD), is how a
+// person may type an amount to search the guided order's list (src/orders/guided.ts), never what is shown; files
+// and machine output keep the amount whole: majorUnits alone is the `display` of CSV, JSON Lines and xlsx.
 import { grouped } from './output/words.js';
 
 /** ISO 4217 currencies whose minor unit is not a hundredth. Every other code has two decimals. */
