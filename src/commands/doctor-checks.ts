@@ -2,7 +2,7 @@
 // a failed one carries the exit code of its kind, the one the job itself would exit with where there is one.
 import { execFile } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { pingFacts } from '../api/outcome.js';
 import { checkOwnership, configFile } from '../config/paths.js';
 import type { Connection } from '../config/resolve.js';
@@ -121,6 +121,26 @@ function nodeVersion(node: string, env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 /**
+ * This Node and this giftcodes by the names they were invoked by, where those name the same files: a link's
+ * directory (Homebrew's /opt/homebrew/bin, a version manager's, npm's global bin/) outlives an upgrade, the file it
+ * resolves to (a versioned Cellar or npx cache directory, as docs/cron-and-plans.md warns) does not. This Node: the
+ * `node` PATH finds (`pathNode`), else the path it was started by (argv0), when either is this Node; else its
+ * resolved path. This giftcodes: the script as invoked (argv[1]) when it is this install's launcher; else the launcher.
+ */
+export function invokedPaths(
+  deps: Pick<DoctorDeps, 'nodePath' | 'nodeArgv0' | 'programPath' | 'programArgv'>,
+  pathNode: string | undefined,
+): { node: string; program: string } {
+  const same = (candidate: string | undefined, target: string): candidate is string =>
+    candidate !== undefined && candidate !== '' && realpath(candidate) === realpath(target);
+  // An argv0 without a slash (`node`) was found on the invoking shell's PATH, which is not this one's to read.
+  const started = deps.nodeArgv0?.includes('/') ? resolve(deps.nodeArgv0) : undefined;
+  const node = [pathNode, started].find((candidate) => same(candidate, deps.nodePath)) ?? deps.nodePath;
+  const invoked = deps.programArgv === undefined || deps.programArgv === '' ? undefined : resolve(deps.programArgv);
+  return { node, program: same(invoked, deps.programPath) ? invoked : deps.programPath };
+}
+
+/**
  * `giftcodes` and `node` found on PATH as cron would find them (bin/giftcodes runs `env node`), with a
  * version giftcodes supports. A failure is configuration (exit 3): the job's environment, not its data.
  */
@@ -129,18 +149,17 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
   const path = env.PATH ?? '';
   const giftcodes = findOnPath('giftcodes', path, env);
   const node = findOnPath('node', path, env);
-  // This Node by the name PATH gives it, when PATH finds it through a link (Homebrew's /opt/homebrew/bin, a version
-  // manager's directory): that name outlives an upgrade, the resolved one (a versioned Cellar or cache path) does not.
-  const thisNode = node !== undefined && realpath(node) === realpath(deps.nodePath) ? node : deps.nodePath;
-  // The directory of this Node usually holds the global `giftcodes` too (npm's prefix, nvm, volta); else this install's bin/.
+  const { node: thisNode, program } = invokedPaths(deps, node);
+  // The directory of this Node usually holds the global `giftcodes` too (npm's prefix, nvm, volta); else the directory
+  // giftcodes was invoked from.
   const nodeDir = dirname(thisNode);
   const dirs = new Set([
     nodeDir,
-    ...(findOnPath('giftcodes', nodeDir, env) ? [] : [dirname(deps.programPath)]),
+    ...(findOnPath('giftcodes', nodeDir, env) ? [] : [dirname(program)]),
     '/usr/bin',
     '/bin',
   ]);
-  const fix = `put PATH=${[...dirs].join(':')} in the crontab, or call both by absolute path: ${thisNode} ${deps.programPath}`;
+  const fix = `put PATH=${[...dirs].join(':')} in the crontab, or call both by absolute path: ${thisNode} ${program}`;
   const missing = [giftcodes ? undefined : 'giftcodes', node ? undefined : 'node'].filter((name) => name !== undefined);
   if (!giftcodes || !node) {
     return {
@@ -178,7 +197,7 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
       exitCode: ExitCode.auth,
     };
   }
-  const other = realpath(giftcodes) === realpath(deps.programPath) ? '' : ` (not this one: ${deps.programPath})`;
+  const other = realpath(giftcodes) === realpath(deps.programPath) ? '' : ` (not this one: ${program})`;
   return {
     check: 'command',
     ok: true,

@@ -19,9 +19,14 @@ export interface DoctorDeps extends Pick<
   Deps,
   'io' | 'configDir' | 'journalDir' | 'config' | 'connection' | 'clientFor' | 'now'
 > {
-  /** This install's launcher (bin/giftcodes): the absolute path a crontab can call. */
+  /** This install's launcher (bin/giftcodes): the absolute path a crontab can call, its links resolved. */
   programPath: string;
+  /** The script as it was invoked (process.argv[1]), its links kept: a global install's bin/ link, not its target. */
+  programArgv?: string;
+  /** This Node's resolved path (process.execPath). */
   nodePath: string;
+  /** This Node as it was invoked (process.argv0): `node`, or a path that may be a link. */
+  nodeArgv0?: string;
   nodeVersion: string;
   /** The profile this run would use (its encrypt-to is checked). */
   profileName?: () => Promise<string>;
@@ -57,7 +62,9 @@ export function register(parent: Command, app: App): void {
             f.clientFor(baseUrl, apiKey, tries, refusedHint, baseUrlFrom),
           // dist/ sits beside bin/ in every install, and this module is bundled into dist/.
           programPath: fileURLToPath(new URL('../bin/giftcodes', import.meta.url)),
+          programArgv: process.argv[1],
           nodePath: process.execPath,
+          nodeArgv0: process.argv0,
           nodeVersion: process.versions.node,
           // The clock the API's Date header is compared with.
           now: () => f.now(),

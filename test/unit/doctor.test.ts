@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { run, type DoctorDeps } from '../../src/commands/doctor.js';
-import { findOnPath, MIN_NODE } from '../../src/commands/doctor-checks.js';
+import { findOnPath, invokedPaths, MIN_NODE } from '../../src/commands/doctor-checks.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { Io } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -136,6 +136,32 @@ describe('giftcodes doctor, run() over a test Io', () => {
     );
   });
 
+  it('the crontab PATH names the directories node and giftcodes were invoked from (links), not their targets', async () => {
+    // The review's machine: `ln -s <node> …/bin/node`, `ln -s …/giftcodes …/bin/giftcodes`, doctor run under cron's
+    // PATH; the hint named the npx cache directory node resolved to and the install's own bin/.
+    const install = tempDir('giftcodes-install-');
+    writeFileSync(join(install, 'giftcodes'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const linked = tempDir('giftcodes-bin-');
+    symlinkSync(process.execPath, join(linked, 'node'));
+    symlinkSync(join(install, 'giftcodes'), join(linked, 'giftcodes'));
+    const { io, out } = terminalIo({ PATH: tempDir('giftcodes-cron-path-') });
+    await expect(
+      run(
+        { retries: 0 },
+        {
+          ...deps(io),
+          nodePath: process.execPath,
+          nodeArgv0: join(linked, 'node'),
+          programPath: join(install, 'giftcodes'),
+          programArgv: join(linked, 'giftcodes'),
+        },
+      ),
+    ).rejects.toMatchObject({ exitCode: 3 });
+    expect(out()).toContain(
+      `hint: put PATH=${linked}:/usr/bin:/bin in the crontab, or call both by absolute path: ${join(linked, 'node')} ${join(linked, 'giftcodes')}`,
+    );
+  });
+
   it('--quiet prints only what failed', async () => {
     const { io, out } = terminalIo({ PATH: fakeBin('v22.1.0') }, true);
     await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: -400_000 }))).rejects.toMatchObject({ exitCode: 8 });
@@ -156,6 +182,39 @@ describe('findOnPath', () => {
     expect(findOnPath('node', `${first}::${second}`, {})).toBe(join(second, 'node'));
     expect(findOnPath('giftcodes', `${first}:${second}`, {})).toBe(join(second, 'giftcodes'));
     expect(findOnPath('giftcodes', '', {})).toBeUndefined();
+  });
+});
+
+describe('invokedPaths', () => {
+  const dir = tempDir('giftcodes-invoked-');
+  writeFileSync(join(dir, 'launcher'), '', { mode: 0o755 });
+  symlinkSync(join(dir, 'launcher'), join(dir, 'giftcodes'));
+  symlinkSync(process.execPath, join(dir, 'node'));
+  const given = { nodePath: process.execPath, programPath: join(dir, 'launcher') };
+
+  it('keeps the names node and giftcodes were invoked by where they are the same files', () => {
+    expect(
+      invokedPaths({ ...given, nodeArgv0: join(dir, 'node'), programArgv: join(dir, 'giftcodes') }, undefined),
+    ).toEqual({ node: join(dir, 'node'), program: join(dir, 'giftcodes') });
+    // The node PATH finds comes before argv0.
+    const other = tempDir('giftcodes-invoked-');
+    symlinkSync(process.execPath, join(other, 'node'));
+    expect(invokedPaths({ ...given, nodeArgv0: join(dir, 'node') }, join(other, 'node')).node).toBe(
+      join(other, 'node'),
+    );
+  });
+
+  it('else the resolved paths: another node, a bare argv0, a script that is not this launcher', () => {
+    const stranger = join(dir, 'launcher-copy');
+    writeFileSync(stranger, '', { mode: 0o755 });
+    expect(invokedPaths({ ...given, nodeArgv0: 'node', programArgv: stranger }, stranger)).toEqual({
+      node: process.execPath,
+      program: join(dir, 'launcher'),
+    });
+    expect(invokedPaths({ ...given, nodeArgv0: '', programArgv: '' }, undefined)).toEqual({
+      node: process.execPath,
+      program: join(dir, 'launcher'),
+    });
   });
 });
 
