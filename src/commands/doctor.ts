@@ -73,7 +73,7 @@ export function register(parent: Command, app: App): void {
     });
   examples(command, [
     'giftcodes doctor',
-    'giftcodes doctor --quiet && giftcodes order place --plan /etc/giftcodes/nightly.csv --env live --yes',
+    'giftcodes doctor -q && giftcodes order place --plan "$PLAN" --env live --yes',
     'giftcodes doctor --json --env live',
   ]);
 }

@@ -36,6 +36,21 @@ export function definitionList(
     .join('\n');
 }
 
+/**
+ * `label` then its items joined by commas, wrapped to `width` between items, never inside one (`giftcodes help /
+ * exit-codes` read as two words); the later lines start under the first item.
+ */
+export function itemList(label: string, items: readonly string[], width: number): string {
+  const indent = ' '.repeat(label.length + 1);
+  const lines = [`${label} ${items[0] ?? ''}`];
+  for (const item of items.slice(1)) {
+    const last = lines.at(-1)!;
+    if (`${last}, ${item}`.length <= width) lines[lines.length - 1] = `${last}, ${item}`;
+    else lines.splice(lines.length - 1, 1, `${last},`, `${indent}${item}`);
+  }
+  return lines.join('\n');
+}
+
 /** A line of prose wrapped to `width`. */
 export function paragraph(text: string, width: number): string {
   return wrapper().boxWrap(text, width);

@@ -3,7 +3,7 @@
 import { Help, type Command, type HelpConfiguration } from 'commander';
 import { examples, examplesOf } from './app.js';
 import { environmentHelp } from './environment.js';
-import { definitionList, paragraph, TEXT_WIDTH } from './help-text.js';
+import { definitionList, itemList, paragraph, TEXT_WIDTH } from './help-text.js';
 
 /** Given to the program before any command is added: commander copies it to each subcommand. */
 export const helpConfiguration: HelpConfiguration = {
@@ -99,7 +99,13 @@ export function finishHelp(program: Command): void {
   program.addHelpText(
     'after',
     // No line break at its end: commander ends each text with one, and the examples after it start with a blank line.
-    `\nHelp topics: giftcodes help options, giftcodes help environment, giftcodes help exit-codes`,
+    // Wrapped to the help's width (80 off a terminal): on one line it was 90 columns.
+    ({ error, command }) => {
+      const output = command.configureOutput();
+      const width = (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? TEXT_WIDTH;
+      const topics = ['options', 'environment', 'exit-codes'].map((topic) => `giftcodes help ${topic}`);
+      return `\n${itemList('Help topics:', topics, width)}`;
+    },
   );
   // `help` sits with the last group of commands (the tools), not alone under "Commands:".
   const group = program.commands.at(-1)?.helpGroup() ?? '';

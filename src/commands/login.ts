@@ -37,7 +37,7 @@ export function register(parent: Command, app: App): void {
   examples(command, [
     'giftcodes login',
     'giftcodes login --env live --profile shop-eu',
-    'printf %s "$GIFTCODES_KEY" | giftcodes login --api-key-stdin --base-url https://api.example.com',
+    'printf %s "$KEY" | giftcodes login --api-key-stdin --base-url "$API_URL"',
   ]);
 }
 

@@ -153,7 +153,7 @@ export function register(parent: Command, app: App): void {
     'giftcodes serve',
     'giftcodes serve --port 0 --fail-rate 0.3 --rate-limit 20',
     'giftcodes serve --dialect jsonapi',
-    'giftcodes serve --webhook-url http://127.0.0.1:8787/hook --webhook-secret whsec_demo',
+    'giftcodes serve --webhook-url http://127.0.0.1:8787/hook',
     'giftcodes serve --tls-cert server.pem --tls-key server.key --gzip',
   ]);
 }

@@ -16,7 +16,7 @@ export function register(parent: Command, app: App): void {
     examples: [
       'giftcodes config set default-env live',
       'giftcodes config set base-url https://api.example.com --profile shop-eu',
-      'giftcodes config set encrypt-to age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p',
+      'giftcodes config set encrypt-to "$RECIPIENT"   # an age public key, age1…',
     ],
   };
   addVerb(parent, app, 'set', help, ({ globals, deps }, field, value) =>

@@ -67,7 +67,7 @@ export function register(parent: Command, app: App): void {
     'giftcodes order list',
     'giftcodes order list --since 7d --status failed',
     'giftcodes order list --refresh --status pending',
-    'giftcodes order list --since 2026-11-01 --env live --format csv > november.csv',
+    'giftcodes order list --since 2026-11-01 --env live --format csv > nov.csv',
     `giftcodes order list --query "[?outcome=='delivered'].orderId"`,
   ]);
 }

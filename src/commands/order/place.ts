@@ -97,8 +97,9 @@ export function register(parent: Command, app: App): void {
   });
   examples(command, [
     'giftcodes order place --product amazon-us-25 --quantity 10',
-    'giftcodes order place --product amazon-us-25 --quantity 100 --out codes.csv --yes',
-    'giftcodes order place --product steam-us-20 --quantity 5 --wait --timeout 300 --json',
+    'giftcodes order place --product amazon-us-25 --quantity 100 --out codes.csv',
+    'giftcodes order place --product steam-us-20 --quantity 5 --wait --json',
+    'giftcodes order place --plan restock.csv --env live --yes',
   ]);
 }
 

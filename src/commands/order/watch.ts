@@ -73,8 +73,9 @@ export function register(parent: Command, app: App): void {
   examples(command, [
     'giftcodes order watch ord_8f2k1',
     'giftcodes order watch ord_8f2k1 --timeout 600 --out codes.csv',
-    'GIFTCODES_WEBHOOK_SECRET=whsec_… giftcodes order watch ord_8f2k1 --webhook-port 8787',
-    'giftcodes order watch ord_8f2k1 --webhook-port 8787 --secret-file ~/.config/giftcodes/webhook-secret',
+    'export GIFTCODES_WEBHOOK_SECRET="$SECRET"   # the webhook signing secret',
+    'giftcodes order watch ord_8f2k1 --webhook-port 8787',
+    'giftcodes order watch ord_8f2k1 --webhook-port 8787 --secret-file whsec.txt',
   ]);
 }
 

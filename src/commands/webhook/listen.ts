@@ -80,9 +80,10 @@ export function register(parent: Command, app: App): void {
     );
   examples(command, [
     'GIFTCODES_WEBHOOK_SECRET=whsec_demo giftcodes webhook listen --port 8787',
-    'giftcodes serve --webhook-url http://127.0.0.1:8787/hook   # in another terminal',
-    'giftcodes webhook listen --port 8787 --secret-file ~/.config/giftcodes/webhook-secret --json | jq -r .data.order.id',
-    'giftcodes webhook listen --port 8787 --scheme github --secret-file /run/secrets/github-hook --forward-to http://127.0.0.1:3000/hooks',
+    'giftcodes serve --webhook-url http://127.0.0.1:8787/hook  # another terminal',
+    'giftcodes webhook listen --port 8787 --json | jq -r .data.order.id',
+    'giftcodes webhook listen --port 8787 --scheme github --secret-file gh.secret',
+    'giftcodes webhook listen --port 8787 --forward-to http://127.0.0.1:3000/',
   ]);
 }
 
