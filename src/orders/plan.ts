@@ -73,8 +73,27 @@ export interface RowOptions {
  */
 export function planFamily(scope: Scope, planPath: string, batch: string | undefined): string {
   return sha256(
-    JSON.stringify(['giftcodes-plan', scope.baseUrl, scope.environment, scope.keyId, basename(planPath), batch ?? '']),
+    JSON.stringify(['giftcodes-plan', scope.baseUrl, scope.environment, scope.keyId, planName(planPath), batch ?? '']),
   ).slice(0, 12);
+}
+
+/** What a shell's process substitution (`--plan <(…)`) passes: a descriptor's path, its number chosen by the shell. */
+const DESCRIPTOR = /^\/(dev|proc\/(self|\d+))\/fd\/\d+$/;
+
+/**
+ * The name a plan is keyed by: its file name; a descriptor's path (`/dev/fd/63`) names no file, and its number is
+ * whichever the shell had free, so every such plan is keyed by the name `<(…)`: the same rows given that way again are
+ * the same orders, whatever the number (docs/cron-and-plans.md).
+ */
+export function planName(planPath: string): string {
+  return DESCRIPTOR.test(planPath) ? PIPE_NAME : basename(planPath);
+}
+
+const PIPE_NAME = '<(…)';
+
+/** The directory a row's out cell is relative to: the plan's; for a descriptor's plan, which has none, the current one. */
+function planDir(planPath: string): string {
+  return DESCRIPTOR.test(planPath) ? process.cwd() : dirname(planPath);
 }
 
 /**
@@ -112,11 +131,49 @@ export function parsePlan(
   batch?: string,
   known: readonly string[] = [],
 ): PlanRow[] {
+  const { rows, problems, named } = parsePlanRows(bytes, planPath, family, batch);
+  if (problems.length > 0 && known.length > 0) {
+    for (const row of named)
+      if (!known.includes(row.productId))
+        problems.push({
+          line: row.line,
+          text: `line ${row.line}: ${noSuchProduct(row.productId, known, 'as catalog list last saw it')}`,
+          cached: true,
+        });
+  }
+  if (problems.length > 0) throw badRows(planPath, problems, planHint(problems));
+  if (rows.length === 0)
+    throw new UsageError(`the plan ${planPath} has no rows`, {
+      code: 'bad_plan',
+      hint: 'each row is product,quantity[,out]',
+    });
+  return rows;
+}
+
+/** A bad row's line and words, and the hint for its cause where it has its own (else the plan's format). */
+export interface PlanProblem {
+  line: number;
+  text: string;
+  hint?: string;
+  /** A product the catalog lacks: its hint (the catalog to read) is said beside the rows' own. */
+  cached?: true;
+}
+
+/**
+ * A plan's rows and the problems of its bad rows, by line (parsePlan refuses the plan for them). `named`: every row's
+ * product id, its other cells good or bad, for a check against the catalog. Only a problem of the whole file (its
+ * columns separated by semicolons) is thrown here.
+ */
+export function parsePlanRows(
+  bytes: Buffer,
+  planPath: string,
+  family?: string,
+  batch?: string,
+): { rows: PlanRow[]; problems: PlanProblem[]; named: { line: number; productId: string }[] } {
   const planSha = sha256(bytes.toString('latin1'));
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const rows: PlanRow[] = [];
-  /** Each bad row's line and words, and the hint for its cause where it has its own (else the plan's format). */
-  const problems: { line: number; text: string; hint?: string; cached?: true }[] = [];
+  const problems: PlanProblem[] = [];
   const bad = (line: number, text: string, hint?: string): void =>
     void problems.push({ line, text: `line ${line}: ${text}`, ...(hint ? { hint } : {}) });
   const lines = text.split(/\r?\n/);
@@ -195,7 +252,7 @@ export function parsePlan(
         );
       outName = outCell.replaceAll(BATCH_FIELD, batch);
     }
-    const outPath = outName === '' ? undefined : resolve(dirname(planPath), outName);
+    const outPath = outName === '' ? undefined : resolve(planDir(planPath), outName);
     const what = JSON.stringify([productId, n, outCell]);
     const occurrence = (occurrences.get(what) ?? 0) + 1;
     occurrences.set(what, occurrence);
@@ -224,31 +281,52 @@ export function parsePlan(
       );
     else outs.set(same, row.row);
   }
-  if (problems.length > 0 && known.length > 0) {
-    for (const row of named)
-      if (!known.includes(row.productId))
-        problems.push({
-          line: row.line,
-          text: `line ${row.line}: ${noSuchProduct(row.productId, known, 'as catalog list last saw it')}`,
-          cached: true,
-        });
-  }
-  problems.sort((a, b) => a.line - b.line);
-  if (problems.length > 0) {
-    throw new UsageError(
-      `the plan ${planPath} has ${counted(new Set(problems.map((problem) => problem.line)).size, 'bad row')}, nothing was ordered: ${firstOf(
-        problems.map((problem) => problem.text),
-        20,
-      )}`,
-      { code: 'bad_plan', hint: planHint(problems) },
-    );
-  }
-  if (rows.length === 0)
-    throw new UsageError(`the plan ${planPath} has no rows`, {
-      code: 'bad_plan',
-      hint: 'each row is product,quantity[,out]',
-    });
-  return rows;
+  return { rows, problems, named };
+}
+
+/** The refusal of a plan with bad rows: every problem by line (at most 20 said), its rows counted, nothing ordered. */
+function badRows(
+  planPath: string,
+  problems: readonly PlanProblem[],
+  hint: string,
+  exitCode?: CliError['exitCode'],
+): CliError {
+  const sorted = [...problems].sort((a, b) => a.line - b.line);
+  const message = `the plan ${planPath} has ${counted(new Set(sorted.map((problem) => problem.line)).size, 'bad row')}, nothing was ordered: ${firstOf(
+    sorted.map((problem) => problem.text),
+    20,
+  )}`;
+  return exitCode === undefined || exitCode === ExitCode.usage
+    ? new UsageError(message, { code: 'bad_plan', hint })
+    : new CliError(exitCode, message, { code: 'bad_plan', hint });
+}
+
+/**
+ * The refusal of a plan some of whose rows do not parse, with what the checks of the rows that do parse found (each
+ * existing or unwritable out file, `outProblems`; each product the catalog lacks, `unknown`), in one error by line,
+ * so that the person fixing the plan meets every problem in one run. The rows' hint (planHint), then each other
+ * kind's once. A directory that cannot be written keeps its exit, as refusePlan keeps it.
+ */
+export function badRowsRefusal(
+  planPath: string,
+  problems: readonly PlanProblem[],
+  outProblems: readonly RowProblem[],
+  unknown?: { rows: readonly { row: number; productId: string }[]; ids: readonly string[]; aside?: string },
+): CliError {
+  const typos = (unknown?.rows ?? []).map((r): PlanProblem => ({
+    line: r.row,
+    text: `line ${r.row}: ${noSuchProduct(r.productId, unknown!.ids, unknown!.aside)}`,
+    cached: true,
+  }));
+  const hints = [planHint([...problems, ...typos])];
+  for (const { error } of outProblems) if (error.hint && !hints.includes(error.hint)) hints.push(error.hint);
+  const local = outProblems.find((p) => p.error.exitCode !== ExitCode.usage)?.error;
+  return badRows(
+    planPath,
+    [...problems, ...typos, ...outProblems.map((p) => ({ line: p.row, text: p.error.message }))],
+    hints.join('; '),
+    local?.exitCode,
+  );
 }
 
 /**
@@ -319,10 +397,13 @@ function realFile(path: string): string {
   }
 }
 
-export function readPlan(path: string, family?: string, batch?: string, known?: readonly string[]): PlanRow[] {
-  let bytes: Buffer;
+/**
+ * The plan's bytes, read once a run: every reading of the plan (its first check, its keys, its rows) parses these,
+ * so that a plan given as a pipe (`--plan <(…)`, a FIFO), which can be read once, is the same plan each time.
+ */
+export function readPlanBytes(path: string): Buffer {
   try {
-    bytes = readFileSync(path);
+    return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR')
@@ -332,7 +413,10 @@ export function readPlan(path: string, family?: string, batch?: string, known?: 
       );
     throw new LocalError(`cannot read the plan ${path} (${code ?? 'error'})`, { code: 'plan_unreadable' });
   }
-  return parsePlan(bytes, path, family, batch, known);
+}
+
+export function readPlan(path: string, family?: string, batch?: string, known?: readonly string[]): PlanRow[] {
+  return parsePlan(readPlanBytes(path), path, family, batch, known);
 }
 
 /** What a row worker needs: the run's connection, and its Io, client, journal and interruption. */

@@ -3,7 +3,7 @@
 // there is one kind, and the exit of the worst.
 import { describe, expect, it } from 'vitest';
 import { LocalError, UsageError } from '../../src/errors.js';
-import { parsePlan, refusePlan, type RowProblem } from '../../src/orders/plan.js';
+import { badRowsRefusal, parsePlan, parsePlanRows, refusePlan, type RowProblem } from '../../src/orders/plan.js';
 
 const exists = (row: number, file = `f${row}.csv`): RowProblem => ({
   row,
@@ -162,5 +162,51 @@ describe('parsePlan with the ids the last catalog list saved', () => {
     expect(refusal('amazn-us-25,x\n')).toBe(
       'the plan /plans/p.csv has 1 bad row, nothing was ordered: line 1: quantity must be a whole number from 1 to 1000000, got "x"',
     );
+  });
+});
+
+// README: a refused plan "names every problem in one run (each line's typo, bad quantity, existing file)". A row
+// whose quantity did not parse hid the other rows' typo, file format and existing file until the next run.
+describe('a plan some of whose rows do not parse: the other rows checked too, said in one refusal', () => {
+  const text =
+    'product,quantity,out\namazon-us-2S,100,amazon-25.csv\nsteam-us-20,0,steam-20.csv\napple-us-25,25,x.xls\n';
+
+  it("parsePlanRows keeps the rows that parse beside the bad rows' problems, and every row's product", () => {
+    const { rows, problems, named } = parsePlanRows(Buffer.from(text), '/plans/p.csv');
+    expect(rows.map((r) => r.row)).toEqual([2, 4]);
+    expect(problems.map((p) => p.line)).toEqual([3]);
+    expect(named.map((r) => r.productId)).toEqual(['amazon-us-2S', 'steam-us-20', 'apple-us-25']);
+  });
+
+  it("every problem by line in the bad-rows words, each kind's hint once, exit 2 and bad_plan", () => {
+    const { problems } = parsePlanRows(Buffer.from(text), '/plans/p.csv');
+    const error = badRowsRefusal(
+      '/plans/p.csv',
+      problems,
+      [
+        exists(2, '/plans/amazon-25.csv'),
+        {
+          row: 4,
+          error: new UsageError('line 4: /plans/x.xls: the extension .xls names no format', {
+            code: 'out_format_unknown',
+            hint: 'name the file .csv in the out column',
+          }),
+        },
+      ],
+      { rows: [{ row: 2, productId: 'amazon-us-2S' }], ids: ['amazon-us-25'] },
+    );
+    expect(error).toMatchObject({
+      exitCode: 2,
+      code: 'bad_plan',
+      message:
+        'the plan /plans/p.csv has 3 bad rows, nothing was ordered: line 2: no product "amazon-us-2S" in the catalog; did you mean amazon-us-25?; line 2: /plans/amazon-25.csv exists; line 3: quantity must be a whole number from 1 to 1000000, got "0"; line 4: /plans/x.xls: the extension .xls names no format',
+      hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional); list the products with: giftcodes catalog list; pass --force to overwrite it, or name another file in the out column; name the file .csv in the out column',
+    });
+  });
+
+  it('a directory that cannot be written keeps its exit (8)', () => {
+    const { problems } = parsePlanRows(Buffer.from(text), '/plans/p.csv');
+    const local = { row: 2, error: new LocalError('line 2: cannot write to the directory /ro', { code: 'x' }) };
+    expect(badRowsRefusal('/plans/p.csv', problems, [local])).toMatchObject({ exitCode: 8, code: 'bad_plan' });
   });
 });

@@ -52,6 +52,8 @@ export interface PlaceOptions extends WaitFlags {
 /** How the rows run (RowOptions), and what the plan itself is asked. */
 export interface PlanRunOptions extends RowOptions {
   plan: string;
+  /** The plan's bytes, when the verb read them already (a pipe is read once); else runPlan reads the file. */
+  planBytes?: Buffer | undefined;
   batch?: string | undefined;
   dryRun?: boolean | undefined;
   yes?: boolean | undefined;
@@ -105,9 +107,18 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void> {
   // A plan's rows name their own files: each is checked against the recipients (orders/plan.ts outFileProblems).
-  options = options.plan === undefined ? await withRecipients(options, deps) : await planRecipients(options, deps);
-  if (options.plan !== undefined)
-    return runPlan({ ...options, plan: options.plan, concurrency: options.concurrency ?? 4 }, deps);
+  if (options.plan !== undefined) {
+    // Read once: a plan given as a pipe (`--plan <(…)`) can be read once, and every check below parses these bytes.
+    const { readPlanBytes } = await import('../../orders/plan.js');
+    const planBytes = readPlanBytes(options.plan);
+    options = await planRecipients(
+      options,
+      await readPlanFirst({ ...options, plan: options.plan }, planBytes, deps),
+      deps,
+    );
+    return runPlan({ ...options, plan: options.plan!, planBytes, concurrency: options.concurrency ?? 4 }, deps);
+  }
+  options = await withRecipients(options, deps);
   // The flags' own mistakes first: a guided order must not ask a quantity and then refuse a flag.
   checkPlanOnlyFlags(options);
   let out = outSpec(options);
@@ -357,7 +368,8 @@ async function refuseTypo(
  */
 export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void> {
   const {
-    readPlan,
+    parsePlan,
+    readPlanBytes,
     planFamily,
     keyRows,
     deliveredRows,
@@ -374,11 +386,12 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     planFailure,
   } = await import('../../orders/plan.js');
   const { io } = deps;
-  await readPlanFirst(o.plan, o.batch, deps); // every row checked first: a bad plan is exit 2 before a key or the journal is looked at
+  const bytes = o.planBytes ?? readPlanBytes(o.plan);
+  await readPlanFirst(o, bytes, deps); // every row checked first: a bad plan is exit 2 before its rows are keyed
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
     const scope = await deps.connection().then(connectionScope, () => undefined);
-    const planned = readPlan(o.plan, scope && planFamily(scope, o.plan, o.batch), o.batch);
+    const planned = parsePlan(bytes, o.plan, scope && planFamily(scope, o.plan, o.batch), o.batch);
     // Each row's codes file is refused here as the run would refuse it, so a plan checked in the afternoon does not
     // fail at night. Without a key the rows already delivered are unknown: a file already there is not refused.
     if (scope) {
@@ -397,7 +410,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     deps.api(),
     import('../../orders/lifecycle.js'),
   ]);
-  const parsed = readPlan(o.plan, family, o.batch);
+  const parsed = parsePlan(bytes, o.plan, family, o.batch);
   // This plan's interrupted rows in this scope whose outcome already reached the user (a run killed after its
   // summary was printed) end first, each said once: they are delivered rows from here on.
   const own = new Set(parsed.flatMap((r) => [r.key, r.legacyKey]));
@@ -624,23 +637,83 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
 }
 
 /**
- * The plan's first reading, before a key is read or the journal changed. Refused, it is read again with the
- * product ids the last `catalog list` saved, where they are at hand, so that its typos are named in the same
- * refusal. A product this machine ordered (a row an earlier run left interrupted, one it delivered) is never
- * called unknown there: the run finishes such a row whatever the catalog says now, and editing its line would
- * change its key (an adversarial review).
+ * The plan's first reading, before its rows are keyed or the journal changed. A plan with bad rows is refused with
+ * every problem the checks of its other rows find too (badRowsRefusal), so that it is fixed in one edit: each existing
+ * or unwritable out file, and each product the catalog lacks. A run refusing a plan reads no key: the products are
+ * checked against the ids the last `catalog list` saved, and an out file is the row's own delivery when a record of
+ * this plan's row at this server says so under any of its keys; a dry run reads the key, as it does for a good plan,
+ * and checks as the run would. A product this machine ordered (a row an earlier run left interrupted, one it
+ * delivered) is never called unknown there: the run finishes such a row whatever the catalog says now, and editing
+ * its line would change its key (an adversarial review).
  */
-async function readPlanFirst(plan: string, batch: string | undefined, deps: PlaceDeps): Promise<PlanRow[]> {
-  const { readPlan } = await import('../../orders/plan.js');
-  try {
-    return readPlan(plan, undefined, batch);
-  } catch (error) {
-    if (isCliError(error) && error.code === 'bad_plan') {
-      const cached = await cachedIds(deps);
-      if (cached.length > 0) readPlan(plan, undefined, batch, [...new Set([...cached, ...(await orderedHere(deps))])]);
-    }
-    throw error;
+async function readPlanFirst(
+  o: Pick<PlanRunOptions, 'plan' | 'batch' | 'dryRun' | 'force'>,
+  bytes: Buffer,
+  deps: PlaceDeps,
+): Promise<PlanRow[]> {
+  const plan = await import('../../orders/plan.js');
+  const parsed = plan.parsePlanRows(bytes, o.plan, undefined, o.batch);
+  if (parsed.problems.length === 0) return plan.parsePlan(bytes, o.plan, undefined, o.batch);
+  const ordered = new Set(await orderedHere(deps));
+  const named = parsed.named
+    .filter((r) => !ordered.has(r.productId))
+    .map((r) => ({ row: r.line, productId: r.productId }));
+  const force = o.force === true;
+  const journal = await deps.journal().catch(() => undefined);
+  const connection = o.dryRun ? await deps.connection().catch(() => undefined) : undefined;
+  if (connection && journal) {
+    const scope = plan.connectionScope(connection);
+    const keyed = plan.parsePlanRows(bytes, o.plan, plan.planFamily(scope, o.plan, o.batch), o.batch).rows;
+    const delivered = plan.deliveredRows(journal, scope);
+    const rows = plan.keyRows(keyed, delivered, journal, scope, o.batch);
+    const [outProblems, { checkRowsKnown }] = await Promise.all([
+      plan.outFileProblems(rows, delivered, journal, force),
+      import('../../orders/products.js'),
+    ]);
+    const checked = await checkRowsKnown(
+      {
+        configDir: deps.configDir,
+        target: { profile: connection.profile, baseUrl: connection.baseUrl },
+        api: () => deps.api(),
+      },
+      named,
+    );
+    throw plan.badRowsRefusal(o.plan, parsed.problems, outProblems, { rows: checked.unknown, ids: checked.ids });
   }
+  const target = deps.currentTarget ? await deps.currentTarget().catch(() => undefined) : undefined;
+  const cached = await cachedIds(deps);
+  // The keys this profile used at this server in this environment: the rows keyed under each, a file is a problem
+  // only where it is one under every key (the one this run would use is among them when it ordered here before).
+  const keyIds = new Set(
+    [...(journal?.read().intents ?? []), ...(journal?.history.list() ?? [])]
+      .filter(
+        (r) =>
+          target !== undefined &&
+          r.baseUrl === target.baseUrl &&
+          r.environment === target.environment &&
+          r.profile === target.profile,
+      )
+      .flatMap((r) => (r.keyId === undefined ? [] : [r.keyId])),
+  );
+  let outProblems: RowProblem[] | undefined;
+  for (const keyId of keyIds) {
+    const scope = { baseUrl: target!.baseUrl, environment: target!.environment, keyId };
+    const keyed = plan.parsePlanRows(bytes, o.plan, plan.planFamily(scope, o.plan, o.batch), o.batch).rows;
+    const delivered = plan.deliveredRows(journal!, scope);
+    const found = await plan.outFileProblems(
+      plan.keyRows(keyed, delivered, journal!, scope, o.batch),
+      delivered,
+      journal!,
+      force,
+    );
+    outProblems = outProblems === undefined ? found : outProblems.filter((p) => found.some((f) => f.row === p.row));
+  }
+  outProblems ??= await plan.outFileProblems(parsed.rows, new Map(), journal, force);
+  throw plan.badRowsRefusal(o.plan, parsed.problems, outProblems, {
+    rows: cached.length > 0 ? named.filter((r) => !cached.includes(r.productId)) : [],
+    ids: [...new Set([...cached, ...ordered])],
+    aside: 'as catalog list last saw it',
+  });
 }
 
 /** The product ids the last `catalog list` saved for this run's profile and base URL (no key read); none where they are not at hand. */
@@ -824,8 +897,8 @@ async function summarise(io: Io, { intent, order, written }: Driven, resumed: bo
  * A plan's recipients: --encrypt-to, else the profile's, checked against every row's out file (each named
  * `.age` when encrypted, none named `.age` without recipients), before anything is charged.
  */
-async function planRecipients(options: PlaceOptions, deps: PlaceDeps): Promise<PlaceOptions> {
-  const outs = (await readPlanFirst(options.plan!, options.batch, deps)).flatMap((row) => (row.out ? [row.out] : []));
+async function planRecipients(options: PlaceOptions, rows: readonly PlanRow[], deps: PlaceDeps): Promise<PlaceOptions> {
+  const outs = rows.flatMap((row) => (row.out ? [row.out] : []));
   let encryptTo: string[] | undefined;
   for (const out of outs.length > 0 ? outs : [undefined])
     encryptTo = (await withRecipients({ encryptTo: options.encryptTo, out }, deps)).encryptTo;
