@@ -893,6 +893,9 @@ export function planFailure(
   );
   // Every failed row certainly unsent: the server was out of reach, and those rows cannot have been charged. Only
   // a run that placed no row says "nothing" (an adversarial review: it was said under "1 of 2 rows ordered").
+  // Every failed row held by another live giftcodes run of its key right now (journal.ts assertNotHeld: two terminals
+  // running one plan): nothing to fix, only that run to wait for.
+  const busy = tried.length > 0 && tried.every((r) => r.error!.code === 'intent_busy');
   const unsent = tried.every((r) => r.error!.notSent);
   const placedNone = results.every((r) => r.error || r.already);
   const notSentWords = !unsent
@@ -912,18 +915,23 @@ export function planFailure(
       hint:
         skipped > 0 || unsent
           ? `${unreachable?.hint ?? 'check the network and the server (giftcodes doctor)'}; then run the same plan again: it sends the rows not ordered, never the delivered ones twice`
-          : endedFailed
-            ? // The same plan again sends a failed row with its key, and the server answers with the same failed
-              // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
-              `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed, environment)}); a new --batch would order every row again`
-            : elsewhere
-              ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: run the plan with a --batch of its own`
-              : refusedOutside
-                ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
-                  // server that keeps a refusal with its key answered the same for a day, funds added or not (an
-                  // adversarial review), and a new --batch would order every row again.
-                  `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (${orderByItself(refusedOutside, environment)})`
-                : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+          : busy
+            ? `another giftcodes run is sending ${tried.length === 1 ? 'that row' : 'those rows'} (${firstOf(
+                tried.map((r) => `line ${r.row}`),
+                5,
+              )}) right now: nothing needs fixing; once it ends, run the same plan again: it orders nothing twice (the rows that run delivered are read, not ordered again)`
+            : endedFailed
+              ? // The same plan again sends a failed row with its key, and the server answers with the same failed
+                // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
+                `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed, environment)}); a new --batch would order every row again`
+              : elsewhere
+                ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: run the plan with a --batch of its own`
+                : refusedOutside
+                  ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
+                    // server that keeps a refusal with its key answered the same for a day, funds added or not (an
+                    // adversarial review), and a new --batch would order every row again.
+                    `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (${orderByItself(refusedOutside, environment)})`
+                  : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

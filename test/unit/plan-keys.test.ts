@@ -420,6 +420,27 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(failure?.hint).not.toContain('order it by itself');
   });
 
+  // Two terminals running one plan: the second's rows the first was sending ended intent_busy, and the hint said "fix
+  // what failed", though nothing needed fixing but waiting for the other run.
+  it('rows failed only because another run is sending them (intent_busy): wait for it, then the same plan again', () => {
+    const busy = (row: number) =>
+      result(row, {
+        code: 'intent_busy',
+        message: `another giftcodes process (pid 4242) is working on the order with key k${row}`,
+        exitCode: 2,
+      });
+    const failure = planFailure([result(1), busy(2), busy(3)], undefined, 'live');
+    expect(failure).toMatchObject({ exitCode: 2, code: 'plan_rows_failed' });
+    expect(failure?.hint).toBe(
+      'another giftcodes run is sending those rows (line 2; line 3) right now: nothing needs fixing; once it ends, run the same plan again: it orders nothing twice (the rows that run delivered are read, not ordered again)',
+    );
+    expect(planFailure([busy(1)])?.hint).toMatch(/^another giftcodes run is sending that row \(line 1\) right now/);
+    // A busy row beside a row with something to fix: the fix is said.
+    expect(planFailure([busy(1), result(2, { code: 'bad', message: 'm', exitCode: 4 })])?.hint).toMatch(
+      /^fix what failed/,
+    );
+  });
+
   it('a failed row without a codes file: its order place names no --out', () => {
     const failure = planFailure([result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 })]);
     expect(failure?.hint).toContain('(line 3: giftcodes order place --product p --quantity 1); a new --batch');
