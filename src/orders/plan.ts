@@ -948,6 +948,7 @@ export async function outFileProblems(
   delivered: ReadonlyMap<string, unknown>,
   journal: Journal | undefined,
   force: boolean,
+  environment?: Scope['environment'],
 ): Promise<RowProblem[]> {
   const problems: RowProblem[] = [];
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
@@ -985,13 +986,17 @@ export async function outFileProblems(
           : error.code === 'out_exists'
             ? 'pass --force to overwrite it, or name another file in the out column'
             : error.hint
-        : !delivered.has(holder.key) && holder.productId === row.productId && holder.quantity === row.quantity
-          ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
-            // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
-            `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
-          : row.batched
-            ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
-            : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
+        : environment !== undefined && holder.environment !== environment
+          ? // A plan rehearsed under a test key, then run live: not another spelling of the server, nor a key
+            // rotated (the hint said to run it "as it ran there", under test again).
+            `that file holds the codes of the ${holder.environment} rehearsal (order ${holder.orderId ?? holder.key}), not of a ${environment} order: move it away before the ${environment} run, or give the ${environment} run other file names (${BATCH_FIELD} or the environment in the out column: ${fileWith(row.out!, environment)}); --force would overwrite those codes`
+          : !delivered.has(holder.key) && holder.productId === row.productId && holder.quantity === row.quantity
+            ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
+              // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
+              `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
+            : row.batched
+              ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
+              : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
       problems.push({
         row: row.row,
         error: new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}`, {
@@ -1061,9 +1066,14 @@ export function refusePlan(
 
 /** `amazon-25.csv` → `amazon-25-{batch}.csv`: the file name of a row's out with the batch before its extension. */
 function batchExample(out: string): string {
+  return fileWith(out, BATCH_FIELD);
+}
+
+/** `amazon-25.csv`, `live` → `amazon-25-live.csv`: the file name of a row's out with a word before its extension. */
+function fileWith(out: string, word: string): string {
   const name = basename(out);
   const dot = name.indexOf('.', 1);
-  return dot === -1 ? `${name}-${BATCH_FIELD}` : `${name.slice(0, dot)}-${BATCH_FIELD}${name.slice(dot)}`;
+  return dot === -1 ? `${name}-${word}` : `${name.slice(0, dot)}-${word}${name.slice(dot)}`;
 }
 
 function errorOf(error: unknown): NonNullable<PlanResult['error']> {

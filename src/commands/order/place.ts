@@ -398,7 +398,13 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const journal = await deps.journal();
       const delivered = deliveredRows(journal, scope);
       const rows = keyRows(planned, delivered, journal, scope, o.batch);
-      return dryRun(o.plan, rows, deps, delivered, await outFileProblems(rows, delivered, journal, o.force === true));
+      return dryRun(
+        o.plan,
+        rows,
+        deps,
+        delivered,
+        await outFileProblems(rows, delivered, journal, o.force === true, scope.environment),
+      );
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
   }
@@ -423,7 +429,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   const records = journal.history.list();
   const delivered = deliveredRows(journal, scope, records);
   const rows = keyRows(parsed, delivered, journal, scope, o.batch);
-  const outProblems = await outFileProblems(rows, delivered, journal, o.force === true);
+  const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
   try {
@@ -667,7 +673,7 @@ async function readPlanFirst(
     const delivered = plan.deliveredRows(journal, scope);
     const rows = plan.keyRows(keyed, delivered, journal, scope, o.batch);
     const [outProblems, { checkRowsKnown }] = await Promise.all([
-      plan.outFileProblems(rows, delivered, journal, force),
+      plan.outFileProblems(rows, delivered, journal, force, scope.environment),
       import('../../orders/products.js'),
     ]);
     const checked = await checkRowsKnown(
@@ -705,10 +711,11 @@ async function readPlanFirst(
       delivered,
       journal!,
       force,
+      scope.environment,
     );
     outProblems = outProblems === undefined ? found : outProblems.filter((p) => found.some((f) => f.row === p.row));
   }
-  outProblems ??= await plan.outFileProblems(parsed.rows, new Map(), journal, force);
+  outProblems ??= await plan.outFileProblems(parsed.rows, new Map(), journal, force, target?.environment);
   throw plan.badRowsRefusal(o.plan, parsed.problems, outProblems, {
     rows: cached.length > 0 ? named.filter((r) => !cached.includes(r.productId)) : [],
     ids: [...new Set([...cached, ...ordered])],
