@@ -225,7 +225,7 @@ export class Factory implements Deps {
     this.journalPromise ??= (async () => {
       const { Journal } = await import('./journal/journal.js');
       const dir = this.journalDir;
-      for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir)])
+      for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir, 'journal directory')])
         if (warning) this.warnOnce(warning);
       // How long the order record keeps ended orders: the profile's history-days, else 90.
       const store = await this.config().catch(() => undefined);

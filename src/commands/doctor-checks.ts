@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { pingFacts } from '../api/outcome.js';
-import { checkOwnership, configFile } from '../config/paths.js';
+import { checkOwnership, configFile, notADirectory, OTHER_CONFIG_DIR } from '../config/paths.js';
 import type { Connection } from '../config/resolve.js';
 import { ExitCode, isCliError, LocalError, type ExitCodeValue } from '../errors.js';
 import { display } from '../output/table.js';
@@ -228,7 +228,7 @@ function nearestExisting(path: string): string {
  */
 export function directoryCheck(check: 'config' | 'journal', dir: string): Outcome {
   const what = `${check} directory`;
-  const elsewhere = 'or set GIFTCODES_CONFIG_DIR to a directory this user owns';
+  const elsewhere = `or ${OTHER_CONFIG_DIR}`;
   try {
     const stats = statSync(dir, { throwIfNoEntry: false });
     if (!stats) {
@@ -237,12 +237,12 @@ export function directoryCheck(check: 'config' | 'journal', dir: string): Outcom
       if (why)
         throw new LocalError(`the ${what} ${dir} does not exist, and ${parent} cannot be written to make it (${why})`, {
           code: 'config_unwritable',
-          hint: elsewhere,
+          hint: OTHER_CONFIG_DIR,
         });
       return { check, ok: true, detail: `${dir} does not exist yet; the first command makes it (mode 0700)` };
     }
-    if (!stats.isDirectory())
-      throw new LocalError(`the ${what} ${dir} is not a directory`, { code: 'config_unwritable', hint: elsewhere });
+    // Every command refuses it in the same words (src/config/paths.ts).
+    if (!stats.isDirectory()) throw notADirectory(dir, what);
     const warnings = [checkOwnership(dir, stats, what)];
     const why = notWritable(dir);
     if (why)

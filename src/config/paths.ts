@@ -2,7 +2,8 @@
 import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { AuthError, LocalError } from '../errors.js';
+import { LocalError } from '../errors.js';
+import { errnoMeaning } from '../files/atomic.js';
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.GIFTCODES_CONFIG_DIR) return env.GIFTCODES_CONFIG_DIR;
@@ -16,22 +17,42 @@ export function configFile(dir: string): string {
   return join(dir, 'config.json');
 }
 
-/** Creates the directory 0700 when missing; returns a warning when an existing one is looser. */
-export function ensurePrivateDir(dir: string): string | undefined {
+/**
+ * Creates the directory 0700 when missing; returns a warning when an existing one is looser. Exit 8 (LocalError)
+ * when it cannot be made or used, in the words doctor's config check uses (src/commands/doctor-checks.ts).
+ */
+export function ensurePrivateDir(dir: string, what = 'config directory'): string | undefined {
   try {
+    // mkdir on a file answers EEXIST, on a path through a file ENOTDIR: the file is named instead.
+    const found = statSync(dir, { throwIfNoEntry: false });
+    if (found && !found.isDirectory()) throw notADirectory(dir, what);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stats = statSync(dir);
-    if (!stats.isDirectory()) throw new AuthError(`${dir} is not a directory`, { code: 'config_invalid' });
+    if (!stats.isDirectory()) throw notADirectory(dir, what);
     return checkOwnership(dir, stats, 'directory');
   } catch (error) {
-    if (error instanceof AuthError || error instanceof LocalError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-    throw new AuthError(`cannot use the config directory ${dir} (${code})`, {
-      code: 'config_unreadable',
-      hint: 'set GIFTCODES_CONFIG_DIR to a directory you own',
+    if (error instanceof LocalError) throw error;
+    const errno = (error as NodeJS.ErrnoException).code;
+    const meaning = errnoMeaning(errno);
+    // A permission is mended elsewhere; a full or read-only disk by its own hint.
+    const permission = errno === 'EACCES' || errno === 'EPERM';
+    throw new LocalError(`cannot make the ${what} ${dir}: ${meaning.reason}${errno ? ` (${errno})` : ''}`, {
+      code: 'config_unwritable',
+      hint: permission ? OTHER_CONFIG_DIR : meaning.hint,
       cause: error,
     });
   }
+}
+
+/** The way on from a config or journal directory that cannot be used: one sentence, for every command and doctor. */
+export const OTHER_CONFIG_DIR = 'set GIFTCODES_CONFIG_DIR to a directory this user owns';
+
+/** A config or journal directory that is a file (exit 8): the same words from every command and from doctor. */
+export function notADirectory(dir: string, what: string): LocalError {
+  return new LocalError(`the ${what} ${dir} is a file, not a directory`, {
+    code: 'config_unwritable',
+    hint: `move that file away, or ${OTHER_CONFIG_DIR}`,
+  });
 }
 
 export function looseModeWarning(path: string, mode: number, what: string, wanted: number): string | undefined {

@@ -1,9 +1,9 @@
 // Profiles on disk: permissions, warnings, a corrupt file, config show/list/set/use and logout.
 import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BOTH_KEYS, DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const served = servedApi();
 
@@ -122,11 +122,33 @@ describe('the config file on disk', () => {
     expect(error.message).toContain('profiles.default.keys.test');
   });
 
-  it('GIFTCODES_CONFIG_DIR that is a file: exit 3', async () => {
+  // Broke: an order said `cannot use the config directory … (EEXIST)` with exit 3, doctor `… is not a directory`
+  // with exit 8 and a hint that began with "or"; docs/exit-codes.md gives a config that cannot be used 8.
+  it('GIFTCODES_CONFIG_DIR that is a file: exit 8, in the same words from an order and from doctor', async () => {
     const file = join(tempDir(), 'not-a-dir');
     writeFileSync(file, 'x');
-    const result = await runCli(['config', 'show'], { configDir: file });
-    expect(result.code).toBe(3);
+    const said = `the config directory ${file} is a file, not a directory`;
+    const hint = 'move that file away, or set GIFTCODES_CONFIG_DIR to a directory this user owns';
+    const order = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--yes', '--env', 'live', '--json'],
+      { configDir: file, env: { GIFTCODES_API_KEY: DEMO_KEYS.live } },
+    );
+    expect(order.code).toBe(8);
+    expect(JSON.parse(order.stderr.trim().split('\n').pop()!)).toMatchObject({
+      error: { code: 'config_unwritable', message: said, hint, exitCode: 8 },
+    });
+    const show = await runCli(['config', 'show'], { configDir: file });
+    expect(show.code).toBe(8);
+    expect(show.stderr).toContain(`error: ${said}\n`);
+    // With giftcodes and node on its PATH, doctor's first failed check is the config directory's.
+    const path = [join(ROOT, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+    const doctor = await runCli(['doctor', '--json', '--env', 'live'], { configDir: file, env: { PATH: path } });
+    expect(doctor.code).toBe(8);
+    expect((JSON.parse(doctor.stdout) as { check: string }[]).find((l) => l.check === 'config')).toMatchObject({
+      ok: false,
+      detail: said,
+      hint,
+    });
   });
 });
 
