@@ -6,6 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { splitPem } from '../api/transport.js';
 import { LocalError, UsageError } from '../errors.js';
+import { errnoMeaning } from '../files/atomic.js';
 import { checkOwnership } from './paths.js';
 
 /** OpenSSL's hashed directory names a certificate `<8 hex digits>.<n>` (`.r<n>` is a CRL, not read). */
@@ -50,12 +51,9 @@ async function readCaFile(path: string, where: string, read: Set<string>): Promi
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof LocalError) throw error;
-    throw new LocalError(`cannot read the CA file ${path} (${where}): ${errorCode(error)}`, {
+    throw new LocalError(`cannot read the CA file ${path} (${where}): ${whyUnreadable(error, 'file')}`, {
       code: 'ca_file_unreadable',
-      hint:
-        where === 'SSL_CERT_FILE'
-          ? 'point SSL_CERT_FILE at a PEM file of CA certificates, or unset it'
-          : 'give the path of a PEM file of CA certificates',
+      hint: caFileHint(errorCode(error), path, where),
     });
   }
   if (splitPem(text).length === 0) {
@@ -83,10 +81,13 @@ async function readCaDirs(list: string, read: Set<string>): Promise<string[]> {
         names = await readdir(dir);
       } catch (error) {
         if (error instanceof LocalError) throw error;
-        throw new LocalError(`cannot read the CA directory ${dir} (SSL_CERT_DIR): ${errorCode(error)}`, {
-          code: 'ca_file_unreadable',
-          hint: `SSL_CERT_DIR is a list of directories of PEM certificates separated by "${delimiter}": fix it, or unset it`,
-        });
+        throw new LocalError(
+          `cannot read the CA directory ${dir} (SSL_CERT_DIR): ${whyUnreadable(error, 'directory')}`,
+          {
+            code: 'ca_file_unreadable',
+            hint: `SSL_CERT_DIR is a list of directories of PEM certificates separated by "${delimiter}": fix it, or unset it`,
+          },
+        );
       }
       const texts = await Promise.all(
         names.filter((name) => CERTIFICATE_NAME.test(name)).map((name) => readDirEntry(join(dir, name), read)),
@@ -107,7 +108,7 @@ async function readDirEntry(path: string, read: Set<string>): Promise<string> {
   } catch (error) {
     if (error instanceof LocalError) throw error;
     if (errorCode(error) === 'ENOENT') return '';
-    throw new LocalError(`cannot read the CA file ${path} (in SSL_CERT_DIR): ${errorCode(error)}`, {
+    throw new LocalError(`cannot read the CA file ${path} (in SSL_CERT_DIR): ${whyUnreadable(error, 'file')}`, {
       code: 'ca_file_unreadable',
       hint: 'make it readable, or remove it from the directory',
     });
@@ -120,6 +121,51 @@ function firstRead(stats: Stats, read: Set<string>): boolean {
   if (read.has(id)) return false;
   read.add(id);
   return true;
+}
+
+/**
+ * Why a CA file or directory cannot be read, in words: a missing path, a directory, a permission, as
+ * src/files/atomic.ts's errnoMeaning says a write's failures (whose ENOENT means the directory, not the file).
+ */
+function whyUnreadable(error: unknown, kind: 'file' | 'directory'): string {
+  const code = errorCode(error);
+  switch (code) {
+    case 'ENOENT':
+      return `no such ${kind}`;
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'ENOTDIR':
+      // readdir of a file; stat of a path through a file.
+      return kind === 'directory' ? 'it is not a directory' : 'a part of the path is not a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied: this user cannot read it';
+    default: {
+      const { reason } = errnoMeaning(code);
+      if (reason !== code) return `${reason} (${code})`;
+      return /^E[A-Z]+$/.test(code) ? `it cannot be read (${code})` : 'it cannot be read';
+    }
+  }
+}
+
+/** The way on from a CA file that cannot be read, for its cause and for what named it. */
+function caFileHint(code: string, path: string, where: string): string {
+  const instead =
+    where === 'SSL_CERT_FILE'
+      ? 'point SSL_CERT_FILE at a PEM file of CA certificates, or unset it'
+      : `give ${where} the path of a PEM file of CA certificates`;
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return `check the path: ${instead}`;
+    case 'EISDIR':
+      return `a directory of certificates is SSL_CERT_DIR's: ${instead}`;
+    case 'EACCES':
+    case 'EPERM':
+      return `make it readable by this user (as its owner: chmod 644 ${path}), or ${instead}`;
+    default:
+      return instead;
+  }
 }
 
 function errorCode(error: unknown): string {

@@ -455,14 +455,16 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       env: viaProxy({ SSL_CERT_FILE: join(dir, 'nope.pem') }),
     });
     expect(missing.code).toBe(8);
-    expect(missing.stderr).toContain(`cannot read the CA file ${join(dir, 'nope.pem')} (SSL_CERT_FILE): ENOENT`);
+    expect(missing.stderr).toContain(`cannot read the CA file ${join(dir, 'nope.pem')} (SSL_CERT_FILE): no such file`);
     expect(attempts(missing.stderr)).toBe(0);
     const noDir = await runCli(['ping', '-v'], {
       baseUrl: apiUrl,
       env: viaProxy({ SSL_CERT_DIR: `${dir}${delimiter}${join(dir, 'nowhere')}` }),
     });
     expect(noDir.code).toBe(8);
-    expect(noDir.stderr).toContain(`cannot read the CA directory ${join(dir, 'nowhere')} (SSL_CERT_DIR): ENOENT`);
+    expect(noDir.stderr).toContain(
+      `cannot read the CA directory ${join(dir, 'nowhere')} (SSL_CERT_DIR): no such directory`,
+    );
     expect(attempts(noDir.stderr)).toBe(0);
     writeFileSync(join(dir, 'bad.pem'), 'not a certificate\n');
     const bad = await runCli(['ping', '-v'], {
@@ -493,7 +495,8 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       env: viaProxy(),
     });
     expect(missing.code).toBe(8);
-    expect(missing.stderr).toContain('cannot read the CA file');
+    expect(missing.stderr).toContain(`cannot read the CA file ${join(dir, 'nope.pem')} (--ca-file): no such file\n`);
+    expect(missing.stderr).toContain('hint: check the path: give --ca-file the path of a PEM file of CA certificates');
     expect(attempts(missing.stderr)).toBe(0);
     writeFileSync(join(dir, 'bad.pem'), 'not a certificate\n');
     const bad = await runCli(['ping', '-v'], {

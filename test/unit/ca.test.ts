@@ -93,4 +93,51 @@ describe('CA files', () => {
     expect(await exitCodeOf(trustedCa({ fileWhere: '--ca-file', certFile: join(dir, 'missing.pem') }))).toBe(8);
     expect(await trustedCa({ fileWhere: '--ca-file' })).toBeUndefined();
   });
+
+  // Broke: `cannot read the CA file /nonexist (--ca-file): ENOENT`, the errno alone, the same hint for every cause.
+  it('one that cannot be read says why in words, with a hint for that cause and for what named it', async () => {
+    const dir = tempDir();
+    const refusal = async (sources: Parameters<typeof trustedCa>[0]): Promise<unknown> =>
+      trustedCa(sources).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    const missing = join(dir, 'nope.pem');
+    expect(await refusal({ file: missing, fileWhere: '--ca-file' })).toMatchObject({
+      exitCode: 8,
+      code: 'ca_file_unreadable',
+      message: `cannot read the CA file ${missing} (--ca-file): no such file`,
+      hint: 'check the path: give --ca-file the path of a PEM file of CA certificates',
+    });
+    expect(await refusal({ fileWhere: '--ca-file', certFile: missing })).toMatchObject({
+      message: `cannot read the CA file ${missing} (SSL_CERT_FILE): no such file`,
+      hint: 'check the path: point SSL_CERT_FILE at a PEM file of CA certificates, or unset it',
+    });
+    const certs = join(dir, 'certs');
+    mkdirSync(certs);
+    expect(await refusal({ file: certs, fileWhere: 'GIFTCODES_CA_FILE' })).toMatchObject({
+      exitCode: 8,
+      message: `cannot read the CA file ${certs} (GIFTCODES_CA_FILE): it is a directory`,
+      hint: "a directory of certificates is SSL_CERT_DIR's: give GIFTCODES_CA_FILE the path of a PEM file of CA certificates",
+    });
+    writeFileSync(join(dir, 'plain'), 'x');
+    expect(await refusal({ fileWhere: '--ca-file', certDir: join(dir, 'plain') })).toMatchObject({
+      exitCode: 8,
+      message: `cannot read the CA directory ${join(dir, 'plain')} (SSL_CERT_DIR): it is not a directory`,
+    });
+    expect(await refusal({ fileWhere: '--ca-file', certDir: join(dir, 'gone') })).toMatchObject({
+      message: `cannot read the CA directory ${join(dir, 'gone')} (SSL_CERT_DIR): no such directory`,
+    });
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a CA file this user cannot read: permission denied, and the chmod', async () => {
+    const file = join(tempDir(), 'locked.pem');
+    writeFileSync(file, pem('LOCKED'));
+    chmodSync(file, 0o200);
+    await expect(trustedCa({ file, fileWhere: '--ca-file' })).rejects.toMatchObject({
+      exitCode: 8,
+      message: `cannot read the CA file ${file} (--ca-file): permission denied: this user cannot read it`,
+      hint: `make it readable by this user (as its owner: chmod 644 ${file}), or give --ca-file the path of a PEM file of CA certificates`,
+    });
+  });
 });
