@@ -1,12 +1,14 @@
 import { Argument, type Command } from 'commander';
 import { DYNAMIC_SOURCES, SHELLS, type DynamicSource, type Shell } from '../completion/names.js';
+import { UsageError } from '../errors.js';
 import { examples, type App } from './app.js';
 
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('completion')
     .description('print the shell completion script for bash, zsh or fish')
-    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    // The choices are kept for help and for completing `completion <TAB>`; shellName refuses in words of its own.
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS).argParser(shellName))
     .action(async (shell: Shell, _flags: object, cmd: Command) => {
       const { completionScript } = await import('../completion/index.js');
       app.io.out(completionScript(shell, root(cmd)));
@@ -27,6 +29,20 @@ export function register(parent: Command, app: App): void {
       const values = dynamicValues(source, app.io.env);
       if (values.length > 0) app.io.out(values.join('\n'));
     });
+}
+
+/**
+ * A shell there is a script for; any other is refused (exit 2) naming those there are, rather than in commander's
+ * `command-argument value 'tcsh' is invalid for argument 'shell'`.
+ */
+function shellName(value: string): Shell {
+  const shell = SHELLS.find((s) => s === value);
+  if (shell) return shell;
+  const names = `${SHELLS.slice(0, -1).join(', ')} and ${SHELLS[SHELLS.length - 1]}`;
+  throw new UsageError(`no completion script for "${value}": giftcodes has them for ${names}`, {
+    code: 'unknown_shell',
+    hint: `name one of them, e.g. giftcodes completion ${SHELLS[0]}`,
+  });
 }
 
 function root(command: Command): Command {
