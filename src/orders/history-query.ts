@@ -179,6 +179,9 @@ function firstFound<T>(...lists: T[][]): T[] {
   return lists.find((list) => list.length > 0) ?? lists.at(-1) ?? [];
 }
 
+/** How many of the orders an ambiguous ref matches its error names; the others are counted. */
+export const AMBIGUOUS_SHOWN = 5;
+
 /**
  * `order show <ref>`: an order id or a key, whole or a unique prefix of either. Exact matches win over
  * prefixes, and what is typed in its own case over another case; undefined when nothing local matches (the
@@ -216,18 +219,23 @@ export function resolveRef(
     ...new Map(pick.map((r) => [JSON.stringify([r.key, r.baseUrl, r.environment, r.keyId]), r])).values(),
   ];
   if (unique.length <= 1) return unique[0];
-  // One error line (src/cli.ts escapes line breaks): the candidates separated by "; ".
+  // One error line (src/cli.ts escapes line breaks): the first few candidates separated by "; ", the rest
+  // counted (a review's `ord_` named all of 20 orders, 2,000 characters on one line, 10 of them shown).
   const shown = unique
-    .slice(0, 10)
+    .slice(0, AMBIGUOUS_SHOWN)
     .map(
       (r) =>
         `${r.orderId ?? '(no order id)'} (key ${r.key}, ${unitsOf(r.quantity, r.productId)}, ${r.environment}, ${r.createdAt})`,
     );
+  const more = unique.length - shown.length;
   throw new UsageError(
-    `"${ref}" matches ${unique.length} orders: ${shown.join('; ')}${unique.length > 10 ? `; and ${unique.length - 10} more` : ''}`,
+    `"${ref}" matches ${unique.length} orders: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
     {
       code: 'ambiguous_ref',
-      hint: 'give more characters of the order id or key',
+      hint:
+        more > 0
+          ? 'give more characters of the order id or key (giftcodes order list shows the orders recorded here)'
+          : 'give more characters of the order id or key',
     },
   );
 }
