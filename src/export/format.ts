@@ -86,8 +86,10 @@ export const EXPORT_FORMATS = Object.keys(FORMAT_TABLE) as [ExportFormat, ...Exp
 
 /** For help and errors: "csv, json, jsonl or xlsx". */
 export const EXPORT_FORMATS_IN_WORDS = inWords(EXPORT_FORMATS);
+/** The endings that name a format: ".csv, .json, .jsonl or .xlsx". */
+export const FILE_ENDINGS = inWords(EXPORT_FORMATS.map((f) => `.${FORMAT_TABLE[f].extensions[0]}`));
 /** How a file names its format: `name the file .csv, .json, .jsonl or .xlsx` (a plan row has no --format). */
-export const NAME_THE_FILE = `name the file ${inWords(EXPORT_FORMATS.map((f) => `.${FORMAT_TABLE[f].extensions[0]}`))}`;
+export const NAME_THE_FILE = `name the file ${FILE_ENDINGS}`;
 
 function inWords(names: readonly string[]): string {
   return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;

@@ -12,7 +12,7 @@ import type { Journal } from '../../journal/journal.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
 import { spokenMoney } from '../../money.js';
-import { formatFor, namesAgeFile, tooManyCodes } from '../../export/format.js';
+import { FILE_ENDINGS, formatFor, namesAgeFile, tooManyCodes } from '../../export/format.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -989,9 +989,10 @@ function guidedFileProblem(
     checkOutTarget(path, options.force === true);
   } catch (error) {
     if (!isCliError(error)) return String(error);
-    // The flags' hints (--force, --out) are the command line's: at the question, another name is the way.
+    // The flags' hints (--force, --out, --format) are the command line's: at the question, another name is the way.
     if (error.code === 'out_exists') return `${error.message}: name another file`;
-    return `${error.message}${error.hint && !/--(force|out)\b/.test(error.hint) ? ` (${error.hint})` : ''}`;
+    if (error.code === 'out_format_unknown') return `${error.message}: end the name with ${FILE_ENDINGS}`;
+    return `${error.message}${error.hint && !/--(force|out|format)\b/.test(error.hint) ? ` (${error.hint})` : ''}`;
   }
   if (encrypts && !namesAgeFile(path))
     return `codes files are encrypted here (--encrypt-to, or the profile's encrypt-to): end the name with .age (${path}.age)`;
