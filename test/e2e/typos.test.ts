@@ -1,9 +1,9 @@
 // Typos are caught before money moves (issue 30): an unknown --product is refused with the nearest ids when
 // the catalog is at hand, and a plan's dry run checks every row against the catalog and prices it.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, loggedIn, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
+import { ledger, loggedIn, ROOT, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
 
 const served = servedApi([], { login: true });
 
@@ -19,6 +19,50 @@ describe('an unknown --product', () => {
     );
     expect((await ledger(served.server)).orders.length).toBe(before);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('an unknown --product, as docs/exit-codes.md and docs/cron-and-plans.md say it ends', () => {
+  const docs = (file: string): string => readFileSync(join(ROOT, 'docs', file), 'utf8').replace(/\s+/g, ' ');
+  const rowCode = (text: string, words: string): number =>
+    Number(new RegExp(`\\| (\\d+) \\| [^|]*${words}`).exec(text)?.[1]);
+
+  // Broke: the docs gave an unknown product only exit 4, and a config directory with a catalog cache gets 2.
+  it('is the exit code the docs give for a config directory with a catalog cache, and for a fresh one', async () => {
+    const rules = docs('exit-codes.md');
+    const cron = docs('cron-and-plans.md');
+    const cached = Number(/its cache catches the id before anything is sent \(exit (\d+)/.exec(rules)?.[1]);
+    const fresh = Number(
+      /the order is sent and the API refuses it \(exit (\d+), code `unknown_product`\)/.exec(rules)?.[1],
+    );
+    expect([cached, fresh]).toEqual([2, 4]);
+    expect(rowCode(cron, 'a product id the catalog cache lacks')).toBe(cached);
+    expect(rowCode(cron, 'an unknown product \\(where no catalog is cached')).toBe(fresh);
+    expect(rowCode(rules, 'a product id the catalog cache lacks')).toBe(cached);
+    expect(rowCode(rules, 'unknown product where no catalog is cached')).toBe(fresh);
+
+    // A cron job's own config directory: logged in, never a catalog list.
+    const configDir = await loggedIn(served.server);
+    const baseUrl = served.url;
+    const before = (await ledger(served.server)).orders.length;
+    const place = ['order', 'place', '--product', 'stem-us-20', '--quantity', '1', '--json'];
+    const sent = await runCli(place, { configDir, baseUrl });
+    expect(sent.code, sent.stderr).toBe(fresh);
+    expect(JSON.parse(sent.stderr.trim().split('\n').pop()!)).toMatchObject({
+      error: { code: 'unknown_product', status: 400, exitCode: fresh },
+    });
+    expect((await runCli(['catalog', 'list', '--json'], { configDir, baseUrl })).code).toBe(0);
+    const caught = await runCli(place, { configDir, baseUrl });
+    expect(caught.code, caught.stderr).toBe(cached);
+    expect(JSON.parse(caught.stderr.trim().split('\n').pop()!)).toMatchObject({
+      error: {
+        code: 'unknown_product',
+        exitCode: cached,
+        message: expect.stringContaining('did you mean steam-us-20?'),
+      },
+    });
+    // Neither placed an order.
+    expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });
 
