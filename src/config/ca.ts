@@ -6,7 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { splitPem } from '../api/transport.js';
 import { LocalError, UsageError } from '../errors.js';
-import { errnoMeaning } from '../files/atomic.js';
+import { errnoMeaning } from '../files/errno.js';
 import { checkOwnership } from './paths.js';
 
 /** OpenSSL's hashed directory names a certificate `<8 hex digits>.<n>` (`.r<n>` is a CRL, not read). */
@@ -125,7 +125,7 @@ function firstRead(stats: Stats, read: Set<string>): boolean {
 
 /**
  * Why a CA file or directory cannot be read, in words: a missing path, a directory, a permission, as
- * src/files/atomic.ts's errnoMeaning says a write's failures (whose ENOENT means the directory, not the file).
+ * src/files/errno.ts's errnoMeaning says a write's failures (whose ENOENT means the directory, not the file).
  */
 function whyUnreadable(error: unknown, kind: 'file' | 'directory'): string {
   const code = errorCode(error);

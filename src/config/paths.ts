@@ -3,7 +3,7 @@ import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { LocalError } from '../errors.js';
-import { errnoMeaning } from '../files/atomic.js';
+import { errnoMeaning } from '../files/errno.js';
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.GIFTCODES_CONFIG_DIR) return env.GIFTCODES_CONFIG_DIR;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { LocalError, UsageError } from '../errors.js';
-import { errnoMeaning } from '../files/atomic.js';
+import { errnoMeaning } from '../files/errno.js';
 import { currentOwner, isAlive, type Owner } from '../journal/owner.js';
 
 /** The process holding a lock: pid, start time and boot, as the journal's owners (src/journal/owner.ts). */

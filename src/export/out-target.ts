@@ -4,7 +4,7 @@
 import { accessSync, constants, lstatSync, readlinkSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LocalError, UsageError } from '../errors.js';
-import { errnoMeaning } from '../files/atomic.js';
+import { errnoMeaning } from '../files/errno.js';
 import { lockOutTarget, type OutLock } from './out-lock.js';
 
 /**

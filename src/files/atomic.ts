@@ -9,6 +9,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { LocalError } from '../errors.js';
+import { errnoMeaning } from './errno.js';
 
 // node:crypto (seventeen modules) only when a file is written: commands that read the config and write
 // nothing (ping, catalog, order show) start without it (BENCHMARKS.md, issue 13).
@@ -102,51 +103,6 @@ export async function stageFile(path: string, data: string): Promise<Staged> {
 
 function tempBeside(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
-}
-
-/** What an errno means to a user, and what to do about it. */
-export function errnoMeaning(code: string | undefined): { reason: string; hint: string } {
-  switch (code) {
-    case 'ENOSPC':
-      return {
-        reason: 'no space left on the device',
-        hint: 'free some space on that disk, then run the same command again',
-      };
-    case 'EDQUOT':
-      return {
-        reason: 'disk quota exceeded',
-        hint: 'free some space within your quota, then run the same command again',
-      };
-    case 'EROFS':
-      return {
-        reason: 'the file system is read-only',
-        hint: 'use a path on a writable disk, or remount it read-write',
-      };
-    case 'EACCES':
-    case 'EPERM':
-      return { reason: 'permission denied', hint: 'use a path you can write to, or fix its permissions' };
-    case 'EISDIR':
-      return { reason: 'it is a directory', hint: 'give a file name, e.g. --out codes.csv' };
-    case 'ENOTDIR':
-      return { reason: 'a part of the path is not a directory', hint: 'check the path' };
-    case 'ENOENT':
-      return { reason: 'the directory does not exist', hint: 'create it first, or choose another path' };
-    case 'EIO':
-      return {
-        reason: 'an input/output error from the disk',
-        hint: 'check the disk (dmesg), then run the same command again',
-      };
-    case 'EMFILE':
-    case 'ENFILE':
-      return {
-        reason: 'too many open files',
-        hint: 'raise the open-file limit (ulimit -n), then run the same command again',
-      };
-    case 'EFBIG':
-      return { reason: 'the file is too large for the file system', hint: 'use a path on another disk' };
-    default:
-      return { reason: code ?? 'unknown error', hint: 'fix the cause, then run the same command again' };
-  }
 }
 
 /** An operating-system failure to write `path` as a LocalError (exit 8): the path, the errno's meaning, a hint for that cause. */

@@ -4,7 +4,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalError } from '../../src/errors.js';
-import { errnoMeaning, localError, writeFileAtomic, writeFileAtomicSync } from '../../src/files/atomic.js';
+import { localError, writeFileAtomic, writeFileAtomicSync } from '../../src/files/atomic.js';
+import { errnoMeaning } from '../../src/files/errno.js';
 import { tempDir } from '../helpers/e2e.js';
 
 describe('errnoMeaning', () => {

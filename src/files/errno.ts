@@ -1,0 +1,48 @@
+// What an errno means to a user, in words and with a hint. A module of its own, with no imports: the config
+// directory's check (config/paths.ts) runs in every command, `ping` too, and importing it from atomic.ts put the
+// journal's chunk, node:crypto with it, into ping's start (test/e2e/startup.test.ts).
+
+/** What an errno means to a user, and what to do about it. */
+export function errnoMeaning(code: string | undefined): { reason: string; hint: string } {
+  switch (code) {
+    case 'ENOSPC':
+      return {
+        reason: 'no space left on the device',
+        hint: 'free some space on that disk, then run the same command again',
+      };
+    case 'EDQUOT':
+      return {
+        reason: 'disk quota exceeded',
+        hint: 'free some space within your quota, then run the same command again',
+      };
+    case 'EROFS':
+      return {
+        reason: 'the file system is read-only',
+        hint: 'use a path on a writable disk, or remount it read-write',
+      };
+    case 'EACCES':
+    case 'EPERM':
+      return { reason: 'permission denied', hint: 'use a path you can write to, or fix its permissions' };
+    case 'EISDIR':
+      return { reason: 'it is a directory', hint: 'give a file name, e.g. --out codes.csv' };
+    case 'ENOTDIR':
+      return { reason: 'a part of the path is not a directory', hint: 'check the path' };
+    case 'ENOENT':
+      return { reason: 'the directory does not exist', hint: 'create it first, or choose another path' };
+    case 'EIO':
+      return {
+        reason: 'an input/output error from the disk',
+        hint: 'check the disk (dmesg), then run the same command again',
+      };
+    case 'EMFILE':
+    case 'ENFILE':
+      return {
+        reason: 'too many open files',
+        hint: 'raise the open-file limit (ulimit -n), then run the same command again',
+      };
+    case 'EFBIG':
+      return { reason: 'the file is too large for the file system', hint: 'use a path on another disk' };
+    default:
+      return { reason: code ?? 'unknown error', hint: 'fix the cause, then run the same command again' };
+  }
+}
