@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CliError, LocalError, UsageError } from '../errors.js';
+import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord } from './history.js';
 import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
@@ -268,6 +268,11 @@ export class Journal {
       ) {
         throw keyDelivered(record.key, record.orderId, record.out);
       }
+      // A key the API answered with an order placed elsewhere under it is that order's, never this directory's:
+      // sent again once the server forgot it, it was a second order (a review ran the same plan a day later and was
+      // charged twice under one key). Refused without a request, in the same words, as long as the record is kept.
+      if (record?.outcome === 'refused' && record.error?.code === 'order_placed_elsewhere')
+        throw placedElsewhereBefore(record);
       if (options.resumeOnly)
         throw new UsageError(
           `the interrupted order with key ${options.key} was finished or abandoned by another run meanwhile; nothing was sent`,
@@ -681,6 +686,18 @@ function codesDelivered(intent: Intent): UsageError {
     {
       code: 'codes_delivered',
       hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out <file>; to place a new order for ${unitsOf(intent.quantity, intent.productId)}: run the same command again`,
+    },
+  );
+}
+
+/** A key whose order another config directory or machine placed (its record here: refused, order_placed_elsewhere). */
+function placedElsewhereBefore(record: OrderRecord): CliError {
+  return new CliError(
+    ExitCode.api,
+    `the key ${record.key} was answered at ${record.endedAt ?? record.updatedAt} with an order placed under it elsewhere (another config directory or machine), not from here: a key names one order, so it is never sent from here again, and nothing was sent now`,
+    {
+      code: 'order_placed_elsewhere',
+      hint: `see that order where it was placed; to order ${unitsOf(record.quantity, record.productId)} here too, as a second order: a plan with a --batch of its own, or order place without --idempotency-key`,
     },
   );
 }

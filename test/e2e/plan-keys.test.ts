@@ -299,6 +299,15 @@ describe('a plan row is keyed by what it is', () => {
     );
     expect(second.stderr).not.toContain('order it by itself');
     expect((await ledger(server)).orders.length).toBe(before + 1);
+    // Run again, that row is refused before any request: sent once the server forgot the key (a day later), it was
+    // a second order under the same key (a review).
+    const third = await runCli(['order', 'place', '--plan', join(plans[1]!, 'restock.csv'), '--json'], {
+      configDir: bob,
+      cwd: plans[1]!,
+    });
+    expect(third.code).toBe(4);
+    expect(third.stderr).toContain('so it is never sent from here again, and nothing was sent now');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
   });
 
   it("the same plan and batch at another spelling of the server's address: named, and asked, before its rows are charged again", async () => {

@@ -378,6 +378,41 @@ describe('claim, settle, end', () => {
     await expect(j.end([intent], 'delivered')).resolves.toMatchObject([{ key: intent.key }]);
   });
 
+  it('a key the API answered with an order placed elsewhere is never sent from here again: refused before any request, exit 4', async () => {
+    // A review ran the same plan from a second config directory (refused: placed elsewhere), then again a day later,
+    // when the server had forgotten the key: the row was sent again and charged a second time under one key.
+    const j = journal();
+    const record: OrderRecord = {
+      key: 'plan-k',
+      keyId: spec.keyId,
+      productId: spec.productId,
+      quantity: spec.quantity,
+      environment: spec.environment,
+      profile: spec.profile,
+      baseUrl: spec.baseUrl,
+      createdAt: '2026-06-01T00:00:00.000Z',
+      updatedAt: '2026-06-01T00:00:00.000Z',
+      endedAt: '2026-06-01T00:00:01.000Z',
+      outcome: 'refused',
+      error: { code: 'order_placed_elsewhere', message: 'the API answered the key plan-k with order ord_1' },
+    };
+    j.history.record(record);
+    await expect(j.begin({ ...spec, key: 'plan-k' })).rejects.toMatchObject({
+      exitCode: 4,
+      code: 'order_placed_elsewhere',
+      message: expect.stringContaining('so it is never sent from here again, and nothing was sent now'),
+      hint: expect.stringContaining('to order 3 × amazon-us-25 here too, as a second order'),
+    });
+    expect(j.read().intents).toEqual([]);
+    // Another refusal (a wallet short of funds) keeps its key for the next run: sent again once fixed.
+    j.history.record({ ...record, key: 'plan-funds', error: { code: 'insufficient_funds', message: 'm' } });
+    await expect(j.begin({ ...spec, key: 'plan-funds' })).resolves.toMatchObject({ intent: { key: 'plan-funds' } });
+    // Another scope's record (the same key under live) is another order's.
+    await expect(j.begin({ ...spec, environment: 'live', key: 'plan-k' })).resolves.toMatchObject({
+      intent: { key: 'plan-k' },
+    });
+  });
+
   it('staleError words: old or future, with the key and both ways out, each as far as the order got', () => {
     const old = { ...spec, key: 'k', phase: 'sending', createdAt: '2026-05-31T11:59:59.999Z' } as Intent;
     // Sent without an answer: the API cannot be asked by key (a review was told to "check the server for it").
