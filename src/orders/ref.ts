@@ -61,8 +61,18 @@ const ORDER_ID = /^ord_[0-9a-f]{24}$/i;
  * printable ASCII) and keeps its case, so the callers try the ref as typed first. Nothing left: the ref as typed.
  */
 export function cleanRef(typed: string): string {
+  return refLayers(typed).at(-1)!;
+}
+
+/**
+ * The ref as typed, then each spelling cleanRef goes through to its last, that last in lower case when it is an
+ * order id (`"(po-7)"`, `(po-7)`, `po-7`): a key that holds brackets itself is one of them.
+ */
+function refLayers(typed: string): string[] {
+  const layers = [typed];
   let ref = typed.trim();
   for (let before = ''; ref !== before;) {
+    if (ref !== '' && ref !== layers.at(-1)) layers.push(ref);
     before = ref;
     ref = ref.replace(/[.,;:]+$/, '').trim();
     const first = ref[0] ?? '';
@@ -74,8 +84,10 @@ export function cleanRef(typed: string): string {
     else if (CLOSERS.has(last) && !openerOf(last).some((c) => ref.slice(0, -1).includes(c)))
       ref = ref.slice(0, -1).trim();
   }
-  if (ref === '') return typed;
-  return ORDER_ID.test(ref) ? ref.toLowerCase() : ref;
+  if (ref !== '' && ref !== layers.at(-1)) layers.push(ref);
+  const last = layers.at(-1)!;
+  if (ORDER_ID.test(last) && last.toLowerCase() !== last) layers.push(last.toLowerCase());
+  return layers;
 }
 
 /** The opening characters a closing one ends. */
@@ -235,23 +247,30 @@ export function pendingWayOut(record: OrderRecord, now: number = Date.now()): st
  * none.
  */
 export async function intentKey(journal: Journal, ref: string): Promise<string> {
-  const cleaned = cleanRef(ref);
-  return (await openKey(journal, ref)) ?? (cleaned !== ref ? await openKey(journal, cleaned) : undefined) ?? ref;
-}
-
-/** intentKey of one spelling of the ref: the key it names, undefined when nothing does. */
-async function openKey(journal: Journal, ref: string): Promise<string | undefined> {
+  // resume and abandon act on what they name: a key (or order id) named whole, in any spelling of the ref, comes
+  // before any prefix, an ended one too (refused, never taken for a longer pending key); then a prefix, as typed and
+  // cleaned. A review abandoned a charged order this way: `inv-1` (ended) picked the pending `inv-10`, and
+  // `"(po-7)"`, cleaned to `po-7`, the pending `po-7b`.
   const intents = journal.read().intents;
+  // Every record is read only when the ref is not a pending key as typed (the usual case: a key order pending showed).
   if (intents.some((intent) => intent.key === ref)) return ref;
+  const ended = journal.history.list();
+  for (const spelling of refLayers(ref)) {
+    if (intents.some((intent) => intent.key === spelling)) return spelling;
+    const whole = ended.find((r) => r.key === spelling || r.orderId === spelling);
+    if (whole) throw endedHere(whole);
+    const byId = intents.find((intent) => intent.orderId === spelling);
+    if (byId) return byId.key;
+  }
   const { recordOf } = await import('../journal/history.js');
-  const open = resolveRef(
-    intents.map((intent) => recordOf(intent, 'pending')),
-    ref,
-  );
-  if (open) return open.key;
-  const ended = resolveRef(journal.history.list(), ref);
-  if (ended) throw endedHere(ended);
-  return undefined;
+  const pending = intents.map((intent) => recordOf(intent, 'pending'));
+  for (const spelling of new Set([ref, cleanRef(ref)])) {
+    const open = resolveRef(pending, spelling);
+    if (open) return open.key;
+    const endedByPrefix = resolveRef(ended, spelling);
+    if (endedByPrefix) throw endedHere(endedByPrefix);
+  }
+  return ref;
 }
 
 /** `order resume`/`abandon` of an order that ended here: what became of it, and the command for its codes. */

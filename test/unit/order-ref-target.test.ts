@@ -404,6 +404,30 @@ describe('a ref as pasted: cleanRef', () => {
     expect(await intentKey(journal, '`invoice-10`.')).toBe('invoice-1001');
     expect(await intentKey(journal, '"INVOICE-1001"')).toBe('"INVOICE-1001"');
   });
+
+  it('resume and abandon never take a key named whole, in any spelling, for a longer pending key: an ended one is refused', async () => {
+    // A review abandoned a charged order: `inv-1` (delivered) picked the pending `inv-10`, and `"(po-7)"`, cleaned
+    // layer by layer to `po-7`, the pending `po-7b`.
+    const journal = freshJournal();
+    const spec = {
+      profile: 'default',
+      environment: 'test' as const,
+      baseUrl: 'http://127.0.0.1:1',
+      keyId: 'k',
+      productId: 'amazon-us-10',
+      quantity: 4,
+    };
+    for (const key of ['inv-10', 'po-7b']) await journal.begin({ ...spec, key });
+    for (const key of ['inv-1', '(po-7)'])
+      journal.history.record({ ...record, key, orderId: `ord_${key.replace(/\W/g, '')}`, outcome: 'delivered' });
+    await expect(intentKey(journal, 'inv-1')).rejects.toMatchObject({ message: expect.stringContaining('key inv-1,') });
+    await expect(intentKey(journal, '"(po-7)"')).rejects.toMatchObject({
+      message: expect.stringContaining('key (po-7),'),
+    });
+    // A prefix still finds the pending one, as typed or pasted.
+    expect(await intentKey(journal, 'inv-10')).toBe('inv-10');
+    expect(await intentKey(journal, '"po-7b"')).toBe('po-7b');
+  });
 });
 
 describe('a 404 for a ref no local record matches: unrecordedHint', () => {
