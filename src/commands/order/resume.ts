@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../api/client.js';
-import { staleness, type Intent } from '../../journal/intent.js';
+import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { Driven } from '../../orders/drive.js';
 import { exportResult, gathersItems } from '../../output/exporter.js';
@@ -156,9 +156,12 @@ async function resumeOne(
   key: string,
   options: ResumeOptions,
 ): Promise<Driven | { settled: Intent }> {
-  const [{ sayReached }, { driveIntent }] = await Promise.all([
+  // Loaded here, not at the top: a command module is in every command's start, and intent.ts brings node:crypto
+  // into ping's (test/e2e/startup.test.ts).
+  const [{ sayReached }, { driveIntent }, { staleness }] = await Promise.all([
     import('../../orders/lifecycle.js'),
     import('../../orders/drive.js'),
+    import('../../journal/intent.js'),
   ]);
   refuseHeldCodes(journal, key, options);
   const { intent, reached } = await journal.claim(key, { forceStale: options.forceStale === true });
@@ -170,14 +173,22 @@ async function resumeOne(
   // A request sent more than a day ago without an answer: the server may have forgotten its key, and sending it again
   // is then a second order if the first went through. Never "no second charge" there (a review was charged twice
   // under those words); a person at a terminal is asked first.
-  if (intent.phase !== 'prepared' && !intent.orderId && staleness(intent) === 'old') {
+  // A future-dated one too: its real age is unknown (a review resumed one dated 48 hours ahead and was charged twice).
+  // Said in every mode, --quiet too: a second charge is never silent.
+  const stale = staleness(intent);
+  if (intent.phase !== 'prepared' && !intent.orderId && stale !== undefined) {
     const what = unitsOf(intent.quantity, intent.productId);
-    const warning = `sending the order for ${what} (key ${intent.key}) again, more than 24 hours after it was first sent (${intent.createdAt}): a server that has forgotten the key places a second order if the first request went through`;
+    const when =
+      stale === 'old'
+        ? `more than 24 hours after it was first sent (${intent.createdAt})`
+        : `though it is dated ${intent.createdAt}, ahead of this clock, so when it was sent is unknown`;
+    deps.io.say(
+      `sending the order for ${what} (key ${intent.key}) again, ${when}: a server that has forgotten the key places a second order if the first request went through`,
+    );
     if (deps.io.canPrompt && options.yes !== true) {
-      deps.io.warn(warning);
       if (!(await deps.io.confirm(`Send the order for ${what} again anyway?`, '--yes', 'a second order')))
         throw new InterruptedError('cancelled: nothing was sent');
-    } else deps.io.warn(warning);
+    }
   } else if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
       `resuming ${unitsOf(intent.quantity, intent.productId)} with key ${intent.key}: same request, no second charge`,
