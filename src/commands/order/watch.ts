@@ -135,6 +135,9 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     orderId: order.id,
     baseUrl: api.baseUrl,
     codes: written !== undefined,
+    // Where the codes went, as codes get says it: the records of the intents this ends name that file, so a new order
+    // at it is told whose codes it holds (a review was told only "exists: pass --force", which wrote over them).
+    ...(written ? { out: written.path } : {}),
     ...(failure ? { ending: 'failed' as const } : {}),
     by: 'order watch',
   });
