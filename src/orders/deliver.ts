@@ -145,6 +145,9 @@ function unlessInterrupted(error: unknown): undefined {
   return undefined;
 }
 
+/** A key journal.begin made (randomUUID), not one given with --idempotency-key. */
+const GENERATED_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 /**
  * For the verbs that charge nothing (codes get, order watch): the order's codes (or the order itself) reached
  * the user through `print`, which is the delivery of every interrupted intent of that order on that server.
@@ -161,8 +164,13 @@ export async function deliverFetched(
   await deliver(io, journal, print, delivery);
   const settled = await settle(journal, delivery);
   if (delivery.ending === 'failed') return;
-  for (const intent of settled.filter((i) => !i.key.startsWith('plan-')))
+  for (const intent of settled.filter((i) => !i.key.startsWith('plan-'))) {
+    // A key the user chose (not one journal.begin made, a v4 UUID) names one order: that command again is refused.
+    const again = GENERATED_KEY.test(intent.key)
+      ? 'so that order place run again places a second order'
+      : 'so that order place run again with its --idempotency-key is refused (the key named one order), and without it places a second order';
     io.say(
-      `this finished the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}, started ${intent.createdAt}): its ${delivery.codes ? 'codes' : 'order'} reached you here, so that order place run again places a second order`,
+      `this finished the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}, started ${intent.createdAt}): its ${delivery.codes ? 'codes' : 'order'} reached you here, ${again}`,
     );
+  }
 }

@@ -205,6 +205,31 @@ describe('deliverFetched', () => {
     );
   });
 
+  it('a key the user chose: that order place again with it is refused, so the notice says so, not "a second order"', async () => {
+    const { orderId } = await order();
+    const journal = freshJournal();
+    const { intent } = await journal.begin({
+      profile: 'default',
+      environment: 'test',
+      baseUrl: servers.server.url,
+      keyId: keyIdOf(KEY),
+      productId: 'amazon-us-25',
+      quantity: 2,
+      key: 'inv-55',
+    });
+    journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+    const c = capturedIo();
+    await deliverFetched(c.io, journal, () => undefined, {
+      orderId,
+      baseUrl: servers.server.url,
+      codes: false,
+      by: 'codes get',
+    });
+    expect(c.err()).toContain(
+      'so that order place run again with its --idempotency-key is refused (the key named one order), and without it places a second order',
+    );
+  });
+
   it("a plan row's intent is finished without a word: the same plan again reads its record and orders nothing", async () => {
     const { orderId } = await order();
     const journal = freshJournal();

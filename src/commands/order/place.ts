@@ -267,7 +267,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           'a second order',
         );
         if (!again) throw new InterruptedError('cancelled: nothing was sent');
-      } else deps.io.say(`${was}: this run places a second order of ${what}, with its own key`);
+      } else if (connection.environment !== 'live' || options.yes === true)
+        // A live order off a terminal without --yes is refused below, before anything is sent: not "places" then.
+        deps.io.say(`${was}: this run places a second order of ${what}, with its own key`);
     }
     // An interrupted live order run again is resumed, not asked about: it was confirmed when it was placed, and it
     // may be charged already. Asking again read as a new order, and "no" said nothing was sent. Its key goes to
