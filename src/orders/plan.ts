@@ -77,8 +77,12 @@ export function planFamily(scope: Scope, planPath: string, batch: string | undef
   ).slice(0, 12);
 }
 
-/** What a shell's process substitution (`--plan <(…)`) passes: a descriptor's path, its number chosen by the shell. */
-const DESCRIPTOR = /^\/(dev|proc\/(self|\d+))\/fd\/\d+$/;
+/**
+ * What a shell's process substitution (`--plan <(…)`) passes: a descriptor's path, its number chosen by the shell;
+ * and stdin's own names (`--plan /dev/stdin < plan.csv`), the same descriptor as /dev/fd/0 (a review ordered one pipe
+ * plan twice, given once as /dev/fd/0 and once as /dev/stdin, and wrote its codes into /dev/).
+ */
+const DESCRIPTOR = /^\/(dev|proc\/(self|\d+))\/fd\/\d+$|^\/dev\/stdin$/;
 
 /**
  * The name a plan is keyed by: its file name; a descriptor's path (`/dev/fd/63`) names no file, and its number is
@@ -985,7 +989,13 @@ export async function outFileProblems(
           ? `${NAME_THE_FILE} in the out column`
           : error.code === 'out_exists'
             ? 'pass --force to overwrite it, or name another file in the out column'
-            : error.hint
+            : error.code === 'out_is_directory'
+              ? 'give a file name in the out column, e.g. codes.csv'
+              : error.code === 'out_not_writable' && error instanceof UsageError
+                ? "create that directory first, or name another path in the row's out cell"
+                : error.code === 'out_not_a_file'
+                  ? "give the path of a file in the row's out cell (a plan's rows cannot write to standard output)"
+                  : error.hint
         : environment !== undefined && holder.environment !== environment
           ? // A plan rehearsed under a test key, then run live: not another spelling of the server, nor a key
             // rotated (the hint said to run it "as it ran there", under test again).

@@ -23,6 +23,7 @@ import {
   rowKey,
   sameScope,
   type PlanRow,
+  planName,
 } from '../../src/orders/plan.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -517,5 +518,14 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       exitCode: 6,
       hint: "a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line 2: giftcodes order place --product p --quantity 1 --out '/srv/a b.csv'); a new --batch would order every row again",
     });
+  });
+});
+
+describe('planName: a plan from a descriptor is keyed by one name, whichever the descriptor', () => {
+  it('/dev/stdin is /dev/fd/0 (a review ordered one pipe plan twice, once by each name); a file keeps its own', () => {
+    expect(planName('/dev/stdin')).toBe(planName('/dev/fd/0'));
+    expect(planName('/dev/fd/63')).toBe(planName('/proc/self/fd/12'));
+    expect(planName('/srv/plans/stdin')).toBe('stdin');
+    expect(planName('/srv/plans/nightly.csv')).toBe('nightly.csv');
   });
 });

@@ -264,4 +264,26 @@ describe('outFileProblems', () => {
       { row: 3, error: { code: 'out_exists' } },
     ]);
   });
+
+  it("a row's out cell naming no directory, or a directory: the hint names the out cell, never a plan's absent --out", async () => {
+    const journal = freshJournal();
+    const dir = tempDir();
+    const problems = await outFileProblems(
+      [row(2, 'plan-nodir', join(dir, 'nodir', 'x.csv')), row(3, 'plan-dir', dir)],
+      new Map(),
+      journal,
+      false,
+    );
+    expect(problems).toMatchObject([
+      {
+        row: 2,
+        error: {
+          code: 'out_not_writable',
+          hint: "create that directory first, or name another path in the row's out cell",
+        },
+      },
+      { row: 3, error: { code: 'out_is_directory', hint: 'give a file name in the out column, e.g. codes.csv' } },
+    ]);
+    for (const p of problems) expect(JSON.stringify(p)).not.toContain('--out');
+  });
 });
