@@ -257,10 +257,12 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
   const ended = journal.history.list();
   for (const spelling of refLayers(ref)) {
     if (intents.some((intent) => intent.key === spelling)) return spelling;
-    const whole = ended.find((r) => r.key === spelling || r.orderId === spelling);
-    if (whole) throw endedHere(whole);
+    // A pending order by its id before an ended record of the same id: a key abandoned, then run again, ends as
+    // `abandoned` with the order id the server replays to its new run (a review's resume by that id was refused).
     const byId = intents.find((intent) => intent.orderId === spelling);
     if (byId) return byId.key;
+    const whole = ended.find((r) => r.key === spelling || r.orderId === spelling);
+    if (whole) throw endedHere(whole);
   }
   const { recordOf } = await import('../journal/history.js');
   const pending = intents.map((intent) => recordOf(intent, 'pending'));

@@ -428,6 +428,23 @@ describe('a ref as pasted: cleanRef', () => {
     expect(await intentKey(journal, 'inv-10')).toBe('inv-10');
     expect(await intentKey(journal, '"po-7b"')).toBe('po-7b');
   });
+
+  it('a pending order named by its id comes before an ended record of the same id (a key abandoned, then run again)', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin({
+      profile: 'default',
+      environment: 'test',
+      baseUrl: 'http://127.0.0.1:1',
+      keyId: 'k',
+      productId: 'amazon-us-10',
+      quantity: 1,
+      key: 'po-7',
+    });
+    journal.save({ ...intent, phase: 'accepted', orderId: 'ord_2b073d02648d46aab4cc8a19' });
+    journal.history.record({ ...record, key: 'po-7', orderId: 'ord_2b073d02648d46aab4cc8a19', outcome: 'abandoned' });
+    expect(await intentKey(journal, 'ord_2b073d02648d46aab4cc8a19')).toBe('po-7');
+    expect(await intentKey(journal, '"ord_2b073d02648d46aab4cc8a19".')).toBe('po-7');
+  });
 });
 
 describe('a 404 for a ref no local record matches: unrecordedHint', () => {
