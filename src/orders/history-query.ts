@@ -44,6 +44,11 @@ export interface ListFilters {
   env?: string | undefined;
   profile?: string | undefined;
   limit?: number | undefined;
+  /**
+   * The words a text view shows for a record's outcome (order list's OUTCOME, whole and shortened): --status takes
+   * them too, as a person filters by what the table says (a review's `--status "no funds"` matched nothing).
+   */
+  words?: ((r: OrderRecord) => readonly string[]) | undefined;
 }
 
 /**
@@ -61,7 +66,8 @@ export function filterRecords(records: readonly OrderRecord[], f: ListFilters): 
     (r) =>
       (status === undefined ||
         r.outcome === status ||
-        (outcomeWord === undefined && r.status?.toLowerCase() === status)) &&
+        (outcomeWord === undefined && r.status?.toLowerCase() === status) ||
+        (outcomeWord === undefined && f.words?.(r).some((w) => w.toLowerCase() === typed) === true)) &&
       (product === undefined || r.productId.toLowerCase().includes(product)) &&
       (f.since === undefined || Date.parse(r.createdAt) >= f.since) &&
       (f.env === undefined || r.environment === f.env) &&
@@ -75,11 +81,16 @@ export function filterRecords(records: readonly OrderRecord[], f: ListFilters): 
  * record: what the record holds, and the nearest word, so a typo (`complete`) is not read as "no such orders".
  * Undefined when the status is one the record knows (no order matched the other filters, or none is left).
  */
-export function unknownStatus(records: readonly OrderRecord[], status: string): string | undefined {
+export function unknownStatus(
+  records: readonly OrderRecord[],
+  status: string,
+  words?: (r: OrderRecord) => readonly string[],
+): string | undefined {
   const wanted = status.toLowerCase();
   const statuses = [...new Set(records.flatMap((r) => (r.status ? [r.status.toLowerCase()] : [])))].sort(byCodePoint);
   if ((OUTCOMES as readonly string[]).includes(wanted) || wanted in STATUS_WORDS || statuses.includes(wanted))
     return undefined;
+  if (words && records.some((r) => words(r).some((w) => w.toLowerCase() === wanted))) return undefined;
   const near = nearestIds(wanted, [...OUTCOMES, ...statuses], 1)[0];
   return `no order in the local record has the status "${status}"${near ? `: did you mean ${near}?` : ''} (outcomes: ${OUTCOMES.join(', ')}${statuses.length > 0 ? `; statuses the server gave: ${statuses.join(', ')}` : ''})`;
 }

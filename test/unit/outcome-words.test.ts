@@ -20,6 +20,12 @@ describe('outcomeWords', () => {
   it('the other outcomes', () => {
     expect(outcomeWords(record({ outcome: 'delivered', out: { path: 'a.csv' } as never }))).toBe('codes saved to file');
     expect(outcomeWords(record({ outcome: 'delivered' }))).toBe('order placed');
+    // Codes that went to standard output (codes get of an interrupted order) were printed, not saved to a file.
+    expect(outcomeWords(record({ outcome: 'delivered', out: '-' }))).toBe('codes printed');
+    expect(outcomeShort(record({ outcome: 'delivered', out: '-' }))).toEqual(['printed']);
+    expect(
+      outcomeShort(record({ outcome: 'refused', error: { code: 'order_placed_elsewhere', message: 'x' } })),
+    ).toEqual(['not placed: placed elsewhere', 'placed elsewhere']);
     expect(outcomeWords(record({ outcome: 'failed' }))).toBe('order failed');
     expect(outcomeWords(record({ outcome: 'abandoned' }))).toBe('abandoned, not resumed');
     expect(outcomeWords(record({ outcome: 'pending' }))).toBe('unfinished: resume it');
@@ -40,5 +46,41 @@ describe('outcomeWords', () => {
     expect(outcomeShort(record({ outcome: 'failed' }))).toEqual(['failed']);
     expect(outcomeShort(record({ outcome: 'abandoned' }))).toEqual(['abandoned']);
     expect(outcomeShort(record({ outcome: 'pending' }))).toEqual(['unfinished']);
+  });
+});
+
+describe('order list --status takes the words the table shows', () => {
+  it('"no funds", "placed", "saved", "codes printed": each finds the rows it words so, and only those', async () => {
+    const { filterRecords, unknownStatus } = await import('../../src/orders/history-query.js');
+    const at = '2026-01-01T00:00:00.000Z';
+    const base = {
+      productId: 'p',
+      quantity: 1,
+      environment: 'test',
+      profile: 'default',
+      baseUrl: 'u',
+      createdAt: at,
+      updatedAt: at,
+    };
+    const rows: OrderRecord[] = [
+      { ...base, key: 'funds', outcome: 'refused', error: { code: 'insufficient_funds', message: 'x' } },
+      { ...base, key: 'stock', outcome: 'refused', error: { code: 'insufficient_supply', message: 'x' } },
+      { ...base, key: 'placed', outcome: 'delivered' },
+      { ...base, key: 'saved', outcome: 'delivered', out: '/srv/a.csv' },
+      { ...base, key: 'printed', outcome: 'delivered', out: '-' },
+    ] as OrderRecord[];
+    const words = (r: OrderRecord): readonly string[] => [outcomeWords(r), ...outcomeShort(r)];
+    const keys = (status: string) => filterRecords(rows, { status, words }).map((r) => r.key);
+    expect(keys('no funds')).toEqual(['funds']);
+    expect(keys('NOT PLACED: NO STOCK')).toEqual(['stock']);
+    expect(keys('placed')).toEqual(['placed']);
+    expect(keys('order placed')).toEqual(['placed']);
+    expect(keys('saved')).toEqual(['saved']);
+    expect(keys('codes printed')).toEqual(['printed']);
+    // The outcome words as before: delivered is every delivered one, "not placed" every refused one.
+    expect(keys('delivered')).toEqual(['placed', 'saved', 'printed']);
+    expect(keys('not placed')).toEqual(['funds', 'stock']);
+    expect(unknownStatus(rows, 'no funds', words)).toBeUndefined();
+    expect(unknownStatus(rows, 'no fundz', words)).toContain('no order in the local record has the status "no fundz"');
   });
 });

@@ -108,7 +108,16 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const profile = options.profile === undefined ? undefined : profileName(options.profile);
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const journal = await deps.journal();
-  const filters = { status: options.status, product: options.product, since, env, profile, limit: options.limit };
+  const words = (r: OrderRecord): readonly string[] => [outcomeWords(r), ...outcomeShort(r)];
+  const filters = {
+    status: options.status,
+    product: options.product,
+    since,
+    env,
+    profile,
+    limit: options.limit,
+    words,
+  };
   const read = options.refresh
     ? await refresh(
         deps,
@@ -136,7 +145,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   );
   const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
   const none =
-    (rows.length === 0 && options.status !== undefined ? unknownStatus(records, options.status) : undefined) ??
+    (rows.length === 0 && options.status !== undefined ? unknownStatus(records, options.status, words) : undefined) ??
     (rows.length === 0 && profile !== undefined ? unknownProfile(records, profile) : undefined) ??
     'no orders in the local record match';
   await exportResult(
@@ -180,7 +189,8 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
 export function outcomeWords(r: OrderRecord): string {
   switch (r.outcome) {
     case 'delivered':
-      return r.out ? 'codes saved to file' : 'order placed';
+      // Codes that went to standard output were printed, not saved to a file.
+      return r.out === '-' ? 'codes printed' : r.out ? 'codes saved to file' : 'order placed';
     case 'failed':
       return 'order failed';
     case 'refused':
@@ -204,6 +214,7 @@ const REASON_WORDS: Readonly<Record<string, string>> = {
   invalid_api_key: 'key refused',
   rate_limited: 'rate limited',
   idempotency_key_reused: 'key reused',
+  order_placed_elsewhere: 'placed elsewhere',
 };
 
 /**
@@ -214,7 +225,7 @@ const REASON_WORDS: Readonly<Record<string, string>> = {
 export function outcomeShort(r: OrderRecord): readonly string[] {
   switch (r.outcome) {
     case 'delivered':
-      return r.out ? ['codes saved', 'saved'] : ['placed'];
+      return r.out === '-' ? ['printed'] : r.out ? ['codes saved', 'saved'] : ['placed'];
     case 'failed':
       return ['failed'];
     case 'refused': {
