@@ -120,6 +120,14 @@ describe('CA files', () => {
       message: `cannot read the CA file ${certs} (GIFTCODES_CA_FILE): it is a directory`,
       hint: "a directory of certificates is SSL_CERT_DIR's: give GIFTCODES_CA_FILE the path of a PEM file of CA certificates",
     });
+    // A directory others can write (/tmp, 1777) is said to be a directory, never told to be chmodded (a review).
+    const shared = join(dir, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    expect(await refusal({ file: shared, fileWhere: '--ca-file' })).toMatchObject({
+      exitCode: 8,
+      message: `cannot read the CA file ${shared} (--ca-file): it is a directory`,
+    });
     writeFileSync(join(dir, 'plain'), 'x');
     expect(await refusal({ fileWhere: '--ca-file', certDir: join(dir, 'plain') })).toMatchObject({
       exitCode: 8,
