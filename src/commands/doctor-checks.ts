@@ -7,6 +7,7 @@ import { pingFacts } from '../api/outcome.js';
 import { checkOwnership, configFile, notADirectory, OTHER_CONFIG_DIR } from '../config/paths.js';
 import type { Connection } from '../config/resolve.js';
 import { ExitCode, isCliError, LocalError, type ExitCodeValue } from '../errors.js';
+import { shellWord } from '../output/pinned-hint.js';
 import { display } from '../output/table.js';
 import { environmentOfKey, maskKey } from '../secrets.js';
 import type { DoctorDeps } from './doctor.js';
@@ -159,7 +160,8 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
     '/usr/bin',
     '/bin',
   ]);
-  const fix = `put PATH=${[...dirs].join(':')} in the crontab, or call both by absolute path: ${thisNode} ${program}`;
+  // Quoted where a path holds a space: pasted into a crontab as it was, `/tmp/sp ace/giftcodes` was two words (a review).
+  const fix = `put PATH=${shellWord([...dirs].join(':'))} in the crontab, or call both by absolute path: ${shellWord(thisNode)} ${shellWord(program)}`;
   const missing = [giftcodes ? undefined : 'giftcodes', node ? undefined : 'node'].filter((name) => name !== undefined);
   if (!giftcodes || !node) {
     return {

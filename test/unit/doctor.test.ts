@@ -162,6 +162,29 @@ describe('giftcodes doctor, run() over a test Io', () => {
     );
   });
 
+  it('a path with a space is quoted in the crontab hint: pasted as it was, it was two words (a review)', async () => {
+    const spaced = join(tempDir('giftcodes-bin-'), 'sp ace');
+    mkdirSync(spaced);
+    symlinkSync(process.execPath, join(spaced, 'node'));
+    writeFileSync(join(spaced, 'giftcodes'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const { io, out } = terminalIo({ PATH: tempDir('giftcodes-cron-path-') });
+    await expect(
+      run(
+        { retries: 0 },
+        {
+          ...deps(io),
+          nodePath: process.execPath,
+          nodeArgv0: join(spaced, 'node'),
+          programPath: join(spaced, 'giftcodes'),
+          programArgv: join(spaced, 'giftcodes'),
+        },
+      ),
+    ).rejects.toMatchObject({ exitCode: 3 });
+    expect(out()).toContain(
+      `hint: put PATH='${spaced}:/usr/bin:/bin' in the crontab, or call both by absolute path: '${join(spaced, 'node')}' '${join(spaced, 'giftcodes')}'`,
+    );
+  });
+
   it('--quiet prints only what failed', async () => {
     const { io, out } = terminalIo({ PATH: fakeBin('v22.1.0') }, true);
     await expect(run({ retries: 0 }, deps(io, { clockOffsetMs: -400_000 }))).rejects.toMatchObject({ exitCode: 8 });
