@@ -347,6 +347,11 @@ describe('order place --plan', () => {
     expect(dry.code, dry.stderr).toBe(0);
     const planned = JSON.parse(dry.stdout) as { row: number; key: string }[];
     expect(planned.map((r) => r.row)).toEqual([2, 3, 4]);
+    // The fields docs/cron-and-plans.md gives a plan's --json, not the row's inner ones (legacyKey, batched: a review).
+    for (const r of planned) {
+      expect(r).not.toHaveProperty('legacyKey');
+      expect(r).not.toHaveProperty('batched');
+    }
     const prefix = planned[0]!.key.slice(0, 17);
     expect(await ordersWithKeyPrefix(server, prefix)).toEqual([]);
 

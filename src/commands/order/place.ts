@@ -784,7 +784,8 @@ async function dryRun(
     products && { rows: rows.filter((r) => !products.has(r.productId)), ids: [...products.keys()] },
   );
   // A row an earlier run delivered is not ordered again (the run reads it back): shown as such, out of the totals.
-  const priced = rows.map((r): PlanResult => {
+  // The row's own fields, as a plan's --json documents them: not the key versions before 0.2 gave it, nor batched.
+  const priced = rows.map(({ legacyKey: _legacy, batched: _batched, ...r }): PlanResult => {
     const earlier = delivered.get(r.key);
     return {
       ...r,
