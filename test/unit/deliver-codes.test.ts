@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { InterruptedError, NetworkError } from '../../src/errors.js';
 import { scopeOf } from '../../src/journal/history.js';
-import { keyIdOf, type OutSpec } from '../../src/journal/intent.js';
+import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
 import { checkCodesTarget, deliverCodes, deliverFetched } from '../../src/orders/deliver.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
@@ -170,19 +170,29 @@ describe('deliverCodes to standard output', () => {
   });
 });
 
+/** An interrupted order place of `orderId` in a fresh journal (its run gone), under `key` when given. */
+async function interrupted(
+  orderId: string,
+  key?: string,
+): Promise<{ journal: ReturnType<typeof freshJournal>; intent: Intent }> {
+  const journal = freshJournal();
+  const { intent } = await journal.begin({
+    profile: 'default',
+    environment: 'test',
+    baseUrl: servers.server.url,
+    keyId: keyIdOf(KEY),
+    productId: 'amazon-us-25',
+    quantity: 2,
+    ...(key ? { key } : {}),
+  });
+  journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+  return { journal, intent };
+}
+
 describe('deliverFetched', () => {
   it('an order fetched by a verb that charges nothing: printed, then its interrupted intents on that server end as delivered', async () => {
     const { orderId } = await order();
-    const journal = freshJournal();
-    const { intent } = await journal.begin({
-      profile: 'default',
-      environment: 'test',
-      baseUrl: servers.server.url,
-      keyId: keyIdOf(KEY),
-      productId: 'amazon-us-25',
-      quantity: 2,
-    });
-    journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+    const { journal, intent } = await interrupted(orderId);
     const c = capturedIo();
     await deliverFetched(c.io, journal, () => c.io.out(`${orderId} completed`), {
       orderId,
@@ -207,17 +217,7 @@ describe('deliverFetched', () => {
 
   it('a key the user chose: that order place again with it is refused, so the notice says so, not "a second order"', async () => {
     const { orderId } = await order();
-    const journal = freshJournal();
-    const { intent } = await journal.begin({
-      profile: 'default',
-      environment: 'test',
-      baseUrl: servers.server.url,
-      keyId: keyIdOf(KEY),
-      productId: 'amazon-us-25',
-      quantity: 2,
-      key: 'inv-55',
-    });
-    journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+    const { journal, intent } = await interrupted(orderId, 'inv-55');
     const c = capturedIo();
     await deliverFetched(c.io, journal, () => undefined, {
       orderId,
@@ -232,17 +232,7 @@ describe('deliverFetched', () => {
 
   it("a plan row's intent is finished without a word: the same plan again reads its record and orders nothing", async () => {
     const { orderId } = await order();
-    const journal = freshJournal();
-    const { intent } = await journal.begin({
-      profile: 'default',
-      environment: 'test',
-      baseUrl: servers.server.url,
-      keyId: keyIdOf(KEY),
-      productId: 'amazon-us-25',
-      quantity: 2,
-      key: 'plan-0123456789ab0123456789ab',
-    });
-    journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
+    const { journal, intent } = await interrupted(orderId, 'plan-0123456789ab0123456789ab');
     const c = capturedIo();
     await deliverFetched(c.io, journal, () => undefined, {
       orderId,
@@ -256,19 +246,7 @@ describe('deliverFetched', () => {
 
   it('codes fetched say "its codes"; a failed order says nothing of a second order (it ended failed, nothing reached the user)', async () => {
     const { orderId } = await order();
-    const begin = async (journal: ReturnType<typeof freshJournal>) => {
-      const { intent } = await journal.begin({
-        profile: 'default',
-        environment: 'test',
-        baseUrl: servers.server.url,
-        keyId: keyIdOf(KEY),
-        productId: 'amazon-us-25',
-        quantity: 2,
-      });
-      journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
-    };
-    const fetched = freshJournal();
-    await begin(fetched);
+    const { journal: fetched } = await interrupted(orderId);
     const c = capturedIo();
     await deliverFetched(c.io, fetched, () => undefined, {
       orderId,
@@ -278,8 +256,7 @@ describe('deliverFetched', () => {
       by: 'codes get',
     });
     expect(c.err()).toContain('its codes reached you here, so that order place run again places a second order');
-    const failed = freshJournal();
-    await begin(failed);
+    const { journal: failed } = await interrupted(orderId);
     const f = capturedIo();
     await deliverFetched(f.io, failed, () => undefined, {
       orderId,

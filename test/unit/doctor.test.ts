@@ -65,6 +65,15 @@ function deps(io: Io, o: { clockOffsetMs?: number } = {}): DoctorDeps {
   };
 }
 
+/** doctor run under cron's PATH (giftcodes and node on none of it), started as `nodeArgv0 programArgv`: what it printed. */
+async function underCronPath(nodeArgv0: string, programPath: string, programArgv: string): Promise<string> {
+  const { io, out } = terminalIo({ PATH: tempDir('giftcodes-cron-path-') });
+  await expect(
+    run({ retries: 0 }, { ...deps(io), nodePath: process.execPath, nodeArgv0, programPath, programArgv }),
+  ).rejects.toMatchObject({ exitCode: 3 });
+  return out();
+}
+
 describe('giftcodes doctor, run() over a test Io', () => {
   it('on a terminal: ✓ a line, and no error when every check holds', async () => {
     const { io, out } = terminalIo({ PATH: fakeBin('v22.1.0') });
@@ -144,20 +153,8 @@ describe('giftcodes doctor, run() over a test Io', () => {
     const linked = tempDir('giftcodes-bin-');
     symlinkSync(process.execPath, join(linked, 'node'));
     symlinkSync(join(install, 'giftcodes'), join(linked, 'giftcodes'));
-    const { io, out } = terminalIo({ PATH: tempDir('giftcodes-cron-path-') });
-    await expect(
-      run(
-        { retries: 0 },
-        {
-          ...deps(io),
-          nodePath: process.execPath,
-          nodeArgv0: join(linked, 'node'),
-          programPath: join(install, 'giftcodes'),
-          programArgv: join(linked, 'giftcodes'),
-        },
-      ),
-    ).rejects.toMatchObject({ exitCode: 3 });
-    expect(out()).toContain(
+    const out = await underCronPath(join(linked, 'node'), join(install, 'giftcodes'), join(linked, 'giftcodes'));
+    expect(out).toContain(
       `hint: put PATH=${linked}:/usr/bin:/bin in the crontab, or call both by absolute path: ${join(linked, 'node')} ${join(linked, 'giftcodes')}`,
     );
   });
@@ -167,20 +164,8 @@ describe('giftcodes doctor, run() over a test Io', () => {
     mkdirSync(spaced);
     symlinkSync(process.execPath, join(spaced, 'node'));
     writeFileSync(join(spaced, 'giftcodes'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-    const { io, out } = terminalIo({ PATH: tempDir('giftcodes-cron-path-') });
-    await expect(
-      run(
-        { retries: 0 },
-        {
-          ...deps(io),
-          nodePath: process.execPath,
-          nodeArgv0: join(spaced, 'node'),
-          programPath: join(spaced, 'giftcodes'),
-          programArgv: join(spaced, 'giftcodes'),
-        },
-      ),
-    ).rejects.toMatchObject({ exitCode: 3 });
-    expect(out()).toContain(
+    const out = await underCronPath(join(spaced, 'node'), join(spaced, 'giftcodes'), join(spaced, 'giftcodes'));
+    expect(out).toContain(
       `hint: put PATH='${spaced}:/usr/bin:/bin' in the crontab, or call both by absolute path: '${join(spaced, 'node')}' '${join(spaced, 'giftcodes')}'`,
     );
   });
