@@ -89,6 +89,11 @@ const DESCRIPTOR = /^\/(dev|proc\/(self|\d+))\/fd\/\d+$|^\/dev\/stdin$/;
  * whichever the shell had free, so every such plan is keyed by the name `<(…)`: the same rows given that way again are
  * the same orders, whatever the number (docs/cron-and-plans.md).
  */
+/** Whether a plan was given as a descriptor or stdin (keyed by one shared name, not a file's). */
+export function fromDescriptor(planPath: string): boolean {
+  return DESCRIPTOR.test(planPath);
+}
+
 export function planName(planPath: string): string {
   return DESCRIPTOR.test(planPath) ? PIPE_NAME : basename(planPath);
 }

@@ -386,6 +386,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     refusePlan,
     runRows,
     planFailure,
+    fromDescriptor,
   } = await import('../../orders/plan.js');
   const { io } = deps;
   const bytes = o.planBytes ?? readPlanBytes(o.plan);
@@ -637,6 +638,14 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     await deliver(io, journal, () => planSummary(io, results, io.stderrIsTTY ? [story] : []), outcomes);
     await settle(journal, outcomes);
     runSummary(io, story);
+    // Every plan from a pipe or stdin shares one name: without --batch, a row an earlier such plan ordered is not
+    // ordered again, whatever plan it came from. Said in every mode (a review's nightly `--plan <(generate)` skipped
+    // its rows and exited 0).
+    const earlier = results.filter((r) => r.already).map((r) => r.row);
+    if (earlier.length > 0 && o.batch === undefined && fromDescriptor(o.plan))
+      io.say(
+        `${earlier.length === 1 ? `line ${earlier[0]}` : `lines ${earlier.join(', ')}`} of this plan from a pipe matched rows an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so they were not ordered again: to order them again, give --batch (a nightly job: --batch "$(date +%F)")`,
+      );
     const failure = planFailure(results, unreachable, connection.environment);
     if (failure) throw failure;
   } finally {
