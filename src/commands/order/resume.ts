@@ -97,7 +97,11 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   // --all: one JSON document for all of them (else each printed as it ends); one failure does not stop the
   // rest. Every intent is settled only after its outcome was printed and stdout flushed.
   const gathered = gathersItems(deps.io);
-  const results: { key: string; order?: unknown; error?: { code: string; message: string; exitCode: number } }[] = [];
+  const results: {
+    key: string;
+    order?: unknown;
+    error?: { code: string; message: string; exitCode: number; hint?: string };
+  }[] = [];
   const done: Driven[] = [];
   let firstFailure: CliError | undefined;
   const failed = (key: string, error: CliError, order?: unknown): void => {
@@ -105,7 +109,13 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     results.push({
       key,
       ...(order !== undefined ? { order } : {}),
-      error: { code: error.code, message: error.message, exitCode: error.exitCode },
+      // Its hint too: in --json it is the only text that says the way out (--force-stale, abandon: a review).
+      error: {
+        code: error.code,
+        message: error.message,
+        exitCode: error.exitCode,
+        ...(error.hint ? { hint: pinnedHint(error.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR }) } : {}),
+      },
     });
     // Stamped in a log as every stderr line is, its hint's commands run with this run's config directory.
     if (!gathered) {
@@ -141,7 +151,12 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     throw new CliError(
       firstFailure.exitCode,
       `${results.filter((r) => r.error).length} of ${keys.length} orders could not be resumed`,
-      { code: firstFailure.code, hint: 'see the lines above; giftcodes order pending lists what is left' },
+      {
+        code: firstFailure.code,
+        hint: gathered
+          ? "each failed order's error and hint are in the JSON document; giftcodes order pending lists what is left"
+          : 'see the lines above; giftcodes order pending lists what is left',
+      },
     );
 }
 
