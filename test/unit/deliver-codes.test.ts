@@ -217,7 +217,7 @@ describe('deliverFetched', () => {
 
   it('a key the user chose: that order place again with it is refused, so the notice says so, not "a second order"', async () => {
     const { orderId } = await order();
-    const { journal, intent } = await interrupted(orderId, 'inv-55');
+    const { journal } = await interrupted(orderId, 'inv-55');
     const c = capturedIo();
     await deliverFetched(c.io, journal, () => undefined, {
       orderId,
@@ -232,7 +232,7 @@ describe('deliverFetched', () => {
 
   it("a plan row's intent is finished without a word: the same plan again reads its record and orders nothing", async () => {
     const { orderId } = await order();
-    const { journal, intent } = await interrupted(orderId, 'plan-0123456789ab0123456789ab');
+    const { journal } = await interrupted(orderId, 'plan-0123456789ab0123456789ab');
     const c = capturedIo();
     await deliverFetched(c.io, journal, () => undefined, {
       orderId,
