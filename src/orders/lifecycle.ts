@@ -168,11 +168,16 @@ export async function writtenUnrecorded(journal: Journal): Promise<(intent: Inte
     deliveredFile(intent, intent.out.path) !== undefined;
 }
 
+/** Where an order's codes are, in a sentence: `in <file>`, or `written to standard output` for `-`. */
+export function codesWhere(path: string): string {
+  return path === '-' ? 'written to standard output' : `in ${path}`;
+}
+
+/** Says each interrupted order whose outcome had already reached the user, where its codes are. */
 export function sayReached(io: Io, settled: readonly Intent[]): void {
-  const where = (path: string): string => (path === '-' ? 'written to standard output' : `in ${path}`);
   for (const intent of settled)
     io.say(
-      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${where(intent.out.path)})` : ''}; it is complete`,
+      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${codesWhere(intent.out.path)})` : ''}; it is complete`,
     );
 }
 

@@ -187,7 +187,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     { keyIdOf },
     { driveIntent, finish },
     { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, finishedInItsPlace },
-    { sayReached },
+    { sayReached, codesWhere },
   ] = await Promise.all([
     deps.journal(),
     deps.api(),
@@ -259,7 +259,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         : undefined;
     if (finished !== undefined) {
       const what = unitsOf(options.quantity, options.product);
-      const was = `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${finished.out === '-' ? 'written to standard output' : `in ${finished.out}`})` : ''}`;
+      const was = `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`;
       if (deps.io.canPrompt && !yesGiven) {
         const again = await deps.io.confirm(
           `${was[0]!.toUpperCase()}${was.slice(1)}. Place a second order of ${what}?`,
