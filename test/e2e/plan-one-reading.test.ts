@@ -118,9 +118,9 @@ describe('a plan given as a pipe', () => {
     // Said in every mode (--json too): every plan from a pipe shares one name, so a nightly `--plan <(generate)`
     // without --batch skips the rows an earlier one ordered (a review: exit 0, nothing restocked).
     expect(second.stderr).toContain(
-      'line 2 of this plan from a pipe matched rows an earlier plan from a pipe or stdin ordered',
+      'line 2 of this plan from a pipe matched a row an earlier plan from a pipe or stdin ordered',
     );
-    expect(second.stderr).toContain('to order them again, give --batch');
+    expect(second.stderr).toContain('to order it again, give --batch');
     expect(first.stderr).not.toContain('of this plan from a pipe matched');
   });
 });

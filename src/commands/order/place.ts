@@ -644,7 +644,9 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const earlier = results.filter((r) => r.already).map((r) => r.row);
     if (earlier.length > 0 && o.batch === undefined && fromDescriptor(o.plan))
       io.say(
-        `${earlier.length === 1 ? `line ${earlier[0]}` : `lines ${earlier.join(', ')}`} of this plan from a pipe matched rows an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so they were not ordered again: to order them again, give --batch (a nightly job: --batch "$(date +%F)")`,
+        earlier.length === 1
+          ? `line ${earlier[0]} of this plan from a pipe matched a row an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so it was not ordered again: to order it again, give --batch (a nightly job: --batch "$(date +%F)")`
+          : `lines ${earlier.join(', ')} of this plan from a pipe matched rows an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so they were not ordered again: to order them again, give --batch (a nightly job: --batch "$(date +%F)")`,
       );
     const failure = planFailure(results, unreachable, connection.environment);
     if (failure) throw failure;
