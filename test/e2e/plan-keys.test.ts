@@ -308,6 +308,15 @@ describe('a plan row is keyed by what it is', () => {
     expect(third.code).toBe(4);
     expect(third.stderr).toContain('so it is never sent from here again, and nothing was sent now');
     expect((await ledger(server)).orders.length).toBe(before + 1);
+    // Its dry run does not count that row as an order to place (a review: "1 order, 50.00 USD").
+    const dry = await runCli(['order', 'place', '--plan', join(plans[1]!, 'restock.csv'), '--dry-run', '--json'], {
+      configDir: bob,
+      cwd: plans[1]!,
+    });
+    expect(dry.code, dry.stderr).toBe(0);
+    const [dryRow] = JSON.parse(dry.stdout) as { dryRun?: boolean; error?: { code: string } }[];
+    expect(dryRow).toMatchObject({ error: { code: 'order_placed_elsewhere' } });
+    expect(dryRow!.dryRun).toBeUndefined();
   });
 
   it("the same plan and batch at another spelling of the server's address: named, and asked, before its rows are charged again", async () => {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { InterruptedError, isCliError, UsageError } from '../../errors.js';
+import { ExitCode, InterruptedError, isCliError, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
@@ -401,12 +401,23 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const journal = await deps.journal();
       const delivered = deliveredRows(journal, scope);
       const rows = keyRows(planned, delivered, journal, scope, o.batch);
+      // Rows whose key another config directory or machine placed: the run refuses them before any request
+      // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
+      const elsewhere = new Set(
+        rows
+          .filter((r) => {
+            const record = journal.history.get(r.key, scope);
+            return record?.outcome === 'refused' && record.error?.code === 'order_placed_elsewhere';
+          })
+          .map((r) => r.key),
+      );
       return dryRun(
         o.plan,
         rows,
         deps,
         delivered,
         await outFileProblems(rows, delivered, journal, o.force === true, scope.environment),
+        elsewhere,
       );
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
@@ -773,6 +784,7 @@ async function dryRun(
   deps: PlaceDeps,
   delivered: ReadonlyMap<string, OrderRecord>,
   outProblems: readonly RowProblem[],
+  elsewhere: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const { io } = deps;
   const [{ unitPriceOf, totalOf }, { refusePlan }] = await Promise.all([
@@ -802,7 +814,15 @@ async function dryRun(
       ...r,
       ...(earlier
         ? { already: true, order: { id: earlier.orderId ?? '-', status: earlier.status ?? earlier.outcome } as Order }
-        : { dryRun: true }),
+        : elsewhere.has(r.key)
+          ? {
+              error: {
+                code: 'order_placed_elsewhere',
+                message: 'its key was answered with an order placed elsewhere: it is never sent from here again',
+                exitCode: ExitCode.api,
+              },
+            }
+          : { dryRun: true }),
       ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}),
     };
   });
