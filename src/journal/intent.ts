@@ -72,6 +72,8 @@ export interface Intent extends OrderSpec {
   amount?: Money | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
+  /** The key was given (--idempotency-key, a plan's row), not made by journal.begin: the same key again is refused once it reached the user. */
+  keyGiven?: boolean | undefined;
   /** Every codes file a run of this intent wrote, each recorded just before the rename that delivers it. */
   files?: FileIdentity[] | undefined;
 }
@@ -121,6 +123,7 @@ export function newIntent(
   options: OrderSpec & { wait?: boolean | undefined; out?: OutSpec | undefined },
   key: string,
   now: number,
+  keyGiven = false,
 ): Intent {
   const body = orderBody(options.productId, options.quantity);
   const time = new Date(now).toISOString();
@@ -138,6 +141,7 @@ export function newIntent(
     phase: 'prepared',
     createdAt: time,
     updatedAt: time,
+    ...(keyGiven ? { keyGiven: true } : {}),
     owner: currentOwner(),
     ...(options.wait ? { wait: true } : {}),
     ...(options.out ? { out: options.out } : {}),

@@ -222,7 +222,7 @@ export class Journal {
     // A new intent's line is written under the lock (the next holder reads it) and made durable after it is
     // released, by an fsync it shares with the other rows of a plan: the lock covers "find one or create it",
     // not the disk's waits. Durable before begin returns.
-    const fresh = newIntent(options, options.key ?? randomUUID(), now);
+    const fresh = newIntent(options, options.key ?? randomUUID(), now, options.key !== undefined);
     const settled: Intent[] = [];
     let durable: Promise<void> = Promise.resolve();
     const create = (): Begun => {

@@ -56,6 +56,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   amount: z.optional(z.object({ amount: z.int(), currency: z.string() })),
   wait: z.optional(z.boolean()),
   out: z.optional(outSchema),
+  keyGiven: z.optional(z.boolean()),
   files: z.optional(z.array(fileSchema)),
 });
 

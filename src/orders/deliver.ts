@@ -145,7 +145,7 @@ function unlessInterrupted(error: unknown): undefined {
   return undefined;
 }
 
-/** A key journal.begin made (randomUUID), not one given with --idempotency-key. */
+/** A key journal.begin made (randomUUID), for an intent an older version wrote without `keyGiven`. */
 const GENERATED_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /**
@@ -165,8 +165,9 @@ export async function deliverFetched(
   const settled = await settle(journal, delivery);
   if (delivery.ending === 'failed') return;
   for (const intent of settled.filter((i) => !i.key.startsWith('plan-'))) {
-    // A key the user chose (not one journal.begin made, a v4 UUID) names one order: that command again is refused.
-    const again = GENERATED_KEY.test(intent.key)
+    // A key the user chose names one order: that command again is refused. Told by the intent (a key chosen with
+    // uuidgen looks like a made one: a review), else, for an older intent, by the key's shape.
+    const again = !(intent.keyGiven ?? !GENERATED_KEY.test(intent.key))
       ? 'so that order place run again places a second order'
       : 'so that order place run again with its --idempotency-key is refused (the key named one order), and without it places a second order';
     io.say(

@@ -228,6 +228,17 @@ describe('deliverFetched', () => {
     expect(c.err()).toContain(
       'so that order place run again with its --idempotency-key is refused (the key named one order), and without it places a second order',
     );
+    // One chosen with uuidgen looks like a key journal.begin makes: the intent says it was given (a review).
+    const chosen = await interrupted(orderId, '11111111-2222-4333-8444-555555555555');
+    expect(chosen.journal.find(chosen.intent.key)?.keyGiven).toBe(true);
+    const u = capturedIo();
+    await deliverFetched(u.io, chosen.journal, () => undefined, {
+      orderId,
+      baseUrl: servers.server.url,
+      codes: false,
+      by: 'codes get',
+    });
+    expect(u.err()).toContain('so that order place run again with its --idempotency-key is refused');
   });
 
   it("a plan row's intent is finished without a word: the same plan again reads its record and orders nothing", async () => {
