@@ -80,7 +80,7 @@ describe('order list and order show <ref>', () => {
     const table = await runCli(['order', 'list', '--product', 'steam-us-20'], { configDir });
     expect(table.stdout).toContain('unfinished: resume it');
     expect(unstamped(table.stderr)).toBe(
-      `1 order was left unfinished by its run: giftcodes order resume ${records[0]!.key}\n`,
+      `1 order was left unfinished by its run: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${records[0]!.key}\n`,
     );
     const resumed = await runCli(['order', 'resume', '--all'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -149,7 +149,10 @@ describe('order list and order show <ref>', () => {
     const before = (await list(configDir, '--product', 'amazon-us-10'))[0]!;
     expect(before.status).toBe(placed.status);
     const stale = await runCli(['order', 'list', '--product', 'amazon-us-10'], { configDir });
-    expect(unstamped(stale.stderr)).toBe('1 order was in progress when last checked: giftcodes order list --refresh\n');
+    // Its command reaches this run's config directory, as every hint's does (a review: pasted under cron, it did not).
+    expect(unstamped(stale.stderr)).toBe(
+      `1 order was in progress when last checked: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order list --refresh\n`,
+    );
     let after = before;
     for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
       after = (await list(configDir, '--product', 'amazon-us-10', '--refresh'))[0]!;
@@ -300,10 +303,12 @@ describe('order list and order show <ref>', () => {
     const testKey = (await list(configDir, '--env', 'test'))[0]!.key;
     const testOnly = await runCli(['order', 'list', '--env', 'test'], { configDir });
     expect(unstamped(testOnly.stderr)).toBe(
-      `1 order was left unfinished by its run: giftcodes order resume ${testKey}\n`,
+      `1 order was left unfinished by its run: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${testKey}\n`,
     );
     const both = await runCli(['order', 'list'], { configDir });
-    expect(unstamped(both.stderr)).toBe('2 orders were left unfinished by their run: see giftcodes order pending\n');
+    expect(unstamped(both.stderr)).toBe(
+      `2 orders were left unfinished by their run: see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending\n`,
+    );
   });
 
   it('order show takes an id, a key, or a unique prefix; an ambiguous prefix lists the candidates (exit 2)', async () => {

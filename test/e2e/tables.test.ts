@@ -28,7 +28,9 @@ describe('order list and order pending at 80 columns', () => {
     const screen = await terminal(['order', 'list'], configDir, {}, NARROW).waitFor(/\[exit \d+\]/);
     expect(screen).toContain('[exit 0]');
     const lines = screen.split('\n');
-    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    // The table's lines; a note's command pinned to this test's long temporary config directory is not one.
+    for (const line of lines.filter((l) => !l.includes('GIFTCODES_CONFIG_DIR=')))
+      expect(line.length, line).toBeLessThanOrEqual(80);
     expect(lines[0]).toMatch(/^ORDER\s+PRODUCT\s+QTY\s+AMOUNT\s+.*OUTCOME/);
     const bigLine = lines.find((line) => line.startsWith(bigId));
     // The amount grouped (a person reads it), and the outcome's shorter word leaves it room at 80 columns.
@@ -37,7 +39,9 @@ describe('order list and order pending at 80 columns', () => {
     expect(smallLine).toMatch(/ tesco-uk-20 +3 +60\.00 GBP +.*placed$/);
     expect(screen).not.toContain('…');
     // Neither was refreshed since it was placed: the terminal is told their status may be old, and what asks again.
-    expect(screen).toContain('2 orders were in progress when last checked: giftcodes order list --refresh\n');
+    expect(screen.replace(/\n/g, '')).toMatch(
+      /2 orders were in progress when last checked: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order list --refresh/,
+    );
 
     // --product matches a part of the id.
     const tesco = await runCli(['order', 'list', '--product', 'TESCO', '--json'], { configDir });

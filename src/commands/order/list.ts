@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { pinnedHint } from '../../output/pinned-hint.js';
 import type { ApiClient } from '../../api/client.js';
 import { isCliError, UsageError } from '../../errors.js';
 import type { OrderRecord } from '../../journal/history.js';
@@ -161,7 +162,8 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       // since. A person reading the table is told, and how to ask again (a refreshed list asked just now).
       // A row whose run ended before the order did ("unfinished: resume it") is finished by resuming it, which
       // a refreshed status would not do: it is counted apart, with the command that does. Both lines are short
-      // enough for 80 columns with a thousand orders (test/e2e/tables.test.ts), but for one order's whole key.
+      // enough for 80 columns with a thousand orders (test/e2e/tables.test.ts), but for one order's whole key or a
+      // config directory named by GIFTCODES_CONFIG_DIR, which their commands carry.
       notes: (data) => {
         const orders = (n: number) => (n === 1 ? '1 order was' : `${n} orders were`);
         const left = data.filter((r) => r.outcome === 'pending' && resumable.has(r.key));
@@ -170,11 +172,20 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
         // nothing outside the rows listed (another profile's, a live order never sent) is resumed by following this.
         const only = left.length === 1 && resumable.get(left[0]!.key) === true ? left[0]!.key : undefined;
         const next = only ? `giftcodes order resume ${only}` : 'see giftcodes order pending';
+        // Their commands reach this run's config directory, as every hint's does (a cron job's GIFTCODES_CONFIG_DIR).
+        const place = { configDir: deps.io.env.GIFTCODES_CONFIG_DIR };
         return [
           ...(left.length > 0
-            ? [`${orders(left.length)} left unfinished by ${left.length === 1 ? 'its' : 'their'} run: ${next}`]
+            ? [
+                pinnedHint(
+                  `${orders(left.length)} left unfinished by ${left.length === 1 ? 'its' : 'their'} run: ${next}`,
+                  place,
+                ),
+              ]
             : []),
-          ...(stale > 0 ? [`${orders(stale)} in progress when last checked: giftcodes order list --refresh`] : []),
+          ...(stale > 0
+            ? [pinnedHint(`${orders(stale)} in progress when last checked: giftcodes order list --refresh`, place)]
+            : []),
         ];
       },
     },
@@ -317,7 +328,6 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
       if (own || !isCliError(error)) throw error;
       deps.io.warn(`${orders} of ${describeTarget(where)} not refreshed: ${error.message}`);
       if (error.hint) {
-        const { pinnedHint } = await import('../../output/pinned-hint.js');
         deps.io.notice(`  hint: ${pinnedHint(error.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR })}`);
       }
       continue;
