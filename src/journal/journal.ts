@@ -697,7 +697,7 @@ function placedElsewhereBefore(record: OrderRecord): CliError {
     `the key ${record.key} was answered at ${record.endedAt ?? record.updatedAt} with an order placed under it elsewhere (another config directory or machine), not from here: a key names one order, so it is never sent from here again, and nothing was sent now`,
     {
       code: 'order_placed_elsewhere',
-      hint: `see that order where it was placed; to order ${unitsOf(record.quantity, record.productId)} here too, as a second order: a plan with a --batch of its own, or order place without --idempotency-key`,
+      hint: `see that order where it was placed; to order ${unitsOf(record.quantity, record.productId)} here too, as a second order: ${record.key.startsWith('plan-') ? 'run the plan with a --batch of its own' : 'order place without --idempotency-key (or with a new one)'}`,
     },
   );
 }
