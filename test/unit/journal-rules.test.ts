@@ -400,13 +400,24 @@ describe('claim, settle, end', () => {
     await expect(j.begin({ ...spec, key: 'plan-k' })).rejects.toMatchObject({
       exitCode: 4,
       code: 'order_placed_elsewhere',
-      message: expect.stringContaining('so it is never sent from here again, and nothing was sent now'),
+      message: expect.stringContaining(
+        'the key plan-k was answered at 2026-06-01T00:00:01.000Z with an order placed under it elsewhere',
+      ),
       hint: expect.stringContaining('to order 3 × amazon-us-25 here too, as a second order'),
     });
     expect(j.read().intents).toEqual([]);
     // Another refusal (a wallet short of funds) keeps its key for the next run: sent again once fixed.
     j.history.record({ ...record, key: 'plan-funds', error: { code: 'insufficient_funds', message: 'm' } });
     await expect(j.begin({ ...spec, key: 'plan-funds' })).resolves.toMatchObject({ intent: { key: 'plan-funds' } });
+    // A single order's key (--idempotency-key): its hint names no plan.
+    j.history.record({ ...record, key: 'inv-77' });
+    await expect(j.begin({ ...spec, key: 'inv-77' })).rejects.toMatchObject({
+      hint: expect.stringContaining('as a second order: order place without --idempotency-key (or with a new one)'),
+    });
+    // A refused record without an error (an older version's) is no refusal of this kind.
+    const { error: _error, ...bare } = record;
+    j.history.record({ ...bare, key: 'plan-bare' });
+    await expect(j.begin({ ...spec, key: 'plan-bare' })).resolves.toMatchObject({ intent: { key: 'plan-bare' } });
     // Another scope's record (the same key under live) is another order's.
     await expect(j.begin({ ...spec, environment: 'live', key: 'plan-k' })).resolves.toMatchObject({
       intent: { key: 'plan-k' },

@@ -445,6 +445,24 @@ describe('a ref as pasted: cleanRef', () => {
     expect(await intentKey(journal, 'ord_2b073d02648d46aab4cc8a19')).toBe('po-7');
     expect(await intentKey(journal, '"ord_2b073d02648d46aab4cc8a19".')).toBe('po-7');
   });
+
+  it('a pasted key that is also the prefix of another pending key names itself; an ended order by its id is refused', async () => {
+    const journal = freshJournal();
+    const spec = {
+      profile: 'default',
+      environment: 'test' as const,
+      baseUrl: 'http://127.0.0.1:1',
+      keyId: 'k',
+      productId: 'amazon-us-10',
+      quantity: 2,
+    };
+    for (const key of ['inv-1', 'inv-10']) await journal.begin({ ...spec, key });
+    expect(await intentKey(journal, '"inv-1"')).toBe('inv-1');
+    journal.history.record({ ...record, key: 'k-gone', orderId: 'ord_0000000000000000000000ff', outcome: 'delivered' });
+    await expect(intentKey(journal, '`ord_0000000000000000000000ff`')).rejects.toMatchObject({
+      message: expect.stringContaining('order ord_0000000000000000000000ff (key k-gone,'),
+    });
+  });
 });
 
 describe('a 404 for a ref no local record matches: unrecordedHint', () => {
