@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure } from '../files/atomic.js';
-import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord } from './history.js';
+import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord, type Scope } from './history.js';
 import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { LOCK_WAIT_MS, withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
@@ -271,8 +271,7 @@ export class Journal {
       // A key the API answered with an order placed elsewhere under it is that order's, never this directory's:
       // sent again once the server forgot it, it was a second order (a review ran the same plan a day later and was
       // charged twice under one key). Refused without a request, in the same words, as long as the record is kept.
-      if (record?.outcome === 'refused' && record.error?.code === 'order_placed_elsewhere')
-        throw placedElsewhereBefore(record);
+      if (record && placedElsewhere(record)) throw placedElsewhereBefore(record);
       if (options.resumeOnly)
         throw new UsageError(
           `the interrupted order with key ${options.key} was finished or abandoned by another run meanwhile; nothing was sent`,
@@ -352,6 +351,12 @@ export class Journal {
     )
       return 'delivered';
     return undefined;
+  }
+
+  /** Whether the API answered this key, in this scope, with an order placed elsewhere: found() never sends it again. */
+  keyPlacedElsewhere(key: string, scope: Scope): boolean {
+    const record = this.history.get(key, scope);
+    return record !== undefined && placedElsewhere(record);
   }
 
   /** How the intent's outcome reached the user by its run's own record of it (reached's first half): the run told the user. */
@@ -688,6 +693,11 @@ function codesDelivered(intent: Intent): UsageError {
       hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out <file>; to place a new order for ${unitsOf(intent.quantity, intent.productId)}: run the same command again`,
     },
   );
+}
+
+/** A record of a key the API answered with an order another config directory or machine placed under it. */
+function placedElsewhere(record: OrderRecord): boolean {
+  return record.outcome === 'refused' && record.error?.code === 'order_placed_elsewhere';
 }
 
 /** A key whose order another config directory or machine placed (its record here: refused, order_placed_elsewhere). */

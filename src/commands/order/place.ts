@@ -403,14 +403,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const rows = keyRows(planned, delivered, journal, scope, o.batch);
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
-      const elsewhere = new Set(
-        rows
-          .filter((r) => {
-            const record = journal.history.get(r.key, scope);
-            return record?.outcome === 'refused' && record.error?.code === 'order_placed_elsewhere';
-          })
-          .map((r) => r.key),
-      );
+      const elsewhere = new Set(rows.filter((r) => journal.keyPlacedElsewhere(r.key, scope)).map((r) => r.key));
       return dryRun(
         o.plan,
         rows,
