@@ -255,7 +255,8 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
   // Every record is read only when the ref is not a pending key as typed (the usual case: a key order pending showed).
   if (intents.some((intent) => intent.key === ref)) return ref;
   const ended = journal.history.list();
-  for (const spelling of refLayers(ref)) {
+  const layers = refLayers(ref);
+  for (const spelling of layers) {
     if (intents.some((intent) => intent.key === spelling)) return spelling;
     // A pending order by its id before an ended record of the same id: a key abandoned, then run again, ends as
     // `abandoned` with the order id the server replays to its new run (a review's resume by that id was refused).
@@ -266,7 +267,7 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
   }
   const { recordOf } = await import('../journal/history.js');
   const pending = intents.map((intent) => recordOf(intent, 'pending'));
-  for (const spelling of new Set([ref, cleanRef(ref)])) {
+  for (const spelling of new Set([ref, layers.at(-1)!])) {
     const open = resolveRef(pending, spelling);
     if (open) return open.key;
     const endedByPrefix = resolveRef(ended, spelling);
