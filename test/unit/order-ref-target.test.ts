@@ -48,7 +48,7 @@ function deps(connect: () => Promise<Connection>) {
 }
 
 /** An order spec on a server no test listens on: intentKey only reads the journal. */
-const LOCAL_SPEC = {
+const LOCAL_ORDER = {
   profile: 'default',
   environment: 'test' as const,
   baseUrl: 'http://127.0.0.1:1',
@@ -419,7 +419,7 @@ describe('a ref as pasted: cleanRef', () => {
     // A review abandoned a charged order: `inv-1` (delivered) picked the pending `inv-10`, and `"(po-7)"`, cleaned
     // layer by layer to `po-7`, the pending `po-7b`.
     const journal = freshJournal();
-    const spec = { ...LOCAL_SPEC, quantity: 4 };
+    const spec = { ...LOCAL_ORDER, quantity: 4 };
     for (const key of ['inv-10', 'po-7b']) await journal.begin({ ...spec, key });
     for (const key of ['inv-1', '(po-7)'])
       journal.history.record({ ...record, key, orderId: `ord_${key.replace(/\W/g, '')}`, outcome: 'delivered' });
@@ -434,7 +434,7 @@ describe('a ref as pasted: cleanRef', () => {
 
   it('a pending order named by its id comes before an ended record of the same id (a key abandoned, then run again)', async () => {
     const journal = freshJournal();
-    const { intent } = await journal.begin({ ...LOCAL_SPEC, key: 'po-7' });
+    const { intent } = await journal.begin({ ...LOCAL_ORDER, key: 'po-7' });
     journal.save({ ...intent, phase: 'accepted', orderId: 'ord_2b073d02648d46aab4cc8a19' });
     journal.history.record({ ...record, key: 'po-7', orderId: 'ord_2b073d02648d46aab4cc8a19', outcome: 'abandoned' });
     expect(await intentKey(journal, 'ord_2b073d02648d46aab4cc8a19')).toBe('po-7');
@@ -443,7 +443,7 @@ describe('a ref as pasted: cleanRef', () => {
 
   it('a pasted key that is also the prefix of another pending key names itself; an ended order by its id is refused', async () => {
     const journal = freshJournal();
-    const spec = { ...LOCAL_SPEC, quantity: 2 };
+    const spec = { ...LOCAL_ORDER, quantity: 2 };
     for (const key of ['inv-1', 'inv-10']) await journal.begin({ ...spec, key });
     expect(await intentKey(journal, '"inv-1"')).toBe('inv-1');
     journal.history.record({ ...record, key: 'k-gone', orderId: 'ord_0000000000000000000000ff', outcome: 'delivered' });
