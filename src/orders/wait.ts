@@ -23,6 +23,21 @@ export interface WaitOptions {
   onStatus?: (order: Order) => void;
   /** What the order is for, in a log's status line (a plan's row: `row 3: 1,500 × steam-us-20`). */
   label?: string | undefined;
+  /**
+   * How to wait again, for the hint of an interrupted or timed-out wait: `order watch <id>` unless the command
+   * does more after the wait (a codes file to write), when only the same command again takes the user there.
+   */
+  again?: string | undefined;
+}
+
+/** `again` for a command that writes the codes after its wait: to `out`, or stdout (`-`). */
+export function againThenCodes(out: string): string {
+  return `run the same command again: it waits, then ${out === '-' ? 'prints the codes' : `writes the codes to ${out}`}`;
+}
+
+/** The hint of a wait that ended before the order did. */
+function waitAgain(o: WaitOptions): string {
+  return `the order goes on on the server; ${o.again ?? `wait again with: giftcodes order watch ${o.orderId}`}`;
 }
 
 /** An order that ended in a failure state (exit 6); carries the order as the server sent it. */
@@ -78,10 +93,7 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
       if (left <= 0 || atDeadline) {
         throw new WaitTimeoutError(
           `gave up waiting for order ${o.orderId} after ${o.timeoutS}s; it is still ${order.status}`,
-          {
-            code: 'wait_timeout',
-            hint: `the order goes on on the server; wait again with: giftcodes order watch ${o.orderId}`,
-          },
+          { code: 'wait_timeout', hint: waitAgain(o) },
         );
       }
       atDeadline = left <= intervalMs;
@@ -97,7 +109,5 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
 function interrupted(o: WaitOptions): InterruptedError {
   const reason: unknown = o.signal.reason;
   const message = reason instanceof Error ? reason.message : 'interrupted';
-  return new InterruptedError(`${message} while waiting for order ${o.orderId}`, {
-    hint: `the order goes on on the server; wait again with: giftcodes order watch ${o.orderId}`,
-  });
+  return new InterruptedError(`${message} while waiting for order ${o.orderId}`, { hint: waitAgain(o) });
 }

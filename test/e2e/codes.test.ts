@@ -382,20 +382,40 @@ describe('codes get: timing and interruption', () => {
     expect(readFileSync(join(dir, 'codes.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(5);
   });
 
-  it('gives up with exit 7 after --timeout', async () => {
+  // The hint named `order watch <id>`, which waits and writes nothing: a review followed it after Ctrl-C of
+  // `codes get --wait --out nr.csv` and never got its file. The same command again is what writes the codes.
+  it('gives up with exit 7 after --timeout, the hint being the same command again (it writes the codes)', async () => {
     const order = await placeOrder(unfinished.server, 'plain-us-10', 1);
-    const result = await cli(unfinished.server, [
-      'codes',
-      'get',
+    const target = join(tempDir(), 'nr.csv');
+    const wait = ['--wait', '--interval', '0.1', '--timeout', '0.3'];
+    const result = await cli(unfinished.server, ['codes', 'get', order, ...wait, '--out', target]);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(
+      `hint: the order goes on on the server; run the same command again: it waits, then writes the codes to ${target}\n`,
+    );
+    expect(result.stderr).not.toContain('order watch');
+    const printed = await cli(unfinished.server, ['codes', 'get', order, ...wait]);
+    expect(printed.code).toBe(7);
+    expect(printed.stderr).toContain('run the same command again: it waits, then prints the codes\n');
+    const watched = await cli(unfinished.server, [
+      'order',
+      'watch',
       order,
-      '--wait',
       '--interval',
       '0.1',
       '--timeout',
       '0.3',
+      '--out',
+      target,
     ]);
-    expect(result.code).toBe(7);
-    expect(result.stderr).toContain('order watch');
+    expect(watched.code).toBe(7);
+    expect(watched.stderr).toContain(`run the same command again: it waits, then writes the codes to ${target}\n`);
+    // Without a file, watching again is all there is to do.
+    const bare = await cli(unfinished.server, ['order', 'watch', order, '--interval', '0.1', '--timeout', '0.3']);
+    expect(bare.code).toBe(7);
+    expect(bare.stderr).toMatch(
+      new RegExp(`wait again with: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order watch ${order}\\n`),
+    );
   });
 
   it('exits 6 when the order fails while waiting', async () => {

@@ -108,7 +108,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     throw error;
   };
   if (options.wait) {
-    const { waitForOrder } = await import('../../orders/wait.js');
+    const { waitForOrder, againThenCodes } = await import('../../orders/wait.js');
     const order = await waitForOrder({
       api,
       orderId: options.orderId,
@@ -116,6 +116,8 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
       signal: deps.signal,
       intervalS: options.interval ?? DEFAULT_INTERVAL_S,
       timeoutS: options.timeout,
+      // `order watch` would leave the codes unwritten (a review followed the hint and found no file).
+      again: againThenCodes(out),
     }).catch(noteFailed);
     await noteStatus(await deps.journal(), ref, order.status, deps.now());
     expected ??= orderQuantity(order);

@@ -177,7 +177,7 @@ async function webhookSecretFor(options: WatchOptions, deps: WatchDeps): Promise
 
 /** Polls; with --webhook-port, a verified event for this order ends the wait early, confirmed by one GET. */
 async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOptions): Promise<Order> {
-  const { waitForOrder } = await import('../../orders/wait.js');
+  const { waitForOrder, againThenCodes } = await import('../../orders/wait.js');
   const poll = (signal: AbortSignal): Promise<Order> =>
     waitForOrder({
       api,
@@ -186,6 +186,7 @@ async function waitWithWebhook(deps: WatchDeps, api: ApiClient, options: WatchOp
       signal,
       intervalS: options.interval ?? DEFAULT_INTERVAL_S,
       timeoutS: options.timeout,
+      ...(options.out ? { again: againThenCodes(options.out) } : {}),
     });
   if (options.webhookPort === undefined || !options.webhookSecret) return poll(deps.signal);
 
