@@ -13,6 +13,7 @@ import { OrderMachine, type MachineDeps, type Written } from './machine.js';
 import { describeOrder } from './present.js';
 import { OrderEndedError } from './wait.js';
 import { counted, unitsOf } from '../output/words.js';
+import { pinnedHint } from '../output/pinned-hint.js';
 
 export interface DriveOptions {
   wait: boolean;
@@ -89,22 +90,24 @@ export async function printOutcome(
     io,
     written ? { ...order, written: { path: written.path, count: written.count, format: written.format } } : order,
     {
-      text: () => {
-        const file =
-          written &&
-          `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${counted(written.count, 'code')}`} to ${written.path} (${written.format})`;
-        return file ? `${describeOrder(io, order)}\n${file}` : describeOrder(io, order);
-      },
+      // stdout holds the order; where its codes went is said on stderr, as `codes get` says it (stamped in a log).
+      text: () => describeOrder(io, order),
       // Without --out, the next step: follow an order in progress, or get the codes of one completed (a guided
       // order, and `order watch` without --out, ended with no word of where the codes are).
-      notes: () =>
-        written
-          ? []
-          : orderOutcome(order.status) === 'in_progress'
-            ? [io.c.dim(`follow it with: giftcodes order watch ${order.id}`)]
+      // Pinned to the run's config directory, as every hint is: pasted from a cron log, it must look there.
+      notes: () => {
+        if (written)
+          return [
+            `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${counted(written.count, 'code')}`} to ${written.path} (${written.format})`,
+          ];
+        const next =
+          orderOutcome(order.status) === 'in_progress'
+            ? `follow it with: giftcodes order watch ${order.id}`
             : orderOutcome(order.status) === 'completed'
-              ? [io.c.dim(codesNext ?? `its codes: giftcodes codes get ${order.id} --out codes.csv`)]
-              : [],
+              ? (codesNext ?? `its codes: giftcodes codes get ${order.id} --out codes.csv`)
+              : undefined;
+        return next === undefined ? [] : [io.c.dim(pinnedHint(next, { configDir: io.env.GIFTCODES_CONFIG_DIR }))];
+      },
       pager: false,
     },
   );

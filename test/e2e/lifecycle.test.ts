@@ -121,7 +121,7 @@ describe('exactly once, without exceptions', () => {
       const before = readFileSync(mon, 'utf8');
       const again = await runCli(args, { configDir });
       expect(again.code, again.stderr).toBe(0);
-      expect(again.stdout).toContain('the codes were already written');
+      expect(again.stderr).toContain('the codes were already written');
       expect(readFileSync(mon, 'utf8')).toBe(before);
       expect(await charges(732)).toHaveLength(1);
       expect(journalFiles(configDir)).toEqual([]);

@@ -84,7 +84,9 @@ export function terminalIo(columns: number): Io {
 }
 
 /** An Io over buffers (or over `stdout` when given; stderr a terminal when asked), and what it wrote to each stream. */
-export function capturedIo(o: { json?: boolean; stdout?: Writable; stderrIsTTY?: boolean } = {}): {
+export function capturedIo(
+  o: { json?: boolean; stdout?: Writable; stderrIsTTY?: boolean; env?: NodeJS.ProcessEnv } = {},
+): {
   io: Io;
   out: () => string;
   err: () => string;
@@ -99,7 +101,7 @@ export function capturedIo(o: { json?: boolean; stdout?: Writable; stderrIsTTY?:
     stdin: new PassThrough(),
     stdout,
     stderr,
-    env: {},
+    env: o.env ?? {},
     stdinIsTTY: false,
     stdoutIsTTY: false,
     // A terminal on stderr: spinners and progress lines are drawn (and captured).

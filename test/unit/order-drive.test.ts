@@ -198,16 +198,30 @@ describe('printOutcome', () => {
     await printOutcome(now.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv' } });
     await now.io.flushOut();
     expect(now.out()).toContain('order        ord_1\n');
-    expect(now.out()).toContain('✓ wrote 3 codes to /x/c.csv (csv)\n');
+    // Where the codes went is said on stderr, as codes get says it: stdout holds the order alone (a script saving
+    // `order place > order.txt` had the line in its key/value text, and a cron log had it without its time).
+    expect(now.out()).not.toContain('wrote');
+    // Stamped with its time off a terminal, as every stderr line of a log is.
+    expect(now.err()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z ✓ wrote 3 codes to \/x\/c\.csv \(csv\)\n$/);
     const earlier = capture();
     await printOutcome(earlier.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
     await earlier.io.flushOut();
-    expect(earlier.out()).toContain('✓ the codes were already written to /x/c.csv (csv)\n');
+    expect(earlier.err()).toMatch(/Z ✓ the codes were already written to \/x\/c\.csv \(csv\)\n$/);
     const going = capture();
     await printOutcome(going.io, { order: { id: 'ord_2', status: 'processing' } });
     await going.io.flushOut();
     expect(going.err()).toContain('follow it with: giftcodes order watch ord_2\n');
-    expect(now.err()).toBe('');
+    // Pasted from a cron job's log, the next step must look in the job's config directory, as its hints do.
+    const cron = capturedIo({ env: { GIFTCODES_CONFIG_DIR: '/srv/restock/giftcodes' } });
+    await printOutcome(cron.io, { order: { id: 'ord_2', status: 'processing' } });
+    expect(cron.err()).toContain(
+      'follow it with: GIFTCODES_CONFIG_DIR=/srv/restock/giftcodes giftcodes order watch ord_2\n',
+    );
+    const cronDone = capturedIo({ env: { GIFTCODES_CONFIG_DIR: '/srv/restock/giftcodes' } });
+    await printOutcome(cronDone.io, { order });
+    expect(cronDone.err()).toContain(
+      'its codes: GIFTCODES_CONFIG_DIR=/srv/restock/giftcodes giftcodes codes get ord_1 --out codes.csv\n',
+    );
     const done = capture();
     await printOutcome(done.io, { order });
     expect(done.err()).toMatch(/(^|\s)its codes: giftcodes codes get ord_1 --out codes\.csv\n$/);
