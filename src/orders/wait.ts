@@ -6,7 +6,7 @@ import type { Order } from '../api/schemas.js';
 import { sleep } from '../api/retry.js';
 import { InterruptedError, OrderFailedError, WaitTimeoutError } from '../errors.js';
 import type { Io } from '../output/io.js';
-import { duration } from '../output/progress.js';
+import { duration, LOG_EVERY_MS } from '../output/progress.js';
 
 export const DEFAULT_INTERVAL_S = 2;
 
@@ -56,6 +56,8 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
   const deadline = o.timeoutS === undefined ? Infinity : Date.now() + o.timeoutS * 1000;
   const spinner = await o.io.spinner(`waiting for order ${o.orderId}`);
   let last: string | undefined;
+  /** When a log was last told of the wait. */
+  let loggedAt = 0;
   let atDeadline = false;
   let outcome: 'done' | 'error' = 'error';
   const started = Date.now();
@@ -74,11 +76,17 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
       // The spinner's line is one line: the words on Ctrl-C where the terminal has room for them (2 for the spinner).
       const ctrlC = `${now} (Ctrl-C stops the wait; the order goes on)`;
       spinner.update(waited >= 1 && ctrlC.length + 2 <= o.io.columns ? ctrlC : now);
+      const named = `order ${order.id}${o.label ? ` (${o.label})` : ''}`;
       if (order.status !== last) {
         last = order.status;
         o.onStatus?.(order);
         // notice() is silent under --quiet and --json; on a terminal the spinner says it instead.
-        if (!o.io.stderrIsTTY) o.io.notice(`order ${order.id}${o.label ? ` (${o.label})` : ''}: ${order.status}`);
+        if (!o.io.stderrIsTTY) o.io.notice(`${named}: ${order.status}`);
+        loggedAt = Date.now();
+      } else if (!o.io.stderrIsTTY && Date.now() - loggedAt >= LOG_EVERY_MS) {
+        // A log is told the wait goes on at least every 10 s, as an export's is: a minute's silence read as a hang.
+        o.io.notice(`${named}: still ${order.status}, ${duration(waited)} so far`);
+        loggedAt = Date.now();
       }
       const result = orderOutcome(order.status);
       if (result === 'completed') {

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
@@ -114,6 +114,44 @@ describe('waitForOrder', () => {
       hint: `nothing to fetch; see it with: giftcodes order show ${orderId}`,
       order: { id: orderId },
     });
+  });
+
+  // docs/orders.md promises a log a line every 10 s of long work; a wait said only its status changes, and a cron
+  // log stood silent for 46 s, then 44 s (a review took it for a hang).
+  it('off a terminal, a long wait writes a line at least every 10 s, not only at status changes', async () => {
+    const { slow } = servers;
+    const c = capture();
+    const orderId = await placed(slow.url);
+    // Each look at the clock is a second later: the wait's minutes pass in a few dozen real polls.
+    let clock = Date.now();
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => (clock += 1_000));
+    const error = await waitForOrder({
+      api: clientOf(slow.url),
+      orderId,
+      io: c.io,
+      signal: new AbortController().signal,
+      intervalS: 0.01,
+      timeoutS: 120,
+    })
+      .catch((e: unknown) => e)
+      .finally(() => now.mockRestore());
+    expect(error).toMatchObject({ code: 'wait_timeout' });
+    const lines = c
+      .err()
+      .split('\n')
+      .filter((line) => line.includes(`order ${orderId}: `));
+    expect(lines[0]).toMatch(new RegExp(`order ${orderId}: pending$`));
+    const still = lines.filter((line) =>
+      new RegExp(`order ${orderId}: still pending, (\\d+ min )?\\d+ s so far$`).test(line),
+    );
+    // 120 s of waiting: a line at the start and one about every 10 s after it, never one a poll.
+    expect(still.length).toBeGreaterThanOrEqual(6);
+    expect(still.length).toBeLessThanOrEqual(12);
+    const seconds = still.map((line) => {
+      const [, min, s] = /, (?:(\d+) min )?(\d+) s so far$/.exec(line)!;
+      return Number(min ?? 0) * 60 + Number(s);
+    });
+    for (let i = 1; i < seconds.length; i++) expect(seconds[i]! - seconds[i - 1]!).toBeGreaterThanOrEqual(10);
   });
 
   it('--timeout 0: one poll, then exit 7 naming the status, the order going on', async () => {
