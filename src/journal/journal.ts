@@ -473,10 +473,11 @@ export class Journal {
    * pending, and their next run delivers again. Under the lock, as every outcome's record: prune rewrites the
    * record files whole under it.
    */
-  async recordDelivery(records: readonly OrderRecord[]): Promise<void> {
+  async recordDelivery(records: readonly OrderRecord[], now: number = Date.now()): Promise<void> {
     await this.withLock(async () => {
       try {
         await this.history.recordAll(records);
+        if (records.some((record) => record.finishedBy !== undefined)) this.history.markFinished(now);
       } catch (error) {
         throw localError(error, `cannot write the order record ${this.history.dir}`);
       }

@@ -69,6 +69,11 @@ export function checkMove(from: Step, to: Step): void {
 export interface Outcome {
   intent: Intent;
   ending: 'delivered' | 'failed';
+  /**
+   * The command that delivered it in its own run's place (`order resume`): the record names it, so that the
+   * same `order place` run again is told it places a second order (OrderRecord.finishedBy).
+   */
+  finishedBy?: string | undefined;
 }
 
 /**
@@ -110,7 +115,13 @@ export async function deliver(
   }
   if (delivery.length === 0) return;
   for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
-  await journal.recordDelivery(delivery.map(({ intent, ending }) => endedRecord(intent, LIFECYCLE[ending].ends!, now)));
+  await journal.recordDelivery(
+    delivery.map(({ intent, ending, finishedBy }) => ({
+      ...endedRecord(intent, LIFECYCLE[ending].ends!, now),
+      ...(finishedBy ? { finishedBy } : {}),
+    })),
+    now,
+  );
   await failpoint(LIFECYCLE.delivered.failpoint!);
 }
 

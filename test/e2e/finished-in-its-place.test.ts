@@ -64,4 +64,32 @@ describe('an interrupted order place finished by codes get, then the same comman
     );
     expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 300_000);
+
+  // The 130 hint offers `order resume <key>` beside the same command again: a review took the first, then ran the
+  // command again, and was charged twice without a word (resume recorded no finishedBy).
+  it('order resume finished it: the same command then says it places a second order', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const place = ['order', 'place', '--product', 'steam-us-50', '--quantity', '1', '--wait', '--interval', '0.2'];
+    const before = (await ledger(server)).orders.length;
+    const first = spawnCli(place, { configDir, baseUrl });
+    first.proc.stdin?.end();
+    for (let i = 0; i < 200 && (await ledger(server)).orders.length === before; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    first.proc.kill('SIGINT');
+    const stopped = await first.result;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/order resume \S+/);
+    const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
+    const { orderId, key } = (JSON.parse(pending.stdout) as { orderId: string; key: string }[])[0]!;
+    const resumed = await runCli(['order', 'resume', key, '--interval', '0.2'], { configDir, baseUrl });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    const again = await runCli(place, { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    expect(unstamped(again.stderr)).toContain(
+      `the interrupted order ${orderId} of 1 × steam-us-50 was finished by order resume at `,
+    );
+    expect(again.stderr).toContain('this run places a second order of 1 × steam-us-50, with its own key');
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+  }, 120_000);
 });

@@ -208,12 +208,16 @@ async function resumeOne(
     deps.io.say(
       `resuming ${unitsOf(intent.quantity, intent.productId)} with key ${intent.key}: same request, no second charge`,
     );
-  return driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
+  const driven = await driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
     wait: intent.wait === true || intent.out !== undefined,
     out: intent.out && options.force ? { ...intent.out, force: true } : intent.out,
     intervalS: options.interval ?? DEFAULT_INTERVAL_S,
     timeoutS: options.timeout,
   });
+  // Its record names this command: the `order place` it finishes, run again (its 130 hint offered both), is a
+  // second order, and asks first (a review resumed, ran the command again, and was charged twice). A plan's row
+  // is not: the same plan again reads the row's record and orders nothing.
+  return intent.key.startsWith('plan-') ? driven : { ...driven, finishedBy: 'order resume' };
 }
 
 /**
