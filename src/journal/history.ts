@@ -54,6 +54,11 @@ export interface OrderRecord {
    * reached the user there, so the same `order place` run again is a second order (order/place.ts asks first).
    */
   finishedBy?: string;
+  /**
+   * Abandoned after its request went out without an answer: the server may have placed (and charged) it. The same
+   * order placed again within a day of its send reuses its key (order/place.ts), so that order reaches the user.
+   */
+  sent?: true;
 }
 
 export const DEFAULT_HISTORY_DAYS = 90;
@@ -86,7 +91,8 @@ export function inScope(r: OrderRecord, scope: Scope): boolean {
 /** What the record keeps of an intent (its key id, never its body or owner); the journal adds how it ended. */
 export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): OrderRecord {
   // An intent holds neither endedAt nor error; clean() keeps the record's fields and drops the rest.
-  return clean({ ...intent, outcome, out: intent.out?.path } as OrderRecord);
+  const sent = outcome === 'abandoned' && intent.phase === 'sending' && intent.orderId === undefined;
+  return clean({ ...intent, outcome, out: intent.out?.path, ...(sent ? { sent: true } : {}) } as OrderRecord);
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -147,11 +153,13 @@ const LINES_FILE = /^[0-9a-f]{2}\.jsonl$/;
 /** When records were last pruned, and for how many days: prune() reads every record, so at most once a day. */
 const PRUNED_MARK = '.pruned';
 /**
- * When `codes get` or `order watch` last finished an interrupted order in its run's place (OrderRecord.finishedBy):
- * order place looks for such a record of its request only when this is younger than a day. Reading every record
- * for it took 0.5 to 1 s of each order place with 90,000 records (a nightly plan's 90 days).
+ * When `codes get`, `order watch` or `order resume` last finished an interrupted order in its run's place
+ * (OrderRecord.finishedBy: `finished`), and when an order was last abandoned after its request went out
+ * (OrderRecord.sent: `abandoned`): order place looks for such a record of its request only when the mark is younger
+ * than a day. Reading every record for it took 0.5 to 1 s of each order place with 90,000 records (a nightly plan's
+ * 90 days).
  */
-const FINISHED_MARK = '.finished';
+const MARKS = { finished: '.finished', abandoned: '.abandoned-sent' } as const;
 /** O_NOFOLLOW where the system has it: a link planted at a record file's name is never written through. */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
@@ -323,14 +331,18 @@ export class History {
     writeMark(mark, said, now);
   }
 
-  /** Says that an interrupted order was finished in its run's place now (FINISHED_MARK). */
-  markFinished(now: number = Date.now()): void {
-    this.inDir(() => writeMark(join(this.dir, FINISHED_MARK), '', now));
+  /**
+   * Says that a record the same `order place` must look at was written now: an interrupted order finished in its
+   * run's place (`finished`), or one abandoned after its request went out (`abandoned`). Its mark file's time lets
+   * every other `order place` skip reading the records (one stat).
+   */
+  mark(what: keyof typeof MARKS, now: number = Date.now()): void {
+    this.inDir(() => writeMark(join(this.dir, MARKS[what]), '', now));
   }
 
-  /** Whether an interrupted order was finished in its run's place within the last day (FINISHED_MARK): one stat. */
-  finishedWithinDay(now: number = Date.now()): boolean {
-    const at = modifiedAt(join(this.dir, FINISHED_MARK));
+  /** Whether such a record was written within the last day (its mark): one stat. */
+  markedWithinDay(what: keyof typeof MARKS, now: number = Date.now()): boolean {
+    const at = modifiedAt(join(this.dir, MARKS[what]));
     return at !== undefined && now - at <= INTENT_MAX_AGE_MS;
   }
 
@@ -568,6 +580,7 @@ function clean(r: OrderRecord): OrderRecord {
     ...(r.out !== undefined ? { out: r.out } : {}),
     ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
     ...(typeof r.finishedBy === 'string' ? { finishedBy: r.finishedBy } : {}),
+    ...(r.sent === true ? { sent: true } : {}),
   };
 }
 

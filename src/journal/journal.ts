@@ -45,6 +45,8 @@ export interface Unreadable {
 export interface BeginOptions extends OrderSpec {
   /** A key the user supplied with --idempotency-key. */
   key?: string | undefined;
+  /** `key` is not the user's: it is the made key of an order abandoned after its request went out, sent again. */
+  keyReused?: boolean | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
   /**
@@ -222,7 +224,7 @@ export class Journal {
     // A new intent's line is written under the lock (the next holder reads it) and made durable after it is
     // released, by an fsync it shares with the other rows of a plan: the lock covers "find one or create it",
     // not the disk's waits. Durable before begin returns.
-    const fresh = newIntent(options, options.key ?? randomUUID(), now, options.key !== undefined);
+    const fresh = newIntent(options, options.key ?? randomUUID(), now, options.key !== undefined && !options.keyReused);
     const settled: Intent[] = [];
     let durable: Promise<void> = Promise.resolve();
     const create = (): Begun => {
@@ -437,7 +439,7 @@ export class Journal {
               out: { ...(intent.out ?? { force: false, csvRaw: false }), path: o.out! },
             }));
       await this.endLocked(ended, (intent) => endingOf(intent)!, { now, finishedBy: o.finishedBy });
-      if (o.finishedBy !== undefined && settled.length > 0) this.history.markFinished(now);
+      if (o.finishedBy !== undefined && settled.length > 0) this.history.mark('finished', now);
       return settled;
     });
   }
@@ -477,7 +479,7 @@ export class Journal {
     await this.withLock(async () => {
       try {
         await this.history.recordAll(records);
-        if (records.some((record) => record.finishedBy !== undefined)) this.history.markFinished(now);
+        if (records.some((record) => record.finishedBy !== undefined)) this.history.mark('finished', now);
       } catch (error) {
         throw localError(error, `cannot write the order record ${this.history.dir}`);
       }
@@ -607,6 +609,8 @@ export class Journal {
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
       await this.endLocked([intent], 'abandoned', { now });
+      // Its request went out without an answer: the same order placed again reuses its key (recordOf: `sent`).
+      if (intent.phase === 'sending' && intent.orderId === undefined) this.history.mark('abandoned', now);
       return intent;
     });
   }

@@ -83,7 +83,7 @@ export function finishedInItsPlace(
   key: string | undefined,
   now: number = Date.now(),
 ): OrderRecord | undefined {
-  if (key !== undefined || !journal.history.finishedWithinDay(now)) return undefined;
+  if (key !== undefined || !journal.history.markedWithinDay('finished', now)) return undefined;
   const scope = scopeOf(spec);
   return journal.history
     .list()
@@ -96,6 +96,36 @@ export function finishedInItsPlace(
         r.profile === spec.profile &&
         inScope(r, scope) &&
         endedWithinDay(r, now),
+    );
+}
+
+/**
+ * The record of this very request abandoned after its request went out without an answer (OrderRecord.sent), within
+ * the day the server keeps its key: the server may have placed and charged it, and the API cannot be asked by key.
+ * The same `order place` sends its request again under that key, so the user gets that order if it was placed and
+ * a new one if not, never both. A review pressed Ctrl-C during the send, abandoned the order, placed the same order
+ * again, and was charged twice, the first order out of reach. Not for a key given (it names its own order).
+ */
+export function abandonedMaybePlaced(
+  journal: Journal,
+  spec: OrderSpec,
+  key: string | undefined,
+  now: number = Date.now(),
+): OrderRecord | undefined {
+  if (key !== undefined || !journal.history.markedWithinDay('abandoned', now)) return undefined;
+  const scope = scopeOf(spec);
+  return journal.history
+    .list()
+    .find(
+      (r) =>
+        r.outcome === 'abandoned' &&
+        r.sent === true &&
+        r.orderId === undefined &&
+        r.productId === spec.productId &&
+        r.quantity === spec.quantity &&
+        r.profile === spec.profile &&
+        inScope(r, scope) &&
+        staleness(r, now) === undefined,
     );
 }
 

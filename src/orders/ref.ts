@@ -115,11 +115,15 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
     return { orderId: asked, record: undefined, api: await apiFor(deps, asked) };
   }
   if (record.orderId === undefined) {
+    // Abandoned after its request went out, it may exist on the server: "it has no codes" sent a review in a circle.
+    const ending = record.sent
+      ? 'it was abandoned after its request went out without an answer, so its codes are not known here'
+      : `${NO_ID_WORDS[record.outcome] ?? `it ended ${record.outcome}`}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}, so it has no codes`;
     throw new ApiError(
-      `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) never got an order id: ${NO_ID_WORDS[record.outcome] ?? `it ended ${record.outcome}`}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}, so it has no codes`,
+      `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) never got an order id: ${ending}`,
       {
         code: 'no_order_id',
-        hint: pendingWayOut(record) ?? `see it with: giftcodes order show ${record.key}`,
+        hint: pendingWayOut(record) ?? abandonedWayOut(record) ?? `see it with: giftcodes order show ${record.key}`,
       },
     );
   }
@@ -238,6 +242,24 @@ export function pendingWayOut(record: OrderRecord, now: number = Date.now()): st
   if (staleness(record, now) !== undefined)
     return `it is not resumed silently (started more than 24 hours ago, or dated ahead of this clock): once you know whether the server placed it, giftcodes order resume ${record.key} --force-stale, or giftcodes order abandon ${record.key}`;
   return `finish it with: giftcodes order resume ${record.key}`;
+}
+
+/**
+ * The way to an order abandoned after its request went out without an answer (OrderRecord.sent): the server may
+ * have placed and charged it, and the API cannot be asked by key. Within the day the server keeps the key, the same
+ * `order place` sends the request again under it (order/place.ts, recover.ts abandonedMaybePlaced); after it, only
+ * the provider's records can say.
+ */
+export function abandonedWayOut(
+  r: Pick<OrderRecord, 'sent' | 'createdAt' | 'productId' | 'quantity' | 'environment' | 'profile'>,
+  now: number = Date.now(),
+): string | undefined {
+  if (!r.sent) return undefined;
+  const units = unitsOf(r.quantity, r.productId);
+  if (staleness(r, now) !== undefined)
+    return `it may have been placed before it was abandoned, and the API cannot be asked by key: look in the provider's dashboard for an order of ${units} placed about ${r.createdAt}`;
+  const flags = `${r.profile !== 'default' ? ` --profile ${r.profile}` : ''}${r.environment === 'live' ? ' --env live' : ''}`;
+  return `it may have been placed before it was abandoned: the same order placed again within a day of ${r.createdAt} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${flags}`;
 }
 
 /**

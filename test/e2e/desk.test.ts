@@ -200,7 +200,10 @@ describe('order list and order show <ref>', () => {
     const [left] = await list(configDir, '--product', 'tesco-uk-20');
     const watched = await runCli(['order', 'watch', left!.orderId!, '--interval', '0.1'], { configDir });
     expect(watched.code, watched.stderr).toBe(0);
-    expect(watched.stdout + watched.stderr).toContain(`its codes go to ${out}: giftcodes order resume ${left!.key}`);
+    // Pinned to the run's config directory, as every next step is.
+    expect(watched.stdout + watched.stderr).toContain(
+      `its codes go to ${out}: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${left!.key}`,
+    );
     expect(watched.stdout + watched.stderr).not.toContain('codes get');
     const resumed = await runCli(['order', 'resume', left!.key], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);

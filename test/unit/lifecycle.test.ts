@@ -384,7 +384,7 @@ describe('deliver and settle', () => {
     ).toEqual([other.key, elsewhere.key].sort());
     expect(journal.history.get(mine.key, scopeOf(mine))).toMatchObject({ finishedBy: 'codes get', out: '-' });
     // The mark order place reads before it looks for such a record (one stat instead of every record).
-    expect(journal.history.finishedWithinDay()).toBe(true);
+    expect(journal.history.markedWithinDay('finished')).toBe(true);
   });
 
   it('the record is written once, by deliver, when the outcome reached the user; settle only takes the intent out of the journal', async () => {

@@ -153,7 +153,7 @@ describe('finishedInItsPlace: an interrupted order place of this very request th
     j.history.record(finished('peeked', HOUR));
     // Without the mark settle leaves (journal.settleWhere), no record is read: one stat for each order place.
     expect(finishedInItsPlace(j, spec, undefined, T)).toBeUndefined();
-    j.history.markFinished(T - HOUR);
+    j.history.mark('finished', T - HOUR);
     expect(finishedInItsPlace(j, spec, undefined, T)?.key).toBe('peeked');
     expect(finishedInItsPlace(j, spec, undefined, T + 23 * HOUR)?.key).toBe('peeked');
     // A key given names one order, refused by the journal when reused: not this question.
@@ -172,19 +172,19 @@ describe('finishedInItsPlace: an interrupted order place of this very request th
   it('a record its own run delivered, one that failed, or one older than a day is not asked about', () => {
     const own = journal();
     own.history.record(finished('own', HOUR, { finishedBy: undefined }));
-    own.history.markFinished(T);
+    own.history.mark('finished', T);
     expect(finishedInItsPlace(own, spec, undefined, T)).toBeUndefined();
     const failed = journal();
     failed.history.record(finished('failed', HOUR, { outcome: 'failed' }));
-    failed.history.markFinished(T);
+    failed.history.mark('finished', T);
     expect(finishedInItsPlace(failed, spec, undefined, T)).toBeUndefined();
     const day = journal();
     day.history.record(finished('day', 24 * HOUR));
-    day.history.markFinished(T);
+    day.history.mark('finished', T);
     expect(finishedInItsPlace(day, spec, undefined, T)?.key).toBe('day');
     const older = journal();
     older.history.record(finished('older', 24 * HOUR + 1));
-    older.history.markFinished(T);
+    older.history.mark('finished', T);
     expect(finishedInItsPlace(older, spec, undefined, T)).toBeUndefined();
   });
 });

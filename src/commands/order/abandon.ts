@@ -24,11 +24,13 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
-  const [journal, { intentKey }] = await Promise.all([deps.journal(), import('../../orders/ref.js')]);
+  const [journal, { intentKey, abandonedWayOut }] = await Promise.all([deps.journal(), import('../../orders/ref.js')]);
   const intent = await journal.abandon(await intentKey(journal, options.key));
   const where = intent.orderId
     ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out <file>`
-    : `it may have been placed on the server with the idempotency key ${intent.key}`;
+    : intent.phase === 'sending'
+      ? `its key was ${intent.key}; ${abandonedWayOut({ ...intent, sent: true })!}`
+      : 'it was never sent, so nothing was placed';
   deps.io.warn(
     pinnedHint(`abandoned ${unitsOf(intent.quantity, intent.productId)} (${intent.environment}); ${where}`, {
       configDir: deps.io.env.GIFTCODES_CONFIG_DIR,

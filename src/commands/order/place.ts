@@ -186,7 +186,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     api,
     { keyIdOf },
     { driveIntent, finish },
-    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, finishedInItsPlace },
+    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, finishedInItsPlace, abandonedMaybePlaced },
     { sayReached, codesWhere },
   ] = await Promise.all([
     deps.journal(),
@@ -253,10 +253,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     }
     // The same request whose interrupted run codes get or order watch finished meanwhile: its hint had said to run
     // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
-    const finished =
-      other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined
-        ? finishedInItsPlace(journal, spec, options.idempotencyKey)
-        : undefined;
+    const fresh = other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined;
+    const finished = fresh ? finishedInItsPlace(journal, spec, options.idempotencyKey) : undefined;
     if (finished !== undefined) {
       const what = unitsOf(options.quantity, options.product);
       const was = `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`;
@@ -271,6 +269,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         // A live order off a terminal without --yes is refused below, before anything is sent: not "places" then.
         deps.io.say(`${was}: this run places a second order of ${what}, with its own key`);
     }
+    // The same request abandoned after it went out without an answer (Ctrl-C during the send, then order abandon),
+    // within the day the server keeps its key: sent again under that key, so that this is that order if the server
+    // placed it, and a new one if not, never both (a review was charged twice, the first order out of reach).
+    const reused = fresh ? abandonedMaybePlaced(journal, spec, options.idempotencyKey) : undefined;
+    if (reused)
+      deps.io.say(
+        `the order of ${unitsOf(options.quantity, options.product)} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped: this run sends its request again under that key, so it is that order if it was placed, and a new one if not, never both`,
+      );
     // An interrupted live order run again is resumed, not asked about: it was confirmed when it was placed, and it
     // may be charged already. Asking again read as a new order, and "no" said nothing was sent. Its key goes to
     // begin, so that this run resumes it or places nothing.
@@ -303,7 +309,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     }
     const { intent, resumed, settled } = await journal.begin({
       ...spec,
-      key: options.idempotencyKey ?? confirmed?.key,
+      key: options.idempotencyKey ?? confirmed?.key ?? reused?.key,
+      keyReused: reused !== undefined,
       resumeOnly: confirmed !== undefined,
       wait: waits,
       out,

@@ -152,12 +152,16 @@ async function localRows(
     case 'delivered':
       rows.push(['here', file ? `codes written to ${file} (${when})` : `placed (${when})`]);
       break;
-    case 'abandoned':
-      rows.push([
-        'here',
-        `abandoned (${when}): its codes were not written here; to have them: giftcodes codes get ${record.orderId ?? record.key} --out <file>`,
-      ]);
+    case 'abandoned': {
+      // Without an order id, `codes get` of its key says it has none: the way to it is the same order again.
+      const { abandonedWayOut } = await import('../../orders/ref.js');
+      const wayOut =
+        record.orderId === undefined
+          ? (abandonedWayOut(record) ?? 'it was never sent, so nothing was placed')
+          : `its codes were not written here; to have them: giftcodes codes get ${record.orderId} --out <file>`;
+      rows.push(['here', `abandoned (${when}): ${pinnedHint(wayOut, { configDir })}`]);
       break;
+    }
     default:
       break;
   }
