@@ -104,6 +104,14 @@ export class InterruptedError extends CliError {
   }
 }
 
+/**
+ * An order stopped at one of its questions, "no" or Ctrl-C alike, before anything was sent: exit 130 with these
+ * words either way (a person who pressed Ctrl-C reads what "no" would have told them).
+ */
+export function nothingSent(): InterruptedError {
+  return new InterruptedError('cancelled: nothing was sent');
+}
+
 export function isCliError(error: unknown): error is CliError {
   return error instanceof CliError;
 }

@@ -6,7 +6,7 @@ import type { Product } from '../api/schemas.js';
 import type { Connection } from '../config/resolve.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { InterruptedError } from '../errors.js';
+import { nothingSent } from '../errors.js';
 import { formatMoney, majorUnits, spokenMoney } from '../money.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
@@ -68,50 +68,58 @@ export async function guidedOrder(
   } = {},
 ): Promise<{ product: string; quantity: number; out?: string }> {
   const live = connection.environment === 'live';
+  // Ctrl-C at any question stops the order as "no" at the last one does, in its words.
+  const cancelled = nothingSent();
   const choices = productChoices(products);
   const texts = products.map(searchText);
   // What the flags gave is not asked again (`order place --product steam-us-20` asks the quantity only).
   const product =
     given.product ??
-    (await io.prompt(({ search }, context) =>
-      search<string>(
-        {
-          message: 'Product (type to search by id, brand, currency or price)',
-          pageSize: 10,
-          source: (term) => {
-            const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-            return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
+    (await io.prompt(
+      ({ search }, context) =>
+        search<string>(
+          {
+            message: 'Product (type to search by id, brand, currency or price)',
+            pageSize: 10,
+            source: (term) => {
+              const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+              return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
+            },
           },
-        },
-        context,
-      ),
+          context,
+        ),
+      cancelled,
     ));
   const quantity =
     given.quantity ??
     typedQuantity(
-      await io.prompt(({ input }, context) =>
-        input(
-          {
-            message: `Quantity of ${product}`,
-            validate: (value) =>
-              typedQuantity(value) !== undefined ? true : `a whole number from 1 to ${grouped(MAX_QUANTITY)}`,
-          },
-          context,
-        ),
+      await io.prompt(
+        ({ input }, context) =>
+          input(
+            {
+              message: `Quantity of ${product}`,
+              validate: (value) =>
+                typedQuantity(value) !== undefined ? true : `a whole number from 1 to ${grouped(MAX_QUANTITY)}`,
+            },
+            context,
+          ),
+        cancelled,
       ),
     )!;
   const file =
     given.out !== undefined || given.checkFile === undefined
       ? ''
       : (
-          await io.prompt(({ input }, context) =>
-            input(
-              {
-                message: 'Codes file, e.g. codes.csv or codes.xlsx (Enter: none, get them later)',
-                validate: (value) => (value.trim() === '' ? true : given.checkFile!(homePath(value.trim()))),
-              },
-              context,
-            ),
+          await io.prompt(
+            ({ input }, context) =>
+              input(
+                {
+                  message: 'Codes file, e.g. codes.csv or codes.xlsx (Enter: none, get them later)',
+                  validate: (value) => (value.trim() === '' ? true : given.checkFile!(homePath(value.trim()))),
+                },
+                context,
+              ),
+            cancelled,
           )
         ).trim();
   const out = file === '' ? '' : homePath(file);
@@ -120,16 +128,18 @@ export async function guidedOrder(
   const cost = price
     ? ` at ${spokenMoney(price.amount, price.currency)} each, ${spokenMoney(price.amount * quantity, price.currency)} in all`
     : '';
-  const yes = await io.prompt(({ confirm }, context) =>
-    confirm(
-      {
-        message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
-        default: !live,
-      },
-      context,
-    ),
+  const yes = await io.prompt(
+    ({ confirm }, context) =>
+      confirm(
+        {
+          message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
+          default: !live,
+        },
+        context,
+      ),
+    cancelled,
   );
-  if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+  if (!yes) throw cancelled;
   return { product, quantity, ...(out ? { out } : {}) };
 }
 

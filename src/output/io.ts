@@ -8,6 +8,12 @@ import { redactKeys } from '../secrets.js';
 import { endProgress, makeRoom, progressShown } from './progress.js';
 import type { Query } from './exporter.js';
 
+/**
+ * What Ctrl-C at a prompt says where the caller gives nothing more fitting: a login's key prompt, say, where nothing
+ * was saved. An order's questions say what their "no" says (errors.ts, nothingSent).
+ */
+export const CANCELLED_AT_PROMPT = 'cancelled at the prompt; nothing was saved or sent';
+
 export interface IoOptions {
   stdin: Readable;
   stdout: Writable;
@@ -334,9 +340,17 @@ export class Io {
     };
   }
 
-  /** Ask yes/no. Non-interactive runs never prompt: they fail naming the flag that answers. */
-  /** `subject` names what is confirmed for the non-interactive error ("a live order"); `message` is the question. */
-  async confirm(message: string, answeringFlag: string, subject = 'this', defaultAnswer = false): Promise<boolean> {
+  /**
+   * Ask yes/no. Non-interactive runs never prompt: they fail naming the flag that answers. `subject` names what is
+   * confirmed for the non-interactive error ("a live order"); `message` is the question; `cancelled`, what Ctrl-C
+   * throws (the error "no" leads to, where the caller stops on no), else CANCELLED_AT_PROMPT.
+   */
+  async confirm(
+    message: string,
+    answeringFlag: string,
+    subject = 'this',
+    o: { defaultAnswer?: boolean; cancelled?: InterruptedError } = {},
+  ): Promise<boolean> {
     if (!this.canPrompt) {
       throw new UsageError(`${subject} needs confirmation, and this run is not interactive`, {
         code: 'confirmation_required',
@@ -344,8 +358,9 @@ export class Io {
       });
     }
     const { confirm } = await import('@inquirer/prompts');
-    return this.promptOrInterrupt(() =>
-      confirm({ message, default: defaultAnswer }, { input: this.stdin, output: this.stderr }),
+    return this.promptOrInterrupt(
+      () => confirm({ message, default: o.defaultAnswer ?? false }, { input: this.stdin, output: this.stderr }),
+      o.cancelled,
     );
   }
 
@@ -364,22 +379,23 @@ export class Io {
   }
 
   /**
-   * Any @inquirer/prompts prompt, bound to this Io's streams; Ctrl-C is an interruption. Callers check
-   * canPrompt first (a run that is not interactive never prompts).
+   * Any @inquirer/prompts prompt, bound to this Io's streams; Ctrl-C is an interruption, `cancelled` where given,
+   * else CANCELLED_AT_PROMPT. Callers check canPrompt first (a run that is not interactive never prompts).
    */
   async prompt<T>(
     ask: (prompts: typeof import('@inquirer/prompts'), context: { input: Readable; output: Writable }) => Promise<T>,
+    cancelled?: InterruptedError,
   ): Promise<T> {
     const prompts = await import('@inquirer/prompts');
-    return this.promptOrInterrupt(() => ask(prompts, { input: this.stdin, output: this.stderr }));
+    return this.promptOrInterrupt(() => ask(prompts, { input: this.stdin, output: this.stderr }), cancelled);
   }
 
-  private async promptOrInterrupt<T>(ask: () => Promise<T>): Promise<T> {
+  private async promptOrInterrupt<T>(ask: () => Promise<T>, cancelled?: InterruptedError): Promise<T> {
     try {
       return await ask();
     } catch (error) {
       if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) {
-        throw new InterruptedError('cancelled at the prompt; nothing was saved or sent');
+        throw cancelled ?? new InterruptedError(CANCELLED_AT_PROMPT);
       }
       throw error;
     }

@@ -79,6 +79,16 @@ describe('a live order at a terminal asks first', () => {
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
 
+  it('Ctrl-C at the question says what n says: exit 130, nothing was sent', async () => {
+    const before = (await ledger(served.server)).orders.length;
+    const t = await place();
+    t.press('C-c');
+    const done = await t.waitFor(/\[exit \d+\]/);
+    expect(done).toContain('[exit 130]');
+    expect(done).toMatch(/error: cancelled: nothing was sent\n/);
+    expect((await ledger(served.server)).orders.length).toBe(before);
+  });
+
   it('y places it', async () => {
     const before = (await ledger(served.server)).orders.length;
     const t = await place();

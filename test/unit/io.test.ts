@@ -286,6 +286,23 @@ describe('Io columns and prompts', () => {
     expect(error).toBeInstanceOf(InterruptedError);
     expect(error).toMatchObject({ message: 'cancelled at the prompt; nothing was saved or sent' });
   });
+
+  it("Ctrl-C at a confirm given what its 'no' throws throws that: a person reads the same words either way", async () => {
+    const typed = new PassThrough();
+    const io = new Io({
+      stdin: typed,
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      env: {},
+      stdinIsTTY: true,
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+    });
+    const cancelled = new InterruptedError('cancelled: nothing was sent');
+    const asking = io.confirm('Place it?', '--yes', 'a live order', { cancelled });
+    setTimeout(() => typed.write('\x03'), 20);
+    expect(await asking.catch((e: unknown) => e)).toBe(cancelled);
+  });
 });
 
 describe('Io spinner', () => {

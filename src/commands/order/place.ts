@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { ExitCode, InterruptedError, isCliError, UsageError } from '../../errors.js';
+import { ExitCode, InterruptedError, isCliError, nothingSent, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
@@ -239,12 +239,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     if (other !== undefined) {
       const what = `${unitsOf(options.quantity, options.product)}`;
       if (deps.io.canPrompt && !yesGiven) {
+        const cancelled = nothingSent();
         const again = await deps.io.confirm(
           `Another giftcodes run (pid ${other}) is placing ${what} right now. Place a second order of ${what}?`,
           '--yes',
           'a second order',
+          { cancelled },
         );
-        if (!again) throw new InterruptedError('cancelled: nothing was sent');
+        if (!again) throw cancelled;
       } else
         // Said in every mode (--json and --quiet too): a second charge is never silent.
         deps.io.say(
@@ -259,12 +261,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       const what = unitsOf(options.quantity, options.product);
       const was = `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`;
       if (deps.io.canPrompt && !yesGiven) {
+        const cancelled = nothingSent();
         const again = await deps.io.confirm(
           `${was[0]!.toUpperCase()}${was.slice(1)}. Place a second order of ${what}?`,
           '--yes',
           'a second order',
+          { cancelled },
         );
-        if (!again) throw new InterruptedError('cancelled: nothing was sent');
+        if (!again) throw cancelled;
       } else if (connection.environment !== 'live' || options.yes === true)
         // A live order off a terminal without --yes is refused below, before anything is sent: not "places" then.
         deps.io.say(`${was}: this run places a second order of ${what}, with its own key`);
@@ -296,6 +300,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       );
       if (left) deps.io.warn(left);
       leftSaid = left !== undefined;
+      const cancelled = nothingSent();
       const yes = await deps.io.confirm(
         deps.io.canPrompt
           ? await (
@@ -304,8 +309,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           : '',
         '--yes',
         `a live order (${unitsOf(options.quantity, options.product)})`,
+        { cancelled },
       );
-      if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+      if (!yes) throw cancelled;
     }
     const { intent, resumed, settled } = await journal.begin({
       ...spec,
@@ -533,6 +539,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
       // started and may have been charged.
       const gone = changed.map(deliveredWords);
+      const cancelled = nothingSent();
       if (changed.length > 0)
         io.warn(
           `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
@@ -546,8 +553,9 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           )})?`,
           '--yes',
           `ordering ${counted(todo.length, 'row')} of a changed plan`,
+          { cancelled },
         ));
-      if (!yes) throw new InterruptedError('cancelled: nothing was sent');
+      if (!yes) throw cancelled;
     }
     // Rows an earlier run of this plan left interrupted (its process gone, on this machine, in this scope, not
     // stale) are resumed with their keys, never asked about again: they were confirmed when that run placed them,
@@ -592,18 +600,20 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         resuming > 0
           ? ` ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'is' : 'are'} resumed too, never charged twice.`
           : '';
+      const cancelled =
+        resuming > 0
+          ? new InterruptedError(
+              `cancelled: no new order was sent; the ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'was' : 'were'} left as ${resuming === 1 ? 'it was' : 'they were'} (charged or not)`,
+              { hint: 'run the same plan again to finish them, or see giftcodes order pending' },
+            )
+          : nothingSent();
       const yes = await io.confirm(
         `Place ${counted(fresh.length, 'LIVE order')} (${counted(units, 'unit')}${total ? `, ${total}` : ''} in all) from ${o.plan}? ${fresh.length === 1 ? 'It is' : 'They are'} charged to ${wallet(connection)}.${also}`,
         '--yes',
         `a live plan (${counted(fresh.length, 'order')})`,
+        { cancelled },
       );
-      if (!yes)
-        throw new InterruptedError(
-          resuming > 0
-            ? `cancelled: no new order was sent; the ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'was' : 'were'} left as ${resuming === 1 ? 'it was' : 'they were'} (charged or not)`
-            : 'cancelled: nothing was sent',
-          resuming > 0 ? { hint: 'run the same plan again to finish them, or see giftcodes order pending' } : {},
-        );
+      if (!yes) throw cancelled;
     }
     const { results, outcomes, unreachable } = await runRows(
       rows,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuthError, CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { AuthError, CliError, ExitCode, nothingSent, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
@@ -201,8 +201,11 @@ async function resumeOne(
       `sending the order for ${what} (key ${intent.key}) again, ${when}: a server that has forgotten the key places a second order if the first request went through`,
     );
     if (deps.io.canPrompt && options.yes !== true) {
-      if (!(await deps.io.confirm(`Send the order for ${what} again anyway?`, '--yes', 'a second order')))
-        throw new InterruptedError('cancelled: nothing was sent');
+      const cancelled = nothingSent();
+      if (
+        !(await deps.io.confirm(`Send the order for ${what} again anyway?`, '--yes', 'a second order', { cancelled }))
+      )
+        throw cancelled;
     }
   } else if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
