@@ -1,5 +1,6 @@
 // Flag values checked where they are parsed: a bad value is a usage error (exit 2) before anything is sent.
 import { InvalidArgumentError } from 'commander';
+import { grouped } from '../output/words.js';
 
 /** Seconds, fractions allowed (`0.5`), bounded. */
 export function seconds(min: number, max: number): (value: string) => number {
@@ -13,18 +14,26 @@ export function seconds(min: number, max: number): (value: string) => number {
   };
 }
 
-export function integer(min: number, max: number): (value: string) => number {
+/**
+ * A whole number from `min` to `max`. The range in its error is `written` as a person reads numbers elsewhere,
+ * thousands grouped (`from 1 to 1,000,000`, as the guided order's quantity question says it); what was given is
+ * quoted as given.
+ */
+export function integer(min: number, max: number, written: (n: number) => string = grouped): (value: string) => number {
   return (value) => {
     const trimmed = value.trim();
     // A negative number is a whole number too: it is told the range, as 0 is.
     if (!/^[+-]?\d+$/.test(trimmed)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
     const n = Number(trimmed);
     if (!Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got "${value}"`);
+      throw new InvalidArgumentError(`expected a whole number from ${written(min)} to ${written(max)}, got "${value}"`);
     }
     return n;
   };
 }
+
+/** A TCP port, 0 for a free one: its range written as ports are, never grouped (`65535`). */
+export const portNumber = integer(0, 65535, String);
 
 export function share(value: string): number {
   const n = Number(value.trim());

@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { stdoutFailed } from '../output/io.js';
 import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
-import { httpUrl, integer, share } from './parse.js';
+import { httpUrl, integer, portNumber, share } from './parse.js';
 
 interface ServeFlags {
   host: string;
@@ -39,7 +39,7 @@ export function register(parent: Command, app: App): void {
     .description('run the local reference server (a faithful implementation of the API, with fault flags for tests)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .addOption(
-      new Option('--port <port>', 'port (0 picks a free one and prints it)').argParser(integer(0, 65535)).default(4010),
+      new Option('--port <port>', 'port (0 picks a free one and prints it)').argParser(portNumber).default(4010),
     )
     .option('--seed <file>', 'JSON file of resellers, keys, wallets and products')
     .addOption(new Option('--latency <ms>', 'fault: delay every answer').argParser(integer(0, 600_000)).default(0))

@@ -21,7 +21,7 @@ import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js'
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 import { shellWord } from '../output/pinned-hint.js';
-import { counted, firstOf, unitsOf } from '../output/words.js';
+import { counted, firstOf, grouped, unitsOf } from '../output/words.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -238,7 +238,7 @@ export function parsePlanRows(
     const digits = /^\d{1,3}(,\d{3})+$/.test(quantity ?? '') ? quantity!.replaceAll(',', '') : quantity;
     const n = /^\d+$/.test(digits ?? '') ? Number(digits) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < 1 || n > MAX_QUANTITY)
-      return bad(line, `quantity must be a whole number from 1 to ${MAX_QUANTITY}, got "${quantity ?? ''}"`);
+      return bad(line, `quantity must be a whole number from 1 to ${grouped(MAX_QUANTITY)}, got "${quantity ?? ''}"`);
     // `steam-us-20,1,500` is 1,500 codes cut at its separator far more often than 1 code for a file named 500.
     if (cut)
       return bad(line, `its out file "${out}" looks like the rest of a quantity with a thousands separator: ${cut}`);

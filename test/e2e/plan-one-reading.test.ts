@@ -45,7 +45,7 @@ describe('a refused plan names every problem of every line in one run', () => {
       expect(said).toContain(`the plan ${join(dir, 'bad.csv')} has 3 bad rows, nothing was ordered: line 2: `);
       expect(said).toMatch(/line 2: no product "amazon-us-2S" in the catalog[^;]*; did you mean amazon-us-25\?/);
       expect(said).toContain(`line 2: ${join(dir, `amazon-25-${batch}.csv`)} exists`);
-      expect(said).toContain('line 3: quantity must be a whole number from 1 to 1000000, got "0"');
+      expect(said).toContain('line 3: quantity must be a whole number from 1 to 1,000,000, got "0"');
       expect(said).toMatch(/line 4: [^;]*x\.xls/);
       // In line order: line 2's problems, then 3, then 4.
       expect(said.indexOf('line 2:')).toBeLessThan(said.indexOf('line 3:'));

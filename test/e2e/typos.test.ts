@@ -166,7 +166,7 @@ describe('the words people reach for', () => {
       baseUrl,
     });
     expect(negative.code).toBe(2);
-    expect(unstamped(negative.stderr)).toContain('expected a whole number from 1 to 1000000, got "-3"');
+    expect(unstamped(negative.stderr)).toContain('expected a whole number from 1 to 1,000,000, got "-3"');
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });

@@ -257,7 +257,7 @@ describe('a refused plan names all its problems in one run', () => {
       (e: unknown) => e,
     )) as Error & { hint?: string };
     expect(error.message).toBe(
-      `the plan ${path} has 2 bad rows, nothing was ordered: line 2: no product "amazn-us-25" in the catalog (as catalog list last saw it); did you mean amazon-us-25?; line 3: quantity must be a whole number from 1 to 1000000, got "0"`,
+      `the plan ${path} has 2 bad rows, nothing was ordered: line 2: no product "amazn-us-25" in the catalog (as catalog list last saw it); did you mean amazon-us-25?; line 3: quantity must be a whole number from 1 to 1,000,000, got "0"`,
     );
     // The rows' own cause keeps its hint; the catalog's is said beside it.
     expect(error.hint).toBe(

@@ -101,12 +101,12 @@ describe('plan parsing', () => {
     expect(parse('p1,1\n')[0]!.key).toBe(a!.key);
   });
 
-  it('quantity: a whole number from 1 to 1000000', () => {
+  it('quantity: a whole number from 1 to 1,000,000', () => {
     expect(parse('p,1\n')[0]!.quantity).toBe(1);
     expect(parse('p,1000000\n')[0]!.quantity).toBe(1_000_000);
     for (const q of ['0', '1000001', '-1', '1.5', '1e3', 'x', '', ' ']) {
       expect(refusal(`p,${q}\n`).message, q).toContain(
-        `line 1: quantity must be a whole number from 1 to 1000000, got "${q.trim()}"`,
+        `line 1: quantity must be a whole number from 1 to 1,000,000, got "${q.trim()}"`,
       );
     }
   });
@@ -138,7 +138,7 @@ describe('plan parsing', () => {
       hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional)',
     });
     expect(error.message).toBe(
-      'the plan /plans/p.csv has 2 bad rows, nothing was ordered: line 1: quantity must be a whole number from 1 to 1000000, got "0"; line 3: quantity must be a whole number from 1 to 1000000, got "x"',
+      'the plan /plans/p.csv has 2 bad rows, nothing was ordered: line 1: quantity must be a whole number from 1 to 1,000,000, got "0"; line 3: quantity must be a whole number from 1 to 1,000,000, got "x"',
     );
     expect(refusal('p,0\n').message).toMatch(/^the plan \/plans\/p\.csv has 1 bad row, nothing was ordered: line 1: /);
   });
@@ -190,7 +190,7 @@ describe('plan parsing', () => {
 
   it('a header is only the first row: product,quantity after a row is a bad row; a row of one field is a bad row, never a crash', () => {
     expect(refusal('p1,1\nproduct,quantity\n').message).toContain(
-      'line 2: quantity must be a whole number from 1 to 1000000, got "quantity"',
+      'line 2: quantity must be a whole number from 1 to 1,000,000, got "quantity"',
     );
     expect(refusal('product\n').message).toContain('line 1: expected product,quantity[,out], got 1 fields');
   });
@@ -211,7 +211,7 @@ describe('plan parsing', () => {
   it('a header after a bad first row is a bad row too', () => {
     const message = refusal('only-one-field\nproduct,quantity\n').message;
     expect(message).toContain('has 2 bad rows');
-    expect(message).toContain('line 2: quantity must be a whole number from 1 to 1000000, got "quantity"');
+    expect(message).toContain('line 2: quantity must be a whole number from 1 to 1,000,000, got "quantity"');
   });
 
   it('two out files in a folder that does not exist yet are two files', () => {
@@ -230,8 +230,8 @@ describe('plan parsing', () => {
     const message = refusal('caf\u00e9,1\np1,0\np2,1000001\n').message;
     expect(message).toContain('has 3 bad rows, nothing was ordered');
     expect(message).toContain('line 1: "caf\u00e9" is not a product id');
-    expect(message).toContain('line 2: quantity must be a whole number from 1 to 1000000, got "0"');
-    expect(message).toContain('line 3: quantity must be a whole number from 1 to 1000000, got "1000001"');
+    expect(message).toContain('line 2: quantity must be a whole number from 1 to 1,000,000, got "0"');
+    expect(message).toContain('line 3: quantity must be a whole number from 1 to 1,000,000, got "1000001"');
   });
 });
 

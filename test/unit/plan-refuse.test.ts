@@ -154,13 +154,13 @@ describe('parsePlan with the ids the last catalog list saved', () => {
 
   it("a refused plan names them, a row's bad quantity beside its typo; each bad row counted once, in line order", () => {
     expect(refusal('amazon-us-25,1,a.csv\namazn-us-25,x\namazon-us-25,2,a.csv\n', ['amazon-us-25'])).toBe(
-      'the plan /plans/p.csv has 2 bad rows, nothing was ordered: line 2: quantity must be a whole number from 1 to 1000000, got "x"; line 2: no product "amazn-us-25" in the catalog (as catalog list last saw it); did you mean amazon-us-25?; line 3: out file /plans/a.csv is also the out file of line 1',
+      'the plan /plans/p.csv has 2 bad rows, nothing was ordered: line 2: quantity must be a whole number from 1 to 1,000,000, got "x"; line 2: no product "amazn-us-25" in the catalog (as catalog list last saw it); did you mean amazon-us-25?; line 3: out file /plans/a.csv is also the out file of line 1',
     );
   });
 
   it('without them, the refusal is what the rows alone show', () => {
     expect(refusal('amazn-us-25,x\n')).toBe(
-      'the plan /plans/p.csv has 1 bad row, nothing was ordered: line 1: quantity must be a whole number from 1 to 1000000, got "x"',
+      'the plan /plans/p.csv has 1 bad row, nothing was ordered: line 1: quantity must be a whole number from 1 to 1,000,000, got "x"',
     );
   });
 });
@@ -199,7 +199,7 @@ describe('a plan some of whose rows do not parse: the other rows checked too, sa
       exitCode: 2,
       code: 'bad_plan',
       message:
-        'the plan /plans/p.csv has 3 bad rows, nothing was ordered: line 2: no product "amazon-us-2S" in the catalog; did you mean amazon-us-25?; line 2: /plans/amazon-25.csv exists; line 3: quantity must be a whole number from 1 to 1000000, got "0"; line 4: /plans/x.xls: the extension .xls names no format',
+        'the plan /plans/p.csv has 3 bad rows, nothing was ordered: line 2: no product "amazon-us-2S" in the catalog; did you mean amazon-us-25?; line 2: /plans/amazon-25.csv exists; line 3: quantity must be a whole number from 1 to 1,000,000, got "0"; line 4: /plans/x.xls: the extension .xls names no format',
       hint: 'each row is product,quantity[,out] (a header row product,quantity,out is optional); list the products with: giftcodes catalog list; pass --force to overwrite it, or name another file in the out column; name the file .csv in the out column',
     });
   });

@@ -8,7 +8,7 @@ import { warnOutsideJson } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { SCHEMES, type Scheme } from '../../webhooks/schemes.js';
-import { integer, nonEmpty } from '../parse.js';
+import { nonEmpty, portNumber } from '../parse.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -46,7 +46,7 @@ export function register(parent: Command, app: App): void {
     )
     .addOption(
       new Option('--webhook-port <port>', 'also listen for the signed order.fulfilled event on this port').argParser(
-        integer(0, 65535),
+        portNumber,
       ),
     )
     .option(

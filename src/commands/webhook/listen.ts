@@ -6,7 +6,7 @@ import type { Delivery, Scheme, WebhookEvent } from '../../webhooks/receiver.js'
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { SCHEMES } from '../../webhooks/schemes.js';
-import { httpUrl, integer, nonEmpty } from '../parse.js';
+import { httpUrl, nonEmpty, portNumber } from '../parse.js';
 
 export interface ListenOptions {
   host: string;
@@ -39,9 +39,7 @@ export function register(parent: Command, app: App): void {
       'receive webhook events: verify each signature, drop duplicates, print each event, optionally forward it',
     )
     .addOption(
-      new Option('--port <port>', 'port to listen on (0 picks a free one)')
-        .argParser(integer(0, 65535))
-        .makeOptionMandatory(),
+      new Option('--port <port>', 'port to listen on (0 picks a free one)').argParser(portNumber).makeOptionMandatory(),
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
