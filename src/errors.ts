@@ -90,7 +90,8 @@ export class WaitTimeoutError extends CliError {
 
 /**
  * A local resource failed: the journal, config or an output (a codes file, stdout) cannot be written or
- * read (disk full, read-only, permission, a closed pipe), or a config directory others can write.
+ * read (disk full, read-only, permission, a closed pipe, a config directory that is a file), or a config directory
+ * or a file of secrets another user owns or others can write (help.ts, EXIT_CODES, says every cause).
  */
 export class LocalError extends CliError {
   constructor(message: string, init: CliErrorInit = {}) {
