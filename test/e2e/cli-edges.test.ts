@@ -75,6 +75,18 @@ describe('serve whose stdout cannot take where it listens', () => {
   }
 });
 
+describe("the launcher's own answer that stdout cannot take", () => {
+  // `--version` is answered by bin/giftcodes without the program: its one line of failure starts with its time off
+  // a terminal, as every stderr line of the program does there (a cron log).
+  it('--version on /dev/full: exit 8, one stamped line', async () => {
+    const ended = await runCli(['--version'], { stdoutFull: true });
+    expect(ended.code).toBe(8);
+    expect(ended.stderr).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z giftcodes: could not write to standard output \(ENOSPC\)\n$/,
+    );
+  });
+});
+
 describe('output', () => {
   it('a reader that goes away ends the run quietly (no EPIPE stack trace)', () => {
     const { configDir } = served;

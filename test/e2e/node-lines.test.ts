@@ -3,8 +3,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir } from '../helpers/e2e.js';
+import { keepingExit, openTerminal, type Terminal } from '../helpers/tmux.js';
 
 /** A Node 20 binary: the one `npm test` fetched (GIFTCODES_TEST_NODE20), else from the npm registry's `node` package as npm test fetches it. */
 function node20(): Promise<string> {
@@ -33,10 +34,13 @@ describe('a Node older than 22.1', () => {
     expect(spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout).toMatch(/^20\./);
   }, 300_000);
 
-  // The node's path too: under cron PATH often finds another node than the person's shell does.
-  const refusal = (): RegExp =>
+  const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // The node's path too: under cron PATH often finds another node than the person's shell does. Off a terminal (a
+  // cron log) the line starts with its time, as every other stderr line does there. It names the page to read where
+  // the package is installed (docs/ ships with it: package.json "files"), not a path of the repository's.
+  const refusal = (o: { stamped?: boolean; root?: string } = {}): RegExp =>
     new RegExp(
-      `^giftcodes: Node 20\\.\\d+\\.\\d+ \\(${node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) is too old: giftcodes needs Node 22\\.1 or later \\(22, 24 or 26\\); a cron job or service may find another node on its PATH than your shell: see docs/node-versions\\.md\\n$`,
+      `^${o.stamped === false ? '' : '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z '}giftcodes: Node 20\\.\\d+\\.\\d+ \\(${escaped(node)}\\) is too old: giftcodes needs Node 22\\.1 or later \\(22, 24 or 26\\); a cron job or service may find another node on its PATH than your shell: see ${escaped(join(o.root ?? ROOT, 'docs', 'node-versions.md'))}\\n$`,
     );
 
   it.each([[['--version']], [['ping']], [['order', 'place', 'x']]])(
@@ -60,7 +64,24 @@ describe('a Node older than 22.1', () => {
     writeFileSync(join(install, 'package.json'), '{"type":"module"}');
     const result = spawnSync(node, [join(install, 'bin', 'giftcodes'), 'ping'], { encoding: 'utf8' });
     expect(result.status).toBe(3);
-    expect(result.stderr).toMatch(refusal());
+    expect(result.stderr).toMatch(refusal({ root: install }));
+  });
+
+  let terminal: Terminal | undefined;
+  afterEach(() => terminal?.close());
+
+  it('at a terminal: the line without a time, as every stderr line there', async () => {
+    terminal = openTerminal(
+      keepingExit([node, BIN, 'ping']),
+      { PATH: '/usr/bin:/bin', HOME: tempDir() },
+      {
+        columns: 400,
+        rows: 10,
+      },
+    );
+    const screen = await terminal.waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 3]');
+    expect(`${screen.split('\n')[0]!}\n`).toMatch(refusal({ stamped: false }));
   });
 });
 
