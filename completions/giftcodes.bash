@@ -129,7 +129,7 @@ _giftcodes_flag_value() {
     'serve '*'|--gzip') REPLY='words accepted always' ;;
     *'|--profile') REPLY='dynamic profiles' ;;
     *'|--env') REPLY='words test live' ;;
-    *'|--api-key') REPLY='dynamic intents' ;;
+    *'|--api-key') REPLY='none' ;;
     *'|--base-url') REPLY='none' ;;
     *'|--request-timeout') REPLY='none' ;;
     *'|--retries') REPLY='none' ;;

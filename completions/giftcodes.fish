@@ -132,7 +132,7 @@ complete -c giftcodes -n '__giftcodes_arg \'help \' 0' -a 'login logout config s
 complete -c giftcodes -l version -s V -d 'print the version'
 complete -c giftcodes -l profile -x -a '(__giftcodes_dynamic profiles)' -d 'config profile to use (env: GIFTCODES_PROFILE)'
 complete -c giftcodes -l env -x -a 'test live' -d 'which of the profile\'s keys to use'
-complete -c giftcodes -l api-key -x -a '(__giftcodes_dynamic intents)' -d 'use this key instead of the profile\'s (prefer GIFTCODES_API_KEY: flags show in ps)'
+complete -c giftcodes -l api-key -x -d 'use this key instead of the profile\'s (prefer GIFTCODES_API_KEY: flags show in ps)'
 complete -c giftcodes -l base-url -x -d 'API base URL (default: the profile\'s, else http://127.0.0.1:4010)'
 complete -c giftcodes -l json -d 'machine output: one JSON document on stdout; errors as JSON on stderr'
 complete -c giftcodes -l quiet -s q -d 'no spinner, progress or notices: only data and errors'

@@ -40,7 +40,10 @@ const FILES: ValueSource = { kind: 'files' };
 const dynamic = (source: DynamicSource): ValueSource => ({ kind: 'dynamic', source });
 const words = (list: readonly string[]): ValueSource => ({ kind: 'words', words: list });
 
-/** Conventions by name: `--out <file>` completes paths, `--profile`/`<profile>` profile names, `--product` product ids. */
+/**
+ * Conventions by name: an option's long name (`--product`, `--out`) or an argument's (`<ref>`, `<key>`). `key` is
+ * the `<key>` argument of order resume and abandon, an idempotency key from the journal; no option is looked up by it.
+ */
 const BY_NAME: Readonly<Record<string, ValueSource>> = {
   profile: dynamic('profiles'),
   product: dynamic('products'),
@@ -48,12 +51,24 @@ const BY_NAME: Readonly<Record<string, ValueSource>> = {
   // An order ref (order show/watch, codes get) from the local record; an intent key (order resume/abandon) from the journal.
   ref: dynamic('orders'),
   key: dynamic('intents'),
+  'idempotency-key': dynamic('intents'),
   // The export formats' --format parses its value itself (aliases too): no choices to read, so the list.
   format: words(EXPORT_FORMATS),
   out: FILES,
   plan: FILES,
   status: words(STATUS_FILTERS),
   seed: FILES,
+  file: FILES,
+  path: FILES,
+  dir: FILES,
+};
+
+/**
+ * Conventions by an option's placeholder (`--ca-file <path>`, `--identity <file>`): paths only. A placeholder
+ * says what kind of value a flag takes, never where to find one: `<key>` is an idempotency key at
+ * `--idempotency-key` and the API key at `--api-key`, a secret that is completed from nothing.
+ */
+const BY_PLACEHOLDER: Readonly<Record<string, ValueSource>> = {
   file: FILES,
   path: FILES,
   dir: FILES,
@@ -118,7 +133,7 @@ function optionSource(option: Option): ValueSource {
   const listed = alternatives(placeholder);
   if (listed) return words(listed);
   const long = option.long?.replace(/^--/, '') ?? '';
-  return BY_NAME[long] ?? BY_NAME[placeholder] ?? NONE;
+  return BY_NAME[long] ?? BY_PLACEHOLDER[placeholder] ?? NONE;
 }
 
 function argumentSource(argument: Argument): ValueSource {

@@ -41,6 +41,15 @@ describe('completions/ is generated from the command tree', () => {
     });
   }
 
+  it('completes no flag that takes a secret (an API key, a webhook secret) from anything', () => {
+    const script = readFileSync(BASH_SCRIPT, 'utf8');
+    const secretFlags = [...script.matchAll(/\|(--[\w-]+)'\) REPLY='([^']*)'/g)].filter(([, flag]) =>
+      /api-key|secret|token|password/.test(flag!),
+    );
+    expect(secretFlags.map(([, flag]) => flag)).toEqual(expect.arrayContaining(['--api-key', '--webhook-secret']));
+    for (const [, flag, source] of secretFlags) expect(source, flag).toMatch(/^(none|files)$/);
+  });
+
   // Broke: commander's `command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are …`.
   it('rejects an unknown shell with a usage error in one line naming the shells there are', async () => {
     const result = await runCli(['completion', 'tcsh']);
@@ -78,6 +87,51 @@ function bashComplete(line: string, env: Record<string, string> = {}): string[] 
   expect(result.stderr).toBe('');
   return result.stdout.split('\n').filter((word) => word !== '');
 }
+
+/** Whether this machine has a shell: zsh and fish are tested where they are installed. */
+const has = (shell: string): boolean => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+
+/**
+ * Calls the zsh completion function for `line` (cursor at its end) outside the line editor: compadd, _describe and
+ * _files stand in for zsh's own, and print the words they are given that begin with what is typed, one a line.
+ */
+function zshComplete(line: string, env: Record<string, string> = {}): string[] {
+  const program = `
+    compdef() { : }
+    compset() { [[ $1 == -P ]] && PREFIX=\${PREFIX#*=} }
+    _giftcodes_offer() { local w; for w in "$@"; do [[ $w == "$PREFIX"* ]] && print -r -- "$w"; done }
+    compadd() { [[ $1 == -- ]] && shift; _giftcodes_offer "$@" }
+    _describe() { local list=\${@[-1]}; _giftcodes_offer "\${(@)\${(@P)list}%%:*}" }
+    _files() { print -r -- '(files)' }
+    _message() { : }
+    source "$1"; shift
+    words=("$@"); CURRENT=$#words; PREFIX=\${words[CURRENT]}
+    _giftcodes`;
+  const result = spawnSync('zsh', ['-f', '-c', program, 'zsh', join(ROOT, SCRIPTS.zsh), ...line.split(' ')], {
+    encoding: 'utf8',
+    env: { PATH: pathWithGiftcodes, HOME: served.configDir, GIFTCODES_CONFIG_DIR: served.configDir, ...env },
+  });
+  expect(result.stderr).toBe('');
+  return result.stdout.split('\n').filter((word) => word !== '');
+}
+
+/** What fish offers for `line` (cursor at its end), candidates only. */
+function fishComplete(line: string, env: Record<string, string> = {}): string[] {
+  return execFileSync('fish', ['--no-config', '-c', `source ${join(ROOT, SCRIPTS.fish)}; complete -C'${line}'`], {
+    encoding: 'utf8',
+    env: { PATH: pathWithGiftcodes, HOME: served.configDir, GIFTCODES_CONFIG_DIR: served.configDir, ...env },
+  })
+    .split('\n')
+    .filter(Boolean)
+    .map((row) => row.split('\t')[0]!);
+}
+
+/** The shells whose scripts run here: bash always, zsh and fish where installed. */
+const SHELL_RUNS = [
+  { shell: 'bash', complete: bashComplete },
+  { shell: 'zsh', complete: zshComplete, skip: !has('zsh') },
+  { shell: 'fish', complete: fishComplete, skip: !has('fish') },
+];
 
 describe('bash completion function', () => {
   it('completes commands, nested subcommands and the help command', () => {
@@ -255,25 +309,42 @@ describe('bash in a real terminal', () => {
 });
 
 describe('zsh and fish load their scripts', () => {
-  const has = (shell: string): boolean => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
-
   it.skipIf(!has('zsh'))('zsh parses completions/_giftcodes', () => {
     execFileSync('zsh', ['-n', join(ROOT, SCRIPTS.zsh)]);
   });
 
   it.skipIf(!has('fish'))('fish completes commands, flag values and cached products', () => {
-    const run = (line: string): string[] =>
-      execFileSync('fish', ['--no-config', '-c', `source ${join(ROOT, SCRIPTS.fish)}; complete -C'${line}'`], {
-        encoding: 'utf8',
-        env: { PATH: pathWithGiftcodes, HOME: served.configDir, GIFTCODES_CONFIG_DIR: served.configDir },
-      })
-        .split('\n')
-        .filter(Boolean)
-        .map((row) => row.split('\t')[0]!);
-    expect(run('giftcodes con')).toEqual(['config']);
-    expect(run('giftcodes --env ').sort()).toEqual(['live', 'test']);
-    expect(run('giftcodes codes get --format j')).toEqual(['json', 'jsonl']);
-    expect(run('giftcodes order place --product ').sort()).toEqual([...productIds].sort());
+    expect(fishComplete('giftcodes con')).toEqual(['config']);
+    expect(fishComplete('giftcodes --env ').sort()).toEqual(['live', 'test']);
+    expect(fishComplete('giftcodes codes get --format j')).toEqual(['json', 'jsonl']);
+    expect(fishComplete('giftcodes order place --product ').sort()).toEqual([...productIds].sort());
+  });
+
+  it.skipIf(!has('zsh'))('zsh completes commands, flag values and cached products', () => {
+    expect(zshComplete('giftcodes con')).toEqual(['config']);
+    expect(zshComplete('giftcodes --env ')).toEqual(['test', 'live']);
+    expect(zshComplete('giftcodes codes get --format j')).toEqual(['json', 'jsonl']);
+    expect(zshComplete('giftcodes order place --product ').sort()).toEqual([...productIds].sort());
+    expect(zshComplete('giftcodes serve --seed ')).toEqual(['(files)']);
+  });
+});
+
+describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ shell, complete, skip }) => {
+  it.skipIf(skip)('never offers anything for --api-key: a key is a secret, and no idempotency key is one', () => {
+    const configDir = tempDir();
+    mkdirSync(join(configDir, 'journal'));
+    writeFileSync(
+      join(configDir, 'journal', 'pending.json'),
+      JSON.stringify({ key: 'pending-key-1', createdAt: '2026-01-01T00:00:00.000Z' }),
+    );
+    const env = { GIFTCODES_CONFIG_DIR: configDir };
+    // The journal has a key to offer where one belongs.
+    expect(complete('giftcodes order resume ', env)).toEqual(['pending-key-1']);
+    expect(complete('giftcodes order place --idempotency-key ', env)).toEqual(['pending-key-1']);
+    expect(complete('giftcodes --api-key ', env)).toEqual([]);
+    expect(complete('giftcodes --api-key p', env)).toEqual([]);
+    expect(complete('giftcodes order place --api-key ', env)).toEqual([]);
+    if (shell !== 'fish') expect(complete('giftcodes ping --api-key=', env)).toEqual([]);
   });
 });
 
