@@ -110,6 +110,7 @@ _giftcodes_flag_value() {
     'webhook listen '*'|--scheme') REPLY='words giftcodes stripe standard github' ;;
     'webhook listen '*'|--signature-header') REPLY='none' ;;
     'webhook listen '*'|--forward-to') REPLY='none' ;;
+    'logout '*'|--env') REPLY='words test live all' ;;
     'serve '*'|--host') REPLY='none' ;;
     'serve '*'|--port') REPLY='none' ;;
     'serve '*'|--seed') REPLY='files' ;;

@@ -5,7 +5,7 @@ import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { TEXT_WIDTH } from './commands/help-text.js';
 import { commandWord, registerCommands, valueFlags } from './commands/index.js';
-import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
+import { ENVIRONMENTS, environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { finishJournal } from './journal/at-exit.js';
@@ -28,7 +28,9 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     .configureHelp(helpConfiguration)
     .showSuggestionAfterError(true)
     .addOption(new Option('--profile <name>', 'config profile to use (env: GIFTCODES_PROFILE)').argParser(profileName))
-    .addOption(new Option('--env <test|live>', "which of the profile's keys to use").argParser(environmentArg))
+    .addOption(
+      new Option(`--env <${ENVIRONMENTS.join('|')}>`, "which of the profile's keys to use").argParser(environmentArg),
+    )
     .addOption(
       new Option(
         '--api-key <key>',

@@ -1,20 +1,23 @@
 import type { Command } from 'commander';
+import { completionHints } from '../completion/hints.js';
 import { exportResult } from '../output/exporter.js';
 import type { KeyEnvironment } from '../secrets.js';
 import { addVerb, type App } from './app.js';
 import type { Deps, GlobalOptions } from './deps.js';
+import { LOGOUT_ENVIRONMENTS } from './parse.js';
 
 /** The profile, and --env test|live|all (all when absent). */
 export type LogoutOptions = Pick<GlobalOptions, 'profile' | 'env'>;
 
 export function register(parent: Command, app: App): void {
   const help = {
-    description: 'remove keys from the profile (--env test|live|all; default all)',
+    description: `remove keys from the profile (--env ${LOGOUT_ENVIRONMENTS.join('|')}; default all)`,
     examples: ['giftcodes logout', 'giftcodes logout --env live', 'giftcodes logout --profile shop-eu --env all'],
   };
-  addVerb(parent, app, 'logout', help, ({ globals, deps }) =>
+  const command = addVerb(parent, app, 'logout', help, ({ globals, deps }) =>
     run({ profile: globals.profile, env: globals.env }, deps),
   );
+  completionHints(command, { flagWords: { '--env': LOGOUT_ENVIRONMENTS } });
 }
 
 export async function run(options: LogoutOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {

@@ -21,8 +21,24 @@ function valueArgs(source: ValueSource): string {
   }
 }
 
-function flagLine(flag: FlagSpec): string {
-  const condition = flag.definedAt === '' ? '' : ` -n ${fq(`__giftcodes_under ${fq(`${flag.definedAt} `)}`)}`;
+/** Whether a flag defined at `path` is defined again below `above` (logout's --env below the program's). */
+function below(path: string, above: string): boolean {
+  return above === '' ? path !== '' : path.startsWith(`${above} `);
+}
+
+/**
+ * The rule for a flag. fish offers the values of every rule whose condition holds, so the rule of a definition
+ * that takes a value stops where a deeper one of the same flag takes over.
+ */
+function flagLine(flag: FlagSpec, all: readonly FlagSpec[]): string {
+  const conditions = flag.definedAt === '' ? [] : [`__giftcodes_under ${fq(`${flag.definedAt} `)}`];
+  if (flag.value) {
+    for (const deeper of all) {
+      if (deeper.value && below(deeper.definedAt, flag.definedAt) && deeper.names.some((n) => flag.names.includes(n)))
+        conditions.push(`not __giftcodes_under ${fq(`${deeper.definedAt} `)}`);
+    }
+  }
+  const condition = conditions.length === 0 ? '' : ` -n ${fq(conditions.join('; and '))}`;
   const names = flag.names
     .map((name) => (name.startsWith('--') ? ` -l ${name.slice(2)}` : ` -s ${name.slice(1)}`))
     .join('');
@@ -34,17 +50,18 @@ function flagLine(flag: FlagSpec): string {
 export function fishScript(root: CommandSpec): string {
   const commands = allCommands(root);
   const takesValue = new Set<string>();
-  const flagLines: string[] = [];
+  const flags: FlagSpec[] = [];
   const seen = new Set<string>();
   for (const command of commands) {
     for (const flag of command.flags) {
       const id = `${flag.definedAt}|${flag.names.join(',')}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      flagLines.push(flagLine(flag));
+      flags.push(flag);
       if (flag.value) for (const name of flag.names) takesValue.add(name);
     }
   }
+  const flagLines = flags.map((flag) => flagLine(flag, flags));
   const subcommandCases = commands
     .filter((command) => command.subcommands.length > 0)
     .map(

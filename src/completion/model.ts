@@ -3,6 +3,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../export/format.js';
 import { STATUS_FILTERS } from '../journal/history.js';
+import { hintsOf } from './hints.js';
 import type { DynamicSource } from './names.js';
 
 /** What completes a value: fixed words, file paths, a dynamic source read from the config dir, or nothing. */
@@ -81,10 +82,17 @@ export function buildModel(program: Command): CommandSpec {
 function walk(command: Command, path: readonly string[], inherited: readonly FlagSpec[]): CommandSpec {
   const help = command.createHelp();
   const visible = help.visibleOptions(command);
-  const own = visible.map((option) => flagSpec(option, path.join(' ')));
+  const at = path.join(' ');
+  const { flagWords = {} } = hintsOf(command);
+  const own = visible.map((option) => hinted(flagSpec(option, at), flagWords, at));
   const ownNames = new Set(own.flatMap((flag) => flag.names));
   // A subcommand's own definition of a flag wins over an ancestor's.
-  const flags = [...inherited.filter((flag) => !flag.names.some((name) => ownNames.has(name))), ...own];
+  const flags = [
+    ...inherited
+      .filter((flag) => !flag.names.some((name) => ownNames.has(name)))
+      .map((flag) => hinted(flag, flagWords, at)),
+    ...own,
+  ];
   // Below a command, its registered options still apply; its --help and --version are its own.
   const passedDown = flags.filter((flag) => !own.includes(flag) || isInherited(visible[own.indexOf(flag)]!, command));
   const children = help.visibleCommands(command);
@@ -114,6 +122,15 @@ function walk(command: Command, path: readonly string[], inherited: readonly Fla
     args,
     variadic: command.registeredArguments.at(-1)?.variadic === true,
   };
+}
+
+/**
+ * A flag with the words a command says it takes (logout's --env: all too), as if defined there: the words
+ * apply at that command and below it, and the definition's elsewhere.
+ */
+function hinted(flag: FlagSpec, flagWords: Readonly<Record<string, readonly string[]>>, at: string): FlagSpec {
+  const list = flag.names.map((name) => flagWords[name]).find((found) => found !== undefined);
+  return list && flag.value ? { ...flag, value: words(list), definedAt: at } : flag;
 }
 
 function isInherited(option: Option, command: Command): boolean {

@@ -329,7 +329,9 @@ describe('zsh and fish load their scripts', () => {
   });
 });
 
-describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ shell, complete, skip }) => {
+describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ shell, complete: run, skip }) => {
+  /** Sorted, whatever the shell: fish sorts what it offers. */
+  const complete = (line: string, env?: Record<string, string>): string[] => run(line, env).sort();
   it.skipIf(skip)('never offers anything for --api-key: a key is a secret, and no idempotency key is one', () => {
     const configDir = tempDir();
     mkdirSync(join(configDir, 'journal'));
@@ -345,6 +347,14 @@ describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ sh
     expect(complete('giftcodes --api-key p', env)).toEqual([]);
     expect(complete('giftcodes order place --api-key ', env)).toEqual([]);
     if (shell !== 'fish') expect(complete('giftcodes ping --api-key=', env)).toEqual([]);
+  });
+
+  it.skipIf(skip)('completes --env with the words the command takes: all with logout only', () => {
+    expect(complete('giftcodes logout --env ')).toEqual(['all', 'live', 'test']);
+    expect(complete('giftcodes logout --profile shop-eu --env a')).toEqual(['all']);
+    expect(complete('giftcodes ping --env ')).toEqual(['live', 'test']);
+    expect(complete('giftcodes order list --env ')).toEqual(['live', 'test']);
+    expect(complete('giftcodes --env ')).toEqual(['live', 'test']);
   });
 });
 
