@@ -140,25 +140,26 @@ _giftcodes_flag_value() {
   esac
 }
 
-# What completes the positional argument at an index of a path; fails when nothing does.
+# What completes the positional argument at an index of a path, after the argument $3; fails when nothing does.
 _giftcodes_arg_value() {
-  case "$1|$2" in
-    'config set |'0) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
-    'config unset |'0) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
-    'config use |'0) REPLY='dynamic profiles' ;;
-    'config help |'0) REPLY='words show list set unset use' ;;
-    'catalog help |'0) REPLY='words list' ;;
-    'order show |'0) REPLY='dynamic orders' ;;
-    'order watch |'0) REPLY='dynamic orders' ;;
-    'order resume |'0) REPLY='dynamic intents' ;;
-    'order abandon |'0) REPLY='dynamic intents' ;;
-    'order help |'0) REPLY='words place show watch list pending resume abandon' ;;
-    'codes get |'0) REPLY='dynamic orders' ;;
-    'codes decrypt |'0) REPLY='files' ;;
-    'codes help |'0) REPLY='words get decrypt' ;;
-    'webhook help |'0) REPLY='words listen' ;;
-    'completion |'0) REPLY='words bash zsh fish' ;;
-    'help |'0) REPLY='words login logout config status ping doctor catalog order codes webhook serve completion version' ;;
+  case "$1|$2|$3" in
+    'config set |1|default-env') REPLY='words test live' ;;
+    'config set |0|'*) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
+    'config unset |0|'*) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
+    'config use |0|'*) REPLY='dynamic profiles' ;;
+    'config help |0|'*) REPLY='words show list set unset use' ;;
+    'catalog help |0|'*) REPLY='words list' ;;
+    'order show |0|'*) REPLY='dynamic orders' ;;
+    'order watch |0|'*) REPLY='dynamic orders' ;;
+    'order resume |0|'*) REPLY='dynamic intents' ;;
+    'order abandon |0|'*) REPLY='dynamic intents' ;;
+    'order help |0|'*) REPLY='words place show watch list pending resume abandon' ;;
+    'codes get |0|'*) REPLY='dynamic orders' ;;
+    'codes decrypt |0|'*) REPLY='files' ;;
+    'codes help |0|'*) REPLY='words get decrypt' ;;
+    'webhook help |0|'*) REPLY='words listen' ;;
+    'completion |0|'*) REPLY='words bash zsh fish' ;;
+    'help |0|'*) REPLY='words login logout config status ping doctor catalog order codes webhook serve completion version' ;;
     *) return 1 ;;
   esac
 }
@@ -178,7 +179,7 @@ _giftcodes_values() {
 }
 
 _giftcodes() {
-  local cur="${COMP_WORDS[COMP_CWORD]}" end=$COMP_CWORD flag='' path='' nargs=0 i word REPLY
+  local cur="${COMP_WORDS[COMP_CWORD]}" end=$COMP_CWORD flag='' path='' nargs=0 previous='' i word REPLY
   COMPREPLY=()
   # bash splits --flag=value at "=": complete the value of that flag.
   if [[ $cur == '=' && ${COMP_WORDS[end-1]} == -* ]]; then
@@ -199,7 +200,7 @@ _giftcodes() {
         fi ;;
       *)
         _giftcodes_subcommands "$path"
-        if [[ $nargs == 0 && " $REPLY " == *" $word "* ]]; then path="$path$word "; else nargs=$((nargs + 1)); fi ;;
+        if [[ $nargs == 0 && " $REPLY " == *" $word "* ]]; then path="$path$word "; else nargs=$((nargs + 1)) previous=$word; fi ;;
     esac
   done
   if [[ -n $flag ]] && _giftcodes_flag_value "$path" "$flag"; then
@@ -212,7 +213,7 @@ _giftcodes() {
       _giftcodes_values "words $REPLY" "$cur"
       return 0
     fi
-    if _giftcodes_arg_value "$path" "$nargs"; then
+    if _giftcodes_arg_value "$path" "$nargs" "$previous"; then
       _giftcodes_values "$REPLY" "$cur"
       return 0
     fi

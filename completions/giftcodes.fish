@@ -23,13 +23,15 @@ function __giftcodes_takes_value --argument-names flag
     contains -- $flag '--profile' '--env' '--api-key' '--base-url' '--request-timeout' '--retries' '--ca-file' '--query' '--filter' '--limit' '--product' '--quantity' '--idempotency-key' '--plan' '--batch' '--concurrency' '--interval' '--timeout' '--out' '-o' '--format' '--encrypt-to' '--webhook-port' '--secret-file' '--webhook-secret' '--webhook-scheme' '--signature-header' '--status' '--since' '--identity' '-i' '--port' '--host' '--secret' '--scheme' '--forward-to' '--seed' '--latency' '--fail-rate' '--rate-limit' '--fulfil-after' '--drop-after-commit' '--hold' '--fail-orders' '--webhook-url' '--dialect' '--tls-cert' '--tls-key' '--gzip'
 end
 
-# Prints the command path before the cursor ("order place ") and how many arguments follow it.
+# Prints the command path before the cursor ("order place "), how many arguments follow it, whether the cursor is
+# at a flag's value, and the last of those arguments.
 function __giftcodes_walk
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l path ''
     set -l nargs 0
     set -l skip 0
+    set -l previous ''
     for token in $tokens
         if test $skip = 1
             set skip 0
@@ -44,10 +46,11 @@ function __giftcodes_walk
                     set path "$path$token "
                 else
                     set nargs (math $nargs + 1)
+                    set previous $token
                 end
         end
     end
-    printf '%s\n' "$path" $nargs $skip
+    printf '%s\n' "$path" $nargs $skip "$previous"
 end
 
 # True when the cursor is at a word (not a flag's value) right below a command path.
@@ -56,10 +59,12 @@ function __giftcodes_at --argument-names path
     test "$walk[1]" = "$path"; and test $walk[2] = 0; and test $walk[3] = 0
 end
 
-# True at the positional argument of a path with this index ("2+" for a variadic one).
-function __giftcodes_arg --argument-names path index
+# True at the positional argument of a path with this index ("2+" for a variadic one), after the argument
+# `previous` when it is given.
+function __giftcodes_arg --argument-names path index previous
     set -l walk (__giftcodes_walk)
     test "$walk[1]" = "$path"; and test $walk[3] = 0; or return 1
+    set -q argv[3]; and test "$walk[4]" != "$previous"; and return 1
     if string match -q -- '*+' $index
         test $walk[2] -ge (string trim -c + -- $index)
     else
@@ -129,6 +134,7 @@ complete -c giftcodes -n '__giftcodes_arg \'codes help \' 0' -a 'get decrypt'
 complete -c giftcodes -n '__giftcodes_arg \'webhook help \' 0' -a 'listen'
 complete -c giftcodes -n '__giftcodes_arg \'completion \' 0' -a 'bash zsh fish'
 complete -c giftcodes -n '__giftcodes_arg \'help \' 0' -a 'login logout config status ping doctor catalog order codes webhook serve completion version'
+complete -c giftcodes -n '__giftcodes_arg \'config set \' 1 \'default-env\'' -a 'test live'
 complete -c giftcodes -l version -s V -d 'print the version'
 complete -c giftcodes -l profile -x -a '(__giftcodes_dynamic profiles)' -d 'config profile to use (env: GIFTCODES_PROFILE)'
 complete -c giftcodes -n 'not __giftcodes_under \'logout \'' -l env -x -a 'test live' -d 'which of the profile\'s keys to use'

@@ -5,12 +5,13 @@ import { createApp, type App } from './commands/app.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { TEXT_WIDTH } from './commands/help-text.js';
 import { commandWord, registerCommands, valueFlags } from './commands/index.js';
-import { ENVIRONMENTS, environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
+import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { finishJournal } from './journal/at-exit.js';
 import { Io } from './output/io.js';
 import { pinnedHint, type RunPlace } from './output/pinned-hint.js';
+import { KEY_ENVIRONMENTS } from './secrets.js';
 import { VERSION } from './version.js';
 
 /** For scripts/gen-man.mjs: the help topics and the environment variables go into the man page. */
@@ -29,7 +30,9 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     .showSuggestionAfterError(true)
     .addOption(new Option('--profile <name>', 'config profile to use (env: GIFTCODES_PROFILE)').argParser(profileName))
     .addOption(
-      new Option(`--env <${ENVIRONMENTS.join('|')}>`, "which of the profile's keys to use").argParser(environmentArg),
+      new Option(`--env <${KEY_ENVIRONMENTS.join('|')}>`, "which of the profile's keys to use").argParser(
+        environmentArg,
+      ),
     )
     .addOption(
       new Option(

@@ -104,7 +104,9 @@ function mayHold(upperText: string, secret: string): boolean {
   return true;
 }
 
-export type KeyEnvironment = 'test' | 'live';
+/** The environments of a profile's keys, in the words --env and default-env take. */
+export const KEY_ENVIRONMENTS = ['test', 'live'] as const;
+export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
 
 /** A profile's two keys as they may be shown: masked, or null when absent. */
 export function maskedKeys(keys: { test?: string | undefined; live?: string | undefined } | undefined): {

@@ -1,7 +1,7 @@
 // Flag values checked where they are parsed: a bad value is a usage error (exit 2) before anything is sent.
 import { InvalidArgumentError } from 'commander';
 import { grouped } from '../output/words.js';
-import type { KeyEnvironment } from '../secrets.js';
+import { KEY_ENVIRONMENTS } from '../secrets.js';
 
 /** Seconds, fractions allowed (`0.5`), bounded. */
 export function seconds(min: number, max: number): (value: string) => number {
@@ -55,18 +55,15 @@ export function nonEmpty(what: string, maxLength = 200): (value: string) => stri
   };
 }
 
-/** The environments of a profile's keys, in the words --env takes. */
-export const ENVIRONMENTS = ['test', 'live'] as const satisfies readonly KeyEnvironment[];
-
 /** What logout's --env takes: either key, or all (both). Every other verb refuses all (config/resolve.ts). */
-export const LOGOUT_ENVIRONMENTS = [...ENVIRONMENTS, 'all'] as const;
+export const LOGOUT_ENVIRONMENTS = [...KEY_ENVIRONMENTS, 'all'] as const;
 
 /** `test` or `live`; `all` is accepted here for `logout --env all` and refused by every other verb. */
 export function environmentArg(value: string): (typeof LOGOUT_ENVIRONMENTS)[number] {
   const v = value.trim().toLowerCase();
   const known = LOGOUT_ENVIRONMENTS.find((env) => env === v);
   if (known) return known;
-  throw new InvalidArgumentError(`expected ${ENVIRONMENTS.join(' or ')}, got "${value}"`);
+  throw new InvalidArgumentError(`expected ${KEY_ENVIRONMENTS.join(' or ')}, got "${value}"`);
 }
 
 /** A flag that moves money is given once: `--quantity 1 --quantity 2` is a mistake, not "the last one wins". */

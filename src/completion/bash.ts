@@ -52,7 +52,7 @@ _giftcodes_values() {
 }
 
 _giftcodes() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" end=$COMP_CWORD flag='' path='' nargs=0 i word REPLY
+  local cur="\${COMP_WORDS[COMP_CWORD]}" end=$COMP_CWORD flag='' path='' nargs=0 previous='' i word REPLY
   COMPREPLY=()
   # bash splits --flag=value at "=": complete the value of that flag.
   if [[ $cur == '=' && \${COMP_WORDS[end-1]} == -* ]]; then
@@ -73,7 +73,7 @@ _giftcodes() {
         fi ;;
       *)
         _giftcodes_subcommands "$path"
-        if [[ $nargs == 0 && " $REPLY " == *" $word "* ]]; then path="$path$word "; else nargs=$((nargs + 1)); fi ;;
+        if [[ $nargs == 0 && " $REPLY " == *" $word "* ]]; then path="$path$word "; else nargs=$((nargs + 1)) previous=$word; fi ;;
     esac
   done
   if [[ -n $flag ]] && _giftcodes_flag_value "$path" "$flag"; then
@@ -86,7 +86,7 @@ _giftcodes() {
       _giftcodes_values "words $REPLY" "$cur"
       return 0
     fi
-    if _giftcodes_arg_value "$path" "$nargs"; then
+    if _giftcodes_arg_value "$path" "$nargs" "$previous"; then
       _giftcodes_values "$REPLY" "$cur"
       return 0
     fi

@@ -83,6 +83,12 @@ export function fishScript(root: CommandSpec): string {
       return [`complete -c giftcodes -n ${fq(condition)}${valueArgs(source)}${description}`];
     }),
   );
+  const argByPreviousLines = commands.flatMap((command) =>
+    command.argsByPrevious.map(({ index, previous, source }) => {
+      const condition = `__giftcodes_arg ${fq(pathKey(command.path))} ${index} ${fq(previous)}`;
+      return `complete -c giftcodes -n ${fq(condition)}${valueArgs(source)}`;
+    }),
+  );
 
   return `# fish completion for giftcodes
 # Generated from the command tree by \`giftcodes completion fish\`; do not edit (npm run completions).
@@ -98,13 +104,15 @@ function __giftcodes_takes_value --argument-names flag
     contains -- $flag ${[...takesValue].map(fq).join(' ')}
 end
 
-# Prints the command path before the cursor ("order place ") and how many arguments follow it.
+# Prints the command path before the cursor ("order place "), how many arguments follow it, whether the cursor is
+# at a flag's value, and the last of those arguments.
 function __giftcodes_walk
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l path ''
     set -l nargs 0
     set -l skip 0
+    set -l previous ''
     for token in $tokens
         if test $skip = 1
             set skip 0
@@ -119,10 +127,11 @@ function __giftcodes_walk
                     set path "$path$token "
                 else
                     set nargs (math $nargs + 1)
+                    set previous $token
                 end
         end
     end
-    printf '%s\\n' "$path" $nargs $skip
+    printf '%s\\n' "$path" $nargs $skip "$previous"
 end
 
 # True when the cursor is at a word (not a flag's value) right below a command path.
@@ -131,10 +140,12 @@ function __giftcodes_at --argument-names path
     test "$walk[1]" = "$path"; and test $walk[2] = 0; and test $walk[3] = 0
 end
 
-# True at the positional argument of a path with this index ("2+" for a variadic one).
-function __giftcodes_arg --argument-names path index
+# True at the positional argument of a path with this index ("2+" for a variadic one), after the argument
+# \`previous\` when it is given.
+function __giftcodes_arg --argument-names path index previous
     set -l walk (__giftcodes_walk)
     test "$walk[1]" = "$path"; and test $walk[3] = 0; or return 1
+    set -q argv[3]; and test "$walk[4]" != "$previous"; and return 1
     if string match -q -- '*+' $index
         test $walk[2] -ge (string trim -c + -- $index)
     else
@@ -155,6 +166,7 @@ end
 complete -c giftcodes -f
 ${subcommandLines.join('\n')}
 ${argLines.join('\n')}
+${argByPreviousLines.join('\n')}
 ${flagLines.join('\n')}
 `;
 }

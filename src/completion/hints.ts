@@ -5,6 +5,11 @@ import type { Command } from 'commander';
 export interface CompletionHints {
   /** Words a flag takes at this command instead of those of its definition: logout's --env takes all too. */
   readonly flagWords?: Readonly<Record<string, readonly string[]>>;
+  /** Words of the argument at `index` by the word of the one before it: config set's value by its field. */
+  readonly argWords?: {
+    readonly index: number;
+    readonly byPrevious: Readonly<Partial<Record<string, readonly string[]>>>;
+  };
 }
 
 const HINTS = new WeakMap<Command, CompletionHints>();

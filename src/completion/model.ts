@@ -33,7 +33,15 @@ export interface CommandSpec {
   flags: readonly FlagSpec[];
   /** Positional arguments in order; the last repeats when variadic. */
   args: readonly ValueSource[];
+  /** An argument completed by the word before it (config set's value by its field), where that word has a source. */
+  argsByPrevious: readonly ArgByPrevious[];
   variadic: boolean;
+}
+
+export interface ArgByPrevious {
+  index: number;
+  previous: string;
+  source: ValueSource;
 }
 
 const NONE: ValueSource = { kind: 'none' };
@@ -107,12 +115,17 @@ function walk(command: Command, path: readonly string[], inherited: readonly Fla
         subcommands: [],
         flags: passedDown,
         args: [words(children.filter((c) => c !== child).map((c) => c.name()))],
+        argsByPrevious: [],
         variadic: false,
       } satisfies CommandSpec;
     }
     return walk(child, childPath, passedDown);
   });
   const args = command.registeredArguments.map(argumentSource);
+  const { argWords } = hintsOf(command);
+  const argsByPrevious = Object.entries(argWords?.byPrevious ?? {}).flatMap(([previous, list]) =>
+    argWords && list ? [{ index: argWords.index, previous, source: words(list) }] : [],
+  );
   return {
     path,
     name: command.name(),
@@ -120,6 +133,7 @@ function walk(command: Command, path: readonly string[], inherited: readonly Fla
     subcommands,
     flags,
     args,
+    argsByPrevious,
     variadic: command.registeredArguments.at(-1)?.variadic === true,
   };
 }

@@ -45,15 +45,21 @@ export function flagValueCases(root: CommandSpec, indent: string): string[] {
   return rows.sort((a, b) => b.depth - a.depth).map((row) => row.line);
 }
 
-/** `case "$path|$index"` branches for positional arguments; a variadic last argument matches every later index. */
+/**
+ * `case "$path|$index|$previous"` branches for positional arguments ($previous: the argument before the cursor's);
+ * a variadic last argument matches every later index. One completed by the word before it comes first.
+ */
 export function argValueCases(root: CommandSpec, indent: string): string[] {
   const lines: string[] = [];
   for (const command of allCommands(root)) {
     const key = pathKey(command.path);
+    for (const { index, previous, source } of command.argsByPrevious) {
+      lines.push(`${indent}${sq(`${key}|${index}|${previous}`)}) REPLY=${sq(sourceWord(source))} ;;`);
+    }
     command.args.forEach((source, index) => {
       if (source.kind === 'none') return;
       const last = index === command.args.length - 1 && command.variadic;
-      lines.push(`${indent}${sq(`${key}|`)}${last ? '*' : String(index)}) REPLY=${sq(sourceWord(source))} ;;`);
+      lines.push(`${indent}${sq(`${key}|${last ? '' : `${index}|`}`)}*) REPLY=${sq(sourceWord(source))} ;;`);
     });
   }
   return lines;
@@ -69,9 +75,9 @@ ${flagValueCases(root, '    ').join('\n')}
   esac
 }
 
-# What completes the positional argument at an index of a path; fails when nothing does.
+# What completes the positional argument at an index of a path, after the argument $3; fails when nothing does.
 _giftcodes_arg_value() {
-  case "$1|$2" in
+  case "$1|$2|$3" in
 ${argValueCases(root, '    ').join('\n')}
     *) return 1 ;;
   esac

@@ -53,7 +53,7 @@ _giftcodes_values() {
 }
 
 _giftcodes() {
-  local cur=\${words[CURRENT]} end=$CURRENT flag='' cmdpath='' nargs=0 i word REPLY
+  local cur=\${words[CURRENT]} end=$CURRENT flag='' cmdpath='' nargs=0 previous='' i word REPLY
   local -a reply names
   if [[ $cur == -*=* ]]; then
     flag=\${cur%%=*}
@@ -69,7 +69,7 @@ _giftcodes() {
       *)
         _giftcodes_subcommands "$cmdpath"
         names=(\${reply%%:*})
-        if [[ $nargs == 0 ]] && (( \${names[(Ie)$word]} )); then cmdpath="$cmdpath$word "; else nargs=$((nargs + 1)); fi ;;
+        if [[ $nargs == 0 ]] && (( \${names[(Ie)$word]} )); then cmdpath="$cmdpath$word "; else nargs=$((nargs + 1)) previous=$word; fi ;;
     esac
   done
   if [[ -n $flag ]] && _giftcodes_flag_value "$cmdpath" "$flag"; then
@@ -82,7 +82,7 @@ _giftcodes() {
       _describe -t commands 'giftcodes command' reply
       return
     fi
-    if _giftcodes_arg_value "$cmdpath" "$nargs"; then
+    if _giftcodes_arg_value "$cmdpath" "$nargs" "$previous"; then
       _giftcodes_values "$REPLY"
       return
     fi

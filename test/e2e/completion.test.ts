@@ -356,6 +356,23 @@ describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ sh
     expect(complete('giftcodes order list --env ')).toEqual(['live', 'test']);
     expect(complete('giftcodes --env ')).toEqual(['live', 'test']);
   });
+
+  it.skipIf(skip)('completes config set: the field, then the value where the field takes a fixed set', () => {
+    expect(complete('giftcodes config set ')).toEqual([
+      'base-url',
+      'default-env',
+      'encrypt-to',
+      'history-days',
+      'proxy',
+    ]);
+    expect(complete('giftcodes config set default-env ')).toEqual(['live', 'test']);
+    expect(complete('giftcodes config set default-env l')).toEqual(['live']);
+    expect(complete('giftcodes config set --profile shop-eu default-env ')).toEqual(['live', 'test']);
+    expect(complete('giftcodes --json config set default-env ')).toEqual(['live', 'test']);
+    // A value that is a URL, an age key or a number is not guessed; nor is anything after the value.
+    expect(complete('giftcodes config set history-days 9')).toEqual([]);
+    expect(complete('giftcodes config set default-env live ')).not.toContain('test');
+  });
 });
 
 describe('start-up: --version, --help, completion and TAB load no HTTP client, schema or config library', () => {

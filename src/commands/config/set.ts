@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { defaultEnvironment, SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
+import { completionHints } from '../../completion/hints.js';
+import {
+  defaultEnvironment,
+  FIELD_WORDS,
+  SETTABLE_FIELDS as FIELDS,
+  type SettableField as Field,
+} from '../../config/fields.js';
 import { isCliError, UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
@@ -19,11 +25,12 @@ export function register(parent: Command, app: App): void {
       'giftcodes config set encrypt-to "$RECIPIENT"   # an age public key, age1…',
     ],
   };
-  addVerb(parent, app, 'set', help, ({ globals, deps }, field, value) =>
+  const command = addVerb(parent, app, 'set', help, ({ globals, deps }, field, value) =>
     run({ field, value, profile: globals.profile }, deps),
   )
     .argument('<field>', FIELDS.join(' | '))
     .argument('<value>', 'the new value');
+  completionHints(command, { argWords: { index: 1, byPrevious: FIELD_WORDS } });
 }
 
 export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
