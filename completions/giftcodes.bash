@@ -7,10 +7,21 @@ _giftcodes_subcommands() {
   case "$1" in
     '') REPLY='login logout config status ping doctor catalog order codes webhook serve completion version help' ;;
     'config ') REPLY='show list set unset use help' ;;
+    'config help ') REPLY='show list set unset use' ;;
     'catalog ') REPLY='list help' ;;
+    'catalog help ') REPLY='list' ;;
     'order ') REPLY='place show watch list pending resume abandon help' ;;
+    'order help ') REPLY='place show watch list pending resume abandon' ;;
     'codes ') REPLY='get decrypt help' ;;
+    'codes help ') REPLY='get decrypt' ;;
     'webhook ') REPLY='listen help' ;;
+    'webhook help ') REPLY='listen' ;;
+    'help ') REPLY='login logout config status ping doctor catalog order codes webhook serve completion version' ;;
+    'help config ') REPLY='show list set unset use' ;;
+    'help catalog ') REPLY='list' ;;
+    'help order ') REPLY='place show watch list pending resume abandon' ;;
+    'help codes ') REPLY='get decrypt' ;;
+    'help webhook ') REPLY='listen' ;;
     *) REPLY='' ;;
   esac
 }
@@ -147,19 +158,13 @@ _giftcodes_arg_value() {
     'config set |0|'*) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
     'config unset |0|'*) REPLY='words base-url default-env encrypt-to history-days proxy' ;;
     'config use |0|'*) REPLY='dynamic profiles' ;;
-    'config help |0|'*) REPLY='words show list set unset use' ;;
-    'catalog help |0|'*) REPLY='words list' ;;
     'order show |0|'*) REPLY='dynamic orders' ;;
     'order watch |0|'*) REPLY='dynamic orders' ;;
     'order resume |0|'*) REPLY='dynamic intents' ;;
     'order abandon |0|'*) REPLY='dynamic intents' ;;
-    'order help |0|'*) REPLY='words place show watch list pending resume abandon' ;;
     'codes get |0|'*) REPLY='dynamic orders' ;;
     'codes decrypt |0|'*) REPLY='files' ;;
-    'codes help |0|'*) REPLY='words get decrypt' ;;
-    'webhook help |0|'*) REPLY='words listen' ;;
     'completion |0|'*) REPLY='words bash zsh fish' ;;
-    'help |0|'*) REPLY='words login logout config status ping doctor catalog order codes webhook serve completion version' ;;
     *) return 1 ;;
   esac
 }

@@ -11,10 +11,13 @@ export function bashScript(root: CommandSpec): string {
       (command) =>
         `    ${sq(pathKey(command.path))}) REPLY=${sq(command.subcommands.map((sub) => sub.name).join(' '))} ;;`,
     );
-  const flagCases = commands.map(
-    (command) =>
-      `    ${sq(pathKey(command.path))}) REPLY=${sq(command.flags.flatMap((flag) => flag.names).join(' '))} ;;`,
-  );
+  // A word under help takes no flags: the default branch says so.
+  const flagCases = commands
+    .filter((command) => command.flags.length > 0)
+    .map(
+      (command) =>
+        `    ${sq(pathKey(command.path))}) REPLY=${sq(command.flags.flatMap((flag) => flag.names).join(' '))} ;;`,
+    );
 
   return `# bash completion for giftcodes
 # Generated from the command tree by \`giftcodes completion bash\`; do not edit (npm run completions).

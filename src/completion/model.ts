@@ -104,22 +104,22 @@ function walk(command: Command, path: readonly string[], inherited: readonly Fla
   // Below a command, its registered options still apply; its --help and --version are its own.
   const passedDown = flags.filter((flag) => !own.includes(flag) || isInherited(visible[own.indexOf(flag)]!, command));
   const children = help.visibleCommands(command);
+  const commands = new Map(
+    children
+      .filter((child) => !isImplicitHelp(child, command))
+      .map((child) => [child, walk(child, [...path, child.name()], passedDown)]),
+  );
   const subcommands = children.map((child) => {
-    const childPath = [...path, child.name()];
-    // commander's implicit `help [command]` takes the names of its siblings.
-    if (child.name() === 'help' && !command.commands.includes(child)) {
-      return {
-        path: childPath,
-        name: 'help',
-        description: help.subcommandDescription(child),
-        subcommands: [],
-        flags: passedDown,
-        args: [words(children.filter((c) => c !== child).map((c) => c.name()))],
-        argsByPrevious: [],
-        variadic: false,
-      } satisfies CommandSpec;
-    }
-    return walk(child, childPath, passedDown);
+    const walked = commands.get(child);
+    if (walked) return walked;
+    // commander's implicit `help [command]`, which cli.ts lets name a command at any depth (`help order place`):
+    // its words are those of its siblings and theirs, a tree of names.
+    const helpPath = [...path, child.name()];
+    return {
+      ...namesOnly(child.name(), help.subcommandDescription(child), helpPath),
+      flags: passedDown,
+      subcommands: [...commands.values()].map((sibling) => helpTree(sibling, helpPath)),
+    } satisfies CommandSpec;
   });
   const args = command.registeredArguments.map(argumentSource);
   const { argWords } = hintsOf(command);
@@ -145,6 +145,23 @@ function walk(command: Command, path: readonly string[], inherited: readonly Fla
 function hinted(flag: FlagSpec, flagWords: Readonly<Record<string, readonly string[]>>, at: string): FlagSpec {
   const list = flag.names.map((name) => flagWords[name]).find((found) => found !== undefined);
   return list && flag.value ? { ...flag, value: words(list), definedAt: at } : flag;
+}
+
+function isImplicitHelp(child: Command, parent: Command): boolean {
+  return child.name() === 'help' && !parent.commands.includes(child);
+}
+
+/** A command as a word under help: its subcommands' words below it, and no flags or arguments of its own. */
+function helpTree(spec: CommandSpec, helpPath: readonly string[]): CommandSpec {
+  const path = [...helpPath, spec.name];
+  return {
+    ...namesOnly(spec.name, spec.description, path),
+    subcommands: spec.subcommands.filter((sub) => sub.name !== 'help').map((sub) => helpTree(sub, path)),
+  };
+}
+
+function namesOnly(name: string, description: string, path: readonly string[]): CommandSpec {
+  return { path, name, description, subcommands: [], flags: [], args: [], argsByPrevious: [], variadic: false };
 }
 
 function isInherited(option: Option, command: Command): boolean {

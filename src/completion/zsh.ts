@@ -16,10 +16,13 @@ export function zshScript(root: CommandSpec): string {
       (command) =>
         `    ${sq(pathKey(command.path))}) reply=(${command.subcommands.map((sub) => described(sub.name, sub.description)).join(' ')}) ;;`,
     );
-  const flagCases = commands.map(
-    (command) =>
-      `    ${sq(pathKey(command.path))}) reply=(${command.flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ')}) ;;`,
-  );
+  // A word under help takes no flags: the default branch says so.
+  const flagCases = commands
+    .filter((command) => command.flags.length > 0)
+    .map(
+      (command) =>
+        `    ${sq(pathKey(command.path))}) reply=(${command.flags.flatMap((flag) => flag.names.map((name) => described(name, flag.description))).join(' ')}) ;;`,
+    );
 
   return `#compdef giftcodes
 # zsh completion for giftcodes

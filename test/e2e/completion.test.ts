@@ -373,6 +373,20 @@ describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ sh
     expect(complete('giftcodes config set history-days 9')).toEqual([]);
     expect(complete('giftcodes config set default-env live ')).not.toContain('test');
   });
+
+  it.skipIf(skip)('completes help with a command, then its subcommands, as help reads them at any depth', () => {
+    const orderVerbs = ['abandon', 'list', 'pending', 'place', 'resume', 'show', 'watch'];
+    expect(complete('giftcodes help or')).toEqual(['order']);
+    expect(complete('giftcodes help order ')).toEqual(orderVerbs);
+    expect(complete('giftcodes help order pl')).toEqual(['place']);
+    expect(complete('giftcodes help config s')).toEqual(['set', 'show']);
+    expect(complete('giftcodes --json help codes ')).toEqual(['decrypt', 'get']);
+    // A verb's own help: the same words, one level down.
+    expect(complete('giftcodes order help ')).toEqual(orderVerbs);
+    // Nothing past a command without subcommands, and no flags in the place of one.
+    expect(complete('giftcodes help order place ')).toEqual([]);
+    expect(complete('giftcodes help ping ')).toEqual([]);
+  });
 });
 
 describe('start-up: --version, --help, completion and TAB load no HTTP client, schema or config library', () => {
