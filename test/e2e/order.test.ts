@@ -169,6 +169,20 @@ describe('order place, show, watch', () => {
     expect(JSON.parse(pending.stdout)).toEqual([]);
   });
 
+  it('an idempotency key with quotes or a backslash is refused before anything is sent: a server may read "k" as k, which the record of k would not know', async () => {
+    const { configDir, server } = served;
+    const before = (await ledger(server)).orders.length;
+    for (const key of ['"inv-7001"', 'inv\\7001', 'a"b']) {
+      const result = await runCli(
+        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--idempotency-key', key, '--json'],
+        { configDir },
+      );
+      expect(result.code).toBe(2);
+      expect(JSON.parse(result.stderr).error.message).toContain('must not hold quotes or backslashes');
+    }
+    expect((await ledger(server)).orders.length).toBe(before);
+  });
+
   it('a live order without --yes and without a terminal exits 2 and sends nothing', async () => {
     const { server } = served;
     const before = (await ledger(server)).orders.length;

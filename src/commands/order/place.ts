@@ -968,6 +968,13 @@ function idempotencyKeyArg(value: string): string {
     throw new InvalidArgumentError(
       'an idempotency key must not look like an API key (sc_test_… or sc_live_…): choose another',
     );
+  // A server may read the header as a structured string ("inv-7001" is inv-7001), where this machine's record of the
+  // key would not know them for one: a review's quoted key passed the "key used" check and was replayed as an order
+  // placed elsewhere, which a server that forgot the key would charge again.
+  if (/["\\]/.test(value))
+    throw new InvalidArgumentError(
+      `an idempotency key must not hold quotes or backslashes (a server may read "k" as k): give it bare, e.g. ${value.replace(/["\\]/g, '') || 'inv-7001'}`,
+    );
   return value;
 }
 
