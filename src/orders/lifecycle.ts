@@ -10,6 +10,7 @@
 //   abandoned: from any phase, by `order abandon`
 import type { Failpoint } from '../failpoints.js';
 import { failpoint } from '../failpoints.js';
+import { UsageError } from '../errors.js';
 import { recordOf, type OrderRecord } from '../journal/history.js';
 import type { Intent, Phase } from '../journal/intent.js';
 import type { Ending, Journal } from '../journal/journal.js';
@@ -109,6 +110,14 @@ export async function deliver(
 ): Promise<void> {
   await print();
   await io.flushOut({ delivery: true });
+  // A --query that printed null in place of the outcome (a field the document does not have: `orderId` for `id`):
+  // nothing of it reached the script, which would place the order again. It stays pending; the same command with a
+  // query that names a field resumes it (a review's script read null, and its corrected re-run was a second charge).
+  if (io.queryMissed !== undefined)
+    throw new UsageError(`${io.queryMissed}: the outcome it was given is not taken as having reached you`, {
+      code: 'bad_query',
+      hint: 'nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. id); it picks up the same order',
+    });
   if ('orderId' in delivery) {
     await failpoint(LIFECYCLE.delivered.failpoint!);
     return;

@@ -64,6 +64,8 @@ export class Io {
   /** Writes to stdout whose callback has not come yet, and the first error any of them reported. */
   private readonly pendingOut = new Set<Promise<void>>();
   private outFailure: NodeJS.ErrnoException | undefined;
+  /** What a --query that printed null said (exporter.ts queryMissed): the document it was given reached nobody. */
+  queryMissed: string | undefined;
   private watchingOut = false;
   private watchingErr = false;
   /** A spinner is drawn on the terminal now: a second one stays silent (spinner()). */
@@ -176,6 +178,7 @@ export class Io {
       const selected = this.query(value) ?? null;
       const missed = selected === null ? this.query.missed?.(value) : undefined;
       if (missed) this.warn(missed);
+      this.queryMissed ??= missed;
       value = selected;
     }
     if (this.raw && typeof value === 'string') {

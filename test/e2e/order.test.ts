@@ -169,6 +169,27 @@ describe('order place, show, watch', () => {
     expect(JSON.parse(pending.stdout)).toEqual([]);
   });
 
+  // A review's script read `orderId` (order list's field) where the order says `id`: it printed null, the order was
+  // taken as delivered, and the corrected re-run was a second charge.
+  it('a --query that prints null leaves the order pending (exit 2); the same command with a right query picks it up, no second charge', async () => {
+    const { configDir, server } = served;
+    const before = (await ledger(server)).orders.length;
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--raw'];
+    const wrong = await runCli([...place, '--query', 'orderId'], { configDir });
+    expect(wrong.code, wrong.stderr).toBe(2);
+    expect(wrong.stdout).toBe('null\n');
+    expect(wrong.stderr).toContain('--query "orderId" gave null');
+    expect(wrong.stderr).toContain('is not taken as having reached you');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as unknown[];
+    expect(pending).toHaveLength(1);
+    const right = await runCli([...place, '--query', 'id'], { configDir });
+    expect(right.code, right.stderr).toBe(0);
+    expect(right.stdout).toMatch(/^ord_\w+\n$/);
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+  });
+
   it('an idempotency key with quotes or a backslash is refused before anything is sent: a server may read "k" as k, which the record of k would not know', async () => {
     const { configDir, server } = served;
     const before = (await ledger(server)).orders.length;
