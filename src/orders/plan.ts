@@ -487,6 +487,38 @@ export function deliveredUnderOtherScope(
   return underOtherScope(recent, scope, profile, todo, planPath, batch);
 }
 
+/**
+ * The rows another plan (another file name or directory, or another --batch: another family) delivered in this scope
+ * and profile in the last 24 hours, when they are exactly this plan's rows (each product and quantity as often,
+ * nothing more); else undefined. A plan copied, renamed or saved under another name is its own plan and orders
+ * every row again: a review ran `restock (copy).csv` after `restock.csv` and each row was charged twice, without a
+ * word. Two plans alike row for row within a day are said (order place asks at a terminal); one row in common is not.
+ */
+export function sameRowsElsewhere(
+  records: readonly OrderRecord[],
+  scope: Scope,
+  profile: string,
+  rows: readonly { productId: string; quantity: number }[],
+  family: string,
+  now: number = Date.now(),
+): OrderRecord[] | undefined {
+  const shape = (items: readonly { productId: string; quantity: number }[]): string =>
+    items
+      .map((r) => `${r.productId}\n${r.quantity}`)
+      .sort()
+      .join('\0');
+  const wanted = shape(rows);
+  const byFamily = new Map<string, OrderRecord[]>();
+  for (const r of records) {
+    if (!deliveredHere(r, scope) || r.profile !== profile || !endedWithinDay(r, now)) continue;
+    const other = /^plan-([0-9a-f]{12})[0-9a-f]{12}$/.exec(r.key)?.[1];
+    if (other === undefined || other === family) continue;
+    byFamily.set(other, [...(byFamily.get(other) ?? []), r]);
+  }
+  for (const group of byFamily.values()) if (group.length === rows.length && shape(group) === wanted) return group;
+  return undefined;
+}
+
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */
 interface ScopedRow {
   key: string;

@@ -14,6 +14,7 @@ import {
   interruptedGone,
   olderVersionRows,
   deliveredUnderOtherScope,
+  sameRowsElsewhere,
   underOtherScope,
   connectionScope,
   deliveredRows,
@@ -527,5 +528,44 @@ describe('planName: a plan from a descriptor is keyed by one name, whichever the
     expect(planName('/dev/fd/63')).toBe(planName('/proc/self/fd/12'));
     expect(planName('/srv/plans/stdin')).toBe('stdin');
     expect(planName('/srv/plans/nightly.csv')).toBe('nightly.csv');
+  });
+});
+
+// A review ran `restock (copy).csv` right after `restock.csv`: each row was charged twice, and the run said nothing.
+describe('sameRowsElsewhere: another plan delivered exactly these rows within the day', () => {
+  const mine = planFamily(scope, '/plans/restock (copy).csv', undefined);
+  const theirs = planFamily(scope, '/plans/restock.csv', undefined);
+  const rows = [
+    { productId: 'zalando-de-25', quantity: 2 },
+    { productId: 'tesco-uk-20', quantity: 3 },
+    { productId: 'tesco-uk-20', quantity: 3 },
+  ];
+  const of = (family: string, r: { productId: string; quantity: number }, n: number, o: Partial<OrderRecord> = {}) =>
+    record(rowKey(family, { productId: r.productId, quantity: r.quantity, outCell: '', occurrence: n }), {
+      productId: r.productId,
+      quantity: r.quantity,
+      ...o,
+    });
+  const delivered = rows.map((r, i) => of(theirs, r, i));
+
+  it('the same rows in another order, from another plan file: named', () => {
+    const found = sameRowsElsewhere([...delivered].reverse(), scope, 'shop', rows, mine, T0);
+    expect(found?.map((r) => r.key).sort()).toEqual(delivered.map((r) => r.key).sort());
+  });
+
+  it('not: this plan itself, a row more or less, another quantity, another scope or profile, over a day ago, not delivered', () => {
+    const none = (records: OrderRecord[], wanted = rows): void =>
+      expect(sameRowsElsewhere(records, scope, 'shop', wanted, mine, T0)).toBeUndefined();
+    none(rows.map((r, i) => of(mine, r, i)));
+    none(delivered.slice(1));
+    none(delivered, rows.slice(1));
+    none([...delivered, of(theirs, { productId: 'steam-us-20', quantity: 1 }, 9)]);
+    none(delivered, [...rows.slice(1), { productId: 'zalando-de-25', quantity: 1 }]);
+    none(delivered.map((r) => ({ ...r, keyId: 'another-key' })));
+    none(delivered.map((r) => ({ ...r, profile: 'night' })));
+    none(delivered.map((r) => ({ ...r, endedAt: new Date(T0 - DAY - 1).toISOString() })));
+    none(delivered.map((r) => ({ ...r, outcome: 'refused' as const })));
+    // A single order's record (its key made by the journal) is never a plan's row.
+    none(delivered.map((r) => ({ ...r, key: '3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21' })));
   });
 });

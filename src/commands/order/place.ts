@@ -394,6 +394,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     interruptedGone,
     olderVersionRows,
     deliveredUnderOtherScope,
+    sameRowsElsewhere,
     underOtherScope,
     outFileProblems,
     refusePlan,
@@ -533,6 +534,34 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           5,
         )}`,
       );
+    }
+    // The same rows, all of them, delivered by another plan within the day (a copy, a rename, "Save as"): said, and
+    // asked about at a terminal. Not refused elsewhere: a cron job may write each night's plan to a new name.
+    const twin =
+      o.batch === undefined && todo.length === rows.length
+        ? sameRowsElsewhere(records, scope, connection.profile, rows, family)
+        : undefined;
+    if (twin) {
+      const last = twin
+        .map((r) => r.endedAt ?? r.updatedAt)
+        .sort()
+        .at(-1);
+      io.warn(
+        `another plan delivered these same ${counted(twin.length, 'row')} here in the last 24 hours (the last at ${last}: ${firstOf(
+          twin.map(deliveredWords),
+          5,
+        )}); ${o.plan} is a plan of its own (a copied or renamed file, another directory or --batch), so every row is a new order, charged again`,
+      );
+      if (io.canPrompt && !o.yes) {
+        const cancelled = nothingSent();
+        const again = await io.confirm(
+          `Order all ${counted(twin.length, 'row')} again, as new orders?`,
+          '--yes',
+          'ordering the same rows again',
+          { cancelled },
+        );
+        if (!again) throw cancelled;
+      }
     }
     const asked = [changed, unfinished, older, elsewhere, elsewhereUnfinished].some((list) => list.length > 0);
     if (asked && todo.length > 0) {

@@ -1,0 +1,42 @@
+// A plan copied or renamed ("Save as…", `cp restock.csv "restock (copy).csv"`) is a plan of its own: every row is a
+// new order. A review ran the copy right after the original and each row was charged twice, without a word. Now the
+// run says that another plan delivered these same rows within the day, and asks at a terminal.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const served = servedApi(['--fulfil-after', '0'], { login: true });
+const inTerminal = giftcodesTerminals();
+
+describe('a copied plan run after the original', () => {
+  it('is said off a terminal (and run: a cron job may name each night its own file), asked at one (No orders nothing)', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const dir = tempDir();
+    const rows = 'product,quantity\nzalando-de-25,2\ntesco-uk-20,3\n';
+    for (const name of ['restock.csv', 'restock (copy).csv', 'restock-v2.csv']) writeFileSync(join(dir, name), rows);
+    const before = (await ledger(server)).orders.length;
+    const first = await runCli(['order', 'place', '--plan', join(dir, 'restock.csv')], { configDir, baseUrl });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('another plan delivered');
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+
+    const t = inTerminal(['order', 'place', '--plan', join(dir, 'restock (copy).csv')], configDir, {
+      GIFTCODES_BASE_URL: baseUrl,
+    });
+    const asked = (await t.waitFor(/Order all 2 rows again, as new orders\?/)).replace(/\s+/g, ' ');
+    expect(asked).toContain('another plan delivered these same 2 rows here in the last 24 hours');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+
+    const copy = await runCli(['order', 'place', '--plan', join(dir, 'restock-v2.csv')], { configDir, baseUrl });
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr.replace(/\s+/g, ' ')).toContain(
+      'another plan delivered these same 2 rows here in the last 24 hours',
+    );
+    expect(copy.stderr).toContain('is a plan of its own (a copied or renamed file, another directory or --batch)');
+    expect((await ledger(server)).orders.length).toBe(before + 4);
+  }, 120_000);
+});
