@@ -3,13 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import {
+  abandonedMaybePlaced,
   finishedInItsPlace,
   leftByEarlierRuns,
   placingNow,
   resumableFor,
   resumeCandidate,
 } from '../../src/orders/recover.js';
-import type { OrderRecord } from '../../src/journal/history.js';
+import { recordOf, type OrderRecord } from '../../src/journal/history.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { writeFileSync } from 'node:fs';
@@ -186,5 +187,61 @@ describe('finishedInItsPlace: an interrupted order place of this very request th
     older.history.record(finished('older', 24 * HOUR + 1));
     older.history.mark('finished', T);
     expect(finishedInItsPlace(older, spec, undefined, T)).toBeUndefined();
+  });
+});
+
+describe('abandonedMaybePlaced: this very request, abandoned after it went out, within the day the server keeps its key', () => {
+  const T = Date.parse('2026-06-01T12:00:00.000Z');
+  const at = (ms: number): string => new Date(ms).toISOString();
+  /** A record of `spec`'s request, sent `ago` ms before T and abandoned with no answer. */
+  const abandoned = (key: string, ago: number, extra: Partial<OrderRecord> = {}): OrderRecord => ({
+    ...recordAt(key, at(T - ago), { ...spec, outcome: 'abandoned', sent: true }),
+    ...extra,
+  });
+
+  it('names the record within the day; never with a key given, nor for another request or scope', () => {
+    const j = journal();
+    j.history.record(abandoned('stopped', HOUR));
+    // Without the mark abandon leaves, no record is read: one stat for each order place.
+    expect(abandonedMaybePlaced(j, spec, undefined, T)).toBeUndefined();
+    j.history.mark('abandoned', T - HOUR);
+    expect(abandonedMaybePlaced(j, spec, undefined, T)?.key).toBe('stopped');
+    expect(abandonedMaybePlaced(j, spec, 'my-key', T)).toBeUndefined();
+    for (const other of [
+      { quantity: 4 },
+      { productId: 'steam-us-20' },
+      { profile: 'shop' },
+      { environment: 'live' as const },
+      { baseUrl: 'http://127.0.0.1:9' },
+      { keyId: 'k2' },
+    ])
+      expect(abandonedMaybePlaced(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
+  });
+
+  it('not: one never sent, one with an order id, one that ended otherwise, one sent over a day ago or dated ahead', () => {
+    const none = (record: OrderRecord): void => {
+      const j = journal();
+      j.history.record(record);
+      j.history.mark('abandoned', T);
+      expect(abandonedMaybePlaced(j, spec, undefined, T), JSON.stringify(record)).toBeUndefined();
+    };
+    none(abandoned('prepared', HOUR, { sent: undefined }));
+    none(abandoned('answered', HOUR, { orderId: 'ord_1' }));
+    none(abandoned('refused', HOUR, { outcome: 'refused' }));
+    none(abandoned('delivered', HOUR, { outcome: 'delivered' }));
+    none(abandoned('old', 24 * HOUR + 1));
+    none(abandoned('ahead', -10 * 60 * 1000));
+    const day = journal();
+    day.history.record(abandoned('day', 24 * HOUR));
+    day.history.mark('abandoned', T);
+    expect(abandonedMaybePlaced(day, spec, undefined, T)?.key).toBe('day');
+  });
+
+  it('recordOf marks an abandoned intent sent only when its request went out without an answer', () => {
+    const base = { ...spec, key: 'k', createdAt: at(T), updatedAt: at(T) } as unknown as Intent;
+    expect(recordOf({ ...base, phase: 'sending' }, 'abandoned').sent).toBe(true);
+    expect(recordOf({ ...base, phase: 'prepared' }, 'abandoned').sent).toBeUndefined();
+    expect(recordOf({ ...base, phase: 'accepted', orderId: 'ord_1' }, 'abandoned').sent).toBeUndefined();
+    expect(recordOf({ ...base, phase: 'sending' }, 'refused').sent).toBeUndefined();
   });
 });
