@@ -50,15 +50,27 @@ const WRAPPERS: Readonly<Record<string, string>> = {
 };
 const CLOSERS = new Set(Object.values(WRAPPERS).join(''));
 
+/** Emphasis a chat or Markdown puts around a ref (Slack's `*bold*`, `_italic_`, `~strike~`): dropped in pairs only. */
+const EMPHASIS = new Set(['*', '_', '~']);
+
+/**
+ * Invisible format characters a chat or a web page adds to what is copied (zero-width space, non-joiner and joiner,
+ * word joiner, byte order mark): never part of an order id or a key (printable ASCII), so dropped wherever they are.
+ */
+const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF]/g;
+
 /** The whole order id of openapi.yaml (`ord_` and 24 hex digits), in any case. */
 const ORDER_ID = /^ord_[0-9a-f]{24}$/i;
 
 /**
- * A ref as pasted (from JSON output, a chat, a sentence, an e-mail): without the spaces, quotes, backticks,
- * angle brackets and brackets around it, layer after layer, or the full stop, comma, semicolon or colon after it;
- * a whole order id typed in capitals (read out over the phone) in the lower case openapi.yaml gives ids. Only
- * what cannot be part of an order id is dropped; an idempotency key may hold such characters (place.ts takes any
- * printable ASCII) and keeps its case, so the callers try the ref as typed first. Nothing left: the ref as typed.
+ * A ref as pasted (from JSON output, a chat, a sentence, an e-mail, the docs): without the spaces, quotes,
+ * backticks, angle brackets, brackets and emphasis (`*…*`, `_…_`, `~…~`, whole pairs) around it, layer after layer,
+ * a `#` before it, the full stop, comma, semicolon, colon, `!` or `?` after it, or the ellipsis of an id printed
+ * truncated (`ord_c47ab0c9…`, left as the prefix it is), and without invisible format characters anywhere; a whole
+ * order id typed in capitals (read out over the phone) in the lower case openapi.yaml gives ids. Only what cannot
+ * be part of an order id is dropped; an idempotency key may hold such characters (place.ts takes any printable
+ * ASCII) and keeps its case, so the callers try the ref as typed first. Nothing left: the ref as typed. A URL or
+ * two words (`order ord_…`) are left as they are.
  */
 export function cleanRef(typed: string): string {
   return refLayers(typed).at(-1)!;
@@ -70,15 +82,17 @@ export function cleanRef(typed: string): string {
  */
 function refLayers(typed: string): string[] {
   const layers = [typed];
-  let ref = typed.trim();
+  let ref = typed.replace(INVISIBLE, '').trim();
   for (let before = ''; ref !== before;) {
     if (ref !== '' && ref !== layers.at(-1)) layers.push(ref);
     before = ref;
-    ref = ref.replace(/[.,;:]+$/, '').trim();
+    // `...` is a run of full stops; `…` one character.
+    ref = ref.replace(/[.,;:!?…]+$/, '').replace(/^#/, '').trim();
     const first = ref[0] ?? '';
     const last = ref.at(-1) ?? '';
     const closing = WRAPPERS[first];
-    if (ref.length >= 2 && closing?.includes(last)) ref = ref.slice(1, -1).trim();
+    if (ref.length >= 2 && EMPHASIS.has(first) && last === first) ref = ref.slice(1, -1).trim();
+    else if (ref.length >= 2 && closing?.includes(last)) ref = ref.slice(1, -1).trim();
     // One side of a pair alone (`ord_…)` from "(see ord_…)"): dropped when its partner is nowhere in the ref.
     else if (closing !== undefined && ![...closing].some((c) => ref.includes(c, 1))) ref = ref.slice(1).trim();
     else if (CLOSERS.has(last) && !openerOf(last).some((c) => ref.slice(0, -1).includes(c)))

@@ -180,6 +180,25 @@ describe('what a person copies from order list', () => {
   });
 });
 
+// A usability review (support staff pasting from Slack and the docs): these went to the API unchanged, and the
+// 404's hint said that none of the orders recorded here matched, though one did once the stray characters went.
+describe('an order id pasted from a chat or the docs', () => {
+  it('finds the recorded order through invisible characters, emphasis, a # or ! and an ellipsis', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir,
+    });
+    expect(placed.code, placed.stderr).toBe(0);
+    const [order] = await listed(configDir);
+    const id = order!.orderId;
+    for (const typed of [`${id}\u200B`, `*${id}*`, `_${id}_`, `#${id}`, `${id}!`, `${id.slice(0, 12)}…`]) {
+      const show = await runCli(['order', 'show', typed], { configDir });
+      expect(show.code, `${JSON.stringify(typed)}: ${show.stderr}`).toBe(0);
+      expect(show.stdout).toContain(id);
+    }
+  });
+});
+
 describe('an order that never got an id', () => {
   it('order show prints what this machine knows, with the way to finish it (exit 0, nothing asked of the API)', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
