@@ -56,7 +56,7 @@ describe('an order its run left unfinished, as a cron log and a support agent re
     const pending = await runCli(['order', 'pending'], { configDir });
     expect(pending.code, pending.stderr).toBe(0);
     expect(pending.stdout + pending.stderr).toContain(
-      `finish them with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume --all`,
+      `finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${left!.key}`,
     );
     const shown = await runCli(['order', 'show', left!.key], { configDir });
     expect(shown.stdout).toContain(

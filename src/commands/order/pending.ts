@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Unreadable } from '../../journal/journal.js';
-import { pinnedHint } from '../../output/pinned-hint.js';
+import { pinnedHint, shellWord } from '../../output/pinned-hint.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
@@ -96,18 +96,38 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
       // could not be pasted (a review), and on one line they took four at 80 columns.
       // The way out of a stale or future-dated one only when one is listed: said under every table, it sent a
       // reader of fresh interrupted orders looking for one that was not there.
-      ...[
-        'finish them with: giftcodes order resume --all',
-        ...(data.some((r) => r.state === 'stale' || r.state === 'future-dated')
-          ? ['stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>']
-          : []),
-      ].map((line) => io.c.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR }))),
+      // Never `order resume --all` (docs/support-desk.md): it takes up orders outside the rows listed too. One row
+      // is named by its key; several by the KEY column.
+      ...wayOut(data).map((line) => io.c.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR }))),
       ...(data.some((r) => r.state === 'written')
         ? [io.c.dim('codes in file: the same command again ends it, charging nothing')]
         : []),
     ],
     pager: false,
   });
+}
+
+/**
+ * The lines under the table that say how to finish its rows: `order resume` of the one row's key (with --force-stale
+ * or abandon, once checked, for a stale or future-dated one), or of <key> for several, with the way out of the
+ * stale and future-dated ones when one is listed.
+ */
+export function wayOut(rows: readonly { key: string; state: string }[]): string[] {
+  const stale = (r: { state: string }): boolean => r.state === 'stale' || r.state === 'future-dated';
+  if (rows.length === 1) {
+    const key = shellWord(rows[0]!.key);
+    return stale(rows[0]!)
+      ? [
+          `it is ${rows[0]!.state}: once checked on the server, giftcodes order resume ${key} --force-stale, or giftcodes order abandon ${key}`,
+        ]
+      : [`finish it with: giftcodes order resume ${key}`];
+  }
+  return [
+    'finish each with: giftcodes order resume <key>',
+    ...(rows.some(stale)
+      ? ['stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>']
+      : []),
+  ];
 }
 
 /** Damaged journal files are named, never removed: one may be the only trace of an order. */

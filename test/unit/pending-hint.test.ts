@@ -1,0 +1,50 @@
+// The line under order pending's table (a usability review): it said `finish them with: giftcodes order resume
+// --all` for a single row, plural for one, and --all, which docs/support-desk.md says a hint never names: it takes
+// up orders outside the rows listed too.
+import { describe, expect, it } from 'vitest';
+import { run, wayOut } from '../../src/commands/order/pending.js';
+import { capturedIo, freshJournal } from '../helpers/inprocess.js';
+
+const ORDER = {
+  profile: 'default',
+  environment: 'test' as const,
+  baseUrl: 'http://127.0.0.1:1',
+  keyId: 'k',
+  productId: 'amazon-us-10',
+  quantity: 1,
+};
+
+async function shown(keys: readonly string[]): Promise<string> {
+  const journal = freshJournal();
+  for (const key of keys) await journal.begin({ ...ORDER, key });
+  const { io, out, err } = capturedIo();
+  await run({ io, journal: () => Promise.resolve(journal) });
+  return out() + err();
+}
+
+describe('order pending: the way to finish the rows it lists', () => {
+  it('one row: the order resume of its key', async () => {
+    const text = await shown(['invoice-1001']);
+    expect(text).toContain('finish it with: giftcodes order resume invoice-1001\n');
+    expect(text).not.toContain('--all');
+  });
+
+  it('several: order resume with the key of each, never --all', async () => {
+    const text = await shown(['invoice-1001', 'invoice-1002']);
+    expect(text).toContain('finish each with: giftcodes order resume <key>\n');
+    expect(text).not.toContain('--all');
+  });
+});
+
+describe('wayOut', () => {
+  it('a single stale or future-dated row: --force-stale or abandon of its key, once checked; never a plain resume', () => {
+    expect(wayOut([{ key: 'po-7', state: 'stale' }])).toEqual([
+      'it is stale: once checked on the server, giftcodes order resume po-7 --force-stale, or giftcodes order abandon po-7',
+    ]);
+    expect(wayOut([{ key: "it's", state: 'interrupted' }])).toEqual([`finish it with: giftcodes order resume 'it'\\''s'`]);
+    expect(wayOut([{ key: 'a', state: 'interrupted' }, { key: 'b', state: 'future-dated' }])).toEqual([
+      'finish each with: giftcodes order resume <key>',
+      'stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>',
+    ]);
+  });
+});
