@@ -41,8 +41,15 @@ describe('wayOut', () => {
     expect(wayOut([{ key: 'po-7', state: 'stale' }])).toEqual([
       'it is stale: once checked on the server, giftcodes order resume po-7 --force-stale, or giftcodes order abandon po-7',
     ]);
-    expect(wayOut([{ key: "it's", state: 'interrupted' }])).toEqual([`finish it with: giftcodes order resume 'it'\\''s'`]);
-    expect(wayOut([{ key: 'a', state: 'interrupted' }, { key: 'b', state: 'future-dated' }])).toEqual([
+    expect(wayOut([{ key: "it's", state: 'interrupted' }])).toEqual([
+      `finish it with: giftcodes order resume 'it'\\''s'`,
+    ]);
+    expect(
+      wayOut([
+        { key: 'a', state: 'interrupted' },
+        { key: 'b', state: 'future-dated' },
+      ]),
+    ).toEqual([
       'finish each with: giftcodes order resume <key>',
       'stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>',
     ]);
