@@ -12,7 +12,7 @@ import {
   type Connection,
 } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
-import type { Deps, Target } from './commands/deps.js';
+import type { CurrentTarget, Deps, Target } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
 import type { Io } from './output/io.js';
 import { environmentOfKey, type KeyEnvironment } from './secrets.js';
@@ -127,14 +127,19 @@ export class Factory implements Deps {
     return connection;
   }
 
-  async currentTarget(): Promise<Target> {
+  async currentTarget(): Promise<CurrentTarget> {
     const store = await this.config();
     const profile = resolveProfileName(this.globals, this.io.env, store);
     const given = this.globals.apiKey || this.io.env.GIFTCODES_API_KEY;
     const wanted = this.globals.env === 'all' ? undefined : this.globals.env;
     const environment =
       (given ? environmentOfKey(given) : undefined) ?? wanted ?? store.profile(profile).defaultEnv ?? 'test';
-    return { profile, environment, baseUrl: resolveBaseUrl(this.globals, this.io.env, store, profile) };
+    const baseUrlGiven = this.globals.baseUrl
+      ? ('--base-url' as const)
+      : this.io.env.GIFTCODES_BASE_URL
+        ? ('GIFTCODES_BASE_URL' as const)
+        : undefined;
+    return { profile, environment, baseUrl: resolveBaseUrl(this.globals, this.io.env, store, profile), baseUrlGiven };
   }
 
   /** The client for the resolved connection (profile, environment, key, base URL). */

@@ -16,6 +16,11 @@ export interface Target {
   readonly baseUrl: string;
 }
 
+/** The target this run would use, and where a base URL given for it came from (--base-url, GIFTCODES_BASE_URL). */
+export interface CurrentTarget extends Target {
+  readonly baseUrlGiven?: '--base-url' | 'GIFTCODES_BASE_URL' | undefined;
+}
+
 export interface Deps {
   readonly io: Io;
   /** Aborted on SIGINT/SIGTERM. */
@@ -40,8 +45,11 @@ export interface Deps {
    * --api-key or GIFTCODES_API_KEY when given, else that profile's key.
    */
   connectionTo(where: Target): Promise<Connection>;
-  /** The profile, environment and base URL this run would use, without reading a key (for comparing). */
-  currentTarget(): Promise<Target>;
+  /**
+   * The profile, environment and base URL this run would use, without reading a key (for comparing); `baseUrlGiven`:
+   * where a base URL given for this run came from (--base-url, GIFTCODES_BASE_URL), else undefined.
+   */
+  currentTarget(): Promise<CurrentTarget>;
   journal(): Promise<Journal>;
   /** Milliseconds since 1970. */
   now(): number;

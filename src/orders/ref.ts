@@ -87,7 +87,10 @@ function refLayers(typed: string): string[] {
     if (ref !== '' && ref !== layers.at(-1)) layers.push(ref);
     before = ref;
     // `...` is a run of full stops; `…` one character.
-    ref = ref.replace(/[.,;:!?…]+$/, '').replace(/^#/, '').trim();
+    ref = ref
+      .replace(/[.,;:!?…]+$/, '')
+      .replace(/^#/, '')
+      .trim();
     const first = ref[0] ?? '';
     const last = ref.at(-1) ?? '';
     const closing = WRAPPERS[first];
@@ -328,13 +331,22 @@ function endedHere(record: OrderRecord): UsageError {
   );
 }
 
-/** The record's own profile, environment and base URL, said on stderr when they are not this run's. */
+/**
+ * The record's own profile, environment and base URL, said on stderr when they are not this run's, in one line. A
+ * base URL given for this run (--base-url, GIFTCODES_BASE_URL) that is not the record's is said to be unused, and
+ * why: the order was placed, and is read, there (a review's --base-url was left aside without a word).
+ */
 async function clientForRecord(deps: RefDeps, record: OrderRecord): Promise<ApiClient> {
   const where = placedWith(record);
   const current = await deps.currentTarget().catch(() => undefined);
   const api = await clientAt(deps, record);
-  if (!sameTarget(current, where))
-    deps.io.notice(`order ${record.orderId} was placed with ${describeTarget(where)}: reading it there`);
+  if (!sameTarget(current, where)) {
+    const given =
+      current?.baseUrlGiven !== undefined && current.baseUrl !== where.baseUrl
+        ? `; ${current.baseUrlGiven} (${current.baseUrl}) is not used: an order in the local record is read where it was placed`
+        : '';
+    deps.io.notice(`order ${record.orderId} was placed with ${describeTarget(where)}: reading it there${given}`);
+  }
   return api;
 }
 
@@ -363,7 +375,13 @@ export async function clientAt(
   } catch (error) {
     throw keyGone(error, record, where);
   }
-  return deps.clientFor(connection.baseUrl, connection.apiKey);
+  // Its base URL is the record's, not a setting: the hints of a server out of reach name it as that, never --base-url.
+  return deps.clientFor(connection.baseUrl, connection.apiKey, undefined, undefined, recordedBaseUrl(record));
+}
+
+/** Where the base URL of a recorded order's client comes from, as the hints of its failures name it. */
+export function recordedBaseUrl(record: Pick<OrderRecord, 'orderId' | 'key' | 'baseUrl'>): string {
+  return `the base URL order ${record.orderId ?? record.key} was placed at, ${record.baseUrl} (from its record)`;
 }
 
 export function describeTarget(where: Target): string {

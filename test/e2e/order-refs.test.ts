@@ -251,6 +251,23 @@ describe('an order that never got an id', () => {
     expect(shown.stdout).toContain(`status       ${record!.status} (as this machine last read it)\n`);
     expect(shown.stdout).toContain(`here         codes written to ${out}`);
     expect(unstamped(shown.stderr)).toMatch(/^error: cannot reach /m);
+    // A usability review: the amount order list shows was left out, and the hint said to check --base-url, which
+    // is not where a recorded order is read.
+    expect(shown.stdout).toMatch(/^amount +\d[\d,]*\.\d\d [A-Z]{3}$/m);
+    expect(shown.stderr).not.toContain('--base-url');
+    expect(shown.stderr).toContain(`was placed at, ${server.url} (from its record)`);
+    // An explicit --base-url of another server is said once not to be used, and why.
+    const given = await runCli(
+      ['order', 'show', record!.orderId!, '--retries', '0', '--base-url', 'http://127.0.0.1:9'],
+      { configDir },
+    );
+    expect(given.code).toBe(5);
+    const notices = unstamped(given.stderr)
+      .split('\n')
+      .filter((line) => line.includes('is not used'));
+    expect(notices).toEqual([
+      `order ${record!.orderId} was placed with the test key of profile "default" at ${server.url}: reading it there; --base-url (http://127.0.0.1:9) is not used: an order in the local record is read where it was placed`,
+    ]);
     // --json keeps stdout for the API's order: nothing there, the error alone.
     const json = await runCli(['order', 'show', record!.orderId!, '--retries', '0', '--json'], { configDir });
     expect(json.code).toBe(5);

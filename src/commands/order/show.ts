@@ -7,6 +7,7 @@ import type { Journal } from '../../journal/journal.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { pinnedHint } from '../../output/pinned-hint.js';
+import { spokenMoney } from '../../money.js';
 import { labelled, printOrder } from '../../orders/present.js';
 import { stripControl } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
@@ -80,6 +81,10 @@ async function printLocal(
     ...head,
     ['product', record.productId],
     ['quantity', String(record.quantity)],
+    // What the API stated it costs, as order list shows it: an order show that cannot reach the API left it out.
+    ...(record.amount
+      ? [['amount', spokenMoney(record.amount.amount, record.amount.currency)] as [string, string]]
+      : []),
     ['environment', record.environment],
     ['created', record.createdAt],
     ...tail,
