@@ -75,6 +75,8 @@ export interface Outcome {
    * same `order place` run again is told it places a second order (OrderRecord.finishedBy).
    */
   finishedBy?: string | undefined;
+  /** Where its codes went: a file (not `-`) is where the outcome reached the user, whatever stdout shows. */
+  written?: { path: string } | undefined;
 }
 
 /**
@@ -110,11 +112,14 @@ export async function deliver(
 ): Promise<void> {
   await print();
   await io.flushOut({ delivery: true });
-  // A --query that printed null in place of the outcome (a field the document does not have: `orderId` for `id`):
-  // nothing of it reached the script, which would place the order again. It stays pending; the same command with a
-  // query that names a field resumes it (a review's script read null, and its corrected re-run was a second charge).
-  if (io.queryMissed !== undefined)
-    throw new UsageError(`${io.queryMissed}: the outcome it was given is not taken as having reached you`, {
+  // A --query that printed null in place of this run's own order (a field the order does not have: `orderId` for
+  // `id`): nothing of it reached the script, which would place the order again. It stays pending; the same command
+  // with a query that names a field resumes it (a review's script read null, and its corrected re-run was a second
+  // charge). Not where its codes went to a file (they reached the user there), nor for a field whose value is null
+  // (a nightly `--query failure_reason`), nor for an order fetched by watch or codes get (nothing to resume).
+  const wroteFile = (o: Outcome): boolean => o.written !== undefined && o.written.path !== '-';
+  if (io.queryAbsent !== undefined && !('orderId' in delivery) && delivery.length > 0 && !delivery.some(wroteFile))
+    throw new UsageError(`${io.queryAbsent}: the order it was given is not taken as having reached you`, {
       code: 'bad_query',
       hint: 'nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. id); it picks up the same order',
     });

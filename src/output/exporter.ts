@@ -125,8 +125,15 @@ export function pagerCommand(io: Io): string | undefined {
   return trimmed === '' || trimmed === 'cat' ? undefined : trimmed;
 }
 
-/** A compiled --query; `missed` says what a null result missed (see queryMissed). */
-export type Query = ((value: unknown) => unknown) & { readonly missed?: (value: unknown) => string | undefined };
+/**
+ * A compiled --query; `missed` says what a null result missed (see queryMissed); `absent` whether the expression is
+ * one field's name that the document (an object) does not have at all (`orderId` of an order, which says `id`), as
+ * against a field whose value is null (`failure_reason` of an order that did not fail) or any longer expression.
+ */
+export type Query = ((value: unknown) => unknown) & {
+  readonly missed?: (value: unknown) => string | undefined;
+  readonly absent?: (value: unknown) => boolean;
+};
 
 /**
  * Compiles a JMESPath expression (loaded only when --query is given). A bad expression is a usage error,
@@ -153,7 +160,16 @@ export async function compileQuery(expression: string): Promise<Query> {
       });
     }
   };
-  return Object.assign(query, { missed: (value: unknown) => queryMissed(expression, value) });
+  const field = /^[A-Za-z_][A-Za-z0-9_]*$/.test(expression.trim()) ? expression.trim() : undefined;
+  return Object.assign(query, {
+    missed: (value: unknown) => queryMissed(expression, value),
+    absent: (value: unknown) =>
+      field !== undefined &&
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      !Object.hasOwn(value, field),
+  });
 }
 
 /**

@@ -64,8 +64,11 @@ export class Io {
   /** Writes to stdout whose callback has not come yet, and the first error any of them reported. */
   private readonly pendingOut = new Set<Promise<void>>();
   private outFailure: NodeJS.ErrnoException | undefined;
-  /** What a --query that printed null said (exporter.ts queryMissed): the document it was given reached nobody. */
-  queryMissed: string | undefined;
+  /**
+   * What a --query that printed null said, where it named a field the document does not have at all (exporter.ts
+   * Query.absent): the document reached nobody (orders/lifecycle.ts deliver).
+   */
+  queryAbsent: string | undefined;
   private watchingOut = false;
   private watchingErr = false;
   /** A spinner is drawn on the terminal now: a second one stays silent (spinner()). */
@@ -178,7 +181,7 @@ export class Io {
       const selected = this.query(value) ?? null;
       const missed = selected === null ? this.query.missed?.(value) : undefined;
       if (missed) this.warn(missed);
-      this.queryMissed ??= missed;
+      if (missed && this.query.absent?.(value)) this.queryAbsent ??= missed;
       value = selected;
     }
     if (this.raw && typeof value === 'string') {

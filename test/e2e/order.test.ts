@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, journalFiles, ledger, loggedIn, runCli, servedApi, withServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, journalFiles, ledger, loggedIn, runCli, servedApi, tempDir, withServer } from '../helpers/e2e.js';
 
 describe('order place, show, watch', () => {
   const served = servedApi(['--fulfil-after', '400'], { login: true });
@@ -188,6 +188,17 @@ describe('order place, show, watch', () => {
     expect(right.stdout).toMatch(/^ord_\w+\n$/);
     expect((await ledger(server)).orders.length).toBe(before + 1);
     expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+    // Not for a field the order has whose value is null (a nightly --query failure_reason), nor where the codes
+    // went to a file, nor for an order watched: each reached the user, exit 0, nothing left pending.
+    const nightly = await runCli([...place, '--wait', '--query', 'failure_reason'], { configDir });
+    expect(nightly.code, nightly.stderr).toBe(0);
+    const filed = await runCli([...place, '--out', join(tempDir(), 'c.csv'), '--query', 'orderId'], { configDir });
+    expect(filed.code, filed.stderr).toBe(0);
+    const id = right.stdout.trim();
+    const watched = await runCli(['order', 'watch', id, '--query', 'orderId'], { configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+    expect((await ledger(server)).orders.length).toBe(before + 3);
   });
 
   it('an idempotency key with quotes or a backslash is refused before anything is sent: a server may read "k" as k, which the record of k would not know', async () => {
