@@ -489,10 +489,11 @@ export function deliveredUnderOtherScope(
 
 /**
  * The rows another plan (another file name or directory, or another --batch: another family) delivered in this scope
- * and profile in the last 24 hours, when they are exactly this plan's rows (each product and quantity as often,
- * nothing more); else undefined. A plan copied, renamed or saved under another name is its own plan and orders
- * every row again: a review ran `restock (copy).csv` after `restock.csv` and each row was charged twice, without a
- * word. Two plans alike row for row within a day are said (order place asks at a terminal); one row in common is not.
+ * and profile in the last 24 hours, when every one of them is a row of this plan (each product and quantity at most
+ * as often as here) and they are all of this plan's rows or at least two of them; else undefined. A plan copied,
+ * renamed or saved under another name (and a line added) is its own plan and orders every row again: a review ran
+ * `restock (copy).csv` after `restock.csv` and each row was charged twice, without a word. One row in common with
+ * another plan is not said (two plans may well order one product alike).
  */
 export function sameRowsElsewhere(
   records: readonly OrderRecord[],
@@ -502,12 +503,9 @@ export function sameRowsElsewhere(
   family: string,
   now: number = Date.now(),
 ): OrderRecord[] | undefined {
-  const shape = (items: readonly { productId: string; quantity: number }[]): string =>
-    items
-      .map((r) => `${r.productId}\n${r.quantity}`)
-      .sort()
-      .join('\0');
-  const wanted = shape(rows);
+  const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
+  const here = new Map<string, number>();
+  for (const r of rows) here.set(rowOf(r), (here.get(rowOf(r)) ?? 0) + 1);
   const byFamily = new Map<string, OrderRecord[]>();
   for (const r of records) {
     if (!deliveredHere(r, scope) || r.profile !== profile || !endedWithinDay(r, now)) continue;
@@ -515,7 +513,11 @@ export function sameRowsElsewhere(
     if (other === undefined || other === family) continue;
     byFamily.set(other, [...(byFamily.get(other) ?? []), r]);
   }
-  for (const group of byFamily.values()) if (group.length === rows.length && shape(group) === wanted) return group;
+  for (const group of byFamily.values()) {
+    if (group.length < Math.min(2, rows.length)) continue;
+    const left = new Map(here);
+    if (group.every((r) => (left.get(rowOf(r)) ?? 0) > 0 && left.set(rowOf(r), left.get(rowOf(r))! - 1))) return group;
+  }
   return undefined;
 }
 

@@ -114,19 +114,19 @@ export function abandonedMaybePlaced(
 ): OrderRecord | undefined {
   if (key !== undefined || !journal.history.markedWithinDay('abandoned', now)) return undefined;
   const scope = scopeOf(spec);
-  return journal.history
-    .list()
-    .find(
-      (r) =>
-        r.outcome === 'abandoned' &&
-        r.sent === true &&
-        r.orderId === undefined &&
-        r.productId === spec.productId &&
-        r.quantity === spec.quantity &&
-        r.profile === spec.profile &&
-        inScope(r, scope) &&
-        staleness(r, now) === undefined,
-    );
+  return journal.history.list().find(
+    (r) =>
+      r.outcome === 'abandoned' &&
+      r.sent === true &&
+      // A plan's row is sent again by its plan (the same file name and batch make the same key), never here.
+      !r.key.startsWith('plan-') &&
+      r.orderId === undefined &&
+      r.productId === spec.productId &&
+      r.quantity === spec.quantity &&
+      r.profile === spec.profile &&
+      inScope(r, scope) &&
+      staleness(r, now) === undefined,
+  );
 }
 
 /**

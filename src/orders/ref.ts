@@ -268,13 +268,16 @@ export function pendingWayOut(record: OrderRecord, now: number = Date.now()): st
  * the provider's records can say.
  */
 export function abandonedWayOut(
-  r: Pick<OrderRecord, 'sent' | 'createdAt' | 'productId' | 'quantity' | 'environment' | 'profile'>,
+  r: Pick<OrderRecord, 'key' | 'sent' | 'createdAt' | 'productId' | 'quantity' | 'environment' | 'profile'>,
   now: number = Date.now(),
 ): string | undefined {
   if (!r.sent) return undefined;
   const units = unitsOf(r.quantity, r.productId);
   if (staleness(r, now) !== undefined)
     return `it may have been placed before it was abandoned, and the API cannot be asked by key: look in the provider's dashboard for an order of ${units} placed about ${r.createdAt}`;
+  // A plan's row: its plan, run again as it was (file name, batch), sends the row's key again; order place never does.
+  if (r.key.startsWith('plan-'))
+    return `it may have been placed before it was abandoned: its plan, run again within a day of ${r.createdAt} with the same file name and --batch, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
   const flags = `${r.profile !== 'default' ? ` --profile ${r.profile}` : ''}${r.environment === 'live' ? ' --env live' : ''}`;
   return `it may have been placed before it was abandoned: the same order placed again within a day of ${r.createdAt} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${flags}`;
 }

@@ -4,32 +4,40 @@
 // the abandoned record says its request went out, order show and codes get name the way to it, and the same order
 // placed again within a day sends its request under the abandoned key: that order if it was placed, never both.
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi, spawnCli, unstamped } from '../helpers/e2e.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ledger, runCli, servedApi, spawnCli, tempDir, unstamped, type RunResult } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
 
 // Each order request is held 1.5 s before the server answers it: the interruption lands while it is out.
 const served = servedApi(['--hold', '1500', '--fulfil-after', '0'], { login: true });
+const inTerminal = giftcodesTerminals();
+
+/** Runs `args`, stops it with SIGINT while its order request is held (sent, no answer), then abandons its order. */
+async function abandonedWhileOut(args: string[]): Promise<{ key: string; abandoned: RunResult }> {
+  const { configDir, url: baseUrl, server } = served;
+  const before = (await ledger(server)).orders.length;
+  const first = spawnCli(args, { configDir, baseUrl });
+  first.proc.stdin?.end();
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  first.proc.kill('SIGINT');
+  expect((await first.result).code).toBe(130);
+  for (let i = 0; i < 100 && (await ledger(server)).orders.length === before; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
+  const { key } = (JSON.parse(pending.stdout) as { key: string }[])[0]!;
+  const abandoned = await runCli(['order', 'abandon', key], { configDir, baseUrl });
+  expect(abandoned.code, abandoned.stderr).toBe(0);
+  return { key, abandoned };
+}
 
 describe('an order abandoned while its request was out, then placed again', () => {
   it('the same order again is that order (one charge), and each command on the way names the way to it', async () => {
     const { configDir, url: baseUrl, server } = served;
     const place = ['order', 'place', '--product', 'amazon-us-100', '--quantity', '2'];
     const before = (await ledger(server)).orders.length;
-    const first = spawnCli(place, { configDir, baseUrl });
-    first.proc.stdin?.end();
-    // Interrupted while the request is held: sent, no answer.
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    first.proc.kill('SIGINT');
-    const stopped = await first.result;
-    expect(stopped.code, stopped.stderr).toBe(130);
-    // The held request is committed on the server all the same.
-    for (let i = 0; i < 100 && (await ledger(server)).orders.length === before; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    const { key, abandoned } = await abandonedWhileOut(place);
     expect((await ledger(server)).orders.length).toBe(before + 1);
-
-    const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
-    const { key } = (JSON.parse(pending.stdout) as { key: string }[])[0]!;
-    const abandoned = await runCli(['order', 'abandon', key], { configDir, baseUrl });
-    expect(abandoned.code, abandoned.stderr).toBe(0);
     expect(unstamped(abandoned.stderr)).toContain(
       `its key was ${key}; it may have been placed before it was abandoned: the same order placed again within a day of `,
     );
@@ -60,5 +68,41 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(third.code, third.stderr).toBe(0);
     expect(third.stderr).not.toContain('abandoned');
     expect((await ledger(server)).orders.length).toBe(before + 2);
+  }, 120_000);
+
+  // A person who found that order on the provider's dashboard and took its codes (codes get <id>) wants a new one:
+  // reused without a word, the same codes came again (a review). At a terminal the key's reuse is asked, Yes first.
+  it('at a terminal it is asked; No places a new order with a key of its own', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const place = ['order', 'place', '--product', 'steam-us-20', '--quantity', '1'];
+    const { key } = await abandonedWhileOut(place);
+    const before = (await ledger(server)).orders.length;
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: baseUrl });
+    const asked = (await t.waitFor(/No places a new order with a key of its own/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toContain(
+      `(key ${key}) may have been placed before it was stopped. Send its request again under that key`,
+    );
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+  }, 120_000);
+
+  // A plan's row is sent again by its plan (its key is the plan's file name and batch), never by order place.
+  it("a plan's row abandoned: order place does not take its key, and the hint names the plan", async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const plan = join(tempDir(), 'p.csv');
+    writeFileSync(plan, 'product,quantity\nzalando-de-25,2\n');
+    const { key } = await abandonedWhileOut(['order', 'place', '--plan', plan]);
+    expect(key).toMatch(/^plan-/);
+    const shown = await runCli(['order', 'show', key], { configDir, baseUrl });
+    expect(shown.stdout.replace(/\s+/g, ' ')).toContain('its plan, run again within a day of');
+    const before = (await ledger(server)).orders.length;
+    const single = await runCli(['order', 'place', '--product', 'zalando-de-25', '--quantity', '2'], {
+      configDir,
+      baseUrl,
+    });
+    expect(single.code, single.stderr).toBe(0);
+    expect(single.stderr).not.toContain('abandoned');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
   }, 120_000);
 });

@@ -553,11 +553,22 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
     expect(found?.map((r) => r.key).sort()).toEqual(delivered.map((r) => r.key).sort());
   });
 
+  // The copy with a line added (the review's second case: 3 of 3 rows ordered without a word).
+  it('another plan whose rows, two or more, are all rows of this one: named; a one-row plan alike a one-row plan too', () => {
+    expect(sameRowsElsewhere(delivered.slice(1), scope, 'shop', rows, mine, T0)).toHaveLength(2);
+    expect(sameRowsElsewhere(delivered.slice(0, 2), scope, 'shop', rows, mine, T0)).toHaveLength(2);
+    expect(sameRowsElsewhere(delivered.slice(0, 1), scope, 'shop', rows.slice(0, 1), mine, T0)).toHaveLength(1);
+    // A row it has more often than this plan: not all of its rows are here.
+    const thrice = [...delivered.slice(1), of(theirs, rows[1]!, 7)];
+    expect(sameRowsElsewhere(thrice, scope, 'shop', rows, mine, T0)).toBeUndefined();
+  });
+
   it('not: this plan itself, a row more or less, another quantity, another scope or profile, over a day ago, not delivered', () => {
     const none = (records: OrderRecord[], wanted = rows): void =>
       expect(sameRowsElsewhere(records, scope, 'shop', wanted, mine, T0)).toBeUndefined();
     none(rows.map((r, i) => of(mine, r, i)));
-    none(delivered.slice(1));
+    // One row in common with another plan is not said: two plans may well order one product alike.
+    none(delivered.slice(0, 1));
     none(delivered, rows.slice(1));
     none([...delivered, of(theirs, { productId: 'steam-us-20', quantity: 1 }, 9)]);
     none(delivered, [...rows.slice(1), { productId: 'zalando-de-25', quantity: 1 }]);

@@ -276,11 +276,25 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // The same request abandoned after it went out without an answer (Ctrl-C during the send, then order abandon),
     // within the day the server keeps its key: sent again under that key, so that this is that order if the server
     // placed it, and a new one if not, never both (a review was charged twice, the first order out of reach).
-    const reused = fresh ? abandonedMaybePlaced(journal, spec, options.idempotencyKey) : undefined;
-    if (reused)
-      deps.io.say(
-        `the order of ${unitsOf(options.quantity, options.product)} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped: this run sends its request again under that key, so it is that order if it was placed, and a new one if not, never both`,
-      );
+    // At a terminal it is asked (Yes by default): a person who found that order on the provider's dashboard and took
+    // its codes (codes get <id>) wants a new one, and would have had the same codes again (a review).
+    let reused = fresh ? abandonedMaybePlaced(journal, spec, options.idempotencyKey) : undefined;
+    if (reused) {
+      const was = `the order of ${unitsOf(options.quantity, options.product)} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped`;
+      if (deps.io.canPrompt && !yesGiven) {
+        const same = await deps.io.confirm(
+          `${was[0]!.toUpperCase()}${was.slice(1)}. Send its request again under that key (that order if it was placed, a new one if not)? No places a new order with a key of its own`,
+          '--yes',
+          'reusing the abandoned order key',
+          { defaultAnswer: true },
+        );
+        if (!same) reused = undefined;
+      } else if (connection.environment !== 'live' || yesGiven)
+        // A live order off a terminal without --yes is refused below, before anything is sent: not "sends" then.
+        deps.io.say(
+          `${was}: this run sends its request again under that key, so it is that order if it was placed, and a new one if not, never both`,
+        );
+    }
     // An interrupted live order run again is resumed, not asked about: it was confirmed when it was placed, and it
     // may be charged already. Asking again read as a new order, and "no" said nothing was sent. Its key goes to
     // begin, so that this run resumes it or places nothing.
@@ -313,13 +327,32 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       );
       if (!yes) throw cancelled;
     }
-    const { intent, resumed, settled } = await journal.begin({
+    const beginning = {
       ...spec,
       key: options.idempotencyKey ?? confirmed?.key ?? reused?.key,
       keyReused: reused !== undefined,
       resumeOnly: confirmed !== undefined,
       wait: waits,
       out,
+    };
+    const { intent, resumed, settled } = await journal.begin(beginning).catch(async (error: unknown) => {
+      // The same order placed in a second window at once: that window sends the abandoned key, so this one is a
+      // second order with a key of its own, asked or said as two windows placing one order always are (a review met
+      // exit 2 here).
+      if (!reused || !isCliError(error) || error.code !== 'intent_busy') throw error;
+      const what = unitsOf(options.quantity, options.product);
+      const busy = `another giftcodes run is sending the abandoned order's request (key ${reused.key}) right now`;
+      if (deps.io.canPrompt && !yesGiven) {
+        if (
+          !(await deps.io.confirm(
+            `${busy[0]!.toUpperCase()}${busy.slice(1)}. Place a second order of ${what}?`,
+            '--yes',
+            'a second order',
+          ))
+        )
+          throw new InterruptedError('cancelled: nothing was sent');
+      } else deps.io.say(`${busy}: this run places a second order of ${what}, with its own key`);
+      return journal.begin({ ...beginning, key: undefined, keyReused: false });
     });
     sayReached(deps.io, settled);
     if (resumed) {
@@ -547,7 +580,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         .sort()
         .at(-1);
       io.warn(
-        `another plan delivered these same ${counted(twin.length, 'row')} here in the last 24 hours (the last at ${last}: ${firstOf(
+        `another plan delivered ${twin.length === rows.length ? `these same ${counted(twin.length, 'row')}` : `${twin.length} of these ${counted(rows.length, 'row')}`} here in the last 24 hours (the last at ${last}: ${firstOf(
           twin.map(deliveredWords),
           5,
         )}); ${o.plan} is a plan of its own (a copied or renamed file, another directory or --batch), so every row is a new order, charged again`,
@@ -555,7 +588,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       if (io.canPrompt && !o.yes) {
         const cancelled = nothingSent();
         const again = await io.confirm(
-          `Order all ${counted(twin.length, 'row')} again, as new orders?`,
+          `Order ${twin.length === rows.length ? `all ${counted(twin.length, 'row')} again` : `the ${counted(rows.length, 'row')}, ${twin.length} of them again`}, as new orders?`,
           '--yes',
           'ordering the same rows again',
           { cancelled },
