@@ -71,11 +71,37 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
 }
 
 /**
- * A record of this very request (no --idempotency-key: a key given names one order, and the journal refuses its
- * reuse) whose interrupted run `codes get` or `order watch` finished in its place within the last day
- * (OrderRecord.finishedBy): that run's hint said to run the same command again, which is now a second order. A
- * review peeked at the codes of an interrupted order, ran the command again, and was charged twice; order place
- * says so first, and asks at a terminal.
+ * A record of this very request (product, quantity, profile, scope) that `which` picks, read only when no
+ * --idempotency-key is given (a key given names one order, and the journal refuses its reuse) and the record's mark
+ * is younger than a day: otherwise no record is read (one stat for each order place; history.ts MARKS).
+ */
+function ofThisRequest(
+  journal: Journal,
+  spec: OrderSpec,
+  key: string | undefined,
+  mark: 'finished' | 'abandoned',
+  which: (r: OrderRecord) => boolean,
+  now: number,
+): OrderRecord | undefined {
+  if (key !== undefined || !journal.history.markedWithinDay(mark, now)) return undefined;
+  const scope = scopeOf(spec);
+  return journal.history
+    .list()
+    .find(
+      (r) =>
+        r.productId === spec.productId &&
+        r.quantity === spec.quantity &&
+        r.profile === spec.profile &&
+        inScope(r, scope) &&
+        which(r),
+    );
+}
+
+/**
+ * A record of this very request whose interrupted run `codes get`, `order watch` or `order resume` finished in its
+ * place within the last day (OrderRecord.finishedBy): that run's hint said to run the same command again, which is
+ * now a second order. A review peeked at the codes of an interrupted order, ran the command again, and was charged
+ * twice; order place says so first, and asks at a terminal.
  */
 export function finishedInItsPlace(
   journal: Journal,
@@ -83,20 +109,14 @@ export function finishedInItsPlace(
   key: string | undefined,
   now: number = Date.now(),
 ): OrderRecord | undefined {
-  if (key !== undefined || !journal.history.markedWithinDay('finished', now)) return undefined;
-  const scope = scopeOf(spec);
-  return journal.history
-    .list()
-    .find(
-      (r) =>
-        r.finishedBy !== undefined &&
-        r.outcome === 'delivered' &&
-        r.productId === spec.productId &&
-        r.quantity === spec.quantity &&
-        r.profile === spec.profile &&
-        inScope(r, scope) &&
-        endedWithinDay(r, now),
-    );
+  return ofThisRequest(
+    journal,
+    spec,
+    key,
+    'finished',
+    (r) => r.finishedBy !== undefined && r.outcome === 'delivered' && endedWithinDay(r, now),
+    now,
+  );
 }
 
 /**
@@ -104,7 +124,7 @@ export function finishedInItsPlace(
  * the day the server keeps its key: the server may have placed and charged it, and the API cannot be asked by key.
  * The same `order place` sends its request again under that key, so the user gets that order if it was placed and
  * a new one if not, never both. A review pressed Ctrl-C during the send, abandoned the order, placed the same order
- * again, and was charged twice, the first order out of reach. Not for a key given (it names its own order).
+ * again, and was charged twice, the first order out of reach.
  */
 export function abandonedMaybePlaced(
   journal: Journal,
@@ -112,20 +132,19 @@ export function abandonedMaybePlaced(
   key: string | undefined,
   now: number = Date.now(),
 ): OrderRecord | undefined {
-  if (key !== undefined || !journal.history.markedWithinDay('abandoned', now)) return undefined;
-  const scope = scopeOf(spec);
-  return journal.history.list().find(
+  return ofThisRequest(
+    journal,
+    spec,
+    key,
+    'abandoned',
     (r) =>
       r.outcome === 'abandoned' &&
       r.sent === true &&
+      r.orderId === undefined &&
       // A plan's row is sent again by its plan (the same file name and batch make the same key), never here.
       !r.key.startsWith('plan-') &&
-      r.orderId === undefined &&
-      r.productId === spec.productId &&
-      r.quantity === spec.quantity &&
-      r.profile === spec.profile &&
-      inScope(r, scope) &&
       staleness(r, now) === undefined,
+    now,
   );
 }
 

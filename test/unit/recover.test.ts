@@ -137,6 +137,16 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
   });
 });
 
+/** A request that differs from `spec` in one part, or is placed in another scope: never `spec`'s record. */
+const OTHER_REQUESTS = [
+  { quantity: 4 },
+  { productId: 'steam-us-20' },
+  { profile: 'shop' },
+  { environment: 'live' as const },
+  { baseUrl: 'http://127.0.0.1:9' },
+  { keyId: 'k2' },
+];
+
 describe('finishedInItsPlace: an interrupted order place of this very request that codes get or order watch finished', () => {
   const T = Date.parse('2026-06-01T12:00:00.000Z');
   const at = (ms: number): string => new Date(ms).toISOString();
@@ -159,14 +169,7 @@ describe('finishedInItsPlace: an interrupted order place of this very request th
     expect(finishedInItsPlace(j, spec, undefined, T + 23 * HOUR)?.key).toBe('peeked');
     // A key given names one order, refused by the journal when reused: not this question.
     expect(finishedInItsPlace(j, spec, 'my-key', T)).toBeUndefined();
-    for (const other of [
-      { quantity: 4 },
-      { productId: 'steam-us-20' },
-      { profile: 'shop' },
-      { environment: 'live' as const },
-      { baseUrl: 'http://127.0.0.1:9' },
-      { keyId: 'k2' },
-    ])
+    for (const other of OTHER_REQUESTS)
       expect(finishedInItsPlace(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
   });
 
@@ -207,14 +210,7 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     j.history.mark('abandoned', T - HOUR);
     expect(abandonedMaybePlaced(j, spec, undefined, T)?.key).toBe('stopped');
     expect(abandonedMaybePlaced(j, spec, 'my-key', T)).toBeUndefined();
-    for (const other of [
-      { quantity: 4 },
-      { productId: 'steam-us-20' },
-      { profile: 'shop' },
-      { environment: 'live' as const },
-      { baseUrl: 'http://127.0.0.1:9' },
-      { keyId: 'k2' },
-    ])
+    for (const other of OTHER_REQUESTS)
       expect(abandonedMaybePlaced(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
   });
 
