@@ -32,6 +32,19 @@ function ioWith(o: Partial<IoOptions> = {}): { io: Io; out: () => string; err: (
   return { io, out: () => out, err: () => err };
 }
 
+/** An Io at a terminal (stdin and stderr), reading its answers from `stdin`. */
+function promptIo(stdin: PassThrough): Io {
+  return new Io({
+    stdin,
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    env: {},
+    stdinIsTTY: true,
+    stdoutIsTTY: false,
+    stderrIsTTY: true,
+  });
+}
+
 describe('Io streams', () => {
   it('system() gives the process streams, looked up when used', () => {
     const io = Io.system();
@@ -257,29 +270,13 @@ describe('Io columns and prompts', () => {
 
   it('a prompt answered reads the answer; Ctrl-C at a prompt is exit 130, nothing saved or sent', async () => {
     const answered = new PassThrough();
-    const yes = new Io({
-      stdin: answered,
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      env: {},
-      stdinIsTTY: true,
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-    });
+    const yes = promptIo(answered);
     const asking = yes.confirm('Place it?', '--yes');
     setTimeout(() => answered.write('y\n'), 20);
     await expect(asking).resolves.toBe(true);
 
     const typed = new PassThrough();
-    const no = new Io({
-      stdin: typed,
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      env: {},
-      stdinIsTTY: true,
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-    });
+    const no = promptIo(typed);
     const waiting = no.password('API key', '--api-key-stdin');
     setTimeout(() => typed.write('\x03'), 20);
     const error = await waiting.catch((e: unknown) => e);
@@ -289,15 +286,7 @@ describe('Io columns and prompts', () => {
 
   it("Ctrl-C at a confirm given what its 'no' throws throws that: a person reads the same words either way", async () => {
     const typed = new PassThrough();
-    const io = new Io({
-      stdin: typed,
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      env: {},
-      stdinIsTTY: true,
-      stdoutIsTTY: false,
-      stderrIsTTY: true,
-    });
+    const io = promptIo(typed);
     const cancelled = new InterruptedError('cancelled: nothing was sent');
     const asking = io.confirm('Place it?', '--yes', 'a live order', { cancelled });
     setTimeout(() => typed.write('\x03'), 20);

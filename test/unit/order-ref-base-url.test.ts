@@ -6,19 +6,14 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { OrderRecord } from '../../src/journal/history.js';
 import { orderRef } from '../../src/orders/ref.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
+import { recordAt } from '../helpers/journal.js';
 
-const record: OrderRecord = {
-  key: 'k-1',
+const record: OrderRecord = recordAt('k-1', '2026-11-29T00:00:00Z', {
   orderId: 'ord_31c0a1edfbd0',
   productId: 'p',
   quantity: 1,
-  environment: 'test',
-  profile: 'default',
   baseUrl: 'https://api.example',
-  createdAt: '2026-11-29T00:00:00Z',
-  updatedAt: '2026-11-29T00:00:00Z',
-  outcome: 'delivered',
-};
+});
 
 function setup(current: { baseUrl: string; baseUrlGiven?: '--base-url' | 'GIFTCODES_BASE_URL' }) {
   const journal = freshJournal();

@@ -7,20 +7,15 @@ import { cleanRef, intentKey, localRecord, notFoundHere } from '../../src/orders
 import { ApiError } from '../../src/errors.js';
 import type { Connection } from '../../src/config/resolve.js';
 import { freshJournal } from '../helpers/inprocess.js';
+import { recordAt } from '../helpers/journal.js';
 
 const id = 'ord_c47ab0c95e1d4f2aa8b3c6d7';
-const record: OrderRecord = {
-  key: 'k-1',
+const record: OrderRecord = recordAt('k-1', '2026-11-29T00:00:00Z', {
   orderId: id,
   productId: 'p',
   quantity: 1,
-  environment: 'test',
-  profile: 'default',
   baseUrl: 'https://api.example',
-  createdAt: '2026-11-29T00:00:00Z',
-  updatedAt: '2026-11-29T00:00:00Z',
-  outcome: 'delivered',
-};
+});
 
 const INVISIBLE = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF'];
 
