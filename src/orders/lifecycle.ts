@@ -112,22 +112,22 @@ export async function deliver(
 ): Promise<void> {
   await print();
   await io.flushOut({ delivery: true });
-  // A --query that printed null in place of this run's own order (a field the order does not have: `orderId` for
-  // `id`): nothing of it reached the script, which would place the order again. It stays pending; the same command
-  // with a query that names a field resumes it (a review's script read null, and its corrected re-run was a second
-  // charge). Not where its codes went to a file (they reached the user there), nor for a field whose value is null
-  // (a nightly `--query failure_reason`), nor for an order fetched by watch or codes get (nothing to resume).
-  const wroteFile = (o: Outcome): boolean => o.written !== undefined && o.written.path !== '-';
-  if (io.queryAbsent !== undefined && !('orderId' in delivery) && delivery.length > 0 && !delivery.some(wroteFile))
-    throw new UsageError(`${io.queryAbsent}: the order it was given is not taken as having reached you`, {
-      code: 'bad_query',
-      hint: 'nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. id); it picks up the same order',
-    });
   if ('orderId' in delivery) {
     await failpoint(LIFECYCLE.delivered.failpoint!);
     return;
   }
   if (delivery.length === 0) return;
+  // A --query that printed null in place of this run's own order (a field the order does not have: `orderId` for
+  // `id`): nothing of it reached the script, which would place the order again. It stays pending; the same command
+  // with a query that names a field resumes it (a review's script read null, and its corrected re-run was a second
+  // charge). Only one order's outcome is printed as one object; not where its codes went to a file (they reached the
+  // user there), nor for a field whose value is null (a nightly `--query failure_reason`).
+  const [only] = delivery;
+  if (io.queryAbsent !== undefined && delivery.length === 1 && (only!.written?.path ?? '-') === '-')
+    throw new UsageError(`${io.queryAbsent}: the order it was given is not taken as having reached you`, {
+      code: 'bad_query',
+      hint: 'nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. id); it picks up the same order',
+    });
   for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
   await journal.recordDelivery(
     delivery.map(({ intent, ending, finishedBy }) => ({

@@ -405,6 +405,76 @@ describe('deliver and settle', () => {
     });
   });
 
+  // order resume names itself in the record it writes, so that the same order place run again asks first (a review
+  // resumed, ran the command again, and was charged twice without a word); the mark lets order place look.
+  it("an outcome delivered in its run's place (finishedBy): its record names the command, and the mark is dated", async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_r', status: 'completed' });
+    const at = Date.parse('2026-01-02T00:00:00.000Z');
+    expect(journal.history.markedWithinDay('finished', at)).toBe(false);
+    await deliver(
+      capturedIo().io,
+      journal,
+      () => undefined,
+      [{ intent: accepted, ending: 'delivered', finishedBy: 'order resume' }],
+      at,
+    );
+    expect(journal.history.get(intent.key, scopeOf(intent))?.finishedBy).toBe('order resume');
+    expect(journal.history.markedWithinDay('finished', at)).toBe(true);
+    // Its own run's delivery names nothing, and dates no mark.
+    const own = freshJournal();
+    const begun = await own.begin(specFor(server.url));
+    const mine = own.save({ ...begun.intent, phase: 'accepted', orderId: 'ord_m', status: 'completed' });
+    await deliver(capturedIo().io, own, () => undefined, [{ intent: mine, ending: 'delivered' }], at);
+    expect(own.history.get(mine.key, scopeOf(mine))?.finishedBy).toBeUndefined();
+    expect(own.history.markedWithinDay('finished', at)).toBe(false);
+  });
+
+  // A script that read `orderId` where the order says `id` printed null, and its corrected re-run was a second charge.
+  it('a --query that named a field the order lacks: no record, the intent kept, bad_query; not for codes in a file or an order fetched', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_q', status: 'completed' });
+    const missing = (): Io => {
+      const c = capturedIo({ json: true });
+      c.io.queryAbsent = '--query "orderId" gave null';
+      return c.io;
+    };
+    await expect(
+      deliver(missing(), journal, () => undefined, [{ intent: accepted, ending: 'delivered' }]),
+    ).rejects.toMatchObject({
+      code: 'bad_query',
+      exitCode: 2,
+      message: '--query "orderId" gave null: the order it was given is not taken as having reached you',
+      hint: expect.stringContaining('run the same command again with a --query that names a field it has'),
+    });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
+    expect(journal.read().intents.map((i) => i.key)).toEqual([intent.key]);
+    // Its codes went to a file: they reached the user there.
+    await deliver(missing(), journal, () => undefined, [
+      { intent: accepted, ending: 'delivered', written: { path: '/tmp/c.csv' } },
+    ]);
+    expect(journal.history.get(intent.key, scopeOf(intent))?.outcome).toBe('delivered');
+    // To stdout (`-`) they did not: kept.
+    const other = freshJournal();
+    const next = await other.begin(specFor(server.url));
+    const printed = other.save({ ...next.intent, phase: 'accepted', orderId: 'ord_p', status: 'completed' });
+    await expect(
+      deliver(missing(), other, () => undefined, [{ intent: printed, ending: 'delivered', written: { path: '-' } }]),
+    ).rejects.toMatchObject({ code: 'bad_query' });
+    // An order fetched (watch, codes get) has nothing to keep pending; many outcomes are printed as an array (a
+    // plan's rows), which a field's name never selects from.
+    await deliver(missing(), other, () => undefined, { orderId: 'ord_p', baseUrl: server.url, codes: false });
+    const both = await other.begin(specFor(server.url, 'steam-us-20'));
+    const second = other.save({ ...both.intent, phase: 'accepted', orderId: 'ord_s', status: 'completed' });
+    await deliver(missing(), other, () => undefined, [
+      { intent: printed, ending: 'delivered' },
+      { intent: second, ending: 'delivered' },
+    ]);
+    expect(other.history.get(second.key, scopeOf(second))?.outcome).toBe('delivered');
+  });
+
   it('endedRecord: the intent as a record with its end time, and only the code and message of an error', () => {
     const intent = {
       key: 'k',

@@ -576,7 +576,10 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
     none(delivered.map((r) => ({ ...r, profile: 'night' })));
     none(delivered.map((r) => ({ ...r, endedAt: new Date(T0 - DAY - 1).toISOString() })));
     none(delivered.map((r) => ({ ...r, outcome: 'refused' as const })));
-    // A single order's record (its key made by the journal) is never a plan's row.
+    // A single order's record (its key made by the journal) is never a plan's row; nor a key given that only looks
+    // like one (a word before it, more after it), nor an older version's row key (plan-<24 hex>-r<line>).
     none(delivered.map((r) => ({ ...r, key: '3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21' })));
+    none(delivered.map((r) => ({ ...r, key: `my-${r.key}` })));
+    none(delivered.map((r, i) => ({ ...r, key: `${r.key}-r${i + 2}` })));
   });
 });

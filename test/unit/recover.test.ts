@@ -227,6 +227,8 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     none(abandoned('delivered', HOUR, { outcome: 'delivered' }));
     none(abandoned('old', 24 * HOUR + 1));
     none(abandoned('ahead', -10 * 60 * 1000));
+    // A plan's row: its plan sends it again.
+    none(abandoned(`plan-${'a'.repeat(24)}`, HOUR));
     const day = journal();
     day.history.record(abandoned('day', 24 * HOUR));
     day.history.mark('abandoned', T);
@@ -239,5 +241,7 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     expect(recordOf({ ...base, phase: 'prepared' }, 'abandoned').sent).toBeUndefined();
     expect(recordOf({ ...base, phase: 'accepted', orderId: 'ord_1' }, 'abandoned').sent).toBeUndefined();
     expect(recordOf({ ...base, phase: 'sending' }, 'refused').sent).toBeUndefined();
+    // Sending with an order id (answered, the accept not yet on disk): its order is known, not "may have been placed".
+    expect(recordOf({ ...base, phase: 'sending', orderId: 'ord_1' }, 'abandoned').sent).toBeUndefined();
   });
 });
