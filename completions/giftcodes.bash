@@ -99,7 +99,7 @@ _giftcodes_flag_value() {
     'order watch '*'|--encrypt-to') REPLY='none' ;;
     'order list '*'|--status') REPLY='words delivered failed refused abandoned pending unfinished' ;;
     'order list '*'|--product') REPLY='dynamic products' ;;
-    'order list '*'|--since') REPLY='words date duration' ;;
+    'order list '*'|--since') REPLY='none' ;;
     'order list '*'|--limit') REPLY='none' ;;
     'order list '*'|--format') REPLY='words table csv' ;;
     'order resume '*'|--interval') REPLY='none' ;;

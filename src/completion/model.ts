@@ -192,10 +192,17 @@ function argumentSource(argument: Argument): ValueSource {
   return BY_NAME[argument.name()] ?? NONE;
 }
 
-/** `test|live` → ['test', 'live']; anything that is not a plain list of words → undefined. */
+/**
+ * Words a placeholder uses to name a kind of value (`--since <date|duration>`), never a value to type: such a list
+ * offers nothing (TAB offered the words `date` and `duration`).
+ */
+const KINDS = new Set(['date', 'duration', 'time', 'n', 'number', 'seconds', 'ms', 'path', 'file', 'url', 'text']);
+
+/** `test|live` → ['test', 'live']; anything that is not a plain list of words, or names kinds of value → undefined. */
 function alternatives(text: string): string[] | undefined {
   if (!/^[\w.-]+(\|[\w.-]+)+$/.test(text)) return undefined;
-  return text.split('|');
+  const listed = text.split('|');
+  return listed.every((word) => KINDS.has(word)) ? undefined : listed;
 }
 
 function firstLine(text: string): string {
