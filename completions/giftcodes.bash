@@ -16,7 +16,7 @@ _giftcodes_subcommands() {
     'codes help ') REPLY='get decrypt' ;;
     'webhook ') REPLY='listen help' ;;
     'webhook help ') REPLY='listen' ;;
-    'help ') REPLY='login logout config status ping doctor catalog order codes webhook serve completion version' ;;
+    'help ') REPLY='login logout config status ping doctor catalog order codes webhook serve completion version environment exit-codes options' ;;
     'help config ') REPLY='show list set unset use' ;;
     'help catalog ') REPLY='list' ;;
     'help order ') REPLY='place show watch list pending resume abandon' ;;

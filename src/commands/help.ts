@@ -87,6 +87,11 @@ export const HELP_TOPICS: Record<string, string> = {
   'exit-codes': exitCodesHelp(TEXT_WIDTH),
 };
 
+/** The topics' names (`options` among them once the program is built): what `help <TAB>` offers beside commands. */
+export function helpTopicNames(): string[] {
+  return Object.keys(TOPICS);
+}
+
 /** A topic laid out for `width` columns (a terminal's), or undefined for a name that is none. */
 export function helpTopic(name: string, width: number = TEXT_WIDTH): string | undefined {
   return Object.hasOwn(TOPICS, name) ? TOPICS[name]!(width) : undefined;

@@ -4,6 +4,7 @@ import type { Argument, Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../export/format.js';
 import { STATUS_FILTERS } from '../journal/history.js';
 import { hintsOf } from './hints.js';
+import { helpTopicNames } from '../commands/help.js';
 import type { DynamicSource } from './names.js';
 
 /** What completes a value: fixed words, file paths, a dynamic source read from the config dir, or nothing. */
@@ -118,7 +119,13 @@ function walk(command: Command, path: readonly string[], inherited: readonly Fla
     return {
       ...namesOnly(child.name(), help.subcommandDescription(child), helpPath),
       flags: passedDown,
-      subcommands: [...commands.values()].map((sibling) => helpTree(sibling, helpPath)),
+      subcommands: [
+        ...[...commands.values()].map((sibling) => helpTree(sibling, helpPath)),
+        // The topics that are not commands (`help exit-codes`), at the top only, as cli.ts reads them.
+        ...(path.length === 0
+          ? helpTopicNames().map((topic) => namesOnly(topic, `help topic: ${topic}`, [...helpPath, topic]))
+          : []),
+      ],
     } satisfies CommandSpec;
   });
   const args = command.registeredArguments.map(argumentSource);

@@ -351,6 +351,12 @@ describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ sh
 
   // `--since <date|duration>` names the kinds of value it takes, not two words to type: TAB offered 'date' and
   // 'duration' (a helper's note).
+  it.skipIf(skip)('help offers its topics beside the commands, at the top only', () => {
+    expect(complete('giftcodes help e')).toEqual(['environment', 'exit-codes']);
+    expect(complete('giftcodes help op')).toEqual(['options']);
+    expect(complete('giftcodes help order ex')).toEqual([]);
+  });
+
   it.skipIf(skip)('a placeholder that names kinds of value (date|duration) offers no words', () => {
     expect(complete('giftcodes order list --since ')).toEqual([]);
     expect(complete('giftcodes order list --since d')).toEqual([]);
