@@ -136,8 +136,8 @@ _giftcodes_flag_value() {
     'serve '*'|--webhook-secret') REPLY='none' ;;
     'serve '*'|--dialect') REPLY='words ours jsonapi problem spring pages' ;;
     'serve '*'|--webhook-scheme') REPLY='words giftcodes stripe standard github' ;;
-    'serve '*'|--tls-cert') REPLY='none' ;;
-    'serve '*'|--tls-key') REPLY='none' ;;
+    'serve '*'|--tls-cert') REPLY='files' ;;
+    'serve '*'|--tls-key') REPLY='files' ;;
     'serve '*'|--gzip') REPLY='words accepted always' ;;
     *'|--profile') REPLY='dynamic profiles' ;;
     *'|--env') REPLY='words test live' ;;

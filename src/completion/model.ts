@@ -82,6 +82,8 @@ const BY_PLACEHOLDER: Readonly<Record<string, ValueSource>> = {
   file: FILES,
   path: FILES,
   dir: FILES,
+  // serve --tls-cert <pem>, --tls-key <pem>: PEM files.
+  pem: FILES,
 };
 
 export function buildModel(program: Command): CommandSpec {

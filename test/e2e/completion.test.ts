@@ -326,6 +326,7 @@ describe('zsh and fish load their scripts', () => {
     expect(zshComplete('giftcodes codes get --format j')).toEqual(['json', 'jsonl']);
     expect(zshComplete('giftcodes order place --product ').sort()).toEqual([...productIds].sort());
     expect(zshComplete('giftcodes serve --seed ')).toEqual(['(files)']);
+    expect(zshComplete('giftcodes serve --tls-cert ')).toEqual(['(files)']);
   });
 });
 
