@@ -21,11 +21,16 @@ export function seconds(min: number, max: number): (value: string) => number {
  * quoted as given.
  */
 export function integer(min: number, max: number, written: (n: number) => string = grouped): (value: string) => number {
+  // Where the range is written grouped, a number typed grouped is read too (`--quantity 1,000`, as a plan's cell and
+  // the guided order's question take it); only in threes after the first group (`1,5` and `1.000` are refused).
+  const groupedToo = written === grouped;
   return (value) => {
     const trimmed = value.trim();
     // A negative number is a whole number too: it is told the range, as 0 is.
-    if (!/^[+-]?\d+$/.test(trimmed)) throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
-    const n = Number(trimmed);
+    const plain = /^[+-]?\d+$/.test(trimmed);
+    if (!plain && !(groupedToo && /^\d{1,3}(,\d{3})+$/.test(trimmed)))
+      throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
+    const n = Number(trimmed.replaceAll(',', ''));
     if (!Number.isSafeInteger(n) || n < min || n > max) {
       throw new InvalidArgumentError(`expected a whole number from ${written(min)} to ${written(max)}, got "${value}"`);
     }

@@ -41,3 +41,23 @@ describe('a whole-number flag out of its range', () => {
     expect(integer(1, MAX_QUANTITY)(' 7 ')).toBe(7);
   });
 });
+
+// The errors write 1,000,000 and the guided order and a plan's cell take 1,000; --quantity 1,000 was refused.
+describe('a whole number typed grouped', () => {
+  it('is read where the range is written grouped: digits in threes after the first group, nothing else', () => {
+    const quantity = integer(1, MAX_QUANTITY);
+    expect(quantity('1,000')).toBe(1000);
+    expect(quantity(' 1,000,000 ')).toBe(1_000_000);
+    expect(quantity('999')).toBe(999);
+    for (const odd of ['1,5', '1,00', '1.000', '10k', ',100', '1,000,', '1,,000', '-1,000', '1 000'])
+      expect(refusal(quantity, odd), odd).toMatchObject({ message: `expected a whole number, got "${odd}"` });
+    expect(refusal(quantity, '1,000,001')).toMatchObject({
+      message: 'expected a whole number from 1 to 1,000,000, got "1,000,001"',
+    });
+  });
+
+  it('never for a port, written ungrouped', () => {
+    expect(refusal(portNumber, '8,080')).toMatchObject({ message: 'expected a whole number, got "8,080"' });
+    expect(portNumber('8080')).toBe(8080);
+  });
+});
