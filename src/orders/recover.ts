@@ -71,7 +71,7 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
 }
 
 /**
- * A record of this very request (product, quantity, profile, scope) that `which` picks, read only when no
+ * The newest record of this very request (product, quantity, profile, scope), when `which` picks it, read only when no
  * --idempotency-key is given (a key given names one order, and the journal refuses its reuse) and the record's mark
  * is younger than a day: otherwise no record is read (one stat for each order place; history.ts MARKS).
  */
@@ -85,16 +85,19 @@ function ofThisRequest(
 ): OrderRecord | undefined {
   if (key !== undefined || !journal.history.markedWithinDay(mark, now)) return undefined;
   const scope = scopeOf(spec);
-  return journal.history
-    .list()
-    .find(
-      (r) =>
-        r.productId === spec.productId &&
-        r.quantity === spec.quantity &&
-        r.profile === spec.profile &&
-        inScope(r, scope) &&
-        which(r),
-    );
+  // The newest record of this request only: a later order of it (a new one placed after the question was answered
+  // No, or a second order placed since) is what the next run follows, and asking again about the older one read as
+  // a second order each time for a day (a review).
+  const newest = journal.history.list().find(
+    (r) =>
+      // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
+      !r.key.startsWith('plan-') &&
+      r.productId === spec.productId &&
+      r.quantity === spec.quantity &&
+      r.profile === spec.profile &&
+      inScope(r, scope),
+  );
+  return newest !== undefined && which(newest) ? newest : undefined;
 }
 
 /**
@@ -137,13 +140,7 @@ export function abandonedMaybePlaced(
     spec,
     key,
     'abandoned',
-    (r) =>
-      r.outcome === 'abandoned' &&
-      r.sent === true &&
-      r.orderId === undefined &&
-      // A plan's row is sent again by its plan (the same file name and batch make the same key), never here.
-      !r.key.startsWith('plan-') &&
-      staleness(r, now) === undefined,
+    (r) => r.outcome === 'abandoned' && r.sent === true && r.orderId === undefined && staleness(r, now) === undefined,
     now,
   );
 }

@@ -245,3 +245,28 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     expect(recordOf({ ...base, phase: 'sending', orderId: 'ord_1' }, 'abandoned').sent).toBeUndefined();
   });
 });
+
+// A review answered No (a new order placed), and the next same order place asked again, Yes first, and handed out the
+// abandoned order's codes; and after a second order placed on purpose, it kept asking "a second order?" for a day.
+describe('only the newest record of the request is followed', () => {
+  const T = Date.parse('2026-06-01T12:00:00.000Z');
+  const at = (ms: number): string => new Date(ms).toISOString();
+
+  it('a later order of the same request ends the question about the abandoned one, and the finished one', () => {
+    const j = journal();
+    j.history.record(recordAt('stopped', at(T - 2 * HOUR), { ...spec, outcome: 'abandoned', sent: true }));
+    j.history.record(recordAt('peeked', at(T - 3 * HOUR), { ...spec, orderId: 'ord_p', finishedBy: 'codes get' }));
+    j.history.mark('abandoned', T);
+    j.history.mark('finished', T);
+    expect(abandonedMaybePlaced(j, spec, undefined, T)?.key).toBe('stopped');
+    j.history.record(recordAt('new-one', at(T - HOUR), { ...spec, orderId: 'ord_n' }));
+    expect(abandonedMaybePlaced(j, spec, undefined, T)).toBeUndefined();
+    expect(finishedInItsPlace(j, spec, undefined, T)).toBeUndefined();
+    // A plan's row of the same product and quantity is its plan's: it ends neither.
+    const k = journal();
+    k.history.record(recordAt('stopped', at(T - 2 * HOUR), { ...spec, outcome: 'abandoned', sent: true }));
+    k.history.record(recordAt(`plan-${'b'.repeat(24)}`, at(T - HOUR), { ...spec, orderId: 'ord_row' }));
+    k.history.mark('abandoned', T);
+    expect(abandonedMaybePlaced(k, spec, undefined, T)?.key).toBe('stopped');
+  });
+});
