@@ -120,14 +120,18 @@ export async function deliver(
   // A --query that printed null in place of this run's own order (a field the order does not have: `orderId` for
   // `id`): nothing of it reached the script, which would place the order again. It stays pending; the same command
   // with a query that names a field resumes it (a review's script read null, and its corrected re-run was a second
-  // charge). Only one order's outcome is printed as one object; not where its codes went to a file (they reached the
-  // user there), nor for a field whose value is null (a nightly `--query failure_reason`).
-  const [only] = delivery;
-  if (io.queryAbsent !== undefined && delivery.length === 1 && (only!.written?.path ?? '-') === '-')
-    throw new UsageError(`${io.queryAbsent}: the order it was given is not taken as having reached you`, {
-      code: 'bad_query',
-      hint: 'nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. id); it picks up the same order',
-    });
+  // charge). The same for many outcomes printed as a list (a plan's rows, resume --all), from which one field's name
+  // selects nothing: their rows are sent again by the same command under their keys. Not where every outcome's codes
+  // went to a file (they reached the user there), nor for a field whose value is null (a nightly
+  // `--query failure_reason`).
+  if (io.queryAbsent !== undefined && !delivery.every((o) => o.written !== undefined && o.written.path !== '-'))
+    throw new UsageError(
+      `${io.queryAbsent}: the ${delivery.length === 1 ? 'order' : 'orders'} it was given ${delivery.length === 1 ? 'is' : 'are'} not taken as having reached you`,
+      {
+        code: 'bad_query',
+        hint: `nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. ${delivery.length === 1 ? 'id' : '[].order.id'}); it picks up the same ${delivery.length === 1 ? 'order' : 'orders'}`,
+      },
+    );
   for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
   await journal.recordDelivery(
     delivery.map(({ intent, ending, finishedBy }) => ({

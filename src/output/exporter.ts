@@ -160,16 +160,28 @@ export async function compileQuery(expression: string): Promise<Query> {
       });
     }
   };
-  const field = /^[A-Za-z_][A-Za-z0-9_]*$/.test(expression.trim()) ? expression.trim() : undefined;
+  const field = fieldNamed(expression);
   return Object.assign(query, {
     missed: (value: unknown) => queryMissed(expression, value),
+    // A list has no fields: one field's name selects nothing from it, ever (`order resume --all --query id`).
     absent: (value: unknown) =>
       field !== undefined &&
       typeof value === 'object' &&
       value !== null &&
-      !Array.isArray(value) &&
-      !Object.hasOwn(value, field),
+      (Array.isArray(value) || !Object.hasOwn(value, field)),
   });
+}
+
+/** The field an expression that is one field's name names (`orderId`, or quoted: `"orderId"`), else undefined. */
+function fieldNamed(expression: string): string | undefined {
+  const text = expression.trim();
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) return text;
+  if (!/^"(?:[^"\\]|\\.)*"$/.test(text)) return undefined;
+  try {
+    return JSON.parse(text) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

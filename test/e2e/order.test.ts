@@ -183,6 +183,13 @@ describe('order place, show, watch', () => {
     expect((await ledger(server)).orders.length).toBe(before + 1);
     const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as unknown[];
     expect(pending).toHaveLength(1);
+    // resume --all prints a list, from which a field's name selects nothing: kept pending too (a review's
+    // `--query id`, the field the hint names, settled it with null printed).
+    const all = await runCli(['order', 'resume', '--all', '--query', 'id'], { configDir });
+    expect(all.code, all.stderr).toBe(2);
+    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toHaveLength(1);
+    const quoted = await runCli([...place, '--query', '"orderId"'], { configDir });
+    expect(quoted.code, quoted.stderr).toBe(2);
     const right = await runCli([...place, '--query', 'id'], { configDir });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stdout).toMatch(/^ord_\w+\n$/);

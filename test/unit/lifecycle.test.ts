@@ -463,14 +463,24 @@ describe('deliver and settle', () => {
     await expect(
       deliver(missing(), other, () => undefined, [{ intent: printed, ending: 'delivered', written: { path: '-' } }]),
     ).rejects.toMatchObject({ code: 'bad_query' });
-    // An order fetched (watch, codes get) has nothing to keep pending; many outcomes are printed as an array (a
-    // plan's rows), which a field's name never selects from.
+    // An order fetched (watch, codes get) has nothing to keep pending.
     await deliver(missing(), other, () => undefined, { orderId: 'ord_p', baseUrl: server.url, codes: false });
+    // Many outcomes printed as a list (a plan's rows, resume --all): kept all, unless every one went to a file.
     const both = await other.begin(specFor(server.url, 'steam-us-20'));
     const second = other.save({ ...both.intent, phase: 'accepted', orderId: 'ord_s', status: 'completed' });
+    await expect(
+      deliver(missing(), other, () => undefined, [
+        { intent: printed, ending: 'delivered', written: { path: '/tmp/p.csv' } },
+        { intent: second, ending: 'delivered' },
+      ]),
+    ).rejects.toMatchObject({
+      message: '--query "orderId" gave null: the orders it was given are not taken as having reached you',
+      hint: expect.stringContaining('(e.g. [].order.id); it picks up the same orders'),
+    });
+    expect(other.history.get(second.key, scopeOf(second))).toBeUndefined();
     await deliver(missing(), other, () => undefined, [
-      { intent: printed, ending: 'delivered' },
-      { intent: second, ending: 'delivered' },
+      { intent: printed, ending: 'delivered', written: { path: '/tmp/p.csv' } },
+      { intent: second, ending: 'delivered', written: { path: '/tmp/s.csv' } },
     ]);
     expect(other.history.get(second.key, scopeOf(second))?.outcome).toBe('delivered');
   });

@@ -53,13 +53,18 @@ describe('a --query that selects nothing', () => {
 // What orders/lifecycle.ts deliver keeps pending: only one field's name the order does not have at all. A review's
 // nightly `--query failure_reason` (a field the order has, null when it did not fail) was left pending every night.
 describe('Query.absent: one field the document does not have at all', () => {
-  it('a bare name missing from an object; never a null field, an array, a longer expression or a value found', async () => {
+  it('a name missing from an object, or any name of a list; never a null field, a longer expression or a value found', async () => {
     const order = { id: 'ord_1', status: 'completed', failure_reason: null };
     expect((await compileQuery('orderId')).absent?.(order)).toBe(true);
     expect((await compileQuery(' orderId ')).absent?.(order)).toBe(true);
     expect((await compileQuery('failure_reason')).absent?.(order)).toBe(false);
     expect((await compileQuery('id')).absent?.(order)).toBe(false);
-    expect((await compileQuery('orderId')).absent?.([order])).toBe(false);
+    // A list has no fields: a name selects nothing from it (resume --all --query id).
+    expect((await compileQuery('id')).absent?.([order])).toBe(true);
+    // A quoted name is one field's name too.
+    expect((await compileQuery('"orderId"')).absent?.(order)).toBe(true);
+    expect((await compileQuery('"id"')).absent?.(order)).toBe(false);
+    expect((await compileQuery('"order id"')).absent?.({ 'order id': 1 })).toBe(false);
     expect((await compileQuery('orderId')).absent?.(null)).toBe(false);
     expect((await compileQuery('order.id')).absent?.(order)).toBe(false);
     expect((await compileQuery("[?status=='failed'] | [0]")).absent?.(order)).toBe(false);
