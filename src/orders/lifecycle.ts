@@ -111,7 +111,15 @@ export async function deliver(
   now: number = Date.now(),
 ): Promise<void> {
   await print();
-  await io.flushOut({ delivery: true });
+  // Codes written to files reached the user there: a stdout nobody reads (a cron job's Python DEVNULL, which the docs
+  // answer with --out) is then no failure. A review's nightly job exited 8 every night, and stopped ordering.
+  const filed =
+    'orderId' in delivery
+      ? delivery.codes && delivery.out !== undefined && delivery.out !== '-'
+      : delivery.length > 0 && delivery.every((o) => o.written !== undefined && o.written.path !== '-');
+  await io.flushOut({ delivery: true }).catch((error: unknown) => {
+    if (!filed || !io.forgiveUnreadStdout()) throw error;
+  });
   if ('orderId' in delivery) {
     await failpoint(LIFECYCLE.delivered.failpoint!);
     return;
@@ -124,7 +132,7 @@ export async function deliver(
   // selects nothing: their rows are sent again by the same command under their keys. Not where every outcome's codes
   // went to a file (they reached the user there), nor for a field whose value is null (a nightly
   // `--query failure_reason`).
-  if (io.queryAbsent !== undefined && !delivery.every((o) => o.written !== undefined && o.written.path !== '-'))
+  if (io.queryAbsent !== undefined && !filed)
     throw new UsageError(
       `${io.queryAbsent}: the ${delivery.length === 1 ? 'order' : 'orders'} it was given ${delivery.length === 1 ? 'is' : 'are'} not taken as having reached you`,
       {

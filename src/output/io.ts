@@ -64,6 +64,8 @@ export class Io {
   /** Writes to stdout whose callback has not come yet, and the first error any of them reported. */
   private readonly pendingOut = new Set<Promise<void>>();
   private outFailure: NodeJS.ErrnoException | undefined;
+  /** stdout was found closed at the start and forgiven (forgiveUnreadStdout): not looked at again. */
+  private stdoutUnread = false;
   /**
    * What a --query that printed null said, where it named a field the document does not have at all (exporter.ts
    * Query.absent): the document reached nobody (orders/lifecycle.ts deliver).
@@ -216,10 +218,28 @@ export class Io {
     while (this.pendingOut.size > 0) await Promise.all([...this.pendingOut]);
     // Only where an order's outcome is being delivered (orders/lifecycle.ts): a parent that gave another
     // command a read-write /dev/null (Node's stdio 'ignore', Python's DEVNULL) meant to throw its output away.
-    if (o.delivery && this.streams.stdoutFd !== undefined && !this.outFailure && closedAtStart(this.streams.stdoutFd)) {
+    if (
+      o.delivery &&
+      !this.stdoutUnread &&
+      this.streams.stdoutFd !== undefined &&
+      !this.outFailure &&
+      closedAtStart(this.streams.stdoutFd)
+    ) {
       this.outFailure = Object.assign(new Error('standard output was closed'), { code: 'EBADF' });
     }
     if (this.outFailure) throw stdoutFailed(this.outFailure);
+  }
+
+  /**
+   * A stdout nobody reads (closed at the start, or a parent's read-write /dev/null: EBADF) is forgiven where the
+   * outcome reached the user another way (its codes in a file): true when it was such a failure, now cleared.
+   * Any other failure (a full disk, a reader gone) stays, and is still exit 8.
+   */
+  forgiveUnreadStdout(): boolean {
+    if (this.outFailure?.code !== 'EBADF') return false;
+    this.outFailure = undefined;
+    this.stdoutUnread = true;
+    return true;
   }
 
   private writeOut(text: string): Promise<void> {

@@ -279,6 +279,26 @@ describe('exactly once, without exceptions', () => {
       expect(journalFiles(configDir)).toEqual([]);
     },
   );
+
+  // The docs answer a parent's read-write /dev/null (Python's DEVNULL) with --out: a review's nightly job did so,
+  // exited 8 every night with its codes file written, and stopped ordering (the order stayed pending).
+  it(
+    'gap 3, with --out: codes written to a file reached the user, a stdout nobody reads is no failure: exit 0, and the next night is a new order',
+    { timeout: 300_000 },
+    async () => {
+      const configDir = await fresh();
+      const dir = tempDir();
+      for (const night of [1, 2]) {
+        const out = join(dir, `night${night}.csv`);
+        const args = ['order', 'place', '--product', PRODUCT, '--quantity', '747', '--out', out, '--interval', '0.05'];
+        const run = shell('exec 1>&-; exec CLI', args, configDir);
+        expect(run.code, run.stderr).toBe(0);
+        expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(748);
+        expect(journalFiles(configDir)).toEqual([]);
+      }
+      expect(await charges(747)).toHaveLength(2);
+    },
+  );
 });
 
 describe('a failed order reaches the user before its intent ends (gap 4)', () => {
