@@ -59,6 +59,8 @@ export interface OrderRecord {
    * order placed again within a day of its send reuses its key (order/place.ts), so that order reaches the user.
    */
   sent?: true;
+  /** A plan's row: its plan's file name (absent in older records): another --batch of the same plan is no copy of it. */
+  plan?: string;
 }
 
 export const DEFAULT_HISTORY_DAYS = 90;
@@ -581,6 +583,7 @@ function clean(r: OrderRecord): OrderRecord {
     ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
     ...(typeof r.finishedBy === 'string' ? { finishedBy: r.finishedBy } : {}),
     ...(r.sent === true ? { sent: true } : {}),
+    ...(typeof r.plan === 'string' ? { plan: r.plan } : {}),
   };
 }
 

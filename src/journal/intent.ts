@@ -74,6 +74,8 @@ export interface Intent extends OrderSpec {
   out?: OutSpec | undefined;
   /** The key was given (--idempotency-key, a plan's row), not made by journal.begin: the same key again is refused once it reached the user. */
   keyGiven?: boolean | undefined;
+  /** A plan's row: the plan's file name (planName), which its record keeps: another batch of the same plan is no copy of it. */
+  plan?: string | undefined;
   /** Every codes file a run of this intent wrote, each recorded just before the rename that delivers it. */
   files?: FileIdentity[] | undefined;
 }
@@ -120,7 +122,7 @@ export function staleness(intent: Pick<Intent, 'createdAt'>, now: number = Date.
 
 /** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
 export function newIntent(
-  options: OrderSpec & { wait?: boolean | undefined; out?: OutSpec | undefined },
+  options: OrderSpec & { wait?: boolean | undefined; out?: OutSpec | undefined; plan?: string | undefined },
   key: string,
   now: number,
   keyGiven = false,
@@ -145,5 +147,6 @@ export function newIntent(
     owner: currentOwner(),
     ...(options.wait ? { wait: true } : {}),
     ...(options.out ? { out: options.out } : {}),
+    ...(options.plan !== undefined ? { plan: options.plan } : {}),
   };
 }

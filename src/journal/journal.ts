@@ -47,6 +47,8 @@ export interface BeginOptions extends OrderSpec {
   key?: string | undefined;
   /** `key` is not the user's: it is the made key of an order abandoned after its request went out, sent again. */
   keyReused?: boolean | undefined;
+  /** A plan's row: the plan's file name, kept in the intent and its record. */
+  plan?: string | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
   /**

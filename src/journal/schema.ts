@@ -57,6 +57,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   wait: z.optional(z.boolean()),
   out: z.optional(outSchema),
   keyGiven: z.optional(z.boolean()),
+  plan: z.optional(z.string()),
   files: z.optional(z.array(fileSchema)),
 });
 

@@ -64,6 +64,8 @@ export interface RowOptions {
   force?: boolean | undefined;
   /** age recipients every row's codes file is encrypted to (checked against the rows' names before the run). */
   encryptTo?: string[] | undefined;
+  /** The plan's path: its name goes into each row's intent and record (sameRowsElsewhere). */
+  plan?: string | undefined;
 }
 
 /**
@@ -501,6 +503,7 @@ export function sameRowsElsewhere(
   profile: string,
   rows: readonly { productId: string; quantity: number }[],
   family: string,
+  plan: { name: string; batch: string | undefined },
   now: number = Date.now(),
 ): OrderRecord[] | undefined {
   const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
@@ -515,6 +518,9 @@ export function sameRowsElsewhere(
   }
   for (const group of byFamily.values()) {
     if (group.length < Math.min(2, rows.length)) continue;
+    // The same plan file under another --batch is ordered again on purpose (a nightly job's date): no copy. A record
+    // from before plans were named in records says nothing of it, so with a --batch such a group is not said.
+    if (group.some((r) => r.plan === plan.name || (r.plan === undefined && plan.batch !== undefined))) continue;
     const left = new Map(here);
     if (group.every((r) => (left.get(rowOf(r)) ?? 0) > 0 && left.set(rowOf(r), left.get(rowOf(r))! - 1))) return group;
   }
@@ -750,6 +756,7 @@ export async function runRows(
         wait: waits || out !== undefined,
         out,
         resumeOnly: deps.resumeOnly?.has(row.key),
+        ...(o.plan !== undefined ? { plan: planName(o.plan) } : {}),
       });
       if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
       const machine = new OrderMachine(

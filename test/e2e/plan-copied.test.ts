@@ -39,4 +39,25 @@ describe('a copied plan run after the original', () => {
     expect(copy.stderr).toContain('is a plan of its own (a copied or renamed file, another directory or --batch)');
     expect((await ledger(server)).orders.length).toBe(before + 4);
   }, 120_000);
+
+  // The cron recipe's --batch is the night's date: a copy run the same night has the same batch (a review: nothing
+  // was said). The same file with the next night's batch is the recipe itself, and says nothing.
+  it('with --batch: a copy is said; the same file under another batch is not', async () => {
+    const { configDir, url: baseUrl } = served;
+    const dir = tempDir();
+    const rows = 'product,quantity\ngoogle-play-us-25,5\napple-us-25,5\n';
+    for (const name of ['nightly.csv', 'nightly (copy).csv']) writeFileSync(join(dir, name), rows);
+    const run = (name: string, batch: string) =>
+      runCli(['order', 'place', '--plan', join(dir, name), '--batch', batch], { configDir, baseUrl });
+    const first = await run('nightly.csv', '2026-11-30');
+    expect(first.code, first.stderr).toBe(0);
+    const next = await run('nightly.csv', '2026-12-01');
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('another plan delivered');
+    const copy = await run('nightly (copy).csv', '2026-12-01');
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr.replace(/\s+/g, ' ')).toContain(
+      'another plan delivered these same 2 rows here in the last 24 hours',
+    );
+  }, 120_000);
 });

@@ -533,6 +533,8 @@ describe('planName: a plan from a descriptor is keyed by one name, whichever the
 
 // A review ran `restock (copy).csv` right after `restock.csv`: each row was charged twice, and the run said nothing.
 describe('sameRowsElsewhere: another plan delivered exactly these rows within the day', () => {
+  /** This run: the copy, without a --batch. */
+  const COPY = { name: 'restock (copy).csv', batch: undefined };
   const mine = planFamily(scope, '/plans/restock (copy).csv', undefined);
   const theirs = planFamily(scope, '/plans/restock.csv', undefined);
   const rows = [
@@ -549,23 +551,23 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
   const delivered = rows.map((r, i) => of(theirs, r, i));
 
   it('the same rows in another order, from another plan file: named', () => {
-    const found = sameRowsElsewhere([...delivered].reverse(), scope, 'shop', rows, mine, T0);
+    const found = sameRowsElsewhere([...delivered].reverse(), scope, 'shop', rows, mine, COPY, T0);
     expect(found?.map((r) => r.key).sort()).toEqual(delivered.map((r) => r.key).sort());
   });
 
   // The copy with a line added (the review's second case: 3 of 3 rows ordered without a word).
   it('another plan whose rows, two or more, are all rows of this one: named; a one-row plan alike a one-row plan too', () => {
-    expect(sameRowsElsewhere(delivered.slice(1), scope, 'shop', rows, mine, T0)).toHaveLength(2);
-    expect(sameRowsElsewhere(delivered.slice(0, 2), scope, 'shop', rows, mine, T0)).toHaveLength(2);
-    expect(sameRowsElsewhere(delivered.slice(0, 1), scope, 'shop', rows.slice(0, 1), mine, T0)).toHaveLength(1);
+    expect(sameRowsElsewhere(delivered.slice(1), scope, 'shop', rows, mine, COPY, T0)).toHaveLength(2);
+    expect(sameRowsElsewhere(delivered.slice(0, 2), scope, 'shop', rows, mine, COPY, T0)).toHaveLength(2);
+    expect(sameRowsElsewhere(delivered.slice(0, 1), scope, 'shop', rows.slice(0, 1), mine, COPY, T0)).toHaveLength(1);
     // A row it has more often than this plan: not all of its rows are here.
     const thrice = [...delivered.slice(1), of(theirs, rows[1]!, 7)];
-    expect(sameRowsElsewhere(thrice, scope, 'shop', rows, mine, T0)).toBeUndefined();
+    expect(sameRowsElsewhere(thrice, scope, 'shop', rows, mine, COPY, T0)).toBeUndefined();
   });
 
   it('not: this plan itself, a row more or less, another quantity, another scope or profile, over a day ago, not delivered', () => {
     const none = (records: OrderRecord[], wanted = rows): void =>
-      expect(sameRowsElsewhere(records, scope, 'shop', wanted, mine, T0)).toBeUndefined();
+      expect(sameRowsElsewhere(records, scope, 'shop', wanted, mine, COPY, T0)).toBeUndefined();
     none(rows.map((r, i) => of(mine, r, i)));
     // One row in common with another plan is not said: two plans may well order one product alike.
     none(delivered.slice(0, 1));
@@ -581,5 +583,20 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
     none(delivered.map((r) => ({ ...r, key: '3f1c9a9e-5d1b-4c4e-9a53-2f0f6c8d7b21' })));
     none(delivered.map((r) => ({ ...r, key: `my-${r.key}` })));
     none(delivered.map((r, i) => ({ ...r, key: `${r.key}-r${i + 2}` })));
+  });
+
+  // A review ran a copy with the same --batch as the cron recipe's (the night's date): nothing was said. The same
+  // plan file under another --batch (the next night) is ordered again on purpose, and says nothing.
+  it('with a --batch: said for another plan file; not for the same file under another batch, nor a record without its plan', () => {
+    const named = delivered.map((r) => ({ ...r, plan: 'restock.csv' }));
+    const batch = { name: 'restock (copy).csv', batch: '2026-11-30' };
+    expect(sameRowsElsewhere(named, scope, 'shop', rows, mine, batch, T0)).toHaveLength(3);
+    expect(
+      sameRowsElsewhere(named, scope, 'shop', rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
+    ).toBeUndefined();
+    expect(
+      sameRowsElsewhere(named, scope, 'shop', rows, mine, { name: 'restock.csv', batch: undefined }, T0),
+    ).toBeUndefined();
+    expect(sameRowsElsewhere(delivered, scope, 'shop', rows, mine, batch, T0)).toBeUndefined();
   });
 });

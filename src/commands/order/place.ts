@@ -428,6 +428,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     olderVersionRows,
     deliveredUnderOtherScope,
     sameRowsElsewhere,
+    planName,
     underOtherScope,
     outFileProblems,
     refusePlan,
@@ -571,8 +572,11 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // The same rows, all of them, delivered by another plan within the day (a copy, a rename, "Save as"): said, and
     // asked about at a terminal. Not refused elsewhere: a cron job may write each night's plan to a new name.
     const twin =
-      o.batch === undefined && todo.length === rows.length
-        ? sameRowsElsewhere(records, scope, connection.profile, rows, family)
+      todo.length === rows.length
+        ? sameRowsElsewhere(records, scope, connection.profile, rows, family, {
+            name: planName(o.plan),
+            batch: o.batch,
+          })
         : undefined;
     if (twin) {
       const last = twin
