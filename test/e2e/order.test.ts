@@ -208,6 +208,27 @@ describe('order place, show, watch', () => {
     expect((await ledger(server)).orders.length).toBe(before + 3);
   });
 
+  // It said "already holds these codes; it was left as it was", then "✓ wrote 1 code to …" (a review).
+  it('order watch --out of a file that already holds its codes says so once, and writes nothing', async () => {
+    const { configDir } = served;
+    const out = join(tempDir(), 'w.csv');
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', out, '--json'],
+      {
+        configDir,
+      },
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const id = (JSON.parse(placed.stdout) as { id: string }).id;
+    const before = readFileSync(out, 'utf8');
+    const watched = await runCli(['order', 'watch', id, '--out', out], { configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stderr).toContain(`✓ the codes were already written to ${out} (csv)`);
+    expect(watched.stderr).not.toContain('✓ wrote');
+    expect(watched.stderr).not.toContain('already holds');
+    expect(readFileSync(out, 'utf8')).toBe(before);
+  });
+
   it('an idempotency key with quotes or a backslash is refused before anything is sent: a server may read "k" as k, which the record of k would not know', async () => {
     const { configDir, server } = served;
     const before = (await ledger(server)).orders.length;

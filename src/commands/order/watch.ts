@@ -117,7 +117,8 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       recordedTemp: (temp) => journal.recordsTemp(temp),
       existing,
     });
-    if (written.already) deps.io.say(`${out.path} already holds these codes; it was left as it was`);
+    // With --json the order is on stdout and its notes are not said: the file left as it was is, on stderr.
+    if (written.already && deps.io.json) deps.io.say(`${out.path} already holds these codes; it was left as it was`);
   }
   // An interrupted `order place --out` of this order, its codes not written here: order resume writes them to the
   // file it recorded (codes get would make a second one).
@@ -131,7 +132,9 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     ? `its codes go to ${waiting.out!.path}: giftcodes order resume ${waiting.key}`
     : delivered && `its codes were written to ${delivered} here`;
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
-  await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written }, codesNext), {
+  // A file that already held these codes is said once, as such (it read "already holds", then "✓ wrote": a review).
+  const shown = written && { ...written, earlier: written.already === true };
+  await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written: shown }, codesNext), {
     orderId: order.id,
     baseUrl: api.baseUrl,
     codes: written !== undefined,
