@@ -14,6 +14,7 @@ import {
   existsSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   rmSync,
@@ -698,6 +699,9 @@ function catalogRuns(url, check) {
  * /v1/orders (an Idempotency-Key and body each) with the same concurrency. Every run has a `giftcodes serve
  * --latency 50` of its own, and each plan a fresh config dir and plan bytes of its own (a plan run again
  * would order nothing). Then one plan at --concurrency 1 for information (about a minute; never repeated).
+ * At --concurrency 16 a third side is rotated in for information: the durable floor (durable-orders.mjs), the
+ * same POSTs with the least a crash-safe client writes and fdatasyncs per row; what the plan's durability costs
+ * at the least, beside what its journal costs.
  */
 async function planFigures() {
   const ROWS = 1000;
@@ -706,6 +710,11 @@ async function planFigures() {
     ROOT,
     join(ROOT, 'scripts', 'bench', 'bare-orders.mjs'),
     join(scratch, 'bare-orders.mjs'),
+  );
+  const durableOrders = await bundleBare(
+    ROOT,
+    join(ROOT, 'scripts', 'bench', 'durable-orders.mjs'),
+    join(scratch, 'durable-orders.mjs'),
   );
   const withServer = async (run) => {
     const server = await startListening([NODE, BIN, 'serve', '--port', '0', '--latency', '50'], {
@@ -750,7 +759,8 @@ async function planFigures() {
     rmSync(dir, { recursive: true, force: true });
     return ms;
   };
-  const runBare = (url, inFlight = concurrency) => {
+  const runBare = (url, inFlight = concurrency, durable = false) => {
+    const dir = durable ? mkdtempSync(join(scratch, 'durable-')) : undefined;
     const env = {
       ...cliEnv,
       BENCH_URL: url,
@@ -758,18 +768,29 @@ async function planFigures() {
       BENCH_PRODUCT: PLAN_PRODUCT,
       BENCH_ROWS: String(ROWS),
       BENCH_CONCURRENCY: String(inFlight),
+      ...(dir === undefined ? {} : { BENCH_DIR: dir }),
     };
+    const which = durable ? 'the durable floor' : 'the bare POSTs';
     const started = performance.now();
-    const result = spawnSync(NODE, ['--require', CPUTIME, bareOrders], {
+    const result = spawnSync(NODE, ['--require', CPUTIME, durable ? durableOrders : bareOrders], {
       env,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     const ms = performance.now() - started;
     cpuOf.set(ms, Number(String(result.output[3]).trim()) / 1000);
-    if (result.status !== 0) throw new Error(`the bare POSTs failed: ${result.stderr.slice(0, 2000)}`);
+    if (result.status !== 0) throw new Error(`${which} failed: ${result.stderr.slice(0, 2000)}`);
     if (result.stdout.trim() !== `${ROWS} orders`)
-      throw new Error(`the bare POSTs created ${result.stdout.trim()} of ${ROWS}`);
+      throw new Error(`${which} created ${result.stdout.trim()} of ${ROWS}`);
+    if (dir !== undefined) {
+      // Every row's two log lines and its record are on disk: the floor did what it claims.
+      const history = join(dir, 'history');
+      const records = readdirSync(history).reduce((sum, name) => sum + countLines(join(history, name)), 0);
+      const logged = countLines(join(dir, 'intent.log'));
+      if (logged !== 2 * ROWS || records !== ROWS)
+        throw new Error(`the durable floor wrote ${logged} log lines and ${records} records for ${ROWS} rows`);
+      rmSync(dir, { recursive: true, force: true });
+    }
     return ms;
   };
   const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
@@ -806,21 +827,25 @@ async function planFigures() {
     `  info  --concurrency 1: ${seconds(serial)}, ${(serial / planMedian).toFixed(2)}× the default  (no target)`,
   );
   // At WIDE rows at once the journal, not the latency, bounds the plan: its CPU is judged beside its wall time.
+  // The durable floor is rotated in with them (each side first, second and third in turn), for information.
   await judge.figure(`the plan at --concurrency ${WIDE}`, async (check) => {
-    const times = { plan: [], bare: [] };
-    for (let pair = 0; pair < ROUNDS; pair++) {
-      for (const side of pair % 2 ? ['bare', 'plan'] : ['plan', 'bare'])
+    const times = { plan: [], bare: [], durable: [] };
+    const sides = ['bare', 'durable', 'plan'];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of [...sides.slice(round % 3), ...sides.slice(0, round % 3)])
         times[side].push(
           await withServer((url) =>
-            side === 'plan' ? runPlan(url, ['--concurrency', String(WIDE)]) : runBare(url, WIDE),
+            side === 'plan' ? runPlan(url, ['--concurrency', String(WIDE)]) : runBare(url, WIDE, side === 'durable'),
           ),
         );
     }
-    const [plan, bare] = [summary(times.plan), summary(times.bare)];
-    const [planCpu, bareCpu] = [
+    const [plan, bare, durable] = [summary(times.plan), summary(times.bare), summary(times.durable)];
+    const [planCpu, bareCpu, durableCpu] = [
       median(times.plan.map((ms) => cpuOf.get(ms))),
       median(times.bare.map((ms) => cpuOf.get(ms))),
+      median(times.durable.map((ms) => cpuOf.get(ms))),
     ];
+    const cpus = (side) => times[side].map((ms) => cpuOf.get(ms).toFixed(2)).join(', ');
     const [wall, cpu] = [plan.median / bare.median, planCpu / bareCpu];
     console.log(
       `  --concurrency ${WIDE} (at least ${seconds(Math.ceil(ROWS / WIDE) * 50)} at 50 ms a POST): plan ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), bare POSTs ${seconds(bare.median)}; CPU ${seconds(planCpu)} vs ${seconds(bareCpu)}`,
@@ -832,6 +857,12 @@ async function planFigures() {
       wall <= 1.3,
     );
     check(`1,000-row plan at --concurrency ${WIDE} / the bare POSTs, CPU`, `${cpu.toFixed(2)}×`, '≤ 2.5×', cpu <= 2.5);
+    console.log(
+      `  info  durable floor (a log line fdatasynced before each POST, the answer and the record after; group commits): ${seconds(durable.median)} (${seconds(durable.min)}–${seconds(durable.max)}); CPU ${seconds(durableCpu)} (runs ${cpus('durable')} s; bare ${cpus('bare')}; plan ${cpus('plan')})`,
+    );
+    console.log(
+      `  info  plan / durable floor, CPU: ${(planCpu / durableCpu).toFixed(2)}×; durable floor / bare POSTs, CPU: ${(durableCpu / bareCpu).toFixed(2)}×  (no target)`,
+    );
   });
 }
 
