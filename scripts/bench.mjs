@@ -845,7 +845,7 @@ async function planFigures() {
       median(times.bare.map((ms) => cpuOf.get(ms))),
       median(times.durable.map((ms) => cpuOf.get(ms))),
     ];
-    const cpus = (side) => times[side].map((ms) => cpuOf.get(ms).toFixed(2)).join(', ');
+    const cpus = (side) => times[side].map((ms) => (cpuOf.get(ms) / 1000).toFixed(2)).join(', ');
     const [wall, cpu] = [plan.median / bare.median, planCpu / bareCpu];
     console.log(
       `  --concurrency ${WIDE} (at least ${seconds(Math.ceil(ROWS / WIDE) * 50)} at 50 ms a POST): plan ${seconds(plan.median)} (${seconds(plan.min)}–${seconds(plan.max)}), bare POSTs ${seconds(bare.median)}; CPU ${seconds(planCpu)} vs ${seconds(bareCpu)}`,
