@@ -5,8 +5,8 @@
 // the log and its record to a history line file named by the first two hex digits of the key's sha256, and is
 // done once an fdatasync covers each. Group commit, as the CLI's journal log: one fdatasync in flight per file
 // (fs.fdatasync, on libuv's thread pool), covering every line written before it began; the lines written while
-// it runs wait for the next. A new file's directory is fsynced with its first fdatasync. No lock, no schema, no
-// other process, no read-back. Bundled like the CLI. BENCH_URL, BENCH_KEY, BENCH_PRODUCT, BENCH_DIR (an empty
+// it runs wait for the next. A new file's name is made durable the same way: one fsync of its directory in flight
+// at a time, covering every file made before it began. No lock, no schema, no other process, no read-back. Bundled like the CLI. BENCH_URL, BENCH_KEY, BENCH_PRODUCT, BENCH_DIR (an empty
 // directory: intent.log and history/ are made in it); prints how many orders were created.
 import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, constants, fdatasync, fsync, mkdirSync, openSync, writeSync } from 'node:fs';
@@ -27,27 +27,25 @@ const historyDir = join(dir, 'history');
 mkdirSync(historyDir, { mode: 0o700 });
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 
-const syncFd = (fd, sync) => new Promise((resolve, reject) => sync(fd, (error) => (error ? reject(error) : resolve())));
-
-/** One append-only file and its group commit: append() settles once an fdatasync that began after the line returned. */
-class GroupFile {
-  written = 0;
-  durable = 0;
+/**
+ * Group commit on one descriptor: covered() settles once a sync (fdatasync of a file, fsync of a directory) that
+ * began after the call returned. One sync in flight at a time; the calls made while it runs wait for the next.
+ */
+class GroupSync {
+  asked = 0;
+  done = 0;
   syncing = false;
   waiters = [];
   failure = undefined;
 
-  constructor(file, dirFd) {
-    this.fd = openSync(file, APPEND, 0o600);
-    /** A directory to fsync with the first fdatasync, so that the new file's name survives a crash too. */
-    this.dirFd = dirFd;
+  constructor(fd, sync) {
+    this.fd = fd;
+    this.sync = sync;
   }
 
-  append(line) {
+  covered() {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    const bytes = Buffer.from(line, 'utf8');
-    for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
-    const seq = ++this.written;
+    const seq = ++this.asked;
     return new Promise((resolve, reject) => {
       this.waiters.push({ seq, resolve, reject });
       this.kick();
@@ -55,22 +53,18 @@ class GroupFile {
   }
 
   kick() {
-    if (this.syncing || this.failure !== undefined || this.durable >= this.written) return;
+    if (this.syncing || this.failure !== undefined || this.done >= this.asked) return;
     this.syncing = true;
-    const upTo = this.written;
-    void (async () => {
-      try {
-        await syncFd(this.fd, fdatasync);
-        if (this.dirFd !== undefined) await syncFd(this.dirFd, fsync);
-        this.dirFd = undefined;
-      } catch (error) {
+    const upTo = this.asked;
+    this.sync(this.fd, (error) => {
+      this.syncing = false;
+      if (error) {
         this.failure = error;
         for (const waiter of this.waiters) waiter.reject(error);
         this.waiters = [];
         return;
       }
-      this.syncing = false;
-      this.durable = upTo;
+      this.done = upTo;
       const still = [];
       for (const waiter of this.waiters) {
         if (waiter.seq <= upTo) waiter.resolve();
@@ -78,19 +72,39 @@ class GroupFile {
       }
       this.waiters = still;
       this.kick();
-    })();
+    });
+  }
+}
+
+/**
+ * One append-only file: append() writes the line now and settles once an fdatasync covers it, and, for the
+ * file's first lines, once an fsync of its directory covers its creation (shared with the other files made).
+ */
+class GroupFile {
+  constructor(file, dirSync) {
+    this.fd = openSync(file, APPEND, 0o600);
+    this.data = new GroupSync(this.fd, fdatasync);
+    this.entered = dirSync.covered().then(() => (this.entered = undefined));
+  }
+
+  append(line) {
+    const bytes = Buffer.from(line, 'utf8');
+    for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done);
+    const data = this.data.covered();
+    return this.entered === undefined ? data : Promise.all([data, this.entered]);
   }
 }
 
 const dirFd = openSync(dir, 'r');
 const historyDirFd = openSync(historyDir, 'r');
-const log = new GroupFile(join(dir, 'intent.log'), dirFd);
+const log = new GroupFile(join(dir, 'intent.log'), new GroupSync(dirFd, fsync));
+const historyDirSync = new GroupSync(historyDirFd, fsync);
 /** The history's line files, by the two hex digits that name them, opened as they are first needed and kept open. */
 const history = new Map();
 const historyOf = (key) => {
   const xx = createHash('sha256').update(key).digest('hex').slice(0, 2);
   let file = history.get(xx);
-  if (file === undefined) history.set(xx, (file = new GroupFile(join(historyDir, `${xx}.jsonl`), historyDirFd)));
+  if (file === undefined) history.set(xx, (file = new GroupFile(join(historyDir, `${xx}.jsonl`), historyDirSync)));
   return file;
 };
 
