@@ -70,8 +70,13 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
     ?.owner.pid;
 }
 
+/** When a record ended (or, without an end, was last updated), in ms. */
+function endedAt(r: OrderRecord): number {
+  return Date.parse(r.endedAt ?? r.updatedAt);
+}
+
 /**
- * The newest record of this very request (product, quantity, profile, scope), when `which` picks it, read only when no
+ * The record that ended last of this very request (product, quantity, profile, scope), when `which` picks it, read only when no
  * --idempotency-key is given (a key given names one order, and the journal refuses its reuse) and the record's mark
  * is younger than a day: otherwise no record is read (one stat for each order place; history.ts MARKS).
  */
@@ -85,18 +90,17 @@ function ofThisRequest(
 ): OrderRecord | undefined {
   if (key !== undefined || !journal.history.markedWithinDay(mark, now)) return undefined;
   const scope = scopeOf(spec);
-  // The newest record of this request only: a later order of it (a new one placed after the question was answered
-  // No, or a second order placed since) is what the next run follows, and asking again about the older one read as
-  // a second order each time for a day (a review).
-  const newest = journal.history.list().find(
-    (r) =>
-      // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
-      !r.key.startsWith('plan-') &&
-      r.productId === spec.productId &&
-      r.quantity === spec.quantity &&
-      r.profile === spec.profile &&
-      inScope(r, scope),
-  );
+  // The record of this request that ended last only: a later order of it (a new one placed after the question was
+  // answered No, or a second order placed since) is what the next run follows, and asking again about the older one
+  // read as a second order each time for a day (a review). By when each ended, not began: an order abandoned after a
+  // second window's order was placed and delivered is the one to follow (another review lost a charged order there).
+  let newest: OrderRecord | undefined;
+  for (const r of journal.history.list()) {
+    // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
+    if (r.key.startsWith('plan-') || r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
+    if (r.profile !== spec.profile || !inScope(r, scope)) continue;
+    if (newest === undefined || endedAt(r) > endedAt(newest)) newest = r;
+  }
   return newest !== undefined && which(newest) ? newest : undefined;
 }
 

@@ -262,6 +262,21 @@ describe('only the newest record of the request is followed', () => {
     j.history.record(recordAt('new-one', at(T - HOUR), { ...spec, orderId: 'ord_n' }));
     expect(abandonedMaybePlaced(j, spec, undefined, T)).toBeUndefined();
     expect(finishedInItsPlace(j, spec, undefined, T)).toBeUndefined();
+    // By when each ended: an order abandoned after a second window's order of it was placed and delivered (that one
+    // began later) is the one to follow (a review lost a charged order when the later beginning hid it).
+    const w = journal();
+    w.history.record(
+      recordAt('first-window', at(T - 2 * HOUR), { ...spec, outcome: 'abandoned', sent: true, endedAt: at(T - HOUR) }),
+    );
+    w.history.record(
+      recordAt('second-window', at(T - 2 * HOUR + 700), {
+        ...spec,
+        orderId: 'ord_y',
+        endedAt: at(T - 2 * HOUR + 4000),
+      }),
+    );
+    w.history.mark('abandoned', T);
+    expect(abandonedMaybePlaced(w, spec, undefined, T)?.key).toBe('first-window');
     // A plan's row of the same product and quantity is its plan's: it ends neither.
     const k = journal();
     k.history.record(recordAt('stopped', at(T - 2 * HOUR), { ...spec, outcome: 'abandoned', sent: true }));
