@@ -538,10 +538,14 @@ export class Journal {
         // run of the key that placed nothing (refused) erase an `abandoned` record, which says an order may have
         // been placed under it: that record is what tells a replay of it apart from an order placed elsewhere
         // (machine.ts usedHereBefore; a review abandoned a row, met an outage, and had its own order refused).
-        const kept = records.filter((record, i) => {
-          if (intents[i]!.orderId !== undefined) return true;
+        // An abandoned record keeps that the key's request went out before (`sent`): a run of the abandoned key
+        // killed before it sent again, abandoned in turn, said "never sent", and its charged order was lost (a review).
+        const kept = records.flatMap((record, i) => {
+          if (intents[i]!.orderId !== undefined) return [record];
           const before = this.history.get(record.key, scopeOf(intents[i]!));
-          return before?.orderId === undefined && !(before?.outcome === 'abandoned' && record.outcome === 'refused');
+          if (before?.orderId !== undefined || (before?.outcome === 'abandoned' && record.outcome === 'refused'))
+            return [];
+          return before?.sent && record.outcome === 'abandoned' ? [{ ...record, sent: true as const }] : [record];
         });
         await this.history.recordAll(kept);
       } catch {
@@ -611,8 +615,10 @@ export class Journal {
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
       await this.endLocked([intent], 'abandoned', { now });
-      // Its request went out without an answer: the same order placed again reuses its key (recordOf: `sent`).
-      if (intent.phase === 'sending' && intent.orderId === undefined) this.history.mark('abandoned', now);
+      // Its request went out without an answer (now or in an earlier run of the key): the same order placed again
+      // reuses its key (recordOf and endLocked: `sent`).
+      const sent = intent.phase === 'sending' || this.history.get(intent.key, scopeOf(intent))?.sent === true;
+      if (intent.orderId === undefined && sent) this.history.mark('abandoned', now);
       return intent;
     });
   }

@@ -113,10 +113,13 @@ export async function deliver(
   await print();
   // Codes written to files reached the user there: a stdout nobody reads (a cron job's Python DEVNULL, which the docs
   // answer with --out) is then no failure. A review's nightly job exited 8 every night, and stopped ordering.
+  // A failed order has no codes: its failure reaches the user on stderr (exit 6), so it needs no stdout either (a
+  // review's DEVNULL job met one failed order and exited 8 every night after, resuming it).
   const filed =
     'orderId' in delivery
-      ? delivery.codes && delivery.out !== undefined && delivery.out !== '-'
-      : delivery.length > 0 && delivery.every((o) => o.written !== undefined && o.written.path !== '-');
+      ? delivery.ending === 'failed' || (delivery.codes && delivery.out !== undefined && delivery.out !== '-')
+      : delivery.length > 0 &&
+        delivery.every((o) => o.ending === 'failed' || (o.written !== undefined && o.written.path !== '-'));
   await io.flushOut({ delivery: true }).catch((error: unknown) => {
     if (!filed || !io.forgiveUnreadStdout()) throw error;
   });

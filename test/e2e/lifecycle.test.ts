@@ -340,4 +340,21 @@ describe('a failed order reaches the user before its intent ends (gap 4)', () =>
       expect(listed).toMatchObject([{ outcome: 'failed' }]);
     },
   );
+
+  // A review's DEVNULL job (the docs' --out) met one failed order and exited 8 every night after, resuming it.
+  it(
+    'a failed order with --out and a stdout nobody reads: its failure is said (exit 6), the order recorded; the next night is a new order',
+    { timeout: 300_000 },
+    async () => {
+      const configDir = await loggedIn(server);
+      const dir = tempDir();
+      for (const night of [1, 2]) {
+        const args = ['order', 'place', '--product', PRODUCT, '--quantity', '2', '--out', join(dir, `n${night}.csv`)];
+        const run = shell('exec 1>&-; exec CLI', [...args, '--interval', '0.05'], configDir);
+        expect(run.code, run.stderr).toBe(6);
+        expect(journalFiles(configDir)).toEqual([]);
+      }
+      expect((await ledger(server)).orders.filter((o) => o.quantity === 2)).toHaveLength(2);
+    },
+  );
 });

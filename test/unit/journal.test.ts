@@ -1,6 +1,6 @@
 // The journal's rules, on a real directory: who may take an intent over, when, and what is never resumed.
 import { scopeOf } from '../../src/journal/history.js';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,8 @@ import { Journal } from '../../src/journal/journal.js';
 import { currentOwner, isAlive } from '../../src/journal/owner.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 import { spec, journal } from '../helpers/journal.js';
+
+const T0 = Date.now();
 
 function orphan(j: Journal, intent: Intent, changes: Partial<Intent> = {}): Intent {
   return j.save({ ...intent, owner: { pid: deadPid(), boot: currentOwner().boot }, ...changes });
@@ -272,6 +274,29 @@ describe('journal', () => {
     expect(j.read().intents).toEqual([]);
     expect(j.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned' });
     await expect(j.abandon(intent.key)).rejects.toMatchObject({ exitCode: 2, code: 'intent_not_found' });
+  });
+
+  // A run of the abandoned key (the same order placed again) killed before it sent, abandoned in turn: its record said
+  // "never sent", the mark went, and the order the first request placed was lost (a fourth review).
+  it('an abandoned record keeps that the key went out before: sent, and its mark, through a second abandon', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    orphan(j, { ...intent, phase: 'sending' });
+    await j.abandon(intent.key, T0);
+    expect(j.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned', sent: true });
+    const again = await j.begin({ ...spec, key: intent.key, keyReused: true });
+    orphan(j, again.intent);
+    rmSync(join(j.history.dir, '.abandoned-sent'), { force: true });
+    await j.abandon(intent.key, T0 + 1000);
+    expect(j.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned', sent: true });
+    expect(j.history.markedWithinDay('abandoned', T0 + 1000)).toBe(true);
+    // Never sent, and no record before: not sent.
+    const k = journal();
+    const fresh = await k.begin(spec);
+    orphan(k, fresh.intent);
+    await k.abandon(fresh.intent.key, T0);
+    expect(k.history.list()[0]?.sent).toBeUndefined();
+    expect(k.history.markedWithinDay('abandoned', T0)).toBe(false);
   });
 
   it('binds a user-supplied key to its order', async () => {
