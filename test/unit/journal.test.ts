@@ -288,7 +288,12 @@ describe('journal', () => {
     orphan(j, again.intent);
     rmSync(join(j.history.dir, '.abandoned-sent'), { force: true });
     await j.abandon(intent.key, T0 + 1000);
-    expect(j.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned', sent: true });
+    expect(j.history.list()[0]).toMatchObject({
+      key: intent.key,
+      outcome: 'abandoned',
+      sent: true,
+      endedAt: new Date(T0 + 1000).toISOString(),
+    });
     expect(j.history.markedWithinDay('abandoned', T0 + 1000)).toBe(true);
     // Never sent, and no record before: not sent.
     const k = journal();

@@ -294,6 +294,67 @@ describe('deliver and settle', () => {
     expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
   });
 
+  // A review's nightly job (Python's DEVNULL, --out as the docs advise) exited 8 every night with its codes file in
+  // place, and stopped ordering; then one failed order did the same.
+  it('a stdout nobody reads is no failure where every outcome reached the user otherwise: a codes file, or a failure', async () => {
+    const fd = openSync('/dev/null', 'r+');
+    const unread = (): Io => {
+      const { io } = capturedIo();
+      return new Io({
+        stdin: io.stdin,
+        stdout: io.stdout,
+        stderr: io.stderr,
+        env: {},
+        stdinIsTTY: false,
+        stdoutIsTTY: false,
+        stderrIsTTY: false,
+        stdoutFd: fd,
+      });
+    };
+    try {
+      const journal = freshJournal();
+      const accepted = async (productId: string, orderId: string): Promise<Intent> => {
+        const { intent } = await journal.begin(specFor(server.url, productId));
+        return journal.save({ ...intent, phase: 'accepted', orderId });
+      };
+      const filed = await accepted('amazon-us-25', 'ord_f');
+      const failed = await accepted('steam-us-20', 'ord_x');
+      const printed = await accepted('apple-us-25', 'ord_p');
+      const forgiven = unread();
+      await deliver(forgiven, journal, () => forgiven.out('x'), [
+        { intent: filed, ending: 'delivered', written: { path: '/tmp/f.csv' } },
+        { intent: failed, ending: 'failed' },
+      ]);
+      // Forgiven for the run: its final flush does not fail either.
+      await expect(forgiven.flushOut()).resolves.toBeUndefined();
+      expect(journal.history.get(filed.key, scopeOf(filed))?.outcome).toBe('delivered');
+      expect(journal.history.get(failed.key, scopeOf(failed))?.outcome).toBe('failed');
+      // One outcome that only stdout would have carried: exit 8, nothing recorded.
+      const kept = unread();
+      await expect(
+        deliver(kept, journal, () => kept.out('x'), [{ intent: printed, ending: 'delivered', written: { path: '-' } }]),
+      ).rejects.toMatchObject({ exitCode: 8 });
+      expect(journal.history.get(printed.key, scopeOf(printed))).toBeUndefined();
+      // An order fetched (watch, codes get): its codes in a file, or its failure, need no stdout; codes to it do.
+      const fetched = { orderId: 'ord_w', baseUrl: server.url };
+      await deliver(unread(), journal, () => undefined, { ...fetched, codes: true, out: '/tmp/w.csv' });
+      await deliver(unread(), journal, () => undefined, { ...fetched, codes: false, ending: 'failed' });
+      for (const delivery of [
+        { ...fetched, codes: true, out: '-' },
+        { ...fetched, codes: false },
+        { ...fetched, codes: true },
+      ])
+        await expect(
+          deliver(unread(), journal, () => undefined, delivery),
+          JSON.stringify(delivery),
+        ).rejects.toMatchObject({
+          exitCode: 8,
+        });
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it('sayReached names where the codes went: a file, or standard output', () => {
     const c = capturedIo();
     sayReached(c.io, [
