@@ -28,6 +28,9 @@ export const smallSpec: OrderSpec = {
   quantity: 1,
 };
 
+/** An order on a server no test listens on (port 1), for tests that only read the journal. */
+export const localOrder: OrderSpec = { ...smallSpec, baseUrl: 'http://127.0.0.1:1', productId: 'amazon-us-10' };
+
 /** The owner of a run that was killed: a pid no process has, in this boot. */
 export const dead = (): Intent['owner'] => ({ pid: deadPid(), boot: currentOwner().boot });
 

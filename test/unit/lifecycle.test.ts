@@ -62,6 +62,21 @@ const specFor = (url: string, productId = 'amazon-us-25'): OrderSpec => ({
 });
 const STEPS = Object.keys(LIFECYCLE) as Step[];
 
+/** An Io whose stdout is the descriptor `fd` (a read-write /dev/null: a stdout closed at the start). */
+function stdoutOn(fd: number): Io {
+  const { io } = capturedIo();
+  return new Io({
+    stdin: io.stdin,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    env: {},
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    stdoutFd: fd,
+  });
+}
+
 describe('the table', () => {
   it('moves forward only: nothing returns to prepared or sending, an ending leads at most to resolved', () => {
     for (const from of STEPS) {
@@ -272,17 +287,7 @@ describe('deliver and settle', () => {
     fired.length = 0;
     const fd = openSync('/dev/null', 'r+');
     try {
-      const { io } = capturedIo();
-      const closed = new Io({
-        stdin: io.stdin,
-        stdout: io.stdout,
-        stderr: io.stderr,
-        env: {},
-        stdinIsTTY: false,
-        stdoutIsTTY: false,
-        stderrIsTTY: false,
-        stdoutFd: fd,
-      });
+      const closed = stdoutOn(fd);
       await expect(
         deliver(closed, journal, () => closed.out('ord_c'), [{ intent: accepted, ending: 'delivered' }]),
       ).rejects.toMatchObject({ exitCode: 8, code: 'output_failed' });
@@ -298,19 +303,7 @@ describe('deliver and settle', () => {
   // place, and stopped ordering; then one failed order did the same.
   it('a stdout nobody reads is no failure where every outcome reached the user otherwise: a codes file, or a failure', async () => {
     const fd = openSync('/dev/null', 'r+');
-    const unread = (): Io => {
-      const { io } = capturedIo();
-      return new Io({
-        stdin: io.stdin,
-        stdout: io.stdout,
-        stderr: io.stderr,
-        env: {},
-        stdinIsTTY: false,
-        stdoutIsTTY: false,
-        stderrIsTTY: false,
-        stdoutFd: fd,
-      });
-    };
+    const unread = (): Io => stdoutOn(fd);
     try {
       const journal = freshJournal();
       const accepted = async (productId: string, orderId: string): Promise<Intent> => {

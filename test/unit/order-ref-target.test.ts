@@ -20,6 +20,7 @@ import {
   unrecordedHint,
 } from '../../src/orders/ref.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
+import { localOrder } from '../helpers/journal.js';
 import { EnvironmentConflict } from '../../src/config/resolve.js';
 
 const record: OrderRecord = {
@@ -47,15 +48,7 @@ function deps(connect: () => Promise<Connection>) {
   };
 }
 
-/** An order spec on a server no test listens on: intentKey only reads the journal. */
-const LOCAL_ORDER = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://127.0.0.1:1',
-  keyId: 'k',
-  productId: 'amazon-us-10',
-  quantity: 1,
-};
+const LOCAL_ORDER = localOrder;
 
 describe('a recorded order is read where it was placed', () => {
   it('placedWith, sameTarget and describeTarget name the profile, environment and base URL', () => {

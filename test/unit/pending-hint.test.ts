@@ -4,15 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { run, wayOut } from '../../src/commands/order/pending.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
+import { localOrder } from '../helpers/journal.js';
 
-const ORDER = {
-  profile: 'default',
-  environment: 'test' as const,
-  baseUrl: 'http://127.0.0.1:1',
-  keyId: 'k',
-  productId: 'amazon-us-10',
-  quantity: 1,
-};
+const ORDER = localOrder;
 
 async function shown(keys: readonly string[]): Promise<string> {
   const journal = freshJournal();
