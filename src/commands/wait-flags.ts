@@ -130,7 +130,7 @@ export function outSpec(flags: WaitFlags): OutSpec | undefined {
  */
 export function checkWaitFlags(
   flags: WaitFlags,
-  o: { json: boolean; waits: boolean; waitFlag: string; outDefaultsToStdout?: boolean },
+  o: { json: boolean; waits: boolean; waitFlag: string; outDefaultsToStdout?: boolean; queried?: boolean },
 ): void {
   if (!o.waits) {
     for (const name of ['interval', 'timeout'] as const) {
@@ -150,6 +150,15 @@ export function checkWaitFlags(
   if (out !== undefined) formatFor(out, flags.format);
   const refused = out === '-' && flags.format ? toStdoutRefused(flags.format) : undefined;
   if (refused) throw refused;
+  // order place and watch print the order, which `--out -` leaves off stdout for the codes: a --query of it was
+  // ignored without a word (a review). codes get applies its --query to the codes themselves.
+  if (o.queried && flags.out === '-' && !o.outDefaultsToStdout)
+    throw new UsageError(
+      '--query applies to the order, which --out - leaves off standard output (it holds the codes)',
+      {
+        hint: 'drop --out - to query the order, or query the codes with: giftcodes codes get <order> --query <expression>',
+      },
+    );
   if (o.json && out === '-' && flags.format !== undefined && flags.format !== 'json') {
     throw new UsageError(`--json prints one JSON document; --format ${flags.format} cannot go to stdout with it`, {
       hint: `drop --json, or add --out codes.${flags.format}`,

@@ -104,6 +104,17 @@ describe('order place, show, watch', () => {
       });
       expect(result.code, args.join(' ')).toBe(2);
     }
+    // --query of the order beside --out -, which leaves the order off stdout for the codes: ignored without a word
+    // before (a review), refused now, before anything is sent.
+    const { server } = served;
+    const before = (await ledger(server)).orders.length;
+    const queried = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', '-', '--query', '[].code'],
+      { configDir },
+    );
+    expect(queried.code, queried.stderr).toBe(2);
+    expect(queried.stderr).toContain('--query applies to the order, which --out - leaves off standard output');
+    expect((await ledger(server)).orders.length).toBe(before);
   });
 
   it('rejects bad quantities and products before writing or sending anything (exit 2)', async () => {

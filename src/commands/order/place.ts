@@ -123,7 +123,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   checkPlanOnlyFlags(options);
   let out = outSpec(options);
   let waits = options.wait === true || out !== undefined;
-  checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait' });
+  checkWaitFlags(options, { json: options.json, waits, waitFlag: '--wait', queried: deps.io.query !== undefined });
   // --yes as the person gave it: a guided order's confirmation answers the order's question, not the others.
   const yesGiven = options.yes === true;
   // Orders earlier runs left interrupted, said before a guided order's questions (its confirmation is its own).

@@ -82,7 +82,7 @@ export function register(parent: Command, app: App): void {
 export async function run(options: WatchOptions, deps: WatchDeps): Promise<void> {
   options = await withRecipients(options, deps);
   const out = outSpec(options);
-  checkWaitFlags(options, { json: options.json, waits: true, waitFlag: '' });
+  checkWaitFlags(options, { json: options.json, waits: true, waitFlag: '', queried: deps.io.query !== undefined });
   const webhookSecret = await webhookSecretFor(options, deps);
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
