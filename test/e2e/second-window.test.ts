@@ -49,7 +49,7 @@ describe('order place while another run places the same order', () => {
     expect(firstRun.code, firstRun.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);
     expect(unstamped(second.stderr)).toContain(
-      `another giftcodes run (pid ${pid}) is placing 1 × amazon-us-25 right now: this run places a second order, with its own key\n`,
+      `another giftcodes run (pid ${pid}) is placing 1 × amazon-us-25 right now: this run places a second order of 1 × amazon-us-25, with its own key\n`,
     );
     expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 300_000);

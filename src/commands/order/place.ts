@@ -235,44 +235,24 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   try {
     // The same order being placed by another run right now (a second window): a second order by the journal's
     // rules, so a person at a terminal is asked first, and a log says so.
+    const what = unitsOf(options.quantity, options.product);
+    // A live order off a terminal without --yes is refused below, before anything is sent: nothing "places" then.
+    const refusedBelow = connection.environment === 'live' && !yesGiven;
     const other = placingNow(journal, spec, options.idempotencyKey);
-    if (other !== undefined) {
-      const what = `${unitsOf(options.quantity, options.product)}`;
-      if (deps.io.canPrompt && !yesGiven) {
-        const cancelled = nothingSent();
-        const again = await deps.io.confirm(
-          `Another giftcodes run (pid ${other}) is placing ${what} right now. Place a second order of ${what}?`,
-          '--yes',
-          'a second order',
-          { cancelled },
-        );
-        if (!again) throw cancelled;
-      } else
-        // Said in every mode (--json and --quiet too): a second charge is never silent.
-        deps.io.say(
-          `another giftcodes run (pid ${other}) is placing ${what} right now: this run places a second order, with its own key`,
-        );
-    }
+    if (other !== undefined)
+      await secondOrder(deps.io, yesGiven, `another giftcodes run (pid ${other}) is placing ${what} right now`, what);
     // The same request whose interrupted run codes get or order watch finished meanwhile: its hint had said to run
     // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
     const fresh = other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined;
     const finished = fresh ? finishedInItsPlace(journal, spec, options.idempotencyKey) : undefined;
-    if (finished !== undefined) {
-      const what = unitsOf(options.quantity, options.product);
-      const was = `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`;
-      if (deps.io.canPrompt && !yesGiven) {
-        const cancelled = nothingSent();
-        const again = await deps.io.confirm(
-          `${was[0]!.toUpperCase()}${was.slice(1)}. Place a second order of ${what}?`,
-          '--yes',
-          'a second order',
-          { cancelled },
-        );
-        if (!again) throw cancelled;
-      } else if (connection.environment !== 'live' || options.yes === true)
-        // A live order off a terminal without --yes is refused below, before anything is sent: not "places" then.
-        deps.io.say(`${was}: this run places a second order of ${what}, with its own key`);
-    }
+    if (finished !== undefined)
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`,
+        what,
+        refusedBelow,
+      );
     // The same request abandoned after it went out without an answer (Ctrl-C during the send, then order abandon),
     // within the day the server keeps its key: sent again under that key, so that this is that order if the server
     // placed it, and a new one if not, never both (a review was charged twice, the first order out of reach).
@@ -280,7 +260,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // its codes (codes get <id>) wants a new one, and would have had the same codes again (a review).
     let reused = fresh ? abandonedMaybePlaced(journal, spec, options.idempotencyKey) : undefined;
     if (reused) {
-      const was = `the order of ${unitsOf(options.quantity, options.product)} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped`;
+      const was = `the order of ${what} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped`;
       if (deps.io.canPrompt && !yesGiven) {
         const same = await deps.io.confirm(
           `${was[0]!.toUpperCase()}${was.slice(1)}. Send its request again under that key (that order if it was placed, a new one if not)? No places a new order with a key of its own`,
@@ -289,8 +269,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           { defaultAnswer: true },
         );
         if (!same) reused = undefined;
-      } else if (connection.environment !== 'live' || yesGiven)
-        // A live order off a terminal without --yes is refused below, before anything is sent: not "sends" then.
+      } else if (!refusedBelow)
         deps.io.say(
           `${was}: this run sends its request again under that key, so it is that order if it was placed, and a new one if not, never both`,
         );
@@ -340,18 +319,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // second order with a key of its own, asked or said as two windows placing one order always are (a review met
       // exit 2 here).
       if (!reused || !isCliError(error) || error.code !== 'intent_busy') throw error;
-      const what = unitsOf(options.quantity, options.product);
-      const busy = `another giftcodes run is sending the abandoned order's request (key ${reused.key}) right now`;
-      if (deps.io.canPrompt && !yesGiven) {
-        if (
-          !(await deps.io.confirm(
-            `${busy[0]!.toUpperCase()}${busy.slice(1)}. Place a second order of ${what}?`,
-            '--yes',
-            'a second order',
-          ))
-        )
-          throw new InterruptedError('cancelled: nothing was sent');
-      } else deps.io.say(`${busy}: this run places a second order of ${what}, with its own key`);
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        `another giftcodes run is sending the abandoned order's request (key ${reused.key}) right now`,
+        what,
+      );
       return journal.begin({ ...beginning, key: undefined, keyReused: false });
     });
     sayReached(deps.io, settled);
@@ -1049,6 +1022,19 @@ function batchArg(value: string): string {
   if (!/^[\x20-\x7e]{1,100}$/.test(value) || value.trim() === '')
     throw new InvalidArgumentError('a batch name is 1 to 100 printable ASCII characters (e.g. a date: 2026-11-29)');
   return value;
+}
+
+/**
+ * What makes this run a second order of the same request (another window placing it, an earlier run of it finished in
+ * its place): asked at a terminal (No sends nothing, exit 130), else said in every mode (--json and --quiet too: a
+ * second charge is never silent), unless the run is refused before anything is sent (`refusedBelow`).
+ */
+async function secondOrder(io: Io, yesGiven: boolean, why: string, what: string, refusedBelow = false): Promise<void> {
+  if (io.canPrompt && !yesGiven) {
+    const cancelled = nothingSent();
+    const question = `${why[0]!.toUpperCase()}${why.slice(1)}. Place a second order of ${what}?`;
+    if (!(await io.confirm(question, '--yes', 'a second order', { cancelled }))) throw cancelled;
+  } else if (!refusedBelow) io.say(`${why}: this run places a second order of ${what}, with its own key`);
 }
 
 /** Without --plan, --product and --quantity are required. */
