@@ -96,10 +96,9 @@ export async function printOutcome(
       // order, and `order watch` without --out, ended with no word of where the codes are).
       // Pinned to the run's config directory, as every hint is: pasted from a cron log, it must look there.
       notes: () => {
+        if (written?.earlier) return [];
         if (written)
-          return [
-            `${io.c.green('✓')} ${written.earlier ? 'the codes were already written' : `wrote ${counted(written.count, 'code')}`} to ${written.path} (${written.format})`,
-          ];
+          return [`${io.c.green('✓')} wrote ${counted(written.count, 'code')} to ${written.path} (${written.format})`];
         const next =
           orderOutcome(order.status) === 'in_progress'
             ? `follow it with: giftcodes order watch ${order.id}`
@@ -111,6 +110,10 @@ export async function printOutcome(
       pager: false,
     },
   );
+  // A file that already held these codes, left as it was, is said in every mode (--json too, where notes are silent):
+  // the run wrote nothing.
+  if (written?.earlier)
+    io.say(`${io.c.green('✓')} the codes were already written to ${written.path} (${written.format})`);
 }
 
 /** One order's outcome to the user, then its intent's end (lifecycle.ts); a failed order is then its error (exit 6). */

@@ -117,8 +117,6 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       recordedTemp: (temp) => journal.recordsTemp(temp),
       existing,
     });
-    // With --json the order is on stdout and its notes are not said: the file left as it was is, on stderr.
-    if (written.already && deps.io.json) deps.io.say(`${out.path} already holds these codes; it was left as it was`);
   }
   // An interrupted `order place --out` of this order, its codes not written here: order resume writes them to the
   // file it recorded (codes get would make a second one).
