@@ -76,19 +76,27 @@ function endedAt(r: OrderRecord): number {
 }
 
 /**
- * The record that ended last of this very request (product, quantity, profile, scope), when `which` picks it, read only when no
- * --idempotency-key is given (a key given names one order, and the journal refuses its reuse) and the record's mark
- * is younger than a day: otherwise no record is read (one stat for each order place; history.ts MARKS).
+ * What the record of this very request (product, quantity, profile, scope) that ended last says to its next
+ * `order place`, read once for both rules: `finished`, an interrupted run of it that `codes get`, `order watch` or
+ * `order resume` finished in its place within the last day (OrderRecord.finishedBy: that run's hint said to run the
+ * same command again, which is now a second order; a review peeked at the codes, ran it again, and was charged
+ * twice), or `abandoned`, an order of it abandoned after its request went out without an answer, within the day the
+ * server keeps its key (OrderRecord.sent: the server may have placed and charged it, and the API cannot be asked by
+ * key; the same `order place` sends its request again under that key, that order if it was placed and a new one if
+ * not; a review was charged twice, the first order out of reach). Nothing when an --idempotency-key is given (it
+ * names one order, and the journal refuses its reuse), and no record is read unless that rule's mark is younger
+ * than a day (one stat for each order place; history.ts MARKS).
  */
-function ofThisRequest(
+export function ofThisRequest(
   journal: Journal,
   spec: OrderSpec,
   key: string | undefined,
-  mark: 'finished' | 'abandoned',
-  which: (r: OrderRecord) => boolean,
-  now: number,
-): OrderRecord | undefined {
-  if (key !== undefined || !journal.history.markedWithinDay(mark, now)) return undefined;
+  now: number = Date.now(),
+): { finished?: OrderRecord; abandoned?: OrderRecord } {
+  if (key !== undefined) return {};
+  const finishedMarked = journal.history.markedWithinDay('finished', now);
+  const abandonedMarked = journal.history.markedWithinDay('abandoned', now);
+  if (!finishedMarked && !abandonedMarked) return {};
   const scope = scopeOf(spec);
   // The record of this request that ended last only: a later order of it (a new one placed after the question was
   // answered No, or a second order placed since) is what the next run follows, and asking again about the older one
@@ -101,52 +109,17 @@ function ofThisRequest(
     if (r.profile !== spec.profile || !inScope(r, scope)) continue;
     if (newest === undefined || endedAt(r) > endedAt(newest)) newest = r;
   }
-  return newest !== undefined && which(newest) ? newest : undefined;
-}
-
-/**
- * A record of this very request whose interrupted run `codes get`, `order watch` or `order resume` finished in its
- * place within the last day (OrderRecord.finishedBy): that run's hint said to run the same command again, which is
- * now a second order. A review peeked at the codes of an interrupted order, ran the command again, and was charged
- * twice; order place says so first, and asks at a terminal.
- */
-export function finishedInItsPlace(
-  journal: Journal,
-  spec: OrderSpec,
-  key: string | undefined,
-  now: number = Date.now(),
-): OrderRecord | undefined {
-  return ofThisRequest(
-    journal,
-    spec,
-    key,
-    'finished',
-    (r) => r.finishedBy !== undefined && r.outcome === 'delivered' && endedWithinDay(r, now),
-    now,
-  );
-}
-
-/**
- * The record of this very request abandoned after its request went out without an answer (OrderRecord.sent), within
- * the day the server keeps its key: the server may have placed and charged it, and the API cannot be asked by key.
- * The same `order place` sends its request again under that key, so the user gets that order if it was placed and
- * a new one if not, never both. A review pressed Ctrl-C during the send, abandoned the order, placed the same order
- * again, and was charged twice, the first order out of reach.
- */
-export function abandonedMaybePlaced(
-  journal: Journal,
-  spec: OrderSpec,
-  key: string | undefined,
-  now: number = Date.now(),
-): OrderRecord | undefined {
-  return ofThisRequest(
-    journal,
-    spec,
-    key,
-    'abandoned',
-    (r) => r.outcome === 'abandoned' && r.sent === true && r.orderId === undefined && staleness(r, now) === undefined,
-    now,
-  );
+  if (newest === undefined) return {};
+  if (
+    finishedMarked &&
+    newest.finishedBy !== undefined &&
+    newest.outcome === 'delivered' &&
+    endedWithinDay(newest, now)
+  )
+    return { finished: newest };
+  const sentUnanswered = newest.outcome === 'abandoned' && newest.sent === true && newest.orderId === undefined;
+  if (abandonedMarked && sentUnanswered && staleness(newest, now) === undefined) return { abandoned: newest };
+  return {};
 }
 
 /**

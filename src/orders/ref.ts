@@ -264,7 +264,7 @@ export function pendingWayOut(record: OrderRecord, now: number = Date.now()): st
 /**
  * The way to an order abandoned after its request went out without an answer (OrderRecord.sent): the server may
  * have placed and charged it, and the API cannot be asked by key. Within the day the server keeps the key, the same
- * `order place` sends the request again under it (order/place.ts, recover.ts abandonedMaybePlaced); after it, only
+ * `order place` sends the request again under it (order/place.ts, recover.ts ofThisRequest); after it, only
  * the provider's records can say.
  */
 export function abandonedWayOut(

@@ -3,8 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import {
-  abandonedMaybePlaced,
-  finishedInItsPlace,
+  ofThisRequest,
   leftByEarlierRuns,
   placingNow,
   resumableFor,
@@ -136,6 +135,10 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     expect(resumableFor(j, { ...spec, quantity: 99 }, undefined, file)).toBe(false);
   });
 });
+
+/** ofThisRequest's two rules, each as order place reads it. */
+const finishedInItsPlace = (...args: Parameters<typeof ofThisRequest>) => ofThisRequest(...args).finished;
+const abandonedMaybePlaced = (...args: Parameters<typeof ofThisRequest>) => ofThisRequest(...args).abandoned;
 
 /** A request that differs from `spec` in one part, or is placed in another scope: never `spec`'s record. */
 const OTHER_REQUESTS = [

@@ -186,7 +186,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     api,
     { keyIdOf },
     { driveIntent, finish },
-    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, finishedInItsPlace, abandonedMaybePlaced },
+    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, ofThisRequest },
     { sayReached, codesWhere },
   ] = await Promise.all([
     deps.journal(),
@@ -244,7 +244,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // The same request whose interrupted run codes get or order watch finished meanwhile: its hint had said to run
     // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
     const fresh = other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined;
-    const finished = fresh ? finishedInItsPlace(journal, spec, options.idempotencyKey) : undefined;
+    // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
+    const { finished, abandoned } = fresh ? ofThisRequest(journal, spec, options.idempotencyKey) : {};
     if (finished !== undefined)
       await secondOrder(
         deps.io,
@@ -258,7 +259,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // placed it, and a new one if not, never both (a review was charged twice, the first order out of reach).
     // At a terminal it is asked (Yes by default): a person who found that order on the provider's dashboard and took
     // its codes (codes get <id>) wants a new one, and would have had the same codes again (a review).
-    let reused = fresh ? abandonedMaybePlaced(journal, spec, options.idempotencyKey) : undefined;
+    let reused = abandoned;
     if (reused) {
       const was = `the order of ${what} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped`;
       if (deps.io.canPrompt && !yesGiven) {
