@@ -609,7 +609,8 @@ export class Journal {
     }
   }
 
-  abandon(key: string, now: number = Date.now()): Promise<Intent> {
+  /** Ends the intent as abandoned; `sent`: its request went out without an answer (now or in an earlier run of the key). */
+  abandon(key: string, now: number = Date.now()): Promise<Intent & { sent: boolean }> {
     return this.withLock(async () => {
       const intent = this.find(key);
       if (!intent) throw notFound(key);
@@ -617,9 +618,11 @@ export class Journal {
       await this.endLocked([intent], 'abandoned', { now });
       // Its request went out without an answer (now or in an earlier run of the key): the same order placed again
       // reuses its key (recordOf and endLocked: `sent`).
-      const sent = intent.phase === 'sending' || this.history.get(intent.key, scopeOf(intent))?.sent === true;
-      if (intent.orderId === undefined && sent) this.history.mark('abandoned', now);
-      return intent;
+      const sent =
+        intent.orderId === undefined &&
+        (intent.phase === 'sending' || this.history.get(intent.key, scopeOf(intent))?.sent === true);
+      if (sent) this.history.mark('abandoned', now);
+      return { ...intent, sent };
     });
   }
 

@@ -25,12 +25,7 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
   const [journal, { intentKey, abandonedWayOut }] = await Promise.all([deps.journal(), import('../../orders/ref.js')]);
-  const intent = await journal.abandon(await intentKey(journal, options.key));
-  // Its record says whether its request went out, in this run of the key or an earlier one (journal.ts endLocked).
-  const { scopeOf } = await import('../../journal/history.js');
-  const sent =
-    intent.orderId === undefined &&
-    (intent.phase === 'sending' || journal.history.get(intent.key, scopeOf(intent))?.sent === true);
+  const { sent, ...intent } = await journal.abandon(await intentKey(journal, options.key));
   const where = intent.orderId
     ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out <file>`
     : sent
