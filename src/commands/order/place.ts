@@ -552,28 +552,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
             batch: o.batch,
           })
         : undefined;
-    if (twin) {
-      const last = twin
-        .map((r) => r.endedAt ?? r.updatedAt)
-        .sort()
-        .at(-1);
-      io.warn(
-        `another plan delivered ${twin.length === rows.length ? `these same ${counted(twin.length, 'row')}` : `${twin.length} of these ${counted(rows.length, 'row')}`} here in the last 24 hours (the last at ${last}: ${firstOf(
-          twin.map(deliveredWords),
-          5,
-        )}); ${o.plan} is a plan of its own (a copied or renamed file, another directory or --batch), so every row is a new order, charged again`,
-      );
-      if (io.canPrompt && !o.yes) {
-        const cancelled = nothingSent();
-        const again = await io.confirm(
-          `Order ${twin.length === rows.length ? `all ${counted(twin.length, 'row')} again` : `the ${counted(rows.length, 'row')}, ${twin.length} of them again`}, as new orders?`,
-          '--yes',
-          'ordering the same rows again',
-          { cancelled },
-        );
-        if (!again) throw cancelled;
-      }
-    }
+    if (twin) await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true);
     const asked = [changed, unfinished, older, elsewhere, elsewhereUnfinished].some((list) => list.length > 0);
     if (asked && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
@@ -1036,6 +1015,34 @@ async function secondOrder(io: Io, yesGiven: boolean, why: string, what: string,
     const question = `${why[0]!.toUpperCase()}${why.slice(1)}. Place a second order of ${what}?`;
     if (!(await io.confirm(question, '--yes', 'a second order', { cancelled }))) throw cancelled;
   } else if (!refusedBelow) io.say(`${why}: this run places a second order of ${what}, with its own key`);
+}
+
+/**
+ * Another plan delivered `twin`, rows this plan has too, within the day (sameRowsElsewhere): said, and asked at a
+ * terminal (No orders nothing), since every row of this plan is a new order, charged again.
+ */
+async function sameRowsAgain(
+  io: Io,
+  plan: string,
+  rows: number,
+  twin: readonly OrderRecord[],
+  yes: boolean,
+): Promise<void> {
+  const all = twin.length === rows;
+  const last = twin
+    .map((r) => r.endedAt ?? r.updatedAt)
+    .sort()
+    .at(-1);
+  io.warn(
+    `another plan delivered ${all ? `these same ${counted(twin.length, 'row')}` : `${twin.length} of these ${counted(rows, 'row')}`} here in the last 24 hours (the last at ${last}: ${firstOf(
+      twin.map(deliveredWords),
+      5,
+    )}); ${plan} is a plan of its own (a copied or renamed file, another directory or --batch), so every row is a new order, charged again`,
+  );
+  if (!io.canPrompt || yes) return;
+  const cancelled = nothingSent();
+  const question = `Order ${all ? `all ${counted(twin.length, 'row')} again` : `the ${counted(rows, 'row')}, ${twin.length} of them again`}, as new orders?`;
+  if (!(await io.confirm(question, '--yes', 'ordering the same rows again', { cancelled }))) throw cancelled;
 }
 
 /** Without --plan, --product and --quantity are required. */
