@@ -10,7 +10,7 @@
 //   abandoned: from any phase, by `order abandon`
 import type { Failpoint } from '../failpoints.js';
 import { failpoint } from '../failpoints.js';
-import { UsageError } from '../errors.js';
+import { LocalError } from '../errors.js';
 import { recordOf, type OrderRecord } from '../journal/history.js';
 import type { Intent, Phase } from '../journal/intent.js';
 import type { Ending, Journal } from '../journal/journal.js';
@@ -135,11 +135,12 @@ export async function deliver(
   // selects nothing: their rows are sent again by the same command under their keys. Not where every outcome's codes
   // went to a file (they reached the user there), nor for a field whose value is null (a nightly
   // `--query failure_reason`).
+  // Exit 8, as any output that did not reach the user (exit 2 says nothing was sent; this order was).
   if (io.queryAbsent !== undefined && !filed)
-    throw new UsageError(
+    throw new LocalError(
       `${io.queryAbsent}: the ${delivery.length === 1 ? 'order' : 'orders'} it was given ${delivery.length === 1 ? 'is' : 'are'} not taken as having reached you`,
       {
-        code: 'bad_query',
+        code: 'query_selected_nothing',
         hint: `nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. ${delivery.length === 1 ? 'id' : '[].order.id'}); it picks up the same ${delivery.length === 1 ? 'order' : 'orders'}`,
       },
     );

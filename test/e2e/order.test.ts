@@ -182,12 +182,12 @@ describe('order place, show, watch', () => {
 
   // A review's script read `orderId` (order list's field) where the order says `id`: it printed null, the order was
   // taken as delivered, and the corrected re-run was a second charge.
-  it('a --query that prints null leaves the order pending (exit 2); the same command with a right query picks it up, no second charge', async () => {
+  it('a --query that prints null leaves the order pending (exit 8: the order was sent, its output reached nobody); the same command with a right query picks it up, no second charge', async () => {
     const { configDir, server } = served;
     const before = (await ledger(server)).orders.length;
     const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--raw'];
     const wrong = await runCli([...place, '--query', 'orderId'], { configDir });
-    expect(wrong.code, wrong.stderr).toBe(2);
+    expect(wrong.code, wrong.stderr).toBe(8);
     expect(wrong.stdout).toBe('null\n');
     expect(wrong.stderr).toContain('--query "orderId" gave null');
     expect(wrong.stderr).toContain('is not taken as having reached you');
@@ -197,10 +197,10 @@ describe('order place, show, watch', () => {
     // resume --all prints a list, from which a field's name selects nothing: kept pending too (a review's
     // `--query id`, the field the hint names, settled it with null printed).
     const all = await runCli(['order', 'resume', '--all', '--query', 'id'], { configDir });
-    expect(all.code, all.stderr).toBe(2);
+    expect(all.code, all.stderr).toBe(8);
     expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toHaveLength(1);
     const quoted = await runCli([...place, '--query', '"orderId"'], { configDir });
-    expect(quoted.code, quoted.stderr).toBe(2);
+    expect(quoted.code, quoted.stderr).toBe(8);
     const right = await runCli([...place, '--query', 'id'], { configDir });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stdout).toMatch(/^ord_\w+\n$/);

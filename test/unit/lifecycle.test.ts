@@ -486,7 +486,7 @@ describe('deliver and settle', () => {
   });
 
   // A script that read `orderId` where the order says `id` printed null, and its corrected re-run was a second charge.
-  it('a --query that named a field the order lacks: no record, the intent kept, bad_query; not for codes in a file or an order fetched', async () => {
+  it('a --query that named a field the order lacks: no record, the intent kept, exit 8 (the order was sent); not for codes in a file or an order fetched', async () => {
     const journal = freshJournal();
     const { intent } = await journal.begin(specFor(server.url));
     const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_q', status: 'completed' });
@@ -498,8 +498,8 @@ describe('deliver and settle', () => {
     await expect(
       deliver(missing(), journal, () => undefined, [{ intent: accepted, ending: 'delivered' }]),
     ).rejects.toMatchObject({
-      code: 'bad_query',
-      exitCode: 2,
+      code: 'query_selected_nothing',
+      exitCode: 8,
       message: '--query "orderId" gave null: the order it was given is not taken as having reached you',
       hint: expect.stringContaining('run the same command again with a --query that names a field it has'),
     });
@@ -516,7 +516,7 @@ describe('deliver and settle', () => {
     const printed = other.save({ ...next.intent, phase: 'accepted', orderId: 'ord_p', status: 'completed' });
     await expect(
       deliver(missing(), other, () => undefined, [{ intent: printed, ending: 'delivered', written: { path: '-' } }]),
-    ).rejects.toMatchObject({ code: 'bad_query' });
+    ).rejects.toMatchObject({ code: 'query_selected_nothing' });
     // An order fetched (watch, codes get) has nothing to keep pending.
     await deliver(missing(), other, () => undefined, { orderId: 'ord_p', baseUrl: server.url, codes: false });
     // Many outcomes printed as a list (a plan's rows, resume --all): kept all, unless every one went to a file.
@@ -528,6 +528,7 @@ describe('deliver and settle', () => {
         { intent: second, ending: 'delivered' },
       ]),
     ).rejects.toMatchObject({
+      code: 'query_selected_nothing',
       message: '--query "orderId" gave null: the orders it was given are not taken as having reached you',
       hint: expect.stringContaining('(e.g. [].order.id); it picks up the same orders'),
     });
