@@ -304,6 +304,37 @@ describe('journal', () => {
     expect(k.history.markedWithinDay('abandoned', T0)).toBe(false);
   });
 
+  // What tells the same `order place` run again that `order resume` finished its order in its place (recover.ts).
+  it('settleWhere with finishedBy names it in the records and marks finished; without it, neither', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec);
+    orphan(j, intent, { phase: 'accepted', orderId: 'ord_resumed' });
+    await j.settleWhere(() => 'failed', T0, { finishedBy: 'order resume' });
+    expect(j.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'failed', finishedBy: 'order resume' });
+    expect(j.history.markedWithinDay('finished', T0)).toBe(true);
+    const k = journal();
+    const other = await k.begin(spec);
+    orphan(k, other.intent, { phase: 'accepted', orderId: 'ord_settled' });
+    await k.settleWhere(() => 'failed', T0);
+    expect(k.history.list()[0]).toMatchObject({ key: other.intent.key, outcome: 'failed' });
+    expect(k.history.list()[0]?.finishedBy).toBeUndefined();
+    expect(k.history.markedWithinDay('finished', T0)).toBe(false);
+  });
+
+  // Pruning reads every record file: once per process, not once per row of a plan.
+  it('prunes the records once per journal, however many intents it ends', async () => {
+    const j = journal();
+    const pruned: number[] = [];
+    const prune = j.history.prune.bind(j.history);
+    j.history.prune = (...args: Parameters<typeof prune>) => (pruned.push(args[1] ?? 0), prune(...args));
+    for (const n of [1, 2, 3]) {
+      const { intent } = await j.begin({ ...spec, quantity: n });
+      orphan(j, intent);
+      await j.abandon(intent.key, T0 + n);
+    }
+    expect(pruned).toEqual([T0 + 1]);
+  });
+
   it('binds a user-supplied key to its order', async () => {
     const j = journal();
     const first = (await j.begin({ ...spec, key: 'my-key-1' })).intent;
