@@ -57,6 +57,7 @@ export interface OrderRecord {
   /**
    * Abandoned after its request went out without an answer: the server may have placed (and charged) it. The same
    * order placed again within a day of its send reuses its key (order/place.ts), so that order reaches the user.
+   * On a pending record (an interrupted intent, shown and never stored): its request went out, no answer yet.
    */
   sent?: true;
   /** A plan's row: its plan's file name (absent in older records): another --batch of the same plan is no copy of it. */
@@ -93,7 +94,9 @@ export function inScope(r: OrderRecord, scope: Scope): boolean {
 /** What the record keeps of an intent (its key id, never its body or owner); the journal adds how it ended. */
 export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): OrderRecord {
   // An intent holds neither endedAt nor error; clean() keeps the record's fields and drops the rest.
-  const sent = outcome === 'abandoned' && intent.phase === 'sending' && intent.orderId === undefined;
+  // Pending too (a view, never stored): `order show`/`watch` of an order interrupted while its request was out.
+  const sent =
+    (outcome === 'abandoned' || outcome === 'pending') && intent.phase === 'sending' && intent.orderId === undefined;
   return clean({ ...intent, outcome, out: intent.out?.path, ...(sent ? { sent: true } : {}) } as OrderRecord);
 }
 

@@ -115,7 +115,6 @@ function openerOf(closer: string): string[] {
 /** What became of an order the API gave no id, in order list's words. */
 const NO_ID_WORDS: Partial<Record<OrderRecord['outcome'], string>> = {
   refused: 'it was not placed',
-  pending: 'its run ended before the API answered',
   abandoned: 'it was abandoned',
 };
 
@@ -132,12 +131,18 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
     return { orderId: asked, record: undefined, api: await apiFor(deps, asked) };
   }
   if (record.orderId === undefined) {
-    // Abandoned after its request went out, it may exist on the server: "it has no codes" sent a review in a circle.
-    const ending = record.sent
-      ? 'it was abandoned after its request went out without an answer, so its codes are not known here'
-      : `${NO_ID_WORDS[record.outcome] ?? `it ended ${record.outcome}`}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}, so it has no codes`;
+    // Abandoned or interrupted after its request went out, it may exist on the server: "it has no codes" sent a
+    // review in a circle, and read as "nothing was charged" of an order the server had placed (a person's day).
+    const pending = record.outcome === 'pending';
+    const ending = pending
+      ? record.sent
+        ? 'its request may have gone out before its run ended, and no answer came, so it may have been placed (and charged); its codes are not known until it is finished'
+        : 'its run ended before its request was sent'
+      : record.sent
+        ? 'it was abandoned after its request went out without an answer, so its codes are not known here'
+        : `${NO_ID_WORDS[record.outcome] ?? `it ended ${record.outcome}`}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}, so it has no codes`;
     throw new ApiError(
-      `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) never got an order id: ${ending}`,
+      `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) ${pending ? 'has no order id here yet' : 'never got an order id'}: ${ending}`,
       {
         code: 'no_order_id',
         hint: pendingWayOut(record) ?? abandonedWayOut(record) ?? `see it with: giftcodes order show ${record.key}`,

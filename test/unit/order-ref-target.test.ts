@@ -20,7 +20,7 @@ import {
   unrecordedHint,
 } from '../../src/orders/ref.js';
 import { capturedIo, freshJournal } from '../helpers/inprocess.js';
-import { localOrder } from '../helpers/journal.js';
+import { dead, localOrder } from '../helpers/journal.js';
 import { EnvironmentConflict } from '../../src/config/resolve.js';
 
 const record: OrderRecord = {
@@ -282,6 +282,31 @@ describe('what mutation testing of the ref lookup found untested', () => {
     journal.history.record({ ...record, key: 'k-dropped', orderId: undefined, outcome: 'abandoned' } as OrderRecord);
     await expect(orderRef(refDeps, 'k-dropped')).rejects.toMatchObject({
       message: 'the order with key k-dropped (1 × p) never got an order id: it was abandoned, so it has no codes',
+    });
+  });
+
+  // A person's day: Ctrl-C while the order's request was out, then `order watch <key>` read "its run ended before
+  // the API answered, so it has no codes" and `order show` "the API gave it no id", of an order the server had
+  // placed and charged (resume found it).
+  it('an interrupted order whose request went out may have been placed: said so, never "it has no codes"', async () => {
+    const journal = freshJournal();
+    const refDeps = { ...notAsked, journal: () => Promise.resolve(journal) } as unknown as Parameters<
+      typeof orderRef
+    >[0];
+    const sent = (await journal.begin({ ...localOrder, key: 'k-sent' })).intent;
+    journal.save({ ...sent, phase: 'sending', owner: dead() });
+    await expect(orderRef(refDeps, 'k-sent')).rejects.toMatchObject({
+      code: 'no_order_id',
+      message:
+        'the order with key k-sent (1 × amazon-us-10) has no order id here yet: its request may have gone out before its run ended, and no answer came, so it may have been placed (and charged); its codes are not known until it is finished',
+      hint: 'finish it with: giftcodes order resume k-sent',
+    });
+    const unsent = (await journal.begin({ ...localOrder, key: 'k-unsent' })).intent;
+    journal.save({ ...unsent, owner: dead() });
+    await expect(orderRef(refDeps, 'k-unsent')).rejects.toMatchObject({
+      message:
+        'the order with key k-unsent (1 × amazon-us-10) has no order id here yet: its run ended before its request was sent',
+      hint: 'finish it with: giftcodes order resume k-unsent',
     });
   });
 

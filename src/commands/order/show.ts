@@ -113,7 +113,13 @@ function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise
     journal,
     record,
     [
-      ['order', '- (the API gave it no id)'],
+      // Interrupted while its request was out, the API may well have given it one, which no answer brought here.
+      [
+        'order',
+        record.outcome === 'pending' && record.sent
+          ? '- (not known here: its request may have gone out, no answer came)'
+          : '- (the API gave it no id)',
+      ],
       ['outcome', record.outcome],
     ],
     reason,
