@@ -60,6 +60,13 @@ export interface OrderRecord {
    * On a pending record (an interrupted intent, shown and never stored): its request went out, no answer yet.
    */
   sent?: true;
+  /**
+   * An abandoned `sent` record whose reuse a person declined (answered No at the question): the same order is not
+   * asked about it again (recover.ts ofThisRequest). It stays `sent`: order show still names the way to it.
+   */
+  declined?: true;
+  /** When its key was first sent, for a key sent again after an abandon (Intent.keySince). */
+  keySince?: string;
   /** A plan's row: its plan's file name (absent in older records): another --batch of the same plan is no copy of it. */
   plan?: string;
 }
@@ -586,6 +593,8 @@ function clean(r: OrderRecord): OrderRecord {
     ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
     ...(typeof r.finishedBy === 'string' ? { finishedBy: r.finishedBy } : {}),
     ...(r.sent === true ? { sent: true } : {}),
+    ...(r.declined === true ? { declined: true } : {}),
+    ...(typeof r.keySince === 'string' ? { keySince: r.keySince } : {}),
     ...(typeof r.plan === 'string' ? { plan: r.plan } : {}),
   };
 }

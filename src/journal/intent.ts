@@ -76,6 +76,12 @@ export interface Intent extends OrderSpec {
   keyGiven?: boolean | undefined;
   /** A plan's row: the plan's file name (planName), which its record keeps: another batch of the same plan is no copy of it. */
   plan?: string | undefined;
+  /**
+   * A key sent again after it was abandoned (order/place.ts): when it was first sent. The server keeps a key for a day
+   * from its first request, not from a replay, so the day a reused key may be resumed or reused in is counted from
+   * then (staleness); counted from each reuse, a key sent again after the server forgot it placed a second order.
+   */
+  keySince?: string | undefined;
   /** Every codes file a run of this intent wrote, each recorded just before the rename that delivers it. */
   files?: FileIdentity[] | undefined;
 }
@@ -112,17 +118,27 @@ export function ageMs(intent: Pick<Intent, 'createdAt'>, now: number = Date.now(
 }
 
 /** Why an intent must not be resumed silently, if it must not: too old, dated in the future, or undated. */
-export function staleness(intent: Pick<Intent, 'createdAt'>, now: number = Date.now()): 'old' | 'future' | undefined {
+export function staleness(
+  intent: Pick<Intent, 'createdAt' | 'keySince'>,
+  now: number = Date.now(),
+): 'old' | 'future' | undefined {
   const age = ageMs(intent, now);
   if (Number.isNaN(age)) return 'future';
-  if (age > INTENT_MAX_AGE_MS) return 'old';
+  // A reused key's day began at its first send (Intent.keySince).
+  if (age > INTENT_MAX_AGE_MS || now - Date.parse(intent.keySince ?? intent.createdAt) > INTENT_MAX_AGE_MS)
+    return 'old';
   if (-age > INTENT_MAX_FUTURE_MS) return 'future';
   return undefined;
 }
 
 /** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
 export function newIntent(
-  options: OrderSpec & { wait?: boolean | undefined; out?: OutSpec | undefined; plan?: string | undefined },
+  options: OrderSpec & {
+    wait?: boolean | undefined;
+    out?: OutSpec | undefined;
+    plan?: string | undefined;
+    keySince?: string | undefined;
+  },
   key: string,
   now: number,
   keyGiven = false,
@@ -148,5 +164,6 @@ export function newIntent(
     ...(options.wait ? { wait: true } : {}),
     ...(options.out ? { out: options.out } : {}),
     ...(options.plan !== undefined ? { plan: options.plan } : {}),
+    ...(options.keySince !== undefined ? { keySince: options.keySince } : {}),
   };
 }

@@ -47,6 +47,8 @@ export interface BeginOptions extends OrderSpec {
   key?: string | undefined;
   /** `key` is not the user's: it is the made key of an order abandoned after its request went out, sent again. */
   keyReused?: boolean | undefined;
+  /** With keyReused: when that key was first sent (Intent.keySince). */
+  keySince?: string | undefined;
   /** A plan's row: the plan's file name, kept in the intent and its record. */
   plan?: string | undefined;
   wait?: boolean | undefined;
@@ -540,10 +542,21 @@ export class Journal {
         // (machine.ts usedHereBefore; a review abandoned a row, met an outage, and had its own order refused).
         // An abandoned record keeps that the key's request went out before (`sent`): a run of the abandoned key
         // killed before it sent again, abandoned in turn, said "never sent", and its charged order was lost (a review).
+        // A refusal the API answered under the key (a 4xx about the order: insufficient funds, a product gone) does
+        // settle it: the server placed nothing under it, or it would have replayed that order (same key, same body:
+        // the original response). Kept abandoned, a refused reuse sent the key again all day and met the server's
+        // stored refusal each time, after the wallet was topped up (a review). Not a refusal of this request alone:
+        // the API key (401, 403), a timeout (408), a request in progress (409), a rate limit (429).
+        const status = o.error?.status;
+        const answered =
+          status !== undefined && status >= 400 && status < 500 && ![401, 403, 408, 409, 429].includes(status);
         const kept = records.flatMap((record, i) => {
           if (intents[i]!.orderId !== undefined) return [record];
           const before = this.history.get(record.key, scopeOf(intents[i]!));
-          if (before?.orderId !== undefined || (before?.outcome === 'abandoned' && record.outcome === 'refused'))
+          if (
+            before?.orderId !== undefined ||
+            (before?.outcome === 'abandoned' && record.outcome === 'refused' && !answered)
+          )
             return [];
           return before?.sent && record.outcome === 'abandoned' ? [{ ...record, sent: true as const }] : [record];
         });

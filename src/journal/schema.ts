@@ -58,6 +58,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   out: z.optional(outSchema),
   keyGiven: z.optional(z.boolean()),
   plan: z.optional(z.string()),
+  keySince: z.optional(z.string()),
   files: z.optional(z.array(fileSchema)),
 });
 

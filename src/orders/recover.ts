@@ -98,28 +98,31 @@ export function ofThisRequest(
   const abandonedMarked = journal.history.markedWithinDay('abandoned', now);
   if (!finishedMarked && !abandonedMarked) return {};
   const scope = scopeOf(spec);
-  // The record of this request that ended last only: a later order of it (a new one placed after the question was
-  // answered No, or a second order placed since) is what the next run follows, and asking again about the older one
-  // read as a second order each time for a day (a review). By when each ended, not began: an order abandoned after a
-  // second window's order was placed and delivered is the one to follow (another review lost a charged order there).
+  // Finished in its place: the record of this request that ended last only (a later order of it is what the next
+  // run follows). Abandoned after its request went out: the last such record whose reuse no one declined, whatever
+  // ended after it. Only its own key's next run settles it: a second order of the request that ended after the
+  // abandon (a cron job's, started while the person's request was out) hid it, and its charged order was lost (a
+  // review). A person who answered No at the question is not asked about it again (OrderRecord.declined).
   let newest: OrderRecord | undefined;
+  let abandoned: OrderRecord | undefined;
   for (const r of journal.history.list()) {
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-') || r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
     if (r.profile !== spec.profile || !inScope(r, scope)) continue;
     if (newest === undefined || endedAt(r) > endedAt(newest)) newest = r;
+    const sentUnanswered = r.outcome === 'abandoned' && r.sent === true && r.orderId === undefined;
+    if (sentUnanswered && r.declined !== true && (abandoned === undefined || endedAt(r) > endedAt(abandoned)))
+      abandoned = r;
   }
-  if (newest === undefined) return {};
-  if (
-    finishedMarked &&
-    newest.finishedBy !== undefined &&
-    newest.outcome === 'delivered' &&
-    endedWithinDay(newest, now)
-  )
-    return { finished: newest };
-  const sentUnanswered = newest.outcome === 'abandoned' && newest.sent === true && newest.orderId === undefined;
-  if (abandonedMarked && sentUnanswered && staleness(newest, now) === undefined) return { abandoned: newest };
-  return {};
+  const finished =
+    finishedMarked && newest?.finishedBy !== undefined && newest.outcome === 'delivered' && endedWithinDay(newest, now)
+      ? newest
+      : undefined;
+  // Both may hold: the order asked about as a second one is then sent under the abandoned key.
+  return {
+    ...(finished ? { finished } : {}),
+    ...(abandonedMarked && abandoned !== undefined && staleness(abandoned, now) === undefined ? { abandoned } : {}),
+  };
 }
 
 /**

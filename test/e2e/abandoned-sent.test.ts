@@ -85,6 +85,13 @@ describe('an order abandoned while its request was out, then placed again', () =
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
     expect((await ledger(server)).orders.length).toBe(before + 1);
+    // Declined: the next same order is not asked or told about it again, and order show still names the way to it.
+    const next = await runCli(place, { configDir, baseUrl });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('abandoned');
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+    const shown = await runCli(['order', 'show', key], { configDir, baseUrl });
+    expect(shown.stdout.replace(/\s+/g, ' ')).toContain('it may have been placed before it was abandoned');
   }, 120_000);
 
   // A plan's row is sent again by its plan (its key is the plan's file name and batch), never by order place.

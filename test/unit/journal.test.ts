@@ -304,6 +304,29 @@ describe('journal', () => {
     expect(k.history.markedWithinDay('abandoned', T0)).toBe(false);
   });
 
+  // A review: the abandoned key's reuse met insufficient funds; kept abandoned, every run that day sent the key again
+  // and met the server's stored refusal, after the wallet was topped up. An API's 4xx under the key settles it; a
+  // refusal without an answer (the server out of reach) does not.
+  it('a reuse of an abandoned key refused by the API settles it; refused unanswered, it stays abandoned, sent', async () => {
+    const { ApiError, NetworkError } = await import('../../src/errors.js');
+    for (const [error, outcome] of [
+      [new ApiError('no funds', { code: 'insufficient_funds', status: 422 }), 'refused'],
+      [new NetworkError('unreachable', { code: 'connection_refused' }), 'abandoned'],
+      [new ApiError('key revoked', { code: 'invalid_api_key', status: 401 }), 'abandoned'],
+    ] as const) {
+      const j = journal();
+      const { intent } = await j.begin(spec, T0);
+      orphan(j, { ...intent, phase: 'sending' });
+      await j.abandon(intent.key, T0);
+      const again = await j.begin({ ...spec, key: intent.key, keyReused: true, keySince: intent.createdAt }, T0 + 1000);
+      expect(again.intent.keySince).toBe(intent.createdAt);
+      await j.end([again.intent], 'refused', { error, now: T0 + 2000 });
+      expect(j.history.list()[0], error.code).toMatchObject({ key: intent.key, outcome });
+      if (outcome === 'abandoned') expect(j.history.list()[0]?.sent).toBe(true);
+      else expect(j.history.list()[0]?.keySince).toBe(intent.createdAt);
+    }
+  });
+
   // What tells the same `order place` run again that `order resume` finished its order in its place (recover.ts).
   it('settleWhere with finishedBy names it in the records and marks finished; without it, neither', async () => {
     const j = journal();

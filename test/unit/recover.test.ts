@@ -9,7 +9,7 @@ import {
   resumableFor,
   resumeCandidate,
 } from '../../src/orders/recover.js';
-import { recordOf, type OrderRecord } from '../../src/journal/history.js';
+import { recordOf, scopeOf, type OrderRecord } from '../../src/journal/history.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { writeFileSync } from 'node:fs';
@@ -251,20 +251,44 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
 
 // A review answered No (a new order placed), and the next same order place asked again, Yes first, and handed out the
 // abandoned order's codes; and after a second order placed on purpose, it kept asking "a second order?" for a day.
-describe('only the newest record of the request is followed', () => {
+describe('which record of the request is followed', () => {
   const T = Date.parse('2026-06-01T12:00:00.000Z');
   const at = (ms: number): string => new Date(ms).toISOString();
 
-  it('a later order of the same request ends the question about the abandoned one, and the finished one', () => {
+  it('a later order of the same request ends the finished question, never the abandoned one; a declined reuse does', () => {
     const j = journal();
     j.history.record(recordAt('stopped', at(T - 2 * HOUR), { ...spec, outcome: 'abandoned', sent: true }));
     j.history.record(recordAt('peeked', at(T - 3 * HOUR), { ...spec, orderId: 'ord_p', finishedBy: 'codes get' }));
     j.history.mark('abandoned', T);
     j.history.mark('finished', T);
     expect(abandonedMaybePlaced(j, spec, undefined, T)?.key).toBe('stopped');
+    // A second order of the request that ended after the abandon (a cron job's, started while the person's request
+    // was out) settles nothing about the abandoned key: only its own next run does (a review lost a charged order).
     j.history.record(recordAt('new-one', at(T - HOUR), { ...spec, orderId: 'ord_n' }));
-    expect(abandonedMaybePlaced(j, spec, undefined, T)).toBeUndefined();
+    expect(abandonedMaybePlaced(j, spec, undefined, T)?.key).toBe('stopped');
     expect(finishedInItsPlace(j, spec, undefined, T)).toBeUndefined();
+    // Answered No at the question: not asked about again, and still `sent` for order show.
+    j.history.record({ ...j.history.get('stopped', scopeOf(spec))!, declined: true });
+    expect(abandonedMaybePlaced(j, spec, undefined, T)).toBeUndefined();
+    expect(j.history.get('stopped', scopeOf(spec))).toMatchObject({ sent: true, declined: true });
+    // Both rules at once: the order asked about as a second one goes under the abandoned key.
+    const b = journal();
+    b.history.record(recordAt('stopped', at(T - 3 * HOUR), { ...spec, outcome: 'abandoned', sent: true }));
+    b.history.record(recordAt('peeked', at(T - 2 * HOUR), { ...spec, orderId: 'ord_p', finishedBy: 'codes get' }));
+    b.history.mark('abandoned', T);
+    b.history.mark('finished', T);
+    expect(ofThisRequest(b, spec, undefined, T)).toMatchObject({
+      finished: { key: 'peeked' },
+      abandoned: { key: 'stopped' },
+    });
+    // Reused before, its day counts from its first send: a reuse 20 hours on, abandoned again, is stale 5 hours after.
+    const r = journal();
+    r.history.record(
+      recordAt('again', at(T - 1 * HOUR), { ...spec, outcome: 'abandoned', sent: true, keySince: at(T - 21 * HOUR) }),
+    );
+    r.history.mark('abandoned', T);
+    expect(abandonedMaybePlaced(r, spec, undefined, T)?.key).toBe('again');
+    expect(abandonedMaybePlaced(r, spec, undefined, T + 4 * HOUR)).toBeUndefined();
     // By when each ended: an order abandoned after a second window's order of it was placed and delivered (that one
     // began later) is the one to follow (a review lost a charged order when the later beginning hid it).
     const w = journal();

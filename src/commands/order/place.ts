@@ -269,7 +269,11 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           'reusing the abandoned order key',
           { defaultAnswer: true },
         );
-        if (!same) reused = undefined;
+        if (!same) {
+          // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
+          await journal.recordStatuses([{ ...reused, declined: true }]);
+          reused = undefined;
+        }
       } else if (!refusedBelow)
         deps.io.say(
           `${was}: this run sends its request again under that key, so it is that order if it was placed, and a new one if not, never both`,
@@ -311,6 +315,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       ...spec,
       key: options.idempotencyKey ?? confirmed?.key ?? reused?.key,
       keyReused: reused !== undefined,
+      // Its day began at its first send, not at this reuse (Intent.keySince).
+      ...(reused ? { keySince: reused.keySince ?? reused.createdAt } : {}),
       resumeOnly: confirmed !== undefined,
       wait: waits,
       out,
