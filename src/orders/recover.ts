@@ -92,7 +92,7 @@ export function ofThisRequest(
   spec: OrderSpec,
   key: string | undefined,
   now: number = Date.now(),
-): { finished?: OrderRecord; abandoned?: OrderRecord } {
+): { finished?: OrderRecord; abandoned?: OrderRecord; abandonedElsewhere?: OrderRecord } {
   if (key !== undefined) return {};
   const finishedMarked = journal.history.markedWithinDay('finished', now);
   const abandonedMarked = journal.history.markedWithinDay('abandoned', now);
@@ -105,23 +105,34 @@ export function ofThisRequest(
   // review). A person who answered No at the question is not asked about it again (OrderRecord.declined).
   let newest: OrderRecord | undefined;
   let abandoned: OrderRecord | undefined;
+  // One abandoned so under another scope of this environment (another spelling of the server's address, a key
+  // rotated): its key is not sent from here, but it is said (a review abandoned at 127.0.0.1, placed again at
+  // localhost, and was charged twice without a word).
+  let abandonedElsewhere: OrderRecord | undefined;
   for (const r of journal.history.list()) {
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-') || r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
-    if (r.profile !== spec.profile || !inScope(r, scope)) continue;
+    if (r.profile !== spec.profile || r.environment !== spec.environment) continue;
+    const sentUnanswered =
+      r.outcome === 'abandoned' && r.sent === true && r.orderId === undefined && r.declined !== true;
+    if (!inScope(r, scope)) {
+      if (sentUnanswered && (abandonedElsewhere === undefined || endedAt(r) > endedAt(abandonedElsewhere)))
+        abandonedElsewhere = r;
+      continue;
+    }
     if (newest === undefined || endedAt(r) > endedAt(newest)) newest = r;
-    const sentUnanswered = r.outcome === 'abandoned' && r.sent === true && r.orderId === undefined;
-    if (sentUnanswered && r.declined !== true && (abandoned === undefined || endedAt(r) > endedAt(abandoned)))
-      abandoned = r;
+    if (sentUnanswered && (abandoned === undefined || endedAt(r) > endedAt(abandoned))) abandoned = r;
   }
   const finished =
     finishedMarked && newest?.finishedBy !== undefined && newest.outcome === 'delivered' && endedWithinDay(newest, now)
       ? newest
       : undefined;
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
+  const fresh = (r: OrderRecord | undefined): r is OrderRecord =>
+    abandonedMarked && r !== undefined && staleness(r, now) === undefined;
   return {
     ...(finished ? { finished } : {}),
-    ...(abandonedMarked && abandoned !== undefined && staleness(abandoned, now) === undefined ? { abandoned } : {}),
+    ...(fresh(abandoned) ? { abandoned } : fresh(abandonedElsewhere) ? { abandonedElsewhere } : {}),
   };
 }
 

@@ -283,8 +283,12 @@ export function abandonedWayOut(
   // A plan's row: its plan, run again as it was (file name, batch), sends the row's key again; order place never does.
   if (r.key.startsWith('plan-'))
     return `it may have been placed before it was abandoned: its plan, run again within a day of ${r.createdAt} with the same file name and --batch, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
-  const flags = `${r.profile !== 'default' ? ` --profile ${r.profile}` : ''}${r.environment === 'live' ? ' --env live' : ''}`;
-  return `it may have been placed before it was abandoned: the same order placed again within a day of ${r.createdAt} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${flags}`;
+  return `it may have been placed before it was abandoned: the same order placed again within a day of ${r.createdAt} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}`;
+}
+
+/** The flags that place an order in its profile and environment again (none for the default profile's test). */
+export function placeFlags(r: Pick<OrderRecord, 'profile' | 'environment'>): string {
+  return `${r.profile !== 'default' ? ` --profile ${r.profile}` : ''}${r.environment === 'live' ? ' --env live' : ''}`;
 }
 
 /**

@@ -94,6 +94,20 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(shown.stdout.replace(/\s+/g, ' ')).toContain('it may have been placed before it was abandoned');
   }, 120_000);
 
+  // A review abandoned at 127.0.0.1, placed the same order again at localhost, and was charged twice without a word.
+  it('placed again at another spelling of the server: said, with the command that sends the abandoned key', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const place = ['order', 'place', '--product', 'tesco-uk-20', '--quantity', '4'];
+    const { key } = await abandonedWhileOut(place);
+    const before = (await ledger(server)).orders.length;
+    const elsewhere = await runCli(place, { configDir, baseUrl: baseUrl.replace('127.0.0.1', 'localhost') });
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    const said = unstamped(elsewhere.stderr).replace(/\s+/g, ' ');
+    expect(said).toContain(`(key ${key}) at ${baseUrl} may have been placed before it was stopped`);
+    expect(said).toContain(`giftcodes order place --product tesco-uk-20 --quantity 4 --base-url ${baseUrl}`);
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+  }, 120_000);
+
   // A plan's row is sent again by its plan (its key is the plan's file name and batch), never by order place.
   it("a plan's row abandoned: order place does not take its key, and the hint names the plan", async () => {
     const { configDir, url: baseUrl, server } = served;

@@ -217,6 +217,32 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
       expect(abandonedMaybePlaced(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
   });
 
+  // A review abandoned at 127.0.0.1 and placed the same order again at localhost: charged twice without a word.
+  it('one abandoned under another scope of this environment (another address, a key rotated) is named, not reused', () => {
+    for (const other of [{ baseUrl: 'http://localhost:4010' }, { keyId: 'k2' }]) {
+      const j = journal();
+      j.history.record(abandoned('there', HOUR, other));
+      j.history.mark('abandoned', T);
+      expect(ofThisRequest(j, spec, undefined, T), JSON.stringify(other)).toEqual({
+        abandonedElsewhere: expect.objectContaining({ key: 'there' }),
+      });
+      // One in this scope is the one reused, and the other is not named beside it.
+      j.history.record(abandoned('here', 2 * HOUR));
+      expect(ofThisRequest(j, spec, undefined, T)).toEqual({ abandoned: expect.objectContaining({ key: 'here' }) });
+    }
+    // Another environment's, a declined one, an old one: not named.
+    for (const record of [
+      abandoned('live', HOUR, { baseUrl: 'http://localhost:4010', environment: 'live' }),
+      abandoned('declined', HOUR, { baseUrl: 'http://localhost:4010', declined: true }),
+      abandoned('old', 25 * HOUR, { baseUrl: 'http://localhost:4010' }),
+    ]) {
+      const j = journal();
+      j.history.record(record);
+      j.history.mark('abandoned', T);
+      expect(ofThisRequest(j, spec, undefined, T), record.key).toEqual({});
+    }
+  });
+
   it('not: one never sent, one with an order id, one that ended otherwise, one sent over a day ago or dated ahead', () => {
     const none = (record: OrderRecord): void => {
       const j = journal();

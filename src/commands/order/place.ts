@@ -245,7 +245,17 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
     const fresh = other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
-    const { finished, abandoned } = fresh ? ofThisRequest(journal, spec, options.idempotencyKey) : {};
+    const { finished, abandoned, abandonedElsewhere } = fresh
+      ? ofThisRequest(journal, spec, options.idempotencyKey)
+      : {};
+    if (abandonedElsewhere) {
+      const r = abandonedElsewhere;
+      const otherKey = r.keyId !== spec.keyId;
+      const { placeFlags } = await import('../../orders/ref.js');
+      deps.io.warn(
+        `the order of ${what} abandoned at ${r.endedAt ?? r.updatedAt} (key ${r.key}) at ${r.baseUrl}${otherKey ? ' with another API key' : ''} may have been placed before it was stopped; this run, at ${spec.baseUrl}${otherKey ? ' with this key' : ''}, places a new order beside it. To send its request again under that key instead (that order if it was placed, never both): giftcodes order place --product ${options.product} --quantity ${options.quantity}${placeFlags(spec)} --base-url ${r.baseUrl}${otherKey ? ', with that API key' : ''}`,
+      );
+    }
     if (finished !== undefined)
       await secondOrder(
         deps.io,
