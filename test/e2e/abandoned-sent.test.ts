@@ -94,6 +94,21 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(shown.stdout.replace(/\s+/g, ' ')).toContain('it may have been placed before it was abandoned');
   }, 120_000);
 
+  // Ctrl-C at the question says what every order question says (docs/exit-codes.md), not "nothing was saved".
+  it('Ctrl-C at the question: cancelled, nothing was sent (exit 130)', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const place = ['order', 'place', '--product', 'steam-us-20', '--quantity', '3'];
+    await abandonedWhileOut(place);
+    const before = (await ledger(server)).orders.length;
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: baseUrl });
+    await t.waitFor(/No places a new order with a key of its own/, 30_000);
+    t.press('C-c');
+    const screen = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(screen).toContain('[exit 130]');
+    expect(screen).toContain('cancelled: nothing was sent');
+    expect((await ledger(server)).orders.length).toBe(before);
+  }, 120_000);
+
   // A review abandoned at 127.0.0.1, placed the same order again at localhost, and was charged twice without a word.
   it('placed again at another spelling of the server: said, with the command that sends the abandoned key', async () => {
     const { configDir, url: baseUrl, server } = served;

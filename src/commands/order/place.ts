@@ -277,7 +277,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           `${was[0]!.toUpperCase()}${was.slice(1)}. Send its request again under that key (that order if it was placed, a new one if not)? No places a new order with a key of its own`,
           '--yes',
           'reusing the abandoned order key',
-          { defaultAnswer: true },
+          // Ctrl-C at it says what every order question says (docs/exit-codes.md): nothing was sent.
+          { defaultAnswer: true, cancelled: nothingSent() },
         );
         if (!same) {
           // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
