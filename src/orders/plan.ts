@@ -938,9 +938,13 @@ export function planFailure(
   // The row's key was answered with an order another config directory or machine placed: nothing to fix, nothing
   // to order again (its hint was "once it is fixed, order it by itself", a second purchase: a review).
   const elsewhere = tried.find((r) => r.error!.code === 'order_placed_elsewhere');
-  const refusedOutside = tried.find(
+  const outside = tried.filter(
     (r) => r.error!.exitCode === ExitCode.api && !PLAN_FIXES.test(r.error!.code) && r !== elsewhere,
   );
+  const refusedOutside = outside[0];
+  // Every failed row the service kept failing or limiting (5xx, 429, timeouts, after the retries): nothing in the
+  // plan to fix; "fix what failed" sent a review looking for a typo.
+  const serviceFailed = tried.length > 0 && tried.every((r) => r.error!.exitCode === ExitCode.network);
   // Every failed row certainly unsent: the server was out of reach, and those rows cannot have been charged. Only
   // a run that placed no row says "nothing" (an adversarial review: it was said under "1 of 2 rows ordered").
   // Every failed row held by another live giftcodes run of its key right now (journal.ts assertNotHeld: two terminals
@@ -976,12 +980,23 @@ export function planFailure(
                 `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed, environment)}); a new --batch would order every row again`
               : elsewhere
                 ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: run the plan with a --batch of its own`
-                : refusedOutside
-                  ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
-                    // server that keeps a refusal with its key answered the same for a day, funds added or not (an
-                    // adversarial review), and a new --batch would order every row again.
-                    `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line ${refusedOutside.row}: ${refusedOutside.error!.code}) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (${orderByItself(refusedOutside, environment)})`
-                  : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+                : serviceFailed
+                  ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
+                  : refusedOutside
+                    ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
+                      // server that keeps a refusal with its key answered the same for a day, funds added or not (an
+                      // adversarial review), and a new --batch would order every row again. Each such row is named
+                      // with its own command (a review's hint named the first of two).
+                      `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); ${outside.length === 1 ? 'a row' : 'rows'} refused for something outside the plan (${firstOf(
+                        outside.map((r) => `line ${r.row}: ${r.error!.code}`),
+                        5,
+                      )}) ${outside.length === 1 ? 'keeps its key' : 'keep their keys'}, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order ${outside.length === 1 ? 'it' : 'each'} by itself (${firstOf(
+                        outside.map(
+                          (r) => `${outside.length === 1 ? '' : `line ${r.row}: `}${orderByItself(r, environment)}`,
+                        ),
+                        5,
+                      )})`
+                    : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

@@ -388,6 +388,28 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       expect(planFailure([result(2, { code, message: 'm', exitCode: 4 })])?.hint).not.toContain('keeps its key');
   });
 
+  // A person's day: two rows short of funds, and the hint named line 4's command only.
+  it('two rows refused for something outside the plan: each named with its own command', () => {
+    const funds = { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 };
+    const failure = planFailure([result(1), result(4, funds), { ...result(5, funds), quantity: 3 }]);
+    expect(failure?.hint).toBe(
+      'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); rows refused for something outside the plan (line 4: insufficient_funds; line 5: insufficient_funds) keep their keys, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order each by itself (line 4: giftcodes order place --product p --quantity 1; line 5: giftcodes order place --product p --quantity 3)',
+    );
+  });
+
+  // A person's day: rows the service kept rate limiting (429, 5xx after the retries) read "fix what failed".
+  it('rows the service kept failing or limiting: nothing to fix, the same plan again later or with a lower --concurrency', () => {
+    const failure = planFailure([
+      result(1),
+      result(2, { code: 'rate_limited', message: 'HTTP 429 rate_limited (after 6 attempts)', exitCode: 5 }),
+      result(3, { code: 'server_error', message: 'HTTP 500', exitCode: 5 }),
+    ]);
+    expect(failure).toMatchObject({ exitCode: 5 });
+    expect(failure?.hint).toBe(
+      'the service kept failing or limiting the requests of those rows (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key',
+    );
+  });
+
   it("a live run's hint orders the row by itself with --env live: pasted without it, it placed a test order under the live file's name", () => {
     const refused = result(2, { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 });
     expect(planFailure([result(1), { ...refused, out: '/srv/codes/steam b2.csv' }], undefined, 'live')?.hint).toContain(
