@@ -207,7 +207,9 @@ function orderIn(path: string): string {
 function hintForCode(code: string, path: string): string | undefined {
   switch (canonicalCode(code)) {
     case 'idempotency_key_reused':
-      return 'that idempotency key belongs to a different order; use a new key, or repeat the original product and quantity';
+      // Never "repeat the original product and quantity": from here that reads "already placed, nothing was sent"
+      // once its order reached you (journal.ts keyDelivered), or "placed elsewhere" (a person's-day review).
+      return 'that idempotency key belongs to another order (another product or quantity): for this one, use a new key, or give none and one is made; giftcodes order list shows the orders placed from here';
     case 'order_not_found':
       return 'check the id, and that the order was placed on this server and environment: giftcodes order list shows the orders placed from here, and order show takes a prefix of their ids or keys';
     case 'order_not_completed':

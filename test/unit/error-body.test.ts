@@ -169,6 +169,16 @@ describe('errorForStatus: the exit code of each status', () => {
     }
   });
 
+  // A person's day: the hint said to repeat the original product and quantity, which then read "already placed".
+  it('a key bound to another order: the hint says to use a new key, never to repeat the original', () => {
+    const reused = parseErrorBody(422, '{"error":{"code":"idempotency_key_reused","message":"m"}}', 'application/json');
+    const error = errorForStatus('POST', '/v1/orders', 422, reused, 1);
+    expect(error).toMatchObject({ exitCode: ExitCode.api, code: 'idempotency_key_reused' });
+    expect(error.hint).toBe(
+      'that idempotency key belongs to another order (another product or quantity): for this one, use a new key, or give none and one is made; giftcodes order list shows the orders placed from here',
+    );
+  });
+
   it('5xx, 429 and 408 are failures to get an answer (exit 5), with the attempt count', () => {
     for (const status of [500, 503, 429, 408]) {
       const error = errorForStatus('GET', '/v1/catalog', status, body, 3);
