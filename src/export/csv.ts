@@ -20,7 +20,7 @@ import { LocalError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { DisplayCache, displayOf } from './display.js';
 import { Utf8Encoder } from './encoder.js';
-import type { FormatWriter, TextSink } from './format.js';
+import { DIGITS_AT_RISK, digitsAtRisk, type FormatWriter, type TextSink } from './format.js';
 import {
   LITERAL,
   NULL,
@@ -136,6 +136,8 @@ export class CsvWriter implements FormatWriter {
   private readonly pageDisplays = new DisplayCells();
   /** FormatWriter.escaped: the records' own values written with a leading `'` (a money display is ours, not counted). */
   escaped = 0;
+  /** FormatWriter.numeric: text values a spreadsheet would change as numbers (digitsAtRisk), unless raw. */
+  numeric = 0;
 
   constructor(
     private readonly sink: TextSink,
@@ -254,7 +256,7 @@ export class CsvWriter implements FormatWriter {
           if (!raw && (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40)) {
             out[o++] = 0x27;
             this.escaped++;
-          }
+          } else if (!raw && digitsAtRisk(b, s, e)) this.numeric++;
           o = copyWords(from, s, e, to, o);
           if (quoted) out[o++] = 0x22;
         }
@@ -289,7 +291,10 @@ export class CsvWriter implements FormatWriter {
       } else {
         field.column ??= this.index.get(field.name) ?? this.addColumn(field.name);
         cells[field.column] = csvCell(value, this.options.raw);
-        if (!this.options.raw && typeof value === 'string' && FORMULA_START.test(value)) this.escaped++;
+        if (!this.options.raw && typeof value === 'string') {
+          if (FORMULA_START.test(value)) this.escaped++;
+          else if (DIGITS_AT_RISK.test(value)) this.numeric++;
+        }
       }
     }
   }

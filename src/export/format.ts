@@ -136,6 +136,29 @@ export interface FormatWriter {
   readonly escaped?: number;
   /** XLSX: values that held characters a workbook cannot (control characters), written without them. */
   readonly stripped?: number;
+  /** CSV: text values of digits a spreadsheet reads as a number and changes (leadingDigitsAtRisk), not --csv-raw. */
+  readonly numeric?: number;
+}
+
+/**
+ * Whether the text `b[s..e)` is digits a spreadsheet opening a CSV turns into a number and changes: a PIN with a
+ * leading zero (`0440` becomes 440) or more digits than it keeps (16 and more: the 16th on become zeros). A person's
+ * day: customers' PINs lost their zero, without a word, where formula escaping was said.
+ */
+export function digitsAtRisk(b: Uint8Array, s: number, e: number): boolean {
+  // DIGITS_AT_RISK, over bytes (the scanned page's), without making a string of each cell.
+  if (e - s < 2 || (b[s] !== 0x30 && e - s < 16)) return false;
+  for (let i = s; i < e; i++) if ((b[i] as number) < 0x30 || (b[i] as number) > 0x39) return false;
+  return true;
+}
+
+/** digitsAtRisk, of a string. */
+export const DIGITS_AT_RISK = /^(?:0[0-9]+|[0-9]{16,})$/;
+
+/** Said after a CSV export holding such values (digitsAtRisk): the file holds them whole; a spreadsheet does not. */
+export function numericWarning(count: number, orderId: string): string {
+  const values = count === 1 ? '1 value' : `${grouped(count)} values`;
+  return `${values} of order ${orderId} ${count === 1 ? 'is' : 'are'} digits that a spreadsheet opening this CSV changes (a leading 0 dropped, as in PINs, or digits past the 15th lost); the file holds them whole: import it as text, or write an .xlsx file, which keeps them as text`;
 }
 
 /** Said after an XLSX export that left characters out: the workbook's cell is not the value the API sent. */

@@ -23,6 +23,7 @@ import {
   formatFor,
   toStdoutRefused,
   escapedWarning,
+  numericWarning,
   strippedWarning,
   type ExportFormat,
   type FormatWriter,
@@ -79,6 +80,8 @@ export interface ExportResult {
   escaped?: number | undefined;
   /** XLSX: the values written without characters a workbook cannot hold (FormatWriter.stripped). */
   stripped?: number | undefined;
+  /** CSV: the values a spreadsheet would change as numbers (FormatWriter.numeric). */
+  numeric?: number | undefined;
 }
 
 export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
@@ -94,6 +97,7 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
   // Said once the codes are where they were going (a file committed), naming the order: a plan exports many.
   if (result.escaped && !result.readerGone) o.io.warn(escapedWarning(result.escaped, o.orderId));
   if (result.stripped) o.io.warn(strippedWarning(result.stripped, o.orderId));
+  if (result.numeric && !result.readerGone) o.io.warn(numericWarning(result.numeric, o.orderId));
   return result;
 }
 
@@ -113,8 +117,8 @@ async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {
   if (o.out === '-') {
     const refused = toStdoutRefused(format);
     if (refused) throw refused;
-    const { count, gone, escaped } = await exportToStdout(o, format);
-    return { path: '-', count, format, escaped, ...(gone ? { readerGone: true } : {}) };
+    const { count, gone, escaped, numeric } = await exportToStdout(o, format);
+    return { path: '-', count, format, escaped, numeric, ...(gone ? { readerGone: true } : {}) };
   }
   const target = resolve(o.out);
   const ownLock = o.lock ? undefined : lockOutTarget(target);
@@ -181,7 +185,7 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     await commit(temp, target, o.force);
     committed = true;
     fsyncDirectory(dirname(target));
-    return { path: target, count, format, escaped: writer.escaped, stripped: writer.stripped };
+    return { path: target, count, format, escaped: writer.escaped, stripped: writer.stripped, numeric: writer.numeric };
   } finally {
     if (!committed) age?.abort(new Error('the export stopped'));
     await writer?.dispose();
@@ -320,7 +324,7 @@ export function readerGoneError(orderId: string): CliError {
 async function exportToStdout(
   o: ExportOptions,
   format: ExportFormat,
-): Promise<{ count: number; gone: boolean; escaped?: number | undefined }> {
+): Promise<{ count: number; gone: boolean; escaped?: number | undefined; numeric?: number | undefined }> {
   const stdout = o.io.stdout;
   let failure: Error | undefined;
   const onError = (error: Error): void => {
@@ -356,7 +360,7 @@ async function exportToStdout(
     const count = await pump(o, writer, (count) => (written = count));
     await age?.close();
     closed = true;
-    return { count, gone: false, escaped: writer.escaped };
+    return { count, gone: false, escaped: writer.escaped, numeric: writer.numeric };
   } catch (error) {
     if (error instanceof ReaderGone) return { count: written, gone: true };
     // What went out before the interruption is on stdout (a file it was redirected to keeps it): said as such.

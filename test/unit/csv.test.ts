@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { CsvWriter, RowSplitter, csvCell, flattenRecord } from '../../src/export/csv.js';
 import { formatArg } from '../../src/commands/wait-flags.js';
-import { formatFor, type TextSink } from '../../src/export/format.js';
+import { DIGITS_AT_RISK, digitsAtRisk, formatFor, type TextSink } from '../../src/export/format.js';
 import { majorUnits } from '../../src/money.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo } from '../helpers/inprocess.js';
@@ -339,6 +339,29 @@ describe('a CSV export that escaped values says so', () => {
     expect(await exported('-', 'csv')).toContain(warning);
     expect(await exported(join(dir, 'raw.csv'), 'csv', true)).not.toContain('warning');
     expect(await exported(join(dir, 'codes.jsonl'), 'jsonl')).not.toContain('warning');
+  });
+
+  // A person's day: customers' PINs lost their leading zero in a spreadsheet, without a word.
+  it('digits a spreadsheet would change (a leading 0, more than 15 digits) are counted and said; none for --csv-raw', async () => {
+    const dir = tempDir();
+    const pages = [
+      [
+        { code: 'A-1', pin: '0440' },
+        { code: '6006491234567890123', pin: '1234' },
+        { code: 'A-2', pin: '0' },
+      ],
+      [{ code: 'A-3', pin: '0x12', serial: '123456789012345' }],
+    ];
+    expect(await exported(join(dir, 'pins.csv'), 'csv', false, pages)).toContain(
+      'warning: 2 values of order ord_1 are digits that a spreadsheet opening this CSV changes (a leading 0 dropped, as in PINs, or digits past the 15th lost); the file holds them whole: import it as text, or write an .xlsx file, which keeps them as text',
+    );
+    expect(await exported(join(dir, 'pins-raw.csv'), 'csv', true, pages)).not.toContain('warning');
+    expect(await exported(join(dir, 'pins.xlsx'), 'xlsx', false, pages)).not.toContain('warning');
+  });
+
+  it('digitsAtRisk over bytes is DIGITS_AT_RISK over the string', () => {
+    for (const text of ['0440', '0', '00', '123', '0x1', '', '1234567890123456', '123456789012345', '01a', ' 01', '٠١'])
+      expect(digitsAtRisk(Buffer.from(text), 0, Buffer.byteLength(text)), text).toBe(DIGITS_AT_RISK.test(text));
   });
 
   // Broke: a workbook left out the control characters XML cannot hold, silently (the cell was not the code).
