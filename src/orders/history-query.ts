@@ -183,7 +183,7 @@ export function recordsCsv(records: readonly OrderRecord[], cell: (value: unknow
 }
 
 /** The fewest characters of an order id's part after `ord_` taken as a ref (fewer match too much by chance). */
-const MIN_FRAGMENT = 4;
+export const MIN_FRAGMENT = 4;
 
 /** The first list that holds anything (the last, empty, when none does). */
 function firstFound<T>(...lists: T[][]): T[] {

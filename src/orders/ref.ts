@@ -11,7 +11,7 @@ import { EnvironmentConflict } from '../config/resolve.js';
 import { withStatus, type OrderRecord } from '../journal/history.js';
 import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { allRecords, resolveRef } from './history-query.js';
+import { allRecords, MIN_FRAGMENT, resolveRef } from './history-query.js';
 import { unitsOf } from '../output/words.js';
 
 export interface OrderRef {
@@ -29,8 +29,90 @@ type RefDeps = Pick<Deps, 'io' | 'journal' | 'api' | 'clientFor' | 'connectionTo
  * ambiguous prefix is a usage error listing the candidates (exit 2); a ref unknown locally is asked of the
  * current connection as an order id; a recorded intent that never got an id is said as such (exit 4).
  */
-export async function orderRef(deps: RefDeps, ref: string): Promise<OrderRef> {
-  return refOf(deps, ref, localRecord(await deps.journal(), ref));
+export async function orderRef(deps: RefDeps, typed: string): Promise<OrderRef> {
+  const journal = await deps.journal();
+  const ref = await oneRef(deps, journal, typed);
+  return refOf(deps, ref, localRecord(journal, ref));
+}
+
+/**
+ * A ref pasted with the words of its sentence (`Order #ord_68e9… was not delivered`): what cleanRef leaves holds
+ * whitespace, so it cannot be one id, and it is never sent as one (it went to the API as `Order%20%23ord_…`, 404).
+ * The one word of it, cleaned as cleanRef cleans a ref, that names an order the local record knows is read
+ * instead; failing that, the one word that begins as the order ids of this profile's records (or of those placed at
+ * this base URL) do, up to their `_` (`ord_` for the reference server; another service's ids may have another
+ * prefix, or none). Said on stderr. No such word, or more than one: a usage error (exit 2), nothing sent. A ref
+ * the local record knows as typed (a key may hold a space) and a ref of one word are passed on as they are.
+ */
+export async function oneRef(
+  deps: Pick<RefDeps, 'io' | 'currentTarget'>,
+  journal: Journal,
+  typed: string,
+): Promise<string> {
+  const cleaned = cleanRef(typed);
+  if (!/\s/.test(cleaned) || localRecord(journal, typed) !== undefined) return typed;
+  const count = cleaned.split(/\s+/).length;
+  const words = [...new Set(cleaned.split(/\s+/).map(cleanRef))];
+  const known = words.filter((word) => word.length >= MIN_FRAGMENT && recordedWord(journal, word));
+  let picked = known.length === 1 ? known[0] : undefined;
+  let why = 'the one of them that names an order recorded here';
+  if (known.length === 0) {
+    const target = await deps.currentTarget().catch(() => undefined);
+    const prefixes = idPrefixes(
+      allRecords(journal.history, journal.read().intents).filter(
+        (r) => target === undefined || r.profile === target.profile || r.baseUrl === target.baseUrl,
+      ),
+    );
+    const alike = words.filter((word) =>
+      prefixes.some((prefix) => word.length > prefix.length && word.toLowerCase().startsWith(prefix.toLowerCase())),
+    );
+    if (alike.length === 1) {
+      picked = alike[0];
+      why = `the one of them that begins as the order ids recorded here do (${prefixes.join(', ')})`;
+    }
+    if (alike.length > 1) known.push(...alike);
+  }
+  if (picked !== undefined) {
+    deps.io.notice(`the ref is ${count} words, so not one id: reading ${picked}, ${why}`);
+    return picked;
+  }
+  throw notOneWord(count, known);
+}
+
+/** A ref of several words none of which, or more than one of which, can be taken for the order (exit 2). */
+function notOneWord(count: number, candidates: readonly string[] = []): UsageError {
+  return new UsageError(
+    candidates.length > 1
+      ? `the ref is ${count} words, so not one id, and more than one of them could name the order (${candidates.join(', ')}): it was not sent`
+      : `the ref is ${count} words, so not one id, and none of them names an order recorded here: it was not sent`,
+    {
+      code: 'ref_not_one_word',
+      hint:
+        candidates.length > 1
+          ? 'paste the order id or key you mean alone'
+          : 'paste the order id or key alone, without the words around it',
+    },
+  );
+}
+
+/** Whether the local record knows a word: an order id or key, whole or a prefix (of one order, or of several). */
+function recordedWord(journal: Journal, word: string): boolean {
+  try {
+    return localRecord(journal, word) !== undefined;
+  } catch (error) {
+    // An ambiguous prefix still names orders recorded here: read on, its error lists them.
+    if (error instanceof UsageError && error.code === 'ambiguous_ref') return true;
+    throw error;
+  }
+}
+
+/** The prefixes up to and with the first `_` of the order ids of these records (`ord_`), those that have one. */
+function idPrefixes(records: readonly OrderRecord[]): string[] {
+  const prefixes = records.flatMap((r) => {
+    const prefix = /^[^_\s]+_/.exec(r.orderId ?? '')?.[0];
+    return prefix === undefined ? [] : [prefix];
+  });
+  return [...new Set(prefixes)];
 }
 
 /** Quotes and brackets a pasted ref comes wrapped in, each opening character with the closing ones it takes. */
@@ -128,6 +210,8 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
         hint: 'name the order by its id (ord_…) or its idempotency key: giftcodes order list shows them; if the key was pasted somewhere it should not be, revoke it',
       });
     const asked = cleanRef(ref);
+    // Words around an id (oneRef reads the one that names it): never sent as one id.
+    if (/\s/.test(asked)) throw notOneWord(asked.split(/\s+/).length);
     return { orderId: asked, record: undefined, api: await apiFor(deps, asked) };
   }
   if (record.orderId === undefined) {

@@ -326,3 +326,38 @@ describe('an order id pasted on a machine that has no record of it', () => {
     expect(asked.stdout).toContain(liveId);
   });
 });
+
+// Broke (a support desk walkthrough): a ref pasted with its sentence went to the API whole, as
+// GET /v1/orders/Order%20%23ord_… (404). Text with whitespace is never sent as an id.
+describe('a ref pasted with the words of its sentence', () => {
+  it('reads the one word that names the order, and says so; with none to read, exit 2 and nothing sent', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'],
+      {
+        configDir,
+      },
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const [order] = await listed(configDir);
+    const id = order!.orderId;
+    for (const verb of [
+      ['order', 'show'],
+      ['order', 'watch'],
+      ['codes', 'get'],
+    ]) {
+      const result = await runCli([...verb, `Order #${id} was not delivered`, '-v'], { configDir });
+      expect(result.code, `${verb.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).toContain(`reading ${id}, the one of them that names an order recorded here`);
+      expect(result.stderr).not.toMatch(/GET \/v1\/orders\/Order/);
+    }
+
+    const desk = await loggedIn(api.server, DEMO_KEYS.test);
+    const refused = await runCli(['order', 'show', `Order #${id}`, '-v'], { configDir: desk });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(unstamped(refused.stderr)).toMatch(
+      /^error: the ref is 2 words, so not one id, and none of them names an order recorded here: it was not sent\nhint: paste the order id or key alone/m,
+    );
+    expect(refused.stderr).not.toMatch(/GET \/v1/);
+  });
+});

@@ -14,6 +14,7 @@ import {
   type WaitFlags,
 } from '../wait-flags.js';
 import { counted } from '../../output/words.js';
+import type { OrderRef } from '../../orders/ref.js';
 
 export interface GetOptions extends WaitFlags {
   orderId: string;
@@ -53,15 +54,18 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
+  const read: { ref?: OrderRef } = {};
   try {
-    await fetchCodes(options, deps);
+    await fetchCodes(options, deps, read);
   } catch (error) {
     const { notFoundHere } = await import('../../orders/ref.js');
-    throw await notFoundHere(deps, options.orderId, error);
+    // The ref as read: one word of a pasted sentence (oneRef), else the ref as typed.
+    throw await notFoundHere(deps, read.ref?.orderId ?? options.orderId, error);
   }
 }
 
-async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
+/** `read.ref`: the order the ref was read as, once it is (for the hint of a 404). */
+async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: OrderRef }): Promise<void> {
   const out = options.out ?? '-';
   checkWaitFlags(options, {
     json: options.json,
@@ -79,6 +83,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps): Promise<void> {
     import('../../orders/ref.js'),
   ]);
   const ref = await orderRef(deps, options.orderId);
+  read.ref = ref;
   const api = ref.api;
   options = { ...options, orderId: ref.orderId };
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).

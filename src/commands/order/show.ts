@@ -39,14 +39,16 @@ export async function run(
   deps: Pick<Deps, 'io' | 'journal' | 'api' | 'connection' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'> &
     Partial<Pick<Deps, 'config'>>,
 ): Promise<void> {
-  const { refOf, noteStatus, localRecord, notFoundHere } = await import('../../orders/ref.js');
+  const { refOf, noteStatus, localRecord, notFoundHere, oneRef } = await import('../../orders/ref.js');
   const journal = await deps.journal();
-  const record = localRecord(journal, options.ref);
+  // A ref pasted with the words of its sentence: the one word of it that names the order.
+  const typed = await oneRef(deps, journal, options.ref);
+  const record = localRecord(journal, typed);
   // Never given an id by the API (interrupted before it answered, or refused): this machine's record is all there
   // is to show, and it is shown (exit 0), with the way to finish a pending one. It was an error (exit 4, "the API
   // refused") though nothing was asked of the API.
   if (record !== undefined && record.orderId === undefined) return printUnnumbered(deps.io, journal, record);
-  const ref = await refOf(deps, options.ref, record);
+  const ref = await refOf(deps, typed, record);
   let order: Order;
   try {
     order = await ref.api.getOrder(ref.orderId);
@@ -55,7 +57,7 @@ export async function run(
     // it), which support needs most, then the error (exit 5). --json keeps stdout for the API's order.
     if (ref.record && isCliError(error) && error.exitCode === ExitCode.network)
       await printRecorded(deps.io, journal, ref.record);
-    throw await notFoundHere(deps, options.ref, error);
+    throw await notFoundHere(deps, typed, error);
   }
   await noteStatus(journal, ref, order.status, deps.now());
   await printOrder(

@@ -88,8 +88,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
   const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
   const { orderRef, noteStatus, notFoundHere } = await import('../../orders/ref.js');
-  const typed = options.id;
-  const ref = await orderRef(deps, typed);
+  const ref = await orderRef(deps, options.id);
   const api = ref.api;
   options = { ...options, id: ref.orderId };
   const { printOutcome } = await import('../../orders/drive.js');
@@ -98,7 +97,8 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     async (error: unknown) => {
       const { OrderEndedError } = await import('../../orders/wait.js');
       if (error instanceof OrderEndedError) return { order: error.order, failure: error };
-      throw await notFoundHere(deps, typed, error);
+      // The ref as read: one word of a pasted sentence (oneRef), else the ref as typed.
+      throw await notFoundHere(deps, ref.orderId, error);
     },
   );
   const journal = await deps.journal();

@@ -1,0 +1,92 @@
+// A ref pasted with the words of its sentence (a support desk walkthrough): `order show "Order #ord_68e9…"` went to
+// the API as GET /v1/orders/Order%20%23ord_68e9… (404). Text with whitespace cannot be one id: the one word of it
+// that names an order is read, said on stderr, and text with whitespace is never sent.
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
+import type { OrderRecord } from '../../src/journal/history.js';
+import { orderRef } from '../../src/orders/ref.js';
+import { capturedIo, freshJournal } from '../helpers/inprocess.js';
+import { recordAt } from '../helpers/journal.js';
+
+const here = 'https://api.example';
+const id = 'ord_68e9c1d2e3f4a5b6c7d8e9f0';
+
+function refDeps(records: readonly OrderRecord[], target = { profile: 'default', baseUrl: here }) {
+  const journal = freshJournal();
+  for (const r of records) journal.history.record(r);
+  const { io, err } = capturedIo();
+  const asked: string[] = [];
+  const client = {} as ApiClient;
+  const deps = {
+    io,
+    journal: () => Promise.resolve(journal),
+    api: () => Promise.resolve(client),
+    currentTarget: () => Promise.resolve({ ...target, environment: 'test' }),
+    connectionTo: (where: { baseUrl: string }) => Promise.resolve({ baseUrl: where.baseUrl, apiKey: 'sc_test_x' }),
+    clientFor: (baseUrl: string) => (asked.push(baseUrl), Promise.resolve(client)),
+  } as unknown as Parameters<typeof orderRef>[0];
+  return { deps, err, client };
+}
+
+describe('a ref of several words', () => {
+  it('reads the one word that names an order recorded here, and says so', async () => {
+    const { deps, err } = refDeps([recordAt('k-1', '2026-11-29T00:00:00Z', { orderId: id, baseUrl: here })]);
+    for (const typed of [`Order #${id}`, `Order #${id} was not delivered.`, `"${id.slice(0, 12)}…" please`]) {
+      const ref = await orderRef(deps, typed);
+      expect(ref.orderId, typed).toBe(id);
+      expect(ref.record?.key).toBe('k-1');
+    }
+    expect(err()).toContain(
+      `the ref is 2 words, so not one id: reading ${id}, the one of them that names an order recorded here\n`,
+    );
+  });
+
+  it('else the one word that begins as the order ids of this profile do: asked of the API, and said', async () => {
+    const other = 'ord_aaaabbbbccccddddeeeeffff';
+    const { deps, err, client } = refDeps([recordAt('k-1', '2026-11-29T00:00:00Z', { orderId: other, baseUrl: here })]);
+    await expect(orderRef(deps, `Order #${id}, placed yesterday`)).resolves.toEqual({
+      orderId: id,
+      record: undefined,
+      api: client,
+    });
+    expect(err()).toContain(
+      `the ref is 4 words, so not one id: reading ${id}, the one of them that begins as the order ids recorded here do (ord_)\n`,
+    );
+    // Another service's ids: their own prefix, whatever it is.
+    const theirs = refDeps([recordAt('k-2', '2026-11-29T00:00:00Z', { orderId: 'GC_01HZX', baseUrl: here })]);
+    await expect(orderRef(theirs.deps, 'see GC_77QQ41 thanks')).resolves.toMatchObject({ orderId: 'GC_77QQ41' });
+  });
+
+  it('no word to read, or more than one: exit 2, nothing sent', async () => {
+    const none = refDeps([]);
+    await expect(orderRef(none.deps, `Order #${id}`)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'ref_not_one_word',
+      message: 'the ref is 2 words, so not one id, and none of them names an order recorded here: it was not sent',
+      hint: 'paste the order id or key alone, without the words around it',
+    });
+    const two = refDeps([
+      recordAt('k-1', '2026-11-29T00:00:00Z', { orderId: id, baseUrl: here }),
+      recordAt('k-2', '2026-11-29T00:00:00Z', { orderId: 'ord_0123456789abcdef01234567', baseUrl: here }),
+    ]);
+    await expect(orderRef(two.deps, `${id} or ord_0123456789abcdef01234567`)).rejects.toMatchObject({
+      exitCode: 2,
+      message: `the ref is 3 words, so not one id, and more than one of them could name the order (${id}, ord_0123456789abcdef01234567): it was not sent`,
+      hint: 'paste the order id or key you mean alone',
+    });
+    // Ids of another profile at another server are not this profile's shape.
+    const elsewhere = refDeps([
+      recordAt('k-3', '2026-11-29T00:00:00Z', { orderId: 'ord_aaaa', profile: 'eu', baseUrl: 'https://eu.example' }),
+    ]);
+    await expect(orderRef(elsewhere.deps, `Order #${id}`)).rejects.toMatchObject({ code: 'ref_not_one_word' });
+  });
+
+  it('a key recorded with a space in it is found as typed; a ref of one word is as before', async () => {
+    const { deps, err } = refDeps([recordAt('invoice 1001', '2026-11-29T00:00:00Z', { orderId: id, baseUrl: here })]);
+    await expect(orderRef(deps, 'invoice 1001')).resolves.toMatchObject({ orderId: id });
+    await expect(orderRef(deps, '  ord_0123456789abcdef01234567  ')).resolves.toMatchObject({
+      orderId: 'ord_0123456789abcdef01234567',
+    });
+    expect(err()).not.toContain('words');
+  });
+});
