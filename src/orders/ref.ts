@@ -313,6 +313,10 @@ export function unrecordedHint(o: {
       : o.keyFrom === 'GIFTCODES_API_KEY'
         ? `unset GIFTCODES_API_KEY and add --env ${other}`
         : `add --env ${other}`;
+  // A key was asked of the API as an order id: the API is never asked by key, and only the record that placed it knows it.
+  if (keyShaped(o.ref))
+    // `order list` without `giftcodes` before it: the error printer pins a command to this run's config directory.
+    return "it looks like an idempotency key, not an order id: only the machine and config directory that placed the order know its key (order list there shows it, with the order's id); the order id, from that machine or the provider's dashboard, works anywhere";
   const first = o.otherKey
     ? `an order placed with the ${other} key is not visible to the ${o.environment} key${o.keyFrom ? ` in ${o.keyFrom}` : ''}: to ask with the profile's ${other} key, ${how}`
     : `check the id, and that the order was placed at ${o.baseUrl} with a ${o.environment} key`;
@@ -322,6 +326,17 @@ export function unrecordedHint(o: {
       ? 'none is recorded here'
       : `none of the ${o.recorded} recorded here matches (giftcodes order list shows them)`;
   return `${first}; a prefix finds only the orders recorded on this machine, and ${here}`;
+}
+
+/**
+ * The idempotency keys giftcodes makes (a UUID, journal.begin in src/journal/journal.ts; a plan row's `plan-` and hex
+ * digits, rowKey and legacyRowKey in src/orders/plan.ts), and UUIDs of any version, which other tools give keys.
+ */
+const KEY_SHAPES = [/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, /^plan-[0-9a-f]{24}(-r\d+)?$/];
+
+/** Whether a ref has the shape of an idempotency key (KEY_SHAPES): said in the hint of its 404, never refused. */
+export function keyShaped(ref: string): boolean {
+  return KEY_SHAPES.some((shape) => shape.test(ref));
 }
 
 /**

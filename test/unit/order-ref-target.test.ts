@@ -557,3 +557,43 @@ describe('notFoundHere: which 404 gets the hint', () => {
     });
   });
 });
+
+// Broke (a support desk walkthrough): a key copied from another machine's log (a UUID) was asked of the API as an
+// order id, and its 404 said to check the id and the environment, though no server is asked by key.
+describe('a 404 for a ref shaped like an idempotency key', () => {
+  const base = { environment: 'test' as const, baseUrl: 'https://api.example', recorded: 2 };
+  const keyWords =
+    "it looks like an idempotency key, not an order id: only the machine and config directory that placed the order know its key (order list there shows it, with the order's id); the order id, from that machine or the provider's dashboard, works anywhere";
+
+  it('the keys giftcodes makes, and any UUID: the hint says where its key is known, and what works anywhere', () => {
+    for (const ref of [
+      '3b0e2a55-1c2d-4e5f-8a9b-0c1d2e3f4a5b',
+      '3B0E2A55-1C2D-4E5F-8A9B-0C1D2E3F4A5B',
+      '01890a5d-ac96-774b-bcce-b302099a8057',
+      'plan-e392c9a1b2c3d4e5f6a7b8c9',
+      'plan-e392c9a1b2c3d4e5f6a7b8c9-r12',
+    ])
+      for (const otherKey of [false, true]) expect(unrecordedHint({ ...base, ref, otherKey }), ref).toBe(keyWords);
+  });
+
+  it('an order id, a prefix, or a key of another shape: as before', () => {
+    for (const ref of ['ord_44ec04df3bf243cf98e2c6fd', 'ord_44ec', 'invoice-1001', '3b0e2a55-1c2d', 'plan-'])
+      expect(unrecordedHint({ ...base, ref, otherKey: false }), ref).toMatch(/^check the id, /);
+  });
+
+  it('notFoundHere gives it to a 404 of a key no local record knows, pasted as it may be', async () => {
+    const journal = freshJournal();
+    const d = {
+      journal: () => Promise.resolve(journal),
+      connection: () =>
+        Promise.resolve({
+          profile: 'default',
+          environment: 'test',
+          baseUrl: 'https://api.example',
+          keySource: 'profile',
+        }),
+    } as unknown as Parameters<typeof notFoundHere>[0];
+    const error = new ApiError('HTTP 404 order_not_found', { code: 'order_not_found', status: 404, hint: 'h' });
+    expect(await notFoundHere(d, '"3b0e2a55-1c2d-4e5f-8a9b-0c1d2e3f4a5b".', error)).toMatchObject({ hint: keyWords });
+  });
+});
