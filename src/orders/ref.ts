@@ -3,6 +3,8 @@
 // local record first. A recorded order is read with the profile, environment and base URL it was placed with,
 // whatever the current profile is: an order placed live is not "not found" because the default key is test.
 import type { ApiClient } from '../api/client.js';
+import type { Order } from '../api/schemas.js';
+import type { ConfigStore } from '../config/store.js';
 import type { Deps, Target } from '../commands/deps.js';
 import type { Connection } from '../config/resolve.js';
 import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
@@ -259,32 +261,89 @@ async function apiFor(deps: RefDeps, ref: string): Promise<ApiClient> {
 /**
  * What an order the API does not know (404 `order_not_found`) is told, when no local record matches the ref: the
  * hint of src/api/errors.ts offers `order list` and a prefix, which find only orders recorded on this machine.
- * Other errors, and a ref the local record knows, are passed on as they are.
+ * Other errors, and a ref the local record knows, are passed on as they are. `asked`: how the ref was asked again
+ * with the profile's key of the other environment (otherKey), when it was.
  */
 export async function notFoundHere(
   deps: Pick<Deps, 'journal' | 'connection'> & Partial<Pick<Deps, 'config'>>,
   ref: string,
   error: unknown,
+  asked?: Pick<UnrecordedFacts, 'bothAsked' | 'otherFailed'>,
 ): Promise<unknown> {
   if (!(error instanceof ApiError) || error.code !== 'order_not_found') return error;
   try {
     const journal = await deps.journal();
     if (localRecord(journal, ref) !== undefined) return error;
     const connection = await deps.connection();
-    const other = connection.environment === 'test' ? 'live' : 'test';
     const store = await deps.config?.();
     error.hint = unrecordedHint({
       ref: cleanRef(ref),
       recorded: allRecords(journal.history, journal.read().intents).length,
       environment: connection.environment,
       baseUrl: connection.baseUrl,
-      otherKey: store?.keyLocation(connection.profile, other) !== undefined,
+      profile: connection.profile,
+      otherKey: store?.keyLocation(connection.profile, otherEnvironment(connection.environment)) !== undefined,
+      otherProfiles: store?.profileNames().filter((name) => name !== connection.profile),
       keyFrom: KEY_FROM[connection.keySource],
+      ...asked,
     });
   } catch {
     // The hint is advice: failing to find better words keeps the error's own.
   }
   return error;
+}
+
+function otherEnvironment(environment: 'test' | 'live'): 'test' | 'live' {
+  return environment === 'test' ? 'live' : 'test';
+}
+
+/**
+ * A ref no local record knows, that the API answered 404 with the profile's key of one environment: asked again,
+ * once, with the profile's key of the other (an order placed live is not visible to the test key, and the hint that
+ * said to add --env live said to add --env test once it was added). Found there: the order and the ref to read it
+ * with, said on stderr. Not found with either key: one error that says so. Anything else (another error, a recorded
+ * ref, a key given for the run, a profile with one key): the error, with notFoundHere's hint. A key given for the run
+ * (--api-key, GIFTCODES_API_KEY) is the only one asked: it may be another reseller's, and the profile's keys do not
+ * stand in for it.
+ */
+export async function fromOtherKey(
+  deps: Pick<Deps, 'io' | 'journal' | 'connection' | 'connectionTo' | 'clientFor'> & Partial<Pick<Deps, 'config'>>,
+  ref: OrderRef,
+  error: unknown,
+): Promise<{ ref: OrderRef; order: Order }> {
+  if (!(error instanceof ApiError) || error.code !== 'order_not_found' || ref.record !== undefined) throw error;
+  let connection: Connection;
+  let store: ConfigStore | undefined;
+  try {
+    [connection, store] = await Promise.all([deps.connection(), deps.config?.()]);
+  } catch {
+    throw await notFoundHere(deps, ref.orderId, error);
+  }
+  const other = otherEnvironment(connection.environment);
+  if (KEY_FROM[connection.keySource] !== undefined || store?.keyLocation(connection.profile, other) === undefined)
+    throw await notFoundHere(deps, ref.orderId, error);
+  const where: Target = { profile: connection.profile, environment: other, baseUrl: connection.baseUrl };
+  let api: ApiClient;
+  let order: Order;
+  try {
+    const to = await deps.connectionTo(where);
+    api = await deps.clientFor(to.baseUrl, to.apiKey, undefined, undefined, to.baseUrlFrom);
+    order = await api.getOrder(ref.orderId);
+  } catch (again) {
+    if (again instanceof ApiError && again.code === 'order_not_found') {
+      const both = new ApiError(
+        `no order ${ref.orderId} at ${connection.baseUrl}: asked with the test key and with the live key of profile "${connection.profile}", both answered HTTP 404 order_not_found`,
+        { code: 'order_not_found', status: 404 },
+      );
+      throw await notFoundHere(deps, ref.orderId, both, { bothAsked: true });
+    }
+    const reason = isCliError(again) ? again.message : String(again);
+    throw await notFoundHere(deps, ref.orderId, error, { otherFailed: reason });
+  }
+  deps.io.notice(
+    `order ${ref.orderId} is not known to the ${connection.environment} key: found with ${describeTarget(where)}`,
+  );
+  return { ref: { ...ref, api }, order };
 }
 
 /** Where a key given for the run came from, as the hint names it. */
@@ -293,33 +352,48 @@ const KEY_FROM: Partial<Record<Connection['keySource'], '--api-key' | 'GIFTCODES
   environment: 'GIFTCODES_API_KEY',
 };
 
-/**
- * The hint of a 404 for a ref no local record matches: the profile's key of the other environment first (an
- * order placed live is not visible to the test key), then that a prefix finds only the orders recorded here
- * (said of a ref that is not a whole order id), naming `order list` only when it has something to show.
- */
-export function unrecordedHint(o: {
+/** What the hint of a 404 for a ref no local record matches is made of. */
+export interface UnrecordedFacts {
   ref: string;
+  /** How many orders the local record holds. */
   recorded: number;
   environment: 'test' | 'live';
   baseUrl: string;
+  profile?: string | undefined;
+  /** The profile holds its key of the other environment. */
   otherKey: boolean;
+  /** The ref was asked with that key too, and the API had no such order either (fromOtherKey). */
+  bothAsked?: boolean | undefined;
+  /** Asking with that key failed, for this reason (fromOtherKey). */
+  otherFailed?: string | undefined;
+  /** The other profiles of the config directory. */
+  otherProfiles?: readonly string[] | undefined;
+  /** Where a key given for the run came from. */
   keyFrom?: '--api-key' | 'GIFTCODES_API_KEY' | undefined;
-}): string {
-  const other = o.environment === 'test' ? 'live' : 'test';
-  const how =
-    o.keyFrom === '--api-key'
-      ? `drop --api-key and add --env ${other}`
-      : o.keyFrom === 'GIFTCODES_API_KEY'
-        ? `unset GIFTCODES_API_KEY and add --env ${other}`
-        : `add --env ${other}`;
+}
+
+/**
+ * The hint of a 404 for a ref no local record matches: a ref shaped like an idempotency key is said to be one;
+ * else what to check, by the keys it was asked with (both of the profile's, one, or one given for the run), never a
+ * flag to add that would ask the same again; then that a prefix finds only the orders recorded here (said of a ref
+ * that is not a whole order id), naming `order list` only when it has something to show.
+ */
+export function unrecordedHint(o: UnrecordedFacts): string {
+  const other = otherEnvironment(o.environment);
   // A key was asked of the API as an order id: the API is never asked by key, and only the record that placed it knows it.
   if (keyShaped(o.ref))
     // `order list` without `giftcodes` before it: the error printer pins a command to this run's config directory.
     return "it looks like an idempotency key, not an order id: only the machine and config directory that placed the order know its key (order list there shows it, with the order's id); the order id, from that machine or the provider's dashboard, works anywhere";
-  const first = o.otherKey
-    ? `an order placed with the ${other} key is not visible to the ${o.environment} key${o.keyFrom ? ` in ${o.keyFrom}` : ''}: to ask with the profile's ${other} key, ${how}`
-    : `check the id, and that the order was placed at ${o.baseUrl} with a ${o.environment} key`;
+  const profiles = o.otherProfiles?.length
+    ? ` (the other profiles here: ${o.otherProfiles.join(', ')}; add --profile <name> to ask with one)`
+    : '';
+  const first = o.bothAsked
+    ? `check the id, and whether another profile or reseller account placed it${profiles}`
+    : o.keyFrom
+      ? `check the id, and that the order was placed at ${o.baseUrl} with the ${o.environment} key in ${o.keyFrom} or another ${o.environment} key of its reseller account: no other account's key, nor a ${other} key, sees it`
+      : o.otherFailed !== undefined
+        ? `check the id, and that the order was placed at ${o.baseUrl} with a ${o.environment} key; asking with the profile's ${other} key too failed: ${o.otherFailed}`
+        : `check the id, and that the order was placed at ${o.baseUrl} with a ${o.environment} key: an order placed with the ${other} key is not visible to it, and ${o.profile ? `profile "${o.profile}"` : 'the profile'} holds no ${other} key`;
   if (ORDER_ID.test(o.ref)) return first;
   const here =
     o.recorded === 0

@@ -280,7 +280,7 @@ describe('an order that never got an id', () => {
 // JSON output with its quotes went to the API as given (GET /v1/orders/%22ord_…%22, 404, exit 4), and the 404's
 // hint offered a prefix and `order list`, which had nothing here; the live order was never pointed at --env live.
 describe('an order id pasted on a machine that has no record of it', () => {
-  it('is read without its quotes (exit 0); a live order asked with the test key is told --env live', async () => {
+  it("is read without its quotes (exit 0); a live order asked with the test key is read with the profile's live key", async () => {
     const placer = await loggedIn(api.server, BOTH_KEYS);
     for (const env of ['test', 'live']) {
       const placed = await runCli(
@@ -301,24 +301,26 @@ describe('an order id pasted on a machine that has no record of it', () => {
     const codes = await runCli(['codes', 'get', `<${testId.toUpperCase()}>.`, '--wait', '--json'], { configDir: desk });
     expect(codes.code, codes.stderr).toBe(0);
 
+    // The live order, asked with the test key: asked again with the profile's live key, and read there (it told
+    // the user to add --env live, and with it to add --env test).
     const live = await runCli(['order', 'show', `\`${liveId}\``], { configDir: desk });
-    expect(live.code).toBe(4);
-    expect(live.stderr).toMatch(/HTTP 404 order_not_found/);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toContain(liveId);
     expect(live.stderr).toContain(
-      "hint: an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live\n",
+      `order ${liveId} is not known to the test key: found with the live key of profile "default" at ${api.url}\n`,
     );
     for (const verb of [
       ['order', 'watch'],
       ['codes', 'get'],
     ]) {
       const other = await runCli([...verb, `"${liveId}"`], { configDir: desk });
-      expect(other.code, `${verb.join(' ')}: ${other.stderr}`).toBe(4);
-      expect(other.stderr).toContain('hint: an order placed with the live key is not visible to the test key');
+      expect(other.code, `${verb.join(' ')}: ${other.stderr}`).toBe(0);
+      expect(other.stderr).toContain(`found with the live key of profile "default"`);
     }
     const prefix = await runCli(['order', 'show', liveId.slice(0, 10)], { configDir: desk });
     expect(prefix.code).toBe(4);
     expect(prefix.stderr).toContain(
-      'add --env live; a prefix finds only the orders recorded on this machine, and none is recorded here',
+      'hint: check the id, and whether another profile or reseller account placed it; a prefix finds only the orders recorded on this machine, and none is recorded here',
     );
     expect(prefix.stderr).not.toContain('order list');
     const asked = await runCli(['order', 'show', `"${liveId}"`, '--env', 'live'], { configDir: desk });
@@ -359,5 +361,53 @@ describe('a ref pasted with the words of its sentence', () => {
       /^error: the ref is 2 words, so not one id, and none of them names an order recorded here: it was not sent\nhint: paste the order id or key alone/m,
     );
     expect(refused.stderr).not.toMatch(/GET \/v1/);
+  });
+});
+
+// Broke (a support desk walkthrough): `order show <unknown id>` hinted to add --env live, and with --env live to add
+// --env test; with --api-key of another reseller, to drop it and add --env live. None of them finds an order no key
+// of the profile sees.
+describe('an order id that no key of the profile knows', () => {
+  const gets = (stderr: string): number =>
+    stderr.split('\n').filter((line) => / GET \/v1\/orders\/\S+ \d{3} .* attempt /.test(line)).length;
+  const unknown = 'ord_0000000000000000000000ff';
+
+  it('is asked with both keys of the profile, once each, and one error says so; a found order is one GET', async () => {
+    const configDir = await loggedIn(api.server, BOTH_KEYS);
+    for (const env of [[], ['--env', 'live']]) {
+      const result = await runCli(['order', 'show', unknown, '-v', ...env], { configDir });
+      expect(result.code, result.stderr).toBe(4);
+      expect(gets(result.stderr)).toBe(2);
+      expect(unstamped(result.stderr)).toContain(
+        `error: no order ${unknown} at ${api.url}: asked with the test key and with the live key of profile "default", both answered HTTP 404 order_not_found\nhint: check the id, and whether another profile or reseller account placed it\n`,
+      );
+      expect(result.stderr).not.toContain('--env');
+    }
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir: await loggedIn(api.server, BOTH_KEYS),
+    });
+    expect(placed.code, placed.stderr).toBe(0);
+    const id = (JSON.parse(placed.stdout) as { id: string }).id;
+    const found = await runCli(['order', 'show', id, '-v'], { configDir });
+    expect(found.code, found.stderr).toBe(0);
+    expect(gets(found.stderr)).toBe(1);
+  });
+
+  it('with one key, or --api-key of another reseller: asked once, and no flag is offered that would not find it', async () => {
+    const testOnly = await loggedIn(api.server, DEMO_KEYS.test);
+    const one = await runCli(['order', 'show', unknown, '-v', '--env', 'test'], { configDir: testOnly });
+    expect(one.code).toBe(4);
+    expect(gets(one.stderr)).toBe(1);
+    expect(one.stderr).toContain('hint: check the id, and that the order was placed at');
+    expect(one.stderr).not.toContain('--env');
+
+    const both = await loggedIn(api.server, BOTH_KEYS);
+    const given = await runCli(['order', 'show', unknown, '-v', '--api-key', DEMO_KEYS.smallTest], { configDir: both });
+    expect(given.code).toBe(4);
+    expect(gets(given.stderr)).toBe(1);
+    expect(given.stderr).toMatch(
+      /hint: check the id, .* with the test key in --api-key or another test key of its reseller account/,
+    );
+    expect(given.stderr).not.toMatch(/drop --api-key|--env live/);
   });
 });

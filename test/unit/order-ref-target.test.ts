@@ -473,38 +473,55 @@ describe('a ref as pasted: cleanRef', () => {
 
 describe('a 404 for a ref no local record matches: unrecordedHint', () => {
   const id = 'ord_44ec04df3bf243cf98e2c6fd';
-  const base = { environment: 'test' as const, baseUrl: 'https://api.example', otherKey: false };
+  const base = { environment: 'test' as const, baseUrl: 'https://api.example', otherKey: false, profile: 'default' };
 
-  it('with the profile holding the other environment key: --env of it first, the way the key was given', () => {
-    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true })).toBe(
-      "an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live",
+  // Broke (a support desk walkthrough): a 404 with the test key said to add --env live, and with --env live to add
+  // --env test; with --api-key of another reseller, to drop it. None of them fixes a not-found.
+  it("asked with both of the profile's keys: check the id, or another profile or account; never a flag asked already", () => {
+    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true, bothAsked: true })).toBe(
+      'check the id, and whether another profile or reseller account placed it',
     );
-    expect(unrecordedHint({ ...base, environment: 'live', ref: id, recorded: 0, otherKey: true })).toBe(
-      "an order placed with the test key is not visible to the live key: to ask with the profile's test key, add --env test",
+    expect(
+      unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true, bothAsked: true, otherProfiles: ['eu', 'us'] }),
+    ).toBe(
+      'check the id, and whether another profile or reseller account placed it (the other profiles here: eu, us; add --profile <name> to ask with one)',
     );
-    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true, keyFrom: 'GIFTCODES_API_KEY' })).toBe(
-      "an order placed with the live key is not visible to the test key in GIFTCODES_API_KEY: to ask with the profile's live key, unset GIFTCODES_API_KEY and add --env live",
+  });
+
+  it('the profile holding one key: what to check, and that it holds no key of the other environment', () => {
+    expect(unrecordedHint({ ...base, ref: id, recorded: 0 })).toBe(
+      'check the id, and that the order was placed at https://api.example with a test key: an order placed with the live key is not visible to it, and profile "default" holds no live key',
     );
-    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true, keyFrom: '--api-key' })).toMatch(
-      /in --api-key: .*drop --api-key and add --env live$/,
+    expect(unrecordedHint({ ...base, environment: 'live', ref: id, recorded: 0 })).toBe(
+      'check the id, and that the order was placed at https://api.example with a live key: an order placed with the test key is not visible to it, and profile "default" holds no test key',
     );
+    expect(unrecordedHint({ ...base, ref: id, recorded: 0, otherKey: true, otherFailed: 'the key was refused' })).toBe(
+      "check the id, and that the order was placed at https://api.example with a test key; asking with the profile's live key too failed: the key was refused",
+    );
+  });
+
+  it('a key given for the run is the one asked: neither dropping it nor --env is offered', () => {
+    for (const keyFrom of ['--api-key', 'GIFTCODES_API_KEY'] as const)
+      for (const otherKey of [false, true]) {
+        const hint = unrecordedHint({ ...base, ref: id, recorded: 0, otherKey, keyFrom });
+        expect(hint).toBe(
+          `check the id, and that the order was placed at https://api.example with the test key in ${keyFrom} or another test key of its reseller account: no other account's key, nor a live key, sees it`,
+        );
+        expect(hint).not.toMatch(/drop|unset|--env/);
+      }
   });
 
   it('a prefix is told it finds only orders recorded here: none recorded, or none of them matches', () => {
+    const check =
+      'check the id, and that the order was placed at https://api.example with a test key: an order placed with the live key is not visible to it, and profile "default" holds no live key';
     expect(unrecordedHint({ ...base, ref: 'ord_44ec', recorded: 0 })).toBe(
-      'check the id, and that the order was placed at https://api.example with a test key; a prefix finds only the orders recorded on this machine, and none is recorded here',
+      `${check}; a prefix finds only the orders recorded on this machine, and none is recorded here`,
     );
     expect(unrecordedHint({ ...base, ref: 'ord_44ec', recorded: 3 })).toBe(
-      'check the id, and that the order was placed at https://api.example with a test key; a prefix finds only the orders recorded on this machine, and none of the 3 recorded here matches (giftcodes order list shows them)',
+      `${check}; a prefix finds only the orders recorded on this machine, and none of the 3 recorded here matches (giftcodes order list shows them)`,
     );
-    expect(unrecordedHint({ ...base, ref: 'ord_44ec', recorded: 0, otherKey: true })).toBe(
-      "an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live; a prefix finds only the orders recorded on this machine, and none is recorded here",
-    );
-  });
-
-  it('a whole id is not told about prefixes', () => {
-    expect(unrecordedHint({ ...base, ref: id, recorded: 2 })).toBe(
-      'check the id, and that the order was placed at https://api.example with a test key',
+    expect(unrecordedHint({ ...base, ref: 'ord_44ec', recorded: 0, otherKey: true, bothAsked: true })).toBe(
+      'check the id, and whether another profile or reseller account placed it; a prefix finds only the orders recorded on this machine, and none is recorded here',
     );
   });
 });
@@ -519,9 +536,10 @@ describe('notFoundHere: which 404 gets the hint', () => {
   const connection = { profile: 'default', environment: 'test', baseUrl: 'https://api.example', keySource: 'profile' };
   const storeWith = (live: boolean) => ({
     keyLocation: (_profile: string, env: string) => (env === 'live' && live ? 'file' : undefined),
+    profileNames: () => ['default'],
   });
 
-  it('a ref no local record matches: the hint for it, with the other key the profile holds', async () => {
+  it('a ref no local record matches: the hint for it, by the keys it was asked with', async () => {
     const journal = freshJournal();
     const hinted = (await notFoundHere(
       {
@@ -531,9 +549,10 @@ describe('notFoundHere: which 404 gets the hint', () => {
       } as unknown as Parameters<typeof notFoundHere>[0],
       '"ord_44ec"',
       notFound(),
+      { bothAsked: true },
     )) as ApiError;
     expect(hinted.hint).toBe(
-      "an order placed with the live key is not visible to the test key: to ask with the profile's live key, add --env live; a prefix finds only the orders recorded on this machine, and none is recorded here",
+      'check the id, and whether another profile or reseller account placed it; a prefix finds only the orders recorded on this machine, and none is recorded here',
     );
   });
 

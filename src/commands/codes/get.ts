@@ -54,19 +54,6 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
-  const read: { ref?: OrderRef } = {};
-  try {
-    await fetchCodes(options, deps, read);
-  } catch (error) {
-    const { notFoundHere } = await import('../../orders/ref.js');
-    // The ref as read: one word of a pasted sentence (oneRef), else the ref as typed.
-    throw await notFoundHere(deps, read.ref?.orderId ?? options.orderId, error);
-  }
-}
-
-/** `read.ref`: the order the ref was read as, once it is (for the hint of a 404). */
-async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: OrderRef }): Promise<void> {
-  const out = options.out ?? '-';
   checkWaitFlags(options, {
     json: options.json,
     waits: options.wait === true,
@@ -74,6 +61,26 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     outDefaultsToStdout: true,
   });
   options = await withRecipients(options, deps, { outDefaultsToStdout: true });
+  const read: { ref?: OrderRef } = {};
+  try {
+    await fetchCodes(options, deps, read);
+  } catch (error) {
+    const { notFoundHere, fromOtherKey } = await import('../../orders/ref.js');
+    // The ref as read: one word of a pasted sentence (oneRef), else the ref as typed.
+    if (read.ref === undefined) throw await notFoundHere(deps, options.orderId, error);
+    // A ref unknown here, not found with the key of one environment: asked with the profile's other key, once, and
+    // its codes fetched there when found.
+    const found = await fromOtherKey(deps, read.ref, error);
+    await fetchCodes(options, deps, { ref: found.ref });
+  }
+}
+
+/**
+ * The codes, for options checked and with their recipients (run). `read.ref`: the order the ref was read as, once it
+ * is (for the hint of a 404); given, the order to fetch, read elsewhere already.
+ */
+async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: OrderRef }): Promise<void> {
+  const out = options.out ?? '-';
   const force = options.force === true;
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (docs/choices.md). --format csv/jsonl with it is refused by checkWaitFlags.
@@ -82,7 +89,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     import('../../orders/deliver.js'),
     import('../../orders/ref.js'),
   ]);
-  const ref = await orderRef(deps, options.orderId);
+  const ref = read.ref ?? (await orderRef(deps, options.orderId));
   read.ref = ref;
   const api = ref.api;
   options = { ...options, orderId: ref.orderId };

@@ -39,7 +39,7 @@ export async function run(
   deps: Pick<Deps, 'io' | 'journal' | 'api' | 'connection' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'> &
     Partial<Pick<Deps, 'config'>>,
 ): Promise<void> {
-  const { refOf, noteStatus, localRecord, notFoundHere, oneRef } = await import('../../orders/ref.js');
+  const { refOf, noteStatus, localRecord, fromOtherKey, oneRef } = await import('../../orders/ref.js');
   const journal = await deps.journal();
   // A ref pasted with the words of its sentence: the one word of it that names the order.
   const typed = await oneRef(deps, journal, options.ref);
@@ -48,7 +48,7 @@ export async function run(
   // is to show, and it is shown (exit 0), with the way to finish a pending one. It was an error (exit 4, "the API
   // refused") though nothing was asked of the API.
   if (record !== undefined && record.orderId === undefined) return printUnnumbered(deps.io, journal, record);
-  const ref = await refOf(deps, typed, record);
+  let ref = await refOf(deps, typed, record);
   let order: Order;
   try {
     order = await ref.api.getOrder(ref.orderId);
@@ -57,7 +57,8 @@ export async function run(
     // it), which support needs most, then the error (exit 5). --json keeps stdout for the API's order.
     if (ref.record && isCliError(error) && error.exitCode === ExitCode.network)
       await printRecorded(deps.io, journal, ref.record);
-    throw await notFoundHere(deps, typed, error);
+    // A ref unknown here, not found with the key of one environment: asked with the profile's other key, else thrown.
+    ({ ref, order } = await fromOtherKey(deps, ref, error));
   }
   await noteStatus(journal, ref, order.status, deps.now());
   await printOrder(

@@ -3,6 +3,7 @@ import type { ApiClient } from '../../api/client.js';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import type { Order } from '../../api/schemas.js';
 import type { DeliveredCodes } from '../../orders/deliver.js';
+import type { OrderRef } from '../../orders/ref.js';
 import { UsageError } from '../../errors.js';
 import { warnOutsideJson } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
@@ -87,20 +88,26 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
   const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
-  const { orderRef, noteStatus, notFoundHere } = await import('../../orders/ref.js');
-  const ref = await orderRef(deps, options.id);
-  const api = ref.api;
+  const { orderRef, noteStatus, fromOtherKey } = await import('../../orders/ref.js');
+  let ref = await orderRef(deps, options.id);
   options = { ...options, id: ref.orderId };
   const { printOutcome } = await import('../../orders/drive.js');
-  const { order, failure } = await waitWithWebhook(deps, api, { ...options, webhookSecret }).then(
-    (order) => ({ order, failure: undefined }),
-    async (error: unknown) => {
-      const { OrderEndedError } = await import('../../orders/wait.js');
-      if (error instanceof OrderEndedError) return { order: error.order, failure: error };
-      // The ref as read: one word of a pasted sentence (oneRef), else the ref as typed.
-      throw await notFoundHere(deps, ref.orderId, error);
-    },
-  );
+  const { OrderEndedError } = await import('../../orders/wait.js');
+  const waitOn = (ref: OrderRef) =>
+    waitWithWebhook(deps, ref.api, { ...options, webhookSecret }).then(
+      (order) => ({ order, failure: undefined }),
+      (error: unknown) => {
+        if (error instanceof OrderEndedError) return { order: error.order, failure: error };
+        throw error;
+      },
+    );
+  const { order, failure } = await waitOn(ref).catch(async (error: unknown) => {
+    // A ref unknown here, not found with the key of one environment: asked with the profile's other key, once, and
+    // waited for there when found.
+    ref = (await fromOtherKey(deps, ref, error)).ref;
+    return waitOn(ref);
+  });
+  const api = ref.api;
   const journal = await deps.journal();
   await noteStatus(journal, ref, order.status, deps.now());
   let written: DeliveredCodes | undefined;
