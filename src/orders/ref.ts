@@ -276,9 +276,14 @@ export async function notFoundHere(
     if (localRecord(journal, ref) !== undefined) return error;
     const connection = await deps.connection();
     const store = await deps.config?.();
+    const records = allRecords(journal.history, journal.read().intents);
     error.hint = unrecordedHint({
       ref: cleanRef(ref),
-      recorded: allRecords(journal.history, journal.read().intents).length,
+      recorded: records.length,
+      near: nearRecorded(
+        cleanRef(ref),
+        records.filter((r) => r.profile === connection.profile),
+      ),
       environment: connection.environment,
       baseUrl: connection.baseUrl,
       profile: connection.profile,
@@ -370,16 +375,44 @@ export interface UnrecordedFacts {
   otherProfiles?: readonly string[] | undefined;
   /** Where a key given for the run came from. */
   keyFrom?: '--api-key' | 'GIFTCODES_API_KEY' | undefined;
+  /** The one order id of the profile's records one edit away from the ref (nearRecorded). */
+  near?: string | undefined;
 }
 
 /**
- * The hint of a 404 for a ref no local record matches: a ref shaped like an idempotency key is said to be one;
- * else what to check, by the keys it was asked with (both of the profile's, one, or one given for the run), never a
- * flag to add that would ask the same again; then that a prefix finds only the orders recorded here (said of a ref
- * that is not a whole order id), naming `order list` only when it has something to show.
+ * The one order id of these records one edit (a character changed, added or dropped, or two beside each other
+ * swapped) away from a ref the API does not know, if exactly one is: a typo of an order recorded here. From the
+ * records alone, nothing asked.
+ */
+export function nearRecorded(ref: string, records: readonly OrderRecord[]): string | undefined {
+  const near = new Set(records.flatMap((r) => (r.orderId !== undefined && oneEdit(ref, r.orderId) ? [r.orderId] : [])));
+  return near.size === 1 ? [...near][0] : undefined;
+}
+
+/** Whether two strings are one substitution, insertion, deletion or transposition of neighbours apart. */
+export function oneEdit(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (a.length === b.length)
+    return (
+      a.slice(i + 1) === b.slice(i + 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
+    );
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return short.slice(i) === long.slice(i + 1);
+}
+
+/**
+ * The hint of a 404 for a ref no local record matches: the order recorded here it is one typo away from, if one
+ * is; a ref shaped like an idempotency key is said to be one; else what to check, by the keys it was asked with
+ * (both of the profile's, one, or one given for the run), never a flag to add that would ask the same again; then
+ * that a prefix finds only the orders recorded here (said of a ref that is not a whole order id), naming `order
+ * list` only when it has something to show.
  */
 export function unrecordedHint(o: UnrecordedFacts): string {
   const other = otherEnvironment(o.environment);
+  // A typo of an order recorded here is the likeliest cause, whatever else may be.
+  if (o.near !== undefined) return `did you mean ${o.near}? (an order recorded here, one typo away)`;
   // A key was asked of the API as an order id: the API is never asked by key, and only the record that placed it knows it.
   if (keyShaped(o.ref))
     // `order list` without `giftcodes` before it: the error printer pins a command to this run's config directory.

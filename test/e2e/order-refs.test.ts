@@ -411,3 +411,26 @@ describe('an order id that no key of the profile knows', () => {
     expect(given.stderr).not.toMatch(/drop --api-key|--env live/);
   });
 });
+
+// Broke (a support desk walkthrough): an order id recorded here, read out with one character wrong, was told to check
+// the id and the environment, and not which recorded order it all but named.
+describe('an order id one typo from an order recorded here', () => {
+  it('is asked of the API as typed; its 404 names the recorded order, and nothing more is asked', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir,
+    });
+    expect(placed.code, placed.stderr).toBe(0);
+    const id = (JSON.parse(placed.stdout) as { id: string }).id;
+    const last = id.at(-1) === '0' ? '1' : '0';
+    const swapped = `${id.slice(0, 5)}${id[6]}${id[5]}${id.slice(7)}`;
+    for (const typo of [`${id.slice(0, -1)}${last}`, swapped].filter((t) => t !== id)) {
+      const result = await runCli(['order', 'show', typo, '-v'], { configDir });
+      expect(result.code, result.stderr).toBe(4);
+      expect(unstamped(result.stderr)).toContain(`hint: did you mean ${id}? (an order recorded here, one typo away)\n`);
+      expect(
+        result.stderr.split('\n').filter((line) => / GET \/v1\/orders\/\S+ \d{3} .* attempt /.test(line)),
+      ).toHaveLength(1);
+    }
+  });
+});
