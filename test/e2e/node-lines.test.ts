@@ -1,5 +1,5 @@
-// The Node lines giftcodes runs on (README, "Node versions and the compile cache"): an older Node gets one
-// line from the launcher, and a supported one keeps its compiled modules in giftcodes' cache directory.
+// The Node lines giftcodes runs on (README, "Node versions and the compile cache"): an older Node gets an error line
+// and a hint from the launcher, and a supported one keeps its compiled modules in giftcodes' cache directory.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,16 +35,21 @@ describe('a Node older than 22.1', () => {
   }, 300_000);
 
   const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // The node's path too: under cron PATH often finds another node than the person's shell does. Off a terminal (a
-  // cron log) the line starts with its time, as every other stderr line does there. It names the page to read where
-  // the package is installed (docs/ ships with it: package.json "files"), not a path of the repository's.
-  const refusal = (o: { stamped?: boolean; root?: string } = {}): RegExp =>
-    new RegExp(
-      `^${o.stamped === false ? '' : '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z '}giftcodes: Node 20\\.\\d+\\.\\d+ \\(${escaped(node)}\\) is too old: giftcodes needs Node 22\\.1 or later \\(22, 24 or 26\\); a cron job or service may find another node on its PATH than your shell: see ${escaped(join(o.root ?? ROOT, 'docs', 'node-versions.md'))}\\n$`,
+  // An error line and its hint, as every other error (docs/exit-codes.md), so that the cron log's grep for errors
+  // (docs/cron-and-plans.md, `^[^ ]+ error: `) finds it. The node's path too: under cron PATH often finds another
+  // node than the person's shell does. Off a terminal (a cron log) each line starts with its time, as every other
+  // stderr line does there. It names the page to read where the package is installed (docs/ ships with it:
+  // package.json "files"), not a path of the repository's.
+  const refusal = (o: { stamped?: boolean; root?: string } = {}): RegExp => {
+    const stamp = o.stamped === false ? '' : '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z ';
+    return new RegExp(
+      `^${stamp}error: Node 20\\.\\d+\\.\\d+ \\(${escaped(node)}\\) is too old: giftcodes needs Node 22\\.1 or later \\(22, 24 or 26\\)\\n` +
+        `${stamp}hint: a cron job or service may find another node on its PATH than your shell: see ${escaped(join(o.root ?? ROOT, 'docs', 'node-versions.md'))}\\n$`,
     );
+  };
 
   it.each([[['--version']], [['ping']], [['order', 'place', 'x']]])(
-    'giftcodes %s: one line on stderr, nothing on stdout, exit 3',
+    'giftcodes %s: an error line and a hint on stderr, nothing on stdout, exit 3',
     (args) => {
       const result = spawnSync(node, [BIN, ...args], {
         encoding: 'utf8',
@@ -53,6 +58,8 @@ describe('a Node older than 22.1', () => {
       expect(result.status).toBe(3);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(refusal());
+      // The grep docs/cron-and-plans.md gives for a cron log's errors finds it.
+      expect(result.stderr.split('\n').filter((line) => /^[^ ]+ error: /.test(line))).toHaveLength(1);
     },
   );
 
@@ -81,7 +88,7 @@ describe('a Node older than 22.1', () => {
     );
     const screen = await terminal.waitFor(/\[exit \d+\]/);
     expect(screen).toContain('[exit 3]');
-    expect(`${screen.split('\n')[0]!}\n`).toMatch(refusal({ stamped: false }));
+    expect(`${screen.split('\n').slice(0, 2).join('\n')}\n`).toMatch(refusal({ stamped: false }));
   });
 });
 
