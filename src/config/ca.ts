@@ -6,7 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { splitPem } from '../api/transport.js';
 import { LocalError, UsageError } from '../errors.js';
-import { errnoMeaning } from '../files/errno.js';
+import { whyUnreadable } from '../files/errno.js';
 import { checkOwnership } from './paths.js';
 
 /** OpenSSL's hashed directory names a certificate `<8 hex digits>.<n>` (`.r<n>` is a CRL, not read). */
@@ -123,31 +123,6 @@ function firstRead(stats: Stats, read: Set<string>): boolean {
   if (read.has(id)) return false;
   read.add(id);
   return true;
-}
-
-/**
- * Why a CA file or directory cannot be read, in words: a missing path, a directory, a permission, as
- * src/files/errno.ts's errnoMeaning says a write's failures (whose ENOENT means the directory, not the file).
- */
-function whyUnreadable(error: unknown, kind: 'file' | 'directory'): string {
-  const code = errorCode(error);
-  switch (code) {
-    case 'ENOENT':
-      return `no such ${kind}`;
-    case 'EISDIR':
-      return 'it is a directory';
-    case 'ENOTDIR':
-      // readdir of a file; stat of a path through a file.
-      return kind === 'directory' ? 'it is not a directory' : 'a part of the path is not a directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied: this user cannot read it';
-    default: {
-      const { reason } = errnoMeaning(code);
-      if (reason !== code) return `${reason} (${code})`;
-      return /^E[A-Z]+$/.test(code) ? `it cannot be read (${code})` : 'it cannot be read';
-    }
-  }
 }
 
 /** The way on from a CA file that cannot be read, for its cause and for what named it. */

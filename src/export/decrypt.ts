@@ -1,11 +1,14 @@
 // `giftcodes codes decrypt`: an age file (what --encrypt-to wrote, or `age -r`) back to its plaintext, streamed
 // chunk by chunk, with an age identity file (what age-keygen wrote). Each way it can go wrong is one line and
-// exit 2: the identity file unreadable or malformed, the file not an age file, no identity matching its
-// recipients, the file damaged or cut short (its chunks are authenticated, the last one marked as last).
+// exit 2: the identity file malformed, the file not an age file, no identity matching its recipients, the file
+// damaged or cut short (its chunks are authenticated, the last one marked as last); an identity file that cannot
+// be read is exit 8, as every local file that cannot be read (docs/exit-codes.md).
 import { createReadStream, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { UsageError } from '../errors.js';
+import { LocalError, UsageError } from '../errors.js';
+import { whyUnreadable } from '../files/errno.js';
 import type { TextSink } from './format.js';
 
 const AGE_MAGIC = 'age-encryption.org/v1\n';
@@ -19,10 +22,10 @@ export function readIdentities(path: string): string[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`cannot read the identity file ${path}: ${code}`, {
+    // A key file that cannot be read is a local file, as a --ca-file or --secret-file is (docs/exit-codes.md: 8).
+    throw new LocalError(`cannot read the identity file ${path}: ${whyUnreadable(error, 'file')}`, {
       code: 'identity_unreadable',
-      hint: 'give the key file age-keygen wrote: --identity key.txt',
+      hint: identityHint((error as NodeJS.ErrnoException).code, path),
     });
   }
   const lines = text
@@ -41,6 +44,23 @@ export function readIdentities(path: string): string[] {
     if (!line.startsWith('AGE-SECRET-KEY-')) throw malformed(`key ${index + 1} does not start with AGE-SECRET-KEY-`);
   }
   return lines;
+}
+
+/** The way on from an identity file that cannot be read, for its cause. */
+function identityHint(code: string | undefined, path: string): string {
+  const keyFile = 'give --identity the key file age-keygen wrote (age-keygen -o key.txt)';
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return `check the path: ${keyFile}`;
+    case 'EISDIR':
+      return `give the key file inside it, e.g. --identity ${join(path, 'key.txt')}`;
+    case 'EACCES':
+    case 'EPERM':
+      return `make it readable by this user (as its owner: chmod 600 ${path}), or ${keyFile}`;
+    default:
+      return keyFile;
+  }
 }
 
 /** Decrypts the age file at `input` ('-' for stdin) into `sink`, with the identities of `identityPath`. */

@@ -46,3 +46,28 @@ export function errnoMeaning(code: string | undefined): { reason: string; hint: 
       return { reason: code ?? 'unknown error', hint: 'fix the cause, then run the same command again' };
   }
 }
+
+/**
+ * Why a file or directory given to be read (a CA file, an identity file) cannot be read, in words: a missing path,
+ * a directory, a permission, as errnoMeaning says a write's failures (whose ENOENT means the directory, not the file).
+ */
+export function whyUnreadable(error: unknown, kind: 'file' | 'directory'): string {
+  const code = (error as { code?: string }).code ?? 'unreadable';
+  switch (code) {
+    case 'ENOENT':
+      return `no such ${kind}`;
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'ENOTDIR':
+      // readdir of a file; stat of a path through a file.
+      return kind === 'directory' ? 'it is not a directory' : 'a part of the path is not a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied: this user cannot read it';
+    default: {
+      const { reason } = errnoMeaning(code);
+      if (reason !== code) return `${reason} (${code})`;
+      return /^E[A-Z]+$/.test(code) ? `it cannot be read (${code})` : 'it cannot be read';
+    }
+  }
+}

@@ -239,6 +239,23 @@ describe('encrypted codes files (age)', () => {
     expect(existsSync(out), 'a cut-short file leaves no --out file').toBe(false);
   });
 
+  it('codes decrypt with an identity file that is not there: one error line naming it, its hint, exit 8', async () => {
+    const dir = tempDir();
+    const { recipient } = keyPair();
+    const plain = join(dir, 'plain.csv');
+    writeFileSync(plain, 'order_id,code\r\n');
+    const file = join(dir, 'codes.csv.age');
+    execFileSync('age', ['-r', recipient, '-o', file, plain]);
+    const missing = join(dir, 'nonexistent-key.txt');
+    const result = await runCli(['codes', 'decrypt', file, '--identity', missing]);
+    expect(result.code, result.stderr).toBe(8);
+    expect(result.stdout).toBe('');
+    expect(unstamped(result.stderr).trimEnd().split('\n')).toEqual([
+      `error: cannot read the identity file ${missing}: no such file`,
+      expect.stringMatching(/^hint: check the path: /),
+    ]);
+  });
+
   it('a .age name and recipients go together: each mismatch is exit 2 before anything is charged', async () => {
     const configDir = fresh();
     const dir = tempDir();

@@ -1,14 +1,16 @@
 // The pieces of encrypted codes files (src/export/age.ts, recipients.ts, format.ts): the spool's cipher read back
 // at any offset, the age stream as a sink (decrypted by the age library itself), and the names and recipients.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Decrypter, generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { describe, expect, it } from 'vitest';
 import { encryptingSink, recipientProblem, SpoolCipher } from '../../src/export/age.js';
+import { readIdentities } from '../../src/export/decrypt.js';
 import { formatFor, namesAgeFile } from '../../src/export/format.js';
 import { recipientsFor } from '../../src/export/recipients.js';
 import { withRecipients, type WaitFlags } from '../../src/commands/wait-flags.js';
 import type { ConfigStore } from '../../src/config/store.js';
-import { unstamped } from '../helpers/e2e.js';
+import { tempDir, unstamped } from '../helpers/e2e.js';
 import { capturedIo } from '../helpers/inprocess.js';
 
 describe('SpoolCipher', () => {
@@ -122,6 +124,30 @@ describe('names and recipients', () => {
     await expect(recipientsFor({ ...base, out: 'c.age', flags: [typo] })).rejects.toMatchObject({
       code: 'recipient_invalid',
     });
+  });
+});
+
+describe('the identity file of codes decrypt', () => {
+  // A key file that cannot be read is a local file, as a --ca-file or --secret-file (docs/exit-codes.md: exit 8),
+  // said in words with the way on for its cause, not as a bare errno.
+  it('missing, or a directory: exit 8, named, in words, with a hint for the cause', () => {
+    const dir = tempDir();
+    const missing = join(dir, 'key.txt');
+    expect(() => readIdentities(missing)).toThrow(
+      expect.objectContaining({
+        exitCode: 8,
+        code: 'identity_unreadable',
+        message: `cannot read the identity file ${missing}: no such file`,
+        hint: expect.stringMatching(/^check the path: .*age-keygen -o key\.txt/),
+      }),
+    );
+    expect(() => readIdentities(dir)).toThrow(
+      expect.objectContaining({
+        exitCode: 8,
+        message: `cannot read the identity file ${dir}: it is a directory`,
+        hint: expect.stringMatching(/key file inside it/),
+      }),
+    );
   });
 });
 
