@@ -97,7 +97,7 @@ _giftcodes_flag_value() {
     'order watch '*'|-o') REPLY='files' ;;
     'order watch '*'|--format') REPLY='words csv json jsonl xlsx' ;;
     'order watch '*'|--encrypt-to') REPLY='none' ;;
-    'order list '*'|--status') REPLY='words delivered failed refused abandoned pending unfinished' ;;
+    'order list '*'|--status') REPLY='words delivered failed refused abandoned pending unfinished processing completed complete cancelled canceled rejected expired refunded error declined placed saved printed unreachable' ;;
     'order list '*'|--product') REPLY='dynamic products' ;;
     'order list '*'|--since') REPLY='none' ;;
     'order list '*'|--limit') REPLY='none' ;;

@@ -267,7 +267,7 @@ complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l force -d 'overw
 complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l csv-raw -d 'do not escape cells a spreadsheet would run as a formula'
 complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l encrypt-to -x -d 'encrypt the codes to this age recipient (age1...; repeatable): --out codes.csv.age'
 complete -c giftcodes -n '__giftcodes_under \'order watch \'' -l help -s h -d 'show help'
-complete -c giftcodes -n '__giftcodes_under \'order list \'' -l status -x -a 'delivered failed refused abandoned pending unfinished' -d 'outcome (delivered, failed, refused, abandoned, pending) or server status; unfinished: the runs to resume only'
+complete -c giftcodes -n '__giftcodes_under \'order list \'' -l status -x -a 'delivered failed refused abandoned pending unfinished processing completed complete cancelled canceled rejected expired refunded error declined placed saved printed unreachable' -d 'outcome (delivered, failed, refused, abandoned, pending), server status (processing, completed…) or a word of the OUTCOME column (placed, saved, "no funds"…); unfinished: the runs to resume only'
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l product -x -a '(__giftcodes_dynamic products)' -d 'only products whose id contains this (any case)'
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l since -x -d 'created since a date (2026-11-01), a duration ago (12h, 7d), today or yesterday (local midnight)'
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l limit -x -d 'at most n orders'

@@ -16,6 +16,12 @@ const FAILED_STATUSES = new Set([
   'declined',
 ]);
 
+/**
+ * The statuses an order has in openapi.yaml and those docs/dialects.md says other services send: order list --status
+ * takes each before any order of the record has it (a --refresh may read it).
+ */
+export const ORDER_STATUSES: readonly string[] = ['pending', 'processing', ...COMPLETED_STATUSES, ...FAILED_STATUSES];
+
 /** Any case; any other value is still in progress (and is shown as the service sent it). */
 export function orderOutcome(status: string): OrderOutcome {
   const normal = status.trim().toLowerCase();

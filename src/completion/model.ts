@@ -2,7 +2,6 @@
 // completes the day it is registered. Value rules live here, in one table, and never call the network.
 import type { Argument, Command, Option } from 'commander';
 import { EXPORT_FORMATS } from '../export/format.js';
-import { STATUS_FILTERS } from '../journal/history.js';
 import { hintsOf } from './hints.js';
 import { helpTopicNames } from '../commands/help.js';
 import type { DynamicSource } from './names.js';
@@ -66,7 +65,6 @@ const BY_NAME: Readonly<Record<string, ValueSource>> = {
   format: words(EXPORT_FORMATS),
   out: FILES,
   plan: FILES,
-  status: words(STATUS_FILTERS),
   seed: FILES,
   file: FILES,
   path: FILES,

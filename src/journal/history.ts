@@ -29,6 +29,7 @@ import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
 import { pidAlive } from './owner.js';
 import { orderOutcome } from '../api/outcome.js';
+import { OUTCOMES } from './outcomes.js';
 
 export interface OrderRecord {
   key: string;
@@ -143,22 +144,6 @@ export function outcomeOf(r: OrderRecord): OrderRecord['outcome'] {
 export function withStatus(r: OrderRecord, status: string, now: number): OrderRecord {
   return { ...r, status, updatedAt: new Date(now).toISOString() };
 }
-
-/** Every outcome a record can have, in the order `order list --status` names them. */
-export const OUTCOMES: readonly OrderRecord['outcome'][] = ['delivered', 'failed', 'refused', 'abandoned', 'pending'];
-/**
- * The word `order list`'s OUTCOME column shows for a pending order ("unfinished: resume it"), taken by --status as
- * the outcome it stands for: a person filters by what the table says.
- */
-export const STATUS_WORDS: Readonly<Record<string, OrderRecord['outcome']>> = {
-  unfinished: 'pending',
-  'not placed': 'refused',
-};
-/** What `order list --status` completes: every outcome, then the one-word words for them (a shell splits the others). */
-export const STATUS_FILTERS: readonly string[] = [
-  ...OUTCOMES,
-  ...Object.keys(STATUS_WORDS).filter((word) => !word.includes(' ')),
-];
 
 /** A file of records: the two hex digits that begin the sha256 of their keys. */
 const LINES_FILE = /^[0-9a-f]{2}\.jsonl$/;

@@ -1,17 +1,9 @@
 // What `order list` and `order show <ref>` read: the local order record (ended orders, history/) and the
 // journal's unresolved intents (shown as outcome `pending`), newest first; filters, --since, CSV and refs.
-import { orderOutcome } from '../api/outcome.js';
+import { ORDER_STATUSES, orderOutcome } from '../api/outcome.js';
 import { UsageError } from '../errors.js';
-import {
-  inScope,
-  newestFirst,
-  outcomeOf,
-  OUTCOMES,
-  recordOf,
-  STATUS_WORDS,
-  type History,
-  type OrderRecord,
-} from '../journal/history.js';
+import { inScope, newestFirst, outcomeOf, recordOf, type History, type OrderRecord } from '../journal/history.js';
+import { OUTCOMES, STATUS_WORDS } from '../journal/outcomes.js';
 import type { Intent } from '../journal/intent.js';
 import { byCodePoint } from '../compare.js';
 import { majorUnits } from '../money.js';
@@ -77,22 +69,33 @@ export function filterRecords(records: readonly OrderRecord[], f: ListFilters): 
 }
 
 /**
- * When no order has the `--status` asked for, neither as outcome nor as a status the server gave any order in the
- * record: what the record holds, and the nearest word, so a typo (`complete`) is not read as "no such orders".
- * Undefined when the status is one the record knows (no order matched the other filters, or none is left).
+ * A --status order list cannot show: not an outcome, not a status openapi.yaml or docs/dialects.md names nor one
+ * the record holds, and not a word the OUTCOME column shows (`shown`: of every kind of order, short and whole;
+ * `words`: of the record's orders, an API code of their own too). Refused before anything is read from the API
+ * (exit 2), with the nearest word and every one it takes: an empty list read a typo (`complete`) as "no such orders".
  */
 export function unknownStatus(
   records: readonly OrderRecord[],
   status: string,
-  words?: (r: OrderRecord) => readonly string[],
-): string | undefined {
+  words: (r: OrderRecord) => readonly string[],
+  shown: { short: readonly string[]; whole: readonly string[] },
+): UsageError | undefined {
   const wanted = status.toLowerCase();
-  const statuses = [...new Set(records.flatMap((r) => (r.status ? [r.status.toLowerCase()] : [])))].sort(byCodePoint);
-  if ((OUTCOMES as readonly string[]).includes(wanted) || wanted in STATUS_WORDS || statuses.includes(wanted))
-    return undefined;
-  if (words && records.some((r) => words(r).some((w) => w.toLowerCase() === wanted))) return undefined;
-  const near = nearestIds(wanted, [...OUTCOMES, ...statuses], 1)[0];
-  return `no order in the local record has the status "${status}"${near ? `: did you mean ${near}?` : ''} (outcomes: ${OUTCOMES.join(', ')}${statuses.length > 0 ? `; statuses the server gave: ${statuses.join(', ')}` : ''})`;
+  const lower = (list: readonly string[]): string[] => [...new Set(list.map((word) => word.toLowerCase()))];
+  const recorded = records.flatMap((r) => (r.status ? [r.status.toLowerCase()] : [])).sort(byCodePoint);
+  const statuses = lower([...ORDER_STATUSES, ...recorded]);
+  const outcomeWords = lower([...Object.keys(STATUS_WORDS), ...shown.short]);
+  const taken = lower([...OUTCOMES, ...statuses, ...outcomeWords, ...shown.whole, ...records.flatMap(words)]);
+  if (taken.includes(wanted)) return undefined;
+  const near = nearestIds(wanted, taken, 1)[0];
+  // The short words, once each: the outcomes are named already, and `not placed: no funds` is `not placed` and a word.
+  const short = outcomeWords.filter((w) => !(OUTCOMES as readonly string[]).includes(w) && !w.includes(': '));
+  return new UsageError(
+    `--status "${status}" is not an outcome, a server status or a word of the OUTCOME column${near ? `: did you mean ${near}?` : ''}`,
+    {
+      hint: `--status takes an outcome (${OUTCOMES.join(', ')}), a server status (${statuses.join(', ')}) or a word of the OUTCOME column, short (${short.join(', ')}) or whole as a wide table shows it`,
+    },
+  );
 }
 
 /** An empty `order list --profile shp`: a profile no record names is said as such, with the nearest one. */

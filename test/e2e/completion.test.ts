@@ -158,15 +158,14 @@ describe('bash completion function', () => {
     expect(bashComplete('giftcodes ping --env l')).toEqual(['live']);
     expect(bashComplete('giftcodes ping --env=')).toEqual(['test', 'live']);
     expect(bashComplete('giftcodes completion ')).toEqual(['bash', 'zsh', 'fish']);
-    // Every word order list --status takes, the OUTCOME column's "unfinished" too.
+    // Every word of one word order list --status takes: the outcomes, the OUTCOME column's words (unfinished,
+    // placed, saved…) and the server statuses docs/dialects.md names.
     expect(bashComplete('giftcodes order list --status ')).toEqual([
-      'delivered',
-      'failed',
-      'refused',
-      'abandoned',
-      'pending',
-      'unfinished',
+      ...['delivered', 'failed', 'refused', 'abandoned', 'pending', 'unfinished'],
+      ...['processing', 'completed', 'complete', 'cancelled', 'canceled', 'rejected', 'expired', 'refunded', 'error'],
+      ...['declined', 'placed', 'saved', 'printed', 'unreachable'],
     ]);
+    expect(bashComplete('giftcodes order list --status pl')).toEqual(['placed']);
     expect(bashComplete('giftcodes config set ')).toEqual([
       'base-url',
       'default-env',

@@ -102,12 +102,15 @@ describe('order list and order show <ref>', () => {
     expect(records[3]!.orderId).toBe(order.id);
     // Filters: each one alone.
     expect((await list(configDir, '--status', 'refused')).map((r) => r.productId)).toEqual(['no-such-product']);
-    // A typo in --status is not "no such orders": the empty list says what the record holds.
-    const typo = await runCli(['order', 'list', '--status', 'delivred'], { configDir });
-    expect([typo.code, typo.stdout]).toEqual([0, '']);
-    expect(unstamped(typo.stderr)).toMatch(
-      /^no order in the local record has the status "delivred": did you mean delivered\? \(outcomes: /,
-    );
+    // A typo in --status is not "no such orders" (an exit 0 a script reads as none): refused, exit 2, with the
+    // nearest word and what --status takes; nothing is asked of the API, --refresh or not.
+    const typo = await runCli(['order', 'list', '--status', 'delivred', '--refresh'], { configDir });
+    expect([typo.code, typo.stdout]).toEqual([2, '']);
+    expect(unstamped(typo.stderr).split('\n')).toEqual([
+      'error: --status "delivred" is not an outcome, a server status or a word of the OUTCOME column: did you mean delivered?',
+      expect.stringMatching(/^hint: --status takes an outcome \(delivered, failed, refused, abandoned, pending\), /),
+      '',
+    ]);
     expect((await list(configDir, '--product', 'amazon-us-25')).map((r) => r.orderId)).toEqual([order.id]);
     expect(await list(configDir, '--since', '2999-01-01')).toEqual([]);
     expect(await list(configDir, '--since', '1h')).toHaveLength(4);

@@ -19,6 +19,10 @@ import {
 } from '../../src/orders/history-query.js';
 import { recordAt as rec } from '../helpers/journal.js';
 
+/** No record shows a word of its own in OUTCOME. */
+const none = (): readonly string[] => [];
+const noWords = { short: [], whole: [] };
+
 function intent(key: string, at: string, extra: Partial<Intent> = {}): Intent {
   return {
     version: 2,
@@ -142,11 +146,11 @@ describe('filterRecords', () => {
   it('--status unfinished is what the OUTCOME column says of a pending order (a persona matched nothing with it)', () => {
     expect(keys({ status: 'unfinished' })).toEqual(['c']);
     expect(keys({ status: 'Unfinished' })).toEqual(['c']);
-    expect(unknownStatus(records, 'unfinished')).toBeUndefined();
+    expect(unknownStatus(records, 'unfinished', none, noWords)).toBeUndefined();
     // And "not placed", as the column says of a refused one (a review: --status "not placed" was refused).
     expect(keys({ status: 'not placed' })).toEqual(['b']);
     expect(keys({ status: 'Not Placed' })).toEqual(['b']);
-    expect(unknownStatus(records, 'not placed')).toBeUndefined();
+    expect(unknownStatus(records, 'not placed', none, noWords)).toBeUndefined();
   });
 
   it('--status unfinished is the runs to resume only; --status pending is those and the orders the server says are pending', () => {
@@ -345,21 +349,46 @@ describe('resolveRef', () => {
 describe('unknownStatus', () => {
   const records = [
     rec('a', '2026-01-01T00:00:00.000Z', { status: 'Completed' }),
-    rec('b', '2026-01-02T00:00:00.000Z', { status: 'processing', outcome: 'pending' }),
+    rec('b', '2026-01-02T00:00:00.000Z', { status: 'In_Review', outcome: 'pending' }),
   ];
 
-  it('names a typo, the nearest word and what the record holds', () => {
-    expect(unknownStatus(records, 'complete')).toBe(
-      'no order in the local record has the status "complete": did you mean completed? (outcomes: delivered, failed, refused, abandoned, pending; statuses the server gave: completed, processing)',
-    );
-    expect(unknownStatus([], 'xyzzy')).toBe(
-      'no order in the local record has the status "xyzzy" (outcomes: delivered, failed, refused, abandoned, pending)',
+  it("refuses a typo (exit 2), with the nearest word and every word --status takes, the record's statuses too", () => {
+    expect(
+      unknownStatus(records, 'complet', none, {
+        short: ['placed', 'not placed: no funds', 'no funds'],
+        whole: ['order placed'],
+      }),
+    ).toMatchObject({
+      exitCode: 2,
+      message:
+        '--status "complet" is not an outcome, a server status or a word of the OUTCOME column: did you mean complete?',
+      hint:
+        '--status takes an outcome (delivered, failed, refused, abandoned, pending), a server status (pending, ' +
+        'processing, completed, complete, failed, cancelled, canceled, rejected, expired, refunded, error, declined, ' +
+        'in_review) or a word of the OUTCOME column, short (unfinished, not placed, placed, no funds) or whole as a wide ' +
+        'table shows it',
+    });
+    expect(unknownStatus([], 'xyzzy', none, noWords)?.message).toBe(
+      '--status "xyzzy" is not an outcome, a server status or a word of the OUTCOME column',
     );
   });
 
-  it('says nothing of an outcome word or a status the record holds, in any case', () => {
-    for (const status of ['refused', 'PENDING', 'completed', 'Processing'])
-      expect(unknownStatus(records, status)).toBeUndefined();
+  it('takes an outcome, a documented status or one the record holds, a word shown, in any case', () => {
+    for (const status of [
+      'refused',
+      'PENDING',
+      'completed',
+      'Processing',
+      'in_review',
+      'Placed',
+      'order placed',
+      'not placed',
+    ])
+      expect(
+        unknownStatus(records, status, none, { short: ['placed'], whole: ['order placed'] }),
+        status,
+      ).toBeUndefined();
+    expect(unknownStatus(records, 'odd_code', () => ['odd_code'], noWords)).toBeUndefined();
   });
 });
 

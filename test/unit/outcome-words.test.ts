@@ -80,7 +80,9 @@ describe('order list --status takes the words the table shows', () => {
     // The outcome words as before: delivered is every delivered one, "not placed" every refused one.
     expect(keys('delivered')).toEqual(['placed', 'saved', 'printed']);
     expect(keys('not placed')).toEqual(['funds', 'stock']);
-    expect(unknownStatus(rows, 'no funds', words)).toBeUndefined();
-    expect(unknownStatus(rows, 'no fundz', words)).toContain('no order in the local record has the status "no fundz"');
+    expect(unknownStatus(rows, 'no funds', words, { short: [], whole: [] })).toBeUndefined();
+    expect(unknownStatus(rows, 'no fundz', words, { short: [], whole: [] })?.message).toBe(
+      '--status "no fundz" is not an outcome, a server status or a word of the OUTCOME column: did you mean no funds?',
+    );
   });
 });

@@ -1,8 +1,11 @@
 import { Option, type Command } from 'commander';
 import { pinnedHint } from '../../output/pinned-hint.js';
+import { ORDER_STATUSES } from '../../api/outcome.js';
+import { completionHints } from '../../completion/hints.js';
 import type { ApiClient } from '../../api/client.js';
 import { isCliError, UsageError } from '../../errors.js';
 import type { OrderRecord } from '../../journal/history.js';
+import { OUTCOMES, STATUS_WORDS } from '../../journal/outcomes.js';
 import { exportResult } from '../../output/exporter.js';
 import { renderTable, type Column } from '../../output/table.js';
 import { examples, type App } from '../app.js';
@@ -37,7 +40,7 @@ export function register(parent: Command, app: App): void {
     .addOption(
       new Option(
         '--status <status>',
-        'outcome (delivered, failed, refused, abandoned, pending) or server status; unfinished: the runs to resume only',
+        'outcome (delivered, failed, refused, abandoned, pending), server status (processing, completed…) or a word of the OUTCOME column (placed, saved, "no funds"…); unfinished: the runs to resume only',
       ).argParser(nonEmpty('--status')),
     )
     .addOption(
@@ -64,6 +67,7 @@ export function register(parent: Command, app: App): void {
       const { globals, deps } = app.context(cmd);
       await run({ ...flags, env: globals.env, profile: globals.profile }, deps);
     });
+  completionHints(command, { flagWords: { '--status': STATUS_VALUES } });
   examples(command, [
     'giftcodes order list',
     'giftcodes order list --since 7d --status failed',
@@ -110,6 +114,9 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const journal = await deps.journal();
   const words = (r: OrderRecord): readonly string[] => [outcomeWords(r), ...outcomeShort(r)];
+  const recorded = allRecords(journal.history, journal.read().intents);
+  const unknown = options.status === undefined ? undefined : unknownStatus(recorded, options.status, words, SHOWN);
+  if (unknown) throw unknown;
   const filters = {
     status: options.status,
     product: options.product,
@@ -120,10 +127,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
     words,
   };
   const read = options.refresh
-    ? await refresh(
-        deps,
-        filterRecords(allRecords(journal.history, journal.read().intents), filters).filter(unfinished),
-      )
+    ? await refresh(deps, filterRecords(recorded, filters).filter(unfinished))
     : new Map<string, string>();
   // Read again after a refresh, which records what it read of ended orders; what it read of an order its run left
   // unfinished is shown, not written (the intent is the journal's to finish: order resume).
@@ -146,7 +150,6 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   );
   const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
   const none =
-    (rows.length === 0 && options.status !== undefined ? unknownStatus(records, options.status, words) : undefined) ??
     (rows.length === 0 && profile !== undefined ? unknownProfile(records, profile) : undefined) ??
     'no orders in the local record match';
   await exportResult(
@@ -250,6 +253,32 @@ export function outcomeShort(r: OrderRecord): readonly string[] {
       return ['unfinished'];
   }
 }
+
+/** An order of each kind the OUTCOME column words apart: its words are --status words whatever the record holds. */
+const KINDS = [
+  { outcome: 'delivered' },
+  { outcome: 'delivered', out: 'codes.csv' },
+  { outcome: 'delivered', out: '-' },
+  { outcome: 'failed' },
+  { outcome: 'refused' },
+  ...Object.keys(REASON_WORDS).map((code) => ({ outcome: 'refused', error: { code, message: '' } })),
+  { outcome: 'abandoned' },
+  { outcome: 'pending' },
+] as OrderRecord[];
+
+/**
+ * Every word the OUTCOME column shows of some kind of order, short (at 80 columns) and whole: --status takes each
+ * (docs/support-desk.md). An API code without a word of its own is taken where the record has it.
+ */
+const SHOWN = { short: [...new Set(KINDS.flatMap(outcomeShort))], whole: [...new Set(KINDS.map(outcomeWords))] };
+
+/**
+ * What TAB offers after --status: the outcomes, the server statuses openapi.yaml and docs/dialects.md name, and the
+ * OUTCOME column's words, those of one word only (a shell splits the others; they are typed in quotes).
+ */
+export const STATUS_VALUES: readonly string[] = [
+  ...new Set([...OUTCOMES, ...Object.keys(STATUS_WORDS), ...ORDER_STATUSES, ...SHOWN.short, ...SHOWN.whole]),
+].filter((word) => /^[a-z_]+$/.test(word));
 
 /**
  * What the order costs: the amount the API stated for it (kept in its record), else the unit price × quantity from
