@@ -141,7 +141,7 @@ export type Query = ((value: unknown) => unknown) & {
  */
 export async function compileQuery(expression: string): Promise<Query> {
   const jmespath = await import('@jmespath-community/jmespath');
-  let ast: ReturnType<typeof jmespath.compile>;
+  let ast: QueryAst;
   try {
     ast = jmespath.compile(expression);
   } catch (error) {
@@ -160,28 +160,39 @@ export async function compileQuery(expression: string): Promise<Query> {
       });
     }
   };
-  const field = fieldNamed(expression);
+  const last = lastField(ast);
+  /** Whether the field the expression ends with is in the object its path leads to; undefined where it cannot tell. */
+  const there = (value: unknown): { name: string; there: boolean } | undefined => {
+    if (last === undefined) return undefined;
+    const parent =
+      last.parent === undefined
+        ? value
+        : jmespath.TreeInterpreter.search(last.parent, value as Parameters<typeof jmespath.TreeInterpreter.search>[1]);
+    // A list has no fields: a field's name selects nothing from it, ever (`order resume --all --query id`).
+    if (parent === null || typeof parent !== 'object') return undefined;
+    return { name: last.name, there: !Array.isArray(parent) && Object.hasOwn(parent, last.name) };
+  };
   return Object.assign(query, {
-    missed: (value: unknown) => queryMissed(expression, value),
-    // A list has no fields: one field's name selects nothing from it, ever (`order resume --all --query id`).
-    absent: (value: unknown) =>
-      field !== undefined &&
-      typeof value === 'object' &&
-      value !== null &&
-      (Array.isArray(value) || !Object.hasOwn(value, field)),
+    missed: (value: unknown) => queryMissed(expression, value, there(value)),
+    absent: (value: unknown) => ast.type === 'Field' && there(value)?.there === false,
   });
 }
 
-/** The field an expression that is one field's name names (`orderId`, or quoted: `"orderId"`), else undefined. */
-function fieldNamed(expression: string): string | undefined {
-  const text = expression.trim();
-  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) return text;
-  if (!/^"(?:[^"\\]|\\.)*"$/.test(text)) return undefined;
-  try {
-    return JSON.parse(text) as string;
-  } catch {
-    return undefined;
-  }
+/** A compiled JMESPath expression (the library's own type, which it does not export by name). */
+type QueryAst = ReturnType<typeof import('@jmespath-community/jmespath').compile>;
+
+/** The field a path of names and indexes ends with (`[0].works`: works), and the path before it; else undefined. */
+function lastField(node: QueryAst): { name: string; parent?: QueryAst } | undefined {
+  if (node.type === 'Field') return { name: node.name };
+  if (node.type !== 'Subexpression' || node.right.type !== 'Field' || !isPath(node.left)) return undefined;
+  return { name: node.right.name, parent: node.left };
+}
+
+/** Whether an expression only walks down (`items[0].code`): where it leads is an object or a list, or null. */
+function isPath(node: QueryAst): boolean {
+  if (node.type === 'Field' || node.type === 'Identity') return true;
+  if (node.type === 'Subexpression') return isPath(node.left) && isPath(node.right);
+  return node.type === 'IndexExpression' && node.right.type === 'Index' && isPath(node.left);
 }
 
 /**
@@ -189,8 +200,14 @@ function fieldNamed(expression: string): string | undefined {
  * jq prints one, and stderr says so with the fields there are, so a script reading `orderId` where the document
  * says `id` is told.
  */
-export function queryMissed(expression: string, value: unknown): string | undefined {
+export function queryMissed(
+  expression: string,
+  value: unknown,
+  field?: { name: string; there: boolean },
+): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
+  // The field is there and its value is null: the null is the answer, and no field is missing.
+  if (field?.there) return `--query ${JSON.stringify(expression)} gave null: ${field.name} is there, and null`;
   const sample: unknown = Array.isArray(value)
     ? value.find((item) => item !== null && typeof item === 'object')
     : value;
@@ -199,7 +216,8 @@ export function queryMissed(expression: string, value: unknown): string | undefi
     fields.length > 0
       ? `${Array.isArray(value) ? "each item's" : 'its'} fields: ${fields.slice(0, 12).join(', ')}${fields.length > 12 ? ', …' : ''}`
       : '';
-  return `--query ${JSON.stringify(expression)} gave null (no such field, or its value is null)${named ? `; ${named}` : ''}`;
+  const why = field ? `no such field: ${field.name}` : 'no such field, or its value is null';
+  return `--query ${JSON.stringify(expression)} gave null (${why})${named ? `; ${named}` : ''}`;
 }
 
 function firstLine(error: unknown): string {

@@ -517,7 +517,7 @@ describe('--query on every command, help, logs', () => {
     expect(missed.code, missed.stderr).toBe(0);
     expect(missed.stdout).toBe('null\n');
     expect(unstamped(missed.stderr)).toMatch(
-      /^warning: --query "orderId" gave null \(no such field, or its value is null\); its fields: status, /,
+      /^warning: --query "orderId" gave null \(no such field: orderId\); its fields: status, /,
     );
   });
 

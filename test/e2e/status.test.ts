@@ -1,7 +1,7 @@
 // Who am I, and which key is this: `giftcodes status`, ping's key source, login's reseller check, and 401
 // hints that fit their cause.
 import { describe, expect, it } from 'vitest';
-import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi } from '../helpers/e2e.js';
+import { BOTH_KEYS, DEMO_KEYS, loggedIn, runCli, servedApi, unstamped } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const api = servedApi();
@@ -79,6 +79,13 @@ describe('giftcodes status', () => {
       works: null,
     });
     expect(rows[1]).toMatchObject({ profile: 'default', active: false, source: 'config file', works: null });
+    // works is there, null offline: a --query of it is never told the field is missing (a review read "no such field").
+    const works = await runCli(['status', '--offline', '--query', '[0].works'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.smallLive },
+    });
+    expect([works.code, works.stdout], works.stderr).toEqual([0, 'null\n']);
+    expect(unstamped(works.stderr)).toBe('warning: --query "[0].works" gave null: works is there, and null\n');
   });
 
   it('a key that does not work is marked, and the run exits with its exit code', async () => {

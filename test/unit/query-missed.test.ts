@@ -14,7 +14,7 @@ describe('a --query that selects nothing', () => {
     await io.flushOut();
     expect(out()).toBe('null\n');
     expect(unstamped(err())).toBe(
-      'warning: --query "orderId" gave null (no such field, or its value is null); its fields: id, status, quantity\n',
+      'warning: --query "orderId" gave null (no such field: orderId); its fields: id, status, quantity\n',
     );
   });
 
@@ -38,6 +38,40 @@ describe('a --query that selects nothing', () => {
     expect(queryMissed('[0]', [])).toBe('--query "[0]" gave null (no such field, or its value is null)');
     expect(queryMissed('x', 'text')).toBeUndefined();
     expect(queryMissed('x', null)).toBeUndefined();
+  });
+
+  // A review: `status --offline --query '[0].works'` warned "no such field, or its value is null" and named works
+  // among the fields. The field a path of names and indexes ends with is looked for where the path leads.
+  it('a field that is there, null, is never called absent; one that is not there is', async () => {
+    const rows = [{ profile: 'default', key: 'sc_test_…7e2d', works: null }];
+    const present = capturedIo({ json: true });
+    present.io.query = await compileQuery('[0].works');
+    present.io.outJson(rows);
+    await present.io.flushOut();
+    expect(present.out()).toBe('null\n');
+    expect(unstamped(present.err())).toBe('warning: --query "[0].works" gave null: works is there, and null\n');
+    const absent = capturedIo({ json: true });
+    absent.io.query = await compileQuery('[0].worx');
+    absent.io.outJson(rows);
+    await absent.io.flushOut();
+    expect(unstamped(absent.err())).toBe(
+      'warning: --query "[0].worx" gave null (no such field: worx); each item\'s fields: profile, key, works\n',
+    );
+    // Deeper paths, quoted names, an object's own field.
+    const order = { id: 'ord_1', failure_reason: null, items: [{ code: null }] };
+    const missed = async (expression: string) => (await compileQuery(expression)).missed?.(order);
+    expect(await missed('failure_reason')).toBe(
+      '--query "failure_reason" gave null: failure_reason is there, and null',
+    );
+    expect(await missed('"failure_reason"')).toMatch(/: failure_reason is there, and null$/);
+    expect(await missed('items[0].code')).toMatch(/: code is there, and null$/);
+    expect(await missed('items[0].pin')).toMatch(
+      /^--query "items\[0\]\.pin" gave null \(no such field: pin\); its fields: /,
+    );
+    expect(await missed('orderId')).toMatch(/^--query "orderId" gave null \(no such field: orderId\); its fields: /);
+    // Where the path breaks before its last field, or is more than names and indexes: both ways, as before.
+    expect(await missed('nope.code')).toMatch(/gave null \(no such field, or its value is null\)/);
+    expect(await missed("items[?code=='x'] | [0]")).toMatch(/gave null \(no such field, or its value is null\)/);
   });
 
   it('is silenced by --quiet', async () => {
