@@ -55,11 +55,13 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
 
   const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {
     const environment = checkPrefix(key, wanted);
+    // Login's own hint for a refused key: "save a valid one with giftcodes login" tells someone in login nothing.
+    const refused = `the ${environment} key was refused by ${baseUrl}: check it was copied whole and is not revoked, and that it is a ${environment} key of that server (another server: --base-url <url>)`;
     const api = await deps.clientFor(
       baseUrl,
       key,
       undefined,
-      undefined,
+      refused,
       baseUrlSetting(options, deps.io.env, store, profile),
     );
     const spinner = await deps.io.spinner('verifying the key');

@@ -333,6 +333,12 @@ describe('login', () => {
       input: 'sc_test_unknown_key_0000000',
     });
     expect(result.code).toBe(3);
+    // The hint is login's own: "save a valid one with giftcodes login" told the person already in login nothing.
+    expect(unstamped(result.stderr).split('\n')).toEqual([
+      'error: GET /v1/ping failed: HTTP 401 invalid_api_key: the API key is not recognised',
+      `hint: the test key was refused by ${served.url}: check it was copied whole and is not revoked, and that it is a test key of that server (another server: --base-url <url>)`,
+      '',
+    ]);
     expect(
       existsSync(join(configDir, 'config.json')) ? readFileSync(join(configDir, 'config.json'), 'utf8') : '',
     ).not.toContain('sc_test_unknown');
