@@ -12,8 +12,8 @@ export class ServeOutputError extends Error {
 
 /**
  * The first line on `out` is exactly `giftcodes reference server listening on <url>` (tests read the
- * port from it), then one line per demo key (each reseller's first test and live key): `  <reseller>  <environment>  <key>`,
- * the resellers padded to one width.
+ * port from it), then the login command that points the CLI at that URL, then one line per demo key (each reseller's
+ * first test and live key): `  <reseller>  <environment>  <key>`, the resellers padded to one width.
  * `signals` is the process unless a test passes its own emitter.
  */
 export async function serveMain(
@@ -23,7 +23,11 @@ export async function serveMain(
   signals: EventEmitter = process,
 ): Promise<void> {
   const server = await startServer(opts);
-  const lines = [`giftcodes reference server listening on ${server.url}`];
+  const lines = [
+    `giftcodes reference server listening on ${server.url}`,
+    // The CLI's default is port 4010: with another port (--port 0 picks a new one each time) it is told where to go.
+    `log in to it with: giftcodes login --base-url ${server.url}   (or set GIFTCODES_BASE_URL=${server.url})`,
+  ];
   // The resellers' names padded to the longest, so that the keys line up (a person copies one from the screen).
   const width = Math.max(0, ...server.demoKeys.map((k) => k.resellerId.length));
   for (const k of server.demoKeys) {

@@ -6,7 +6,7 @@ import { serveMain } from '../../src/server/main.js';
 import { KEYS, until } from './helpers.js';
 
 describe('serveMain', () => {
-  test('prints where it listens and the demo keys, serves, and stops on SIGTERM', async () => {
+  test('prints where it listens, how to log in to it and the demo keys, serves, and stops on SIGTERM', async () => {
     const out = new PassThrough();
     const err = new PassThrough();
     let printed = '';
@@ -17,13 +17,15 @@ describe('serveMain', () => {
     const lines = printed.trimEnd().split('\n');
     const m = /^giftcodes reference server listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(lines[0] ?? '');
     expect(m).not.toBeNull();
+    const url = m?.[1] ?? '';
     expect(lines.slice(1)).toEqual([
+      // How to point the CLI at it: with --port 0 the URL is new each time, and the CLI's default is port 4010.
+      `log in to it with: giftcodes login --base-url ${url}   (or set GIFTCODES_BASE_URL=${url})`,
       `  rs_demo   test  ${KEYS.test}`,
       `  rs_demo   live  ${KEYS.live}`,
       `  rs_small  test  ${KEYS.smallTest}`,
       `  rs_small  live  ${KEYS.smallLive}`,
     ]);
-    const url = m?.[1] ?? '';
     const ping = await fetch(`${url}/v1/ping`, { headers: { 'X-API-Key': KEYS.live } });
     expect(await ping.json()).toEqual({ status: 'ok', environment: 'live', resellerId: 'rs_demo' });
     signals.emit('SIGTERM');
