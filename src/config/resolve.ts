@@ -94,9 +94,16 @@ export function baseUrlSetting(
 ): string {
   if (flags.baseUrl) return '--base-url';
   if (env.GIFTCODES_BASE_URL) return 'GIFTCODES_BASE_URL';
+  const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;
   if (store.profile(profile).baseUrl)
-    return `the base URL of profile "${profile}" (giftcodes config set base-url <url>${profile === store.defaultProfile ? '' : ` --profile ${profile}`})`;
-  return '--base-url';
+    return `the base URL of profile "${profile}" (giftcodes config set base-url <url>${profileFlag})`;
+  // None saved: the default was used. A profile logged in without --base-url beside one that has it tried 4010, and
+  // its hint said only "check --base-url" (a person's day); another profile's base URL is named, as the likely one.
+  const other = store
+    .profileNames()
+    .map((name) => ({ name, baseUrl: store.profile(name).baseUrl }))
+    .find((p) => p.name !== profile && p.baseUrl);
+  return `--base-url (profile "${profile}" has none saved, so ${DEFAULT_BASE_URL} was used${other ? `; profile "${other.name}" uses ${other.baseUrl}` : ''}: giftcodes config set base-url <url>${profileFlag})`;
 }
 
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {

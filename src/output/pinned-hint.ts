@@ -16,9 +16,11 @@ export function pinnedHint(hint: string, place: RunPlace): string {
   const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
   const profile = place.profile && !hint.includes('--profile') ? `--profile ${shellWord(place.profile)} ` : '';
   if (!dir && !profile) return hint;
-  // A command pinned already (the hint went through here before) is left as it is, not given a second prefix.
+  // A command pinned already (the hint went through here before) is left as it is, not given a second prefix; so is
+  // `giftcodes serve`, which reads no config directory or profile (a review was told to start the reference server
+  // with `GIFTCODES_CONFIG_DIR=… giftcodes --profile small serve`).
   return hint.replace(/(^|[\s(:|`])giftcodes (?=[a-z-])/g, (match, before: string, at: number) =>
-    /GIFTCODES_CONFIG_DIR=\S+ $/.test(hint.slice(0, at + before.length))
+    /GIFTCODES_CONFIG_DIR=\S+ $/.test(hint.slice(0, at + before.length)) || hint.startsWith('serve', at + match.length)
       ? match
       : `${before}${dir}giftcodes ${profile}`,
   );

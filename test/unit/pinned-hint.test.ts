@@ -19,6 +19,22 @@ describe('pinnedHint', () => {
     expect(once.match(/GIFTCODES_CONFIG_DIR=/g)).toHaveLength(2);
   });
 
+  // A person's day: "start the reference server with GIFTCODES_CONFIG_DIR=… giftcodes --profile small serve".
+  it('leaves giftcodes serve as it is: it reads no config directory or profile', () => {
+    expect(
+      pinnedHint(
+        'nothing listens on 127.0.0.1:4010: start the reference server with giftcodes serve, or check --base-url',
+        {
+          configDir: '/srv/gc',
+          profile: 'small',
+        },
+      ),
+    ).toBe('nothing listens on 127.0.0.1:4010: start the reference server with giftcodes serve, or check --base-url');
+    expect(pinnedHint('giftcodes serve --port 0; then giftcodes ping', { profile: 'small' })).toBe(
+      'giftcodes serve --port 0; then giftcodes --profile small ping',
+    );
+  });
+
   it('quotes a directory the shell would split', () => {
     expect(pinnedHint('giftcodes order list', { configDir: '/srv/gift codes' })).toBe(
       "GIFTCODES_CONFIG_DIR='/srv/gift codes' giftcodes order list",
