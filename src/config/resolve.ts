@@ -150,9 +150,16 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     // the login it is told to run keeps the key in the config file (a review logged in as told, and the job still
     // found no key).
     const noStore = process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS ? ' --insecure-storage' : '';
+    const login = `giftcodes login${profileFlag} --env ${environment}${noStore}`;
+    // No --env given, and the profile holds the other one's key (a live-only cron directory, `doctor` run there
+    // by hand): that key is the likely one, named first (a person's day read "FAIL key no test key").
+    const other: KeyEnvironment = environment === 'test' ? 'live' : 'test';
+    const holdsOther = wantedEnv === undefined && (stored.keys?.[other] ?? stored.keyring?.[other]) !== undefined;
     throw new AuthError(`no ${environment} key in profile "${profile}"`, {
       code: 'no_api_key',
-      hint: `run: giftcodes login${profileFlag} --env ${environment}${noStore}   (or set GIFTCODES_API_KEY)`,
+      hint: holdsOther
+        ? `the profile holds a ${other} key: add --env ${other}, or make ${other} its default (giftcodes config set default-env ${other}${profileFlag}); for a ${environment} key: ${login}`
+        : `run: ${login}   (or set GIFTCODES_API_KEY)`,
     });
   }
   if (environmentOfKey(apiKey) !== environment) {

@@ -1,13 +1,16 @@
-// What a hint calls the base URL a run used (src/config/resolve.ts baseUrlSetting): the flag, the environment
-// variable, the profile's saved one, or, with none saved, the default, said as such.
+// The hints of src/config/resolve.ts: what a hint calls the base URL a run used (baseUrlSetting: the flag, the
+// environment variable, the profile's saved one, or, with none saved, the default, said as such), and the way to a
+// key the profile lacks.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseUrlSetting } from '../../src/config/resolve.js';
+import { baseUrlSetting, resolveConnection } from '../../src/config/resolve.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { tempDir } from '../helpers/e2e.js';
 
-async function storeWith(profiles: Record<string, { baseUrl?: string }>): Promise<ConfigStore> {
+async function storeWith(
+  profiles: Record<string, { baseUrl?: string; keys?: Record<string, string> }>,
+): Promise<ConfigStore> {
   const dir = join(tempDir(), 'config');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ defaultProfile: 'default', profiles }), { mode: 0o600 });
@@ -34,6 +37,25 @@ describe('baseUrlSetting', () => {
     expect(baseUrlSetting({}, { GIFTCODES_BASE_URL: 'http://x' }, store, 'default')).toBe('GIFTCODES_BASE_URL');
     expect(baseUrlSetting({}, {}, store, 'default')).toBe(
       'the base URL of profile "default" (giftcodes config set base-url <url>)',
+    );
+  });
+});
+
+describe('a key the profile lacks', () => {
+  // A person's day: `doctor` in a live-only cron directory read "FAIL key no test key", hinting a test login.
+  it('without --env, a profile holding the other key names it first; with --env, the login', async () => {
+    const store = await storeWith({ default: { keys: { live: 'sc_live_demo_9b1e6d2c8a7f' } } });
+    expect(() => resolveConnection({}, {}, store)).toThrow(
+      expect.objectContaining({
+        code: 'no_api_key',
+        message: 'no test key in profile "default"',
+        hint: expect.stringMatching(
+          /^the profile holds a live key: add --env live, or make live its default \(giftcodes config set default-env live\); for a test key: giftcodes login --env test/,
+        ),
+      }),
+    );
+    expect(() => resolveConnection({ env: 'test' }, {}, store)).toThrow(
+      expect.objectContaining({ hint: expect.stringMatching(/^run: giftcodes login --env test/) }),
     );
   });
 });
