@@ -24,9 +24,11 @@ export function register(parent: Command, app: App): void {
     .command('__complete', { hidden: true })
     .description('print completion values from local files (profiles, cached product ids)')
     .addArgument(new Argument('<source>').choices(DYNAMIC_SOURCES))
-    .action(async (source: DynamicSource) => {
+    // The command line being completed, after `--` (its flags are not this command's): whose values to offer.
+    .addArgument(new Argument('[words...]'))
+    .action(async (source: DynamicSource, words: string[]) => {
       const { dynamicValues } = await import('../completion/dynamic.js');
-      const values = dynamicValues(source, app.io.env);
+      const values = dynamicValues(source, app.io.env, words);
       if (values.length > 0) app.io.out(values.join('\n'));
     });
 }

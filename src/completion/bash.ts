@@ -49,7 +49,7 @@ _giftcodes_values() {
       local IFS=$'\\n'
       compopt -o filenames 2>/dev/null
       COMPREPLY=($(compgen -f -- "$2")) ;;
-    'dynamic '*) COMPREPLY=($(compgen -W "$("\${COMP_WORDS[0]}" __complete "\${1#dynamic }" 2>/dev/null)" -- "$2")) ;;
+    'dynamic '*) COMPREPLY=($(compgen -W "$("\${COMP_WORDS[0]}" __complete "\${1#dynamic }" -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null)" -- "$2")) ;;
     *) COMPREPLY=() ;;
   esac
 }

@@ -9,27 +9,64 @@ import { DEFAULT_BASE_URL, normaliseBaseUrl } from '../config/resolve.js';
 import { readCatalogCache } from '../output/catalog-cache.js';
 import type { DynamicSource } from './names.js';
 
-export function dynamicValues(source: DynamicSource, env: NodeJS.ProcessEnv): string[] {
+/**
+ * `words`: the command line before the word being completed, as the shell split it (the scripts pass it after
+ * `--`). Its --profile, --base-url and --env choose whose values TAB offers, over GIFTCODES_PROFILE and
+ * GIFTCODES_BASE_URL, as they would for the command: `--profile eu order place --product <TAB>` offered the
+ * default profile's catalog, another server's ids (a person's day).
+ */
+export function dynamicValues(source: DynamicSource, env: NodeJS.ProcessEnv, words: readonly string[] = []): string[] {
   const dir = configDir(env);
+  const line = lineFlags(words);
+  const ofLine = (r: Record<string, unknown>): boolean =>
+    (line.profile === undefined || r.profile === line.profile) &&
+    (line.env === undefined || r.environment === line.env);
   switch (source) {
     case 'products':
-      return readCatalogCache(dir, activeTarget(dir, env));
+      return readCatalogCache(
+        dir,
+        activeTarget(dir, {
+          ...env,
+          ...(line.profile !== undefined ? { GIFTCODES_PROFILE: line.profile } : {}),
+          ...(line.baseUrl !== undefined ? { GIFTCODES_BASE_URL: line.baseUrl } : {}),
+        }),
+      );
     case 'orders':
       // Order ids of the local record, newest first; an intent that never got one is named by its key.
       return unique(
         [...jsonFiles(join(dir, 'journal')), ...jsonFiles(join(dir, 'history'))]
+          .filter(ofLine)
           .sort(newestFirst)
           .map((r) => str(r.orderId) ?? str(r.key)),
       );
     case 'intents':
       return unique(
         jsonFiles(join(dir, 'journal'))
+          .filter(ofLine)
           .sort(newestFirst)
           .map((r) => str(r.key)),
       );
     case 'profiles':
       return profileNames(dir);
   }
+}
+
+/** The --profile, --base-url and --env of a command line (`--flag value`, `--flag=value`, or bash's `--flag = value`). */
+function lineFlags(words: readonly string[]): { profile?: string; baseUrl?: string; env?: string } {
+  const found: { profile?: string; baseUrl?: string; env?: string } = {};
+  const names = { '--profile': 'profile', '--base-url': 'baseUrl', '--env': 'env' } as const;
+  for (let i = 0; i < words.length; i++) {
+    const [flag, inline] = (words[i] as string).split(/=(.*)/s, 2) as [string, string | undefined];
+    const name = names[flag as keyof typeof names];
+    if (name === undefined) continue;
+    let value = inline;
+    if (value === undefined) {
+      value = words[i + 1] === '=' ? words[i + 2] : words[i + 1];
+      i += words[i + 1] === '=' ? 2 : 1;
+    }
+    if (value !== undefined && value !== '') found[name] = value;
+  }
+  return found;
 }
 
 function readConfig(dir: string): Record<string, unknown> | undefined {

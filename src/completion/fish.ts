@@ -159,8 +159,8 @@ function __giftcodes_under --argument-names path
 end
 
 function __giftcodes_dynamic --argument-names source
-    set -l program (commandline -opc)[1]
-    $program __complete $source 2>/dev/null
+    set -l line (commandline -opc)
+    $line[1] __complete $source -- $line[2..-1] 2>/dev/null
 end
 
 complete -c giftcodes -f

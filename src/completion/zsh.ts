@@ -50,7 +50,7 @@ _giftcodes_values() {
   case "$1" in
     'words '*) compadd -- \${=\${1#words }} ;;
     files) _files ;;
-    'dynamic '*) compadd -- \${(f)"$(\${words[1]} __complete \${1#dynamic } 2>/dev/null)"} ;;
+    'dynamic '*) compadd -- \${(f)"$(\${words[1]} __complete \${1#dynamic } -- \${words[2,CURRENT-1]} 2>/dev/null)"} ;;
     *) _message 'a value' ;;
   esac
 }

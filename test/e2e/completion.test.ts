@@ -351,6 +351,34 @@ describe.each(SHELL_RUNS)('$shell: what TAB offers, and what it must not', ({ sh
 
   // `--since <date|duration>` names the kinds of value it takes, not two words to type: TAB offered 'date' and
   // 'duration' (a helper's note).
+  // A person's day: `--profile eu order place --product <TAB>` offered the default profile's catalog, another
+  // server's ids; the line's --profile, --base-url and --env choose, as they do for the command.
+  it.skipIf(skip)("the line's --profile, --base-url and --env choose whose values TAB offers", () => {
+    const all = [...productIds].sort();
+    expect(complete('giftcodes --profile nobody order place --product ')).toEqual([]);
+    expect(complete('giftcodes order place --base-url http://127.0.0.1:1 --product ')).toEqual([]);
+    expect(complete('giftcodes --profile default order place --product ')).toEqual(all);
+    // Over the environment's: the line's flag is the command's.
+    expect(complete('giftcodes --profile default order place --product ', { GIFTCODES_PROFILE: 'nobody' })).toEqual(
+      all,
+    );
+    if (shell !== 'fish') expect(complete('giftcodes --profile=nobody order place --product ')).toEqual([]);
+    const configDir = tempDir();
+    mkdirSync(join(configDir, 'history'));
+    writeFileSync(
+      join(configDir, 'history', 'ab.jsonl'),
+      ['test', 'live']
+        .map((environment) =>
+          JSON.stringify({ key: `k-${environment}`, orderId: `ord_${environment}`, environment, profile: 'default' }),
+        )
+        .join('\n'),
+    );
+    const env = { GIFTCODES_CONFIG_DIR: configDir };
+    expect(complete('giftcodes order show ', env)).toEqual(['ord_live', 'ord_test']);
+    expect(complete('giftcodes order show --env live ', env)).toEqual(['ord_live']);
+    expect(complete('giftcodes --profile other order show ', env)).toEqual([]);
+  });
+
   it.skipIf(skip)('help offers its topics beside the commands, at the top only', () => {
     expect(complete('giftcodes help e')).toEqual(['environment', 'exit-codes']);
     expect(complete('giftcodes help op')).toEqual(['options']);
