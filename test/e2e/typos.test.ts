@@ -156,6 +156,12 @@ describe('the words people reach for', () => {
         /^error: too many arguments for 'place'.*\nhint: the product and quantity are flags: --product <id> --quantity <n> \(-q is --quiet\)\n$/,
       );
     }
+    // A person's day: `catalog list amazon`, as a search; the hint was only `catalog list --help`.
+    const search = await runCli(['catalog', 'list', 'amazon'], { configDir, baseUrl });
+    expect(search.code).toBe(2);
+    expect(unstamped(search.stderr)).toMatch(
+      /^error: too many arguments for 'list'.*\nhint: to search the catalog: giftcodes catalog list --filter <text> \(any part of an id or name\)\n$/,
+    );
     const get = await runCli(['config', 'get', 'base-url'], { configDir, baseUrl });
     expect(get.code).toBe(2);
     expect(unstamped(get.stderr)).toBe(
