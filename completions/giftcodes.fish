@@ -319,7 +319,7 @@ complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-url -x -d 'se
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-secret -x -d 'secret that signs webhook events (default whsec_demo)'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l dialect -x -a 'ours jsonapi problem spring pages' -d 'how lists, resources and errors look: ours (openapi.yaml) or the dialect of a real API'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l webhook-scheme -x -a 'giftcodes stripe standard github' -d 'how webhook events are signed'
-complete -c giftcodes -n '__giftcodes_under \'serve \'' -l admin -d 'enable /_admin/ledger for tests'
+complete -c giftcodes -n '__giftcodes_under \'serve \'' -l admin -d 'enable the test endpoints /_admin/ledger, /_admin/reset, /_admin/held and /_admin/release'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l log -d 'print one line per request'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l tls-cert -r -F -d 'serve https with this certificate (PEM; with --tls-key)'
 complete -c giftcodes -n '__giftcodes_under \'serve \'' -l tls-key -r -F -d 'the private key of --tls-cert (PEM)'

@@ -99,7 +99,7 @@ export function register(parent: Command, app: App): void {
     .addOption(
       new Option('--webhook-scheme <scheme>', 'how webhook events are signed').choices(SCHEMES).default('giftcodes'),
     )
-    .option('--admin', 'enable /_admin/ledger for tests')
+    .option('--admin', 'enable the test endpoints /_admin/ledger, /_admin/reset, /_admin/held and /_admin/release')
     .option('--log', 'print one line per request')
     .option('--tls-cert <pem>', 'serve https with this certificate (PEM; with --tls-key)')
     .option('--tls-key <pem>', 'the private key of --tls-cert (PEM)')
