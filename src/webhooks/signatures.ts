@@ -152,7 +152,11 @@ function timestampCheck(
 ): { ok: true; timestamp: number } | { ok: false; reason: string } {
   if (raw === undefined || !/^\d{1,12}$/.test(raw.trim())) return refuse('signature without a timestamp');
   const t = Number(raw.trim());
-  if (Math.abs(nowS - t) > toleranceS) return refuse(`timestamp ${t} is more than ${toleranceS}s from now`);
+  // Said as a time and a distance from this clock, not a bare unix number (a person's day read "timestamp 1796051574").
+  if (Math.abs(nowS - t) > toleranceS)
+    return refuse(
+      `signed at ${new Date(t * 1000).toISOString()}, ${Math.abs(nowS - t)} s ${t < nowS ? 'before' : 'ahead of'} this clock: more than the ${toleranceS} s allowed (a replay, or a clock that is off)`,
+    );
   return { ok: true, timestamp: t };
 }
 
