@@ -10,7 +10,7 @@ import { exportResult } from '../output/exporter.js';
 import type { Io } from '../output/io.js';
 import { deliver, settle, type Outcome } from './lifecycle.js';
 import { OrderMachine, type MachineDeps, type Written } from './machine.js';
-import { describeOrder } from './present.js';
+import { describeOrder, wroteCodes } from './present.js';
 import { OrderEndedError } from './wait.js';
 import { counted, unitsOf } from '../output/words.js';
 import { pinnedHint } from '../output/pinned-hint.js';
@@ -97,8 +97,7 @@ export async function printOutcome(
       // Pinned to the run's config directory, as every hint is: pasted from a cron log, it must look there.
       notes: () => {
         if (written?.earlier) return [];
-        if (written)
-          return [`${io.c.green('✓')} wrote ${counted(written.count, 'code')} to ${written.path} (${written.format})`];
+        if (written) return [wroteCodes(io, written)];
         const next =
           orderOutcome(order.status) === 'in_progress'
             ? `follow it with: giftcodes order watch ${order.id}`

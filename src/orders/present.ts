@@ -4,7 +4,8 @@ import type { Order } from '../api/schemas.js';
 import { exportResult } from '../output/exporter.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
-import { grouped } from '../output/words.js';
+import { counted, grouped } from '../output/words.js';
+import { namesAgeFile } from '../export/format.js';
 
 export function statusText(io: Io, status: string): string {
   const outcome = orderOutcome(status);
@@ -41,4 +42,19 @@ export function labelled(rows: readonly (readonly [string, string])[]): string {
 
 export async function printOrder(io: Io, order: Order, local: readonly [string, string][] = []): Promise<void> {
   await exportResult(io, order, { text: (data) => describeOrder(io, data, local), pager: false });
+}
+
+/**
+ * The line that says where codes were written, in the words of every command that writes them (`order place --out`,
+ * `order watch --out`, `codes get --out`): an encrypted file is said as such (`order place` said "(csv)" of a
+ * codes.csv.age that codes get called age-encrypted, a person's day), with its recipients where the run knows them.
+ */
+export function wroteCodes(
+  io: Io,
+  w: { count: number; path: string; format: string; orderId?: string | undefined; recipients?: number | undefined },
+): string {
+  const sealed = namesAgeFile(w.path)
+    ? `, age-encrypted${w.recipients ? ` for ${counted(w.recipients, 'recipient')}` : ''}`
+    : '';
+  return `${io.c.green('✓')} wrote ${counted(w.count, 'code')}${w.orderId ? ` of ${w.orderId}` : ''} to ${w.path} (${w.format}${sealed}, 0600)`;
 }

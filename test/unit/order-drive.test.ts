@@ -240,7 +240,12 @@ describe('printOutcome', () => {
     // `order place > order.txt` had the line in its key/value text, and a cron log had it without its time).
     expect(now.out()).not.toContain('wrote');
     // Stamped with its time off a terminal, as every stderr line of a log is.
-    expect(now.err()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z ✓ wrote 3 codes to \/x\/c\.csv \(csv\)\n$/);
+    expect(now.err()).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z ✓ wrote 3 codes to \/x\/c\.csv \(csv, 0600\)\n$/);
+    // An encrypted file is said as such, in the words codes get uses (it read "(csv)": a person's day).
+    const sealed = capture();
+    await printOutcome(sealed.io, { order, written: { path: '/x/c.csv.age', count: 3, format: 'csv' } });
+    await sealed.io.flushOut();
+    expect(sealed.err()).toMatch(/Z ✓ wrote 3 codes to \/x\/c\.csv\.age \(csv, age-encrypted, 0600\)\n$/);
     const earlier = capture();
     await printOutcome(earlier.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
     await earlier.io.flushOut();

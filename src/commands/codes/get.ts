@@ -183,6 +183,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
   const sealed = options.encryptTo?.length ?? 0;
   const print = async (): Promise<void> => {
     if (out === '-') return;
+    const { wroteCodes } = await import('../../orders/present.js');
     await exportResult(
       deps.io,
       { orderId: options.orderId, path: result.path, count: result.count, format: result.format },
@@ -191,7 +192,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
         notes: (data) => [
           result.already
             ? `${deps.io.c.green('✓')} ${data.path} already holds the ${counted(data.count, 'code')} of ${data.orderId} (${data.format}); left as it was`
-            : `${deps.io.c.green('✓')} wrote ${counted(data.count, 'code')} of ${data.orderId} to ${data.path} (${data.format}${sealed ? `, age-encrypted for ${counted(sealed, 'recipient')}` : ''}, 0600)`,
+            : wroteCodes(deps.io, { ...data, recipients: sealed }),
         ],
       },
     );
