@@ -5,6 +5,7 @@
 // (an intent's file identity durable, before the rename), codes.committed (renamed, for an intent),
 // codes.renamed (the codes are where the user asked: a file in place, or stdout written in full).
 // What reached the user is then made durable by lifecycle.ts (deliver, then settle).
+import { existsSync } from 'node:fs';
 import type { ApiClient } from '../api/client.js';
 import { InterruptedError, LocalError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
@@ -173,5 +174,16 @@ export async function deliverFetched(
     io.say(
       `this finished the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}, started ${intent.createdAt}): its ${delivery.codes ? 'codes' : 'order'} reached you here, ${again}`,
     );
+    // Its own codes file took its place before it was interrupted (order pending: "codes in file"), and is still
+    // there: a second file of the same codes was written without a word of the first (a review).
+    const first = delivery.codes
+      ? intent.files?.find(
+          (f) => f.renamed && f.orderId === delivery.orderId && f.path !== delivery.out && existsSync(f.path),
+        )
+      : undefined;
+    if (first)
+      io.warn(
+        `the codes of order ${delivery.orderId} are in ${first.path} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`,
+      );
   }
 }

@@ -92,4 +92,28 @@ describe('an interrupted order place finished by codes get, then the same comman
     expect(again.stderr).toContain('this run places a second order of 1 × steam-us-50, with its own key');
     expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 120_000);
+
+  // A review: killed once its codes file took its place ("codes in file"), then codes get to another file wrote a
+  // second copy of the codes without a word of the first.
+  it('codes get to another file of an order whose codes file is in place says both files hold them', async () => {
+    const { configDir, url: baseUrl } = served;
+    const dir = tempDir();
+    const first = join(dir, 'a.csv');
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', first], {
+      configDir,
+      baseUrl,
+      env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
+    const { orderId } = (JSON.parse(pending.stdout) as { orderId: string }[])[0]!;
+    const second = await runCli(['codes', 'get', orderId, '--out', join(dir, 'b.csv')], { configDir, baseUrl });
+    expect(second.code, second.stderr).toBe(0);
+    expect(unstamped(second.stderr)).toContain(
+      `warning: the codes of order ${orderId} are in ${first} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`,
+    );
+    // The same file again (a re-run of codes get into a.csv itself): nothing to say.
+    const same = await runCli(['codes', 'get', orderId, '--out', first], { configDir, baseUrl });
+    expect(same.stderr).not.toContain('too:');
+  }, 120_000);
 });
