@@ -82,7 +82,7 @@ describe("the launcher's own answer that stdout cannot take", () => {
     const ended = await runCli(['--version'], { stdoutFull: true });
     expect(ended.code).toBe(8);
     expect(ended.stderr).toMatch(
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z giftcodes: could not write to standard output \(ENOSPC\)\n$/,
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z error: could not write the version to standard output \(ENOSPC\)\n$/,
     );
   });
 });
