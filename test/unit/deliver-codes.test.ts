@@ -279,4 +279,52 @@ describe('deliverFetched', () => {
     expect(failed.read().intents).toEqual([]);
     expect(f.err()).not.toContain('this finished');
   });
+
+  // A review: killed once its codes file took its place, then codes get to another file: two copies, no word.
+  it('codes fetched to another file, of an order whose own codes file took its place and is there: both said', async () => {
+    const { orderId } = await order();
+    const dir = tempDir();
+    const first = join(dir, 'a.csv');
+    writeFileSync(first, 'codes');
+    const identity = { orderId, path: first, dev: 1, ino: 1, size: 5, sha256: 'x', renamed: true };
+    const cases: [string, Partial<typeof identity>, string | undefined, boolean][] = [
+      ['another file', {}, join(dir, 'b.csv'), true],
+      ['the same file', {}, first, false],
+      ['never renamed into place', { renamed: undefined }, join(dir, 'b.csv'), false],
+      ["another order's file", { orderId: 'ord_other' }, join(dir, 'b.csv'), false],
+      ['moved away since', { path: join(dir, 'gone.csv') }, join(dir, 'b.csv'), false],
+    ];
+    for (const [what, change, out, said] of cases) {
+      const { journal, intent } = await interrupted(orderId);
+      journal.save({
+        ...intent,
+        phase: 'accepted',
+        orderId,
+        owner: { pid: 999_999_999 },
+        files: [{ ...identity, ...change }],
+      });
+      const c = capturedIo();
+      await deliverFetched(c.io, journal, () => undefined, {
+        orderId,
+        baseUrl: servers.server.url,
+        codes: true,
+        out,
+        by: 'codes get',
+      });
+      const words = `the codes of order ${orderId} are in ${change.path ?? first} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`;
+      if (said) expect(c.err(), what).toContain(words);
+      else expect(c.err(), what).not.toContain('too: that order place');
+    }
+    // Fetched as the order, not its codes (order watch without --out): nothing said of files.
+    const { journal, intent } = await interrupted(orderId);
+    journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 }, files: [identity] });
+    const w = capturedIo();
+    await deliverFetched(w.io, journal, () => undefined, {
+      orderId,
+      baseUrl: servers.server.url,
+      codes: false,
+      by: 'order watch',
+    });
+    expect(w.err()).not.toContain('too: that order place');
+  });
 });

@@ -1,5 +1,5 @@
 // The journal's rules, on a real directory: who may take an intent over, when, and what is never resumed.
-import { scopeOf } from '../../src/journal/history.js';
+import { recordOf, scopeOf } from '../../src/journal/history.js';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -311,8 +311,13 @@ describe('journal', () => {
     const { ApiError, NetworkError } = await import('../../src/errors.js');
     for (const [error, outcome] of [
       [new ApiError('no funds', { code: 'insufficient_funds', status: 422 }), 'refused'],
+      [new ApiError('bad request', { code: 'validation_error', status: 400 }), 'refused'],
+      [new ApiError('gone', { code: 'product_gone', status: 499 }), 'refused'],
       [new NetworkError('unreachable', { code: 'connection_refused' }), 'abandoned'],
       [new ApiError('key revoked', { code: 'invalid_api_key', status: 401 }), 'abandoned'],
+      [new ApiError('slow down', { code: 'rate_limited', status: 429 }), 'abandoned'],
+      [new ApiError('server', { code: 'server_error', status: 500 }), 'abandoned'],
+      [new ApiError('redirect', { code: 'moved', status: 399 }), 'abandoned'],
     ] as const) {
       const j = journal();
       const { intent } = await j.begin(spec, T0);
@@ -325,6 +330,32 @@ describe('journal', () => {
       if (outcome === 'abandoned') expect(j.history.list()[0]?.sent).toBe(true);
       else expect(j.history.list()[0]?.keySince).toBe(intent.createdAt);
     }
+  });
+
+  // endLocked's older keep rules, seen by no unit test before (a scoped Stryker run): an intent with an order id
+  // always writes its record, whatever the key's record said; a refusal after a refusal is the key's record now.
+  it('an intent with an order id writes its record over any; a refused run after a refused one is the record', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec, T0);
+    j.history.record({ ...recordOf(intent, 'delivered'), orderId: 'ord_earlier', endedAt: new Date(T0).toISOString() });
+    orphan(j, { ...intent, phase: 'accepted', orderId: 'ord_now' });
+    await j.abandon(intent.key, T0 + 1000);
+    expect(j.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'abandoned', orderId: 'ord_now' });
+    const { ApiError } = await import('../../src/errors.js');
+    const k = journal();
+    const first = (await k.begin({ ...spec, key: 'my-key' }, T0)).intent;
+    await k.end([first], 'refused', { error: new ApiError('no funds', { code: 'insufficient_funds' }), now: T0 });
+    const second = (await k.begin({ ...spec, key: 'my-key' }, T0 + 1000)).intent;
+    await k.end([second], 'refused', { error: new ApiError('offline', { code: 'unreachable' }), now: T0 + 2000 });
+    expect(k.history.list()[0]).toMatchObject({ key: 'my-key', outcome: 'refused', error: { code: 'unreachable' } });
+  });
+
+  it('staleness: a key sent again counts from its first send, or from this run, whichever is older', () => {
+    const day = INTENT_MAX_AGE_MS;
+    const iso = (ms: number): string => new Date(ms).toISOString();
+    expect(staleness({ createdAt: iso(T0 - 1000), keySince: iso(T0 - day - 1000) }, T0)).toBe('old');
+    expect(staleness({ createdAt: iso(T0 - day - 1000), keySince: iso(T0 - 1000) }, T0)).toBe('old');
+    expect(staleness({ createdAt: iso(T0 - 1000), keySince: iso(T0 - 2000) }, T0)).toBeUndefined();
   });
 
   // What tells the same `order place` run again that `order resume` finished its order in its place (recover.ts).

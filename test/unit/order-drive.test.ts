@@ -9,6 +9,7 @@ import { type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { driveIntent, printOutcome } from '../../src/orders/drive.js';
+import { wroteCodes } from '../../src/orders/present.js';
 import { settle, settleReached } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
 import { outExists, placingNow, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
@@ -246,6 +247,14 @@ describe('printOutcome', () => {
     await printOutcome(sealed.io, { order, written: { path: '/x/c.csv.age', count: 3, format: 'csv' } });
     await sealed.io.flushOut();
     expect(sealed.err()).toMatch(/Z ✓ wrote 3 codes to \/x\/c\.csv\.age \(csv, age-encrypted, 0600\)\n$/);
+    // codes get's form: the order named, and how many recipients it was encrypted to.
+    const io = capture().io;
+    expect(wroteCodes(io, { count: 1, path: '/x/c.csv.age', format: 'csv', orderId: 'ord_1', recipients: 1 })).toBe(
+      '✓ wrote 1 code of ord_1 to /x/c.csv.age (csv, age-encrypted for 1 recipient, 0600)',
+    );
+    expect(wroteCodes(io, { count: 2, path: '/x/c.json.age', format: 'json', recipients: 2 })).toBe(
+      '✓ wrote 2 codes to /x/c.json.age (json, age-encrypted for 2 recipients, 0600)',
+    );
     const earlier = capture();
     await printOutcome(earlier.io, { order, written: { path: '/x/c.csv', count: 3, format: 'csv', earlier: true } });
     await earlier.io.flushOut();

@@ -408,6 +408,14 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(failure?.hint).toBe(
       'the service kept failing or limiting the requests of those rows (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key',
     );
+    const one = planFailure([result(1), result(2, { code: 'rate_limited', message: 'HTTP 429', exitCode: 5 })]);
+    expect(one?.hint).toMatch(/^the service kept failing or limiting the requests of that row \(/);
+    // Beside a row the API refused for something else, it is not the whole story: the general hint.
+    const mixed = planFailure([
+      result(1, { code: 'rate_limited', message: 'HTTP 429', exitCode: 5 }),
+      result(2, { code: 'insufficient_funds', message: 'm', exitCode: 4 }),
+    ]);
+    expect(mixed?.hint).toMatch(/^fix what failed/);
   });
 
   it("a live run's hint orders the row by itself with --env live: pasted without it, it placed a test order under the live file's name", () => {

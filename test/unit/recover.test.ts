@@ -272,6 +272,29 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     expect(recordOf({ ...base, phase: 'sending' }, 'refused').sent).toBeUndefined();
     // Sending with an order id (answered, the accept not yet on disk): its order is known, not "may have been placed".
     expect(recordOf({ ...base, phase: 'sending', orderId: 'ord_1' }, 'abandoned').sent).toBeUndefined();
+    // A pending one's record (a view): its request may be out, so order show and watch say it may have been placed.
+    expect(recordOf({ ...base, phase: 'sending' }, 'pending').sent).toBe(true);
+    expect(recordOf({ ...base, phase: 'prepared' }, 'pending').sent).toBeUndefined();
+    expect(recordOf({ ...base, phase: 'sending' }, 'delivered').sent).toBeUndefined();
+  });
+
+  it('of several abandoned here (or elsewhere), the one that ended last; a record that is no sent abandon is never named', () => {
+    const j = journal();
+    j.history.record(abandoned('first', 3 * HOUR, { endedAt: at(T - 3 * HOUR) }));
+    j.history.record(abandoned('second', 2 * HOUR, { endedAt: at(T - HOUR) }));
+    // Begun first, ended last (its run waited longest): by when each ended, not began.
+    j.history.record(abandoned('third', 4 * HOUR, { endedAt: at(T - HOUR / 2) }));
+    j.history.mark('abandoned', T);
+    expect(abandonedMaybePlaced(j, spec, undefined, T)?.key).toBe('third');
+    const e = journal();
+    const there = { baseUrl: 'http://localhost:4010' };
+    e.history.record(abandoned('a', 3 * HOUR, { ...there, endedAt: at(T - 3 * HOUR) }));
+    e.history.record(abandoned('b', 2 * HOUR, { ...there, endedAt: at(T - HOUR) }));
+    e.history.record(abandoned('c', 4 * HOUR, { ...there, endedAt: at(T - HOUR / 2) }));
+    // Delivered there, later: not an abandon, never named.
+    e.history.record(abandoned('d', HOUR, { ...there, outcome: 'delivered', orderId: 'ord_d', sent: undefined }));
+    e.history.mark('abandoned', T);
+    expect(ofThisRequest(e, spec, undefined, T).abandonedElsewhere?.key).toBe('c');
   });
 });
 
