@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { statusCode } from '../api/errors.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord, type Scope } from './history.js';
@@ -547,9 +548,14 @@ export class Journal {
         // the original response). Kept abandoned, a refused reuse sent the key again all day and met the server's
         // stored refusal each time, after the wallet was topped up (a review). Not a refusal of this request alone:
         // the API key (401, 403), a timeout (408), a request in progress (409), a rate limit (429).
+        // The API's own word only: a page with no error code of its own (a proxy's HTML 404) is no answer about the key.
         const status = o.error?.status;
         const answered =
-          status !== undefined && status >= 400 && status < 500 && ![401, 403, 408, 409, 429].includes(status);
+          status !== undefined &&
+          status >= 400 &&
+          status < 500 &&
+          ![401, 403, 408, 409, 429].includes(status) &&
+          o.error?.code !== statusCode(status);
         const kept = records.flatMap((record, i) => {
           if (intents[i]!.orderId !== undefined) return [record];
           const before = this.history.get(record.key, scopeOf(intents[i]!));

@@ -166,7 +166,10 @@ export class OrderMachine {
    * no more, and its worker may send the next row meanwhile.
    */
   async send(answered?: () => void): Promise<Order> {
-    const firstAttempt = this.intent.phase === 'prepared' || this.armedUnsent;
+    // A key sent again after an abandon (keySince) went out before, in the run that was abandoned: no send of it is
+    // its first. Taken for one, a proxy's HTML 404 read as the API's refusal and settled the key, and its charged
+    // order was lost (a review).
+    const firstAttempt = (this.intent.phase === 'prepared' || this.armedUnsent) && this.intent.keySince === undefined;
     await this.arm();
     this.armedUnsent = false;
     let order: Order;

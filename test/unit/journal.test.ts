@@ -318,6 +318,8 @@ describe('journal', () => {
       [new ApiError('slow down', { code: 'rate_limited', status: 429 }), 'abandoned'],
       [new ApiError('server', { code: 'server_error', status: 500 }), 'abandoned'],
       [new ApiError('redirect', { code: 'moved', status: 399 }), 'abandoned'],
+      // A page with no code of the API's own (a proxy's HTML 404): no answer about the key (a review lost an order).
+      [new ApiError('proxy page', { code: 'http_404', status: 404 }), 'abandoned'],
     ] as const) {
       const j = journal();
       const { intent } = await j.begin(spec, T0);

@@ -304,6 +304,26 @@ describe('machine transitions, more', () => {
     expect(journal.history.list()[0]).toMatchObject({ outcome: 'refused', error: { message: 'no such product' } });
   });
 
+  // A review: the abandoned key sent again met a proxy's HTML 404, read as a first attempt's refusal; the key was
+  // settled as refused and its charged order lost. A key sent again after an abandon (keySince) was sent before.
+  it('a key sent again after an abandon is never on its first attempt: a page with no API code keeps it pending', async () => {
+    const { deps, journal, intent } = await begun();
+    const reused = journal.save({ ...intent, keySince: new Date(T0).toISOString() });
+    const proxyPage = {
+      createOrder: () => Promise.reject(new ApiError('HTTP 404', { code: 'http_404', status: 404 })),
+    } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, api: proxyPage }, reused).send()).rejects.toMatchObject({ status: 404 });
+    expect(journal.find(intent.key)?.phase).toBe('sending');
+    // The API's own refusal (its code) is one, as for any resumed send.
+    const funds = {
+      createOrder: () => Promise.reject(new ApiError('no funds', { code: 'insufficient_funds', status: 422 })),
+    } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, api: funds }, journal.find(intent.key)!).send()).rejects.toMatchObject({
+      code: 'insufficient_funds',
+    });
+    expect(journal.find(intent.key)).toBeUndefined();
+  });
+
   it('an order already failed when accepted is exit 6 with its status on disk; the intent ends only once that reached the user', async () => {
     const { deps, journal, intent } = await begun();
     const machine = new OrderMachine(deps, intent);
