@@ -628,6 +628,25 @@ export class Journal {
     }
   }
 
+  /**
+   * A person answered No to sending an abandoned key again (order/place.ts): its record says so (`declined`), once
+   * the new order's run has begun. Only while that record is still the key's: a run that sent the key meanwhile (a
+   * cron job's, while the question waited) wrote its own, which a stale copy must not cover (a review lost the
+   * delivered order from order list that way).
+   */
+  decline(record: OrderRecord, scope: Scope): Promise<void> {
+    return this.withLock(async () => {
+      const now = this.history.get(record.key, scopeOf(scope));
+      if (
+        now?.outcome !== 'abandoned' ||
+        now.sent !== true ||
+        (now.endedAt ?? now.updatedAt) !== (record.endedAt ?? record.updatedAt)
+      )
+        return;
+      await this.history.recordAll([{ ...now, declined: true }]);
+    });
+  }
+
   /** Ends the intent as abandoned; `sent`: its request went out without an answer (now or in an earlier run of the key). */
   abandon(key: string, now: number = Date.now()): Promise<Intent & { sent: boolean }> {
     return this.withLock(async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ledger, runCli, servedApi, spawnCli, tempDir, unstamped, type RunResult } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, runCli, servedApi, spawnCli, tempDir, unstamped, type RunResult } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 // Each order request is held 1.5 s before the server answers it: the interruption lands while it is out.
@@ -92,6 +92,32 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect((await ledger(server)).orders.length).toBe(before + 2);
     const shown = await runCli(['order', 'show', key], { configDir, baseUrl });
     expect(shown.stdout.replace(/\s+/g, ' ')).toContain('it may have been placed before it was abandoned');
+  }, 120_000);
+
+  // A review: No to sending the abandoned key again, then No to the live order's own question: nothing was sent,
+  // yet the abandoned order was recorded as declined, and the next night's run placed a second order beside it.
+  it('No at the key question, then a cancelled live question: the abandoned key is not declined', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const live = await runCli(['login', '--api-key-stdin', '--env', 'live', '--base-url', baseUrl], {
+      configDir,
+      input: DEMO_KEYS.live,
+    });
+    expect(live.code, live.stderr).toBe(0);
+    const place = ['order', 'place', '--env', 'live', '--product', 'google-play-us-25', '--quantity', '1'];
+    const { key } = await abandonedWhileOut([...place, '--yes']);
+    const before = (await ledger(server)).orders.length;
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: baseUrl });
+    await t.waitFor(/No places a new order with a key of its own/, 30_000);
+    t.answer('n');
+    await t.waitFor(/LIVE/, 30_000);
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(server)).orders.length).toBe(before);
+    // The night's run sends the abandoned key again: that order, no second one.
+    const night = await runCli([...place, '--yes'], { configDir, baseUrl });
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain(`(key ${key}) may have been placed before it was stopped`);
+    expect((await ledger(server)).orders.length).toBe(before);
   }, 120_000);
 
   // Ctrl-C at the question says what every order question says (docs/exit-codes.md), not "nothing was saved".

@@ -360,6 +360,36 @@ describe('journal', () => {
     expect(staleness({ createdAt: iso(T0 - 1000), keySince: iso(T0 - 2000) }, T0)).toBeUndefined();
   });
 
+  // A review: a cron job sent the abandoned key and delivered its order while the person's question waited; the
+  // person's No then wrote a stale declined copy over the delivered record, and order list lost the order.
+  it('decline marks the abandoned record declined only while it is still the key’s record', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec, T0);
+    orphan(j, { ...intent, phase: 'sending' });
+    await j.abandon(intent.key, T0);
+    const abandoned = j.history.get(intent.key, scopeOf(spec))!;
+    await j.decline(abandoned, spec);
+    expect(j.history.get(intent.key, scopeOf(spec))).toMatchObject({
+      outcome: 'abandoned',
+      sent: true,
+      declined: true,
+    });
+    const k = journal();
+    const other = await k.begin(spec, T0);
+    orphan(k, { ...other.intent, phase: 'sending' });
+    await k.abandon(other.intent.key, T0);
+    const seen = k.history.get(other.intent.key, scopeOf(spec))!;
+    k.history.record({
+      ...seen,
+      outcome: 'delivered',
+      orderId: 'ord_cron',
+      endedAt: new Date(T0 + 5000).toISOString(),
+    });
+    await k.decline(seen, spec);
+    expect(k.history.get(other.intent.key, scopeOf(spec))).toMatchObject({ outcome: 'delivered', orderId: 'ord_cron' });
+    expect(k.history.get(other.intent.key, scopeOf(spec))?.declined).toBeUndefined();
+  });
+
   // What tells the same `order place` run again that `order resume` finished its order in its place (recover.ts).
   it('settleWhere with finishedBy names it in the records and marks finished; without it, neither', async () => {
     const j = journal();

@@ -270,6 +270,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // At a terminal it is asked (Yes by default): a person who found that order on the provider's dashboard and took
     // its codes (codes get <id>) wants a new one, and would have had the same codes again (a review).
     let reused = abandoned;
+    // Answered No: recorded once this run's own order has begun, not at the answer (a later question cancelled
+    // would have left it declined, and the next run placed a second order beside it: a review).
+    let declined: OrderRecord | undefined;
     if (reused) {
       const was = `the order of ${what} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped`;
       if (deps.io.canPrompt && !yesGiven) {
@@ -281,8 +284,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           { defaultAnswer: true, cancelled: nothingSent() },
         );
         if (!same) {
-          // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
-          await journal.recordStatuses([{ ...reused, declined: true }]);
+          declined = reused;
           reused = undefined;
         }
       } else if (!refusedBelow)
@@ -345,6 +347,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       );
       return journal.begin({ ...beginning, key: undefined, keyReused: false });
     });
+    // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
+    if (declined) await journal.decline(declined, spec);
     sayReached(deps.io, settled);
     if (resumed) {
       deps.io.say(
