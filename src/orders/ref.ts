@@ -40,8 +40,9 @@ export async function orderRef(deps: RefDeps, typed: string): Promise<OrderRef> 
 /**
  * A ref pasted with the words of its sentence (`Order #ord_68e9… was not delivered`): what cleanRef leaves holds
  * whitespace, so it cannot be one id, and it is never sent as one (it went to the API as `Order%20%23ord_…`, 404).
- * The one word of it, cleaned as cleanRef cleans a ref, that names an order the local record knows is read
- * instead; failing that, the one word that begins as the order ids of this profile's records (or of those placed at
+ * The one word of it, cleaned as cleanRef cleans a ref, that is the whole id or key of an order the local record
+ * knows is read instead (never a prefix: `Order` read as the key `order-1001`, and codes get wrote another order's
+ * codes, a review); failing that, the one word that begins as the order ids of this profile's records (or of those placed at
  * this base URL) do, up to their `_` (`ord_` for the reference server; another service's ids may have another
  * prefix, or none). Said on stderr. No such word, or more than one: a usage error (exit 2), nothing sent. A ref
  * the local record knows as typed (a key may hold a space) and a ref of one word are passed on as they are.
@@ -55,15 +56,14 @@ export async function oneRef(
   if (!/\s/.test(cleaned) || localRecord(journal, typed) !== undefined) return typed;
   const count = cleaned.split(/\s+/).length;
   const words = [...new Set(cleaned.split(/\s+/).map(cleanRef))];
-  const known = words.filter((word) => word.length >= MIN_FRAGMENT && recordedWord(journal, word));
+  const records = allRecords(journal.history, journal.read().intents);
+  const known = words.filter((word) => word.length >= MIN_FRAGMENT && recordedWhole(records, word));
   let picked = known.length === 1 ? known[0] : undefined;
   let why = 'the one of them that names an order recorded here';
   if (known.length === 0) {
     const target = await deps.currentTarget().catch(() => undefined);
     const prefixes = idPrefixes(
-      allRecords(journal.history, journal.read().intents).filter(
-        (r) => target === undefined || r.profile === target.profile || r.baseUrl === target.baseUrl,
-      ),
+      records.filter((r) => target === undefined || r.profile === target.profile || r.baseUrl === target.baseUrl),
     );
     const alike = words.filter((word) =>
       prefixes.some((prefix) => word.length > prefix.length && word.toLowerCase().startsWith(prefix.toLowerCase())),
@@ -97,15 +97,10 @@ function notOneWord(count: number, candidates: readonly string[] = []): UsageErr
   );
 }
 
-/** Whether the local record knows a word: an order id or key, whole or a prefix (of one order, or of several). */
-function recordedWord(journal: Journal, word: string): boolean {
-  try {
-    return localRecord(journal, word) !== undefined;
-  } catch (error) {
-    // An ambiguous prefix still names orders recorded here: read on, its error lists them.
-    if (error instanceof UsageError && error.code === 'ambiguous_ref') return true;
-    throw error;
-  }
+/** Whether a word is the whole key or order id (any case) of an order the local record knows. */
+function recordedWhole(records: readonly OrderRecord[], word: string): boolean {
+  const id = word.toLowerCase();
+  return records.some((r) => r.key === word || r.orderId?.toLowerCase() === id);
 }
 
 /** The prefixes up to and with the first `_` of the order ids of these records (`ord_`), those that have one. */

@@ -57,6 +57,20 @@ describe('a ref of several words', () => {
     await expect(orderRef(theirs.deps, 'see GC_77QQ41 thanks')).resolves.toMatchObject({ orderId: 'GC_77QQ41' });
   });
 
+  // A review: "Order ord_4889… was not delivered", with a key `order-1001` recorded here: `Order` was read as a
+  // prefix of that key, and codes get wrote that other order's codes. A word names an order only whole.
+  it('a word that is only a prefix of a recorded key or id names nothing: the id-shaped word is read', async () => {
+    const mine = 'ord_f4e0aaaabbbbccccddddeeee';
+    const { deps, err } = refDeps([recordAt('order-1001', '2026-11-29T00:00:00Z', { orderId: mine, baseUrl: here })]);
+    const ref = await orderRef(deps, `Order ${id} was not delivered`);
+    expect(ref.orderId).toBe(id);
+    expect(ref.record).toBeUndefined();
+    expect(err()).not.toContain('reading Order');
+    // Whole, the key is read (any case for an id).
+    expect((await orderRef(deps, `see order-1001 please`)).orderId).toBe(mine);
+    expect((await orderRef(deps, `see ${mine.toUpperCase()} please`)).orderId).toBe(mine);
+  });
+
   it('no word to read, or more than one: exit 2, nothing sent', async () => {
     const none = refDeps([]);
     await expect(orderRef(none.deps, `Order #${id}`)).rejects.toMatchObject({
