@@ -474,17 +474,22 @@ export function pendingWayOut(record: OrderRecord, now: number = Date.now()): st
  * the provider's records can say.
  */
 export function abandonedWayOut(
-  r: Pick<OrderRecord, 'key' | 'sent' | 'createdAt' | 'productId' | 'quantity' | 'environment' | 'profile'>,
+  r: Pick<
+    OrderRecord,
+    'key' | 'sent' | 'createdAt' | 'keySince' | 'productId' | 'quantity' | 'environment' | 'profile'
+  >,
   now: number = Date.now(),
 ): string | undefined {
   if (!r.sent) return undefined;
   const units = unitsOf(r.quantity, r.productId);
+  // A key sent again: its day began at its first send (Intent.keySince), and its order may date from either send.
+  const since = r.keySince ?? r.createdAt;
   if (staleness(r, now) !== undefined)
-    return `it may have been placed before it was abandoned, and the API cannot be asked by key: look in the provider's dashboard for an order of ${units} placed about ${r.createdAt}`;
+    return `it may have been placed before it was abandoned, and the API cannot be asked by key: look in the provider's dashboard for an order of ${units} placed about ${since}${r.keySince ? ` (or when it was sent again, about ${r.createdAt})` : ''}`;
   // A plan's row: its plan, run again as it was (file name, batch), sends the row's key again; order place never does.
   if (r.key.startsWith('plan-'))
-    return `it may have been placed before it was abandoned: its plan, run again within a day of ${r.createdAt} with the same file name and --batch, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
-  return `it may have been placed before it was abandoned: the same order placed again within a day of ${r.createdAt} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}`;
+    return `it may have been placed before it was abandoned: its plan, run again within a day of ${since} with the same file name and --batch, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
+  return `it may have been placed before it was abandoned: the same order placed again within a day of ${since} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}`;
 }
 
 /** The flags that place an order in its profile and environment again (none for the default profile's test). */

@@ -145,7 +145,10 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     const said = unstamped(elsewhere.stderr).replace(/\s+/g, ' ');
     expect(said).toContain(`(key ${key}) at ${baseUrl} may have been placed before it was stopped`);
-    expect(said).toContain(`giftcodes order place --product tesco-uk-20 --quantity 4 --base-url ${baseUrl}`);
+    // Pinned to the run's config directory, as every hint is (a review pasted it into a shell without it).
+    expect(said).toContain(
+      `GIFTCODES_CONFIG_DIR=${configDir} giftcodes order place --product tesco-uk-20 --quantity 4 --base-url ${baseUrl}`,
+    );
     expect((await ledger(server)).orders.length).toBe(before + 1);
   }, 120_000);
 

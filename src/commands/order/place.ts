@@ -252,8 +252,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       const r = abandonedElsewhere;
       const otherKey = r.keyId !== spec.keyId;
       const { placeFlags } = await import('../../orders/ref.js');
+      // Pinned to this run's config directory, as every hint is: pasted from a cron log, it must look there (a review).
       deps.io.warn(
-        `the order of ${what} abandoned at ${r.endedAt ?? r.updatedAt} (key ${r.key}) at ${r.baseUrl}${otherKey ? ' with another API key' : ''} may have been placed before it was stopped; this run, at ${spec.baseUrl}${otherKey ? ' with this key' : ''}, places a new order beside it. To send its request again under that key instead (that order if it was placed, never both): giftcodes order place --product ${options.product} --quantity ${options.quantity}${placeFlags(spec)} --base-url ${r.baseUrl}${otherKey ? ', with that API key' : ''}`,
+        pinnedHint(
+          `the order of ${what} abandoned at ${r.endedAt ?? r.updatedAt} (key ${r.key}) at ${r.baseUrl}${otherKey ? ' with another API key' : ''} may have been placed before it was stopped; this run, at ${spec.baseUrl}${otherKey ? ' with this key' : ''}, places a new order beside it. To send its request again under that key instead (that order if it was placed, never both): giftcodes order place --product ${options.product} --quantity ${options.quantity}${placeFlags(spec)} --base-url ${r.baseUrl}${otherKey ? ', with that API key' : ''}`,
+          { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+        ),
       );
     }
     if (finished !== undefined)
