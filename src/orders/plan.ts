@@ -723,7 +723,8 @@ export async function runRows(
       // Read again now, not only at the start: an overlapping run of the same plan may have delivered
       // this row meanwhile, and placing it again (the same key: the same order) would find its out file
       // taken and leave an order pending that was delivered.
-      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key, scope), scope);
+      const recorded = delivered.has(row.key) ? undefined : journal.history.get(row.key, scope);
+      const earlier = delivered.get(row.key) ?? deliveredHere(recorded, scope);
       // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
       // before it settled, ends now.
       if (earlier?.orderId !== undefined) {
@@ -750,9 +751,16 @@ export async function runRows(
         outLocks.set(row.key, files.holdOutTarget(row.out, o.force === true, own));
       }
       const spec = { profile: connection.profile, ...scope, productId: row.productId, quantity: row.quantity };
+      // A row abandoned after its request went out is sent again under its key: that key's day began at its first
+      // send (Intent.keySince), and no send of it is a first attempt (a review: counted from the re-send).
+      const sentBefore =
+        recorded?.outcome === 'abandoned' && recorded.sent === true && recorded.orderId === undefined
+          ? (recorded.keySince ?? recorded.createdAt)
+          : undefined;
       const { intent, resumed } = await journal.begin({
         ...spec,
         key: row.key,
+        ...(sentBefore !== undefined ? { keySince: sentBefore } : {}),
         wait: waits || out !== undefined,
         out,
         resumeOnly: deps.resumeOnly?.has(row.key),

@@ -6,7 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO_KEYS, ledger, runCli, servedApi, spawnCli, tempDir, unstamped, type RunResult } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  journalIntents,
+  ledger,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  unstamped,
+  type RunResult,
+} from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 // Each order request is held 1.5 s before the server answers it: the interruption lands while it is out.
@@ -168,6 +178,23 @@ describe('an order abandoned while its request was out, then placed again', () =
     });
     expect(single.code, single.stderr).toBe(0);
     expect(single.stderr).not.toContain('abandoned');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    // The plan again sends the row's key, its day counted from the first send (a review: from the re-send), and
+    // the order its first send placed is the row's: no second one.
+    const listed = JSON.parse((await runCli(['order', 'list', '--json'], { configDir, baseUrl })).stdout) as {
+      key: string;
+      createdAt: string;
+    }[];
+    const first = listed.find((r) => r.key === key)!.createdAt;
+    const killed = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      baseUrl,
+      env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(journalIntents(configDir).find((i) => i.key === key)?.keySince).toBe(first);
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
     expect((await ledger(server)).orders.length).toBe(before + 1);
   }, 120_000);
 });
