@@ -19,13 +19,21 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
     const outcome = outcomeOf(r);
     return outcome === r.outcome ? r : { ...r, outcome };
   });
-  // A key is one order per scope (server, environment, API key): an intent is hidden only by its own scope's record.
+  // A key is one order per scope (server, environment, API key): an intent is hidden only by its own scope's record,
+  // and only by one that ended once the intent was begun (a crash between its record and its end). An abandoned
+  // key sent again begins a new intent after its record: that run is what to show (a review saw the abandoned record).
   const byKey = new Map<string, OrderRecord[]>();
   for (const r of ended) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
+  const before = (r: OrderRecord, intent: Intent): boolean =>
+    Date.parse(r.endedAt ?? r.updatedAt) < Date.parse(intent.createdAt);
   const pending: OrderRecord[] = intents
-    .filter((intent) => !byKey.get(intent.key)?.some((r) => inScope(r, intent)))
+    .filter((intent) => !byKey.get(intent.key)?.some((r) => inScope(r, intent) && !before(r, intent)))
     .map((intent) => recordOf(intent, 'pending'));
-  return [...pending, ...ended].sort(newestFirst);
+  // The record a later run of its key (begun after it ended) stands in front of.
+  const superseded = new Set(
+    intents.flatMap((intent) => (byKey.get(intent.key) ?? []).filter((r) => inScope(r, intent) && before(r, intent))),
+  );
+  return [...pending, ...ended.filter((r) => !superseded.has(r))].sort(newestFirst);
 }
 
 export interface ListFilters {

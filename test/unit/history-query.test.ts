@@ -46,7 +46,14 @@ function intent(key: string, at: string, extra: Partial<Intent> = {}): Intent {
 describe('allRecords', () => {
   it('merges unresolved intents as pending, newest first, an ended key shown once (as ended)', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
-    h.record(rec('ended', '2026-01-02T00:00:00.000Z', { orderId: 'ord_e', status: 'completed' }));
+    // Ended after its intent was begun (a crash between the record and the intent's end): the record stands.
+    h.record(
+      rec('ended', '2026-01-02T00:00:00.000Z', {
+        orderId: 'ord_e',
+        status: 'completed',
+        endedAt: '2026-01-06T00:00:00.000Z',
+      }),
+    );
     const all = allRecords(h, [
       intent('open', '2026-01-03T00:00:00.000Z', {
         orderId: 'ord_o',
@@ -76,6 +83,17 @@ describe('allRecords', () => {
     expect(Object.keys(all[2]!)).not.toContain('orderId');
     expect(Object.keys(all[2]!)).not.toContain('status');
     expect(Object.keys(all[2]!)).not.toContain('out');
+  });
+
+  // A review: an abandoned key sent again (its new run interrupted): order show and codes get showed the old
+  // abandoned record, not the run now pending under the key.
+  it('a key begun again after its record ended: the new run is shown, the record behind it is not', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    h.record(
+      rec('K', '2026-01-02T00:00:00.000Z', { outcome: 'abandoned', sent: true, endedAt: '2026-01-02T00:05:00.000Z' }),
+    );
+    const all = allRecords(h, [intent('K', '2026-01-03T00:00:00.000Z')]);
+    expect(all.map((r) => [r.key, r.outcome])).toEqual([['K', 'pending']]);
   });
 
   it("one key in two scopes: an intent is hidden only by its own scope's record; show names both (issue 29)", () => {
