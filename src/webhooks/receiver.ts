@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
-import { verifyDelivery, type Scheme } from './signatures.js';
+import { claimedDeliveryId, verifyDelivery, type Scheme } from './signatures.js';
 
 // Scheme as a type only: re-exporting SCHEMES here would split schemes.ts into a chunk loaded at every start.
 export { DEFAULT_SIGNATURE_HEADER, type Scheme } from './signatures.js';
@@ -32,8 +32,8 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** A thrown error answers 500, so the sender retries; the id is not remembered. */
   onEvent(event: WebhookEvent, raw: string, delivery: Delivery): void | Promise<void>;
-  /** A refused delivery: the status answered and why. */
-  onReject?(status: number, reason: string): void;
+  /** A refused delivery: the status answered and why, and the id it gives itself in a header (unverified), if any. */
+  onReject?(status: number, reason: string, claimedId?: string): void;
   /** Unix seconds; tests move the clock. */
   now?: () => number;
   /** The flag that chose the port, for the hint when it cannot be listened on (`--port` unless said). */
@@ -113,8 +113,8 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
       })
       .end(text);
   };
-  const reject = (res: ServerResponse, status: number, reason: string): void => {
-    o.onReject?.(status, reason);
+  const reject = (res: ServerResponse, status: number, reason: string, claimedId?: string): void => {
+    o.onReject?.(status, reason, claimedId);
     answer(res, status, { error: reason });
   };
 
@@ -126,7 +126,8 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
       toleranceS,
       nowS: now(),
     });
-    if (!check.ok) return reject(res, 400, check.reason);
+    // Named by the id it gives itself: a log of refusals said which delivery of which event none of them was (a review).
+    if (!check.ok) return reject(res, 400, check.reason, claimedDeliveryId(req.headers));
     const text = raw.toString('utf8');
     let event: unknown;
     try {

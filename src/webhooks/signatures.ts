@@ -6,6 +6,7 @@
 // of its own (@stablelib/base64, fast-sha256) to a CLI that must start instantly, and would keep its own
 // tolerance and comparison rules apart from the other three schemes'.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { stripControl } from '../secrets.js';
 import type { Scheme } from './schemes.js';
 
 export type { Scheme } from './schemes.js';
@@ -39,6 +40,15 @@ export type Verified = {
 export type Verification = Verified | { ok: false; reason: string };
 
 const refuse = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+
+/**
+ * The id a delivery gives itself in a header (webhook-id, svix-id, X-GitHub-Delivery), read without verifying
+ * anything: for naming a refused delivery in a log (its sender's dashboard lists it by that id), never for acting on.
+ */
+export function claimedDeliveryId(headers: Headers): string | undefined {
+  const id = header(headers, 'webhook-id') ?? header(headers, 'svix-id') ?? header(headers, 'x-github-delivery');
+  return id === undefined ? undefined : stripControl(id).slice(0, 100);
+}
 
 function header(headers: Headers, name: string): string | undefined {
   const value = headers[name.toLowerCase()];

@@ -136,10 +136,10 @@ export async function run(options: ListenOptions, deps: Pick<Deps, 'io' | 'signa
     },
     // An event refused because stdout failed is said once, as the run's error.
     // A bad signature is most often a secret that is not the sender's: said beside it.
-    onReject: (status, reason) =>
+    onReject: (status, reason, claimedId) =>
       outputFailed === undefined
         ? io.warn(
-            `refused a delivery (${status}): ${reason}${reason === 'bad signature' ? ' (is the secret the one the sender signs with?)' : ''}`,
+            `refused a delivery${claimedId ? ` (${claimedId}, as it names itself)` : ''} (${status}): ${reason}${reason === 'bad signature' ? ' (is the secret the one the sender signs with?)' : ''}`,
           )
         : undefined,
   });
