@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
-import { keyIdOf, sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
+import { sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { endedWithinDay, inScope, scopeOf, type OrderRecord, type Scope } from '../journal/history.js';
 import { orderQuantity } from '../api/outcome.js';
@@ -13,9 +13,6 @@ import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
 import { unitsOf } from '../output/words.js';
-import type { Order } from '../api/schemas.js';
-import type { Deps } from '../commands/deps.js';
-import type { OrderRef } from './ref.js';
 
 /** An intent a run on this machine left: its process is gone (another machine's may be running there). */
 function leftHere(intent: Intent): boolean {
@@ -178,39 +175,6 @@ export function abandonedAs(
         created <= Date.parse(r.endedAt ?? r.updatedAt) + CLOCKS_APART_MS,
     );
   return fits.length === 1 ? fits[0] : undefined;
-}
-
-/**
- * Codes of an order the local record does not know, taken by its id (from the provider's dashboard), that looks to
- * be the order abandoned here after its request went out (abandonedAs): that abandoned key is not sent
- * again by the same order place, whose answer would be this same order and its codes written a second time (a
- * review: found.csv and the night's cron.csv held the same codes). Recorded as a person's No is (journal.decline),
- * and said. One GET of the order when it was not read already, and only within a day of an abandon; advice only.
- */
-export async function abandonedTaken(
-  deps: Pick<Deps, 'io' | 'journal' | 'connection' | 'now'>,
-  ref: OrderRef,
-  waited: Order | undefined,
-): Promise<void> {
-  if (ref.record !== undefined) return;
-  try {
-    const journal = await deps.journal();
-    if (!journal.history.markedWithinDay('abandoned', deps.now())) return;
-    const connection = await deps.connection();
-    const scope = {
-      baseUrl: connection.baseUrl,
-      environment: connection.environment,
-      keyId: keyIdOf(connection.apiKey),
-    };
-    const like = abandonedAs(journal, scope, waited ?? (await ref.api.getOrder(ref.orderId)), deps.now());
-    if (like === undefined) return;
-    await journal.decline(like, scope);
-    deps.io.say(
-      `order ${ref.orderId} looks to be the order of ${unitsOf(like.quantity, like.productId)} abandoned at ${like.endedAt ?? like.updatedAt} after its request went out (key ${like.key}): the same order place no longer sends that key again, which would have written these codes a second time`,
-    );
-  } catch {
-    // Advice only: the codes were delivered; a failure here leaves the abandoned key as it was.
-  }
 }
 
 /**

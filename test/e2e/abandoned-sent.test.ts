@@ -152,19 +152,6 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(readFileSync(join(dir, 'night.csv'), 'utf8')).not.toBe(readFileSync(join(dir, 'found.csv'), 'utf8'));
   }, 120_000);
 
-  it('its codes taken by id with order watch --out: the same', async () => {
-    const { configDir, url: baseUrl, server } = served;
-    const place = ['order', 'place', '--product', 'zalando-de-25', '--quantity', '5'];
-    const { key } = await abandonedWhileOut(place);
-    const found = String((await ledger(server)).orders.at(-1)!.order_id);
-    const watched = await runCli(['order', 'watch', found, '--out', join(tempDir(), 'found.csv')], {
-      configDir,
-      baseUrl,
-    });
-    expect(watched.code, watched.stderr).toBe(0);
-    expect(watched.stderr).toContain(`(key ${key}): the same order place no longer sends that key again`);
-  }, 120_000);
-
   // Ctrl-C at the question says what every order question says (docs/exit-codes.md), not "nothing was saved".
   it('Ctrl-C at the question: cancelled, nothing was sent (exit 130)', async () => {
     const { configDir, url: baseUrl, server } = served;

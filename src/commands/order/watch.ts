@@ -149,11 +149,6 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     ...(failure ? { ending: 'failed' as const } : {}),
     by: 'order watch',
   });
-  // Its codes written here, of an order unknown here: the abandoned order it looks to be is not sent again.
-  if (written && !written.already) {
-    const { abandonedTaken } = await import('../../orders/recover.js');
-    await abandonedTaken(deps, ref, order);
-  }
   if (failure) throw failure;
 }
 
