@@ -7,8 +7,7 @@ import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
 import { sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { endedWithinDay, inScope, scopeOf, type OrderRecord, type Scope } from '../journal/history.js';
-import { orderQuantity } from '../api/outcome.js';
+import { endedWithinDay, inScope, scopeOf, type OrderRecord } from '../journal/history.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
@@ -135,46 +134,6 @@ export function ofThisRequest(
     ...(finished ? { finished } : {}),
     ...(fresh(abandoned) ? { abandoned } : fresh(abandonedElsewhere) ? { abandonedElsewhere } : {}),
   };
-}
-
-/** How far apart this machine's clock and the server's may be when an order's time is matched to a send here. */
-const CLOCKS_APART_MS = 5 * 60 * 1000;
-
-/**
- * The one order abandoned here after its request went out (OrderRecord.sent, not declined, within its day) that
- * `order`, fetched by its id and unknown to the local record, looks to be: the same product and quantity in this
- * scope, created between that key's first send and its abandon (give or take CLOCKS_APART_MS). A person who found
- * that order on the dashboard and took its codes by id (codes get) would otherwise have them written again by the
- * same order place, which sends the abandoned key and is answered with this same order (a review). Undefined when
- * none, or more than one, fits, or the order names no product, quantity or time.
- */
-export function abandonedAs(
-  journal: Journal,
-  scope: Scope,
-  order: Record<string, unknown>,
-  now: number = Date.now(),
-): OrderRecord | undefined {
-  if (!journal.history.markedWithinDay('abandoned', now)) return undefined;
-  const product = order.product_id ?? order.productId;
-  const quantity = orderQuantity(order);
-  const created = Date.parse(String(order.created_at ?? order.createdAt ?? ''));
-  if (typeof product !== 'string' || quantity === undefined || Number.isNaN(created)) return undefined;
-  const fits = journal.history
-    .list()
-    .filter(
-      (r) =>
-        r.outcome === 'abandoned' &&
-        r.sent === true &&
-        r.orderId === undefined &&
-        r.declined !== true &&
-        inScope(r, scope) &&
-        r.productId === product &&
-        r.quantity === quantity &&
-        staleness(r, now) === undefined &&
-        created >= Date.parse(r.keySince ?? r.createdAt) - CLOCKS_APART_MS &&
-        created <= Date.parse(r.endedAt ?? r.updatedAt) + CLOCKS_APART_MS,
-    );
-  return fits.length === 1 ? fits[0] : undefined;
 }
 
 /**

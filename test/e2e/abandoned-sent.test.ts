@@ -4,7 +4,7 @@
 // the abandoned record says its request went out, order show and codes get name the way to it, and the same order
 // placed again within a day sends its request under the abandoned key: that order if it was placed, never both.
 import { describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DEMO_KEYS,
@@ -128,28 +128,6 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(night.code, night.stderr).toBe(0);
     expect(night.stderr).toContain(`(key ${key}) may have been placed before it was stopped`);
     expect((await ledger(server)).orders.length).toBe(before);
-  }, 120_000);
-
-  // A review: the abandoned order found on the dashboard, its codes taken by id; the night's order place sent the
-  // abandoned key again and wrote the same codes a second time.
-  it('its codes taken by id (codes get): the same order again is a new order, not those codes a second time', async () => {
-    const { configDir, url: baseUrl, server } = served;
-    const place = ['order', 'place', '--product', 'zalando-de-25', '--quantity', '3'];
-    const { key } = await abandonedWhileOut(place);
-    const orders = (await ledger(server)).orders;
-    const found = String(orders.at(-1)!.order_id);
-    const dir = tempDir();
-    const taken = await runCli(['codes', 'get', found, '--out', join(dir, 'found.csv')], { configDir, baseUrl });
-    expect(taken.code, taken.stderr).toBe(0);
-    expect(unstamped(taken.stderr).replace(/\s+/g, ' ')).toContain(
-      `order ${found} looks to be the order of 3 × zalando-de-25 abandoned at `,
-    );
-    expect(taken.stderr).toContain(`(key ${key}): the same order place no longer sends that key again`);
-    const night = await runCli([...place, '--out', join(dir, 'night.csv')], { configDir, baseUrl });
-    expect(night.code, night.stderr).toBe(0);
-    expect(night.stderr).not.toContain('may have been placed before it was stopped');
-    expect((await ledger(server)).orders.length).toBe(orders.length + 1);
-    expect(readFileSync(join(dir, 'night.csv'), 'utf8')).not.toBe(readFileSync(join(dir, 'found.csv'), 'utf8'));
   }, 120_000);
 
   // Ctrl-C at the question says what every order question says (docs/exit-codes.md), not "nothing was saved".

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import {
-  abandonedAs,
   ofThisRequest,
   leftByEarlierRuns,
   placingNow,
@@ -242,48 +241,6 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
       j.history.mark('abandoned', T);
       expect(ofThisRequest(j, spec, undefined, T), record.key).toEqual({});
     }
-  });
-
-  // A review: the abandoned order found on the dashboard and its codes taken by id; the night's order place sent the
-  // abandoned key again and wrote the same codes a second time. codes get names the abandoned record it looks to be.
-  it('abandonedAs: the one abandoned record an order fetched by id looks to be, by product, quantity, scope and time', () => {
-    const j = journal();
-    j.history.record(abandoned('stopped', HOUR, { endedAt: at(T - HOUR + 60_000) }));
-    const order = { id: 'ord_x', status: 'completed', product_id: spec.productId, quantity: spec.quantity };
-    const placed = (ms: number) => ({ ...order, created_at: at(ms) });
-    const scope = scopeOf(spec);
-    // Without the mark abandon leaves, nothing is read.
-    expect(abandonedAs(j, scope, placed(T - HOUR + 1000), T)).toBeUndefined();
-    j.history.mark('abandoned', T);
-    expect(abandonedAs(j, scope, placed(T - HOUR + 1000), T)?.key).toBe('stopped');
-    // Another service's spelling of the fields.
-    expect(
-      abandonedAs(
-        j,
-        scope,
-        { id: 'x', status: 'ok', productId: spec.productId, quantity: spec.quantity, createdAt: at(T - HOUR) },
-        T,
-      )?.key,
-    ).toBe('stopped');
-    // The clocks may be five minutes apart, no more.
-    expect(abandonedAs(j, scope, placed(T - HOUR - 4 * 60_000), T)?.key).toBe('stopped');
-    expect(abandonedAs(j, scope, placed(T - HOUR - 6 * 60_000), T)).toBeUndefined();
-    expect(abandonedAs(j, scope, placed(T - HOUR + 60_000 + 6 * 60_000), T)).toBeUndefined();
-    // Another product, quantity or scope; no time.
-    expect(abandonedAs(j, scope, { ...placed(T - HOUR), product_id: 'steam-us-20' }, T)).toBeUndefined();
-    expect(abandonedAs(j, scope, { ...placed(T - HOUR), quantity: 4 }, T)).toBeUndefined();
-    expect(abandonedAs(j, { ...scope, keyId: 'k2' }, placed(T - HOUR), T)).toBeUndefined();
-    expect(abandonedAs(j, scope, order, T)).toBeUndefined();
-    // Two that fit: neither is guessed.
-    j.history.record(abandoned('also', HOUR, { endedAt: at(T - HOUR + 30_000) }));
-    expect(abandonedAs(j, scope, placed(T - HOUR + 1000), T)).toBeUndefined();
-    // A declined one, or one past its day, is not followed anyway.
-    const d = journal();
-    d.history.record(abandoned('declined', HOUR, { declined: true }));
-    d.history.record(abandoned('old', 25 * HOUR));
-    d.history.mark('abandoned', T);
-    expect(abandonedAs(d, scope, placed(T - HOUR), T)).toBeUndefined();
-    expect(abandonedAs(d, scope, placed(T - 25 * HOUR), T)).toBeUndefined();
   });
 
   it('not: one never sent, one with an order id, one that ended otherwise, one sent over a day ago or dated ahead', () => {

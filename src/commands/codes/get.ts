@@ -13,9 +13,8 @@ import {
   withRecipients,
   type WaitFlags,
 } from '../wait-flags.js';
-import { counted, unitsOf } from '../../output/words.js';
+import { counted } from '../../output/words.js';
 import type { OrderRef } from '../../orders/ref.js';
-import type { Order } from '../../api/schemas.js';
 
 export interface GetOptions extends WaitFlags {
   orderId: string;
@@ -120,7 +119,6 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     }
     throw error;
   };
-  let waited: Order | undefined;
   if (options.wait) {
     const { waitForOrder, againThenCodes } = await import('../../orders/wait.js');
     const order = await waitForOrder({
@@ -135,7 +133,6 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     }).catch(noteFailed);
     await noteStatus(await deps.journal(), ref, order.status, deps.now());
     expected ??= orderQuantity(order);
-    waited = order;
   }
   // Codes are served only for a completed order: once read, the record says so (unless it already says success).
   const noteCompleted = async (): Promise<void> => {
@@ -208,7 +205,6 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     out: result.path,
     by: 'codes get',
   });
-  await abandonedTaken(deps, ref, waited);
   const { runSummary } = await import('../../output/progress.js');
   runSummary(
     deps.io,
@@ -216,37 +212,4 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
       ? `${result.path} already held the ${counted(result.count, 'code')} of ${options.orderId} (${result.format}); nothing written`
       : `exported ${counted(result.count, 'code')} of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
   );
-}
-
-/**
- * Codes of an order the local record does not know, taken by its id (from the provider's dashboard), that looks to
- * be the order abandoned here after its request went out (recover.ts abandonedAs): that abandoned key is not sent
- * again by the same order place, whose answer would be this same order and its codes written a second time (a
- * review: found.csv and the night's cron.csv held the same codes). Recorded as a person's No is (journal.decline),
- * and said. One GET of the order when it was not read already, and only within a day of an abandon; advice only.
- */
-async function abandonedTaken(deps: GetDeps, ref: OrderRef, waited: Order | undefined): Promise<void> {
-  if (ref.record !== undefined) return;
-  try {
-    const journal = await deps.journal();
-    if (!journal.history.markedWithinDay('abandoned', deps.now())) return;
-    const [connection, { keyIdOf }, { abandonedAs }] = await Promise.all([
-      deps.connection(),
-      import('../../journal/intent.js'),
-      import('../../orders/recover.js'),
-    ]);
-    const scope = {
-      baseUrl: connection.baseUrl,
-      environment: connection.environment,
-      keyId: keyIdOf(connection.apiKey),
-    };
-    const like = abandonedAs(journal, scope, waited ?? (await ref.api.getOrder(ref.orderId)), deps.now());
-    if (like === undefined) return;
-    await journal.decline(like, scope);
-    deps.io.say(
-      `order ${ref.orderId} looks to be the order of ${unitsOf(like.quantity, like.productId)} abandoned at ${like.endedAt ?? like.updatedAt} after its request went out (key ${like.key}): the same order place no longer sends that key again, which would have written these codes a second time`,
-    );
-  } catch {
-    // Advice only: the codes were delivered; a failure here leaves the abandoned key as it was.
-  }
 }
