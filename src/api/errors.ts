@@ -28,17 +28,48 @@ const KNOWN_CODES = new Set([
 
 /** A known code in any spelling becomes its openapi.yaml spelling; another code is kept as sent. */
 export function canonicalCode(code: string): string {
-  const snake = code
+  const snake = snakeOf(code);
+  return KNOWN_CODES.has(snake) ? snake : code;
+}
+
+/** A code in snake case, whatever its spelling (`RequestInProgress`, `request-in-progress`, `Not Found`). */
+function snakeOf(code: string): string {
+  return code
     .trim()
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[\s.-]+/g, '_');
-  return KNOWN_CODES.has(snake) ? snake : code;
 }
 
 /** The code of an error body that names none of its own (an HTML page, an empty body): no API named it. */
 export function statusCode(status: number): string {
   return `http_${status}`;
+}
+
+/** HTTP's own reason phrases, as a gateway's or framework's error body gives them (`"error":"Not Found"`). */
+const REASON_PHRASES = new Set([
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'not_acceptable',
+  'conflict',
+  'gone',
+  'payload_too_large',
+  'unprocessable_entity',
+  'unprocessable_content',
+  'too_many_requests',
+]);
+
+/**
+ * Whether an error's code is one a service named for itself, rather than the status said again: none (an HTML page,
+ * `http_404`) or HTTP's reason phrase (a gateway's or a framework's default body, `{"error":"Not Found"}`, a
+ * problem+json `title`). Only such a code proves the API itself refused a request whose key may have reached it
+ * before (a review: a gateway's JSON 404 settled an abandoned key, and its charged order was lost).
+ */
+export function namedByApi(code: string, status: number): boolean {
+  return code !== statusCode(status) && !REASON_PHRASES.has(snakeOf(code));
 }
 
 /**

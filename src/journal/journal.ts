@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { statusCode } from '../api/errors.js';
+import { namedByApi } from '../api/errors.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord, type Scope } from './history.js';
@@ -555,7 +555,7 @@ export class Journal {
           status >= 400 &&
           status < 500 &&
           ![401, 403, 408, 409, 429].includes(status) &&
-          o.error?.code !== statusCode(status);
+          namedByApi(o.error?.code ?? '', status);
         const kept = records.flatMap((record, i) => {
           if (intents[i]!.orderId !== undefined) return [record];
           const before = this.history.get(record.key, scopeOf(intents[i]!));

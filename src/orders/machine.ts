@@ -2,7 +2,7 @@
 // (lifecycle.ts), each written durably (its line in the journal's log, fsynced) before the next step is taken, each passing the
 // step's failpoint (CONTRIBUTING.md). It never ends an intent that was charged: deliver and settle (lifecycle.ts)
 // do, after the sink reported success (docs/architecture.md); only a refusal, which certainly charged nothing, ends at once.
-import { canonicalCode, statusCode } from '../api/errors.js';
+import { canonicalCode, namedByApi } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
@@ -56,7 +56,7 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
     // had taken would have been answered with that order. A page without one (a proxy's HTML 404 during a deploy,
     // an empty 400) is not the API speaking, and says nothing of an earlier attempt that may have reached it.
     const earlierMaybeReached = !firstAttempt || error.earlierMaybeSent;
-    return !earlierMaybeReached || error.code !== statusCode(error.status);
+    return !earlierMaybeReached || namedByApi(error.code, error.status);
   }
   if (!firstAttempt) return false;
   if (error.notSent) return true;

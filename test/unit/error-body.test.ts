@@ -4,6 +4,7 @@ import {
   canonicalCode,
   describeHttpError,
   errorForStatus,
+  namedByApi,
   parseErrorBody,
   unreadableBody,
 } from '../../src/api/errors.js';
@@ -177,6 +178,21 @@ describe('errorForStatus: the exit code of each status', () => {
     expect(error.hint).toBe(
       'that idempotency key belongs to another order (another product or quantity): for this one, use a new key, or give none and one is made; giftcodes order list shows the orders placed from here',
     );
+  });
+
+  it('namedByApi: a code a service named for itself, not the status said again (http_404, a reason phrase)', () => {
+    for (const code of ['insufficient_funds', 'PRODUCT_UNAVAILABLE', 'product_not_found', 'invalid'])
+      expect(namedByApi(code, 404), code).toBe(true);
+    for (const code of [
+      'http_404',
+      'Not Found',
+      'not_found',
+      'NotFound',
+      'not-found',
+      ' Bad Request ',
+      'Unprocessable Content',
+    ])
+      expect(namedByApi(code, 404), code).toBe(false);
   });
 
   it('5xx, 429 and 408 are failures to get an answer (exit 5), with the attempt count', () => {

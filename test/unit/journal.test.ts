@@ -320,6 +320,8 @@ describe('journal', () => {
       [new ApiError('redirect', { code: 'moved', status: 399 }), 'abandoned'],
       // A page with no code of the API's own (a proxy's HTML 404): no answer about the key (a review lost an order).
       [new ApiError('proxy page', { code: 'http_404', status: 404 }), 'abandoned'],
+      // A gateway's JSON 404 (Spring Boot's `"error":"Not Found"`): the reason phrase, not an API's code.
+      [new ApiError('gateway', { code: 'Not Found', status: 404 }), 'abandoned'],
     ] as const) {
       const j = journal();
       const { intent } = await j.begin(spec, T0);

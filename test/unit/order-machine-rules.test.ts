@@ -314,6 +314,17 @@ describe('machine transitions, more', () => {
     } as unknown as ApiClient;
     await expect(new OrderMachine({ ...deps, api: proxyPage }, reused).send()).rejects.toMatchObject({ status: 404 });
     expect(journal.find(intent.key)?.phase).toBe('sending');
+    // A gateway's or framework's JSON body says the reason phrase, not an API's code (a third review lost an order).
+    for (const code of ['Not Found', 'not_found', 'NotFound', 'Bad Request', 'Unprocessable Entity']) {
+      const gateway = {
+        createOrder: () => Promise.reject(new ApiError('HTTP 404', { code, status: 404 })),
+      } as unknown as ApiClient;
+      await expect(
+        new OrderMachine({ ...deps, api: gateway }, journal.find(intent.key)!).send(),
+        code,
+      ).rejects.toMatchObject({ status: 404 });
+      expect(journal.find(intent.key)?.phase, code).toBe('sending');
+    }
     // The API's own refusal (its code) is one, as for any resumed send.
     const funds = {
       createOrder: () => Promise.reject(new ApiError('no funds', { code: 'insufficient_funds', status: 422 })),
