@@ -130,6 +130,27 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect((await ledger(server)).orders.length).toBe(before);
   }, 120_000);
 
+  // A third review: No, then the run killed as its own order began: the No was lost, and the next run sent the
+  // abandoned key again and wrote the codes the person had taken from the dashboard.
+  it('No, then the run killed as its own order begins: the No stands', async () => {
+    const { configDir, url: baseUrl } = served;
+    const place = ['order', 'place', '--product', 'steam-us-20', '--quantity', '4'];
+    await abandonedWhileOut(place);
+    const t = inTerminal(place, configDir, {
+      GIFTCODES_BASE_URL: baseUrl,
+      GIFTCODES_FAILPOINTS: 'intent.written=kill',
+    });
+    await t.waitFor(/No places a new order with a key of its own/, 30_000);
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toMatch(/\[exit (137|-1|9)\]/);
+    // The killed run's own order is resumed; then a new one: the abandoned key is never sent again.
+    for (let night = 0; night < 2; night++) {
+      const next = await runCli(place, { configDir, baseUrl });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).not.toContain('may have been placed before it was stopped');
+    }
+  }, 120_000);
+
   // Ctrl-C at the question says what every order question says (docs/exit-codes.md), not "nothing was saved".
   it('Ctrl-C at the question: cancelled, nothing was sent (exit 130)', async () => {
     const { configDir, url: baseUrl, server } = served;

@@ -274,8 +274,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // At a terminal it is asked (Yes by default): a person who found that order on the provider's dashboard and took
     // its codes (codes get <id>) wants a new one, and would have had the same codes again (a review).
     let reused = abandoned;
-    // Answered No: recorded once this run's own order has begun, not at the answer (a later question cancelled
-    // would have left it declined, and the next run placed a second order beside it: a review).
+    // Answered No: recorded once every question is answered, before this run's own order begins: not at the answer
+    // (a later question cancelled left it declined, and the next run placed a second order beside it), nor after the
+    // begin (a run killed between the two lost the No, and the next run wrote the codes the person had taken: reviews).
     let declined: OrderRecord | undefined;
     if (reused) {
       const was = `the order of ${what} abandoned at ${reused.endedAt ?? reused.updatedAt} (key ${reused.key}) may have been placed before it was stopped`;
@@ -328,6 +329,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       );
       if (!yes) throw cancelled;
     }
+    // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
+    if (declined) await journal.decline(declined, spec);
     const beginning = {
       ...spec,
       key: options.idempotencyKey ?? confirmed?.key ?? reused?.key,
@@ -351,8 +354,6 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       );
       return journal.begin({ ...beginning, key: undefined, keyReused: false });
     });
-    // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
-    if (declined) await journal.decline(declined, spec);
     sayReached(deps.io, settled);
     if (resumed) {
       deps.io.say(
