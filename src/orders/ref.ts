@@ -58,27 +58,28 @@ export async function oneRef(
   const words = [...new Set(cleaned.split(/\s+/).map(cleanRef))];
   const records = allRecords(journal.history, journal.read().intents);
   const known = words.filter((word) => word.length >= MIN_FRAGMENT && recordedWhole(records, word));
-  let picked = known.length === 1 ? known[0] : undefined;
-  let why = 'the one of them that names an order recorded here';
-  if (known.length === 0) {
-    const target = await deps.currentTarget().catch(() => undefined);
-    const prefixes = idPrefixes(
-      records.filter((r) => target === undefined || r.profile === target.profile || r.baseUrl === target.baseUrl),
-    );
-    const alike = words.filter((word) =>
+  const target = await deps.currentTarget().catch(() => undefined);
+  const prefixes = idPrefixes(
+    records.filter((r) => target === undefined || r.profile === target.profile || r.baseUrl === target.baseUrl),
+  );
+  // Words shaped as this profile's order ids, not recorded here: each may be the order meant, as a recorded one may.
+  // A recorded key beside such an id ("restock: the codes of ord_X") is two candidates, not the key (a review wrote
+  // the key's order's codes there).
+  const alike = words.filter(
+    (word) =>
+      !known.includes(word) &&
       prefixes.some((prefix) => word.length > prefix.length && word.toLowerCase().startsWith(prefix.toLowerCase())),
-    );
-    if (alike.length === 1) {
-      picked = alike[0];
-      why = `the one of them that begins as the order ids recorded here do (${prefixes.join(', ')})`;
-    }
-    if (alike.length > 1) known.push(...alike);
+  );
+  const candidates = [...known, ...alike];
+  if (candidates.length === 1) {
+    const why =
+      known.length === 1
+        ? 'the one of them that names an order recorded here'
+        : `the one of them that begins as the order ids recorded here do (${prefixes.join(', ')})`;
+    deps.io.notice(`the ref is ${count} words, so not one id: reading ${candidates[0]}, ${why}`);
+    return candidates[0]!;
   }
-  if (picked !== undefined) {
-    deps.io.notice(`the ref is ${count} words, so not one id: reading ${picked}, ${why}`);
-    return picked;
-  }
-  throw notOneWord(count, known);
+  throw notOneWord(count, candidates);
 }
 
 /** A ref of several words none of which, or more than one of which, can be taken for the order (exit 2). */

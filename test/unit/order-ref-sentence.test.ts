@@ -71,6 +71,20 @@ describe('a ref of several words', () => {
     expect((await orderRef(deps, `see ${mine.toUpperCase()} please`)).orderId).toBe(mine);
   });
 
+  // A third review: "restock: please send the 5 codes of ord_X", with a key `restock` recorded here: the key was read,
+  // and codes get wrote that key's order's codes. A recorded word beside an id-shaped one is two candidates.
+  it('a recorded key beside an id-shaped word: both named, exit 2, nothing sent', async () => {
+    const mine = 'ord_f4e0aaaabbbbccccddddeeee';
+    const { deps } = refDeps([recordAt('restock', '2026-11-29T00:00:00Z', { orderId: mine, baseUrl: here })]);
+    await expect(orderRef(deps, `restock: please send the 5 codes of ${id}`)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'ref_not_one_word',
+      message: expect.stringContaining(`(restock, ${id})`),
+    });
+    // The key alone among other words is read.
+    expect((await orderRef(deps, `restock please`)).orderId).toBe(mine);
+  });
+
   it('no word to read, or more than one: exit 2, nothing sent', async () => {
     const none = refDeps([]);
     await expect(orderRef(none.deps, `Order #${id}`)).rejects.toMatchObject({
