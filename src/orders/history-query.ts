@@ -29,9 +29,13 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
   const pending: OrderRecord[] = intents
     .filter((intent) => !byKey.get(intent.key)?.some((r) => inScope(r, intent) && !before(r, intent)))
     .map((intent) => recordOf(intent, 'pending'));
-  // The record a later run of its key (begun after it ended) stands in front of.
+  // The abandoned record a later run of its key (begun after it ended: the key sent again) stands in front of. Any
+  // other record stays beside that run: a key given again for another order must not hide the order it delivered
+  // (a third review: the delivered order the hint pointed to was hidden).
   const superseded = new Set(
-    intents.flatMap((intent) => (byKey.get(intent.key) ?? []).filter((r) => inScope(r, intent) && before(r, intent))),
+    intents.flatMap((intent) =>
+      (byKey.get(intent.key) ?? []).filter((r) => r.outcome === 'abandoned' && inScope(r, intent) && before(r, intent)),
+    ),
   );
   return [...pending, ...ended.filter((r) => !superseded.has(r))].sort(newestFirst);
 }

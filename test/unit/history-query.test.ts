@@ -94,6 +94,14 @@ describe('allRecords', () => {
     );
     const all = allRecords(h, [intent('K', '2026-01-03T00:00:00.000Z')]);
     expect(all.map((r) => [r.key, r.outcome])).toEqual([['K', 'pending']]);
+    // A delivered order under a key given again for another order stays beside that run (a third review: hidden).
+    const g = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    g.record(rec('inv-7001', '2026-01-02T00:00:00.000Z', { orderId: 'ord_d', endedAt: '2026-01-02T00:05:00.000Z' }));
+    const both = allRecords(g, [intent('inv-7001', '2026-01-03T00:00:00.000Z', { productId: 'other' })]);
+    expect(both.map((r) => [r.key, r.outcome, r.orderId])).toEqual([
+      ['inv-7001', 'pending', undefined],
+      ['inv-7001', 'delivered', 'ord_d'],
+    ]);
   });
 
   it("one key in two scopes: an intent is hidden only by its own scope's record; show names both (issue 29)", () => {
