@@ -46,30 +46,29 @@ export function statusCode(status: number): string {
   return `http_${status}`;
 }
 
-/** HTTP's own reason phrases, as a gateway's or framework's error body gives them (`"error":"Not Found"`). */
-const REASON_PHRASES = new Set([
-  'bad_request',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'method_not_allowed',
-  'not_acceptable',
-  'conflict',
-  'gone',
-  'payload_too_large',
-  'unprocessable_entity',
-  'unprocessable_content',
-  'too_many_requests',
+/**
+ * The refusals of an order that the API names (openapi.yaml), in any spelling: the order was refused as such, so the
+ * API placed nothing under its key, or it would have answered with that order.
+ */
+const ORDER_REFUSALS = new Set([
+  'insufficient_funds',
+  'insufficient_supply',
+  'product_not_found',
+  'unknown_product',
+  'idempotency_key_invalid',
+  'idempotency_key_missing',
 ]);
 
 /**
- * Whether an error's code is one a service named for itself, rather than the status said again: none (an HTML page,
- * `http_404`) or HTTP's reason phrase (a gateway's or a framework's default body, `{"error":"Not Found"}`, a
- * problem+json `title`). Only such a code proves the API itself refused a request whose key may have reached it
- * before (a review: a gateway's JSON 404 settled an abandoned key, and its charged order was lost).
+ * Whether an error proves that the API placed no order under a key that may have reached it before (a send resumed,
+ * a key sent again after an abandon): one of the order refusals it names, and nothing else. A page with no code, a
+ * gateway's or framework's default body (`{"error":"Not Found"}`, `{"code":404}`, gRPC's `{"code":5}`, a
+ * problem+json `type` anchor, a Cloudflare error number) or a code of the service's own the CLI cannot read keeps the
+ * order pending: reviews settled abandoned keys with each of those, and their charged orders were lost. An
+ * `idempotency_key_reused` proves the opposite: an order is under the key.
  */
-export function namedByApi(code: string, status: number): boolean {
-  return code !== statusCode(status) && !REASON_PHRASES.has(snakeOf(code));
+export function refusesTheOrder(code: string): boolean {
+  return ORDER_REFUSALS.has(canonicalCode(code));
 }
 
 /**

@@ -110,6 +110,14 @@ export function recordOf(intent: Intent, outcome: OrderRecord['outcome']): Order
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Whether a record is of an order abandoned after its request went out without an answer (OrderRecord.sent): its key
+ * may hold a charged order, so it is sent again (or dated) as a key sent before, never as a new one.
+ */
+export function sentUnanswered(r: OrderRecord | undefined): r is OrderRecord {
+  return r?.outcome === 'abandoned' && r.sent === true && r.orderId === undefined;
+}
+
 /** Whether a record ended (or, without an end, was last updated) within the 24 hours a server keeps a key. */
 export function endedWithinDay(r: OrderRecord, now: number): boolean {
   return now - Date.parse(r.endedAt ?? r.updatedAt) <= INTENT_MAX_AGE_MS;

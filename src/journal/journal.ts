@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { namedByApi } from '../api/errors.js';
+import { refusesTheOrder } from '../api/errors.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure } from '../files/atomic.js';
 import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord, type Scope } from './history.js';
@@ -543,19 +543,19 @@ export class Journal {
         // (machine.ts usedHereBefore; a review abandoned a row, met an outage, and had its own order refused).
         // An abandoned record keeps that the key's request went out before (`sent`): a run of the abandoned key
         // killed before it sent again, abandoned in turn, said "never sent", and its charged order was lost (a review).
-        // A refusal the API answered under the key (a 4xx about the order: insufficient funds, a product gone) does
-        // settle it: the server placed nothing under it, or it would have replayed that order (same key, same body:
-        // the original response). Kept abandoned, a refused reuse sent the key again all day and met the server's
-        // stored refusal each time, after the wallet was topped up (a review). Not a refusal of this request alone:
-        // the API key (401, 403), a timeout (408), a request in progress (409), a rate limit (429).
-        // The API's own word only: a page with no error code of its own (a proxy's HTML 404) is no answer about the key.
+        // A refusal of the order the API names (insufficient funds, a product gone: refusesTheOrder) does settle it:
+        // the server placed nothing under it, or it would have replayed that order (same key, same body: the original
+        // response). Kept abandoned, a refused reuse sent the key again all day and met the server's stored refusal
+        // each time, after the wallet was topped up (a review). Nothing else does: not the API key (401, 403), a
+        // timeout, a request in progress, a rate limit, a key reused for another body (an order IS under it), nor a
+        // gateway's or proxy's page (reviews lost charged orders to `{"error":"Not Found"}` and `{"code":404}`).
         const status = o.error?.status;
         const answered =
           status !== undefined &&
           status >= 400 &&
           status < 500 &&
           ![401, 403, 408, 409, 429].includes(status) &&
-          namedByApi(o.error?.code ?? '', status);
+          refusesTheOrder(o.error?.code ?? '');
         const kept = records.flatMap((record, i) => {
           if (intents[i]!.orderId !== undefined) return [record];
           const before = this.history.get(record.key, scopeOf(intents[i]!));

@@ -29,12 +29,19 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
   const pending: OrderRecord[] = intents
     .filter((intent) => !byKey.get(intent.key)?.some((r) => inScope(r, intent) && !before(r, intent)))
     .map((intent) => recordOf(intent, 'pending'));
-  // The abandoned record a later run of its key (begun after it ended: the key sent again) stands in front of. Any
-  // other record stays beside that run: a key given again for another order must not hide the order it delivered
-  // (a third review: the delivered order the hint pointed to was hidden).
+  // The abandoned record a later run of its key for the same order (begun after it ended: the key sent again) stands
+  // in front of. Any other record stays beside that run: a key given again for another order must not hide the order
+  // it delivered, or the abandoned one under it (third and fourth reviews).
   const superseded = new Set(
     intents.flatMap((intent) =>
-      (byKey.get(intent.key) ?? []).filter((r) => r.outcome === 'abandoned' && inScope(r, intent) && before(r, intent)),
+      (byKey.get(intent.key) ?? []).filter(
+        (r) =>
+          r.outcome === 'abandoned' &&
+          r.productId === intent.productId &&
+          r.quantity === intent.quantity &&
+          inScope(r, intent) &&
+          before(r, intent),
+      ),
     ),
   );
   return [...pending, ...ended.filter((r) => !superseded.has(r))].sort(newestFirst);

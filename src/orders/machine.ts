@@ -2,7 +2,7 @@
 // (lifecycle.ts), each written durably (its line in the journal's log, fsynced) before the next step is taken, each passing the
 // step's failpoint (CONTRIBUTING.md). It never ends an intent that was charged: deliver and settle (lifecycle.ts)
 // do, after the sink reported success (docs/architecture.md); only a refusal, which certainly charged nothing, ends at once.
-import { canonicalCode, namedByApi } from '../api/errors.js';
+import { canonicalCode, refusesTheOrder } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
@@ -52,11 +52,12 @@ export function certainlyRefused(error: unknown, firstAttempt: boolean): boolean
   if (!(error instanceof CliError)) return false;
   if (orderUnderKey(error, firstAttempt)) return false;
   if (error.status !== undefined && REFUSED_STATUSES.includes(error.status)) {
-    // The API's own refusal (a body naming its error code) holds whatever happened before: a retry of a request it
-    // had taken would have been answered with that order. A page without one (a proxy's HTML 404 during a deploy,
-    // an empty 400) is not the API speaking, and says nothing of an earlier attempt that may have reached it.
+    // The API's refusal of the order (one it names: refusesTheOrder) holds whatever happened before: a retry of a
+    // request it had taken would have been answered with that order. Anything else (a proxy's HTML 404 during a
+    // deploy, an empty 400, a gateway's `{"code":404}`, a code the CLI cannot read) says nothing of an earlier
+    // attempt that may have reached it.
     const earlierMaybeReached = !firstAttempt || error.earlierMaybeSent;
-    return !earlierMaybeReached || namedByApi(error.code, error.status);
+    return !earlierMaybeReached || refusesTheOrder(error.code);
   }
   if (!firstAttempt) return false;
   if (error.notSent) return true;

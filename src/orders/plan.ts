@@ -11,7 +11,14 @@ import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import { endedWithinDay, inScope, withStatus, type OrderRecord, type Scope } from '../journal/history.js';
+import {
+  endedWithinDay,
+  inScope,
+  sentUnanswered,
+  withStatus,
+  type OrderRecord,
+  type Scope,
+} from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { keyIdOf, sha256 } from '../journal/intent.js';
@@ -753,10 +760,7 @@ export async function runRows(
       const spec = { profile: connection.profile, ...scope, productId: row.productId, quantity: row.quantity };
       // A row abandoned after its request went out is sent again under its key: that key's day began at its first
       // send (Intent.keySince), and no send of it is a first attempt (a review: counted from the re-send).
-      const sentBefore =
-        recorded?.outcome === 'abandoned' && recorded.sent === true && recorded.orderId === undefined
-          ? (recorded.keySince ?? recorded.createdAt)
-          : undefined;
+      const sentBefore = sentUnanswered(recorded) ? (recorded.keySince ?? recorded.createdAt) : undefined;
       const { intent, resumed } = await journal.begin({
         ...spec,
         key: row.key,

@@ -7,7 +7,7 @@ import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
 import { sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { endedWithinDay, inScope, scopeOf, type OrderRecord } from '../journal/history.js';
+import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
@@ -113,15 +113,14 @@ export function ofThisRequest(
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-') || r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
     if (r.profile !== spec.profile || r.environment !== spec.environment) continue;
-    const sentUnanswered =
-      r.outcome === 'abandoned' && r.sent === true && r.orderId === undefined && r.declined !== true;
+    const followed = sentUnanswered(r) && r.declined !== true;
     if (!inScope(r, scope)) {
-      if (sentUnanswered && (abandonedElsewhere === undefined || endedAt(r) > endedAt(abandonedElsewhere)))
+      if (followed && (abandonedElsewhere === undefined || endedAt(r) > endedAt(abandonedElsewhere)))
         abandonedElsewhere = r;
       continue;
     }
     if (newest === undefined || endedAt(r) > endedAt(newest)) newest = r;
-    if (sentUnanswered && (abandoned === undefined || endedAt(r) > endedAt(abandoned))) abandoned = r;
+    if (followed && (abandoned === undefined || endedAt(r) > endedAt(abandoned))) abandoned = r;
   }
   const finished =
     finishedMarked && newest?.finishedBy !== undefined && newest.outcome === 'delivered' && endedWithinDay(newest, now)

@@ -151,6 +151,41 @@ describe('an order abandoned while its request was out, then placed again', () =
     }
   }, 120_000);
 
+  // A fourth review: the key given again for another quantity was answered 422 idempotency_key_reused, which erased
+  // the abandoned record of the charged order under it, and the next plain order place charged a second time.
+  it('a key given again for another order after an abandon: the abandoned record stays, nothing is charged twice', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const key = `nightly-${Date.now()}`;
+    const place = (quantity: number): string[] => [
+      'order',
+      'place',
+      '--product',
+      'apple-us-25',
+      '--quantity',
+      String(quantity),
+      '--idempotency-key',
+      key,
+    ];
+    await abandonedWhileOut(place(10));
+    const before = (await ledger(server)).orders.length;
+    const other = await runCli(place(12), { configDir, baseUrl });
+    expect(other.code, other.stderr).not.toBe(0);
+    const listed = JSON.parse((await runCli(['order', 'list', '--json'], { configDir, baseUrl })).stdout) as {
+      key: string;
+      quantity: number;
+      outcome: string;
+    }[];
+    expect(listed.filter((r) => r.key === key).map((r) => [r.quantity, r.outcome])).toContainEqual([10, 'abandoned']);
+    const again = await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '10'], {
+      configDir,
+      baseUrl,
+    });
+    expect(again.stderr).not.toContain('done: ordered 10 × apple-us-25');
+    expect((await ledger(server)).orders.length).toBe(before);
+    // The 12's run, kept pending, goes: the other tests here take the first pending order as theirs.
+    expect((await runCli(['order', 'abandon', key], { configDir, baseUrl })).code).toBe(0);
+  }, 120_000);
+
   // Ctrl-C at the question says what every order question says (docs/exit-codes.md), not "nothing was saved".
   it('Ctrl-C at the question: cancelled, nothing was sent (exit 130)', async () => {
     const { configDir, url: baseUrl, server } = served;

@@ -4,7 +4,7 @@ import {
   canonicalCode,
   describeHttpError,
   errorForStatus,
-  namedByApi,
+  refusesTheOrder,
   parseErrorBody,
   unreadableBody,
 } from '../../src/api/errors.js';
@@ -180,19 +180,32 @@ describe('errorForStatus: the exit code of each status', () => {
     );
   });
 
-  it('namedByApi: a code a service named for itself, not the status said again (http_404, a reason phrase)', () => {
-    for (const code of ['insufficient_funds', 'PRODUCT_UNAVAILABLE', 'product_not_found', 'invalid'])
-      expect(namedByApi(code, 404), code).toBe(true);
+  // Reviews settled abandoned keys with a gateway's `{"error":"Not Found"}`, `{"code":404}`, gRPC's `{"code":5}`,
+  // a problem+json anchor and a Cloudflare number: only the order refusals the API names prove no order is under it.
+  it('refusesTheOrder: the order refusals the API names, in any spelling, and nothing else', () => {
+    for (const code of [
+      'insufficient_funds',
+      'INSUFFICIENT_FUNDS',
+      'insufficientSupply',
+      'product-not-found',
+      'unknown_product',
+    ])
+      expect(refusesTheOrder(code), code).toBe(true);
     for (const code of [
       'http_404',
       'Not Found',
       'not_found',
-      'NotFound',
-      'not-found',
-      ' Bad Request ',
-      'Unprocessable Content',
+      '404',
+      '5',
+      '7003',
+      'section-15.5.5',
+      '404 Not Found',
+      'resource_not_found',
+      'idempotency_key_reused',
+      'request_in_progress',
+      'PRODUCT_UNAVAILABLE',
     ])
-      expect(namedByApi(code, 404), code).toBe(false);
+      expect(refusesTheOrder(code), code).toBe(false);
   });
 
   it('5xx, 429 and 408 are failures to get an answer (exit 5), with the attempt count', () => {

@@ -90,10 +90,22 @@ describe('allRecords', () => {
   it('a key begun again after its record ended: the new run is shown, the record behind it is not', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
     h.record(
-      rec('K', '2026-01-02T00:00:00.000Z', { outcome: 'abandoned', sent: true, endedAt: '2026-01-02T00:05:00.000Z' }),
+      rec('K', '2026-01-02T00:00:00.000Z', {
+        outcome: 'abandoned',
+        sent: true,
+        productId: 'p2',
+        quantity: 3,
+        endedAt: '2026-01-02T00:05:00.000Z',
+      }),
     );
     const all = allRecords(h, [intent('K', '2026-01-03T00:00:00.000Z')]);
     expect(all.map((r) => [r.key, r.outcome])).toEqual([['K', 'pending']]);
+    // The key given again for another order: the abandoned record stays beside it (a fourth review).
+    const other = allRecords(h, [intent('K', '2026-01-03T00:00:00.000Z', { quantity: 12 })]);
+    expect(other.map((r) => [r.quantity, r.outcome])).toEqual([
+      [12, 'pending'],
+      [3, 'abandoned'],
+    ]);
     // A delivered order under a key given again for another order stays beside that run (a third review: hidden).
     const g = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
     g.record(rec('inv-7001', '2026-01-02T00:00:00.000Z', { orderId: 'ord_d', endedAt: '2026-01-02T00:05:00.000Z' }));

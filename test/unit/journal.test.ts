@@ -311,8 +311,8 @@ describe('journal', () => {
     const { ApiError, NetworkError } = await import('../../src/errors.js');
     for (const [error, outcome] of [
       [new ApiError('no funds', { code: 'insufficient_funds', status: 422 }), 'refused'],
-      [new ApiError('bad request', { code: 'validation_error', status: 400 }), 'refused'],
-      [new ApiError('gone', { code: 'product_gone', status: 499 }), 'refused'],
+      [new ApiError('no product', { code: 'product_not_found', status: 400 }), 'refused'],
+      [new ApiError('no supply', { code: 'insufficient_supply', status: 499 }), 'refused'],
       [new NetworkError('unreachable', { code: 'connection_refused' }), 'abandoned'],
       [new ApiError('key revoked', { code: 'invalid_api_key', status: 401 }), 'abandoned'],
       [new ApiError('slow down', { code: 'rate_limited', status: 429 }), 'abandoned'],
@@ -322,6 +322,9 @@ describe('journal', () => {
       [new ApiError('proxy page', { code: 'http_404', status: 404 }), 'abandoned'],
       // A gateway's JSON 404 (Spring Boot's `"error":"Not Found"`): the reason phrase, not an API's code.
       [new ApiError('gateway', { code: 'Not Found', status: 404 }), 'abandoned'],
+      [new ApiError('gateway', { code: '404', status: 404 }), 'abandoned'],
+      // An order IS under a key answered "reused for another body" (a fourth review lost an order to it).
+      [new ApiError('reused', { code: 'idempotency_key_reused', status: 422 }), 'abandoned'],
     ] as const) {
       const j = journal();
       const { intent } = await j.begin(spec, T0);

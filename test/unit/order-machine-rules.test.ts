@@ -113,7 +113,10 @@ describe('certainlyRefused, the rest of the table', () => {
     expect(certainlyRefused(new CliError(ExitCode.local, 'x'), true)).toBe(false);
     expect(certainlyRefused(new CliError(ExitCode.auth, 'x'), false)).toBe(false);
     expect(certainlyRefused(new CliError(ExitCode.auth, 'x', { status: 500 }), true)).toBe(false);
-    expect(certainlyRefused(new CliError(ExitCode.network, 'x', { status: 404 }), false)).toBe(true);
+    expect(certainlyRefused(new CliError(ExitCode.network, 'x', { status: 404 }), false)).toBe(false);
+    expect(
+      certainlyRefused(new CliError(ExitCode.network, 'x', { status: 404, code: 'product_not_found' }), false),
+    ).toBe(true);
   });
 
   it("a 400, 404 or 422 without the API's own error code proves a refusal only when no earlier attempt may have reached the API", () => {
@@ -293,8 +296,14 @@ describe('machine transitions, more', () => {
     ).rejects.toMatchObject({ status: 403, message: 'forbidden; the order may or may not have been placed' });
     expect(saves).toEqual([]);
     expect(journal.find(intent.key)?.phase).toBe('sending');
+    // A 404 with no code the API names for the order keeps it pending; the API's product_not_found is a refusal.
+    const bare = {
+      createOrder: () => Promise.reject(new ApiError('not found', { status: 404 })),
+    } as unknown as ApiClient;
+    await expect(new OrderMachine({ ...deps, api: bare }, sending).send()).rejects.toMatchObject({ status: 404 });
+    expect(journal.find(intent.key)?.phase).toBe('sending');
     const gone = {
-      createOrder: () => Promise.reject(new ApiError('no such product', { status: 404 })),
+      createOrder: () => Promise.reject(new ApiError('no such product', { status: 404, code: 'product_not_found' })),
     } as unknown as ApiClient;
     await expect(new OrderMachine({ ...deps, api: gone }, sending).send()).rejects.toMatchObject({
       status: 404,
@@ -315,7 +324,7 @@ describe('machine transitions, more', () => {
     await expect(new OrderMachine({ ...deps, api: proxyPage }, reused).send()).rejects.toMatchObject({ status: 404 });
     expect(journal.find(intent.key)?.phase).toBe('sending');
     // A gateway's or framework's JSON body says the reason phrase, not an API's code (a third review lost an order).
-    for (const code of ['Not Found', 'not_found', 'NotFound', 'Bad Request', 'Unprocessable Entity']) {
+    for (const code of ['Not Found', 'not_found', 'NotFound', 'Bad Request', '404', '5', 'section-15.5.5', '7003']) {
       const gateway = {
         createOrder: () => Promise.reject(new ApiError('HTTP 404', { code, status: 404 })),
       } as unknown as ApiClient;
@@ -520,7 +529,8 @@ describe('a 422 idempotency_key_reused answering a retry: an order exists under 
     expect(certainlyRefused(new ApiError('422', { status: 422, code: 'IdempotencyKeyReused' }), false)).toBe(false);
     // Another 422 on a retry is still a refusal: the server replays an order it holds under the key before it validates.
     expect(certainlyRefused(new ApiError('422', { status: 422, code: 'insufficient_funds' }), false)).toBe(true);
-    expect(certainlyRefused(new ApiError('400', { status: 400, code: 'idempotency_key_reused' }), false)).toBe(true);
+    // Any other code on a retry proves nothing: a key reused says an order IS under it (a fourth review).
+    expect(certainlyRefused(new ApiError('400', { status: 400, code: 'idempotency_key_reused' }), false)).toBe(false);
   });
 
   it('a first attempt (nothing sent before) is refused and ended: this request charged nothing', async () => {

@@ -181,10 +181,12 @@ describe('order machine transitions', () => {
   });
 
   it('which failures certainly charged nothing: exact statuses, first attempt or not', () => {
-    const status = (s: number): CliError => new ApiError('x', { status: s });
+    const status = (s: number, code?: string): CliError => new ApiError('x', { status: s, ...(code ? { code } : {}) });
     for (const s of [400, 404, 422]) {
       expect(certainlyRefused(status(s), true), String(s)).toBe(true);
-      expect(certainlyRefused(status(s), false), String(s)).toBe(true);
+      // After a send that may have reached the API, only a refusal of the order it names (a fourth review).
+      expect(certainlyRefused(status(s), false), String(s)).toBe(false);
+      expect(certainlyRefused(status(s, 'insufficient_funds'), false), String(s)).toBe(true);
     }
     for (const s of [401, 403]) {
       expect(certainlyRefused(status(s), true), String(s)).toBe(true);
