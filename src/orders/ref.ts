@@ -65,7 +65,10 @@ export async function oneRef(
   // Words shaped as this profile's order ids, not recorded here: each may be the order meant, as a recorded one may.
   // A recorded key beside such an id ("restock: the codes of ord_X") is two candidates, not the key (a review wrote
   // the key's order's codes there).
-  const alike = words.filter(
+  // Inside a word too: a dashboard link (`https://…/orders/ord_X`, `[ord_X](…)`, `order=ord_X`) holds one (a fourth
+  // review: the key beside such a link was read alone).
+  const tokens = [...new Set(words.flatMap((word) => [word, ...word.split(/[^\p{L}\p{N}_-]+/u)]))];
+  const alike = tokens.filter(
     (word) =>
       !known.includes(word) &&
       prefixes.some((prefix) => word.length > prefix.length && word.toLowerCase().startsWith(prefix.toLowerCase())),

@@ -81,6 +81,15 @@ describe('a ref of several words', () => {
       code: 'ref_not_one_word',
       message: expect.stringContaining(`(restock, ${id})`),
     });
+    // The id inside a link or an assignment counts as much (a fourth review: the key was read alone).
+    for (const typed of [
+      `restock: the codes are at https://dash.example.com/orders/${id}`,
+      `restock: [${id}](https://dash.example.com/orders/${id})`,
+      `restock: order=${id}`,
+    ])
+      await expect(orderRef(deps, typed), typed).rejects.toMatchObject({ code: 'ref_not_one_word' });
+    // A link alone names its id.
+    expect((await orderRef(deps, `see https://dash.example.com/orders/${id} please`)).orderId).toBe(id);
     // The key alone among other words is read.
     expect((await orderRef(deps, `restock please`)).orderId).toBe(mine);
   });
