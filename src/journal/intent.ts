@@ -137,7 +137,6 @@ export function newIntent(
     wait?: boolean | undefined;
     out?: OutSpec | undefined;
     plan?: string | undefined;
-    keySince?: string | undefined;
   },
   key: string,
   now: number,
@@ -164,6 +163,5 @@ export function newIntent(
     ...(options.wait ? { wait: true } : {}),
     ...(options.out ? { out: options.out } : {}),
     ...(options.plan !== undefined ? { plan: options.plan } : {}),
-    ...(options.keySince !== undefined ? { keySince: options.keySince } : {}),
   };
 }

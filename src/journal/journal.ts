@@ -10,7 +10,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { refusesTheOrder } from '../api/errors.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure } from '../files/atomic.js';
-import { DEFAULT_HISTORY_DAYS, History, recordOf, scopeOf, type OrderRecord, type Scope } from './history.js';
+import {
+  DEFAULT_HISTORY_DAYS,
+  History,
+  recordOf,
+  scopeOf,
+  sentUnanswered,
+  type OrderRecord,
+  type Scope,
+} from './history.js';
 import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
 import { LOCK_WAIT_MS, withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
@@ -48,8 +56,6 @@ export interface BeginOptions extends OrderSpec {
   key?: string | undefined;
   /** `key` is not the user's: it is the made key of an order abandoned after its request went out, sent again. */
   keyReused?: boolean | undefined;
-  /** With keyReused: when that key was first sent (Intent.keySince). */
-  keySince?: string | undefined;
   /** A plan's row: the plan's file name, kept in the intent and its record. */
   plan?: string | undefined;
   wait?: boolean | undefined;
@@ -232,12 +238,18 @@ export class Journal {
     const fresh = newIntent(options, options.key ?? randomUUID(), now, options.key !== undefined && !options.keyReused);
     const settled: Intent[] = [];
     let durable: Promise<void> = Promise.resolve();
+    // The given key's record, as found() read it: a key whose order was abandoned after its request went out was
+    // sent before (an order place sending it again, its plan's row, --idempotency-key given again), so its new
+    // intent is dated from that first send (Intent.keySince), and none of its sends is a first attempt.
+    const seen: { record?: OrderRecord } = {};
     const create = (): Begun => {
-      durable = this.log.append([{ key: fresh.key, intent: fresh }]);
+      const before = seen.record;
+      const intent = sentUnanswered(before) ? { ...fresh, keySince: before.keySince ?? before.createdAt } : fresh;
+      durable = this.log.append([{ key: intent.key, intent }]);
       durable.catch(() => undefined); // awaited below, once the lock is released
-      return { intent: fresh, resumed: false, settled };
+      return { intent, resumed: false, settled };
     };
-    const begun = await this.withLock(async () => (await this.found(options, now, settled)) ?? create());
+    const begun = await this.withLock(async () => (await this.found(options, now, settled, seen)) ?? create());
     try {
       await durable;
     } catch (error) {
@@ -254,7 +266,12 @@ export class Journal {
    * command's --out, unchanged, is this command run again (the codes are not written or charged again), and
    * one whose codes went to another file refuses this command: its codes are never written into a second file.
    */
-  private async found(options: BeginOptions, now: number, settled: Intent[]): Promise<Begun | undefined> {
+  private async found(
+    options: BeginOptions,
+    now: number,
+    settled: Intent[],
+    seen: { record?: OrderRecord },
+  ): Promise<Begun | undefined> {
     if (options.key !== undefined) {
       const existing = this.find(options.key);
       if (existing && !this.held(existing) && otherMachine(existing.owner) !== undefined)
@@ -267,6 +284,7 @@ export class Journal {
       // same key with another body is the server's to refuse (422 idempotency_key_reused, exit 4).
       // Only this scope's record: the same key under test (or another reseller) is another order.
       const record = this.history.get(options.key, scopeOf(options));
+      seen.record = record;
       if (
         record?.outcome === 'delivered' &&
         record.orderId !== undefined &&
@@ -630,7 +648,7 @@ export class Journal {
 
   /**
    * A person answered No to sending an abandoned key again (order/place.ts): its record says so (`declined`), once
-   * the new order's run has begun. Only while that record is still the key's: a run that sent the key meanwhile (a
+   * every question is answered. Only while that record is still the key's: a run that sent the key meanwhile (a
    * cron job's, while the question waited) wrote its own, which a stale copy must not cover (a review lost the
    * delivered order from order list that way).
    */

@@ -11,14 +11,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import {
-  endedWithinDay,
-  inScope,
-  sentUnanswered,
-  withStatus,
-  type OrderRecord,
-  type Scope,
-} from '../journal/history.js';
+import { endedWithinDay, inScope, withStatus, type OrderRecord, type Scope } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { keyIdOf, sha256 } from '../journal/intent.js';
@@ -730,8 +723,7 @@ export async function runRows(
       // Read again now, not only at the start: an overlapping run of the same plan may have delivered
       // this row meanwhile, and placing it again (the same key: the same order) would find its out file
       // taken and leave an order pending that was delivered.
-      const recorded = delivered.has(row.key) ? undefined : journal.history.get(row.key, scope);
-      const earlier = delivered.get(row.key) ?? deliveredHere(recorded, scope);
+      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key, scope), scope);
       // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
       // before it settled, ends now.
       if (earlier?.orderId !== undefined) {
@@ -758,13 +750,9 @@ export async function runRows(
         outLocks.set(row.key, files.holdOutTarget(row.out, o.force === true, own));
       }
       const spec = { profile: connection.profile, ...scope, productId: row.productId, quantity: row.quantity };
-      // A row abandoned after its request went out is sent again under its key: that key's day began at its first
-      // send (Intent.keySince), and no send of it is a first attempt (a review: counted from the re-send).
-      const sentBefore = sentUnanswered(recorded) ? (recorded.keySince ?? recorded.createdAt) : undefined;
       const { intent, resumed } = await journal.begin({
         ...spec,
         key: row.key,
-        ...(sentBefore !== undefined ? { keySince: sentBefore } : {}),
         wait: waits || out !== undefined,
         out,
         resumeOnly: deps.resumeOnly?.has(row.key),

@@ -330,7 +330,8 @@ describe('journal', () => {
       const { intent } = await j.begin(spec, T0);
       orphan(j, { ...intent, phase: 'sending' });
       await j.abandon(intent.key, T0);
-      const again = await j.begin({ ...spec, key: intent.key, keyReused: true, keySince: intent.createdAt }, T0 + 1000);
+      // Dated from its first send by begin itself, from the abandoned record it finds under the key.
+      const again = await j.begin({ ...spec, key: intent.key, keyReused: true }, T0 + 1000);
       expect(again.intent.keySince).toBe(intent.createdAt);
       await j.end([again.intent], 'refused', { error, now: T0 + 2000 });
       expect(j.history.list()[0], error.code).toMatchObject({ key: intent.key, outcome });

@@ -331,19 +331,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     }
     // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
     if (declined) await journal.decline(declined, spec);
-    // A key given again (--idempotency-key) whose order was abandoned after its request went out was sent before as
-    // much as a reused one: its first send dates it, and no send of it is a first attempt (a fourth review: given
-    // again for another quantity, the 422 key-reused answer erased the abandoned record of a charged order).
-    const givenBefore =
-      options.idempotencyKey === undefined ? undefined : journal.history.get(options.idempotencyKey, spec);
-    const { sentUnanswered } = await import('../../journal/history.js');
-    const sentBefore = reused ?? (sentUnanswered(givenBefore) ? givenBefore : undefined);
     const beginning = {
       ...spec,
       key: options.idempotencyKey ?? confirmed?.key ?? reused?.key,
       keyReused: reused !== undefined,
-      // Its day began at its first send, not at this reuse (Intent.keySince).
-      ...(sentBefore ? { keySince: sentBefore.keySince ?? sentBefore.createdAt } : {}),
       resumeOnly: confirmed !== undefined,
       wait: waits,
       out,
