@@ -189,6 +189,8 @@ describe('errorForStatus: the exit code of each status', () => {
       'insufficientSupply',
       'product-not-found',
       'unknown_product',
+      'idempotency_key_invalid',
+      'IdempotencyKeyMissing',
     ])
       expect(refusesTheOrder(code), code).toBe(true);
     for (const code of [

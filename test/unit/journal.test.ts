@@ -317,6 +317,11 @@ describe('journal', () => {
       [new ApiError('key revoked', { code: 'invalid_api_key', status: 401 }), 'abandoned'],
       [new ApiError('slow down', { code: 'rate_limited', status: 429 }), 'abandoned'],
       [new ApiError('server', { code: 'server_error', status: 500 }), 'abandoned'],
+      // The order's refusal only as a 4xx, and not in the statuses that speak of this request alone.
+      [new ApiError('server', { code: 'insufficient_funds', status: 500 }), 'abandoned'],
+      [new ApiError('slow down', { code: 'insufficient_funds', status: 429 }), 'abandoned'],
+      [new ApiError('key', { code: 'insufficient_funds', status: 401 }), 'abandoned'],
+      [new ApiError('none', { code: 'insufficient_funds' }), 'abandoned'],
       [new ApiError('redirect', { code: 'moved', status: 399 }), 'abandoned'],
       // A page with no code of the API's own (a proxy's HTML 404): no answer about the key (a review lost an order).
       [new ApiError('proxy page', { code: 'http_404', status: 404 }), 'abandoned'],
@@ -393,6 +398,17 @@ describe('journal', () => {
     });
     await k.decline(seen, spec);
     expect(k.history.get(other.intent.key, scopeOf(spec))).toMatchObject({ outcome: 'delivered', orderId: 'ord_cron' });
+    // Nor over an abandoned record of the key that never went out, or one ended again since.
+    for (const change of [{ sent: undefined }, { endedAt: new Date(T0 + 9000).toISOString() }]) {
+      const m = journal();
+      const begun = await m.begin(spec, T0);
+      orphan(m, { ...begun.intent, phase: 'sending' });
+      await m.abandon(begun.intent.key, T0);
+      const was = m.history.get(begun.intent.key, scopeOf(spec))!;
+      m.history.record({ ...was, ...change });
+      await m.decline(was, spec);
+      expect(m.history.get(begun.intent.key, scopeOf(spec))?.declined, JSON.stringify(change)).toBeUndefined();
+    }
     expect(k.history.get(other.intent.key, scopeOf(spec))?.declined).toBeUndefined();
   });
 

@@ -9,7 +9,7 @@ import {
   resumableFor,
   resumeCandidate,
 } from '../../src/orders/recover.js';
-import { recordOf, scopeOf, type OrderRecord } from '../../src/journal/history.js';
+import { recordOf, scopeOf, sentUnanswered, type OrderRecord } from '../../src/journal/history.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { writeFileSync } from 'node:fs';
@@ -262,6 +262,15 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     day.history.record(abandoned('day', 24 * HOUR));
     day.history.mark('abandoned', T);
     expect(abandonedMaybePlaced(day, spec, undefined, T)?.key).toBe('day');
+  });
+
+  it('sentUnanswered: abandoned, sent, and no order id; nothing else', () => {
+    const r = abandoned('k', HOUR);
+    expect(sentUnanswered(r)).toBe(true);
+    expect(sentUnanswered(undefined)).toBe(false);
+    expect(sentUnanswered({ ...r, sent: undefined })).toBe(false);
+    expect(sentUnanswered({ ...r, orderId: 'ord_1' })).toBe(false);
+    expect(sentUnanswered({ ...r, outcome: 'refused' })).toBe(false);
   });
 
   it('recordOf marks an abandoned intent sent only when its request went out without an answer', () => {
