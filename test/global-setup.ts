@@ -1,7 +1,9 @@
 // Once per vitest run, before any test file: one temporary directory for the whole run, made the TMPDIR of every
 // worker and of every process they start (the CLI, the reference server, git, age). Everything a test makes with
 // tmpdir() lands inside it, and so does what a CLI killed by a failpoint leaves (its spool, a half-written file), and
-// the run's end removes it whole. Without it every run of the suite left about 4,000 directories in /tmp.
+// the run's end removes it whole. Without it every run of the suite left about 4,000 directories in /tmp. The
+// same directory holds the run's XDG_CACHE_HOME: the CLIs a test starts from a copy of dist/ would otherwise
+// leave their compile caches in the home directory of whoever runs the suite (156 MB here after three days).
 import { execFileSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ export const SUITE_TMP = 'GIFTCODES_TEST_TMP';
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'giftcodes-suite-'));
   process.env.TMPDIR = root;
+  process.env.XDG_CACHE_HOME = join(root, 'cache');
   process.env[SUITE_TMP] = root;
   return () => removeRun(root);
 }

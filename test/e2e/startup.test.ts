@@ -31,7 +31,13 @@ describe('the answers start.js gives without the program', () => {
         ['-qc', `stty cols ${columns}; "${process.execPath}" "${join(ROOT, 'bin', 'giftcodes')}" --help`, '/dev/null'],
         {
           encoding: 'utf8',
-          env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1' },
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+            TERM: 'xterm',
+            NO_COLOR: '1',
+          },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       ).stdout.replace(/\r/g, '');

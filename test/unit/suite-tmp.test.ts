@@ -21,8 +21,19 @@ describe("the suite's temporary directory", () => {
     expect(childTmp.trim()).toBe(root);
   });
 
+  it("holds the run's XDG_CACHE_HOME: the CLIs a test starts keep their compile caches there, not in the home directory", () => {
+    const root = process.env[SUITE_TMP];
+    expect(process.env.XDG_CACHE_HOME).toBe(join(root!, 'cache'));
+    const childCache = execFileSync(process.execPath, ['-p', 'process.env.XDG_CACHE_HOME'], { encoding: 'utf8' });
+    expect(childCache.trim()).toBe(join(root!, 'cache'));
+  });
+
   it("is removed whole at the run's end, with what is inside it", () => {
-    const saved = { TMPDIR: process.env.TMPDIR, [SUITE_TMP]: process.env[SUITE_TMP] };
+    const saved = {
+      TMPDIR: process.env.TMPDIR,
+      XDG_CACHE_HOME: process.env.XDG_CACHE_HOME,
+      [SUITE_TMP]: process.env[SUITE_TMP],
+    };
     let root: string | undefined;
     try {
       const teardown = setup();
@@ -34,6 +45,7 @@ describe("the suite's temporary directory", () => {
       expect(existsSync(root!)).toBe(false);
     } finally {
       process.env.TMPDIR = saved.TMPDIR;
+      process.env.XDG_CACHE_HOME = saved.XDG_CACHE_HOME;
       process.env[SUITE_TMP] = saved[SUITE_TMP];
     }
   });
