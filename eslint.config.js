@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.bench/', '.stryker-tmp/', 'reports/'] },
+  {
+    ignores: [
+      'dist/',
+      'dist.build-*/',
+      'dist.old-*/',
+      'node_modules/',
+      'coverage/',
+      '.bench/',
+      '.stryker-tmp/',
+      'reports/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

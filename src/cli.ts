@@ -215,7 +215,8 @@ const REACHED_FOR: Readonly<Record<string, string>> = {
   // `order place amazon-us-25 5`, or `-q 10` (quiet) meant as the quantity.
   'order place <arguments>': 'the product and quantity are flags: --product <id> --quantity <n> (-q is --quiet)',
   // `catalog list amazon`, as `gh search` takes its words (a person's day).
-  'catalog list <arguments>': 'to search the catalog: giftcodes catalog list --filter <text> (any part of an id or name)',
+  'catalog list <arguments>':
+    'to search the catalog: giftcodes catalog list --filter <text> (any part of an id or name)',
 };
 
 /** The hint for an unknown command or option the table above knows, under the command it was typed under. */
