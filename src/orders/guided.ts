@@ -10,6 +10,7 @@ import { nothingSent } from '../errors.js';
 import { formatMoney, majorUnits, spokenMoney } from '../money.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
+import { padToWidth, textWidth } from '../output/width.js';
 import { grouped, unitsOf } from '../output/words.js';
 import { MAX_QUANTITY } from './limits.js';
 import { wallet } from './confirm.js';
@@ -37,14 +38,14 @@ export function productChoices(
   products: readonly Product[],
 ): { value: string; name: string; short: string; disabled?: string }[] {
   const idWidth = Math.max(0, ...products.map((p) => p.id.length));
-  const brandWidth = Math.max(0, ...products.map((p) => display(p.brand).length));
+  const brandWidth = Math.max(0, ...products.map((p) => textWidth(display(p.brand))));
   const monies = products.map((p) => {
     const price = unitPriceOf(p);
     return price ? spokenMoney(price.amount, price.currency) : '';
   });
   const moneyWidth = Math.max(0, ...monies.map((m) => m.length));
   return products.map((p, i) => {
-    const name = `${p.id.padEnd(idWidth)}  ${display(p.brand).padEnd(brandWidth)}  ${monies[i]!.padStart(moneyWidth)}`;
+    const name = `${p.id.padEnd(idWidth)}  ${padToWidth(display(p.brand), brandWidth)}  ${monies[i]!.padStart(moneyWidth)}`;
     return { value: p.id, name, short: p.id, ...(unavailable(p) ? { disabled: '(unavailable)' } : {}) };
   });
 }

@@ -4,6 +4,7 @@
 import type { Io } from './io.js';
 import { stripControl } from '../secrets.js';
 import { spokenMoney } from '../money.js';
+import { headOfWidth, padToWidth, tailOfWidth, textWidth } from './width.js';
 
 export interface Column<Row> {
   header: string;
@@ -69,19 +70,19 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly C
     ]),
   );
   const widths = columns.map((column, i) =>
-    Math.max(column.header.length, ...forms.map((row) => (row[i]!.at(-1) ?? '').length)),
+    Math.max(textWidth(column.header), ...forms.map((row) => textWidth(row[i]!.at(-1) ?? ''))),
   );
   if (io.stdoutIsTTY) {
     fitToWidth(
       widths,
       io.columns,
-      columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : c.header.length)),
+      columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : textWidth(c.header))),
     );
     // The room left goes to the columns that took shorter forms, as far as their longer forms need it.
     let room = io.columns - widths.reduce((a, b) => a + b, 0) - 2 * (widths.length - 1);
     columns.forEach((column, i) => {
       if (!narrowed.has(column) || room <= 0) return;
-      const longest = Math.max(...forms.map((row) => row[i]![0]!.length));
+      const longest = Math.max(...forms.map((row) => textWidth(row[i]![0]!)));
       const more = Math.min(room, Math.max(0, longest - (widths[i] ?? 0)));
       widths[i] = (widths[i] ?? 0) + more;
       room -= more;
@@ -91,7 +92,7 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly C
     values
       .map((cell, i) => {
         const width = widths[i] ?? 0;
-        return fit(cell.find((form) => form.length <= width) ?? cell.at(-1) ?? '', width, columns[i]?.cut);
+        return fit(cell.find((form) => textWidth(form) <= width) ?? cell.at(-1) ?? '', width, columns[i]?.cut);
       })
       .join('  ')
       .trimEnd();
@@ -109,9 +110,11 @@ function fittingColumns<Row>(
   total: number,
 ): { columns: readonly Column<Row>[]; narrowed: ReadonlySet<Column<Row>> } {
   const widest = new Map(
-    columns.map((column) => [column, Math.max(0, ...rows.map((row) => oneLine(column.value(row)).length))]),
+    columns.map((column) => [column, Math.max(0, ...rows.map((row) => textWidth(oneLine(column.value(row)))))]),
   );
-  const widths = new Map(columns.map((column) => [column, Math.max(column.header.length, widest.get(column) ?? 0)]));
+  const widths = new Map(
+    columns.map((column) => [column, Math.max(textWidth(column.header), widest.get(column) ?? 0)]),
+  );
   const narrowed = new Set<Column<Row>>();
   // A column that could give way and is blank in every row says nothing (`order list`'s AMOUNT where no catalog
   // was ever listed on this machine): it goes first, and its width goes to a column that has something to say.
@@ -130,8 +133,8 @@ function fittingColumns<Row>(
     if (needed() <= total) break;
     if (narrow) {
       narrowed.add(column);
-      const shortest = rows.map((row) => oneLine(column.narrow?.forms(row).at(-1) ?? column.value(row)).length);
-      widths.set(column, Math.max(column.header.length, ...shortest));
+      const shortest = rows.map((row) => textWidth(oneLine(column.narrow?.forms(row).at(-1) ?? column.value(row))));
+      widths.set(column, Math.max(textWidth(column.header), ...shortest));
       continue;
     }
     const at = kept.indexOf(column);
@@ -159,19 +162,22 @@ function fitToWidth(widths: number[], total: number, minimums: number[]): void {
   }
 }
 
+/** The cell in exactly `width` columns: padded, or cut with an ellipsis where its column says (Column.cut). */
 function fit(value: string, width: number, cut: Column<unknown>['cut'] = 'end'): string {
-  if (value.length <= width) return value.padEnd(width);
+  if (textWidth(value) <= width) return padToWidth(value, width);
   const kept = Math.max(0, width - 1);
   if (cut === 'path') {
     const name = value.slice(value.lastIndexOf('/') + 1);
-    if (name.length + 2 <= width) return `…/${name}`.padEnd(width);
+    if (textWidth(name) + 2 <= width) return padToWidth(`…/${name}`, width);
     // The end kept is the extension and its count (`.csv (2)`) where six characters of the start stay beside them:
     // the start, where a batch's file names differ, gets the rest; else the middle of the name goes.
     const dot = name.lastIndexOf('.');
-    const tail = dot > 0 && name.length - dot <= kept - 6 ? name.length - dot : kept - Math.ceil(kept / 2);
-    return `${name.slice(0, kept - tail)}…${name.slice(name.length - tail)}`;
+    const extension = dot > 0 ? textWidth(name.slice(dot)) : Infinity;
+    const tail = extension <= kept - 6 ? extension : kept - Math.ceil(kept / 2);
+    return padToWidth(`${headOfWidth(name, kept - tail)}…${tailOfWidth(name, tail)}`, width);
   }
-  return cut === 'start' ? `…${value.slice(value.length - kept)}` : `${value.slice(0, kept)}…`;
+  // A wide character that would not fit whole leaves its column blank instead.
+  return padToWidth(cut === 'start' ? `…${tailOfWidth(value, kept)}` : `${headOfWidth(value, kept)}…`, width);
 }
 
 function oneLine(value: string): string {
