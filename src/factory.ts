@@ -181,7 +181,9 @@ export class Factory implements Deps {
       env: this.io.env,
       requestTimeoutMs: Math.max(1, Math.round(this.globals.requestTimeout * 1000)),
       retry: { ...DEFAULT_RETRY_POLICY, retries },
-      log: (line) => this.io.debug(line),
+      // Only with --verbose: each request's line (its path, its time) is otherwise made for nothing, ~30 ms of a
+      // 1,000-row plan (BENCHMARKS.md, issue 33).
+      log: this.io.verbose ? (line) => this.io.debug(line) : undefined,
       signal: this.signal,
       refusedKeyHint: refusedHint,
       baseUrlFrom,

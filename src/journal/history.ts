@@ -23,7 +23,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
-import { INTENT_MAX_AGE_MS, sha256, type Intent } from './intent.js';
+import { INTENT_MAX_AGE_MS, keyHash, sha256, type Intent } from './intent.js';
 import { readIfThere } from '../files/read-if-there.js';
 import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
@@ -353,7 +353,7 @@ export class History {
 
   /** The line file of a key: the first two hex digits of its sha256 (every scope of a key in one file). */
   private linesOf(key: string): string {
-    return join(this.dir, `${sha256(key).slice(0, 2)}.jsonl`);
+    return join(this.dir, `${keyHash(key).slice(0, 2)}.jsonl`);
   }
 
   private hasLegacy(): boolean {

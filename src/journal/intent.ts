@@ -94,6 +94,21 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** keyHash's answers (a plan of 1,000 rows asks ~7 for each key: its intent file, its record's line file). */
+const keyHashes = new Map<string, string>();
+
+/** sha256 of an idempotency key, remembered for the process: the journal and the history name files by it. */
+export function keyHash(key: string): string {
+  let hash = keyHashes.get(key);
+  if (hash === undefined) {
+    // Bounded: a process that meets more keys than a plan's rows starts again rather than grow.
+    if (keyHashes.size >= 100_000) keyHashes.clear();
+    hash = sha256(key);
+    keyHashes.set(key, hash);
+  }
+  return hash;
+}
+
 export function keyIdOf(apiKey: string): string {
   return sha256(`giftcodes-key-id:${apiKey}`).slice(0, 16);
 }

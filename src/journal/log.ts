@@ -21,7 +21,7 @@ import {
 import { dirname, join } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
-import { sha256, type Intent } from './intent.js';
+import { keyHash, type Intent } from './intent.js';
 import { onJournalExit } from './at-exit.js';
 import { withDirLock } from './lock.js';
 import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
@@ -70,7 +70,7 @@ export function endMark(key: string, createdAt: string): string {
 
 /** The intent file of a key, as the journal names it (journal.ts fileOf): 40 hex of its sha256. */
 export function intentFile(dir: string, key: string): string {
-  return join(dir, `${sha256(key).slice(0, 40)}.json`);
+  return join(dir, `${keyHash(key).slice(0, 40)}.json`);
 }
 
 /**
