@@ -146,6 +146,14 @@ export function staleness(
   return undefined;
 }
 
+/**
+ * Whether no request of this intent's key can have gone out: still `prepared` (its `sending` is durable before the
+ * POST may go), and not a key an earlier, abandoned run sent (keySince). Such an intent charged nothing.
+ */
+export function neverSent(intent: Pick<Intent, 'phase' | 'keySince'>): boolean {
+  return intent.phase === 'prepared' && intent.keySince === undefined;
+}
+
 /** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
 export function newIntent(
   options: OrderSpec & {

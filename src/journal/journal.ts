@@ -19,7 +19,16 @@ import {
   type OrderRecord,
   type Scope,
 } from './history.js';
-import { newIntent, sameOrder, sameRequest, staleness, type Intent, type OrderSpec, type OutSpec } from './intent.js';
+import {
+  neverSent,
+  newIntent,
+  sameOrder,
+  sameRequest,
+  staleness,
+  type Intent,
+  type OrderSpec,
+  type OutSpec,
+} from './intent.js';
 import { LOCK_WAIT_MS, withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
@@ -825,7 +834,7 @@ export function staleError(intent: Intent, now: number = Date.now()): UsageError
   // followed "check the server for it" with no way to, resumed it, and was charged twice under "no second charge").
   const hint = intent.orderId
     ? `its order is ${intent.orderId} (giftcodes order show ${intent.orderId}): finish it with giftcodes order resume ${intent.key} --force-stale (it reads that order, no second charge), or drop it with: giftcodes order abandon ${intent.key}`
-    : intent.phase === 'prepared'
+    : neverSent(intent)
       ? `it was never sent: send it now with giftcodes order resume ${intent.key} --force-stale, or drop it with: giftcodes order abandon ${intent.key}`
       : `it was sent without an answer, and the API cannot be asked by key: look in the provider's dashboard for an order of ${unitsOf(intent.quantity, intent.productId)} placed about ${intent.createdAt}; if there is one, drop this with giftcodes order abandon ${intent.key}; if none, giftcodes order resume ${intent.key} --force-stale sends it again (a second order if the first went through after all)`;
   return new UsageError(

@@ -4,7 +4,8 @@
 // reached the user: a durable fact), then settle (the intent leaves the journal; the one place it does).
 //
 //   prepared ──► sending ──► accepted ──► delivered ──► resolved
-//      │            │           │   ▲          (the record)  (the intent ended)
+//      ▲ disarm ────┘           │   ▲          (the record)  (the intent ended)
+//      │            │           │   │
 //      └────────────┴──► refused│   └ status, codes file identity
 //                               └──► failed ──► resolved
 //   abandoned: from any phase, by `order abandon`
@@ -33,8 +34,10 @@ export interface StepRule {
 export const LIFECYCLE: Readonly<Record<Step, StepRule>> = {
   // On disk before the first byte of the POST; written by Journal.begin, which fires the failpoint.
   prepared: { to: ['sending', 'refused', 'abandoned'], writes: 'intent', failpoint: 'intent.written' },
-  // The POST may go now; whether it reached the server is unknown until it is answered.
-  sending: { to: ['accepted', 'refused', 'abandoned'], writes: 'intent', failpoint: 'sending.written' },
+  // The POST may go now; whether it reached the server is unknown until it is answered. Back to prepared only
+  // in the process that armed it and certainly sent nothing (a plan's readied row when the plan is interrupted:
+  // OrderMachine.disarm), so that what is left says "never sent", not "may have been charged".
+  sending: { to: ['accepted', 'refused', 'abandoned', 'prepared'], writes: 'intent', failpoint: 'sending.written' },
   // The server's order id and status; then its status as it changes, and each codes file's identity before its rename.
   accepted: { to: ['accepted', 'delivered', 'failed', 'abandoned'], writes: 'intent', failpoint: 'order.accepted' },
   // The outcome reached the user (stdout flushed, or the codes file renamed into place and then stdout flushed).

@@ -162,6 +162,18 @@ export class OrderMachine {
   }
 
   /**
+   * sending → prepared, for an intent this process armed and never sent (a plan's readied row when the plan is
+   * interrupted): on disk again as what it is. Left `sending`, it read as "may have been charged", and a person who
+   * had fixed the plan's quantity finished such rows with `order resume`, placing for the first time orders they no
+   * longer wanted (an adversarial review). A no-op for any other intent.
+   */
+  async disarm(): Promise<void> {
+    if (!this.armedUnsent || this.intent.phase !== 'sending') return;
+    this.armedUnsent = false;
+    await this.move('prepared');
+  }
+
+  /**
    * prepared → sending → accepted: the POST with the journaled key and body, byte for byte. `answered` is
    * told when the POST has its answer (before `accepted` is written): a plan's row then needs the network
    * no more, and its worker may send the next row meanwhile.

@@ -14,7 +14,7 @@ import type { OutLock } from '../export/out-lock.js';
 import { endedWithinDay, inScope, withStatus, type OrderRecord, type Scope } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { keyIdOf, sha256 } from '../journal/intent.js';
+import { keyIdOf, neverSent, sha256 } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
@@ -657,8 +657,8 @@ export function olderVersionRows(
  */
 export function interruptedGone(rows: readonly PlanRow[], intents: readonly Intent[], family: string): Intent[] {
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
-  // One only prepared was never sent: it charged nothing (order pending names it as any other).
-  return intents.filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && i.phase !== 'prepared');
+  // One never sent charged nothing (order pending names it as any other).
+  return intents.filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && !neverSent(i));
 }
 
 /** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */
@@ -857,14 +857,17 @@ export async function runRows(
     next < rows.length && !signal.aborted && unreachable === undefined ? prepare(next++) : undefined;
   // `concurrency` rows talk to the server at once. Each worker readies its next row (the intent written and
   // fsynced, `sending`) while its current row's request is out: the disk waits overlap the network instead
-  // of adding to every row. Interrupted, at most one readied row per worker is left pending, never sent:
-  // the same plan again sends it with its key.
+  // of adding to every row. Interrupted, at most one readied row per worker is left pending, never sent, and
+  // written back as prepared (disarm): the same plan again sends it with its key, and what is left says "never sent".
   const finishing: Promise<void>[] = [];
   const worker = async (): Promise<void> => {
     let ahead = take();
     while (ahead !== undefined) {
       const ready = await ahead;
-      if (signal.aborted) break;
+      if (signal.aborted) {
+        if ('machine' in ready) await ready.machine.disarm().catch(() => undefined);
+        break;
+      }
       ahead = take();
       await new Promise<void>((free) => {
         const row = run(ready, free).then((result) => {

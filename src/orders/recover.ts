@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
-import { sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
+import { neverSent, sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
@@ -156,10 +156,28 @@ function leftWords(journal: Journal, mine: (intent: Intent) => boolean): string 
   const [one] = left;
   if (one === undefined) return undefined;
   if (left.length > 1)
-    return `${left.length} orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending`;
-  // A stale one is not resumed silently: `order pending` says how to check it first.
-  const next = staleness(one) === undefined ? `giftcodes order resume ${one.key}` : 'see giftcodes order pending';
-  return `an order interrupted in an earlier run is still unfinished (it may have been charged): ${unitsOf(one.quantity, one.productId)}, profile "${one.profile}" (${one.environment}), started ${one.createdAt}: ${next}`;
+    return `${left.length} orders interrupted in earlier runs are still unfinished (${chargeWords(left)}): see giftcodes order pending`;
+  const what = `${unitsOf(one.quantity, one.productId)}, profile "${one.profile}" (${one.environment}), started ${one.createdAt}`;
+  const unsent = neverSent(one);
+  // A stale one is not resumed silently: `order pending` says how to check it first. One never sent would be placed
+  // now, for the first time, by `order resume`; dropping it is as likely what the person wants (a typo fixed since),
+  // so both ways are named.
+  const next =
+    staleness(one) !== undefined
+      ? 'see giftcodes order pending'
+      : unsent
+        ? `place it with giftcodes order resume ${one.key}, or drop it with giftcodes order abandon ${one.key}`
+        : `giftcodes order resume ${one.key}`;
+  return `an order interrupted in an earlier run ${unsent ? 'was never sent (nothing was charged)' : 'is still unfinished (it may have been charged)'}: ${what}: ${next}`;
+}
+
+/** Whether interrupted intents may have been charged, in words (neverSent: certainly not). */
+export function chargeWords(intents: readonly Intent[]): string {
+  const unsent = intents.filter(neverSent).length;
+  const sent = intents.length - unsent;
+  if (unsent === 0) return sent === 1 ? 'it may have been charged' : 'they may have been charged';
+  if (sent === 0) return unsent === 1 ? 'it was never sent, so not charged' : 'never sent, so not charged';
+  return `${sent} may have been charged, ${unsent} never sent`;
 }
 
 /**

@@ -18,6 +18,9 @@ import {
   spawnCli,
   tempDir,
 } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const inTerminal = giftcodesTerminals();
 
 describe('an interrupted live order, run again', () => {
   const served = servedApi(['--fulfil-after', '0']);
@@ -72,5 +75,42 @@ describe('a live plan interrupted, run again', () => {
     expect(again.stderr).toContain('resuming its interrupted order');
     expect(await pendingIntents(configDir)).toEqual([]);
     expect(await chargesFor(held.server, 'amazon-us-10', 5)).toHaveLength(1);
+  });
+
+  it('a row readied behind the one out was never sent: said so everywhere, and a resume of it at a terminal asks first', async () => {
+    // An adversarial review: a live plan with a typo (10 for 1) stopped by Ctrl-C said 2 rows "may have been charged"
+    // where 1 had been sent; with the plan fixed, `order resume --all` then placed the readied row, never sent, for
+    // the first time, under "same request, no second charge".
+    const configDir = await loggedIn(held.server, BOTH_KEYS);
+    const plan = join(tempDir(), 'typo.csv');
+    writeFileSync(plan, 'product,quantity\napple-us-25,10\nsteam-us-20,10\n');
+    const running = spawnCli(['order', 'place', '--env', 'live', '--plan', plan, '--concurrency', '1', '--yes'], {
+      configDir,
+    });
+    running.proc.stdin?.end();
+    await heldRequests(held.server);
+    running.proc.kill('SIGINT');
+    const stopped = await running.result;
+    expect(await releaseHeld(held.server)).toBe(1);
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('the plan stopped, and 1 row of it may have been charged');
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+      key: string;
+      productId: string;
+      phase: string;
+    }[];
+    const readied = pending.find((row) => row.productId === 'steam-us-20')!;
+    expect(readied.phase).toBe('prepared');
+    const table = await runCli(['order', 'pending'], { configDir, env: { COLUMNS: '120' } });
+    expect(table.stdout).toMatch(/steam-us-20 +10 .*never sent/);
+    expect(table.stderr).toContain('never sent ones charged nothing');
+    // At a terminal, its resume asks (a live order placed for the first time); No sends nothing.
+    const t = inTerminal(['order', 'resume', readied.key], configDir, { GIFTCODES_BASE_URL: held.server.url });
+    const asked = (await t.waitFor(/Place the live order/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toContain('placing 10 × steam-us-20 with key');
+    expect(asked).toContain('so this is its first request');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(held.server, 'steam-us-20', 10)).toHaveLength(0);
   });
 });

@@ -101,7 +101,7 @@ describe('giftcodes doctor, run() over a test Io', () => {
       quantity: 4,
       key: 'k-left',
     });
-    journal.save({ ...intent, owner: dead() });
+    journal.save({ ...intent, phase: 'sending', owner: dead() });
     await run({ retries: 0 }, d);
     const line = out()
       .split('\n')

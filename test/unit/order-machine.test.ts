@@ -134,6 +134,36 @@ describe('order machine transitions', () => {
     expect(journal.history.list()[0]?.outcome).toBe('refused');
   });
 
+  it('disarm() writes an armed, unsent intent back as prepared; never one this machine did not arm, nor one it sent', async () => {
+    const { deps, journal, intent } = await begun();
+    const machine = new OrderMachine(deps, intent);
+    await machine.arm();
+    await machine.disarm();
+    expect(phaseOnDisk(journal, intent.key)).toBe('prepared');
+    // Read from disk `sending` (another process armed it, and may have sent it): left as it is.
+    await machine.arm();
+    await new OrderMachine(deps, journal.find(intent.key)!).disarm();
+    expect(phaseOnDisk(journal, intent.key)).toBe('sending');
+    // Sent, then answered: accepted stays accepted.
+    await machine.send();
+    await machine.disarm();
+    expect(phaseOnDisk(journal, intent.key)).toBe('accepted');
+  });
+
+  it('disarm() after a send that failed leaves `sending`: the request may have gone', async () => {
+    const { deps, journal, intent } = await begun();
+    const machine = new OrderMachine(
+      {
+        ...deps,
+        api: { createOrder: () => Promise.reject(new NetworkError('reset', { status: 503 })) } as unknown as ApiClient,
+      },
+      intent,
+    );
+    await machine.send().catch(() => undefined);
+    await machine.disarm();
+    expect(phaseOnDisk(journal, intent.key)).toBe('sending');
+  });
+
   it('a `sending` intent read from disk is not a first attempt: a POST refused before it left keeps it pending', async () => {
     const { deps, journal, intent } = await begun('http://127.0.0.1:9');
     await new OrderMachine(deps, intent).arm();

@@ -31,6 +31,26 @@ describe('order pending: the way to finish the rows it lists', () => {
 });
 
 describe('wayOut', () => {
+  it('a row never sent: placing it and dropping it are both named (it charged nothing); several: a line for those', () => {
+    const unsent = (key: string): boolean => key === 'po-7';
+    expect(wayOut([{ key: 'po-7', state: 'interrupted' }], unsent)).toEqual([
+      'it was never sent: place it with giftcodes order resume po-7, or drop it with giftcodes order abandon po-7',
+    ]);
+    expect(wayOut([{ key: 'po-7', state: 'interrupted' }])).toEqual(['finish it with: giftcodes order resume po-7']);
+    expect(
+      wayOut(
+        [
+          { key: 'po-7', state: 'interrupted' },
+          { key: 'po-8', state: 'interrupted' },
+        ],
+        unsent,
+      ),
+    ).toEqual([
+      'finish each with: giftcodes order resume <key>',
+      'never sent ones charged nothing: resuming one places it; giftcodes order abandon <key> drops it',
+    ]);
+  });
+
   it('a single stale or future-dated row: --force-stale or abandon of its key, once checked; never a plain resume', () => {
     expect(wayOut([{ key: 'po-7', state: 'stale' }])).toEqual([
       'it is stale: once checked on the server, giftcodes order resume po-7 --force-stale, or giftcodes order abandon po-7',

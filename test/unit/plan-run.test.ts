@@ -304,10 +304,16 @@ describe('runPlan', () => {
     const controller = new AbortController();
     const h = harness({ controller, onPost: () => controller.abort(new InterruptedError('interrupted by SIGINT')) });
     const path = plan('amazon-us-25,1\nsteam-us-20,1\namazon-us-25,3\n');
-    await expect(runPlan({ plan: path, concurrency: 1 }, h.deps)).rejects.toMatchObject({ exitCode: 130 });
+    // Only the row that was out may have been charged: the readied one is said as what it is, never sent.
+    await expect(runPlan({ plan: path, concurrency: 1 }, h.deps)).rejects.toMatchObject({
+      exitCode: 130,
+      message: expect.stringMatching(/the plan stopped, and 1 row of it may have been charged$/),
+    });
     expect(h.posts()).toBe(1);
     const left = h.journal.read().intents;
     expect(left.map((i) => [i.productId, i.orderId])).toContainEqual(['steam-us-20', undefined]);
+    // Written back as prepared (disarmed): left `sending`, it read as "may have been charged" everywhere after.
+    expect(left.find((i) => i.productId === 'steam-us-20')?.phase).toBe('prepared');
     expect(left.some((i) => i.productId === 'amazon-us-25' && i.quantity === 3)).toBe(false);
     // The same plan again sends the readied row with its key, and the rest: one order each, never a second.
     const again = harness({ journal: h.journal });

@@ -70,13 +70,13 @@ describe('leftByEarlierRuns', () => {
     const j = journal();
     expect(leftByEarlierRuns(j, () => false)).toBeUndefined();
     expect(leftByEarlierRuns(j, () => false, '/var/lib/giftcodes')).toBeUndefined();
-    const one = await left(j, { key: 'k-1' });
+    const one = await left(j, { key: 'k-1', phase: 'sending' });
     expect(leftByEarlierRuns(j, () => false)).toBe(
       `an order interrupted in an earlier run is still unfinished (it may have been charged): 3 × amazon-us-25, profile "default" (test), started ${one.createdAt}: giftcodes order resume k-1`,
     );
     // The run's own intent is not named.
     expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-1')).toBeUndefined();
-    await left(j, { key: 'k-2', productId: 'steam-us-20' });
+    await left(j, { key: 'k-2', productId: 'steam-us-20', phase: 'accepted', orderId: 'ord_2' });
     expect(leftByEarlierRuns(j, () => false)).toBe(
       '2 orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending',
     );
@@ -87,6 +87,23 @@ describe('leftByEarlierRuns', () => {
     );
     expect(leftByEarlierRuns(j, () => false, '/var/lib/giftcodes')).toMatch(
       /: see GIFTCODES_CONFIG_DIR=\/var\/lib\/giftcodes giftcodes order pending$/,
+    );
+  });
+
+  it('one never sent (still prepared) is said to have charged nothing, with both ways out: place it, or drop it', async () => {
+    const j = journal();
+    const one = await left(j, { key: 'k-1' });
+    expect(one.phase).toBe('prepared');
+    expect(leftByEarlierRuns(j, () => false)).toBe(
+      `an order interrupted in an earlier run was never sent (nothing was charged): 3 × amazon-us-25, profile "default" (test), started ${one.createdAt}: place it with giftcodes order resume k-1, or drop it with giftcodes order abandon k-1`,
+    );
+    await left(j, { key: 'k-2', productId: 'steam-us-20' });
+    expect(leftByEarlierRuns(j, () => false)).toBe(
+      '2 orders interrupted in earlier runs are still unfinished (never sent, so not charged): see giftcodes order pending',
+    );
+    await left(j, { key: 'k-3', productId: 'steam-us-20', phase: 'sending' });
+    expect(leftByEarlierRuns(j, () => false)).toBe(
+      '3 orders interrupted in earlier runs are still unfinished (1 may have been charged, 2 never sent): see giftcodes order pending',
     );
   });
 

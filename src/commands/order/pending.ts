@@ -18,7 +18,7 @@ export function register(parent: Command, app: App): void {
 
 export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
-  const [journal, { staleness }, { isAlive, otherMachine }] = await Promise.all([
+  const [journal, { neverSent, staleness }, { isAlive, otherMachine }] = await Promise.all([
     deps.journal(),
     import('../../journal/intent.js'),
     import('../../journal/owner.js'),
@@ -27,6 +27,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
   const written = await writtenUnrecorded(journal);
   await settleReached(deps.io, journal, { keep: written });
   const { intents, unreadable } = journal.read();
+  const unsent = new Set(intents.filter(neverSent).map((intent) => intent.key));
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
     const stale = staleness(intent);
@@ -85,7 +86,10 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
               ? `on another machine (${r.machine})`
               : r.state === 'written'
                 ? 'codes in file'
-                : r.state,
+                : // Interrupted before its request went: nothing was charged (resume places it, abandon drops it).
+                  r.state === 'interrupted' && unsent.has(r.key)
+                  ? 'never sent'
+                  : r.state,
         },
         // The key resumes it (order resume takes it, or a prefix): on a narrow terminal the order id gives way.
         { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 2 },
@@ -98,7 +102,9 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
       // reader of fresh interrupted orders looking for one that was not there.
       // Never `order resume --all` (docs/support-desk.md): it takes up orders outside the rows listed too. One row
       // is named by its key; several by the KEY column.
-      ...wayOut(data).map((line) => io.c.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR }))),
+      ...wayOut(data, (key) => unsent.has(key)).map((line) =>
+        io.c.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR })),
+      ),
       ...(data.some((r) => r.state === 'written')
         ? [io.c.dim('codes in file: the same command again ends it, charging nothing')]
         : []),
@@ -112,10 +118,19 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
  * or abandon, once checked, for a stale or future-dated one), or of <key> for several, with the way out of the
  * stale and future-dated ones when one is listed.
  */
-export function wayOut(rows: readonly { key: string; state: string }[]): string[] {
+export function wayOut(
+  rows: readonly { key: string; state: string }[],
+  neverSent: (key: string) => boolean = () => false,
+): string[] {
   const stale = (r: { state: string }): boolean => r.state === 'stale' || r.state === 'future-dated';
+  // Never sent, nothing charged: resuming places it for the first time, and dropping it may be what is wanted.
+  const unsent = (r: { key: string; state: string }): boolean => r.state === 'interrupted' && neverSent(r.key);
   if (rows.length === 1) {
     const key = shellWord(rows[0]!.key);
+    if (unsent(rows[0]!))
+      return [
+        `it was never sent: place it with giftcodes order resume ${key}, or drop it with giftcodes order abandon ${key}`,
+      ];
     return stale(rows[0]!)
       ? [
           `it is ${rows[0]!.state}: once checked on the server, giftcodes order resume ${key} --force-stale, or giftcodes order abandon ${key}`,
@@ -124,6 +139,9 @@ export function wayOut(rows: readonly { key: string; state: string }[]): string[
   }
   return [
     'finish each with: giftcodes order resume <key>',
+    ...(rows.some(unsent)
+      ? ['never sent ones charged nothing: resuming one places it; giftcodes order abandon <key> drops it']
+      : []),
     ...(rows.some(stale)
       ? ['stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>']
       : []),

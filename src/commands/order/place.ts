@@ -502,7 +502,10 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     );
     // Each existing out file and each unknown product, said together: nothing is sent.
     refusePlan(o.plan, outProblems, { rows: checked.unknown, ids: checked.ids });
-    const { leftByEarlierRuns } = await import('../../orders/recover.js');
+    const [{ leftByEarlierRuns, chargeWords }, { neverSent }] = await Promise.all([
+      import('../../orders/recover.js'),
+      import('../../journal/intent.js'),
+    ]);
     const changed = changedSince(rows, delivered, family);
     // Rows an earlier run of this plan started and never finished, which the plan no longer has (a quantity fixed
     // after Ctrl-C): they may have been charged, and the edited plan's question hid them (an adversarial review).
@@ -523,7 +526,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (unfinished.length > 0)
       io.warn(
         pinnedHint(
-          `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (it may have been charged): ${firstOf(
+          `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
             unfinished.map(sentWords),
             5,
           )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
@@ -541,7 +544,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const elsewhere = deliveredUnderOtherScope(records, scope, connection.profile, todo, o.plan, o.batch);
     // And the rows such a run sent and never finished: they may have been charged.
     const elsewhereUnfinished = underOtherScope(
-      intents.filter((intent) => intent.phase !== 'prepared'),
+      intents.filter((intent) => !neverSent(intent)),
       scope,
       connection.profile,
       todo,
@@ -675,7 +678,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // Stopped (Ctrl-C, SIGTERM) with rows in flight: said, with the way to finish them, as a single order says it.
       if (!(error instanceof InterruptedError) || error.hint) throw error;
       // Rows whose request may have gone out; none (stopped before the first was sent): the interruption alone.
-      const sent = journal.read().intents.filter((intent) => own.has(intent.key) && intent.phase !== 'prepared');
+      const sent = journal.read().intents.filter((intent) => own.has(intent.key) && !neverSent(intent));
       if (sent.length === 0) throw error;
       const { shellWord } = await import('../../output/pinned-hint.js');
       throw new InterruptedError(

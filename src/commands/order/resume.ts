@@ -173,7 +173,7 @@ async function resumeOne(
 ): Promise<Driven | { settled: Intent }> {
   // Loaded here, not at the top: a command module is in every command's start, and intent.ts brings node:crypto
   // into ping's (test/e2e/startup.test.ts).
-  const [{ sayReached }, { driveIntent }, { staleness }] = await Promise.all([
+  const [{ sayReached }, { driveIntent }, { neverSent, staleness }] = await Promise.all([
     import('../../orders/lifecycle.js'),
     import('../../orders/drive.js'),
     import('../../journal/intent.js'),
@@ -191,7 +191,7 @@ async function resumeOne(
   // A future-dated one too: its real age is unknown (a review resumed one dated 48 hours ahead and was charged twice).
   // Said in every mode, --quiet too: a second charge is never silent.
   const stale = staleness(intent);
-  if (intent.phase !== 'prepared' && !intent.orderId && stale !== undefined) {
+  if (!neverSent(intent) && !intent.orderId && stale !== undefined) {
     const what = unitsOf(intent.quantity, intent.productId);
     const when =
       stale === 'old'
@@ -207,7 +207,21 @@ async function resumeOne(
       )
         throw cancelled;
     }
-  } else if (intent.phase === 'prepared' || intent.phase === 'sending' || !intent.orderId)
+  } else if (neverSent(intent)) {
+    // Never sent (`sending` is durable before the POST may go): this places the order for the first time. Not
+    // "no second charge", which read as "already charged" to a person who then finished rows of a plan they had
+    // since fixed (an adversarial review). A live one is asked about at a terminal, as `order place` asks: the
+    // person who confirmed it may have dropped it since in their mind, and a No sends nothing.
+    const what = unitsOf(intent.quantity, intent.productId);
+    deps.io.say(
+      `placing ${what} with key ${intent.key}: its run was interrupted before it sent the order, so this is its first request`,
+    );
+    if (intent.environment === 'live' && deps.io.canPrompt && options.yes !== true) {
+      const cancelled = nothingSent();
+      if (!(await deps.io.confirm(`Place the live order for ${what} now?`, '--yes', 'a live order', { cancelled })))
+        throw cancelled;
+    }
+  } else if (intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
       `resuming ${unitsOf(intent.quantity, intent.productId)} with key ${intent.key}: same request, no second charge`,
     );
