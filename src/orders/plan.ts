@@ -9,6 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Order } from '../api/schemas.js';
 import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
+import { refusesTheOrder } from '../api/errors.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { endedWithinDay, inScope, withStatus, type OrderRecord, type Scope } from '../journal/history.js';
@@ -20,7 +21,6 @@ import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
-import { shellWord } from '../output/pinned-hint.js';
 import { counted, firstOf, grouped, unitsOf } from '../output/words.js';
 
 export interface PlanRow {
@@ -453,10 +453,40 @@ export function deliveredHere(record: OrderRecord | undefined, scope: Scope): Or
   return record?.outcome === 'delivered' && inScope(record, scope) ? record : undefined;
 }
 
-/** Whether a key is a row key of this plan family (rowKey: `plan-`, the family's 12 hex digits, the row's 12). */
+/**
+ * Whether a key is a row key of this plan family (rowKey: `plan-`, the family's 12 hex digits, the row's 12), or a
+ * later key of such a row (`-g2`, `-g3`…: sentAgainKey).
+ */
 function ofFamily(key: string, family: string): boolean {
   const prefix = `plan-${family}`;
-  return key.length === prefix.length + 12 && key.startsWith(prefix);
+  const length = prefix.length + 12;
+  return key.startsWith(prefix) && (key.length === length || GENERATION.test(key.slice(length)));
+}
+
+/** The suffix of a row's later key: its generation, from 2. */
+const GENERATION = /^-g[1-9]\d*$/;
+/** How many keys one row goes through at most (the last is sent again, with its refusal replayed). */
+const MAX_GENERATION = 100;
+
+/**
+ * The key a row is sent with now: its own, or, while the API refused the order under it (a wallet short of funds,
+ * a product out of supply: refusesTheOrder, the refusals that certainly placed nothing) or the order under it
+ * ended failed, the next one (`-g2`, `-g3`…). A server that keeps a key's answer answered the same plan run again
+ * with the same refusal or failed order for a day, funds added or not, so the plan's hint sent the person to order
+ * the row by itself under a new key; the next run of the plan (a day later, the key forgotten) then ordered the row
+ * a second time (an adversarial review). Under its next key the same plan orders the row once it is fixed, and
+ * every run after reads its record as any other row's. Not past a key with an intent left (it is resumed), nor
+ * past any other ending (delivered, abandoned, another refusal).
+ */
+export function sentAgainKey(key: string, journal: Journal, scope: Scope): string {
+  let current = key;
+  for (let generation = 2; generation <= MAX_GENERATION; generation++) {
+    const record = journal.history.get(current, scope);
+    const placedNothing = record?.outcome === 'refused' && refusesTheOrder(record.error?.code ?? '');
+    if (!(placedNothing || record?.outcome === 'failed') || journal.find(current)) break;
+    current = `${key}-g${generation}`;
+  }
+  return current;
 }
 
 /** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */
@@ -594,7 +624,11 @@ export function keyRows(
   scope: Scope,
   batch: string | undefined,
 ): PlanRow[] {
-  if (batch !== undefined) return [...rows];
+  const again = (row: PlanRow): PlanRow => {
+    const key = sentAgainKey(row.key, journal, scope);
+    return key === row.key ? row : { ...row, key };
+  };
+  if (batch !== undefined) return rows.map(again);
   let pending: Set<string> | undefined;
   const interrupted = (key: string): boolean =>
     (pending ??= new Set(
@@ -605,8 +639,8 @@ export function keyRows(
     )).has(key);
   return rows.map((row) => {
     if (delivered.has(row.key) || !(delivered.has(row.legacyKey) || interrupted(row.legacyKey)) || interrupted(row.key))
-      return row;
-    return { ...row, key: row.legacyKey };
+      return again(row);
+    return again({ ...row, key: row.legacyKey });
   });
 }
 
@@ -907,16 +941,6 @@ export async function runRows(
   return { results, outcomes, ...(unreachable ? { unreachable } : {}) };
 }
 
-/**
- * The `order place` that orders one row of a plan by itself, with a key of its own, to the row's codes file, in
- * the run's environment: pasted from a live run's hint without --env, it placed a test order (or failed for want
- * of a test key) and wrote test codes under the live file's name (a review). The profile is pinned by the error
- * printer (output/pinned-hint.ts).
- */
-function orderByItself(row: Pick<PlanResult, 'productId' | 'quantity' | 'out'>, environment?: string): string {
-  return `giftcodes order place${environment ? ` --env ${environment}` : ''} --product ${row.productId} --quantity ${row.quantity}${row.out ? ` --out ${shellWord(row.out)}` : ''}`;
-}
-
 /** The codes of refusals that fixing the row's product or quantity in the plan clears (the fixed row has a new key). */
 const PLAN_FIXES = /product|quantity|validation|invalid|not_found|unknown/;
 
@@ -925,11 +949,7 @@ const PLAN_FIXES = /product|quantity|validation|invalid|not_found|unknown/;
  * error of the row that found the server out of reach, whose hint names what fixes that cause (nothing listens on
  * a loopback port: the reference server's command; a proxy: the proxy), as `order place` alone would say it.
  */
-export function planFailure(
-  results: readonly PlanResult[],
-  unreachable?: CliError,
-  environment?: string,
-): CliError | undefined {
+export function planFailure(results: readonly PlanResult[], unreachable?: CliError): CliError | undefined {
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
   const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
@@ -937,12 +957,15 @@ export function planFailure(
   const tried = failed.filter((r) => r.error!.code !== 'not_attempted');
   const first = tried[0] ?? failed[0]!;
   const endedFailed = tried.find((r) => r.error!.exitCode === ExitCode.orderFailed);
+  const failedRows = tried.filter((r) => r.error!.exitCode === ExitCode.orderFailed).length;
   // Refused by the API for a cause an edit of the plan does not change (not the product or the quantity it names).
   // The row's key was answered with an order another config directory or machine placed: nothing to fix, nothing
   // to order again (its hint was "once it is fixed, order it by itself", a second purchase: a review).
   const elsewhere = tried.find((r) => r.error!.code === 'order_placed_elsewhere');
+  // Only those sentAgainKey sends under a new key (a wallet short of funds, a product out of supply): another
+  // refusal keeps the row's key, and the general hint.
   const outside = tried.filter(
-    (r) => r.error!.exitCode === ExitCode.api && !PLAN_FIXES.test(r.error!.code) && r !== elsewhere,
+    (r) => r.error!.exitCode === ExitCode.api && refusesTheOrder(r.error!.code) && !PLAN_FIXES.test(r.error!.code),
   );
   const refusedOutside = outside[0];
   // Every failed row the service kept failing or limiting (5xx, 429, timeouts, after the retries): nothing in the
@@ -978,27 +1001,23 @@ export function planFailure(
                 5,
               )}) right now: nothing needs fixing; once it ends, run the same plan again: it orders nothing twice (the rows that run delivered are read, not ordered again)`
             : endedFailed
-              ? // The same plan again sends a failed row with its key, and the server answers with the same failed
-                // order (an adversarial review). A new --batch would order every row again, the delivered ones too.
-                `a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line ${endedFailed.row}: ${orderByItself(endedFailed, environment)}); a new --batch would order every row again`
+              ? // The same plan again orders a failed row anew, under its next key (sentAgainKey): under its own the
+                // server answered with the same failed order for a day, and then, the key forgotten, placed it again,
+                // beside the order the person had placed by itself as this hint said (an adversarial review).
+                `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
               : elsewhere
                 ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: run the plan with a --batch of its own`
                 : serviceFailed
                   ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
                   : refusedOutside
-                    ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is, so its key too: a
-                      // server that keeps a refusal with its key answered the same for a day, funds added or not (an
-                      // adversarial review), and a new --batch would order every row again. Each such row is named
-                      // with its own command (a review's hint named the first of two).
-                      `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); ${outside.length === 1 ? 'a row' : 'rows'} refused for something outside the plan (${firstOf(
+                    ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is; the same plan run
+                      // again sends it under its next key (sentAgainKey), since a server that keeps a refusal with its key
+                      // answers the same for a day. Ordered by itself instead, as this hint once said, the next run of the
+                      // plan ordered it a second time (an adversarial review). Each such row is named.
+                      `once what failed is fixed, run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d), and ${outside.length === 1 ? 'the row' : 'each row'} the API refused for something outside the plan (${firstOf(
                         outside.map((r) => `line ${r.row}: ${r.error!.code}`),
                         5,
-                      )}) ${outside.length === 1 ? 'keeps its key' : 'keep their keys'}, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order ${outside.length === 1 ? 'it' : 'each'} by itself (${firstOf(
-                        outside.map(
-                          (r) => `${outside.length === 1 ? '' : `line ${r.row}: `}${orderByItself(r, environment)}`,
-                        ),
-                        5,
-                      )})`
+                      )}) is sent under a new key of its own, its refused one having placed nothing; do not order ${outside.length === 1 ? 'it' : 'them'} by itself as well, or the plan's next run orders ${outside.length === 1 ? 'it' : 'them'} a second time`
                     : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );

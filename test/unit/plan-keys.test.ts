@@ -20,6 +20,7 @@ import {
   deliveredRows,
   keyRows,
   planFailure,
+  sentAgainKey,
   planFamily,
   rowKey,
   sameScope,
@@ -65,6 +66,51 @@ const record = (key: string, o: Partial<OrderRecord> = {}): OrderRecord => ({
 async function interrupted(j: Journal, key: string, where: Scope = scope): Promise<void> {
   await j.begin({ profile: 'shop', ...where, productId: 'amazon-us-25', quantity: 1, key });
 }
+
+describe('sentAgainKey: a row the API refused (placing nothing) or whose order failed goes on under its next key', () => {
+  const refused = (key: string, code: string): OrderRecord =>
+    record(key, { outcome: 'refused', orderId: undefined, error: { code, message: code } });
+
+  it('past each key refused by a refusal of the order, or whose order failed; stops at any other record, or none', () => {
+    const j = journal();
+    j.history.record(refused('k', 'insufficient_funds'));
+    expect(sentAgainKey('k', j, scope)).toBe('k-g2');
+    j.history.record(record('k-g2', { outcome: 'failed', status: 'failed' }));
+    expect(sentAgainKey('k', j, scope)).toBe('k-g3');
+    j.history.record(refused('k-g3', 'INSUFFICIENT_SUPPLY'));
+    j.history.record(record('k-g4'));
+    // Delivered under its fourth key: every later run reads that record.
+    expect(sentAgainKey('k', j, scope)).toBe('k-g4');
+    expect(keyRows([row(1, 'k', 'old-k')], deliveredRows(j, scope), j, scope, undefined)[0]!.key).toBe('k-g4');
+    expect(keyRows([row(1, 'k', 'old-k')], deliveredRows(j, scope), j, scope, 'b1')[0]!.key).toBe('k-g4');
+  });
+
+  it('never past a key an order may be under: placed elsewhere, reused, abandoned, or another scope; nor one left interrupted', async () => {
+    const j = journal();
+    for (const [key, code] of [
+      ['e', 'order_placed_elsewhere'],
+      ['r', 'idempotency_key_reused'],
+      ['h', 'http_404'],
+    ])
+      j.history.record(refused(key!, code!));
+    j.history.record(record('a', { outcome: 'abandoned' }));
+    j.history.record({ ...refused('s', 'insufficient_funds'), keyId: 'k2' });
+    for (const key of ['e', 'r', 'h', 'a', 's', 'none']) expect(sentAgainKey(key, j, scope)).toBe(key);
+    // Refused, then resumed under the same key by an intent left interrupted: it is resumed, never passed.
+    j.history.record(refused('i', 'insufficient_funds'));
+    await interrupted(j, 'i');
+    expect(sentAgainKey('i', j, scope)).toBe('i');
+  });
+
+  it("a later key stays in the plan's family: an edit that drops its row is still asked about", () => {
+    const family = planFamily(scope, 'nightly.csv', undefined);
+    const base = rowKey(family, { productId: 'amazon-us-25', quantity: 1, outCell: '', occurrence: 0 });
+    const delivered = new Map([
+      [`${base}-g2`, record(`${base}-g2`, { endedAt: new Date(Date.now() - 1000).toISOString() })],
+    ]);
+    expect(changedSince([], delivered, family).map((r) => r.key)).toEqual([`${base}-g2`]);
+  });
+});
 
 describe('keyRows: the key each row goes by', () => {
   it('a row an older version delivered (its legacy key recorded) goes on under that key; one it never saw keeps its own', () => {
@@ -373,28 +419,30 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     });
   });
 
-  it('a row refused for something outside the plan (a wallet short of funds): its key stays, so the hint names the order by itself', () => {
+  it('a row refused for something outside the plan (a wallet short of funds): the same plan again sends it under a new key, never "order it by itself"', () => {
     // A server kept the refusal with the key: the same plan again read "the wallet holds 25.00 USD" after it was
-    // topped up, and the hint said to run it again (an adversarial review).
+    // topped up (a review), so the hint said to order the row by itself; the plan's next run, the key forgotten,
+    // then ordered it a second time (another review). The plan now sends such a row under its next key.
     const failure = planFailure([
       result(1),
       result(2, { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 }),
     ]);
     expect(failure?.hint).toBe(
-      'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); a row refused for something outside the plan (line 2: insufficient_funds) keeps its key, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order it by itself (giftcodes order place --product p --quantity 1)',
+      "once what failed is fixed, run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d), and the row the API refused for something outside the plan (line 2: insufficient_funds) is sent under a new key of its own, its refused one having placed nothing; do not order it by itself as well, or the plan's next run orders it a second time",
     );
     // A product or quantity the plan names wrong is fixed in the plan: the fixed row has a new key.
     for (const code of ['unknown_product', 'product_not_found', 'invalid_quantity'])
-      expect(planFailure([result(2, { code, message: 'm', exitCode: 4 })])?.hint).not.toContain('keeps its key');
+      expect(planFailure([result(2, { code, message: 'm', exitCode: 4 })])?.hint).not.toContain('new key');
   });
 
   // A person's day: two rows short of funds, and the hint named line 4's command only.
-  it('two rows refused for something outside the plan: each named with its own command', () => {
+  it('two rows refused for something outside the plan: each named', () => {
     const funds = { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 };
     const failure = planFailure([result(1), result(4, funds), { ...result(5, funds), quantity: 3 }]);
-    expect(failure?.hint).toBe(
-      'fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d); rows refused for something outside the plan (line 4: insufficient_funds; line 5: insufficient_funds) keep their keys, which a server may answer with the same refusal for up to 24 hours: once it is fixed, order each by itself (line 4: giftcodes order place --product p --quantity 1; line 5: giftcodes order place --product p --quantity 3)',
+    expect(failure?.hint).toContain(
+      'each row the API refused for something outside the plan (line 4: insufficient_funds; line 5: insufficient_funds) is sent under a new key of its own',
     );
+    expect(failure?.hint).toContain('do not order them by itself as well');
   });
 
   // A person's day: rows the service kept rate limiting (429, 5xx after the retries) read "fix what failed".
@@ -415,17 +463,16 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       result(1, { code: 'rate_limited', message: 'HTTP 429', exitCode: 5 }),
       result(2, { code: 'insufficient_funds', message: 'm', exitCode: 4 }),
     ]);
-    expect(mixed?.hint).toMatch(/^fix what failed/);
+    expect(mixed?.hint).toMatch(/^once what failed is fixed, run the same plan again/);
   });
 
-  it("a live run's hint orders the row by itself with --env live: pasted without it, it placed a test order under the live file's name", () => {
-    const refused = result(2, { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 });
-    expect(planFailure([result(1), { ...refused, out: '/srv/codes/steam b2.csv' }], undefined, 'live')?.hint).toContain(
-      "once it is fixed, order it by itself (giftcodes order place --env live --product p --quantity 1 --out '/srv/codes/steam b2.csv')",
-    );
-    const failed = result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 });
-    expect(planFailure([failed], undefined, 'live')?.hint).toContain(
-      '(line 3: giftcodes order place --env live --product p --quantity 1); a new --batch',
+  it('a row whose order ended failed: the same plan again orders it anew under a new key; never "order it by itself"', () => {
+    const failed = {
+      ...result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 }),
+      order: { id: 'ord_f3' },
+    };
+    expect(planFailure([result(1), failed as never])?.hint).toBe(
+      "line 3's order ended failed (the provider's end: giftcodes order show ord_f3 says why): the same plan run again orders that row anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time",
     );
   });
 
@@ -441,7 +488,6 @@ describe('planFailure: what a plan with failed rows exits with', () => {
         }),
       ],
       undefined,
-      'live',
     );
     expect(failure).toMatchObject({ exitCode: 4, code: 'plan_rows_failed' });
     expect(failure?.hint).toContain("line 2's order was placed by another run of this plan");
@@ -461,7 +507,7 @@ describe('planFailure: what a plan with failed rows exits with', () => {
         message: `another giftcodes process (pid 4242) is working on the order with key k${row}`,
         exitCode: 2,
       });
-    const failure = planFailure([result(1), busy(2), busy(3)], undefined, 'live');
+    const failure = planFailure([result(1), busy(2), busy(3)]);
     expect(failure).toMatchObject({ exitCode: 2, code: 'plan_rows_failed' });
     expect(failure?.hint).toBe(
       'another giftcodes run is sending those rows (line 2; line 3) right now: nothing needs fixing; once it ends, run the same plan again: it orders nothing twice (the rows that run delivered are read, not ordered again)',
@@ -471,11 +517,6 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(planFailure([busy(1), result(2, { code: 'bad', message: 'm', exitCode: 4 })])?.hint).toMatch(
       /^fix what failed/,
     );
-  });
-
-  it('a failed row without a codes file: its order place names no --out', () => {
-    const failure = planFailure([result(3, { code: 'order_failed', message: 'ended failed', exitCode: 6 })]);
-    expect(failure?.hint).toContain('(line 3: giftcodes order place --product p --quantity 1); a new --batch');
   });
 
   it('rows not attempted (the server out of reach): counted apart, the first tried row named, the network hint', () => {
@@ -537,18 +578,6 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(planFailure([result(1, refused), result(2, skipped)])?.message).toBe(
       '1 of 2 plan rows failed and 1 was not attempted: the server could not be reached, and nothing was sent or charged (first: line 1: cannot reach x (connection refused))',
     );
-  });
-
-  it('a row whose order ended failed: not "run the same plan again" (its key reads the same failure), but that row alone', () => {
-    const failure = planFailure([
-      result(1),
-      { ...result(2, { code: 'order_failed', message: 'order ord_9 ended failed', exitCode: 6 }), out: '/srv/a b.csv' },
-      result(3, { code: 'network_error', message: 'reset', exitCode: 5 }),
-    ]);
-    expect(failure).toMatchObject({
-      exitCode: 6,
-      hint: "a row whose order ended failed keeps its key, so the same plan again reads the same failure: order it anew by itself, with this run's --env and profile (line 2: giftcodes order place --product p --quantity 1 --out '/srv/a b.csv'); a new --batch would order every row again",
-    });
   });
 });
 

@@ -1,0 +1,44 @@
+// A plan row the API refused for something outside the plan (a wallet short of funds): the same plan run again
+// sends it under the row's next key, since a server that keeps a key's answer repeats the refusal for a day. The
+// hint once said to order such a row by itself under a key of its own; the plan's next run, the key forgotten by
+// then, ordered it a second time (an adversarial review: two orders of one row, no word).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BOTH_KEYS, chargesFor, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+
+describe('a plan row refused for want of funds, and the same plan again', () => {
+  const served = servedApi([]);
+
+  it('the row goes under a new key each run while refused; delivered rows are not ordered again; no "by itself"', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const plan = join(tempDir(), 'restock.csv');
+    // The demo reseller's live wallet holds 5,000.00 USD: 300 × amazon-us-25 is 7,500.00.
+    writeFileSync(plan, 'product,quantity\namazon-us-10,1\namazon-us-25,300\n');
+    const args = ['order', 'place', '--env', 'live', '--plan', plan, '--yes'];
+    const first = await runCli(args, { configDir });
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toContain(
+      'the row the API refused for something outside the plan (line 3: insufficient_funds) is sent under a new key of its own',
+    );
+    expect(first.stderr).not.toMatch(/by itself \(giftcodes order place/);
+    const again = await runCli(args, { configDir });
+    expect(again.code, again.stderr).toBe(4);
+    const records = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as {
+      key: string;
+      productId: string;
+      outcome: string;
+    }[];
+    const refused = records.filter((r) => r.productId === 'amazon-us-25').map((r) => [r.key, r.outcome]);
+    expect(refused).toHaveLength(2);
+    const [base] = refused.map(([key]) => key!).sort();
+    expect(refused).toEqual(
+      expect.arrayContaining([
+        [base, 'refused'],
+        [`${base}-g2`, 'refused'],
+      ]),
+    );
+    expect(await chargesFor(served.server, 'amazon-us-10', 1)).toHaveLength(1);
+    expect(await chargesFor(served.server, 'amazon-us-25', 300)).toHaveLength(0);
+  });
+});
