@@ -686,7 +686,9 @@ export class Journal {
       const sent =
         intent.orderId === undefined &&
         (intent.phase === 'sending' || this.history.get(intent.key, scopeOf(intent))?.sent === true);
-      if (sent) this.history.mark('abandoned', now);
+      // Marked too when the API had placed it (an order id): the same order placed again is a second order, asked
+      // about (recover.ts ofThisRequest: abandonedPlaced).
+      if (sent || intent.orderId !== undefined) this.history.mark('abandoned', now);
       return { ...intent, sent };
     });
   }

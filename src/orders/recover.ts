@@ -83,7 +83,8 @@ function endedAt(r: OrderRecord): number {
  * twice), or `abandoned`, an order of it abandoned after its request went out without an answer, within the day the
  * server keeps its key (OrderRecord.sent: the server may have placed and charged it, and the API cannot be asked by
  * key; the same `order place` sends its request again under that key, that order if it was placed and a new one if
- * not; a review was charged twice, the first order out of reach). Nothing when an --idempotency-key is given (it
+ * not; a review was charged twice, the first order out of reach), or `abandonedPlaced`, an order of it abandoned after
+ * the API had placed it, nothing of the request since. Nothing when an --idempotency-key is given (it
  * names one order, and the journal refuses its reuse), and no record is read unless that rule's mark is younger
  * than a day (one stat for each order place; history.ts MARKS).
  */
@@ -92,7 +93,12 @@ export function ofThisRequest(
   spec: OrderSpec,
   key: string | undefined,
   now: number = Date.now(),
-): { finished?: OrderRecord; abandoned?: OrderRecord; abandonedElsewhere?: OrderRecord } {
+): {
+  finished?: OrderRecord;
+  abandoned?: OrderRecord;
+  abandonedElsewhere?: OrderRecord;
+  abandonedPlaced?: OrderRecord & { orderId: string };
+} {
   if (key !== undefined) return {};
   const finishedMarked = journal.history.markedWithinDay('finished', now);
   const abandonedMarked = journal.history.markedWithinDay('abandoned', now);
@@ -126,11 +132,19 @@ export function ofThisRequest(
     finishedMarked && newest?.finishedBy !== undefined && newest.outcome === 'delivered' && endedWithinDay(newest, now)
       ? newest
       : undefined;
+  // Abandoned after the API had placed it (its order id known, its abandon's warning named it and its codes get), and
+  // nothing of the request since: the same command places a second order beside it, asked about as one (a review
+  // abandoned such an order, ran the same command, and was charged twice without a word).
+  const abandonedPlaced =
+    abandonedMarked && newest?.outcome === 'abandoned' && newest.orderId !== undefined && endedWithinDay(newest, now)
+      ? { ...newest, orderId: newest.orderId }
+      : undefined;
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
   const fresh = (r: OrderRecord | undefined): r is OrderRecord =>
     abandonedMarked && r !== undefined && staleness(r, now) === undefined;
   return {
     ...(finished ? { finished } : {}),
+    ...(abandonedPlaced ? { abandonedPlaced } : {}),
     ...(fresh(abandoned) ? { abandoned } : fresh(abandonedElsewhere) ? { abandonedElsewhere } : {}),
   };
 }

@@ -254,3 +254,32 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect((await ledger(server)).orders.length).toBe(before + 1);
   }, 120_000);
 });
+
+describe('an order abandoned after the API placed it, then the same command again', () => {
+  // An adversarial review: killed after its order was accepted, abandoned (whose warning named the order), and the
+  // same command run again: a second order, charged, without a word.
+  it('says it places a second order beside the abandoned one, naming it and its codes get', async () => {
+    const { configDir, url: baseUrl } = served;
+    const place = ['order', 'place', '--product', 'steam-us-50', '--quantity', '3'];
+    const killed = await runCli(place, {
+      configDir,
+      baseUrl,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [intent] = (await journalIntents(configDir)).filter((i) => i.productId === 'steam-us-50');
+    expect(intent?.orderId).toMatch(/^ord_/);
+    expect((await runCli(['order', 'abandon', intent!.key], { configDir, baseUrl })).code).toBe(0);
+    const again = await runCli(place, { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    expect(unstamped(again.stderr).replace(/\s+/g, ' ')).toContain(
+      `the order ${intent!.orderId} of 3 × steam-us-50 was abandoned at `,
+    );
+    expect(again.stderr).toContain(
+      `after the API had placed it (its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent!.orderId} --out <file>): this run places a second order of 3 × steam-us-50, with its own key`,
+    );
+    // Said once: the request's last record is now the second order.
+    const third = await runCli(place, { configDir, baseUrl });
+    expect(third.stderr).not.toContain('after the API had placed it');
+  });
+});

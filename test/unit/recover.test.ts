@@ -213,6 +213,53 @@ describe('finishedInItsPlace: an interrupted order place of this very request th
   });
 });
 
+describe('ofThisRequest abandonedPlaced: this very request, abandoned after the API had placed it', () => {
+  const T = Date.parse('2026-06-01T12:00:00.000Z');
+  const at = (ms: number): string => new Date(ms).toISOString();
+  const placed = (key: string, ago: number, extra: Partial<OrderRecord> = {}): OrderRecord =>
+    recordAt(key, at(T - ago), { ...spec, outcome: 'abandoned', orderId: `ord_${key}`, ...extra });
+
+  it('the last record of the request, abandoned with an order id, within the day and once marked; nothing after a later order', () => {
+    const j = journal();
+    j.history.record(placed('gave-up', HOUR));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced).toBeUndefined();
+    j.history.mark('abandoned', T - HOUR);
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced).toMatchObject({
+      key: 'gave-up',
+      orderId: 'ord_gave-up',
+    });
+    // A key given names one order of its own; another request is not this one.
+    expect(ofThisRequest(j, spec, 'my-key', T).abandonedPlaced).toBeUndefined();
+    for (const other of OTHER_REQUESTS)
+      expect(
+        ofThisRequest(j, { ...spec, ...other }, undefined, T).abandonedPlaced,
+        JSON.stringify(other),
+      ).toBeUndefined();
+    // Older than a day: not asked about.
+    expect(ofThisRequest(j, spec, undefined, T + 24 * HOUR + 1).abandonedPlaced).toBeUndefined();
+    // The second order, placed since (asked about then): the request's last record is that one.
+    j.history.record(recordAt('again', at(T - HOUR / 2), { ...spec, orderId: 'ord_again' }));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced).toBeUndefined();
+  });
+
+  it('one abandoned without an order id is not it (that one is followed under its key, or was never sent)', () => {
+    const j = journal();
+    j.history.record(placed('unanswered', HOUR, { orderId: undefined, sent: true }));
+    j.history.mark('abandoned', T - HOUR);
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced).toBeUndefined();
+    expect(ofThisRequest(j, spec, undefined, T).abandoned?.key).toBe('unanswered');
+  });
+
+  it('order abandon of an order the API had placed leaves the mark that lets the next order place read it', async () => {
+    const j = journal();
+    const { intent } = await j.begin({ ...spec, key: 'k-placed' });
+    j.save({ ...intent, phase: 'accepted', orderId: 'ord_p', owner: dead() });
+    await j.abandon('k-placed');
+    expect(j.history.markedWithinDay('abandoned')).toBe(true);
+    expect(ofThisRequest(j, spec, undefined).abandonedPlaced?.orderId).toBe('ord_p');
+  });
+});
+
 describe('abandonedMaybePlaced: this very request, abandoned after it went out, within the day the server keeps its key', () => {
   const T = Date.parse('2026-06-01T12:00:00.000Z');
   const at = (ms: number): string => new Date(ms).toISOString();

@@ -245,7 +245,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
     const fresh = other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
-    const { finished, abandoned, abandonedElsewhere } = fresh
+    const { finished, abandoned, abandonedElsewhere, abandonedPlaced } = fresh
       ? ofThisRequest(journal, spec, options.idempotencyKey)
       : {};
     if (abandonedElsewhere) {
@@ -265,6 +265,18 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         deps.io,
         yesGiven,
         `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`,
+        what,
+        refusedBelow,
+      );
+    if (abandonedPlaced !== undefined)
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        // Pinned to this run's config directory, as every command said is (a cron log's reader runs it elsewhere).
+        pinnedHint(
+          `the order ${abandonedPlaced.orderId} of ${what} was abandoned at ${abandonedPlaced.endedAt ?? abandonedPlaced.updatedAt} after the API had placed it (its codes: giftcodes codes get ${abandonedPlaced.orderId} --out <file>)`,
+          { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+        ),
         what,
         refusedBelow,
       );
