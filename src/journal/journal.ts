@@ -656,6 +656,46 @@ export class Journal {
   }
 
   /**
+   * The codes of an order that ended here, written since by `codes get` or `order watch` (orders/deliver.ts
+   * deliverFetched), noted in its record: an abandoned one becomes delivered by that command (its codes reached the
+   * user: the same plan, or the same --idempotency-key, run again reads it and never writes them a second time, and
+   * the same order place asks first, as after any order finished in its run's place), and a delivered one whose
+   * codes went to no file names the file (order show and order list then say where they are). An adversarial review
+   * abandoned an accepted plan row, took its codes by id, and the plan's next run wrote them to a second file with no
+   * word; support saw "placed" for an order whose codes were written. Only over the record as it was read: a run of
+   * its key since wrote its own.
+   */
+  noteFetched(
+    record: OrderRecord,
+    o: { out: string | undefined; by: string },
+    now: number = Date.now(),
+  ): Promise<void> {
+    const { keyId } = record;
+    // An older record without its key's id has no scope to look it up in again: left as it is.
+    if (keyId === undefined) return Promise.resolve();
+    return this.withLock(async () => {
+      const current = this.history.get(record.key, scopeOf({ ...record, keyId }));
+      if (
+        current === undefined ||
+        current.orderId === undefined ||
+        current.orderId !== record.orderId ||
+        (current.endedAt ?? current.updatedAt) !== (record.endedAt ?? record.updatedAt)
+      )
+        return;
+      const at = new Date(now).toISOString();
+      const file = o.out !== undefined && o.out !== '-' ? o.out : undefined;
+      if (current.outcome === 'abandoned') {
+        const { sent: _sent, declined: _declined, ...rest } = current;
+        await this.history.recordAll([
+          { ...rest, outcome: 'delivered', endedAt: at, updatedAt: at, finishedBy: o.by, out: o.out ?? '-' },
+        ]);
+        this.history.mark('finished', now);
+      } else if (current.outcome === 'delivered' && (current.out === undefined || current.out === '-') && file)
+        await this.history.recordAll([{ ...current, out: file, updatedAt: at }]);
+    });
+  }
+
+  /**
    * A person answered No to sending an abandoned key again (order/place.ts): its record says so (`declined`), once
    * every question is answered. Only while that record is still the key's: a run that sent the key meanwhile (a
    * cron job's, while the question waited) wrote its own, which a stale copy must not cover (a review lost the

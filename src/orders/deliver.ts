@@ -11,6 +11,7 @@ import { InterruptedError, LocalError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
+import { scopeOf, type OrderRecord } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
@@ -160,11 +161,55 @@ export async function deliverFetched(
   io: Io,
   journal: Journal,
   print: () => void | Promise<void>,
-  delivery: { orderId: string; baseUrl: string; codes: boolean; ending?: 'failed'; out?: string; by: string },
+  delivery: {
+    orderId: string;
+    baseUrl: string;
+    codes: boolean;
+    ending?: 'failed';
+    out?: string;
+    by: string;
+    /** The record the order was found by (orders/ref.ts), whose codes these are: noted there (Journal.noteFetched). */
+    record?: OrderRecord | undefined;
+  },
 ): Promise<void> {
   await deliver(io, journal, print, delivery);
   const settled = await settle(journal, delivery);
   if (delivery.ending === 'failed') return;
+  // The record as it is now: the run that placed the order may have delivered it while this one waited.
+  const found = delivery.record;
+  const record =
+    found?.keyId !== undefined
+      ? (journal.history.get(found.key, scopeOf({ ...found, keyId: found.keyId })) ?? found)
+      : found;
+  const ours = record?.orderId === delivery.orderId && record.baseUrl === delivery.baseUrl;
+  if (delivery.codes) {
+    const elsewhere = (path: string | undefined): path is string =>
+      path !== undefined && path !== '-' && path !== delivery.out && existsSync(path);
+    // Written before by the run that placed it (its record names the file, still there), or being written right now
+    // by a live run of it (another terminal's order place --out, waiting for the order): two files of the same codes
+    // were made without a word (an adversarial review).
+    if (ours && record.outcome === 'delivered' && elsewhere(record.out))
+      io.warn(
+        `the codes of order ${delivery.orderId} are in ${record.out} too (written there when it was delivered, ${record.endedAt ?? record.updatedAt}): both hold the same codes: hand out one of them`,
+      );
+    const { isAlive } = await import('../journal/owner.js');
+    const live = journal
+      .read()
+      .intents.find(
+        (i) =>
+          i.orderId === delivery.orderId &&
+          i.baseUrl === delivery.baseUrl &&
+          i.out !== undefined &&
+          i.out.path !== '-' &&
+          i.out.path !== delivery.out &&
+          isAlive(i.owner),
+      );
+    if (live)
+      io.warn(
+        `another giftcodes run (pid ${live.owner.pid}) is writing the codes of order ${delivery.orderId} to ${live.out!.path}: both files will hold the same codes: hand out one of them`,
+      );
+    if (ours) await journal.noteFetched(record, { out: delivery.out, by: delivery.by });
+  }
   for (const intent of settled.filter((i) => !i.key.startsWith('plan-'))) {
     // A key the user chose names one order: that command again is refused. Told by the intent (a key chosen with
     // uuidgen looks like a made one: a review), else, for an older intent, by the key's shape.

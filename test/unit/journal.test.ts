@@ -412,6 +412,58 @@ describe('journal', () => {
     expect(k.history.get(other.intent.key, scopeOf(spec))?.declined).toBeUndefined();
   });
 
+  // An adversarial review: an accepted plan row abandoned, its codes taken by id, and the plan's next run wrote them
+  // to a second file; support saw "placed" for an order whose codes `order watch --out` had written.
+  it('noteFetched: an abandoned order whose codes were written becomes delivered by that command; a delivered one gets its file', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec, T0);
+    orphan(j, intent, { phase: 'accepted', orderId: 'ord_taken' });
+    await j.abandon(intent.key, T0);
+    const abandoned = j.history.get(intent.key, scopeOf(spec))!;
+    await j.noteFetched(abandoned, { out: '/srv/mine.csv', by: 'codes get' }, T0 + 1000);
+    expect(j.history.get(intent.key, scopeOf(spec))).toMatchObject({
+      outcome: 'delivered',
+      orderId: 'ord_taken',
+      out: '/srv/mine.csv',
+      finishedBy: 'codes get',
+      endedAt: new Date(T0 + 1000).toISOString(),
+    });
+    // The same order place then asks about a second order (recover.ts ofThisRequest: finished).
+    expect(j.history.markedWithinDay('finished', T0 + 1000)).toBe(true);
+    // Delivered with its codes to no file: the file written since is named; to a file already: left as it is.
+    const k = journal();
+    k.history.record({ ...abandoned, key: 'k-out', outcome: 'delivered', out: undefined });
+    const shown = k.history.get('k-out', scopeOf(spec))!;
+    await k.noteFetched(shown, { out: '/srv/w.csv', by: 'order watch' }, T0 + 2000);
+    expect(k.history.get('k-out', scopeOf(spec))).toMatchObject({ out: '/srv/w.csv', outcome: 'delivered' });
+    await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/other.csv', by: 'codes get' }, T0 + 3000);
+    expect(k.history.get('k-out', scopeOf(spec))?.out).toBe('/srv/w.csv');
+    // To stdout: a delivered record names no file for it.
+    k.history.record({ ...abandoned, key: 'k-std', outcome: 'delivered', out: undefined });
+    await k.noteFetched(k.history.get('k-std', scopeOf(spec))!, { out: '-', by: 'codes get' }, T0 + 4000);
+    expect(k.history.get('k-std', scopeOf(spec))?.out).toBeUndefined();
+  });
+
+  it('noteFetched leaves a record a run of its key has ended again since, one without an order id, and a failed one', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec, T0);
+    orphan(j, intent, { phase: 'accepted', orderId: 'ord_a' });
+    await j.abandon(intent.key, T0);
+    const seen = j.history.get(intent.key, scopeOf(spec))!;
+    j.history.record({ ...seen, outcome: 'delivered', orderId: 'ord_b', endedAt: new Date(T0 + 5000).toISOString() });
+    await j.noteFetched(seen, { out: '/srv/x.csv', by: 'codes get' }, T0 + 6000);
+    expect(j.history.get(intent.key, scopeOf(spec))).toMatchObject({ orderId: 'ord_b', outcome: 'delivered' });
+    expect(j.history.get(intent.key, scopeOf(spec))?.out).toBeUndefined();
+    for (const change of [{ orderId: undefined }, { outcome: 'failed' as const }, { keyId: undefined }]) {
+      const k = journal();
+      k.history.record({ ...seen, ...change });
+      const was = k.history.get(seen.key, scopeOf(spec)) ?? { ...seen, ...change };
+      await k.noteFetched(was, { out: '/srv/y.csv', by: 'codes get' }, T0 + 7000);
+      expect(k.history.list()[0]?.out, JSON.stringify(change)).toBeUndefined();
+      expect(k.history.list()[0]?.outcome, JSON.stringify(change)).toBe(change.outcome ?? 'abandoned');
+    }
+  });
+
   // What tells the same `order place` run again that `order resume` finished its order in its place (recover.ts).
   it('settleWhere with finishedBy names it in the records and marks finished; without it, neither', async () => {
     const j = journal();

@@ -158,6 +158,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
       codes: true,
       out: '-',
       by: 'codes get',
+      record: ref.record,
     });
     return;
   }
@@ -204,6 +205,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     codes: true,
     out: result.path,
     by: 'codes get',
+    record: ref.record,
   });
   const { runSummary } = await import('../../output/progress.js');
   runSummary(

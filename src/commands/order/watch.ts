@@ -148,6 +148,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     ...(written ? { out: written.path } : {}),
     ...(failure ? { ending: 'failed' as const } : {}),
     by: 'order watch',
+    record: ref.record,
   });
   if (failure) throw failure;
 }

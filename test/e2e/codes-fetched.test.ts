@@ -1,0 +1,94 @@
+// Codes of an order written by `codes get` or `order watch --out` are noted in the order's local record (Journal
+// noteFetched), and a second file of codes already written elsewhere is said. Two reviews: an accepted plan row
+// abandoned, its codes taken by id as the abandon's warning said, and the plan's next run wrote them to a second
+// file with no word; support read "placed" for an order whose codes `order watch --out` had written, and its hint
+// asked for a second copy; two terminals wrote one order's codes to two files, silently.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  DEMO_KEYS,
+  loggedIn,
+  pendingIntents,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  unstamped,
+} from '../helpers/e2e.js';
+
+describe('codes fetched for an order that ended here', () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  it('an abandoned plan row whose codes were taken by id: the plan again reads it as delivered, writes no second file', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const plan = join(dir, 'restock.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,2,a.csv\n');
+    const killed = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
+    expect(row?.orderId).toMatch(/^ord_/);
+    expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
+    const mine = join(dir, 'mine.csv');
+    const taken = await runCli(['codes', 'get', row!.orderId, '--out', mine], { configDir });
+    expect(taken.code, taken.stderr).toBe(0);
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(unstamped(again.stderr)).toContain(`delivered by an earlier run at `);
+    expect(again.stderr).toContain(`(order ${row!.orderId}, its codes in ${mine}); not ordered again`);
+    expect(existsSync(join(dir, 'a.csv'))).toBe(false);
+  });
+
+  it('order watch --out of an order placed without one: order show and order list name the file; no second copy asked for', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const placed = await runCli(['order', 'place', '--product', 'apple-us-50', '--quantity', '4', '--json'], {
+      configDir,
+    });
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    const file = join(tempDir(), 'w.csv');
+    expect((await runCli(['order', 'watch', id, '--out', file], { configDir })).code).toBe(0);
+    const listed = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as {
+      orderId: string;
+      out?: string;
+    }[];
+    expect(listed.find((r) => r.orderId === id)?.out).toBe(file);
+    const watched = await runCli(['order', 'watch', id], { configDir });
+    expect(watched.stdout + watched.stderr).toContain(`its codes were written to ${file} here`);
+    expect(watched.stdout + watched.stderr).not.toContain('codes get');
+    // A second file of them, on purpose: said, never silent.
+    const second = await runCli(['codes', 'get', id, '--out', join(tempDir(), 'x.csv')], { configDir });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`the codes of order ${id} are in ${file} too`);
+    expect(readFileSync(file, 'utf8')).toContain(id);
+  });
+});
+
+describe('two terminals, one order', () => {
+  const slow = servedApi(['--fulfil-after', '2500']);
+
+  it("order watch --out while the order's own order place --out is still writing: both named, never silent", async () => {
+    const configDir = await loggedIn(slow.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const first = spawnCli(
+      ['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--out', join(dir, 'a.csv'), '--json'],
+      { configDir },
+    );
+    first.proc.stdin?.end();
+    let id: string | undefined;
+    for (let i = 0; i < 100 && !id; i++) {
+      const pending = (await pendingIntents(configDir)) as { orderId?: string | null }[];
+      id = pending.find((p) => p.orderId)?.orderId ?? undefined;
+      if (!id) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(id).toMatch(/^ord_/);
+    const watched = await runCli(['order', 'watch', id!, '--out', join(dir, 'mine.csv')], { configDir });
+    expect((await first.result).code).toBe(0);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stderr).toContain(join(dir, 'a.csv'));
+    expect(watched.stderr).toContain('hand out one of them');
+  });
+});
