@@ -290,6 +290,40 @@ describe('order list and order show <ref>', () => {
     expect((await statuses())[third]).toBe('pending');
   });
 
+  // Broke (review): an order of the run's own profile and environment whose key was not at hand failed the whole
+  // list, exit 3 and no table: the test key logged out, or a profile holding only its live key (its default
+  // environment still test) beside a test order placed with GIFTCODES_API_KEY. docs/support-desk.md: left as it is,
+  // with a warning naming the login, then the table.
+  it('--refresh leaves an order of its own target whose key is gone as it is, and lists', async () => {
+    const loggedOut = await loggedIn(served.server);
+    const placed = await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '1', '--yes', '--json'], {
+      configDir: loggedOut,
+    });
+    expect(placed.code, placed.stderr).toBe(0);
+    expect((await runCli(['logout', '--env', 'test'], { configDir: loggedOut })).code).toBe(0);
+    const liveOnly = await loggedIn(served.server, DEMO_KEYS.live);
+    const given = await runCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '1', '--yes', '--json'], {
+      configDir: liveOnly,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
+    expect(given.code, given.stderr).toBe(0);
+    for (const [configDir, result] of [
+      [loggedOut, placed],
+      [liveOnly, given],
+    ] as const) {
+      const id = (JSON.parse(result.stdout) as { id: string }).id;
+      const refreshed = await runCli(['order', 'list', '--refresh'], { configDir });
+      expect(refreshed.code, refreshed.stderr).toBe(0);
+      expect(refreshed.stdout).toContain(id);
+      expect(unstamped(refreshed.stderr)).toContain(
+        `warning: 1 unfinished order of the test key of profile "default" at ${served.url} not refreshed: order ${id} was placed with the test key of profile "default" at ${served.url}, and that key is not at hand`,
+      );
+      expect(unstamped(refreshed.stderr)).toContain(
+        `  hint: log in with that reseller's test key: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env test --base-url ${served.url}`,
+      );
+    }
+  });
+
   // Broke (review): the line named `order resume --all`, which takes up every interrupted order, so a support agent
   // looking at `--env test` resumed a live order that was never sent.
   it('orders their run left unfinished: one listed is named by its key; several point to order pending', async () => {

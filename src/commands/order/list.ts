@@ -310,9 +310,10 @@ async function amounts(
 
 /**
  * Reads each unfinished order once (REFRESH_CONCURRENCY at a time) where it was placed: with the key of its own
- * profile and environment, at its base URL, as order show does. The orders of the run's own profile, environment
- * and base URL fail the list as any command would; another's that cannot be read (its key gone, its keyring out
- * of reach) are left as they are, and said. A key given to this run (--api-key, GIFTCODES_API_KEY) is sent to
+ * profile and environment, at its base URL, as order show does. An order whose key is not at hand, the run's
+ * own target's included, is left as it is, and said with the login that brings the key back; another target's
+ * that cannot be read otherwise (its keyring out of reach) is too, where the run's own fails the list as any
+ * command would. A key given to this run (--api-key, GIFTCODES_API_KEY) is sent to
  * the run's own base URL only: the orders of other targets are then left as they are.
  */
 /** Reads the unfinished orders listed; records what it read of the ended ones, and returns what it read of each order still to resume, by key. */
@@ -354,7 +355,10 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
     try {
       api = await clientAt(deps, records[0]!);
     } catch (error) {
-      if (own || !isCliError(error)) throw error;
+      // A key no longer at hand (logged out, or a profile holding only its other environment's key) leaves its
+      // orders as they are, the run's own included, and the table is shown (docs/support-desk.md): the whole list
+      // used to fail, exit 3, over one order listed.
+      if (!isCliError(error) || (own && error.code !== 'order_key_missing')) throw error;
       deps.io.warn(`${orders} of ${describeTarget(where)} not refreshed: ${error.message}`);
       if (error.hint) {
         deps.io.notice(`  hint: ${pinnedHint(error.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR })}`);
