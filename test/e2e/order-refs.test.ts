@@ -13,6 +13,7 @@ import {
   tempDir,
   unstamped,
 } from '../helpers/e2e.js';
+import { freePort } from '../helpers/ports.js';
 
 const api = servedApi(['--fulfil-after', '300']);
 
@@ -234,6 +235,26 @@ describe('an order that never got an id', () => {
       new RegExp(`finish it with: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order resume ${pending!.key}`),
     );
   });
+  // A review: order show of an order whose request never reached the server said `outcome refused` beside
+  // `reason network_error: cannot reach …`, though the API refused nothing; order list said `not placed`.
+  it('order show of an order never sent (the server out of reach) says it was not placed, as order list does', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const unsent = ['--product', 'amazon-us-10', '--quantity', '1', '--base-url', closed, '--retries', '0'];
+    const tried = await runCli(['order', 'place', ...unsent], { configDir });
+    expect(tried.code, tried.stderr).toBe(5);
+    const [record] = await listed(configDir);
+    const table = await runCli(['order', 'list'], { configDir });
+    expect(table.stdout).toContain('not placed: network_error');
+    const shown = await runCli(['order', 'show', record!.key], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^outcome +not placed: network_error$/m);
+    expect(shown.stdout).toMatch(new RegExp(`^reason +network_error: cannot reach ${closed}`, 'm'));
+    // --json keeps the record's one-word outcome, as order list --json does.
+    const json = await runCli(['order', 'show', record!.key, '--json'], { configDir });
+    expect(JSON.parse(json.stdout)).toMatchObject({ key: record!.key, outcome: 'refused' });
+  });
+
   // A support walkthrough: against a server that no longer answers, order show failed after its retries with
   // nothing of what this machine knows (its codes written to a file), which is what support needed.
   it('order show of an order placed here, the API out of reach: what this machine recorded, then the error (exit 5)', async () => {

@@ -11,6 +11,7 @@ import { spokenMoney } from '../../money.js';
 import { labelled, printOrder } from '../../orders/present.js';
 import { stripControl } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
+import { outcomeWords } from './list.js';
 import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 
@@ -123,7 +124,9 @@ function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise
           ? '- (not known here: its request may have gone out, no answer came)'
           : '- (the API gave it no id)',
       ],
-      ['outcome', record.outcome],
+      // In order list's words: one that ended without an order is `not placed: <code>`, whether the API refused
+      // it or never heard of it. `refused` beside `network_error: cannot reach …` read as the API refusing it.
+      ['outcome', record.outcome === 'refused' ? outcomeWords(record) : record.outcome],
     ],
     reason,
     { document: true },
