@@ -9,8 +9,8 @@ import { ConfigStore } from '../../src/config/store.js';
 import { unstamped, tempDir } from '../helpers/e2e.js';
 import { capturedIo } from '../helpers/inprocess.js';
 
-function setIn(dir: string) {
-  const captured = capturedIo();
+function setIn(dir: string, o: { json?: boolean } = {}) {
+  const captured = capturedIo(o);
   const deps = { io: captured.io, config: () => ConfigStore.open(dir) };
   return { captured, set: (field: string, value: string, profile?: string) => run({ field, value, profile }, deps) };
 }
@@ -41,5 +41,29 @@ describe('config set', () => {
     expect(unstamped(captured.err())).toBe('made a new profile "defualt" (the others: default)\n');
     await set('history-days', '30', 'defualt');
     expect(unstamped(captured.err())).toBe('made a new profile "defualt" (the others: default)\n');
+  });
+
+  // A review: `config set history-days 30 --json` printed "value": "30", a string for a number setting.
+  it('--json prints the value of the type the profile stores, as config show --json does', async () => {
+    const dir = tempDir();
+    const recipient = 'age1ltrss057ry2zz9atsjjyladvsj8ed9ajh7tctwn0hrsaq7qufqwqujnhqk';
+    const cases: [string, string, unknown][] = [
+      ['history-days', '30', 30],
+      ['default-env', 'live', 'live'],
+      ['base-url', 'https://api.example.com/', 'https://api.example.com'],
+      ['encrypt-to', `${recipient}, ${recipient}`, [recipient, recipient]],
+      ['encrypt-to', 'none', []],
+      ['proxy', 'http://user:secret@proxy.example.com:3128', expect.not.stringContaining('secret')],
+    ];
+    for (const [field, value, printed] of cases) {
+      const { captured, set } = setIn(dir, { json: true });
+      await set(field, value);
+      expect(JSON.parse(captured.out()), field).toEqual({ profile: 'default', field, value: printed });
+      // What it prints is what the profile holds (the proxy's password aside, never echoed).
+      const held = (await ConfigStore.open(dir)).profile('default');
+      if (field === 'history-days') expect(held.historyDays).toBe(printed);
+      if (field === 'encrypt-to') expect(held.encryptTo ?? []).toEqual(printed);
+      if (field === 'base-url') expect(held.baseUrl).toBe(printed);
+    }
   });
 });

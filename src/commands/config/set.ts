@@ -83,9 +83,20 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   const shown = field === 'proxy' ? (await import('../../api/transport.js')).displayProxy(value) : value;
   await exportResult(
     deps.io,
-    { profile, field, value: shown },
+    { profile, field, value: await storedValue(field, shown) },
     { text: () => `${deps.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"` },
   );
+}
+
+/**
+ * The value --json prints, of the type the profile stores and `config show --json` prints it: history-days a
+ * number, encrypt-to its recipients (none: []). `"value": "30"` for a number setting made a script compare a
+ * string (a review).
+ */
+async function storedValue(field: Field, value: string): Promise<string | number | string[]> {
+  if (field === 'history-days') return Number(value);
+  if (field === 'encrypt-to') return (await import('../../config/store.js')).encryptToList(value);
+  return value;
 }
 
 /** An http(s) proxy URL (the proxy itself; the API behind it may be https). */
