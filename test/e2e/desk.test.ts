@@ -495,6 +495,37 @@ describe('order place --plan', () => {
     expect(rows[1]!.error).toBeDefined();
     expect(JSON.parse(result.stderr).error.code).toBe('plan_rows_failed');
   });
+
+  // A review: the public contract says README lists the field names of a plan's --json; only
+  // docs/cron-and-plans.md did. Every field a plan's rows print (a dry run, a delivered row with its file, a
+  // refused row, and rows delivered by an earlier run) is named in README's paragraph on plans.
+  it("README names every field of a plan's --json rows", async () => {
+    const { configDir } = served;
+    const dir = tempDir();
+    const plan = join(dir, 'fields.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,1,codes.csv\nno-such-product,1\n');
+    // A dry run asks the catalog, which refuses the dropped product: it rehearses the plan's first row alone.
+    const rehearsed = join(dir, 'rehearsed.csv');
+    writeFileSync(rehearsed, 'product,quantity\namazon-us-10,1\n');
+    await staleCatalog(configDir, ['no-such-product']);
+    const fields = new Set<string>();
+    const errorFields = new Set<string>();
+    for (const args of [[rehearsed, '--dry-run'], [plan], [plan]]) {
+      const result = await runCli(['order', 'place', '--json', '--plan', ...args], { configDir });
+      expect(result.stdout, result.stderr).not.toBe('');
+      for (const row of JSON.parse(result.stdout) as Record<string, unknown>[]) {
+        for (const name of Object.keys(row)) fields.add(name);
+        for (const name of Object.keys((row.error as object | undefined) ?? {})) errorFields.add(name);
+      }
+    }
+    for (const name of ['dryRun', 'price', 'order', 'out', 'count', 'already', 'error']) expect(fields).toContain(name);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const listed = /`\{row, ([^}]*)\}`/.exec(readme);
+    expect(listed, "README lists a plan row's --json fields as `{row, …}`").not.toBeNull();
+    const said = readme.slice(listed!.index, listed!.index + 600);
+    for (const name of fields) expect(said, name).toMatch(new RegExp(`\\b${name}\\b`));
+    for (const name of errorFields) expect(said, `error.${name}`).toMatch(new RegExp(`\\b${name}\\b`));
+  });
 });
 
 describe('--query on every command, help, logs', () => {
