@@ -599,6 +599,28 @@ describe('--query on every command, help, logs', () => {
     expect((await list(configDir)).filter((r) => r.outcome === 'pending')).toEqual([]);
   });
 
+  // A review: `order list --query '[0].orderId' --raw --format csv` printed the query's answer and dropped the CSV
+  // without a word. --format csv beside the one JSON document of --json or --query is refused, as codes get does.
+  it('order list --format csv with --query or --json is refused (exit 2), naming the flag typed', async () => {
+    const { configDir } = served;
+    for (const [flags, jsonFlag, wanted] of [
+      [['--query', '[0].orderId', '--raw'], '--query', 'the query'],
+      [['--json'], '--json', 'the JSON'],
+    ] as const) {
+      const result = await runCli(['order', 'list', ...flags, '--format', 'csv'], { configDir });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(JSON.parse(result.stderr).error).toMatchObject({
+        message: `${jsonFlag} prints one JSON document; --format csv cannot go to stdout with it`,
+        hint: `drop ${jsonFlag} for the CSV, or --format csv for ${wanted}`,
+        exitCode: 2,
+      });
+    }
+    // Each alone, and --format table (the default) with --query, still answer.
+    expect((await runCli(['order', 'list', '--format', 'csv'], { configDir })).code).toBe(0);
+    expect((await runCli(['order', 'list', '--query', 'length(@)', '--format', 'table'], { configDir })).code).toBe(0);
+  });
+
   it("help environment, help exit-codes, help options, and a pointer to it in every verb's help", async () => {
     const env = await runCli(['help', 'environment']);
     expect(env.code).toBe(0);

@@ -64,7 +64,8 @@ export function register(parent: Command, app: App): void {
     )
     .action(async (flags: Omit<ListOptions, 'env' | 'profile'>, cmd: Command) => {
       // --env and --profile are global options: here they filter.
-      const { globals, deps } = app.context(cmd);
+      const { globals, deps, json } = app.context(cmd);
+      checkFormat(flags.format, json ? (globals.query !== undefined ? '--query' : '--json') : undefined);
       await run({ ...flags, env: globals.env, profile: globals.profile }, deps);
     });
   completionHints(command, { flagWords: { '--status': STATUS_VALUES } });
@@ -75,6 +76,18 @@ export function register(parent: Command, app: App): void {
     'giftcodes order list --since 2026-11-01 --env live --format csv > nov.csv',
     `giftcodes order list --query "[?outcome=='delivered'].orderId"`,
   ]);
+}
+
+/**
+ * --format csv beside --json or --query, which print one JSON document on the same stdout: refused (exit 2), as
+ * codes get refuses it (commands/wait-flags.ts). The CSV was dropped without a word (a review's
+ * `--query '[0].orderId' --raw --format csv`). `jsonFlag`: the flag that asked for JSON, as typed.
+ */
+export function checkFormat(format: ListOptions['format'], jsonFlag: '--json' | '--query' | undefined): void {
+  if (format !== 'csv' || jsonFlag === undefined) return;
+  throw new UsageError(`${jsonFlag} prints one JSON document; --format csv cannot go to stdout with it`, {
+    hint: `drop ${jsonFlag} for the CSV, or --format csv for ${jsonFlag === '--query' ? 'the query' : 'the JSON'}`,
+  });
 }
 
 /**
