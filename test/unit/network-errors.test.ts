@@ -129,9 +129,23 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
     ['UND_ERR_HEADERS_TIMEOUT', 'the server stopped answering', 'the server stopped answering'],
     ['UND_ERR_BODY_TIMEOUT', 'the server stopped answering', 'the server stopped answering'],
     ['EHOSTUNREACH', 'EHOSTUNREACH', 'EHOSTUNREACH'],
-  ])('%s: "%s" direct, "%s" through a proxy; retried', (code, direct, proxied) => {
-    expect(transportFailure(coded(code), attempt())).toMatchObject({ reason: direct, retryable: true });
+  ])('%s: "%s" direct, "%s" through a proxy; retried unless the host does not exist', (code, direct, proxied) => {
+    expect(transportFailure(coded(code), attempt())).toMatchObject({ reason: direct, retryable: code !== 'ENOTFOUND' });
     expect(transportFailure(coded(code), attempt({ proxy: 'http://proxy.example:3128' })).reason).toBe(proxied);
+  });
+
+  // A person's day: `ping --base-url https://api.example.invalid` tried six times over 6.5 s to say "host not found".
+  it('a host name the DNS says does not exist (ENOTFOUND) is not retried, direct or through a proxy; a resolver failing for now (EAI_AGAIN) is', () => {
+    for (const proxy of [undefined, 'http://proxy.example:3128']) {
+      expect(transportFailure(coded('ENOTFOUND'), attempt({ proxy })).retryable).toBe(false);
+      expect(transportFailure(raisedWhileConnecting(coded('ENOTFOUND')), attempt({ proxy }))).toMatchObject({
+        retryable: false,
+        notSent: true,
+      });
+      expect(transportFailure(coded('EAI_AGAIN'), attempt({ proxy })).retryable).toBe(true);
+    }
+    // An attempt past its deadline is a timeout, retried, whatever its code.
+    expect(transportFailure(coded('ENOTFOUND'), attempt({ timedOut: true })).retryable).toBe(true);
   });
 
   it('an error without a code is named by the first line of its message, or as a network error', () => {

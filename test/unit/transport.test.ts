@@ -89,6 +89,16 @@ describe('notSent: set only when every attempt failed before the API could have 
     expect(error.notSent).toBe(true);
   });
 
+  // `.invalid` never resolves (RFC 6761): the resolver answers at once, no network needed. It was tried 6 times.
+  it('a host name that does not exist is tried once, however many retries are allowed', async () => {
+    const { api, lines } = client('http://giftcodes-unit.invalid', {}, 5);
+    const error = await failure(api);
+    expect(error.exitCode).toBe(5);
+    expect(error.message).toContain('host not found');
+    expect(error.message).not.toContain('attempts');
+    expect(lines.filter((line) => line.startsWith('GET /v1/ping'))).toHaveLength(1);
+  });
+
   it('a connection reset after the request was written: NOT notSent (the server may have acted on it)', async () => {
     const raw = await rawServer((socket) => socket.resetAndDestroy());
     servers.push(raw.server);
