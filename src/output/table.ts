@@ -33,7 +33,8 @@ export interface Column<Row> {
    * Where a cell too long for its column is cut: its end (the default); its start; or, for a path (with a suffix
    * such as a count), its directory first, then its file name before the extension, whose start tells files apart
    * (`amazon-10-2026-11-30.csv (2)` at 20 columns: `amazon-10-2….csv (2)`, where a cut start left
-   * `…-11-30.csv (2)`); with less room than six characters beside the extension, the middle of the name.
+   * `…-11-30.csv (2)`). The extension and the suffix stay whole while at least three characters of the start fit
+   * beside them (`amz-1-n1.csv (100)` at 15 columns: `amz-….csv (100)`); with less room, the middle of the name goes.
    */
   cut?: 'end' | 'start' | 'path';
 }
@@ -162,6 +163,9 @@ function fitToWidth(widths: number[], total: number, minimums: number[]): void {
   }
 }
 
+/** The fewest columns of a file name's start a path cut keeps beside its extension and suffix (Column.cut). */
+const PATH_START = 3;
+
 /** The cell in exactly `width` columns: padded, or cut with an ellipsis where its column says (Column.cut). */
 function fit(value: string, width: number, cut: Column<unknown>['cut'] = 'end'): string {
   if (textWidth(value) <= width) return padToWidth(value, width);
@@ -169,11 +173,12 @@ function fit(value: string, width: number, cut: Column<unknown>['cut'] = 'end'):
   if (cut === 'path') {
     const name = value.slice(value.lastIndexOf('/') + 1);
     if (textWidth(name) + 2 <= width) return padToWidth(`…/${name}`, width);
-    // The end kept is the extension and its count (`.csv (2)`) where six characters of the start stay beside them:
-    // the start, where a batch's file names differ, gets the rest; else the middle of the name goes.
+    // The end kept is the extension and its count (`.csv (2)`) where three characters of the start stay beside them:
+    // the start, where a batch's file names differ, gets the rest; else the middle of the name goes. (With six, as
+    // once, a plan's `amz-1-n1.csv (100)` at 15 columns showed `amz-1-n…v (100)`: the extension cut in two.)
     const dot = name.lastIndexOf('.');
     const extension = dot > 0 ? textWidth(name.slice(dot)) : Infinity;
-    const tail = extension <= kept - 6 ? extension : kept - Math.ceil(kept / 2);
+    const tail = extension <= kept - PATH_START ? extension : kept - Math.ceil(kept / 2);
     return padToWidth(`${headOfWidth(name, kept - tail)}…${tailOfWidth(name, tail)}`, width);
   }
   // A wide character that would not fit whole leaves its column blank instead.

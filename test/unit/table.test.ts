@@ -59,9 +59,10 @@ describe('renderTable at 80 columns', () => {
         .map((line) => line.slice(5 + 2 + 71 - room + 2).trimEnd());
     // Room for the file name: the directory goes.
     expect(at(30)).toEqual(['…/amazon-10-2026-11-30.csv (2)', '…/steam-20-2026-11-30.csv (1)']);
-    // Less: the name before its extension goes, six characters of its start stay; with less still, its middle.
+    // Less: the name before its extension goes, some of its start stays; with less still, its middle.
     expect(at(15)).toEqual(['amazon….csv (2)', 'steam-….csv (1)']);
-    expect(at(12)).toEqual(['amazon…v (2)', 'steam-…v (1)']);
+    expect(at(12)).toEqual(['ama….csv (2)', 'ste….csv (1)']);
+    expect(at(10)).toEqual(['amazo… (2)', 'steam… (1)']);
     // Room for the extension and its count at the end: the rest goes to the start, where the product is (a
     // batch's file names differ at the start and share their date; a dry run at 80 columns showed amazon-2…1-30.csv).
     expect(at(20)).toEqual(['amazon-10-2….csv (2)', 'steam-20-20….csv (1)']);
@@ -77,6 +78,32 @@ describe('renderTable at 80 columns', () => {
         .split('\n')[1]!
         .slice(78 - room + 2);
     expect(bare(17)).toBe('google-play-….csv');
+  });
+
+  // A plan's summary at 80 columns showed `amz-1-n1.csv (100)` as `amz-1-n…v (100)`: the extension cut in two.
+  it('a path cut keeps the extension and its count whole while three characters of the start fit beside them', () => {
+    const at = (room: number) =>
+      renderTable(
+        terminal(80),
+        [{ out: 'amz-1-n1.csv (100)' }],
+        [
+          { header: 'pad', value: () => 'x'.repeat(78 - room), whole: true },
+          { header: 'out', value: (r) => r.out, cut: 'path' },
+        ],
+      )
+        .split('\n')[1]!
+        .slice(78 - room + 2);
+    expect([14, 15, 16, 17, 18, 19, 20].map(at)).toEqual([
+      'amz….csv (100)',
+      'amz-….csv (100)',
+      'amz-1….csv (100)',
+      'amz-1-….csv (100)',
+      'amz-1-n1.csv (100)',
+      'amz-1-n1.csv (100)',
+      'amz-1-n1.csv (100)',
+    ]);
+    // Too narrow for three characters of the start beside `.csv (100)`: the middle of the name goes.
+    expect(at(13)).toBe('amz-1-… (100)');
   });
 
   // A live plan's summary at 80 columns left its files `amaz… (2)`, beside a STATUS of `completed` in every row.
