@@ -11,6 +11,7 @@ import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { finishJournal } from './journal/at-exit.js';
 import { Io } from './output/io.js';
 import { pinnedHint, type RunPlace } from './output/pinned-hint.js';
+import { nearestIds } from './near.js';
 import { KEY_ENVIRONMENTS } from './secrets.js';
 import { VERSION } from './version.js';
 
@@ -142,10 +143,15 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   } catch (error) {
     const profile = program.opts<{ profile?: string }>().profile ?? io.env.GIFTCODES_PROFILE;
     const words = commandWords(program, argv.slice(2));
-    code = report(io, error, commanderMessage, controller.signal, words, {
-      configDir: io.env.GIFTCODES_CONFIG_DIR,
-      profile,
-    });
+    code = report(
+      io,
+      error,
+      commanderMessage,
+      controller.signal,
+      words,
+      { configDir: io.env.GIFTCODES_CONFIG_DIR, profile },
+      program,
+    );
   }
   // Intents this run leaves unended become intent files now, rather than wait in its log for the next run.
   await finishJournal();
@@ -199,7 +205,36 @@ function commandWords(program: Command, args: readonly string[]): string[] {
 
 /** The help that explains a usage error: `giftcodes order place --help` for a flag of order place. */
 function helpFor(words: readonly string[]): string {
-  return words.length === 0 ? 'see --help' : `see: giftcodes ${words.join(' ')} --help`;
+  return `see: giftcodes ${[...words, '--help'].join(' ')}`;
+}
+
+/**
+ * A bad value of a global option (`--env prod`, `--retries x`), wherever it was typed: the help that lists it,
+ * `help options`, since a verb's --help only points there (`ping --help` has no --env). Undefined for any other
+ * message, and for an option the verb has one of its own by that name.
+ */
+function globalOptionHelp(program: Command, words: readonly string[], message: string): string | undefined {
+  const flags = /^option '([^']+)' argument/.exec(message)?.[1];
+  const long = program.options.find((option) => option.flags === flags)?.long;
+  if (long === undefined) return undefined;
+  let command: Command | undefined = program;
+  for (const word of words) command = command?.commands.find((c) => c.name() === word);
+  if (command !== program && command?.options.some((option) => option.long === long)) return undefined;
+  return 'see: giftcodes help options';
+}
+
+/**
+ * commander's "(Did you mean logout?)", in the house's words (`did you mean …?`, as a product id's typo is said),
+ * and only for a word near enough by the rule product ids and profiles follow (nearestIds): commander offered
+ * `logout` for `bogus`, three edits away.
+ */
+function nearWords(typed: string | undefined, offered: string | undefined): string | undefined {
+  if (typed === undefined || offered === undefined) return undefined;
+  const dashes = (word: string): string => word.replace(/^--?/, '');
+  const candidates = offered.replace(/^one of /, '').split(', ');
+  const near = new Set(nearestIds(dashes(typed), candidates.map(dashes)));
+  const kept = candidates.filter((candidate) => near.has(dashes(candidate)));
+  return kept.length === 0 ? undefined : `did you mean ${kept.join(' or ')}?`;
 }
 
 /**
@@ -209,9 +244,9 @@ function helpFor(words: readonly string[]): string {
 const REACHED_FOR: Readonly<Record<string, string>> = {
   'config get':
     "to read the profile's settings: giftcodes config show (to change one: giftcodes config set <field> <value>)",
-  'order place --qty': 'Did you mean --quantity?',
-  'order place --count': 'Did you mean --quantity?',
-  'order place --product-id': 'Did you mean --product?',
+  'order place --qty': 'did you mean --quantity?',
+  'order place --count': 'did you mean --quantity?',
+  'order place --product-id': 'did you mean --product?',
   // `order place amazon-us-25 5`, or `-q 10` (quiet) meant as the quantity.
   'order place <arguments>': 'the product and quantity are flags: --product <id> --quantity <n> (-q is --quiet)',
   // `catalog list amazon`, as `gh search` takes its words (a person's day).
@@ -231,8 +266,9 @@ function report(
   error: unknown,
   commanderMessage: string,
   signal: AbortSignal,
-  words: readonly string[] = [],
-  place: RunPlace = {},
+  words: readonly string[],
+  place: RunPlace,
+  program: Command,
 ): number {
   if (error instanceof CommanderError) {
     if (
@@ -243,11 +279,16 @@ function report(
     )
       return ExitCode.ok;
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
-    // commander's suggestion arrives as "(Did you mean order?)" on a line of its own: it is the hint.
+    // commander's suggestion arrives as "(Did you mean order?)" on a line of its own: it is the hint, when near.
     // Any other line break came from a value the user typed, and stays in the message (escaped when printed).
-    const suggestion = /\n\((Did you mean [^\n]*)\)$/.exec(message);
+    const suggestion = /\n\(Did you mean ([^\n]*)\?\)$/.exec(message);
     const first = suggestion ? message.slice(0, suggestion.index) : message;
-    const hint = reachedFor(words, first) ?? suggestion?.[1] ?? helpFor(words);
+    const typed = /^unknown (?:command|option) '([^']+)'/.exec(first)?.[1];
+    const hint =
+      reachedFor(words, first) ??
+      nearWords(typed, suggestion?.[1]) ??
+      globalOptionHelp(program, words, first) ??
+      helpFor(words);
     printError(io, { code: 'usage', message: first, hint, exitCode: ExitCode.usage });
     return ExitCode.usage;
   }

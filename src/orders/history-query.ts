@@ -7,7 +7,7 @@ import { OUTCOMES, STATUS_WORDS } from '../journal/outcomes.js';
 import type { Intent } from '../journal/intent.js';
 import { byCodePoint } from '../compare.js';
 import { majorUnits } from '../money.js';
-import { nearestIds } from './products.js';
+import { nearestIds } from '../near.js';
 import { unitsOf } from '../output/words.js';
 
 /**

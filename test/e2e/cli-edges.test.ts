@@ -16,7 +16,7 @@ describe('help words', () => {
   it('help of an unknown command is a usage error with a suggestion', async () => {
     const result = await runCli(['help', 'ordr']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/Did you mean order\?/);
+    expect(result.stderr).toMatch(/hint: did you mean order\?/);
   });
 });
 

@@ -72,16 +72,53 @@ describe('unknown commands suggest the nearest', () => {
     [['confg'], 'config'],
     [['config', 'shw'], 'show'],
     [['ping', '--jsn'], '--json'],
+    [['logot'], 'logout'],
+    [['order', 'plac'], 'place'],
   ])('giftcodes %s', async (args, nearest) => {
     const result = await runCli(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^[\dT:.Z-]+ error: unknown (command|option) '/m);
-    expect(result.stderr).toContain(`hint: Did you mean ${nearest}?\n`);
+    // In the words of every other hint (a product id's typo: `did you mean amazon-us-25?`), not commander's "Did".
+    expect(result.stderr).toContain(`hint: did you mean ${nearest}?\n`);
   });
 
-  it('says where to look when nothing is near', async () => {
-    const result = await runCli(['xyzzy']);
+  // A reviewer's `giftcodes bogus` was offered `Did you mean logout?` (three edits away): a word that far is no typo.
+  it.each([[['xyzzy']], [['bogus']], [['help', 'bogus']]])(
+    'says where to look when nothing is near: giftcodes %s',
+    async (args) => {
+      const result = await runCli(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/ hint: see: giftcodes --help\n$/);
+      expect(result.stderr).not.toMatch(/did you mean/i);
+    },
+  );
+});
+
+// `giftcodes --env prod ping` pointed at `ping --help`, which does not list --env: a global option's bad value
+// points at the help that lists the global options, wherever it was typed; a verb's own option at the verb's help.
+describe('a bad value of a global option points at giftcodes help options', () => {
+  it.each([
+    [['--env', 'prod', 'ping']],
+    [['ping', '--env', 'prod']],
+    [['--retries', 'x', 'order', 'list']],
+    [['ping', '--env']],
+    [['--env', 'prod']],
+  ])('giftcodes %s', async (args) => {
+    const result = await runCli(args);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('hint: see --help');
+    expect(result.stderr).toMatch(/ error: option '--(env|retries) <[^>]+>' argument /);
+    expect(result.stderr).toMatch(/ hint: see: giftcodes help options\n$/);
+  });
+
+  it("a verb's own option keeps the verb's help", async () => {
+    const result = await runCli(['order', 'place', '--quantity', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/ hint: see: giftcodes order place --help\n$/);
+  });
+
+  it('giftcodes help options lists them', async () => {
+    const result = await runCli(['help', 'options']);
+    expect(result.stdout).toMatch(/^ {2}--env <test\|live> /m);
+    expect(result.stdout).toMatch(/^ {2}--retries <n> /m);
   });
 });

@@ -145,7 +145,7 @@ describe('the words people reach for', () => {
     const before = (await ledger(served.server)).orders.length;
     const qty = await runCli(['order', 'place', '--product', 'amazon-us-25', '--qty', '2'], { configDir, baseUrl });
     expect(qty.code).toBe(2);
-    expect(unstamped(qty.stderr)).toBe("error: unknown option '--qty'\nhint: Did you mean --quantity?\n");
+    expect(unstamped(qty.stderr)).toBe("error: unknown option '--qty'\nhint: did you mean --quantity?\n");
     for (const args of [
       ['amazon-us-25', '5'],
       ['--product', 'amazon-us-25', '-q', '10'],
