@@ -304,6 +304,7 @@ function report(
       hint: cliError.hint && pinnedHint(cliError.hint, place),
       status: cliError.status,
       exitCode: cliError.exitCode,
+      orderId: cliError.orderId,
     });
     return cliError.exitCode;
   }
@@ -324,6 +325,8 @@ interface PrintableError {
   hint?: string | undefined;
   status?: number | undefined;
   exitCode: number;
+  /** The order the error concerns (CliError.orderId): a script learns which order was placed without reading prose. */
+  orderId?: string | undefined;
 }
 
 function printError(io: Io, error: PrintableError): void {
@@ -333,6 +336,7 @@ function printError(io: Io, error: PrintableError): void {
       message: error.message,
       status: error.status ?? null,
       exitCode: error.exitCode,
+      ...(error.orderId !== undefined ? { orderId: error.orderId } : {}),
       ...(error.hint ? { hint: error.hint } : {}),
     };
     io.errRaw(`${JSON.stringify({ error: body })}\n`);

@@ -23,6 +23,13 @@ export interface CliErrorInit {
   notSent?: boolean;
   /** An attempt before the one that failed may have reached the server (set by the API client on its retries). */
   earlierMaybeSent?: boolean;
+  /** The order the error concerns, where one exists (a wait that timed out): `--json` names it (`orderId`). */
+  orderId?: string | undefined;
+  /**
+   * The message as said by the run that placed the order, which then need not add "; it was placed" to it (the
+   * order machine's keptForResume): a wait's timeout reads `…after 1s; the order was placed and is still pending`.
+   */
+  placedMessage?: string | undefined;
 }
 
 export class CliError extends Error {
@@ -35,6 +42,10 @@ export class CliError extends Error {
   notSent: boolean;
   /** An earlier attempt of this request may have been sent: its answer then speaks of that attempt too. Set by the API client. */
   earlierMaybeSent: boolean;
+  /** The order the error concerns, where one exists: a script reads it from the `--json` error, not from the prose. */
+  readonly orderId: string | undefined;
+  /** CliErrorInit.placedMessage. */
+  readonly placedMessage: string | undefined;
 
   constructor(exitCode: ExitCodeValue, message: string, init: CliErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -45,6 +56,8 @@ export class CliError extends Error {
     this.status = init.status;
     this.notSent = init.notSent ?? false;
     this.earlierMaybeSent = init.earlierMaybeSent ?? false;
+    this.orderId = init.orderId;
+    this.placedMessage = init.placedMessage;
   }
 }
 

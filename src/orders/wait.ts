@@ -45,6 +45,7 @@ export class OrderEndedError extends OrderFailedError {
   constructor(readonly order: Order) {
     super(`order ${order.id} ended ${order.status}`, {
       code: 'order_failed',
+      orderId: order.id,
       hint: `nothing to fetch; see it with: giftcodes order show ${order.id}`,
     });
   }
@@ -101,7 +102,12 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
       if (left <= 0 || atDeadline) {
         throw new WaitTimeoutError(
           `gave up waiting for order ${o.orderId} after ${o.timeoutS}s; it is still ${order.status}`,
-          { code: 'wait_timeout', hint: waitAgain(o) },
+          {
+            code: 'wait_timeout',
+            hint: waitAgain(o),
+            orderId: o.orderId,
+            placedMessage: `gave up waiting after ${o.timeoutS}s: order ${o.orderId} was placed and is still ${order.status}`,
+          },
         );
       }
       atDeadline = left <= intervalMs;
@@ -117,5 +123,8 @@ export async function waitForOrder(o: WaitOptions): Promise<Order> {
 function interrupted(o: WaitOptions): InterruptedError {
   const reason: unknown = o.signal.reason;
   const message = reason instanceof Error ? reason.message : 'interrupted';
-  return new InterruptedError(`${message} while waiting for order ${o.orderId}`, { hint: waitAgain(o) });
+  return new InterruptedError(`${message} while waiting for order ${o.orderId}`, {
+    hint: waitAgain(o),
+    orderId: o.orderId,
+  });
 }

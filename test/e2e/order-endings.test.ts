@@ -41,7 +41,7 @@ describe('order watch endings', () => {
       const watched = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--json'], { configDir });
       expect(watched.code).toBe(6);
       expect(JSON.parse(watched.stdout).status).toBe('failed');
-      expect(JSON.parse(watched.stderr).error.exitCode).toBe(6);
+      expect(JSON.parse(watched.stderr).error).toMatchObject({ exitCode: 6, orderId: placed.id });
       const waited = await runCli(
         ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--wait', '--interval', '0.1'],
         { configDir },
@@ -121,6 +121,14 @@ describe('order watch endings', () => {
       });
       expect(watched.code).toBe(7);
       expect(watched.stderr).toContain(placed.id);
+      // A script learns which order it gave up on from the error's members, not from its prose (a review).
+      const json = await runCli(['order', 'watch', placed.id, '--interval', '0.1', '--timeout', '0.5', '--json'], {
+        configDir,
+      });
+      expect(json.code).toBe(7);
+      expect(JSON.parse(json.stderr.trim().split('\n').at(-1)!)).toMatchObject({
+        error: { code: 'wait_timeout', exitCode: 7, orderId: placed.id },
+      });
       const waited = await runCli(
         [
           'order',

@@ -75,6 +75,10 @@ describe('waitForOrder pace', () => {
     expect(error).toMatchObject({
       code: 'wait_timeout',
       message: 'gave up waiting for order ord_1 after 0.05s; it is still processing',
+      // `--json` names the order (a script read it from the prose), and the run that placed it says so in one
+      // sentence (`…; it is still pending; it was placed` read as two afterthoughts).
+      orderId: 'ord_1',
+      placedMessage: 'gave up waiting after 0.05s: order ord_1 was placed and is still processing',
     });
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(polls.length).toBe(2);
@@ -149,6 +153,17 @@ describe('waitForOrder failures', () => {
     stopped.abort(new Error('SIGTERM received'));
     await expect(
       waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: stopped.signal, intervalS: 0.01 }),
-    ).rejects.toMatchObject({ exitCode: 130, message: 'SIGTERM received while waiting for order ord_1' });
+    ).rejects.toMatchObject({
+      exitCode: 130,
+      message: 'SIGTERM received while waiting for order ord_1',
+      orderId: 'ord_1',
+    });
+  });
+
+  it('an order that ended failed names it for --json', async () => {
+    const { api } = scripted(['failed']);
+    await expect(
+      waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.01 }),
+    ).rejects.toMatchObject({ exitCode: 6, code: 'order_failed', orderId: 'ord_1' });
   });
 });
