@@ -155,22 +155,35 @@ export function digitsAtRisk(b: Uint8Array, s: number, e: number): boolean {
 /** digitsAtRisk, of a string. */
 export const DIGITS_AT_RISK = /^(?:0[0-9]+|[0-9]{16,})$/;
 
-/** Said after a CSV export holding such values (digitsAtRisk): the file holds them whole; a spreadsheet does not. */
-export function numericWarning(count: number, orderId: string): string {
+/**
+ * Where the values a warning counts are: one order's export (`of order ord_…`), or many at once, a plan's rows
+ * (`in 6 files`), said once for all of them.
+ */
+export type WarnedIn = { orderId: string } | { files: number };
+
+function valuesIn(count: number, where: WarnedIn, of: 'of order' | 'in'): string {
   const values = count === 1 ? '1 value' : `${grouped(count)} values`;
-  return `${values} of order ${orderId} ${count === 1 ? 'is' : 'are'} digits that a spreadsheet opening this CSV changes (a leading 0 dropped, as in PINs, or digits past the 15th lost); the file holds them whole: import it as text, or write an .xlsx file, which keeps them as text`;
+  return 'orderId' in where
+    ? `${values} ${of} ${where.orderId}`
+    : `${values} in ${where.files === 1 ? '1 file' : `${grouped(where.files)} files`}`;
+}
+
+/**
+ * Said after a CSV export holding such values (digitsAtRisk): the file holds them whole; a spreadsheet opening it
+ * does not. One line: it was ~280 characters, four lines of an 80-column terminal, and a plan said it per row.
+ */
+export function numericWarning(count: number, where: WarnedIn): string {
+  return `${valuesIn(count, where, 'in')} would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx`;
 }
 
 /** Said after an XLSX export that left characters out: the workbook's cell is not the value the API sent. */
-export function strippedWarning(count: number, orderId: string): string {
-  const values = count === 1 ? '1 value' : `${grouped(count)} values`;
-  return `${values} of order ${orderId} held control characters a workbook cannot hold and ${count === 1 ? 'was' : 'were'} written without them; for the values as the API sent them: a .json or .jsonl file`;
+export function strippedWarning(count: number, where: WarnedIn): string {
+  return `${valuesIn(count, where, 'of order')} held control characters a workbook cannot hold and ${count === 1 ? 'was' : 'were'} written without them; for the values as the API sent them: a .json or .jsonl file`;
 }
 
 /** Said after a CSV export that escaped values: a program reading the file gets `'=…`, not the value the API sent. */
-export function escapedWarning(count: number, orderId: string): string {
-  const values = count === 1 ? '1 value' : `${grouped(count)} values`;
-  return `${values} of order ${orderId} began with = + - @, a tab or a CR and got a leading ' so a spreadsheet shows ${count === 1 ? 'it' : 'them'} as text; for the values as the API sent them: --csv-raw, or an .xlsx file`;
+export function escapedWarning(count: number, where: WarnedIn): string {
+  return `${valuesIn(count, where, 'of order')} began with = + - @, a tab or a CR and got a leading ' so a spreadsheet shows ${count === 1 ? 'it' : 'them'} as text; for the values as the API sent them: --csv-raw, or an .xlsx file`;
 }
 
 /** The extension of an age-encrypted codes file, after its format's: `codes.csv.age` (docs/codes-and-exports.md). */

@@ -26,6 +26,7 @@ import {
   numericWarning,
   strippedWarning,
   type ExportFormat,
+  type WarnedIn,
   type FormatWriter,
   type TextSink,
 } from './format.js';
@@ -94,11 +95,70 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
   } finally {
     progress?.stop();
   }
-  // Said once the codes are where they were going (a file committed), naming the order: a plan exports many.
-  if (result.escaped && !result.readerGone) o.io.warn(escapedWarning(result.escaped, o.orderId));
-  if (result.stripped) o.io.warn(strippedWarning(result.stripped, o.orderId));
-  if (result.numeric && !result.readerGone) o.io.warn(numericWarning(result.numeric, o.orderId));
+  // Said once the codes are where they were going (a file committed), naming the order; while a run gathers them
+  // (a plan: gatherExportWarnings), counted instead, to be said once for all its files.
+  const warned: ExportWarnings = {
+    escaped: result.readerGone ? 0 : (result.escaped ?? 0),
+    stripped: result.stripped ?? 0,
+    numeric: result.readerGone ? 0 : (result.numeric ?? 0),
+  };
+  const gathered = gathering.get(o.io);
+  if (gathered) gathered.add(result.path, o.orderId, warned);
+  else sayWarnings(o.io, warned, { orderId: o.orderId });
   return result;
+}
+
+/** How many values of an export a spreadsheet shows other than the API sent them, by why (ExportResult). */
+interface ExportWarnings {
+  escaped: number;
+  stripped: number;
+  numeric: number;
+}
+
+function sayWarnings(io: Io, w: ExportWarnings, where: WarnedIn): void {
+  if (w.escaped) io.warn(escapedWarning(w.escaped, where));
+  if (w.stripped) io.warn(strippedWarning(w.stripped, where));
+  if (w.numeric) io.warn(numericWarning(w.numeric, where));
+}
+
+/** The runs gathering their exports' warnings (gatherExportWarnings), by their Io. */
+const gathering = new WeakMap<Io, { add(path: string, orderId: string, w: ExportWarnings): void }>();
+
+/**
+ * From now until end(), the exports that warn through `io` (escaped formulas, stripped characters, digits a
+ * spreadsheet changes) count their values here instead, and end() says each warning once for all of them, with
+ * totals: `10 values in 6 files would change in a spreadsheet …`, or as one export says it when only one needed
+ * it. A plan's rows each said theirs: a 12-row plan printed six copies of a 4-line warning. end() says nothing
+ * twice, and with nothing to say, nothing.
+ */
+export function gatherExportWarnings(io: Io): { end(): void } {
+  const totals: ExportWarnings = { escaped: 0, stripped: 0, numeric: 0 };
+  const files = { escaped: new Set<string>(), stripped: new Set<string>(), numeric: new Set<string>() };
+  const orders = new Set<string>();
+  const handle = {
+    add(path: string, orderId: string, w: ExportWarnings): void {
+      for (const kind of ['escaped', 'stripped', 'numeric'] as const) {
+        if (w[kind] === 0) continue;
+        totals[kind] += w[kind];
+        files[kind].add(path);
+        orders.add(orderId);
+      }
+    },
+  };
+  gathering.set(io, handle);
+  return {
+    end(): void {
+      if (gathering.get(io) !== handle) return;
+      gathering.delete(io);
+      // One order's (one file's) warnings read as that export would say them, naming the order.
+      const [only] = orders;
+      for (const kind of ['escaped', 'stripped', 'numeric'] as const) {
+        const where: WarnedIn =
+          orders.size === 1 && only !== undefined ? { orderId: only } : { files: files[kind].size };
+        sayWarnings(io, { escaped: 0, stripped: 0, numeric: 0, [kind]: totals[kind] }, where);
+      }
+    },
+  };
 }
 
 /** Codes written of the order's quantity, on stderr; not while the codes themselves go to a terminal. */

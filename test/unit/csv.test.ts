@@ -9,7 +9,7 @@ import { DIGITS_AT_RISK, digitsAtRisk, formatFor, type TextSink } from '../../sr
 import { majorUnits } from '../../src/money.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo } from '../helpers/inprocess.js';
-import { exportCodes } from '../../src/export/write.js';
+import { exportCodes, gatherExportWarnings } from '../../src/export/write.js';
 import type { ApiClient } from '../../src/api/client.js';
 
 function memorySink(): TextSink & { text(): string } {
@@ -312,24 +312,27 @@ describe('a CSV export that escaped values says so', () => {
     format: 'csv' | 'jsonl' | 'xlsx',
     csvRaw = false,
     pages: Record<string, unknown>[][] = [[{ code: '=A1' }, { code: 'B2' }], [{ code: '-C3' }]],
+    captured = capturedIo(),
+    orderId = 'ord_1',
   ): Promise<string> {
     async function* codePages() {
       yield* pages;
     }
-    const captured = capturedIo();
     await exportCodes({
       api: { codePages, rawCodePages: codePages } as unknown as ApiClient,
-      orderId: 'ord_1',
+      orderId,
       out,
       format,
       force: false,
       csvRaw,
       io: captured.io,
       signal: new AbortController().signal,
-      expected: 3,
+      expected: pages.flat().length,
     });
-    return captured.err();
+    return said(captured);
   }
+  /** What a run's stderr said, without the time each line starts with off a terminal. */
+  const said = (captured: ReturnType<typeof capturedIo>): string => captured.err().replace(/^\d{4}-\S+Z /gm, '');
 
   it('a warning counts them and names the ways to the values as sent; none for --csv-raw or JSON Lines', async () => {
     const dir = tempDir();
@@ -352,11 +355,50 @@ describe('a CSV export that escaped values says so', () => {
       ],
       [{ code: 'A-3', pin: '0x12', serial: '123456789012345' }],
     ];
-    expect(await exported(join(dir, 'pins.csv'), 'csv', false, pages)).toContain(
-      'warning: 2 values of order ord_1 are digits that a spreadsheet opening this CSV changes (a leading 0 dropped, as in PINs, or digits past the 15th lost); the file holds them whole: import it as text, or write an .xlsx file, which keeps them as text',
+    // One line (it was ~280 characters: four lines of an 80-column terminal), its meaning kept.
+    expect(await exported(join(dir, 'pins.csv'), 'csv', false, pages)).toBe(
+      'warning: 2 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx\n',
     );
     expect(await exported(join(dir, 'pins-raw.csv'), 'csv', true, pages)).not.toContain('warning');
     expect(await exported(join(dir, 'pins.xlsx'), 'xlsx', false, pages)).not.toContain('warning');
+  });
+
+  // A 12-row plan printed six copies of the digits warning, one per row's order: gathered, it is said once.
+  it('exports gathered (a plan) say each warning once, with totals over their files; one order as it would itself', async () => {
+    const dir = tempDir();
+    const pins = [
+      [
+        { code: 'A-1', pin: '0440' },
+        { code: '6006491234567890123', pin: '0001' },
+      ],
+    ];
+    const captured = capturedIo();
+    const gathered = gatherExportWarnings(captured.io);
+    await exported(join(dir, 'a.csv'), 'csv', false, pins, captured, 'ord_a');
+    await exported(join(dir, 'b.csv'), 'csv', false, pins, captured, 'ord_b');
+    await exported(join(dir, 'c.csv'), 'csv', false, [[{ code: 'A-2', pin: '0' }]], captured, 'ord_c');
+    await exported(join(dir, 'd.csv'), 'csv', false, [[{ code: '=A1', pin: '0440' }]], captured, 'ord_d');
+    expect(said(captured)).toBe('');
+    gathered.end();
+    expect(said(captured).split('\n')).toEqual([
+      "warning: 1 value in 1 file began with = + - @, a tab or a CR and got a leading ' so a spreadsheet shows it as text; for the values as the API sent them: --csv-raw, or an .xlsx file",
+      'warning: 7 values in 3 files would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx',
+      '',
+    ]);
+    gathered.end();
+    expect(said(captured).split('\n')).toHaveLength(3);
+    // Ended: each export says its own again.
+    expect(await exported(join(dir, 'e.csv'), 'csv', false, pins, captured, 'ord_e')).toContain(
+      'warning: 3 values in ord_e would change',
+    );
+    const one = capturedIo();
+    const single = gatherExportWarnings(one.io);
+    await exported(join(dir, 'f.csv'), 'csv', false, pins, one, 'ord_f');
+    await exported(join(dir, 'g.csv'), 'csv', false, [[{ code: 'A-3' }]], one, 'ord_g');
+    single.end();
+    expect(said(one)).toBe(
+      'warning: 3 values in ord_f would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx\n',
+    );
   });
 
   it('digitsAtRisk over bytes is DIGITS_AT_RISK over the string', () => {
