@@ -377,9 +377,10 @@ export function keptForResume(error: unknown, intent: Intent): unknown {
     error.exitCode === ExitCode.local && error.hint
       ? error.hint.replace(/,? then run the same command again$/, '')
       : undefined;
-  const kept = new CliError(error.exitCode, `${error.message}; ${placed}`, {
+  const kept = new CliError(error.exitCode, error.placedMessage ?? `${error.message}; ${placed}`, {
     code: error.code,
     status: error.status,
+    orderId: intent.orderId ?? error.orderId,
     hint: mend
       ? `${mend}, then run the same command again (nothing is lost or charged twice), or: giftcodes order resume ${intent.key}`
       : `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,

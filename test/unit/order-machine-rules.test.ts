@@ -90,6 +90,29 @@ describe('keptForResume', () => {
     expect(kept.message).toBe('boom; it was placed; the order may or may not have been placed');
   });
 
+  // `order place --wait --timeout 1 --json` said "…after 1s; it is still pending; it was placed", and its JSON
+  // error did not name the order: a script parsed prose to learn which order was charged (a review).
+  it("an error about a placed order keeps its id for --json, and a wait's timeout is said in one sentence", () => {
+    const timeout = new CliError(ExitCode.timeout, 'gave up waiting for order ord_7 after 1s; it is still pending', {
+      code: 'wait_timeout',
+      orderId: 'ord_7',
+      placedMessage: 'gave up waiting after 1s: order ord_7 was placed and is still pending',
+    });
+    const kept = keptForResume(timeout, { ...intent, orderId: 'ord_7' }) as CliError;
+    expect(kept).toMatchObject({
+      message: 'gave up waiting after 1s: order ord_7 was placed and is still pending',
+      code: 'wait_timeout',
+      orderId: 'ord_7',
+      hint: 'nothing is lost or charged twice: run the same command again, or: giftcodes order resume k-1',
+    });
+    expect(keptForResume(kept, { ...intent, orderId: 'ord_7' })).toBe(kept);
+    // Any other error after the order was accepted names it too; before, there is no order to name.
+    expect(keptForResume(new NetworkError('cannot reach'), { ...intent, orderId: 'ord_7' })).toMatchObject({
+      orderId: 'ord_7',
+    });
+    expect((keptForResume(new NetworkError('cannot reach'), intent) as CliError).orderId).toBeUndefined();
+  });
+
   it('a message that names the order already is not told its id again', () => {
     const waiting = new CliError(ExitCode.interrupted, 'interrupted by SIGINT while waiting for order ord_7');
     const kept = keptForResume(waiting, { ...intent, orderId: 'ord_7' }) as CliError;

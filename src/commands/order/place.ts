@@ -673,6 +673,11 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       );
       if (!yes) throw cancelled;
     }
+    // Each row's export counts the values a spreadsheet would change instead of warning of them, each said once
+    // for the whole plan when its rows have run (a 12-row plan printed six copies of a 4-line warning).
+    const gathered = rows.some((r) => r.out !== undefined)
+      ? (await import('../../export/write.js')).gatherExportWarnings(io)
+      : undefined;
     const { results, outcomes, unreachable } = await runRows(
       rows,
       delivered,
@@ -687,6 +692,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       },
       outLocks,
     ).catch(async (error: unknown) => {
+      gathered?.end();
       // Stopped (Ctrl-C, SIGTERM) with rows in flight: said, with the way to finish them, as a single order says it.
       if (!(error instanceof InterruptedError) || error.hint) throw error;
       // Rows whose request may have gone out; none (stopped before the first was sent): the interruption alone.
@@ -702,6 +708,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         },
       );
     });
+    gathered?.end();
     // The summary is the delivery of every row: printed and flushed, then each row's record, then its intent settled.
     const [{ runSummary }, { amountOf }] = await Promise.all([
       import('../../output/progress.js'),
