@@ -416,11 +416,13 @@ export function readPlanBytes(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
+    // Exit 8, as every local file that cannot be read (docs/exit-codes.md): a plan that is missing or a directory
+    // gave 2 where the docs said 8, and a --ca-file or identity file given so gives 8 (a review).
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR')
-      throw new UsageError(
+      throw new LocalError(
         `cannot read the plan ${path}: ${code === 'ENOENT' ? 'no such file' : 'it is a directory'}`,
-        { code: 'bad_plan', hint: 'check the --plan path' },
+        { code: 'plan_unreadable', hint: 'check the --plan path' },
       );
     throw new LocalError(`cannot read the plan ${path} (${code ?? 'error'})`, { code: 'plan_unreadable' });
   }
@@ -711,7 +713,7 @@ export async function runRows(
   o: RowOptions,
   deps: RowDeps,
   outLocks: Map<string, OutLock>,
-): Promise<{ results: PlanResult[]; outcomes: Driven[]; unreachable?: CliError }> {
+): Promise<{ results: PlanResult[]; outcomes: Driven[]; unreachable?: CliError; keyRefused?: CliError }> {
   const { io, api, journal, signal, connection } = deps;
   const scope = connectionScope(connection);
   const [{ driveIntent }, { OrderMachine }, { deliveredFile }, files] = await Promise.all([
@@ -736,9 +738,16 @@ export async function runRows(
    * run again sends them.
    */
   let unreachable: CliError | undefined;
+  /**
+   * Set once the API refused the run's key (401, 403): every row after would be refused the same way, so the rows
+   * not yet begun are not begun either (a cron job with an expired key sent all 12 rows, and its hint said "fix what
+   * failed"). The same plan, run again with a valid key, sends them.
+   */
+  let keyRefused: CliError | undefined;
   const noteUnreachable = (error: unknown): void => {
-    if (unreachable === undefined && isCliError(error) && error.exitCode === ExitCode.network && error.notSent)
-      unreachable = error;
+    if (!isCliError(error)) return;
+    if (unreachable === undefined && error.exitCode === ExitCode.network && error.notSent) unreachable = error;
+    if (keyRefused === undefined && error.exitCode === ExitCode.auth) keyRefused = error;
   };
   /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
   type Ready = { index: number; base: PlanResult } & (
@@ -888,7 +897,9 @@ export async function runRows(
     }
   };
   const take = (): Promise<Ready> | undefined =>
-    next < rows.length && !signal.aborted && unreachable === undefined ? prepare(next++) : undefined;
+    next < rows.length && !signal.aborted && unreachable === undefined && keyRefused === undefined
+      ? prepare(next++)
+      : undefined;
   // `concurrency` rows talk to the server at once. Each worker readies its next row (the intent written and
   // fsynced, `sending`) while its current row's request is out: the disk waits overlap the network instead
   // of adding to every row. Interrupted, at most one readied row per worker is left pending, never sent, and
@@ -933,12 +944,15 @@ export async function runRows(
       ...(row.out ? { out: row.out } : {}),
       error: {
         code: 'not_attempted',
-        message: `not sent: the server could not be reached for an earlier row (${unreachable?.message ?? 'no answer'})`,
-        exitCode: ExitCode.network,
+        message:
+          keyRefused !== undefined && unreachable === undefined
+            ? `not sent: the API key was refused for an earlier row (${keyRefused.message})`
+            : `not sent: the server could not be reached for an earlier row (${unreachable?.message ?? 'no answer'})`,
+        exitCode: keyRefused !== undefined && unreachable === undefined ? ExitCode.auth : ExitCode.network,
       },
     };
   }
-  return { results, outcomes, ...(unreachable ? { unreachable } : {}) };
+  return { results, outcomes, ...(unreachable ? { unreachable } : {}), ...(keyRefused ? { keyRefused } : {}) };
 }
 
 /** The codes of refusals that fixing the row's product or quantity in the plan clears (the fixed row has a new key). */
@@ -949,7 +963,11 @@ const PLAN_FIXES = /product|quantity|validation|invalid|not_found|unknown/;
  * error of the row that found the server out of reach, whose hint names what fixes that cause (nothing listens on
  * a loopback port: the reference server's command; a proxy: the proxy), as `order place` alone would say it.
  */
-export function planFailure(results: readonly PlanResult[], unreachable?: CliError): CliError | undefined {
+export function planFailure(
+  results: readonly PlanResult[],
+  unreachable?: CliError,
+  keyRefused?: CliError,
+): CliError | undefined {
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
   const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
@@ -983,6 +1001,19 @@ export function planFailure(results: readonly PlanResult[], unreachable?: CliErr
     : placedNone
       ? ', and nothing was sent or charged'
       : `, and ${tried.length === 1 ? 'that row was' : 'those rows were'} not sent`;
+  // The API refused the run's key (every failed row for that, or the rows after it not begun): the key to fix, with
+  // the hint that names where it came from, as a single order says it. Nothing in the plan to fix.
+  if (unreachable === undefined && tried.length > 0 && tried.every((r) => r.error!.exitCode === ExitCode.auth)) {
+    const notAttempted = skipped > 0 ? ` and ${skipped} ${skipped === 1 ? 'was' : 'were'} not attempted` : '';
+    return new CliError(
+      worst,
+      `${tried.length} of ${results.length} plan rows failed${notAttempted}: the API key was refused${placedNone ? ', so nothing was charged' : ''} (first: line ${first.row}: ${first.error!.message})`,
+      {
+        code: 'plan_rows_failed',
+        hint: `${keyRefused?.hint ?? 'log in with a valid key: giftcodes login'}; then run the same plan again: it sends the rows not ordered, never the delivered ones twice`,
+      },
+    );
+  }
   return new CliError(
     worst,
     skipped > 0

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BOTH_KEYS, chargesFor, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BOTH_KEYS, chargesFor, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 describe('a plan row refused for want of funds, and the same plan again', () => {
   const served = servedApi([]);
@@ -40,5 +40,30 @@ describe('a plan row refused for want of funds, and the same plan again', () => 
     );
     expect(await chargesFor(served.server, 'amazon-us-10', 1)).toHaveLength(1);
     expect(await chargesFor(served.server, 'amazon-us-25', 300)).toHaveLength(0);
+  });
+});
+
+describe('a plan run with a key the API refuses', () => {
+  const served = servedApi([]);
+
+  // A cron job with an expired key sent all 12 rows, each refused, and its hint said "fix what failed".
+  it('stops after the refusal, says the key was refused with its own hint, and charges nothing', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, `product,quantity\n${'amazon-us-10,1\n'.repeat(6)}`);
+    const run = await runCli(['order', 'place', '--plan', plan, '--concurrency', '1'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: 'sc_test_expired_000000000000' },
+    });
+    expect(run.code, run.stderr).toBe(3);
+    // The row out and the one readied behind it are refused; the rest are not begun.
+    expect(run.stderr).toMatch(
+      /: 0 of 6 rows ordered \(0 codes\), [1-3] failed, [3-5] not attempted \(the API key was refused\)/,
+    );
+    expect(run.stderr).toMatch(
+      /error: [1-3] of 6 plan rows failed and [3-5] were not attempted: the API key was refused, so nothing was charged/,
+    );
+    expect(run.stderr).toMatch(/hint: .*GIFTCODES_API_KEY.*; then run the same plan again/);
+    expect(await chargesFor(served.server, 'amazon-us-10', 1)).toHaveLength(0);
   });
 });

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Intent } from '../../src/journal/intent.js';
 import { describe, expect, it } from 'vitest';
-import { NetworkError } from '../../src/errors.js';
+import { AuthError, NetworkError } from '../../src/errors.js';
 import type { OrderRecord, Scope } from '../../src/journal/history.js';
 import { keyIdOf } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
@@ -474,6 +474,28 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(planFailure([result(1), failed as never])?.hint).toBe(
       "line 3's order ended failed (the provider's end: giftcodes order show ord_f3 says why): the same plan run again orders that row anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time",
     );
+  });
+
+  // A cron job with an expired key: 12 rows sent, each refused, and the hint said "fix what failed".
+  it("the run's key refused: said as such, with the key's own hint; rows after it not attempted", () => {
+    const refused = new AuthError('the key in GIFTCODES_API_KEY was refused (HTTP 401 invalid_api_key)', {
+      hint: 'set GIFTCODES_API_KEY to a valid key, or unset it to use the saved one',
+    });
+    const row401 = result(2, { code: 'invalid_api_key', message: refused.message, exitCode: 3 });
+    const skipped = (n: number) => result(n, { code: 'not_attempted', message: 'not sent', exitCode: 3 });
+    expect(planFailure([row401, skipped(3), skipped(4)], undefined, refused)).toMatchObject({
+      exitCode: 3,
+      message: `1 of 3 plan rows failed and 2 were not attempted: the API key was refused, so nothing was charged (first: line 2: ${refused.message})`,
+      hint: 'set GIFTCODES_API_KEY to a valid key, or unset it to use the saved one; then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
+    });
+    // A row ordered before the key was refused (revoked mid-run): not "nothing was charged".
+    expect(planFailure([result(1), row401], undefined, refused)?.message).toMatch(
+      /^1 of 2 plan rows failed: the API key was refused \(first: line 2/,
+    );
+    // Beside another failure, the key is not the whole story.
+    expect(
+      planFailure([row401, result(3, { code: 'bad', message: 'm', exitCode: 4 })], undefined, refused)?.hint,
+    ).toMatch(/^fix what failed/);
   });
 
   it('a row whose key another config directory or machine used (order_placed_elsewhere): nothing to fix, never "order it by itself"', () => {

@@ -398,7 +398,7 @@ describe('rows an older version ordered (keys from the plan bytes and line)', ()
 });
 
 describe('readPlan', () => {
-  it('a path through a file is exit 8 plan_unreadable with its errno', () => {
+  it('a path through a file, a missing file or a directory is exit 8 plan_unreadable, as docs/exit-codes.md says', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
     const path = join(dir, 'file', 'plan.csv');
@@ -412,10 +412,14 @@ describe('readPlan', () => {
     mkdirSync(join(dir, 'd.csv'));
     expect(() => readPlan(join(dir, 'd.csv'))).toThrow(
       expect.objectContaining({
-        exitCode: 2,
+        exitCode: 8,
+        code: 'plan_unreadable',
         message: `cannot read the plan ${join(dir, 'd.csv')}: it is a directory`,
         hint: 'check the --plan path',
       }),
+    );
+    expect(() => readPlan(join(dir, 'none.csv'))).toThrow(
+      expect.objectContaining({ exitCode: 8, message: `cannot read the plan ${join(dir, 'none.csv')}: no such file` }),
     );
   });
 });

@@ -165,20 +165,20 @@ describe('plan parsing', () => {
     }
   });
 
-  it('readPlan: a missing file or a directory is a usage error, the plan read otherwise', () => {
+  it('readPlan: a missing file or a directory is exit 8 (a local file that cannot be read), the plan read otherwise', () => {
     const dir = tempDir();
     expect(() => readPlan(join(dir, 'none.csv'))).toThrow(
       expect.objectContaining({
-        exitCode: 2,
-        code: 'bad_plan',
+        exitCode: 8,
+        code: 'plan_unreadable',
         message: `cannot read the plan ${join(dir, 'none.csv')}: no such file`,
       }),
     );
     mkdirSync(join(dir, 'd'));
     expect(() => readPlan(join(dir, 'd'))).toThrow(
       expect.objectContaining({
-        exitCode: 2,
-        code: 'bad_plan',
+        exitCode: 8,
+        code: 'plan_unreadable',
         message: `cannot read the plan ${join(dir, 'd')}: it is a directory`,
       }),
     );

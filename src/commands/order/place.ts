@@ -678,7 +678,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const gathered = rows.some((r) => r.out !== undefined)
       ? (await import('../../export/write.js')).gatherExportWarnings(io)
       : undefined;
-    const { results, outcomes, unreachable } = await runRows(
+    const { results, outcomes, unreachable, keyRefused } = await runRows(
       rows,
       delivered,
       o,
@@ -734,7 +734,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           ? `line ${earlier[0]} of this plan from a pipe matched a row an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so it was not ordered again: to order it again, give --batch (a nightly job: --batch "$(date +%F)")`
           : `lines ${earlier.join(', ')} of this plan from a pipe matched rows an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so they were not ordered again: to order them again, give --batch (a nightly job: --batch "$(date +%F)")`,
       );
-    const failure = planFailure(results, unreachable);
+    const failure = planFailure(results, unreachable, keyRefused);
     if (failure) throw failure;
   } finally {
     for (const lock of outLocks.values()) lock.release();
@@ -934,7 +934,12 @@ function planStory(
     `plan ${plan}: ${placed.length} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
     ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
     ...(failed > 0 ? [`${failed} failed`] : []),
-    ...(notSent > 0 ? [`${notSent} not attempted (the server could not be reached)`] : []),
+    // Why, as the rows not attempted say it: the key refused (exit 3), else the server out of reach.
+    ...(notSent > 0
+      ? [
+          `${notSent} not attempted (${results.some((r) => r.error?.code === 'not_attempted' && r.error.exitCode === ExitCode.auth) ? 'the API key was refused' : 'the server could not be reached'})`,
+        ]
+      : []),
   ].join(', ');
 }
 
