@@ -1,7 +1,7 @@
 // Waits for an order to end: polls GET /v1/orders/{id} (the client honours Retry-After and retries),
 // a spinner on a terminal, one line per status change elsewhere. Shared by codes get, order place and watch.
 import type { ApiClient } from '../api/client.js';
-import { orderOutcome } from '../api/outcome.js';
+import { orderOutcome, orderQuantity } from '../api/outcome.js';
 import type { Order } from '../api/schemas.js';
 import { sleep } from '../api/retry.js';
 import { InterruptedError, OrderFailedError, WaitTimeoutError } from '../errors.js';
@@ -46,9 +46,20 @@ export class OrderEndedError extends OrderFailedError {
     super(`order ${order.id} ended ${order.status}`, {
       code: 'order_failed',
       orderId: order.id,
-      hint: `nothing to fetch; see it with: giftcodes order show ${order.id}`,
+      // The order was just printed: "see it with order show" sent a person to read it again (a review). What is left
+      // is the provider's, and the same order anew.
+      hint: `it has no codes, and no command here gets them: ask the provider about order ${order.id}${anew(order)}`,
     });
   }
+}
+
+/** The `order place` that orders a failed order anew, where the order names its product and quantity. */
+function anew(order: Order): string {
+  const quantity = orderQuantity(order);
+  const product = order.product_id;
+  return typeof product === 'string' && /^[\x21-\x7e]+$/.test(product) && quantity !== undefined
+    ? `; to order it anew: giftcodes order place --product ${product} --quantity ${quantity}`
+    : '';
 }
 
 /** Resolves with the completed order; throws OrderEndedError (6), WaitTimeoutError (7) or InterruptedError (130). */
