@@ -22,6 +22,7 @@ interface Listed {
   key: string;
   environment: string;
   profile: string;
+  productId?: string;
 }
 
 async function listed(configDir: string): Promise<Listed[]> {
@@ -249,10 +250,20 @@ describe('an order that never got an id', () => {
     const shown = await runCli(['order', 'show', record!.key], { configDir });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^outcome +not placed: network_error$/m);
+    expect(shown.stdout).toMatch(/^order +- \(its request never reached the API\)$/m);
     expect(shown.stdout).toMatch(new RegExp(`^reason +network_error: cannot reach ${closed}`, 'm'));
     // --json keeps the record's one-word outcome, as order list --json does.
     const json = await runCli(['order', 'show', record!.key, '--json'], { configDir });
     expect(JSON.parse(json.stdout)).toMatchObject({ key: record!.key, outcome: 'refused' });
+    // Stopped before its request went: never sent, and the API never saw it.
+    const stopped = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' },
+    });
+    expect(stopped.signal).toBe('SIGKILL');
+    const pending = (await listed(configDir)).find((r) => r.productId === 'amazon-us-25');
+    const never = await runCli(['order', 'show', pending!.key], { configDir });
+    expect(never.stdout).toMatch(/^order +- \(its request was never sent\)$/m);
   });
 
   // A support walkthrough: against a server that no longer answers, order show failed after its retries with

@@ -117,12 +117,18 @@ function printUnnumbered(io: Io, journal: Journal, record: OrderRecord): Promise
     journal,
     record,
     [
-      // Interrupted while its request was out, the API may well have given it one, which no answer brought here.
+      // Interrupted while its request was out, the API may well have given it one, which no answer brought here. One
+      // never sent, or whose request never reached the API, got none from it: "the API gave it no id" said the API
+      // had seen it (a review).
       [
         'order',
-        record.outcome === 'pending' && record.sent
+        record.sent
           ? '- (not known here: its request may have gone out, no answer came)'
-          : '- (the API gave it no id)',
+          : record.outcome === 'pending' || record.outcome === 'abandoned'
+            ? '- (its request was never sent)'
+            : record.outcome === 'refused' && record.error?.code === 'network_error'
+              ? '- (its request never reached the API)'
+              : '- (the API gave it no id)',
       ],
       // In order list's words: one that ended without an order is `not placed: <code>`, whether the API refused
       // it or never heard of it. `refused` beside `network_error: cannot reach …` read as the API refusing it.
