@@ -160,8 +160,10 @@ export function checkWaitFlags(
       },
     );
   if (o.json && out === '-' && flags.format !== undefined && flags.format !== 'json') {
-    throw new UsageError(`--json prints one JSON document; --format ${flags.format} cannot go to stdout with it`, {
-      hint: `drop --json, or add --out codes.${flags.format}`,
+    // Named as typed: `--query x --format csv` read "--json prints…" (a review).
+    const asked = o.queried ? '--query' : '--json';
+    throw new UsageError(`${asked} prints one JSON document; --format ${flags.format} cannot go to stdout with it`, {
+      hint: `drop ${asked}, or add --out codes.${flags.format}`,
     });
   }
 }

@@ -616,6 +616,15 @@ describe('--query on every command, help, logs', () => {
         exitCode: 2,
       });
     }
+    // codes get names the flag typed too (it said --json for a --query).
+    for (const jsonFlag of ['--query', '--json']) {
+      const args = jsonFlag === '--query' ? ['--query', 'length(@)'] : ['--json'];
+      const codes = await runCli(['codes', 'get', 'ord_x', ...args, '--format', 'csv'], { configDir });
+      expect(codes.code, codes.stderr).toBe(2);
+      expect(JSON.parse(codes.stderr).error.message).toBe(
+        `${jsonFlag} prints one JSON document; --format csv cannot go to stdout with it`,
+      );
+    }
     // Each alone, and --format table (the default) with --query, still answer.
     expect((await runCli(['order', 'list', '--format', 'csv'], { configDir })).code).toBe(0);
     expect((await runCli(['order', 'list', '--query', 'length(@)', '--format', 'table'], { configDir })).code).toBe(0);

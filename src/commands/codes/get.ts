@@ -59,6 +59,7 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
     waits: options.wait === true,
     waitFlag: '--wait',
     outDefaultsToStdout: true,
+    queried: deps.io.query !== undefined,
   });
   options = await withRecipients(options, deps, { outDefaultsToStdout: true });
   const read: { ref?: OrderRef } = {};
