@@ -3,6 +3,9 @@ import { UsageError } from '../errors.js';
 import { KEY_ENVIRONMENTS, type KeyEnvironment } from '../secrets.js';
 
 export const SETTABLE_FIELDS = ['base-url', 'default-env', 'encrypt-to', 'history-days', 'proxy'] as const;
+
+/** How many days the order records of a profile with no history-days of its own are kept (journal/history.ts). */
+export const DEFAULT_HISTORY_DAYS = 90;
 export type SettableField = (typeof SETTABLE_FIELDS)[number];
 
 /** The fields whose values are a fixed set of words (for TAB); the others take a URL, an age key or a number. */

@@ -72,7 +72,7 @@ export interface OrderRecord {
   plan?: string;
 }
 
-export const DEFAULT_HISTORY_DAYS = 90;
+export { DEFAULT_HISTORY_DAYS } from '../config/fields.js';
 
 /**
  * Where an idempotency key names one order: the server, the environment and the API key (by its id). The

@@ -185,7 +185,21 @@ describe('config show, list, set, use', () => {
       defaultEnv: 'test',
       keys: { test: 'sc_test_…7e2d', live: 'sc_live_…8a7f' },
       keyStorage: { test: 'file', live: 'file' },
+      historyDays: 90,
       configFile: join(configDir, 'config.json'),
+    });
+  });
+
+  // A review: history-days could be set, and was then nowhere to be seen.
+  it('show names history-days, set or the default', async () => {
+    const fresh = await runCli(['config', 'show']);
+    expect(fresh.stdout).toMatch(/^history {6}90 days of order records kept \(the default\)$/m);
+    const dir = tempDir();
+    expect((await runCli(['config', 'set', 'history-days', '30'], { configDir: dir })).code).toBe(0);
+    const set = await runCli(['config', 'show'], { configDir: dir });
+    expect(set.stdout).toMatch(/^history {6}30 days of order records kept$/m);
+    expect(JSON.parse((await runCli(['config', 'show', '--json'], { configDir: dir })).stdout)).toMatchObject({
+      historyDays: 30,
     });
   });
 

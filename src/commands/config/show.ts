@@ -4,6 +4,8 @@ import { exportResult } from '../../output/exporter.js';
 import { maskKey, maskedKeys } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps, GlobalOptions } from '../deps.js';
+import { DEFAULT_HISTORY_DAYS } from '../../config/fields.js';
+import { counted } from '../../output/words.js';
 
 /** The profile and base URL the run names (flags; the environment and the config fill in the rest). */
 export type ShowOptions = Pick<GlobalOptions, 'profile' | 'baseUrl'>;
@@ -56,6 +58,8 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
     keyStorage: storage,
     ...(proxy ? { proxy } : {}),
     ...(profile.encryptTo?.length ? { encryptTo: profile.encryptTo } : {}),
+    // Settable with config set, so shown: it was nowhere to be seen once set (a review).
+    historyDays: profile.historyDays ?? DEFAULT_HISTORY_DAYS,
     configFile: store.path,
   };
   const { io } = deps;
@@ -71,6 +75,7 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
         `live key     ${shown.keys.live ?? none}${where(shown.keyStorage.live)}`,
         ...(proxy ? [`proxy        ${proxy}`] : []),
         ...(shown.encryptTo ? [`encrypt to   ${shown.encryptTo.join(' ')}`] : []),
+        `history      ${counted(shown.historyDays, 'day')} of order records kept${profile.historyDays === undefined ? io.c.dim(' (the default)') : ''}`,
         `config file  ${shown.configFile}`,
       ].join('\n'),
   });
