@@ -271,7 +271,7 @@ complete -c giftcodes -n '__giftcodes_under \'order list \'' -l status -x -a 'de
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l product -x -a '(__giftcodes_dynamic products)' -d 'only products whose id contains this (any case)'
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l since -x -d 'created since a date (2026-11-01), a duration ago (12h, 7d), today or yesterday (local midnight)'
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l limit -x -d 'at most n orders'
-complete -c giftcodes -n '__giftcodes_under \'order list \'' -l refresh -d 'read the current status of unfinished orders from the API: recorded for ended orders, shown for those to resume'
+complete -c giftcodes -n '__giftcodes_under \'order list \'' -l refresh -d 'read the current status of orders in progress from the API: recorded for ended orders, shown for those to resume'
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l format -x -a 'table csv' -d 'table, or csv for reconciliation'
 complete -c giftcodes -n '__giftcodes_under \'order list \'' -l help -s h -d 'show help'
 complete -c giftcodes -n '__giftcodes_under \'order pending \'' -l help -s h -d 'show help'

@@ -142,7 +142,7 @@ describe('order list and order show <ref>', () => {
     expect(records[3]!.amount).toEqual({ amount: 5000, currency: 'USD' });
   });
 
-  it('--refresh reads the status of unfinished orders from the API and records it', async () => {
+  it('--refresh reads the status of orders in progress from the API and records it', async () => {
     const { configDir } = served;
     const placed = JSON.parse(
       (await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], { configDir }))
@@ -256,7 +256,7 @@ describe('order list and order show <ref>', () => {
     let refreshed = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
     // The current profile's key is test: the live order is read with the live key, and that is said.
     expect(unstamped(refreshed.stderr)).toContain(
-      `1 unfinished order of the live key of profile "default" at ${served.url}: reading there\n`,
+      `1 order in progress of the live key of profile "default" at ${served.url}: reading there\n`,
     );
     await until(async () => {
       const now = await statuses();
@@ -275,14 +275,14 @@ describe('order list and order show <ref>', () => {
     });
     expect(given.code, given.stderr).toBe(0);
     expect(unstamped(given.stderr)).toContain(
-      `warning: 1 unfinished order of the live key of profile "default" at ${served.url} not refreshed: this run's key is for its own profile and server only\n`,
+      `warning: 1 order in progress of the live key of profile "default" at ${served.url} not refreshed: this run's key is for its own profile and server only\n`,
     );
     // Then the live key logged out: not read, said with the login that brings it back.
     expect((await runCli(['logout', '--env', 'live'], { configDir })).code).toBe(0);
     const keyless = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
     expect(keyless.code, keyless.stderr).toBe(0);
     expect(unstamped(keyless.stderr)).toContain(
-      `warning: 1 unfinished order of the live key of profile "default" at ${served.url} not refreshed: order ${third} was placed with the live key of profile "default" at ${served.url}, and that key is not at hand`,
+      `warning: 1 order in progress of the live key of profile "default" at ${served.url} not refreshed: order ${third} was placed with the live key of profile "default" at ${served.url}, and that key is not at hand`,
     );
     expect(unstamped(keyless.stderr)).toContain(
       `  hint: log in with that reseller's live key: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env live --base-url ${served.url}`,
@@ -316,7 +316,7 @@ describe('order list and order show <ref>', () => {
       expect(refreshed.code, refreshed.stderr).toBe(0);
       expect(refreshed.stdout).toContain(id);
       expect(unstamped(refreshed.stderr)).toContain(
-        `warning: 1 unfinished order of the test key of profile "default" at ${served.url} not refreshed: order ${id} was placed with the test key of profile "default" at ${served.url}, and that key is not at hand`,
+        `warning: 1 order in progress of the test key of profile "default" at ${served.url} not refreshed: order ${id} was placed with the test key of profile "default" at ${served.url}, and that key is not at hand`,
       );
       expect(unstamped(refreshed.stderr)).toContain(
         `  hint: log in with that reseller's test key: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env test --base-url ${served.url}`,

@@ -57,7 +57,7 @@ export function register(parent: Command, app: App): void {
     .addOption(new Option('--limit <n>', 'at most n orders').argParser(integer(1, 1_000_000)))
     .option(
       '--refresh',
-      'read the current status of unfinished orders from the API: recorded for ended orders, shown for those to resume',
+      'read the current status of orders in progress from the API: recorded for ended orders, shown for those to resume',
     )
     .addOption(
       new Option('--format <format>', 'table, or csv for reconciliation').choices(['table', 'csv']).default('table'),
@@ -351,7 +351,9 @@ async function refresh(deps: ListDeps, targets: readonly OrderRecord[]): Promise
   for (const records of groups.values()) {
     const where = placedWith(records[0]!);
     const own = sameTarget(current, where);
-    const orders = records.length === 1 ? '1 unfinished order' : `${records.length} unfinished orders`;
+    // "In progress", the API's word for them: "unfinished" is the word of a run to resume (--status unfinished),
+    // and a notice of orders merely pending at the API read as that (a review).
+    const orders = records.length === 1 ? '1 order in progress' : `${records.length} orders in progress`;
     if (!own) {
       keyGiven ??= await deps.connection().then(
         (connection) => connection.keySource === 'flag' || connection.keySource === 'environment',
