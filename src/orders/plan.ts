@@ -544,7 +544,9 @@ export function sameRowsElsewhere(
   const byFamily = new Map<string, OrderRecord[]>();
   for (const r of records) {
     if (!deliveredHere(r, scope) || r.profile !== profile || !endedWithinDay(r, now)) continue;
-    const other = /^plan-([0-9a-f]{12})[0-9a-f]{12}$/.exec(r.key)?.[1];
+    // A row sent again under its next key (-g2…: sentAgainKey) is as much a row of its plan (a review copied a plan
+    // whose row had gone under -g2, and it was ordered again without a word).
+    const other = /^plan-([0-9a-f]{12})[0-9a-f]{12}(?:-g[1-9]\d*)?$/.exec(r.key)?.[1];
     if (other === undefined || other === family) continue;
     byFamily.set(other, [...(byFamily.get(other) ?? []), r]);
   }
@@ -592,7 +594,7 @@ export function underOtherScope<T extends ScopedRow>(
     // rotated stays in its profile: another profile's key is another reseller's, whose orders are its own.
     if ((r.baseUrl === scope.baseUrl) === (r.keyId === scope.keyId)) return false;
     if (r.keyId !== scope.keyId && r.profile !== profile) return false;
-    if (!/^plan-[0-9a-f]{24}$/.test(r.key) || !wanted.has(`${r.productId}\n${r.quantity}`)) return false;
+    if (!/^plan-[0-9a-f]{24}(?:-g[1-9]\d*)?$/.test(r.key) || !wanted.has(`${r.productId}\n${r.quantity}`)) return false;
     const where = `${r.baseUrl}\n${r.keyId}`;
     let family = families.get(where);
     if (family === undefined) {

@@ -361,6 +361,10 @@ describe('underOtherScope: the intents of this plan sent under another key or ad
     expect(underOtherScope([intent], scope, 'shop', todo, plan, 'b1')).toEqual([intent]);
     expect(underOtherScope([intent], scope, 'shop', todo, plan, 'b2')).toEqual([]);
     expect(underOtherScope([{ ...intent, quantity: 3 }], scope, 'shop', todo, plan, 'b1')).toEqual([]);
+    // A row sent again under its next key (sentAgainKey) is the plan's row too (a review).
+    const later = { ...intent, key: `${key}-g2` };
+    expect(underOtherScope([later], scope, 'shop', todo, plan, 'b1')).toEqual([later]);
+    expect(underOtherScope([{ ...later, key: `${key}-x2` }], scope, 'shop', todo, plan, 'b1')).toEqual([]);
   });
 });
 
@@ -634,6 +638,9 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
   it('the same rows in another order, from another plan file: named', () => {
     const found = sameRowsElsewhere([...delivered].reverse(), scope, 'shop', rows, mine, COPY, T0);
     expect(found?.map((r) => r.key).sort()).toEqual(delivered.map((r) => r.key).sort());
+    // A row of that plan delivered under its next key (-g2: refused for funds first) is one of its rows (a review).
+    const later = delivered.map((r, i) => (i === 0 ? { ...r, key: `${r.key}-g2` } : r));
+    expect(sameRowsElsewhere(later, scope, 'shop', rows, mine, COPY, T0)).toHaveLength(3);
   });
 
   // The copy with a line added (the review's second case: 3 of 3 rows ordered without a word).
