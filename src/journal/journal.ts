@@ -302,6 +302,15 @@ export class Journal {
       ) {
         throw keyDelivered(record.key, record.orderId, record.out);
       }
+      // Abandoned after the API had placed it (its order id known): the key names that order as much. Sent again, it
+      // was that order within the day and a second one after it, without a word (a review): refused as a key used.
+      if (
+        record?.outcome === 'abandoned' &&
+        record.orderId !== undefined &&
+        record.productId === options.productId &&
+        record.quantity === options.quantity
+      )
+        throw keyAbandoned(record.key, record.orderId, record.endedAt ?? record.updatedAt);
       // A key the API answered with an order placed elsewhere under it is that order's, never this directory's:
       // sent again once the server forgot it, it was a second order (a review ran the same plan a day later and was
       // charged twice under one key). Refused without a request, in the same words, as long as the record is kept.
@@ -842,6 +851,17 @@ function keyDelivered(key: string, orderId: string | undefined, out: string | un
     {
       code: 'idempotency_key_used',
       hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or give none, and one is made)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
+    },
+  );
+}
+
+/** A key whose order the API placed and a person abandoned here: that order is the key's, never a new one. */
+function keyAbandoned(key: string, orderId: string, at: string): UsageError {
+  return new UsageError(
+    `the idempotency key ${key} already placed order ${orderId}, abandoned here at ${at} after the API had placed it; a key names one order, so nothing was sent`,
+    {
+      code: 'idempotency_key_used',
+      hint: `its codes: giftcodes codes get ${orderId} --out <file>; for a new order, use a new key (or give none, and one is made)`,
     },
   );
 }

@@ -768,7 +768,14 @@ export async function runRows(
       // Read again now, not only at the start: an overlapping run of the same plan may have delivered
       // this row meanwhile, and placing it again (the same key: the same order) would find its out file
       // taken and leave an order pending that was delivered.
-      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key, scope), scope);
+      const recorded = journal.history.get(row.key, scope);
+      // Abandoned here after the API had placed it (its order id known): that order is the row's, charged. Sent
+      // again, its key was that order within the day, and a second one after it (a review): read, never sent.
+      const abandonedPlaced =
+        recorded?.outcome === 'abandoned' && recorded.orderId !== undefined && !journal.find(row.key)
+          ? recorded
+          : undefined;
+      const earlier = delivered.get(row.key) ?? deliveredHere(recorded, scope) ?? abandonedPlaced;
       // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
       // before it settled, ends now.
       if (earlier?.orderId !== undefined) {
@@ -777,7 +784,11 @@ export async function runRows(
         const { out: _unwritten, ...rest } = base;
         return {
           index,
-          base: { ...rest, ...(earlier.out !== undefined ? { out: earlier.out } : {}) },
+          // An abandoned order's file was never written: its row names none.
+          base: {
+            ...rest,
+            ...(earlier.out !== undefined && earlier.outcome !== 'abandoned' ? { out: earlier.out } : {}),
+          },
           earlier: { ...earlier, orderId: earlier.orderId },
         };
       }
@@ -829,7 +840,9 @@ export async function runRows(
         const status = read ? `, ${order.status} now` : earlier.status ? `, ${earlier.status} when last read` : '';
         // When that run ended comes first: after "completed now" it read as the time of the status (a review).
         io.notice(
-          `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`,
+          earlier.outcome === 'abandoned'
+            ? `row ${base.row}: its order ${earlier.orderId} was abandoned here at ${earlier.endedAt ?? earlier.updatedAt} after the API had placed it${status}; not ordered again (its codes: giftcodes codes get ${earlier.orderId} --out <file>; to order the row anew, run the plan with a --batch of its own)`
+            : `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`,
         );
         return { ...base, order, already: true };
       }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DEMO_KEYS,
+  ledger,
   loggedIn,
   pendingIntents,
   runCli,
@@ -90,5 +91,51 @@ describe('two terminals, one order', () => {
     expect(watched.code, watched.stderr).toBe(0);
     expect(watched.stderr).toContain(join(dir, 'a.csv'));
     expect(watched.stderr).toContain('hand out one of them');
+  });
+});
+
+describe('an order abandoned after the API placed it, its key sent again', () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  // A review: within the day the server replays the key's order; after it, the same key placed a second one without a
+  // word. The key names that order: refused, never sent (an --idempotency-key), read and not ordered again (a plan row).
+  it('the same --idempotency-key is refused before anything is sent, naming the order and its codes get', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--idempotency-key', 'inv-1001'];
+    const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [intent] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
+    expect((await runCli(['order', 'abandon', 'inv-1001'], { configDir })).code).toBe(0);
+    const before = (await ledger(served.server)).orders.length;
+    const again = await runCli(place, { configDir });
+    expect(again.code, again.stderr).toBe(2);
+    expect(unstamped(again.stderr)).toContain(
+      `error: the idempotency key inv-1001 already placed order ${intent!.orderId}, abandoned here at `,
+    );
+    expect(again.stderr).toContain(
+      `hint: its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent!.orderId} --out <file>`,
+    );
+    expect((await ledger(served.server)).orders.length).toBe(before);
+  });
+
+  it('a plan row: read as that order, not ordered again, its file not written', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const plan = join(dir, 'restock.csv');
+    writeFileSync(plan, 'product,quantity,out\ntesco-uk-20,1,a.csv\n');
+    const killed = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
+    expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
+    const before = (await ledger(served.server)).orders.length;
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(unstamped(again.stderr)).toContain(`row 2: its order ${row!.orderId} was abandoned here at `);
+    expect(again.stderr).toContain('not ordered again (its codes: giftcodes codes get');
+    expect((await ledger(served.server)).orders.length).toBe(before);
+    expect(existsSync(join(dir, 'a.csv'))).toBe(false);
   });
 });

@@ -85,6 +85,30 @@ describe('begin with an interrupted intent of the same order', () => {
     await expect(j.begin({ ...spec, key: 'nightly' })).rejects.toMatchObject({ code: 'idempotency_key_used' });
   });
 
+  // A review: abandoned after the API placed it, the same key a day later was a second order without a word.
+  it('a key whose order the API placed and a person abandoned here is refused as used; another request under it is not', async () => {
+    const j = journal();
+    const { intent } = await j.begin({ ...spec, key: 'inv-7' });
+    j.save({ ...intent, phase: 'accepted', orderId: 'ord_7', owner: dead() });
+    await j.abandon('inv-7');
+    await expect(j.begin({ ...spec, key: 'inv-7' })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'idempotency_key_used',
+      message: expect.stringMatching(/^the idempotency key inv-7 already placed order ord_7, abandoned here at /),
+      hint: expect.stringContaining('giftcodes codes get ord_7 --out <file>'),
+    });
+    // Another quantity under the key is the server's to refuse (422 reused), as for a delivered one.
+    await expect(j.begin({ ...spec, quantity: spec.quantity + 1, key: 'inv-7' })).resolves.toMatchObject({
+      resumed: false,
+    });
+    // Abandoned before any answer (no order id): followed under its key as before, never refused here.
+    const k = journal();
+    const other = await k.begin({ ...spec, key: 'inv-8' });
+    k.save({ ...other.intent, phase: 'sending', owner: dead() });
+    await k.abandon('inv-8');
+    await expect(k.begin({ ...spec, key: 'inv-8' })).resolves.toMatchObject({ resumed: false });
+  });
+
   it('whose codes file is at this --out, unchanged: the same command run again, resumed', async () => {
     const j = journal();
     const file = join(tempDir(), 'mon.json');
