@@ -115,17 +115,25 @@ export function ofThisRequest(
   // rotated): its key is not sent from here, but it is said (a review abandoned at 127.0.0.1, placed again at
   // localhost, and was charged twice without a word).
   let abandonedElsewhere: OrderRecord | undefined;
+  // The request's last record in any scope of this environment: an order abandoned after the API placed it at
+  // another spelling of the address (or under a key since rotated) is charged as much (a review placed the same
+  // order at localhost after abandoning it at 127.0.0.1, charged twice without a word).
+  let newestPlaced: OrderRecord | undefined;
   for (const r of journal.history.list()) {
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-') || r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
     if (r.profile !== spec.profile || r.environment !== spec.environment) continue;
     const followed = sentUnanswered(r) && r.declined !== true;
+    // A run refused before it placed anything (the server out of reach, a wallet short) answers neither question:
+    // it became the request's last record, and the next run, which did place an order, said nothing (a review).
+    const placedSomething = r.outcome !== 'refused';
+    if (placedSomething && (newestPlaced === undefined || endedAt(r) > endedAt(newestPlaced))) newestPlaced = r;
     if (!inScope(r, scope)) {
       if (followed && (abandonedElsewhere === undefined || endedAt(r) > endedAt(abandonedElsewhere)))
         abandonedElsewhere = r;
       continue;
     }
-    if (newest === undefined || endedAt(r) > endedAt(newest)) newest = r;
+    if (placedSomething && (newest === undefined || endedAt(r) > endedAt(newest))) newest = r;
     if (followed && (abandoned === undefined || endedAt(r) > endedAt(abandoned))) abandoned = r;
   }
   const finished =
@@ -136,8 +144,11 @@ export function ofThisRequest(
   // nothing of the request since: the same command places a second order beside it, asked about as one (a review
   // abandoned such an order, ran the same command, and was charged twice without a word).
   const abandonedPlaced =
-    abandonedMarked && newest?.outcome === 'abandoned' && newest.orderId !== undefined && endedWithinDay(newest, now)
-      ? { ...newest, orderId: newest.orderId }
+    abandonedMarked &&
+    newestPlaced?.outcome === 'abandoned' &&
+    newestPlaced.orderId !== undefined &&
+    endedWithinDay(newestPlaced, now)
+      ? { ...newestPlaced, orderId: newestPlaced.orderId }
       : undefined;
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
   const fresh = (r: OrderRecord | undefined): r is OrderRecord =>

@@ -230,7 +230,8 @@ describe('ofThisRequest abandonedPlaced: this very request, abandoned after the 
     });
     // A key given names one order of its own; another request is not this one.
     expect(ofThisRequest(j, spec, 'my-key', T).abandonedPlaced).toBeUndefined();
-    for (const other of OTHER_REQUESTS)
+    // Another scope of the request (another address spelling, a key rotated) is the same request: it counts (below).
+    for (const other of OTHER_REQUESTS.filter((o) => !('baseUrl' in o) && !('keyId' in o)))
       expect(
         ofThisRequest(j, { ...spec, ...other }, undefined, T).abandonedPlaced,
         JSON.stringify(other),
@@ -240,6 +241,29 @@ describe('ofThisRequest abandonedPlaced: this very request, abandoned after the 
     // The second order, placed since (asked about then): the request's last record is that one.
     j.history.record(recordAt('again', at(T - HOUR / 2), { ...spec, orderId: 'ord_again' }));
     expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced).toBeUndefined();
+  });
+
+  it('a run since that placed nothing does not hide it; one at another spelling of the address is it too', () => {
+    const j = journal();
+    j.history.mark('abandoned', T - HOUR);
+    j.history.record(placed('gave-up', HOUR));
+    // The same command through a dead proxy: said "a second order", then placed nothing (a review).
+    j.history.record(
+      recordAt('unreached', at(T - HOUR / 2), {
+        ...spec,
+        outcome: 'refused',
+        error: { code: 'network_error', message: 'cannot reach' },
+      }),
+    );
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced?.key).toBe('gave-up');
+    // Abandoned at localhost, placed again at 127.0.0.1 (a review): charged as much.
+    const k = journal();
+    k.history.mark('abandoned', T - HOUR);
+    k.history.record(placed('there', HOUR, { baseUrl: 'http://localhost:4010' }));
+    expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced?.key).toBe('there');
+    // Placed again since, in either scope: asked about then, not again.
+    k.history.record(recordAt('again', at(T - HOUR / 2), { ...spec, baseUrl: 'http://localhost:4010', orderId: 'o2' }));
+    expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced).toBeUndefined();
   });
 
   it('one abandoned without an order id is not it (that one is followed under its key, or was never sent)', () => {
