@@ -483,10 +483,16 @@ const MAX_GENERATION = 100;
 export function sentAgainKey(key: string, journal: Journal, scope: Scope): string {
   let current = key;
   for (let generation = 2; generation <= MAX_GENERATION; generation++) {
+    if (journal.find(current)) break;
     const record = journal.history.get(current, scope);
+    const next = `${key}-g${generation}`;
     const placedNothing = record?.outcome === 'refused' && refusesTheOrder(record.error?.code ?? '');
-    if (!(placedNothing || record?.outcome === 'failed') || journal.find(current)) break;
-    current = `${key}-g${generation}`;
+    // A key with no record left whose next key has one: its refusal was pruned (history-days) before the later key's
+    // delivery was. Stopped there, the row went out again under its own key, a second order (a review).
+    const pruned =
+      record === undefined && (journal.find(next) !== undefined || journal.history.get(next, scope) !== undefined);
+    if (!(placedNothing || record?.outcome === 'failed' || pruned)) break;
+    current = next;
   }
   return current;
 }

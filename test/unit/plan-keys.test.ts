@@ -85,6 +85,20 @@ describe('sentAgainKey: a row the API refused (placing nothing) or whose order f
     expect(keyRows([row(1, 'k', 'old-k')], deliveredRows(j, scope), j, scope, 'b1')[0]!.key).toBe('k-g4');
   });
 
+  // A review: history-days pruned the base key's refusal, and kept the -g2 delivery; the row went out under its base key.
+  it('past a key whose record is gone when the next key has one (pruned first, ended first)', async () => {
+    const j = journal();
+    j.history.record(record('p-g2'));
+    expect(sentAgainKey('p', j, scope)).toBe('p-g2');
+    j.history.record(refused('p-g2', 'insufficient_funds'));
+    expect(sentAgainKey('p', j, scope)).toBe('p-g3');
+    // Or an intent left under the next key: resumed there.
+    await interrupted(j, 'q-g2');
+    expect(sentAgainKey('q', j, scope)).toBe('q-g2');
+    // Nothing under either: its own key.
+    expect(sentAgainKey('fresh', j, scope)).toBe('fresh');
+  });
+
   it('never past a key an order may be under: placed elsewhere, reused, abandoned, or another scope; nor one left interrupted', async () => {
     const j = journal();
     for (const [key, code] of [
