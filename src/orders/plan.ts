@@ -1066,10 +1066,13 @@ export function planFailure(
                       // again sends it under its next key (sentAgainKey), since a server that keeps a refusal with its key
                       // answers the same for a day. Ordered by itself instead, as this hint once said, the next run of the
                       // plan ordered it a second time (an adversarial review). Each such row is named.
-                      `once what failed is fixed, run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d), and ${outside.length === 1 ? 'the row' : 'each row'} the API refused for something outside the plan (${firstOf(
-                        outside.map((r) => `line ${r.row}: ${r.error!.code}`),
-                        5,
-                      )}) is sent under a new key of its own, its refused one having placed nothing; do not order ${outside.length === 1 ? 'it' : 'them'} by itself as well, or the plan's next run orders ${outside.length === 1 ? 'it' : 'them'} a second time`
+                      // Short: at 80 columns it took six lines (a walkthrough).
+                      `fix what ${outside.length === 1 ? 'line' : 'lines'} ${outside
+                        .slice(0, 5)
+                        .map((r) => `${r.row} (${r.error!.code})`)
+                        .join(
+                          ', ',
+                        )}${outside.length > 5 ? ', …' : ''} ${outside.length === 1 ? 'was' : 'were'} refused for, then run the same plan again: it sends ${outside.length === 1 ? 'that row' : 'those rows'} under a new key and orders no delivered row twice; do not also order ${outside.length === 1 ? 'it' : 'them'} by itself, or the next run orders ${outside.length === 1 ? 'it' : 'them'} a second time`
                     : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );

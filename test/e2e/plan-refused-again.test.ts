@@ -19,7 +19,7 @@ describe('a plan row refused for want of funds, and the same plan again', () => 
     const first = await runCli(args, { configDir });
     expect(first.code, first.stderr).toBe(4);
     expect(first.stderr).toContain(
-      'the row the API refused for something outside the plan (line 3: insufficient_funds) is sent under a new key of its own',
+      'fix what line 3 (insufficient_funds) was refused for, then run the same plan again: it sends that row under a new key',
     );
     expect(first.stderr).not.toMatch(/by itself \(giftcodes order place/);
     const again = await runCli(args, { configDir });

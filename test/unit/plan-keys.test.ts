@@ -446,7 +446,7 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       result(2, { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 }),
     ]);
     expect(failure?.hint).toBe(
-      "once what failed is fixed, run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d), and the row the API refused for something outside the plan (line 2: insufficient_funds) is sent under a new key of its own, its refused one having placed nothing; do not order it by itself as well, or the plan's next run orders it a second time",
+      'fix what line 2 (insufficient_funds) was refused for, then run the same plan again: it sends that row under a new key and orders no delivered row twice; do not also order it by itself, or the next run orders it a second time',
     );
     // A product or quantity the plan names wrong is fixed in the plan: the fixed row has a new key.
     for (const code of ['unknown_product', 'product_not_found', 'invalid_quantity'])
@@ -457,10 +457,9 @@ describe('planFailure: what a plan with failed rows exits with', () => {
   it('two rows refused for something outside the plan: each named', () => {
     const funds = { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 };
     const failure = planFailure([result(1), result(4, funds), { ...result(5, funds), quantity: 3 }]);
-    expect(failure?.hint).toContain(
-      'each row the API refused for something outside the plan (line 4: insufficient_funds; line 5: insufficient_funds) is sent under a new key of its own',
+    expect(failure?.hint).toBe(
+      'fix what lines 4 (insufficient_funds), 5 (insufficient_funds) were refused for, then run the same plan again: it sends those rows under a new key and orders no delivered row twice; do not also order them by itself, or the next run orders them a second time',
     );
-    expect(failure?.hint).toContain('do not order them by itself as well');
   });
 
   // A person's day: rows the service kept rate limiting (429, 5xx after the retries) read "fix what failed".
@@ -481,7 +480,9 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       result(1, { code: 'rate_limited', message: 'HTTP 429', exitCode: 5 }),
       result(2, { code: 'insufficient_funds', message: 'm', exitCode: 4 }),
     ]);
-    expect(mixed?.hint).toMatch(/^once what failed is fixed, run the same plan again/);
+    expect(mixed?.hint).toMatch(
+      /^fix what line 2 \(insufficient_funds\) was refused for, then run the same plan again/,
+    );
   });
 
   it('a row whose order ended failed: the same plan again orders it anew under a new key; never "order it by itself"', () => {
