@@ -10,6 +10,7 @@ import type { Order } from '../api/schemas.js';
 import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
 import { refusesTheOrder } from '../api/errors.js';
+import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { endedWithinDay, inScope, withStatus, type OrderRecord, type Scope } from '../journal/history.js';
@@ -48,6 +49,8 @@ export interface PlanResult {
   count?: number | undefined;
   /** True when the local record shows the row delivered by an earlier run: nothing was placed. */
   already?: boolean | undefined;
+  /** With `already`: that earlier order was abandoned here after the API placed it (its codes were not written). */
+  abandoned?: boolean | undefined;
   dryRun?: boolean | undefined;
   /** A dry run's unit price, as the catalog gave it (minor units). */
   price?: { amount: number; currency: string } | undefined;
@@ -452,7 +455,24 @@ export interface RowDeps {
  * and its records there say nothing of these rows.
  */
 export function deliveredHere(record: OrderRecord | undefined, scope: Scope): OrderRecord | undefined {
-  return record?.outcome === 'delivered' && inScope(record, scope) ? record : undefined;
+  return record !== undefined && (record.outcome === 'delivered' || abandonedPlaced(record)) && inScope(record, scope)
+    ? record
+    : undefined;
+}
+
+/**
+ * An order the API placed under a row's key that a person abandoned here: charged, so the row is done as a delivered
+ * one is, for every rule that asks (read, not ordered again; a copied or edited plan, another address spelling),
+ * unless its order is known to have failed (then the row is ordered anew: sentAgainKey). Sent again, its key was
+ * that order within the day and a second one after it; seen only as delivered rows, a copy, an edit or another
+ * address of the plan ordered it again without a word (adversarial reviews).
+ */
+export function abandonedPlaced(record: OrderRecord): boolean {
+  return (
+    record.outcome === 'abandoned' &&
+    record.orderId !== undefined &&
+    !(record.status !== undefined && orderOutcome(record.status) === 'failed')
+  );
 }
 
 /**
@@ -487,11 +507,15 @@ export function sentAgainKey(key: string, journal: Journal, scope: Scope): strin
     const record = journal.history.get(current, scope);
     const next = `${key}-g${generation}`;
     const placedNothing = record?.outcome === 'refused' && refusesTheOrder(record.error?.code ?? '');
+    // Its order failed (ended so here, or read so after an abandon): the row is ordered anew.
+    const failed =
+      record?.outcome === 'failed' ||
+      (record?.outcome === 'abandoned' && record.status !== undefined && orderOutcome(record.status) === 'failed');
     // A key with no record left whose next key has one: its refusal was pruned (history-days) before the later key's
     // delivery was. Stopped there, the row went out again under its own key, a second order (a review).
     const pruned =
       record === undefined && (journal.find(next) !== undefined || journal.history.get(next, scope) !== undefined);
-    if (!(placedNothing || record?.outcome === 'failed' || pruned)) break;
+    if (!(placedNothing || failed || pruned)) break;
     current = next;
   }
   return current;
@@ -523,7 +547,7 @@ export function deliveredUnderOtherScope(
   batch: string | undefined,
   now: number = Date.now(),
 ): OrderRecord[] {
-  const recent = records.filter((r) => r.outcome === 'delivered' && endedWithinDay(r, now));
+  const recent = records.filter((r) => (r.outcome === 'delivered' || abandonedPlaced(r)) && endedWithinDay(r, now));
   return underOtherScope(recent, scope, profile, todo, planPath, batch);
 }
 
@@ -774,14 +798,8 @@ export async function runRows(
       // Read again now, not only at the start: an overlapping run of the same plan may have delivered
       // this row meanwhile, and placing it again (the same key: the same order) would find its out file
       // taken and leave an order pending that was delivered.
-      const recorded = journal.history.get(row.key, scope);
-      // Abandoned here after the API had placed it (its order id known): that order is the row's, charged. Sent
-      // again, its key was that order within the day, and a second one after it (a review): read, never sent.
-      const abandonedPlaced =
-        recorded?.outcome === 'abandoned' && recorded.orderId !== undefined && !journal.find(row.key)
-          ? recorded
-          : undefined;
-      const earlier = delivered.get(row.key) ?? deliveredHere(recorded, scope) ?? abandonedPlaced;
+      // Delivered, or abandoned here after the API placed it (deliveredHere, abandonedPlaced): read, never sent.
+      const earlier = delivered.get(row.key) ?? deliveredHere(journal.history.get(row.key, scope), scope);
       // Delivered by an earlier run of this plan: read, never placed again; its intent, if that run was killed
       // before it settled, ends now.
       if (earlier?.orderId !== undefined) {
@@ -845,12 +863,27 @@ export async function runRows(
         const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
         const status = read ? `, ${order.status} now` : earlier.status ? `, ${earlier.status} when last read` : '';
         // When that run ended comes first: after "completed now" it read as the time of the status (a review).
+        const abandoned = earlier.outcome === 'abandoned';
+        // An abandoned order read as failed now: the row has no codes, and the plan's next run orders it anew (its
+        // status, noted below, moves it to its next key: sentAgainKey). Said as a failed row, never as done (a
+        // review's nightly run read "1 delivered by an earlier run" every night for an order that had failed).
+        if (abandoned && read && orderOutcome(order.status) === 'failed')
+          return {
+            ...base,
+            order,
+            error: {
+              code: 'order_failed',
+              message: `order ${earlier.orderId}, abandoned here after the API placed it, ended ${order.status}`,
+              exitCode: ExitCode.orderFailed,
+            },
+          };
         io.notice(
-          earlier.outcome === 'abandoned'
-            ? `row ${base.row}: its order ${earlier.orderId} was abandoned here at ${earlier.endedAt ?? earlier.updatedAt} after the API had placed it${status}; not ordered again (its codes: giftcodes codes get ${earlier.orderId} --out <file>; to order the row anew, run the plan with a --batch of its own)`
+          abandoned
+            ? // Never "run the plan with a --batch of its own": that orders every row again (a review).
+              `row ${base.row}: its order ${earlier.orderId} was abandoned here at ${earlier.endedAt ?? earlier.updatedAt} after the API had placed it${status}; not ordered again (its codes: giftcodes codes get ${earlier.orderId} --out <file>; to order that row anew: giftcodes order place --env ${scope.environment} --product ${base.productId} --quantity ${base.quantity})`
             : `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`,
         );
-        return { ...base, order, already: true };
+        return { ...base, order, already: true, ...(abandoned ? { abandoned: true } : {}) };
       }
       const outcome = await driveIntent(machineDeps, ready.machine, {
         wait: waits || ready.machine.intent.out !== undefined,

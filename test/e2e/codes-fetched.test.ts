@@ -14,6 +14,7 @@ import {
   runCli,
   servedApi,
   spawnCli,
+  startServer,
   tempDir,
   unstamped,
 } from '../helpers/e2e.js';
@@ -135,7 +136,51 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
     expect(again.code, again.stderr).toBe(0);
     expect(unstamped(again.stderr)).toContain(`row 2: its order ${row!.orderId} was abandoned here at `);
     expect(again.stderr).toContain('not ordered again (its codes: giftcodes codes get');
+    // Never "a --batch of its own", which orders every row again (a review): the row alone.
+    expect(again.stderr).toContain(
+      'to order that row anew: giftcodes order place --env test --product tesco-uk-20 --quantity 1)',
+    );
+    expect(again.stderr).not.toContain('--batch');
+    expect(again.stderr).toContain('0 of 1 row ordered (0 codes), 1 abandoned earlier, not ordered again');
     expect((await ledger(served.server)).orders.length).toBe(before);
     expect(existsSync(join(dir, 'a.csv'))).toBe(false);
+    const json = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(JSON.parse(json.stdout)).toMatchObject([{ already: true, abandoned: true }]);
+    // A copy of the plan is another plan with the same rows: said, as for delivered rows (a review: silent).
+    const copy = join(dir, 'restock (copy).csv');
+    writeFileSync(copy, 'product,quantity,out\ntesco-uk-20,1,b.csv\n');
+    const copied = await runCli(['order', 'place', '--plan', copy], { configDir });
+    expect(copied.stderr).toContain('another plan delivered these same 1 row here in the last 24 hours');
+  });
+
+  // A review: an abandoned row whose order then failed read "1 delivered by an earlier run" every night, exit 0.
+  it('a plan row abandoned after placing, whose order then failed: said as failed (exit 6), never as done', async () => {
+    // Pending when placed (and abandoned), failed 300 ms later.
+    const failing = await startServer(['--fail-orders', '1', '--fulfil-after', '300']);
+    try {
+      const configDir = await loggedIn(failing, DEMO_KEYS.test);
+      const plan = join(tempDir(), 'restock.csv');
+      writeFileSync(plan, 'product,quantity\namazon-us-10,1\n');
+      const killed = await runCli(['order', 'place', '--plan', plan], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
+      expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const before = (await ledger(failing)).orders.length;
+      const again = await runCli(['order', 'place', '--plan', plan], { configDir });
+      expect(again.code, again.stderr).toBe(6);
+      expect((await ledger(failing)).orders.length).toBe(before);
+      expect(again.stderr).toContain(`order ${row!.orderId}, abandoned here after the API placed it, ended failed`);
+      expect(again.stderr).not.toContain('delivered by an earlier run');
+      // Its failure noted, the plan's next run orders the row anew, under its next key.
+      const next = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+      expect((JSON.parse(next.stdout) as { key: string }[])[0]!.key).toBe(`${row!.key}-g2`);
+      expect((await ledger(failing)).orders.length).toBe(before + 1);
+    } finally {
+      await failing.stop();
+    }
   });
 });

@@ -407,6 +407,18 @@ describe('the scope rows are looked up in', () => {
     expect([...rows.keys()]).toEqual(['a']);
     expect(rows.get('a')).toMatchObject({ orderId: 'ord_a', outcome: 'delivered' });
   });
+
+  // Reviews: an order abandoned after the API placed it was ordered again by a copy, an edit or another address of
+  // its plan, and a day later by the plan itself; one whose order failed then was never ordered again.
+  it('deliveredRows: an order abandoned here after the API placed it is the row’s too, unless it is known to have failed', () => {
+    const j = journal();
+    j.history.record(record('placed', { outcome: 'abandoned' }));
+    j.history.record(record('failed-since', { outcome: 'abandoned', status: 'failed' }));
+    j.history.record(record('unanswered', { outcome: 'abandoned', orderId: undefined, sent: true }));
+    expect([...deliveredRows(j, scope).keys()]).toEqual(['placed']);
+    expect(sentAgainKey('placed', j, scope)).toBe('placed');
+    expect(sentAgainKey('failed-since', j, scope)).toBe('failed-since-g2');
+  });
 });
 
 describe('planFailure: what a plan with failed rows exits with', () => {

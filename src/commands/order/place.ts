@@ -925,7 +925,10 @@ function planStory(
 ): string {
   const notSent = results.filter((r) => r.error?.code === 'not_attempted').length;
   const failed = results.filter((r) => r.error).length - notSent;
-  const earlier = results.filter((r) => r.already).length;
+  const earlier = results.filter((r) => r.already && !r.abandoned).length;
+  // Read as an order abandoned here after the API placed it: not delivered, not ordered again (a review read
+  // "delivered by an earlier run" for such a row).
+  const abandoned = results.filter((r) => r.abandoned).length;
   const placed = results.filter((r) => !r.error && !r.already);
   const units = placed.reduce((sum, r) => sum + r.quantity, 0);
   const files = placed.filter((r) => r.out).length;
@@ -933,6 +936,7 @@ function planStory(
   return [
     `plan ${plan}: ${placed.length} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
     ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
+    ...(abandoned > 0 ? [`${abandoned} abandoned earlier, not ordered again`] : []),
     ...(failed > 0 ? [`${failed} failed`] : []),
     // Why, as the rows not attempted say it: the key refused (exit 3), else the server out of reach.
     ...(notSent > 0
