@@ -224,6 +224,20 @@ export class History {
    * record from before key ids were kept, refreshed since); an older version's file named by the key alone, when
    * that record has no key id and is of this server and environment.
    */
+  /**
+   * The records of a key in every scope (one line file holds them all): a key given again at another spelling of
+   * the server's address, or under a key since rotated, is the same key to the server (Journal.begin). The last
+   * record of each scope only.
+   */
+  everyScope(key: string): OrderRecord[] {
+    const text = readIfThere(this.linesOf(key));
+    if (text === undefined || !text.includes(JSON.stringify(key))) return [];
+    const last = new Map<string, OrderRecord>();
+    for (const record of recordsIn(text))
+      if (record.key === key) last.set(`${record.baseUrl}\n${record.environment}\n${record.keyId ?? ''}`, record);
+    return [...last.values()];
+  }
+
   get(key: string, scope: Scope): OrderRecord | undefined {
     const text = readIfThere(this.linesOf(key));
     // Only lines that name the key are parsed: a file holds about a 256th of the history.

@@ -14,6 +14,7 @@ import {
   DEFAULT_HISTORY_DAYS,
   History,
   recordOf,
+  inScope,
   scopeOf,
   sentUnanswered,
   type OrderRecord,
@@ -311,6 +312,25 @@ export class Journal {
         record.quantity === options.quantity
       )
         throw keyAbandoned(record.key, record.orderId, record.endedAt ?? record.updatedAt);
+      // The same key given at another spelling of the server's address (localhost for 127.0.0.1) or under a key
+      // since rotated, in this profile and environment: the server sees one key, and its order was that one's within the day
+      // and a second one after it (a review: two orders under one key, no word). Refused as at its own address; a
+      // key that named an order on a server that truly differs is better not given again either.
+      if (options.key !== undefined && !options.keyReused && !options.key.startsWith('plan-')) {
+        const elsewhere = this.history
+          .everyScope(options.key)
+          .find(
+            (r) =>
+              r.environment === options.environment &&
+              r.profile === options.profile &&
+              !inScope(r, scopeOf(options)) &&
+              r.orderId !== undefined &&
+              (r.outcome === 'delivered' || r.outcome === 'abandoned') &&
+              r.productId === options.productId &&
+              r.quantity === options.quantity,
+          );
+        if (elsewhere) throw keyUsedElsewhere(elsewhere.key, elsewhere.orderId!, elsewhere.baseUrl, elsewhere.outcome);
+      }
       // A key the API answered with an order placed elsewhere under it is that order's, never this directory's:
       // sent again once the server forgot it, it was a second order (a review ran the same plan a day later and was
       // charged twice under one key). Refused without a request, in the same words, as long as the record is kept.
@@ -851,6 +871,17 @@ function keyDelivered(key: string, orderId: string | undefined, out: string | un
     {
       code: 'idempotency_key_used',
       hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or give none, and one is made)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
+    },
+  );
+}
+
+/** A given key that placed an order under another scope of this environment (another address spelling, a rotated key). */
+function keyUsedElsewhere(key: string, orderId: string, baseUrl: string, outcome: string): UsageError {
+  return new UsageError(
+    `the idempotency key ${key} already placed order ${orderId} at ${baseUrl}${outcome === 'abandoned' ? ' (abandoned there after the API had placed it)' : ''}; the server sees one key whichever way its address is written, so nothing was sent`,
+    {
+      code: 'idempotency_key_used',
+      hint: `its codes: giftcodes codes get ${orderId} --out <file> --base-url ${baseUrl}; for a new order, use a new key (or give none, and one is made)`,
     },
   );
 }

@@ -109,6 +109,38 @@ describe('begin with an interrupted intent of the same order', () => {
     await expect(k.begin({ ...spec, key: 'inv-8' })).resolves.toMatchObject({ resumed: false });
   });
 
+  // A review: a key given at localhost after it placed an order at 127.0.0.1 placed a second order under it.
+  it('a given key that placed an order at another spelling of the address (or under a rotated key) is refused too', async () => {
+    const placedThere = (): Journal => {
+      const j = journal();
+      const at = new Date().toISOString();
+      j.history.record({
+        ...spec,
+        baseUrl: 'http://localhost:4010',
+        key: 'inv-9',
+        orderId: 'ord_9',
+        outcome: 'delivered',
+        createdAt: at,
+        updatedAt: at,
+        endedAt: at,
+      });
+      return j;
+    };
+    await expect(placedThere().begin({ ...spec, key: 'inv-9' })).rejects.toMatchObject({
+      code: 'idempotency_key_used',
+      message: expect.stringMatching(
+        /^the idempotency key inv-9 already placed order ord_9 at http:\/\/localhost:4010;/,
+      ),
+    });
+    await expect(placedThere().begin({ ...spec, keyId: 'rotated', key: 'inv-9' })).rejects.toMatchObject({
+      code: 'idempotency_key_used',
+    });
+    // Another profile's key (another reseller), another quantity, or a plan's row key: not this key's order.
+    await expect(placedThere().begin({ ...spec, profile: 'other', key: 'inv-9' })).resolves.toBeDefined();
+    await expect(placedThere().begin({ ...spec, quantity: spec.quantity + 1, key: 'inv-9' })).resolves.toBeDefined();
+    await expect(placedThere().begin({ ...spec, environment: 'live', key: 'inv-9' })).resolves.toBeDefined();
+  });
+
   it('whose codes file is at this --out, unchanged: the same command run again, resumed', async () => {
     const j = journal();
     const file = join(tempDir(), 'mon.json');
