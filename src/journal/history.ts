@@ -153,6 +153,9 @@ export function withStatus(r: OrderRecord, status: string, now: number): OrderRe
   return { ...r, status, updatedAt: new Date(now).toISOString() };
 }
 
+/** A plan row's later key (orders/plan.ts sentAgainKey) and, captured, its row key: the row key of its 24 digits (and line). */
+const LATER_ROW_KEY = /^(plan-[0-9a-f]{24}(?:-r\d+)?)-g[1-9]\d*$/;
+
 /** A file of records: the two hex digits that begin the sha256 of their keys. */
 const LINES_FILE = /^[0-9a-f]{2}\.jsonl$/;
 /** When records were last pruned, and for how many days: prune() reads every record, so at most once a day. */
@@ -365,9 +368,31 @@ export class History {
     return at !== undefined && now - at <= INTENT_MAX_AGE_MS;
   }
 
-  /** The line file of a key: the first two hex digits of its sha256 (every scope of a key in one file). */
+  /**
+   * The line file of a key: the first two hex digits of its sha256 (every scope of a key in one file). A plan row's
+   * later keys (`-g2`…: orders/plan.ts sentAgainKey) go into their row key's file, so that one read finds them all
+   * (generations).
+   */
   private linesOf(key: string): string {
-    return join(this.dir, `${keyHash(key).slice(0, 2)}.jsonl`);
+    return join(this.dir, `${keyHash(LATER_ROW_KEY.exec(key)?.[1] ?? key).slice(0, 2)}.jsonl`);
+  }
+
+  /**
+   * The records in this scope of a plan row's key and of its later keys (`<key>-g2`, `-g3`…), by key, from the one
+   * file that holds them all (linesOf): the last record of each, as get() gives it.
+   */
+  generations(key: string, scope: Scope): Map<string, OrderRecord> {
+    const found = new Map<string, OrderRecord>();
+    const text = readIfThere(this.linesOf(key));
+    if (text === undefined || !text.includes(JSON.stringify(key).slice(0, -1))) return found;
+    for (const record of recordsIn(text)) {
+      if (record.key !== key && !(record.key.startsWith(`${key}-g`) && LATER_ROW_KEY.test(record.key))) continue;
+      if (!inScope(record, scope)) continue;
+      // A record of the scope's key id wins over one without (an older version's), as in get().
+      const kept = found.get(record.key);
+      if (kept === undefined || record.keyId !== undefined || kept.keyId === undefined) found.set(record.key, record);
+    }
+    return found;
   }
 
   private hasLegacy(): boolean {

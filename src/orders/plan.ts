@@ -501,24 +501,27 @@ const MAX_GENERATION = 100;
  * past any other ending (delivered, abandoned, another refusal).
  */
 export function sentAgainKey(key: string, journal: Journal, scope: Scope): string {
-  let current = key;
-  for (let generation = 2; generation <= MAX_GENERATION; generation++) {
-    if (journal.find(current)) break;
-    const record = journal.history.get(current, scope);
-    const next = `${key}-g${generation}`;
+  // Every key of the row in one read (history.ts keeps a row's later keys in its key's file), and the highest of
+  // them: a key whose record is gone (history-days pruned it, it ended first) is passed while a later one has one.
+  // Walking from the row's key alone, a pruned refusal sent the row out again under its own key, a second order (a
+  // review), and one step of look-ahead fell to two keys pruned (another).
+  const records = journal.history.generations(key, scope);
+  const keyOf = (generation: number): string => (generation === 1 ? key : `${key}-g${generation}`);
+  let last = 1;
+  for (const recorded of records.keys()) last = Math.max(last, Number(/-g(\d+)$/.exec(recorded)?.[1] ?? 1));
+  for (let generation = 1; generation < MAX_GENERATION; generation++) {
+    const current = keyOf(generation);
+    if (journal.find(current)) return current;
+    const record = records.get(current);
     const placedNothing = record?.outcome === 'refused' && refusesTheOrder(record.error?.code ?? '');
     // Its order failed (ended so here, or read so after an abandon): the row is ordered anew.
     const failed =
       record?.outcome === 'failed' ||
       (record?.outcome === 'abandoned' && record.status !== undefined && orderOutcome(record.status) === 'failed');
-    // A key with no record left whose next key has one: its refusal was pruned (history-days) before the later key's
-    // delivery was. Stopped there, the row went out again under its own key, a second order (a review).
-    const pruned =
-      record === undefined && (journal.find(next) !== undefined || journal.history.get(next, scope) !== undefined);
-    if (!(placedNothing || failed || pruned)) break;
-    current = next;
+    const pruned = record === undefined && (generation < last || journal.find(keyOf(generation + 1)) !== undefined);
+    if (!(placedNothing || failed || pruned)) return current;
   }
-  return current;
+  return keyOf(MAX_GENERATION);
 }
 
 /** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */

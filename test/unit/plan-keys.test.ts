@@ -71,32 +71,44 @@ describe('sentAgainKey: a row the API refused (placing nothing) or whose order f
   const refused = (key: string, code: string): OrderRecord =>
     record(key, { outcome: 'refused', orderId: undefined, error: { code, message: code } });
 
+  /** A plan row's key: `plan-` and 24 hex digits (history.ts keeps its later keys in its file). */
+  const rowKeyOf = (digit: string): string => `plan-${digit.repeat(24)}`;
+
   it('past each key refused by a refusal of the order, or whose order failed; stops at any other record, or none', () => {
     const j = journal();
-    j.history.record(refused('k', 'insufficient_funds'));
-    expect(sentAgainKey('k', j, scope)).toBe('k-g2');
-    j.history.record(record('k-g2', { outcome: 'failed', status: 'failed' }));
-    expect(sentAgainKey('k', j, scope)).toBe('k-g3');
-    j.history.record(refused('k-g3', 'INSUFFICIENT_SUPPLY'));
-    j.history.record(record('k-g4'));
+    const k = rowKeyOf('a');
+    j.history.record(refused(k, 'insufficient_funds'));
+    expect(sentAgainKey(k, j, scope)).toBe(`${k}-g2`);
+    j.history.record(record(`${k}-g2`, { outcome: 'failed', status: 'failed' }));
+    expect(sentAgainKey(k, j, scope)).toBe(`${k}-g3`);
+    j.history.record(refused(`${k}-g3`, 'INSUFFICIENT_SUPPLY'));
+    j.history.record(record(`${k}-g4`));
     // Delivered under its fourth key: every later run reads that record.
-    expect(sentAgainKey('k', j, scope)).toBe('k-g4');
-    expect(keyRows([row(1, 'k', 'old-k')], deliveredRows(j, scope), j, scope, undefined)[0]!.key).toBe('k-g4');
-    expect(keyRows([row(1, 'k', 'old-k')], deliveredRows(j, scope), j, scope, 'b1')[0]!.key).toBe('k-g4');
+    expect(sentAgainKey(k, j, scope)).toBe(`${k}-g4`);
+    expect(keyRows([row(1, k, 'old-k')], deliveredRows(j, scope), j, scope, undefined)[0]!.key).toBe(`${k}-g4`);
+    expect(keyRows([row(1, k, 'old-k')], deliveredRows(j, scope), j, scope, 'b1')[0]!.key).toBe(`${k}-g4`);
   });
 
-  // A review: history-days pruned the base key's refusal, and kept the -g2 delivery; the row went out under its base key.
-  it('past a key whose record is gone when the next key has one (pruned first, ended first)', async () => {
+  // Reviews: history-days pruned the row key's refusal (then two keys' refusals) and kept a later key's delivery;
+  // the row went out under its own key again.
+  it('past keys whose records are gone while a later key has one (pruned first, ended first), or an intent', async () => {
     const j = journal();
-    j.history.record(record('p-g2'));
-    expect(sentAgainKey('p', j, scope)).toBe('p-g2');
-    j.history.record(refused('p-g2', 'insufficient_funds'));
-    expect(sentAgainKey('p', j, scope)).toBe('p-g3');
+    const p = rowKeyOf('b');
+    j.history.record(record(`${p}-g2`));
+    expect(sentAgainKey(p, j, scope)).toBe(`${p}-g2`);
+    const two = rowKeyOf('c');
+    j.history.record(record(`${two}-g3`));
+    expect(sentAgainKey(two, j, scope)).toBe(`${two}-g3`);
+    j.history.record(refused(`${two}-g3`, 'insufficient_funds'));
+    expect(sentAgainKey(two, j, scope)).toBe(`${two}-g4`);
     // Or an intent left under the next key: resumed there.
-    await interrupted(j, 'q-g2');
-    expect(sentAgainKey('q', j, scope)).toBe('q-g2');
-    // Nothing under either: its own key.
-    expect(sentAgainKey('fresh', j, scope)).toBe('fresh');
+    const q = rowKeyOf('d');
+    await interrupted(j, `${q}-g2`);
+    expect(sentAgainKey(q, j, scope)).toBe(`${q}-g2`);
+    // Nothing under any: its own key. Another row's later keys are not this row's.
+    expect(sentAgainKey(rowKeyOf('e'), j, scope)).toBe(rowKeyOf('e'));
+    expect(j.history.generations(p, scope).size).toBe(1);
+    expect([...j.history.generations(two, scope).keys()]).toEqual([`${two}-g3`]);
   });
 
   it('never past a key an order may be under: placed elsewhere, reused, abandoned, or another scope; nor one left interrupted', async () => {
