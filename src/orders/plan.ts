@@ -774,7 +774,7 @@ export async function runRows(
    */
   let unreachable: CliError | undefined;
   /**
-   * Set once the API refused the run's key (401, 403): every row after would be refused the same way, so the rows
+   * Set once the API refused the run's key (401): every row after would be refused the same way, so the rows
    * not yet begun are not begun either (a cron job with an expired key sent all 12 rows, and its hint said "fix what
    * failed"). The same plan, run again with a valid key, sends them.
    */
@@ -782,7 +782,8 @@ export async function runRows(
   const noteUnreachable = (error: unknown): void => {
     if (!isCliError(error)) return;
     if (unreachable === undefined && error.exitCode === ExitCode.network && error.notSent) unreachable = error;
-    if (keyRefused === undefined && error.exitCode === ExitCode.auth) keyRefused = error;
+    // A 401 only: a 403 may be the key's right to one product, not the key (a review), and the other rows go on.
+    if (keyRefused === undefined && error.exitCode === ExitCode.auth && error.status === 401) keyRefused = error;
   };
   /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
   type Ready = { index: number; base: PlanResult } & (
@@ -1060,14 +1061,19 @@ export function planFailure(
       : `, and ${tried.length === 1 ? 'that row was' : 'those rows were'} not sent`;
   // The API refused the run's key (every failed row for that, or the rows after it not begun): the key to fix, with
   // the hint that names where it came from, as a single order says it. Nothing in the plan to fix.
-  if (unreachable === undefined && tried.length > 0 && tried.every((r) => r.error!.exitCode === ExitCode.auth)) {
+  if (
+    keyRefused !== undefined &&
+    unreachable === undefined &&
+    tried.length > 0 &&
+    tried.every((r) => r.error!.exitCode === ExitCode.auth)
+  ) {
     const notAttempted = skipped > 0 ? ` and ${skipped} ${skipped === 1 ? 'was' : 'were'} not attempted` : '';
     return new CliError(
       worst,
       `${tried.length} of ${results.length} plan rows failed${notAttempted}: the API key was refused${placedNone ? ', so nothing was charged' : ''} (first: line ${first.row}: ${first.error!.message})`,
       {
         code: 'plan_rows_failed',
-        hint: `${keyRefused?.hint ?? 'log in with a valid key: giftcodes login'}; then run the same plan again: it sends the rows not ordered, never the delivered ones twice`,
+        hint: `${keyRefused.hint ?? 'log in with a valid key: giftcodes login'}; then run the same plan again: it sends the rows not ordered, never the delivered ones twice`,
       },
     );
   }

@@ -535,6 +535,9 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(planFailure([result(1), row401], undefined, refused)?.message).toMatch(
       /^1 of 2 plan rows failed: the API key was refused \(first: line 2/,
     );
+    // Rows refused 403 (a key's right to a product, not the key): no stop was made, and the general hint is said.
+    const forbidden = result(2, { code: 'forbidden', message: 'HTTP 403', exitCode: 3 });
+    expect(planFailure([forbidden])?.hint).toMatch(/^fix what failed/);
     // Beside another failure, the key is not the whole story.
     expect(
       planFailure([row401, result(3, { code: 'bad', message: 'm', exitCode: 4 })], undefined, refused)?.hint,
