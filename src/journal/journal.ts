@@ -317,18 +317,19 @@ export class Journal {
       // and a second one after it (a review: two orders under one key, no word). Refused as at its own address; a
       // key that named an order on a server that truly differs is better not given again either.
       if (options.key !== undefined && !options.keyReused && !options.key.startsWith('plan-')) {
-        const elsewhere = this.history
-          .everyScope(options.key)
-          .find(
-            (r) =>
-              r.environment === options.environment &&
-              r.profile === options.profile &&
-              !inScope(r, scopeOf(options)) &&
-              r.orderId !== undefined &&
-              (r.outcome === 'delivered' || r.outcome === 'abandoned') &&
-              r.productId === options.productId &&
-              r.quantity === options.quantity,
-          );
+        const elsewhere = this.history.everyScope(options.key).find(
+          (r) =>
+            r.environment === options.environment &&
+            // The same reseller: this API key under another profile, or this profile under a key since rotated;
+            // another profile's other key is another reseller, whose keys are its own (a review reused the key
+            // under a second profile holding the same API key).
+            (r.keyId === options.keyId || r.profile === options.profile) &&
+            !inScope(r, scopeOf(options)) &&
+            r.orderId !== undefined &&
+            (r.outcome === 'delivered' || r.outcome === 'abandoned') &&
+            r.productId === options.productId &&
+            r.quantity === options.quantity,
+        );
         if (elsewhere) throw keyUsedElsewhere(elsewhere.key, elsewhere.orderId!, elsewhere.baseUrl, elsewhere.outcome);
       }
       // A key the API answered with an order placed elsewhere under it is that order's, never this directory's:

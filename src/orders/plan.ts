@@ -54,8 +54,11 @@ export interface PlanResult {
   dryRun?: boolean | undefined;
   /** A dry run's unit price, as the catalog gave it (minor units). */
   price?: { amount: number; currency: string } | undefined;
-  /** `notSent`: certainly nothing of the row's request reached the network (a refused connection). */
-  error?: { code: string; message: string; exitCode: number; notSent?: true } | undefined;
+  /**
+   * `notSent`: certainly nothing of the row's request reached the network (a refused connection). `orderId`: the
+   * order the API had placed before the row failed.
+   */
+  error?: { code: string; message: string; exitCode: number; notSent?: true; orderId?: string } | undefined;
 }
 
 /** How the rows run: rows at once, whether each waits for its order, and --force for their out files. */
@@ -884,7 +887,13 @@ export async function runRows(
         io.notice(
           abandoned
             ? // Never "run the plan with a --batch of its own": that orders every row again (a review).
-              `row ${base.row}: its order ${earlier.orderId} was abandoned here at ${earlier.endedAt ?? earlier.updatedAt} after the API had placed it${status}; not ordered again (its codes: giftcodes codes get ${earlier.orderId} --out <file>; to order that row anew: giftcodes order place --env ${scope.environment} --product ${base.productId} --quantity ${base.quantity})`
+              // Nor "order that row anew by itself": should that order fail, the plan's next run orders the row anew,
+              // and a row ordered by itself too was a second order (a review).
+              `row ${base.row}: its order ${earlier.orderId} was abandoned here at ${earlier.endedAt ?? earlier.updatedAt} after the API had placed it${status}; not ordered again (${
+                read && orderOutcome(order.status) === 'completed'
+                  ? `its codes: giftcodes codes get ${earlier.orderId} --out <file>`
+                  : `its codes, once it completes: giftcodes codes get ${earlier.orderId} --out <file>; should it fail, the plan's next run orders the row anew`
+              })`
             : `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`,
         );
         return { ...base, order, already: true, ...(abandoned ? { abandoned: true } : {}) };
@@ -1053,7 +1062,9 @@ export function planFailure(
   // running one plan): nothing to fix, only that run to wait for.
   const busy = tried.length > 0 && tried.every((r) => r.error!.code === 'intent_busy');
   const unsent = tried.every((r) => r.error!.notSent);
-  const placedNone = results.every((r) => r.error || r.already);
+  // A row that failed after the API placed its order (a 401 on its status read, a wait given up) placed one: never
+  // "nothing was charged" beside it (a review).
+  const placedNone = results.every((r) => (r.error && r.error.orderId === undefined) || r.already);
   const notSentWords = !unsent
     ? ''
     : placedNone
@@ -1273,5 +1284,8 @@ function errorOf(error: unknown): NonNullable<PlanResult['error']> {
     message: error instanceof Error ? error.message : String(error),
     exitCode: e?.exitCode ?? ExitCode.internal,
     ...(e?.notSent ? { notSent: true as const } : {}),
+    // The order the API placed before the row failed (a wait, a status read): it may be charged, and a script
+    // reads which order from here (a review; the error prose named it only).
+    ...(e?.orderId !== undefined ? { orderId: e.orderId } : {}),
   };
 }

@@ -135,8 +135,12 @@ describe('begin with an interrupted intent of the same order', () => {
     await expect(placedThere().begin({ ...spec, keyId: 'rotated', key: 'inv-9' })).rejects.toMatchObject({
       code: 'idempotency_key_used',
     });
-    // Another profile's key (another reseller), another quantity, or a plan's row key: not this key's order.
-    await expect(placedThere().begin({ ...spec, profile: 'other', key: 'inv-9' })).resolves.toBeDefined();
+    // The same API key under another profile is the same reseller (a review): refused too.
+    await expect(placedThere().begin({ ...spec, profile: 'other', key: 'inv-9' })).rejects.toMatchObject({
+      code: 'idempotency_key_used',
+    });
+    // Another profile's other key (another reseller), another quantity, or another environment: not this key's order.
+    await expect(placedThere().begin({ ...spec, profile: 'other', keyId: 'k9', key: 'inv-9' })).resolves.toBeDefined();
     await expect(placedThere().begin({ ...spec, quantity: spec.quantity + 1, key: 'inv-9' })).resolves.toBeDefined();
     await expect(placedThere().begin({ ...spec, environment: 'live', key: 'inv-9' })).resolves.toBeDefined();
   });

@@ -531,6 +531,16 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       message: `1 of 3 plan rows failed and 2 were not attempted: the API key was refused, so nothing was charged (first: line 2: ${refused.message})`,
       hint: 'set GIFTCODES_API_KEY to a valid key, or unset it to use the saved one; then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
     });
+    // A row the API placed before its status read was refused (a key revoked mid-run, a review): not "nothing was
+    // charged" either.
+    const placedThen401 = result(3, { code: 'invalid_api_key', message: 'GET …: HTTP 401', exitCode: 3 });
+    expect(
+      planFailure(
+        [row401, { ...placedThen401, error: { ...placedThen401.error!, orderId: 'ord_3' } }],
+        undefined,
+        refused,
+      )?.message,
+    ).toMatch(/^2 of 2 plan rows failed: the API key was refused \(first/);
     // A row ordered before the key was refused (revoked mid-run): not "nothing was charged".
     expect(planFailure([result(1), row401], undefined, refused)?.message).toMatch(
       /^1 of 2 plan rows failed: the API key was refused \(first: line 2/,
