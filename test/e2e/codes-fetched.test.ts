@@ -19,6 +19,19 @@ import {
   unstamped,
 } from '../helpers/e2e.js';
 
+/**
+ * Runs `args` until the API has accepted its order, kills it there (the failpoint), then abandons that order as a
+ * person would: the abandoned record holds the order id. Returns the key and the order.
+ */
+async function abandonedAfterAccept(configDir: string, args: string[]): Promise<{ key: string; orderId: string }> {
+  const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+  expect(killed.signal, killed.stderr).toBe('SIGKILL');
+  const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
+  expect(row?.orderId).toMatch(/^ord_/);
+  expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
+  return row!;
+}
+
 describe('codes fetched for an order that ended here', () => {
   const served = servedApi(['--fulfil-after', '0']);
 
@@ -27,21 +40,14 @@ describe('codes fetched for an order that ended here', () => {
     const dir = tempDir();
     const plan = join(dir, 'restock.csv');
     writeFileSync(plan, 'product,quantity,out\namazon-us-10,2,a.csv\n');
-    const killed = await runCli(['order', 'place', '--plan', plan], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
-    expect(row?.orderId).toMatch(/^ord_/);
-    expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
+    const row = await abandonedAfterAccept(configDir, ['order', 'place', '--plan', plan]);
     const mine = join(dir, 'mine.csv');
-    const taken = await runCli(['codes', 'get', row!.orderId, '--out', mine], { configDir });
+    const taken = await runCli(['codes', 'get', row.orderId, '--out', mine], { configDir });
     expect(taken.code, taken.stderr).toBe(0);
     const again = await runCli(['order', 'place', '--plan', plan], { configDir });
     expect(again.code, again.stderr).toBe(0);
     expect(unstamped(again.stderr)).toContain(`delivered by an earlier run at `);
-    expect(again.stderr).toContain(`(order ${row!.orderId}, its codes in ${mine}); not ordered again`);
+    expect(again.stderr).toContain(`(order ${row.orderId}, its codes in ${mine}); not ordered again`);
     expect(existsSync(join(dir, 'a.csv'))).toBe(false);
   });
 
@@ -103,18 +109,15 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
   it('the same --idempotency-key is refused before anything is sent, naming the order and its codes get', async () => {
     const configDir = await loggedIn(served.server, DEMO_KEYS.test);
     const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--idempotency-key', 'inv-1001'];
-    const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [intent] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
-    expect((await runCli(['order', 'abandon', 'inv-1001'], { configDir })).code).toBe(0);
+    const intent = await abandonedAfterAccept(configDir, place);
     const before = (await ledger(served.server)).orders.length;
     const again = await runCli(place, { configDir });
     expect(again.code, again.stderr).toBe(2);
     expect(unstamped(again.stderr)).toContain(
-      `error: the idempotency key inv-1001 already placed order ${intent!.orderId}, abandoned here at `,
+      `error: the idempotency key inv-1001 already placed order ${intent.orderId}, abandoned here at `,
     );
     expect(again.stderr).toContain(
-      `hint: its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent!.orderId} --out <file>`,
+      `hint: its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent.orderId} --out <file>`,
     );
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
@@ -124,23 +127,17 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
     const dir = tempDir();
     const plan = join(dir, 'restock.csv');
     writeFileSync(plan, 'product,quantity,out\ntesco-uk-20,1,a.csv\n');
-    const killed = await runCli(['order', 'place', '--plan', plan], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
-    expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
+    const row = await abandonedAfterAccept(configDir, ['order', 'place', '--plan', plan]);
     const before = (await ledger(served.server)).orders.length;
     const again = await runCli(['order', 'place', '--plan', plan], { configDir });
     expect(again.code, again.stderr).toBe(0);
-    expect(unstamped(again.stderr)).toContain(`row 2: its order ${row!.orderId} was abandoned here at `);
+    expect(unstamped(again.stderr)).toContain(`row 2: its order ${row.orderId} was abandoned here at `);
     expect(again.stderr).toContain('not ordered again (its codes: giftcodes codes get');
     // Never "a --batch of its own", which orders every row again (a review): the row alone.
     // Never "a --batch of its own", which orders every row again, nor an order place of the row by itself, which the
     // plan's next run doubled once that order failed (reviews).
     expect(again.stderr).toContain(
-      `completed now; not ordered again (its codes: giftcodes codes get ${row!.orderId} --out <file>)`,
+      `completed now; not ordered again (its codes: giftcodes codes get ${row.orderId} --out <file>)`,
     );
     expect(again.stderr).not.toContain('--batch');
     expect(again.stderr).not.toContain('order place');
@@ -164,23 +161,17 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
       const configDir = await loggedIn(failing, DEMO_KEYS.test);
       const plan = join(tempDir(), 'restock.csv');
       writeFileSync(plan, 'product,quantity\namazon-us-10,1\n');
-      const killed = await runCli(['order', 'place', '--plan', plan], {
-        configDir,
-        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
-      });
-      expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
-      expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
+      const row = await abandonedAfterAccept(configDir, ['order', 'place', '--plan', plan]);
       await new Promise((resolve) => setTimeout(resolve, 600));
       const before = (await ledger(failing)).orders.length;
       const again = await runCli(['order', 'place', '--plan', plan], { configDir });
       expect(again.code, again.stderr).toBe(6);
       expect((await ledger(failing)).orders.length).toBe(before);
-      expect(again.stderr).toContain(`order ${row!.orderId}, abandoned here after the API placed it, ended failed`);
+      expect(again.stderr).toContain(`order ${row.orderId}, abandoned here after the API placed it, ended failed`);
       expect(again.stderr).not.toContain('delivered by an earlier run');
       // Its failure noted, the plan's next run orders the row anew, under its next key.
       const next = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
-      expect((JSON.parse(next.stdout) as { key: string }[])[0]!.key).toBe(`${row!.key}-g2`);
+      expect((JSON.parse(next.stdout) as { key: string }[])[0]!.key).toBe(`${row.key}-g2`);
       expect((await ledger(failing)).orders.length).toBe(before + 1);
     } finally {
       await failing.stop();
