@@ -313,9 +313,9 @@ export class Journal {
       )
         throw keyAbandoned(record.key, record.orderId, record.endedAt ?? record.updatedAt);
       // The same key given at another spelling of the server's address (localhost for 127.0.0.1) or under a key
-      // since rotated, in this profile and environment: the server sees one key, and its order was that one's within the day
-      // and a second one after it (a review: two orders under one key, no word). Refused as at its own address; a
-      // key that named an order on a server that truly differs is better not given again either.
+      // since rotated, by the same reseller: the server sees one key, and its order was that one's within the day and
+      // a second one after it (a review: two orders under one key, no word). Refused as at its own address; a key
+      // that named an order on a server that truly differs is better not given again either.
       if (options.key !== undefined && !options.keyReused && !options.key.startsWith('plan-')) {
         const elsewhere = this.history.everyScope(options.key).find(
           (r) =>
