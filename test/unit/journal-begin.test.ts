@@ -143,6 +143,38 @@ describe('begin with an interrupted intent of the same order', () => {
     await expect(placedThere().begin({ ...spec, profile: 'other', keyId: 'k9', key: 'inv-9' })).resolves.toBeDefined();
     await expect(placedThere().begin({ ...spec, quantity: spec.quantity + 1, key: 'inv-9' })).resolves.toBeDefined();
     await expect(placedThere().begin({ ...spec, environment: 'live', key: 'inv-9' })).resolves.toBeDefined();
+    // An abandoned key sent again on purpose (keyReused: its request went out without an answer) is that key's own run.
+    await expect(placedThere().begin({ ...spec, key: 'inv-9', keyReused: true })).resolves.toBeDefined();
+  });
+
+  it("a plan row's key is its plan's to check (its scope is in the key): never refused for another scope here", async () => {
+    const j = journal();
+    const key = `plan-${'c'.repeat(24)}`;
+    const at = new Date().toISOString();
+    j.history.record({
+      ...spec,
+      baseUrl: 'http://localhost:4010',
+      key,
+      orderId: 'ord_p',
+      outcome: 'delivered',
+      createdAt: at,
+      updatedAt: at,
+      endedAt: at,
+    });
+    await expect(j.begin({ ...spec, key })).resolves.toMatchObject({ resumed: false });
+  });
+
+  it('an abandoned key of another request (another product) is the server’s to refuse, not the journal’s', async () => {
+    const j = journal();
+    const { intent } = await j.begin({ ...spec, key: 'inv-5' });
+    j.save({ ...intent, phase: 'accepted', orderId: 'ord_5', owner: dead() });
+    await j.abandon('inv-5');
+    await expect(j.begin({ ...spec, key: 'inv-5' })).rejects.toMatchObject({
+      message: expect.stringMatching(/abandoned here at \d{4}-\d\d-\d\dT/),
+    });
+    await expect(j.begin({ ...spec, productId: 'steam-us-20', key: 'inv-5' })).resolves.toMatchObject({
+      resumed: false,
+    });
   });
 
   it('whose codes file is at this --out, unchanged: the same command run again, resumed', async () => {
