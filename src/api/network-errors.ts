@@ -228,8 +228,12 @@ function describeNetworkError(error: unknown, proxied: boolean): string {
     case 'ECONNREFUSED':
       return proxied ? 'the proxy refused the connection' : 'connection refused';
     case 'ENOTFOUND':
-    case 'EAI_AGAIN':
       return proxied ? "the proxy's host was not found" : 'host not found';
+    // The resolver failed for now (it was retried): not "not found", which a name that does exist read as.
+    case 'EAI_AGAIN':
+      return proxied
+        ? "the proxy's host name could not be looked up (DNS failed for now)"
+        : 'the host name could not be looked up (DNS failed for now)';
     case 'GC_CLOSED_WHILE_CONNECTING':
       return proxied
         ? 'the proxy closed the connection before opening the tunnel'

@@ -110,7 +110,11 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
   it.each([
     ['ECONNREFUSED', 'connection refused', 'the proxy refused the connection'],
     ['ENOTFOUND', 'host not found', "the proxy's host was not found"],
-    ['EAI_AGAIN', 'host not found', "the proxy's host was not found"],
+    [
+      'EAI_AGAIN',
+      'the host name could not be looked up (DNS failed for now)',
+      "the proxy's host name could not be looked up (DNS failed for now)",
+    ],
     [
       'GC_CLOSED_WHILE_CONNECTING',
       'the connection was closed while it was being opened',
