@@ -860,7 +860,7 @@ function placedElsewhereBefore(record: OrderRecord): CliError {
     `the key ${record.key} was answered at ${record.endedAt ?? record.updatedAt} with an order placed under it elsewhere (another config directory or machine), not from here: a key names one order, so it is never sent from here again, and nothing was sent now`,
     {
       code: 'order_placed_elsewhere',
-      hint: `see that order where it was placed; to order ${unitsOf(record.quantity, record.productId)} here too, as a second order: ${record.key.startsWith('plan-') ? 'run the plan with a --batch of its own' : 'order place without --idempotency-key (or with a new one)'}`,
+      hint: `see that order where it was placed; to order ${unitsOf(record.quantity, record.productId)} here too, as a second order: ${record.key.startsWith('plan-') ? `giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (never a --batch of its own, which orders every row again)` : 'order place without --idempotency-key (or with a new one)'}`,
     },
   );
 }

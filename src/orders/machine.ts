@@ -97,7 +97,7 @@ function placedElsewhere(order: Order, intent: Intent): CliError {
       code: 'order_placed_elsewhere',
       // The command names the run's environment and codes file: pasted from a live run's hint without them, it
       // placed a test order, or printed the codes instead of writing them (a review).
-      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}${intent.key.startsWith('plan-') ? ', or run the plan with a --batch of its own' : ''}`,
+      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}${intent.key.startsWith('plan-') ? ' (never the plan with a --batch of its own, which orders every row again)' : ''}`,
     },
   );
 }

@@ -1034,6 +1034,7 @@ export function planFailure(
   results: readonly PlanResult[],
   unreachable?: CliError,
   keyRefused?: CliError,
+  environment?: Scope['environment'],
 ): CliError | undefined {
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
@@ -1111,7 +1112,7 @@ export function planFailure(
                 // beside the order the person had placed by itself as this hint said (an adversarial review).
                 `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
               : elsewhere
-                ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: run the plan with a --batch of its own`
+                ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: giftcodes order place${environment ? ` --env ${environment}` : ''} --product ${elsewhere.productId} --quantity ${elsewhere.quantity} (never a --batch of its own, which orders every row again; the plan never sends that row's key again)`
                 : serviceFailed
                   ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
                   : refusedOutside

@@ -295,7 +295,7 @@ describe('a plan row is keyed by what it is', () => {
     // the order a second time); ordering the row here too is said as what it is, a plan with a --batch of its own.
     expect(second.stderr).toContain("line 2's order was placed by another run of this plan");
     expect(second.stderr).toContain(
-      'to order that row here too, as a second order: run the plan with a --batch of its own',
+      'giftcodes order place --env test --product amazon-us-25 --quantity 3 (never a --batch of its own',
     );
     expect(second.stderr).not.toContain('order it by itself');
     expect((await ledger(server)).orders.length).toBe(before + 1);

@@ -566,12 +566,14 @@ describe('planFailure: what a plan with failed rows exits with', () => {
         }),
       ],
       undefined,
+      undefined,
+      'live',
     );
     expect(failure).toMatchObject({ exitCode: 4, code: 'plan_rows_failed' });
     expect(failure?.hint).toContain("line 2's order was placed by another run of this plan");
-    expect(failure?.hint).not.toContain('order place');
+    // A review followed "a --batch of its own" and every row was ordered again; the row alone is named instead.
     expect(failure?.hint).toContain(
-      'to order that row here too, as a second order: run the plan with a --batch of its own',
+      "to order that row here too, as a second order: giftcodes order place --env live --product p --quantity 1 (never a --batch of its own, which orders every row again; the plan never sends that row's key again)",
     );
     expect(failure?.hint).not.toContain('order it by itself');
   });
