@@ -295,6 +295,10 @@ export class Journal {
       // Only this scope's record: the same key under test (or another reseller) is another order.
       const record = this.history.get(options.key, scopeOf(options));
       seen.record = record;
+      // Abandoned after its request went out without an answer, over a day ago from its first send: the server may
+      // have forgotten the key, and sending it again is a second order if the first went through (a fourth review:
+      // two orders under one key, no word). Not sent: the provider's dashboard says whether it was placed.
+      if (record && sentUnanswered(record) && staleness(record, now) !== undefined) throw staleAbandoned(record);
       if (
         record?.outcome === 'delivered' &&
         record.orderId !== undefined &&
@@ -883,6 +887,19 @@ function keyUsedElsewhere(key: string, orderId: string, baseUrl: string, outcome
     {
       code: 'idempotency_key_used',
       hint: `its codes: giftcodes codes get ${orderId} --out <file> --base-url ${baseUrl}; for a new order, use a new key (or give none, and one is made)`,
+    },
+  );
+}
+
+/** A key abandoned after its request went out without an answer, over a day ago: the server may have forgotten it. */
+function staleAbandoned(record: OrderRecord): UsageError {
+  const when = record.keySince ?? record.createdAt;
+  const what = unitsOf(record.quantity, record.productId);
+  return new UsageError(
+    `the key ${record.key} was first sent ${when} and abandoned without an answer, more than 24 hours ago: the server may have forgotten it, and sending it again would place a second order if the first went through; nothing was sent`,
+    {
+      code: 'stale_intent',
+      hint: `look in the provider's dashboard for an order of ${what} placed about ${when}: if there is one, it is this key's (its codes: giftcodes codes get <order id> --out <file>); if none, ${record.key.startsWith('plan-') ? `order the row by itself: giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (the plan does not send this key again)` : 'give a new key (or none, and one is made)'}`,
     },
   );
 }

@@ -147,6 +147,34 @@ describe('begin with an interrupted intent of the same order', () => {
     await expect(placedThere().begin({ ...spec, key: 'inv-9', keyReused: true })).resolves.toBeDefined();
   });
 
+  // A fourth review: a key abandoned while its request was out, given again (or its plan run again) a day later, was
+  // a second order under one key, without a word.
+  it('a key abandoned without an answer over a day ago is never sent again; within the day it is', async () => {
+    const abandonedSent = (ago: number): Journal => {
+      const j = journal();
+      const at = new Date(Date.now() - ago).toISOString();
+      j.history.record({
+        ...spec,
+        key: 'inv-3',
+        outcome: 'abandoned',
+        sent: true,
+        createdAt: at,
+        updatedAt: at,
+        endedAt: at,
+      });
+      return j;
+    };
+    await expect(abandonedSent(25 * 3_600_000).begin({ ...spec, key: 'inv-3' })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'stale_intent',
+      message: expect.stringMatching(
+        /^the key inv-3 was first sent .* and abandoned without an answer, more than 24 hours ago/,
+      ),
+      hint: expect.stringContaining('give a new key'),
+    });
+    await expect(abandonedSent(3_600_000).begin({ ...spec, key: 'inv-3' })).resolves.toMatchObject({ resumed: false });
+  });
+
   it("a plan row's key is its plan's to check (its scope is in the key): never refused for another scope here", async () => {
     const j = journal();
     const key = `plan-${'c'.repeat(24)}`;

@@ -578,6 +578,13 @@ describe('planFailure: what a plan with failed rows exits with', () => {
     expect(failure?.hint).not.toContain('order it by itself');
   });
 
+  it('a row whose key was abandoned without an answer over a day ago: the dashboard, then the row by itself', () => {
+    const stale = result(2, { code: 'stale_intent', message: 'the key k2 was first sent …', exitCode: 2 });
+    expect(planFailure([result(1), stale], undefined, undefined, 'live')?.hint).toBe(
+      "line 2's key (k2) was abandoned without an answer over a day ago and is never sent again: look in the provider's dashboard for its order (giftcodes order show k2 says what to look for); if there is none, order the row by itself: giftcodes order place --env live --product p --quantity 1 (the plan does not send that key again)",
+    );
+  });
+
   // Two terminals running one plan: the second's rows the first was sending ended intent_busy, and the hint said "fix
   // what failed", though nothing needed fixing but waiting for the other run.
   it('rows failed only because another run is sending them (intent_busy): wait for it, then the same plan again', () => {
