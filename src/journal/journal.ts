@@ -329,12 +329,14 @@ export class Journal {
             // under a second profile holding the same API key).
             (r.keyId === options.keyId || r.profile === options.profile) &&
             !inScope(r, scopeOf(options)) &&
-            r.orderId !== undefined &&
-            (r.outcome === 'delivered' || r.outcome === 'abandoned') &&
+            // Its order placed there (delivered, abandoned), or its request sent there without an answer and
+            // abandoned: the server answers this run with that order, which read as another run's (a review).
+            ((r.orderId !== undefined && (r.outcome === 'delivered' || r.outcome === 'abandoned')) ||
+              sentUnanswered(r)) &&
             r.productId === options.productId &&
             r.quantity === options.quantity,
         );
-        if (elsewhere) throw keyUsedElsewhere(elsewhere.key, elsewhere.orderId!, elsewhere.baseUrl, elsewhere.outcome);
+        if (elsewhere) throw keyUsedElsewhere(elsewhere);
       }
       // A key the API answered with an order placed elsewhere under it is that order's, never this directory's:
       // sent again once the server forgot it, it was a second order (a review ran the same plan a day later and was
@@ -880,13 +882,24 @@ function keyDelivered(key: string, orderId: string | undefined, out: string | un
   );
 }
 
-/** A given key that placed an order under another scope of this environment (another address spelling, a rotated key). */
-function keyUsedElsewhere(key: string, orderId: string, baseUrl: string, outcome: string): UsageError {
+/**
+ * A given key used under another scope of this environment (another address spelling, a rotated key): its order
+ * placed there, or its request sent there without an answer and abandoned.
+ */
+function keyUsedElsewhere(r: OrderRecord): UsageError {
+  if (r.orderId === undefined)
+    return new UsageError(
+      `the idempotency key ${r.key} was sent at ${r.baseUrl} and abandoned there without an answer: the server sees one key whichever way its address is written, and its answer would read as another run's order; nothing was sent`,
+      {
+        code: 'idempotency_key_used',
+        hint: `send it where it went, which gives that order if it was placed and a new one if not: giftcodes order place --env ${r.environment} --product ${r.productId} --quantity ${r.quantity} --idempotency-key ${r.key} --base-url ${r.baseUrl}`,
+      },
+    );
   return new UsageError(
-    `the idempotency key ${key} already placed order ${orderId} at ${baseUrl}${outcome === 'abandoned' ? ' (abandoned there after the API had placed it)' : ''}; the server sees one key whichever way its address is written, so nothing was sent`,
+    `the idempotency key ${r.key} already placed order ${r.orderId} at ${r.baseUrl}${r.outcome === 'abandoned' ? ' (abandoned there after the API had placed it)' : ''}; the server sees one key whichever way its address is written, so nothing was sent`,
     {
       code: 'idempotency_key_used',
-      hint: `its codes: giftcodes codes get ${orderId} --out <file> --base-url ${baseUrl}; for a new order, use a new key (or give none, and one is made)`,
+      hint: `its codes: giftcodes codes get ${r.orderId} --out <file> --base-url ${r.baseUrl}; for a new order, use a new key (or give none, and one is made)`,
     },
   );
 }

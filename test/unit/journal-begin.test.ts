@@ -143,6 +143,27 @@ describe('begin with an interrupted intent of the same order', () => {
     await expect(placedThere().begin({ ...spec, profile: 'other', keyId: 'k9', key: 'inv-9' })).resolves.toBeDefined();
     await expect(placedThere().begin({ ...spec, quantity: spec.quantity + 1, key: 'inv-9' })).resolves.toBeDefined();
     await expect(placedThere().begin({ ...spec, environment: 'live', key: 'inv-9' })).resolves.toBeDefined();
+    // Sent there without an answer and abandoned (a review: the replay here read as another run's order, and the
+    // hint's order place without the key was a second charge): sent where it went instead.
+    const sentThere = journal();
+    const at = new Date().toISOString();
+    sentThere.history.record({
+      ...spec,
+      baseUrl: 'http://localhost:4010',
+      key: 'inv-6',
+      outcome: 'abandoned',
+      sent: true,
+      createdAt: at,
+      updatedAt: at,
+      endedAt: at,
+    });
+    await expect(sentThere.begin({ ...spec, key: 'inv-6' })).rejects.toMatchObject({
+      code: 'idempotency_key_used',
+      message: expect.stringMatching(
+        /^the idempotency key inv-6 was sent at http:\/\/localhost:4010 and abandoned there/,
+      ),
+      hint: expect.stringContaining('--idempotency-key inv-6 --base-url http://localhost:4010'),
+    });
     // An abandoned key sent again on purpose (keyReused: its request went out without an answer) is that key's own run.
     await expect(placedThere().begin({ ...spec, key: 'inv-9', keyReused: true })).resolves.toBeDefined();
   });
