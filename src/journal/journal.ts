@@ -299,23 +299,17 @@ export class Journal {
       // have forgotten the key, and sending it again is a second order if the first went through (a fourth review:
       // two orders under one key, no word). Not sent: the provider's dashboard says whether it was placed.
       if (record && sentUnanswered(record) && staleness(record, now) !== undefined) throw staleAbandoned(record);
+      // Abandoned after the API had placed it (its order id known), the key names that order as much: sent again, it
+      // was that order within the day and a second one after it, without a word (a review).
       if (
-        record?.outcome === 'delivered' &&
-        record.orderId !== undefined &&
+        record?.orderId !== undefined &&
         record.productId === options.productId &&
         record.quantity === options.quantity
       ) {
-        throw keyDelivered(record.key, record.orderId, record.out);
+        if (record.outcome === 'delivered') throw keyDelivered(record.key, record.orderId, record.out);
+        if (record.outcome === 'abandoned')
+          throw keyAbandoned(record.key, record.orderId, record.endedAt ?? record.updatedAt);
       }
-      // Abandoned after the API had placed it (its order id known): the key names that order as much. Sent again, it
-      // was that order within the day and a second one after it, without a word (a review): refused as a key used.
-      if (
-        record?.outcome === 'abandoned' &&
-        record.orderId !== undefined &&
-        record.productId === options.productId &&
-        record.quantity === options.quantity
-      )
-        throw keyAbandoned(record.key, record.orderId, record.endedAt ?? record.updatedAt);
       // The same key given at another spelling of the server's address (localhost for 127.0.0.1) or under a key
       // since rotated, by the same reseller: the server sees one key, and its order was that one's within the day and
       // a second one after it (a review: two orders under one key, no word). Refused as at its own address; a key

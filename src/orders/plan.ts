@@ -471,12 +471,19 @@ export function deliveredHere(record: OrderRecord | undefined, scope: Scope): Or
  * address of the plan ordered it again without a word (adversarial reviews).
  */
 export function abandonedPlaced(record: OrderRecord): boolean {
-  return (
-    record.outcome === 'abandoned' &&
-    record.orderId !== undefined &&
-    !(record.status !== undefined && orderOutcome(record.status) === 'failed')
-  );
+  return record.outcome === 'abandoned' && record.orderId !== undefined && !readFailed(record);
 }
+
+/** Whether the record's order was last read as failed (its status, noted by any command that read it). */
+function readFailed(record: OrderRecord): boolean {
+  return record.status !== undefined && orderOutcome(record.status) === 'failed';
+}
+
+/**
+ * A plan row's key (rowKey: `plan-`, its family's 12 hex digits, the row's 12), or a later key of the row (`-g2`…:
+ * sentAgainKey); the family captured.
+ */
+const PLAN_ROW_KEY = /^plan-([0-9a-f]{12})[0-9a-f]{12}(?:-g[1-9]\d*)?$/;
 
 /**
  * Whether a key is a row key of this plan family (rowKey: `plan-`, the family's 12 hex digits, the row's 12), or a
@@ -518,9 +525,7 @@ export function sentAgainKey(key: string, journal: Journal, scope: Scope): strin
     const record = records.get(current);
     const placedNothing = record?.outcome === 'refused' && refusesTheOrder(record.error?.code ?? '');
     // Its order failed (ended so here, or read so after an abandon): the row is ordered anew.
-    const failed =
-      record?.outcome === 'failed' ||
-      (record?.outcome === 'abandoned' && record.status !== undefined && orderOutcome(record.status) === 'failed');
+    const failed = record?.outcome === 'failed' || (record?.outcome === 'abandoned' && readFailed(record));
     const pruned = record === undefined && (generation < last || journal.find(keyOf(generation + 1)) !== undefined);
     if (!(placedNothing || failed || pruned)) return current;
   }
@@ -582,7 +587,7 @@ export function sameRowsElsewhere(
     if (!deliveredHere(r, scope) || r.profile !== profile || !endedWithinDay(r, now)) continue;
     // A row sent again under its next key (-g2…: sentAgainKey) is as much a row of its plan (a review copied a plan
     // whose row had gone under -g2, and it was ordered again without a word).
-    const other = /^plan-([0-9a-f]{12})[0-9a-f]{12}(?:-g[1-9]\d*)?$/.exec(r.key)?.[1];
+    const other = PLAN_ROW_KEY.exec(r.key)?.[1];
     if (other === undefined || other === family) continue;
     byFamily.set(other, [...(byFamily.get(other) ?? []), r]);
   }
@@ -630,7 +635,7 @@ export function underOtherScope<T extends ScopedRow>(
     // rotated stays in its profile: another profile's key is another reseller's, whose orders are its own.
     if ((r.baseUrl === scope.baseUrl) === (r.keyId === scope.keyId)) return false;
     if (r.keyId !== scope.keyId && r.profile !== profile) return false;
-    if (!/^plan-[0-9a-f]{24}(?:-g[1-9]\d*)?$/.test(r.key) || !wanted.has(`${r.productId}\n${r.quantity}`)) return false;
+    if (!PLAN_ROW_KEY.test(r.key) || !wanted.has(`${r.productId}\n${r.quantity}`)) return false;
     const where = `${r.baseUrl}\n${r.keyId}`;
     let family = families.get(where);
     if (family === undefined) {

@@ -75,6 +75,11 @@ function endedAt(r: OrderRecord): number {
   return Date.parse(r.endedAt ?? r.updatedAt);
 }
 
+/** Of the record kept so far and `r`, the one that ended later (the kept one on a tie). */
+function later(kept: OrderRecord | undefined, r: OrderRecord): OrderRecord {
+  return kept === undefined || endedAt(r) > endedAt(kept) ? r : kept;
+}
+
 /**
  * What the record of this very request (product, quantity, profile, scope) that ended last says to its next
  * `order place`, read once for both rules: `finished`, an interrupted run of it that `codes get`, `order watch` or
@@ -127,14 +132,13 @@ export function ofThisRequest(
     // A run refused before it placed anything (the server out of reach, a wallet short) answers neither question:
     // it became the request's last record, and the next run, which did place an order, said nothing (a review).
     const placedSomething = r.outcome !== 'refused';
-    if (placedSomething && (newestPlaced === undefined || endedAt(r) > endedAt(newestPlaced))) newestPlaced = r;
+    if (placedSomething) newestPlaced = later(newestPlaced, r);
     if (!inScope(r, scope)) {
-      if (followed && (abandonedElsewhere === undefined || endedAt(r) > endedAt(abandonedElsewhere)))
-        abandonedElsewhere = r;
+      if (followed) abandonedElsewhere = later(abandonedElsewhere, r);
       continue;
     }
-    if (placedSomething && (newest === undefined || endedAt(r) > endedAt(newest))) newest = r;
-    if (followed && (abandoned === undefined || endedAt(r) > endedAt(abandoned))) abandoned = r;
+    if (placedSomething) newest = later(newest, r);
+    if (followed) abandoned = later(abandoned, r);
   }
   const finished =
     finishedMarked && newest?.finishedBy !== undefined && newest.outcome === 'delivered' && endedWithinDay(newest, now)
