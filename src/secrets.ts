@@ -108,6 +108,11 @@ function mayHold(upperText: string, secret: string): boolean {
 export const KEY_ENVIRONMENTS = ['test', 'live'] as const;
 export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
 
+/** The environment a profile's other key is for. */
+export function otherEnvironment(environment: KeyEnvironment): KeyEnvironment {
+  return environment === 'test' ? 'live' : 'test';
+}
+
 /** A profile's two keys as they may be shown: masked, or null when absent. */
 export function maskedKeys(keys: { test?: string | undefined; live?: string | undefined } | undefined): {
   test: string | null;

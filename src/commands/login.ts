@@ -4,7 +4,7 @@ import { AuthError, UsageError, isCliError } from '../errors.js';
 import type { ConfigStore } from '../config/store.js';
 import { pinnedHint } from '../output/pinned-hint.js';
 import { exportResult } from '../output/exporter.js';
-import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
+import { environmentOfKey, maskKey, otherEnvironment, type KeyEnvironment } from '../secrets.js';
 import { examples, type App } from './app.js';
 import type { Deps, GlobalOptions } from './deps.js';
 
@@ -154,7 +154,7 @@ async function checkSameReseller(
   verified: { environment: KeyEnvironment; resellerId: string },
   force: boolean,
 ): Promise<void> {
-  const other: KeyEnvironment = verified.environment === 'test' ? 'live' : 'test';
+  const other = otherEnvironment(verified.environment);
   const stored = store.profile(profile);
   let otherKey = stored.keys?.[other];
   if (!otherKey && stored.keyring?.[other]) {

@@ -1,6 +1,6 @@
 // Which key, environment and base URL a command uses: flag, then environment variable, then profile, then default.
 import { AuthError, UsageError } from '../errors.js';
-import { environmentOfKey, type KeyEnvironment } from '../secrets.js';
+import { environmentOfKey, otherEnvironment, type KeyEnvironment } from '../secrets.js';
 import type { ConfigStore } from './store.js';
 
 /**
@@ -153,7 +153,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     const login = `giftcodes login${profileFlag} --env ${environment}${noStore}`;
     // No --env given, and the profile holds the other one's key (a live-only cron directory, `doctor` run there
     // by hand): that key is the likely one, named first (a person's day read "FAIL key no test key").
-    const other: KeyEnvironment = environment === 'test' ? 'live' : 'test';
+    const other = otherEnvironment(environment);
     const holdsOther = wantedEnv === undefined && (stored.keys?.[other] ?? stored.keyring?.[other]) !== undefined;
     throw new AuthError(`no ${environment} key in profile "${profile}"`, {
       code: 'no_api_key',

@@ -8,7 +8,7 @@ import type { ConfigStore } from '../config/store.js';
 import type { Deps, Target } from '../commands/deps.js';
 import type { Connection } from '../config/resolve.js';
 import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
-import { redactKeys } from '../secrets.js';
+import { otherEnvironment, redactKeys } from '../secrets.js';
 import { EnvironmentConflict } from '../config/resolve.js';
 import { withStatus, type OrderRecord } from '../journal/history.js';
 import { staleness } from '../journal/intent.js';
@@ -295,10 +295,6 @@ export async function notFoundHere(
     // The hint is advice: failing to find better words keeps the error's own.
   }
   return error;
-}
-
-function otherEnvironment(environment: 'test' | 'live'): 'test' | 'live' {
-  return environment === 'test' ? 'live' : 'test';
 }
 
 /**
