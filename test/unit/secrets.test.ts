@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskKey, redactKeys, redactWith, stripControl } from '../../src/secrets.js';
+import { maskKey, mayHoldKey, mayHoldSecret, redactKeys, redactWith, stripControl } from '../../src/secrets.js';
 
 describe('redactKeys', () => {
   it('masks every key-shaped token, whatever characters follow the prefix', () => {
@@ -110,11 +110,13 @@ describe('redactKeys: the screen that skips patterns never changes the result', 
     `${'\\'.repeat(1 + Math.floor(random() * 3))}u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   /** The key as a server may echo it: as is, upper-cased, some characters escaped, split over lines, JSON-quoted. */
   const disguise = (key: string): string => {
-    const form = pick(['plain', 'upper', 'escape', 'split', 'json', 'underscore-escape']);
+    const form = pick(['plain', 'upper', 'escape', 'split', 'spaced', 'json', 'underscore-escape']);
     if (form === 'upper') return key.toUpperCase();
     if (form === 'escape') return [...key].map((c) => (random() < 0.3 ? escapeChar(c) : c)).join('');
     if (form === 'underscore-escape') return key.replace(/_/, '_u005f'.slice(random() < 0.5 ? 1 : 0));
     if (form === 'split') return [...key].map((c) => (random() < 0.1 ? `${c}\\n` : c)).join('');
+    if (form === 'spaced')
+      return [...key].map((c) => (random() < 0.1 ? `${c}${pick([' ', '\n', '\t '])}` : c)).join('');
     if (form === 'json') return JSON.stringify(key).slice(1, -1);
     return key;
   };
@@ -133,6 +135,9 @@ describe('redactKeys: the screen that skips patterns never changes the result', 
     'live',
     'SC_LIVE',
     '…',
+    'sc_test_…7e2d',
+    'key          sc_test_…7e2d (from the config file)',
+    'SC_LIVE_…',
   ];
   const secrets = ['sc_test_demo_4f3c9a1b7e2d', 'sc_live_Zx9.Y/+w=_k', 'hunter2-proxy-pass', 'p"a\\ss w0rd!'];
 
@@ -150,6 +155,27 @@ describe('redactKeys: the screen that skips patterns never changes the result', 
     }
     // The texts must exercise the patterns, not only the screen's fast path.
     expect(changed).toBeGreaterThan(500);
+  });
+
+  it("rules out ping's output, which holds a masked key and every character of the key, without a pattern", () => {
+    const key = 'sc_test_demo_4f3c9a1b7e2d';
+    const ping =
+      'status       ok\nenvironment  test\nreseller     rs_demo\nbase URL     http://127.0.0.1:34975\n' +
+      `profile      default\nkey          ${maskKey(key)} (from the config file)\n`;
+    expect(mayHoldKey(ping)).toBe(false);
+    expect(mayHoldKey('a prefix alone: sc_test_ or "sc_live_", (sc_test_)')).toBe(false);
+    expect(mayHoldKey('at the end: sc_live_')).toBe(false);
+    expect(mayHoldSecret(ping, key)).toBe(false);
+    // And still lets through every form the patterns mask.
+    expect(mayHoldKey(`x ${key} y`)).toBe(true);
+    expect(mayHoldKey('x SC_LIVE_abcdefgh y')).toBe(true);
+    expect(mayHoldKey('x sc_live_\\u20acbcd y')).toBe(true);
+    expect(redactKeys('x sc_live_\\u20acbcdefghij y')).toBe('x sc_live_…ghij y');
+    expect(mayHoldKey('x \\u0073c_live_abcd y')).toBe(true);
+    expect(mayHoldSecret(`a ${key.toUpperCase()} b`, key)).toBe(true);
+    expect(mayHoldSecret('a sc_test_demo_4f3c\n  9a1b7e2d b', key)).toBe(true);
+    expect(mayHoldSecret('a sc_test_demo_4f3c\\n9a1b7e2d b', key)).toBe(true);
+    expect(mayHoldSecret('p\\"a\\\\ss w0rd!', 'p"a\\ss w0rd!')).toBe(true);
   });
 
   it('still masks a key whose first characters are escaped, and skips text with no key', () => {
