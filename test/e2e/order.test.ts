@@ -254,6 +254,30 @@ describe('order place, show, watch', () => {
     expect((await ledger(server)).orders.length).toBe(before);
   });
 
+  it("an idempotency key that begins with plan- is refused before anything is sent: the journal reads such a key as a plan row's, and skips a given key's checks", async () => {
+    const { configDir, server } = served;
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(
+      [
+        'order',
+        'place',
+        '--product',
+        'amazon-us-10',
+        '--quantity',
+        '1',
+        '--idempotency-key',
+        'plan-q4-restock',
+        '--json',
+      ],
+      { configDir },
+    );
+    expect(result.code).toBe(2);
+    const error = JSON.parse(result.stderr).error;
+    expect(error.message).toContain("keys that begin with plan- are the plan's own");
+    expect(error.message).toContain('e.g. q4-restock');
+    expect((await ledger(server)).orders.length).toBe(before);
+  });
+
   it('a live order without --yes and without a terminal exits 2 and sends nothing', async () => {
     const { server } = served;
     const before = (await ledger(server)).orders.length;

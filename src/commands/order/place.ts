@@ -1049,6 +1049,13 @@ function idempotencyKeyArg(value: string): string {
     throw new InvalidArgumentError(
       `an idempotency key must not hold quotes or backslashes (a server may read "k" as k): give it bare, e.g. ${value.replace(/["\\]/g, '') || 'inv-7001'}`,
     );
+  // A plan row's keys begin so (src/orders/plan.ts rowKey), and the journal and the re-run checks read such a key as a
+  // row of a plan: a review's `--idempotency-key plan-q4-restock`, killed, abandoned and run again without the key,
+  // met none of a given key's checks and was charged twice, the first order's codes out of reach.
+  if (value.startsWith('plan-'))
+    throw new InvalidArgumentError(
+      `keys that begin with plan- are the plan's own (each row of --plan gets one): give another, e.g. ${value.slice(5) || 'inv-7001'}`,
+    );
   return value;
 }
 
