@@ -180,6 +180,20 @@ export function classify(error: unknown, status = 0): Failure | undefined {
         ),
     };
   }
+  // undici refused to build the request (a header value with a line break, say): nothing left this machine, and
+  // the next attempt would be refused the same way.
+  if (code === 'UND_ERR_INVALID_ARG') {
+    return {
+      reason: `the request could not be made: ${message}`,
+      retryable: false,
+      notSent: true,
+      error: (method, path) =>
+        new NetworkError(`${method} ${path} was not sent: ${message}`, {
+          code: 'request_invalid',
+          hint: 'nothing was sent; check the API key and the base URL for stray characters (a line break, a space)',
+        }),
+    };
+  }
   const proxyStatus = /^Proxy response \((\d{3})\)/.exec(message);
   if (proxyStatus) {
     const status = Number(proxyStatus[1]);

@@ -117,6 +117,22 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   if (givenKey) {
     const keySource = flags.apiKey ? 'flag' : 'environment';
     const where = keySource === 'flag' ? '--api-key' : 'GIFTCODES_API_KEY';
+    // A key read from a file saved with Windows line endings ends in a carriage return: HTTP allows none in a header,
+    // so the request was never sent, yet each attempt failed as if the network had, and the order was left "may have
+    // been placed" (a review). Said here, before anything is sent, without the key.
+    const stray = /[^\x21-\x7e]/.exec(givenKey)?.[0];
+    if (stray !== undefined) {
+      throw new AuthError(
+        `the key in ${where} holds ${stray === '\r' ? 'a carriage return' : stray === '\n' ? 'a line break' : /\s/.test(stray) ? 'a space' : `the character U+${stray.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`}, which no API key has`,
+        {
+          code: 'invalid_api_key_format',
+          hint:
+            stray === '\r'
+              ? `a key file saved with Windows line endings ends so: strip it (tr -d '\\r' < key.txt) before setting ${where}`
+              : 'copy the whole key from the dashboard, and nothing around it',
+        },
+      );
+    }
     const keyEnv = environmentOfKey(givenKey);
     if (!keyEnv) {
       throw new AuthError(

@@ -278,6 +278,30 @@ describe('order place, show, watch', () => {
     expect((await ledger(server)).orders.length).toBe(before);
   });
 
+  it('a GIFTCODES_API_KEY ending in a carriage return (a key file with Windows line endings) is refused before anything is sent, and leaves no order pending', async () => {
+    const { configDir, server } = served;
+    const before = (await ledger(server)).orders.length;
+    const env = { GIFTCODES_API_KEY: `${DEMO_KEYS.test}\r` };
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir,
+      baseUrl: server.url,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(3);
+    const error = JSON.parse(result.stderr.trim().split('\n').at(-1) ?? '').error;
+    expect(error.code).toBe('invalid_api_key_format');
+    expect(error.message).toBe('the key in GIFTCODES_API_KEY holds a carriage return, which no API key has');
+    expect(error.hint).toContain("tr -d '\\r'");
+    expect(result.stderr).not.toContain(DEMO_KEYS.test.slice(8));
+    expect((await ledger(server)).orders.length).toBe(before);
+    const pending = await runCli(['order', 'pending', '--json'], {
+      configDir,
+      baseUrl: server.url,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+    });
+    expect(JSON.parse(pending.stdout)).toEqual([]);
+  });
+
   it('a live order without --yes and without a terminal exits 2 and sends nothing', async () => {
     const { server } = served;
     const before = (await ledger(server)).orders.length;
