@@ -477,7 +477,7 @@ export function abandonedWayOut(
   r: Pick<
     OrderRecord,
     'key' | 'sent' | 'createdAt' | 'keySince' | 'productId' | 'quantity' | 'environment' | 'profile'
-  >,
+  > & { baseUrl?: string | undefined },
   now: number = Date.now(),
 ): string | undefined {
   if (!r.sent) return undefined;
@@ -486,10 +486,16 @@ export function abandonedWayOut(
   const since = r.keySince ?? r.createdAt;
   if (staleness(r, now) !== undefined)
     return `it may have been placed before it was abandoned, and the API cannot be asked by key: look in the provider's dashboard for an order of ${units} placed about ${since}${r.keySince ? ` (or when it was sent again, about ${r.createdAt})` : ''}`;
+  // The key is sent again only where it was sent: at that address, with that API key (recover.ts ofThisRequest). A
+  // review rotated the key (or ran at another spelling of the address) and followed these words: two orders.
+  const where =
+    r.baseUrl === undefined
+      ? ''
+      : ` at ${r.baseUrl} with the API key it was sent with (not one rotated since: that places a new order beside it)`;
   // A plan's row: its plan, run again as it was (file name, batch), sends the row's key again; order place never does.
   if (r.key.startsWith('plan-'))
-    return `it may have been placed before it was abandoned: its plan, run again within a day of ${since} with the same file name and --batch, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
-  return `it may have been placed before it was abandoned: the same order placed again within a day of ${since} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}`;
+    return `it may have been placed before it was abandoned: its plan, run again within a day of ${since} with the same file name and --batch${where}, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
+  return `it may have been placed before it was abandoned: the same order placed again within a day of ${since}${where} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}${r.baseUrl === undefined ? '' : ` --base-url ${r.baseUrl}`}`;
 }
 
 /** The flags that place an order in its profile and environment again (none for the default profile's test). */

@@ -51,7 +51,13 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(unstamped(abandoned.stderr)).toContain(
       `its key was ${key}; it may have been placed before it was abandoned: the same order placed again within a day of `,
     );
-    expect(abandoned.stderr).toContain('giftcodes order place --product amazon-us-100 --quantity 2\n');
+    // Where it was sent, with the key it was sent with: elsewhere the same command is a new order (a review).
+    expect(abandoned.stderr).toContain(
+      ` at ${baseUrl} with the API key it was sent with (not one rotated since: that places a new order beside it) sends`,
+    );
+    expect(abandoned.stderr).toContain(
+      `giftcodes order place --product amazon-us-100 --quantity 2 --base-url ${baseUrl}\n`,
+    );
 
     // Neither order show nor codes get says it has no codes: both name the same order again.
     const shown = await runCli(['order', 'show', key], { configDir, baseUrl });

@@ -31,6 +31,18 @@ describe('abandonedWayOut', () => {
     );
   });
 
+  // A review: after a key rotation (or at another spelling of the address) the same order place was a new order, and
+  // these words had promised "never both".
+  it('with the address it was sent to: the command sends it there, and another API key is said to be a new order', () => {
+    const at127 = { ...record, environment: 'live' as const, baseUrl: 'http://127.0.0.1:4010' };
+    expect(abandonedWayOut(at127, T)).toBe(
+      `it may have been placed before it was abandoned: the same order placed again within a day of ${at(T - HOUR)} at http://127.0.0.1:4010 with the API key it was sent with (not one rotated since: that places a new order beside it) sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product amazon-us-25 --quantity 3 --env live --base-url http://127.0.0.1:4010`,
+    );
+    expect(abandonedWayOut({ ...at127, key: `plan-${'a'.repeat(24)}` }, T)).toContain(
+      'with the same file name and --batch at http://127.0.0.1:4010 with the API key it was sent with (not one rotated since',
+    );
+  });
+
   it("a plan's row: its plan, run again as it was", () => {
     expect(abandonedWayOut({ ...record, key: `plan-${'a'.repeat(24)}` }, T)).toBe(
       `it may have been placed before it was abandoned: its plan, run again within a day of ${at(T - HOUR)} with the same file name and --batch, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`,
