@@ -54,3 +54,38 @@ describe('order place while another run places the same order', () => {
     expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 300_000);
 });
+
+// A review: an order killed while its request was out, then the same command twice at once (a person's retry beside
+// the cron job's). The second run found the interrupted order taken by the first a moment before its own begin, and
+// placed a second order without a word. It resumes that order or places nothing.
+describe('two runs of one interrupted order at once', () => {
+  const fresh = servedApi(['--fulfil-after', '0'], { login: true });
+
+  it('one resumes it; the other places nothing (exit 2, naming the run that has it), never a second order', async () => {
+    const { configDir, url: baseUrl, server } = fresh;
+    const killed = await runCli(PLACE, { configDir, baseUrl, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const before = (await ledger(server)).orders.length;
+    // The first re-run holds the journal's lock a while at each turn: the second reads the interrupted order as
+    // free, then waits for the lock while the first takes the order over.
+    const first = spawnCli(PLACE, { configDir, baseUrl, env: { GIFTCODES_FAILPOINTS: 'journal.locked=pause:1500' } });
+    first.proc.stdin?.end();
+    await new Promise<void>((resolve) => {
+      const look = (chunk: Buffer): void => {
+        if (!chunk.toString().includes('failpoint journal.locked')) return;
+        first.proc.stderr?.off('data', look);
+        resolve();
+      };
+      first.proc.stderr?.on('data', look);
+    });
+    const second = await runCli(PLACE, { configDir, baseUrl });
+    const firstRun = await first.result;
+    const runs = [firstRun, second].sort((a, b) => (a.code ?? -1) - (b.code ?? -1));
+    expect(runs.map((r) => r.code)).toEqual([0, 2]);
+    expect(runs[0]!.stderr).toContain('resuming the interrupted order for 1 × amazon-us-25');
+    expect(runs[1]!.stderr).toMatch(/another giftcodes process \(pid \d+\) is working on the order with key /);
+    // This server's one order: the killed run's, which the resume's request under its key was answered with.
+    expect(before).toBe(1);
+    expect((await ledger(server)).orders.length).toBe(1);
+  }, 120_000);
+});

@@ -243,7 +243,11 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       await secondOrder(deps.io, yesGiven, `another giftcodes run (pid ${other}) is placing ${what} right now`, what);
     // The same request whose interrupted run codes get or order watch finished meanwhile: its hint had said to run
     // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
-    const fresh = other === undefined && resumeCandidate(journal, spec, options.idempotencyKey) === undefined;
+    // The interrupted order this run resumes, read once (no lock): its key goes to begin, so that this run resumes it
+    // or places nothing. Without the key, a second run started at the same moment found it taken by the first and
+    // placed a second order without a word (a review: two identical re-runs after a crash, two orders).
+    const candidate = resumeCandidate(journal, spec, options.idempotencyKey);
+    const fresh = other === undefined && candidate === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
     const { finished, abandoned, abandonedElsewhere, abandonedPlaced } = fresh
       ? ofThisRequest(journal, spec, options.idempotencyKey)
@@ -312,10 +316,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // An interrupted live order run again is resumed, not asked about: it was confirmed when it was placed, and it
     // may be charged already. Asking again read as a new order, and "no" said nothing was sent. Its key goes to
     // begin, so that this run resumes it or places nothing.
-    const confirmed =
-      connection.environment === 'live' && !options.yes
-        ? resumeCandidate(journal, spec, options.idempotencyKey)
-        : undefined;
+    const confirmed = connection.environment === 'live' && !options.yes ? candidate : undefined;
     // Orders earlier runs left interrupted are said before a live order is asked about, not after: a person
     // retrying by hand (another key, another profile) read the question first, and the warning that the order they
     // retried may have been charged only once they had answered yes (an adversarial review).
@@ -345,9 +346,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     if (declined) await journal.decline(declined, spec);
     const beginning = {
       ...spec,
-      key: options.idempotencyKey ?? confirmed?.key ?? reused?.key,
+      key: options.idempotencyKey ?? candidate?.key ?? reused?.key,
       keyReused: reused !== undefined,
-      resumeOnly: confirmed !== undefined,
+      resumeOnly: candidate !== undefined,
       wait: waits,
       out,
     };
