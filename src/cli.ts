@@ -346,11 +346,11 @@ function printError(io: Io, error: PrintableError): void {
   // Not on a terminal (a cron log), every stderr line starts with its time, errors too.
   const stamp = io.stamp();
   if (io.quiet && error.hint) {
-    io.errRaw(`${stamp}${io.c.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
+    io.errRaw(`${stamp}${io.ce.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
     return;
   }
-  io.errRaw(`${stamp}${io.c.red('error:')} ${visible(error.message)}\n`);
-  if (error.hint) io.errRaw(`${stamp}${io.c.dim('hint:')} ${visible(error.hint)}\n`);
+  io.errRaw(`${stamp}${io.ce.red('error:')} ${visible(error.message)}\n`);
+  if (error.hint) io.errRaw(`${stamp}${io.ce.dim('hint:')} ${visible(error.hint)}\n`);
 }
 
 /**

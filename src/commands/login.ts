@@ -96,7 +96,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
       } catch (error) {
         const retryable = isCliError(error) && (error.exitCode === 3 || error.exitCode === 2);
         if (!retryable || attempt >= MAX_PROMPT_TRIES) throw error;
-        deps.io.errRaw(`${deps.io.c.red('✗')} ${error.message}; try again\n`);
+        deps.io.errRaw(`${deps.io.ce.red('✗')} ${error.message}; try again\n`);
       }
     }
   }

@@ -104,7 +104,7 @@ export async function printOutcome(
             : orderOutcome(order.status) === 'completed'
               ? (codesNext ?? `its codes: giftcodes codes get ${order.id} --out codes.csv`)
               : undefined;
-        return next === undefined ? [] : [io.c.dim(pinnedHint(next, { configDir: io.env.GIFTCODES_CONFIG_DIR }))];
+        return next === undefined ? [] : [io.ce.dim(pinnedHint(next, { configDir: io.env.GIFTCODES_CONFIG_DIR }))];
       },
       pager: false,
     },
@@ -112,7 +112,7 @@ export async function printOutcome(
   // A file that already held these codes, left as it was, is said in every mode (--json too, where notes are silent):
   // the run wrote nothing.
   if (written?.earlier)
-    io.say(`${io.c.green('✓')} the codes were already written to ${written.path} (${written.format})`);
+    io.say(`${io.ce.green('✓')} the codes were already written to ${written.path} (${written.format})`);
 }
 
 /** One order's outcome to the user, then its intent's end (lifecycle.ts); a failed order is then its error (exit 6). */

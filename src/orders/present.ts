@@ -56,5 +56,5 @@ export function wroteCodes(
   const sealed = namesAgeFile(w.path)
     ? `, age-encrypted${w.recipients ? ` for ${counted(w.recipients, 'recipient')}` : ''}`
     : '';
-  return `${io.c.green('✓')} wrote ${counted(w.count, 'code')}${w.orderId ? ` of ${w.orderId}` : ''} to ${w.path} (${w.format}${sealed}, 0600)`;
+  return `${io.ce.green('✓')} wrote ${counted(w.count, 'code')}${w.orderId ? ` of ${w.orderId}` : ''} to ${w.path} (${w.format}${sealed}, 0600)`;
 }

@@ -58,6 +58,7 @@ export class Io {
   verbose = false;
   private colorOverride: boolean | undefined;
   private chalkInstance: ChalkInstance | undefined;
+  private errChalkInstance: ChalkInstance | undefined;
   private readonly columnsOverride: number | undefined;
   /** Secrets that must never be written, whole, to any stream. */
   private readonly secrets: string[] = [];
@@ -135,6 +136,7 @@ export class Io {
     this.verbose = mode.verbose;
     if (mode.color === false) this.colorOverride = false;
     this.chalkInstance = undefined;
+    this.errChalkInstance = undefined;
   }
 
   addSecret(secret: string | undefined): void {
@@ -151,19 +153,38 @@ export class Io {
     return columns && columns > 20 ? columns : 100;
   }
 
-  /** Colour follows --no-color, NO_COLOR, FORCE_COLOR, then whether stdout is a terminal. */
+  /** Colour on stdout (c) follows --no-color, NO_COLOR, FORCE_COLOR, then whether stdout is a terminal. */
   get colorEnabled(): boolean {
+    return this.colorOn(this.stdoutIsTTY);
+  }
+
+  /**
+   * Colour on stderr (ce), as on stdout, but by whether stderr is a terminal: `2>err.log` at a terminal wrote
+   * `^[[33mwarning:` into the log, where docs/cron-and-plans.md promises plain lines to grep.
+   */
+  get errColorEnabled(): boolean {
+    return this.colorOn(this.stderrIsTTY);
+  }
+
+  private colorOn(tty: boolean): boolean {
     if (this.colorOverride !== undefined) return this.colorOverride;
     const force = this.env.FORCE_COLOR;
     if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
     if (this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== '') return false;
     if (this.env.TERM === 'dumb') return false;
-    return this.stdoutIsTTY;
+    return tty;
   }
 
+  /** Colours for text on stdout (tables, an order described). */
   get c(): ChalkInstance {
     this.chalkInstance ??= new Chalk({ level: this.colorEnabled ? 1 : 0 });
     return this.chalkInstance;
+  }
+
+  /** Colours for text on stderr (warnings, notes, errors, the spinner's mark). */
+  get ce(): ChalkInstance {
+    this.errChalkInstance ??= new Chalk({ level: this.errColorEnabled ? 1 : 0 });
+    return this.errChalkInstance;
   }
 
   /** Prompts need a person at both ends: stdin and stderr on a terminal, and not CI. */
@@ -302,7 +323,7 @@ export class Io {
   /** Warnings: stderr, silenced only by --quiet. */
   warn(text: string): void {
     if (this.quiet) return;
-    this.stderr.write(this.redact(`${this.stamp()}${this.c.yellow('warning:')} ${text}\n`));
+    this.stderr.write(this.redact(`${this.stamp()}${this.ce.yellow('warning:')} ${text}\n`));
   }
 
   /**
@@ -322,7 +343,7 @@ export class Io {
   /** --verbose lines: stderr, stamped as the others (a request's line in a log says when it was sent). */
   debug(text: string): void {
     if (!this.verbose) return;
-    this.stderr.write(this.redact(`${this.stamp()}${this.c.dim(text)}\n`));
+    this.stderr.write(this.redact(`${this.stamp()}${this.ce.dim(text)}\n`));
   }
 
   /** Raw stderr write for the error printer. */
@@ -360,7 +381,7 @@ export class Io {
       stop: (finalText) => {
         if (!spinner.isSpinning) return;
         this.spinning = false;
-        if (finalText) spinner.stopAndPersist({ symbol: this.c.green('✓'), text: finalText });
+        if (finalText) spinner.stopAndPersist({ symbol: this.ce.green('✓'), text: finalText });
         else spinner.stop();
       },
     };

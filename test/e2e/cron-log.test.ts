@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, pendingIntents, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { freePort } from '../helpers/ports.js';
+import { openTerminal } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
 
@@ -36,6 +37,43 @@ describe('a run without a terminal, as cron logs it', () => {
     expect(r.code).toBe(3);
     const hint = r.stderr.split('\n').find((l) => l.includes('hint:'));
     expect(hint).toContain(`GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile night`);
+  });
+});
+
+describe('stderr sent to a log from a terminal', () => {
+  it('the log is plain while stdout is at the terminal: no colour codes in it, `Z error:` found by grep', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'codes.csv');
+    writeFileSync(out, 'yesterday\n');
+    const log = join(dir, 'err.log');
+    // As a person types `giftcodes … 2>err.log` at a colour terminal: a warning (a --query that found nothing),
+    // then an error and its hint.
+    const t = openTerminal(
+      [
+        'sh',
+        '-c',
+        `"$0" "$1" catalog list --json --query '[0].nosuch' 2>"$2"; "$0" "$1" order place --product amazon-us-25 --quantity 1 --out "$3" 2>>"$2"; echo "[exit $?]"; exec sleep 3600`,
+        process.execPath,
+        BIN,
+        log,
+        out,
+      ],
+      {
+        PATH: [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+        HOME: served.configDir,
+        GIFTCODES_CONFIG_DIR: served.configDir,
+        GIFTCODES_BASE_URL: served.url,
+      },
+    );
+    try {
+      expect(await t.waitFor(/\[exit \d+\]/)).toContain('[exit 2]');
+    } finally {
+      t.close();
+    }
+    const text = readFileSync(log, 'utf8');
+    expect(text).not.toContain('\u001b');
+    expect(text).toMatch(/Z warning: --query "\[0\]\.nosuch" gave null/);
+    expect(text).toMatch(/Z error: .*exists\n.*Z hint: pass --force/);
   });
 });
 

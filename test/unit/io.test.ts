@@ -157,7 +157,7 @@ describe('Io streams', () => {
     c.io.warn('hidden');
     c.io.debug('hidden too');
     expect(c.err()).toBe('resumed\n');
-    const v = ioWith({ stderrIsTTY: true });
+    const v = ioWith({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
     v.io.setMode({ json: false, quiet: false, verbose: true });
     v.io.warn('careful');
     v.io.debug('detail');
@@ -213,6 +213,26 @@ describe('Io colour', () => {
     io.setMode({ json: false, quiet: false, verbose: false, color: false });
     expect(io.colorEnabled).toBe(false);
     expect(io.c.green('x')).toBe('x');
+  });
+
+  it("stderr's colour is decided by stderr: plain in a log while stdout is at a terminal, and the other way round", () => {
+    // `giftcodes … 2>err.log` at a terminal wrote ^[[33mwarning: into the log.
+    const log = ioWith({ stdoutIsTTY: true, stderrIsTTY: false });
+    log.io.setMode({ json: false, quiet: false, verbose: true });
+    log.io.warn('w');
+    log.io.debug('d');
+    expect(log.err()).not.toContain(ESC);
+    expect(log.io.c.green('x')).toContain(ESC);
+    expect(log.io.ce.green('x')).toBe('x');
+    // Codes piped on (`| cat`) while the warnings are read at the terminal.
+    const piped = ioWith({ stdoutIsTTY: false, stderrIsTTY: true });
+    piped.io.warn('w');
+    expect(piped.err()).toBe(`${ESC}33mwarning:${ESC}39m w\n`);
+    expect(piped.io.c.green('x')).toBe('x');
+    // NO_COLOR, --no-color and FORCE_COLOR hold for both.
+    expect(ioWith({ stderrIsTTY: true, env: { NO_COLOR: '1' } }).io.errColorEnabled).toBe(false);
+    expect(ioWith({ stderrIsTTY: true, color: false }).io.errColorEnabled).toBe(false);
+    expect(ioWith({ env: { FORCE_COLOR: '1' } }).io.errColorEnabled).toBe(true);
   });
 
   it('a warning is yellow and a debug line dim when colour is on', () => {
@@ -307,7 +327,7 @@ describe('Io spinner', () => {
   });
 
   it('on a terminal: the text on stderr, and a final line with a check mark when given one', async () => {
-    const c = ioWith({ stderrIsTTY: true });
+    const c = ioWith({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
     const spinner = await c.io.spinner('waiting for order ord_1');
     spinner.update('order ord_1 is processing');
     spinner.stop('order ord_1 completed');
@@ -337,7 +357,7 @@ describe('Io spinner on a terminal of no width', () => {
 
 describe('Io spinner, one at a time', () => {
   it('a second spinner while one turns, or one under a progress line, draws nothing; after the first stops, one may', async () => {
-    const c = ioWith({ stderrIsTTY: true });
+    const c = ioWith({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
     const first = await c.io.spinner('waiting for order ord_1');
     const second = await c.io.spinner('waiting for order ord_2');
     second.update('order ord_2 is processing');

@@ -117,7 +117,7 @@ describe('waitForOrder pace', () => {
 });
 
 describe('waitForOrder on a terminal', () => {
-  const tty = (): { io: Io; err: () => string } => capturedIo({ stderrIsTTY: true });
+  const tty = (): { io: Io; err: () => string } => capturedIo({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
 
   it('the spinner tells the status and ends on a check mark; no status lines', async () => {
     const t = tty();

@@ -125,7 +125,7 @@ export async function run(
       const known = new Set(['id', 'name', 'brand', 'price', 'available', 'object']);
       const extra = new Set(rows.flatMap((p) => Object.keys(p).filter((k) => !known.has(k))));
       return extra.size > 0
-        ? [io.c.dim(`${rows.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`)]
+        ? [io.ce.dim(`${rows.length} products; more fields with --json (${[...extra].slice(0, 6).join(', ')})`)]
         : [];
     },
   });

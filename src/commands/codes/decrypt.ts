@@ -51,7 +51,7 @@ export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Prom
     await exportResult(
       io,
       { file: options.file, path },
-      { notes: () => [`${io.c.green('✓')} decrypted ${options.file} to ${path} (0600)`] },
+      { notes: () => [`${io.ce.green('✓')} decrypted ${options.file} to ${path} (0600)`] },
     );
     return;
   }

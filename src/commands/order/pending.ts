@@ -103,10 +103,10 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
       // Never `order resume --all` (docs/support-desk.md): it takes up orders outside the rows listed too. One row
       // is named by its key; several by the KEY column.
       ...wayOut(data, (key) => unsent.has(key)).map((line) =>
-        io.c.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR })),
+        io.ce.dim(pinnedHint(line, { configDir: io.env.GIFTCODES_CONFIG_DIR })),
       ),
       ...(data.some((r) => r.state === 'written')
-        ? [io.c.dim('codes in file: the same command again ends it, charging nothing')]
+        ? [io.ce.dim('codes in file: the same command again ends it, charging nothing')]
         : []),
     ],
     pager: false,
