@@ -46,7 +46,14 @@ export class Io {
   readonly env: NodeJS.ProcessEnv;
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
+  /**
+   * stderr is a terminal that redraws a line: not a dumb one (TERM=dumb, Emacs's shell), which shows \r and escapes
+   * as they are. There stderr is written as a log is (timestamped lines, no spinner, no progress redrawn), and
+   * a run's status lines are said as they come.
+   */
   readonly stderrIsTTY: boolean;
+  /** stderr is a terminal, dumb or not: a person is there to answer a prompt. */
+  private readonly stderrTerminal: boolean;
   json = false;
   /** --raw: a JSON document that is a single string is printed as the string itself (jq -r). */
   raw = false;
@@ -84,7 +91,8 @@ export class Io {
     this.env = options.env;
     this.stdinIsTTY = options.stdinIsTTY;
     this.stdoutIsTTY = options.stdoutIsTTY;
-    this.stderrIsTTY = options.stderrIsTTY;
+    this.stderrTerminal = options.stderrIsTTY;
+    this.stderrIsTTY = options.stderrIsTTY && options.env.TERM !== 'dumb';
     this.columnsOverride = options.columns;
     this.colorOverride = options.color;
   }
@@ -190,7 +198,7 @@ export class Io {
   /** Prompts need a person at both ends: stdin and stderr on a terminal, and not CI. */
   get canPrompt(): boolean {
     const ci = this.env.CI;
-    return this.stdinIsTTY && this.stderrIsTTY && !(ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0');
+    return this.stdinIsTTY && this.stderrTerminal && !(ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0');
   }
 
   /** Data: stdout. Whether it arrived is known only after flushOut(). */

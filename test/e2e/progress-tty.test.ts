@@ -36,6 +36,20 @@ describe('progress at a terminal', () => {
   }, 300_000);
 });
 
+describe("progress on a dumb terminal (TERM=dumb, as in Emacs's shell)", () => {
+  it('the status lines are said, stamped, one under another, as in a log', async () => {
+    const t = inTerminal(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--wait'],
+      served.configDir,
+      { GIFTCODES_BASE_URL: served.url, TERM: 'dumb' },
+    );
+    const done = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(done).toContain('[exit 0]');
+    // The spinner drew nothing there, and no status line was said in its place.
+    expect(done).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z order ord_\w+: completed$/m);
+  }, 60_000);
+});
+
 describe('progress in a log', () => {
   it('no redraws, and one timestamped summary line: what was ordered, the order, where the codes went, how long', async () => {
     const out = join(tempDir(), 'codes.csv');

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode, InterruptedError, LocalError, UsageError } from '../../src/errors.js';
 import { exportItem } from '../../src/output/exporter.js';
 import { Io, stdoutFailed, zeroWidth, type IoOptions } from '../../src/output/io.js';
+import { LOG_EVERY_MS, startProgress } from '../../src/output/progress.js';
 import { tempDir } from '../helpers/e2e.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
@@ -337,6 +338,29 @@ describe('Io spinner', () => {
     const quiet = await plain.io.spinner('waiting');
     quiet.stop();
     expect(plain.err()).not.toContain('✓');
+  });
+});
+
+describe("Io on a dumb terminal (TERM=dumb, as in Emacs's shell)", () => {
+  it('stderr is written as a log: stamped lines, no spinner, no progress redrawn with \\r and escapes; it still prompts', async () => {
+    const d = ioWith({ stdinIsTTY: true, stderrIsTTY: true, env: { TERM: 'dumb' } });
+    const spinner = await d.io.spinner('waiting for order ord_1');
+    spinner.stop('order ord_1 completed');
+    // Said as a log says it instead (orders/wait.ts prints each status where stderrIsTTY is false).
+    expect(d.io.stderrIsTTY).toBe(false);
+    let at = 0;
+    const progress = startProgress(d.io, { label: 'writing the codes', unit: 'codes', total: 10, now: () => at });
+    at = LOG_EVERY_MS;
+    progress.update(10);
+    progress.stop();
+    d.io.notice('order ord_1: completed');
+    expect(d.err()).not.toContain('\r');
+    expect(d.err()).not.toContain('\u001b');
+    expect(d.err().split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(new RegExp(`${ISO.source}writing the codes: 10 of 10 codes \\(100%\\)`)),
+      expect.stringMatching(new RegExp(`${ISO.source}order ord_1: completed$`)),
+    ]);
+    expect(d.io.canPrompt).toBe(true);
   });
 });
 
