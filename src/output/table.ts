@@ -1,6 +1,7 @@
 // Tables sized to the terminal: columns padded, the widest cut with an ellipsis when the row would not fit.
 // Ids and keys are never cut (support staff copy them whole): names and descriptions give way instead, and
-// a row of ids wider than the terminal wraps rather than lose a character.
+// a row of ids wider than the terminal wraps rather than lose a character. A table that says where codes went (a
+// path column) is the exception: its order ids give way first, to a unique prefix, and its paths last.
 import type { Io } from './io.js';
 import { stripControl } from '../secrets.js';
 import { spokenMoney } from '../money.js';
@@ -74,11 +75,25 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly C
     Math.max(textWidth(column.header), ...forms.map((row) => textWidth(row[i]!.at(-1) ?? ''))),
   );
   if (io.stdoutIsTTY) {
+    const minimums = columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : textWidth(c.header)));
+    // A table that says where codes went (a path column: a plan's OUT) gives its order ids' room first, down to a
+    // unique prefix (`ord_750b0f05…`, which order show, watch and codes get take: docs/support-desk.md): at 80
+    // columns a plan's file names were cut to `amazo….csv` beside whole ids, and the file is what the reseller needs.
+    if (columns.some((c) => c.cut === 'path')) {
+      columns.forEach((column, i) => {
+        if (!ORDER_ID_HEADERS.test(column.header)) return;
+        const over = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) - io.columns;
+        const shortest = Math.max(textWidth(column.header), uniquePrefix(cells.map((row) => row[i]!)) + 1);
+        widths[i] = minimums[i] = Math.max(Math.min(widths[i] ?? 0, shortest), (widths[i] ?? 0) - Math.max(0, over));
+      });
+    }
+    // A path gives way last: where the codes went is what such a table is read for.
     fitToWidth(
       widths,
       io.columns,
-      columns.map((c, i) => (isWhole(c) ? (widths[i] ?? 0) : textWidth(c.header))),
+      minimums.map((minimum, i) => (columns[i]?.cut === 'path' ? (widths[i] ?? 0) : minimum)),
     );
+    fitToWidth(widths, io.columns, minimums);
     // The room left goes to the columns that took shorter forms, as far as their longer forms need it.
     let room = io.columns - widths.reduce((a, b) => a + b, 0) - 2 * (widths.length - 1);
     columns.forEach((column, i) => {
@@ -148,6 +163,30 @@ function fittingColumns<Row>(
     if (needed() > total) kept.pop();
   }
   return { columns: columns.filter((column) => kept.includes(column)), narrowed };
+}
+
+const ORDER_ID_HEADERS = /^order( id)?$/i;
+/** The fewest characters of an order id a prefix keeps after its `ord_`. */
+const ID_PREFIX = 8;
+
+/**
+ * The length of the shortest start that tells each of these ids from the others, and keeps `ID_PREFIX` characters
+ * after its `xxx_`; an id shorter than that is its own length.
+ */
+function uniquePrefix(ids: readonly string[]): number {
+  const distinct = [...new Set(ids)];
+  let length = 0;
+  for (const id of distinct) {
+    let needed = (/^[^_\s]+_/.exec(id)?.[0].length ?? 0) + ID_PREFIX;
+    for (const other of distinct) {
+      if (other === id) continue;
+      let same = 0;
+      while (same < id.length && id[same] === other[same]) same++;
+      needed = Math.max(needed, same + 1);
+    }
+    length = Math.max(length, Math.min(needed, textWidth(id)));
+  }
+  return length;
 }
 
 function fitToWidth(widths: number[], total: number, minimums: number[]): void {

@@ -90,4 +90,33 @@ describe('a plan run at 80 columns', () => {
     expect(rows[1]).toMatch(/ b\.csv \(1\)$/);
     expect(rows[2]).toMatch(/^4 +apple-us-25 +3 +ord_\w+ +completed /);
   });
+
+  it("a night's file names stay whole: the order ids give way to a unique prefix, which order show takes", async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const plan = join(dir, 'nightly.csv');
+    writeFileSync(
+      plan,
+      'product,quantity,out\namazon-us-25,3,amazon-25-{batch}.csv\nsteam-us-20,2,steam-20-{batch}.csv\n',
+    );
+    const screen = await terminal(
+      ['order', 'place', '--plan', plan, '--batch', 'night-2026-11-30'],
+      configDir,
+      {},
+      NARROW,
+      dir,
+    ).waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 0]');
+    const lines = screen.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('ROW'));
+    const rows = lines.slice(header + 1, header + 3);
+    for (const line of [lines[header]!, ...rows]) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(rows[0]).toMatch(/ amazon-25-night-2026-11-30\.csv \(3\)$/);
+    expect(rows[1]).toMatch(/ steam-20-night-2026-11-30\.csv \(2\)$/);
+    const prefix = /(ord_\w{8,})…/.exec(rows[0]!)?.[1];
+    expect(prefix, rows[0]).toBeDefined();
+    const shown = await runCli(['order', 'show', `${prefix}…`, '--json'], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((JSON.parse(shown.stdout) as { id: string }).id.startsWith(prefix!)).toBe(true);
+  });
 });

@@ -119,13 +119,14 @@ describe('renderTable at 80 columns', () => {
           { header: 'out', value: (r) => r.out, cut: 'path' },
         ],
       ).split('\n');
+    // The rest of the room the file names need comes from the order id (the next test).
     expect(summary(['completed', 'completed'])).toEqual([
-      'ORDER                         PAD                   OUT',
-      'ord_a08a66b0438f46f68ca5d260  xxxxxxxxxxxxxxxxxxxx  google-play-00-2026….csv (3)',
-      'ord_a08a66b0438f46f68ca5d260  xxxxxxxxxxxxxxxxxxxx  google-play-10-2026….csv (3)',
+      'ORDER                    PAD                   OUT',
+      'ord_a08a66b0438f46f68c…  xxxxxxxxxxxxxxxxxxxx  google-play-00-2026-11-30.csv (3)',
+      'ord_a08a66b0438f46f68c…  xxxxxxxxxxxxxxxxxxxx  google-play-10-2026-11-30.csv (3)',
       'status of every row: completed',
     ]);
-    // Rows that differ keep the column, their files cut.
+    // Rows that differ keep the column.
     expect(summary(['completed', 'pending'])[0]).toMatch(/ STATUS +OUT$/);
     // One row is no pattern; a table that fits keeps it.
     expect(summary(['completed'])[0]).toMatch(/ STATUS +OUT$/);
@@ -145,6 +146,35 @@ describe('renderTable at 80 columns', () => {
       ],
     );
     expect(both.split('\n')).toEqual(['W', 'w'.repeat(20), 'w'.repeat(20)]);
+  });
+
+  // A plan's summary at 80 columns showed `amazon….csv (3)` beside whole 28-column order ids: where the codes went is
+  // what the reseller reads it for, and order show takes a unique prefix of an id.
+  it('beside a path, an order id gives way first, to a unique prefix of at least 8 characters after its ord_', () => {
+    const rows = [
+      { row: 2, id: 'ord_750b0f0531d64ebdb1090427', status: 'earlier run: completed', out: 'amazon-25-B5.csv' },
+      { row: 3, id: 'ord_750b0f05ffd64ebdb1090427', status: 'earlier run: completed', out: 'steam-20-B5.csv' },
+      { row: 4, id: 'ord_e8e6fba6bf2340d3a0c1b6f1', status: 'completed', out: 'google-play-25-B5.csv (2)' },
+    ];
+    const table = (width: number, out: 'path' | undefined) =>
+      renderTable(terminal(width), rows, [
+        { header: 'row', value: (r) => String(r.row) },
+        { header: 'product', value: () => 'google-play-us-25', whole: true },
+        { header: 'order', value: (r) => r.id, whole: true },
+        { header: 'status', value: (r) => r.status, sameRank: 3 },
+        { header: 'out', value: (r) => r.out, ...(out ? { cut: out } : {}) },
+      ]).split('\n');
+    const lines = table(80, 'path');
+    expect(lines[0]).toMatch(/^ROW +PRODUCT +ORDER +STATUS +OUT$/);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Unique among the rows: the first two share `ord_750b0f05`, so they keep one character more.
+    expect(lines[1]).toMatch(/ ord_750b0f053… +earlier[^…]*… +amazon-25-B5\.csv$/);
+    expect(lines[2]).toMatch(/ ord_750b0f05f… +.* steam-20-B5\.csv$/);
+    expect(lines[3]).toMatch(/ ord_e8e6fba6b… +completed +google-play-25-B5\.csv \(2\)$/);
+    // No shorter than it must be: wide enough, whole.
+    expect(table(120, 'path')[1]).toContain('ord_750b0f0531d64ebdb1090427');
+    // A table without a path keeps its ids whole (order list: support staff copy them).
+    expect(table(80, undefined)[1]).toContain('ord_750b0f0531d64ebdb1090427');
   });
 
   it('a narrow column left out before a wide one comes back into the room the wide one left', () => {
