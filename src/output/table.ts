@@ -46,7 +46,16 @@ function isWhole<Row>(column: Column<Row>): boolean {
   return column.whole === true || WHOLE_HEADERS.test(column.header);
 }
 
-export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly Column<Row>[]): string {
+/**
+ * `leftOut` is told the headers of the columns a narrow terminal left out that had something to say (not those said
+ * once under the table, nor those blank in every row), for a note on stderr after the table.
+ */
+export function renderTable<Row>(
+  io: Io,
+  rows: readonly Row[],
+  given: readonly Column<Row>[],
+  o: { leftOut?: (headers: readonly string[]) => void } = {},
+): string {
   // The value of each column that may give way for saying the same in every row (sameRank), read once.
   const uniform = new Map<Column<Row>, string>();
   const all = given.map((column) => {
@@ -63,6 +72,12 @@ export function renderTable<Row>(io: Io, rows: readonly Row[], given: readonly C
   const said = [...uniform]
     .filter(([column]) => !columns.includes(column))
     .map(([column, value]) => `${column.header.toLowerCase()} of every row: ${value}`);
+  o.leftOut?.(
+    all
+      .filter((column) => !columns.includes(column) && !uniform.has(column))
+      .filter((column) => rows.some((row) => oneLine(column.value(row)).trim() !== ''))
+      .map((column) => column.header.toUpperCase()),
+  );
   const cells = rows.map((row) => columns.map((column) => oneLine(column.value(row))));
   // Each cell's forms, longest first: its value, then the shorter ones of a column that took them.
   const forms = rows.map((row, r) =>

@@ -38,6 +38,8 @@ describe('order list and order pending at 80 columns', () => {
     const smallLine = lines.find((line) => line.startsWith(smallId));
     expect(smallLine).toMatch(/ tesco-uk-20 +3 +60\.00 GBP +.*placed$/);
     expect(screen).not.toContain('…');
+    // The columns left out are said, with where to see them: STATUS and CREATED went without a word.
+    expect(screen).toContain('left out at 80 columns: STATUS, CREATED, KEY (--format csv or --json has them)');
     // Neither was refreshed since it was placed: the terminal is told their status may be old, and what asks again.
     expect(screen.replace(/\n/g, '')).toMatch(
       /2 orders were in progress when last checked: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order list --refresh/,

@@ -177,6 +177,24 @@ describe('renderTable at 80 columns', () => {
     expect(table(80, undefined)[1]).toContain('ord_750b0f0531d64ebdb1090427');
   });
 
+  it('tells leftOut which columns a narrow terminal left out, but not one said under the table or blank in every row', () => {
+    const rows = [0, 1].map((i) => ({ id: `ord_${String(i).repeat(24)}`, created: '2026-11-30T08:59:24Z' }));
+    const columns = [
+      { header: 'order', value: (r: (typeof rows)[number]) => r.id },
+      { header: 'pad', value: () => 'x'.repeat(40), whole: true },
+      { header: 'env', value: () => 'test', sameRank: 4 },
+      { header: 'amount', value: () => '', dropRank: 5 },
+      { header: 'created', value: (r: (typeof rows)[number]) => r.created, dropRank: 2 },
+    ];
+    const told = (width: number) => {
+      let headers: readonly string[] | undefined;
+      renderTable(terminal(width), rows, columns, { leftOut: (h) => (headers = h) });
+      return headers;
+    };
+    expect(told(80)).toEqual(['CREATED']);
+    expect(told(200)).toEqual([]);
+  });
+
   it('a narrow column left out before a wide one comes back into the room the wide one left', () => {
     const rows = [{ id: 'i'.repeat(50), env: 'live', created: '2026-11-29T19:45:34Z (a while ago)' }];
     const text = renderTable(terminal(80), rows, [

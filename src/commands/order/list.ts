@@ -165,6 +165,8 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const none =
     (rows.length === 0 && profile !== undefined ? unknownProfile(records, profile) : undefined) ??
     'no orders in the local record match';
+  /** The columns the table left out on a narrow terminal (renderTable), said after it. */
+  let leftOut: readonly string[] = [];
   await exportResult(
     deps.io,
     rows,
@@ -172,7 +174,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       empty: { when: (data) => data.length === 0, line: none, notice: true },
       csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
       text: (data) => {
-        return renderTable(deps.io, data, listColumns(amount));
+        return renderTable(deps.io, data, listColumns(amount), { leftOut: (headers) => (leftOut = headers) });
       },
       // A status is the API's word when this machine last asked: an order listed as pending may have completed
       // since. A person reading the table is told, and how to ask again (a refreshed list asked just now).
@@ -191,6 +193,10 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
         // Their commands reach this run's config directory, as every hint's does (a cron job's GIFTCODES_CONFIG_DIR).
         const place = { configDir: deps.io.env.GIFTCODES_CONFIG_DIR };
         return [
+          // At 80 columns STATUS and CREATED went without a word (a review): said, with where they are.
+          ...(leftOut.length > 0
+            ? [`left out at ${deps.io.columns} columns: ${leftOut.join(', ')} (--format csv or --json has them)`]
+            : []),
           ...(left.length > 0
             ? [
                 pinnedHint(
