@@ -193,7 +193,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
         // The file already held these very codes (a second run): it was left as it was, and the words say so.
         notes: (data) => [
           result.already
-            ? `${deps.io.c.green('✓')} ${data.path} already holds the ${counted(data.count, 'code')} of ${data.orderId} (${data.format}); left as it was`
+            ? `${deps.io.ce.green('✓')} ${data.path} already holds the ${counted(data.count, 'code')} of ${data.orderId} (${data.format}); left as it was`
             : wroteCodes(deps.io, { ...data, recipients: sealed }),
         ],
       },

@@ -119,10 +119,10 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     });
     // Stamped in a log as every stderr line is, its hint's commands run with this run's config directory.
     if (!gathered) {
-      deps.io.say(`${deps.io.c.red('✗')} ${key}: ${error.message}`);
+      deps.io.say(`${deps.io.ce.red('✗')} ${key}: ${error.message}`);
       if (error.hint)
         deps.io.say(
-          `  ${deps.io.c.dim('hint:')} ${pinnedHint(error.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR })}`,
+          `  ${deps.io.ce.dim('hint:')} ${pinnedHint(error.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR })}`,
         );
     }
   };
