@@ -243,7 +243,7 @@ function nearWords(typed: string | undefined, offered: string | undefined): stri
  */
 const REACHED_FOR: Readonly<Record<string, string>> = {
   'config get':
-    "to read the profile's settings: giftcodes config show (to change one: giftcodes config set <field> <value>)",
+    "to change a setting: giftcodes config set FIELD VALUE; to read the profile's settings: giftcodes config show",
   'order place --qty': 'did you mean --quantity?',
   'order place --count': 'did you mean --quantity?',
   'order place --product-id': 'did you mean --product?',
@@ -251,7 +251,7 @@ const REACHED_FOR: Readonly<Record<string, string>> = {
   'order place <arguments>': 'the product and quantity are flags: --product <id> --quantity <n> (-q is --quiet)',
   // `catalog list amazon`, as `gh search` takes its words (a person's day).
   'catalog list <arguments>':
-    'to search the catalog: giftcodes catalog list --filter <text> (any part of an id or name)',
+    'to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT',
 };
 
 /** The hint for an unknown command or option the table above knows, under the command it was typed under. */

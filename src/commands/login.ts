@@ -185,7 +185,7 @@ async function checkSameReseller(
   if (!(await deps.io.confirm(`Save it in profile "${profile}" anyway?`, '--force', 'a key of another reseller'))) {
     throw new UsageError('the key was not saved', {
       code: 'reseller_mismatch',
-      hint: 'save it in another profile with: giftcodes login --profile <name>',
+      hint: 'save it in another profile with: giftcodes login --profile NAME',
     });
   }
 }

@@ -103,7 +103,7 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   if (rows.length === 0) {
     throw new CliError(ExitCode.auth, 'no API key: not logged in to any profile', {
       code: 'no_api_key',
-      hint: 'run: giftcodes login   (or set GIFTCODES_API_KEY)',
+      hint: 'set GIFTCODES_API_KEY, or run: giftcodes login',
     });
   }
 

@@ -102,7 +102,7 @@ export async function withRecipients<T extends WaitFlags>(
   // `codes get --json > codes.json` reads like JSON and is not.
   if (recipients && out === '-' && profile)
     deps.io.say(
-      `standard output is an age-encrypted file (the encrypt-to of profile "${profile.name}"): read it with giftcodes codes decrypt <file> --identity key.txt`,
+      `standard output is an age-encrypted file (the encrypt-to of profile "${profile.name}"): read it with giftcodes codes decrypt ENCRYPTED_FILE --identity key.txt`,
     );
   const { encryptTo: _given, ...rest } = flags;
   return (recipients ? { ...rest, encryptTo: recipients } : rest) as T;
@@ -142,7 +142,7 @@ export function checkWaitFlags(
     const given = (['format', 'force', 'csvRaw'] as const).find((name) => flags[name] !== undefined);
     if (given)
       throw new UsageError(`--${given === 'csvRaw' ? 'csv-raw' : given} only applies with --out`, {
-        hint: 'add --out <file>',
+        hint: 'add --out FILE',
       });
   }
   const out = flags.out ?? (o.outDefaultsToStdout ? '-' : undefined);
@@ -156,7 +156,7 @@ export function checkWaitFlags(
     throw new UsageError(
       '--query applies to the order, which --out - leaves off standard output (it holds the codes)',
       {
-        hint: 'drop --out - to query the order, or query the codes with: giftcodes codes get <order> --query <expression>',
+        hint: 'drop --out - to query the order, or query the codes with: giftcodes codes get ORDER_ID --query EXPRESSION',
       },
     );
   if (o.json && out === '-' && flags.format !== undefined && flags.format !== 'json') {

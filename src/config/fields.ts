@@ -18,6 +18,6 @@ export function defaultEnvironment(value: string): KeyEnvironment {
   const known = KEY_ENVIRONMENTS.find((env) => env === value);
   if (known) return known;
   throw new UsageError(`default-env must be test or live, not "${value}"`, {
-    hint: 'giftcodes config set default-env test (or live)',
+    hint: 'run (or with live): giftcodes config set default-env test',
   });
 }

@@ -96,14 +96,14 @@ export function baseUrlSetting(
   if (env.GIFTCODES_BASE_URL) return 'GIFTCODES_BASE_URL';
   const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;
   if (store.profile(profile).baseUrl)
-    return `the base URL of profile "${profile}" (giftcodes config set base-url <url>${profileFlag})`;
+    return `the base URL of profile "${profile}" (giftcodes config set base-url URL${profileFlag})`;
   // None saved: the default was used. A profile logged in without --base-url beside one that has it tried 4010, and
   // its hint said only "check --base-url" (a person's day); another profile's base URL is named, as the likely one.
   const other = store
     .profileNames()
     .map((name) => ({ name, baseUrl: store.profile(name).baseUrl }))
     .find((p) => p.name !== profile && p.baseUrl);
-  return `--base-url (profile "${profile}" has none saved, so ${DEFAULT_BASE_URL} was used${other ? `; profile "${other.name}" uses ${other.baseUrl}` : ''}: giftcodes config set base-url <url>${profileFlag})`;
+  return `--base-url (profile "${profile}" has none saved, so ${DEFAULT_BASE_URL} was used${other ? `; profile "${other.name}" uses ${other.baseUrl}` : ''}: giftcodes config set base-url URL${profileFlag})`;
 }
 
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
@@ -175,7 +175,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
       code: 'no_api_key',
       hint: holdsOther
         ? `the profile holds a ${other} key: add --env ${other}, or make ${other} its default (giftcodes config set default-env ${other}${profileFlag}); for a ${environment} key: ${login}`
-        : `run: ${login}   (or set GIFTCODES_API_KEY)`,
+        : `set GIFTCODES_API_KEY, or run: ${login}`,
     });
   }
   if (environmentOfKey(apiKey) !== environment) {

@@ -542,7 +542,7 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
 /** `order resume`/`abandon` of an order that ended here: what became of it, and the command for its codes. */
 function endedHere(record: OrderRecord): UsageError {
   const id = record.orderId ?? record.key;
-  const codes = record.orderId ? `giftcodes codes get ${record.orderId} --out <file>` : undefined;
+  const codes = record.orderId ? `giftcodes codes get ${record.orderId} --out CODES_FILE` : undefined;
   const hint =
     record.outcome === 'abandoned' && codes
       ? `its codes stay on the server: ${codes}`
@@ -614,7 +614,7 @@ export function describeTarget(where: Target): string {
 
 /** The login that brings back the key of a profile and environment. */
 function loginHint(where: Target): string {
-  return `log in with that reseller's ${where.environment} key: giftcodes login --profile ${where.profile} --env ${where.environment} --base-url ${where.baseUrl}   (or set GIFTCODES_API_KEY to a sc_${where.environment}_ key)`;
+  return `set GIFTCODES_API_KEY to that reseller's sc_${where.environment}_ key, or log in with it: giftcodes login --profile ${where.profile} --env ${where.environment} --base-url ${where.baseUrl}`;
 }
 
 /** No key for the record's profile and environment (logged out, profile removed, another key given): which one to use. */

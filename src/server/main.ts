@@ -26,7 +26,7 @@ export async function serveMain(
   const lines = [
     `giftcodes reference server listening on ${server.url}`,
     // The CLI's default is port 4010: with another port (--port 0 picks a new one each time) it is told where to go.
-    `log in to it with: giftcodes login --base-url ${server.url}   (or set GIFTCODES_BASE_URL=${server.url})`,
+    `set GIFTCODES_BASE_URL=${server.url}, or log in to it with: giftcodes login --base-url ${server.url}`,
   ];
   // The resellers' names padded to the longest, so that the keys line up (a person copies one from the screen).
   const width = Math.max(0, ...server.demoKeys.map((k) => k.resellerId.length));

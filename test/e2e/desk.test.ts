@@ -285,7 +285,7 @@ describe('order list and order show <ref>', () => {
       `warning: 1 order in progress of the live key of profile "default" at ${served.url} not refreshed: order ${third} was placed with the live key of profile "default" at ${served.url}, and that key is not at hand`,
     );
     expect(unstamped(keyless.stderr)).toContain(
-      `  hint: log in with that reseller's live key: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env live --base-url ${served.url}`,
+      `  hint: set GIFTCODES_API_KEY to that reseller's sc_live_ key, or log in with it: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env live --base-url ${served.url}`,
     );
     expect((await statuses())[third]).toBe('pending');
   });
@@ -319,7 +319,7 @@ describe('order list and order show <ref>', () => {
         `warning: 1 order in progress of the test key of profile "default" at ${served.url} not refreshed: order ${id} was placed with the test key of profile "default" at ${served.url}, and that key is not at hand`,
       );
       expect(unstamped(refreshed.stderr)).toContain(
-        `  hint: log in with that reseller's test key: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env test --base-url ${served.url}`,
+        `  hint: set GIFTCODES_API_KEY to that reseller's sc_test_ key, or log in with it: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default --env test --base-url ${served.url}`,
       );
     }
   });

@@ -115,7 +115,7 @@ describe('a server that is gone, or never answers', () => {
     // set (login saved it in the profile: --base-url is not what to check).
     expect(result.stderr).toMatch(
       new RegExp(
-        `hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve --port ${server.port}, or check the base URL of profile "default" \\((GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes config set base-url <url>\\)`,
+        `hint: nothing listens on 127\\.0\\.0\\.1:${server.port}: start the reference server with (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes serve --port ${server.port}, or check the base URL of profile "default" \\((GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes config set base-url URL\\)`,
       ),
     );
     expect(attemptLines(result)).toHaveLength(2);

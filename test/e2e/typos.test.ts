@@ -160,12 +160,12 @@ describe('the words people reach for', () => {
     const search = await runCli(['catalog', 'list', 'amazon'], { configDir, baseUrl });
     expect(search.code).toBe(2);
     expect(unstamped(search.stderr)).toMatch(
-      /^error: too many arguments for 'list'.*\nhint: to search the catalog: giftcodes catalog list --filter <text> \(any part of an id or name\)\n$/,
+      /^error: too many arguments for 'list'.*\nhint: to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT\n$/,
     );
     const get = await runCli(['config', 'get', 'base-url'], { configDir, baseUrl });
     expect(get.code).toBe(2);
     expect(unstamped(get.stderr)).toBe(
-      "error: unknown command 'get'\nhint: to read the profile's settings: giftcodes config show (to change one: giftcodes config set <field> <value>)\n",
+      "error: unknown command 'get'\nhint: to change a setting: giftcodes config set FIELD VALUE; to read the profile's settings: giftcodes config show\n",
     );
     const negative = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '-3'], {
       configDir,

@@ -20,7 +20,7 @@ describe('serveMain', () => {
     const url = m?.[1] ?? '';
     expect(lines.slice(1)).toEqual([
       // How to point the CLI at it: with --port 0 the URL is new each time, and the CLI's default is port 4010.
-      `log in to it with: giftcodes login --base-url ${url}   (or set GIFTCODES_BASE_URL=${url})`,
+      `set GIFTCODES_BASE_URL=${url}, or log in to it with: giftcodes login --base-url ${url}`,
       `  rs_demo   test  ${KEYS.test}`,
       `  rs_demo   live  ${KEYS.live}`,
       `  rs_small  test  ${KEYS.smallTest}`,

@@ -165,7 +165,7 @@ describe("codes to stdout encrypted by the profile's encrypt-to", () => {
     };
   };
   const said =
-    'standard output is an age-encrypted file (the encrypt-to of profile "shop"): read it with giftcodes codes decrypt <file> --identity key.txt\n';
+    'standard output is an age-encrypted file (the encrypt-to of profile "shop"): read it with giftcodes codes decrypt ENCRYPTED_FILE --identity key.txt\n';
 
   it('is said on stderr, with --json too (its stdout is no JSON)', async () => {
     for (const json of [false, true]) {

@@ -205,7 +205,7 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
   });
 
   it('each hint names where the base URL was set: a cron job that set GIFTCODES_BASE_URL was told to check a --base-url it never passed', () => {
-    const profile = 'the base URL of profile "shop" (giftcodes config set base-url <url> --profile shop)';
+    const profile = 'the base URL of profile "shop" (giftcodes config set base-url URL --profile shop)';
     const hint = (code: string, base: string, baseUrlFrom: string, timedOut = false): string | undefined =>
       transportFailure(coded(code), attempt({ base: new URL(base), baseUrlFrom, timedOut })).error(1).hint;
     expect(hint('ECONNREFUSED', 'https://api.example.com', 'GIFTCODES_BASE_URL')).toBe(

@@ -79,7 +79,7 @@ describe('a recorded order is read where it was placed', () => {
       expect(error).toMatchObject({
         code: 'order_key_missing',
         message: `order ord_1 was placed with the live key of profile "shop" at https://api.example, and that key is not at hand (${cause.message})`,
-        hint: "log in with that reseller's live key: giftcodes login --profile shop --env live --base-url https://api.example   (or set GIFTCODES_API_KEY to a sc_live_ key)",
+        hint: "set GIFTCODES_API_KEY to that reseller's sc_live_ key, or log in with it: giftcodes login --profile shop --env live --base-url https://api.example",
       });
     }
   });
@@ -143,7 +143,7 @@ describe('a ref the local record does not know, and no key to ask the API with (
         Promise.reject(
           new AuthError('no test key in profile "default"', {
             code: 'no_api_key',
-            hint: 'run: giftcodes login --env test   (or set GIFTCODES_API_KEY)',
+            hint: 'set GIFTCODES_API_KEY, or run: giftcodes login --env test',
           }),
         ),
     } as unknown as Parameters<typeof orderRef>[0];
@@ -152,7 +152,7 @@ describe('a ref the local record does not know, and no key to ask the API with (
       code: 'no_api_key',
       message:
         'no order in the local record matches "89db2473", and it cannot be asked of the API: no test key in profile "default"',
-      hint: 'check the ref against giftcodes order list (an id, a key, or a unique prefix of either); to ask the API for an order placed elsewhere: run: giftcodes login --env test   (or set GIFTCODES_API_KEY)',
+      hint: 'check the ref against giftcodes order list (an id, a key, or a unique prefix of either); to ask the API for an order placed elsewhere: set GIFTCODES_API_KEY, or run: giftcodes login --env test',
     });
     // Any other failure to reach the API is its own.
     const other = new UsageError('bad flag', { code: 'bad_flag' });
@@ -195,12 +195,12 @@ describe('order resume and order abandon of an order that ended here', () => {
       code: 'intent_not_found',
       message:
         'order ord_bc6cbb11 (key k-abandoned, 1 × p) is not unfinished: it ended abandoned here at 2026-11-29T00:00:00Z',
-      hint: 'its codes stay on the server: giftcodes codes get ord_bc6cbb11 --out <file>',
+      hint: 'its codes stay on the server: giftcodes codes get ord_bc6cbb11 --out CODES_FILE',
     });
     await expect(intentKey(journal, 'k-deliv')).rejects.toMatchObject({
       message:
         'order ord_dd0001 (key k-delivered, 1 × p) is not unfinished: it ended delivered here at 2026-11-29T01:00:00Z',
-      hint: 'its codes were written to /srv/codes/a.csv; again: giftcodes codes get ord_dd0001 --out <file>',
+      hint: 'its codes were written to /srv/codes/a.csv; again: giftcodes codes get ord_dd0001 --out CODES_FILE',
     });
     expect(await intentKey(journal, 'nothing-like-it')).toBe('nothing-like-it');
     // Neither abandoned nor written to a file: the order itself is what to look at.

@@ -25,7 +25,7 @@ describe('order pending: the way to finish the rows it lists', () => {
 
   it('several: order resume with the key of each, never --all', async () => {
     const text = await shown(['invoice-1001', 'invoice-1002']);
-    expect(text).toContain('finish each with: giftcodes order resume <key>\n');
+    expect(text).toContain('finish each with: giftcodes order resume KEY\n');
     expect(text).not.toContain('--all');
   });
 });
@@ -46,8 +46,8 @@ describe('wayOut', () => {
         unsent,
       ),
     ).toEqual([
-      'finish each with: giftcodes order resume <key>',
-      'never sent ones charged nothing: resuming one places it; giftcodes order abandon <key> drops it',
+      'finish each with: giftcodes order resume KEY',
+      'never sent ones charged nothing: resuming one places it; to drop one: giftcodes order abandon KEY',
     ]);
   });
 
@@ -64,8 +64,8 @@ describe('wayOut', () => {
         { key: 'b', state: 'future-dated' },
       ]),
     ).toEqual([
-      'finish each with: giftcodes order resume <key>',
-      'stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>',
+      'finish each with: giftcodes order resume KEY',
+      'stale or future-dated ones: giftcodes order resume KEY --force-stale, or giftcodes order abandon KEY',
     ]);
   });
 });

@@ -23,11 +23,11 @@ describe('baseUrlSetting', () => {
   it('a profile with none saved: the default was used, and another profile that has one is named', async () => {
     const store = await storeWith({ default: { baseUrl: 'http://127.0.0.1:40275' }, small: {} });
     expect(baseUrlSetting({}, {}, store, 'small')).toBe(
-      '--base-url (profile "small" has none saved, so http://127.0.0.1:4010 was used; profile "default" uses http://127.0.0.1:40275: giftcodes config set base-url <url> --profile small)',
+      '--base-url (profile "small" has none saved, so http://127.0.0.1:4010 was used; profile "default" uses http://127.0.0.1:40275: giftcodes config set base-url URL --profile small)',
     );
     const alone = await storeWith({ default: {} });
     expect(baseUrlSetting({}, {}, alone, 'default')).toBe(
-      '--base-url (profile "default" has none saved, so http://127.0.0.1:4010 was used: giftcodes config set base-url <url>)',
+      '--base-url (profile "default" has none saved, so http://127.0.0.1:4010 was used: giftcodes config set base-url URL)',
     );
   });
 
@@ -36,7 +36,7 @@ describe('baseUrlSetting', () => {
     expect(baseUrlSetting({ baseUrl: 'http://x' }, {}, store, 'default')).toBe('--base-url');
     expect(baseUrlSetting({}, { GIFTCODES_BASE_URL: 'http://x' }, store, 'default')).toBe('GIFTCODES_BASE_URL');
     expect(baseUrlSetting({}, {}, store, 'default')).toBe(
-      'the base URL of profile "default" (giftcodes config set base-url <url>)',
+      'the base URL of profile "default" (giftcodes config set base-url URL)',
     );
   });
 });
@@ -55,7 +55,7 @@ describe('a key the profile lacks', () => {
       }),
     );
     expect(() => resolveConnection({ env: 'test' }, {}, store)).toThrow(
-      expect.objectContaining({ hint: expect.stringMatching(/^run: giftcodes login --env test/) }),
+      expect.objectContaining({ hint: expect.stringMatching(/^set GIFTCODES_API_KEY, or run: giftcodes login --env test/) }),
     );
   });
 });

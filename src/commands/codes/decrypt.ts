@@ -40,8 +40,7 @@ export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Prom
     });
   const identity = options.identity;
   const out = options.out ?? '-';
-  if (options.force && out === '-')
-    throw new UsageError('--force only applies with --out', { hint: 'add --out <file>' });
+  if (options.force && out === '-') throw new UsageError('--force only applies with --out', { hint: 'add --out FILE' });
   const { decryptFile } = await import('../../export/decrypt.js');
   if (out !== '-') {
     const { writeFileAtomically } = await import('../../export/write.js');

@@ -115,7 +115,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
 
 /**
  * The lines under the table that say how to finish its rows: `order resume` of the one row's key (with --force-stale
- * or abandon, once checked, for a stale or future-dated one), or of <key> for several, with the way out of the
+ * or abandon, once checked, for a stale or future-dated one), or of KEY for several, with the way out of the
  * stale and future-dated ones when one is listed.
  */
 export function wayOut(
@@ -138,12 +138,12 @@ export function wayOut(
       : [`finish it with: giftcodes order resume ${key}`];
   }
   return [
-    'finish each with: giftcodes order resume <key>',
+    'finish each with: giftcodes order resume KEY',
     ...(rows.some(unsent)
-      ? ['never sent ones charged nothing: resuming one places it; giftcodes order abandon <key> drops it']
+      ? ['never sent ones charged nothing: resuming one places it; to drop one: giftcodes order abandon KEY']
       : []),
     ...(rows.some(stale)
-      ? ['stale or future-dated ones: giftcodes order resume <key> --force-stale, or giftcodes order abandon <key>']
+      ? ['stale or future-dated ones: giftcodes order resume KEY --force-stale, or giftcodes order abandon KEY']
       : []),
   ];
 }

@@ -181,7 +181,7 @@ async function localRows(
       const wayOut =
         record.orderId === undefined
           ? (abandonedWayOut(record) ?? 'it was never sent, so nothing was placed')
-          : `its codes were not written here; to have them: giftcodes codes get ${record.orderId} --out <file>`;
+          : `its codes were not written here; to have them: giftcodes codes get ${record.orderId} --out CODES_FILE`;
       rows.push(['here', `abandoned (${when}): ${pinnedHint(wayOut, { configDir })}`]);
       break;
     }
