@@ -141,7 +141,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     // Output that never arrived is not success (exit 8), for every command.
     await io.flushOut();
   } catch (error) {
-    const profile = program.opts<{ profile?: string }>().profile ?? io.env.GIFTCODES_PROFILE;
+    const flags = program.opts<{ profile?: string; env?: string; baseUrl?: string }>();
+    const profile = flags.profile ?? io.env.GIFTCODES_PROFILE;
     const words = commandWords(program, argv.slice(2));
     code = report(
       io,
@@ -149,7 +150,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
       commanderMessage,
       controller.signal,
       words,
-      { configDir: io.env.GIFTCODES_CONFIG_DIR, profile },
+      { configDir: io.env.GIFTCODES_CONFIG_DIR, profile, env: flags.env, baseUrl: flags.baseUrl },
       program,
     );
   }

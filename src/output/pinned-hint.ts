@@ -1,28 +1,36 @@
-// The commands a hint names must reach the config directory and profile the failing run used: a cron job's
-// GIFTCODES_CONFIG_DIR, its --profile. Used by the error printer (cli.ts) and by doctor's per-check hints.
+// The commands a hint names must reach the config directory, profile and server the failing run used: a cron job's
+// GIFTCODES_CONFIG_DIR, its --profile, and the --env and --base-url it was given as flags. Used by the error printer
+// (cli.ts) and by doctor's per-check hints.
 import { resolve as resolvePath } from 'node:path';
 
 /** What the failing run used where it is not the default: a command in a hint must land in the same place. */
 export interface RunPlace {
   configDir?: string | undefined;
   profile?: string | undefined;
+  /** --env, when given as a flag (a profile's default needs no pinning). */
+  env?: string | undefined;
+  /** --base-url, when given as a flag: without it, the hint's `giftcodes catalog list` asks the profile's server. */
+  baseUrl?: string | undefined;
 }
 
 /**
- * A hint's `giftcodes …` commands, run as the hint says, must reach the config directory and profile the
- * failing run used (a cron job's GIFTCODES_CONFIG_DIR, its --profile), not the person's own defaults.
+ * A hint's `giftcodes …` commands, run as the hint says, must reach the config directory, profile, environment and
+ * server the failing run used (a cron job's GIFTCODES_CONFIG_DIR, its --profile, --env and --base-url), not the
+ * person's own defaults.
  */
 export function pinnedHint(hint: string, place: RunPlace): string {
   const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
-  const profile = place.profile && !hint.includes('--profile') ? `--profile ${shellWord(place.profile)} ` : '';
-  if (!dir && !profile) return hint;
+  const flag = (name: string, value: string | undefined): string =>
+    value && !hint.includes(`--${name}`) ? `--${name} ${shellWord(value)} ` : '';
+  const flags = `${flag('profile', place.profile)}${flag('env', place.env)}${flag('base-url', place.baseUrl)}`;
+  if (!dir && !flags) return hint;
   // A command pinned already (the hint went through here before) is left as it is, not given a second prefix; so is
   // `giftcodes serve`, which reads no config directory or profile (a review was told to start the reference server
   // with `GIFTCODES_CONFIG_DIR=… giftcodes --profile small serve`).
   return hint.replace(/(^|[\s(:|`])giftcodes (?=[a-z-])/g, (match, before: string, at: number) =>
     /GIFTCODES_CONFIG_DIR=\S+ $/.test(hint.slice(0, at + before.length)) || hint.startsWith('serve', at + match.length)
       ? match
-      : `${before}${dir}giftcodes ${profile}`,
+      : `${before}${dir}giftcodes ${flags}`,
   );
 }
 

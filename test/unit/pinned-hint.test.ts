@@ -40,4 +40,24 @@ describe('pinnedHint', () => {
       "GIFTCODES_CONFIG_DIR='/srv/gift codes' giftcodes order list",
     );
   });
+
+  // A review: after `--base-url <u>` and an unknown product, `list the products with: giftcodes catalog list` asked
+  // the profile's server, not the one the run was given.
+  it('carries the --env and --base-url the run was given as flags, unless the hint names its own', () => {
+    expect(
+      pinnedHint('list the products with: giftcodes catalog list', {
+        profile: 'night',
+        env: 'live',
+        baseUrl: 'http://127.0.0.1:4011',
+      }),
+    ).toBe(
+      'list the products with: giftcodes --profile night --env live --base-url http://127.0.0.1:4011 catalog list',
+    );
+    expect(pinnedHint('run: giftcodes login --env test', { env: 'live', baseUrl: 'https://api.example/x y' })).toBe(
+      "run: giftcodes --base-url 'https://api.example/x y' login --env test",
+    );
+    expect(pinnedHint('check --base-url: giftcodes ping', { baseUrl: 'http://127.0.0.1:4011' })).toBe(
+      'check --base-url: giftcodes ping',
+    );
+  });
 });

@@ -1,0 +1,27 @@
+// The hints of a run against the reference server: their commands carry the --base-url and --env the run was given
+// as flags, they say the wait the server asked for, and a base URL with a wrong path is said as such.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggedIn, runCli, startServer, type TestServer } from '../helpers/e2e.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+describe('hints of a run given --base-url', () => {
+  // A review: `list the products with: giftcodes catalog list`, pasted, asked the profile's server.
+  it('an unknown product: the catalog list of the same server and environment', async () => {
+    const configDir = await loggedIn(server);
+    const result = await runCli(
+      ['--base-url', server.url, '--env', 'test', 'order', 'place', '--product', 'nope-x', '--quantity', '1'],
+      { configDir },
+    );
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(
+      `hint: list the products with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes --env test --base-url ${server.url} catalog list\n`,
+    );
+  });
+});
