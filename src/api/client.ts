@@ -478,12 +478,13 @@ export class ApiClient {
         return { response: { status: res.statusCode, headers, body: parsed.value, url } };
       }
       const errorBody = parseErrorBody(res.statusCode, bytes.toString('utf8'), headers['content-type']);
+      const retryAfterMs = rateLimitWaitMs(res.statusCode, headers);
       return {
         retryable: isRetryableStatus(res.statusCode, errorBody.code),
         untaken:
           res.statusCode === 429 ||
           (res.statusCode === 409 && canonicalCode(errorBody.code ?? '') === 'request_in_progress'),
-        retryAfterMs: rateLimitWaitMs(res.statusCode, headers),
+        retryAfterMs,
         error: (attempts) =>
           errorForStatus(
             req.method,
@@ -494,6 +495,7 @@ export class ApiClient {
             headers.location,
             this.options.refusedKeyHint,
             this.options.baseUrlFrom,
+            retryAfterMs,
           ),
       };
     } catch (error) {

@@ -173,6 +173,7 @@ export function errorForStatus(
   location?: string,
   refusedKeyHint?: string,
   baseUrlFrom = '--base-url',
+  retryAfterMs?: number,
 ): CliError {
   const text = describeHttpError(method, path, status, body);
   if (status < 400) {
@@ -206,14 +207,18 @@ export function errorForStatus(
     return new NetworkError(`${text}${tries}`, {
       code: body.code,
       status,
-      hint: unansweredHint(status),
+      hint: unansweredHint(status, retryAfterMs),
     });
   }
   return new ApiError(text, { code: body.code, status, hint: hintForCode(body.code, path) });
 }
 
-/** What to do about a request that got no answer after its retries, by its cause. */
-function unansweredHint(status: number): string {
+/** What to do about a request that got no answer after its retries, by its cause (and the wait the service asked for). */
+function unansweredHint(status: number, retryAfterMs: number | undefined): string {
+  // The wait the service gave (Retry-After, or a rate limit's reset) is the one said: a review read "retry after 1 s"
+  // in the message and "try again in a minute" in the hint.
+  if (status === 429 && retryAfterMs !== undefined)
+    return `the API limits this key's requests and asked to be tried again ${retryAfterMs <= 0 ? 'at once' : `in ${Math.ceil(retryAfterMs / 1000)} s`}: run it again then, or raise --retries to wait it out (a plan: a lower --concurrency)`;
   if (status === 429)
     return "the API limits this key's requests: try again in a minute (a plan: a lower --concurrency)";
   if (status === 408)

@@ -25,3 +25,21 @@ describe('hints of a run given --base-url', () => {
     );
   });
 });
+
+describe('a rate limit', () => {
+  // A review: `retry after 1 s` in the message, `try again in a minute` in the hint.
+  it("the hint says the server's Retry-After, not a minute", async () => {
+    const limited = await startServer(['--rate-limit', '1']);
+    try {
+      const configDir = await loggedIn(limited);
+      let stderr = '';
+      for (let i = 0; i < 5 && !stderr.includes('HTTP 429'); i++)
+        stderr = (await runCli(['catalog', 'list', '--retries', '0'], { configDir })).stderr;
+      expect(stderr).toContain('HTTP 429');
+      expect(stderr).toMatch(/hint: the API limits this key's requests and asked to be tried again in 1 s: /);
+      expect(stderr).not.toContain('a minute');
+    } finally {
+      await limited.stop();
+    }
+  });
+});

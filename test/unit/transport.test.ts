@@ -210,7 +210,7 @@ describe('notSent: set only when every attempt failed before the API could have 
     expect(raw.requests()).toBe(2);
     expect(error.message).not.toContain('resets');
     expect(error.hint).toBe(
-      "the API limits this key's requests: try again in a minute (a plan: a lower --concurrency)",
+      "the API limits this key's requests and asked to be tried again at once: run it again then, or raise --retries to wait it out (a plan: a lower --concurrency)",
     );
   });
 
