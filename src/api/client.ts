@@ -4,7 +4,7 @@ import { VERSION } from '../version.js';
 import { guessNextPage, requestWritten } from './ahead.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
-import { canonicalCode, errorForStatus, parseErrorBody, unreadableBody } from './errors.js';
+import { canonicalCode, errorForStatus, noRouteHint, parseErrorBody, unreadableBody } from './errors.js';
 import {
   LARGEST_PAGE,
   PAGE_SIZE_PARAMS,
@@ -485,8 +485,8 @@ export class ApiClient {
           res.statusCode === 429 ||
           (res.statusCode === 409 && canonicalCode(errorBody.code ?? '') === 'request_in_progress'),
         retryAfterMs,
-        error: (attempts) =>
-          errorForStatus(
+        error: (attempts) => {
+          const error = errorForStatus(
             req.method,
             path(),
             res.statusCode,
@@ -496,7 +496,11 @@ export class ApiClient {
             this.options.refusedKeyHint,
             this.options.baseUrlFrom,
             retryAfterMs,
-          ),
+          );
+          if (res.statusCode === 404 && error.hint === undefined)
+            error.hint = noRouteHint(this.options.baseUrl, path(), this.options.baseUrlFrom);
+          return error;
+        },
       };
     } catch (error) {
       if (this.options.signal?.aborted) throw this.interrupted();

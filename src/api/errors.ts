@@ -228,6 +228,25 @@ function unansweredHint(status: number, retryAfterMs: number | undefined): strin
   return 'the service is failing; try again later, or raise --retries';
 }
 
+/**
+ * A 404 with no hint of its own (not an order or product the API does not have): a base URL with a path the API does
+ * not live under (`--base-url http://127.0.0.1:4010/api` sends /api/v1/orders), or a server that is not the API.
+ * Said with the base URL to check, where it came from, and what one looks like.
+ */
+export function noRouteHint(baseUrl: string, path: string, baseUrlFrom = '--base-url'): string | undefined {
+  let base: URL;
+  try {
+    base = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if (base.pathname !== '/' && base.pathname !== '')
+    return `check the path of the base URL ${baseUrl} (from ${baseUrlFrom}): the client adds /v1/… to it, so it is the API's root, such as ${base.origin}, with a path only if the API lives under one`;
+  // An order the API does not know is its own 404 (order_not_found, or not_found for /v1/orders/<id>).
+  if (!/^\/v1\/(?:ping|catalog|orders)$/.test(path)) return undefined;
+  return `check the base URL ${baseUrl} (from ${baseUrlFrom}): it answers, but has no ${path}, so it may not be the API's root`;
+}
+
 /** The order a path names (`/v1/orders/<id>/…`), for a hint that gives the command in full; else `<id>`. */
 function orderIn(path: string): string {
   const id = /^\/v1\/orders\/([^/?]+)/.exec(path)?.[1];

@@ -202,17 +202,28 @@ export function baseUrlWarning(baseUrl: string): string | undefined {
 }
 
 export function normaliseBaseUrl(raw: string): string {
+  // `127.0.0.1:4010` or `localhost:4010` (no scheme: the second reads as the scheme `localhost:`) is said with the
+  // URLs it likely meant, built from what was typed; http first for this machine, as the reference server speaks it.
+  const schemeless = !raw.includes('//') && /^[\w.-]+(?::\d+)?(?:\/|$)/.test(raw);
+  const withScheme = (): string => {
+    const host = /^[^:/]+/.exec(raw)?.[0] ?? '';
+    const [first, second] = isLoopbackHost(host) ? ['http', 'https'] : ['https', 'http'];
+    return `add the scheme: ${first}://${raw}, or ${second}://${raw}`;
+  };
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new UsageError(`the base URL "${raw}" is not a valid URL`, {
       code: 'invalid_base_url',
-      hint: 'for example: --base-url https://api.example.com',
+      hint: schemeless ? withScheme() : 'for example: --base-url https://api.example.com',
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`the base URL must use http or https, not ${url.protocol}`, { code: 'invalid_base_url' });
+    throw new UsageError(`the base URL must use http or https, not ${url.protocol}`, {
+      code: 'invalid_base_url',
+      ...(schemeless ? { hint: withScheme() } : {}),
+    });
   }
   if (url.username || url.password) {
     throw new UsageError('the base URL must not carry credentials', { code: 'invalid_base_url' });

@@ -43,3 +43,16 @@ describe('a rate limit', () => {
     }
   });
 });
+
+describe('a base URL with a path the API does not live under', () => {
+  // A review: `--base-url http://127.0.0.1:PORT/api` got `HTTP 404 not_found: no route /api/v1/orders` and no hint.
+  it('the 404 is hinted with the base URL to check, where it came from, and its root', async () => {
+    const configDir = await loggedIn(server);
+    const result = await runCli(['--base-url', `${server.url}/api`, 'catalog', 'list'], { configDir });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('no route /api/v1/catalog');
+    expect(result.stderr).toContain(
+      `hint: check the path of the base URL ${server.url}/api (from --base-url): the client adds /v1/… to it, so it is the API's root, such as ${server.url}, `,
+    );
+  });
+});

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseUrlSetting, resolveConnection } from '../../src/config/resolve.js';
+import { baseUrlSetting, normaliseBaseUrl, resolveConnection } from '../../src/config/resolve.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -55,7 +55,27 @@ describe('a key the profile lacks', () => {
       }),
     );
     expect(() => resolveConnection({ env: 'test' }, {}, store)).toThrow(
-      expect.objectContaining({ hint: expect.stringMatching(/^set GIFTCODES_API_KEY, or run: giftcodes login --env test/) }),
+      expect.objectContaining({
+        hint: expect.stringMatching(/^set GIFTCODES_API_KEY, or run: giftcodes login --env test/),
+      }),
     );
+  });
+});
+
+describe('a base URL without its scheme', () => {
+  // A review: `--base-url 127.0.0.1:33911` was hinted `for example: --base-url https://api.example.com`.
+  it('is hinted with the URLs built from what was typed: http first for this machine, https first for another', () => {
+    const hint = (raw: string): string | undefined => {
+      try {
+        normaliseBaseUrl(raw);
+      } catch (error) {
+        return (error as { hint?: string }).hint;
+      }
+      return undefined;
+    };
+    expect(hint('127.0.0.1:33911')).toBe('add the scheme: http://127.0.0.1:33911, or https://127.0.0.1:33911');
+    expect(hint('localhost:4010')).toBe('add the scheme: http://localhost:4010, or https://localhost:4010');
+    expect(hint('api.example.com/x')).toBe('add the scheme: https://api.example.com/x, or http://api.example.com/x');
+    expect(hint('http//x')).toBe('for example: --base-url https://api.example.com');
   });
 });
