@@ -52,7 +52,7 @@ export interface TransportOptions {
   connectTimeoutMs?: number | undefined;
   /** The environment to read the proxy variables from (the process's). */
   env: NodeJS.ProcessEnv;
-  /** Where -v lines go: how undici was compiled is said once, when the first request loads it. */
+  /** Where -v lines go; how undici was compiled is said once, when the first request loads it, with GIFTCODES_DEBUG set. */
   log?: ((line: string) => void) | undefined;
 }
 
@@ -267,7 +267,8 @@ export class Transport {
     this.dispatcher ??= (async () => {
       const { parts, compiled } = await loadUndici();
       const { EnvHttpProxyAgent, Pool, Client } = parts;
-      this.options.log?.(`undici: ${compiled}`);
+      // How undici was compiled is for whoever measures start-up (BENCHMARKS.md), not for a -v reader: with GIFTCODES_DEBUG.
+      if (this.options.env.GIFTCODES_DEBUG) this.options.log?.(`undici: ${compiled}`);
       const { httpProxy, httpsProxy, noProxy } = this.settings;
       const proxy = url.protocol === 'https:' ? httpsProxy : httpProxy;
       const speaksTls =

@@ -60,7 +60,10 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { names: ['NO_COLOR', 'FORCE_COLOR'], meaning: 'colour control (--no-color)' },
   { names: ['CI'], meaning: 'set: never prompt (as when stdin or stderr is not a terminal)' },
   { names: ['TMPDIR'], meaning: 'where CSV to stdout is put in column order before it is written (default /tmp)' },
-  { names: ['GIFTCODES_DEBUG'], meaning: 'set: an unexpected internal error prints its stack' },
+  {
+    names: ['GIFTCODES_DEBUG'],
+    meaning: 'set: an unexpected internal error prints its stack; -v says how undici was compiled',
+  },
   {
     names: ['XDG_CACHE_HOME'],
     meaning:

@@ -1,8 +1,9 @@
 // `giftcodes codes decrypt`: an age file (what --encrypt-to wrote, or `age -r`) back to its plaintext, streamed
 // chunk by chunk, with an age identity file (what age-keygen wrote). Each way it can go wrong is one line and
 // exit 2: the identity file malformed, the file not an age file, no identity matching its recipients, the file
-// damaged or cut short (its chunks are authenticated, the last one marked as last); an identity file that cannot
-// be read is exit 8, as every local file that cannot be read (docs/exit-codes.md).
+// damaged or cut short (its chunks are authenticated, the last one marked as last), the input or identity file
+// named on the command line missing; an identity file there that cannot be read (permission) is exit 8
+// (docs/exit-codes.md).
 import { createReadStream, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,10 +23,13 @@ export function readIdentities(path: string): string[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    // A key file that cannot be read is a local file, as a --ca-file or --secret-file is (docs/exit-codes.md: 8).
-    throw new LocalError(`cannot read the identity file ${path}: ${whyUnreadable(error, 'file')}`, {
+    // A path that names no file is a usage error (exit 2), as a missing input file is; a key file there that cannot
+    // be read is a local resource (docs/exit-codes.md: 8).
+    const code = (error as NodeJS.ErrnoException).code;
+    const Failure = code === 'ENOENT' || code === 'ENOTDIR' ? UsageError : LocalError;
+    throw new Failure(`cannot read the identity file ${path}: ${whyUnreadable(error, 'file')}`, {
       code: 'identity_unreadable',
-      hint: identityHint((error as NodeJS.ErrnoException).code, path),
+      hint: identityHint(code, path),
     });
   }
   const lines = text
@@ -167,7 +171,7 @@ async function openSource(input: string, stdin: NodeJS.ReadableStream): Promise<
   if (input === '-') readable = stdin as Readable;
   else {
     const handle = await open(input, 'r').catch((error: unknown) => {
-      throw new UsageError(`cannot read ${input}: ${(error as NodeJS.ErrnoException).code ?? reason(error)}`, {
+      throw new UsageError(`cannot read ${input}: ${whyUnreadable(error, 'file')}`, {
         code: 'input_unreadable',
         hint: 'give the path of the encrypted codes file',
       });

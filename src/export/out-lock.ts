@@ -107,7 +107,7 @@ function createLockFile(path: string, holder: LockHolder, target: string): boole
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     const errno = (error as NodeJS.ErrnoException).code;
-    const { reason, hint } = errnoMeaning(errno);
+    const { reason, hint } = errnoMeaning(errno, path);
     throw new LocalError(
       `cannot write ${target}: its lock file ${path} cannot be created: ${reason}${errno ? ` (${errno})` : ''}`,
       { code: 'write_failed', hint, cause: error },

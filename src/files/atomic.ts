@@ -115,7 +115,7 @@ export function localError(
 ): LocalError {
   if (error instanceof LocalError) return error;
   const errno = (error as NodeJS.ErrnoException | undefined)?.code;
-  const { reason, hint } = errnoMeaning(errno);
+  const { reason, hint } = errnoMeaning(errno, path);
   return new LocalError(
     `cannot ${doing} the ${what} ${path}: ${reason}${errno && errno !== reason ? ` (${errno})` : ''}`,
     { code, hint, cause: error },

@@ -1,9 +1,19 @@
 // What an errno means to a user, in words and with a hint. A module of its own, with no imports: the config
 // directory's check (config/paths.ts) runs in every command, `ping` too, and importing it from atomic.ts put the
 // journal's chunk, node:crypto with it, into ping's start (test/e2e/startup.test.ts).
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 
-/** What an errno means to a user, and what to do about it. */
-export function errnoMeaning(code: string | undefined): { reason: string; hint: string } {
+/**
+ * What an errno means to a user, and what to do about it. With the path that failed, an ENOENT whose directory is
+ * there is said as what it is: a review was told /proc "does not exist" and to create it.
+ */
+export function errnoMeaning(code: string | undefined, path?: string): { reason: string; hint: string } {
+  if (code === 'ENOENT' && path !== undefined && existsSync(dirname(path)))
+    return {
+      reason: `${dirname(path)} exists, but the system would not create a file in it`,
+      hint: 'choose a path on an ordinary disk',
+    };
   switch (code) {
     case 'ENOSPC':
       return {

@@ -239,21 +239,27 @@ describe('encrypted codes files (age)', () => {
     expect(existsSync(out), 'a cut-short file leaves no --out file').toBe(false);
   });
 
-  it('codes decrypt with an identity file that is not there: one error line naming it, its hint, exit 8', async () => {
+  // A review: the missing input said `cannot read e.csv.age: ENOENT` (exit 2), the missing identity `no such file` (exit 8):
+  // a file named on the command line that is not there is a usage error, said in words, either way.
+  it('codes decrypt with an identity file or input that is not there: one error line naming it, in words, exit 2', async () => {
     const dir = tempDir();
-    const { recipient } = keyPair();
+    const { recipient, identity } = keyPair();
     const plain = join(dir, 'plain.csv');
     writeFileSync(plain, 'order_id,code\r\n');
     const file = join(dir, 'codes.csv.age');
     execFileSync('age', ['-r', recipient, '-o', file, plain]);
     const missing = join(dir, 'nonexistent-key.txt');
     const result = await runCli(['codes', 'decrypt', file, '--identity', missing]);
-    expect(result.code, result.stderr).toBe(8);
+    expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(unstamped(result.stderr).trimEnd().split('\n')).toEqual([
       `error: cannot read the identity file ${missing}: no such file`,
       expect.stringMatching(/^hint: check the path: /),
     ]);
+    const nope = join(dir, 'nope.age');
+    const input = await runCli(['codes', 'decrypt', nope, '--identity', identity]);
+    expect(input.code, input.stderr).toBe(2);
+    expect(unstamped(input.stderr)).toContain(`error: cannot read ${nope}: no such file\n`);
   });
 
   it('a .age name and recipients go together: each mismatch is exit 2 before anything is charged', async () => {

@@ -146,13 +146,22 @@ describe('undici loads only for commands that talk to the API', () => {
         // shared ~/.cache/giftcodes) would be taken first, and the build's is what this test is about.
         const ping = await runCli(['ping', '-v'], {
           baseUrl: server.url,
-          env: { ...loadsEnv(pingLoads), GIFTCODES_API_KEY: DEMO_KEYS.test, XDG_CACHE_HOME: tempDir() },
+          env: {
+            ...loadsEnv(pingLoads),
+            GIFTCODES_API_KEY: DEMO_KEYS.test,
+            XDG_CACHE_HOME: tempDir(),
+            GIFTCODES_DEBUG: '1',
+          },
         });
         expect(ping.code, ping.stderr).toBe(0);
         expect(compiledUndici(pingLoads)).toBe(true);
         expect(chunkWithUndici(pingLoads)).toBe(false);
         // The cache the build made for this Node is used: V8 compiles none of undici's request path again.
         expect(ping.stderr).toContain('undici: from its code cache');
+        // A review: -v printed that internal line to a person reading the HTTP attempts; it is for GIFTCODES_DEBUG.
+        const plain = await runCli(['ping', '-v'], { baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+        expect(plain.stderr).toMatch(/GET \/v1\/ping 200/);
+        expect(plain.stderr).not.toContain('undici:');
       },
       loadsEnv(serveLoads),
     );
@@ -218,6 +227,7 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
         GIFTCODES_API_KEY: DEMO_KEYS.test,
         GIFTCODES_BASE_URL: server.url,
         NO_COLOR: '1',
+        GIFTCODES_DEBUG: '1',
         ...env,
       },
     });

@@ -128,14 +128,14 @@ describe('names and recipients', () => {
 });
 
 describe('the identity file of codes decrypt', () => {
-  // A key file that cannot be read is a local file, as a --ca-file or --secret-file (docs/exit-codes.md: exit 8),
-  // said in words with the way on for its cause, not as a bare errno.
-  it('missing, or a directory: exit 8, named, in words, with a hint for the cause', () => {
+  // A path that names no file is a usage error (exit 2), as a missing input file is; a key file there that cannot be
+  // read is a local file (docs/exit-codes.md: exit 8). Said in words with the way on for its cause, not as a bare errno.
+  it('missing: exit 2; a directory: exit 8; named, in words, with a hint for the cause', () => {
     const dir = tempDir();
     const missing = join(dir, 'key.txt');
     expect(() => readIdentities(missing)).toThrow(
       expect.objectContaining({
-        exitCode: 8,
+        exitCode: 2,
         code: 'identity_unreadable',
         message: `cannot read the identity file ${missing}: no such file`,
         hint: expect.stringMatching(/^check the path: .*age-keygen -o key\.txt/),
