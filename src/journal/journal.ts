@@ -843,7 +843,7 @@ function codesDelivered(intent: Intent): UsageError {
     `the interrupted order ${intent.orderId} for ${unitsOf(intent.quantity, intent.productId)} had already reached you: its codes were written to ${intent.out!.path}. They are never written into a second file, and nothing was charged now`,
     {
       code: 'codes_delivered',
-      hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out <file>; to place a new order for ${unitsOf(intent.quantity, intent.productId)}: run the same command again`,
+      hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out CODES_FILE; to place a new order for ${unitsOf(intent.quantity, intent.productId)}: run the same command again`,
     },
   );
 }
@@ -871,7 +871,7 @@ function keyDelivered(key: string, orderId: string | undefined, out: string | un
     `the idempotency key ${key} already placed order ${orderId ?? '(unknown)'}, which reached you${out && out !== '-' ? ` (codes in ${out})` : ''}; a key names one order, so nothing was sent`,
     {
       code: 'idempotency_key_used',
-      hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or give none, and one is made)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out <file>` : ''}`,
+      hint: `see it with: giftcodes order show ${orderId ?? key}; for a new order, use a new key (or give none, and one is made)${out && out !== '-' && orderId ? `; its codes again: giftcodes codes get ${orderId} --out CODES_FILE` : ''}`,
     },
   );
 }
@@ -893,7 +893,7 @@ function keyUsedElsewhere(r: OrderRecord): UsageError {
     `the idempotency key ${r.key} already placed order ${r.orderId} at ${r.baseUrl}${r.outcome === 'abandoned' ? ' (abandoned there after the API had placed it)' : ''}; the server sees one key whichever way its address is written, so nothing was sent`,
     {
       code: 'idempotency_key_used',
-      hint: `its codes: giftcodes codes get ${r.orderId} --out <file> --base-url ${r.baseUrl}; for a new order, use a new key (or give none, and one is made)`,
+      hint: `its codes: giftcodes codes get ${r.orderId} --out CODES_FILE --base-url ${r.baseUrl}; for a new order, use a new key (or give none, and one is made)`,
     },
   );
 }
@@ -906,7 +906,7 @@ function staleAbandoned(record: OrderRecord): UsageError {
     `the key ${record.key} was first sent ${when} and abandoned without an answer, more than 24 hours ago: the server may have forgotten it, and sending it again would place a second order if the first went through; nothing was sent`,
     {
       code: 'stale_intent',
-      hint: `look in the provider's dashboard for an order of ${what} placed about ${when}: if there is one, it is this key's (its codes: giftcodes codes get <order id> --out <file>); if none, ${record.key.startsWith('plan-') ? `order the row by itself: giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (the plan does not send this key again)` : 'give a new key (or none, and one is made)'}`,
+      hint: `look in the provider's dashboard for an order of ${what} placed about ${when}: if there is one, it is this key's (its codes: giftcodes codes get ORDER_ID --out CODES_FILE); if none, ${record.key.startsWith('plan-') ? `order the row by itself: giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (the plan does not send this key again)` : 'give a new key (or none, and one is made)'}`,
     },
   );
 }
@@ -917,7 +917,7 @@ function keyAbandoned(key: string, orderId: string, at: string): UsageError {
     `the idempotency key ${key} already placed order ${orderId}, abandoned here at ${at} after the API had placed it; a key names one order, so nothing was sent`,
     {
       code: 'idempotency_key_used',
-      hint: `its codes: giftcodes codes get ${orderId} --out <file>; for a new order, use a new key (or give none, and one is made)`,
+      hint: `its codes: giftcodes codes get ${orderId} --out CODES_FILE; for a new order, use a new key (or give none, and one is made)`,
     },
   );
 }

@@ -110,7 +110,7 @@ function keptUnderKey(error: CliError, intent: Intent): CliError {
     {
       code: error.code,
       status: error.status,
-      hint: `check the server's orders placed with the key ${intent.key} (giftcodes order list; giftcodes order show <order id>), then finish it with: giftcodes order resume ${intent.key}`,
+      hint: `check the server's orders placed with the key ${intent.key} (giftcodes order list; giftcodes order show ORDER_ID), then finish it with: giftcodes order resume ${intent.key}`,
     },
   );
 }
@@ -399,7 +399,7 @@ function codesFileUnaccounted(intent: Intent, identity: FileIdentity): UsageErro
     `the codes of order ${orderId} (${identity.count ?? intent.quantity}) were written for ${identity.path} by an earlier run, and neither that file nor its temporary file holds them now: they may already have reached you, so they are not written again`,
     {
       code: 'codes_file_unaccounted',
-      hint: `if you have them, end it with: giftcodes order abandon ${intent.key}   to write them again anyway: giftcodes codes get ${orderId} --out <file>`,
+      hint: `if you have them, end it with: giftcodes order abandon ${intent.key}   to write them again anyway: giftcodes codes get ${orderId} --out CODES_FILE`,
     },
   );
 }

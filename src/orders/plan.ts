@@ -896,8 +896,8 @@ export async function runRows(
               // and a row ordered by itself too was a second order (a review).
               `row ${base.row}: its order ${earlier.orderId} was abandoned here at ${earlier.endedAt ?? earlier.updatedAt} after the API had placed it${status}; not ordered again (${
                 read && orderOutcome(order.status) === 'completed'
-                  ? `its codes: giftcodes codes get ${earlier.orderId} --out <file>`
-                  : `its codes, once it completes: giftcodes codes get ${earlier.orderId} --out <file>; should it fail, the plan's next run orders the row anew`
+                  ? `its codes: giftcodes codes get ${earlier.orderId} --out CODES_FILE`
+                  : `its codes, once it completes: giftcodes codes get ${earlier.orderId} --out CODES_FILE; should it fail, the plan's next run orders the row anew`
               })`
             : `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`,
         );

@@ -282,7 +282,7 @@ describe('an order abandoned after the API placed it, then the same command agai
       `the order ${intent!.orderId} of 3 × steam-us-50 was abandoned at `,
     );
     expect(again.stderr).toContain(
-      `after the API had placed it (its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent!.orderId} --out <file>): this run places a second order of 3 × steam-us-50, with its own key`,
+      `after the API had placed it (its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent!.orderId} --out CODES_FILE): this run places a second order of 3 × steam-us-50, with its own key`,
     );
     // Said once: the request's last record is now the second order.
     const third = await runCli(place, { configDir, baseUrl });

@@ -117,7 +117,7 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
       `error: the idempotency key inv-1001 already placed order ${intent.orderId}, abandoned here at `,
     );
     expect(again.stderr).toContain(
-      `hint: its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent.orderId} --out <file>`,
+      `hint: its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${intent.orderId} --out CODES_FILE`,
     );
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
@@ -137,7 +137,7 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
     // Never "a --batch of its own", which orders every row again, nor an order place of the row by itself, which the
     // plan's next run doubled once that order failed (reviews).
     expect(again.stderr).toContain(
-      `completed now; not ordered again (its codes: giftcodes codes get ${row.orderId} --out <file>)`,
+      `completed now; not ordered again (its codes: giftcodes codes get ${row.orderId} --out CODES_FILE)`,
     );
     expect(again.stderr).not.toContain('--batch');
     expect(again.stderr).not.toContain('order place');

@@ -577,7 +577,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
       const again = await runCli(args, { configDir });
       expect(again.code, again.stderr).toBe(2);
       expect(again.stderr).toContain('had already reached you');
-      expect(again.stderr).toMatch(/giftcodes codes get \S+ --out <file>/);
+      expect(again.stderr).toMatch(/giftcodes codes get \S+ --out CODES_FILE/);
       expect(readFileSync(file, 'utf8')).toBe(other);
       expect(await charges(903)).toHaveLength(1);
       expect(await pendingIntents(configDir)).toEqual([]);

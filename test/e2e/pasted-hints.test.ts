@@ -2,7 +2,7 @@
 // and bash stopped at the parenthesis; `--out <file>` read as a redirect from a file named `file`). Alternatives are
 // said in words before or after the command, and placeholders are words the shell reads as words (CODES_FILE, KEY).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -106,5 +106,26 @@ describe('a command in a hint pastes and runs as it is', () => {
       const hint = /hint: (.*)$/m.exec(result.stderr)?.[1];
       expectPastable(hint);
     }
+  });
+});
+
+describe('no placeholder in <> in any command the source writes into a message', () => {
+  // The sweep behind the tests above: a hint added later with `--out <file>` would read as a redirect again.
+  it('finds none outside flag and argument definitions and comments', () => {
+    const root = join(import.meta.dirname, '..', '..', 'src');
+    const found: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith('.ts'))
+          for (const [i, line] of readFileSync(path, 'utf8').split('\n').entries()) {
+            if (/^\s*(\/\/|\*|\/\*)/.test(line) || /argument\(|option\(|Option\(/.test(line)) continue;
+            if (/giftcodes [^`'"]*<[a-z][a-z .-]*>/.test(line)) found.push(`${path}:${i + 1}: ${line.trim()}`);
+          }
+      }
+    };
+    walk(root);
+    expect(found).toEqual([]);
   });
 });

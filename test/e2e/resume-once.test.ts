@@ -175,7 +175,7 @@ describe('an out file another order has delivered to since', () => {
     // The way to the codes delivered there comes first: another --out file is a new order.
     expect(fresh.stderr).toMatch(
       new RegExp(
-        `hint: to get those codes again: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${holder} --out <file>; another --out file places a new order`,
+        `hint: to get those codes again: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${holder} --out CODES_FILE; another --out file places a new order`,
       ),
     );
     expect(readFileSync(file, 'utf8')).toBe(held);

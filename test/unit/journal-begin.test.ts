@@ -95,7 +95,7 @@ describe('begin with an interrupted intent of the same order', () => {
       exitCode: 2,
       code: 'idempotency_key_used',
       message: expect.stringMatching(/^the idempotency key inv-7 already placed order ord_7, abandoned here at /),
-      hint: expect.stringContaining('giftcodes codes get ord_7 --out <file>'),
+      hint: expect.stringContaining('giftcodes codes get ord_7 --out CODES_FILE'),
     });
     // Another quantity under the key is the server's to refuse (422 reused), as for a delivered one.
     await expect(j.begin({ ...spec, quantity: spec.quantity + 1, key: 'inv-7' })).resolves.toMatchObject({
@@ -244,7 +244,7 @@ describe('begin with an interrupted intent of the same order', () => {
       exitCode: 2,
       code: 'codes_delivered',
       message: `the interrupted order ord_1 for 3 × amazon-us-25 had already reached you: its codes were written to ${mon}. They are never written into a second file, and nothing was charged now`,
-      hint: 'to write them again on purpose: giftcodes codes get ord_1 --out <file>; to place a new order for 3 × amazon-us-25: run the same command again',
+      hint: 'to write them again on purpose: giftcodes codes get ord_1 --out CODES_FILE; to place a new order for 3 × amazon-us-25: run the same command again',
     });
     expect(j.read().intents).toEqual([]);
     expect(j.history.get(old.key, scopeOf(old))).toMatchObject({ outcome: 'delivered' });

@@ -28,7 +28,7 @@ describe('a key that already placed an order that reached the user', () => {
       code: 'idempotency_key_used',
       message:
         'the idempotency key nightly already placed order ord_9, which reached you (codes in /srv/codes/mon.csv); a key names one order, so nothing was sent',
-      hint: 'see it with: giftcodes order show ord_9; for a new order, use a new key (or give none, and one is made); its codes again: giftcodes codes get ord_9 --out <file>',
+      hint: 'see it with: giftcodes order show ord_9; for a new order, use a new key (or give none, and one is made); its codes again: giftcodes codes get ord_9 --out CODES_FILE',
     });
   });
 

@@ -172,7 +172,7 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const { orderId, key } = machine.intent;
     expect(error).toMatchObject({
       message: `the codes of order ${orderId} (2) were written for ${path} by an earlier run, and neither that file nor its temporary file holds them now: they may already have reached you, so they are not written again`,
-      hint: `if you have them, end it with: giftcodes order abandon ${key}   to write them again anyway: giftcodes codes get ${orderId} --out <file>`,
+      hint: `if you have them, end it with: giftcodes order abandon ${key}   to write them again anyway: giftcodes codes get ${orderId} --out CODES_FILE`,
     });
     expect(existsSync(path)).toBe(false);
     // Still there unchanged: the earlier delivery, left as it was.

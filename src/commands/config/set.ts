@@ -39,7 +39,7 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   let value = options.value.trim();
   // Every value is checked before the config is opened: a bad one exits 2 and nothing is written.
   if (value === '')
-    throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} <value>` });
+    throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} VALUE` });
   if (field === 'base-url') {
     value = withHint(
       () => normaliseBaseUrl(value),

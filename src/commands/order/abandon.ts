@@ -27,7 +27,7 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
   const [journal, { intentKey, abandonedWayOut }] = await Promise.all([deps.journal(), import('../../orders/ref.js')]);
   const { sent, ...intent } = await journal.abandon(await intentKey(journal, options.key));
   const where = intent.orderId
-    ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out <file>`
+    ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out CODES_FILE`
     : sent
       ? `its key was ${intent.key}; ${abandonedWayOut({ ...intent, sent: true })!}`
       : 'it was never sent, so nothing was placed';

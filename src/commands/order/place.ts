@@ -226,7 +226,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           // A person who ran the line again to get the codes again would read "another --out file" as the way
           // to them, and pay for a second order: the way to those codes comes first.
           hint: holder.orderId
-            ? `to get those codes again: giftcodes codes get ${holder.orderId} --out <file>; another --out file places a new order (--force would write over those codes)`
+            ? `to get those codes again: giftcodes codes get ${holder.orderId} --out CODES_FILE; another --out file places a new order (--force would write over those codes)`
             : 'another --out file places a new order; move that one away first to keep its codes (--force would write over them)',
         },
       );
@@ -278,7 +278,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         yesGiven,
         // Pinned to this run's config directory, as every command said is (a cron log's reader runs it elsewhere).
         pinnedHint(
-          `the order ${abandonedPlaced.orderId} of ${what} was abandoned at ${abandonedPlaced.endedAt ?? abandonedPlaced.updatedAt} after the API had placed it (its codes: giftcodes codes get ${abandonedPlaced.orderId} --out <file>)`,
+          `the order ${abandonedPlaced.orderId} of ${what} was abandoned at ${abandonedPlaced.endedAt ?? abandonedPlaced.updatedAt} after the API had placed it (its codes: giftcodes codes get ${abandonedPlaced.orderId} --out CODES_FILE)`,
           { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
         ),
         what,
@@ -1113,7 +1113,7 @@ function checkSingleOrderFlags(options: PlaceOptions): void {
   if (options.product === undefined || options.quantity === undefined) {
     const missing = options.product === undefined ? "'--product <id>'" : "'--quantity <n>'";
     throw new UsageError(`required option ${missing} not specified`, {
-      hint: 'giftcodes order place --product <id> --quantity <n>   (or --plan <file.csv>)',
+      hint: 'give both (or a plan of many orders, with --plan PLAN_FILE): giftcodes order place --product PRODUCT_ID --quantity N',
     });
   }
 }

@@ -57,7 +57,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   if (options.key && options.all) throw new UsageError('give a key or --all, not both');
   if (options.forceStale && !options.key)
     throw new UsageError('--force-stale applies to one order at a time', {
-      hint: 'name its key: giftcodes order resume <key> --force-stale',
+      hint: 'name its key: giftcodes order resume KEY --force-stale',
     });
   const [journal, { isAlive, otherMachine }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
     deps.journal(),
@@ -251,7 +251,7 @@ function refuseHeldCodes(journal: Journal, key: string, options: ResumeOptions):
   const holder = journal.history.codesHolder(path);
   if (!holder || holder.key === key) return;
   const elsewhere = intent.orderId
-    ? `, or write this order's codes to another file: giftcodes codes get ${intent.orderId} --out <file>`
+    ? `, or write this order's codes to another file: giftcodes codes get ${intent.orderId} --out CODES_FILE`
     : '';
   throw new UsageError(
     `${path} holds the codes of order ${holder.orderId ?? holder.key} (${unitsOf(holder.quantity, holder.productId)}, delivered ${holder.endedAt ?? holder.updatedAt})${options.force ? ': --force would write over them' : ''}; this order was not resumed`,
