@@ -162,17 +162,38 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
 }
 
 /**
- * `giftcodes help order place` is `giftcodes order place --help` (commander's help command reads one word),
- * and `giftcodes help ordr` is the unknown command `ordr`: exit 2 with a suggestion, not the top-level help.
+ * `giftcodes help order place` is `giftcodes order place --help` (commander's help command reads one word), and so
+ * is `giftcodes order help place`. A word that names no command (`help ordr`, `help order plcae`) is the unknown
+ * command it is: exit 2 with a suggestion, not the help of the command above it.
  */
 function helpWords(program: Command, argv: readonly string[]): readonly string[] {
-  if (argv[2] !== 'help' || argv.length < 4 || (argv.length === 4 && helpTopic(argv[3] ?? '') !== undefined))
-    return argv;
-  const words = argv.slice(3);
-  const known = program.commands.some(
-    (command) => command.name() === words[0] || command.aliases().includes(words[0] ?? ''),
-  );
-  return [...argv.slice(0, 2), ...words, ...(known ? ['--help'] : [])];
+  const args = argv.slice(2);
+  // The command words before `help`: none for `giftcodes help …`, `order` for `giftcodes order help …`.
+  let command = program;
+  let at = 0;
+  for (; args[at] !== 'help'; at++) {
+    const sub = subcommand(command, args[at]);
+    if (!sub) return argv;
+    command = sub;
+  }
+  const words = args.slice(at + 1);
+  if (words.length === 0 || (at === 0 && words.length === 1 && helpTopic(words[0] ?? '') !== undefined)) return argv;
+  // Down the tree while the words name commands: one that has commands and names none of them is unknown.
+  let named: Command = command;
+  for (const word of words) {
+    if (named.commands.length === 0) break;
+    const sub = subcommand(named, word);
+    if (!sub) return [...argv.slice(0, 2), ...args.slice(0, at), ...words];
+    named = sub;
+  }
+  return [...argv.slice(0, 2), ...args.slice(0, at), ...words, '--help'];
+}
+
+/** The command `word` names under `command` (by name or alias), if any. */
+function subcommand(command: Command, word: string | undefined): Command | undefined {
+  return word === undefined
+    ? undefined
+    : command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
 }
 
 /**

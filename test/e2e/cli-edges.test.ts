@@ -18,6 +18,28 @@ describe('help words', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/hint: did you mean order\?/);
   });
+
+  // Broke: both printed the whole `order` help, exit 0, as if `plcae` were a word of it (a reviewer).
+  it.each([[['help', 'order', 'plcae']], [['order', 'help', 'plcae']]])(
+    'giftcodes %s is the unknown verb, as giftcodes order plcae says it',
+    async (args) => {
+      const [result, typed] = await Promise.all([runCli(args), runCli(['order', 'plcae'])]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(unstamped(result.stderr)).toBe("error: unknown command 'plcae'\nhint: did you mean place?\n");
+      expect(unstamped(result.stderr)).toBe(unstamped(typed.stderr));
+    },
+  );
+
+  it('order help place shows the verb, as help order place does', async () => {
+    const [result, viaHelp] = await Promise.all([
+      runCli(['order', 'help', 'place']),
+      runCli(['help', 'order', 'place']),
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: giftcodes order place');
+    expect(result.stdout).toBe(viaHelp.stdout);
+  });
 });
 
 describe('flag values', () => {
