@@ -122,7 +122,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   program.exitOverride();
   program.configureOutput({
     writeOut: (text) => io.stdout.write(text),
-    writeErr: (text) => io.stderr.write(text),
+    // Only help shown for a missing command comes here: with --json, its JSON error says it instead (report).
+    writeErr: (text) => (io.json ? true : io.stderr.write(text)),
     outputError: (text) => {
       commanderMessage = text;
     },
@@ -298,8 +299,19 @@ function report(
       error.code === 'commander.help' ||
       error.code === 'commander.helpDisplayed' ||
       error.code === 'commander.version'
-    )
+    ) {
+      // `giftcodes --json` or `giftcodes order --json`, no command to run: the help a person gets is no JSON document.
+      if (io.json && error.code === 'commander.help' && error.exitCode !== 0) {
+        printError(io, {
+          code: 'usage',
+          message: words.length === 0 ? 'no command given' : `giftcodes ${words.join(' ')} needs a command`,
+          hint: helpFor(words),
+          exitCode: ExitCode.usage,
+        });
+        return ExitCode.usage;
+      }
       return ExitCode.ok;
+    }
     const message = (commanderMessage || error.message).replace(/^error:\s*/i, '').trim();
     // commander's suggestion arrives as "(Did you mean order?)" on a line of its own: it is the hint, when near.
     // Any other line break came from a value the user typed, and stays in the message (escaped when printed).

@@ -10,6 +10,12 @@ export function register(parent: Command, app: App): void {
     // The choices are kept for help and for completing `completion <TAB>`; shellName refuses in words of its own.
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS).argParser(shellName))
     .action(async (shell: Shell, _flags: object, cmd: Command) => {
+      // --json promises one JSON document on stdout, and a script is none.
+      const { json, query } = cmd.optsWithGlobals<{ json?: boolean; query?: string }>();
+      if (json || query !== undefined)
+        throw new UsageError('completion prints a shell script, not JSON', {
+          hint: `leave out --json: giftcodes completion ${shell}`,
+        });
       const { completionScript } = await import('../completion/index.js');
       app.io.out(completionScript(shell, root(cmd)));
     });

@@ -129,6 +129,21 @@ describe('output', () => {
     expect(JSON.parse(api.stderr)).toMatchObject({ error: { status: 404, exitCode: 4 } });
   });
 
+  // Broke: `giftcodes --json` printed the human help (exit 0), and `completion bash --json` the script, where a
+  // script reading --json output expects one JSON document or a JSON error.
+  it.each([
+    [['--json'], 'no command given'],
+    [['order', '--json'], 'giftcodes order needs a command'],
+    [['completion', 'bash', '--json'], 'completion prints a shell script, not JSON'],
+  ])('giftcodes %s: a JSON usage error on stderr, nothing on stdout, exit 2', async (args, message) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: { code: 'usage', message, status: null, exitCode: 2, hint: expect.stringMatching(/giftcodes /) },
+    });
+  });
+
   it('--quiet keeps the hint of an error, on the one error line', async () => {
     const result = await runCli(['--quiet', 'ping'], { configDir: tempDir() });
     expect(result.code).toBe(3);
