@@ -2,10 +2,11 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { setMaxListeners } from 'node:events';
 import { createApp, type App } from './commands/app.js';
+import { hintsOf } from './completion/hints.js';
 import { finishHelp, forEachCommand, helpConfiguration, helpTopic } from './commands/help.js';
 import { TEXT_WIDTH } from './commands/help-text.js';
 import { commandWord, registerCommands, valueFlags } from './commands/index.js';
-import { environmentArg, integer, nonEmpty, profileName, seconds } from './commands/parse.js';
+import { environmentArg, integer, LOGOUT_ENVIRONMENTS, nonEmpty, profileName, seconds } from './commands/parse.js';
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { finishJournal } from './journal/at-exit.js';
@@ -21,6 +22,8 @@ export { ENVIRONMENT_VARIABLES } from './commands/environment.js';
 
 /** With `argv`, only the branch of the command it names is built (see registerCommands); without, the whole tree. */
 export function buildProgram(app: App, argv?: readonly string[]): Command {
+  // The command this run names, known once the program's options are: logout's --env takes all too, and says so.
+  const run: { command?: string | undefined } = {};
   const program = new Command('giftcodes')
     .description(
       'Order gift codes from the reseller API: check a key, browse the catalog, place orders exactly once, watch them and export their codes.',
@@ -31,8 +34,8 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     .showSuggestionAfterError(true)
     .addOption(new Option('--profile <name>', 'config profile to use (env: GIFTCODES_PROFILE)').argParser(profileName))
     .addOption(
-      new Option(`--env <${KEY_ENVIRONMENTS.join('|')}>`, "which of the profile's keys to use").argParser(
-        environmentArg,
+      new Option(`--env <${KEY_ENVIRONMENTS.join('|')}>`, "which of the profile's keys to use").argParser((value) =>
+        environmentArg(value, run.command === 'logout' ? LOGOUT_ENVIRONMENTS : KEY_ENVIRONMENTS),
       ),
     )
     .addOption(
@@ -83,7 +86,8 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     const { compileQuery } = await import('./output/exporter.js');
     app.io.query = await compileQuery(expression);
   });
-  registerCommands(program, app, argv ? commandWord(program, argv.slice(2)) : undefined);
+  run.command = argv ? commandWord(program, argv.slice(2)) : undefined;
+  registerCommands(program, app, run.command);
   finishHelp(program);
   return program;
 }
@@ -234,7 +238,8 @@ function helpFor(words: readonly string[]): string {
 /**
  * A bad value of a global option (`--env prod`, `--retries x`), wherever it was typed: the help that lists it,
  * `help options`, since a verb's --help only points there (`ping --help` has no --env). Undefined for any other
- * message, and for an option the verb has one of its own by that name.
+ * message, for an option the verb has one of its own by that name, and for one whose words differ at the verb
+ * (logout's --env takes all too, which its help says).
  */
 function globalOptionHelp(program: Command, words: readonly string[], message: string): string | undefined {
   const flags = /^option '([^']+)' argument/.exec(message)?.[1];
@@ -243,6 +248,7 @@ function globalOptionHelp(program: Command, words: readonly string[], message: s
   let command: Command | undefined = program;
   for (const word of words) command = command?.commands.find((c) => c.name() === word);
   if (command !== program && command?.options.some((option) => option.long === long)) return undefined;
+  if (command !== undefined && hintsOf(command).flagWords?.[long] !== undefined) return undefined;
   return 'see: giftcodes help options';
 }
 

@@ -63,12 +63,18 @@ export function nonEmpty(what: string, maxLength = 200): (value: string) => stri
 /** What logout's --env takes: either key, or all (both). Every other verb refuses all (config/resolve.ts). */
 export const LOGOUT_ENVIRONMENTS = [...KEY_ENVIRONMENTS, 'all'] as const;
 
-/** `test` or `live`; `all` is accepted here for `logout --env all` and refused by every other verb. */
-export function environmentArg(value: string): (typeof LOGOUT_ENVIRONMENTS)[number] {
+/**
+ * `test` or `live`; `all` is accepted here for `logout --env all` and refused by every other verb. `offered`: the
+ * words a refusal names (logout's, all among them).
+ */
+export function environmentArg(
+  value: string,
+  offered: readonly string[] = KEY_ENVIRONMENTS,
+): (typeof LOGOUT_ENVIRONMENTS)[number] {
   const v = value.trim().toLowerCase();
   const known = LOGOUT_ENVIRONMENTS.find((env) => env === v);
   if (known) return known;
-  throw new InvalidArgumentError(`expected ${KEY_ENVIRONMENTS.join(' or ')}, got "${value}"`);
+  throw new InvalidArgumentError(`expected ${offered.slice(0, -1).join(', ')} or ${offered.at(-1)}, got "${value}"`);
 }
 
 /** A flag that moves money is given once: `--quantity 1 --quantity 2` is a mistake, not "the last one wins". */

@@ -116,6 +116,18 @@ describe('a bad value of a global option points at giftcodes help options', () =
     expect(result.stderr).toMatch(/ hint: see: giftcodes order place --help\n$/);
   });
 
+  // Broke: `logout --env bogus` said `expected test or live` and pointed at help options, where logout takes all too
+  // (its help: --env test|live|all).
+  it.each([[['logout', '--env', 'bogus']], [['--env', 'bogus', 'logout']], [['logout', '--env']]])(
+    'logout, whose --env takes all too, answers with its own words and help: giftcodes %s',
+    async (args) => {
+      const result = await runCli(args);
+      expect(result.code).toBe(2);
+      if (args.includes('bogus')) expect(result.stderr).toContain('expected test, live or all, got "bogus"');
+      expect(result.stderr).toMatch(/ hint: see: giftcodes logout --help\n$/);
+    },
+  );
+
   it('giftcodes help options lists them', async () => {
     const result = await runCli(['help', 'options']);
     expect(result.stdout).toMatch(/^ {2}--env <test\|live> /m);
