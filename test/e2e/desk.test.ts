@@ -40,6 +40,31 @@ async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
   return JSON.parse(result.stdout) as Rec[];
 }
 
+// Broke: a mistyped config directory listed "no orders in the local record match" (exit 0), which a support agent
+// read as the order never having happened, and made the directory and its journal/.
+describe('order list where there is no order record', () => {
+  it('a config directory that does not exist: says so (--json too, [] on stdout), exit 0, and makes nothing', async () => {
+    const missing = join(tempDir(), 'giftcodse');
+    const text = await runCli(['order', 'list'], { configDir: missing });
+    expect([text.code, text.stdout]).toEqual([0, '']);
+    expect(unstamped(text.stderr)).toBe(`warning: no order record: the config directory ${missing} does not exist\n`);
+    const json = await runCli(['order', 'list', '--json'], { configDir: missing });
+    expect([json.code, json.stdout]).toEqual([0, '[]\n']);
+    expect(json.stderr).toContain(`the config directory ${missing} does not exist`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('a config directory without one yet: says where it looked, and makes no journal there', async () => {
+    const dir = tempDir();
+    const result = await runCli(['order', 'list'], { configDir: dir });
+    expect([result.code, result.stdout]).toEqual([0, '']);
+    expect(unstamped(result.stderr)).toBe(
+      `no order record in ${dir} yet: no order was placed or tried with this config directory\n`,
+    );
+    expect(existsSync(join(dir, 'journal'))).toBe(false);
+  });
+});
+
 describe('order list and order show <ref>', () => {
   const served = servedApi(['--fulfil-after', '300'], { login: true });
 

@@ -15,7 +15,8 @@ const AT = '2026-01-01T00:00:00.000Z';
 
 /** order list's run over a record of `records`, with every way to the API failing the test. */
 async function list(options: ListOptions, records = [recordAt('k', AT, { orderId: 'ord_k', status: 'pending' })]) {
-  const journal = new Journal(join(tempDir(), 'journal'));
+  const configDir = tempDir();
+  const journal = new Journal(join(configDir, 'journal'));
   mkdirSync(journal.dir, { recursive: true });
   for (const record of records) journal.history.record(record);
   const { io, out, err } = capturedIo({ json: true });
@@ -30,7 +31,8 @@ async function list(options: ListOptions, records = [recordAt('k', AT, { orderId
     clientFor: sent,
     currentTarget: sent,
     now: () => Date.parse(AT),
-    configDir: tempDir(),
+    configDir,
+    journalDir: journal.dir,
   };
   await run(options, deps as unknown as Parameters<typeof run>[1]);
   await io.flushOut();

@@ -25,7 +25,7 @@ export interface ListOptions {
 
 type ListDeps = Pick<
   Deps,
-  'io' | 'journal' | 'connection' | 'connectionTo' | 'clientFor' | 'currentTarget' | 'now' | 'configDir'
+  'io' | 'journal' | 'connection' | 'connectionTo' | 'clientFor' | 'currentTarget' | 'now' | 'configDir' | 'journalDir'
 >;
 
 /** How many orders --refresh reads from the API at once. */
@@ -125,11 +125,21 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
     });
   const profile = options.profile === undefined ? undefined : profileName(options.profile);
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  const journal = await deps.journal();
+  const [{ existsSync }, { csvCell }, { historyDir }] = await Promise.all([
+    import('node:fs'),
+    import('../../export/csv.js'),
+    import('../../journal/history.js'),
+  ]);
+  const csv = (data: readonly OrderRecord[]): string => recordsCsv(data, (value) => csvCell(value, false));
+  // Opened only where there is an order record: opening the journal makes the directory, and a mistyped
+  // GIFTCODES_CONFIG_DIR was made, journal/ and all.
+  const journal =
+    existsSync(deps.journalDir) || existsSync(historyDir(deps.configDir)) ? await deps.journal() : undefined;
   const words = (r: OrderRecord): readonly string[] => [outcomeWords(r), ...outcomeShort(r)];
-  const recorded = allRecords(journal.history, journal.read().intents);
+  const recorded = journal ? allRecords(journal.history, journal.read().intents) : [];
   const unknown = options.status === undefined ? undefined : unknownStatus(recorded, options.status, words, SHOWN);
   if (unknown) throw unknown;
+  if (!journal) return printNoRecord(deps, existsSync(deps.configDir), csv, options.format);
   const filters = {
     status: options.status,
     product: options.product,
@@ -161,7 +171,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       .filter((i) => !isAlive(i.owner) && otherMachine(i.owner) === undefined)
       .map((i) => [i.key, staleness(i) === undefined] as const),
   );
-  const [{ csvCell }, amount] = await Promise.all([import('../../export/csv.js'), amounts(deps, rows)]);
+  const amount = await amounts(deps, rows);
   const none =
     (rows.length === 0 && profile !== undefined ? unknownProfile(records, profile) : undefined) ??
     'no orders in the local record match';
@@ -172,7 +182,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
     rows,
     {
       empty: { when: (data) => data.length === 0, line: none, notice: true },
-      csv: (data) => recordsCsv(data, (value) => csvCell(value, false)),
+      csv,
       text: (data) => {
         return renderTable(deps.io, data, listColumns(amount), { leftOut: (headers) => (leftOut = headers) });
       },
@@ -212,6 +222,30 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       },
     },
     options.format,
+  );
+}
+
+/**
+ * Where this run looks there is no order record. It listed "no orders in the local record match", which a support
+ * agent read as the order never having happened, where GIFTCODES_CONFIG_DIR was mistyped: where it looked is said,
+ * as a warning where the config directory does not exist (--json and CSV too, their empty document on stdout).
+ */
+async function printNoRecord(
+  deps: Pick<ListDeps, 'io' | 'configDir'>,
+  dirExists: boolean,
+  csv: (data: readonly OrderRecord[]) => string,
+  format: ListOptions['format'],
+): Promise<void> {
+  const line = dirExists
+    ? `no order record in ${deps.configDir} yet: no order was placed or tried with this config directory`
+    : `no order record: the config directory ${deps.configDir} does not exist`;
+  if (!dirExists) deps.io.warn(line);
+  const none: OrderRecord[] = [];
+  await exportResult(
+    deps.io,
+    none,
+    { empty: { when: () => dirExists, line, notice: true }, csv, text: () => '' },
+    format,
   );
 }
 
