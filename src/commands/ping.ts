@@ -24,7 +24,10 @@ export function register(parent: Command, app: App): void {
 
 export async function run(deps: Pick<Deps, 'io' | 'connection' | 'api'>): Promise<void> {
   const [connection, api] = await Promise.all([deps.connection(), deps.api()]);
-  const ping = await api.ping();
+  // A slow or silent API is retried for minutes by default: on a terminal a spinner says what is awaited, as login's
+  // does (a blank screen read as a hang).
+  const spinner = await deps.io.spinner(`asking ${api.baseUrl} (GET /v1/ping)`);
+  const ping = await api.ping().finally(() => spinner.stop());
   const facts = pingFacts(ping);
   const expected = environmentOfKey(connection.apiKey);
   // The key's prefix decides: a name the service spells otherwise is shown with a warning, never refused.

@@ -108,6 +108,9 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   }
 
   if (!options.offline) {
+    // A key whose server does not answer holds the table for a whole request timeout: on a terminal a spinner says so.
+    const tried = rows.filter(({ status, apiKey }) => apiKey && !status.error).length;
+    const spinner = await deps.io.spinner(`checking ${tried === 1 ? 'the key' : `${tried} keys`} (GET /v1/ping)`);
     await Promise.all(
       rows.map(async ({ status, apiKey }) => {
         if (!apiKey || status.error) return;
@@ -126,7 +129,7 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
           if (error.exitCode !== ExitCode.auth && error.hint) hints.set(status, error.hint);
         }
       }),
-    );
+    ).finally(() => spinner.stop());
   }
 
   const statuses = rows.map((r) => r.status);

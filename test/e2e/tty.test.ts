@@ -1,6 +1,7 @@
 // Interactive flows in a real terminal (tmux): what a person sees and types. No CI variable here,
 // so the CLI prompts as it would for a person.
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, servedApi, tempDir } from '../helpers/e2e.js';
@@ -98,5 +99,37 @@ describe('a live order at a terminal asks first', () => {
     const orders = (await ledger(served.server)).orders;
     expect(orders.length).toBe(before + 1);
     expect(orders.at(-1)).toMatchObject({ product_id: 'amazon-us-10', quantity: 1, environment: 'live' });
+  });
+});
+
+// Broke: ping, order show and status showed a blank terminal while they waited on an API that accepts and never
+// answers (~3 minutes at the defaults, a support agent's customer on the phone), then the error. Now a spinner
+// says what is awaited, as catalog list, login and doctor do, and is cleared before the error.
+describe('waiting on a silent API at a terminal', () => {
+  let silentUrl = '';
+  beforeAll(async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    return () => {
+      silent.close();
+    };
+  });
+
+  it.each([
+    [['ping'], /asking http:\/\/127\.0\.0\.1:\d+ \(GET \/v1\/ping\)/],
+    [['order', 'show', 'ord_zzzzzz'], /asking http:\/\/127\.0\.0\.1:\d+ for order ord_zzzzzz/],
+    [['status'], /checking the key \(GET \/v1\/ping\)/],
+  ])('giftcodes %s: a spinner while it waits, gone when it ends', async (args, waiting) => {
+    const t = giftcodesInTerminal(
+      [...args, '--base-url', silentUrl, '--request-timeout', '1.5', '--retries', '1'],
+      tempDir(),
+      { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      { columns: 80, rows: 24 },
+    );
+    await t.waitFor(waiting);
+    const done = await t.waitFor(/\[exit \d+\]/);
+    expect(done).toContain('[exit 5]');
+    expect(done).not.toMatch(waiting);
   });
 });

@@ -51,8 +51,11 @@ export async function run(
   if (record !== undefined && record.orderId === undefined) return printUnnumbered(deps.io, journal, record);
   let ref = await refOf(deps, typed, record);
   let order: Order;
+  // A slow or silent API is retried for minutes by default: on a terminal a spinner says what is awaited (a support
+  // agent with a customer on the phone saw a blank screen).
+  const spinner = await deps.io.spinner(`asking ${ref.api.baseUrl} for order ${ref.orderId}`);
   try {
-    order = await ref.api.getOrder(ref.orderId);
+    order = await ref.api.getOrder(ref.orderId).finally(() => spinner.stop());
   } catch (error) {
     // The API out of reach: what this machine recorded is shown first (its codes written here, or how to finish
     // it), which support needs most, then the error (exit 5). --json keeps stdout for the API's order.
