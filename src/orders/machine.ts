@@ -352,7 +352,14 @@ export class OrderMachine {
 
   /** A failed order is its outcome: its status is on disk (accepted), and deliver ends it `failed` once the user has it. */
   private throwIfFailed(order: Order): void {
-    if (orderOutcome(order.status) === 'failed') throw new OrderEndedError(order);
+    if (orderOutcome(order.status) !== 'failed') return;
+    // The same order anew as this run placed it: its environment and its codes file (a review pasted the hint of a
+    // failed live order and placed a test order, its codes on stdout). A plan's row is its plan's to order again.
+    const { intent } = this;
+    const again = intent.key.startsWith('plan-')
+      ? undefined
+      : `giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}`;
+    throw new OrderEndedError(order, again);
   }
 }
 

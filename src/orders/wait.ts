@@ -42,23 +42,30 @@ function waitAgain(o: WaitOptions): string {
 
 /** An order that ended in a failure state (exit 6); carries the order as the server sent it. */
 export class OrderEndedError extends OrderFailedError {
-  constructor(readonly order: Order) {
+  /** `again`: the `order place` that orders it anew, as the run that placed it knows it (its environment, its --out). */
+  constructor(
+    readonly order: Order,
+    again?: string,
+  ) {
     super(`order ${order.id} ended ${order.status}`, {
       code: 'order_failed',
       orderId: order.id,
       // The order was just printed: "see it with order show" sent a person to read it again (a review). What is left
       // is the provider's, and the same order anew.
-      hint: `it has no codes, and no command here gets them: ask the provider about order ${order.id}${anew(order)}`,
+      hint: `it has no codes, and no command here gets them: ask the provider about order ${order.id}${again !== undefined ? `; to order it anew: ${again}` : anew(order)}`,
     });
   }
 }
 
-/** The `order place` that orders a failed order anew, where the order names its product and quantity. */
+/**
+ * The `order place` that orders a failed order anew, where the order names its product and quantity: in its
+ * environment (a live order's hint without --env live placed a test order when pasted: a review).
+ */
 function anew(order: Order): string {
   const quantity = orderQuantity(order);
   const product = order.product_id;
   return typeof product === 'string' && /^[\x21-\x7e]+$/.test(product) && quantity !== undefined
-    ? `; to order it anew: giftcodes order place --product ${product} --quantity ${quantity}`
+    ? `; to order it anew: giftcodes order place${order.environment === 'live' ? ' --env live' : ''} --product ${product} --quantity ${quantity}`
     : '';
 }
 

@@ -9,6 +9,7 @@ import {
   journalFiles,
   ledger,
   loggedIn,
+  BOTH_KEYS,
   releaseHeld,
   runCli,
   servedApi,
@@ -48,6 +49,26 @@ describe('order watch endings', () => {
       );
       expect(waited.code).toBe(6);
       expect(journalFiles(configDir)).toEqual([]);
+    });
+  });
+
+  // A review: a failed live order's hint ordered it anew without --env live (pasted, a test order, its codes on
+  // stdout), and its log ended with a `done: ordered …` line that a morning's grep counted as a restock.
+  it('a failed live order ends with its error, no done: line, and a hint that orders it anew as it was placed', async () => {
+    await withServer(['--fulfil-after', '100', '--fail-orders', '1'], async (server) => {
+      const configDir = await loggedIn(server, BOTH_KEYS);
+      const out = join(tempDir(), 'live.csv');
+      const failed = await runCli(
+        ['order', 'place', '--env', 'live', '--yes', '--product', 'amazon-us-10', '--quantity', '1', '--out', out],
+        { configDir },
+      );
+      expect(failed.code, failed.stderr).toBe(6);
+      expect(failed.stderr).not.toContain(' done: ');
+      const lines = failed.stderr.trim().split('\n');
+      expect(lines.at(-2)).toMatch(/ error: order ord_\w+ ended failed$/);
+      expect(lines.at(-1)).toContain(
+        `to order it anew: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order place --env live --product amazon-us-10 --quantity 1 --out ${out}`,
+      );
     });
   });
 

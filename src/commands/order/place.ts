@@ -383,12 +383,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // The lock held is this command's --out; a resumed intent writes where it was started to (its own lock).
       outLock: outLock && intent.out && resolve(intent.out.path) === outLock.target ? outLock : undefined,
     });
-    try {
-      await finish(deps.io, journal, driven);
-    } catch (error) {
-      if (error === driven.failure) await summarise(deps.io, driven, resumed);
-      throw error;
-    }
+    // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
+    // a failed night as a restock (a review; README says a run that failed ends with its error instead).
+    await finish(deps.io, journal, driven);
     await summarise(deps.io, driven, resumed);
   } finally {
     outLock?.release();
