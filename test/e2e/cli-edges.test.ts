@@ -148,7 +148,7 @@ describe('output', () => {
     const result = await runCli(['--quiet', 'ping'], { configDir: tempDir() });
     expect(result.code).toBe(3);
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/^[\dT:.Z-]+ error: .*\(run: .*giftcodes login/);
+    expect(result.stderr).toMatch(/^[\dT:.Z-]+ error: .*\(set GIFTCODES_API_KEY, or run: .*giftcodes login/);
   });
 });
 

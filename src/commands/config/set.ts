@@ -38,8 +38,7 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   const { assertSafeTransport, normaliseBaseUrl, resolveProfileName } = await import('../../config/resolve.js');
   let value = options.value.trim();
   // Every value is checked before the config is opened: a bad one exits 2 and nothing is written.
-  if (value === '')
-    throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} VALUE` });
+  if (value === '') throw new UsageError(`${field} must not be empty`, { hint: `giftcodes config set ${field} VALUE` });
   if (field === 'base-url') {
     value = withHint(
       () => normaliseBaseUrl(value),
