@@ -946,15 +946,14 @@ export function staleError(intent: Intent, now: number = Date.now()): UsageError
     staleness(intent, now) === 'old'
       ? `was started ${intent.createdAt}, more than 24 hours ago: the server may have forgotten its key`
       : `is dated ${intent.createdAt}, in the future (more than 5 minutes ahead of this clock): it was written under another clock`;
-  // What --force-stale does depends on how far it got: an order the API answered is only read (no charge); a request
-  // never sent is sent once; one sent without an answer is sent again, and a server that has forgotten its key
-  // places a second order if the first went through. The API cannot be asked by key, so that case says so (a review
-  // followed "check the server for it" with no way to, resumed it, and was charged twice under "no second charge").
-  const hint = intent.orderId
-    ? `its order is ${intent.orderId} (giftcodes order show ${intent.orderId}): finish it with giftcodes order resume ${intent.key} --force-stale (it reads that order, no second charge), or drop it with: giftcodes order abandon ${intent.key}`
-    : neverSent(intent)
-      ? `it was never sent: send it now with giftcodes order resume ${intent.key} --force-stale, or drop it with: giftcodes order abandon ${intent.key}`
-      : `it was sent without an answer, and the API cannot be asked by key: look in the provider's dashboard for an order of ${unitsOf(intent.quantity, intent.productId)} placed about ${intent.createdAt}; if there is one, drop this with giftcodes order abandon ${intent.key}; if none, giftcodes order resume ${intent.key} --force-stale sends it again (a second order if the first went through after all)`;
+  // What --force-stale does depends on how far it got (one the API answered, its order id known, is never stale: it
+  // is only read): a request never sent is sent once; one sent without an answer is sent again, and a server that has
+  // forgotten its key places a second order if the first went through. The API cannot be asked by key, so that case
+  // says so (a review followed "check the server for it" with no way to, resumed it, and was charged twice under "no
+  // second charge").
+  const hint = neverSent(intent)
+    ? `it was never sent: send it now with giftcodes order resume ${intent.key} --force-stale, or drop it with: giftcodes order abandon ${intent.key}`
+    : `it was sent without an answer, and the API cannot be asked by key: look in the provider's dashboard for an order of ${unitsOf(intent.quantity, intent.productId)} placed about ${intent.createdAt}; if there is one, drop this with giftcodes order abandon ${intent.key}; if none, giftcodes order resume ${intent.key} --force-stale sends it again (a second order if the first went through after all)`;
   return new UsageError(
     `the interrupted order for ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}) ${why}, so it is not resumed silently`,
     { code: 'stale_intent', hint },

@@ -387,6 +387,28 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
   );
 });
 
+// A review: a nightly job at the same minute met the night before's order, accepted and then killed (or timed out), a
+// second past 24 hours, and exited 2 (stale) where docs/cron-and-plans.md says the next night finishes it. Its order
+// id is known, so finishing it only reads that order: no key a server may have forgotten is sent.
+describe('an interrupted order whose order id is known is finished at any age', () => {
+  it('25 hours after the API accepted it, the same command finishes it: no --force-stale, no second order', async () => {
+    const configDir = await loggedIn(served.server);
+    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '811', '--json'];
+    const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    const [pending] = await pendingIntents(configDir);
+    expect(pending).toMatchObject({ phase: 'accepted' });
+    editIntent(configDir, (intent) => {
+      intent.createdAt = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    });
+    const again = await runCli(args, { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('resuming the interrupted order for 811 × ');
+    expect(await charges(811)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
+    expect(await pendingIntents(configDir)).toEqual([]);
+  });
+});
+
 describe('certain refusals end at once; the corrected command runs without a word about them', () => {
   it(
     'a wrong port (connection refused, nothing sent): exit 5, nothing pending, refused in the record',

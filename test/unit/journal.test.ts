@@ -105,6 +105,9 @@ describe('journal', () => {
     expect(staleness(at(INTENT_MAX_FUTURE_MS), now)).toBeUndefined();
     expect(staleness(at(INTENT_MAX_FUTURE_MS + 1), now)).toBe('future');
     expect(staleness({ createdAt: 'yesterday' } as Intent, now)).toBe('future');
+    // An order id known: finishing it only reads that order, whatever its age or date.
+    expect(staleness({ ...at(-INTENT_MAX_AGE_MS - 1), orderId: 'ord_1' }, now)).toBeUndefined();
+    expect(staleness({ ...at(INTENT_MAX_FUTURE_MS + 1), orderId: 'ord_1' }, now)).toBeUndefined();
     expect(INTENT_MAX_AGE_MS).toBe(86_400_000);
     expect(INTENT_MAX_FUTURE_MS).toBe(300_000);
   });

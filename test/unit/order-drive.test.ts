@@ -590,11 +590,12 @@ describe('recover', () => {
     expect(resumableFor(j, spec, 'other-key', path)).toBe(false);
     expect(resumableFor(j, { ...spec, quantity: 3 }, undefined, path)).toBe(false);
     expect(resumableFor(j, spec, 'mine', `${path}.other`)).toBe(false);
-    // Held by a live process, or stale: order place would not resume it without a key.
+    // Held by a live process: order place would not resume it without a key.
     j.save({ ...own, owner: { pid: process.ppid } });
     expect(resumableFor(j, spec, undefined, path)).toBe(false);
+    // Over 24 hours old with its order id known: resumed, since finishing it only reads the order.
     j.save({ ...own, createdAt: new Date(Date.now() - 25 * 3_600_000).toISOString() });
-    expect(resumableFor(j, spec, undefined, path)).toBe(false);
+    expect(resumableFor(j, spec, undefined, path)).toBe(true);
     expect(resumableFor(j, spec, 'mine', path)).toBe(true);
   });
 

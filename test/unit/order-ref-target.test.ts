@@ -236,7 +236,8 @@ describe('order resume and order abandon of an order that ended here', () => {
 
 describe('pendingWayOut', () => {
   const now = Date.parse('2026-06-02T12:00:00.000Z');
-  const pending = { ...record, outcome: 'pending' as const };
+  // Sent without an answer: no order id (one whose order id is known is finished by reading it, at any age).
+  const pending = { ...record, orderId: undefined, outcome: 'pending' as const };
 
   it('a pending order: resume it; one over 24 hours old or dated ahead: --force-stale or abandon, once checked', () => {
     expect(pendingWayOut({ ...pending, createdAt: '2026-06-02T11:00:00.000Z' }, now)).toBe(
@@ -245,6 +246,9 @@ describe('pendingWayOut', () => {
     const stale = `it is not resumed silently (started more than 24 hours ago, or dated ahead of this clock): once you know whether the server placed it, giftcodes order resume k-1 --force-stale, or giftcodes order abandon k-1`;
     expect(pendingWayOut({ ...pending, createdAt: '2026-06-01T11:59:00.000Z' }, now)).toBe(stale);
     expect(pendingWayOut({ ...pending, createdAt: '2026-06-02T13:00:00.000Z' }, now)).toBe(stale);
+    expect(pendingWayOut({ ...pending, orderId: 'ord_1', createdAt: '2026-06-01T11:59:00.000Z' }, now)).toBe(
+      'finish it with: giftcodes order resume k-1',
+    );
   });
 
   it('an order that is not pending has none', () => {
