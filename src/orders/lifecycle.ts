@@ -11,7 +11,7 @@
 //   abandoned: from any phase, by `order abandon`
 import type { Failpoint } from '../failpoints.js';
 import { failpoint } from '../failpoints.js';
-import { LocalError } from '../errors.js';
+import { CliError, LocalError } from '../errors.js';
 import { recordOf, type OrderRecord } from '../journal/history.js';
 import type { Intent, Phase } from '../journal/intent.js';
 import type { Ending, Journal } from '../journal/journal.js';
@@ -148,14 +148,40 @@ export async function deliver(
       },
     );
   for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
-  await journal.recordDelivery(
-    delivery.map(({ intent, ending, finishedBy }) => ({
-      ...endedRecord(intent, LIFECYCLE[ending].ends!, now),
-      ...(finishedBy ? { finishedBy } : {}),
-    })),
-    now,
-  );
+  await journal
+    .recordDelivery(
+      delivery.map(({ intent, ending, finishedBy }) => ({
+        ...endedRecord(intent, LIFECYCLE[ending].ends!, now),
+        ...(finishedBy ? { finishedBy } : {}),
+      })),
+      now,
+    )
+    .catch((error: unknown) => {
+      throw notRecorded(error, delivery);
+    });
   await failpoint(LIFECYCLE.delivered.failpoint!);
+}
+
+/**
+ * The outcomes reached the user (printed, their codes files in place) but the journal could not record it: said with
+ * what is where, and that the same command then writes and charges nothing. A review met "cannot write the order
+ * journal lock" and the hint "use a path you can write to", which read as another config directory: a new order.
+ */
+function notRecorded(error: unknown, delivery: readonly Outcome[]): CliError {
+  const cause =
+    error instanceof CliError
+      ? error
+      : new LocalError(error instanceof Error ? error.message : String(error), { code: 'journal_unwritable' });
+  const files = delivery.flatMap((o) => (o.written && o.written.path !== '-' ? [o.written.path] : []));
+  const ids = delivery.map((o) => o.intent.orderId ?? o.intent.key);
+  const what =
+    delivery.length === 1
+      ? `order ${ids[0]!} reached you (${files.length === 1 ? `its codes are in ${files[0]!}` : 'printed above'})`
+      : `${delivery.length} orders reached you (printed above${files.length > 0 ? `; codes in ${files.join(', ')}` : ''})`;
+  return new CliError(cause.exitCode, `${cause.message}; ${what}, but the journal could not record it`, {
+    code: cause.code,
+    hint: `${files.length > 0 ? `keep ${files.length === 1 ? 'that file' : 'those files'}; ` : ''}once this config directory's journal can be written again (its permissions, its disk: never another directory, which would place a new order), run the same command again: it finds ${delivery.length === 1 ? 'that order' : 'them'}, and writes and charges nothing`,
+  });
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   stepOf,
   type Step,
 } from '../../src/orders/lifecycle.js';
+import { LocalError } from '../../src/errors.js';
 import { Io } from '../../src/output/io.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { type RunningServer } from '../../src/server/index.js';
@@ -279,6 +280,33 @@ describe('deliver and settle', () => {
     expect(c.out()).toBe('no orders\n');
     expect(fired).toEqual([]);
     expect(existsSync(journal.history.dir)).toBe(false);
+  });
+
+  // A review: the codes written, then "cannot write the order journal lock: permission denied" and the hint "use a path
+  // you can write to", which read as another config directory, and a new order.
+  it('a record that cannot be written says what reached the user and where, and that the same command charges nothing', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_j' });
+    const c = capturedIo();
+    journal.recordDelivery = () =>
+      Promise.reject(
+        new LocalError('cannot write the order journal lock /x/.lock: permission denied', {
+          code: 'journal_unwritable',
+          hint: 'use a path you can write to, or fix its permissions',
+        }),
+      );
+    const error = await deliver(c.io, journal, () => c.io.out('ord_j'), [
+      { intent: accepted, ending: 'delivered', written: { path: '/srv/codes.csv' } },
+    ]).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      exitCode: 8,
+      code: 'journal_unwritable',
+      message:
+        'cannot write the order journal lock /x/.lock: permission denied; order ord_j reached you (its codes are in /srv/codes.csv), but the journal could not record it',
+      hint: "keep that file; once this config directory's journal can be written again (its permissions, its disk: never another directory, which would place a new order), run the same command again: it finds that order, and writes and charges nothing",
+    });
+    expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: 'ord_j' });
   });
 
   it('a stdout closed at the start is no delivery: exit 8, no record, no failpoint, the intent kept', async () => {
