@@ -10,7 +10,11 @@ const ORDER = localOrder;
 
 async function shown(keys: readonly string[]): Promise<string> {
   const journal = freshJournal();
-  for (const key of keys) await journal.begin({ ...ORDER, key });
+  // Left by a run that is gone (a pid no process has), as order pending meets them after a kill.
+  for (const key of keys) {
+    const { intent } = await journal.begin({ ...ORDER, key });
+    journal.save({ ...intent, phase: 'sending', owner: { ...intent.owner, pid: 999_999_999 } });
+  }
   const { io, out, err } = capturedIo();
   await run({ io, journal: () => Promise.resolve(journal) });
   return out() + err();
@@ -49,6 +53,19 @@ describe('wayOut', () => {
       'finish each with: giftcodes order resume KEY',
       'never sent ones charged nothing: resuming one places it; to drop one: giftcodes order abandon KEY',
     ]);
+  });
+
+  // A review was told to resume an order another process was finishing: resume refused it (intent_busy).
+  it('a row another process is finishing now: let it end, never resume it', () => {
+    expect(wayOut([{ key: 'po-7', state: 'running' }])).toEqual([
+      'it is being finished by a running giftcodes process right now: let it end, then look again with giftcodes order pending',
+    ]);
+    expect(
+      wayOut([
+        { key: 'po-7', state: 'running' },
+        { key: 'po-8', state: 'interrupted' },
+      ]),
+    ).toEqual(['finish each not running now with: giftcodes order resume KEY']);
   });
 
   it('a single stale or future-dated row: --force-stale or abandon of its key, once checked; never a plain resume', () => {

@@ -125,6 +125,13 @@ export function wayOut(
   const stale = (r: { state: string }): boolean => r.state === 'stale' || r.state === 'future-dated';
   // Never sent, nothing charged: resuming places it for the first time, and dropping it may be what is wanted.
   const unsent = (r: { key: string; state: string }): boolean => r.state === 'interrupted' && neverSent(r.key);
+  // Another giftcodes process has it now (its pid in the row): `order resume` of it is refused (intent_busy), so the
+  // way out is to let that run end (a review was told to resume a running order).
+  const mine = rows.filter((r) => r.state !== 'running');
+  if (mine.length === 0)
+    return [
+      `${rows.length === 1 ? 'it is' : 'they are'} being finished by a running giftcodes process right now: let it end, then look again with giftcodes order pending`,
+    ];
   if (rows.length === 1) {
     const key = shellWord(rows[0]!.key);
     if (unsent(rows[0]!))
@@ -138,7 +145,7 @@ export function wayOut(
       : [`finish it with: giftcodes order resume ${key}`];
   }
   return [
-    'finish each with: giftcodes order resume KEY',
+    `finish each${mine.length < rows.length ? ' not running now' : ''} with: giftcodes order resume KEY`,
     ...(rows.some(unsent)
       ? ['never sent ones charged nothing: resuming one places it; to drop one: giftcodes order abandon KEY']
       : []),
