@@ -767,19 +767,22 @@ export class Journal {
     this.assertNotHeld(existing);
     if (!sameOrder(existing, options)) {
       // The journal holds one intent per key: the same key in another scope waits until that one is finished or dropped.
-      const where =
+      const elsewhere =
         existing.baseUrl !== options.baseUrl ||
         existing.environment !== options.environment ||
-        existing.keyId !== options.keyId
-          ? `, ${existing.environment} on ${existing.baseUrl}${existing.keyId !== options.keyId ? ' with another API key' : ''}, still interrupted`
-          : '';
+        existing.keyId !== options.keyId;
+      const where = elsewhere
+        ? `, ${existing.environment} on ${existing.baseUrl}${existing.keyId !== options.keyId ? ' with another API key' : ''}`
+        : '';
+      // Still interrupted here either way, and it may have been charged: said, with its ways out, before a new key (a
+      // review was told only to "use a new key", which left the interrupted order behind).
       throw new UsageError(
-        `the idempotency key ${existing.key} already belongs to another order (${unitsOf(existing.quantity, existing.productId)}${where})`,
+        `the idempotency key ${existing.key} already belongs to another order (${unitsOf(existing.quantity, existing.productId)}${where}), still interrupted: ${neverSent(existing) ? 'it was never sent' : 'it may have been charged'}`,
         {
           code: 'idempotency_key_reused',
-          hint: where
+          hint: elsewhere
             ? `finish it first (giftcodes order resume ${existing.key}) or drop it (giftcodes order abandon ${existing.key}), or use a new key`
-            : 'use a new key, or repeat the original product, quantity, profile and environment',
+            : `finish it as it was (the same command with ${unitsOf(existing.quantity, existing.productId)}, or giftcodes order resume ${existing.key}) or drop it (giftcodes order abandon ${existing.key}); this order wants a new key`,
         },
       );
     }

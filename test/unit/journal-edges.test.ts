@@ -131,7 +131,7 @@ describe('what a refusal names', () => {
     await interrupted(j, { key: 'shared' });
     await expect(j.begin({ ...spec, keyId: 'k2', key: 'shared' }, NOW)).rejects.toMatchObject({
       code: 'idempotency_key_reused',
-      message: `the idempotency key shared already belongs to another order (3 × amazon-us-25, test on ${spec.baseUrl} with another API key, still interrupted)`,
+      message: `the idempotency key shared already belongs to another order (3 × amazon-us-25, test on ${spec.baseUrl} with another API key), still interrupted: it may have been charged`,
     });
   });
 

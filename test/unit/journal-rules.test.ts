@@ -212,8 +212,9 @@ describe('which intent begin() takes', () => {
     const j = journal();
     j.save({ ...(await j.begin({ ...spec, key: 'k' })).intent, owner: dead() });
     await expect(j.begin({ ...spec, productId: 'p2', key: 'k' })).rejects.toMatchObject({
-      message: 'the idempotency key k already belongs to another order (3 × amazon-us-25)',
-      hint: 'use a new key, or repeat the original product, quantity, profile and environment',
+      message:
+        'the idempotency key k already belongs to another order (3 × amazon-us-25), still interrupted: it was never sent',
+      hint: 'finish it as it was (the same command with 3 × amazon-us-25, or giftcodes order resume k) or drop it (giftcodes order abandon k); this order wants a new key',
     });
   });
 });

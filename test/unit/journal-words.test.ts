@@ -64,7 +64,7 @@ describe('an interrupted intent the key belongs to', () => {
     expect(error).toMatchObject({
       code: 'idempotency_key_reused',
       message:
-        'the idempotency key K already belongs to another order (3 × amazon-us-25, test on http://127.0.0.1:4010, still interrupted)',
+        'the idempotency key K already belongs to another order (3 × amazon-us-25, test on http://127.0.0.1:4010), still interrupted: it was never sent',
       hint: 'finish it first (giftcodes order resume K) or drop it (giftcodes order abandon K), or use a new key',
     });
   });
@@ -73,7 +73,9 @@ describe('an interrupted intent the key belongs to', () => {
     const j = journal();
     j.save({ ...(await j.begin({ ...spec, key: 'K' })).intent, owner: dead() });
     const error = await j.begin({ ...spec, baseUrl: 'http://other:1', key: 'K' }).catch((e: unknown) => e);
-    expect((error as Error).message).toContain('(3 × amazon-us-25, test on http://127.0.0.1:4010, still interrupted)');
+    expect((error as Error).message).toContain(
+      '(3 × amazon-us-25, test on http://127.0.0.1:4010), still interrupted: it was never sent',
+    );
   });
 
   it('held by a live process: says to wait, and where to look', async () => {
