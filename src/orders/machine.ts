@@ -18,7 +18,7 @@ import type { Io } from '../output/io.js';
 import { shellWord } from '../output/pinned-hint.js';
 import { unitsOf } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
-import { OrderEndedError, waitForOrder } from './wait.js';
+import { OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from './wait.js';
 
 /** What a verb hands the machine: narrow, so a test can run it with a test Io and a real server. */
 export interface MachineDeps {
@@ -357,8 +357,8 @@ export class OrderMachine {
     // failed live order and placed a test order, its codes on stdout). A plan's row is its plan's to order again.
     const { intent } = this;
     const again = intent.key.startsWith('plan-')
-      ? undefined
-      : `giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}`;
+      ? PLAN_ROW_ANEW
+      : `to order it anew: giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}`;
     throw new OrderEndedError(order, again);
   }
 }

@@ -498,9 +498,22 @@ export function abandonedWayOut(
   return `it may have been placed before it was abandoned: the same order placed again within a day of ${since}${where} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}${r.baseUrl === undefined ? '' : ` --base-url ${r.baseUrl}`}`;
 }
 
-/** The flags that place an order in its profile and environment again (none for the default profile's test). */
+/**
+ * Whether an order is a plan row's (its record's key, or an interrupted intent's of it): a failure of it is ordered
+ * anew by its plan (wait.ts PLAN_ROW_ANEW), never by an order place of its own.
+ */
+export function ofPlanRow(journal: Journal, ref: OrderRef): boolean {
+  return (
+    ref.record?.key.startsWith('plan-') === true ||
+    journal.read().intents.some((intent) => intent.orderId === ref.orderId && intent.key.startsWith('plan-'))
+  );
+}
+
+/** The flags that place an order in its profile and environment again. */
 export function placeFlags(r: Pick<OrderRecord, 'profile' | 'environment'>): string {
-  return `${r.profile !== 'default' ? ` --profile ${r.profile}` : ''}${r.environment === 'live' ? ' --env live' : ''}`;
+  // --env always, test too: a profile whose default is live placed a live order from an abandoned test order's words
+  // (a review).
+  return `${r.profile !== 'default' ? ` --profile ${r.profile}` : ''} --env ${r.environment}`;
 }
 
 /**

@@ -42,7 +42,10 @@ function waitAgain(o: WaitOptions): string {
 
 /** An order that ended in a failure state (exit 6); carries the order as the server sent it. */
 export class OrderEndedError extends OrderFailedError {
-  /** `again`: the `order place` that orders it anew, as the run that placed it knows it (its environment, its --out). */
+  /**
+   * `again`: how to order it anew, as the run that placed it knows it (`to order it anew: giftcodes order place` with
+   * its environment and --out), or PLAN_ROW_ANEW for a plan's row.
+   */
   constructor(
     readonly order: Order,
     again?: string,
@@ -52,10 +55,22 @@ export class OrderEndedError extends OrderFailedError {
       orderId: order.id,
       // The order was just printed: "see it with order show" sent a person to read it again (a review). What is left
       // is the provider's, and the same order anew.
-      hint: `it has no codes, and no command here gets them: ask the provider about order ${order.id}${again !== undefined ? `; to order it anew: ${again}` : anew(order)}`,
+      hint: `it has no codes, and no command here gets them: ask the provider about order ${order.id}${again !== undefined ? `; ${again}` : anew(order)}`,
     });
   }
+
+  /** The same failure of a plan row's order: its plan orders the row anew, never an order place of its own. */
+  ofPlanRow(): OrderEndedError {
+    return new OrderEndedError(this.order, PLAN_ROW_ANEW);
+  }
 }
+
+/**
+ * A failed plan row is ordered anew by its plan, under the row's next key (orders/plan.ts sentAgainKey): ordered by
+ * itself too, it was ordered twice (a review followed `order resume`'s hint, then the plan's next night).
+ */
+export const PLAN_ROW_ANEW =
+  "its plan, run again with the same file name and --batch, orders that row anew under the row's next key (never order it by itself as well: that would be a second order)";
 
 /**
  * The `order place` that orders a failed order anew, where the order names its product and quantity: in its

@@ -56,7 +56,7 @@ describe('an order abandoned while its request was out, then placed again', () =
       ` at ${baseUrl} with the API key it was sent with (not one rotated since: that places a new order beside it) sends`,
     );
     expect(abandoned.stderr).toContain(
-      `giftcodes order place --product amazon-us-100 --quantity 2 --base-url ${baseUrl}\n`,
+      `giftcodes order place --product amazon-us-100 --quantity 2 --env test --base-url ${baseUrl}\n`,
     );
 
     // Neither order show nor codes get says it has no codes: both name the same order again.
@@ -219,7 +219,7 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(said).toContain(`(key ${key}) at ${baseUrl} may have been placed before it was stopped`);
     // Pinned to the run's config directory, as every hint is (a review pasted it into a shell without it).
     expect(said).toContain(
-      `GIFTCODES_CONFIG_DIR=${configDir} giftcodes order place --product tesco-uk-20 --quantity 4 --base-url ${baseUrl}`,
+      `GIFTCODES_CONFIG_DIR=${configDir} giftcodes order place --product tesco-uk-20 --quantity 4 --env test --base-url ${baseUrl}`,
     );
     expect((await ledger(server)).orders.length).toBe(before + 1);
   }, 120_000);

@@ -1,7 +1,7 @@
 // Orders end to end, their other endings: an order that fails, --timeout, and interruption (SIGINT, SIGTERM,
 // SIGKILL, a request still in progress) with resume and abandon. (Split from order.test.ts so the two run on
 // two workers: both are in npm test's end-to-end subset on every Node line.)
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -69,6 +69,31 @@ describe('order watch endings', () => {
       expect(lines.at(-1)).toContain(
         `to order it anew: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order place --env live --product amazon-us-10 --quantity 1 --out ${out}`,
       );
+    });
+  });
+
+  // A review: a failed plan row finished by order resume (or watch, or codes get) was hinted a lone order place, and
+  // the plan's next run ordered the row again under its next key: two orders for one row.
+  it("a failed plan row finished by hand is its plan's to order anew, never an order place of its own", async () => {
+    await withServer(['--fulfil-after', '100', '--fail-orders', '1'], async (server) => {
+      const configDir = await loggedIn(server);
+      const plan = join(tempDir(), 'rows.csv');
+      writeFileSync(plan, 'product,quantity\namazon-us-50,1\n');
+      const killed = await runCli(['order', 'place', '--plan', plan], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      const [row] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+        orderId: string;
+        key: string;
+      }[];
+      expect(row!.key).toMatch(/^plan-/);
+      const watched = await runCli(['order', 'watch', row!.orderId, '--interval', '0.1', '--json'], { configDir });
+      expect(watched.code).toBe(6);
+      const { hint } = JSON.parse(watched.stderr.trim().split('\n').at(-1)!).error as { hint: string };
+      expect(hint).toContain('its plan, run again with the same file name and --batch, orders that row anew');
+      expect(hint).not.toContain('giftcodes order place');
     });
   });
 

@@ -24,7 +24,7 @@ describe('abandonedWayOut', () => {
 
   it('within the day: the same order placed again, with the flags of its profile and environment', () => {
     expect(abandonedWayOut(record, T)).toBe(
-      `it may have been placed before it was abandoned: the same order placed again within a day of ${at(T - HOUR)} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product amazon-us-25 --quantity 3`,
+      `it may have been placed before it was abandoned: the same order placed again within a day of ${at(T - HOUR)} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product amazon-us-25 --quantity 3 --env test`,
     );
     expect(abandonedWayOut({ ...record, profile: 'shop', environment: 'live' }, T)).toMatch(
       / --quantity 3 --profile shop --env live$/,

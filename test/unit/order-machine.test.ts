@@ -11,9 +11,9 @@ import { deliveredFile, fileIdentity } from '../../src/journal/codes-file.js';
 import { driveIntent, finish } from '../../src/orders/drive.js';
 import { deliver, settle } from '../../src/orders/lifecycle.js';
 import { certainlyRefused, OrderMachine } from '../../src/orders/machine.js';
-import { OrderEndedError } from '../../src/orders/wait.js';
+import { OrderEndedError, PLAN_ROW_ANEW } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
-import { inProcessServers, machineSetup, machineWithIntent } from '../helpers/inprocess.js';
+import { inProcessServers, machineSetup, machineWithIntent, testOrderSpec } from '../helpers/inprocess.js';
 
 const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
 
@@ -247,6 +247,31 @@ describe('order machine transitions', () => {
     await expect(finish(deps.io, journal, driven)).rejects.toBeInstanceOf(OrderEndedError);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.list()[0]).toMatchObject({ key: intent.key, outcome: 'failed', status: 'failed' });
+  });
+
+  // Reviews: a failed live order's hint ordered it anew without --env live (a test order when pasted), and a failed plan
+  // row's hint gave a lone order place, which the plan's next run then ordered again (two orders for the row).
+  it("→ failed: the way to order it anew is as it was placed (its --env, its --out); a plan row's is its plan", async () => {
+    const { failing } = servers;
+    const ended = async (key?: string): Promise<OrderEndedError> => {
+      const { deps, journal } = machineSetup(failing.url);
+      const { intent } = await journal.begin({
+        ...testOrderSpec(failing.url),
+        ...(key === undefined ? {} : { key }),
+        out: { path: '/srv/it is.csv', force: false, csvRaw: false },
+      });
+      const machine = new OrderMachine(deps, intent);
+      await machine.send().catch(() => undefined);
+      return (await machine.complete({ intervalS: 0.01 }).catch((e: unknown) => e)) as OrderEndedError;
+    };
+    const own = await ended();
+    expect(own.hint).toMatch(
+      /; to order it anew: giftcodes order place --env test --product \S+ --quantity \d+ --out '\/srv\/it is\.csv'$/,
+    );
+    const row = await ended(`plan-${'a'.repeat(24)}`);
+    expect(row.hint).toMatch(new RegExp(`; ${PLAN_ROW_ANEW.replace(/[()]/g, '\\$&')}$`));
+    expect(row.hint).not.toContain('giftcodes order place');
+    expect(own.ofPlanRow().hint).toBe(row.hint?.replace(row.order.id, own.order.id));
   });
 
   it('→ failed with stdout failing (--json > /dev/full): exit 8, the intent stays pending, no record (gap 4)', async () => {

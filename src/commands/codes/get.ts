@@ -109,6 +109,9 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
       const { OrderEndedError } = await import('../../orders/wait.js');
       const status = error instanceof OrderEndedError ? error.order.status : 'failed';
       const journal = await deps.journal();
+      // Read before deliverFetched ends the interrupted intent of it: a plan row's failure is its plan's to order anew.
+      const { ofPlanRow } = await import('../../orders/ref.js');
+      const planRow = ofPlanRow(journal, ref);
       await noteStatus(journal, ref, status, deps.now());
       await deliverFetched(deps.io, journal, () => undefined, {
         orderId: ref.orderId,
@@ -117,6 +120,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
         ending: 'failed',
         by: 'codes get',
       });
+      if (error instanceof OrderEndedError && planRow) throw error.ofPlanRow();
     }
     throw error;
   };

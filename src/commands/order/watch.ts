@@ -88,7 +88,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
   const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
-  const { orderRef, noteStatus, fromOtherKey } = await import('../../orders/ref.js');
+  const { orderRef, noteStatus, fromOtherKey, ofPlanRow } = await import('../../orders/ref.js');
   let ref = await orderRef(deps, options.id);
   options = { ...options, id: ref.orderId };
   const { printOutcome } = await import('../../orders/drive.js');
@@ -139,6 +139,8 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   // An interrupted `order place` of this order has now reached the user (a failed one too): its intent is done.
   // A file that already held these codes is said once, as such (it read "already holds", then "✓ wrote": a review).
   const shown = written && { ...written, earlier: written.already === true };
+  // Read before deliverFetched ends the interrupted intent of it: a plan row's failure is its plan's to order anew.
+  const planRow = failure !== undefined && ofPlanRow(journal, ref);
   await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written: shown }, codesNext), {
     orderId: order.id,
     baseUrl: api.baseUrl,
@@ -150,7 +152,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     by: 'order watch',
     record: ref.record,
   });
-  if (failure) throw failure;
+  if (failure) throw planRow ? failure.ofPlanRow() : failure;
 }
 
 /** The secret for --webhook-port from --secret-file, GIFTCODES_WEBHOOK_SECRET or --webhook-secret (warned); checked before anything is sent. */
