@@ -309,6 +309,42 @@ describe('deliver and settle', () => {
     expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted', orderId: 'ord_j' });
   });
 
+  it('a record that cannot be written, for outcomes printed, for several, or for a cause that is no CliError', async () => {
+    const journal = freshJournal();
+    const accepted = async (productId: string, orderId: string): Promise<Intent> => {
+      const { intent } = await journal.begin(specFor(server.url, productId));
+      return journal.save({ ...intent, phase: 'accepted', orderId });
+    };
+    const [a, b] = [await accepted('steam-us-20', 'ord_a'), await accepted('apple-us-25', 'ord_b')];
+    const c = capturedIo();
+    journal.recordDelivery = () => Promise.reject(new Error('EIO: i/o error'));
+    const printed = await deliver(c.io, journal, () => c.io.out('x'), [
+      { intent: a, ending: 'delivered', written: { path: '-' } },
+    ]).catch((e: unknown) => e);
+    expect(printed).toMatchObject({
+      exitCode: 8,
+      code: 'journal_unwritable',
+      message: 'EIO: i/o error; order ord_a reached you (printed above), but the journal could not record it',
+      hint: "once this config directory's journal can be written again (its permissions, its disk: never another directory, which would place a new order), run the same command again: it finds that order, and writes and charges nothing",
+    });
+    const two = await deliver(c.io, journal, () => c.io.out('x'), [
+      { intent: a, ending: 'delivered', written: { path: '/srv/a.csv' } },
+      { intent: b, ending: 'delivered', written: { path: '/srv/b.csv' } },
+    ]).catch((e: unknown) => e);
+    expect(two).toMatchObject({
+      message:
+        'EIO: i/o error; 2 orders reached you (printed above; codes in /srv/a.csv, /srv/b.csv), but the journal could not record it',
+      hint: "keep those files; once this config directory's journal can be written again (its permissions, its disk: never another directory, which would place a new order), run the same command again: it finds them, and writes and charges nothing",
+    });
+    const none = await deliver(c.io, journal, () => c.io.out('x'), [
+      { intent: a, ending: 'delivered' },
+      { intent: b, ending: 'failed' },
+    ]).catch((e: unknown) => e);
+    expect((none as Error).message).toBe(
+      'EIO: i/o error; 2 orders reached you (printed above), but the journal could not record it',
+    );
+  });
+
   it('a stdout closed at the start is no delivery: exit 8, no record, no failpoint, the intent kept', async () => {
     const journal = freshJournal();
     const { intent } = await journal.begin(specFor(server.url));

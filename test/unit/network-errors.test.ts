@@ -312,7 +312,11 @@ describe('classified causes, and whether the request may have reached the API', 
 
   it('a request undici refused to build (a line break in a header value) was not sent, and is not tried again', () => {
     const failure = transportFailure(coded('UND_ERR_INVALID_ARG', 'invalid x-api-key header'), attempt());
-    expect(failure).toMatchObject({ notSent: true, retryable: false });
+    expect(failure).toMatchObject({
+      notSent: true,
+      retryable: false,
+      reason: 'the request could not be made: invalid x-api-key header',
+    });
     const error = failure.error(1);
     expect(error.message).toBe('POST /v1/orders was not sent: invalid x-api-key header');
     expect(error.code).toBe('request_invalid');

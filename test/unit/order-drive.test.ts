@@ -13,7 +13,7 @@ import { wroteCodes } from '../../src/orders/present.js';
 import { settle, settleReached } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
 import { outExists, placingNow, resumableFor, sameCodesAlready } from '../../src/orders/recover.js';
-import { DEFAULT_INTERVAL_S, OrderEndedError, waitForOrder } from '../../src/orders/wait.js';
+import { DEFAULT_INTERVAL_S, OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from '../../src/orders/wait.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, testOrderSpec } from '../helpers/inprocess.js';
 
@@ -95,6 +95,30 @@ describe('waitForOrder', () => {
       await waitOnce();
       expect(texts.at(-1)).toMatch(new RegExp(`^order ${orderId} is \\w+, 1 s so far$`));
     }
+  });
+
+  // A review pasted a failed live order's hint and placed a test order: the order's own environment is named.
+  it("OrderEndedError's way to order it anew: from the order (its environment), given, a plan row's, or none", () => {
+    const ask = 'it has no codes, and no command here gets them: ask the provider about order ord_f';
+    const order = { id: 'ord_f', status: 'failed', product_id: 'p-1', quantity: 2 };
+    expect(new OrderEndedError(order).hint).toBe(
+      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2`,
+    );
+    expect(new OrderEndedError({ ...order, environment: 'live' }).hint).toBe(
+      `${ask}; to order it anew: giftcodes order place --env live --product p-1 --quantity 2`,
+    );
+    expect(new OrderEndedError({ ...order, environment: 'test' }).hint).toBe(
+      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2`,
+    );
+    // A product id that would not paste as one word, or no quantity: no command.
+    expect(new OrderEndedError({ ...order, product_id: 'p 1' }).hint).toBe(ask);
+    expect(new OrderEndedError({ ...order, product_id: 'p-1\nx' }).hint).toBe(ask);
+    expect(new OrderEndedError({ id: 'ord_f', status: 'failed', product_id: 'p-1' }).hint).toBe(ask);
+    expect(new OrderEndedError({ id: 'ord_f', status: 'failed', quantity: 2 }).hint).toBe(ask);
+    expect(new OrderEndedError(order, 'given words').hint).toBe(`${ask}; given words`);
+    expect(new OrderEndedError(order).ofPlanRow().hint).toBe(`${ask}; ${PLAN_ROW_ANEW}`);
+    expect(PLAN_ROW_ANEW).toMatch(/^its plan, run again with the same file name and --batch, orders that row anew/);
+    expect(new OrderEndedError(order).ofPlanRow().order).toBe(order);
   });
 
   it('a failed order is OrderEndedError (exit 6) carrying the order, with the hint to show it', async () => {

@@ -253,12 +253,12 @@ describe('order machine transitions', () => {
   // row's hint gave a lone order place, which the plan's next run then ordered again (two orders for the row).
   it("→ failed: the way to order it anew is as it was placed (its --env, its --out); a plan row's is its plan", async () => {
     const { failing } = servers;
-    const ended = async (key?: string): Promise<OrderEndedError> => {
+    const ended = async (key?: string, out = true): Promise<OrderEndedError> => {
       const { deps, journal } = machineSetup(failing.url);
       const { intent } = await journal.begin({
         ...testOrderSpec(failing.url),
         ...(key === undefined ? {} : { key }),
-        out: { path: '/srv/it is.csv', force: false, csvRaw: false },
+        ...(out ? { out: { path: '/srv/it is.csv', force: false, csvRaw: false } } : {}),
       });
       const machine = new OrderMachine(deps, intent);
       await machine.send().catch(() => undefined);
@@ -267,6 +267,9 @@ describe('order machine transitions', () => {
     const own = await ended();
     expect(own.hint).toMatch(
       /; to order it anew: giftcodes order place --env test --product \S+ --quantity \d+ --out '\/srv\/it is\.csv'$/,
+    );
+    expect((await ended(undefined, false)).hint).toMatch(
+      /; to order it anew: giftcodes order place --env test --product \S+ --quantity \d+$/,
     );
     const row = await ended(`plan-${'a'.repeat(24)}`);
     expect(row.hint).toMatch(new RegExp(`; ${PLAN_ROW_ANEW.replace(/[()]/g, '\\$&')}$`));

@@ -12,6 +12,7 @@ import {
   describeTarget,
   intentKey,
   notFoundHere,
+  ofPlanRow,
   orderRef,
   localRecord,
   pendingWayOut,
@@ -618,5 +619,24 @@ describe('a 404 for a ref shaped like an idempotency key', () => {
     } as unknown as Parameters<typeof notFoundHere>[0];
     const error = new ApiError('HTTP 404 order_not_found', { code: 'order_not_found', status: 404, hint: 'h' });
     expect(await notFoundHere(d, '"3b0e2a55-1c2d-4e5f-8a9b-0c1d2e3f4a5b".', error)).toMatchObject({ hint: keyWords });
+  });
+});
+
+// A failed plan row finished by watch or codes get is its plan's to order anew (a review: two orders for one row).
+describe('ofPlanRow', () => {
+  it("an order whose record, or an interrupted intent of it, has a plan row's key", async () => {
+    const journal = freshJournal();
+    const api = {} as ApiClient;
+    const planKey = `plan-${'a'.repeat(24)}`;
+    expect(ofPlanRow(journal, { orderId: 'ord_r', record: { ...record, key: planKey }, api })).toBe(true);
+    expect(ofPlanRow(journal, { orderId: 'ord_r', record, api })).toBe(false);
+    expect(ofPlanRow(journal, { orderId: 'ord_r', record: undefined, api })).toBe(false);
+    const { intent } = await journal.begin({ ...localOrder, key: planKey });
+    journal.save({ ...intent, phase: 'accepted', orderId: 'ord_i', owner: dead() });
+    const { intent: own } = await journal.begin({ ...localOrder, quantity: 9, key: 'own-key' });
+    journal.save({ ...own, phase: 'accepted', orderId: 'ord_o', owner: dead() });
+    expect(ofPlanRow(journal, { orderId: 'ord_i', record: undefined, api })).toBe(true);
+    expect(ofPlanRow(journal, { orderId: 'ord_o', record: undefined, api })).toBe(false);
+    expect(ofPlanRow(journal, { orderId: 'ord_x', record: undefined, api })).toBe(false);
   });
 });
