@@ -65,6 +65,19 @@ describe('order list where there is no order record', () => {
   });
 });
 
+describe('order pending where the config directory does not exist', () => {
+  // A weekly `order pending --json` alarm with a mistyped GIFTCODES_CONFIG_DIR printed [] from a directory it made.
+  it('says so (--json too, [] on stdout), exit 0, and makes nothing', async () => {
+    const missing = join(tempDir(), 'giftcodse');
+    const text = await runCli(['order', 'pending'], { configDir: missing });
+    expect([text.code, text.stdout]).toEqual([0, '']);
+    expect(unstamped(text.stderr)).toBe(`warning: no order journal: the config directory ${missing} does not exist\n`);
+    const json = await runCli(['order', 'pending', '--json'], { configDir: missing });
+    expect([json.code, json.stdout]).toEqual([0, '[]\n']);
+    expect(existsSync(missing)).toBe(false);
+  });
+});
+
 describe('order list and order show <ref>', () => {
   const served = servedApi(['--fulfil-after', '300'], { login: true });
 

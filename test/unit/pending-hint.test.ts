@@ -16,7 +16,7 @@ async function shown(keys: readonly string[]): Promise<string> {
     journal.save({ ...intent, phase: 'sending', owner: { ...intent.owner, pid: 999_999_999 } });
   }
   const { io, out, err } = capturedIo();
-  await run({ io, journal: () => Promise.resolve(journal) });
+  await run({ io, journal: () => Promise.resolve(journal), configDir: journal.dir });
   return out() + err();
 }
 

@@ -16,7 +16,15 @@ export function register(parent: Command, app: App): void {
   addVerb(parent, app, 'pending', help, ({ deps }) => run(deps));
 }
 
-export async function run(deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
+export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Promise<void> {
+  // A config directory that does not exist (a mistyped GIFTCODES_CONFIG_DIR) holds no journal: said, with the empty
+  // document a script reads, and not made (opening the journal made it, and a weekly `order pending --json` alarm in
+  // cron printed [] from an empty directory of its own: a review).
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(deps.configDir)) {
+    deps.io.warn(`no order journal: the config directory ${deps.configDir} does not exist`);
+    return exportResult(deps.io, [], { empty: { when: () => false, line: '' }, text: () => '' });
+  }
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
   const [journal, { neverSent, staleness }, { isAlive, otherMachine }] = await Promise.all([
     deps.journal(),
