@@ -345,6 +345,39 @@ describe('time: stale and future-dated intents are never resumed silently', () =
   }
 });
 
+// A review: two interrupted orders of one request, and the same command twice at once. Both runs read the first as
+// theirs; the one that met it taken exited 2, and the second, free, was left pending.
+describe('two interrupted orders of one request, the same command twice at once', () => {
+  it(
+    'each run resumes one of them: none exits 2, none is left pending, no new order',
+    { timeout: 120_000 },
+    async () => {
+      const configDir = await loggedIn(served.server);
+      const args = ['order', 'place', '--product', PRODUCT, '--quantity', '911', '--json'];
+      await orphanAfterPost(configDir, 911);
+      // The second interrupted order of the same request: a copy of the first under a key of its own.
+      const [name] = intentFileNames(configDir);
+      const first = JSON.parse(readFileSync(join(configDir, 'journal', name!), 'utf8')) as Record<string, unknown>;
+      writeFileSync(
+        join(configDir, 'journal', 'second-copy.json'),
+        JSON.stringify({ ...first, key: 'second-key-911' }),
+      );
+      expect(await pendingIntents(configDir)).toHaveLength(2);
+      const slow = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'journal.locked=pause:1500' } });
+      slow.proc.stdin?.end();
+      await stderrShows(slow.proc, 'failpoint journal.locked: pause');
+      const fast = await runCli(args, { configDir });
+      const other = await slow.result;
+      expect([other.code, fast.code], `${other.stderr}\n${fast.stderr}`).toEqual([0, 0]);
+      for (const run of [other, fast]) expect(run.stderr).toContain('resuming the interrupted order for 911 × ');
+      const ids = [other, fast].map((run) => (JSON.parse(run.stdout) as { id: string }).id);
+      expect(new Set(ids).size).toBe(2);
+      expect((await charges(911)).sort()).toEqual([...ids].sort());
+      expect(await pendingIntents(configDir)).toEqual([]);
+    },
+  );
+});
+
 describe('a process stopped inside the journal lock keeps its claim', () => {
   it(
     'SIGSTOP for 10 s inside the lock: the other run waits, then places nothing, and no order is printed twice',

@@ -8,7 +8,7 @@ import type { PlanResult, PlanRow, RowOptions, RowProblem } from '../../orders/p
 import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
 import type { Intent } from '../../journal/intent.js';
-import type { Journal } from '../../journal/journal.js';
+import type { Begun, Journal } from '../../journal/journal.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
 import { spokenMoney } from '../../money.js';
@@ -352,7 +352,19 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       wait: waits,
       out,
     };
+    // The interrupted order read above, taken by a run started at the same moment: another interrupted order of the same
+    // request, free still, is the one this run resumes (a review's second run exited 2 with one left free); with none,
+    // it places nothing (intent_busy).
+    const resumeNext = async (error: unknown, tried: ReadonlySet<string>): Promise<Begun> => {
+      if (options.idempotencyKey !== undefined || !isCliError(error) || error.code !== 'intent_busy') throw error;
+      const next = resumeCandidate(journal, spec, undefined);
+      if (next === undefined || tried.has(next.key)) throw error;
+      return journal
+        .begin({ ...beginning, key: next.key })
+        .catch((again: unknown) => resumeNext(again, new Set([...tried, next.key])));
+    };
     const { intent, resumed, settled } = await journal.begin(beginning).catch(async (error: unknown) => {
+      if (candidate !== undefined) return resumeNext(error, new Set([candidate.key]));
       // The same order placed in a second window at once: that window sends the abandoned key, so this one is a
       // second order with a key of its own, asked or said as two windows placing one order always are (a review met
       // exit 2 here).
