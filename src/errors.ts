@@ -129,3 +129,8 @@ export function nothingSent(): InterruptedError {
 export function isCliError(error: unknown): error is CliError {
   return error instanceof CliError;
 }
+
+/** The error as the CliError it is, else as a LocalError (exit 8) with its message and this code. */
+export function asLocalError(error: unknown, code: string): CliError {
+  return isCliError(error) ? error : new LocalError(error instanceof Error ? error.message : String(error), { code });
+}

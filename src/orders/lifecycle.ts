@@ -11,7 +11,7 @@
 //   abandoned: from any phase, by `order abandon`
 import type { Failpoint } from '../failpoints.js';
 import { failpoint } from '../failpoints.js';
-import { CliError, LocalError } from '../errors.js';
+import { asLocalError, CliError, LocalError } from '../errors.js';
 import { recordOf, type OrderRecord } from '../journal/history.js';
 import type { Intent, Phase } from '../journal/intent.js';
 import type { Ending, Journal } from '../journal/journal.js';
@@ -168,10 +168,7 @@ export async function deliver(
  * journal lock" and the hint "use a path you can write to", which read as another config directory: a new order.
  */
 function notRecorded(error: unknown, delivery: readonly Outcome[]): CliError {
-  const cause =
-    error instanceof CliError
-      ? error
-      : new LocalError(error instanceof Error ? error.message : String(error), { code: 'journal_unwritable' });
+  const cause = asLocalError(error, 'journal_unwritable');
   const files = delivery.flatMap((o) => (o.written && o.written.path !== '-' ? [o.written.path] : []));
   const ids = delivery.map((o) => o.intent.orderId ?? o.intent.key);
   const what =

@@ -6,7 +6,7 @@ import { canonicalCode, refusesTheOrder } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
-import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
+import { asLocalError, CliError, ExitCode, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint } from '../failpoints.js';
 import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
@@ -413,10 +413,7 @@ function codesFileUnaccounted(intent: Intent, identity: FileIdentity): UsageErro
 
 /** The codes file took its place but the journal could not record it: the error says the codes are there. */
 function codesAlreadyInFile(error: unknown, intent: Intent, path: string): CliError {
-  const cause =
-    error instanceof CliError
-      ? error
-      : new LocalError(error instanceof Error ? error.message : String(error), { code: 'journal_failed' });
+  const cause = asLocalError(error, 'journal_failed');
   return new CliError(
     cause.exitCode,
     `${cause.message}; the codes of order ${intent.orderId!} are already in ${path} (written once, do not write them again)`,
