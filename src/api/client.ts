@@ -34,7 +34,7 @@ import {
   type Product,
 } from './schemas.js';
 import { transportFailure } from './network-errors.js';
-import { decodeWhole, Transport, type Coding } from './transport.js';
+import { decodeWhole, freeDecoded, Transport, type Coding } from './transport.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -616,6 +616,7 @@ async function readBytes(
   const bytes = into(size);
   let at = 0;
   for (const chunk of chunks) at += chunk.copy(bytes, at);
+  if (codings !== undefined && codings.length > 0) freeDecoded(chunks[0]!);
   return bytes;
 }
 

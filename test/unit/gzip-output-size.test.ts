@@ -3,7 +3,7 @@
 // not match the bytes is a corrupt body, as it always was.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeWhole, gzipOutputSize } from '../../src/api/transport.js';
+import { decodeWhole, freeDecoded, gzipOutputSize } from '../../src/api/transport.js';
 
 const page = Buffer.from(
   JSON.stringify({
@@ -61,5 +61,27 @@ describe('a gzipped page is decoded into one buffer of the size its trailer stat
     await expect(decodeWhole(Buffer.from([0x1f, 0x8b, 8, 0]), ['gzip'], LIMIT)).rejects.toMatchObject({
       code: expect.stringMatching(/^Z_/),
     });
+  });
+});
+
+describe('freeDecoded: a decoded page’s memory given back once its bytes are copied out', () => {
+  it('zlib’s own room for the page is detached (its memory freed at once)', async () => {
+    const decoded = (await decodeWhole(gzipSync(page), ['gzip'], LIMIT))!;
+    const copy = Buffer.from(decoded);
+    freeDecoded(decoded);
+    expect((decoded.buffer as ArrayBuffer & { detached: boolean }).detached).toBe(true);
+    expect(copy.equals(page)).toBe(true);
+  });
+
+  it('never a buffer that may share its memory: Node’s pool, a joined body, a slice', () => {
+    const pooled = Buffer.from('a small buffer from the pool');
+    const neighbour = Buffer.from('its neighbour in the pool');
+    const joined = Buffer.concat([Buffer.alloc(5000, 1), Buffer.alloc(5000, 2)]);
+    const whole = Buffer.alloc(10_001, 3);
+    for (const buffer of [pooled, joined, whole.subarray(1), whole.subarray(0, 9_999)]) {
+      freeDecoded(buffer);
+      expect((buffer.buffer as ArrayBuffer & { detached: boolean }).detached).toBe(false);
+    }
+    expect(neighbour.toString()).toBe('its neighbour in the pool');
   });
 });
