@@ -405,9 +405,9 @@ export function gzipOutputSize(body: Buffer, limit: number): number {
  * a small buffer can share its ArrayBuffer with others (Node's pool), and detaching that would empty them too.
  */
 export function freeDecoded(decoded: Buffer): void {
-  const memory = decoded.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
-  if (decoded.byteOffset !== 0 || memory.byteLength !== decoded.length + 1 || typeof memory.transfer !== 'function')
-    return;
+  // ArrayBuffer.prototype.transfer: every supported Node has it (V8 11.4 and later), though TypeScript's lib here does not name it.
+  const memory = decoded.buffer as ArrayBuffer & { transfer: (length: number) => ArrayBuffer };
+  if (decoded.byteOffset !== 0 || memory.byteLength !== decoded.length + 1) return;
   memory.transfer(0);
 }
 

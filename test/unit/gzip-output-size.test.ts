@@ -58,6 +58,9 @@ describe('a gzipped page is decoded into one buffer of the size its trailer stat
 
   it('a body too short to hold a trailer gets zlib’s least room (and zlib’s own error)', async () => {
     expect(gzipOutputSize(Buffer.from([0x1f, 0x8b]), LIMIT)).toBe(64);
+    // 18 bytes (a header and a trailer) hold a trailer to read: the room it states.
+    expect(gzipOutputSize(withStatedSize(Buffer.alloc(18), 1000), LIMIT)).toBe(1001);
+    expect(gzipOutputSize(withStatedSize(Buffer.alloc(17), 1000), LIMIT)).toBe(64);
     await expect(decodeWhole(Buffer.from([0x1f, 0x8b, 8, 0]), ['gzip'], LIMIT)).rejects.toMatchObject({
       code: expect.stringMatching(/^Z_/),
     });
