@@ -30,7 +30,7 @@ import {
   type OrderSpec,
   type OutSpec,
 } from './intent.js';
-import { LOCK_WAIT_MS, withDirLock } from './lock.js';
+import { LOCK_WAIT_MS, lockTenure, withDirLock } from './lock.js';
 import { deliveredFile, renamedFile } from './codes-file.js';
 import { failpoint } from '../failpoints.js';
 import { byCodePoint } from '../compare.js';
@@ -38,8 +38,11 @@ import {
   compactLog,
   foldIntent,
   foldIntents,
+  forgetListing,
   intentFile,
   isSetAsideLog,
+  keepListing,
+  keptListing,
   logIsDead,
   logOf,
   otherLogs,
@@ -103,13 +106,8 @@ export class Journal {
   private readonly log: IntentLog;
   /** Keys whose state was last read from another process's log: held by that process, never claimed from here. */
   private readonly elsewhere = new Set<string>();
-  /**
-   * While this process holds the lock: the directory's names, listed once for the turn. Under the lock nothing
-   * but the holder adds or removes an intent file or a log (another process's first line of a new log is
-   * written under its lock too), so the compaction of dead logs and the lookup of the row's key share one
-   * listing; a compaction by this process lists again. A plan's row listed the journal twice (issue 33).
-   */
-  private turn: { names?: string[] | undefined } | undefined;
+  /** The listing the looks made inside sameListing share. */
+  private listing: string[] | undefined;
 
   /** The profile whose history-days this run prunes by: only its records (undefined: every record, as before). */
   private historyProfile: string | undefined;
@@ -223,21 +221,46 @@ export class Journal {
     return isAlive(intent.owner) || this.elsewhere.has(intent.key);
   }
 
+  /**
+   * The directory's names. While a turn of this process holds the lock, listed once for as long as this process
+   * keeps it (log.ts keptListing): under the lock nothing but the holder adds or removes an intent file or a log
+   * (another process's first line of a new log is written under its lock too), so the compaction of dead logs
+   * and the lookup of each row's key share one listing, turn after turn; a compaction by this process lists
+   * again. A plan's row listed the journal two, then four times (issue 33).
+   */
   private names(): string[] {
-    if (this.turn?.names) return this.turn.names;
+    if (this.listing) return this.listing;
+    const tenure = lockTenure(this.dir);
+    const kept = tenure && keptListing(this.dir, tenure);
+    if (kept) return kept;
     let names: string[];
     try {
       names = readdirSync(this.dir);
     } catch (error) {
       throw localError(error, `cannot read the order journal ${this.dir}`);
     }
-    if (this.turn) this.turn.names = names;
+    if (tenure) keepListing(this.dir, tenure, names);
     return names;
   }
 
-  /** This process changed the directory's names (a compaction): the turn's next look lists it again. */
+  /** The directory's names changed (a compaction, or a file gone while it was read): the next look lists them again. */
   private relist(): void {
-    if (this.turn) this.turn.names = undefined;
+    forgetListing(this.dir);
+  }
+
+  /**
+   * `fn`'s looks at the journal (find) from one listing of it: a few keys looked up at one moment, outside the
+   * lock (a plan row's generations of its key: orders/plan.ts sentAgainKey listed the journal twice a row,
+   * issue 33). As two finds one after the other: either may see a change another process makes meanwhile, or
+   * not. Synchronous only, so that no turn of the lock begins or ends inside it.
+   */
+  sameListing<T>(fn: () => T): T {
+    this.listing = this.names();
+    try {
+      return fn();
+    } finally {
+      this.listing = undefined;
+    }
   }
 
   /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
@@ -825,14 +848,9 @@ export class Journal {
     return withDirLock(
       this.dir,
       async () => {
-        const turn = (this.turn = {});
-        try {
-          this.sweep();
-          await this.compactDead();
-          return await fn();
-        } finally {
-          if (this.turn === turn) this.turn = undefined;
-        }
+        this.sweep();
+        await this.compactDead();
+        return fn();
       },
       waitMs,
       { linger: true },

@@ -76,6 +76,18 @@ const WANT = '.lock.want';
 /** Directories whose lock this process let go for another process's waiter: it waits until that one has had it. */
 const yielded = new Set<string>();
 
+/** The lock of each directory for the turn under way in this process (lockTenure). */
+const inTurn = new Map<string, Kept>();
+
+/**
+ * The lock of `dir` the turn under way holds: one object for as long as this process hands the lock from turn to
+ * turn (Kept), another once it was released and taken again; undefined outside a turn. While it stays the same
+ * object, no other process has held the lock since, so nothing but this process has changed what it guards.
+ */
+export function lockTenure(dir: string): object | undefined {
+  return inTurn.get(dir);
+}
+
 /**
  * Holders in one process (the rows of a plan) take turns through a queue: polling the lock file against
  * each other would cost each turn up to 100 ms of sleep. The lock passes from one turn to the next without
@@ -118,11 +130,13 @@ async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: nu
   const held = kept.get(dir) ?? (await acquire(dir, lock, waitMs));
   kept.delete(dir);
   givenUp.delete(dir);
+  inTurn.set(dir, held);
   failpointSync('journal.locked');
   try {
     if (!swept.has(dir)) sweep(dir);
     return await fn();
   } finally {
+    inTurn.delete(dir);
     // Handed to this process's next turn (queued now, or, for a turn that lingers, coming within LINGER_MS),
     // or released: then another process's waiter (WANT) goes first.
     const next = (queued.get(dir) ?? 0) > 0;

@@ -18,7 +18,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { keyHash, type Intent } from './intent.js';
@@ -575,6 +575,8 @@ export async function compactLog(
   log: { file: string; live: ReadonlyMap<string, Intent>; ended: ReadonlySet<string>; bad?: readonly number[] },
   endedElsewhere: ReadonlySet<string> = new Set(),
 ): Promise<void> {
+  // Its intent files come and its log goes: a listing kept for the lock's later turns no longer holds.
+  forgetListing(dir);
   const live = [...log.live.values()].filter((intent) => !endedElsewhere.has(endMark(intent.key, intent.createdAt)));
   for (const intent of live)
     await writeFileAtomic(intentFile(dir, intent.key), intentText(intent), 'journal file', { syncDir: false });
@@ -618,6 +620,31 @@ export function readIntentFile(file: string): Intent | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The names of each journal directory as a turn of the lock listed them, kept for the turns after it while this
+ * process keeps the lock (lock.ts lockTenure: the same tenure). Then only this process changes the names that
+ * matter (intent files, other processes' logs), and only by a compaction (compactLog), which forgets the listing.
+ * This process's own new log is not among them: it is read from memory, never from the listing. A plan at
+ * --concurrency 16 listed the journal at every turn, two a row, for the logs of dead processes (issue 33: 2,000
+ * listings for 1,000 rows); now once per tenure (a tenure ends after HAND_OFF_MS, or for another process).
+ */
+const listings = new Map<string, { tenure: object; names: string[] }>();
+
+/** The directory's names as listed earlier in this tenure of its lock, if nothing has changed them since. */
+export function keptListing(dir: string, tenure: object): string[] | undefined {
+  const kept = listings.get(resolve(dir));
+  return kept?.tenure === tenure ? kept.names : undefined;
+}
+
+export function keepListing(dir: string, tenure: object, names: string[]): void {
+  listings.set(resolve(dir), { tenure, names });
+}
+
+/** The directory's names are changing: the next turn lists them again. */
+export function forgetListing(dir: string): void {
+  listings.delete(resolve(dir));
 }
 
 function safeReaddir(dir: string): string[] {

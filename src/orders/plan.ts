@@ -519,17 +519,20 @@ export function sentAgainKey(key: string, journal: Journal, scope: Scope): strin
   const keyOf = (generation: number): string => (generation === 1 ? key : `${key}-g${generation}`);
   let last = 1;
   for (const recorded of records.keys()) last = Math.max(last, Number(/-g(\d+)$/.exec(recorded)?.[1] ?? 1));
-  for (let generation = 1; generation < MAX_GENERATION; generation++) {
-    const current = keyOf(generation);
-    if (journal.find(current)) return current;
-    const record = records.get(current);
-    const placedNothing = record?.outcome === 'refused' && refusesTheOrder(record.error?.code ?? '');
-    // Its order failed (ended so here, or read so after an abandon): the row is ordered anew.
-    const failed = record?.outcome === 'failed' || (record?.outcome === 'abandoned' && readFailed(record));
-    const pruned = record === undefined && (generation < last || journal.find(keyOf(generation + 1)) !== undefined);
-    if (!(placedNothing || failed || pruned)) return current;
-  }
-  return keyOf(MAX_GENERATION);
+  // Its keys looked up from one listing of the journal (a fresh row looks up two).
+  return journal.sameListing(() => {
+    for (let generation = 1; generation < MAX_GENERATION; generation++) {
+      const current = keyOf(generation);
+      if (journal.find(current)) return current;
+      const record = records.get(current);
+      const placedNothing = record?.outcome === 'refused' && refusesTheOrder(record.error?.code ?? '');
+      // Its order failed (ended so here, or read so after an abandon): the row is ordered anew.
+      const failed = record?.outcome === 'failed' || (record?.outcome === 'abandoned' && readFailed(record));
+      const pruned = record === undefined && (generation < last || journal.find(keyOf(generation + 1)) !== undefined);
+      if (!(placedNothing || failed || pruned)) return current;
+    }
+    return keyOf(MAX_GENERATION);
+  });
 }
 
 /** The rows an earlier run delivered in this scope, by key: read from the local record, never placed again. */
