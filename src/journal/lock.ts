@@ -130,9 +130,9 @@ async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: nu
   const held = kept.get(dir) ?? (await acquire(dir, lock, waitMs));
   kept.delete(dir);
   givenUp.delete(dir);
-  inTurn.set(dir, held);
   failpointSync('journal.locked');
   try {
+    inTurn.set(dir, held);
     if (!swept.has(dir)) sweep(dir);
     return await fn();
   } finally {
