@@ -25,7 +25,8 @@ const OTHER_LTS = [24, 26];
 const REFUSED = 20;
 
 // On the other Node lines, the end-to-end files that cover what differs between Node versions (HTTP
-// client and server, TTY prompts, fs and fsync of the journal, the packed install) and finish fast. The
+// client and server, TTY prompts, fs and fsync of the journal, the packed install, zlib's decoding of gzipped
+// pages and the detaching of their buffers: src/api/transport.ts) and finish fast. The
 // long soak and chaos files run on Node 22 only, and so do help and completion: text the program makes the same
 // on every line (completion's terminal, tmux and bash, is tty.test.ts's too; completion alone took 54 s on 22), to
 // keep `npm test` near its budget of 6 minutes on two cores.
@@ -39,6 +40,7 @@ const E2E_SUBSET = [
   'test/e2e/package.test.ts',
   'test/e2e/demo.test.ts',
   'test/e2e/node-lines.test.ts',
+  'test/e2e/gzip-export.test.ts',
 ];
 
 const args = process.argv.slice(2);
