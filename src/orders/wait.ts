@@ -74,13 +74,15 @@ export const PLAN_ROW_ANEW =
 
 /**
  * The `order place` that orders a failed order anew, where the order names its product and quantity: in its
- * environment (a live order's hint without --env live placed a test order when pasted: a review).
+ * environment, test too (a live order's hint without --env live placed a test order when pasted, a review; and a
+ * test order's without --env test, pasted in a profile whose default is live, placed a live one).
  */
 function anew(order: Order): string {
   const quantity = orderQuantity(order);
   const product = order.product_id;
+  const env = order.environment === 'live' || order.environment === 'test' ? ` --env ${order.environment}` : '';
   return typeof product === 'string' && /^[\x21-\x7e]+$/.test(product) && quantity !== undefined
-    ? `; to order it anew: giftcodes order place${order.environment === 'live' ? ' --env live' : ''} --product ${product} --quantity ${quantity}`
+    ? `; to order it anew: giftcodes order place${env} --product ${product} --quantity ${quantity}`
     : '';
 }
 

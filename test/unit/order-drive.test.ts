@@ -107,8 +107,9 @@ describe('waitForOrder', () => {
     expect(new OrderEndedError({ ...order, environment: 'live' }).hint).toBe(
       `${ask}; to order it anew: giftcodes order place --env live --product p-1 --quantity 2`,
     );
+    // Test too: pasted in a profile whose default is live, a hint without --env placed a live order.
     expect(new OrderEndedError({ ...order, environment: 'test' }).hint).toBe(
-      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2`,
+      `${ask}; to order it anew: giftcodes order place --env test --product p-1 --quantity 2`,
     );
     // A product id that would not paste as one word, or no quantity: no command.
     expect(new OrderEndedError({ ...order, product_id: 'p 1' }).hint).toBe(ask);
@@ -138,7 +139,7 @@ describe('waitForOrder', () => {
       message: `order ${orderId} ended failed`,
       hint: expect.stringMatching(
         new RegExp(
-          `^it has no codes, and no command here gets them: ask the provider about order ${orderId}; to order it anew: giftcodes order place --product \\S+ --quantity \\d+$`,
+          `^it has no codes, and no command here gets them: ask the provider about order ${orderId}; to order it anew: giftcodes order place --env test --product \\S+ --quantity \\d+$`,
         ),
       ),
       order: { id: orderId },
