@@ -55,6 +55,7 @@ import {
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
 import { intentSchema } from './schema.js';
 import { unitsOf } from '../output/words.js';
+import { placeCommand } from '../output/pinned-hint.js';
 
 /** How many times a read without the lock starts over when a run's exit moved an intent from its log to a file meanwhile. */
 const READ_ATTEMPTS = 10;
@@ -881,7 +882,7 @@ function placedElsewhereBefore(record: OrderRecord): CliError {
     `the key ${record.key} was answered at ${record.endedAt ?? record.updatedAt} with an order placed under it elsewhere (another config directory or machine), not from here: a key names one order, so it is never sent from here again, and nothing was sent now`,
     {
       code: 'order_placed_elsewhere',
-      hint: `see that order where it was placed; to order ${unitsOf(record.quantity, record.productId)} here too, as a second order: ${record.key.startsWith('plan-') ? `giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (never a --batch of its own, which orders every row again)` : 'order place without --idempotency-key (or with a new one)'}`,
+      hint: `see that order where it was placed; to order ${unitsOf(record.quantity, record.productId)} here too, as a second order: ${record.key.startsWith('plan-') ? `${placeCommand(record)} (never a --batch of its own, which orders every row again)` : 'order place without --idempotency-key (or with a new one)'}`,
     },
   );
 }
@@ -907,7 +908,7 @@ function keyUsedElsewhere(r: OrderRecord): UsageError {
       `the idempotency key ${r.key} was sent at ${r.baseUrl} and abandoned there without an answer: the server sees one key whichever way its address is written, and its answer would read as another run's order; nothing was sent`,
       {
         code: 'idempotency_key_used',
-        hint: `send it where it went, which gives that order if it was placed and a new one if not: giftcodes order place --env ${r.environment} --product ${r.productId} --quantity ${r.quantity} --idempotency-key ${r.key} --base-url ${r.baseUrl}`,
+        hint: `send it where it went, which gives that order if it was placed and a new one if not: ${placeCommand(r)} --idempotency-key ${r.key} --base-url ${r.baseUrl}`,
       },
     );
   return new UsageError(

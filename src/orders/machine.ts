@@ -15,7 +15,7 @@ import { scopeOf } from '../journal/history.js';
 import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
-import { shellWord } from '../output/pinned-hint.js';
+import { placeCommand } from '../output/pinned-hint.js';
 import { unitsOf } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from './wait.js';
@@ -97,7 +97,7 @@ function placedElsewhere(order: Order, intent: Intent): CliError {
       code: 'order_placed_elsewhere',
       // The command names the run's environment and codes file: pasted from a live run's hint without them, it
       // placed a test order, or printed the codes instead of writing them (a review).
-      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}${intent.key.startsWith('plan-') ? ' (never the plan with a --batch of its own, which orders every row again)' : ''}`,
+      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: ${placeCommand({ ...intent, out: intent.out?.path })}${intent.key.startsWith('plan-') ? ' (never the plan with a --batch of its own, which orders every row again)' : ''}`,
     },
   );
 }
@@ -358,7 +358,7 @@ export class OrderMachine {
     const { intent } = this;
     const again = intent.key.startsWith('plan-')
       ? PLAN_ROW_ANEW
-      : `to order it anew: giftcodes order place --env ${intent.environment} --product ${intent.productId} --quantity ${intent.quantity}${intent.out ? ` --out ${shellWord(intent.out.path)}` : ''}`;
+      : `to order it anew: ${placeCommand({ ...intent, out: intent.out?.path })}`;
     throw new OrderEndedError(order, again);
   }
 }

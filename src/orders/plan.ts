@@ -23,6 +23,7 @@ import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js'
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 import { counted, firstOf, grouped, unitsOf } from '../output/words.js';
+import { placeCommand } from '../output/pinned-hint.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -1123,9 +1124,9 @@ export function planFailure(
                 // beside the order the person had placed by itself as this hint said (an adversarial review).
                 `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
               : staleRow
-                ? `line ${staleRow.row}'s key (${staleRow.key}) was abandoned without an answer over a day ago and is never sent again: look in the provider's dashboard for its order (giftcodes order show ${staleRow.key} says what to look for); if there is none, order the row by itself: giftcodes order place${environment ? ` --env ${environment}` : ''} --product ${staleRow.productId} --quantity ${staleRow.quantity} (the plan does not send that key again)`
+                ? `line ${staleRow.row}'s key (${staleRow.key}) was abandoned without an answer over a day ago and is never sent again: look in the provider's dashboard for its order (giftcodes order show ${staleRow.key} says what to look for); if there is none, order the row by itself: ${placeCommand({ environment, productId: staleRow.productId, quantity: staleRow.quantity })} (the plan does not send that key again)`
                 : elsewhere
-                  ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: giftcodes order place${environment ? ` --env ${environment}` : ''} --product ${elsewhere.productId} --quantity ${elsewhere.quantity} (never a --batch of its own, which orders every row again; the plan never sends that row's key again)`
+                  ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: ${placeCommand({ environment, productId: elsewhere.productId, quantity: elsewhere.quantity })} (never a --batch of its own, which orders every row again; the plan never sends that row's key again)`
                   : serviceFailed
                     ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
                     : refusedOutside

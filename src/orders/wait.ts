@@ -7,6 +7,7 @@ import { sleep } from '../api/retry.js';
 import { InterruptedError, OrderFailedError, WaitTimeoutError } from '../errors.js';
 import type { Io } from '../output/io.js';
 import { duration, LOG_EVERY_MS } from '../output/progress.js';
+import { placeCommand } from '../output/pinned-hint.js';
 
 export const DEFAULT_INTERVAL_S = 2;
 
@@ -80,9 +81,9 @@ export const PLAN_ROW_ANEW =
 function anew(order: Order): string {
   const quantity = orderQuantity(order);
   const product = order.product_id;
-  const env = order.environment === 'live' || order.environment === 'test' ? ` --env ${order.environment}` : '';
+  const environment = order.environment === 'live' || order.environment === 'test' ? order.environment : undefined;
   return typeof product === 'string' && /^[\x21-\x7e]+$/.test(product) && quantity !== undefined
-    ? `; to order it anew: giftcodes order place${env} --product ${product} --quantity ${quantity}`
+    ? `; to order it anew: ${placeCommand({ environment, productId: product, quantity })}`
     : '';
 }
 

@@ -38,3 +38,17 @@ export function pinnedHint(hint: string, place: RunPlace): string {
 export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
+
+/**
+ * The `order place` that orders the same again: always with its --env, test too (pasted in a profile whose default is
+ * live, a hint without it placed a live order: reviews), and its codes file where it had one (without it, the codes
+ * went to stdout). `environment` undefined only where the order's environment is not known.
+ */
+export function placeCommand(o: {
+  environment?: string | undefined;
+  productId: string;
+  quantity: number;
+  out?: string | undefined;
+}): string {
+  return `giftcodes order place${o.environment !== undefined ? ` --env ${o.environment}` : ''} --product ${o.productId} --quantity ${o.quantity}${o.out !== undefined ? ` --out ${shellWord(o.out)}` : ''}`;
+}
