@@ -111,6 +111,10 @@ describe('waitForOrder', () => {
     expect(new OrderEndedError({ ...order, environment: 'test' }).hint).toBe(
       `${ask}; to order it anew: giftcodes order place --env test --product p-1 --quantity 2`,
     );
+    // An environment the CLI has no --env for (the service's own word): none named rather than one refused.
+    expect(new OrderEndedError({ ...order, environment: 'sandbox' }).hint).toBe(
+      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2`,
+    );
     // A product id that would not paste as one word, or no quantity: no command.
     expect(new OrderEndedError({ ...order, product_id: 'p 1' }).hint).toBe(ask);
     expect(new OrderEndedError({ ...order, product_id: 'p-1\nx' }).hint).toBe(ask);
