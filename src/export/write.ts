@@ -5,7 +5,7 @@
 // targets may be written; out-lock.ts keeps one writer per target); a failure of the disk is a LocalError
 // (exit 8) and leaves an existing target untouched.
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import { link, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -30,7 +30,7 @@ import {
   type FormatWriter,
   type TextSink,
 } from './format.js';
-import { lockOutTarget, type OutLock } from './out-lock.js';
+import { lockOutTarget, outLockPath, type OutLock } from './out-lock.js';
 import { checkOutTarget, kindOf, symlinkRefused } from './out-target.js';
 import { prefetched } from './prefetch.js';
 import { PageScanner } from './scan.js';
@@ -576,6 +576,25 @@ export function removeStaleTemps(dir: string, prefix: string, keep?: (path: stri
       unlinkSync(join(dir, name));
     } catch {
       // Another run removed it first, or it is not ours to remove.
+    }
+  }
+}
+
+/**
+ * What killed writers left beside files an order's codes were once to go to, now that they reached the user
+ * elsewhere (Intent.earlierOuts): their temporary files, which hold the codes, and a dead writer's lock. `keep`:
+ * temporary files the journal still records. A live writer's files are its own, and one that cannot be removed is
+ * left, as removeStaleTemps leaves it: the codes reached the user either way.
+ */
+export function sweepLeftBehind(paths: readonly string[], delivered: string, keep?: (temp: string) => boolean): void {
+  for (const path of paths) {
+    if (path === '-' || path === delivered) continue;
+    removeStaleTemps(dirname(path), tempPrefix(path), keep);
+    if (!existsSync(outLockPath(path))) continue;
+    try {
+      lockOutTarget(path).release();
+    } catch {
+      // A live writer holds it, or the directory refuses: left as it is.
     }
   }
 }

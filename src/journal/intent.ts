@@ -84,6 +84,12 @@ export interface Intent extends OrderSpec {
   keySince?: string | undefined;
   /** Every codes file a run of this intent wrote, each recorded just before the rename that delivers it. */
   files?: FileIdentity[] | undefined;
+  /**
+   * The --out files earlier runs of this intent were to write, before a later run took it over with another: a
+   * run killed mid-write left its temporary file (the codes, in plaintext unless encrypted) and lock beside one.
+   * Swept once the codes reach the user elsewhere (export/write.ts sweepLeftBehind).
+   */
+  earlierOuts?: string[] | undefined;
 }
 
 export function orderBody(productId: string, quantity: number): string {

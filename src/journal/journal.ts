@@ -833,7 +833,7 @@ export class Journal {
         ...intent,
         owner: currentOwner(),
         ...(options.wait !== undefined ? { wait: options.wait } : {}),
-        ...(options.out !== undefined ? { out: options.out } : {}),
+        ...(options.out !== undefined ? { out: options.out, ...earlierOuts(intent, options.out.path) } : {}),
       },
       now,
     );
@@ -1021,4 +1021,15 @@ function localError(error: unknown, message: string): CliError {
     hint: 'free space or fix the permissions of the config directory, then run the command again',
     cause: error,
   });
+}
+
+/**
+ * The files earlier runs of `intent` were to write, once a run takes it over to write `next`: its own --out joins
+ * them when it is another file (export/write.ts sweepLeftBehind clears what a killed writer left beside each).
+ */
+function earlierOuts(intent: Intent, next: string): Pick<Intent, 'earlierOuts'> {
+  const paths = new Set(intent.earlierOuts);
+  if (intent.out !== undefined && intent.out.path !== '-') paths.add(intent.out.path);
+  paths.delete(next);
+  return { earlierOuts: paths.size > 0 ? [...paths] : undefined };
 }

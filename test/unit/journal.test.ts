@@ -15,7 +15,7 @@ import { Journal } from '../../src/journal/journal.js';
 import { letGoOfKept } from '../../src/journal/lock.js';
 import { currentOwner, isAlive } from '../../src/journal/owner.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
-import { spec, journal } from '../helpers/journal.js';
+import { outTo, spec, journal } from '../helpers/journal.js';
 
 const T0 = Date.now();
 
@@ -43,6 +43,39 @@ describe('journal', () => {
     expect(again.intent.key).toBe(first.key);
     expect(again.intent.body).toBe(first.body);
     expect(isAlive(again.intent.owner)).toBe(true);
+  });
+
+  it('remembers the --out files earlier runs were to write when a run takes the intent over with another', async () => {
+    const j = journal();
+    // Taken over with each --out in turn: the one this run writes is never among the earlier ones, nor is stdout.
+    const runs: [string, string[] | undefined][] = [
+      ['/d/a.csv', undefined],
+      ['/d/a.csv', undefined],
+      ['-', ['/d/a.csv']],
+      ['/d/b.csv', ['/d/a.csv']],
+      ['/d/c.csv', ['/d/a.csv', '/d/b.csv']],
+      ['/d/a.csv', ['/d/b.csv', '/d/c.csv']],
+    ];
+    let key: string | undefined;
+    for (const [path, earlier] of runs) {
+      const begun = await j.begin({ ...spec, out: outTo(path) });
+      expect(begun.resumed).toBe(key !== undefined);
+      key ??= begun.intent.key;
+      expect(begun.intent.key).toBe(key);
+      expect(begun.intent.out?.path).toBe(path);
+      expect(begun.intent.earlierOuts?.toSorted()).toEqual(earlier);
+      // As the journal reads it back (its schema keeps the field).
+      expect(
+        j
+          .read()
+          .intents.find((i) => i.key === key)
+          ?.earlierOuts?.toSorted(),
+      ).toEqual(earlier);
+      orphan(j, begun.intent);
+    }
+    // A run without --out (a resume by key) leaves the list as it was.
+    const resumed = await j.begin(spec);
+    expect(resumed.intent.earlierOuts?.toSorted()).toEqual(['/d/b.csv', '/d/c.csv']);
   });
 
   it("leaves a live process's intent alone: that is another order", async () => {
