@@ -1,7 +1,7 @@
 // Profiles on disk (conf, 0600 in a 0700 directory), parsed once into plain types.
 // Reading is plain JSON, read as conf reads it; conf (with the JSON-schema compiler it loads) is imported
 // only to write: most commands just read a profile, and loading conf cost them about 20 ms.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import type Conf from 'conf';
 import { AuthError, LocalError, UsageError } from '../errors.js';
 import { localError } from '../files/atomic.js';
@@ -44,11 +44,15 @@ export class ConfigStore {
     this.warnings = warnings;
   }
 
-  /** Reads and checks the config file in `dir` (none yet is an empty config). */
+  /**
+   * Reads and checks the config file in `dir` (none yet is an empty config). A directory that is not there is
+   * read as empty and made only by what writes into it (save, the journal, the catalog cache): a mistyped
+   * GIFTCODES_CONFIG_DIR with the key in GIFTCODES_API_KEY left an empty directory behind every command.
+   */
   static async open(dir: string): Promise<ConfigStore> {
     const path = configFile(dir);
     const warnings: string[] = [];
-    const dirWarning = ensurePrivateDir(dir);
+    const dirWarning = existsSync(dir) ? ensurePrivateDir(dir) : undefined;
     if (dirWarning) warnings.push(dirWarning);
     let stored: unknown;
     try {
@@ -168,6 +172,7 @@ export class ConfigStore {
   }
 
   private async save(): Promise<void> {
+    ensurePrivateDir(this.dir);
     try {
       if (!this.conf) {
         const { default: Conf } = await import('conf');

@@ -113,8 +113,15 @@ export class Journal {
   /** The profile whose history-days this run prunes by: only its records (undefined: every record, as before). */
   private historyProfile: string | undefined;
 
-  constructor(dir: string, options: { historyDays?: number | undefined; historyProfile?: string | undefined } = {}) {
+  /** Read where the config directory is not there (order show): no intent, and nothing made; a missing journal is otherwise exit 8. */
+  private readonly absent: boolean;
+
+  constructor(
+    dir: string,
+    options: { historyDays?: number | undefined; historyProfile?: string | undefined; absent?: boolean } = {},
+  ) {
     this.dir = dir;
+    this.absent = options.absent === true;
     this.log = logOf(resolve(dir));
     this.history = new History(join(dirname(dir), 'history'));
     this.historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
@@ -231,6 +238,7 @@ export class Journal {
    */
   private names(): string[] {
     if (this.listing) return this.listing;
+    if (this.absent) return [];
     const tenure = lockTenure(this.dir);
     const kept = tenure && keptListing(this.dir, tenure);
     if (kept) return kept;

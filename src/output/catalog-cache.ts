@@ -2,6 +2,7 @@
 // per profile and base URL: the ids of one server's catalog are no use on another's command line.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir } from '../config/paths.js';
 import { writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 
@@ -29,6 +30,8 @@ export function saveCatalogCache(
   prices: Readonly<Record<string, UnitPrice>> = {},
 ): void {
   try {
+    // Made here if it is not there: reading the config no longer makes it (config/store.ts open).
+    ensurePrivateDir(dir);
     const body = { savedAt: new Date().toISOString(), profile: target.profile, baseUrl: target.baseUrl, ids, prices };
     writeFileAtomicSync(catalogCacheFile(dir, target), redactKeys(`${JSON.stringify(body)}\n`));
   } catch {

@@ -1,6 +1,6 @@
 // Support desk and cron (issue 14): the local order record (order list, order show <ref>), bulk restock from a
 // plan, --query on every command, help topics, logs with timestamps. The built CLI against `giftcodes serve`.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,6 +9,7 @@ import {
   ledger,
   loggedIn,
   ordersWithKeyPrefix,
+  placedOnServer,
   ROOT,
   runCli,
   servedApi,
@@ -75,6 +76,54 @@ describe('order pending where the config directory does not exist', () => {
     const json = await runCli(['order', 'pending', '--json'], { configDir: missing });
     expect([json.code, json.stdout]).toEqual([0, '[]\n']);
     expect(existsSync(missing)).toBe(false);
+  });
+});
+
+// Broke: with the key in GIFTCODES_API_KEY, a support agent's order show under a mistyped GIFTCODES_CONFIG_DIR
+// showed the API's order without a word that this machine's record was never read, and made <dir>/journal.
+describe('order show where the config directory does not exist', () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  it("shows the API's order, says the record was not read, and makes nothing", async () => {
+    const orderId = await placedOnServer(served.server);
+    const missing = join(tempDir(), 'giftcodse');
+    const env = { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: served.url };
+    const text = await runCli(['order', 'show', orderId], { configDir: missing, env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^order +${orderId}$`, 'm'));
+    expect(unstamped(text.stderr)).toBe(
+      `warning: no order record: the config directory ${missing} does not exist; this is the API's order alone\n`,
+    );
+    const json = await runCli(['order', 'show', orderId, '--json'], { configDir: missing, env });
+    expect(json.code, json.stderr).toBe(0);
+    expect((JSON.parse(json.stdout) as { id: string }).id).toBe(orderId);
+    expect(json.stderr).toContain(`the config directory ${missing} does not exist`);
+    // Without a key: refused as before (the hint names the directory), and still nothing made.
+    const keyless = await runCli(['order', 'show', orderId], { configDir: missing });
+    expect(keyless.code).toBe(3);
+    expect(keyless.stderr).toContain(`GIFTCODES_CONFIG_DIR=${missing}`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  // Reading the config made its directory: every command under a mistyped GIFTCODES_CONFIG_DIR left one behind.
+  it('a command that writes nothing there (ping) makes nothing; one that saves there (catalog list, login) makes it 0700', async () => {
+    const missing = join(tempDir(), 'giftcodse');
+    const env = { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: served.url };
+    const ping = await runCli(['ping'], { configDir: missing, env });
+    expect(ping.code, ping.stderr).toBe(0);
+    expect(existsSync(missing)).toBe(false);
+    // The catalog's cache (what completion and the near-miss product hint read) is written, its directory made.
+    const catalog = await runCli(['catalog', 'list', '--json'], { configDir: missing, env });
+    expect(catalog.code, catalog.stderr).toBe(0);
+    expect(readdirSync(missing).filter((name) => name.startsWith('catalog-cache-'))).toHaveLength(1);
+    expect(statSync(missing).mode & 0o777).toBe(0o700);
+    rmSync(missing, { recursive: true });
+    const login = await runCli(['login', '--api-key-stdin', '--insecure-storage', '--base-url', served.url], {
+      configDir: missing,
+      input: `${DEMO_KEYS.test}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(statSync(missing).mode & 0o777).toBe(0o700);
   });
 });
 

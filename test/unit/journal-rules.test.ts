@@ -96,6 +96,14 @@ describe('journal files', () => {
     );
   });
 
+  it('a journal read where its config directory is not there (order show) holds nothing, and makes nothing', () => {
+    const missing = join(tempDir(), 'missing');
+    const j = new Journal(join(missing, 'journal'), { absent: true });
+    expect(j.read()).toEqual({ intents: [], unreadable: [] });
+    expect(j.history.list()).toEqual([]);
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it('a journal that cannot be written is exit 8, with the reason in words', async () => {
     const base = tempDir();
     writeFileSync(join(base, 'journal'), 'a file, not a directory');

@@ -38,10 +38,10 @@ export function register(parent: Command, app: App): void {
 export async function run(
   options: { ref: string },
   deps: Pick<Deps, 'io' | 'journal' | 'api' | 'connection' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'> &
-    Partial<Pick<Deps, 'config'>>,
+    Partial<Pick<Deps, 'config' | 'configDir' | 'journalDir'>>,
 ): Promise<void> {
   const { refOf, noteStatus, localRecord, fromOtherKey, oneRef } = await import('../../orders/ref.js');
-  const journal = await deps.journal();
+  const journal = await journalOf(deps);
   // A ref pasted with the words of its sentence: the one word of it that names the order.
   const typed = await oneRef(deps, journal, options.ref);
   const record = localRecord(journal, typed);
@@ -70,6 +70,20 @@ export async function run(
     order,
     ref.record ? await localRows(journal, ref.record, deps.io.env.GIFTCODES_CONFIG_DIR, order.status) : [],
   );
+}
+
+/**
+ * The journal, or where the config directory is not there (a mistyped GIFTCODES_CONFIG_DIR) an empty one read in
+ * its place and never made (opening the journal makes the directory), which is said: the order shown is the API's
+ * alone, with nothing of this machine's record (a support agent read one so as all there was).
+ */
+async function journalOf(deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir' | 'journalDir'>>) {
+  const { existsSync } = await import('node:fs');
+  if (deps.configDir === undefined || deps.journalDir === undefined || existsSync(deps.configDir))
+    return deps.journal();
+  deps.io.warn(`no order record: the config directory ${deps.configDir} does not exist; this is the API's order alone`);
+  const { Journal } = await import('../../journal/journal.js');
+  return new Journal(deps.journalDir, { absent: true });
 }
 
 /**
