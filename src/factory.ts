@@ -1,4 +1,5 @@
 // One factory of dependencies, built lazily: `--help`, `--version` and `completion` load none of them.
+import { existsSync } from 'node:fs';
 import type { ApiClient } from './api/client.js';
 import { DEFAULT_RETRY_POLICY } from './api/retry.js';
 import { loadUndici, proxySettings } from './api/transport.js';
@@ -228,10 +229,13 @@ export class Factory implements Deps {
     return proxy;
   }
 
-  journal(): Promise<Journal> {
+  journal(options: { read?: boolean } = {}): Promise<Journal> {
     this.journalPromise ??= (async () => {
       const { Journal } = await import('./journal/journal.js');
       const dir = this.journalDir;
+      // A command that only reads (order show), where the config directory is not there: an empty journal in its
+      // place, never made, for the rest of the run (the ref's lookups ask again); deps.ts says more.
+      if (options.read === true && !existsSync(this.configDir)) return new Journal(dir, { absent: true });
       for (const warning of [ensurePrivateDir(this.configDir), ensurePrivateDir(dir, 'journal directory')])
         if (warning) this.warnOnce(warning);
       // How long the order record keeps ended orders: the profile's history-days, else 90.

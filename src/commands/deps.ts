@@ -50,7 +50,12 @@ export interface Deps {
    * where a base URL given for this run came from (--base-url, GIFTCODES_BASE_URL), else undefined.
    */
   currentTarget(): Promise<CurrentTarget>;
-  journal(): Promise<Journal>;
+  /**
+   * The order journal, made with its config directory where missing. `read`: for a command that only reads it
+   * (order show): where the config directory is not there, an empty journal instead, never made, which every later
+   * call of this run gets too (a mistyped GIFTCODES_CONFIG_DIR was made, journal/ and all).
+   */
+  journal(options?: { read?: boolean }): Promise<Journal>;
   /** Milliseconds since 1970. */
   now(): number;
 }

@@ -241,7 +241,11 @@ export function directoryCheck(check: 'config' | 'journal', dir: string): Outcom
           code: 'config_unwritable',
           hint: OTHER_CONFIG_DIR,
         });
-      return { check, ok: true, detail: `${dir} does not exist yet; the first command makes it (mode 0700)` };
+      return {
+        check,
+        ok: true,
+        detail: `${dir} does not exist yet; the first command that saves there (login, config set, an order) makes it (mode 0700)`,
+      };
     }
     // Every command refuses it in the same words (src/config/paths.ts).
     if (!stats.isDirectory()) throw notADirectory(dir, what);

@@ -50,6 +50,8 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
   const baseUrl = resolveBaseUrl(options, deps.io.env, store, profile);
   const wanted = refuseAllEnvironments(options.env);
   assertSafeTransport(baseUrl);
+  // Login saves: a directory that cannot be made is said before the key is sent and before "stored" is said.
+  store.makeDir();
   const v1 = baseUrlWarning(baseUrl);
   if (v1) deps.io.warn(v1);
 

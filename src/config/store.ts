@@ -171,8 +171,13 @@ export class ConfigStore {
     await this.save();
   }
 
-  private async save(): Promise<void> {
+  /** Makes the config directory (0700) where it is missing, or throws exit 8: what a command that will save asks first. */
+  makeDir(): void {
     ensurePrivateDir(this.dir);
+  }
+
+  private async save(): Promise<void> {
+    this.makeDir();
     try {
       if (!this.conf) {
         const { default: Conf } = await import('conf');

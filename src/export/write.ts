@@ -5,14 +5,14 @@
 // targets may be written; out-lock.ts keeps one writer per target); a failure of the disk is a LocalError
 // (exit 8) and leaves an existing target untouched.
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { link, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, CliError, InterruptedError, OrderFailedError, UsageError, isCliError } from '../errors.js';
 import { fsyncDirectory, localError } from '../files/atomic.js';
-import { pidAlive } from '../journal/owner.js';
+import { removeStaleTemps, tempPrefix } from '../files/codes-temps.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
 import { encryptingSink, SpoolCipher, type EncryptingSink } from './age.js';
@@ -30,7 +30,7 @@ import {
   type FormatWriter,
   type TextSink,
 } from './format.js';
-import { lockOutTarget, outLockPath, type OutLock } from './out-lock.js';
+import { lockOutTarget, type OutLock } from './out-lock.js';
 import { checkOutTarget, kindOf, symlinkRefused } from './out-target.js';
 import { prefetched } from './prefetch.js';
 import { PageScanner } from './scan.js';
@@ -550,51 +550,6 @@ function fileError(error: unknown, target: string): CliError {
   return localError(error, target, 'codes file', 'write_failed');
 }
 
-/** `.codes.csv.giftcodes-`: temporary files of a target share this prefix, then `<pid>-<random>.tmp`. */
-function tempPrefix(target: string): string {
-  return `.${basename(target)}.giftcodes-`;
-}
-
 function tempPath(dir: string, prefix: string): string {
   return join(dir, `${prefix}${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
-}
-
-/** Temporary files left by a process that died (SIGKILL, power loss); a live process's are its own. */
-export function removeStaleTemps(dir: string, prefix: string, keep?: (path: string) => boolean): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || pidAlive(pid)) continue;
-    if (keep?.(join(dir, name))) continue;
-    try {
-      unlinkSync(join(dir, name));
-    } catch {
-      // Another run removed it first, or it is not ours to remove.
-    }
-  }
-}
-
-/**
- * What killed writers left beside files an order's codes were once to go to, now that they reached the user
- * elsewhere (Intent.earlierOuts): their temporary files, which hold the codes, and a dead writer's lock. `keep`:
- * temporary files the journal still records. A live writer's files are its own, and one that cannot be removed is
- * left, as removeStaleTemps leaves it: the codes reached the user either way.
- */
-export function sweepLeftBehind(paths: readonly string[], delivered: string, keep?: (temp: string) => boolean): void {
-  for (const path of paths) {
-    if (path === '-' || path === delivered) continue;
-    removeStaleTemps(dirname(path), tempPrefix(path), keep);
-    if (!existsSync(outLockPath(path))) continue;
-    try {
-      lockOutTarget(path).release();
-    } catch {
-      // A live writer holds it, or the directory refuses: left as it is.
-    }
-  }
 }

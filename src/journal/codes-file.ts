@@ -4,20 +4,34 @@
 // disk, knows a file that was renamed into place even once it is gone, and knows when it cannot tell.
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { LocalError } from '../errors.js';
+import { errnoMeaning } from '../files/errno.js';
 import type { FileIdentity, Intent } from './intent.js';
 
 /** The identity of a complete temporary file about to be renamed to `path`: the rename keeps the inode. */
 export function fileIdentity(file: string, orderId: string, path: string): FileIdentity {
-  const stat = statSync(file);
-  return {
-    orderId,
-    path,
-    dev: stat.dev,
-    ino: stat.ino,
-    size: stat.size,
-    sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
-    temp: file,
-  };
+  try {
+    const stat = statSync(file);
+    return {
+      orderId,
+      path,
+      dev: stat.dev,
+      ino: stat.ino,
+      size: stat.size,
+      sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+      temp: file,
+    };
+  } catch (error) {
+    // Removed or unreadable under this run (by hand, or a sweep that took it for a dead run's): a local file failing,
+    // exit 8 with the order kept for the next run, never an internal error (a review met exit 1).
+    const errno = (error as NodeJS.ErrnoException).code;
+    const reason = errno === 'ENOENT' ? 'it is gone' : errnoMeaning(errno).reason;
+    throw new LocalError(`cannot read the temporary codes file ${file}: ${reason}${errno ? ` (${errno})` : ''}`, {
+      code: 'write_failed',
+      hint: 'nothing else may touch a codes file while it is written: run the same command again to finish the order',
+      cause: error,
+    });
+  }
 }
 
 /** Whether the file at `path` is, now, the one `identity` describes (content included). */

@@ -1,6 +1,7 @@
 // An order intent: everything needed to place the same order again, byte for byte, after a crash.
 import { createHash } from 'node:crypto';
 import type { ExportFormat } from '../export/format.js';
+import type { LeftBy } from '../files/codes-temps.js';
 import type { KeyEnvironment } from '../secrets.js';
 import type { Money } from '../money.js';
 import { currentOwner, type Owner } from './owner.js';
@@ -85,11 +86,11 @@ export interface Intent extends OrderSpec {
   /** Every codes file a run of this intent wrote, each recorded just before the rename that delivers it. */
   files?: FileIdentity[] | undefined;
   /**
-   * The --out files earlier runs of this intent were to write, before a later run took it over with another: a
-   * run killed mid-write left its temporary file (the codes, in plaintext unless encrypted) and lock beside one.
-   * Swept once the codes reach the user elsewhere (export/write.ts sweepLeftBehind).
+   * Its runs on this machine that are gone (taken over by a later run): the codes file each was to write, and its
+   * pid. A run killed mid-write left its temporary file there (the codes, in plaintext unless encrypted) and its
+   * lock; when the intent ends, wherever its codes went, those go (files/codes-temps.ts sweepLeftBy).
    */
-  earlierOuts?: string[] | undefined;
+  leftBy?: LeftBy[] | undefined;
 }
 
 export function orderBody(productId: string, quantity: number): string {

@@ -53,6 +53,7 @@ import {
   type OtherLogs,
 } from './log.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
+import { sweepLeftBy, type LeftBy } from '../files/codes-temps.js';
 import { intentSchema } from './schema.js';
 import { unitsOf } from '../output/words.js';
 import { placeCommand } from '../output/pinned-hint.js';
@@ -530,6 +531,8 @@ export class Journal {
           ? settled
           : settled.map((intent) => ({
               ...intent,
+              // The file its run was to write stays known, for what that run left beside it (endLocked).
+              ...leftBy(intent),
               out: { ...(intent.out ?? { force: false, csvRaw: false }), path: o.out! },
             }));
       await this.endLocked(ended, (intent) => endingOf(intent)!, { now, finishedBy: o.finishedBy });
@@ -676,6 +679,10 @@ export class Journal {
       throw journalWriteError(error, this.dir);
     }
     if (this.log.live.size === 0 && this.log.idle) await this.compactOwn();
+    // Their codes reached the user, or never will through them: what their runs that are gone left beside the files
+    // they were to write goes (their temporary files hold the codes; a review found them left for good).
+    const runs = intents.flatMap(gone);
+    if (runs.length > 0) sweepLeftBy(runs, (temp) => this.recordsTemp(temp));
     return records;
   }
 
@@ -841,7 +848,8 @@ export class Journal {
         ...intent,
         owner: currentOwner(),
         ...(options.wait !== undefined ? { wait: options.wait } : {}),
-        ...(options.out !== undefined ? { out: options.out, ...earlierOuts(intent, options.out.path) } : {}),
+        ...(options.out !== undefined ? { out: options.out } : {}),
+        ...leftBy(intent),
       },
       now,
     );
@@ -1031,13 +1039,21 @@ function localError(error: unknown, message: string): CliError {
   });
 }
 
-/**
- * The files earlier runs of `intent` were to write, once a run takes it over to write `next`: its own --out joins
- * them when it is another file (export/write.ts sweepLeftBehind clears what a killed writer left beside each).
- */
-function earlierOuts(intent: Intent, next: string): Pick<Intent, 'earlierOuts'> {
-  const paths = new Set(intent.earlierOuts);
-  if (intent.out !== undefined && intent.out.path !== '-') paths.add(intent.out.path);
-  paths.delete(next);
-  return { earlierOuts: paths.size > 0 ? [...paths] : undefined };
+/** The runs of `intent` that are gone (intent.ts leftBy), with its owner's once a new run takes it over. */
+function gone(intent: Intent): LeftBy[] {
+  const runs = intent.leftBy ?? [];
+  const run = goneRun(intent);
+  return !run || runs.some((r) => r.path === run.path && r.pid === run.pid) ? runs : [...runs, run];
+}
+
+function leftBy(intent: Intent): Pick<Intent, 'leftBy'> {
+  const runs = gone(intent);
+  return runs.length > 0 ? { leftBy: runs } : {};
+}
+
+/** The codes file the intent's owner was to write, when that owner is a run of this machine other than this one. */
+function goneRun(intent: Intent): LeftBy | undefined {
+  if (intent.out === undefined || intent.out.path === '-') return undefined;
+  if (isSameProcess(intent.owner, currentOwner()) || otherMachine(intent.owner) !== undefined) return undefined;
+  return { path: intent.out.path, pid: intent.owner.pid };
 }

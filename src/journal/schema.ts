@@ -60,7 +60,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   plan: z.optional(z.string()),
   keySince: z.optional(z.string()),
   files: z.optional(z.array(fileSchema)),
-  earlierOuts: z.optional(z.array(z.string())),
+  leftBy: z.optional(z.array(z.object({ path: z.string(), pid: z.int() }))),
 });
 
 /**

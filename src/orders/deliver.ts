@@ -175,12 +175,6 @@ export async function deliverFetched(
   await deliver(io, journal, print, delivery);
   const settled = await settle(journal, delivery);
   if (delivery.ending === 'failed') return;
-  // Their codes reached the user here: what a killed run of theirs left beside the --out it was to write goes now.
-  const left = settled.flatMap((intent) => [...(intent.out ? [intent.out.path] : []), ...(intent.earlierOuts ?? [])]);
-  if (left.some((path) => path !== '-' && path !== delivery.out)) {
-    const { sweepLeftBehind } = await import('../export/write.js');
-    sweepLeftBehind(left, delivery.out ?? '-', (temp) => journal.recordsTemp(temp));
-  }
   // The record as it is now: the run that placed the order may have delivered it while this one waited.
   const found = delivery.record;
   const record =

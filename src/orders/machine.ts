@@ -296,7 +296,7 @@ export class OrderMachine {
     let identity: FileIdentity | undefined;
     let inFile: CliError | undefined;
     try {
-      const written = await deliverCodes({
+      return await deliverCodes({
         api: this.deps.api,
         orderId,
         out,
@@ -320,12 +320,6 @@ export class OrderMachine {
             }),
         },
       });
-      // The codes reached the user here: what a killed run left beside the --out it was to write goes now.
-      if (this.intent.earlierOuts) {
-        const { sweepLeftBehind } = await import('../export/write.js');
-        sweepLeftBehind(this.intent.earlierOuts, out.path, (temp) => this.deps.journal.recordsTemp(temp));
-      }
-      return written;
     } catch (error) {
       // A recorded file that never took its place is taken back: left, it would read as codes moved away.
       if (identity && !deliveredFile(this.intent, out.path)) this.takeBack();

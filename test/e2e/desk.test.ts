@@ -98,6 +98,11 @@ describe('order show where the config directory does not exist', () => {
     expect(json.code, json.stderr).toBe(0);
     expect((JSON.parse(json.stdout) as { id: string }).id).toBe(orderId);
     expect(json.stderr).toContain(`the config directory ${missing} does not exist`);
+    // An id the API does not know: asked again with the other key, then refused (exit 4), and nothing made (the
+    // refusal's lookup opened the journal and made it: a review).
+    const unknown = await runCli(['order', 'show', 'ord_nosuchorder'], { configDir: missing, env });
+    expect(unknown.code, unknown.stderr).toBe(4);
+    expect(existsSync(missing)).toBe(false);
     // Without a key: refused as before (the hint names the directory), and still nothing made.
     const keyless = await runCli(['order', 'show', orderId], { configDir: missing });
     expect(keyless.code).toBe(3);
@@ -124,6 +129,20 @@ describe('order show where the config directory does not exist', () => {
     });
     expect(login.code, login.stderr).toBe(0);
     expect(statSync(missing).mode & 0o777).toBe(0o700);
+  });
+
+  // Once reading the config stopped making its directory, login verified the key, said it was stored, then failed.
+  it('login where the config directory cannot be made: exit 8 before the key is sent or said stored', async () => {
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, '');
+    // Without --insecure-storage: where no credential store answers (as here), login says the key is stored in the file.
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+      configDir: join(file, 'giftcodes'),
+      input: `${DEMO_KEYS.test}\n`,
+    });
+    expect(login.code).toBe(8);
+    expect(unstamped(login.stderr)).toMatch(/^error: cannot make the config directory .*\n/);
+    expect(login.stderr).not.toMatch(/stored|verifying/);
   });
 });
 

@@ -6,7 +6,7 @@
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chargesFor, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { chargesFor, journalIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-10';
 const CODE = /\b[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3}\b/g;
@@ -61,4 +61,108 @@ describe('a killed codes write, then the order finished into another --out: noth
       expect(readdirSync(dir).sort()).toEqual(['b.csv']);
     },
   );
+});
+
+describe('the run that finishes it dies too, after its own file is in place: the next run still sweeps', () => {
+  const served = servedApi(['--fulfil-after', '50'], { login: true });
+  // Failed before the sweep moved to the order's end: a third run found the codes delivered to b.csv (the second run
+  // died after its rename) and returned early, leaving the first run's temporary file and lock beside a.csv for good.
+  const cases = (['codes.committed', 'codes.renamed'] as const).flatMap((point) =>
+    (['place again', 'order resume'] as const).map((third) => ({ point, third })),
+  );
+  it.concurrent.each(cases.map((c, i) => ({ ...c, i, label: `${c.point} × ${c.third}` })))(
+    '$label',
+    { timeout: 120_000 },
+    async ({ point, third, i }) => {
+      const configDir = tempDir();
+      cpSync(served.configDir, configDir, { recursive: true });
+      const dir = tempDir();
+      const quantity = 60 + i;
+      const place = (file: string): string[] => [
+        'order',
+        'place',
+        '--product',
+        PRODUCT,
+        '--quantity',
+        String(quantity),
+        '--out',
+        join(dir, file),
+        '--interval',
+        '0.05',
+      ];
+      const first = await runCli(place('a.csv'), {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'codes.tmp-written=kill' },
+      });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const second = await runCli(place('b.csv'), { configDir, env: { GIFTCODES_FAILPOINTS: `${point}=kill` } });
+      expect(second.signal, second.stderr).toBe('SIGKILL');
+      expect(readdirSync(dir).filter((name) => name.startsWith('.a.csv.giftcodes-'))).not.toEqual([]);
+      const [intent] = journalIntents(configDir);
+      const args = { 'place again': place('b.csv'), 'order resume': ['order', 'resume', intent!.key] }[third];
+      const again = await runCli(args, { configDir });
+      expect(again.code, again.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'b.csv'), 'utf8').match(CODE)).toHaveLength(quantity);
+      expect(await chargesFor(served.server, PRODUCT, quantity)).toHaveLength(1);
+      expect(journalIntents(configDir)).toEqual([]);
+      expect(readdirSync(dir).sort()).toEqual(['b.csv']);
+    },
+  );
+});
+
+describe('abandoned, or another config directory', () => {
+  const served = servedApi(['--fulfil-after', '50'], { login: true });
+  const place = (dir: string, file: string, quantity: number): string[] => [
+    'order',
+    'place',
+    '--product',
+    PRODUCT,
+    '--quantity',
+    String(quantity),
+    '--out',
+    join(dir, file),
+    '--interval',
+    '0.05',
+  ];
+
+  it('an order abandoned after a killed write: its temporary file (the codes) goes with it', async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const dir = tempDir();
+    const killed = await runCli(place(dir, 'a.csv', 81), {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'codes.tmp-written=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [intent] = journalIntents(configDir);
+    const abandoned = await runCli(['order', 'abandon', intent!.key, '--yes'], { configDir });
+    expect(abandoned.code, abandoned.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  // Failed before the sweep went by the pids of the order's own runs: a run finishing its order into b.csv removed
+  // the temporary file another config directory's journal recorded beside a.csv, and that order's next run stopped
+  // (exit 2, "neither that file nor its temporary file holds them now") until finished by hand (a review).
+  it("never another order's temporary file, whichever journal records it", async () => {
+    const [one, two] = [tempDir(), tempDir()];
+    cpSync(served.configDir, one, { recursive: true });
+    cpSync(served.configDir, two, { recursive: true });
+    const dir = tempDir();
+    const killedOne = await runCli(place(dir, 'a.csv', 82), {
+      configDir: one,
+      env: { GIFTCODES_FAILPOINTS: 'codes.tmp-written=kill' },
+    });
+    expect(killedOne.signal, killedOne.stderr).toBe('SIGKILL');
+    const killedTwo = await runCli(place(dir, 'a.csv', 83), {
+      configDir: two,
+      env: { GIFTCODES_FAILPOINTS: 'codes.identity-written=kill' },
+    });
+    expect(killedTwo.signal, killedTwo.stderr).toBe('SIGKILL');
+    const finishedOne = await runCli(place(dir, 'b.csv', 82), { configDir: one });
+    expect(finishedOne.code, finishedOne.stderr).toBe(0);
+    const finishedTwo = await runCli(place(dir, 'a.csv', 83), { configDir: two });
+    expect(finishedTwo.code, finishedTwo.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'a.csv'), 'utf8').match(CODE)).toHaveLength(83);
+    expect(readdirSync(dir).sort()).toEqual(['a.csv', 'b.csv']);
+  });
 });

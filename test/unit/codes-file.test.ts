@@ -134,3 +134,17 @@ describe('deliveredFile', () => {
     expect(deliveredFile(intentOf([identity]), target)).toBeUndefined();
   });
 });
+
+describe('fileIdentity', () => {
+  // Was exit 1 (an unexpected internal error) when the temporary file was gone by the time its identity was taken.
+  it('a temporary file gone under the run is a local file failing (exit 8), named', () => {
+    const temp = join(tempDir(), '.codes.csv.giftcodes-1-0123456789ab.tmp');
+    expect(() => fileIdentity(temp, 'ord_1', '/x/codes.csv')).toThrow(
+      expect.objectContaining({
+        exitCode: 8,
+        code: 'write_failed',
+        message: `cannot read the temporary codes file ${temp}: it is gone (ENOENT)`,
+      }),
+    );
+  });
+});

@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { exportCodes, removeStaleTemps } from '../../src/export/write.js';
+import { exportCodes } from '../../src/export/write.js';
+import { removeStaleTemps } from '../../src/files/codes-temps.js';
 import type { Io } from '../../src/output/io.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 import { twoPageApi } from '../helpers/inprocess.js';
@@ -217,15 +218,20 @@ describe('removeStaleTemps', () => {
     const dir = tempDir();
     const prefix = '.codes.csv.giftcodes-';
     const dead = deadPid();
+    const hex = '0123456789ab';
     const names = {
-      dead: `${prefix}${dead}-abc.tmp`,
-      live: `${prefix}${process.ppid}-abc.tmp`,
-      mine: `${prefix}${process.pid}-abc.tmp`,
-      notTmp: `${prefix}${dead}-abc.part`,
-      otherTarget: `.other.csv.giftcodes-${dead}-abc.tmp`,
-      zero: `${prefix}0-abc.tmp`,
-      noPid: `${prefix}x-abc.tmp`,
-      huge: `${prefix}99999999999999999999-abc.tmp`,
+      dead: `${prefix}${dead}-${hex}.tmp`,
+      live: `${prefix}${process.ppid}-${hex}.tmp`,
+      mine: `${prefix}${process.pid}-${hex}.tmp`,
+      notTmp: `${prefix}${dead}-${hex}.part`,
+      otherTarget: `.other.csv.giftcodes-${dead}-${hex}.tmp`,
+      zero: `${prefix}0-${hex}.tmp`,
+      noPid: `${prefix}x-${hex}.tmp`,
+      huge: `${prefix}99999999999999999999-${hex}.tmp`,
+      // A live writer's file of a target whose name begins as this prefix's files do (`codes.csv.giftcodes-<dead>-z.csv`):
+      // its pid is further on, and a review had it taken for the dead pid's.
+      lookalike: `${prefix}${dead}-z.csv.giftcodes-${process.ppid}-${hex}.tmp`,
+      shortRandom: `${prefix}${dead}-abc.tmp`,
     };
     for (const name of Object.values(names)) writeFileSync(join(dir, name), '');
     removeStaleTemps(dir, prefix);
@@ -236,14 +242,24 @@ describe('removeStaleTemps', () => {
     );
   });
 
+  it('with `only`, just the files of those pids', () => {
+    const dir = tempDir();
+    const prefix = '.codes.csv.giftcodes-';
+    const [ours, theirs] = [deadPid(), deadPid()];
+    writeFileSync(join(dir, `${prefix}${ours}-0123456789ab.tmp`), '');
+    writeFileSync(join(dir, `${prefix}${theirs}-0123456789ab.tmp`), '');
+    removeStaleTemps(dir, prefix, undefined, new Set([ours]));
+    expect(readdirSync(dir)).toEqual([`${prefix}${theirs}-0123456789ab.tmp`]);
+  });
+
   it("a directory that cannot be read is left alone; an export sweeps its own target's leftovers before it writes", async () => {
     expect(() => removeStaleTemps(join(tempDir(), 'missing'), '.x.giftcodes-')).not.toThrow();
     const dir = tempDir();
     const dead = deadPid();
-    writeFileSync(join(dir, `.codes.jsonl.giftcodes-${dead}-abc.tmp`), 'half');
-    writeFileSync(join(dir, `.other.jsonl.giftcodes-${dead}-abc.tmp`), 'half');
+    writeFileSync(join(dir, `.codes.jsonl.giftcodes-${dead}-0123456789ab.tmp`), 'half');
+    writeFileSync(join(dir, `.other.jsonl.giftcodes-${dead}-0123456789ab.tmp`), 'half');
     await exportTo(join(dir, 'codes.jsonl'));
-    expect(readdirSync(dir).sort()).toEqual([`.other.jsonl.giftcodes-${dead}-abc.tmp`, 'codes.jsonl']);
+    expect(readdirSync(dir).sort()).toEqual([`.other.jsonl.giftcodes-${dead}-0123456789ab.tmp`, 'codes.jsonl']);
     expect(existsSync(join(dir, 'codes.jsonl'))).toBe(true);
   });
 });

@@ -45,37 +45,32 @@ describe('journal', () => {
     expect(isAlive(again.intent.owner)).toBe(true);
   });
 
-  it('remembers the --out files earlier runs were to write when a run takes the intent over with another', async () => {
+  it('remembers each run that is gone, with the file it was to write, when a later run takes the intent over', async () => {
     const j = journal();
-    // Taken over with each --out in turn: the one this run writes is never among the earlier ones, nor is stdout.
-    const runs: [string, string[] | undefined][] = [
-      ['/d/a.csv', undefined],
-      ['/d/a.csv', undefined],
-      ['-', ['/d/a.csv']],
-      ['/d/b.csv', ['/d/a.csv']],
-      ['/d/c.csv', ['/d/a.csv', '/d/b.csv']],
-      ['/d/a.csv', ['/d/b.csv', '/d/c.csv']],
-    ];
+    // Each run's --out, then the runs gone that the next one takes over: a run writing to stdout left no file.
+    const outs = ['/d/a.csv', '/d/a.csv', '-', '/d/b.csv', '/d/a.csv'];
+    const pids = outs.map(() => deadPid());
     let key: string | undefined;
-    for (const [path, earlier] of runs) {
+    const expected: { path: string; pid: number }[] = [];
+    for (const [i, path] of outs.entries()) {
       const begun = await j.begin({ ...spec, out: outTo(path) });
-      expect(begun.resumed).toBe(key !== undefined);
+      expect(begun.resumed).toBe(i > 0);
       key ??= begun.intent.key;
       expect(begun.intent.key).toBe(key);
       expect(begun.intent.out?.path).toBe(path);
-      expect(begun.intent.earlierOuts?.toSorted()).toEqual(earlier);
+      expect(begun.intent.leftBy ?? []).toEqual(expected);
       // As the journal reads it back (its schema keeps the field).
-      expect(
-        j
-          .read()
-          .intents.find((i) => i.key === key)
-          ?.earlierOuts?.toSorted(),
-      ).toEqual(earlier);
-      orphan(j, begun.intent);
+      expect(j.read().intents.find((intent) => intent.key === key)?.leftBy ?? []).toEqual(expected);
+      orphan(j, begun.intent, { owner: { pid: pids[i]!, boot: currentOwner().boot } });
+      if (path !== '-') expected.push({ path, pid: pids[i]! });
     }
-    // A run without --out (a resume by key) leaves the list as it was.
+    // Taken over once more without --out (a resume by key): the last run joins, and none twice.
     const resumed = await j.begin(spec);
-    expect(resumed.intent.earlierOuts?.toSorted()).toEqual(['/d/b.csv', '/d/c.csv']);
+    expect(resumed.intent.leftBy).toEqual(expected);
+    // Taken again by this process (its own run is not gone): nothing joins.
+    const own = await j.begin({ ...spec, key: resumed.intent.key, out: outTo('/d/d.csv') });
+    expect(own.intent.key).toBe(resumed.intent.key);
+    expect(own.intent.leftBy).toEqual(expected);
   });
 
   it("leaves a live process's intent alone: that is another order", async () => {

@@ -65,7 +65,7 @@ describe('writeCodes', () => {
     const path = join(dir, 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
     // The earlier run (now dead) had written its temporary file and recorded it, then died before the rename.
-    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
+    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef012345.tmp`);
     writeFileSync(temp, '[]');
     machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
     const failing = machineOf(j, machine.intent, failingCodes(api));
@@ -99,11 +99,11 @@ describe('writeCodes', () => {
     const path = join(dir, 'codes.json');
     // Another order for the same target, whose run died between its recorded temporary file and the rename.
     const other = await accepted(j, outTo(path));
-    const theirs = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
+    const theirs = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef012345.tmp`);
     writeFileSync(theirs, '[]');
     j.save({ ...other.machine.intent, files: [fileIdentity(theirs, other.machine.intent.orderId!, path)] });
     // A dead run's temporary file nobody recorded: swept.
-    const stray = join(dir, `.codes.json.giftcodes-${deadPid()}-012345.tmp`);
+    const stray = join(dir, `.codes.json.giftcodes-${deadPid()}-012345abcdef.tmp`);
     writeFileSync(stray, '[]');
     const { machine } = await accepted(j, outTo(path));
     expect(await machine.writeCodes(outTo(path))).toMatchObject({ path, count: 2 });
@@ -185,7 +185,7 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const dir = tempDir();
     const path = join(dir, 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
-    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
+    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef012345.tmp`);
     writeFileSync(temp, '[]');
     const identity = fileIdentity(temp, machine.intent.orderId!, path);
     rmSync(temp);
@@ -218,7 +218,7 @@ describe('a codes file renamed into place whose mark could not be written (journ
     const dir = tempDir();
     const path = join(dir, 'codes.json');
     const { machine, api } = await accepted(j, outTo(path));
-    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef.tmp`);
+    const temp = join(dir, `.codes.json.giftcodes-${deadPid()}-abcdef012345.tmp`);
     writeFileSync(temp, '[]');
     machine.intent = j.save({
       ...machine.intent,
@@ -260,7 +260,7 @@ describe('deliveredTo', () => {
     const path = join(dir, 'codes.json');
     const { machine } = await accepted(j, outTo(path));
     // Recorded, never renamed: its temporary file is still there.
-    const temp = join(dir, `.codes.json.giftcodes-${process.pid}-abcdef.tmp`);
+    const temp = join(dir, `.codes.json.giftcodes-${process.pid}-abcdef012345.tmp`);
     writeFileSync(temp, '[]');
     machine.intent = j.save({ ...machine.intent, files: [fileIdentity(temp, machine.intent.orderId!, path)] });
     expect(j.reached(machine.intent)).toBeUndefined();

@@ -38,7 +38,7 @@ export function register(parent: Command, app: App): void {
 export async function run(
   options: { ref: string },
   deps: Pick<Deps, 'io' | 'journal' | 'api' | 'connection' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'> &
-    Partial<Pick<Deps, 'config' | 'configDir' | 'journalDir'>>,
+    Partial<Pick<Deps, 'config' | 'configDir'>>,
 ): Promise<void> {
   const { refOf, noteStatus, localRecord, fromOtherKey, oneRef } = await import('../../orders/ref.js');
   const journal = await journalOf(deps);
@@ -73,17 +73,17 @@ export async function run(
 }
 
 /**
- * The journal, or where the config directory is not there (a mistyped GIFTCODES_CONFIG_DIR) an empty one read in
- * its place and never made (opening the journal makes the directory), which is said: the order shown is the API's
- * alone, with nothing of this machine's record (a support agent read one so as all there was).
+ * The journal, or where the config directory is not there (a mistyped GIFTCODES_CONFIG_DIR) an empty one that is
+ * never made (deps.journal's `read`), which is said: the order shown is the API's alone, with nothing of this
+ * machine's record (a support agent read one so as all there was).
  */
-async function journalOf(deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir' | 'journalDir'>>) {
+async function journalOf(deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir'>>): Promise<Journal> {
   const { existsSync } = await import('node:fs');
-  if (deps.configDir === undefined || deps.journalDir === undefined || existsSync(deps.configDir))
-    return deps.journal();
-  deps.io.warn(`no order record: the config directory ${deps.configDir} does not exist; this is the API's order alone`);
-  const { Journal } = await import('../../journal/journal.js');
-  return new Journal(deps.journalDir, { absent: true });
+  if (deps.configDir !== undefined && !existsSync(deps.configDir))
+    deps.io.warn(
+      `no order record: the config directory ${deps.configDir} does not exist; this is the API's order alone`,
+    );
+  return deps.journal({ read: true });
 }
 
 /**

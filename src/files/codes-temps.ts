@@ -1,0 +1,82 @@
+// The temporary files a codes file is written through (export/write.ts): `.<name>.giftcodes-<pid>-<12 hex>.tmp`
+// beside its target, 0600, renamed into place once complete. A run killed before its rename leaves one, which holds
+// the codes (in plaintext, unless encrypted): the next run that writes the same target removes it, and the journal
+// removes those of an order's runs that are gone when the order ends, wherever its codes went (sweepLeftBy).
+// Small on purpose: the journal loads it, and the journal is loaded by every order command.
+import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { lockOutTarget, outLockPath } from '../export/out-lock.js';
+import { pidAlive } from '../journal/owner.js';
+
+/** `.codes.csv.giftcodes-`: temporary files of a target share this prefix, then `<pid>-<random>.tmp`. */
+export function tempPrefix(target: string): string {
+  return `.${basename(target)}.giftcodes-`;
+}
+
+/**
+ * The writer's pid in a temporary file's name after its prefix, when the rest is exactly `<pid>-<12 hex>.tmp`: a
+ * target whose own name begins as another's temporary files do (`a.csv.giftcodes-4000000-z.csv`) has temporary
+ * files that share that prefix, and their pid is further on (a review had a live writer's file taken for pid 4000000's).
+ */
+export function tempPid(rest: string): number | undefined {
+  const pid = Number(/^(\d+)-[0-9a-f]{12}\.tmp$/.exec(rest)?.[1]);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * Temporary files left by a process that died (SIGKILL, power loss); a live process's are its own. `only`: just
+ * those of these pids. `keep`: a file the journal still records (the next run of its order reads it).
+ */
+export function removeStaleTemps(
+  dir: string,
+  prefix: string,
+  keep?: (path: string) => boolean,
+  only?: ReadonlySet<number>,
+): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = tempPid(name.slice(prefix.length));
+    if (pid === undefined || pid === process.pid || (only && !only.has(pid)) || pidAlive(pid)) continue;
+    if (keep?.(join(dir, name))) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // Another run removed it first, or it is not ours to remove.
+    }
+  }
+}
+
+/** A run of an order that is gone: the codes file it was to write, and its pid (which names its temporary files). */
+export interface LeftBy {
+  path: string;
+  pid: number;
+}
+
+/**
+ * What runs of an ended order that are gone left beside the codes files they were to write: their temporary files
+ * (only theirs, by pid: another order's, or another config directory's, is not this order's to judge) and the
+ * target's lock, once its holder is dead. A file that cannot be removed is left, as removeStaleTemps leaves it.
+ */
+export function sweepLeftBy(runs: readonly LeftBy[], keep?: (path: string) => boolean): void {
+  const byPath = new Map<string, Set<number>>();
+  for (const { path, pid } of runs) {
+    if (path === '-') continue;
+    byPath.set(path, (byPath.get(path) ?? new Set()).add(pid));
+  }
+  for (const [path, pids] of byPath) {
+    removeStaleTemps(dirname(path), tempPrefix(path), keep, pids);
+    if (!existsSync(outLockPath(path))) continue;
+    try {
+      // Taken and let go: a dead holder's lock is broken on the way (out-lock.ts); a live one's stays.
+      lockOutTarget(path).release();
+    } catch {
+      // A live writer holds it, or the directory refuses: left as it is.
+    }
+  }
+}
