@@ -19,6 +19,8 @@ export interface ChaosResult {
   finished: number;
   /** Other entries left in journal/ (temporary files, lock dirs). */
   litter: number;
+  /** A codes file's temporary files left in the rounds' folders (the codes of a killed write). */
+  hidden: number;
   seed: number;
   byMode: Record<string, number>;
 }

@@ -459,9 +459,15 @@ async function round(i, mode, random, ctx) {
   }
   const { intents, litter } = journalFiles(configDir);
   if (process.env.CHAOS_DEBUG && litter.length > 0) console.log(i, mode, 'left in journal/:', litter.join(' '));
+  // A codes file's temporary files (`.<name>.giftcodes-<pid>-<12 hex>.tmp`) left in the round's folders: the codes of
+  // a killed write, which the next run of the path, or the order's end, removes (src/files/codes-temps.ts).
+  const hidden = [configDir, join(configDir, 'sc_live_out')].flatMap((d) =>
+    existsSync(d) ? readdirSync(d).filter((n) => /\.giftcodes-\d+-[0-9a-f]{12}\.tmp$/.test(n)) : [],
+  );
+  if (process.env.CHAOS_DEBUG && hidden.length > 0) console.log(i, mode, 'hidden temporary files:', hidden.join(' '));
   if (process.env.CHAOS_DEBUG && failed({ ...totals, left: intents.length })) console.log(i, mode, 'kept', configDir);
   else rmSync(configDir, { recursive: true, force: true });
-  return { ...totals, left: intents.length, litter: litter.length };
+  return { ...totals, left: intents.length, litter: litter.length, hidden: hidden.length };
 }
 
 async function someAsync(items, test) {
@@ -533,6 +539,7 @@ export async function runChaos({
     kills: 0,
     finished: 0,
     litter: 0,
+    hidden: 0,
     seed,
   };
   const byMode = Object.fromEntries(MODES.map((m) => [m, 0]));
@@ -557,6 +564,7 @@ export async function runChaos({
             'kills',
             'finished',
             'litter',
+            'hidden',
           ])
             totals[name] += r[name];
           byMode[mode]++;
@@ -588,7 +596,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     `chaos: ${result.rounds} rounds, ${result.orders} orders, ${result.kills} kills, ${result.charges} charges, ${result.double} double charges, ${result.lost} lost, ${result.left} left pending, ${result.unrecorded} charged without a record, ${result.noCharge} rounds without a charge, ${result.stuck} rounds stuck (seed ${result.seed}, ${Math.round((Date.now() - started) / 1000)} s)`,
   );
   console.log(
-    `rounds finished by order resume --all after an interrupted last command: ${result.finished}; other files left in journal/: ${result.litter}`,
+    `rounds finished by order resume --all after an interrupted last command: ${result.finished}; other files left in journal/: ${result.litter}; codes left in hidden temporary files: ${result.hidden}`,
   );
   console.log(
     `modes: ${Object.entries(result.byMode)

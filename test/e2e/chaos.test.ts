@@ -4,7 +4,8 @@
 // whose names hold key-shaped text),
 // counted from outside the journal's code: the server's ledger holds exactly one order per order asked for,
 // each reached the user (its id on stdout, or its very codes in its file), no intent file is left in
-// journal/, and each charged order has its delivered record in history/.
+// journal/, no codes in a hidden temporary file beside an --out, and each charged order has its delivered record
+// in history/.
 import { describe, expect, it } from 'vitest';
 import { MODES, failed, runChaos } from '../../scripts/chaos.mjs';
 import { ledger, loggedIn, runCli, withServer } from '../helpers/e2e.js';
@@ -36,6 +37,8 @@ describe('chaos: random kills over every way an order reaches the user (scripts/
       expect(result.unrecorded, seed).toBe(0);
       expect(result.noCharge, seed).toBe(0);
       expect(result.stuck, seed).toBe(0);
+      // No codes left in a hidden temporary file beside an --out once every order reached the user.
+      expect(result.hidden, seed).toBe(0);
       expect(failed(result)).toBe(false);
       expect(Object.keys(result.byMode)).toEqual(MODES);
       expect(MODES).toEqual(
