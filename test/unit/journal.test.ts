@@ -1,6 +1,6 @@
 // The journal's rules, on a real directory: who may take an intent over, when, and what is never resumed.
 import { recordOf, scopeOf } from '../../src/journal/history.js';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -71,6 +71,35 @@ describe('journal', () => {
     const own = await j.begin({ ...spec, key: resumed.intent.key, out: outTo('/d/d.csv') });
     expect(own.intent.key).toBe(resumed.intent.key);
     expect(own.intent.leftBy).toEqual(expected);
+  });
+
+  it("sweeps, when the intent ends, just what its gone runs left beside their files: any ending, no one else's", async () => {
+    const dir = tempDir();
+    const [a, b] = [join(dir, 'a.csv'), join(dir, 'b.csv')];
+    const hex = '0123456789ab';
+    for (const [ending, end] of [
+      ['delivered', (j: Journal, intent: Intent) => j.end([intent], 'delivered')],
+      ['abandoned', (j: Journal, intent: Intent) => j.abandon(intent.key)],
+    ] as const) {
+      const j = journal();
+      const [first, other] = [deadPid(), deadPid()];
+      const begun = await j.begin({ ...spec, out: outTo(a) });
+      orphan(j, begun.intent, { owner: { pid: first, boot: currentOwner().boot } });
+      const ours = join(dir, `.a.csv.giftcodes-${first}-${hex}.tmp`);
+      // Another order's run, dead too, killed writing the same path: its file is not this order's to judge.
+      const theirs = join(dir, `.a.csv.giftcodes-${other}-${hex}.tmp`);
+      const lock = join(dir, '.a.csv.giftcodes.lock');
+      writeFileSync(ours, 'codes');
+      writeFileSync(theirs, 'codes');
+      writeFileSync(lock, JSON.stringify({ pid: first, boot: currentOwner().boot }));
+      const taken = await j.begin({ ...spec, out: outTo(b) });
+      expect(taken.intent.leftBy).toEqual([{ path: a, pid: first }]);
+      // Not before it ends: its next run might still need them (a temporary file the journal records).
+      expect(existsSync(ours), ending).toBe(true);
+      await end(j, taken.intent);
+      expect([existsSync(ours), existsSync(theirs), existsSync(lock)], ending).toEqual([false, true, false]);
+      rmSync(theirs);
+    }
   });
 
   it("leaves a live process's intent alone: that is another order", async () => {
