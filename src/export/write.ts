@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, CliError, InterruptedError, OrderFailedError, UsageError, isCliError } from '../errors.js';
 import { fsyncDirectory, localError } from '../files/atomic.js';
-import { removeStaleTemps, tempPrefix } from '../files/codes-temps.js';
+import { removeStaleFor, removeStaleTemps, tempPrefix } from '../files/codes-temps.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
 import { encryptingSink, SpoolCipher, type EncryptingSink } from './age.js';
@@ -191,7 +191,7 @@ async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {
 }
 
 async function exportToFile(o: ExportOptions, format: ExportFormat, target: string): Promise<ExportResult> {
-  removeStaleTemps(dirname(target), tempPrefix(target), o.recordedTemp);
+  removeStaleFor(target, o.recordedTemp);
   const temp = tempPath(dirname(target), tempPrefix(target));
   let handle: FileHandle | undefined;
   let writer: FormatWriter | undefined;

@@ -4,6 +4,7 @@
 // removes those of an order's runs that are gone when the order ends, wherever its codes went (sweepLeftBy).
 // Small on purpose: the journal loads it, and the journal is loaded by every order command.
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { lockOutTarget, outLockPath } from '../export/out-lock.js';
 import { pidAlive } from '../journal/owner.js';
@@ -52,6 +53,50 @@ export function removeStaleTemps(
   }
 }
 
+/**
+ * A comparison copy of the codes `codes get` (or an order's run) writes beside an existing file to tell whether it
+ * holds them already (orders/recover.ts): `.<name>.giftcodes-check-<pid>-<12 hex>.tmp`, itself written through a
+ * temporary file of its own, `..<name>.giftcodes-check-<pid>-<12 hex>.tmp.giftcodes-<pid>-<12 hex>.tmp`. Both hold
+ * every code; a run killed during the comparison left them, under names no sweep knew (a review).
+ */
+export function checkPath(target: string): string {
+  return join(dirname(target), `${checkPrefix(target)}${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+function checkPrefix(target: string): string {
+  return `.${basename(target)}.giftcodes-check-`;
+}
+
+/**
+ * What dead runs left beside `target`: its temporary files (removeStaleTemps) and comparison copies with theirs.
+ * `keep` and `only` as removeStaleTemps takes them.
+ */
+export function removeStaleFor(target: string, keep?: (path: string) => boolean, only?: ReadonlySet<number>): void {
+  const dir = dirname(target);
+  removeStaleTemps(dir, tempPrefix(target), keep, only);
+  removeStaleTemps(dir, checkPrefix(target), undefined, only);
+  const inner = `.${checkPrefix(target)}`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(inner)) continue;
+    // `<pid>-<12 hex>.tmp.giftcodes-<the same pid>-<12 hex>.tmp`: anything else splits into other parts.
+    const [check, temp] = name.slice(inner.length).split('.tmp.giftcodes-');
+    const pid = tempPid(`${check}.tmp`);
+    if (pid === undefined || temp === undefined || tempPid(temp) !== pid) continue;
+    if (pid === process.pid || (only && !only.has(pid)) || pidAlive(pid)) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // Another run removed it first.
+    }
+  }
+}
+
 /** A run of an order that is gone: the codes file it was to write, and its pid (which names its temporary files). */
 export interface LeftBy {
   path: string;
@@ -66,11 +111,10 @@ export interface LeftBy {
 export function sweepLeftBy(runs: readonly LeftBy[], keep?: (path: string) => boolean): void {
   const byPath = new Map<string, Set<number>>();
   for (const { path, pid } of runs) {
-    if (path === '-') continue;
     byPath.set(path, (byPath.get(path) ?? new Set()).add(pid));
   }
   for (const [path, pids] of byPath) {
-    removeStaleTemps(dirname(path), tempPrefix(path), keep, pids);
+    removeStaleFor(path, keep, pids);
     if (!existsSync(outLockPath(path))) continue;
     try {
       // Taken and let go: a dead holder's lock is broken on the way (out-lock.ts); a live one's stays.

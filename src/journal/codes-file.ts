@@ -28,7 +28,7 @@ export function fileIdentity(file: string, orderId: string, path: string): FileI
     const reason = errno === 'ENOENT' ? 'it is gone' : errnoMeaning(errno).reason;
     throw new LocalError(`cannot read the temporary codes file ${file}: ${reason}${errno ? ` (${errno})` : ''}`, {
       code: 'write_failed',
-      hint: 'nothing else may touch a codes file while it is written: run the same command again to finish the order',
+      hint: 'nothing else may remove or change a codes file while giftcodes writes it',
       cause: error,
     });
   }

@@ -1,8 +1,8 @@
 // What a crashed run left, seen from the next one: the intent `order place` would resume, and whether the
 // file at --out is that intent's own delivery.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
 import { neverSent, sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
@@ -222,10 +222,10 @@ export async function sameCodesAlready(
   if (o.encryptTo?.length) return undefined;
   const { exportCodes } = await import('../export/write.js');
   const target = resolve(o.out);
-  const check = join(
-    dirname(target),
-    `.${basename(target)}.giftcodes-check-${process.pid}-${randomBytes(4).toString('hex')}`,
-  );
+  const { checkPath, removeStaleFor } = await import('../files/codes-temps.js');
+  // A comparison killed before it removed its copy left every code in it: a dead run's copies go first.
+  removeStaleFor(target);
+  const check = checkPath(target);
   try {
     const written = await exportCodes({ ...o, out: check, format: formatFor(target, o.format), force: true });
     return digest(check) === digest(target) ? { ...written, path: target } : undefined;

@@ -144,6 +144,15 @@ describe('fileIdentity', () => {
         exitCode: 8,
         code: 'write_failed',
         message: `cannot read the temporary codes file ${temp}: it is gone (ENOENT)`,
+        hint: 'nothing else may remove or change a codes file while giftcodes writes it',
+      }),
+    );
+    // Any other failure in the system's words: a directory where the file was.
+    const dir = tempDir();
+    expect(() => fileIdentity(dir, 'ord_1', '/x/codes.csv')).toThrow(
+      expect.objectContaining({
+        exitCode: 8,
+        message: expect.stringMatching(/codes file [^:]+: (?!it is gone).* \(EISDIR\)$/),
       }),
     );
   });

@@ -3,8 +3,8 @@
 // codes taken as the earlier delivery (and any other refused), a short standard output, and an order fetched by
 // a verb that charges nothing settling the interrupted intents of that order.
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -12,7 +12,7 @@ import { InterruptedError, NetworkError } from '../../src/errors.js';
 import { scopeOf } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
 import { checkCodesTarget, deliverCodes, deliverFetched } from '../../src/orders/deliver.js';
-import { tempDir } from '../helpers/e2e.js';
+import { deadPid, tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
 
 const servers = inProcessServers({ server: {} });
@@ -105,6 +105,13 @@ describe('deliverCodes with an existing file', () => {
     expect(fired).toEqual(['codes.tmp-written', 'codes.renamed']);
     fired.length = 0;
     const bytes = readFileSync(path, 'utf8');
+    // A comparison killed midway left its copy of every code, and the temporary file that copy was written through:
+    // the next comparison removes them, and leaves nothing of its own (they were never swept: a review).
+    const dead = deadPid();
+    const dir = dirname(path);
+    const copy = `.codes.csv.giftcodes-check-${dead}-0123456789ab.tmp`;
+    writeFileSync(join(dir, copy), bytes);
+    writeFileSync(join(dir, `.${copy}.giftcodes-${dead}-0123456789ab.tmp`), bytes);
     const existing = await checkCodesTarget(path, false);
     expect(await deliverCodes({ ...base(api, orderId, outTo(path)), existing })).toEqual({
       path,
@@ -113,6 +120,7 @@ describe('deliverCodes with an existing file', () => {
       already: true,
     });
     expect(readFileSync(path, 'utf8')).toBe(bytes);
+    expect(readdirSync(dir)).toEqual(['codes.csv']);
     // The codes are where the user asked: the same step as a file renamed into place.
     expect(fired).toEqual(['codes.renamed']);
     writeFileSync(path, 'code\nSOMEONE-ELSES\n');

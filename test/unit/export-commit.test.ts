@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { exportCodes } from '../../src/export/write.js';
-import { removeStaleTemps } from '../../src/files/codes-temps.js';
+import { removeStaleFor, removeStaleTemps } from '../../src/files/codes-temps.js';
 import type { Io } from '../../src/output/io.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 import { twoPageApi } from '../helpers/inprocess.js';
@@ -231,6 +231,9 @@ describe('removeStaleTemps', () => {
       // A live writer's file of a target whose name begins as this prefix's files do (`codes.csv.giftcodes-<dead>-z.csv`):
       // its pid is further on, and a review had it taken for the dead pid's.
       lookalike: `${prefix}${dead}-z.csv.giftcodes-${process.ppid}-${hex}.tmp`,
+      // The same whose writer is dead too: that target's file, for its own next run to judge.
+      lookalikeDead: `${prefix}${process.ppid}-z.csv.giftcodes-${dead}-${hex}.tmp`,
+      trailing: `${prefix}${dead}-${hex}.tmp.x`,
       shortRandom: `${prefix}${dead}-abc.tmp`,
     };
     for (const name of Object.values(names)) writeFileSync(join(dir, name), '');
@@ -240,6 +243,43 @@ describe('removeStaleTemps', () => {
         .filter((n) => n !== names.dead)
         .sort(),
     );
+  });
+
+  it("removeStaleFor: a target's temporary files and its comparison copies with theirs, a dead run's only", () => {
+    const dir = tempDir();
+    const [dead, other] = [deadPid(), deadPid()];
+    const hex = '0123456789ab';
+    const copy = (pid: number): string => `.codes.csv.giftcodes-check-${pid}-${hex}.tmp`;
+    const gone = [`.codes.csv.giftcodes-${dead}-${hex}.tmp`, copy(dead), `.${copy(dead)}.giftcodes-${dead}-${hex}.tmp`];
+    const kept = [
+      'codes.csv',
+      copy(process.ppid),
+      `.${copy(process.ppid)}.giftcodes-${process.ppid}-${hex}.tmp`,
+      // Written by another pid than its copy's name says: not a comparison's own temporary file.
+      `.${copy(dead)}.giftcodes-${other}-${hex}.tmp`,
+      `.${copy(dead)}.giftcodes-${dead}-${hex}.tmp.giftcodes-${dead}-${hex}.tmp`,
+      `.${copy(dead)}.x`,
+      `.other.csv.giftcodes-check-${dead}-${hex}.tmp`,
+      // Another target's comparison temporary file, its name as long as this one's.
+      `..other.csv.giftcodes-check-${dead}-${hex}.tmp.giftcodes-${dead}-${hex}.tmp`,
+    ];
+    for (const name of [...gone, ...kept]) writeFileSync(join(dir, name), '');
+    removeStaleFor(join(dir, 'codes.csv'), undefined, new Set([dead, other]));
+    expect(readdirSync(dir).sort()).toEqual(kept.toSorted());
+    // Of other pids than `only`'s: left.
+    const elsewhere = tempDir();
+    for (const name of gone) writeFileSync(join(elsewhere, name), '');
+    removeStaleFor(join(elsewhere, 'codes.csv'), undefined, new Set([other]));
+    expect(readdirSync(elsewhere).sort()).toEqual(gone.toSorted());
+    // Names that only look like a comparison's temporary file: no pid to judge, so never removed.
+    const malformed = [
+      `..codes.csv.giftcodes-check-x.tmp.giftcodes-y`,
+      `..codes.csv.giftcodes-check-${dead}-${hex}.tmp`,
+      `..codes.csv.giftcodes-check-${dead}-${hex}.tmp.giftcodes-x`,
+    ];
+    for (const name of malformed) writeFileSync(join(elsewhere, name), '');
+    removeStaleFor(join(elsewhere, 'codes.csv'));
+    expect(readdirSync(elsewhere).sort()).toEqual(malformed.toSorted());
   });
 
   it('with `only`, just the files of those pids', () => {

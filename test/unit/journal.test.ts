@@ -58,7 +58,8 @@ describe('journal', () => {
       key ??= begun.intent.key;
       expect(begun.intent.key).toBe(key);
       expect(begun.intent.out?.path).toBe(path);
-      expect(begun.intent.leftBy ?? []).toEqual(expected);
+      // None recorded is no field at all (an older version reads the intent as it always did).
+      expect(begun.intent.leftBy).toEqual(expected.length > 0 ? expected : undefined);
       // As the journal reads it back (its schema keeps the field).
       expect(j.read().intents.find((intent) => intent.key === key)?.leftBy ?? []).toEqual(expected);
       orphan(j, begun.intent, { owner: { pid: pids[i]!, boot: currentOwner().boot } });
@@ -67,6 +68,15 @@ describe('journal', () => {
     // Taken over once more without --out (a resume by key): the last run joins, and none twice.
     const resumed = await j.begin(spec);
     expect(resumed.intent.leftBy).toEqual(expected);
+    // A pid met again at another file (pid reuse) is another run.
+    const again = orphan(j, resumed.intent, { owner: { pid: pids[4]!, boot: currentOwner().boot } });
+    j.save({ ...again, out: outTo('/d/e.csv') });
+    const reused = await j.begin({ ...spec, out: outTo('/d/e.csv') });
+    expected.push({ path: '/d/e.csv', pid: pids[4]! });
+    expect(reused.intent.leftBy).toEqual(expected);
+    // A run already recorded is not recorded twice (the same dead owner met again).
+    orphan(j, reused.intent, { owner: { pid: pids[4]!, boot: currentOwner().boot } });
+    expect((await j.begin({ ...spec, out: outTo('/d/e.csv') })).intent.leftBy).toEqual(expected);
     // Taken again by this process (its own run is not gone): nothing joins.
     const own = await j.begin({ ...spec, key: resumed.intent.key, out: outTo('/d/d.csv') });
     expect(own.intent.key).toBe(resumed.intent.key);
@@ -100,6 +110,27 @@ describe('journal', () => {
       expect([existsSync(ours), existsSync(theirs), existsSync(lock)], ending).toEqual([false, true, false]);
       rmSync(theirs);
     }
+  });
+
+  it('an intent taken over from a run that wrote to stdout records no gone run (no field at all)', async () => {
+    const j = journal();
+    orphan(j, (await j.begin(spec)).intent);
+    const taken = await j.begin(spec);
+    expect(taken.resumed).toBe(true);
+    expect('leftBy' in taken.intent).toBe(false);
+  });
+
+  it("an intent of another machine, abandoned here: what its run left is not judged by this machine's pids", async () => {
+    const dir = tempDir();
+    const j = journal();
+    const begun = await j.begin({ ...spec, out: outTo(join(dir, 'a.csv')) });
+    const pid = deadPid();
+    const foreign = j.save({ ...begun.intent, owner: { pid, machine: 'another-machine' } });
+    const temp = join(dir, `.a.csv.giftcodes-${pid}-0123456789ab.tmp`);
+    writeFileSync(temp, 'codes');
+    await j.abandon(foreign.key);
+    expect(j.read().intents).toEqual([]);
+    expect(existsSync(temp)).toBe(true);
   });
 
   it("leaves a live process's intent alone: that is another order", async () => {
