@@ -34,6 +34,17 @@ export function removeStaleTemps(
   keep?: (path: string) => boolean,
   only?: ReadonlySet<number>,
 ): void {
+  removeStale(dir, prefix, tempPid, keep, only);
+}
+
+/** Files of `dir` named `prefix` then what `pidOf` reads a dead writer's pid from (see removeStaleTemps). */
+function removeStale(
+  dir: string,
+  prefix: string,
+  pidOf: (rest: string) => number | undefined,
+  keep?: (path: string) => boolean,
+  only?: ReadonlySet<number>,
+): void {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -42,7 +53,7 @@ export function removeStaleTemps(
   }
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
-    const pid = tempPid(name.slice(prefix.length));
+    const pid = pidOf(name.slice(prefix.length));
     if (pid === undefined || pid === process.pid || (only && !only.has(pid)) || pidAlive(pid)) continue;
     if (keep?.(join(dir, name))) continue;
     try {
@@ -75,26 +86,14 @@ export function removeStaleFor(target: string, keep?: (path: string) => boolean,
   const dir = dirname(target);
   removeStaleTemps(dir, tempPrefix(target), keep, only);
   removeStaleTemps(dir, checkPrefix(target), undefined, only);
-  const inner = `.${checkPrefix(target)}`;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(inner)) continue;
-    // `<pid>-<12 hex>.tmp.giftcodes-<the same pid>-<12 hex>.tmp`: anything else splits into other parts.
-    const [check, temp] = name.slice(inner.length).split('.tmp.giftcodes-');
-    const pid = tempPid(`${check}.tmp`);
-    if (pid === undefined || temp === undefined || tempPid(temp) !== pid) continue;
-    if (pid === process.pid || (only && !only.has(pid)) || pidAlive(pid)) continue;
-    try {
-      unlinkSync(join(dir, name));
-    } catch {
-      // Another run removed it first.
-    }
-  }
+  // Each copy's own temporary file: `<pid>-<12 hex>.tmp.giftcodes-<the same pid>-<12 hex>.tmp` after the dot.
+  removeStale(dir, `.${checkPrefix(target)}`, copyTempPid, undefined, only);
+}
+
+function copyTempPid(rest: string): number | undefined {
+  const [check, temp] = rest.split('.tmp.giftcodes-');
+  const pid = tempPid(`${check}.tmp`);
+  return temp !== undefined && tempPid(temp) === pid ? pid : undefined;
 }
 
 /** A run of an order that is gone: the codes file it was to write, and its pid (which names its temporary files). */

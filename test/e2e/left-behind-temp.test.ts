@@ -11,6 +11,20 @@ import { chargesFor, journalIntents, runCli, servedApi, tempDir } from '../helpe
 const PRODUCT = 'amazon-us-10';
 const CODE = /\b[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3}\b/g;
 
+/** `order place` of `quantity` codes into `file` in `dir`. */
+const place = (dir: string, file: string, quantity: number): string[] => [
+  'order',
+  'place',
+  '--product',
+  PRODUCT,
+  '--quantity',
+  String(quantity),
+  '--out',
+  join(dir, file),
+  '--interval',
+  '0.05',
+];
+
 type Recovery = 'place again' | 'codes get' | 'order watch';
 const POINTS = ['codes.tmp-written', 'codes.identity-written'] as const;
 const RECOVERIES: Recovery[] = ['place again', 'codes get', 'order watch'];
@@ -27,19 +41,7 @@ describe('a killed codes write, then the order finished into another --out: noth
       cpSync(served.configDir, configDir, { recursive: true });
       const dir = tempDir();
       const quantity = 40 + i;
-      const place = (file: string): string[] => [
-        'order',
-        'place',
-        '--product',
-        PRODUCT,
-        '--quantity',
-        String(quantity),
-        '--out',
-        join(dir, file),
-        '--interval',
-        '0.05',
-      ];
-      const killed = await runCli(place('a.csv'), {
+      const killed = await runCli(place(dir, 'a.csv', quantity), {
         configDir,
         env: { GIFTCODES_FAILPOINTS: `${point}=kill` },
       });
@@ -50,7 +52,7 @@ describe('a killed codes write, then the order finished into another --out: noth
       expect(orderId).toBeDefined();
 
       const args: Record<Recovery, string[]> = {
-        'place again': place('b.csv'),
+        'place again': place(dir, 'b.csv', quantity),
         'codes get': ['codes', 'get', orderId!, '--out', join(dir, 'b.csv')],
         'order watch': ['order', 'watch', orderId!, '--out', join(dir, 'b.csv'), '--interval', '0.05'],
       };
@@ -78,28 +80,21 @@ describe('the run that finishes it dies too, after its own file is in place: the
       cpSync(served.configDir, configDir, { recursive: true });
       const dir = tempDir();
       const quantity = 60 + i;
-      const place = (file: string): string[] => [
-        'order',
-        'place',
-        '--product',
-        PRODUCT,
-        '--quantity',
-        String(quantity),
-        '--out',
-        join(dir, file),
-        '--interval',
-        '0.05',
-      ];
-      const first = await runCli(place('a.csv'), {
+      const first = await runCli(place(dir, 'a.csv', quantity), {
         configDir,
         env: { GIFTCODES_FAILPOINTS: 'codes.tmp-written=kill' },
       });
       expect(first.signal, first.stderr).toBe('SIGKILL');
-      const second = await runCli(place('b.csv'), { configDir, env: { GIFTCODES_FAILPOINTS: `${point}=kill` } });
+      const second = await runCli(place(dir, 'b.csv', quantity), {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: `${point}=kill` },
+      });
       expect(second.signal, second.stderr).toBe('SIGKILL');
       expect(readdirSync(dir).filter((name) => name.startsWith('.a.csv.giftcodes-'))).not.toEqual([]);
       const [intent] = journalIntents(configDir);
-      const args = { 'place again': place('b.csv'), 'order resume': ['order', 'resume', intent!.key] }[third];
+      const args = { 'place again': place(dir, 'b.csv', quantity), 'order resume': ['order', 'resume', intent!.key] }[
+        third
+      ];
       const again = await runCli(args, { configDir });
       expect(again.code, again.stderr).toBe(0);
       expect(readFileSync(join(dir, 'b.csv'), 'utf8').match(CODE)).toHaveLength(quantity);
@@ -112,18 +107,6 @@ describe('the run that finishes it dies too, after its own file is in place: the
 
 describe('abandoned, or another config directory', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
-  const place = (dir: string, file: string, quantity: number): string[] => [
-    'order',
-    'place',
-    '--product',
-    PRODUCT,
-    '--quantity',
-    String(quantity),
-    '--out',
-    join(dir, file),
-    '--interval',
-    '0.05',
-  ];
 
   it('an order abandoned after a killed write: its temporary file (the codes) goes with it', async () => {
     const configDir = tempDir();
