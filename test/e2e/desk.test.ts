@@ -79,6 +79,27 @@ describe('order pending where the config directory does not exist', () => {
   });
 });
 
+// Broke: a nightly `order resume --all` under a mistyped GIFTCODES_CONFIG_DIR said "nothing to resume: no interrupted
+// orders" (exit 0) from a directory it had just made: an all-clear for a journal it never read.
+describe('order resume where the config directory does not exist', () => {
+  it('--all says so (--json too, [] on stdout), exit 0, and makes nothing; a key is not found there, and nothing made', async () => {
+    const missing = join(tempDir(), 'giftcodse');
+    const text = await runCli(['order', 'resume', '--all'], { configDir: missing });
+    expect([text.code, text.stdout]).toEqual([0, '']);
+    expect(unstamped(text.stderr)).toBe(`warning: no order journal: the config directory ${missing} does not exist\n`);
+    const json = await runCli(['order', 'resume', '--all', '--json'], { configDir: missing });
+    expect([json.code, json.stdout]).toEqual([0, '[]\n']);
+    expect(json.stderr).toContain(`the config directory ${missing} does not exist`);
+    const key = await runCli(['order', 'resume', 'restock-1'], { configDir: missing });
+    expect(key.code).toBe(2);
+    expect(unstamped(key.stderr)).toBe(
+      `error: no interrupted order with key restock-1 here: the config directory ${missing} does not exist\n` +
+        'hint: set GIFTCODES_CONFIG_DIR to the directory the order was placed from\n',
+    );
+    expect(existsSync(missing)).toBe(false);
+  });
+});
+
 // Broke: with the key in GIFTCODES_API_KEY, a support agent's order show under a mistyped GIFTCODES_CONFIG_DIR
 // showed the API's order without a word that this machine's record was never read, and made <dir>/journal.
 describe('order show where the config directory does not exist', () => {

@@ -17,14 +17,10 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Promise<void> {
-  // A config directory that does not exist (a mistyped GIFTCODES_CONFIG_DIR) holds no journal: said, with the empty
-  // document a script reads, and not made (opening the journal made it, and a weekly `order pending --json` alarm in
-  // cron printed [] from an empty directory of its own: a review).
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(deps.configDir)) {
-    deps.io.warn(`no order journal: the config directory ${deps.configDir} does not exist`);
+  // No journal where the config directory is not there: said, with the empty document a script reads (journal-missing.ts).
+  const { journalMissing } = await import('./journal-missing.js');
+  if (await journalMissing(deps))
     return exportResult(deps.io, [], { empty: { when: () => false, line: '' }, text: () => '' });
-  }
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
   const [journal, { neverSent, staleness }, { isAlive, otherMachine }] = await Promise.all([
     deps.journal(),

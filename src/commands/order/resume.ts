@@ -25,7 +25,7 @@ export interface ResumeOptions {
   apiKey?: string | undefined;
 }
 
-type ResumeDeps = Pick<Deps, 'io' | 'signal' | 'config' | 'clientFor' | 'journal'>;
+type ResumeDeps = Pick<Deps, 'io' | 'signal' | 'config' | 'clientFor' | 'journal'> & Partial<Pick<Deps, 'configDir'>>;
 
 export function register(parent: Command, app: App): void {
   const command = addIntervalFlags(parent.command('resume'))
@@ -59,6 +59,16 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     throw new UsageError('--force-stale applies to one order at a time', {
       hint: 'name its key: giftcodes order resume KEY --force-stale',
     });
+  // No journal where the config directory is not there: --all has nothing to resume, said as such, and a key is not
+  // found there; neither makes the directory (journal-missing.ts).
+  const { configDirMissing, journalMissing } = await import('./journal-missing.js');
+  if (options.key && (await configDirMissing(deps)))
+    throw new UsageError(
+      `no interrupted order with key ${options.key} here: the config directory ${deps.configDir} does not exist`,
+      { code: 'intent_not_found', hint: 'set GIFTCODES_CONFIG_DIR to the directory the order was placed from' },
+    );
+  if (options.all && (await journalMissing(deps)))
+    return exportResult(deps.io, [], { empty: { when: () => false, line: '' }, text: () => '' });
   const [journal, { isAlive, otherMachine }, { finish }, { deliver, settle, settleReached }] = await Promise.all([
     deps.journal(),
     import('../../journal/owner.js'),
