@@ -6,7 +6,7 @@ import type { Product } from '../api/schemas.js';
 import type { Connection } from '../config/resolve.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { nothingSent } from '../errors.js';
+import { nothingSent, type InterruptedError } from '../errors.js';
 import { formatMoney, majorUnits, spokenMoney } from '../money.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
@@ -51,6 +51,45 @@ export function productChoices(
 }
 
 /**
+ * The product picked from the search. Text and its Enter in one read (a pasted id, a search typed fast) were answered
+ * from the list as it stood before the text filtered it: the catalog's first product was ordered while the answer
+ * line showed the id pasted (a person's-day review; live orders too). A pick that is not among the matches of what
+ * was typed is taken as the list would have had it: the product of that exact id, else the first match; with no
+ * match at all it is asked again.
+ */
+async function pickProduct(
+  io: Io,
+  products: readonly Product[],
+  matching: (term: string) => readonly { value: string }[],
+  cancelled: InterruptedError,
+): Promise<string> {
+  for (;;) {
+    let typed = '';
+    const picked: string = await io.prompt(
+      ({ search }, context) =>
+        search<string>(
+          {
+            message: 'Product (type to search by id, brand, currency or price)',
+            pageSize: 10,
+            source: (term) => {
+              typed = term ?? '';
+              return matching(typed);
+            },
+          },
+          context,
+        ),
+      cancelled,
+    );
+    const matches = matching(typed);
+    if (matches.some((choice) => choice.value === picked)) return picked;
+    const exact = products.find((p) => p.id.toLowerCase() === typed.trim().toLowerCase());
+    if (exact) return exact.id;
+    if (matches[0]) return matches[0].value;
+    io.warn(`no product matches "${typed.trim()}": search again (by id, brand, currency or price)`);
+  }
+}
+
+/**
  * The product, quantity and codes file a person chose and confirmed; InterruptedError when they said no. The codes
  * file is asked when no --out was given: Enter for none (the order is placed, its codes got later), else a file
  * `checkFile` accepts (a format it names, not a file already there), written once the order completes, as --out
@@ -73,24 +112,12 @@ export async function guidedOrder(
   const cancelled = nothingSent();
   const choices = productChoices(products);
   const texts = products.map(searchText);
+  const matching = (term: string): typeof choices => {
+    const words = term.toLowerCase().split(/\s+/).filter(Boolean);
+    return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
+  };
   // What the flags gave is not asked again (`order place --product steam-us-20` asks the quantity only).
-  const product =
-    given.product ??
-    (await io.prompt(
-      ({ search }, context) =>
-        search<string>(
-          {
-            message: 'Product (type to search by id, brand, currency or price)',
-            pageSize: 10,
-            source: (term) => {
-              const words = (term ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-              return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
-            },
-          },
-          context,
-        ),
-      cancelled,
-    ));
+  const product = given.product ?? (await pickProduct(io, products, matching, cancelled));
   const quantity =
     given.quantity ??
     typedQuantity(

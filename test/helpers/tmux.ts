@@ -14,6 +14,8 @@ export interface Terminal {
   press(...keys: string[]): void;
   /** Types text literally, then presses Enter: an answer to a prompt. */
   answer(text: string): void;
+  /** Text and Enter in one write, as a paste of a line arrives (the program reads them at once). */
+  pasteLine(text: string): void;
   /** What the screen shows now, trailing blank lines dropped. */
   screen(): string;
   /** Waits until the screen matches; fails with the screen when it never does. */
@@ -61,6 +63,9 @@ export function openTerminal(
     answer(text) {
       type(text);
       press('Enter');
+    },
+    pasteLine(text) {
+      tmux('send-keys', '--', text, 'Enter');
     },
     screen,
     async waitFor(pattern, timeoutMs = 15_000) {
