@@ -60,6 +60,14 @@ export function nonEmpty(what: string, maxLength = 200): (value: string) => stri
   };
 }
 
+/**
+ * An order reference as pasted: a line break or tab (two lines of an email, two cells of a sheet) is a space between
+ * words, which orders/ref.ts oneRef reads the order's word from; any other control character is refused.
+ */
+export function orderRefArg(value: string): string {
+  return nonEmpty('order reference')(value.replace(/[\t\r\n]+/g, ' '));
+}
+
 /** What logout's --env takes: either key, or all (both). Every other verb refuses all (config/resolve.ts). */
 export const LOGOUT_ENVIRONMENTS = [...KEY_ENVIRONMENTS, 'all'] as const;
 

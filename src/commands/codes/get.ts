@@ -4,7 +4,7 @@ import { OrderFailedError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
-import { nonEmpty } from '../parse.js';
+import { orderRefArg } from '../parse.js';
 import {
   addIntervalFlags,
   addOutFlags,
@@ -36,7 +36,7 @@ export function register(parent: Command, app: App): void {
     .argument(
       '<ref>',
       'the order: its id, idempotency key, or a unique prefix of either (from the local record)',
-      nonEmpty('order reference'),
+      orderRefArg,
     )
     .option('--wait', 'wait for the order to complete first');
   addOutFlags(addIntervalFlags(command), "write to this file (0600, atomically; '-' = stdout, the default)").action(

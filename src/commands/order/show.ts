@@ -13,7 +13,7 @@ import { stripControl } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
 import { outcomeWords } from './list.js';
 import type { Deps } from '../deps.js';
-import { nonEmpty } from '../parse.js';
+import { orderRefArg } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
@@ -27,7 +27,7 @@ export function register(parent: Command, app: App): void {
   addVerb(parent, app, 'show', help, ({ deps }, ref) => run({ ref }, deps)).argument(
     '<ref>',
     'order id, idempotency key, or a unique prefix of either (from the local record)',
-    nonEmpty('order reference'),
+    orderRefArg,
   );
 }
 

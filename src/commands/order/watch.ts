@@ -9,7 +9,7 @@ import { warnOutsideJson } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { SCHEMES, type Scheme } from '../../webhooks/schemes.js';
-import { nonEmpty, portNumber } from '../parse.js';
+import { nonEmpty, orderRefArg, portNumber } from '../parse.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -40,11 +40,7 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('watch')
     .description('wait until an order ends: exit 0 completed, 6 failed, 7 on --timeout')
-    .argument(
-      '<ref>',
-      'order id, idempotency key, or a unique prefix of either (from the local record)',
-      nonEmpty('order reference'),
-    )
+    .argument('<ref>', 'order id, idempotency key, or a unique prefix of either (from the local record)', orderRefArg)
     .addOption(
       new Option('--webhook-port <port>', 'also listen for the signed order.fulfilled event on this port').argParser(
         portNumber,
