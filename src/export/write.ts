@@ -169,6 +169,7 @@ function codesProgress(o: ExportOptions): Progress | undefined {
     short: 'writing codes',
     unit: 'codes',
     total: o.expected,
+    waiting: 'waiting for the API',
   });
 }
 

@@ -25,6 +25,12 @@ export interface ProgressOptions {
   total?: number | undefined;
   /** Milliseconds since some fixed point; a test passes a fake clock. */
   now?: () => number;
+  /**
+   * What a pause between updates is spent on ("waiting for the API"): the line is drawn then too, each second on a
+   * terminal (each LOG_EVERY_MS in a log), with how long the wait has lasted. Without it a slow API left the screen
+   * still for as long as it took to send the first page (20 s, a person's-day review), and a log said nothing.
+   */
+  waiting?: string;
 }
 
 export interface Progress {
@@ -36,6 +42,8 @@ export interface Progress {
 
 /** Redraws on a terminal at most this often. */
 export const REDRAW_MS = 100;
+/** On a terminal, a wait this long between updates is drawn (ProgressOptions.waiting). */
+export const WAITING_EVERY_MS = 1000;
 /** Not on a terminal: a line at most this often, the first one once the work has lasted this long. */
 export const LOG_EVERY_MS = 10_000;
 
@@ -79,9 +87,21 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
   let next = tty ? started : started + LOG_EVERY_MS;
   let drawn = false;
   let stopped = false;
+  let updatedAt = started;
+  const period = tty ? WAITING_EVERY_MS : LOG_EVERY_MS;
+  // Checked each period: a wait as long as one is drawn, with how long it has lasted. Never keeps the process alive.
+  const waits =
+    o.waiting === undefined
+      ? undefined
+      : setInterval(() => {
+          const at = now();
+          if (at - updatedAt >= period) draw(at, at - updatedAt);
+        }, period);
+  waits?.unref();
   const stop = (): void => {
     if (stopped) return;
     stopped = true;
+    if (waits) clearInterval(waits);
     if (tty) busy.delete(stderr);
     if (drawn) stderr.write('\r\x1b[K');
   };
@@ -100,11 +120,14 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
     const columns = (stderr as Writable & { columns?: number }).columns;
     return columns && columns > 20 ? columns : 80;
   };
-  const draw = (at: number): void => {
-    const line = progressLine(o.label, o.unit, done, total, at - started);
+  const draw = (at: number, waited?: number): void => {
+    const pause = waited === undefined ? '' : `, ${o.waiting} (${duration(waited / 1000)})`;
+    // While waiting, no rate and no time left: both would be read as still true.
+    const elapsed = waited === undefined ? at - started : 0;
+    const line = progressLine(o.label, o.unit, done, total, elapsed) + pause;
     if (tty) {
       // \r back to the start of the line, \x1b[K erases what a longer earlier line left.
-      stderr.write(`\r${narrowed(line, o, done, total, at - started, width() - 1)}\x1b[K`);
+      stderr.write(`\r${narrowed(line, o, done, total, elapsed, width() - 1, pause)}\x1b[K`);
       drawn = true;
     } else {
       stderr.write(`${io.stamp()}${line}\n`);
@@ -116,6 +139,7 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
       done = count;
       if (newTotal !== undefined) total = newTotal;
       const at = now();
+      updatedAt = at;
       // The last count is drawn on a terminal however soon it comes: the line ends at its total, not short of it.
       const last = tty && total !== undefined && done >= total;
       if (at < next && !last) return;
@@ -168,6 +192,8 @@ export function narrowed(
   total: number | undefined,
   elapsedMs: number,
   width: number,
+  /** What a wait is spent on, and for how long, as the line ends with it: kept in the shorter lines too. */
+  pause = '',
 ): string {
   if (line.length <= width) return line;
   const seconds = elapsedMs / 1000;
@@ -178,10 +204,10 @@ export function narrowed(
   if (rate > 0 && total !== undefined && done < total) parts.push(`${duration((total - done) / rate)} left`);
   const numbers = parts.join(', ');
   for (const label of [o.label, o.short ?? o.label]) {
-    const compact = `${label}: ${numbers}`;
+    const compact = `${label}: ${numbers}${pause}`;
     if (compact.length <= width) return compact;
   }
-  return fit(`${o.short ?? o.label}: ${numbers}`, width);
+  return fit(`${o.short ?? o.label}: ${numbers}${pause}`, width);
 }
 
 /** A line that would wrap is cut with an ellipsis: a wrapped line cannot be redrawn in place. */

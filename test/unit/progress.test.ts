@@ -1,6 +1,6 @@
 // Progress on stderr (output/progress.ts): redrawn in place on a terminal, timestamped lines in a log.
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   endProgress,
   LOG_EVERY_MS,
@@ -205,5 +205,90 @@ describe('progressLine', () => {
     expect(progressLine('w', 'codes', 1000, 1_000_000, 1000)).toBe(
       'w: 1,000 of 1,000,000 codes (0%), 1,000 codes/s, 16 min 39 s left',
     );
+  });
+});
+
+// Broke: a slow API left the screen still after "✓ order … completed" for as long as it took to send the first page
+// (20 s, a person's-day review): the line is drawn only at an update, and none came.
+describe('a wait between updates (ProgressOptions.waiting)', () => {
+  it('is drawn each second on a terminal, with how long it has lasted, and no longer once stopped', () => {
+    vi.useFakeTimers();
+    try {
+      const io = fakeIo(true);
+      const now = (): number => Date.now();
+      const p = startProgress(io, {
+        label: 'writing the codes of ord_1',
+        short: 'writing codes',
+        unit: 'codes',
+        total: 100_000,
+        now,
+        waiting: 'waiting for the API',
+      });
+      vi.advanceTimersByTime(999);
+      expect(io.text()).toBe('');
+      vi.advanceTimersByTime(12_001);
+      const draws = io.text().split('\r').filter(Boolean);
+      expect(draws.at(-1)).toBe(
+        'writing the codes of ord_1: 0 of 100,000 codes (0%), waiting for the API (13 s)\x1b[K',
+      );
+      // Updates flowing: no waiting words; a pause after them counts from the last update.
+      p.update(50_000);
+      vi.advanceTimersByTime(500);
+      expect(io.text().split('\r').at(-1)).not.toContain('waiting');
+      vi.advanceTimersByTime(3_000);
+      // While waiting no rate and no time left, which would read as still true.
+      expect(io.text().split('\r').at(-1)).toBe(
+        'writing the codes of ord_1: 50,000/100,000 (50%), waiting for the API (3 s)\x1b[K',
+      );
+      p.stop();
+      const after = io.text();
+      vi.advanceTimersByTime(10_000);
+      expect(io.text()).toBe(after);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('in a log, a stamped line each ten seconds of waiting; without `waiting`, nothing', () => {
+    vi.useFakeTimers();
+    try {
+      const io = fakeIo(false);
+      const plain = fakeIo(false);
+      const now = (): number => Date.now();
+      const o = { label: 'writing the codes of ord_1', unit: 'codes', total: 10, now };
+      const p = startProgress(io, { ...o, waiting: 'waiting for the API' });
+      const q = startProgress(plain, o);
+      vi.advanceTimersByTime(LOG_EVERY_MS * 2);
+      expect(io.text()).toBe(
+        '2026-11-29T00:00:00.000Z writing the codes of ord_1: 0 of 10 codes (0%), waiting for the API (10 s)\n' +
+          '2026-11-29T00:00:00.000Z writing the codes of ord_1: 0 of 10 codes (0%), waiting for the API (20 s)\n',
+      );
+      expect(plain.text()).toBe('');
+      p.stop();
+      q.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps the wait in the line narrowed for 80 columns', () => {
+    const io = fakeIo(true);
+    (io.stderr as unknown as { columns: number }).columns = 60;
+    vi.useFakeTimers();
+    try {
+      const p = startProgress(io, {
+        label: 'writing the codes of ord_0123456789abcdef01234567',
+        short: 'writing codes',
+        unit: 'codes',
+        total: 100_000,
+        now: () => Date.now(),
+        waiting: 'waiting for the API',
+      });
+      vi.advanceTimersByTime(2_000);
+      expect(io.text().split('\r').at(-1)).toBe('writing codes: 0/100,000 (0%), waiting for the API (2 s)\x1b[K');
+      p.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
