@@ -105,6 +105,8 @@ export async function guidedOrder(
     quantity?: number | undefined;
     out?: string | undefined;
     checkFile?: (path: string) => string | true;
+    /** When this product and quantity would finish an interrupted order rather than place one: when it was started. */
+    resumes?: (product: string, quantity: number) => string | undefined;
   } = {},
 ): Promise<{ product: string; quantity: number; out?: string }> {
   const live = connection.environment === 'live';
@@ -156,11 +158,16 @@ export async function guidedOrder(
   const cost = price
     ? ` at ${spokenMoney(price.amount, price.currency)} each, ${spokenMoney(price.amount * quantity, price.currency)} in all`
     : '';
+  // The same request as an order left interrupted is that order, finished (the journal's rule): asked as such, not as
+  // "Place", which read as a new order (a person's-day review answered yes and got the old one).
+  const started = given.resumes?.(product, quantity);
   const yes = await io.prompt(
     ({ confirm }, context) =>
       confirm(
         {
-          message: `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
+          message: started
+            ? `Finish the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started}${out ? `, and write its codes to ${file}` : ''}? It was sent before: it is not charged again.`
+            : `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
           default: !live,
         },
         context,

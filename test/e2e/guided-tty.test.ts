@@ -90,6 +90,43 @@ describe('a guided order at a terminal', () => {
     120_000,
   );
 
+  // A person's-day review: after a Ctrl-C, the guided order of the same product and quantity asked "Place a test order
+  // for 4 × …?" and, answered yes, finished the interrupted order instead (the journal's rule): no new order.
+  it('the same product and quantity as an interrupted order: asked as finishing it, and no second charge', async () => {
+    const configDir = tempDir();
+    cpSync(served.configDir, configDir, { recursive: true });
+    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '7'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill', GIFTCODES_BASE_URL: served.url },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const charged = (await ledger(served.server)).orders.length;
+    const t = inTerminal(['order', 'place'], configDir, { GIFTCODES_BASE_URL: served.url });
+    await t.waitFor(/Product \(type to search/);
+    await t.waitFor(/amazon-us-10 /);
+    t.pasteLine('steam-us-20');
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('7');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    t.press('Enter');
+    const question = await t.waitFor(/Finish the interrupted test order for 7 × steam-us-20 at 20\.00 USD each/);
+    expect(question).toMatch(/it is not charged again/);
+    expect(question).not.toContain('Place a test order');
+    t.answer('y');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
+    expect((await ledger(served.server)).orders.length).toBe(charged);
+    // Another quantity is a new order, asked as one.
+    const other = inTerminal(['order', 'place', '--product', 'steam-us-20'], configDir, {
+      GIFTCODES_BASE_URL: served.url,
+    });
+    await other.waitFor(/Quantity of steam-us-20/);
+    other.answer('8');
+    await other.waitFor(/Codes file, e\.g\. codes\.csv/);
+    other.press('Enter');
+    await other.waitFor(/Place a test order for 8 × steam-us-20/);
+    other.answer('n');
+  }, 120_000);
+
   it('--product alone asks only the quantity, then confirms with the total; a typo in it is refused first', async () => {
     const before = (await ledger(served.server)).orders.length;
     const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], served.configDir, {

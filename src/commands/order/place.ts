@@ -158,9 +158,27 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const left = leftByEarlierRuns(await deps.journal(), () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
     if (left) deps.io.warn(left);
     leftSaidFirst = left !== undefined;
+    const [{ keyIdOf }, { resumeCandidate }, journal] = await Promise.all([
+      import('../../journal/intent.js'),
+      import('../../orders/recover.js'),
+      deps.journal(),
+    ]);
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
+      resumes: (productId, quantity) =>
+        resumeCandidate(
+          journal,
+          {
+            profile: connection.profile,
+            environment: connection.environment,
+            baseUrl: connection.baseUrl,
+            keyId: keyIdOf(connection.apiKey),
+            productId,
+            quantity,
+          },
+          options.idempotencyKey,
+        )?.createdAt,
     });
     options = { ...options, ...chosen, yes: true };
     // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
