@@ -266,6 +266,10 @@ function nearWords(typed: string | undefined, offered: string | undefined): stri
   return kept.length === 0 ? undefined : `did you mean ${kept.join(' or ')}?`;
 }
 
+const CATALOG_SEARCH = 'to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT';
+const ORDER_SEARCH =
+  'to find an order: giftcodes order show REF (an id or key, or a prefix of either), or giftcodes order list --product ID --since DATE';
+
 /**
  * Words people reach for that name nothing here, too far from the right one for commander's "did you mean" (or
  * nearer a wrong one: `config get` is one letter from `set`), by the command they were typed under.
@@ -279,8 +283,12 @@ const REACHED_FOR: Readonly<Record<string, string>> = {
   // `order place amazon-us-25 5`, or `-q 10` (quiet) meant as the quantity.
   'order place <arguments>': 'the product and quantity are flags: --product <id> --quantity <n> (-q is --quiet)',
   // `catalog list amazon`, as `gh search` takes its words (a person's day).
-  'catalog list <arguments>':
-    'to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT',
+  'catalog list <arguments>': CATALOG_SEARCH,
+  // `catalog search steam`, `order find …` (a person's day: the hint was only the group's --help).
+  'catalog search': CATALOG_SEARCH,
+  'catalog find': CATALOG_SEARCH,
+  'order search': ORDER_SEARCH,
+  'order find': ORDER_SEARCH,
 };
 
 /** The hint for an unknown command or option the table above knows, under the command it was typed under. */

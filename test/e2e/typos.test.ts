@@ -162,6 +162,23 @@ describe('the words people reach for', () => {
     expect(unstamped(search.stderr)).toMatch(
       /^error: too many arguments for 'list'.*\nhint: to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT\n$/,
     );
+    // `catalog search steam`, `order find …`: the hint was the group's --help (a person's day).
+    for (const [verb, hint] of [
+      ['catalog search', 'to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT'],
+      ['catalog find', 'to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT'],
+      [
+        'order find',
+        'to find an order: giftcodes order show REF (an id or key, or a prefix of either), or giftcodes order list --product ID --since DATE',
+      ],
+      [
+        'order search',
+        'to find an order: giftcodes order show REF (an id or key, or a prefix of either), or giftcodes order list --product ID --since DATE',
+      ],
+    ] as const) {
+      const found = await runCli([...verb.split(' '), 'steam'], { configDir, baseUrl });
+      expect(found.code).toBe(2);
+      expect(unstamped(found.stderr)).toBe(`error: unknown command '${verb.split(' ')[1]}'\nhint: ${hint}\n`);
+    }
     const get = await runCli(['config', 'get', 'base-url'], { configDir, baseUrl });
     expect(get.code).toBe(2);
     expect(unstamped(get.stderr)).toBe(
