@@ -21,8 +21,26 @@ export const UNKNOWN_PRODUCT_HINT = 'list the products with: giftcodes catalog l
 
 /** `no product "amazn-us-25" in the catalog (aside); did you mean amazon-us-25?`: the words of one unknown id. */
 export function noSuchProduct(id: string, ids: readonly string[], aside?: string): string {
+  return `no product "${id}" in the catalog${aside ? ` (${aside})` : ''}${nearWords(id, ids)}`;
+}
+
+/** At most this many ids that hold the typed text are named; more are counted, with the search that lists them. */
+const HOLDING_NAMED = 4;
+
+/**
+ * The ids nearest a typo; failing those, the ids that hold the text typed (a brand, `--product amazon`: a person's
+ * day met no word of the four Amazon products, too far from "amazon" for a typo).
+ */
+function nearWords(id: string, ids: readonly string[]): string {
   const near = nearestIds(id, ids);
-  return `no product "${id}" in the catalog${aside ? ` (${aside})` : ''}${near.length > 0 ? `; did you mean ${near.join(' or ')}?` : ''}`;
+  if (near.length > 0) return `; did you mean ${near.join(' or ')}?`;
+  const text = id.trim().toLowerCase();
+  if (text.length < 3) return '';
+  const holding = ids.filter((candidate) => candidate.toLowerCase().includes(text));
+  if (holding.length === 0) return '';
+  if (holding.length > HOLDING_NAMED)
+    return `; ${holding.length} products have "${id}" in their id: giftcodes catalog list --filter ${id}`;
+  return `; did you mean ${holding.slice(0, -1).join(', ')}${holding.length > 1 ? ' or ' : ''}${holding.at(-1)}?`;
 }
 
 /**
