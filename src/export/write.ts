@@ -4,15 +4,14 @@
 // A symbolic link at the target is refused, never written through nor replaced (out-target.ts says which
 // targets may be written; out-lock.ts keeps one writer per target); a failure of the disk is a LocalError
 // (exit 8) and leaves an existing target untouched.
-import { randomBytes } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { link, lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, CliError, InterruptedError, OrderFailedError, UsageError, isCliError } from '../errors.js';
 import { fsyncDirectory, localError } from '../files/atomic.js';
-import { removeStaleFor, removeStaleTemps, tempPrefix } from '../files/codes-temps.js';
+import { removeStaleFor, removeStaleTemps, tempPath, tempPrefix } from '../files/codes-temps.js';
 import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
 import { encryptingSink, SpoolCipher, type EncryptingSink } from './age.js';
@@ -549,8 +548,4 @@ function fileError(error: unknown, target: string): CliError {
   if (isCliError(error)) return error;
   // A full disk or a read-only directory is a local resource failing (exit 8), not a bug (exit 1).
   return localError(error, target, 'codes file', 'write_failed');
-}
-
-function tempPath(dir: string, prefix: string): string {
-  return join(dir, `${prefix}${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
 }

@@ -14,6 +14,11 @@ export function tempPrefix(target: string): string {
   return `.${basename(target)}.giftcodes-`;
 }
 
+/** A temporary file of this process under `prefix` in `dir`: `<prefix><pid>-<12 hex>.tmp`, the name tempPid reads. */
+export function tempPath(dir: string, prefix: string): string {
+  return join(dir, `${prefix}${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
 /**
  * The writer's pid in a temporary file's name after its prefix, when the rest is exactly `<pid>-<12 hex>.tmp`: a
  * target whose own name begins as another's temporary files do (`a.csv.giftcodes-4000000-z.csv`) has temporary
@@ -71,7 +76,7 @@ function removeStale(
  * every code; a run killed during the comparison left them, under names no sweep knew (a review).
  */
 export function checkPath(target: string): string {
-  return join(dirname(target), `${checkPrefix(target)}${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  return tempPath(dirname(target), checkPrefix(target));
 }
 
 function checkPrefix(target: string): string {

@@ -7,7 +7,7 @@ import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions, RowProblem } from '../../orders/plan.js';
 import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
-import type { Intent } from '../../journal/intent.js';
+import type { Intent, OrderSpec } from '../../journal/intent.js';
 import type { Begun, Journal } from '../../journal/journal.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
@@ -154,31 +154,20 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       (options.encryptTo?.length ?? 0) > 0 || ((await profileEncryptTo(deps))?.recipients?.length ?? 0) > 0;
     // An order left interrupted (it may have been charged) is said before the questions, not after the order they
     // confirm was placed: a review answered yes to a live order and only then read that the one it retried was charged.
-    const { leftByEarlierRuns } = await import('../../orders/recover.js');
-    const left = leftByEarlierRuns(await deps.journal(), () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
-    if (left) deps.io.warn(left);
-    leftSaidFirst = left !== undefined;
-    const [{ keyIdOf }, { resumeCandidate }, journal] = await Promise.all([
-      import('../../journal/intent.js'),
+    const [{ leftByEarlierRuns, resumeCandidate }, { keyIdOf }, journal] = await Promise.all([
       import('../../orders/recover.js'),
+      import('../../journal/intent.js'),
       deps.journal(),
     ]);
+    const left = leftByEarlierRuns(journal, () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
+    if (left) deps.io.warn(left);
+    leftSaidFirst = left !== undefined;
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
       resumes: (productId, quantity) =>
-        resumeCandidate(
-          journal,
-          {
-            profile: connection.profile,
-            environment: connection.environment,
-            baseUrl: connection.baseUrl,
-            keyId: keyIdOf(connection.apiKey),
-            productId,
-            quantity,
-          },
-          options.idempotencyKey,
-        )?.createdAt,
+        resumeCandidate(journal, orderSpec(connection, keyIdOf, productId, quantity), options.idempotencyKey)
+          ?.createdAt,
     });
     options = { ...options, ...chosen, yes: true };
     // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
@@ -215,14 +204,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     import('../../orders/lifecycle.js'),
   ]);
   await refuseTypo(deps, journal, connection, api, options.product);
-  const spec = {
-    profile: connection.profile,
-    environment: connection.environment,
-    baseUrl: connection.baseUrl,
-    keyId: keyIdOf(connection.apiKey),
-    productId: options.product,
-    quantity: options.quantity,
-  };
+  const spec = orderSpec(connection, keyIdOf, options.product, options.quantity);
   // One writer per --out file, from before the charge to the end of the run: a second run at the same file
   // meanwhile is refused (out_busy, exit 2) with nothing charged, never after its charge. An existing file
   // is refused before anything is charged, unless it is the delivery of the very intent this run will resume
@@ -1200,4 +1182,21 @@ function guidedFileProblem(
   if (!encrypts && namesAgeFile(path))
     return `${path} names an age-encrypted file, and no recipient is set (--encrypt-to, or giftcodes config set encrypt-to)`;
   return true;
+}
+
+/** The order this run's connection would place (journal/intent.ts OrderSpec): what an interrupted one is matched by. */
+function orderSpec(
+  connection: Connection,
+  keyIdOf: (apiKey: string) => string,
+  productId: string,
+  quantity: number,
+): OrderSpec {
+  return {
+    profile: connection.profile,
+    environment: connection.environment,
+    baseUrl: connection.baseUrl,
+    keyId: keyIdOf(connection.apiKey),
+    productId,
+    quantity,
+  };
 }

@@ -78,8 +78,8 @@ export async function run(
  * machine's record (a support agent read one so as all there was).
  */
 async function journalOf(deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir'>>): Promise<Journal> {
-  const { existsSync } = await import('node:fs');
-  if (deps.configDir !== undefined && !existsSync(deps.configDir))
+  const { configDirMissing } = await import('./journal-missing.js');
+  if (await configDirMissing(deps))
     deps.io.warn(
       `no order record: the config directory ${deps.configDir} does not exist; this is the API's order alone`,
     );
