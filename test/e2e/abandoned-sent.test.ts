@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DEMO_KEYS,
+  heldRequests,
   journalIntents,
   ledger,
   runCli,
@@ -29,7 +30,9 @@ async function abandonedWhileOut(args: string[]): Promise<{ key: string; abandon
   const before = (await ledger(server)).orders.length;
   const first = spawnCli(args, { configDir, baseUrl });
   first.proc.stdin?.end();
-  await new Promise((resolve) => setTimeout(resolve, 700));
+  // Interrupted once the server holds the request (it was sent): a fixed 700 ms lost that race on a loaded machine,
+  // and the run stopped before sending (npm test, 2026-12-01 01:48, with a slow server beside it).
+  await heldRequests(server);
   first.proc.kill('SIGINT');
   expect((await first.result).code).toBe(130);
   for (let i = 0; i < 100 && (await ledger(server)).orders.length === before; i++)
