@@ -208,6 +208,26 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
     expect(filesIn(dir)).toEqual([]);
   });
 
+  // Support staff, or a second machine: no record of the order here and no --wait, so only the order read from the
+  // API says how many codes there are. It wrote 6 of 7 codes and said "✓ wrote 6 codes" (exit 0).
+  it('codes get of an order this machine has no record of, without --wait: exit 5, no file', async () => {
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'],
+      withKey(served.server),
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    const dir = tempDir();
+    const toFile = await runCli(['codes', 'get', id, '--out', join(dir, 'codes.csv')], withKey(served.server));
+    expect(toFile.code, toFile.stderr).toBe(5);
+    expect(toFile.stderr).toMatch(/7 codes but only 6 arrived/);
+    expect(filesIn(dir)).toEqual([]);
+    const toStdout = await runCli(['codes', 'get', id, '--format', 'jsonl'], withKey(served.server));
+    // Standard output cannot take back the lines it was given: exit 5 says it is no complete export.
+    expect(toStdout.code, toStdout.stderr).toBe(5);
+    expect(toStdout.stderr).toMatch(/7 codes but only 6 arrived/);
+  });
+
   // Ours states no total for the catalog (openapi.yaml): there, only the order's quantity can tell.
   it.skipIf(dialect === 'ours')(
     'catalog list: the stated total is checked: exit 5, nothing printed, no completion cache',

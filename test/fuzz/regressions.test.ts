@@ -9,8 +9,12 @@ import { endingProblems } from './check.js';
 
 let hostile: HostileServer;
 let answer: Behaviour = { kind: 'reset' };
+/** What GET /v1/orders/ord_1 answers, where a test sets it apart from `answer`. */
+let orderAnswer: Behaviour | undefined;
 beforeAll(async () => {
-  hostile = await startHostileServer(() => answer);
+  hostile = await startHostileServer((request) =>
+    orderAnswer !== undefined && request.path === '/v1/orders/ord_1' ? orderAnswer : answer,
+  );
 });
 afterAll(() => hostile.close());
 
@@ -105,6 +109,13 @@ describe('bugs the fuzzers found', () => {
         Buffer.from('CD"}],"has_more":false}'),
       ]),
     };
+    // The order, read first for its quantity (no record of it here), is sound.
+    orderAnswer = {
+      kind: 'reply',
+      status: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"id":"ord_1","status":"completed","quantity":1}',
+    };
     const cwd = tempDir();
     const result = await runCli(['codes', 'get', 'ord_1', '--out', 'codes.csv', '--retries', '0'], {
       cwd,
@@ -116,6 +127,7 @@ describe('bugs the fuzzers found', () => {
       'GET /v1/orders/ord_1/codes: HTTP 200 with a body that cannot be understood (not valid UTF-8)',
     );
     expect(existsSync(join(cwd, 'codes.csv'))).toBe(false);
+    orderAnswer = undefined;
     // An error body in bad UTF-8 is still shown with its status.
     answer = {
       kind: 'reply',
