@@ -7,7 +7,7 @@
 // What reached the user is then made durable by lifecycle.ts (deliver, then settle).
 import { existsSync } from 'node:fs';
 import type { ApiClient } from '../api/client.js';
-import { InterruptedError, LocalError, type CliError } from '../errors.js';
+import { LocalError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
@@ -86,8 +86,12 @@ export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
   };
   if (o.existing !== undefined) {
     const { sameCodesAlready } = await import('./recover.js');
-    // When the codes cannot be read to tell, the refusal is what the user can act on (exit 2), not the failure behind it.
-    const same = await sameCodesAlready(common).catch(unlessInterrupted);
+    // Compared with the codes as an export reads them, the order's quantity checked: a file holding what a short
+    // list gave (`codes get --format jsonl > f` ended exit 5, its lines written) was said to hold the order's codes
+    // ("already holds the 6 codes", exit 0). When the codes cannot be read, that failure is the answer, as it would
+    // be without the file: it was the refusal (exit 2, "pass --force"), which sent a person after the file for a
+    // 503, and kept a 404 from asking with the profile's other key (codes get, fromOtherKey).
+    const same = await sameCodesAlready({ ...common, expected: o.expected });
     if (!same) throw o.existing;
     await failpoint('codes.renamed');
     return { path: same.path, count: same.count, format: same.format, already: true };
@@ -139,12 +143,6 @@ async function notDelivered(
   return new LocalError(`could not write the codes of order ${o.orderId} to standard output${what}`, {
     code: 'output_failed',
   });
-}
-
-/** A failure to read the codes for comparison counts as "not the same file"; an interruption still interrupts. */
-function unlessInterrupted(error: unknown): undefined {
-  if (error instanceof InterruptedError) throw error;
-  return undefined;
 }
 
 /** A key journal.begin made (randomUUID), for an intent an older version wrote without `keyGiven`. */

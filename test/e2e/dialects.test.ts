@@ -2,7 +2,7 @@
 // a resource or an error, against `giftcodes serve --dialect <d>` for every dialect; a shortfall per pagination
 // style (exit 5, the counts in the message, no file); openapi.yaml's idempotency errors in every error dialect; and the
 // header forms the reference server does not speak (Link header, rate-limit resets) from a raw-socket server.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -226,6 +226,30 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
     // Standard output cannot take back the lines it was given: exit 5 says it is no complete export.
     expect(toStdout.code, toStdout.stderr).toBe(5);
     expect(toStdout.stderr).toMatch(/7 codes but only 6 arrived/);
+  });
+
+  // `codes get --format jsonl > codes.jsonl` streams what arrived before the list fell short (exit 5); run again as
+  // `--out codes.jsonl`, the comparison with the file read the same short list and said "✓ codes.jsonl already holds
+  // the 6 codes; left as it was", exit 0 (no stated total), or refused the file as existing (exit 2) where the API
+  // states one, with or without a record of the order.
+  it('codes get --out a file holding the codes a short list gave: exit 5, the file left as it was', async () => {
+    const configDir = tempDir();
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'],
+      withKey(served.server, configDir),
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    const streamed = await runCli(['codes', 'get', id, '--format', 'jsonl'], withKey(served.server, configDir));
+    expect(streamed.code, streamed.stderr).toBe(5);
+    const out = join(tempDir(), 'codes.jsonl');
+    writeFileSync(out, streamed.stdout);
+    for (const dir of [configDir, tempDir()]) {
+      const again = await runCli(['codes', 'get', id, '--out', out], withKey(served.server, dir));
+      expect(again.code, again.stderr).toBe(5);
+      expect(again.stderr).toMatch(/7 codes but only 6 arrived/);
+      expect(readFileSync(out, 'utf8')).toBe(streamed.stdout);
+    }
   });
 
   // Ours states no total for the catalog (openapi.yaml): there, only the order's quantity can tell.

@@ -349,6 +349,25 @@ describe('an order id pasted on a machine that has no record of it', () => {
       expect(other.code, `${verb.join(' ')}: ${other.stderr}`).toBe(0);
       expect(other.stderr).toContain(`found with the live key of profile "default"`);
     }
+    // The live order's codes into a file that holds them already, at a desk with no record of it (a re-run): compared
+    // with the codes read with the live key. The test key's 404 was taken for "cannot tell", and the file refused
+    // as existing (exit 2, "pass --force").
+    const file = join(tempDir(), 'live.csv');
+    const first = await runCli(['codes', 'get', liveId, '--out', file], { configDir: desk });
+    expect(first.code, first.stderr).toBe(0);
+    const again = await runCli(['codes', 'get', liveId, '--out', file], {
+      configDir: await loggedIn(api.server, BOTH_KEYS),
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`found with the live key of profile "default"`);
+    expect(again.stderr).toContain(`${file} already holds the 1 code of ${liveId}`);
+    // The API out of reach: that is the answer (exit 5), not the file (it was exit 2, "exists; pass --force").
+    const down = await runCli(
+      ['codes', 'get', liveId, '--out', file, '--retries', '0', '--base-url', 'http://127.0.0.1:9'],
+      { configDir: await loggedIn(api.server, BOTH_KEYS) },
+    );
+    expect(down.code, down.stderr).toBe(5);
+    expect(down.stderr).not.toContain('exists');
     const prefix = await runCli(['order', 'show', liveId.slice(0, 10)], { configDir: desk });
     expect(prefix.code).toBe(4);
     expect(prefix.stderr).toContain(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
-import { OrderFailedError } from '../../errors.js';
+import { InterruptedError, OrderFailedError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -138,14 +138,22 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     }).catch(noteFailed);
     await noteStatus(await deps.journal(), ref, order.status, deps.now());
     expected ??= orderQuantity(order);
-  } else if (expected === undefined && existing === undefined) {
+  } else if (expected === undefined) {
     // An order no record here knows (placed on another machine, or its config directory lost), read without --wait:
     // its quantity is asked of the API once, so that a list the API ends early is exit 5 and no file, as with a
     // record, rather than a file of part of the codes that says it is the order's (docs/dialects.md, "Never a
     // silent partial result"). An order that states no quantity is exported as before, with only the API's own
-    // total to check. Not for a file that exists: it is compared with the codes, or refused (exit 2), whatever
-    // the API answers (deliverCodes).
-    expected = orderQuantity(await api.getOrder(options.orderId));
+    // total to check. A file that exists is compared with the codes, or refused (exit 2), whatever this read
+    // answers (deliverCodes): its failure then only leaves the quantity unknown.
+    const read = api.getOrder(options.orderId);
+    expected = orderQuantity(
+      await (existing === undefined
+        ? read
+        : read.catch((error: unknown) => {
+            if (error instanceof InterruptedError) throw error;
+            return {};
+          })),
+    );
   }
   // Codes are served only for a completed order: once read, the record says so (unless it already says success).
   const noteCompleted = async (): Promise<void> => {
