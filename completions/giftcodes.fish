@@ -243,7 +243,7 @@ complete -c giftcodes -n '__giftcodes_under \'order place \'' -l idempotency-key
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l wait -d 'wait until the order completes (exit 6 if it fails, 7 on --timeout)'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l plan -r -F -d 'bulk: one order per row product,quantity[,out]; the same plan never orders twice'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l batch -x -d 'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night); {batch} in an out cell is this name'
-complete -c giftcodes -n '__giftcodes_under \'order place \'' -l dry-run -d 'print what would be ordered (a plan, or one order), send nothing'
+complete -c giftcodes -n '__giftcodes_under \'order place \'' -l dry-run -d 'with --plan: print what would be ordered, send nothing'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l concurrency -x -d 'with --plan: rows at once'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l interval -x -d 'time between status checks (default 2)'
 complete -c giftcodes -n '__giftcodes_under \'order place \'' -l timeout -x -d 'give up waiting after this long (exit 7)'

@@ -91,7 +91,7 @@ export function register(parent: Command, app: App): void {
         'with --plan: order its rows again as a new batch (e.g. --batch "$(date +%F)" each night); {batch} in an out cell is this name',
       ).argParser(once('--batch', batchArg)),
     )
-    .option('--dry-run', 'print what would be ordered (a plan, or one order), send nothing')
+    .option('--dry-run', 'with --plan: print what would be ordered, send nothing')
     .addOption(new Option('--concurrency <n>', 'with --plan: rows at once').argParser(integer(1, 32)).default(4));
   addWaitFlags(command).action(async (flags: Omit<PlaceOptions, 'yes' | 'json'>, cmd: Command) => {
     const { globals, json, deps } = app.context(cmd);
@@ -187,7 +187,6 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         )
       : undefined;
   if (tooMany) throw tooMany;
-  if (options.dryRun) return singleDryRun(options, out, deps);
   const connection = await deps.connection();
   const [
     journal,
@@ -928,97 +927,6 @@ async function dryRun(
   );
 }
 
-/**
- * One order's dry run: what `order place` with the same flags would do, with nothing sent and nothing written (no
- * intent, no lock, no file). The checks that refuse the order before it is sent are run as the order runs them (the
- * key, the product against the catalog, the --out file), and each is the same error and exit status. Then what the
- * journal's rules make of it: a new order, the interrupted order of the same request finished instead (its key, no
- * second charge), the abandoned one's request sent again under its key, or a second order beside one that is
- * being placed now or was finished elsewhere (the run itself asks at a terminal, and says so in a log).
- */
-async function singleDryRun(
-  options: PlaceOptions & { product: string; quantity: number },
-  out: ReturnType<typeof outSpec>,
-  deps: PlaceDeps,
-): Promise<void> {
-  const connection = await deps.connection();
-  const [journal, api, { keyIdOf }, recover, { readCatalog }, { unitPriceOf }] = await Promise.all([
-    // Read only: a dry run under a config directory that is not there makes none.
-    deps.journal({ read: true }),
-    deps.api(),
-    import('../../journal/intent.js'),
-    import('../../orders/recover.js'),
-    import('../catalog/list.js'),
-    import('../../orders/products.js'),
-  ]);
-  const catalog = await readCatalog(deps.io, api);
-  await refuseTypo(deps, journal, connection, api, options.product, catalog);
-  const spec = orderSpec(connection, keyIdOf, options.product, options.quantity);
-  const key = options.idempotencyKey;
-  if (out && out.path !== '-' && !recover.resumableFor(journal, spec, key, out.path)) {
-    const { checkOutTarget } = await import('../../export/out-target.js');
-    checkOutTarget(out.path, out.force);
-  }
-  const what = unitsOf(options.quantity, options.product);
-  const candidate = recover.resumeCandidate(journal, spec, key);
-  const other = recover.placingNow(journal, spec, key);
-  const { finished, abandoned, abandonedPlaced } =
-    candidate === undefined && other === undefined ? recover.ofThisRequest(journal, spec, key) : {};
-  const [action, story]: [string, string] = candidate
-    ? [
-        'resume',
-        `it would finish the interrupted order for ${what} started ${candidate.createdAt} (key ${candidate.key}) instead of placing a new one: same key, same request, no second charge`,
-      ]
-    : other !== undefined
-      ? ['second', `another giftcodes run (pid ${other}) is placing ${what} right now: this would be a second order`]
-      : finished
-        ? [
-            'second',
-            `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}: this would be a second order`,
-          ]
-        : abandonedPlaced
-          ? [
-              'second',
-              `the order ${abandonedPlaced.orderId} of ${what} was abandoned at ${abandonedPlaced.endedAt ?? abandonedPlaced.updatedAt} after the API had placed it: this would be a second order (its codes: giftcodes codes get ${abandonedPlaced.orderId} --out CODES_FILE)`,
-            ]
-          : abandoned
-            ? [
-                'reuse',
-                `it would send the request of the order of ${what} abandoned at ${abandoned.endedAt ?? abandoned.updatedAt} again under its key ${abandoned.key}: that order if it was placed, a new one if not, never both`,
-              ]
-            : ['place', 'it would place a new order'];
-  const price = unitPriceOf(catalog.find((p) => p.id === options.product));
-  const live = connection.environment === 'live';
-  const data = {
-    dryRun: true,
-    action,
-    productId: options.product,
-    quantity: options.quantity,
-    environment: connection.environment,
-    profile: connection.profile,
-    baseUrl: connection.baseUrl,
-    ...(price ? { price, amount: { amount: price.amount * options.quantity, currency: price.currency } } : {}),
-    ...(candidate
-      ? { key: candidate.key }
-      : abandoned && action === 'reuse'
-        ? { key: abandoned.key }
-        : key
-          ? { key }
-          : {}),
-    ...(out ? { out: out.path === '-' ? '-' : resolve(out.path) } : {}),
-  };
-  const { wallet } = await import('../../orders/confirm.js');
-  await exportResult(deps.io, data, {
-    pager: false,
-    text: () =>
-      [
-        `dry run: ${live ? 'a LIVE' : 'a test'} order for ${what}${price ? ` at ${spokenMoney(price.amount, price.currency)} each, ${spokenMoney(price.amount * options.quantity, price.currency)} in all` : ''}${live ? `, charged to ${wallet(connection)}` : ''}, at ${connection.baseUrl}${out && out.path !== '-' ? `, its codes to ${out.path}` : ''}`,
-        `${story}; nothing was sent`,
-        ...(live && !options.yes ? ['without --dry-run it asks first (--yes where nothing can answer)'] : []),
-      ].join('\n'),
-  });
-}
-
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
 function planStory(
   plan: string,
@@ -1219,12 +1127,10 @@ function checkSingleOrderFlags(options: PlaceOptions): void {
   }
 }
 
-/** --batch belongs to --plan; --dry-run to a plan, or to one order given whole (a guided order asks, then places). */
+/** --dry-run and --batch belong to --plan. */
 function checkPlanOnlyFlags(options: PlaceOptions): void {
-  if (options.dryRun && (options.product === undefined || options.quantity === undefined))
-    throw new UsageError('--dry-run needs --product and --quantity (or --plan)', {
-      hint: 'giftcodes order place --product PRODUCT_ID --quantity N --dry-run',
-    });
+  if (options.dryRun)
+    throw new UsageError('--dry-run is for --plan', { hint: 'giftcodes order place --plan restock.csv --dry-run' });
   if (options.batch !== undefined)
     throw new UsageError('--batch is for --plan', {
       hint: 'giftcodes order place --plan restock.csv --batch "$(date +%F)"',
