@@ -167,6 +167,44 @@ describe('order show where the config directory does not exist', () => {
   });
 });
 
+// Broke (a desk review): codes get and order watch made <dir>/journal under a mistyped GIFTCODES_CONFIG_DIR, even
+// when they failed, and from then on order pending answered "every order placed from here reached you", and order list
+// "no orders in the local record match", where both had said the directory does not exist.
+describe('codes get and order watch where the config directory does not exist', () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  it('write the codes, say they are not recorded, and make nothing; order pending still says the directory is missing', async () => {
+    const orderId = await placedOnServer(served.server);
+    const missing = join(tempDir(), 'giftcodse');
+    const env = { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: served.url };
+    const dir = tempDir();
+    const got = await runCli(['codes', 'get', orderId, '--out', join(dir, 'a.csv')], { configDir: missing, env });
+    expect(got.code, got.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'a.csv'), 'utf8')).toMatch(/^order_id,code/);
+    expect(unstamped(got.stderr)).toContain(
+      `warning: no order record: the config directory ${missing} does not exist; these codes are not recorded\n`,
+    );
+    const again = await runCli(['codes', 'get', orderId, '--out', join(dir, 'a.csv')], { configDir: missing, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('already holds');
+    const json = await runCli(['codes', 'get', orderId, '--json'], { configDir: missing, env });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toHaveLength(1);
+    const watched = await runCli(['order', 'watch', orderId, '--out', join(dir, 'b.csv')], { configDir: missing, env });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(existsSync(join(dir, 'b.csv'))).toBe(true);
+    expect(watched.stderr).toContain(`the config directory ${missing} does not exist; this order is not recorded`);
+    const unknown = await runCli(['codes', 'get', 'ord_nosuchorder', '--out', join(dir, 'c.csv')], {
+      configDir: missing,
+      env,
+    });
+    expect(unknown.code).toBe(4);
+    expect(existsSync(missing)).toBe(false);
+    const pending = await runCli(['order', 'pending'], { configDir: missing });
+    expect(pending.stderr).toContain(`the config directory ${missing} does not exist`);
+  });
+});
+
 describe('order list and order show <ref>', () => {
   const served = servedApi(['--fulfil-after', '300'], { login: true });
 

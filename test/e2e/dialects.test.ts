@@ -378,6 +378,43 @@ describe('header forms the reference server does not speak (a raw-socket server)
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([{ code: 'C-1' }, { code: 'C-2' }, { code: 'C-3' }]);
   });
 
+  // The order is read for its quantity where no record knows it; a service whose keys may read codes but not orders,
+  // or whose order path fails, exported the codes before that read and failed with it (a review).
+  it.each([
+    ['403', () => json(403, { error: { code: 'forbidden', message: 'this key may not read orders' } })],
+    ['503', () => json(503, { error: { code: 'unavailable', message: 'try later' } })],
+    [
+      'an HTML page',
+      () => ({
+        kind: 'reply' as const,
+        status: 200,
+        headers: { 'Content-Type': 'text/html' },
+        body: '<html>hi</html>',
+      }),
+    ],
+  ])(
+    'codes get with no record, the order read answering %s: the codes written, the quantity said unchecked',
+    async (_, answer) => {
+      hostile.plan = (request) => {
+        if (request.path === '/v1/orders/ord_codes_only') return answer();
+        if (request.path.startsWith('/v1/orders/ord_codes_only/codes'))
+          return json(200, { data: [{ code: 'K-1' }, { code: 'K-2' }], has_more: false });
+        return json(404, { error: { code: 'not_found', message: request.path } });
+      };
+      const out = join(tempDir(), 'codes.csv');
+      const result = await runCli(['codes', 'get', 'ord_codes_only', '--out', out, '--retries', '0'], {
+        baseUrl: hostile.url,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(readFileSync(out, 'utf8')).toBe('order_id,code\r\nord_codes_only,K-1\r\nord_codes_only,K-2\r\n');
+      expect(unstamped(result.stderr)).toContain(
+        'warning: the order ord_codes_only could not be read for its quantity (',
+      );
+      expect(result.stderr).toContain("its codes are checked against the API's own total only");
+    },
+  );
+
   it('a 429 whose X-RateLimit-Reset (epoch seconds) is beyond the retry budget: exit 5 at once, saying when the limit resets', async () => {
     hostile.requests.length = 0;
     const reset = Math.floor(Date.now() / 1000) + 600;

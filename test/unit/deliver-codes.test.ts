@@ -128,13 +128,16 @@ describe('deliverCodes with an existing file', () => {
     expect(readFileSync(path, 'utf8')).toBe('code\nSOMEONE-ELSES\n');
   });
 
-  it('codes that cannot be read to compare: the refusal of the file (exit 2), not the failure behind it; an interruption still interrupts', async () => {
+  // It was the refusal of the file (exit 2, "pass --force"): a person went after the file for a 503, and a 404 never
+  // reached the profile's other key (a desk review).
+  it('codes that cannot be read to compare: that failure, not the refusal of the file; an interruption still interrupts', async () => {
     const { api, orderId } = await order();
     const path = join(tempDir(), 'codes.json');
     writeFileSync(path, '[]\n');
     const existing = await checkCodesTarget(path, false);
-    const down = unreadable(api, new NetworkError('connection reset', { code: 'network_error' }));
-    await expect(deliverCodes({ ...base(down, orderId, outTo(path)), existing })).rejects.toBe(existing);
+    const reset = new NetworkError('connection reset', { code: 'network_error' });
+    const down = unreadable(api, reset);
+    await expect(deliverCodes({ ...base(down, orderId, outTo(path)), existing })).rejects.toBe(reset);
     const stopped = unreadable(api, new InterruptedError('interrupted by SIGINT'));
     await expect(deliverCodes({ ...base(stopped, orderId, outTo(path)), existing })).rejects.toBeInstanceOf(
       InterruptedError,

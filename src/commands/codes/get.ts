@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
-import { InterruptedError, OrderFailedError } from '../../errors.js';
+import { ApiError, InterruptedError, OrderFailedError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -27,7 +27,7 @@ type GetDeps = Pick<
   Deps,
   'io' | 'signal' | 'api' | 'connection' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
 > &
-  Partial<Pick<Deps, 'config'>>;
+  Partial<Pick<Deps, 'config' | 'configDir'>>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -62,7 +62,18 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
     queried: deps.io.query !== undefined,
   });
   options = await withRecipients(options, deps, { outDefaultsToStdout: true });
-  const read: { ref?: OrderRef } = {};
+  // A config directory that is not there (a mistyped GIFTCODES_CONFIG_DIR): the codes are fetched, and nothing is
+  // made there (deps.journal's `read`, for the whole run). Made by a run that then failed, or that wrote the codes,
+  // it turned the next `order pending` into "every order placed from here reached you" (a desk review).
+  const { configDirMissing } = await import('../order/journal-missing.js');
+  const unrecorded = await configDirMissing(deps);
+  if (unrecorded) {
+    deps.io.warn(
+      `no order record: the config directory ${deps.configDir} does not exist; these codes are not recorded`,
+    );
+    await deps.journal({ read: true });
+  }
+  const read: { ref?: OrderRef; unrecorded: boolean } = { unrecorded };
   try {
     await fetchCodes(options, deps, read);
   } catch (error) {
@@ -72,7 +83,7 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
     // A ref unknown here, not found with the key of one environment: asked with the profile's other key, once, and
     // its codes fetched there when found.
     const found = await fromOtherKey(deps, read.ref, error);
-    await fetchCodes(options, deps, { ref: found.ref });
+    await fetchCodes(options, deps, { ref: found.ref, unrecorded });
   }
 }
 
@@ -80,7 +91,12 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
  * The codes, for options checked and with their recipients (run). `read.ref`: the order the ref was read as, once it
  * is (for the hint of a 404); given, the order to fetch, read elsewhere already.
  */
-async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: OrderRef }): Promise<void> {
+async function fetchCodes(
+  options: GetOptions,
+  deps: GetDeps,
+  read: { ref?: OrderRef; unrecorded: boolean },
+): Promise<void> {
+  const recorded = !read.unrecorded;
   const out = options.out ?? '-';
   const force = options.force === true;
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
@@ -105,7 +121,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
   // failed order is an outcome too: the interrupted `order place` of it, if any, ends as failed once it is said. By
   // the order the ref resolved to, on the server it was placed at: the ref as typed may be a prefix or a key.
   const noteFailed = async (error: unknown): Promise<never> => {
-    if (error instanceof OrderFailedError) {
+    if (error instanceof OrderFailedError && recorded) {
       const { OrderEndedError } = await import('../../orders/wait.js');
       const status = error instanceof OrderEndedError ? error.order.status : 'failed';
       const journal = await deps.journal();
@@ -136,27 +152,31 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
       // `order watch` would leave the codes unwritten (a review followed the hint and found no file).
       again: againThenCodes(out),
     }).catch(noteFailed);
-    await noteStatus(await deps.journal(), ref, order.status, deps.now());
+    if (recorded) await noteStatus(await deps.journal(), ref, order.status, deps.now());
     expected ??= orderQuantity(order);
   } else if (expected === undefined) {
     // An order no record here knows (placed on another machine, or its config directory lost), read without --wait:
     // its quantity is asked of the API once, so that a list the API ends early is exit 5 and no file, as with a
     // record, rather than a file of part of the codes that says it is the order's (docs/dialects.md, "Never a
     // silent partial result"). An order that states no quantity is exported as before, with only the API's own
-    // total to check. A file that exists is compared with the codes, or refused (exit 2), whatever this read
-    // answers (deliverCodes): its failure then only leaves the quantity unknown.
-    const read = api.getOrder(options.orderId);
+    // total to check. A read that fails leaves the quantity unknown, said, and the codes are fetched as before: an
+    // API whose keys may read codes but not orders (403), or that answers the order's path otherwise than its codes',
+    // exported them before this read, and failed with it (a review).
     expected = orderQuantity(
-      await (existing === undefined
-        ? read
-        : read.catch((error: unknown) => {
-            if (error instanceof InterruptedError) throw error;
-            return {};
-          })),
+      await api.getOrder(options.orderId).catch((error: unknown) => {
+        if (error instanceof InterruptedError) throw error;
+        // Not found: the codes' own request says so (and asks with the profile's other key), or finds them.
+        if (error instanceof ApiError && error.status === 404) return {};
+        deps.io.warn(
+          `the order ${options.orderId} could not be read for its quantity (${error instanceof Error ? error.message : String(error)}); its codes are checked against the API's own total only`,
+        );
+        return {};
+      }),
     );
   }
   // Codes are served only for a completed order: once read, the record says so (unless it already says success).
   const noteCompleted = async (): Promise<void> => {
+    if (!recorded) return;
     if (!options.wait && ref.record?.status !== undefined && orderOutcome(ref.record.status) === 'completed') return;
     if (!options.wait) await noteStatus(await deps.journal(), ref, 'completed', deps.now());
   };
@@ -173,6 +193,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
       await noteFailed(error);
     }
     await noteCompleted();
+    if (!recorded) return deps.io.outJson(codes);
     await deliverFetched(deps.io, await deps.journal(), () => deps.io.outJson(codes), {
       orderId: options.orderId,
       baseUrl: api.baseUrl,
@@ -184,7 +205,7 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     return;
   }
   // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
-  const journal = out === '-' ? undefined : await deps.journal();
+  const journal = out === '-' || !recorded ? undefined : await deps.journal();
   const result = await deliverCodes({
     api,
     orderId: options.orderId,
@@ -220,14 +241,16 @@ async function fetchCodes(options: GetOptions, deps: GetDeps, read: { ref?: Orde
     );
   };
   await noteCompleted();
-  await deliverFetched(deps.io, await deps.journal(), print, {
-    orderId: options.orderId,
-    baseUrl: api.baseUrl,
-    codes: true,
-    out: result.path,
-    by: 'codes get',
-    record: ref.record,
-  });
+  if (!recorded) await print();
+  else
+    await deliverFetched(deps.io, await deps.journal(), print, {
+      orderId: options.orderId,
+      baseUrl: api.baseUrl,
+      codes: true,
+      out: result.path,
+      by: 'codes get',
+      record: ref.record,
+    });
   const { runSummary } = await import('../../output/progress.js');
   runSummary(
     deps.io,

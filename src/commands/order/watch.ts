@@ -34,7 +34,7 @@ type WatchDeps = Pick<
   Deps,
   'io' | 'signal' | 'api' | 'connection' | 'journal' | 'clientFor' | 'connectionTo' | 'currentTarget' | 'now'
 > &
-  Partial<Pick<Deps, 'config'>>;
+  Partial<Pick<Deps, 'config' | 'configDir'>>;
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -84,6 +84,14 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
   const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
   const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
+  // A config directory that is not there (a mistyped GIFTCODES_CONFIG_DIR): the order is watched and its codes
+  // written, and nothing is made there (deps.journal's `read`, for the whole run), as codes get does.
+  const { configDirMissing } = await import('./journal-missing.js');
+  const recorded = !(await configDirMissing(deps));
+  if (!recorded) {
+    deps.io.warn(`no order record: the config directory ${deps.configDir} does not exist; this order is not recorded`);
+    await deps.journal({ read: true });
+  }
   const { orderRef, noteStatus, fromOtherKey, ofPlanRow } = await import('../../orders/ref.js');
   let ref = await orderRef(deps, options.id);
   options = { ...options, id: ref.orderId };
@@ -105,7 +113,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   });
   const api = ref.api;
   const journal = await deps.journal();
-  await noteStatus(journal, ref, order.status, deps.now());
+  if (recorded) await noteStatus(journal, ref, order.status, deps.now());
   let written: DeliveredCodes | undefined;
   if (out && !failure) {
     written = await deliverCodes({
@@ -117,7 +125,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       expected: ref.record?.quantity ?? orderQuantity(order),
       io: deps.io,
       signal: deps.signal,
-      recordedTemp: (temp) => journal.recordsTemp(temp),
+      ...(recorded ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
       existing,
     });
   }
@@ -137,17 +145,20 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   const shown = written && { ...written, earlier: written.already === true };
   // Read before deliverFetched ends the interrupted intent of it: a plan row's failure is its plan's to order anew.
   const planRow = failure !== undefined && ofPlanRow(journal, ref);
-  await deliverFetched(deps.io, journal, () => printOutcome(deps.io, { order, written: shown }, codesNext), {
-    orderId: order.id,
-    baseUrl: api.baseUrl,
-    codes: written !== undefined,
-    // Where the codes went, as codes get says it: the records of the intents this ends name that file, so a new order
-    // at it is told whose codes it holds (a review was told only "exists: pass --force", which wrote over them).
-    ...(written ? { out: written.path } : {}),
-    ...(failure ? { ending: 'failed' as const } : {}),
-    by: 'order watch',
-    record: ref.record,
-  });
+  const print = () => printOutcome(deps.io, { order, written: shown }, codesNext);
+  if (!recorded) await print();
+  else
+    await deliverFetched(deps.io, journal, print, {
+      orderId: order.id,
+      baseUrl: api.baseUrl,
+      codes: written !== undefined,
+      // Where the codes went, as codes get says it: the records of the intents this ends name that file, so a new order
+      // at it is told whose codes it holds (a review was told only "exists: pass --force", which wrote over them).
+      ...(written ? { out: written.path } : {}),
+      ...(failure ? { ending: 'failed' as const } : {}),
+      by: 'order watch',
+      record: ref.record,
+    });
   if (failure) throw planRow ? failure.ofPlanRow() : failure;
 }
 
