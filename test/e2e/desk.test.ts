@@ -55,6 +55,21 @@ describe('order list where there is no order record', () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  it('a config directory that is a file: exit 8, as order pending (it was "no order record in <file> yet", exit 0)', async () => {
+    const file = join(tempDir(), 'giftcodes');
+    writeFileSync(file, '');
+    for (const args of [
+      ['order', 'list'],
+      ['order', 'list', '--json'],
+      ['order', 'pending'],
+    ]) {
+      const result = await runCli(args, { configDir: file });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(8);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`the config directory ${file} is a file, not a directory`);
+    }
+  });
+
   it('a config directory without one yet: says where it looked, and makes no journal there', async () => {
     const dir = tempDir();
     const result = await runCli(['order', 'list'], { configDir: dir });

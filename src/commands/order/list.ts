@@ -125,7 +125,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
     });
   const profile = options.profile === undefined ? undefined : profileName(options.profile);
   const since = options.since === undefined ? undefined : parseSince(options.since);
-  const [{ existsSync }, { csvCell }, { historyDir }] = await Promise.all([
+  const [{ existsSync, statSync }, { csvCell }, { historyDir }] = await Promise.all([
     import('node:fs'),
     import('../../export/csv.js'),
     import('../../journal/history.js'),
@@ -133,8 +133,13 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const csv = (data: readonly OrderRecord[]): string => recordsCsv(data, (value) => csvCell(value, false));
   // Opened only where there is an order record: opening the journal makes the directory, and a mistyped
   // GIFTCODES_CONFIG_DIR was made, journal/ and all.
+  // A config directory that is a file is opened too, for its error (exit 8), as order pending says it: it read "no
+  // order record in <file> yet", exit 0 (a desk review).
+  const notDirectory = statSync(deps.configDir, { throwIfNoEntry: false })?.isDirectory() === false;
   const journal =
-    existsSync(deps.journalDir) || existsSync(historyDir(deps.configDir)) ? await deps.journal() : undefined;
+    notDirectory || existsSync(deps.journalDir) || existsSync(historyDir(deps.configDir))
+      ? await deps.journal()
+      : undefined;
   const words = (r: OrderRecord): readonly string[] => [outcomeWords(r), ...outcomeShort(r)];
   const recorded = journal ? allRecords(journal.history, journal.read().intents) : [];
   const unknown = options.status === undefined ? undefined : unknownStatus(recorded, options.status, words, SHOWN);
