@@ -357,17 +357,23 @@ async function pump(
     await writer.finish();
   } catch (error) {
     if (o.signal.aborted) throw interrupted(o.signal);
-    // The codes of a failed order will never come: that is the order's outcome (exit 6), not a refusal.
-    if (error instanceof ApiError && error.code === 'order_failed') {
-      throw new OrderFailedError(`order ${o.orderId} failed; it has no codes`, {
-        code: 'order_failed',
-        status: error.status,
-        hint: `see it with: giftcodes order show ${o.orderId}`,
-      });
-    }
-    throw error;
+    throw failedOrderOf(error, o.orderId);
   }
   return count;
+}
+
+/**
+ * The codes of a failed order will never come: that is the order's outcome (exit 6), not a refusal (the API's
+ * `order_failed`). Any other error as it is. `codes get --query` gathers the codes without an export, and read it
+ * as a refusal (exit 4, the order's record not marked failed: a review).
+ */
+export function failedOrderOf(error: unknown, orderId: string): unknown {
+  if (!(error instanceof ApiError && error.code === 'order_failed')) return error;
+  return new OrderFailedError(`order ${orderId} failed; it has no codes`, {
+    code: 'order_failed',
+    status: error.status,
+    hint: `see it with: giftcodes order show ${orderId}`,
+  });
 }
 
 /** The reader of stdout went away (`| head`): stop fetching; the caller says so (readerGoneError). */

@@ -301,6 +301,31 @@ describe('exactly once, without exceptions', () => {
   );
 });
 
+describe('codes get --query of a failed order', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer(['--fulfil-after', '100', '--fail-orders', '1']);
+  });
+  afterAll(() => server.stop());
+
+  // codes get --query gathers the codes without an export, and read the API's order_failed as a refusal: exit 4, and
+  // the order's record left "order placed" (a desk review). Without --query it was 6, the record failed.
+  it('codes get --query of a failed order: exit 6, and its record says failed', async () => {
+    const configDir = await loggedIn(server);
+    const placed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '1', '--json'], { configDir });
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const queried = await runCli(['codes', 'get', id, '--query', 'length(@)'], { configDir });
+    expect(queried.code, queried.stderr).toBe(6);
+    expect(queried.stdout).toBe('');
+    const listed = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as {
+      outcome: string;
+    }[];
+    expect(listed).toMatchObject([{ outcome: 'failed' }]);
+  });
+});
+
 describe('a failed order reaches the user before its intent ends (gap 4)', () => {
   let server: TestServer;
   beforeAll(async () => {

@@ -190,7 +190,8 @@ async function fetchCodes(
         codes.push(...page);
       }
     } catch (error) {
-      await noteFailed(error);
+      const { failedOrderOf } = await import('../../export/write.js');
+      await noteFailed(failedOrderOf(error, options.orderId));
     }
     await noteCompleted();
     if (!recorded) return deps.io.outJson(codes);
