@@ -1,4 +1,5 @@
 // Which key, environment and base URL a command uses: flag, then environment variable, then profile, then default.
+import { existsSync } from 'node:fs';
 import { AuthError, UsageError } from '../errors.js';
 import { environmentOfKey, otherEnvironment, type KeyEnvironment } from '../secrets.js';
 import type { ConfigStore } from './store.js';
@@ -171,6 +172,13 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     // by hand): that key is the likely one, named first (a person's day read "FAIL key no test key").
     const other = otherEnvironment(environment);
     const holdsOther = wantedEnv === undefined && (stored.keys?.[other] ?? stored.keyring?.[other]) !== undefined;
+    // A config directory that is not there is likelier a mistyped GIFTCODES_CONFIG_DIR than a key never saved: a login
+    // as told stored the key into the typo (a desk review).
+    if (env.GIFTCODES_CONFIG_DIR && !explicitProfile && !existsSync(store.dir))
+      throw new AuthError(`no ${environment} key: the config directory ${store.dir} does not exist`, {
+        code: 'no_api_key',
+        hint: `check GIFTCODES_CONFIG_DIR for a typo; else set GIFTCODES_API_KEY, or run: ${login}`,
+      });
     throw new AuthError(`no ${environment} key in profile "${profile}"`, {
       code: 'no_api_key',
       hint: holdsOther

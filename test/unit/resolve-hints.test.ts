@@ -79,3 +79,30 @@ describe('a base URL without its scheme', () => {
     expect(hint('http//x')).toBe('for example: --base-url https://api.example.com');
   });
 });
+
+// A desk review: under a mistyped GIFTCODES_CONFIG_DIR the error said "no test key in profile "default"" and its hint
+// a login, which stored the key into the typo.
+describe('no key where GIFTCODES_CONFIG_DIR names a directory that does not exist', () => {
+  it('says the directory does not exist and asks to check the variable first; unset, or the directory there, as before', async () => {
+    const missing = join(tempDir(), 'giftcodse');
+    const store = await ConfigStore.open(missing);
+    expect(() => resolveConnection({}, { GIFTCODES_CONFIG_DIR: missing }, store)).toThrow(
+      expect.objectContaining({
+        code: 'no_api_key',
+        exitCode: 3,
+        message: `no test key: the config directory ${missing} does not exist`,
+        hint: expect.stringMatching(
+          /^check GIFTCODES_CONFIG_DIR for a typo; else set GIFTCODES_API_KEY, or run: giftcodes login --env test/,
+        ),
+      }),
+    );
+    // The default directory on a new machine is no typo.
+    expect(() => resolveConnection({}, {}, store)).toThrow(
+      expect.objectContaining({ message: 'no test key in profile "default"' }),
+    );
+    const there = await storeWith({ default: {} });
+    expect(() => resolveConnection({}, { GIFTCODES_CONFIG_DIR: there.dir }, there)).toThrow(
+      expect.objectContaining({ message: 'no test key in profile "default"' }),
+    );
+  });
+});
