@@ -340,7 +340,9 @@ export async function fromOtherKey(
     const reason = isCliError(again) ? again.message : String(again);
     throw await notFoundHere(deps, ref.orderId, error, { otherFailed: reason });
   }
-  deps.io.notice(
+  // A warning, not a notice: --json keeps it, so a support script learns the order (and its codes) are of the other
+  // environment, a live order's real money (a desk review: --json dropped it).
+  deps.io.warn(
     `order ${ref.orderId} is not known to the ${connection.environment} key: found with ${describeTarget(where)}`,
   );
   return { ref: { ...ref, api }, order };

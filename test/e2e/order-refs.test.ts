@@ -349,6 +349,14 @@ describe('an order id pasted on a machine that has no record of it', () => {
       expect(other.code, `${verb.join(' ')}: ${other.stderr}`).toBe(0);
       expect(other.stderr).toContain(`found with the live key of profile "default"`);
     }
+    // --json keeps it: a script learns the codes are a live order's (it was a notice, dropped with --json).
+    const quiet = await runCli(['codes', 'get', liveId, '--json'], {
+      configDir: await loggedIn(api.server, BOTH_KEYS),
+    });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(unstamped(quiet.stderr)).toContain(
+      `warning: order ${liveId} is not known to the test key: found with the live key`,
+    );
     // The live order's codes into a file that holds them already, at a desk with no record of it (a re-run): compared
     // with the codes read with the live key. The test key's 404 was taken for "cannot tell", and the file refused
     // as existing (exit 2, "pass --force").
