@@ -7,7 +7,7 @@
 // What reached the user is then made durable by lifecycle.ts (deliver, then settle).
 import { existsSync } from 'node:fs';
 import type { ApiClient } from '../api/client.js';
-import { LocalError, type CliError } from '../errors.js';
+import { LocalError, UsageError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
@@ -36,6 +36,11 @@ export interface CodesDelivery {
    * when it holds exactly the codes this run would write (a run killed right after its rename), else refused.
    */
   existing?: unknown;
+  /**
+   * The order whose codes this machine recorded writing to a path, if any (History.codesHolder): an existing file
+   * refused is said as that order's, as `order place` says it, so that --force is not taken as the way on.
+   */
+  heldBy?: ((path: string) => OrderRecord | undefined) | undefined;
   /** An intent's codes (order place, resume, a plan's row): the file is recorded around its rename, and a short stdout says how short. */
   intent?: IntentFile | undefined;
 }
@@ -92,7 +97,7 @@ export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
     // be without the file: it was the refusal (exit 2, "pass --force"), which sent a person after the file for a
     // 503, and kept a 404 from asking with the profile's other key (codes get, fromOtherKey).
     const same = await sameCodesAlready({ ...common, expected: o.expected });
-    if (!same) throw o.existing;
+    if (!same) throw heldRefusal(o) ?? o.existing;
     await failpoint('codes.renamed');
     return { path: same.path, count: same.count, format: same.format, already: true };
   }
@@ -143,6 +148,25 @@ async function notDelivered(
   return new LocalError(`could not write the codes of order ${o.orderId} to standard output${what}`, {
     code: 'output_failed',
   });
+}
+
+/**
+ * An existing --out file that holds another order's codes by this machine's record: refused naming that order (exit
+ * 2). It read "exists; pass --force to overwrite it", and --force wrote over the codes of the quickstart's order, whose
+ * record still named the file (a person's-day review followed watch's `codes get … --out codes.csv` hint).
+ */
+function heldRefusal(o: CodesDelivery): UsageError | undefined {
+  const holder = o.heldBy?.(o.out.path);
+  if (holder === undefined || holder.orderId === o.orderId) return undefined;
+  return new UsageError(`${holdsCodesOf(o.out.path, holder)}; nothing was written`, {
+    code: 'out_exists',
+    hint: `write the codes of ${o.orderId} to another --out file; --force would write over that order's codes`,
+  });
+}
+
+/** `<path> exists and holds the codes of order <id> (<units>, delivered <when>)`: the words of an out_exists refusal. */
+export function holdsCodesOf(path: string, holder: OrderRecord): string {
+  return `${path} exists and holds the codes of order ${holder.orderId ?? holder.key} (${unitsOf(holder.quantity, holder.productId)}, delivered ${holder.endedAt ?? holder.updatedAt})`;
 }
 
 /** A key journal.begin made (randomUUID), for an intent an older version wrote without `keyGiven`. */

@@ -178,3 +178,43 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
     }
   });
 });
+
+// A person's-day review followed `order watch`'s hint (`codes get <B> --out codes.csv`) into the quickstart's file of
+// order A's codes: "codes.csv exists; pass --force to overwrite it", and --force wrote over A's codes.
+describe("codes get or order watch --out a file that holds another order's codes by the record", () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  it('is refused naming that order (exit 2), its hint away from --force; the file untouched', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const file = join(dir, 'codes.csv');
+    const first = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', file, '--json'],
+      { configDir },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const a = (JSON.parse(first.stdout) as { id: string }).id;
+    const bytes = readFileSync(file, 'utf8');
+    const second = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'],
+      {
+        configDir,
+      },
+    );
+    const b = (JSON.parse(second.stdout) as { id: string }).id;
+    for (const verb of [
+      ['codes', 'get', b],
+      ['order', 'watch', b],
+    ]) {
+      const result = await runCli([...verb, '--out', file], { configDir });
+      expect(result.code, result.stderr).toBe(2);
+      expect(unstamped(result.stderr)).toContain(
+        `error: ${file} exists and holds the codes of order ${a} (2 × amazon-us-25, delivered `,
+      );
+      expect(unstamped(result.stderr)).toContain(
+        `hint: write the codes of ${b} to another --out file; --force would write over that order's codes`,
+      );
+      expect(readFileSync(file, 'utf8')).toBe(bytes);
+    }
+  });
+});

@@ -219,17 +219,15 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       const holder =
         isCliError(error) && error.code === 'out_exists' ? journal.history.codesHolder(out.path) : undefined;
       if (!holder) throw error;
-      throw new UsageError(
-        `${out.path} exists and holds the codes of order ${holder.orderId ?? holder.key} (${unitsOf(holder.quantity, holder.productId)}, delivered ${holder.endedAt ?? holder.updatedAt}); nothing was ordered`,
-        {
-          code: 'out_exists',
-          // A person who ran the line again to get the codes again would read "another --out file" as the way
-          // to them, and pay for a second order: the way to those codes comes first.
-          hint: holder.orderId
-            ? `to get those codes again: giftcodes codes get ${holder.orderId} --out CODES_FILE; another --out file places a new order (--force would write over those codes)`
-            : 'another --out file places a new order; move that one away first to keep its codes (--force would write over them)',
-        },
-      );
+      const { holdsCodesOf } = await import('../../orders/deliver.js');
+      throw new UsageError(`${holdsCodesOf(out.path, holder)}; nothing was ordered`, {
+        code: 'out_exists',
+        // A person who ran the line again to get the codes again would read "another --out file" as the way
+        // to them, and pay for a second order: the way to those codes comes first.
+        hint: holder.orderId
+          ? `to get those codes again: giftcodes codes get ${holder.orderId} --out CODES_FILE; another --out file places a new order (--force would write over those codes)`
+          : 'another --out file places a new order; move that one away first to keep its codes (--force would write over them)',
+      });
     }
   }
   try {

@@ -125,7 +125,12 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       expected: ref.record?.quantity ?? orderQuantity(order),
       io: deps.io,
       signal: deps.signal,
-      ...(recorded ? { recordedTemp: (temp: string) => journal.recordsTemp(temp) } : {}),
+      ...(recorded
+        ? {
+            recordedTemp: (temp: string) => journal.recordsTemp(temp),
+            heldBy: (path: string) => journal.history.codesHolder(path),
+          }
+        : {}),
       existing,
     });
   }
