@@ -102,7 +102,7 @@ export async function printOutcome(
           orderOutcome(order.status) === 'in_progress'
             ? `follow it with: giftcodes order watch ${order.id}`
             : orderOutcome(order.status) === 'completed'
-              ? (codesNext ?? `its codes: giftcodes codes get ${order.id} --out codes.csv`)
+              ? (codesNext ?? `its codes: giftcodes codes get ${order.id} --out ${codesFileFor(order.id)}`)
               : undefined;
         return next === undefined ? [] : [io.ce.dim(pinnedHint(next, { configDir: io.env.GIFTCODES_CONFIG_DIR }))];
       },
@@ -120,4 +120,13 @@ export async function finish(io: Io, journal: Journal, driven: Driven): Promise<
   await deliver(io, journal, () => printOutcome(io, driven), [driven]);
   await settle(journal, [driven]);
   if (driven.failure) throw driven.failure;
+}
+
+/**
+ * A codes file name for an order's hint, its own: `codes.csv` was the quickstart's file of another order's codes, and
+ * a person who pasted the hint met "exists; pass --force", and wrote over them (a person's-day review). An id with a
+ * character a file name should not hold gets `codes.csv`.
+ */
+export function codesFileFor(orderId: string): string {
+  return /^[A-Za-z0-9][A-Za-z0-9_-]{0,100}$/.test(orderId) ? `${orderId}.csv` : 'codes.csv';
 }

@@ -8,7 +8,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { type Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
-import { driveIntent, printOutcome } from '../../src/orders/drive.js';
+import { codesFileFor, driveIntent, printOutcome } from '../../src/orders/drive.js';
 import { wroteCodes } from '../../src/orders/present.js';
 import { settle, settleReached } from '../../src/orders/lifecycle.js';
 import { OrderMachine } from '../../src/orders/machine.js';
@@ -305,11 +305,11 @@ describe('printOutcome', () => {
     const cronDone = capturedIo({ env: { GIFTCODES_CONFIG_DIR: '/srv/restock/giftcodes' } });
     await printOutcome(cronDone.io, { order });
     expect(cronDone.err()).toContain(
-      'its codes: GIFTCODES_CONFIG_DIR=/srv/restock/giftcodes giftcodes codes get ord_1 --out codes.csv\n',
+      'its codes: GIFTCODES_CONFIG_DIR=/srv/restock/giftcodes giftcodes codes get ord_1 --out ord_1.csv\n',
     );
     const done = capture();
     await printOutcome(done.io, { order });
-    expect(done.err()).toMatch(/(^|\s)its codes: giftcodes codes get ord_1 --out codes\.csv\n$/);
+    expect(done.err()).toMatch(/(^|\s)its codes: giftcodes codes get ord_1 --out ord_1\.csv\n$/);
     const failed = capture();
     await printOutcome(failed.io, { order: { id: 'ord_f', status: 'failed' } });
     expect(failed.err()).toBe('');
@@ -698,5 +698,13 @@ describe('placingNow: the same order being placed by another live run', () => {
     } finally {
       live.kill();
     }
+  });
+});
+
+describe('codesFileFor', () => {
+  it("names the order's own file; an id unfit for a file name gets codes.csv", () => {
+    expect(codesFileFor('ord_5c1f0e2a9b7d4e3f8a6b2c1d')).toBe('ord_5c1f0e2a9b7d4e3f8a6b2c1d.csv');
+    expect(codesFileFor('A-1')).toBe('A-1.csv');
+    for (const id of ['../x', 'a/b', '-rf', 'a b', '', 'x'.repeat(200)]) expect(codesFileFor(id)).toBe('codes.csv');
   });
 });
