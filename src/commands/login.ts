@@ -127,7 +127,12 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
   await exportResult(io, result, {
     text: () => {
       const where = storage === 'keyring' ? 'the credential store' : `the config file ${store.path}`;
-      return `${io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId} in profile "${profile}" (${where})`;
+      // The server it was verified against, and saved for the profile, is named: taken from GIFTCODES_BASE_URL left in
+      // the shell (another session's server), it was saved without a word (a person's-day review).
+      const server = explicitBaseUrl
+        ? ` at ${baseUrl} (from ${options.baseUrl ? '--base-url' : 'GIFTCODES_BASE_URL'}, saved as the profile's base URL)`
+        : ` at ${baseUrl}`;
+      return `${io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId}${server} in profile "${profile}" (${where})`;
     },
     notes: () => {
       const defaultEnv = store.profile(profile).defaultEnv ?? 'test';

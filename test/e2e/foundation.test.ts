@@ -293,7 +293,17 @@ describe('login', () => {
       input: `${DEMO_KEYS.test}\n`,
     });
     expect(login.code).toBe(0);
-    expect(login.stdout).toContain('saved the test key sc_test_…7e2d for reseller rs_demo in profile "default"');
+    expect(login.stdout).toContain(
+      `saved the test key sc_test_…7e2d for reseller rs_demo at ${served.url} (from --base-url, saved as the profile's base URL) in profile "default"`,
+    );
+    // A GIFTCODES_BASE_URL left in the shell is saved too: named, with where it came from (it was saved without a word).
+    const fromEnv = await runCli(['login', '--api-key-stdin', '--force'], {
+      configDir: tempDir(),
+      input: `${DEMO_KEYS.test}\n`,
+      env: { GIFTCODES_BASE_URL: served.url },
+    });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    expect(fromEnv.stdout).toContain(`at ${served.url} (from GIFTCODES_BASE_URL, saved as the profile's base URL)`);
     const ping = await runCli(['ping', '--json'], { configDir });
     expect(ping.code).toBe(0);
     expect(JSON.parse(ping.stdout)).toMatchObject({ environment: 'test', resellerId: 'rs_demo' });
