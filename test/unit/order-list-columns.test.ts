@@ -89,3 +89,17 @@ describe('order list at 80 columns', () => {
     expect(renderTable(terminal(140), rows, listColumns(grouped))).toContain('not placed: insufficient_funds');
   });
 });
+
+describe('order list of more than one profile', () => {
+  // A person's-day review listed orders of three profiles (two resellers, two servers) with nothing saying whose.
+  it('has a PROFILE column, kept at 80 columns; of one profile, none', () => {
+    const rows = [0, 1, 2].map((i) => ({ ...record(i, 'test'), profile: i === 1 ? 'small' : 'default' }));
+    const lines = renderTable(terminal(80), rows, listColumns(amount, rows)).split('\n');
+    expect(lines[0]).toMatch(/\bPROFILE\b/);
+    const at = lines[0]!.indexOf('PROFILE');
+    rows.forEach((row, i) => expect(lines[i + 1]!.slice(at).startsWith(row.profile)).toBe(true));
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    const one = rows.map((r) => ({ ...r, profile: 'default' }));
+    expect(renderTable(terminal(120), one, listColumns(amount, one))).not.toMatch(/PROFILE/);
+  });
+});

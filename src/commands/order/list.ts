@@ -99,7 +99,13 @@ export function checkFormat(format: ListOptions['format'], jsonFlag: '--json' | 
  * AMOUNT gives way, and says why an order was not placed in a word rather than a code cut mid-word (a review at 80
  * columns read `not placed: insuffic…` beside a refused order's key).
  */
-export function listColumns(amount: (record: OrderRecord) => string): Column<OrderRecord>[] {
+export function listColumns(
+  amount: (record: OrderRecord) => string,
+  rows: readonly OrderRecord[] = [],
+): Column<OrderRecord>[] {
+  // Rows of more than one profile (two resellers' orders, or a test profile beside the live one) say whose each is, as
+  // ENV does for two environments: they were listed together without it (a person's-day review).
+  const profiles = new Set(rows.map((r) => r.profile)).size > 1;
   return [
     { header: 'order', value: (r) => r.orderId ?? r.key, whole: true },
     { header: 'product', value: (r) => r.productId, whole: true },
@@ -110,6 +116,7 @@ export function listColumns(amount: (record: OrderRecord) => string): Column<Ord
     // Its shorter words before AMOUNT gives way: a grouped amount (1,234,500.00 USD) beside `placed` at 80 columns.
     { header: 'outcome', value: (r) => outcomeWords(r), narrow: { rank: 5, forms: outcomeShort } },
     { header: 'env', value: (r) => r.environment, sameRank: 4 },
+    ...(profiles ? [{ header: 'profile', value: (r: OrderRecord) => r.profile, whole: true }] : []),
     { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
     { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
   ];
@@ -189,7 +196,7 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       empty: { when: (data) => data.length === 0, line: none, notice: true },
       csv,
       text: (data) => {
-        return renderTable(deps.io, data, listColumns(amount), { leftOut: (headers) => (leftOut = headers) });
+        return renderTable(deps.io, data, listColumns(amount, data), { leftOut: (headers) => (leftOut = headers) });
       },
       // A status is the API's word when this machine last asked: an order listed as pending may have completed
       // since. A person reading the table is told, and how to ask again (a refreshed list asked just now).
