@@ -267,6 +267,10 @@ function nearWords(typed: string | undefined, offered: string | undefined): stri
 }
 
 const CATALOG_SEARCH = 'to search the catalog by any part of an id or name: giftcodes catalog list --filter TEXT';
+const ORDER_SHOW = 'to read an order: giftcodes order show REF (an id or key, or a prefix of either)';
+const ORDER_PLACE =
+  'to place an order: giftcodes order place --product ID --quantity N (alone at a terminal, it guides you)';
+const CODES_GET = "to write an order's codes: giftcodes codes get ORDER_ID --out FILE (.csv, .json, .jsonl or .xlsx)";
 const ORDER_SEARCH =
   'to find an order: giftcodes order show REF (an id or key, or a prefix of either), or giftcodes order list --product ID --since DATE';
 
@@ -289,6 +293,16 @@ const REACHED_FOR: Readonly<Record<string, string>> = {
   'catalog find': CATALOG_SEARCH,
   'order search': ORDER_SEARCH,
   'order find': ORDER_SEARCH,
+  // The verbs of other tools for the same things (gh's view, Stripe's retrieve and create): a person's day typed
+  // `order get ID` and was sent to the group's --help.
+  ...Object.fromEntries(
+    ['get', 'view', 'status', 'info', 'describe', 'retrieve'].map((verb) => [`order ${verb}`, ORDER_SHOW]),
+  ),
+  ...Object.fromEntries(['create', 'new', 'buy'].map((verb) => [`order ${verb}`, ORDER_PLACE])),
+  ...Object.fromEntries(['list', 'export', 'download', 'fetch', 'show'].map((verb) => [`codes ${verb}`, CODES_GET])),
+  // The API has no way to cancel an order (its documentation names none): said, with what abandon does and does not do.
+  'order cancel':
+    'the API offers no way to cancel an order; giftcodes order abandon KEY stops this machine resuming an order that never got an answer, and cancels nothing',
 };
 
 /** The hint for an unknown command or option the table above knows, under the command it was typed under. */

@@ -174,6 +174,21 @@ describe('the words people reach for', () => {
         'order search',
         'to find an order: giftcodes order show REF (an id or key, or a prefix of either), or giftcodes order list --product ID --since DATE',
       ],
+      // Other tools' verbs (gh's view, Stripe's retrieve and create): `order get ID` was sent to the group's --help.
+      ['order get', 'to read an order: giftcodes order show REF (an id or key, or a prefix of either)'],
+      ['order view', 'to read an order: giftcodes order show REF (an id or key, or a prefix of either)'],
+      [
+        'order create',
+        'to place an order: giftcodes order place --product ID --quantity N (alone at a terminal, it guides you)',
+      ],
+      [
+        'codes list',
+        "to write an order's codes: giftcodes codes get ORDER_ID --out FILE (.csv, .json, .jsonl or .xlsx)",
+      ],
+      [
+        'order cancel',
+        'the API offers no way to cancel an order; giftcodes order abandon KEY stops this machine resuming an order that never got an answer, and cancels nothing',
+      ],
     ] as const) {
       const found = await runCli([...verb.split(' '), 'steam'], { configDir, baseUrl });
       expect(found.code).toBe(2);
