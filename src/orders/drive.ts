@@ -10,10 +10,9 @@ import { exportResult } from '../output/exporter.js';
 import type { Io } from '../output/io.js';
 import { deliver, settle, type Outcome } from './lifecycle.js';
 import { OrderMachine, type MachineDeps, type Written } from './machine.js';
-import { describeOrder, wroteCodes } from './present.js';
+import { describeOrder, nextStep, wroteCodes } from './present.js';
 import { OrderEndedError } from './wait.js';
 import { counted, unitsOf } from '../output/words.js';
-import { pinnedHint } from '../output/pinned-hint.js';
 
 export interface DriveOptions {
   wait: boolean;
@@ -98,13 +97,7 @@ export async function printOutcome(
       notes: () => {
         if (written?.earlier) return [];
         if (written) return [wroteCodes(io, written)];
-        const next =
-          orderOutcome(order.status) === 'in_progress'
-            ? `follow it with: giftcodes order watch ${order.id}`
-            : orderOutcome(order.status) === 'completed'
-              ? (codesNext ?? `its codes: giftcodes codes get ${order.id} --out ${codesFileFor(order.id)}`)
-              : undefined;
-        return next === undefined ? [] : [io.ce.dim(pinnedHint(next, { configDir: io.env.GIFTCODES_CONFIG_DIR }))];
+        return nextStep(io, order, codesNext);
       },
       pager: false,
     },
@@ -120,13 +113,4 @@ export async function finish(io: Io, journal: Journal, driven: Driven): Promise<
   await deliver(io, journal, () => printOutcome(io, driven), [driven]);
   await settle(journal, [driven]);
   if (driven.failure) throw driven.failure;
-}
-
-/**
- * A codes file name for an order's hint, its own: `codes.csv` was the quickstart's file of another order's codes, and
- * a person who pasted the hint met "exists; pass --force", and wrote over them (a person's-day review). An id with a
- * character a file name should not hold gets `codes.csv`.
- */
-export function codesFileFor(orderId: string): string {
-  return /^[A-Za-z0-9][A-Za-z0-9_-]{0,100}$/.test(orderId) ? `${orderId}.csv` : 'codes.csv';
 }

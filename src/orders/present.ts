@@ -6,6 +6,7 @@ import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
 import { counted, grouped } from '../output/words.js';
 import { namesAgeFile } from '../export/format.js';
+import { pinnedHint } from '../output/pinned-hint.js';
 
 export function statusText(io: Io, status: string): string {
   const outcome = orderOutcome(status);
@@ -40,8 +41,41 @@ export function labelled(rows: readonly (readonly [string, string])[]): string {
   return rows.map(([label, value]) => `${label.padEnd(12)} ${value}`).join('\n');
 }
 
-export async function printOrder(io: Io, order: Order, local: readonly [string, string][] = []): Promise<void> {
-  await exportResult(io, order, { text: (data) => describeOrder(io, data, local), pager: false });
+export async function printOrder(
+  io: Io,
+  order: Order,
+  local: readonly [string, string][] = [],
+  codesNext?: string | null,
+): Promise<void> {
+  await exportResult(io, order, {
+    text: (data) => describeOrder(io, data, local),
+    notes: () => (codesNext === undefined ? [] : nextStep(io, order, codesNext ?? undefined)),
+    pager: false,
+  });
+}
+
+/**
+ * After an order shown without its codes, the next step: follow one in progress, or get the codes of one completed
+ * (`codesNext` says where they are to go instead). Pinned to the run's config directory, as every hint is: pasted
+ * from a cron log, it must look there. A guided order, `order watch` and `order show` ended with no word of it.
+ */
+export function nextStep(io: Io, order: Order, codesNext?: string): string[] {
+  const next =
+    orderOutcome(order.status) === 'in_progress'
+      ? `follow it with: giftcodes order watch ${order.id}`
+      : orderOutcome(order.status) === 'completed'
+        ? (codesNext ?? `its codes: giftcodes codes get ${order.id} --out ${codesFileFor(order.id)}`)
+        : undefined;
+  return next === undefined ? [] : [io.ce.dim(pinnedHint(next, { configDir: io.env.GIFTCODES_CONFIG_DIR }))];
+}
+
+/**
+ * A codes file name for an order's hint, its own: `codes.csv` was the quickstart's file of another order's codes, and
+ * a person who pasted the hint met "exists; pass --force", and wrote over them (a person's-day review). An id with a
+ * character a file name should not hold gets `codes.csv`.
+ */
+export function codesFileFor(orderId: string): string {
+  return /^[A-Za-z0-9][A-Za-z0-9_-]{0,100}$/.test(orderId) ? `${orderId}.csv` : 'codes.csv';
 }
 
 /**

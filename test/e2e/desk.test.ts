@@ -128,7 +128,8 @@ describe('order show where the config directory does not exist', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`^order +${orderId}$`, 'm'));
     expect(unstamped(text.stderr)).toBe(
-      `warning: no order record: the config directory ${missing} does not exist; this is the API's order alone\n`,
+      `warning: no order record: the config directory ${missing} does not exist; this is the API's order alone\n` +
+        `its codes: GIFTCODES_CONFIG_DIR=${missing} giftcodes codes get ${orderId} --out ${orderId}.csv\n`,
     );
     const json = await runCli(['order', 'show', orderId, '--json'], { configDir: missing, env });
     expect(json.code, json.stderr).toBe(0);

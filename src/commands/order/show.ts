@@ -65,10 +65,17 @@ export async function run(
     ({ ref, order } = await fromOtherKey(deps, ref, error));
   }
   await noteStatus(journal, ref, order.status, deps.now());
+  // The next step, where this machine's record does not say it already (codes written here, or a run to resume): a
+  // completed order whose codes were never fetched read `here  placed`, and no word of codes get (a person's day).
+  const recorded = ref.record;
+  const said =
+    recorded?.outcome === 'pending' ||
+    (recorded?.outcome === 'delivered' && recorded.out !== undefined && recorded.out !== '-');
   await printOrder(
     deps.io,
     order,
-    ref.record ? await localRows(journal, ref.record, deps.io.env.GIFTCODES_CONFIG_DIR, order.status) : [],
+    recorded ? await localRows(journal, recorded, deps.io.env.GIFTCODES_CONFIG_DIR, order.status) : [],
+    said ? undefined : null,
   );
 }
 
