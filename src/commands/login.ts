@@ -66,7 +66,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
       refused,
       baseUrlSetting(options, deps.io.env, store, profile),
     );
-    const spinner = await deps.io.spinner('verifying the key');
+    const spinner = await deps.io.spinner(`verifying the key with ${baseUrl}`, { elapsed: true });
     try {
       const ping = await api.ping();
       const facts = pingFacts(ping);

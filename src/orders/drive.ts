@@ -47,6 +47,7 @@ export async function driveIntent(
     // wonders whether anything happened nor starts the order again in another window.
     const spinner = await deps.io.spinner(
       reread ? `reading order ${start.orderId}` : `placing the order: ${unitsOf(start.quantity, start.productId)}`,
+      { elapsed: true },
     );
     let order: Order;
     try {

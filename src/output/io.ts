@@ -41,6 +41,9 @@ export interface Spinner {
   stop(finalText?: string): void;
 }
 
+/** When a spinner that counts (Io.spinner's `elapsed`) starts showing the seconds waited. */
+export const SPINNER_ELAPSED_AFTER_S = 3;
+
 export class Io {
   private readonly streams: Pick<IoOptions, 'stdin' | 'stdout' | 'stderr' | 'stdoutFd'>;
   readonly env: NodeJS.ProcessEnv;
@@ -359,8 +362,12 @@ export class Io {
     this.stderr.write(this.redact(text));
   }
 
-  /** A spinner on a terminal stderr; elsewhere nothing (callers print status changes with notice()). */
-  async spinner(text: string): Promise<Spinner> {
+  /**
+   * A spinner on a terminal stderr; elsewhere nothing (callers print status changes with notice()). `elapsed`: from
+   * SPINNER_ELAPSED_AFTER_S on, the seconds waited follow the text (`placing the order: 2 × amazon-us-50 (8 s)`): a
+   * request the API holds for long showed a spinner and no sign of how long (a person's day).
+   */
+  async spinner(text: string, o: { elapsed?: boolean } = {}): Promise<Spinner> {
     // One moving line at a time on a terminal: a plan's rows wait side by side under the plan's progress line,
     // and spinners drawn over each other (or over it) leave debris ("completedg") and ora's own warning.
     if (
@@ -382,11 +389,21 @@ export class Io {
       discardStdin: false,
       isEnabled: true,
     }).start();
+    let base = text;
+    const started = Date.now();
+    const shown = (): string => {
+      const seconds = Math.floor((Date.now() - started) / 1000);
+      return o.elapsed && seconds >= SPINNER_ELAPSED_AFTER_S ? `${base} (${seconds} s)` : base;
+    };
+    // Never keeps the process alive: a run that is done exits whatever the spinner shows.
+    const ticking = o.elapsed ? setInterval(() => (spinner.text = shown()), 1000).unref() : undefined;
     return {
       update: (next) => {
-        spinner.text = next;
+        base = next;
+        spinner.text = shown();
       },
       stop: (finalText) => {
+        if (ticking) clearInterval(ticking);
         if (!spinner.isSpinning) return;
         this.spinning = false;
         if (finalText) spinner.stopAndPersist({ symbol: this.ce.green('✓'), text: finalText });

@@ -3,10 +3,10 @@
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExitCode, InterruptedError, LocalError, UsageError } from '../../src/errors.js';
 import { exportItem } from '../../src/output/exporter.js';
-import { Io, stdoutFailed, zeroWidth, type IoOptions } from '../../src/output/io.js';
+import { Io, SPINNER_ELAPSED_AFTER_S, stdoutFailed, zeroWidth, type IoOptions } from '../../src/output/io.js';
 import { LOG_EVERY_MS, startProgress } from '../../src/output/progress.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -338,6 +338,31 @@ describe('Io spinner', () => {
     const quiet = await plain.io.spinner('waiting');
     quiet.stop();
     expect(plain.err()).not.toContain('✓');
+  });
+});
+
+describe('Io spinner that counts the seconds', () => {
+  // A person's day: a POST the API held for 8 s showed `placing the order: 2 × amazon-us-50` and no sign of how long.
+  it('from SPINNER_ELAPSED_AFTER_S on, the seconds follow the text, through an update too; never before, never unasked', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const c = ioWith({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
+      const spinner = await c.io.spinner('placing the order: 2 × amazon-us-50', { elapsed: true });
+      await vi.advanceTimersByTimeAsync((SPINNER_ELAPSED_AFTER_S - 1) * 1000);
+      expect(c.err()).not.toMatch(/\(\d+ s\)/);
+      await vi.advanceTimersByTimeAsync(2000);
+      spinner.update('placing the order: 2 × amazon-us-50, retrying');
+      await vi.advanceTimersByTimeAsync(1000);
+      spinner.stop();
+      expect(c.err()).toContain(`placing the order: 2 × amazon-us-50, retrying (${SPINNER_ELAPSED_AFTER_S + 1} s)`);
+      const plain = ioWith({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
+      const unasked = await plain.io.spinner('waiting');
+      await vi.advanceTimersByTimeAsync(10_000);
+      unasked.stop();
+      expect(plain.err()).not.toMatch(/\(\d+ s\)/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -53,7 +53,7 @@ export async function run(
   let order: Order;
   // A slow or silent API is retried for minutes by default: on a terminal a spinner says what is awaited (a support
   // agent with a customer on the phone saw a blank screen).
-  const spinner = await deps.io.spinner(`asking ${ref.api.baseUrl} for order ${ref.orderId}`);
+  const spinner = await deps.io.spinner(`asking ${ref.api.baseUrl} for order ${ref.orderId}`, { elapsed: true });
   try {
     order = await ref.api.getOrder(ref.orderId).finally(() => spinner.stop());
   } catch (error) {
