@@ -45,6 +45,16 @@ function withKey(
   return { configDir, baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } };
 }
 
+/** An order of 7 codes placed and completed with the test key (its record in `configDir`); its id. */
+async function placedSeven(server: TestServer, configDir = tempDir()): Promise<string> {
+  const placed = await runCli(
+    ['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'],
+    withKey(server, configDir),
+  );
+  expect(placed.code, placed.stderr).toBe(0);
+  return (JSON.parse(placed.stdout) as { id: string }).id;
+}
+
 function requestLines(result: RunResult, prefix: string): string[] {
   return unstamped(result.stderr)
     .split('\n')
@@ -192,12 +202,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   });
 
   it('codes get --out of a completed order: exit 5, no file', async () => {
-    const placed = await runCli(
-      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'],
-      withKey(served.server),
-    );
-    expect(placed.code, placed.stderr).toBe(0);
-    const { id } = JSON.parse(placed.stdout) as { id: string };
+    const id = await placedSeven(served.server);
     const dir = tempDir();
     const result = await runCli(
       ['codes', 'get', id, '--wait', '--out', join(dir, 'codes.json')],
@@ -211,12 +216,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   // Support staff, or a second machine: no record of the order here and no --wait, so only the order read from the
   // API says how many codes there are. It wrote 6 of 7 codes and said "✓ wrote 6 codes" (exit 0).
   it('codes get of an order this machine has no record of, without --wait: exit 5, no file', async () => {
-    const placed = await runCli(
-      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'],
-      withKey(served.server),
-    );
-    expect(placed.code, placed.stderr).toBe(0);
-    const { id } = JSON.parse(placed.stdout) as { id: string };
+    const id = await placedSeven(served.server);
     const dir = tempDir();
     const toFile = await runCli(['codes', 'get', id, '--out', join(dir, 'codes.csv')], withKey(served.server));
     expect(toFile.code, toFile.stderr).toBe(5);
@@ -234,12 +234,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   // states one, with or without a record of the order.
   it('codes get --out a file holding the codes a short list gave: exit 5, the file left as it was', async () => {
     const configDir = tempDir();
-    const placed = await runCli(
-      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '7', '--wait', '--interval', '0.1', '--json'],
-      withKey(served.server, configDir),
-    );
-    expect(placed.code, placed.stderr).toBe(0);
-    const { id } = JSON.parse(placed.stdout) as { id: string };
+    const id = await placedSeven(served.server, configDir);
     const streamed = await runCli(['codes', 'get', id, '--format', 'jsonl'], withKey(served.server, configDir));
     expect(streamed.code, streamed.stderr).toBe(5);
     const out = join(tempDir(), 'codes.jsonl');
