@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import { InterruptedError, NetworkError } from '../../src/errors.js';
-import { scopeOf } from '../../src/journal/history.js';
+import { scopeOf, type OrderRecord } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
 import { checkCodesTarget, deliverCodes, deliverFetched } from '../../src/orders/deliver.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
@@ -126,6 +126,57 @@ describe('deliverCodes with an existing file', () => {
     writeFileSync(path, 'code\nSOMEONE-ELSES\n');
     await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing })).rejects.toBe(existing);
     expect(readFileSync(path, 'utf8')).toBe('code\nSOMEONE-ELSES\n');
+  });
+
+  // A file holding what a short list gave (`codes get --format jsonl > f`, exit 5, its lines written) was "already
+  // holds the 6 codes", exit 0: the comparison reads the codes with the order's quantity checked (a desk review).
+  it("an existing file compared with fewer codes than the order's quantity: exit 5, the file left as it was", async () => {
+    const { api, orderId } = await order(2);
+    const path = join(tempDir(), 'codes.csv');
+    await deliverCodes(base(api, orderId, outTo(path)));
+    const bytes = readFileSync(path, 'utf8');
+    const existing = await checkCodesTarget(path, false);
+    await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, expected: 3 })).rejects.toMatchObject({
+      code: 'partial_result',
+      exitCode: 5,
+    });
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
+    await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, expected: 2 })).resolves.toMatchObject({
+      already: true,
+    });
+  });
+
+  // A person's day followed watch's hint into the quickstart's file of another order's codes: "exists; pass --force".
+  it("a file the record says holds another order's codes is refused naming that order; this order's own, as before", async () => {
+    const { api, orderId } = await order(2);
+    const path = join(tempDir(), 'codes.csv');
+    writeFileSync(path, 'order_id,code\r\nord_other,OTHER-1\r\n');
+    const existing = await checkCodesTarget(path, false);
+    const holder = {
+      key: 'k-1',
+      orderId: 'ord_other',
+      productId: 'amazon-us-10',
+      quantity: 1,
+      endedAt: '2026-12-01T02:00:00.000Z',
+    } as unknown as OrderRecord;
+    const refused = await deliverCodes({ ...base(api, orderId, outTo(path)), existing, heldBy: () => holder }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      code: 'out_exists',
+      exitCode: 2,
+      message: `${path} exists and holds the codes of order ord_other (1 × amazon-us-10, delivered 2026-12-01T02:00:00.000Z); nothing was written`,
+      hint: `write the codes of ${orderId} to another --out file; --force would write over that order's codes`,
+    });
+    // Its own record, or none: the plain refusal.
+    const own = { ...holder, orderId } as OrderRecord;
+    await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, heldBy: () => own })).rejects.toBe(
+      existing,
+    );
+    await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, heldBy: () => undefined })).rejects.toBe(
+      existing,
+    );
+    expect(readFileSync(path, 'utf8')).toBe('order_id,code\r\nord_other,OTHER-1\r\n');
   });
 
   // It was the refusal of the file (exit 2, "pass --force"): a person went after the file for a 503, and a 404 never
