@@ -126,8 +126,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   program.exitOverride();
   program.configureOutput({
     writeOut: (text) => io.stdout.write(text),
-    // Only help shown for a missing command comes here: with --json, its JSON error says it instead (report).
-    writeErr: (text) => (io.json ? true : io.stderr.write(text)),
+    // Only help shown for a missing command comes here (`giftcodes`, `giftcodes order`): on stdout, exit 0, as gh
+    // prints it, so `giftcodes | less` or `| grep` reads it (it went to stderr and the pager got nothing: a person's
+    // day). With --json, its JSON error says it instead (report). Wrapped for stdout, where it goes.
+    writeErr: (text) => (io.json ? true : io.stdout.write(text)),
+    getErrHelpWidth: () => (io.stdoutIsTTY ? (process.stdout.columns ?? 80) : 80),
     outputError: (text) => {
       commanderMessage = text;
     },

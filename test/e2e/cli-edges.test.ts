@@ -129,6 +129,17 @@ describe('output', () => {
     expect(JSON.parse(api.stderr)).toMatchObject({ error: { status: 404, exitCode: 4 } });
   });
 
+  // Broke: the help for a missing command went to stderr, and `giftcodes | less` paged nothing (a person's day).
+  it.each([[[]], [['order']], [['codes']]])(
+    'giftcodes %s: the help on stdout, nothing on stderr, exit 0',
+    async (args) => {
+      const result = await runCli(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^Usage: giftcodes ${args.join(' ')}`.trimEnd()));
+      expect(result.stderr).toBe('');
+    },
+  );
+
   // Broke: `giftcodes --json` printed the human help (exit 0), and `completion bash --json` the script, where a
   // script reading --json output expects one JSON document or a JSON error.
   it.each([
