@@ -139,6 +139,8 @@ describe('order show where the config directory does not exist', () => {
     // refusal's lookup opened the journal and made it: a review).
     const unknown = await runCli(['order', 'show', 'ord_nosuchorder'], { configDir: missing, env });
     expect(unknown.code, unknown.stderr).toBe(4);
+    // No order shown, so no word of "the API's order alone" before the 404 (a desk review).
+    expect(unknown.stderr).not.toContain("this is the API's order alone");
     expect(existsSync(missing)).toBe(false);
     // Without a key: refused as before (the hint names the directory), and still nothing made.
     const keyless = await runCli(['order', 'show', orderId], { configDir: missing });

@@ -41,7 +41,7 @@ export async function run(
     Partial<Pick<Deps, 'config' | 'configDir'>>,
 ): Promise<void> {
   const { refOf, noteStatus, localRecord, fromOtherKey, oneRef } = await import('../../orders/ref.js');
-  const journal = await journalOf(deps);
+  const { journal, sayMissing } = await journalOf(deps);
   // A ref pasted with the words of its sentence: the one word of it that names the order.
   const typed = await oneRef(deps, journal, options.ref);
   const record = localRecord(journal, typed);
@@ -64,6 +64,7 @@ export async function run(
     // A ref unknown here, not found with the key of one environment: asked with the profile's other key, else thrown.
     ({ ref, order } = await fromOtherKey(deps, ref, error));
   }
+  sayMissing();
   await noteStatus(journal, ref, order.status, deps.now());
   // The next step, where this machine's record does not say it already (codes written here, or a run to resume): a
   // completed order whose codes were never fetched read `here  placed`, and no word of codes get (a person's day).
@@ -84,13 +85,19 @@ export async function run(
  * never made (deps.journal's `read`), which is said: the order shown is the API's alone, with nothing of this
  * machine's record (a support agent read one so as all there was).
  */
-async function journalOf(deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir'>>): Promise<Journal> {
+async function journalOf(
+  deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir'>>,
+): Promise<{ journal: Journal; sayMissing: () => void }> {
   const { configDirMissing } = await import('./journal-missing.js');
-  if (await configDirMissing(deps))
-    deps.io.warn(
-      `no order record: the config directory ${deps.configDir} does not exist; this is the API's order alone`,
-    );
-  return deps.journal({ read: true });
+  const missing = await configDirMissing(deps);
+  // Said once the order is read: before a 404 it read as if an order were shown (a desk review).
+  const sayMissing = (): void => {
+    if (missing)
+      deps.io.warn(
+        `no order record: the config directory ${deps.configDir} does not exist; this is the API's order alone`,
+      );
+  };
+  return { journal: await deps.journal({ read: true }), sayMissing };
 }
 
 /**
