@@ -11,6 +11,7 @@ import { LocalError, UsageError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
+import { deliveredFile } from '../journal/codes-file.js';
 import { scopeOf, type OrderRecord } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
@@ -242,10 +243,15 @@ export async function deliverFetched(
       `this finished the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}, started ${intent.createdAt}): its ${delivery.codes ? 'codes' : 'order'} reached you here, ${again}`,
     );
     // Its own codes file took its place before it was interrupted (order pending: "codes in file"), and is still
-    // there: a second file of the same codes was written without a word of the first (a review).
+    // there: a second file of the same codes was written without a word of the first (a review). Marked renamed, or
+    // not yet (killed between the rename and its mark, codes.committed) but holding the identity recorded for it.
     const first = delivery.codes
       ? intent.files?.find(
-          (f) => f.renamed && f.orderId === delivery.orderId && f.path !== delivery.out && existsSync(f.path),
+          (f) =>
+            f.orderId === delivery.orderId &&
+            f.path !== delivery.out &&
+            existsSync(f.path) &&
+            (f.renamed === true || deliveredFile(intent, f.path) !== undefined),
         )
       : undefined;
     if (first)

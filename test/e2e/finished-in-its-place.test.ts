@@ -2,9 +2,10 @@
 // finished it in its run's place, so the interrupted run's hint ("run the same command again") now places a
 // second order. A review peeked at the codes, ran the same command again, and was charged twice without a word.
 // Now codes get says what it finished, and the same order place asks first at a terminal, and says it elsewhere.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '4000'], { login: true });
@@ -94,26 +95,67 @@ describe('an interrupted order place finished by codes get, then the same comman
   }, 120_000);
 
   // A review: killed once its codes file took its place ("codes in file"), then codes get to another file wrote a
-  // second copy of the codes without a word of the first.
-  it('codes get to another file of an order whose codes file is in place says both files hold them', async () => {
-    const { configDir, url: baseUrl } = served;
-    const dir = tempDir();
-    const first = join(dir, 'a.csv');
+  // second copy of the codes without a word of the first. Killed between the rename and its mark (codes.committed),
+  // the same without a word still (a later review).
+  it.each(['codes.committed', 'codes.renamed'])(
+    'killed at %s, codes get to another file says both files hold them',
+    async (failpoint) => {
+      const { url: baseUrl } = served;
+      const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+      const dir = tempDir();
+      const first = join(dir, 'a.csv');
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', first], {
+        configDir,
+        baseUrl,
+        env: { GIFTCODES_FAILPOINTS: `${failpoint}=kill` },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
+      const { orderId } = (JSON.parse(pending.stdout) as { orderId: string }[])[0]!;
+      const second = await runCli(['codes', 'get', orderId, '--out', join(dir, 'b.csv')], { configDir, baseUrl });
+      expect(second.code, second.stderr).toBe(0);
+      expect(unstamped(second.stderr)).toContain(
+        `warning: the codes of order ${orderId} are in ${first} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`,
+      );
+      // The same file again (a re-run of codes get into a.csv itself): nothing to say.
+      const same = await runCli(['codes', 'get', orderId, '--out', first], { configDir, baseUrl });
+      expect(same.stderr).not.toContain('too:');
+    },
+    120_000,
+  );
+
+  // A review: `codes get ID --query 'length'` printed null and ended the interrupted `order place --out F` as if its
+  // codes had reached you; order pending then said every order reached you, F never written.
+  it('codes get --query leaves an interrupted order place to finish, and says so; order resume then writes its file', async () => {
+    const { url: baseUrl } = served;
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const first = join(tempDir(), 'a.csv');
     const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', first], {
       configDir,
       baseUrl,
-      env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' },
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
-    const { orderId } = (JSON.parse(pending.stdout) as { orderId: string }[])[0]!;
-    const second = await runCli(['codes', 'get', orderId, '--out', join(dir, 'b.csv')], { configDir, baseUrl });
-    expect(second.code, second.stderr).toBe(0);
-    expect(unstamped(second.stderr)).toContain(
-      `warning: the codes of order ${orderId} are in ${first} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`,
-    );
-    // The same file again (a re-run of codes get into a.csv itself): nothing to say.
-    const same = await runCli(['codes', 'get', orderId, '--out', first], { configDir, baseUrl });
-    expect(same.stderr).not.toContain('too:');
+    const { orderId, key } = (
+      JSON.parse((await runCli(['order', 'pending', '--json'], { configDir, baseUrl })).stdout) as {
+        orderId: string;
+        key: string;
+      }[]
+    )[0]!;
+    const queried = await runCli(['codes', 'get', orderId, '--wait', '--query', 'length', '--interval', '0.2'], {
+      configDir,
+      baseUrl,
+    });
+    expect(queried.code, queried.stderr).toBe(0);
+    expect(queried.stdout).toBe('null\n');
+    expect(queried.stderr).toContain(`(key ${key}) is left to finish: what --query printed is not its codes`);
+    expect(queried.stderr).not.toContain('this finished');
+    const pending = JSON.parse(
+      (await runCli(['order', 'pending', '--json'], { configDir, baseUrl })).stdout,
+    ) as unknown[];
+    expect(pending).toHaveLength(1);
+    const resumed = await runCli(['order', 'resume', key], { configDir, baseUrl });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(existsSync(first)).toBe(true);
   }, 120_000);
 });

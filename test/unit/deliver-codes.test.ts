@@ -11,6 +11,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import { InterruptedError, NetworkError } from '../../src/errors.js';
 import { scopeOf, type OrderRecord } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
+import { fileIdentity } from '../../src/journal/codes-file.js';
 import { checkCodesTarget, deliverCodes, deliverFetched } from '../../src/orders/deliver.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
@@ -353,6 +354,13 @@ describe('deliverFetched', () => {
       ['another file', {}, join(dir, 'b.csv'), true],
       ['the same file', {}, first, false],
       ['never renamed into place', { renamed: undefined }, join(dir, 'b.csv'), false],
+      // Killed between the rename and its mark (codes.committed): the file there holds the identity recorded for it.
+      [
+        'in place, its mark never written',
+        { ...fileIdentity(first, orderId, first), renamed: undefined },
+        join(dir, 'b.csv'),
+        true,
+      ],
       ["another order's file", { orderId: 'ord_other' }, join(dir, 'b.csv'), false],
       ['moved away since', { path: join(dir, 'gone.csv') }, join(dir, 'b.csv'), false],
     ];

@@ -194,15 +194,24 @@ async function fetchCodes(
       await noteFailed(failedOrderOf(error, options.orderId));
     }
     await noteCompleted();
-    if (!recorded) return deps.io.outJson(codes);
-    await deliverFetched(deps.io, await deps.journal(), () => deps.io.outJson(codes), {
-      orderId: options.orderId,
-      baseUrl: api.baseUrl,
-      codes: true,
-      out: '-',
-      by: 'codes get',
-      record: ref.record,
-    });
+    deps.io.outJson(codes);
+    // What the query printed need not be the codes (`length(@)`, a field the records lack: null): an interrupted
+    // `order place` of this order is left to finish, never ended as if its codes had reached you (it was, and
+    // `order pending` then said every order reached you, its --out file never written: a review).
+    if (recorded) {
+      const [{ unitsOf }, { pinnedHint }] = await Promise.all([
+        import('../../output/words.js'),
+        import('../../output/pinned-hint.js'),
+      ]);
+      for (const intent of (await deps.journal()).read().intents)
+        if (intent.orderId === options.orderId && intent.baseUrl === api.baseUrl)
+          deps.io.warn(
+            pinnedHint(
+              `the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}) is left to finish: what --query printed is not its codes; giftcodes order resume ${intent.key} finishes it`,
+              { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+            ),
+          );
+    }
     return;
   }
   // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
