@@ -187,16 +187,26 @@ export class History {
    * would lose. The record is what this machine knows; the file may have been moved away since.
    */
   codesHolder(path: string, exceptKey?: string): OrderRecord | undefined {
+    const holder = this.codesWrittenTo(path, exceptKey);
+    return holder?.changed ? undefined : holder?.record;
+  }
+
+  /**
+   * codesHolder, and a file written after that delivery ended too, said as `changed`: a reseller who marked codes
+   * sold in the file, or a file replaced by hand. Not known to hold the order's codes now, but once it did: an
+   * existing file refused as such read only "exists", and its hint "another --out file" was a second paid order
+   * for a person re-running the night's command (a review). A minute of slack: the record is written after the
+   * file's rename.
+   */
+  codesWrittenTo(path: string, exceptKey?: string): { record: OrderRecord; changed: boolean } | undefined {
     const target = resolve(path);
     const modified = modifiedAt(target);
     if (modified === undefined) return undefined;
     const holder = this.list().find(
       (r) => r.outcome === 'delivered' && r.out !== undefined && resolve(r.out) === target && r.key !== exceptKey,
     );
-    // A file written after that delivery ended (replaced by hand, or by an order this machine has no record of) is
-    // not known to hold its codes. A minute of slack: the record is written after the file's rename.
-    const ended = holder ? Date.parse(holder.endedAt ?? holder.updatedAt) : NaN;
-    return holder && !(modified > ended + 60_000) ? holder : undefined;
+    if (!holder) return undefined;
+    return { record: holder, changed: modified > Date.parse(holder.endedAt ?? holder.updatedAt) + 60_000 };
   }
 
   /** Every readable record, newest first (by the time it ended, else its last update). */

@@ -41,7 +41,7 @@ export interface CodesDelivery {
    * The order whose codes this machine recorded writing to a path, if any (History.codesHolder): an existing file
    * refused is said as that order's, as `order place` says it, so that --force is not taken as the way on.
    */
-  heldBy?: ((path: string) => OrderRecord | undefined) | undefined;
+  heldBy?: ((path: string) => { record: OrderRecord; changed: boolean } | undefined) | undefined;
   /** An intent's codes (order place, resume, a plan's row): the file is recorded around its rename, and a short stdout says how short. */
   intent?: IntentFile | undefined;
 }
@@ -157,17 +157,26 @@ async function notDelivered(
  * record still named the file (a person's-day review followed watch's `codes get … --out codes.csv` hint).
  */
 function heldRefusal(o: CodesDelivery): UsageError | undefined {
-  const holder = o.heldBy?.(o.out.path);
-  if (holder === undefined || holder.orderId === o.orderId) return undefined;
-  return new UsageError(`${holdsCodesOf(o.out.path, holder)}; nothing was written`, {
+  const held = o.heldBy?.(o.out.path);
+  if (held === undefined || held.record.orderId === o.orderId) return undefined;
+  return new UsageError(`${holdsCodesOf(o.out.path, held.record, held.changed)}; nothing was written`, {
     code: 'out_exists',
     hint: `write the codes of ${o.orderId} to another --out file; --force would write over that order's codes`,
   });
 }
 
-/** `<path> exists and holds the codes of order <id> (<units>, delivered <when>)`: the words of an out_exists refusal. */
-export function holdsCodesOf(path: string, holder: OrderRecord): string {
-  return `${path} exists and holds the codes of order ${holder.orderId ?? holder.key} (${unitsOf(holder.quantity, holder.productId)}, delivered ${holder.endedAt ?? holder.updatedAt})`;
+/**
+ * `<path> exists and holds the codes of order <id> (<units>, delivered <when>)`, or where the file changed since that
+ * delivery (History.codesWrittenTo) `… exists; the codes of order <id> (<units>) were written there at <when>, and it
+ * has changed since`: the words of an out_exists refusal.
+ */
+export function holdsCodesOf(path: string, holder: OrderRecord, changed = false): string {
+  const order = `order ${holder.orderId ?? holder.key}`;
+  const units = unitsOf(holder.quantity, holder.productId);
+  const when = holder.endedAt ?? holder.updatedAt;
+  return changed
+    ? `${path} exists; the codes of ${order} (${units}) were written there at ${when}, and it has changed since`
+    : `${path} exists and holds the codes of ${order} (${units}, delivered ${when})`;
 }
 
 /** A key journal.begin made (randomUUID), for an intent an older version wrote without `keyGiven`. */

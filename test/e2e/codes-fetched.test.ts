@@ -3,7 +3,7 @@
 // abandoned, its codes taken by id as the abandon's warning said, and the plan's next run wrote them to a second
 // file with no word; support read "placed" for an order whose codes `order watch --out` had written, and its hint
 // asked for a second copy; two terminals wrote one order's codes to two files, silently.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -216,5 +216,32 @@ describe("codes get or order watch --out a file that holds another order's codes
       );
       expect(readFileSync(file, 'utf8')).toBe(bytes);
     }
+  });
+
+  // A review: codes marked sold in the file (a line removed, the file written a minute after its delivery), then the
+  // night's command run again by hand: "exists; choose another --out file", and that other file was a second order.
+  it('a delivered file changed since: order place and codes get name the order whose codes were written there', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const file = join(tempDir(), 'codes.csv');
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', file];
+    const first = await runCli([...place, '--json'], { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const a = (JSON.parse(first.stdout) as { id: string }).id;
+    const lines = readFileSync(file, 'utf8').split('\r\n');
+    writeFileSync(file, [lines[0], lines[1], ''].join('\r\n'));
+    const later = new Date(Date.now() + 120_000);
+    utimesSync(file, later, later);
+    const before = (await ledger(served.server)).orders.length;
+    const again = await runCli(place, { configDir });
+    expect(again.code, again.stderr).toBe(2);
+    expect(unstamped(again.stderr)).toMatch(
+      new RegExp(
+        `error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} exists; the codes of order ${a} \\(2 × amazon-us-25\\) were written there at \\S+, and it has changed since; nothing was ordered\n`,
+      ),
+    );
+    expect(again.stderr).toMatch(
+      new RegExp(`to get those codes again: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${a} --out CODES_FILE`),
+    );
+    expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });

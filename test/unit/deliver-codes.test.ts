@@ -160,17 +160,26 @@ describe('deliverCodes with an existing file', () => {
       quantity: 1,
       endedAt: '2026-12-01T02:00:00.000Z',
     } as unknown as OrderRecord;
-    const refused = await deliverCodes({ ...base(api, orderId, outTo(path)), existing, heldBy: () => holder }).catch(
-      (error: unknown) => error,
-    );
+    const refused = await deliverCodes({
+      ...base(api, orderId, outTo(path)),
+      existing,
+      heldBy: () => ({ record: holder, changed: false }),
+    }).catch((error: unknown) => error);
     expect(refused).toMatchObject({
       code: 'out_exists',
       exitCode: 2,
       message: `${path} exists and holds the codes of order ord_other (1 × amazon-us-10, delivered 2026-12-01T02:00:00.000Z); nothing was written`,
       hint: `write the codes of ${orderId} to another --out file; --force would write over that order's codes`,
     });
+    // Changed since that delivery (codes marked sold in it): said as such, never as plain "exists" (a review).
+    await expect(
+      deliverCodes({ ...base(api, orderId, outTo(path)), existing, heldBy: () => ({ record: holder, changed: true }) }),
+    ).rejects.toMatchObject({
+      code: 'out_exists',
+      message: `${path} exists; the codes of order ord_other (1 × amazon-us-10) were written there at 2026-12-01T02:00:00.000Z, and it has changed since; nothing was written`,
+    });
     // Its own record, or none: the plain refusal.
-    const own = { ...holder, orderId } as OrderRecord;
+    const own = { record: { ...holder, orderId } as OrderRecord, changed: false };
     await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, heldBy: () => own })).rejects.toBe(
       existing,
     );

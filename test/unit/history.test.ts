@@ -403,10 +403,13 @@ describe('History.codesHolder', () => {
     const longAgo = new Date(Date.now() - 3_600_000).toISOString();
     h.record(rec('old', longAgo, { out: file }));
     expect(h.codesHolder(file)).toBeUndefined();
+    // Said as once written there, and changed since (an edited file: codes marked sold).
+    expect(h.codesWrittenTo(file)).toMatchObject({ record: { key: 'old' }, changed: true });
     const { file: recent, h: h2 } = setup();
     writeFileSync(recent, 'codes\n');
     h2.record(rec('recent', new Date(Date.now() - 30_000).toISOString(), { out: recent }));
     expect(h2.codesHolder(recent)?.key).toBe('recent');
+    expect(h2.codesWrittenTo(recent)).toMatchObject({ record: { key: 'recent' }, changed: false });
     // Without an end time, its last update stands for it.
     const { file: third, h: h3 } = setup();
     writeFileSync(third, 'codes\n');

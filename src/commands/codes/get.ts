@@ -230,7 +230,7 @@ async function fetchCodes(
     io: deps.io,
     signal: deps.signal,
     recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),
-    heldBy: journal && ((path: string) => journal.history.codesHolder(path)),
+    heldBy: journal && ((path: string) => journal.history.codesWrittenTo(path)),
     existing,
   }).catch(noteFailed);
   // The codes went to the file: stdout holds where (--json), else a notice says it.

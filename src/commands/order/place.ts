@@ -216,11 +216,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       outLock = holdOutTarget(out.path, out.force, () => resumableFor(journal, spec, options.idempotencyKey, out.path));
     } catch (error) {
       // The codes of an order already delivered there: said whose, so that --force is not taken as the way on.
-      const holder =
-        isCliError(error) && error.code === 'out_exists' ? journal.history.codesHolder(out.path) : undefined;
-      if (!holder) throw error;
+      // A file changed since (codes marked sold in it) is said as such: it read only "exists", and its hint's "another
+      // --out file" was a second paid order for a person re-running the night's command (a review).
+      const held =
+        isCliError(error) && error.code === 'out_exists' ? journal.history.codesWrittenTo(out.path) : undefined;
+      if (!held) throw error;
+      const holder = held.record;
       const { holdsCodesOf } = await import('../../orders/deliver.js');
-      throw new UsageError(`${holdsCodesOf(out.path, holder)}; nothing was ordered`, {
+      throw new UsageError(`${holdsCodesOf(out.path, holder, held.changed)}; nothing was ordered`, {
         code: 'out_exists',
         // A person who ran the line again to get the codes again would read "another --out file" as the way
         // to them, and pay for a second order: the way to those codes comes first.

@@ -128,7 +128,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       ...(recorded
         ? {
             recordedTemp: (temp: string) => journal.recordsTemp(temp),
-            heldBy: (path: string) => journal.history.codesHolder(path),
+            heldBy: (path: string) => journal.history.codesWrittenTo(path),
           }
         : {}),
       existing,
