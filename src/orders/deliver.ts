@@ -170,7 +170,7 @@ function heldRefusal(o: CodesDelivery): UsageError | undefined {
  * delivery (History.codesWrittenTo) `… exists; the codes of order <id> (<units>) were written there at <when>, and it
  * has changed since`: the words of an out_exists refusal.
  */
-export function holdsCodesOf(path: string, holder: OrderRecord, changed = false): string {
+export function holdsCodesOf(path: string, holder: OrderRecord, changed: boolean): string {
   const order = `order ${holder.orderId ?? holder.key}`;
   const units = unitsOf(holder.quantity, holder.productId);
   const when = holder.endedAt ?? holder.updatedAt;

@@ -6,6 +6,7 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -387,6 +388,10 @@ describe('History.codesHolder', () => {
     h.record(rec('abandoned', now(), { outcome: 'abandoned', out: file }));
     h.record(rec('elsewhere', now(), { out: `${file}.other` }));
     expect(h.codesHolder(file)).toBeUndefined();
+    // Delivered with no file (its order to stdout, or --wait alone): no holder, and no error.
+    h.record({ ...rec('nofile', now(), {}), out: undefined } as OrderRecord);
+    expect(h.codesHolder(file)).toBeUndefined();
+    expect(h.codesWrittenTo(file)).toBeUndefined();
     h.record(rec('holder', now(), { out: file, orderId: 'ord_h' }));
     expect(h.codesHolder(file)?.key).toBe('holder');
     // Its own key is no other order's; a path spelled another way is the same file.
@@ -410,6 +415,18 @@ describe('History.codesHolder', () => {
     h2.record(rec('recent', new Date(Date.now() - 30_000).toISOString(), { out: recent }));
     expect(h2.codesHolder(recent)?.key).toBe('recent');
     expect(h2.codesWrittenTo(recent)).toMatchObject({ record: { key: 'recent' }, changed: false });
+    // A minute after the delivery ended, to the millisecond: not changed yet; a millisecond more: changed.
+    const ended = Date.parse('2026-12-01T02:00:00.000Z');
+    const { file: edge, h: h4 } = setup();
+    writeFileSync(edge, 'codes\n');
+    h4.record({
+      ...rec('edge', '2026-12-01T02:00:00.000Z', { out: edge }),
+      endedAt: '2026-12-01T02:00:00.000Z',
+    } as OrderRecord);
+    utimesSync(edge, (ended + 60_000) / 1000, (ended + 60_000) / 1000);
+    expect(h4.codesWrittenTo(edge)?.changed).toBe(false);
+    utimesSync(edge, (ended + 60_001) / 1000, (ended + 60_001) / 1000);
+    expect(h4.codesWrittenTo(edge)?.changed).toBe(true);
     // Without an end time, its last update stands for it.
     const { file: third, h: h3 } = setup();
     writeFileSync(third, 'codes\n');
