@@ -16,7 +16,7 @@ import { scopeOf, type OrderRecord } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
-import { unitsOf } from '../output/words.js';
+import { holdsCodesOf, unitsOf } from '../output/words.js';
 import { deliver, settle } from './lifecycle.js';
 
 export interface CodesDelivery {
@@ -163,20 +163,6 @@ function heldRefusal(o: CodesDelivery): UsageError | undefined {
     code: 'out_exists',
     hint: `write the codes of ${o.orderId} to another --out file; --force would write over that order's codes`,
   });
-}
-
-/**
- * `<path> exists and holds the codes of order <id> (<units>, delivered <when>)`, or where the file changed since that
- * delivery (History.codesWrittenTo) `… exists; the codes of order <id> (<units>) were written there at <when>, and it
- * has changed since`: the words of an out_exists refusal.
- */
-export function holdsCodesOf(path: string, holder: OrderRecord, changed: boolean): string {
-  const order = `order ${holder.orderId ?? holder.key}`;
-  const units = unitsOf(holder.quantity, holder.productId);
-  const when = holder.endedAt ?? holder.updatedAt;
-  return changed
-    ? `${path} exists; the codes of ${order} (${units}) were written there at ${when}, and it has changed since`
-    : `${path} exists and holds the codes of ${order} (${units}, delivered ${when})`;
 }
 
 /** A key journal.begin made (randomUUID), for an intent an older version wrote without `keyGiven`. */

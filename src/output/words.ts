@@ -1,3 +1,5 @@
+import type { OrderRecord } from '../journal/history.js';
+
 // Counts in words for a person: "1 code", "3 codes", "1,000,000 codes" (not "1 codes", which a reseller
 // ordering one card reads in every message).
 
@@ -28,4 +30,18 @@ export function unitsOf(quantity: number, productId: string): string {
 /** Items said in one line: the first `most`, joined by `; `, then an ellipsis when there were more. */
 export function firstOf(texts: readonly string[], most: number): string {
   return `${texts.slice(0, most).join('; ')}${texts.length > most ? '; …' : ''}`;
+}
+
+/**
+ * `<path> exists and holds the codes of order <id> (<units>, delivered <when>)`, or where the file changed since that
+ * delivery (History.codesWrittenTo) `… exists; the codes of order <id> (<units>) were written there at <when>, and it
+ * has changed since`: the words of an out_exists refusal.
+ */
+export function holdsCodesOf(path: string, holder: OrderRecord, changed: boolean): string {
+  const order = `order ${holder.orderId ?? holder.key}`;
+  const units = unitsOf(holder.quantity, holder.productId);
+  const when = holder.endedAt ?? holder.updatedAt;
+  return changed
+    ? `${path} exists; the codes of ${order} (${units}) were written there at ${when}, and it has changed since`
+    : `${path} exists and holds the codes of ${order} (${units}, delivered ${when})`;
 }

@@ -20,7 +20,7 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { counted, firstOf, unitsOf } from '../../output/words.js';
+import { counted, firstOf, holdsCodesOf, unitsOf } from '../../output/words.js';
 import { pinnedHint } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
@@ -222,7 +222,6 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         isCliError(error) && error.code === 'out_exists' ? journal.history.codesWrittenTo(out.path) : undefined;
       if (!held) throw error;
       const holder = held.record;
-      const { holdsCodesOf } = await import('../../orders/deliver.js');
       throw new UsageError(`${holdsCodesOf(out.path, holder, held.changed)}; nothing was ordered`, {
         code: 'out_exists',
         // A person who ran the line again to get the codes again would read "another --out file" as the way

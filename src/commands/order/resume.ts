@@ -10,7 +10,7 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
-import { unitsOf } from '../../output/words.js';
+import { holdsCodesOf, unitsOf } from '../../output/words.js';
 
 export interface ResumeOptions {
   key?: string;
@@ -264,7 +264,7 @@ function refuseHeldCodes(journal: Journal, key: string, options: ResumeOptions):
     ? `, or write this order's codes to another file: giftcodes codes get ${intent.orderId} --out CODES_FILE`
     : '';
   throw new UsageError(
-    `${path} holds the codes of order ${holder.orderId ?? holder.key} (${unitsOf(holder.quantity, holder.productId)}, delivered ${holder.endedAt ?? holder.updatedAt})${options.force ? ': --force would write over them' : ''}; this order was not resumed`,
+    `${holdsCodesOf(path, holder, false)}${options.force ? ': --force would write over them' : ''}; this order was not resumed`,
     { code: 'out_exists', hint: `move that file away, then run this again${elsewhere}` },
   );
 }
