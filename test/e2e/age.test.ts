@@ -5,11 +5,21 @@
 // recipients go together before anything is charged, and an order killed after its encrypted file took its
 // place is delivered once.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
-import { BIN, ledger, ROOT, runCli, servedApi, tempDir, unstamped, type RunResult } from '../helpers/e2e.js';
+import {
+  BIN,
+  configCopy,
+  ledger,
+  ROOT,
+  runCli,
+  type RunResult,
+  servedApi,
+  tempDir,
+  unstamped,
+} from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
 
@@ -83,8 +93,7 @@ describe('encrypted codes files (age)', () => {
   beforeAll(() => ensureAge());
 
   const fresh = (): string => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     return configDir;
   };
 

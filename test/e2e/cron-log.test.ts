@@ -1,11 +1,11 @@
 // Cron tells its story in the log (issue 30): the README's recipe logs the doctor's lines too, the doctor
 // retries a blip as order place would, every stderr line of a run without a terminal starts with its time,
 // an error gives its advice once, and a hint's command lands in the config directory the run used.
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, pendingIntents, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
+import { BIN, configCopy, pendingIntents, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { freePort } from '../helpers/ports.js';
 import { openTerminal } from '../helpers/tmux.js';
@@ -79,8 +79,7 @@ describe('stderr sent to a log from a terminal', () => {
 
 describe('an order its run left unfinished, as a cron log and a support agent read it', () => {
   it("order pending, order show and order resume --all name the run's config directory; resume's failures are stamped", async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const out = join(tempDir(), 'codes.csv');
     const killed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', out], {
       configDir,

@@ -1,9 +1,9 @@
 // `giftcodes order place` alone at a terminal (tmux): a guided order, the product found by typing and picked
 // with the arrow keys, a quantity, the price and the total, a confirmation; elsewhere the usage error it was.
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { configCopy, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
@@ -93,8 +93,7 @@ describe('a guided order at a terminal', () => {
   // A person's-day review: after a Ctrl-C, the guided order of the same product and quantity asked "Place a test order
   // for 4 × …?" and, answered yes, finished the interrupted order instead (the journal's rule): no new order.
   it('the same product and quantity as an interrupted order: asked as finishing it, and no second charge', async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '7'], {
       configDir,
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill', GIFTCODES_BASE_URL: served.url },
@@ -194,8 +193,7 @@ describe('a guided order at a terminal', () => {
 
   it("under a profile's encrypt-to, the codes file chosen at the question must be an .age one, and is encrypted", async () => {
     ensureAge();
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const { identity, recipient } = keyPair();
     expect((await runCli(['config', 'set', 'encrypt-to', recipient], { configDir })).code).toBe(0);
     const dir = tempDir();

@@ -6,7 +6,7 @@
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chargesFor, journalIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { chargesFor, configCopy, journalIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-10';
 const CODE = /\b[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3}\b/g;
@@ -37,8 +37,7 @@ describe('a killed codes write, then the order finished into another --out: noth
     '$label',
     { timeout: 120_000 },
     async ({ point, recovery, i }) => {
-      const configDir = tempDir();
-      cpSync(served.configDir, configDir, { recursive: true });
+      const configDir = configCopy(served.configDir);
       const dir = tempDir();
       const quantity = 40 + i;
       const killed = await runCli(place(dir, 'a.csv', quantity), {
@@ -76,8 +75,7 @@ describe('the run that finishes it dies too, after its own file is in place: the
     '$label',
     { timeout: 120_000 },
     async ({ point, third, i }) => {
-      const configDir = tempDir();
-      cpSync(served.configDir, configDir, { recursive: true });
+      const configDir = configCopy(served.configDir);
       const dir = tempDir();
       const quantity = 60 + i;
       const first = await runCli(place(dir, 'a.csv', quantity), {
@@ -109,8 +107,7 @@ describe('abandoned, or another config directory', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
 
   it('an order abandoned after a killed write: its temporary file (the codes) goes with it', async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const dir = tempDir();
     const killed = await runCli(place(dir, 'a.csv', 81), {
       configDir,

@@ -1,10 +1,10 @@
 // Orders an earlier run left interrupted are named in the next run's log, whatever that run orders. A night's
 // plan killed mid-run, followed by the next night's plan with a new --batch (new keys), said nothing of the
 // orders the first one may have been charged for: only `order pending` showed them (a persona's cron walkthrough).
-import { cpSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BOTH_KEYS, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BOTH_KEYS, configCopy, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const WARNING = /an order interrupted in an earlier run is still unfinished \(it may have been charged\)/;
@@ -14,8 +14,7 @@ describe('orders left interrupted by an earlier run', () => {
   const served = servedApi(['--fulfil-after', '0'], { login: true });
 
   it('a single order killed, then another order: the second run names the first, with the command that finishes it', async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2'], {
       configDir,
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
@@ -50,8 +49,7 @@ describe('orders left interrupted by an earlier run', () => {
   });
 
   it("a plan killed one night, the next night's batch: its log names them; the killed night's batch run again does not", async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const plan = join(tempDir(), 'nightly.csv');
     writeFileSync(plan, 'product,quantity\namazon-us-10,1\namazon-us-25,2\n');
     const night = (batch: string, env: NodeJS.ProcessEnv = {}) =>

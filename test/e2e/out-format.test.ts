@@ -1,15 +1,14 @@
 // An --out whose extension names no format giftcodes writes (`codes.xls`, `codes.txt`) is refused, exit 2,
 // naming the formats, before anything is fetched or charged, unless --format says which: never a silent JSON.
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { configCopy, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 describe('--out extensions', () => {
   const served = servedApi(['--fulfil-after', '0'], { login: true });
   const fresh = (): string => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     return configDir;
   };
 

@@ -2,10 +2,10 @@
 // is never delivered again, whichever verb takes it over next: `order resume <key>`, `order resume --all`
 // (with or without --json), or the same `order place` again. For codes to stdout (CSV) and to a file (JSON).
 import { createHash } from 'node:crypto';
-import { cpSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, pendingIntents, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
+import { configCopy, ledger, pendingIntents, runCli, type RunResult, servedApi, tempDir } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-10';
 const CODE = /\b[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3}\b/g;
@@ -24,8 +24,7 @@ describe('killed at delivered, then taken over: the codes appear exactly once', 
     '$label',
     { timeout: 300_000 },
     async ({ sink, recovery, i }) => {
-      const configDir = tempDir();
-      cpSync(served.configDir, configDir, { recursive: true });
+      const configDir = configCopy(served.configDir);
       const key = `restock-once-${i}-${Date.now()}`;
       const file = join(tempDir(), 'codes.json');
       const quantity = 3 + i;
@@ -96,8 +95,7 @@ describe('killed at delivered, then taken over: the codes appear exactly once', 
     'resume <key> --json prints the order (not its codes) once its codes went to stdout',
     { timeout: 300_000 },
     async () => {
-      const configDir = tempDir();
-      cpSync(served.configDir, configDir, { recursive: true });
+      const configDir = configCopy(served.configDir);
       const key = `restock-json-${Date.now()}`;
       const killed = await runCli(
         [
@@ -142,8 +140,7 @@ describe('an out file another order has delivered to since', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
 
   it('resume refuses it (--force too) naming that order; so does a new order; moved away, resume writes it', async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const file = join(tempDir(), 'am50.csv');
     const place = (quantity: number, env: NodeJS.ProcessEnv = {}) =>
       runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file], {
@@ -192,8 +189,7 @@ describe('an out file another order has delivered to since', () => {
   // Broke (review): codes get finished the order, but its record kept the --out it was placed with, so order show
   // and the refusal above named a file that held another order's codes.
   it('an interrupted order finished by codes get to another file: its record names that file', async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const dir = tempDir();
     const placed = await runCli(
       ['order', 'place', '--product', PRODUCT, '--quantity', '2', '--out', join(dir, 'first.csv')],
@@ -212,8 +208,7 @@ describe('an out file another order has delivered to since', () => {
 
   // Broke (review of the refusal above): it met orders whose file was theirs to write.
   it('an order placed with --force, or one whose own codes file was recorded, is resumed as before', async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const file = join(tempDir(), 'nightly.csv');
     const place = (quantity: number, extra: string[], env: NodeJS.ProcessEnv = {}) =>
       runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', file, ...extra], {

@@ -2,9 +2,8 @@
 // means nothing on this host), so it is taken over only by its key, never by a matching `order place`, and
 // `order resume --all` skips it with a warning. GIFTCODES_MACHINE_ID (for tests only) makes two "machines"
 // of one host.
-import { cpSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ledger, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { configCopy, ledger, pendingIntents, runCli, servedApi } from '../helpers/e2e.js';
 
 const PRODUCT = 'amazon-us-25';
 const A = { GIFTCODES_MACHINE_ID: 'machine-a' };
@@ -14,8 +13,7 @@ describe('two machines sharing one config directory', () => {
   const served = servedApi(['--fulfil-after', '50'], { login: true });
 
   it("another machine's interrupted order is resumed only by its key", { timeout: 300_000 }, async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const quantity = 41;
     const place = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--json'];
     const charges = async (): Promise<number> =>
@@ -65,8 +63,7 @@ describe('two machines sharing one config directory', () => {
   });
 
   it('its own machine resumes it as before, by a matching order place', { timeout: 300_000 }, async () => {
-    const configDir = tempDir();
-    cpSync(served.configDir, configDir, { recursive: true });
+    const configDir = configCopy(served.configDir);
     const place = ['order', 'place', '--product', PRODUCT, '--quantity', '43', '--json'];
     const killed = await runCli(place, { configDir, env: { ...A, GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');

@@ -2,12 +2,12 @@
 // numbers, empty strings, flag-looking values), run as the built CLI against a real reference server.
 // Each run must end with a contract exit code and one clean error line, and a usage error (exit 2) must
 // leave the config, the journal and the working directory exactly as they were.
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { BOTH_KEYS, DEMO_KEYS, servedApi, spawnCli, tempDir, type RunResult } from '../helpers/e2e.js';
+import { BOTH_KEYS, configCopy, DEMO_KEYS, type RunResult, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
 import {
   endingProblems,
   exitCodeCounts,
@@ -218,8 +218,7 @@ function jsonGiven(argv: readonly string[]): boolean {
 
 /** Runs one case in its own copy of the logged-in config and its own working directory. */
 async function runCase(c: Case): Promise<{ c: Case; result: RunResult; problems: string[] }> {
-  const configDir = tempDir('giftcodes-fuzz-args-');
-  cpSync(served.configDir, configDir, { recursive: true });
+  const configDir = configCopy(served.configDir, 'giftcodes-fuzz-args-');
   const cwd = tempDir('giftcodes-fuzz-cwd-');
   writeFileSync(join(cwd, 'existing.csv'), 'order_id,code\nord_1,KEEP-ME\n', { mode: 0o600 });
   writeFileSync(join(cwd, 'bad.json'), '{"resellers": [', { mode: 0o600 });

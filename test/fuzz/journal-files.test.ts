@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { ledger, runCli, servedApi, tempDir, type RunResult } from '../helpers/e2e.js';
+import { configCopy, ledger, runCli, type RunResult, servedApi, tempDir } from '../helpers/e2e.js';
 import { startHostileServer } from '../helpers/hostile-server.js';
 import { endingProblems, failureLines, fuzzSettings, runFuzz, snapshot } from './check.js';
 
@@ -123,8 +123,7 @@ const caseArbitrary: fc.Arbitrary<Case> = fc.record({
 });
 
 async function runCase(c: Case, index: number): Promise<{ c: Case; result: RunResult; problems: string[] }> {
-  const configDir = tempDir('giftcodes-fuzz-journal-');
-  cpSync(served.configDir, configDir, { recursive: true });
+  const configDir = configCopy(served.configDir, 'giftcodes-fuzz-journal-');
   const journal = join(configDir, 'journal');
   mkdirSync(journal, { recursive: true, mode: 0o700 });
   // Named as the journal names its files (40 hex characters), so nothing tells them apart but their content.

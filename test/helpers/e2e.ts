@@ -154,6 +154,16 @@ export function tempDir(prefix = 'giftcodes-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/**
+ * A config directory of its own, copied from `from` (a served API's logged-in one): each case of a matrix keeps its
+ * journal and history apart from the others', with the same profile and key.
+ */
+export function configCopy(from: string, prefix?: string): string {
+  const configDir = tempDir(prefix);
+  cpSync(from, configDir, { recursive: true });
+  return configDir;
+}
+
 /** An empty order journal directory (`<temp>/journal`), as the journal's unit tests start from. */
 export function journalDir(): string {
   const dir = join(tempDir(), 'journal');
