@@ -63,16 +63,11 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   });
   options = await withRecipients(options, deps, { outDefaultsToStdout: true });
   // A config directory that is not there (a mistyped GIFTCODES_CONFIG_DIR): the codes are fetched, and nothing is
-  // made there (deps.journal's `read`, for the whole run). Made by a run that then failed, or that wrote the codes,
-  // it turned the next `order pending` into "every order placed from here reached you" (a desk review).
-  const { configDirMissing } = await import('../order/journal-missing.js');
-  const unrecorded = await configDirMissing(deps);
-  if (unrecorded) {
-    deps.io.warn(
-      `no order record: the config directory ${deps.configDir} does not exist; these codes are not recorded`,
-    );
-    await deps.journal({ read: true });
-  }
+  // made or recorded there.
+  const { recordless } = await import('../order/journal-missing.js');
+  const here = await recordless(deps);
+  here.say('these codes are not recorded');
+  const unrecorded = here.missing;
   const read: { ref?: OrderRef; unrecorded: boolean } = { unrecorded };
   try {
     await fetchCodes(options, deps, read);

@@ -15,3 +15,23 @@ export async function configDirMissing(deps: Partial<Pick<Deps, 'configDir'>>): 
   const { existsSync } = await import('node:fs');
   return !existsSync(deps.configDir);
 }
+
+/**
+ * For a verb that reads orders from the API and would only note them here (order show, codes get, order watch):
+ * where the config directory is missing, the journal of the whole run is the read-only one that is never made
+ * (deps.journal's `read`), and `say` warns `no order record: the config directory … does not exist; <what>`, when
+ * the verb has something to show. Made by a run that then failed, or wrote the codes, the directory turned the next
+ * `order pending` into "every order placed from here reached you" (a desk review).
+ */
+export async function recordless(
+  deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir'>>,
+): Promise<{ missing: boolean; say: (what: string) => void }> {
+  const missing = await configDirMissing(deps);
+  if (missing) await deps.journal({ read: true });
+  return {
+    missing,
+    say: (what) => {
+      if (missing) deps.io.warn(`no order record: the config directory ${deps.configDir} does not exist; ${what}`);
+    },
+  };
+}

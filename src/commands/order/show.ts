@@ -41,7 +41,12 @@ export async function run(
     Partial<Pick<Deps, 'config' | 'configDir'>>,
 ): Promise<void> {
   const { refOf, noteStatus, localRecord, fromOtherKey, oneRef } = await import('../../orders/ref.js');
-  const { journal, sayMissing } = await journalOf(deps);
+  // Where the config directory is not there, an empty journal that is never made, said once the order is read: the
+  // order shown is the API's alone (a support agent read one so as all there was; said before a 404, it read as if
+  // an order were shown).
+  const { recordless } = await import('./journal-missing.js');
+  const here = await recordless(deps);
+  const journal = await deps.journal({ read: true });
   // A ref pasted with the words of its sentence: the one word of it that names the order.
   const typed = await oneRef(deps, journal, options.ref);
   const record = localRecord(journal, typed);
@@ -64,7 +69,7 @@ export async function run(
     // A ref unknown here, not found with the key of one environment: asked with the profile's other key, else thrown.
     ({ ref, order } = await fromOtherKey(deps, ref, error));
   }
-  sayMissing();
+  here.say("this is the API's order alone");
   await noteStatus(journal, ref, order.status, deps.now());
   // The next step, where this machine's record does not say it already (codes written here, or a run to resume): a
   // completed order whose codes were never fetched read `here  placed`, and no word of codes get (a person's day).
@@ -78,26 +83,6 @@ export async function run(
     recorded ? await localRows(journal, recorded, deps.io.env.GIFTCODES_CONFIG_DIR, order.status) : [],
     said ? undefined : null,
   );
-}
-
-/**
- * The journal, or where the config directory is not there (a mistyped GIFTCODES_CONFIG_DIR) an empty one that is
- * never made (deps.journal's `read`), which is said: the order shown is the API's alone, with nothing of this
- * machine's record (a support agent read one so as all there was).
- */
-async function journalOf(
-  deps: Pick<Deps, 'io' | 'journal'> & Partial<Pick<Deps, 'configDir'>>,
-): Promise<{ journal: Journal; sayMissing: () => void }> {
-  const { configDirMissing } = await import('./journal-missing.js');
-  const missing = await configDirMissing(deps);
-  // Said once the order is read: before a 404 it read as if an order were shown (a desk review).
-  const sayMissing = (): void => {
-    if (missing)
-      deps.io.warn(
-        `no order record: the config directory ${deps.configDir} does not exist; this is the API's order alone`,
-      );
-  };
-  return { journal: await deps.journal({ read: true }), sayMissing };
 }
 
 /**

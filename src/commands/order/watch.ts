@@ -85,13 +85,11 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
   const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
   // A config directory that is not there (a mistyped GIFTCODES_CONFIG_DIR): the order is watched and its codes
-  // written, and nothing is made there (deps.journal's `read`, for the whole run), as codes get does.
-  const { configDirMissing } = await import('./journal-missing.js');
-  const recorded = !(await configDirMissing(deps));
-  if (!recorded) {
-    deps.io.warn(`no order record: the config directory ${deps.configDir} does not exist; this order is not recorded`);
-    await deps.journal({ read: true });
-  }
+  // written, and nothing is made or recorded there, as codes get does.
+  const { recordless } = await import('./journal-missing.js');
+  const here = await recordless(deps);
+  here.say('this order is not recorded');
+  const recorded = !here.missing;
   const { orderRef, noteStatus, fromOtherKey, ofPlanRow } = await import('../../orders/ref.js');
   let ref = await orderRef(deps, options.id);
   options = { ...options, id: ref.orderId };
