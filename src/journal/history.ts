@@ -29,7 +29,8 @@ import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
 import { pidAlive } from './owner.js';
 import { orderOutcome } from '../api/outcome.js';
-import { OUTCOMES } from './outcomes.js';
+import { OUTCOMES, writtenAt } from './outcomes.js';
+export { writtenAt };
 
 export interface OrderRecord {
   key: string;
@@ -49,6 +50,12 @@ export interface OrderRecord {
   endedAt?: string;
   outcome: 'delivered' | 'failed' | 'refused' | 'abandoned' | 'pending';
   out?: string;
+  /**
+   * When the codes were written to `out`, where that came after the order reached the user (a `codes get --out` of an
+   * order delivered to stdout: Journal.noteFetched). Absent: at `endedAt`. A file written a minute after its delivery
+   * was said to have changed since, and the warning of a second copy dated it at the delivery (a docs review).
+   */
+  outAt?: string;
   error?: { code: string; message: string };
   /**
    * The command that finished an interrupted order in its run's place (`codes get`, `order watch`): its outcome
@@ -206,7 +213,7 @@ export class History {
       (r) => r.outcome === 'delivered' && r.out !== undefined && resolve(r.out) === target && r.key !== exceptKey,
     );
     if (!holder) return undefined;
-    return { record: holder, changed: modified > Date.parse(holder.endedAt ?? holder.updatedAt) + 60_000 };
+    return { record: holder, changed: modified > Date.parse(writtenAt(holder)) + 60_000 };
   }
 
   /** Every readable record, newest first (by the time it ended, else its last update). */
@@ -632,6 +639,7 @@ function clean(r: OrderRecord): OrderRecord {
     ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}),
     outcome: r.outcome,
     ...(r.out !== undefined ? { out: r.out } : {}),
+    ...(typeof r.outAt === 'string' && r.out !== undefined ? { outAt: r.outAt } : {}),
     ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
     ...(typeof r.finishedBy === 'string' ? { finishedBy: r.finishedBy } : {}),
     ...(r.sent === true ? { sent: true } : {}),

@@ -760,7 +760,7 @@ export class Journal {
         ]);
         this.history.mark('finished', now);
       } else if (current.outcome === 'delivered' && (current.out === undefined || current.out === '-') && file)
-        await this.history.recordAll([{ ...current, out: file, updatedAt: at }]);
+        await this.history.recordAll([{ ...current, out: file, outAt: at, updatedAt: at }]);
     });
   }
 

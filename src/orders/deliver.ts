@@ -12,7 +12,7 @@ import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
 import { deliveredFile } from '../journal/codes-file.js';
-import { scopeOf, type OrderRecord } from '../journal/history.js';
+import { scopeOf, writtenAt, type OrderRecord } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
@@ -208,7 +208,7 @@ export async function deliverFetched(
     // were made without a word (an adversarial review).
     if (ours && record.outcome === 'delivered' && elsewhere(record.out))
       io.warn(
-        `the codes of order ${delivery.orderId} are in ${record.out} too (written there when it was delivered, ${record.endedAt ?? record.updatedAt}): both hold the same codes: hand out one of them`,
+        `the codes of order ${delivery.orderId} are in ${record.out} too (written there at ${writtenAt(record)}): both hold the same codes: hand out one of them`,
       );
     const { isAlive } = await import('../journal/owner.js');
     const live = journal

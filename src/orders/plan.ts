@@ -13,7 +13,7 @@ import { refusesTheOrder } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import { endedWithinDay, inScope, withStatus, type OrderRecord, type Scope } from '../journal/history.js';
+import { endedWithinDay, inScope, withStatus, writtenAt, type OrderRecord, type Scope } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { keyIdOf, neverSent, sha256 } from '../journal/intent.js';
@@ -1187,7 +1187,7 @@ export async function outFileProblems(
       // are, and how each night gets a file of its own, rather than only that --force would overwrite them.
       const holder = error.code === 'out_exists' ? journal?.history.codesHolder(row.out!) : undefined;
       const held = holder
-        ? ` and holds the codes of order ${holder.orderId ?? holder.key} (delivered ${holder.endedAt ?? holder.updatedAt})`
+        ? ` and holds the codes of order ${holder.orderId ?? holder.key} (written ${writtenAt(holder)})`
         : '';
       // A row's file is its out cell, and its format the file's extension: a plan has no --out or --format to offer.
       const hint = !holder

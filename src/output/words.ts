@@ -1,4 +1,5 @@
 import type { OrderRecord } from '../journal/history.js';
+import { writtenAt } from '../journal/outcomes.js';
 
 // Counts in words for a person: "1 code", "3 codes", "1,000,000 codes" (not "1 codes", which a reseller
 // ordering one card reads in every message).
@@ -33,15 +34,15 @@ export function firstOf(texts: readonly string[], most: number): string {
 }
 
 /**
- * `<path> exists and holds the codes of order <id> (<units>, delivered <when>)`, or where the file changed since that
+ * `<path> exists and holds the codes of order <id> (<units>, written <when>)`, or where the file changed since that
  * delivery (History.codesWrittenTo) `… exists; the codes of order <id> (<units>) were written there at <when>, and it
  * has changed since`: the words of an out_exists refusal.
  */
 export function holdsCodesOf(path: string, holder: OrderRecord, changed: boolean): string {
   const order = `order ${holder.orderId ?? holder.key}`;
   const units = unitsOf(holder.quantity, holder.productId);
-  const when = holder.endedAt ?? holder.updatedAt;
+  const when = writtenAt(holder);
   return changed
     ? `${path} exists; the codes of ${order} (${units}) were written there at ${when}, and it has changed since`
-    : `${path} exists and holds the codes of ${order} (${units}, delivered ${when})`;
+    : `${path} exists and holds the codes of ${order} (${units}, written ${when})`;
 }

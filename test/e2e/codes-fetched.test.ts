@@ -58,6 +58,7 @@ describe('codes fetched for an order that ended here', () => {
     });
     const { id } = JSON.parse(placed.stdout) as { id: string };
     const file = join(tempDir(), 'w.csv');
+    const watchedFrom = new Date().toISOString();
     expect((await runCli(['order', 'watch', id, '--out', file], { configDir })).code).toBe(0);
     const listed = JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as {
       orderId: string;
@@ -71,6 +72,10 @@ describe('codes fetched for an order that ended here', () => {
     const second = await runCli(['codes', 'get', id, '--out', join(tempDir(), 'x.csv')], { configDir });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(`the codes of order ${id} are in ${file} too`);
+    // Dated when watch wrote them, after the order place delivered the order (a docs review read the delivery's time).
+    const at = /too \(written there at (\S+)\)/.exec(second.stderr)?.[1];
+    expect(at, second.stderr).toBeDefined();
+    expect(at! >= watchedFrom, `${at} before ${watchedFrom}`).toBe(true);
     expect(readFileSync(file, 'utf8')).toContain(id);
   });
 });
@@ -209,7 +214,7 @@ describe("codes get or order watch --out a file that holds another order's codes
       const result = await runCli([...verb, '--out', file], { configDir });
       expect(result.code, result.stderr).toBe(2);
       expect(unstamped(result.stderr)).toContain(
-        `error: ${file} exists and holds the codes of order ${a} (2 × amazon-us-25, delivered `,
+        `error: ${file} exists and holds the codes of order ${a} (2 × amazon-us-25, written `,
       );
       expect(unstamped(result.stderr)).toContain(
         `hint: write the codes of ${b} to another --out file; --force would write over that order's codes`,

@@ -168,8 +168,18 @@ describe('deliverCodes with an existing file', () => {
     expect(refused).toMatchObject({
       code: 'out_exists',
       exitCode: 2,
-      message: `${path} exists and holds the codes of order ord_other (1 × amazon-us-10, delivered 2026-12-01T02:00:00.000Z); nothing was written`,
+      message: `${path} exists and holds the codes of order ord_other (1 × amazon-us-10, written 2026-12-01T02:00:00.000Z); nothing was written`,
       hint: `write the codes of ${orderId} to another --out file; --force would write over that order's codes`,
+    });
+    // Written there after that order's delivery (a codes get --out of it later): dated when written, not delivered.
+    await expect(
+      deliverCodes({
+        ...base(api, orderId, outTo(path)),
+        existing,
+        heldBy: () => ({ record: { ...holder, outAt: '2026-12-01T03:30:00.000Z' }, changed: false }),
+      }),
+    ).rejects.toMatchObject({
+      message: `${path} exists and holds the codes of order ord_other (1 × amazon-us-10, written 2026-12-01T03:30:00.000Z); nothing was written`,
     });
     // Changed since that delivery (codes marked sold in it): said as such, never as plain "exists" (a review).
     await expect(

@@ -427,6 +427,12 @@ describe('History.codesHolder', () => {
     expect(h4.codesWrittenTo(edge)?.changed).toBe(false);
     utimesSync(edge, (ended + 60_001) / 1000, (ended + 60_001) / 1000);
     expect(h4.codesWrittenTo(edge)?.changed).toBe(true);
+    // Codes written to the file after the delivery (a codes get --out of an order delivered to stdout): from then.
+    const { file: later, h: h5 } = setup();
+    writeFileSync(later, 'codes\n');
+    h5.record({ ...rec('later', longAgo, { out: later }), endedAt: longAgo, outAt: now() } as OrderRecord);
+    expect(h5.codesWrittenTo(later)).toMatchObject({ record: { key: 'later' }, changed: false });
+    expect(h5.codesHolder(later)?.key).toBe('later');
     // Without an end time, its last update stands for it.
     const { file: third, h: h3 } = setup();
     writeFileSync(third, 'codes\n');

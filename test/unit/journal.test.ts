@@ -529,7 +529,14 @@ describe('journal', () => {
     k.history.record({ ...abandoned, key: 'k-out', outcome: 'delivered', out: undefined });
     const shown = k.history.get('k-out', scopeOf(spec))!;
     await k.noteFetched(shown, { out: '/srv/w.csv', by: 'order watch' }, T0 + 2000);
-    expect(k.history.get('k-out', scopeOf(spec))).toMatchObject({ out: '/srv/w.csv', outcome: 'delivered' });
+    // Written after the delivery: when, said by a second copy's warning and the refusal of another order's codes (a
+    // docs review read the delivery's time there); the time it ended stays the delivery's.
+    expect(k.history.get('k-out', scopeOf(spec))).toMatchObject({
+      out: '/srv/w.csv',
+      outAt: new Date(T0 + 2000).toISOString(),
+      outcome: 'delivered',
+    });
+    expect(k.history.get('k-out', scopeOf(spec))?.endedAt).toBe(shown.endedAt);
     await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/other.csv', by: 'codes get' }, T0 + 3000);
     expect(k.history.get('k-out', scopeOf(spec))?.out).toBe('/srv/w.csv');
     // To stdout: a delivered record names no file for it.

@@ -222,7 +222,7 @@ describe('runPlan', () => {
     expect(error).toMatchObject({ exitCode: 2, code: 'out_exists' });
     expect((error as Error).message).toMatch(
       new RegExp(
-        `^line 2: .*amazon-25\\.csv exists and holds the codes of order ${orderId} \\(delivered \\S+\\); nothing was ordered$`,
+        `^line 2: .*amazon-25\\.csv exists and holds the codes of order ${orderId} \\(written \\S+\\); nothing was ordered$`,
       ),
     );
     expect((error as CliError).hint).toBe(
