@@ -105,8 +105,11 @@ export async function guidedOrder(
     quantity?: number | undefined;
     out?: string | undefined;
     checkFile?: (path: string) => string | true;
-    /** When this product and quantity would finish an interrupted order rather than place one: when it was started. */
-    resumes?: (product: string, quantity: number) => string | undefined;
+    /**
+     * When this product and quantity would finish an interrupted order rather than place one: when it was started, and
+     * whether its request was ever sent (one never sent is charged for the first time now).
+     */
+    resumes?: (product: string, quantity: number) => { started: string; sent: boolean } | undefined;
   } = {},
 ): Promise<{ product: string; quantity: number; out?: string }> {
   const live = connection.environment === 'live';
@@ -165,9 +168,12 @@ export async function guidedOrder(
     ({ confirm }, context) =>
       confirm(
         {
-          message: started
-            ? `Finish the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started}${out ? `, and write its codes to ${file}` : ''}? It was sent before: it is not charged again.`
-            : `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
+          // One never sent is placed now, for the first time: "it is not charged again" was said of it (a review).
+          message: started?.sent
+            ? `Finish the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started.started}${out ? `, and write its codes to ${file}` : ''}? It was sent before: it is not charged again.`
+            : started
+              ? `Place the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started.started}${out ? `, and write its codes to ${file}` : ''}? It was never sent: it is placed now, for the first time.${live ? ` It is charged to ${wallet(connection)}.` : ''}`
+              : `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
           default: !live,
         },
         context,

@@ -126,6 +126,29 @@ describe('a guided order at a terminal', () => {
     other.answer('n');
   }, 120_000);
 
+  // An adversarial review: an order killed before its request was sent was offered as "It was sent before: it is not
+  // charged again", and Yes placed its first charge.
+  it('the same product and quantity as an interrupted order never sent: asked as placing it, charged now', async () => {
+    const configDir = configCopy(served.configDir);
+    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '6'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'intent.written=kill', GIFTCODES_BASE_URL: served.url },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const charged = (await ledger(served.server)).orders.length;
+    const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], configDir, { GIFTCODES_BASE_URL: served.url });
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('6');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    t.press('Enter');
+    const question = await t.waitFor(/the interrupted test order for 6 × steam-us-20 .*\?/s);
+    expect(question).toMatch(/never sent/);
+    expect(question).not.toMatch(/not charged again/);
+    t.answer('y');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
+    expect((await ledger(served.server)).orders.length).toBe(charged + 1);
+  }, 120_000);
+
   it('--product alone asks only the quantity, then confirms with the total; a typo in it is refused first', async () => {
     const before = (await ledger(served.server)).orders.length;
     const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], served.configDir, {

@@ -154,7 +154,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       (options.encryptTo?.length ?? 0) > 0 || ((await profileEncryptTo(deps))?.recipients?.length ?? 0) > 0;
     // An order left interrupted (it may have been charged) is said before the questions, not after the order they
     // confirm was placed: a review answered yes to a live order and only then read that the one it retried was charged.
-    const [{ leftByEarlierRuns, resumeCandidate }, { keyIdOf }, journal] = await Promise.all([
+    const [{ leftByEarlierRuns, resumeCandidate }, { keyIdOf, neverSent }, journal] = await Promise.all([
       import('../../orders/recover.js'),
       import('../../journal/intent.js'),
       deps.journal(),
@@ -165,9 +165,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
-      resumes: (productId, quantity) =>
-        resumeCandidate(journal, orderSpec(connection, keyIdOf, productId, quantity), options.idempotencyKey)
-          ?.createdAt,
+      resumes: (productId, quantity) => {
+        const found = resumeCandidate(
+          journal,
+          orderSpec(connection, keyIdOf, productId, quantity),
+          options.idempotencyKey,
+        );
+        return found && { started: found.createdAt, sent: !neverSent(found) };
+      },
     });
     options = { ...options, ...chosen, yes: true };
     // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
