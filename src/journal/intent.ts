@@ -130,6 +130,21 @@ export function sameRequest(intent: Intent, spec: OrderSpec): boolean {
   );
 }
 
+/**
+ * sameRequest, or the same product, quantity and environment with this very API key under another profile: the API
+ * sees one reseller, so an interrupted order of it may have been charged to this one (a review: an order interrupted
+ * in profile "default" was placed again in a second profile holding the same key, charged twice).
+ */
+export function sameResellerRequest(intent: Intent, spec: OrderSpec): boolean {
+  return (
+    sameRequest(intent, spec) ||
+    (intent.keyId === spec.keyId &&
+      intent.productId === spec.productId &&
+      intent.quantity === spec.quantity &&
+      intent.environment === spec.environment)
+  );
+}
+
 /** The same request to the same server with the same key: only such an intent can be resumed. */
 export function sameOrder(intent: Intent, spec: OrderSpec): boolean {
   return sameRequest(intent, spec) && intent.baseUrl === spec.baseUrl && intent.keyId === spec.keyId;

@@ -24,7 +24,7 @@ import {
   neverSent,
   newIntent,
   sameOrder,
-  sameRequest,
+  sameResellerRequest,
   staleness,
   type Intent,
   type OrderSpec,
@@ -390,13 +390,18 @@ export class Journal {
     const fresh = orphans.find((intent) => staleness(intent, now) === undefined);
     if (fresh) return { intent: await this.claimed(fresh, options, now), resumed: true, settled };
     // The contract matches on product, quantity, profile and environment. An orphan that matches those
-    // but was made with another key or server cannot be resumed from here, and must not be silently skipped.
+    // but was made with another key or server cannot be resumed from here, and must not be silently skipped; nor
+    // one made with this very API key in another profile (one reseller to the API: sameResellerRequest).
     const other = intents.find(
-      (intent) => sameRequest(intent, options) && !sameOrder(intent, options) && !this.held(intent),
+      (intent) => sameResellerRequest(intent, options) && !sameOrder(intent, options) && !this.held(intent),
     );
     if (other) {
+      const how =
+        other.profile !== options.profile && other.keyId === options.keyId
+          ? `with this same API key, so it is not resumed from profile "${options.profile}"`
+          : `with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`;
       throw new UsageError(
-        `an interrupted order for ${unitsOf(other.quantity, other.productId)} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
+        `an interrupted order for ${unitsOf(other.quantity, other.productId)} in profile "${other.profile}" (${other.environment}) was made ${how}`,
         {
           code: 'intent_conflict',
           hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,

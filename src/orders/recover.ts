@@ -127,7 +127,10 @@ export function ofThisRequest(
   for (const r of journal.history.list()) {
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-') || r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
-    if (r.profile !== spec.profile || r.environment !== spec.environment) continue;
+    // Another profile's record counts where it holds this very API key: one reseller to the API (a review abandoned
+    // an order in one profile, placed it again in a second holding the same key, and was charged twice). Another
+    // profile's other key is another reseller's.
+    if (r.environment !== spec.environment || (r.profile !== spec.profile && r.keyId !== spec.keyId)) continue;
     const followed = sentUnanswered(r) && r.declined !== true;
     // A run refused before it placed anything (the server out of reach, a wallet short) answers neither question:
     // it became the request's last record, and the next run, which did place an order, said nothing (a review).

@@ -227,6 +227,26 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect((await ledger(server)).orders.length).toBe(before + 1);
   }, 120_000);
 
+  // A review abandoned an order in profile "default" and placed it again in a second profile holding the same API key:
+  // one reseller to the API, charged twice without a word.
+  it('placed again in another profile holding the same API key: its key is sent again, one charge', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const place = ['order', 'place', '--product', 'steam-us-50', '--quantity', '3'];
+    const { key } = await abandonedWhileOut(place);
+    const login = await runCli(['login', '--profile', 'shop2', '--api-key-stdin', '--base-url', baseUrl], {
+      configDir,
+      input: DEMO_KEYS.test,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const before = (await ledger(server)).orders.length;
+    const again = await runCli([...place, '--profile', 'shop2'], { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(
+      `(key ${key}) may have been placed before it was stopped: this run sends its request again under that key`,
+    );
+    expect((await ledger(server)).orders.length).toBe(before);
+  }, 120_000);
+
   // A plan's row is sent again by its plan (its key is the plan's file name and batch), never by order place.
   it("a plan's row abandoned: order place does not take its key, and the hint names the plan", async () => {
     const { configDir, url: baseUrl, server } = served;

@@ -149,15 +149,17 @@ describe('journal', () => {
       { productId: 'x' },
       { quantity: 4 },
       { environment: 'live' as const },
-      { profile: 'other' },
+      // Another profile with another API key: another reseller's order.
+      { profile: 'other', keyId: 'k-other' },
     ]) {
       const { resumed } = await j.begin({ ...spec, ...change });
       expect(resumed, JSON.stringify(change)).toBe(false);
     }
   });
 
-  it('refuses, naming it, an orphan of the same request made with another key or server', async () => {
-    for (const change of [{ baseUrl: 'http://127.0.0.1:1' }, { keyId: 'k2' }]) {
+  it('refuses, naming it, an orphan of the same request made with another key or server, or this key in another profile', async () => {
+    // The same API key in another profile is one reseller to the API: placed anew there, it was charged twice (a review).
+    for (const change of [{ baseUrl: 'http://127.0.0.1:1' }, { keyId: 'k2' }, { profile: 'shop2' }]) {
       const j = journal();
       const first = orphan(j, (await j.begin(spec)).intent);
       await expect(j.begin({ ...spec, ...change }), JSON.stringify(change)).rejects.toMatchObject({
@@ -166,6 +168,11 @@ describe('journal', () => {
         hint: expect.stringContaining(first.key),
       });
     }
+    const j = journal();
+    orphan(j, (await j.begin(spec)).intent);
+    await expect(j.begin({ ...spec, profile: 'shop2' })).rejects.toThrow(
+      `in profile "${spec.profile}" (${spec.environment}) was made with this same API key, so it is not resumed from profile "shop2"`,
+    );
   });
 
   it('never resumes an intent older than 24 hours silently; by key with forceStale it can be claimed', async () => {
