@@ -13,10 +13,18 @@ import { refusesTheOrder } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
-import { endedWithinDay, inScope, withStatus, writtenAt, type OrderRecord, type Scope } from '../journal/history.js';
+import {
+  endedWithinDay,
+  inScope,
+  sentUnanswered,
+  withStatus,
+  writtenAt,
+  type OrderRecord,
+  type Scope,
+} from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { keyIdOf, neverSent, sha256 } from '../journal/intent.js';
+import { keyIdOf, neverSent, sha256, staleness } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
@@ -742,6 +750,32 @@ export function interruptedGone(rows: readonly PlanRow[], intents: readonly Inte
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
   // One never sent charged nothing (order pending names it as any other).
   return intents.filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && !neverSent(i));
+}
+
+/**
+ * The rows of this plan's family (its scope, file name and batch) abandoned after their requests went out without an
+ * answer (sentUnanswered: the API may have placed and charged them), within the day the server keeps a key and not
+ * declined, whose rows the plan no longer has: an edit (a row's codes file renamed, its quantity fixed) gave the row
+ * a new key, and the edited plan ordered it again without a word (an adversarial review: two orders). A row the plan
+ * still has sends its key again instead (sentAgainKey).
+ */
+export function abandonedSentGone(
+  rows: readonly PlanRow[],
+  records: readonly OrderRecord[],
+  scope: Scope,
+  family: string,
+  now: number = Date.now(),
+): OrderRecord[] {
+  const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
+  return records.filter(
+    (r) =>
+      ofFamily(r.key, family) &&
+      !keys.has(r.key) &&
+      sentUnanswered(r) &&
+      r.declined !== true &&
+      inScope(r, scope) &&
+      staleness(r, now) === undefined,
+  );
 }
 
 /** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */

@@ -496,7 +496,7 @@ export function abandonedWayOut(
       : ` at ${r.baseUrl} with the API key it was sent with (not one rotated since: that places a new order beside it)`;
   // A plan's row: its plan, run again as it was (file name, batch), sends the row's key again; order place never does.
   if (r.key.startsWith('plan-'))
-    return `it may have been placed before it was abandoned: its plan, run again within a day of ${since} with the same file name and --batch${where}, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
+    return `it may have been placed before it was abandoned: its plan, run again within a day of ${since} with the same file name and --batch${where} and the row unchanged, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
   return `it may have been placed before it was abandoned: the same order placed again within a day of ${since}${where} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}${r.baseUrl === undefined ? '' : ` --base-url ${r.baseUrl}`}`;
 }
 

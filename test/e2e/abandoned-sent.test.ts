@@ -247,6 +247,26 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect((await ledger(server)).orders.length).toBe(before);
   }, 120_000);
 
+  // An adversarial review: a plan's row abandoned while out, then the plan edited (the row's file renamed): the row's
+  // new key ordered it again without a word, two orders.
+  it("a plan's row abandoned while out, then the plan edited: the row it no longer has is named, and asked", async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const dir = tempDir();
+    const plan = join(dir, 'edit.csv');
+    writeFileSync(plan, 'product,quantity,out\ngoogle-play-us-25,3,a.csv\n');
+    const { key } = await abandonedWhileOut(['order', 'place', '--plan', plan]);
+    writeFileSync(plan, 'product,quantity,out\ngoogle-play-us-25,3,amazon.csv\n');
+    const before = (await ledger(server)).orders.length;
+    const edited = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
+    expect(edited.code, edited.stderr).toBe(2);
+    const said = unstamped(edited.stderr).replace(/\s+/g, ' ');
+    expect(said).toContain(
+      `the plan ${plan} changed since an earlier run sent 1 row it no longer has, abandoned before the API answered (it may have been placed and charged): 3 × google-play-us-25 (key ${key}, abandoned `,
+    );
+    expect(said).toContain('--yes');
+    expect((await ledger(server)).orders.length).toBe(before);
+  }, 120_000);
+
   // A plan's row is sent again by its plan (its key is the plan's file name and batch), never by order place.
   it("a plan's row abandoned: order place does not take its key, and the hint names the plan", async () => {
     const { configDir, url: baseUrl, server } = served;

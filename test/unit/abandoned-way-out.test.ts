@@ -45,7 +45,7 @@ describe('abandonedWayOut', () => {
 
   it("a plan's row: its plan, run again as it was", () => {
     expect(abandonedWayOut({ ...record, key: `plan-${'a'.repeat(24)}` }, T)).toBe(
-      `it may have been placed before it was abandoned: its plan, run again within a day of ${at(T - HOUR)} with the same file name and --batch, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`,
+      `it may have been placed before it was abandoned: its plan, run again within a day of ${at(T - HOUR)} with the same file name and --batch and the row unchanged, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`,
     );
   });
 

@@ -450,6 +450,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     sameScope,
     changedSince,
     interruptedGone,
+    abandonedSentGone,
     olderVersionRows,
     deliveredUnderOtherScope,
     sameRowsElsewhere,
@@ -560,6 +561,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
         ),
       );
+    // Rows it sent that were abandoned before the API answered, which the plan no longer has (an edit gave them new
+    // keys): they may have been charged (an adversarial review renamed a row's file and was charged twice).
+    const abandonedGone = abandonedSentGone(rows, records, scope, family);
+    if (abandonedGone.length > 0)
+      io.warn(
+        `the plan ${o.plan} changed since an earlier run sent ${counted(abandonedGone.length, 'row')} it no longer has, abandoned before the API answered (${abandonedGone.length === 1 ? 'it' : 'they'} may have been placed and charged): ${firstOf(
+          abandonedGone.map(
+            (r) => `${unitsOf(r.quantity, r.productId)} (key ${r.key}, abandoned ${r.endedAt ?? r.updatedAt})`,
+          ),
+          5,
+        )}; the plan as it was, run again, sends ${abandonedGone.length === 1 ? 'its request' : 'their requests'} under the same keys (that order if it was placed, never both)`,
+      );
     const older = olderVersionRows(rows, todo, delivered, o.batch);
     if (older.length > 0 && todo.length > 0)
       io.warn(
@@ -607,7 +620,9 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           })
         : undefined;
     if (twin) await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true);
-    const asked = [changed, unfinished, older, elsewhere, elsewhereUnfinished].some((list) => list.length > 0);
+    const asked = [changed, unfinished, abandonedGone, older, elsewhere, elsewhereUnfinished].some(
+      (list) => list.length > 0,
+    );
     if (asked && todo.length > 0) {
       // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
       // started and may have been charged.
