@@ -103,6 +103,7 @@ export function ofThisRequest(
   abandoned?: OrderRecord;
   abandonedElsewhere?: OrderRecord;
   abandonedPlaced?: OrderRecord & { orderId: string };
+  abandonedRow?: OrderRecord;
 } {
   if (key !== undefined) return {};
   const finishedMarked = journal.history.markedWithinDay('finished', now);
@@ -124,9 +125,17 @@ export function ofThisRequest(
   // another spelling of the address (or under a key since rotated) is charged as much (a review placed the same
   // order at localhost after abandoning it at 127.0.0.1, charged twice without a word).
   let newestPlaced: OrderRecord | undefined;
+  // A plan's row of this request abandoned while its request was out, in this scope: its plan sends its key again,
+  // never this run; said, since this run is a second order if that one was placed (an adversarial review ordered the
+  // row by hand after abandoning it, two orders without a word).
+  let abandonedRow: OrderRecord | undefined;
   for (const r of journal.history.list()) {
+    if (r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
-    if (r.key.startsWith('plan-') || r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
+    if (r.key.startsWith('plan-')) {
+      if (sentUnanswered(r) && r.declined !== true && inScope(r, scope)) abandonedRow = later(abandonedRow, r);
+      continue;
+    }
     // Another profile's record counts where it holds this very API key: one reseller to the API (a review abandoned
     // an order in one profile, placed it again in a second holding the same key, and was charged twice). Another
     // profile's other key is another reseller's.
@@ -164,6 +173,7 @@ export function ofThisRequest(
     ...(finished ? { finished } : {}),
     ...(abandonedPlaced ? { abandonedPlaced } : {}),
     ...(fresh(abandoned) ? { abandoned } : fresh(abandonedElsewhere) ? { abandonedElsewhere } : {}),
+    ...(fresh(abandonedRow) ? { abandonedRow } : {}),
   };
 }
 

@@ -254,9 +254,17 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const candidate = resumeCandidate(journal, spec, options.idempotencyKey);
     const fresh = other === undefined && candidate === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
-    const { finished, abandoned, abandonedElsewhere, abandonedPlaced } = fresh
+    const { finished, abandoned, abandonedElsewhere, abandonedPlaced, abandonedRow } = fresh
       ? ofThisRequest(journal, spec, options.idempotencyKey)
       : {};
+    if (abandonedRow !== undefined)
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        `a plan row of ${what}${abandonedRow.plan ? ` (plan ${abandonedRow.plan})` : ''} was abandoned at ${abandonedRow.endedAt ?? abandonedRow.updatedAt} while its request was out (key ${abandonedRow.key}), and may have been placed; its plan, run again unchanged within the day, sends that request again (that order if it was placed, never both)`,
+        what,
+        refusedBelow,
+      );
     if (abandonedElsewhere) {
       const r = abandonedElsewhere;
       const otherKey = r.keyId !== spec.keyId;
