@@ -614,6 +614,39 @@ export function sameRowsElsewhere(
   return undefined;
 }
 
+/**
+ * The rows another plan (another file name or directory, or another --batch) sent in this scope and profile and never
+ * finished (its run killed or stopped: they may have been charged), left here to resume, when every one of them is a
+ * row of this plan (each product and quantity at most as often as here), grouped as sameRowsElsewhere groups
+ * delivered ones; else undefined. A plan killed mid-run, then run as a copy or without its --batch, ordered every
+ * charged row again, asked nothing (an adversarial review: four orders for a two-row plan).
+ */
+export function sameRowsInterrupted(
+  intents: readonly Intent[],
+  scope: Scope,
+  profile: string,
+  rows: readonly { productId: string; quantity: number }[],
+  family: string,
+  resumable: (intent: Intent) => boolean,
+): Intent[] | undefined {
+  const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
+  const here = new Map<string, number>();
+  for (const r of rows) here.set(rowOf(r), (here.get(rowOf(r)) ?? 0) + 1);
+  const byFamily = new Map<string, Intent[]>();
+  for (const i of intents) {
+    if (i.profile !== profile || i.environment !== scope.environment || i.baseUrl !== scope.baseUrl) continue;
+    if (i.keyId !== scope.keyId || neverSent(i) || !resumable(i)) continue;
+    const other = PLAN_ROW_KEY.exec(i.key)?.[1];
+    if (other === undefined || other === family) continue;
+    byFamily.set(other, [...(byFamily.get(other) ?? []), i]);
+  }
+  for (const group of byFamily.values()) {
+    const left = new Map(here);
+    if (group.every((r) => (left.get(rowOf(r)) ?? 0) > 0 && left.set(rowOf(r), left.get(rowOf(r))! - 1))) return group;
+  }
+  return undefined;
+}
+
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */
 interface ScopedRow {
   key: string;
@@ -1223,30 +1256,39 @@ export async function outFileProblems(
       const held = holder
         ? ` and holds the codes of order ${holder.orderId ?? holder.key} (written ${writtenAt(holder)})`
         : '';
+      // The row's own order, sent by an earlier run and never finished (it may have been charged), whose file is taken
+      // meanwhile (another plan's row wrote there): finished by this same command once the file is moved away; the
+      // batch hint gave it a new key, a second order (an adversarial review: six orders for a two-row plan).
+      const ownUnfinished =
+        error.code === 'out_exists' && intent !== undefined && !neverSent(intent)
+          ? `line ${row.row} is an order an earlier run of this plan sent and never finished (key ${intent.key}: it may have been charged): move the file away, then run the same command to finish it into its own file; another file name or --batch would order it again`
+          : undefined;
       // A row's file is its out cell, and its format the file's extension: a plan has no --out or --format to offer.
-      const hint = !holder
-        ? error.code === 'out_format_unknown'
-          ? `${NAME_THE_FILE} in the out column`
-          : error.code === 'out_exists'
-            ? 'pass --force to overwrite it, or name another file in the out column'
-            : error.code === 'out_is_directory'
-              ? 'give a file name in the out column, e.g. codes.csv'
-              : error.code === 'out_not_writable' && error instanceof UsageError
-                ? "create that directory first, or name another path in the row's out cell"
-                : error.code === 'out_not_a_file'
-                  ? "give the path of a file in the row's out cell (a plan's rows cannot write to standard output)"
-                  : error.hint
-        : environment !== undefined && holder.environment !== environment
-          ? // A plan rehearsed under a test key, then run live: not another spelling of the server, nor a key
-            // rotated (the hint said to run it "as it ran there", under test again).
-            `that file holds the codes of the ${holder.environment} rehearsal (order ${holder.orderId ?? holder.key}), not of a ${environment} order: move it away before the ${environment} run, or give the ${environment} run other file names (${BATCH_FIELD} or the environment in the out column: ${fileWith(row.out!, environment)}); --force would overwrite those codes`
-          : !delivered.has(holder.key) && holder.productId === row.productId && holder.quantity === row.quantity
-            ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
-              // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
-              `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
-            : row.batched
-              ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
-              : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
+      const hint = ownUnfinished
+        ? ownUnfinished
+        : !holder
+          ? error.code === 'out_format_unknown'
+            ? `${NAME_THE_FILE} in the out column`
+            : error.code === 'out_exists'
+              ? 'pass --force to overwrite it, or name another file in the out column'
+              : error.code === 'out_is_directory'
+                ? 'give a file name in the out column, e.g. codes.csv'
+                : error.code === 'out_not_writable' && error instanceof UsageError
+                  ? "create that directory first, or name another path in the row's out cell"
+                  : error.code === 'out_not_a_file'
+                    ? "give the path of a file in the row's out cell (a plan's rows cannot write to standard output)"
+                    : error.hint
+          : environment !== undefined && holder.environment !== environment
+            ? // A plan rehearsed under a test key, then run live: not another spelling of the server, nor a key
+              // rotated (the hint said to run it "as it ran there", under test again).
+              `that file holds the codes of the ${holder.environment} rehearsal (order ${holder.orderId ?? holder.key}), not of a ${environment} order: move it away before the ${environment} run, or give the ${environment} run other file names (${BATCH_FIELD} or the environment in the out column: ${fileWith(row.out!, environment)}); --force would overwrite those codes`
+            : !delivered.has(holder.key) && holder.productId === row.productId && holder.quantity === row.quantity
+              ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
+                // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
+                `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
+              : row.batched
+                ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
+                : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
       problems.push({
         row: row.row,
         error: new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}`, {

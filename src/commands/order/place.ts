@@ -459,6 +459,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     changedSince,
     interruptedGone,
     abandonedSentGone,
+    sameRowsInterrupted,
     olderVersionRows,
     deliveredUnderOtherScope,
     sameRowsElsewhere,
@@ -538,7 +539,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     );
     // Each existing out file and each unknown product, said together: nothing is sent.
     refusePlan(o.plan, outProblems, { rows: checked.unknown, ids: checked.ids });
-    const [{ leftByEarlierRuns, chargeWords }, { neverSent }] = await Promise.all([
+    const [{ leftByEarlierRuns, chargeWords, resumableHere }, { neverSent }] = await Promise.all([
       import('../../orders/recover.js'),
       import('../../journal/intent.js'),
     ]);
@@ -628,6 +629,34 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           })
         : undefined;
     if (twin) await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true);
+    // And the rows another plan sent and never finished, all of them rows of this one (a copy run after a kill).
+    const twinLeft =
+      todo.length === rows.length && !twin
+        ? sameRowsInterrupted(intents, scope, connection.profile, rows, family, resumableHere)
+        : undefined;
+    if (twinLeft) {
+      const cancelled = nothingSent();
+      io.warn(
+        pinnedHint(
+          `another plan sent ${counted(twinLeft.length, 'row')} of these and never finished ${twinLeft.length === 1 ? 'it' : 'them'} (${chargeWords(twinLeft)}): ${firstOf(
+            twinLeft.map(sentWords),
+            5,
+          )}; ${o.plan} is a plan of its own (a copied or renamed file, another directory or --batch), so its rows are new orders beside those; finish those with their own plan, or giftcodes order resume --all`,
+          { configDir: io.env.GIFTCODES_CONFIG_DIR },
+        ),
+      );
+      if (
+        io.canPrompt &&
+        o.yes !== true &&
+        !(await io.confirm(
+          `Order the ${counted(rows.length, 'row')} as new orders beside the unfinished ones?`,
+          '--yes',
+          'ordering rows another plan left unfinished',
+          { cancelled },
+        ))
+      )
+        throw cancelled;
+    }
     const asked = [changed, unfinished, abandonedGone, older, elsewhere, elsewhereUnfinished].some(
       (list) => list.length > 0,
     );
@@ -658,7 +687,6 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // and may be charged already. Only new rows are asked about, and a row not asked about is only resumed
     // (resumeOnly): gone by the time it starts (abandoned meanwhile), it sends nothing rather than a new order.
     const asking = connection.environment === 'live' && !o.yes;
-    const { resumableHere } = await import('../../orders/recover.js');
     const confirmedBefore = new Map(
       intents
         .filter((intent) => sameScope(intent, scope) && resumableHere(intent))

@@ -1,0 +1,73 @@
+// A plan killed mid-run, then run as a copy (or renamed, or without its --batch): a plan of its own, whose rows are
+// new orders. An adversarial review ran `restock (1).csv` after `restock.csv` was killed with its rows charged: every
+// row was ordered again, asked nothing, and the copy's rows took the files the interrupted rows were to write; the
+// original's refusal then hinted at a new --batch, a third set of orders.
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configCopy, ledger, pendingIntents, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const served = servedApi(['--fulfil-after', '0'], { login: true });
+const inTerminal = giftcodesTerminals();
+
+/** A plan of two rows in a directory of its own, killed once its first row's order was accepted (charged). */
+async function killedPlan(): Promise<{ configDir: string; dir: string; plan: string; key: string }> {
+  const configDir = configCopy(served.configDir);
+  const dir = tempDir();
+  const plan = join(dir, 'restock.csv');
+  writeFileSync(plan, 'product,quantity,out\napple-us-25,3,a.csv\nnetflix-us-30,2,n.csv\n');
+  const killed = await runCli(['order', 'place', '--plan', plan, '--concurrency', '1'], {
+    configDir,
+    baseUrl: served.url,
+    env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    cwd: dir,
+  });
+  expect(killed.signal, killed.stderr).toBe('SIGKILL');
+  const pending = (await pendingIntents(configDir)) as { key: string; orderId?: string | null }[];
+  const sent = pending.find((p) => p.orderId);
+  expect(sent?.key).toMatch(/^plan-/);
+  return { configDir, dir, plan, key: sent!.key };
+}
+
+describe('a plan killed mid-run, then run as a copy', () => {
+  it('off a terminal: the copy names the rows the plan left unfinished before ordering its own', async () => {
+    const { configDir, dir, plan, key } = await killedPlan();
+    const copy = join(dir, 'restock (1).csv');
+    copyFileSync(plan, copy);
+    const run = await runCli(['order', 'place', '--plan', copy], { configDir, baseUrl: served.url, cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    const said = unstamped(run.stderr).replace(/\s+/g, ' ');
+    // Its second row is said too: readied for sending when the run was killed, it may have gone out.
+    expect(said).toMatch(/another plan sent [12] rows? of these and never finished/);
+    expect(said).toContain(`3 × apple-us-25 (key ${key}, started `);
+    expect(said).toContain('finish those with their own plan, or');
+
+    // The original plan again: its row's file is the copy's now. Moving it away finishes the row; a new --batch
+    // would order it a third time, and the hint no longer says so.
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl: served.url, cwd: dir });
+    expect(again.code, again.stderr).toBe(2);
+    expect(unstamped(again.stderr).replace(/\s+/g, ' ')).toContain(
+      `line 2 is an order an earlier run of this plan sent and never finished (key ${key}: it may have been charged): move the file away, then run the same command to finish it`,
+    );
+    expect(again.stderr).not.toContain('{batch}');
+  }, 120_000);
+
+  it('at a terminal: asked first; No orders nothing', async () => {
+    const { configDir, dir, plan } = await killedPlan();
+    const copy = join(dir, 'restock-copy.csv');
+    copyFileSync(plan, copy);
+    const before = (await ledger(served.server)).orders.length;
+    const t = inTerminal(
+      ['order', 'place', '--plan', copy],
+      configDir,
+      { GIFTCODES_BASE_URL: served.url },
+      undefined,
+      dir,
+    );
+    await t.waitFor(/Order the 2 rows as new orders beside the unfinished ones\?/, 30_000);
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(served.server)).orders.length).toBe(before);
+  }, 120_000);
+});
