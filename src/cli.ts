@@ -109,7 +109,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   // ten, whose "possible memory leak" warning would land on a user's stderr. Each removes its listener when done.
   setMaxListeners(256, controller.signal);
   const app = createApp(io, controller.signal);
-  installSignalHandlers(controller, io);
+  installSignalHandlers(controller, io, argv.slice(2));
   const program = buildProgram(app, argv);
   argv = helpWords(program, argv);
   // Laid out for the terminal it is read on; a pipe or a file gets commander's 80 columns, as --help does.
@@ -430,8 +430,10 @@ function visible(text: string): string {
 }
 
 /** The first signal asks the running verb to stop (it keeps its journal and says how to resume); a second forces. */
-function installSignalHandlers(controller: AbortController, io: Io): void {
+function installSignalHandlers(controller: AbortController, io: Io, args: readonly string[]): void {
   let firstAt = 0;
+  // A run that may have placed an order (order place, order resume): where its order is, when it is ended unheard.
+  const placing = args.includes('place') || args.includes('resume');
   const onSignal = (signal: NodeJS.Signals): void => {
     if (controller.signal.aborted) {
       // conf's atomic writer (when-exit) re-raises the first signal at once: that echo is not the user pressing again.
@@ -441,8 +443,21 @@ function installSignalHandlers(controller: AbortController, io: Io): void {
     }
     firstAt = Date.now();
     controller.abort(new InterruptedError(`interrupted by ${signal}`));
-    // A verb that does not stop promptly is ended; the journal is already on disk.
-    setTimeout(() => process.exit(ExitCode.interrupted), 5_000).unref();
+    // A verb that does not stop promptly is ended; the journal is already on disk. Said, as every interruption is:
+    // ended unheard, a held request or a slow disk left exit 130 and not a word of the order (an adversarial review).
+    setTimeout(() => {
+      printError(io, {
+        code: 'interrupted',
+        message: `interrupted by ${signal}; it had not stopped 5 s later, so it was ended there`,
+        hint: placing
+          ? pinnedHint('an order it was placing is kept: see giftcodes order pending', {
+              configDir: io.env.GIFTCODES_CONFIG_DIR,
+            })
+          : undefined,
+        exitCode: ExitCode.interrupted,
+      });
+      process.exit(ExitCode.interrupted);
+    }, 5_000).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

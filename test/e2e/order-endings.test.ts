@@ -220,6 +220,37 @@ describe('order watch endings', () => {
   });
 });
 
+describe('a run that does not stop when asked', () => {
+  // An adversarial review: a run that did not stop within 5 s of Ctrl-C (a held step: a slow disk, the journal's
+  // lock) was ended with exit 130 and not a word of its order. Here the step after the API's answer is held.
+  it('has not stopped 5 s after SIGINT: ended, and says so with the way to its order', async () => {
+    await withServer(['--fulfil-after', '100'], async (server) => {
+      const configDir = await loggedIn(server);
+      const placing = spawnCli(['order', 'place', '--product', 'apple-us-25', '--quantity', '2'], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'request.sent=pause:20000' },
+      });
+      placing.proc.stdin?.end();
+      let stderr = '';
+      placing.proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      for (let i = 0; i < 400 && !stderr.includes('failpoint request.sent: pause'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(stderr).toContain('failpoint request.sent: pause');
+      placing.proc.kill('SIGINT');
+      const ended = await placing.result;
+      expect(ended.code).toBe(130);
+      expect(ended.stderr).toContain(
+        'error: interrupted by SIGINT; it had not stopped 5 s later, so it was ended there',
+      );
+      expect(ended.stderr).toContain(
+        `hint: an order it was placing is kept: see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`,
+      );
+      const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as unknown[];
+      expect(pending).toHaveLength(1);
+    });
+  }, 60_000);
+});
+
 describe('interruption and recovery', () => {
   // Each new order request is held until the test releases it (POST /_admin/release): the request is in flight
   // for as long as the test needs, however slow the machine.
