@@ -199,18 +199,26 @@ function baseName(out: string): string {
 }
 
 /**
- * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json. An encrypted
+ * `--format`, else the extension (.csv, .json, .jsonl, .ndjson, .xlsx), else (no extension) json; `--format` and an
+ * extension of another format is refused (exit 2). An encrypted
  * file's format is named by the extension before `.age`: `codes.csv.age` is CSV, `codes.age` JSON. An extension that
  * names no format giftcodes writes (`codes.xls`, `codes.txt`) is refused (exit 2) rather than filled with
  * JSON under a name that promises something else.
  */
 export function formatFor(out: string, format: ExportFormat | undefined): ExportFormat {
-  if (format) return format;
   const name = baseName(namesAgeFile(out) ? out.slice(0, -AGE_EXTENSION.length) : out);
   const dot = name.lastIndexOf('.');
-  if (out === '-' || dot <= 0) return 'json';
+  if (out === '-' || dot <= 0) return format ?? 'json';
   const extension = name.slice(dot + 1).toLowerCase();
   const named = EXTENSIONS.get(extension);
+  // --format says which format where the name does not (codes.txt); one that contradicts the name is refused, as an
+  // unknown extension is: --out mism.xlsx --format csv wrote CSV that a spreadsheet then refused (a person's day).
+  if (format && named && named !== format)
+    throw new UsageError(`${out}: the extension .${extension} is ${named}, not --format ${format}`, {
+      code: 'out_format_mismatch',
+      hint: `drop --format (the extension chooses the format), or name the file .${FORMAT_TABLE[format].extensions[0]}`,
+    });
+  if (format) return format;
   if (named) return named;
   throw new UsageError(
     `${out}: the extension .${extension} names no format giftcodes writes (${EXPORT_FORMATS_IN_WORDS})`,

@@ -132,7 +132,8 @@ describe('formatFor', () => {
     expect(formatFor('dir.v2/codes', undefined)).toBe('json');
     expect(formatFor('.codes', undefined)).toBe('json');
     expect(formatFor('-', undefined)).toBe('json');
-    expect(formatFor('a.csv', 'jsonl')).toBe('jsonl');
+    // An extension of another format contradicts --format: refused (format-table.test.ts).
+    expect(() => formatFor('a.csv', 'jsonl')).toThrow(expect.objectContaining({ code: 'out_format_mismatch' }));
     expect(formatFor('dir/Codes.XLSX', undefined)).toBe('xlsx');
   });
 

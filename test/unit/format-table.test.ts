@@ -40,6 +40,26 @@ describe('the export formats, one entry each', () => {
     );
   });
 
+  // A person's day: --out mism.xlsx --format csv wrote CSV into a file Excel then refused to open.
+  it('--format that contradicts the extension is refused; one the extension agrees with, or names no format, is taken', () => {
+    expect(() => formatFor('dir/mism.xlsx', 'csv')).toThrow(
+      expect.objectContaining({
+        code: 'out_format_mismatch',
+        exitCode: 2,
+        message: 'dir/mism.xlsx: the extension .xlsx is xlsx, not --format csv',
+        hint: 'drop --format (the extension chooses the format), or name the file .csv',
+      }) as Error,
+    );
+    expect(() => formatFor('codes.csv.age', 'json')).toThrow(expect.objectContaining({ code: 'out_format_mismatch' }));
+    expect(() => formatFor('codes.ndjson', 'json')).toThrow(expect.objectContaining({ code: 'out_format_mismatch' }));
+    expect(formatFor('codes.CSV', 'csv')).toBe('csv');
+    expect(formatFor('codes.ndjson', 'jsonl')).toBe('jsonl');
+    expect(formatFor('codes.txt', 'csv')).toBe('csv');
+    expect(formatFor('codes', 'xlsx')).toBe('xlsx');
+    expect(formatFor('-', 'csv')).toBe('csv');
+    expect(formatFor('codes.age', 'csv')).toBe('csv');
+  });
+
   it('only a binary format is refused on stdout, in its own words', () => {
     expect(EXPORT_FORMATS.filter((format) => toStdoutRefused(format) !== undefined)).toEqual(['xlsx']);
     expect(toStdoutRefused('xlsx')).toMatchObject({
