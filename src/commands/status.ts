@@ -50,7 +50,7 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: StatusOptions, deps: StatusDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport }, store] = await Promise.all([
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, baseUrlSetting }, store] = await Promise.all([
     import('../config/resolve.js'),
     deps.config(),
   ]);
@@ -117,7 +117,14 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
         try {
           assertSafeTransport(status.baseUrl);
           // One attempt each: status says how things are now, it does not wait for them to get better.
-          const api = await deps.clientFor(status.baseUrl, apiKey, 0);
+          // Its hints name where the base URL came from (GIFTCODES_BASE_URL, the profile's), as ping's do.
+          const api = await deps.clientFor(
+            status.baseUrl,
+            apiKey,
+            0,
+            undefined,
+            baseUrlSetting(options, env, store, status.profile),
+          );
           const { pingFacts } = await import('../api/outcome.js');
           const facts = pingFacts(await api.ping());
           status.resellerId = facts.resellerId || null;
@@ -138,17 +145,26 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   const failed = statuses.filter((s) => s.works === false || (s.error && s.works !== true));
   if (failed.length > 0) {
     const first = failed.find((s) => s.active) ?? failed[0]!;
+    // A server out of reach says nothing of a key: never checked, not "does not work" (a person's day).
+    const unreached = failed.every((s) => unchecked(s));
     throw new CliError(
       (first.error?.exitCode ?? ExitCode.auth) as typeof ExitCode.auth,
-      statuses.length === 1
-        ? 'the key does not work'
-        : `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`,
+      unreached
+        ? `${statuses.length === 1 ? 'the key' : `${failed.length} of ${statuses.length} keys`} could not be checked: the API could not be reached`
+        : statuses.length === 1
+          ? 'the key does not work'
+          : `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`,
       {
         code: first.error?.code ?? 'key_not_working',
         hint: `see the lines above; ${hints.get(first) ?? replaceKey(first)}`,
       },
     );
   }
+}
+
+/** A key whose check never reached the API (exit 5): nothing is known of the key itself. */
+function unchecked(status: KeyStatus): boolean {
+  return status.error?.exitCode === ExitCode.network;
 }
 
 /**
@@ -206,7 +222,7 @@ function text(c: Colors, statuses: readonly KeyStatus[], offline: boolean): stri
       s.works === true
         ? `works${whose}`
         : s.error
-          ? `does not work: ${s.error.message}`
+          ? `${unchecked(s) ? 'not checked' : 'does not work'}: ${s.error.message}`
           : offline
             ? 'not checked (--offline)'
             : 'not checked';

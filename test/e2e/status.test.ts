@@ -106,11 +106,18 @@ describe('giftcodes status', () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
     const result = await runCli(['status', '--base-url', 'http://127.0.0.1:1'], { configDir });
     expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/error: the key does not work\n/);
+    // Not the key's fault: it was never checked (a person's day read "the key does not work" of a server down).
+    expect(result.stderr).toMatch(/error: the key could not be checked: the API could not be reached\n/);
+    expect(result.stdout).toMatch(/✗ test key sc_test_…7e2d: not checked: cannot reach http:\/\/127\.0\.0\.1:1/);
+    expect(result.stdout).not.toContain('does not work');
     expect(result.stderr).toMatch(
-      /hint: see the lines above; nothing listens on 127\.0\.0\.1:1: start the reference server/,
+      /hint: see the lines above; nothing listens on 127\.0\.0\.1:1: start the reference server with giftcodes serve --port 1, or check --base-url\n/,
     );
     expect(result.stderr).not.toContain('replace a key');
+    // Where the base URL came from is what the hint names: it said --base-url of GIFTCODES_BASE_URL.
+    const fromEnv = await runCli(['status'], { configDir, env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:1' } });
+    expect(fromEnv.code).toBe(5);
+    expect(fromEnv.stderr).toContain('or check GIFTCODES_BASE_URL');
   });
 
   it('fits 80 columns on a terminal: nothing cut, every line whole', async () => {
