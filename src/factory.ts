@@ -10,6 +10,7 @@ import {
   resolveBaseUrl,
   resolveConnection,
   resolveProfileName,
+  storageFlag,
   type Connection,
 } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
@@ -151,7 +152,7 @@ export class Factory implements Deps {
         connection.baseUrl,
         connection.apiKey,
         this.globals.retries,
-        refusedKeyHint(connection),
+        refusedKeyHint(connection, this.io.env),
         connection.baseUrlFrom,
       ),
     );
@@ -268,7 +269,7 @@ export class Factory implements Deps {
 }
 
 /** What to do about a refused key depends on where it came from: login does not replace a key given in the environment. */
-export function refusedKeyHint(connection: Connection): string {
+export function refusedKeyHint(connection: Connection, env: NodeJS.ProcessEnv): string {
   const profile = `${connection.profile === 'default' ? '' : ` --profile ${connection.profile}`} --env ${connection.environment}`;
   switch (connection.keySource) {
     case 'environment':
@@ -276,7 +277,7 @@ export function refusedKeyHint(connection: Connection): string {
     case 'flag':
       return 'the key given with --api-key was refused: check it was copied whole, and that it is not revoked';
     default:
-      return `the ${connection.environment} key of profile "${connection.profile}" was refused (revoked, or of another server than ${connection.baseUrl}?): save a valid one with: giftcodes login${profile}`;
+      return `the ${connection.environment} key of profile "${connection.profile}" was refused (revoked, or of another server than ${connection.baseUrl}?): save a valid one with: giftcodes login${profile}${storageFlag(env)}`;
   }
 }
 

@@ -326,7 +326,7 @@ export async function apiCheck(
       connection.baseUrl,
       connection.apiKey,
       retries,
-      refusedKeyHint(connection),
+      refusedKeyHint(connection, deps.io.env),
       connection.baseUrlFrom,
     );
     const sentAt = deps.now();

@@ -107,6 +107,15 @@ export function baseUrlSetting(
   return `--base-url (profile "${profile}" has none saved, so ${DEFAULT_BASE_URL} was used${other ? `; profile "${other.name}" uses ${other.baseUrl}` : ''}: giftcodes config set base-url URL${profileFlag})`;
 }
 
+/**
+ * ` --insecure-storage` where this run has no credential store to read (Linux without a D-Bus session: cron, a
+ * service), else nothing: the login a hint names must save the key where this run finds it; a desktop login put it
+ * in the store, and the job still found none, or its refused key was never replaced for it (reviews).
+ */
+export function storageFlag(env: NodeJS.ProcessEnv): string {
+  return process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS ? ' --insecure-storage' : '';
+}
+
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
   const wantedEnv = refuseAllEnvironments(flags.env);
   const profile = resolveProfileName(flags, env, store);
@@ -166,8 +175,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     // A run with no D-Bus session (cron, a service) cannot read a key a desktop login put in the credential store:
     // the login it is told to run keeps the key in the config file (a review logged in as told, and the job still
     // found no key).
-    const noStore = process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS ? ' --insecure-storage' : '';
-    const login = `giftcodes login${profileFlag} --env ${environment}${noStore}`;
+    const login = `giftcodes login${profileFlag} --env ${environment}${storageFlag(env)}`;
     // No --env given, and the profile holds the other one's key (a live-only cron directory, `doctor` run there
     // by hand): that key is the likely one, named first (a person's day read "FAIL key no test key").
     const other = otherEnvironment(environment);

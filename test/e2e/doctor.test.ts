@@ -1,11 +1,11 @@
 // `giftcodes doctor` as cron runs it: the built CLI with a PATH of its own, against `giftcodes serve` with a
 // logged-in config dir; each failing check ends with the exit code of its kind (docs/commands.md, doctor).
-import { chmodSync, cpSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, type RunOptions } from '../helpers/e2e.js';
+import { configCopy, DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, type RunOptions } from '../helpers/e2e.js';
 import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 import { storeKeptConfigDir } from '../helpers/keyring.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
@@ -190,6 +190,29 @@ describe('giftcodes doctor: the first failing check decides the exit code', () =
       expect(line(desktop.stdout, 'key')?.hint).not.toContain('--insecure-storage');
     }
   });
+
+  // A person's day: a cron job's profile key revoked; the hint's login, run at a desktop, put the new key in the
+  // credential store, which the job cannot read. Where this run has none, the login named keeps it in the file.
+  it.runIf(process.platform === 'linux')(
+    "a profile's key refused, run without a D-Bus session: the login named keeps the new key where the run reads it",
+    async () => {
+      const configDir = configCopy(served.configDir);
+      const file = join(configDir, 'config.json');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(DEMO_KEYS.test, 'sc_test_revoked_0123456789ab'));
+      const cron = await runCli(['ping'], { configDir, env: { DBUS_SESSION_BUS_ADDRESS: undefined } });
+      expect(cron.code, cron.stderr).toBe(3);
+      expect(cron.stderr).toMatch(
+        /save a valid one with: GIFTCODES_CONFIG_DIR=\S+ giftcodes login --env test --insecure-storage\n/,
+      );
+      const desktop = await runCli(['ping'], {
+        configDir,
+        env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' },
+      });
+      expect(desktop.code).toBe(3);
+      expect(desktop.stderr).toContain('save a valid one with: ');
+      expect(desktop.stderr).not.toContain('--insecure-storage');
+    },
+  );
 
   it('a key kept in the credential store, run without a D-Bus session (as cron runs): exit 8', async () => {
     const dir = storeKeptConfigDir(served.url);
