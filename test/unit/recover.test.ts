@@ -161,7 +161,8 @@ const abandonedMaybePlaced = (...args: Parameters<typeof ofThisRequest>) => ofTh
 const OTHER_REQUESTS = [
   { quantity: 4 },
   { productId: 'steam-us-20' },
-  { profile: 'shop' },
+  // Another profile with its own key: another reseller (with this very key it is this one: below).
+  { profile: 'shop', keyId: 'k-shop' },
   { environment: 'live' as const },
   { baseUrl: 'http://127.0.0.1:9' },
   { keyId: 'k2' },
@@ -303,6 +304,16 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     expect(abandonedMaybePlaced(j, spec, 'my-key', T)).toBeUndefined();
     for (const other of OTHER_REQUESTS)
       expect(abandonedMaybePlaced(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
+  });
+
+  // A review abandoned an order in one profile and placed it again in a second holding the same API key: one reseller
+  // to the API, charged twice without a word.
+  it('another profile holding this very API key is the same reseller: its record is this request', () => {
+    const j = journal();
+    j.history.record(abandoned('stopped', HOUR));
+    j.history.mark('abandoned', T - HOUR);
+    expect(abandonedMaybePlaced(j, { ...spec, profile: 'shop' }, undefined, T)?.key).toBe('stopped');
+    expect(abandonedMaybePlaced(j, { ...spec, profile: 'shop', keyId: 'k-shop' }, undefined, T)).toBeUndefined();
   });
 
   // A review abandoned at 127.0.0.1 and placed the same order again at localhost: charged twice without a word.
