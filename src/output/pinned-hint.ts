@@ -24,13 +24,18 @@ export function pinnedHint(hint: string, place: RunPlace): string {
     value && !hint.includes(`--${name}`) ? `--${name} ${shellWord(value)} ` : '';
   const flags = `${flag('profile', place.profile)}${flag('env', place.env)}${flag('base-url', place.baseUrl)}`;
   if (!dir && !flags) return hint;
+  // An order's resume or abandon by key goes where the order was made (its note's server and environment): this run's
+  // --base-url there read as the way to it, when it was the very mismatch refused (a docs review).
+  const byKey = `${dir}giftcodes ${flag('profile', place.profile)}`;
   // A command pinned already (the hint went through here before) is left as it is, not given a second prefix; so is
   // `giftcodes serve`, which reads no config directory or profile (a review was told to start the reference server
   // with `GIFTCODES_CONFIG_DIR=… giftcodes --profile small serve`).
   return hint.replace(/(^|[\s(:|`])giftcodes (?=[a-z-])/g, (match, before: string, at: number) =>
     /GIFTCODES_CONFIG_DIR=\S+ $/.test(hint.slice(0, at + before.length)) || hint.startsWith('serve', at + match.length)
       ? match
-      : `${before}${dir}giftcodes ${flags}`,
+      : /^order (resume|abandon) /.test(hint.slice(at + match.length))
+        ? `${before}${byKey}`
+        : `${before}${dir}giftcodes ${flags}`,
   );
 }
 
