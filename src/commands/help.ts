@@ -45,7 +45,10 @@ const PROGRAM_EXAMPLES = [
 const EXIT_CODES: readonly { term: string; meaning: string }[] = [
   { term: '0', meaning: 'success' },
   { term: '1', meaning: 'unexpected internal error (a bug)' },
-  { term: '2', meaning: 'usage or invalid input, caught before anything was sent' },
+  {
+    term: '2',
+    meaning: 'usage or invalid input, caught before anything was sent (a product id the catalog cache lacks too)',
+  },
   {
     term: '3',
     meaning:
@@ -54,7 +57,7 @@ const EXIT_CODES: readonly { term: string; meaning: string }[] = [
   {
     term: '4',
     meaning:
-      'the API refused the request: 4xx other than auth (idempotency_key_reused, unknown product, not found, codes not ready…)',
+      'the API refused the request: 4xx other than auth (idempotency_key_reused, unknown product where no catalog is cached, not found, codes not ready…)',
   },
   {
     term: '5',

@@ -69,7 +69,7 @@ async function pickProduct(
       ({ search }, context) =>
         search<string>(
           {
-            message: 'Product (type to search by id, brand, currency or price)',
+            message: 'Product (type to search by id, brand, name, currency or price)',
             pageSize: 10,
             source: (term) => {
               typed = term ?? '';
