@@ -325,7 +325,9 @@ export class XlsxWriter implements FormatWriter {
 
   /** Fonts (plain, bold), the date format, and one currency format per currency seen, e.g. `#,##0.00 "USD"`. */
   private styles(): string {
-    const formats = [`<numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss"/>`];
+    // Times are UTC (as the API sends them): said in the cell, since a workbook has no zone (a person's day read the
+    // local time there).
+    const formats = [`<numFmt numFmtId="164" formatCode="${xmlText('yyyy-mm-dd hh:mm:ss "UTC"')}"/>`];
     const xfs = [
       '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>',
       '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>',
