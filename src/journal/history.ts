@@ -56,6 +56,12 @@ export interface OrderRecord {
    * was said to have changed since, and the warning of a second copy dated it at the delivery (a docs review).
    */
   outAt?: string;
+  /**
+   * The other files this machine wrote the same codes to since (`codes get --out` or `order watch --out` into another
+   * file), oldest first, at most MAX_COPIES: a warning of a second copy named only `out` while six copies existed (a
+   * person's day), and each one holds codes that may be spent once only.
+   */
+  copies?: string[];
   error?: { code: string; message: string };
   /**
    * The command that finished an interrupted order in its run's place (`codes get`, `order watch`): its outcome
@@ -80,6 +86,9 @@ export interface OrderRecord {
 }
 
 export { DEFAULT_HISTORY_DAYS } from '../config/fields.js';
+
+/** The most other files a record names as holding its codes too (OrderRecord.copies): the newest are kept. */
+export const MAX_COPIES = 20;
 
 /**
  * Where an idempotency key names one order: the server, the environment and the API key (by its id). The
@@ -640,6 +649,9 @@ function clean(r: OrderRecord): OrderRecord {
     outcome: r.outcome,
     ...(r.out !== undefined ? { out: r.out } : {}),
     ...(typeof r.outAt === 'string' && r.out !== undefined ? { outAt: r.outAt } : {}),
+    ...(Array.isArray(r.copies) && r.copies.every((c) => typeof c === 'string') && r.copies.length > 0
+      ? { copies: r.copies.slice(-MAX_COPIES) }
+      : {}),
     ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
     ...(typeof r.finishedBy === 'string' ? { finishedBy: r.finishedBy } : {}),
     ...(r.sent === true ? { sent: true } : {}),

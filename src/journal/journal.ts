@@ -13,6 +13,7 @@ import { localError as writeFailure } from '../files/atomic.js';
 import {
   DEFAULT_HISTORY_DAYS,
   History,
+  MAX_COPIES,
   recordOf,
   inScope,
   scopeOf,
@@ -766,6 +767,13 @@ export class Journal {
         this.history.mark('finished', now);
       } else if (current.outcome === 'delivered' && (current.out === undefined || current.out === '-') && file)
         await this.history.recordAll([{ ...current, out: file, outAt: at, updatedAt: at }]);
+      else if (current.outcome === 'delivered' && file) {
+        // Another file of the same codes: named beside the first from now on (OrderRecord.copies).
+        const copies = current.copies ?? [];
+        const same = (path: string): boolean => resolve(path) === resolve(file);
+        if (!same(current.out!) && !copies.some(same))
+          await this.history.recordAll([{ ...current, copies: [...copies, file].slice(-MAX_COPIES), updatedAt: at }]);
+      }
     });
   }
 

@@ -16,7 +16,7 @@ import { scopeOf, writtenAt, type OrderRecord } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
-import { holdsCodesOf, unitsOf } from '../output/words.js';
+import { firstOf, holdsCodesOf, unitsOf } from '../output/words.js';
 import { deliver, settle } from './lifecycle.js';
 
 export interface CodesDelivery {
@@ -206,10 +206,21 @@ export async function deliverFetched(
     // Written before by the run that placed it (its record names the file, still there), or being written right now
     // by a live run of it (another terminal's order place --out, waiting for the order): two files of the same codes
     // were made without a word (an adversarial review).
-    if (ours && record.outcome === 'delivered' && elsewhere(record.out))
+    // Every other file this machine wrote them to, each still there (a person's day met six copies, one named).
+    const delivered = ours && record.outcome === 'delivered' ? record : undefined;
+    const others = (delivered?.copies ?? []).filter(elsewhere);
+    const first =
+      delivered && elsewhere(delivered.out) ? `${delivered.out} (written there at ${writtenAt(delivered)})` : undefined;
+    if (first !== undefined && others.length === 0)
       io.warn(
-        `the codes of order ${delivery.orderId} are in ${record.out} too (written there at ${writtenAt(record)}): both hold the same codes: hand out one of them`,
+        `the codes of order ${delivery.orderId} are in ${delivered!.out} too (written there at ${writtenAt(delivered!)}): both hold the same codes: hand out one of them`,
       );
+    else if (others.length > 0) {
+      const files = [...(first !== undefined ? [first] : []), ...others];
+      io.warn(
+        `the codes of order ${delivery.orderId} are in ${firstOf(files, 5)} too: ${files.length === 1 ? 'both hold' : `all ${files.length + 1} files hold`} the same codes: hand out one of them`,
+      );
+    }
     const { isAlive } = await import('../journal/owner.js');
     const live = journal
       .read()

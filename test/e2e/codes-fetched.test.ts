@@ -76,6 +76,17 @@ describe('codes fetched for an order that ended here', () => {
     const at = /too \(written there at (\S+)\)/.exec(second.stderr)?.[1];
     expect(at, second.stderr).toBeDefined();
     expect(at! >= watchedFrom, `${at} before ${watchedFrom}`).toBe(true);
+    // A third file: both earlier ones named, not the first alone (a person's day met six copies, one named); order
+    // show lists them.
+    const x = join(tempDir(), 'x.csv');
+    expect((await runCli(['codes', 'get', id, '--out', x], { configDir })).code).toBe(0);
+    const third = await runCli(['codes', 'get', id, '--out', join(tempDir(), 'y.csv')], { configDir });
+    expect(third.code, third.stderr).toBe(0);
+    const said = unstamped(third.stderr).replace(/\s+/g, ' ');
+    expect(said).toContain(`are in ${file} (written there at `);
+    expect(said).toContain(`; ${x} too: all 4 files hold the same codes: hand out one of them`);
+    const shown = await runCli(['order', 'show', id], { configDir });
+    expect(shown.stdout.replace(/\s+/g, ' ')).toContain(`the same codes written to ${x} too`);
     expect(readFileSync(file, 'utf8')).toContain(id);
   });
 });

@@ -546,6 +546,11 @@ describe('journal', () => {
     expect(k.history.get('k-out', scopeOf(spec))?.endedAt).toBe(shown.endedAt);
     await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/other.csv', by: 'codes get' }, T0 + 3000);
     expect(k.history.get('k-out', scopeOf(spec))?.out).toBe('/srv/w.csv');
+    // Another file of the same codes is named beside it, once (a person's day met six copies, one named).
+    expect(k.history.get('k-out', scopeOf(spec))?.copies).toEqual(['/srv/other.csv']);
+    await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/other.csv', by: 'codes get' }, T0 + 3500);
+    await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/w.csv', by: 'codes get' }, T0 + 3600);
+    expect(k.history.get('k-out', scopeOf(spec))?.copies).toEqual(['/srv/other.csv']);
     // To stdout: a delivered record names no file for it.
     k.history.record({ ...abandoned, key: 'k-std', outcome: 'delivered', out: undefined });
     await k.noteFetched(k.history.get('k-std', scopeOf(spec))!, { out: '-', by: 'codes get' }, T0 + 4000);

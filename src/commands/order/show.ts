@@ -190,6 +190,8 @@ async function localRows(
     }
     case 'delivered':
       rows.push(['here', file ? `codes written to ${file} (${when})` : `placed (${when})`]);
+      // The other files of the same codes written here since: each one may be handed out once only.
+      for (const copy of record.copies ?? []) rows.push(['', `the same codes written to ${copy} too`]);
       break;
     case 'abandoned': {
       // Without an order id, `codes get` of its key says it has none: the way to it is the same order again.
