@@ -66,6 +66,8 @@ describe('order list and order pending at 80 columns', () => {
     expect(table).toHaveLength(2);
     for (const line of table) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(lines.find((line) => line.startsWith(pending!.key))).toMatch(/ amazon-us-100 +12345 /);
+    // What gave way is said, as order list says it (a person's day: ORDER and STARTED went without a word).
+    expect(screen).toMatch(/left out at 80 columns: (ORDER, )?STARTED \(--json has them\)/);
   });
 });
 

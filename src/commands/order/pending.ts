@@ -68,6 +68,8 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Pro
   });
   warnUnreadable(deps.io, unreadable);
   const { io } = deps;
+  /** The columns the table left out on a narrow terminal (renderTable), said after it. */
+  let leftOut: readonly string[] = [];
   await exportResult(io, rows, {
     empty: {
       when: (data) => data.length === 0,
@@ -78,28 +80,35 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Pro
           : `no pending orders that can be read, but ${counted(unreadable.length, 'journal file')} could not be: look at ${journal.dir}`,
     },
     text: (data) =>
-      renderTable(io, data, [
-        { header: 'key', value: (r) => r.key, whole: true },
-        { header: 'product', value: (r) => r.productId, whole: true },
-        { header: 'qty', value: (r) => String(r.quantity), whole: true },
-        { header: 'env', value: (r) => r.environment, dropRank: 3 },
-        {
-          header: 'state',
-          value: (r) =>
-            r.machine !== undefined
-              ? `on another machine (${r.machine})`
-              : r.state === 'written'
-                ? 'codes in file'
-                : // Interrupted before its request went: nothing was charged (resume places it, abandon drops it).
-                  r.state === 'interrupted' && unsent.has(r.key)
-                  ? 'never sent'
-                  : r.state,
-        },
-        // The key resumes it (order resume takes it, or a prefix): on a narrow terminal the order id gives way.
-        { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 2 },
-        { header: 'started', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 1 },
-      ]),
+      renderTable(
+        io,
+        data,
+        [
+          { header: 'key', value: (r) => r.key, whole: true },
+          { header: 'product', value: (r) => r.productId, whole: true },
+          { header: 'qty', value: (r) => String(r.quantity), whole: true },
+          { header: 'env', value: (r) => r.environment, dropRank: 3 },
+          {
+            header: 'state',
+            value: (r) =>
+              r.machine !== undefined
+                ? `on another machine (${r.machine})`
+                : r.state === 'written'
+                  ? 'codes in file'
+                  : // Interrupted before its request went: nothing was charged (resume places it, abandon drops it).
+                    r.state === 'interrupted' && unsent.has(r.key)
+                    ? 'never sent'
+                    : r.state,
+          },
+          // The key resumes it (order resume takes it, or a prefix): on a narrow terminal the order id gives way.
+          { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 2 },
+          { header: 'started', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 1 },
+        ],
+        { leftOut: (headers) => (leftOut = headers) },
+      ),
     notes: (data) => [
+      // At 80 columns ORDER and STARTED went without a word, as order list's did (a person's day): said.
+      ...(leftOut.length > 0 ? [`left out at ${io.columns} columns: ${leftOut.join(', ')} (--json has them)`] : []),
       // Each command whole, with the run's config directory, on a line of its own: shortened to their verbs they
       // could not be pasted (a review), and on one line they took four at 80 columns.
       // The way out of a stale or future-dated one only when one is listed: said under every table, it sent a
