@@ -81,6 +81,9 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     } = action.optsWithGlobals<{ query?: string; pager?: boolean; raw?: boolean }>();
     if (pager === false) app.io.pager = false;
     if (raw) app.io.raw = true;
+    // Said, not ignored: `--json --raw` printed quoted JSON without a word (a person's day).
+    if (raw && expression === undefined)
+      app.io.warn("--raw does nothing without --query (it prints a query's one-string answer without quotes)");
     if (expression === undefined) return;
     app.io.json = true;
     const { compileQuery } = await import('./output/exporter.js');

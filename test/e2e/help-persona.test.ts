@@ -57,6 +57,12 @@ describe('JSON for scripts', () => {
     expect(raw).toMatchObject({ code: 0, stdout: `${id}\n` });
     const quoted = await runCli(['order', 'list', '--query', '[0].orderId'], { configDir: api.configDir });
     expect(quoted.stdout).toBe(`"${id}"\n`);
+    // Without --query it does nothing: said, not ignored (a person's day typed --json --raw and got JSON quotes).
+    const alone = await runCli(['order', 'list', '--json', '--raw'], { configDir: api.configDir });
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toContain(
+      "warning: --raw does nothing without --query (it prints a query's one-string answer without quotes)",
+    );
     const jq = await runCli(['order', 'list', '--jq', '.[0].orderId'], { configDir: api.configDir });
     expect(jq.code).toBe(2);
     expect(jq.stderr).toContain('--query');
