@@ -223,6 +223,26 @@ describe('a plan row is keyed by what it is', () => {
     expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([left!.key]);
   });
 
+  // An adversarial review: one row fixed of two killed rows, and the refusal said "ordering 2 rows of a changed plan";
+  // the unchanged row is finished, not ordered.
+  it('the question counts the rows it orders; interrupted rows it finishes are counted apart', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'two.csv');
+    writeFileSync(plan, 'apple-us-50,40\nsteam-us-50,2\n');
+    const killed = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const left = await pendingIntents(configDir);
+    expect(left).toHaveLength(2);
+    writeFileSync(plan, 'apple-us-50,4\nsteam-us-50,2\n');
+    const refused = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error: ordering 1 row of a changed plan needs confirmation');
+  });
+
   it('rows an earlier version delivered today that no row matches (its keys came from the whole file): said, and asked, before the same product is ordered', async () => {
     const { server } = served;
     const configDir = await loggedIn(server);

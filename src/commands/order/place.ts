@@ -669,15 +669,20 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         io.warn(
           `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
         );
+      // New rows are what is asked about; rows an earlier run left interrupted are finished, not ordered again: counted
+      // as rows to order, the refusal said "3 rows" of a plan with one new (an adversarial review).
+      const fresh = todo.filter((r) => !interrupted.has(r.key));
+      const asking = fresh.length > 0 ? fresh : todo;
+      const resuming = fresh.length > 0 ? todo.length - fresh.length : 0;
       const yes =
         o.yes ||
         (await io.confirm(
-          `Order ${counted(todo.length, 'row')} of the changed plan now (${firstOf(
-            todo.map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`),
+          `Order ${counted(asking.length, 'row')} of the changed plan now (${firstOf(
+            asking.map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`),
             5,
-          )})?`,
+          )})${resuming > 0 ? `, and finish ${counted(resuming, 'interrupted row')}` : ''}?`,
           '--yes',
-          `ordering ${counted(todo.length, 'row')} of a changed plan`,
+          `ordering ${counted(asking.length, 'row')} of a changed plan`,
           { cancelled },
         ));
       if (!yes) throw cancelled;
