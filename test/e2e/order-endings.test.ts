@@ -251,6 +251,28 @@ describe('a run that does not stop when asked', () => {
   }, 60_000);
 });
 
+describe('an interrupted order place --out run again another way', () => {
+  // An adversarial review: re-typed with --json and no --out, the resume wrote the first run's file without a word.
+  it('with --json alone: resumed, and the file its codes go to is said', async () => {
+    await withServer(['--fulfil-after', '0'], async (server) => {
+      const configDir = await loggedIn(server);
+      const dir = tempDir();
+      const file = join(dir, 'c.csv');
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', file], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const again = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--json'], {
+        configDir,
+      });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`no second charge; its codes go to ${file}, the file it was started with`);
+      expect(existsSync(file)).toBe(true);
+    });
+  }, 60_000);
+});
+
 describe('interruption and recovery', () => {
   // Each new order request is held until the test releases it (POST /_admin/release): the request is in flight
   // for as long as the test needs, however slow the machine.

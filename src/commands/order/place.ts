@@ -392,8 +392,13 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     });
     sayReached(deps.io, settled);
     if (resumed) {
+      // Its codes go where it was started to, whatever this command says (--json alone, another --out): said, since a
+      // re-typed command with --json wrote the first run's file without a word (an adversarial review).
+      const startedTo = intent.out?.path;
+      const elsewhere =
+        startedTo !== undefined && startedTo !== '-' && (out === undefined || resolve(out.path) !== resolve(startedTo));
       deps.io.say(
-        `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`,
+        `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge${elsewhere ? `; its codes go to ${startedTo}, the file it was started with` : ''}`,
       );
     }
     const left = leftSaid
