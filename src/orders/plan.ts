@@ -591,27 +591,44 @@ export function sameRowsElsewhere(
   plan: { name: string; batch: string | undefined },
   now: number = Date.now(),
 ): OrderRecord[] | undefined {
-  const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
-  const here = new Map<string, number>();
-  for (const r of rows) here.set(rowOf(r), (here.get(rowOf(r)) ?? 0) + 1);
-  const byFamily = new Map<string, OrderRecord[]>();
-  for (const r of records) {
-    if (!deliveredHere(r, scope) || r.profile !== profile || !endedWithinDay(r, now)) continue;
-    // A row sent again under its next key (-g2…: sentAgainKey) is as much a row of its plan (a review copied a plan
-    // whose row had gone under -g2, and it was ordered again without a word).
-    const other = PLAN_ROW_KEY.exec(r.key)?.[1];
-    if (other === undefined || other === family) continue;
-    byFamily.set(other, [...(byFamily.get(other) ?? []), r]);
-  }
-  for (const group of byFamily.values()) {
+  const groups = otherFamilies(
+    records.filter((r) => deliveredHere(r, scope) && r.profile === profile && endedWithinDay(r, now)),
+    family,
+  );
+  for (const group of groups) {
     if (group.length < Math.min(2, rows.length)) continue;
     // The same plan file under another --batch is ordered again on purpose (a nightly job's date): no copy. A record
     // from before plans were named in records says nothing of it, so with a --batch such a group is not said.
     if (group.some((r) => r.plan === plan.name || (r.plan === undefined && plan.batch !== undefined))) continue;
-    const left = new Map(here);
-    if (group.every((r) => (left.get(rowOf(r)) ?? 0) > 0 && left.set(rowOf(r), left.get(rowOf(r))! - 1))) return group;
+    if (rowsOf(group, rows)) return group;
   }
   return undefined;
+}
+
+/**
+ * The items (records or intents) of plan families other than `family`, grouped by family. A row sent again under its
+ * next key (-g2…: sentAgainKey) is as much a row of its plan (a review copied a plan whose row had gone under -g2, and
+ * it was ordered again without a word).
+ */
+function otherFamilies<T extends { key: string }>(items: readonly T[], family: string): T[][] {
+  const byFamily = new Map<string, T[]>();
+  for (const item of items) {
+    const other = PLAN_ROW_KEY.exec(item.key)?.[1];
+    if (other === undefined || other === family) continue;
+    byFamily.set(other, [...(byFamily.get(other) ?? []), item]);
+  }
+  return [...byFamily.values()];
+}
+
+/** Whether every row of `group` is a row of `rows`: each product and quantity at most as often as there. */
+function rowsOf(
+  group: readonly { productId: string; quantity: number }[],
+  rows: readonly { productId: string; quantity: number }[],
+): boolean {
+  const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
+  const left = new Map<string, number>();
+  for (const r of rows) left.set(rowOf(r), (left.get(rowOf(r)) ?? 0) + 1);
+  return group.every((r) => (left.get(rowOf(r)) ?? 0) > 0 && left.set(rowOf(r), left.get(rowOf(r))! - 1));
 }
 
 /**
@@ -629,22 +646,8 @@ export function sameRowsInterrupted(
   family: string,
   resumable: (intent: Intent) => boolean,
 ): Intent[] | undefined {
-  const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
-  const here = new Map<string, number>();
-  for (const r of rows) here.set(rowOf(r), (here.get(rowOf(r)) ?? 0) + 1);
-  const byFamily = new Map<string, Intent[]>();
-  for (const i of intents) {
-    if (i.profile !== profile || i.environment !== scope.environment || i.baseUrl !== scope.baseUrl) continue;
-    if (i.keyId !== scope.keyId || neverSent(i) || !resumable(i)) continue;
-    const other = PLAN_ROW_KEY.exec(i.key)?.[1];
-    if (other === undefined || other === family) continue;
-    byFamily.set(other, [...(byFamily.get(other) ?? []), i]);
-  }
-  for (const group of byFamily.values()) {
-    const left = new Map(here);
-    if (group.every((r) => (left.get(rowOf(r)) ?? 0) > 0 && left.set(rowOf(r), left.get(rowOf(r))! - 1))) return group;
-  }
-  return undefined;
+  const left = intents.filter((i) => i.profile === profile && sameScope(i, scope) && !neverSent(i) && resumable(i));
+  return otherFamilies(left, family).find((group) => rowsOf(group, rows));
 }
 
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */
