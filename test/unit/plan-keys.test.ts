@@ -10,8 +10,10 @@ import type { OrderRecord, Scope } from '../../src/journal/history.js';
 import { keyIdOf } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import {
+  abandonedSentGone,
   changedSince,
   interruptedGone,
+  sameRowsInterrupted,
   olderVersionRows,
   deliveredUnderOtherScope,
   sameRowsElsewhere,
@@ -275,6 +277,102 @@ describe('interruptedGone: rows of this plan an earlier run sent and never finis
         family,
       ),
     ).toEqual([]);
+  });
+});
+
+describe('abandonedSentGone: rows of this plan abandoned while their requests were out, which the edited plan no longer has', () => {
+  const family = planFamily(scope, '/plans/nightly.csv', undefined);
+  const keyOf = (productId: string, outCell = ''): string =>
+    rowKey(family, { productId, quantity: 1, outCell, occurrence: 1 });
+  const sent = (key: string, o: Partial<OrderRecord> = {}): OrderRecord =>
+    record(key, {
+      outcome: 'abandoned',
+      sent: true,
+      orderId: undefined,
+      createdAt: new Date(T0 - 3_600_000).toISOString(),
+      ...o,
+    });
+
+  // An adversarial review renamed an abandoned row's codes file: the edited row's new key ordered it again.
+  it('named while the server may keep its key; not one the plan still has, declined, placed, of another scope or family', () => {
+    const gone = sent(keyOf('p', 'a.csv'));
+    const rows = [row(1, keyOf('p', 'amazon.csv'), 'legacy'), row(2, keyOf('kept'), 'legacy-kept')];
+    const kept = sent(keyOf('kept'));
+    const keptLegacy = sent('legacy-kept');
+    const declined = sent(keyOf('q'), { declined: true });
+    const placed = sent(keyOf('r'), { orderId: 'ord_r' });
+    const unsent = sent(keyOf('s'), { sent: undefined });
+    const delivered = record(keyOf('t'));
+    const otherScope = sent(keyOf('u'), { keyId: 'k2' });
+    const otherFamily = sent(
+      rowKey(planFamily(scope, '/plans/weekly.csv', undefined), {
+        productId: 'v',
+        quantity: 1,
+        outCell: '',
+        occurrence: 1,
+      }),
+    );
+    const single = sent('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d');
+    const all = [gone, kept, keptLegacy, declined, placed, unsent, delivered, otherScope, otherFamily, single];
+    expect(abandonedSentGone(rows, all, scope, family, T0)).toEqual([gone]);
+    // Past the day from its first send the server may have forgotten the key: not this question (order show's).
+    expect(abandonedSentGone(rows, [gone], scope, family, T0 + DAY)).toEqual([]);
+    expect(abandonedSentGone(rows, [gone], scope, family, T0 + DAY - 3_600_000)).toEqual([gone]);
+  });
+});
+
+describe('sameRowsInterrupted: another plan sent rows of this one and never finished them', () => {
+  const plan = '/plans/nightly.csv';
+  const family = planFamily(scope, plan, undefined);
+  const copy = planFamily(scope, '/plans/nightly (1).csv', undefined);
+  const keyIn = (fam: string, productId: string, quantity = 1): string =>
+    rowKey(fam, { productId, quantity, outCell: '', occurrence: 1 });
+  const left = (key: string, o: Partial<Intent> = {}): Intent =>
+    ({
+      key,
+      phase: 'sending',
+      profile: 'shop',
+      ...scope,
+      productId: key.endsWith('x') ? 'x' : 'p',
+      quantity: 1,
+      ...o,
+    }) as Intent;
+  const rows = [
+    { productId: 'p', quantity: 1 },
+    { productId: 'q', quantity: 2 },
+  ];
+  const always = (): boolean => true;
+
+  // An adversarial review ran a copy of a plan killed with its rows charged: every row was ordered again, asked nothing.
+  it('named when every row it left is a row of this plan; not when one is not, nor its own rows', () => {
+    const a = left(keyIn(copy, 'p'), { productId: 'p' });
+    const b = left(keyIn(copy, 'q', 2), { productId: 'q', quantity: 2 });
+    expect(sameRowsInterrupted([a, b], scope, 'shop', rows, family, always)).toEqual([a, b]);
+    expect(sameRowsInterrupted([a], scope, 'shop', rows, family, always)).toEqual([a]);
+    // A row this plan does not have (another product or quantity): another plan's work.
+    const c = left(keyIn(copy, 'z'), { productId: 'z' });
+    expect(sameRowsInterrupted([a, c], scope, 'shop', rows, family, always)).toBeUndefined();
+    // More of one row than this plan has.
+    const a2 = left(keyIn(copy, 'p') + '-g2', { productId: 'p' });
+    expect(sameRowsInterrupted([a, a2], scope, 'shop', rows, family, always)).toBeUndefined();
+    // Its own family's rows are resumed by it, not this question.
+    const own = left(keyIn(family, 'p'), { productId: 'p' });
+    expect(sameRowsInterrupted([own], scope, 'shop', rows, family, always)).toBeUndefined();
+  });
+
+  it('never sent, still running (not resumable here), another profile, scope or a single order: not named', () => {
+    const a = left(keyIn(copy, 'p'), { productId: 'p' });
+    expect(sameRowsInterrupted([{ ...a, phase: 'prepared' }], scope, 'shop', rows, family, always)).toBeUndefined();
+    expect(sameRowsInterrupted([a], scope, 'shop', rows, family, () => false)).toBeUndefined();
+    expect(sameRowsInterrupted([a], scope, 'other', rows, family, always)).toBeUndefined();
+    for (const where of [{ keyId: 'k2' }, { baseUrl: 'http://localhost:4010' }, { environment: 'live' as const }])
+      expect(
+        sameRowsInterrupted([{ ...a, ...where }], scope, 'shop', rows, family, always),
+        JSON.stringify(where),
+      ).toBeUndefined();
+    expect(
+      sameRowsInterrupted([left('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d')], scope, 'shop', rows, family, always),
+    ).toBeUndefined();
   });
 });
 

@@ -306,6 +306,27 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
       expect(abandonedMaybePlaced(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
   });
 
+  // An adversarial review ordered an abandoned plan row by hand: its plan sends its key, never order place; said.
+  it("a plan's row abandoned while out: named apart (abandonedRow), never its key to reuse; declined, placed or another scope not", () => {
+    const j = journal();
+    const rowKey = `plan-${'a'.repeat(12)}${'b'.repeat(12)}`;
+    j.history.record(abandoned(rowKey, HOUR, { plan: 'p.csv' }));
+    j.history.mark('abandoned', T - HOUR);
+    const found = ofThisRequest(j, spec, undefined, T);
+    expect(found.abandonedRow?.key).toBe(rowKey);
+    expect(found.abandoned).toBeUndefined();
+    expect(ofThisRequest(j, spec, 'my-key', T).abandonedRow).toBeUndefined();
+    expect(ofThisRequest(j, spec, undefined, T + 24 * HOUR).abandonedRow).toBeUndefined();
+    for (const other of OTHER_REQUESTS)
+      expect(ofThisRequest(j, { ...spec, ...other }, undefined, T).abandonedRow, JSON.stringify(other)).toBeUndefined();
+    for (const extra of [{ declined: true as const }, { orderId: 'ord_x' }, { sent: undefined }]) {
+      const k = journal();
+      k.history.record(abandoned(rowKey, HOUR, extra));
+      k.history.mark('abandoned', T - HOUR);
+      expect(ofThisRequest(k, spec, undefined, T).abandonedRow, JSON.stringify(extra)).toBeUndefined();
+    }
+  });
+
   // A review abandoned an order in one profile and placed it again in a second holding the same API key: one reseller
   // to the API, charged twice without a word.
   it('another profile holding this very API key is the same reseller: its record is this request', () => {
