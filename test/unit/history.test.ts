@@ -345,6 +345,26 @@ describe('History on disk: its directory, failures, and files that are not recor
     expect(h.list().map((r) => r.key)).toEqual(['good']);
   });
 
+  it('keeps when its file was written (outAt, with an out) and the other files of its codes (copies of text, the newest 20)', () => {
+    const h = new History(newDir());
+    const at = '2026-01-01T00:00:00.000Z';
+    h.record(rec('kept', at, { out: '/a.csv', outAt: '2026-01-01T01:00:00.000Z', copies: ['/b.csv', '/c.csv'] }));
+    const file = (key: string, value: object): void =>
+      writeFileSync(join(h.dir, `${key}.json`), JSON.stringify({ ...rec(key, at), ...value }));
+    file('no-out', { outAt: '2026-01-01T01:00:00.000Z', copies: [] });
+    file('odd-at', { out: '/a.csv', outAt: 7, copies: ['/b.csv', 3] });
+    file('many', { out: '/a.csv', copies: Array.from({ length: 25 }, (_, n) => `/c${n}.csv`) });
+    file('not-list', { out: '/a.csv', copies: '/b.csv' });
+    const byKey = new Map(h.list().map((r) => [r.key, r]));
+    expect(byKey.get('kept')).toMatchObject({ outAt: '2026-01-01T01:00:00.000Z', copies: ['/b.csv', '/c.csv'] });
+    expect(byKey.get('no-out')).not.toHaveProperty('outAt');
+    expect(byKey.get('no-out')).not.toHaveProperty('copies');
+    expect(byKey.get('odd-at')).not.toHaveProperty('outAt');
+    expect(byKey.get('odd-at')).not.toHaveProperty('copies');
+    expect(byKey.get('many')?.copies).toEqual(Array.from({ length: 20 }, (_, n) => `/c${n + 5}.csv`));
+    expect(byKey.get('not-list')).not.toHaveProperty('copies');
+  });
+
   it("keeps the order's amount as money; an amount that is not money is dropped, the record kept (it is only for display)", () => {
     const h = new History(newDir());
     h.record(rec('priced', '2026-01-01T00:00:00.000Z', { amount: { amount: 7500, currency: 'USD' } }));

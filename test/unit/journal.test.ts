@@ -166,6 +166,11 @@ describe('journal', () => {
         exitCode: 2,
         code: 'intent_conflict',
         hint: expect.stringContaining(first.key),
+        message: expect.stringContaining(
+          'profile' in change
+            ? 'was made with this same API key'
+            : `was made with another API key or base URL (${spec.baseUrl}), so it is not resumed with this one`,
+        ) as unknown,
       });
     }
     const j = journal();
@@ -555,6 +560,31 @@ describe('journal', () => {
     k.history.record({ ...abandoned, key: 'k-std', outcome: 'delivered', out: undefined });
     await k.noteFetched(k.history.get('k-std', scopeOf(spec))!, { out: '-', by: 'codes get' }, T0 + 4000);
     expect(k.history.get('k-std', scopeOf(spec))?.out).toBeUndefined();
+  });
+
+  it('noteFetched: a record delivered to stdout gets its file; another file is a copy, the newest 20 kept', async () => {
+    const j = journal();
+    const { intent } = await j.begin(spec, T0);
+    orphan(j, intent, { phase: 'accepted', orderId: 'ord_std' });
+    await j.abandon(intent.key, T0);
+    const base = j.history.get(intent.key, scopeOf(spec))!;
+    j.history.record({ ...base, key: 'k-dash', outcome: 'delivered', out: '-' });
+    await j.noteFetched(j.history.get('k-dash', scopeOf(spec))!, { out: '/srv/f.csv', by: 'codes get' }, T0 + 1000);
+    expect(j.history.get('k-dash', scopeOf(spec))).toMatchObject({
+      out: '/srv/f.csv',
+      outAt: new Date(T0 + 1000).toISOString(),
+    });
+    expect(j.history.get('k-dash', scopeOf(spec))?.copies).toBeUndefined();
+    for (let n = 1; n <= 21; n++)
+      await j.noteFetched(
+        j.history.get('k-dash', scopeOf(spec))!,
+        { out: `/srv/c${n}.csv`, by: 'codes get' },
+        T0 + 1000 + n,
+      );
+    const copies = j.history.get('k-dash', scopeOf(spec))?.copies;
+    expect(copies).toHaveLength(20);
+    expect(copies?.[0]).toBe('/srv/c2.csv');
+    expect(copies?.at(-1)).toBe('/srv/c21.csv');
   });
 
   it('noteFetched leaves a record a run of its key has ended again since, one without an order id, and a failed one', async () => {

@@ -194,6 +194,15 @@ describe('finishedInItsPlace: an interrupted order place of this very request th
       expect(finishedInItsPlace(j, { ...spec, ...other }, undefined, T), JSON.stringify(other)).toBeUndefined();
   });
 
+  // A run refused before it placed anything (the server out of reach, a wallet short) is not the request's last order.
+  it('a refused run of the request since does not hide the one finished in its place', () => {
+    const j = journal();
+    j.history.record(finished('peeked', 2 * HOUR));
+    j.history.record(finished('refused', HOUR, { outcome: 'refused', orderId: undefined, finishedBy: undefined }));
+    j.history.mark('finished', T - HOUR);
+    expect(finishedInItsPlace(j, spec, undefined, T)?.key).toBe('peeked');
+  });
+
   it('a record its own run delivered, one that failed, or one older than a day is not asked about', () => {
     const own = journal();
     own.history.record(finished('own', HOUR, { finishedBy: undefined }));
@@ -335,6 +344,8 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     j.history.mark('abandoned', T - HOUR);
     expect(abandonedMaybePlaced(j, { ...spec, profile: 'shop' }, undefined, T)?.key).toBe('stopped');
     expect(abandonedMaybePlaced(j, { ...spec, profile: 'shop', keyId: 'k-shop' }, undefined, T)).toBeUndefined();
+    // Another profile with its own key is another reseller: nothing of it is said, not even as elsewhere.
+    expect(ofThisRequest(j, { ...spec, profile: 'shop', keyId: 'k-shop' }, undefined, T)).toEqual({});
   });
 
   // A review abandoned at 127.0.0.1 and placed the same order again at localhost: charged twice without a word.
