@@ -25,6 +25,7 @@ import {
   neverSent,
   newIntent,
   sameOrder,
+  sameRequest,
   sameResellerRequest,
   staleness,
   type Intent,
@@ -393,8 +394,17 @@ export class Journal {
     // The contract matches on product, quantity, profile and environment. An orphan that matches those
     // but was made with another key or server cannot be resumed from here, and must not be silently skipped; nor
     // one made with this very API key in another profile (one reseller to the API: sameResellerRequest).
+    // Another profile's note only while it may have charged this reseller: sent, its outcome not yet reached, fresh. One
+    // never sent, delivered already, or past the day refused a cron job's run in a second profile for nothing (a review).
+    const mayHaveCharged = (intent: Intent): boolean =>
+      sameRequest(intent, options) ||
+      (!neverSent(intent) && staleness(intent, now) === undefined && this.reached(intent) === undefined);
     const other = intents.find(
-      (intent) => sameResellerRequest(intent, options) && !sameOrder(intent, options) && !this.held(intent),
+      (intent) =>
+        sameResellerRequest(intent, options) &&
+        !sameOrder(intent, options) &&
+        !this.held(intent) &&
+        mayHaveCharged(intent),
     );
     if (other) {
       const how =

@@ -161,7 +161,8 @@ describe('journal', () => {
     // The same API key in another profile is one reseller to the API: placed anew there, it was charged twice (a review).
     for (const change of [{ baseUrl: 'http://127.0.0.1:1' }, { keyId: 'k2' }, { profile: 'shop2' }]) {
       const j = journal();
-      const first = orphan(j, (await j.begin(spec)).intent);
+      // Its request went out (it may have charged): another profile's note counts only then.
+      const first = orphan(j, (await j.begin(spec)).intent, { phase: 'sending' });
       await expect(j.begin({ ...spec, ...change }), JSON.stringify(change)).rejects.toMatchObject({
         exitCode: 2,
         code: 'intent_conflict',
@@ -173,8 +174,18 @@ describe('journal', () => {
         ) as unknown,
       });
     }
+    // One never sent, or past the day, charged nothing this run could finish: the other profile's order goes ahead.
+    const unsent = journal();
+    orphan(unsent, (await unsent.begin(spec)).intent, { phase: 'prepared' });
+    expect((await unsent.begin({ ...spec, profile: 'shop2' })).resumed).toBe(false);
+    const old = journal();
+    orphan(old, (await old.begin(spec)).intent, {
+      phase: 'sending',
+      createdAt: new Date(Date.now() - INTENT_MAX_AGE_MS - 1000).toISOString(),
+    });
+    expect((await old.begin({ ...spec, profile: 'shop2' })).resumed).toBe(false);
     const j = journal();
-    orphan(j, (await j.begin(spec)).intent);
+    orphan(j, (await j.begin(spec)).intent, { phase: 'sending' });
     await expect(j.begin({ ...spec, profile: 'shop2' })).rejects.toThrow(
       `in profile "${spec.profile}" (${spec.environment}) was made with this same API key, so it is not resumed from profile "shop2"`,
     );
