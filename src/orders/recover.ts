@@ -173,7 +173,11 @@ export function ofThisRequest(
     ...(finished ? { finished } : {}),
     ...(abandonedPlaced ? { abandonedPlaced } : {}),
     ...(fresh(abandoned) ? { abandoned } : fresh(abandonedElsewhere) ? { abandonedElsewhere } : {}),
-    ...(fresh(abandonedRow) ? { abandonedRow } : {}),
+    // Until an order of the request ends after it: asked once, then the second order answered it (a review was asked
+    // the same question by every honest order of the day).
+    ...(fresh(abandonedRow) && (newestPlaced === undefined || endedAt(newestPlaced) < endedAt(abandonedRow))
+      ? { abandonedRow }
+      : {}),
   };
 }
 
