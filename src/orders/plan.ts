@@ -576,7 +576,7 @@ export function deliveredUnderOtherScope(
 
 /**
  * The rows another plan (another file name or directory, or another --batch: another family) delivered in this scope
- * and profile in the last 24 hours, when every one of them is a row of this plan (each product and quantity at most
+ * (in any profile holding this key) in the last 24 hours, when every one of them is a row of this plan (each product and quantity at most
  * as often as here) and they are all of this plan's rows or at least two of them; else undefined. A plan copied,
  * renamed or saved under another name (and a line added) is its own plan and orders every row again: a review ran
  * `restock (copy).csv` after `restock.csv` and each row was charged twice, without a word. One row in common with
@@ -585,14 +585,14 @@ export function deliveredUnderOtherScope(
 export function sameRowsElsewhere(
   records: readonly OrderRecord[],
   scope: Scope,
-  profile: string,
   rows: readonly { productId: string; quantity: number }[],
   family: string,
   plan: { name: string; batch: string | undefined },
   now: number = Date.now(),
 ): OrderRecord[] | undefined {
   const groups = otherFamilies(
-    records.filter((r) => deliveredHere(r, scope) && r.profile === profile && endedWithinDay(r, now)),
+    // Any profile holding this key (deliveredHere: this scope): one reseller to the API (a review).
+    records.filter((r) => deliveredHere(r, scope) && endedWithinDay(r, now)),
     family,
   );
   for (const group of groups) {
@@ -632,22 +632,39 @@ function rowsOf(
 }
 
 /**
- * The rows another plan (another file name or directory, or another --batch) sent in this scope and profile and never
- * finished (its run killed or stopped: they may have been charged), left here to resume, when every one of them is a
- * row of this plan (each product and quantity at most as often as here), grouped as sameRowsElsewhere groups
- * delivered ones; else undefined. A plan killed mid-run, then run as a copy or without its --batch, ordered every
- * charged row again, asked nothing (an adversarial review: four orders for a two-row plan).
+ * The rows other plans (another file name or directory, or another --batch) sent in this scope (any profile holding
+ * this key: one reseller to the API) and never finished, that are rows this run orders (each product and quantity at
+ * most as often as here): their runs killed or stopped (intents left here to resume), or abandoned while their
+ * requests were out (sentUnanswered records, within the day and not declined). They may have been charged, and this
+ * plan orders them again. A plan killed mid-run, then run as a copy or without its --batch, ordered every charged row
+ * again, asked nothing; so did one whose rows were abandoned, or a copy also edited, or run from a second profile
+ * holding the key (adversarial reviews).
  */
-export function sameRowsInterrupted(
-  intents: readonly Intent[],
+export function sameRowsLeft(
+  left: { intents: readonly Intent[]; records: readonly OrderRecord[] },
   scope: Scope,
-  profile: string,
-  rows: readonly { productId: string; quantity: number }[],
+  todo: readonly { productId: string; quantity: number }[],
   family: string,
   resumable: (intent: Intent) => boolean,
-): Intent[] | undefined {
-  const left = intents.filter((i) => i.profile === profile && sameScope(i, scope) && !neverSent(i) && resumable(i));
-  return otherFamilies(left, family).find((group) => rowsOf(group, rows));
+  now: number = Date.now(),
+): (Intent | OrderRecord)[] {
+  const unfinished: (Intent | OrderRecord)[] = [
+    ...left.intents.filter((i) => sameScope(i, scope) && !neverSent(i) && resumable(i)),
+    ...left.records.filter(
+      (r) => sentUnanswered(r) && r.declined !== true && inScope(r, scope) && staleness(r, now) === undefined,
+    ),
+  ];
+  const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
+  const wanted = new Map<string, number>();
+  for (const r of todo) wanted.set(rowOf(r), (wanted.get(rowOf(r)) ?? 0) + 1);
+  return otherFamilies(unfinished, family)
+    .flat()
+    .filter((r) => {
+      const n = wanted.get(rowOf(r)) ?? 0;
+      if (n === 0) return false;
+      wanted.set(rowOf(r), n - 1);
+      return true;
+    });
 }
 
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */

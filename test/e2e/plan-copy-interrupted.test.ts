@@ -5,10 +5,23 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configCopy, ledger, pendingIntents, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
+import {
+  configCopy,
+  heldRequests,
+  ledger,
+  pendingIntents,
+  releaseHeld,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  unstamped,
+} from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
+// Each order request held until released: a run is stopped while its request is out.
+const held = servedApi(['--hold', '600000', '--fulfil-after', '0'], { login: true });
 const inTerminal = giftcodesTerminals();
 
 /** A plan of two rows in a directory of its own, killed once its first row's order was accepted (charged). */
@@ -39,9 +52,10 @@ describe('a plan killed mid-run, then run as a copy', () => {
     expect(run.code, run.stderr).toBe(0);
     const said = unstamped(run.stderr).replace(/\s+/g, ' ');
     // Its second row is said too: readied for sending when the run was killed, it may have gone out.
-    expect(said).toMatch(/another plan sent [12] rows? of these and never finished/);
+    expect(said).toMatch(/[12] rows? of these (was|were) sent by another plan or batch and never finished/);
     expect(said).toContain(`3 × apple-us-25 (key ${key}, started `);
-    expect(said).toContain('finish those with their own plan, or');
+    expect(said).toContain(', plan restock.csv');
+    expect(said).toContain('finish those by running their plan as it was, or see');
 
     // The original plan again: its row's file is the copy's now. Moving it away finishes the row; a new --batch
     // would order it a third time, and the hint no longer says so.
@@ -51,6 +65,36 @@ describe('a plan killed mid-run, then run as a copy', () => {
       `line 2 is an order an earlier run of this plan sent and never finished (key ${key}: it may have been charged): move the file away, then run the same command to finish it`,
     );
     expect(again.stderr).not.toContain('{batch}');
+  }, 120_000);
+
+  // A review: rows abandoned while out, then the plan without its --batch (or a copy): charged twice, no word.
+  it('rows abandoned while their requests were out, then the plan without its --batch: named before ordering', async () => {
+    const configDir = configCopy(held.configDir);
+    const dir = tempDir();
+    const plan = join(dir, 'nightly.csv');
+    writeFileSync(plan, 'product,quantity\nsteam-us-50,2\n');
+    const first = spawnCli(['order', 'place', '--plan', plan, '--batch', '2026-12-01'], {
+      configDir,
+      baseUrl: held.url,
+      cwd: dir,
+    });
+    first.proc.stdin?.end();
+    await heldRequests(held.server);
+    first.proc.kill('SIGINT');
+    expect((await first.result).code).toBe(130);
+    const [row] = (await pendingIntents(configDir)) as { key: string }[];
+    expect((await runCli(['order', 'abandon', row!.key], { configDir, baseUrl: held.url })).code).toBe(0);
+    await releaseHeld(held.server);
+    // Stopped where its own row would be sent (the server holds every order): the warning comes before that.
+    const again = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      baseUrl: held.url,
+      cwd: dir,
+      env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' },
+    });
+    expect(unstamped(again.stderr).replace(/\s+/g, ' ')).toContain(
+      `1 row of these was sent by another plan or batch and never finished (it may have been charged): 2 × steam-us-50 (key ${row!.key}, started `,
+    );
   }, 120_000);
 
   it('at a terminal: asked first; No orders nothing', async () => {

@@ -13,7 +13,7 @@ import {
   abandonedSentGone,
   changedSince,
   interruptedGone,
-  sameRowsInterrupted,
+  sameRowsLeft,
   olderVersionRows,
   deliveredUnderOtherScope,
   sameRowsElsewhere,
@@ -321,58 +321,67 @@ describe('abandonedSentGone: rows of this plan abandoned while their requests we
   });
 });
 
-describe('sameRowsInterrupted: another plan sent rows of this one and never finished them', () => {
+describe('sameRowsLeft: rows other plans sent and never finished that this run orders again', () => {
   const plan = '/plans/nightly.csv';
   const family = planFamily(scope, plan, undefined);
   const copy = planFamily(scope, '/plans/nightly (1).csv', undefined);
   const keyIn = (fam: string, productId: string, quantity = 1): string =>
     rowKey(fam, { productId, quantity, outCell: '', occurrence: 1 });
   const left = (key: string, o: Partial<Intent> = {}): Intent =>
-    ({
-      key,
-      phase: 'sending',
-      profile: 'shop',
-      ...scope,
-      productId: key.endsWith('x') ? 'x' : 'p',
-      quantity: 1,
+    ({ key, phase: 'sending', profile: 'shop', ...scope, productId: 'p', quantity: 1, ...o }) as Intent;
+  const abandonedOut = (key: string, o: Partial<OrderRecord> = {}): OrderRecord =>
+    record(key, {
+      outcome: 'abandoned',
+      sent: true,
+      orderId: undefined,
+      productId: 'p',
+      createdAt: new Date(T0 - 3_600_000).toISOString(),
       ...o,
-    }) as Intent;
-  const rows = [
+    });
+  const todo = [
     { productId: 'p', quantity: 1 },
     { productId: 'q', quantity: 2 },
   ];
   const always = (): boolean => true;
+  const none = { intents: [], records: [] };
 
-  // An adversarial review ran a copy of a plan killed with its rows charged: every row was ordered again, asked nothing.
-  it('named when every row it left is a row of this plan; not when one is not, nor its own rows', () => {
-    const a = left(keyIn(copy, 'p'), { productId: 'p' });
+  // Adversarial reviews ran a copy of a plan killed with its rows charged (or abandoned while out, or the copy also
+  // edited): every row was ordered again, asked nothing.
+  it('named: interrupted rows and rows abandoned while out, each matching a row this run orders', () => {
+    const a = left(keyIn(copy, 'p'));
     const b = left(keyIn(copy, 'q', 2), { productId: 'q', quantity: 2 });
-    expect(sameRowsInterrupted([a, b], scope, 'shop', rows, family, always)).toEqual([a, b]);
-    expect(sameRowsInterrupted([a], scope, 'shop', rows, family, always)).toEqual([a]);
-    // A row this plan does not have (another product or quantity): another plan's work.
+    expect(sameRowsLeft({ intents: [a, b], records: [] }, scope, todo, family, always, T0)).toEqual([a, b]);
+    const gone = abandonedOut(keyIn(copy, 'q', 2), { productId: 'q', quantity: 2 });
+    expect(sameRowsLeft({ intents: [a], records: [gone] }, scope, todo, family, always, T0)).toEqual([a, gone]);
+    // Only the rows that match (a copy edited since): a row this run does not order is not named.
     const c = left(keyIn(copy, 'z'), { productId: 'z' });
-    expect(sameRowsInterrupted([a, c], scope, 'shop', rows, family, always)).toBeUndefined();
-    // More of one row than this plan has.
-    const a2 = left(keyIn(copy, 'p') + '-g2', { productId: 'p' });
-    expect(sameRowsInterrupted([a, a2], scope, 'shop', rows, family, always)).toBeUndefined();
-    // Its own family's rows are resumed by it, not this question.
-    const own = left(keyIn(family, 'p'), { productId: 'p' });
-    expect(sameRowsInterrupted([own], scope, 'shop', rows, family, always)).toBeUndefined();
+    expect(sameRowsLeft({ intents: [a, c], records: [] }, scope, todo, family, always, T0)).toEqual([a]);
+    // No more of one row than this run orders.
+    const a2 = left(`${keyIn(copy, 'p')}-g2`);
+    expect(sameRowsLeft({ intents: [a, a2], records: [] }, scope, todo, family, always, T0)).toEqual([a]);
+    // Another profile holding this key: one reseller to the API.
+    expect(
+      sameRowsLeft({ intents: [{ ...a, profile: 'other' }], records: [] }, scope, todo, family, always, T0),
+    ).toHaveLength(1);
+    expect(sameRowsLeft(none, scope, todo, family, always, T0)).toEqual([]);
   });
 
-  it('never sent, still running (not resumable here), another profile, scope or a single order: not named', () => {
-    const a = left(keyIn(copy, 'p'), { productId: 'p' });
-    expect(sameRowsInterrupted([{ ...a, phase: 'prepared' }], scope, 'shop', rows, family, always)).toBeUndefined();
-    expect(sameRowsInterrupted([a], scope, 'shop', rows, family, () => false)).toBeUndefined();
-    expect(sameRowsInterrupted([a], scope, 'other', rows, family, always)).toBeUndefined();
+  it('not: its own rows, never sent, still running, another scope, a single order, declined, placed or past the day', () => {
+    const a = left(keyIn(copy, 'p'));
+    const says = (intents: Intent[], records: OrderRecord[] = [], resumable = always, now = T0) =>
+      sameRowsLeft({ intents, records }, scope, todo, family, resumable, now);
+    expect(says([left(keyIn(family, 'p'))])).toEqual([]);
+    expect(says([{ ...a, phase: 'prepared' }])).toEqual([]);
+    expect(says([a], [], () => false)).toEqual([]);
     for (const where of [{ keyId: 'k2' }, { baseUrl: 'http://localhost:4010' }, { environment: 'live' as const }])
-      expect(
-        sameRowsInterrupted([{ ...a, ...where }], scope, 'shop', rows, family, always),
-        JSON.stringify(where),
-      ).toBeUndefined();
-    expect(
-      sameRowsInterrupted([left('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d')], scope, 'shop', rows, family, always),
-    ).toBeUndefined();
+      expect(says([{ ...a, ...where }]), JSON.stringify(where)).toEqual([]);
+    expect(says([left('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d')])).toEqual([]);
+    const gone = abandonedOut(keyIn(copy, 'p'));
+    expect(says([], [gone])).toEqual([gone]);
+    expect(says([], [{ ...gone, declined: true }])).toEqual([]);
+    expect(says([], [{ ...gone, orderId: 'ord_x' }])).toEqual([]);
+    expect(says([], [{ ...gone, keyId: 'k2' }])).toEqual([]);
+    expect(says([], [gone], always, T0 + DAY)).toEqual([]);
   });
 });
 
@@ -795,26 +804,26 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
   const delivered = rows.map((r, i) => of(theirs, r, i));
 
   it('the same rows in another order, from another plan file: named', () => {
-    const found = sameRowsElsewhere([...delivered].reverse(), scope, 'shop', rows, mine, COPY, T0);
+    const found = sameRowsElsewhere([...delivered].reverse(), scope, rows, mine, COPY, T0);
     expect(found?.map((r) => r.key).sort()).toEqual(delivered.map((r) => r.key).sort());
     // A row of that plan delivered under its next key (-g2: refused for funds first) is one of its rows (a review).
     const later = delivered.map((r, i) => (i === 0 ? { ...r, key: `${r.key}-g2` } : r));
-    expect(sameRowsElsewhere(later, scope, 'shop', rows, mine, COPY, T0)).toHaveLength(3);
+    expect(sameRowsElsewhere(later, scope, rows, mine, COPY, T0)).toHaveLength(3);
   });
 
   // The copy with a line added (the review's second case: 3 of 3 rows ordered without a word).
   it('another plan whose rows, two or more, are all rows of this one: named; a one-row plan alike a one-row plan too', () => {
-    expect(sameRowsElsewhere(delivered.slice(1), scope, 'shop', rows, mine, COPY, T0)).toHaveLength(2);
-    expect(sameRowsElsewhere(delivered.slice(0, 2), scope, 'shop', rows, mine, COPY, T0)).toHaveLength(2);
-    expect(sameRowsElsewhere(delivered.slice(0, 1), scope, 'shop', rows.slice(0, 1), mine, COPY, T0)).toHaveLength(1);
+    expect(sameRowsElsewhere(delivered.slice(1), scope, rows, mine, COPY, T0)).toHaveLength(2);
+    expect(sameRowsElsewhere(delivered.slice(0, 2), scope, rows, mine, COPY, T0)).toHaveLength(2);
+    expect(sameRowsElsewhere(delivered.slice(0, 1), scope, rows.slice(0, 1), mine, COPY, T0)).toHaveLength(1);
     // A row it has more often than this plan: not all of its rows are here.
     const thrice = [...delivered.slice(1), of(theirs, rows[1]!, 7)];
-    expect(sameRowsElsewhere(thrice, scope, 'shop', rows, mine, COPY, T0)).toBeUndefined();
+    expect(sameRowsElsewhere(thrice, scope, rows, mine, COPY, T0)).toBeUndefined();
   });
 
-  it('not: this plan itself, a row more or less, another quantity, another scope or profile, over a day ago, not delivered', () => {
+  it('not: this plan itself, a row more or less, another quantity, another scope, over a day ago, not delivered', () => {
     const none = (records: OrderRecord[], wanted = rows): void =>
-      expect(sameRowsElsewhere(records, scope, 'shop', wanted, mine, COPY, T0)).toBeUndefined();
+      expect(sameRowsElsewhere(records, scope, wanted, mine, COPY, T0)).toBeUndefined();
     none(rows.map((r, i) => of(mine, r, i)));
     // One row in common with another plan is not said: two plans may well order one product alike.
     none(delivered.slice(0, 1));
@@ -822,7 +831,18 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
     none([...delivered, of(theirs, { productId: 'steam-us-20', quantity: 1 }, 9)]);
     none(delivered, [...rows.slice(1), { productId: 'zalando-de-25', quantity: 1 }]);
     none(delivered.map((r) => ({ ...r, keyId: 'another-key' })));
-    none(delivered.map((r) => ({ ...r, profile: 'night' })));
+    // Another profile holding this key is the same reseller to the API: named (a review copied a plan in a second
+    // profile and was charged twice).
+    expect(
+      sameRowsElsewhere(
+        delivered.map((r) => ({ ...r, profile: 'night' })),
+        scope,
+        rows,
+        mine,
+        COPY,
+        T0,
+      ),
+    ).toHaveLength(3);
     none(delivered.map((r) => ({ ...r, endedAt: new Date(T0 - DAY - 1).toISOString() })));
     none(delivered.map((r) => ({ ...r, outcome: 'refused' as const })));
     // A single order's record (its key made by the journal) is never a plan's row; nor a key given that only looks
@@ -837,13 +857,11 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
   it('with a --batch: said for another plan file; not for the same file under another batch, nor a record without its plan', () => {
     const named = delivered.map((r) => ({ ...r, plan: 'restock.csv' }));
     const batch = { name: 'restock (copy).csv', batch: '2026-11-30' };
-    expect(sameRowsElsewhere(named, scope, 'shop', rows, mine, batch, T0)).toHaveLength(3);
+    expect(sameRowsElsewhere(named, scope, rows, mine, batch, T0)).toHaveLength(3);
     expect(
-      sameRowsElsewhere(named, scope, 'shop', rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
+      sameRowsElsewhere(named, scope, rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
     ).toBeUndefined();
-    expect(
-      sameRowsElsewhere(named, scope, 'shop', rows, mine, { name: 'restock.csv', batch: undefined }, T0),
-    ).toBeUndefined();
-    expect(sameRowsElsewhere(delivered, scope, 'shop', rows, mine, batch, T0)).toBeUndefined();
+    expect(sameRowsElsewhere(named, scope, rows, mine, { name: 'restock.csv', batch: undefined }, T0)).toBeUndefined();
+    expect(sameRowsElsewhere(delivered, scope, rows, mine, batch, T0)).toBeUndefined();
   });
 });

@@ -464,7 +464,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     changedSince,
     interruptedGone,
     abandonedSentGone,
-    sameRowsInterrupted,
+    sameRowsLeft,
     olderVersionRows,
     deliveredUnderOtherScope,
     sameRowsElsewhere,
@@ -558,7 +558,10 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     );
     // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log, before
     // any question: only this plan's own rows are finished here.
-    const named = new Set(unfinished.map((intent) => intent.key));
+    // And the rows other plans sent and never finished that this run orders again (a copy, a rename, another --batch
+    // run after a kill or an abandon), in any profile holding this key: said on their own below, and asked.
+    const twinLeft = sameRowsLeft({ intents, records }, scope, todo, family, resumableHere);
+    const named = new Set([...unfinished, ...twinLeft].map((intent) => intent.key));
     const left = leftByEarlierRuns(
       journal,
       (intent) => own.has(intent.key) || named.has(intent.key),
@@ -628,25 +631,20 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // asked about at a terminal. Not refused elsewhere: a cron job may write each night's plan to a new name.
     const twin =
       todo.length === rows.length
-        ? sameRowsElsewhere(records, scope, connection.profile, rows, family, {
+        ? sameRowsElsewhere(records, scope, rows, family, {
             name: planName(o.plan),
             batch: o.batch,
           })
         : undefined;
     if (twin) await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true);
-    // And the rows another plan sent and never finished, all of them rows of this one (a copy run after a kill).
-    const twinLeft =
-      todo.length === rows.length && !twin
-        ? sameRowsInterrupted(intents, scope, connection.profile, rows, family, resumableHere)
-        : undefined;
-    if (twinLeft) {
+    if (twinLeft.length > 0) {
       const cancelled = nothingSent();
       io.warn(
         pinnedHint(
-          `another plan sent ${counted(twinLeft.length, 'row')} of these and never finished ${twinLeft.length === 1 ? 'it' : 'them'} (${chargeWords(twinLeft)}): ${firstOf(
-            twinLeft.map(sentWords),
+          `${counted(twinLeft.length, 'row')} of these ${twinLeft.length === 1 ? 'was' : 'were'} sent by another plan or batch and never finished (${twinLeft.length === 1 ? 'it' : 'they'} may have been charged): ${firstOf(
+            twinLeft.map((r) => `${sentWords(r)}${r.plan ? `, plan ${r.plan}` : ''}`),
             5,
-          )}; ${o.plan} is a plan of its own (a copied or renamed file, another directory or --batch), so its rows are new orders beside those; finish those with their own plan, or giftcodes order resume --all`,
+          )}; this run (${o.plan}${o.batch !== undefined ? `, batch ${o.batch}` : ''}) orders its rows anew beside those; finish those by running their plan as it was, or see giftcodes order pending`,
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
         ),
       );
@@ -654,7 +652,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         io.canPrompt &&
         o.yes !== true &&
         !(await io.confirm(
-          `Order the ${counted(rows.length, 'row')} as new orders beside the unfinished ones?`,
+          `Order the ${counted(todo.length, 'row')} as new orders beside the unfinished ones?`,
           '--yes',
           'ordering rows another plan left unfinished',
           { cancelled },
@@ -1209,7 +1207,7 @@ function deliveredWords(r: OrderRecord): string {
 }
 
 /** A row an earlier run sent and never finished, as the warnings name it: its units, its key and when it began. */
-function sentWords(i: Intent): string {
+function sentWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt'>): string {
   return `${unitsOf(i.quantity, i.productId)} (key ${i.key}, started ${i.createdAt})`;
 }
 
