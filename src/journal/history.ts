@@ -83,6 +83,11 @@ export interface OrderRecord {
   keySince?: string;
   /** A plan's row: its plan's file name (absent in older records): another --batch of the same plan is no copy of it. */
   plan?: string;
+  /**
+   * A plan's row: its run's --batch, null for none (absent in older records): the way to send an abandoned row again
+   * names it, since the plan run without it (or with another) orders the row anew (a review: charged twice).
+   */
+  batch?: string | null;
 }
 
 export { DEFAULT_HISTORY_DAYS } from '../config/fields.js';
@@ -658,6 +663,7 @@ function clean(r: OrderRecord): OrderRecord {
     ...(r.declined === true ? { declined: true } : {}),
     ...(typeof r.keySince === 'string' ? { keySince: r.keySince } : {}),
     ...(typeof r.plan === 'string' ? { plan: r.plan } : {}),
+    ...(typeof r.batch === 'string' || r.batch === null ? { batch: r.batch } : {}),
   };
 }
 

@@ -77,6 +77,8 @@ export interface Intent extends OrderSpec {
   keyGiven?: boolean | undefined;
   /** A plan's row: the plan's file name (planName), which its record keeps: another batch of the same plan is no copy of it. */
   plan?: string | undefined;
+  /** A plan's row: its run's --batch, null for none (absent in older intents): the words that say how to send it again name it. */
+  batch?: string | null | undefined;
   /**
    * A key sent again after it was abandoned (order/place.ts): when it was first sent. The server keeps a key for a day
    * from its first request, not from a replay, so the day a reused key may be resumed or reused in is counted from
@@ -188,6 +190,7 @@ export function newIntent(
     wait?: boolean | undefined;
     out?: OutSpec | undefined;
     plan?: string | undefined;
+    batch?: string | null | undefined;
   },
   key: string,
   now: number,
@@ -214,5 +217,6 @@ export function newIntent(
     ...(options.wait ? { wait: true } : {}),
     ...(options.out ? { out: options.out } : {}),
     ...(options.plan !== undefined ? { plan: options.plan } : {}),
+    ...(options.batch !== undefined ? { batch: options.batch } : {}),
   };
 }

@@ -75,6 +75,8 @@ export interface BeginOptions extends OrderSpec {
   keyReused?: boolean | undefined;
   /** A plan's row: the plan's file name, kept in the intent and its record. */
   plan?: string | undefined;
+  /** A plan's row: its run's --batch, null for none. */
+  batch?: string | null | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
   /**

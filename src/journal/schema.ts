@@ -58,6 +58,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   out: z.optional(outSchema),
   keyGiven: z.optional(z.boolean()),
   plan: z.optional(z.string()),
+  batch: z.optional(z.nullable(z.string())),
   keySince: z.optional(z.string()),
   files: z.optional(z.array(fileSchema)),
   leftBy: z.optional(z.array(z.object({ path: z.string(), pid: z.int() }))),

@@ -81,6 +81,8 @@ export interface RowOptions {
   encryptTo?: string[] | undefined;
   /** The plan's path: its name goes into each row's intent and record (sameRowsElsewhere). */
   plan?: string | undefined;
+  /** The run's --batch: kept in each row's intent and record, whose words name it (ref.ts planRunWords). */
+  batch?: string | undefined;
 }
 
 /**
@@ -939,7 +941,7 @@ export async function runRows(
         wait: waits || out !== undefined,
         out,
         resumeOnly: deps.resumeOnly?.has(row.key),
-        ...(o.plan !== undefined ? { plan: planName(o.plan) } : {}),
+        ...(o.plan !== undefined ? { plan: planName(o.plan), batch: o.batch ?? null } : {}),
       });
       if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
       const machine = new OrderMachine(

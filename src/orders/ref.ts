@@ -15,6 +15,7 @@ import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, MIN_FRAGMENT, resolveRef } from './history-query.js';
 import { unitsOf } from '../output/words.js';
+import { shellWord } from '../output/pinned-hint.js';
 
 export interface OrderRef {
   /** The order id to ask the API for. */
@@ -478,7 +479,7 @@ export function pendingWayOut(record: OrderRecord, now: number = Date.now()): st
 export function abandonedWayOut(
   r: Pick<
     OrderRecord,
-    'key' | 'sent' | 'createdAt' | 'keySince' | 'productId' | 'quantity' | 'environment' | 'profile'
+    'key' | 'sent' | 'createdAt' | 'keySince' | 'productId' | 'quantity' | 'environment' | 'profile' | 'plan' | 'batch'
   > & { baseUrl?: string | undefined },
   now: number = Date.now(),
 ): string | undefined {
@@ -496,8 +497,19 @@ export function abandonedWayOut(
       : ` at ${r.baseUrl} with the API key it was sent with (not one rotated since: that places a new order beside it)`;
   // A plan's row: its plan, run again as it was (file name, batch), sends the row's key again; order place never does.
   if (r.key.startsWith('plan-'))
-    return `it may have been placed before it was abandoned: its plan, run again within a day of ${since} with the same file name and --batch${where} and the row unchanged, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
+    return `it may have been placed before it was abandoned: its plan, run again within a day of ${since} ${planRunWords(r)}${where} and the row unchanged, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`;
   return `it may have been placed before it was abandoned: the same order placed again within a day of ${since}${where} sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}${r.baseUrl === undefined ? '' : ` --base-url ${r.baseUrl}`}`;
+}
+
+/**
+ * How a plan row's plan must run again to send its key: its file name and --batch, named where the record keeps them
+ * (a review followed "the same --batch" without knowing it, ran the plan without one, and was charged twice).
+ */
+export function planRunWords(r: Pick<OrderRecord, 'plan' | 'batch'>): string {
+  const file = r.plan !== undefined ? `the same file name (${r.plan})` : 'the same file name';
+  const batch =
+    r.batch === undefined ? 'the same --batch' : r.batch === null ? 'no --batch' : `--batch ${shellWord(r.batch)}`;
+  return `with ${file} and ${batch}`;
 }
 
 /**

@@ -276,6 +276,8 @@ describe('an order abandoned while its request was out, then placed again', () =
     expect(key).toMatch(/^plan-/);
     const shown = await runCli(['order', 'show', key], { configDir, baseUrl });
     expect(shown.stdout.replace(/\s+/g, ' ')).toContain('its plan, run again within a day of');
+    // Its file name and batch (none) named: the record keeps them.
+    expect(shown.stdout.replace(/\s+/g, ' ')).toContain('with the same file name (p.csv) and no --batch');
     const before = (await ledger(server)).orders.length;
     const single = await runCli(['order', 'place', '--product', 'zalando-de-25', '--quantity', '2'], {
       configDir,

@@ -39,13 +39,22 @@ describe('abandonedWayOut', () => {
       `it may have been placed before it was abandoned: the same order placed again within a day of ${at(T - HOUR)} at http://127.0.0.1:4010 with the API key it was sent with (not one rotated since: that places a new order beside it) sends its request under the same key (that order if it was placed, a new one if not, never both): giftcodes order place --product amazon-us-25 --quantity 3 --env live --base-url http://127.0.0.1:4010`,
     );
     expect(abandonedWayOut({ ...at127, key: `plan-${'a'.repeat(24)}` }, T)).toContain(
-      'with the same file name and --batch at http://127.0.0.1:4010 with the API key it was sent with (not one rotated since',
+      'with the same file name and the same --batch at http://127.0.0.1:4010 with the API key it was sent with (not one rotated since',
     );
   });
 
   it("a plan's row: its plan, run again as it was", () => {
     expect(abandonedWayOut({ ...record, key: `plan-${'a'.repeat(24)}` }, T)).toBe(
-      `it may have been placed before it was abandoned: its plan, run again within a day of ${at(T - HOUR)} with the same file name and --batch and the row unchanged, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`,
+      `it may have been placed before it was abandoned: its plan, run again within a day of ${at(T - HOUR)} with the same file name and the same --batch and the row unchanged, sends this row's request under the same key (that order if it was placed, a new one if not, never both)`,
+    );
+    // Where the record keeps them, the plan's file name and its --batch (or none) are named: a review ran the plan
+    // without the batch it had, and was charged twice.
+    const row = { ...record, key: `plan-${'a'.repeat(24)}`, plan: 'nightly.csv' };
+    expect(abandonedWayOut({ ...row, batch: null }, T)).toContain(
+      'with the same file name (nightly.csv) and no --batch and',
+    );
+    expect(abandonedWayOut({ ...row, batch: '2026-12-01 night' }, T)).toContain(
+      "with the same file name (nightly.csv) and --batch '2026-12-01 night' and",
     );
   });
 

@@ -257,14 +257,16 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const { finished, abandoned, abandonedElsewhere, abandonedPlaced, abandonedRow } = fresh
       ? ofThisRequest(journal, spec, options.idempotencyKey)
       : {};
-    if (abandonedRow !== undefined)
+    if (abandonedRow !== undefined) {
+      const { planRunWords } = await import('../../orders/ref.js');
       await secondOrder(
         deps.io,
         yesGiven,
-        `a plan row of ${what}${abandonedRow.plan ? ` (plan ${abandonedRow.plan})` : ''} was abandoned at ${abandonedRow.endedAt ?? abandonedRow.updatedAt} while its request was out (key ${abandonedRow.key}), and may have been placed; its plan, run again unchanged within the day, sends that request again (that order if it was placed, never both)`,
+        `a plan row of ${what}${abandonedRow.plan ? ` (plan ${abandonedRow.plan})` : ''} was abandoned at ${abandonedRow.endedAt ?? abandonedRow.updatedAt} while its request was out (key ${abandonedRow.key}), and may have been placed; its plan, run again within the day ${planRunWords(abandonedRow)} and the row unchanged, sends that request again (that order if it was placed, never both)`,
         what,
         refusedBelow,
       );
+    }
     if (abandonedElsewhere) {
       const r = abandonedElsewhere;
       const otherKey = r.keyId !== spec.keyId;
