@@ -3,7 +3,7 @@
 // abandoned, its codes taken by id as the abandon's warning said, and the plan's next run wrote them to a second
 // file with no word; support read "placed" for an order whose codes `order watch --out` had written, and its hint
 // asked for a second copy; two terminals wrote one order's codes to two files, silently.
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -87,6 +87,10 @@ describe('codes fetched for an order that ended here', () => {
     expect(said).toContain(`; ${x} too: all 4 files hold the same codes: hand out one of them`);
     const shown = await runCli(['order', 'show', id], { configDir });
     expect(shown.stdout.replace(/\s+/g, ' ')).toContain(`the same codes written to ${x} too`);
+    // One deleted since is said so (a review read the list as all still there).
+    rmSync(x);
+    const after = await runCli(['order', 'show', id], { configDir });
+    expect(after.stdout.replace(/\s+/g, ' ')).toContain(`the same codes written to ${x} too, no longer there`);
     expect(readFileSync(file, 'utf8')).toContain(id);
   });
 });

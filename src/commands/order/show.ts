@@ -188,11 +188,18 @@ async function localRows(
       ]);
       break;
     }
-    case 'delivered':
-      rows.push(['here', file ? `codes written to ${file} (${when})` : `placed (${when})`]);
+    case 'delivered': {
+      // A file moved or deleted since is said so: a list of copies read as all still there (a review).
+      const { existsSync } = await import('node:fs');
+      const gone = (path: string): string => (existsSync(path) ? '' : ', no longer there');
+      rows.push([
+        'here',
+        file ? `codes written to ${file} (${when}${record.out === '-' ? '' : gone(file)})` : `placed (${when})`,
+      ]);
       // The other files of the same codes written here since: each one may be handed out once only.
-      for (const copy of record.copies ?? []) rows.push(['', `the same codes written to ${copy} too`]);
+      for (const copy of record.copies ?? []) rows.push(['', `the same codes written to ${copy} too${gone(copy)}`]);
       break;
+    }
     case 'abandoned': {
       // Without an order id, `codes get` of its key says it has none: the way to it is the same order again.
       const { abandonedWayOut } = await import('../../orders/ref.js');
