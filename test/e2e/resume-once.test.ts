@@ -157,9 +157,7 @@ describe('an out file another order has delivered to since', () => {
 
     const forced = await runCli(['order', 'resume', interrupted!.key, '--force'], { configDir });
     expect(forced.code).toBe(2);
-    expect(forced.stderr).toContain(
-      `${file} exists and holds the codes of order ${holder} (3 × ${PRODUCT}, written `,
-    );
+    expect(forced.stderr).toContain(`${file} exists and holds the codes of order ${holder} (3 × ${PRODUCT}, written `);
     expect(forced.stderr).toContain('--force would write over them; this order was not resumed');
     const all = await runCli(['order', 'resume', '--all'], { configDir });
     expect(all.code).toBe(2);

@@ -37,7 +37,7 @@ describe('an unknown --product, as docs/exit-codes.md and docs/cron-and-plans.md
     );
     expect([cached, fresh]).toEqual([2, 4]);
     expect(rowCode(cron, 'a product id the catalog cache lacks')).toBe(cached);
-    expect(rowCode(cron, 'an unknown product \\(where no catalog is cached')).toBe(fresh);
+    expect(rowCode(cron, 'an unknown product in a single `order place` \\(where no catalog is cached')).toBe(fresh);
     expect(rowCode(rules, 'a product id the catalog cache lacks')).toBe(cached);
     expect(rowCode(rules, 'unknown product where no catalog is cached')).toBe(fresh);
 
