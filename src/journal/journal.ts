@@ -13,7 +13,6 @@ import { localError as writeFailure } from '../files/atomic.js';
 import {
   DEFAULT_HISTORY_DAYS,
   History,
-  MAX_COPIES,
   recordOf,
   inScope,
   scopeOf,
@@ -409,8 +408,9 @@ export class Journal {
         mayHaveCharged(intent),
     );
     if (other) {
+      // Another profile's is matched only with this very key (sameResellerRequest).
       const how =
-        other.profile !== options.profile && other.keyId === options.keyId
+        other.profile !== options.profile
           ? `with this same API key, so it is not resumed from profile "${options.profile}"`
           : `with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`;
       throw new UsageError(
@@ -770,7 +770,7 @@ export class Journal {
       )
         return;
       const at = new Date(now).toISOString();
-      const file = o.out !== undefined && o.out !== '-' ? o.out : undefined;
+      const file = o.out !== '-' ? o.out : undefined;
       if (current.outcome === 'abandoned') {
         const { sent: _sent, declined: _declined, ...rest } = current;
         await this.history.recordAll([
@@ -784,7 +784,8 @@ export class Journal {
         const copies = current.copies ?? [];
         const same = (path: string): boolean => resolve(path) === resolve(file);
         if (!same(current.out!) && !copies.some(same))
-          await this.history.recordAll([{ ...current, copies: [...copies, file].slice(-MAX_COPIES), updatedAt: at }]);
+          // The newest 20 are kept as the line is written (history.ts clean, MAX_COPIES).
+          await this.history.recordAll([{ ...current, copies: [...copies, file], updatedAt: at }]);
       }
     });
   }

@@ -345,6 +345,28 @@ describe('History on disk: its directory, failures, and files that are not recor
     expect(h.list().map((r) => r.key)).toEqual(['good']);
   });
 
+  it("keeps a record's optional fields only as what they are: text, true, or a batch's null", () => {
+    const h = new History(newDir());
+    const at = '2026-01-01T00:00:00.000Z';
+    h.record(rec('first', at));
+    const file = (key: string, value: object): void =>
+      writeFileSync(join(h.dir, `${key}.json`), JSON.stringify({ ...rec(key, at), ...value }));
+    file('good', { finishedBy: 'codes get', keySince: at, plan: 'p.csv', batch: null, out: '/a.csv' });
+    file('batched', { plan: 'p.csv', batch: '2026-12-01' });
+    file('odd', { finishedBy: 7, keySince: 1, plan: 2, batch: 3, out: undefined });
+    const byKey = new Map(h.list().map((r) => [r.key, r]));
+    expect(byKey.get('good')).toMatchObject({
+      finishedBy: 'codes get',
+      keySince: at,
+      plan: 'p.csv',
+      batch: null,
+      out: '/a.csv',
+    });
+    expect(byKey.get('batched')?.batch).toBe('2026-12-01');
+    for (const field of ['finishedBy', 'keySince', 'plan', 'batch', 'out'])
+      expect(byKey.get('odd'), field).not.toHaveProperty(field);
+  });
+
   it('keeps when its file was written (outAt, with an out) and the other files of its codes (copies of text, the newest 20)', () => {
     const h = new History(newDir());
     const at = '2026-01-01T00:00:00.000Z';

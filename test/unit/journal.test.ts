@@ -184,6 +184,11 @@ describe('journal', () => {
       createdAt: new Date(Date.now() - INTENT_MAX_AGE_MS - 1000).toISOString(),
     });
     expect((await old.begin({ ...spec, profile: 'shop2' })).resumed).toBe(false);
+    // One whose outcome already reached its user (its record says delivered): nothing to finish.
+    const done = journal();
+    const reached = orphan(done, (await done.begin(spec)).intent, { phase: 'accepted', orderId: 'ord_done' });
+    done.history.record({ ...recordOf(reached, 'delivered'), endedAt: new Date().toISOString() });
+    expect((await done.begin({ ...spec, profile: 'shop2' })).resumed).toBe(false);
     const j = journal();
     orphan(j, (await j.begin(spec)).intent, { phase: 'sending' });
     await expect(j.begin({ ...spec, profile: 'shop2' })).rejects.toThrow(

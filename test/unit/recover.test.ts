@@ -328,6 +328,9 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     expect(ofThisRequest(j, spec, undefined, T + 24 * HOUR).abandonedRow).toBeUndefined();
     for (const other of OTHER_REQUESTS)
       expect(ofThisRequest(j, { ...spec, ...other }, undefined, T).abandonedRow, JSON.stringify(other)).toBeUndefined();
+    // An order of the request that ended before it says nothing of it: still asked.
+    j.history.record(abandoned('before', 2 * HOUR, { outcome: 'delivered', sent: undefined, orderId: 'ord_b' }));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedRow?.key).toBe(rowKey);
     // An order of the request ended since (the second order the question let through): not asked again.
     j.history.record(abandoned('later', HOUR / 2, { outcome: 'delivered', sent: undefined, orderId: 'ord_l' }));
     expect(ofThisRequest(j, spec, undefined, T).abandonedRow).toBeUndefined();
