@@ -331,6 +331,12 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     // An order of the request that ended before it says nothing of it: still asked.
     j.history.record(abandoned('before', 2 * HOUR, { outcome: 'delivered', sent: undefined, orderId: 'ord_b' }));
     expect(ofThisRequest(j, spec, undefined, T).abandonedRow?.key).toBe(rowKey);
+    // One that ended at the same instant as the abandon is taken as after it (no question twice for one moment).
+    const k = journal();
+    k.history.record(abandoned(rowKey, HOUR, { plan: 'p.csv' }));
+    k.history.record(abandoned('same', HOUR, { outcome: 'delivered', sent: undefined, orderId: 'ord_s' }));
+    k.history.mark('abandoned', T - HOUR);
+    expect(ofThisRequest(k, spec, undefined, T).abandonedRow).toBeUndefined();
     // An order of the request ended since (the second order the question let through): not asked again.
     j.history.record(abandoned('later', HOUR / 2, { outcome: 'delivered', sent: undefined, orderId: 'ord_l' }));
     expect(ofThisRequest(j, spec, undefined, T).abandonedRow).toBeUndefined();
