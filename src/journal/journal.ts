@@ -408,13 +408,19 @@ export class Journal {
         mayHaveCharged(intent),
     );
     if (other) {
-      // Another profile's is matched only with this very key (sameResellerRequest).
-      const how =
-        other.profile !== options.profile
-          ? `with this same API key, so it is not resumed from profile "${options.profile}"`
-          : `with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`;
+      const units = unitsOf(other.quantity, other.productId);
+      // Another profile's is matched only with this very key (sameResellerRequest): said as the second order this run
+      // would be, not as a resume it asked for (a review read "not resumed from profile backup" as its own request).
+      if (other.profile !== options.profile)
+        throw new UsageError(
+          `an interrupted order for ${units} (${other.environment}) was started in profile "${other.profile}", which holds this same API key, and may have been charged; this run would place a second one beside it, so it placed nothing`,
+          {
+            code: 'intent_conflict',
+            hint: `finish that one: giftcodes order resume ${other.key}${other.out && other.out.path !== '-' ? ` (its codes go to ${other.out.path})` : ''}, or drop it: giftcodes order abandon ${other.key}; then run this again`,
+          },
+        );
       throw new UsageError(
-        `an interrupted order for ${unitsOf(other.quantity, other.productId)} in profile "${other.profile}" (${other.environment}) was made ${how}`,
+        `an interrupted order for ${units} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
         {
           code: 'intent_conflict',
           hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,

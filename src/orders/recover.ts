@@ -65,9 +65,14 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
   const { intents } = journal.read();
   // An interrupted one is what this run resumes: no second order then.
   if (intents.some((intent) => interruptedHere(intent, spec))) return undefined;
-  // isAlive is false for another machine's run: its pid says nothing here.
-  return intents.find((intent) => sameOrder(intent, spec) && intent.owner.pid !== process.pid && isAlive(intent.owner))
-    ?.owner.pid;
+  // isAlive is false for another machine's run: its pid says nothing here. In any profile holding this key: one reseller
+  // to the API (a review's second profile placed the same order beside a live run of the first without a word).
+  return intents.find(
+    (intent) =>
+      sameOrder(intent, { ...spec, profile: intent.profile }) &&
+      intent.owner.pid !== process.pid &&
+      isAlive(intent.owner),
+  )?.owner.pid;
 }
 
 /** When a record ended (or, without an end, was last updated), in ms. */

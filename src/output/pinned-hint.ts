@@ -24,9 +24,10 @@ export function pinnedHint(hint: string, place: RunPlace): string {
     value && !hint.includes(`--${name}`) ? `--${name} ${shellWord(value)} ` : '';
   const flags = `${flag('profile', place.profile)}${flag('env', place.env)}${flag('base-url', place.baseUrl)}`;
   if (!dir && !flags) return hint;
-  // An order's resume or abandon by key goes where the order was made (its note's server and environment): this run's
-  // --base-url there read as the way to it, when it was the very mismatch refused (a docs review).
-  const byKey = `${dir}giftcodes ${flag('profile', place.profile)}`;
+  // An order's resume or abandon by key goes where the order was made (its note's profile, server and environment):
+  // this run's --base-url there read as the way to it, when it was the very mismatch refused (a docs review), and
+  // its --profile as the profile the order was in (a review).
+  const byKey = `${dir}giftcodes `;
   // A command pinned already (the hint went through here before) is left as it is, not given a second prefix; so is
   // `giftcodes serve`, which reads no config directory or profile (a review was told to start the reference server
   // with `GIFTCODES_CONFIG_DIR=… giftcodes --profile small serve`).

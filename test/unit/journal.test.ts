@@ -169,7 +169,7 @@ describe('journal', () => {
         hint: expect.stringContaining(first.key),
         message: expect.stringContaining(
           'profile' in change
-            ? 'was made with this same API key'
+            ? 'which holds this same API key, and may have been charged; this run would place a second one beside it'
             : `was made with another API key or base URL (${spec.baseUrl}), so it is not resumed with this one`,
         ) as unknown,
       });
@@ -192,7 +192,7 @@ describe('journal', () => {
     const j = journal();
     orphan(j, (await j.begin(spec)).intent, { phase: 'sending' });
     await expect(j.begin({ ...spec, profile: 'shop2' })).rejects.toThrow(
-      `in profile "${spec.profile}" (${spec.environment}) was made with this same API key, so it is not resumed from profile "shop2"`,
+      `(${spec.environment}) was started in profile "${spec.profile}", which holds this same API key, and may have been charged; this run would place a second one beside it, so it placed nothing`,
     );
   });
 

@@ -680,6 +680,10 @@ describe('placingNow: the same order being placed by another live run', () => {
       expect(placingNow(j, spec, undefined)).toBe(live.pid);
       expect(placingNow(j, spec, 'my-own-key')).toBeUndefined();
       expect(placingNow(j, { ...spec, quantity: spec.quantity + 1 }, undefined)).toBeUndefined();
+      // Another profile holding this key is the same reseller (a review placed it beside the live run, no word);
+      // another profile's own key is not.
+      expect(placingNow(j, { ...spec, profile: 'backup' }, undefined)).toBe(live.pid);
+      expect(placingNow(j, { ...spec, profile: 'backup', keyId: 'k-backup' }, undefined)).toBeUndefined();
       // Another machine's notes (a shared config folder) say nothing of this one: neither its live nor its dead run.
       const { intent: elsewhere } = await j.begin({ ...spec, key: 'elsewhere-dead' });
       j.save({ ...elsewhere, phase: 'sending', owner: { pid: 999_999_999, machine: 'elsewhere-2' } });

@@ -63,7 +63,7 @@ describe('pinnedHint', () => {
 
   // A docs review: an order made at another base URL was refused, and its hint carried the run's own, mismatched
   // --base-url into `order resume <key>`, which reaches the order where it was made (its note's server and environment).
-  it("leaves --env and --base-url off an order's resume and abandon by key: they go where the order was made", () => {
+  it("leaves --profile, --env and --base-url off an order's resume and abandon by key: they go where the order was made", () => {
     expect(
       pinnedHint('resume it with its own key: giftcodes order resume k1   or drop it: giftcodes order abandon k1', {
         configDir: '/c',
@@ -72,7 +72,7 @@ describe('pinnedHint', () => {
         baseUrl: 'http://localhost:1',
       }),
     ).toBe(
-      'resume it with its own key: GIFTCODES_CONFIG_DIR=/c giftcodes --profile night order resume k1   or drop it: GIFTCODES_CONFIG_DIR=/c giftcodes --profile night order abandon k1',
+      'resume it with its own key: GIFTCODES_CONFIG_DIR=/c giftcodes order resume k1   or drop it: GIFTCODES_CONFIG_DIR=/c giftcodes order abandon k1',
     );
   });
 });
