@@ -76,10 +76,12 @@ describe('orders left interrupted by an earlier run', () => {
     // somewhere): this night orders them anew beside those.
     const said = unstamped(next.stderr).replace(/\s+/g, ' ');
     expect(said).toContain(
-      '2 rows of these were sent by another plan or batch and never finished (they may have been charged)',
+      '2 rows of this plan were sent by another run (another plan or --batch) and never finished (they may have been charged)',
     );
+    // Each named with the batch it ran as, and this run with its own.
+    expect(said).toContain(', plan nightly.csv --batch n1');
     expect(said).toContain(
-      `orders its rows anew beside those; finish those by running their plan as it was, or see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`,
+      `this run (nightly.csv --batch n2) orders them anew beside those; finish those by running their plan as it ran there, or see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`,
     );
     expect(said).not.toContain('2 orders interrupted in earlier runs');
 

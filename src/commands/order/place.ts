@@ -641,12 +641,15 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (twin) await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true);
     if (twinLeft.length > 0) {
       const cancelled = nothingSent();
+      const one = twinLeft.length === 1;
+      // Each named with the plan and --batch it ran as (a review read "another plan or batch" of its own plan's
+      // previous night, and "finish those as it was" without the batch it was).
       io.warn(
         pinnedHint(
-          `${counted(twinLeft.length, 'row')} of these ${twinLeft.length === 1 ? 'was' : 'were'} sent by another plan or batch and never finished (${twinLeft.length === 1 ? 'it' : 'they'} may have been charged): ${firstOf(
-            twinLeft.map((r) => `${sentWords(r)}${r.plan ? `, plan ${r.plan}` : ''}`),
+          `${one ? '1 row of this plan was' : `${twinLeft.length} rows of this plan were`} sent by another run (another plan or --batch) and never finished (${one ? 'it' : 'they'} may have been charged): ${firstOf(
+            twinLeft.map((r) => `${sentWords(r)}${planRun(r) !== undefined ? `, plan ${planRun(r)}` : ''}`),
             5,
-          )}; this run (${o.plan}${o.batch !== undefined ? `, batch ${o.batch}` : ''}) orders its rows anew beside those; finish those by running their plan as it was, or see giftcodes order pending`,
+          )}; this run (${planRun({ plan: planName(o.plan), batch: o.batch ?? null })}) orders ${one ? 'it' : 'them'} anew beside ${one ? 'that one' : 'those'}; finish ${one ? 'that one' : 'those'} by running ${one ? 'its' : 'their'} plan as it ran there, or see giftcodes order pending`,
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
         ),
       );
@@ -654,7 +657,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         io.canPrompt &&
         o.yes !== true &&
         !(await io.confirm(
-          `Order the ${counted(todo.length, 'row')} as new orders beside the unfinished ones?`,
+          `Order ${todo.length === 1 ? 'the row as a new order' : `the ${todo.length} rows as new orders`} beside the unfinished ${one ? 'one' : 'ones'}?`,
           '--yes',
           'ordering rows another plan left unfinished',
           { cancelled },
@@ -1171,11 +1174,13 @@ async function sameRowsAgain(
     .map((r) => r.endedAt ?? r.updatedAt)
     .sort()
     .at(-1);
+  // Which plan it was (its file and --batch), where the records say: a review could not tell which run was meant.
+  const which = [...new Set(twin.flatMap((r) => planRun(r) ?? []))];
   io.warn(
-    `another plan delivered ${all ? `these same ${counted(twin.length, 'row')}` : `${twin.length} of these ${counted(rows, 'row')}`} here in the last 24 hours (the last at ${last}: ${firstOf(
+    `another plan${which.length > 0 ? ` (${which.join('; ')})` : ''} delivered ${all ? (twin.length === 1 ? 'this same row' : `these same ${twin.length} rows`) : `${twin.length} of these ${counted(rows, 'row')}`} here in the last 24 hours (the last at ${last}: ${firstOf(
       twin.map(deliveredWords),
       5,
-    )}); ${plan} is a plan of its own (a copied or renamed file, another directory or --batch), so every row is a new order, charged again`,
+    )}); ${plan} is a plan of its own (a copied or renamed file, another directory or --batch), so ${all ? (twin.length === 1 ? 'its row is a new order' : 'every row is a new order') : 'those rows are new orders'}, charged again`,
   );
   if (!io.canPrompt || yes) return;
   const cancelled = nothingSent();
@@ -1211,6 +1216,12 @@ function deliveredWords(r: OrderRecord): string {
 /** A row an earlier run sent and never finished, as the warnings name it: its units, its key and when it began. */
 function sentWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt'>): string {
   return `${unitsOf(i.quantity, i.productId)} (key ${i.key}, started ${i.createdAt})`;
+}
+
+/** `nightly.csv --batch 2026-12-03` (`, no --batch`): how a plan row's run ran, where its note or record says. */
+function planRun(r: { plan?: string | undefined; batch?: string | null | undefined }): string | undefined {
+  if (r.plan === undefined) return undefined;
+  return `${r.plan}${r.batch === undefined ? '' : r.batch === null ? ', no --batch' : ` --batch ${r.batch}`}`;
 }
 
 /** Where rows of this plan were made under another scope: another key at this address, or another spelling of it. */
