@@ -206,17 +206,15 @@ function baseName(out: string): string {
  * JSON under a name that promises something else.
  */
 export function formatFor(out: string, format: ExportFormat | undefined): ExportFormat {
-  const name = baseName(namesAgeFile(out) ? out.slice(0, -AGE_EXTENSION.length) : out);
-  const dot = name.lastIndexOf('.');
-  if (out === '-' || dot <= 0) return format ?? 'json';
-  const extension = name.slice(dot + 1).toLowerCase();
-  const named = EXTENSIONS.get(extension);
+  const { extension, named } = extensionOf(out);
+  if (extension === undefined) return format ?? 'json';
   // --format says which format where the name does not (codes.txt); one that contradicts the name is refused, as an
   // unknown extension is: --out mism.xlsx --format csv wrote CSV that a spreadsheet then refused (a person's day).
   if (format && named && named !== format)
     throw new UsageError(`${out}: the extension .${extension} is ${named}, not --format ${format}`, {
       code: 'out_format_mismatch',
-      hint: `drop --format (the extension chooses the format), or name the file .${FORMAT_TABLE[format].extensions[0]}`,
+      // An encrypted file keeps its .age (a review was told `.csv` for e.xlsx.age, a name refused with a recipient).
+      hint: `drop --format (the extension chooses the format), or name the file .${FORMAT_TABLE[format].extensions[0]}${namesAgeFile(out) ? AGE_EXTENSION : ''}`,
     });
   if (format) return format;
   if (named) return named;
@@ -227,6 +225,16 @@ export function formatFor(out: string, format: ExportFormat | undefined): Export
       hint: `${NAME_THE_FILE}, or say which format with --format <${EXPORT_FORMATS.join('|')}>`,
     },
   );
+}
+
+/** A file name's extension (before `.age`), and the format it names, if any; no extension (or stdout): neither. */
+export function extensionOf(out: string): { extension?: string; named?: ExportFormat } {
+  const name = baseName(namesAgeFile(out) ? out.slice(0, -AGE_EXTENSION.length) : out);
+  const dot = name.lastIndexOf('.');
+  if (out === '-' || dot <= 0) return {};
+  const extension = name.slice(dot + 1).toLowerCase();
+  const named = EXTENSIONS.get(extension);
+  return named === undefined ? { extension } : { extension, named };
 }
 
 /**

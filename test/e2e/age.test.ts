@@ -204,6 +204,15 @@ describe('encrypted codes files (age)', () => {
     expect(lastLine(again)).toContain('exists');
     const forced = await runCli(['codes', 'decrypt', binary, '-i', identity, '--out', out, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
+    // Decrypted as it went in: a name of another format is refused (CSV text in a .xlsx: a review), nothing written.
+    const workbook = join(dir, 'codes.xlsx');
+    const mismatched = await runCli(['codes', 'decrypt', binary, '-i', identity, '--out', workbook]);
+    expect(mismatched.code).toBe(2);
+    expect(mismatched.stderr).toContain(
+      `error: ${workbook}: ${binary} holds csv, and decrypting writes it as it is, not as xlsx`,
+    );
+    expect(mismatched.stderr).toContain('hint: name the file .csv');
+    expect(existsSync(workbook)).toBe(false);
     // From stdin, as bytes (the harness writes its input as text).
     const fromStdin = execFileSync(process.execPath, [BIN, 'codes', 'decrypt', '-', '-i', identity], {
       input: readFileSync(binary),

@@ -50,7 +50,12 @@ describe('the export formats, one entry each', () => {
         hint: 'drop --format (the extension chooses the format), or name the file .csv',
       }) as Error,
     );
-    expect(() => formatFor('codes.csv.age', 'json')).toThrow(expect.objectContaining({ code: 'out_format_mismatch' }));
+    expect(() => formatFor('codes.csv.age', 'json')).toThrow(
+      expect.objectContaining({
+        code: 'out_format_mismatch',
+        hint: expect.stringMatching(/name the file \.json\.age$/),
+      }),
+    );
     expect(() => formatFor('codes.ndjson', 'json')).toThrow(expect.objectContaining({ code: 'out_format_mismatch' }));
     expect(formatFor('codes.CSV', 'csv')).toBe('csv');
     expect(formatFor('codes.ndjson', 'jsonl')).toBe('jsonl');

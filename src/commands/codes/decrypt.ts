@@ -43,6 +43,19 @@ export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Prom
   if (options.force && out === '-') throw new UsageError('--force only applies with --out', { hint: 'add --out FILE' });
   const { decryptFile } = await import('../../export/decrypt.js');
   if (out !== '-') {
+    // The codes come out as they went in: a file named for another format is refused, as codes get refuses one (a
+    // review decrypted codes.csv.age to codes.xlsx, CSV text a spreadsheet would not open).
+    const { extensionOf, FORMAT_TABLE } = await import('../../export/format.js');
+    const held = extensionOf(options.file).named;
+    const named = extensionOf(out).named;
+    if (held !== undefined && named !== undefined && held !== named)
+      throw new UsageError(
+        `${out}: ${options.file} holds ${held}, and decrypting writes it as it is, not as ${named}`,
+        {
+          code: 'out_format_mismatch',
+          hint: `name the file .${FORMAT_TABLE[held].extensions[0]}`,
+        },
+      );
     const { writeFileAtomically } = await import('../../export/write.js');
     const path = await writeFileAtomically(out, options.force === true, (sink) =>
       decryptFile(options.file, identity, sink, io.stdin),
