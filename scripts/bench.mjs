@@ -585,13 +585,20 @@ async function progressFigure(url) {
     ]
       .map((w) => `'${w}'`)
       .join(' ');
-    const result = spawnSync('script', ['-qec', `${command} 3>'${cpuFile}'`, '/dev/null'], {
-      env: { ...cliEnv, COLUMNS: '120' },
-      encoding: 'utf8',
-      maxBuffer: 1 << 26,
-    });
+    // The pseudo-terminal gets the size of the terminal the bench runs in, none (0×0) when it runs in none (cron, an
+    // agent's shell): set, so that the whole line is drawn wherever the bench runs (a run from no terminal met the
+    // narrow form only, and counted no redraw: 2026-12-01).
+    const result = spawnSync(
+      'script',
+      ['-qec', `stty cols 120 rows 40 2>/dev/null; ${command} 3>'${cpuFile}'`, '/dev/null'],
+      {
+        env: { ...cliEnv, COLUMNS: '120' },
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      },
+    );
     if (result.status !== 0) throw new Error(`codes get in a pseudo-terminal failed: ${result.stdout}${result.stderr}`);
-    const drawn = (result.stdout.match(/writing the codes of/g) ?? []).length;
+    const drawn = (result.stdout.match(/writing (the )?codes/g) ?? []).length;
     if (!quiet && drawn === 0) throw new Error('no progress line was drawn in the pseudo-terminal');
     checkExport(out, quantity, 'csv');
     rmSync(out);
