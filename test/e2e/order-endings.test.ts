@@ -220,6 +220,26 @@ describe('order watch endings', () => {
   });
 });
 
+describe('order resume --all of an order the provider failed', () => {
+  // A person's day read a cron log's "1 of 1 orders could not be resumed … order pending lists what is left" of a
+  // night whose order was resumed, ended failed, and left nothing pending.
+  it('says it ended failed (exit 6), and names order pending only while something is left', async () => {
+    await withServer(['--fulfil-after', '0', '--fail-orders', '1'], async (server) => {
+      const configDir = await loggedIn(server);
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1'], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const resumed = await runCli(['order', 'resume', '--all'], { configDir });
+      expect(resumed.code, resumed.stderr).toBe(6);
+      expect(resumed.stderr).toContain('error: 1 of 1 orders ended failed');
+      expect(resumed.stderr).not.toContain('order pending');
+      expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+    });
+  }, 60_000);
+});
+
 describe('a run that does not stop when asked', () => {
   // An adversarial review: a run that did not stop within 5 s of Ctrl-C (a held step: a slow disk, the journal's
   // lock) was ended with exit 130 and not a word of its order. Here the step after the API's answer is held.

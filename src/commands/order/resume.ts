@@ -157,17 +157,24 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     await deliver(deps.io, journal, () => exportResult(deps.io, results, {}), done);
     await settle(journal, done);
   }
-  if (firstFailure)
-    throw new CliError(
-      firstFailure.exitCode,
-      `${results.filter((r) => r.error).length} of ${keys.length} orders could not be resumed`,
-      {
-        code: firstFailure.code,
-        hint: gathered
-          ? "each failed order's error and hint are in the JSON document; giftcodes order pending lists what is left"
-          : 'see the lines above; giftcodes order pending lists what is left',
-      },
-    );
+  if (firstFailure) {
+    // An order the provider failed was resumed, to its end: said as such, not as one that could not be resumed; and
+    // `order pending` is named only while one of them is still there to list (a cron log read "lists what is left"
+    // of a night with nothing left: a person's day).
+    const errors = results.flatMap((r) => (r.error ? [r.error] : []));
+    const ended = errors.filter((e) => e.exitCode === ExitCode.orderFailed).length;
+    const what =
+      ended === errors.length
+        ? `${ended} of ${keys.length} orders ended failed`
+        : `${errors.length} of ${keys.length} orders could not be resumed${ended > 0 ? ` (${ended} ended failed)` : ''}`;
+    const mine = new Set(keys);
+    const left = journal.read().intents.filter((intent) => mine.has(intent.key)).length;
+    const pending = left > 0 ? `; giftcodes order pending lists the ${left === 1 ? 'one' : left} left` : '';
+    throw new CliError(firstFailure.exitCode, what, {
+      code: firstFailure.code,
+      hint: `${gathered ? "each failed order's error and hint are in the JSON document" : 'see the lines above'}${pending}`,
+    });
+  }
 }
 
 /**
