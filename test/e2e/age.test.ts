@@ -213,6 +213,12 @@ describe('encrypted codes files (age)', () => {
     );
     expect(mismatched.stderr).toContain('hint: name the file .csv');
     expect(existsSync(workbook)).toBe(false);
+    // Nor plain text under a .age name, let alone over the encrypted file itself (a review).
+    const before = readFileSync(binary);
+    const overItself = await runCli(['codes', 'decrypt', binary, '-i', identity, '--out', binary, '--force']);
+    expect(overItself.code).toBe(2);
+    expect(overItself.stderr).toContain('decrypting writes the codes in plain text, and a .age name says encrypted');
+    expect(readFileSync(binary).equals(before)).toBe(true);
     // From stdin, as bytes (the harness writes its input as text).
     const fromStdin = execFileSync(process.execPath, [BIN, 'codes', 'decrypt', '-', '-i', identity], {
       input: readFileSync(binary),

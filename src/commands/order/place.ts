@@ -21,7 +21,7 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
 import { counted, firstOf, holdsCodesOf, unitsOf } from '../../output/words.js';
-import { pinnedHint } from '../../output/pinned-hint.js';
+import { pinnedHint, shellWord } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -777,7 +777,6 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // Rows whose request may have gone out; none (stopped before the first was sent): the interruption alone.
       const sent = journal.read().intents.filter((intent) => own.has(intent.key) && !neverSent(intent));
       if (sent.length === 0) throw error;
-      const { shellWord } = await import('../../output/pinned-hint.js');
       throw new InterruptedError(
         `${error.message}: the plan stopped, and ${counted(sent.length, 'row')} of it may have been charged`,
         {
@@ -1221,7 +1220,8 @@ function sentWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt
 /** `nightly.csv --batch 2026-12-03` (`, no --batch`): how a plan row's run ran, where its note or record says. */
 function planRun(r: { plan?: string | undefined; batch?: string | null | undefined }): string | undefined {
   if (r.plan === undefined) return undefined;
-  return `${r.plan}${r.batch === undefined ? '' : r.batch === null ? ', no --batch' : ` --batch ${r.batch}`}`;
+  // The batch as a shell reads it: `--batch x $HOME` pasted unquoted is another batch, new keys (a review).
+  return `${r.plan}${r.batch === undefined ? '' : r.batch === null ? ', no --batch' : ` --batch ${shellWord(r.batch)}`}`;
 }
 
 /** Where rows of this plan were made under another scope: another key at this address, or another spelling of it. */
