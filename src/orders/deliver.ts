@@ -38,8 +38,9 @@ export interface CodesDelivery {
    */
   existing?: unknown;
   /**
-   * The order whose codes this machine recorded writing to a path, if any (History.codesHolder): an existing file
-   * refused is said as that order's, as `order place` says it, so that --force is not taken as the way on.
+   * The order whose codes this machine recorded writing to a path, if any, and whether the file changed since
+   * (History.codesWrittenTo): an existing file refused is said as that order's, as `order place` says it, so that
+   * --force is not taken as the way on.
    */
   heldBy?: ((path: string) => { record: OrderRecord; changed: boolean } | undefined) | undefined;
   /** An intent's codes (order place, resume, a plan's row): the file is recorded around its rename, and a short stdout says how short. */
@@ -207,19 +208,20 @@ export async function deliverFetched(
     // by a live run of it (another terminal's order place --out, waiting for the order): two files of the same codes
     // were made without a word (an adversarial review).
     // Every other file this machine wrote them to, each still there (a person's day met six copies, one named).
-    const delivered = ours && record.outcome === 'delivered' ? record : undefined;
-    const others = (delivered?.copies ?? []).filter(elsewhere);
-    const first =
-      delivered && elsewhere(delivered.out) ? `${delivered.out} (written there at ${writtenAt(delivered)})` : undefined;
-    if (first !== undefined && others.length === 0)
-      io.warn(
-        `the codes of order ${delivery.orderId} are in ${delivered!.out} too (written there at ${writtenAt(delivered!)}): both hold the same codes: hand out one of them`,
-      );
-    else if (others.length > 0) {
-      const files = [...(first !== undefined ? [first] : []), ...others];
-      io.warn(
-        `the codes of order ${delivery.orderId} are in ${firstOf(files, 5)} too: ${files.length === 1 ? 'both hold' : `all ${files.length + 1} files hold`} the same codes: hand out one of them`,
-      );
+    if (ours && record.outcome === 'delivered') {
+      const others = (record.copies ?? []).filter(elsewhere);
+      const when = `(written there at ${writtenAt(record)})`;
+      const first = elsewhere(record.out) ? record.out : undefined;
+      // The first file alone: `in X too (written there at T)`; with others: `in X (written there at T); Y; Z too`.
+      const where =
+        others.length === 0
+          ? `${first} too ${when}`
+          : `${firstOf([...(first ? [`${first} ${when}`] : []), ...others], 5)} too`;
+      const files = (first ? 1 : 0) + others.length;
+      if (files > 0)
+        io.warn(
+          `the codes of order ${delivery.orderId} are in ${where}: ${files === 1 ? 'both hold' : `all ${files + 1} files hold`} the same codes: hand out one of them`,
+        );
     }
     const { isAlive } = await import('../journal/owner.js');
     const live = journal

@@ -627,10 +627,30 @@ function rowsOf(
   group: readonly { productId: string; quantity: number }[],
   rows: readonly { productId: string; quantity: number }[],
 ): boolean {
+  return fitting(group, rows).length === group.length;
+}
+
+/** The items of `group` that are rows of `rows`, in order, each product and quantity at most as often as there. */
+function fitting<T extends { productId: string; quantity: number }>(
+  group: readonly T[],
+  rows: readonly { productId: string; quantity: number }[],
+): T[] {
   const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
   const left = new Map<string, number>();
   for (const r of rows) left.set(rowOf(r), (left.get(rowOf(r)) ?? 0) + 1);
-  return group.every((r) => (left.get(rowOf(r)) ?? 0) > 0 && left.set(rowOf(r), left.get(rowOf(r))! - 1));
+  return group.filter((r) => {
+    const n = left.get(rowOf(r)) ?? 0;
+    if (n > 0) left.set(rowOf(r), n - 1);
+    return n > 0;
+  });
+}
+
+/**
+ * A record of a request abandoned while it was out (sentUnanswered) in this scope, not declined, and within the day
+ * the server keeps its key: the API may have placed it, and its key, sent again, is that order.
+ */
+function abandonedWhileOut(r: OrderRecord, scope: Scope, now: number): boolean {
+  return sentUnanswered(r) && r.declined !== true && inScope(r, scope) && staleness(r, now) === undefined;
 }
 
 /**
@@ -652,21 +672,9 @@ export function sameRowsLeft(
 ): (Intent | OrderRecord)[] {
   const unfinished: (Intent | OrderRecord)[] = [
     ...left.intents.filter((i) => sameScope(i, scope) && !neverSent(i) && resumable(i)),
-    ...left.records.filter(
-      (r) => sentUnanswered(r) && r.declined !== true && inScope(r, scope) && staleness(r, now) === undefined,
-    ),
+    ...left.records.filter((r) => abandonedWhileOut(r, scope, now)),
   ];
-  const rowOf = (r: { productId: string; quantity: number }): string => `${r.productId}\n${r.quantity}`;
-  const wanted = new Map<string, number>();
-  for (const r of todo) wanted.set(rowOf(r), (wanted.get(rowOf(r)) ?? 0) + 1);
-  return otherFamilies(unfinished, family)
-    .flat()
-    .filter((r) => {
-      const n = wanted.get(rowOf(r)) ?? 0;
-      if (n === 0) return false;
-      wanted.set(rowOf(r), n - 1);
-      return true;
-    });
+  return fitting(otherFamilies(unfinished, family).flat(), todo);
 }
 
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */
@@ -822,15 +830,7 @@ export function abandonedSentGone(
   now: number = Date.now(),
 ): OrderRecord[] {
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
-  return records.filter(
-    (r) =>
-      ofFamily(r.key, family) &&
-      !keys.has(r.key) &&
-      sentUnanswered(r) &&
-      r.declined !== true &&
-      inScope(r, scope) &&
-      staleness(r, now) === undefined,
-  );
+  return records.filter((r) => ofFamily(r.key, family) && !keys.has(r.key) && abandonedWhileOut(r, scope, now));
 }
 
 /** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */
@@ -1286,9 +1286,9 @@ export async function outFileProblems(
           ? `line ${row.row} is an order an earlier run of this plan sent and never finished (key ${intent.key}: it may have been charged): move the file away, then run the same command to finish it into its own file; another file name or --batch would order it again`
           : undefined;
       // A row's file is its out cell, and its format the file's extension: a plan has no --out or --format to offer.
-      const hint = ownUnfinished
-        ? ownUnfinished
-        : !holder
+      const hint =
+        ownUnfinished ??
+        (!holder
           ? error.code === 'out_format_unknown'
             ? `${NAME_THE_FILE} in the out column`
             : error.code === 'out_exists'
@@ -1310,7 +1310,7 @@ export async function outFileProblems(
                 `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
               : row.batched
                 ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
-                : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`;
+                : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`);
       problems.push({
         row: row.row,
         error: new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}`, {

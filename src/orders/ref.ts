@@ -15,7 +15,7 @@ import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, MIN_FRAGMENT, resolveRef } from './history-query.js';
 import { unitsOf } from '../output/words.js';
-import { shellWord } from '../output/pinned-hint.js';
+import { batchFlag } from '../output/pinned-hint.js';
 
 export interface OrderRef {
   /** The order id to ask the API for. */
@@ -507,8 +507,7 @@ export function abandonedWayOut(
  */
 export function planRunWords(r: Pick<OrderRecord, 'plan' | 'batch'>): string {
   const file = r.plan !== undefined ? `the same file name (${r.plan})` : 'the same file name';
-  const batch =
-    r.batch === undefined ? 'the same --batch' : r.batch === null ? 'no --batch' : `--batch ${shellWord(r.batch)}`;
+  const batch = r.batch === undefined ? 'the same --batch' : batchFlag(r.batch);
   return `with ${file} and ${batch}`;
 }
 

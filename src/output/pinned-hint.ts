@@ -46,6 +46,14 @@ export function shellWord(word: string): string {
 }
 
 /**
+ * A plan run's batch as its command line gives it: `--batch 2026-12-01` (quoted as a shell reads it: `--batch x $HOME`
+ * pasted unquoted is another batch, new keys: a review), or `no --batch` for a run without one.
+ */
+export function batchFlag(batch: string | null): string {
+  return batch === null ? 'no --batch' : `--batch ${shellWord(batch)}`;
+}
+
+/**
  * The `order place` that orders the same again: always with its --env, test too (pasted in a profile whose default is
  * live, a hint without it placed a live order: reviews), and its codes file where it had one (without it, the codes
  * went to stdout). `environment` undefined only where the order's environment is not known.

@@ -45,13 +45,13 @@ export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Prom
   if (out !== '-') {
     // The codes come out as they went in: a file named for another format is refused, as codes get refuses one (a
     // review decrypted codes.csv.age to codes.xlsx, CSV text a spreadsheet would not open).
-    const { extensionOf, FORMAT_TABLE, namesAgeFile } = await import('../../export/format.js');
+    const { AGE_EXTENSION, extensionOf, FORMAT_TABLE, namesAgeFile } = await import('../../export/format.js');
     // Plaintext under a name that says encrypted: a later reader trusts the name (a review wrote d.csv.age, and with
     // --force replaced the encrypted file with its own plaintext under the same name).
     if (namesAgeFile(out))
       throw new UsageError(`${out}: decrypting writes the codes in plain text, and a .age name says encrypted`, {
         code: 'out_format_mismatch',
-        hint: `name the file without .age (${out.slice(0, -'.age'.length) || 'codes.csv'})`,
+        hint: `name the file without .age (${out.slice(0, -AGE_EXTENSION.length) || 'codes.csv'})`,
       });
     const held = extensionOf(options.file).named;
     const named = extensionOf(out).named;

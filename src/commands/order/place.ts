@@ -21,7 +21,7 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
 import { counted, firstOf, holdsCodesOf, unitsOf } from '../../output/words.js';
-import { pinnedHint, shellWord } from '../../output/pinned-hint.js';
+import { batchFlag, pinnedHint } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -782,7 +782,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         {
           // The same command, not a command spelled here: the rows' keys come from its plan, --batch, profile,
           // environment and key, and a run without one of them would order every row anew.
-          hint: `run the same command again to finish them${o.batch !== undefined ? ` (the same --batch ${shellWord(o.batch)})` : ''}: rows delivered are not ordered again, interrupted ones are finished with their keys (giftcodes order pending lists them)`,
+          hint: `run the same command again to finish them${o.batch !== undefined ? ` (the same ${batchFlag(o.batch)})` : ''}: rows delivered are not ordered again, interrupted ones are finished with their keys (giftcodes order pending lists them)`,
         },
       );
     });
@@ -1220,8 +1220,7 @@ function sentWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt
 /** `nightly.csv --batch 2026-12-03` (`, no --batch`): how a plan row's run ran, where its note or record says. */
 function planRun(r: { plan?: string | undefined; batch?: string | null | undefined }): string | undefined {
   if (r.plan === undefined) return undefined;
-  // The batch as a shell reads it: `--batch x $HOME` pasted unquoted is another batch, new keys (a review).
-  return `${r.plan}${r.batch === undefined ? '' : r.batch === null ? ', no --batch' : ` --batch ${shellWord(r.batch)}`}`;
+  return `${r.plan}${r.batch === undefined ? '' : r.batch === null ? `, ${batchFlag(null)}` : ` ${batchFlag(r.batch)}`}`;
 }
 
 /** Where rows of this plan were made under another scope: another key at this address, or another spelling of it. */
