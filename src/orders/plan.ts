@@ -640,7 +640,7 @@ function fitting<T extends { productId: string; quantity: number }>(
   for (const r of rows) left.set(rowOf(r), (left.get(rowOf(r)) ?? 0) + 1);
   return group.filter((r) => {
     const n = left.get(rowOf(r)) ?? 0;
-    if (n > 0) left.set(rowOf(r), n - 1);
+    left.set(rowOf(r), n - 1);
     return n > 0;
   });
 }
