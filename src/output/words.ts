@@ -28,9 +28,9 @@ export function unitsOf(quantity: number, productId: string): string {
   return `${grouped(quantity)} × ${productId}`;
 }
 
-/** Items said in one line: the first `most`, joined by `; `, then an ellipsis when there were more. */
+/** Items said in one line: the first `most`, joined by `; `, then how many more there were. */
 export function firstOf(texts: readonly string[], most: number): string {
-  return `${texts.slice(0, most).join('; ')}${texts.length > most ? '; …' : ''}`;
+  return `${texts.slice(0, most).join('; ')}${texts.length > most ? `; and ${grouped(texts.length - most)} more` : ''}`;
 }
 
 /**

@@ -143,15 +143,16 @@ describe('plan parsing', () => {
     expect(refusal('p,0\n').message).toMatch(/^the plan \/plans\/p\.csv has 1 bad row, nothing was ordered: line 1: /);
   });
 
-  it('at most 20 problems are listed, then an ellipsis', () => {
+  it('at most 20 problems are listed, then the rest counted', () => {
     const twenty = refusal('p,0\n'.repeat(20)).message;
     expect(twenty).toContain('has 20 bad rows');
-    expect(twenty).not.toContain('…');
+    expect(twenty).not.toContain('more');
     const many = refusal('p,0\n'.repeat(21)).message;
     expect(many).toContain('has 21 bad rows');
     expect(many).toContain('line 20: ');
     expect(many).not.toContain('line 21: ');
-    expect(many.endsWith('; …')).toBe(true);
+    expect(many.endsWith('; and 1 more')).toBe(true);
+    expect(refusal('p,0\n'.repeat(1500)).message).toMatch(/line 20: [^;]*; and 1,480 more$/);
   });
 
   it('a plan without rows is refused', () => {

@@ -115,10 +115,10 @@ describe('refusePlan', () => {
     );
   });
 
-  it('at most twenty problems are named, then an ellipsis', () => {
+  it('at most twenty problems are named, then the rest counted', () => {
     const many = Array.from({ length: 21 }, (_, i) => exists(i + 1));
     const message = refused('p.csv', many).message;
-    expect(message).toContain('line 20: f20.csv exists; …');
+    expect(message).toMatch(/line 20: f20\.csv exists; and 1 more$/);
     expect(message).not.toContain('line 21');
     expect(refused('p.csv', many.slice(0, 20)).message).toMatch(/line 20: f20\.csv exists$/);
   });
