@@ -10,7 +10,8 @@ import { exportResult } from '../../output/exporter.js';
 import { renderTable, type Column } from '../../output/table.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
-import { environmentArg, integer, nonEmpty, profileName } from '../parse.js';
+import { integer, nonEmpty } from '../parse.js';
+import { orderScope } from './scope.js';
 
 export interface ListOptions {
   status?: string;
@@ -125,12 +126,7 @@ export function listColumns(
 export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   const { allRecords, filterRecords, parseSince, recordsCsv, unfinished, unknownProfile, unknownStatus } =
     await import('../../orders/history-query.js');
-  const env = options.env === undefined ? undefined : environmentArg(options.env);
-  if (env === 'all')
-    throw new UsageError('--env all is only for logout', {
-      hint: 'order list shows every environment unless --env test or --env live is given',
-    });
-  const profile = options.profile === undefined ? undefined : profileName(options.profile);
+  const { environment: env, profile } = orderScope(options, 'order list');
   const since = options.since === undefined ? undefined : parseSince(options.since);
   const [{ existsSync, statSync }, { csvCell }, { historyDir }] = await Promise.all([
     import('node:fs'),

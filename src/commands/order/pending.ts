@@ -7,16 +7,24 @@ import { renderTable } from '../../output/table.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { counted } from '../../output/words.js';
+import { inScope, orderScope, scopeWords, type OrderScope } from './scope.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
-    description: 'orders in the local journal whose outcome never reached you (interrupted, crashed, timed out)',
-    examples: ['giftcodes order pending', 'giftcodes order pending --json', 'giftcodes order resume --all'],
+    description:
+      'orders in the local journal whose outcome never reached you (interrupted, crashed, timed out); --profile and --env narrow them',
+    examples: [
+      'giftcodes order pending',
+      'giftcodes order pending --json',
+      'giftcodes order pending --profile shop2',
+      'giftcodes order resume --all',
+    ],
   };
-  addVerb(parent, app, 'pending', help, ({ deps }) => run(deps));
+  // --profile and --env narrow the rows (scope.ts), as order list's.
+  addVerb(parent, app, 'pending', help, ({ deps, globals }) => run(deps, orderScope(globals, 'order pending')));
 }
 
-export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Promise<void> {
+export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scope: OrderScope = {}): Promise<void> {
   // No journal where the config directory is not there: said, with the empty document a script reads (journal-missing.ts).
   const { journalMissing } = await import('./journal-missing.js');
   if (await journalMissing(deps))
@@ -30,7 +38,9 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Pro
   const { settleReached, writtenUnrecorded } = await import('../../orders/lifecycle.js');
   const written = await writtenUnrecorded(journal);
   await settleReached(deps.io, journal, { keep: written });
-  const { intents, unreadable } = journal.read();
+  const read = journal.read();
+  const { unreadable } = read;
+  const intents = read.intents.filter((intent) => inScope(scope, intent));
   const unsent = new Set(intents.filter(neverSent).map((intent) => intent.key));
   const rows = intents.map((intent) => {
     const running = isAlive(intent.owner);
@@ -76,8 +86,8 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Pro
       // An unreadable file may be an order that never reached the user: never say they all did.
       line:
         unreadable.length === 0
-          ? 'no pending orders: every order placed from here reached you'
-          : `no pending orders that can be read, but ${counted(unreadable.length, 'journal file')} could not be: look at ${journal.dir}`,
+          ? `no pending orders${scopeWords(scope)}: every ${scopeWords(scope) ? 'one' : 'order'} placed from here reached you`
+          : `no pending orders${scopeWords(scope)} that can be read, but ${counted(unreadable.length, 'journal file')} could not be: look at ${journal.dir}`,
     },
     text: (data) =>
       renderTable(
@@ -88,6 +98,11 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>): Pro
           { header: 'product', value: (r) => r.productId, whole: true },
           { header: 'qty', value: (r) => String(r.quantity), whole: true },
           { header: 'env', value: (r) => r.environment, dropRank: 3 },
+          // Rows of more than one profile say whose each is, as order list's do: two resellers' orders were
+          // listed together without it (a support review).
+          ...(new Set(data.map((r) => r.profile)).size > 1
+            ? [{ header: 'profile', value: (r: (typeof data)[number]) => r.profile, whole: true }]
+            : []),
           {
             header: 'state',
             value: (r) =>

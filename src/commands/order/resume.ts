@@ -10,7 +10,8 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
-import { holdsCodesOf, unitsOf } from '../../output/words.js';
+import { counted, holdsCodesOf, unitsOf } from '../../output/words.js';
+import { inScope, orderScope, scopeWords, type OrderScope } from './scope.js';
 
 export interface ResumeOptions {
   key?: string;
@@ -23,6 +24,8 @@ export interface ResumeOptions {
   yes?: boolean;
   /** --api-key, which a resumed order uses when it was placed with it. */
   apiKey?: string | undefined;
+  /** --all: the profile and environment given (--profile, --env), outside which nothing is taken up. */
+  scope?: OrderScope;
 }
 
 type ResumeDeps = Pick<Deps, 'io' | 'signal' | 'config' | 'clientFor' | 'journal'> & Partial<Pick<Deps, 'configDir'>>;
@@ -31,7 +34,7 @@ export function register(parent: Command, app: App): void {
   const command = addIntervalFlags(parent.command('resume'))
     .description('finish interrupted orders with their original keys and requests (never a second charge)')
     .argument('[key]', 'the idempotency key shown by order pending, or a unique prefix of it')
-    .option('--all', 'resume every interrupted order')
+    .option('--all', 'resume every interrupted order (of --profile and --env, when given)')
     .option('--force', 'overwrite an existing file when the order was placed with --out')
     .option(
       '--force-stale',
@@ -39,7 +42,9 @@ export function register(parent: Command, app: App): void {
     )
     .action(async (key: string | undefined, flags: Omit<ResumeOptions, 'key'>, cmd: Command) => {
       const { globals, deps } = app.context(cmd);
-      return run({ ...flags, ...(key ? { key } : {}), apiKey: globals.apiKey, yes: globals.yes }, deps);
+      // With --all, --profile and --env narrow the orders taken up (scope.ts), as order pending's rows.
+      const scope = flags.all ? orderScope(globals, 'order resume --all') : {};
+      return run({ ...flags, ...(key ? { key } : {}), apiKey: globals.apiKey, yes: globals.yes, scope }, deps);
     });
   examples(command, [
     'giftcodes order pending',
@@ -83,8 +88,16 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     return;
   }
   await settleReached(deps.io, journal);
-  const { intents, unreadable } = journal.read();
+  const read = journal.read();
+  const { unreadable } = read;
   warnUnreadable(deps.io, unreadable);
+  const scope = options.scope ?? {};
+  const intents = read.intents.filter((intent) => inScope(scope, intent));
+  const outside = read.intents.length - intents.length;
+  if (outside > 0)
+    deps.io.notice(
+      `${counted(outside, 'unfinished order')} of other profiles or environments ${outside === 1 ? 'was' : 'were'} left as ${outside === 1 ? 'it was' : 'they were'} (this run takes up the orders${scopeWords(scope)} only): giftcodes order pending lists every one`,
+    );
   // Another machine's intents may be running there: each is resumed only by its key, once its host is known to be done.
   for (const intent of intents.filter((i) => otherMachine(i.owner) !== undefined)) {
     deps.io.warn(
