@@ -101,6 +101,14 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
     }
   }
   if (rows.length === 0) {
+    // A config directory that is not there is likelier a mistyped GIFTCODES_CONFIG_DIR than no login, as every other
+    // command says (config/resolve.ts): status alone said "not logged in", and a login as told stored into the typo.
+    const { existsSync } = await import('node:fs');
+    if (env.GIFTCODES_CONFIG_DIR && !existsSync(store.dir))
+      throw new CliError(ExitCode.auth, `no API key: the config directory ${store.dir} does not exist`, {
+        code: 'no_api_key',
+        hint: 'check GIFTCODES_CONFIG_DIR for a typo; else set GIFTCODES_API_KEY, or run: giftcodes login',
+      });
     throw new CliError(ExitCode.auth, 'no API key: not logged in to any profile', {
       code: 'no_api_key',
       hint: 'set GIFTCODES_API_KEY, or run: giftcodes login',

@@ -14,7 +14,7 @@ import { withStatus, type OrderRecord } from '../journal/history.js';
 import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, MIN_FRAGMENT, resolveRef } from './history-query.js';
-import { unitsOf } from '../output/words.js';
+import { firstOf, unitsOf } from '../output/words.js';
 import { batchFlag } from '../output/pinned-hint.js';
 
 export interface OrderRef {
@@ -54,7 +54,10 @@ export async function oneRef(
   typed: string,
 ): Promise<string> {
   const cleaned = cleanRef(typed);
-  if (!/\s/.test(cleaned) || localRecord(journal, typed) !== undefined) return typed;
+  // A link alone (`https://dash…/orders/ord_X?tab=codes`) is read as a sentence is, by its parts: sent as it was, the
+  // whole link went into the request's path (404, and an access log kept it; a support review).
+  const link = LINK.test(cleaned);
+  if ((!/\s/.test(cleaned) && !link) || localRecord(journal, typed) !== undefined) return typed;
   const count = cleaned.split(/\s+/).length;
   const words = [...new Set(cleaned.split(/\s+/).map(cleanRef))];
   const records = allRecords(journal.history, journal.read().intents);
@@ -78,20 +81,29 @@ export async function oneRef(
   if (candidates.length === 1) {
     const why =
       known.length === 1
-        ? 'the one of them that names an order recorded here'
-        : `the one of them that begins as the order ids recorded here do (${prefixes.join(', ')})`;
-    deps.io.notice(`the ref is ${count} words, so not one id: reading ${candidates[0]}, ${why}`);
+        ? `the one ${link && count === 1 ? 'part of it' : 'of them'} that names an order recorded here`
+        : `the one ${link && count === 1 ? 'part of it' : 'of them'} that begins as the order ids recorded here do (${prefixes.join(', ')})`;
+    deps.io.notice(`the ref is ${refShape(count, link)}, so not one id: reading ${candidates[0]}, ${why}`);
     return candidates[0]!;
   }
-  throw notOneWord(count, candidates);
+  throw notOneWord(count, candidates, link);
+}
+
+/** A ref that is, or holds, a link: `scheme://`. */
+const LINK = /[a-z][a-z0-9+.-]*:\/\//i;
+
+/** `3 words`, `a link`, `2 words with a link`: what a ref that is not one id is. */
+function refShape(count: number, link: boolean): string {
+  if (count === 1) return link ? 'a link' : '1 word';
+  return `${count} words${link ? ' with a link' : ''}`;
 }
 
 /** A ref of several words none of which, or more than one of which, can be taken for the order (exit 2). */
-function notOneWord(count: number, candidates: readonly string[] = []): UsageError {
+function notOneWord(count: number, candidates: readonly string[] = [], link = false): UsageError {
   return new UsageError(
     candidates.length > 1
-      ? `the ref is ${count} words, so not one id, and more than one of them could name the order (${candidates.join(', ')}): it was not sent`
-      : `the ref is ${count} words, so not one id, and none of them names an order recorded here: it was not sent`,
+      ? `the ref is ${refShape(count, link)}, so not one id, and more than one of ${link ? 'its parts' : 'them'} could name the order (${candidates.join(', ')}): it was not sent`
+      : `the ref is ${refShape(count, link)}, so not one id, and none of ${link ? 'its parts' : 'them'} names an order recorded here: it was not sent`,
     {
       code: 'ref_not_one_word',
       hint:
@@ -212,8 +224,8 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
         hint: 'name the order by its id (ord_…) or its idempotency key: giftcodes order list shows them; if the key was pasted somewhere it should not be, revoke it',
       });
     const asked = cleanRef(ref);
-    // Words around an id (oneRef reads the one that names it): never sent as one id.
-    if (/\s/.test(asked)) throw notOneWord(asked.split(/\s+/).length);
+    // Words around an id, or a link (oneRef reads the one that names it): never sent as one id.
+    if (/\s/.test(asked) || LINK.test(asked)) throw notOneWord(asked.split(/\s+/).length, [], LINK.test(asked));
     return { orderId: asked, record: undefined, api: await apiFor(deps, asked) };
   }
   if (record.orderId === undefined) {
@@ -227,7 +239,9 @@ export async function refOf(deps: RefDeps, ref: string, record: OrderRecord | un
       : record.sent
         ? 'it was abandoned after its request went out without an answer, so its codes are not known here'
         : `${NO_ID_WORDS[record.outcome] ?? `it ended ${record.outcome}`}${record.error ? ` (${record.error.code}: ${record.error.message})` : ''}, so it has no codes`;
-    throw new ApiError(
+    // Exit 2, not the API's 4: nothing was asked of the API, and 4 says it answered and nothing was charged, of an
+    // order that may have been (a support review). Decided here, before anything is sent, as a usage error is.
+    throw new UsageError(
       `the order with key ${record.key} (${unitsOf(record.quantity, record.productId)}) ${pending ? 'has no order id here yet' : 'never got an order id'}: ${ending}`,
       {
         code: 'no_order_id',
@@ -562,6 +576,20 @@ export async function intentKey(journal: Journal, ref: string): Promise<string> 
     const endedByPrefix = resolveRef(ended, spelling);
     if (endedByPrefix) throw endedHere(endedByPrefix);
   }
+  // Never picked in another case (`Invoice-1001` and `invoice-1001` are two orders), but named: `3965414E`, typed
+  // from order pending's table in capitals, read "no unresolved order" of an order the table listed (a support review).
+  const lower = cleanRef(ref).toLowerCase();
+  const alike = pending.filter(
+    (r) => r.key.toLowerCase().startsWith(lower) || r.orderId?.toLowerCase().startsWith(lower) === true,
+  );
+  if (lower.length >= MIN_FRAGMENT && alike.length > 0)
+    throw new UsageError(
+      `no unresolved order with the key ${ref} in that case: a key is matched as it is spelled; did you mean ${firstOf(
+        alike.map((r) => r.key),
+        3,
+      )}?`,
+      { code: 'intent_not_found', hint: 'list them with: giftcodes order pending' },
+    );
   return ref;
 }
 

@@ -88,6 +88,18 @@ describe('giftcodes status', () => {
     expect(unstamped(works.stderr)).toBe('warning: --query "[0].works" gave null: works is there, and null\n');
   });
 
+  // A support review: status alone read a mistyped GIFTCODES_CONFIG_DIR as "not logged in to any profile" and told a
+  // login, which would have stored the key into the typo; every other command names the missing directory.
+  it('a config directory that does not exist is named, with the typo to check, not "not logged in"', async () => {
+    const missing = `${await loggedIn(api.server, DEMO_KEYS.test)}-typo`;
+    const result = await runCli(['status'], { configDir: missing });
+    expect(result.code).toBe(3);
+    expect(unstamped(result.stderr)).toContain(
+      `error: no API key: the config directory ${missing} does not exist\nhint: check GIFTCODES_CONFIG_DIR for a typo; else set GIFTCODES_API_KEY, or run: `,
+    );
+    expect(result.stderr).not.toContain('not logged in');
+  });
+
   it('a key that does not work is marked, and the run exits with its exit code', async () => {
     const configDir = await loggedIn(api.server, DEMO_KEYS.test);
     const result = await runCli(['status'], {

@@ -94,6 +94,26 @@ describe('a ref of several words', () => {
     expect((await orderRef(deps, `restock please`)).orderId).toBe(mine);
   });
 
+  // A support review: a dashboard link pasted alone went to the API whole, query string and all, as the order id
+  // (GET /v1/orders/https%3A%2F%2Fdash…, 404, kept in access logs), where the same link inside a sentence was read.
+  it('a link alone is read by its parts, as a sentence is; with no part to read it is refused, never sent', async () => {
+    const { deps, err } = refDeps([recordAt('k-1', '2026-11-29T00:00:00Z', { orderId: id, baseUrl: here })]);
+    const other = 'ord_0123456789abcdef01234567';
+    for (const typed of [`https://dash.example.com/orders/${other}?tab=codes`, `<https://dash.example.com/o/${id}>`]) {
+      const ref = await orderRef(deps, typed);
+      expect(ref.orderId, typed).toBe(typed.includes(other) ? other : id);
+    }
+    expect(err()).toContain(
+      `the ref is a link, so not one id: reading ${other}, the one part of it that begins as the order ids recorded here do (ord_)\n`,
+    );
+    expect(err()).toContain(`the ref is a link, so not one id: reading ${id}, the one part of it that begins`);
+    await expect(orderRef(refDeps([]).deps, `https://dash.example.com/orders/${id}?tab=codes`)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'ref_not_one_word',
+      message: 'the ref is a link, so not one id, and none of its parts names an order recorded here: it was not sent',
+    });
+  });
+
   it('no word to read, or more than one: exit 2, nothing sent', async () => {
     const none = refDeps([]);
     await expect(orderRef(none.deps, `Order #${id}`)).rejects.toMatchObject({
