@@ -109,9 +109,9 @@ export async function guidedOrder(
      * When this product and quantity would finish an interrupted order rather than place one: when it was started, and
      * whether its request was ever sent (one never sent is charged for the first time now).
      */
-    resumes?: (product: string, quantity: number) => { started: string; sent: boolean } | undefined;
+    resumes?: (product: string, quantity: number) => { key: string; started: string; sent: boolean } | undefined;
   } = {},
-): Promise<{ product: string; quantity: number; out?: string }> {
+): Promise<{ product: string; quantity: number; out?: string; resumes?: string }> {
   const live = connection.environment === 'live';
   // Ctrl-C at any question stops the order as "no" at the last one does, in its words.
   const cancelled = nothingSent();
@@ -181,7 +181,8 @@ export async function guidedOrder(
     cancelled,
   );
   if (!yes) throw cancelled;
-  return { product, quantity, ...(out ? { out } : {}) };
+  // The key of the interrupted order the person said yes to finishing: that order, or nothing (place.ts).
+  return { product, quantity, ...(out ? { out } : {}), ...(started ? { resumes: started.key } : {}) };
 }
 
 /**

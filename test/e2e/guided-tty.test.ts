@@ -149,6 +149,33 @@ describe('a guided order at a terminal', () => {
     expect((await ledger(served.server)).orders.length).toBe(charged + 1);
   }, 120_000);
 
+  // An adversarial review: while "Finish the interrupted order?" waited, the same command in another window (or cron)
+  // finished it; Yes then placed a new order with a key of its own, nobody having confirmed one: two charges, exit 0.
+  it('the interrupted order finished by another run while its question waited: Yes sends nothing (exit 2)', async () => {
+    const configDir = configCopy(served.configDir);
+    const place = ['order', 'place', '--product', 'steam-us-20', '--quantity', '5'];
+    const env = { GIFTCODES_BASE_URL: served.url };
+    const killed = await runCli(place, { configDir, env: { ...env, GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const charged = (await ledger(served.server)).orders.length;
+    const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], configDir, env);
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('5');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    t.press('Enter');
+    await t.waitFor(/Finish the interrupted test order for 5 × steam-us-20/);
+    const other = await runCli([...place, '--yes'], { configDir, env });
+    expect(other.code, other.stderr).toBe(0);
+    expect((await ledger(served.server)).orders.length).toBe(charged);
+    t.answer('y');
+    const screen = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(screen).toContain('[exit 2]');
+    expect(screen.replace(/\s+/g, ' ')).toContain(
+      'was finished, abandoned or taken by another giftcodes run while you were asked: nothing was sent',
+    );
+    expect((await ledger(served.server)).orders.length).toBe(charged);
+  }, 120_000);
+
   it('--product alone asks only the quantity, then confirms with the total; a typo in it is refused first', async () => {
     const before = (await ledger(served.server)).orders.length;
     const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], served.configDir, {

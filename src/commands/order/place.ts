@@ -128,6 +128,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   const yesGiven = options.yes === true;
   // Orders earlier runs left interrupted, said before a guided order's questions (its confirmation is its own).
   let leftSaidFirst = false;
+  // The interrupted order a guided order's person said yes to finishing (its key): this run finishes that one or sends
+  // nothing. Another run that finished it while the question waited left none, and the yes placed a new order nobody
+  // confirmed, a second charge (an adversarial review).
+  let guidedResume: string | undefined;
   // At a terminal without --product or --quantity: a guided order (orders/guided.ts) asks what is missing and is
   // confirmed there; elsewhere the usage error below.
   if (
@@ -171,10 +175,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           orderSpec(connection, keyIdOf, productId, quantity),
           options.idempotencyKey,
         );
-        return found && { started: found.createdAt, sent: !neverSent(found) };
+        return found && { key: found.key, started: found.createdAt, sent: !neverSent(found) };
       },
     });
-    options = { ...options, ...chosen, yes: true };
+    const { resumes, ...answered } = chosen;
+    guidedResume = resumes;
+    options = { ...options, ...answered, yes: true };
     // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
     // encrypted to the profile's encrypt-to as any --out file is (read above for no file: none was named then).
     if (chosen.out !== undefined) options = await withRecipients(options, deps);
@@ -252,6 +258,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // or places nothing. Without the key, a second run started at the same moment found it taken by the first and
     // placed a second order without a word (a review: two identical re-runs after a crash, two orders).
     const candidate = resumeCandidate(journal, spec, options.idempotencyKey);
+    if (guidedResume !== undefined && candidate?.key !== guidedResume) throw finishedMeanwhile(guidedResume);
     const fresh = other === undefined && candidate === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
     const { finished, abandoned, abandonedElsewhere, abandonedPlaced, abandonedRow } = fresh
@@ -371,6 +378,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // request, free still, is the one this run resumes (a review's second run exited 2 with one left free); with none,
     // it places nothing (intent_busy).
     const resumeNext = async (error: unknown, tried: ReadonlySet<string>): Promise<Begun> => {
+      // The one a guided order's person chose, taken by a run started at the same moment: that one or nothing.
+      if (guidedResume !== undefined && isCliError(error) && error.code === 'intent_busy')
+        throw finishedMeanwhile(guidedResume);
       if (options.idempotencyKey !== undefined || !isCliError(error) || error.code !== 'intent_busy') throw error;
       const next = resumeCandidate(journal, spec, undefined);
       if (next === undefined || tried.has(next.key)) throw error;
@@ -1275,4 +1285,15 @@ function orderSpec(
     productId,
     quantity,
   };
+}
+
+/**
+ * A guided order's "Finish the interrupted order?" answered yes, of an order another run finished, abandoned or took
+ * while the question waited: nothing is sent (exit 2), as the same command run again does (docs/exactly-once.md).
+ */
+function finishedMeanwhile(key: string): UsageError {
+  return new UsageError(
+    `the interrupted order you chose to finish (key ${key}) was finished, abandoned or taken by another giftcodes run while you were asked: nothing was sent`,
+    { code: 'intent_busy', hint: `see what became of it: giftcodes order show ${key}` },
+  );
 }
