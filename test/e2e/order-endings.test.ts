@@ -15,6 +15,7 @@ import {
   servedApi,
   spawnCli,
   tempDir,
+  unstamped,
   withServer,
   type TestServer,
 } from '../helpers/e2e.js';
@@ -289,6 +290,25 @@ describe('an interrupted order place --out run again another way', () => {
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain(`no second charge; its codes go to ${file}, the file it was started with`);
       expect(existsSync(file)).toBe(true);
+    });
+  }, 60_000);
+});
+
+describe('an interrupted order never sent, run again', () => {
+  // An adversarial review: the same order place finishing an order killed before its request went said "same key,
+  // same request, no second charge" of what was its first charge.
+  it('says it places the order now, its first request, never "no second charge"', async () => {
+    await withServer(['--fulfil-after', '0'], async (server) => {
+      const configDir = await loggedIn(server);
+      const place = ['order', 'place', '--product', 'amazon-us-10', '--quantity', '4'];
+      const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' } });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const again = await runCli(place, { configDir });
+      expect(again.code, again.stderr).toBe(0);
+      expect(unstamped(again.stderr)).toMatch(
+        /^placing the interrupted order for 4 × amazon-us-10 started \S+ \(key \S+\): its run was interrupted before it sent the order, so this is its first request$/m,
+      );
+      expect(again.stderr).not.toContain('no second charge');
     });
   }, 60_000);
 });

@@ -202,7 +202,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   const [
     journal,
     api,
-    { keyIdOf },
+    { keyIdOf, neverSent },
     { driveIntent, finish },
     { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, ofThisRequest },
     { sayReached, codesWhere },
@@ -409,8 +409,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       const startedTo = intent.out?.path;
       const elsewhere =
         startedTo !== undefined && startedTo !== '-' && (out === undefined || resolve(out.path) !== resolve(startedTo));
+      // One never sent is placed now for the first time: "no second charge" read as "already charged" (a review), as
+      // order resume says it (resume.ts).
       deps.io.say(
-        `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge${elsewhere ? `; its codes go to ${startedTo}, the file it was started with` : ''}`,
+        `${
+          neverSent(intent)
+            ? `placing the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): its run was interrupted before it sent the order, so this is its first request`
+            : `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`
+        }${elsewhere ? `; its codes go to ${startedTo}, the file it was started with` : ''}`,
       );
     }
     const left = leftSaid
