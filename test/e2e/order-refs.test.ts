@@ -12,6 +12,7 @@ import {
   startServer,
   tempDir,
   unstamped,
+  withServer,
 } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -503,4 +504,43 @@ describe('an order id one typo from an order recorded here', () => {
       ).toHaveLength(1);
     }
   });
+});
+
+// A support review: an order recorded here that the API answers 404 for (a server reset; a key of another reseller
+// given for the run) printed nothing of the record, and its hint said "check the id … order list shows the orders
+// placed from here", of an order order list showed.
+describe('order show of a recorded order the API does not know', () => {
+  it('prints the record, then says whose order it is and the cause that fits (exit 4)', async () => {
+    await withServer(['--fulfil-after', '0', '--admin'], async (server) => {
+      const configDir = await loggedIn(server, DEMO_KEYS.test);
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+        configDir,
+      });
+      expect(placed.code, placed.stderr).toBe(0);
+      const { id } = JSON.parse(placed.stdout) as { id: string };
+      // Another reseller's key given for the run: that key, not a lost order.
+      const other = await runCli(['order', 'show', id], {
+        configDir,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest },
+      });
+      expect(other.code).toBe(4);
+      expect(other.stdout).toMatch(new RegExp(`^order +${id}$`, 'm'));
+      expect(unstamped(other.stderr)).toContain(
+        'hint: it was asked with the key in GIFTCODES_API_KEY, not the one that placed it: run it without GIFTCODES_API_KEY',
+      );
+      const res = await fetch(`${server.url}/_admin/reset`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      const shown = await runCli(['order', 'show', id], { configDir });
+      expect(shown.code).toBe(4);
+      expect(shown.stdout).toMatch(/^product +amazon-us-10$/m);
+      const said = unstamped(shown.stderr);
+      expect(said).toContain(
+        `error: the API at ${server.url} does not know order ${id} (HTTP 404 order_not_found), which this machine placed at `,
+      );
+      expect(said).toContain(
+        'hint: the server no longer knows it (reset, or another server at that address): ask the provider',
+      );
+      expect(said).not.toContain('order list shows');
+    });
+  }, 60_000);
 });
