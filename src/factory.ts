@@ -141,7 +141,13 @@ export class Factory implements Deps {
       : this.io.env.GIFTCODES_BASE_URL
         ? ('GIFTCODES_BASE_URL' as const)
         : undefined;
-    return { profile, environment, baseUrl: resolveBaseUrl(this.globals, this.io.env, store, profile), baseUrlGiven };
+    return {
+      profile,
+      environment,
+      baseUrl: resolveBaseUrl(this.globals, this.io.env, store, profile),
+      baseUrlGiven,
+      environmentGiven: Boolean(given) || wanted !== undefined,
+    };
   }
 
   /** The client for the resolved connection (profile, environment, key, base URL). */

@@ -19,6 +19,8 @@ export interface Target {
 /** The target this run would use, and where a base URL given for it came from (--base-url, GIFTCODES_BASE_URL). */
 export interface CurrentTarget extends Target {
   readonly baseUrlGiven?: '--base-url' | 'GIFTCODES_BASE_URL' | undefined;
+  /** The environment was chosen for this run (--env, or a key given for it), not the profile's default. */
+  readonly environmentGiven?: boolean;
 }
 
 export interface Deps {

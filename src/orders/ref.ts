@@ -262,6 +262,19 @@ async function apiFor(deps: RefDeps, ref: string): Promise<ApiClient> {
     return await deps.api();
   } catch (error) {
     if (!(error instanceof AuthError) || error.code !== 'no_api_key') throw error;
+    // A profile with one key is asked with that one (docs/support-desk.md), when no environment was chosen for the
+    // run: a live-only profile refused to look up an id with "no test key" (a support review).
+    const target = await Promise.resolve()
+      .then(() => deps.currentTarget())
+      .catch(() => undefined);
+    if (target !== undefined && !target.environmentGiven) {
+      const other = otherEnvironment(target.environment);
+      const to = await deps.connectionTo({ ...target, environment: other }).catch(() => undefined);
+      if (to !== undefined) {
+        deps.io.notice(`profile "${target.profile}" holds no ${target.environment} key: asking with its ${other} key`);
+        return deps.clientFor(to.baseUrl, to.apiKey, undefined, undefined, to.baseUrlFrom);
+      }
+    }
     throw new AuthError(
       `no order in the local record matches "${ref}", and it cannot be asked of the API: ${error.message}`,
       {

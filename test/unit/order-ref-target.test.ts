@@ -160,6 +160,41 @@ describe('a ref the local record does not know, and no key to ask the API with (
     await expect(orderRef({ ...refDeps, api: () => Promise.reject(other) }, 'x')).rejects.toBe(other);
   });
 
+  // A support review: a profile holding only a live key refused to look up an id ("no test key"), where
+  // docs/support-desk.md says a profile with one key is asked with that one.
+  it('a profile with one key is asked with that one when no environment was chosen; --env chosen, the error stays', async () => {
+    const { io, err } = capturedIo();
+    const client = {} as unknown;
+    const asked: string[] = [];
+    const base = {
+      io,
+      journal: () => Promise.resolve(freshJournal()),
+      api: () => Promise.reject(new AuthError('no test key in profile "shop"', { code: 'no_api_key' })),
+      connectionTo: (where: { environment: string; baseUrl: string }) =>
+        where.environment === 'live'
+          ? Promise.resolve({ baseUrl: where.baseUrl, apiKey: 'sc_live_x' })
+          : Promise.reject(new AuthError('no test key', { code: 'no_api_key' })),
+      clientFor: (baseUrl: string, apiKey: string) => (asked.push(`${baseUrl} ${apiKey}`), Promise.resolve(client)),
+    };
+    const target = { profile: 'shop', environment: 'test', baseUrl: 'https://api.example' };
+    const ref = await orderRef(
+      { ...base, currentTarget: () => Promise.resolve(target) } as unknown as Parameters<typeof orderRef>[0],
+      'ord_abc123',
+    );
+    expect(ref.api).toBe(client);
+    expect(asked).toEqual(['https://api.example sc_live_x']);
+    expect(err()).toContain('profile "shop" holds no test key: asking with its live key');
+    await expect(
+      orderRef(
+        {
+          ...base,
+          currentTarget: () => Promise.resolve({ ...target, environmentGiven: true }),
+        } as unknown as Parameters<typeof orderRef>[0],
+        'ord_abc123',
+      ),
+    ).rejects.toMatchObject({ code: 'no_api_key', exitCode: 3 });
+  });
+
   it('a ref pasted with the full stop of its sentence finds its order', async () => {
     const journal = freshJournal();
     journal.history.record({ ...record, key: 'k-dot', orderId: 'ord_31c0a1edfbd0', outcome: 'delivered' });
