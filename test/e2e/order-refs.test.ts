@@ -544,3 +544,38 @@ describe('order show of a recorded order the API does not know', () => {
     });
   }, 60_000);
 });
+
+// A support review: the codes hint of an order found with --profile small (no record here) left the profile out, and
+// pasted, codes get asked the default profile's key, another reseller's: exit 4.
+describe('order show of an order no record here knows: its codes hint finds it again', () => {
+  it('names the profile it was found with, and the environment when another key found it', async () => {
+    await withServer(['--fulfil-after', '0'], async (server) => {
+      const placedFrom = await loggedIn(server, DEMO_KEYS.smallLive);
+      const placed = await runCli(
+        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--env', 'live', '--yes', '--json'],
+        { configDir: placedFrom },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+      const { id } = JSON.parse(placed.stdout) as { id: string };
+      const desk = await loggedIn(server, BOTH_KEYS);
+      for (const key of [DEMO_KEYS.smallTest, DEMO_KEYS.smallLive]) {
+        const login = await runCli(['login', '--profile', 'small', '--api-key-stdin', '--base-url', server.url], {
+          configDir: desk,
+          input: key,
+        });
+        expect(login.code, login.stderr).toBe(0);
+      }
+      const shown = await runCli(['order', 'show', id, '--profile', 'small'], { configDir: desk });
+      expect(shown.code, shown.stderr).toBe(0);
+      const hint = unstamped(shown.stderr)
+        .split('\n')
+        .find((line) => line.startsWith('its codes: '))!;
+      expect(hint).toMatch(new RegExp(`giftcodes codes get ${id} --out ${id}\\.csv --profile small --env live$`));
+      const codes = await runCli(hint.replace(/^its codes: .*?giftcodes /, '').split(' '), {
+        configDir: desk,
+        cwd: tempDir(),
+      });
+      expect(codes.code, codes.stderr).toBe(0);
+    });
+  }, 60_000);
+});

@@ -88,8 +88,26 @@ export async function run(
     deps.io,
     order,
     recorded ? await localRows(journal, recorded, deps.io.env.GIFTCODES_CONFIG_DIR, order.status) : [],
-    said ? undefined : null,
+    said ? undefined : recorded ? null : await unrecordedCodesNext(deps, order),
   );
+}
+
+/**
+ * The codes hint of an order no record here knows: it is found again only where it was found, so the hint names the
+ * profile, the server when one was given for the run and, when another key than the run's found it, the environment. Without them it asked the default profile's
+ * key, which another reseller's order is not visible to (a support review: exit 4).
+ */
+async function unrecordedCodesNext(deps: Pick<Deps, 'currentTarget'>, order: Order): Promise<string | null> {
+  const target = await deps.currentTarget().catch(() => undefined);
+  if (target === undefined || orderOutcome(order.status) !== 'completed') return null;
+  const { codesFileFor } = await import('../../orders/present.js');
+  const env =
+    typeof order.environment === 'string' && order.environment !== target.environment
+      ? ` --env ${order.environment}`
+      : '';
+  // A --base-url of this run's command line (GIFTCODES_BASE_URL is still set where the hint is pasted).
+  const server = target.baseUrlGiven === '--base-url' ? ` --base-url ${target.baseUrl}` : '';
+  return `its codes: giftcodes codes get ${order.id} --out ${codesFileFor(order.id)}${target.profile !== 'default' ? ` --profile ${target.profile}` : ''}${env}${server}`;
 }
 
 /**
