@@ -15,7 +15,7 @@ import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, MIN_FRAGMENT, resolveRef } from './history-query.js';
 import { firstOf, unitsOf } from '../output/words.js';
-import { batchFlag } from '../output/pinned-hint.js';
+import { batchFlag, shellWord } from '../output/pinned-hint.js';
 
 export interface OrderRef {
   /** The order id to ask the API for. */
@@ -550,6 +550,25 @@ export function ofPlanRow(journal: Journal, ref: OrderRef): boolean {
 }
 
 /** The flags that place an order in its profile and environment again. */
+/**
+ * `to order it anew: giftcodes order place …` of an order recorded here that ended failed, as it was placed: its
+ * profile and environment, its server when it is not this run's, its codes file. `order watch` and `codes get --wait`
+ * said only product, quantity and environment, and pasted, the new order went to the profile's own server (a support
+ * review); `order place`'s own ending knew them.
+ */
+export async function anewOfRecord(
+  deps: Pick<RefDeps, 'currentTarget'>,
+  r: Pick<OrderRecord, 'profile' | 'environment' | 'baseUrl' | 'productId' | 'quantity' | 'out' | 'key'>,
+): Promise<string | undefined> {
+  if (r.key.startsWith('plan-')) return undefined;
+  const target = await Promise.resolve()
+    .then(() => deps.currentTarget())
+    .catch(() => undefined);
+  const server = target?.baseUrl === r.baseUrl ? '' : ` --base-url ${r.baseUrl}`;
+  const out = r.out !== undefined && r.out !== '-' ? ` --out ${shellWord(r.out)}` : '';
+  return `to order it anew: giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}${server}${out}`;
+}
+
 export function placeFlags(r: Pick<OrderRecord, 'profile' | 'environment'>): string {
   // --env always, test too: a profile whose default is live placed a live order from an abandoned test order's words
   // (a review).

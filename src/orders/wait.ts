@@ -60,6 +60,11 @@ export class OrderEndedError extends OrderFailedError {
     });
   }
 
+  /** The same failure, with how to order it anew as its record knows it (ref.ts anewOfRecord), when known. */
+  orderedAnew(again: string | undefined): OrderEndedError {
+    return again === undefined ? this : new OrderEndedError(this.order, again);
+  }
+
   /** The same failure of a plan row's order: its plan orders the row anew, never an order place of its own. */
   ofPlanRow(): OrderEndedError {
     return new OrderEndedError(this.order, PLAN_ROW_ANEW);

@@ -221,6 +221,32 @@ describe('order watch endings', () => {
   });
 });
 
+// A support review: the hint of an order placed with --base-url that ended failed, read by order watch or codes get
+// --wait, said `to order it anew: giftcodes order place --env test --product … --quantity …`: pasted, the new order went
+// to the profile's own server, where order place's own ending named --base-url.
+describe('order watch and codes get --wait of a failed order recorded here', () => {
+  it('say how to order it anew where it was placed: its server, profile and environment', async () => {
+    await withServer(['--fulfil-after', '0'], async (home) => {
+      await withServer(['--fulfil-after', '300', '--fail-orders', '1'], async (failing) => {
+        const configDir = await loggedIn(home);
+        const placed = await runCli(
+          ['order', 'place', '--base-url', failing.url, '--product', 'amazon-us-10', '--quantity', '5', '--json'],
+          { configDir },
+        );
+        expect(placed.code, placed.stderr).toBe(0);
+        const { id } = JSON.parse(placed.stdout) as { id: string };
+        const anew = `to order it anew: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order place --product amazon-us-10 --quantity 5 --env test --base-url ${failing.url}\n`;
+        const watched = await runCli(['order', 'watch', id], { configDir });
+        expect(watched.code, watched.stderr).toBe(6);
+        expect(unstamped(watched.stderr)).toContain(anew);
+        const codes = await runCli(['codes', 'get', id, '--wait'], { configDir });
+        expect(codes.code, codes.stderr).toBe(6);
+        expect(unstamped(codes.stderr)).toContain(anew);
+      });
+    });
+  }, 60_000);
+});
+
 describe('order resume --all of an order the provider failed', () => {
   // A person's day read a cron log's "1 of 1 orders could not be resumed … order pending lists what is left" of a
   // night whose order was resumed, ended failed, and left nothing pending.

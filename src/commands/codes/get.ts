@@ -132,6 +132,10 @@ async function fetchCodes(
         by: 'codes get',
       });
       if (error instanceof OrderEndedError && planRow) throw error.ofPlanRow();
+      if (error instanceof OrderEndedError && ref.record) {
+        const { anewOfRecord } = await import('../../orders/ref.js');
+        throw error.orderedAnew(await anewOfRecord(deps, ref.record));
+      }
     }
     throw error;
   };

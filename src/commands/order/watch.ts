@@ -90,7 +90,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   const here = await recordless(deps);
   here.say('this order is not recorded');
   const recorded = !here.missing;
-  const { orderRef, noteStatus, fromOtherKey, ofPlanRow } = await import('../../orders/ref.js');
+  const { orderRef, noteStatus, fromOtherKey, ofPlanRow, anewOfRecord } = await import('../../orders/ref.js');
   let ref = await orderRef(deps, options.id);
   options = { ...options, id: ref.orderId };
   const { printOutcome } = await import('../../orders/drive.js');
@@ -162,7 +162,8 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
       by: 'order watch',
       record: ref.record,
     });
-  if (failure) throw planRow ? failure.ofPlanRow() : failure;
+  if (failure)
+    throw planRow ? failure.ofPlanRow() : failure.orderedAnew(ref.record && (await anewOfRecord(deps, ref.record)));
 }
 
 /** The secret for --webhook-port from --secret-file, GIFTCODES_WEBHOOK_SECRET or --webhook-secret (warned); checked before anything is sent. */
