@@ -158,9 +158,13 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   }
 
   if (explicitProfile && !store.hasProfile(profile)) {
-    throw new AuthError(`no profile named "${profile}"`, {
+    // The profiles saved, never the missing one (profileNames adds the default profile, saved or not: the hint read
+    // `no profile named "default"` … `(profiles: default)`). An order placed with a key given for its run is recorded
+    // under the run's profile, which may not be saved: that key, given again, reads it (a support review).
+    const saved = store.profileNames().filter((name) => store.hasProfile(name));
+    throw new AuthError(`no profile named "${profile}" in ${store.dir}`, {
       code: 'profile_not_found',
-      hint: `create it with: giftcodes login --profile ${profile}   (profiles: ${store.profileNames().join(', ')})`,
+      hint: `create it with: giftcodes login --profile ${profile}${saved.length > 0 ? ` (profiles here: ${saved.join(', ')})` : ' (no profile is saved here)'}; or give the key for this run in GIFTCODES_API_KEY`,
     });
   }
   const stored = store.profile(profile);

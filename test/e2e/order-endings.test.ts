@@ -10,6 +10,7 @@ import {
   ledger,
   loggedIn,
   BOTH_KEYS,
+  DEMO_KEYS,
   releaseHeld,
   runCli,
   servedApi,
@@ -243,6 +244,34 @@ describe('order watch and codes get --wait of a failed order recorded here', () 
         expect(codes.code, codes.stderr).toBe(6);
         expect(unstamped(codes.stderr)).toContain(anew);
       });
+    });
+  }, 60_000);
+});
+
+// A support review: an order placed with GIFTCODES_API_KEY in a config directory with no profile, resumed without
+// the key, read `no profile named "default"` and `create it with: … (profiles: default)`.
+describe('order resume of an order placed with a key given for its run', () => {
+  it('without that key: names no profile that is not saved, and says to give the key again; with it: resumed', async () => {
+    await withServer(['--fulfil-after', '0'], async (server) => {
+      const configDir = tempDir();
+      const env = { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url };
+      const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1'], {
+        configDir,
+        env: { ...env, GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+        key: string;
+      }[];
+      const key = pending[0]!.key;
+      const bare = await runCli(['order', 'resume', key], { configDir });
+      expect(bare.code).toBe(3);
+      expect(unstamped(bare.stderr)).toContain(
+        `create it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes login --profile default (no profile is saved here); or give the key for this run in GIFTCODES_API_KEY`,
+      );
+      expect(bare.stderr).not.toContain('(profiles: default)');
+      const withKey = await runCli(['order', 'resume', key], { configDir, env });
+      expect(withKey.code, withKey.stderr).toBe(0);
     });
   }, 60_000);
 });
