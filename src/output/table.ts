@@ -94,7 +94,13 @@ export function renderTable<Row>(
     // A table that says where codes went (a path column: a plan's OUT) gives its order ids' room first, down to a
     // unique prefix (`ord_750b0f05…`, which order show, watch and codes get take: docs/support-desk.md): at 80
     // columns a plan's file names were cut to `amazo….csv` beside whole ids, and the file is what the reseller needs.
-    if (columns.some((c) => c.cut === 'path')) {
+    // So does a table whose columns, at their least, still do not fit: a unique prefix of an id pastes back, a word of
+    // OUTCOME cut mid-word (`abando…`, `unfini…`) is neither read nor taken by --status (a support review at 80
+    // columns, two profiles' live and test orders).
+    const wordsNeed =
+      columns.reduce((sum, c, i) => sum + (narrowed.has(c) ? (widths[i] ?? 0) : (minimums[i] ?? 0)), 0) +
+      2 * (columns.length - 1);
+    if (columns.some((c) => c.cut === 'path') || (narrowed.size > 0 && wordsNeed > io.columns)) {
       columns.forEach((column, i) => {
         if (!ORDER_ID_HEADERS.test(column.header)) return;
         const over = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) - io.columns;

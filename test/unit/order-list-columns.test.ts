@@ -103,3 +103,34 @@ describe('order list of more than one profile', () => {
     expect(renderTable(terminal(120), one, listColumns(amount, one))).not.toMatch(/PROFILE/);
   });
 });
+
+// A support review at 80 columns: two profiles' live and test orders, one abandoned before it got an id (named by its
+// whole key, 36 characters) and one unfinished, read `abando…` and `unfini…` in OUTCOME (neither a word nor taken by
+// --status).
+describe('order list at 80 columns with every column it must keep', () => {
+  it('shortens the widest ref to a prefix that pastes back before it cuts an OUTCOME word', () => {
+    const rows = [
+      {
+        ...record(1, 'live'),
+        profile: 'default',
+        productId: 'google-play-us-25',
+        outcome: 'abandoned',
+        orderId: undefined,
+        key: '9e88624d-1c2b-4e5f-8a6b-1c2d3e4f5a6b',
+      },
+      { ...record(2, 'test'), profile: 'small', productId: 'zalando-de-25', outcome: 'pending', quantity: 1000 },
+      { ...record(3, 'live'), profile: 'small' },
+    ] as OrderRecord[];
+    const lines = renderTable(terminal(80), rows, listColumns(amount, rows)).split('\n');
+    expect(lines[0]).toMatch(/^ORDER +PRODUCT +QTY +(AMOUNT +)?OUTCOME +ENV +PROFILE$/);
+    expect(lines.join('\n')).not.toMatch(/abando…|unfini…/);
+    expect(lines[1]).toMatch(/ abandoned +live +default$/);
+    expect(lines[2]).toMatch(/ unfinished +test +small$/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    // Each ref shown is its order's id or key, or a prefix of it with an ellipsis (order show takes a unique prefix).
+    rows.forEach((row, i) => {
+      const shown = lines[i + 1]!.split(/\s+/)[0]!;
+      expect((row.orderId ?? row.key).startsWith(shown.replace(/…$/, ''))).toBe(true);
+    });
+  });
+});
