@@ -116,9 +116,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   const program = buildProgram(app, argv);
   argv = helpWords(program, argv);
   // Laid out for the terminal it is read on; a pipe or a file gets commander's 80 columns, as --help does.
+  // Its flags aside (`help exit-codes --json` read "no command given"): a topic has no JSON form, its text is printed.
+  const topicWords = argv.slice(3).filter((word) => !word.startsWith('-'));
   const topic =
-    argv[2] === 'help' && argv.length === 4
-      ? helpTopic(argv[3] ?? '', io.stdoutIsTTY ? io.columns : TEXT_WIDTH)
+    argv[2] === 'help' && topicWords.length === 1
+      ? helpTopic(topicWords[0] ?? '', io.stdoutIsTTY ? io.columns : TEXT_WIDTH)
       : undefined;
   if (topic !== undefined) {
     io.out(topic);
@@ -187,17 +189,20 @@ function helpWords(program: Command, argv: readonly string[]): readonly string[]
     if (!sub) return argv;
     command = sub;
   }
-  const words = args.slice(at + 1);
+  // Flags beside the words (`help order --json`) are no command words: they stay, after them (the help was read as
+  // `order --json`, "giftcodes order needs a command", exit 2: a support review).
+  const flags = args.slice(at + 1).filter((word) => word.startsWith('-'));
+  const words = args.slice(at + 1).filter((word) => !word.startsWith('-'));
   if (words.length === 0 || (at === 0 && words.length === 1 && helpTopic(words[0] ?? '') !== undefined)) return argv;
   // Down the tree while the words name commands: one that has commands and names none of them is unknown.
   let named: Command = command;
   for (const word of words) {
     if (named.commands.length === 0) break;
     const sub = subcommand(named, word);
-    if (!sub) return [...argv.slice(0, 2), ...args.slice(0, at), ...words];
+    if (!sub) return [...argv.slice(0, 2), ...args.slice(0, at), ...words, ...flags];
     named = sub;
   }
-  return [...argv.slice(0, 2), ...args.slice(0, at), ...words, '--help'];
+  return [...argv.slice(0, 2), ...args.slice(0, at), ...words, ...flags, '--help'];
 }
 
 /** The command `word` names under `command` (by name or alias), if any. */

@@ -31,6 +31,21 @@ describe('help words', () => {
     },
   );
 
+  // A support review: `help order --json` read "giftcodes order needs a command" (exit 2), and `help exit-codes --json`
+  // "no command given": a flag beside the words was taken for one of them.
+  it('a flag beside help words is no word: the help or the topic, exit 0', async () => {
+    const [noun, verb, topic] = await Promise.all([
+      runCli(['help', 'order', '--json']),
+      runCli(['help', 'order', 'place', '--json']),
+      runCli(['help', 'exit-codes', '--json']),
+    ]);
+    expect([noun.code, verb.code, topic.code]).toEqual([0, 0, 0]);
+    expect(noun.stdout).toContain('Usage: giftcodes order [options] [command]');
+    expect(verb.stdout).toContain('Usage: giftcodes order place');
+    expect(topic.stdout).toMatch(/^Exit codes:/);
+    expect((await runCli(['help', 'ordr', '--json'])).code).toBe(2);
+  });
+
   it('order help place shows the verb, as help order place does', async () => {
     const [result, viaHelp] = await Promise.all([
       runCli(['order', 'help', 'place']),
