@@ -34,7 +34,7 @@ export function register(parent: Command, app: App): void {
     .addArgument(new Argument('[words...]'))
     .action(async (source: DynamicSource, words: string[]) => {
       const { dynamicValues } = await import('../completion/dynamic.js');
-      const values = dynamicValues(source, app.io.env, words);
+      const values = await dynamicValues(source, app.io.env, words);
       if (values.length > 0) app.io.out(values.join('\n'));
     });
 }

@@ -15,7 +15,11 @@ import type { DynamicSource } from './names.js';
  * GIFTCODES_BASE_URL, as they would for the command: `--profile eu order place --product <TAB>` offered the
  * default profile's catalog, another server's ids (a person's day).
  */
-export function dynamicValues(source: DynamicSource, env: NodeJS.ProcessEnv, words: readonly string[] = []): string[] {
+export async function dynamicValues(
+  source: DynamicSource,
+  env: NodeJS.ProcessEnv,
+  words: readonly string[] = [],
+): Promise<string[]> {
   const dir = configDir(env);
   const line = lineFlags(words);
   const ofLine = (r: Record<string, unknown>): boolean =>
@@ -34,14 +38,14 @@ export function dynamicValues(source: DynamicSource, env: NodeJS.ProcessEnv, wor
     case 'orders':
       // Order ids of the local record, newest first; an intent that never got one is named by its key.
       return unique(
-        [...jsonFiles(join(dir, 'journal')), ...jsonFiles(join(dir, 'history'))]
+        [...(await journalIntents(join(dir, 'journal'))), ...jsonFiles(join(dir, 'history'))]
           .filter(ofLine)
           .sort(newestFirst)
           .map((r) => str(r.orderId) ?? str(r.key)),
       );
     case 'intents':
       return unique(
-        jsonFiles(join(dir, 'journal'))
+        (await journalIntents(join(dir, 'journal')))
           .filter(ofLine)
           .sort(newestFirst)
           .map((r) => str(r.key)),
@@ -104,6 +108,39 @@ function activeTarget(dir: string, env: NodeJS.ProcessEnv): { profile: string; b
     // Not a URL: no cache was written for it, and none is found.
   }
   return { profile, baseUrl };
+}
+
+/**
+ * The journal's intents: its files, and those a run's log holds until it is compacted into files (journal/log.ts). A
+ * killed run's orders were offered by no TAB until some command compacted its log (a support review). The log reader
+ * is loaded only where there is a log.
+ */
+async function journalIntents(dir: string): Promise<Record<string, unknown>[]> {
+  const files = jsonFiles(dir);
+  let logs: string[];
+  try {
+    logs = readdirSync(dir).filter((name) => name.endsWith('.log'));
+  } catch {
+    return files;
+  }
+  if (logs.length === 0) return files;
+  const { endMark, readLog } = await import('../journal/log.js');
+  const logged: Record<string, unknown>[] = [];
+  const ended = new Set<string>();
+  for (const name of logs) {
+    try {
+      const log = readLog(join(dir, name));
+      logged.push(...(log.live.values() as Iterable<Record<string, unknown>>));
+      for (const mark of log.ended) ended.add(mark);
+    } catch {
+      // Half-written, damaged or compacted meanwhile: TAB offers what it can read.
+    }
+  }
+  // A log's copy is the newer; a copy a log ended is over (journal/log.ts foldIntents, in short).
+  const inLogs = new Set(logged.map((intent) => intent.key));
+  return [...files.filter((intent) => !inLogs.has(intent.key)), ...logged].filter(
+    (intent) => !ended.has(endMark(String(intent.key), String(intent.createdAt))),
+  );
 }
 
 /** The objects a directory holds: one per .json file, one per line of a .jsonl file (the order record's, history.ts). */

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,6 +250,31 @@ describe('giftcodes __complete (what TAB runs)', () => {
     const products = await runCli(['__complete', 'products'], { configDir: missing });
     expect(products).toMatchObject({ code: 0, stdout: '' });
     expect(existsSync(missing)).toBe(false);
+  });
+
+  // A support review: a killed run's order, still in its run's log (no command had compacted it into files), was
+  // offered by no TAB, though order list showed it.
+  it("offers a killed run's order before any command has compacted its log", async () => {
+    const configDir = tempDir();
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+      configDir,
+      input: DEMO_KEYS.test,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(readdirSync(join(configDir, 'journal')).some((name) => name.endsWith('.log'))).toBe(true);
+    const intents = await runCli(['__complete', 'intents', '--', 'order', 'resume'], { configDir });
+    const orders = await runCli(['__complete', 'orders', '--', 'order', 'show'], { configDir });
+    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+      key: string;
+      orderId: string;
+    }[];
+    expect(intents.stdout.split('\n').filter(Boolean)).toEqual([pending[0]!.key]);
+    expect(orders.stdout.split('\n').filter(Boolean)).toEqual([pending[0]!.orderId]);
   });
 
   it('is hidden from help', async () => {
