@@ -164,7 +164,8 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
           : `${failed.length} of ${statuses.length} keys ${failed.length === 1 ? 'does' : 'do'} not work`,
       {
         code: first.error?.code ?? 'key_not_working',
-        hint: `see the lines above; ${hints.get(first) ?? replaceKey(first)}`,
+        // With --json the rows are the document on stdout, each with its error: no lines above (a support review).
+        hint: `${deps.io.json ? "each key's error is in the document on stdout" : 'see the lines above'}; ${hints.get(first) ?? replaceKey(first)}`,
       },
     );
   }

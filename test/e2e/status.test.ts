@@ -112,6 +112,14 @@ describe('giftcodes status', () => {
     // A new login would change nothing while the variable overrides the profile's key: the hint says so.
     expect(result.stderr).toMatch(/hint: see the lines above; the key in GIFTCODES_API_KEY overrides the profile's/);
     expect(result.stderr).not.toContain('giftcodes login');
+    // With --json the rows are the document: its hint names no lines above (a support review).
+    const json = await runCli(['status', '--json'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: 'sc_live_not_a_known_key_at_all' },
+    });
+    expect(json.code).toBe(3);
+    const error = (JSON.parse(json.stderr.trim().split('\n').at(-1)!) as { error: { hint: string } }).error;
+    expect(error.hint).toMatch(/^each key's error is in the document on stdout; /);
   });
 
   it('a server out of reach: the hint is how to reach it, not to replace a key that was never checked', async () => {

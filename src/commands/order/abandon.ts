@@ -18,7 +18,7 @@ export function register(parent: Command, app: App): void {
   };
   addVerb(parent, app, 'abandon', help, ({ deps }, key) => run({ key }, deps)).argument(
     '<key>',
-    'the idempotency key shown by order pending, or a unique prefix of it',
+    'the idempotency key order pending shows, or the order id once the API gave one; or a unique prefix of either',
     nonEmpty('key', 255),
   );
 }

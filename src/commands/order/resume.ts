@@ -33,7 +33,10 @@ type ResumeDeps = Pick<Deps, 'io' | 'signal' | 'config' | 'clientFor' | 'journal
 export function register(parent: Command, app: App): void {
   const command = addIntervalFlags(parent.command('resume'))
     .description('finish interrupted orders with their original keys and requests (never a second charge)')
-    .argument('[key]', 'the idempotency key shown by order pending, or a unique prefix of it')
+    .argument(
+      '[key]',
+      'the idempotency key order pending shows, or the order id once the API gave one; or a unique prefix of either',
+    )
     .option('--all', 'resume every interrupted order (of --profile and --env, when given)')
     .option('--force', 'overwrite an existing file when the order was placed with --out')
     .option(
