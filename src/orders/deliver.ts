@@ -6,6 +6,7 @@
 // codes.renamed (the codes are where the user asked: a file in place, or stdout written in full).
 // What reached the user is then made durable by lifecycle.ts (deliver, then settle).
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { LocalError, UsageError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
@@ -16,7 +17,7 @@ import { scopeOf, writtenAt, type OrderRecord } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
-import { firstOf, holdsCodesOf, unitsOf } from '../output/words.js';
+import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../output/words.js';
 import { deliver, settle } from './lifecycle.js';
 
 export interface CodesDelivery {
@@ -98,6 +99,8 @@ export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
     // ("already holds the 6 codes", exit 0). When the codes cannot be read, that failure is the answer, as it would
     // be without the file: it was the refusal (exit 2, "pass --force"), which sent a person after the file for a
     // 503, and kept a 404 from asking with the profile's other key (codes get, fromOtherKey).
+    const short = await shortFileRefusal(o.out.path, o.out.format, o.expected, o.orderId);
+    if (short) throw heldRefusal(o) ?? short;
     const same = await sameCodesAlready({ ...common, expected: o.expected });
     if (!same) throw heldRefusal(o) ?? o.existing;
     await failpoint('codes.renamed');
@@ -157,6 +160,27 @@ async function notDelivered(
  * 2). It read "exists; pass --force to overwrite it", and --force wrote over the codes of the quickstart's order, whose
  * record still named the file (a person's-day review followed watch's `codes get … --out codes.csv` hint).
  */
+/**
+ * An existing --out file too short to hold the order's codes (recover.ts tooShortForCodes): refused before a page is
+ * fetched, with what it holds (exit 2, out_exists, as any file there).
+ */
+export async function shortFileRefusal(
+  path: string,
+  format: string | undefined,
+  expected: number | undefined,
+  orderId: string,
+): Promise<UsageError | undefined> {
+  const { tooShortForCodes } = await import('./recover.js');
+  const kind = formatFor(path, format as ExportFormat | undefined);
+  const lines = tooShortForCodes(path, kind, expected);
+  if (lines === undefined) return undefined;
+  const holds = lines === 0 ? 'is empty' : `holds ${counted(lines, 'line')}`;
+  return new UsageError(
+    `${resolve(path)} exists and ${holds}, ${expected === undefined ? 'not the codes' : `too few for the ${grouped(expected)} codes`} of order ${orderId} (${kind}): nothing was fetched or written`,
+    { code: 'out_exists', hint: 'write them to another --out file, or pass --force to replace it' },
+  );
+}
+
 function heldRefusal(o: CodesDelivery): UsageError | undefined {
   const held = o.heldBy?.(o.out.path);
   if (held === undefined || held.record.orderId === o.orderId) return undefined;

@@ -17,6 +17,7 @@ import {
   startServer,
   tempDir,
   unstamped,
+  withServer,
 } from '../helpers/e2e.js';
 
 /**
@@ -264,4 +265,39 @@ describe("codes get or order watch --out a file that holds another order's codes
     );
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
+});
+
+// A person's day: `codes get <id> --out f.csv` over a file that was not these codes fetched every page (a minute and a
+// half for 60,000 codes, a spreadsheet warning about a file never written), then refused. A file that certainly
+// cannot hold them (empty, or fewer lines than the order has codes) is refused before a page is asked for.
+describe('codes get --out a file that cannot hold the order', () => {
+  it('is refused before any page is fetched; the file that holds them is still read as such', async () => {
+    await withServer(['--fulfil-after', '0'], async (server) => {
+      const configDir = await loggedIn(server);
+      const dir = tempDir();
+      const placed = await runCli(
+        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '40', '--out', join(dir, 'mine.csv')],
+        { configDir },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+      const id = (
+        JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as { orderId: string }[]
+      )[0]!.orderId;
+      writeFileSync(join(dir, 'other.csv'), 'hello,world\n');
+      writeFileSync(join(dir, 'empty.jsonl'), '');
+      for (const name of ['other.csv', 'empty.jsonl']) {
+        const refused = await runCli(['-v', 'codes', 'get', id, '--out', join(dir, name)], { configDir });
+        expect(refused.code, name).toBe(2);
+        expect(unstamped(refused.stderr)).toContain(
+          `error: ${join(dir, name)} exists and ${name === 'other.csv' ? 'holds 1 line, too few for the 40 codes' : 'is empty, too few for the 40 codes'} of order ${id} (${name === 'other.csv' ? 'csv' : 'jsonl'}): nothing was fetched or written`,
+        );
+        expect(refused.stderr, name).not.toMatch(/GET \/v1\/orders\/\S+\/codes/);
+        expect(refused.stderr).not.toContain('spreadsheet');
+      }
+      // The file its own codes went to: read, compared, left as it was (exit 0).
+      const same = await runCli(['codes', 'get', id, '--out', join(dir, 'mine.csv')], { configDir });
+      expect(same.code, same.stderr).toBe(0);
+      expect(same.stderr).toContain('already holds the 40 codes');
+    });
+  }, 60_000);
 });

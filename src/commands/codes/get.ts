@@ -107,6 +107,12 @@ async function fetchCodes(
   options = { ...options, orderId: ref.orderId };
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const existing = await checkCodesTarget(out, force);
+  // A file that certainly does not hold this order's codes is refused before a wait or a page (recover.ts).
+  if (existing !== undefined && ref.record !== undefined) {
+    const { shortFileRefusal } = await import('../../orders/deliver.js');
+    const short = await shortFileRefusal(out, options.format, ref.record.quantity, ref.orderId);
+    if (short) throw short;
+  }
   // The order's quantity, where known, is how many codes must arrive: what the journal recorded when this machine
   // placed it, else the server's word with --wait (an API that ends the list early, or says the order is for fewer
   // codes than were ordered, must not pass for the order; order watch holds the same rule).
