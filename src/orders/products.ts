@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { moneyOf, spokenMoney, type Money } from '../money.js';
 import { nearestIds } from '../near.js';
 import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
-import { counted, grouped } from '../output/words.js';
+import { counted, linesOf } from '../output/words.js';
 
 /** `no product "amazn-us-25" in the catalog (nothing was sent); did you mean amazon-us-25?` (exit 2). */
 function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
@@ -75,7 +75,7 @@ export async function checkProductKnown(
 /**
  * Plan rows whose product the catalog lacks: the first named with its nearest ids, then the other lines of that
  * product, then each other unknown product with its lines (exit 2). Lines are said as runs (`lines 4–1002`), at
- * most LINE_RUNS of them a product and UNKNOWN_NAMED products, the rest counted: a 1,000-row plan with one typo in
+ * most five runs (words.ts linesOf) a product and UNKNOWN_NAMED products, the rest counted: a 1,000-row plan with one typo in
  * its product column once got every line, a thousand, in one error line.
  */
 export function unknownRows(bad: readonly { row: number; productId: string }[], ids: readonly string[]): UsageError {
@@ -99,33 +99,6 @@ export function unknownRows(bad: readonly { row: number; productId: string }[], 
 
 /** At most this many other unknown products are named in a plan's refusal; the rest are counted. */
 const UNKNOWN_NAMED = 10;
-/** At most this many runs of lines are said for one product; the rest are counted. */
-const LINE_RUNS = 5;
-
-/** `line 5`, `lines 5 and 8`, `lines 4–1002`, `lines 2, 4–9, 12 and 30 more`: ascending line numbers, as runs. */
-export function linesOf(lines: readonly number[]): string {
-  const runs: [number, number][] = [];
-  for (const line of lines) {
-    const last = runs.at(-1);
-    if (last && line === last[1] + 1) last[1] = line;
-    else runs.push([line, line]);
-  }
-  // Two lines in a row are two lines, not a run.
-  const pieces = runs.flatMap(([a, b]): [number, number][] =>
-    b === a + 1
-      ? [
-          [a, a],
-          [b, b],
-        ]
-      : [[a, b]],
-  );
-  const said = pieces.slice(0, LINE_RUNS).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`));
-  const left = pieces.slice(LINE_RUNS).reduce((sum, [a, b]) => sum + b - a + 1, 0);
-  if (lines.length === 1) return `line ${said[0]}`;
-  if (left > 0) return `lines ${said.join(', ')} and ${grouped(left)} more`;
-  return said.length === 1 ? `lines ${said[0]}` : `lines ${said.slice(0, -1).join(', ')} and ${said.at(-1)}`;
-}
-
 /**
  * A plan's rows checked before any row is sent: a typo in one row is found while nothing is charged, rather
  * than by the API after the other rows were ordered. Unlike one order (checkProductKnown), with no cache

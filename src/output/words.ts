@@ -46,3 +46,30 @@ export function holdsCodesOf(path: string, holder: OrderRecord, changed: boolean
     ? `${path} exists; the codes of ${order} (${units}) were written there at ${when}, and it has changed since`
     : `${path} exists and holds the codes of ${order} (${units}, written ${when})`;
 }
+
+/** At most this many runs of lines are said in one place; the rest are counted. */
+const LINE_RUNS = 5;
+
+/** `line 5`, `lines 5 and 8`, `lines 4–1002`, `lines 2, 4–9, 12 and 30 more`: ascending line numbers, as runs. */
+export function linesOf(lines: readonly number[]): string {
+  const runs: [number, number][] = [];
+  for (const line of lines) {
+    const last = runs.at(-1);
+    if (last && line === last[1] + 1) last[1] = line;
+    else runs.push([line, line]);
+  }
+  // Two lines in a row are two lines, not a run.
+  const pieces = runs.flatMap(([a, b]): [number, number][] =>
+    b === a + 1
+      ? [
+          [a, a],
+          [b, b],
+        ]
+      : [[a, b]],
+  );
+  const said = pieces.slice(0, LINE_RUNS).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`));
+  const left = pieces.slice(LINE_RUNS).reduce((sum, [a, b]) => sum + b - a + 1, 0);
+  if (lines.length === 1) return `line ${said[0]}`;
+  if (left > 0) return `lines ${said.join(', ')} and ${grouped(left)} more`;
+  return said.length === 1 ? `lines ${said[0]}` : `lines ${said.slice(0, -1).join(', ')} and ${said.at(-1)}`;
+}

@@ -137,11 +137,22 @@ describe('deliverCodes with an existing file', () => {
     await deliverCodes(base(api, orderId, outTo(path)));
     const bytes = readFileSync(path, 'utf8');
     const existing = await checkCodesTarget(path, false);
+    // Too few lines for 3 codes: refused before a page is fetched (a person's day waited for every page first).
+    await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, expected: 3 })).rejects.toMatchObject({
+      code: 'out_exists',
+      exitCode: 2,
+      message: expect.stringContaining('exists and holds 3 lines, too few for the 3 codes of order'),
+    });
+    expect(readFileSync(path, 'utf8')).toBe(bytes);
+    // Lines enough, compared whole: the API's 2 codes of an order of 3 are a short list (exit 5), never "already".
+    const padded = `${bytes}x\r\n`;
+    writeFileSync(path, padded);
     await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, expected: 3 })).rejects.toMatchObject({
       code: 'partial_result',
       exitCode: 5,
     });
-    expect(readFileSync(path, 'utf8')).toBe(bytes);
+    expect(readFileSync(path, 'utf8')).toBe(padded);
+    writeFileSync(path, bytes);
     await expect(deliverCodes({ ...base(api, orderId, outTo(path)), existing, expected: 2 })).resolves.toMatchObject({
       already: true,
     });

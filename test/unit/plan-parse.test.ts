@@ -144,15 +144,26 @@ describe('plan parsing', () => {
   });
 
   it('at most 20 problems are listed, then the rest counted', () => {
-    const twenty = refusal('p,0\n'.repeat(20)).message;
+    // Each row its own mistake (a quantity of its own): twenty said, the rest counted.
+    const rows = (n: number): string => Array.from({ length: n }, (_, i) => `p,-${i + 1}\n`).join('');
+    const twenty = refusal(rows(20)).message;
     expect(twenty).toContain('has 20 bad rows');
     expect(twenty).not.toContain('more');
-    const many = refusal('p,0\n'.repeat(21)).message;
+    const many = refusal(rows(21)).message;
     expect(many).toContain('has 21 bad rows');
     expect(many).toContain('line 20: ');
     expect(many).not.toContain('line 21: ');
     expect(many.endsWith('; and 1 more')).toBe(true);
-    expect(refusal('p,0\n'.repeat(1500)).message).toMatch(/line 20: [^;]*; and 1,480 more$/);
+    expect(refusal(rows(1500)).message).toMatch(/line 20: [^;]*; and 1,480 more$/);
+  });
+
+  // A person's day: 1,000 rows with the same mistake said it twenty times on one line (1,500 characters).
+  it('the same mistake on many rows is said once, with its lines as runs', () => {
+    const message = refusal('p,0\n'.repeat(1000)).message;
+    expect(message).toContain('has 1,000 bad rows');
+    expect(message).toMatch(/nothing was ordered: lines 1–1000: quantity [^;]*$/);
+    expect(message.length).toBeLessThan(300);
+    expect(refusal('p,0\np,1\np,0\n').message).toMatch(/: lines 1 and 3: quantity [^;]*$/);
   });
 
   it('a plan without rows is refused', () => {

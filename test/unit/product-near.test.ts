@@ -1,7 +1,8 @@
 // The words of a product id the catalog lacks (orders/products.ts noSuchProduct): the nearest ids of a typo, else the
 // ids that hold what was typed. A person's day: `--product amazon` named none of the four Amazon products.
 import { describe, expect, it } from 'vitest';
-import { linesOf, noSuchProduct, unknownRows } from '../../src/orders/products.js';
+import { noSuchProduct, unknownRows } from '../../src/orders/products.js';
+import { linesOf } from '../../src/output/words.js';
 
 const IDS = ['amazon-us-10', 'amazon-us-25', 'amazon-us-50', 'amazon-us-100', 'steam-us-20', 'steam-us-50'];
 
