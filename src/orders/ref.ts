@@ -564,7 +564,12 @@ export async function anewOfRecord(
   const target = await Promise.resolve()
     .then(() => deps.currentTarget())
     .catch(() => undefined);
-  const server = target?.baseUrl === r.baseUrl ? '' : ` --base-url ${r.baseUrl}`;
+  // Left out only where the record's server is the profile's own: one this run took from --base-url or
+  // GIFTCODES_BASE_URL (a cron job's environment, not the shell the hint is pasted in) is said (a review).
+  const server =
+    target?.baseUrl === r.baseUrl && target.baseUrlGiven === undefined && target.profile === r.profile
+      ? ''
+      : ` --base-url ${r.baseUrl}`;
   const out = r.out !== undefined && r.out !== '-' ? ` --out ${shellWord(r.out)}` : '';
   return `to order it anew: giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}${server}${out}`;
 }

@@ -243,6 +243,11 @@ describe('order watch and codes get --wait of a failed order recorded here', () 
         const codes = await runCli(['codes', 'get', id, '--wait'], { configDir });
         expect(codes.code, codes.stderr).toBe(6);
         expect(unstamped(codes.stderr)).toContain(anew);
+        // The server given by GIFTCODES_BASE_URL (a cron job's environment) is said too: pasted in a shell without
+        // it, the hint placed the new order on the profile's own server (an adversarial review).
+        const viaEnv = await runCli(['order', 'watch', id], { configDir, env: { GIFTCODES_BASE_URL: failing.url } });
+        expect(viaEnv.code, viaEnv.stderr).toBe(6);
+        expect(unstamped(viaEnv.stderr)).toContain(anew);
       });
     });
   }, 60_000);

@@ -541,6 +541,13 @@ describe('order show of a recorded order the API does not know', () => {
         'hint: the server no longer knows it (reset, or another server at that address): ask the provider',
       );
       expect(said).not.toContain('order list shows');
+      // With --json nothing of the record is printed: the hint says where it is, not "above" (a review).
+      const json = await runCli(['order', 'show', id, '--json'], { configDir });
+      expect(json.code).toBe(4);
+      const error = (JSON.parse(json.stderr.trim().split('\n').at(-1)!) as { error: { hint: string } }).error;
+      expect(error.hint).toMatch(
+        /this machine's record of it: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order list --json$/,
+      );
     });
   }, 60_000);
 });

@@ -97,8 +97,14 @@ export async function run(
  * profile, the server when one was given for the run and, when another key than the run's found it, the environment. Without them it asked the default profile's
  * key, which another reseller's order is not visible to (a support review: exit 4).
  */
-async function unrecordedCodesNext(deps: Pick<Deps, 'currentTarget'>, order: Order): Promise<string | null> {
-  const target = await deps.currentTarget().catch(() => undefined);
+async function unrecordedCodesNext(
+  deps: Pick<Deps, 'currentTarget' | 'connection'>,
+  order: Order,
+): Promise<string | null> {
+  const [target, connection] = await Promise.all([
+    deps.currentTarget().catch(() => undefined),
+    deps.connection().catch(() => undefined),
+  ]);
   if (target === undefined || orderOutcome(order.status) !== 'completed') return null;
   const { codesFileFor } = await import('../../orders/present.js');
   const env =
@@ -107,7 +113,14 @@ async function unrecordedCodesNext(deps: Pick<Deps, 'currentTarget'>, order: Ord
       : '';
   // A --base-url of this run's command line (GIFTCODES_BASE_URL is still set where the hint is pasted).
   const server = target.baseUrlGiven === '--base-url' ? ` --base-url ${target.baseUrl}` : '';
-  return `its codes: giftcodes codes get ${order.id} --out ${codesFileFor(order.id)}${target.profile !== 'default' ? ` --profile ${target.profile}` : ''}${env}${server}`;
+  // A key given for the run found it, and only that key sees it: said, never printed (a review's paste met 404s).
+  const key =
+    connection?.keySource === 'flag'
+      ? ' (with the same --api-key)'
+      : connection?.keySource === 'environment'
+        ? ' (with GIFTCODES_API_KEY set as here)'
+        : '';
+  return `its codes: giftcodes codes get ${order.id} --out ${codesFileFor(order.id)}${target.profile !== 'default' ? ` --profile ${target.profile}` : ''}${env}${server}${key}`;
 }
 
 /**
@@ -146,7 +159,13 @@ async function printLocal(
  * The 404 of an order this machine recorded: where it was asked, when and with which key it was placed, and the cause
  * that fits: a key given for this run that is not the one that placed it, else a server that no longer knows it.
  */
-async function unknownThere(deps: Pick<Deps, 'connection'>, record: OrderRecord, baseUrl: string): Promise<ApiError> {
+async function unknownThere(
+  deps: Pick<Deps, 'connection' | 'io'>,
+  record: OrderRecord,
+  baseUrl: string,
+): Promise<ApiError> {
+  // With --json nothing of the record is printed: the hint names where it is (a review).
+  const json = deps.io.json;
   const [{ keyIdOf }, connection] = await Promise.all([
     import('../../journal/intent.js'),
     deps.connection().catch(() => undefined),
@@ -167,7 +186,7 @@ async function unknownThere(deps: Pick<Deps, 'connection'>, record: OrderRecord,
       status: 404,
       hint: given
         ? `it was asked with the key in ${given}, not the one that placed it: run it without ${given} (the profile's key), or with that key`
-        : "the server no longer knows it (reset, or another server at that address): ask the provider about it, with its id and key; this machine's record of it is above",
+        : `the server no longer knows it (reset, or another server at that address): ask the provider about it, with its id and key; ${json ? `this machine's record of it: giftcodes order list --json` : "this machine's record of it is above"}`,
     },
   );
 }
