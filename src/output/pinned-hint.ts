@@ -34,7 +34,9 @@ export function pinnedHint(hint: string, place: RunPlace): string {
   return hint.replace(/(^|[\s(:|`])giftcodes (?=[a-z-])/g, (match, before: string, at: number) =>
     /GIFTCODES_CONFIG_DIR=\S+ $/.test(hint.slice(0, at + before.length)) || hint.startsWith('serve', at + match.length)
       ? match
-      : /^order (resume|abandon) /.test(hint.slice(at + match.length))
+      : // `order pending`, the safety net, lists every unfinished order: --profile and --env would narrow it now
+        // (commands/order/scope.ts), and a hint's list hid the orders it was about (a review).
+        /^order (resume|abandon|pending)\b/.test(hint.slice(at + match.length))
         ? `${before}${byKey}`
         : `${before}${dir}giftcodes ${flags}`,
   );

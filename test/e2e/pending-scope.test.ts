@@ -36,6 +36,15 @@ describe('order pending and order resume --all, narrowed by --profile and --env'
     expect(table.stdout).toMatch(/PROFILE/);
     expect(table.stdout).toMatch(/\bsmall\b/);
     expect((await runCli(['order', 'pending', '--env', 'all'], { configDir })).code).toBe(2);
+    // A typo in --profile is not "every one reached you" (an adversarial review): named, with the nearest profile.
+    const typo = await runCli(['order', 'pending', '--profile', 'smal'], { configDir });
+    expect(typo.code).toBe(0);
+    expect(typo.stdout).toContain(
+      'no order in the local record was placed with the profile "smal": did you mean small?',
+    );
+    expect(typo.stdout).not.toContain('reached you');
+    const typoResume = await runCli(['order', 'resume', '--all', '--profile', 'smal'], { configDir });
+    expect(typoResume.stdout + typoResume.stderr).toContain('did you mean small?');
 
     const resumed = await runCli(['order', 'resume', '--all', '--profile', 'small'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -43,7 +52,7 @@ describe('order pending and order resume --all, narrowed by --profile and --env'
     expect(resumed.stdout).toContain(ofProfile('small'));
     expect(resumed.stdout + resumed.stderr).not.toContain(ofProfile('default'));
     expect(unstamped(resumed.stderr)).toContain(
-      '1 unfinished order of other profiles or environments was left as it was (this run takes up the orders of profile "small" only): giftcodes order pending lists every one',
+      `1 unfinished order of other profiles or environments was left as it was (this run takes up the orders of profile "small" only): GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending lists every one`,
     );
     const left = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as Pending[];
     expect(left.map((p) => p.profile)).toEqual(['default']);

@@ -4,11 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { pinnedHint } from '../../src/output/pinned-hint.js';
 
 describe('pinnedHint', () => {
-  it('puts the config directory and profile before each command', () => {
+  it('puts the config directory and profile before each command (order pending: the directory only)', () => {
     expect(
       pinnedHint('run: giftcodes order pending; or (giftcodes order list)', { configDir: '/srv/gc', profile: 'night' }),
     ).toBe(
-      'run: GIFTCODES_CONFIG_DIR=/srv/gc giftcodes --profile night order pending; or (GIFTCODES_CONFIG_DIR=/srv/gc giftcodes --profile night order list)',
+      'run: GIFTCODES_CONFIG_DIR=/srv/gc giftcodes order pending; or (GIFTCODES_CONFIG_DIR=/srv/gc giftcodes --profile night order list)',
+    );
+    // order pending, the safety net, lists every profile's and environment's unfinished orders: --profile and --env
+    // narrow it, and a hint's list hid the orders it was about (an adversarial review).
+    expect(pinnedHint('list them with: giftcodes order pending', { configDir: '/srv/gc', env: 'test' })).toBe(
+      'list them with: GIFTCODES_CONFIG_DIR=/srv/gc giftcodes order pending',
     );
     expect(pinnedHint('nothing to run', {})).toBe('nothing to run');
   });

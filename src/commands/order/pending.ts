@@ -7,7 +7,7 @@ import { renderTable } from '../../output/table.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { counted } from '../../output/words.js';
-import { inScope, orderScope, scopeWords, type OrderScope } from './scope.js';
+import { inScope, orderScope, scopeWords, unknownScopeProfile, type OrderScope } from './scope.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
@@ -78,6 +78,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
   });
   warnUnreadable(deps.io, unreadable);
   const { io } = deps;
+  const typo = rows.length === 0 ? await unknownScopeProfile(scope, journal) : undefined;
   /** The columns the table left out on a narrow terminal (renderTable), said after it. */
   let leftOut: readonly string[] = [];
   await exportResult(io, rows, {
@@ -85,9 +86,11 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
       when: (data) => data.length === 0,
       // An unreadable file may be an order that never reached the user: never say they all did.
       line:
-        unreadable.length === 0
-          ? `no pending orders${scopeWords(scope)}: every ${scopeWords(scope) ? 'one' : 'order'} placed from here reached you`
-          : `no pending orders${scopeWords(scope)} that can be read, but ${counted(unreadable.length, 'journal file')} could not be: look at ${journal.dir}`,
+        typo !== undefined
+          ? `no pending orders: ${typo}`
+          : unreadable.length === 0
+            ? `no pending orders${scopeWords(scope)}: every ${scopeWords(scope) ? 'one' : 'order'} placed from here reached you`
+            : `no pending orders${scopeWords(scope)} that can be read, but ${counted(unreadable.length, 'journal file')} could not be: look at ${journal.dir}`,
     },
     text: (data) =>
       renderTable(

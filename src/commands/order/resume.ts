@@ -11,7 +11,7 @@ import type { Deps } from '../deps.js';
 import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
 import { counted, holdsCodesOf, unitsOf } from '../../output/words.js';
-import { inScope, orderScope, scopeWords, type OrderScope } from './scope.js';
+import { inScope, orderScope, scopeWords, unknownScopeProfile, type OrderScope } from './scope.js';
 
 export interface ResumeOptions {
   key?: string;
@@ -99,7 +99,10 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   const outside = read.intents.length - intents.length;
   if (outside > 0)
     deps.io.notice(
-      `${counted(outside, 'unfinished order')} of other profiles or environments ${outside === 1 ? 'was' : 'were'} left as ${outside === 1 ? 'it was' : 'they were'} (this run takes up the orders${scopeWords(scope)} only): giftcodes order pending lists every one`,
+      pinnedHint(
+        `${counted(outside, 'unfinished order')} of other profiles or environments ${outside === 1 ? 'was' : 'were'} left as ${outside === 1 ? 'it was' : 'they were'} (this run takes up the orders${scopeWords(scope)} only): giftcodes order pending lists every one`,
+        { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+      ),
     );
   // Another machine's intents may be running there: each is resumed only by its key, once its host is known to be done.
   for (const intent of intents.filter((i) => otherMachine(i.owner) !== undefined)) {
@@ -111,11 +114,17 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     .filter((intent) => !isAlive(intent.owner) && otherMachine(intent.owner) === undefined)
     .map((intent) => intent.key);
   if (keys.length === 0) {
+    const typo = await unknownScopeProfile(scope, journal);
     await deliver(
       deps.io,
       journal,
       () =>
-        exportResult(deps.io, [], { empty: { when: () => true, line: 'nothing to resume: no interrupted orders' } }),
+        exportResult(deps.io, [], {
+          empty: {
+            when: () => true,
+            line: `nothing to resume: ${typo ?? `no interrupted orders${scopeWords(scope)}`}`,
+          },
+        }),
       [],
     );
     return;

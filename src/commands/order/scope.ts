@@ -4,6 +4,7 @@
 // flags narrow the rows. `order pending --profile small` once listed another reseller's orders as small's, and
 // `order resume --all --profile small` resumed them (a support review).
 import { UsageError } from '../../errors.js';
+import type { Journal } from '../../journal/journal.js';
 import { environmentArg, profileName } from '../parse.js';
 
 /** The orders a verb is narrowed to: a profile, an environment, both or neither. */
@@ -37,4 +38,15 @@ export function inScope(scope: OrderScope, order: { readonly profile: string; re
 export function scopeWords(scope: OrderScope): string {
   const profile = scope.profile === undefined ? '' : ` of profile "${scope.profile}"`;
   return `${profile}${scope.environment === undefined ? '' : ` (${scope.environment})`}`;
+}
+
+/**
+ * Why a scope holds no order, where its profile is one no order here was placed with: a typo (`--profile smal`) read
+ * "no pending orders of profile smal: every one placed from here reached you", exit 0, while orders of `small` were
+ * unfinished (a review). Said as order list says it, with the nearest profile; undefined for a profile that has orders.
+ */
+export async function unknownScopeProfile(scope: OrderScope, journal: Journal): Promise<string | undefined> {
+  if (scope.profile === undefined) return undefined;
+  const { allRecords, unknownProfile } = await import('../../orders/history-query.js');
+  return unknownProfile(allRecords(journal.history, journal.read().intents), scope.profile);
 }
