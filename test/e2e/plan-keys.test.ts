@@ -354,9 +354,11 @@ describe('a plan row is keyed by what it is', () => {
     const again = await runCli([...night, '--base-url', localhost], { configDir });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(
-      `delivered 2 rows in the last 24 hours at another spelling of this server's address (${server.url})`,
+      `delivered 2 rows in the last 24 hours at another address with this API key (${server.url}: this same API under another spelling, or another server)`,
     );
     expect(again.stderr).toContain('confirmation_required');
+    // Asked as what the rows are, new orders: the plan did not change (a person's day read "changed" and said No).
+    expect(again.stderr).toContain('ordering 2 rows as new orders needs confirmation');
     expect((await ledger(server)).orders).toHaveLength(before);
     const yes = await runCli([...night, '--base-url', localhost, '--yes'], { configDir });
     expect(yes.code, yes.stderr).toBe(0);
@@ -378,7 +380,7 @@ describe('a plan row is keyed by what it is', () => {
     const again = await runCli([...night, '--base-url', localhost], { configDir });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(
-      `sent 1 row at another spelling of this server's address (${server.url}) that never finished (it may have been charged)`,
+      `sent 1 row at another address with this API key (${server.url}: this same API under another spelling, or another server) that never finished (it may have been charged)`,
     );
     expect(again.stderr).toContain('confirmation_required');
     expect((await ledger(server)).orders).toHaveLength(before);

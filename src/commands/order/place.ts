@@ -698,15 +698,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const fresh = todo.filter((r) => !interrupted.has(r.key));
       const asking = fresh.length > 0 ? fresh : todo;
       const resuming = fresh.length > 0 ? todo.length - fresh.length : 0;
+      // "The changed plan" only where it changed: rows it delivered or sent at another address or with another key
+      // are asked about as what they are, new orders (a person's day read "changed" of an unchanged plan, and said No).
+      const planChanged = [changed, unfinished, abandonedGone].some((list) => list.length > 0);
       const yes =
         o.yes ||
         (await io.confirm(
-          `Order ${counted(asking.length, 'row')} of the changed plan now (${firstOf(
+          `Order ${counted(asking.length, 'row')} ${planChanged ? 'of the changed plan' : 'of this plan as new orders'} now (${firstOf(
             asking.map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`),
             5,
           )})${resuming > 0 ? `, and finish ${counted(resuming, 'interrupted row')}` : ''}?`,
           '--yes',
-          `ordering ${counted(asking.length, 'row')} of a changed plan`,
+          `ordering ${counted(asking.length, 'row')} ${planChanged ? 'of a changed plan' : 'as new orders'}`,
           { cancelled },
         ));
       if (!yes) throw cancelled;
@@ -1243,7 +1246,9 @@ function planRun(r: { plan?: string | undefined; batch?: string | null | undefin
 function otherScopeWords(rows: readonly { baseUrl: string }[], scope: { baseUrl: string }): string {
   return rows.some((r) => r.baseUrl === scope.baseUrl)
     ? 'with another API key at this server'
-    : `at another spelling of this server's address (${[...new Set(rows.map((r) => r.baseUrl))].join(', ')})`;
+    : // Another address with the same key: another spelling of this API's (localhost for 127.0.0.1), or another
+      // server; which, only the person knows. It said "another spelling" of another server (a person's day).
+      `at another address with this API key (${[...new Set(rows.map((r) => r.baseUrl))].join(', ')}: this same API under another spelling, or another server)`;
 }
 
 /**
