@@ -954,6 +954,13 @@ export async function runRows(
       return { index, base, error };
     }
   };
+  // A row an earlier run delivered is said as it is read, the first EARLIER_SAID of them; the rest are counted once
+  // the rows end: a plan run again whole said 1,000 lines of it, 3,000 at 80 columns, and as many in a cron log (a
+  // person's day). The summary lists every row.
+  let earlierSaid = 0;
+  const sayOnce = (line: string | undefined): void => {
+    if (line !== undefined) io.notice(line);
+  };
   const run = async (ready: Ready, answered: () => void): Promise<PlanResult> => {
     const { base } = ready;
     try {
@@ -982,7 +989,7 @@ export async function runRows(
               exitCode: ExitCode.orderFailed,
             },
           };
-        io.notice(
+        sayOnce(
           abandoned
             ? // Never "run the plan with a --batch of its own": that orders every row again (a review).
               // Nor "order that row anew by itself": should that order fail, the plan's next run orders the row anew,
@@ -992,7 +999,9 @@ export async function runRows(
                   ? `its codes: giftcodes codes get ${earlier.orderId} --out CODES_FILE`
                   : `its codes, once it completes: giftcodes codes get ${earlier.orderId} --out CODES_FILE; should it fail, the plan's next run orders the row anew`
               })`
-            : `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`,
+            : earlierSaid++ < EARLIER_SAID
+              ? `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`
+              : undefined,
         );
         return { ...base, order, already: true, ...(abandoned ? { abandoned: true } : {}) };
       }
@@ -1095,6 +1104,10 @@ export async function runRows(
   } finally {
     progress.stop();
   }
+  if (earlierSaid > EARLIER_SAID)
+    io.notice(
+      `${counted(earlierSaid - EARLIER_SAID, 'more row')} ${earlierSaid - EARLIER_SAID === 1 ? 'was' : 'were'} done by an earlier run, not ordered again (the summary lists each)`,
+    );
   // The statuses just read become the records', as order show notes the one it reads: order list then says what
   // the plan's table said (a review found it still pending there). A convenience: never fails the plan.
   await journal.recordStatuses(reread).catch(() => undefined);
@@ -1392,6 +1405,9 @@ function sameByLines(problems: readonly { line: number; text: string }[]): strin
   }
   return [...byText].map(([text, lines]) => `${linesOf([...new Set(lines)])}: ${text}`);
 }
+
+/** How many rows an earlier run delivered are said one by one; the rest are counted (runPlan). */
+const EARLIER_SAID = 5;
 
 /** `amazon-25.csv` → `amazon-25-{batch}.csv`: the file name of a row's out with the batch before its extension. */
 function batchExample(out: string): string {

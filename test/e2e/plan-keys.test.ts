@@ -17,6 +17,7 @@ import {
   servedApi,
   staleCatalog,
   tempDir,
+  unstamped,
   type TestServer,
 } from '../helpers/e2e.js';
 
@@ -524,5 +525,26 @@ describe('a copy of a plan in a new folder', () => {
     expect(existsSync(join(second, 'codes.csv'))).toBe(false);
     const keys = (JSON.parse(ran.stdout) as Row[]).map((r) => r.key);
     expect(await chargedUnder(server, keys, 'test')).toHaveLength(1);
+  });
+});
+
+// A person's day: a 1,000-row plan run again whole said 1,000 lines of "row N: delivered by an earlier run … not
+// ordered again" (3,000 at 80 columns, and as many in a cron log) before its summary, which lists each row anyway.
+describe('a plan run again whole', () => {
+  const served = servedApi(['--fulfil-after', '0'], { login: true });
+
+  it('says the first five rows an earlier run did, then counts the rest once', async () => {
+    const { configDir } = served;
+    const plan = join(tempDir(), 'many.csv');
+    writeFileSync(plan, Array.from({ length: 8 }, (_, i) => `amazon-us-10,${i + 1}\n`).join(''));
+    const first = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const before = (await ledger(served.server)).orders.length;
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    const said = unstamped(again.stderr);
+    expect(said.match(/^row \d+: ordered by an earlier run at /gm)).toHaveLength(5);
+    expect(said).toMatch(/^3 more rows were done by an earlier run, not ordered again \(the summary lists each\)$/m);
+    expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });
