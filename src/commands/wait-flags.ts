@@ -40,9 +40,10 @@ export function formatArg(value: string): ExportFormat {
 export function addIntervalFlags(command: Command): Command {
   return command
     .addOption(
-      new Option('--interval <seconds>', `time between status checks (default ${DEFAULT_INTERVAL_S})`).argParser(
-        seconds(0.05, 3600),
-      ),
+      new Option(
+        '--interval <seconds>',
+        `time between status checks (default ${DEFAULT_INTERVAL_S}; the second check comes after half a second at most)`,
+      ).argParser(seconds(0.05, 3600)),
     )
     .addOption(
       new Option('--timeout <seconds>', 'give up waiting after this long (exit 7)').argParser(

@@ -39,6 +39,20 @@ describe('waitForOrder pace', () => {
     expect(polls[1]! - polls[0]!).toBeLessThan(1500);
   });
 
+  // A person's day: a plan row's order done in 200 ms waited a whole 2 s interval for its second look.
+  it('the second look comes half a second after the first, at most; then every interval', async () => {
+    const { api, polls } = scripted(['pending', 'processing', 'completed']);
+    await waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.9 });
+    expect(polls).toHaveLength(3);
+    expect(polls[1]! - polls[0]!).toBeGreaterThanOrEqual(490);
+    expect(polls[1]! - polls[0]!).toBeLessThan(850);
+    expect(polls[2]! - polls[1]!).toBeGreaterThanOrEqual(890);
+    // An interval under half a second is kept from the start.
+    const quick = scripted(['pending', 'completed']);
+    await waitForOrder({ api: quick.api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 0.05 });
+    expect(quick.polls[1]! - quick.polls[0]!).toBeLessThan(400);
+  });
+
   it('each status is told once, however many polls find it', async () => {
     const c = capturedIo();
     const seen: string[] = [];
