@@ -198,6 +198,12 @@ export function parsePlanRows(
   family?: string,
   batch?: string,
 ): { rows: PlanRow[]; problems: PlanProblem[]; named: { line: number; productId: string }[] } {
+  const notText = notCsvText(bytes);
+  if (notText !== undefined)
+    throw new UsageError(`the plan ${planPath} is ${notText}, not CSV text: nothing was ordered`, {
+      code: 'bad_plan',
+      hint: 'save it from the spreadsheet as "CSV UTF-8 (comma delimited)", one row product,quantity[,out] a line',
+    });
   const planSha = sha256(bytes.toString('latin1'));
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const rows: PlanRow[] = [];
@@ -1404,6 +1410,18 @@ function sameByLines(problems: readonly { line: number; text: string }[]): strin
     byText.set(said, [...(byText.get(said) ?? []), line]);
   }
   return [...byText].map(([text, lines]) => `${linesOf([...new Set(lines)])}: ${text}`);
+}
+
+/**
+ * What a plan file is when it is no CSV text a plan can be read from: a workbook (a zip: `PK\x03\x04`), or UTF-16
+ * text (its byte-order mark, or the NUL bytes of its ASCII). Read as UTF-8 they were a 30,403-row refusal of binary
+ * garbage, 4,234 characters on one line, and a refusal of every `\u0000a\u0000m…` product (a person's day).
+ */
+function notCsvText(bytes: Buffer): string | undefined {
+  if (bytes.length >= 4 && bytes.readUInt32BE(0) === 0x504b0304) return 'a workbook (.xlsx or another zip file)';
+  if (bytes.length >= 2 && (bytes.readUInt16BE(0) === 0xfffe || bytes.readUInt16BE(0) === 0xfeff)) return 'UTF-16 text';
+  const head = bytes.subarray(0, 512);
+  return head.length >= 4 && head.filter((b) => b === 0).length * 4 >= head.length ? 'UTF-16 text' : undefined;
 }
 
 /** How many rows an earlier run delivered are said one by one; the rest are counted (runPlan). */

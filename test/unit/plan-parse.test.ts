@@ -400,3 +400,35 @@ describe('the hint of a refused plan is right for its cause', () => {
     expect(hintOf('caf\u00e9,1\np1,0\n')).toBe(format);
   });
 });
+
+// A person's day: a workbook given as the plan was a 30,403-row refusal of binary garbage, 4,234 characters on one line,
+// and a UTF-16 CSV refused every `\u0000a\u0000m…` product.
+describe('a plan file that is no CSV text', () => {
+  const refused = (bytes: Buffer): Error & { code?: string; hint?: string } => {
+    try {
+      parsePlan(bytes, '/plans/p.csv');
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error('the plan was accepted');
+  };
+
+  it('a workbook, or UTF-16 text with or without its byte-order mark: said as such, in one short line', () => {
+    const csv = 'product,quantity\namazon-us-10,2\n';
+    const cases: [Buffer, string][] = [
+      [Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(2000, 7)]), 'a workbook (.xlsx or another zip file)'],
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(csv, 'utf16le')]), 'UTF-16 text'],
+      [Buffer.from(csv, 'utf16le'), 'UTF-16 text'],
+    ];
+    for (const [bytes, what] of cases) {
+      const error = refused(bytes);
+      expect(error.message).toBe(`the plan /plans/p.csv is ${what}, not CSV text: nothing was ordered`);
+      expect(error).toMatchObject({ code: 'bad_plan', exitCode: 2 });
+      expect(error.hint).toContain('CSV UTF-8');
+    }
+    // UTF-8 with its byte-order mark is a plan as before.
+    expect(parsePlan(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csv)]), '/plans/p.csv')).toHaveLength(
+      1,
+    );
+  });
+});
