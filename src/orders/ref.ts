@@ -14,7 +14,7 @@ import { withStatus, type OrderRecord } from '../journal/history.js';
 import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { allRecords, MIN_FRAGMENT, resolveRef } from './history-query.js';
-import { firstOf, unitsOf } from '../output/words.js';
+import { firstOf, grouped, unitsOf } from '../output/words.js';
 import { batchFlag, shellWord } from '../output/pinned-hint.js';
 
 export interface OrderRef {
@@ -456,7 +456,7 @@ export function unrecordedHint(o: UnrecordedFacts): string {
   const here =
     o.recorded === 0
       ? 'none is recorded here'
-      : `none of the ${o.recorded} recorded here matches (giftcodes order list shows them)`;
+      : `none of the ${grouped(o.recorded)} recorded here matches (giftcodes order list shows them)`;
   return `${first}; a prefix finds only the orders recorded on this machine, and ${here}`;
 }
 

@@ -20,7 +20,7 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { counted, firstOf, holdsCodesOf, unitsOf } from '../../output/words.js';
+import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../../output/words.js';
 import { batchFlag, pinnedHint } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
@@ -1031,14 +1031,14 @@ function planStory(
   const files = placed.filter((r) => r.out).length;
   const cost = costOf(placed);
   return [
-    `plan ${plan}: ${placed.length} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
-    ...(earlier > 0 ? [`${earlier} delivered by an earlier run`] : []),
-    ...(abandoned > 0 ? [`${abandoned} abandoned earlier, not ordered again`] : []),
-    ...(failed > 0 ? [`${failed} failed`] : []),
+    `plan ${plan}: ${grouped(placed.length)} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
+    ...(earlier > 0 ? [`${grouped(earlier)} delivered by an earlier run`] : []),
+    ...(abandoned > 0 ? [`${grouped(abandoned)} abandoned earlier, not ordered again`] : []),
+    ...(failed > 0 ? [`${grouped(failed)} failed`] : []),
     // Why, as the rows not attempted say it: the key refused (exit 3), else the server out of reach.
     ...(notSent > 0
       ? [
-          `${notSent} not attempted (${results.some((r) => r.error?.code === 'not_attempted' && r.error.exitCode === ExitCode.auth) ? 'the API key was refused' : 'the server could not be reached'})`,
+          `${grouped(notSent)} not attempted (${results.some((r) => r.error?.code === 'not_attempted' && r.error.exitCode === ExitCode.auth) ? 'the API key was refused' : 'the server could not be reached'})`,
         ]
       : []),
   ].join(', ');
