@@ -6,7 +6,7 @@
 // or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { refusesTheOrder } from '../api/errors.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
 import { localError as writeFailure } from '../files/atomic.js';
@@ -113,6 +113,8 @@ export class Journal {
   private readonly elsewhere = new Set<string>();
   /** The listing the looks made inside sameListing share. */
   private listing: string[] | undefined;
+  /** misplacedIn's last reading: the names it was read for, and what it found. */
+  private misplaced: { names: readonly string[]; byKey: ReadonlyMap<string, Intent[]> } | undefined;
 
   /** The profile whose history-days this run prunes by: only its records (undefined: every record, as before). */
   private historyProfile: string | undefined;
@@ -211,16 +213,33 @@ export class Journal {
     // and the key's may be one of them (never in neither place, or a keyed begin makes a second intent).
     if (!direct && vanished.length > 0) direct = readIntentFile(own);
     if (direct?.key === key) files.push(direct);
-    if (!direct && !this.log.live.has(key) && !logs.some((log) => log.live.has(key))) {
-      for (const name of names) {
-        if (!name.endsWith('.json') || name === basename(own)) continue;
-        const intent = readIntentFile(join(this.dir, name));
-        if (intent?.key === key) files.push(intent);
-      }
-    }
+    if (!direct && !this.log.live.has(key) && !logs.some((log) => log.live.has(key)))
+      files.push(...(this.misplacedIn(names).get(key) ?? []));
     const folded = foldIntent(key, files, logs, this.log);
     this.elsewhere.delete(key);
     return folded && this.noted(folded);
+  }
+
+  /**
+   * The intent files not at their key's own name (copied or renamed by hand), by key, read once for each listing of
+   * the same names. Read for every key not found at its own name, every file a row: a plan run after a few killed
+   * runs had left their intents as files took 5 s before its first row, rows × files reads (a person's day). The
+   * files the runs write are always at their key's own name, so this holds what a person put there.
+   */
+  private misplacedIn(names: readonly string[]): ReadonlyMap<string, Intent[]> {
+    const seen = this.misplaced;
+    if (seen && seen.names.length === names.length && seen.names.every((name, i) => name === names[i]))
+      return seen.byKey;
+    const byKey = new Map<string, Intent[]>();
+    for (const name of names) {
+      if (!name.endsWith('.json')) continue;
+      const file = join(this.dir, name);
+      const intent = readIntentFile(file);
+      if (intent === undefined || this.fileOf(intent.key) === file) continue;
+      byKey.set(intent.key, [...(byKey.get(intent.key) ?? []), intent]);
+    }
+    this.misplaced = { names: [...names], byKey };
+    return byKey;
   }
 
   private noted(folded: Folded): Intent {

@@ -1,0 +1,58 @@
+// Journal.find reads the intent files not at their key's own name (a person's copies) once for each listing of the
+// journal, not once a key: a plan run after a few killed runs, their intents left as files, took 5 s before its
+// first row, every file read for every row (a person's day).
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { letGoOfKept } from '../../src/journal/lock.js';
+import { currentOwner } from '../../src/journal/owner.js';
+import { deadPid } from '../helpers/e2e.js';
+import { journal, spec } from '../helpers/journal.js';
+
+const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+const original = fs.readFileSync;
+afterEach(() => {
+  fs.readFileSync = original;
+  syncBuiltinESMExports();
+});
+
+/** How many files under `dir` fn reads. */
+function readsIn(dir: string, fn: () => void): number {
+  let reads = 0;
+  fs.readFileSync = ((...args: Parameters<typeof original>) => {
+    if (String(args[0]).startsWith(dir)) reads++;
+    return original(...args);
+  }) as typeof original;
+  syncBuiltinESMExports();
+  try {
+    fn();
+  } finally {
+    fs.readFileSync = original;
+    syncBuiltinESMExports();
+  }
+  return reads;
+}
+
+describe('Journal.find and the intent files of other keys', () => {
+  it('reads them once for the keys looked up from one listing, and still finds a copy made by hand', async () => {
+    const j = journal();
+    const dead = { pid: deadPid(), boot: currentOwner().boot };
+    for (let i = 0; i < 30; i++) {
+      const { intent } = await j.begin({ ...spec, key: `row-${i}` });
+      writeFileSync(join(j.dir, `copy-${i}.json`), JSON.stringify({ ...intent, key: `hand-${i}`, owner: dead }));
+    }
+    letGoOfKept();
+    const missing = Array.from({ length: 20 }, (_, i) => `absent-${i}`);
+    const reads = readsIn(j.dir, () => j.sameListing(() => missing.forEach((key) => j.find(key))));
+    // Each absent key's own file is asked for (not there: not read); the 60 files once in all, not 20 times.
+    expect(reads).toBeLessThanOrEqual(60 + 5);
+    expect(reads).toBeGreaterThanOrEqual(30);
+    expect(j.find('hand-7')?.key).toBe('hand-7');
+    // A copy made since is found: the listing changed.
+    const { intent } = await j.begin({ ...spec, key: 'row-x' });
+    letGoOfKept();
+    writeFileSync(join(j.dir, 'later.json'), JSON.stringify({ ...intent, key: 'hand-later', owner: dead }));
+    expect(j.find('hand-later')?.key).toBe('hand-later');
+  });
+});
