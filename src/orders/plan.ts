@@ -867,7 +867,14 @@ export async function runRows(
   const results: PlanResult[] = new Array<PlanResult>(rows.length);
   const outcomes: Driven[] = [];
   const { startProgress } = await import('../output/progress.js');
-  const progress = startProgress(io, { label: 'plan', unit: 'rows', total: rows.length });
+  // A row that waits on the API (its answer, its order to complete) says so, with how long, on the line: at a terminal
+  // `plan: 0 of 200 rows (0%)` stood unchanged for 40 s while 16 orders were pending, and looked frozen (a person's day).
+  const progress = startProgress(io, {
+    label: 'plan',
+    unit: 'rows',
+    total: rows.length,
+    waiting: 'rows waiting on the API',
+  });
   progress.update(0);
   let next = 0;
   let done = 0;

@@ -15,7 +15,7 @@ import { outFileProblems, runRows, type PlanRow, type RowOptions } from '../../s
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
 
-const servers = inProcessServers({ server: {}, failing: { failOrders: 1 } });
+const servers = inProcessServers({ server: {}, failing: { failOrders: 1 }, slow: { fulfilAfterMs: 1600 } });
 const DEAD = { pid: 999_999_999 };
 
 const row = (n: number, key: string, out?: string): PlanRow => ({
@@ -234,6 +234,14 @@ describe('runRows', () => {
     expect(drawn[0]).toMatch(/^plan: 0 of 1 rows\b/);
     expect(drawn.at(-1)).toMatch(/^plan: 1 of 1 rows \(100%\)/);
     expect(err.endsWith('\r\x1b[K')).toBe(true);
+  });
+
+  // A person's day: `plan: 0 of 200 rows (0%)` stood unchanged for 40 s while the orders were pending, and looked frozen.
+  it('on a terminal a wait on the API is said on the line, with how long it has lasted', async () => {
+    const terminal = capturedIo({ stderrIsTTY: true });
+    const { results } = await run([row(1, 'plan-w-1')], { io: terminal, url: servers.slow.url, wait: true });
+    expect(results[0]!.error).toBeUndefined();
+    expect(terminal.err()).toMatch(/plan: 0 of 1 rows \(0%\), rows waiting on the API \(1 s\)/);
   });
 
   it("a row whose order failed is the row's failure, exit 6, with the order", async () => {
