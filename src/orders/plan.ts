@@ -256,6 +256,20 @@ export function parsePlanRows(
         line,
         `expected product,quantity[,out], got ${cells.length} fields${cut ? ` (a quantity with a thousands separator? ${cut})` : ''}`,
       );
+    // A first row of column names other than product and quantity (`sku,qty`): a header, said as one. It read as a
+    // row, "quantity must be a whole number, got "qty"" beside "no product "sku"" (a person's day).
+    // Column names are words without digits; a product id has them (amazon-us-25), and one letter is a typo.
+    if (
+      rows.length === 0 &&
+      problems.length === 0 &&
+      /^[A-Za-z][A-Za-z _.-]+$/.test(quantity ?? '') &&
+      /^[A-Za-z][A-Za-z _.-]*$/.test(productId ?? '')
+    )
+      return bad(
+        line,
+        `${cells.join(',')} reads as a header row, but a plan's header names its columns product,quantity[,out]`,
+        "name the header's columns product,quantity[,out], or leave the header row out",
+      );
     if (!productId || !/^[\x21-\x7e]{1,200}$/.test(productId))
       return bad(line, `"${productId ?? ''}" is not a product id`, 'see the product ids: giftcodes catalog list');
     named.push({ line, productId });

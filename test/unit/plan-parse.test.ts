@@ -78,7 +78,8 @@ describe('plan parsing', () => {
   it('a header row is only a header on the first row', () => {
     expect(refusal('p1,1\nproduct,quantity\n').message).toContain('line 2: quantity must be a whole number');
     expect(refusal('product,x\n').message).toContain('line 1: quantity must be a whole number');
-    expect(refusal('x,quantity\n').message).toContain('line 1: quantity must be a whole number');
+    // Column names other than a plan's: said as the header they are (a person's day).
+    expect(refusal('x,quantity\n').message).toContain('line 1: x,quantity reads as a header row');
   });
 
   it('a row keeps its key when other rows are edited, added or moved (issue 29: a fixed typo re-ordered the delivered rows)', () => {
@@ -430,5 +431,20 @@ describe('a plan file that is no CSV text', () => {
     expect(parsePlan(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csv)]), '/plans/p.csv')).toHaveLength(
       1,
     );
+  });
+});
+
+// A person's day: a plan whose header named its columns `sku,qty` read the header as a row: "quantity must be a whole
+// number, got "qty"" beside "no product "sku"", with the format's hint.
+describe('a header row of other column names', () => {
+  it('is said as a header, with what a plan header names; the rows below are read as rows', () => {
+    const error = refusal('sku,qty\namazon-us-10,2\nsteam-us-20,x\n');
+    expect(error.message).toContain(
+      "line 1: sku,qty reads as a header row, but a plan's header names its columns product,quantity[,out]",
+    );
+    expect(error.message).toContain('line 3: quantity must be');
+    expect(error.message).not.toContain('got "qty"');
+    // A quantity that is not a word is a bad row, as before.
+    expect(refusal('amazon-us-10,2x\n').message).toContain('got "2x"');
   });
 });

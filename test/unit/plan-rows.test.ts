@@ -15,7 +15,7 @@ import { outFileProblems, runRows, type PlanRow, type RowOptions } from '../../s
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
 
-const servers = inProcessServers({ server: {}, failing: { failOrders: 1 }, slow: { fulfilAfterMs: 1600 } });
+const servers = inProcessServers({ server: {}, failing: { failOrders: 1 }, slow: { fulfilAfterMs: 2600 } });
 const DEAD = { pid: 999_999_999 };
 
 const row = (n: number, key: string, out?: string): PlanRow => ({
@@ -241,7 +241,7 @@ describe('runRows', () => {
     const terminal = capturedIo({ stderrIsTTY: true });
     const { results } = await run([row(1, 'plan-w-1')], { io: terminal, url: servers.slow.url, wait: true });
     expect(results[0]!.error).toBeUndefined();
-    expect(terminal.err()).toMatch(/plan: 0 of 1 rows \(0%\), rows waiting on the API \(1 s\)/);
+    expect(terminal.err()).toMatch(/plan: 0 of 1 rows \(0%\), rows waiting on the API \([12] s\)/);
   });
 
   it("a row whose order failed is the row's failure, exit 6, with the order", async () => {
