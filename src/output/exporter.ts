@@ -120,6 +120,9 @@ export async function page(io: Io, text: string): Promise<void> {
 
 export function pagerCommand(io: Io): string | undefined {
   if (!io.pager || io.json || !io.stdoutIsTTY) return undefined;
+  // A dumb terminal (TERM=dumb, Emacs's shell) is written to as a log is: less there stopped at "WARNING: terminal is
+  // not fully functional. Press RETURN" (a person's day). A pager named for giftcodes is still its choice.
+  if (io.env.TERM === 'dumb' && io.env.GIFTCODES_PAGER === undefined) return undefined;
   const chosen = io.env.GIFTCODES_PAGER ?? io.env.PAGER ?? 'less -FRX';
   const trimmed = chosen.trim();
   return trimmed === '' || trimmed === 'cat' ? undefined : trimmed;

@@ -1,7 +1,9 @@
 // The one exporter: --json writes the document, text mode the text and its notes; an exporter that is no --json
 // document (json: false) writes nothing on stdout under --json.
 import { describe, expect, it } from 'vitest';
-import { exportResult } from '../../src/output/exporter.js';
+import { exportResult, pagerCommand } from '../../src/output/exporter.js';
+import { Io } from '../../src/output/io.js';
+import { PassThrough } from 'node:stream';
 import { capturedIo } from '../helpers/inprocess.js';
 
 describe('exportResult', () => {
@@ -28,5 +30,26 @@ describe('exportResult', () => {
     await exportResult(text.io, { a: 1 }, { ...exporter, json: false });
     await text.io.flushOut();
     expect(text.out()).toBe('a text\n');
+  });
+});
+
+// A person's day: at TERM=dumb (Emacs's shell) less stopped at "WARNING: terminal is not fully functional. Press RETURN".
+describe('pagerCommand on a dumb terminal', () => {
+  const terminal = (env: NodeJS.ProcessEnv): Io =>
+    new Io({
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      env,
+      stdinIsTTY: true,
+      stdoutIsTTY: true,
+      stderrIsTTY: true,
+    });
+
+  it('pages through none unless a pager is named for giftcodes; a real terminal pages as before', () => {
+    expect(pagerCommand(terminal({ TERM: 'dumb' }))).toBeUndefined();
+    expect(pagerCommand(terminal({ TERM: 'dumb', PAGER: 'less' }))).toBeUndefined();
+    expect(pagerCommand(terminal({ TERM: 'dumb', GIFTCODES_PAGER: 'more' }))).toBe('more');
+    expect(pagerCommand(terminal({ TERM: 'xterm-256color' }))).toBe('less -FRX');
   });
 });
