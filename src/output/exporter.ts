@@ -219,6 +219,10 @@ export function queryMissed(
     fields.length > 0
       ? `${Array.isArray(value) ? "each item's" : 'its'} fields: ${fields.slice(0, 12).join(', ')}${fields.length > 12 ? ', …' : ''}`
       : '';
+  // A field of the list's items named on the list itself (`order list --query orderId`): said "no such field" beside
+  // a list of the items' fields that named it (a person's day). The way to it is said instead.
+  if (Array.isArray(value) && field && fields.includes(field.name) && expression.trim() === field.name)
+    return `--query ${JSON.stringify(expression)} gave null: the document is a list, and ${field.name} is a field of its items: [].${field.name} gives each item's, [0].${field.name} the first one's`;
   const why = field ? `no such field: ${field.name}` : 'no such field, or its value is null';
   return `--query ${JSON.stringify(expression)} gave null (${why})${named ? `; ${named}` : ''}`;
 }

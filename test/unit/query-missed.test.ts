@@ -18,6 +18,23 @@ describe('a --query that selects nothing', () => {
     );
   });
 
+  // A person's day: `order list --query orderId` warned "no such field: orderId" beside "each item's fields: key, keyId,
+  // orderId, …". A field of a list's items named on the list says the way to it.
+  it("a field of a list's items named on the list: the way to it, not 'no such field'", async () => {
+    const { io, out, err } = capturedIo({ json: true });
+    io.query = await compileQuery('orderId');
+    io.outJson([{ key: 'k', orderId: 'ord_1' }]);
+    await io.flushOut();
+    expect(out()).toBe('null\n');
+    expect(unstamped(err())).toBe(
+      'warning: --query "orderId" gave null: the document is a list, and orderId is a field of its items: [].orderId gives each item\'s, [0].orderId the first one\'s\n',
+    );
+    // A name none of the items has: as before.
+    expect(queryMissed('orderID', [{ orderId: 'x' }], { name: 'orderID', there: false })).toBe(
+      '--query "orderID" gave null (no such field: orderID); each item\'s fields: orderId',
+    );
+  });
+
   it('says nothing when it selects something, a false or a 0 included', async () => {
     const { io, out, err } = capturedIo({ json: true });
     io.query = await compileQuery('quantity');
