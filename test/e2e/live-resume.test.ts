@@ -41,6 +41,28 @@ describe('an interrupted live order, run again', () => {
     expect(await chargesFor(served.server, 'netflix-us-30', 4)).toHaveLength(1);
   });
 
+  // An adversarial review: `order resume <key>` of a live order never sent waited at "Place the live order now?", the
+  // nightly job placed the same order meanwhile (another run holding the note: a second order, by the rule), and the
+  // yes was a second charge.
+  it('a resume asked about at a terminal while another run placed the same order: asked again, as a second order', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = ['order', 'place', '--env', 'live', '--product', 'apple-us-25', '--quantity', '7', '--yes'];
+    const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    const t = inTerminal(['order', 'resume', left!.key], configDir, { GIFTCODES_BASE_URL: served.server.url });
+    await t.waitFor(/Place the live order for 7 × apple-us-25 now\?/, 30_000);
+    const nightly = await runCli(place, { configDir });
+    expect(nightly.code, nightly.stderr).toBe(0);
+    expect(await chargesFor(served.server, 'apple-us-25', 7)).toHaveLength(1);
+    t.answer('y');
+    const again = (await t.waitFor(/Place this one too/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('Another giftcodes run placed 7 × apple-us-25 while you were asked (ord_');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'apple-us-25', 7)).toHaveLength(1);
+  });
+
   it('a new live order without a terminal or --yes is still refused before anything is sent', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const refused = await runCli(['order', 'place', '--env', 'live', '--product', 'tesco-uk-20', '--quantity', '3'], {

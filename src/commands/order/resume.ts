@@ -260,7 +260,21 @@ async function resumeOne(
     );
     if (intent.environment === 'live' && deps.io.canPrompt && options.yes !== true) {
       const cancelled = nothingSent();
+      const askedAt = new Date().toISOString();
       if (!(await deps.io.confirm(`Place the live order for ${what} now?`, '--yes', 'a live order', { cancelled })))
+        throw cancelled;
+      // The same order placed by another run while the question waited (the nightly job, a second window): this
+      // run held its note, so that run placed one of its own, and a yes here is a second (an adversarial review).
+      const meanwhile = placedMeanwhile(journal, intent, askedAt);
+      if (
+        meanwhile !== undefined &&
+        !(await deps.io.confirm(
+          `Another giftcodes run placed ${what} while you were asked (${meanwhile}). Place this one too, a second order?`,
+          '--yes',
+          'a second order',
+          { cancelled },
+        ))
+      )
         throw cancelled;
     }
   } else if (intent.phase === 'sending' || !intent.orderId)
@@ -336,4 +350,22 @@ async function clientOfIntent(deps: ResumeDeps, intent: Intent, options: ResumeO
     );
   }
   return deps.clientFor(intent.baseUrl, connection.apiKey);
+}
+
+/**
+ * An order of the same request as `intent` (its product, quantity and environment, with its API key) that another run
+ * began since `since`: its order id or key, else undefined. The journal's notes and its records are both read: that
+ * run may still be running, or have ended.
+ */
+function placedMeanwhile(journal: Journal, intent: Intent, since: string): string | undefined {
+  const same = (o: { key: string; productId: string; quantity: number; environment: string; keyId?: string }) =>
+    o.key !== intent.key &&
+    o.productId === intent.productId &&
+    o.quantity === intent.quantity &&
+    o.environment === intent.environment &&
+    (o.keyId === undefined || o.keyId === intent.keyId);
+  const noted = journal.read().intents.find((other) => same(other) && other.createdAt >= since);
+  if (noted) return noted.orderId ?? `key ${noted.key}`;
+  const recorded = journal.history.list().find((r) => same(r) && r.createdAt >= since);
+  return recorded && (recorded.orderId ?? `key ${recorded.key}`);
 }
