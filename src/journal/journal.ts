@@ -5,7 +5,7 @@
 // is what an interrupted order looks like on disk. A short lock over the whole directory makes "find an orphan
 // or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { refusesTheOrder } from '../api/errors.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
@@ -114,7 +114,13 @@ export class Journal {
   /** The listing the looks made inside sameListing share. */
   private listing: string[] | undefined;
   /** misplacedIn's last reading: the names it was read for, and what it found. */
-  private misplaced: { names: readonly string[]; byKey: ReadonlyMap<string, Intent[]> } | undefined;
+  private misplaced:
+    | {
+        names: readonly string[];
+        byKey: ReadonlyMap<string, Intent[]>;
+        watched: readonly { file: string; stamp: string | undefined }[];
+      }
+    | undefined;
 
   /** The profile whose history-days this run prunes by: only its records (undefined: every record, as before). */
   private historyProfile: string | undefined;
@@ -228,17 +234,27 @@ export class Journal {
    */
   private misplacedIn(names: readonly string[]): ReadonlyMap<string, Intent[]> {
     const seen = this.misplaced;
-    if (seen && seen.names.length === names.length && seen.names.every((name, i) => name === names[i]))
+    // The same names, and the files it kept or could not read unchanged since (a copy written again in place, or read
+    // half-copied): a person's files are few, so each is looked at again (a review).
+    if (
+      seen &&
+      seen.names.length === names.length &&
+      seen.names.every((name, i) => name === names[i]) &&
+      seen.watched.every(({ file, stamp }) => stampOf(file) === stamp)
+    )
       return seen.byKey;
     const byKey = new Map<string, Intent[]>();
+    const watched: { file: string; stamp: string | undefined }[] = [];
     for (const name of names) {
       if (!name.endsWith('.json')) continue;
       const file = join(this.dir, name);
+      const stamp = stampOf(file);
       const intent = readIntentFile(file);
-      if (intent === undefined || this.fileOf(intent.key) === file) continue;
-      byKey.set(intent.key, [...(byKey.get(intent.key) ?? []), intent]);
+      if (intent !== undefined && this.fileOf(intent.key) === file) continue;
+      watched.push({ file, stamp });
+      if (intent !== undefined) byKey.set(intent.key, [...(byKey.get(intent.key) ?? []), intent]);
     }
-    this.misplaced = { names: [...names], byKey };
+    this.misplaced = { names: [...names], byKey, watched };
     return byKey;
   }
 
@@ -1107,4 +1123,10 @@ function goneRun(intent: Intent): LeftBy | undefined {
   if (intent.out === undefined || intent.out.path === '-') return undefined;
   if (isSameProcess(intent.owner, currentOwner()) || otherMachine(intent.owner) !== undefined) return undefined;
   return { path: intent.out.path, pid: intent.owner.pid };
+}
+
+/** A file's size and modification time, to tell whether it changed since: undefined when it is not there. */
+function stampOf(file: string): string | undefined {
+  const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
+  return stat && `${stat.size}:${stat.mtimeNs}`;
 }

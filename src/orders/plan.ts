@@ -258,12 +258,14 @@ export function parsePlanRows(
       );
     // A first row of column names other than product and quantity (`sku,qty`): a header, said as one. It read as a
     // row, "quantity must be a whole number, got "qty"" beside "no product "sku"" (a person's day).
-    // Column names are words without digits; a product id has them (amazon-us-25), and one letter is a typo.
+    // Only a row of column names (a quantity column called qty, amount, count…; a product one called sku, item, id…):
+    // a first order row with a word for its quantity (`apple-gift-card,TBD`) is a bad row, never "leave it out" (a
+    // review).
     if (
       rows.length === 0 &&
       problems.length === 0 &&
-      /^[A-Za-z][A-Za-z _.-]+$/.test(quantity ?? '') &&
-      /^[A-Za-z][A-Za-z _.-]*$/.test(productId ?? '')
+      (QUANTITY_NAMES.test(quantity ?? '') || PRODUCT_NAMES.test(productId ?? '')) &&
+      /^[A-Za-z][A-Za-z _.-]*$/.test(quantity ?? '')
     )
       return bad(
         line,
@@ -1444,6 +1446,10 @@ function notCsvText(bytes: Buffer): string | undefined {
   const head = bytes.subarray(0, 512);
   return head.length >= 4 && head.filter((b) => b === 0).length * 4 >= head.length ? 'UTF-16 text' : undefined;
 }
+
+/** What a spreadsheet calls a plan's quantity column, and its product column, in a header row of its own. */
+const QUANTITY_NAMES = /^(qty|quantity|quantities|amount|count|units?|number|menge|anzahl|cantidad|quantit[eé])$/i;
+const PRODUCT_NAMES = /^(sku|skus|products?|product[ _-]?ids?|items?|item[ _-]?ids?|ids?|names?|cards?|codes?|brand)$/i;
 
 /** How many rows an earlier run delivered are said one by one; the rest are counted (runPlan). */
 const EARLIER_SAID = 5;

@@ -63,6 +63,24 @@ describe('an interrupted live order, run again', () => {
     expect(await chargesFor(served.server, 'apple-us-25', 7)).toHaveLength(1);
   });
 
+  // A review: a second run killed before it sent anything, while the question waited, was taken for an order placed;
+  // the No by default left the order the person had said yes to unplaced.
+  it('another run that sent nothing meanwhile is no order placed: the yes places this one, asked once', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = ['order', 'place', '--env', 'live', '--product', 'apple-us-50', '--quantity', '3', '--yes'];
+    const kill = { GIFTCODES_FAILPOINTS: 'intent.written=kill' };
+    expect((await runCli(place, { configDir, env: kill })).signal).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    const t = inTerminal(['order', 'resume', left!.key], configDir, { GIFTCODES_BASE_URL: served.server.url });
+    await t.waitFor(/Place the live order for 3 × apple-us-50 now\?/, 30_000);
+    expect((await runCli(place, { configDir, env: kill })).signal).toBe('SIGKILL');
+    t.answer('y');
+    const screen = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).not.toContain('Place this one too');
+    expect(await chargesFor(served.server, 'apple-us-50', 3)).toHaveLength(1);
+  });
+
   it('a new live order without a terminal or --yes is still refused before anything is sent', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const refused = await runCli(['order', 'place', '--env', 'live', '--product', 'tesco-uk-20', '--quantity', '3'], {

@@ -2,7 +2,7 @@
 // journal, not once a key: a plan run after a few killed runs, their intents left as files, took 5 s before its
 // first row, every file read for every row (a person's day).
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { letGoOfKept } from '../../src/journal/lock.js';
@@ -54,5 +54,19 @@ describe('Journal.find and the intent files of other keys', () => {
     letGoOfKept();
     writeFileSync(join(j.dir, 'later.json'), JSON.stringify({ ...intent, key: 'hand-later', owner: dead }));
     expect(j.find('hand-later')?.key).toBe('hand-later');
+    // A listing of as many names, one of them another: read again (a copy renamed and given another key by hand).
+    letGoOfKept();
+    renameSync(join(j.dir, 'copy-0.json'), join(j.dir, 'renamed-0.json'));
+    writeFileSync(join(j.dir, 'renamed-0.json'), JSON.stringify({ ...intent, key: 'hand-renamed', owner: dead }));
+    expect(j.find('hand-renamed')?.key).toBe('hand-renamed');
+    expect(j.find('hand-0')).toBeUndefined();
+    // A copy written again in place, under the same name: read again (a review).
+    writeFileSync(join(j.dir, 'renamed-0.json'), JSON.stringify({ ...intent, key: 'hand-again', owner: dead }));
+    expect(j.find('hand-again')?.key).toBe('hand-again');
+    // One read half-copied (not an intent), then whole: found once whole.
+    writeFileSync(join(j.dir, 'copy-1.json'), '{"key":');
+    expect(j.find('hand-half')).toBeUndefined();
+    writeFileSync(join(j.dir, 'copy-1.json'), JSON.stringify({ ...intent, key: 'hand-half', owner: dead }));
+    expect(j.find('hand-half')?.key).toBe('hand-half');
   });
 });

@@ -77,7 +77,8 @@ describe('plan parsing', () => {
 
   it('a header row is only a header on the first row', () => {
     expect(refusal('p1,1\nproduct,quantity\n').message).toContain('line 2: quantity must be a whole number');
-    expect(refusal('product,x\n').message).toContain('line 1: quantity must be a whole number');
+    // A product column beside a column of another name: the header it is, with what a plan's header names.
+    expect(refusal('product,x\n').message).toContain('line 1: product,x reads as a header row');
     // Column names other than a plan's: said as the header they are (a person's day).
     expect(refusal('x,quantity\n').message).toContain('line 1: x,quantity reads as a header row');
   });
@@ -444,7 +445,11 @@ describe('a header row of other column names', () => {
     );
     expect(error.message).toContain('line 3: quantity must be');
     expect(error.message).not.toContain('got "qty"');
-    // A quantity that is not a word is a bad row, as before.
+    // A quantity that is not a word is a bad row, as before; so is a first order row with a word for its quantity
+    // (a review: "leave the header row out" of an order row).
     expect(refusal('amazon-us-10,2x\n').message).toContain('got "2x"');
+    expect(refusal('apple-gift-card,TBD\namazon-us-25,2\n').message).toContain('line 1: quantity must be');
+    expect(refusal('netflix,abc\n').message).not.toContain('header');
+    expect(refusal('item,Menge\np,1\n').message).toContain('line 1: item,Menge reads as a header row');
   });
 });

@@ -33,6 +33,8 @@ describe('tooShortForCodes', () => {
   it('may hold them, to be compared whole: another format, an encrypted file, an unknown quantity, no file', () => {
     expect(tooShortForCodes(file('a.json', '[]'), 'json', 5)).toBeUndefined();
     expect(tooShortForCodes(file('a.csv.age', 'age'), 'csv', 5)).toBeUndefined();
+    // Only a name that ends in .age is an encrypted file.
+    expect(tooShortForCodes(file('a.age.csv', 'h\n'), 'csv', 5)).toBe(1);
     expect(tooShortForCodes(file('u.csv', 'h\n'), 'csv', undefined)).toBeUndefined();
     expect(tooShortForCodes(join(tempDir(), 'none.csv'), 'csv', 5)).toBeUndefined();
   });

@@ -265,7 +265,7 @@ async function resumeOne(
         throw cancelled;
       // The same order placed by another run while the question waited (the nightly job, a second window): this
       // run held its note, so that run placed one of its own, and a yes here is a second (an adversarial review).
-      const meanwhile = placedMeanwhile(journal, intent, askedAt);
+      const meanwhile = placedMeanwhile(journal, intent, askedAt, neverSent);
       if (
         meanwhile !== undefined &&
         !(await deps.io.confirm(
@@ -357,15 +357,27 @@ async function clientOfIntent(deps: ResumeDeps, intent: Intent, options: ResumeO
  * began since `since`: its order id or key, else undefined. The journal's notes and its records are both read: that
  * run may still be running, or have ended.
  */
-function placedMeanwhile(journal: Journal, intent: Intent, since: string): string | undefined {
+function placedMeanwhile(
+  journal: Journal,
+  intent: Intent,
+  since: string,
+  neverSent: (intent: Intent) => boolean,
+): string | undefined {
   const same = (o: { key: string; productId: string; quantity: number; environment: string; keyId?: string }) =>
     o.key !== intent.key &&
     o.productId === intent.productId &&
     o.quantity === intent.quantity &&
     o.environment === intent.environment &&
     (o.keyId === undefined || o.keyId === intent.keyId);
-  const noted = journal.read().intents.find((other) => same(other) && other.createdAt >= since);
-  if (noted) return noted.orderId ?? `key ${noted.key}`;
-  const recorded = journal.history.list().find((r) => same(r) && r.createdAt >= since);
-  return recorded && (recorded.orderId ?? `key ${recorded.key}`);
+  // Only one whose request went out, or that the API placed: a note never sent, or an order the API refused, placed
+  // nothing, and taking it for a placed order left the order the person said yes to unplaced (a review).
+  const noted = journal.read().intents.find((other) => same(other) && other.createdAt >= since && !neverSent(other));
+  if (noted) return noted.orderId ?? `key ${noted.key}, sent`;
+  const recorded = journal.history
+    .list()
+    .find(
+      (r) =>
+        same(r) && r.createdAt >= since && (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
+    );
+  return recorded && (recorded.orderId ?? `key ${recorded.key}, sent`);
 }
