@@ -300,4 +300,23 @@ describe('codes get --out a file that cannot hold the order', () => {
       expect(same.stderr).toContain('already holds the 40 codes');
     });
   }, 60_000);
+
+  // A review: an empty file refused "too few for the 3 codes" of an order that had failed (exit 2 for 6).
+  it('an order that failed is said as failed, whatever file is there', async () => {
+    await withServer(['--fulfil-after', '300', '--fail-orders', '1'], async (server) => {
+      const configDir = await loggedIn(server);
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--json'], {
+        configDir,
+      });
+      expect(placed.code, placed.stderr).toBe(0);
+      const { id } = JSON.parse(placed.stdout) as { id: string };
+      // Read once it has failed (order watch ends it, exit 6).
+      expect((await runCli(['order', 'watch', id], { configDir })).code).toBe(6);
+      const file = join(tempDir(), 'f.csv');
+      writeFileSync(file, '');
+      const codes = await runCli(['codes', 'get', id, '--out', file], { configDir });
+      expect(codes.code, codes.stderr).toBe(6);
+      expect(codes.stderr).not.toContain('too few');
+    });
+  }, 60_000);
 });

@@ -107,11 +107,21 @@ async function fetchCodes(
   options = { ...options, orderId: ref.orderId };
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const existing = await checkCodesTarget(out, force);
+  let orderInDoubt = false;
   // A file that certainly does not hold this order's codes is refused before a wait or a page (recover.ts).
   if (existing !== undefined && ref.record !== undefined) {
     const { shortFileRefusal } = await import('../../orders/deliver.js');
     const short = await shortFileRefusal(out, options.format, ref.record.quantity, ref.orderId);
-    if (short) throw short;
+    // Once the order is read (one request, not its pages): a failed one, or one the API cannot give now, is said as
+    // such, not as the file (a review met "the file is empty" of an order that had failed, exit 2 for 6).
+    if (short) {
+      const [order, { orderOutcome }] = await Promise.all([
+        api.getOrder(ref.orderId).catch(() => undefined),
+        import('../../api/outcome.js'),
+      ]);
+      if (order !== undefined && orderOutcome(order.status) !== 'failed') throw short;
+      orderInDoubt = true;
+    }
   }
   // The order's quantity, where known, is how many codes must arrive: what the journal recorded when this machine
   // placed it, else the server's word with --wait (an API that ends the list early, or says the order is for fewer
@@ -225,6 +235,7 @@ async function fetchCodes(
     api,
     orderId: options.orderId,
     expected,
+    orderInDoubt,
     out: {
       path: out,
       format: options.format,
