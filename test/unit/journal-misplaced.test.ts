@@ -3,6 +3,7 @@
 // first row, every file read for every row (a person's day).
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { renameSync, writeFileSync } from 'node:fs';
+import { sha256 } from '../../src/journal/intent.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { letGoOfKept } from '../../src/journal/lock.js';
@@ -63,6 +64,14 @@ describe('Journal.find and the intent files of other keys', () => {
     // A copy written again in place, under the same name: read again (a review).
     writeFileSync(join(j.dir, 'renamed-0.json'), JSON.stringify({ ...intent, key: 'hand-again', owner: dead }));
     expect(j.find('hand-again')?.key).toBe('hand-again');
+    // A file at its key's own name, moved by hand under another name, as many names as before: found there (the
+    // listing's names changed, though no file it kept did).
+    const ownName = `${sha256('hand-own').slice(0, 40)}.json`;
+    writeFileSync(join(j.dir, ownName), JSON.stringify({ ...intent, key: 'hand-own', owner: dead }));
+    expect(j.find('hand-own')?.key).toBe('hand-own');
+    expect(j.find('absent-again')).toBeUndefined();
+    renameSync(join(j.dir, ownName), join(j.dir, 'moved-own.json'));
+    expect(j.find('hand-own')?.key).toBe('hand-own');
     // One read half-copied (not an intent), then whole: found once whole.
     writeFileSync(join(j.dir, 'copy-1.json'), '{"key":');
     expect(j.find('hand-half')).toBeUndefined();
