@@ -131,6 +131,10 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
     const configDir = await loggedIn(served.server, DEMO_KEYS.test);
     const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--idempotency-key', 'inv-1001'];
     const intent = await abandonedAfterAccept(configDir, place);
+    // order show names its codes get once, on its HERE line (a support review: a second hint under it, another file).
+    const shown = await runCli(['order', 'show', intent.orderId!], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((shown.stdout + shown.stderr).match(/giftcodes codes get/g)).toHaveLength(1);
     const before = (await ledger(served.server)).orders.length;
     const again = await runCli(place, { configDir });
     expect(again.code, again.stderr).toBe(2);

@@ -81,9 +81,12 @@ export async function run(
   // The next step, where this machine's record does not say it already (codes written here, or a run to resume): a
   // completed order whose codes were never fetched read `here  placed`, and no word of codes get (a person's day).
   const recorded = ref.record;
+  // An abandoned order's HERE line names its codes get already, once it completed: a second one under it, with
+  // another file name, was one hint too many (a support review).
   const said =
     recorded?.outcome === 'pending' ||
-    (recorded?.outcome === 'delivered' && recorded.out !== undefined && recorded.out !== '-');
+    (recorded?.outcome === 'delivered' && recorded.out !== undefined && recorded.out !== '-') ||
+    (recorded?.outcome === 'abandoned' && orderOutcome(order.status) === 'completed');
   await printOrder(
     deps.io,
     order,
