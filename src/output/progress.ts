@@ -160,11 +160,21 @@ export function progressLine(
 ): string {
   const seconds = elapsedMs / 1000;
   const rate = seconds > 0 ? done / seconds : 0;
-  const rateText = rate > 0 ? `, ${grouped(Math.round(rate))} ${unit}/s` : '';
+  const rateText = rateWords(rate, ` ${unit}`);
   if (total === undefined || total <= 0) return `${label}: ${grouped(done)} ${unit}${rateText}`;
   const percent = Math.min(100, Math.floor((done * 100) / total));
   const left = rate > 0 && done < total ? `, ${duration((total - done) / rate)} left` : '';
   return `${label}: ${grouped(done)} of ${grouped(total)} ${unit} (${percent}%)${rateText}${left}`;
+}
+
+/**
+ * `, 25,000 codes/s`, or under one a second `, 4 rows/min`, or nothing under one a minute: a plan whose rows wait on
+ * their orders read "0 rows/s" in a cron log (a review).
+ */
+function rateWords(perSecond: number, unit: string): string {
+  if (Math.round(perSecond) >= 1) return `, ${grouped(Math.round(perSecond))}${unit}/s`;
+  const perMinute = Math.round(perSecond * 60);
+  return perMinute >= 1 ? `, ${grouped(perMinute)}${unit}/min` : '';
 }
 
 /** Seconds for a person: `42 s`, `3 min 5 s`, `1 h 2 min`. */
@@ -200,7 +210,8 @@ export function narrowed(
   const rate = seconds > 0 ? done / seconds : 0;
   const parts = [total !== undefined && total > 0 ? `${grouped(done)}/${grouped(total)}` : grouped(done)];
   if (total !== undefined && total > 0) parts[0] += ` (${Math.min(100, Math.floor((done * 100) / total))}%)`;
-  if (rate > 0) parts.push(`${grouped(Math.round(rate))}/s`);
+  const said = rateWords(rate, '');
+  if (said) parts.push(said.slice(2));
   if (rate > 0 && total !== undefined && done < total) parts.push(`${duration((total - done) / rate)} left`);
   const numbers = parts.join(', ');
   for (const label of [o.label, o.short ?? o.label]) {

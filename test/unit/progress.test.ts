@@ -201,6 +201,12 @@ describe('progressLine', () => {
       'reading the catalog: 2,000 products, 1,000 products/s',
     );
   });
+  // A review: a plan whose rows waited on their orders read "0 rows/s" in a cron log.
+  it('a rate under one a second is said a minute, and under one a minute not at all', () => {
+    expect(progressLine('plan', 'rows', 1, 6, 13_000)).toBe('plan: 1 of 6 rows (16%), 5 rows/min, 1 min 5 s left');
+    expect(progressLine('plan', 'rows', 1, 6, 240_000)).toBe('plan: 1 of 6 rows (16%), 20 min 0 s left');
+    expect(progressLine('plan', 'rows', 3, 6, 2000)).toBe('plan: 3 of 6 rows (50%), 2 rows/s, 2 s left');
+  });
   it('says minutes for long waits', () => {
     expect(progressLine('w', 'codes', 1000, 1_000_000, 1000)).toBe(
       'w: 1,000 of 1,000,000 codes (0%), 1,000 codes/s, 16 min 39 s left',
