@@ -1350,9 +1350,13 @@ export async function outFileProblems(
               ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
                 // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
                 `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
-              : row.batched
-                ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
-                : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`);
+              : !holder.key.startsWith('plan-')
+                ? // An order placed by itself (order place --out, the cron recipe's), not a row of any plan: "this
+                  // batch's row changed" described a row that never ran (a newcomer's walkthrough).
+                  `that order was placed by itself (order place), not by a plan: name another file in the out column (${BATCH_FIELD} there gives each --batch its own), or move the file away (--force would overwrite those codes)`
+                : row.batched
+                  ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
+                  : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`);
       problems.push({
         row: row.row,
         error: new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}`, {

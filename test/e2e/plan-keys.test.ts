@@ -548,3 +548,27 @@ describe('a plan run again whole', () => {
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
 });
+
+// A newcomer's walkthrough: a plan row whose out file held the codes of an order placed by itself (the cron recipe's
+// order place --out) was told "this batch's row changed since that order wrote its codes", of a row that never ran.
+describe("a plan row whose out file holds a single order's codes", () => {
+  const served = servedApi(['--fulfil-after', '0'], { login: true });
+
+  it('names that order as placed by itself, not by a plan', async () => {
+    const { configDir } = served;
+    const dir = tempDir();
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', join(dir, 'amazon-25.csv')],
+      { configDir },
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const plan = join(dir, 'nightly.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-25,1,amazon-25.csv\n');
+    const refused = await runCli(['order', 'place', '--plan', plan, '--batch', '2026-12-01', '--dry-run'], {
+      configDir,
+    });
+    expect(refused.code).toBe(2);
+    expect(unstamped(refused.stderr)).toContain('hint: that order was placed by itself (order place), not by a plan');
+    expect(refused.stderr).not.toContain("this batch's row changed");
+  });
+});
