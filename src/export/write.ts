@@ -414,9 +414,26 @@ async function exportToStdout(
   // The data goes through the same last net as every other stdout line: no key is ever printed whole.
   const prefix = `giftcodes-spool-`;
   removeStaleTemps(tmpdir(), prefix);
-  // Encrypted: stdout gets the age file; the CSV spool in the temporary directory is ciphertext too.
-  const age = o.encryptTo?.length ? await encryptingSink(sink, o.encryptTo) : undefined;
-  const writer = await writerFor(format, age ? age.sink : sink, o, tempPath(tmpdir(), prefix), {
+  // Encrypted: stdout gets the age file; the CSV spool in the temporary directory is ciphertext too. The age header is
+  // held until the first codes are written: a request that failed (a 404, the server gone) left 184 bytes of a
+  // header on stdout, an encrypted file of nothing that age -d calls cut short, where plaintext left none (a review).
+  const held: Buffer[] = [];
+  let opened = false;
+  const open = async (): Promise<void> => {
+    opened = true;
+    for (const chunk of held.splice(0)) await sink.write(chunk);
+  };
+  const gated: TextSink = {
+    write: (chunk) => (opened ? sink.write(chunk) : (held.push(Buffer.from(chunk)), Promise.resolve())),
+  };
+  const age = o.encryptTo?.length ? await encryptingSink(gated, o.encryptTo) : undefined;
+  const plaintext: TextSink | undefined = age && {
+    write: async (chunk) => {
+      if (!opened) await open();
+      return age.sink.write(chunk);
+    },
+  };
+  const writer = await writerFor(format, plaintext ?? sink, o, tempPath(tmpdir(), prefix), {
     transform: (text) => o.io.redact(text),
     ...(age ? { spoolCipher: new SpoolCipher() } : {}),
   });
@@ -424,6 +441,7 @@ async function exportToStdout(
   let closed = false;
   try {
     const count = await pump(o, writer, (count) => (written = count));
+    if (age && !opened) await open();
     await age?.close();
     closed = true;
     return { count, gone: false, escaped: writer.escaped, numeric: writer.numeric };

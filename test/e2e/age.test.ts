@@ -175,6 +175,16 @@ describe('encrypted codes files (age)', () => {
     expect(readFileSync(file).includes(codes[0]!)).toBe(false);
     const csv = ageDecrypt(identity, file).toString('utf8');
     for (const code of codes) expect(csv).toContain(code);
+    // A request that fails writes nothing, as plaintext writes nothing: it left an age header of no codes, which age
+    // -d calls cut short (a newcomer's walkthrough).
+    const missing = join(dir, 'missing.age');
+    const failed = await runToFile(
+      ['codes', 'get', 'ord_000000000000000000000000', '--format', 'csv', '--encrypt-to', recipient],
+      missing,
+      configDir,
+    );
+    expect(failed.code).toBe(4);
+    expect(readFileSync(missing).length).toBe(0);
     const queried = await runCli(['codes', 'get', id, '--encrypt-to', recipient, '--query', '[].code'], { configDir });
     expect(queried.code).toBe(2);
     expect(queried.stdout).toBe('');
