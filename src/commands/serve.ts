@@ -36,7 +36,9 @@ interface ServeFlags {
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('serve')
-    .description('run the local reference server (a faithful implementation of the API, with fault flags for tests)')
+    .description(
+      'run the local reference server (a faithful implementation of the API, with fault flags for tests); it keeps its orders in memory, so a restart forgets them',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .addOption(
       new Option('--port <port>', 'port (0 picks a free one and prints it)').argParser(portNumber).default(4010),

@@ -574,6 +574,43 @@ export async function anewOfRecord(
   return `to order it anew: giftcodes order place --product ${r.productId} --quantity ${r.quantity}${placeFlags(r)}${server}${out}`;
 }
 
+/**
+ * The 404 of an order this machine recorded: where it was asked, when and with which key it was placed, and the cause
+ * that fits: a key given for this run that is not the one that placed it, else a server that no longer knows it (the
+ * reference server forgets its orders when it stops). `recordWhere`: where the person reads this machine's record of it.
+ * It said "check the id … order list shows the orders placed from here", of an order order list showed (reviews).
+ */
+export async function recordedNotFound(
+  deps: Pick<Deps, 'connection'>,
+  record: OrderRecord,
+  baseUrl: string,
+  recordWhere: string,
+): Promise<ApiError> {
+  const [{ keyIdOf }, connection] = await Promise.all([
+    import('../journal/intent.js'),
+    deps.connection().catch(() => undefined),
+  ]);
+  const given =
+    connection !== undefined &&
+    (connection.keySource === 'flag' || connection.keySource === 'environment') &&
+    record.keyId !== undefined &&
+    keyIdOf(connection.apiKey) !== record.keyId
+      ? connection.keySource === 'flag'
+        ? '--api-key'
+        : 'GIFTCODES_API_KEY'
+      : undefined;
+  return new ApiError(
+    `the API at ${baseUrl} does not know order ${record.orderId} (HTTP 404 order_not_found), which this machine placed at ${record.createdAt} with key ${record.key} (profile "${record.profile}", ${record.environment})`,
+    {
+      code: 'order_not_found',
+      status: 404,
+      hint: given
+        ? `it was asked with the key in ${given}, not the one that placed it: run it without ${given} (the profile's key), or with that key`
+        : `the server no longer knows it (reset or restarted, or another server at that address): ask the provider about it, with its id and key; ${recordWhere}`,
+    },
+  );
+}
+
 export function placeFlags(r: Pick<OrderRecord, 'profile' | 'environment'>): string {
   // --env always, test too: a profile whose default is live placed a live order from an abandoned test order's words
   // (a review).

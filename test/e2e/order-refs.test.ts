@@ -538,7 +538,7 @@ describe('order show of a recorded order the API does not know', () => {
         `error: the API at ${server.url} does not know order ${id} (HTTP 404 order_not_found), which this machine placed at `,
       );
       expect(said).toContain(
-        'hint: the server no longer knows it (reset, or another server at that address): ask the provider',
+        'hint: the server no longer knows it (reset or restarted, or another server at that address): ask the provider',
       );
       expect(said).not.toContain('order list shows');
       // With --json nothing of the record is printed: the hint says where it is, not "above" (a review).
@@ -548,6 +548,18 @@ describe('order show of a recorded order the API does not know', () => {
       expect(error.hint).toMatch(
         /this machine's record of it: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order list --json$/,
       );
+      // order watch and codes get of it say the same, and where the record is (a newcomer's walkthrough: the server
+      // restarted, and the hint said to check the id).
+      for (const verb of [
+        ['order', 'watch'],
+        ['codes', 'get'],
+      ]) {
+        const other = await runCli([...verb, id], { configDir });
+        expect(other.code, verb.join(' ')).toBe(4);
+        expect(unstamped(other.stderr)).toContain(`does not know order ${id} (HTTP 404 order_not_found)`);
+        expect(other.stderr).toMatch(/this machine's record of it: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order show/);
+        expect(other.stderr).not.toContain('check the id');
+      }
     });
   }, 60_000);
 });

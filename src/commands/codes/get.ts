@@ -72,9 +72,17 @@ export async function run(options: GetOptions, deps: GetDeps): Promise<void> {
   try {
     await fetchCodes(options, deps, read);
   } catch (error) {
-    const { notFoundHere, fromOtherKey } = await import('../../orders/ref.js');
+    const { notFoundHere, fromOtherKey, recordedNotFound } = await import('../../orders/ref.js');
     // The ref as read: one word of a pasted sentence (oneRef), else the ref as typed.
     if (read.ref === undefined) throw await notFoundHere(deps, options.orderId, error);
+    // An order recorded here that the API does not know: whose it is, and the cause that fits (ref.ts).
+    if (read.ref.record && error instanceof ApiError && error.code === 'order_not_found')
+      throw await recordedNotFound(
+        deps,
+        read.ref.record,
+        read.ref.api.baseUrl,
+        `this machine's record of it: giftcodes order show ${read.ref.orderId}`,
+      );
     // A ref unknown here, not found with the key of one environment: asked with the profile's other key, once, and
     // its codes fetched there when found.
     const found = await fromOtherKey(deps, read.ref, error);

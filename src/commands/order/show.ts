@@ -71,7 +71,16 @@ export async function run(
     // (a support review: a server reset, or a key of another reseller given for the run).
     if (ref.record && error instanceof ApiError && error.code === 'order_not_found') {
       await printRecorded(deps.io, journal, ref.record);
-      throw await unknownThere(deps, ref.record, ref.api.baseUrl);
+      const { recordedNotFound } = await import('../../orders/ref.js');
+      throw await recordedNotFound(
+        deps,
+        ref.record,
+        ref.api.baseUrl,
+        // With --json nothing of the record is printed: the hint names where it is (a review).
+        deps.io.json
+          ? `this machine's record of it: giftcodes order list --json`
+          : "this machine's record of it is above",
+      );
     }
     // A ref unknown here, not found with the key of one environment: asked with the profile's other key, else thrown.
     ({ ref, order } = await fromOtherKey(deps, ref, error));
@@ -156,42 +165,6 @@ async function printLocal(
     pager: false,
     ...(options.document ? {} : { json: false as const }),
   });
-}
-
-/**
- * The 404 of an order this machine recorded: where it was asked, when and with which key it was placed, and the cause
- * that fits: a key given for this run that is not the one that placed it, else a server that no longer knows it.
- */
-async function unknownThere(
-  deps: Pick<Deps, 'connection' | 'io'>,
-  record: OrderRecord,
-  baseUrl: string,
-): Promise<ApiError> {
-  // With --json nothing of the record is printed: the hint names where it is (a review).
-  const json = deps.io.json;
-  const [{ keyIdOf }, connection] = await Promise.all([
-    import('../../journal/intent.js'),
-    deps.connection().catch(() => undefined),
-  ]);
-  const given =
-    connection !== undefined &&
-    (connection.keySource === 'flag' || connection.keySource === 'environment') &&
-    record.keyId !== undefined &&
-    keyIdOf(connection.apiKey) !== record.keyId
-      ? connection.keySource === 'flag'
-        ? '--api-key'
-        : 'GIFTCODES_API_KEY'
-      : undefined;
-  return new ApiError(
-    `the API at ${baseUrl} does not know order ${record.orderId} (HTTP 404 order_not_found), which this machine placed at ${record.createdAt} with key ${record.key} (profile "${record.profile}", ${record.environment})`,
-    {
-      code: 'order_not_found',
-      status: 404,
-      hint: given
-        ? `it was asked with the key in ${given}, not the one that placed it: run it without ${given} (the profile's key), or with that key`
-        : `the server no longer knows it (reset, or another server at that address): ask the provider about it, with its id and key; ${json ? `this machine's record of it: giftcodes order list --json` : "this machine's record of it is above"}`,
-    },
-  );
 }
 
 /** A local record of an order the API could not be asked about now: its id and its last status read here (no --json document). */

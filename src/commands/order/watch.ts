@@ -4,7 +4,7 @@ import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import type { Order } from '../../api/schemas.js';
 import type { DeliveredCodes } from '../../orders/deliver.js';
 import type { OrderRef } from '../../orders/ref.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { warnOutsideJson } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -90,7 +90,8 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   const here = await recordless(deps);
   here.say('this order is not recorded');
   const recorded = !here.missing;
-  const { orderRef, noteStatus, fromOtherKey, ofPlanRow, anewOfRecord } = await import('../../orders/ref.js');
+  const { orderRef, noteStatus, fromOtherKey, ofPlanRow, anewOfRecord, recordedNotFound } =
+    await import('../../orders/ref.js');
   let ref = await orderRef(deps, options.id);
   options = { ...options, id: ref.orderId };
   const { printOutcome } = await import('../../orders/drive.js');
@@ -106,6 +107,14 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   const { order, failure } = await waitOn(ref).catch(async (error: unknown) => {
     // A ref unknown here, not found with the key of one environment: asked with the profile's other key, once, and
     // waited for there when found.
+    // An order recorded here that the API does not know: whose it is, and the cause that fits (ref.ts).
+    if (ref.record && error instanceof ApiError && error.code === 'order_not_found')
+      throw await recordedNotFound(
+        deps,
+        ref.record,
+        ref.api.baseUrl,
+        `this machine's record of it: giftcodes order show ${ref.orderId}`,
+      );
     ref = (await fromOtherKey(deps, ref, error)).ref;
     return waitOn(ref);
   });
