@@ -23,11 +23,7 @@ export async function serveMain(
   signals: EventEmitter = process,
 ): Promise<void> {
   const server = await startServer(opts);
-  const lines = [
-    `giftcodes reference server listening on ${server.url}`,
-    // The CLI's default is port 4010: with another port (--port 0 picks a new one each time) it is told where to go.
-    `set GIFTCODES_BASE_URL=${server.url}, or log in to it with: giftcodes login --base-url ${server.url}`,
-  ];
+  const lines = [`giftcodes reference server listening on ${server.url}`, pointTheCli(server.url)];
   // The resellers' names padded to the longest, so that the keys line up (a person copies one from the screen).
   const width = Math.max(0, ...server.demoKeys.map((k) => k.resellerId.length));
   for (const k of server.demoKeys) {
@@ -54,4 +50,15 @@ export async function serveMain(
     signals.on('SIGINT', onInt);
     signals.on('SIGTERM', onTerm);
   });
+}
+
+/**
+ * How to point the CLI at the server. Its default base URL (config/resolve.ts DEFAULT_BASE_URL) needs no flag: the
+ * line named --base-url there too, and a newcomer wondered which of it and the README's plain login was right. Another
+ * port (--port 0 picks a new one each time) is told where to go.
+ */
+export function pointTheCli(url: string): string {
+  return url === 'http://127.0.0.1:4010'
+    ? 'giftcodes uses this address by default: log in with: giftcodes login'
+    : `set GIFTCODES_BASE_URL=${url}, or log in to it with: giftcodes login --base-url ${url}`;
 }

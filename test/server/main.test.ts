@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { defaultServerOptions } from '../../src/server/index.js';
-import { serveMain } from '../../src/server/main.js';
+import { pointTheCli, serveMain } from '../../src/server/main.js';
 import { KEYS, until } from './helpers.js';
 
 describe('serveMain', () => {
@@ -32,6 +32,16 @@ describe('serveMain', () => {
     await done;
     expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
     await expect(fetch(`${url}/v1/ping`)).rejects.toThrow();
+  });
+
+  // A newcomer's walkthrough: at the default address the line named --base-url, which the README's login leaves out.
+  test("at the CLI's default address, the login needs no --base-url", () => {
+    expect(pointTheCli('http://127.0.0.1:4010')).toBe(
+      'giftcodes uses this address by default: log in with: giftcodes login',
+    );
+    expect(pointTheCli('http://127.0.0.1:4011')).toBe(
+      'set GIFTCODES_BASE_URL=http://127.0.0.1:4011, or log in to it with: giftcodes login --base-url http://127.0.0.1:4011',
+    );
   });
 
   test('a port in use is a clear error', async () => {
