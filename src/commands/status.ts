@@ -50,10 +50,8 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: StatusOptions, deps: StatusDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, baseUrlSetting }, store] = await Promise.all([
-    import('../config/resolve.js'),
-    deps.config(),
-  ]);
+  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, baseUrlSetting, configDirMissing }, store] =
+    await Promise.all([import('../config/resolve.js'), deps.config()]);
   const { env } = deps.io;
   const current = resolveProfileName(options, env, store);
   const wantedEnv = options.env === 'all' ? undefined : options.env;
@@ -103,12 +101,8 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   if (rows.length === 0) {
     // A config directory that is not there is likelier a mistyped GIFTCODES_CONFIG_DIR than no login, as every other
     // command says (config/resolve.ts): status alone said "not logged in", and a login as told stored into the typo.
-    const { existsSync } = await import('node:fs');
-    if (env.GIFTCODES_CONFIG_DIR && !existsSync(store.dir))
-      throw new CliError(ExitCode.auth, `no API key: the config directory ${store.dir} does not exist`, {
-        code: 'no_api_key',
-        hint: 'check GIFTCODES_CONFIG_DIR for a typo; else set GIFTCODES_API_KEY, or run: giftcodes login',
-      });
+    const missing = configDirMissing(env, store, 'no API key', 'giftcodes login');
+    if (missing) throw missing;
     throw new CliError(ExitCode.auth, 'no API key: not logged in to any profile', {
       code: 'no_api_key',
       hint: 'set GIFTCODES_API_KEY, or run: giftcodes login',

@@ -116,6 +116,24 @@ export function storageFlag(env: NodeJS.ProcessEnv): string {
   return process.platform === 'linux' && !env.DBUS_SESSION_BUS_ADDRESS ? ' --insecure-storage' : '';
 }
 
+/**
+ * A config directory GIFTCODES_CONFIG_DIR names that is not there, said where a key was looked for: likelier a typo
+ * than a key never saved, and a login as told stored the key into the typo (a desk review). `what`: what was not found
+ * (`no test key`); `login`: the login command its hint offers. Undefined where the directory is there or not named.
+ */
+export function configDirMissing(
+  env: NodeJS.ProcessEnv,
+  store: Pick<ConfigStore, 'dir'>,
+  what: string,
+  login: string,
+): AuthError | undefined {
+  if (!env.GIFTCODES_CONFIG_DIR || existsSync(store.dir)) return undefined;
+  return new AuthError(`${what}: the config directory ${store.dir} does not exist`, {
+    code: 'no_api_key',
+    hint: `check GIFTCODES_CONFIG_DIR for a typo; else set GIFTCODES_API_KEY, or run: ${login}`,
+  });
+}
+
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
   const wantedEnv = refuseAllEnvironments(flags.env);
   const profile = resolveProfileName(flags, env, store);
@@ -184,13 +202,10 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     // by hand): that key is the likely one, named first (a person's day read "FAIL key no test key").
     const other = otherEnvironment(environment);
     const holdsOther = wantedEnv === undefined && (stored.keys?.[other] ?? stored.keyring?.[other]) !== undefined;
-    // A config directory that is not there is likelier a mistyped GIFTCODES_CONFIG_DIR than a key never saved: a login
-    // as told stored the key into the typo (a desk review).
-    if (env.GIFTCODES_CONFIG_DIR && !explicitProfile && !existsSync(store.dir))
-      throw new AuthError(`no ${environment} key: the config directory ${store.dir} does not exist`, {
-        code: 'no_api_key',
-        hint: `check GIFTCODES_CONFIG_DIR for a typo; else set GIFTCODES_API_KEY, or run: ${login}`,
-      });
+    if (!explicitProfile) {
+      const missing = configDirMissing(env, store, `no ${environment} key`, login);
+      if (missing) throw missing;
+    }
     throw new AuthError(`no ${environment} key in profile "${profile}"`, {
       code: 'no_api_key',
       hint: holdsOther
