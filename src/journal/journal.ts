@@ -57,6 +57,7 @@ import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from '
 import { sweepLeftBy, type LeftBy } from '../files/codes-temps.js';
 import { intentSchema } from './schema.js';
 import { unitsOf } from '../output/words.js';
+import { groupBy } from '../group.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
 /** How many times a read without the lock starts over when a run's exit moved an intent from its log to a file meanwhile. */
@@ -243,7 +244,7 @@ export class Journal {
       seen.watched.every(({ file, stamp }) => stampOf(file) === stamp)
     )
       return seen.byKey;
-    const byKey = new Map<string, Intent[]>();
+    const found: Intent[] = [];
     const watched: { file: string; stamp: string | undefined }[] = [];
     for (const name of names) {
       if (!name.endsWith('.json')) continue;
@@ -252,8 +253,9 @@ export class Journal {
       const intent = readIntentFile(file);
       if (intent !== undefined && this.fileOf(intent.key) === file) continue;
       watched.push({ file, stamp });
-      if (intent !== undefined) byKey.set(intent.key, [...(byKey.get(intent.key) ?? []), intent]);
+      if (intent !== undefined) found.push(intent);
     }
+    const byKey = groupBy(found, (intent) => intent.key);
     this.misplaced = { names: [...names], byKey, watched };
     return byKey;
   }

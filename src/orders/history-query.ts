@@ -7,6 +7,7 @@ import { OUTCOMES, STATUS_WORDS } from '../journal/outcomes.js';
 import type { Intent } from '../journal/intent.js';
 import { byCodePoint } from '../compare.js';
 import { majorUnits } from '../money.js';
+import { groupBy } from '../group.js';
 import { nearestIds } from '../near.js';
 import { unitsOf } from '../output/words.js';
 
@@ -22,8 +23,7 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
   // A key is one order per scope (server, environment, API key): an intent is hidden only by its own scope's record,
   // and only by one that ended once the intent was begun (a crash between its record and its end). An abandoned
   // key sent again begins a new intent after its record: that run is what to show (a review saw the abandoned record).
-  const byKey = new Map<string, OrderRecord[]>();
-  for (const r of ended) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
+  const byKey = groupBy(ended, (r) => r.key);
   const before = (r: OrderRecord, intent: Intent): boolean =>
     Date.parse(r.endedAt ?? r.updatedAt) < Date.parse(intent.createdAt);
   const pending: OrderRecord[] = intents

@@ -31,6 +31,7 @@ import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js'
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 import { counted, firstOf, grouped, linesOf, unitsOf } from '../output/words.js';
+import { groupBy } from '../group.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
 export interface PlanRow {
@@ -635,13 +636,9 @@ export function sameRowsElsewhere(
  * it was ordered again without a word).
  */
 function otherFamilies<T extends { key: string }>(items: readonly T[], family: string): T[][] {
-  const byFamily = new Map<string, T[]>();
-  for (const item of items) {
-    const other = PLAN_ROW_KEY.exec(item.key)?.[1];
-    if (other === undefined || other === family) continue;
-    byFamily.set(other, [...(byFamily.get(other) ?? []), item]);
-  }
-  return [...byFamily.values()];
+  const familyOf = (item: T): string | undefined => PLAN_ROW_KEY.exec(item.key)?.[1];
+  const others = items.filter((item) => familyOf(item) !== undefined && familyOf(item) !== family);
+  return [...groupBy(others, familyOf).values()];
 }
 
 /** Whether every row of `group` is a row of `rows`: each product and quantity at most as often as there. */
@@ -1430,13 +1427,13 @@ export function refusePlan(
  * person's day). `lines 2–1001: quantity must be …`.
  */
 function sameByLines(problems: readonly { line: number; text: string }[]): string[] {
-  const byText = new Map<string, number[]>();
-  for (const { line, text } of problems) {
+  const said = ({ line, text }: { line: number; text: string }): string => {
     const prefix = `line ${line}: `;
-    const said = text.startsWith(prefix) ? text.slice(prefix.length) : text;
-    byText.set(said, [...(byText.get(said) ?? []), line]);
-  }
-  return [...byText].map(([text, lines]) => `${linesOf([...new Set(lines)])}: ${text}`);
+    return text.startsWith(prefix) ? text.slice(prefix.length) : text;
+  };
+  return [...groupBy(problems, said)].map(
+    ([text, same]) => `${linesOf([...new Set(same.map((problem) => problem.line))])}: ${text}`,
+  );
 }
 
 /**

@@ -9,6 +9,7 @@ import { moneyOf, spokenMoney, type Money } from '../money.js';
 import { nearestIds } from '../near.js';
 import { readCatalogCache, type CacheTarget } from '../output/catalog-cache.js';
 import { counted, linesOf } from '../output/words.js';
+import { groupBy } from '../group.js';
 
 /** `no product "amazn-us-25" in the catalog (nothing was sent); did you mean amazon-us-25?` (exit 2). */
 function unknownProduct(id: string, ids: readonly string[], where = ''): UsageError {
@@ -79,9 +80,8 @@ export async function checkProductKnown(
  * its product column once got every line, a thousand, in one error line.
  */
 export function unknownRows(bad: readonly { row: number; productId: string }[], ids: readonly string[]): UsageError {
-  const byProduct = new Map<string, number[]>();
-  for (const { row, productId } of bad) byProduct.set(productId, [...(byProduct.get(productId) ?? []), row]);
-  const [head, ...others] = [...byProduct];
+  const byProduct = groupBy(bad, (r) => r.productId);
+  const [head, ...others] = [...byProduct].map(([id, rows]): [string, number[]] => [id, rows.map((r) => r.row)]);
   const [firstId, firstLines] = head!;
   const first = unknownProduct(firstId, ids, `line ${firstLines[0]}: `);
   const same = firstLines.length > 1 ? `; the same on ${linesOf(firstLines.slice(1))}` : '';
