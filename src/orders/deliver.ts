@@ -28,10 +28,11 @@ export interface CodesDelivery {
   /** How many codes the order is for: fewer or more read is exit 5 and no file. */
   expected?: number | undefined;
   /**
-   * The order was read as failed, or could not be read: an existing file too short for its codes is not refused
-   * before the pages are asked for, so that the API's answer (the order failed, another key) is the one said.
+   * The caller has judged an existing file's length already (codes get, before its wait): not read again here. It
+   * let one through that is too short only where the order was read as failed, or could not be read, so that the
+   * API's answer (the order failed, another key) is the one said.
    */
-  orderInDoubt?: boolean;
+  lengthJudged?: boolean;
   io: Io;
   signal: AbortSignal;
   /** The target's lock, when the caller took it before the charge and holds it to the end of the run. */
@@ -104,7 +105,7 @@ export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
     // ("already holds the 6 codes", exit 0). When the codes cannot be read, that failure is the answer, as it would
     // be without the file: it was the refusal (exit 2, "pass --force"), which sent a person after the file for a
     // 503, and kept a 404 from asking with the profile's other key (codes get, fromOtherKey).
-    const short = o.orderInDoubt ? undefined : await shortFileRefusal(o.out.path, o.out.format, o.expected, o.orderId);
+    const short = o.lengthJudged ? undefined : await shortFileRefusal(o.out.path, o.out.format, o.expected, o.orderId);
     if (short) throw heldRefusal(o) ?? short;
     const same = await sameCodesAlready({ ...common, expected: o.expected });
     if (!same) throw heldRefusal(o) ?? o.existing;

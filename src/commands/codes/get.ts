@@ -115,9 +115,10 @@ async function fetchCodes(
   options = { ...options, orderId: ref.orderId };
   // Refuse an existing file before waiting or fetching anything, unless it holds exactly these codes (a re-run).
   const existing = await checkCodesTarget(out, force);
-  let orderInDoubt = false;
+  let lengthJudged = false;
   // A file that certainly does not hold this order's codes is refused before a wait or a page (recover.ts).
   if (existing !== undefined && ref.record !== undefined) {
+    lengthJudged = true;
     const { shortFileRefusal } = await import('../../orders/deliver.js');
     const short = await shortFileRefusal(out, options.format, ref.record.quantity, ref.orderId);
     // Once the order is read (one request, not its pages): a failed one, or one the API cannot give now, is said as
@@ -128,7 +129,6 @@ async function fetchCodes(
         import('../../api/outcome.js'),
       ]);
       if (order !== undefined && orderOutcome(order.status) !== 'failed') throw short;
-      orderInDoubt = true;
     }
   }
   // The order's quantity, where known, is how many codes must arrive: what the journal recorded when this machine
@@ -243,7 +243,7 @@ async function fetchCodes(
     api,
     orderId: options.orderId,
     expected,
-    orderInDoubt,
+    lengthJudged,
     out: {
       path: out,
       format: options.format,
