@@ -11,7 +11,7 @@ import { renderTable, type Column } from '../../output/table.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty } from '../parse.js';
-import { orderScope } from './scope.js';
+import { orderScope, profileColumn } from './scope.js';
 
 export interface ListOptions {
   status?: string;
@@ -104,9 +104,6 @@ export function listColumns(
   amount: (record: OrderRecord) => string,
   rows: readonly OrderRecord[] = [],
 ): Column<OrderRecord>[] {
-  // Rows of more than one profile (two resellers' orders, or a test profile beside the live one) say whose each is, as
-  // ENV does for two environments: they were listed together without it (a person's-day review).
-  const profiles = new Set(rows.map((r) => r.profile)).size > 1;
   return [
     { header: 'order', value: (r) => r.orderId ?? r.key, whole: true },
     { header: 'product', value: (r) => r.productId, whole: true },
@@ -117,7 +114,7 @@ export function listColumns(
     // Its shorter words before AMOUNT gives way: a grouped amount (1,234,500.00 USD) beside `placed` at 80 columns.
     { header: 'outcome', value: (r) => outcomeWords(r), narrow: { rank: 5, forms: outcomeShort } },
     { header: 'env', value: (r) => r.environment, sameRank: 4 },
-    ...(profiles ? [{ header: 'profile', value: (r: OrderRecord) => r.profile, whole: true }] : []),
+    ...profileColumn(rows),
     { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
     { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
   ];

@@ -7,7 +7,7 @@ import { renderTable } from '../../output/table.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { counted } from '../../output/words.js';
-import { inScope, orderScope, scopeWords, unknownScopeProfile, type OrderScope } from './scope.js';
+import { inScope, orderScope, profileColumn, scopeWords, unknownScopeProfile, type OrderScope } from './scope.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
@@ -101,11 +101,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
           { header: 'product', value: (r) => r.productId, whole: true },
           { header: 'qty', value: (r) => String(r.quantity), whole: true },
           { header: 'env', value: (r) => r.environment, dropRank: 3 },
-          // Rows of more than one profile say whose each is, as order list's do: two resellers' orders were
-          // listed together without it (a support review).
-          ...(new Set(data.map((r) => r.profile)).size > 1
-            ? [{ header: 'profile', value: (r: (typeof data)[number]) => r.profile, whole: true }]
-            : []),
+          ...profileColumn(data),
           {
             header: 'state',
             value: (r) =>

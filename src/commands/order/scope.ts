@@ -5,6 +5,7 @@
 // `order resume --all --profile small` resumed them (a support review).
 import { UsageError } from '../../errors.js';
 import type { Journal } from '../../journal/journal.js';
+import type { Column } from '../../output/table.js';
 import { environmentArg, profileName } from '../parse.js';
 
 /** The orders a verb is narrowed to: a profile, an environment, both or neither. */
@@ -49,4 +50,15 @@ export async function unknownScopeProfile(scope: OrderScope, journal: Journal): 
   if (scope.profile === undefined) return undefined;
   const { allRecords, unknownProfile } = await import('../../orders/history-query.js');
   return unknownProfile(allRecords(journal.history, journal.read().intents), scope.profile);
+}
+
+/**
+ * A PROFILE column where the rows are of more than one profile (two resellers' orders, or a test profile beside the
+ * live one), as ENV is for two environments; none where they are of one: order list's and order pending's rows were
+ * listed together without it (reviews). It never gives way.
+ */
+export function profileColumn<Row extends { readonly profile: string }>(rows: readonly Row[]): Column<Row>[] {
+  return new Set(rows.map((r) => r.profile)).size > 1
+    ? [{ header: 'profile', value: (r) => r.profile, whole: true }]
+    : [];
 }
