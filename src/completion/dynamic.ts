@@ -8,6 +8,7 @@ import { configDir, configFile } from '../config/paths.js';
 import { DEFAULT_BASE_URL, normaliseBaseUrl } from '../config/resolve.js';
 import { readCatalogCache } from '../output/catalog-cache.js';
 import type { DynamicSource } from './names.js';
+import type { Intent } from '../journal/intent.js';
 
 /**
  * `words`: the command line before the word being completed, as the shell split it (the scripts pass it after
@@ -117,30 +118,19 @@ function activeTarget(dir: string, env: NodeJS.ProcessEnv): { profile: string; b
  */
 async function journalIntents(dir: string): Promise<Record<string, unknown>[]> {
   const files = jsonFiles(dir);
-  let logs: string[];
+  let names: string[];
   try {
-    logs = readdirSync(dir).filter((name) => name.endsWith('.log'));
+    names = readdirSync(dir);
   } catch {
     return files;
   }
-  if (logs.length === 0) return files;
-  const { endMark, readLog } = await import('../journal/log.js');
-  const logged: Record<string, unknown>[] = [];
-  const ended = new Set<string>();
-  for (const name of logs) {
-    try {
-      const log = readLog(join(dir, name));
-      logged.push(...(log.live.values() as Iterable<Record<string, unknown>>));
-      for (const mark of log.ended) ended.add(mark);
-    } catch {
-      // Half-written, damaged or compacted meanwhile: TAB offers what it can read.
-    }
-  }
-  // A log's copy is the newer; a copy a log ended is over (journal/log.ts foldIntents, in short).
-  const inLogs = new Set(logged.map((intent) => intent.key));
-  return [...files.filter((intent) => !inLogs.has(intent.key)), ...logged].filter(
-    (intent) => !ended.has(endMark(String(intent.key), String(intent.createdAt))),
-  );
+  if (!names.some((name) => name.endsWith('.log'))) return files;
+  // Folded as the journal folds them (a log's copy over a file's, one a log ended gone), its files read as they are:
+  // TAB offers what it can read.
+  const { foldIntents, otherLogs } = await import('../journal/log.js');
+  const none = { live: new Map(), ended: new Set<string>() };
+  const folded = foldIntents(files as unknown as Intent[], otherLogs(dir, undefined, names).logs, none);
+  return [...folded.values()].map((f) => f.intent as unknown as Record<string, unknown>);
 }
 
 /** The objects a directory holds: one per .json file, one per line of a .jsonl file (the order record's, history.ts). */
