@@ -173,8 +173,28 @@ function linger(dir: string, held: Kept): void {
   setTimeout(look, LINGER_LOOK_MS).unref();
 }
 
+/** Turns of this process waiting now for another process to let go of a journal's lock file. */
+let waitingTurns = 0;
+
+/**
+ * Whether a turn of this process waits now for another process's hold of a journal: a plan's progress line says
+ * so, not "waiting on the API", while a second run (a cron job, another window) holds it.
+ */
+export function waitingForOtherRun(): boolean {
+  return waitingTurns > 0;
+}
+
 /** Takes the lock file, waiting for a live holder (and, after yielding, for the waiter it yielded to). */
 async function acquire(dir: string, lock: string, waitMs: number): Promise<Kept> {
+  waitingTurns++;
+  try {
+    return await acquireLock(dir, lock, waitMs);
+  } finally {
+    waitingTurns--;
+  }
+}
+
+async function acquireLock(dir: string, lock: string, waitMs: number): Promise<Kept> {
   const again = givenUp.has(dir);
   const deadline = again ? -Infinity : Date.now() + waitMs;
   let delay = 5;

@@ -13,6 +13,7 @@ import { refusesTheOrder } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
+import { waitingForOtherRun } from '../journal/lock.js';
 import {
   endedWithinDay,
   inScope,
@@ -886,7 +887,8 @@ export async function runRows(
     label: 'plan',
     unit: 'rows',
     total: rows.length,
-    waiting: 'rows waiting on the API',
+    // Rows also wait on another run's hold of the journal (a cron job's plan): "on the API" sent a person to the server.
+    waiting: () => (waitingForOtherRun() ? 'another giftcodes run holds the journal' : 'rows waiting on the API'),
   });
   progress.update(0);
   let next = 0;

@@ -29,8 +29,10 @@ export interface ProgressOptions {
    * What a pause between updates is spent on ("waiting for the API"): the line is drawn then too, each second on a
    * terminal (each LOG_EVERY_MS in a log), with how long the wait has lasted. Without it a slow API left the screen
    * still for as long as it took to send the first page (20 s, a person's-day review), and a log said nothing.
+   * A function is asked at each drawing: what the wait is on may change (a plan's rows wait on the API, or on
+   * another run's hold of the order journal).
    */
-  waiting?: string;
+  waiting?: string | (() => string);
 }
 
 export interface Progress {
@@ -121,7 +123,8 @@ export function startProgress(io: ProgressIo, o: ProgressOptions): Progress {
     return columns && columns > 20 ? columns : 80;
   };
   const draw = (at: number, waited?: number): void => {
-    const pause = waited === undefined ? '' : `, ${o.waiting} (${duration(waited / 1000)})`;
+    const on = typeof o.waiting === 'function' ? o.waiting() : o.waiting;
+    const pause = waited === undefined ? '' : `, ${on} (${duration(waited / 1000)})`;
     // While waiting, no rate and no time left: both would be read as still true.
     const elapsed = waited === undefined ? at - started : 0;
     const line = progressLine(o.label, o.unit, done, total, elapsed) + pause;

@@ -1,7 +1,7 @@
 // A plan's rows as runRows and outFileProblems take them, called directly against the reference server and a
 // real journal: a row another run delivered meanwhile, what a row's intent records, a row refused before its
 // charge, a failed order, and the out-file check that lets a row's own earlier file through.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -242,6 +242,25 @@ describe('runRows', () => {
     const { results } = await run([row(1, 'plan-w-1')], { io: terminal, url: servers.slow.url, wait: true });
     expect(results[0]!.error).toBeUndefined();
     expect(terminal.err()).toMatch(/plan: 0 of 1 rows \(0%\), rows waiting on the API \([12] s\)/);
+  });
+
+  // A second run (a cron job's plan) holding the journal: "rows waiting on the API" sent a person to the server.
+  it("on a terminal a wait on another run's hold of the journal is said as that, not as the API", async () => {
+    const journal = freshJournal();
+    mkdirSync(join(journal.dir, '.lock'));
+    // Held by this test's parent: a live process that is not this one.
+    writeFileSync(join(journal.dir, '.lock', 'owner'), JSON.stringify({ pid: process.ppid }));
+    const freed = setTimeout(() => rmSync(join(journal.dir, '.lock'), { recursive: true }), 1600);
+    try {
+      const terminal = capturedIo({ stderrIsTTY: true });
+      const { results } = await run([row(1, 'plan-lw-1')], { io: terminal, journal });
+      expect(results[0]!.error).toBeUndefined();
+      const err = terminal.err();
+      expect(err).toMatch(/plan: 0 of 1 rows \(0%\), another giftcodes run holds the journal \(1 s\)/);
+      expect(err).not.toContain('waiting on the API');
+    } finally {
+      clearTimeout(freed);
+    }
   });
 
   it("a row whose order failed is the row's failure, exit 6, with the order", async () => {
