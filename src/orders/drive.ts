@@ -10,7 +10,7 @@ import { exportResult } from '../output/exporter.js';
 import type { Io } from '../output/io.js';
 import { deliver, settle, type Outcome } from './lifecycle.js';
 import { OrderMachine, type MachineDeps, type Written } from './machine.js';
-import { describeOrder, nextStep, wroteCodes } from './present.js';
+import { describeOrder, fileKind, nextStep, wroteCodes } from './present.js';
 import { OrderEndedError } from './wait.js';
 import { counted, unitsOf } from '../output/words.js';
 
@@ -106,7 +106,7 @@ export async function printOutcome(
   // A file that already held these codes, left as it was, is said in every mode (--json too, where notes are silent):
   // the run wrote nothing.
   if (written?.earlier)
-    io.say(`${io.ce.green('✓')} the codes were already written to ${written.path} (${written.format})`);
+    io.say(`${io.ce.green('✓')} the codes were already written to ${written.path} (${fileKind(written)})`);
 }
 
 /** One order's outcome to the user, then its intent's end (lifecycle.ts); a failed order is then its error (exit 6). */

@@ -87,8 +87,16 @@ export function wroteCodes(
   io: Io,
   w: { count: number; path: string; format: string; orderId?: string | undefined; recipients?: number | undefined },
 ): string {
+  return `${io.ce.green('✓')} wrote ${counted(w.count, 'code')}${w.orderId ? ` of ${w.orderId}` : ''} to ${w.path} (${fileKind(w)}, 0600)`;
+}
+
+/**
+ * A codes file's kind, in every line that names one (✓ lines, a log's `done:` line): `csv`, or `csv, age-encrypted
+ * for 2 recipients`. A log's last line said "(csv)" of the codes.csv.age its ✓ line had called encrypted.
+ */
+export function fileKind(w: { path: string; format: string; recipients?: number | undefined }): string {
   const sealed = namesAgeFile(w.path)
     ? `, age-encrypted${w.recipients ? ` for ${counted(w.recipients, 'recipient')}` : ''}`
     : '';
-  return `${io.ce.green('✓')} wrote ${counted(w.count, 'code')}${w.orderId ? ` of ${w.orderId}` : ''} to ${w.path} (${w.format}${sealed}, 0600)`;
+  return `${w.format}${sealed}`;
 }

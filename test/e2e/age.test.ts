@@ -139,6 +139,14 @@ describe('encrypted codes files (age)', () => {
     expect(csv).toBe(plain.stdout);
     expect(csv.trim().split('\r\n')).toHaveLength(8);
     expect(readdirSync(dir), 'no temporary file or spool left').toEqual(['codes.csv.age']);
+    // A log's last line says the file is encrypted, as the ✓ line does: it said "(csv)".
+    const logged = join(dir, 'logged.csv.age');
+    const run = await runCli(
+      ['order', 'place', '--product', PRODUCT, '--quantity', '1', '--out', logged, '--encrypt-to', recipient],
+      { configDir },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(unstamped(run.stderr)).toMatch(/done: ordered .*, codes to .*logged\.csv\.age \(csv, age-encrypted\); took/);
   });
 
   it('age -d decrypts codes get --out codes.xlsx.age: the very workbook codes get --out codes.xlsx writes', async () => {
@@ -156,6 +164,10 @@ describe('encrypted codes files (age)', () => {
     // The line says the file is encrypted, and for how many (a walkthrough read "(csv, 0600)" and wondered).
     expect(unstamped(got.stderr)).toContain(
       `wrote 5 codes of ${id} to ${enc} (xlsx, age-encrypted for 2 recipients, 0600)`,
+    );
+    // A log's last line says the same of the file: it said "(xlsx)" of it.
+    expect(unstamped(got.stderr)).toContain(
+      `done: exported 5 codes of ${id} to ${enc} (xlsx, age-encrypted for 2 recipients); took`,
     );
     const plain = join(dir, 'codes.xlsx');
     expect((await runCli(['codes', 'get', id, '--out', plain], { configDir })).code).toBe(0);

@@ -261,7 +261,7 @@ async function fetchCodes(
   const sealed = options.encryptTo?.length ?? 0;
   const print = async (): Promise<void> => {
     if (out === '-') return;
-    const { wroteCodes } = await import('../../orders/present.js');
+    const { fileKind, wroteCodes } = await import('../../orders/present.js');
     await exportResult(
       deps.io,
       { orderId: options.orderId, path: result.path, count: result.count, format: result.format },
@@ -269,7 +269,7 @@ async function fetchCodes(
         // The file already held these very codes (a second run): it was left as it was, and the words say so.
         notes: (data) => [
           result.already
-            ? `${deps.io.ce.green('✓')} ${data.path} already holds the ${counted(data.count, 'code')} of ${data.orderId} (${data.format}); left as it was`
+            ? `${deps.io.ce.green('✓')} ${data.path} already holds the ${counted(data.count, 'code')} of ${data.orderId} (${fileKind(data)}); left as it was`
             : wroteCodes(deps.io, { ...data, recipients: sealed }),
         ],
       },
@@ -286,11 +286,15 @@ async function fetchCodes(
       by: 'codes get',
       record: ref.record,
     });
-  const { runSummary } = await import('../../output/progress.js');
+  const [{ runSummary }, { fileKind }] = await Promise.all([
+    import('../../output/progress.js'),
+    import('../../orders/present.js'),
+  ]);
+  const kind = fileKind({ ...result, recipients: sealed });
   runSummary(
     deps.io,
     result.already
-      ? `${result.path} already held the ${counted(result.count, 'code')} of ${options.orderId} (${result.format}); nothing written`
-      : `exported ${counted(result.count, 'code')} of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${result.format})`,
+      ? `${result.path} already held the ${counted(result.count, 'code')} of ${options.orderId} (${kind}); nothing written`
+      : `exported ${counted(result.count, 'code')} of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${kind})`,
   );
 }

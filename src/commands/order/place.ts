@@ -1107,8 +1107,11 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
  * a kill) says so: a nightly job whose run did that placed no order of its own, and the morning's reader must know.
  */
 async function summarise(io: Io, { intent, order, written }: Driven, resumed: boolean): Promise<void> {
-  const { runSummary } = await import('../../output/progress.js');
-  const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${written.format})` : '';
+  const [{ runSummary }, { fileKind }] = await Promise.all([
+    import('../../output/progress.js'),
+    import('../../orders/present.js'),
+  ]);
+  const codes = written ? `, codes to ${written.path === '-' ? 'stdout' : written.path} (${fileKind(written)})` : '';
   const what = resumed
     ? `finished the order of ${unitsOf(intent.quantity, intent.productId)} an earlier run started at ${intent.createdAt} (its key: this run placed no order of its own)`
     : `ordered ${unitsOf(intent.quantity, intent.productId)}`;
