@@ -92,6 +92,15 @@ export interface OrderRecord {
 
 export { DEFAULT_HISTORY_DAYS } from '../config/fields.js';
 
+/** Whose codes a file was written with (History.codesWrittenTo): its `out`, or one of its copies. */
+export interface CodesWritten {
+  record: OrderRecord;
+  /** Written to since that delivery (more than a minute after it). */
+  changed: boolean;
+  /** One of the record's copies (OrderRecord.copies), not its `out`: no time of its own to name. */
+  copy?: true;
+}
+
 /** The most other files a record names as holding its codes too (OrderRecord.copies): the newest are kept. */
 export const MAX_COPIES = 20;
 
@@ -219,15 +228,18 @@ export class History {
    * for a person re-running the night's command (a review). A minute of slack: the record is written after the
    * file's rename.
    */
-  codesWrittenTo(path: string, exceptKey?: string): { record: OrderRecord; changed: boolean } | undefined {
+  codesWrittenTo(path: string, exceptKey?: string): CodesWritten | undefined {
     const target = resolve(path);
     const modified = modifiedAt(target);
     if (modified === undefined) return undefined;
-    const holder = this.list().find(
-      (r) => r.outcome === 'delivered' && r.out !== undefined && resolve(r.out) === target && r.key !== exceptKey,
-    );
-    if (!holder) return undefined;
-    return { record: holder, changed: modified > Date.parse(writtenAt(holder)) + 60_000 };
+    const records = this.list().filter((r) => r.outcome === 'delivered' && r.key !== exceptKey);
+    const holder = records.find((r) => r.out !== undefined && resolve(r.out) === target);
+    if (holder) return { record: holder, changed: modified > Date.parse(writtenAt(holder)) + 60_000 };
+    // A copy (codes get --out into a second file): refused as "exists" alone, whose hint "another --out file" read as
+    // the way to codes already bought. A copy carries no time of its own; the record's last update comes after it.
+    const copied = records.find((r) => r.copies?.some((copy) => resolve(copy) === target));
+    if (!copied) return undefined;
+    return { record: copied, changed: modified > Date.parse(copied.updatedAt) + 60_000, copy: true };
   }
 
   /** Every readable record, newest first (by the time it ended, else its last update). */

@@ -13,7 +13,7 @@ import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
 import { deliveredFile } from '../journal/codes-file.js';
-import { scopeOf, writtenAt, type OrderRecord } from '../journal/history.js';
+import { scopeOf, writtenAt, type CodesWritten, type OrderRecord } from '../journal/history.js';
 import type { OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
@@ -49,7 +49,7 @@ export interface CodesDelivery {
    * (History.codesWrittenTo): an existing file refused is said as that order's, as `order place` says it, so that
    * --force is not taken as the way on.
    */
-  heldBy?: ((path: string) => { record: OrderRecord; changed: boolean } | undefined) | undefined;
+  heldBy?: ((path: string) => CodesWritten | undefined) | undefined;
   /** An intent's codes (order place, resume, a plan's row): the file is recorded around its rename, and a short stdout says how short. */
   intent?: IntentFile | undefined;
 }
@@ -190,7 +190,7 @@ export async function shortFileRefusal(
 function heldRefusal(o: CodesDelivery): UsageError | undefined {
   const held = o.heldBy?.(o.out.path);
   if (held === undefined || held.record.orderId === o.orderId) return undefined;
-  return new UsageError(`${holdsCodesOf(o.out.path, held.record, held.changed)}; nothing was written`, {
+  return new UsageError(`${holdsCodesOf(o.out.path, held.record, held.changed, held.copy)}; nothing was written`, {
     code: 'out_exists',
     hint: `write the codes of ${o.orderId} to another --out file; --force would write over that order's codes`,
   });

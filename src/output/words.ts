@@ -36,11 +36,16 @@ export function firstOf(texts: readonly string[], most: number): string {
 /**
  * `<path> exists and holds the codes of order <id> (<units>, written <when>)`, or where the file changed since that
  * delivery (History.codesWrittenTo) `… exists; the codes of order <id> (<units>) were written there at <when>, and it
- * has changed since`: the words of an out_exists refusal.
+ * has changed since`; of a copy (`codes get --out` into a second file) the same without a time: the words of an
+ * out_exists refusal.
  */
-export function holdsCodesOf(path: string, holder: OrderRecord, changed: boolean): string {
+export function holdsCodesOf(path: string, holder: OrderRecord, changed: boolean, copy?: true): string {
   const order = `order ${holder.orderId ?? holder.key}`;
   const units = unitsOf(holder.quantity, holder.productId);
+  if (copy)
+    return changed
+      ? `${path} exists; a copy of the codes of ${order} (${units}) was written there, and it has changed since`
+      : `${path} exists and holds a copy of the codes of ${order} (${units})`;
   const when = writtenAt(holder);
   return changed
     ? `${path} exists; the codes of ${order} (${units}) were written there at ${when}, and it has changed since`

@@ -269,6 +269,39 @@ describe("codes get or order watch --out a file that holds another order's codes
     );
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
+
+  // A copy (codes get --out into a second file) was refused as "exists" alone, and its hint's "another --out file" was
+  // a second paid order for a person running the order's command again into the file they had last used.
+  it("a copy's file: order place and codes get name the order whose codes were copied there", async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', join(dir, 'first.csv')];
+    const first = await runCli([...place, '--json'], { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const a = (JSON.parse(first.stdout) as { id: string }).id;
+    const copy = join(dir, 'copy.csv');
+    expect((await runCli(['codes', 'get', a, '--out', copy], { configDir })).code).toBe(0);
+    const before = (await ledger(served.server)).orders.length;
+    const again = await runCli([...place.slice(0, -1), copy], { configDir });
+    expect(again.code, again.stderr).toBe(2);
+    expect(unstamped(again.stderr)).toContain(
+      `error: ${copy} exists and holds a copy of the codes of order ${a} (2 × amazon-us-25); nothing was ordered\n`,
+    );
+    expect(again.stderr).toMatch(
+      new RegExp(`to get those codes again: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${a} --out CODES_FILE`),
+    );
+    const b = JSON.parse(
+      (
+        await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'], {
+          configDir,
+        })
+      ).stdout,
+    ) as { id: string };
+    const got = await runCli(['codes', 'get', b.id, '--out', copy], { configDir });
+    expect(got.code, got.stderr).toBe(2);
+    expect(unstamped(got.stderr)).toContain(`error: ${copy} exists and holds a copy of the codes of order ${a} (2 ×`);
+    expect((await ledger(served.server)).orders.length).toBe(before + 1);
+  });
 });
 
 // A person's day: `codes get <id> --out f.csv` over a file that was not these codes fetched every page (a minute and a

@@ -481,4 +481,24 @@ describe('History.codesHolder', () => {
     h3.record({ ...rec('noend', now(), { out: third }), endedAt: undefined, updatedAt: longAgo } as OrderRecord);
     expect(h3.codesHolder(third)).toBeUndefined();
   });
+
+  it("a file a record names among its copies is that order's, said as a copy; written to since its last update, changed", () => {
+    const { file, h } = setup();
+    writeFileSync(file, 'codes\n');
+    const longAgo = new Date(Date.now() - 3_600_000).toISOString();
+    h.record({ ...rec('copied', longAgo, { out: `${file}.first`, copies: [`${file}.x`, file] }), updatedAt: now() });
+    expect(h.codesWrittenTo(file)).toEqual({
+      record: expect.objectContaining({ key: 'copied' }),
+      changed: false,
+      copy: true,
+    });
+    expect(h.codesWrittenTo(file, 'copied')).toBeUndefined();
+    // An out of another order comes first: it has a time of its own.
+    h.record(rec('out', now(), { out: file }));
+    expect(h.codesWrittenTo(file)).toEqual({ record: expect.objectContaining({ key: 'out' }), changed: false });
+    const { file: edited, h: h2 } = setup();
+    writeFileSync(edited, 'codes\n');
+    h2.record({ ...rec('copied', longAgo, { out: `${edited}.first`, copies: [edited] }), updatedAt: longAgo });
+    expect(h2.codesWrittenTo(edited)).toMatchObject({ changed: true, copy: true });
+  });
 });

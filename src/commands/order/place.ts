@@ -233,7 +233,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         isCliError(error) && error.code === 'out_exists' ? journal.history.codesWrittenTo(out.path) : undefined;
       if (!held) throw error;
       const holder = held.record;
-      throw new UsageError(`${holdsCodesOf(out.path, holder, held.changed)}; nothing was ordered`, {
+      throw new UsageError(`${holdsCodesOf(out.path, holder, held.changed, held.copy)}; nothing was ordered`, {
         code: 'out_exists',
         // A person who ran the line again to get the codes again would read "another --out file" as the way
         // to them, and pay for a second order: the way to those codes comes first.
