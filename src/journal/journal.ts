@@ -5,7 +5,7 @@
 // is what an interrupted order looks like on disk. A short lock over the whole directory makes "find an orphan
 // or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { refusesTheOrder } from '../api/errors.js';
 import { CliError, ExitCode, LocalError, UsageError } from '../errors.js';
@@ -357,6 +357,11 @@ export class Journal {
   ): Promise<Begun | undefined> {
     if (options.key !== undefined) {
       const existing = this.find(options.key);
+      // The key's own file there but unreadable (damaged, or a version this one cannot read): it may be this very
+      // order, sent. Sent again, the API answers with that order and this run took it for another machine's (exit 4,
+      // and a hint to order anew: a second charge for a person who followed it, a review).
+      if (!existing && existsSync(this.fileOf(options.key)) && readIntentFile(this.fileOf(options.key)) === undefined)
+        throw keyFileUnreadable(options.key, this.fileOf(options.key));
       if (existing && !this.held(existing) && otherMachine(existing.owner) !== undefined)
         throw onOtherMachine(existing);
       if (existing && !this.held(existing) && !(await this.resumable(existing, options, now, settled)))
@@ -1030,6 +1035,16 @@ function keyAbandoned(key: string, orderId: string, at: string): UsageError {
 }
 
 /** An interrupted intent of another machine sharing this config directory: its pid cannot be checked from here. */
+function keyFileUnreadable(key: string, file: string): LocalError {
+  return new LocalError(
+    `the journal's file of the key ${key}, ${file}, cannot be read: it may be an order already sent under this key, which sending the key again would not deliver here; nothing was sent`,
+    {
+      code: 'journal_unreadable',
+      hint: `see what it holds (an order id: giftcodes order show ORDER_ID, and its codes with giftcodes codes get ORDER_ID --out CODES_FILE); then move the file out of ${dirname(file)}`,
+    },
+  );
+}
+
 function onOtherMachine(intent: Intent): UsageError {
   return new UsageError(
     `the interrupted order with key ${intent.key} (${unitsOf(intent.quantity, intent.productId)}) belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory, which may still be running it; nothing was sent`,

@@ -11,7 +11,7 @@ import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } fr
 import { isAlive, otherMachine } from '../journal/owner.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
-import { unitsOf } from '../output/words.js';
+import { counted, firstOf, unitsOf } from '../output/words.js';
 
 /** An intent a run on this machine left: its process is gone (another machine's may be running there). */
 function leftHere(intent: Intent): boolean {
@@ -203,7 +203,22 @@ export function leftByEarlierRuns(
 }
 
 function leftWords(journal: Journal, mine: (intent: Intent) => boolean): string | undefined {
-  const left = journal.read().intents.filter((intent) => !mine(intent) && leftHere(intent));
+  const { intents, unreadable } = journal.read();
+  const left = intents.filter((intent) => !mine(intent) && leftHere(intent));
+  // A file no run can read may be an order an earlier run sent: said in the run's log too, not by order pending alone
+  // (a damaged intent file's order went unnamed while the same command ordered again, a review).
+  const unread =
+    unreadable.length === 0
+      ? undefined
+      : `${counted(unreadable.length, 'journal file')} could not be read (${firstOf(
+          unreadable.map((bad) => `${bad.file}: ${bad.reason}`),
+          2,
+        )}); each may be an order an earlier run sent: see giftcodes order pending`;
+  const words = leftIntentWords(left);
+  return words !== undefined && unread !== undefined ? `${words}; and ${unread}` : (words ?? unread);
+}
+
+function leftIntentWords(left: readonly Intent[]): string | undefined {
   const [one] = left;
   if (one === undefined) return undefined;
   if (left.length > 1)

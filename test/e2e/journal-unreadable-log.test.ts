@@ -1,10 +1,10 @@
 // A run killed after its POST (charged; the intent `sending` in its log) whose log then holds one line this
 // version cannot read (damage, or a line of another version of giftcodes): the same `order place` resumes the
 // charged order instead of placing a second, and the log is kept aside for a person, reported by `order pending`.
-import { appendFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi } from '../helpers/e2e.js';
+import { ledger, loggedIn, runCli, servedApi } from '../helpers/e2e.js';
 
 const api = servedApi([], { login: true });
 const PRODUCT = 'amazon-us-25';
@@ -26,5 +26,36 @@ describe('a dead run’s log with an unreadable line', () => {
     const pending = await runCli(['order', 'pending', '--json'], { configDir });
     expect(JSON.parse(pending.stdout)).toEqual([]);
     expect(pending.stderr, pending.stderr).toContain(`${log!}.unreadable (line 4 is not a journal entry`);
+  });
+});
+
+// A review: a run that gave up waiting left its intent as a file, then damaged. The same command with its key sent
+// the key again, was answered with its own order, took it for another machine's (exit 4) and hinted a new order: a
+// second charge for a person who followed it. Another order's run said nothing of the file.
+describe('an intent file that cannot be read', () => {
+  it("refuses its key's command (exit 8, nothing sent), and another order's run warns of it", async () => {
+    const configDir = await loggedIn(api.server);
+    const key = `damaged-${process.pid}`;
+    const place = ['order', 'place', '--product', PRODUCT, '--quantity', '1', '--idempotency-key', key];
+    const first = await runCli([...place, '--wait', '--timeout', '0.1'], { configDir });
+    expect(first.code, first.stderr).toBe(7);
+    const journal = join(configDir, 'journal');
+    const files = readdirSync(journal).filter((n) => n.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    const file = join(journal, files[0]!);
+    writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100));
+    const before = (await ledger(api.server)).orders.length;
+    const again = await runCli(place, { configDir });
+    expect(again.code, again.stderr).toBe(8);
+    expect(again.stderr).toContain(`error: the journal's file of the key ${key}, ${file}, cannot be read`);
+    expect(again.stderr).toContain('nothing was sent');
+    expect(again.stderr).not.toContain('order place');
+    const other = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1'], { configDir });
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toContain(
+      `warning: 1 journal file could not be read (${file}: not valid JSON); each may be an order an earlier run sent`,
+    );
+    expect((await ledger(api.server)).orders.length).toBe(before + 1);
+    expect(readFileSync(file, 'utf8')).toHaveLength(100);
   });
 });
