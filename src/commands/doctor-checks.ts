@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { pingFacts } from '../api/outcome.js';
-import { checkOwnership, configFile, notADirectory, OTHER_CONFIG_DIR } from '../config/paths.js';
+import { checkOwnership, configFile, notADirectory, OTHER_CONFIG_DIR, permissionHint } from '../config/paths.js';
 import type { Connection } from '../config/resolve.js';
 import { ExitCode, isCliError, LocalError, type ExitCodeValue } from '../errors.js';
 import { shellWord } from '../output/pinned-hint.js';
@@ -273,6 +273,16 @@ export function directoryCheck(check: 'config' | 'journal', dir: string): Outcom
       detail: `${dir}: mode ${mode}, writable, no one else can write it${warning ? ` (but ${warning})` : ''}`,
     };
   } catch (error) {
+    // A directory above it this user may not enter (a config directory made chmod 000): a failed check, not a crash.
+    const errno = (error as NodeJS.ErrnoException).code;
+    if (!isCliError(error) && errno !== undefined)
+      return failure(
+        check,
+        new LocalError(`cannot use the ${what} ${dir} (${errno})`, {
+          code: 'config_unwritable',
+          hint: permissionHint(dir),
+        }),
+      );
     return failure(check, error);
   }
 }

@@ -1,7 +1,7 @@
 // Where the config and the order journal live, and the permission rules for them.
 import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { LocalError } from '../errors.js';
 import { errnoMeaning } from '../files/errno.js';
 
@@ -29,18 +29,45 @@ export function ensurePrivateDir(dir: string, what = 'config directory'): string
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const stats = statSync(dir);
     if (!stats.isDirectory()) throw notADirectory(dir, what);
-    return checkOwnership(dir, stats, 'directory');
+    const warning = checkOwnership(dir, stats, 'directory');
+    // Its owner's own rights taken away (chmod 000): every file in it read as missing, and `order list` said no
+    // order was ever placed here (exit 0), `ping` that the config file could not be read (exit 3).
+    if (process.platform !== 'win32' && (stats.mode & 0o700) !== 0o700 && stats.uid === process.getuid?.())
+      throw new LocalError(`the ${what} ${dir} cannot be used by its owner, this user (mode ${modeText(stats.mode)})`, {
+        code: 'config_unwritable',
+        hint: `run: chmod 700 ${dir}`,
+      });
+    return warning;
   } catch (error) {
     if (error instanceof LocalError) throw error;
     const errno = (error as NodeJS.ErrnoException).code;
     const meaning = errnoMeaning(errno);
-    // A permission is mended elsewhere; a full or read-only disk by its own hint.
+    // A permission is mended where it was taken away; a full or read-only disk by its own hint.
     const permission = errno === 'EACCES' || errno === 'EPERM';
     throw new LocalError(`cannot make the ${what} ${dir}: ${meaning.reason}${errno ? ` (${errno})` : ''}`, {
       code: 'config_unwritable',
-      hint: permission ? OTHER_CONFIG_DIR : meaning.hint,
+      hint: permission ? permissionHint(dir) : meaning.hint,
       cause: error,
     });
+  }
+}
+
+/**
+ * The way on from a permission refused on `dir`: `chmod 700` of the nearest directory above it (itself included)
+ * that this user owns without its owner's rights, else another directory. A config directory made `chmod 000`
+ * was told "set GIFTCODES_CONFIG_DIR to a directory this user owns", of a directory this user owned.
+ */
+export function permissionHint(dir: string): string {
+  const uid = process.getuid?.();
+  for (let path = resolve(dir); ; path = dirname(path)) {
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      // Behind a directory this user cannot enter: the one above says which.
+    }
+    if (stats && stats.uid === uid && (stats.mode & 0o700) !== 0o700) return `run: chmod 700 ${path}`;
+    if (dirname(path) === path) return OTHER_CONFIG_DIR;
   }
 }
 

@@ -57,7 +57,13 @@ export class ConfigStore {
     let stored: unknown;
     try {
       const stats = statSync(path, { throwIfNoEntry: false });
-      if (stats && !stats.isFile()) throw new Error('not a regular file');
+      // A local resource, exit 8 (docs/exit-codes.md): a directory where the file should be, or a file this user
+      // may not read. Both read as a config to fix with login (exit 3), which cannot mend either.
+      if (stats && !stats.isFile())
+        throw new LocalError(`the config file ${path} is not a regular file`, {
+          code: 'config_unreadable',
+          hint: `move it away, then run: giftcodes login`,
+        });
       if (stats) {
         const fileWarning = checkOwnership(path, stats, 'config file');
         if (fileWarning) warnings.push(fileWarning);
@@ -65,6 +71,13 @@ export class ConfigStore {
       stored = stats ? readStored(path) : {};
     } catch (error) {
       if (error instanceof LocalError) throw error;
+      const errno = (error as NodeJS.ErrnoException).code;
+      if (errno === 'EACCES' || errno === 'EPERM')
+        throw new LocalError(`cannot read the config file ${path}: permission denied (${errno})`, {
+          code: 'config_unreadable',
+          hint: `run: chmod 600 ${path}`,
+          cause: error,
+        });
       throw new AuthError(`cannot read the config file ${path}: ${shortReason(error)}`, {
         code: 'config_invalid',
         hint: `fix or remove ${path}, then run: giftcodes login`,

@@ -1,8 +1,21 @@
 // A local resource that fails is exit 8 naming the file and the cause, never exit 1 or a stack trace:
 // a codes file on a full disk, a read-only directory or a directory path; a config directory (journal,
 // config file) on a full or read-only disk, with nothing charged; stdout on /dev/full.
-import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, DEMO_KEYS, ledger, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
@@ -206,6 +219,55 @@ describe('local resources that fail: exit 8', () => {
       expectOneCleanError(stderr);
     } finally {
       closeSync(out);
+    }
+  });
+});
+
+// A config directory its owner made chmod 000: `order list` read its journal as missing and said no order was ever
+// placed there (exit 0, `[]` with --json). Run as another user where this is root (root may use any directory).
+// As root, only where the other user can read the built CLI (a checkout under root's home cannot be).
+const runsAsUser =
+  process.platform !== 'win32' &&
+  (process.getuid?.() !== 0 ||
+    (existsSync('/usr/bin/setpriv') &&
+      spawnSync('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '/usr/bin/test', '-r', BIN])
+        .status === 0));
+describe.skipIf(!runsAsUser)('a config directory its owner may not use', () => {
+  it('order list and order pending: exit 8 and the chmod that mends it, never "no order"', async () => {
+    const root = process.getuid?.() === 0;
+    // Not under the suite's own temporary directory, which the other user may not enter.
+    const home = mkdtempSync(join(existsSync('/tmp') ? '/tmp' : tmpdir(), 'giftcodes-other-user-'));
+    chmodSync(home, 0o777);
+    const dir = join(home, 'cfg');
+    // Node where the other user can run it: the test's own may sit under root's home.
+    const node = root ? join(home, 'node') : process.execPath;
+    if (root) copyFileSync(process.execPath, node);
+    const as = (args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(
+        root ? '/usr/bin/setpriv' : node,
+        [...(root ? ['--reuid=65534', '--regid=65534', '--clear-groups', node] : []), BIN, ...args],
+        {
+          env: { PATH: '/usr/bin:/bin', HOME: home, GIFTCODES_CONFIG_DIR: dir, NO_COLOR: '1' },
+          encoding: 'utf8',
+          cwd: home,
+        },
+      );
+    try {
+      const made = as(['config', 'set', 'history-days', '30']);
+      expect(made.status, String(made.stderr)).toBe(0);
+      chmodSync(dir, 0o000);
+      for (const args of [
+        ['order', 'list'],
+        ['order', 'list', '--json'],
+        ['order', 'pending'],
+      ]) {
+        const run = as(args);
+        expect(run.status, String(run.stderr)).toBe(8);
+        expect(run.stdout).toBe('');
+        expect(String(run.stderr)).toContain(`run: chmod 700 ${dir}`);
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });

@@ -136,8 +136,17 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
   // A config directory that is a file is opened too, for its error (exit 8), as order pending says it: it read "no
   // order record in <file> yet", exit 0 (a desk review).
   const notDirectory = statSync(deps.configDir, { throwIfNoEntry: false })?.isDirectory() === false;
+  // So is one this user may not enter (chmod 000): existsSync read its journal as missing, "no order record", exit 0.
+  const blocked = (): boolean => {
+    try {
+      statSync(deps.journalDir, { throwIfNoEntry: false });
+      return false;
+    } catch {
+      return true;
+    }
+  };
   const journal =
-    notDirectory || existsSync(deps.journalDir) || existsSync(historyDir(deps.configDir))
+    notDirectory || blocked() || existsSync(deps.journalDir) || existsSync(historyDir(deps.configDir))
       ? await deps.journal()
       : undefined;
   const words = (r: OrderRecord): readonly string[] => [outcomeWords(r), ...outcomeShort(r)];

@@ -1,0 +1,118 @@
+// A config directory or file this user owns but may not use (chmod 000), and a directory where the config file
+// should be: exit 8 with the chmod that mends it, from every command and from doctor. Before, `order list` said no
+// order was ever placed there (exit 0), `ping` that the config file could not be read (exit 3, "fix or remove"),
+// `order pending` "set GIFTCODES_CONFIG_DIR to a directory this user owns" of one this user owned, and doctor
+// crashed (exit 1). Root may use any of these, so the refusals are shown with statSync and getuid made to answer
+// as they do for another user.
+import * as fs from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { directoryCheck } from '../../src/commands/doctor-checks.js';
+import { ensurePrivateDir, permissionHint } from '../../src/config/paths.js';
+import { ConfigStore } from '../../src/config/store.js';
+import { tempDir } from '../helpers/e2e.js';
+
+vi.mock('node:fs', async (original) => {
+  const actual = await original<typeof import('node:fs')>();
+  return { ...actual, statSync: vi.fn(actual.statSync), readFileSync: vi.fn(actual.readFileSync) };
+});
+
+const USER = 4242;
+const denied = (path: string): NodeJS.ErrnoException =>
+  Object.assign(new Error(`EACCES: permission denied, stat '${path}'`), { code: 'EACCES' });
+
+/** Paths under `blocked` answer EACCES to statSync, as they do behind a directory this user may not enter. */
+function behind(blocked: string): void {
+  const real = vi.mocked(fs.statSync).getMockImplementation()!;
+  vi.mocked(fs.statSync).mockImplementation(((path: fs.PathLike, o?: fs.StatSyncOptions) => {
+    if (String(path).startsWith(`${blocked}/`)) throw denied(String(path));
+    return real(path, o);
+  }) as typeof fs.statSync);
+}
+
+afterEach(() => {
+  vi.mocked(fs.statSync).mockReset();
+  vi.mocked(fs.readFileSync).mockReset();
+  vi.restoreAllMocks();
+});
+
+/** A directory owned by USER (this "user"), mode 000. */
+function lockedOut(): string {
+  const dir = join(tempDir(), 'cfg');
+  mkdirSync(dir, { mode: 0o700 });
+  chownSync(dir, USER, USER);
+  chmodSync(dir, 0o000);
+  vi.spyOn(process, 'getuid').mockReturnValue(USER);
+  return dir;
+}
+
+describe.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
+  'a config directory its owner may not use',
+  () => {
+    it('every command that opens it: exit 8, and the chmod that mends it', async () => {
+      const dir = lockedOut();
+      expect(() => ensurePrivateDir(dir)).toThrow(
+        expect.objectContaining({
+          exitCode: 8,
+          message: `the config directory ${dir} cannot be used by its owner, this user (mode 0000)`,
+          hint: `run: chmod 700 ${dir}`,
+        }),
+      );
+      await expect(ConfigStore.open(dir)).rejects.toMatchObject({ exitCode: 8, hint: `run: chmod 700 ${dir}` });
+    });
+
+    it('the journal inside it (order pending, order list): the chmod of the directory above, not another directory', () => {
+      const dir = lockedOut();
+      behind(dir);
+      expect(permissionHint(join(dir, 'journal'))).toBe(`run: chmod 700 ${dir}`);
+      expect(() => ensurePrivateDir(join(dir, 'journal'), 'journal directory')).toThrow(
+        expect.objectContaining({ exitCode: 8, hint: `run: chmod 700 ${dir}` }),
+      );
+    });
+
+    it('doctor: a failed journal check with the chmod, not a crash', () => {
+      const dir = lockedOut();
+      behind(dir);
+      expect(directoryCheck('journal', join(dir, 'journal'))).toMatchObject({
+        ok: false,
+        exitCode: 8,
+        detail: `cannot use the journal directory ${join(dir, 'journal')} (EACCES)`,
+        hint: `run: chmod 700 ${dir}`,
+      });
+    });
+
+    it('a directory nobody here owns without rights: another directory, as before', () => {
+      const dir = join(tempDir(), 'theirs');
+      mkdirSync(dir);
+      vi.spyOn(process, 'getuid').mockReturnValue(USER);
+      behind(dir);
+      expect(permissionHint(join(dir, 'journal'))).toBe('set GIFTCODES_CONFIG_DIR to a directory this user owns');
+    });
+  },
+);
+
+describe('a config file that cannot be read', () => {
+  it('permission denied: exit 8 and the chmod, not exit 3 "fix or remove"', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'config.json');
+    writeFileSync(file, '{}', { mode: 0o600 });
+    vi.mocked(fs.readFileSync).mockImplementation(((path: fs.PathOrFileDescriptor) => {
+      throw Object.assign(new Error(`EACCES: permission denied, open '${String(path)}'`), { code: 'EACCES' });
+    }) as typeof fs.readFileSync);
+    await expect(ConfigStore.open(dir)).rejects.toMatchObject({
+      exitCode: 8,
+      message: `cannot read the config file ${file}: permission denied (EACCES)`,
+      hint: `run: chmod 600 ${file}`,
+    });
+  });
+
+  it('a directory where the file should be: exit 8', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'config.json'));
+    await expect(ConfigStore.open(dir)).rejects.toMatchObject({
+      exitCode: 8,
+      message: `the config file ${join(dir, 'config.json')} is not a regular file`,
+    });
+  });
+});
