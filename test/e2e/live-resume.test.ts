@@ -117,6 +117,51 @@ describe('a live plan interrupted, run again', () => {
     expect(await chargesFor(held.server, 'amazon-us-10', 5)).toHaveLength(1);
   });
 
+  // An adversarial review: `order resume --all` placed one live order never sent (yes), then No (or Ctrl-C) at the
+  // next said "cancelled: nothing was sent", exit 130, of a run that had just charged 250 USD; and the No stopped the
+  // orders after it too.
+  it('resume --all: a No leaves that order and goes on; Ctrl-C says the orders this run already finished', async () => {
+    for (const ending of ['no', 'ctrl-c'] as const) {
+      const configDir = await loggedIn(held.server, BOTH_KEYS);
+      const products = ending === 'no' ? ['apple-us-25', 'steam-us-20'] : ['netflix-us-30', 'steam-us-50'];
+      for (const product of products) {
+        const killed = await runCli(
+          ['order', 'place', '--env', 'live', '--product', product, '--quantity', '3', '--yes'],
+          {
+            configDir,
+            env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' },
+          },
+        );
+        expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      }
+      const t = inTerminal(['order', 'resume', '--all'], configDir, { GIFTCODES_BASE_URL: held.server.url });
+      await t.waitFor(/Place the live order for 3 × \S+ now\?/, 30_000);
+      t.answer('y');
+      await heldRequests(held.server);
+      expect(await releaseHeld(held.server)).toBe(1);
+      await t.waitFor(/(Place the live order for 3 × \S+ now\?[^]*){2}/, 30_000);
+      if (ending === 'no') t.answer('n');
+      else t.press('C-c');
+      const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+      const charged = (await Promise.all(products.map((p) => chargesFor(held.server, p, 3)))).map((c) => c.length);
+      expect(charged.sort()).toEqual([0, 1]);
+      expect(screen).not.toContain('cancelled: nothing was sent');
+      if (ending === 'no') {
+        expect(screen).toContain('[exit 0]');
+        expect(screen).toMatch(
+          /left 1 order unsent, as answered: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order pending lists it/,
+        );
+      } else {
+        expect(screen).toContain('[exit 130]');
+        expect(screen).toMatch(
+          /cancelled at the order with key \S+, which was not sent; this run finished 1 order before it/,
+        );
+      }
+      expect(await pendingIntents(configDir)).toHaveLength(1);
+      t.close();
+    }
+  });
+
   it('a row readied behind the one out was never sent: said so everywhere, and a resume of it at a terminal asks first', async () => {
     // An adversarial review: a live plan with a typo (10 for 1) stopped by Ctrl-C said 2 rows "may have been charged"
     // where 1 had been sent; with the plan fixed, `order resume --all` then placed the readied row, never sent, for

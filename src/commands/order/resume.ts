@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuthError, CliError, ExitCode, nothingSent, UsageError } from '../../errors.js';
+import { AuthError, CliError, ExitCode, InterruptedError, nothingSent, UsageError } from '../../errors.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
@@ -161,11 +161,18 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
         );
     }
   };
+  // An order answered No is left as it was, and the rest go on; Ctrl-C (or a signal) stops the run. Either way the
+  // orders this run had already finished are said: "cancelled: nothing was sent", exit 130, followed an order of
+  // 250 USD this same run had placed (an adversarial review).
+  const skipped: string[] = [];
+  let finished = 0;
+  let stopped: { key: string; error: CliError } | undefined;
   for (const key of keys) {
     try {
       const driven = await resumeOne(deps, journal, key, options);
       // Its outcome reached the user meanwhile (another run's delivery): said, and not delivered again.
       if ('settled' in driven) continue;
+      finished++;
       if (gathered) {
         if (driven.failure) failed(key, driven.failure, driven.order);
         else results.push({ key, order: driven.order });
@@ -174,13 +181,42 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
         await finish(deps.io, journal, driven);
       }
     } catch (error) {
-      if (!(error instanceof CliError) || error.exitCode === 130 || error.exitCode === ExitCode.local) throw error;
+      if (declinedAnswers.has(error as Error)) {
+        skipped.push(key);
+        continue;
+      }
+      if (error instanceof CliError && error.exitCode === ExitCode.interrupted) {
+        stopped = { key, error };
+        break;
+      }
+      if (!(error instanceof CliError) || error.exitCode === ExitCode.local) throw error;
       failed(key, error);
     }
   }
   if (gathered) {
     await deliver(deps.io, journal, () => exportResult(deps.io, results, {}), done);
     await settle(journal, done);
+  }
+  const unsent =
+    skipped.length === 0 ? '' : `; ${counted(skipped.length, 'order')} answered No left unsent (${skipped.join(', ')})`;
+  if (stopped) {
+    const { key, error } = stopped;
+    if (finished === 0 && skipped.length === 0) throw error;
+    throw new InterruptedError(
+      `${error.message === nothingSent().message ? `cancelled at the order with key ${key}, which was not sent` : error.message}; this run finished ${counted(finished, 'order')} before it${unsent}`,
+      { ...(error.hint ? { hint: error.hint } : {}) },
+    );
+  }
+  if (skipped.length > 0) {
+    if (finished === 0 && !firstFailure) throw nothingSent();
+    deps.io.notice(
+      pinnedHint(
+        `left ${counted(skipped.length, 'order')} unsent, as answered: giftcodes order pending lists ${skipped.length === 1 ? 'it' : 'them'}`,
+        {
+          configDir: deps.io.env.GIFTCODES_CONFIG_DIR,
+        },
+      ),
+    );
   }
   if (firstFailure) {
     // An order the provider failed was resumed, to its end: said as such, not as one that could not be resumed; and
@@ -200,6 +236,14 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
       hint: `${gathered ? "each failed order's error and hint are in the JSON document" : 'see the lines above'}${pending}`,
     });
   }
+}
+
+/** The errors of a question answered No (not Ctrl-C): `--all` leaves that order and goes on to the next. */
+const declinedAnswers = new WeakSet<Error>();
+
+function declined(error: InterruptedError): InterruptedError {
+  declinedAnswers.add(error);
+  return error;
 }
 
 /**
@@ -247,7 +291,7 @@ async function resumeOne(
       if (
         !(await deps.io.confirm(`Send the order for ${what} again anyway?`, '--yes', 'a second order', { cancelled }))
       )
-        throw cancelled;
+        throw declined(cancelled);
     }
   } else if (neverSent(intent)) {
     // Never sent (`sending` is durable before the POST may go): this places the order for the first time. Not
@@ -262,7 +306,7 @@ async function resumeOne(
       const cancelled = nothingSent();
       const askedAt = new Date().toISOString();
       if (!(await deps.io.confirm(`Place the live order for ${what} now?`, '--yes', 'a live order', { cancelled })))
-        throw cancelled;
+        throw declined(cancelled);
       // The same order placed by another run while the question waited (the nightly job, a second window): this
       // run held its note, so that run placed one of its own, and a yes here is a second (an adversarial review).
       const meanwhile = placedMeanwhile(journal, intent, askedAt, neverSent);
@@ -275,7 +319,7 @@ async function resumeOne(
           { cancelled },
         ))
       )
-        throw cancelled;
+        throw declined(cancelled);
     }
   } else if (intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
