@@ -14,6 +14,7 @@ import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
+import { isAlive, otherMachine } from '../journal/owner.js';
 import {
   endedWithinDay,
   inScope,
@@ -695,6 +696,24 @@ export function sameRowsLeft(
     ...left.records.filter((r) => abandonedWhileOut(r, scope, now)),
   ];
   return fitting(otherFamilies(unfinished, family).flat(), todo);
+}
+
+/**
+ * The rows of `todo` another plan (or --batch) is placing right now: its running process's intents on this machine,
+ * in this scope (any profile holding this key). A copy of the nightly plan run while the nightly job ran was
+ * charged for every row again without a word; the same copy run a minute later was asked (sameRowsElsewhere).
+ */
+export function sameRowsRunning(
+  intents: readonly Intent[],
+  scope: Scope,
+  todo: readonly { productId: string; quantity: number }[],
+  family: string,
+): Intent[] {
+  const running = intents.filter(
+    (i) =>
+      sameScope(i, scope) && i.owner.pid !== process.pid && isAlive(i.owner) && otherMachine(i.owner) === undefined,
+  );
+  return fitting(otherFamilies(running, family).flat(), todo);
 }
 
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */

@@ -324,3 +324,38 @@ export function outExists(check: () => void): unknown {
     throw error;
   }
 }
+
+/**
+ * An order of the same request as `intent` (its product, quantity and environment, with its API key: an interrupted
+ * order, or one a person is asked about) that another run began since `since`: its order id or key, else undefined. The journal's notes and its records are both read: that
+ * run may still be running, or have ended.
+ */
+export function placedMeanwhile(
+  journal: Journal,
+  intent: {
+    key?: string | undefined;
+    productId: string;
+    quantity: number;
+    environment: string;
+    keyId?: string | undefined;
+  },
+  since: string,
+): string | undefined {
+  const same = (o: { key: string; productId: string; quantity: number; environment: string; keyId?: string }) =>
+    o.key !== intent.key &&
+    o.productId === intent.productId &&
+    o.quantity === intent.quantity &&
+    o.environment === intent.environment &&
+    (o.keyId === undefined || o.keyId === intent.keyId);
+  // Only one whose request went out, or that the API placed: a note never sent, or an order the API refused, placed
+  // nothing, and taking it for a placed order left the order the person said yes to unplaced (a review).
+  const noted = journal.read().intents.find((other) => same(other) && other.createdAt >= since && !neverSent(other));
+  if (noted) return noted.orderId ?? `key ${noted.key}, sent`;
+  const recorded = journal.history
+    .list()
+    .find(
+      (r) =>
+        same(r) && r.createdAt >= since && (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
+    );
+  return recorded && (recorded.orderId ?? `key ${recorded.key}, sent`);
+}

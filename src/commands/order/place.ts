@@ -204,7 +204,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     api,
     { keyIdOf, neverSent },
     { driveIntent, finish },
-    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, ofThisRequest },
+    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, ofThisRequest, placedMeanwhile },
     { sayReached, codesWhere },
   ] = await Promise.all([
     deps.journal(),
@@ -352,6 +352,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       if (left) deps.io.warn(left);
       leftSaid = left !== undefined;
       const cancelled = nothingSent();
+      const askedAt = new Date().toISOString();
       const yes = await deps.io.confirm(
         deps.io.canPrompt
           ? await (
@@ -363,6 +364,16 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         { cancelled },
       );
       if (!yes) throw cancelled;
+      // The same order placed by another run while the question waited (the nightly job started meanwhile): asked
+      // before the question only, the yes was a second charge without a word (an adversarial review). Asked again.
+      const meanwhile = placedMeanwhile(journal, { ...spec, key: options.idempotencyKey }, askedAt);
+      if (meanwhile !== undefined)
+        await secondOrder(
+          deps.io,
+          false,
+          `another giftcodes run placed ${what} while you were asked (${meanwhile})`,
+          what,
+        );
     }
     // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
     if (declined) await journal.decline(declined, spec);
@@ -483,6 +494,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     interruptedGone,
     abandonedSentGone,
     sameRowsLeft,
+    sameRowsRunning,
     olderVersionRows,
     deliveredUnderOtherScope,
     sameRowsElsewhere,
@@ -655,6 +667,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           })
         : undefined;
     if (twin) await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true);
+    const running = sameRowsRunning(intents, scope, todo, family);
+    if (running.length > 0) await sameRowsRunningNow(io, o.plan, todo.length, running, o.yes === true);
     if (twinLeft.length > 0) {
       const cancelled = nothingSent();
       const one = twinLeft.length === 1;
@@ -770,6 +784,20 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         { cancelled },
       );
       if (!yes) throw cancelled;
+      // Another plan's rows delivered, or begun, while the question waited (the nightly job run to its end meanwhile):
+      // the yes was given without them, and was a second charge of every row (an adversarial review). Asked again.
+      if (!twin) {
+        const twinNow = sameRowsElsewhere(journal.history.list(), scope, rows, family, {
+          name: planName(o.plan),
+          batch: o.batch,
+        });
+        if (twinNow && todo.length === rows.length) await sameRowsAgain(io, o.plan, rows.length, twinNow, false);
+      }
+      const seen = new Set(running.map((intent) => intent.key));
+      const runningNow = sameRowsRunning(journal.read().intents, scope, todo, family).filter(
+        (intent) => !seen.has(intent.key),
+      );
+      if (runningNow.length > 0) await sameRowsRunningNow(io, o.plan, todo.length, runningNow, false);
     }
     // Each row's export counts the values a spreadsheet would change instead of warning of them, each said once
     // for the whole plan when its rows have run (a 12-row plan printed six copies of a 4-line warning).
@@ -1207,6 +1235,33 @@ async function sameRowsAgain(
   const cancelled = nothingSent();
   const question = `Order ${all ? `all ${counted(twin.length, 'row')} again` : `the ${counted(rows, 'row')}, ${twin.length} of them again`}, as new orders?`;
   if (!(await io.confirm(question, '--yes', 'ordering the same rows again', { cancelled }))) throw cancelled;
+}
+
+/**
+ * Another plan's run is placing `running`, rows this plan has too, right now (sameRowsRunning): said, and asked at a
+ * terminal (No orders nothing), since this plan's rows are new orders beside them, charged again.
+ */
+async function sameRowsRunningNow(
+  io: Io,
+  plan: string,
+  rows: number,
+  running: readonly Intent[],
+  yes: boolean,
+): Promise<void> {
+  const all = running.length === rows;
+  const which = [...new Set(running.flatMap((i) => planRun(i) ?? []))];
+  const pids = [...new Set(running.map((i) => i.owner.pid))];
+  io.warn(
+    `another giftcodes run (pid ${pids.join(', ')}${which.length > 0 ? `: ${which.join('; ')}` : ''}) is placing ${all ? (running.length === 1 ? 'this same row' : `these same ${running.length} rows`) : `${running.length} of these ${counted(rows, 'row')}`} right now (${firstOf(
+      running.map((i) => unitsOf(i.quantity, i.productId)),
+      5,
+    )}); ${plan} is a plan of its own, so ${all && running.length > 1 ? 'every row is a new order' : 'those rows are new orders'} beside ${running.length === 1 ? 'it' : 'them'}, charged again`,
+  );
+  if (!io.canPrompt || yes) return;
+  const cancelled = nothingSent();
+  const question = `Order ${counted(rows, 'row')} of ${plan} as new orders beside that run's?`;
+  if (!(await io.confirm(question, '--yes', 'ordering the same rows beside another run', { cancelled })))
+    throw cancelled;
 }
 
 /** Without --plan, --product and --quantity are required. */

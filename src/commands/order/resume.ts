@@ -259,10 +259,11 @@ async function resumeOne(
 ): Promise<Driven | { settled: Intent }> {
   // Loaded here, not at the top: a command module is in every command's start, and intent.ts brings node:crypto
   // into ping's (test/e2e/startup.test.ts).
-  const [{ sayReached }, { driveIntent }, { neverSent, staleness }] = await Promise.all([
+  const [{ sayReached }, { driveIntent }, { neverSent, staleness }, { placedMeanwhile }] = await Promise.all([
     import('../../orders/lifecycle.js'),
     import('../../orders/drive.js'),
     import('../../journal/intent.js'),
+    import('../../orders/recover.js'),
   ]);
   refuseHeldCodes(journal, key, options);
   const { intent, reached } = await journal.claim(key, { forceStale: options.forceStale === true });
@@ -309,7 +310,7 @@ async function resumeOne(
         throw declined(cancelled);
       // The same order placed by another run while the question waited (the nightly job, a second window): this
       // run held its note, so that run placed one of its own, and a yes here is a second (an adversarial review).
-      const meanwhile = placedMeanwhile(journal, intent, askedAt, neverSent);
+      const meanwhile = placedMeanwhile(journal, intent, askedAt);
       if (
         meanwhile !== undefined &&
         !(await deps.io.confirm(
@@ -394,34 +395,4 @@ async function clientOfIntent(deps: ResumeDeps, intent: Intent, options: ResumeO
     );
   }
   return deps.clientFor(intent.baseUrl, connection.apiKey);
-}
-
-/**
- * An order of the same request as `intent` (its product, quantity and environment, with its API key) that another run
- * began since `since`: its order id or key, else undefined. The journal's notes and its records are both read: that
- * run may still be running, or have ended.
- */
-function placedMeanwhile(
-  journal: Journal,
-  intent: Intent,
-  since: string,
-  neverSent: (intent: Intent) => boolean,
-): string | undefined {
-  const same = (o: { key: string; productId: string; quantity: number; environment: string; keyId?: string }) =>
-    o.key !== intent.key &&
-    o.productId === intent.productId &&
-    o.quantity === intent.quantity &&
-    o.environment === intent.environment &&
-    (o.keyId === undefined || o.keyId === intent.keyId);
-  // Only one whose request went out, or that the API placed: a note never sent, or an order the API refused, placed
-  // nothing, and taking it for a placed order left the order the person said yes to unplaced (a review).
-  const noted = journal.read().intents.find((other) => same(other) && other.createdAt >= since && !neverSent(other));
-  if (noted) return noted.orderId ?? `key ${noted.key}, sent`;
-  const recorded = journal.history
-    .list()
-    .find(
-      (r) =>
-        same(r) && r.createdAt >= since && (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
-    );
-  return recorded && (recorded.orderId ?? `key ${recorded.key}, sent`);
 }

@@ -1,0 +1,88 @@
+// An adversarial review: what was checked before a question was not checked after it. A person's live order waited at
+// its question while the nightly job placed the same order, and the yes was a second charge; a copy of the nightly
+// plan run while the nightly job ran charged every row again without a word (asked only once that job had ended);
+// a live plan's yes given while the nightly plan ran to its end did the same.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  BOTH_KEYS,
+  chargesFor,
+  heldRequests,
+  loggedIn,
+  releaseHeld,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+} from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+const inTerminal = giftcodesTerminals();
+
+describe('a live question answered after another run placed the same order', () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  it('order place: the yes asks again, as a second order; No sends nothing', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = ['order', 'place', '--env', 'live', '--product', 'steam-us-20', '--quantity', '9'];
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: served.server.url });
+    await t.waitFor(/Place a LIVE order[^]*\(y\/N\)/, 30_000);
+    const nightly = await runCli([...place, '--yes'], { configDir });
+    expect(nightly.code, nightly.stderr).toBe(0);
+    t.answer('y');
+    const again = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('Another giftcodes run placed 9 × steam-us-20 while you were asked (ord_');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'steam-us-20', 9)).toHaveLength(1);
+  });
+
+  it('a live plan: the yes asks again when another plan delivered the same rows meanwhile', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'nightly.csv'), 'product,quantity\napple-us-25,3\nsteam-us-50,2\n');
+    writeFileSync(join(dir, 'copy.csv'), 'product,quantity\napple-us-25,3\nsteam-us-50,2\n');
+    const t = inTerminal(['order', 'place', '--env', 'live', '--plan', join(dir, 'copy.csv')], configDir, {
+      GIFTCODES_BASE_URL: served.server.url,
+    });
+    await t.waitFor(/Place 2 LIVE orders/, 30_000);
+    const nightly = await runCli(
+      ['order', 'place', '--env', 'live', '--plan', join(dir, 'nightly.csv'), '--batch', 'd5', '--yes'],
+      { configDir },
+    );
+    expect(nightly.code, nightly.stderr).toBe(0);
+    t.answer('y');
+    const again = (await t.waitFor(/as\s+new\s+orders\?/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('delivered these same 2 rows');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'apple-us-25', 3)).toHaveLength(1);
+  });
+});
+
+describe('a copy of a plan run while that plan runs', () => {
+  const held = servedApi(['--hold', '600000', '--fulfil-after', '0']);
+
+  it('is said, and asked at a terminal: No sends nothing', async () => {
+    const configDir = await loggedIn(held.server, BOTH_KEYS);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'nightly.csv'), 'product,quantity\nnetflix-us-30,1\nsteam-us-50,2\n');
+    writeFileSync(join(dir, 'copy.csv'), 'product,quantity\nnetflix-us-30,1\nsteam-us-50,2\n');
+    const nightly = spawnCli(['order', 'place', '--plan', join(dir, 'nightly.csv'), '--batch', 'd6'], { configDir });
+    nightly.proc.stdin?.end();
+    await heldRequests(held.server, 2);
+    const t = inTerminal(['order', 'place', '--plan', join(dir, 'copy.csv')], configDir, {
+      GIFTCODES_BASE_URL: held.server.url,
+    });
+    const asked = (await t.waitFor(/beside\s+that\s+run's\?/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toMatch(
+      /another giftcodes run \(pid \d+: nightly\.csv --batch d6\) is placing these same 2 rows right now/,
+    );
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await releaseHeld(held.server)).toBe(2);
+    expect((await nightly.result).code).toBe(0);
+    expect(await chargesFor(held.server, 'netflix-us-30', 1)).toHaveLength(1);
+  });
+});
