@@ -113,6 +113,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
   setMaxListeners(256, controller.signal);
   const app = createApp(io, controller.signal);
   installSignalHandlers(controller, io, argv.slice(2));
+  io.stopPromptsOn(controller.signal);
   const program = buildProgram(app, argv);
   argv = helpWords(program, argv);
   // Laid out for the terminal it is read on; a pipe or a file gets commander's 80 columns, as --help does.

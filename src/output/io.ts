@@ -431,7 +431,7 @@ export class Io {
     }
     const { confirm } = await import('@inquirer/prompts');
     return this.promptOrInterrupt(
-      () => confirm({ message, default: o.defaultAnswer ?? false }, { input: this.stdin, output: this.stderr }),
+      () => confirm({ message, default: o.defaultAnswer ?? false }, this.promptContext()),
       o.cancelled,
     );
   }
@@ -446,7 +446,7 @@ export class Io {
     }
     const { password } = await import('@inquirer/prompts');
     return this.promptOrInterrupt(() =>
-      password({ message, mask: '*', ...(validate ? { validate } : {}) }, { input: this.stdin, output: this.stderr }),
+      password({ message, mask: '*', ...(validate ? { validate } : {}) }, this.promptContext()),
     );
   }
 
@@ -455,11 +455,29 @@ export class Io {
    * else CANCELLED_AT_PROMPT. Callers check canPrompt first (a run that is not interactive never prompts).
    */
   async prompt<T>(
-    ask: (prompts: typeof import('@inquirer/prompts'), context: { input: Readable; output: Writable }) => Promise<T>,
+    ask: (
+      prompts: typeof import('@inquirer/prompts'),
+      context: { input: Readable; output: Writable; signal?: AbortSignal },
+    ) => Promise<T>,
     cancelled?: InterruptedError,
   ): Promise<T> {
     const prompts = await import('@inquirer/prompts');
-    return this.promptOrInterrupt(() => ask(prompts, { input: this.stdin, output: this.stderr }), cancelled);
+    return this.promptOrInterrupt(() => ask(prompts, this.promptContext()), cancelled);
+  }
+
+  /** The run's signal (SIGINT, SIGTERM, SIGHUP): a question it interrupts ends at once, as Ctrl-C at it does. */
+  private stopSignal: AbortSignal | undefined;
+
+  /**
+   * Questions end when `signal` aborts: a `kill` of a run waiting at a question left it there 5 s, then said "an
+   * order it was placing is kept" of an order never sent, over the prompt (a review). Now its `cancelled` words.
+   */
+  stopPromptsOn(signal: AbortSignal): void {
+    this.stopSignal = signal;
+  }
+
+  private promptContext(): { input: Readable; output: Writable; signal?: AbortSignal } {
+    return { input: this.stdin, output: this.stderr, ...(this.stopSignal ? { signal: this.stopSignal } : {}) };
   }
 
   private async promptOrInterrupt<T>(ask: () => Promise<T>, cancelled?: InterruptedError): Promise<T> {

@@ -2,6 +2,7 @@
 // terminal), send-keys types, capture-pane reads what a person would see. Screens go to the leak check.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach } from 'vitest';
 import { BIN } from './e2e.js';
@@ -20,6 +21,8 @@ export interface Terminal {
   screen(): string;
   /** Waits until the screen matches; fails with the screen when it never does. */
   waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  /** The pid of the program the terminal's shell runs (keepingExit's child), to signal it as `kill` would. */
+  programPid(): number;
   close(): void;
 }
 
@@ -76,6 +79,12 @@ export function openTerminal(
         if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(pattern)}; it shows:\n${text}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    },
+    programPid() {
+      const shell = tmux('display-message', '-p', '#{pane_pid}').trim();
+      const [child] = readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim().split(/\s+/);
+      if (!child) throw new Error(`the terminal's shell (pid ${shell}) runs no program`);
+      return Number(child);
     },
     close() {
       if (closed) return;
