@@ -156,7 +156,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     await io.flushOut();
   } catch (error) {
     const flags = program.opts<{ profile?: string; env?: string; baseUrl?: string }>();
-    const profile = flags.profile ?? io.env.GIFTCODES_PROFILE;
+    // A GIFTCODES_PROFILE that is no profile name is the error itself: no hint names it.
+    const profile = flags.profile ?? namedProfile(io.env.GIFTCODES_PROFILE);
     const words = commandWords(program, argv.slice(2));
     code = report(
       io,
@@ -470,6 +471,15 @@ function installSignalHandlers(controller: AbortController, io: Io, args: readon
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+}
+
+/** GIFTCODES_PROFILE where it is a profile name; one that is not is the run's error itself, and no hint names it. */
+function namedProfile(value: string | undefined): string | undefined {
+  try {
+    return value ? profileName(value) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Waits for stdout to drain (pipes are asynchronous on some platforms), then exits. */

@@ -247,7 +247,7 @@ export class Factory implements Deps {
         if (warning) this.warnOnce(warning);
       // How long the order record keeps ended orders: the profile's history-days, else 90.
       const store = await this.config().catch(() => undefined);
-      const profile = store && (this.globals.profile || this.io.env.GIFTCODES_PROFILE || store.defaultProfile);
+      const profile = store && resolveProfileName(this.globals, this.io.env, store);
       return new Journal(dir, {
         historyDays: profile ? store.profile(profile).historyDays : undefined,
         historyProfile: profile || undefined,

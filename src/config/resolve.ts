@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { AuthError, UsageError } from '../errors.js';
 import { environmentOfKey, otherEnvironment, type KeyEnvironment } from '../secrets.js';
 import type { ConfigStore } from './store.js';
+import { profileName } from '../commands/parse.js';
 
 /**
  * An environment asked for against a key given for the run (--api-key, GIFTCODES_API_KEY) of the other one: which
@@ -68,7 +69,24 @@ export function refuseAllEnvironments(env: KeyEnvironment | 'all' | undefined): 
 }
 
 export function resolveProfileName(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): string {
-  return flags.profile || env.GIFTCODES_PROFILE || store.defaultProfile;
+  return flags.profile || envProfile(env) || store.defaultProfile;
+}
+
+/**
+ * GIFTCODES_PROFILE, held to --profile's rule (commands/parse.ts profileName): `a b` made a profile no flag could
+ * name, whose hints (`login --profile a b`) failed when pasted, and `__proto__` a config entry no read could find.
+ */
+export function envProfile(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.GIFTCODES_PROFILE;
+  if (!value) return undefined;
+  try {
+    return profileName(value);
+  } catch (error) {
+    throw new UsageError(`GIFTCODES_PROFILE: ${(error as Error).message}`, {
+      code: 'invalid_profile',
+      hint: 'set GIFTCODES_PROFILE to a profile name (giftcodes config show lists them), or unset it',
+    });
+  }
 }
 
 export function resolveBaseUrl(
@@ -137,7 +155,7 @@ export function configDirMissing(
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
   const wantedEnv = refuseAllEnvironments(flags.env);
   const profile = resolveProfileName(flags, env, store);
-  const explicitProfile = Boolean(flags.profile || env.GIFTCODES_PROFILE);
+  const explicitProfile = Boolean(flags.profile || envProfile(env));
   const baseUrl = resolveBaseUrl(flags, env, store, profile);
   const baseUrlFrom = baseUrlSetting(flags, env, store, profile);
 

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { baseUrlSetting, normaliseBaseUrl, resolveConnection } from '../../src/config/resolve.js';
+import { baseUrlSetting, normaliseBaseUrl, resolveConnection, resolveProfileName } from '../../src/config/resolve.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -104,5 +104,24 @@ describe('no key where GIFTCODES_CONFIG_DIR names a directory that does not exis
     expect(() => resolveConnection({}, { GIFTCODES_CONFIG_DIR: there.dir }, there)).toThrow(
       expect.objectContaining({ message: 'no test key in profile "default"' }),
     );
+  });
+});
+
+// A review: GIFTCODES_PROFILE='a b' made a profile "a b" that no --profile could name (its hint `login --profile a
+// b` failed when pasted), and `__proto__` wrote a config entry no read found; --profile refused both.
+describe('GIFTCODES_PROFILE', () => {
+  it("is held to --profile's rule: exit 2 naming the variable; a good one is taken, trimmed as the flag is", async () => {
+    const store = await storeWith({ default: {}, small: {} });
+    for (const bad of ['a b', '__proto__', 'x'.repeat(65)])
+      expect(() => resolveProfileName({}, { GIFTCODES_PROFILE: bad }, store)).toThrow(
+        expect.objectContaining({
+          exitCode: 2,
+          code: 'invalid_profile',
+          message: expect.stringMatching(/^GIFTCODES_PROFILE: ".+" is not a profile name/),
+        }),
+      );
+    expect(resolveProfileName({}, { GIFTCODES_PROFILE: 'small' }, store)).toBe('small');
+    expect(resolveProfileName({ profile: 'default' }, { GIFTCODES_PROFILE: 'a b' }, store)).toBe('default');
+    expect(resolveProfileName({}, {}, store)).toBe('default');
   });
 });
