@@ -4,7 +4,7 @@ import { VERSION } from '../version.js';
 import { guessNextPage, requestWritten } from './ahead.js';
 import { parseJsonBody } from './body.js';
 import { RateLimitBudget } from './budget.js';
-import { canonicalCode, errorForStatus, noRouteHint, parseErrorBody, unreadableBody } from './errors.js';
+import { canonicalCode, errorForStatus, noRouteHint, parseErrorBody, redirectBase, unreadableBody } from './errors.js';
 import {
   LARGEST_PAGE,
   PAGE_SIZE_PARAMS,
@@ -496,6 +496,7 @@ export class ApiClient {
             this.options.refusedKeyHint,
             this.options.baseUrlFrom,
             retryAfterMs,
+            headers.location === undefined ? undefined : redirectBase(headers.location, url, this.options.baseUrl),
           );
           if (res.statusCode === 404 && error.hint === undefined)
             error.hint = noRouteHint(this.options.baseUrl, path(), this.options.baseUrlFrom);

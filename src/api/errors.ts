@@ -158,6 +158,24 @@ function withHelp(message: string, help: string | undefined): string {
   return message ? `${message} (${help})` : help;
 }
 
+/**
+ * The base URL a redirect points to: its Location (resolved against the request) with the path the client added
+ * to the base URL, and the query, taken off when it ends with that path; else the whole Location. A hint naming
+ * the Location itself, pasted as the base URL, had the client add /v1/ping to /v1/ping.
+ */
+export function redirectBase(location: string, requested: URL, baseUrl: string): string {
+  let target: URL;
+  try {
+    target = new URL(location, requested);
+  } catch {
+    return location;
+  }
+  const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const added = requested.pathname.startsWith(basePath) ? requested.pathname.slice(basePath.length) : '';
+  if (added === '' || added === '/' || !target.pathname.endsWith(added)) return target.href;
+  return `${target.origin}${target.pathname.slice(0, -added.length)}`;
+}
+
 export function describeHttpError(method: string, path: string, status: number, body: ErrorBody): string {
   const message = body.message ? `: ${body.message}` : '';
   return `${method} ${path} failed: HTTP ${status} ${body.code}${message}`;
@@ -174,6 +192,7 @@ export function errorForStatus(
   refusedKeyHint?: string,
   baseUrlFrom = '--base-url',
   retryAfterMs?: number,
+  redirectedBase?: string,
 ): CliError {
   const text = describeHttpError(method, path, status, body);
   if (status < 400) {
@@ -182,7 +201,9 @@ export function errorForStatus(
     return new NetworkError(`${text} (a redirect${where}, not followed)`, {
       code: body.code,
       status,
-      hint: location ? `if ${clip(location)} is the API, use it as ${baseUrlFrom}` : `check ${baseUrlFrom}`,
+      hint: location
+        ? `if ${clip(redirectedBase ?? location)} is the API, use it as ${baseUrlFrom}`
+        : `check ${baseUrlFrom}`,
     });
   }
   if (status === 401 || status === 403) {

@@ -81,6 +81,11 @@ const scenarios: Record<string, Handler> = {
     res.writeHead(302, { location: `${url.pathname}?r=${hits.redirect}` });
     res.end();
   },
+  // A redirect to the API's own path on another base, as a moved API answers: the hint names that base.
+  moved: (_req, res, url) => {
+    res.writeHead(302, { location: `http://127.0.0.1:4010${url.pathname.slice('/moved'.length)}${url.search}` });
+    res.end();
+  },
   'foreign-next': (_req, res) =>
     json(res, 200, { data: [{ id: 'first' }], next: `http://localhost:${foreignPort}/v1/catalog?page=2` }),
   'ping-wrong-shape': (_req, res) => json(res, 200, { ok: true }),
@@ -254,8 +259,17 @@ describe('pagination that would never end, or leave the host', () => {
     const result = await cli('redirect', ['catalog', 'list']);
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('HTTP 302');
-    expect(result.stderr).toMatch(/hint: .*\/redirect\/v1\/catalog\?r=1/);
+    expect(result.stderr).toContain('a redirect to /redirect/v1/catalog?r=1, not followed');
+    expect(result.stderr).toMatch(/hint: if http:\/\/127\.0\.0\.1:\d+\/redirect is the API, use it as/);
     expect(hits.redirect).toBe(1);
+  });
+
+  it("a redirect's hint names the base it points to, without the path and query the client added", async () => {
+    for (const args of [['ping'], ['catalog', 'list']]) {
+      const result = await cli('moved', args);
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain('hint: if http://127.0.0.1:4010 is the API, use it as GIFTCODES_BASE_URL');
+    }
   });
 
   it('a `next` URL on another host is refused before the key is sent there', async () => {
