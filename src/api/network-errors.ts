@@ -84,8 +84,12 @@ function networkHint(
   const where = `${base.hostname}:${port}`;
   // The reference server's own port is 4010 (serve --port): another is named, so the command fits the base URL. It
   // speaks plain HTTP, so it is no answer for an https:// base URL.
-  if (code === 'ECONNREFUSED' && isLoopbackHost(base.hostname) && base.protocol === 'http:')
-    return `nothing listens on ${where}: start the reference server with giftcodes serve${port === '4010' ? '' : ` --port ${port}`}, or check ${setting}`;
+  if (code === 'ECONNREFUSED' && isLoopbackHost(base.hostname) && base.protocol === 'http:') {
+    // serve listens on 127.0.0.1 unless --host says otherwise: pasted for [::1] or 127.0.0.2, it listened elsewhere.
+    const host = base.hostname.replace(/^\[|\]$/g, '');
+    const hostFlag = host === '127.0.0.1' || host.toLowerCase() === 'localhost' ? '' : ` --host ${host}`;
+    return `nothing listens on ${where}: start the reference server with giftcodes serve${hostFlag}${port === '4010' ? '' : ` --port ${port}`}, or check ${setting}`;
+  }
   if (code === 'ECONNREFUSED') return `nothing listens on ${where}: check ${setting}`;
   // A name that does not resolve: waiting longer does not help, the name or this machine's DNS does.
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')

@@ -198,6 +198,13 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
     expect(refused('http://localhost')).toBe(
       'nothing listens on localhost:80: start the reference server with giftcodes serve --port 80, or check --base-url',
     );
+    // serve listens on 127.0.0.1 by default: another loopback address needs its --host, or the pasted hint misses it.
+    expect(refused('http://[::1]:4010')).toBe(
+      'nothing listens on [::1]:4010: start the reference server with giftcodes serve --host ::1, or check --base-url',
+    );
+    expect(refused('http://127.0.0.2:8080')).toBe(
+      'nothing listens on 127.0.0.2:8080: start the reference server with giftcodes serve --host 127.0.0.2 --port 8080, or check --base-url',
+    );
     expect(refused('https://api.example.com')).toBe('nothing listens on api.example.com:443: check --base-url');
     expect(refused('https://api.example.com:8443')).toContain('nothing listens on api.example.com:8443: ');
     // The reference server speaks plain HTTP: starting it is no answer for an https:// base URL (a review was sent to).
