@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
 import { DIALECTS, type DialectName } from '../server/dialect-names.js';
 import { UsageError } from '../errors.js';
+import { listenHint } from '../listen-failure.js';
 import { stdoutFailed } from '../output/io.js';
 import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
@@ -185,6 +186,9 @@ async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string }
 /** The hint names the flag behind this cause: a seed file, an address, or the TLS pair. */
 function serveHint(message: string): string {
   if (/seed/i.test(message)) return 'check --seed';
+  // The server says `cannot listen on <host>:<port>: <code>`; the receivers' words name the flag for that code.
+  const listen = /^cannot listen on .*: ([A-Z_]+)$/.exec(message);
+  if (listen?.[1] !== undefined) return listenHint(listen[1], { port: '--port' });
   if (/EADDRINUSE|EADDRNOTAVAIL|EACCES|listen|address/i.test(message))
     return 'check --host and --port (is another server already on that port? --port 0 picks a free one)';
   if (/cert|key|tls|pem|ssl/i.test(message)) return 'check --tls-cert and --tls-key';

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
+import { listenHint, listenMessage } from '../listen-failure.js';
 import { claimedDeliveryId, verifyDelivery, type Scheme } from './signatures.js';
 
 // Scheme as a type only: re-exporting SCHEMES here would split schemes.ts into a chunk loaded at every start.
@@ -205,16 +206,11 @@ export async function startWebhookReceiver(o: ReceiverOptions): Promise<RunningR
 
   await new Promise<void>((resolvePromise, rejectPromise) => {
     const onError = (error: NodeJS.ErrnoException): void => {
-      const why =
-        error.code === 'EADDRINUSE'
-          ? `port ${o.port} on ${host} is already in use`
-          : error.code === 'EACCES'
-            ? `not allowed to listen on port ${o.port}`
-            : `cannot listen on ${host}:${o.port} (${error.code ?? error.message})`;
+      const code = error.code ?? error.message;
       rejectPromise(
-        new UsageError(why, {
+        new UsageError(listenMessage(code, host, o.port), {
           code: 'listen_failed',
-          hint: `choose another ${o.portFlag ?? '--port'} (0 picks a free one)`,
+          hint: listenHint(code, { port: o.portFlag ?? '--port' }),
         }),
       );
     };

@@ -90,6 +90,15 @@ describe('flag values', () => {
   });
 });
 
+describe('an address that cannot be listened on', () => {
+  // A reviewer: webhook listen --host 8.8.8.8 was told to choose another --port; serve's hint is the same words.
+  it('serve on an address this machine does not have: exit 2, the hint names --host, not another port', async () => {
+    const result = await runCli(['serve', '--port', '0', '--host', '192.0.2.1'], { timeoutMs: 120_000 });
+    expect(result.code).toBe(2);
+    expect(unstamped(result.stderr)).toContain('hint: choose a --host this machine has');
+  });
+});
+
 describe('serve whose stdout cannot take where it listens', () => {
   // With --port 0 that line is the only way to learn the port: the server stops with exit 8 and one line,
   // rather than die of an unhandled EPIPE or ENOSPC with a stack trace (exit 1).

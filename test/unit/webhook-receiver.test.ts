@@ -494,6 +494,18 @@ describe('startWebhookReceiver', () => {
       await first.close();
     }
   });
+
+  it('blames the host, not the port, for an address this machine does not have or a name that does not resolve', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    for (const [host, hint] of [
+      ['192.0.2.1', 'choose a --host this machine has'],
+      ['nosuchhost.invalid', 'check the host name in --host'],
+    ] as const) {
+      const refused = startWebhookReceiver({ host, port: 0, secret: SECRET, onEvent: () => undefined });
+      await expect(refused).rejects.toMatchObject({ exitCode: 2, hint: expect.stringContaining(hint) });
+      await expect(refused).rejects.not.toMatchObject({ hint: expect.stringContaining('--port') });
+    }
+  });
 });
 
 describe('verifyDelivery on arbitrary input', () => {
