@@ -61,6 +61,15 @@ export function nonEmpty(what: string, maxLength = 200): (value: string) => stri
 }
 
 /**
+ * A codes file to write (--out): an empty one (`--out "$UNSET"`) named the current directory, and was refused as a
+ * directory only once the order had been sent.
+ */
+export function outFile(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError("the file name must not be empty ('-' for stdout)");
+  return value;
+}
+
+/**
  * An order reference as pasted: a line break or tab (two lines of an email, two cells of a sheet) is a space between
  * words, which orders/ref.ts oneRef reads the order's word from; any other control character is refused.
  */

@@ -14,7 +14,7 @@ import type { OutSpec } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import type { Deps } from './deps.js';
 import { DEFAULT_INTERVAL_S } from '../orders/wait.js';
-import { seconds } from './parse.js';
+import { outFile, seconds } from './parse.js';
 
 export { DEFAULT_INTERVAL_S };
 
@@ -54,7 +54,7 @@ export function addIntervalFlags(command: Command): Command {
 
 export function addOutFlags(command: Command, outHelp: string): Command {
   return command
-    .option('-o, --out <file>', outHelp)
+    .addOption(new Option('-o, --out <file>', outHelp).argParser(outFile))
     .addOption(
       new Option('--format <format>', `${EXPORT_FORMATS_IN_WORDS} (default: from the extension, else json)`).argParser(
         formatArg,

@@ -4,7 +4,7 @@ import { stdoutFailed } from '../../output/io.js';
 import { exportResult } from '../../output/exporter.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
-import { nonEmpty } from '../parse.js';
+import { nonEmpty, outFile } from '../parse.js';
 
 export interface DecryptOptions {
   file: string;
@@ -19,7 +19,7 @@ export function register(parent: Command, app: App): void {
     .description('decrypt an encrypted codes file (codes.csv.age) to stdout or a file, with an age identity file')
     .argument('<file>', "the age file ('-' = stdin)", nonEmpty('file'))
     .option('-i, --identity <file>', 'the age identity file (age-keygen -o key.txt)', nonEmpty('identity file', 4096))
-    .option('-o, --out <file>', "write to this file (0600, atomically; '-' = stdout, the default)")
+    .option('-o, --out <file>', "write to this file (0600, atomically; '-' = stdout, the default)", outFile)
     .option('--force', 'overwrite an existing --out file')
     .action(async (file: string, flags: Omit<DecryptOptions, 'file'>, cmd: Command) => {
       const { deps } = app.context(cmd);
