@@ -66,6 +66,10 @@ export function nonEmpty(what: string, maxLength = 200): (value: string) => stri
  */
 export function outFile(value: string): string {
   if (value.trim() === '') throw new InvalidArgumentError("the file name must not be empty ('-' for stdout)");
+  // A line break in the name split the ✓ line and the log's done: line in two; the name is shown escaped.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    throw new InvalidArgumentError(`the file name ${JSON.stringify(value)} holds a control character`);
   return value;
 }
 

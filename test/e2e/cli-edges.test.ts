@@ -1,6 +1,7 @@
 // Edges of the command line: help words, empty or hostile flag values, a reader that goes away, the
 // shape of --json errors, and hints that survive --quiet.
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BIN, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
 
@@ -87,6 +88,25 @@ describe('flag values', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('more than once');
+  });
+
+  // A reviewer: `codes get … --out $'a\nb.csv'` wrote the file, and its ✓ line and the log's done: line were two lines.
+  it('an --out name with a control character is refused, shown escaped on one line, and nothing is written', async () => {
+    const { configDir } = served;
+    for (const args of [
+      ['codes', 'get', 'ord_none', '--out', 'a\nb.csv'],
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--out', 'a\nb.csv'],
+    ]) {
+      const cwd = tempDir();
+      const result = await runCli(args, { configDir, cwd });
+      expect(result.code, args.join(' ')).toBe(2);
+      const lines = unstamped(result.stderr).trimEnd().split('\n');
+      expect(lines).toEqual([
+        expect.stringMatching(/^error: .*"a\\nb\.csv" holds a control character/),
+        expect.stringMatching(/^hint: /),
+      ]);
+      expect(readdirSync(cwd)).toEqual([]);
+    }
   });
 });
 

@@ -29,4 +29,10 @@ describe('--out', () => {
     expect(parse('codes.csv')).toBe('codes.csv');
     expect(parse('-')).toBe('-');
   });
+
+  it.each(VERBS)('%s %s refuses a name with a control character, shown escaped', (...words) => {
+    const parse = parseOut(words);
+    expect(() => parse('a\nb.csv')).toThrow('the file name "a\\nb.csv" holds a control character');
+    expect(() => parse('a\u007fb.csv')).toThrow(/control character/);
+  });
 });
