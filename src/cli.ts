@@ -10,7 +10,7 @@ import { environmentArg, integer, LOGOUT_ENVIRONMENTS, nonEmpty, profileName, se
 import { ExitCode, InterruptedError, isCliError, type CliError } from './errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES } from './factory.js';
 import { finishJournal } from './journal/at-exit.js';
-import { Io } from './output/io.js';
+import { Io, stdoutFailed } from './output/io.js';
 import { pinnedHint, type RunPlace } from './output/pinned-hint.js';
 import { nearestIds } from './near.js';
 import { KEY_ENVIRONMENTS } from './secrets.js';
@@ -123,19 +123,40 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     argv[2] === 'help' && topicWords.length === 1
       ? helpTopic(topicWords[0] ?? '', io.stdoutIsTTY ? io.columns : TEXT_WIDTH)
       : undefined;
+  // Help that stdout cannot take is exit 8, as the launcher's --version and --help are (bin/giftcodes): help on
+  // /dev/full said nothing and exited 0.
+  const helpWrites: Promise<NodeJS.ErrnoException | undefined>[] = [];
+  const writeHelp = (text: string): boolean => {
+    helpWrites.push(
+      new Promise((resolve) => {
+        io.stdout.once('error', () => undefined);
+        try {
+          io.stdout.write(text, (error) => resolve(error ?? undefined));
+        } catch (error) {
+          resolve(error as NodeJS.ErrnoException);
+        }
+      }),
+    );
+    return true;
+  };
+  const helpFailed = async (): Promise<CliError | undefined> => {
+    const failure = (await Promise.all(helpWrites)).find((error) => error !== undefined);
+    return failure === undefined ? undefined : stdoutFailed(failure, 'the help');
+  };
   if (topic !== undefined) {
-    io.out(topic);
-    await io.flushOut().catch(() => undefined);
-    return exit(ExitCode.ok);
+    writeHelp(topic.endsWith('\n') ? topic : `${topic}\n`);
+    const failed = await helpFailed();
+    if (failed) printError(io, failed);
+    return exit(failed ? failed.exitCode : ExitCode.ok);
   }
   let commanderMessage = '';
   program.exitOverride();
   program.configureOutput({
-    writeOut: (text) => io.stdout.write(text),
+    writeOut: writeHelp,
     // Only help shown for a missing command comes here (`giftcodes`, `giftcodes order`): on stdout, exit 0, as gh
     // prints it, so `giftcodes | less` or `| grep` reads it (it went to stderr and the pager got nothing: a person's
     // day). With --json, its JSON error says it instead (report). Wrapped for stdout, where it goes.
-    writeErr: (text) => (io.json ? true : io.stdout.write(text)),
+    writeErr: (text) => (io.json ? true : writeHelp(text)),
     getErrHelpWidth: () => (io.stdoutIsTTY ? (process.stdout.columns ?? 80) : 80),
     outputError: (text) => {
       commanderMessage = text;
@@ -154,7 +175,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     await program.parseAsync(argv as string[]);
     // Output that never arrived is not success (exit 8), for every command.
     await io.flushOut();
-  } catch (error) {
+  } catch (thrown) {
+    const error = (thrown instanceof CommanderError && (await helpFailed())) || thrown;
     const flags = program.opts<{ profile?: string; env?: string; baseUrl?: string }>();
     // A GIFTCODES_PROFILE that is no profile name is the error itself: no hint names it.
     const profile = flags.profile ?? namedProfile(io.env.GIFTCODES_PROFILE);

@@ -7,7 +7,7 @@ import { VERSION } from './version.js';
 export async function main(argv: readonly string[] = process.argv): Promise<never> {
   const args = argv.slice(2);
   const only = args.length === 1 ? args[0] : undefined;
-  if (only === '--version' || only === '-V') return exitAfter(`${VERSION}\n`);
+  if (only === '--version' || only === '-V') return exitAfter(`${VERSION}\n`, 'the version');
   // Before any other module loads: from here on, each is compiled from the cache when it can be.
   enableCompileCache();
   if (
@@ -16,7 +16,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     (await fitsRenderedHelp())
   ) {
     const help = await renderedHelp();
-    if (help !== undefined) return exitAfter(help);
+    if (help !== undefined) return exitAfter(help, 'the help');
   }
   const cli = await import('./cli.js');
   return cli.main(argv);
@@ -52,9 +52,26 @@ function colourForced(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.FORCE_COLOR) || env.CLICOLOR_FORCE !== undefined;
 }
 
-/** Writes the text, waits for stdout to take it (a pipe may be asynchronous), then exits 0. */
-function exitAfter(text: string): Promise<never> {
+/**
+ * Writes the text, waits for stdout to take it (a pipe may be asynchronous), then exits 0; a stdout that cannot
+ * take it (/dev/full, a reader gone) is exit 8 with the program's words for it (docs/exit-codes.md).
+ */
+function exitAfter(text: string, what: string): Promise<never> {
   return new Promise<never>(() => {
-    process.stdout.write(text, () => process.exit(0));
+    process.stdout.once('error', () => undefined);
+    process.stdout.write(text, (error) => {
+      if (!error) process.exit(0);
+      void notWritten(error, what);
+    });
   });
+}
+
+/** The error line and hint of output that stdout refused, loaded only then: the answer above needs none of it. */
+async function notWritten(error: NodeJS.ErrnoException, what: string): Promise<void> {
+  const { Io, stdoutFailed } = await import('./output/io.js');
+  const failed = stdoutFailed(error, what);
+  const stamp = Io.system().stamp();
+  process.stderr.write(`${stamp}error: ${failed.message}\n${stamp}hint: ${failed.hint ?? ''}\n`, () =>
+    process.exit(failed.exitCode),
+  );
 }

@@ -151,6 +151,19 @@ describe("the launcher's own answer that stdout cannot take", () => {
       /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z error: could not write the version to standard output \(ENOSPC\)\n$/,
     );
   });
+
+  // A reviewer: each of these exited 0 on /dev/full, as if the help had been read.
+  it.each([[['help']], [['--help']], [['order', 'place', '--help']], [['help', 'environment']]])(
+    'giftcodes %s on /dev/full: exit 8, the error and its hint, as --version',
+    async (args) => {
+      const ended = await runCli(args, { stdoutFull: true });
+      expect(ended.code).toBe(8);
+      expect(unstamped(ended.stderr).trimEnd().split('\n')).toEqual([
+        'error: could not write the help to standard output (no space left on the device)',
+        expect.stringMatching(/^hint: free some space/),
+      ]);
+    },
+  );
 });
 
 describe('output', () => {
