@@ -75,8 +75,11 @@ function networkHint(
   code: string | undefined,
 ): string {
   const setting = baseUrlFrom ?? '--base-url';
+  // A longer --request-timeout helps only what ran out of time: a closed connection or an answer no API gives
+  // would fail the same way with any timeout.
+  const slow = code !== undefined && TIMEOUT_CODES.has(code);
   if (proxy !== undefined)
-    return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout`;
+    return `check the proxy (${proxy}), HTTPS_PROXY/HTTP_PROXY and NO_PROXY${slow ? ', or raise --request-timeout' : ''}`;
   const seconds = requestTimeoutMs / 1000;
   if (timedOut)
     return `the service took longer than --request-timeout ${seconds}s: raise it (for example --request-timeout ${Math.max(30, seconds * 2)}), or check ${setting}`;
@@ -94,8 +97,29 @@ function networkHint(
   // A name that does not resolve: waiting longer does not help, the name or this machine's DNS does.
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return `check the host name ${base.hostname} in ${setting}, and this machine's DNS`;
-  return `check ${setting} and the network, or raise --request-timeout`;
+  if (code === 'UND_ERR_HEADERS_OVERFLOW')
+    return `headers that large are no API's answer: check that ${setting} names the API, and that no proxy or gateway answers in its place`;
+  if (code !== undefined && CLOSED_CODES.has(code))
+    return `try again later (an order's command run again never charges twice), and check ${setting} and any proxy or load balancer in the way`;
+  return `check ${setting} and the network${slow ? ', or raise --request-timeout' : ''}`;
 }
+
+/** The failures a longer --request-timeout may cure: the connection or the answer ran out of time. */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'GC_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/** The connection was closed under the request: the server, or something between, gave up on it. */
+const CLOSED_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'GC_CLOSED_WHILE_CONNECTING',
+]);
 
 /**
  * Nothing of the request can have reached the API: the failure came while the connection was being opened (a
@@ -269,6 +293,8 @@ function describeNetworkError(error: unknown, proxied: boolean): string {
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
       return 'the server stopped answering';
+    case 'UND_ERR_HEADERS_OVERFLOW':
+      return "the answer's headers were too large (UND_ERR_HEADERS_OVERFLOW)";
     default:
       return code ?? (error instanceof Error ? (error.message.split('\n')[0] ?? 'network error') : 'network error');
   }

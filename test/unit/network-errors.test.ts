@@ -228,7 +228,7 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
       "check the host name api.exmaple.com in GIFTCODES_BASE_URL, and this machine's DNS",
     );
     expect(hint('ECONNRESET', 'https://api.example.com', profile)).toBe(
-      `check ${profile} and the network, or raise --request-timeout`,
+      `try again later (an order's command run again never charges twice), and check ${profile} and any proxy or load balancer in the way`,
     );
     expect(hint('ECONNRESET', 'https://api.example.com', 'GIFTCODES_BASE_URL', true)).toBe(
       'the service took longer than --request-timeout 30s: raise it (for example --request-timeout 60), or check GIFTCODES_BASE_URL',
@@ -257,7 +257,9 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
     const hint = transportFailure(coded('ECONNRESET'), attempt({ base: new URL('http://127.0.0.1:8080') })).error(
       1,
     ).hint;
-    expect(hint).toBe('check --base-url and the network, or raise --request-timeout');
+    expect(hint).toBe(
+      "try again later (an order's command run again never charges twice), and check --base-url and any proxy or load balancer in the way",
+    );
   });
 
   it('a classified cause without a said setting names --base-url', () => {
@@ -274,13 +276,34 @@ describe('an attempt that failed without a classified cause: "cannot reach", wit
       );
   });
 
-  it('any other failure: the base URL, the network or the timeout; through a proxy, the proxy', () => {
-    expect(transportFailure(coded('ECONNRESET'), attempt()).error(1).hint).toBe(
-      'check --base-url and the network, or raise --request-timeout',
+  it('any other failure: the base URL and the network, the timeout only for what ran out of time; through a proxy, the proxy', () => {
+    const hint = (code: string, o: Partial<FailedAttempt> = {}): string | undefined =>
+      transportFailure(coded(code), attempt(o)).error(1).hint;
+    expect(hint('EHOSTUNREACH')).toBe('check --base-url and the network');
+    for (const code of ['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+      expect(hint(code), code).toBe('check --base-url and the network, or raise --request-timeout');
+    const proxy = 'http://proxy.example:3128';
+    expect(hint('ECONNREFUSED', { proxy })).toBe(
+      'check the proxy (http://proxy.example:3128), HTTPS_PROXY/HTTP_PROXY and NO_PROXY',
     );
-    expect(transportFailure(coded('ECONNREFUSED'), attempt({ proxy: 'http://proxy.example:3128' })).error(1).hint).toBe(
+    expect(hint('UND_ERR_CONNECT_TIMEOUT', { proxy })).toBe(
       'check the proxy (http://proxy.example:3128), HTTPS_PROXY/HTTP_PROXY and NO_PROXY, or raise --request-timeout',
     );
+  });
+
+  // A reviewer: a 200 with 200 kB of headers, and a server that closed the socket mid-answer, were both told to raise
+  // --request-timeout, which cures neither.
+  it('headers too large: not an API answering, or a proxy in the way; a connection closed mid-answer: try again later', () => {
+    const overflow = transportFailure(coded('UND_ERR_HEADERS_OVERFLOW'), attempt()).error(1);
+    expect(overflow.message).toContain("the answer's headers were too large (UND_ERR_HEADERS_OVERFLOW)");
+    expect(overflow.hint).toBe(
+      "headers that large are no API's answer: check that --base-url names the API, and that no proxy or gateway answers in its place",
+    );
+    for (const code of ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']) {
+      const closed = transportFailure(coded(code), attempt()).error(1);
+      expect(closed.hint, code).toMatch(/^try again later .*any proxy or load balancer in the way$/);
+      expect(closed.hint, code).not.toContain('--request-timeout');
+    }
   });
 });
 
