@@ -305,6 +305,14 @@ export function parsePlanRows(
         );
       outName = outCell.replaceAll(BATCH_FIELD, batch);
     }
+    // `-` is stdout for --out; in a row it was a file named `-` beside the plan, written without a word. Refused as
+    // /dev/stdout is (checkOutTarget), with the same hint.
+    if (outName === '-')
+      return bad(
+        line,
+        `its out file "-" is standard output, which a plan's rows cannot write to`,
+        "give the path of a file in the row's out cell (a plan's rows cannot write to standard output)",
+      );
     const outPath = outName === '' ? undefined : resolve(planDir(planPath), outName);
     const what = JSON.stringify([productId, n, outCell]);
     const occurrence = (occurrences.get(what) ?? 0) + 1;

@@ -75,6 +75,14 @@ describe('plan parsing', () => {
     expect(parse('p1,2,\n')[0]).not.toHaveProperty('out');
   });
 
+  // A reviewer: a row `amazon-us-25,2,-` passed --dry-run and wrote a file named `-` beside the plan.
+  it("an out cell of '-' is refused as stdout is: a plan's rows cannot write to standard output", () => {
+    const refused = refusal('amazon-us-25,2,-\n');
+    expect(refused).toMatchObject({ code: 'bad_plan', exitCode: 2 });
+    expect(refused.message).toContain('line 1: its out file "-" is standard output');
+    expect(refused.hint).toContain("a plan's rows cannot write to standard output");
+  });
+
   it('a header row is only a header on the first row', () => {
     expect(refusal('p1,1\nproduct,quantity\n').message).toContain('line 2: quantity must be a whole number');
     // A product column beside a column of another name: the header it is, with what a plan's header names.
