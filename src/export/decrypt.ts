@@ -2,8 +2,8 @@
 // chunk by chunk, with an age identity file (what age-keygen wrote). Each way it can go wrong is one line and
 // exit 2: the identity file malformed, the file not an age file, no identity matching its recipients, the file
 // damaged or cut short (its chunks are authenticated, the last one marked as last), the input or identity file
-// named on the command line missing; an identity file there that cannot be read (permission) is exit 8
-// (docs/exit-codes.md).
+// named on the command line missing; an identity or input file there that cannot be read (permission, a
+// directory) is exit 8 (docs/exit-codes.md).
 import { createReadStream, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -165,20 +165,32 @@ interface Source {
   close(): void;
 }
 
+/** The way on from a directory given as the file to decrypt: the encrypted codes file inside it. */
+function inputInside(input: string): string {
+  return `give the encrypted codes file inside it, e.g. ${join(input, 'codes.csv.age')}`;
+}
+
 /** The input file, or stdin, read once: a few bytes looked at first, then the rest streamed. */
 async function openSource(input: string, stdin: NodeJS.ReadableStream): Promise<Source> {
   let readable: Readable;
   if (input === '-') readable = stdin as Readable;
   else {
+    // As the identity file: a path that names no file is 2; a directory where the file should be, or a file this
+    // user cannot read, is a local resource (docs/exit-codes.md: 8).
     const handle = await open(input, 'r').catch((error: unknown) => {
-      throw new UsageError(`cannot read ${input}: ${whyUnreadable(error, 'file')}`, {
+      const code = (error as NodeJS.ErrnoException).code;
+      const Failure = code === 'ENOENT' || code === 'ENOTDIR' ? UsageError : LocalError;
+      throw new Failure(`cannot read ${input}: ${whyUnreadable(error, 'file')}`, {
         code: 'input_unreadable',
-        hint: 'give the path of the encrypted codes file',
+        hint: code === 'EISDIR' ? inputInside(input) : 'give the path of the encrypted codes file',
       });
     });
     if ((await handle.stat()).isDirectory()) {
       await handle.close();
-      throw new UsageError(`cannot read ${input}: it is a directory`, { code: 'input_unreadable' });
+      throw new LocalError(`cannot read ${input}: it is a directory`, {
+        code: 'input_unreadable',
+        hint: inputInside(input),
+      });
     }
     readable = createReadStream('', { fd: handle, autoClose: true, highWaterMark: 64 * 1024 });
   }

@@ -1,12 +1,14 @@
 // The pieces of encrypted codes files (src/export/age.ts, recipients.ts, format.ts): the spool's cipher read back
 // at any offset, the age stream as a sink (decrypted by the age library itself), and the names and recipients.
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { Decrypter, generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { describe, expect, it } from 'vitest';
 import { encryptingSink, recipientProblem, SpoolCipher } from '../../src/export/age.js';
-import { readIdentities } from '../../src/export/decrypt.js';
-import { formatFor, namesAgeFile } from '../../src/export/format.js';
+import { decryptFile, readIdentities } from '../../src/export/decrypt.js';
+import { formatFor, namesAgeFile, type TextSink } from '../../src/export/format.js';
 import { recipientsFor } from '../../src/export/recipients.js';
 import { withRecipients, type WaitFlags } from '../../src/commands/wait-flags.js';
 import type { ConfigStore } from '../../src/config/store.js';
@@ -148,6 +150,28 @@ describe('the identity file of codes decrypt', () => {
         hint: expect.stringMatching(/key file inside it/),
       }),
     );
+  });
+});
+
+describe('the file codes decrypt reads', () => {
+  // A reviewer: `codes decrypt /tmp --identity key.txt` was exit 2 with no hint, where --identity /tmp is 8, as the
+  // table has a directory where a file should be (docs/exit-codes.md).
+  it('missing: exit 2; a directory: exit 8, with the way on', async () => {
+    const dir = tempDir();
+    const key = join(dir, 'key.txt');
+    writeFileSync(key, `${await generateX25519Identity()}\n`);
+    const sink = { write: () => undefined } as unknown as TextSink;
+    const stdin = new PassThrough();
+    await expect(decryptFile(join(dir, 'none.age'), key, sink, stdin)).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'input_unreadable',
+    });
+    await expect(decryptFile(dir, key, sink, stdin)).rejects.toMatchObject({
+      exitCode: 8,
+      code: 'input_unreadable',
+      message: `cannot read ${dir}: it is a directory`,
+      hint: `give the encrypted codes file inside it, e.g. ${join(dir, 'codes.csv.age')}`,
+    });
   });
 });
 
