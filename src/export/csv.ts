@@ -134,6 +134,8 @@ export class CsvWriter implements FormatWriter {
   private displayColumns: number[] = [];
   private readonly displays = new DisplayCache();
   private readonly pageDisplays = new DisplayCells();
+  /** raw(): each record's display cells, by money object. */
+  private displayCells: Buffer[] = [];
   /** FormatWriter.escaped: the records' own values written with a leading `'` (a money display is ours, not counted). */
   escaped = 0;
   /** FormatWriter.numeric: text values a spreadsheet would change as numbers (digitsAtRisk), unless raw. */
@@ -179,17 +181,21 @@ export class CsvWriter implements FormatWriter {
     const leaves = shape.leaves;
     // Every record's money objects must make a display (as page() would add its column), else page() it is.
     const displays = this.pageDisplays;
-    for (let r = 0; r < page.count && shape.money.length > 0; r++) {
-      for (let m = 0; m < shape.money.length; m++) {
+    const moneys = shape.money.length;
+    // Each record's display cells (by money object), found once here and written below.
+    const cells =
+      moneys === 0 ? this.displayCells : (this.displayCells = roomFor(this.displayCells, page.count * moneys));
+    for (let r = 0; r < page.count && moneys > 0; r++) {
+      for (let m = 0; m < moneys; m++) {
         const { amount, currency } = shape.money[m]!;
         const a = r * leaves * 3 + amount * 3;
         const c = r * leaves * 3 + currency * 3;
-        if (
-          values[a] !== NUMBER ||
-          values[c] !== STRING ||
-          this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!) === undefined
-        )
-          return this.page(parsedRecords(page));
+        const display =
+          values[a] !== NUMBER || values[c] !== STRING
+            ? undefined
+            : this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!);
+        if (display === undefined) return this.page(parsedRecords(page));
+        cells[r * moneys + m] = displays.cell(display, this.options.raw);
       }
     }
     if (shape !== this.shape) {
@@ -231,14 +237,11 @@ export class CsvWriter implements FormatWriter {
         if (column > 0) out[o++] = 0x2c;
         const leaf = columns[column] as number;
         if (leaf < 0) {
-          if (column === 0) o += orderId.copy(out, o);
-          else if (leaf <= -2) {
-            const m = shape.money[-2 - leaf]!;
-            const a = base + m.amount * 3;
-            const c = base + m.currency * 3;
-            o += displays
-              .cell(this.displays.of(b, values[a + 1]!, values[a + 2]!, values[c + 1]!, values[c + 2]!)!, raw)
-              .copy(out, o);
+          // A typed array's set(): a builtin, where Buffer#copy calls into C++.
+          const cell = column === 0 ? orderId : leaf <= -2 ? cells[r * moneys - 2 - leaf] : undefined;
+          if (cell !== undefined) {
+            out.set(cell, o);
+            o += cell.length;
           }
           continue;
         }
@@ -510,6 +513,13 @@ function copyWords(from: DataView, s: number, e: number, to: DataView, o: number
   for (; s < e; s++, o++) to.setUint8(o, from.getUint8(s));
   return o;
 }
+
+/** `cells`, or a longer array when it holds fewer than `size`. */
+function roomFor(cells: Buffer[], size: number): Buffer[] {
+  return cells.length >= size ? cells : new Array<Buffer>(size).fill(EMPTY);
+}
+
+const EMPTY = Buffer.alloc(0);
 
 /** A display's CSV cell as bytes, kept while the display stays the same (the codes of an order share it). */
 class DisplayCells {

@@ -468,16 +468,20 @@ function match(b: Buffer, view: DataView, p: number, shape: Shape, values: Int32
       // (each test is the word-wide "has a zero byte" trick); the byte loop below reads the rest.
       for (; q + 4 <= end; q += 4) {
         const w = view.getUint32(q, true);
-        const quote = w ^ 0x22222222;
         const backslash = w ^ 0x5c5c5c5c;
-        const comma = w ^ 0x2c2c2c2c;
-        if (
-          ((w - 0x20202020) & ~w & 0x80808080) |
-          ((quote - 0x01010101) & ~quote & 0x80808080) |
-          ((backslash - 0x01010101) & ~backslash & 0x80808080) |
-          ((comma - 0x01010101) & ~comma & 0x80808080)
-        )
-          break;
+        // First two tests for all four: a byte below 0x2d (a control character, a quote, a comma, and a few
+        // others such as a space) or a backslash; only a word that has one is tested for each.
+        if ((((w - 0x2d2d2d2d) & ~w) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) {
+          const quote = w ^ 0x22222222;
+          const comma = w ^ 0x2c2c2c2c;
+          if (
+            ((w - 0x20202020) & ~w & 0x80808080) |
+            ((quote - 0x01010101) & ~quote & 0x80808080) |
+            ((backslash - 0x01010101) & ~backslash & 0x80808080) |
+            ((comma - 0x01010101) & ~comma & 0x80808080)
+          )
+            break;
+        }
       }
       for (; q < end; q++) {
         const k = IN_STRING[b[q] as number];
