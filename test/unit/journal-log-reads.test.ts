@@ -255,3 +255,27 @@ describe('a read without the lock that keeps meeting changes', () => {
     }
   });
 });
+
+// A review: a keyed run's own intent file damaged, the same command sent its key again, was answered with its own
+// order, took it for another machine's (exit 4) and hinted a new one: a second charge for a person who followed it.
+describe("a key's own intent file that cannot be read", () => {
+  it('begin with that key sends nothing (exit 8, journal_unreadable, the file named); another key begins, the file left', async () => {
+    const dir = journalDir();
+    const file = intentFile(dir, 'night-1');
+    writeFileSync(file, intentText(sending('night-1', { pid: deadPid() })).slice(0, 40));
+    const journal = new Journal(dir);
+    await expect(journal.begin({ ...spec, key: 'night-1' })).rejects.toMatchObject({
+      exitCode: 8,
+      code: 'journal_unreadable',
+      message: expect.stringContaining(`the journal's file of the key night-1, ${file}, cannot be read`),
+      hint: expect.stringContaining(`then move the file out of ${dir}`),
+    });
+    expect(journal.find('night-1')).toBeUndefined();
+    const other = await journal.begin({ ...spec, key: 'night-2' });
+    expect(other.intent.key).toBe('night-2');
+    expect(statSync(file).size).toBe(40);
+    // Its key readable again (the file moved away): it begins.
+    unlinkSync(file);
+    expect((await journal.begin({ ...spec, key: 'night-1' })).intent.key).toBe('night-1');
+  });
+});

@@ -8,12 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { AuthError, NetworkError } from '../../src/errors.js';
 import type { OrderRecord, Scope } from '../../src/journal/history.js';
 import { keyIdOf } from '../../src/journal/intent.js';
+import { currentOwner } from '../../src/journal/owner.js';
+import { dead } from '../helpers/journal.js';
 import { Journal } from '../../src/journal/journal.js';
 import {
   abandonedSentGone,
   changedSince,
   interruptedGone,
   sameRowsLeft,
+  sameRowsRunning,
   olderVersionRows,
   deliveredUnderOtherScope,
   sameRowsElsewhere,
@@ -863,5 +866,53 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
     ).toBeUndefined();
     expect(sameRowsElsewhere(named, scope, rows, mine, { name: 'restock.csv', batch: undefined }, T0)).toBeUndefined();
     expect(sameRowsElsewhere(delivered, scope, rows, mine, batch, T0)).toBeUndefined();
+  });
+});
+
+// An adversarial review: a copy of the nightly plan run while the nightly job ran charged every row again without a
+// word; the rows that job's process is placing now are named, and asked about at a terminal.
+describe('sameRowsRunning: rows another plan is placing now', () => {
+  const family = planFamily(scope, '/plans/copy.csv', undefined);
+  const nightly = planFamily(scope, '/plans/nightly.csv', '2026-12-01');
+  const keyIn = (fam: string, productId: string, quantity = 1): string =>
+    rowKey(fam, { productId, quantity, outCell: '', occurrence: 1 });
+  // Another live process: this test's parent, on this machine.
+  const running = (key: string, o: Partial<Intent> = {}): Intent =>
+    ({
+      key,
+      phase: 'prepared',
+      profile: 'shop',
+      ...scope,
+      productId: 'p',
+      quantity: 1,
+      owner: { ...currentOwner(), pid: process.ppid, start: undefined },
+      ...o,
+    }) as Intent;
+  const todo = [
+    { productId: 'p', quantity: 1 },
+    { productId: 'q', quantity: 2 },
+  ];
+
+  it("named: another plan's rows its live process is placing (sent or not yet), each matching a row of this run", () => {
+    const a = running(keyIn(nightly, 'p'));
+    const b = running(keyIn(nightly, 'q', 2), { productId: 'q', quantity: 2, phase: 'sending' });
+    expect(sameRowsRunning([a, b], scope, todo, family)).toEqual([a, b]);
+    // Only rows this run orders, and no more of one than it orders.
+    expect(sameRowsRunning([a, running(keyIn(nightly, 'z'), { productId: 'z' })], scope, todo, family)).toEqual([a]);
+    expect(sameRowsRunning([a, running(`${keyIn(nightly, 'p')}-g2`)], scope, todo, family)).toEqual([a]);
+    // Another profile holding this key: one reseller to the API.
+    expect(sameRowsRunning([{ ...a, profile: 'other' }], scope, todo, family)).toHaveLength(1);
+  });
+
+  it("not: its own rows, this process, a dead or another machine's run, another scope, a single order", () => {
+    const a = running(keyIn(nightly, 'p'));
+    expect(sameRowsRunning([running(keyIn(family, 'p'))], scope, todo, family)).toEqual([]);
+    expect(sameRowsRunning([{ ...a, owner: currentOwner() }], scope, todo, family)).toEqual([]);
+    expect(sameRowsRunning([{ ...a, owner: dead() }], scope, todo, family)).toEqual([]);
+    expect(sameRowsRunning([{ ...a, owner: { ...a.owner, machine: 'elsewhere' } }], scope, todo, family)).toEqual([]);
+    expect(sameRowsRunning([{ ...a, environment: 'live' }], scope, todo, family)).toEqual([]);
+    expect(sameRowsRunning([{ ...a, keyId: 'another' }], scope, todo, family)).toEqual([]);
+    expect(sameRowsRunning([{ ...a, key: 'a-single-order-key' }], scope, todo, family)).toEqual([]);
+    expect(sameRowsRunning([], scope, todo, family)).toEqual([]);
   });
 });

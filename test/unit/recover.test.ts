@@ -5,6 +5,7 @@ import { endedRecord } from '../../src/orders/lifecycle.js';
 import {
   ofThisRequest,
   leftByEarlierRuns,
+  placedMeanwhile,
   placingNow,
   resumableFor,
   resumeCandidate,
@@ -120,6 +121,72 @@ describe('leftByEarlierRuns', () => {
     const j = journal();
     await left(j, { owner: { ...dead(), machine: 'another-host' } });
     expect(leftByEarlierRuns(j, () => false)).toBeUndefined();
+  });
+
+  // A review: a damaged intent file's order went unnamed while the same command ordered again.
+  it('journal files that cannot be read are named too: alone, after the orders left, two at most then counted', async () => {
+    const j = journal();
+    const bad = (name: string): string => {
+      writeFileSync(join(j.dir, name), '{"version":2,"key":"cut');
+      return join(j.dir, name);
+    };
+    const first = bad('0000000000000000000000000000000000000001.json');
+    expect(leftByEarlierRuns(j, () => false)).toBe(
+      `1 journal file could not be read (${first}: not valid JSON); each may be an order an earlier run sent: see giftcodes order pending`,
+    );
+    const one = await left(j, { key: 'k-1', phase: 'sending' });
+    expect(leftByEarlierRuns(j, () => false, '/var/lib/giftcodes')).toBe(
+      `an order interrupted in an earlier run is still unfinished (it may have been charged): 3 × amazon-us-25, profile "default" (test), started ${one.createdAt}: GIFTCODES_CONFIG_DIR=/var/lib/giftcodes giftcodes order resume k-1; and 1 journal file could not be read (${first}: not valid JSON); each may be an order an earlier run sent: see GIFTCODES_CONFIG_DIR=/var/lib/giftcodes giftcodes order pending`,
+    );
+    bad('0000000000000000000000000000000000000002.json');
+    bad('0000000000000000000000000000000000000003.json');
+    expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-1')).toMatch(
+      /^3 journal files could not be read \(.+0001\.json: not valid JSON; .+0002\.json: not valid JSON; and 1 more\); each may be/,
+    );
+  });
+});
+
+describe('placedMeanwhile: the same order another run placed while a question waited', () => {
+  const since = new Date(Date.now() - 1000).toISOString();
+  const request = {
+    productId: spec.productId,
+    quantity: spec.quantity,
+    environment: spec.environment,
+    keyId: spec.keyId,
+  };
+
+  it("another run's intent sent since the question, or its record placed or sent: named by order id, else key", async () => {
+    const j = journal();
+    expect(placedMeanwhile(j, request, since)).toBeUndefined();
+    await left(j, { key: 'other-1', phase: 'sending', alive: true });
+    expect(placedMeanwhile(j, request, since)).toBe('key other-1, sent');
+    const placed = journal();
+    await left(placed, { key: 'other-2', phase: 'accepted', orderId: 'ord_9', alive: true });
+    expect(placedMeanwhile(placed, request, since)).toBe('ord_9');
+    const recorded = journal();
+    await recorded.history.record(recordAt('r-1', new Date().toISOString(), { ...request, orderId: 'ord_r' }));
+    expect(placedMeanwhile(recorded, request, since)).toBe('ord_r');
+  });
+
+  it('not: one never sent, one begun before the question, another order, this very key, a refusal', async () => {
+    const j = journal();
+    await left(j, { key: 'prepared', alive: true });
+    await left(j, {
+      key: 'before',
+      phase: 'sending',
+      alive: true,
+      createdAt: new Date(Date.now() - 60_000).toISOString(),
+    });
+    await left(j, { key: 'other', phase: 'sending', quantity: 4, alive: true });
+    await left(j, { key: 'mine', phase: 'sending', alive: true });
+    await left(j, { key: 'live', phase: 'sending', environment: 'live', alive: true });
+    await left(j, { key: 'rotated', phase: 'sending', keyId: 'k2', alive: true });
+    expect(placedMeanwhile(j, { ...request, key: 'mine' }, since)).toBeUndefined();
+    const refused = journal();
+    await refused.history.record(
+      recordAt('r-2', new Date().toISOString(), { ...request, orderId: undefined, outcome: 'refused', sent: true }),
+    );
+    expect(placedMeanwhile(refused, request, since)).toBeUndefined();
   });
 });
 
