@@ -1,5 +1,5 @@
 // Where the config and the order journal live, and the permission rules for them.
-import { mkdirSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LocalError } from '../errors.js';
@@ -30,12 +30,13 @@ export function ensurePrivateDir(dir: string, what = 'config directory'): string
     const stats = statSync(dir);
     if (!stats.isDirectory()) throw notADirectory(dir, what);
     const warning = checkOwnership(dir, stats, 'directory');
-    // Its owner's own rights taken away (chmod 000): every file in it read as missing, and `order list` said no
-    // order was ever placed here (exit 0), `ping` that the config file could not be read (exit 3).
-    if (process.platform !== 'win32' && (stats.mode & 0o700) !== 0o700 && stats.uid === process.getuid?.())
-      throw new LocalError(`the ${what} ${dir} cannot be used by its owner, this user (mode ${modeText(stats.mode)})`, {
+    // Its owner's own rights to read and enter it taken away (chmod 000): every file in it read as missing, and
+    // `order list` said no order was ever placed here (exit 0), `ping` that the config file could not be read (exit
+    // 3). Asked of the system, not read from the mode: root uses any directory (a nightly job's 0555 one, a review).
+    if (process.platform !== 'win32' && !usable(dir))
+      throw new LocalError(`the ${what} ${dir} cannot be read or entered by this user (mode ${modeText(stats.mode)})`, {
         code: 'config_unwritable',
-        hint: `run: chmod 700 ${dir}`,
+        hint: stats.uid === process.getuid?.() ? `run: chmod 700 ${dir}` : OTHER_CONFIG_DIR,
       });
     return warning;
   } catch (error) {
@@ -49,6 +50,16 @@ export function ensurePrivateDir(dir: string, what = 'config directory'): string
       hint: permission ? permissionHint(dir) : meaning.hint,
       cause: error,
     });
+  }
+}
+
+/** Whether this user may list and enter `dir` (writes fail, where they do, with their own words). */
+function usable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.R_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -15,7 +15,12 @@ import { tempDir } from '../helpers/e2e.js';
 
 vi.mock('node:fs', async (original) => {
   const actual = await original<typeof import('node:fs')>();
-  return { ...actual, statSync: vi.fn(actual.statSync), readFileSync: vi.fn(actual.readFileSync) };
+  return {
+    ...actual,
+    statSync: vi.fn(actual.statSync),
+    readFileSync: vi.fn(actual.readFileSync),
+    accessSync: vi.fn(actual.accessSync),
+  };
 });
 
 const USER = 4242;
@@ -32,18 +37,24 @@ function behind(blocked: string): void {
 }
 
 afterEach(() => {
+  vi.mocked(fs.accessSync).mockReset();
   vi.mocked(fs.statSync).mockReset();
   vi.mocked(fs.readFileSync).mockReset();
   vi.restoreAllMocks();
 });
 
-/** A directory owned by USER (this "user"), mode 000. */
+/** A directory owned by USER (this "user"), mode 000: access(2) refuses it, as it does to that user. */
 function lockedOut(): string {
   const dir = join(tempDir(), 'cfg');
   mkdirSync(dir, { mode: 0o700 });
   chownSync(dir, USER, USER);
   chmodSync(dir, 0o000);
   vi.spyOn(process, 'getuid').mockReturnValue(USER);
+  const real = vi.mocked(fs.accessSync).getMockImplementation()!;
+  vi.mocked(fs.accessSync).mockImplementation(((path: fs.PathLike, mode?: number) => {
+    if (String(path) === dir) throw denied(dir);
+    return real(path, mode);
+  }) as typeof fs.accessSync);
   return dir;
 }
 
@@ -55,7 +66,7 @@ describe.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
       expect(() => ensurePrivateDir(dir)).toThrow(
         expect.objectContaining({
           exitCode: 8,
-          message: `the config directory ${dir} cannot be used by its owner, this user (mode 0000)`,
+          message: `the config directory ${dir} cannot be read or entered by this user (mode 0000)`,
           hint: `run: chmod 700 ${dir}`,
         }),
       );
@@ -80,6 +91,19 @@ describe.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
         detail: `cannot use the journal directory ${join(dir, 'journal')} (EACCES)`,
         hint: `run: chmod 700 ${dir}`,
       });
+    });
+
+    // A review: a root nightly job's 0555 config directory (root uses any) was refused, and the restock stopped.
+    it('one the system lets this user use is used, whatever its mode (root, a 0555 directory)', async () => {
+      const dir = join(tempDir(), 'cfg');
+      mkdirSync(dir, { mode: 0o700 });
+      chmodSync(dir, 0o555);
+      // Used, with the warning any directory others can read gets.
+      expect(ensurePrivateDir(dir)).toMatch(/is readable by other users/);
+      chmodSync(dir, 0o000);
+      expect(ensurePrivateDir(dir)).toBeUndefined();
+      await expect(ConfigStore.open(dir)).resolves.toBeDefined();
+      chmodSync(dir, 0o700);
     });
 
     it('a directory nobody here owns without rights: another directory, as before', () => {
