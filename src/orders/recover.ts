@@ -207,11 +207,14 @@ function leftWords(journal: Journal, mine: (intent: Intent) => boolean): string 
   const left = intents.filter((intent) => !mine(intent) && leftHere(intent));
   // A file no run can read may be an order an earlier run sent: said in the run's log too, not by order pending alone
   // (a damaged intent file's order went unnamed while the same command ordered again, a review).
+  // A file once, with its first reason: a log with two bad lines was "2 journal files" naming one file twice.
+  const files = new Map<string, string>();
+  for (const bad of unreadable) if (!files.has(bad.file)) files.set(bad.file, bad.reason);
   const unread =
-    unreadable.length === 0
+    files.size === 0
       ? undefined
-      : `${counted(unreadable.length, 'journal file')} could not be read (${firstOf(
-          unreadable.map((bad) => `${bad.file}: ${bad.reason}`),
+      : `${counted(files.size, 'journal file')} could not be read (${firstOf(
+          [...files].map(([file, reason]) => `${file}: ${reason}`),
           2,
         )}); each may be an order an earlier run sent: see giftcodes order pending`;
   const words = leftIntentWords(left);

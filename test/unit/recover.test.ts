@@ -146,6 +146,22 @@ describe('leftByEarlierRuns', () => {
   });
 });
 
+describe('leftByEarlierRuns of a log with several lines it cannot read', () => {
+  it('names the file once, with its first reason (it said "2 journal files" of one log)', () => {
+    const read = () => ({
+      intents: [],
+      unreadable: [
+        { file: '/j/1-a.log.unreadable', reason: 'line 2 is not a journal entry' },
+        { file: '/j/1-a.log.unreadable', reason: 'line 3 is not a journal entry' },
+        { file: '/j/x.json', reason: 'not valid JSON' },
+      ],
+    });
+    expect(leftByEarlierRuns({ read } as unknown as Journal, () => false)).toBe(
+      '2 journal files could not be read (/j/1-a.log.unreadable: line 2 is not a journal entry; /j/x.json: not valid JSON); each may be an order an earlier run sent: see giftcodes order pending',
+    );
+  });
+});
+
 describe('placedMeanwhile: the same order another run placed while a question waited', () => {
   const since = new Date(Date.now() - 1000).toISOString();
   const request = {

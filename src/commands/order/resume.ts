@@ -190,6 +190,8 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
         break;
       }
       if (!(error instanceof CliError) || error.exitCode === ExitCode.local) throw error;
+      // Taken up, and perhaps sent (an answer lost after the send): never "nothing was sent" after it (a review).
+      finished++;
       failed(key, error);
     }
   }
@@ -203,7 +205,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     const { key, error } = stopped;
     if (finished === 0 && skipped.length === 0) throw error;
     throw new InterruptedError(
-      `${error.message === nothingSent().message ? `cancelled at the order with key ${key}, which was not sent` : error.message}; this run finished ${counted(finished, 'order')} before it${unsent}`,
+      `${error.message === nothingSent().message ? `cancelled at the order with key ${key}, which was not sent` : error.message}; this run took up ${counted(finished, 'order')} before it (above)${unsent}`,
       { ...(error.hint ? { hint: error.hint } : {}) },
     );
   }
