@@ -16,7 +16,7 @@ import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
 import { placeCommand } from '../output/pinned-hint.js';
-import { unitsOf } from '../output/words.js';
+import { counted, unitsOf } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from './wait.js';
 
@@ -191,7 +191,7 @@ export class OrderMachine {
       const created = await this.deps.api.createOrder(this.intent.body, this.intent.key);
       order = created.order;
       if (created.replayed && firstAttempt && !created.earlierMaybeSent && !this.usedHereBefore())
-        elsewhere = placedElsewhere(order, this.intent);
+        elsewhere = this.unreadableHere(order) ?? placedElsewhere(order, this.intent);
     } catch (error) {
       answered?.();
       if (certainlyRefused(error, firstAttempt)) {
@@ -203,12 +203,33 @@ export class OrderMachine {
     }
     if (elsewhere) {
       answered?.();
-      await this.refuse(elsewhere);
+      if (elsewhere.code !== 'journal_unreadable') await this.refuse(elsewhere);
       throw elsewhere;
     }
     await failpoint('request.sent');
     answered?.();
     return this.accept(order);
+  }
+
+  /**
+   * An order under this key the journal cannot tell apart from its own: files here it cannot read may hold this very
+   * intent, from a run that sent it (a damaged log line). Taken for another run's, it was ended, and its hint ordered
+   * anew: a second charge (a review). Kept pending instead, exit 8, with the ways to either end.
+   */
+  private unreadableHere(order: Order): CliError | undefined {
+    const { unreadable } = this.deps.journal.read();
+    const files = new Set(unreadable.map((bad) => bad.file));
+    if (files.size === 0) return undefined;
+    const key = this.intent.key;
+    return new CliError(
+      ExitCode.local,
+      `the API answered the key ${key} with order ${order.id}, which an earlier request under that key placed; ${counted(files.size, 'journal file')} here cannot be read, and may hold that very order, so it is kept pending, not taken for another run's`,
+      {
+        code: 'journal_unreadable',
+        orderId: order.id,
+        hint: `giftcodes order pending names the files; if ${order.id} is this directory's order, giftcodes order resume ${key} delivers it; if not, giftcodes order abandon ${key}`,
+      },
+    );
   }
 
   /**

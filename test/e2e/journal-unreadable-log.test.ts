@@ -59,3 +59,33 @@ describe('an intent file that cannot be read', () => {
     expect(readFileSync(file, 'utf8')).toHaveLength(100);
   });
 });
+
+// A review: the key's intent in a dead run's log, its lines damaged: the same command sent the key again, was answered
+// with its own order, took it for another run's (exit 4, ended) and hinted a new order, a second charge.
+describe("a key whose intent is in a log's unreadable lines", () => {
+  it('the order the API answers is kept pending (exit 8), and order resume delivers it: one charge', async () => {
+    const configDir = await loggedIn(api.server);
+    const key = `damaged-log-${process.pid}`;
+    const place = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '2', '--idempotency-key', key];
+    const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const journal = join(configDir, 'journal');
+    const log = join(
+      journal,
+      readdirSync(journal).find((n) => n.endsWith('.log'))!,
+    );
+    const [header, ...entries] = readFileSync(log, 'utf8').trimEnd().split('\n');
+    writeFileSync(log, [header, ...entries.map((entry) => `${entry.slice(0, 40)}#garbage`)].join('\n') + '\n');
+    const charges = async (): Promise<number> =>
+      (await ledger(api.server)).orders.filter((o) => o.idempotency_key === key).length;
+    expect(await charges()).toBe(1);
+    const again = await runCli(place, { configDir });
+    expect(again.code, again.stderr).toBe(8);
+    expect(again.stderr).toContain(`error: the API answered the key ${key} with order ord_`);
+    expect(again.stderr).toContain('may hold that very order, so it is kept pending');
+    expect(again.stderr).not.toMatch(/order place/);
+    const resumed = await runCli(['order', 'resume', key], { configDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await charges()).toBe(1);
+  });
+});
