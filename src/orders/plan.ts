@@ -724,6 +724,43 @@ export function sameRowsRunning(
   return fitting(otherFamilies(running, family).flat(), todo);
 }
 
+/**
+ * The rows of other plans (or --batch runs) in this scope that were placed, sent, or are being placed by a live
+ * process, by key: read before a live plan's question and again after its yes. A key new since, of a product and
+ * quantity this run orders, is a row another run placed while the person was asked (an adversarial review's two
+ * plans sharing two rows were both charged within a minute, without a word). Any profile holding this key counts.
+ */
+export function otherPlansRows(
+  intents: readonly Intent[],
+  records: readonly OrderRecord[],
+  scope: Scope,
+  family: string,
+): Map<string, Intent | OrderRecord> {
+  const placed = records.filter(
+    (r) => inScope(r, scope) && (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
+  );
+  const underWay = intents.filter(
+    (i) => sameScope(i, scope) && (!neverSent(i) || (i.owner.pid !== process.pid && isAlive(i.owner))),
+  );
+  return new Map(
+    otherFamilies([...placed, ...underWay], family)
+      .flat()
+      .map((item) => [item.key, item] as const),
+  );
+}
+
+/** The rows of `now` not in `before` that are rows this run orders (fitting: no more of one than it orders). */
+export function rowsPlacedSince(
+  before: ReadonlyMap<string, unknown>,
+  now: ReadonlyMap<string, Intent | OrderRecord>,
+  todo: readonly { productId: string; quantity: number }[],
+): (Intent | OrderRecord)[] {
+  return fitting(
+    [...now].flatMap(([key, item]) => (before.has(key) ? [] : [item])),
+    todo,
+  );
+}
+
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */
 interface ScopedRow {
   key: string;

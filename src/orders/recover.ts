@@ -328,37 +328,50 @@ export function outExists(check: () => void): unknown {
   }
 }
 
+/** A request as the footprint of its orders is read: its product, quantity, environment and API key (by id). */
+export interface Request {
+  /** This run's own key, never counted. */
+  key?: string | undefined;
+  productId: string;
+  quantity: number;
+  environment: string;
+  keyId?: string | undefined;
+}
+
 /**
- * An order of the same request as `intent` (its product, quantity and environment, with its API key: an interrupted
- * order, or one a person is asked about) that another run began since `since`: its order id or key, else undefined. The journal's notes and its records are both read: that
- * run may still be running, or have ended.
+ * The orders of `request` other runs have under way or placed, by key, each said as its order id, else its key: the
+ * journal's notes whose request went out, or that a live process of another run holds (about to send), and the
+ * records of orders the API placed or that were sent. Read before a question and again after its yes: a key new
+ * since is an order another run placed while the person was asked (an adversarial review was charged twice, then
+ * three times, by runs that began or sent during the question). A note never sent of a dead run placed nothing.
  */
+export function requestFootprint(journal: Journal, request: Request): Map<string, string> {
+  const same = (o: { key: string; productId: string; quantity: number; environment: string; keyId?: string }) =>
+    o.key !== request.key &&
+    o.productId === request.productId &&
+    o.quantity === request.quantity &&
+    o.environment === request.environment &&
+    (o.keyId === undefined || o.keyId === request.keyId);
+  const footprint = new Map<string, string>();
+  for (const r of journal.history.list())
+    if (same(r) && (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')))
+      footprint.set(r.key, r.orderId ?? `key ${r.key}, sent`);
+  for (const other of journal.read().intents) {
+    if (!same(other)) continue;
+    const running = other.owner.pid !== process.pid && isAlive(other.owner);
+    if (!neverSent(other)) footprint.set(other.key, other.orderId ?? `key ${other.key}, sent`);
+    else if (running) footprint.set(other.key, `key ${other.key}, being placed by pid ${other.owner.pid}`);
+  }
+  return footprint;
+}
+
+/** The first order of the request's footprint now that `before` did not hold, said; with the footprint now. */
 export function placedMeanwhile(
   journal: Journal,
-  intent: {
-    key?: string | undefined;
-    productId: string;
-    quantity: number;
-    environment: string;
-    keyId?: string | undefined;
-  },
-  since: string,
-): string | undefined {
-  const same = (o: { key: string; productId: string; quantity: number; environment: string; keyId?: string }) =>
-    o.key !== intent.key &&
-    o.productId === intent.productId &&
-    o.quantity === intent.quantity &&
-    o.environment === intent.environment &&
-    (o.keyId === undefined || o.keyId === intent.keyId);
-  // Only one whose request went out, or that the API placed: a note never sent, or an order the API refused, placed
-  // nothing, and taking it for a placed order left the order the person said yes to unplaced (a review).
-  const noted = journal.read().intents.find((other) => same(other) && other.createdAt >= since && !neverSent(other));
-  if (noted) return noted.orderId ?? `key ${noted.key}, sent`;
-  const recorded = journal.history
-    .list()
-    .find(
-      (r) =>
-        same(r) && r.createdAt >= since && (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
-    );
-  return recorded && (recorded.orderId ?? `key ${recorded.key}, sent`);
+  request: Request,
+  before: ReadonlyMap<string, string>,
+): { said: string; now: Map<string, string> } | undefined {
+  const now = requestFootprint(journal, request);
+  for (const [key, said] of now) if (!before.has(key)) return { said, now };
+  return undefined;
 }

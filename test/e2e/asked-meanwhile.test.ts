@@ -33,9 +33,60 @@ describe('a live question answered after another run placed the same order', () 
     t.answer('y');
     const again = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
     expect(again).toContain('Another giftcodes run placed 9 × steam-us-20 while you were asked (ord_');
+    // And again while the second question waited: a yes there was a third order without a word.
+    expect((await runCli([...place, '--yes'], { configDir })).code).toBe(0);
+    t.answer('y');
+    await t.waitFor(/(Place\s+a\s+second\s+order[^]*){2}/, 30_000);
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
-    expect(await chargesFor(served.server, 'steam-us-20', 9)).toHaveLength(1);
+    expect(await chargesFor(served.server, 'steam-us-20', 9)).toHaveLength(2);
+  });
+
+  it('a guided order: its confirmation is checked again after the yes too', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const t = inTerminal(['order', 'place', '--env', 'live', '--product', 'steam-us-50'], configDir, {
+      GIFTCODES_BASE_URL: served.server.url,
+    });
+    await t.waitFor(/Quantity of steam-us-50/, 30_000);
+    t.answer('2');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/, 30_000);
+    t.press('Enter');
+    await t.waitFor(/Place a LIVE order for 2 × steam-us-50[^]*\(y\/N\)/, 30_000);
+    const nightly = await runCli(
+      ['order', 'place', '--env', 'live', '--product', 'steam-us-50', '--quantity', '2', '--yes'],
+      {
+        configDir,
+      },
+    );
+    expect(nightly.code, nightly.stderr).toBe(0);
+    t.answer('y');
+    const again = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('Another giftcodes run placed 2 × steam-us-50 while you were asked (ord_');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'steam-us-50', 2)).toHaveLength(1);
+  });
+
+  it('a live plan: the yes asks again when another plan sharing some of its rows placed them meanwhile', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.csv'), 'product,quantity\nsteam-us-20,4\nnetflix-us-30,4\ngoogle-play-us-25,4\n');
+    writeFileSync(join(dir, 'b.csv'), 'product,quantity\nsteam-us-20,4\nnetflix-us-30,4\ntesco-uk-20,4\n');
+    const t = inTerminal(['order', 'place', '--env', 'live', '--plan', join(dir, 'b.csv')], configDir, {
+      GIFTCODES_BASE_URL: served.server.url,
+    });
+    await t.waitFor(/Place 3 LIVE orders/, 30_000);
+    const other = await runCli(['order', 'place', '--env', 'live', '--plan', join(dir, 'a.csv'), '--yes'], {
+      configDir,
+    });
+    expect(other.code, other.stderr).toBe(0);
+    t.answer('y');
+    const again = (await t.waitFor(/beside\s+them\?/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('placed or began 2 of these 3 rows while you were asked');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'steam-us-20', 4)).toHaveLength(1);
+    expect(await chargesFor(served.server, 'tesco-uk-20', 4)).toHaveLength(0);
   });
 
   it('a live plan: the yes asks again when another plan delivered the same rows meanwhile', async () => {
@@ -53,8 +104,10 @@ describe('a live question answered after another run placed the same order', () 
     );
     expect(nightly.code, nightly.stderr).toBe(0);
     t.answer('y');
-    const again = (await t.waitFor(/as\s+new\s+orders\?/, 30_000)).replace(/\s+/g, ' ');
-    expect(again).toContain('delivered these same 2 rows');
+    const again = (await t.waitFor(/beside\s+them\?/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain(
+      'another plan (nightly.csv --batch d5) placed or began these same 2 rows while you were asked',
+    );
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
     expect(await chargesFor(served.server, 'apple-us-25', 3)).toHaveLength(1);

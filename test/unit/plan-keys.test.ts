@@ -17,6 +17,8 @@ import {
   interruptedGone,
   sameRowsLeft,
   sameRowsRunning,
+  otherPlansRows,
+  rowsPlacedSince,
   olderVersionRows,
   deliveredUnderOtherScope,
   sameRowsElsewhere,
@@ -914,5 +916,63 @@ describe('sameRowsRunning: rows another plan is placing now', () => {
     expect(sameRowsRunning([{ ...a, keyId: 'another' }], scope, todo, family)).toEqual([]);
     expect(sameRowsRunning([{ ...a, key: 'a-single-order-key' }], scope, todo, family)).toEqual([]);
     expect(sameRowsRunning([], scope, todo, family)).toEqual([]);
+  });
+});
+
+// An adversarial review: two plans sharing two rows, the second's live question answered while the first ran to its
+// end: both rows charged twice within a minute, without a word.
+describe('otherPlansRows and rowsPlacedSince: rows another plan placed while a question waited', () => {
+  const family = planFamily(scope, '/plans/b.csv', undefined);
+  const other = planFamily(scope, '/plans/a.csv', undefined);
+  const keyIn = (fam: string, productId: string, quantity = 1): string =>
+    rowKey(fam, { productId, quantity, outCell: '', occurrence: 1 });
+  const note = (key: string, o: Partial<Intent> = {}): Intent =>
+    ({ key, phase: 'sending', profile: 'shop', ...scope, productId: 'p', quantity: 1, owner: dead(), ...o }) as Intent;
+  const todo = [
+    { productId: 'p', quantity: 1 },
+    { productId: 'q', quantity: 2 },
+    { productId: 'r', quantity: 3 },
+  ];
+
+  it('placed, sent, or about to be sent by a live run, of other plans in this scope; new since the question', () => {
+    const placed = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_p' });
+    const sent = note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2 });
+    const paused = note(keyIn(other, 'r', 3), {
+      productId: 'r',
+      quantity: 3,
+      phase: 'prepared',
+      owner: { ...currentOwner(), pid: process.ppid, start: undefined },
+    });
+    const before = otherPlansRows([], [], scope, family);
+    const now = otherPlansRows([sent, paused], [placed], scope, family);
+    expect([...now.keys()].sort()).toEqual([placed.key, sent.key, paused.key].sort());
+    expect(rowsPlacedSince(before, now, todo)).toHaveLength(3);
+    // Only what is new, and only rows this run orders.
+    expect(rowsPlacedSince(new Map([[placed.key, placed]]), now, todo)).toEqual([sent, paused]);
+    expect(rowsPlacedSince(before, now, [{ productId: 'q', quantity: 2 }])).toEqual([sent]);
+  });
+
+  it("not: its own plan's rows, a dead run's note never sent, a refusal, another scope, a single order", () => {
+    const rows = otherPlansRows(
+      [
+        note(keyIn(family, 'p')),
+        note(keyIn(other, 'p'), { phase: 'prepared' }),
+        note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2, environment: 'live' }),
+        note('single-order-key'),
+      ],
+      [
+        record(keyIn(other, 'r', 3), {
+          productId: 'r',
+          quantity: 3,
+          outcome: 'refused',
+          orderId: undefined,
+          sent: true,
+        }),
+        record(keyIn(other, 'p'), { productId: 'p', orderId: undefined, outcome: 'abandoned' }),
+      ],
+      scope,
+      family,
+    );
+    expect([...rows.keys()]).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import {
   leftByEarlierRuns,
   placedMeanwhile,
   placingNow,
+  requestFootprint,
   resumableFor,
   resumeCandidate,
 } from '../../src/orders/recover.js';
@@ -162,47 +163,56 @@ describe('leftByEarlierRuns of a log with several lines it cannot read', () => {
   });
 });
 
-describe('placedMeanwhile: the same order another run placed while a question waited', () => {
-  const since = new Date(Date.now() - 1000).toISOString();
+describe('requestFootprint and placedMeanwhile: the same order another run placed while a question waited', () => {
   const request = {
     productId: spec.productId,
     quantity: spec.quantity,
     environment: spec.environment,
     keyId: spec.keyId,
   };
+  const elsewhere = (): Intent['owner'] => ({ pid: process.ppid, boot: currentOwner().boot });
 
-  it("another run's intent sent since the question, or its record placed or sent: named by order id, else key", async () => {
+  it('what is new since the question: an order sent, placed, recorded, or another live run about to send', async () => {
     const j = journal();
-    expect(placedMeanwhile(j, request, since)).toBeUndefined();
+    const before = requestFootprint(j, request);
+    expect(before.size).toBe(0);
+    expect(placedMeanwhile(j, request, before)).toBeUndefined();
     await left(j, { key: 'other-1', phase: 'sending', alive: true });
-    expect(placedMeanwhile(j, request, since)).toBe('key other-1, sent');
-    const placed = journal();
-    await left(placed, { key: 'other-2', phase: 'accepted', orderId: 'ord_9', alive: true });
-    expect(placedMeanwhile(placed, request, since)).toBe('ord_9');
+    const first = placedMeanwhile(j, request, before);
+    expect(first?.said).toBe('key other-1, sent');
+    // Asked again only for what is new since the last question: nothing yet, then a third order.
+    expect(placedMeanwhile(j, request, first!.now)).toBeUndefined();
+    await left(j, { key: 'other-2', phase: 'accepted', orderId: 'ord_9' });
+    expect(placedMeanwhile(j, request, first!.now)?.said).toBe('ord_9');
+    // Another live run's note, not sent yet: about to be an order.
+    const running = journal();
+    await left(running, { key: 'paused', owner: elsewhere() });
+    expect(placedMeanwhile(running, request, new Map())?.said).toBe(`key paused, being placed by pid ${process.ppid}`);
     const recorded = journal();
     await recorded.history.record(recordAt('r-1', new Date().toISOString(), { ...request, orderId: 'ord_r' }));
-    expect(placedMeanwhile(recorded, request, since)).toBe('ord_r');
+    expect(placedMeanwhile(recorded, request, new Map())?.said).toBe('ord_r');
   });
 
-  it('not: one never sent, one begun before the question, another order, this very key, a refusal', async () => {
+  it('an old note never sent, sent during the question (another run resumed it): new, as it was no order before', async () => {
     const j = journal();
-    await left(j, { key: 'prepared', alive: true });
-    await left(j, {
-      key: 'before',
-      phase: 'sending',
-      alive: true,
-      createdAt: new Date(Date.now() - 60_000).toISOString(),
-    });
+    const old = await left(j, { key: 'old', createdAt: new Date(Date.now() - 3_600_000).toISOString() });
+    const before = requestFootprint(j, request);
+    expect(before.has('old')).toBe(false);
+    await j.save({ ...old, phase: 'sending' });
+    expect(placedMeanwhile(j, request, before)?.said).toBe('key old, sent');
+  });
+
+  it("not: a dead run's note never sent, another order, this very key, another environment or key, a refusal", async () => {
+    const j = journal();
+    await left(j, { key: 'prepared' });
     await left(j, { key: 'other', phase: 'sending', quantity: 4, alive: true });
     await left(j, { key: 'mine', phase: 'sending', alive: true });
     await left(j, { key: 'live', phase: 'sending', environment: 'live', alive: true });
     await left(j, { key: 'rotated', phase: 'sending', keyId: 'k2', alive: true });
-    expect(placedMeanwhile(j, { ...request, key: 'mine' }, since)).toBeUndefined();
-    const refused = journal();
-    await refused.history.record(
+    await j.history.record(
       recordAt('r-2', new Date().toISOString(), { ...request, orderId: undefined, outcome: 'refused', sent: true }),
     );
-    expect(placedMeanwhile(refused, request, since)).toBeUndefined();
+    expect([...requestFootprint(j, { ...request, key: 'mine' })]).toEqual([]);
   });
 });
 

@@ -9,6 +9,7 @@ import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
 import type { Intent, OrderSpec } from '../../journal/intent.js';
 import type { Begun, Journal } from '../../journal/journal.js';
+import type { Request } from '../../orders/recover.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
 import { spokenMoney } from '../../money.js';
@@ -132,6 +133,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   // nothing. Another run that finished it while the question waited left none, and the yes placed a new order nobody
   // confirmed, a second charge (an adversarial review).
   let guidedResume: string | undefined;
+  /** The order a guided order's confirmation asked about, and the footprint other runs had of it then. */
+  let guidedSeen: { request: OrderSpec; footprint: ReadonlyMap<string, string> } | undefined;
   // At a terminal without --product or --quantity: a guided order (orders/guided.ts) asks what is missing and is
   // confirmed there; elsewhere the usage error below.
   if (
@@ -158,28 +161,34 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       (options.encryptTo?.length ?? 0) > 0 || ((await profileEncryptTo(deps))?.recipients?.length ?? 0) > 0;
     // An order left interrupted (it may have been charged) is said before the questions, not after the order they
     // confirm was placed: a review answered yes to a live order and only then read that the one it retried was charged.
-    const [{ leftByEarlierRuns, resumeCandidate }, { keyIdOf, neverSent }, journal] = await Promise.all([
-      import('../../orders/recover.js'),
-      import('../../journal/intent.js'),
-      deps.journal(),
-    ]);
+    const [{ leftByEarlierRuns, resumeCandidate, requestFootprint }, { keyIdOf, neverSent }, journal] =
+      await Promise.all([import('../../orders/recover.js'), import('../../journal/intent.js'), deps.journal()]);
     const left = leftByEarlierRuns(journal, () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
     if (left) deps.io.warn(left);
     leftSaidFirst = left !== undefined;
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
+      // Called as the confirmation is asked: what other runs have of this order then is read, to be read again after.
       resumes: (productId, quantity) => {
-        const found = resumeCandidate(
-          journal,
-          orderSpec(connection, keyIdOf, productId, quantity),
-          options.idempotencyKey,
-        );
+        const asked = orderSpec(connection, keyIdOf, productId, quantity);
+        guidedSeen = { request: asked, footprint: requestFootprint(journal, asked) };
+        const found = resumeCandidate(journal, asked, options.idempotencyKey);
         return found && { key: found.key, started: found.createdAt, sent: !neverSent(found) };
       },
     });
     const { resumes, ...answered } = chosen;
     guidedResume = resumes;
+    // The same order placed by another run while the confirmation waited (the nightly job): asked as a second order.
+    // The flags' check after a live question never ran here, the guided yes standing for --yes (an adversarial review).
+    if (resumes === undefined && guidedSeen !== undefined)
+      await askedMeanwhile(
+        deps.io,
+        journal,
+        guidedSeen.request,
+        guidedSeen.footprint,
+        unitsOf(chosen.quantity, chosen.product),
+      );
     options = { ...options, ...answered, yes: true };
     // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
     // encrypted to the profile's encrypt-to as any --out file is (read above for no file: none was named then).
@@ -204,7 +213,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     api,
     { keyIdOf, neverSent },
     { driveIntent, finish },
-    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, ofThisRequest, placedMeanwhile },
+    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, ofThisRequest, requestFootprint },
     { sayReached, codesWhere },
   ] = await Promise.all([
     deps.journal(),
@@ -352,7 +361,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       if (left) deps.io.warn(left);
       leftSaid = left !== undefined;
       const cancelled = nothingSent();
-      const askedAt = new Date().toISOString();
+      const seen = requestFootprint(journal, { ...spec, key: options.idempotencyKey });
       const yes = await deps.io.confirm(
         deps.io.canPrompt
           ? await (
@@ -364,16 +373,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         { cancelled },
       );
       if (!yes) throw cancelled;
-      // The same order placed by another run while the question waited (the nightly job started meanwhile): asked
-      // before the question only, the yes was a second charge without a word (an adversarial review). Asked again.
-      const meanwhile = placedMeanwhile(journal, { ...spec, key: options.idempotencyKey }, askedAt);
-      if (meanwhile !== undefined)
-        await secondOrder(
-          deps.io,
-          false,
-          `another giftcodes run placed ${what} while you were asked (${meanwhile})`,
-          what,
-        );
+      await askedMeanwhile(deps.io, journal, { ...spec, key: options.idempotencyKey }, seen, what);
     }
     // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
     if (declined) await journal.decline(declined, spec);
@@ -495,6 +495,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     abandonedSentGone,
     sameRowsLeft,
     sameRowsRunning,
+    otherPlansRows,
+    rowsPlacedSince,
     olderVersionRows,
     deliveredUnderOtherScope,
     sameRowsElsewhere,
@@ -777,6 +779,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
               { hint: 'run the same plan again to finish them, or see giftcodes order pending' },
             )
           : nothingSent();
+      const otherRowsBefore = otherPlansRows(journal.read().intents, journal.history.list(), scope, family);
       const yes = await io.confirm(
         `Place ${counted(fresh.length, 'LIVE order')} (${counted(units, 'unit')}${total ? `, ${total}` : ''} in all) from ${o.plan}? ${fresh.length === 1 ? 'It is' : 'They are'} charged to ${wallet(connection)}.${also}`,
         '--yes',
@@ -784,20 +787,16 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         { cancelled },
       );
       if (!yes) throw cancelled;
-      // Another plan's rows delivered, or begun, while the question waited (the nightly job run to its end meanwhile):
-      // the yes was given without them, and was a second charge of every row (an adversarial review). Asked again.
-      if (!twin) {
-        const twinNow = sameRowsElsewhere(journal.history.list(), scope, rows, family, {
-          name: planName(o.plan),
-          batch: o.batch,
-        });
-        if (twinNow && todo.length === rows.length) await sameRowsAgain(io, o.plan, rows.length, twinNow, false);
+      // Another plan's rows placed, sent or begun while the question waited (the nightly job run to its end meanwhile,
+      // or a plan sharing some rows): the yes was given without them, and was a second charge of those rows (an
+      // adversarial review). Asked again, after each yes, for as long as more came.
+      for (let seen = otherRowsBefore; ;) {
+        const now = otherPlansRows(journal.read().intents, journal.history.list(), scope, family);
+        const since = rowsPlacedSince(seen, now, todo);
+        if (since.length === 0) break;
+        await rowsPlacedMeanwhile(io, o.plan, todo.length, since);
+        seen = now;
       }
-      const seen = new Set(running.map((intent) => intent.key));
-      const runningNow = sameRowsRunning(journal.read().intents, scope, todo, family).filter(
-        (intent) => !seen.has(intent.key),
-      );
-      if (runningNow.length > 0) await sameRowsRunningNow(io, o.plan, todo.length, runningNow, false);
     }
     // Each row's export counts the values a spreadsheet would change instead of warning of them, each said once
     // for the whole plan when its rows have run (a 12-row plan printed six copies of a 4-line warning).
@@ -1199,6 +1198,25 @@ function batchArg(value: string): string {
  * its place): asked at a terminal (No sends nothing, exit 130), else said in every mode (--json and --quiet too: a
  * second charge is never silent), unless the run is refused before anything is sent (`refusedBelow`).
  */
+/**
+ * After a live question's yes: the same order placed by another run while it waited (the nightly job started meanwhile)
+ * is asked about as a second order, again after each yes. Asked before the question only, the yes was a second
+ * charge without a word, and a yes to the second question a third (an adversarial review).
+ */
+async function askedMeanwhile(
+  io: Io,
+  journal: Journal,
+  request: Request,
+  before: ReadonlyMap<string, string>,
+  what: string,
+): Promise<void> {
+  const { placedMeanwhile } = await import('../../orders/recover.js');
+  for (let meanwhile = placedMeanwhile(journal, request, before); meanwhile;) {
+    await secondOrder(io, false, `another giftcodes run placed ${what} while you were asked (${meanwhile.said})`, what);
+    meanwhile = placedMeanwhile(journal, request, meanwhile.now);
+  }
+}
+
 async function secondOrder(io: Io, yesGiven: boolean, why: string, what: string, refusedBelow = false): Promise<void> {
   if (io.canPrompt && !yesGiven) {
     const cancelled = nothingSent();
@@ -1262,6 +1280,25 @@ async function sameRowsRunningNow(
   const question = `Order ${counted(rows, 'row')} of ${plan} as new orders beside that run's?`;
   if (!(await io.confirm(question, '--yes', 'ordering the same rows beside another run', { cancelled })))
     throw cancelled;
+}
+
+/** Rows another run placed, sent or began while a live plan's question waited: said, and asked again (a terminal's). */
+async function rowsPlacedMeanwhile(
+  io: Io,
+  plan: string,
+  rows: number,
+  since: readonly (Intent | OrderRecord)[],
+): Promise<void> {
+  const which = [...new Set(since.flatMap((r) => planRun(r) ?? []))];
+  io.warn(
+    `another plan${which.length > 0 ? ` (${which.join('; ')})` : ''} placed or began ${since.length === rows ? (rows === 1 ? 'this same row' : `these same ${rows} rows`) : `${since.length} of these ${counted(rows, 'row')}`} while you were asked (${firstOf(
+      since.map((r) => `${unitsOf(r.quantity, r.productId)}${r.orderId ? `, ${r.orderId}` : ''}`),
+      5,
+    )}); ${plan} is a plan of its own, so ${since.length === 1 ? 'that row is a new order' : 'those rows are new orders'} beside ${since.length === 1 ? 'it' : 'them'}, charged again`,
+  );
+  const cancelled = nothingSent();
+  const question = `Order the ${counted(rows, 'row')} of ${plan} as new orders beside them?`;
+  if (!(await io.confirm(question, '--yes', 'ordering the same rows again', { cancelled }))) throw cancelled;
 }
 
 /** Without --plan, --product and --quantity are required. */

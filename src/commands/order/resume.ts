@@ -261,12 +261,13 @@ async function resumeOne(
 ): Promise<Driven | { settled: Intent }> {
   // Loaded here, not at the top: a command module is in every command's start, and intent.ts brings node:crypto
   // into ping's (test/e2e/startup.test.ts).
-  const [{ sayReached }, { driveIntent }, { neverSent, staleness }, { placedMeanwhile }] = await Promise.all([
-    import('../../orders/lifecycle.js'),
-    import('../../orders/drive.js'),
-    import('../../journal/intent.js'),
-    import('../../orders/recover.js'),
-  ]);
+  const [{ sayReached }, { driveIntent }, { neverSent, staleness }, { placedMeanwhile, requestFootprint }] =
+    await Promise.all([
+      import('../../orders/lifecycle.js'),
+      import('../../orders/drive.js'),
+      import('../../journal/intent.js'),
+      import('../../orders/recover.js'),
+    ]);
   refuseHeldCodes(journal, key, options);
   const { intent, reached } = await journal.claim(key, { forceStale: options.forceStale === true });
   if (reached !== undefined) {
@@ -307,22 +308,25 @@ async function resumeOne(
     );
     if (intent.environment === 'live' && deps.io.canPrompt && options.yes !== true) {
       const cancelled = nothingSent();
-      const askedAt = new Date().toISOString();
+      let seen = requestFootprint(journal, intent);
       if (!(await deps.io.confirm(`Place the live order for ${what} now?`, '--yes', 'a live order', { cancelled })))
         throw declined(cancelled);
       // The same order placed by another run while the question waited (the nightly job, a second window): this
       // run held its note, so that run placed one of its own, and a yes here is a second (an adversarial review).
-      const meanwhile = placedMeanwhile(journal, intent, askedAt);
-      if (
-        meanwhile !== undefined &&
-        !(await deps.io.confirm(
-          `Another giftcodes run placed ${what} while you were asked (${meanwhile}). Place this one too, a second order?`,
-          '--yes',
-          'a second order',
-          { cancelled },
-        ))
-      )
-        throw declined(cancelled);
+      // Asked again after each yes, for as long as another run placed one meanwhile.
+      for (let meanwhile = placedMeanwhile(journal, intent, seen); meanwhile;) {
+        if (
+          !(await deps.io.confirm(
+            `Another giftcodes run placed ${what} while you were asked (${meanwhile.said}). Place this one too, a second order?`,
+            '--yes',
+            'a second order',
+            { cancelled },
+          ))
+        )
+          throw declined(cancelled);
+        seen = meanwhile.now;
+        meanwhile = placedMeanwhile(journal, intent, seen);
+      }
     }
   } else if (intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
