@@ -171,11 +171,16 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
     keyId: spec.keyId,
   };
   const elsewhere = (): Intent['owner'] => ({ pid: process.ppid, boot: currentOwner().boot });
+  /** Nothing of the request as a question was asked at `at`. */
+  const none = (at = Date.now()): { notes: Map<string, string>; at: string } => ({
+    notes: new Map(),
+    at: new Date(at).toISOString(),
+  });
 
   it('what is new since the question: an order sent, placed, recorded, or another live run about to send', async () => {
     const j = journal();
     const before = requestFootprint(j, request);
-    expect(before.size).toBe(0);
+    expect(before.notes.size).toBe(0);
     expect(placedMeanwhile(j, request, before)).toBeUndefined();
     await left(j, { key: 'other-1', phase: 'sending', alive: true });
     const first = placedMeanwhile(j, request, before);
@@ -187,17 +192,27 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
     // Another live run's note, not sent yet: about to be an order.
     const running = journal();
     await left(running, { key: 'paused', owner: elsewhere() });
-    expect(placedMeanwhile(running, request, new Map())?.said).toBe(`key paused, being placed by pid ${process.ppid}`);
+    expect(placedMeanwhile(running, request, none())?.said).toBe(`key paused, being placed by pid ${process.ppid}`);
+    // A record of an order that ended since the question: placed meanwhile; one that ended before it: not.
     const recorded = journal();
-    await recorded.history.record(recordAt('r-1', new Date().toISOString(), { ...request, orderId: 'ord_r' }));
-    expect(placedMeanwhile(recorded, request, new Map())?.said).toBe('ord_r');
+    const asked = none();
+    await recorded.history.record(
+      recordAt('r-0', new Date(Date.now() - 60_000).toISOString(), { ...request, orderId: 'ord_0' }),
+    );
+    expect(placedMeanwhile(recorded, request, asked)).toBeUndefined();
+    await recorded.history.record(
+      recordAt('r-1', new Date(Date.now() + 1000).toISOString(), { ...request, orderId: 'ord_r' }),
+    );
+    expect(placedMeanwhile(recorded, request, asked)?.said).toBe('ord_r');
+    // Nor a record of a note there as the question was asked (said then, by its note).
+    expect(placedMeanwhile(recorded, request, { ...asked, notes: new Map([['r-1', 'ord_r']]) })).toBeUndefined();
   });
 
   it('an old note never sent, sent during the question (another run resumed it): new, as it was no order before', async () => {
     const j = journal();
     const old = await left(j, { key: 'old', createdAt: new Date(Date.now() - 3_600_000).toISOString() });
     const before = requestFootprint(j, request);
-    expect(before.has('old')).toBe(false);
+    expect(before.notes.has('old')).toBe(false);
     await j.save({ ...old, phase: 'sending' });
     expect(placedMeanwhile(j, request, before)?.said).toBe('key old, sent');
   });
@@ -212,7 +227,8 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
     await j.history.record(
       recordAt('r-2', new Date().toISOString(), { ...request, orderId: undefined, outcome: 'refused', sent: true }),
     );
-    expect([...requestFootprint(j, { ...request, key: 'mine' })]).toEqual([]);
+    expect([...requestFootprint(j, { ...request, key: 'mine' }).notes]).toEqual([]);
+    expect(placedMeanwhile(j, { ...request, key: 'mine' }, none(Date.now() - 60_000))).toBeUndefined();
   });
 });
 

@@ -9,7 +9,7 @@ import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
 import type { Intent, OrderSpec } from '../../journal/intent.js';
 import type { Begun, Journal } from '../../journal/journal.js';
-import type { Request } from '../../orders/recover.js';
+import type { Footprint, Request } from '../../orders/recover.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
 import { spokenMoney } from '../../money.js';
@@ -134,7 +134,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   // confirmed, a second charge (an adversarial review).
   let guidedResume: string | undefined;
   /** The order a guided order's confirmation asked about, and the footprint other runs had of it then. */
-  let guidedSeen: { request: OrderSpec; footprint: ReadonlyMap<string, string> } | undefined;
+  let guidedSeen: { request: OrderSpec; footprint: Footprint } | undefined;
   // At a terminal without --product or --quantity: a guided order (orders/guided.ts) asks what is missing and is
   // confirmed there; elsewhere the usage error below.
   if (
@@ -1207,7 +1207,7 @@ async function askedMeanwhile(
   io: Io,
   journal: Journal,
   request: Request,
-  before: ReadonlyMap<string, string>,
+  before: Footprint,
   what: string,
 ): Promise<void> {
   const { placedMeanwhile } = await import('../../orders/recover.js');
