@@ -14,7 +14,7 @@ import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
-import { isAlive, otherMachine } from '../journal/owner.js';
+import { isAlive } from '../journal/owner.js';
 import {
   endedWithinDay,
   inScope,
@@ -717,10 +717,8 @@ export function sameRowsRunning(
   todo: readonly { productId: string; quantity: number }[],
   family: string,
 ): Intent[] {
-  const running = intents.filter(
-    (i) =>
-      sameScope(i, scope) && i.owner.pid !== process.pid && isAlive(i.owner) && otherMachine(i.owner) === undefined,
-  );
+  // isAlive is false for another machine's process: its pid says nothing here.
+  const running = intents.filter((i) => sameScope(i, scope) && i.owner.pid !== process.pid && isAlive(i.owner));
   return fitting(otherFamilies(running, family).flat(), todo);
 }
 

@@ -676,6 +676,12 @@ describe('a replayed order answering a first request: whose it is', () => {
       endedRecord(intent, 'refused', T0, { code: 'order_placed_elsewhere', message: 'x' }),
     ]);
     await expect(new OrderMachine(deps, intent).send()).rejects.toMatchObject({ code: 'order_placed_elsewhere' });
+    // Ended as refused, naming the order: nothing of it is pending here.
+    expect(journal.find(intent.key)).toBeUndefined();
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({
+      outcome: 'refused',
+      error: { code: 'order_placed_elsewhere' },
+    });
   });
 
   // A review: the key's intent in a dead run's log whose lines were damaged; the replay was taken for another run's,

@@ -950,6 +950,14 @@ describe('otherPlansRows and rowsPlacedSince: rows another plan placed while a q
     // Only what is new, and only rows this run orders.
     expect(rowsPlacedSince(new Map([[placed.key, placed]]), now, todo)).toEqual([sent, paused]);
     expect(rowsPlacedSince(before, now, [{ productId: 'q', quantity: 2 }])).toEqual([sent]);
+    // A row sent and abandoned before its answer (it may have been placed) counts as placed.
+    const abandoned = record(keyIn(other, 'p'), {
+      productId: 'p',
+      orderId: undefined,
+      outcome: 'abandoned',
+      sent: true,
+    });
+    expect([...otherPlansRows([], [abandoned], scope, family).keys()]).toEqual([abandoned.key]);
   });
 
   it("not: its own plan's rows, a dead run's note never sent, a refusal, another scope, a single order", () => {
@@ -957,6 +965,7 @@ describe('otherPlansRows and rowsPlacedSince: rows another plan placed while a q
       [
         note(keyIn(family, 'p')),
         note(keyIn(other, 'p'), { phase: 'prepared' }),
+        note(keyIn(other, 'p'), { phase: 'prepared', owner: currentOwner() }),
         note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2, environment: 'live' }),
         note('single-order-key'),
       ],

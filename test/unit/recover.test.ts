@@ -204,6 +204,21 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
       recordAt('r-1', new Date(Date.now() + 1000).toISOString(), { ...request, orderId: 'ord_r' }),
     );
     expect(placedMeanwhile(recorded, request, asked)?.said).toBe('ord_r');
+    // A record sent and abandoned before its answer may have been placed; one written after the question of an order
+    // that ended before it did not end meanwhile; an older record without a key id is of any key.
+    const more = journal();
+    const at = none();
+    const later = new Date(Date.now() + 1000).toISOString();
+    await more.history.record({
+      ...recordAt('late', later, { ...request, orderId: 'ord_late' }),
+      endedAt: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(placedMeanwhile(more, request, at)).toBeUndefined();
+    const { keyId: _keyId, ...unkeyed } = request;
+    await more.history.record(
+      recordAt('gone', later, { ...unkeyed, orderId: undefined, outcome: 'abandoned', sent: true }),
+    );
+    expect(placedMeanwhile(more, request, at)?.said).toBe('key gone, sent');
     // Nor a record of a note there as the question was asked (said then, by its note).
     expect(placedMeanwhile(recorded, request, { ...asked, notes: new Map([['r-1', 'ord_r']]) })).toBeUndefined();
   });
@@ -220,12 +235,22 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
   it("not: a dead run's note never sent, another order, this very key, another environment or key, a refusal", async () => {
     const j = journal();
     await left(j, { key: 'prepared' });
+    await left(j, { key: 'own-prepared', alive: true });
     await left(j, { key: 'other', phase: 'sending', quantity: 4, alive: true });
+    await left(j, { key: 'product', phase: 'sending', productId: 'steam-us-20', alive: true });
     await left(j, { key: 'mine', phase: 'sending', alive: true });
     await left(j, { key: 'live', phase: 'sending', environment: 'live', alive: true });
     await left(j, { key: 'rotated', phase: 'sending', keyId: 'k2', alive: true });
     await j.history.record(
-      recordAt('r-2', new Date().toISOString(), { ...request, orderId: undefined, outcome: 'refused', sent: true }),
+      recordAt('r-2', new Date(Date.now() + 1000).toISOString(), {
+        ...request,
+        orderId: undefined,
+        outcome: 'refused',
+        sent: true,
+      }),
+    );
+    await j.history.record(
+      recordAt('r-3', new Date(Date.now() + 1000).toISOString(), { ...request, orderId: undefined, outcome: 'failed' }),
     );
     expect([...requestFootprint(j, { ...request, key: 'mine' }).notes]).toEqual([]);
     expect(placedMeanwhile(j, { ...request, key: 'mine' }, none(Date.now() - 60_000))).toBeUndefined();
