@@ -16,7 +16,7 @@ import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
 import { placeCommand } from '../output/pinned-hint.js';
-import { counted, unitsOf } from '../output/words.js';
+import { unitsOf, unreadableOwnHint } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from './wait.js';
 
@@ -89,15 +89,23 @@ export function orderUnderKey(error: unknown, firstAttempt: boolean): boolean {
  * review: a second config directory reported "1 of 1 row ordered" with the first one's codes). Nothing was
  * charged by this run: ended as refused, the order named.
  */
-function placedElsewhere(order: Order, intent: Intent): CliError {
+function placedElsewhere(order: Order, intent: Intent, unreadable = 0): CliError {
+  // Files here the journal cannot read may hold this very intent, from a run that sent it (a damaged log line): the
+  // way to a new order was then a second charge (a review). Kept pending instead, a plan of another directory's rows
+  // had that directory's codes written here too (another review): ended as refused either way, the order named, and
+  // the codes left to a person who knows whose they are.
+  const own = unreadable > 0 ? unreadableOwnHint(order.id, unreadable) : undefined;
   return new CliError(
     ExitCode.api,
-    `the API answered the key ${intent.key} with order ${order.id}, which an earlier request under that key placed, not this run (another config directory or machine ran the same plan, or the key was given again): its codes are not written here, so they are never handed out twice, and nothing was charged now`,
+    `the API answered the key ${intent.key} with order ${order.id}, which an earlier request under that key placed, not this run (another config directory or machine ran the same plan, or the key was given again${own ? `, or a run from here whose journal file cannot be read` : ''}): its codes are not written here, so they are never handed out twice, and nothing was charged now`,
     {
       code: 'order_placed_elsewhere',
+      orderId: order.id,
       // The command names the run's environment and codes file: pasted from a live run's hint without them, it
       // placed a test order, or printed the codes instead of writing them (a review).
-      hint: `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: ${placeCommand({ ...intent, out: intent.out?.path })}${intent.key.startsWith('plan-') ? ' (never the plan with a --batch of its own, which orders every row again)' : ''}`,
+      hint:
+        own ??
+        `see that order where it was placed; to order ${unitsOf(intent.quantity, intent.productId)} of your own: ${placeCommand({ ...intent, out: intent.out?.path })}${intent.key.startsWith('plan-') ? ' (never the plan with a --batch of its own, which orders every row again)' : ''}`,
     },
   );
 }
@@ -191,7 +199,7 @@ export class OrderMachine {
       const created = await this.deps.api.createOrder(this.intent.body, this.intent.key);
       order = created.order;
       if (created.replayed && firstAttempt && !created.earlierMaybeSent && !this.usedHereBefore())
-        elsewhere = this.unreadableHere(order) ?? placedElsewhere(order, this.intent);
+        elsewhere = placedElsewhere(order, this.intent, this.unreadableFiles());
     } catch (error) {
       answered?.();
       if (certainlyRefused(error, firstAttempt)) {
@@ -203,7 +211,7 @@ export class OrderMachine {
     }
     if (elsewhere) {
       answered?.();
-      if (elsewhere.code !== 'journal_unreadable') await this.refuse(elsewhere);
+      await this.refuse(elsewhere);
       throw elsewhere;
     }
     await failpoint('request.sent');
@@ -211,25 +219,9 @@ export class OrderMachine {
     return this.accept(order);
   }
 
-  /**
-   * An order under this key the journal cannot tell apart from its own: files here it cannot read may hold this very
-   * intent, from a run that sent it (a damaged log line). Taken for another run's, it was ended, and its hint ordered
-   * anew: a second charge (a review). Kept pending instead, exit 8, with the ways to either end.
-   */
-  private unreadableHere(order: Order): CliError | undefined {
-    const { unreadable } = this.deps.journal.read();
-    const files = new Set(unreadable.map((bad) => bad.file));
-    if (files.size === 0) return undefined;
-    const key = this.intent.key;
-    return new CliError(
-      ExitCode.local,
-      `the API answered the key ${key} with order ${order.id}, which an earlier request under that key placed; ${counted(files.size, 'journal file')} here cannot be read, and may hold that very order, so it is kept pending, not taken for another run's`,
-      {
-        code: 'journal_unreadable',
-        orderId: order.id,
-        hint: `giftcodes order pending names the files; if ${order.id} is this directory's order, giftcodes order resume ${key} delivers it; if not, giftcodes order abandon ${key}`,
-      },
-    );
+  /** Files of the journal here it cannot read (placedElsewhere's hint names them: one may be this very intent). */
+  private unreadableFiles(): number {
+    return new Set(this.deps.journal.read().unreadable.map((bad) => bad.file)).size;
   }
 
   /**

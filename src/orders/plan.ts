@@ -32,7 +32,7 @@ import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
-import { counted, firstOf, grouped, linesOf, unitsOf } from '../output/words.js';
+import { counted, firstOf, grouped, linesOf, unitsOf, unreadableOwnHint } from '../output/words.js';
 import { groupBy } from '../group.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
@@ -1317,23 +1317,26 @@ export function planFailure(
                 `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
               : staleRow
                 ? `line ${staleRow.row}'s key (${staleRow.key}) was abandoned without an answer over a day ago and is never sent again: look in the provider's dashboard for its order (giftcodes order show ${staleRow.key} says what to look for); if there is none, order the row by itself: ${placeCommand({ environment, productId: staleRow.productId, quantity: staleRow.quantity })} (the plan does not send that key again)`
-                : elsewhere
-                  ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: ${placeCommand({ environment, productId: elsewhere.productId, quantity: elsewhere.quantity })} (never a --batch of its own, which orders every row again; the plan never sends that row's key again)`
-                  : serviceFailed
-                    ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
-                    : refusedOutside
-                      ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is; the same plan run
-                        // again sends it under its next key (sentAgainKey), since a server that keeps a refusal with its key
-                        // answers the same for a day. Ordered by itself instead, as this hint once said, the next run of the
-                        // plan ordered it a second time (an adversarial review). Each such row is named.
-                        // Short: at 80 columns it took six lines (a walkthrough).
-                        `fix what ${outside.length === 1 ? 'line' : 'lines'} ${outside
-                          .slice(0, 5)
-                          .map((r) => `${r.row} (${r.error!.code})`)
-                          .join(
-                            ', ',
-                          )}${outside.length > 5 ? ', …' : ''} ${outside.length === 1 ? 'was' : 'were'} refused for, then run the same plan again: it sends ${outside.length === 1 ? 'that row' : 'those rows'} under a new key and orders no delivered row twice; do not also order ${outside.length === 1 ? 'it' : 'them'} by itself, or the next run orders ${outside.length === 1 ? 'it' : 'them'} a second time`
-                      : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+                : elsewhere && elsewhere.error!.orderId && /journal file cannot be read/.test(elsewhere.error!.message)
+                  ? // Files here that cannot be read may hold the row's own order: its own way on, never a second order.
+                    `line ${elsewhere.row}: ${unreadableOwnHint(elsewhere.error!.orderId)}`
+                  : elsewhere
+                    ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: ${placeCommand({ environment, productId: elsewhere.productId, quantity: elsewhere.quantity })} (never a --batch of its own, which orders every row again; the plan never sends that row's key again)`
+                    : serviceFailed
+                      ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
+                      : refusedOutside
+                        ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is; the same plan run
+                          // again sends it under its next key (sentAgainKey), since a server that keeps a refusal with its key
+                          // answers the same for a day. Ordered by itself instead, as this hint once said, the next run of the
+                          // plan ordered it a second time (an adversarial review). Each such row is named.
+                          // Short: at 80 columns it took six lines (a walkthrough).
+                          `fix what ${outside.length === 1 ? 'line' : 'lines'} ${outside
+                            .slice(0, 5)
+                            .map((r) => `${r.row} (${r.error!.code})`)
+                            .join(
+                              ', ',
+                            )}${outside.length > 5 ? ', …' : ''} ${outside.length === 1 ? 'was' : 'were'} refused for, then run the same plan again: it sends ${outside.length === 1 ? 'that row' : 'those rows'} under a new key and orders no delivered row twice; do not also order ${outside.length === 1 ? 'it' : 'them'} by itself, or the next run orders ${outside.length === 1 ? 'it' : 'them'} a second time`
+                        : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

@@ -78,3 +78,12 @@ export function linesOf(lines: readonly number[]): string {
   if (left > 0) return `lines ${said.join(', ')} and ${grouped(left)} more`;
   return said.length === 1 ? `lines ${said[0]}` : `lines ${said.slice(0, -1).join(', ')} and ${said.at(-1)}`;
 }
+
+/** The way on from an order a run from here may have placed under a key whose journal file cannot be read. */
+export function unreadableOwnHint(orderId: string, unreadable?: number): string {
+  const files =
+    unreadable === undefined
+      ? 'journal files here cannot be read (giftcodes order pending names them)'
+      : `${counted(unreadable, 'journal file')} here cannot be read (giftcodes order pending names ${unreadable === 1 ? 'it' : 'them'})`;
+  return `${files}, and may hold this very order: if it is this directory's own, get its codes with giftcodes codes get ${orderId} --out CODES_FILE --wait; order nothing anew before you know`;
+}

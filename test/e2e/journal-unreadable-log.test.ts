@@ -1,10 +1,10 @@
 // A run killed after its POST (charged; the intent `sending` in its log) whose log then holds one line this
 // version cannot read (damage, or a line of another version of giftcodes): the same `order place` resumes the
 // charged order instead of placing a second, and the log is kept aside for a person, reported by `order pending`.
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, loggedIn, runCli, servedApi } from '../helpers/e2e.js';
+import { ledger, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 const api = servedApi([], { login: true });
 const PRODUCT = 'amazon-us-25';
@@ -61,9 +61,9 @@ describe('an intent file that cannot be read', () => {
 });
 
 // A review: the key's intent in a dead run's log, its lines damaged: the same command sent the key again, was answered
-// with its own order, took it for another run's (exit 4, ended) and hinted a new order, a second charge.
+// with its own order, took it for another run's (exit 4) and hinted a new order, a second charge.
 describe("a key whose intent is in a log's unreadable lines", () => {
-  it('the order the API answers is kept pending (exit 8), and order resume delivers it: one charge', async () => {
+  it("the refusal's hint is that order's codes get, never a new order: one charge, its codes delivered once", async () => {
     const configDir = await loggedIn(api.server);
     const key = `damaged-log-${process.pid}`;
     const place = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '2', '--idempotency-key', key];
@@ -80,12 +80,39 @@ describe("a key whose intent is in a log's unreadable lines", () => {
       (await ledger(api.server)).orders.filter((o) => o.idempotency_key === key).length;
     expect(await charges()).toBe(1);
     const again = await runCli(place, { configDir });
-    expect(again.code, again.stderr).toBe(8);
-    expect(again.stderr).toContain(`error: the API answered the key ${key} with order ord_`);
-    expect(again.stderr).toContain('may hold that very order, so it is kept pending');
+    expect(again.code, again.stderr).toBe(4);
+    const hint =
+      /hint: .*may hold this very order: if it is this directory's own, get its codes with (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes codes get (ord_\w+) --out CODES_FILE --wait; order nothing anew before you know/.exec(
+        again.stderr,
+      );
+    expect(hint, again.stderr).not.toBeNull();
     expect(again.stderr).not.toMatch(/order place/);
-    const resumed = await runCli(['order', 'resume', key], { configDir });
-    expect(resumed.code, resumed.stderr).toBe(0);
+    const codes = join(tempDir(), 'codes.csv');
+    const got = await runCli(['codes', 'get', hint![2]!, '--out', codes, '--wait'], { configDir });
+    expect(got.code, got.stderr).toBe(0);
+    expect(readFileSync(codes, 'utf8').trim().split('\r\n')).toHaveLength(3);
     expect(await charges()).toBe(1);
+  });
+});
+
+// Another review: with the order above kept pending instead (exit 8), another directory's plan, run here with one
+// unrelated unreadable file in the journal, was delivered here on its second run: the same codes in two places.
+describe("another directory's plan row, with an unrelated unreadable file here", () => {
+  it('is refused as placed elsewhere each run: its codes are never written here', async () => {
+    const [x, y] = [await loggedIn(api.server), await loggedIn(api.server)];
+    mkdirSync(join(y, 'journal'), { recursive: true });
+    writeFileSync(join(y, 'journal', '0123456789abcdef0123456789abcdef01234567.json'), '{garbage');
+    const [dx, dy] = [tempDir(), tempDir()];
+    for (const dir of [dx, dy])
+      writeFileSync(join(dir, 'night.csv'), 'product,quantity,out\nsteam-us-20,8,codes.csv\n');
+    const run = (configDir: string, dir: string) =>
+      runCli(['order', 'place', '--plan', join(dir, 'night.csv'), '--batch', `b-${process.pid}`], { configDir });
+    expect((await run(x, dx)).code).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      const here = await run(y, dy);
+      expect(here.code, here.stderr).toBe(4);
+      expect(here.stderr).toContain('may hold this very order');
+    }
+    expect(readdirSync(dy)).toEqual(['night.csv']);
   });
 });

@@ -685,20 +685,19 @@ describe('a replayed order answering a first request: whose it is', () => {
   });
 
   // A review: the key's intent in a dead run's log whose lines were damaged; the replay was taken for another run's,
-  // ended, and its hint ordered anew.
-  it('with journal files here that cannot be read, it may be this very order: kept pending (exit 8), never ended', async () => {
+  // and its hint ordered anew. Another review: kept pending instead, another directory's plan rows were delivered here.
+  it('with journal files here that cannot be read: still refused, its hint the codes get of that order, never a new order', async () => {
     const { deps, journal, intent } = await begun();
     const first = await deps.api.createOrder(intent.body, intent.key);
     writeFileSync(join(journal.dir, '0000000000000000000000000000000000000001.json'), '{"cut');
     writeFileSync(join(journal.dir, '0000000000000000000000000000000000000002.json'), '{"cut');
-    await expect(new OrderMachine(deps, intent).send()).rejects.toMatchObject({
-      exitCode: 8,
-      code: 'journal_unreadable',
-      orderId: first.order.id,
-      message: expect.stringContaining('; 2 journal files here cannot be read, and may hold that very order'),
-      hint: expect.stringContaining(`giftcodes order resume ${intent.key} delivers it`),
+    const refused = new OrderMachine(deps, intent).send();
+    await expect(refused).rejects.toMatchObject({
+      exitCode: 4,
+      code: 'order_placed_elsewhere',
+      hint: `2 journal files here cannot be read (giftcodes order pending names them), and may hold this very order: if it is this directory's own, get its codes with giftcodes codes get ${first.order.id} --out CODES_FILE --wait; order nothing anew before you know`,
     });
-    expect(journal.find(intent.key)).toMatchObject({ phase: 'sending' });
-    expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
+    expect(journal.find(intent.key)).toBeUndefined();
+    expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'refused' });
   });
 });
