@@ -480,7 +480,11 @@ export class Io {
     return { input: this.stdin, output: this.stderr, ...(this.stopSignal ? { signal: this.stopSignal } : {}) };
   }
 
+  /** Questions asked so far: a check made before them is made again after (order/place.ts askedMeanwhile). */
+  questionsAsked = 0;
+
   private async promptOrInterrupt<T>(ask: () => Promise<T>, cancelled?: InterruptedError): Promise<T> {
+    this.questionsAsked++;
     try {
       return await ask();
     } catch (error) {

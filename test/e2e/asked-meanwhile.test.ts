@@ -10,6 +10,7 @@ import {
   chargesFor,
   heldRequests,
   loggedIn,
+  pendingIntents,
   releaseHeld,
   runCli,
   servedApi,
@@ -40,6 +41,79 @@ describe('a live question answered after another run placed the same order', () 
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
     expect(await chargesFor(served.server, 'steam-us-20', 9)).toHaveLength(2);
+  });
+
+  // A review: another run placing the same order before any question ("placing right now… second order?"), a third
+  // finishing while that question waited: checked only after the live question, the third order went unnamed.
+  it('a yes to an earlier question is checked too: an order finished while it waited is asked about', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = ['order', 'place', '--env', 'live', '--product', 'amazon-us-50', '--quantity', '2'];
+    const paused = spawnCli([...place, '--yes'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'intent.written=pause:60000' },
+    });
+    paused.proc.stdin?.end();
+    // Its note written before the terminal's run reads the journal: that run is "placing right now" from the start.
+    const deadline = Date.now() + 30_000;
+    while ((await pendingIntents(configDir)).length === 0) {
+      if (Date.now() > deadline) throw new Error('the paused run never wrote its note');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: served.server.url });
+    await t.waitFor(/is\s+placing\s+2\s+×\s+amazon-us-50\s+right\s+now[^]*second\s+order/, 30_000);
+    const third = await runCli([...place, '--yes'], { configDir });
+    expect(third.code, third.stderr).toBe(0);
+    t.answer('y');
+    await t.waitFor(/Place a LIVE order[^]*\(y\/N\)/, 30_000);
+    t.answer('y');
+    const again = (await t.waitFor(/placed\s+2\s+×\s+amazon-us-50\s+while\s+you\s+were\s+asked/, 30_000)).replace(
+      /\s+/g,
+      ' ',
+    );
+    expect(again).toMatch(
+      /Another giftcodes run placed 2 × amazon-us-50 while you were asked \(ord_\w+\)\. Place a second order/,
+    );
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    paused.proc.kill('SIGKILL');
+    await paused.result;
+    expect(await chargesFor(served.server, 'amazon-us-50', 2)).toHaveLength(1);
+  });
+
+  it('a live plan: a single order, or the same plan at another spelling of the address, placed meanwhile is asked about', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'p1.csv'), 'product,quantity\nzalando-de-25,3\n');
+    writeFileSync(join(dir, 'p2.csv'), 'product,quantity\nzalando-de-25,3\n');
+    for (const meanwhile of [
+      ['order', 'place', '--env', 'live', '--product', 'zalando-de-25', '--quantity', '3', '--yes'],
+      [
+        'order',
+        'place',
+        '--env',
+        'live',
+        '--plan',
+        join(dir, 'p2.csv'),
+        '--yes',
+        '--base-url',
+        served.server.url.replace('127.0.0.1', 'localhost'),
+      ],
+    ]) {
+      const t = inTerminal(['order', 'place', '--env', 'live', '--plan', join(dir, 'p1.csv')], configDir, {
+        GIFTCODES_BASE_URL: served.server.url,
+      });
+      await t.waitFor(/Place 1 LIVE order/, 30_000);
+      const other = await runCli(meanwhile, { configDir });
+      expect(other.code, other.stderr).toBe(0);
+      t.answer('y');
+      const again = (await t.waitFor(/beside\s+them\?/, 30_000)).replace(/\s+/g, ' ');
+      expect(again).toContain('placed or began this same row while you were asked');
+      expect(again).toContain('Order the 1 new row of');
+      t.answer('n');
+      expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+      t.close();
+    }
+    expect(await chargesFor(served.server, 'zalando-de-25', 3)).toHaveLength(2);
   });
 
   it('a guided order: its confirmation is checked again after the yes too', async () => {

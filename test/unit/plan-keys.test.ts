@@ -17,7 +17,8 @@ import {
   interruptedGone,
   sameRowsLeft,
   sameRowsRunning,
-  otherPlansRows,
+  otherRunsNotes,
+  type RowsFootprint,
   rowsPlacedSince,
   olderVersionRows,
   deliveredUnderOtherScope,
@@ -920,8 +921,9 @@ describe('sameRowsRunning: rows another plan is placing now', () => {
 });
 
 // An adversarial review: two plans sharing two rows, the second's live question answered while the first ran to its
-// end: both rows charged twice within a minute, without a word.
-describe('otherPlansRows and rowsPlacedSince: rows another plan placed while a question waited', () => {
+// end: both rows charged twice within a minute, without a word. Another: a single order, or the nightly job at
+// another spelling of the address, placed meanwhile, was not counted.
+describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a question waited', () => {
   const family = planFamily(scope, '/plans/b.csv', undefined);
   const other = planFamily(scope, '/plans/a.csv', undefined);
   const keyIn = (fam: string, productId: string, quantity = 1): string =>
@@ -933,55 +935,77 @@ describe('otherPlansRows and rowsPlacedSince: rows another plan placed while a q
     { productId: 'q', quantity: 2 },
     { productId: 'r', quantity: 3 },
   ];
+  const asked = (at = Date.now()) => ({ notes: new Map<string, Intent>(), at: new Date(at).toISOString() });
+  const since = (intents: Intent[], records: OrderRecord[], before: RowsFootprint = asked(), rows = todo) =>
+    rowsPlacedSince({ intents, records: () => records }, before, scope, family, rows).since;
+  const later = new Date(Date.now() + 1000).toISOString();
 
-  it('placed, sent, or about to be sent by a live run, of other plans in this scope; new since the question', () => {
-    const placed = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_p' });
+  it('a note sent or held by a live run, a record ended since; of another plan or a single order, any address', () => {
     const sent = note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2 });
-    const paused = note(keyIn(other, 'r', 3), {
+    const paused = note('single-order-key', {
       productId: 'r',
       quantity: 3,
       phase: 'prepared',
       owner: { ...currentOwner(), pid: process.ppid, start: undefined },
     });
-    const before = otherPlansRows([], [], scope, family);
-    const now = otherPlansRows([sent, paused], [placed], scope, family);
-    expect([...now.keys()].sort()).toEqual([placed.key, sent.key, paused.key].sort());
-    expect(rowsPlacedSince(before, now, todo)).toHaveLength(3);
-    // Only what is new, and only rows this run orders.
-    expect(rowsPlacedSince(new Map([[placed.key, placed]]), now, todo)).toEqual([sent, paused]);
-    expect(rowsPlacedSince(before, now, [{ productId: 'q', quantity: 2 }])).toEqual([sent]);
-    // A row sent and abandoned before its answer (it may have been placed) counts as placed.
+    const placed = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_p', endedAt: later });
+    expect(since([sent, paused], [placed])).toEqual([sent, paused, placed]);
+    // Only what is new since the question, and only rows this run orders.
+    const before = otherRunsNotes([sent], scope, family);
+    expect(since([sent, paused], [placed], before)).toEqual([paused, placed]);
+    expect(since([sent, paused], [placed], asked(), [{ productId: 'q', quantity: 2 }])).toEqual([sent]);
+    // The nightly job at another spelling of the address, and a row sent and abandoned before its answer.
+    const localhost = note(keyIn(other, 'p'), { baseUrl: 'http://localhost:4010' });
+    expect(since([localhost], [])).toEqual([localhost]);
     const abandoned = record(keyIn(other, 'p'), {
       productId: 'p',
       orderId: undefined,
       outcome: 'abandoned',
       sent: true,
+      endedAt: later,
     });
-    expect([...otherPlansRows([], [abandoned], scope, family).keys()]).toEqual([abandoned.key]);
+    expect(since([], [abandoned])).toEqual([abandoned]);
   });
 
-  it("not: its own plan's rows, a dead run's note never sent, a refusal, another scope, a single order", () => {
-    const rows = otherPlansRows(
-      [
-        note(keyIn(family, 'p')),
-        note(keyIn(other, 'p'), { phase: 'prepared' }),
-        note(keyIn(other, 'p'), { phase: 'prepared', owner: currentOwner() }),
-        note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2, environment: 'live' }),
-        note('single-order-key'),
-      ],
-      [
-        record(keyIn(other, 'r', 3), {
-          productId: 'r',
-          quantity: 3,
-          outcome: 'refused',
-          orderId: undefined,
-          sent: true,
-        }),
-        record(keyIn(other, 'p'), { productId: 'p', orderId: undefined, outcome: 'abandoned' }),
-      ],
-      scope,
-      family,
-    );
-    expect([...rows.keys()]).toEqual([]);
+  it("not: this plan's rows, notes never sent of a dead run or this one, ended before the question, refused, another environment or key", () => {
+    const notes = [
+      note(keyIn(family, 'p')),
+      note(keyIn(other, 'p'), { phase: 'prepared' }),
+      note(keyIn(other, 'p'), { phase: 'prepared', owner: currentOwner() }),
+      note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2, environment: 'live' }),
+      note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2, keyId: 'rotated' }),
+    ];
+    const records = [
+      record(keyIn(other, 'r', 3), {
+        productId: 'r',
+        quantity: 3,
+        outcome: 'refused',
+        orderId: undefined,
+        sent: true,
+        endedAt: later,
+      }),
+      record(keyIn(other, 'p'), {
+        productId: 'p',
+        orderId: 'ord_old',
+        endedAt: new Date(Date.now() - 60_000).toISOString(),
+      }),
+      record(keyIn(other, 'q', 2), {
+        productId: 'q',
+        quantity: 2,
+        orderId: undefined,
+        outcome: 'failed',
+        endedAt: later,
+      }),
+    ];
+    expect(since(notes, records)).toEqual([]);
+    // A record of a note there as the question was asked was said by it then.
+    const sent = note(keyIn(other, 'p'));
+    expect(
+      since(
+        [],
+        [record(sent.key, { productId: 'p', orderId: 'ord_s', endedAt: later })],
+        otherRunsNotes([sent], scope, family),
+      ),
+    ).toEqual([]);
   });
 });

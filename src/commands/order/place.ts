@@ -134,7 +134,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   // confirmed, a second charge (an adversarial review).
   let guidedResume: string | undefined;
   /** The order a guided order's confirmation asked about, and the footprint other runs had of it then. */
-  let guidedSeen: { request: OrderSpec; footprint: Footprint } | undefined;
+  let guidedSeen: { footprint: Footprint; questions: number } | undefined;
   // At a terminal without --product or --quantity: a guided order (orders/guided.ts) asks what is missing and is
   // confirmed there; elsewhere the usage error below.
   if (
@@ -172,23 +172,14 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // Called as the confirmation is asked: what other runs have of this order then is read, to be read again after.
       resumes: (productId, quantity) => {
         const asked = orderSpec(connection, keyIdOf, productId, quantity);
-        guidedSeen = { request: asked, footprint: requestFootprint(journal, asked) };
+        guidedSeen = { footprint: requestFootprint(journal, asked), questions: deps.io.questionsAsked };
         const found = resumeCandidate(journal, asked, options.idempotencyKey);
         return found && { key: found.key, started: found.createdAt, sent: !neverSent(found) };
       },
     });
     const { resumes, ...answered } = chosen;
     guidedResume = resumes;
-    // The same order placed by another run while the confirmation waited (the nightly job): asked as a second order.
-    // The flags' check after a live question never ran here, the guided yes standing for --yes (an adversarial review).
-    if (resumes === undefined && guidedSeen !== undefined)
-      await askedMeanwhile(
-        deps.io,
-        journal,
-        guidedSeen.request,
-        guidedSeen.footprint,
-        unitsOf(chosen.quantity, chosen.product),
-      );
+
     options = { ...options, ...answered, yes: true };
     // A codes file chosen there is --out from here on: waited for, written once, locked before the charge, and
     // encrypted to the profile's encrypt-to as any --out file is (read above for no file: none was named then).
@@ -258,6 +249,17 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const what = unitsOf(options.quantity, options.product);
     // A live order off a terminal without --yes is refused below, before anything is sent: nothing "places" then.
     const refusedBelow = connection.environment === 'live' && !yesGiven;
+    // What other runs have of this order before any question here (a guided order's: as its confirmation was asked):
+    // read again after the questions, before anything is sent (askedMeanwhile).
+    // Off a terminal nothing is asked, and nothing is read for it.
+    const seen =
+      guidedSeen ??
+      (deps.io.canPrompt
+        ? {
+            footprint: requestFootprint(journal, { ...spec, key: options.idempotencyKey }),
+            questions: deps.io.questionsAsked,
+          }
+        : undefined);
     const other = placingNow(journal, spec, options.idempotencyKey);
     if (other !== undefined)
       await secondOrder(deps.io, yesGiven, `another giftcodes run (pid ${other}) is placing ${what} right now`, what);
@@ -361,7 +363,6 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       if (left) deps.io.warn(left);
       leftSaid = left !== undefined;
       const cancelled = nothingSent();
-      const seen = requestFootprint(journal, { ...spec, key: options.idempotencyKey });
       const yes = await deps.io.confirm(
         deps.io.canPrompt
           ? await (
@@ -373,8 +374,13 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         { cancelled },
       );
       if (!yes) throw cancelled;
-      await askedMeanwhile(deps.io, journal, { ...spec, key: options.idempotencyKey }, seen, what);
     }
+    // Any question asked here (a live order's, a second order's, an abandoned one's, a guided order's) was a window in
+    // which another run could place the same order: what it placed meanwhile is asked about as a second order, after
+    // each yes. Checked after the live question alone, a yes to an earlier question was a third charge (a review).
+    // Not for an order this run resumes after its send: that is no new order.
+    if (seen && deps.io.questionsAsked > seen.questions && (candidate === undefined || neverSent(candidate)))
+      await askedMeanwhile(deps.io, journal, { ...spec, key: options.idempotencyKey }, seen.footprint, what);
     // Not asked about again (recover.ts ofThisRequest); the record keeps `sent`, so order show still names it.
     if (declined) await journal.decline(declined, spec);
     const beginning = {
@@ -495,7 +501,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     abandonedSentGone,
     sameRowsLeft,
     sameRowsRunning,
-    otherPlansRows,
+    otherRunsNotes,
     rowsPlacedSince,
     olderVersionRows,
     deliveredUnderOtherScope,
@@ -779,7 +785,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
               { hint: 'run the same plan again to finish them, or see giftcodes order pending' },
             )
           : nothingSent();
-      const otherRowsBefore = otherPlansRows(journal.read().intents, journal.history.list(), scope, family);
+      const otherRowsBefore = otherRunsNotes(journal.read().intents, scope, family);
       const yes = await io.confirm(
         `Place ${counted(fresh.length, 'LIVE order')} (${counted(units, 'unit')}${total ? `, ${total}` : ''} in all) from ${o.plan}? ${fresh.length === 1 ? 'It is' : 'They are'} charged to ${wallet(connection)}.${also}`,
         '--yes',
@@ -791,10 +797,15 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // or a plan sharing some rows): the yes was given without them, and was a second charge of those rows (an
       // adversarial review). Asked again, after each yes, for as long as more came.
       for (let seen = otherRowsBefore; ;) {
-        const now = otherPlansRows(journal.read().intents, journal.history.list(), scope, family);
-        const since = rowsPlacedSince(seen, now, todo);
+        const { since, now } = rowsPlacedSince(
+          { intents: journal.read().intents, records: () => journal.history.list() },
+          seen,
+          scope,
+          family,
+          todo,
+        );
         if (since.length === 0) break;
-        await rowsPlacedMeanwhile(io, o.plan, todo.length, since);
+        await rowsPlacedMeanwhile(io, o.plan, fresh.length, since, cancelled);
         seen = now;
       }
     }
@@ -1288,6 +1299,7 @@ async function rowsPlacedMeanwhile(
   plan: string,
   rows: number,
   since: readonly (Intent | OrderRecord)[],
+  cancelled: InterruptedError,
 ): Promise<void> {
   const which = [...new Set(since.flatMap((r) => planRun(r) ?? []))];
   io.warn(
@@ -1296,8 +1308,7 @@ async function rowsPlacedMeanwhile(
       5,
     )}); ${plan} is a plan of its own, so ${since.length === 1 ? 'that row is a new order' : 'those rows are new orders'} beside ${since.length === 1 ? 'it' : 'them'}, charged again`,
   );
-  const cancelled = nothingSent();
-  const question = `Order the ${counted(rows, 'row')} of ${plan} as new orders beside them?`;
+  const question = `Order the ${counted(rows, 'new row')} of ${plan} as new orders beside them?`;
   if (!(await io.confirm(question, '--yes', 'ordering the same rows again', { cancelled }))) throw cancelled;
 }
 
