@@ -61,14 +61,16 @@ export function resumableFor(journal: Journal, spec: OrderSpec, key: string | un
  * journal's rules that is a second order (a live process's intent is never taken over); the person is told first.
  */
 export function placingNow(journal: Journal, spec: OrderSpec, key: string | undefined): number | undefined {
-  if (key !== undefined) return undefined;
   const { intents } = journal.read();
-  // An interrupted one is what this run resumes: no second order then.
-  if (intents.some((intent) => interruptedHere(intent, spec))) return undefined;
+  // An interrupted one is what this run resumes: no second order then. With a key, that key's intent is this order
+  // (another run of it is refused as busy); another key's is a second order, said or asked as without one (a review
+  // gave a key at a terminal beside the nightly job and was charged twice, 900 USD, without a word).
+  if (key === undefined && intents.some((intent) => interruptedHere(intent, spec))) return undefined;
   // isAlive is false for another machine's run: its pid says nothing here. In any profile holding this key: one reseller
   // to the API (a review's second profile placed the same order beside a live run of the first without a word).
   return intents.find(
     (intent) =>
+      intent.key !== key &&
       sameOrder(intent, { ...spec, profile: intent.profile }) &&
       intent.owner.pid !== process.pid &&
       isAlive(intent.owner),

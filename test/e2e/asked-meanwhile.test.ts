@@ -80,6 +80,33 @@ describe('a live question answered after another run placed the same order', () 
     expect(await chargesFor(served.server, 'amazon-us-50', 2)).toHaveLength(1);
   });
 
+  // A review: --idempotency-key given at a terminal beside the nightly job already sending the same order under its own
+  // key: not a word, two charges of 900 USD.
+  it('with --idempotency-key: another run placing the same order under another key is asked about too', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = ['order', 'place', '--env', 'live', '--product', 'amazon-us-100', '--quantity', '9'];
+    const paused = spawnCli([...place, '--yes'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'intent.written=pause:60000' },
+    });
+    paused.proc.stdin?.end();
+    const deadline = Date.now() + 30_000;
+    while ((await pendingIntents(configDir)).length === 0) {
+      if (Date.now() > deadline) throw new Error('the paused run never wrote its note');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const t = inTerminal([...place, '--idempotency-key', `mykey-${process.pid}`], configDir, {
+      GIFTCODES_BASE_URL: served.server.url,
+    });
+    const asked = (await t.waitFor(/second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toMatch(/is placing 9 × amazon-us-100 right now/);
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    paused.proc.kill('SIGKILL');
+    await paused.result;
+    expect(await chargesFor(served.server, 'amazon-us-100', 9)).toHaveLength(0);
+  });
+
   it('a live plan: a single order, or the same plan at another spelling of the address, placed meanwhile is asked about', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const dir = tempDir();

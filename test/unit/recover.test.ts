@@ -258,7 +258,7 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
 });
 
 describe('placingNow and resumableFor (until now held only end to end)', () => {
-  it('placingNow: the pid of another live run placing the same order, unless this run resumes one or names its key', async () => {
+  it("placingNow: the pid of another live run placing the same order (another key's too), unless this run resumes one", async () => {
     const j = journal();
     const elsewhere = { pid: process.ppid, boot: currentOwner().boot };
     await left(j, { key: 'running', owner: elsewhere });
@@ -267,7 +267,9 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     const own = journal();
     await left(own, { key: 'mine', alive: true });
     expect(placingNow(own, spec, undefined)).toBeUndefined();
-    expect(placingNow(j, spec, 'my-key')).toBeUndefined();
+    // With a key: another key's run is a second order all the same; the run of this very key is this order.
+    expect(placingNow(j, spec, 'my-key')).toBe(process.ppid);
+    expect(placingNow(j, spec, 'running')).toBeUndefined();
     expect(placingNow(j, { ...spec, quantity: 99 }, undefined)).toBeUndefined();
     await left(j, { key: 'interrupted' });
     expect(placingNow(j, spec, undefined)).toBeUndefined();

@@ -270,7 +270,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // placed a second order without a word (a review: two identical re-runs after a crash, two orders).
     const candidate = resumeCandidate(journal, spec, options.idempotencyKey);
     if (guidedResume !== undefined && candidate?.key !== guidedResume) throw finishedMeanwhile(guidedResume);
-    const fresh = other === undefined && candidate === undefined;
+    // With a key given, another key's run placing the same order is said above and changes nothing of this key's own.
+    const fresh = (other === undefined || options.idempotencyKey !== undefined) && candidate === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
     const { finished, abandoned, abandonedElsewhere, abandonedPlaced, abandonedRow } = fresh
       ? ofThisRequest(journal, spec, options.idempotencyKey)
