@@ -965,6 +965,17 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
       endedAt: later,
     });
     expect(since([], [abandoned])).toEqual([abandoned]);
+    // A record from before key ids were kept is of any key; a note and its record (ended since) are one order.
+    const { keyId: _keyId, ...unkeyed } = record(keyIn(other, 'q', 2), {
+      productId: 'q',
+      quantity: 2,
+      orderId: 'ord_old',
+      endedAt: later,
+    });
+    expect(since([], [unkeyed as OrderRecord])).toHaveLength(1);
+    expect(
+      since([sent], [record(sent.key, { productId: 'q', quantity: 2, orderId: 'ord_q', endedAt: later })]),
+    ).toEqual([sent]);
   });
 
   it("not: this plan's rows, notes never sent of a dead run or this one, ended before the question, refused, another environment or key", () => {

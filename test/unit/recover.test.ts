@@ -270,6 +270,12 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     // With a key: another key's run is a second order all the same; the run of this very key is this order.
     expect(placingNow(j, spec, 'my-key')).toBe(process.ppid);
     expect(placingNow(j, spec, 'running')).toBeUndefined();
+    // With a key, an interrupted run of the same order under another key is no reason to stay silent.
+    const keyed = journal();
+    await left(keyed, { key: 'dead-one' });
+    await left(keyed, { key: 'live-one', owner: elsewhere });
+    expect(placingNow(keyed, spec, 'my-key')).toBe(process.ppid);
+    expect(placingNow(keyed, spec, undefined)).toBeUndefined();
     expect(placingNow(j, { ...spec, quantity: 99 }, undefined)).toBeUndefined();
     await left(j, { key: 'interrupted' });
     expect(placingNow(j, spec, undefined)).toBeUndefined();
