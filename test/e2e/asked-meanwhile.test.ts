@@ -133,9 +133,10 @@ describe('a live question answered after another run placed the same order', () 
       const other = await runCli(meanwhile, { configDir });
       expect(other.code, other.stderr).toBe(0);
       t.answer('y');
-      const again = (await t.waitFor(/beside\s+them\?/, 30_000)).replace(/\s+/g, ' ');
-      expect(again).toContain('placed or began this same row while you were asked');
-      expect(again).toContain('Order the 1 new row of');
+      const again = (await t.waitFor(/all\s+the\s+same\?/, 30_000)).replace(/\s+/g, ' ');
+      expect(again).toContain('placed or began the same order as this row while you were asked');
+      expect(again).toContain("this plan's row is a second order beside it, charged again");
+      expect(again).toMatch(/Order the 1 row of \S+ all the same\?/);
       t.answer('n');
       expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
       t.close();
@@ -182,8 +183,8 @@ describe('a live question answered after another run placed the same order', () 
     });
     expect(other.code, other.stderr).toBe(0);
     t.answer('y');
-    const again = (await t.waitFor(/beside\s+them\?/, 30_000)).replace(/\s+/g, ' ');
-    expect(again).toContain('placed or began 2 of these 3 rows while you were asked');
+    const again = (await t.waitFor(/all\s+the\s+same\?/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('placed or began the same orders as 2 of these 3 rows while you were asked');
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
     expect(await chargesFor(served.server, 'steam-us-20', 4)).toHaveLength(1);
@@ -205,9 +206,9 @@ describe('a live question answered after another run placed the same order', () 
     );
     expect(nightly.code, nightly.stderr).toBe(0);
     t.answer('y');
-    const again = (await t.waitFor(/beside\s+them\?/, 30_000)).replace(/\s+/g, ' ');
+    const again = (await t.waitFor(/all\s+the\s+same\?/, 30_000)).replace(/\s+/g, ' ');
     expect(again).toContain(
-      'another plan (nightly.csv --batch d5) placed or began these same 2 rows while you were asked',
+      'another giftcodes run (plan nightly.csv --batch d5) placed or began the same orders as these 2 rows while you were asked',
     );
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');

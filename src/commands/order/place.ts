@@ -1304,12 +1304,12 @@ async function rowsPlacedMeanwhile(
 ): Promise<void> {
   const which = [...new Set(since.flatMap((r) => planRun(r) ?? []))];
   io.warn(
-    `another plan${which.length > 0 ? ` (${which.join('; ')})` : ''} placed or began ${since.length === rows ? (rows === 1 ? 'this same row' : `these same ${rows} rows`) : `${since.length} of these ${counted(rows, 'row')}`} while you were asked (${firstOf(
+    `another giftcodes run${which.length > 0 ? ` (plan ${which.join('; ')})` : ''} placed or began ${since.length === rows ? (rows === 1 ? 'the same order as this row' : `the same orders as these ${rows} rows`) : `the same orders as ${since.length} of these ${counted(rows, 'row')}`} while you were asked (${firstOf(
       since.map((r) => `${unitsOf(r.quantity, r.productId)}${r.orderId ? `, ${r.orderId}` : ''}`),
       5,
-    )}); ${plan} is a plan of its own, so ${since.length === 1 ? 'that row is a new order' : 'those rows are new orders'} beside ${since.length === 1 ? 'it' : 'them'}, charged again`,
+    )}): ${since.length === 1 ? "this plan's row is a second order" : "this plan's rows are second orders"} beside ${since.length === 1 ? 'it' : 'them'}, charged again`,
   );
-  const question = `Order the ${counted(rows, 'new row')} of ${plan} as new orders beside them?`;
+  const question = `Order the ${counted(rows, 'row')} of ${plan} all the same?`;
   if (!(await io.confirm(question, '--yes', 'ordering the same rows again', { cancelled }))) throw cancelled;
 }
 
