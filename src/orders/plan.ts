@@ -725,6 +725,8 @@ export function sameRowsRunning(
 /** What other runs had under way of a plan's rows as its question was asked: their notes by key, and when. */
 export interface RowsFootprint {
   notes: ReadonlyMap<string, Intent>;
+  /** Other runs' notes never sent, of dead runs: no order then, one if they end placed or sent. */
+  unsent: ReadonlySet<string>;
   at: string;
 }
 
@@ -752,16 +754,19 @@ function otherRun(
  */
 export function otherRunsNotes(intents: readonly Intent[], scope: Scope, family: string): RowsFootprint {
   const notes = new Map<string, Intent>();
-  for (const i of intents)
-    if (otherRun(i, scope, family) && (!neverSent(i) || (i.owner.pid !== process.pid && isAlive(i.owner))))
-      notes.set(i.key, i);
-  return { notes, at: new Date().toISOString() };
+  const unsent = new Set<string>();
+  for (const i of intents) {
+    if (!otherRun(i, scope, family)) continue;
+    if (!neverSent(i) || (i.owner.pid !== process.pid && isAlive(i.owner))) notes.set(i.key, i);
+    else unsent.add(i.key);
+  }
+  return { notes, unsent, at: new Date().toISOString() };
 }
 
 /**
  * The orders of rows this run orders (fitting: no more of one than it orders) that other runs placed, sent or began
  * since `before`: a note not there then, or a record of an order placed or sent that ended since, of a key no note had
- * then. An adversarial review's two plans sharing two rows were both charged within a minute, without a word.
+ * then, begun since or never sent then. An adversarial review's two plans sharing two rows were both charged within a minute, without a word.
  */
 export function rowsPlacedSince(
   now: { intents: readonly Intent[]; records: () => readonly OrderRecord[] },
@@ -779,6 +784,9 @@ export function rowsPlacedSince(
       !before.notes.has(r.key) &&
       !noted.has(r.key) &&
       (r.endedAt ?? r.updatedAt) >= before.at &&
+      // Begun since, or a note never sent then: an older order's record ended since (an abandoned one delivered by
+      // codes get) was placed before the question (a review was asked about it as placed meanwhile).
+      (r.createdAt >= before.at || before.unsent.has(r.key)) &&
       (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused'))
     )
       fresh.push(r);

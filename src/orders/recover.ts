@@ -342,7 +342,10 @@ export interface Request {
 
 /** What other runs had of a request as a question was asked: their notes' keys, and when. */
 export interface Footprint {
+  /** Notes whose request went out, or that a live process of another run holds: orders under way. */
   notes: ReadonlyMap<string, string>;
+  /** Notes of dead runs never sent: placed nothing then, an order if they end placed or sent. */
+  unsent: ReadonlySet<string>;
   at: string;
 }
 
@@ -356,27 +359,32 @@ const sameRequest =
     (o.keyId === undefined || o.keyId === request.keyId);
 
 /**
- * The orders of `request` other runs have under way, by key, each said as its order id, else its key: the journal's
- * notes whose request went out, or that a live process of another run holds (about to send). Read as a question is
- * asked; placedMeanwhile reads them again after its yes, with the records ended since. A note never sent of a dead
- * run placed nothing. The records are not read here: 90,000 of them took 0.5 to 1 s before the question.
+ * The orders of `request` (of every request, without one: a guided order's is not known before its questions) other
+ * runs have under way, by key, each said as its order id, else its key: the journal's notes whose request went out,
+ * or that a live process of another run holds (about to send); and the notes of dead runs never sent. Read before a
+ * question; placedMeanwhile reads them again after it, with the records ended since. The records are not read here:
+ * 90,000 of them took 0.5 to 1 s before the question.
  */
-export function requestFootprint(journal: Journal, request: Request): Footprint {
-  const same = sameRequest(request);
+export function requestFootprint(journal: Journal, request?: Request): Footprint {
+  const same = request ? sameRequest(request) : () => true;
   const notes = new Map<string, string>();
+  const unsent = new Set<string>();
   for (const other of journal.read().intents) {
     if (!same(other)) continue;
     if (!neverSent(other)) notes.set(other.key, other.orderId ?? `key ${other.key}, sent`);
     else if (other.owner.pid !== process.pid && isAlive(other.owner))
       notes.set(other.key, `key ${other.key}, being placed by pid ${other.owner.pid}`);
+    else unsent.add(other.key);
   }
-  return { notes, at: new Date().toISOString() };
+  return { notes, unsent, at: new Date().toISOString() };
 }
 
 /**
  * An order of the request another run placed since `before` (an adversarial review was charged twice, then three
- * times, by runs that began or sent during a question), said as its order id or key; with the footprint now. New:
- * a note not there before, or a record of an order placed or sent that ended since, of a key no note had then.
+ * times, by runs that began or sent during a question), said as its order id or key; with the footprint now. New: a
+ * note not there before; or a record of an order placed or sent that ended since, of a key no note had then, begun
+ * since or a note never sent then. An older order's record ended since (an abandoned one delivered by `codes get`, as
+ * the question itself said to do) is no order placed meanwhile (a review was asked about its own order).
  */
 export function placedMeanwhile(
   journal: Journal,
@@ -393,6 +401,7 @@ export function placedMeanwhile(
         same(r) &&
         !before.notes.has(r.key) &&
         (r.endedAt ?? r.updatedAt) >= before.at &&
+        (r.createdAt >= before.at || before.unsent.has(r.key)) &&
         (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
     );
   return ended && { said: ended.orderId ?? `key ${ended.key}, sent`, now };

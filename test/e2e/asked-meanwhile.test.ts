@@ -144,6 +144,79 @@ describe('a live question answered after another run placed the same order', () 
     expect(await chargesFor(served.server, 'zalando-de-25', 3)).toHaveLength(2);
   });
 
+  // A review: the plan's "changed plan" question answered while another run placed the same order: the live
+  // question's check, read after that question, took it for "before", and the row was charged twice.
+  it("a live plan's earlier question (a changed plan) is a window too", async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const plan = join(tempDir(), 'd.csv');
+    writeFileSync(plan, 'product,quantity\nsteam-us-50,1\n');
+    expect((await runCli(['order', 'place', '--env', 'live', '--plan', plan, '--yes'], { configDir })).code).toBe(0);
+    writeFileSync(plan, 'product,quantity\nsteam-us-50,5\n');
+    const t = inTerminal(['order', 'place', '--env', 'live', '--plan', plan], configDir, {
+      GIFTCODES_BASE_URL: served.server.url,
+    });
+    await t.waitFor(/of\s+the\s+changed\s+plan\s+now/, 30_000);
+    const single = ['order', 'place', '--env', 'live', '--product', 'steam-us-50', '--quantity', '5', '--yes'];
+    expect((await runCli(single, { configDir })).code).toBe(0);
+    t.answer('y');
+    await t.waitFor(/Place 1 LIVE order/, 30_000);
+    t.answer('y');
+    const again = (await t.waitFor(/all\s+the\s+same\?/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('placed or began the same order as this row while you were asked');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'steam-us-50', 5)).toHaveLength(1);
+  });
+
+  // A review: an order placed while a guided order's quantity was typed went unasked (read at the confirmation).
+  it("a guided order's first question is a window too", async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const t = inTerminal(['order', 'place', '--env', 'live', '--product', 'google-play-us-25'], configDir, {
+      GIFTCODES_BASE_URL: served.server.url,
+    });
+    await t.waitFor(/Quantity of google-play-us-25/, 30_000);
+    const single = ['order', 'place', '--env', 'live', '--product', 'google-play-us-25', '--quantity', '1', '--yes'];
+    expect((await runCli(single, { configDir })).code).toBe(0);
+    t.answer('1');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/, 30_000);
+    t.press('Enter');
+    await t.waitFor(/Place a LIVE order for 1 × google-play-us-25[^]*\(y\/N\)/, 30_000);
+    t.answer('y');
+    const again = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('Another giftcodes run placed 1 × google-play-us-25 while you were asked (ord_');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'google-play-us-25', 1)).toHaveLength(1);
+  });
+
+  // A review: the question about an order abandoned after the API placed it names its codes get; run meanwhile, as it
+  // says, it delivered that order, and the check after the yes asked about it as placed meanwhile (a false question).
+  it('an older order delivered meanwhile, as a question said to, is not asked about as placed meanwhile', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const dir = tempDir();
+    const place = ['order', 'place', '--env', 'live', '--product', 'amazon-us-25', '--quantity', '1'];
+    const killed = await runCli([...place, '--yes', '--out', join(dir, 'c1.csv')], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    expect((await runCli(['order', 'abandon', left!.key, '--yes'], { configDir })).code).toBe(0);
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: served.server.url });
+    const first = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    const orderId = /codes get (ord_\w+)/.exec(first)?.[1];
+    expect(orderId, first).toBeDefined();
+    const got = await runCli(['codes', 'get', orderId!, '--out', join(dir, 'got.csv'), '--wait'], { configDir });
+    expect(got.code, got.stderr).toBe(0);
+    t.answer('y');
+    await t.waitFor(/Place a LIVE order[^]*\(y\/N\)/, 30_000);
+    t.answer('y');
+    const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+    expect(screen).toContain('[exit 0]');
+    expect(screen).not.toContain('while you were asked');
+    expect(await chargesFor(served.server, 'amazon-us-25', 1)).toHaveLength(2);
+  });
+
   it('a guided order: its confirmation is checked again after the yes too', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const t = inTerminal(['order', 'place', '--env', 'live', '--product', 'steam-us-50'], configDir, {

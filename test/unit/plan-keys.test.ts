@@ -935,7 +935,11 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
     { productId: 'q', quantity: 2 },
     { productId: 'r', quantity: 3 },
   ];
-  const asked = (at = Date.now()) => ({ notes: new Map<string, Intent>(), at: new Date(at).toISOString() });
+  const asked = (at = Date.now()): RowsFootprint => ({
+    notes: new Map<string, Intent>(),
+    unsent: new Set<string>(),
+    at: new Date(at).toISOString(),
+  });
   const since = (intents: Intent[], records: OrderRecord[], before: RowsFootprint = asked(), rows = todo) =>
     rowsPlacedSince({ intents, records: () => records }, before, scope, family, rows).since;
   const later = new Date(Date.now() + 1000).toISOString();
@@ -948,7 +952,7 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
       phase: 'prepared',
       owner: { ...currentOwner(), pid: process.ppid, start: undefined },
     });
-    const placed = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_p', endedAt: later });
+    const placed = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_p', endedAt: later, createdAt: later });
     expect(since([sent, paused], [placed])).toEqual([sent, paused, placed]);
     // Only what is new since the question, and only rows this run orders.
     const before = otherRunsNotes([sent], scope, family);
@@ -963,6 +967,7 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
       outcome: 'abandoned',
       sent: true,
       endedAt: later,
+      createdAt: later,
     });
     expect(since([], [abandoned])).toEqual([abandoned]);
     // A record from before key ids were kept is of any key; a note and its record (ended since) are one order.
@@ -971,10 +976,14 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
       quantity: 2,
       orderId: 'ord_old',
       endedAt: later,
+      createdAt: later,
     });
     expect(since([], [unkeyed as OrderRecord])).toHaveLength(1);
     expect(
-      since([sent], [record(sent.key, { productId: 'q', quantity: 2, orderId: 'ord_q', endedAt: later })]),
+      since(
+        [sent],
+        [record(sent.key, { productId: 'q', quantity: 2, orderId: 'ord_q', endedAt: later, createdAt: later })],
+      ),
     ).toEqual([sent]);
   });
 
@@ -994,6 +1003,7 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
         orderId: undefined,
         sent: true,
         endedAt: later,
+        createdAt: later,
       }),
       record(keyIn(other, 'p'), {
         productId: 'p',
@@ -1006,15 +1016,24 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
         orderId: undefined,
         outcome: 'failed',
         endedAt: later,
+        createdAt: later,
       }),
     ];
     expect(since(notes, records)).toEqual([]);
+    // An older order's record ended since (an abandoned one delivered by codes get): placed before the question; the
+    // same of a note never sent then was placed meanwhile.
+    const fetched = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_f', endedAt: later });
+    expect(since([], [fetched])).toEqual([]);
+    expect(since([], [fetched], { ...asked(), unsent: new Set([fetched.key]) })).toEqual([fetched]);
+    expect(otherRunsNotes([note(keyIn(other, 'q', 2), { phase: 'prepared' })], scope, family).unsent).toEqual(
+      new Set([keyIn(other, 'q', 2)]),
+    );
     // A record of a note there as the question was asked was said by it then.
     const sent = note(keyIn(other, 'p'));
     expect(
       since(
         [],
-        [record(sent.key, { productId: 'p', orderId: 'ord_s', endedAt: later })],
+        [record(sent.key, { productId: 'p', orderId: 'ord_s', endedAt: later, createdAt: later })],
         otherRunsNotes([sent], scope, family),
       ),
     ).toEqual([]);

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { tempDir } from '../helpers/e2e.js';
 import type { Intent } from '../../src/journal/intent.js';
 import type { Journal } from '../../src/journal/journal.js';
+import type { Footprint } from '../../src/orders/recover.js';
 import { dead, journal, outTo, recordAt, spec } from '../helpers/journal.js';
 
 /** An intent of `spec` (or `o`), owned by a dead run unless `alive`. */
@@ -172,8 +173,9 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
   };
   const elsewhere = (): Intent['owner'] => ({ pid: process.ppid, boot: currentOwner().boot });
   /** Nothing of the request as a question was asked at `at`. */
-  const none = (at = Date.now()): { notes: Map<string, string>; at: string } => ({
+  const none = (at = Date.now()): Footprint => ({
     notes: new Map(),
+    unsent: new Set(),
     at: new Date(at).toISOString(),
   });
 
@@ -219,6 +221,15 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
       recordAt('gone', later, { ...unkeyed, orderId: undefined, outcome: 'abandoned', sent: true }),
     );
     expect(placedMeanwhile(more, request, at)?.said).toBe('key gone, sent');
+    // An order begun before the question whose record ends meanwhile (abandoned, then delivered by codes get, as the
+    // question itself said to do) was placed before it; a note never sent then, ended placed, was placed meanwhile.
+    const older = journal();
+    const question = none();
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    await older.history.record({ ...recordAt('fetched', later, { ...request, orderId: 'ord_f' }), createdAt: hourAgo });
+    expect(placedMeanwhile(older, request, question)).toBeUndefined();
+    await older.history.record({ ...recordAt('resumed', later, { ...request, orderId: 'ord_u' }), createdAt: hourAgo });
+    expect(placedMeanwhile(older, request, { ...question, unsent: new Set(['resumed']) })?.said).toBe('ord_u');
     // Nor a record of a note there as the question was asked (said then, by its note).
     expect(placedMeanwhile(recorded, request, { ...asked, notes: new Map([['r-1', 'ord_r']]) })).toBeUndefined();
   });

@@ -166,13 +166,15 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const left = leftByEarlierRuns(journal, () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
     if (left) deps.io.warn(left);
     leftSaidFirst = left !== undefined;
+    // What other runs have under way, of any order (this one is not known yet), before the first question: read
+    // again after the last. Read at the confirmation, an order placed while the product or quantity was typed went
+    // unasked (a review).
+    guidedSeen = { footprint: requestFootprint(journal), questions: deps.io.questionsAsked };
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
-      // Called as the confirmation is asked: what other runs have of this order then is read, to be read again after.
       resumes: (productId, quantity) => {
         const asked = orderSpec(connection, keyIdOf, productId, quantity);
-        guidedSeen = { footprint: requestFootprint(journal, asked), questions: deps.io.questionsAsked };
         const found = resumeCandidate(journal, asked, options.idempotencyKey);
         return found && { key: found.key, started: found.createdAt, sent: !neverSent(found) };
       },
@@ -571,6 +573,11 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // A typo is refused before any row is sent, where the catalog is at hand; a row interrupted earlier is
     // finished whatever the catalog says now.
     const { intents } = journal.read();
+    // What other runs have under way of any row, before the first question (off a terminal none is asked): read
+    // again after the last. Read at the live question, an order placed while an earlier one waited (the changed plan,
+    // the same rows again) went unasked (a review).
+    const otherRowsBefore = io.canPrompt ? otherRunsNotes(intents, scope, family) : undefined;
+    const questionsBefore = io.questionsAsked;
     const interrupted = new Set(intents.map((intent) => intent.key));
     const { checkRowsKnown, totalOf, unitPriceOf } = await import('../../orders/products.js');
     const checked = await checkRowsKnown(
@@ -779,14 +786,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         resuming > 0
           ? ` ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'is' : 'are'} resumed too, never charged twice.`
           : '';
-      const cancelled =
-        resuming > 0
-          ? new InterruptedError(
-              `cancelled: no new order was sent; the ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'was' : 'were'} left as ${resuming === 1 ? 'it was' : 'they were'} (charged or not)`,
-              { hint: 'run the same plan again to finish them, or see giftcodes order pending' },
-            )
-          : nothingSent();
-      const otherRowsBefore = otherRunsNotes(journal.read().intents, scope, family);
+      const cancelled = planCancelled(resuming);
       const yes = await io.confirm(
         `Place ${counted(fresh.length, 'LIVE order')} (${counted(units, 'unit')}${total ? `, ${total}` : ''} in all) from ${o.plan}? ${fresh.length === 1 ? 'It is' : 'They are'} charged to ${wallet(connection)}.${also}`,
         '--yes',
@@ -794,22 +794,23 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         { cancelled },
       );
       if (!yes) throw cancelled;
-      // Another plan's rows placed, sent or begun while the question waited (the nightly job run to its end meanwhile,
-      // or a plan sharing some rows): the yes was given without them, and was a second charge of those rows (an
-      // adversarial review). Asked again, after each yes, for as long as more came.
+    }
+    // Another run's orders of these rows placed, sent or begun while any question here waited (the nightly job run to
+    // its end meanwhile, a plan sharing some rows, a single order): each yes was given without them, and was a second
+    // charge of those rows (adversarial reviews). Asked again, after each yes, for as long as more came.
+    if (otherRowsBefore && io.questionsAsked > questionsBefore && fresh.length > 0)
       for (let seen = otherRowsBefore; ;) {
         const { since, now } = rowsPlacedSince(
           { intents: journal.read().intents, records: () => journal.history.list() },
           seen,
           scope,
           family,
-          todo,
+          fresh,
         );
         if (since.length === 0) break;
-        await rowsPlacedMeanwhile(io, o.plan, fresh.length, since, cancelled);
+        await rowsPlacedMeanwhile(io, o.plan, fresh.length, since, planCancelled(resuming));
         seen = now;
       }
-    }
     // Each row's export counts the values a spreadsheet would change instead of warning of them, each said once
     // for the whole plan when its rows have run (a 12-row plan printed six copies of a 4-line warning).
     const gathered = rows.some((r) => r.out !== undefined)
@@ -1311,6 +1312,16 @@ async function rowsPlacedMeanwhile(
   );
   const question = `Order the ${counted(rows, 'row')} of ${plan} all the same?`;
   if (!(await io.confirm(question, '--yes', 'ordering the same rows again', { cancelled }))) throw cancelled;
+}
+
+/** A plan's question answered No (or Ctrl-C): nothing was sent, or no new order, its interrupted rows left as they were. */
+function planCancelled(resuming: number): InterruptedError {
+  return resuming > 0
+    ? new InterruptedError(
+        `cancelled: no new order was sent; the ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'was' : 'were'} left as ${resuming === 1 ? 'it was' : 'they were'} (charged or not)`,
+        { hint: 'run the same plan again to finish them, or see giftcodes order pending' },
+      )
+    : nothingSent();
 }
 
 /** Without --plan, --product and --quantity are required. */
