@@ -1025,6 +1025,9 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
     const fetched = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_f', endedAt: later });
     expect(since([], [fetched])).toEqual([]);
     expect(since([], [fetched], { ...asked(), unsent: new Set([fetched.key]) })).toEqual([fetched]);
+    // A note never sent then whose record ended before the question: nothing meanwhile.
+    const endedBefore = record(keyIn(other, 'p'), { productId: 'p', orderId: 'ord_b' });
+    expect(since([], [endedBefore], { ...asked(), unsent: new Set([endedBefore.key]) })).toEqual([]);
     expect(otherRunsNotes([note(keyIn(other, 'q', 2), { phase: 'prepared' })], scope, family).unsent).toEqual(
       new Set([keyIn(other, 'q', 2)]),
     );

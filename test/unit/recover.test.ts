@@ -183,6 +183,13 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
     const j = journal();
     const before = requestFootprint(j, request);
     expect(before.notes.size).toBe(0);
+    // Without a request (a guided order's, before its questions): every order's notes.
+    const any = journal();
+    await left(any, { key: 'steam', productId: 'steam-us-20', phase: 'sending', alive: true });
+    await left(any, { key: 'dead-unsent', productId: 'steam-us-20' });
+    expect([...requestFootprint(any).notes.keys()]).toEqual(['steam']);
+    expect([...requestFootprint(any).unsent]).toEqual(['dead-unsent']);
+    expect(requestFootprint(any, request).notes.size).toBe(0);
     expect(placedMeanwhile(j, request, before)).toBeUndefined();
     await left(j, { key: 'other-1', phase: 'sending', alive: true });
     const first = placedMeanwhile(j, request, before);
