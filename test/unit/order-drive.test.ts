@@ -669,7 +669,7 @@ describe('recover', () => {
 });
 
 describe('placingNow: the same order being placed by another live run', () => {
-  it('names its pid; says nothing when a key is given, or when an interrupted one of the same order will be resumed', async () => {
+  it("names its pid (a key given too: another key's run is a second order); nothing when an interrupted one of the same order will be resumed", async () => {
     const { fast } = servers;
     const j = freshJournal();
     const spec = testOrderSpec(fast.url);
@@ -678,7 +678,10 @@ describe('placingNow: the same order being placed by another live run', () => {
       const { intent: running } = await j.begin(spec);
       j.save({ ...running, phase: 'sending', owner: { pid: live.pid! } });
       expect(placingNow(j, spec, undefined)).toBe(live.pid);
-      expect(placingNow(j, spec, 'my-own-key')).toBeUndefined();
+      // A review: a key given at a terminal beside the nightly job, charged twice without a word. The run of this
+      // very key is this order.
+      expect(placingNow(j, spec, 'my-own-key')).toBe(live.pid);
+      expect(placingNow(j, spec, running.key)).toBeUndefined();
       expect(placingNow(j, { ...spec, quantity: spec.quantity + 1 }, undefined)).toBeUndefined();
       // Another profile holding this key is the same reseller (a review placed it beside the live run, no word);
       // another profile's own key is not.
