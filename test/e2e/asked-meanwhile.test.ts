@@ -21,6 +21,24 @@ import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const inTerminal = giftcodesTerminals();
 
+/**
+ * `place --yes` paused for a minute right after its note is written: another run "placing right now". Returned once
+ * its note is there, so that a run started after it reads it from its start.
+ */
+async function placingFor60s(place: string[], configDir: string): Promise<ReturnType<typeof spawnCli>> {
+  const paused = spawnCli([...place, '--yes'], {
+    configDir,
+    env: { GIFTCODES_FAILPOINTS: 'intent.written=pause:60000' },
+  });
+  paused.proc.stdin?.end();
+  const deadline = Date.now() + 30_000;
+  while ((await pendingIntents(configDir)).length === 0) {
+    if (Date.now() > deadline) throw new Error('the paused run never wrote its note');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return paused;
+}
+
 describe('a live question answered after another run placed the same order', () => {
   const served = servedApi(['--fulfil-after', '0']);
 
@@ -48,17 +66,7 @@ describe('a live question answered after another run placed the same order', () 
   it('a yes to an earlier question is checked too: an order finished while it waited is asked about', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const place = ['order', 'place', '--env', 'live', '--product', 'amazon-us-50', '--quantity', '2'];
-    const paused = spawnCli([...place, '--yes'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'intent.written=pause:60000' },
-    });
-    paused.proc.stdin?.end();
-    // Its note written before the terminal's run reads the journal: that run is "placing right now" from the start.
-    const deadline = Date.now() + 30_000;
-    while ((await pendingIntents(configDir)).length === 0) {
-      if (Date.now() > deadline) throw new Error('the paused run never wrote its note');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const paused = await placingFor60s(place, configDir);
     const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: served.server.url });
     await t.waitFor(/is\s+placing\s+2\s+×\s+amazon-us-50\s+right\s+now[^]*second\s+order/, 30_000);
     const third = await runCli([...place, '--yes'], { configDir });
@@ -85,16 +93,7 @@ describe('a live question answered after another run placed the same order', () 
   it('with --idempotency-key: another run placing the same order under another key is asked about too', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const place = ['order', 'place', '--env', 'live', '--product', 'amazon-us-100', '--quantity', '9'];
-    const paused = spawnCli([...place, '--yes'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'intent.written=pause:60000' },
-    });
-    paused.proc.stdin?.end();
-    const deadline = Date.now() + 30_000;
-    while ((await pendingIntents(configDir)).length === 0) {
-      if (Date.now() > deadline) throw new Error('the paused run never wrote its note');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const paused = await placingFor60s(place, configDir);
     const t = inTerminal([...place, '--idempotency-key', `mykey-${process.pid}`], configDir, {
       GIFTCODES_BASE_URL: served.server.url,
     });
