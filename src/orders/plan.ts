@@ -15,6 +15,7 @@ import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../error
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
 import { isAlive } from '../journal/owner.js';
+import { beganSince } from './recover.js';
 import {
   endedWithinDay,
   inScope,
@@ -784,9 +785,9 @@ export function rowsPlacedSince(
       !before.notes.has(r.key) &&
       !noted.has(r.key) &&
       (r.endedAt ?? r.updatedAt) >= before.at &&
-      // Begun since, or a note never sent then: an older order's record ended since (an abandoned one delivered by
-      // codes get) was placed before the question (a review was asked about it as placed meanwhile).
-      (r.createdAt >= before.at || before.unsent.has(r.key)) &&
+      // Begun since, or a note never sent then (recover.ts beganSince): an older order's record ended since (an
+      // abandoned one delivered by codes get) was placed before the question (a review was asked about it).
+      beganSince(r, before) &&
       (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused'))
     )
       fresh.push(r);

@@ -9,6 +9,7 @@ import { neverSent, sameOrder, staleness, type Intent, type OrderSpec } from '..
 import type { Journal } from '../journal/journal.js';
 import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
 import { isAlive, otherMachine } from '../journal/owner.js';
+import { LOCK_WAIT_MS } from '../journal/lock.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
 import { counted, firstOf, unitsOf } from '../output/words.js';
@@ -349,6 +350,21 @@ export interface Footprint {
   at: string;
 }
 
+/**
+ * A record's order begun since the footprint, or a note never sent then. A note is dated as its run begins it, before
+ * it waits for the journal's lock (LOCK_WAIT_MS at most) to write it: one begun that long before the footprint may
+ * not have been in it (a review: a run waiting behind a busy plan, charged during the question, unasked). An older
+ * order's record ended since by `codes get` (finishedBy: an abandoned one delivered, as a question said to do) was
+ * placed before.
+ */
+export function beganSince(
+  r: { key: string; createdAt: string; finishedBy?: string | undefined },
+  before: { unsent: ReadonlySet<string>; at: string },
+): boolean {
+  if (r.createdAt >= before.at || before.unsent.has(r.key)) return true;
+  return r.finishedBy === undefined && Date.parse(r.createdAt) >= Date.parse(before.at) - LOCK_WAIT_MS;
+}
+
 const sameRequest =
   (request: Request) =>
   (o: { key: string; productId: string; quantity: number; environment: string; keyId?: string | undefined }) =>
@@ -401,7 +417,7 @@ export function placedMeanwhile(
         same(r) &&
         !before.notes.has(r.key) &&
         (r.endedAt ?? r.updatedAt) >= before.at &&
-        (r.createdAt >= before.at || before.unsent.has(r.key)) &&
+        beganSince(r, before) &&
         (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
     );
   return ended && { said: ended.orderId ?? `key ${ended.key}, sent`, now };

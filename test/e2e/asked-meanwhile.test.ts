@@ -2,7 +2,7 @@
 // its question while the nightly job placed the same order, and the yes was a second charge; a copy of the nightly
 // plan run while the nightly job ran charged every row again without a word (asked only once that job had ended);
 // a live plan's yes given while the nightly plan ran to its end did the same.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -214,6 +214,38 @@ describe('a live question answered after another run placed the same order', () 
     expect(screen).toContain('[exit 0]');
     expect(screen).not.toContain('while you were asked');
     expect(await chargesFor(served.server, 'amazon-us-25', 1)).toHaveLength(2);
+  });
+
+  // A review: `order resume KEY --force-stale` asked "Send the order … again anyway?", another run placed the same
+  // order meanwhile, and the yes sent it without a word.
+  it("order resume of a stale order: its question's yes is checked too", async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const place = ['order', 'place', '--env', 'live', '--product', 'steam-us-50', '--quantity', '3'];
+    const killed = await runCli([...place, '--yes'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [left] = await pendingIntents(configDir);
+    // Sent more than a day ago: its note's dates (in its log, or its file once order pending read it) moved back 25 hours.
+    const journal = join(configDir, 'journal');
+    for (const name of readdirSync(journal).filter((n) => n.endsWith('.log') || n.endsWith('.json'))) {
+      const text = readFileSync(join(journal, name), 'utf8');
+      writeFileSync(
+        join(journal, name),
+        text.replace(
+          /"createdAt": ?"([^"]+)"/g,
+          (_, at: string) => `"createdAt":"${new Date(Date.parse(at) - 25 * 3_600_000).toISOString()}"`,
+        ),
+      );
+    }
+    const t = inTerminal(['order', 'resume', left!.key, '--force-stale'], configDir, {
+      GIFTCODES_BASE_URL: served.server.url,
+    });
+    await t.waitFor(/again\s+anyway\?/, 30_000);
+    expect((await runCli([...place, '--yes'], { configDir })).code).toBe(0);
+    t.answer('y');
+    const again = (await t.waitFor(/Place\s+this\s+one\s+too/, 30_000)).replace(/\s+/g, ' ');
+    expect(again).toContain('Another giftcodes run placed 3 × steam-us-50 while you were asked (ord_');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
   });
 
   it('a guided order: its confirmation is checked again after the yes too', async () => {

@@ -5,6 +5,7 @@ import { endedRecord } from '../../src/orders/lifecycle.js';
 import {
   ofThisRequest,
   leftByEarlierRuns,
+  beganSince,
   placedMeanwhile,
   placingNow,
   requestFootprint,
@@ -671,5 +672,29 @@ describe('which record of the request is followed', () => {
     k.history.record(recordAt(`plan-${'b'.repeat(24)}`, at(T - HOUR), { ...spec, orderId: 'ord_row' }));
     k.history.mark('abandoned', T);
     expect(abandonedMaybePlaced(k, spec, undefined, T)?.key).toBe('stopped');
+  });
+});
+
+// A review: a run that began its note just before the footprint was read, then waited for the journal's lock behind a
+// busy plan, wrote it after, and was charged during the question, unasked: its note was dated before the footprint.
+describe('beganSince', () => {
+  const at = '2026-12-01T10:00:00.000Z';
+  const before = { unsent: new Set(['never-sent']), at };
+  const began = (seconds: number, o: { key?: string; finishedBy?: string } = {}) => ({
+    key: o.key ?? 'k',
+    createdAt: new Date(Date.parse(at) + seconds * 1000).toISOString(),
+    ...(o.finishedBy ? { finishedBy: o.finishedBy } : {}),
+  });
+  it('since the footprint; or up to a lock wait before it; or a note never sent then', () => {
+    expect(beganSince(began(0), before)).toBe(true);
+    expect(beganSince(began(5), before)).toBe(true);
+    expect(beganSince(began(-30), before)).toBe(true);
+    expect(beganSince(began(-60), before)).toBe(true);
+    expect(beganSince(began(-61), before)).toBe(false);
+    expect(beganSince(began(-3600, { key: 'never-sent' }), before)).toBe(true);
+  });
+  it('not an older order delivered by codes get meanwhile (finishedBy), however recent', () => {
+    expect(beganSince(began(-30, { finishedBy: 'codes get' }), before)).toBe(false);
+    expect(beganSince(began(1, { finishedBy: 'codes get' }), before)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { AuthError, CliError, ExitCode, InterruptedError, nothingSent, UsageError } from '../../errors.js';
+import type { Footprint } from '../../orders/recover.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Intent } from '../../journal/intent.js';
 import type { Journal } from '../../journal/journal.js';
@@ -275,6 +276,21 @@ async function resumeOne(
     return { settled: intent };
   }
   const api = await clientOfIntent(deps, intent, options);
+  /** After a question's yes: the same order another run placed meanwhile is asked about, again after each yes. */
+  const askedAgain = async (before: Footprint, what: string, cancelled: InterruptedError): Promise<void> => {
+    for (let meanwhile = placedMeanwhile(journal, intent, before); meanwhile;) {
+      if (
+        !(await deps.io.confirm(
+          `Another giftcodes run placed ${what} while you were asked (${meanwhile.said}). Place this one too, a second order?`,
+          '--yes',
+          'a second order',
+          { cancelled },
+        ))
+      )
+        throw declined(cancelled);
+      meanwhile = placedMeanwhile(journal, intent, meanwhile.now);
+    }
+  };
   // A request sent more than a day ago without an answer: the server may have forgotten its key, and sending it again
   // is then a second order if the first went through. Never "no second charge" there (a review was charged twice
   // under those words); a person at a terminal is asked first.
@@ -292,10 +308,13 @@ async function resumeOne(
     );
     if (deps.io.canPrompt && options.yes !== true) {
       const cancelled = nothingSent();
+      const seen = requestFootprint(journal, intent);
       if (
         !(await deps.io.confirm(`Send the order for ${what} again anyway?`, '--yes', 'a second order', { cancelled }))
       )
         throw declined(cancelled);
+      // A yes given while another run placed the same order (a review: charged without a word).
+      await askedAgain(seen, what, cancelled);
     }
   } else if (neverSent(intent)) {
     // Never sent (`sending` is durable before the POST may go): this places the order for the first time. Not
@@ -308,25 +327,12 @@ async function resumeOne(
     );
     if (intent.environment === 'live' && deps.io.canPrompt && options.yes !== true) {
       const cancelled = nothingSent();
-      let seen = requestFootprint(journal, intent);
+      const seen = requestFootprint(journal, intent);
       if (!(await deps.io.confirm(`Place the live order for ${what} now?`, '--yes', 'a live order', { cancelled })))
         throw declined(cancelled);
       // The same order placed by another run while the question waited (the nightly job, a second window): this
       // run held its note, so that run placed one of its own, and a yes here is a second (an adversarial review).
-      // Asked again after each yes, for as long as another run placed one meanwhile.
-      for (let meanwhile = placedMeanwhile(journal, intent, seen); meanwhile;) {
-        if (
-          !(await deps.io.confirm(
-            `Another giftcodes run placed ${what} while you were asked (${meanwhile.said}). Place this one too, a second order?`,
-            '--yes',
-            'a second order',
-            { cancelled },
-          ))
-        )
-          throw declined(cancelled);
-        seen = meanwhile.now;
-        meanwhile = placedMeanwhile(journal, intent, seen);
-      }
+      await askedAgain(seen, what, cancelled);
     }
   } else if (intent.phase === 'sending' || !intent.orderId)
     deps.io.say(
