@@ -69,10 +69,12 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
   if (key === undefined && intents.some((intent) => interruptedHere(intent, spec))) return undefined;
   // isAlive is false for another machine's run: its pid says nothing here. In any profile holding this key: one reseller
   // to the API (a review's second profile placed the same order beside a live run of the first without a word).
+  // At any spelling of the address: the same API key is one reseller to one API (a review's nightly job at
+  // `localhost` was not named beside a run at 127.0.0.1, and a yes was a second charge).
   return intents.find(
     (intent) =>
       intent.key !== key &&
-      sameOrder(intent, { ...spec, profile: intent.profile }) &&
+      sameOrder(intent, { ...spec, profile: intent.profile, baseUrl: intent.baseUrl }) &&
       intent.owner.pid !== process.pid &&
       isAlive(intent.owner),
   )?.owner.pid;

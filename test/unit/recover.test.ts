@@ -289,6 +289,9 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     // With a key: another key's run is a second order all the same; the run of this very key is this order.
     expect(placingNow(j, spec, 'my-key')).toBe(process.ppid);
     expect(placingNow(j, spec, 'running')).toBeUndefined();
+    // The same server at another spelling, with the same API key: the same reseller; another API key: not.
+    expect(placingNow(j, { ...spec, baseUrl: 'http://localhost:4010' }, undefined)).toBe(process.ppid);
+    expect(placingNow(j, { ...spec, baseUrl: 'http://localhost:4010', keyId: 'other' }, undefined)).toBeUndefined();
     // With a key, an interrupted run of the same order under another key is no reason to stay silent.
     const keyed = journal();
     await left(keyed, { key: 'dead-one' });
