@@ -15,7 +15,7 @@ import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../error
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
 import { isAlive } from '../journal/owner.js';
-import { beganSince } from './recover.js';
+import { footprintOf, placedSince, type Footprint } from './recover.js';
 import {
   endedWithinDay,
   inScope,
@@ -723,14 +723,6 @@ export function sameRowsRunning(
   return fitting(otherFamilies(running, family).flat(), todo);
 }
 
-/** What other runs had under way of a plan's rows as its question was asked: their notes by key, and when. */
-export interface RowsFootprint {
-  notes: ReadonlyMap<string, Intent>;
-  /** Other runs' notes never sent, of dead runs: no order then, one if they end placed or sent. */
-  unsent: ReadonlySet<string>;
-  at: string;
-}
-
 /**
  * Of another run than this plan's (another plan, --batch or a single order), at this environment with this API key
  * (any address spelling, any profile: one reseller to the API): a review's nightly job at `localhost` and a single
@@ -748,50 +740,25 @@ function otherRun(
   );
 }
 
-/**
- * The notes of other runs whose request went out, or that a live process holds (about to send), by key: read as a live
- * plan's question is asked, and again after its yes (rowsPlacedSince). The records are read only then: 90,000 of
- * them took 0.7 s more before the question (a review).
- */
-export function otherRunsNotes(intents: readonly Intent[], scope: Scope, family: string): RowsFootprint {
-  const notes = new Map<string, Intent>();
-  const unsent = new Set<string>();
-  for (const i of intents) {
-    if (!otherRun(i, scope, family)) continue;
-    if (!neverSent(i) || (i.owner.pid !== process.pid && isAlive(i.owner))) notes.set(i.key, i);
-    else unsent.add(i.key);
-  }
-  return { notes, unsent, at: new Date().toISOString() };
+/** Other runs' orders under way as a live plan's first question is asked (recover.ts footprintOf). */
+export function otherRunsNotes(intents: readonly Intent[], scope: Scope, family: string): Footprint {
+  return footprintOf(intents, (i) => otherRun(i, scope, family));
 }
 
 /**
  * The orders of rows this run orders (fitting: no more of one than it orders) that other runs placed, sent or began
- * since `before`: a note not there then, or a record of an order placed or sent that ended since, of a key no note had
- * then, begun since or never sent then. An adversarial review's two plans sharing two rows were both charged within a minute, without a word.
+ * since `before` (recover.ts placedSince). An adversarial review's two plans sharing two rows were both charged within
+ * a minute, without a word.
  */
 export function rowsPlacedSince(
   now: { intents: readonly Intent[]; records: () => readonly OrderRecord[] },
-  before: RowsFootprint,
+  before: Footprint,
   scope: Scope,
   family: string,
   todo: readonly { productId: string; quantity: number }[],
-): { since: (Intent | OrderRecord)[]; now: RowsFootprint } {
-  const notes = otherRunsNotes(now.intents, scope, family);
-  const fresh: (Intent | OrderRecord)[] = [...notes.notes].flatMap(([key, i]) => (before.notes.has(key) ? [] : [i]));
-  const noted = new Set(fresh.map((i) => i.key));
-  for (const r of now.records())
-    if (
-      otherRun(r, scope, family) &&
-      !before.notes.has(r.key) &&
-      !noted.has(r.key) &&
-      (r.endedAt ?? r.updatedAt) >= before.at &&
-      // Begun since, or a note never sent then (recover.ts beganSince): an older order's record ended since (an
-      // abandoned one delivered by codes get) was placed before the question (a review was asked about it).
-      beganSince(r, before) &&
-      (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused'))
-    )
-      fresh.push(r);
-  return { since: fitting(fresh, todo), now: notes };
+): { since: (Intent | OrderRecord)[]; now: Footprint } {
+  const placed = placedSince(now, before, (item) => otherRun(item, scope, family));
+  return { since: fitting(placed.since, todo), now: placed.now };
 }
 
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */

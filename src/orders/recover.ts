@@ -343,10 +343,10 @@ export interface Request {
   keyId?: string | undefined;
 }
 
-/** What other runs had of a request as a question was asked: their notes' keys, and when. */
+/** What other runs had under way as a question was asked: their notes by key, and when. */
 export interface Footprint {
   /** Notes whose request went out, or that a live process of another run holds: orders under way. */
-  notes: ReadonlyMap<string, string>;
+  notes: ReadonlyMap<string, Intent>;
   /** Notes of dead runs never sent: placed nothing then, an order if they end placed or sent. */
   unsent: ReadonlySet<string>;
   at: string;
@@ -377,50 +377,90 @@ const sameRequest =
     (o.keyId === undefined || o.keyId === request.keyId);
 
 /**
- * The orders of `request` (of every request, without one: a guided order's is not known before its questions) other
- * runs have under way, by key, each said as its order id, else its key: the journal's notes whose request went out,
- * or that a live process of another run holds (about to send); and the notes of dead runs never sent. Read before a
- * question; placedMeanwhile reads them again after it, with the records ended since. The records are not read here:
- * 90,000 of them took 0.5 to 1 s before the question.
+ * The notes among `intents` that `of` takes, of orders under way (sent, or held by a live process of another run,
+ * about to send), and the dead runs' notes never sent: read before a question, and again after it (placedSince). The
+ * records are not read here: 90,000 of them took 0.5 to 1 s before the question. One footprint for a single order
+ * (requestFootprint) and a plan's rows (plan.ts otherRunsNotes).
  */
-export function requestFootprint(journal: Journal, request?: Request): Footprint {
-  const same = request ? sameRequest(request) : () => true;
-  const notes = new Map<string, string>();
+export function footprintOf(intents: readonly Intent[], of: (intent: Intent) => boolean): Footprint {
+  const notes = new Map<string, Intent>();
   const unsent = new Set<string>();
-  for (const other of journal.read().intents) {
-    if (!same(other)) continue;
-    if (!neverSent(other)) notes.set(other.key, other.orderId ?? `key ${other.key}, sent`);
-    else if (other.owner.pid !== process.pid && isAlive(other.owner))
-      notes.set(other.key, `key ${other.key}, being placed by pid ${other.owner.pid}`);
+  for (const other of intents) {
+    if (!of(other)) continue;
+    if (!neverSent(other) || (other.owner.pid !== process.pid && isAlive(other.owner))) notes.set(other.key, other);
     else unsent.add(other.key);
   }
   return { notes, unsent, at: new Date().toISOString() };
 }
 
 /**
- * An order of the request another run placed since `before` (an adversarial review was charged twice, then three
- * times, by runs that began or sent during a question), said as its order id or key; with the footprint now. New: a
- * note not there before; or a record of an order placed or sent that ended since, of a key no note had then, begun
- * since or a note never sent then. An older order's record ended since (an abandoned one delivered by `codes get`, as
- * the question itself said to do) is no order placed meanwhile (a review was asked about its own order).
+ * The orders that `of` takes placed since `before`, notes first (an adversarial review was charged twice, then three
+ * times, by runs that began or sent during a question): a note not there before; or a record of an order placed or
+ * sent that ended since, of a key no note had then, begun since or a note never sent then. An older order's record
+ * ended since (an abandoned one delivered by `codes get`, as a question itself said to do) is no order placed
+ * meanwhile (a review was asked about its own order). With the footprint now.
  */
+export function placedSince(
+  now: { intents: readonly Intent[]; records: () => readonly OrderRecord[] },
+  before: Footprint,
+  of: (item: Intent | OrderRecord) => boolean,
+): { since: (Intent | OrderRecord)[]; now: Footprint } {
+  const footprint = footprintOf(now.intents, of);
+  const since: (Intent | OrderRecord)[] = [...footprint.notes].flatMap(([key, i]) =>
+    before.notes.has(key) ? [] : [i],
+  );
+  const noted = new Set(since.map((i) => i.key));
+  for (const r of now.records())
+    if (
+      of(r) &&
+      !before.notes.has(r.key) &&
+      !noted.has(r.key) &&
+      (r.endedAt ?? r.updatedAt) >= before.at &&
+      beganSince(r, before) &&
+      (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused'))
+    )
+      since.push(r);
+  return { since, now: footprint };
+}
+
+/** The orders of `request` (of every request, without one: a guided order's is not known before its questions) under way. */
+export function requestFootprint(journal: Journal, request?: Request): Footprint {
+  return footprintOf(journal.read().intents, request ? sameRequest(request) : () => true);
+}
+
+/** An order of the request another run placed since `before`, said as its order id or key; with the footprint now. */
 export function placedMeanwhile(
   journal: Journal,
   request: Request,
   before: Footprint,
 ): { said: string; now: Footprint } | undefined {
-  const now = requestFootprint(journal, request);
-  for (const [key, said] of now.notes) if (!before.notes.has(key)) return { said, now };
-  const same = sameRequest(request);
-  const ended = journal.history
-    .list()
-    .find(
-      (r) =>
-        same(r) &&
-        !before.notes.has(r.key) &&
-        (r.endedAt ?? r.updatedAt) >= before.at &&
-        beganSince(r, before) &&
-        (r.orderId !== undefined || (r.sent === true && r.outcome !== 'refused')),
-    );
-  return ended && { said: ended.orderId ?? `key ${ended.key}, sent`, now };
+  const { since, now } = placedSince(
+    { intents: journal.read().intents, records: () => journal.history.list() },
+    before,
+    sameRequest(request),
+  );
+  const [first] = since;
+  if (first === undefined) return undefined;
+  const said =
+    first.orderId ??
+    ('owner' in first && neverSent(first)
+      ? `key ${first.key}, being placed by pid ${first.owner.pid}`
+      : `key ${first.key}, sent`);
+  return { said, now };
+}
+
+/**
+ * After a question's yes: each order of `request` another run placed meanwhile is put to `ask` (its question, which
+ * throws on No), again after each yes, for as long as more came. One loop for `order place` and `order resume`.
+ */
+export async function askWhilePlaced(
+  journal: Journal,
+  request: Request,
+  before: Footprint,
+  ask: (said: string) => Promise<void>,
+): Promise<void> {
+  for (let meanwhile = placedMeanwhile(journal, request, before); meanwhile;) {
+    await ask(meanwhile.said);
+    meanwhile = placedMeanwhile(journal, request, meanwhile.now);
+  }
 }

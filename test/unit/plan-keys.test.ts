@@ -10,6 +10,7 @@ import type { OrderRecord, Scope } from '../../src/journal/history.js';
 import { keyIdOf } from '../../src/journal/intent.js';
 import { currentOwner } from '../../src/journal/owner.js';
 import { dead } from '../helpers/journal.js';
+import type { Footprint } from '../../src/orders/recover.js';
 import { Journal } from '../../src/journal/journal.js';
 import {
   abandonedSentGone,
@@ -18,7 +19,6 @@ import {
   sameRowsLeft,
   sameRowsRunning,
   otherRunsNotes,
-  type RowsFootprint,
   rowsPlacedSince,
   olderVersionRows,
   deliveredUnderOtherScope,
@@ -935,12 +935,12 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
     { productId: 'q', quantity: 2 },
     { productId: 'r', quantity: 3 },
   ];
-  const asked = (at = Date.now()): RowsFootprint => ({
+  const asked = (at = Date.now()): Footprint => ({
     notes: new Map<string, Intent>(),
     unsent: new Set<string>(),
     at: new Date(at).toISOString(),
   });
-  const since = (intents: Intent[], records: OrderRecord[], before: RowsFootprint = asked(), rows = todo) =>
+  const since = (intents: Intent[], records: OrderRecord[], before: Footprint = asked(), rows = todo) =>
     rowsPlacedSince({ intents, records: () => records }, before, scope, family, rows).since;
   const later = new Date(Date.now() + 1000).toISOString();
 

@@ -1223,11 +1223,10 @@ async function askedMeanwhile(
   before: Footprint,
   what: string,
 ): Promise<void> {
-  const { placedMeanwhile } = await import('../../orders/recover.js');
-  for (let meanwhile = placedMeanwhile(journal, request, before); meanwhile;) {
-    await secondOrder(io, false, `another giftcodes run placed ${what} while you were asked (${meanwhile.said})`, what);
-    meanwhile = placedMeanwhile(journal, request, meanwhile.now);
-  }
+  const { askWhilePlaced } = await import('../../orders/recover.js');
+  await askWhilePlaced(journal, request, before, (said) =>
+    secondOrder(io, false, `another giftcodes run placed ${what} while you were asked (${said})`, what),
+  );
 }
 
 async function secondOrder(io: Io, yesGiven: boolean, why: string, what: string, refusedBelow = false): Promise<void> {

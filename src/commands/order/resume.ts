@@ -262,7 +262,7 @@ async function resumeOne(
 ): Promise<Driven | { settled: Intent }> {
   // Loaded here, not at the top: a command module is in every command's start, and intent.ts brings node:crypto
   // into ping's (test/e2e/startup.test.ts).
-  const [{ sayReached }, { driveIntent }, { neverSent, staleness }, { placedMeanwhile, requestFootprint }] =
+  const [{ sayReached }, { driveIntent }, { neverSent, staleness }, { askWhilePlaced, requestFootprint }] =
     await Promise.all([
       import('../../orders/lifecycle.js'),
       import('../../orders/drive.js'),
@@ -277,20 +277,18 @@ async function resumeOne(
   }
   const api = await clientOfIntent(deps, intent, options);
   /** After a question's yes: the same order another run placed meanwhile is asked about, again after each yes. */
-  const askedAgain = async (before: Footprint, what: string, cancelled: InterruptedError): Promise<void> => {
-    for (let meanwhile = placedMeanwhile(journal, intent, before); meanwhile;) {
+  const askedAgain = (before: Footprint, what: string, cancelled: InterruptedError): Promise<void> =>
+    askWhilePlaced(journal, intent, before, async (said) => {
       if (
         !(await deps.io.confirm(
-          `Another giftcodes run placed ${what} while you were asked (${meanwhile.said}). Place this one too, a second order?`,
+          `Another giftcodes run placed ${what} while you were asked (${said}). Place this one too, a second order?`,
           '--yes',
           'a second order',
           { cancelled },
         ))
       )
         throw declined(cancelled);
-      meanwhile = placedMeanwhile(journal, intent, meanwhile.now);
-    }
-  };
+    });
   // A request sent more than a day ago without an answer: the server may have forgotten its key, and sending it again
   // is then a second order if the first went through. Never "no second charge" there (a review was charged twice
   // under those words); a person at a terminal is asked first.
