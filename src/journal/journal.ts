@@ -56,7 +56,7 @@ import {
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
 import { sweepLeftBy, type LeftBy } from '../files/codes-temps.js';
 import { intentSchema } from './schema.js';
-import { unitsOf, unreadableOwnHint } from '../output/words.js';
+import { mayBeOwn, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
 import { groupBy } from '../group.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
@@ -970,13 +970,10 @@ function placedElsewhereBefore(record: OrderRecord): CliError {
   // Answered while journal files here could not be read (machine.ts placedElsewhere): it may be this directory's own.
   // The order is named in the message it was refused with (a refused record keeps no order id).
   const orderId = record.orderId ?? /with order (\S+?),/.exec(record.error?.message ?? '')?.[1];
-  const own =
-    orderId !== undefined && /journal file cannot be read/.test(record.error?.message ?? '')
-      ? unreadableOwnHint(orderId)
-      : undefined;
+  const own = orderId !== undefined && mayBeOwn(record.error?.message) ? unreadableOwnHint(orderId) : undefined;
   return new CliError(
     ExitCode.api,
-    `the key ${record.key} was answered at ${record.endedAt ?? record.updatedAt} with an order placed under it elsewhere (another config directory or machine${own ? ', or a run from here whose journal file cannot be read' : ''}), not from here: a key names one order, so it is never sent from here again, and nothing was sent now`,
+    `the key ${record.key} was answered at ${record.endedAt ?? record.updatedAt} with an order placed under it elsewhere (another config directory or machine${own ? UNREADABLE_OWN : ''}), not from here: a key names one order, so it is never sent from here again, and nothing was sent now`,
     {
       code: 'order_placed_elsewhere',
       ...(orderId !== undefined ? { orderId } : {}),

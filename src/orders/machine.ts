@@ -16,7 +16,7 @@ import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
 import { placeCommand } from '../output/pinned-hint.js';
-import { unitsOf, unreadableOwnHint } from '../output/words.js';
+import { unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from './wait.js';
 
@@ -97,7 +97,7 @@ function placedElsewhere(order: Order, intent: Intent, unreadable = 0): CliError
   const own = unreadable > 0 ? unreadableOwnHint(order.id, unreadable) : undefined;
   return new CliError(
     ExitCode.api,
-    `the API answered the key ${intent.key} with order ${order.id}, which an earlier request under that key placed, not this run (another config directory or machine ran the same plan, or the key was given again${own ? `, or a run from here whose journal file cannot be read` : ''}): its codes are not written here, so they are never handed out twice, and nothing was charged now`,
+    `the API answered the key ${intent.key} with order ${order.id}, which an earlier request under that key placed, not this run (another config directory or machine ran the same plan, or the key was given again${own ? UNREADABLE_OWN : ''}): its codes are not written here, so they are never handed out twice, and nothing was charged now`,
     {
       code: 'order_placed_elsewhere',
       orderId: order.id,

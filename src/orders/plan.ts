@@ -33,7 +33,7 @@ import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
-import { counted, firstOf, grouped, linesOf, unitsOf, unreadableOwnHint } from '../output/words.js';
+import { counted, firstOf, grouped, linesOf, mayBeOwn, unitsOf, unreadableOwnHint } from '../output/words.js';
 import { groupBy } from '../group.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
@@ -1319,7 +1319,7 @@ export function planFailure(
                 `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
               : staleRow
                 ? `line ${staleRow.row}'s key (${staleRow.key}) was abandoned without an answer over a day ago and is never sent again: look in the provider's dashboard for its order (giftcodes order show ${staleRow.key} says what to look for); if there is none, order the row by itself: ${placeCommand({ environment, productId: staleRow.productId, quantity: staleRow.quantity })} (the plan does not send that key again)`
-                : elsewhere && elsewhere.error!.orderId && /journal file cannot be read/.test(elsewhere.error!.message)
+                : elsewhere && elsewhere.error!.orderId && mayBeOwn(elsewhere.error!.message)
                   ? // Files here that cannot be read may hold the row's own order: its own way on, never a second order.
                     `line ${elsewhere.row}: ${unreadableOwnHint(elsewhere.error!.orderId)}`
                   : elsewhere

@@ -79,6 +79,17 @@ export function linesOf(lines: readonly number[]): string {
   return said.length === 1 ? `lines ${said[0]}` : `lines ${said.slice(0, -1).join(', ')} and ${said.at(-1)}`;
 }
 
+/**
+ * The words an order_placed_elsewhere refusal adds when journal files here cannot be read (machine.ts), and by which a
+ * plan's hint and the next run's refusal (journal.ts) know it from the message a record keeps.
+ */
+export const UNREADABLE_OWN = ', or a run from here whose journal file cannot be read';
+
+/** Whether a refusal's message says its order may be this directory's own (UNREADABLE_OWN). */
+export function mayBeOwn(message: string | undefined): boolean {
+  return message?.includes(UNREADABLE_OWN) === true;
+}
+
 /** The way on from an order a run from here may have placed under a key whose journal file cannot be read. */
 export function unreadableOwnHint(orderId: string, unreadable?: number): string {
   const files =
