@@ -942,7 +942,9 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
   });
   const since = (intents: Intent[], records: OrderRecord[], before: Footprint = asked(), rows = todo) =>
     rowsPlacedSince({ intents, records: () => records }, before, scope, family, rows).since;
-  const later = new Date(Date.now() + 1000).toISOString();
+  // An hour ahead: computed as the tests are collected, and a loaded CI machine ran them more than a second later (2
+  // failures in CI, 11:01 on 2026-12-01), when a second ahead had become the past.
+  const later = new Date(Date.now() + 3_600_000).toISOString();
 
   it('a note sent or held by a live run, a record ended since; of another plan or a single order, any address', () => {
     const sent = note(keyIn(other, 'q', 2), { productId: 'q', quantity: 2 });

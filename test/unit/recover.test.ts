@@ -211,14 +211,14 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
     );
     expect(placedMeanwhile(recorded, request, asked)).toBeUndefined();
     await recorded.history.record(
-      recordAt('r-1', new Date(Date.now() + 1000).toISOString(), { ...request, orderId: 'ord_r' }),
+      recordAt('r-1', new Date(Date.now() + 3_600_000).toISOString(), { ...request, orderId: 'ord_r' }),
     );
     expect(placedMeanwhile(recorded, request, asked)?.said).toBe('ord_r');
     // A record sent and abandoned before its answer may have been placed; one written after the question of an order
     // that ended before it did not end meanwhile; an older record without a key id is of any key.
     const more = journal();
     const at = none();
-    const later = new Date(Date.now() + 1000).toISOString();
+    const later = new Date(Date.now() + 3_600_000).toISOString();
     await more.history.record({
       ...recordAt('late', later, { ...request, orderId: 'ord_late' }),
       endedAt: new Date(Date.now() - 60_000).toISOString(),
@@ -261,7 +261,7 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
     await left(j, { key: 'live', phase: 'sending', environment: 'live', alive: true });
     await left(j, { key: 'rotated', phase: 'sending', keyId: 'k2', alive: true });
     await j.history.record(
-      recordAt('r-2', new Date(Date.now() + 1000).toISOString(), {
+      recordAt('r-2', new Date(Date.now() + 3_600_000).toISOString(), {
         ...request,
         orderId: undefined,
         outcome: 'refused',
@@ -269,7 +269,11 @@ describe('requestFootprint and placedMeanwhile: the same order another run place
       }),
     );
     await j.history.record(
-      recordAt('r-3', new Date(Date.now() + 1000).toISOString(), { ...request, orderId: undefined, outcome: 'failed' }),
+      recordAt('r-3', new Date(Date.now() + 3_600_000).toISOString(), {
+        ...request,
+        orderId: undefined,
+        outcome: 'failed',
+      }),
     );
     expect([...requestFootprint(j, { ...request, key: 'mine' }).notes]).toEqual([]);
     expect(placedMeanwhile(j, { ...request, key: 'mine' }, none(Date.now() - 60_000))).toBeUndefined();
