@@ -29,9 +29,10 @@ export function outLockPath(target: string): string {
 
 /**
  * Takes the lock of an --out target (an absolute path), or throws: UsageError `out_busy` (exit 2) when a
- * live process holds it, LocalError (exit 8) when the directory refuses the lock file.
+ * live process holds it, LocalError (exit 8) when the directory refuses the lock file. `placing`: the caller is about
+ * to place an order whose codes go there (busy's words).
  */
-export function lockOutTarget(target: string): OutLock {
+export function lockOutTarget(target: string, placing = false): OutLock {
   const path = outLockPath(target);
   const me = currentHolder();
   for (let attempt = 0; attempt < 10; attempt++) {
@@ -50,10 +51,10 @@ export function lockOutTarget(target: string): OutLock {
     }
     const holder = readHolder(path);
     if (holder === undefined) continue; // released meanwhile: try again
-    if (holder === 'unreadable' || holderAlive(holder)) throw busy(target, path, holder);
+    if (holder === 'unreadable' || holderAlive(holder)) throw busy(target, path, holder, placing);
     breakStale(path, holder, me, target);
   }
-  throw busy(target, path, readHolder(path) ?? 'unreadable');
+  throw busy(target, path, readHolder(path) ?? 'unreadable', placing);
 }
 
 /** Alive only when provably so on this boot; a stopped process is alive. */
@@ -137,13 +138,26 @@ function readHolder(path: string): LockHolder | 'unreadable' | undefined {
   }
 }
 
-function busy(target: string, path: string, holder: LockHolder | 'unreadable'): UsageError {
+/**
+ * The refusal of a target another process holds. To a run about to place an order, the holder may be placing the same
+ * one (a second window, a copy of the plan): "choose another --out file" was then a second charge (a review followed it,
+ * and a plan's edited out cell the same), so its words say where that order's codes will be, and what another file does.
+ */
+function busy(target: string, path: string, holder: LockHolder | 'unreadable', placing: boolean): UsageError {
   if (holder === 'unreadable') {
     return new UsageError(`${target} is locked by ${path}, which cannot be read`, {
       code: 'out_busy',
       hint: `if no giftcodes process is writing ${target}, remove ${path}`,
     });
   }
+  if (placing)
+    return new UsageError(
+      `another giftcodes process (pid ${holder.pid}) holds ${target}: it is writing codes there, or placing an order whose codes go there`,
+      {
+        code: 'out_busy',
+        hint: `wait for pid ${holder.pid} to finish (giftcodes order pending shows an order it is placing): if it is this same order, its codes will be in ${target}, and another file would order them a second time`,
+      },
+    );
   return new UsageError(`another giftcodes process (pid ${holder.pid}) is writing ${target}`, {
     code: 'out_busy',
     hint: `wait for pid ${holder.pid} to finish, or choose another --out file`,

@@ -12,9 +12,14 @@ import { lockOutTarget, type OutLock } from './out-lock.js';
  * with --force), a device or pipe, a missing directory, a path another run is writing (out_busy), an
  * existing file without --force (exit 2); a directory, or a directory that cannot be written or holds
  * no space for the lock file (exit 8). '-' passes.
- * `lockHeldHere`: the caller holds the target's lock, so it is not reported busy.
+ * `lockHeldHere`: the caller holds the target's lock, so it is not reported busy. `placing`: the caller places an
+ * order whose codes go there (out-lock.ts busy: its hint must not send a person to another file).
  */
-export function checkOutTarget(out: string, force: boolean, options: { lockHeldHere?: boolean } = {}): void {
+export function checkOutTarget(
+  out: string,
+  force: boolean,
+  options: { lockHeldHere?: boolean; placing?: boolean } = {},
+): void {
   if (out === '-') return;
   const target = resolve(out);
   let stat: Stats | undefined;
@@ -55,7 +60,7 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
   }
   // Taking the lock and letting it go is also a write probe: a full or read-only disk is found here,
   // before an order is placed, rather than after it was charged; and a killed writer's lock is cleared.
-  if (!options.lockHeldHere) lockOutTarget(target).release();
+  if (!options.lockHeldHere) lockOutTarget(target, options.placing === true).release();
   if (stat && !force)
     throw new UsageError(`${out} exists`, {
       code: 'out_exists',
@@ -73,12 +78,12 @@ export function checkOutTarget(out: string, force: boolean, options: { lockHeldH
 export function holdOutTarget(out: string, force: boolean, ownDelivery: () => boolean): OutLock {
   const target = resolve(out);
   const check = (lockHeldHere: boolean): void => {
-    if (!ownDelivery()) checkOutTarget(target, force, { lockHeldHere });
+    if (!ownDelivery()) checkOutTarget(target, force, { lockHeldHere, placing: true });
   };
   // The first check also probes the lock (after the directory is known to exist): a killed writer's lock is
   // cleared even when the run is then refused (an existing file), never left beside the file for good.
   check(false);
-  const lock = lockOutTarget(target);
+  const lock = lockOutTarget(target, true);
   try {
     check(true);
   } catch (error) {

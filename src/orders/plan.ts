@@ -890,13 +890,19 @@ export function olderVersionRows(
 
 /**
  * The intents of this plan's family (its scope, file name and batch: `intents` are the scope's) that an earlier
- * run sent and never finished, whose rows the plan no longer has: the plan was edited since (a quantity fixed
- * after Ctrl-C), and they may have been charged. A row the plan still has is resumed with its key instead.
+ * run sent and never finished, or that a live run holds, whose rows the plan no longer has: the plan was edited
+ * since (a quantity fixed after Ctrl-C, a row's file renamed while it ran), and they may have been charged. A row the plan still has is resumed with its key instead.
  */
 export function interruptedGone(rows: readonly PlanRow[], intents: readonly Intent[], family: string): Intent[] {
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
-  // One never sent charged nothing (order pending names it as any other).
-  return intents.filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && !neverSent(i));
+  // One never sent charged nothing (order pending names it as any other), unless a live run of another process holds
+  // it: about to send (a review edited a row's out file while the plan ran, and the row was ordered twice unasked).
+  return intents.filter(
+    (i) =>
+      ofFamily(i.key, family) &&
+      !keys.has(i.key) &&
+      (!neverSent(i) || (i.owner.pid !== process.pid && isAlive(i.owner))),
+  );
 }
 
 /**
@@ -1377,7 +1383,7 @@ export async function outFileProblems(
         `quantity ${row.quantity} with ${row.out!}`,
       );
       if (tooMany) throw tooMany;
-      checkOutTarget(row.out!, force);
+      checkOutTarget(row.out!, force, { placing: true });
     } catch (error) {
       if (!isCliError(error)) throw error;
       // The codes of an order already paid for (another night's batch writing to the same name): say whose they

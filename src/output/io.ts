@@ -421,12 +421,13 @@ export class Io {
     message: string,
     answeringFlag: string,
     subject = 'this',
-    o: { defaultAnswer?: boolean; cancelled?: InterruptedError } = {},
+    o: { defaultAnswer?: boolean; cancelled?: InterruptedError; hint?: string } = {},
   ): Promise<boolean> {
     if (!this.canPrompt) {
       throw new UsageError(`${subject} needs confirmation, and this run is not interactive`, {
         code: 'confirmation_required',
-        hint: `pass ${answeringFlag} to confirm without a prompt`,
+        // A question whose first way on is not the flag (another run placing those rows right now) gives its own.
+        hint: o.hint ?? `pass ${answeringFlag} to confirm without a prompt`,
       });
     }
     const { confirm } = await import('@inquirer/prompts');

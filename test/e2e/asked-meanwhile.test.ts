@@ -363,3 +363,61 @@ describe('a copy of a plan run while that plan runs', () => {
     expect(await chargesFor(held.server, 'netflix-us-30', 1)).toHaveLength(1);
   });
 });
+
+// A review: a second window's run at the same codes file was refused as busy with "choose another --out file", and
+// that other file was a second order of the same codes (a plan's edited out cell the same; its refusal then said "pass
+// --yes", and --yes was the row charged twice).
+describe('a codes file another run holds while placing the same order', () => {
+  const served = servedApi(['--fulfil-after', '0']);
+
+  it('order place and the plan are refused without sending another file; the plan edited to another file says the run', async () => {
+    const configDir = await loggedIn(served.server);
+    const dir = tempDir();
+    const codes = join(dir, 's.csv');
+    const plan = join(dir, 'r1.csv');
+    writeFileSync(plan, `product,quantity,out\nsteam-us-20,4,${codes}\n`);
+    const paused = await placingFor60s(['order', 'place', '--plan', plan], configDir);
+    const pid = paused.proc.pid!;
+    const single = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '4', '--out', codes], {
+      configDir,
+    });
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir });
+    for (const run of [single, again]) {
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`another giftcodes process (pid ${pid}) holds ${codes}`);
+      expect(run.stderr).toContain(
+        `if it is this same order, its codes will be in ${codes}, and another file would order them a second time`,
+      );
+      expect(run.stderr).not.toContain('choose another');
+    }
+    writeFileSync(plan, `product,quantity,out\nsteam-us-20,4,${join(dir, 's2.csv')}\n`);
+    const edited = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(edited.code, edited.stderr).toBe(2);
+    expect(edited.stderr).toContain(
+      `changed since another run (pid ${pid}) started 1 row it no longer has, which it is placing right now: 4 × steam-us-20`,
+    );
+    expect(edited.stderr).toMatch(
+      new RegExp(`hint: wait for the run \\(pid ${pid}\\) placing the rows this plan no longer has to finish`),
+    );
+    expect(edited.stderr).not.toContain('pass --yes');
+    paused.proc.kill('SIGKILL');
+    await paused.result;
+    expect(await chargesFor(served.server, 'steam-us-20', 4)).toHaveLength(0);
+  });
+
+  it('codes get at a file another run writes keeps its words: another --out file is only another copy', async () => {
+    const configDir = await loggedIn(served.server);
+    const dir = tempDir();
+    const codes = join(dir, 'c.csv');
+    const paused = await placingFor60s(
+      ['order', 'place', '--product', 'steam-us-20', '--quantity', '3', '--out', codes],
+      configDir,
+    );
+    const got = await runCli(['codes', 'get', 'ord_missing', '--out', codes], { configDir });
+    expect(got.code, got.stderr).toBe(2);
+    expect(got.stderr).toContain(`another giftcodes process (pid ${paused.proc.pid}) is writing ${codes}`);
+    expect(got.stderr).toContain('or choose another --out file');
+    paused.proc.kill('SIGKILL');
+    await paused.result;
+  });
+});

@@ -256,7 +256,7 @@ describe('interruptedGone: rows of this plan an earlier run sent and never finis
   const family = planFamily(scope, '/plans/nightly.csv', undefined);
   const keyOf = (productId: string, quantity = 1): string =>
     rowKey(family, { productId, quantity, outCell: '', occurrence: 1 });
-  const intent = (key: string, phase: Intent['phase']): Intent => ({ key, phase }) as Intent;
+  const intent = (key: string, phase: Intent['phase'], owner = dead()): Intent => ({ key, phase, owner }) as Intent;
 
   it('a sent row (sending or accepted) whose key the plan no longer has: named; one the plan still has is resumed instead', () => {
     const gone = intent(keyOf('p', 50), 'sending');
@@ -283,6 +283,14 @@ describe('interruptedGone: rows of this plan an earlier run sent and never finis
         family,
       ),
     ).toEqual([]);
+    // Nor one this very run holds, never sent.
+    expect(interruptedGone(rows, [intent(keyOf('p', 50), 'prepared', currentOwner())], family)).toEqual([]);
+  });
+
+  // A review edited a row's codes file while the plan ran (as a busy file's hint said), and the row was ordered twice.
+  it('one never sent that a live run of another process holds: named, as it is about to send', () => {
+    const held = intent(keyOf('p', 50), 'prepared', { ...currentOwner(), pid: process.ppid, start: undefined });
+    expect(interruptedGone([row(1, keyOf('p', 5), 'legacy')], [held], family)).toEqual([held]);
   });
 });
 

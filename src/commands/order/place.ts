@@ -145,7 +145,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
   ) {
     const { checkOutTarget } = await import('../../export/out-target.js');
     // A file already there is refused before the questions (the same command resuming its own file has both flags).
-    if (out && out.path !== '-') checkOutTarget(out.path, out.force);
+    if (out && out.path !== '-') checkOutTarget(out.path, out.force, { placing: true });
     const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([
       import('../../orders/guided.js'),
       import('../catalog/list.js'),
@@ -614,13 +614,26 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       io.env.GIFTCODES_CONFIG_DIR,
     );
     if (left) io.warn(left);
+    // Of those, the rows a live run is placing right now (the plan edited while it ran, as a busy out file's old hint
+    // said: a review's edited out cell, then --yes, was that row charged twice): said as such, and the way on is to
+    // wait for it, not --yes.
+    const { isAlive } = await import('../../journal/owner.js');
+    const placingPids = [
+      ...new Set(unfinished.filter((i) => i.owner.pid !== process.pid && isAlive(i.owner)).map((i) => i.owner.pid)),
+    ];
+    const placingGone = placingPids.length > 0 ? ` (pid ${placingPids.join(', pid ')})` : '';
     if (unfinished.length > 0)
       io.warn(
         pinnedHint(
-          `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
-            unfinished.map(sentWords),
-            5,
-          )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
+          placingGone
+            ? `the plan ${o.plan} changed since another run${placingGone} started ${counted(unfinished.length, 'row')} it no longer has, which it is placing right now: ${firstOf(
+                unfinished.map(sentWords),
+                5,
+              )}; ordering the changed rows beside them orders those products a second time`
+            : `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
+                unfinished.map(sentWords),
+                5,
+              )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
         ),
       );
@@ -740,7 +753,14 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           )})${resuming > 0 ? `, and finish ${counted(resuming, 'interrupted row')}` : ''}?`,
           '--yes',
           `ordering ${counted(asking.length, 'row')} ${planChanged ? 'of a changed plan' : 'as new orders'}`,
-          { cancelled },
+          {
+            cancelled,
+            ...(placingGone
+              ? {
+                  hint: `wait for the run${placingGone} placing the rows this plan no longer has to finish, then see giftcodes order pending; --yes orders the changed rows beside them`,
+                }
+              : {}),
+          },
         ));
       if (!yes) throw cancelled;
     }
@@ -1377,13 +1397,13 @@ function guidedFileProblem(
   path: string,
   options: Pick<PlaceOptions, 'format' | 'force'>,
   encrypts: boolean,
-  checkOutTarget: (out: string, force: boolean) => void,
+  checkOutTarget: (out: string, force: boolean, options: { placing: boolean }) => void,
 ): string | true {
   // It asks for a file: standard output is --out - on the command line (a review's `-` printed the codes).
   if (path === '-') return 'name a file (for standard output, give --out - on the command line)';
   try {
     formatFor(path, options.format);
-    checkOutTarget(path, options.force === true);
+    checkOutTarget(path, options.force === true, { placing: true });
   } catch (error) {
     if (!isCliError(error)) return String(error);
     // The flags' hints (--force, --out, --format) are the command line's: at the question, another name is the way.
