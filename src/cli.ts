@@ -187,7 +187,13 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
       commanderMessage,
       controller.signal,
       words,
-      { configDir: io.env.GIFTCODES_CONFIG_DIR, profile, env: flags.env, baseUrl: flags.baseUrl },
+      {
+        configDir: io.env.GIFTCODES_CONFIG_DIR,
+        profile,
+        env: flags.env,
+        baseUrl: flags.baseUrl,
+        envBaseUrl: envBaseUrl(io.env),
+      },
       program,
     );
   }
@@ -509,4 +515,18 @@ function exit(code: number): Promise<never> {
   return new Promise<never>(() => {
     process.stdout.write('', () => process.exit(code));
   });
+}
+
+/**
+ * GIFTCODES_BASE_URL where it is an http(s) URL, for the `order place` of a hint (pinned-hint.ts). One that is no URL
+ * is the run's error itself, and no hint names it.
+ */
+function envBaseUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.GIFTCODES_BASE_URL?.trim();
+  if (!value) return undefined;
+  try {
+    return /^https?:$/.test(new URL(value).protocol) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -11,6 +11,12 @@ export interface RunPlace {
   env?: string | undefined;
   /** --base-url, when given as a flag: without it, the hint's `giftcodes catalog list` asks the profile's server. */
   baseUrl?: string | undefined;
+  /**
+   * GIFTCODES_BASE_URL, pinned as --base-url in a hint's `order place` only: a new order goes where the failing run's
+   * went. A cron job's environment is not the shell its log's hint is pasted in, and "to order it anew: giftcodes order
+   * place …" went to the profile's own server (a review). Elsewhere the hint reads where the person's shell points.
+   */
+  envBaseUrl?: string | undefined;
 }
 
 /**
@@ -23,7 +29,8 @@ export function pinnedHint(hint: string, place: RunPlace): string {
   const flag = (name: string, value: string | undefined): string =>
     value && !hint.includes(`--${name}`) ? `--${name} ${shellWord(value)} ` : '';
   const flags = `${flag('profile', place.profile)}${flag('env', place.env)}${flag('base-url', place.baseUrl)}`;
-  if (!dir && !flags) return hint;
+  const placing = place.baseUrl === undefined ? flag('base-url', place.envBaseUrl) : '';
+  if (!dir && !flags && !placing) return hint;
   // An order's resume or abandon by key goes where the order was made (its note's profile, server and environment):
   // this run's --base-url there read as the way to it, when it was the very mismatch refused (a docs review), and
   // its --profile as the profile the order was in (a review).
@@ -38,7 +45,7 @@ export function pinnedHint(hint: string, place: RunPlace): string {
         // (commands/order/scope.ts), and a hint's list hid the orders it was about (a review).
         /^order (resume|abandon|pending)\b/.test(hint.slice(at + match.length))
         ? `${before}${byKey}`
-        : `${before}${dir}giftcodes ${flags}`,
+        : `${before}${dir}giftcodes ${flags}${/^order place\b/.test(hint.slice(at + match.length)) ? placing : ''}`,
   );
 }
 

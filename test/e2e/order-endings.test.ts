@@ -74,6 +74,24 @@ describe('order watch endings', () => {
     });
   });
 
+  // A review: a cron job's GIFTCODES_BASE_URL (a server other than the profile's); its failed order's hint, pasted in
+  // a shell without that variable, placed the new order at the profile's own server.
+  it("a failed order's hint orders it anew at the server GIFTCODES_BASE_URL named", async () => {
+    await withServer(['--fulfil-after', '100', '--fail-orders', '1'], async (failing) => {
+      await withServer([], async (own) => {
+        const configDir = await loggedIn(own);
+        const failed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--wait'], {
+          configDir,
+          env: { GIFTCODES_BASE_URL: failing.url },
+        });
+        expect(failed.code, failed.stderr).toBe(6);
+        expect(failed.stderr.trim().split('\n').at(-1)).toContain(
+          `to order it anew: GIFTCODES_CONFIG_DIR=${configDir} giftcodes --base-url ${failing.url} order place --env test --product amazon-us-10 --quantity 2`,
+        );
+      });
+    });
+  });
+
   // A review: a failed plan row finished by order resume (or watch, or codes get) was hinted a lone order place, and
   // the plan's next run ordered the row again under its next key: two orders for one row.
   it("a failed plan row finished by hand is its plan's to order anew, never an order place of its own", async () => {

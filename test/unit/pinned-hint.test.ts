@@ -18,6 +18,24 @@ describe('pinnedHint', () => {
     expect(pinnedHint('nothing to run', {})).toBe('nothing to run');
   });
 
+  // A review: a cron job's GIFTCODES_BASE_URL, its failed order's "to order it anew" pasted in a person's shell, and
+  // the new order went to the profile's own server.
+  it("pins GIFTCODES_BASE_URL in a hint's order place only, and a --base-url flag everywhere", () => {
+    const hint = 'ask the provider; to order it anew: giftcodes order place --env test --product p --quantity 3';
+    const place = { configDir: '/srv/gc', envBaseUrl: 'http://10.0.0.5:4010' };
+    expect(pinnedHint(hint, place)).toBe(
+      'ask the provider; to order it anew: GIFTCODES_CONFIG_DIR=/srv/gc giftcodes --base-url http://10.0.0.5:4010 order place --env test --product p --quantity 3',
+    );
+    expect(pinnedHint(`${hint}; see giftcodes catalog list`, { envBaseUrl: 'http://h' })).toBe(
+      'ask the provider; to order it anew: giftcodes --base-url http://h order place --env test --product p --quantity 3; see giftcodes catalog list',
+    );
+    // The flag wins; a hint that names its server already keeps it.
+    expect(pinnedHint(hint, { baseUrl: 'http://flag', envBaseUrl: 'http://env' })).toContain(
+      'giftcodes --base-url http://flag order place',
+    );
+    expect(pinnedHint(`${hint} --base-url http://there`, { envBaseUrl: 'http://env' })).not.toContain('http://env');
+  });
+
   it('pins a hint once: one pinned already is left as it is (a review found a second pass added a second prefix)', () => {
     const once = pinnedHint('see giftcodes order pending, then giftcodes order resume k', { configDir: '/srv/gc' });
     expect(pinnedHint(once, { configDir: '/srv/gc' })).toBe(once);
