@@ -192,6 +192,11 @@ export class Factory implements Deps {
       // Only with --verbose: each request's line (its path, its time) is otherwise made for nothing, ~30 ms of a
       // 1,000-row plan (BENCHMARKS.md, issue 33).
       log: this.io.verbose ? (line) => this.io.debug(line) : undefined,
+      onRetry: ({ cause, attempt, maxAttempts, delayMs }) =>
+        this.io.retrying(
+          `${cause}; trying again in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt} of ${maxAttempts})`,
+          `attempt ${attempt} of ${maxAttempts}`,
+        ),
       signal: this.signal,
       refusedKeyHint: refusedHint,
       baseUrlFrom,

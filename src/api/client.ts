@@ -43,6 +43,11 @@ export interface ApiClientOptions {
   retry: RetryPolicy;
   /** One line per HTTP attempt, for --verbose. */
   log?: (line: string) => void;
+  /**
+   * A request about to be tried again, and why: a spinner that never changed for minutes, and a cron log empty for
+   * two, while a slow API was retried (a person's day).
+   */
+  onRetry?: (retry: { cause: string; attempt: number; maxAttempts: number; delayMs: number }) => void;
   /** Aborted on SIGINT/SIGTERM. */
   signal?: AbortSignal;
   /** The profile's proxy URL, used when HTTPS_PROXY/HTTP_PROXY (any case) are unset. */
@@ -399,6 +404,7 @@ export class ApiClient {
         throw error;
       }
       this.options.log?.(`  retrying in ${(delay / 1000).toFixed(1)}s`);
+      this.options.onRetry?.({ cause: outcome.error(1).message, attempt: attempt + 1, maxAttempts, delayMs: delay });
       await sleep(delay, this.options.signal).catch(() => {
         throw this.interrupted();
       });

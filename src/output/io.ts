@@ -86,6 +86,8 @@ export class Io {
   private watchingErr = false;
   /** A spinner is drawn on the terminal now: a second one stays silent (spinner()). */
   private spinning = false;
+  /** The turning spinner's note of a request tried again (retrying), while one turns. */
+  private spinnerNote: ((note: string) => void) | undefined;
   /** Whether stdout is a regular file (beforeData): read once, when first needed. */
   private stdoutIsFile: boolean | undefined;
 
@@ -331,6 +333,16 @@ export class Io {
     this.stderr.write(this.redact(`${this.stamp()}${text}\n`));
   }
 
+  /**
+   * A request about to be tried again: `short` on the spinner where one turns (`attempt 2 of 6`); else `line`, the
+   * cause and the wait, as a notice (a log's stamped line says why the run waits). Not over a plan's progress line,
+   * whose rate already says the rows wait.
+   */
+  retrying(line: string, short: string): void {
+    if (this.spinnerNote) this.spinnerNote(short);
+    else if (!(this.stderrIsTTY && progressShown(this.streams.stderr))) this.notice(line);
+  }
+
   /** Warnings: stderr, silenced only by --quiet. */
   warn(text: string): void {
     if (this.quiet) return;
@@ -390,22 +402,30 @@ export class Io {
       isEnabled: true,
     }).start();
     let base = text;
+    let note = '';
     const started = Date.now();
     const shown = (): string => {
       const seconds = Math.floor((Date.now() - started) / 1000);
-      return o.elapsed && seconds >= SPINNER_ELAPSED_AFTER_S ? `${base} (${seconds} s)` : base;
+      const said = [o.elapsed && seconds >= SPINNER_ELAPSED_AFTER_S ? `${seconds} s` : '', note].filter(Boolean);
+      return said.length > 0 ? `${base} (${said.join('; ')})` : base;
+    };
+    this.spinnerNote = (next) => {
+      note = next;
+      spinner.text = shown();
     };
     // Never keeps the process alive: a run that is done exits whatever the spinner shows.
     const ticking = o.elapsed ? setInterval(() => (spinner.text = shown()), 1000).unref() : undefined;
     return {
       update: (next) => {
         base = next;
+        note = '';
         spinner.text = shown();
       },
       stop: (finalText) => {
         if (ticking) clearInterval(ticking);
         if (!spinner.isSpinning) return;
         this.spinning = false;
+        this.spinnerNote = undefined;
         if (finalText) spinner.stopAndPersist({ symbol: this.ce.green('✓'), text: finalText });
         else spinner.stop();
       },

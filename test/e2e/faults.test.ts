@@ -157,4 +157,36 @@ describe('a server that is gone, or never answers', () => {
       await new Promise((resolve) => silent.close(resolve));
     }
   });
+
+  // A person's day: a cron log stayed empty for two minutes while a slow API was retried, then said it gave up.
+  it('each attempt tried again is a stamped line of a log, with its cause and wait; --quiet says none', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const run = (extra: string[]) =>
+        runCli(['ping', '--request-timeout', '0.5', '--retries', '2', ...extra], {
+          baseUrl: url,
+          env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
+          timeoutMs: 120_000,
+        });
+      const logged = await run([]);
+      expect(logged.code).toBe(5);
+      const lines = logged.stderr.trim().split('\n');
+      expect(lines).toHaveLength(4);
+      for (const [i, line] of lines.slice(0, 2).entries())
+        expect(line).toMatch(
+          new RegExp(
+            `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z cannot reach ${url} \\(GET /v1/ping: no complete answer within 0\\.5s\\); trying again in \\d+\\.\\d s \\(attempt ${i + 2} of 3\\)$`,
+          ),
+        );
+      expect(lines[2]).toContain('error: cannot reach');
+      const quiet = await run(['--quiet']);
+      expect(quiet.code).toBe(5);
+      expect(quiet.stderr).not.toContain('trying again');
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
 });

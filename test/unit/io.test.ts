@@ -366,6 +366,44 @@ describe('Io spinner that counts the seconds', () => {
   });
 });
 
+// A person's day: `asking http://… (GET /v1/ping)` turned unchanged for minutes while a slow API was retried.
+describe('Io.retrying: a request tried again', () => {
+  it('on the turning spinner, its attempt beside the seconds, until the next update; else a notice of its cause', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const c = ioWith({ stderrIsTTY: true, env: { NO_COLOR: '1' } });
+      const spinner = await c.io.spinner('placing the order', { elapsed: true });
+      await vi.advanceTimersByTimeAsync((SPINNER_ELAPSED_AFTER_S + 1) * 1000);
+      c.io.retrying('cannot reach it; trying again in 0.2 s (attempt 2 of 6)', 'attempt 2 of 6');
+      await vi.advanceTimersByTimeAsync(200);
+      expect(c.err()).toContain(`placing the order (${SPINNER_ELAPSED_AFTER_S + 1} s; attempt 2 of 6)`);
+      expect(c.err()).not.toContain('cannot reach it');
+      spinner.update('order ord_1: pending');
+      await vi.advanceTimersByTimeAsync(1000);
+      spinner.stop();
+      expect(c.err()).toContain(`order ord_1: pending (${SPINNER_ELAPSED_AFTER_S + 1} s)`);
+      expect(c.err()).not.toContain('pending (attempt');
+      // With no spinner turning: the whole line, stamped in a log; nothing under --quiet or --json.
+      c.io.retrying('cannot reach it; trying again in 0.2 s (attempt 3 of 6)', 'attempt 3 of 6');
+      expect(c.err()).toContain('cannot reach it; trying again in 0.2 s (attempt 3 of 6)\n');
+      const log = ioWith({ stderrIsTTY: false });
+      log.io.retrying('cannot reach it; trying again', 'attempt 2 of 6');
+      expect(log.err()).toMatch(new RegExp(`^${ISO.source}cannot reach it; trying again\n$`));
+      for (const mode of [
+        { json: true, quiet: false },
+        { json: false, quiet: true },
+      ]) {
+        const silent = ioWith({ stderrIsTTY: false });
+        silent.io.setMode({ ...mode, verbose: false });
+        silent.io.retrying('cannot reach it', 'attempt 2 of 6');
+        expect(silent.err()).toBe('');
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("Io on a dumb terminal (TERM=dumb, as in Emacs's shell)", () => {
   it('stderr is written as a log: stamped lines, no spinner, no progress redrawn with \\r and escapes; it still prompts', async () => {
     const d = ioWith({ stdinIsTTY: true, stderrIsTTY: true, env: { TERM: 'dumb' } });
