@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DEMO_KEYS,
+  journalIntents,
   loggedIn,
   runCli,
   servedApi,
@@ -156,6 +157,22 @@ describe('a server that is gone, or never answers', () => {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+
+  // A person's day: `cannot reach …` at 2 a.m. left a person wondering whether the night's order was charged.
+  it('order place to a server that is gone: the error says nothing was sent or charged; nothing is left pending', async () => {
+    const server = await startServer();
+    const configDir = await loggedIn(server);
+    await server.stop();
+    const result = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '5', '--retries', '0'], {
+      configDir,
+      timeoutMs: 60_000,
+    });
+    expect(result.code).toBe(5);
+    expect(unstamped(result.stderr)).toContain(
+      `error: cannot reach ${server.url} (POST /v1/orders: connection refused); nothing was sent, so nothing was charged\n`,
+    );
+    expect(journalIntents(configDir)).toEqual([]);
   });
 
   // A person's day: a cron log stayed empty for two minutes while a slow API was retried, then said it gave up.

@@ -443,6 +443,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       ? undefined
       : leftByEarlierRuns(journal, (other) => other.key === intent.key, deps.io.env.GIFTCODES_CONFIG_DIR);
     if (left) deps.io.warn(left);
+    const firstRequest = neverSent(intent);
     const driven = await driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
       wait: waits,
       out: intent.out,
@@ -450,6 +451,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       timeoutS: options.timeout,
       // The lock held is this command's --out; a resumed intent writes where it was started to (its own lock).
       outLock: outLock && intent.out && resolve(intent.out.path) === outLock.target ? outLock : undefined,
+    }).catch((error: unknown) => {
+      // A first request that never left (a host not found, nothing listening): said, as a plan's rows say it. "cannot
+      // reach …" at 2 a.m. left a person wondering whether the night was charged (a person's day).
+      if (isCliError(error) && error.notSent && firstRequest && error.exitCode === ExitCode.network)
+        error.message = `${error.message}; nothing was sent, so nothing was charged`;
+      throw error;
     });
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
     // a failed night as a restock (a review; README says a run that failed ends with its error instead).
