@@ -140,7 +140,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     return true;
   };
   const helpFailed = async (): Promise<CliError | undefined> => {
-    const failure = (await Promise.all(helpWrites)).find((error) => error !== undefined);
+    // A reader that went away (`giftcodes order place --help | head -1`) read what it wanted: quiet, exit 0, as catalog
+    // list's reader going away is; it said "could not write the help", exit 8, every time (a person's day).
+    const failure = (await Promise.all(helpWrites)).find((error) => error !== undefined && error.code !== 'EPIPE');
     return failure === undefined ? undefined : stdoutFailed(failure, 'the help');
   };
   if (topic !== undefined) {

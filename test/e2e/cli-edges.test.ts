@@ -178,6 +178,21 @@ describe('output', () => {
     expect(result.status).toBe(0);
   });
 
+  // A person's day: `giftcodes order place --help | head -1` said "could not write the help", exit 8, every time.
+  it.each([['order place --help'], ['help order place'], ['--help']])(
+    'giftcodes %s | head -1: the first line, nothing on stderr, exit 0',
+    (args) => {
+      const script = `"${process.execPath}" "${BIN}" ${args} | head -1; exit \${PIPESTATUS[0]}`;
+      const result = spawnSync('bash', ['-c', script], {
+        encoding: 'utf8',
+        env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+      });
+      expect(result.stdout.split('\n')).toHaveLength(2);
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    },
+  );
+
   it('every --json error carries code, message, status (null when there is none) and exitCode', async () => {
     const { configDir } = served;
     const usage = await runCli(['--json', 'order', 'place', '--product', 'x', '--quantity', '0'], { configDir });
