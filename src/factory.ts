@@ -63,7 +63,7 @@ function warnKeyOnCommandLine(io: Io): void {
   if (io.json || warnedAboutArgv.has(io)) return;
   warnedAboutArgv.add(io);
   io.warn(
-    '--api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin',
+    '--api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login (it asks for the key; a script pipes it to giftcodes login --api-key-stdin)',
   );
 }
 

@@ -57,7 +57,7 @@ describe('--api-key on the command line', () => {
       .filter((line) => line.includes('--api-key puts the key'))
       .map((line) => line.replace(/^\S+Z /, ''));
     expect(warnings).toEqual([
-      'warning: --api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login --api-key-stdin',
+      'warning: --api-key puts the key in your shell history and in ps output; set GIFTCODES_API_KEY instead, or save it once with: giftcodes login (it asks for the key; a script pipes it to giftcodes login --api-key-stdin)',
     ]);
     // login with --api-key too (the key still went through argv).
     const login = await runCli(['login', '--api-key', KEY], { baseUrl: served.url });
