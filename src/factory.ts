@@ -194,7 +194,7 @@ export class Factory implements Deps {
       log: this.io.verbose ? (line) => this.io.debug(line) : undefined,
       onRetry: ({ cause, attempt, maxAttempts, delayMs }) =>
         this.io.retrying(
-          `${cause}; trying again in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt} of ${maxAttempts})`,
+          `${cause}; trying again ${delayMs < 100 ? 'at once' : `in ${(delayMs / 1000).toFixed(1)} s`} (attempt ${attempt} of ${maxAttempts})`,
           `attempt ${attempt} of ${maxAttempts}`,
         ),
       signal: this.signal,

@@ -266,6 +266,33 @@ describe('a refused plan names all its problems in one run', () => {
   });
 });
 
+describe('a refused plan with no catalog list saved here', () => {
+  // A person's day: a cron directory new that night refused a plan for its bad quantity, and only the next run for the
+  // typo in a product beside it.
+  it('says its product ids were not checked, and the dry run that checks them; not where there are none to check', async () => {
+    const configDir = tempDir();
+    const deps = {
+      ...harness({ journal: freshJournal() }).f,
+      configDir,
+      connection: () => Promise.reject(new Error('the key was read')),
+      currentTarget: () => Promise.resolve({ profile: 'shop', environment: 'test' as const, baseUrl: server.url }),
+    };
+    const refused = (path: string) =>
+      runVerb({ plan: path, concurrency: 1, yes: false, json: true } as PlaceOptions, deps).catch(
+        (e: unknown) => e as Error & { hint?: string },
+      );
+    const path = plan('stem-us-20,1\nsteam-us-50,1.5\n');
+    const error = await refused(path);
+    expect(error.message).toMatch(/has 1 bad row, nothing was ordered: line 2: quantity must be a whole number/);
+    expect(error.hint).toBe(
+      `each row is product,quantity[,out] (a header row product,quantity,out is optional); the product ids were not checked (no catalog list saved here): giftcodes order place --plan ${path} --dry-run checks them with the rest`,
+    );
+    // Where the catalog list saved is at hand, it names the typo itself.
+    saveCatalogCache(configDir, { profile: 'shop', baseUrl: server.url }, ['steam-us-20', 'steam-us-50']);
+    expect((await refused(path)).hint).not.toContain('were not checked');
+  });
+});
+
 describe('the summary', () => {
   it("text: an earlier run's rows say so; a failed row its error code; an out cell without a count when nothing was written", async () => {
     const path = plan('amazon-us-25,1,a.csv\nno-such-product,1,b.csv\n');

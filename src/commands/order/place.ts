@@ -22,7 +22,7 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
 import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../../output/words.js';
-import { batchFlag, pinnedHint } from '../../output/pinned-hint.js';
+import { batchFlag, pinnedHint, shellWord } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
   checkWaitFlags,
@@ -979,11 +979,16 @@ async function readPlanFirst(
     outProblems = outProblems === undefined ? found : outProblems.filter((p) => found.some((f) => f.row === p.row));
   }
   outProblems ??= await plan.outFileProblems(parsed.rows, new Map(), journal, force, target?.environment);
-  throw plan.badRowsRefusal(o.plan, parsed.problems, outProblems, {
+  const refusal = plan.badRowsRefusal(o.plan, parsed.problems, outProblems, {
     rows: cached.length > 0 ? named.filter((r) => !cached.includes(r.productId)) : [],
     ids: [...new Set([...cached, ...ordered])],
     aside: 'as catalog list last saw it',
   });
+  // With no catalog list saved here, a product's typo was met only in the next run (a person's day, a cron directory
+  // new that night): the refusal says the ids were not checked, and what checks them with the rest.
+  if (cached.length === 0 && named.length > 0)
+    refusal.hint = `${refusal.hint ? `${refusal.hint}; ` : ''}the product ids were not checked (no catalog list saved here): giftcodes order place --plan ${shellWord(o.plan)} --dry-run checks them with the rest`;
+  throw refusal;
 }
 
 /** The product ids the last `catalog list` saved for this run's profile and base URL (no key read); none where they are not at hand. */
