@@ -45,6 +45,20 @@ describe('order list at 80 columns', () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
   });
 
+  // A person's day: `order list --refresh` at 80 columns said "order placed" of an order completed since, and "left
+  // out at 80 columns: STATUS".
+  it("keeps the server's last status before ENV and OUTCOME's whole words", () => {
+    const rows = [
+      { ...record(1, 'test'), out: undefined, productId: 'netflix-us-30', quantity: 4, status: 'completed' },
+      { ...record(2, 'test'), quantity: 2, status: 'completed' },
+    ] as OrderRecord[];
+    const grouped = (r: OrderRecord) => `${(30 * r.quantity).toFixed(2)} USD`;
+    const lines = renderTable(terminal(80), rows, listColumns(grouped)).split('\n');
+    expect(lines[0]).toMatch(/^ORDER +PRODUCT +QTY +AMOUNT +STATUS +OUTCOME$/);
+    expect(lines[1]).toMatch(/ netflix-us-30 +4 +120\.00 USD +completed +placed$/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
   it('a grouped amount stays beside the outcome, which takes its shorter words before AMOUNT gives way', () => {
     const rows = [
       { ...record(1, 'test'), quantity: 12345, amount: { amount: 123_450_000, currency: 'USD' } },
@@ -81,7 +95,9 @@ describe('order list at 80 columns', () => {
     const lines = renderTable(terminal(80), rows, listColumns(grouped)).split('\n');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     expect(lines.join('\n')).not.toContain('…');
-    expect(lines[1]).toMatch(/ order placed\b/);
+    // The server's last status stays, OUTCOME in its shorter word beside it (a person's day read only "order placed" of
+    // an order completed since).
+    expect(lines[1]).toMatch(/ completed +placed\b/);
     expect(lines[2]).toMatch(/^3f0e2c1a-7b9d-4e2f-8a6b-1c2d3e4f5a6b +amazon-us-10 +180000 +no funds\b/);
     // A code without words of its own is given whole.
     expect(lines[3]).toMatch(/ 180000 +odd_code\b/);

@@ -109,11 +109,13 @@ export function listColumns(
     { header: 'product', value: (r) => r.productId, whole: true },
     { header: 'qty', value: (r) => String(r.quantity), whole: true },
     { header: 'amount', value: (r) => amount(r), dropRank: 6 },
-    // The server's last status is what OUTCOME says, unless refreshed: it gives way before ENV.
-    { header: 'status', value: (r) => r.status ?? '', dropRank: 3 },
-    // Its shorter words before AMOUNT gives way: a grouped amount (1,234,500.00 USD) beside `placed` at 80 columns.
-    { header: 'outcome', value: (r) => outcomeWords(r), narrow: { rank: 5, forms: outcomeShort } },
-    { header: 'env', value: (r) => r.environment, sameRank: 4 },
+    // The server's last status (completed, failed), which support reads first: it gave way before ENV and OUTCOME's
+    // shorter words, and at 80 columns an order completed since read only "order placed" (a person's day). It gives way
+    // after them, before AMOUNT.
+    { header: 'status', value: (r) => r.status ?? '', dropRank: 5 },
+    // Its shorter words before STATUS and AMOUNT give way: a grouped amount (1,234,500.00 USD) beside `placed`.
+    { header: 'outcome', value: (r) => outcomeWords(r), narrow: { rank: 4, forms: outcomeShort } },
+    { header: 'env', value: (r) => r.environment, sameRank: 3 },
     ...profileColumn(rows),
     { header: 'created', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 2 },
     { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
