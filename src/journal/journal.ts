@@ -465,7 +465,9 @@ export class Journal {
         `an interrupted order for ${units} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
         {
           code: 'intent_conflict',
-          hint: `resume it with its own key: giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
+          // "Its own key" read as its idempotency key, which `order resume` takes anyway, and the resume then refused for
+          // the API key (a review): it is the API key (or the base URL) the order was placed with.
+          hint: `resume it with the API key and base URL it was placed with (that key in profile "${other.profile}" or in GIFTCODES_API_KEY): giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
         },
       );
     }

@@ -88,7 +88,7 @@ function anew(order: Order): string {
   const product = order.product_id;
   const environment = order.environment === 'live' || order.environment === 'test' ? order.environment : undefined;
   return typeof product === 'string' && /^[\x21-\x7e]+$/.test(product) && quantity !== undefined
-    ? `; to order it anew: ${placeCommand({ environment, productId: product, quantity })}`
+    ? `; to order it anew: ${placeCommand({ environment, productId: product, quantity })} (unless it was a plan's row: its plan, run again, orders that row itself)`
     : '';
 }
 

@@ -102,19 +102,22 @@ describe('waitForOrder', () => {
   it("OrderEndedError's way to order it anew: from the order (its environment), given, a plan row's, or none", () => {
     const ask = 'it has no codes, and no command here gets them: ask the provider about order ord_f';
     const order = { id: 'ord_f', status: 'failed', product_id: 'p-1', quantity: 2 };
+    // An order no record here names may have been a plan's row (a support desk's watch in another directory): its plan
+    // orders it again by itself, and this command beside it was a second order (a review).
+    const row = " (unless it was a plan's row: its plan, run again, orders that row itself)";
     expect(new OrderEndedError(order).hint).toBe(
-      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2`,
+      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2${row}`,
     );
     expect(new OrderEndedError({ ...order, environment: 'live' }).hint).toBe(
-      `${ask}; to order it anew: giftcodes order place --env live --product p-1 --quantity 2`,
+      `${ask}; to order it anew: giftcodes order place --env live --product p-1 --quantity 2${row}`,
     );
     // Test too: pasted in a profile whose default is live, a hint without --env placed a live order.
     expect(new OrderEndedError({ ...order, environment: 'test' }).hint).toBe(
-      `${ask}; to order it anew: giftcodes order place --env test --product p-1 --quantity 2`,
+      `${ask}; to order it anew: giftcodes order place --env test --product p-1 --quantity 2${row}`,
     );
     // An environment the CLI has no --env for (the service's own word): none named rather than one refused.
     expect(new OrderEndedError({ ...order, environment: 'sandbox' }).hint).toBe(
-      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2`,
+      `${ask}; to order it anew: giftcodes order place --product p-1 --quantity 2${row}`,
     );
     // A product id that would not paste as one word, or no quantity: no command.
     expect(new OrderEndedError({ ...order, product_id: 'p 1' }).hint).toBe(ask);
@@ -144,7 +147,7 @@ describe('waitForOrder', () => {
       message: `order ${orderId} ended failed`,
       hint: expect.stringMatching(
         new RegExp(
-          `^it has no codes, and no command here gets them: ask the provider about order ${orderId}; to order it anew: giftcodes order place --env test --product \\S+ --quantity \\d+$`,
+          `^it has no codes, and no command here gets them: ask the provider about order ${orderId}; to order it anew: giftcodes order place --env test --product \\S+ --quantity \\d+ \\(unless it was a plan's row: its plan, run again, orders that row itself\\)$`,
         ),
       ),
       order: { id: orderId },
