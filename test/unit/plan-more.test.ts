@@ -277,8 +277,9 @@ describe('a refused plan with no catalog list saved here', () => {
       connection: () => Promise.reject(new Error('the key was read')),
       currentTarget: () => Promise.resolve({ profile: 'shop', environment: 'test' as const, baseUrl: server.url }),
     };
-    const refused = (path: string) =>
-      runVerb({ plan: path, concurrency: 1, yes: false, json: true } as PlaceOptions, deps).catch(
+    const refused = (path: string): Promise<Error & { hint?: string }> =>
+      runVerb({ plan: path, concurrency: 1, yes: false, json: true } as PlaceOptions, deps).then(
+        () => new Error('not refused'),
         (e: unknown) => e as Error & { hint?: string },
       );
     const path = plan('stem-us-20,1\nsteam-us-50,1.5\n');
