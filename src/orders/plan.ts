@@ -611,8 +611,8 @@ export function deliveredUnderOtherScope(
 }
 
 /**
- * The rows another plan (another file name or directory, or another --batch: another family) delivered in this scope
- * (in any profile holding this key) in the last 24 hours, when every one of them is a row of this plan (each product and quantity at most
+ * The rows another plan (another file name or directory, or another --batch of it within BATCH_TYPO_MS: another
+ * family) delivered in this scope (in any profile holding this key) in the last 24 hours, when every one of them is a row of this plan (each product and quantity at most
  * as often as here) and they are all of this plan's rows or at least two of them; else undefined. A plan copied,
  * renamed or saved under another name (and a line added) is its own plan and orders every row again: a review ran
  * `restock (copy).csv` after `restock.csv` and each row was charged twice, without a word. One row in common with
@@ -633,13 +633,24 @@ export function sameRowsElsewhere(
   );
   for (const group of groups) {
     if (group.length < Math.min(2, rows.length)) continue;
-    // The same plan file under another --batch is ordered again on purpose (a nightly job's date): no copy. A record
-    // from before plans were named in records says nothing of it, so with a --batch such a group is not said.
-    if (group.some((r) => r.plan === plan.name || (r.plan === undefined && plan.batch !== undefined))) continue;
+    // The same plan file under another --batch is ordered again on purpose (a nightly job's date): no copy, unless it
+    // delivered them within the last hours (BATCH_TYPO_MS): a --batch mistyped and run again a minute later charged
+    // every row again without a word (a review). A record from before plans were named in records says nothing of it,
+    // so with a --batch such a group is not said.
+    const samePlanLately = (r: OrderRecord): boolean =>
+      r.plan === plan.name && now - Date.parse(r.endedAt ?? r.updatedAt) < BATCH_TYPO_MS;
+    if (group.some((r) => r.plan === undefined && plan.batch !== undefined)) continue;
+    if (group.some((r) => r.plan === plan.name) && !group.every(samePlanLately)) continue;
     if (rowsOf(group, rows)) return group;
   }
   return undefined;
 }
+
+/**
+ * How lately the same plan file's rows delivered under another --batch are said before a run orders them again: a
+ * mistyped --batch corrected and run again is minutes later; the nightly job's next batch is a day later.
+ */
+export const BATCH_TYPO_MS = 6 * 3_600_000;
 
 /**
  * The items (records or intents) of plan families other than `family`, grouped by family. A row sent again under its

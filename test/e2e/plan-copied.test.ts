@@ -1,10 +1,10 @@
 // A plan copied or renamed ("Save as…", `cp restock.csv "restock (copy).csv"`) is a plan of its own: every row is a
 // new order. A review ran the copy right after the original and each row was charged twice, without a word. Now the
 // run says that another plan delivered these same rows within the day, and asks at a terminal.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { ledger, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
@@ -43,7 +43,8 @@ describe('a copied plan run after the original', () => {
   // The cron recipe's --batch is the night's date: a copy run the same night has the same batch (a review: nothing
   // was said). The same file with the next night's batch is the recipe itself, and says nothing.
   it('with --batch: a copy is said; the same file under another batch is not', async () => {
-    const { configDir, url: baseUrl } = served;
+    const configDir = await loggedIn(served.server);
+    const baseUrl = served.url;
     const dir = tempDir();
     const rows = 'product,quantity\ngoogle-play-us-25,5\napple-us-25,5\n';
     for (const name of ['nightly.csv', 'nightly (copy).csv']) writeFileSync(join(dir, name), rows);
@@ -51,11 +52,44 @@ describe('a copied plan run after the original', () => {
       runCli(['order', 'place', '--plan', join(dir, name), '--batch', batch], { configDir, baseUrl });
     const first = await run('nightly.csv', '2026-11-30');
     expect(first.code, first.stderr).toBe(0);
+    // The night before: the records dated 20 hours ago.
+    const history = join(configDir, 'history');
+    const dayAgo = new Date(Date.now() - 20 * 3_600_000).toISOString();
+    for (const file of readdirSync(history).filter((f) => f.endsWith('.jsonl')))
+      writeFileSync(
+        join(history, file),
+        readFileSync(join(history, file), 'utf8').replace(
+          /"(createdAt|updatedAt|endedAt)":"[^"]+"/g,
+          (_all, field: string) => `"${field}":"${dayAgo}"`,
+        ),
+      );
     const next = await run('nightly.csv', '2026-12-01');
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).not.toContain('another plan (');
     const copy = await run('nightly (copy).csv', '2026-12-01');
     expect(copy.code, copy.stderr).toBe(0);
     expect(copy.stderr.replace(/\s+/g, ' ')).toContain('delivered these same 2 rows here in the last 24 hours');
+  }, 120_000);
+
+  // A review mistyped the night's --batch, corrected it and ran again: every row was charged twice without a word.
+  it('the same file under another --batch within hours (a corrected typo): said, and asked at a terminal', async () => {
+    const configDir = await loggedIn(served.server);
+    const { url: baseUrl, server } = served;
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, 'product,quantity\nsteam-us-20,2\n');
+    const typo = await runCli(['order', 'place', '--plan', plan, '--batch', '2026-12-1'], { configDir, baseUrl });
+    expect(typo.code, typo.stderr).toBe(0);
+    const before = (await ledger(server)).orders.length;
+    const t = inTerminal(['order', 'place', '--plan', plan, '--batch', '2026-12-01'], configDir, {
+      GIFTCODES_BASE_URL: baseUrl,
+    });
+    const asked = (await t.waitFor(/Order all 1 row again, as new orders\?/)).replace(/\s+/g, ' ');
+    expect(asked).toContain(
+      'this plan under another --batch (nightly.csv --batch 2026-12-1) delivered this same row here at',
+    );
+    expect(asked).toContain('--batch 2026-12-01 is a batch of its own, so its row is a new order, charged again');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(server)).orders.length).toBe(before);
   }, 120_000);
 });

@@ -22,6 +22,7 @@ import {
   rowsPlacedSince,
   olderVersionRows,
   deliveredUnderOtherScope,
+  BATCH_TYPO_MS,
   sameRowsElsewhere,
   underOtherScope,
   connectionScope,
@@ -867,15 +868,27 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
   });
 
   // A review ran a copy with the same --batch as the cron recipe's (the night's date): nothing was said. The same
-  // plan file under another --batch (the next night) is ordered again on purpose, and says nothing.
-  it('with a --batch: said for another plan file; not for the same file under another batch, nor a record without its plan', () => {
+  // plan file under another --batch (the next night) is ordered again on purpose, and says nothing; but one that
+  // delivered them within BATCH_TYPO_MS is said (a review corrected a mistyped --batch and was charged twice).
+  it('with a --batch: said for another plan file, and the same file under another batch lately; not a night ago, nor a record without its plan', () => {
     const named = delivered.map((r) => ({ ...r, plan: 'restock.csv' }));
     const batch = { name: 'restock (copy).csv', batch: '2026-11-30' };
     expect(sameRowsElsewhere(named, scope, rows, mine, batch, T0)).toHaveLength(3);
+    expect(sameRowsElsewhere(named, scope, rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0)).toHaveLength(
+      3,
+    );
+    const atNight = named.map((r) => ({ ...r, endedAt: new Date(T0 - BATCH_TYPO_MS - 1).toISOString() }));
     expect(
-      sameRowsElsewhere(named, scope, rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
+      sameRowsElsewhere(atNight, scope, rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
     ).toBeUndefined();
-    expect(sameRowsElsewhere(named, scope, rows, mine, { name: 'restock.csv', batch: undefined }, T0)).toBeUndefined();
+    expect(
+      sameRowsElsewhere(atNight, scope, rows, mine, { name: 'restock.csv', batch: undefined }, T0),
+    ).toBeUndefined();
+    // One row of that batch lately and the others a night ago: not the typo's plan run.
+    const mixed = named.map((r, i) => (i === 0 ? r : atNight[i]!));
+    expect(
+      sameRowsElsewhere(mixed, scope, rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
+    ).toBeUndefined();
     expect(sameRowsElsewhere(delivered, scope, rows, mine, batch, T0)).toBeUndefined();
   });
 });

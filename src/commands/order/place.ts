@@ -702,7 +702,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
             batch: o.batch,
           })
         : undefined;
-    if (twin) await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true);
+    if (twin)
+      await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true, { name: planName(o.plan), batch: o.batch });
     const running = sameRowsRunning(intents, scope, todo, family);
     if (running.length > 0) await sameRowsRunningNow(io, o.plan, todo.length, running, o.yes === true);
     if (twinLeft.length > 0) {
@@ -1279,6 +1280,7 @@ async function sameRowsAgain(
   rows: number,
   twin: readonly OrderRecord[],
   yes: boolean,
+  run: { name: string; batch: string | undefined },
 ): Promise<void> {
   const all = twin.length === rows;
   const last = twin
@@ -1287,11 +1289,28 @@ async function sameRowsAgain(
     .at(-1);
   // Which plan it was (its file and --batch), where the records say: a review could not tell which run was meant.
   const which = [...new Set(twin.flatMap((r) => planRun(r) ?? []))];
+  // This very plan file under another --batch, lately (plan.ts BATCH_TYPO_MS): a --batch mistyped, then corrected.
+  const samePlan = twin.every((r) => r.plan === run.name);
+  const these = all
+    ? twin.length === 1
+      ? 'this same row'
+      : `these same ${twin.length} rows`
+    : `${twin.length} of these ${counted(rows, 'row')}`;
+  const anew = all
+    ? twin.length === 1
+      ? 'its row is a new order'
+      : 'every row is a new order'
+    : 'those rows are new orders';
   io.warn(
-    `another plan${which.length > 0 ? ` (${which.join('; ')})` : ''} delivered ${all ? (twin.length === 1 ? 'this same row' : `these same ${twin.length} rows`) : `${twin.length} of these ${counted(rows, 'row')}`} here in the last 24 hours (the last at ${last}: ${firstOf(
-      twin.map(deliveredWords),
-      5,
-    )}); ${plan} is a plan of its own (a copied or renamed file, another directory or --batch), so ${all ? (twin.length === 1 ? 'its row is a new order' : 'every row is a new order') : 'those rows are new orders'}, charged again`,
+    samePlan
+      ? `this plan under another --batch (${which.join('; ')}) delivered ${these} here at ${last} (${firstOf(
+          twin.map(deliveredWords),
+          5,
+        )}); ${run.batch === undefined ? 'without --batch' : `--batch ${shellWord(run.batch)}`} is a batch of its own, so ${anew}, charged again: a --batch corrected after a typo orders the plan twice`
+      : `another plan${which.length > 0 ? ` (${which.join('; ')})` : ''} delivered ${these} here in the last 24 hours (the last at ${last}: ${firstOf(
+          twin.map(deliveredWords),
+          5,
+        )}); ${plan} is a plan of its own (a copied or renamed file, another directory or --batch), so ${anew}, charged again`,
   );
   if (!io.canPrompt || yes) return;
   const cancelled = nothingSent();
