@@ -606,9 +606,19 @@ export async function recordedNotFound(
       status: 404,
       hint: given
         ? `it was asked with the key in ${given}, not the one that placed it: run it without ${given} (the profile's key), or with that key`
-        : `the server no longer knows it (reset or restarted, or another server at that address): ask the provider about it, with its id and key; ${recordWhere}`,
+        : `the server no longer knows it (reset or restarted, or another server at that address): ask the provider about it, with its id and key; ${recordWhere}${codesWrittenHere(record)}`,
     },
   );
+}
+
+/**
+ * `; its codes were written here to …`, of an order whose codes this machine wrote to a file: `codes get` of an order a
+ * restarted server forgot said only "ask the provider" while `order show` listed that file (a person's day).
+ */
+function codesWrittenHere(record: OrderRecord): string {
+  return record.outcome === 'delivered' && record.out !== undefined && record.out !== '-'
+    ? `; its codes were written here to ${record.out} at ${record.endedAt ?? record.updatedAt} (a copy of them, if that file is still there)`
+    : '';
 }
 
 export function placeFlags(r: Pick<OrderRecord, 'profile' | 'environment'>): string {

@@ -562,6 +562,29 @@ describe('order show of a recorded order the API does not know', () => {
       }
     });
   }, 60_000);
+
+  // A person's day: codes get of an order a restarted server forgot said only "ask the provider", while order show
+  // listed the codes file this machine had written.
+  it('whose codes this machine wrote to a file: codes get names that file', async () => {
+    await withServer(['--fulfil-after', '0', '--admin'], async (server) => {
+      const configDir = await loggedIn(server, DEMO_KEYS.test);
+      const out = join(tempDir(), 'night.csv');
+      const placed = await runCli(
+        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', out, '--json'],
+        { configDir },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+      const { id } = JSON.parse(placed.stdout) as { id: string };
+      expect((await fetch(`${server.url}/_admin/reset`, { method: 'POST' })).status).toBe(200);
+      const again = await runCli(['codes', 'get', id, '--out', join(tempDir(), 'again.csv')], { configDir });
+      expect(again.code).toBe(4);
+      expect(unstamped(again.stderr)).toMatch(
+        new RegExp(
+          `; its codes were written here to ${out.replace(/[.]/g, '\\.')} at \\S+ \\(a copy of them, if that file is still there\\)\n$`,
+        ),
+      );
+    });
+  }, 60_000);
 });
 
 // A support review: the codes hint of an order found with --profile small (no record here) left the profile out, and
