@@ -59,6 +59,20 @@ const STYLE_HEADER = 1;
 const STYLE_DATE = 2;
 const FIRST_CURRENCY_STYLE = 3;
 
+/** The widest a column is made (characters): a long note in a cell wraps at the cell's edge rather than fill the screen. */
+const MAX_COLUMN_WIDTH = 60;
+/** A date cell's width as the date style shows it (`2027-01-31 10:00:00 UTC`), and a money cell's (`1,234,567.00 USD`). */
+const DATE_WIDTH = 23;
+const MONEY_WIDTH = 16;
+
+/** How many characters a cell's XML shows: its text (entities as one), a date's or an amount's as their styles show them. */
+export function cellWidth(xml: string): number {
+  if (xml.startsWith(`<c s="${STYLE_DATE}">`)) return DATE_WIDTH;
+  if (xml.startsWith('<c s="')) return MONEY_WIDTH;
+  const text = /<(?:t|v)(?: [^>]*)?>([^<]*)</.exec(xml)?.[1] ?? '';
+  return [...text.replace(/&[a-z]+;/g, '_')].length;
+}
+
 /** Column letters of a 0-based index: 0 → A, 26 → AA. */
 export function columnName(index: number): string {
   let name = '';
@@ -113,7 +127,7 @@ export class XlsxWriter implements FormatWriter {
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
         '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">' +
         '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft"/></sheetView></sheetViews>' +
-        '<sheetFormatPr defaultRowHeight="15"/><sheetData>',
+        '<sheetFormatPr defaultRowHeight="15"/>',
     );
   }
 
@@ -147,16 +161,27 @@ export class XlsxWriter implements FormatWriter {
     if (records.length === 0) return;
     if (this.rows + records.length > XLSX_MAX_CODES)
       throw tooManyRows(`order ${this.options.orderId} has more codes than one sheet`);
+    // Each column as wide as the first page's widest cell: at a spreadsheet's default width (8.43 characters) a
+    // 24-character code was cut off and a date cell read ######## (a person's day).
+    const widths: number[] = [];
     if (!this.headerWritten) {
       // The columns of the first page, in the CSV's order: order_id, code, then the rest as first seen.
       if (records.some((record) => 'code' in record)) this.addColumn('code');
       this.measuring = true;
-      for (const record of records) this.flat(record, () => undefined);
+      widths[0] = cellWidth(this.orderIdCell);
+      for (const record of records)
+        this.flat(record, (column, xml) => (widths[column] = Math.max(widths[column] ?? 0, cellWidth(xml))));
       this.measuring = false;
     }
     let text = '';
     if (!this.headerWritten) {
       text +=
+        `<cols>${this.columns
+          .map((name, i) => {
+            const width = Math.min(MAX_COLUMN_WIDTH, Math.max(name.length + 3, (widths[i] ?? 0) + 2));
+            return `<col min="${i + 1}" max="${i + 1}" width="${width}" customWidth="1"/>`;
+          })
+          .join('')}</cols><sheetData>` +
         '<row r="1">' +
         this.columns
           .map((name) => `<c t="inlineStr" s="${STYLE_HEADER}"><is><t>${xmlText(name)}</t></is></c>`)
@@ -264,7 +289,9 @@ export class XlsxWriter implements FormatWriter {
 
   async finish(): Promise<void> {
     if (!this.headerWritten) {
-      await this.put('<row r="1">' + `<c t="inlineStr" s="${STYLE_HEADER}"><is><t>order_id</t></is></c>` + '</row>');
+      await this.put(
+        '<sheetData><row r="1">' + `<c t="inlineStr" s="${STYLE_HEADER}"><is><t>order_id</t></is></c>` + '</row>',
+      );
       this.headerWritten = true;
     }
     const last = `${columnName(this.columns.length - 1)}${this.rows + 1}`;

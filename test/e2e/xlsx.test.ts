@@ -24,6 +24,8 @@ interface Sheet {
   freeze: string | null;
   filter: string | null;
   rows: { type: string; value: unknown; format: string }[][];
+  /** Each column's width in characters, as the workbook sets it. */
+  widths: number[];
 }
 
 /** The workbook as openpyxl reads it: each cell's type (s, n, d, b), value (dates as ISO text) and number format. */
@@ -42,7 +44,8 @@ for ws in wb.worksheets:
                 v = v.isoformat()
             cells.append({"type": c.data_type, "value": v, "format": c.number_format})
         rows.append(cells)
-    out.append({"title": ws.title, "freeze": ws.freeze_panes, "filter": ws.auto_filter.ref, "rows": rows})
+    widths = [ws.column_dimensions[openpyxl.utils.get_column_letter(i + 1)].width for i in range(ws.max_column)]
+    out.append({"title": ws.title, "freeze": ws.freeze_panes, "filter": ws.auto_filter.ref, "rows": rows, "widths": widths})
 print(json.dumps(out))
 `;
   return JSON.parse(
@@ -111,6 +114,14 @@ describe('xlsx export', () => {
         expect(row[7]!.type).toBe('d');
         expect(new Date(`${String(row[7]!.value)}Z`).toISOString()).toBe(new Date(record.expires_at).toISOString());
       });
+      // Each column as wide as its widest cell of the first page, a date's and an amount's as their styles show them:
+      // at the default 8.43 a code was cut and a date read ######## (a person's day).
+      const longest = (c: number): number =>
+        Math.max(...sheet!.rows.slice(1, 1001).map((row) => String(row[c]!.value).length));
+      for (const c of [0, 1, 2, 3, 5, 6]) expect(sheet!.widths[c]).toBeGreaterThanOrEqual(Math.min(60, longest(c)));
+      expect(sheet!.widths[4]).toBeGreaterThanOrEqual(12);
+      expect(sheet!.widths[7]).toBeGreaterThanOrEqual(23);
+      for (const width of sheet!.widths) expect(width).toBeLessThanOrEqual(62);
       // Leading zeros and long digit strings stay text, exactly.
       expect(served_.some((r) => /^0208/.test(r.code) || /^12345678901234567890<&>/.test(r.code))).toBe(true);
     },
