@@ -129,7 +129,11 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
     // Every failed check carries its kind's code; one without would be a bug here.
     throw new CliError(first?.exitCode ?? ExitCode.internal, message, {
       code: 'doctor_failed',
-      hint: `the first failed check (${first?.check ?? 'none'}) decides the exit code; each failed line says what to do`,
+      // The first failed check's own way on, so that the last two lines of a log (the cron recipe's `tail -n 2`, mailed)
+      // say what to do: "each failed line says what to do" sent a person to a log they did not have (a person's day).
+      hint: first?.hint
+        ? `${first.check}: ${first.hint}${failed.length > 1 ? '; each other failed line above says its own' : ''}`
+        : `the first failed check (${first?.check ?? 'none'}) decides the exit code; each failed line says what to do`,
     });
   }
 }
