@@ -63,19 +63,37 @@ describe('waitForOrder', () => {
     };
     const orderId = await placed(slow.url);
     const seen: string[] = [];
-    // A wait of 1.3 s, polled every 0.4 s, that ends at its timeout: the last text is the count at 1 s.
-    const waitOnce = () =>
-      expect(
-        waitForOrder({
-          api: clientOf(slow.url),
-          orderId,
-          io,
-          signal: new AbortController().signal,
-          intervalS: 0.4,
-          timeoutS: 1.3,
-          onStatus: (order) => seen.push(order.status),
-        }),
-      ).rejects.toMatchObject({ code: 'wait_timeout' });
+    // A wait of 1.3 s, polled every 0.4 s, that ends at its timeout: the last text is the count at 1 s. The clock
+    // (Date alone: the sleeps are real) is held still and moved by the polls, each answered on time: the count is
+    // of real seconds, and a loaded machine that answered the last poll 0.2 s late made it "2 s so far" (a 250 ms
+    // slower answer, or the suite under `nice -n 19` beside two busy loops, fails it).
+    const waitOnce = async (): Promise<void> => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        const start = Date.now();
+        let polls = 0;
+        const api = clientOf(slow.url);
+        const getOrder = api.getOrder.bind(api);
+        api.getOrder = async (id: string) => {
+          const order = await getOrder(id);
+          vi.setSystemTime(Math.min(start + 400 * polls++, start + 1300));
+          return order;
+        };
+        await expect(
+          waitForOrder({
+            api,
+            orderId,
+            io,
+            signal: new AbortController().signal,
+            intervalS: 0.4,
+            timeoutS: 1.3,
+            onStatus: (order) => seen.push(order.status),
+          }),
+        ).rejects.toMatchObject({ code: 'wait_timeout' });
+      } finally {
+        vi.useRealTimers();
+      }
+    };
     await waitOnce();
     // The first poll, under a second: the status alone; then the count, and the words on Ctrl-C where they fit.
     expect(texts[1]).toMatch(new RegExp(`^order ${orderId} is \\w+$`));
