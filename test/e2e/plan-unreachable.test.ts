@@ -5,21 +5,19 @@
 // the same plan run again sends every row. Two retries, not the default five: the rule is the same, and the
 // default's backoff made these two tests 30 s of the suite.
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, journalIntents, runCli, tempDir, withServer } from '../helpers/e2e.js';
+import { freePort } from '../helpers/ports.js';
 
 const ROWS = 40;
 
-/** A loopback port nothing listens on: taken, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/**
+ * A loopback port nothing listens on: taken, then closed, below the ephemeral range (helpers/ports.ts). One the
+ * kernel handed out for listen(0) could be handed again to a server another test file starts while this plan's
+ * rows connect (every reference server listens on port 0), or be a connection's own source port (a self-connect).
+ */
+const closedPort = freePort;
 
 describe('order place --plan when the server cannot be reached', () => {
   it('stops beginning rows after the first wave: the rest are not attempted, exit 5, nothing pending', async () => {

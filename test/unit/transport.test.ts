@@ -6,6 +6,7 @@ import { ApiClient } from '../../src/api/client.js';
 import { classify, isNotSent } from '../../src/api/network-errors.js';
 import { bypassed, displayProxy, proxySettings, splitPem } from '../../src/api/transport.js';
 import { isCliError, type CliError } from '../../src/errors.js';
+import { freePort } from '../helpers/ports.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 
 const KEY = 'sc_test_unit_0123456789ab';
@@ -61,14 +62,12 @@ async function rawServer(
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
 }
 
-/** A port on loopback that nothing listens on: bound, read, released. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/**
+ * A port on loopback that nothing listens on: bound, read, released, below the ephemeral range (helpers/ports.ts).
+ * One the kernel handed out for listen(0) could be handed again to a server another file starts meanwhile (the
+ * suite's servers listen on port 0), or be the connection's own source port (a self-connect).
+ */
+const closedPort = freePort;
 
 describe('notSent: set only when every attempt failed before the API could have read a byte', () => {
   const servers: NetServer[] = [];
