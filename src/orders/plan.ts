@@ -637,10 +637,9 @@ export function sameRowsElsewhere(
     // delivered them within the last hours (BATCH_TYPO_MS): a --batch mistyped and run again a minute later charged
     // every row again without a word (a review). A record from before plans were named in records says nothing of it,
     // so with a --batch such a group is not said.
-    const samePlanLately = (r: OrderRecord): boolean =>
-      r.plan === plan.name && now - Date.parse(r.endedAt ?? r.updatedAt) < BATCH_TYPO_MS;
+    const lately = (r: OrderRecord): boolean => now - Date.parse(r.endedAt ?? r.updatedAt) < BATCH_TYPO_MS;
     if (group.some((r) => r.plan === undefined && plan.batch !== undefined)) continue;
-    if (group.some((r) => r.plan === plan.name) && !group.every(samePlanLately)) continue;
+    if (group.some((r) => r.plan === plan.name) && !group.every(lately)) continue;
     if (rowsOf(group, rows)) return group;
   }
   return undefined;

@@ -884,6 +884,19 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
     expect(
       sameRowsElsewhere(atNight, scope, rows, mine, { name: 'restock.csv', batch: undefined }, T0),
     ).toBeUndefined();
+    // Another plan file's rows are said all day, not only lately.
+    expect(sameRowsElsewhere(atNight, scope, rows, mine, batch, T0)).toHaveLength(3);
+    // Exactly BATCH_TYPO_MS ago is not lately.
+    const atEdge = named.map((r) => ({ ...r, endedAt: new Date(T0 - BATCH_TYPO_MS).toISOString() }));
+    expect(
+      sameRowsElsewhere(atEdge, scope, rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
+    ).toBeUndefined();
+    // A group of the same plan's rows a night ago, one of them recorded before records named their plan: not said.
+    const older = atNight.map((r, i) => (i === 0 ? { ...r, plan: undefined } : r));
+    expect(sameRowsElsewhere(older, scope, rows, mine, { name: 'restock.csv', batch: undefined }, T0)).toBeUndefined();
+    // With a --batch, any record of the group without its plan says nothing of it: not said.
+    const unnamed = named.map((r, i) => (i === 0 ? { ...r, plan: undefined } : r));
+    expect(sameRowsElsewhere(unnamed, scope, rows, mine, batch, T0)).toBeUndefined();
     // One row of that batch lately and the others a night ago: not the typo's plan run.
     const mixed = named.map((r, i) => (i === 0 ? r : atNight[i]!));
     expect(
