@@ -195,6 +195,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
         env: flags.env,
         baseUrl: flags.baseUrl,
         envBaseUrl: envBaseUrl(io.env),
+        keyFromEnv: !program.opts<{ apiKey?: string }>().apiKey && Boolean(io.env.GIFTCODES_API_KEY?.trim()),
       },
       program,
     );

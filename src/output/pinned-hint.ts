@@ -17,7 +17,16 @@ export interface RunPlace {
    * place …" went to the profile's own server (a review). Elsewhere the hint reads where the person's shell points.
    */
   envBaseUrl?: string | undefined;
+  /**
+   * The run's API key came from GIFTCODES_API_KEY: a hint's `order` and `codes` commands need that key too, and pasted
+   * in a shell without it they were refused (exit 3, "no test key"), or asked with the profile's own key (a person's
+   * day, with the cron docs' GIFTCODES_API_KEY). The key itself is never printed: the hint says where it was.
+   */
+  keyFromEnv?: boolean | undefined;
 }
+
+/** What a hint with `order`/`codes` commands says of a key read from GIFTCODES_API_KEY. */
+export const ENV_KEY_NOTE = ' (run with the API key this run read from GIFTCODES_API_KEY)';
 
 /**
  * A hint's `giftcodes …` commands, run as the hint says, must reach the config directory, profile, environment and
@@ -25,6 +34,15 @@ export interface RunPlace {
  * person's own defaults.
  */
 export function pinnedHint(hint: string, place: RunPlace): string {
+  const pinned = pinnedCommands(hint, place);
+  return place.keyFromEnv &&
+    /(^|[\s(:|`])giftcodes (\S+ )*?(order|codes) /.test(pinned) &&
+    !pinned.endsWith(ENV_KEY_NOTE)
+    ? `${pinned}${ENV_KEY_NOTE}`
+    : pinned;
+}
+
+function pinnedCommands(hint: string, place: RunPlace): string {
   const dir = place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))} ` : '';
   const flag = (name: string, value: string | undefined): string =>
     value && !hint.includes(`--${name}`) ? `--${name} ${shellWord(value)} ` : '';

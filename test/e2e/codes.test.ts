@@ -413,8 +413,11 @@ describe('codes get: timing and interruption', () => {
     // Without a file, watching again is all there is to do.
     const bare = await cli(unfinished.server, ['order', 'watch', order, '--interval', '0.1', '--timeout', '0.3']);
     expect(bare.code).toBe(7);
+    // The key came from GIFTCODES_API_KEY: the command pasted needs it too, and the hint says so (a person's day).
     expect(bare.stderr).toMatch(
-      new RegExp(`wait again with: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order watch ${order}\\n`),
+      new RegExp(
+        `wait again with: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order watch ${order} \\(run with the API key this run read from GIFTCODES_API_KEY\\)\\n`,
+      ),
     );
   });
 

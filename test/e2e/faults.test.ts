@@ -173,6 +173,24 @@ describe('a server that is gone, or never answers', () => {
       `error: cannot reach ${server.url} (POST /v1/orders: connection refused); nothing was sent, so nothing was charged\n`,
     );
     expect(journalIntents(configDir)).toEqual([]);
+    // A key given may have been sent by a run elsewhere: of this run only (a review).
+    const keyed = await runCli(
+      [
+        'order',
+        'place',
+        '--product',
+        'amazon-us-10',
+        '--quantity',
+        '5',
+        '--retries',
+        '0',
+        '--idempotency-key',
+        'inv-7',
+      ],
+      { configDir, timeoutMs: 60_000 },
+    );
+    expect(keyed.code).toBe(5);
+    expect(unstamped(keyed.stderr)).toContain('(POST /v1/orders: connection refused); this run sent nothing\n');
   });
 
   // A person's day: a cron log stayed empty for two minutes while a slow API was retried, then said it gave up.

@@ -36,6 +36,25 @@ describe('pinnedHint', () => {
     expect(pinnedHint(`${hint} --base-url http://there`, { envBaseUrl: 'http://env' })).not.toContain('http://env');
   });
 
+  // A person's day: a cron job's key in GIFTCODES_API_KEY; its hint's order resume, pasted in a shell without it, was
+  // refused (exit 3, no test key). The key is never printed: the hint says where it was.
+  it("says the key came from GIFTCODES_API_KEY where its commands need one (order, codes), once; not login's", () => {
+    const place = { configDir: '/srv/gc', keyFromEnv: true };
+    const resumed = pinnedHint('finish it: giftcodes order resume k1', place);
+    expect(resumed).toBe(
+      'finish it: GIFTCODES_CONFIG_DIR=/srv/gc giftcodes order resume k1 (run with the API key this run read from GIFTCODES_API_KEY)',
+    );
+    expect(pinnedHint(resumed, place)).toBe(resumed);
+    expect(pinnedHint('then giftcodes codes get ord_1 --out c.csv', { keyFromEnv: true })).toMatch(
+      /GIFTCODES_API_KEY\)$/,
+    );
+    expect(pinnedHint('log in with: giftcodes login --env live', place)).not.toContain('GIFTCODES_API_KEY');
+    expect(pinnedHint('the order placed at 10:00 was shown', place)).not.toContain('GIFTCODES_API_KEY');
+    expect(pinnedHint('finish it: giftcodes order resume k1', { configDir: '/srv/gc' })).not.toContain(
+      'GIFTCODES_API_KEY',
+    );
+  });
+
   it('pins a hint once: one pinned already is left as it is (a review found a second pass added a second prefix)', () => {
     const once = pinnedHint('see giftcodes order pending, then giftcodes order resume k', { configDir: '/srv/gc' });
     expect(pinnedHint(once, { configDir: '/srv/gc' })).toBe(once);

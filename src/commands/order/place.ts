@@ -454,8 +454,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     }).catch((error: unknown) => {
       // A first request that never left (a host not found, nothing listening): said, as a plan's rows say it. "cannot
       // reach …" at 2 a.m. left a person wondering whether the night was charged (a person's day).
+      // With --idempotency-key, of this run only: another run elsewhere may have sent that key (a review).
       if (isCliError(error) && error.notSent && firstRequest && error.exitCode === ExitCode.network)
-        error.message = `${error.message}; nothing was sent, so nothing was charged`;
+        error.message = `${error.message}; ${options.idempotencyKey === undefined ? 'nothing was sent, so nothing was charged' : 'this run sent nothing'}`;
       throw error;
     });
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
@@ -1291,6 +1292,7 @@ async function sameRowsAgain(
   const which = [...new Set(twin.flatMap((r) => planRun(r) ?? []))];
   // This very plan file under another --batch, lately (plan.ts BATCH_TYPO_MS): a --batch mistyped, then corrected.
   const samePlan = twin.every((r) => r.plan === run.name);
+  const unbatched = twin.every((r) => r.batch === null);
   const these = all
     ? twin.length === 1
       ? 'this same row'
@@ -1303,7 +1305,7 @@ async function sameRowsAgain(
     : 'those rows are new orders';
   io.warn(
     samePlan
-      ? `this plan under another --batch (${which.join('; ')}) delivered ${these} here at ${last} (${firstOf(
+      ? `this plan ${unbatched ? 'without --batch' : 'under another --batch'} (${which.join('; ')}) delivered ${these} here at ${last} (${firstOf(
           twin.map(deliveredWords),
           5,
         )}); ${run.batch === undefined ? 'without --batch' : `--batch ${shellWord(run.batch)}`} is a batch of its own, so ${anew}, charged again: a --batch corrected after a typo orders the plan twice`
