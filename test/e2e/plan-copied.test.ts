@@ -93,3 +93,31 @@ describe('a copied plan run after the original', () => {
     expect((await ledger(server)).orders.length).toBe(before);
   }, 120_000);
 });
+
+// A person's day: a dry run at 80 columns dropped KEY without a word, while every row's STATUS said "dry run".
+describe('a dry run at 80 columns', () => {
+  it('has no STATUS column of "dry run", and says which columns it left out', async () => {
+    const configDir = await loggedIn(served.server);
+    const dir = tempDir();
+    const plan = join(dir, 'dr.csv');
+    writeFileSync(
+      plan,
+      'product,quantity,out\namazon-us-10,2,amazon-10-{batch}.csv\nsteam-us-20,1,steam-{batch}.csv\n',
+    );
+    // Run where the plan is, as a person would: its files are shown from there.
+    const t = inTerminal(
+      ['order', 'place', '--plan', 'dr.csv', '--batch', '2026-12-01', '--dry-run'],
+      configDir,
+      { GIFTCODES_BASE_URL: served.url },
+      { columns: 80, rows: 30 },
+      dir,
+    );
+    const screen = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).toMatch(/^ROW +PRODUCT +QTY +UNIT PRICE +AMOUNT +OUT *$/m);
+    expect(screen).toMatch(/^2 +amazon-us-10 +2 +10\.00 USD +20\.00 USD +amazon-10-2026-12-01\.csv *$/m);
+    expect(screen).not.toMatch(/ dry run +/);
+    expect(screen).toContain('left out at 80 columns: KEY (--json has them)');
+    expect(screen).toContain('dry run: 2 orders, 3 codes, 40.00 USD in all; nothing was sent');
+  }, 60_000);
+});

@@ -1126,53 +1126,71 @@ function shownPath(path: string): string {
 
 /** One line per row: what was ordered (or read, or not sent), its order, and where its codes went. */
 async function planSummary(io: Io, results: readonly PlanResult[], notes: readonly string[] = []): Promise<void> {
+  // The columns a narrow terminal left out are said under the table, as order list says them: a dry run at 80 columns
+  // dropped KEY without a word, though it is what a dry run is read for beside the files (a person's day).
+  let leftOut: readonly string[] = [];
   await exportResult(io, results, {
-    notes: () => notes,
+    notes: () => [
+      ...(leftOut.length > 0 ? [`left out at ${io.columns} columns: ${leftOut.join(', ')} (--json has them)`] : []),
+      ...notes,
+    ],
     text: (data) =>
-      renderTable(io, data, [
-        { header: 'row', value: (r) => String(r.row) },
-        { header: 'product', value: (r) => r.productId, whole: true },
-        { header: 'qty', value: (r) => String(r.quantity) },
-        // A dry run orders nothing: a column of dashes says nothing and takes the room the file names need.
-        ...(data.some((r) => r.order)
-          ? [{ header: 'order', value: (r: PlanResult) => (r.order ? String(r.order.id) : '-'), whole: true }]
-          : []),
-        ...(data.some((r) => r.price)
-          ? [
-              {
-                header: 'unit price',
-                value: (r: PlanResult) => (r.price ? spokenMoney(r.price.amount, r.price.currency) : ''),
-                dropRank: 2,
-              },
-              {
-                header: 'amount',
-                value: (r: PlanResult) => (r.price ? spokenMoney(r.price.amount * r.quantity, r.price.currency) : ''),
-              },
-            ]
-          : []),
-        // The same status in every row (all completed; a dry run's) gives way to the file names, said once below.
-        {
-          header: 'status',
-          sameRank: 3,
-          value: (r) =>
-            r.dryRun
-              ? 'dry run'
-              : r.error
-                ? `error: ${r.error.code}`
-                : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
-                  `${r.already ? 'earlier run: ' : ''}${String(r.order?.status ?? '')}`,
-        },
-        // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
-        { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
-        // Cut as a path on a narrow terminal: the file name (and its count) is the part that tells rows apart.
-        // A file under the current directory is shown from there (codes/steam-20.csv): at 80 columns the whole
-        // path left only `….csv (20)` (a persona's walkthrough). --json keeps the whole path.
-        {
-          header: 'out',
-          value: (r) => (r.out ? `${shownPath(r.out)}${r.count !== undefined ? ` (${r.count})` : ''}` : ''),
-          cut: 'path',
-        },
-      ]),
+      renderTable(
+        io,
+        data,
+        [
+          { header: 'row', value: (r) => String(r.row) },
+          { header: 'product', value: (r) => r.productId, whole: true },
+          { header: 'qty', value: (r) => String(r.quantity) },
+          // A dry run orders nothing: a column of dashes says nothing and takes the room the file names need.
+          ...(data.some((r) => r.order)
+            ? [{ header: 'order', value: (r: PlanResult) => (r.order ? String(r.order.id) : '-'), whole: true }]
+            : []),
+          ...(data.some((r) => r.price)
+            ? [
+                {
+                  header: 'unit price',
+                  value: (r: PlanResult) => (r.price ? spokenMoney(r.price.amount, r.price.currency) : ''),
+                  dropRank: 2,
+                },
+                {
+                  header: 'amount',
+                  value: (r: PlanResult) => (r.price ? spokenMoney(r.price.amount * r.quantity, r.price.currency) : ''),
+                  // Never cut: `20.00…` at 80 columns beside a long path (a person's day).
+                  whole: true,
+                },
+              ]
+            : []),
+          // The same status in every row (all completed) gives way to the file names, said once below. A dry run's
+          // says nothing its last line does not ("dry run: … nothing was sent"): no column.
+          ...(data.every((r) => r.dryRun)
+            ? []
+            : [
+                {
+                  header: 'status',
+                  sameRank: 3,
+                  value: (r: PlanResult) =>
+                    r.dryRun
+                      ? 'dry run'
+                      : r.error
+                        ? `error: ${r.error.code}`
+                        : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
+                          `${r.already ? 'earlier run: ' : ''}${String(r.order?.status ?? '')}`,
+                },
+              ]),
+          // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
+          { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
+          // Cut as a path on a narrow terminal: the file name (and its count) is the part that tells rows apart.
+          // A file under the current directory is shown from there (codes/steam-20.csv): at 80 columns the whole
+          // path left only `….csv (20)` (a persona's walkthrough). --json keeps the whole path.
+          {
+            header: 'out',
+            value: (r) => (r.out ? `${shownPath(r.out)}${r.count !== undefined ? ` (${r.count})` : ''}` : ''),
+            cut: 'path',
+          },
+        ],
+        { leftOut: (headers) => (leftOut = headers) },
+      ),
   });
 }
 
