@@ -1163,21 +1163,19 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
             : []),
           // The same status in every row (all completed) gives way to the file names, said once below. A dry run's
           // says nothing its last line does not ("dry run: … nothing was sent"): no column.
-          ...(data.every((r) => r.dryRun)
-            ? []
-            : [
-                {
-                  header: 'status',
-                  sameRank: 3,
-                  value: (r: PlanResult) =>
-                    r.dryRun
-                      ? 'dry run'
-                      : r.error
-                        ? `error: ${r.error.code}`
-                        : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
-                          `${r.already ? 'earlier run: ' : ''}${String(r.order?.status ?? '')}`,
-                },
-              ]),
+          {
+            header: 'status',
+            // A dry run's "dry run" in every row says nothing its last line does not: it gives way first on a narrow
+            // terminal, before KEY (said under the table). Elsewhere the same status in every row gives way at 3.
+            ...(data.every((r) => r.dryRun) ? { dropRank: 0 } : { sameRank: 3 }),
+            value: (r: PlanResult) =>
+              r.dryRun
+                ? 'dry run'
+                : r.error
+                  ? `error: ${r.error.code}`
+                  : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
+                    `${r.already ? 'earlier run: ' : ''}${String(r.order?.status ?? '')}`,
+          },
           // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
           { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
           // Cut as a path on a narrow terminal: the file name (and its count) is the part that tells rows apart.
