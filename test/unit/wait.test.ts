@@ -98,18 +98,17 @@ describe('waitForOrder pace', () => {
     ).toEqual(['order ord_1: pending', 'order ord_1: processing', 'order ord_1: completed']);
   });
 
+  /** `--timeout 0.05` with a 60 s interval: the last sleep is cut to the deadline. Resolves to the error it ends with. */
+  const cutToDeadline = (api: ApiClient): Promise<unknown> =>
+    waitForOrder({ api, orderId: 'ord_1', io: capturedIo().io, signal: signal(), intervalS: 60, timeoutS: 0.05 }).catch(
+      (e: unknown) => e,
+    );
+
   it('the last sleep is cut to the deadline: --timeout 0.05 with a 60 s interval gives up after about 50 ms', async () => {
     const { api, polls } = scripted(['processing']);
     const { error, took } = await onOwnClock(async () => {
       const started = performance.now();
-      const error = await waitForOrder({
-        api,
-        orderId: 'ord_1',
-        io: capturedIo().io,
-        signal: signal(),
-        intervalS: 60,
-        timeoutS: 0.05,
-      }).catch((e: unknown) => e);
+      const error = await cutToDeadline(api);
       return { error, took: performance.now() - started };
     });
     expect(error).toMatchObject({
@@ -140,14 +139,7 @@ describe('waitForOrder pace', () => {
           return Promise.resolve({ id, status: 'processing' });
         },
       } as unknown as ApiClient;
-      const error = await waitForOrder({
-        api,
-        orderId: 'ord_1',
-        io: capturedIo().io,
-        signal: signal(),
-        intervalS: 60,
-        timeoutS: 0.05,
-      }).catch((e: unknown) => e);
+      const error = await cutToDeadline(api);
       expect(error).toMatchObject({ code: 'wait_timeout' });
       expect(polls).toBe(2);
     } finally {
