@@ -36,7 +36,7 @@ export const ENV_KEY_NOTE = ' (run with the API key this run read from GIFTCODES
 export function pinnedHint(hint: string, place: RunPlace): string {
   const pinned = pinnedCommands(hint, place);
   return place.keyFromEnv &&
-    /(^|[\s(:|`])giftcodes (\S+ )*?(order|codes) /.test(pinned) &&
+    /(^|[\s(:|`])giftcodes (--[a-z-]+ \S+ )*(order|codes) /.test(pinned) &&
     !pinned.endsWith(ENV_KEY_NOTE)
     ? `${pinned}${ENV_KEY_NOTE}`
     : pinned;

@@ -50,6 +50,15 @@ describe('pinnedHint', () => {
     );
     expect(pinnedHint('log in with: giftcodes login --env live', place)).not.toContain('GIFTCODES_API_KEY');
     expect(pinnedHint('the order placed at 10:00 was shown', place)).not.toContain('GIFTCODES_API_KEY');
+    expect(pinnedHint('run giftcodes login --env live, then the same order again', place)).not.toContain(
+      'GIFTCODES_API_KEY',
+    );
+    expect(pinnedHint('giftcodes order resume k', { ...place, profile: 'night', env: 'live' })).toBe(
+      'GIFTCODES_CONFIG_DIR=/srv/gc giftcodes order resume k (run with the API key this run read from GIFTCODES_API_KEY)',
+    );
+    expect(pinnedHint('see giftcodes order list', { ...place, profile: 'night', env: 'live' })).toMatch(
+      /giftcodes --profile night --env live order list \(run with the API key/,
+    );
     expect(pinnedHint('finish it: giftcodes order resume k1', { configDir: '/srv/gc' })).not.toContain(
       'GIFTCODES_API_KEY',
     );
