@@ -618,6 +618,14 @@ describe('order show of an order no record here knows: its codes hint finds it a
         cwd: tempDir(),
       });
       expect(codes.code, codes.stderr).toBe(0);
+      // Found with --env live typed: the hint keeps it (a person's day: it was left out, as the profile's "own").
+      const typed = await runCli(['order', 'show', id, '--profile', 'small', '--env', 'live'], { configDir: desk });
+      expect(typed.code, typed.stderr).toBe(0);
+      expect(unstamped(typed.stderr)).toMatch(
+        new RegExp(
+          `its codes: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${id} --out ${id}\\.csv --profile small --env live\n`,
+        ),
+      );
     });
   }, 60_000);
 });

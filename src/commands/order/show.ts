@@ -119,8 +119,9 @@ async function unrecordedCodesNext(
   ]);
   if (target === undefined || orderOutcome(order.status) !== 'completed') return null;
   const { codesFileFor } = await import('../../orders/present.js');
+  // Also where --env chose it for this run: pasted without it, the profile's default key asked (a person's day).
   const env =
-    typeof order.environment === 'string' && order.environment !== target.environment
+    typeof order.environment === 'string' && (order.environment !== target.environment || target.environmentGiven)
       ? ` --env ${order.environment}`
       : '';
   // A --base-url of this run's command line (GIFTCODES_BASE_URL is still set where the hint is pasted).
