@@ -129,8 +129,8 @@ describe('order show where the config directory does not exist', () => {
     expect(text.stdout).toMatch(new RegExp(`^order +${orderId}$`, 'm'));
     expect(unstamped(text.stderr)).toBe(
       `warning: no order record: the config directory ${missing} does not exist; this is the API's order alone\n` +
-        // Found with the run's key, which alone sees it: said (never printed).
-        `its codes: GIFTCODES_CONFIG_DIR=${missing} giftcodes codes get ${orderId} --out ${orderId}.csv (with GIFTCODES_API_KEY set as here)\n`,
+        // Found with the run's key, which alone sees it: said (never printed), and the environment that key chose.
+        `its codes: GIFTCODES_CONFIG_DIR=${missing} giftcodes codes get ${orderId} --out ${orderId}.csv --env test (with GIFTCODES_API_KEY set as here)\n`,
     );
     const json = await runCli(['order', 'show', orderId, '--json'], { configDir: missing, env });
     expect(json.code, json.stderr).toBe(0);
