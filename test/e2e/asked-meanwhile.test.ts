@@ -16,6 +16,7 @@ import {
   servedApi,
   spawnCli,
   tempDir,
+  type TestServer,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
@@ -37,6 +38,23 @@ async function placingFor60s(place: string[], configDir: string): Promise<Return
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return paused;
+}
+
+/**
+ * The question after a yes, of an order another run placed while it was asked: answered No, the run ends (exit 130)
+ * and the server holds that other run's order alone.
+ */
+async function noToSecondOrder(
+  t: ReturnType<typeof inTerminal>,
+  server: TestServer,
+  product: string,
+  quantity: number,
+): Promise<void> {
+  const again = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+  expect(again).toContain(`Another giftcodes run placed ${quantity} × ${product} while you were asked (ord_`);
+  t.answer('n');
+  expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+  expect(await chargesFor(server, product, quantity)).toHaveLength(1);
 }
 
 describe('a live question answered after another run placed the same order', () => {
@@ -199,11 +217,7 @@ describe('a live question answered after another run placed the same order', () 
     t.press('Enter');
     await t.waitFor(/Place a LIVE order for 1 × google-play-us-25[^]*\(y\/N\)/, 30_000);
     t.answer('y');
-    const again = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
-    expect(again).toContain('Another giftcodes run placed 1 × google-play-us-25 while you were asked (ord_');
-    t.answer('n');
-    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
-    expect(await chargesFor(served.server, 'google-play-us-25', 1)).toHaveLength(1);
+    await noToSecondOrder(t, served.server, 'google-play-us-25', 1);
   });
 
   // A review: the question about an order abandoned after the API placed it names its codes get; run meanwhile, as it
@@ -284,11 +298,7 @@ describe('a live question answered after another run placed the same order', () 
     );
     expect(nightly.code, nightly.stderr).toBe(0);
     t.answer('y');
-    const again = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
-    expect(again).toContain('Another giftcodes run placed 2 × steam-us-50 while you were asked (ord_');
-    t.answer('n');
-    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
-    expect(await chargesFor(served.server, 'steam-us-50', 2)).toHaveLength(1);
+    await noToSecondOrder(t, served.server, 'steam-us-50', 2);
   });
 
   it('a live plan: the yes asks again when another plan sharing some of its rows placed them meanwhile', async () => {
