@@ -54,13 +54,14 @@ function colourForced(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Writes the text, waits for stdout to take it (a pipe may be asynchronous), then exits 0; a stdout that cannot
- * take it (/dev/full, a reader gone) is exit 8 with the program's words for it (docs/exit-codes.md).
+ * take it (/dev/full) is exit 8 with the program's words for it (docs/exit-codes.md); a reader gone is exit 0.
  */
 function exitAfter(text: string, what: string): Promise<never> {
   return new Promise<never>(() => {
     process.stdout.once('error', () => undefined);
     process.stdout.write(text, (error) => {
-      if (!error) process.exit(0);
+      // A reader that went away (`--help | head -1`) read what it wanted: exit 0, as cli.ts's help (helpFailed).
+      if (!error || (error as NodeJS.ErrnoException).code === 'EPIPE') process.exit(0);
       void notWritten(error, what);
     });
   });

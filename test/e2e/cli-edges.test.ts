@@ -193,6 +193,17 @@ describe('output', () => {
     },
   );
 
+  // The launcher's own --version and --help (src/start.ts) follow the same rule: a reader already gone is exit 0.
+  it.each([['--version'], ['--help']])(
+    'giftcodes %s to a pipe whose reader is gone: exit 0, nothing on stderr',
+    (flag) => {
+      const script = `"${process.execPath}" "${BIN}" ${flag} | (exec 0<&-; sleep 0.5); exit \${PIPESTATUS[0]}`;
+      const result = spawnSync('bash', ['-c', script], { encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    },
+  );
+
   it('every --json error carries code, message, status (null when there is none) and exitCode', async () => {
     const { configDir } = served;
     const usage = await runCli(['--json', 'order', 'place', '--product', 'x', '--quantity', '0'], { configDir });
