@@ -181,7 +181,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     const error = (thrown instanceof CommanderError && (await helpFailed())) || thrown;
     const flags = program.opts<{ profile?: string; env?: string; baseUrl?: string }>();
     // A GIFTCODES_PROFILE that is no profile name is the error itself: no hint names it.
-    const profile = flags.profile ?? namedProfile(io.env.GIFTCODES_PROFILE);
+    const profile = flags.profile ?? (await namedProfile(io.env));
     const words = commandWords(program, argv.slice(2));
     code = report(
       io,
@@ -504,10 +504,13 @@ function installSignalHandlers(controller: AbortController, io: Io, args: readon
   process.on('SIGTERM', onSignal);
 }
 
-/** GIFTCODES_PROFILE where it is a profile name; one that is not is the run's error itself, and no hint names it. */
-function namedProfile(value: string | undefined): string | undefined {
+/** GIFTCODES_PROFILE where it is a profile name (resolve.ts envProfile); one that is not is the run's error itself. */
+async function namedProfile(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (!env.GIFTCODES_PROFILE) return undefined;
+  // Loaded on this error path only: a run that ends well never needs it here.
+  const { envProfile } = await import('./config/resolve.js');
   try {
-    return value ? profileName(value) : undefined;
+    return envProfile(env);
   } catch {
     return undefined;
   }
