@@ -107,6 +107,11 @@ function sameBoot(a: Owner, b: Owner): boolean {
   return a.boot === undefined || b.boot === undefined || a.boot === b.boot;
 }
 
+/** A live process of another run than this one: a run placing an order beside this one (recover.ts, plan.ts). */
+export function anotherLiveRun(owner: Owner): boolean {
+  return owner.pid !== process.pid && isAlive(owner);
+}
+
 /**
  * Alive only when provably so on this boot: an owner from another boot (a reboot, another host sharing the
  * config directory) is not. A stopped process (SIGSTOP) is alive. A version 1 owner carries a host name

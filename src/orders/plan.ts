@@ -14,8 +14,8 @@ import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
-import { isAlive } from '../journal/owner.js';
-import { footprintOf, placedSince, type Footprint } from './recover.js';
+import { anotherLiveRun } from '../journal/owner.js';
+import { footprintOf, placedSince, underWay, type Footprint } from './recover.js';
 import {
   endedWithinDay,
   inScope,
@@ -729,7 +729,7 @@ export function sameRowsRunning(
   family: string,
 ): Intent[] {
   // isAlive is false for another machine's process: its pid says nothing here.
-  const running = intents.filter((i) => sameScope(i, scope) && i.owner.pid !== process.pid && isAlive(i.owner));
+  const running = intents.filter((i) => sameScope(i, scope) && anotherLiveRun(i.owner));
   return fitting(otherFamilies(running, family).flat(), todo);
 }
 
@@ -907,12 +907,7 @@ export function interruptedGone(rows: readonly PlanRow[], intents: readonly Inte
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
   // One never sent charged nothing (order pending names it as any other), unless a live run of another process holds
   // it: about to send (a review edited a row's out file while the plan ran, and the row was ordered twice unasked).
-  return intents.filter(
-    (i) =>
-      ofFamily(i.key, family) &&
-      !keys.has(i.key) &&
-      (!neverSent(i) || (i.owner.pid !== process.pid && isAlive(i.owner))),
-  );
+  return intents.filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && underWay(i));
 }
 
 /**

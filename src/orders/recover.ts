@@ -8,7 +8,7 @@ import type { ExportOptions, ExportResult } from '../export/write.js';
 import { neverSent, sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
-import { isAlive, otherMachine } from '../journal/owner.js';
+import { anotherLiveRun, isAlive, otherMachine } from '../journal/owner.js';
 import { LOCK_WAIT_MS } from '../journal/lock.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
@@ -75,8 +75,7 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
     (intent) =>
       intent.key !== key &&
       sameOrder(intent, { ...spec, profile: intent.profile, baseUrl: intent.baseUrl }) &&
-      intent.owner.pid !== process.pid &&
-      isAlive(intent.owner),
+      anotherLiveRun(intent.owner),
   )?.owner.pid;
 }
 
@@ -376,6 +375,11 @@ const sameRequest =
     o.environment === request.environment &&
     (o.keyId === undefined || o.keyId === request.keyId);
 
+/** An order another run has under way: its request sent, or a live process of another run about to send it. */
+export function underWay(intent: Intent): boolean {
+  return !neverSent(intent) || anotherLiveRun(intent.owner);
+}
+
 /**
  * The notes among `intents` that `of` takes, of orders under way (sent, or held by a live process of another run,
  * about to send), and the dead runs' notes never sent: read before a question, and again after it (placedSince). The
@@ -387,7 +391,7 @@ export function footprintOf(intents: readonly Intent[], of: (intent: Intent) => 
   const unsent = new Set<string>();
   for (const other of intents) {
     if (!of(other)) continue;
-    if (!neverSent(other) || (other.owner.pid !== process.pid && isAlive(other.owner))) notes.set(other.key, other);
+    if (underWay(other)) notes.set(other.key, other);
     else unsent.add(other.key);
   }
   return { notes, unsent, at: new Date().toISOString() };

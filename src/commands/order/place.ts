@@ -625,10 +625,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // Of those, the rows a live run is placing right now (the plan edited while it ran, as a busy out file's old hint
     // said: a review's edited out cell, then --yes, was that row charged twice): said as such, and the way on is to
     // wait for it, not --yes.
-    const { isAlive } = await import('../../journal/owner.js');
-    const placingPids = [
-      ...new Set(unfinished.filter((i) => i.owner.pid !== process.pid && isAlive(i.owner)).map((i) => i.owner.pid)),
-    ];
+    const { anotherLiveRun } = await import('../../journal/owner.js');
+    const placingPids = [...new Set(unfinished.filter((i) => anotherLiveRun(i.owner)).map((i) => i.owner.pid))];
     const placingGone = placingPids.length > 0 ? ` (pid ${placingPids.join(', pid ')})` : '';
     if (unfinished.length > 0)
       io.warn(
