@@ -192,6 +192,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
       {
         configDir: io.env.GIFTCODES_CONFIG_DIR,
         profile,
+        envProfile: flags.profile === undefined ? profile : undefined,
         env: flags.env,
         baseUrl: flags.baseUrl,
         envBaseUrl: envBaseUrl(io.env),

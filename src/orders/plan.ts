@@ -35,7 +35,7 @@ import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
 import { counted, firstOf, grouped, linesOf, mayBeOwn, unitsOf, unreadableOwnHint } from '../output/words.js';
 import { groupBy } from '../group.js';
-import { placeCommand } from '../output/pinned-hint.js';
+import { batchFlag, placeCommand } from '../output/pinned-hint.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -1249,9 +1249,14 @@ export function planFailure(
   unreachable?: CliError,
   keyRefused?: CliError,
   environment?: Scope['environment'],
+  batch?: string,
 ): CliError | undefined {
   const failed = results.filter((r) => r.error);
   if (failed.length === 0) return undefined;
+  // The run's --batch, said: a plan run again without it is another batch, whose rows are new orders, and the rows
+  // this batch delivered were charged again (an adversarial review fixed a refused row and ran the plan without it).
+  const withBatch = batch === undefined ? '' : ` with ${batchFlag(batch)}`;
+  const again = `run the same plan again${withBatch}`;
   const worst = Math.max(...failed.map((r) => r.error!.exitCode)) as CliError['exitCode'];
   const skipped = failed.filter((r) => r.error!.code === 'not_attempted').length;
   const tried = failed.filter((r) => r.error!.code !== 'not_attempted');
@@ -1302,7 +1307,7 @@ export function planFailure(
       `${tried.length} of ${results.length} plan rows failed${notAttempted}: the API key was refused${placedNone ? ', so nothing was charged' : ''} (first: line ${first.row}: ${first.error!.message})`,
       {
         code: 'plan_rows_failed',
-        hint: `${keyRefused.hint ?? 'log in with a valid key: giftcodes login'}; then run the same plan again: it sends the rows not ordered, never the delivered ones twice`,
+        hint: `${keyRefused.hint ?? 'log in with a valid key: giftcodes login'}; then ${again}: it sends the rows not ordered, never the delivered ones twice`,
       },
     );
   }
@@ -1317,17 +1322,17 @@ export function planFailure(
       code: 'plan_rows_failed',
       hint:
         skipped > 0 || unsent
-          ? `${unreachable?.hint ?? 'check the network and the server (giftcodes doctor)'}; then run the same plan again: it sends the rows not ordered, never the delivered ones twice`
+          ? `${unreachable?.hint ?? 'check the network and the server (giftcodes doctor)'}; then ${again}: it sends the rows not ordered, never the delivered ones twice`
           : busy
             ? `another giftcodes run is sending ${tried.length === 1 ? 'that row' : 'those rows'} (${firstOf(
                 tried.map((r) => `line ${r.row}`),
                 5,
-              )}) right now: nothing needs fixing; once it ends, run the same plan again: it orders nothing twice (the rows that run delivered are read, not ordered again)`
+              )}) right now: nothing needs fixing; once it ends, ${again}: it orders nothing twice (the rows that run delivered are read, not ordered again)`
             : endedFailed
               ? // The same plan again orders a failed row anew, under its next key (sentAgainKey): under its own the
                 // server answered with the same failed order for a day, and then, the key forgotten, placed it again,
                 // beside the order the person had placed by itself as this hint said (an adversarial review).
-                `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
+                `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again${withBatch} orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
               : staleRow
                 ? `line ${staleRow.row}'s key (${staleRow.key}) was abandoned without an answer over a day ago and is never sent again: look in the provider's dashboard for its order (giftcodes order show ${staleRow.key} says what to look for); if there is none, order the row by itself: ${placeCommand({ environment, productId: staleRow.productId, quantity: staleRow.quantity })} (the plan does not send that key again)`
                 : elsewhere && elsewhere.error!.orderId && mayBeOwn(elsewhere.error!.message)
@@ -1336,7 +1341,7 @@ export function planFailure(
                   : elsewhere
                     ? `line ${elsewhere.row}'s order was placed by another run of this plan (another config directory or machine): see it there, where its codes were written; nothing needs fixing here (the same plan again is refused the same way for that row, and charges nothing); to order that row here too, as a second order: ${placeCommand({ environment, productId: elsewhere.productId, quantity: elsewhere.quantity })} (never a --batch of its own, which orders every row again; the plan never sends that row's key again)`
                     : serviceFailed
-                      ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): run the same plan again later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
+                      ? `the service kept failing or limiting the requests of ${tried.length === 1 ? 'that row' : 'those rows'} (nothing in the plan to fix): ${again} later, or with a lower --concurrency: rows already delivered are not ordered twice, and a row whose request may have gone out is sent again under its own key`
                       : refusedOutside
                         ? // A refusal the plan cannot fix (a wallet short of funds) leaves the row as it is; the same plan run
                           // again sends it under its next key (sentAgainKey), since a server that keeps a refusal with its key
@@ -1348,8 +1353,8 @@ export function planFailure(
                             .map((r) => `${r.row} (${r.error!.code})`)
                             .join(
                               ', ',
-                            )}${outside.length > 5 ? ', …' : ''} ${outside.length === 1 ? 'was' : 'were'} refused for, then run the same plan again: it sends ${outside.length === 1 ? 'that row' : 'those rows'} under a new key and orders no delivered row twice; do not also order ${outside.length === 1 ? 'it' : 'them'} by itself, or the next run orders ${outside.length === 1 ? 'it' : 'them'} a second time`
-                        : `fix what failed and run the same plan again: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
+                            )}${outside.length > 5 ? ', …' : ''} ${outside.length === 1 ? 'was' : 'were'} refused for, then ${again}: it sends ${outside.length === 1 ? 'that row' : 'those rows'} under a new key and orders no delivered row twice; do not also order ${outside.length === 1 ? 'it' : 'them'} by itself, or the next run orders ${outside.length === 1 ? 'it' : 'them'} a second time`
+                        : `fix what failed and ${again}: rows already delivered are not ordered twice (giftcodes order list --since 1d)`,
     },
   );
 }

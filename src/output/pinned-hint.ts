@@ -23,6 +23,13 @@ export interface RunPlace {
    * day, with the cron docs' GIFTCODES_API_KEY). The key itself is never printed: the hint says where it was.
    */
   keyFromEnv?: boolean | undefined;
+  /**
+   * GIFTCODES_PROFILE, where it chose the run's profile (no --profile). Said, with GIFTCODES_CONFIG_DIR and
+   * GIFTCODES_BASE_URL, beside a hint's "the same command again": the same words in a shell without them reach
+   * another journal, profile or server, where the interrupted order is not found and a new one is placed (an
+   * adversarial review: a cron job's hint run in the person's own shell charged its order twice).
+   */
+  envProfile?: string | undefined;
 }
 
 /** What a hint with `order`/`codes` commands says of a key read from GIFTCODES_API_KEY. */
@@ -34,12 +41,35 @@ export const ENV_KEY_NOTE = ' (run with the API key this run read from GIFTCODES
  * person's own defaults.
  */
 export function pinnedHint(hint: string, place: RunPlace): string {
-  const pinned = pinnedCommands(hint, place);
+  const pinned = sameRunAgain(pinnedCommands(hint, place), place);
   return place.keyFromEnv &&
     /(^|[\s(:|`])giftcodes (--[a-z-]+ \S+ )*(order|codes) /.test(pinned) &&
     !pinned.endsWith(ENV_KEY_NOTE)
     ? `${pinned}${ENV_KEY_NOTE}`
     : pinned;
+}
+
+/** A hint's "run the same command (or plan) again": the run's own words, which need its environment too. */
+const SAME_AGAIN = /\bthe same (command|plan) (run )?again\b/;
+const AS_THIS_RUN = ' in its environment, as this run had)';
+
+/**
+ * "the same command again" followed by the variables that chose this run's config directory, profile and server,
+ * once (the first such words). The command line carries its flags; these it does not.
+ */
+function sameRunAgain(hint: string, place: RunPlace): string {
+  const vars = [
+    place.configDir ? `GIFTCODES_CONFIG_DIR=${shellWord(resolvePath(place.configDir))}` : '',
+    place.envProfile ? `GIFTCODES_PROFILE=${shellWord(place.envProfile)}` : '',
+    place.envBaseUrl && place.baseUrl === undefined ? `GIFTCODES_BASE_URL=${shellWord(place.envBaseUrl)}` : '',
+  ].filter(Boolean);
+  const found = SAME_AGAIN.exec(hint);
+  if (vars.length === 0 || !found || hint.includes(AS_THIS_RUN)) return hint;
+  // At the end of its clause (the words after it up to a comma, colon or semicolon), so that a "--batch" or "to
+  // finish them (…)" said after it stays with it.
+  const from = found.index + found[0].length;
+  const end = /[,:;](\s|$)|$/.exec(hint.slice(from))!.index + from;
+  return `${hint.slice(0, end)} (with ${vars.join(' ')}${AS_THIS_RUN}${hint.slice(end)}`;
 }
 
 function pinnedCommands(hint: string, place: RunPlace): string {

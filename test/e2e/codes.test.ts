@@ -4,7 +4,17 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, servedApi, spawnCli, tempDir, type TestServer, until, unstamped } from '../helpers/e2e.js';
+import {
+  ROOT,
+  asRun,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  type TestServer,
+  until,
+  unstamped,
+} from '../helpers/e2e.js';
 
 const SEED = join(ROOT, 'test/server/fixtures/formula-seed.json');
 const KEY = 'sc_test_formula_0a1b2c3d4e5f';
@@ -390,13 +400,17 @@ describe('codes get: timing and interruption', () => {
     const wait = ['--wait', '--interval', '0.1', '--timeout', '0.3'];
     const result = await cli(unfinished.server, ['codes', 'get', order, ...wait, '--out', target]);
     expect(result.code).toBe(7);
-    expect(result.stderr).toContain(
+    // The run's GIFTCODES_CONFIG_DIR and GIFTCODES_BASE_URL are said with "the same command again" (pinned-hint.ts).
+    expect(result.stderr).toMatch(
+      / run the same command again \(with GIFTCODES_CONFIG_DIR=\S+ GIFTCODES_BASE_URL=http:\/\/127\.0\.0\.1:\d+ in its environment, as this run had\):/,
+    );
+    expect(asRun(result.stderr)).toContain(
       `hint: the order goes on on the server; run the same command again: it waits, then writes the codes to ${target}\n`,
     );
     expect(result.stderr).not.toContain('order watch');
     const printed = await cli(unfinished.server, ['codes', 'get', order, ...wait]);
     expect(printed.code).toBe(7);
-    expect(printed.stderr).toContain('run the same command again: it waits, then prints the codes\n');
+    expect(asRun(printed.stderr)).toContain('run the same command again: it waits, then prints the codes\n');
     const watched = await cli(unfinished.server, [
       'order',
       'watch',
@@ -409,7 +423,9 @@ describe('codes get: timing and interruption', () => {
       target,
     ]);
     expect(watched.code).toBe(7);
-    expect(watched.stderr).toContain(`run the same command again: it waits, then writes the codes to ${target}\n`);
+    expect(asRun(watched.stderr)).toContain(
+      `run the same command again: it waits, then writes the codes to ${target}\n`,
+    );
     // Without a file, watching again is all there is to do.
     const bare = await cli(unfinished.server, ['order', 'watch', order, '--interval', '0.1', '--timeout', '0.3']);
     expect(bare.code).toBe(7);

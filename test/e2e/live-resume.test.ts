@@ -107,7 +107,9 @@ describe('a live plan interrupted, run again', () => {
     expect(await releaseHeld(held.server)).toBe(1);
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).toContain('interrupted by SIGINT: the plan stopped, and 1 row of it may have been charged');
-    expect(stopped.stderr).toContain("run the same command again to finish them (the same --batch 'd 1')");
+    expect(stopped.stderr).toContain(
+      `run the same command again to finish them (the same --batch 'd 1') (with GIFTCODES_CONFIG_DIR=${configDir} in its environment, as this run had)`,
+    );
 
     // No terminal and no --yes: its one row was confirmed when it was placed, and is only resumed.
     const again = await runCli(args, { configDir });

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BOTH_KEYS, chargesFor, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { asRun, BOTH_KEYS, chargesFor, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 
 describe('a plan row refused for want of funds, and the same plan again', () => {
   const served = servedApi([]);
@@ -18,7 +18,7 @@ describe('a plan row refused for want of funds, and the same plan again', () => 
     const args = ['order', 'place', '--env', 'live', '--plan', plan, '--yes'];
     const first = await runCli(args, { configDir });
     expect(first.code, first.stderr).toBe(4);
-    expect(first.stderr).toContain(
+    expect(asRun(first.stderr)).toContain(
       'fix what line 3 (insufficient_funds) was refused for, then run the same plan again: it sends that row under a new key',
     );
     expect(first.stderr).not.toMatch(/by itself \(giftcodes order place/);
@@ -40,6 +40,30 @@ describe('a plan row refused for want of funds, and the same plan again', () => 
     );
     expect(await chargesFor(served.server, 'amazon-us-10', 1)).toHaveLength(1);
     expect(await chargesFor(served.server, 'amazon-us-25', 300)).toHaveLength(0);
+  });
+});
+
+describe('a nightly plan with a refused row, fixed and run again as its hint says', () => {
+  const served = servedApi([]);
+
+  // An adversarial review: the hint said "run the same plan again"; run without the night's --batch it was another
+  // batch, and the row it had delivered was charged a second time. The hint names the --batch, and the config
+  // directory the run had (a cron job's, not the person's shell's).
+  it("the hint names the run's --batch and GIFTCODES_CONFIG_DIR; run so, only the fixed row is ordered", async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-10,1\namazon-us-25,300\n');
+    const args = ['order', 'place', '--env', 'live', '--plan', plan, '--yes'];
+    const first = await runCli([...args, '--batch', '2026-12-01'], { configDir });
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toContain(
+      `then run the same plan again with --batch 2026-12-01 (with GIFTCODES_CONFIG_DIR=${configDir} in its environment, as this run had): it sends that row under a new key`,
+    );
+    writeFileSync(plan, 'product,quantity\namazon-us-10,1\namazon-us-25,3\n');
+    const fixed = await runCli([...args, '--batch', '2026-12-01'], { configDir });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(await chargesFor(served.server, 'amazon-us-10', 1)).toHaveLength(1);
+    expect(await chargesFor(served.server, 'amazon-us-25', 3)).toHaveLength(1);
   });
 });
 

@@ -487,3 +487,11 @@ export const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
 export function unstamped(stderr: string): string {
   return stderr.replace(new RegExp(STAMP.source, 'gm'), '');
 }
+
+/**
+ * A hint's words without the variables said beside "the same command again" (src/output/pinned-hint.ts: the run's
+ * GIFTCODES_CONFIG_DIR, as every test run has one), for tests about the rest of the hint.
+ */
+export function asRun(stderr: string): string {
+  return stderr.replace(/ \(with GIFTCODES_[A-Z_]+=.*? in its environment, as this run had\)/g, '');
+}

@@ -64,6 +64,40 @@ describe('pinnedHint', () => {
     );
   });
 
+  // An adversarial review: a cron job's hint "run the same command again", run in the person's own shell (another
+  // GIFTCODES_CONFIG_DIR), placed a second order beside the interrupted one it could not see.
+  it("says the variables that chose this run's journal, profile and server beside 'the same command again'", () => {
+    const hint = 'nothing is lost or charged twice: run the same command again, or: giftcodes order resume k1';
+    expect(pinnedHint(hint, { configDir: '/srv/gc' })).toBe(
+      'nothing is lost or charged twice: run the same command again (with GIFTCODES_CONFIG_DIR=/srv/gc in its environment, as this run had), or: GIFTCODES_CONFIG_DIR=/srv/gc giftcodes order resume k1',
+    );
+    expect(
+      pinnedHint('fix it, then run the same plan again with --batch 2026-12-01: it orders nothing twice', {
+        configDir: '/srv/gc',
+        envProfile: 'night',
+        profile: 'night',
+        envBaseUrl: 'http://10.0.0.5:4010',
+      }),
+    ).toBe(
+      'fix it, then run the same plan again with --batch 2026-12-01 (with GIFTCODES_CONFIG_DIR=/srv/gc GIFTCODES_PROFILE=night GIFTCODES_BASE_URL=http://10.0.0.5:4010 in its environment, as this run had): it orders nothing twice',
+    );
+    // At the end of its clause: what is said of the command stays with it.
+    expect(
+      pinnedHint("then the same plan run again with --batch 'a b' orders it, under a new key", { configDir: '/d' }),
+    ).toBe(
+      "then the same plan run again with --batch 'a b' orders it (with GIFTCODES_CONFIG_DIR=/d in its environment, as this run had), under a new key",
+    );
+    expect(
+      pinnedHint("run the same command again to finish them (the same --batch 'd 1'): rows", { configDir: '/d' }),
+    ).toBe(
+      "run the same command again to finish them (the same --batch 'd 1') (with GIFTCODES_CONFIG_DIR=/d in its environment, as this run had): rows",
+    );
+    // A --base-url flag is on the command line already; so is --profile; a run with neither variable is as it was.
+    expect(pinnedHint(hint, { baseUrl: 'http://flag', envBaseUrl: 'http://env', profile: 'p' })).toBe(hint);
+    const once = pinnedHint(hint, { configDir: '/srv/gc' });
+    expect(pinnedHint(once, { configDir: '/srv/gc' })).toBe(once);
+  });
+
   it('pins a hint once: one pinned already is left as it is (a review found a second pass added a second prefix)', () => {
     const once = pinnedHint('see giftcodes order pending, then giftcodes order resume k', { configDir: '/srv/gc' });
     expect(pinnedHint(once, { configDir: '/srv/gc' })).toBe(once);

@@ -599,6 +599,30 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       expect(planFailure([result(2, { code, message: 'm', exitCode: 4 })])?.hint).not.toContain('new key');
   });
 
+  // An adversarial review: a nightly plan's row refused for supply, the plan fixed and run again without its --batch,
+  // which is another batch: the row it had delivered was charged a second time. Every "run the same plan again" of
+  // a run with a --batch says it.
+  it("a run with --batch: each 'the same plan again' names that --batch", () => {
+    const supply = { code: 'insufficient_supply', message: 'not enough codes', exitCode: 4 };
+    const cases = [
+      [result(1), result(2, supply)],
+      [result(1), result(2, { code: 'product_unknown', message: 'no product p', exitCode: 4 })],
+      [result(1), result(2, { code: 'rate_limited', message: 'HTTP 429', exitCode: 5 })],
+      [result(1), result(2, { code: 'network_error', message: 'refused', exitCode: 5, notSent: true })],
+      [result(1), result(2, { code: 'intent_busy', message: 'busy', exitCode: 5 })],
+      [result(1), result(2, { code: 'unauthorized', message: 'HTTP 401', exitCode: 3 })],
+      [result(1), { ...result(2, { code: 'order_failed', message: 'ended failed', exitCode: 6 }), order: { id: 'o' } }],
+    ];
+    for (const rows of cases) {
+      const hint = planFailure(rows as never, undefined, undefined, 'live', '2026-12-01')?.hint ?? '';
+      expect(hint).toMatch(/the same plan (run )?again with --batch 2026-12-01\b/);
+      expect(planFailure(rows as never, undefined, undefined, 'live', 'my night')?.hint).toContain(
+        "again with --batch 'my night'",
+      );
+      expect(planFailure(rows as never, undefined, undefined, 'live')?.hint).not.toContain('--batch');
+    }
+  });
+
   // A person's day: two rows short of funds, and the hint named line 4's command only.
   it('two rows refused for something outside the plan: each named', () => {
     const funds = { code: 'insufficient_funds', message: 'the wallet holds 25.00 USD', exitCode: 4 };

@@ -898,7 +898,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           ? `line ${earlier[0]} of this plan from a pipe matched a row an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so it was not ordered again: to order it again, give --batch (a nightly job: --batch "$(date +%F)")`
           : `lines ${earlier.join(', ')} of this plan from a pipe matched rows an earlier plan from a pipe or stdin ordered (every such plan is keyed by one name, not a file's), so they were not ordered again: to order them again, give --batch (a nightly job: --batch "$(date +%F)")`,
       );
-    const failure = planFailure(results, unreachable, keyRefused, connection.environment);
+    const failure = planFailure(results, unreachable, keyRefused, connection.environment, o.batch);
     if (failure) throw failure;
   } finally {
     for (const lock of outLocks.values()) lock.release();
