@@ -179,6 +179,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     await io.flushOut();
   } catch (thrown) {
     const error = (thrown instanceof CommanderError && (await helpFailed())) || thrown;
+    if (readerGoneFromListing(error, commandWords(program, argv.slice(2)))) return exit(ExitCode.ok);
     const flags = program.opts<{ profile?: string; env?: string; baseUrl?: string }>();
     // A GIFTCODES_PROFILE that is no profile name is the error itself: no hint names it.
     const profile = flags.profile ?? (await namedProfile(io.env));
@@ -503,6 +504,23 @@ function installSignalHandlers(controller: AbortController, io: Io, args: readon
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+}
+
+/**
+ * Commands whose stdout is a listing or a script, never an order's outcome: a reader that went away before the end
+ * (`| head`) read what it wanted, exit 0 and quiet, as help is (docs/exit-codes.md). `completion zsh | head -1` and a
+ * large `catalog list | head` said "could not write the output", exit 8, once their output outgrew the pipe's buffer
+ * (a person's day). An order's outcome, and codes, never: a closed pipe is not their delivery.
+ */
+const LISTINGS = new Set(['completion', 'catalog list', 'order list', 'order pending', 'config list', 'config show']);
+
+function readerGoneFromListing(error: unknown, words: readonly string[]): boolean {
+  return (
+    isCliError(error) &&
+    error.code === 'output_failed' &&
+    (error.cause as NodeJS.ErrnoException | undefined)?.code === 'EPIPE' &&
+    (LISTINGS.has(words.slice(0, 2).join(' ')) || LISTINGS.has(words[0] ?? ''))
+  );
 }
 
 /** GIFTCODES_PROFILE where it is a profile name (resolve.ts envProfile); one that is not is the run's error itself. */
