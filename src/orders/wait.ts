@@ -8,6 +8,7 @@ import { InterruptedError, OrderFailedError, WaitTimeoutError } from '../errors.
 import type { Io } from '../output/io.js';
 import { duration, LOG_EVERY_MS } from '../output/progress.js';
 import { placeCommand } from '../output/pinned-hint.js';
+import { display } from '../output/table.js';
 
 export const DEFAULT_INTERVAL_S = 2;
 
@@ -51,7 +52,7 @@ export class OrderEndedError extends OrderFailedError {
     readonly order: Order,
     again?: string,
   ) {
-    super(`order ${order.id} ended ${order.status}`, {
+    super(`order ${order.id} ended ${order.status}${reasonOf(order)}`, {
       code: 'order_failed',
       orderId: order.id,
       // The order was just printed: "see it with order show" sent a person to read it again (a review). What is left
@@ -69,6 +70,18 @@ export class OrderEndedError extends OrderFailedError {
   ofPlanRow(): OrderEndedError {
     return new OrderEndedError(this.order, PLAN_ROW_ANEW);
   }
+}
+
+/**
+ * The provider's reason, in the error line itself: a cron job's mail (`tail -n 2` of its log: docs/cron-and-plans.md)
+ * holds the error and hint lines, and the reason was only in the order's table above them (a person's day). Text
+ * (`fulfilment_failed`), or the API's object said compactly; one line, at most 120 characters.
+ */
+function reasonOf(order: Order): string {
+  const raw = order.failure_reason ?? order.failureReason;
+  if (raw === undefined || raw === null || raw === '') return '';
+  const text = display(raw).replace(/\s+/g, ' ').trim();
+  return text ? ` (${text.length > 120 ? `${text.slice(0, 119)}…` : text})` : '';
 }
 
 /**
