@@ -195,7 +195,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
         profile,
         envProfile: flags.profile === undefined ? profile : undefined,
         env: flags.env,
-        baseUrl: flags.baseUrl,
+        // A --base-url refused as it is is no server for a hint's command to go to (it carried a password).
+        baseUrl: isCliError(error) && error.code === 'invalid_base_url' ? undefined : flags.baseUrl,
         envBaseUrl: envBaseUrl(io.env),
         keyFromEnv: !program.opts<{ apiKey?: string }>().apiKey && Boolean(io.env.GIFTCODES_API_KEY?.trim()),
       },
@@ -390,7 +391,22 @@ function report(
     // commander's suggestion arrives as "(Did you mean order?)" on a line of its own: it is the hint, when near.
     // Any other line break came from a value the user typed, and stays in the message (escaped when printed).
     const suggestion = /\n\(Did you mean ([^\n]*)\?\)$/.exec(message);
-    const first = suggestion ? message.slice(0, suggestion.index) : message;
+    const said = suggestion ? message.slice(0, suggestion.index) : message;
+    // An empty value (`giftcodes order show "$ORDER"` with ORDER unset) in plain words, and its likely cause: commander
+    // said "command-argument value '' is invalid for argument 'ref'. order reference must not be empty" (a person's day).
+    const empty =
+      /^command-argument value '' is invalid for argument '([\w.-]+)'\. (.+)$/s.exec(said) ??
+      /^option '(--[\w-]+)[^']*' argument '' is invalid\. (.+)$/s.exec(said);
+    if (empty) {
+      printError(io, {
+        code: 'usage',
+        message: empty[1]!.startsWith('--') ? `${empty[1]}: ${empty[2]!}` : empty[2]!,
+        hint: `it was given as "" (a shell variable unset or empty?); ${helpFor(words).replace(/^see: /, 'see ')}`,
+        exitCode: ExitCode.usage,
+      });
+      return ExitCode.usage;
+    }
+    const first = said;
     const typed = /^unknown (?:command|option) '([^']+)'/.exec(first)?.[1];
     const hint =
       reachedFor(words, first) ??

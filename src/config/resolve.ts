@@ -275,11 +275,14 @@ export function normaliseBaseUrl(raw: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`the base URL must use http or https, not ${url.protocol}`, {
       code: 'invalid_base_url',
-      ...(schemeless ? { hint: withScheme() } : {}),
+      hint: schemeless ? withScheme() : 'the API speaks HTTPS: for example --base-url https://api.example.com',
     });
   }
   if (url.username || url.password) {
-    throw new UsageError('the base URL must not carry credentials', { code: 'invalid_base_url' });
+    throw new UsageError('the base URL must not carry credentials', {
+      code: 'invalid_base_url',
+      hint: 'leave out the user and password: the API key is what signs in (giftcodes login)',
+    });
   }
   url.search = '';
   url.hash = '';

@@ -71,6 +71,38 @@ describe('flag values', () => {
     }
   });
 
+  // A person's day: `giftcodes order show "$ORDER"` with ORDER unset said "command-argument value '' is invalid for
+  // argument 'ref'. order reference must not be empty"; an order place with --product and no --quantity was told to
+  // "give both", its product dropped from the command; ftp:// and a password in the URL had no hint, and the
+  // password's hint would have named it again.
+  it('usage errors a person makes: in plain words, each with a hint that keeps what was typed', async () => {
+    const { configDir } = served;
+    const lines = async (args: string[]) => {
+      const result = await runCli(args, { configDir });
+      expect(result.code, args.join(' ')).toBe(2);
+      return unstamped(result.stderr).trimEnd().split('\n');
+    };
+    expect(await lines(['order', 'show', ''])).toEqual([
+      'error: order reference must not be empty',
+      'hint: it was given as "" (a shell variable unset or empty?); see giftcodes order show --help',
+    ]);
+    expect((await lines(['order', 'place', '--product', '', '--quantity', '1']))[0]).toBe(
+      'error: --product: product id must not be empty',
+    );
+    expect((await lines(['order', 'place', '--product', 'amazon-us-25']))[1]).toMatch(
+      /^hint: add --quantity \(or a plan .*giftcodes order place --product amazon-us-25 --quantity N$/,
+    );
+    expect((await lines(['order', 'place', '--quantity', '3']))[1]).toMatch(
+      /^hint: add --product .*--product PRODUCT_ID --quantity 3$/,
+    );
+    expect((await lines(['ping', '--base-url', 'ftp://example.com']))[1]).toBe(
+      'hint: the API speaks HTTPS: for example --base-url https://api.example.com',
+    );
+    const password = await lines(['ping', '--base-url', 'https://user:s3cret@example.com']);
+    expect(password[1]).toMatch(/^hint: leave out the user and password/);
+    expect(password.join('\n')).not.toContain('s3cret');
+  });
+
   it('a profile name that is not a plain word is refused', async () => {
     for (const name of ['__proto__', 'a b', '../etc', 'x'.repeat(65)]) {
       const result = await runCli(['login', '--api-key-stdin', '--profile', name], {

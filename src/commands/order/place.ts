@@ -1394,8 +1394,15 @@ function planCancelled(resuming: number): InterruptedError {
 function checkSingleOrderFlags(options: PlaceOptions): void {
   if (options.product === undefined || options.quantity === undefined) {
     const missing = options.product === undefined ? "'--product <id>'" : "'--quantity <n>'";
+    // The one given is kept in the command (a person's day: --product typed, and the hint's command dropped it).
+    const product = options.product === undefined ? 'PRODUCT_ID' : shellWord(options.product);
+    const quantity = options.quantity === undefined ? 'N' : String(options.quantity);
+    const add =
+      options.product === undefined && options.quantity === undefined
+        ? 'give both'
+        : `add ${options.product === undefined ? '--product' : '--quantity'}`;
     throw new UsageError(`required option ${missing} not specified`, {
-      hint: 'give both (or a plan of many orders, with --plan PLAN_FILE): giftcodes order place --product PRODUCT_ID --quantity N',
+      hint: `${add} (or a plan of many orders, with --plan PLAN_FILE): giftcodes order place --product ${product} --quantity ${quantity}`,
     });
   }
 }
