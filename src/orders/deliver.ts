@@ -248,10 +248,15 @@ export async function deliverFetched(
           ? `${first} too ${when}`
           : `${firstOf([...(first ? [`${first} ${when}`] : []), ...others], 5)} too`;
       const files = (first ? 1 : 0) + others.length;
-      if (files > 0)
-        io.warn(
-          `the codes of order ${delivery.orderId} are in ${where}: ${files === 1 ? 'both hold' : `all ${files + 1} files hold`} the same codes: hand out one of them`,
-        );
+      // Printed (no --out, or `-`), this run's codes are no file: "all 3 files" counted the terminal as one (a
+      // person's day).
+      const printed = delivery.out === undefined || delivery.out === '-';
+      const same = printed
+        ? `${files === 1 ? 'that file holds' : `those ${files} files hold`} the same codes as printed here`
+        : files === 1
+          ? 'both hold the same codes'
+          : `all ${files + 1} files hold the same codes`;
+      if (files > 0) io.warn(`the codes of order ${delivery.orderId} are in ${where}: ${same}: hand out one of them`);
     }
     const { isAlive } = await import('../journal/owner.js');
     const live = journal
