@@ -165,7 +165,7 @@ export class Factory implements Deps {
     return this.apiPromise;
   }
 
-  /** A client for an explicit key and URL: login verifies a key before it is saved; doctor pings with fewer retries. */
+  /** A client for an explicit key and URL: login verifies a key before it is saved; status pings each key once. */
   async clientFor(
     baseUrl: string,
     apiKey: string,

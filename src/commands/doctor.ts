@@ -10,7 +10,11 @@ import type { Outcome } from './doctor-checks.js';
 import { exportResult, gathersItems } from '../output/exporter.js';
 
 export interface DoctorOptions {
-  /** Retries of the ping (DOCTOR_RETRIES unless --retries is given). */
+  /**
+   * Retries of the ping: the run's --retries (DEFAULT_RETRIES, src/factory.ts) with the client's backoff
+   * (src/api/retry.ts), as `order place` retries its requests: doctor gates a cron job, and an API restart the
+   * order would have waited out must not skip the night's restock.
+   */
   retries: number;
 }
 
@@ -32,13 +36,6 @@ export interface DoctorDeps extends Pick<
   profileName?: () => Promise<string>;
 }
 
-/**
- * Retries of the ping by default: doctor gates a cron job, so one blip (a 503, a reset) must not skip the
- * night's restock, as `order place` would retry it too; but fewer than its 5, so an API that is down is said
- * within seconds. `--retries` chooses.
- */
-export const DOCTOR_RETRIES = 3;
-
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('doctor')
@@ -48,9 +45,8 @@ export function register(parent: Command, app: App): void {
     )
     .action(async (_flags: object, cmd: Command) => {
       const { globals, deps: f } = app.context(cmd);
-      const retries = cmd.getOptionValueSourceWithGlobals('retries') === 'cli' ? globals.retries : DOCTOR_RETRIES;
       await run(
-        { retries },
+        { retries: globals.retries },
         {
           io: f.io,
           configDir: f.configDir,
