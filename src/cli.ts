@@ -429,6 +429,7 @@ function report(
       status: cliError.status,
       exitCode: cliError.exitCode,
       orderId: cliError.orderId,
+      hintLine: cliError.hintLine,
     });
     return cliError.exitCode;
   }
@@ -451,6 +452,8 @@ interface PrintableError {
   exitCode: number;
   /** The order the error concerns (CliError.orderId): a script learns which order was placed without reading prose. */
   orderId?: string | undefined;
+  /** CliError.hintLine: the hint on a line of its own under --quiet too. */
+  hintLine?: boolean;
 }
 
 function printError(io: Io, error: PrintableError): void {
@@ -466,10 +469,11 @@ function printError(io: Io, error: PrintableError): void {
     io.errRaw(`${JSON.stringify({ error: body })}\n`);
     return;
   }
-  // The hint is part of the error (it says how to resume an interrupted order): --quiet keeps it, on the same line.
+  // The hint is part of the error (it says how to resume an interrupted order): --quiet keeps it, on the same line,
+  // but for an error whose hint keeps a line of its own (CliErrorInit.hintLine in src/errors.ts).
   // Not on a terminal (a cron log), every stderr line starts with its time, errors too.
   const stamp = io.stamp();
-  if (io.quiet && error.hint) {
+  if (io.quiet && error.hint && !error.hintLine) {
     io.errRaw(`${stamp}${io.ce.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
     return;
   }

@@ -30,6 +30,11 @@ export interface CliErrorInit {
    * order machine's keptForResume): a wait's timeout reads `…after 1s; the order was placed and is still pending`.
    */
   placedMessage?: string | undefined;
+  /**
+   * The hint keeps a line of its own under --quiet too, where cli.ts otherwise joins it to the error's line: doctor's
+   * failure, whose last two lines the cron recipe's `tail -n 2` mails (README.md, Nightly restock with cron).
+   */
+  hintLine?: boolean;
 }
 
 export class CliError extends Error {
@@ -46,6 +51,8 @@ export class CliError extends Error {
   readonly orderId: string | undefined;
   /** CliErrorInit.placedMessage. */
   readonly placedMessage: string | undefined;
+  /** CliErrorInit.hintLine. */
+  readonly hintLine: boolean;
 
   constructor(exitCode: ExitCodeValue, message: string, init: CliErrorInit = {}) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -58,6 +65,7 @@ export class CliError extends Error {
     this.earlierMaybeSent = init.earlierMaybeSent ?? false;
     this.orderId = init.orderId;
     this.placedMessage = init.placedMessage;
+    this.hintLine = init.hintLine ?? false;
   }
 }
 

@@ -121,10 +121,16 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
   const skipped = results.filter((result) => result.notChecked);
   if (failed.length + skipped.length > 0) {
     const first = failed[0];
-    const message = `${failed.length} of ${results.length} checks failed: ${failed.map((result) => result.check).join(', ')}${skipped.length > 0 ? `; not checked: ${skipped.map((result) => result.check).join(', ')}` : ''}`;
+    // The first failed check named with what it found, so that the error line alone (mailed by the cron recipe's
+    // `tail -n 2`, README.md) says what failed, not only which check.
+    const names = failed.map((result, i) => (i === 0 ? `${result.check} (${result.detail})` : result.check));
+    const message = `${failed.length} of ${results.length} checks failed: ${names.join(', ')}${skipped.length > 0 ? `; not checked: ${skipped.map((result) => result.check).join(', ')}` : ''}`;
     // Every failed check carries its kind's code; one without would be a bug here.
     throw new CliError(first?.exitCode ?? ExitCode.internal, message, {
       code: 'doctor_failed',
+      // The recipe's two lines are this error and its hint, --quiet or not (a review mailed a `skip` row and the
+      // error with the hint joined to it).
+      hintLine: true,
       // The first failed check's own way on, so that the last two lines of a log (the cron recipe's `tail -n 2`, mailed)
       // say what to do: "each failed line says what to do" sent a person to a log they did not have (a person's day).
       hint: first?.hint
