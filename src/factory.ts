@@ -10,9 +10,9 @@ import {
   resolveBaseUrl,
   resolveConnection,
   resolveProfileName,
-  storageFlag,
   type Connection,
 } from './config/resolve.js';
+import { clientOf } from './config/refused-key.js';
 import type { ConfigStore } from './config/store.js';
 import type { CurrentTarget, Deps, Target } from './commands/deps.js';
 import type { Journal } from './journal/journal.js';
@@ -39,6 +39,9 @@ export interface GlobalOptions {
   /** PEM roots trusted in addition to Node's own (else GIFTCODES_CA_FILE). */
   caFile?: string | undefined;
 }
+
+// doctor-checks.ts imports it from here; it lives beside clientOf, which every other command's client goes through.
+export { refusedKeyHint } from './config/refused-key.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_S = 30;
 export const DEFAULT_RETRIES = 5;
@@ -153,15 +156,7 @@ export class Factory implements Deps {
   /** The client for the resolved connection (profile, environment, key, base URL). */
   api(): Promise<ApiClient> {
     if (!this.apiPromise) preloadTransport();
-    this.apiPromise ??= this.connection().then((connection) =>
-      this.clientFor(
-        connection.baseUrl,
-        connection.apiKey,
-        this.globals.retries,
-        refusedKeyHint(connection, this.io.env),
-        connection.baseUrlFrom,
-      ),
-    );
+    this.apiPromise ??= this.connection().then((connection) => clientOf(this, connection));
     return this.apiPromise;
   }
 
@@ -276,19 +271,6 @@ export class Factory implements Deps {
 
   async close(): Promise<void> {
     await Promise.all(this.clients.map((client) => client.close()));
-  }
-}
-
-/** What to do about a refused key depends on where it came from: login does not replace a key given in the environment. */
-export function refusedKeyHint(connection: Connection, env: NodeJS.ProcessEnv): string {
-  const profile = `${connection.profile === 'default' ? '' : ` --profile ${connection.profile}`} --env ${connection.environment}`;
-  switch (connection.keySource) {
-    case 'environment':
-      return `the key in GIFTCODES_API_KEY was refused (it overrides the profile's): set it to a valid key, or unset it to use the profile's`;
-    case 'flag':
-      return 'the key given with --api-key was refused: check it was copied whole, and that it is not revoked';
-    default:
-      return `the ${connection.environment} key of profile "${connection.profile}" was refused (revoked, or of another server than ${connection.baseUrl}?): save a valid one with: giftcodes login${profile}${storageFlag(env)}`;
   }
 }
 

@@ -43,7 +43,15 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: LoginOptions, deps: LoginDeps): Promise<void> {
   const [
-    { resolveProfileName, resolveBaseUrl, baseUrlSetting, assertSafeTransport, refuseAllEnvironments, baseUrlWarning },
+    {
+      resolveProfileName,
+      resolveBaseUrl,
+      baseUrlSetting,
+      assertSafeTransport,
+      refuseAllEnvironments,
+      baseUrlWarning,
+      envBaseUrlOverride,
+    },
     store,
   ] = await Promise.all([import('../config/resolve.js'), deps.config()]);
   const profile = resolveProfileName(options, deps.io.env, store);
@@ -146,6 +154,21 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
           ];
     },
   });
+  // GIFTCODES_BASE_URL left in the shell wins over the base URL just saved (docs/global-options.md, "Precedence"):
+  // the next command sent the key there, and status called it refused (a person's day). A variable that is no URL
+  // is not this login's to refuse: the next command says so.
+  const override = (() => {
+    try {
+      return envBaseUrlOverride({ profile }, deps.io.env, store, profile);
+    } catch {
+      return undefined;
+    }
+  })();
+  if (override) {
+    io.warn(
+      `GIFTCODES_BASE_URL (${override.used}) overrides the profile's base URL (${override.saved}) in every command run with it: unset it, or set it to ${override.saved}`,
+    );
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { CliError, ExitCode, isCliError } from '../errors.js';
 import { exportResult } from '../output/exporter.js';
 import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
+import type { BaseUrlOrigin } from '../config/resolve.js';
 import { examples, type App } from './app.js';
 import type { Deps, GlobalOptions } from './deps.js';
 
@@ -14,7 +15,7 @@ export interface StatusOptions extends Pick<GlobalOptions, 'profile' | 'env' | '
 /** Where a key comes from, in the words `status` prints (and --json keeps). */
 export type KeySource = 'credential store' | 'config file' | 'GIFTCODES_API_KEY' | '--api-key';
 
-export interface KeyStatus {
+export interface KeyStatus extends BaseUrlOrigin {
   profile: string;
   environment: KeyEnvironment;
   /** The key commands use when run as this one was (the profile's default environment, or the given key). */
@@ -50,14 +51,19 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: StatusOptions, deps: StatusDeps): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, assertSafeTransport, baseUrlSetting, configDirMissing }, store] =
-    await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const [resolve, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const { resolveProfileName, resolveBaseUrl, assertSafeTransport, baseUrlSetting, configDirMissing } = resolve;
   const { env } = deps.io;
   const current = resolveProfileName(options, env, store);
   const wantedEnv = options.env === 'all' ? undefined : options.env;
   const rows: { status: KeyStatus; apiKey: string | undefined }[] = [];
-  /** The hint of each key's failed check, right for its cause (a server out of reach is not fixed by a new key). */
+  /**
+   * The hint of each key's failed check, right for its cause (a server out of reach is not fixed by a new key); a
+   * refused key's, only where GIFTCODES_BASE_URL sent it elsewhere than its profile's base URL (else replaceKey's).
+   */
   const hints = new Map<KeyStatus, string>();
+  /** A profile's key sent where GIFTCODES_BASE_URL says, not to the profile's base URL: its refusal says so first. */
+  const overridden = new Map<KeyStatus, string>();
 
   // A key given on the command line or in the environment is what every command uses: it comes first.
   const given = options.apiKey || env.GIFTCODES_API_KEY;
@@ -65,10 +71,8 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
     deps.io.addSecret(given);
     const environment = environmentOfKey(given) ?? wantedEnv ?? 'test';
     const source: KeySource = options.apiKey ? '--api-key' : 'GIFTCODES_API_KEY';
-    rows.push({
-      status: row(current, environment, true, given, source, resolveBaseUrl(options, env, store, current)),
-      apiKey: given,
-    });
+    const status = row(current, environment, true, given, source, resolveBaseUrl(options, env, store, current));
+    rows.push({ status: { ...status, ...resolve.baseUrlOrigin(options, env, store, current) }, apiKey: given });
   }
   const profiles = store.profileNames();
   if (!profiles.includes(current)) profiles.unshift(current);
@@ -76,13 +80,20 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
     const stored = store.profile(profile);
     const defaultEnv = wantedEnv ?? stored.defaultEnv ?? 'test';
     const baseUrl = resolveBaseUrl(options, env, store, profile);
+    const origin = resolve.baseUrlOrigin(options, env, store, profile);
+    const override = resolve.envBaseUrlOverride(options, env, store, profile);
+    const profileRow = (status: KeyStatus, apiKey: string | undefined): void => {
+      const shown = { ...status, ...origin };
+      rows.push({ status: shown, apiKey });
+      if (override) overridden.set(shown, resolve.overrideHint(override, loginFor(shown)));
+    };
     for (const environment of ['test', 'live'] as const) {
       const active = !given && profile === current && environment === defaultEnv;
       const inFile = stored.keys?.[environment];
       const account = stored.keyring?.[environment];
       if (inFile) {
         deps.io.addSecret(inFile);
-        rows.push({ status: row(profile, environment, active, inFile, 'config file', baseUrl), apiKey: inFile });
+        profileRow(row(profile, environment, active, inFile, 'config file', baseUrl), inFile);
       } else if (account) {
         const { keyringGet } = await import('../config/keyring.js');
         const key = await keyringGet(env, account).catch(() => undefined);
@@ -94,7 +105,7 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
             message: 'the key is missing from the credential store',
             exitCode: ExitCode.auth,
           };
-        rows.push({ status, apiKey: key });
+        profileRow(status, key);
       }
     }
   }
@@ -135,7 +146,8 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
           if (!isCliError(error) || error.exitCode === ExitCode.interrupted) throw error;
           status.works = false;
           status.error = { code: error.code, message: error.message, exitCode: error.exitCode };
-          if (error.exitCode !== ExitCode.auth && error.hint) hints.set(status, error.hint);
+          const refused = error.exitCode === ExitCode.auth ? overridden.get(status) : error.hint;
+          if (refused) hints.set(status, refused);
         }
       }),
     ).finally(() => spinner.stop());
@@ -143,7 +155,7 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
 
   const statuses = rows.map((r) => r.status);
   const { io } = deps;
-  await exportResult(io, statuses, { text: (data) => text(io.c, data, options.offline === true) });
+  await exportResult(io, statuses, { text: (data) => text(io.c, data, options.offline === true, resolve.baseUrlNote) });
   const failed = statuses.filter((s) => s.works === false || (s.error && s.works !== true));
   if (failed.length > 0) {
     const first = failed.find((s) => s.active) ?? failed[0]!;
@@ -178,7 +190,11 @@ function replaceKey(status: KeyStatus): string {
   if (status.source === 'GIFTCODES_API_KEY')
     return "the key in GIFTCODES_API_KEY overrides the profile's: set it to a key that works, or unset it to use the profile's";
   if (status.source === '--api-key') return "give --api-key a key that works, or leave it out to use the profile's";
-  return `replace a key with: giftcodes login --profile ${status.profile} --env ${status.environment}`;
+  return `replace a key with: ${loginFor(status)}`;
+}
+
+function loginFor(status: KeyStatus): string {
+  return `giftcodes login --profile ${status.profile} --env ${status.environment}`;
 }
 
 function row(
@@ -204,7 +220,12 @@ function row(
 type Colors = App['io']['c'];
 
 /** gh's layout: one block per profile, one line per key, its facts indented below (fits 80 columns). */
-function text(c: Colors, statuses: readonly KeyStatus[], offline: boolean): string {
+function text(
+  c: Colors,
+  statuses: readonly KeyStatus[],
+  offline: boolean,
+  baseUrlNote: (origin: BaseUrlOrigin) => { from: string; profile?: string },
+): string {
   const lines: string[] = [];
   let profile: string | undefined;
   for (const s of statuses) {
@@ -231,7 +252,9 @@ function text(c: Colors, statuses: readonly KeyStatus[], offline: boolean): stri
             : 'not checked';
     lines.push(`  ${mark} ${s.environment} key ${s.key ?? '(missing)'}: ${state}`);
     lines.push(`    - from: ${s.source}`);
-    lines.push(`    - base URL: ${s.baseUrl}`);
+    const note = baseUrlNote(s);
+    lines.push(`    - base URL: ${s.baseUrl}${note.from}`);
+    if (note.profile) lines.push(`    - ${note.profile}`);
     if (s.active) lines.push('    - used by commands run now');
   }
   return lines.join('\n');

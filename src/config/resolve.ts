@@ -41,6 +41,8 @@ export interface Connection {
   keySource: 'flag' | 'environment' | 'profile' | 'keyring';
   /** Where the base URL was set, as a hint names it (baseUrlSetting); --base-url when not said. */
   baseUrlFrom?: string;
+  /** GIFTCODES_BASE_URL used instead of the profile's own base URL, which names another server (envBaseUrlOverride). */
+  baseUrlOverride?: BaseUrlOverride;
   /** With keySource 'keyring': the credential-store account; apiKey is empty until loadStoredKey fills it. */
   keyringAccount?: string;
 }
@@ -98,6 +100,73 @@ export function resolveBaseUrl(
   return normaliseBaseUrl(
     flags.baseUrl || env.GIFTCODES_BASE_URL || store.profile(profile).baseUrl || DEFAULT_BASE_URL,
   );
+}
+
+/** The base URL GIFTCODES_BASE_URL gives a run (`used`), and the profile's own, another one (`saved`). */
+export interface BaseUrlOverride {
+  used: string;
+  saved: string;
+}
+
+/**
+ * GIFTCODES_BASE_URL (no --base-url) naming another server than the profile's saved base URL. The variable wins
+ * (docs/global-options.md, "Precedence"), unseen: left in a shell from the serve banner, it had status call the
+ * profile's working key refused, and say to replace it (a person's day). Commands say it; they do not change it.
+ */
+export function envBaseUrlOverride(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+  profile: string,
+): BaseUrlOverride | undefined {
+  const saved = store.profile(profile).baseUrl;
+  if (flags.baseUrl || !env.GIFTCODES_BASE_URL || !saved) return undefined;
+  const used = resolveBaseUrl(flags, env, store, profile);
+  return used === sameForm(saved) ? undefined : { used, saved };
+}
+
+/** A saved base URL as resolveBaseUrl gives it (a config file edited by hand may end in /), else as it is. */
+function sameForm(baseUrl: string): string {
+  try {
+    return normaliseBaseUrl(baseUrl);
+  } catch {
+    return baseUrl;
+  }
+}
+
+/**
+ * Where a base URL a command shows (status, config show) came from when GIFTCODES_BASE_URL gave it, and the profile's
+ * own when that differs: fields their --json keeps, and baseUrlNote says. Nothing for a flag or the profile's.
+ */
+export interface BaseUrlOrigin {
+  baseUrlFrom?: 'GIFTCODES_BASE_URL';
+  profileBaseUrl?: string;
+}
+
+export function baseUrlOrigin(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+  profile: string,
+): BaseUrlOrigin {
+  if (flags.baseUrl || !env.GIFTCODES_BASE_URL) return {};
+  const override = envBaseUrlOverride(flags, env, store, profile);
+  return { baseUrlFrom: 'GIFTCODES_BASE_URL', ...(override ? { profileBaseUrl: override.saved } : {}) };
+}
+
+/**
+ * baseUrlOrigin in words: after the base URL, where it came from; on a line of its own, the profile's it overrides
+ * (one line held both, past 80 columns, which status keeps to).
+ */
+export function baseUrlNote(origin: BaseUrlOrigin): { from: string; profile?: string } {
+  if (!origin.baseUrlFrom) return { from: '' };
+  const from = ` (from ${origin.baseUrlFrom})`;
+  return origin.profileBaseUrl ? { from, profile: `the profile's: ${origin.profileBaseUrl}, overridden` } : { from };
+}
+
+/** First in the hint of a profile's key refused at the base URL GIFTCODES_BASE_URL gives: `login` saves another. */
+export function overrideHint(override: BaseUrlOverride, login: string): string {
+  return `GIFTCODES_BASE_URL (${override.used}) overrides the profile's base URL (${override.saved}): unset it to use the profile's, or save a key of ${override.used} with: ${login}`;
 }
 
 /**
@@ -158,6 +227,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const explicitProfile = Boolean(flags.profile || envProfile(env));
   const baseUrl = resolveBaseUrl(flags, env, store, profile);
   const baseUrlFrom = baseUrlSetting(flags, env, store, profile);
+  const baseUrlOverride = envBaseUrlOverride(flags, env, store, profile);
 
   const givenKey = flags.apiKey || env.GIFTCODES_API_KEY;
   if (givenKey) {
@@ -208,7 +278,16 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const apiKey = stored.keys?.[environment];
   const keyringAccount = stored.keyring?.[environment];
   if (!apiKey && keyringAccount) {
-    return checked({ profile, environment, apiKey: '', baseUrl, baseUrlFrom, keySource: 'keyring', keyringAccount });
+    return checked({
+      profile,
+      environment,
+      apiKey: '',
+      baseUrl,
+      baseUrlFrom,
+      baseUrlOverride,
+      keySource: 'keyring',
+      keyringAccount,
+    });
   }
   if (!apiKey) {
     const profileFlag = profile === store.defaultProfile ? '' : ` --profile ${profile}`;
@@ -237,7 +316,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
       hint: `run: giftcodes login --profile ${profile} --env ${environment}`,
     });
   }
-  return checked({ profile, environment, apiKey, baseUrl, baseUrlFrom, keySource: 'profile' });
+  return checked({ profile, environment, apiKey, baseUrl, baseUrlFrom, baseUrlOverride, keySource: 'profile' });
 }
 
 function checked(connection: Connection): Connection {

@@ -10,6 +10,7 @@ import type { Connection } from '../config/resolve.js';
 import { ApiError, AuthError, isCliError, UsageError } from '../errors.js';
 import { otherEnvironment, redactKeys } from '../secrets.js';
 import { EnvironmentConflict } from '../config/resolve.js';
+import { clientOf } from '../config/refused-key.js';
 import { withStatus, type OrderRecord } from '../journal/history.js';
 import { staleness } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
@@ -272,7 +273,7 @@ async function apiFor(deps: RefDeps, ref: string): Promise<ApiClient> {
       const to = await deps.connectionTo({ ...target, environment: other }).catch(() => undefined);
       if (to !== undefined) {
         deps.io.notice(`profile "${target.profile}" holds no ${target.environment} key: asking with its ${other} key`);
-        return deps.clientFor(to.baseUrl, to.apiKey, undefined, undefined, to.baseUrlFrom);
+        return clientOf(deps, to);
       }
     }
     throw new AuthError(
@@ -355,7 +356,7 @@ export async function fromOtherKey(
   let order: Order;
   try {
     const to = await deps.connectionTo(where);
-    api = await deps.clientFor(to.baseUrl, to.apiKey, undefined, undefined, to.baseUrlFrom);
+    api = await clientOf(deps, to);
     order = await api.getOrder(ref.orderId);
   } catch (again) {
     if (again instanceof ApiError && again.code === 'order_not_found') {
@@ -694,20 +695,27 @@ function endedHere(record: OrderRecord): UsageError {
 }
 
 /**
- * The record's own profile, environment and base URL, said on stderr when they are not this run's, in one line. A
- * base URL given for this run (--base-url, GIFTCODES_BASE_URL) that is not the record's is said to be unused, and
- * why: the order was placed, and is read, there (a review's --base-url was left aside without a word).
+ * Where a recorded order is read, said on stderr in one line when that is not where this run would ask: its base
+ * URL, its key when the profile or environment is not this run's, and a base URL given for this run (--base-url,
+ * GIFTCODES_BASE_URL) said to be left aside (a review's --base-url was left aside without a word). One line of a
+ * terminal's width or so: it was four at 80 columns, on every `order show` (a person's day). The id is cut as
+ * cleanRef reads a pasted prefix (`ord_5d76ab12…`).
  */
 async function clientForRecord(deps: RefDeps, record: OrderRecord): Promise<ApiClient> {
   const where = placedWith(record);
   const current = await deps.currentTarget().catch(() => undefined);
   const api = await clientAt(deps, record);
   if (!sameTarget(current, where)) {
+    const key =
+      current?.profile === where.profile && current.environment === where.environment
+        ? ''
+        : ` with the ${where.environment} key of profile "${where.profile}"`;
     const given =
-      current?.baseUrlGiven !== undefined && current.baseUrl !== where.baseUrl
-        ? `; ${current.baseUrlGiven} (${current.baseUrl}) is not used: an order in the local record is read where it was placed`
-        : '';
-    deps.io.notice(`order ${record.orderId} was placed with ${describeTarget(where)}: reading it there${given}`);
+      current?.baseUrlGiven !== undefined && current.baseUrl !== where.baseUrl ? ` (not ${current.baseUrlGiven})` : '';
+    const id = record.orderId ?? record.key;
+    deps.io.notice(
+      `reading ${id.length > 12 ? `${id.slice(0, 12)}…` : id}${key} at ${where.baseUrl}, where it was placed${given}`,
+    );
   }
   return api;
 }
@@ -727,7 +735,7 @@ export function sameTarget(a: Target | undefined, b: Target): boolean {
  * that brings it back.
  */
 export async function clientAt(
-  deps: Pick<Deps, 'connectionTo' | 'clientFor'>,
+  deps: Pick<Deps, 'io' | 'connectionTo' | 'clientFor'>,
   record: OrderRecord,
 ): Promise<ApiClient> {
   const where = placedWith(record);
@@ -738,7 +746,7 @@ export async function clientAt(
     throw keyGone(error, record, where);
   }
   // Its base URL is the record's, not a setting: the hints of a server out of reach name it as that, never --base-url.
-  return deps.clientFor(connection.baseUrl, connection.apiKey, undefined, undefined, recordedBaseUrl(record));
+  return clientOf(deps, connection, recordedBaseUrl(record));
 }
 
 /** Where the base URL of a recorded order's client comes from, as the hints of its failures name it. */

@@ -62,7 +62,9 @@ describe('an order placed live, looked up while the profile defaults to test', (
     const show = await runCli(['order', 'show', prefix], { configDir });
     expect(show.code, show.stderr).toBe(0);
     expect(show.stdout).toContain(live.orderId);
-    expect(show.stderr).toContain(`order ${live.orderId} was placed with the live key of profile "default"`);
+    expect(show.stderr).toContain(
+      `reading ${live.orderId.slice(0, 12)}… with the live key of profile "default" at ${api.url}, where it was placed\n`,
+    );
 
     const watch = await runCli(['order', 'watch', prefix], { configDir });
     expect(watch.code, watch.stderr).toBe(0);
@@ -299,9 +301,9 @@ describe('an order that never got an id', () => {
     expect(given.code).toBe(5);
     const notices = unstamped(given.stderr)
       .split('\n')
-      .filter((line) => line.includes('is not used'));
+      .filter((line) => line.includes('where it was placed'));
     expect(notices).toEqual([
-      `order ${record!.orderId} was placed with the test key of profile "default" at ${server.url}: reading it there; --base-url (http://127.0.0.1:9) is not used: an order in the local record is read where it was placed`,
+      `reading ${record!.orderId!.slice(0, 12)}… at ${server.url}, where it was placed (not --base-url)`,
     ]);
     // --json keeps stdout for the API's order: nothing there, the error alone.
     const json = await runCli(['order', 'show', record!.orderId!, '--retries', '0', '--json'], { configDir });

@@ -13,6 +13,7 @@ import { wayOut } from '../../src/commands/order/pending.js';
 import { AuthError } from '../../src/errors.js';
 import { clientAt } from '../../src/orders/ref.js';
 import { runCli, tempDir } from '../helpers/e2e.js';
+import { capturedIo } from '../helpers/inprocess.js';
 
 /** Each `giftcodes …` command of a hint: to the next `; `, `, or ` or the end, or to its `)` inside parentheses. */
 function commandsIn(hint: string): string[] {
@@ -80,6 +81,7 @@ describe('a command in a hint pastes and runs as it is', () => {
       outcome: 'delivered' as const,
     };
     const deps = {
+      io: capturedIo().io,
       connectionTo: (): Promise<Connection> => Promise.reject(new AuthError('no live key in profile "shop"')),
       clientFor: (): Promise<ApiClient> => Promise.reject(new Error('not asked')),
     };

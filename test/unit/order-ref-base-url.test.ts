@@ -38,10 +38,8 @@ describe('a recorded order and a base URL given for the run', () => {
       await orderRef(refDeps, 'ord_31c0');
       const lines = err().trimEnd().split('\n');
       expect(lines, err()).toHaveLength(1);
-      expect(lines[0]).toContain('order ord_31c0a1edfbd0 was placed');
-      expect(lines[0]).toContain('at https://api.example');
-      expect(lines[0]).toContain(`${from} (https://staging.example) is not used`);
-      expect(lines[0]).toContain('is read where it was placed');
+      expect(lines[0]).toMatch(/ reading ord_31c0a1ed… at https:\/\/api\.example, where it was placed \(not [-\w]+\)$/);
+      expect(lines[0]).toContain(`(not ${from})`);
     }
   });
 
@@ -51,7 +49,7 @@ describe('a recorded order and a base URL given for the run', () => {
     expect(same.err()).toBe('');
     const profile = setup({ baseUrl: 'https://staging.example' });
     await orderRef(profile.refDeps, 'ord_31c0');
-    expect(profile.err()).not.toContain('is not used');
+    expect(profile.err()).not.toContain('(not ');
   });
 
   it("the client's hints name the record's base URL, never --base-url", async () => {

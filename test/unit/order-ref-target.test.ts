@@ -43,6 +43,7 @@ function deps(connect: () => Promise<Connection>) {
   return {
     asked,
     deps: {
+      io: capturedIo().io,
       connectionTo: (target: unknown) => (asked.push(target), connect()),
       clientFor: (baseUrl: string, apiKey: string) => Promise.resolve({ baseUrl, apiKey } as unknown as ApiClient),
     },

@@ -21,7 +21,7 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl }, store] = await Promise.all([
+  const [{ resolveProfileName, resolveBaseUrl, baseUrlOrigin, baseUrlNote }, store] = await Promise.all([
     import('../../config/resolve.js'),
     deps.config(),
   ]);
@@ -53,6 +53,9 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
     profile: name,
     default: name === store.defaultProfile,
     baseUrl: resolveBaseUrl(options, deps.io.env, store, name),
+    // GIFTCODES_BASE_URL in the shell, and what the profile holds when the variable overrides it (config list shows
+    // the profile's alone): the two disagreed without a word (a person's day).
+    ...baseUrlOrigin(options, deps.io.env, store, name),
     defaultEnv: profile.defaultEnv ?? 'test',
     keys,
     keyStorage: storage,
@@ -64,12 +67,14 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
   };
   const { io } = deps;
   const none = io.c.dim('(none)');
+  const note = baseUrlNote(shown);
   await exportResult(io, shown, {
     pager: false,
     text: () =>
       [
         `profile      ${shown.profile}${shown.default ? io.c.dim(' (default)') : ''}`,
-        `base URL     ${shown.baseUrl}`,
+        `base URL     ${shown.baseUrl}${note.from}`,
+        ...(note.profile ? [`             ${note.profile}`] : []),
         `default env  ${shown.defaultEnv}`,
         `test key     ${shown.keys.test ?? none}${where(shown.keyStorage.test)}`,
         `live key     ${shown.keys.live ?? none}${where(shown.keyStorage.live)}`,

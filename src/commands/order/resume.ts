@@ -380,8 +380,9 @@ async function printSettled(deps: ResumeDeps, intent: Intent, options: ResumeOpt
 
 /** The client an intent's order is reached with: its profile's key for its environment, which must be the key it was placed with. */
 async function clientOfIntent(deps: ResumeDeps, intent: Intent, options: ResumeOptions): Promise<ApiClient> {
-  const [{ resolveConnection, loadStoredKey }, { keyIdOf }, store] = await Promise.all([
+  const [{ resolveConnection, loadStoredKey }, { clientOf }, { keyIdOf }, store] = await Promise.all([
     import('../../config/resolve.js'),
+    import('../../config/refused-key.js'),
     import('../../journal/intent.js'),
     deps.config(),
   ]);
@@ -404,5 +405,5 @@ async function clientOfIntent(deps: ResumeDeps, intent: Intent, options: ResumeO
       },
     );
   }
-  return deps.clientFor(intent.baseUrl, connection.apiKey);
+  return clientOf(deps, connection);
 }
