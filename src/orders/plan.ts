@@ -214,7 +214,9 @@ export function parsePlanRows(
   const problems: PlanProblem[] = [];
   const bad = (line: number, text: string, hint?: string): void =>
     void problems.push({ line, text: `line ${line}: ${text}`, ...(hint ? { hint } : {}) });
-  const lines = text.split(/\r?\n/);
+  // Lines end in LF, CRLF, or a CR alone: Excel's "CSV (Macintosh)" saves so, and its plan read as one line of many
+  // fields (an adversarial review).
+  const lines = text.split(/\r\n|\r|\n/);
   const occurrences = new Map<string, number>();
   /** Every row's product id, its other cells good or bad. */
   const named: { line: number; productId: string }[] = [];
@@ -226,6 +228,9 @@ export function parsePlanRows(
     const cells = planCells(trimmed);
     // A spreadsheet's empty row (`,,`) is a blank line.
     if (cells.every((cell) => cell === '')) return;
+    // Empty cells after the third are a spreadsheet's too (a column that another row used, or a cell once typed in
+    // and cleared): `steam-us-20,2,a.csv,` was refused as "got 4 fields" (an adversarial review). They say nothing.
+    while (cells.length > 3 && cells[cells.length - 1] === '') cells.pop();
     const names = cells.map((cell) => cell.toLowerCase());
     if (rows.length === 0 && problems.length === 0 && names.includes('product') && names.includes('quantity')) {
       if (names[0] === 'product' && names[1] === 'quantity') return; // the header

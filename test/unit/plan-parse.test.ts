@@ -67,6 +67,26 @@ describe('plan parsing', () => {
     expect(rows[1]).not.toHaveProperty('out');
   });
 
+  // An adversarial review: Excel's "CSV (Macintosh)" ends lines with a CR alone, and the plan read as one line
+  // ("got 4 fields"); a trailing empty cell (`a,1,x.csv,`) was refused the same way. The rows, and their keys, are
+  // those of the same plan saved with LF line ends and no empty cells.
+  it('lines ended by a CR alone, and empty cells after the third, read as the same rows', () => {
+    const plain = parse('product,quantity,out\nsteam-us-20,2,a.csv\napple-us-25,1\n');
+    const rowOf = ({ row, productId, quantity, key, out }: (typeof plain)[number]) => ({
+      row,
+      productId,
+      quantity,
+      key,
+      out,
+    });
+    expect(parse('product,quantity,out\rsteam-us-20,2,a.csv\rapple-us-25,1\r').map(rowOf)).toEqual(plain.map(rowOf));
+    const trailing = parse('product,quantity,out,\nsteam-us-20,2,a.csv,\napple-us-25,1,,,\n');
+    expect(trailing.map((r) => r.key)).toEqual(plain.map((r) => r.key));
+    expect(trailing.map((r) => r.out)).toEqual(plain.map((r) => r.out));
+    // A fourth cell that says something is still refused.
+    expect(refusal('steam-us-20,2,a.csv,note\n').message).toContain('got 4 fields');
+  });
+
   it('without a family (a dry run with no key) the rows have no key yet', () => {
     expect(parsePlan(Buffer.from('p1,1\n'), '/plans/p.csv')[0]!.key).toBe('');
   });
