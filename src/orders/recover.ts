@@ -5,7 +5,14 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync } from '
 import { resolve } from 'node:path';
 import { formatFor } from '../export/format.js';
 import type { ExportOptions, ExportResult } from '../export/write.js';
-import { neverSent, sameOrder, staleness, type Intent, type OrderSpec } from '../journal/intent.js';
+import {
+  neverSent,
+  sameOrder,
+  sameResellerRequest,
+  staleness,
+  type Intent,
+  type OrderSpec,
+} from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
 import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
 import { anotherLiveRun, isAlive, otherMachine } from '../journal/owner.js';
@@ -77,6 +84,27 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
       sameOrder(intent, { ...spec, profile: intent.profile, baseUrl: intent.baseUrl }) &&
       anotherLiveRun(intent.owner),
   )?.owner.pid;
+}
+
+/**
+ * An order of this request (product, quantity, environment; in this profile, or in another holding this API key) that
+ * a run on this machine left interrupted after its request may have gone out, under another key than `key`, the
+ * --idempotency-key given, its outcome not yet reached (advisory: no lock). journal.begin never resumes it for a given
+ * key, so this run is a second order beside it if that one was placed (an adversarial review added a key "to be safe"
+ * to the retry of an interrupted order, and was charged twice). Any age, any API key or address: its outcome is unknown
+ * all the same. One never sent charged nothing, and the warning of orders left (leftByEarlierRuns) names it.
+ */
+export function interruptedBeside(journal: Journal, spec: OrderSpec, key: string): Intent | undefined {
+  return journal
+    .read()
+    .intents.find(
+      (intent) =>
+        intent.key !== key &&
+        sameResellerRequest(intent, spec) &&
+        leftHere(intent) &&
+        !neverSent(intent) &&
+        journal.reached(intent) === undefined,
+    );
 }
 
 /** When a record ended (or, without an end, was last updated), in ms. */

@@ -7,7 +7,7 @@ import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions, RowProblem } from '../../orders/plan.js';
 import type { Order, Product } from '../../api/schemas.js';
 import type { OrderRecord } from '../../journal/history.js';
-import type { Intent, OrderSpec } from '../../journal/intent.js';
+import type { Intent, OrderSpec, OutSpec } from '../../journal/intent.js';
 import type { Begun, Journal } from '../../journal/journal.js';
 import type { Footprint, Request } from '../../orders/recover.js';
 import type { ApiClient } from '../../api/client.js';
@@ -206,7 +206,15 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     api,
     { keyIdOf, neverSent },
     { driveIntent, finish },
-    { resumableFor, placingNow, leftByEarlierRuns, resumeCandidate, ofThisRequest, requestFootprint },
+    {
+      resumableFor,
+      placingNow,
+      leftByEarlierRuns,
+      resumeCandidate,
+      interruptedBeside,
+      ofThisRequest,
+      requestFootprint,
+    },
     { sayReached, codesWhere },
   ] = await Promise.all([
     deps.journal(),
@@ -272,6 +280,22 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // placed a second order without a word (a review: two identical re-runs after a crash, two orders).
     const candidate = resumeCandidate(journal, spec, options.idempotencyKey);
     if (guidedResume !== undefined && candidate?.key !== guidedResume) throw finishedMeanwhile(guidedResume);
+    // An order of this request left interrupted after its request went out, under another key than the one given: a
+    // given key never resumes it, so this run is a second order beside it if that one was placed (an adversarial review
+    // added --idempotency-key to the retry "to be safe" and was charged twice). Asked at a terminal; elsewhere said and
+    // placed, as a cron job that gives each night a key of its own goes on.
+    const beside =
+      options.idempotencyKey !== undefined && candidate === undefined
+        ? interruptedBeside(journal, spec, options.idempotencyKey)
+        : undefined;
+    if (beside !== undefined)
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        interruptedWords(beside, spec, out, deps.io.env.GIFTCODES_CONFIG_DIR),
+        what,
+        refusedBelow,
+      );
     // With a key given, another key's run placing the same order is said above and changes nothing of this key's own.
     const fresh = (other === undefined || options.idempotencyKey !== undefined) && candidate === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
@@ -360,7 +384,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     if (connection.environment === 'live' && !options.yes && confirmed === undefined) {
       const left = leftByEarlierRuns(
         journal,
-        (other) => other.key === options.idempotencyKey,
+        (other) => other.key === options.idempotencyKey || other.key === beside?.key,
         deps.io.env.GIFTCODES_CONFIG_DIR,
       );
       if (left) deps.io.warn(left);
@@ -441,7 +465,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     }
     const left = leftSaid
       ? undefined
-      : leftByEarlierRuns(journal, (other) => other.key === intent.key, deps.io.env.GIFTCODES_CONFIG_DIR);
+      : leftByEarlierRuns(
+          journal,
+          // The one said as this run's second order above is not said again.
+          (other) => other.key === intent.key || other.key === beside?.key,
+          deps.io.env.GIFTCODES_CONFIG_DIR,
+        );
     if (left) deps.io.warn(left);
     const firstRequest = neverSent(intent);
     const driven = await driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
@@ -1274,6 +1303,30 @@ async function askedMeanwhile(
   const { askWhilePlaced } = await import('../../orders/recover.js');
   await askWhilePlaced(journal, request, before, (said) =>
     secondOrder(io, false, `another giftcodes run placed ${what} while you were asked (${said})`, what),
+  );
+}
+
+/**
+ * An order recover.ts interruptedBeside found, as a second order's reason: what it is, its key, and the `order resume`
+ * that finishes it (pinned to this run's config directory); its codes file, said as this run's --out too when it is.
+ */
+function interruptedWords(left: Intent, spec: OrderSpec, out: OutSpec | undefined, configDir?: string): string {
+  const where = left.profile !== spec.profile ? ` in profile "${left.profile}"` : '';
+  const state =
+    left.orderId !== undefined
+      ? `was placed (order ${left.orderId}) and interrupted before it reached you`
+      : 'was interrupted while its request was out, and may have been placed';
+  const placedWith =
+    left.keyId !== spec.keyId || left.baseUrl !== spec.baseUrl
+      ? ` (with the API key and base URL it was placed with, ${left.baseUrl})`
+      : '';
+  const codes =
+    left.out && left.out.path !== '-'
+      ? `; its codes go to ${left.out.path}${out && out.path !== '-' && resolve(out.path) === resolve(left.out.path) ? ", this run's --out too" : ''}`
+      : '';
+  return pinnedHint(
+    `the order of ${unitsOf(left.quantity, left.productId)}${where} started ${left.createdAt} (key ${left.key}) ${state}; its own key finishes it, never twice: giftcodes order resume ${left.key}${placedWith}${codes}`,
+    { configDir },
   );
 }
 

@@ -1,0 +1,103 @@
+// An adversarial review, two second charges: an order interrupted while its request was out (Ctrl-C), then the same
+// order placed with an --idempotency-key "to be safe" (never matched with the interrupted one, a general warning only);
+// and an order interrupted so, abandoned under a new API key of the same reseller, then placed again (a warning, no
+// question). At a terminal both now ask first (No sends nothing, exit 130); off one they say so and place, as a cron
+// job with a fresh key each night must go on.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  chargesFor,
+  DEMO_KEYS,
+  heldRequests,
+  loggedIn,
+  pendingIntents,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+  unstamped,
+  until,
+} from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
+
+/** A second test key of the demo reseller (docs/commands.md: a seed file), as a reseller's rotated key is. */
+const SECOND_KEY = 'sc_test_demo_SECONDKEY0000';
+
+// Each order request is held 1.5 s before the server answers it: the Ctrl-C lands while it is out.
+const served = servedApi(() => {
+  const seed = join(tempDir(), 'seed.json');
+  writeFileSync(
+    seed,
+    JSON.stringify({
+      resellers: [
+        {
+          id: 'rs_demo',
+          keys: { test: [DEMO_KEYS.test, SECOND_KEY], live: [DEMO_KEYS.live] },
+          wallet: { USD: 500_000, EUR: 200_000, GBP: 100_000 },
+        },
+      ],
+    }),
+  );
+  return ['--seed', seed, '--hold', '1500', '--fulfil-after', '0'];
+});
+const inTerminal = giftcodesTerminals();
+
+/**
+ * Runs `args` (`quantity` × `product`), stopped with SIGINT while the server holds its order request (sent, no answer);
+ * once the server placed it, its key.
+ */
+async function interruptedWhileOut(
+  args: string[],
+  configDir: string,
+  product: string,
+  quantity: number,
+): Promise<string> {
+  const first = spawnCli(args, { configDir, baseUrl: served.url });
+  first.proc.stdin?.end();
+  await heldRequests(served.server);
+  first.proc.kill('SIGINT');
+  expect((await first.result).code).toBe(130);
+  await until(async () => ((await chargesFor(served.server, product, quantity)).length === 1 ? true : undefined));
+  const [left] = await pendingIntents(configDir);
+  expect(left?.phase).toBe('sending');
+  return left!.key;
+}
+
+describe('a new order beside one interrupted while its request was out', () => {
+  it('with --idempotency-key at a terminal: asked first, naming its key and order resume; No sends nothing', async () => {
+    const configDir = await loggedIn(served.server);
+    const out = join(tempDir(), 't.csv');
+    const place = ['order', 'place', '--product', 'tesco-uk-20', '--quantity', '2', '--out', out];
+    const key = await interruptedWhileOut(place, configDir, 'tesco-uk-20', 2);
+    const t = inTerminal([...place, '--idempotency-key', 'restock-tesco-1'], configDir, {
+      GIFTCODES_BASE_URL: served.url,
+    });
+    const asked = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toContain(`(key ${key}) was interrupted while its request was out, and may have been placed`);
+    expect(asked).toContain(`giftcodes order resume ${key}`);
+    // Its codes file is this run's --out too: said, so that the two are not taken for one order.
+    expect(asked).toContain(`its codes go to ${out}, this run's --out too`);
+    t.answer('n');
+    const screen = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(screen).toContain('[exit 130]');
+    expect(screen).toContain('cancelled: nothing was sent');
+    expect(await chargesFor(served.server, 'tesco-uk-20', 2)).toHaveLength(1);
+  }, 120_000);
+
+  it('with --idempotency-key off a terminal (a cron job, a fresh key each night): said, naming it, and placed', async () => {
+    const configDir = await loggedIn(served.server);
+    const place = ['order', 'place', '--product', 'apple-us-25', '--quantity', '3'];
+    const key = await interruptedWhileOut(place, configDir, 'apple-us-25', 3);
+    const night = await runCli([...place, '--idempotency-key', `night-${process.pid}`], {
+      configDir,
+      baseUrl: served.url,
+    });
+    expect(night.code, night.stderr).toBe(0);
+    const said = unstamped(night.stderr).replace(/\s+/g, ' ');
+    expect(said).toContain(`(key ${key}) was interrupted while its request was out, and may have been placed`);
+    expect(said).toContain(`GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${key}`);
+    expect(said).toContain('this run places a second order of 3 × apple-us-25');
+    expect(await chargesFor(served.server, 'apple-us-25', 3)).toHaveLength(2);
+  }, 120_000);
+});
