@@ -126,9 +126,9 @@ function later(kept: OrderRecord | undefined, r: OrderRecord): OrderRecord {
  * server keeps its key (OrderRecord.sent: the server may have placed and charged it, and the API cannot be asked by
  * key; the same `order place` sends its request again under that key, that order if it was placed and a new one if
  * not; a review was charged twice, the first order out of reach), or `abandonedPlaced`, an order of it abandoned after
- * the API had placed it, nothing of the request since. Nothing when an --idempotency-key is given (it
- * names one order, and the journal refuses its reuse), and no record is read unless that rule's mark is younger
- * than a day (one stat for each order place; history.ts MARKS).
+ * the API had placed it, nothing of the request since. With an --idempotency-key given (`key`), only the orders
+ * abandoned while their request was out, under another key (that key's own records are the journal's), and no
+ * record is read unless that rule's mark is younger than a day (one stat for each order place; history.ts MARKS).
  */
 export function ofThisRequest(
   journal: Journal,
@@ -142,7 +142,6 @@ export function ofThisRequest(
   abandonedPlaced?: OrderRecord & { orderId: string };
   abandonedRow?: OrderRecord;
 } {
-  if (key !== undefined) return {};
   const finishedMarked = journal.history.markedWithinDay('finished', now);
   const abandonedMarked = journal.history.markedWithinDay('abandoned', now);
   if (!finishedMarked && !abandonedMarked) return {};
@@ -167,7 +166,7 @@ export function ofThisRequest(
   // row by hand after abandoning it, two orders without a word).
   let abandonedRow: OrderRecord | undefined;
   for (const r of journal.history.list()) {
-    if (r.productId !== spec.productId || r.quantity !== spec.quantity) continue;
+    if (r.productId !== spec.productId || r.quantity !== spec.quantity || r.key === key) continue;
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-')) {
       if (sentUnanswered(r) && r.declined !== true && inScope(r, scope)) abandonedRow = later(abandonedRow, r);
@@ -206,9 +205,12 @@ export function ofThisRequest(
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
   const fresh = (r: OrderRecord | undefined): r is OrderRecord =>
     abandonedMarked && r !== undefined && staleness(r, now) === undefined;
+  // A key given names one order of its own: its reuse is the journal's to refuse, and an order of the request that
+  // reached the user or was placed (finished, abandonedPlaced) is not asked about. One abandoned while its request was
+  // out may have been placed all the same, and this run is a second order beside it (an adversarial review).
   return {
-    ...(finished ? { finished } : {}),
-    ...(abandonedPlaced ? { abandonedPlaced } : {}),
+    ...(finished && key === undefined ? { finished } : {}),
+    ...(abandonedPlaced && key === undefined ? { abandonedPlaced } : {}),
     ...(fresh(abandoned) ? { abandoned } : fresh(abandonedElsewhere) ? { abandonedElsewhere } : {}),
     // Until an order of the request ends after it: asked once, then the second order answered it (a review was asked
     // the same question by every honest order of the day).

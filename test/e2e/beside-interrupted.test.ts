@@ -100,4 +100,47 @@ describe('a new order beside one interrupted while its request was out', () => {
     expect(said).toContain('this run places a second order of 3 × apple-us-25');
     expect(await chargesFor(served.server, 'apple-us-25', 3)).toHaveLength(2);
   }, 120_000);
+
+  it('abandoned under a new API key of the same reseller, then placed again at a terminal: asked first; No sends nothing', async () => {
+    const configDir = await loggedIn(served.server);
+    const out = join(tempDir(), 'a1.csv');
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', out];
+    const key = await interruptedWhileOut(place, configDir, 'amazon-us-25', 2);
+    const login = await runCli(['login', '--api-key-stdin', '--base-url', served.url], {
+      configDir,
+      input: SECOND_KEY,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const refused = await runCli(place, { configDir, baseUrl: served.url });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('made with another API key');
+    const abandoned = await runCli(['order', 'abandon', key], { configDir, baseUrl: served.url });
+    expect(abandoned.code, abandoned.stderr).toBe(0);
+    const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: served.url });
+    const asked = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toContain(`(key ${key}) at ${served.url} with another API key may have been placed`);
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'amazon-us-25', 2)).toHaveLength(1);
+    // --yes answers it, as every second order's question: said, and placed.
+    const yes = await runCli([...place, '--yes'], { configDir, baseUrl: served.url });
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(unstamped(yes.stderr).replace(/\s+/g, ' ')).toContain('this run places a second order of 2 × amazon-us-25');
+    expect(await chargesFor(served.server, 'amazon-us-25', 2)).toHaveLength(2);
+  }, 120_000);
+  it('abandoned while out, then placed with --idempotency-key at a terminal: asked first; No sends nothing', async () => {
+    const configDir = await loggedIn(served.server);
+    const place = ['order', 'place', '--product', 'steam-us-50', '--quantity', '2'];
+    const key = await interruptedWhileOut(place, configDir, 'steam-us-50', 2);
+    const abandoned = await runCli(['order', 'abandon', key], { configDir, baseUrl: served.url });
+    expect(abandoned.code, abandoned.stderr).toBe(0);
+    const t = inTerminal([...place, '--idempotency-key', 'restock-steam-1'], configDir, {
+      GIFTCODES_BASE_URL: served.url,
+    });
+    const asked = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toContain(`while its request was out (key ${key}) may have been placed`);
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect(await chargesFor(served.server, 'steam-us-50', 2)).toHaveLength(1);
+  }, 120_000);
 });

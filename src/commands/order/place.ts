@@ -312,16 +312,24 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         refusedBelow,
       );
     }
+    // Abandoned so under another scope of this environment (another spelling of the address, an API key rotated since):
+    // its key is not sent from here, so this run is a second order beside it if it was placed, asked at a terminal as
+    // every second order is (an adversarial review abandoned it under a new key of the same reseller, then placed it
+    // again: warned, not asked, charged twice).
     if (abandonedElsewhere) {
       const r = abandonedElsewhere;
       const otherKey = r.keyId !== spec.keyId;
       const { placeFlags } = await import('../../orders/ref.js');
-      // Pinned to this run's config directory, as every hint is: pasted from a cron log, it must look there (a review).
-      deps.io.warn(
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        // Pinned to this run's config directory, as every hint is: pasted from a cron log, it must look there (a review).
         pinnedHint(
-          `the order of ${what} abandoned at ${r.endedAt ?? r.updatedAt} (key ${r.key}) at ${r.baseUrl}${otherKey ? ' with another API key' : ''} may have been placed before it was stopped; this run, at ${spec.baseUrl}${otherKey ? ' with this key' : ''}, places a new order beside it. To send its request again under that key instead (that order if it was placed, never both): giftcodes order place --product ${options.product} --quantity ${options.quantity}${placeFlags(spec)} --base-url ${r.baseUrl}${otherKey ? ', with that API key' : ''}`,
+          `the order of ${what} abandoned at ${r.endedAt ?? r.updatedAt} (key ${r.key}) at ${r.baseUrl}${otherKey ? ' with another API key' : ''} may have been placed before it was stopped, and this run, at ${spec.baseUrl}${otherKey ? ' with this key' : ''}, does not send that key; to send its request again under it instead (that order if it was placed, never both): giftcodes order place --product ${options.product} --quantity ${options.quantity}${placeFlags(spec)} --base-url ${r.baseUrl}${otherKey ? ', with that API key' : ''}`,
           { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
         ),
+        what,
+        refusedBelow,
       );
     }
     if (finished !== undefined)
@@ -349,7 +357,17 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // placed it, and a new one if not, never both (a review was charged twice, the first order out of reach).
     // At a terminal it is asked (Yes by default): a person who found that order on the provider's dashboard and took
     // its codes (codes get <id>) wants a new one, and would have had the same codes again (a review).
-    let reused = abandoned;
+    let reused = options.idempotencyKey === undefined ? abandoned : undefined;
+    // With a key given, that key is what this run sends: a second order beside the abandoned one if it was placed, asked
+    // at a terminal as every second order is (its request goes again under its own key only without the flag).
+    if (abandoned && reused === undefined)
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        `the order of ${what} abandoned at ${abandoned.endedAt ?? abandoned.updatedAt} while its request was out (key ${abandoned.key}) may have been placed; the same command without --idempotency-key sends its request again under that key (that order if it was placed, never both)`,
+        what,
+        refusedBelow,
+      );
     // Answered No: recorded once every question is answered, before this run's own order begins: not at the answer
     // (a later question cancelled left it declined, and the next run placed a second order beside it), nor after the
     // begin (a run killed between the two lost the No, and the next run wrote the codes the person had taken: reviews).
