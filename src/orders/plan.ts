@@ -535,6 +535,9 @@ function readFailed(record: OrderRecord): boolean {
  */
 const PLAN_ROW_KEY = /^plan-([0-9a-f]{12})[0-9a-f]{12}(?:-g[1-9]\d*)?$/;
 
+/** A row key of a version before 0.2 (legacyRowKey: the plan's bytes, then the line, captured). */
+const LEGACY_ROW_KEY = /^plan-[0-9a-f]{24}-r(\d+)$/;
+
 /**
  * Whether a key is a row key of this plan family (rowKey: `plan-`, the family's 12 hex digits, the row's 12), or a
  * later key of such a row (`-g2`, `-g3`…: sentAgainKey).
@@ -699,13 +702,14 @@ function abandonedWhileOut(r: OrderRecord, scope: Scope, now: number): boolean {
 }
 
 /**
- * The rows other plans (another file name or directory, or another --batch) sent in this scope (any profile holding
- * this key: one reseller to the API) and never finished, that are rows this run orders (each product and quantity at
- * most as often as here): their runs killed or stopped (intents left here to resume), or abandoned while their
- * requests were out (sentUnanswered records, within the day and not declined). They may have been charged, and this
- * plan orders them again. A plan killed mid-run, then run as a copy or without its --batch, ordered every charged row
- * again, asked nothing; so did one whose rows were abandoned, or a copy also edited, or run from a second profile
- * holding the key (adversarial reviews).
+ * The rows other plans (another file name or directory, or another --batch) or single orders (`order place --product`)
+ * sent in this scope (any profile holding this key: one reseller to the API) and never finished, that are rows this
+ * run orders (each product and quantity at most as often as here): their runs killed or stopped (intents left here to
+ * resume), or abandoned while their requests were out (sentUnanswered records, within the day and not declined). They
+ * may have been charged, and this plan orders them again. A plan killed mid-run, then run as a copy or without its
+ * --batch, ordered every charged row again, asked nothing; so did one whose rows were abandoned, or a copy also
+ * edited, or run from a second profile holding the key, or a single order stopped while its request was out
+ * (adversarial reviews).
  */
 export function sameRowsLeft(
   left: { intents: readonly Intent[]; records: readonly OrderRecord[] },
@@ -719,7 +723,16 @@ export function sameRowsLeft(
     ...left.intents.filter((i) => sameScope(i, scope) && !neverSent(i) && resumable(i)),
     ...left.records.filter((r) => abandonedWhileOut(r, scope, now)),
   ];
-  return fitting(otherFamilies(unfinished, family).flat(), todo);
+  return fitting([...otherFamilies(unfinished, family).flat(), ...unfinished.filter(singleOrder)], todo);
+}
+
+/**
+ * A key of a single order (`order place --product`, a key the journal made or one given with --idempotency-key): no
+ * plan row's key of this version (PLAN_ROW_KEY) nor of a version before 0.2 (LEGACY_ROW_KEY: keyRows resumes this
+ * plan's own under it).
+ */
+function singleOrder(item: { key: string }): boolean {
+  return !PLAN_ROW_KEY.test(item.key) && !LEGACY_ROW_KEY.test(item.key);
 }
 
 /**
@@ -896,7 +909,7 @@ export function olderVersionRows(
   const legacy = new Set(rows.map((r) => r.legacyKey));
   const byLine = new Map(todo.map((r) => [r.row, r.productId]));
   return [...delivered.values()].filter((r) => {
-    const line = /^plan-[0-9a-f]{24}-r(\d+)$/.exec(r.key)?.[1];
+    const line = LEGACY_ROW_KEY.exec(r.key)?.[1];
     return (
       line !== undefined && !legacy.has(r.key) && byLine.get(Number(line)) === r.productId && endedWithinDay(r, now)
     );

@@ -117,3 +117,59 @@ describe('a plan killed mid-run, then run as a copy', () => {
     expect((await ledger(served.server)).orders.length).toBe(before);
   }, 120_000);
 });
+
+// An adversarial review: `order place --product steam-us-50 --quantity 3` stopped with Ctrl-C while its request was
+// out, then a plan with that row: only the general "an order interrupted" line, and the row was charged twice.
+describe('a single order interrupted, then a plan with the same row', () => {
+  async function interruptedSingle(): Promise<{ configDir: string; dir: string; plan: string; key: string }> {
+    const configDir = configCopy(held.configDir);
+    const dir = tempDir();
+    const single = spawnCli(['order', 'place', '--product', 'steam-us-50', '--quantity', '3'], {
+      configDir,
+      baseUrl: held.url,
+    });
+    single.proc.stdin?.end();
+    await heldRequests(held.server);
+    single.proc.kill('SIGINT');
+    expect((await single.result).code).toBe(130);
+    await releaseHeld(held.server);
+    const [left] = (await pendingIntents(configDir)) as { key: string }[];
+    const plan = join(dir, 'plan.csv');
+    writeFileSync(plan, 'product,quantity\nsteam-us-50,3\napple-us-50,1\n');
+    return { configDir, dir, plan, key: left!.key };
+  }
+
+  it('off a terminal: the row is named with its order resume before the plan orders it', async () => {
+    const { configDir, dir, plan, key } = await interruptedSingle();
+    // Stopped where its own rows would be sent (the server holds every order): the warning comes before that.
+    const run = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      baseUrl: held.url,
+      cwd: dir,
+      env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' },
+    });
+    const said = unstamped(run.stderr).replace(/\s+/g, ' ');
+    expect(said).toContain(
+      `1 row of this plan was sent by another run (a single order place) and never finished (it may have been charged): 3 × steam-us-50 (key ${key}, started `,
+    );
+    expect(said).toMatch(new RegExp(`finish that one: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes order resume ${key}`));
+    // Named once, as the row it is: not the general line of orders other runs left too.
+    expect(said).not.toContain('an order interrupted in an earlier run');
+  }, 120_000);
+
+  it('at a terminal: asked first; No orders nothing', async () => {
+    const { configDir, dir, plan } = await interruptedSingle();
+    const before = (await ledger(held.server)).orders.length;
+    const t = inTerminal(
+      ['order', 'place', '--plan', plan],
+      configDir,
+      { GIFTCODES_BASE_URL: held.url },
+      undefined,
+      dir,
+    );
+    await t.waitFor(/Order the 2 rows as new orders beside the unfinished one\?/, 30_000);
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(held.server)).orders.length).toBe(before);
+  }, 120_000);
+});

@@ -381,7 +381,25 @@ describe('sameRowsLeft: rows other plans sent and never finished that this run o
     expect(sameRowsLeft(none, scope, todo, family, always, T0)).toEqual([]);
   });
 
-  it('not: its own rows, never sent, still running, another scope, a single order, declined, placed or past the day', () => {
+  // An adversarial review: a single order of 3 × steam-us-50 stopped while its request was out, then a plan with that
+  // row: only the general "an order interrupted" line was said, and the row was charged twice, asked nothing.
+  it('named: a single order interrupted or abandoned while out, of a row this run orders', () => {
+    const single = left('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d');
+    const says = (intents: Intent[], records: OrderRecord[] = []) =>
+      sameRowsLeft({ intents, records }, scope, todo, family, always, T0);
+    expect(says([single])).toEqual([single]);
+    expect(says([{ ...single, profile: 'other' }])).toHaveLength(1);
+    const gone = abandonedOut('inv-7001');
+    expect(says([], [gone])).toEqual([gone]);
+    // Not: never sent, another product or quantity, another scope, an older version's plan row (keyRows resumes
+    // this plan's own under that key).
+    expect(says([{ ...single, phase: 'prepared' }])).toEqual([]);
+    expect(says([{ ...single, quantity: 3 }])).toEqual([]);
+    expect(says([{ ...single, keyId: 'k2' }])).toEqual([]);
+    expect(says([left(`plan-${'a'.repeat(24)}-r2`)])).toEqual([]);
+  });
+
+  it('not: its own rows, never sent, still running, another scope, declined, placed or past the day', () => {
     const a = left(keyIn(copy, 'p'));
     const says = (intents: Intent[], records: OrderRecord[] = [], resumable = always, now = T0) =>
       sameRowsLeft({ intents, records }, scope, todo, family, resumable, now);
@@ -390,7 +408,6 @@ describe('sameRowsLeft: rows other plans sent and never finished that this run o
     expect(says([a], [], () => false)).toEqual([]);
     for (const where of [{ keyId: 'k2' }, { baseUrl: 'http://localhost:4010' }, { environment: 'live' as const }])
       expect(says([{ ...a, ...where }]), JSON.stringify(where)).toEqual([]);
-    expect(says([left('3f2c1d9e-5b1a-4c2e-9a7d-0e1f2a3b4c5d')])).toEqual([]);
     const gone = abandonedOut(keyIn(copy, 'p'));
     expect(says([], [gone])).toEqual([gone]);
     expect(says([], [{ ...gone, declined: true }])).toEqual([]);

@@ -755,14 +755,29 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (twinLeft.length > 0) {
       const cancelled = nothingSent();
       const one = twinLeft.length === 1;
+      // A single order (no plan in its note) is named as one, and finished by its key (a review: the plan named only
+      // other plans' rows, and charged the row a single order had left a second time).
+      const singles = twinLeft.filter((r) => r.plan === undefined);
+      const by =
+        singles.length === 0
+          ? 'another plan or --batch'
+          : singles.length === twinLeft.length
+            ? 'a single order place'
+            : 'another plan or --batch, or a single order place';
+      const finish =
+        singles.length === 0
+          ? ` by running ${one ? 'its' : 'their'} plan as it ran there, or see giftcodes order pending`
+          : one
+            ? `: giftcodes order resume ${singles[0]!.key}`
+            : ` by running ${singles.length === twinLeft.length ? '' : 'their plan as it ran there or '}giftcodes order resume with each key, or see giftcodes order pending`;
       // Each named with the plan and --batch it ran as (a review read "another plan or batch" of its own plan's
       // previous night, and "finish those as it was" without the batch it was).
       io.warn(
         pinnedHint(
-          `${one ? '1 row of this plan was' : `${twinLeft.length} rows of this plan were`} sent by another run (another plan or --batch) and never finished (${one ? 'it' : 'they'} may have been charged): ${firstOf(
+          `${one ? '1 row of this plan was' : `${twinLeft.length} rows of this plan were`} sent by another run (${by}) and never finished (${one ? 'it' : 'they'} may have been charged): ${firstOf(
             twinLeft.map((r) => `${sentWords(r)}${planRun(r) !== undefined ? `, plan ${planRun(r)}` : ''}`),
             5,
-          )}; this run (${planRun({ plan: planName(o.plan), batch: o.batch ?? null })}) orders ${one ? 'it' : 'them'} anew beside ${one ? 'that one' : 'those'}; finish ${one ? 'that one' : 'those'} by running ${one ? 'its' : 'their'} plan as it ran there, or see giftcodes order pending`,
+          )}; this run (${planRun({ plan: planName(o.plan), batch: o.batch ?? null })}) orders ${one ? 'it' : 'them'} anew beside ${one ? 'that one' : 'those'}; finish ${one ? 'that one' : 'those'}${finish}`,
           { configDir: io.env.GIFTCODES_CONFIG_DIR },
         ),
       );
