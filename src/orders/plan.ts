@@ -645,12 +645,58 @@ export function sameRowsElsewhere(
     // delivered them within the last hours (BATCH_TYPO_MS): a --batch mistyped and run again a minute later charged
     // every row again without a word (a review). A record from before plans were named in records says nothing of it,
     // so with a --batch such a group is not said.
-    const lately = (r: OrderRecord): boolean => now - Date.parse(r.endedAt ?? r.updatedAt) < BATCH_TYPO_MS;
     if (group.some((r) => r.plan === undefined && plan.batch !== undefined)) continue;
     if (group.some((r) => r.plan === plan.name) && !group.every(lately)) continue;
     if (rowsOf(group, rows)) return group;
   }
+  // A plan named as a copy of the other (`restock (1).csv`: a browser's second download, "Save as", a copy then
+  // edited): the rows that plan delivered lately which this one has, however few, and whatever else it changed. The
+  // rule above needed every row of the other plan, and an edited copy charged the rest again without a word (a
+  // review). A plan of another name sharing a row is not said: two shops' plans may well.
+  for (const group of groups) {
+    const copied = fitting(
+      group.filter((r) => r.plan !== undefined && namedAsCopies(r.plan, plan.name) && lately(r)),
+      rows,
+    );
+    if (copied.length > 0) return copied;
+  }
   return undefined;
+
+  function lately(r: OrderRecord): boolean {
+    return now - Date.parse(r.endedAt ?? r.updatedAt) < BATCH_TYPO_MS;
+  }
+}
+
+/**
+ * The marks a copy's file name gets (a browser's ` (1)`, Windows' ` - Copy` and `Copy of `, macOS' ` copy 2`, `_copy`),
+ * each on the name without its extension.
+ */
+const COPY_MARKS = [
+  /^copy (?:\(\d+\) )?of /i,
+  / \(\d+\)$/,
+  / - copy(?: \(\d+\))?$/i,
+  / \(copy\)$/i,
+  /[ _]copy(?:[ _]?\d+)?$/i,
+];
+
+/** A plan's file name without its copy marks (COPY_MARKS), each taken off as often as it was added: `restock.csv`. */
+function originalName(name: string): string {
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 ? name.slice(dot) : '';
+  let stem = dot > 0 ? name.slice(0, dot) : name;
+  for (let before = ''; before !== stem;) {
+    before = stem;
+    for (const mark of COPY_MARKS) {
+      const without = stem.replace(mark, '');
+      if (without !== '') stem = without;
+    }
+  }
+  return `${stem}${extension}`;
+}
+
+/** Two plans' file names of which one is a copy of the other, or both of a third (`restock (1).csv`, `restock.csv`). */
+function namedAsCopies(a: string, b: string): boolean {
+  return a !== b && originalName(a) === originalName(b);
 }
 
 /**

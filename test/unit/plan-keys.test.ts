@@ -937,13 +937,87 @@ describe('sameRowsElsewhere: another plan delivered exactly these rows within th
     expect(sameRowsElsewhere(older, scope, rows, mine, { name: 'restock.csv', batch: undefined }, T0)).toBeUndefined();
     // With a --batch, any record of the group without its plan says nothing of it: not said.
     const unnamed = named.map((r, i) => (i === 0 ? { ...r, plan: undefined } : r));
-    expect(sameRowsElsewhere(unnamed, scope, rows, mine, batch, T0)).toBeUndefined();
+    expect(
+      sameRowsElsewhere(unnamed, scope, rows, mine, { name: 'restock-v2.csv', batch: '2026-11-30' }, T0),
+    ).toBeUndefined();
+    // Named as a copy of restock.csv: the rows its records name lately are said (the copy-name rule below).
+    expect(sameRowsElsewhere(unnamed, scope, rows, mine, batch, T0)).toHaveLength(2);
     // One row of that batch lately and the others a night ago: not the typo's plan run.
     const mixed = named.map((r, i) => (i === 0 ? r : atNight[i]!));
     expect(
       sameRowsElsewhere(mixed, scope, rows, mine, { name: 'restock.csv', batch: '2026-12-01' }, T0),
     ).toBeUndefined();
     expect(sameRowsElsewhere(delivered, scope, rows, mine, batch, T0)).toBeUndefined();
+  });
+});
+
+// An adversarial review: a browser saves a second download as `restock (1).csv`, a person edits it, and the rows the
+// original delivered were charged again without a word (the original delivered 1 of 2 rows; a quantity changed in a
+// 3-row copy; `week (1).csv` keeping 2 of 3 rows): the copy rule needed every row of the other plan.
+describe('sameRowsElsewhere: a plan named as a copy of another (` (1)`, ` - Copy`, `Copy of `…) that delivered rows lately', () => {
+  const theirs = planFamily(scope, '/plans/restock.csv', undefined);
+  const rows = [
+    { productId: 'zalando-de-25', quantity: 2 },
+    { productId: 'tesco-uk-20', quantity: 3 },
+    { productId: 'steam-us-20', quantity: 1 },
+  ];
+  const of = (r: { productId: string; quantity: number }, o: Partial<OrderRecord> = {}) =>
+    record(rowKey(theirs, { productId: r.productId, quantity: r.quantity, outCell: '', occurrence: 1 }), {
+      productId: r.productId,
+      quantity: r.quantity,
+      plan: 'restock.csv',
+      batch: null,
+      ...o,
+    });
+  const delivered = rows.map((r) => of(r));
+  const copy = (name: string, wanted: readonly { productId: string; quantity: number }[], records = delivered) =>
+    sameRowsElsewhere(
+      records,
+      scope,
+      wanted,
+      planFamily(scope, `/plans/${name}`, undefined),
+      { name, batch: undefined },
+      T0,
+    );
+
+  it('named, for the rows the other plan delivered: one of two, a copy with a quantity changed, one with a row less', () => {
+    // The original delivered 1 of 2 rows (the other refused for supply); the fixed plan saved as `restock (1).csv`.
+    expect(copy('restock (1).csv', rows.slice(0, 2), delivered.slice(0, 1))).toEqual(delivered.slice(0, 1));
+    // A row's quantity changed in the copy: the two rows it kept.
+    const changed = [rows[0]!, { ...rows[1]!, quantity: 4 }, rows[2]!];
+    expect(copy('restock (1).csv', changed)?.map((r) => r.productId)).toEqual(['zalando-de-25', 'steam-us-20']);
+    // 2 of 3 rows kept, and another one added.
+    expect(copy('restock (1).csv', [rows[0]!, rows[2]!, { productId: 'apple-us-50', quantity: 1 }])).toHaveLength(2);
+    for (const name of [
+      'restock (2).csv',
+      'restock - Copy.csv',
+      'Copy of restock.csv',
+      'restock_copy.csv',
+      'restock copy.csv',
+      'restock (1) (1).csv',
+    ])
+      expect(copy(name, rows.slice(0, 2), delivered.slice(0, 1)), name).toHaveLength(1);
+    // The other way round: the original run after its copy delivered.
+    const copied = planFamily(scope, '/plans/restock (1).csv', undefined);
+    const byCopy = [
+      of(rows[0]!, {
+        key: rowKey(copied, { productId: 'zalando-de-25', quantity: 2, outCell: '', occurrence: 1 }),
+        plan: 'restock (1).csv',
+      }),
+    ];
+    expect(
+      sameRowsElsewhere(byCopy, scope, rows.slice(0, 2), theirs, { name: 'restock.csv', batch: undefined }, T0),
+    ).toHaveLength(1);
+  });
+
+  it('not: a plan of another name sharing a row, rows delivered over BATCH_TYPO_MS ago, a record without its plan', () => {
+    expect(copy('shop-b.csv', rows.slice(0, 2), delivered.slice(0, 1))).toBeUndefined();
+    expect(copy('restocking (1).csv', rows.slice(0, 2), delivered.slice(0, 1))).toBeUndefined();
+    const earlier = delivered.map((r) => ({ ...r, endedAt: new Date(T0 - BATCH_TYPO_MS - 1).toISOString() }));
+    expect(copy('restock (1).csv', rows.slice(0, 2), earlier.slice(0, 1))).toBeUndefined();
+    expect(copy('restock (1).csv', rows.slice(0, 2), [{ ...delivered[0]!, plan: undefined }])).toBeUndefined();
+    // A row the copy changed is not said.
+    expect(copy('restock (1).csv', [{ ...rows[0]!, quantity: 5 }], delivered.slice(0, 1))).toBeUndefined();
   });
 });
 
