@@ -57,6 +57,30 @@ describe('a copied plan run after the original', () => {
     );
   }, 120_000);
 
+  // A review: the recommended --dry-run of a renamed copy printed only "dry run: 2 orders…", while the real run said
+  // that another plan delivered these same rows. The dry run says what the run would, and asks nothing.
+  it('a dry run of the copy says what the run would say of it, asking nothing', async () => {
+    const configDir = await loggedIn(served.server);
+    const { url: baseUrl, server } = served;
+    const dir = tempDir();
+    const rows = 'product,quantity\ngoogle-play-us-25,2\napple-us-25,3\n';
+    for (const name of ['monthly.csv', 'monthly-v2.csv']) writeFileSync(join(dir, name), rows);
+    const first = await runCli(['order', 'place', '--plan', join(dir, 'monthly.csv')], { configDir, baseUrl });
+    expect(first.code, first.stderr).toBe(0);
+    const before = (await ledger(server)).orders.length;
+    const t = inTerminal(['order', 'place', '--plan', join(dir, 'monthly-v2.csv'), '--dry-run'], configDir, {
+      GIFTCODES_BASE_URL: baseUrl,
+    });
+    const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+    expect(screen).toContain('[exit 0]');
+    expect(screen).toContain(
+      'another plan (monthly.csv, no --batch) delivered these same 2 rows here in the last 24 hours',
+    );
+    expect(screen).toContain('dry run: 2 orders');
+    expect(screen).not.toContain('Order all 2 rows again');
+    expect((await ledger(server)).orders.length).toBe(before);
+  }, 120_000);
+
   // The cron recipe's --batch is the night's date: a copy run the same night has the same batch (a review: nothing
   // was said). The same file with the next night's batch is the recipe itself, and says nothing.
   it('with --batch: a copy is said; the same file under another batch is not', async () => {

@@ -6,7 +6,7 @@ import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions, RowProblem } from '../../orders/plan.js';
 import type { Order, Product } from '../../api/schemas.js';
-import type { OrderRecord } from '../../journal/history.js';
+import type { OrderRecord, Scope } from '../../journal/history.js';
 import type { Intent, OrderSpec, OutSpec } from '../../journal/intent.js';
 import type { Begun, Journal } from '../../journal/journal.js';
 import type { Footprint, Request } from '../../orders/recover.js';
@@ -554,18 +554,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     deliveredRows,
     connectionScope,
     sameScope,
-    changedSince,
-    interruptedGone,
-    abandonedSentGone,
-    sameRowsLeft,
-    sameRowsRunning,
     otherRunsNotes,
     rowsPlacedSince,
-    olderVersionRows,
-    deliveredUnderOtherScope,
-    sameRowsElsewhere,
-    planName,
-    underOtherScope,
     outFileProblems,
     refusePlan,
     runRows,
@@ -577,25 +567,41 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   await readPlanFirst(o, bytes, deps); // every row checked first: a bad plan is exit 2 before its rows are keyed
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
-    const scope = await deps.connection().then(connectionScope, () => undefined);
-    const planned = parsePlan(bytes, o.plan, scope && planFamily(scope, o.plan, o.batch), o.batch);
+    const connection = await deps.connection().catch(() => undefined);
+    const scope = connection && connectionScope(connection);
+    const family = scope && planFamily(scope, o.plan, o.batch);
+    const planned = parsePlan(bytes, o.plan, family, o.batch);
     // Each row's codes file is refused here as the run would refuse it, so a plan checked in the afternoon does not
     // fail at night. Without a key the rows already delivered are unknown: a file already there is not refused.
     if (scope) {
       const journal = await deps.journal();
-      const delivered = deliveredRows(journal, scope);
+      const records = journal.history.list();
+      const delivered = deliveredRows(journal, scope, records);
       const rows = keyRows(planned, delivered, journal, scope, o.batch);
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
       const elsewhere = new Set(rows.filter((r) => journal.keyPlacedElsewhere(r.key, scope)).map((r) => r.key));
-      return dryRun(
-        o.plan,
-        rows,
-        deps,
-        delivered,
-        await outFileProblems(rows, delivered, journal, o.force === true, scope.environment),
-        elsewhere,
-      );
+      const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment);
+      // What the run would say before its rows (a copy's rows, an edited plan's, other runs' unfinished ones), asked
+      // nothing: the recommended --dry-run said none of it (a review). Once the plan passes its checks, as the run.
+      const said = (): Promise<void> =>
+        beforeRows(
+          io,
+          { ...o, yes: true },
+          {
+            journal,
+            intents: journal.read().intents,
+            records,
+            scope,
+            family: family!,
+            profile: connection.profile,
+            rows,
+            todo: rows.filter((r) => !delivered.has(r.key)),
+            delivered,
+            own: new Set(planned.flatMap((r) => [r.key, r.legacyKey])),
+          },
+        );
+      return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said);
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
   }
@@ -645,194 +651,23 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     );
     // Each existing out file and each unknown product, said together: nothing is sent.
     refusePlan(o.plan, outProblems, { rows: checked.unknown, ids: checked.ids });
-    const [{ leftByEarlierRuns, chargeWords, resumableHere }, { neverSent }] = await Promise.all([
+    const [{ resumableHere }, { neverSent }] = await Promise.all([
       import('../../orders/recover.js'),
       import('../../journal/intent.js'),
     ]);
-    const changed = changedSince(rows, delivered, family);
-    // Rows an earlier run of this plan started and never finished, which the plan no longer has (a quantity fixed
-    // after Ctrl-C): they may have been charged, and the edited plan's question hid them (an adversarial review).
-    const unfinished = interruptedGone(
-      rows,
-      intents.filter((intent) => sameScope(intent, scope)),
-      family,
-    );
-    // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log, before
-    // any question: only this plan's own rows are finished here.
-    // And the rows other plans sent and never finished that this run orders again (a copy, a rename, another --batch
-    // run after a kill or an abandon), in any profile holding this key: said on their own below, and asked.
-    const twinLeft = sameRowsLeft({ intents, records }, scope, todo, family, resumableHere);
-    const named = new Set([...unfinished, ...twinLeft].map((intent) => intent.key));
-    const left = leftByEarlierRuns(
+    // What is said before the rows run (and asked, at a terminal), as the dry run says it.
+    await beforeRows(io, o, {
       journal,
-      (intent) => own.has(intent.key) || named.has(intent.key),
-      io.env.GIFTCODES_CONFIG_DIR,
-    );
-    if (left) io.warn(left);
-    // Of those, the rows a live run is placing right now (the plan edited while it ran, as a busy out file's old hint
-    // said: a review's edited out cell, then --yes, was that row charged twice): said as such, and the way on is to
-    // wait for it, not --yes.
-    const { anotherLiveRun } = await import('../../journal/owner.js');
-    const placingPids = [...new Set(unfinished.filter((i) => anotherLiveRun(i.owner)).map((i) => i.owner.pid))];
-    const placingGone = placingPids.length > 0 ? ` (pid ${placingPids.join(', pid ')})` : '';
-    if (unfinished.length > 0)
-      io.warn(
-        pinnedHint(
-          placingGone
-            ? `the plan ${o.plan} changed since another run${placingGone} started ${counted(unfinished.length, 'row')} it no longer has, which it is placing right now: ${firstOf(
-                unfinished.map(sentWords),
-                5,
-              )}; ordering the changed rows beside them orders those products a second time`
-            : `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
-                unfinished.map(sentWords),
-                5,
-              )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
-          { configDir: io.env.GIFTCODES_CONFIG_DIR },
-        ),
-      );
-    // Rows it sent that were abandoned before the API answered, which the plan no longer has (an edit gave them new
-    // keys): they may have been charged (an adversarial review renamed a row's file and was charged twice).
-    const abandonedGone = abandonedSentGone(rows, records, scope, family);
-    if (abandonedGone.length > 0)
-      io.warn(
-        `the plan ${o.plan} changed since an earlier run sent ${counted(abandonedGone.length, 'row')} it no longer has, abandoned before the API answered (${abandonedGone.length === 1 ? 'it' : 'they'} may have been placed and charged): ${firstOf(
-          abandonedGone.map(
-            (r) => `${unitsOf(r.quantity, r.productId)} (key ${r.key}, abandoned ${r.endedAt ?? r.updatedAt})`,
-          ),
-          5,
-        )}; the plan as it was, run again, sends ${abandonedGone.length === 1 ? 'its request' : 'their requests'} under the same keys (that order if it was placed, never both)`,
-      );
-    const older = olderVersionRows(rows, todo, delivered, o.batch);
-    if (older.length > 0 && todo.length > 0)
-      io.warn(
-        `an earlier version of giftcodes delivered ${counted(older.length, 'plan row')} of these products here in the last 24 hours that no row of ${o.plan} matches (its keys were made from the whole file, so an edit hides them): ${firstOf(
-          older.map(deliveredWords),
-          5,
-        )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
-      );
-    const elsewhere = deliveredUnderOtherScope(records, scope, connection.profile, todo, o.plan, o.batch);
-    // And the rows such a run sent and never finished: they may have been charged.
-    const elsewhereUnfinished = underOtherScope(
-      intents.filter((intent) => !neverSent(intent)),
+      intents,
+      records,
       scope,
-      connection.profile,
+      family,
+      profile: connection.profile,
+      rows,
       todo,
-      o.plan,
-      o.batch,
-    );
-    if (elsewhereUnfinished.length > 0 && todo.length > 0) {
-      io.warn(
-        pinnedHint(
-          `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${otherScopeWords(elsewhereUnfinished, scope)} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
-            elsewhereUnfinished.map(sentWords),
-            5,
-          )}; see giftcodes order pending`,
-          { configDir: io.env.GIFTCODES_CONFIG_DIR },
-        ),
-      );
-    }
-    if (elsewhere.length > 0 && todo.length > 0) {
-      io.warn(
-        `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${otherScopeWords(elsewhere, scope)}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
-          elsewhere.map(deliveredWords),
-          5,
-        )}`,
-      );
-    }
-    // The same rows, all of them, delivered by another plan within the day (a copy, a rename, "Save as"): said, and
-    // asked about at a terminal. Not refused elsewhere: a cron job may write each night's plan to a new name.
-    const twin =
-      todo.length === rows.length
-        ? sameRowsElsewhere(records, scope, rows, family, {
-            name: planName(o.plan),
-            batch: o.batch,
-          })
-        : undefined;
-    if (twin)
-      await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true, { name: planName(o.plan), batch: o.batch });
-    const running = sameRowsRunning(intents, scope, todo, family);
-    if (running.length > 0) await sameRowsRunningNow(io, o.plan, todo.length, running, o.yes === true);
-    if (twinLeft.length > 0) {
-      const cancelled = nothingSent();
-      const one = twinLeft.length === 1;
-      // A single order (no plan in its note) is named as one, and finished by its key (a review: the plan named only
-      // other plans' rows, and charged the row a single order had left a second time).
-      const singles = twinLeft.filter((r) => r.plan === undefined);
-      const by =
-        singles.length === 0
-          ? 'another plan or --batch'
-          : singles.length === twinLeft.length
-            ? 'a single order place'
-            : 'another plan or --batch, or a single order place';
-      const finish =
-        singles.length === 0
-          ? ` by running ${one ? 'its' : 'their'} plan as it ran there, or see giftcodes order pending`
-          : one
-            ? `: giftcodes order resume ${singles[0]!.key}`
-            : ` by running ${singles.length === twinLeft.length ? '' : 'their plan as it ran there or '}giftcodes order resume with each key, or see giftcodes order pending`;
-      // Each named with the plan and --batch it ran as (a review read "another plan or batch" of its own plan's
-      // previous night, and "finish those as it was" without the batch it was).
-      io.warn(
-        pinnedHint(
-          `${one ? '1 row of this plan was' : `${twinLeft.length} rows of this plan were`} sent by another run (${by}) and never finished (${one ? 'it' : 'they'} may have been charged): ${firstOf(
-            twinLeft.map((r) => `${sentWords(r)}${planRun(r) !== undefined ? `, plan ${planRun(r)}` : ''}`),
-            5,
-          )}; this run (${planRun({ plan: planName(o.plan), batch: o.batch ?? null })}) orders ${one ? 'it' : 'them'} anew beside ${one ? 'that one' : 'those'}; finish ${one ? 'that one' : 'those'}${finish}`,
-          { configDir: io.env.GIFTCODES_CONFIG_DIR },
-        ),
-      );
-      if (
-        io.canPrompt &&
-        o.yes !== true &&
-        !(await io.confirm(
-          `Order ${todo.length === 1 ? 'the row as a new order' : `the ${todo.length} rows as new orders`} beside the unfinished ${one ? 'one' : 'ones'}?`,
-          '--yes',
-          'ordering rows another plan left unfinished',
-          { cancelled },
-        ))
-      )
-        throw cancelled;
-    }
-    const asked = [changed, unfinished, abandonedGone, older, elsewhere, elsewhereUnfinished].some(
-      (list) => list.length > 0,
-    );
-    if (asked && todo.length > 0) {
-      // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
-      // started and may have been charged.
-      const gone = changed.map(deliveredWords);
-      const cancelled = nothingSent();
-      if (changed.length > 0)
-        io.warn(
-          `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
-        );
-      // New rows are what is asked about; rows an earlier run left interrupted are finished, not ordered again: counted
-      // as rows to order, the refusal said "3 rows" of a plan with one new (an adversarial review).
-      const fresh = todo.filter((r) => !interrupted.has(r.key));
-      const asking = fresh.length > 0 ? fresh : todo;
-      const resuming = fresh.length > 0 ? todo.length - fresh.length : 0;
-      // "The changed plan" only where it changed: rows it delivered or sent at another address or with another key
-      // are asked about as what they are, new orders (a person's day read "changed" of an unchanged plan, and said No).
-      const planChanged = [changed, unfinished, abandonedGone].some((list) => list.length > 0);
-      const yes =
-        o.yes ||
-        (await io.confirm(
-          `Order ${counted(asking.length, 'row')} ${planChanged ? 'of the changed plan' : 'of this plan as new orders'} now (${firstOf(
-            asking.map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`),
-            5,
-          )})${resuming > 0 ? `, and finish ${counted(resuming, 'interrupted row')}` : ''}?`,
-          '--yes',
-          `ordering ${counted(asking.length, 'row')} ${planChanged ? 'of a changed plan' : 'as new orders'}`,
-          {
-            cancelled,
-            ...(placingGone
-              ? {
-                  hint: `wait for the run${placingGone} placing the rows this plan no longer has to finish, then see giftcodes order pending; --yes orders the changed rows beside them`,
-                }
-              : {}),
-          },
-        ));
-      if (!yes) throw cancelled;
-    }
+      delivered,
+      own,
+    });
     // Rows an earlier run of this plan left interrupted (its process gone, on this machine, in this scope, not
     // stale) are resumed with their keys, never asked about again: they were confirmed when that run placed them,
     // and may be charged already. Only new rows are asked about, and a row not asked about is only resumed
@@ -967,6 +802,240 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   }
 }
 
+/** What a plan run knows when it says what it found before its rows run (beforeRows). */
+interface PlanScene {
+  journal: Journal;
+  intents: readonly Intent[];
+  records: readonly OrderRecord[];
+  scope: Scope;
+  family: string;
+  profile: string;
+  rows: readonly PlanRow[];
+  /** The rows not delivered by an earlier run: what the run orders or finishes. */
+  todo: readonly PlanRow[];
+  delivered: ReadonlyMap<string, OrderRecord>;
+  /** This plan's rows' keys, and the keys versions before 0.2 gave them. */
+  own: ReadonlySet<string>;
+}
+
+/**
+ * What a plan run says before its rows run, and asks at a terminal (`o.yes` asks nothing): an edited plan's rows it no
+ * longer has, rows other runs, plans, batches or scopes delivered or left unfinished, rows another run is placing now.
+ * A dry run says the same, with `yes` (a review: the copy's warning of a real run was missing from the dry run).
+ */
+async function beforeRows(
+  io: Io,
+  o: Pick<PlanRunOptions, 'plan' | 'batch' | 'yes'>,
+  { journal, intents, records, scope, family, profile, rows, todo, delivered, own }: PlanScene,
+): Promise<void> {
+  const [
+    {
+      changedSince,
+      interruptedGone,
+      abandonedSentGone,
+      sameRowsLeft,
+      sameRowsRunning,
+      olderVersionRows,
+      deliveredUnderOtherScope,
+      sameRowsElsewhere,
+      planName,
+      underOtherScope,
+      sameScope,
+    },
+    { leftByEarlierRuns, chargeWords, resumableHere },
+    { neverSent },
+  ] = await Promise.all([
+    import('../../orders/plan.js'),
+    import('../../orders/recover.js'),
+    import('../../journal/intent.js'),
+  ]);
+  const interrupted = new Set(intents.map((intent) => intent.key));
+  const changed = changedSince(rows, delivered, family);
+  // Rows an earlier run of this plan started and never finished, which the plan no longer has (a quantity fixed
+  // after Ctrl-C): they may have been charged, and the edited plan's question hid them (an adversarial review).
+  const unfinished = interruptedGone(
+    rows,
+    intents.filter((intent) => sameScope(intent, scope)),
+    family,
+  );
+  // Orders other runs left interrupted (another night's batch, another plan) are named in this run's log, before
+  // any question: only this plan's own rows are finished here.
+  // And the rows other plans sent and never finished that this run orders again (a copy, a rename, another --batch
+  // run after a kill or an abandon), in any profile holding this key: said on their own below, and asked.
+  const twinLeft = sameRowsLeft({ intents, records }, scope, todo, family, resumableHere);
+  const named = new Set([...unfinished, ...twinLeft].map((intent) => intent.key));
+  const left = leftByEarlierRuns(
+    journal,
+    (intent) => own.has(intent.key) || named.has(intent.key),
+    io.env.GIFTCODES_CONFIG_DIR,
+  );
+  if (left) io.warn(left);
+  // Of those, the rows a live run is placing right now (the plan edited while it ran, as a busy out file's old hint
+  // said: a review's edited out cell, then --yes, was that row charged twice): said as such, and the way on is to
+  // wait for it, not --yes.
+  const { anotherLiveRun } = await import('../../journal/owner.js');
+  const placingPids = [...new Set(unfinished.filter((i) => anotherLiveRun(i.owner)).map((i) => i.owner.pid))];
+  const placingGone = placingPids.length > 0 ? ` (pid ${placingPids.join(', pid ')})` : '';
+  if (unfinished.length > 0)
+    io.warn(
+      pinnedHint(
+        placingGone
+          ? `the plan ${o.plan} changed since another run${placingGone} started ${counted(unfinished.length, 'row')} it no longer has, which it is placing right now: ${firstOf(
+              unfinished.map(sentWords),
+              5,
+            )}; ordering the changed rows beside them orders those products a second time`
+          : `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
+              unfinished.map(sentWords),
+              5,
+            )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
+        { configDir: io.env.GIFTCODES_CONFIG_DIR },
+      ),
+    );
+  // Rows it sent that were abandoned before the API answered, which the plan no longer has (an edit gave them new
+  // keys): they may have been charged (an adversarial review renamed a row's file and was charged twice).
+  const abandonedGone = abandonedSentGone(rows, records, scope, family);
+  if (abandonedGone.length > 0)
+    io.warn(
+      `the plan ${o.plan} changed since an earlier run sent ${counted(abandonedGone.length, 'row')} it no longer has, abandoned before the API answered (${abandonedGone.length === 1 ? 'it' : 'they'} may have been placed and charged): ${firstOf(
+        abandonedGone.map(
+          (r) => `${unitsOf(r.quantity, r.productId)} (key ${r.key}, abandoned ${r.endedAt ?? r.updatedAt})`,
+        ),
+        5,
+      )}; the plan as it was, run again, sends ${abandonedGone.length === 1 ? 'its request' : 'their requests'} under the same keys (that order if it was placed, never both)`,
+    );
+  const older = olderVersionRows(rows, todo, delivered, o.batch);
+  if (older.length > 0 && todo.length > 0)
+    io.warn(
+      `an earlier version of giftcodes delivered ${counted(older.length, 'plan row')} of these products here in the last 24 hours that no row of ${o.plan} matches (its keys were made from the whole file, so an edit hides them): ${firstOf(
+        older.map(deliveredWords),
+        5,
+      )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
+    );
+  const elsewhere = deliveredUnderOtherScope(records, scope, profile, todo, o.plan, o.batch);
+  // And the rows such a run sent and never finished: they may have been charged.
+  const elsewhereUnfinished = underOtherScope(
+    intents.filter((intent) => !neverSent(intent)),
+    scope,
+    profile,
+    todo,
+    o.plan,
+    o.batch,
+  );
+  if (elsewhereUnfinished.length > 0 && todo.length > 0) {
+    io.warn(
+      pinnedHint(
+        `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${otherScopeWords(elsewhereUnfinished, scope)} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
+          elsewhereUnfinished.map(sentWords),
+          5,
+        )}; see giftcodes order pending`,
+        { configDir: io.env.GIFTCODES_CONFIG_DIR },
+      ),
+    );
+  }
+  if (elsewhere.length > 0 && todo.length > 0) {
+    io.warn(
+      `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${otherScopeWords(elsewhere, scope)}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
+        elsewhere.map(deliveredWords),
+        5,
+      )}`,
+    );
+  }
+  // The same rows, all of them, delivered by another plan within the day (a copy, a rename, "Save as"): said, and
+  // asked about at a terminal. Not refused elsewhere: a cron job may write each night's plan to a new name.
+  const twin =
+    todo.length === rows.length
+      ? sameRowsElsewhere(records, scope, rows, family, {
+          name: planName(o.plan),
+          batch: o.batch,
+        })
+      : undefined;
+  if (twin)
+    await sameRowsAgain(io, o.plan, rows.length, twin, o.yes === true, { name: planName(o.plan), batch: o.batch });
+  const running = sameRowsRunning(intents, scope, todo, family);
+  if (running.length > 0) await sameRowsRunningNow(io, o.plan, todo.length, running, o.yes === true);
+  if (twinLeft.length > 0) {
+    const cancelled = nothingSent();
+    const one = twinLeft.length === 1;
+    // A single order (no plan in its note) is named as one, and finished by its key (a review: the plan named only
+    // other plans' rows, and charged the row a single order had left a second time).
+    const singles = twinLeft.filter((r) => r.plan === undefined);
+    const by =
+      singles.length === 0
+        ? 'another plan or --batch'
+        : singles.length === twinLeft.length
+          ? 'a single order place'
+          : 'another plan or --batch, or a single order place';
+    const finish =
+      singles.length === 0
+        ? ` by running ${one ? 'its' : 'their'} plan as it ran there, or see giftcodes order pending`
+        : one
+          ? `: giftcodes order resume ${singles[0]!.key}`
+          : ` by running ${singles.length === twinLeft.length ? '' : 'their plan as it ran there or '}giftcodes order resume with each key, or see giftcodes order pending`;
+    // Each named with the plan and --batch it ran as (a review read "another plan or batch" of its own plan's
+    // previous night, and "finish those as it was" without the batch it was).
+    io.warn(
+      pinnedHint(
+        `${one ? '1 row of this plan was' : `${twinLeft.length} rows of this plan were`} sent by another run (${by}) and never finished (${one ? 'it' : 'they'} may have been charged): ${firstOf(
+          twinLeft.map((r) => `${sentWords(r)}${planRun(r) !== undefined ? `, plan ${planRun(r)}` : ''}`),
+          5,
+        )}; this run (${planRun({ plan: planName(o.plan), batch: o.batch ?? null })}) orders ${one ? 'it' : 'them'} anew beside ${one ? 'that one' : 'those'}; finish ${one ? 'that one' : 'those'}${finish}`,
+        { configDir: io.env.GIFTCODES_CONFIG_DIR },
+      ),
+    );
+    if (
+      io.canPrompt &&
+      o.yes !== true &&
+      !(await io.confirm(
+        `Order ${todo.length === 1 ? 'the row as a new order' : `the ${todo.length} rows as new orders`} beside the unfinished ${one ? 'one' : 'ones'}?`,
+        '--yes',
+        'ordering rows another plan left unfinished',
+        { cancelled },
+      ))
+    )
+      throw cancelled;
+  }
+  const asked = [changed, unfinished, abandonedGone, older, elsewhere, elsewhereUnfinished].some(
+    (list) => list.length > 0,
+  );
+  if (asked && todo.length > 0) {
+    // An edited plan is not silently ordered again: the rows it no longer has were delivered recently, or were
+    // started and may have been charged.
+    const gone = changed.map(deliveredWords);
+    const cancelled = nothingSent();
+    if (changed.length > 0)
+      io.warn(
+        `the plan ${o.plan} changed since it delivered ${counted(changed.length, 'row')} it no longer has, in the last 24 hours: ${firstOf(gone, 5)}`,
+      );
+    // New rows are what is asked about; rows an earlier run left interrupted are finished, not ordered again: counted
+    // as rows to order, the refusal said "3 rows" of a plan with one new (an adversarial review).
+    const fresh = todo.filter((r) => !interrupted.has(r.key));
+    const asking = fresh.length > 0 ? fresh : todo;
+    const resuming = fresh.length > 0 ? todo.length - fresh.length : 0;
+    // "The changed plan" only where it changed: rows it delivered or sent at another address or with another key
+    // are asked about as what they are, new orders (a person's day read "changed" of an unchanged plan, and said No).
+    const planChanged = [changed, unfinished, abandonedGone].some((list) => list.length > 0);
+    const yes =
+      o.yes ||
+      (await io.confirm(
+        `Order ${counted(asking.length, 'row')} ${planChanged ? 'of the changed plan' : 'of this plan as new orders'} now (${firstOf(
+          asking.map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`),
+          5,
+        )})${resuming > 0 ? `, and finish ${counted(resuming, 'interrupted row')}` : ''}?`,
+        '--yes',
+        `ordering ${counted(asking.length, 'row')} ${planChanged ? 'of a changed plan' : 'as new orders'}`,
+        {
+          cancelled,
+          ...(placingGone
+            ? {
+                hint: `wait for the run${placingGone} placing the rows this plan no longer has to finish, then see giftcodes order pending; --yes orders the changed rows beside them`,
+              }
+            : {}),
+        },
+      ));
+    if (!yes) throw cancelled;
+  }
+}
+
 /**
  * The plan's first reading, before its rows are keyed or the journal changed. A plan with bad rows is refused with
  * every problem the checks of its other rows find too (badRowsRefusal), so that it is fixed in one edit: each existing
@@ -1091,6 +1160,8 @@ async function dryRun(
   delivered: ReadonlyMap<string, OrderRecord>,
   outProblems: readonly RowProblem[],
   elsewhere: ReadonlySet<string> = new Set(),
+  /** What the run would say before its rows (beforeRows), said once the plan passes its checks. */
+  said?: () => Promise<void>,
 ): Promise<void> {
   const { io } = deps;
   const [{ unitPriceOf, totalOf }, { refusePlan }] = await Promise.all([
@@ -1112,6 +1183,7 @@ async function dryRun(
     outProblems,
     products && { rows: rows.filter((r) => !products.has(r.productId)), ids: [...products.keys()] },
   );
+  await said?.();
   // A row an earlier run delivered is not ordered again (the run reads it back): shown as such, out of the totals.
   // The row's own fields, as a plan's --json documents them: not the key versions before 0.2 gave it, nor batched.
   const priced = rows.map(({ legacyKey: _legacy, batched: _batched, ...r }): PlanResult => {
