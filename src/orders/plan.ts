@@ -740,6 +740,31 @@ function fitting<T extends { productId: string; quantity: number }>(
 }
 
 /**
+ * The rows a plan has twice or more without an out file (the same product and quantity), by their lines: each is an
+ * order of its own (occurrence in rowKey), as a nightly plan may mean; a row copied down by accident was charged twice
+ * without a word (a review). Said by the dry run, the run's summary and the live question, never refused; undefined
+ * when there are none. Rows with out files write files of their own, each a row meant.
+ */
+export function sameRowTwice(
+  rows: readonly Pick<PlanRow, 'row' | 'productId' | 'quantity' | 'out'>[],
+): string | undefined {
+  const same = [
+    ...groupBy(
+      rows.filter((r) => r.out === undefined),
+      (r) => `${r.productId}\n${r.quantity}`,
+    ).values(),
+  ].filter((group) => group.length > 1);
+  return same.length === 0
+    ? undefined
+    : same
+        .map(
+          (group) =>
+            `${linesOf(group.map((r) => r.row))} are the same row (${unitsOf(group[0]!.quantity, group[0]!.productId)}, no out file), an order each`,
+        )
+        .join('; ');
+}
+
+/**
  * A record of a request abandoned while it was out (sentUnanswered) in this scope, not declined, and within the day
  * the server keeps its key: the API may have placed it, and its key, sent again, is that order.
  */

@@ -3,9 +3,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BOTH_KEYS, ledger, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
+const inTerminal = giftcodesTerminals();
 
 /** The cells of a CSV file a spreadsheet would change: digits with a leading 0, or 16 digits and more. */
 function atRisk(path: string): number {
@@ -38,5 +40,40 @@ describe('a plan writing CSV files', () => {
         ` warning: ${values.reduce((a, b) => a + b, 0)} values in ${files} files would change in a spreadsheet \\(leading 0, 16\\+ digits\\): import as text, or use \\.xlsx$`,
       ),
     );
+  }, 60_000);
+});
+
+// An adversarial review: a row copied down by accident (2 × amazon-us-10 on two lines, no out) was charged twice, and
+// neither the run nor its --dry-run said so. Both say it now, and run (identical rows may be meant: cron goes on).
+describe('a plan with the same row twice and no out file', () => {
+  it('the dry run and the run name its lines; the run orders both', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    const plan = join(tempDir(), 'dup.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-10,2\namazon-us-10,2\n');
+    const note = 'lines 2 and 3 are the same row (2 × amazon-us-10, no out file), an order each';
+    const dry = await runCli(['order', 'place', '--plan', plan, '--dry-run'], { configDir, baseUrl });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr.replace(/\s+/g, ' ')).toContain(note);
+    const before = (await ledger(server)).orders.length;
+    const run = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
+    expect(run.code, run.stderr).toBe(0);
+    // In the run's summary line, the log's last.
+    expect(run.stderr.split('\n').find((line) => line.includes(' done: plan '))).toContain(`; ${note}; took `);
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+  }, 60_000);
+
+  it("a live plan's question names them too (the last word before the charge); No orders nothing", async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const plan = join(tempDir(), 'dup.csv');
+    writeFileSync(plan, 'product,quantity\nsteam-us-20,1\nsteam-us-20,1\n');
+    const before = (await ledger(served.server)).orders.length;
+    const t = inTerminal(['order', 'place', '--env', 'live', '--plan', plan], configDir, {
+      GIFTCODES_BASE_URL: served.url,
+    });
+    const asked = (await t.waitFor(/Place 2 LIVE orders/, 30_000)).replace(/\s+/g, ' ');
+    expect(asked).toContain('Lines 2 and 3 are the same row (1 × steam-us-20, no out file), an order each.');
+    t.answer('n');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(served.server)).orders.length).toBe(before);
   }, 60_000);
 });

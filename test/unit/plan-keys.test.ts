@@ -35,6 +35,7 @@ import {
   sameScope,
   type PlanRow,
   planName,
+  sameRowTwice,
 } from '../../src/orders/plan.js';
 import { tempDir } from '../helpers/e2e.js';
 
@@ -1191,5 +1192,27 @@ describe('otherRunsNotes and rowsPlacedSince: rows another run placed while a qu
         otherRunsNotes([sent], scope, family),
       ),
     ).toEqual([]);
+  });
+});
+
+// An adversarial review: a row copied down by accident (dup.csv: 2 × amazon-us-10 on two lines, no out) was two orders,
+// and neither the run nor its --dry-run said so.
+describe('sameRowTwice: identical rows without an out file, each an order of its own', () => {
+  const at = (n: number, o: Partial<PlanRow> = {}): PlanRow => ({ ...row(n, `k${n}`, `l${n}`), ...o });
+
+  it('names the lines of each such row', () => {
+    expect(sameRowTwice([at(2), at(3)])).toBe(
+      'lines 2 and 3 are the same row (1 × amazon-us-25, no out file), an order each',
+    );
+    expect(sameRowTwice([at(2), at(3, { productId: 'steam-us-20' }), at(5), at(6, { productId: 'steam-us-20' })])).toBe(
+      'lines 2 and 5 are the same row (1 × amazon-us-25, no out file), an order each; lines 3 and 6 are the same row (1 × steam-us-20, no out file), an order each',
+    );
+  });
+
+  it('not: another quantity or product, rows with out files, one row', () => {
+    expect(sameRowTwice([at(2), at(3, { quantity: 2 })])).toBeUndefined();
+    expect(sameRowTwice([at(2), at(3, { productId: 'steam-us-20' })])).toBeUndefined();
+    expect(sameRowTwice([at(2, { out: '/p/a.csv' }), at(3, { out: '/p/b.csv' })])).toBeUndefined();
+    expect(sameRowTwice([at(2)])).toBeUndefined();
   });
 });

@@ -561,6 +561,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     runRows,
     planFailure,
     fromDescriptor,
+    sameRowTwice,
   } = await import('../../orders/plan.js');
   const { io } = deps;
   const bytes = o.planBytes ?? readPlanBytes(o.plan);
@@ -711,8 +712,10 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           ? ` ${counted(resuming, 'interrupted row')} of this plan ${resuming === 1 ? 'is' : 'are'} resumed too, never charged twice.`
           : '';
       const cancelled = planCancelled(resuming);
+      // The last word before the charge: a row copied down by accident is named here, not only in the summary.
+      const twice = sameRowTwice(fresh);
       const yes = await io.confirm(
-        `Place ${counted(fresh.length, 'LIVE order')} (${counted(units, 'unit')}${total ? `, ${total}` : ''} in all) from ${o.plan}? ${fresh.length === 1 ? 'It is' : 'They are'} charged to ${wallet(connection)}.${also}`,
+        `Place ${counted(fresh.length, 'LIVE order')} (${counted(units, 'unit')}${total ? `, ${total}` : ''} in all) from ${o.plan}? ${fresh.length === 1 ? 'It is' : 'They are'} charged to ${wallet(connection)}.${also}${twice ? ` ${twice[0]!.toUpperCase()}${twice.slice(1)}.` : ''}`,
         '--yes',
         `a live plan (${counted(fresh.length, 'order')})`,
         { cancelled },
@@ -780,7 +783,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const amounts = placed.map((r) => ({ price: r.order && amountOf(r.order), quantity: 1 }));
       return amounts.length > 0 && amounts.every((a) => a.price) ? totalOf(amounts) : undefined;
     };
-    const story = planStory(o.plan, results, costOf);
+    const story = planStory(o.plan, results, costOf, sameRowTwice);
     // At a terminal, where no log's last line is written, the run's story is the table's last line.
     await deliver(io, journal, () => planSummary(io, results, io.stderrIsTTY ? [story] : []), outcomes);
     await settle(journal, outcomes);
@@ -1164,7 +1167,7 @@ async function dryRun(
   said?: () => Promise<void>,
 ): Promise<void> {
   const { io } = deps;
-  const [{ unitPriceOf, totalOf }, { refusePlan }] = await Promise.all([
+  const [{ unitPriceOf, totalOf }, { refusePlan, sameRowTwice }] = await Promise.all([
     import('../../orders/products.js'),
     import('../../orders/plan.js'),
   ]);
@@ -1209,15 +1212,15 @@ async function dryRun(
   const total = products ? totalOf(todo.map((r) => ({ price: r.price, quantity: r.quantity }))) : undefined;
   const codes = todo.reduce((sum, r) => sum + r.quantity, 0);
   const done = priced.length - todo.length;
-  await planSummary(
-    io,
-    priced,
-    products
+  const twice = sameRowTwice(todo);
+  await planSummary(io, priced, [
+    ...(twice ? [twice] : []),
+    ...(products
       ? [
           `dry run: ${counted(todo.length, 'order')}, ${counted(codes, 'code')}${total ? `, ${total} in all` : ''}${done > 0 ? ` (${counted(done, 'row')} an earlier run delivered, not ordered again)` : ''}; nothing was sent`,
         ]
-      : [],
-  );
+      : []),
+  ]);
 }
 
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
@@ -1225,6 +1228,8 @@ function planStory(
   plan: string,
   results: readonly PlanResult[],
   costOf: (placed: readonly PlanResult[]) => string | undefined,
+  /** Rows it ordered that are the same row without an out file (plan.ts sameRowTwice): said, since each was charged. */
+  twice: (placed: readonly PlanResult[]) => string | undefined,
 ): string {
   const notSent = results.filter((r) => r.error?.code === 'not_attempted').length;
   const failed = results.filter((r) => r.error).length - notSent;
@@ -1236,7 +1241,8 @@ function planStory(
   const units = placed.reduce((sum, r) => sum + r.quantity, 0);
   const files = placed.filter((r) => r.out).length;
   const cost = costOf(placed);
-  return [
+  const same = twice(placed);
+  return `${[
     `plan ${plan}: ${grouped(placed.length)} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
     ...(earlier > 0 ? [`${grouped(earlier)} delivered by an earlier run`] : []),
     ...(abandoned > 0 ? [`${grouped(abandoned)} abandoned earlier, not ordered again`] : []),
@@ -1247,7 +1253,7 @@ function planStory(
           `${grouped(notSent)} not attempted (${results.some((r) => r.error?.code === 'not_attempted' && r.error.exitCode === ExitCode.auth) ? 'the API key was refused' : 'the server could not be reached'})`,
         ]
       : []),
-  ].join(', ');
+  ].join(', ')}${same ? `; ${same}` : ''}`;
 }
 
 /** A path as a person reads it in a table: from the current directory when it is under it, else whole. */
