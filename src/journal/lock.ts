@@ -157,16 +157,33 @@ export function letGoOfKept(): void {
   kept.clear();
 }
 
-/** Releases a kept lock LINGER_MS from now unless a turn of this process took it meanwhile, sooner for another process's waiter; and at exit. */
+/**
+ * Each directory's lingering kept lock: which hold, and until when. One look every LINGER_LOOK_MS per directory,
+ * however many turns ended meanwhile: a look begun at each turn's end went on for its own LINGER_MS, and a plan's
+ * rows, a turn every few milliseconds, had a score of them looking at once (3,000 of a 1,000-row plan's 4,000 looks
+ * for a waiter, issue 33), the oldest letting go LINGER_MS after its own turn rather than the last.
+ */
+const lingering = new Map<string, { held: Kept; until: number }>();
+
+/** Releases a kept lock LINGER_MS after its last turn unless a turn of this process took it meanwhile, sooner for another process's waiter; and at exit. */
 function linger(dir: string, held: Kept): void {
   if (!exitHook) {
     exitHook = true;
     process.once('exit', letGoOfKept);
   }
   const until = Date.now() + LINGER_MS;
+  const on = lingering.get(dir);
+  if (on?.held === held) {
+    on.until = until;
+    return;
+  }
+  const state = { held, until };
+  lingering.set(dir, state);
   const look = (): void => {
-    if (kept.get(dir) !== held) return;
-    if (Date.now() < until && !othersWant(dir)) return void setTimeout(look, LINGER_LOOK_MS).unref();
+    if (lingering.get(dir) !== state) return;
+    if (kept.get(dir) !== held) return void lingering.delete(dir);
+    if (Date.now() < state.until && !othersWant(dir)) return void setTimeout(look, LINGER_LOOK_MS).unref();
+    lingering.delete(dir);
     kept.delete(dir);
     release(held.lock);
   };
