@@ -470,11 +470,19 @@ export interface OtherLogs {
   failed: { file: string; error: NodeJS.ErrnoException }[];
 }
 
+/** The log names of each listing looked in: a listing kept for a tenure of the lock serves a plan's many looks (issue 33). */
+const logNamesOf = new WeakMap<readonly string[], readonly string[]>();
+
+function logNames(names: readonly string[]): readonly string[] {
+  let logs = logNamesOf.get(names);
+  if (logs === undefined) logNamesOf.set(names, (logs = names.filter(isLogName)));
+  return logs;
+}
+
 export function otherLogs(dir: string, own: string | undefined, names?: readonly string[]): OtherLogs {
   const found: OtherLogs = { logs: [], vanished: [], failed: [] };
   const listed = new Set<string>();
-  for (const name of names ?? safeReaddir(dir)) {
-    if (!isLogName(name)) continue;
+  for (const name of names === undefined ? safeReaddir(dir).filter(isLogName) : logNames(names)) {
     const file = join(dir, name);
     listed.add(file);
     if (file === own) continue;

@@ -931,19 +931,27 @@ export function keyRows(
     const key = sentAgainKey(row.key, journal, scope);
     return key === row.key ? row : { ...row, key };
   };
-  if (batch !== undefined) return rows.map(again);
-  let pending: Set<string> | undefined;
-  const interrupted = (key: string): boolean =>
-    (pending ??= new Set(
-      journal
-        .read()
-        .intents.filter((i) => sameScope(i, scope))
-        .map((i) => i.key),
-    )).has(key);
-  return rows.map((row) => {
-    if (delivered.has(row.key) || !(delivered.has(row.legacyKey) || interrupted(row.legacyKey)) || interrupted(row.key))
-      return again(row);
-    return again({ ...row, key: row.legacyKey });
+  // Every row's keys looked up from one listing of the journal (Journal.sameListing), not one a row: 1,000 listings
+  // at a 1,000-row plan's start (issue 33).
+  return journal.sameListing(() => {
+    if (batch !== undefined) return rows.map(again);
+    let pending: Set<string> | undefined;
+    const interrupted = (key: string): boolean =>
+      (pending ??= new Set(
+        journal
+          .read()
+          .intents.filter((i) => sameScope(i, scope))
+          .map((i) => i.key),
+      )).has(key);
+    return rows.map((row) => {
+      if (
+        delivered.has(row.key) ||
+        !(delivered.has(row.legacyKey) || interrupted(row.legacyKey)) ||
+        interrupted(row.key)
+      )
+        return again(row);
+      return again({ ...row, key: row.legacyKey });
+    });
   });
 }
 
