@@ -207,6 +207,8 @@ export class History {
   private made = false;
   /** Whether the directory holds an older version's one-file records, looked at once: get() reads them only then. */
   private legacy: boolean | undefined;
+  /** linesOf's answers, by key. */
+  private readonly lineFiles = new Map<string, string>();
 
   constructor(dir: string) {
     this.dir = dir;
@@ -417,7 +419,14 @@ export class History {
    * (generations).
    */
   private linesOf(key: string): string {
-    return join(this.dir, `${keyHash(LATER_ROW_KEY.exec(key)?.[1] ?? key).slice(0, 2)}.jsonl`);
+    // Remembered: a plan's row asks for its key's file three times or more (issue 33).
+    let file = this.lineFiles.get(key);
+    if (file === undefined) {
+      if (this.lineFiles.size >= 100_000) this.lineFiles.clear();
+      file = join(this.dir, `${keyHash(LATER_ROW_KEY.exec(key)?.[1] ?? key).slice(0, 2)}.jsonl`);
+      this.lineFiles.set(key, file);
+    }
+    return file;
   }
 
   /**
