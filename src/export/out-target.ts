@@ -2,9 +2,10 @@
 // device or pipe, a directory, a missing or unwritable directory, a file another run is writing, an earlier
 // file without --force. The export pump (write.ts) asks again at its atomic step.
 import { accessSync, constants, lstatSync, readlinkSync, type Stats } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { LocalError, UsageError } from '../errors.js';
 import { errnoMeaning } from '../files/errno.js';
+import { shellWord } from '../output/pinned-hint.js';
 import { lockOutTarget, type OutLock } from './out-lock.js';
 
 /**
@@ -32,7 +33,8 @@ export function checkOutTarget(
   if (stat?.isDirectory())
     throw new LocalError(`cannot write ${out}: it is a directory`, {
       code: 'out_is_directory',
-      hint: 'give a file name, e.g. --out codes.csv',
+      // In that directory, as it was typed: `--out exports` means a file in exports/ (a person's day).
+      hint: `give a file name, e.g. --out ${shellWord(join(out, 'codes.csv'))}`,
     });
   // A device or a pipe (`--out /dev/stdout`) would be replaced by the rename, not written to.
   if (stat && !stat.isFile())

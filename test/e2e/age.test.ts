@@ -358,6 +358,8 @@ describe('encrypted codes files (age)', () => {
     expect(ageDecrypt(identity, out).toString('utf8').trim().split('\n')).toHaveLength(2);
     const off = await runCli(['config', 'set', 'encrypt-to', 'none'], { configDir });
     expect(off.code, off.stderr).toBe(0);
+    // Not "encrypt-to is now none", which read as a recipient called none (a person's day).
+    expect(off.stdout).toBe('✓ encrypt-to removed from profile "default": its codes files are written unencrypted\n');
     const after = await runCli(['config', 'show', '--json'], { configDir });
     expect(JSON.parse(after.stdout)).not.toHaveProperty('encryptTo');
   });

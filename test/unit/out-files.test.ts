@@ -82,6 +82,15 @@ describe('a link planted at --out while the codes are fetched', () => {
 });
 
 describe('checkOutTarget', () => {
+  // A person's day: `--out exports` (a directory) was told "e.g. --out codes.csv", a file somewhere else.
+  it('a directory: the hint names a file in it', () => {
+    const dir = join(tempDir(), 'my exports');
+    mkdirSync(dir);
+    expect(() => checkOutTarget(dir, false)).toThrow(
+      expect.objectContaining({ code: 'out_is_directory', hint: `give a file name, e.g. --out '${dir}/codes.csv'` }),
+    );
+  });
+
   it('refuses a device or a named pipe, also with --force: the rename would replace it, not write to it', () => {
     expect(() => checkOutTarget('/dev/null', true)).toThrow(
       expect.objectContaining({

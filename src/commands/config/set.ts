@@ -83,7 +83,13 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
   await exportResult(
     deps.io,
     { profile, field, value: await storedValue(field, shown) },
-    { text: () => `${deps.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"` },
+    {
+      // `encrypt-to none` takes the recipients away: "encrypt-to is now none" read as a recipient named none.
+      text: () =>
+        field === 'encrypt-to' && value.trim().toLowerCase() === 'none'
+          ? `${deps.io.c.green('✓')} encrypt-to removed from profile "${profile}": its codes files are written unencrypted`
+          : `${deps.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"`,
+    },
   );
 }
 
