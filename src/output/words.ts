@@ -98,3 +98,22 @@ export function unreadableOwnHint(orderId: string, unreadable?: number): string 
       : `${counted(unreadable, 'journal file')} here cannot be read (giftcodes order pending names ${unreadable === 1 ? 'it' : 'them'})`;
   return `${files}, and may hold this very order: if it is this directory's own, get its codes with giftcodes codes get ${orderId} --out CODES_FILE --wait; order nothing anew before you know`;
 }
+
+/** Why an order was not placed, in a word or two, for a narrow column (order list's OUTCOME, a plan's STATUS): the API's codes a person meets most. */
+export const REASON_WORDS: Readonly<Record<string, string>> = {
+  insufficient_funds: 'no funds',
+  insufficient_supply: 'no stock',
+  network_error: 'unreachable',
+  timeout: 'timed out',
+  unknown_product: 'no product',
+  product_not_found: 'no product',
+  invalid_api_key: 'key refused',
+  rate_limited: 'rate limited',
+  idempotency_key_reused: 'key reused',
+  order_placed_elsewhere: 'placed elsewhere',
+};
+
+/** REASON_WORDS' word for an API error code, if it has one. */
+export function reasonWord(code: string): string | undefined {
+  return Object.hasOwn(REASON_WORDS, code) ? REASON_WORDS[code] : undefined;
+}

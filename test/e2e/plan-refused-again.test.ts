@@ -2,10 +2,11 @@
 // sends it under the row's next key, since a server that keeps a key's answer repeats the refusal for a day. The
 // hint once said to order such a row by itself under a key of its own; the plan's next run, the key forgotten by
 // then, ordered it a second time (an adversarial review: two orders of one row, no word).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asRun, BOTH_KEYS, chargesFor, DEMO_KEYS, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { giftcodesTerminals } from '../helpers/tmux.js';
 
 describe('a plan row refused for want of funds, and the same plan again', () => {
   const served = servedApi([]);
@@ -65,6 +66,34 @@ describe('a nightly plan with a refused row, fixed and run again as its hint say
     expect(await chargesFor(served.server, 'amazon-us-10', 1)).toHaveLength(1);
     expect(await chargesFor(served.server, 'amazon-us-25', 3)).toHaveLength(1);
   });
+});
+
+describe("a plan's refused rows at 80 columns", () => {
+  const served = servedApi([]);
+  const inTerminal = giftcodesTerminals();
+
+  // A person's day: STATUS read `error: i…` beside the rows' files, which told nobody why.
+  it('STATUS says the cause in words (no funds), whole, beside the files', async () => {
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const dir = tempDir();
+    mkdirSync(join(dir, 'codes'));
+    const plan = join(dir, 'plan.csv');
+    writeFileSync(
+      plan,
+      'product,quantity,out\namazon-us-10,1,codes/amazon-us-10-first.csv\namazon-us-25,300,codes/amazon-us-25-big-order.csv\n',
+    );
+    const t = inTerminal(
+      ['order', 'place', '--env', 'live', '--plan', plan, '--yes'],
+      configDir,
+      { GIFTCODES_BASE_URL: served.url },
+      { columns: 80, rows: 24 },
+      dir,
+    );
+    const screen = await t.waitFor(/\[exit \d+\]/, 60_000);
+    expect(screen).toContain('[exit 4]');
+    expect(screen).toMatch(/amazon-us-25 +300 +- +no funds +\S*amazon-us-25-big-order\.csv/);
+    expect(screen).toMatch(/amazon-us-10 +1 +ord_\S+ +completed /);
+  }, 90_000);
 });
 
 describe('a plan run with a key the API refuses', () => {

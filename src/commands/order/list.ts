@@ -8,6 +8,7 @@ import type { OrderRecord } from '../../journal/history.js';
 import { OUTCOMES, STATUS_WORDS } from '../../journal/outcomes.js';
 import { exportResult } from '../../output/exporter.js';
 import { renderTable, type Column } from '../../output/table.js';
+import { REASON_WORDS, reasonWord } from '../../output/words.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty } from '../parse.js';
@@ -286,20 +287,6 @@ export function outcomeWords(r: OrderRecord): string {
   }
 }
 
-/** Why an order was not placed, in a word or two, for a narrow OUTCOME: the API's codes a person meets most. */
-const REASON_WORDS: Readonly<Record<string, string>> = {
-  insufficient_funds: 'no funds',
-  insufficient_supply: 'no stock',
-  network_error: 'unreachable',
-  timeout: 'timed out',
-  unknown_product: 'no product',
-  product_not_found: 'no product',
-  invalid_api_key: 'key refused',
-  rate_limited: 'rate limited',
-  idempotency_key_reused: 'key reused',
-  order_placed_elsewhere: 'placed elsewhere',
-};
-
 /**
  * outcomeWords shortened, longest first, for an OUTCOME column at a narrow width: `not placed: no funds`, then
  * `no funds` (a code without a word of its own is given alone, whole); `placed`, `saved`; `failed`, `abandoned` and
@@ -313,7 +300,7 @@ export function outcomeShort(r: OrderRecord): readonly string[] {
       return ['failed'];
     case 'refused': {
       if (!r.error) return [];
-      const word = REASON_WORDS[r.error.code];
+      const word = reasonWord(r.error.code);
       return word === undefined ? [r.error.code] : [`not placed: ${word}`, word];
     }
     case 'abandoned':

@@ -21,7 +21,7 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../../output/words.js';
+import { counted, firstOf, grouped, holdsCodesOf, reasonWord, unitsOf } from '../../output/words.js';
 import { batchFlag, pinnedHint, shellWord } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
@@ -1306,6 +1306,16 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
             // A dry run's "dry run" in every row says nothing its last line does not: it gives way first on a narrow
             // terminal, before KEY (said under the table). Elsewhere the same status in every row gives way at 3.
             ...(data.every((r) => r.dryRun) ? { dropRank: 0 } : { sameRank: 3 }),
+            // A failed row's cause in a word at a narrow width, as order list's OUTCOME: `error: i…` at 80 columns
+            // told nobody anything (a person's day). Never cut below those words (`completed`, `no funds`).
+            whole: true,
+            narrow: {
+              rank: 2,
+              forms: (r: PlanResult) => {
+                const word = r.error ? reasonWord(r.error.code) : undefined;
+                return word === undefined ? [] : [`error: ${word}`, word];
+              },
+            },
             value: (r: PlanResult) =>
               r.dryRun
                 ? 'dry run'
