@@ -64,6 +64,8 @@ export interface PlanResult {
   already?: boolean | undefined;
   /** With `already`: that earlier order was abandoned here after the API placed it (its codes were not written). */
   abandoned?: boolean | undefined;
+  /** The row finished an earlier run's interrupted order under its key: that run may have sent the request. */
+  resumed?: boolean | undefined;
   dryRun?: boolean | undefined;
   /** A dry run's unit price, as the catalog gave it (minor units). */
   price?: { amount: number; currency: string } | undefined;
@@ -1088,7 +1090,7 @@ export async function runRows(
   };
   /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
   type Ready = { index: number; base: PlanResult } & (
-    { earlier: OrderRecord & { orderId: string } } | { machine: Machine } | { error: unknown }
+    { earlier: OrderRecord & { orderId: string } } | { machine: Machine; resumed: boolean } | { error: unknown }
   );
   const prepare = async (index: number): Promise<Ready> => {
     const row = rows[index]!;
@@ -1149,7 +1151,7 @@ export async function runRows(
         intent,
       );
       await machine.arm();
-      return { index, base, machine };
+      return { index, base, machine, resumed };
     } catch (error) {
       return { index, base, error };
     }
@@ -1223,6 +1225,7 @@ export async function runRows(
       return {
         ...base,
         order: outcome.order,
+        ...(ready.resumed ? { resumed: true } : {}),
         ...(outcome.written ? { count: outcome.written.count } : {}),
         ...(outcome.failure ? { error: errorOf(outcome.failure) } : {}),
       };

@@ -115,6 +115,11 @@ describe('a live plan interrupted, run again', () => {
     const again = await runCli(args, { configDir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('resuming its interrupted order');
+    // Its summary says whose order it was: "1 of 1 rows ordered (5 codes, 50.00 USD)" read as this run's charge (an
+    // adversarial review).
+    expect(again.stderr).toMatch(
+      /: 1 of 1 row ordered \(5 codes, [^;)]*; it was an earlier run's interrupted order, finished under its key\)/,
+    );
     expect(await pendingIntents(configDir)).toEqual([]);
     expect(await chargesFor(held.server, 'amazon-us-10', 5)).toHaveLength(1);
   });

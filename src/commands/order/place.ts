@@ -1242,8 +1242,15 @@ function planStory(
   const files = placed.filter((r) => r.out).length;
   const cost = costOf(placed);
   const same = twice(placed);
+  // Rows that finished an earlier run's interrupted order: "2 of 3 rows ordered (… 130.00 USD)" read as this run's
+  // charges (an adversarial review). Each was charged once, by whichever run's request reached the API.
+  const resumed = placed.filter((r) => r.resumed).length;
+  const finished =
+    resumed === 0
+      ? ''
+      : `; ${resumed === placed.length ? (resumed === 1 ? 'it was' : 'all were') : `${grouped(resumed)} of them were`} ${resumed === 1 ? "an earlier run's interrupted order" : "earlier runs' interrupted orders"}, finished under ${resumed === 1 ? 'its key' : 'their keys'}`;
   return `${[
-    `plan ${plan}: ${grouped(placed.length)} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''})`,
+    `plan ${plan}: ${grouped(placed.length)} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''}${finished})`,
     ...(earlier > 0 ? [`${grouped(earlier)} delivered by an earlier run`] : []),
     ...(abandoned > 0 ? [`${grouped(abandoned)} abandoned earlier, not ordered again`] : []),
     ...(failed > 0 ? [`${grouped(failed)} failed`] : []),
