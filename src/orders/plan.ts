@@ -682,15 +682,20 @@ const COPY_MARKS = [
 ];
 
 /** A plan's file name without its copy marks (COPY_MARKS), each taken off as often as it was added: `restock.csv`. */
-function originalName(name: string): string {
+export function originalName(name: string): string {
   const dot = name.lastIndexOf('.');
   const extension = dot > 0 ? name.slice(dot) : '';
   let stem = dot > 0 ? name.slice(0, dot) : name;
-  for (let before = ''; before !== stem;) {
-    before = stem;
+  // One mark at a time, the first that matches, then again from the first: `restock - Copy - Copy` lost ` - Copy`, and
+  // then `[ _]copy` took the next one's ` Copy`, leaving `restock -` (a unit test).
+  for (let changed = true; changed;) {
+    changed = false;
     for (const mark of COPY_MARKS) {
       const without = stem.replace(mark, '');
-      if (without !== '') stem = without;
+      if (without === stem || without === '') continue;
+      stem = without;
+      changed = true;
+      break;
     }
   }
   return `${stem}${extension}`;

@@ -28,6 +28,7 @@ import {
   connectionScope,
   deliveredRows,
   keyRows,
+  originalName,
   planFailure,
   sentAgainKey,
   planFamily,
@@ -570,6 +571,53 @@ describe('the scope rows are looked up in', () => {
     expect([...deliveredRows(j, scope).keys()]).toEqual(['placed']);
     expect(sentAgainKey('placed', j, scope)).toBe('placed');
     expect(sentAgainKey('failed-since', j, scope)).toBe('failed-since-g2');
+  });
+});
+
+// Which file names are copies of which (a scoped mutation run: every mark's pattern and anchor held only by the
+// one name the end-to-end test gives).
+describe('originalName: a plan file name without the marks a copy gets', () => {
+  it.each([
+    ['restock (1).csv', 'restock.csv'],
+    ['restock (12).csv', 'restock.csv'],
+    ['restock (1) (2).csv', 'restock.csv'],
+    ['Copy of restock.csv', 'restock.csv'],
+    ['Copy (2) of restock.csv', 'restock.csv'],
+    ['restock - Copy.csv', 'restock.csv'],
+    ['restock - Copy (3).csv', 'restock.csv'],
+    ['restock - Copy - Copy.csv', 'restock.csv'],
+    ['restock (copy).csv', 'restock.csv'],
+    ['restock copy.csv', 'restock.csv'],
+    ['restock copy 2.csv', 'restock.csv'],
+    ['restock copy2.csv', 'restock.csv'],
+    ['restock_copy.csv', 'restock.csv'],
+    ['restock_copy_3.csv', 'restock.csv'],
+    ['restock (1)', 'restock'],
+  ])('%s is a copy of %s', (copy, original) => {
+    expect(originalName(copy)).toBe(original);
+  });
+
+  it.each([
+    'restock.csv',
+    'restock (1) final.csv',
+    'restock(1).csv',
+    'restock (a).csv',
+    'restock (1a).csv',
+    'copyright.csv',
+    'mycopy.csv',
+    'restock copy x.csv',
+    'restock copy a1.csv',
+    'restock - copy x.csv',
+    'restock - Copy (x).csv',
+    'xcopy of y.csv',
+    'the copy of y.csv',
+    'Copy (x) of y.csv',
+    'restock (copy) 2.csv',
+    '.csv',
+    ' (1).csv',
+    'copy.csv',
+  ])('%s is its own name', (name) => {
+    expect(originalName(name)).toBe(name);
   });
 });
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { endedRecord } from '../../src/orders/lifecycle.js';
 import {
+  interruptedBeside,
   ofThisRequest,
   leftByEarlierRuns,
   beganSince,
@@ -66,6 +67,40 @@ describe('resumeCandidate', () => {
     await j.recordDelivery([endedRecord(done, 'delivered', Date.now())]);
     expect(resumeCandidate(j, spec, undefined)).toBeUndefined();
     expect(resumeCandidate(j, spec, done.key)).toBeUndefined();
+  });
+});
+
+// The order an --idempotency-key run asks about (order/place.ts): until now held only end to end (a scoped mutation run
+// of recover.ts found every condition unchecked in process).
+describe('interruptedBeside: an order of this request left interrupted under another key', () => {
+  it('one sent and left by a dead run here, under another key, not yet reached; in another profile holding this API key too', async () => {
+    const j = journal();
+    expect(interruptedBeside(j, spec, 'my-key')).toBeUndefined();
+    const out = await left(j, { key: 'dead-one', phase: 'sending' });
+    expect(interruptedBeside(j, spec, 'my-key')?.key).toBe(out.key);
+    // Its own key is this order, not another beside it.
+    expect(interruptedBeside(j, spec, 'dead-one')).toBeUndefined();
+    // Another request, another environment, another API key in another profile: not this request.
+    expect(interruptedBeside(j, { ...spec, quantity: spec.quantity + 1 }, 'my-key')).toBeUndefined();
+    expect(interruptedBeside(j, { ...spec, productId: 'steam-us-20' }, 'my-key')).toBeUndefined();
+    expect(interruptedBeside(j, { ...spec, environment: 'live' }, 'my-key')).toBeUndefined();
+    expect(interruptedBeside(j, { ...spec, profile: 'shop', keyId: 'k2' }, 'my-key')).toBeUndefined();
+    // Another profile holding the same API key: the same reseller, the same request.
+    expect(interruptedBeside(j, { ...spec, profile: 'shop' }, 'my-key')?.key).toBe(out.key);
+  });
+
+  it('not: one never sent (it charged nothing), one a live run holds, one whose outcome reached the user', async () => {
+    const never = journal();
+    await left(never, { key: 'prepared-one', phase: 'prepared' });
+    expect(interruptedBeside(never, spec, 'my-key')).toBeUndefined();
+    const running = journal();
+    await left(running, { key: 'live-one', phase: 'sending', alive: true });
+    expect(interruptedBeside(running, spec, 'my-key')).toBeUndefined();
+    const reached = journal();
+    const done = await left(reached, { key: 'done-one', phase: 'accepted', orderId: 'ord_1', status: 'completed' });
+    expect(interruptedBeside(reached, spec, 'my-key')?.key).toBe(done.key);
+    await reached.recordDelivery([endedRecord(done, 'delivered', Date.now())]);
+    expect(interruptedBeside(reached, spec, 'my-key')).toBeUndefined();
   });
 });
 
