@@ -203,8 +203,14 @@ export class OrderMachine {
     } catch (error) {
       answered?.();
       if (certainlyRefused(error, firstAttempt)) {
-        await this.refuse(error as CliError);
-        throw error;
+        const refused = error as CliError;
+        // Said where the API answered: a cron job's mail holds the error line, and the reader of a 422 or a 401 wants
+        // to know whether money moved (a person's day). A request that never left says it in its own words
+        // (order/place.ts).
+        if (refused.status !== undefined && !refused.message.includes('nothing was charged'))
+          refused.message = `${refused.message}; no order was made, so nothing was charged`;
+        await this.refuse(refused);
+        throw refused;
       }
       if (orderUnderKey(error, firstAttempt)) throw keptUnderKey(error as CliError, this.intent);
       throw keptForResume(error, this.intent);

@@ -93,6 +93,8 @@ describe("a plan's refused rows at 80 columns", () => {
     expect(screen).toContain('[exit 4]');
     expect(screen).toMatch(/amazon-us-25 +300 +- +no funds +\S*amazon-us-25-big-order\.csv/);
     expect(screen).toMatch(/amazon-us-10 +1 +ord_\S+ +completed /);
+    // The refusal says no money moved for that row (a person's day: a 422 said nothing of a charge).
+    expect(screen.replace(/\s+/g, '')).toContain('noorderwasmade,sonothingwascharged');
   }, 90_000);
 });
 
