@@ -593,6 +593,9 @@ describe('originalName: a plan file name without the marks a copy gets', () => {
     ['restock_copy.csv', 'restock.csv'],
     ['restock_copy_3.csv', 'restock.csv'],
     ['restock (1)', 'restock'],
+    ['Copy (12) of restock.csv', 'restock.csv'],
+    ['restock - Copy (12).csv', 'restock.csv'],
+    ['restock copy 12.csv', 'restock.csv'],
   ])('%s is a copy of %s', (copy, original) => {
     expect(originalName(copy)).toBe(original);
   });
