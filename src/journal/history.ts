@@ -23,7 +23,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
-import { INTENT_MAX_AGE_MS, keyHash, sha256, type Intent } from './intent.js';
+import { INTENT_MAX_AGE_MS, keyHash, remembered, sha256, type Intent } from './intent.js';
 import { readIfThere } from '../files/read-if-there.js';
 import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
@@ -207,8 +207,6 @@ export class History {
   private made = false;
   /** Whether the directory holds an older version's one-file records, looked at once: get() reads them only then. */
   private legacy: boolean | undefined;
-  /** linesOf's answers, by key. */
-  private readonly lineFiles = new Map<string, string>();
 
   constructor(dir: string) {
     this.dir = dir;
@@ -418,16 +416,10 @@ export class History {
    * later keys (`-g2`…: orders/plan.ts sentAgainKey) go into their row key's file, so that one read finds them all
    * (generations).
    */
-  private linesOf(key: string): string {
-    // Remembered: a plan's row asks for its key's file three times or more (issue 33).
-    let file = this.lineFiles.get(key);
-    if (file === undefined) {
-      if (this.lineFiles.size >= 100_000) this.lineFiles.clear();
-      file = join(this.dir, `${keyHash(LATER_ROW_KEY.exec(key)?.[1] ?? key).slice(0, 2)}.jsonl`);
-      this.lineFiles.set(key, file);
-    }
-    return file;
-  }
+  // Remembered: a plan's row asks for its key's file three times or more (issue 33).
+  private readonly linesOf = remembered(100_000, (key: string) =>
+    join(this.dir, `${keyHash(LATER_ROW_KEY.exec(key)?.[1] ?? key).slice(0, 2)}.jsonl`),
+  );
 
   /**
    * The records in this scope of a plan row's key and of its later keys (`<key>-g2`, `-g3`…), by key, from the one

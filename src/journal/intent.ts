@@ -103,33 +103,31 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** keyHash's answers (a plan of 1,000 rows asks ~7 for each key: its intent file, its record's line file). */
-const keyHashes = new Map<string, string>();
-
-/** sha256 of an idempotency key, remembered for the process: the journal and the history name files by it. */
-export function keyHash(key: string): string {
-  let hash = keyHashes.get(key);
-  if (hash === undefined) {
-    // Bounded: a process that meets more keys than a plan's rows starts again rather than grow.
-    if (keyHashes.size >= 100_000) keyHashes.clear();
-    hash = sha256(key);
-    keyHashes.set(key, hash);
-  }
-  return hash;
+/**
+ * `compute`, its answers remembered by their string argument: a plan's 1,000 rows ask the same few several times
+ * each (issue 33). Bounded: a process that meets more than `limit` arguments starts again rather than grow.
+ */
+export function remembered<T>(limit: number, compute: (arg: string) => T): (arg: string) => T {
+  const answers = new Map<string, T>();
+  return (arg) => {
+    let answer = answers.get(arg);
+    if (answer === undefined) {
+      if (answers.size >= limit) answers.clear();
+      answer = compute(arg);
+      answers.set(arg, answer);
+    }
+    return answer;
+  };
 }
 
-/** The fingerprints of the bodies met: a plan's 1,000 rows send a few (a product and quantity each), hashed once each (issue 33). */
-const bodyHashes = new Map<string, string>();
+/**
+ * sha256 of an idempotency key, remembered for the process: the journal and the history name files by it (a plan of
+ * 1,000 rows asks ~7 for each key: its intent file, its record's line file).
+ */
+export const keyHash = remembered(100_000, sha256);
 
-function fingerprintOf(body: string): string {
-  let hash = bodyHashes.get(body);
-  if (hash === undefined) {
-    if (bodyHashes.size >= 1_000) bodyHashes.clear();
-    hash = sha256(body);
-    bodyHashes.set(body, hash);
-  }
-  return hash;
-}
+/** A body's fingerprint: a plan's 1,000 rows send a few bodies (a product and quantity each), hashed once each. */
+const fingerprintOf = remembered(1_000, sha256);
 
 export function keyIdOf(apiKey: string): string {
   return sha256(`giftcodes-key-id:${apiKey}`).slice(0, 16);

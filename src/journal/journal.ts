@@ -23,6 +23,7 @@ import {
 import {
   neverSent,
   newIntent,
+  remembered,
   sameOrder,
   sameRequest,
   sameResellerRequest,
@@ -114,8 +115,6 @@ export class Journal {
   private readonly elsewhere = new Set<string>();
   /** The listing the looks made inside sameListing share. */
   private listing: string[] | undefined;
-  /** fileOf's answers, by key. */
-  private readonly files = new Map<string, string>();
   /** The names of the last listing looked in (listed), as a set. */
   private listedSet: { names: readonly string[]; set: ReadonlySet<string> } | undefined;
   /** misplacedIn's last reading: the names it was read for, and what it found. */
@@ -955,16 +954,8 @@ export class Journal {
     );
   }
 
-  private fileOf(key: string): string {
-    // Keys are the user's to choose: hashed into safe file names. Remembered: a plan's row asks for its key's four times.
-    let file = this.files.get(key);
-    if (file === undefined) {
-      if (this.files.size >= 100_000) this.files.clear();
-      file = intentFile(this.dir, key);
-      this.files.set(key, file);
-    }
-    return file;
-  }
+  // Keys are the user's to choose: hashed into safe file names. Remembered: a plan's row asks for its key's four times.
+  private readonly fileOf = remembered(100_000, (key: string) => intentFile(this.dir, key));
 
   /** A turn under the lock, which this process keeps a moment after (lock.ts LINGER_MS): a plan's next row comes within it. */
   private withLock<T>(fn: () => T | Promise<T>, waitMs: number = LOCK_WAIT_MS): Promise<T> {
