@@ -200,6 +200,13 @@ describe('catalog list', () => {
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual([]);
     expect(json.stderr).toBe('');
+    // A typo of a word the catalog has: the nearest said, as order place --product says it (a person's day).
+    const typo = await runCli(['catalog', 'list', '--filter', 'amazn'], { configDir: bothKeys });
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toMatch(
+      /contains "amazn" \(the catalog holds 12 products\); did you mean --filter amazon\?\n$/,
+    );
+    expect(text.stderr).not.toContain('did you mean');
   });
 
   it('--limit: at most n products, the first ones; with --filter, the first n that match', async () => {

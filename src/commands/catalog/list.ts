@@ -5,6 +5,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Product } from '../../api/schemas.js';
 import type { Io } from '../../output/io.js';
 import type { Progress } from '../../output/progress.js';
+import { nearestIds } from '../../near.js';
 import { unitPriceOf } from '../../orders/products.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
@@ -34,6 +35,20 @@ export function register(parent: Command, app: App): void {
     "giftcodes catalog list --json | jq -r '.[].id'",
     'giftcodes catalog list --env live --limit 20',
   ]);
+}
+
+/**
+ * A --filter that matched nothing, with the words of the catalog's ids and names nearest it: `--filter amazn` said
+ * only "no product's id or name contains", where `order place --product` says "did you mean" (a person's day).
+ */
+function nearFilter(filter: string, products: readonly Product[]): string {
+  const words = new Set<string>();
+  for (const product of products)
+    for (const text of [product.id, product.name, product.title])
+      if (typeof text === 'string')
+        for (const word of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (word.length > 2) words.add(word);
+  const near = nearestIds(filter, [...words]);
+  return near.length === 0 ? '' : `; did you mean ${near.map((w) => `--filter ${w}`).join(' or ')}?`;
 }
 
 /** Whether a product's id or name (or title, as some services call it) contains `text`, in any case. */
@@ -110,7 +125,7 @@ export async function run(
       line:
         filter === undefined
           ? 'the catalog is empty'
-          : `no product's id or name contains "${filter}" (the catalog holds ${read.length} products)`,
+          : `no product's id or name contains "${filter}" (the catalog holds ${read.length} products)${nearFilter(filter, read)}`,
       notice: true,
     },
     text: (rows) =>
