@@ -12,6 +12,7 @@ import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
 import { padToWidth, textWidth } from '../output/width.js';
 import { grouped, unitsOf } from '../output/words.js';
+import { nearestIds } from '../near.js';
 import { MAX_QUANTITY } from './limits.js';
 import { wallet } from './confirm.js';
 import { unitPriceOf } from './products.js';
@@ -117,9 +118,18 @@ export async function guidedOrder(
   const cancelled = nothingSent();
   const choices = productChoices(products);
   const texts = products.map(searchText);
+  const among = (words: readonly string[]): typeof choices =>
+    choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
+  // A word no product holds is read as the catalog's word nearest it, as catalog list --filter says it: "stem" showed
+  // "No results found" (a person's day). Only when nothing matches as typed; the order is confirmed before it is sent.
+  let vocabulary: string[] | undefined;
   const matching = (term: string): typeof choices => {
     const words = term.toLowerCase().split(/\s+/).filter(Boolean);
-    return choices.filter((_, i) => words.every((w) => texts[i]!.includes(w))).slice(0, 200);
+    const found = among(words);
+    if (found.length > 0 || words.length === 0) return found;
+    vocabulary ??= [...new Set(texts.flatMap((text) => text.split(/[^\p{L}\p{N}.]+/u)).filter((w) => w.length > 2))];
+    const known = vocabulary;
+    return among(words.map((w) => (texts.some((t) => t.includes(w)) ? w : (nearestIds(w, known)[0] ?? w))));
   };
   // What the flags gave is not asked again (`order place --product steam-us-20` asks the quantity only).
   const product = given.product ?? (await pickProduct(io, products, matching, cancelled));

@@ -92,6 +92,19 @@ describe('a guided order at a terminal', () => {
 
   // A person's-day review: after a Ctrl-C, the guided order of the same product and quantity asked "Place a test order
   // for 4 × …?" and, answered yes, finished the interrupted order instead (the journal's rule): no new order.
+  // A person's day: "stem" showed "No results found". A word no product holds is read as the catalog's nearest.
+  it('a typo in the search still lists the products it meant (stem: the Steam cards); Ctrl-C orders nothing', async () => {
+    const before = (await ledger(served.server)).orders.length;
+    const t = inTerminal(['order', 'place'], served.configDir, { GIFTCODES_BASE_URL: served.url });
+    await t.waitFor(/Product \(type to search/);
+    t.type('stem 20');
+    await t.waitFor(/steam-us-20 +Steam +20\.00 USD/);
+    expect(t.screen()).not.toContain('No results');
+    t.press('C-c');
+    expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+    expect((await ledger(served.server)).orders.length).toBe(before);
+  });
+
   it('the same product and quantity as an interrupted order: asked as finishing it, and no second charge', async () => {
     const configDir = configCopy(served.configDir);
     const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '7'], {
