@@ -98,8 +98,11 @@ describe('a guided order at a terminal', () => {
     const t = inTerminal(['order', 'place'], served.configDir, { GIFTCODES_BASE_URL: served.url });
     await t.waitFor(/Product \(type to search/);
     t.type('stem 20');
-    await t.waitFor(/steam-us-20 +Steam +20\.00 USD/);
-    expect(t.screen()).not.toContain('No results');
+    // The list as the search left it: the typed words shown, and no product but the Steam card of 20 (before, "No
+    // results found"; the whole catalog is listed only before anything is typed).
+    const listed = await t.waitFor(/stem 20\s*\n[\s\S]*(steam-us-20 +Steam +20\.00 USD|No results)/);
+    expect(listed).toMatch(/steam-us-20 +Steam +20\.00 USD/);
+    expect(listed).not.toMatch(/amazon-us-|No results/);
     t.press('C-c');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
     expect((await ledger(served.server)).orders.length).toBe(before);
