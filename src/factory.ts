@@ -40,9 +40,6 @@ export interface GlobalOptions {
   caFile?: string | undefined;
 }
 
-// doctor-checks.ts imports it from here; it lives beside clientOf, which every other command's client goes through.
-export { refusedKeyHint } from './config/refused-key.js';
-
 export const DEFAULT_REQUEST_TIMEOUT_S = 30;
 export const DEFAULT_RETRIES = 5;
 

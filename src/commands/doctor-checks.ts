@@ -331,7 +331,7 @@ export async function apiCheck(
 ): Promise<{ outcome: Outcome; answered?: Answered }> {
   try {
     // A refused key's hint says where the key came from (GIFTCODES_API_KEY overrides the profile), as ping's does.
-    const { refusedKeyHint } = await import('../factory.js');
+    const { refusedKeyHint } = await import('../config/refused-key.js');
     const client = await deps.clientFor(
       connection.baseUrl,
       connection.apiKey,
