@@ -2,10 +2,8 @@
 // docs/global-options.md's precedence says: a person's day read a working key called broken, `config show` disagree
 // with `config list`, and a refused GIFTCODES_API_KEY told to log in. What each command says of where the base URL
 // and the key came from; the precedence itself is unchanged.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
+import { DEMO_KEYS, loggedIn, runCli, servedApi, tempDir, unstamped, seedFile } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
 
 /** A key no server knows: refused wherever it is sent. */
@@ -14,10 +12,8 @@ registerSecret(REVOKED);
 
 /** A server whose only reseller has keys of its own: the demo keys are refused there. */
 function otherSeed(): string[] {
-  const file = join(tempDir(), 'seed.json');
   const keys = { test: ['sc_test_elsewhere_0123456789abcdef'], live: [] };
-  writeFileSync(file, JSON.stringify({ resellers: [{ id: 'rs_other', keys, wallet: { USD: 1000 }, supply: {} }] }));
-  return ['--seed', file];
+  return ['--seed', seedFile({ resellers: [{ id: 'rs_other', keys, wallet: { USD: 1000 }, supply: {} }] })];
 }
 
 const home = servedApi(['--fulfil-after', '50']);

@@ -3,7 +3,6 @@
 // and an order interrupted so, abandoned under a new API key of the same reseller, then placed again (a warning, no
 // question). At a terminal both now ask first (No sends nothing, exit 130); off one they say so and place, as a cron
 // job with a fresh key each night must go on.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -18,6 +17,7 @@ import {
   tempDir,
   unstamped,
   until,
+  seedFile,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
@@ -26,19 +26,15 @@ const SECOND_KEY = 'sc_test_demo_SECONDKEY0000';
 
 // Each order request is held 1.5 s before the server answers it: the Ctrl-C lands while it is out.
 const served = servedApi(() => {
-  const seed = join(tempDir(), 'seed.json');
-  writeFileSync(
-    seed,
-    JSON.stringify({
-      resellers: [
-        {
-          id: 'rs_demo',
-          keys: { test: [DEMO_KEYS.test, SECOND_KEY], live: [DEMO_KEYS.live] },
-          wallet: { USD: 500_000, EUR: 200_000, GBP: 100_000 },
-        },
-      ],
-    }),
-  );
+  const seed = seedFile({
+    resellers: [
+      {
+        id: 'rs_demo',
+        keys: { test: [DEMO_KEYS.test, SECOND_KEY], live: [DEMO_KEYS.live] },
+        wallet: { USD: 500_000, EUR: 200_000, GBP: 100_000 },
+      },
+    ],
+  });
   return ['--seed', seed, '--hold', '1500', '--fulfil-after', '0'];
 });
 const inTerminal = giftcodesTerminals();

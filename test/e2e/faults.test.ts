@@ -2,8 +2,6 @@
 // a server that is gone, or never answers, ends with exit 5 within --request-timeout/--retries bounds.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DEMO_KEYS,
@@ -13,10 +11,10 @@ import {
   servedApi,
   STAMP,
   startServer,
-  tempDir,
   unstamped,
   type RunResult,
   type TestServer,
+  seedFile,
 } from '../helpers/e2e.js';
 
 const withKey = (server: TestServer) => ({ baseUrl: server.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
@@ -30,9 +28,7 @@ function catalogSeed(count: number): string {
     price: 500,
     currency: 'USD',
   }));
-  const seedFile = join(tempDir(), 'seed.json');
-  writeFileSync(seedFile, JSON.stringify({ products }));
-  return seedFile;
+  return seedFile({ products });
 }
 
 /** The --verbose attempt lines, without the time that starts each off a terminal (every stderr line does). */

@@ -1,9 +1,9 @@
 // The cron restock, killed at random instants: `order place --out f.csv --yes` re-run until it exits 0
 // (or 2, because f.csv already exists) leaves one charged order and a complete f.csv in every round.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
+import { ledger, runCli, servedApi, spawnCli, tempDir, seedFile } from '../helpers/e2e.js';
 import { registerSecret } from '../helpers/leaks.js';
 
 // Scaled in `npm test` (GIFTCODES_FUZZ_SCALE=0.3, as the fuzz suites: 8 rounds, the floor); 20 when this file runs alone.
@@ -17,24 +17,20 @@ registerSecret(RESTOCK_LIVE_KEY);
 describe('restock chaos: order place --out killed at random instants', () => {
   const served = servedApi(() => {
     // A wallet deep enough for every round's live order.
-    const seed = join(tempDir(), 'seed.json');
-    writeFileSync(
-      seed,
-      JSON.stringify({
-        resellers: [
-          {
-            id: 'rs_restock',
-            keys: { test: [RESTOCK_TEST_KEY], live: [RESTOCK_LIVE_KEY] },
-            wallet: { USD: 100_000_000 },
-            supply: {},
-          },
-        ],
-        products: [
-          { id: 'amazon-us-10', name: 'Amazon $10', brand: 'Amazon', price: 1000, currency: 'USD', supply: 1_000_000 },
-          { id: 'steam-us-20', name: 'Steam $20', brand: 'Steam', price: 2000, currency: 'USD', supply: 1_000_000 },
-        ],
-      }),
-    );
+    const seed = seedFile({
+      resellers: [
+        {
+          id: 'rs_restock',
+          keys: { test: [RESTOCK_TEST_KEY], live: [RESTOCK_LIVE_KEY] },
+          wallet: { USD: 100_000_000 },
+          supply: {},
+        },
+      ],
+      products: [
+        { id: 'amazon-us-10', name: 'Amazon $10', brand: 'Amazon', price: 1000, currency: 'USD', supply: 1_000_000 },
+        { id: 'steam-us-20', name: 'Steam $20', brand: 'Steam', price: 2000, currency: 'USD', supply: 1_000_000 },
+      ],
+    });
     return ['--seed', seed, '--drop-after-commit', '0.3', '--hold', '100', '--fulfil-after', '300'];
   });
 

@@ -2,26 +2,19 @@
 // --out path and an idempotency key that hold key-shaped text (`misc_test_…`, `…sc_test_…`) are stored and
 // resent as they are, so the run after a kill resumes the same order (one charge on the server's ledger) and
 // writes its codes where they were asked for.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { storedRecords } from '../helpers/journal.js';
-import { DEMO_KEYS, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, runCli, servedApi, tempDir, seedFile } from '../helpers/e2e.js';
 
 const PRODUCT = 'misc_test_pack';
 const PROFILE = 'misc_test_shop';
 
 function seed(): string {
-  const file = join(tempDir(), 'seed.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      products: [
-        { id: PRODUCT, name: 'Misc test pack', brand: 'Misc', price: 500, currency: 'USD', supply: 1_000_000 },
-      ],
-    }),
-  );
-  return file;
+  return seedFile({
+    products: [{ id: PRODUCT, name: 'Misc test pack', brand: 'Misc', price: 500, currency: 'USD', supply: 1_000_000 }],
+  });
 }
 
 describe('stored byte for byte: key-shaped text in a profile, product, path and idempotency key', () => {

@@ -484,6 +484,13 @@ export function deadPid(): number {
 export const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
 
 /** stderr without the time at the start of each line, for tests about what the lines say. */
+/** A `giftcodes serve --seed` file of `seed` (resellers, products), in a directory of its own: its path. */
+export function seedFile(seed: unknown): string {
+  const file = join(tempDir(), 'seed.json');
+  writeFileSync(file, JSON.stringify(seed));
+  return file;
+}
+
 export function unstamped(stderr: string): string {
   return stderr.replace(new RegExp(STAMP.source, 'gm'), '');
 }
