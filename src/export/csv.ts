@@ -20,7 +20,7 @@ import { LocalError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { DisplayCache, displayOf } from './display.js';
 import { Utf8Encoder } from './encoder.js';
-import { DIGITS_AT_RISK, digitsAtRisk, type FormatWriter, type TextSink } from './format.js';
+import { SPREADSHEET_CHANGES, spreadsheetChanges, type FormatWriter, type TextSink } from './format.js';
 import {
   LITERAL,
   NULL,
@@ -138,7 +138,7 @@ export class CsvWriter implements FormatWriter {
   private displayCells: Buffer[] = [];
   /** FormatWriter.escaped: the records' own values written with a leading `'` (a money display is ours, not counted). */
   escaped = 0;
-  /** FormatWriter.numeric: text values a spreadsheet would change as numbers (digitsAtRisk), unless raw. */
+  /** FormatWriter.numeric: text values a spreadsheet would change as numbers (spreadsheetChanges), unless raw. */
   numeric = 0;
 
   constructor(
@@ -259,7 +259,7 @@ export class CsvWriter implements FormatWriter {
           if (!raw && (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40)) {
             out[o++] = 0x27;
             this.escaped++;
-          } else if (!raw && digitsAtRisk(b, s, e)) this.numeric++;
+          } else if (!raw && spreadsheetChanges(b, s, e)) this.numeric++;
           o = copyWords(from, s, e, to, o);
           if (quoted) out[o++] = 0x22;
         }
@@ -296,7 +296,7 @@ export class CsvWriter implements FormatWriter {
         cells[field.column] = csvCell(value, this.options.raw);
         if (!this.options.raw && typeof value === 'string') {
           if (FORMULA_START.test(value)) this.escaped++;
-          else if (DIGITS_AT_RISK.test(value)) this.numeric++;
+          else if (SPREADSHEET_CHANGES.test(value)) this.numeric++;
         }
       }
     }

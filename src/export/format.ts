@@ -136,24 +136,55 @@ export interface FormatWriter {
   readonly escaped?: number;
   /** XLSX: values that held characters a workbook cannot (control characters), written without them. */
   readonly stripped?: number;
-  /** CSV: text values of digits a spreadsheet reads as a number and changes (leadingDigitsAtRisk), not --csv-raw. */
+  /** CSV: text values a spreadsheet reads as numbers or logical values and changes (spreadsheetChanges), not --csv-raw. */
   readonly numeric?: number;
 }
 
 /**
- * Whether the text `b[s..e)` is digits a spreadsheet opening a CSV turns into a number and changes: a PIN with a
- * leading zero (`0440` becomes 440) or more digits than it keeps (16 and more: the 16th on become zeros). A person's
- * day: customers' PINs lost their zero, without a word, where formula escaping was said.
+ * Whether the text `b[s..e)` is a value a spreadsheet opening a CSV reads as something else and changes: digits with a
+ * leading zero (a PIN `0440` becomes 440) or more digits than it keeps (16 and more: the 16th on become zeros), digits
+ * around one E (`12E45678`, a code of letters and digits, becomes the number 1.2E+45678; `1.5E3` 1500), or TRUE and
+ * FALSE in any case (they become the logical values, upper case). A person's day: customers' PINs lost their zero,
+ * without a word, where formula escaping was said. Dates and decimals are left: a field of them is meant as one.
  */
-export function digitsAtRisk(b: Uint8Array, s: number, e: number): boolean {
-  // DIGITS_AT_RISK, over bytes (the scanned page's), without making a string of each cell.
-  if (e - s < 2 || (b[s] !== 0x30 && e - s < 16)) return false;
-  for (let i = s; i < e; i++) if ((b[i] as number) < 0x30 || (b[i] as number) > 0x39) return false;
+export function spreadsheetChanges(b: Uint8Array, s: number, e: number): boolean {
+  // SPREADSHEET_CHANGES, over bytes (the scanned page's), without making a string of each cell; a code that starts
+  // with a letter other than t or f is two tests.
+  const n = e - s;
+  const first = b[s] as number;
+  if (n < 2) return false;
+  if (first > 0x39) return (n === 4 || n === 5) && logicalWord(b, s, n);
+  if (first < 0x30) return false;
+  let i = digitsFrom(b, s + 1, e);
+  if (i === e) return first === 0x30 || n >= 16;
+  // E notation: digits, perhaps a point and digits, E, perhaps a sign, digits.
+  if (b[i] === 0x2e) {
+    const after = digitsFrom(b, i + 1, e);
+    if (after === i + 1) return false;
+    i = after;
+  }
+  if (i === e || ((b[i] as number) | 0x20) !== 0x65) return false;
+  i++;
+  if (b[i] === 0x2b || b[i] === 0x2d) i++;
+  return i < e && digitsFrom(b, i, e) === e;
+}
+
+/** The index of the first byte from `i` on that is no ASCII digit, or `e`. */
+function digitsFrom(b: Uint8Array, i: number, e: number): number {
+  while (i < e && (b[i] as number) >= 0x30 && (b[i] as number) <= 0x39) i++;
+  return i;
+}
+
+/** `true` (n 4) or `false` (n 5) in any case, at `b[s]`. */
+function logicalWord(b: Uint8Array, s: number, n: number): boolean {
+  const word = n === 4 ? 'true' : 'false';
+  for (let i = 0; i < n; i++) if (((b[s + i] as number) | 0x20) !== word.charCodeAt(i)) return false;
   return true;
 }
 
-/** digitsAtRisk, of a string. */
-export const DIGITS_AT_RISK = /^(?:0[0-9]+|[0-9]{16,})$/;
+/** spreadsheetChanges, of a string. */
+export const SPREADSHEET_CHANGES =
+  /^(?:0[0-9]+|[0-9]{16,}|[0-9]+(?:\.[0-9]+)?[eE][+-]?[0-9]+|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE])$/;
 
 /**
  * Where the values a warning counts are: one order's export (`of order ord_…`), or many at once, a plan's rows
@@ -169,11 +200,11 @@ function valuesIn(count: number, where: WarnedIn, of: 'of order' | 'in'): string
 }
 
 /**
- * Said after a CSV export holding such values (digitsAtRisk): the file holds them whole; a spreadsheet opening it
+ * Said after a CSV export holding such values (spreadsheetChanges): the file holds them whole; a spreadsheet opening it
  * does not. One line: it was ~280 characters, four lines of an 80-column terminal, and a plan said it per row.
  */
 export function numericWarning(count: number, where: WarnedIn): string {
-  return `${valuesIn(count, where, 'in')} would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx`;
+  return `${valuesIn(count, where, 'in')} would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx`;
 }
 
 /** Said after an XLSX export that left characters out: the workbook's cell is not the value the API sent. */

@@ -37,7 +37,7 @@ describe('a plan writing CSV files', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(
       new RegExp(
-        ` warning: ${values.reduce((a, b) => a + b, 0)} values in ${files} files would change in a spreadsheet \\(leading 0, 16\\+ digits\\): import as text, or use \\.xlsx$`,
+        ` warning: ${values.reduce((a, b) => a + b, 0)} values in ${files} files would change in a spreadsheet \\(leading 0, 16\\+ digits, 1E5, TRUE\\): import as text, or use \\.xlsx$`,
       ),
     );
   }, 60_000);

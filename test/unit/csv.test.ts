@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { CsvWriter, RowSplitter, csvCell, flattenRecord } from '../../src/export/csv.js';
 import { formatArg } from '../../src/commands/wait-flags.js';
-import { DIGITS_AT_RISK, digitsAtRisk, formatFor, type TextSink } from '../../src/export/format.js';
+import { SPREADSHEET_CHANGES, spreadsheetChanges, formatFor, type TextSink } from '../../src/export/format.js';
 import { majorUnits } from '../../src/money.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo } from '../helpers/inprocess.js';
@@ -358,7 +358,7 @@ describe('a CSV export that escaped values says so', () => {
     ];
     // One line (it was ~280 characters: four lines of an 80-column terminal), its meaning kept.
     expect(await exported(join(dir, 'pins.csv'), 'csv', false, pages)).toBe(
-      'warning: 2 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx\n',
+      'warning: 2 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx\n',
     );
     expect(await exported(join(dir, 'pins-raw.csv'), 'csv', true, pages)).not.toContain('warning');
     expect(await exported(join(dir, 'pins.xlsx'), 'xlsx', false, pages)).not.toContain('warning');
@@ -383,7 +383,7 @@ describe('a CSV export that escaped values says so', () => {
     gathered.end();
     expect(said(captured).split('\n')).toEqual([
       "warning: 1 value in 1 file began with = + - @, a tab or a CR and got a leading ' so a spreadsheet shows it as text; for the values as the API sent them: --csv-raw, or an .xlsx file",
-      'warning: 7 values in 3 files would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx',
+      'warning: 7 values in 3 files would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx',
       '',
     ]);
     gathered.end();
@@ -398,13 +398,38 @@ describe('a CSV export that escaped values says so', () => {
     await exported(join(dir, 'g.csv'), 'csv', false, [[{ code: 'A-3' }]], one, 'ord_g');
     single.end();
     expect(said(one)).toBe(
-      'warning: 3 values in ord_f would change in a spreadsheet (leading 0, 16+ digits): import as text, or use .xlsx\n',
+      'warning: 3 values in ord_f would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx\n',
     );
   });
 
-  it('digitsAtRisk over bytes is DIGITS_AT_RISK over the string', () => {
-    for (const text of ['0440', '0', '00', '123', '0x1', '', '1234567890123456', '123456789012345', '01a', ' 01', '٠١'])
-      expect(digitsAtRisk(Buffer.from(text), 0, Buffer.byteLength(text)), text).toBe(DIGITS_AT_RISK.test(text));
+  // An adversary's count: random 8-character codes of letters and digits hold ~20 a million that are digits around one
+  // E (`12E45678`), which a spreadsheet reads as a number (1.2E+45678, or 1.20E+46) and never gives back; nor `TRUE`.
+  it('E notation and TRUE/FALSE as text are counted as values a spreadsheet changes; dates, decimals and codes are not', async () => {
+    const dir = tempDir();
+    const pages = [
+      [
+        { code: '12E45678', pin: '7' },
+        { code: '3e5', pin: 'true' },
+        { code: '1.5E+3', pin: 'FALSE' },
+        { code: 'E123', pin: '12E', serial: '2027-01-02' },
+        { code: '1E-', pin: '25.00', serial: 'TRUEX' },
+      ],
+    ];
+    expect(await exported(join(dir, 'e.csv'), 'csv', false, pages)).toBe(
+      'warning: 5 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx\n',
+    );
+  });
+
+  it('spreadsheetChanges over bytes is SPREADSHEET_CHANGES over the string', () => {
+    const texts = ['0440', '0', '00', '123', '0x1', '', '1234567890123456', '123456789012345', '01a', ' 01', '٠١'];
+    texts.push('1E5', '1e5', '12E45678', '1.5E3', '1.5e+3', '2E-4', 'E5', '1E', '1E+', '1.E5', '.5E1', '1.5', '1E5A');
+    texts.push('TRUE', 'true', 'True', 'FALSE', 'false', 'TRUTH', 'FALS', 'T', 'F1', 'tRuE');
+    for (const text of texts)
+      expect(spreadsheetChanges(Buffer.from(text), 0, Buffer.byteLength(text)), text).toBe(
+        SPREADSHEET_CHANGES.test(text),
+      );
+    expect(['0440', '12E45678', '1.5e+3', 'TRUE', 'false'].every((t) => SPREADSHEET_CHANGES.test(t))).toBe(true);
+    expect(['1E', '1.E5', '1.5', '2027-01-02', 'TRUTH', 'E5'].some((t) => SPREADSHEET_CHANGES.test(t))).toBe(false);
   });
 
   // Broke: a workbook left out the control characters XML cannot hold, silently (the cell was not the code).
