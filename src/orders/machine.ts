@@ -16,7 +16,7 @@ import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
 import { placeCommand } from '../output/pinned-hint.js';
-import { unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
+import { NOTHING_CHARGED, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from './wait.js';
 
@@ -208,7 +208,7 @@ export class OrderMachine {
         // to know whether money moved (a person's day). A request that never left says it in its own words
         // (order/place.ts).
         if (refused.status !== undefined && !refused.message.includes('nothing was charged'))
-          refused.message = `${refused.message}; no order was made, so nothing was charged`;
+          refused.message = `${refused.message}${NOTHING_CHARGED}`;
         await this.refuse(refused);
         throw refused;
       }

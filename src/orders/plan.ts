@@ -33,7 +33,16 @@ import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
 import type { OrderMachine as Machine } from './machine.js';
 import type { Driven } from './drive.js';
-import { counted, firstOf, grouped, linesOf, mayBeOwn, unitsOf, unreadableOwnHint } from '../output/words.js';
+import {
+  counted,
+  firstOf,
+  NOTHING_CHARGED,
+  grouped,
+  linesOf,
+  mayBeOwn,
+  unitsOf,
+  unreadableOwnHint,
+} from '../output/words.js';
 import { groupBy } from '../group.js';
 import { batchFlag, placeCommand } from '../output/pinned-hint.js';
 
@@ -1409,7 +1418,7 @@ export function planFailure(
     const notAttempted = skipped > 0 ? ` and ${skipped} ${skipped === 1 ? 'was' : 'were'} not attempted` : '';
     return new CliError(
       worst,
-      `${tried.length} of ${results.length} plan rows failed${notAttempted}: the API key was refused${placedNone ? ', so nothing was charged' : ''} (first: line ${first.row}: ${first.error!.message})`,
+      `${tried.length} of ${results.length} plan rows failed${notAttempted}: the API key was refused${placedNone ? ', so nothing was charged' : ''} (first: line ${first.row}: ${placedNone ? first.error!.message.replace(NOTHING_CHARGED, '') : first.error!.message})`,
       {
         code: 'plan_rows_failed',
         hint: `${keyRefused.hint ?? 'log in with a valid key: giftcodes login'}; then ${again}: it sends the rows not ordered, never the delivered ones twice`,

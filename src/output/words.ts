@@ -117,3 +117,6 @@ export const REASON_WORDS: Readonly<Record<string, string>> = {
 export function reasonWord(code: string): string | undefined {
   return Object.hasOwn(REASON_WORDS, code) ? REASON_WORDS[code] : undefined;
 }
+
+/** What a refused order's error line ends with, where the API answered (a plan that says it once for all drops it). */
+export const NOTHING_CHARGED = '; no order was made, so nothing was charged';

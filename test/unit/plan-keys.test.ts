@@ -746,6 +746,16 @@ describe('planFailure: what a plan with failed rows exits with', () => {
       message: `1 of 3 plan rows failed and 2 were not attempted: the API key was refused, so nothing was charged (first: line 2: ${refused.message})`,
       hint: 'set GIFTCODES_API_KEY to a valid key, or unset it to use the saved one; then run the same plan again: it sends the rows not ordered, never the delivered ones twice',
     });
+    // The row's own "no order was made, so nothing was charged" (the order machine's, right for one order) is not said
+    // a second time inside the header that says it for the whole plan.
+    const worded = result(2, {
+      code: 'invalid_api_key',
+      message: `${refused.message}; no order was made, so nothing was charged`,
+      exitCode: 3,
+    });
+    expect(planFailure([worded, skipped(3)], undefined, refused)?.message).toBe(
+      `1 of 2 plan rows failed and 1 was not attempted: the API key was refused, so nothing was charged (first: line 2: ${refused.message})`,
+    );
     // A row the API placed before its status read was refused (a key revoked mid-run, a review): not "nothing was
     // charged" either.
     const placedThen401 = result(3, { code: 'invalid_api_key', message: 'GET …: HTTP 401', exitCode: 3 });
