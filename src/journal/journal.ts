@@ -61,6 +61,9 @@ import { mayBeOwn, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/
 import { groupBy } from '../group.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
+/** The command that finished an intent in its own run's place (OrderRecord.finishedBy), for all of them or each. */
+export type FinishedBy = string | ((intent: Intent) => string | undefined);
+
 /** How many times a read without the lock starts over when a run's exit moved an intent from its log to a file meanwhile. */
 const READ_ATTEMPTS = 10;
 
@@ -608,7 +611,7 @@ export class Journal {
   settleWhere(
     endingOf: (intent: Intent) => Ending | undefined,
     now: number = Date.now(),
-    o: { out?: string | undefined; finishedBy?: string | undefined } = {},
+    o: { out?: string | undefined; finishedBy?: FinishedBy | undefined } = {},
   ): Promise<Intent[]> {
     return this.withLock(async () => {
       // Never another machine's: it may be running there, between its delivery and its end.
@@ -707,16 +710,20 @@ export class Journal {
   private async endLocked(
     intents: readonly Intent[],
     ending: Ending | ((intent: Intent) => Ending),
-    o: { error?: CliError | undefined; now?: number; recorded?: boolean; finishedBy?: string | undefined } = {},
+    o: { error?: CliError | undefined; now?: number; recorded?: boolean; finishedBy?: FinishedBy | undefined } = {},
   ): Promise<OrderRecord[]> {
     const now = o.now ?? Date.now();
     const endingOf = typeof ending === 'function' ? ending : () => ending;
-    const records = intents.map((intent): OrderRecord => ({
-      ...recordOf(intent, endingOf(intent)),
-      endedAt: new Date(now).toISOString(),
-      ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
-      ...(o.finishedBy ? { finishedBy: o.finishedBy } : {}),
-    }));
+    const finishedBy = typeof o.finishedBy === 'function' ? o.finishedBy : () => o.finishedBy as string | undefined;
+    const records = intents.map((intent): OrderRecord => {
+      const by = finishedBy(intent);
+      return {
+        ...recordOf(intent, endingOf(intent)),
+        endedAt: new Date(now).toISOString(),
+        ...(o.error ? { error: { code: o.error.code, message: o.error.message } } : {}),
+        ...(by ? { finishedBy: by } : {}),
+      };
+    });
     if (!o.recorded) {
       try {
         // A key the user reuses for another order (refused 422, or abandoned before anything was sent) must

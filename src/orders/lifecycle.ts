@@ -220,9 +220,23 @@ export async function settle(journal: Journal, delivery: Delivery, now: number =
 export async function settleReached(
   io: Io,
   journal: Journal,
-  o: { keep?: (intent: Intent) => boolean } = {},
+  o: { keep?: (intent: Intent) => boolean; by?: string } = {},
 ): Promise<void> {
-  sayReached(io, await journal.settleWhere((intent) => (o.keep?.(intent) ? undefined : journal.reached(intent))));
+  // Settled by `by` (order pending, order resume), not by the command that placed it, whose hint said to run it again:
+  // that run is now a new order, so the record says who finished it (OrderRecord.finishedBy, which the same order
+  // place tells of, and asks about at a terminal), and the line says it. An adversarial review: a run killed after
+  // its file was renamed, the file then moved by an upload job, `order pending` (the morning routine) settled it, and
+  // the same command as its hint said placed a second order without a word. A plan's row is read by its plan's rules.
+  const by = (intent: Intent): string | undefined => (intent.key.startsWith('plan-') ? undefined : o.by);
+  sayReached(
+    io,
+    await journal.settleWhere(
+      (intent) => (o.keep?.(intent) ? undefined : journal.reached(intent)),
+      undefined,
+      o.by === undefined ? {} : { finishedBy: by },
+    ),
+    o.by !== undefined ? by : undefined,
+  );
 }
 
 /** Whether an intent's codes file is at its --out as its run wrote it, the run never having recorded telling the user. */
@@ -240,11 +254,18 @@ export function codesWhere(path: string): string {
   return path === '-' ? 'written to standard output' : `in ${path}`;
 }
 
-/** Says each interrupted order whose outcome had already reached the user, where its codes are. */
-export function sayReached(io: Io, settled: readonly Intent[]): void {
+/**
+ * Says each interrupted order whose outcome had already reached the user, where its codes are; settled by another
+ * command than its own (`finishedBy` names one), that its own command run again is a new order.
+ */
+export function sayReached(
+  io: Io,
+  settled: readonly Intent[],
+  finishedBy?: (intent: Intent) => string | undefined,
+): void {
   for (const intent of settled)
     io.say(
-      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${codesWhere(intent.out.path)})` : ''}; it is complete`,
+      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${codesWhere(intent.out.path)})` : ''}; it is complete${finishedBy?.(intent) ? ', and its command run again places a new order' : ''}`,
     );
 }
 

@@ -2,7 +2,7 @@
 // finished it in its run's place, so the interrupted run's hint ("run the same command again") now places a
 // second order. A review peeked at the codes, ran the same command again, and was charged twice without a word.
 // Now codes get says what it finished, and the same order place asks first at a terminal, and says it elsewhere.
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
@@ -158,4 +158,37 @@ describe('an interrupted order place finished by codes get, then the same comman
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(existsSync(first)).toBe(true);
   }, 120_000);
+});
+
+// An adversarial review: a run killed after its codes file was renamed into place (or whose journal disk filled) says
+// "run the same command again: it finds that order, and charges nothing". The person ran `order pending` first (the
+// morning routine); the file had been moved by an upload job, so pending settled the order as delivered, and the same
+// command then placed a second order without a word. Now pending's settle is recorded as finishing it in that
+// command's place, said so on its line, and the same command tells of the second order (asked at a terminal).
+describe('an interrupted order whose codes reached the user, settled by order pending, then the same command', () => {
+  const fast = servedApi([], { login: true });
+
+  it('pending says the same command is a new order; that command then says it places a second one', async () => {
+    const { configDir, url: baseUrl, server } = fast;
+    const dir = tempDir();
+    const out = join(dir, 'x.csv');
+    const place = ['order', 'place', '--product', 'apple-us-25', '--quantity', '2', '--out', out];
+    const before = (await ledger(server)).orders.length;
+    const killed = await runCli(place, { configDir, baseUrl, env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(existsSync(out)).toBe(true);
+    renameSync(out, join(dir, 'uploaded.csv'));
+
+    const pending = await runCli(['order', 'pending'], { configDir, baseUrl });
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(unstamped(pending.stderr).replace(/\s+/g, ' ').trimEnd()).toMatch(
+      /the interrupted order ord_\w+ had already reached you \(codes in \S+x\.csv\); it is complete, and its command run again places a new order$/m,
+    );
+
+    const again = await runCli(place, { configDir, baseUrl });
+    expect(unstamped(again.stderr)).toMatch(
+      /the interrupted order ord_\w+ of 2 × apple-us-25 was finished by order pending at \S+ \(its codes in \S+x\.csv\): this run places a second order of 2 × apple-us-25, with its own key/,
+    );
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+  }, 60_000);
 });

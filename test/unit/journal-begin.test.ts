@@ -9,7 +9,8 @@ import { fileIdentity } from '../../src/journal/codes-file.js';
 import { scopeOf } from '../../src/journal/history.js';
 import type { Intent } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
-import { endedRecord } from '../../src/orders/lifecycle.js';
+import { endedRecord, settleReached } from '../../src/orders/lifecycle.js';
+import { capturedIo } from '../helpers/inprocess.js';
 import { tempDir } from '../helpers/e2e.js';
 import { spec, dead, outTo, journal } from '../helpers/journal.js';
 
@@ -397,5 +398,35 @@ describe('one key in two scopes (issue 29)', () => {
     expect((same as Error).message).toBe(
       'the idempotency key K already belongs to another order (3 × amazon-us-25), still interrupted: it may have been charged',
     );
+  });
+});
+
+// An adversarial review: `order pending` settled an order whose codes had reached the user (its file moved since), and
+// the same command, as its run's hint said, then placed a second order without a word. The settle is now recorded as
+// finishing it in that command's place; a plan's row is left to its plan's own rules.
+describe('settleReached by another command than the one that placed it', () => {
+  it("records that command as the one that finished a single order, never a plan's row, and says so of each", async () => {
+    const j = journal();
+    const single = await interrupted(j, { key: 'one-1', delivered: true });
+    const row = await interrupted(j, { key: 'plan-0123456789abcdef0123', delivered: true });
+    const c = capturedIo();
+    await settleReached(c.io, j, { by: 'order pending' });
+    expect(j.read().intents).toEqual([]);
+    expect(j.history.get(single.key, scopeOf(single))?.finishedBy).toBe('order pending');
+    expect(j.history.get(row.key, scopeOf(row))?.finishedBy).toBeUndefined();
+    const lines = c.err().trimEnd().split('\n');
+    expect(
+      lines.filter((l) => l.endsWith('it is complete, and its command run again places a new order')),
+    ).toHaveLength(1);
+    expect(lines.filter((l) => l.endsWith('it is complete'))).toHaveLength(1);
+  });
+
+  it('without a command named (its own run settling it): no finishedBy, nothing more said', async () => {
+    const j = journal();
+    const single = await interrupted(j, { key: 'one-2', delivered: true });
+    const c = capturedIo();
+    await settleReached(c.io, j);
+    expect(j.history.get(single.key, scopeOf(single))?.finishedBy).toBeUndefined();
+    expect(c.err().trimEnd()).toMatch(/it is complete$/);
   });
 });

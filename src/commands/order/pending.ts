@@ -37,7 +37,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
   ]);
   const { settleReached, writtenUnrecorded } = await import('../../orders/lifecycle.js');
   const written = await writtenUnrecorded(journal);
-  await settleReached(deps.io, journal, { keep: written });
+  await settleReached(deps.io, journal, { keep: written, by: 'order pending' });
   const read = journal.read();
   const { unreadable } = read;
   const intents = read.intents.filter((intent) => inScope(scope, intent));

@@ -91,7 +91,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     else await finish(deps.io, journal, one);
     return;
   }
-  await settleReached(deps.io, journal);
+  await settleReached(deps.io, journal, { by: 'order resume' });
   const read = journal.read();
   const { unreadable } = read;
   warnUnreadable(deps.io, unreadable);
