@@ -349,6 +349,21 @@ export async function releaseHeld(server: TestServer): Promise<number> {
   return ((await res.json()) as { released: number }).released;
 }
 
+/**
+ * `ran` (a run, or a terminal's wait for its end) with every order request `server` holds meanwhile let go at once
+ * (POST /_admin/release, every 25 ms until it settles): a `--hold` there for one run's interruption need not be
+ * waited out by the runs after it, whose tests are not about it.
+ */
+export async function releasingHolds<T>(server: TestServer, ran: Promise<T>): Promise<T> {
+  let over = false;
+  const ended = ran.finally(() => (over = true));
+  while (!over) {
+    await releaseHeld(server);
+    await Promise.race([ended.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 25))]);
+  }
+  return ended;
+}
+
 /** The ids of the orders the server charged for `quantity` × `productId`, from its ledger. */
 export async function chargesFor(server: TestServer, productId: string, quantity: number): Promise<string[]> {
   return (await ledger(server)).orders
