@@ -198,6 +198,22 @@ describe.each(SCHEMES)('serve --webhook-scheme %s', (scheme) => {
 describe('the webhook secret stays off the command line', () => {
   const procCmdline = (pid: number): string => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
   const hasProc = existsSync('/proc/self/cmdline');
+  // For `webhook listen`: its events soon after each order. Its three tests waited out order watch's 4 s below (12 s
+  // of the file), which none of them is about: the listener is listening before the order is placed.
+  let listenPort: number;
+  const listened = servedApi(async () => {
+    listenPort = await freePort();
+    return [
+      '--fulfil-after',
+      FULFIL_AFTER_MS,
+      '--webhook-url',
+      `http://127.0.0.1:${listenPort}/hook`,
+      '--webhook-secret',
+      SECRET,
+      '--webhook-scheme',
+      'standard',
+    ];
+  });
   let port: number;
   const served = servedApi(async () => {
     port = await freePort();
@@ -216,13 +232,13 @@ describe('the webhook secret stays off the command line', () => {
   it.skipIf(!hasProc)(
     'from GIFTCODES_WEBHOOK_SECRET: absent from /proc/<pid>/cmdline of the running listener, which verifies with it',
     async () => {
-      const listener = await listen(port, ['--json']);
+      const listener = await listen(listenPort, ['--json']);
       try {
         const cmdline = procCmdline(listener.proc.pid!);
         expect(cmdline).toContain('webhook listen --port');
         expect(cmdline).not.toContain(SECRET);
         expect(cmdline).not.toContain(SECRET.slice('whsec_'.length, 20));
-        const orderId = await placedOnServer(served.server);
+        const orderId = await placedOnServer(listened.server);
         await until(() => (listener.stdout().includes(orderId) ? true : undefined));
         expect(listener.stderr()).not.toMatch(ARGV_WARNING);
       } finally {
@@ -234,12 +250,14 @@ describe('the webhook secret stays off the command line', () => {
   it.skipIf(!hasProc)('from --secret-file: the path is on the command line, the secret is not', async () => {
     const file = join(tempDir(), 'webhook-secret');
     writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
-    const listener = await listen(port, ['--json', '--secret-file', file], { GIFTCODES_WEBHOOK_SECRET: undefined });
+    const listener = await listen(listenPort, ['--json', '--secret-file', file], {
+      GIFTCODES_WEBHOOK_SECRET: undefined,
+    });
     try {
       const cmdline = procCmdline(listener.proc.pid!);
       expect(cmdline).toContain(`--secret-file ${file}`);
       expect(cmdline).not.toContain(SECRET);
-      const orderId = await placedOnServer(served.server);
+      const orderId = await placedOnServer(listened.server);
       await until(() => (listener.stdout().includes(orderId) ? true : undefined));
       expect(listener.stderr()).not.toMatch(ARGV_WARNING);
     } finally {
@@ -248,9 +266,9 @@ describe('the webhook secret stays off the command line', () => {
   });
 
   it('--secret still works, with a warning (none in --json mode), and the secret never printed', async () => {
-    const plain = await listen(port, ['--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: undefined });
+    const plain = await listen(listenPort, ['--secret', SECRET], { GIFTCODES_WEBHOOK_SECRET: undefined });
     try {
-      const orderId = await placedOnServer(served.server);
+      const orderId = await placedOnServer(listened.server);
       await until(() => (plain.stdout().includes(orderId) ? true : undefined));
       expect(plain.stderr()).toContain(
         'warning: --secret shows the webhook secret to every user of this machine in ps output',
