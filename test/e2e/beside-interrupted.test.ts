@@ -11,6 +11,8 @@ import {
   heldRequests,
   loggedIn,
   pendingIntents,
+  releaseHeld,
+  releasingHolds,
   runCli,
   servedApi,
   spawnCli,
@@ -54,6 +56,8 @@ async function interruptedWhileOut(
   await heldRequests(served.server);
   first.proc.kill('SIGINT');
   expect((await first.result).code).toBe(130);
+  // The run is gone; the server places its order when the hold ends: now, rather than 1.5 s after it was sent.
+  await releaseHeld(served.server);
   await until(async () => ((await chargesFor(served.server, product, quantity)).length === 1 ? true : undefined));
   const [left] = await pendingIntents(configDir);
   expect(left?.phase).toBe('sending');
@@ -85,10 +89,11 @@ describe('a new order beside one interrupted while its request was out', () => {
     const configDir = await loggedIn(served.server);
     const place = ['order', 'place', '--product', 'apple-us-25', '--quantity', '3'];
     const key = await interruptedWhileOut(place, configDir, 'apple-us-25', 3);
-    const night = await runCli([...place, '--idempotency-key', `night-${process.pid}`], {
-      configDir,
-      baseUrl: served.url,
-    });
+    // Its new order is held as every order here: let go at once (the hold is for the interruption above).
+    const night = await releasingHolds(
+      served.server,
+      runCli([...place, '--idempotency-key', `night-${process.pid}`], { configDir, baseUrl: served.url }),
+    );
     expect(night.code, night.stderr).toBe(0);
     const said = unstamped(night.stderr).replace(/\s+/g, ' ');
     expect(said).toContain(`(key ${key}) was interrupted while its request was out, and may have been placed`);
@@ -119,7 +124,7 @@ describe('a new order beside one interrupted while its request was out', () => {
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
     expect(await chargesFor(served.server, 'amazon-us-25', 2)).toHaveLength(1);
     // --yes answers it, as every second order's question: said, and placed.
-    const yes = await runCli([...place, '--yes'], { configDir, baseUrl: served.url });
+    const yes = await releasingHolds(served.server, runCli([...place, '--yes'], { configDir, baseUrl: served.url }));
     expect(yes.code, yes.stderr).toBe(0);
     expect(unstamped(yes.stderr).replace(/\s+/g, ' ')).toContain('this run places a second order of 2 × amazon-us-25');
     expect(await chargesFor(served.server, 'amazon-us-25', 2)).toHaveLength(2);
