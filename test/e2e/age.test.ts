@@ -255,11 +255,13 @@ describe('encrypted codes files (age)', () => {
     const other = keyPair();
     const plain = join(dir, 'plain.csv');
     writeFileSync(plain, 'x'.repeat(200_000));
-    const file = join(dir, 'codes.csv.age');
+    // Named for no format: each case is also run with --json to stdout, which a file named for CSV meets first with
+    // its own refusal (--json prints one JSON document, and decrypting writes the CSV as it is).
+    const file = join(dir, 'codes.age');
     execFileSync('age', ['-r', recipient, '-o', file, plain]);
     const malformed = join(dir, 'bad-key.txt');
     writeFileSync(malformed, '# created: today\nAGE-SECRET-KEY-1NOTAKEY\n');
-    const notAge = join(dir, 'codes.csv');
+    const notAge = join(dir, 'codes.txt');
     writeFileSync(notAge, 'order_id,code\r\n');
     const cut = join(dir, 'cut.age');
     writeFileSync(cut, readFileSync(file).subarray(0, 100_000));

@@ -74,6 +74,7 @@ export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Prom
     );
     return;
   }
+  await refusedToStdout(options.file, io);
   const stdout = io.stdout;
   let failure: Error | undefined;
   const onError = (error: Error): void => {
@@ -96,4 +97,26 @@ export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Prom
   } finally {
     stdout.off('error', onError);
   }
+}
+
+/**
+ * What decrypting to stdout cannot do, refused before anything is read: it writes the file's bytes as they went in.
+ * --json and --query promise one JSON document, and printed a CSV's lines (exit 0, the query unread: a walkthrough).
+ */
+async function refusedToStdout(file: string, io: Pick<Deps['io'], 'json' | 'query'>): Promise<void> {
+  const { extensionOf, FORMAT_TABLE } = await import('../../export/format.js');
+  const held = extensionOf(file).named;
+  const named = `codes.${FORMAT_TABLE[held ?? 'csv'].extensions[0]}`;
+  if (io.query !== undefined)
+    throw new UsageError('--query is not applied by codes decrypt: it writes the file as it went in', {
+      hint:
+        held === 'json' || held === 'jsonl'
+          ? 'drop --query, and pipe the output into jq'
+          : `drop --query${held === undefined ? '' : ` (${file} holds ${held})`}`,
+    });
+  // A file whose name says no format (stdin, `codes.age`) is written as it is: it may well be JSON.
+  if (io.json && held !== undefined && held !== 'json')
+    throw new UsageError(`--json prints one JSON document; ${file} holds ${held}, which decrypting writes as it is`, {
+      hint: `drop --json, or add --out ${named}`,
+    });
 }
