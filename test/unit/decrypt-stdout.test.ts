@@ -8,7 +8,7 @@ import { run } from '../../src/commands/codes/decrypt.js';
 import { encryptingSink } from '../../src/export/age.js';
 import { compileQuery } from '../../src/output/exporter.js';
 import { tempDir } from '../helpers/e2e.js';
-import { capturedIo } from '../helpers/inprocess.js';
+import { capturedIo, terminalIo } from '../helpers/inprocess.js';
 
 /** An age file named `name` holding `text`, and the identity file that opens it. */
 async function sealed(name: string, text: string): Promise<{ file: string; identity: string }> {
@@ -63,5 +63,26 @@ describe('codes decrypt to standard output', () => {
     const plain = capturedIo();
     await run(csv, { io: plain.io });
     expect(plain.out()).toBe(CSV);
+  });
+});
+
+describe('codes decrypt of a workbook to standard output', () => {
+  // A walkthrough: `codes decrypt s.xlsx.age --identity key.txt` at a terminal poured the zip's bytes onto it, exit 0.
+  it('refuses a terminal (exit 2, the way to a file), and still writes the bytes to a redirect', async () => {
+    const bytes = 'PK\u0003\u0004 a workbook';
+    const { file, identity } = await sealed('s.xlsx.age', bytes);
+    const tty = terminalIo(80);
+    let printed = '';
+    tty.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString('latin1')));
+    await expect(run({ file, identity }, { io: tty })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'xlsx_to_stdout',
+      message: `${file} holds a workbook (xlsx, binary): it is not written to a terminal`,
+      hint: 'add --out codes.xlsx, or redirect standard output to a file',
+    });
+    expect(printed).toBe('');
+    const redirected = capturedIo();
+    await run({ file, identity }, { io: redirected.io });
+    expect(redirected.out()).toBe(bytes);
   });
 });

@@ -101,10 +101,12 @@ export async function run(options: DecryptOptions, deps: Pick<Deps, 'io'>): Prom
 
 /**
  * What decrypting to stdout cannot do, refused before anything is read: it writes the file's bytes as they went in.
- * --json and --query promise one JSON document, and printed a CSV's lines (exit 0, the query unread: a walkthrough).
+ * --json and --query promise one JSON document, and printed a CSV's lines (exit 0, the query unread: a walkthrough);
+ * a workbook's zip bytes at a terminal garbled it (a walkthrough; `age -d` refuses binary there too). A redirect
+ * (`> codes.xlsx`) still takes the workbook.
  */
-async function refusedToStdout(file: string, io: Pick<Deps['io'], 'json' | 'query'>): Promise<void> {
-  const { extensionOf, FORMAT_TABLE } = await import('../../export/format.js');
+async function refusedToStdout(file: string, io: Pick<Deps['io'], 'json' | 'query' | 'stdoutIsTTY'>): Promise<void> {
+  const { extensionOf, FORMAT_TABLE, formatEntry } = await import('../../export/format.js');
   const held = extensionOf(file).named;
   const named = `codes.${FORMAT_TABLE[held ?? 'csv'].extensions[0]}`;
   if (io.query !== undefined)
@@ -118,5 +120,10 @@ async function refusedToStdout(file: string, io: Pick<Deps['io'], 'json' | 'quer
   if (io.json && held !== undefined && held !== 'json')
     throw new UsageError(`--json prints one JSON document; ${file} holds ${held}, which decrypting writes as it is`, {
       hint: `drop --json, or add --out ${named}`,
+    });
+  if (held !== undefined && formatEntry(held).binary && io.stdoutIsTTY)
+    throw new UsageError(`${file} holds a workbook (${held}, binary): it is not written to a terminal`, {
+      code: `${held}_to_stdout`,
+      hint: `add --out ${named}, or redirect standard output to a file`,
     });
 }
