@@ -189,9 +189,11 @@ export async function run(options: ListOptions, deps: ListDeps): Promise<void> {
       .map((i) => [i.key, staleness(i) === undefined] as const),
   );
   const amount = await amounts(deps, rows);
+  // An empty record (the journal made by an order show or codes get of another machine's order) matches nothing
+  // because it holds nothing: "no orders … match" read to a support agent as the order never having happened here.
   const none =
     (rows.length === 0 && profile !== undefined ? unknownProfile(records, profile) : undefined) ??
-    'no orders in the local record match';
+    (records.length === 0 ? noRecordYet(deps.configDir) : 'no orders in the local record match');
   /** The columns the table left out on a narrow terminal (renderTable), said after it. */
   let leftOut: readonly string[] = [];
   await exportResult(
@@ -254,7 +256,7 @@ async function printNoRecord(
   format: ListOptions['format'],
 ): Promise<void> {
   const line = dirExists
-    ? `no order record in ${deps.configDir} yet: no order was placed or tried with this config directory`
+    ? noRecordYet(deps.configDir)
     : `no order record: the config directory ${deps.configDir} does not exist`;
   if (!dirExists) deps.io.warn(line);
   const none: OrderRecord[] = [];
@@ -264,6 +266,10 @@ async function printNoRecord(
     { empty: { when: () => dirExists, line, notice: true }, csv, text: () => '' },
     format,
   );
+}
+
+function noRecordYet(configDir: string): string {
+  return `no order record in ${configDir} yet: no order was placed or tried with this config directory`;
 }
 
 /**
