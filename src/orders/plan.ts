@@ -1486,6 +1486,7 @@ export async function outFileProblems(
   journal: Journal | undefined,
   force: boolean,
   environment?: Scope['environment'],
+  planPath?: string,
 ): Promise<RowProblem[]> {
   const problems: RowProblem[] = [];
   const todo = rows.filter((row) => row.out !== undefined && !delivered.has(row.key));
@@ -1542,17 +1543,21 @@ export async function outFileProblems(
             ? // A plan rehearsed under a test key, then run live: not another spelling of the server, nor a key
               // rotated (the hint said to run it "as it ran there", under test again).
               `that file holds the codes of the ${holder.environment} rehearsal (order ${holder.orderId ?? holder.key}), not of a ${environment} order: move it away before the ${environment} run, or give the ${environment} run other file names (${BATCH_FIELD} or the environment in the out column: ${fileWith(row.out!, environment)}); --force would overwrite those codes`
-            : !delivered.has(holder.key) && holder.productId === row.productId && holder.quantity === row.quantity
-              ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
-                // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
-                `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
-              : !holder.key.startsWith('plan-')
-                ? // An order placed by itself (order place --out, the cron recipe's), not a row of any plan: "this
-                  // batch's row changed" described a row that never ran (a newcomer's walkthrough).
-                  `that order was placed by itself (order place), not by a plan: name another file in the out column (${BATCH_FIELD} there gives each --batch its own), or move the file away (--force would overwrite those codes)`
-                : row.batched
-                  ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
-                  : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`);
+            : holder.plan !== undefined && planPath !== undefined && holder.plan !== planName(planPath)
+              ? // Another plan file's row (a one-off plan beside the nightly one, the same batch and file names): "this
+                // batch's row changed", or "this same row at <the same address>", described a plan that never wrote it.
+                `that file holds the codes of a row of another plan, ${holder.plan}${holder.batch ? ` (--batch ${holder.batch})` : ''}, not of ${planName(planPath)}: give this plan's out cells names of their own, or move the file away (--force would overwrite those codes)`
+              : !delivered.has(holder.key) && holder.productId === row.productId && holder.quantity === row.quantity
+                ? // The same row, delivered in another scope: the plan run at another spelling of the address (localhost
+                  // for 127.0.0.1) or with a rotated key, not a changed row (a walkthrough read "this batch's row changed").
+                  `that order was placed for this same row at ${holder.baseUrl}: this plan run at another spelling of the server's address, or with another API key, makes new orders; run it as it ran there (--base-url ${holder.baseUrl}, the same key), or move the file away (--force would overwrite those codes)`
+                : !holder.key.startsWith('plan-')
+                  ? // An order placed by itself (order place --out, the cron recipe's), not a row of any plan: "this
+                    // batch's row changed" described a row that never ran (a newcomer's walkthrough).
+                    `that order was placed by itself (order place), not by a plan: name another file in the out column (${BATCH_FIELD} there gives each --batch its own), or move the file away (--force would overwrite those codes)`
+                  : row.batched
+                    ? `this batch's row changed since that order wrote its codes (a row is its product, quantity and out cell): keep the file and write the changed row to another name, or move the file away (--force would overwrite those codes)`
+                    : `give each batch a file of its own: ${BATCH_FIELD} in the out column (${batchExample(row.out!)}) is the --batch name; or move the file away (--force would overwrite those codes)`);
       problems.push({
         row: row.row,
         error: new CliError(error.exitCode, `line ${row.row}: ${error.message}${held}`, {

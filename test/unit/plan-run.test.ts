@@ -239,6 +239,25 @@ describe('runPlan', () => {
     expect((foreign as CliError).hint).not.toContain('{batch}');
   });
 
+  // A walkthrough's cron night: a one-off plan beside the nightly one, the same --batch and out cells, was told "this
+  // batch's row changed since that order wrote its codes" (its quantity differed), of a row this plan never had.
+  it("another plan's codes file: the hint names that plan, not a changed row of this one", async () => {
+    const dir = tempDir();
+    const journal = freshJournal();
+    const nightly = join(dir, 'nightly.csv');
+    writeFileSync(nightly, 'product,quantity,out\namazon-us-25,1,amazon-{batch}.csv\n');
+    await runPlan({ plan: nightly, batch: 'b1', concurrency: 1 }, harness({ journal }).deps);
+    const big = join(dir, 'big.csv');
+    writeFileSync(big, 'product,quantity,out\namazon-us-25,2,amazon-{batch}.csv\n');
+    const next = harness({ journal });
+    const error = await runPlan({ plan: big, batch: 'b1', concurrency: 1 }, next.deps).catch((e: unknown) => e);
+    expect(next.posts()).toBe(0);
+    expect(error).toMatchObject({ exitCode: 2, code: 'out_exists' });
+    expect((error as CliError).hint).toBe(
+      "that file holds the codes of a row of another plan, nightly.csv (--batch b1), not of big.csv: give this plan's out cells names of their own, or move the file away (--force would overwrite those codes)",
+    );
+  });
+
   it('a failing row fails the plan with its exit code, naming the first; the other rows are delivered', async () => {
     const h = harness({ catalogUnreadable: true });
     const error = await runPlan({ plan: plan('no-such-product,1\namazon-us-25,1\n'), concurrency: 1 }, h.deps).catch(

@@ -582,7 +582,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
       const elsewhere = new Set(rows.filter((r) => journal.keyPlacedElsewhere(r.key, scope)).map((r) => r.key));
-      const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment);
+      const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment, o.plan);
       // What the run would say before its rows (a copy's rows, an edited plan's, other runs' unfinished ones), asked
       // nothing: the recommended --dry-run said none of it (a review). Once the plan passes its checks, as the run.
       const said = (): Promise<void> =>
@@ -627,7 +627,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   const records = journal.history.list();
   const delivered = deliveredRows(journal, scope, records);
   const rows = keyRows(parsed, delivered, journal, scope, o.batch);
-  const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment);
+  const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment, o.plan);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
   try {
@@ -1070,7 +1070,7 @@ async function readPlanFirst(
     const delivered = plan.deliveredRows(journal, scope);
     const rows = plan.keyRows(keyed, delivered, journal, scope, o.batch);
     const [outProblems, { checkRowsKnown }] = await Promise.all([
-      plan.outFileProblems(rows, delivered, journal, force, scope.environment),
+      plan.outFileProblems(rows, delivered, journal, force, scope.environment, o.plan),
       import('../../orders/products.js'),
     ]);
     const checked = await checkRowsKnown(
@@ -1109,10 +1109,11 @@ async function readPlanFirst(
       journal!,
       force,
       scope.environment,
+      o.plan,
     );
     outProblems = outProblems === undefined ? found : outProblems.filter((p) => found.some((f) => f.row === p.row));
   }
-  outProblems ??= await plan.outFileProblems(parsed.rows, new Map(), journal, force, target?.environment);
+  outProblems ??= await plan.outFileProblems(parsed.rows, new Map(), journal, force, target?.environment, o.plan);
   const refusal = plan.badRowsRefusal(o.plan, parsed.problems, outProblems, {
     rows: cached.length > 0 ? named.filter((r) => !cached.includes(r.productId)) : [],
     ids: [...new Set([...cached, ...ordered])],
