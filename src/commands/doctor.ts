@@ -145,11 +145,14 @@ export async function run(options: DoctorOptions, deps: DoctorDeps): Promise<voi
  * a check, with its hint under a failed one (--quiet leaves only the failed ones), in one write.
  */
 async function report(io: DoctorDeps['io'], results: readonly Outcome[], width: number): Promise<void> {
-  const document = results.map(({ check, ok, detail, hint }) => ({
+  // A check an earlier failure left nothing to run on says so (the text's `skip`): `ok: false` alone read as a failure
+  // to a script, two of them where the error counted one (a walkthrough's `jq 'select(.ok == false)'`).
+  const document = results.map(({ check, ok, detail, hint, notChecked }) => ({
     check,
     ok,
     detail,
     ...(hint === undefined ? {} : { hint }),
+    ...(notChecked ? { skipped: true } : {}),
   }));
   await exportResult(io, document, { text: () => linesText(io, results, width), pager: false });
 }

@@ -9,7 +9,7 @@ import { findOnPath, invokedPaths, MIN_NODE } from '../../src/commands/doctor-ch
 import { ConfigStore } from '../../src/config/store.js';
 import { Io } from '../../src/output/io.js';
 import { tempDir } from '../helpers/e2e.js';
-import { clientOf, inProcessServers, KEY } from '../helpers/inprocess.js';
+import { capturedIo, clientOf, inProcessServers, KEY } from '../helpers/inprocess.js';
 import { Journal } from '../../src/journal/journal.js';
 import { dead } from '../helpers/journal.js';
 
@@ -182,6 +182,20 @@ describe('giftcodes doctor, run() over a test Io', () => {
         .split('\n')
         .filter((line) => !line.startsWith('  hint:') && line !== ''),
     ).toEqual([expect.stringMatching(/^✗ clock +this machine's clock is 6 min (39|40) s behind the API's/)]);
+  });
+
+  // A walkthrough: `doctor --json | jq 'select(.ok == false)'` listed the api check and the clock, which was not
+  // compared (no answer), where the error said "1 of 6 checks failed": the text's `skip` is in the JSON too.
+  it('--json marks a check not run as skipped, and only it', async () => {
+    const { io, out } = capturedIo({ json: true, env: { PATH: fakeBin('v22.1.0') } });
+    const closed = { ...deps(io), clientFor: () => Promise.resolve(clientOf('http://127.0.0.1:1')) };
+    await expect(run({ retries: 0 }, closed)).rejects.toMatchObject({ exitCode: 5, message: /^1 of 6 checks failed/ });
+    await io.flushOut();
+    const checks = JSON.parse(out()) as { check: string; ok: boolean; skipped?: boolean }[];
+    expect(checks.filter((c) => !c.ok).map((c) => [c.check, c.skipped])).toEqual([
+      ['api', undefined],
+      ['clock', true],
+    ]);
   });
 });
 
