@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import type { ServerOptions } from '../server/index.js';
 import { DIALECTS, type DialectName } from '../server/dialect-names.js';
 import { UsageError } from '../errors.js';
-import { listenHint } from '../listen-failure.js';
+import { listenHint, listenMessage } from '../listen-failure.js';
 import { stdoutFailed } from '../output/io.js';
 import { SCHEMES } from '../webhooks/schemes.js';
 import { examples, type App } from './app.js';
@@ -149,7 +149,10 @@ export function register(parent: Command, app: App): void {
         if (error instanceof ServeOutputError) throw stdoutFailed(error.failure, "the server's address");
         // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
         const message = error instanceof Error ? error.message : String(error);
-        throw new UsageError(`cannot start the server: ${message}`, { code: 'serve_failed', hint: serveHint(message) });
+        throw new UsageError(`cannot start the server: ${await inWords(message)}`, {
+          code: 'serve_failed',
+          hint: serveHint(message),
+        });
       }
     });
   examples(command, [
@@ -181,6 +184,22 @@ async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string }
     }
   };
   return { cert: await read('--tls-cert', flags.tlsCert), key: await read('--tls-key', flags.tlsKey) };
+}
+
+/**
+ * The server's failure in the words the rest of the CLI uses: it says an errno (`cannot listen on 127.0.0.1:4010:
+ * EADDRINUSE`, `cannot read seed file s.json: ENOENT`), where the webhook receivers say "port 4010 on 127.0.0.1 is
+ * already in use" (a newcomer starting the quickstart's server a second time read the errno alone).
+ */
+async function inWords(message: string): Promise<string> {
+  const listen = /^cannot listen on (.+):(\d+): ([A-Z_]+)$/.exec(message);
+  if (listen) return listenMessage(listen[3]!, listen[1]!, Number(listen[2]));
+  const seed = /^(cannot read seed file .+): (E[A-Z]+)$/.exec(message);
+  if (seed) {
+    const { whyUnreadable } = await import('../files/errno.js');
+    return `${seed[1]!}: ${whyUnreadable({ code: seed[2] }, 'file')}`;
+  }
+  return message;
 }
 
 /** The hint names the flag behind this cause: a seed file, an address, or the TLS pair. */

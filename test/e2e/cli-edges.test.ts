@@ -2,6 +2,7 @@
 // shape of --json errors, and hints that survive --quiet.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { BIN, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
 
@@ -148,6 +149,23 @@ describe('an address that cannot be listened on', () => {
     const result = await runCli(['serve', '--port', '0', '--host', '192.0.2.1'], { timeoutMs: 120_000 });
     expect(result.code).toBe(2);
     expect(unstamped(result.stderr)).toContain('hint: choose a --host this machine has');
+  });
+
+  // A newcomer starting the quickstart's server a second time read `cannot listen on 127.0.0.1:4010: EADDRINUSE`;
+  // the webhook receivers say it in words, and so does serve now (test/fuzz/regressions: a seed file it cannot read).
+  it('serve on a port taken: said in words, exit 2', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const result = await runCli(['serve', '--port', String(port)], { timeoutMs: 120_000 });
+      expect(result.code).toBe(2);
+      expect(unstamped(result.stderr)).toBe(
+        `error: cannot start the server: port ${port} on 127.0.0.1 is already in use\nhint: choose another --port (0 picks a free one)\n`,
+      );
+    } finally {
+      taken.close();
+    }
   });
 });
 

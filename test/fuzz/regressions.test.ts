@@ -69,7 +69,7 @@ describe('bugs the fuzzers found', () => {
     const result = await runCli(['serve', '--port', '0', '--seed', 'no-such-seed.json']);
     expect(result.code).toBe(2);
     expect(unstamped(result.stderr)).toBe(
-      'error: cannot start the server: cannot read seed file no-such-seed.json: ENOENT\nhint: check --seed\n',
+      'error: cannot start the server: cannot read seed file no-such-seed.json: no such file\nhint: check --seed\n',
     );
   });
 
