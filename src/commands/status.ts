@@ -156,6 +156,11 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   const statuses = rows.map((r) => r.status);
   const { io } = deps;
   await exportResult(io, statuses, { text: (data) => text(io.c, data, options.offline === true, resolve.baseUrlNote) });
+  // A --profile (or GIFTCODES_PROFILE) that names no profile: every command run so fails for want of a key, where
+  // status listed the others and exited 0, none of them "used by commands run now" (a walkthrough's typo). The
+  // listing stays; the error is the one those commands give.
+  if (!given && (options.profile || resolve.envProfile(env)) && !store.hasProfile(current))
+    throw resolve.profileNotFound(current, store);
   const failed = statuses.filter((s) => s.works === false || (s.error && s.works !== true));
   if (failed.length > 0) {
     const first = failed.find((s) => s.active) ?? failed[0]!;

@@ -221,6 +221,21 @@ export function configDirMissing(
   });
 }
 
+/**
+ * A profile named by --profile or GIFTCODES_PROFILE that is not saved (a typo): the error every command that reads
+ * its key gives, and status after its table. The profiles saved, never the missing one (profileNames adds the
+ * default profile, saved or not: the hint read `no profile named "default"` … `(profiles: default)`). An order placed
+ * with a key given for its run is recorded under the run's profile, which may not be saved: that key, given again,
+ * reads it (a support review).
+ */
+export function profileNotFound(profile: string, store: ConfigStore): AuthError {
+  const saved = store.profileNames().filter((name) => store.hasProfile(name));
+  return new AuthError(`no profile named "${profile}" in ${store.dir}`, {
+    code: 'profile_not_found',
+    hint: `create it with: giftcodes login --profile ${profile}${saved.length > 0 ? ` (profiles here: ${saved.join(', ')})` : ' (no profile is saved here)'}; or give the key for this run in GIFTCODES_API_KEY`,
+  });
+}
+
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
   const wantedEnv = refuseAllEnvironments(flags.env);
   const profile = resolveProfileName(flags, env, store);
@@ -263,16 +278,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     return checked({ profile, environment: keyEnv, apiKey: givenKey, baseUrl, baseUrlFrom, keySource });
   }
 
-  if (explicitProfile && !store.hasProfile(profile)) {
-    // The profiles saved, never the missing one (profileNames adds the default profile, saved or not: the hint read
-    // `no profile named "default"` … `(profiles: default)`). An order placed with a key given for its run is recorded
-    // under the run's profile, which may not be saved: that key, given again, reads it (a support review).
-    const saved = store.profileNames().filter((name) => store.hasProfile(name));
-    throw new AuthError(`no profile named "${profile}" in ${store.dir}`, {
-      code: 'profile_not_found',
-      hint: `create it with: giftcodes login --profile ${profile}${saved.length > 0 ? ` (profiles here: ${saved.join(', ')})` : ' (no profile is saved here)'}; or give the key for this run in GIFTCODES_API_KEY`,
-    });
-  }
+  if (explicitProfile && !store.hasProfile(profile)) throw profileNotFound(profile, store);
   const stored = store.profile(profile);
   const environment: KeyEnvironment = wantedEnv ?? stored.defaultEnv ?? 'test';
   const apiKey = stored.keys?.[environment];
