@@ -199,6 +199,8 @@ describe('doctor as the gate of a cron job', () => {
   it.each([
     ['README.md', 'the API is down', README],
     ['docs/cron-and-plans.md', 'the API is down', /```cron\n([\s\S]*?)```/],
+    // The plan's recipe wrote both commands to the log and mailed nothing on a failed night (a walkthrough).
+    ['docs/cron-and-plans.md', 'the API is down', /^## Cron with a plan[\s\S]*?```cron\n([\s\S]*?)```/m],
     ['README.md', 'the key is revoked', README],
   ] as const)(
     "%s's cron recipe sends the doctor's lines to the same log as the order, and mails its error and hint (%s)",
