@@ -250,3 +250,43 @@ describe('doctor as the gate of a cron job', () => {
     60_000,
   );
 });
+
+// A person's day: the weekly alarm the docs gave (`order pending --json` in cron) printed `[]` every week, and cron
+// mails whatever a job prints, so the alarm rang every Monday and was soon ignored. Its line now prints only when an
+// order never reached the user.
+describe("docs/cron-and-plans.md's weekly alarm, as cron's sh runs it", () => {
+  it('prints nothing when every order reached the user, and the orders left when one did not', async () => {
+    const docs = readFileSync(join(ROOT, 'docs/cron-and-plans.md'), 'utf8');
+    const entry = /weekly alarm[\s\S]*?```cron\n([\s\S]*?)```/
+      .exec(docs)?.[1]
+      ?.split('\n')
+      .find((l) => /^[\d*]/.test(l));
+    expect(entry).toBeDefined();
+    const dir = tempDir();
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(BIN, join(bin, 'giftcodes'));
+    const configDir = configCopy(served.configDir);
+    const monday = () =>
+      spawnSync('/bin/sh', ['-c', entry!.replace(/^(\S+\s+){5}/, '').replace(/\\%/g, '%')], {
+        env: {
+          PATH: [bin, dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+          HOME: dir,
+          GIFTCODES_CONFIG_DIR: configDir,
+        },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    const quiet = monday();
+    expect([quiet.status, quiet.stdout, quiet.stderr]).toEqual([0, '', '']);
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1'], {
+      configDir,
+      baseUrl: served.url,
+      env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const rang = monday();
+    expect(rang.stderr).toBe('');
+    expect((JSON.parse(rang.stdout) as { productId: string }[]).map((o) => o.productId)).toEqual(['amazon-us-10']);
+  }, 60_000);
+});
