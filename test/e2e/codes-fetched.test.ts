@@ -354,6 +354,19 @@ describe('codes get --out a file that cannot hold the order', () => {
       const codes = await runCli(['codes', 'get', id, '--out', file], { configDir });
       expect(codes.code, codes.stderr).toBe(6);
       expect(codes.stderr).not.toContain('too few');
+      // Said as order watch says it (a person's day: codes get gave "failed; it has no codes" and "see it with order
+      // show", where watch gave the provider's reason and how to order it anew).
+      const watched = await runCli(['order', 'watch', id], { configDir });
+      const said = (r: { stderr: string }) =>
+        r.stderr
+          .split('\n')
+          .filter((l) => /(error|hint): /.test(l))
+          .map((l) => l.replace(/^.*?(error|hint): /, '$1: '));
+      const words = said(watched);
+      expect(words[0]).toMatch(new RegExp(`^error: order ${id} ended failed \\(\\w+`));
+      expect(words[1]).toContain(`ask the provider about order ${id}; to order it anew: `);
+      expect(said(codes)).toEqual(words);
+      expect(said(await runCli(['codes', 'get', id], { configDir }))).toEqual(words);
     });
   }, 60_000);
 });

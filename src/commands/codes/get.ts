@@ -140,6 +140,16 @@ async function fetchCodes(
   // failed order is an outcome too: the interrupted `order place` of it, if any, ends as failed once it is said. By
   // the order the ref resolved to, on the server it was placed at: the ref as typed may be a prefix or a key.
   const noteFailed = async (error: unknown): Promise<never> => {
+    // Codes refused for a failed order (export/write.ts failedOrderOf) say only that: the order, read once, gives its
+    // reason and the way on, as order watch says them (a person's day: "order … failed; it has no codes" and "see it
+    // with order show", where watch gave the provider's reason and how to order it anew).
+    if (error instanceof OrderFailedError && !('order' in error)) {
+      const [order, { OrderEndedError }] = await Promise.all([
+        api.getOrder(ref.orderId).catch(() => undefined),
+        import('../../orders/wait.js'),
+      ]);
+      if (order !== undefined && orderOutcome(order.status) === 'failed') error = new OrderEndedError(order);
+    }
     if (error instanceof OrderFailedError && recorded) {
       const { OrderEndedError } = await import('../../orders/wait.js');
       const status = error instanceof OrderEndedError ? error.order.status : 'failed';
