@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/commands/config/set.js';
+import { checkField, run } from '../../src/commands/config/set.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { unstamped, tempDir } from '../helpers/e2e.js';
 import { capturedIo } from '../helpers/inprocess.js';
@@ -65,5 +65,26 @@ describe('config set', () => {
       if (field === 'encrypt-to') expect(held.encryptTo ?? []).toEqual(printed);
       if (field === 'base-url') expect(held.baseUrl).toBe(printed);
     }
+  });
+});
+
+// A person's day: `config set defualt-env live` listed the fields, where catalog list and order place say "did you mean".
+describe('an unknown config field', () => {
+  it('names the nearest field first, then lists them all; a word near none lists them', () => {
+    expect(() => checkField('defualt-env')).toThrow(
+      expect.objectContaining({
+        message: 'unknown config field "defualt-env"',
+        hint: 'did you mean default-env? fields: base-url, default-env, encrypt-to, history-days, proxy',
+      }),
+    );
+    expect(() => checkField('baseurl')).toThrow(
+      expect.objectContaining({ hint: expect.stringMatching(/^did you mean base-url\? /) }),
+    );
+    expect(() => checkField('colour')).toThrow(
+      expect.objectContaining({ hint: 'fields: base-url, default-env, encrypt-to, history-days, proxy' }),
+    );
+    expect(() => checkField('api-key')).toThrow(
+      expect.objectContaining({ hint: 'keys are stored with: giftcodes login' }),
+    );
   });
 });

@@ -7,6 +7,7 @@ import {
   type SettableField as Field,
 } from '../../config/fields.js';
 import { isCliError, UsageError } from '../../errors.js';
+import { nearestIds } from '../../near.js';
 import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps, GlobalOptions } from '../deps.js';
@@ -123,7 +124,10 @@ function checkProxyUrl(value: string): string {
 
 export function checkField(field: string): Field {
   if ((FIELDS as readonly string[]).includes(field)) return field as Field;
-  const hint = /key/i.test(field) ? 'keys are stored with: giftcodes login' : `fields: ${FIELDS.join(', ')}`;
+  const near = nearestIds(field, FIELDS, 1)[0];
+  const hint = /key/i.test(field)
+    ? 'keys are stored with: giftcodes login'
+    : `${near !== undefined ? `did you mean ${near}? ` : ''}fields: ${FIELDS.join(', ')}`;
   throw new UsageError(`unknown config field "${field}"`, { hint });
 }
 
