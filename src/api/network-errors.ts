@@ -2,7 +2,7 @@
 // the request can have reached the API, whether another attempt may help, and the words and hint the user
 // sees. The request loop that asks is in client.ts; what an HTTP status or error body means is in errors.ts.
 import { NetworkError, type CliError } from '../errors.js';
-import { isLoopbackHost } from '../config/resolve.js';
+import { isLoopbackHost } from '../config/same-api.js';
 import { neverConnected } from './connect.js';
 import { unreadableBody } from './errors.js';
 import { UnsupportedCodingError } from './transport.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { pingFacts } from '../api/outcome.js';
 import { AuthError, UsageError, isCliError } from '../errors.js';
-import type { ConfigStore } from '../config/store.js';
+import type { ConfigStore, ResellerSeen } from '../config/store.js';
 import { pinnedHint } from '../output/pinned-hint.js';
 import { exportResult } from '../output/exporter.js';
 import { environmentOfKey, maskKey, otherEnvironment, type KeyEnvironment } from '../secrets.js';
@@ -19,6 +19,13 @@ export interface LoginOptions extends Pick<GlobalOptions, 'profile' | 'env' | 'a
 type LoginDeps = Pick<Deps, 'io' | 'config' | 'clientFor'>;
 
 const MAX_PROMPT_TRIES = 3;
+
+/** A key the API accepted: its environment, its reseller as said (`unknown` where unnamed), and as stated, if it was. */
+interface Verified {
+  environment: KeyEnvironment;
+  resellerId: string;
+  stated?: string;
+}
 
 export function register(parent: Command, app: App): void {
   const command = parent
@@ -63,7 +70,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
   const v1 = baseUrlWarning(baseUrl);
   if (v1) deps.io.warn(v1);
 
-  const verify = async (key: string): Promise<{ environment: KeyEnvironment; resellerId: string }> => {
+  const verify = async (key: string): Promise<Verified> => {
     const environment = checkPrefix(key, wanted);
     // Login's own hint for a refused key: "save a valid one with giftcodes login" tells someone in login nothing.
     const refused = `the ${environment} key was refused by ${baseUrl}: check it was copied whole and is not revoked, and that it is a ${environment} key of that server (another server: --base-url <url>)`;
@@ -83,14 +90,16 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
           code: 'environment_mismatch',
         });
       }
-      return { environment, resellerId: facts.resellerId };
+      // The reseller as the API named it, kept with the key (ResellerSeen); none where the ping named none.
+      const stated = ping.resellerId ?? ping.reseller_id;
+      return { environment, resellerId: facts.resellerId, ...(stated ? { stated } : {}) };
     } finally {
       spinner.stop();
     }
   };
 
   let key: string;
-  let verified: { environment: KeyEnvironment; resellerId: string };
+  let verified: Verified;
   const given = options.apiKey || (options.apiKeyStdin ? await readStdin(deps) : undefined);
   if (given !== undefined) {
     key = given;
@@ -113,6 +122,11 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
 
   await checkSameReseller(deps, store, profile, baseUrl, verified, options.force === true);
   const explicitBaseUrl = Boolean(options.baseUrl || deps.io.env.GIFTCODES_BASE_URL);
+  // The reseller the API stated for this key, kept beside it: another key of the same reseller (another profile, a
+  // key rotated) is one wallet, and an order interrupted under one is not placed again under the other without a word
+  // (a review: two keys of one reseller in two profiles, an interrupted order charged twice).
+  const { keyIdOf } = await import('../journal/intent.js');
+  const reseller = verified.stated !== undefined ? { id: verified.stated, keyId: keyIdOf(key), baseUrl } : undefined;
   const storage = await storeKey(
     deps,
     store,
@@ -121,6 +135,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
     key,
     explicitBaseUrl ? baseUrl : undefined,
     options.insecureStorage === true,
+    reseller,
   );
   const result = {
     profile,
@@ -181,7 +196,7 @@ async function checkSameReseller(
   store: ConfigStore,
   profile: string,
   baseUrl: string,
-  verified: { environment: KeyEnvironment; resellerId: string },
+  verified: Verified,
   force: boolean,
 ): Promise<void> {
   const other = otherEnvironment(verified.environment);
@@ -232,6 +247,7 @@ async function storeKey(
   key: string,
   baseUrl: string | undefined,
   insecure: boolean,
+  reseller: ResellerSeen | undefined,
 ): Promise<'keyring' | 'file'> {
   if (!insecure) {
     const { keyringStatus, keyringSet, keyringAccount } = await import('../config/keyring.js');
@@ -241,7 +257,7 @@ async function storeKey(
       const account = keyringAccount(profile, environment);
       try {
         await keyringSet(deps.io.env, account, key);
-        await store.setKeyringReference(profile, environment, account, baseUrl);
+        await store.setKeyringReference(profile, environment, account, baseUrl, reseller);
         return 'keyring';
       } catch (error) {
         reason = error instanceof Error ? error.message : String(error);
@@ -251,7 +267,7 @@ async function storeKey(
       `no usable credential store (${reason}): the key is stored in the config file ${store.path} (mode 0600)`,
     );
   }
-  await store.setKey(profile, environment, key, baseUrl);
+  await store.setKey(profile, environment, key, baseUrl, reseller);
   return 'file';
 }
 

@@ -4,6 +4,7 @@ import { AuthError, UsageError } from '../errors.js';
 import { environmentOfKey, otherEnvironment, type KeyEnvironment } from '../secrets.js';
 import type { ConfigStore } from './store.js';
 import { profileName } from '../commands/parse.js';
+import { isLoopbackHost } from './same-api.js';
 
 /**
  * An environment asked for against a key given for the run (--api-key, GIFTCODES_API_KEY) of the other one: which
@@ -45,6 +46,11 @@ export interface Connection {
   baseUrlOverride?: BaseUrlOverride;
   /** With keySource 'keyring': the credential-store account; apiKey is empty until loadStoredKey fills it. */
   keyringAccount?: string;
+  /**
+   * The reseller `login` learned for this key at this API (ConfigStore.resellerOf), once the key is read (withReseller);
+   * undefined where none was learned (a key never logged in with, a ping that named none, a config from before).
+   */
+  resellerId?: string;
 }
 
 /** Fills in a key kept in the credential store (loading the native module only now), bounded by a timeout. */
@@ -62,6 +68,17 @@ export async function loadStoredKey(connection: Connection, env: NodeJS.ProcessE
     );
   }
   return { ...connection, apiKey };
+}
+
+/**
+ * The connection with the reseller login learned for its key at its API, in any profile of the config (a key given in
+ * GIFTCODES_API_KEY that a profile holds too). Read once the key is (loadStoredKey).
+ */
+export async function withReseller(connection: Connection, store: ConfigStore): Promise<Connection> {
+  if (connection.apiKey === '') return connection;
+  const [{ keyIdOf }, { sameApi }] = await Promise.all([import('../journal/intent.js'), import('./same-api.js')]);
+  const resellerId = store.resellerOf(keyIdOf(connection.apiKey), connection.environment, connection.baseUrl, sameApi);
+  return resellerId === undefined ? connection : { ...connection, resellerId };
 }
 
 /** `--env all` names both keys: only logout takes it. */
@@ -372,11 +389,6 @@ export function normaliseBaseUrl(raw: string): string {
   url.search = '';
   url.hash = '';
   return url.toString().replace(/\/+$/, '');
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
 }
 
 /** A key never travels over plain http except to this machine. */

@@ -10,6 +10,8 @@ z.config(en());
 
 const environmentSchema = z.enum(['test', 'live']);
 
+const resellerSchema = z.object({ id: z.string(), keyId: z.string(), baseUrl: z.string() });
+
 const profileSchema = z.object({
   baseUrl: z.optional(z.string()),
   defaultEnv: z.optional(environmentSchema),
@@ -21,6 +23,8 @@ const profileSchema = z.object({
   keys: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
   /** Keys kept in the credential store: the account each is filed under (a reference, never the key). */
   keyring: z.optional(z.partial(z.object({ test: z.optional(z.string()), live: z.optional(z.string()) }))),
+  /** The reseller login learned for each environment's key (store.ts ResellerSeen). */
+  resellers: z.optional(z.partial(z.object({ test: z.optional(resellerSchema), live: z.optional(resellerSchema) }))),
 });
 
 export const configSchema: z.ZodMiniType<ConfigData> = z.object({

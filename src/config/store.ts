@@ -21,6 +21,22 @@ export interface Profile {
   keys?: { test?: string | undefined; live?: string | undefined } | undefined;
   /** Keys kept in the credential store: the account each is filed under (a reference, never the key). */
   keyring?: { test?: string | undefined; live?: string | undefined } | undefined;
+  /**
+   * The reseller the API stated for the profile's key of each environment when `login` verified it (ResellerSeen):
+   * two keys of one reseller are one wallet, so an order interrupted under one is not placed again under the other
+   * (docs/exactly-once.md). Absent in configs written before, and for a key whose ping named no reseller.
+   */
+  resellers?: { test?: ResellerSeen | undefined; live?: ResellerSeen | undefined } | undefined;
+}
+
+/** The reseller a ping stated for a key: bound to that key (by its id, never the key) and the address it was asked at. */
+export interface ResellerSeen {
+  /** The reseller id the API answered `ping` with. */
+  id: string;
+  /** The key's id (journal/intent.ts keyIdOf): the entry speaks for that key only, not one saved since without login. */
+  keyId: string;
+  /** The base URL the ping went to: the same reseller id on another server is another reseller. */
+  baseUrl: string;
 }
 
 export interface ConfigData {
@@ -105,12 +121,26 @@ export class ConfigStore {
     return this.data.profiles?.[name] ?? {};
   }
 
-  async setKey(profileName: string, env: KeyEnvironment, key: string, baseUrl?: string): Promise<void> {
+  /**
+   * Saves the profile's key for `env` in the file; `reseller`, the reseller its ping stated (login), replaces what was
+   * known of the old key's, and none forgets it.
+   */
+  async setKey(
+    profileName: string,
+    env: KeyEnvironment,
+    key: string,
+    baseUrl?: string,
+    reseller?: ResellerSeen,
+  ): Promise<void> {
     if (environmentOfKey(key) !== env) throw new UsageError(`a ${env} key must begin with sc_${env}_`);
     await this.updateProfile(profileName, (profile) => {
       const keyring = { ...profile.keyring };
       delete keyring[env];
-      return { ...profile, ...(baseUrl ? { baseUrl } : {}), keys: { ...profile.keys, [env]: key }, keyring };
+      return withReseller(
+        { ...profile, ...(baseUrl ? { baseUrl } : {}), keys: { ...profile.keys, [env]: key }, keyring },
+        env,
+        reseller,
+      );
     });
   }
 
@@ -120,12 +150,34 @@ export class ConfigStore {
     env: KeyEnvironment,
     account: string,
     baseUrl?: string,
+    reseller?: ResellerSeen,
   ): Promise<void> {
     await this.updateProfile(profileName, (profile) => {
       const keys = { ...profile.keys };
       delete keys[env];
-      return { ...profile, ...(baseUrl ? { baseUrl } : {}), keys, keyring: { ...profile.keyring, [env]: account } };
+      return withReseller(
+        { ...profile, ...(baseUrl ? { baseUrl } : {}), keys, keyring: { ...profile.keyring, [env]: account } },
+        env,
+        reseller,
+      );
     });
+  }
+
+  /**
+   * The reseller login learned for the key `keyId` of `env` at the API of `baseUrl` (`sameApi`), in any profile of this
+   * config (a key given in GIFTCODES_API_KEY that a profile holds too); undefined where none was learned.
+   */
+  resellerOf(
+    keyId: string,
+    env: KeyEnvironment,
+    baseUrl: string,
+    sameApi: (a: string, b: string) => boolean,
+  ): string | undefined {
+    for (const profile of Object.values(this.data.profiles ?? {})) {
+      const seen = profile.resellers?.[env];
+      if (seen !== undefined && seen.keyId === keyId && sameApi(seen.baseUrl, baseUrl)) return seen.id;
+    }
+    return undefined;
   }
 
   /** Where the profile's key for `env` lives, if anywhere. */
@@ -143,7 +195,10 @@ export class ConfigStore {
       delete keys[env];
       delete keyring[env];
     }
-    if (removed.length > 0) await this.updateProfile(profileName, (profile) => ({ ...profile, keys, keyring }));
+    if (removed.length > 0)
+      await this.updateProfile(profileName, (profile) =>
+        envs.reduce<Profile>((kept, env) => withReseller(kept, env, undefined), { ...profile, keys, keyring }),
+      );
     return removed;
   }
 
@@ -225,6 +280,15 @@ const PROPERTY_OF = {
   proxy: 'proxy',
 } as const satisfies Record<SettableField, keyof Profile>;
 
+/** The profile with `reseller` as its key's of `env` (none: forgotten; the field goes once it holds nothing). */
+function withReseller(profile: Profile, env: KeyEnvironment, reseller: ResellerSeen | undefined): Profile {
+  const { resellers: old, ...rest } = profile;
+  const resellers = { ...old };
+  delete resellers[env];
+  if (reseller !== undefined) resellers[env] = { id: reseller.id, keyId: reseller.keyId, baseUrl: reseller.baseUrl };
+  return Object.keys(resellers).length > 0 ? { ...rest, resellers } : rest;
+}
+
 /** `encrypt-to none` removes the setting; otherwise the recipients, separated by commas or spaces. */
 function withEncryptTo(profile: Profile, value: string): Profile {
   const { encryptTo: _old, ...rest } = profile;
@@ -299,11 +363,29 @@ const PROFILE: readonly (readonly [keyof Profile, Field])[] = [
   ],
   ['keys', (value) => plainFields(value, KEYS) ?? INVALID],
   ['keyring', (value) => plainFields(value, KEYS) ?? INVALID],
+  ['resellers', (value) => plainFields(value, RESELLERS) ?? INVALID],
 ];
 
 const KEYS: readonly (readonly [string, Field])[] = [
   ['test', text],
   ['live', text],
+];
+
+/** A reseller seen (ResellerSeen): every field there. */
+const reseller: Field = (value) => {
+  const seen = plainFields(value, RESELLER);
+  return seen !== undefined && RESELLER.every(([name]) => name in seen) ? seen : INVALID;
+};
+
+const RESELLER: readonly (readonly [keyof ResellerSeen, Field])[] = [
+  ['id', text],
+  ['keyId', text],
+  ['baseUrl', text],
+];
+
+const RESELLERS: readonly (readonly [string, Field])[] = [
+  ['test', reseller],
+  ['live', reseller],
 ];
 
 /** An object of only these fields, each present one valid: a copy with them in this order; else undefined. */

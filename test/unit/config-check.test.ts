@@ -24,6 +24,24 @@ const keys = fc.oneof(
   fc.dictionary(fc.constantFrom('test', 'live', 'other', '__proto__'), anyValue, { maxKeys: 3 }),
   anyValue,
 );
+// The reseller login learned for a key: whole, a field short or of another type, or something else.
+const reseller = fc.oneof(
+  fc.record(
+    {
+      id: fc.oneof(fc.constant('rs_demo'), anyValue),
+      keyId: fc.oneof(fc.constant('139357825e679305'), anyValue),
+      baseUrl: fc.oneof(fc.constant('http://127.0.0.1:4010'), anyValue),
+      extra: anyValue,
+    },
+    { requiredKeys: [] },
+  ),
+  anyValue,
+);
+const resellers = fc.oneof(
+  fc.dictionary(fc.constantFrom('test', 'live'), reseller, { maxKeys: 2 }),
+  fc.dictionary(fc.constantFrom('test', 'live', 'other', '__proto__'), reseller, { maxKeys: 3 }),
+  anyValue,
+);
 const profile = fc.oneof(
   fc.record(
     {
@@ -33,6 +51,7 @@ const profile = fc.oneof(
       historyDays: fc.oneof(fc.integer({ min: 0, max: 400 }), anyValue),
       keys,
       keyring: keys,
+      resellers,
       extra: anyValue,
       __proto__: anyValue,
     },
@@ -79,6 +98,7 @@ describe('the quick check of the config file agrees with zod', () => {
     const files = [
       '{}',
       '{"profiles":{"default":{"baseUrl":"http://127.0.0.1:4010","keys":{"test":"sc_test_demo_4f3c9a1b7e2d"},"keyring":{}}}}',
+      '{"profiles":{"default":{"baseUrl":"http://127.0.0.1:4010","keys":{"test":"sc_test_demo_4f3c9a1b7e2d"},"keyring":{},"resellers":{"test":{"id":"rs_demo","keyId":"139357825e679305","baseUrl":"http://127.0.0.1:4010"}}}}}',
       '{"defaultProfile":"shop-eu","profiles":{"shop-eu":{"keyring":{"live":"giftcodes:shop-eu:live"},"keys":{},"defaultEnv":"live","historyDays":30,"proxy":"http://proxy:3128"}}}',
     ];
     for (const file of files)
@@ -91,6 +111,7 @@ describe('the quick check of the config file agrees with zod', () => {
     '{"profiles":{"default":{"keys":{"test":1}}}}',
     '{"profiles":{"__proto__":{}}}',
     '{"profiles":{"default":{"extra":1}}}',
+    '{"profiles":{"default":{"resellers":{"test":{"id":"rs_demo"}}}}}',
     '{"defaultProfile":null}',
   ])('leaves %s to zod', (file) => {
     expect(plainConfig(stored(file))).toBeUndefined();
