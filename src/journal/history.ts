@@ -36,6 +36,8 @@ export interface OrderRecord {
   key: string;
   /** The API key's id (keyIdOf: a short hash, never the key): with baseUrl and environment, the key's scope. Absent in older records. */
   keyId?: string;
+  /** The reseller login learned for that key (Intent.resellerId), where known: another key of it is one wallet. */
+  resellerId?: string;
   orderId?: string;
   productId: string;
   quantity: number;
@@ -113,6 +115,8 @@ export interface Scope {
   baseUrl: string;
   environment: 'test' | 'live';
   keyId: string;
+  /** The reseller login learned for that key (OrderSpec.resellerId): no part of the scope, kept with what it makes. */
+  resellerId?: string | undefined;
 }
 
 /** The scope of an intent, an order's spec or a record that has one. */
@@ -653,6 +657,7 @@ function clean(r: OrderRecord): OrderRecord {
   return {
     key: r.key,
     ...(r.keyId !== undefined ? { keyId: r.keyId } : {}),
+    ...(typeof r.resellerId === 'string' ? { resellerId: r.resellerId } : {}),
     ...(r.orderId !== undefined ? { orderId: r.orderId } : {}),
     productId: r.productId,
     quantity: r.quantity,

@@ -5,6 +5,7 @@ import type { LeftBy } from '../files/codes-temps.js';
 import type { KeyEnvironment } from '../secrets.js';
 import type { Money } from '../money.js';
 import { currentOwner, type Owner } from './owner.js';
+import { sameApi } from '../config/same-api.js';
 
 export const INTENT_VERSION = 2 as const;
 
@@ -53,6 +54,11 @@ export interface OrderSpec {
   baseUrl: string;
   /** A short hash of the API key: tells keys apart without storing one. */
   keyId: string;
+  /**
+   * The reseller the API stated for this key at this API when `login` verified it (config/store.ts ResellerSeen), where
+   * known: another key of the same reseller is one wallet (sameReseller). Absent in intents made before it was kept.
+   */
+  resellerId?: string | undefined;
   productId: string;
   quantity: number;
 }
@@ -143,18 +149,41 @@ export function sameRequest(intent: Intent, spec: OrderSpec): boolean {
   );
 }
 
+/** What tells whose wallet an order (an intent, a spec, a record, a plan's scope) is charged to. */
+export interface ResellerOf {
+  environment: string;
+  baseUrl: string;
+  keyId?: string | undefined;
+  resellerId?: string | undefined;
+}
+
 /**
- * sameRequest, or the same product, quantity and environment with this very API key under another profile: the API
- * sees one reseller, so an interrupted order of it may have been charged to this one (a review: an order interrupted
- * in profile "default" was placed again in a second profile holding the same key, charged twice).
+ * Two orders' API keys are one reseller's, in the same environment: this very key (at any address: one reseller to
+ * one API), or two keys whose reseller ids, as the API stated them at login, are equal at the same API (sameApi: two
+ * servers may each have a reseller of that id). A key whose reseller is not known (an intent or record from before it
+ * was kept, a key never logged in with) is its own reseller only, as before.
+ */
+export function sameReseller(a: ResellerOf, b: ResellerOf): boolean {
+  if (a.environment !== b.environment) return false;
+  if (a.keyId !== undefined && a.keyId === b.keyId) return true;
+  return a.resellerId !== undefined && a.resellerId === b.resellerId && sameApi(a.baseUrl, b.baseUrl);
+}
+
+/** Another API key of the same reseller (sameReseller, not the same key): said as such, with the reseller's id. */
+export function otherKeyOfReseller(a: ResellerOf, b: ResellerOf): boolean {
+  return a.keyId !== b.keyId && sameReseller(a, b);
+}
+
+/**
+ * sameRequest, or the same product, quantity and environment under another profile with this very API key or another
+ * key of the same reseller (sameReseller): the API sees one reseller, so an interrupted order of it may have been
+ * charged to this one (reviews: an order interrupted in profile "default" was placed again in a second profile holding
+ * the same key, and then in one holding a second key of the same reseller, charged twice each time).
  */
 export function sameResellerRequest(intent: Intent, spec: OrderSpec): boolean {
   return (
     sameRequest(intent, spec) ||
-    (intent.keyId === spec.keyId &&
-      intent.productId === spec.productId &&
-      intent.quantity === spec.quantity &&
-      intent.environment === spec.environment)
+    (sameReseller(intent, spec) && intent.productId === spec.productId && intent.quantity === spec.quantity)
   );
 }
 
@@ -216,6 +245,7 @@ export function newIntent(
     environment: options.environment,
     baseUrl: options.baseUrl,
     keyId: options.keyId,
+    ...(options.resellerId !== undefined ? { resellerId: options.resellerId } : {}),
     productId: options.productId,
     quantity: options.quantity,
     body,

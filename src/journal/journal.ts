@@ -24,8 +24,10 @@ import {
   neverSent,
   newIntent,
   remembered,
+  otherKeyOfReseller,
   sameOrder,
   sameRequest,
+  sameReseller,
   sameResellerRequest,
   staleness,
   type Intent,
@@ -57,7 +59,7 @@ import {
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
 import { sweepLeftBy, type LeftBy } from '../files/codes-temps.js';
 import { intentSchema } from './schema.js';
-import { mayBeOwn, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
+import { mayBeOwn, resellerKeyWords, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
 import { groupBy } from '../group.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
@@ -422,10 +424,10 @@ export class Journal {
         const elsewhere = this.history.everyScope(options.key).find(
           (r) =>
             r.environment === options.environment &&
-            // The same reseller: this API key under another profile, or this profile under a key since rotated;
-            // another profile's other key is another reseller, whose keys are its own (a review reused the key
-            // under a second profile holding the same API key).
-            (r.keyId === options.keyId || r.profile === options.profile) &&
+            // The same reseller: this API key under another profile, or this profile under a key since rotated, or
+            // another key login learned is of the same reseller; another profile's other key is another reseller's,
+            // unless login learned otherwise (a review reused the key under a second profile holding the same API key).
+            (sameReseller(r, options) || r.profile === options.profile) &&
             !inScope(r, scopeOf(options)) &&
             // Its order placed there (delivered, abandoned), or its request sent there without an answer and
             // abandoned: the server answers this run with that order, which read as another run's (a review).
@@ -477,23 +479,31 @@ export class Journal {
     );
     if (other) {
       const units = unitsOf(other.quantity, other.productId);
-      // Another profile's is matched only with this very key (sameResellerRequest): said as the second order this run
-      // would be, not as a resume it asked for (a review read "not resumed from profile backup" as its own request).
+      // Dropped, an order that went out may have been placed all the same: this command run again is then a second
+      // order beside it, and the abandon is no way to that order (a review followed "or drop it", ran the command
+      // again, and was charged twice).
+      const dropped = neverSent(other)
+        ? `giftcodes order abandon ${other.key} (it was never sent)`
+        : `giftcodes order abandon ${other.key} (if it was placed, this command run after that is a second order beside it)`;
+      // Another profile's is matched only with this very key or another of the same reseller (sameResellerRequest):
+      // said as the second order this run would be, not as a resume it asked for (a review read "not resumed from
+      // profile backup" as its own request). Never resumed with another key: the API does not say a reseller's keys
+      // share idempotency keys, so it is finished with the key it was placed with, in its profile.
       if (other.profile !== options.profile)
         throw new UsageError(
-          `an interrupted order for ${units} (${other.environment}) was started in profile "${other.profile}", which holds this same API key, and may have been charged; this run would place a second one beside it, so it placed nothing`,
+          `an interrupted order for ${units} (${other.environment}) was started in profile "${other.profile}", which holds ${resellerKeyWords(other, options)}, and may have been charged; this run would place a second one beside it, so it placed nothing`,
           {
             code: 'intent_conflict',
-            hint: `finish that one: giftcodes order resume ${other.key}${other.out && other.out.path !== '-' ? ` (its codes go to ${other.out.path})` : ''}, or drop it: giftcodes order abandon ${other.key}; then run this again`,
+            hint: `finish that one${other.keyId !== options.keyId ? ` with the API key it was placed with (profile "${other.profile}"'s)` : ''}: giftcodes order resume ${other.key}${other.out && other.out.path !== '-' ? ` (its codes go to ${other.out.path})` : ''}, or drop it: ${dropped}; then run this again`,
           },
         );
       throw new UsageError(
-        `an interrupted order for ${units} in profile "${other.profile}" (${other.environment}) was made with another API key or base URL (${other.baseUrl}), so it is not resumed with this one`,
+        `an interrupted order for ${units} in profile "${other.profile}" (${other.environment}) was made with ${otherKeyOfReseller(other, options) ? `${resellerKeyWords(other, options)} at ${other.baseUrl}` : `another API key or base URL (${other.baseUrl})`}, so it is not resumed with this one`,
         {
           code: 'intent_conflict',
           // "Its own key" read as its idempotency key, which `order resume` takes anyway, and the resume then refused for
           // the API key (a review): it is the API key (or the base URL) the order was placed with.
-          hint: `resume it with the API key and base URL it was placed with (that key in profile "${other.profile}" or in GIFTCODES_API_KEY): giftcodes order resume ${other.key}   or drop it: giftcodes order abandon ${other.key}`,
+          hint: `resume it with the API key and base URL it was placed with (${other.keyId !== options.keyId && other.profile === options.profile && other.baseUrl === options.baseUrl ? `that key in GIFTCODES_API_KEY: profile "${other.profile}" holds another one now` : `that key in profile "${other.profile}" or in GIFTCODES_API_KEY`}): giftcodes order resume ${other.key}   or drop it: ${dropped}`,
         },
       );
     }

@@ -42,6 +42,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   baseUrl: z.string(),
   /** A short hash of the API key: tells keys apart without storing one. */
   keyId: z.string(),
+  resellerId: z.optional(z.string()),
   productId: z.string(),
   quantity: z.int(),
   /** The exact request body, resent byte for byte. */

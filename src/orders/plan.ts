@@ -27,7 +27,7 @@ import {
 } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { keyIdOf, neverSent, sha256, staleness } from '../journal/intent.js';
+import { keyIdOf, neverSent, sameReseller, sha256, staleness } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
@@ -884,14 +884,17 @@ interface ScopedRow {
   baseUrl: string;
   environment: string;
   keyId?: string | undefined;
+  resellerId?: string | undefined;
   profile: string;
 }
 
 /**
  * The rows of `items` that this plan (its file name and batch) made in a scope that differs from this run's in one
- * part only (another key in the same profile at this address, or this key at another spelling of it), of a
+ * part only (another key in the same profile at this address, or this key at another spelling of it), or with another
+ * API key of the same reseller (sameReseller: login learned both keys' reseller, at this API) in any profile, of a
  * product and quantity this run would order. deliveredUnderOtherScope's, and the intents such a run sent and never
- * finished (a cron job killed, then the key rotated: its charged rows were ordered again, another review found).
+ * finished (a cron job killed, then the key rotated: its charged rows were ordered again, another review found; and
+ * the same plan run in a second profile holding a second key of the reseller, every row charged twice).
  */
 export function underOtherScope<T extends ScopedRow>(
   items: readonly T[],
@@ -905,10 +908,14 @@ export function underOtherScope<T extends ScopedRow>(
   const families = new Map<string, string>();
   return items.filter((r) => {
     if (r.environment !== scope.environment || r.keyId === undefined) return false;
-    // Both the same: this scope's (read as delivered rows). Both different: another server with another key. A key
-    // rotated stays in its profile: another profile's key is another reseller's, whose orders are its own.
-    if ((r.baseUrl === scope.baseUrl) === (r.keyId === scope.keyId)) return false;
-    if (r.keyId !== scope.keyId && r.profile !== profile) return false;
+    const sameKey = r.keyId === scope.keyId;
+    const sameAddress = r.baseUrl === scope.baseUrl;
+    // Both the same: this scope's (read as delivered rows).
+    if (sameKey && sameAddress) return false;
+    // Another key: one rotated in this profile at this address, or another key of the same reseller at this API in any
+    // profile. Otherwise another profile's key, or another key at another server, is another reseller's, whose orders
+    // are its own.
+    if (!sameKey && !(sameAddress && r.profile === profile) && !sameReseller(r, scope)) return false;
     if (!PLAN_ROW_KEY.test(r.key) || !wanted.has(`${r.productId}\n${r.quantity}`)) return false;
     const where = `${r.baseUrl}\n${r.keyId}`;
     let family = families.get(where);
@@ -1042,8 +1049,16 @@ export function abandonedSentGone(
 }
 
 /** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */
-export function connectionScope(connection: Pick<Connection, 'baseUrl' | 'environment' | 'apiKey'>): Scope {
-  return { baseUrl: connection.baseUrl, environment: connection.environment, keyId: keyIdOf(connection.apiKey) };
+export function connectionScope(
+  connection: Pick<Connection, 'baseUrl' | 'environment' | 'apiKey' | 'resellerId'>,
+): Scope {
+  return {
+    baseUrl: connection.baseUrl,
+    environment: connection.environment,
+    keyId: keyIdOf(connection.apiKey),
+    // Not part of the keys' scope (planFamily, scopeOf): what its rows' intents and records keep of whose key it is.
+    ...(connection.resellerId !== undefined ? { resellerId: connection.resellerId } : {}),
+  };
 }
 
 /**

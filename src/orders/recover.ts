@@ -8,6 +8,7 @@ import type { ExportOptions, ExportResult } from '../export/write.js';
 import {
   neverSent,
   sameOrder,
+  sameReseller,
   sameResellerRequest,
   staleness,
   type Intent,
@@ -74,20 +75,23 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
   // (another run of it is refused as busy); another key's is a second order, said or asked as without one (a review
   // gave a key at a terminal beside the nightly job and was charged twice, 900 USD, without a word).
   if (key === undefined && intents.some((intent) => interruptedHere(intent, spec))) return undefined;
-  // isAlive is false for another machine's run: its pid says nothing here. In any profile holding this key: one reseller
-  // to the API (a review's second profile placed the same order beside a live run of the first without a word).
-  // At any spelling of the address: the same API key is one reseller to one API (a review's nightly job at
-  // `localhost` was not named beside a run at 127.0.0.1, and a yes was a second charge).
+  // isAlive is false for another machine's run: its pid says nothing here. In any profile holding this key or another
+  // key of the same reseller: one reseller to the API (a review's second profile placed the same order beside a live
+  // run of the first without a word). At any spelling of the address with the same API key: one reseller to one API
+  // (a review's nightly job at `localhost` was not named beside a run at 127.0.0.1, and a yes was a second charge).
   return intents.find(
     (intent) =>
       intent.key !== key &&
-      sameOrder(intent, { ...spec, profile: intent.profile, baseUrl: intent.baseUrl }) &&
+      intent.productId === spec.productId &&
+      intent.quantity === spec.quantity &&
+      sameReseller(intent, spec) &&
       anotherLiveRun(intent.owner),
   )?.owner.pid;
 }
 
 /**
- * An order of this request (product, quantity, environment; in this profile, or in another holding this API key) that
+ * An order of this request (product, quantity, environment; in this profile, or in another holding this API key or
+ * another key of the same reseller: sameResellerRequest) that
  * a run on this machine left interrupted after its request may have gone out, under another key than `key`, the
  * --idempotency-key given, its outcome not yet reached (advisory: no lock). journal.begin never resumes it for a given
  * key, so this run is a second order beside it if that one was placed (an adversarial review added a key "to be safe"
@@ -172,10 +176,10 @@ export function ofThisRequest(
       if (sentUnanswered(r) && r.declined !== true && inScope(r, scope)) abandonedRow = later(abandonedRow, r);
       continue;
     }
-    // Another profile's record counts where it holds this very API key: one reseller to the API (a review abandoned
-    // an order in one profile, placed it again in a second holding the same key, and was charged twice). Another
-    // profile's other key is another reseller's.
-    if (r.environment !== spec.environment || (r.profile !== spec.profile && r.keyId !== spec.keyId)) continue;
+    // Another profile's record counts where it holds this very API key or another key of the same reseller: one
+    // reseller to the API (a review abandoned an order in one profile, placed it again in a second holding the same
+    // key, and was charged twice). Another profile's other key is another reseller's, unless login learned otherwise.
+    if (r.environment !== spec.environment || (r.profile !== spec.profile && !sameReseller(r, spec))) continue;
     const followed = sentUnanswered(r) && r.declined !== true;
     // A run refused before it placed anything (the server out of reach, a wallet short) answers neither question:
     // it became the request's last record, and the next run, which did place an order, said nothing (a review).

@@ -120,3 +120,16 @@ export function reasonWord(code: string): string | undefined {
 
 /** What a refused order's error line ends with, where the API answered (a plan that says it once for all drops it). */
 export const NOTHING_CHARGED = '; no order was made, so nothing was charged';
+
+/**
+ * Whose key another profile's (or another run's) order of the same reseller was made with (journal/intent.ts
+ * sameReseller), in words: `this same API key`, or `another API key of the same reseller (rs_demo)`.
+ */
+export function resellerKeyWords(
+  other: { keyId?: string | undefined; resellerId?: string | undefined },
+  mine: { keyId?: string | undefined },
+): string {
+  return other.keyId === mine.keyId
+    ? 'this same API key'
+    : `another API key of the same reseller${other.resellerId !== undefined ? ` (${other.resellerId})` : ''}`;
+}

@@ -21,7 +21,7 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { counted, firstOf, grouped, holdsCodesOf, reasonWord, unitsOf } from '../../output/words.js';
+import { counted, firstOf, grouped, holdsCodesOf, reasonWord, resellerKeyWords, unitsOf } from '../../output/words.js';
 import { batchFlag, pinnedHint, shellWord } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
@@ -149,7 +149,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([
       import('../../orders/guided.js'),
       import('../catalog/list.js'),
-      deps.connection(),
+      orderConnection(deps),
       deps.api(),
     ]);
     const catalog = await readCatalog(deps.io, api);
@@ -200,7 +200,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         )
       : undefined;
   if (tooMany) throw tooMany;
-  const connection = await deps.connection();
+  const connection = await orderConnection(deps);
   const [
     journal,
     api,
@@ -319,13 +319,17 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     if (abandonedElsewhere) {
       const r = abandonedElsewhere;
       const otherKey = r.keyId !== spec.keyId;
+      // Another key of the same reseller in another profile: named as such, and the way to send its key is that profile.
+      const whose = otherKey
+        ? ` with ${r.profile !== spec.profile || (r.resellerId !== undefined && r.resellerId === spec.resellerId) ? resellerKeyWords(r, spec) : 'another API key'}`
+        : '';
       const { placeFlags } = await import('../../orders/ref.js');
       await secondOrder(
         deps.io,
         yesGiven,
         // Pinned to this run's config directory, as every hint is: pasted from a cron log, it must look there (a review).
         pinnedHint(
-          `the order of ${what} abandoned at ${r.endedAt ?? r.updatedAt} (key ${r.key}) at ${r.baseUrl}${otherKey ? ' with another API key' : ''} may have been placed before it was stopped, and this run, at ${spec.baseUrl}${otherKey ? ' with this key' : ''}, does not send that key; to send its request again under it instead (that order if it was placed, never both): giftcodes order place --product ${options.product} --quantity ${options.quantity}${placeFlags(spec)} --base-url ${r.baseUrl}${otherKey ? ', with that API key' : ''}`,
+          `the order of ${what} abandoned at ${r.endedAt ?? r.updatedAt} (key ${r.key}) at ${r.baseUrl}${whose}${r.profile !== spec.profile ? ` in profile "${r.profile}"` : ''} may have been placed before it was stopped, and this run, at ${spec.baseUrl}${otherKey ? ' with this key' : ''}, does not send that key; to send its request again under it instead (that order if it was placed, never both): giftcodes order place --product ${options.product} --quantity ${options.quantity}${placeFlags(r.profile !== spec.profile ? { ...spec, profile: r.profile } : spec)} --base-url ${r.baseUrl}${otherKey ? ', with that API key' : ''}`,
           { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
         ),
         what,
@@ -568,7 +572,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   await readPlanFirst(o, bytes, deps); // every row checked first: a bad plan is exit 2 before its rows are keyed
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
-    const connection = await deps.connection().catch(() => undefined);
+    const connection = await orderConnection(deps).catch(() => undefined);
     const scope = connection && connectionScope(connection);
     const family = scope && planFamily(scope, o.plan, o.batch);
     const planned = parsePlan(bytes, o.plan, family, o.batch);
@@ -606,7 +610,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
   }
-  const connection = await deps.connection();
+  const connection = await orderConnection(deps);
   const scope = connectionScope(connection);
   const family = planFamily(scope, o.plan, o.batch);
   const [journal, api, { deliver, settle, sayReached }] = await Promise.all([
@@ -927,7 +931,7 @@ async function beforeRows(
   if (elsewhereUnfinished.length > 0 && todo.length > 0) {
     io.warn(
       pinnedHint(
-        `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${otherScopeWords(elsewhereUnfinished, scope)} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
+        `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${otherScopeWords(elsewhereUnfinished, scope, profile, true)} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
           elsewhereUnfinished.map(sentWords),
           5,
         )}; see giftcodes order pending`,
@@ -937,7 +941,7 @@ async function beforeRows(
   }
   if (elsewhere.length > 0 && todo.length > 0) {
     io.warn(
-      `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${otherScopeWords(elsewhere, scope)}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
+      `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${otherScopeWords(elsewhere, scope, profile)}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
         elsewhere.map(deliveredWords),
         5,
       )}`,
@@ -1017,6 +1021,7 @@ async function beforeRows(
     // "The changed plan" only where it changed: rows it delivered or sent at another address or with another key
     // are asked about as what they are, new orders (a person's day read "changed" of an unchanged plan, and said No).
     const planChanged = [changed, unfinished, abandonedGone].some((list) => list.length > 0);
+    const otherProfile = elsewhereUnfinished.find((r) => r.keyId !== scope.keyId && r.profile !== profile)?.profile;
     const yes =
       o.yes ||
       (await io.confirm(
@@ -1032,7 +1037,15 @@ async function beforeRows(
             ? {
                 hint: `wait for the run${placingGone} placing the rows this plan no longer has to finish, then see giftcodes order pending; --yes orders the changed rows beside them`,
               }
-            : {}),
+            : otherProfile !== undefined
+              ? {
+                  // Rows another key of the same reseller sent in another profile: finished there, with that key.
+                  hint: pinnedHint(
+                    `finish those rows with the key they were placed with: the same command with --profile ${otherProfile}; --yes orders them here as new orders beside them`,
+                    { configDir: io.env.GIFTCODES_CONFIG_DIR },
+                  ),
+                }
+              : {}),
         },
       ));
     if (!yes) throw cancelled;
@@ -1440,7 +1453,8 @@ async function askedMeanwhile(
  * that finishes it (pinned to this run's config directory); its codes file, said as this run's --out too when it is.
  */
 function interruptedWords(left: Intent, spec: OrderSpec, out: OutSpec | undefined, configDir?: string): string {
-  const where = left.profile !== spec.profile ? ` in profile "${left.profile}"` : '';
+  // Another profile's: which holds this same API key or another of the same reseller (recover.ts interruptedBeside).
+  const where = left.profile !== spec.profile ? ` in profile "${left.profile}" (${resellerKeyWords(left, spec)})` : '';
   const state =
     left.orderId !== undefined
       ? `was placed (order ${left.orderId}) and interrupted before it reached you`
@@ -1616,7 +1630,17 @@ function planRun(r: { plan?: string | undefined; batch?: string | null | undefin
 }
 
 /** Where rows of this plan were made under another scope: another key at this address, or another spelling of it. */
-function otherScopeWords(rows: readonly { baseUrl: string }[], scope: { baseUrl: string }): string {
+function otherScopeWords(
+  rows: readonly { baseUrl: string; keyId?: string | undefined; resellerId?: string | undefined; profile: string }[],
+  scope: { baseUrl: string; keyId: string },
+  profile: string,
+  unfinished = false,
+): string {
+  // Another profile's rows with another key: another key of the same reseller (plan.ts underOtherScope), finished by
+  // the plan run as it ran there, in that profile, with the key it was placed with.
+  const reseller = rows.find((r) => r.keyId !== scope.keyId && r.profile !== profile);
+  if (reseller !== undefined)
+    return `with ${resellerKeyWords(reseller, scope)} in profile "${reseller.profile}"${unfinished ? ` (the same plan run there, with --profile ${reseller.profile}, finishes ${rows.length === 1 ? 'it' : 'them'} with the key ${rows.length === 1 ? 'it was' : 'they were'} placed with)` : ''}`;
   return rows.some((r) => r.baseUrl === scope.baseUrl)
     ? 'with another API key at this server'
     : // Another address with the same key: another spelling of this API's (localhost for 127.0.0.1), or another
@@ -1654,6 +1678,18 @@ function guidedFileProblem(
   return true;
 }
 
+/**
+ * The connection an order (or a plan's rows) is placed with, with the reseller login learned for its key at its API
+ * (resolve.ts withReseller): what its intents keep, and another key of the same reseller is matched by. Read here, not
+ * for every command: a ping loads no hashing (test/e2e/startup.test.ts).
+ */
+async function orderConnection(deps: Pick<PlaceDeps, 'connection' | 'config'>): Promise<Connection> {
+  const connection = await deps.connection();
+  if (deps.config === undefined) return connection;
+  const [{ withReseller }, store] = await Promise.all([import('../../config/resolve.js'), deps.config()]);
+  return withReseller(connection, store);
+}
+
 /** The order this run's connection would place (journal/intent.ts OrderSpec): what an interrupted one is matched by. */
 function orderSpec(
   connection: Connection,
@@ -1666,6 +1702,7 @@ function orderSpec(
     environment: connection.environment,
     baseUrl: connection.baseUrl,
     keyId: keyIdOf(connection.apiKey),
+    ...(connection.resellerId !== undefined ? { resellerId: connection.resellerId } : {}),
     productId,
     quantity,
   };
