@@ -15,7 +15,7 @@ import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../error
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
 import { anotherLiveRun } from '../journal/owner.js';
-import { footprintOf, placedSince, underWay, type Footprint } from './recover.js';
+import { footprintOf, placedSince, resumableHere, underWay, type Footprint } from './recover.js';
 import {
   endedWithinDay,
   inScope,
@@ -58,6 +58,19 @@ export interface PlanRow {
   out?: string | undefined;
   /** The out cell names `{batch}`: each batch already writes a file of its own. */
   batched?: boolean;
+  /**
+   * The row finishes an earlier run's order of it (its key is that order's, outMovedRows): that run placed the row (or
+   * sent it, its answer lost) with another out cell, and its codes never reached anyone.
+   */
+  moved?: MovedRow | undefined;
+}
+
+/** What an earlier run of a row whose out cell alone changed since left: the order it placed, the file it was to write. */
+export interface MovedRow {
+  /** The codes file that run was to write (`-` or absent: standard output). */
+  from?: string | undefined;
+  /** The order the API placed for it, when it answered. */
+  orderId?: string | undefined;
 }
 
 export interface PlanResult {
@@ -75,6 +88,11 @@ export interface PlanResult {
   abandoned?: boolean | undefined;
   /** The row finished an earlier run's interrupted order under its key: that run may have sent the request. */
   resumed?: boolean | undefined;
+  /**
+   * With `resumed`: the codes file that earlier run was to write (`-`: standard output), another than this row's out
+   * now: its out cell was all that changed, and this run wrote that order's codes to the new file (outMovedRows).
+   */
+  movedFrom?: string | undefined;
   dryRun?: boolean | undefined;
   /** A dry run's unit price, as the catalog gave it (minor units). */
   price?: { amount: number; currency: string } | undefined;
@@ -957,16 +975,14 @@ export function keyRows(
   // Every row's keys looked up from one listing of the journal (Journal.sameListing), not one a row: 1,000 listings
   // at a 1,000-row plan's start (issue 33).
   return journal.sameListing(() => {
-    if (batch !== undefined) return rows.map(again);
+    // This scope's intents, read once for the plan, and only when a row needs them.
+    let scoped: Intent[] | undefined;
+    const intents = (): Intent[] => (scoped ??= journal.read().intents.filter((i) => sameScope(i, scope)));
+    const undelivered = (intent: Intent): boolean => journal.reached(intent) === undefined;
+    if (batch !== undefined) return outMovedRows(rows.map(again), delivered, intents, undelivered);
     let pending: Set<string> | undefined;
-    const interrupted = (key: string): boolean =>
-      (pending ??= new Set(
-        journal
-          .read()
-          .intents.filter((i) => sameScope(i, scope))
-          .map((i) => i.key),
-      )).has(key);
-    return rows.map((row) => {
+    const interrupted = (key: string): boolean => (pending ??= new Set(intents().map((i) => i.key))).has(key);
+    const keyed = rows.map((row) => {
       if (
         delivered.has(row.key) ||
         !(delivered.has(row.legacyKey) || interrupted(row.legacyKey)) ||
@@ -975,6 +991,71 @@ export function keyRows(
         return again(row);
       return again({ ...row, key: row.legacyKey });
     });
+    return outMovedRows(keyed, delivered, intents, undelivered);
+  });
+}
+
+/**
+ * The rows whose out cell is all that changed since an earlier run of this plan (its scope, file name and --batch)
+ * placed them and could not deliver their codes (a full disk, an unwritable file: exit 8, "order … was placed"), each
+ * keyed as that run's order, to finish it and write its codes to the row's out file now; every other row as it was.
+ * An out cell is part of a row's key, so the row pointed at another disk had a new key, and the same plan run again
+ * (with --yes) placed it a second time beside the order it already held (an adversarial review, confirmed by the
+ * server's ledger), where `order place --out` to another file finishes the same order.
+ *
+ * Such an earlier order is an intent of this plan's family (`intents`: this scope's) that no row of the plan goes by,
+ * of the same product and quantity as a row with no order of its own (no intent, no delivered record under its key),
+ * whose request went out (its order id known, or its answer lost: neverSent charged nothing and is left as it is),
+ * whose codes reached nobody (`undelivered`: journal.reached), left here by a run that is gone and not stale
+ * (resumableHere: one a live run holds is that run's, one past the day is never sent again silently). Matched by
+ * product and quantity, not by line: a row's key has no line either, and a line added above it changes nothing of
+ * it; two identical rows take such orders one each, the oldest first. An order delivered to its old file, or one
+ * whose row changed its product or quantity, is not matched: the changed plan's rules say those (changedSince,
+ * interruptedGone). Nor is one whose row the plan still has (under its own key): a row added beside it is a new order.
+ * Once finished so, the order's record (its codes in the row's new file) is the row's: the same command again reads
+ * the row as delivered there, never as a file holding another order's codes.
+ */
+export function outMovedRows(
+  rows: readonly PlanRow[],
+  delivered: ReadonlyMap<string, OrderRecord>,
+  scoped: () => readonly Intent[],
+  undelivered: (intent: Intent) => boolean,
+): PlanRow[] {
+  const family = rows.map((r) => PLAN_ROW_KEY.exec(r.key)?.[1]).find((f) => f !== undefined);
+  // Every row delivered under its own key (the same plan run again): nothing to match, and the journal is not read.
+  if (family === undefined || rows.every((r) => delivered.has(r.key))) return [...rows];
+  const intents = scoped();
+  const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
+  const ownIntent = new Set(intents.map((i) => i.key));
+  const left = intents
+    .filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && !neverSent(i) && resumableHere(i) && undelivered(i))
+    .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  // The orders of this plan that such a run delivered to the row's new file: the same command run once more reads the
+  // row as delivered there (under that order's key), never as a file that holds another order's codes, nor a new order.
+  const done = [...delivered.values()].filter(
+    (r) => ofFamily(r.key, family) && !keys.has(r.key) && r.out !== undefined && r.out !== '-',
+  );
+  if (left.length === 0 && done.length === 0) return [...rows];
+  return rows.map((row) => {
+    if (delivered.has(row.key) || ownIntent.has(row.key)) return row;
+    const same = (r: { productId: string; quantity: number }): boolean =>
+      r.productId === row.productId && r.quantity === row.quantity;
+    const into = row.out === undefined ? -1 : done.findIndex((r) => same(r) && r.out === row.out);
+    if (into >= 0) {
+      const [record] = done.splice(into, 1);
+      return { ...row, key: record!.key };
+    }
+    const at = left.findIndex(same);
+    if (at < 0) return row;
+    const [earlier] = left.splice(at, 1);
+    return {
+      ...row,
+      key: earlier!.key,
+      moved: {
+        ...(earlier!.out !== undefined ? { from: earlier!.out.path } : {}),
+        ...(earlier!.orderId !== undefined ? { orderId: earlier!.orderId } : {}),
+      },
+    };
   });
 }
 
@@ -1171,10 +1252,14 @@ export async function runRows(
         key: row.key,
         wait: waits || out !== undefined,
         out,
-        resumeOnly: deps.resumeOnly?.has(row.key),
+        // A row finishing an earlier run's order into its new file (outMovedRows) is that order or nothing: gone
+        // meanwhile (another run finished or abandoned it), its key is not sent again as a new order.
+        resumeOnly: deps.resumeOnly?.has(row.key) || row.moved !== undefined,
         ...(o.plan !== undefined ? { plan: planName(o.plan), batch: o.batch ?? null } : {}),
       });
-      if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
+      // Said in every mode (--json and --quiet too): the codes go to another file than the order was placed for.
+      if (resumed && row.moved) io.say(`row ${row.row}: ${movedWords(row, row.moved)}`);
+      else if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
       const machine = new OrderMachine(
         { ...machineDeps, label: `row ${row.row}: ${unitsOf(row.quantity, row.productId)}` },
         intent,
@@ -1255,6 +1340,7 @@ export async function runRows(
         ...base,
         order: outcome.order,
         ...(ready.resumed ? { resumed: true } : {}),
+        ...(ready.resumed && rows[ready.index]!.moved ? { movedFrom: rows[ready.index]!.moved!.from ?? '-' } : {}),
         ...(outcome.written ? { count: outcome.written.count } : {}),
         ...(outcome.failure ? { error: errorOf(outcome.failure) } : {}),
       };
@@ -1363,6 +1449,19 @@ export async function runRows(
     };
   }
   return { results, outcomes, ...(unreachable ? { unreachable } : {}), ...(keyRefused ? { keyRefused } : {}) };
+}
+
+/**
+ * What a row that finishes an earlier run's order into its new out file does (outMovedRows), in words: that order, as
+ * placed and charged when its id is known, and no second one.
+ */
+export function movedWords(row: Pick<PlanRow, 'quantity' | 'productId' | 'key' | 'out'>, moved: MovedRow): string {
+  const order = moved.orderId !== undefined ? `the order ${moved.orderId}` : 'the order';
+  const placed =
+    moved.orderId !== undefined ? 'placed (and charged)' : 'sent (its answer lost, so it may have been placed)';
+  const from = moved.from !== undefined && moved.from !== '-' ? `for ${moved.from}` : 'for standard output';
+  const to = row.out !== undefined && row.out !== '-' ? `to ${row.out}` : 'to standard output';
+  return `finishing ${order} of ${unitsOf(row.quantity, row.productId)} an earlier run of this plan ${placed} ${from}, whose codes never reached you (key ${row.key}): only the row's out file changed since, so its codes go ${to} now, and no second order is placed`;
 }
 
 /** The codes of refusals that fixing the row's product or quantity in the plan clears (the fixed row has a new key). */

@@ -28,6 +28,7 @@ import {
   connectionScope,
   deliveredRows,
   keyRows,
+  outMovedRows,
   originalName,
   planFailure,
   sentAgainKey,
@@ -211,6 +212,124 @@ describe('keyRows: the key each row goes by', () => {
     const allNew = new Map(rows.map((r) => [r.key, record(r.key)]));
     keyRows(rows, allNew, counted, scope, undefined);
     expect(reads).toBe(0);
+  });
+});
+
+// An adversarial review: a row's order placed, its codes file on a full disk (exit 8), the out cell pointed at another
+// disk, and the same plan run again with --yes placed the row a second time (its out cell is in its key).
+describe('outMovedRows: a row whose out cell alone changed since an earlier run placed it and wrote no codes', () => {
+  const family = planFamily(scope, '/plans/nightly.csv', 'd1');
+  const keyOf = (outCell: string, o: { productId?: string; quantity?: number; occurrence?: number } = {}): string =>
+    rowKey(family, { productId: 'p', quantity: 5, outCell, occurrence: 1, ...o });
+  const planRow = (n: number, outCell: string, o: { productId?: string; quantity?: number } = {}): PlanRow => ({
+    row: n,
+    productId: o.productId ?? 'p',
+    quantity: o.quantity ?? 5,
+    key: keyOf(outCell, o),
+    legacyKey: `legacy-${n}`,
+    out: `/plans/${outCell}`,
+  });
+  const now = new Date().toISOString();
+  const left = (outCell: string, o: Partial<Intent> = {}): Intent =>
+    ({
+      key: keyOf(outCell),
+      productId: 'p',
+      quantity: 5,
+      phase: 'accepted',
+      orderId: `ord_${outCell}`,
+      owner: dead(),
+      createdAt: now,
+      updatedAt: now,
+      out: { path: `/full/${outCell}`, force: false, csvRaw: false },
+      ...o,
+    }) as Intent;
+  const undelivered = (): boolean => true;
+  const moved = (rows: PlanRow[], intents: Intent[], o: { delivered?: OrderRecord[]; reached?: boolean } = {}) =>
+    outMovedRows(
+      rows,
+      new Map((o.delivered ?? []).map((r) => [r.key, r])),
+      () => intents,
+      o.reached ? () => false : undelivered,
+    );
+
+  it("placed (its order id known) or sent with its answer lost: the row goes by that order's key, to finish it", () => {
+    const placed = left('a.csv');
+    expect(moved([planRow(2, 'big/a.csv')], [placed])).toEqual([
+      { ...planRow(2, 'big/a.csv'), key: placed.key, moved: { from: '/full/a.csv', orderId: 'ord_a.csv' } },
+    ]);
+    const sent = left('a.csv', { phase: 'sending', orderId: undefined });
+    expect(moved([planRow(2, 'big/a.csv')], [sent])[0]).toMatchObject({
+      key: sent.key,
+      moved: { from: '/full/a.csv' },
+    });
+    expect(moved([planRow(2, 'big/a.csv')], [sent])[0]!.moved!.orderId).toBeUndefined();
+    // An earlier row that wrote to standard output (no out cell): matched too, its from absent.
+    expect(moved([planRow(2, 'big/a.csv')], [left('', { out: undefined })])[0]!.moved).toEqual({
+      orderId: 'ord_',
+    });
+  });
+
+  it("not: never sent, another product or quantity, its codes delivered, a live run's, past the day unanswered, another family", () => {
+    const row2 = planRow(2, 'big/a.csv');
+    const other = planFamily(scope, '/plans/nightly.csv', 'd2');
+    for (const intent of [
+      left('a.csv', { phase: 'prepared', orderId: undefined }),
+      left('a.csv', { productId: 'q' }),
+      left('a.csv', { quantity: 50 }),
+      left('a.csv', { owner: currentOwner() }),
+      left('a.csv', {
+        phase: 'sending',
+        orderId: undefined,
+        createdAt: new Date(Date.now() - 2 * DAY).toISOString(),
+      }),
+      left('a.csv', { key: rowKey(other, { productId: 'p', quantity: 5, outCell: 'a.csv', occurrence: 1 }) }),
+      left('a.csv', { key: `plan-${family}${'0'.repeat(12)}-r3` }),
+    ])
+      expect(moved([row2], [intent])).toEqual([row2]);
+    expect(moved([row2], [left('a.csv')], { reached: true })).toEqual([row2]);
+    // Its order id known, it is finished at any age (only read).
+    const old = left('a.csv', { createdAt: new Date(Date.now() - 2 * DAY).toISOString() });
+    expect(moved([row2], [old])[0]!.key).toBe(old.key);
+  });
+
+  it('not a row the plan still has (a row added beside it is a new order), nor a row with an order of its own', () => {
+    const kept = planRow(2, 'a.csv');
+    const added = planRow(3, 'b.csv');
+    expect(moved([kept, added], [left('a.csv')])).toEqual([kept, added]);
+    // The row's own key interrupted, or delivered: it goes by its own.
+    const row2 = planRow(2, 'big/a.csv');
+    expect(moved([row2], [left('a.csv'), left('big/a.csv')])[0]!.key).toBe(row2.key);
+    expect(moved([row2], [left('a.csv')], { delivered: [record(row2.key)] })[0]!.key).toBe(row2.key);
+  });
+
+  it('two identical rows take such orders one each, the oldest first, by product and quantity, not by line', () => {
+    const older = left('a.csv', { createdAt: new Date(Date.now() - 60_000).toISOString() });
+    const newer = left('x.csv');
+    const rows = [planRow(7, 'big/x.csv'), planRow(9, 'big/a.csv')];
+    expect(moved(rows, [newer, older]).map((r) => r.key)).toEqual([older.key, newer.key]);
+    // One such order, two rows: the first row finishes it, the other is its own order.
+    expect(moved(rows, [older]).map((r) => r.key)).toEqual([older.key, rows[1]!.key]);
+  });
+
+  it("the order such a run delivered to the row's new file is the row's: read as delivered there, not a new order", () => {
+    const done = record(keyOf('a.csv'), { productId: 'p', quantity: 5, out: '/plans/big/a.csv' });
+    const row2 = planRow(2, 'big/a.csv');
+    expect(moved([row2], [], { delivered: [done] })).toEqual([{ ...row2, key: done.key }]);
+    // Delivered to another file, or of another quantity: not this row's.
+    expect(moved([row2], [], { delivered: [{ ...done, out: '/full/a.csv' }] })).toEqual([row2]);
+    expect(moved([row2], [], { delivered: [{ ...done, quantity: 6 }] })).toEqual([row2]);
+  });
+
+  it('keyRows keys such a row so, with --batch and without, reading the journal once', async () => {
+    const j = journal();
+    await j.begin({ profile: 'shop', ...scope, productId: 'p', quantity: 5, key: keyOf('a.csv') });
+    const sent = j.find(keyOf('a.csv'))!;
+    await j.saveAsync({ ...sent, phase: 'sending', owner: dead() });
+    // This process's own log holds it: read as a dead run's (its owner) in a fresh journal of the same directory.
+    const fresh = new Journal(j.dir);
+    const rows = [planRow(2, 'big/a.csv')];
+    expect(keyRows(rows, new Map(), fresh, scope, 'd1')[0]).toMatchObject({ key: keyOf('a.csv'), moved: {} });
+    expect(keyRows(rows, new Map(), fresh, scope, undefined)[0]!.key).toBe(keyOf('a.csv'));
   });
 });
 

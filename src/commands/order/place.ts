@@ -603,7 +603,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
             rows,
             todo: rows.filter((r) => !delivered.has(r.key)),
             delivered,
-            own: new Set(planned.flatMap((r) => [r.key, r.legacyKey])),
+            // A row that finishes an earlier run's order into its new file goes by that order's key (outMovedRows).
+            own: new Set([...planned.flatMap((r) => [r.key, r.legacyKey]), ...rows.map((r) => r.key)]),
           },
         );
       return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said);
@@ -631,6 +632,9 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   const records = journal.history.list();
   const delivered = deliveredRows(journal, scope, records);
   const rows = keyRows(parsed, delivered, journal, scope, o.batch);
+  // A row that finishes an earlier run's order into its new file goes by that order's key (outMovedRows): its own,
+  // not another run's left to name, nor to count as charged when the plan is stopped.
+  for (const row of rows) own.add(row.key);
   const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment, o.plan);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
@@ -694,8 +698,30 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         })
         .map((r) => r.key),
     );
+    // Rows whose out cell alone changed since an earlier run placed them and could not write their codes (outMovedRows):
+    // each finishes that order into its new file, no new order. Its file is not the one the order was to write, so a
+    // live plan asks (a plan of this name in another folder has these keys too), in words that say what it does.
+    const moved = todo.filter((r) => r.moved !== undefined && !resumable.has(r.key) && confirmedBefore.has(r.key));
+    for (const r of moved) resumable.add(r.key);
     const fresh = todo.filter((r) => !resumable.has(r.key));
     const resuming = todo.length - fresh.length;
+    if (asking && moved.length > 0) {
+      const cancelled = planCancelled(resuming);
+      const one = moved.length === 1;
+      const yes = await io.confirm(
+        `Finish ${one ? 'the order' : `the ${moved.length} orders`} an earlier run of this plan placed and could not write the codes of, into ${one ? 'the' : 'their'} new out ${one ? 'file' : 'files'} (${firstOf(
+          moved.map(
+            (r) =>
+              `line ${r.row}: ${unitsOf(r.quantity, r.productId)}${r.moved!.orderId !== undefined ? `, order ${r.moved!.orderId}` : ''}, to ${r.out ?? 'standard output'}`,
+          ),
+          5,
+        )})? No second order is placed.`,
+        '--yes',
+        `finishing ${counted(moved.length, 'earlier order')} into another codes file`,
+        { cancelled },
+      );
+      if (!yes) throw cancelled;
+    }
     if (asking && fresh.length > 0) {
       const units = fresh.reduce((sum, r) => sum + r.quantity, 0);
       // What they cost, where every row's price is known: from the catalog just read, else the last catalog list's.
@@ -1181,7 +1207,7 @@ async function dryRun(
   said?: () => Promise<void>,
 ): Promise<void> {
   const { io } = deps;
-  const [{ unitPriceOf, totalOf }, { refusePlan, sameRowTwice }] = await Promise.all([
+  const [{ unitPriceOf, totalOf }, { refusePlan, sameRowTwice, movedWords }] = await Promise.all([
     import('../../orders/products.js'),
     import('../../orders/plan.js'),
   ]);
@@ -1203,10 +1229,12 @@ async function dryRun(
   await said?.();
   // A row an earlier run delivered is not ordered again (the run reads it back): shown as such, out of the totals.
   // The row's own fields, as a plan's --json documents them: not the key versions before 0.2 gave it, nor batched.
-  const priced = rows.map(({ legacyKey: _legacy, batched: _batched, ...r }): PlanResult => {
+  const priced = rows.map(({ legacyKey: _legacy, batched: _batched, moved, ...r }): PlanResult => {
     const earlier = delivered.get(r.key);
     return {
       ...r,
+      // A row that would finish an earlier run's order into its new file (outMovedRows): no new order.
+      ...(moved !== undefined ? { resumed: true, movedFrom: moved.from ?? '-' } : {}),
       ...(earlier
         ? { already: true, order: { id: earlier.orderId ?? '-', status: earlier.status ?? earlier.outcome } as Order }
         : elsewhere.has(r.key)
@@ -1221,14 +1249,16 @@ async function dryRun(
       ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}),
     };
   });
-  const todo = priced.filter((r) => r.dryRun);
+  const todo = priced.filter((r) => r.dryRun && r.movedFrom === undefined);
+  const movedRows = rows.filter((r) => r.moved !== undefined && !delivered.has(r.key));
   // The total is a note of the table (the exporter leaves notes out of --json), only where the catalog was read.
   const total = products ? totalOf(todo.map((r) => ({ price: r.price, quantity: r.quantity }))) : undefined;
   const codes = todo.reduce((sum, r) => sum + r.quantity, 0);
-  const done = priced.length - todo.length;
+  const done = priced.length - todo.length - movedRows.length;
   const twice = sameRowTwice(todo);
   await planSummary(io, priced, [
     ...(twice ? [twice] : []),
+    ...movedRows.map((r) => `line ${r.row}, when run: ${movedWords(r, r.moved!)}`),
     ...(products
       ? [
           `dry run: ${counted(todo.length, 'order')}, ${counted(codes, 'code')}${total ? `, ${total} in all` : ''}${done > 0 ? ` (${counted(done, 'row')} an earlier run delivered, not ordered again)` : ''}; nothing was sent`,
@@ -1259,10 +1289,17 @@ function planStory(
   // Rows that finished an earlier run's interrupted order: "2 of 3 rows ordered (… 130.00 USD)" read as this run's
   // charges (an adversarial review). Each was charged once, by whichever run's request reached the API.
   const resumed = placed.filter((r) => r.resumed).length;
+  // Of those, the rows whose out cell alone changed since (outMovedRows): their earlier orders' codes went to the new
+  // files, and no second order was placed (an adversarial review's ledger held two).
+  const moved = placed.filter((r) => r.resumed && r.movedFrom !== undefined).length;
   const finished =
     resumed === 0
       ? ''
-      : `; ${resumed === placed.length ? (resumed === 1 ? 'it was' : 'all were') : `${grouped(resumed)} of them were`} ${resumed === 1 ? "an earlier run's interrupted order" : "earlier runs' interrupted orders"}, finished under ${resumed === 1 ? 'its key' : 'their keys'}`;
+      : `; ${resumed === placed.length ? (resumed === 1 ? 'it was' : 'all were') : `${grouped(resumed)} of them were`} ${resumed === 1 ? "an earlier run's interrupted order" : "earlier runs' interrupted orders"}, finished under ${resumed === 1 ? 'its key' : 'their keys'}${
+          moved === 0
+            ? ''
+            : `${moved === resumed ? (moved === 1 ? ', its codes' : ', their codes') : `, the codes of ${grouped(moved)}`} written to the new out ${moved === 1 ? 'file' : 'files'} the plan names now (no second order)`
+        }`;
   return `${[
     `plan ${plan}: ${grouped(placed.length)} of ${counted(results.length, 'row')} ordered (${counted(units, 'code')}${cost ? `, ${cost}` : ''}${files > 0 ? `, ${counted(files, 'codes file')} written` : ''}${finished})`,
     ...(earlier > 0 ? [`${grouped(earlier)} delivered by an earlier run`] : []),
@@ -1339,11 +1376,14 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
             },
             value: (r: PlanResult) =>
               r.dryRun
-                ? 'dry run'
+                ? r.movedFrom !== undefined
+                  ? 'dry run: earlier order'
+                  : 'dry run'
                 : r.error
                   ? `error: ${r.error.code}`
                   : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
-                    `${r.already ? 'earlier run: ' : ''}${String(r.order?.status ?? '')}`,
+                    // A row that finished an earlier run's order into its new file says so first (outMovedRows).
+                    `${r.already ? 'earlier run: ' : r.movedFrom !== undefined ? 'earlier order: ' : ''}${String(r.order?.status ?? '')}`,
           },
           // On a narrow terminal the key goes first, then the unit price: --json and order list keep both.
           { header: 'key', value: (r) => r.key, whole: true, dropRank: 1 },
