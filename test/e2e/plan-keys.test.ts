@@ -189,7 +189,7 @@ describe('a plan row is keyed by what it is', () => {
     expect(await chargedUnder(server, [a!.key, b!.key, rows[1]!.key], 'test')).toHaveLength(3);
   });
 
-  it('a row killed after its charge, then its quantity fixed: the re-run names the row that may have been charged before it orders, and asks', async () => {
+  it('a row killed after its charge, then its quantity fixed: the re-run names the row placed and charged before it orders, and asks', async () => {
     const { server } = served;
     const configDir = await loggedIn(server);
     const plan = join(tempDir(), 'fixed.csv');
@@ -204,22 +204,25 @@ describe('a plan row is keyed by what it is', () => {
     expect(left).toBeDefined();
     expect(await chargedUnder(server, [left!.key], 'test')).toHaveLength(1);
     // The person fixes the quantity (50 was a typo for 5) and runs it again: asked first, with the 50 named (an
-    // adversarial review found the question said nothing of it, and the warning came after the answer).
+    // adversarial review found the question said nothing of it, and the warning came after the answer). Its order id
+    // known, it is said as placed and charged, never "may have been" (another review), with the way to its codes.
     writeFileSync(plan, 'amazon-us-25,5\n');
     const refused = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
       new RegExp(
-        `changed since an earlier run started 1 row it no longer has, never finished \\(it may have been charged\\): 50 × amazon-us-25 \\(key ${left!.key}, `,
+        `changed since an earlier run started 1 row it no longer has, never finished \\(it was placed and charged\\): 50 × amazon-us-25 \\(order ${left!.orderId}, placed and charged, its codes never reached you; key ${left!.key}, `,
       ),
     );
+    expect(refused.stderr).toContain(`giftcodes codes get ${left!.orderId} --out CODES_FILE (that finishes it)`);
+    expect(refused.stderr).not.toContain('may have been charged');
     expect(refused.stderr).toContain(`see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`);
     expect(refused.stderr).toContain('confirmation_required');
     // Not said twice, as one more order left elsewhere.
     expect(refused.stderr).not.toMatch(/interrupted in an earlier run is still unfinished/);
     const yes = await runCli(['order', 'place', '--plan', plan, '--json', '--yes'], { configDir });
     expect(yes.code, yes.stderr).toBe(0);
-    expect(yes.stderr).toContain('never finished (it may have been charged): 50 × amazon-us-25');
+    expect(yes.stderr).toContain('never finished (it was placed and charged): 50 × amazon-us-25');
     // The 50 is still there to finish or drop; the 5 is a new order.
     expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([left!.key]);
   });

@@ -117,6 +117,26 @@ describe('a plan row placed whose codes file could not be written, then its out 
     ]);
     expect(await chargesFor(served.server, 'amazon-us-10', 7)).toEqual([orderId]);
   }, 60_000);
+
+  it('off a terminal, a changed quantity stays a changed plan: asked, and the earlier row said as placed and charged', async () => {
+    const configDir = await loggedIn(served.server);
+    const dir = tempDir();
+    mkdirSync(join(dir, 'full'));
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,9,full/a.csv\n');
+    const { orderId, key } = await placedNotWritten(configDir, plan, [], join(dir, 'full'));
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,8,a.csv\n');
+    const refused = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(refused.code, refused.stderr).toBe(2);
+    const said = refused.stderr.replace(/\s+/g, ' ');
+    expect(said).toContain(
+      `never finished (it was placed and charged): 9 × amazon-us-10 (order ${orderId}, placed and charged, its codes never reached you; key ${key}, `,
+    );
+    expect(said).toContain(`giftcodes codes get ${orderId} --out CODES_FILE`);
+    expect(said).not.toContain('may have been charged');
+    expect(said).toContain('ordering 1 row of a changed plan needs confirmation');
+    expect(await chargesFor(served.server, 'amazon-us-10', 8)).toHaveLength(0);
+  }, 60_000);
 });
 
 describe('a live plan row whose request went out unanswered (killed), then its out cell changed', () => {

@@ -909,6 +909,8 @@ async function beforeRows(
   const { anotherLiveRun } = await import('../../journal/owner.js');
   const placingPids = [...new Set(unfinished.filter((i) => anotherLiveRun(i.owner)).map((i) => i.owner.pid))];
   const placingGone = placingPids.length > 0 ? ` (pid ${placingPids.join(', pid ')})` : '';
+  // Of the rows it no longer has, those the API placed (their order ids known): charged, not "may have been".
+  const placedGone = unfinished.filter((i) => i.orderId !== undefined);
   if (unfinished.length > 0)
     io.warn(
       pinnedHint(
@@ -917,10 +919,20 @@ async function beforeRows(
               unfinished.map(sentWords),
               5,
             )}; ordering the changed rows beside them orders those products a second time`
-          : `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
-              unfinished.map(sentWords),
-              5,
-            )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
+          : placedGone.length > 0
+            ? // Its order id known, the API placed it: said as placed and charged, with the command that writes its
+              // codes, never as "may have been charged" (an adversarial review: the tool held the order's id).
+              `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${goneChargeWords(unfinished, neverSent)}): ${firstOf(
+                unfinished.map(goneWords),
+                5,
+              )}; this run does not finish ${unfinished.length === 1 ? 'it' : 'them'}; ${firstOf(
+                placedGone.map((i) => `the codes of ${i.orderId}: giftcodes codes get ${i.orderId} --out CODES_FILE`),
+                3,
+              )} (that finishes it); see giftcodes order pending`
+            : `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
+                unfinished.map(sentWords),
+                5,
+              )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
         { configDir: io.env.GIFTCODES_CONFIG_DIR },
       ),
     );
@@ -1054,7 +1066,15 @@ async function beforeRows(
         `Order ${counted(asking.length, 'row')} ${planChanged ? 'of the changed plan' : 'of this plan as new orders'} now (${firstOf(
           asking.map((r) => `line ${r.row}: ${unitsOf(r.quantity, r.productId)}`),
           5,
-        )})${resuming > 0 ? `, and finish ${counted(resuming, 'interrupted row')}` : ''}?`,
+        )})${resuming > 0 ? `, and finish ${counted(resuming, 'interrupted row')}` : ''}${
+          placedGone.length > 0
+            ? // A row the API placed before the plan changed stays placed: these are new orders beside it.
+              `, as new ${asking.length === 1 ? 'order' : 'orders'} beside ${firstOf(
+                placedGone.map((i) => `the order ${i.orderId} (${unitsOf(i.quantity, i.productId)})`),
+                3,
+              )} an earlier run placed, charged and not written`
+            : ''
+        }?`,
         '--yes',
         `ordering ${counted(asking.length, 'row')} ${planChanged ? 'of a changed plan' : 'as new orders'}`,
         {
@@ -1656,6 +1676,26 @@ function checkPlanOnlyFlags(options: PlaceOptions): void {
 /** A row an earlier run delivered, as the warnings name it: its units, its order and when it ended. */
 function deliveredWords(r: OrderRecord): string {
   return `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`;
+}
+
+/** sentWords of a row a changed plan no longer has, with its order when the API placed it (its id known). */
+function goneWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt' | 'orderId'>): string {
+  return i.orderId === undefined
+    ? sentWords(i)
+    : `${unitsOf(i.quantity, i.productId)} (order ${i.orderId}, placed and charged, its codes never reached you; key ${i.key}, started ${i.createdAt})`;
+}
+
+/** chargeWords, with the orders the API placed (their ids known) said as placed and charged. */
+function goneChargeWords(intents: readonly Intent[], neverSent: (intent: Intent) => boolean): string {
+  const placed = intents.filter((i) => i.orderId !== undefined).length;
+  const unsent = intents.filter((i) => i.orderId === undefined && neverSent(i)).length;
+  const sent = intents.length - placed - unsent;
+  if (placed === intents.length) return placed === 1 ? 'it was placed and charged' : 'they were placed and charged';
+  return [
+    `${placed} placed and charged`,
+    ...(sent > 0 ? [`${sent} may have been charged`] : []),
+    ...(unsent > 0 ? [`${unsent} never sent`] : []),
+  ].join(', ');
 }
 
 /** A row an earlier run sent and never finished, as the warnings name it: its units, its key and when it began. */
