@@ -245,6 +245,12 @@ describe('a plan row is keyed by what it is', () => {
     const refused = await runCli(['order', 'place', '--plan', plan], { configDir });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('error: ordering 1 row of a changed plan needs confirmation');
+    // A second adversarial review: the hint said only "pass --yes to confirm without a prompt", and --yes placed the
+    // fixed row beside the placed one. It says what --yes does, and the way that charges nothing first.
+    const hint = refused.stderr.split('\n').find((l) => l.includes('hint: '));
+    expect(hint).toMatch(
+      /hint: the rows the plan no longer has were placed or may have been: see them with (?:GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order pending \(codes get or order resume finishes each\); --yes orders the changed rows as new orders beside them, charged again$/,
+    );
   });
 
   it('rows an earlier version delivered today that no row matches (its keys came from the whole file): said, and asked, before the same product is ordered', async () => {

@@ -1091,7 +1091,17 @@ async function beforeRows(
                     { configDir: io.env.GIFTCODES_CONFIG_DIR },
                   ),
                 }
-              : {}),
+              : unfinished.length > 0 || abandonedGone.length > 0
+                ? {
+                    // Rows the plan no longer has that were placed, or may have been: "pass --yes to confirm" alone
+                    // led a script to a second charge (an adversarial review); what --yes does is said, after the way
+                    // that charges nothing.
+                    hint: pinnedHint(
+                      'the rows the plan no longer has were placed or may have been: see them with giftcodes order pending (codes get or order resume finishes each); --yes orders the changed rows as new orders beside them, charged again',
+                      { configDir: io.env.GIFTCODES_CONFIG_DIR },
+                    ),
+                  }
+                : {}),
         },
       ));
     if (!yes) throw cancelled;
