@@ -5,7 +5,18 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, configCopy, DEMO_KEYS, pendingIntents, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
+import {
+  BIN,
+  configCopy,
+  DEMO_KEYS,
+  loggedIn,
+  pendingIntents,
+  ROOT,
+  runCli,
+  servedApi,
+  STAMP,
+  tempDir,
+} from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { freePort } from '../helpers/ports.js';
 import { openTerminal } from '../helpers/tmux.js';
@@ -266,7 +277,7 @@ describe("docs/cron-and-plans.md's weekly alarm, as cron's sh runs it", () => {
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     symlinkSync(BIN, join(bin, 'giftcodes'));
-    const configDir = configCopy(served.configDir);
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
     const monday = () =>
       spawnSync('/bin/sh', ['-c', entry!.replace(/^(\S+\s+){5}/, '').replace(/\\%/g, '%')], {
         env: {

@@ -706,7 +706,7 @@ describe('order place --plan', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
     const listed = /`\{row, ([^}]*)\}`/.exec(readme);
     expect(listed, "README lists a plan row's --json fields as `{row, …}`").not.toBeNull();
-    const said = readme.slice(listed!.index, listed!.index + 600);
+    const said = readme.slice(listed!.index, listed!.index + 900);
     for (const name of fields) expect(said, name).toMatch(new RegExp(`\\b${name}\\b`));
     for (const name of errorFields) expect(said, `error.${name}`).toMatch(new RegExp(`\\b${name}\\b`));
   });
