@@ -27,7 +27,7 @@ import {
 } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { keyIdOf, neverSent, sameReseller, sha256, staleness } from '../journal/intent.js';
+import { keyIdOf, neverSent, otherKeyOfReseller, sameReseller, sha256, staleness } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
 import { noSuchProduct, UNKNOWN_PRODUCT_HINT, unknownRows } from './products.js';
@@ -802,8 +802,8 @@ export function sameRowTwice(
  * A record of a request abandoned while it was out (sentUnanswered) in this scope, not declined, and within the day
  * the server keeps its key: the API may have placed it, and its key, sent again, is that order.
  */
-function abandonedWhileOut(r: OrderRecord, scope: Scope, now: number): boolean {
-  return sentUnanswered(r) && r.declined !== true && inScope(r, scope) && staleness(r, now) === undefined;
+function abandonedWhileOut(r: OrderRecord, now: number): boolean {
+  return sentUnanswered(r) && r.declined !== true && staleness(r, now) === undefined;
 }
 
 /**
@@ -824,9 +824,13 @@ export function sameRowsLeft(
   resumable: (intent: Intent) => boolean,
   now: number = Date.now(),
 ): (Intent | OrderRecord)[] {
+  // Another key of the same reseller's too (a second review: the plan with another --batch in a second profile holding
+  // the reseller's other key was told only "orders interrupted in earlier runs", and asked nothing at a terminal).
   const unfinished: (Intent | OrderRecord)[] = [
-    ...left.intents.filter((i) => sameScope(i, scope) && !neverSent(i) && resumable(i)),
-    ...left.records.filter((r) => abandonedWhileOut(r, scope, now)),
+    ...left.intents.filter(
+      (i) => (sameScope(i, scope) || otherKeyOfReseller(i, scope)) && !neverSent(i) && resumable(i),
+    ),
+    ...left.records.filter((r) => (inScope(r, scope) || otherKeyOfReseller(r, scope)) && abandonedWhileOut(r, now)),
   ];
   return fitting([...otherFamilies(unfinished, family).flat(), ...unfinished.filter(singleOrder)], todo);
 }
@@ -1126,7 +1130,9 @@ export function abandonedSentGone(
   now: number = Date.now(),
 ): OrderRecord[] {
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
-  return records.filter((r) => ofFamily(r.key, family) && !keys.has(r.key) && abandonedWhileOut(r, scope, now));
+  return records.filter(
+    (r) => ofFamily(r.key, family) && !keys.has(r.key) && inScope(r, scope) && abandonedWhileOut(r, now),
+  );
 }
 
 /** The scope a run's rows are keyed and looked up in: its connection's server, environment and API key. */

@@ -369,6 +369,10 @@ describe('a plan row is keyed by what it is', () => {
     expect(again.stderr).toContain('confirmation_required');
     // Asked as what the rows are, new orders: the plan did not change (a person's day read "changed" and said No).
     expect(again.stderr).toContain('ordering 2 rows as new orders needs confirmation');
+    // What --yes does is said (a second review: "pass --yes to confirm without a prompt" alone).
+    expect(again.stderr).toContain(
+      'those rows were delivered with another API key or at another address: --yes orders them here again, charged again',
+    );
     expect((await ledger(server)).orders).toHaveLength(before);
     const yes = await runCli([...night, '--base-url', localhost, '--yes'], { configDir });
     expect(yes.code, yes.stderr).toBe(0);
@@ -393,6 +397,9 @@ describe('a plan row is keyed by what it is', () => {
       `sent 1 row at another address with this API key (${server.url}: this same API under another spelling, or another server) that never finished (it may have been charged)`,
     );
     expect(again.stderr).toContain('confirmation_required');
+    expect(again.stderr.replace(/\s+/g, ' ')).toMatch(
+      /those rows were sent with another API key or at another address and never finished: finish them with the key and base URL they were placed with \(see (?:GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order pending\); --yes orders them here as new orders beside them, charged again/,
+    );
     expect((await ledger(server)).orders).toHaveLength(before);
   });
 

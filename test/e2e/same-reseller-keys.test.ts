@@ -101,6 +101,8 @@ describe('two API keys of one reseller in two profiles', () => {
     expect(ops.code, ops.stderr).toBe(2);
     const said = ops.stderr.replace(/\s+/g, ' ');
     expect(said).toContain('with another API key of the same reseller (rs_demo) in profile "default"');
+    // Said once, as this plan's rows under another key, not again as another run's.
+    expect(said).not.toContain('sent by another run');
     expect(said).toContain('--profile default');
     expect(await charged(products)).toBe(before);
     // The plan run again where it ran finishes its rows with their keys: one order a row.
@@ -108,4 +110,26 @@ describe('two API keys of one reseller in two profiles', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(await charged(products)).toBe(2);
   }, 120_000);
+
+  // A second review: the same plan with another --batch (a colleague "redoing last night" with today's date) in the
+  // other profile was told only "3 orders interrupted in earlier runs are still unfinished", and asked nothing at a
+  // terminal, where the same run in the first profile names the rows and asks.
+  it('a plan killed in one profile, then run with another --batch in the other: its unfinished rows are named', async () => {
+    const configDir = await twoProfiles();
+    const plan = join(tempDir(), 'nightly.csv');
+    writeFileSync(plan, 'product,quantity\napple-us-50,2\ngoogle-play-us-25,1\n');
+    const run = ['order', 'place', '--plan', plan];
+    const killed = await runCli([...run, '--batch', 'd1'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const ops = await runCli([...run, '--batch', 'd2', '--profile', 'ops', '--dry-run'], { configDir });
+    expect(ops.code, ops.stderr).toBe(0);
+    const said = ops.stderr.replace(/\s+/g, ' ');
+    expect(said).toMatch(
+      /rows? of this plan (was|were) sent by another run \(another plan or --batch\) and never finished/,
+    );
+    expect(said).toContain('plan nightly.csv --batch d1');
+  }, 60_000);
 });

@@ -895,7 +895,20 @@ async function beforeRows(
   // any question: only this plan's own rows are finished here.
   // And the rows other plans sent and never finished that this run orders again (a copy, a rename, another --batch
   // run after a kill or an abandon), in any profile holding this key: said on their own below, and asked.
-  const twinLeft = sameRowsLeft({ intents, records }, scope, todo, family, resumableHere);
+  // Not the rows this very plan and --batch sent under another key of the reseller (elsewhereUnfinished, said below
+  // with the profile that finishes them): said once.
+  const elsewhereUnfinished = underOtherScope(
+    intents.filter((intent) => !neverSent(intent)),
+    scope,
+    profile,
+    todo,
+    o.plan,
+    o.batch,
+  );
+  const elsewhereKeys = new Set(elsewhereUnfinished.map((intent) => intent.key));
+  const twinLeft = sameRowsLeft({ intents, records }, scope, todo, family, resumableHere).filter(
+    (r) => !elsewhereKeys.has(r.key),
+  );
   const named = new Set([...unfinished, ...twinLeft].map((intent) => intent.key));
   const left = leftByEarlierRuns(
     journal,
@@ -957,15 +970,7 @@ async function beforeRows(
       )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
     );
   const elsewhere = deliveredUnderOtherScope(records, scope, profile, todo, o.plan, o.batch);
-  // And the rows such a run sent and never finished: they may have been charged.
-  const elsewhereUnfinished = underOtherScope(
-    intents.filter((intent) => !neverSent(intent)),
-    scope,
-    profile,
-    todo,
-    o.plan,
-    o.batch,
-  );
+  // And the rows such a run sent and never finished (elsewhereUnfinished, above): they may have been charged.
   if (elsewhereUnfinished.length > 0 && todo.length > 0) {
     io.warn(
       pinnedHint(
@@ -1091,17 +1096,29 @@ async function beforeRows(
                     { configDir: io.env.GIFTCODES_CONFIG_DIR },
                   ),
                 }
-              : unfinished.length > 0 || abandonedGone.length > 0
+              : elsewhereUnfinished.length > 0 || elsewhere.length > 0
                 ? {
-                    // Rows the plan no longer has that were placed, or may have been: "pass --yes to confirm" alone
-                    // led a script to a second charge (an adversarial review); what --yes does is said, after the way
-                    // that charges nothing.
+                    // Rows this plan sent, or delivered, with another API key or at another spelling of the address: a
+                    // key rotated, a base URL spelled anew. "Pass --yes to confirm" alone led to a second charge (a
+                    // second adversarial review); the way that charges nothing comes first.
                     hint: pinnedHint(
-                      'the rows the plan no longer has were placed or may have been: see them with giftcodes order pending (codes get or order resume finishes each); --yes orders the changed rows as new orders beside them, charged again',
+                      elsewhereUnfinished.length > 0
+                        ? 'those rows were sent with another API key or at another address and never finished: finish them with the key and base URL they were placed with (see giftcodes order pending); --yes orders them here as new orders beside them, charged again'
+                        : 'those rows were delivered with another API key or at another address: --yes orders them here again, charged again',
                       { configDir: io.env.GIFTCODES_CONFIG_DIR },
                     ),
                   }
-                : {}),
+                : unfinished.length > 0 || abandonedGone.length > 0
+                  ? {
+                      // Rows the plan no longer has that were placed, or may have been: "pass --yes to confirm" alone
+                      // led a script to a second charge (an adversarial review); what --yes does is said, after the way
+                      // that charges nothing.
+                      hint: pinnedHint(
+                        'the rows the plan no longer has were placed or may have been: see them with giftcodes order pending (codes get or order resume finishes each); --yes orders the changed rows as new orders beside them, charged again',
+                        { configDir: io.env.GIFTCODES_CONFIG_DIR },
+                      ),
+                    }
+                  : {}),
         },
       ));
     if (!yes) throw cancelled;
