@@ -503,7 +503,7 @@ export class Journal {
           code: 'intent_conflict',
           // "Its own key" read as its idempotency key, which `order resume` takes anyway, and the resume then refused for
           // the API key (a review): it is the API key (or the base URL) the order was placed with.
-          hint: `resume it with the API key and base URL it was placed with (${other.keyId !== options.keyId && other.profile === options.profile && other.baseUrl === options.baseUrl ? `that key in GIFTCODES_API_KEY: profile "${other.profile}" holds another one now` : `that key in profile "${other.profile}" or in GIFTCODES_API_KEY`}): giftcodes order resume ${other.key}   or drop it: ${dropped}`,
+          hint: `resume it with the API key and base URL it was placed with (${other.keyId !== options.keyId && other.profile === options.profile && other.baseUrl === options.baseUrl ? `that key in GIFTCODES_API_KEY: this run's key is another one` : `that key in profile "${other.profile}" or in GIFTCODES_API_KEY`}): giftcodes order resume ${other.key}   or drop it: ${dropped}`,
         },
       );
     }

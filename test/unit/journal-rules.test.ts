@@ -213,7 +213,7 @@ describe('which intent begin() takes', () => {
       message:
         'an interrupted order for 3 × amazon-us-25 in profile "default" (test) was made with another API key or base URL (http://127.0.0.1:4010), so it is not resumed with this one',
       // The profile holds the new key now: the old one is given for the run. Never sent, so dropping it charges nothing.
-      hint: 'resume it with the API key and base URL it was placed with (that key in GIFTCODES_API_KEY: profile "default" holds another one now): giftcodes order resume other   or drop it: giftcodes order abandon other (it was never sent)',
+      hint: "resume it with the API key and base URL it was placed with (that key in GIFTCODES_API_KEY: this run's key is another one): giftcodes order resume other   or drop it: giftcodes order abandon other (it was never sent)",
     });
   });
 
