@@ -230,12 +230,10 @@ export async function settleReached(
   const by = (intent: Intent): string | undefined => (intent.key.startsWith('plan-') ? undefined : o.by);
   sayReached(
     io,
-    await journal.settleWhere(
-      (intent) => (o.keep?.(intent) ? undefined : journal.reached(intent)),
-      undefined,
-      o.by === undefined ? {} : { finishedBy: by },
-    ),
-    o.by !== undefined ? by : undefined,
+    await journal.settleWhere((intent) => (o.keep?.(intent) ? undefined : journal.reached(intent)), undefined, {
+      finishedBy: by,
+    }),
+    by,
   );
 }
 

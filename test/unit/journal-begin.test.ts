@@ -419,14 +419,19 @@ describe('settleReached by another command than the one that placed it', () => {
       lines.filter((l) => l.endsWith('it is complete, and its command run again places a new order')),
     ).toHaveLength(1);
     expect(lines.filter((l) => l.endsWith('it is complete'))).toHaveLength(1);
+    // Named by its order id (none has an --out): the whole line.
+    expect(lines.map((l) => l.replace(/^\S+ /, ''))).toContain(
+      'the interrupted order ord_1 had already reached you; it is complete, and its command run again places a new order',
+    );
   });
 
   it('without a command named (its own run settling it): no finishedBy, nothing more said', async () => {
     const j = journal();
-    const single = await interrupted(j, { key: 'one-2', delivered: true });
+    const file = join(tempDir(), 'codes.json');
+    const single = await interrupted(j, { key: 'one-2', delivered: true, file });
     const c = capturedIo();
     await settleReached(c.io, j);
     expect(j.history.get(single.key, scopeOf(single))?.finishedBy).toBeUndefined();
-    expect(c.err().trimEnd()).toMatch(/it is complete$/);
+    expect(c.err().trimEnd()).toMatch(new RegExp(` had already reached you \\(codes in ${file}\\); it is complete$`));
   });
 });

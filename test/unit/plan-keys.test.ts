@@ -262,7 +262,7 @@ describe('outMovedRows: a row whose out cell alone changed since an earlier run 
       key: sent.key,
       moved: { from: '/full/a.csv' },
     });
-    expect(moved([planRow(2, 'big/a.csv')], [sent])[0]!.moved!.orderId).toBeUndefined();
+    expect(Object.keys(moved([planRow(2, 'big/a.csv')], [sent])[0]!.moved!)).toEqual(['from']);
     // An earlier row that wrote to standard output (no out cell): matched too, its from absent.
     expect(moved([planRow(2, 'big/a.csv')], [left('', { out: undefined })])[0]!.moved).toEqual({
       orderId: 'ord_',
@@ -318,6 +318,31 @@ describe('outMovedRows: a row whose out cell alone changed since an earlier run 
     // Delivered to another file, or of another quantity: not this row's.
     expect(moved([row2], [], { delivered: [{ ...done, out: '/full/a.csv' }] })).toEqual([row2]);
     expect(moved([row2], [], { delivered: [{ ...done, quantity: 6 }] })).toEqual([row2]);
+    // Another plan or --batch's record of that file, or one written to standard output: not this row's either.
+    const otherFamily = planFamily(scope, '/plans/nightly.csv', 'd2');
+    const elsewhere = rowKey(otherFamily, { productId: 'p', quantity: 5, outCell: 'a.csv', occurrence: 1 });
+    expect(moved([row2], [], { delivered: [{ ...done, key: elsewhere }] })).toEqual([row2]);
+    expect(moved([row2], [], { delivered: [{ ...done, out: '-' }] })).toEqual([row2]);
+    // A record under a key a row of the plan goes by is that row's own, never taken by another row.
+    const row3 = planRow(3, 'a.csv');
+    expect(moved([row2, row3], [], { delivered: [done] })).toEqual([row2, row3]);
+  });
+
+  it('a row with no out cell takes no record delivered to a file', () => {
+    const done = record(keyOf('a.csv'), { productId: 'p', quantity: 5, out: '/plans/big/a.csv' });
+    const also = record(keyOf('b.csv'), { productId: 'p', quantity: 5, out: '/plans/big/b.csv' });
+    const toStdout = { ...planRow(2, ''), out: undefined };
+    expect(moved([toStdout], [], { delivered: [done, also] })).toEqual([toStdout]);
+  });
+
+  it('a plan some of whose rows were delivered under their own keys still finishes a moved row', () => {
+    const kept = planRow(1, 'b.csv', { productId: 'q' });
+    const row2 = planRow(2, 'big/a.csv');
+    const placed = left('a.csv');
+    expect(moved([kept, row2], [placed], { delivered: [record(kept.key)] }).map((r) => r.key)).toEqual([
+      kept.key,
+      placed.key,
+    ]);
   });
 
   it('keyRows keys such a row so, with --batch and without, reading the journal once', async () => {

@@ -4,7 +4,13 @@
 // interrupted in default placed again in ops, charged twice; the same plan run there, every row charged twice).
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { sameReseller, sameResellerRequest, type Intent, type OrderSpec } from '../../src/journal/intent.js';
+import {
+  otherKeyOfReseller,
+  sameReseller,
+  sameResellerRequest,
+  type Intent,
+  type OrderSpec,
+} from '../../src/journal/intent.js';
 import { recordAt, dead, journal, spec } from '../helpers/journal.js';
 import { interruptedBeside, ofThisRequest, placingNow } from '../../src/orders/recover.js';
 import { planFamily, underOtherScope } from '../../src/orders/plan.js';
@@ -51,6 +57,18 @@ describe('sameReseller', () => {
     // Not known on either side (an intent from before, a key never logged in with): its own reseller only, as before.
     expect(sameReseller(spec, second)).toBe(false);
     expect(sameReseller(first, { ...second, resellerId: undefined })).toBe(false);
+    // Neither's key known (a record from before keys were kept): no reseller told, none matched.
+    const keyless = { environment: 'test', baseUrl: spec.baseUrl };
+    expect(sameReseller(keyless, keyless)).toBe(false);
+  });
+
+  it('otherKeyOfReseller: another key of the same reseller, never the same key, never another reseller', () => {
+    expect(otherKeyOfReseller(first, second)).toBe(true);
+    expect(otherKeyOfReseller(second, first)).toBe(true);
+    const sameKeyElsewhere: OrderSpec = { ...first, profile: 'ops' };
+    expect(otherKeyOfReseller(first, sameKeyElsewhere)).toBe(false);
+    expect(otherKeyOfReseller(first, { ...second, resellerId: 'rs_other' })).toBe(false);
+    expect(otherKeyOfReseller(first, { ...second, baseUrl: 'http://127.0.0.1:4011' })).toBe(false);
   });
 
   it('sameResellerRequest: the same product and quantity under another key of the reseller, in another profile', async () => {
