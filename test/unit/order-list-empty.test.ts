@@ -1,40 +1,17 @@
 // order list over a config directory whose journal exists and holds no order yet: a support desk's own directory,
 // where `order show` or `codes get` of an order placed elsewhere made the journal. It said "no orders in the local
 // record match" with nothing asked to match, read as the order never having happened; it says the record is empty.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, type ListOptions } from '../../src/commands/order/list.js';
-import { Journal } from '../../src/journal/journal.js';
-import { capturedIo } from '../helpers/inprocess.js';
-import { tempDir, unstamped } from '../helpers/e2e.js';
+import type { ListOptions } from '../../src/commands/order/list.js';
+import { unstamped } from '../helpers/e2e.js';
 import { recordAt } from '../helpers/journal.js';
+import { listed } from '../helpers/order-list.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
 async function list(options: ListOptions, records: ReturnType<typeof recordAt>[]) {
-  const configDir = tempDir();
-  const journal = new Journal(join(configDir, 'journal'));
-  mkdirSync(journal.dir, { recursive: true });
-  for (const record of records) journal.history.record(record);
-  const { io, out, err } = capturedIo();
-  const sent = (): never => {
-    throw new Error('order list asked the API');
-  };
-  const deps = {
-    io,
-    journal: () => Promise.resolve(journal),
-    connection: sent,
-    connectionTo: sent,
-    clientFor: sent,
-    currentTarget: sent,
-    now: () => Date.parse(AT),
-    configDir,
-    journalDir: journal.dir,
-  };
-  await run(options, deps as unknown as Parameters<typeof run>[1]);
-  await io.flushOut();
-  return { configDir, out: out(), err: unstamped(err()) };
+  const { configDir, out, err } = await listed(options, records, { now: AT });
+  return { configDir, out, err: unstamped(err) };
 }
 
 describe('order list of an empty record', () => {

@@ -2,41 +2,17 @@
 // (openapi.yaml's, docs/dialects.md's, or one the record holds) or a word of the OUTCOME column, whole or short. Any
 // other value exited 0 with an empty list (a review: `--status bogus`), read by a script as "no such orders": it is
 // refused before anything is read from the API (exit 2), naming what --status takes.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, STATUS_VALUES, type ListOptions } from '../../src/commands/order/list.js';
-import { Journal } from '../../src/journal/journal.js';
-import { capturedIo } from '../helpers/inprocess.js';
-import { tempDir } from '../helpers/e2e.js';
+import { STATUS_VALUES, type ListOptions } from '../../src/commands/order/list.js';
 import { recordAt } from '../helpers/journal.js';
+import { listed } from '../helpers/order-list.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
 /** order list's run over a record of `records`, with every way to the API failing the test. */
 async function list(options: ListOptions, records = [recordAt('k', AT, { orderId: 'ord_k', status: 'pending' })]) {
-  const configDir = tempDir();
-  const journal = new Journal(join(configDir, 'journal'));
-  mkdirSync(journal.dir, { recursive: true });
-  for (const record of records) journal.history.record(record);
-  const { io, out, err } = capturedIo({ json: true });
-  const sent = (): never => {
-    throw new Error('order list asked the API');
-  };
-  const deps = {
-    io,
-    journal: () => Promise.resolve(journal),
-    connection: sent,
-    connectionTo: sent,
-    clientFor: sent,
-    currentTarget: sent,
-    now: () => Date.parse(AT),
-    configDir,
-    journalDir: journal.dir,
-  };
-  await run(options, deps as unknown as Parameters<typeof run>[1]);
-  await io.flushOut();
-  return { rows: JSON.parse(out() || '[]') as { key: string }[], err: err() };
+  const { out, err } = await listed(options, records, { json: true, now: AT });
+  return { rows: JSON.parse(out || '[]') as { key: string }[], err };
 }
 
 describe('order list --status', () => {
