@@ -283,6 +283,23 @@ function helpFor(words: readonly string[]): string {
 }
 
 /**
+ * A required argument left out (`giftcodes completion`): the command's usage line and the values the argument takes,
+ * then its help (a person's day: "see: giftcodes completion --help" alone, for a word of three).
+ */
+function missingArgumentHint(program: Command, words: readonly string[], message: string): string | undefined {
+  let command: Command | undefined = program;
+  for (const word of words) command = command?.commands.find((c) => c.name() === word);
+  if (command === undefined || command === program) return undefined;
+  const name = /^missing required argument '([^']+)'/.exec(message)?.[1];
+  const choices = command.registeredArguments.find((a) => a.name() === name)?.argChoices;
+  const values =
+    choices && choices.length > 0
+      ? ` (${choices.length === 1 ? choices[0] : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`})`
+      : '';
+  return `usage: giftcodes ${[...words, command.usage()].join(' ')}${values}; ${helpFor(words)}`;
+}
+
+/**
  * A bad value of a global option (`--env prod`, `--retries x`), wherever it was typed: the help that lists it,
  * `help options`, since a verb's --help only points there (`ping --help` has no --env). Undefined for any other
  * message, for an option the verb has one of its own by that name, and for one whose words differ at the verb
@@ -412,6 +429,7 @@ function report(
       reachedFor(words, first) ??
       nearWords(typed, suggestion?.[1]) ??
       globalOptionHelp(program, words, first) ??
+      (error.code === 'commander.missingArgument' ? missingArgumentHint(program, words, first) : undefined) ??
       helpFor(words);
     printError(io, { code: 'usage', message: first, hint, exitCode: ExitCode.usage });
     return ExitCode.usage;

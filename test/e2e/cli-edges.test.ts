@@ -102,6 +102,15 @@ describe('flag values', () => {
     const password = await lines(['ping', '--base-url', 'https://user:s3cret@example.com']);
     expect(password[1]).toMatch(/^hint: leave out the user and password/);
     expect(password.join('\n')).not.toContain('s3cret');
+    // A missing argument names the command's usage, and the values it takes (a person's day: `completion` alone
+    // said "see: giftcodes completion --help").
+    expect(await lines(['completion'])).toEqual([
+      "error: missing required argument 'shell'",
+      'hint: usage: giftcodes completion [options] <shell> (bash, zsh or fish); see: giftcodes completion --help',
+    ]);
+    expect((await lines(['order', 'show']))[1]).toBe(
+      'hint: usage: giftcodes order show [options] <ref>; see: giftcodes order show --help',
+    );
   });
 
   it('a profile name that is not a plain word is refused', async () => {
