@@ -190,16 +190,20 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
       commanderMessage,
       controller.signal,
       words,
-      {
-        configDir: io.env.GIFTCODES_CONFIG_DIR,
-        profile,
-        envProfile: flags.profile === undefined ? profile : undefined,
-        env: flags.env,
-        // A --base-url refused as it is is no server for a hint's command to go to (it carried a password).
-        baseUrl: isCliError(error) && error.code === 'invalid_base_url' ? undefined : flags.baseUrl,
-        envBaseUrl: envBaseUrl(io.env),
-        keyFromEnv: !program.opts<{ apiKey?: string }>().apiKey && Boolean(io.env.GIFTCODES_API_KEY?.trim()),
-      },
+      // A command that reads no config (a completion script, the reference server) is run anywhere alike: its hints'
+      // commands carry no GIFTCODES_CONFIG_DIR (a person's day read one in `completion tcsh`'s hint as needed).
+      PLACELESS.has(words[0] ?? '')
+        ? {}
+        : {
+            configDir: io.env.GIFTCODES_CONFIG_DIR,
+            profile,
+            envProfile: flags.profile === undefined ? profile : undefined,
+            env: flags.env,
+            // A --base-url refused as it is is no server for a hint's command to go to (it carried a password).
+            baseUrl: isCliError(error) && error.code === 'invalid_base_url' ? undefined : flags.baseUrl,
+            envBaseUrl: envBaseUrl(io.env),
+            keyFromEnv: !program.opts<{ apiKey?: string }>().apiKey && Boolean(io.env.GIFTCODES_API_KEY?.trim()),
+          },
       program,
     );
   }
@@ -550,6 +554,9 @@ function installSignalHandlers(controller: AbortController, io: Io, args: readon
  * large `catalog list | head` said "could not write the output", exit 8, once their output outgrew the pipe's buffer
  * (a person's day). An order's outcome, and codes, never: a closed pipe is not their delivery.
  */
+/** Commands that read no config directory, profile or key: where they run changes nothing of what a hint says. */
+const PLACELESS = new Set(['completion', 'serve', 'help', 'version']);
+
 const LISTINGS = new Set(['completion', 'catalog list', 'order list', 'order pending', 'config list', 'config show']);
 
 function readerGoneFromListing(error: unknown, words: readonly string[]): boolean {

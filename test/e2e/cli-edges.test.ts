@@ -108,6 +108,11 @@ describe('flag values', () => {
       "error: missing required argument 'shell'",
       'hint: usage: giftcodes completion [options] <shell> (bash, zsh or fish); see: giftcodes completion --help',
     ]);
+    // Its command is the same from any config directory: none is pinned to it.
+    expect(await lines(['completion', 'tcsh'])).toEqual([
+      'error: no completion script for "tcsh": giftcodes has them for bash, zsh and fish',
+      'hint: name one of them, e.g. giftcodes completion bash',
+    ]);
     expect((await lines(['order', 'show']))[1]).toBe(
       'hint: usage: giftcodes order show [options] <ref>; see: giftcodes order show --help',
     );
