@@ -86,6 +86,12 @@ export interface Intent extends OrderSpec {
   /** A plan's row: its run's --batch, null for none (absent in older intents): the words that say how to send it again name it. */
   batch?: string | null | undefined;
   /**
+   * A plan's row: the directory of its plan file. Two plans of one file name in two directories (two shops' restock.csv)
+   * share their rows' keys under one --batch; a row whose out cell changed finishes only its own plan's earlier order
+   * (plan.ts outMovedRows). Absent in older intents.
+   */
+  planDir?: string | undefined;
+  /**
    * A key sent again after it was abandoned (order/place.ts): when it was first sent. The server keeps a key for a day
    * from its first request, not from a replay, so the day a reused key may be resumed or reused in is counted from
    * then (staleness); counted from each reuse, a key sent again after the server forgot it placed a second order.
@@ -231,6 +237,7 @@ export function newIntent(
     out?: OutSpec | undefined;
     plan?: string | undefined;
     batch?: string | null | undefined;
+    planDir?: string | undefined;
   },
   key: string,
   now: number,
@@ -259,5 +266,6 @@ export function newIntent(
     ...(options.out ? { out: options.out } : {}),
     ...(options.plan !== undefined ? { plan: options.plan } : {}),
     ...(options.batch !== undefined ? { batch: options.batch } : {}),
+    ...(options.planDir !== undefined ? { planDir: options.planDir } : {}),
   };
 }

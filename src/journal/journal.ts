@@ -83,6 +83,8 @@ export interface BeginOptions extends OrderSpec {
   plan?: string | undefined;
   /** A plan's row: its run's --batch, null for none. */
   batch?: string | null | undefined;
+  /** A plan's row: its plan file's directory (Intent.planDir). */
+  planDir?: string | undefined;
   wait?: boolean | undefined;
   out?: OutSpec | undefined;
   /**

@@ -60,6 +60,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   keyGiven: z.optional(z.boolean()),
   plan: z.optional(z.string()),
   batch: z.optional(z.nullable(z.string())),
+  planDir: z.optional(z.string()),
   keySince: z.optional(z.string()),
   files: z.optional(z.array(fileSchema)),
   leftBy: z.optional(z.array(z.object({ path: z.string(), pid: z.int() }))),

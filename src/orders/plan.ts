@@ -971,6 +971,8 @@ export function keyRows(
   journal: Journal,
   scope: Scope,
   batch: string | undefined,
+  /** For outMovedRows: the plan file's directory, and how to tell a codes file written by an intent's run. */
+  moved: { planDir?: string | undefined; writtenAt?: (intent: Intent, path: string) => boolean } = {},
 ): PlanRow[] {
   const again = (row: PlanRow): PlanRow => {
     const key = sentAgainKey(row.key, journal, scope);
@@ -983,7 +985,8 @@ export function keyRows(
     let scoped: Intent[] | undefined;
     const intents = (): Intent[] => (scoped ??= journal.read().intents.filter((i) => sameScope(i, scope)));
     const undelivered = (intent: Intent): boolean => journal.reached(intent) === undefined;
-    if (batch !== undefined) return outMovedRows(rows.map(again), delivered, intents, undelivered);
+    const moves = { undelivered, ...moved };
+    if (batch !== undefined) return outMovedRows(rows.map(again), delivered, intents, moves);
     let pending: Set<string> | undefined;
     const interrupted = (key: string): boolean => (pending ??= new Set(intents().map((i) => i.key))).has(key);
     const keyed = rows.map((row) => {
@@ -995,8 +998,13 @@ export function keyRows(
         return again(row);
       return again({ ...row, key: row.legacyKey });
     });
-    return outMovedRows(keyed, delivered, intents, undelivered);
+    return outMovedRows(keyed, delivered, intents, moves);
   });
+}
+
+/** The directory of a plan file (Intent.planDir): two plans of one file name in two directories are two plans. */
+export function planDirOf(plan: string): string {
+  return dirname(resolve(plan));
 }
 
 /**
@@ -1023,7 +1031,13 @@ export function outMovedRows(
   rows: readonly PlanRow[],
   delivered: ReadonlyMap<string, OrderRecord>,
   scoped: () => readonly Intent[],
-  undelivered: (intent: Intent) => boolean,
+  o: {
+    undelivered: (intent: Intent) => boolean;
+    /** Whether the intent's codes file is at `path` as its run wrote it (journal/codes-file.ts deliveredFile). */
+    writtenAt?: (intent: Intent, path: string) => boolean;
+    /** This plan file's directory (Intent.planDir). */
+    planDir?: string | undefined;
+  },
 ): PlanRow[] {
   const family = rows.map((r) => PLAN_ROW_KEY.exec(r.key)?.[1]).find((f) => f !== undefined);
   // Every row delivered under its own key (the same plan run again): nothing to match, and the journal is not read.
@@ -1031,17 +1045,38 @@ export function outMovedRows(
   const intents = scoped();
   const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
   const ownIntent = new Set(intents.map((i) => i.key));
+  // Another plan of this file name in another directory (two shops' restock.csv, one --batch) shares the family: its
+  // orders are its own (a second review: one shop's row finished the other's order, and that shop restocked nothing).
+  const ours = (i: Intent): boolean =>
+    ofFamily(i.key, family) &&
+    !keys.has(i.key) &&
+    (i.planDir === undefined || o.planDir === undefined || i.planDir === o.planDir);
   const left = intents
-    .filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && !neverSent(i) && resumableHere(i) && undelivered(i))
+    .filter((i) => ours(i) && !neverSent(i) && resumableHere(i) && o.undelivered(i))
     .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
+  // Such an order whose finishing run wrote the row's new file and was cut before it said so (a closed pipe, a kill):
+  // the row goes by its key, and the same command ends it, charging nothing (a second review: it was refused as "the
+  // file exists", and --force placed a second order over the first one's codes).
+  const written = o.writtenAt === undefined ? [] : intents.filter((i) => ours(i) && !o.undelivered(i));
   // The orders of this plan that such a run delivered to the row's new file: the same command run once more reads the
   // row as delivered there (under that order's key), never as a file that holds another order's codes, nor a new order.
   const done = [...delivered.values()].filter(
     (r) => ofFamily(r.key, family) && !keys.has(r.key) && r.out !== undefined && r.out !== '-',
   );
-  if (left.length === 0 && done.length === 0) return [...rows];
+  if (left.length === 0 && done.length === 0 && written.length === 0) return [...rows];
   return rows.map((row) => {
     if (delivered.has(row.key) || ownIntent.has(row.key)) return row;
+    // Codes to standard output: an earlier order placed for a file is not finished onto the screen here (its file
+    // is where its run writes it); the changed plan's rules say and ask (a second review: "to standard output" said,
+    // the old file written).
+    if (row.out === undefined) return row;
+    const cut = written.findIndex(
+      (i) => i.productId === row.productId && i.quantity === row.quantity && o.writtenAt!(i, row.out!),
+    );
+    if (cut >= 0) {
+      const [intent] = written.splice(cut, 1);
+      return { ...row, key: intent!.key };
+    }
     const same = (r: { productId: string; quantity: number }): boolean =>
       r.productId === row.productId && r.quantity === row.quantity;
     const into = row.out === undefined ? -1 : done.findIndex((r) => same(r) && r.out === row.out);
@@ -1261,7 +1296,7 @@ export async function runRows(
         // A row finishing an earlier run's order into its new file (outMovedRows) is that order or nothing: gone
         // meanwhile (another run finished or abandoned it), its key is not sent again as a new order.
         resumeOnly: deps.resumeOnly?.has(row.key) || row.moved !== undefined,
-        ...(o.plan !== undefined ? { plan: planName(o.plan), batch: o.batch ?? null } : {}),
+        ...(o.plan !== undefined ? { plan: planName(o.plan), planDir: planDirOf(o.plan), batch: o.batch ?? null } : {}),
       });
       // Said in every mode (--json and --quiet too): the codes go to another file than the order was placed for.
       if (resumed && row.moved) io.say(`row ${row.row}: ${movedWords(row, row.moved)}`);

@@ -118,6 +118,57 @@ describe('a plan row placed whose codes file could not be written, then its out 
     expect(await chargesFor(served.server, 'amazon-us-10', 7)).toEqual([orderId]);
   }, 60_000);
 
+  // A second adversarial review: the finishing run wrote the new file and was cut before it said so (its log's pipe
+  // closed, a kill); the same command was refused for "the file exists", and --force --yes placed a second order over
+  // the first one's codes, which were then nowhere.
+  it('the finishing run cut after it wrote the new file: the same command ends that order, charging nothing', async () => {
+    const configDir = await loggedIn(served.server);
+    const dir = tempDir();
+    mkdirSync(join(dir, 'full'));
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,13,full/a.csv\n');
+    const { orderId } = await placedNotWritten(configDir, plan, [], join(dir, 'full'));
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,13,a.csv\n');
+    const cut = await runCli(['order', 'place', '--plan', plan, '--interval', '0.1'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' },
+    });
+    expect(cut.signal, cut.stderr).toBe('SIGKILL');
+    const written = readFileSync(join(dir, 'a.csv'), 'utf8');
+    const again = await runCli(['order', 'place', '--plan', plan, '--interval', '0.1'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('exists');
+    expect(readFileSync(join(dir, 'a.csv'), 'utf8')).toBe(written);
+    expect(await chargesFor(served.server, 'amazon-us-10', 13)).toEqual([orderId]);
+    expect(await pendingIntents(configDir)).toEqual([]);
+  }, 60_000);
+
+  // The same review: two shops' restock.csv in two directories under one --batch share their rows' keys; one shop's
+  // moved row finished the other's order, and that shop's plan then read as delivered.
+  it("another directory's plan of the same name does not finish this one's order", async () => {
+    const configDir = await loggedIn(served.server);
+    const alpha = join(tempDir(), 'alpha');
+    const beta = join(tempDir(), 'beta');
+    mkdirSync(join(alpha, 'full'), { recursive: true });
+    mkdirSync(beta, { recursive: true });
+    writeFileSync(join(alpha, 'restock.csv'), 'product,quantity,out\namazon-us-10,17,full/amz.csv\n');
+    writeFileSync(join(beta, 'restock.csv'), 'product,quantity,out\namazon-us-10,17,amz.csv\n');
+    const { orderId } = await placedNotWritten(
+      configDir,
+      join(alpha, 'restock.csv'),
+      ['--batch', 'd1'],
+      join(alpha, 'full'),
+    );
+    const other = await runCli(['order', 'place', '--plan', join(beta, 'restock.csv'), '--batch', 'd1', '--yes'], {
+      configDir,
+    });
+    expect(other.stderr).not.toContain(`finishing the order ${orderId}`);
+    expect(readFileSync(join(beta, 'amz.csv'), 'utf8')).not.toBe('');
+    const orders = await chargesFor(served.server, 'amazon-us-10', 17);
+    expect(orders).toHaveLength(2);
+    expect(orders[0]).toBe(orderId);
+  }, 60_000);
+
   it('off a terminal, a changed quantity stays a changed plan: asked, and the earlier row said as placed and charged', async () => {
     const configDir = await loggedIn(served.server);
     const dir = tempDir();

@@ -244,13 +244,42 @@ describe('outMovedRows: a row whose out cell alone changed since an earlier run 
       ...o,
     }) as Intent;
   const undelivered = (): boolean => true;
-  const moved = (rows: PlanRow[], intents: Intent[], o: { delivered?: OrderRecord[]; reached?: boolean } = {}) =>
-    outMovedRows(
-      rows,
-      new Map((o.delivered ?? []).map((r) => [r.key, r])),
-      () => intents,
-      o.reached ? () => false : undelivered,
+  const moved = (
+    rows: PlanRow[],
+    intents: Intent[],
+    o: { delivered?: OrderRecord[]; reached?: boolean; writtenAt?: string; planDir?: string } = {},
+  ) =>
+    outMovedRows(rows, new Map((o.delivered ?? []).map((r) => [r.key, r])), () => intents, {
+      undelivered: o.reached ? () => false : undelivered,
+      writtenAt: (_intent, path) => path === o.writtenAt,
+      planDir: o.planDir ?? '/plans',
+    });
+
+  // A second adversarial review: the finishing run wrote the new file and was cut before it said so (a closed pipe);
+  // the same command was refused for "the file exists", and --force placed a second order over the first one's codes.
+  it("an order whose run wrote the row's new file and was cut is the row's: the same command ends it", () => {
+    const row2 = planRow(2, 'big/a.csv');
+    const cut = left('a.csv', { out: { path: '/plans/big/a.csv', force: false, csvRaw: false } });
+    expect(moved([row2], [cut], { reached: true, writtenAt: '/plans/big/a.csv' })).toEqual([{ ...row2, key: cut.key }]);
+    // Written elsewhere (the old file, since read): not this row's.
+    expect(moved([row2], [cut], { reached: true, writtenAt: '/full/a.csv' })).toEqual([row2]);
+  });
+
+  // A second adversarial review: two shops' restock.csv in two directories, one --batch, share their rows' keys; one
+  // shop's moved row finished the other's order, and that shop restocked nothing.
+  it("another directory's plan of this file name: its orders are its own; an intent from before planDir matches", () => {
+    const row2 = planRow(2, 'big/a.csv');
+    expect(moved([row2], [left('a.csv', { planDir: '/shops/alpha' })], { planDir: '/shops/beta' })).toEqual([row2]);
+    expect(moved([row2], [left('a.csv', { planDir: '/shops/beta' })], { planDir: '/shops/beta' })[0]!.key).toBe(
+      left('a.csv').key,
     );
+    expect(moved([row2], [left('a.csv')], { planDir: '/shops/beta' })[0]!.key).toBe(left('a.csv').key);
+  });
+
+  it('a row whose codes go to standard output finishes no order placed for a file (the changed plan asks)', () => {
+    const toStdout = { ...planRow(2, ''), out: undefined };
+    expect(moved([toStdout], [left('a.csv')])).toEqual([toStdout]);
+  });
 
   it("placed (its order id known) or sent with its answer lost: the row goes by that order's key, to finish it", () => {
     const placed = left('a.csv');

@@ -582,7 +582,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const journal = await deps.journal();
       const records = journal.history.list();
       const delivered = deliveredRows(journal, scope, records);
-      const rows = keyRows(planned, delivered, journal, scope, o.batch);
+      const rows = keyRows(planned, delivered, journal, scope, o.batch, await movedRule(o.plan));
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
       const elsewhere = new Set(rows.filter((r) => journal.keyPlacedElsewhere(r.key, scope)).map((r) => r.key));
@@ -631,7 +631,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   );
   const records = journal.history.list();
   const delivered = deliveredRows(journal, scope, records);
-  const rows = keyRows(parsed, delivered, journal, scope, o.batch);
+  const rows = keyRows(parsed, delivered, journal, scope, o.batch, await movedRule(o.plan));
   // A row that finishes an earlier run's order into its new file goes by that order's key (outMovedRows): its own,
   // not another run's left to name, nor to count as charged when the plan is stopped.
   for (const row of rows) own.add(row.key);
@@ -1154,7 +1154,7 @@ async function readPlanFirst(
     const scope = plan.connectionScope(connection);
     const keyed = plan.parsePlanRows(bytes, o.plan, plan.planFamily(scope, o.plan, o.batch), o.batch).rows;
     const delivered = plan.deliveredRows(journal, scope);
-    const rows = plan.keyRows(keyed, delivered, journal, scope, o.batch);
+    const rows = plan.keyRows(keyed, delivered, journal, scope, o.batch, await movedRule(o.plan));
     const [outProblems, { checkRowsKnown }] = await Promise.all([
       plan.outFileProblems(rows, delivered, journal, force, scope.environment, o.plan),
       import('../../orders/products.js'),
@@ -1190,7 +1190,7 @@ async function readPlanFirst(
     const keyed = plan.parsePlanRows(bytes, o.plan, plan.planFamily(scope, o.plan, o.batch), o.batch).rows;
     const delivered = plan.deliveredRows(journal!, scope);
     const found = await plan.outFileProblems(
-      plan.keyRows(keyed, delivered, journal!, scope, o.batch),
+      plan.keyRows(keyed, delivered, journal!, scope, o.batch, await movedRule(o.plan)),
       delivered,
       journal!,
       force,
@@ -1783,6 +1783,20 @@ function guidedFileProblem(
   if (!encrypts && namesAgeFile(path))
     return `${path} names an age-encrypted file, and no recipient is set (--encrypt-to, or giftcodes config set encrypt-to)`;
   return true;
+}
+
+/**
+ * What a plan's keyRows needs for a row whose out cell alone changed (plan.ts outMovedRows): the plan file's directory
+ * (another directory's plan of this name is another plan), and how to tell a codes file an intent's run wrote.
+ */
+async function movedRule(
+  planPath: string,
+): Promise<{ planDir: string; writtenAt: (intent: Intent, path: string) => boolean }> {
+  const [{ deliveredFile }, { planDirOf }] = await Promise.all([
+    import('../../journal/codes-file.js'),
+    import('../../orders/plan.js'),
+  ]);
+  return { planDir: planDirOf(planPath), writtenAt: (intent, path) => deliveredFile(intent, path) !== undefined };
 }
 
 /**
