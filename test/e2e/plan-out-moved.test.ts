@@ -208,7 +208,10 @@ describe('a live plan row whose request went out unanswered (killed), then its o
     writeFileSync(plan, 'product,quantity,out\napple-us-25,3,b.csv\n');
     const asked = await runCli(live, { configDir });
     expect(asked.code, asked.stderr).toBe(2);
-    expect(asked.stderr).toContain('finishing 1 earlier order into another codes file needs confirmation');
+    expect(asked.stderr.replace(/\s+/g, ' ')).toContain(
+      `finishing 1 earlier order into another codes file (line 2: 3 × apple-us-25, to ${join(dir, 'b.csv')}) needs confirmation`,
+    );
+    expect(asked.stderr).toContain('--yes writes its codes to the new file and places no second order');
     expect(asked.stderr).not.toContain('changed plan');
     const yes = await runCli([...live, '--yes', '--json'], { configDir });
     expect(yes.code, yes.stderr).toBe(0);

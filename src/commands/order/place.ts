@@ -708,17 +708,22 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     if (asking && moved.length > 0) {
       const cancelled = planCancelled(resuming);
       const one = moved.length === 1;
+      const which = firstOf(
+        moved.map(
+          (r) =>
+            `line ${r.row}: ${unitsOf(r.quantity, r.productId)}${r.moved!.orderId !== undefined ? `, order ${r.moved!.orderId}` : ''}, to ${r.out ?? 'standard output'}`,
+        ),
+        5,
+      );
       const yes = await io.confirm(
-        `Finish ${one ? 'the order' : `the ${moved.length} orders`} an earlier run of this plan placed and could not write the codes of, into ${one ? 'the' : 'their'} new out ${one ? 'file' : 'files'} (${firstOf(
-          moved.map(
-            (r) =>
-              `line ${r.row}: ${unitsOf(r.quantity, r.productId)}${r.moved!.orderId !== undefined ? `, order ${r.moved!.orderId}` : ''}, to ${r.out ?? 'standard output'}`,
-          ),
-          5,
-        )})? No second order is placed.`,
+        `Finish ${one ? 'the order' : `the ${moved.length} orders`} an earlier run of this plan placed and could not write the codes of, into ${one ? 'the' : 'their'} new out ${one ? 'file' : 'files'} (${which})? No second order is placed.`,
         '--yes',
-        `finishing ${counted(moved.length, 'earlier order')} into another codes file`,
-        { cancelled },
+        // Off a terminal the refusal names them (a second review: "needs confirmation" named no row, order or file).
+        `finishing ${counted(moved.length, 'earlier order')} into another codes file (${which})`,
+        {
+          cancelled,
+          hint: `--yes writes ${one ? 'its' : 'their'} codes to the new ${one ? 'file' : 'files'} and places no second order`,
+        },
       );
       if (!yes) throw cancelled;
     }
