@@ -281,10 +281,21 @@ function leftIntentWords(left: readonly Intent[]): string | undefined {
 /** Whether interrupted intents may have been charged, in words (neverSent: certainly not). */
 export function chargeWords(intents: readonly Intent[]): string {
   const unsent = intents.filter(neverSent).length;
-  const sent = intents.length - unsent;
-  if (unsent === 0) return sent === 1 ? 'it may have been charged' : 'they may have been charged';
-  if (sent === 0) return unsent === 1 ? 'it was never sent, so not charged' : 'never sent, so not charged';
-  return `${sent} may have been charged, ${unsent} never sent`;
+  // An order the API answered with its id was placed, and charged: "may have been" of it read as a doubt the tool
+  // had not (a second adversarial review). Only one whose answer was lost may have been.
+  const placed = intents.filter((i) => i.orderId !== undefined).length;
+  const maybe = intents.length - unsent - placed;
+  const one = intents.length === 1;
+  if (placed === intents.length) return one ? 'it was placed and charged' : 'they were placed and charged';
+  if (maybe === intents.length) return one ? 'it may have been charged' : 'they may have been charged';
+  if (unsent === intents.length) return one ? 'it was never sent, so not charged' : 'never sent, so not charged';
+  return [
+    placed > 0 ? `${placed} placed and charged` : '',
+    maybe > 0 ? `${maybe} may have been charged` : '',
+    unsent > 0 ? `${unsent} never sent` : '',
+  ]
+    .filter((part) => part !== '')
+    .join(', ');
 }
 
 /**

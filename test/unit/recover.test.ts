@@ -5,6 +5,7 @@ import { endedRecord } from '../../src/orders/lifecycle.js';
 import {
   interruptedBeside,
   ofThisRequest,
+  chargeWords,
   leftByEarlierRuns,
   beganSince,
   placedMeanwhile,
@@ -116,10 +117,19 @@ describe('leftByEarlierRuns', () => {
     // The run's own intent is not named.
     expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-1')).toBeUndefined();
     await left(j, { key: 'k-2', productId: 'steam-us-20', phase: 'accepted', orderId: 'ord_2' });
+    // The one the API answered (its order id known) was placed and charged; the other's answer was lost (a second
+    // adversarial review read "may have been charged" of an order the tool held the id of).
     expect(leftByEarlierRuns(j, () => false)).toBe(
-      '2 orders interrupted in earlier runs are still unfinished (they may have been charged): see giftcodes order pending',
+      '2 orders interrupted in earlier runs are still unfinished (1 placed and charged, 1 may have been charged): see giftcodes order pending',
     );
     expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-2')).toContain('giftcodes order resume k-1');
+    expect(chargeWords([one, one])).toBe('they may have been charged');
+    const placed = { ...one, orderId: 'ord_1' };
+    expect(chargeWords([placed])).toBe('it was placed and charged');
+    expect(chargeWords([placed, placed])).toBe('they were placed and charged');
+    const unsent = { ...one, phase: 'prepared' as const };
+    expect(chargeWords([unsent])).toBe('it was never sent, so not charged');
+    expect(chargeWords([placed, unsent])).toBe('1 placed and charged, 1 never sent');
     // A run with its own config directory (cron) names it in the command, as its errors' hints do.
     expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-2', '/var/lib/giftcodes')).toMatch(
       /: GIFTCODES_CONFIG_DIR=\/var\/lib\/giftcodes giftcodes order resume k-1$/,

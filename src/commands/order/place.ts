@@ -940,7 +940,7 @@ async function beforeRows(
           : placedGone.length > 0
             ? // Its order id known, the API placed it: said as placed and charged, with the command that writes its
               // codes, never as "may have been charged" (an adversarial review: the tool held the order's id).
-              `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${goneChargeWords(unfinished, neverSent)}): ${firstOf(
+              `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
                 unfinished.map(goneWords),
                 5,
               )}; this run does not finish ${unfinished.length === 1 ? 'it' : 'them'}; ${firstOf(
@@ -1715,19 +1715,6 @@ function goneWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt
   return i.orderId === undefined
     ? sentWords(i)
     : `${unitsOf(i.quantity, i.productId)} (order ${i.orderId}, placed and charged, its codes never reached you; key ${i.key}, started ${i.createdAt})`;
-}
-
-/** chargeWords, with the orders the API placed (their ids known) said as placed and charged. */
-function goneChargeWords(intents: readonly Intent[], neverSent: (intent: Intent) => boolean): string {
-  const placed = intents.filter((i) => i.orderId !== undefined).length;
-  const unsent = intents.filter((i) => i.orderId === undefined && neverSent(i)).length;
-  const sent = intents.length - placed - unsent;
-  if (placed === intents.length) return placed === 1 ? 'it was placed and charged' : 'they were placed and charged';
-  return [
-    `${placed} placed and charged`,
-    ...(sent > 0 ? [`${sent} may have been charged`] : []),
-    ...(unsent > 0 ? [`${unsent} never sent`] : []),
-  ].join(', ');
 }
 
 /** A row an earlier run sent and never finished, as the warnings name it: its units, its key and when it began. */
