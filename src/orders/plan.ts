@@ -15,7 +15,7 @@ import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../error
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
 import { anotherLiveRun } from '../journal/owner.js';
-import { footprintOf, placedSince, resumableHere, underWay, type Footprint } from './recover.js';
+import { chargeWords, footprintOf, placedSince, resumableHere, underWay, type Footprint } from './recover.js';
 import {
   endedWithinDay,
   inScope,
@@ -1677,7 +1677,7 @@ export async function outFileProblems(
       // batch hint gave it a new key, a second order (an adversarial review: six orders for a two-row plan).
       const ownUnfinished =
         error.code === 'out_exists' && intent !== undefined && !neverSent(intent)
-          ? `line ${row.row} is an order an earlier run of this plan sent and never finished (key ${intent.key}: it may have been charged): move the file away, then run the same command to finish it into its own file; another file name or --batch would order it again`
+          ? `line ${row.row} is an order an earlier run of this plan sent and never finished (key ${intent.key}: ${chargeWords([intent])}): move the file away, then run the same command to finish it into its own file, or point the row's out cell at another file, which finishes it there; another --batch would order it again`
           : undefined;
       // A row's file is its out cell, and its format the file's extension: a plan has no --out or --format to offer.
       const hint =

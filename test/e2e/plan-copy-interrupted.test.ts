@@ -64,7 +64,7 @@ describe('a plan killed mid-run, then run as a copy', () => {
     const again = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl: served.url, cwd: dir });
     expect(again.code, again.stderr).toBe(2);
     expect(unstamped(again.stderr).replace(/\s+/g, ' ')).toContain(
-      `line 2 is an order an earlier run of this plan sent and never finished (key ${key}: it may have been charged): move the file away, then run the same command to finish it`,
+      `line 2 is an order an earlier run of this plan sent and never finished (key ${key}: it was placed and charged): move the file away, then run the same command to finish it into its own file, or point the row's out cell at another file, which finishes it there; another --batch would order it again`,
     );
     expect(again.stderr).not.toContain('{batch}');
   }, 120_000);
