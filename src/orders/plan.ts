@@ -985,7 +985,7 @@ export function keyRows(
     let scoped: Intent[] | undefined;
     const intents = (): Intent[] => (scoped ??= journal.read().intents.filter((i) => sameScope(i, scope)));
     const undelivered = (intent: Intent): boolean => journal.reached(intent) === undefined;
-    const moves = { undelivered, ...moved };
+    const moves = { undelivered, writtenAt: () => false, ...moved };
     if (batch !== undefined) return outMovedRows(rows.map(again), delivered, intents, moves);
     let pending: Set<string> | undefined;
     const interrupted = (key: string): boolean => (pending ??= new Set(intents().map((i) => i.key))).has(key);
@@ -1034,7 +1034,7 @@ export function outMovedRows(
   o: {
     undelivered: (intent: Intent) => boolean;
     /** Whether the intent's codes file is at `path` as its run wrote it (journal/codes-file.ts deliveredFile). */
-    writtenAt?: (intent: Intent, path: string) => boolean;
+    writtenAt: (intent: Intent, path: string) => boolean;
     /** This plan file's directory (Intent.planDir). */
     planDir?: string | undefined;
   },
@@ -1057,11 +1057,12 @@ export function outMovedRows(
   // Such an order whose finishing run wrote the row's new file and was cut before it said so (a closed pipe, a kill):
   // the row goes by its key, and the same command ends it, charging nothing (a second review: it was refused as "the
   // file exists", and --force placed a second order over the first one's codes).
-  const written = o.writtenAt === undefined ? [] : intents.filter((i) => ours(i) && !o.undelivered(i));
+  const written = intents.filter((i) => ours(i) && !o.undelivered(i));
   // The orders of this plan that such a run delivered to the row's new file: the same command run once more reads the
   // row as delivered there (under that order's key), never as a file that holds another order's codes, nor a new order.
   const done = [...delivered.values()].filter(
-    (r) => ofFamily(r.key, family) && !keys.has(r.key) && r.out !== undefined && r.out !== '-',
+    // (A record to standard output never matches: a row's out is a file's path, and a row without one matches none.)
+    (r) => ofFamily(r.key, family) && !keys.has(r.key),
   );
   if (left.length === 0 && done.length === 0 && written.length === 0) return [...rows];
   return rows.map((row) => {
@@ -1071,7 +1072,7 @@ export function outMovedRows(
     // the old file written).
     if (row.out === undefined) return row;
     const cut = written.findIndex(
-      (i) => i.productId === row.productId && i.quantity === row.quantity && o.writtenAt!(i, row.out!),
+      (i) => i.productId === row.productId && i.quantity === row.quantity && o.writtenAt(i, row.out!),
     );
     if (cut >= 0) {
       const [intent] = written.splice(cut, 1);
@@ -1079,7 +1080,7 @@ export function outMovedRows(
     }
     const same = (r: { productId: string; quantity: number }): boolean =>
       r.productId === row.productId && r.quantity === row.quantity;
-    const into = row.out === undefined ? -1 : done.findIndex((r) => same(r) && r.out === row.out);
+    const into = done.findIndex((r) => same(r) && r.out === row.out);
     if (into >= 0) {
       const [record] = done.splice(into, 1);
       return { ...row, key: record!.key };

@@ -263,6 +263,21 @@ describe('outMovedRows: a row whose out cell alone changed since an earlier run 
     expect(moved([row2], [cut], { reached: true, writtenAt: '/plans/big/a.csv' })).toEqual([{ ...row2, key: cut.key }]);
     // Written elsewhere (the old file, since read): not this row's.
     expect(moved([row2], [cut], { reached: true, writtenAt: '/full/a.csv' })).toEqual([row2]);
+    // Of another product or quantity, another family's, or one whose codes reached no one yet: not by this rule.
+    const at = { reached: true, writtenAt: '/plans/big/a.csv' };
+    expect(moved([row2], [{ ...cut, productId: 'q' }], at)).toEqual([row2]);
+    expect(moved([row2], [{ ...cut, quantity: 6 }], at)).toEqual([row2]);
+    const other = rowKey(planFamily(scope, '/plans/nightly.csv', 'd2'), {
+      productId: 'p',
+      quantity: 5,
+      outCell: 'a.csv',
+      occurrence: 1,
+    });
+    expect(moved([row2], [{ ...cut, key: other }], at)).toEqual([row2]);
+    expect(moved([row2], [cut], { writtenAt: '/plans/big/a.csv' })[0]).toMatchObject({
+      key: cut.key,
+      moved: { orderId: 'ord_a.csv' },
+    });
   });
 
   // A second adversarial review: two shops' restock.csv in two directories, one --batch, share their rows' keys; one
@@ -274,6 +289,13 @@ describe('outMovedRows: a row whose out cell alone changed since an earlier run 
       left('a.csv').key,
     );
     expect(moved([row2], [left('a.csv')], { planDir: '/shops/beta' })[0]!.key).toBe(left('a.csv').key);
+    // A run that does not say its plan's directory matches as before.
+    expect(
+      outMovedRows([row2], new Map(), () => [left('a.csv', { planDir: '/shops/alpha' })], {
+        undelivered,
+        writtenAt: () => false,
+      })[0]!.key,
+    ).toBe(left('a.csv').key);
   });
 
   it('a row whose codes go to standard output finishes no order placed for a file (the changed plan asks)', () => {

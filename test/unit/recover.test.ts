@@ -123,6 +123,7 @@ describe('leftByEarlierRuns', () => {
       '2 orders interrupted in earlier runs are still unfinished (1 placed and charged, 1 may have been charged): see giftcodes order pending',
     );
     expect(leftByEarlierRuns(j, (intent) => intent.key === 'k-2')).toContain('giftcodes order resume k-1');
+    expect(chargeWords([one])).toBe('it may have been charged');
     expect(chargeWords([one, one])).toBe('they may have been charged');
     const placed = { ...one, orderId: 'ord_1' };
     expect(chargeWords([placed])).toBe('it was placed and charged');
