@@ -21,16 +21,14 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: LogoutOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
-  const [{ resolveProfileName }, store] = await Promise.all([import('../config/resolve.js'), deps.config()]);
+  const [{ resolveProfileName, refuseUnsavedProfile }, store] = await Promise.all([
+    import('../config/resolve.js'),
+    deps.config(),
+  ]);
   const profile = resolveProfileName(options, deps.io.env, store);
   // A typo in --profile must not read as "no key was stored" (exit 0): the key it meant to remove is still there (a
   // walkthrough's `logout --profile shop-ue`), as config unset and config show refuse an unknown profile.
-  if (profile !== store.defaultProfile && !store.hasProfile(profile)) {
-    const { UsageError } = await import('../errors.js');
-    throw new UsageError(`no profile named "${profile}": no key was removed`, {
-      hint: `profiles: ${store.profileNames().join(', ')}`,
-    });
-  }
+  refuseUnsavedProfile(store, profile, { after: ': no key was removed' });
   const wanted = options.env;
   const envs: KeyEnvironment[] = wanted === undefined || wanted === 'all' ? ['test', 'live'] : [wanted];
   // From the credential store first: the reference in the profile goes only once the key is gone.

@@ -253,6 +253,22 @@ export function profileNotFound(profile: string, store: ConfigStore): AuthError 
   });
 }
 
+/**
+ * A profile a command shows or changes (config show, config unset, logout), refused when it is not saved: the default
+ * one exists implicitly (a fresh install); any other name, a typo, must not read as empty or as "nothing to remove".
+ * `after`: what the refusal adds to "no profile named …"; `create`: the hint offers its login.
+ */
+export function refuseUnsavedProfile(
+  store: ConfigStore,
+  profile: string,
+  o: { after?: string; create?: boolean } = {},
+): void {
+  if (profile === store.defaultProfile || store.hasProfile(profile)) return;
+  throw new UsageError(`no profile named "${profile}"${o.after ?? ''}`, {
+    hint: `profiles: ${store.profileNames().join(', ')}${o.create ? `; create one with: giftcodes login --profile ${profile}` : ''}`,
+  });
+}
+
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Connection {
   const wantedEnv = refuseAllEnvironments(flags.env);
   const profile = resolveProfileName(flags, env, store);

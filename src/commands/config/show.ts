@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { maskKey, maskedKeys } from '../../secrets.js';
 import { addVerb, type App } from '../app.js';
@@ -21,17 +20,11 @@ export function register(parent: Command, app: App): void {
 }
 
 export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
-  const [{ resolveProfileName, resolveBaseUrl, baseUrlOrigin, baseUrlNote }, store] = await Promise.all([
-    import('../../config/resolve.js'),
-    deps.config(),
-  ]);
+  const [{ resolveProfileName, resolveBaseUrl, baseUrlOrigin, baseUrlNote, refuseUnsavedProfile }, store] =
+    await Promise.all([import('../../config/resolve.js'), deps.config()]);
   const name = resolveProfileName(options, deps.io.env, store);
-  // The default profile exists implicitly (a fresh install); any other name shown empty would mislead.
-  if (name !== store.defaultProfile && !store.hasProfile(name)) {
-    throw new UsageError(`no profile named "${name}"`, {
-      hint: `profiles: ${store.profileNames().join(', ')}; create one with: giftcodes login --profile ${name}`,
-    });
-  }
+  // Any other name than the default shown empty would mislead.
+  refuseUnsavedProfile(store, name, { create: true });
   const profile = store.profile(name);
   // The proxy only when the profile has one, and never its credentials.
   const proxy = profile.proxy ? (await import('../../api/transport.js')).displayProxy(profile.proxy) : undefined;

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { SETTABLE_FIELDS as FIELDS, type SettableField as Field } from '../../config/fields.js';
-import { UsageError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps, GlobalOptions } from '../deps.js';
@@ -31,12 +30,13 @@ const AFTER: Record<Field, string> = {
 
 export async function run(options: UnsetOptions, deps: Pick<Deps, 'io' | 'config'>): Promise<void> {
   const field = checkField(options.field);
-  const [{ resolveProfileName }, store] = await Promise.all([import('../../config/resolve.js'), deps.config()]);
+  const [{ resolveProfileName, refuseUnsavedProfile }, store] = await Promise.all([
+    import('../../config/resolve.js'),
+    deps.config(),
+  ]);
   const profile = resolveProfileName(options, deps.io.env, store);
   // A typo in --profile must not read as "nothing to remove".
-  if (profile !== store.defaultProfile && !store.hasProfile(profile)) {
-    throw new UsageError(`no profile named "${profile}"`, { hint: `profiles: ${store.profileNames().join(', ')}` });
-  }
+  refuseUnsavedProfile(store, profile);
   const removed = await store.unsetField(profile, field);
   await exportResult(
     deps.io,
