@@ -1070,17 +1070,16 @@ export function outMovedRows(
     // Codes to standard output: an earlier order placed for a file is not finished onto the screen here (its file
     // is where its run writes it); the changed plan's rules say and ask (a second review: "to standard output" said,
     // the old file written).
-    if (row.out === undefined) return row;
-    const cut = written.findIndex(
-      (i) => i.productId === row.productId && i.quantity === row.quantity && o.writtenAt(i, row.out!),
-    );
+    const out = row.out;
+    if (out === undefined) return row;
+    const same = (r: { productId: string; quantity: number }): boolean =>
+      r.productId === row.productId && r.quantity === row.quantity;
+    const cut = written.findIndex((i) => same(i) && o.writtenAt(i, out));
     if (cut >= 0) {
       const [intent] = written.splice(cut, 1);
       return { ...row, key: intent!.key };
     }
-    const same = (r: { productId: string; quantity: number }): boolean =>
-      r.productId === row.productId && r.quantity === row.quantity;
-    const into = done.findIndex((r) => same(r) && r.out === row.out);
+    const into = done.findIndex((r) => same(r) && r.out === out);
     if (into >= 0) {
       const [record] = done.splice(into, 1);
       return { ...row, key: record!.key };
