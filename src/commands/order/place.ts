@@ -937,20 +937,22 @@ async function beforeRows(
               unfinished.map(sentWords),
               5,
             )}; ordering the changed rows beside them orders those products a second time`
-          : placedGone.length > 0
-            ? // Its order id known, the API placed it: said as placed and charged, with the command that writes its
-              // codes, never as "may have been charged" (an adversarial review: the tool held the order's id).
-              `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
-                unfinished.map(goneWords),
-                5,
-              )}; this run does not finish ${unfinished.length === 1 ? 'it' : 'them'}; ${firstOf(
-                placedGone.map((i) => `the codes of ${i.orderId}: giftcodes codes get ${i.orderId} --out CODES_FILE`),
-                3,
-              )} (that finishes it); see giftcodes order pending`
-            : `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
-                unfinished.map(sentWords),
-                5,
-              )}; finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`,
+          : // A row whose order id is known, the API placed: said as placed and charged (goneWords, chargeWords), with
+            // the command that writes its codes, never as "may have been charged" (an adversarial review: the tool
+            // held the order's id).
+            `the plan ${o.plan} changed since an earlier run started ${counted(unfinished.length, 'row')} it no longer has, never finished (${chargeWords(unfinished)}): ${firstOf(
+              unfinished.map(goneWords),
+              5,
+            )}; ${
+              placedGone.length > 0
+                ? `this run does not finish ${unfinished.length === 1 ? 'it' : 'them'}; ${firstOf(
+                    placedGone.map(
+                      (i) => `the codes of ${i.orderId}: giftcodes codes get ${i.orderId} --out CODES_FILE`,
+                    ),
+                    3,
+                  )} (that finishes it); see giftcodes order pending`
+                : `finish or drop ${unfinished.length === 1 ? 'it' : 'them'}: see giftcodes order pending`
+            }`,
         { configDir: io.env.GIFTCODES_CONFIG_DIR },
       ),
     );
@@ -1069,7 +1071,6 @@ async function beforeRows(
     // "The changed plan" only where it changed: rows it delivered or sent at another address or with another key
     // are asked about as what they are, new orders (a person's day read "changed" of an unchanged plan, and said No).
     const planChanged = [changed, unfinished, abandonedGone].some((list) => list.length > 0);
-    const otherProfile = elsewhereUnfinished.find((r) => r.keyId !== scope.keyId && r.profile !== profile)?.profile;
     const yes =
       o.yes ||
       (await io.confirm(
@@ -1089,45 +1090,64 @@ async function beforeRows(
         `ordering ${counted(asking.length, 'row')} ${planChanged ? 'of a changed plan' : 'as new orders'}`,
         {
           cancelled,
-          ...(placingGone
-            ? {
-                hint: `wait for the run${placingGone} placing the rows this plan no longer has to finish, then see giftcodes order pending; --yes orders the changed rows beside them`,
-              }
-            : otherProfile !== undefined
-              ? {
-                  // Rows another key of the same reseller sent in another profile: finished there, with that key.
-                  hint: pinnedHint(
-                    `finish those rows with the key they were placed with: the same command with --profile ${otherProfile}; --yes orders them here as new orders beside them`,
-                    { configDir: io.env.GIFTCODES_CONFIG_DIR },
-                  ),
-                }
-              : elsewhereUnfinished.length > 0 || elsewhere.length > 0
-                ? {
-                    // Rows this plan sent, or delivered, with another API key or at another spelling of the address: a
-                    // key rotated, a base URL spelled anew. "Pass --yes to confirm" alone led to a second charge (a
-                    // second adversarial review); the way that charges nothing comes first.
-                    hint: pinnedHint(
-                      elsewhereUnfinished.length > 0
-                        ? 'those rows were sent with another API key or at another address and never finished: finish them with the key and base URL they were placed with (see giftcodes order pending); --yes orders them here as new orders beside them, charged again'
-                        : 'those rows were delivered with another API key or at another address: --yes orders them here again, charged again',
-                      { configDir: io.env.GIFTCODES_CONFIG_DIR },
-                    ),
-                  }
-                : unfinished.length > 0 || abandonedGone.length > 0
-                  ? {
-                      // Rows the plan no longer has that were placed, or may have been: "pass --yes to confirm" alone
-                      // led a script to a second charge (an adversarial review); what --yes does is said, after the way
-                      // that charges nothing.
-                      hint: pinnedHint(
-                        'the rows the plan no longer has were placed or may have been: see them with giftcodes order pending (codes get or order resume finishes each); --yes orders the changed rows as new orders beside them, charged again',
-                        { configDir: io.env.GIFTCODES_CONFIG_DIR },
-                      ),
-                    }
-                  : {}),
+          ...changedPlanHint(io, {
+            placingGone,
+            otherProfile: elsewhereUnfinished.find((r) => r.keyId !== scope.keyId && r.profile !== profile)?.profile,
+            sentElsewhere: elsewhereUnfinished.length > 0,
+            deliveredElsewhere: elsewhere.length > 0,
+            gone: unfinished.length > 0 || abandonedGone.length > 0,
+          }),
         },
       ));
     if (!yes) throw cancelled;
   }
+}
+
+/**
+ * The hint of a plan's rows refused off a terminal as new orders (beforeRows): for what stands beside them, the way that
+ * charges nothing first, then what --yes does. "Pass --yes to confirm" alone led a script to a second charge beside
+ * rows placed or maybe placed (adversarial reviews).
+ */
+function changedPlanHint(
+  io: Io,
+  o: {
+    /** Another live run placing the rows this plan no longer has (` (pid …)`), if any. */
+    placingGone: string;
+    /** Another profile whose key, of the same reseller, sent these rows and never finished them. */
+    otherProfile: string | undefined;
+    /** Rows this plan sent (or delivered) with another API key or at another address. */
+    sentElsewhere: boolean;
+    deliveredElsewhere: boolean;
+    /** Rows the plan no longer has that were placed, or may have been. */
+    gone: boolean;
+  },
+): { hint?: string } {
+  const pinned = (hint: string): { hint: string } => ({
+    hint: pinnedHint(hint, { configDir: io.env.GIFTCODES_CONFIG_DIR }),
+  });
+  if (o.placingGone)
+    return {
+      hint: `wait for the run${o.placingGone} placing the rows this plan no longer has to finish, then see giftcodes order pending; --yes orders the changed rows beside them`,
+    };
+  // Finished there, with that key.
+  if (o.otherProfile !== undefined)
+    return pinned(
+      `finish those rows with the key they were placed with: the same command with --profile ${o.otherProfile}; --yes orders them here as new orders beside them`,
+    );
+  // A key rotated, a base URL spelled anew.
+  if (o.sentElsewhere)
+    return pinned(
+      'those rows were sent with another API key or at another address and never finished: finish them with the key and base URL they were placed with (see giftcodes order pending); --yes orders them here as new orders beside them, charged again',
+    );
+  if (o.deliveredElsewhere)
+    return pinned(
+      'those rows were delivered with another API key or at another address: --yes orders them here again, charged again',
+    );
+  if (o.gone)
+    return pinned(
+      'the rows the plan no longer has were placed or may have been: see them with giftcodes order pending (codes get or order resume finishes each); --yes orders the changed rows as new orders beside them, charged again',
+    );
+  return {};
 }
 
 /**
