@@ -115,10 +115,9 @@ export function register(parent: Command, app: App): void {
     .action(async (flags: ServeFlags, cmd: Command) => {
       const { io } = app.context(cmd).deps;
       const tls = await readTls(flags);
-      const [{ serveMain, ServeOutputError }, { defaultServerOptions }] = await Promise.all([
-        import('../server/main.js'),
-        import('../server/index.js'),
-      ]);
+      const [{ serveMain, ServeOutputError }, { defaultServerOptions, ListenError, SeedFileError }] = await Promise.all(
+        [import('../server/main.js'), import('../server/index.js')],
+      );
       const options: ServerOptions = {
         ...defaultServerOptions(),
         host: flags.host,
@@ -147,12 +146,23 @@ export function register(parent: Command, app: App): void {
         await serveMain(options, io.stdout, io.stderr);
       } catch (error) {
         if (error instanceof ServeOutputError) throw stdoutFailed(error.failure, "the server's address");
-        // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input.
+        // The server knows nothing of the CLI's errors: a seed it cannot read or an address it cannot take is bad input,
+        // said in the words the rest of the CLI uses (a newcomer starting the quickstart's server a second time read
+        // the errno alone: `cannot listen on 127.0.0.1:4010: EADDRINUSE`).
+        if (error instanceof ListenError && error.errno !== undefined)
+          throw serveFailed(
+            listenMessage(error.errno, error.host, error.port),
+            listenHint(error.errno, { port: '--port' }),
+          );
+        if (error instanceof SeedFileError) {
+          const { whyUnreadable } = await import('../files/errno.js');
+          throw serveFailed(
+            `cannot read seed file ${error.file}: ${whyUnreadable({ code: error.errno }, 'file')}`,
+            'check --seed',
+          );
+        }
         const message = error instanceof Error ? error.message : String(error);
-        throw new UsageError(`cannot start the server: ${await inWords(message)}`, {
-          code: 'serve_failed',
-          hint: serveHint(message),
-        });
+        throw serveFailed(message, serveHint(message));
       }
     });
   examples(command, [
@@ -186,28 +196,13 @@ async function readTls(flags: ServeFlags): Promise<{ cert: string; key: string }
   return { cert: await read('--tls-cert', flags.tlsCert), key: await read('--tls-key', flags.tlsKey) };
 }
 
-/**
- * The server's failure in the words the rest of the CLI uses: it says an errno (`cannot listen on 127.0.0.1:4010:
- * EADDRINUSE`, `cannot read seed file s.json: ENOENT`), where the webhook receivers say "port 4010 on 127.0.0.1 is
- * already in use" (a newcomer starting the quickstart's server a second time read the errno alone).
- */
-async function inWords(message: string): Promise<string> {
-  const listen = /^cannot listen on (.+):(\d+): ([A-Z_]+)$/.exec(message);
-  if (listen) return listenMessage(listen[3]!, listen[1]!, Number(listen[2]));
-  const seed = /^(cannot read seed file .+): (E[A-Z]+)$/.exec(message);
-  if (seed) {
-    const { whyUnreadable } = await import('../files/errno.js');
-    return `${seed[1]!}: ${whyUnreadable({ code: seed[2] }, 'file')}`;
-  }
-  return message;
+function serveFailed(message: string, hint: string): UsageError {
+  return new UsageError(`cannot start the server: ${message}`, { code: 'serve_failed', hint });
 }
 
-/** The hint names the flag behind this cause: a seed file, an address, or the TLS pair. */
+/** The hint of any other failure names the flag behind it: a seed file, an address, or the TLS pair. */
 function serveHint(message: string): string {
   if (/seed/i.test(message)) return 'check --seed';
-  // The server says `cannot listen on <host>:<port>: <code>`; the receivers' words name the flag for that code.
-  const listen = /^cannot listen on .*: ([A-Z_]+)$/.exec(message);
-  if (listen?.[1] !== undefined) return listenHint(listen[1], { port: '--port' });
   if (/EADDRINUSE|EADDRNOTAVAIL|EACCES|listen|address/i.test(message))
     return 'check --host and --port (is another server already on that port? --port 0 picks a free one)';
   if (/cert|key|tls|pem|ssl/i.test(message)) return 'check --tls-cert and --tls-key';

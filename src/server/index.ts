@@ -22,14 +22,26 @@ import { Webhooks } from './webhooks.js';
 
 export type { DemoKey, RunningServer, ServerOptions } from './options.js';
 export { defaultServerOptions } from './options.js';
+export { SeedFileError } from './seed.js';
 
 /** A slow or stalled client is cut off after this long. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
+/** An address the server could not listen on, and the errno why (ListenError.errno), for its caller to word. */
+export class ListenError extends Error {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly errno: string | undefined,
+    why: string,
+  ) {
+    super(`cannot listen on ${host}:${port}: ${why}`);
+  }
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (e: NodeJS.ErrnoException) =>
-      reject(new Error(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`));
+    const onError = (e: NodeJS.ErrnoException) => reject(new ListenError(host, port, e.code, e.code ?? e.message));
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);

@@ -91,12 +91,22 @@ export function defaultSeed(): Seed {
   };
 }
 
+/** A seed file that could not be read, and the errno why, for the server's caller to word. */
+export class SeedFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly errno: string | undefined,
+  ) {
+    super(`cannot read seed file ${file}: ${errno ?? 'error'}`);
+  }
+}
+
 export async function loadSeed(file: string): Promise<Seed> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read seed file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new SeedFileError(file, (e as NodeJS.ErrnoException).code);
   }
   let raw: unknown;
   try {
