@@ -207,8 +207,10 @@ export function ofThisRequest(
       ? { ...newestPlaced, orderId: newestPlaced.orderId }
       : undefined;
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
+  // A record dated ahead of this clock is fresh too: the clock went back since (a dual-boot machine, a VM restored), the
+  // server's day of its key has not ended, and dropping it placed a second order without a word (a review).
   const fresh = (r: OrderRecord | undefined): r is OrderRecord =>
-    abandonedMarked && r !== undefined && staleness(r, now) === undefined;
+    abandonedMarked && r !== undefined && staleness(r, now) !== 'old';
   // A key given names one order of its own: its reuse is the journal's to refuse, and an order of the request that
   // reached the user or was placed (finished, abandonedPlaced) is not asked about. One abandoned while its request was
   // out may have been placed all the same, and this run is a second order beside it (an adversarial review).

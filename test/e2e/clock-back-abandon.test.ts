@@ -1,0 +1,56 @@
+// An adversarial review, confirmed by the server's ledger: an order interrupted while its request was out (the
+// server placed it; no answer reached the run), then the machine's clock goes back a few hours (a dual-boot machine
+// whose other system keeps the hardware clock in local time, a VM restored, a clock set by hand). The same command is
+// refused as future-dated (exit 2), and its hint offers `order abandon`. Abandoned, the same command again places a
+// second order without a word: with a right clock it sends the abandoned key again ("that order if it was placed,
+// never both", recover.ts ofThisRequest), but the abandoned record's staleness (intent.ts staleness) is 'future', so
+// `fresh()` dropped it and no rule was left that said or asked anything: two charges. A record dated ahead of the clock
+// is fresh now: the server's day of its key has not ended.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+
+const served = servedApi(['--fulfil-after', '0']);
+
+/** A preload that sets this process's clock `hours` back. */
+function clockBack(hours: number): string {
+  const file = join(tempDir(), 'clock-back.mjs');
+  writeFileSync(
+    file,
+    `const shift = ${-hours * 3_600_000};
+const Real = Date;
+const now = Real.now.bind(Real);
+class Shifted extends Real {
+  constructor(...a) { if (a.length === 0) super(now() + shift); else super(...a); }
+  static now() { return now() + shift; }
+}
+globalThis.Date = Shifted;
+`,
+  );
+  return file;
+}
+
+describe('an order interrupted while out, then the clock set back, then abandoned as the hint offers', () => {
+  it('the same command again sends the abandoned key: one charge, and the key said', async () => {
+    const configDir = await loggedIn(served.server);
+    const place = ['order', 'place', '--product', 'zalando-de-25', '--quantity', '3'];
+    const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(await chargesFor(served.server, 'zalando-de-25', 3)).toHaveLength(1);
+
+    const later = { NODE_OPTIONS: `--import=${clockBack(3)}` };
+    const refused = await runCli(place, { configDir, env: later });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('in the future');
+    const [left] = await pendingIntents(configDir);
+    const abandoned = await runCli(['order', 'abandon', left!.key], { configDir, env: later });
+    expect(abandoned.code, abandoned.stderr).toBe(0);
+
+    const again = await runCli(place, { configDir, env: later });
+    // As with the clock right: the abandoned key sent again (that order if it was placed, never both), and said.
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(left!.key);
+    expect(await chargesFor(served.server, 'zalando-de-25', 3)).toHaveLength(1);
+  }, 120_000);
+});
