@@ -406,7 +406,8 @@ export class Journal {
       // Abandoned after its request went out without an answer, over a day ago from its first send: the server may
       // have forgotten the key, and sending it again is a second order if the first went through (a fourth review:
       // two orders under one key, no word). Not sent: the provider's dashboard says whether it was placed.
-      if (record && sentUnanswered(record) && staleness(record, now) !== undefined) throw staleAbandoned(record);
+      const stale = record && sentUnanswered(record) ? staleness(record, now) : undefined;
+      if (stale !== undefined) throw staleAbandoned(record!, stale);
       // Abandoned after the API had placed it (its order id known), the key names that order as much: sent again, it
       // was that order within the day and a second one after it, without a word (a review).
       if (
@@ -1059,15 +1060,28 @@ function keyUsedElsewhere(r: OrderRecord): UsageError {
   );
 }
 
-/** A key abandoned after its request went out without an answer, over a day ago: the server may have forgotten it. */
-function staleAbandoned(record: OrderRecord): UsageError {
+/**
+ * A key abandoned after its request went out without an answer, over a day ago: the server may have forgotten it. Or
+ * one dated ahead of this machine's clock (`future`: the clock went back since), whose age cannot be told: the same
+ * command without a key would try it again, so the way to a new order is a key of its own.
+ */
+function staleAbandoned(record: OrderRecord, stale: 'old' | 'future'): UsageError {
   const when = record.keySince ?? record.createdAt;
   const what = unitsOf(record.quantity, record.productId);
+  const age =
+    stale === 'old'
+      ? 'more than 24 hours ago'
+      : "ahead of this machine's clock (it was moved since), so how long ago cannot be told";
+  const anew = record.key.startsWith('plan-')
+    ? `order the row by itself: giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (the plan does not send this key again)`
+    : stale === 'old'
+      ? 'give a new key (or none, and one is made)'
+      : 'place it under a key of its own: the same command with --idempotency-key NEW_KEY';
   return new UsageError(
-    `the key ${record.key} was first sent ${when} and abandoned without an answer, more than 24 hours ago: the server may have forgotten it, and sending it again would place a second order if the first went through; nothing was sent`,
+    `the key ${record.key} was first sent ${when} and abandoned without an answer, ${age}: the server may have forgotten it, and sending it again would place a second order if the first went through; nothing was sent`,
     {
       code: 'stale_intent',
-      hint: `look in the provider's dashboard for an order of ${what} placed about ${when}: if there is one, it is this key's (its codes: giftcodes codes get ORDER_ID --out CODES_FILE); if none, ${record.key.startsWith('plan-') ? `order the row by itself: giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (the plan does not send this key again)` : 'give a new key (or none, and one is made)'}`,
+      hint: `look in the provider's dashboard for an order of ${what} placed about ${when}: if there is one, it is this key's (its codes: giftcodes codes get ORDER_ID --out CODES_FILE); if none, ${anew}`,
     },
   );
 }

@@ -207,8 +207,9 @@ export function ofThisRequest(
       ? { ...newestPlaced, orderId: newestPlaced.orderId }
       : undefined;
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
-  // A record dated ahead of this clock is fresh too: the clock went back since (a dual-boot machine, a VM restored), the
-  // server's day of its key has not ended, and dropping it placed a second order without a word (a review).
+  // A record dated ahead of this clock is kept too (the clock went back since: a dual-boot machine, a VM restored):
+  // dropped, a second order was placed without a word (a review). Its key is then refused by begin as of an unknown age
+  // (journal.ts staleAbandoned), nothing sent, and the way to a new order is a key of its own.
   const fresh = (r: OrderRecord | undefined): r is OrderRecord =>
     abandonedMarked && r !== undefined && staleness(r, now) !== 'old';
   // A key given names one order of its own: its reuse is the journal's to refuse, and an order of the request that
