@@ -902,12 +902,25 @@ export class Journal {
     });
   }
 
-  /** Ends the intent as abandoned; `sent`: its request went out without an answer (now or in an earlier run of the key). */
-  abandon(key: string, now: number = Date.now()): Promise<Intent & { sent: boolean }> {
+  /**
+   * Ends the intent as abandoned; `sent`: its request went out without an answer (now or in an earlier run of the key).
+   * One whose codes file is at its --out as its run wrote it (cut before it said so; `order pending`'s "codes in
+   * file") is not abandoned but ended as delivered there (`delivered`), as every other command that takes a note over
+   * ends it: abandoned, its record lost the file, and the abandon's `codes get` wrote the same codes into a second
+   * file that nothing named (an adversarial review). Its own command run again is then asked about as a second order.
+   */
+  abandon(key: string, now: number = Date.now()): Promise<Intent & { sent: boolean; delivered: boolean }> {
     return this.withLock(async () => {
       const intent = this.find(key);
       if (!intent) throw notFound(key);
       this.assertNotHeld(intent);
+      if (this.reached(intent) === 'delivered') {
+        // A plan's row is read by its plan's rules (lifecycle.ts settleReached), not as finished in its command's place.
+        const by = intent.key.startsWith('plan-') ? undefined : 'order abandon';
+        await this.endLocked([intent], 'delivered', { now, finishedBy: by });
+        if (by !== undefined) this.history.mark('finished', now);
+        return { ...intent, sent: false, delivered: true };
+      }
       await this.endLocked([intent], 'abandoned', { now });
       // Its request went out without an answer (now or in an earlier run of the key): the same order placed again
       // reuses its key (recordOf and endLocked: `sent`).
@@ -917,7 +930,7 @@ export class Journal {
       // Marked too when the API had placed it (an order id): the same order placed again is a second order, asked
       // about (recover.ts ofThisRequest: abandonedPlaced).
       if (sent || intent.orderId !== undefined) this.history.mark('abandoned', now);
-      return { ...intent, sent };
+      return { ...intent, sent, delivered: false };
     });
   }
 

@@ -6,6 +6,7 @@ import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { nonEmpty } from '../parse.js';
 import { unitsOf } from '../../output/words.js';
+import type { Intent } from '../../journal/intent.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
@@ -25,7 +26,8 @@ export function register(parent: Command, app: App): void {
 
 export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'journal'>): Promise<void> {
   const [journal, { intentKey, abandonedWayOut }] = await Promise.all([deps.journal(), import('../../orders/ref.js')]);
-  const { sent, ...intent } = await journal.abandon(await intentKey(journal, options.key));
+  const { sent, delivered, ...intent } = await journal.abandon(await intentKey(journal, options.key));
+  if (delivered) return reachedAlready(deps, intent);
   const where = intent.orderId
     ? `it was placed as order ${intent.orderId}, whose codes stay on the server: giftcodes codes get ${intent.orderId} --out CODES_FILE`
     : sent
@@ -56,4 +58,29 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
       hint: `nothing to run again; its record: giftcodes order list${intent.orderId ? `   the order: giftcodes order show ${intent.orderId}` : ''}`,
     });
   }
+}
+
+/**
+ * A note whose codes file was at its --out as its run wrote it: ended as delivered there, not abandoned (journal.ts
+ * abandon), and said so, with the file to hand out: abandoned, its `codes get` hint wrote the same codes into a second
+ * file that nothing named (an adversarial review).
+ */
+async function reachedAlready(deps: Pick<Deps, 'io'>, intent: Intent): Promise<void> {
+  const what = unitsOf(intent.quantity, intent.productId);
+  deps.io.warn(
+    `not abandoned: the codes of order ${intent.orderId!} (${what}, ${intent.environment}) are already in ${intent.out!.path}, written by its run before it was cut; recorded as delivered there, so hand out that file. Its command run again places a new order`,
+  );
+  await exportResult(
+    deps.io,
+    {
+      abandoned: null,
+      delivered: intent.key,
+      orderId: intent.orderId ?? null,
+      productId: intent.productId,
+      quantity: intent.quantity,
+      out: intent.out!.path,
+    },
+    { text: (data) => `delivered ${data.delivered}` },
+  );
+  await deps.io.flushOut();
 }
