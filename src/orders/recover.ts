@@ -228,6 +228,30 @@ export function ofThisRequest(
 }
 
 /**
+ * The order of this very request (product, quantity, environment, profile or a key of the same reseller, scope) whose
+ * codes were the last delivered to the file `out` names, within the day: read by `order place` at a terminal when that
+ * file is not there. A person whose codes file was moved or deleted ran the same line again "to get the codes back",
+ * and was charged for a second order without a word (an adversarial review): `codes get` writes those codes again for
+ * nothing. Single orders only (history.ts DELIVERED_TO): a plan's rows are its plan's to follow.
+ */
+export function deliveredToGone(
+  journal: Journal,
+  spec: OrderSpec,
+  out: string,
+  now: number = Date.now(),
+): (OrderRecord & { orderId: string; out: string }) | undefined {
+  const r = journal.history.lastDeliveredTo(out, now);
+  if (r?.orderId === undefined || r.out === undefined || r.outcome !== 'delivered') return undefined;
+  if (r.productId !== spec.productId || r.quantity !== spec.quantity || r.environment !== spec.environment)
+    return undefined;
+  // This profile's key at this address, or another key of the same reseller (a key rotated, a second profile).
+  if (!(r.profile === spec.profile && inScope(r, scopeOf(spec))) && !sameReseller(r, spec)) return undefined;
+  return resolve(r.out) === resolve(out) && endedWithinDay(r, now)
+    ? { ...r, orderId: r.orderId, out: r.out }
+    : undefined;
+}
+
+/**
  * A warning for the orders earlier runs on this machine left interrupted, other than the ones this run finishes
  * (`mine`), or undefined when there are none. A night whose run was killed leaves orders that may have been
  * charged; the next night's run, with new keys (a plan's next `--batch`, another product), would never name them,

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { ExitCode, InterruptedError, isCliError, nothingSent, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
@@ -214,6 +215,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       interruptedBeside,
       ofThisRequest,
       requestFootprint,
+      deliveredToGone,
     },
     { sayReached, codesWhere },
   ] = await Promise.all([
@@ -341,6 +343,30 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         deps.io,
         yesGiven,
         `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`,
+        what,
+        refusedBelow,
+      );
+    // Delivered to this very file within the day, the file since moved or deleted: a person running the line again to
+    // get the codes back would pay for a second order (an adversarial review). Asked at a terminal only: a cron job's
+    // upload moves its file every night, and its next night is a new order by design.
+    const gone =
+      deps.io.canPrompt &&
+      fresh &&
+      finished === undefined &&
+      options.idempotencyKey === undefined &&
+      out &&
+      out.path !== '-' &&
+      !existsSync(out.path)
+        ? deliveredToGone(journal, spec, out.path)
+        : undefined;
+    if (gone !== undefined)
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        pinnedHint(
+          `the order ${gone.orderId} of ${what} was delivered to ${gone.out} at ${gone.endedAt ?? gone.updatedAt}, and that file is no longer there; its codes again, charging nothing: giftcodes codes get ${gone.orderId} --out ${gone.out}`,
+          { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+        ),
         what,
         refusedBelow,
       );
