@@ -499,8 +499,9 @@ function printError(io: Io, error: PrintableError): void {
     io.errRaw(`${stamp}${io.ce.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
     return;
   }
-  io.errRaw(`${stamp}${io.ce.red('error:')} ${visible(error.message)}\n`);
-  if (error.hint) io.errRaw(`${stamp}${io.ce.dim('hint:')} ${visible(error.hint)}\n`);
+  // At a terminal each is broken at its spaces to its width (Io.fitted): a log keeps one line each.
+  io.errRaw(`${stamp}${io.ce.red('error:')} ${io.fitted(io.redact(visible(error.message)), 'error: ')}\n`);
+  if (error.hint) io.errRaw(`${stamp}${io.ce.dim('hint:')} ${io.fitted(io.redact(visible(error.hint)), 'hint: ')}\n`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
 import { endProgress, makeRoom, progressShown } from './progress.js';
+import { wrapWords } from './wrap.js';
 import type { Query } from './exporter.js';
 
 /**
@@ -325,12 +326,23 @@ export class Io {
   /** Progress and notices: stderr, silenced by --quiet and --json. */
   notice(text: string): void {
     if (this.quiet || this.json) return;
-    this.stderr.write(this.redact(`${this.stamp()}${text}\n`));
+    this.stderr.write(`${this.stamp()}${this.fitted(this.redact(text))}\n`);
   }
 
   /** Things the user must hear in every mode, --json and --quiet too (stderr): a resumed order, a settled one. */
   say(text: string): void {
-    this.stderr.write(this.redact(`${this.stamp()}${text}\n`));
+    this.stderr.write(`${this.stamp()}${this.fitted(this.redact(text))}\n`);
+  }
+
+  /**
+   * A line of ours for stderr, broken at its spaces to the terminal's width when stderr is one (output/wrap.ts),
+   * its continuations under its first word after `label` (`warning: `, `hint: `); elsewhere (a pipe, a log) as it
+   * is, one line. Text already redacted: a key cut in two would not be found by redact() any more.
+   */
+  fitted(text: string, label = ''): string {
+    const columns = (this.streams.stderr as Writable & { columns?: unknown }).columns;
+    if (!this.stderrIsTTY || typeof columns !== 'number' || !Number.isFinite(columns) || columns < 20) return text;
+    return wrapWords(text, columns, label.length, label.length);
   }
 
   /**
@@ -346,7 +358,7 @@ export class Io {
   /** Warnings: stderr, silenced only by --quiet. */
   warn(text: string): void {
     if (this.quiet) return;
-    this.stderr.write(this.redact(`${this.stamp()}${this.ce.yellow('warning:')} ${text}\n`));
+    this.stderr.write(`${this.stamp()}${this.ce.yellow('warning:')} ${this.fitted(this.redact(text), 'warning: ')}\n`);
   }
 
   /**

@@ -149,7 +149,8 @@ describe('a live plan interrupted, run again', () => {
       await t.waitFor(/(Place the live order for 3 × \S+ now\?[^]*){2}/, 30_000);
       if (ending === 'no') t.answer('n');
       else t.press('C-c');
-      const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+      // A hint's command wider than the terminal is continued on the next line with ` \` (output/wrap.ts).
+      const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/ \\\n/g, ' ').replace(/\s+/g, ' ');
       const charged = (await Promise.all(products.map((p) => chargesFor(held.server, p, 3)))).map((c) => c.length);
       expect(charged.sort()).toEqual([0, 1]);
       expect(screen).not.toContain('cancelled: nothing was sent');
@@ -231,7 +232,8 @@ describe('resume --all stopped after an order whose answer was lost', () => {
     t.answer('y');
     await t.waitFor(/(Place the live order for 1 × \S+ now\?[^]*){2}/, 30_000);
     t.press('C-c');
-    const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+    // A hint's command wider than the terminal is continued on the next line with ` \` (output/wrap.ts).
+    const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/ \\\n/g, ' ').replace(/\s+/g, ' ');
     expect(screen).toContain('[exit 130]');
     expect(screen).not.toContain('cancelled: nothing was sent');
     expect(screen).toMatch(/which was not sent; this run took up 1 order before it \(above\)/);
