@@ -64,30 +64,48 @@ async function pickProduct(
   matching: (term: string) => readonly { value: string }[],
   cancelled: InterruptedError,
 ): Promise<string> {
+  const message = 'Product (type to search by id, brand, name, currency or price)';
   for (;;) {
     let typed = '';
+    // The picker and its list are cleared when it ends: Ctrl-C left the ten rows of the list on the screen above
+    // "cancelled: nothing was sent" (a person's day), as if they were still to choose from. A product chosen is
+    // said on a line of its own, as the prompt said it, naming the product taken.
     const picked: string = await io.prompt(
       ({ search }, context) =>
         search<string>(
           {
-            message: 'Product (type to search by id, brand, name, currency or price)',
+            message,
             pageSize: 10,
             source: (term) => {
               typed = term ?? '';
               return matching(typed);
             },
           },
-          context,
+          { ...context, clearPromptOnDone: true },
         ),
       cancelled,
     );
-    const matches = matching(typed);
-    if (matches.some((choice) => choice.value === picked)) return picked;
-    const exact = products.find((p) => p.id.toLowerCase() === typed.trim().toLowerCase());
-    if (exact) return exact.id;
-    if (matches[0]) return matches[0].value;
+    const chosen = chosenProduct(picked, typed, products, matching);
+    if (chosen !== undefined) {
+      io.stderr.write(`${io.ce.green('✔')} ${io.ce.bold(message)} ${io.ce.cyan(chosen)}\n`);
+      return chosen;
+    }
     io.warn(`no product matches "${typed.trim()}": search again (by id, brand, currency or price)`);
   }
+}
+
+/** What a pick means (pickProduct): the pick where it is among the matches of what was typed, else as the list would have had it. */
+function chosenProduct(
+  picked: string,
+  typed: string,
+  products: readonly Product[],
+  matching: (term: string) => readonly { value: string }[],
+): string | undefined {
+  const matches = matching(typed);
+  if (matches.some((choice) => choice.value === picked)) return picked;
+  const exact = products.find((p) => p.id.toLowerCase() === typed.trim().toLowerCase());
+  if (exact) return exact.id;
+  return matches[0]?.value;
 }
 
 /**

@@ -108,6 +108,41 @@ describe('a guided order at a terminal', () => {
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
 
+  // A person's day: Ctrl-C at the picker left its list of products on the screen above the error, as if still to
+  // choose from. The picker is cleared; a product chosen stays said on its own line.
+  it('Ctrl-C at the product picker clears its list; a product picked is said on its line', async () => {
+    const t = inTerminal(
+      ['order', 'place'],
+      served.configDir,
+      { GIFTCODES_BASE_URL: served.url },
+      { columns: 80, rows: 24 },
+    );
+    await t.waitFor(/Product \(type to search/);
+    t.type('amazon');
+    await t.waitFor(/amazon-us-25 +Amazon +25\.00 USD/);
+    t.press('C-c');
+    const screen = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(screen).toContain('[exit 130]');
+    expect(screen).toContain('error: cancelled: nothing was sent');
+    expect(screen).not.toMatch(/amazon-us-\d+ +Amazon|navigate|Product \(type to search/);
+
+    const picked = inTerminal(
+      ['order', 'place'],
+      served.configDir,
+      { GIFTCODES_BASE_URL: served.url },
+      { columns: 80, rows: 24 },
+    );
+    await picked.waitFor(/Product \(type to search/);
+    picked.type('steam 20');
+    await picked.waitFor(/steam-us-20 +Steam +20\.00 USD/);
+    picked.press('Enter');
+    const asked = await picked.waitFor(/Quantity of steam-us-20/);
+    expect(asked).toContain('✔ Product (type to search by id, brand, name, currency or price) steam-us-20');
+    expect(asked).not.toMatch(/steam-us-50|navigate/);
+    picked.press('C-c');
+    expect(await picked.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
+  });
+
   it('the same product and quantity as an interrupted order: asked as finishing it, and no second charge', async () => {
     const configDir = configCopy(served.configDir);
     const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '7'], {
