@@ -120,6 +120,21 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
     });
   }
 
+  // The reseller login learned for each key at its base URL (the profile field `resellers`): said where no ping
+  // says it now (--offline, a server out of reach), as `config show` does. Not in --json, whose resellerId is the
+  // ping's answer.
+  const learned = new Map<KeyStatus, string>();
+  {
+    const [{ keyIdOf }, { sameApi }] = await Promise.all([
+      import('../journal/intent.js'),
+      import('../config/same-api.js'),
+    ]);
+    for (const { status, apiKey } of rows) {
+      const id = apiKey ? store.resellerOf(keyIdOf(apiKey), status.environment, status.baseUrl, sameApi) : undefined;
+      if (id !== undefined) learned.set(status, id);
+    }
+  }
+
   if (!options.offline) {
     // A key whose server does not answer holds the table for a whole request timeout: on a terminal a spinner says so.
     const tried = rows.filter(({ status, apiKey }) => apiKey && !status.error).length;
@@ -155,7 +170,9 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
 
   const statuses = rows.map((r) => r.status);
   const { io } = deps;
-  await exportResult(io, statuses, { text: (data) => text(io.c, data, options.offline === true, resolve.baseUrlNote) });
+  await exportResult(io, statuses, {
+    text: (data) => text(io.c, data, options.offline === true, resolve.baseUrlNote, learned),
+  });
   // A --profile (or GIFTCODES_PROFILE) that names no profile: every command run so fails for want of a key, where
   // status listed the others and exited 0, none of them "used by commands run now" (a walkthrough's typo). The
   // listing stays; the error is the one those commands give.
@@ -230,6 +247,7 @@ function text(
   statuses: readonly KeyStatus[],
   offline: boolean,
   baseUrlNote: (origin: BaseUrlOrigin) => { from: string; profile?: string },
+  learned: ReadonlyMap<KeyStatus, string> = new Map(),
 ): string {
   const lines: string[] = [];
   let profile: string | undefined;
@@ -257,6 +275,10 @@ function text(
             : 'not checked';
     lines.push(`  ${mark} ${s.environment} key ${s.key ?? '(missing)'}: ${state}`);
     lines.push(`    - from: ${s.source}`);
+    // Where the ping did not name the reseller now, the one login learned for this key there.
+    const seen = learned.get(s);
+    if (seen !== undefined && !(s.works === true && s.resellerId))
+      lines.push(`    - reseller: ${seen} (as login learned it)`);
     const note = baseUrlNote(s);
     lines.push(`    - base URL: ${s.baseUrl}${note.from}`);
     if (note.profile) lines.push(`    - ${note.profile}`);

@@ -11,7 +11,7 @@ export type ShowOptions = Pick<GlobalOptions, 'profile' | 'baseUrl'>;
 
 export function register(parent: Command, app: App): void {
   const help = {
-    description: 'show the profile in use: base URL, default environment, masked keys',
+    description: 'show the profile in use: base URL, default environment, masked keys, the reseller login learned',
     examples: ['giftcodes config show', 'giftcodes config show --profile shop-eu --json'],
   };
   addVerb(parent, app, 'show', help, ({ globals, deps }) =>
@@ -29,6 +29,8 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
   // The proxy only when the profile has one, and never its credentials.
   const proxy = profile.proxy ? (await import('../../api/transport.js')).displayProxy(profile.proxy) : undefined;
   const keys = maskedKeys(profile.keys);
+  // The keys themselves, only to match each with the reseller login learned for it (never shown).
+  const whole: { test?: string | undefined; live?: string | undefined } = { ...profile.keys };
   const storage = { test: store.keyLocation(name, 'test') ?? null, live: store.keyLocation(name, 'live') ?? null };
   // A key in the credential store is read (bounded by a timeout) only to show its last four characters.
   for (const env of ['test', 'live'] as const) {
@@ -40,6 +42,7 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
       return undefined;
     });
     if (key) deps.io.addSecret(key);
+    whole[env] = key;
     keys[env] = key ? maskKey(key) : '(missing from the credential store)';
   }
   const shown = {
@@ -60,6 +63,7 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
   };
   const { io } = deps;
   const none = io.c.dim('(none)');
+  const reseller = await resellerWords(store, whole, shown.baseUrl);
   const note = baseUrlNote(shown);
   await exportResult(io, shown, {
     pager: false,
@@ -71,12 +75,35 @@ export async function run(options: ShowOptions, deps: Pick<Deps, 'io' | 'config'
         `default env  ${shown.defaultEnv}`,
         `test key     ${shown.keys.test ?? none}${where(shown.keyStorage.test)}`,
         `live key     ${shown.keys.live ?? none}${where(shown.keyStorage.live)}`,
+        ...(reseller ? [`reseller     ${reseller}`] : []),
         ...(proxy ? [`proxy        ${proxy}`] : []),
         ...(shown.encryptTo ? [`encrypt to   ${shown.encryptTo.join(' ')}`] : []),
         `history      ${counted(shown.historyDays, 'day')} of order records kept${profile.historyDays === undefined ? io.c.dim(' (the default)') : ''}`,
         `config file  ${shown.configFile}`,
       ].join('\n'),
   });
+}
+
+/**
+ * The reseller login learned for the profile's keys at this base URL (the profile field `resellers`), for people:
+ * `rs_demo`, or per key where they differ or only one is known (`rs_demo (test key)`). A support desk asked "whose
+ * key is this?" had to ping for it, or read the config file. Undefined where login learned none. Not in --json.
+ */
+async function resellerWords(
+  store: Awaited<ReturnType<Deps['config']>>,
+  keys: { test?: string | undefined; live?: string | undefined },
+  baseUrl: string,
+): Promise<string | undefined> {
+  const [{ keyIdOf }, { sameApi }] = await Promise.all([
+    import('../../journal/intent.js'),
+    import('../../config/same-api.js'),
+  ]);
+  const held = (['test', 'live'] as const).filter((env) => keys[env]);
+  const learned = held.map((env) => ({ env, id: store.resellerOf(keyIdOf(keys[env]!), env, baseUrl, sameApi) }));
+  const known = learned.filter((l): l is { env: 'test' | 'live'; id: string } => l.id !== undefined);
+  if (known.length === 0) return undefined;
+  if (known.length === held.length && known.every((l) => l.id === known[0]!.id)) return known[0]!.id;
+  return known.map((l) => `${l.id} (${l.env} key)`).join(', ');
 }
 
 function where(location: 'keyring' | 'file' | null): string {
