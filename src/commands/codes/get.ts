@@ -307,4 +307,19 @@ async function fetchCodes(
       ? `${result.path} already held the ${counted(result.count, 'code')} of ${options.orderId} (${kind}); nothing written`
       : `exported ${counted(result.count, 'code')} of ${options.orderId} to ${result.path === '-' ? 'stdout' : result.path} (${kind})`,
   );
+  // Thousands of codes printed on a terminal scroll past where no one can hand them out (5,000 of them, a person's
+  // day): the way to a file is said after them, as gh points on from a long listing. Not in a pipe or a file
+  // (stdout is the data there), nor under --quiet or --json.
+  if (result.path === '-' && deps.io.stdoutIsTTY && result.count > CODES_ON_A_SCREEN) {
+    const { pinnedHint } = await import('../../output/pinned-hint.js');
+    deps.io.notice(
+      pinnedHint(
+        `printed ${counted(result.count, 'code')} of ${options.orderId} on the terminal; to keep them in a file, run: giftcodes codes get ${options.orderId} --out ${options.orderId}.csv (.xlsx for a spreadsheet)`,
+        { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+      ),
+    );
+  }
 }
+
+/** More codes than a terminal's screen shows at once: printed there, they are pointed to a file (--out). */
+export const CODES_ON_A_SCREEN = 20;
