@@ -848,6 +848,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // At a terminal, where no log's last line is written, the run's story is the table's last line.
     await deliver(io, journal, () => planSummary(io, results, io.stderrIsTTY ? [story] : []), outcomes);
     await settle(journal, outcomes);
+    // A plan file run again the next day without --batch orders nothing, every row "delivered by an earlier run", and
+    // exits 0: a reseller's next-day restock ordered nothing and said nothing of how it would (a person's day). Said
+    // before the log's last line (the done: line), not under --quiet or --json.
+    if (
+      o.batch === undefined &&
+      !fromDescriptor(o.plan) &&
+      results.length > 0 &&
+      results.every((r) => r.already && !r.abandoned)
+    )
+      io.notice(
+        `every row of ${o.plan} was delivered by an earlier run, so nothing was ordered (a plan run again orders no row twice); to order it again, as a new restock, give the run a batch of its own, a new order of every row: --batch ${localDate(new Date())} (a nightly job: --batch "$(date +%F)")`,
+      );
     runSummary(io, story);
     // Every plan from a pipe or stdin shares one name: without --batch, a row an earlier such plan ordered is not
     // ordered again, whatever plan it came from. Said in every mode (a review's nightly `--plan <(generate)` skipped
@@ -1363,6 +1375,12 @@ async function dryRun(
         ]
       : []),
   ]);
+}
+
+/** The day as `date +%F` says it here (local time): a batch named for today. */
+function localDate(at: Date): string {
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
 }
 
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
