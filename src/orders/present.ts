@@ -7,6 +7,7 @@ import { display } from '../output/table.js';
 import { counted, grouped } from '../output/words.js';
 import { namesAgeFile } from '../export/format.js';
 import { pinnedHint } from '../output/pinned-hint.js';
+import { wrapWords } from '../output/wrap.js';
 
 export function statusText(io: Io, status: string): string {
   const outcome = orderOutcome(status);
@@ -33,12 +34,19 @@ export function describeOrder(io: Io, order: Order, local: readonly [string, str
   for (const [label, value] of known)
     if (value !== undefined && value !== null && value !== '') rows.push([label, display(value)]);
   rows.push(...local);
-  return labelled(rows);
+  return labelled(rows, io.terminalWidth);
 }
 
-/** Lines of `label  value`, the labels in one column: how an order is described in text. */
-export function labelled(rows: readonly (readonly [string, string])[]): string {
-  return rows.map(([label, value]) => `${label.padEnd(12)} ${value}`).join('\n');
+/**
+ * Lines of `label  value`, the labels in one column: how an order is described in text. At a terminal `width` wide
+ * a long value (`here  completed on the server; its codes were not written here yet (/tmp/…`) is broken at its
+ * spaces, its lines under its first word, where the terminal cut it mid-word under the labels (a support desk's
+ * day); a pipe's lines (no width) stay whole.
+ */
+export function labelled(rows: readonly (readonly [string, string])[], width?: number): string {
+  return rows
+    .map(([label, value]) => `${label.padEnd(12)} ${width === undefined ? value : wrapWords(value, width, 13, 13)}`)
+    .join('\n');
 }
 
 export async function printOrder(

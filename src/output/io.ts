@@ -167,6 +167,16 @@ export class Io {
     return columns && columns > 20 ? columns : 100;
   }
 
+  /**
+   * The width of the terminal stdout is, where it is one and says its width (20 columns or more); undefined in a
+   * pipe or a file, whose lines are never broken for a screen.
+   */
+  get terminalWidth(): number | undefined {
+    if (!this.stdoutIsTTY) return undefined;
+    const columns = (this.streams.stdout as Writable & { columns?: unknown }).columns;
+    return typeof columns === 'number' && Number.isFinite(columns) && columns >= 20 ? columns : undefined;
+  }
+
   /** Colour on stdout (c) follows --no-color, NO_COLOR, FORCE_COLOR, then whether stdout is a terminal. */
   get colorEnabled(): boolean {
     return this.colorOn(this.stdoutIsTTY);

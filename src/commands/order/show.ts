@@ -162,7 +162,11 @@ async function printLocal(
     ...(await localRows(journal, record, io.env.GIFTCODES_CONFIG_DIR)),
   ];
   await exportResult(io, record, {
-    text: () => labelled(rows.map(([label, value]) => [label, stripControl(value)])),
+    text: () =>
+      labelled(
+        rows.map(([label, value]) => [label, stripControl(value)]),
+        io.terminalWidth,
+      ),
     pager: false,
     ...(options.document ? {} : { json: false as const }),
   });
