@@ -34,7 +34,9 @@ type StatusDeps = Pick<Deps, 'io' | 'config' | 'clientFor'>;
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('status')
-    .description('every profile and key: where each comes from, whose it is, the base URL, and whether it works now')
+    .description(
+      'show every profile and key: where each comes from, whose it is, the base URL, and whether it works now',
+    )
     .option('--offline', 'do not ping: show what is configured only')
     .action(async (flags: Pick<StatusOptions, 'offline'>, cmd: Command) => {
       const { globals, deps } = app.context(cmd);

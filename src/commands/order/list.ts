@@ -37,7 +37,7 @@ export function register(parent: Command, app: App): void {
   const command = parent
     .command('list')
     .description(
-      'the local order record: every order placed or tried from here, newest first (unresolved ones as pending)',
+      'list every order placed or tried from here (the local order record), newest first (unresolved ones as pending)',
     )
     .addOption(
       new Option(

@@ -12,7 +12,7 @@ import { inScope, orderScope, profileColumn, scopeWords, unknownScopeProfile, ty
 export function register(parent: Command, app: App): void {
   const help = {
     description:
-      'orders in the local journal whose outcome never reached you (interrupted, crashed, timed out); --profile and --env narrow them',
+      'list the orders whose outcome never reached you (interrupted, crashed, timed out), from the local journal; --profile and --env narrow them',
     examples: [
       'giftcodes order pending',
       'giftcodes order pending --json',

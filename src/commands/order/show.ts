@@ -17,7 +17,7 @@ import { orderRefArg } from '../parse.js';
 
 export function register(parent: Command, app: App): void {
   const help = {
-    description: 'read an order: its status and every field the API sends',
+    description: 'read an order: its status and every field the API sends, and what this machine did with it',
     examples: [
       'giftcodes order show ord_8f2k1',
       'giftcodes order show ord_8f',
