@@ -1,5 +1,6 @@
 // `giftcodes doctor`: what a cron job needs, checked in the environment it runs in (cron's PATH, no terminal,
 // no D-Bus session), one line each; exit 0 only when every check holds. It never prompts.
+import { wrapWords } from '../output/wrap.js';
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -173,8 +174,16 @@ function linesText(io: DoctorDeps['io'], results: readonly Outcome[], width: num
           : line.notChecked
             ? 'skip'
             : 'FAIL';
-      const hint = !line.ok && line.hint ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${line.hint}` : '';
-      return `${mark} ${line.check.padEnd(width)}  ${line.detail}${hint}`;
+      // At a terminal a long detail or hint is broken at its spaces under its first word (the terminal cut
+      // `…node v22.11.0 /usr/local/bin/n` / `ode` at 80 columns: a person's day); a pipe or a log keeps one line.
+      const columns = io.terminalWidth;
+      const fit = (text: string, indent: number): string =>
+        columns === undefined ? text : wrapWords(text, columns, indent, indent);
+      const hint =
+        !line.ok && line.hint
+          ? `\n${' '.repeat(io.stdoutIsTTY ? 2 : 5)}${c.dim('hint:')} ${fit(line.hint, 2 + 'hint: '.length)}`
+          : '';
+      return `${mark} ${line.check.padEnd(width)}  ${fit(line.detail, 2 + width + 2)}${hint}`;
     })
     .join('\n');
 }
