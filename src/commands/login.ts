@@ -79,7 +79,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
       key,
       undefined,
       refused,
-      baseUrlSetting(options, deps.io.env, store, profile),
+      baseUrlSetting(options, deps.io.env, store, profile, { login: options.env ? `--env ${options.env}` : '' }),
     );
     const spinner = await deps.io.spinner(`verifying the key with ${baseUrl}`, { elapsed: true });
     try {

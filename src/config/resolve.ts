@@ -196,6 +196,11 @@ export function baseUrlSetting(
   env: NodeJS.ProcessEnv,
   store: ConfigStore,
   profile: string,
+  /**
+   * Of a login (its flags to keep, `--env live`, or ''): it saves the base URL it is given, so its own --base-url is
+   * the way on.
+   */
+  o: { login?: string } = {},
 ): string {
   if (flags.baseUrl) return '--base-url';
   if (env.GIFTCODES_BASE_URL) return 'GIFTCODES_BASE_URL';
@@ -208,7 +213,13 @@ export function baseUrlSetting(
     .profileNames()
     .map((name) => ({ name, baseUrl: store.profile(name).baseUrl }))
     .find((p) => p.name !== profile && p.baseUrl);
-  return `--base-url (profile "${profile}" has none saved, so ${DEFAULT_BASE_URL} was used${other ? `; profile "${other.name}" uses ${other.baseUrl}` : ''}: giftcodes config set base-url URL${profileFlag})`;
+  // Of a login, its own --base-url, which saves it: a reseller's first login against their server was told to run
+  // config set first (a person's day).
+  const change =
+    o.login !== undefined
+      ? `giftcodes login --base-url URL${o.login ? ` ${o.login}` : ''}${profileFlag}`
+      : `giftcodes config set base-url URL${profileFlag}`;
+  return `--base-url (profile "${profile}" has none saved, so ${DEFAULT_BASE_URL} was used${other ? `; profile "${other.name}" uses ${other.baseUrl}` : ''}: ${change})`;
 }
 
 /**
