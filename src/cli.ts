@@ -496,7 +496,9 @@ function printError(io: Io, error: PrintableError): void {
   // Not on a terminal (a cron log), every stderr line starts with its time, errors too.
   const stamp = io.stamp();
   if (io.quiet && error.hint && !error.hintLine) {
-    io.errRaw(`${stamp}${io.ce.red('error:')} ${visible(error.message)} (${visible(error.hint)})\n`);
+    io.errRaw(
+      `${stamp}${io.ce.red('error:')} ${io.fitted(io.redact(`${visible(error.message)} (${visible(error.hint)})`), 'error: ')}\n`,
+    );
     return;
   }
   // At a terminal each is broken at its spaces to its width (Io.fitted): a log keeps one line each.

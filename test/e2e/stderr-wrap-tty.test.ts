@@ -25,12 +25,25 @@ describe('our stderr lines at a terminal 80 columns wide', () => {
     expect(lines[hint + 1], screen).toBe(`      giftcodes serve --port ${port}, or check --base-url`);
     for (const line of lines) expect(line.length, screen).toBeLessThanOrEqual(80);
 
+    // --quiet joins the hint to the error's line, broken the same way.
+    const quiet = await terminal(
+      [...args, '--quiet'],
+      tempDir(),
+      { GIFTCODES_API_KEY: DEMO_KEYS.test },
+      { columns: 80, rows: 24 },
+    ).waitFor(/\[exit 5\]/);
+    const said = quiet.split('\n').filter((line) => line !== '' && !line.startsWith('[exit'));
+    expect(said[0], quiet).toMatch(/^error: cannot reach /);
+    expect(said.length, quiet).toBeGreaterThan(1);
+    for (const line of said.slice(1)) expect(line, quiet).toMatch(/^ {7}\S/);
+    for (const line of said) expect(line.length, quiet).toBeLessThanOrEqual(80);
+
     // The same run with stderr in a pipe: one error line and one hint line, as before.
     const piped = await runCli(args, { env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(piped.code).toBe(5);
-    const said = piped.stderr.trimEnd().split('\n');
-    expect(said, piped.stderr).toHaveLength(2);
-    expect(said[1]).toMatch(
+    const pipedLines = piped.stderr.trimEnd().split('\n');
+    expect(pipedLines, piped.stderr).toHaveLength(2);
+    expect(pipedLines[1]).toMatch(
       /hint: nothing listens on .*: start the reference server with giftcodes serve --port \d+, or check --base-url$/,
     );
   });
