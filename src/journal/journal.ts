@@ -624,7 +624,8 @@ export class Journal {
   settleWhere(
     endingOf: (intent: Intent) => Ending | undefined,
     now: number = Date.now(),
-    o: { out?: string | undefined; finishedBy?: FinishedBy | undefined } = {},
+    /** `error`: why they ended, kept in their records (a never-sent plan row an edited plan dropped: its reason). */
+    o: { out?: string | undefined; finishedBy?: FinishedBy | undefined; error?: CliError | undefined } = {},
   ): Promise<Intent[]> {
     return this.withLock(async () => {
       // Never another machine's: it may be running there, between its delivery and its end.
@@ -642,7 +643,7 @@ export class Journal {
               ...leftBy(intent),
               out: { ...(intent.out ?? { force: false, csvRaw: false }), path: o.out! },
             }));
-      await this.endLocked(ended, (intent) => endingOf(intent)!, { now, finishedBy: o.finishedBy });
+      await this.endLocked(ended, (intent) => endingOf(intent)!, { now, finishedBy: o.finishedBy, error: o.error });
       if (o.finishedBy !== undefined && settled.length > 0) this.history.mark('finished', now);
       return settled;
     });

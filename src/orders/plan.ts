@@ -14,7 +14,7 @@ import { orderOutcome } from '../api/outcome.js';
 import { CliError, ExitCode, isCliError, LocalError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { waitingForOtherRun } from '../journal/lock.js';
-import { anotherLiveRun } from '../journal/owner.js';
+import { anotherLiveRun, otherMachine } from '../journal/owner.js';
 import { chargeWords, footprintOf, placedSince, resumableHere, underWay, type Footprint } from './recover.js';
 import {
   endedWithinDay,
@@ -1148,6 +1148,34 @@ export function interruptedGone(rows: readonly PlanRow[], intents: readonly Inte
   // One never sent charged nothing (order pending names it as any other), unless a live run of another process holds
   // it: about to send (a review edited a row's out file while the plan ran, and the row was ordered twice unasked).
   return intents.filter((i) => ofFamily(i.key, family) && !keys.has(i.key) && underWay(i));
+}
+
+/**
+ * The notes of this plan's family (its scope, file name and batch: `intents` are the scope's) that an earlier run
+ * readied and never sent (neverSent: nothing was charged), whose rows the plan no longer has: a plan stopped by Ctrl-C
+ * leaves the row behind the one out `prepared`, and the person then edits that row (3 → 4) or removes it. The run of
+ * the plan as it is now drops each (Journal.settleWhere, ended `abandoned` with its reason), so that `order pending`
+ * and `order resume --all` no longer place it beside the edited row (an adversarial review: the warning said "place it
+ * with order resume", the support routine did, and one row was ordered twice). Not one a live run holds (about to
+ * send: interruptedGone says it), one written on another machine (it may be running there), nor one of a plan of
+ * this file name in another directory (its own order: Intent.planDir). A row the plan still has sends it under its key.
+ */
+export function replacedUnsent(
+  rows: readonly PlanRow[],
+  intents: readonly Intent[],
+  family: string,
+  planDir: string | undefined,
+): Intent[] {
+  const keys = new Set(rows.flatMap((r) => [r.key, r.legacyKey]));
+  return intents.filter(
+    (i) =>
+      ofFamily(i.key, family) &&
+      !keys.has(i.key) &&
+      neverSent(i) &&
+      !anotherLiveRun(i.owner) &&
+      otherMachine(i.owner) === undefined &&
+      (i.planDir === undefined || planDir === undefined || i.planDir === planDir),
+  );
 }
 
 /**

@@ -592,6 +592,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     planFailure,
     fromDescriptor,
     sameRowTwice,
+    replacedUnsent,
+    planDirOf,
   } = await import('../../orders/plan.js');
   const { io } = deps;
   const bytes = o.planBytes ?? readPlanBytes(o.plan);
@@ -612,6 +614,13 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
       const elsewhere = new Set(rows.filter((r) => journal.keyPlacedElsewhere(r.key, scope)).map((r) => r.key));
+      // The never-sent notes of rows the plan no longer has, which the run drops (plan.ts replacedUnsent).
+      const replacedHere = replacedUnsent(
+        rows,
+        journal.read().intents.filter((intent) => sameScope(intent, scope)),
+        family!,
+        planDirOf(o.plan),
+      );
       const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment, o.plan);
       // What the run would say before its rows (a copy's rows, an edited plan's, other runs' unfinished ones), asked
       // nothing: the recommended --dry-run said none of it (a review). Once the plan passes its checks, as the run.
@@ -631,8 +640,12 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
             delivered,
             // A row that finishes an earlier run's order into its new file goes by that order's key (outMovedRows).
             own: new Set([...planned.flatMap((r) => [r.key, r.legacyKey]), ...rows.map((r) => r.key)]),
+            replaced: replacedHere,
           },
-        );
+        ).then(() => {
+          // What the run would drop: said as the run's line is, in the dry run's tense.
+          if (replacedHere.length > 0) io.say(replacedWords(o, replacedHere, true));
+        });
       return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said);
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
@@ -675,6 +688,14 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     const otherRowsBefore = io.canPrompt ? otherRunsNotes(intents, scope, family) : undefined;
     const questionsBefore = io.questionsAsked;
     const interrupted = new Set(intents.map((intent) => intent.key));
+    // The never-sent notes of rows the plan no longer has (an edited row, a removed one): dropped once the run goes
+    // ahead, below, and not named as orders left to place (plan.ts replacedUnsent).
+    const replaced = replacedUnsent(
+      rows,
+      intents.filter((intent) => sameScope(intent, scope)),
+      family,
+      planDirOf(o.plan),
+    );
     const { checkRowsKnown, totalOf, unitPriceOf } = await import('../../orders/products.js');
     const checked = await checkRowsKnown(
       {
@@ -702,6 +723,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       todo,
       delivered,
       own,
+      replaced,
     });
     // Rows an earlier run of this plan left interrupted (its process gone, on this machine, in this scope, not
     // stale) are resumed with their keys, never asked about again: they were confirmed when that run placed them,
@@ -799,6 +821,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         await rowsPlacedMeanwhile(io, o.plan, fresh.length, since, planCancelled(resuming));
         seen = now;
       }
+    // The run goes ahead: the never-sent notes of rows the plan no longer has end now, each said (nothing was charged).
+    await dropReplaced(io, journal, o, replaced);
     // Each row's export counts the values a spreadsheet would change instead of warning of them, each said once
     // for the whole plan when its rows have run (a 12-row plan printed six copies of a 4-line warning).
     const gathered = rows.some((r) => r.out !== undefined)
@@ -892,6 +916,8 @@ interface PlanScene {
   delivered: ReadonlyMap<string, OrderRecord>;
   /** This plan's rows' keys, and the keys versions before 0.2 gave them. */
   own: ReadonlySet<string>;
+  /** The never-sent notes of rows the plan no longer has, which the run drops (plan.ts replacedUnsent): not named as left. */
+  replaced?: readonly Intent[];
 }
 
 /**
@@ -902,7 +928,7 @@ interface PlanScene {
 async function beforeRows(
   io: Io,
   o: Pick<PlanRunOptions, 'plan' | 'batch' | 'yes'>,
-  { journal, intents, records, scope, family, profile, rows, todo, delivered, own }: PlanScene,
+  { journal, intents, records, scope, family, profile, rows, todo, delivered, own, replaced = [] }: PlanScene,
 ): Promise<void> {
   const [
     {
@@ -952,7 +978,7 @@ async function beforeRows(
   const twinLeft = sameRowsLeft({ intents, records }, scope, todo, family, resumableHere).filter(
     (r) => !elsewhereKeys.has(r.key),
   );
-  const named = new Set([...unfinished, ...twinLeft].map((intent) => intent.key));
+  const named = new Set([...unfinished, ...twinLeft, ...replaced].map((intent) => intent.key));
   const left = leftByEarlierRuns(
     journal,
     (intent) => own.has(intent.key) || named.has(intent.key),
@@ -1779,6 +1805,46 @@ function goneWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt
   return i.orderId === undefined
     ? sentWords(i)
     : `${unitsOf(i.quantity, i.productId)} (order ${i.orderId}, placed and charged, its codes never reached you; key ${i.key}, started ${i.createdAt})`;
+}
+
+/**
+ * Ends the never-sent notes of rows the plan no longer has (plan.ts replacedUnsent) as abandoned, their records saying
+ * why, and says so in one line. Under the journal's lock each is read again: one a live run took meanwhile, or sent,
+ * is left as it is (and not said).
+ */
+async function dropReplaced(
+  io: Io,
+  journal: Journal,
+  o: Pick<PlanRunOptions, 'plan' | 'batch'>,
+  replaced: readonly Intent[],
+): Promise<void> {
+  if (replaced.length === 0) return;
+  const [{ neverSent }, { planName }] = await Promise.all([
+    import('../../journal/intent.js'),
+    import('../../orders/plan.js'),
+  ]);
+  const keys = new Set(replaced.map((intent) => intent.key));
+  const now = Date.now();
+  const dropped = await journal.settleWhere(
+    (intent) => (keys.has(intent.key) && neverSent(intent) ? 'abandoned' : undefined),
+    now,
+    {
+      error: new UsageError(
+        `never sent (nothing was charged): the plan ${planRun({ plan: planName(o.plan), batch: o.batch ?? null })} run at ${new Date(now).toISOString()} no longer has this row, and dropped it`,
+        { code: 'replaced_by_plan' },
+      ),
+    },
+  );
+  if (dropped.length > 0) io.say(replacedWords(o, dropped, false));
+}
+
+/** The line that says which never-sent notes an edited plan drops (dropReplaced), or would drop (a dry run). */
+function replacedWords(o: Pick<PlanRunOptions, 'plan' | 'batch'>, dropped: readonly Intent[], dry: boolean): string {
+  const one = dropped.length === 1;
+  return `the plan ${o.plan}${o.batch !== undefined ? ` (batch ${o.batch})` : ''} no longer has ${counted(dropped.length, 'row')} an earlier run of it readied and never sent (nothing was charged), so ${dry ? 'the run drops' : 'this run dropped'} ${one ? 'it' : 'them'}, placing nothing for ${one ? 'it' : 'them'}: ${firstOf(
+    dropped.map(sentWords),
+    5,
+  )} (giftcodes order list shows ${one ? 'it' : 'them'} abandoned, replaced by the plan as it is now)`;
 }
 
 /** A row an earlier run sent and never finished, as the warnings name it: its units, its key and when it began. */
