@@ -899,7 +899,7 @@ export function rowsPlacedSince(
 }
 
 /** What a row of a plan was in a scope: a record's or an intent's key, product, quantity and scope. */
-interface ScopedRow {
+export interface ScopedRow {
   key: string;
   productId: string;
   quantity: number;
@@ -952,6 +952,47 @@ export function underOtherScope<T extends ScopedRow>(
     return r.key.startsWith(`plan-${family}`);
   });
 }
+
+/**
+ * This plan's rows (its file name and batch) as another API key of the same reseller made them (otherKeyOfReseller:
+ * login learned both keys' reseller, at this API), each matched to the row here it is: by key, not by product and
+ * quantity, since each row's key under that key's family is made from the same plan (`keyedUnder`: the plan parsed
+ * with that family; a row's later keys, -g2…, are its own). Row key here → the item (intent or record). A key rotated in
+ * a profile after a killed night, the same cron line then run again with --yes, ordered the charged row a second time,
+ * and every row that night delivered too (an adversarial review), where a single order is refused. Another reseller's
+ * key, or one whose reseller is not known, is not matched (underOtherScope's rules say those). An intent of a plan of
+ * this file name in another directory (Intent.planDir) is that plan's.
+ */
+export function resellerKeyRows<T extends ScopedRow & { planDir?: string | undefined }>(
+  items: readonly T[],
+  scope: Scope,
+  rows: readonly PlanRow[],
+  keyedUnder: (family: string) => readonly { key: string }[],
+  plan: { path: string; batch: string | undefined; dir?: string | undefined },
+): Map<string, T> {
+  const matched = new Map<string, T>();
+  const families = new Map<string, readonly { key: string }[]>();
+  for (const item of items) {
+    if (item.keyId === undefined || !otherKeyOfReseller(item, scope) || !PLAN_ROW_KEY.test(item.key)) continue;
+    if (item.planDir !== undefined && plan.dir !== undefined && item.planDir !== plan.dir) continue;
+    const family = planFamily(
+      { baseUrl: item.baseUrl, environment: item.environment as Scope['environment'], keyId: item.keyId },
+      plan.path,
+      plan.batch,
+    );
+    if (!ofFamily(item.key, family)) continue;
+    let theirs = families.get(family);
+    if (theirs === undefined) families.set(family, (theirs = keyedUnder(family)));
+    const base = item.key.replace(GENERATION_SUFFIX, '');
+    const at = theirs.findIndex((r) => r.key === base);
+    const row = rows[at];
+    if (row !== undefined && !matched.has(row.key)) matched.set(row.key, item);
+  }
+  return matched;
+}
+
+/** A row's later key's suffix (`-g2`…: sentAgainKey), to take off for the row's own key. */
+const GENERATION_SUFFIX = /-g[1-9]\d*$/;
 
 /** Whether an intent was made in this scope (server, environment, API key). */
 export function sameScope(intent: Scope, scope: Scope): boolean {

@@ -611,6 +611,15 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const records = journal.history.list();
       const delivered = deliveredRows(journal, scope, records);
       const rows = keyRows(planned, delivered, journal, scope, o.batch, await movedRule(o.plan));
+      // As the run: refused for rows another key of the reseller left unfinished, its deliveries read as delivered.
+      const { handled, unsent: rekeyedHere } = await resellerKeyRule(io, o, bytes, {
+        journal,
+        records,
+        scope,
+        profile: connection.profile,
+        rows,
+        delivered,
+      });
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
       const elsewhere = new Set(rows.filter((r) => journal.keyPlacedElsewhere(r.key, scope)).map((r) => r.key));
@@ -640,11 +649,13 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
             delivered,
             // A row that finishes an earlier run's order into its new file goes by that order's key (outMovedRows).
             own: new Set([...planned.flatMap((r) => [r.key, r.legacyKey]), ...rows.map((r) => r.key)]),
-            replaced: replacedHere,
+            replaced: [...replacedHere, ...rekeyedHere],
+            handled,
           },
         ).then(() => {
           // What the run would drop: said as the run's line is, in the dry run's tense.
           if (replacedHere.length > 0) io.say(replacedWords(o, replacedHere, true));
+          if (rekeyedHere.length > 0) io.say(replacedWords(o, rekeyedHere, true, scope));
         });
       return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said);
     }
@@ -674,6 +685,16 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   // A row that finishes an earlier run's order into its new file goes by that order's key (outMovedRows): its own,
   // not another run's left to name, nor to count as charged when the plan is stopped.
   for (const row of rows) own.add(row.key);
+  // Rows this plan and batch sent with another API key of the same reseller and never finished: refused whatever the
+  // flags; those it delivered with such a key are read as delivered (into `delivered`), not ordered again.
+  const { handled, unsent: rekeyed } = await resellerKeyRule(io, o, bytes, {
+    journal,
+    records,
+    scope,
+    profile: connection.profile,
+    rows,
+    delivered,
+  });
   const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment, o.plan);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
@@ -723,7 +744,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       todo,
       delivered,
       own,
-      replaced,
+      replaced: [...replaced, ...rekeyed],
+      handled,
     });
     // Rows an earlier run of this plan left interrupted (its process gone, on this machine, in this scope, not
     // stale) are resumed with their keys, never asked about again: they were confirmed when that run placed them,
@@ -823,6 +845,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       }
     // The run goes ahead: the never-sent notes of rows the plan no longer has end now, each said (nothing was charged).
     await dropReplaced(io, journal, o, replaced);
+    await dropReplaced(io, journal, o, rekeyed, scope);
     // Each row's export counts the values a spreadsheet would change instead of warning of them, each said once
     // for the whole plan when its rows have run (a 12-row plan printed six copies of a 4-line warning).
     const gathered = rows.some((r) => r.out !== undefined)
@@ -918,6 +941,8 @@ interface PlanScene {
   own: ReadonlySet<string>;
   /** The never-sent notes of rows the plan no longer has, which the run drops (plan.ts replacedUnsent): not named as left. */
   replaced?: readonly Intent[];
+  /** Records of rows another key of the same reseller delivered, read as delivered here (resellerKeyRule): said there. */
+  handled?: ReadonlySet<string>;
 }
 
 /**
@@ -928,7 +953,20 @@ interface PlanScene {
 async function beforeRows(
   io: Io,
   o: Pick<PlanRunOptions, 'plan' | 'batch' | 'yes'>,
-  { journal, intents, records, scope, family, profile, rows, todo, delivered, own, replaced = [] }: PlanScene,
+  {
+    journal,
+    intents,
+    records,
+    scope,
+    family,
+    profile,
+    rows,
+    todo,
+    delivered,
+    own,
+    replaced = [],
+    handled = new Set<string>(),
+  }: PlanScene,
 ): Promise<void> {
   const [
     {
@@ -1040,7 +1078,9 @@ async function beforeRows(
         5,
       )}; if this plan is the one it ran, edited since, those rows would be ordered again`,
     );
-  const elsewhere = deliveredUnderOtherScope(records, scope, profile, todo, o.plan, o.batch);
+  const elsewhere = deliveredUnderOtherScope(records, scope, profile, todo, o.plan, o.batch).filter(
+    (r) => !handled.has(r.key),
+  );
   // And the rows such a run sent and never finished (elsewhereUnfinished, above): they may have been charged.
   if (elsewhereUnfinished.length > 0 && todo.length > 0) {
     io.warn(
@@ -1808,6 +1848,125 @@ function goneWords(i: Pick<Intent, 'quantity' | 'productId' | 'key' | 'createdAt
 }
 
 /**
+ * The rule of another API key of the same reseller (journal/intent.ts otherKeyOfReseller) for a plan, as for a single
+ * order (journal.ts found: "so it is not resumed with this one"): a row this plan and --batch sent with such a key and
+ * never finished (it may have been charged) refuses the run, whatever the flags (exit 2, nothing sent), with the way
+ * to finish it with its own key or drop it; a row delivered with such a key (kept in the records) is read as
+ * delivered, said in one line, and not ordered again. A key rotated in a profile after a killed night, the cron line
+ * run again with --yes, charged the row twice, and every delivered row too (an adversarial review). A row this run's
+ * key already has an order or note of is its own. A new --batch orders the plan anew. Returns the records so read.
+ */
+async function resellerKeyRule(
+  io: Io,
+  o: Pick<PlanRunOptions, 'plan' | 'batch'>,
+  bytes: Buffer,
+  s: {
+    journal: Journal;
+    records: readonly OrderRecord[];
+    scope: Scope;
+    profile: string;
+    rows: readonly PlanRow[];
+    delivered: Map<string, OrderRecord>;
+  },
+): Promise<{ handled: Set<string>; unsent: Intent[] }> {
+  const [
+    { resellerKeyRows, parsePlan, planDirOf, sameScope, abandonedPlaced },
+    { neverSent },
+    { chargeWords },
+    { anotherLiveRun, otherMachine },
+  ] = await Promise.all([
+    import('../../orders/plan.js'),
+    import('../../journal/intent.js'),
+    import('../../orders/recover.js'),
+    import('../../journal/owner.js'),
+  ]);
+  const { journal, scope, rows, delivered } = s;
+  const keyedUnder = (family: string): PlanRow[] => parsePlan(bytes, o.plan, family, o.batch);
+  const plan = { path: o.plan, batch: o.batch, dir: planDirOf(o.plan) };
+  const { intents } = journal.read();
+  const ownNotes = new Set(intents.filter((i) => sameScope(i, scope)).map((i) => i.key));
+  const open = (row: PlanRow): boolean => !delivered.has(row.key) && !ownNotes.has(row.key);
+  const batch = o.batch !== undefined ? ` (batch ${o.batch})` : '';
+  const left = resellerKeyRows(
+    intents.filter((i) => !neverSent(i) && journal.reached(i) === undefined),
+    scope,
+    rows,
+    keyedUnder,
+    plan,
+  );
+  const leftRows = rows.filter((r) => left.has(r.key) && open(r));
+  if (leftRows.length > 0) {
+    const notes = leftRows.map((r) => left.get(r.key)!);
+    const one = notes.length === 1;
+    const first = notes[0]!;
+    const otherProfile = notes.find((i) => i.profile !== s.profile)?.profile;
+    const where = `in profile "${otherProfile ?? first.profile}"`;
+    const withKey =
+      otherProfile !== undefined
+        ? `profile "${otherProfile}"'s key, or the same command with --profile ${otherProfile}`
+        : "that key in GIFTCODES_API_KEY: this run's key is another one";
+    throw new UsageError(
+      `the plan ${o.plan}${batch} sent ${counted(notes.length, 'row')} with ${resellerKeyWords(first, scope)} ${where}, never finished (${chargeWords(notes)}): ${firstOf(
+        leftRows.map((r) => `line ${r.row}: ${goneWords(left.get(r.key)!)}`),
+        5,
+      )}; an order is never resumed with another API key than its own, and ${one ? 'that row' : 'those rows'} ordered with this one would be ${one ? 'a second order' : 'second orders'}, so nothing was ordered`,
+      {
+        code: 'intent_conflict',
+        hint: pinnedHint(
+          `finish ${one ? 'it' : 'them'} with the API key ${one ? 'it was' : 'they were'} placed with (${withKey}): ${firstOf(
+            notes.map((i) => `giftcodes order resume ${i.key}`),
+            3,
+          )}, or drop ${one ? 'it' : 'them'}: ${firstOf(
+            notes.map((i) => `giftcodes order abandon ${i.key}`),
+            3,
+          )} (if ${one ? 'it was' : 'they were'} placed, this plan run after that orders ${one ? 'the row' : 'the rows'} again beside ${one ? 'it' : 'them'}); then run the same command again (a new --batch orders every row anew)`,
+          { configDir: io.env.GIFTCODES_CONFIG_DIR },
+        ),
+      },
+    );
+  }
+  const done = resellerKeyRows(
+    s.records.filter((r) => r.outcome === 'delivered' || abandonedPlaced(r)),
+    scope,
+    rows,
+    keyedUnder,
+    plan,
+  );
+  const doneRows = rows.filter((r) => done.has(r.key) && open(r));
+  for (const r of doneRows) delivered.set(r.key, done.get(r.key)!);
+  if (doneRows.length > 0) {
+    const records = doneRows.map((r) => done.get(r.key)!);
+    const one = records.length === 1;
+    const otherProfile = records.find((r) => r.profile !== s.profile)?.profile;
+    io.say(
+      `the plan ${o.plan}${batch} delivered ${counted(records.length, 'row')} with ${resellerKeyWords(records[0]!, scope)}${otherProfile !== undefined ? ` in profile "${otherProfile}"` : ''}, so ${one ? 'it is' : 'they are'} read as delivered here and not ordered again: ${firstOf(
+        doneRows.map((r) => `line ${r.row}: ${deliveredWords(done.get(r.key)!)}`),
+        5,
+      )} (a new --batch orders every row anew)`,
+    );
+  }
+  // This profile's notes of rows the run orders, readied with the other key and never sent (a plan stopped by Ctrl-C
+  // before the key was rotated): nothing was charged, and this run orders the row with its own key, so they are dropped
+  // as the run goes ahead (dropReplaced), never left for order resume --all to place beside it.
+  const unsentLeft = resellerKeyRows(
+    intents.filter(
+      (i) =>
+        neverSent(i) &&
+        i.profile === s.profile &&
+        !anotherLiveRun(i.owner) &&
+        otherMachine(i.owner) === undefined &&
+        journal.reached(i) === undefined,
+    ),
+    scope,
+    rows,
+    keyedUnder,
+    plan,
+  );
+  const unsent = rows.filter((r) => unsentLeft.has(r.key) && open(r)).map((r) => unsentLeft.get(r.key)!);
+  return { handled: new Set(doneRows.map((r) => done.get(r.key)!.key)), unsent };
+}
+
+/**
  * Ends the never-sent notes of rows the plan no longer has (plan.ts replacedUnsent) as abandoned, their records saying
  * why, and says so in one line. Under the journal's lock each is read again: one a live run took meanwhile, or sent,
  * is left as it is (and not said).
@@ -1817,6 +1976,8 @@ async function dropReplaced(
   journal: Journal,
   o: Pick<PlanRunOptions, 'plan' | 'batch'>,
   replaced: readonly Intent[],
+  /** This run's scope, when the notes are of another API key of the same reseller (resellerKeyRule). */
+  rekeyed?: Scope,
 ): Promise<void> {
   if (replaced.length === 0) return;
   const [{ neverSent }, { planName }] = await Promise.all([
@@ -1830,18 +1991,32 @@ async function dropReplaced(
     now,
     {
       error: new UsageError(
-        `never sent (nothing was charged): the plan ${planRun({ plan: planName(o.plan), batch: o.batch ?? null })} run at ${new Date(now).toISOString()} no longer has this row, and dropped it`,
+        `never sent (nothing was charged): the plan ${planRun({ plan: planName(o.plan), batch: o.batch ?? null })} run at ${new Date(now).toISOString()} ${rekeyed ? 'with another API key of the same reseller ordered this row with that key' : 'no longer has this row'}, and dropped it`,
         { code: 'replaced_by_plan' },
       ),
     },
   );
-  if (dropped.length > 0) io.say(replacedWords(o, dropped, false));
+  if (dropped.length > 0) io.say(replacedWords(o, dropped, false, rekeyed));
 }
 
-/** The line that says which never-sent notes an edited plan drops (dropReplaced), or would drop (a dry run). */
-function replacedWords(o: Pick<PlanRunOptions, 'plan' | 'batch'>, dropped: readonly Intent[], dry: boolean): string {
+/**
+ * The line that says which never-sent notes an edited plan drops (dropReplaced), or would drop (a dry run); `rekeyed`:
+ * notes of rows this run orders with its own key, readied with another key of the same reseller.
+ */
+function replacedWords(
+  o: Pick<PlanRunOptions, 'plan' | 'batch'>,
+  dropped: readonly Intent[],
+  dry: boolean,
+  rekeyed?: Scope,
+): string {
   const one = dropped.length === 1;
-  return `the plan ${o.plan}${o.batch !== undefined ? ` (batch ${o.batch})` : ''} no longer has ${counted(dropped.length, 'row')} an earlier run of it readied and never sent (nothing was charged), so ${dry ? 'the run drops' : 'this run dropped'} ${one ? 'it' : 'them'}, placing nothing for ${one ? 'it' : 'them'}: ${firstOf(
+  const plan = `the plan ${o.plan}${o.batch !== undefined ? ` (batch ${o.batch})` : ''}`;
+  if (rekeyed)
+    return `${plan} has ${counted(dropped.length, 'row')} an earlier run of it readied with ${resellerKeyWords(dropped[0]!, rekeyed)} and never sent (nothing was charged); ${dry ? 'the run orders' : 'this run orders'} ${one ? 'it' : 'them'} with this key, so ${dry ? 'it drops' : 'it dropped'} ${one ? 'that note' : 'those notes'}: ${firstOf(
+      dropped.map(sentWords),
+      5,
+    )} (giftcodes order list shows ${one ? 'it' : 'them'} abandoned)`;
+  return `${plan} no longer has ${counted(dropped.length, 'row')} an earlier run of it readied and never sent (nothing was charged), so ${dry ? 'the run drops' : 'this run dropped'} ${one ? 'it' : 'them'}, placing nothing for ${one ? 'it' : 'them'}: ${firstOf(
     dropped.map(sentWords),
     5,
   )} (giftcodes order list shows ${one ? 'it' : 'them'} abandoned, replaced by the plan as it is now)`;
