@@ -657,7 +657,20 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           if (replacedHere.length > 0) io.say(replacedWords(o, replacedHere, true));
           if (rekeyedHere.length > 0) io.say(replacedWords(o, rekeyedHere, true, scope));
         });
-      return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said);
+      // Rows an earlier run left interrupted after their requests went out: the run finishes each under its key (the
+      // order it placed, or its answer), no new order, so the dry run neither prices them as new money nor says
+      // "order" of them (a review: a killed night's row whose order id was known was counted as a new order).
+      const { resumableHere } = await import('../../orders/recover.js');
+      const { neverSent } = await import('../../journal/intent.js');
+      const finishing = new Map(
+        journal
+          .read()
+          .intents.filter(
+            (i) => sameScope(i, scope) && !neverSent(i) && resumableHere(i) && journal.reached(i) === undefined,
+          )
+          .map((i) => [i.key, i]),
+      );
+      return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said, finishing);
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
   }
@@ -1381,6 +1394,8 @@ async function dryRun(
   elsewhere: ReadonlySet<string> = new Set(),
   /** What the run would say before its rows (beforeRows), said once the plan passes its checks. */
   said?: () => Promise<void>,
+  /** The interrupted notes the run finishes under their keys (sent, left here, fresh), by key: no new orders. */
+  finishing: ReadonlyMap<string, Intent> = new Map(),
 ): Promise<void> {
   const { io } = deps;
   const [{ unitPriceOf, totalOf }, { refusePlan, sameRowTwice, movedWords }] = await Promise.all([
@@ -1421,23 +1436,47 @@ async function dryRun(
                 exitCode: ExitCode.api,
               },
             }
-          : { dryRun: true }),
+          : moved === undefined && finishing.has(r.key)
+            ? {
+                dryRun: true,
+                resumed: true,
+                ...(finishing.get(r.key)!.orderId !== undefined
+                  ? {
+                      order: {
+                        id: finishing.get(r.key)!.orderId,
+                        status: finishing.get(r.key)!.status ?? 'placed',
+                      } as Order,
+                    }
+                  : {}),
+              }
+            : { dryRun: true }),
       ...(products ? { price: unitPriceOf(products.get(r.productId)) } : {}),
     };
   });
-  const todo = priced.filter((r) => r.dryRun && r.movedFrom === undefined);
+  const todo = priced.filter((r) => r.dryRun && !r.resumed);
   const movedRows = rows.filter((r) => r.moved !== undefined && !delivered.has(r.key));
+  const resumedRows = priced.filter((r) => r.dryRun && r.resumed && r.movedFrom === undefined);
   // The total is a note of the table (the exporter leaves notes out of --json), only where the catalog was read.
   const total = products ? totalOf(todo.map((r) => ({ price: r.price, quantity: r.quantity }))) : undefined;
   const codes = todo.reduce((sum, r) => sum + r.quantity, 0);
-  const done = priced.length - todo.length - movedRows.length;
+  const done = priced.length - todo.length - movedRows.length - resumedRows.length;
   const twice = sameRowTwice(todo);
   await planSummary(io, priced, [
     ...(twice ? [twice] : []),
     ...movedRows.map((r) => `line ${r.row}, when run: ${movedWords(r, r.moved!)}`),
+    ...resumedRows.map((r) => `line ${r.row}, when run: ${finishingWords(r, finishing.get(r.key)!)}`),
     ...(products
       ? [
-          `dry run: ${counted(todo.length, 'order')}, ${counted(codes, 'code')}${total ? `, ${total} in all` : ''}${done > 0 ? ` (${counted(done, 'row')} an earlier run delivered, not ordered again)` : ''}; nothing was sent`,
+          `dry run: ${counted(todo.length, 'order')}, ${counted(codes, 'code')}${total ? `, ${total} in all` : ''}${[
+            ...(resumedRows.length > 0
+              ? [
+                  `${counted(resumedRows.length, 'row')} an earlier run left interrupted, finished under ${resumedRows.length === 1 ? 'its key' : 'their keys'}, not ordered anew`,
+                ]
+              : []),
+            ...(done > 0 ? [`${counted(done, 'row')} an earlier run delivered, not ordered again`] : []),
+          ]
+            .map((part, i, all) => (i === 0 ? ` (${part}` : `; ${part}`) + (i === all.length - 1 ? ')' : ''))
+            .join('')}; nothing was sent`,
         ]
       : []),
   ]);
@@ -1447,6 +1486,16 @@ async function dryRun(
 function localDate(at: Date): string {
   const two = (n: number): string => String(n).padStart(2, '0');
   return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
+}
+
+/**
+ * What the run does with a row an earlier run left interrupted after its request went out (a dry run's words): it
+ * finishes that order under its key, placed and charged when its id is known, never a new one.
+ */
+function finishingWords(row: Pick<PlanResult, 'quantity' | 'productId' | 'key'>, intent: Intent): string {
+  return intent.orderId !== undefined
+    ? `finishes the order ${intent.orderId} of ${unitsOf(row.quantity, row.productId)} an earlier run placed (and charged) at ${intent.createdAt}, under its key ${row.key}: no new order, nothing charged again`
+    : `resumes the order of ${unitsOf(row.quantity, row.productId)} an earlier run sent at ${intent.createdAt} without an answer (it may have been charged), under its key ${row.key}: the same request again, never a second charge`;
 }
 
 /** A plan's run in one line: its rows, what they ordered, where the codes went, what failed. */
@@ -1560,7 +1609,9 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
               r.dryRun
                 ? r.movedFrom !== undefined
                   ? 'dry run: earlier order'
-                  : 'dry run'
+                  : r.resumed
+                    ? 'dry run: resumes'
+                    : 'dry run'
                 : r.error
                   ? `error: ${r.error.code}`
                   : // What says a row was not ordered again comes first: a narrow terminal cuts the end of a cell.
