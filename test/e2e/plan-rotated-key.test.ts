@@ -142,6 +142,32 @@ describe('a plan run again after the key was rotated to another key of the same 
     expect(await chargesFor(served.server, 'netflix-us-30', 1)).toEqual(before.netflix);
   }, 120_000);
 
+  // Killed after its codes file was renamed into place, before the run recorded so: the codes reached the file, and the
+  // night's line with --force (a file written over each night) ordered the row again under the new key.
+  it('a row whose codes reached its file before the run was cut: refused too, and read as delivered once resumed', async () => {
+    const configDir = await loggedIn(served.server);
+    const dir = tempDir();
+    const plan = join(dir, 'cut.csv');
+    writeFileSync(plan, 'product,quantity,out\napple-us-50,4,a-{batch}.csv\n');
+    const night = ['order', 'place', '--plan', plan, '--batch', 'k1', '--yes', '--force'];
+    const cut = await runCli(night, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' } });
+    expect(cut.signal, cut.stderr).toBe('SIGKILL');
+    expect(existsSync(join(dir, 'a-k1.csv'))).toBe(true);
+    const [placed] = await chargesFor(served.server, 'apple-us-50', 4);
+    await rotate(configDir);
+
+    const again = await runCli(night, { configDir });
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toContain('an order is never resumed with another API key than its own');
+    const [key] = (await pendingIntents(configDir)).map((i) => i.key);
+    const resumed = await runCli(['order', 'resume', key!], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await runCli(night, { configDir });
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).toContain('so it is read as delivered here and not ordered again');
+    expect(await chargesFor(served.server, 'apple-us-50', 4)).toEqual([placed]);
+  }, 120_000);
+
   // A plan stopped by Ctrl-C leaves the row behind the one out readied, never sent. Finished with its key, the row out is
   // delivered; the key is then rotated, and the same plan run: the never-sent note of the old key is no order of this
   // run's, and left pending it was placed by order resume --all beside the row this run ordered with the new key.

@@ -1939,7 +1939,9 @@ async function resellerKeyRule(
   const open = (row: PlanRow): boolean => !delivered.has(row.key) && !ownNotes.has(row.key);
   const batch = o.batch !== undefined ? ` (batch ${o.batch})` : '';
   const left = resellerKeyRows(
-    intents.filter((i) => !neverSent(i) && journal.reached(i) === undefined),
+    // One whose codes reached the user but whose run was cut before it recorded so is refused too: its order resume
+    // settles it (nothing sent), and the plan then reads the row as delivered, never as a new order.
+    intents.filter((i) => !neverSent(i)),
     scope,
     rows,
     keyedUnder,
