@@ -379,7 +379,7 @@ export class Io {
     if (this.stderrIsTTY) return '';
     // The error printer stamps too: a clock that throws (a broken Date) must not take the error, and its redaction, with it.
     try {
-      return `${new Date().toISOString()} `;
+      return `${isoTime(Date.now())} `;
     } catch {
       return '';
     }
@@ -588,4 +588,24 @@ function closedAtStart(fd: number): boolean {
 export function zeroWidth(stream: unknown): boolean {
   const columns = (stream as { columns?: unknown }).columns;
   return typeof columns === 'number' && !(Number.isFinite(columns) && columns >= 1);
+}
+
+/**
+ * `new Date(ms).toISOString()`, written from the date's UTC fields. V8's toISOString looks up the machine's time
+ * zone and its display name (ICU's zone tables) although an ISO time never shows them: the first stamped line
+ * mapped ~1 MiB of ICU's code and data that nothing else of an export reads (BENCHMARKS.md, issue 33). Years
+ * outside 0–9999, which toISOString writes with a sign and six digits, and an invalid time go to it as before.
+ */
+export function isoTime(ms: number): string {
+  const d = new Date(ms);
+  const year = d.getUTCFullYear();
+  if (!(year >= 0 && year <= 9999)) return d.toISOString();
+  return `${pad(year, 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(
+    d.getUTCMinutes(),
+    2,
+  )}:${pad(d.getUTCSeconds(), 2)}.${pad(d.getUTCMilliseconds(), 3)}Z`;
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
 }
