@@ -3,8 +3,8 @@
 // 64 KiB at a time: what reaches the disk, or stdout, is ciphertext only. The age authors' library
 // (age-encryption) does the format; it is loaded here, when a file is encrypted or decrypted, never at start-up.
 // The spool the CSV writer keeps on disk (csv.ts) is ciphertext too, under a key that lives in memory only.
-import { createCipheriv, randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
+import { nodeCrypto } from '../random.js';
 import type { TextSink } from './format.js';
 
 /** An X25519 recipient as age-keygen prints it: `age1` and 58 Bech32 characters. */
@@ -116,15 +116,15 @@ export async function encryptingSink(inner: TextSink, recipients: readonly strin
  * The same call encrypts and decrypts the bytes found at `position` in the file (a new buffer; `bytes` is untouched).
  */
 export class SpoolCipher {
-  private readonly key = randomBytes(32);
-  private readonly nonce = randomBytes(8);
+  private readonly key = nodeCrypto().randomBytes(32);
+  private readonly nonce = nodeCrypto().randomBytes(8);
 
   apply(bytes: Uint8Array, position: number): Buffer {
     const block = Math.floor(position / 16);
     const iv = Buffer.alloc(16);
     this.nonce.copy(iv, 0);
     iv.writeBigUInt64BE(BigInt(block), 8);
-    const cipher = createCipheriv('aes-256-ctr', this.key, iv);
+    const cipher = nodeCrypto().createCipheriv('aes-256-ctr', this.key, iv);
     const skip = position % 16;
     if (skip > 0) cipher.update(Buffer.alloc(skip));
     return cipher.update(bytes);

@@ -3,7 +3,7 @@
 // hard-linked into place, which fails if a lock exists), so a reader never sees half a lock. A lock is
 // taken over only when its owner is provably dead (no such process, another process under that pid,
 // a zombie, another boot): never by age, because a stopped (SIGSTOP) process is alive.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../random.js';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { LocalError, UsageError } from '../errors.js';

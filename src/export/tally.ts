@@ -9,7 +9,7 @@
 import type { CodeRecord } from '../api/schemas.js';
 import { NetworkError } from '../errors.js';
 import type { ScannedPage } from './scan.js';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../random.js';
 
 /** Slots for an order whose quantity is not known: a million codes and more (16 MiB, given as touched). */
 const UNKNOWN_QUANTITY_SLOTS = 1 << 21;

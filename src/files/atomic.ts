@@ -3,18 +3,16 @@
 // never written through), 0600. A failure is a LocalError (exit 8) naming the file; the temporary
 // file is removed and the target left as it was. A failed fsync of the directory after the rename is
 // one too (naming the directory): the file is in place, but not known to survive a crash.
-import type * as Crypto from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
 import { LocalError } from '../errors.js';
 import { errnoMeaning } from './errno.js';
+import { randomBytes } from '../random.js';
 
-// node:crypto (seventeen modules) only when a file is written: commands that read the config and write
-// nothing (ping, catalog, order show) start without it (BENCHMARKS.md, issue 13).
-const require = createRequire(import.meta.url);
-const randomBytes = (size: number): Buffer => (require('node:crypto') as typeof Crypto).randomBytes(size);
+// The temporary name's random part from random.ts: no node:crypto (seventeen modules) for it, so commands that
+// read the config and write nothing (ping, catalog, order show) start without it (BENCHMARKS.md, issue 13), and
+// those that write a file do too (issue 33).
 
 /** `what` names the file in the error: "journal file", "config file". */
 export function writeFileAtomicSync(path: string, data: string, what = 'file'): void {

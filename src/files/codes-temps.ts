@@ -4,7 +4,7 @@
 // removes those of an order's runs that are gone when the order ends, wherever its codes went (sweepLeftBy).
 // Small on purpose: the journal loads it, and the journal is loaded by every order command.
 import { existsSync, readdirSync, unlinkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../random.js';
 import { basename, dirname, join } from 'node:path';
 import { lockOutTarget, outLockPath } from '../export/out-lock.js';
 import { pidAlive } from '../journal/owner.js';

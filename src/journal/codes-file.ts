@@ -2,10 +2,10 @@
 // temporary file it is written as are in the intent before the rename that delivers it, and a mark that the
 // rename happened right after, so a later run knows this intent's own file, and no other, from what is on
 // disk, knows a file that was renamed into place even once it is gone, and knows when it cannot tell.
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { LocalError } from '../errors.js';
 import { errnoMeaning } from '../files/errno.js';
+import { nodeCrypto } from '../random.js';
 import type { FileIdentity, Intent } from './intent.js';
 
 /** The identity of a complete temporary file about to be renamed to `path`: the rename keeps the inode. */
@@ -18,7 +18,7 @@ export function fileIdentity(file: string, orderId: string, path: string): FileI
       dev: stat.dev,
       ino: stat.ino,
       size: stat.size,
-      sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+      sha256: nodeCrypto().createHash('sha256').update(readFileSync(file)).digest('hex'),
       temp: file,
     };
   } catch (error) {
@@ -47,7 +47,7 @@ function holds(path: string, identities: readonly FileIdentity[]): FileIdentity 
   if (same.length === 0) return undefined;
   let digest: string;
   try {
-    digest = createHash('sha256').update(readFileSync(path)).digest('hex');
+    digest = nodeCrypto().createHash('sha256').update(readFileSync(path)).digest('hex');
   } catch {
     return undefined;
   }

@@ -1,11 +1,11 @@
 // An order intent: everything needed to place the same order again, byte for byte, after a crash.
-import { createHash } from 'node:crypto';
 import type { ExportFormat } from '../export/format.js';
 import type { LeftBy } from '../files/codes-temps.js';
 import type { KeyEnvironment } from '../secrets.js';
 import type { Money } from '../money.js';
 import { currentOwner, type Owner } from './owner.js';
 import { sameApi } from '../config/same-api.js';
+import { nodeCrypto } from '../random.js';
 
 export const INTENT_VERSION = 2 as const;
 
@@ -112,7 +112,7 @@ export function orderBody(productId: string, quantity: number): string {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return nodeCrypto().createHash('sha256').update(text).digest('hex');
 }
 
 /**

@@ -4,7 +4,6 @@
 // changes of many intents at once; a dead process's log becomes one intent file per intent (compaction), which
 // is what an interrupted order looks like on disk. A short lock over the whole directory makes "find an orphan
 // or create an intent" safe for overlapping processes; the lock goes by its owner's liveness.
-import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { refusesTheOrder } from '../api/errors.js';
@@ -61,6 +60,7 @@ import { sweepLeftBy, type LeftBy } from '../files/codes-temps.js';
 import { intentSchema } from './schema.js';
 import { mayBeOwn, resellerKeyWords, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
 import { groupBy } from '../group.js';
+import { nodeCrypto } from '../random.js';
 import { placeCommand } from '../output/pinned-hint.js';
 
 /** The command that finished an intent in its own run's place (OrderRecord.finishedBy), for all of them or each. */
@@ -343,7 +343,12 @@ export class Journal {
     // A new intent's line is written under the lock (the next holder reads it) and made durable after it is
     // released, by an fsync it shares with the other rows of a plan: the lock covers "find one or create it",
     // not the disk's waits. Durable before begin returns.
-    const fresh = newIntent(options, options.key ?? randomUUID(), now, options.key !== undefined && !options.keyReused);
+    const fresh = newIntent(
+      options,
+      options.key ?? nodeCrypto().randomUUID(),
+      now,
+      options.key !== undefined && !options.keyReused,
+    );
     const settled: Intent[] = [];
     let durable: Promise<void> = Promise.resolve();
     // The given key's record, as found() read it: a key whose order was abandoned after its request went out was

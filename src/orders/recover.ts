@@ -1,6 +1,5 @@
 // What a crashed run left, seen from the next one: the intent `order place` would resume, and whether the
 // file at --out is that intent's own delivery.
-import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatFor } from '../export/format.js';
@@ -20,6 +19,7 @@ import { anotherLiveRun, isAlive, otherMachine } from '../journal/owner.js';
 import { LOCK_WAIT_MS } from '../journal/lock.js';
 import { deliveredFile } from '../journal/codes-file.js';
 import { pinnedHint } from '../output/pinned-hint.js';
+import { nodeCrypto } from '../random.js';
 import { counted, firstOf, unitsOf } from '../output/words.js';
 
 /** An intent a run on this machine left: its process is gone (another machine's may be running there). */
@@ -387,7 +387,7 @@ export function tooShortForCodes(path: string, format: string, expected: number 
 
 function digest(path: string): string | undefined {
   try {
-    return createHash('sha256').update(readFileSync(path)).digest('hex');
+    return nodeCrypto().createHash('sha256').update(readFileSync(path)).digest('hex');
   } catch {
     return undefined;
   }

@@ -322,6 +322,31 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
         expect(loaded).not.toContain(`NativeModule ${name}`);
     });
   });
+
+  it('a CSV export to a file loads neither node:crypto nor node:perf_hooks (src/random.ts; BENCHMARKS.md, issue 33)', async () => {
+    await withServer(['--fulfil-after', '0'], async (server) => {
+      const headers = { 'X-API-Key': DEMO_KEYS.test, 'Content-Type': 'application/json' };
+      const placed = await fetch(`${server.url}/v1/orders`, {
+        method: 'POST',
+        headers: { ...headers, 'Idempotency-Key': `startup-${process.pid}-${Date.now()}` },
+        body: JSON.stringify({ product_id: 'amazon-us-25', quantity: 1500 }),
+      });
+      expect(placed.status).toBe(201);
+      const { id } = (await placed.json()) as { id: string };
+      for (let tries = 0; tries < 100; tries++) {
+        const order = (await (await fetch(`${server.url}/v1/orders/${id}`, { headers })).json()) as { status: string };
+        if (order.status === 'completed') break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const out = join(tempDir(), 'codes.csv');
+      const loaded = await builtinsOf(['codes', 'get', id, '--out', out], {
+        GIFTCODES_API_KEY: DEMO_KEYS.test,
+        GIFTCODES_BASE_URL: server.url,
+      });
+      expect(readFileSync(out, 'utf8').split('\n').length).toBe(1502);
+      for (const name of ['crypto', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${name}`);
+    });
+  });
 });
 
 describe('a ping with a valid profile loads no zod (issue 23)', () => {
