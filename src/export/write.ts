@@ -310,18 +310,28 @@ async function writerFor(
  * socket read, freed only when a scavenge finds it dead. V8 grows its young generation as a run goes on and
  * so collects less and less often, and those buffers pile up between collections: peak RSS grew by 14 MiB
  * from 100,000 to 1,000,000 codes. Kept at its size, the young generation is not let grow further, and the
- * peak stays flat (BENCHMARKS.md, issue 16). By the first page start-up has grown it to 4 MiB a half all the
- * same, and V8 collects it when 80 % full: some 3 MiB of objects a collection, with 10 MiB of socket buffers
- * (159 KB a page) waiting in malloc's heap meanwhile. Collected at a fifth of it instead, the buffers wait a
- * fifth as long: the 1,000,000-code export's peak RSS fell by ~3 MiB (88.7 → 85.7 MiB, 8 pairs; CPU
- * unchanged within the pairs' spread). Collecting a young generation whose objects are almost all dead costs
- * well under a millisecond. Set once the first page has arrived: undici is compiled by then, and V8's flags
- * are part of what its code cache is checked against; both flags are read by V8 when it uses them, not once.
+ * peak stays flat (BENCHMARKS.md, issue 16).
+ *
+ * By the first page start-up has grown it to 4 MiB a half all the same (8 MiB resident, mostly garbage), and
+ * only a collection that reduces memory gives it back: one is asked for here, once (V8's `gc()` of last resort,
+ * from a context of its own, with --expose-gc on for that moment only; two full collections of a ~9 MB heap),
+ * and the young generation is then 1 MiB a half for the rest of the run. It is collected when a fifth full rather
+ * than V8's 80 %, so that the socket buffers (159 KB a page) wait a fifth as long in malloc's heap. The
+ * 1,000,000-code export's peak RSS: 88.7 → 85.7 MiB with the trigger alone, → 80.3 MiB with the smaller young
+ * generation too (BENCHMARKS.md, issue 33). Set once the first page has arrived: undici is compiled by then, and
+ * V8's flags are part of what its code cache is checked against; these flags are read by V8 when it uses them.
  */
 async function keepYoungGenerationSmall(): Promise<void> {
-  const { setFlagsFromString } = await import('node:v8');
+  const [{ setFlagsFromString }, { runInNewContext }] = await Promise.all([import('node:v8'), import('node:vm')]);
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString(`--minor-gc-task-trigger=${MINOR_GC_TRIGGER_PERCENT}`);
+  setFlagsFromString('--expose-gc');
+  try {
+    const gc = runInNewContext('gc') as (options: object) => void;
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
 }
 
 /** How full (percent) the young generation gets before V8 collects it during an export (V8's default: 80). */
