@@ -318,13 +318,19 @@ async function writerFor(
  * and the young generation is then 1 MiB a half for the rest of the run. It is collected when a fifth full rather
  * than V8's 80 %, so that the socket buffers (159 KB a page) wait a fifth as long in malloc's heap. The
  * 1,000,000-code export's peak RSS: 88.7 → 85.7 MiB with the trigger alone, → 80.3 MiB with the smaller young
- * generation too (BENCHMARKS.md, issue 33). Set once the first page has arrived: undici is compiled by then, and
- * V8's flags are part of what its code cache is checked against; these flags are read by V8 when it uses them.
+ * generation too (BENCHMARKS.md, issue 33). The ~270 collections that makes cost CPU when each wakes V8's worker
+ * threads (a parallel scavenge, a background sweep of dead buffers): on the main thread alone they do not. Set
+ * once the first page has arrived: undici is compiled by then, and V8's flags are part of what its code cache is
+ * checked against; these flags are read by V8 when it uses them.
  */
 async function keepYoungGenerationSmall(): Promise<void> {
   const [{ setFlagsFromString }, { runInNewContext }] = await Promise.all([import('node:v8'), import('node:vm')]);
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString(`--minor-gc-task-trigger=${MINOR_GC_TRIGGER_PERCENT}`);
+  // A young generation this small and this dead is collected faster by the main thread alone than by waking the
+  // workers for it, and its dead buffers freed there and then rather than by a task posted to another thread.
+  setFlagsFromString('--no-parallel-scavenge');
+  setFlagsFromString('--no-concurrent-array-buffer-sweeping');
   setFlagsFromString('--expose-gc');
   try {
     const gc = runInNewContext('gc') as (options: object) => void;
