@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packForRuns } from './pack-install.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
@@ -64,6 +65,11 @@ if (!first.path) {
   if (refused.path) process.env.GIFTCODES_TEST_NODE20 = refused.path;
   // Built with the Node that runs the suite: the build runs the program (help, man page, undici's code cache).
   results.push(await run(`build (Node ${first.version})`, first.path, [join(ROOT, 'scripts', 'build.mjs')]));
+  // The tarball and its global install, made once for every run (test/e2e/package.test.ts waits for them there):
+  // npm is the same on each, and each runs the installed package on its own Node (scripts/pack-install.mjs).
+  const packDir = join(reports, 'pack');
+  process.env.GIFTCODES_TEST_PACKED = packDir;
+  const packing = packForRuns(ROOT, packDir, process.env);
   // The fuzz suites run at 0.3 of their counts here (`npm run fuzz` runs them whole): the suite's time budget is 6
   // minutes of two cores. Their seeds are fixed, so the cases drawn are the same each run (and still reach every exit
   // code each suite asks for).
@@ -87,6 +93,7 @@ if (!first.path) {
       );
   }
   results.push(...(await Promise.all(runs)));
+  await packing;
   finish();
 }
 

@@ -7,6 +7,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ROOT, servedApi, tempDir } from '../helpers/e2e.js';
 import { recordOutput } from '../helpers/leaks.js';
 import { MACHINE_EXTRA_CA_CERTS } from '../helpers/machine-env.js';
+import { packAndInstall, packedForRuns, type Packed } from '../../scripts/pack-install.mjs';
+
+/** Where scripts/test.mjs packed and installed the checkout for every run of `npm test`. */
+const PACKED_FOR_RUNS = 'GIFTCODES_TEST_PACKED';
 
 const run = promisify(execFile);
 /** npm's environment: the machine's, with its extra CAs should npm reach for the registry. */
@@ -16,7 +20,7 @@ const npmEnv = (): NodeJS.ProcessEnv => ({
 });
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
-let packed: { filename: string; files: { path: string }[] };
+let packed: Packed;
 let prefix: string;
 let installed: string;
 /** Runs the installed giftcodes found on PATH, with a config dir of its own and nothing of the developer's. */
@@ -24,27 +28,11 @@ let giftcodes: (args: string[], env?: NodeJS.ProcessEnv) => Promise<{ stdout: st
 
 beforeAll(async () => {
   const dir = tempDir('giftcodes-pack-');
-  // --ignore-scripts: prepack would rebuild dist/ under the other test files' feet; `npm test` built it already.
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
-    cwd: ROOT,
-    env: npmEnv(),
-  });
-  packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
-  prefix = join(dir, 'prefix');
-  await run(
-    'npm',
-    [
-      'install',
-      '--global',
-      '--prefix',
-      prefix,
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      join(dir, packed.filename),
-    ],
-    { cwd: dir, env: npmEnv() },
-  );
+  // Under `npm test` the tarball and its install are made once for its three runs (scripts/pack-install.mjs).
+  const shared = process.env[PACKED_FOR_RUNS];
+  const made = shared ? await packedForRuns(shared, 300_000) : await packAndInstall(ROOT, dir, npmEnv());
+  packed = made;
+  prefix = made.prefix;
   installed = join(prefix, 'bin', 'giftcodes');
   const configDir = tempDir();
   giftcodes = async (args, env = {}) => {
