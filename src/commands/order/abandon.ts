@@ -67,8 +67,17 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
  */
 async function reachedAlready(deps: Pick<Deps, 'io'>, intent: Intent): Promise<void> {
   const what = unitsOf(intent.quantity, intent.productId);
+  // Its codes in a file, or printed (a run cut after it printed them, before it ended: recorded delivered by phase).
+  const file = intent.out !== undefined && intent.out.path !== '-' ? intent.out.path : undefined;
+  const where = file
+    ? `are already in ${file}, written by its run before it was cut; recorded as delivered there, so hand out that file`
+    : 'reached you on standard output before its run was cut; recorded as delivered';
+  // A plan's row is read by its plan as delivered: its plan run again orders nothing for it (an adversarial review).
+  const again = intent.key.startsWith('plan-')
+    ? 'Its plan run again reads that row as delivered and orders nothing for it'
+    : 'Its command run again places a new order';
   deps.io.warn(
-    `not abandoned: the codes of order ${intent.orderId!} (${what}, ${intent.environment}) are already in ${intent.out!.path}, written by its run before it was cut; recorded as delivered there, so hand out that file. Its command run again places a new order`,
+    `not abandoned: the codes of order ${intent.orderId ?? intent.key} (${what}, ${intent.environment}) ${where}. ${again}`,
   );
   await exportResult(
     deps.io,
@@ -78,7 +87,7 @@ async function reachedAlready(deps: Pick<Deps, 'io'>, intent: Intent): Promise<v
       orderId: intent.orderId ?? null,
       productId: intent.productId,
       quantity: intent.quantity,
-      out: intent.out!.path,
+      out: file ?? null,
     },
     { text: (data) => `delivered ${data.delivered}` },
   );
