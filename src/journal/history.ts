@@ -16,11 +16,12 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  realpathSync,
   statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { INTENT_MAX_AGE_MS, keyHash, remembered, sha256, type Intent } from './intent.js';
@@ -212,6 +213,20 @@ const DELIVERED_TO = '.delivered-to';
 /** The most entries DELIVERED_TO keeps. */
 const DELIVERED_TO_MAX = 50;
 
+/**
+ * A file's path with its folder's real path (links followed), the file itself maybe gone: one folder reached by two
+ * paths (a link to it) is one file (an adversarial review moved a file written through a link, then ran the same
+ * order with the folder's own path). Its resolved path where the folder cannot be read.
+ */
+export function realFile(path: string): string {
+  const full = resolve(path);
+  try {
+    return join(realpathSync(dirname(full)), basename(full));
+  } catch {
+    return full;
+  }
+}
+
 /** An entry of DELIVERED_TO: where a single order's codes went, and the key and scope of its record. */
 interface DeliveredTo extends Scope {
   out: string;
@@ -363,7 +378,7 @@ export class History {
       ...this.deliveredToEntries(now).filter((e) => !fresh.some((r) => r.key === e.key)),
       ...fresh.map((r): DeliveredTo => ({
         ...scopeOf({ ...r, keyId: r.keyId ?? '' }),
-        out: resolve(r.out!),
+        out: realFile(r.out!),
         key: r.key,
         at: now,
       })),
@@ -392,7 +407,7 @@ export class History {
    * it is now: one small file and one line file read, never the whole history.
    */
   lastDeliveredTo(path: string, now: number = Date.now()): OrderRecord | undefined {
-    const target = resolve(path);
+    const target = realFile(path);
     const entry = this.deliveredToEntries(now).findLast((e) => e.out === target);
     return entry === undefined ? undefined : this.get(entry.key, entry);
   }

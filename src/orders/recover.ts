@@ -14,7 +14,7 @@ import {
   type OrderSpec,
 } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
+import { endedWithinDay, inScope, realFile, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
 import { anotherLiveRun, isAlive, otherMachine } from '../journal/owner.js';
 import { LOCK_WAIT_MS } from '../journal/lock.js';
 import { deliveredFile } from '../journal/codes-file.js';
@@ -145,6 +145,7 @@ export function ofThisRequest(
   abandonedElsewhere?: OrderRecord;
   abandonedPlaced?: OrderRecord & { orderId: string };
   abandonedRow?: OrderRecord;
+  abandonedAhead?: OrderRecord;
 } {
   const finishedMarked = journal.history.markedWithinDay('finished', now);
   const abandonedMarked = journal.history.markedWithinDay('abandoned', now);
@@ -207,18 +208,26 @@ export function ofThisRequest(
       ? { ...newestPlaced, orderId: newestPlaced.orderId }
       : undefined;
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
-  // A record dated ahead of this clock is kept too (the clock went back since: a dual-boot machine, a VM restored):
-  // dropped, a second order was placed without a word (a review). Its key is then refused by begin as of an unknown age
-  // (journal.ts staleAbandoned), nothing sent, and the way to a new order is a key of its own.
   const fresh = (r: OrderRecord | undefined): r is OrderRecord =>
-    abandonedMarked && r !== undefined && staleness(r, now) !== 'old';
+    abandonedMarked && r !== undefined && staleness(r, now) === undefined;
+  // One of this scope dated ahead of this clock (the clock went back since: a dual-boot machine, a VM restored), its
+  // age unknown: dropped, a second order was placed without a word (a review); its key is not sent either (the server
+  // may have forgotten it). Given to `order place`, which refuses before any question, or with a key given asks.
+  const ahead =
+    abandonedMarked && abandoned !== undefined && staleness(abandoned, now) === 'future' ? abandoned : undefined;
   // A key given names one order of its own: its reuse is the journal's to refuse, and an order of the request that
   // reached the user or was placed (finished, abandonedPlaced) is not asked about. One abandoned while its request was
   // out may have been placed all the same, and this run is a second order beside it (an adversarial review).
   return {
     ...(finished && key === undefined ? { finished } : {}),
     ...(abandonedPlaced && key === undefined ? { abandonedPlaced } : {}),
-    ...(fresh(abandoned) ? { abandoned } : fresh(abandonedElsewhere) ? { abandonedElsewhere } : {}),
+    ...(fresh(abandoned)
+      ? { abandoned }
+      : ahead
+        ? { abandonedAhead: ahead }
+        : fresh(abandonedElsewhere)
+          ? { abandonedElsewhere }
+          : {}),
     // Until an order of the request ends after it: asked once, then the second order answered it (a review was asked
     // the same question by every honest order of the day).
     ...(fresh(abandonedRow) && (newestPlaced === undefined || endedAt(newestPlaced) < endedAt(abandonedRow))
@@ -246,7 +255,7 @@ export function deliveredToGone(
     return undefined;
   // This profile's key at this address, or another key of the same reseller (a key rotated, a second profile).
   if (!(r.profile === spec.profile && inScope(r, scopeOf(spec))) && !sameReseller(r, spec)) return undefined;
-  return resolve(r.out) === resolve(out) && endedWithinDay(r, now)
+  return realFile(r.out) === realFile(out) && endedWithinDay(r, now)
     ? { ...r, orderId: r.orderId, out: r.out }
     : undefined;
 }
