@@ -1084,13 +1084,13 @@ function keyUsedElsewhere(r: OrderRecord): UsageError {
  * one dated ahead of this machine's clock (`future`: the clock went back since), whose age cannot be told: the same
  * command without a key would try it again, so the way to a new order is a key of its own.
  */
-function staleAbandoned(record: OrderRecord, stale: 'old' | 'future'): UsageError {
+/** How staleAbandoned says a key dated ahead of the clock; a plan's hint reads its row's error for it (plan.ts). */
+export const AHEAD_OF_CLOCK = "ahead of this machine's clock (it was moved since), so how long ago cannot be told";
+
+export function staleAbandoned(record: OrderRecord, stale: 'old' | 'future'): UsageError {
   const when = record.keySince ?? record.createdAt;
   const what = unitsOf(record.quantity, record.productId);
-  const age =
-    stale === 'old'
-      ? 'more than 24 hours ago'
-      : "ahead of this machine's clock (it was moved since), so how long ago cannot be told";
+  const age = stale === 'old' ? 'more than 24 hours ago' : AHEAD_OF_CLOCK;
   const anew = record.key.startsWith('plan-')
     ? `order the row by itself: giftcodes order place --env ${record.environment} --product ${record.productId} --quantity ${record.quantity} (the plan does not send this key again)`
     : stale === 'old'

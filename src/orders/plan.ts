@@ -26,7 +26,7 @@ import {
   type Scope,
 } from '../journal/history.js';
 import type { Intent, OutSpec } from '../journal/intent.js';
-import type { Journal } from '../journal/journal.js';
+import { AHEAD_OF_CLOCK, type Journal } from '../journal/journal.js';
 import { keyIdOf, neverSent, otherKeyOfReseller, sameReseller, sha256, staleness } from '../journal/intent.js';
 import type { Io } from '../output/io.js';
 import { MAX_QUANTITY } from './limits.js';
@@ -1672,7 +1672,7 @@ export function planFailure(
                 // beside the order the person had placed by itself as this hint said (an adversarial review).
                 `line ${endedFailed.row}'s order ended failed (the provider's end: giftcodes order show ${endedFailed.order?.id ?? endedFailed.key} says why): the same plan run again${withBatch} orders ${failedRows === 1 ? 'that row' : 'each such row'} anew, under a new key of its own; do not order it by itself as well, or the plan's next run orders it a second time`
               : staleRow
-                ? `line ${staleRow.row}'s key (${staleRow.key}) was abandoned without an answer over a day ago and is never sent again: look in the provider's dashboard for its order (giftcodes order show ${staleRow.key} says what to look for); if there is none, order the row by itself: ${placeCommand({ environment, productId: staleRow.productId, quantity: staleRow.quantity })} (the plan does not send that key again)`
+                ? `line ${staleRow.row}'s key (${staleRow.key}) was abandoned without an answer ${staleRow.error?.message.includes(AHEAD_OF_CLOCK) ? "at a time ahead of this machine's clock (its age cannot be told)" : 'over a day ago'} and is not sent again: look in the provider's dashboard for its order (giftcodes order show ${staleRow.key} says what to look for); if there is none, order the row by itself: ${placeCommand({ environment, productId: staleRow.productId, quantity: staleRow.quantity })} (the plan does not send that key again)`
                 : elsewhere && elsewhere.error!.orderId && mayBeOwn(elsewhere.error!.message)
                   ? // Files here that cannot be read may hold the row's own order: its own way on, never a second order.
                     `line ${elsewhere.row}: ${unreadableOwnHint(elsewhere.error!.orderId)}`

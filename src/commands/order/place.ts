@@ -301,9 +301,24 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // With a key given, another key's run placing the same order is said above and changes nothing of this key's own.
     const fresh = (other === undefined || options.idempotencyKey !== undefined) && candidate === undefined;
     // What the record of this request that ended last says, read once (recover.ts ofThisRequest).
-    const { finished, abandoned, abandonedElsewhere, abandonedPlaced, abandonedRow } = fresh
+    const { finished, abandoned, abandonedElsewhere, abandonedPlaced, abandonedRow, abandonedAhead } = fresh
       ? ofThisRequest(journal, spec, options.idempotencyKey)
       : {};
+    // Abandoned while its request was out, and dated ahead of this clock (it went back since): its age cannot be told,
+    // so its key is not sent again, and nothing new is placed beside it unasked. Refused before any question (a review
+    // was asked "Send its request again under that key?", and its Yes was then refused); with a key of its own given,
+    // as the refusal's hint says once the dashboard shows no such order, asked or said as a second order.
+    if (abandonedAhead !== undefined) {
+      if (options.idempotencyKey === undefined)
+        throw (await import('../../journal/journal.js')).staleAbandoned(abandonedAhead, 'future');
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        `the order of ${what} abandoned at ${abandonedAhead.endedAt ?? abandonedAhead.updatedAt} while its request was out (key ${abandonedAhead.key}) may have been placed; it is dated ahead of this machine's clock, so its age cannot be told and its key is not sent again (look for it in the provider's dashboard)`,
+        what,
+        refusedBelow,
+      );
+    }
     if (abandonedRow !== undefined) {
       const { planRunWords } = await import('../../orders/ref.js');
       await secondOrder(
