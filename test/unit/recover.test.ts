@@ -620,12 +620,15 @@ describe('abandonedMaybePlaced: this very request, abandoned after it went out, 
     day.history.record(abandoned('day', 24 * HOUR));
     day.history.mark('abandoned', T);
     expect(abandonedMaybePlaced(day, spec, undefined, T)?.key).toBe('day');
-    // Dated ahead of the clock (it went back since): kept, and its key tried again, which begin refuses as of an age
-    // that cannot be told (journal.ts staleAbandoned): dropped, a second order was placed without a word (a review).
+    // Dated ahead of the clock (it went back since): not sent again, but given as such to order place, which refuses
+    // (journal.ts staleAbandoned): dropped, a second order was placed without a word (a review).
     const ahead = journal();
     ahead.history.record(abandoned('ahead', -10 * 60 * 1000));
     ahead.history.mark('abandoned', T);
-    expect(abandonedMaybePlaced(ahead, spec, undefined, T)?.key).toBe('ahead');
+    expect(abandonedMaybePlaced(ahead, spec, undefined, T)).toBeUndefined();
+    expect(ofThisRequest(ahead, spec, undefined, T)).toEqual({
+      abandonedAhead: expect.objectContaining({ key: 'ahead' }),
+    });
   });
 
   it('sentUnanswered: abandoned, sent, and no order id; nothing else', () => {
