@@ -4,7 +4,8 @@
 // file is removed and the target left as it was. A failed fsync of the directory after the rename is
 // one too (naming the directory): the file is in place, but not known to survive a crash.
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { LocalError } from '../errors.js';
 import { errnoMeaning } from './errno.js';
@@ -13,6 +14,10 @@ import { randomBytes } from '../random.js';
 // The temporary name's random part from random.ts: no node:crypto (seventeen modules) for it, so commands that
 // read the config and write nothing (ping, catalog, order show) start without it (BENCHMARKS.md, issue 13), and
 // those that write a file do too (issue 33).
+// node:fs/promises (with the file streams it loads, ~2 ms) only when a file is written through libuv's threads:
+// the same commands start without it.
+const open: typeof FsPromises.open = async (...args) => (await import('node:fs/promises')).open(...args);
+const unlink: typeof FsPromises.unlink = async (path) => (await import('node:fs/promises')).unlink(path);
 
 /** `what` names the file in the error: "journal file", "config file". */
 export function writeFileAtomicSync(path: string, data: string, what = 'file'): void {

@@ -347,6 +347,30 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
       for (const name of ['crypto', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${name}`);
     });
   });
+
+  it('nor does node:fs/promises: node:fs is required, not imported, so Node builds no ES facade of it (scripts/build.mjs, requireFs)', async () => {
+    await withServer([], async (server) => {
+      const file = join(tempDir(), 'builtins.txt');
+      const preload = join(tempDir(), 'builtins.cjs');
+      // A CommonJS preload: an ES one importing node:fs would load node:fs/promises itself.
+      writeFileSync(
+        preload,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));`,
+      );
+      const result = await runCli(['ping'], {
+        env: {
+          GIFTCODES_API_KEY: DEMO_KEYS.test,
+          GIFTCODES_BASE_URL: server.url,
+          NODE_OPTIONS: `--require=${preload}`,
+        },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const loaded = readFileSync(file, 'utf8').split('\n');
+      expect(loaded).toContain('NativeModule net');
+      for (const name of ['fs/promises', 'internal/fs/promises', 'internal/fs/streams', 'internal/readline/interface'])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
+    });
+  });
 });
 
 describe('a ping with a valid profile loads no zod (issue 23)', () => {
