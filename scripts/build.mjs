@@ -5,8 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http2 from 'node:http2';
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { ESM_REQUIRE_BANNER } from './esm-banner.mjs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 const root = new URL('../', import.meta.url);
@@ -195,6 +196,89 @@ function requireFs(source, path) {
 }
 
 /**
+ * Each CommonJS dependency in the bundle's start-up files (commander's files) is a function esbuild's __commonJS helper calls the
+ * first time the module is required. V8 compiles a function lazily, when it first runs, and Node's compile cache
+ * keeps only what was compiled as the module loaded: so every start parsed and compiled commander's module bodies
+ * (~40 KB) again. A function in parentheses is one V8 compiles with its script (the "PIFE" hint), and so one the
+ * compile cache keeps: the build puts each such module function in parentheses. Measured on `ping`, caches warm,
+ * Node 24: 5-10 M fewer instructions on the main thread, ~3 % less CPU (BENCHMARKS.md, issue 33). The helper is found by what it does
+ * (`{exports:{}}`); a build where it is not found says so and leaves the files as they are.
+ */
+async function eagerCommonJs(dir) {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.js'));
+  const texts = new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')])));
+  const parse = (name) => ts.createSourceFile(name, texts.get(name), ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  // The runtime chunk: a top-level `x = (a, b) => () => { … {exports:{}} … }`, exported under some name.
+  let helper;
+  for (const [name, text] of texts) {
+    if (!text.includes('exports:{}')) continue;
+    const file = parse(name);
+    const locals = new Set();
+    const visit = (node) => {
+      if (
+        ts.isVariableDeclaration(node) &&
+        node.initializer &&
+        ts.isArrowFunction(node.initializer) &&
+        ts.isArrowFunction(node.initializer.body) &&
+        node.initializer.getText(file).includes('exports:{}')
+      )
+        locals.add(node.name.getText(file));
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+    for (const statement of file.statements)
+      if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause))
+        for (const element of statement.exportClause.elements)
+          if (locals.has((element.propertyName ?? element.name).text))
+            helper = { file: name, exported: element.name.text, local: (element.propertyName ?? element.name).text };
+  }
+  if (!helper) return console.warn("warning: esbuild's __commonJS helper not found: CommonJS modules compile lazily");
+  // Only the files every command loads (cli.js and what it imports): the CommonJS modules of a verb's own chunks
+  // (iconv-lite's encodings, semver's files) are required as needed, and compiling all of them whole would cost
+  // the commands that load those chunks more than it saved.
+  const startFiles = new Set(['cli.js']);
+  for (const statement of parse('cli.js').statements)
+    if (ts.isImportDeclaration(statement) && statement.moduleSpecifier.text.startsWith('./'))
+      startFiles.add(statement.moduleSpecifier.text.slice(2));
+  let wrapped = 0;
+  for (const name of names.filter((candidate) => startFiles.has(candidate))) {
+    const file = parse(name);
+    // The helper's name in this file: its own, or the one it is imported under.
+    let local = name === helper.file ? helper.local : undefined;
+    for (const statement of file.statements)
+      if (
+        ts.isImportDeclaration(statement) &&
+        statement.moduleSpecifier.text === `./${helper.file}` &&
+        statement.importClause?.namedBindings &&
+        ts.isNamedImports(statement.importClause.namedBindings)
+      )
+        for (const element of statement.importClause.namedBindings.elements)
+          if ((element.propertyName ?? element.name).text === helper.exported) local = element.name.text;
+    if (local === undefined) continue;
+    const spans = [];
+    const visit = (node) => {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isIdentifier(node.expression) &&
+        node.expression.text === local &&
+        node.arguments.length === 1 &&
+        (ts.isArrowFunction(node.arguments[0]) || ts.isFunctionExpression(node.arguments[0]))
+      )
+        spans.push([node.arguments[0].getStart(file), node.arguments[0].end]);
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+    if (spans.length === 0) continue;
+    let text = texts.get(name);
+    for (const [start, end] of spans.sort((a, b) => b[0] - a[0]))
+      text = `${text.slice(0, start)}(${text.slice(start, end)})${text.slice(end)}`;
+    await writeFile(join(dir, name), text);
+    wrapped += spans.length;
+  }
+  if (wrapped === 0) console.warn('warning: no CommonJS module function found to compile eagerly');
+}
+
+/**
  * undici (src/api/undici.ts) is built on its own, as CommonJS, into dist/undici.cjs: transport.ts compiles it
  * with vm.Script and the V8 code cache below (Node's compile cache keeps only the code a module runs as it
  * loads, not the functions a request calls later: BENCHMARKS.md, issue 33). The main
@@ -329,6 +413,7 @@ try {
     // Some dependencies are CommonJS and use require() and __filename; give the ESM bundle both.
     banner: { js: ESM_REQUIRE_BANNER },
   });
+  await eagerCommonJs(staging.pathname);
   await buildUndici(common);
   await renderHelp();
   await makeCodeCache();
