@@ -132,7 +132,13 @@ let undici: Promise<{ parts: Undici; compiled: string }> | undefined;
  */
 export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
   undici ??= (async () => {
-    const { setFlagsFromString } = await import('node:v8');
+    // node:vm and node:module before the flag: a module of Node's loaded after a flag V8 hashes into its caches is
+    // compiled from source, Node's own code cache of it refused (node:vm: ~0.2 ms of CPU more; BENCHMARKS.md, issue 33).
+    const [{ setFlagsFromString }, { Script }, { createRequire }] = await Promise.all([
+      import('node:v8'),
+      import('node:vm'),
+      import('node:module'),
+    ]);
     // First: the flags are part of what a code cache was made for.
     setFlagsFromString('--liftoff-only');
     const file = fileURLToPath(new URL('./undici.cjs', import.meta.url));
@@ -147,7 +153,6 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
       kept?.subarray(0, STAMP_BYTES).toString('latin1') === stamp ? kept?.subarray(STAMP_BYTES) : undefined;
     // The shipped cache is read only when this Node has none of its own.
     const cachedData = ownData ?? readIfThere(`${file}.cache`, 'bytes');
-    const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
       filename: file,
       ...(cachedData ? { cachedData } : {}),
