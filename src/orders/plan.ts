@@ -974,7 +974,7 @@ export function resellerKeyRows<T extends ScopedRow & { planDir?: string | undef
   const families = new Map<string, readonly { key: string }[]>();
   for (const item of items) {
     if (item.keyId === undefined || !otherKeyOfReseller(item, scope) || !PLAN_ROW_KEY.test(item.key)) continue;
-    if (item.planDir !== undefined && plan.dir !== undefined && item.planDir !== plan.dir) continue;
+    if (!samePlanDir(item.planDir, plan.dir)) continue;
     const family = planFamily(
       { baseUrl: item.baseUrl, environment: item.environment as Scope['environment'], keyId: item.keyId },
       plan.path,
@@ -1043,9 +1043,34 @@ export function keyRows(
   });
 }
 
-/** The directory of a plan file (Intent.planDir): two plans of one file name in two directories are two plans. */
+/**
+ * The directory of a plan file (Intent.planDir): two plans of one file name in two directories are two plans. Its real
+ * path (symlinks resolved), so that one folder reached by two paths (a cron line's /srv/current/night.csv through a
+ * symlink, a person's `cd` into the release and `night.csv`) is one plan: compared as written, the run by the second
+ * path was not refused for the row the first one's killed run had sent under a rotated key, and --yes ordered it again
+ * (an adversarial review, two charges). Where the path cannot be resolved (gone, unreadable), as written; a plan read
+ * from a descriptor (`<(…)`) keeps /dev/fd, whose real path is the reading process's own.
+ */
 export function planDirOf(plan: string): string {
-  return dirname(resolve(plan));
+  const dir = dirname(resolve(plan));
+  return DESCRIPTOR.test(plan) ? dir : realDir(dir);
+}
+
+/** A directory's real path, or the path as given where it cannot be resolved. */
+function realDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
+ * Whether a note's plan directory (Intent.planDir) is this plan's (`here`: planDirOf): either unknown (written before
+ * it was kept) is taken as the same, and one written as a path before real paths were kept is resolved first.
+ */
+export function samePlanDir(noted: string | undefined, here: string | undefined): boolean {
+  return noted === undefined || here === undefined || noted === here || realDir(noted) === here;
 }
 
 /**
@@ -1088,10 +1113,7 @@ export function outMovedRows(
   const ownIntent = new Set(intents.map((i) => i.key));
   // Another plan of this file name in another directory (two shops' restock.csv, one --batch) shares the family: its
   // orders are its own (a second review: one shop's row finished the other's order, and that shop restocked nothing).
-  const ours = (i: Intent): boolean =>
-    ofFamily(i.key, family) &&
-    !keys.has(i.key) &&
-    (i.planDir === undefined || o.planDir === undefined || i.planDir === o.planDir);
+  const ours = (i: Intent): boolean => ofFamily(i.key, family) && !keys.has(i.key) && samePlanDir(i.planDir, o.planDir);
   const left = intents
     .filter((i) => ours(i) && !neverSent(i) && resumableHere(i) && o.undelivered(i))
     .sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt));
@@ -1215,7 +1237,7 @@ export function replacedUnsent(
       neverSent(i) &&
       !anotherLiveRun(i.owner) &&
       otherMachine(i.owner) === undefined &&
-      (i.planDir === undefined || planDir === undefined || i.planDir === planDir),
+      samePlanDir(i.planDir, planDir),
   );
 }
 
