@@ -91,6 +91,8 @@ export interface OrderRecord {
    * names it, since the plan run without it (or with another) orders the row anew (a review: charged twice).
    */
   batch?: string | null;
+  /** A plan's row: its plan file's directory, its real path (Intent.planDir; absent in older records). */
+  planDir?: string;
 }
 
 export { DEFAULT_HISTORY_DAYS } from '../config/fields.js';
@@ -758,6 +760,7 @@ function clean(r: OrderRecord): OrderRecord {
     ...(typeof r.keySince === 'string' ? { keySince: r.keySince } : {}),
     ...(typeof r.plan === 'string' ? { plan: r.plan } : {}),
     ...(typeof r.batch === 'string' || r.batch === null ? { batch: r.batch } : {}),
+    ...(typeof r.planDir === 'string' ? { planDir: r.planDir } : {}),
   };
 }
 

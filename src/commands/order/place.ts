@@ -1936,7 +1936,7 @@ async function resellerKeyRule(
   },
 ): Promise<{ handled: Set<string>; unsent: Intent[] }> {
   const [
-    { resellerKeyRows, parsePlan, planDirOf, sameScope, abandonedPlaced },
+    { resellerKeyRows, parsePlan, planDirOf, samePlanDir, sameScope, abandonedPlaced },
     { neverSent },
     { chargeWords },
     { anotherLiveRun, otherMachine },
@@ -1953,10 +1953,16 @@ async function resellerKeyRule(
   const ownNotes = new Set(intents.filter((i) => sameScope(i, scope)).map((i) => i.key));
   const open = (row: PlanRow): boolean => !delivered.has(row.key) && !ownNotes.has(row.key);
   const batch = o.batch !== undefined ? ` (batch ${o.batch})` : '';
+  // Only this very plan run with another key: in this profile (a key rotated there), its directory the same where noted
+  // (resellerKeyRows); in another profile only where its note names this plan's directory. A second profile of the
+  // reseller with a plan of this file name in its own folder (two shops' restock.csv, one --batch) is another plan:
+  // its rows are warned of and asked about as before (beforeRows), never refused nor read as delivered here.
+  const samePlan = (i: { profile: string; planDir?: string | undefined }): boolean =>
+    i.profile === s.profile || (i.planDir !== undefined && samePlanDir(i.planDir, plan.dir));
   const left = resellerKeyRows(
     // One whose codes reached the user but whose run was cut before it recorded so is refused too: its order resume
     // settles it (nothing sent), and the plan then reads the row as delivered, never as a new order.
-    intents.filter((i) => !neverSent(i)),
+    intents.filter((i) => !neverSent(i) && samePlan(i)),
     scope,
     rows,
     keyedUnder,
@@ -1993,8 +1999,17 @@ async function resellerKeyRule(
       },
     );
   }
+  // Read as delivered only where it is surely this plan run with a key rotated in this profile: the record names this
+  // plan's directory. A second profile's plan of this file name (each shop in its own folder) read so was an order lost:
+  // shop B's run ordered nothing (an adversarial review); a record from before directories were kept is warned of.
   const done = resellerKeyRows(
-    s.records.filter((r) => r.outcome === 'delivered' || abandonedPlaced(r)),
+    s.records.filter(
+      (r) =>
+        (r.outcome === 'delivered' || abandonedPlaced(r)) &&
+        r.profile === s.profile &&
+        r.planDir !== undefined &&
+        samePlanDir(r.planDir, plan.dir),
+    ),
     scope,
     rows,
     keyedUnder,
