@@ -13,6 +13,7 @@ import type { Begun, Journal } from '../../journal/journal.js';
 import type { Footprint, Request } from '../../orders/recover.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/resolve.js';
+import type { ConfigStore } from '../../config/store.js';
 import { spokenMoney } from '../../money.js';
 import { FILE_ENDINGS, formatFor, namesAgeFile, tooManyCodes } from '../../export/format.js';
 import { exportResult } from '../../output/exporter.js';
@@ -634,6 +635,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
         profile: connection.profile,
         rows,
         delivered,
+        config: () => deps.config?.(),
       });
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
@@ -722,6 +724,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     profile: connection.profile,
     rows,
     delivered,
+    config: () => deps.config?.(),
   });
   const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment, o.plan);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
@@ -1933,6 +1936,8 @@ async function resellerKeyRule(
     profile: string;
     rows: readonly PlanRow[];
     delivered: Map<string, OrderRecord>;
+    /** The config, read for the refusal's hint: which profile holds the key a row was placed with. */
+    config: () => Promise<ConfigStore | undefined> | undefined;
   },
 ): Promise<{ handled: Set<string>; unsent: Intent[] }> {
   const [
@@ -1975,10 +1980,19 @@ async function resellerKeyRule(
     const first = notes[0]!;
     const otherProfile = notes.find((i) => i.profile !== s.profile)?.profile;
     const where = `in profile "${otherProfile ?? first.profile}"`;
-    const withKey =
-      otherProfile !== undefined
-        ? `profile "${otherProfile}"'s key, or the same command with --profile ${otherProfile}`
-        : "that key in GIFTCODES_API_KEY: this run's key is another one";
+    // `order resume <key>` reads the key of the profile the order was placed in: where that profile holds the key no
+    // longer (a key rotated there), the hint's command carries the old one, spelled as a placeholder giftcodes cannot
+    // fill (it keeps no key it was given before), and names a profile that holds it where one does. Printed as
+    // `order resume <key>` alone, the hint pasted as printed was refused under the profile's new key (exit 3: a review).
+    const store = await s.config();
+    const holds = (profile: string, i: Intent): boolean =>
+      store?.profile(profile).resellers?.[i.environment]?.keyId === i.keyId;
+    const keyHeld = notes.every((i) => holds(i.profile, i));
+    const holder = keyHeld ? undefined : store?.profileNames().find((p) => notes.every((i) => holds(p, i)));
+    const withKey = keyHeld
+      ? `profile "${first.profile}"'s key, which order resume reads, or the same command with --profile ${first.profile}`
+      : `the old API key, which profile "${first.profile}" no longer holds${holder !== undefined ? ` (profile "${holder}" holds it)` : ''}, in place of OLD_KEY`;
+    const resume = `${keyHeld ? '' : 'GIFTCODES_API_KEY=OLD_KEY '}giftcodes order resume`;
     throw new UsageError(
       `the plan ${o.plan}${batch} sent ${counted(notes.length, 'row')} with ${resellerKeyWords(first, scope)} ${where}, never finished (${chargeWords(notes)}): ${firstOf(
         leftRows.map((r) => `line ${r.row}: ${goneWords(left.get(r.key)!)}`),
@@ -1988,7 +2002,7 @@ async function resellerKeyRule(
         code: 'intent_conflict',
         hint: pinnedHint(
           `finish ${one ? 'it' : 'them'} with the API key ${one ? 'it was' : 'they were'} placed with (${withKey}): ${firstOf(
-            notes.map((i) => `giftcodes order resume ${i.key}`),
+            notes.map((i) => `${resume} ${i.key}`),
             3,
           )}, or drop ${one ? 'it' : 'them'}: ${firstOf(
             notes.map((i) => `giftcodes order abandon ${i.key}`),
