@@ -1451,7 +1451,10 @@ export async function runRows(
               ? `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`
               : undefined,
         );
-        return { ...base, order, already: true, ...(abandoned ? { abandoned: true } : {}) };
+        // An order placed with another API key of the same reseller (a key rotated since: the plan's rule for it) is
+        // shown under the key it was placed with: this key's row key names no order (`order show` of it: a 404).
+        const placedKey = earlier.keyId !== undefined && earlier.keyId !== scope.keyId ? { key: earlier.key } : {};
+        return { ...base, ...placedKey, order, already: true, ...(abandoned ? { abandoned: true } : {}) };
       }
       const outcome = await driveIntent(machineDeps, ready.machine, {
         wait: waits || ready.machine.intent.out !== undefined,

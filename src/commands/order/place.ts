@@ -687,7 +687,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
           )
           .map((i) => [i.key, i]),
       );
-      return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said, finishing);
+      return dryRun(o.plan, rows, deps, delivered, outProblems, elsewhere, said, finishing, scope.keyId);
     }
     return dryRun(o.plan, planned, deps, new Map(), await outFileProblems(planned, new Map(), undefined, true));
   }
@@ -1414,6 +1414,8 @@ async function dryRun(
   said?: () => Promise<void>,
   /** The interrupted notes the run finishes under their keys (sent, left here, fresh), by key: no new orders. */
   finishing: ReadonlyMap<string, Intent> = new Map(),
+  /** This run's API key's id: a row another key's order stands for is shown under that order's key. */
+  keyId?: string,
 ): Promise<void> {
   const { io } = deps;
   const [{ unitPriceOf, totalOf }, { refusePlan, sameRowTwice, movedWords }] = await Promise.all([
@@ -1445,7 +1447,14 @@ async function dryRun(
       // A row that would finish an earlier run's order into its new file (outMovedRows): no new order.
       ...(moved !== undefined ? { resumed: true, movedFrom: moved.from ?? '-' } : {}),
       ...(earlier
-        ? { already: true, order: { id: earlier.orderId ?? '-', status: earlier.status ?? earlier.outcome } as Order }
+        ? {
+            // Under the key its order was placed with, where that is another API key's (runRows says why).
+            ...(keyId !== undefined && earlier.keyId !== undefined && earlier.keyId !== keyId
+              ? { key: earlier.key }
+              : {}),
+            already: true,
+            order: { id: earlier.orderId ?? '-', status: earlier.status ?? earlier.outcome } as Order,
+          }
         : elsewhere.has(r.key)
           ? {
               error: {
@@ -1974,6 +1983,27 @@ async function resellerKeyRule(
     plan,
   );
   const leftRows = rows.filter((r) => left.has(r.key) && open(r));
+  // Rows a live run with that key is placing right now (its process alive on this machine): not "never finished", and
+  // no resume or abandon (a live hold refuses both: a review); refused as well, whatever the flags, until it ends.
+  const liveRows = leftRows.filter((r) => anotherLiveRun(left.get(r.key)!.owner));
+  if (liveRows.length > 0) {
+    const notes = liveRows.map((r) => left.get(r.key)!);
+    const one = notes.length === 1;
+    const pids = [...new Set(notes.map((i) => i.owner.pid))];
+    const by = `${pids.length === 1 ? 'pid' : 'pids'} ${pids.join(', ')}`;
+    throw new UsageError(
+      `the plan ${o.plan}${batch} has ${counted(notes.length, 'row')} being placed right now with ${resellerKeyWords(notes[0]!, scope)} in profile "${notes[0]!.profile}", by ${by}: ${firstOf(
+        liveRows.map((r) => `line ${r.row}: ${sentWords(left.get(r.key)!)}`),
+        5,
+      )}; ${one ? 'that row' : 'those rows'} ordered with this key would be ${one ? 'a second order' : 'second orders'}, so nothing was ordered`,
+      {
+        code: 'intent_conflict',
+        hint: pinnedHint(`nothing needs fixing: wait for ${by} to end, then run the same command again`, {
+          configDir: io.env.GIFTCODES_CONFIG_DIR,
+        }),
+      },
+    );
+  }
   if (leftRows.length > 0) {
     const notes = leftRows.map((r) => left.get(r.key)!);
     const one = notes.length === 1;
@@ -2031,17 +2061,28 @@ async function resellerKeyRule(
   );
   const doneRows = rows.filter((r) => done.has(r.key) && open(r));
   for (const r of doneRows) delivered.set(r.key, done.get(r.key)!);
-  if (doneRows.length > 0) {
-    const records = doneRows.map((r) => done.get(r.key)!);
+  // Said by what each was: delivered (its codes reached you), or placed and then abandoned here before its codes were
+  // written (charged, not delivered: a review read "delivered … read as delivered" the line after "abandoned").
+  const doneSaid = (abandoned: boolean): void => {
+    const said = doneRows.filter((r) => abandonedPlaced(done.get(r.key)!) === abandoned);
+    if (said.length === 0) return;
+    const records = said.map((r) => done.get(r.key)!);
     const one = records.length === 1;
     const otherProfile = records.find((r) => r.profile !== s.profile)?.profile;
+    const withKey = `${resellerKeyWords(records[0]!, scope)}${otherProfile !== undefined ? ` in profile "${otherProfile}"` : ''}`;
     io.say(
-      `the plan ${o.plan}${batch} delivered ${counted(records.length, 'row')} with ${resellerKeyWords(records[0]!, scope)}${otherProfile !== undefined ? ` in profile "${otherProfile}"` : ''}, so ${one ? 'it is' : 'they are'} read as delivered here and not ordered again: ${firstOf(
-        doneRows.map((r) => `line ${r.row}: ${deliveredWords(done.get(r.key)!)}`),
+      `the plan ${o.plan}${batch} ${
+        abandoned
+          ? `placed ${counted(records.length, 'row')} with ${withKey}, ${one ? 'its order' : 'their orders'} then abandoned here before ${one ? 'its' : 'their'} codes were written (placed and charged, not delivered), so ${one ? 'it is' : 'they are'} not ordered again`
+          : `delivered ${counted(records.length, 'row')} with ${withKey}, so ${one ? 'it is' : 'they are'} read as delivered here and not ordered again`
+      }: ${firstOf(
+        said.map((r) => `line ${r.row}: ${deliveredWords(done.get(r.key)!)}`),
         5,
       )} (a new --batch orders every row anew)`,
     );
-  }
+  };
+  doneSaid(false);
+  doneSaid(true);
   // This profile's notes of rows the run orders, readied with the other key and never sent (a plan stopped by Ctrl-C
   // before the key was rotated): nothing was charged, and this run orders the row with its own key, so they are dropped
   // as the run goes ahead (dropReplaced), never left for order resume --all to place beside it.
