@@ -7,11 +7,11 @@ import type * as Crypto from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-const require = createRequire(import.meta.url);
+const load = createRequire(import.meta.url);
 
 /** node:crypto, loaded on first use. */
 export function nodeCrypto(): typeof Crypto {
-  return require('node:crypto') as typeof Crypto;
+  return load('node:crypto') as typeof Crypto;
 }
 
 /** Whether /dev/urandom is worth trying (false once it failed: the rest of the run asks node:crypto). */
