@@ -372,12 +372,21 @@ export class History {
 
   /** Adds the single orders of `records` delivered to a file to DELIVERED_TO, dropping entries older than a day. */
   private noteDeliveredTo(records: readonly OrderRecord[], now: number = Date.now()): void {
+    const known = this.deliveredToEntries(now);
+    // A delivery of the day, not yet noted at that file: a record written again (a status refreshed, an order of days
+    // ago) neither comes back nor moves ahead of a later order's delivery to the same file.
     const fresh = records.filter(
-      (r) => r.outcome === 'delivered' && r.out !== undefined && r.out !== '-' && !r.key.startsWith('plan-'),
+      (r) =>
+        r.outcome === 'delivered' &&
+        r.out !== undefined &&
+        r.out !== '-' &&
+        !r.key.startsWith('plan-') &&
+        endedWithinDay(r, now) &&
+        !known.some((e) => e.key === r.key && e.out === realFile(r.out!)),
     );
     if (fresh.length === 0) return;
     const entries = [
-      ...this.deliveredToEntries(now).filter((e) => !fresh.some((r) => r.key === e.key)),
+      ...known.filter((e) => !fresh.some((r) => r.key === e.key)),
       ...fresh.map((r): DeliveredTo => ({
         ...scopeOf({ ...r, keyId: r.keyId ?? '' }),
         out: realFile(r.out!),

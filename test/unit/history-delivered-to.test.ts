@@ -31,6 +31,17 @@ describe('History.lastDeliveredTo', () => {
     expect(h.lastDeliveredTo('/srv/codes.csv')?.key).toBe('a');
   });
 
+  it('a record written again (a status refreshed) keeps its place; an order of days ago is not noted', async () => {
+    const h = history();
+    await h.recordAll([recordAt('a', now, { ...scope, orderId: 'ord_a', out: '/srv/codes.csv' })]);
+    await h.recordAll([recordAt('b', now, { ...scope, orderId: 'ord_b', out: '/srv/codes.csv' })]);
+    await h.recordAll([recordAt('a', now, { ...scope, orderId: 'ord_a', out: '/srv/codes.csv', status: 'completed' })]);
+    expect(h.lastDeliveredTo('/srv/codes.csv')?.key).toBe('b');
+    const old = new Date(Date.now() - 3 * 24 * 3_600_000).toISOString();
+    await h.recordAll([recordAt('o', old, { ...scope, orderId: 'ord_o', out: '/srv/old.csv' })]);
+    expect(h.lastDeliveredTo('/srv/old.csv')).toBeUndefined();
+  });
+
   it("never a plan's row, a file of no codes (stdout), or an order that did not reach the user", async () => {
     const h = history();
     await h.recordAll([
