@@ -6,30 +6,11 @@
 // never both", recover.ts ofThisRequest), but the abandoned record's staleness (intent.ts staleness) is 'future', so
 // `fresh()` dropped it and no rule was left that said or asked anything: two charges. A record dated ahead of the clock
 // is fresh now: its key is tried again, and refused as a note dated ahead of the clock is, its age unknown.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { chargesFor, loggedIn, pendingIntents, runCli, servedApi } from '../helpers/e2e.js';
+import { clockBack } from '../helpers/clock.js';
 
 const served = servedApi(['--fulfil-after', '0']);
-
-/** A preload that sets this process's clock `hours` back. */
-function clockBack(hours: number): string {
-  const file = join(tempDir(), 'clock-back.mjs');
-  writeFileSync(
-    file,
-    `const shift = ${-hours * 3_600_000};
-const Real = Date;
-const now = Real.now.bind(Real);
-class Shifted extends Real {
-  constructor(...a) { if (a.length === 0) super(now() + shift); else super(...a); }
-  static now() { return now() + shift; }
-}
-globalThis.Date = Shifted;
-`,
-  );
-  return file;
-}
 
 describe('an order interrupted while out, then the clock set back, then abandoned as the hint offers', () => {
   it('the same command again tries the abandoned key and is refused, its age unknown: one charge, the key said', async () => {

@@ -9,25 +9,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { journalIntents, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { clockBack } from '../helpers/clock.js';
 
 const served = servedApi(['--fulfil-after', '0']);
-
-function clockBack(hours: number): string {
-  const file = join(tempDir(), 'clock-back.mjs');
-  writeFileSync(
-    file,
-    `const shift = ${-hours * 3_600_000};
-const Real = Date;
-const now = Real.now.bind(Real);
-class Shifted extends Real {
-  constructor(...a) { if (a.length === 0) super(now() + shift); else super(...a); }
-  static now() { return now() + shift; }
-}
-globalThis.Date = Shifted;
-`,
-  );
-  return file;
-}
 
 describe('a key abandoned while out, the clock set back: the words of the way on', () => {
   it('the --idempotency-key NEW_KEY run does not name the refused command as the way to send the old key', async () => {

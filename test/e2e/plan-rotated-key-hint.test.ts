@@ -7,24 +7,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, chargesFor, loggedIn, runCli, seedFile, servedApi, tempDir } from '../helpers/e2e.js';
+import { DEMO_KEYS, chargesFor, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { ROTATED, twoKeySeed } from '../helpers/rotated-key.js';
 
-/** The reseller's second test key. */
-const SECOND = 'sc_test_demo2_aaaaaaaaaaaaaaaa';
-
-/** The demo reseller with a second test key. */
-const seed = (): string =>
-  seedFile({
-    resellers: [
-      {
-        id: 'rs_demo',
-        keys: { test: [DEMO_KEYS.test, SECOND], live: [DEMO_KEYS.live] },
-        wallet: { USD: 5_000_000 },
-      },
-    ],
-  });
-
-const served = servedApi(() => ['--seed', seed(), '--fulfil-after', '0']);
+const served = servedApi(() => ['--seed', twoKeySeed(), '--fulfil-after', '0']);
 
 /** The hint's `order resume` as printed, run as a shell would run it pasted, `OLD_KEY` filled in with `oldKey`. */
 function pasted(stderr: string, oldKey: string): Promise<Awaited<ReturnType<typeof runCli>>> {
@@ -50,7 +36,7 @@ describe("the refusal's hint for a row another key of the reseller sent, pasted 
     const night = ['order', 'place', '--plan', plan, '--batch', 'h1', '--yes'];
     const killed = await runCli(night, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const login = await runCli(['login', '--api-key-stdin'], { configDir, input: SECOND });
+    const login = await runCli(['login', '--api-key-stdin'], { configDir, input: ROTATED });
     expect(login.code, login.stderr).toBe(0);
 
     const again = await runCli(night, { configDir });
@@ -68,7 +54,7 @@ describe("the refusal's hint for a row another key of the reseller sent, pasted 
     const configDir = await loggedIn(served.server);
     const second = await runCli(['login', '--profile', 'night2', '--base-url', served.url, '--api-key-stdin'], {
       configDir,
-      input: SECOND,
+      input: ROTATED,
     });
     expect(second.code, second.stderr).toBe(0);
     const dir = tempDir();

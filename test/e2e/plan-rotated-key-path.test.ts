@@ -8,24 +8,10 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, chargesFor, loggedIn, runCli, seedFile, servedApi, tempDir } from '../helpers/e2e.js';
+import { chargesFor, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { ROTATED, twoKeySeed } from '../helpers/rotated-key.js';
 
-/** The reseller's second test key: the key it rotates to. */
-const ROTATED = 'sc_test_demo2_aaaaaaaaaaaaaaaa';
-
-/** The demo reseller with a second test key. */
-const seed = (): string =>
-  seedFile({
-    resellers: [
-      {
-        id: 'rs_demo',
-        keys: { test: [DEMO_KEYS.test, ROTATED], live: [DEMO_KEYS.live] },
-        wallet: { USD: 5_000_000 },
-      },
-    ],
-  });
-
-const served = servedApi(() => ['--seed', seed(), '--fulfil-after', '0']);
+const served = servedApi(() => ['--seed', twoKeySeed(), '--fulfil-after', '0']);
 
 describe('a plan killed under one key, the key rotated, the plan run again by another path to its folder', () => {
   it('the same file reached through a symlinked folder is refused as through its own path (one charge)', async () => {

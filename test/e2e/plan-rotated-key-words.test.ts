@@ -7,42 +7,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  DEMO_KEYS,
   chargesFor,
   heldRequests,
   journalIntents,
   loggedIn,
   releaseHeld,
   runCli,
-  seedFile,
   servedApi,
   spawnCli,
   tempDir,
   withServer,
 } from '../helpers/e2e.js';
+import { rotate, twoKeySeed } from '../helpers/rotated-key.js';
 
-/** The reseller's second test key: the key it rotates to. */
-const ROTATED = 'sc_test_demo2_aaaaaaaaaaaaaaaa';
-
-/** The demo reseller with a second test key. */
-const seed = (): string =>
-  seedFile({
-    resellers: [
-      {
-        id: 'rs_demo',
-        keys: { test: [DEMO_KEYS.test, ROTATED], live: [DEMO_KEYS.live] },
-        wallet: { USD: 5_000_000 },
-      },
-    ],
-  });
-
-const served = servedApi(() => ['--seed', seed(), '--fulfil-after', '0']);
-
-/** The profile logs in again with the reseller's second key: the key is rotated. */
-async function rotate(configDir: string): Promise<void> {
-  const login = await runCli(['login', '--api-key-stdin'], { configDir, input: ROTATED });
-  expect(login.code, login.stderr).toBe(0);
-}
+const served = servedApi(() => ['--seed', twoKeySeed(), '--fulfil-after', '0']);
 
 describe('the words of a row another key of the reseller placed', () => {
   it('names the key the order was placed with, and an abandoned row as abandoned, not delivered', async () => {
@@ -70,7 +48,7 @@ describe('the words of a row another key of the reseller placed', () => {
   }, 120_000);
 
   it('a row the old key is placing right now: said with its pid, no resume or abandon offered, nothing sent', async () => {
-    await withServer(['--seed', seed(), '--hold', '60000', '--fulfil-after', '0'], async (server) => {
+    await withServer(['--seed', twoKeySeed(), '--hold', '60000', '--fulfil-after', '0'], async (server) => {
       const configDir = await loggedIn(server);
       const plan = join(tempDir(), 'night.csv');
       writeFileSync(plan, 'product,quantity\nsteam-us-20,3\n');

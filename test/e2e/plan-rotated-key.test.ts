@@ -18,35 +18,14 @@ import {
   releaseHeld,
   releasingHolds,
   runCli,
-  seedFile,
   servedApi,
   spawnCli,
   tempDir,
   withServer,
 } from '../helpers/e2e.js';
+import { rotate, twoKeySeed } from '../helpers/rotated-key.js';
 
-/** The reseller's second test key: the key it rotates to. */
-const ROTATED = 'sc_test_demo2_aaaaaaaaaaaaaaaa';
-
-/** The demo reseller with a second test key. */
-const seed = (): string =>
-  seedFile({
-    resellers: [
-      {
-        id: 'rs_demo',
-        keys: { test: [DEMO_KEYS.test, ROTATED], live: [DEMO_KEYS.live] },
-        wallet: { USD: 5_000_000 },
-      },
-    ],
-  });
-
-const served = servedApi(() => ['--seed', seed(), '--fulfil-after', '0']);
-
-/** The profile logs in again with the reseller's second key: the key is rotated. */
-async function rotate(configDir: string): Promise<void> {
-  const login = await runCli(['login', '--api-key-stdin'], { configDir, input: ROTATED });
-  expect(login.code, login.stderr).toBe(0);
-}
+const served = servedApi(() => ['--seed', twoKeySeed(), '--fulfil-after', '0']);
 
 describe('a plan run again after the key was rotated to another key of the same reseller', () => {
   it('a row the killed night sent is refused, --yes or not, as a single order is; finished with its key, it is read as delivered', async () => {
@@ -174,7 +153,7 @@ describe('a plan run again after the key was rotated to another key of the same 
   // delivered; the key is then rotated, and the same plan run: the never-sent note of the old key is no order of this
   // run's, and left pending it was placed by order resume --all beside the row this run ordered with the new key.
   it('a row readied with the old key and never sent: ordered once with the new key, its old note dropped', async () => {
-    await withServer(['--seed', seed(), '--hold', '60000', '--fulfil-after', '0'], async (server) => {
+    await withServer(['--seed', twoKeySeed(), '--hold', '60000', '--fulfil-after', '0'], async (server) => {
       const configDir = await loggedIn(server);
       const plan = join(tempDir(), 'restock.csv');
       writeFileSync(plan, 'product,quantity\nsteam-us-20,2\nnetflix-us-30,1\n');
