@@ -251,8 +251,8 @@ export function deliveredToGone(
 ): (OrderRecord & { orderId: string; out: string }) | undefined {
   const r = journal.history.lastDeliveredTo(out, now);
   if (r?.orderId === undefined || r.out === undefined || r.outcome !== 'delivered') return undefined;
-  if (r.productId !== spec.productId || r.quantity !== spec.quantity || r.environment !== spec.environment)
-    return undefined;
+  // The environment is the scope's and the reseller's (inScope, sameReseller below).
+  if (r.productId !== spec.productId || r.quantity !== spec.quantity) return undefined;
   // This profile's key at this address, or another key of the same reseller (a key rotated, a second profile).
   if (!(r.profile === spec.profile && inScope(r, scopeOf(spec))) && !sameReseller(r, spec)) return undefined;
   return realFile(r.out) === realFile(out) && endedWithinDay(r, now)

@@ -67,5 +67,20 @@ describe('History.lastDeliveredTo', () => {
     const file = join(h.dir, '.delivered-to');
     writeFileSync(file, `${readFileSync(file, 'utf8')}{"out":"/srv/cut`);
     expect(h.lastDeliveredTo('/srv/49.csv')?.key).toBe('k49');
+    // A line of another shape (an older or a foreign file): skipped, never an error.
+    const at = Date.now();
+    const where = `"baseUrl":"http://127.0.0.1:1","environment":"test","keyId":"k1","at":${at}`;
+    writeFileSync(
+      file,
+      [
+        `{"out":5,"key":"k1",${where}}`,
+        `{"out":"/srv/1.csv","key":7,${where}}`,
+        `{"out":"/srv/2.csv","key":"k2",${where}}`,
+      ]
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    expect(h.lastDeliveredTo('/srv/1.csv')).toBeUndefined();
+    expect(h.lastDeliveredTo('/srv/2.csv')?.key).toBe('k2');
   });
 });
