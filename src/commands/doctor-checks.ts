@@ -1,7 +1,8 @@
 // The checks of `giftcodes doctor` (doctor.ts), loaded only when it runs. Each returns one line of the report;
 // a failed one carries the exit code of its kind, the one the job itself would exit with where there is one.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { realPath } from '../files/real-path.js';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { pingFacts } from '../api/outcome.js';
 import { checkOwnership, configFile, notADirectory, OTHER_CONFIG_DIR, permissionHint } from '../config/paths.js';
@@ -91,14 +92,6 @@ export function findOnPath(name: string, path: string, env: NodeJS.ProcessEnv): 
   return undefined;
 }
 
-function realpath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
 function versionOf(text: string): number[] | undefined {
   const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(text.trim());
   return match ? match.slice(1).map(Number) : undefined;
@@ -133,7 +126,7 @@ export function invokedPaths(
   pathNode: string | undefined,
 ): { node: string; program: string } {
   const same = (candidate: string | undefined, target: string): candidate is string =>
-    candidate !== undefined && candidate !== '' && realpath(candidate) === realpath(target);
+    candidate !== undefined && candidate !== '' && realPath(candidate) === realPath(target);
   // An argv0 without a slash (`node`) was found on the invoking shell's PATH, which is not this one's to read.
   const started = deps.nodeArgv0?.includes('/') ? resolve(deps.nodeArgv0) : undefined;
   const node = [pathNode, started].find((candidate) => same(candidate, deps.nodePath)) ?? deps.nodePath;
@@ -173,7 +166,7 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
     };
   }
   let version = deps.nodeVersion;
-  if (realpath(node) !== realpath(deps.nodePath)) {
+  if (realPath(node) !== realPath(deps.nodePath)) {
     try {
       version = await nodeVersion(node, env);
     } catch (error) {
@@ -199,7 +192,7 @@ export async function commandCheck(deps: DoctorDeps): Promise<Outcome> {
       exitCode: ExitCode.auth,
     };
   }
-  const other = realpath(giftcodes) === realpath(deps.programPath) ? '' : ` (not this one: ${program})`;
+  const other = realPath(giftcodes) === realPath(deps.programPath) ? '' : ` (not this one: ${program})`;
   return {
     check: 'command',
     ok: true,

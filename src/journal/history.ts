@@ -16,12 +16,12 @@ import {
   readdirSync,
   readFileSync,
   readSync,
-  realpathSync,
   statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { realFile } from '../files/real-path.js';
 import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { INTENT_MAX_AGE_MS, keyHash, remembered, sha256, type Intent } from './intent.js';
@@ -214,20 +214,6 @@ const MARKS = { finished: '.finished', abandoned: '.abandoned-sent' } as const;
 const DELIVERED_TO = '.delivered-to';
 /** The most entries DELIVERED_TO keeps. */
 const DELIVERED_TO_MAX = 50;
-
-/**
- * A file's path with its folder's real path (links followed), the file itself maybe gone: one folder reached by two
- * paths (a link to it) is one file (an adversarial review moved a file written through a link, then ran the same
- * order with the folder's own path). Its resolved path where the folder cannot be read.
- */
-export function realFile(path: string): string {
-  const full = resolve(path);
-  try {
-    return join(realpathSync(dirname(full)), basename(full));
-  } catch {
-    return full;
-  }
-}
 
 /** An entry of DELIVERED_TO: where a single order's codes went, and the key and scope of its record. */
 interface DeliveredTo extends Scope {

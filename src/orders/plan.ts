@@ -4,8 +4,9 @@
 // finishes exactly the missing rows, and fixing one row leaves the others' keys alone. Every row is checked
 // before anything is sent. This is the rows' side (parse, check, run each to its outcome); the live-plan
 // question, the summary and its delivery are the verb's (commands/order/place.ts).
-import { readFileSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { realFile, realPath } from '../files/real-path.js';
+import { basename, dirname, resolve } from 'node:path';
 import type { Order } from '../api/schemas.js';
 import type { ApiClient } from '../api/client.js';
 import type { Connection } from '../config/resolve.js';
@@ -482,15 +483,6 @@ function cutQuantity(cells: readonly string[]): string | undefined {
   if (groups === 2 || !/^\d{1,3}$/.test(cells[1] ?? '')) return undefined;
   const parts = cells.slice(1, groups);
   return `write ${parts.join('')}, or "${parts.join(',')}" in quotes`;
-}
-
-/** The file a path names once its directory's symbolic links are followed (the path itself when it cannot be). */
-function realFile(path: string): string {
-  try {
-    return join(realpathSync(dirname(path)), basename(path));
-  } catch {
-    return path;
-  }
 }
 
 /**
@@ -1053,16 +1045,7 @@ export function keyRows(
  */
 export function planDirOf(plan: string): string {
   const dir = dirname(resolve(plan));
-  return DESCRIPTOR.test(plan) ? dir : realDir(dir);
-}
-
-/** A directory's real path, or the path as given where it cannot be resolved. */
-function realDir(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
-  }
+  return DESCRIPTOR.test(plan) ? dir : realPath(dir);
 }
 
 /**
@@ -1070,7 +1053,7 @@ function realDir(dir: string): string {
  * it was kept) is taken as the same, and one written as a path before real paths were kept is resolved first.
  */
 export function samePlanDir(noted: string | undefined, here: string | undefined): boolean {
-  return noted === undefined || here === undefined || noted === here || realDir(noted) === here;
+  return noted === undefined || here === undefined || noted === here || realPath(noted) === here;
 }
 
 /**

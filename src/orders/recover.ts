@@ -14,7 +14,8 @@ import {
   type OrderSpec,
 } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { endedWithinDay, inScope, realFile, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
+import { endedWithinDay, inScope, scopeOf, sentUnanswered, type OrderRecord } from '../journal/history.js';
+import { realFile } from '../files/real-path.js';
 import { anotherLiveRun, isAlive, otherMachine } from '../journal/owner.js';
 import { LOCK_WAIT_MS } from '../journal/lock.js';
 import { deliveredFile } from '../journal/codes-file.js';
