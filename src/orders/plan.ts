@@ -1313,6 +1313,16 @@ export async function runRows(
     // A 401 only: a 403 may be the key's right to one product, not the key (a review), and the other rows go on.
     if (keyRefused === undefined && error.exitCode === ExitCode.auth && error.status === 401) keyRefused = error;
   };
+  /**
+   * The plan each row's intent names: its name, its folder's real path and its batch, read once for the run as the
+   * plan's checks read them (place.ts), not once a row: the real path was a realpath and three lstats a row.
+   */
+  type PlanNote = { plan: string; planDir: string; batch: string | null };
+  let noted: PlanNote | undefined;
+  const planNote = (): PlanNote | Record<string, never> =>
+    o.plan === undefined
+      ? {}
+      : (noted ??= { plan: planName(o.plan), planDir: planDirOf(o.plan), batch: o.batch ?? null });
   /** A row made ready to send: its intent durably `sending` (or its earlier delivery found); no request yet. */
   type Ready = { index: number; base: PlanResult } & (
     { earlier: OrderRecord & { orderId: string } } | { machine: Machine; resumed: boolean } | { error: unknown }
@@ -1370,7 +1380,7 @@ export async function runRows(
         // A row finishing an earlier run's order into its new file (outMovedRows) is that order or nothing: gone
         // meanwhile (another run finished or abandoned it), its key is not sent again as a new order.
         resumeOnly: deps.resumeOnly?.has(row.key) || row.moved !== undefined,
-        ...(o.plan !== undefined ? { plan: planName(o.plan), planDir: planDirOf(o.plan), batch: o.batch ?? null } : {}),
+        ...planNote(),
       });
       // Said in every mode (--json and --quiet too): the codes go to another file than the order was placed for.
       if (resumed && row.moved) io.say(`row ${row.row}: ${movedWords(row, row.moved)}`);
