@@ -658,6 +658,9 @@ export function readChunks(
     const chunks: Buffer[] = [];
     let size = 0;
     const done = (): void => {
+      // An error the stream emits after this read ended (a socket's, late) is nobody's to throw: without a listener
+      // it would end the process with a stack trace.
+      body.on('error', ignoreLateError);
       body.off('data', onData);
       body.off('end', onEnd);
       body.off('error', onError);
@@ -691,6 +694,8 @@ export function readChunks(
     body.on('close', onClose);
   });
 }
+
+function ignoreLateError(): void {}
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
