@@ -76,19 +76,21 @@ export class CodeTally {
         const code = (record as { code?: unknown }).code;
         if (typeof code !== 'string' && typeof code !== 'number') continue;
         const bytes = Buffer.from(String(code), 'utf8');
-        this.hash(bytes, 0, bytes.length, codes++);
+        this.hashWords(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.length), 0, bytes.length, codes++);
       }
     } else {
       const scanned = page as ScannedPage;
       const leaf = scanned.shape.topCode ? scanned.shape.leafNames.indexOf('code') : -1;
       const leaves = scanned.shape.leaves;
+      const b = scanned.bytes;
+      const words = new DataView(b.buffer, b.byteOffset, b.length);
       this.room(scanned.count);
       for (let r = 0; r < scanned.count; r++) {
         this.seen++;
         const at = (r * leaves + leaf) * 3;
         const kind = leaf < 0 ? 0 : (scanned.values[at] as number);
         if (kind === STRING || kind === STRING_COMMA || kind === NUMBER)
-          this.hash(scanned.bytes, scanned.values[at + 1] as number, scanned.values[at + 2] as number, codes++);
+          this.hashWords(b, words, scanned.values[at + 1] as number, scanned.values[at + 2] as number, codes++);
       }
     }
     const seen = this.seen;
@@ -127,13 +129,30 @@ export class CodeTally {
     this.positions = new Float64Array(count);
   }
 
-  /** The code's three hashes into the batch at `i`, with its position (the records seen so far, this one too). */
-  private hash(b: Uint8Array, start: number, stop: number, i: number): void {
+  /**
+   * The code's three hashes into the batch at `i`, with its position (the records seen so far, this one too).
+   * Four bytes at a time (`words` reads `b`): each word is first mixed on its own (murmur3's step, a bijection, so
+   * two different codes stay two different series of words), then folded into each hash with its own multiplier and
+   * rotation; the last 0–3 bytes one at a time, each marked (+0x100) as no word's step. A byte at a time took ~3× the
+   * instructions.
+   */
+  private hashWords(b: Uint8Array, words: DataView, start: number, stop: number, i: number): void {
     let h1 = this.seed1 ^ 0x811c9dc5;
     let h2 = this.seed2 ^ 0x9747b28c;
     let h3 = (this.seed1 + this.seed2) ^ 0x27d4eb2f;
-    for (let k = start; k < stop; k++) {
-      const c = b[k] as number;
+    let k = start;
+    for (; k + 4 <= stop; k += 4) {
+      let w = Math.imul(words.getUint32(k, true), 0xcc9e2d51);
+      w = Math.imul((w << 15) | (w >>> 17), 0x1b873593);
+      h1 ^= w;
+      h1 = Math.imul((h1 << 13) | (h1 >>> 19), 5) + 0xe6546b64;
+      h2 = Math.imul(h2 ^ w, 0x5bd1e995);
+      h2 ^= h2 >>> 15;
+      h3 = Math.imul(h3 ^ w, 0x165667b1);
+      h3 ^= h3 >>> 13;
+    }
+    for (; k < stop; k++) {
+      const c = (b[k] as number) + 0x100;
       h1 = Math.imul(h1 ^ c, 0x01000193);
       h2 = Math.imul(h2 ^ c, 0x5bd1e995);
       h2 ^= h2 >>> 15;
@@ -142,6 +161,7 @@ export class CodeTally {
     }
     h3 ^= h3 >>> 16;
     h3 = Math.imul(h3, 0xc2b2ae35) >>> 0;
+    h3 ^= h3 >>> 13;
     h1 ^= h1 >>> 16;
     h1 = Math.imul(h1, 0x85ebca6b);
     h1 ^= h1 >>> 13;

@@ -161,4 +161,29 @@ describe('CodeTally, every kind of code and position', () => {
       expect(() => tally.page(records(20_500, 20_501))).toThrow(/repeats a code sent earlier/);
     }
   });
+  it('codes that differ in one byte, in a whole word or in the last 1-3 bytes, or only in length, are different codes; each is the same code read from bytes or from records', () => {
+    // The hash reads four bytes at a time and the rest one at a time: every length from 0 to 13, every position.
+    const codes = new Set<string>();
+    for (let length = 0; length <= 13; length++) {
+      const base = 'K7Q-Z2M9-XW4P'.slice(0, length);
+      codes.add(base);
+      for (let at = 0; at < length; at++)
+        for (const c of ['0', 'a', '\u00e9', '\u20ac']) codes.add(base.slice(0, at) + c + base.slice(at + 1));
+    }
+    codes.add('ABCD\u0001'.slice(0, 4));
+    codes.add('AAAA');
+    codes.add('AAAAA');
+    codes.add('AAAAAAAA');
+    const all = [...codes];
+    expect(all.length).toBeGreaterThan(350);
+    const fromBytes = new CodeTally('ord_w', all.length);
+    fromBytes.page(scanned(all.map((code) => ({ code }))));
+    const fromRecords = new CodeTally('ord_r', all.length);
+    fromRecords.page(all.map((code) => ({ code })));
+    // Each again, the other way: a repeat.
+    for (const code of all) {
+      expect(() => fromBytes.page([{ code }]), JSON.stringify(code)).toThrow(/repeats a code sent earlier/);
+      expect(() => fromRecords.page(scanned([{ code }])), JSON.stringify(code)).toThrow(/repeats a code sent earlier/);
+    }
+  });
 });
