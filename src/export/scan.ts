@@ -71,6 +71,15 @@ export class Shape {
   /** `keys`, read four bytes at a time by match(). */
   readonly keyWords: DataView;
   /**
+   * Per step but a CLOSE, the bytes a compact record has from the end of the last value to this step's value: a
+   * comma unless the step is the first of its object, then its key in quotes and a colon (`,"pin":`); at least 4
+   * bytes (a key is not empty). match() compares them a word at a time, and reads the step byte by byte (the
+   * whitespace JSON allows) only where they differ.
+   */
+  readonly glueStart: Int32Array;
+  readonly glueLength: Int32Array;
+  readonly glueWords: DataView;
+  /**
    * The money objects (display.ts): nested objects with leaves `amount` and `currency` and no `display`;
    * each with the dotted name of its `display`, its two leaves, the last leaf inside it (its display
    * column follows that leaf's), and whether its last member is a leaf (then JSON inserts the display
@@ -87,6 +96,21 @@ export class Shape {
     this.keyWords = new DataView(this.keys.buffer, this.keys.byteOffset, this.keys.length);
     this.keyStart = new Int32Array(steps.length);
     this.keyLength = new Int32Array(steps.length);
+    this.glueStart = new Int32Array(steps.length);
+    this.glueLength = new Int32Array(steps.length);
+    const glue: Buffer[] = [];
+    let glueAt = 0;
+    for (let s = 0; s < steps.length; s++) {
+      if (steps[s] === CLOSE) continue;
+      const first = s === 0 || steps[s - 1] === OPEN;
+      const bytes = Buffer.from(`${first ? '' : ','}"${stepKeys[s] ?? ''}":`, 'utf8');
+      this.glueStart[s] = glueAt;
+      this.glueLength[s] = bytes.length;
+      glueAt += bytes.length;
+      glue.push(bytes);
+    }
+    const glueBytes = Buffer.concat(glue);
+    this.glueWords = new DataView(glueBytes.buffer, glueBytes.byteOffset, glueBytes.length);
     let at = 0;
     const path: string[] = [];
     let topCode = false;
@@ -417,6 +441,8 @@ function match(b: Buffer, view: DataView, p: number, shape: Shape, values: Int32
   const steps = shape.steps;
   const keys = shape.keys;
   const keyWords = shape.keyWords;
+  const glueWords = shape.glueWords;
+  const end = b.length;
   let compact = 2;
   let first = true;
   p++;
@@ -429,25 +455,44 @@ function match(b: Buffer, view: DataView, p: number, shape: Shape, values: Int32
       first = false;
       continue;
     }
-    if (!first) {
-      if (b[p] !== COMMA) return -1;
-      p = ws(b, p + 1);
-      compact++;
+    // The compact form first (`,"pin":`), a word at a time, the last word ending with the glue's last byte: a
+    // record without whitespace needs no other test of its keys and punctuation.
+    const gs = shape.glueStart[s] as number;
+    const gl = shape.glueLength[s] as number;
+    let same = p + gl <= end;
+    if (same) {
+      let i = 0;
+      for (; i + 4 < gl; i += 4)
+        if (view.getUint32(p + i, true) !== glueWords.getUint32(gs + i, true)) {
+          same = false;
+          break;
+        }
+      same &&= view.getUint32(p + gl - 4, true) === glueWords.getUint32(gs + gl - 4, true);
     }
-    if (b[p] !== QUOTE) return -1;
-    p++;
-    const ks = shape.keyStart[s] as number;
-    const kl = shape.keyLength[s] as number;
-    if (p + kl > b.length) return -1;
-    let i = 0;
-    for (; i + 4 <= kl; i += 4) if (view.getUint32(p + i, true) !== keyWords.getUint32(ks + i, true)) return -1;
-    for (; i < kl; i++) if (b[p + i] !== keys[ks + i]) return -1;
-    p += kl;
-    if (b[p] !== QUOTE) return -1;
-    p = ws(b, p + 1);
-    if (b[p] !== COLON) return -1;
-    p = ws(b, p + 1);
-    compact += kl + 3;
+    if (same) {
+      p = ws(b, p + gl);
+      compact += gl;
+    } else {
+      if (!first) {
+        if (b[p] !== COMMA) return -1;
+        p = ws(b, p + 1);
+        compact++;
+      }
+      if (b[p] !== QUOTE) return -1;
+      p++;
+      const ks = shape.keyStart[s] as number;
+      const kl = shape.keyLength[s] as number;
+      if (p + kl > end) return -1;
+      let i = 0;
+      for (; i + 4 <= kl; i += 4) if (view.getUint32(p + i, true) !== keyWords.getUint32(ks + i, true)) return -1;
+      for (; i < kl; i++) if (b[p + i] !== keys[ks + i]) return -1;
+      p += kl;
+      if (b[p] !== QUOTE) return -1;
+      p = ws(b, p + 1);
+      if (b[p] !== COLON) return -1;
+      p = ws(b, p + 1);
+      compact += kl + 3;
+    }
     if (step === OPEN) {
       if (b[p] !== LBRACE) return -1;
       p++;
@@ -462,7 +507,6 @@ function match(b: Buffer, view: DataView, p: number, shape: Shape, values: Int32
     if (c === QUOTE) {
       start = p + 1;
       kind = STRING;
-      const end = b.length;
       let q = start;
       // Four bytes at a time while none of them is a quote, a backslash, a comma or a control character
       // (each test is the word-wide "has a zero byte" trick); the byte loop below reads the rest.

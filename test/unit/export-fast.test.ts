@@ -561,4 +561,63 @@ describe('the export fast path', () => {
       }
     }
   });
+  it("reads each record's keys and punctuation as one run of bytes where it is compact, and byte by byte where it is not: the same records, or none, either way", async () => {
+    // The page's shape is learnt from its first record; every later one is matched against the compact bytes of each
+    // key (`,"pin":`, a word at a time), and read byte by byte where they differ: whitespace at every place JSON
+    // allows it, a key one byte longer, shorter or other, a unicode key, a nested object's first key (no comma).
+    const compact = '{"code":"A-1","pin":"0440","ünï":"x","value":{"amount":2500,"currency":"USD"},"exp":"2027"}';
+    const spaced = [
+      '{ "code":"A-2","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code" :"A-3","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code": "A-4","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"A-5" ,"pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"A-6", "pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"A-7","pin":"1","ünï"\t:"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"A-8","pin":"1","ünï":"x","value":{ "amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"A-9","pin":"1","ünï":"x","value":{"amount":1 ,"currency":"EUR"},"exp":"2"}',
+      '{"code":"A-10","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"} ,"exp":"2"}',
+      '{"code":"A-11","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},\r\n"exp":"2"}',
+      '{"code":"A-12","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":\n"2" }',
+    ];
+    const other = [
+      '{"code":"B","pins":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"B","pi":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"B","pim":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"B","pin":"1","üni":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"B","pin":"1","üxï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"B","pin":"1","ünï":"x","value":{"amount":1,"curXency":"EUR"},"exp":"2"}',
+      '{"code":"B","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exq":"2"}',
+      '{"code":"B","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"}"exp":"2"}',
+      '{"code":"B","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp"="2"}',
+      '{"code":"B","pin":"1","ünï":"x","value":{,"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"B" "pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2"}',
+      '{"code":"B","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"exp":"2","x":"3"}',
+      '{"code":"B","pin":"1","ünï":"x","value":{"amount":1,"currency":"EUR"},"ex',
+    ];
+    const scanner = new PageScanner(LIST);
+    for (const record of [...spaced, compact]) {
+      const body = Buffer.from(`{"data":[${compact},${record},${compact}]}`);
+      const page = scanner.scan(body);
+      expect(page?.count, record).toBe(3);
+      // Only a record without whitespace is its own compact JSON.
+      expect(
+        [...page!.records.subarray(0, 9)].filter((_, i) => i % 3 === 2),
+        record,
+      ).toEqual([1, record === compact ? 1 : 0, 1]);
+      const slow = writers(tempDir(), 's');
+      const fast = writers(tempDir(), 'f');
+      for (const name of Object.keys(slow)) {
+        await slow[name]!.writer.page(slowRecords(body)!.items);
+        await fast[name]!.writer.raw(page!);
+        await slow[name]!.writer.finish();
+        await fast[name]!.writer.finish();
+        expect(fast[name]!.sink.bytes().toString(), `${name} ${record}`).toBe(slow[name]!.sink.bytes().toString());
+        await slow[name]!.writer.dispose();
+        await fast[name]!.writer.dispose();
+      }
+    }
+    // A record of other keys or broken punctuation is not of the page's shape: the whole page goes to JSON.parse.
+    for (const record of other)
+      expect(scanner.scan(Buffer.from(`{"data":[${compact},${record}]}`)), record).toBeUndefined();
+  });
 });
