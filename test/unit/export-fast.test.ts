@@ -620,4 +620,41 @@ describe('the export fast path', () => {
     for (const record of other)
       expect(scanner.scan(Buffer.from(`{"data":[${compact},${record}]}`)), record).toBeUndefined();
   });
+  it('gives each page arrays of its own: two pages held at once (the one written, the one read ahead) never share them, across pages of every size', async () => {
+    const scanner = new PageScanner(LIST);
+    const body = (from: number, count: number): Buffer =>
+      Buffer.from(
+        JSON.stringify({
+          data: Array.from({ length: count }, (_, i) => ({ code: `C-${from + i}`, pin: `${i % 7}` })),
+        }),
+      );
+    const csvOf = async (page: ScannedPage): Promise<string> => {
+      const sink = memorySink();
+      const writer = new CsvWriter(sink, { orderId: 'ord_1', raw: false, spoolPath: join(tempDir(), 'a.tmp') });
+      await writer.raw(page);
+      await writer.finish();
+      await writer.dispose();
+      return sink.bytes().toString();
+    };
+    const expected = (from: number, count: number): string =>
+      `order_id,code,pin\r\n${Array.from({ length: count }, (_, i) => `ord_1,C-${from + i},${i % 7}\r\n`).join('')}`;
+    // Sizes that grow the scratch arrays past what released ones hold, and shrink again.
+    const sizes = [3, 1000, 2500, 1, 1000, 4000, 2, 2, 1500];
+    let held: { page: ScannedPage; from: number; count: number } | undefined;
+    let from = 0;
+    for (const count of sizes) {
+      const page = scanner.scan(body(from, count))!;
+      expect(page.count).toBe(count);
+      if (held) {
+        expect(page.records).not.toBe(held.page.records);
+        expect(page.values).not.toBe(held.page.values);
+        // The page read ahead left the held one as it was.
+        expect(await csvOf(held.page)).toBe(expected(held.from, held.count));
+        scanner.releasePage(held.page);
+      }
+      held = { page, from, count };
+      from += count;
+    }
+    expect(await csvOf(held!.page)).toBe(expected(held!.from, held!.count));
+  });
 });
