@@ -13,6 +13,7 @@
 // written with the first rows, as the columns stand, and rows go straight after it; should a column be
 // added later, the rows written so far are moved into the spool and the sink emptied (the spool's way
 // from then on). The usual export (every record with the same fields) then writes its rows once.
+import { writeSync } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import type { CodeRecord } from '../api/schemas.js';
@@ -500,6 +501,16 @@ export async function writeAll(handle: FileHandle, bytes: Uint8Array, position: 
       position === null ? null : position + offset,
     );
     offset += bytesWritten;
+  }
+}
+
+/** writeAll, on this thread (writeSync): every byte at `position` on, or `failed` of the error thrown. */
+export function writeAllSync(fd: number, bytes: Uint8Array, position: number, failed: (error: unknown) => Error): void {
+  let offset = 0;
+  try {
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset, position + offset);
+  } catch (error) {
+    throw failed(error);
   }
 }
 

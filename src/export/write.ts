@@ -16,7 +16,7 @@ import { stdoutFailed, type Io } from '../output/io.js';
 import { startProgress, type Progress } from '../output/progress.js';
 import { encryptingSink, SpoolCipher, type EncryptingSink } from './age.js';
 import { grouped } from '../output/words.js';
-import { writeAll } from './csv.js';
+import { writeAll, writeAllSync } from './csv.js';
 import {
   FORMAT_TABLE,
   formatFor,
@@ -208,9 +208,9 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     const sink: TextSink = {
       write: async (chunk) => {
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-        await writeAll(file, bytes, position).catch((error: unknown) => {
-          throw fileError(error, target);
-        });
+        // On this thread: a page's ~112 KB go to the page cache in one call, where FileHandle.write sent each to
+        // libuv's pool and back (two thread hand-offs a page; BENCHMARKS.md). The background flushes stay there.
+        writeAllSync(file.fd, bytes, position, (error) => fileError(error, target));
         position += bytes.length;
         flusher.wrote(bytes.length);
       },

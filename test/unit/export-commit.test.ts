@@ -19,6 +19,9 @@ const fail = vi.hoisted(() => ({
   link: undefined as string | undefined,
   rename: undefined as string | undefined,
   dirSync: undefined as string | undefined,
+  /** The codes file's writes (writeSync of a regular file): an errno, or at most this many bytes a call. */
+  write: undefined as string | undefined,
+  writeAtMost: undefined as number | undefined,
 }));
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: simulated`), { code });
 
@@ -56,12 +59,20 @@ vi.mock('node:fs', async (importOriginal) => {
       }
       real.fsyncSync(fd);
     },
+    writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => {
+      if (real.fstatSync(fd).isFile()) {
+        if (fail.write) throw errno(fail.write);
+        if (fail.writeAtMost !== undefined) length = Math.min(length, fail.writeAtMost);
+      }
+      return real.writeSync(fd, buffer, offset, length, position);
+    },
   };
 });
 
 afterEach(() => {
   steps.length = 0;
-  fail.link = fail.rename = fail.dirSync = undefined;
+  fail.link = fail.rename = fail.dirSync = fail.write = undefined;
+  fail.writeAtMost = undefined;
 });
 
 const CODES = '{"code":"A-1"}\n{"code":"A-2"}\n';
@@ -210,6 +221,37 @@ describe('a file system without hard links', () => {
       message: `cannot write the codes file ${other}: the file system is read-only (EROFS)`,
     });
     expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+  });
+});
+
+describe("the codes file's writes (on the main thread: writeSync)", () => {
+  it('a write that takes fewer bytes than asked is followed by the rest, each at its place in the file', async () => {
+    for (const most of [1, 3, 7]) {
+      const dir = tempDir();
+      const target = join(dir, 'codes.jsonl');
+      fail.writeAtMost = most;
+      await exportTo(target);
+      expect(readFileSync(target, 'utf8'), `at most ${most} bytes a write`).toBe(CODES);
+    }
+  });
+
+  it('a failing write is exit 8 write_failed naming the file and the errno; no temporary file stays, the old file kept', async () => {
+    const dir = tempDir();
+    const target = join(dir, 'codes.jsonl');
+    writeFileSync(target, 'old\n');
+    for (const [code, words] of [
+      ['ENOSPC', 'no space left on the device'],
+      ['EIO', 'an input/output error from the disk'],
+    ]) {
+      fail.write = code;
+      await expect(exportTo(target, { force: true })).rejects.toMatchObject({
+        exitCode: ExitCode.local,
+        code: 'write_failed',
+        message: `cannot write the codes file ${target}: ${words} (${code})`,
+      });
+      expect(readFileSync(target, 'utf8')).toBe('old\n');
+      expect(readdirSync(dir)).toEqual(['codes.jsonl']);
+    }
   });
 });
 
