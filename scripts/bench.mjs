@@ -347,8 +347,21 @@ function usageOf(result) {
   return { rssMiB: rssKiB / 1024, cpuMs: cpuMicros / 1000 };
 }
 
+/**
+ * Read a megabyte at a time: Linux keeps a process's peak RSS across fork and exec, so a child started after this
+ * process had held the whole 112 MB file would report this process's peak as its own (a `node -e` child read 115
+ * MiB, not 42, while the bench held the file): every RSS figure after the first export would read high.
+ */
 function sha256File(file) {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
+  const hash = createHash('sha256');
+  const chunk = Buffer.alloc(1 << 20);
+  const fd = openSync(file, 'r');
+  try {
+    for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0;) hash.update(chunk.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 /** The file holds every code: a header and one line each (CSV), one line each (JSONL), an array (JSON); a zip that the run said holds them all (XLSX). */
